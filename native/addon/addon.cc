@@ -1,0 +1,351 @@
+// N-API bindings: argument conversion and async work only; all logic lives in
+// the core (native/src). Device pointers travel to JavaScript as numbers
+// (user-space addresses fit in 53 bits).
+#include <napi.h>
+
+#include <string>
+#include <vector>
+
+#include "wm/ops.h"
+#include "wm/runtime.h"
+#include "wm/status.h"
+
+namespace {
+
+using wm::DType;
+
+uint64_t ptrArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (!info[i].IsNumber())
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a number (device address)");
+  double v = info[i].As<Napi::Number>().DoubleValue();
+  if (v < 0) throw Napi::RangeError::New(info.Env(), std::string(name) + " must not be negative");
+  return static_cast<uint64_t>(v);
+}
+
+int64_t intArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (!info[i].IsNumber())
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a number");
+  return info[i].As<Napi::Number>().Int64Value();
+}
+
+double numArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (!info[i].IsNumber())
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a number");
+  return info[i].As<Napi::Number>().DoubleValue();
+}
+
+std::vector<int64_t> dimsArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (!info[i].IsArray())
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be an array of integers");
+  auto a = info[i].As<Napi::Array>();
+  std::vector<int64_t> out(a.Length());
+  for (uint32_t k = 0; k < a.Length(); ++k) {
+    Napi::Value v = a.Get(k);
+    if (!v.IsNumber())
+      throw Napi::TypeError::New(info.Env(), std::string(name) + "[" + std::to_string(k) + "] must be a number");
+    out[k] = v.As<Napi::Number>().Int64Value();
+  }
+  return out;
+}
+
+DType dtypeArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  int64_t v = intArg(info, i, name);
+  if (v < 0 || v > 2) throw Napi::RangeError::New(info.Env(), std::string(name) + " must be 0 (float32), 1 (int32) or 2 (bool)");
+  return static_cast<DType>(v);
+}
+
+Napi::TypedArray typedArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (!info[i].IsTypedArray())
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a TypedArray");
+  return info[i].As<Napi::TypedArray>();
+}
+
+void* typedData(Napi::TypedArray t) {
+  return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset();
+}
+
+// Converts core errors into JavaScript errors with the core's message.
+template <typename F>
+Napi::Value guard(const Napi::CallbackInfo& info, F&& f) {
+  try {
+    return f();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), e.what());
+  }
+}
+
+#define WM_FN(name) Napi::Value name(const Napi::CallbackInfo& info)
+
+WM_FN(Info) {
+  return guard(info, [&] {
+    auto o = Napi::Object::New(info.Env());
+    o.Set("builtWithCuda", wm::builtWithCuda());
+    int n = wm::deviceCount();
+    o.Set("deviceCount", n);
+    o.Set("reason", wm::unavailableReason());
+    return o;
+  });
+}
+
+WM_FN(DeviceDetails) {
+  return guard(info, [&] {
+    auto o = Napi::Object::New(info.Env());
+    o.Set("device", wm::currentDevice());
+    o.Set("name", wm::deviceName());
+    o.Set("cublas", wm::cublasAvailable());
+    return o;
+  });
+}
+
+WM_FN(SelectDevice) {
+  return guard(info, [&] {
+    wm::selectDevice(static_cast<int>(intArg(info, 0, "device")));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Alloc) {
+  return guard(info, [&] {
+    int64_t bytes = intArg(info, 0, "bytes");
+    if (bytes < 0) throw Napi::RangeError::New(info.Env(), "bytes must not be negative");
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::deviceAlloc(static_cast<size_t>(bytes))));
+  });
+}
+
+WM_FN(Free) {
+  return guard(info, [&] {
+    wm::deviceFree(ptrArg(info, 0, "ptr"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Upload) {
+  return guard(info, [&] {
+    auto t = typedArg(info, 1, "values");
+    wm::copyHostToDevice(ptrArg(info, 0, "ptr"), typedData(t), t.ByteLength());
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Download) {
+  return guard(info, [&] {
+    auto t = typedArg(info, 1, "out");
+    wm::copyDeviceToHost(typedData(t), ptrArg(info, 0, "ptr"), t.ByteLength());
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(CopyDeviceToDevice) {
+  return guard(info, [&] {
+    wm::copyDeviceToDevice(ptrArg(info, 0, "dst"), ptrArg(info, 1, "src"),
+                           static_cast<size_t>(intArg(info, 2, "bytes")));
+    return info.Env().Undefined();
+  });
+}
+
+// Waits for a queued device-to-host copy on a worker thread, so data()
+// never blocks the event loop.
+class ReadWorker : public Napi::AsyncWorker {
+ public:
+  ReadWorker(Napi::Env env, wm::PendingRead* p, Napi::TypedArray out)
+      : Napi::AsyncWorker(env), pending_(p), deferred_(Napi::Promise::Deferred::New(env)),
+        out_(Napi::Persistent(out)), dst_(typedData(out)) {}
+  ~ReadWorker() override {
+    if (pending_) wm::cancelRead(pending_);
+  }
+  Napi::Promise Promise() { return deferred_.Promise(); }
+  void Execute() override {
+    wm::PendingRead* p = pending_;
+    pending_ = nullptr;
+    try {
+      wm::finishRead(p, dst_);
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override { deferred_.Resolve(out_.Value()); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  wm::PendingRead* pending_;
+  Napi::Promise::Deferred deferred_;
+  Napi::Reference<Napi::TypedArray> out_;
+  void* dst_;
+};
+
+WM_FN(ReadAsync) {
+  return guard(info, [&]() -> Napi::Value {
+    auto t = typedArg(info, 1, "out");
+    wm::PendingRead* p = wm::beginRead(ptrArg(info, 0, "ptr"), t.ByteLength());
+    auto* w = new ReadWorker(info.Env(), p, t);
+    Napi::Promise promise = w->Promise();
+    w->Queue();
+    return promise;
+  });
+}
+
+WM_FN(Synchronize) {
+  return guard(info, [&] {
+    wm::synchronize();
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(EmptyCache) {
+  return guard(info, [&] {
+    wm::emptyCache();
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(MemoryInfo) {
+  return guard(info, [&] {
+    wm::DeviceMemoryInfo m = wm::deviceMemoryInfo();
+    auto o = Napi::Object::New(info.Env());
+    o.Set("bytesInUse", static_cast<double>(m.bytesInUse));
+    o.Set("bytesReserved", static_cast<double>(m.bytesReserved));
+    o.Set("peakBytesInUse", static_cast<double>(m.peakBytesInUse));
+    o.Set("allocations", static_cast<double>(m.allocations));
+    o.Set("freeBytes", static_cast<double>(m.freeBytes));
+    o.Set("totalBytes", static_cast<double>(m.totalBytes));
+    return o;
+  });
+}
+
+WM_FN(Unary) {
+  return guard(info, [&] {
+    wm::unary(static_cast<wm::UnaryOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
+              dtypeArg(info, 2, "dtypeOut"), ptrArg(info, 3, "x"), ptrArg(info, 4, "y"),
+              intArg(info, 5, "n"), static_cast<float>(numArg(info, 6, "alpha")),
+              static_cast<float>(numArg(info, 7, "beta")));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Binary) {
+  return guard(info, [&] {
+    wm::binary(static_cast<wm::BinaryOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
+               dtypeArg(info, 2, "dtypeOut"), ptrArg(info, 3, "a"), ptrArg(info, 4, "b"),
+               ptrArg(info, 5, "y"), dimsArg(info, 6, "shape"), dimsArg(info, 7, "aStrides"),
+               dimsArg(info, 8, "bStrides"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Select) {
+  return guard(info, [&] {
+    wm::select(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "cond"), ptrArg(info, 2, "a"),
+               ptrArg(info, 3, "b"), ptrArg(info, 4, "y"), dimsArg(info, 5, "shape"),
+               dimsArg(info, 6, "condStrides"), dimsArg(info, 7, "aStrides"),
+               dimsArg(info, 8, "bStrides"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Fill) {
+  return guard(info, [&] {
+    wm::fill(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "y"), intArg(info, 2, "n"),
+             numArg(info, 3, "value"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(StridedCopy) {
+  return guard(info, [&] {
+    wm::stridedCopy(static_cast<int>(intArg(info, 0, "elemSize")), ptrArg(info, 1, "src"),
+                    intArg(info, 2, "srcOffset"), dimsArg(info, 3, "srcStrides"),
+                    dimsArg(info, 4, "srcMod"), ptrArg(info, 5, "dst"), intArg(info, 6, "dstOffset"),
+                    dimsArg(info, 7, "dstStrides"), dimsArg(info, 8, "shape"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Reduce) {
+  return guard(info, [&] {
+    wm::reduce(static_cast<wm::ReduceOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
+               dtypeArg(info, 2, "dtypeOut"), ptrArg(info, 3, "x"), ptrArg(info, 4, "y"),
+               intArg(info, 5, "outer"), intArg(info, 6, "inner"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Softmax) {
+  return guard(info, [&] {
+    wm::softmax(ptrArg(info, 0, "x"), ptrArg(info, 1, "y"), intArg(info, 2, "outer"),
+                intArg(info, 3, "inner"), info[4].ToBoolean().Value());
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(BatchMatMul) {
+  return guard(info, [&] {
+    wm::batchMatMul(ptrArg(info, 0, "a"), ptrArg(info, 1, "b"), ptrArg(info, 2, "c"),
+                    intArg(info, 3, "batch"), intArg(info, 4, "m"), intArg(info, 5, "n"),
+                    intArg(info, 6, "k"), info[7].ToBoolean().Value(), info[8].ToBoolean().Value(),
+                    intArg(info, 9, "aBatchStride"), intArg(info, 10, "bBatchStride"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(Gather) {
+  return guard(info, [&] {
+    wm::gather(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "x"), ptrArg(info, 2, "indices"),
+               ptrArg(info, 3, "y"), intArg(info, 4, "outer"), intArg(info, 5, "axisDim"),
+               intArg(info, 6, "inner"), intArg(info, 7, "numIndices"),
+               intArg(info, 8, "outerPerBatch"), ptrArg(info, 9, "errorFlag"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(UnsortedSegmentSum) {
+  return guard(info, [&] {
+    wm::unsortedSegmentSum(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "x"),
+                           ptrArg(info, 2, "segmentIds"), ptrArg(info, 3, "y"),
+                           intArg(info, 4, "numRows"), intArg(info, 5, "inner"),
+                           intArg(info, 6, "numSegments"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(ScatterNd) {
+  return guard(info, [&] {
+    wm::scatterNd(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "indices"), ptrArg(info, 2, "updates"),
+                  ptrArg(info, 3, "y"), intArg(info, 4, "numUpdates"), intArg(info, 5, "indexDepth"),
+                  intArg(info, 6, "sliceSize"), dimsArg(info, 7, "dims"), ptrArg(info, 8, "errorFlag"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(OneHot) {
+  return guard(info, [&] {
+    wm::oneHot(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "indices"), ptrArg(info, 2, "y"),
+               intArg(info, 3, "n"), intArg(info, 4, "depth"), numArg(info, 5, "onValue"),
+               numArg(info, 6, "offValue"));
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  struct Entry {
+    const char* name;
+    Napi::Value (*fn)(const Napi::CallbackInfo&);
+  };
+  const Entry entries[] = {
+      {"info", Info}, {"deviceDetails", DeviceDetails}, {"selectDevice", SelectDevice},
+      {"alloc", Alloc}, {"free", Free}, {"upload", Upload}, {"download", Download},
+      {"copyDeviceToDevice", CopyDeviceToDevice}, {"readAsync", ReadAsync},
+      {"synchronize", Synchronize}, {"emptyCache", EmptyCache}, {"memoryInfo", MemoryInfo},
+      {"unary", Unary}, {"binary", Binary}, {"select", Select}, {"fill", Fill},
+      {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax},
+      {"batchMatMul", BatchMatMul}, {"gather", Gather},
+      {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot},
+  };
+  for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(wholememory, Init)

@@ -1,0 +1,97 @@
+// Kernel entry points of the core. Pointers are device addresses (uint64_t);
+// every call queues work on the process's stream and returns at once.
+// Shapes are given after the caller collapsed them to at most kMaxRank dims.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "wm/dtype.h"
+
+namespace wm {
+
+constexpr int kMaxRank = 8;
+
+enum class UnaryOp : int {
+  Neg = 0, Abs, Exp, Log, Log1p, Sqrt, Rsqrt, Square, Relu, Relu6, Elu,
+  LeakyRelu, Sigmoid, Tanh, Softplus, Step, Cast, LogicalNot, Reciprocal,
+  Floor, Ceil, Sign, Sin, Cos, Expm1, Round, IsNan, Selu, ClipByValue,
+  Erf, Acos, Asin, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Tan, IsInf, IsFinite
+};
+
+enum class BinaryOp : int {
+  Add = 0, Sub, Mul, Div, Maximum, Minimum, Pow, SquaredDifference,
+  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd,
+  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan
+};
+
+enum class ReduceOp : int { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin };
+
+// y[i] = op(x[i]); alpha/beta are the op's scalars (LeakyRelu alpha, Step
+// alpha, ClipByValue min/max).
+void unary(UnaryOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t n,
+           float alpha, float beta);
+
+// out[idx] = op(a[idx . aStrides], b[idx . bStrides]) over outShape; a
+// broadcast dim has stride 0.
+void binary(BinaryOp op, DType in, DType out, uint64_t a, uint64_t b,
+            uint64_t y, const std::vector<int64_t>& outShape,
+            const std::vector<int64_t>& aStrides,
+            const std::vector<int64_t>& bStrides);
+
+// y = cond ? a : b; cond is bool with condStrides over outShape.
+void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y,
+            const std::vector<int64_t>& outShape,
+            const std::vector<int64_t>& condStrides,
+            const std::vector<int64_t>& aStrides,
+            const std::vector<int64_t>& bStrides);
+
+void fill(DType t, uint64_t y, int64_t n, double value);
+
+// The one copy kernel behind Transpose, Slice, StridedSlice, Concat, Pack,
+// Unpack, Tile, Reverse, BroadcastTo: for every index idx of `shape`,
+//   dst[dstOffset + idx . dstStrides] = src[srcOffset + (idx mod srcMod) . srcStrides]
+// (srcMod[k] = shape[k] unless tiling). Offsets and strides in elements.
+void stridedCopy(int elemSize, uint64_t src, int64_t srcOffset,
+                 const std::vector<int64_t>& srcStrides,
+                 const std::vector<int64_t>& srcMod, uint64_t dst,
+                 int64_t dstOffset, const std::vector<int64_t>& dstStrides,
+                 const std::vector<int64_t>& shape);
+
+// Reduces the last axis of an [outer, inner] view.
+void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y,
+            int64_t outer, int64_t inner);
+
+// Row-wise softmax (or log-softmax) of an [outer, inner] float32 view.
+void softmax(uint64_t x, uint64_t y, int64_t outer, int64_t inner, bool log);
+
+// C[b] = op(A[b]) x op(B[b]), float32, row-major; aBatchStride/bBatchStride
+// of 0 broadcast one matrix over the batch. Uses cuBLAS when it loads.
+void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m,
+                 int64_t n, int64_t k, bool transA, bool transB,
+                 int64_t aBatchStride, int64_t bBatchStride);
+bool cublasAvailable();
+
+// GatherV2 on a [outer, axisDim, inner] view with int32 indices of
+// [batch?] shape: out[o, i, j] = x[o, idx[o / outerPerBatch, i], j].
+// Out-of-range indices write zeros and record the first bad position in
+// *errorFlag (device int64, -1 when all were valid) if errorFlag != 0.
+void gather(DType t, uint64_t x, uint64_t indices, uint64_t y, int64_t outer,
+            int64_t axisDim, int64_t inner, int64_t numIndices,
+            int64_t outerPerBatch, uint64_t errorFlag);
+
+// out[segment[i], j] += x[i, j]; out must be zero-filled; ids outside
+// [0, numSegments) are skipped (as tfjs-backend-cpu does).
+void unsortedSegmentSum(DType t, uint64_t x, uint64_t segmentIds, uint64_t y,
+                        int64_t numRows, int64_t inner, int64_t numSegments);
+
+// ScatterNd: out (zero-filled, outRows x sliceSize) += updates at the rows
+// indexed by indices[n, indexDepth] into the leading `dims` of the output.
+// A bad index row is skipped and its position recorded in *errorFlag.
+void scatterNd(DType t, uint64_t indices, uint64_t updates, uint64_t y,
+               int64_t numUpdates, int64_t indexDepth, int64_t sliceSize,
+               const std::vector<int64_t>& dims, uint64_t errorFlag);
+
+void oneHot(DType t, uint64_t indices, uint64_t y, int64_t n, int64_t depth,
+            double onValue, double offValue);
+
+}  // namespace wm

@@ -1,0 +1,66 @@
+// Built when CMake finds no CUDA compiler: the library reports no GPU and its
+// device entry points refuse with a clear error. The TypeScript backend never
+// calls them then; it runs every kernel on the CPU.
+#include "wm/ops.h"
+#include "wm/runtime.h"
+#include "wm/status.h"
+
+namespace wm {
+namespace {
+[[noreturn]] void noCuda(const char* what) {
+  fail(std::string(what) + ": this build of tfjs-backend-wholememory has no CUDA support "
+       "(nvcc was not found when it was built)");
+}
+}  // namespace
+
+bool builtWithCuda() { return false; }
+int deviceCount() { return 0; }
+std::string unavailableReason() { return "built without CUDA"; }
+void selectDevice(int) { noCuda("selectDevice"); }
+int currentDevice() { noCuda("currentDevice"); }
+std::string deviceName() { noCuda("deviceName"); }
+void synchronize() {}
+DeviceMemoryInfo deviceMemoryInfo() { return DeviceMemoryInfo{}; }
+uint64_t deviceAlloc(size_t bytes) {
+  if (bytes == 0) return 0;
+  noCuda("deviceAlloc");
+}
+void deviceFree(uint64_t ptr) {
+  if (ptr != 0) noCuda("deviceFree");
+}
+void emptyCache() {}
+void copyHostToDevice(uint64_t, const void*, size_t) { noCuda("copyHostToDevice"); }
+void copyDeviceToHost(void*, uint64_t, size_t) { noCuda("copyDeviceToHost"); }
+void copyDeviceToDevice(uint64_t, uint64_t, size_t) { noCuda("copyDeviceToDevice"); }
+struct PendingRead {};
+PendingRead* beginRead(uint64_t, size_t) { noCuda("beginRead"); }
+void finishRead(PendingRead*, void*) { noCuda("finishRead"); }
+void cancelRead(PendingRead*) {}
+
+void unary(UnaryOp, DType, DType, uint64_t, uint64_t, int64_t, float, float) { noCuda("unary"); }
+void binary(BinaryOp, DType, DType, uint64_t, uint64_t, uint64_t, const std::vector<int64_t>&,
+            const std::vector<int64_t>&, const std::vector<int64_t>&) { noCuda("binary"); }
+void select(DType, uint64_t, uint64_t, uint64_t, uint64_t, const std::vector<int64_t>&,
+            const std::vector<int64_t>&, const std::vector<int64_t>&, const std::vector<int64_t>&) {
+  noCuda("select");
+}
+void fill(DType, uint64_t, int64_t, double) { noCuda("fill"); }
+void stridedCopy(int, uint64_t, int64_t, const std::vector<int64_t>&, const std::vector<int64_t>&,
+                 uint64_t, int64_t, const std::vector<int64_t>&, const std::vector<int64_t>&) {
+  noCuda("stridedCopy");
+}
+void reduce(ReduceOp, DType, DType, uint64_t, uint64_t, int64_t, int64_t) { noCuda("reduce"); }
+void softmax(uint64_t, uint64_t, int64_t, int64_t, bool) { noCuda("softmax"); }
+void batchMatMul(uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t, int64_t, bool, bool,
+                 int64_t, int64_t) { noCuda("batchMatMul"); }
+bool cublasAvailable() { return false; }
+void gather(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+            uint64_t) { noCuda("gather"); }
+void unsortedSegmentSum(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t) {
+  noCuda("unsortedSegmentSum");
+}
+void scatterNd(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
+               const std::vector<int64_t>&, uint64_t) { noCuda("scatterNd"); }
+void oneHot(DType, uint64_t, uint64_t, int64_t, int64_t, double, double) { noCuda("oneHot"); }
+
+}  // namespace wm

@@ -1,0 +1,70 @@
+// BatchMatMul: cuBLAS (loaded at run time, full float32, no TF32) when
+// present, else a shared-memory tiled kernel.
+#include "cublas_loader.h"
+#include "launch.cuh"
+
+namespace wm {
+namespace {
+
+constexpr int kTile = 16;
+
+__global__ void matmulTiled(const float* A, const float* B, float* C, int64_t m, int64_t n,
+                            int64_t k, bool ta, bool tb, int64_t sa, int64_t sb) {
+  __shared__ float as_[kTile][kTile + 1];
+  __shared__ float bs_[kTile][kTile + 1];
+  const float* a = A + blockIdx.z * sa;
+  const float* b = B + blockIdx.z * sb;
+  float* c = C + blockIdx.z * m * n;
+  int64_t row = blockIdx.y * kTile + threadIdx.y;
+  int64_t col = blockIdx.x * kTile + threadIdx.x;
+  float acc = 0.f;
+  for (int64_t t = 0; t < k; t += kTile) {
+    int64_t ak = t + threadIdx.x, bk = t + threadIdx.y;
+    as_[threadIdx.y][threadIdx.x] =
+        (row < m && ak < k) ? (ta ? a[ak * m + row] : a[row * k + ak]) : 0.f;
+    bs_[threadIdx.y][threadIdx.x] =
+        (col < n && bk < k) ? (tb ? b[col * k + bk] : b[bk * n + col]) : 0.f;
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < kTile; ++q) acc += as_[threadIdx.y][q] * bs_[q][threadIdx.x];
+    __syncthreads();
+  }
+  if (row < m && col < n) c[row * n + col] = acc;
+}
+
+}  // namespace
+
+bool cublasAvailable() { return cublas() != nullptr; }
+
+void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, int64_t n,
+                 int64_t k, bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride) {
+  if (batch * m * n == 0) return;
+  if (k == 0) {
+    WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(c), 0, batch * m * n * sizeof(float), stream()));
+    return;
+  }
+  Cublas* cb = cublas();
+  const int64_t kIntMax = 0x7fffffff;
+  if (cb && m <= kIntMax && n <= kIntMax && k <= kIntMax && batch <= kIntMax) {
+    // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
+    const float one = 1.f, zero = 0.f;
+    int ldb = static_cast<int>(transB ? k : n);
+    int lda = static_cast<int>(transA ? m : k);
+    int st = cb->sgemmStridedBatched(
+        cb->handle, transB ? kCublasOpT : kCublasOpN, transA ? kCublasOpT : kCublasOpN,
+        static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, as<float>(b), ldb,
+        bBatchStride, as<float>(a), lda, aBatchStride, &zero, as<float>(c), static_cast<int>(n),
+        m * n, static_cast<int>(batch));
+    WM_REQUIRE(st == 0, "cublasSgemmStridedBatched failed with status " + std::to_string(st));
+    return;
+  }
+  WM_REQUIRE(batch <= 65535, "batchMatMul: batch over 65535 needs cuBLAS");
+  dim3 block(kTile, kTile);
+  dim3 grid(static_cast<unsigned>((n + kTile - 1) / kTile), static_cast<unsigned>((m + kTile - 1) / kTile),
+            static_cast<unsigned>(batch));
+  matmulTiled<<<grid, block, 0, stream()>>>(as<float>(a), as<float>(b), as<float>(c), m, n, k, transA,
+                                            transB, aBatchStride, bBatchStride);
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm

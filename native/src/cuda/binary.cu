@@ -1,0 +1,213 @@
+// Elementwise binary ops with broadcasting, and Select. Dims are collapsed on
+// the host first so the common cases (same shape, scalar operand, bias row)
+// run with rank 1 or 2 and little index arithmetic.
+#include <cmath>
+
+#include "launch.cuh"
+
+namespace wm {
+namespace {
+
+__device__ __forceinline__ float binaryF(int op, float a, float b) {
+  switch (static_cast<BinaryOp>(op)) {
+    case BinaryOp::Add: return a + b;
+    case BinaryOp::Sub: return a - b;
+    case BinaryOp::Mul: return a * b;
+    case BinaryOp::Div: return a / b;
+    // NaN propagates, as Math.max/Math.min do.
+    case BinaryOp::Maximum: return (a != a || b != b) ? NAN : fmaxf(a, b);
+    case BinaryOp::Minimum: return (a != a || b != b) ? NAN : fminf(a, b);
+    case BinaryOp::Pow: return static_cast<float>(pow(static_cast<double>(a), static_cast<double>(b)));
+    case BinaryOp::SquaredDifference: { float d = a - b; return d * d; }
+    case BinaryOp::Equal: return a == b;
+    case BinaryOp::NotEqual: return a != b;
+    case BinaryOp::Less: return a < b;
+    case BinaryOp::LessEqual: return a <= b;
+    case BinaryOp::Greater: return a > b;
+    case BinaryOp::GreaterEqual: return a >= b;
+    case BinaryOp::LogicalAnd: return (a != 0.f) && (b != 0.f);
+    case BinaryOp::LogicalOr: return (a != 0.f) || (b != 0.f);
+    case BinaryOp::FloorDiv: return static_cast<float>(floor(static_cast<double>(a) / static_cast<double>(b)));
+    case BinaryOp::Mod: {
+      float r = fmodf(a, b);
+      // JavaScript's sign rule, as tfjs-backend-cpu: result takes b's sign.
+      if ((a < 0 && b < 0) || (a >= 0 && b >= 0)) return r;
+      return fmodf(r + b, b);
+    }
+    case BinaryOp::Atan2: return atan2f(a, b);
+    case BinaryOp::Prelu: return a < 0.f ? b * a : a;
+    case BinaryOp::DivNoNan: return b == 0.f ? 0.f : a / b;
+  }
+  return 0.f;
+}
+
+__device__ __forceinline__ int doubleToInt32(double v) {
+  // Int32Array semantics: non-finite to 0, otherwise truncate and wrap.
+  if (!isfinite(v)) return 0;
+  double t = trunc(v);
+  double m = fmod(t, 4294967296.0);
+  if (m < 0) m += 4294967296.0;
+  return static_cast<int>(static_cast<unsigned>(m));
+}
+
+__device__ __forceinline__ int binaryI(int op, int a, int b) {
+  unsigned ua = static_cast<unsigned>(a), ub = static_cast<unsigned>(b);
+  switch (static_cast<BinaryOp>(op)) {
+    case BinaryOp::Add: return static_cast<int>(ua + ub);
+    case BinaryOp::Sub: return static_cast<int>(ua - ub);
+    case BinaryOp::Mul: return doubleToInt32(static_cast<double>(a) * static_cast<double>(b));
+    case BinaryOp::Div: return doubleToInt32(static_cast<double>(a) / static_cast<double>(b));
+    case BinaryOp::Maximum: return a > b ? a : b;
+    case BinaryOp::Minimum: return a < b ? a : b;
+    case BinaryOp::Pow: return doubleToInt32(pow(static_cast<double>(a), static_cast<double>(b)));
+    case BinaryOp::SquaredDifference: { double d = static_cast<double>(a) - b; return doubleToInt32(d * d); }
+    case BinaryOp::Equal: return a == b;
+    case BinaryOp::NotEqual: return a != b;
+    case BinaryOp::Less: return a < b;
+    case BinaryOp::LessEqual: return a <= b;
+    case BinaryOp::Greater: return a > b;
+    case BinaryOp::GreaterEqual: return a >= b;
+    case BinaryOp::LogicalAnd: return a && b;
+    case BinaryOp::LogicalOr: return a || b;
+    case BinaryOp::FloorDiv: return doubleToInt32(floor(static_cast<double>(a) / static_cast<double>(b)));
+    case BinaryOp::Mod: {
+      if (b == 0) return 0;  // NaN in JavaScript, stored as 0
+      long long r = static_cast<long long>(a) % b;
+      if ((a < 0 && b < 0) || (a >= 0 && b >= 0)) return static_cast<int>(r);
+      return static_cast<int>((r + b) % b);
+    }
+    case BinaryOp::Atan2: return doubleToInt32(atan2(static_cast<double>(a), static_cast<double>(b)));
+    case BinaryOp::Prelu: return a < 0 ? doubleToInt32(static_cast<double>(b) * a) : a;
+    case BinaryOp::DivNoNan: return b == 0 ? 0 : doubleToInt32(static_cast<double>(a) / b);
+  }
+  return 0;
+}
+
+template <typename T> struct Compute;
+template <> struct Compute<float> {
+  static __device__ __forceinline__ float apply(int op, float a, float b) { return binaryF(op, a, b); }
+};
+template <> struct Compute<int> {
+  static __device__ __forceinline__ int apply(int op, int a, int b) { return binaryI(op, a, b); }
+};
+template <> struct Compute<uint8_t> {
+  static __device__ __forceinline__ int apply(int op, uint8_t a, uint8_t b) { return binaryI(op, a, b); }
+};
+
+template <typename To, typename V>
+__device__ __forceinline__ To store(V v) { return static_cast<To>(v); }
+template <>
+__device__ __forceinline__ uint8_t store<uint8_t, float>(float v) { return v != 0.f; }
+template <>
+__device__ __forceinline__ uint8_t store<uint8_t, int>(int v) { return v != 0; }
+template <>
+__device__ __forceinline__ int store<int, float>(float v) { return v != v ? 0 : static_cast<int>(v); }
+
+template <typename Ti, typename To>
+__global__ void binaryContiguous(int op, const Ti* a, const Ti* b, To* y, int64_t n) {
+  WM_GRID_STRIDE(i, n) { y[i] = store<To>(Compute<Ti>::apply(op, a[i], b[i])); }
+}
+
+template <typename Ti, typename To>
+__global__ void binaryStrided(int op, const Ti* a, const Ti* b, To* y, int64_t n,
+                              Dims shape, Dims as, Dims bs) {
+  WM_GRID_STRIDE(i, n) {
+    y[i] = store<To>(Compute<Ti>::apply(op, a[stridedOffset(i, shape, as)],
+                                        b[stridedOffset(i, shape, bs)]));
+  }
+}
+
+// Merges neighbouring dims that are contiguous in every operand, and drops
+// dims of size 1, so kernels walk as few dims as possible.
+void collapse(std::vector<int64_t>& shape, std::vector<std::vector<int64_t>*> strides) {
+  std::vector<int64_t> s;
+  std::vector<std::vector<int64_t>> st(strides.size());
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) continue;
+    bool merge = !s.empty();
+    for (size_t j = 0; merge && j < strides.size(); ++j)
+      merge = st[j].back() == (*strides[j])[k] * shape[k];
+    if (merge) {
+      s.back() *= shape[k];
+      for (size_t j = 0; j < strides.size(); ++j) st[j].back() = (*strides[j])[k];
+    } else {
+      s.push_back(shape[k]);
+      for (size_t j = 0; j < strides.size(); ++j) st[j].push_back((*strides[j])[k]);
+    }
+  }
+  if (s.empty()) {
+    s.push_back(1);
+    for (auto& v : st) v.push_back(0);
+  }
+  shape = s;
+  for (size_t j = 0; j < strides.size(); ++j) *strides[j] = st[j];
+}
+
+template <typename Ti, typename To>
+void launchBinary(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n,
+                  const std::vector<int64_t>& shape, const std::vector<int64_t>& as_,
+                  const std::vector<int64_t>& bs) {
+  auto s = stream();
+  if (shape.size() == 1 && as_[0] == 1 && bs[0] == 1) {
+    binaryContiguous<Ti, To><<<gridFor(n), kThreads, 0, s>>>(op, as<Ti>(a), as<Ti>(b), as<To>(y), n);
+  } else {
+    binaryStrided<Ti, To><<<gridFor(n), kThreads, 0, s>>>(
+        op, as<Ti>(a), as<Ti>(b), as<To>(y), n, toDims(shape), toDims(as_), toDims(bs));
+  }
+}
+
+template <typename Ti>
+void dispatchOut(int op, DType out, uint64_t a, uint64_t b, uint64_t y, int64_t n,
+                 const std::vector<int64_t>& shape, const std::vector<int64_t>& as_,
+                 const std::vector<int64_t>& bs) {
+  switch (out) {
+    case DType::F32: launchBinary<Ti, float>(op, a, b, y, n, shape, as_, bs); break;
+    case DType::I32: launchBinary<Ti, int>(op, a, b, y, n, shape, as_, bs); break;
+    case DType::Bool: launchBinary<Ti, uint8_t>(op, a, b, y, n, shape, as_, bs); break;
+  }
+}
+
+template <typename T>
+__global__ void selectKernel(const uint8_t* c, const T* a, const T* b, T* y, int64_t n,
+                             Dims shape, Dims cs, Dims as, Dims bs) {
+  WM_GRID_STRIDE(i, n) {
+    y[i] = c[stridedOffset(i, shape, cs)] ? a[stridedOffset(i, shape, as)]
+                                          : b[stridedOffset(i, shape, bs)];
+  }
+}
+
+}  // namespace
+
+void binary(BinaryOp op, DType in, DType out, uint64_t a, uint64_t b, uint64_t y,
+            const std::vector<int64_t>& outShape, const std::vector<int64_t>& aStrides,
+            const std::vector<int64_t>& bStrides) {
+  int64_t n = product(outShape);
+  if (n == 0) return;
+  std::vector<int64_t> shape = outShape, as_ = aStrides, bs = bStrides;
+  collapse(shape, {&as_, &bs});
+  int o = static_cast<int>(op);
+  switch (in) {
+    case DType::F32: dispatchOut<float>(o, out, a, b, y, n, shape, as_, bs); break;
+    case DType::I32: dispatchOut<int>(o, out, a, b, y, n, shape, as_, bs); break;
+    case DType::Bool: dispatchOut<uint8_t>(o, out, a, b, y, n, shape, as_, bs); break;
+  }
+  WM_CUDA_LAUNCHED();
+}
+
+void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y,
+            const std::vector<int64_t>& outShape, const std::vector<int64_t>& condStrides,
+            const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
+  int64_t n = product(outShape);
+  if (n == 0) return;
+  std::vector<int64_t> shape = outShape, cs = condStrides, as_ = aStrides, bs = bStrides;
+  collapse(shape, {&cs, &as_, &bs});
+  auto s = stream();
+  Dims d = toDims(shape), dc = toDims(cs), da = toDims(as_), db = toDims(bs);
+  if (dtypeSize(t) == 4)
+    selectKernel<int><<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(cond), as<int>(a), as<int>(b), as<int>(y), n, d, dc, da, db);
+  else
+    selectKernel<uint8_t><<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(cond), as<uint8_t>(a), as<uint8_t>(b), as<uint8_t>(y), n, d, dc, da, db);
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm

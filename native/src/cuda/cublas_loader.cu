@@ -1,0 +1,41 @@
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "check.h"
+#include "cublas_loader.h"
+
+namespace wm {
+
+Cublas* cublas() {
+  static std::once_flag once;
+  static Cublas* loaded = nullptr;
+  std::call_once(once, [] {
+    const char* off = std::getenv("WM_NO_CUBLAS");
+    if (off && std::string(off) == "1") return;
+    const char* names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+                           "/usr/local/cuda/lib64/libcublas.so.13",
+                           "/usr/local/cuda/lib64/libcublas.so.12",
+                           "/usr/local/cuda/lib64/libcublas.so"};
+    void* lib = nullptr;
+    for (const char* n : names)
+      if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+    if (!lib) return;
+    auto* c = new Cublas();
+    c->create = reinterpret_cast<decltype(c->create)>(dlsym(lib, "cublasCreate_v2"));
+    c->setStream = reinterpret_cast<decltype(c->setStream)>(dlsym(lib, "cublasSetStream_v2"));
+    c->sgemmStridedBatched = reinterpret_cast<decltype(c->sgemmStridedBatched)>(
+        dlsym(lib, "cublasSgemmStridedBatched"));
+    if (!c->create || !c->setStream || !c->sgemmStridedBatched || c->create(&c->handle) != 0 ||
+        c->setStream(c->handle, stream()) != 0) {
+      delete c;
+      return;
+    }
+    loaded = c;
+  });
+  return loaded;
+}
+
+}  // namespace wm

@@ -1,0 +1,56 @@
+// GatherV2 over an [outer, axisDim, inner] view. Rows are copied with 16-byte
+// accesses when alignment allows, since embedding-style gathers move whole rows.
+#include "launch.cuh"
+
+namespace wm {
+namespace {
+
+template <typename V>
+__global__ void gatherKernel(const V* x, const int* idx, V* y, int64_t outer, int64_t axisDim,
+                             int64_t innerV, int64_t numIndices, int64_t outerPerBatch,
+                             unsigned long long* errorFlag) {
+  int64_t n = outer * numIndices * innerV;
+  WM_GRID_STRIDE(e, n) {
+    int64_t j = e % innerV;
+    int64_t oi = e / innerV;
+    int64_t i = oi % numIndices;
+    int64_t o = oi / numIndices;
+    int64_t k = idx[(o / outerPerBatch) * numIndices + i];
+    if (k < 0 || k >= axisDim) {
+      // Never read outside the tensor: write zeros and report the position.
+      y[e] = V{};
+      if (errorFlag) atomicMin(errorFlag, static_cast<unsigned long long>((o / outerPerBatch) * numIndices + i));
+    } else {
+      y[e] = x[(o * axisDim + k) * innerV + j];
+    }
+  }
+}
+
+template <typename V>
+void launch(uint64_t x, uint64_t idx, uint64_t y, int64_t outer, int64_t axisDim, int64_t innerV,
+            int64_t numIndices, int64_t outerPerBatch, uint64_t errorFlag) {
+  int64_t n = outer * numIndices * innerV;
+  gatherKernel<V><<<gridFor(n), kThreads, 0, stream()>>>(
+      as<V>(x), as<int>(idx), as<V>(y), outer, axisDim, innerV, numIndices, outerPerBatch,
+      reinterpret_cast<unsigned long long*>(errorFlag));
+}
+
+}  // namespace
+
+void gather(DType t, uint64_t x, uint64_t indices, uint64_t y, int64_t outer, int64_t axisDim,
+            int64_t inner, int64_t numIndices, int64_t outerPerBatch, uint64_t errorFlag) {
+  if (outer * numIndices * inner == 0) return;
+  WM_REQUIRE(outerPerBatch > 0, "gather: outerPerBatch must be positive");
+  int64_t rowBytes = inner * static_cast<int64_t>(dtypeSize(t));
+  bool aligned16 = rowBytes % 16 == 0 && x % 16 == 0 && y % 16 == 0;
+  bool aligned4 = rowBytes % 4 == 0 && x % 4 == 0 && y % 4 == 0;
+  if (aligned16)
+    launch<uint4>(x, indices, y, outer, axisDim, rowBytes / 16, numIndices, outerPerBatch, errorFlag);
+  else if (aligned4)
+    launch<uint32_t>(x, indices, y, outer, axisDim, rowBytes / 4, numIndices, outerPerBatch, errorFlag);
+  else
+    launch<uint8_t>(x, indices, y, outer, axisDim, rowBytes, numIndices, outerPerBatch, errorFlag);
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm

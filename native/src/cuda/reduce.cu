@@ -1,0 +1,190 @@
+// Row reductions over the last axis of an [outer, inner] view (the TypeScript
+// side transposes the reduced axes to the end first, as tfjs-backend-cpu does).
+// A group of threads (a warp for short rows, the whole block for long ones)
+// reduces one row through shared memory.
+#include <cfloat>
+#include <climits>
+
+#include "launch.cuh"
+
+namespace wm {
+namespace {
+
+template <typename In, ReduceOp OP> struct Reducer;
+
+// Float sums accumulate in double: tfjs-backend-cpu sums in JavaScript doubles.
+template <typename In> struct Reducer<In, ReduceOp::Sum> {
+  using Acc = typename std::conditional<std::is_same<In, float>::value, double, long long>::type;
+  static __device__ Acc init() { return 0; }
+  static __device__ Acc load(In x, int64_t) { return static_cast<Acc>(x); }
+  static __device__ Acc combine(Acc a, Acc b) { return a + b; }
+};
+template <typename In> struct Reducer<In, ReduceOp::Mean> : Reducer<In, ReduceOp::Sum> {};
+template <typename In> struct Reducer<In, ReduceOp::Prod> {
+  using Acc = typename std::conditional<std::is_same<In, float>::value, double, long long>::type;
+  static __device__ Acc init() { return 1; }
+  static __device__ Acc load(In x, int64_t) { return static_cast<Acc>(x); }
+  static __device__ Acc combine(Acc a, Acc b) { return a * b; }
+};
+// Integers compare exactly; floats let NaN win, as tfjs-backend-cpu's maxImpl.
+template <typename In> struct Reducer<In, ReduceOp::Max> {
+  static constexpr bool kFloat = std::is_same<In, float>::value;
+  using Acc = typename std::conditional<kFloat, float, int>::type;
+  static __device__ Acc init() {
+    if constexpr (kFloat) return -INFINITY; else return INT_MIN;
+  }
+  static __device__ Acc load(In x, int64_t) { return static_cast<Acc>(x); }
+  static __device__ Acc combine(Acc a, Acc b) {
+    if constexpr (kFloat) {
+      if (a != a || b != b) return NAN;
+    }
+    return a > b ? a : b;
+  }
+};
+template <typename In> struct Reducer<In, ReduceOp::Min> {
+  static constexpr bool kFloat = std::is_same<In, float>::value;
+  using Acc = typename std::conditional<kFloat, float, int>::type;
+  static __device__ Acc init() {
+    if constexpr (kFloat) return INFINITY; else return INT_MAX;
+  }
+  static __device__ Acc load(In x, int64_t) { return static_cast<Acc>(x); }
+  static __device__ Acc combine(Acc a, Acc b) {
+    if constexpr (kFloat) {
+      if (a != a || b != b) return NAN;
+    }
+    return a < b ? a : b;
+  }
+};
+template <typename In> struct Reducer<In, ReduceOp::All> {
+  using Acc = int;
+  static __device__ Acc init() { return 1; }
+  static __device__ Acc load(In x, int64_t) { return x != 0; }
+  static __device__ Acc combine(Acc a, Acc b) { return a && b; }
+};
+template <typename In> struct Reducer<In, ReduceOp::Any> {
+  using Acc = int;
+  static __device__ Acc init() { return 0; }
+  static __device__ Acc load(In x, int64_t) { return x != 0; }
+  static __device__ Acc combine(Acc a, Acc b) { return a || b; }
+};
+
+// Arg reductions reproduce the sequential scan of tfjs-backend-cpu
+// ("take value if value > best"): ties keep the first index, NaN is skipped
+// (a leading NaN is handled after the reduction).
+struct ArgAcc {
+  double v;  // exact for every int32
+  long long i;  // -1: nothing valid seen
+};
+template <bool MAX>
+__device__ __forceinline__ ArgAcc argCombine(ArgAcc a, ArgAcc b) {
+  if (a.i < 0) return b;
+  if (b.i < 0) return a;
+  bool bBetter = MAX ? b.v > a.v : b.v < a.v;
+  if (bBetter || (b.v == a.v && b.i < a.i)) return b;
+  return a;
+}
+template <typename In> struct Reducer<In, ReduceOp::ArgMax> {
+  using Acc = ArgAcc;
+  static __device__ Acc init() { return {0.0, -1}; }
+  static __device__ Acc load(In x, int64_t j) {
+    double v = static_cast<double>(x);
+    return v != v ? ArgAcc{0.0, -1} : ArgAcc{v, j};
+  }
+  static __device__ Acc combine(Acc a, Acc b) { return argCombine<true>(a, b); }
+};
+template <typename In> struct Reducer<In, ReduceOp::ArgMin> {
+  using Acc = ArgAcc;
+  static __device__ Acc init() { return {0.0, -1}; }
+  static __device__ Acc load(In x, int64_t j) {
+    double v = static_cast<double>(x);
+    return v != v ? ArgAcc{0.0, -1} : ArgAcc{v, j};
+  }
+  static __device__ Acc combine(Acc a, Acc b) { return argCombine<false>(a, b); }
+};
+
+template <typename Out, typename Acc>
+__device__ __forceinline__ Out finish(ReduceOp op, Acc a, int64_t inner, float first) {
+  if constexpr (std::is_same<Acc, ArgAcc>::value) {
+    return static_cast<Out>((first != first || a.i < 0) ? 0 : a.i);
+  } else if constexpr (std::is_same<Out, int>::value && std::is_same<Acc, long long>::value) {
+    return static_cast<int>(static_cast<unsigned>(static_cast<unsigned long long>(a)));  // wraps as Int32Array
+  } else {
+    if (op == ReduceOp::Mean) return static_cast<Out>(a / static_cast<Acc>(inner));
+    return static_cast<Out>(a);
+  }
+}
+
+template <typename In, typename Out, ReduceOp OP>
+__global__ void reduceRows(const In* x, Out* y, int64_t outer, int64_t inner, int group) {
+  using R = Reducer<In, OP>;
+  using Acc = typename R::Acc;
+  extern __shared__ unsigned char smemRaw[];
+  Acc* sh = reinterpret_cast<Acc*>(smemRaw);
+  int lane = threadIdx.x % group;
+  int64_t row = blockIdx.x * (int64_t)(blockDim.x / group) + threadIdx.x / group;
+  Acc acc = R::init();
+  if (row < outer) {
+    const In* xr = x + row * inner;
+    for (int64_t j = lane; j < inner; j += group) acc = R::combine(acc, R::load(xr[j], j));
+  }
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = group / 2; s > 0; s >>= 1) {
+    if (lane < s) sh[threadIdx.x] = R::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (lane == 0 && row < outer) {
+    float first = inner > 0 ? static_cast<float>(x[row * inner]) : 0.f;
+    y[row] = finish<Out>(OP, sh[threadIdx.x], inner, first);
+  }
+}
+
+template <typename In, typename Out, ReduceOp OP>
+void launchReduce(uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
+  using Acc = typename Reducer<In, OP>::Acc;
+  int group = inner <= 32 ? 32 : 256;
+  int threads = 256;
+  int64_t rowsPerBlock = threads / group;
+  int64_t blocks = (outer + rowsPerBlock - 1) / rowsPerBlock;
+  WM_REQUIRE(blocks <= INT_MAX, "reduce: too many rows");
+  reduceRows<In, Out, OP><<<static_cast<unsigned>(blocks), threads, threads * sizeof(Acc), stream()>>>(
+      as<In>(x), as<Out>(y), outer, inner, group);
+}
+
+template <typename In, typename Out>
+void dispatchOp(ReduceOp op, uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
+  switch (op) {
+    case ReduceOp::Sum: launchReduce<In, Out, ReduceOp::Sum>(x, y, outer, inner); break;
+    case ReduceOp::Prod: launchReduce<In, Out, ReduceOp::Prod>(x, y, outer, inner); break;
+    case ReduceOp::Max: launchReduce<In, Out, ReduceOp::Max>(x, y, outer, inner); break;
+    case ReduceOp::Min: launchReduce<In, Out, ReduceOp::Min>(x, y, outer, inner); break;
+    case ReduceOp::Mean: launchReduce<In, Out, ReduceOp::Mean>(x, y, outer, inner); break;
+    case ReduceOp::All: launchReduce<In, Out, ReduceOp::All>(x, y, outer, inner); break;
+    case ReduceOp::Any: launchReduce<In, Out, ReduceOp::Any>(x, y, outer, inner); break;
+    case ReduceOp::ArgMax: launchReduce<In, Out, ReduceOp::ArgMax>(x, y, outer, inner); break;
+    case ReduceOp::ArgMin: launchReduce<In, Out, ReduceOp::ArgMin>(x, y, outer, inner); break;
+  }
+}
+
+template <typename In>
+void dispatchOut(ReduceOp op, DType out, uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
+  switch (out) {
+    case DType::F32: dispatchOp<In, float>(op, x, y, outer, inner); break;
+    case DType::I32: dispatchOp<In, int>(op, x, y, outer, inner); break;
+    case DType::Bool: dispatchOp<In, uint8_t>(op, x, y, outer, inner); break;
+  }
+}
+
+}  // namespace
+
+void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
+  if (outer == 0) return;
+  switch (in) {
+    case DType::F32: dispatchOut<float>(op, out, x, y, outer, inner); break;
+    case DType::I32: dispatchOut<int>(op, out, x, y, outer, inner); break;
+    case DType::Bool: dispatchOut<uint8_t>(op, out, x, y, outer, inner); break;
+  }
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm

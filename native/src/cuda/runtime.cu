@@ -1,0 +1,278 @@
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "check.h"
+#include "wm/runtime.h"
+
+namespace wm {
+namespace {
+
+struct Runtime {
+  std::mutex mu;
+  bool probed = false;
+  int count = 0;
+  std::string reason;
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  cudaMemPool_t pool = nullptr;
+  std::map<uint64_t, size_t> live;  // allocation -> bytes
+  size_t inUse = 0, peak = 0;
+  std::multimap<size_t, void*> pinnedFree;  // cached staging buffers
+  size_t pinnedCached = 0;
+};
+
+Runtime& rt() {
+  static Runtime* r = new Runtime();  // never destroyed: exit-time order is unknowable
+  return *r;
+}
+
+void probeLocked(Runtime& r) {
+  if (r.probed) return;
+  r.probed = true;
+  cudaError_t e = cudaGetDeviceCount(&r.count);
+  if (e != cudaSuccess) {
+    r.count = 0;
+    r.reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) +
+               " (" + cudaGetErrorString(e) + ")";
+    cudaGetLastError();  // clear the sticky-free error state
+  } else if (r.count == 0) {
+    r.reason = "no CUDA device";
+  }
+}
+
+int defaultDevice(int count) {
+  const char* envs[] = {"WM_DEVICE", "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"};
+  for (const char* name : envs) {
+    const char* v = std::getenv(name);
+    if (v && *v) return std::atoi(v) % count;
+  }
+  return 0;
+}
+
+// Lazily binds the process to its device: stream and pool.
+Runtime& ready() {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> lock(r.mu);
+  probeLocked(r);
+  if (r.count == 0) fail("no usable GPU: " + r.reason);
+  if (r.device < 0) r.device = defaultDevice(r.count);
+  if (r.stream == nullptr) {
+    WM_CUDA(cudaSetDevice(r.device));
+    WM_CUDA(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
+    WM_CUDA(cudaDeviceGetDefaultMemPool(&r.pool, r.device));
+    // Keep freed blocks cached in the pool instead of returning them to the
+    // driver at every synchronisation: this is what makes it a caching allocator.
+    uint64_t threshold = UINT64_MAX;
+    WM_CUDA(cudaMemPoolSetAttribute(r.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  }
+  return r;
+}
+
+size_t roundPinned(size_t bytes) {
+  size_t s = 64 * 1024;
+  while (s < bytes) s <<= 1;
+  return s;
+}
+
+}  // namespace
+
+cudaStream_t stream() { return ready().stream; }
+
+bool builtWithCuda() { return true; }
+
+int deviceCount() {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> lock(r.mu);
+  probeLocked(r);
+  return r.count;
+}
+
+std::string unavailableReason() {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> lock(r.mu);
+  probeLocked(r);
+  return r.reason;
+}
+
+void selectDevice(int device) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> lock(r.mu);
+  probeLocked(r);
+  WM_REQUIRE(device >= 0 && device < r.count,
+             "device: " + std::to_string(device) + " is not in [0, " +
+                 std::to_string(r.count) + ")");
+  WM_REQUIRE(r.stream == nullptr || r.device == device,
+             "device: the process already uses device " + std::to_string(r.device));
+  r.device = device;
+}
+
+int currentDevice() { return ready().device; }
+
+std::string deviceName() {
+  Runtime& r = ready();
+  cudaDeviceProp p;
+  WM_CUDA(cudaGetDeviceProperties(&p, r.device));
+  return p.name;
+}
+
+void synchronize() { WM_CUDA(cudaStreamSynchronize(ready().stream)); }
+
+DeviceMemoryInfo deviceMemoryInfo() {
+  Runtime& r = ready();
+  DeviceMemoryInfo info{};
+  uint64_t reserved = 0;
+  WM_CUDA(cudaMemPoolGetAttribute(r.pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  WM_CUDA(cudaMemGetInfo(&info.freeBytes, &info.totalBytes));
+  std::lock_guard<std::mutex> lock(r.mu);
+  info.bytesInUse = r.inUse;
+  info.peakBytesInUse = r.peak;
+  info.allocations = r.live.size();
+  info.bytesReserved = reserved;
+  return info;
+}
+
+uint64_t deviceAlloc(size_t bytes) {
+  if (bytes == 0) return 0;
+  Runtime& r = ready();
+  void* p = nullptr;
+  cudaError_t e = cudaMallocAsync(&p, bytes, r.stream);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    // Cached blocks may be fragmented: give them back and try once more.
+    WM_CUDA(cudaStreamSynchronize(r.stream));
+    WM_CUDA(cudaMemPoolTrimTo(r.pool, 0));
+    e = cudaMallocAsync(&p, bytes, r.stream);
+  }
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    size_t freeB = 0, totalB = 0;
+    cudaMemGetInfo(&freeB, &totalB);
+    fail("out of GPU memory: asked for " + std::to_string(bytes) + " bytes, " +
+         std::to_string(freeB) + " of " + std::to_string(totalB) +
+         " free on device " + std::to_string(r.device) + " (" +
+         cudaGetErrorString(e) + ")");
+  }
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.live[reinterpret_cast<uint64_t>(p)] = bytes;
+  r.inUse += bytes;
+  if (r.inUse > r.peak) r.peak = r.inUse;
+  return reinterpret_cast<uint64_t>(p);
+}
+
+void deviceFree(uint64_t ptr) {
+  if (ptr == 0) return;
+  Runtime& r = ready();
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.live.find(ptr);
+    WM_REQUIRE(it != r.live.end(), "deviceFree: " + std::to_string(ptr) +
+                                       " is not a live allocation (freed twice?)");
+    r.inUse -= it->second;
+    r.live.erase(it);
+  }
+  WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(ptr), r.stream));
+}
+
+void emptyCache() {
+  Runtime& r = ready();
+  WM_CUDA(cudaStreamSynchronize(r.stream));
+  WM_CUDA(cudaMemPoolTrimTo(r.pool, 0));
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (auto& kv : r.pinnedFree) cudaFreeHost(kv.second);
+  r.pinnedFree.clear();
+  r.pinnedCached = 0;
+}
+
+void copyHostToDevice(uint64_t dst, const void* src, size_t bytes) {
+  if (bytes == 0) return;
+  // From pageable memory the runtime stages the bytes before returning, so
+  // the caller may reuse src at once.
+  WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), src, bytes,
+                          cudaMemcpyHostToDevice, ready().stream));
+}
+
+void copyDeviceToHost(void* dst, uint64_t src, size_t bytes) {
+  if (bytes == 0) return;
+  cudaStream_t s = ready().stream;
+  WM_CUDA(cudaMemcpyAsync(dst, reinterpret_cast<void*>(src), bytes,
+                          cudaMemcpyDeviceToHost, s));
+  WM_CUDA(cudaStreamSynchronize(s));
+}
+
+void copyDeviceToDevice(uint64_t dst, uint64_t src, size_t bytes) {
+  if (bytes == 0) return;
+  WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src),
+                          bytes, cudaMemcpyDeviceToDevice, ready().stream));
+}
+
+struct PendingRead {
+  void* pinned = nullptr;
+  size_t capacity = 0;
+  size_t bytes = 0;
+  cudaEvent_t done = nullptr;
+};
+
+namespace {
+void releasePending(PendingRead* p) {
+  Runtime& r = rt();
+  if (p->done) cudaEventDestroy(p->done);
+  if (p->pinned) {
+    std::lock_guard<std::mutex> lock(r.mu);
+    if (r.pinnedCached + p->capacity <= (256u << 20)) {
+      r.pinnedFree.emplace(p->capacity, p->pinned);
+      r.pinnedCached += p->capacity;
+    } else {
+      cudaFreeHost(p->pinned);
+    }
+  }
+  delete p;
+}
+}  // namespace
+
+PendingRead* beginRead(uint64_t src, size_t bytes) {
+  Runtime& r = ready();
+  auto* p = new PendingRead();
+  p->bytes = bytes;
+  try {
+    if (bytes > 0) {
+      p->capacity = roundPinned(bytes);
+      {
+        std::lock_guard<std::mutex> lock(r.mu);
+        auto it = r.pinnedFree.lower_bound(p->capacity);
+        if (it != r.pinnedFree.end() && it->first == p->capacity) {
+          p->pinned = it->second;
+          r.pinnedCached -= it->first;
+          r.pinnedFree.erase(it);
+        }
+      }
+      if (!p->pinned) WM_CUDA(cudaMallocHost(&p->pinned, p->capacity));
+      WM_CUDA(cudaMemcpyAsync(p->pinned, reinterpret_cast<void*>(src), bytes,
+                              cudaMemcpyDeviceToHost, r.stream));
+    }
+    WM_CUDA(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
+    WM_CUDA(cudaEventRecord(p->done, r.stream));
+  } catch (...) {
+    releasePending(p);
+    throw;
+  }
+  return p;
+}
+
+void finishRead(PendingRead* p, void* dst) {
+  struct Release {
+    PendingRead* p;
+    ~Release() { releasePending(p); }
+  } release{p};
+  WM_CUDA(cudaEventSynchronize(p->done));
+  if (p->bytes) std::memcpy(dst, p->pinned, p->bytes);
+}
+
+void cancelRead(PendingRead* p) {
+  // The copy may still be in flight into the staging buffer we are about to recycle.
+  if (p->done) cudaEventSynchronize(p->done);
+  releasePending(p);
+}
+
+}  // namespace wm

@@ -1,0 +1,200 @@
+// The 'wholememory' KernelBackend. It extends tfjs-backend-cpu's backend so
+// that host data and every CPU kernel work unchanged, and adds device
+// residency: a tensor's data may live on the host (values), on the GPU
+// (device), or both while they agree. Tensors are immutable, so a copy never
+// goes stale; native kernels write new device buffers.
+import {MathBackendCPU} from '@tensorflow/tfjs-backend-cpu';
+import {backend_util, BackendTimingInfo, DataId, DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
+
+import {NativeAddon, NativeDType} from './native';
+
+export interface DeviceBuffer {
+  ptr: number;
+  bytes: number;
+}
+
+interface WmTensorData {
+  values?: backend_util.BackendValues;
+  dtype: DataType;
+  complexTensorInfos?: {real: TensorInfo; imag: TensorInfo};
+  refCount: number;
+  device?: DeviceBuffer;
+}
+
+export interface WmMemoryInfo {
+  unreliable: boolean;
+  reasons: string[];
+  numBytesInGPU: number;
+  numBytesInGPUReserved: number;
+  numBytesInGPUPeak: number;
+  numGPUAllocations: number;
+  numBytesOnHost: number;
+}
+
+const NATIVE_DTYPES: {[d: string]: NativeDType} = {float32: NativeDType.F32, int32: NativeDType.I32, bool: NativeDType.Bool};
+
+export function nativeDType(dtype: DataType): NativeDType | undefined {
+  return NATIVE_DTYPES[dtype];
+}
+
+export function bytesPerElement(dtype: DataType): number {
+  return dtype === 'bool' ? 1 : 4;
+}
+
+function typedArrayFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
+  if (dtype === 'float32') return new Float32Array(size);
+  if (dtype === 'int32') return new Int32Array(size);
+  if (dtype === 'bool') return new Uint8Array(size);
+  throw new Error(`dtype ${dtype} has no device representation`);
+}
+
+// Device uploads need the exact array type of the dtype (some CPU kernels
+// leave e.g. an Int32Array behind a float32 tensor).
+function exactArray(values: backend_util.BackendValues, dtype: DataType): Float32Array | Int32Array | Uint8Array {
+  if (dtype === 'float32') return values instanceof Float32Array ? values : Float32Array.from(values as ArrayLike<number>);
+  if (dtype === 'int32') return values instanceof Int32Array ? values : Int32Array.from(values as ArrayLike<number>);
+  if (dtype === 'bool') return values instanceof Uint8Array ? values : Uint8Array.from(values as ArrayLike<number>);
+  throw new Error(`dtype ${dtype} has no device representation`);
+}
+
+export class WholeMemoryBackend extends MathBackendCPU {
+  /** True when tensors may live on the GPU and native kernels run. */
+  readonly gpu: boolean;
+  private disposed = false;
+  // Device buffers owned by live tensors, freed on dispose() if still held.
+  private readonly liveDevice = new Set<number>();
+
+  constructor(readonly native: NativeAddon, gpu: boolean) {
+    super();
+    this.gpu = gpu;
+    // The CPU backend's "install tfjs-node" hint does not apply to us.
+    (this as unknown as {firstUse: boolean}).firstUse = false;
+  }
+
+  private entry(dataId: DataId): WmTensorData {
+    const d = this.data.get(dataId) as WmTensorData | undefined;
+    if (d === undefined) {
+      throw new Error('wholememory backend: the tensor was disposed or belongs to another backend');
+    }
+    return d;
+  }
+
+  /** Whether the tensor's data is on the GPU (it may also be on the host). */
+  isOnDevice(dataId: DataId): boolean {
+    return this.entry(dataId).device !== undefined;
+  }
+
+  /** Makes sure the data is on the host; downloads synchronously if needed. */
+  ensureHost(dataId: DataId): void {
+    const d = this.entry(dataId);
+    if (d.values != null || d.device === undefined) return;
+    const size = d.device.bytes / bytesPerElement(d.dtype);
+    const out = typedArrayFor(d.dtype, size);
+    this.native.download(d.device.ptr, out);
+    d.values = out;
+  }
+
+  /** The device address of the tensor's data, uploading it first if needed. */
+  devicePtr(t: TensorInfo): number {
+    const d = this.entry(t.dataId);
+    if (d.device !== undefined) return d.device.ptr;
+    if (d.values == null) throw new Error('wholememory backend: tensor has no data');
+    const values = exactArray(d.values, d.dtype);
+    const bytes = values.byteLength;
+    const ptr = this.allocDevice(bytes);
+    try {
+      this.native.upload(ptr, values);
+    } catch (e) {
+      this.freeDevice(ptr);
+      throw e;
+    }
+    d.device = {ptr, bytes};
+    return ptr;
+  }
+
+  /** A new tensor whose data lives only on the GPU; the kernel fills it. */
+  makeDeviceOutput(shape: number[], dtype: DataType): {info: TensorInfo; ptr: number} {
+    const bytes = util.sizeFromShape(shape) * bytesPerElement(dtype);
+    const ptr = this.allocDevice(bytes);
+    const dataId = {};
+    const entry: WmTensorData = {dtype, refCount: 1, device: {ptr, bytes}};
+    this.data.set(dataId, entry as never);
+    return {info: {dataId, shape, dtype}, ptr};
+  }
+
+  /** Scratch device memory for a kernel; pair with freeDevice. */
+  allocDevice(bytes: number): number {
+    const ptr = this.native.alloc(bytes);
+    if (ptr !== 0) this.liveDevice.add(ptr);
+    return ptr;
+  }
+
+  freeDevice(ptr: number): void {
+    if (ptr === 0) return;
+    this.liveDevice.delete(ptr);
+    this.native.free(ptr);
+  }
+
+  override readSync(dataId: DataId): backend_util.BackendValues {
+    this.ensureHost(dataId);
+    return super.readSync(dataId);
+  }
+
+  // Never blocks the event loop: the copy is queued now and awaited on a
+  // worker thread.
+  override async read(dataId: DataId): Promise<backend_util.BackendValues> {
+    const d = this.entry(dataId);
+    if (d.values == null && d.device !== undefined) {
+      const out = typedArrayFor(d.dtype, d.device.bytes / bytesPerElement(d.dtype));
+      await this.native.readAsync(d.device.ptr, out);
+      const now = this.data.get(dataId) as WmTensorData | undefined;
+      if (now !== undefined && now.values == null) now.values = out;
+      return out;
+    }
+    return super.read(dataId);
+  }
+
+  override disposeData(dataId: DataId, force = false): boolean {
+    const d = this.data.get(dataId) as WmTensorData | undefined;
+    const device = d?.device;
+    const released = super.disposeData(dataId, force);
+    if (device !== undefined && !this.data.has(dataId)) this.freeDevice(device.ptr);
+    return released;
+  }
+
+  override memory(): WmMemoryInfo {
+    const base = super.memory();
+    const info: WmMemoryInfo = {
+      ...base,
+      numBytesInGPU: 0,
+      numBytesInGPUReserved: 0,
+      numBytesInGPUPeak: 0,
+      numGPUAllocations: 0,
+      numBytesOnHost: 0,
+    };
+    if (this.gpu) {
+      const m = this.native.memoryInfo();
+      info.numBytesInGPU = m.bytesInUse;
+      info.numBytesInGPUReserved = m.bytesReserved;
+      info.numBytesInGPUPeak = m.peakBytesInUse;
+      info.numGPUAllocations = m.allocations;
+    }
+    return info;
+  }
+
+  override async time(f: () => void): Promise<BackendTimingInfo> {
+    if (this.gpu) this.native.synchronize();
+    const start = util.now();
+    f();
+    if (this.gpu) this.native.synchronize();
+    return {kernelMs: util.now() - start};
+  }
+
+  override dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const ptr of this.liveDevice) this.native.free(ptr);
+    this.liveDevice.clear();
+    super.dispose();
+  }
+}

@@ -1,0 +1,86 @@
+// Loads the native addon (build/Release/wholememory.node) and describes its
+// functions. Device addresses travel as numbers.
+import * as fs from 'fs';
+import * as path from 'path';
+
+export const enum NativeDType { F32 = 0, I32 = 1, Bool = 2 }
+
+export interface NativeInfo {
+  builtWithCuda: boolean;
+  deviceCount: number;
+  reason: string;
+}
+
+export interface NativeMemoryInfo {
+  bytesInUse: number;
+  bytesReserved: number;
+  peakBytesInUse: number;
+  allocations: number;
+  freeBytes: number;
+  totalBytes: number;
+}
+
+export interface NativeAddon {
+  info(): NativeInfo;
+  deviceDetails(): {device: number; name: string; cublas: boolean};
+  selectDevice(device: number): void;
+  alloc(bytes: number): number;
+  free(ptr: number): void;
+  upload(ptr: number, values: ArrayBufferView): void;
+  download(ptr: number, out: ArrayBufferView): void;
+  readAsync<T extends ArrayBufferView>(ptr: number, out: T): Promise<T>;
+  copyDeviceToDevice(dst: number, src: number, bytes: number): void;
+  synchronize(): void;
+  emptyCache(): void;
+  memoryInfo(): NativeMemoryInfo;
+  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, y: number, n: number,
+        alpha: number, beta: number): void;
+  binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: number, b: number, y: number,
+         shape: number[], aStrides: number[], bStrides: number[]): void;
+  select(dt: NativeDType, cond: number, a: number, b: number, y: number, shape: number[],
+         condStrides: number[], aStrides: number[], bStrides: number[]): void;
+  fill(dt: NativeDType, y: number, n: number, value: number): void;
+  stridedCopy(elemSize: number, src: number, srcOffset: number, srcStrides: number[],
+              srcMod: number[], dst: number, dstOffset: number, dstStrides: number[],
+              shape: number[]): void;
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, y: number, outer: number,
+         inner: number): void;
+  softmax(x: number, y: number, outer: number, inner: number, log: boolean): void;
+  batchMatMul(a: number, b: number, c: number, batch: number, m: number, n: number, k: number,
+              transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number): void;
+  gather(dt: NativeDType, x: number, indices: number, y: number, outer: number, axisDim: number,
+         inner: number, numIndices: number, outerPerBatch: number, errorFlag: number): void;
+  unsortedSegmentSum(dt: NativeDType, x: number, segmentIds: number, y: number, numRows: number,
+                     inner: number, numSegments: number): void;
+  scatterNd(dt: NativeDType, indices: number, updates: number, y: number, numUpdates: number,
+            indexDepth: number, sliceSize: number, dims: number[], errorFlag: number): void;
+  oneHot(dt: NativeDType, indices: number, y: number, n: number, depth: number, onValue: number,
+         offValue: number): void;
+}
+
+const ADDON = path.join('build', 'Release', 'wholememory.node');
+
+// Walks up from this file to the package root: the same code runs from
+// dist/src/backend and from bundles placed elsewhere under dist/.
+function findAddon(): string {
+  const tried: string[] = [];
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, ADDON);
+    tried.push(candidate);
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) break;
+  }
+  throw new Error(
+      `tfjs-backend-wholememory: the native addon was not built (looked for ${tried.join(', ')}). ` +
+      `Run "npm run build:native" (needs CMake and a C++ compiler; nvcc for GPU support).`);
+}
+
+let loaded: NativeAddon | undefined;
+
+export function nativeAddon(): NativeAddon {
+  if (loaded === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    loaded = require(findAddon()) as NativeAddon;
+  }
+  return loaded;
+}

@@ -1,0 +1,6 @@
+import {ArgMin} from '@tensorflow/tfjs-core';
+
+import {ReduceOp} from './op_codes';
+import {reduceKernel} from './reduce_kernel';
+
+export const argMinConfig = reduceKernel(ArgMin, ReduceOp.ArgMin, {dtypes: ['float32', 'int32'], outDtype: () => 'int32', arg: true, needsNonEmpty: true});

@@ -1,0 +1,40 @@
+import {backend_util, Concat, ConcatAttrs, DataType, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
+
+import {bytesPerElement} from '../backend/backend_wholememory';
+import {runOnCpu} from '../backend/fallback';
+import {backendOf, onGpu, reshapeView} from './kernel_utils';
+
+const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+
+// Each input is an [outer, inner_i] block copied into columns of the
+// [outer, sum(inner_i)] output.
+export const concatConfig: KernelConfig = {
+  kernelName: Concat,
+  backendName: 'wholememory',
+  kernelFunc: (args) => {
+    const backend = backendOf(args);
+    const inputs = args.inputs as unknown as TensorInfo[];
+    const {axis} = args.attrs as unknown as ConcatAttrs;
+    if (inputs.length === 0 || !onGpu(backend, inputs, NATIVE) || inputs.some((t) => t.dtype !== inputs[0].dtype)) {
+      return runOnCpu(Concat, args);
+    }
+    const $axis = util.parseAxisParam(axis, inputs[0].shape)[0];
+    backend_util.assertParamsConsistent(inputs.map((t) => t.shape), $axis);
+    const outShape = backend_util.computeOutShape(inputs.map((t) => t.shape), $axis);
+    const nonEmpty = inputs.filter((t) => util.sizeFromShape(t.shape) > 0);
+    if (nonEmpty.length === 1) return reshapeView(backend, nonEmpty[0], outShape);
+    const {info, ptr} = backend.makeDeviceOutput(outShape, inputs[0].dtype);
+    if (nonEmpty.length === 0) return info;
+    const outer = util.sizeFromShape(outShape.slice(0, $axis));
+    const outInner = util.sizeFromShape(outShape.slice($axis));
+    const elem = bytesPerElement(inputs[0].dtype);
+    let column = 0;
+    for (const t of nonEmpty) {
+      const inner = util.sizeFromShape(t.shape.slice($axis));
+      backend.native.stridedCopy(elem, backend.devicePtr(t), 0, [inner, 1], [outer, inner], ptr, column,
+                                 [outInner, 1], [outer, inner]);
+      column += inner;
+    }
+    return info;
+  },
+};

@@ -1,0 +1,51 @@
+import {backend_util, KernelConfig, ScatterNd, ScatterNdAttrs, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
+
+import {runOnCpu} from '../backend/fallback';
+import {hostIndices, withDeviceIndexCheck} from './index_check';
+import {backendOf, nd, onGpu} from './kernel_utils';
+
+export const scatterNdConfig: KernelConfig = {
+  kernelName: ScatterNd,
+  backendName: 'wholememory',
+  kernelFunc: (args) => {
+    const backend = backendOf(args);
+    const {indices, updates} = args.inputs as {indices: TensorInfo; updates: TensorInfo};
+    const {shape} = args.attrs as unknown as ScatterNdAttrs;
+    if (!onGpu(backend, [updates], ['float32', 'int32']) || indices.dtype !== 'int32') {
+      return runOnCpu(ScatterNd, args);
+    }
+    const {sliceRank, numUpdates, sliceSize} = backend_util.calculateShapes(updates as Tensor, indices as Tensor, shape);
+    const dims = shape.slice(0, sliceRank);
+    const describe = (row: number, idx: ArrayLike<number>) =>
+        `Invalid indices: [${Array.from({length: sliceRank}, (_, d) => idx[row * sliceRank + d])}] does not index into [${shape}]`;
+    const host = hostIndices(backend, indices);
+    if (host !== undefined) {
+      for (let u = 0; u < numUpdates; ++u) {
+        for (let d = 0; d < sliceRank; ++d) {
+          const k = host[u * sliceRank + d];
+          if (!(k >= 0 && k < dims[d])) throw new Error(describe(u, host));
+        }
+      }
+    }
+    const {info, ptr} = backend.makeDeviceOutput(shape, updates.dtype);
+    backend.native.fill(nd(updates.dtype), ptr, util.sizeFromShape(shape), 0);
+    if (numUpdates * sliceSize === 0) return info;
+    const launch = (flag: number) => backend.native.scatterNd(
+        nd(updates.dtype), backend.devicePtr(indices), backend.devicePtr(updates), ptr, numUpdates, sliceRank,
+        sliceSize, dims, flag);
+    try {
+      if (host !== undefined) {
+        launch(0);
+      } else {
+        withDeviceIndexCheck(backend, launch, (row) => {
+          backend.ensureHost(indices.dataId);
+          return describe(row, backend.data.get(indices.dataId).values as Int32Array);
+        });
+      }
+    } catch (e) {
+      backend.disposeIntermediateTensorInfo(info);
+      throw e;
+    }
+    return info;
+  },
+};

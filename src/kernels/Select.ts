@@ -1,0 +1,33 @@
+import {backend_util, DataType, KernelConfig, Select, TensorInfo} from '@tensorflow/tfjs-core';
+
+import {runOnCpu} from '../backend/fallback';
+import {backendOf, broadcastStrides, contiguousStrides, nd, onGpu} from './kernel_utils';
+
+const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+
+export const selectConfig: KernelConfig = {
+  kernelName: Select,
+  backendName: 'wholememory',
+  kernelFunc: (args) => {
+    const backend = backendOf(args);
+    const {condition, t, e} = args.inputs as {condition: TensorInfo; t: TensorInfo; e: TensorInfo};
+    if (!onGpu(backend, [t, e], NATIVE) || condition.dtype !== 'bool' || t.dtype !== e.dtype) {
+      return runOnCpu(Select, args);
+    }
+    const outShape = backend_util.assertAndGetBroadcastShape(t.shape, e.shape);
+    // tfjs allows a rank-1 condition choosing whole rows of t/e.
+    let condStrides: number[];
+    if (condition.shape.length === 1 && outShape.length > 1) {
+      if (condition.shape[0] !== outShape[0]) return runOnCpu(Select, args);
+      condStrides = outShape.map((_, i) => (i === 0 ? 1 : 0));
+    } else if (condition.shape.length === outShape.length && condition.shape.every((d, i) => d === outShape[i])) {
+      condStrides = contiguousStrides(outShape);
+    } else {
+      return runOnCpu(Select, args);
+    }
+    const {info, ptr} = backend.makeDeviceOutput(outShape, t.dtype);
+    backend.native.select(nd(t.dtype), backend.devicePtr(condition), backend.devicePtr(t), backend.devicePtr(e), ptr,
+                          outShape, condStrides, broadcastStrides(t.shape, outShape), broadcastStrides(e.shape, outShape));
+    return info;
+  },
+};

@@ -1,0 +1,26 @@
+import {DataType, KernelConfig, Slice, slice_util, SliceAttrs, TensorInfo, Tensor} from '@tensorflow/tfjs-core';
+
+import {bytesPerElement} from '../backend/backend_wholememory';
+import {runOnCpu} from '../backend/fallback';
+import {backendOf, contiguousStrides, onGpu} from './kernel_utils';
+
+const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+
+export const sliceConfig: KernelConfig = {
+  kernelName: Slice,
+  backendName: 'wholememory',
+  kernelFunc: (args) => {
+    const backend = backendOf(args);
+    const x = args.inputs.x as TensorInfo;
+    const {begin, size} = args.attrs as unknown as SliceAttrs;
+    if (!onGpu(backend, [x], NATIVE)) return runOnCpu(Slice, args);
+    const [$begin, $size] = slice_util.parseSliceParams(x as Tensor, begin, size);
+    slice_util.assertParamsValid(x as Tensor, $begin, $size);
+    const strides = contiguousStrides(x.shape);
+    const offset = $begin.reduce((acc, b, i) => acc + b * strides[i], 0);
+    const {info, ptr} = backend.makeDeviceOutput($size, x.dtype);
+    backend.native.stridedCopy(bytesPerElement(x.dtype), backend.devicePtr(x), offset, strides,
+                               $size.map((d) => Math.max(d, 1)), ptr, 0, contiguousStrides($size), $size);
+    return info;
+  },
+};

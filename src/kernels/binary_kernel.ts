@@ -1,0 +1,36 @@
+// Builds the config of an elementwise binary kernel with broadcasting.
+import {backend_util, DataType, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
+
+import {runOnCpu} from '../backend/fallback';
+import {backendOf, broadcastStrides, nd, onGpu} from './kernel_utils';
+import {BinaryOp} from './op_codes';
+
+export interface BinaryOptions {
+  dtypes: readonly DataType[];
+  /** Output dtype; the inputs' dtype when absent. */
+  outDtype?: DataType;
+  /** Input names, when not {a, b}. */
+  names?: [string, string];
+}
+
+export function binaryKernel(kernelName: string, op: BinaryOp, options: BinaryOptions): KernelConfig {
+  const [nameA, nameB] = options.names ?? ['a', 'b'];
+  return {
+    kernelName,
+    backendName: 'wholememory',
+    kernelFunc: (args) => {
+      const backend = backendOf(args);
+      const a = args.inputs[nameA] as TensorInfo;
+      const b = args.inputs[nameB] as TensorInfo;
+      if (!onGpu(backend, [a, b], options.dtypes) || a.dtype !== b.dtype) {
+        return runOnCpu(kernelName, args);
+      }
+      const outShape = backend_util.assertAndGetBroadcastShape(a.shape, b.shape);
+      const outDtype = options.outDtype ?? a.dtype;
+      const {info, ptr} = backend.makeDeviceOutput(outShape, outDtype);
+      backend.native.binary(op, nd(a.dtype), nd(outDtype), backend.devicePtr(a), backend.devicePtr(b), ptr,
+                            outShape, broadcastStrides(a.shape, outShape), broadcastStrides(b.shape, outShape));
+      return info;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Helpers every native kernel uses: which backend, whether the GPU path
+// applies, strides, and the device transpose that reductions build on.
+import {DataType, KernelFunc, TensorInfo, util} from '@tensorflow/tfjs-core';
+
+import {bytesPerElement, nativeDType, WholeMemoryBackend} from '../backend/backend_wholememory';
+import {NativeDType} from '../backend/native';
+
+export type KernelArgs = Parameters<KernelFunc>[0];
+
+export function backendOf(args: KernelArgs): WholeMemoryBackend {
+  return args.backend as WholeMemoryBackend;
+}
+
+/** True when the GPU path applies: a GPU backend and only the given dtypes. */
+export function onGpu(backend: WholeMemoryBackend, inputs: TensorInfo[], dtypes: readonly DataType[]): boolean {
+  return backend.gpu && inputs.every((t) => dtypes.includes(t.dtype));
+}
+
+export function nd(dtype: DataType): NativeDType {
+  const d = nativeDType(dtype);
+  if (d === undefined) throw new Error(`dtype ${dtype} has no native kernels`);
+  return d;
+}
+
+export function contiguousStrides(shape: readonly number[]): number[] {
+  const s = new Array<number>(shape.length);
+  let acc = 1;
+  for (let i = shape.length - 1; i >= 0; --i) {
+    s[i] = acc;
+    acc *= shape[i];
+  }
+  return s;
+}
+
+/** Strides that read `inShape` broadcast to `outShape` (0 on broadcast dims). */
+export function broadcastStrides(inShape: readonly number[], outShape: readonly number[]): number[] {
+  const own = contiguousStrides(inShape);
+  const out = new Array<number>(outShape.length).fill(0);
+  const lead = outShape.length - inShape.length;
+  for (let i = 0; i < inShape.length; ++i) {
+    out[lead + i] = inShape[i] === 1 && outShape[lead + i] !== 1 ? 0 : own[i];
+  }
+  return out;
+}
+
+/** Copies x into a new device tensor with axes permuted by perm. */
+export function transposeOnDevice(backend: WholeMemoryBackend, x: TensorInfo, perm: number[]): TensorInfo {
+  const outShape = perm.map((p) => x.shape[p]);
+  const {info, ptr} = backend.makeDeviceOutput(outShape, x.dtype);
+  const inStrides = contiguousStrides(x.shape);
+  backend.native.stridedCopy(bytesPerElement(x.dtype), backend.devicePtr(x), 0,
+                             perm.map((p) => inStrides[p]), outShape.map((d) => Math.max(d, 1)),
+                             ptr, 0, contiguousStrides(outShape), outShape);
+  return info;
+}
+
+/** A view of x with another shape; shares the data (no copy). */
+export function reshapeView(backend: WholeMemoryBackend, x: TensorInfo, shape: number[]): TensorInfo {
+  util.assert(util.sizeFromShape(shape) === util.sizeFromShape(x.shape),
+              () => `reshape: cannot view [${x.shape}] as [${shape}]`);
+  backend.incRef(x.dataId);
+  return {dataId: x.dataId, shape, dtype: x.dtype};
+}
+
+/** Reads the 8-byte error word a kernel left; -1 when nothing went wrong. */
+export function readErrorFlag(backend: WholeMemoryBackend, flag: number): number {
+  const out = new BigUint64Array(1);
+  backend.native.download(flag, out);
+  return out[0] === 0xffffffffffffffffn ? -1 : Number(out[0]);
+}
+
+/** Allocates an error word set to "no error" (all ones). */
+export function makeErrorFlag(backend: WholeMemoryBackend): number {
+  const ptr = backend.allocDevice(8);
+  backend.native.upload(ptr, new BigUint64Array([0xffffffffffffffffn]));
+  return ptr;
+}

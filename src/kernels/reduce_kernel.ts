@@ -1,0 +1,48 @@
+// Builds the config of a reduction (Sum, Max, ArgMax, ...): the reduced axes
+// are transposed to the end on the device, then each row is reduced.
+import {backend_util, DataType, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
+
+import {runOnCpu} from '../backend/fallback';
+import {backendOf, nd, onGpu, reshapeView, transposeOnDevice} from './kernel_utils';
+import {ReduceOp} from './op_codes';
+
+export interface ReduceOptions {
+  dtypes: readonly DataType[];
+  outDtype: (x: DataType) => DataType;
+  /** Arg reductions take one axis and have no keepDims. */
+  arg?: boolean;
+  /** Max/Min/Arg* have no identity: empty rows go to the CPU path. */
+  needsNonEmpty?: boolean;
+}
+
+export function reduceKernel(kernelName: string, op: ReduceOp, options: ReduceOptions): KernelConfig {
+  return {
+    kernelName,
+    backendName: 'wholememory',
+    kernelFunc: (args) => {
+      const backend = backendOf(args);
+      const x = args.inputs.x as TensorInfo;
+      const attrs = args.attrs ?? {};
+      if (!onGpu(backend, [x], options.dtypes)) return runOnCpu(kernelName, args);
+      const axes = util.parseAxisParam(attrs.axis as number | number[], x.shape);
+      const keepDims = !options.arg && Boolean(attrs.keepDims);
+      const [outShape, reduceShape] = backend_util.computeOutAndReduceShapes(x.shape, axes);
+      const inner = util.sizeFromShape(reduceShape);
+      if (options.needsNonEmpty && inner === 0) return runOnCpu(kernelName, args);
+      const perm = backend_util.getAxesPermutation(axes, x.shape.length);
+      const src = perm != null ? transposeOnDevice(backend, x, perm) : x;
+      const outDtype = options.outDtype(x.dtype);
+      const {info, ptr} = backend.makeDeviceOutput(outShape, outDtype);
+      try {
+        backend.native.reduce(op, nd(x.dtype), nd(outDtype), backend.devicePtr(src), ptr,
+                              util.sizeFromShape(outShape), inner);
+      } finally {
+        if (src !== x) backend.disposeIntermediateTensorInfo(src);
+      }
+      if (!keepDims) return info;
+      const kept = reshapeView(backend, info, backend_util.expandShapeToKeepDim(outShape, axes));
+      backend.disposeIntermediateTensorInfo(info);
+      return kept;
+    },
+  };
+}

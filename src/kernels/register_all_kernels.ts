@@ -1,0 +1,183 @@
+// The kernels with a native (CUDA) path, one file each. Every other tfjs
+// kernel is registered by register.ts as a plain forward to the CPU.
+import {KernelConfig} from '@tensorflow/tfjs-core';
+
+import {absConfig} from './Abs';
+import {acosConfig} from './Acos';
+import {acoshConfig} from './Acosh';
+import {addConfig} from './Add';
+import {allConfig} from './All';
+import {anyConfig} from './Any';
+import {argMaxConfig} from './ArgMax';
+import {argMinConfig} from './ArgMin';
+import {asinConfig} from './Asin';
+import {asinhConfig} from './Asinh';
+import {atanConfig} from './Atan';
+import {atan2Config} from './Atan2';
+import {atanhConfig} from './Atanh';
+import {batchMatMulConfig} from './BatchMatMul';
+import {castConfig} from './Cast';
+import {ceilConfig} from './Ceil';
+import {clipByValueConfig} from './ClipByValue';
+import {concatConfig} from './Concat';
+import {cosConfig} from './Cos';
+import {coshConfig} from './Cosh';
+import {eluConfig} from './Elu';
+import {equalConfig} from './Equal';
+import {erfConfig} from './Erf';
+import {expConfig} from './Exp';
+import {expm1Config} from './Expm1';
+import {fillConfig} from './Fill';
+import {floorConfig} from './Floor';
+import {floorDivConfig} from './FloorDiv';
+import {gatherV2Config} from './GatherV2';
+import {greaterConfig} from './Greater';
+import {greaterEqualConfig} from './GreaterEqual';
+import {identityConfig} from './Identity';
+import {isFiniteConfig} from './IsFinite';
+import {isInfConfig} from './IsInf';
+import {isNanConfig} from './IsNan';
+import {leakyReluConfig} from './LeakyRelu';
+import {lessConfig} from './Less';
+import {lessEqualConfig} from './LessEqual';
+import {logConfig} from './Log';
+import {log1pConfig} from './Log1p';
+import {logicalAndConfig} from './LogicalAnd';
+import {logicalNotConfig} from './LogicalNot';
+import {logicalOrConfig} from './LogicalOr';
+import {maxConfig} from './Max';
+import {maximumConfig} from './Maximum';
+import {meanConfig} from './Mean';
+import {minConfig} from './Min';
+import {minimumConfig} from './Minimum';
+import {modConfig} from './Mod';
+import {multiplyConfig} from './Multiply';
+import {negConfig} from './Neg';
+import {notEqualConfig} from './NotEqual';
+import {oneHotConfig} from './OneHot';
+import {onesLikeConfig} from './OnesLike';
+import {packConfig} from './Pack';
+import {powConfig} from './Pow';
+import {preluConfig} from './Prelu';
+import {prodConfig} from './Prod';
+import {realDivConfig} from './RealDiv';
+import {reciprocalConfig} from './Reciprocal';
+import {reluConfig} from './Relu';
+import {relu6Config} from './Relu6';
+import {reshapeConfig} from './Reshape';
+import {roundConfig} from './Round';
+import {rsqrtConfig} from './Rsqrt';
+import {scatterNdConfig} from './ScatterNd';
+import {selectConfig} from './Select';
+import {seluConfig} from './Selu';
+import {sigmoidConfig} from './Sigmoid';
+import {signConfig} from './Sign';
+import {sinConfig} from './Sin';
+import {sinhConfig} from './Sinh';
+import {sliceConfig} from './Slice';
+import {softmaxConfig} from './Softmax';
+import {softplusConfig} from './Softplus';
+import {sqrtConfig} from './Sqrt';
+import {squareConfig} from './Square';
+import {squaredDifferenceConfig} from './SquaredDifference';
+import {stepConfig} from './Step';
+import {subConfig} from './Sub';
+import {sumConfig} from './Sum';
+import {tanConfig} from './Tan';
+import {tanhConfig} from './Tanh';
+import {tileConfig} from './Tile';
+import {transposeConfig} from './Transpose';
+import {unpackConfig} from './Unpack';
+import {unsortedSegmentSumConfig} from './UnsortedSegmentSum';
+import {zerosLikeConfig} from './ZerosLike';
+
+export const nativeKernelConfigs: KernelConfig[] = [
+  absConfig,
+  acosConfig,
+  acoshConfig,
+  addConfig,
+  allConfig,
+  anyConfig,
+  argMaxConfig,
+  argMinConfig,
+  asinConfig,
+  asinhConfig,
+  atanConfig,
+  atan2Config,
+  atanhConfig,
+  batchMatMulConfig,
+  castConfig,
+  ceilConfig,
+  clipByValueConfig,
+  concatConfig,
+  cosConfig,
+  coshConfig,
+  eluConfig,
+  equalConfig,
+  erfConfig,
+  expConfig,
+  expm1Config,
+  fillConfig,
+  floorConfig,
+  floorDivConfig,
+  gatherV2Config,
+  greaterConfig,
+  greaterEqualConfig,
+  identityConfig,
+  isFiniteConfig,
+  isInfConfig,
+  isNanConfig,
+  leakyReluConfig,
+  lessConfig,
+  lessEqualConfig,
+  logConfig,
+  log1pConfig,
+  logicalAndConfig,
+  logicalNotConfig,
+  logicalOrConfig,
+  maxConfig,
+  maximumConfig,
+  meanConfig,
+  minConfig,
+  minimumConfig,
+  modConfig,
+  multiplyConfig,
+  negConfig,
+  notEqualConfig,
+  oneHotConfig,
+  onesLikeConfig,
+  packConfig,
+  powConfig,
+  preluConfig,
+  prodConfig,
+  realDivConfig,
+  reciprocalConfig,
+  reluConfig,
+  relu6Config,
+  reshapeConfig,
+  roundConfig,
+  rsqrtConfig,
+  scatterNdConfig,
+  selectConfig,
+  seluConfig,
+  sigmoidConfig,
+  signConfig,
+  sinConfig,
+  sinhConfig,
+  sliceConfig,
+  softmaxConfig,
+  softplusConfig,
+  sqrtConfig,
+  squareConfig,
+  squaredDifferenceConfig,
+  stepConfig,
+  subConfig,
+  sumConfig,
+  tanConfig,
+  tanhConfig,
+  tileConfig,
+  transposeConfig,
+  unpackConfig,
+  unsortedSegmentSumConfig,
+  zerosLikeConfig,
+];
