@@ -155,7 +155,8 @@ export class WholeMemoryBackend extends MathBackendCPU {
   }
 
   override disposeData(dataId: DataId, force = false): boolean {
-    const d = this.data.get(dataId) as WmTensorData | undefined;
+    // has() first: get() of an unknown id asks the engine to move data in.
+    const d = this.data.has(dataId) ? (this.data.get(dataId) as WmTensorData) : undefined;
     const device = d?.device;
     const released = super.disposeData(dataId, force);
     if (device !== undefined && !this.data.has(dataId)) this.freeDevice(device.ptr);

@@ -1,7 +1,10 @@
 // Registers the 'wholememory' backend and its kernels with tfjs-core. Kernels
 // with a native path come from kernels/register_all_kernels.ts; every other
 // kernel tfjs-backend-cpu has is forwarded to it, so every tfjs op works.
-import '@tensorflow/tfjs-backend-cpu';
+// The full tfjs registers gradients, optimizers and chained ops into
+// tfjs-core (tfjs-core alone has none), so training works for users who
+// import only '@tensorflow/tfjs-core'. It also brings tfjs-backend-cpu.
+import '@tensorflow/tfjs';
 
 import {getKernelsForBackend, registerBackend, registerKernel} from '@tensorflow/tfjs-core';
 
