@@ -11,7 +11,8 @@ export const unsortedSegmentSumConfig: KernelConfig = {
     const {x, segmentIds} = args.inputs as {x: TensorInfo; segmentIds: TensorInfo};
     const {numSegments} = args.attrs as unknown as UnsortedSegmentSumAttrs;
     const idRank = segmentIds.shape.length;
-    if (!onGpu(backend, [x], ['float32', 'int32']) || segmentIds.dtype !== 'int32' ||
+    // int32 input gives float32 output on tfjs-backend-cpu; only float32 is native.
+    if (!onGpu(backend, [x], ['float32']) || segmentIds.dtype !== 'int32' ||
         !segmentIds.shape.every((d, i) => d === x.shape[i])) {
       return runOnCpu(UnsortedSegmentSum, args);
     }

@@ -24,7 +24,8 @@ export function reduceKernel(kernelName: string, op: ReduceOp, options: ReduceOp
       const x = args.inputs.x as TensorInfo;
       const attrs = args.attrs ?? {};
       if (!onGpu(backend, [x], options.dtypes)) return runOnCpu(kernelName, args);
-      const axes = util.parseAxisParam(attrs.axis as number | number[], x.shape);
+      // Max names its axes reductionIndices; the others call them axis.
+      const axes = util.parseAxisParam((attrs.axis ?? attrs.reductionIndices) as number | number[], x.shape);
       const keepDims = !options.arg && Boolean(attrs.keepDims);
       const [outShape, reduceShape] = backend_util.computeOutAndReduceShapes(x.shape, axes);
       const inner = util.sizeFromShape(reduceShape);

@@ -41,13 +41,21 @@ __device__ __forceinline__ float binaryF(int op, float a, float b) {
   return 0.f;
 }
 
-__device__ __forceinline__ int doubleToInt32(double v) {
-  // Int32Array semantics: non-finite to 0, otherwise truncate and wrap.
-  if (!isfinite(v)) return 0;
-  double t = trunc(v);
-  double m = fmod(t, 4294967296.0);
-  if (m < 0) m += 4294967296.0;
-  return static_cast<int>(static_cast<unsigned>(m));
+// Integer power by squaring: the device's double pow is not exact for small
+// integers (3^1 may come out as 2.9999999999999996 and truncate to 2).
+__device__ __forceinline__ int intPow(int a, int b) {
+  if (b < 0) {
+    if (a == 1) return 1;
+    if (a == -1) return (b & 1) ? -1 : 1;
+    return 0;  // |a| > 1 gives a fraction, a == 0 gives Infinity: both store as 0
+  }
+  double r = 1.0, base = a;
+  while (b) {
+    if (b & 1) r *= base;
+    base *= base;
+    b >>= 1;
+  }
+  return doubleToInt32(r);
 }
 
 __device__ __forceinline__ int binaryI(int op, int a, int b) {
@@ -59,7 +67,7 @@ __device__ __forceinline__ int binaryI(int op, int a, int b) {
     case BinaryOp::Div: return doubleToInt32(static_cast<double>(a) / static_cast<double>(b));
     case BinaryOp::Maximum: return a > b ? a : b;
     case BinaryOp::Minimum: return a < b ? a : b;
-    case BinaryOp::Pow: return doubleToInt32(pow(static_cast<double>(a), static_cast<double>(b)));
+    case BinaryOp::Pow: return intPow(a, b);
     case BinaryOp::SquaredDifference: { double d = static_cast<double>(a) - b; return doubleToInt32(d * d); }
     case BinaryOp::Equal: return a == b;
     case BinaryOp::NotEqual: return a != b;
@@ -101,7 +109,7 @@ __device__ __forceinline__ uint8_t store<uint8_t, float>(float v) { return v != 
 template <>
 __device__ __forceinline__ uint8_t store<uint8_t, int>(int v) { return v != 0; }
 template <>
-__device__ __forceinline__ int store<int, float>(float v) { return v != v ? 0 : static_cast<int>(v); }
+__device__ __forceinline__ int store<int, float>(float v) { return doubleToInt32(v); }
 
 template <typename Ti, typename To>
 __global__ void binaryContiguous(int op, const Ti* a, const Ti* b, To* y, int64_t n) {

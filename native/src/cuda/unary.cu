@@ -58,7 +58,8 @@ __device__ __forceinline__ float unaryF(int op, float x, float alpha, float beta
     case UnaryOp::Asinh: return asinhf(x);
     case UnaryOp::Acosh: return acoshf(x);
     case UnaryOp::Atanh: return atanhf(x);
-    case UnaryOp::Tan: return tanf(x);
+    // In double: tanf drifts for large arguments where tfjs-backend-cpu's Math.tan does not.
+    case UnaryOp::Tan: return static_cast<float>(tan(static_cast<double>(x)));
     case UnaryOp::IsInf: return isinf(x) ? 1.f : 0.f;
     case UnaryOp::IsFinite: return isfinite(x) ? 1.f : 0.f;
   }
@@ -88,9 +89,7 @@ __device__ __forceinline__ int unaryI(int op, int x, float alpha, float beta) {
 template <typename To>
 __device__ __forceinline__ To convertF(float v) { return static_cast<To>(v); }
 template <>
-__device__ __forceinline__ int convertF<int>(float v) {
-  return v != v ? 0 : static_cast<int>(v);  // truncation; NaN to 0 as Int32Array
-}
+__device__ __forceinline__ int convertF<int>(float v) { return doubleToInt32(v); }
 template <>
 __device__ __forceinline__ uint8_t convertF<uint8_t>(float v) { return v != 0.f; }
 template <typename To>

@@ -1,0 +1,14 @@
+#!/bin/bash
+# Packs .device/ for a GPU run (see DEVELOPERS.md): ../shared/device/pack.sh
+# for node and npm, then a slimmer deps.tar.xz: the tfjs packages ship source
+# maps and browser bundles (~270 MB) that would not fit the 64 MiB transfer.
+set -euo pipefail
+[ -f package.json ] || { echo "run from the project root" >&2; exit 2; }
+bash ../shared/device/pack.sh >/dev/null
+tar -cf - --exclude='*.map' --exclude='*.min.js' --exclude='*.es2017.js' --exclude='*.esm.js' \
+    --exclude='node_modules/typescript' \
+    --exclude='node_modules/@tensorflow/*/src' --exclude='*.d.ts' --exclude='build/CMakeFiles' \
+    --exclude='build/*.ninja' --exclude='build/*.a' \
+    node_modules build dist | xz -T2 -3 > .device/deps.tar.xz
+du -sh .device/* | sed 's/^/  /'
+total=$(du -sm .device | cut -f1); echo "total ${total} MiB (must stay under 64 MiB with the tree)"

@@ -1,0 +1,297 @@
+// Every native kernel against tfjs-backend-cpu on random data: odd sizes,
+// empty tensors, broadcasting, special values, every dtype the kernel takes.
+// Runs where a GPU is usable; skipped on the CPU path (fails under test:gpu).
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {checkAgainstCpu, Input, randomInput, requireGpu} from './helpers';
+
+const SHAPES = [[0], [1], [7], [3, 5, 7], [1001], [2, 3, 4, 5]];
+
+describe('native kernels match tfjs-backend-cpu', function() {
+  before(async function() {
+    await tf.setBackend(wm.BACKEND_NAME);
+    requireGpu(this);
+  });
+
+  let seed = 1;
+  const next = () => ++seed;
+
+  describe('unary', () => {
+    const floatOps: [string, (x: tf.Tensor) => tf.Tensor, {min?: number; max?: number}?][] = [
+      ['Neg', tf.neg], ['Abs', tf.abs], ['Exp', tf.exp], ['Log', tf.log, {min: 0.01, max: 5}],
+      ['Log1p', tf.log1p, {min: -0.9, max: 5}], ['Sqrt', tf.sqrt, {min: 0, max: 9}], ['Rsqrt', tf.rsqrt, {min: 0.1, max: 9}],
+      ['Square', tf.square], ['Relu', tf.relu], ['Relu6', tf.relu6, {min: -8, max: 8}], ['Elu', tf.elu],
+      ['LeakyRelu', (x) => tf.leakyRelu(x, 0.13)], ['Sigmoid', tf.sigmoid], ['Tanh', tf.tanh],
+      ['Softplus', tf.softplus, {min: -20, max: 20}], ['Step', (x) => tf.step(x, 0.25)], ['Reciprocal', tf.reciprocal],
+      ['Floor', tf.floor], ['Ceil', tf.ceil], ['Sign', tf.sign], ['Sin', tf.sin], ['Cos', tf.cos], ['Expm1', tf.expm1],
+      ['Round', tf.round], ['IsNan', tf.isNaN], ['IsInf', tf.isInf], ['IsFinite', tf.isFinite], ['Selu', tf.selu],
+      ['ClipByValue', (x) => tf.clipByValue(x, -0.5, 1.25)], ['Erf', tf.erf], ['Atan', tf.atan], ['Sinh', tf.sinh],
+      ['Cosh', tf.cosh], ['Asinh', tf.asinh], ['Tan', tf.tan, {min: -1, max: 1}], ['Acos', tf.acos, {min: -1, max: 1}],
+      ['Asin', tf.asin, {min: -1, max: 1}], ['Acosh', tf.acosh, {min: 1, max: 5}], ['Atanh', tf.atanh, {min: -0.99, max: 0.99}],
+    ];
+    for (const [name, f, range] of floatOps) {
+      it(`${name} float32`, async () => {
+        for (const shape of SHAPES) {
+          await checkAgainstCpu(`${name} ${shape}`, [randomInput(shape, 'float32', next(), {...range})], f,
+                                {kernels: [name], rtol: 2e-5, atol: 1e-5});
+        }
+        // NaN, infinities and signed zeros follow the CPU backend too.
+        await checkAgainstCpu(`${name} specials`, [randomInput([97], 'float32', next(), {...range, specials: true})], f,
+                              {kernels: [name], rtol: 2e-5, atol: 1e-5});
+      });
+    }
+    const intOps: [string, (x: tf.Tensor) => tf.Tensor][] = [
+      ['Neg', tf.neg], ['Abs', tf.abs], ['Square', tf.square], ['Relu', tf.relu], ['Relu6', tf.relu6], ['Sign', tf.sign],
+    ];
+    for (const [name, f] of intOps) {
+      it(`${name} int32`, async () => {
+        for (const shape of SHAPES) {
+          await checkAgainstCpu(`${name} int32 ${shape}`, [randomInput(shape, 'int32', next(), {min: -1000, max: 1000})], f,
+                                {kernels: [name]});
+        }
+      });
+    }
+    it('LogicalNot bool', async () => {
+      for (const shape of SHAPES) await checkAgainstCpu(`LogicalNot ${shape}`, [randomInput(shape, 'bool', next())], tf.logicalNot, {kernels: ['LogicalNot']});
+    });
+    it('Cast between float32, int32 and bool', async () => {
+      const dtypes: tf.DataType[] = ['float32', 'int32', 'bool'];
+      for (const from of dtypes) {
+        for (const to of dtypes) {
+          const input = randomInput([3, 37], from, next(), {min: -50, max: 50, specials: from === 'float32'});
+          await checkAgainstCpu(`Cast ${from}->${to}`, [input], (x) => tf.cast(x, to), {kernels: ['Cast']});
+        }
+      }
+    });
+  });
+
+  describe('binary', () => {
+    const pairs: [number[], number[]][] = [
+      [[7], [7]], [[3, 1, 5], [1, 4, 5]], [[2, 3, 4], []], [[], [5]], [[0, 3], [1, 3]], [[1001], [1]], [[4, 1], [1, 6]],
+      [[2, 3, 4, 5], [3, 1, 5]],
+    ];
+    const ops: [string, (a: tf.Tensor, b: tf.Tensor) => tf.Tensor, tf.DataType[], boolean?][] = [
+      ['Add', tf.add, ['float32', 'int32']], ['Sub', tf.sub, ['float32', 'int32']], ['Multiply', tf.mul, ['float32', 'int32']],
+      ['RealDiv', tf.div, ['float32']], ['Maximum', tf.maximum, ['float32', 'int32']], ['Minimum', tf.minimum, ['float32', 'int32']],
+      ['Pow', tf.pow, ['float32', 'int32']], ['SquaredDifference', tf.squaredDifference, ['float32', 'int32']],
+      ['Equal', tf.equal, ['float32', 'int32', 'bool']], ['NotEqual', tf.notEqual, ['float32', 'int32', 'bool']],
+      ['Less', tf.less, ['float32', 'int32']], ['LessEqual', tf.lessEqual, ['float32', 'int32']],
+      ['Greater', tf.greater, ['float32', 'int32']], ['GreaterEqual', tf.greaterEqual, ['float32', 'int32']],
+      ['LogicalAnd', tf.logicalAnd, ['bool']], ['LogicalOr', tf.logicalOr, ['bool']],
+      ['FloorDiv', tf.floorDiv, ['float32', 'int32'], true], ['Mod', tf.mod, ['float32', 'int32'], true],
+      ['Atan2', tf.atan2, ['float32']],
+    ];
+    for (const [name, f, dtypes, nonZero] of ops) {
+      for (const dtype of dtypes) {
+        it(`${name} ${dtype} with broadcasting`, async () => {
+          for (const [sa, sb] of pairs) {
+            const range = name === 'Pow' ? {min: dtype === 'int32' ? 0 : 0.1, max: 3} : {min: -9, max: 9};
+            const a = randomInput(sa, dtype, next(), range);
+            const b = randomInput(sb, dtype, next(), {...range, nonZero, ...(name === 'Pow' && dtype === 'int32' ? {min: 0, max: 4} : {})});
+            await checkAgainstCpu(`${name} ${dtype} ${sa}x${sb}`, [a, b], f, {kernels: [name], rtol: 1e-5, atol: 1e-5});
+          }
+        });
+      }
+    }
+    it('Prelu float32', async () => {
+      await checkAgainstCpu('Prelu', [randomInput([5, 9], 'float32', next()), randomInput([9], 'float32', next())],
+                            (x, a) => tf.prelu(x, a), {kernels: ['Prelu']});
+    });
+    it('Select with full and row conditions', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        await checkAgainstCpu(`Select ${dtype}`, [randomInput([4, 7], 'bool', next()), randomInput([4, 7], dtype, next()),
+                                                  randomInput([4, 7], dtype, next())], tf.where, {kernels: ['Select']});
+        await checkAgainstCpu(`Select broadcast ${dtype}`, [randomInput([1, 3, 2], 'bool', next()), randomInput([4, 3, 2], dtype, next()),
+                                                            randomInput([4, 1, 2], dtype, next())], tf.where, {kernels: ['Select']});
+      }
+    });
+  });
+
+  describe('creation and movement', () => {
+    it('Fill, ZerosLike, OnesLike', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        await checkAgainstCpu(`Fill ${dtype}`, [], () => tf.fill([3, 5], dtype === 'bool' ? 1 : 7, dtype), {kernels: ['Fill']});
+        await checkAgainstCpu(`ZerosLike ${dtype}`, [randomInput([0, 3], dtype, next())], tf.zerosLike, {kernels: ['ZerosLike']});
+        await checkAgainstCpu(`OnesLike ${dtype}`, [randomInput([2, 9], dtype, next())], tf.onesLike, {kernels: ['OnesLike']});
+      }
+    });
+    it('Reshape and Identity share the device buffer', async () => {
+      await tf.setBackend(wm.BACKEND_NAME);
+      const x = tf.tensor(randomInput([6, 4], 'float32', next()).values, [6, 4]);
+      const ptr = wm.backend().devicePtr(x);
+      const y = tf.reshape(x, [3, 8]);
+      expect(wm.backend().devicePtr(y)).to.equal(ptr);
+      const before = wm.memoryInfo().deviceAllocations;
+      const z = tf.clone(y);
+      expect(wm.memoryInfo().deviceAllocations).to.equal(before);
+      expect(Array.from(await z.data())).to.deep.equal(Array.from(await x.data()));
+      tf.dispose([x, y, z]);
+    });
+    it('Transpose', async () => {
+      const cases: [number[], number[]][] = [[[3, 5], [1, 0]], [[2, 3, 4], [2, 0, 1]], [[2, 3, 4, 5], [3, 1, 0, 2]], [[0, 4], [1, 0]], [[1, 7, 1], [2, 1, 0]]];
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        for (const [shape, perm] of cases) {
+          await checkAgainstCpu(`Transpose ${dtype} ${shape} ${perm}`, [randomInput(shape, dtype, next())], (x) => tf.transpose(x, perm), {kernels: ['Transpose']});
+        }
+      }
+    });
+    it('Slice', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        await checkAgainstCpu(`Slice ${dtype}`, [randomInput([5, 6, 7], dtype, next())], (x) => tf.slice(x, [1, 2, 3], [3, -1, 2]), {kernels: ['Slice']});
+        await checkAgainstCpu(`Slice empty ${dtype}`, [randomInput([5, 6], dtype, next())], (x) => tf.slice(x, [1, 2], [0, 2]), {kernels: ['Slice']});
+      }
+    });
+    it('Concat along every axis, with empty inputs', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        for (const axis of [0, 1, 2]) {
+          const shapes = [[2, 3, 4], [2, 3, 4], [2, 3, 4]].map((s, i) => s.map((d, k) => (k === axis ? d + i : d)));
+          await checkAgainstCpu(`Concat ${dtype} axis ${axis}`, shapes.map((s) => randomInput(s, dtype, next())),
+                                (...xs) => tf.concat(xs, axis), {kernels: ['Concat']});
+        }
+        await checkAgainstCpu(`Concat ${dtype} with empty`, [randomInput([2, 0], dtype, next()), randomInput([2, 5], dtype, next()), randomInput([2, 3], dtype, next())],
+                              (...xs) => tf.concat(xs, 1), {kernels: ['Concat']});
+      }
+    });
+    it('Pack and Unpack', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        for (const axis of [0, 1, 2, -1]) {
+          await checkAgainstCpu(`Pack ${dtype} axis ${axis}`, [0, 1, 2].map(() => randomInput([3, 5], dtype, next())),
+                                (...xs) => tf.stack(xs, axis), {kernels: ['Pack']});
+        }
+        for (const axis of [0, 1, 2]) {
+          await checkAgainstCpu(`Unpack ${dtype} axis ${axis}`, [randomInput([3, 4, 5], dtype, next())], (x) => tf.unstack(x, axis), {kernels: ['Unpack']});
+        }
+      }
+    });
+    it('Tile', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        await checkAgainstCpu(`Tile ${dtype}`, [randomInput([2, 3, 1], dtype, next())], (x) => tf.tile(x, [3, 1, 4]), {kernels: ['Tile']});
+        await checkAgainstCpu(`Tile zero reps ${dtype}`, [randomInput([2, 3], dtype, next())], (x) => tf.tile(x, [0, 2]), {kernels: ['Tile']});
+      }
+    });
+  });
+
+  describe('reductions', () => {
+    const shapes: [number[], (number | number[] | undefined)[]][] = [
+      [[1001], [0, undefined]], [[7, 33], [0, 1, [0, 1]]], [[3, 4, 5], [0, 1, 2, [0, 2], [1, 2]]], [[2, 70000], [1]],
+      [[0, 5], [1]],
+    ];
+    const ops: [string, (x: tf.Tensor, axis: number | number[] | undefined, keepDims: boolean) => tf.Tensor, tf.DataType[]][] = [
+      ['Sum', (x, a, k) => tf.sum(x, a, k), ['float32', 'int32']], ['Prod', (x, a, k) => tf.prod(x, a, k), ['float32', 'int32']],
+      ['Max', (x, a, k) => tf.max(x, a, k), ['float32', 'int32']], ['Min', (x, a, k) => tf.min(x, a, k), ['float32', 'int32']],
+      ['Mean', (x, a, k) => tf.mean(x, a, k), ['float32']], ['All', (x, a, k) => tf.all(x, a, k), ['bool']],
+      ['Any', (x, a, k) => tf.any(x, a, k), ['bool']],
+    ];
+    for (const [name, f, dtypes] of ops) {
+      for (const dtype of dtypes) {
+        it(`${name} ${dtype} over axes, keepDims`, async () => {
+          for (const [shape, axesList] of shapes) {
+            if (name === 'Prod' && shape[1] === 70000) continue;  // overflows to inf/0 on both
+            for (const axes of axesList) {
+              for (const keep of [false, true]) {
+                const range = name === 'Prod' ? {min: 0.5, max: 1.5} : {min: -100, max: 100};
+                const input = randomInput(shape, dtype, next(), name === 'Prod' && dtype === 'int32' ? {min: -2, max: 2} : range);
+                await checkAgainstCpu(`${name} ${dtype} ${shape} axis=${axes} keep=${keep}`, [input], (x) => f(x, axes, keep),
+                                      {kernels: [name], rtol: 1e-4, atol: 1e-3});
+              }
+            }
+          }
+        });
+      }
+    }
+    for (const name of ['ArgMax', 'ArgMin']) {
+      const f = name === 'ArgMax' ? tf.argMax : tf.argMin;
+      it(`${name} float32 and int32, with ties and NaN`, async () => {
+        for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
+          for (const [shape, axis] of [[[1001], 0], [[7, 33], 1], [[7, 33], 0], [[3, 4, 5], 2]] as [number[], number][]) {
+            await checkAgainstCpu(`${name} ${dtype} ${shape} ${axis}`, [randomInput(shape, dtype, next(), {min: -3, max: 3})], (x) => f(x, axis), {kernels: [name]});
+          }
+        }
+        await checkAgainstCpu(`${name} NaN`, [{shape: [3, 4], dtype: 'float32', values: Float32Array.from([NaN, 1, 2, 2, 1, NaN, 5, 5, 3, 3, 3, NaN])}],
+                              (x) => f(x, 1), {kernels: [name]});
+      });
+    }
+    it('Softmax over the last axis', async () => {
+      for (const shape of [[1, 7], [13, 1001], [4, 3, 10], [0, 5]]) {
+        await checkAgainstCpu(`Softmax ${shape}`, [randomInput(shape, 'float32', next(), {min: -20, max: 20})], (x) => tf.softmax(x), {kernels: ['Softmax']});
+      }
+    });
+  });
+
+  describe('matrix products and indexing', () => {
+    it('BatchMatMul with transposes, batches, broadcast batch and odd sizes', async () => {
+      const cases: [number[], number[], boolean, boolean][] = [
+        [[4096, 128], [128, 128], false, false], [[3, 5], [5, 7], false, false], [[5, 3], [5, 7], true, false],
+        [[3, 5], [7, 5], false, true], [[5, 3], [7, 5], true, true], [[4, 17, 9], [4, 9, 13], false, false],
+        [[4, 17, 9], [9, 13], false, false], [[17, 9], [4, 9, 13], false, false], [[2, 0], [0, 3], false, false],
+        [[1, 1], [1, 1], false, false], [[33, 65], [65, 31], false, false],
+      ];
+      for (const [sa, sb, ta, tb] of cases) {
+        await checkAgainstCpu(`BatchMatMul ${sa} ${sb} ${ta} ${tb}`, [randomInput(sa, 'float32', next()), randomInput(sb, 'float32', next())],
+                              (a, b) => tf.matMul(a, b, ta, tb), {kernels: ['BatchMatMul'], rtol: 1e-4, atol: 1e-4});
+      }
+    });
+    it('GatherV2 over axes, with batchDims, every dtype', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        await checkAgainstCpu(`Gather rows ${dtype}`, [randomInput([50, 7], dtype, next()), randomInput([33], 'int32', next(), {min: 0, max: 49})],
+                              (x, i) => tf.gather(x, i), {kernels: ['GatherV2']});
+        await checkAgainstCpu(`Gather 128-wide ${dtype}`, [randomInput([300, 128], dtype, next()), randomInput([4, 65], 'int32', next(), {min: 0, max: 299})],
+                              (x, i) => tf.gather(x, i), {kernels: ['GatherV2']});
+        await checkAgainstCpu(`Gather axis 1 ${dtype}`, [randomInput([3, 10, 5], dtype, next()), randomInput([6], 'int32', next(), {min: 0, max: 9})],
+                              (x, i) => tf.gather(x, i, 1), {kernels: ['GatherV2']});
+        await checkAgainstCpu(`Gather batchDims ${dtype}`, [randomInput([4, 10, 3], dtype, next()), randomInput([4, 6], 'int32', next(), {min: 0, max: 9})],
+                              (x, i) => tf.gather(x, i, 1, 1), {kernels: ['GatherV2']});
+        await checkAgainstCpu(`Gather empty ${dtype}`, [randomInput([5, 3], dtype, next()), randomInput([0], 'int32', next())],
+                              (x, i) => tf.gather(x, i), {kernels: ['GatherV2']});
+      }
+    });
+    it('GatherV2 rejects an out-of-range index, from host and from device indices', async () => {
+      await tf.setBackend(wm.BACKEND_NAME);
+      const x = tf.tensor2d(randomInput([5, 3], 'float32', next()).values, [5, 3]);
+      const hostIdx = tf.tensor1d([0, 5, 1], 'int32');
+      expect(() => tf.gather(x, hostIdx)).to.throw(/GatherV2: the index value 5 is not in \[0, 4\]/);
+      // Indices computed on the GPU have no host copy: the kernel reports.
+      const devIdx = tf.add(tf.tensor1d([0, 1, 2], 'int32'), tf.scalar(5, 'int32'));
+      expect(wm.isOnDevice(devIdx)).to.equal(true);
+      expect(() => tf.gather(x, devIdx)).to.throw(/GatherV2: the index value 5 is not in \[0, 4\]/);
+      tf.dispose([x, hostIdx, devIdx]);
+    });
+    it('UnsortedSegmentSum float32 and int32', async () => {
+      for (const dtype of ['float32'] as tf.DataType[]) {
+        await checkAgainstCpu(`UnsortedSegmentSum ${dtype}`, [randomInput([40, 6], dtype, next()), randomInput([40], 'int32', next(), {min: 0, max: 9})],
+                              (x, s) => tf.unsortedSegmentSum(x, s as tf.Tensor1D, 10), {kernels: ['UnsortedSegmentSum'], rtol: 1e-5, atol: 1e-5});
+        await checkAgainstCpu(`UnsortedSegmentSum 1-D ${dtype}`, [randomInput([101], dtype, next()), randomInput([101], 'int32', next(), {min: 0, max: 6})],
+                              (x, s) => tf.unsortedSegmentSum(x, s as tf.Tensor1D, 7), {kernels: ['UnsortedSegmentSum'], rtol: 1e-5, atol: 1e-5});
+      }
+    });
+    it('ScatterNd with duplicate indices', async () => {
+      for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
+        await checkAgainstCpu(`ScatterNd ${dtype}`, [randomInput([30, 2], 'int32', next(), {min: 0, max: 3}), randomInput([30, 5], dtype, next())],
+                              (i, u) => tf.scatterND(i, u, [4, 4, 5]), {kernels: ['ScatterNd'], rtol: 1e-5, atol: 1e-5});
+      }
+      await tf.setBackend(wm.BACKEND_NAME);
+      expect(() => tf.scatterND(tf.tensor2d([[0], [9]], [2, 1], 'int32'), tf.ones([2, 3]), [4, 3])).to.throw(/Invalid indices/);
+    });
+    it('OneHot with out-of-range indices', async () => {
+      for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
+        await checkAgainstCpu(`OneHot ${dtype}`, [randomInput([3, 11], 'int32', next(), {min: -1, max: 8})],
+                              (i) => tf.oneHot(i, 7, 3, -2, dtype), {kernels: ['OneHot']});
+      }
+    });
+  });
+
+  it('leaves no device memory behind', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const before = wm.memoryInfo();
+    for (let i = 0; i < 50; ++i) {
+      tf.tidy(() => {
+        tf.sum(tf.matMul(tf.randomNormal([64, 32]), tf.randomNormal([32, 16])));
+      });
+    }
+    const after = wm.memoryInfo();
+    expect(after.numTensors).to.equal(before.numTensors);
+    expect(after.deviceBytesInUse).to.equal(before.deviceBytesInUse);
+  });
+});
