@@ -4,7 +4,7 @@
 // (device), or both while they agree. Tensors are immutable, so a copy never
 // goes stale; native kernels write new device buffers.
 import {MathBackendCPU} from '@tensorflow/tfjs-backend-cpu';
-import {backend_util, BackendTimingInfo, DataId, DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {backend_util, BackendTimingInfo, DataId, DataType, engine, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {NativeAddon, NativeDType} from './native';
 
@@ -72,6 +72,11 @@ export class WholeMemoryBackend extends MathBackendCPU {
   }
 
   private entry(dataId: DataId): WmTensorData {
+    // An id neither we nor the engine know is a disposed tensor: say so
+    // rather than let the engine try to move data that no longer exists.
+    if (!this.data.has(dataId) && !(engine() as unknown as {state: {tensorInfo: WeakMap<DataId, unknown>}}).state.tensorInfo.has(dataId)) {
+      throw new Error('Tensor is disposed: it was used after dispose() or outside the tidy() that owned it.');
+    }
     const d = this.data.get(dataId) as WmTensorData | undefined;
     if (d === undefined) {
       throw new Error('wholememory backend: the tensor was disposed or belongs to another backend');

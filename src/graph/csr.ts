@@ -1,0 +1,113 @@
+// Compressed sparse rows: rowPtr[v]..rowPtr[v+1] index v's neighbours in colIdx.
+import {EdgeList} from './edge_list';
+
+export class CsrGraph {
+  constructor(readonly rowPtr: Int32Array, readonly colIdx: Int32Array) {
+    if (rowPtr.length === 0 || rowPtr[rowPtr.length - 1] !== colIdx.length) {
+      throw new Error('CsrGraph: rowPtr must end at colIdx.length');
+    }
+  }
+
+  get numVertices(): number {
+    return this.rowPtr.length - 1;
+  }
+
+  get numEdges(): number {
+    return this.colIdx.length;
+  }
+
+  degree(v: number): number {
+    return this.rowPtr[v + 1] - this.rowPtr[v];
+  }
+
+  neighbors(v: number): Int32Array {
+    return this.colIdx.subarray(this.rowPtr[v], this.rowPtr[v + 1]);
+  }
+
+  /**
+   * Builds CSR from an edge list. `symmetric` adds every reverse edge (an
+   * undirected view); duplicates and self loops are dropped.
+   */
+  static fromEdges(edges: EdgeList, opts: {symmetric: boolean}): CsrGraph {
+    const n = edges.numVertices;
+    const m = edges.src.length;
+    const total = opts.symmetric ? 2 * m : m;
+    const from = new Int32Array(total), to = new Int32Array(total);
+    for (let i = 0; i < m; ++i) {
+      from[i] = edges.src[i];
+      to[i] = edges.dst[i];
+      if (opts.symmetric) {
+        from[m + i] = edges.dst[i];
+        to[m + i] = edges.src[i];
+      }
+    }
+    const counts = new Int32Array(n + 1);
+    for (let i = 0; i < total; ++i) counts[from[i] + 1]++;
+    for (let v = 0; v < n; ++v) counts[v + 1] += counts[v];
+    const fill = counts.slice(0, n);
+    const col = new Int32Array(total);
+    for (let i = 0; i < total; ++i) col[fill[from[i]]++] = to[i];
+    // Sort each row, then drop duplicates and self loops.
+    const rowPtr = new Int32Array(n + 1);
+    const out: number[] = [];
+    for (let v = 0; v < n; ++v) {
+      const row = col.subarray(counts[v], counts[v + 1]).sort();
+      let prev = -1;
+      for (const u of row) {
+        if (u !== prev && u !== v) out.push(u);
+        prev = u;
+      }
+      rowPtr[v + 1] = out.length;
+    }
+    return new CsrGraph(rowPtr, Int32Array.from(out));
+  }
+
+  /** Connected component ids (treating edges as undirected in this CSR). */
+  components(): {id: Int32Array; count: number} {
+    const n = this.numVertices;
+    const id = new Int32Array(n).fill(-1);
+    let count = 0;
+    const stack: number[] = [];
+    for (let s = 0; s < n; ++s) {
+      if (id[s] >= 0) continue;
+      id[s] = count;
+      stack.push(s);
+      while (stack.length) {
+        const v = stack.pop()!;
+        for (let e = this.rowPtr[v]; e < this.rowPtr[v + 1]; ++e) {
+          const u = this.colIdx[e];
+          if (id[u] < 0) {
+            id[u] = count;
+            stack.push(u);
+          }
+        }
+      }
+      ++count;
+    }
+    return {id, count};
+  }
+
+  /** The subgraph induced by `keep` (old ids, ascending), relabelled 0..k-1. */
+  induced(keep: Int32Array): CsrGraph {
+    const newId = new Int32Array(this.numVertices).fill(-1);
+    keep.forEach((v, i) => (newId[v] = i));
+    const rowPtr = new Int32Array(keep.length + 1);
+    const col: number[] = [];
+    keep.forEach((v, i) => {
+      for (const u of this.neighbors(v)) if (newId[u] >= 0) col.push(newId[u]);
+      rowPtr[i + 1] = col.length;
+    });
+    return new CsrGraph(rowPtr, Int32Array.from(col));
+  }
+
+  /** The largest connected component: its vertices (old ids) and subgraph. */
+  largestComponent(): {vertices: Int32Array; graph: CsrGraph} {
+    const {id, count} = this.components();
+    const size = new Int32Array(count);
+    id.forEach((c) => size[c]++);
+    let best = 0;
+    for (let c = 1; c < count; ++c) if (size[c] > size[best]) best = c;
+    const vertices = Int32Array.from(Array.from(id.keys()).filter((v) => id[v] === best));
+    return {vertices, graph: this.induced(vertices)};
+  }
+}

@@ -1,0 +1,139 @@
+// GraphSAGE (mean aggregator) over learnable node embeddings, trained on
+// sampled neighbourhoods and evaluated on full ones.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {CsrGraph} from '../graph/csr';
+import {sampleWithReplacement} from '../graph/sampling';
+import {Rng} from '../util/random';
+
+export interface GraphSageConfig {
+  numNodes: number;
+  numClasses: number;
+  embeddingDim: number;
+  hiddenDim: number;
+  /** Layers = hidden layers + the output layer (2 for the classic model). */
+  numLayers: number;
+  dropout: number;
+  seed: number;
+  /** Initial embedding table [numNodes, embeddingDim]; random when absent. */
+  initialEmbedding?: Float32Array;
+}
+
+/** Vertex ids per depth: depth 0 are the seeds, depth l has fanouts[l-1] per vertex of depth l-1. */
+export interface SampledBlock {
+  depths: Int32Array[];
+  fanouts: number[];
+}
+
+export function sampleBlock(graph: CsrGraph, seeds: Int32Array, fanouts: number[], rng: Rng): SampledBlock {
+  const depths = [seeds];
+  for (const f of fanouts) depths.push(sampleWithReplacement(graph, depths[depths.length - 1], f, rng));
+  return {depths, fanouts};
+}
+
+/** Tensors for exact mean aggregation over every neighbour of every vertex. */
+export interface FullGraph {
+  numNodes: number;
+  edgeRows: tf.Tensor1D;  // source row of each CSR entry
+  edgeCols: tf.Tensor1D;  // neighbour of each CSR entry
+  invDegree: tf.Tensor2D;  // [numNodes, 1], 0 for isolated vertices
+  dispose(): void;
+}
+
+export function fullGraph(graph: CsrGraph): FullGraph {
+  const rows = new Int32Array(graph.numEdges);
+  const inv = new Float32Array(graph.numVertices);
+  for (let v = 0; v < graph.numVertices; ++v) {
+    rows.fill(v, graph.rowPtr[v], graph.rowPtr[v + 1]);
+    const d = graph.degree(v);
+    inv[v] = d > 0 ? 1 / d : 0;
+  }
+  const t = {
+    numNodes: graph.numVertices,
+    edgeRows: tf.tensor1d(rows, 'int32'),
+    edgeCols: tf.tensor1d(graph.colIdx, 'int32'),
+    invDegree: tf.tensor2d(inv, [graph.numVertices, 1]),
+    dispose: () => tf.dispose([t.edgeRows, t.edgeCols, t.invDegree]),
+  };
+  return t;
+}
+
+interface SageLayer {
+  wSelf: tf.Variable;
+  wNeigh: tf.Variable;
+  bias: tf.Variable;
+}
+
+function glorot(shape: [number, number], seed: number): tf.Tensor {
+  const limit = Math.sqrt(6 / (shape[0] + shape[1]));
+  return tf.randomUniform(shape, -limit, limit, 'float32', seed);
+}
+
+export class GraphSageClassifier {
+  readonly embedding: tf.Variable;
+  private readonly layers: SageLayer[] = [];
+
+  constructor(readonly config: GraphSageConfig) {
+    const {numNodes, embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
+    // tidy: tf.variable keeps the data but not the initial tensor object.
+    this.embedding = tf.tidy(() => tf.variable(
+        config.initialEmbedding ? tf.tensor2d(config.initialEmbedding, [numNodes, embeddingDim]) :
+                                  tf.randomNormal([numNodes, embeddingDim], 0, 0.1, 'float32', seed)));
+    for (let l = 0; l < numLayers; ++l) {
+      const inDim = l === 0 ? embeddingDim : hiddenDim;
+      const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
+      this.layers.push(tf.tidy(() => ({
+        wSelf: tf.variable(glorot([inDim, outDim], seed + 10 * l + 1)),
+        wNeigh: tf.variable(glorot([inDim, outDim], seed + 10 * l + 2)),
+        bias: tf.variable(tf.zeros([outDim])),
+      })));
+    }
+  }
+
+  get trainableVariables(): tf.Variable[] {
+    return [this.embedding, ...this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias])];
+  }
+
+  get weightVariables(): tf.Variable[] {
+    return this.layers.flatMap((l) => [l.wSelf, l.wNeigh]);
+  }
+
+  private applyLayer(l: number, self: tf.Tensor2D, neighMean: tf.Tensor2D, training: boolean): tf.Tensor2D {
+    const layer = this.layers[l];
+    const drop = (t: tf.Tensor2D) => (training && this.config.dropout > 0 ? tf.dropout(t, this.config.dropout) as tf.Tensor2D : t);
+    const out = tf.add(tf.add(tf.matMul(drop(self), layer.wSelf), tf.matMul(drop(neighMean), layer.wNeigh)), layer.bias) as tf.Tensor2D;
+    return l === this.layers.length - 1 ? out : tf.relu(out);
+  }
+
+  /** Logits [seeds, classes] from a sampled block (one fan-out per layer). */
+  forwardSampled(block: SampledBlock, training: boolean): tf.Tensor2D {
+    if (block.fanouts.length !== this.layers.length) {
+      throw new Error(`forwardSampled: the block has ${block.fanouts.length} fan-outs, the model ${this.layers.length} layers`);
+    }
+    let h: tf.Tensor2D[] = block.depths.map((ids) => tf.gather(this.embedding, tf.tensor1d(ids, 'int32')) as tf.Tensor2D);
+    for (let l = 0; l < this.layers.length; ++l) {
+      const next: tf.Tensor2D[] = [];
+      for (let d = 0; d < h.length - 1; ++d) {
+        const n = h[d].shape[0], f = block.fanouts[d], dim = h[d + 1].shape[1];
+        const neighMean = tf.mean(tf.reshape(h[d + 1], [n, f, dim]), 1) as tf.Tensor2D;
+        next.push(this.applyLayer(l, h[d], neighMean, training));
+      }
+      h = next;
+    }
+    return h[0];
+  }
+
+  /** Logits for every vertex with exact mean aggregation (evaluation). */
+  forwardFull(g: FullGraph): tf.Tensor2D {
+    let h = this.embedding as tf.Tensor as tf.Tensor2D;
+    for (let l = 0; l < this.layers.length; ++l) {
+      const summed = tf.unsortedSegmentSum(tf.gather(h, g.edgeCols), g.edgeRows, g.numNodes) as tf.Tensor2D;
+      h = this.applyLayer(l, h, tf.mul(summed, g.invDegree), false);
+    }
+    return h;
+  }
+
+  dispose(): void {
+    tf.dispose(this.trainableVariables);
+  }
+}

@@ -1,0 +1,30 @@
+// A small seeded generator (mulberry32): reproducible sampling, splits and
+// test data without pulling in a dependency.
+export type Rng = () => number;
+
+export function seededRng(seed: number): Rng {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Uniform integer in [0, n). */
+export function randInt(rng: Rng, n: number): number {
+  return Math.floor(rng() * n);
+}
+
+/** Fisher-Yates shuffle in place. */
+export function shuffle<T extends {length: number; [i: number]: number}>(a: T, rng: Rng): T {
+  for (let i = a.length - 1; i > 0; --i) {
+    const j = randInt(rng, i + 1);
+    const t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+  }
+  return a;
+}

@@ -1,0 +1,114 @@
+// The backend itself, on whatever this machine has (CPU path in CI, GPU on
+// the GPU machines): registration, reads, disposal, memory, bad input.
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {randomInput} from './helpers';
+
+describe('wholememory backend', () => {
+  before(async () => {
+    expect(await tf.setBackend(wm.BACKEND_NAME)).to.equal(true);
+  });
+
+  it('is the default backend once imported', () => {
+    expect(tf.engine().backendNames()).to.include(wm.BACKEND_NAME);
+    expect(tf.getBackend()).to.equal(wm.BACKEND_NAME);
+  });
+
+  it('says whether it uses a GPU, and why not', () => {
+    const info = wm.deviceInfo();
+    if (info.gpu) {
+      expect(info.name).to.be.a('string');
+    } else {
+      expect(info.reason.length).to.be.greaterThan(0);
+    }
+  });
+
+  it('reads data back synchronously and asynchronously', async () => {
+    const input = randomInput([17, 3], 'float32', 11);
+    const x = tf.tensor(input.values, input.shape);
+    const y = tf.mul(x, 2);
+    const want = Array.from(input.values, (v) => Math.fround(v * 2));
+    expect(Array.from(await y.data())).to.deep.equal(want);
+    expect(Array.from(y.dataSync())).to.deep.equal(want);
+    expect((await y.array()) as number[][]).to.have.length(17);
+    tf.dispose([x, y]);
+  });
+
+  it('keeps int32, bool, string and complex64 tensors working', async () => {
+    const i = tf.tensor1d([1, -2, 3], 'int32');
+    expect(Array.from(await tf.abs(i).data())).to.deep.equal([1, 2, 3]);
+    const b = tf.tensor1d([true, false, true], 'bool');
+    expect(Array.from(await tf.logicalNot(b).data())).to.deep.equal([0, 1, 0]);
+    const s = tf.tensor1d(['a', 'bc']);
+    expect(await s.data()).to.deep.equal(['a', 'bc']);
+    const c = tf.complex([1, 2], [3, 4]);
+    expect(Array.from(await tf.real(tf.add(c, c)).data())).to.deep.equal([2, 4]);
+    tf.dispose([i, b, s, c]);
+  });
+
+  it('frees tensors: counts return to where they were', () => {
+    const before = wm.memoryInfo();
+    const t = tf.tidy(() => tf.sum(tf.square(tf.randomNormal([100, 10]))));
+    expect(wm.memoryInfo().numTensors).to.equal(before.numTensors + 1);
+    t.dispose();
+    const after = wm.memoryInfo();
+    expect(after.numTensors).to.equal(before.numTensors);
+    expect(after.numBytes).to.equal(before.numBytes);
+    expect(after.deviceBytesInUse).to.equal(before.deviceBytesInUse);
+  });
+
+  it('counts kernels that ran on the CPU path', () => {
+    wm.resetFallbackCounts();
+    // Cumsum has no native kernel: it always takes the CPU path.
+    tf.tidy(() => tf.cumsum(tf.tensor1d([1, 2, 3])));
+    expect(wm.fallbackCounts().Cumsum).to.equal(1);
+  });
+
+  it('gives clear errors for bad input and keeps working', () => {
+    const a = tf.ones([2, 3]);
+    const b = tf.ones([4, 5]);
+    expect(() => tf.add(a, b)).to.throw(/Operands could not be broadcast together with shapes 2,3 and 4,5/);
+    expect(() => tf.matMul(a, b)).to.throw(/inner shapes \(3\) and \(4\)/);
+    expect(() => tf.gather(a, tf.tensor1d([0, 2], 'int32'))).to.throw(/GatherV2: the index value 2 is not in \[0, 1\]/);
+    const c = tf.ones([2]);
+    c.dispose();
+    expect(() => tf.add(c, c)).to.throw(/disposed/);
+    expect(Array.from(tf.add(a, a).dataSync())).to.deep.equal([2, 2, 2, 2, 2, 2]);
+    tf.dispose([a, b]);
+  });
+
+  it('trains: gradients and optimizers are registered', () => {
+    const w = tf.variable(tf.scalar(0));
+    const opt = tf.train.sgd(0.1);
+    for (let i = 0; i < 50; ++i) opt.minimize(() => tf.square(tf.sub(w, 3)) as tf.Scalar);
+    expect(w.dataSync()[0]).to.be.closeTo(3, 1e-3);
+    w.dispose();
+    opt.dispose();
+  });
+
+  it('reports GPU memory in tf.memory() when on a GPU', () => {
+    const m = tf.memory() as tf.MemoryInfo & {numBytesInGPU?: number};
+    expect(m.numBytesInGPU).to.be.a('number');
+  });
+
+  it('data() lets the event loop run while a device read is in flight', async function() {
+    if (!wm.deviceInfo().gpu) this.skip();
+    const big = tf.tidy(() => tf.add(tf.fill([32 * 1024 * 1024], 1.5), 1));
+    expect(wm.isOnDevice(big)).to.equal(true);
+    let ticks = 0;
+    let reading = true;
+    const spin = () => {
+      if (!reading) return;
+      ++ticks;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const values = await big.data();
+    reading = false;
+    expect(values[12345]).to.equal(2.5);
+    expect(ticks).to.be.greaterThan(0);
+    big.dispose();
+  });
+});
