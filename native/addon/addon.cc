@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "wm/host_ops.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 #include "wm/status.h"
@@ -327,6 +328,89 @@ WM_FN(OneHot) {
   });
 }
 
+// ---- host (CPU) kernels: the same operations over typed arrays ----
+
+WM_FN(HostUnary) {
+  return guard(info, [&] {
+    auto x = typedArg(info, 3, "x");
+    auto y = typedArg(info, 4, "y");
+    wm::host::unary(static_cast<wm::UnaryOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
+                    dtypeArg(info, 2, "dtypeOut"), typedData(x), typedData(y), x.ElementLength(),
+                    static_cast<float>(numArg(info, 5, "alpha")), static_cast<float>(numArg(info, 6, "beta")));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(HostBinary) {
+  return guard(info, [&] {
+    wm::host::binary(static_cast<wm::BinaryOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
+                     dtypeArg(info, 2, "dtypeOut"), typedData(typedArg(info, 3, "a")), typedData(typedArg(info, 4, "b")),
+                     typedData(typedArg(info, 5, "y")), dimsArg(info, 6, "shape"), dimsArg(info, 7, "aStrides"),
+                     dimsArg(info, 8, "bStrides"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(HostSelect) {
+  return guard(info, [&] {
+    wm::host::select(dtypeArg(info, 0, "dtype"), typedData(typedArg(info, 1, "cond")), typedData(typedArg(info, 2, "a")),
+                     typedData(typedArg(info, 3, "b")), typedData(typedArg(info, 4, "y")), dimsArg(info, 5, "shape"),
+                     dimsArg(info, 6, "condStrides"), dimsArg(info, 7, "aStrides"), dimsArg(info, 8, "bStrides"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(HostStridedCopy) {
+  return guard(info, [&] {
+    wm::host::stridedCopy(static_cast<int>(intArg(info, 0, "elemSize")), typedData(typedArg(info, 1, "src")),
+                          intArg(info, 2, "srcOffset"), dimsArg(info, 3, "srcStrides"), dimsArg(info, 4, "srcMod"),
+                          typedData(typedArg(info, 5, "dst")), intArg(info, 6, "dstOffset"),
+                          dimsArg(info, 7, "dstStrides"), dimsArg(info, 8, "shape"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(HostReduce) {
+  return guard(info, [&] {
+    wm::host::reduce(static_cast<wm::ReduceOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
+                     dtypeArg(info, 2, "dtypeOut"), typedData(typedArg(info, 3, "x")), typedData(typedArg(info, 4, "y")),
+                     intArg(info, 5, "outer"), intArg(info, 6, "reduceSize"), intArg(info, 7, "inner"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(HostSoftmax) {
+  return guard(info, [&] {
+    wm::host::softmax(static_cast<const float*>(typedData(typedArg(info, 0, "x"))),
+                      static_cast<float*>(typedData(typedArg(info, 1, "y"))), intArg(info, 2, "outer"),
+                      intArg(info, 3, "inner"), info[4].ToBoolean().Value());
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(HostBatchMatMul) {
+  return guard(info, [&] {
+    wm::host::batchMatMul(static_cast<const float*>(typedData(typedArg(info, 0, "a"))),
+                          static_cast<const float*>(typedData(typedArg(info, 1, "b"))),
+                          static_cast<float*>(typedData(typedArg(info, 2, "c"))), intArg(info, 3, "batch"),
+                          intArg(info, 4, "m"), intArg(info, 5, "n"), intArg(info, 6, "k"), info[7].ToBoolean().Value(),
+                          info[8].ToBoolean().Value(), intArg(info, 9, "aBatchStride"), intArg(info, 10, "bBatchStride"));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(HostGather) {
+  return guard(info, [&] {
+    auto idx = typedArg(info, 2, "indices");
+    if (idx.TypedArrayType() != napi_int32_array) throw Napi::TypeError::New(info.Env(), "indices must be an Int32Array");
+    int64_t bad = wm::host::gather(static_cast<int>(intArg(info, 0, "elemSize")), typedData(typedArg(info, 1, "x")),
+                                   static_cast<const int32_t*>(typedData(idx)), typedData(typedArg(info, 3, "y")),
+                                   intArg(info, 4, "outer"), intArg(info, 5, "axisDim"), intArg(info, 6, "inner"),
+                                   intArg(info, 7, "numIndices"), intArg(info, 8, "outerPerBatch"));
+    return Napi::Number::New(info.Env(), static_cast<double>(bad));
+  });
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   struct Entry {
     const char* name;
@@ -341,6 +425,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot},
+      {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
+      {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax},
+      {"hostBatchMatMul", HostBatchMatMul}, {"hostGather", HostGather},
   };
   for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
   return exports;

@@ -64,9 +64,13 @@ export class WholeMemoryBackend extends MathBackendCPU {
   // Device buffers owned by live tensors, freed on dispose() if still held.
   private readonly liveDevice = new Set<number>();
 
-  constructor(readonly native: NativeAddon, gpu: boolean) {
+  /** True when the C++ CPU kernels run on the host path (the addon loaded). */
+  readonly hostKernels: boolean;
+
+  constructor(readonly native: NativeAddon, gpu: boolean, hostKernels: boolean) {
     super();
     this.gpu = gpu;
+    this.hostKernels = hostKernels;
     // The CPU backend's "install tfjs-node" hint does not apply to us.
     (this as unknown as {firstUse: boolean}).firstUse = false;
   }
@@ -97,6 +101,15 @@ export class WholeMemoryBackend extends MathBackendCPU {
     const out = typedArrayFor(d.dtype, size);
     this.native.download(d.device.ptr, out);
     d.values = out;
+  }
+
+  /** The host values in the dtype's exact array type (downloads if needed). */
+  hostArray(t: TensorInfo): Float32Array | Int32Array | Uint8Array {
+    this.ensureHost(t.dataId);
+    const d = this.entry(t.dataId);
+    const exact = exactArray(d.values!, d.dtype);
+    d.values = exact;
+    return exact;
   }
 
   /** The device address of the tensor's data, uploading it first if needed. */

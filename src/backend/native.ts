@@ -56,6 +56,24 @@ export interface NativeAddon {
             indexDepth: number, sliceSize: number, dims: number[], errorFlag: number): void;
   oneHot(dt: NativeDType, indices: number, y: number, n: number, depth: number, onValue: number,
          offValue: number): void;
+
+  // The same kernels over host typed arrays (the CPU path).
+  hostUnary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: ArrayBufferView, y: ArrayBufferView, alpha: number,
+            beta: number): void;
+  hostBinary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: ArrayBufferView, b: ArrayBufferView,
+             y: ArrayBufferView, shape: number[], aStrides: number[], bStrides: number[]): void;
+  hostSelect(dt: NativeDType, cond: ArrayBufferView, a: ArrayBufferView, b: ArrayBufferView, y: ArrayBufferView,
+             shape: number[], condStrides: number[], aStrides: number[], bStrides: number[]): void;
+  hostStridedCopy(elemSize: number, src: ArrayBufferView, srcOffset: number, srcStrides: number[], srcMod: number[],
+                  dst: ArrayBufferView, dstOffset: number, dstStrides: number[], shape: number[]): void;
+  hostReduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: ArrayBufferView, y: ArrayBufferView, outer: number,
+             reduceSize: number, inner: number): void;
+  hostSoftmax(x: Float32Array, y: Float32Array, outer: number, inner: number, log: boolean): void;
+  hostBatchMatMul(a: Float32Array, b: Float32Array, c: Float32Array, batch: number, m: number, n: number, k: number,
+                  transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number): void;
+  /** Returns the position of the first out-of-range index (nothing written), or -1. */
+  hostGather(elemSize: number, x: ArrayBufferView, indices: Int32Array, y: ArrayBufferView, outer: number,
+             axisDim: number, inner: number, numIndices: number, outerPerBatch: number): number;
 }
 
 const ADDON = path.join('build', 'Release', 'wholememory.node');

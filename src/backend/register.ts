@@ -22,6 +22,8 @@ export interface DeviceStatus {
   deviceCount: number;
   /** Why the GPU path is off, when it is. */
   reason: string;
+  /** Whether the native addon loaded (it carries the C++ CPU kernels too). */
+  addonLoaded: boolean;
 }
 
 let status: DeviceStatus | undefined;
@@ -48,11 +50,12 @@ export function deviceStatus(): DeviceStatus {
       builtWithCuda: info.builtWithCuda,
       deviceCount: info.deviceCount,
       reason: gpu ? '' : forcedCpu ? 'TFJS_WHOLEMEMORY_DEVICE=cpu' : info.reason,
+      addonLoaded: true,
     };
   } catch (e) {
     const reason = (e as Error).message;
     addon = unavailable(reason);
-    status = {gpu: false, builtWithCuda: false, deviceCount: 0, reason};
+    status = {gpu: false, builtWithCuda: false, deviceCount: 0, reason, addonLoaded: false};
   }
   return status;
 }
@@ -68,7 +71,13 @@ export function registerWholeMemoryBackend(): void {
   if (registered) return;
   registered = true;
   // Priority 3 (above cpu's 1): importing the package makes it the default.
-  registerBackend(BACKEND_NAME, () => new WholeMemoryBackend(native(), deviceStatus().gpu), 3);
+  registerBackend(BACKEND_NAME, () => {
+    const s = deviceStatus();
+    // The C++ CPU kernels need the addon; TFJS_WHOLEMEMORY_HOST_KERNELS=0
+    // forwards every host kernel to tfjs-backend-cpu instead.
+    const hostKernels = s.addonLoaded && process.env.TFJS_WHOLEMEMORY_HOST_KERNELS !== '0';
+    return new WholeMemoryBackend(native(), s.gpu, hostKernels);
+  }, 3);
   const nativeNames = new Set<string>();
   for (const config of nativeKernelConfigs) {
     registerKernel(config);

@@ -1,7 +1,7 @@
 import {BatchMatMul, BatchMatMulAttrs, broadcast_util, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, onGpu} from './kernel_utils';
+import {backendOf, nativeRunner} from './kernel_utils';
 
 export const batchMatMulConfig: KernelConfig = {
   kernelName: BatchMatMul,
@@ -10,7 +10,8 @@ export const batchMatMulConfig: KernelConfig = {
     const backend = backendOf(args);
     const {a, b} = args.inputs as {a: TensorInfo; b: TensorInfo};
     const {transposeA, transposeB} = args.attrs as unknown as BatchMatMulAttrs;
-    if (!onGpu(backend, [a, b], ['float32']) || a.shape.length < 2 || b.shape.length < 2) {
+    const runner = nativeRunner(backend, [a, b], ['float32']);
+    if (runner === null || a.shape.length < 2 || b.shape.length < 2) {
       return runOnCpu(BatchMatMul, args);
     }
     const ra = a.shape.length, rb = b.shape.length;
@@ -29,10 +30,10 @@ export const batchMatMulConfig: KernelConfig = {
     if ((batchA !== batch && batchA !== 1) || (batchB !== batch && batchB !== 1) || util.sizeFromShape(outer) !== batch) {
       return runOnCpu(BatchMatMul, args);
     }
-    const {info, ptr} = backend.makeDeviceOutput([...outer, m, n], 'float32');
+    const {info, buf} = runner.output([...outer, m, n], 'float32');
     if (batch * m * n === 0) return info;
-    backend.native.batchMatMul(backend.devicePtr(a), backend.devicePtr(b), ptr, batch, m, n, k, transposeA, transposeB,
-                               batchA === 1 ? 0 : m * k, batchB === 1 ? 0 : k * n);
+    runner.batchMatMul(runner.input(a), runner.input(b), buf, batch, m, n, k, transposeA, transposeB,
+                       batchA === 1 ? 0 : m * k, batchB === 1 ? 0 : k * n);
     return info;
   },
 };

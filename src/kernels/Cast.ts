@@ -1,7 +1,7 @@
 import {Cast, CastAttrs, DataType, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nd, onGpu, reshapeView} from './kernel_utils';
+import {backendOf, nativeRunner, nd, reshapeView} from './kernel_utils';
 import {UnaryOp} from './op_codes';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
@@ -13,12 +13,12 @@ export const castConfig: KernelConfig = {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
     const {dtype} = args.attrs as unknown as CastAttrs;
-    if (!onGpu(backend, [x], NATIVE) || !NATIVE.includes(dtype)) return runOnCpu(Cast, args);
+    const runner = nativeRunner(backend, [x], NATIVE);
+    if (runner === null || !NATIVE.includes(dtype)) return runOnCpu(Cast, args);
     // Same dtype: a view, as tfjs-backend-cpu's identity.
     if (dtype === x.dtype) return reshapeView(backend, x, x.shape);
-    const {info, ptr} = backend.makeDeviceOutput(x.shape, dtype);
-    backend.native.unary(UnaryOp.Cast, nd(x.dtype), nd(dtype), backend.devicePtr(x), ptr,
-                         util.sizeFromShape(x.shape), 0, 0);
+    const {info, buf} = runner.output(x.shape, dtype);
+    runner.unary(UnaryOp.Cast, nd(x.dtype), nd(dtype), runner.input(x), buf, util.sizeFromShape(x.shape), 0, 0);
     return info;
   },
 };

@@ -2,7 +2,7 @@ import {backend_util, Concat, ConcatAttrs, DataType, KernelConfig, TensorInfo, u
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, onGpu, reshapeView} from './kernel_utils';
+import {backendOf, nativeRunner, reshapeView} from './kernel_utils';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
@@ -15,7 +15,8 @@ export const concatConfig: KernelConfig = {
     const backend = backendOf(args);
     const inputs = args.inputs as unknown as TensorInfo[];
     const {axis} = args.attrs as unknown as ConcatAttrs;
-    if (inputs.length === 0 || !onGpu(backend, inputs, NATIVE) || inputs.some((t) => t.dtype !== inputs[0].dtype)) {
+    const runner = nativeRunner(backend, inputs, NATIVE);
+    if (inputs.length === 0 || runner === null || inputs.some((t) => t.dtype !== inputs[0].dtype)) {
       return runOnCpu(Concat, args);
     }
     const $axis = util.parseAxisParam(axis, inputs[0].shape)[0];
@@ -23,7 +24,7 @@ export const concatConfig: KernelConfig = {
     const outShape = backend_util.computeOutShape(inputs.map((t) => t.shape), $axis);
     const nonEmpty = inputs.filter((t) => util.sizeFromShape(t.shape) > 0);
     if (nonEmpty.length === 1) return reshapeView(backend, nonEmpty[0], outShape);
-    const {info, ptr} = backend.makeDeviceOutput(outShape, inputs[0].dtype);
+    const {info, buf} = runner.output(outShape, inputs[0].dtype);
     if (nonEmpty.length === 0) return info;
     const outer = util.sizeFromShape(outShape.slice(0, $axis));
     const outInner = util.sizeFromShape(outShape.slice($axis));
@@ -31,8 +32,7 @@ export const concatConfig: KernelConfig = {
     let column = 0;
     for (const t of nonEmpty) {
       const inner = util.sizeFromShape(t.shape.slice($axis));
-      backend.native.stridedCopy(elem, backend.devicePtr(t), 0, [inner, 1], [outer, inner], ptr, column,
-                                 [outInner, 1], [outer, inner]);
+      runner.stridedCopy(elem, runner.input(t), 0, [inner, 1], [outer, inner], buf, column, [outInner, 1], [outer, inner]);
       column += inner;
     }
     return info;

@@ -1,8 +1,8 @@
 import {DataType, Fill, FillAttrs, KernelConfig} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {fillOnDevice} from './fill_kernel';
-import {backendOf} from './kernel_utils';
+import {fillWith} from './fill_kernel';
+import {backendOf, nativeRunner} from './kernel_utils';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
@@ -13,7 +13,8 @@ export const fillConfig: KernelConfig = {
     const backend = backendOf(args);
     const {shape, value, dtype} = args.attrs as unknown as FillAttrs;
     const $dtype = dtype ?? 'float32';
-    if (!backend.gpu || !NATIVE.includes($dtype) || typeof value !== 'number') return runOnCpu(Fill, args);
-    return fillOnDevice(backend, shape, $dtype, value);
+    const runner = nativeRunner(backend, [], NATIVE);
+    if (runner === null || !NATIVE.includes($dtype) || typeof value !== 'number') return runOnCpu(Fill, args);
+    return fillWith(runner, shape, $dtype, value);
   },
 };

@@ -2,7 +2,7 @@ import {DataType, KernelConfig, Pack, PackAttrs, TensorInfo, util} from '@tensor
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, onGpu} from './kernel_utils';
+import {backendOf, nativeRunner} from './kernel_utils';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
@@ -13,7 +13,8 @@ export const packConfig: KernelConfig = {
     const backend = backendOf(args);
     const inputs = args.inputs as unknown as TensorInfo[];
     const {axis} = args.attrs as unknown as PackAttrs;
-    if (inputs.length === 0 || !onGpu(backend, inputs, NATIVE) || inputs.some((t) => t.dtype !== inputs[0].dtype)) {
+    const runner = nativeRunner(backend, inputs, NATIVE);
+    if (inputs.length === 0 || runner === null || inputs.some((t) => t.dtype !== inputs[0].dtype)) {
       return runOnCpu(Pack, args);
     }
     const shape = inputs[0].shape;
@@ -21,14 +22,14 @@ export const packConfig: KernelConfig = {
     const $axis = axis < 0 ? axis + shape.length + 1 : axis;
     util.assert($axis >= 0 && $axis <= shape.length, () => `Pack: axis ${axis} is out of range for rank ${shape.length + 1}`);
     const outShape = [...shape.slice(0, $axis), inputs.length, ...shape.slice($axis)];
-    const {info, ptr} = backend.makeDeviceOutput(outShape, inputs[0].dtype);
+    const {info, buf} = runner.output(outShape, inputs[0].dtype);
     const outer = util.sizeFromShape(shape.slice(0, $axis));
     const inner = util.sizeFromShape(shape.slice($axis));
     if (outer * inner === 0) return info;
     const elem = bytesPerElement(inputs[0].dtype);
     inputs.forEach((t, i) => {
-      backend.native.stridedCopy(elem, backend.devicePtr(t), 0, [inner, 1], [outer, inner], ptr, i * inner,
-                                 [inputs.length * inner, 1], [outer, inner]);
+      runner.stridedCopy(elem, runner.input(t), 0, [inner, 1], [outer, inner], buf, i * inner, [inputs.length * inner, 1],
+                         [outer, inner]);
     });
     return info;
   },

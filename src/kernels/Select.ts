@@ -1,7 +1,7 @@
 import {backend_util, DataType, KernelConfig, Select, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, broadcastStrides, contiguousStrides, nd, onGpu} from './kernel_utils';
+import {backendOf, broadcastStrides, contiguousStrides, nativeRunner, nd} from './kernel_utils';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
@@ -11,7 +11,8 @@ export const selectConfig: KernelConfig = {
   kernelFunc: (args) => {
     const backend = backendOf(args);
     const {condition, t, e} = args.inputs as {condition: TensorInfo; t: TensorInfo; e: TensorInfo};
-    if (!onGpu(backend, [t, e], NATIVE) || condition.dtype !== 'bool' || t.dtype !== e.dtype) {
+    const runner = nativeRunner(backend, [t, e], NATIVE);
+    if (runner === null || condition.dtype !== 'bool' || t.dtype !== e.dtype) {
       return runOnCpu(Select, args);
     }
     const outShape = backend_util.assertAndGetBroadcastShape(t.shape, e.shape);
@@ -25,9 +26,9 @@ export const selectConfig: KernelConfig = {
     } else {
       return runOnCpu(Select, args);
     }
-    const {info, ptr} = backend.makeDeviceOutput(outShape, t.dtype);
-    backend.native.select(nd(t.dtype), backend.devicePtr(condition), backend.devicePtr(t), backend.devicePtr(e), ptr,
-                          outShape, condStrides, broadcastStrides(t.shape, outShape), broadcastStrides(e.shape, outShape));
+    const {info, buf} = runner.output(outShape, t.dtype);
+    runner.select(nd(t.dtype), runner.input(condition), runner.input(t), runner.input(e), buf, outShape, condStrides,
+                  broadcastStrides(t.shape, outShape), broadcastStrides(e.shape, outShape));
     return info;
   },
 };

@@ -2,7 +2,7 @@ import {DataType, KernelConfig, Slice, slice_util, SliceAttrs, TensorInfo, Tenso
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, onGpu} from './kernel_utils';
+import {backendOf, contiguousStrides, nativeRunner} from './kernel_utils';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
@@ -13,14 +13,16 @@ export const sliceConfig: KernelConfig = {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
     const {begin, size} = args.attrs as unknown as SliceAttrs;
-    if (!onGpu(backend, [x], NATIVE)) return runOnCpu(Slice, args);
+    const runner = nativeRunner(backend, [x], NATIVE);
+    if (runner === null) return runOnCpu(Slice, args);
     const [$begin, $size] = slice_util.parseSliceParams(x as Tensor, begin, size);
     slice_util.assertParamsValid(x as Tensor, $begin, $size);
     const strides = contiguousStrides(x.shape);
     const offset = $begin.reduce((acc, b, i) => acc + b * strides[i], 0);
-    const {info, ptr} = backend.makeDeviceOutput($size, x.dtype);
-    backend.native.stridedCopy(bytesPerElement(x.dtype), backend.devicePtr(x), offset, strides,
-                               $size.map((d) => Math.max(d, 1)), ptr, 0, contiguousStrides($size), $size);
+    const {info, buf} = runner.output($size, x.dtype);
+    if ($size.some((d) => d === 0)) return info;
+    runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), offset, strides, $size.map((d) => Math.max(d, 1)), buf, 0,
+                       contiguousStrides($size), $size);
     return info;
   },
 };

@@ -1,7 +1,7 @@
 import {DataType, KernelConfig, TensorInfo, Transpose, TransposeAttrs} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, onGpu, transposeOnDevice} from './kernel_utils';
+import {backendOf, nativeRunner, transposeWith} from './kernel_utils';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
@@ -12,7 +12,8 @@ export const transposeConfig: KernelConfig = {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
     const {perm} = args.attrs as unknown as TransposeAttrs;
-    if (!onGpu(backend, [x], NATIVE)) return runOnCpu(Transpose, args);
-    return transposeOnDevice(backend, x, perm);
+    const runner = nativeRunner(backend, [x], NATIVE);
+    if (runner === null) return runOnCpu(Transpose, args);
+    return transposeWith(runner, x, perm);
   },
 };

@@ -2,7 +2,7 @@ import {DataType, KernelConfig, TensorInfo, Unpack, UnpackAttrs, util} from '@te
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, onGpu} from './kernel_utils';
+import {backendOf, nativeRunner} from './kernel_utils';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
@@ -13,20 +13,20 @@ export const unpackConfig: KernelConfig = {
     const backend = backendOf(args);
     const value = args.inputs.value as TensorInfo;
     const {axis} = args.attrs as unknown as UnpackAttrs;
-    if (!onGpu(backend, [value], NATIVE)) return runOnCpu(Unpack, args);
+    const runner = nativeRunner(backend, [value], NATIVE);
+    if (runner === null) return runOnCpu(Unpack, args);
     const $axis = util.parseAxisParam(axis, value.shape)[0];
     const num = value.shape[$axis];
     const outShape = value.shape.filter((_, i) => i !== $axis);
     const outer = util.sizeFromShape(value.shape.slice(0, $axis));
     const inner = util.sizeFromShape(value.shape.slice($axis + 1));
     const elem = bytesPerElement(value.dtype);
-    const src = outer * inner > 0 ? backend.devicePtr(value) : 0;
+    const src = outer * inner > 0 ? runner.input(value) : 0;
     const outs: TensorInfo[] = [];
     for (let i = 0; i < num; ++i) {
-      const {info, ptr} = backend.makeDeviceOutput(outShape, value.dtype);
+      const {info, buf} = runner.output(outShape, value.dtype);
       if (outer * inner > 0) {
-        backend.native.stridedCopy(elem, src, i * inner, [num * inner, 1], [outer, inner], ptr, 0, [inner, 1],
-                                   [outer, inner]);
+        runner.stridedCopy(elem, src, i * inner, [num * inner, 1], [outer, inner], buf, 0, [inner, 1], [outer, inner]);
       }
       outs.push(info);
     }

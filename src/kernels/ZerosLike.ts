@@ -1,8 +1,8 @@
 import {DataType, KernelConfig, ZerosLike, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {fillOnDevice} from './fill_kernel';
-import {backendOf, onGpu} from './kernel_utils';
+import {fillWith} from './fill_kernel';
+import {backendOf, nativeRunner} from './kernel_utils';
 
 const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
@@ -12,7 +12,8 @@ export const zerosLikeConfig: KernelConfig = {
   kernelFunc: (args) => {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
-    if (!onGpu(backend, [x], NATIVE)) return runOnCpu(ZerosLike, args);
-    return fillOnDevice(backend, x.shape, x.dtype, 0);
+    const runner = nativeRunner(backend, [x], NATIVE);
+    if (runner === null) return runOnCpu(ZerosLike, args);
+    return fillWith(runner, x.shape, x.dtype, 0);
   },
 };

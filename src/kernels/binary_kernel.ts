@@ -2,7 +2,7 @@
 import {backend_util, DataType, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, broadcastStrides, nd, onGpu} from './kernel_utils';
+import {backendOf, broadcastStrides, nativeRunner, nd} from './kernel_utils';
 import {BinaryOp} from './op_codes';
 
 export interface BinaryOptions {
@@ -22,14 +22,13 @@ export function binaryKernel(kernelName: string, op: BinaryOp, options: BinaryOp
       const backend = backendOf(args);
       const a = args.inputs[nameA] as TensorInfo;
       const b = args.inputs[nameB] as TensorInfo;
-      if (!onGpu(backend, [a, b], options.dtypes) || a.dtype !== b.dtype) {
-        return runOnCpu(kernelName, args);
-      }
+      const runner = nativeRunner(backend, [a, b], options.dtypes);
+      if (runner === null || a.dtype !== b.dtype) return runOnCpu(kernelName, args);
       const outShape = backend_util.assertAndGetBroadcastShape(a.shape, b.shape);
       const outDtype = options.outDtype ?? a.dtype;
-      const {info, ptr} = backend.makeDeviceOutput(outShape, outDtype);
-      backend.native.binary(op, nd(a.dtype), nd(outDtype), backend.devicePtr(a), backend.devicePtr(b), ptr,
-                            outShape, broadcastStrides(a.shape, outShape), broadcastStrides(b.shape, outShape));
+      const {info, buf} = runner.output(outShape, outDtype);
+      runner.binary(op, nd(a.dtype), nd(outDtype), runner.input(a), runner.input(b), buf, outShape,
+                    broadcastStrides(a.shape, outShape), broadcastStrides(b.shape, outShape));
       return info;
     },
   };

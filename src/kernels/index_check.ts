@@ -1,5 +1,5 @@
-// Index validation shared by gather/scatter kernels: on the host when the
-// indices are there (no device sync), else from the kernel's error word.
+// Index validation shared by scatter kernels: on the host when the indices
+// are there (no device sync), else from the kernel's error word.
 import {TensorInfo} from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';

@@ -4,11 +4,18 @@ import {DataType, KernelFunc, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, nativeDType, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {NativeDType} from '../backend/native';
+import {KernelRunner, runnerFor} from '../backend/runner';
 
 export type KernelArgs = Parameters<KernelFunc>[0];
 
 export function backendOf(args: KernelArgs): WholeMemoryBackend {
   return args.backend as WholeMemoryBackend;
+}
+
+/** The native runner (GPU or host CPU core) when every input has one of the dtypes, else null (forward to the CPU backend). */
+export function nativeRunner(backend: WholeMemoryBackend, inputs: TensorInfo[], dtypes: readonly DataType[]): KernelRunner | null {
+  const r = runnerFor(backend);
+  return r !== null && inputs.every((t) => dtypes.includes(t.dtype)) ? r : null;
 }
 
 /** True when the GPU path applies: a GPU backend and only the given dtypes. */
@@ -43,14 +50,14 @@ export function broadcastStrides(inShape: readonly number[], outShape: readonly 
   return out;
 }
 
-/** Copies x into a new device tensor with axes permuted by perm. */
-export function transposeOnDevice(backend: WholeMemoryBackend, x: TensorInfo, perm: number[]): TensorInfo {
+/** Copies x into a new tensor with axes permuted by perm. */
+export function transposeWith(runner: KernelRunner, x: TensorInfo, perm: number[]): TensorInfo {
   const outShape = perm.map((p) => x.shape[p]);
-  const {info, ptr} = backend.makeDeviceOutput(outShape, x.dtype);
+  const {info, buf} = runner.output(outShape, x.dtype);
+  if (util.sizeFromShape(outShape) === 0) return info;
   const inStrides = contiguousStrides(x.shape);
-  backend.native.stridedCopy(bytesPerElement(x.dtype), backend.devicePtr(x), 0,
-                             perm.map((p) => inStrides[p]), outShape.map((d) => Math.max(d, 1)),
-                             ptr, 0, contiguousStrides(outShape), outShape);
+  runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), 0, perm.map((p) => inStrides[p]),
+                     outShape.map((d) => Math.max(d, 1)), buf, 0, contiguousStrides(outShape), outShape);
   return info;
 }
 

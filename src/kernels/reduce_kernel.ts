@@ -3,7 +3,7 @@
 import {backend_util, DataType, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nd, onGpu, reshapeView, transposeOnDevice} from './kernel_utils';
+import {backendOf, nativeRunner, nd, reshapeView, transposeWith} from './kernel_utils';
 import {ReduceOp} from './op_codes';
 
 export interface ReduceOptions {
@@ -23,7 +23,8 @@ export function reduceKernel(kernelName: string, op: ReduceOp, options: ReduceOp
       const backend = backendOf(args);
       const x = args.inputs.x as TensorInfo;
       const attrs = args.attrs ?? {};
-      if (!onGpu(backend, [x], options.dtypes)) return runOnCpu(kernelName, args);
+      const runner = nativeRunner(backend, [x], options.dtypes);
+      if (runner === null) return runOnCpu(kernelName, args);
       // Max names its axes reductionIndices; the others call them axis.
       const axes = util.parseAxisParam((attrs.axis ?? attrs.reductionIndices) as number | number[], x.shape);
       const keepDims = !options.arg && Boolean(attrs.keepDims);
@@ -31,12 +32,11 @@ export function reduceKernel(kernelName: string, op: ReduceOp, options: ReduceOp
       const inner = util.sizeFromShape(reduceShape);
       if (options.needsNonEmpty && inner === 0) return runOnCpu(kernelName, args);
       const perm = backend_util.getAxesPermutation(axes, x.shape.length);
-      const src = perm != null ? transposeOnDevice(backend, x, perm) : x;
+      const src = perm != null ? transposeWith(runner, x, perm) : x;
       const outDtype = options.outDtype(x.dtype);
-      const {info, ptr} = backend.makeDeviceOutput(outShape, outDtype);
+      const {info, buf} = runner.output(outShape, outDtype);
       try {
-        backend.native.reduce(op, nd(x.dtype), nd(outDtype), backend.devicePtr(src), ptr,
-                              util.sizeFromShape(outShape), inner);
+        runner.reduce(op, nd(x.dtype), nd(outDtype), runner.input(src), buf, util.sizeFromShape(outShape), inner);
       } finally {
         if (src !== x) backend.disposeIntermediateTensorInfo(src);
       }

@@ -3,7 +3,7 @@
 import {DataType, KernelConfig, NamedAttrMap, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nd, onGpu} from './kernel_utils';
+import {backendOf, nativeRunner, nd} from './kernel_utils';
 import {UnaryOp} from './op_codes';
 
 export const FLOAT: readonly DataType[] = ['float32'];
@@ -25,13 +25,11 @@ export function unaryKernel(kernelName: string, op: UnaryOp, options: UnaryOptio
       const x = args.inputs.x as TensorInfo;
       const attrs = args.attrs ?? {};
       const outDtype = options.outDtype ? options.outDtype(x, attrs) : x.dtype;
-      if (!onGpu(backend, [x], dtypes) || !['float32', 'int32', 'bool'].includes(outDtype)) {
-        return runOnCpu(kernelName, args);
-      }
+      const runner = nativeRunner(backend, [x], dtypes);
+      if (runner === null || !['float32', 'int32', 'bool'].includes(outDtype)) return runOnCpu(kernelName, args);
       const [alpha, beta] = options.scalars ? options.scalars(attrs) : [0, 0];
-      const {info, ptr} = backend.makeDeviceOutput(x.shape, outDtype);
-      backend.native.unary(op, nd(x.dtype), nd(outDtype), backend.devicePtr(x), ptr,
-                           util.sizeFromShape(x.shape), alpha, beta);
+      const {info, buf} = runner.output(x.shape, outDtype);
+      runner.unary(op, nd(x.dtype), nd(outDtype), runner.input(x), buf, util.sizeFromShape(x.shape), alpha, beta);
       return info;
     },
   };

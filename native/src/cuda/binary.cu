@@ -4,92 +4,14 @@
 #include <cmath>
 
 #include "launch.cuh"
+#include "wm/elementwise.h"
 
 namespace wm {
 namespace {
 
-__device__ __forceinline__ float binaryF(int op, float a, float b) {
-  switch (static_cast<BinaryOp>(op)) {
-    case BinaryOp::Add: return a + b;
-    case BinaryOp::Sub: return a - b;
-    case BinaryOp::Mul: return a * b;
-    case BinaryOp::Div: return a / b;
-    // NaN propagates, as Math.max/Math.min do.
-    case BinaryOp::Maximum: return (a != a || b != b) ? NAN : fmaxf(a, b);
-    case BinaryOp::Minimum: return (a != a || b != b) ? NAN : fminf(a, b);
-    case BinaryOp::Pow: return static_cast<float>(pow(static_cast<double>(a), static_cast<double>(b)));
-    case BinaryOp::SquaredDifference: { float d = a - b; return d * d; }
-    case BinaryOp::Equal: return a == b;
-    case BinaryOp::NotEqual: return a != b;
-    case BinaryOp::Less: return a < b;
-    case BinaryOp::LessEqual: return a <= b;
-    case BinaryOp::Greater: return a > b;
-    case BinaryOp::GreaterEqual: return a >= b;
-    case BinaryOp::LogicalAnd: return (a != 0.f) && (b != 0.f);
-    case BinaryOp::LogicalOr: return (a != 0.f) || (b != 0.f);
-    case BinaryOp::FloorDiv: return static_cast<float>(floor(static_cast<double>(a) / static_cast<double>(b)));
-    case BinaryOp::Mod: {
-      float r = fmodf(a, b);
-      // JavaScript's sign rule, as tfjs-backend-cpu: result takes b's sign.
-      if ((a < 0 && b < 0) || (a >= 0 && b >= 0)) return r;
-      return fmodf(r + b, b);
-    }
-    case BinaryOp::Atan2: return atan2f(a, b);
-    case BinaryOp::Prelu: return a < 0.f ? b * a : a;
-    case BinaryOp::DivNoNan: return b == 0.f ? 0.f : a / b;
-  }
-  return 0.f;
-}
-
-// Integer power by squaring: the device's double pow is not exact for small
-// integers (3^1 may come out as 2.9999999999999996 and truncate to 2).
-__device__ __forceinline__ int intPow(int a, int b) {
-  if (b < 0) {
-    if (a == 1) return 1;
-    if (a == -1) return (b & 1) ? -1 : 1;
-    return 0;  // |a| > 1 gives a fraction, a == 0 gives Infinity: both store as 0
-  }
-  double r = 1.0, base = a;
-  while (b) {
-    if (b & 1) r *= base;
-    base *= base;
-    b >>= 1;
-  }
-  return doubleToInt32(r);
-}
-
-__device__ __forceinline__ int binaryI(int op, int a, int b) {
-  unsigned ua = static_cast<unsigned>(a), ub = static_cast<unsigned>(b);
-  switch (static_cast<BinaryOp>(op)) {
-    case BinaryOp::Add: return static_cast<int>(ua + ub);
-    case BinaryOp::Sub: return static_cast<int>(ua - ub);
-    case BinaryOp::Mul: return doubleToInt32(static_cast<double>(a) * static_cast<double>(b));
-    case BinaryOp::Div: return doubleToInt32(static_cast<double>(a) / static_cast<double>(b));
-    case BinaryOp::Maximum: return a > b ? a : b;
-    case BinaryOp::Minimum: return a < b ? a : b;
-    case BinaryOp::Pow: return intPow(a, b);
-    case BinaryOp::SquaredDifference: { double d = static_cast<double>(a) - b; return doubleToInt32(d * d); }
-    case BinaryOp::Equal: return a == b;
-    case BinaryOp::NotEqual: return a != b;
-    case BinaryOp::Less: return a < b;
-    case BinaryOp::LessEqual: return a <= b;
-    case BinaryOp::Greater: return a > b;
-    case BinaryOp::GreaterEqual: return a >= b;
-    case BinaryOp::LogicalAnd: return a && b;
-    case BinaryOp::LogicalOr: return a || b;
-    case BinaryOp::FloorDiv: return doubleToInt32(floor(static_cast<double>(a) / static_cast<double>(b)));
-    case BinaryOp::Mod: {
-      if (b == 0) return 0;  // NaN in JavaScript, stored as 0
-      long long r = static_cast<long long>(a) % b;
-      if ((a < 0 && b < 0) || (a >= 0 && b >= 0)) return static_cast<int>(r);
-      return static_cast<int>((r + b) % b);
-    }
-    case BinaryOp::Atan2: return doubleToInt32(atan2(static_cast<double>(a), static_cast<double>(b)));
-    case BinaryOp::Prelu: return a < 0 ? doubleToInt32(static_cast<double>(b) * a) : a;
-    case BinaryOp::DivNoNan: return b == 0 ? 0 : doubleToInt32(static_cast<double>(a) / b);
-  }
-  return 0;
-}
+using scalar::binaryF;
+using scalar::binaryI;
+using scalar::doubleToInt32;
 
 template <typename T> struct Compute;
 template <> struct Compute<float> {

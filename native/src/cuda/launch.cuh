@@ -52,15 +52,6 @@ __device__ __forceinline__ int64_t stridedOffset(int64_t i, const Dims& shape,
   return off;
 }
 
-// JavaScript's ToInt32 (what storing into an Int32Array does): non-finite to
-// 0, otherwise truncate and wrap modulo 2^32.
-__device__ __forceinline__ int doubleToInt32(double v) {
-  if (!isfinite(v)) return 0;
-  double m = fmod(trunc(v), 4294967296.0);
-  if (m < 0) m += 4294967296.0;
-  return static_cast<int>(static_cast<unsigned>(m));
-}
-
 #define WM_GRID_STRIDE(i, n)                                                   \
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);    \
        i += (int64_t)blockDim.x * gridDim.x)

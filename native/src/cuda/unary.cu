@@ -3,88 +3,14 @@
 #include <cmath>
 
 #include "launch.cuh"
+#include "wm/elementwise.h"
 
 namespace wm {
 namespace {
 
-__device__ __forceinline__ float unaryF(int op, float x, float alpha, float beta) {
-  switch (static_cast<UnaryOp>(op)) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Abs: return fabsf(x);
-    case UnaryOp::Exp: return expf(x);
-    case UnaryOp::Log: return logf(x);
-    case UnaryOp::Log1p: return log1pf(x);
-    case UnaryOp::Sqrt: return sqrtf(x);
-    case UnaryOp::Rsqrt: return rsqrtf(x);
-    case UnaryOp::Square: return x * x;
-    // NaN must pass through: fmaxf(0, NaN) would give 0.
-    case UnaryOp::Relu: return x != x ? x : (x > 0.f ? x : 0.f);
-    case UnaryOp::Relu6: return x != x ? x : fminf(fmaxf(x, 0.f), 6.f);
-    case UnaryOp::Elu: return x >= 0.f ? x : expm1f(x);
-    case UnaryOp::LeakyRelu: return x < 0.f ? alpha * x : x;
-    case UnaryOp::Sigmoid: return 1.f / (1.f + expf(-x));
-    case UnaryOp::Tanh: return tanhf(x);
-    case UnaryOp::Softplus: {
-      // Thresholds of tfjs-backend-cpu, so both backends agree at the ends.
-      const float threshold = -13.942385152878742f;  // log(2^-23) + 2
-      if (x < threshold) return expf(x);
-      if (x > -threshold) return x;
-      return log1pf(expf(x));
-    }
-    case UnaryOp::Step: return x != x ? x : (x > 0.f ? 1.f : alpha);
-    case UnaryOp::Cast: return x;
-    case UnaryOp::LogicalNot: return x == 0.f ? 1.f : 0.f;
-    case UnaryOp::Reciprocal: return 1.f / x;
-    case UnaryOp::Floor: return floorf(x);
-    case UnaryOp::Ceil: return ceilf(x);
-    case UnaryOp::Sign: return x != x ? 0.f : (x > 0.f ? 1.f : (x < 0.f ? -1.f : 0.f));
-    case UnaryOp::Sin: return sinf(x);
-    case UnaryOp::Cos: return cosf(x);
-    case UnaryOp::Expm1: return expm1f(x);
-    case UnaryOp::Round: return rintf(x);  // half to even, as tfjs
-    case UnaryOp::IsNan: return x != x ? 1.f : 0.f;
-    case UnaryOp::Selu: {
-      const float scale = 1.0507009873554804934193349852946f;
-      const float a = 1.6732632423543772848170429916717f;
-      return x >= 0.f ? scale * x : scale * a * expm1f(x);
-    }
-    case UnaryOp::ClipByValue: return x != x ? x : fminf(fmaxf(x, alpha), beta);
-    case UnaryOp::Erf: return erff(x);
-    case UnaryOp::Acos: return acosf(x);
-    case UnaryOp::Asin: return asinf(x);
-    case UnaryOp::Atan: return atanf(x);
-    case UnaryOp::Sinh: return sinhf(x);
-    case UnaryOp::Cosh: return coshf(x);
-    case UnaryOp::Asinh: return asinhf(x);
-    case UnaryOp::Acosh: return acoshf(x);
-    case UnaryOp::Atanh: return atanhf(x);
-    // In double: tanf drifts for large arguments where tfjs-backend-cpu's Math.tan does not.
-    case UnaryOp::Tan: return static_cast<float>(tan(static_cast<double>(x)));
-    case UnaryOp::IsInf: return isinf(x) ? 1.f : 0.f;
-    case UnaryOp::IsFinite: return isfinite(x) ? 1.f : 0.f;
-  }
-  return x;
-}
-
-__device__ __forceinline__ int unaryI(int op, int x, float alpha, float beta) {
-  switch (static_cast<UnaryOp>(op)) {
-    case UnaryOp::Neg: return static_cast<int>(0u - static_cast<unsigned>(x));
-    case UnaryOp::Abs: return x < 0 ? -x : x;
-    case UnaryOp::Square: return static_cast<int>(static_cast<unsigned>(x) * static_cast<unsigned>(x));
-    case UnaryOp::Relu: return x > 0 ? x : 0;
-    case UnaryOp::Relu6: return x < 0 ? 0 : (x > 6 ? 6 : x);
-    case UnaryOp::Cast: return x;
-    case UnaryOp::LogicalNot: return x == 0;
-    case UnaryOp::Sign: return (x > 0) - (x < 0);
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round: return x;
-    case UnaryOp::IsNan: return 0;
-    case UnaryOp::IsInf: return 0;
-    case UnaryOp::IsFinite: return 1;
-    default: return static_cast<int>(unaryF(op, static_cast<float>(x), alpha, beta));
-  }
-}
+using scalar::unaryF;
+using scalar::unaryI;
+using scalar::doubleToInt32;
 
 template <typename To>
 __device__ __forceinline__ To convertF(float v) { return static_cast<To>(v); }

@@ -1,0 +1,44 @@
+// The CPU core: the kernels of ops.h over host memory (JavaScript typed
+// arrays passed without copies), for machines with no GPU. Same scalar
+// definitions as the CUDA kernels (wm/elementwise.h); large loops are split
+// over the machine's cores.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "wm/dtype.h"
+#include "wm/ops.h"
+
+namespace wm {
+namespace host {
+
+void unary(UnaryOp op, DType in, DType out, const void* x, void* y, int64_t n, float alpha, float beta);
+
+void binary(BinaryOp op, DType in, DType out, const void* a, const void* b, void* y,
+            const std::vector<int64_t>& outShape, const std::vector<int64_t>& aStrides,
+            const std::vector<int64_t>& bStrides);
+
+void select(DType t, const void* cond, const void* a, const void* b, void* y,
+            const std::vector<int64_t>& outShape, const std::vector<int64_t>& condStrides,
+            const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides);
+
+void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::vector<int64_t>& srcStrides,
+                 const std::vector<int64_t>& srcMod, void* dst, int64_t dstOffset,
+                 const std::vector<int64_t>& dstStrides, const std::vector<int64_t>& shape);
+
+// Reduces the middle axis of an [outer, reduce, inner] view (no transpose
+// needed when the reduced axes are contiguous).
+void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t outer, int64_t reduceSize,
+            int64_t inner);
+
+void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log);
+
+void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k,
+                 bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride);
+
+// Returns the position of the first out-of-range index, or -1.
+int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim,
+               int64_t inner, int64_t numIndices, int64_t outerPerBatch);
+
+}  // namespace host
+}  // namespace wm

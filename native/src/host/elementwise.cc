@@ -1,0 +1,180 @@
+// Host unary, binary and select kernels: the scalar ops of wm/elementwise.h
+// over typed arrays, with broadcasting by strides.
+#include <string>
+
+#include "parallel.h"
+#include "wm/elementwise.h"
+#include "wm/host_ops.h"
+#include "wm/status.h"
+
+namespace wm {
+namespace host {
+namespace {
+
+constexpr int64_t kGrain = 1 << 15;
+
+template <typename To> To fromFloat(float v) { return static_cast<To>(v); }
+template <> int fromFloat<int>(float v) { return scalar::doubleToInt32(v); }
+template <> uint8_t fromFloat<uint8_t>(float v) { return v != 0.f; }
+template <typename To> To fromInt(int v) { return static_cast<To>(v); }
+template <> uint8_t fromInt<uint8_t>(int v) { return v != 0; }
+
+template <typename Ti, typename To>
+void unaryLoop(UnaryOp op, const Ti* x, To* y, int64_t n, float alpha, float beta) {
+  int o = static_cast<int>(op);
+  parallelFor(n, kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      if constexpr (std::is_same<Ti, float>::value) {
+        y[i] = fromFloat<To>(scalar::unaryF(o, x[i], alpha, beta));
+      } else if constexpr (std::is_same<To, float>::value) {
+        y[i] = op == UnaryOp::Cast ? static_cast<float>(x[i]) : scalar::unaryF(o, static_cast<float>(x[i]), alpha, beta);
+      } else {
+        y[i] = fromInt<To>(scalar::unaryI(o, static_cast<int>(x[i]), alpha, beta));
+      }
+    }
+  });
+}
+
+template <typename Ti>
+void unaryOut(UnaryOp op, DType out, const Ti* x, void* y, int64_t n, float alpha, float beta) {
+  switch (out) {
+    case DType::F32: unaryLoop(op, x, static_cast<float*>(y), n, alpha, beta); break;
+    case DType::I32: unaryLoop(op, x, static_cast<int*>(y), n, alpha, beta); break;
+    case DType::Bool: unaryLoop(op, x, static_cast<uint8_t*>(y), n, alpha, beta); break;
+  }
+}
+
+// Same collapse as the CUDA path: drop size-1 dims and merge dims that are
+// contiguous in every operand.
+void collapse(std::vector<int64_t>& shape, std::vector<std::vector<int64_t>*> strides) {
+  std::vector<int64_t> s;
+  std::vector<std::vector<int64_t>> st(strides.size());
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) continue;
+    bool merge = !s.empty();
+    for (size_t j = 0; merge && j < strides.size(); ++j) merge = st[j].back() == (*strides[j])[k] * shape[k];
+    if (merge) {
+      s.back() *= shape[k];
+      for (size_t j = 0; j < strides.size(); ++j) st[j].back() = (*strides[j])[k];
+    } else {
+      s.push_back(shape[k]);
+      for (size_t j = 0; j < strides.size(); ++j) st[j].push_back((*strides[j])[k]);
+    }
+  }
+  if (s.empty()) {
+    s.push_back(1);
+    for (auto& v : st) v.push_back(0);
+  }
+  shape = s;
+  for (size_t j = 0; j < strides.size(); ++j) *strides[j] = st[j];
+}
+
+// Walks the output in row-major order; the innermost dim is a tight loop.
+template <typename F>
+void forEachStrided(const std::vector<int64_t>& shape, const std::vector<std::vector<int64_t>>& strides, F&& f) {
+  int rank = static_cast<int>(shape.size());
+  int64_t inner = shape[rank - 1];
+  int64_t rows = 1;
+  for (int k = 0; k < rank - 1; ++k) rows *= shape[k];
+  size_t ns = strides.size();
+  parallelFor(rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(inner, 1)), [&](int64_t rb, int64_t re) {
+    std::vector<int64_t> base(ns);
+    for (int64_t r = rb; r < re; ++r) {
+      int64_t rest = r;
+      for (size_t j = 0; j < ns; ++j) base[j] = 0;
+      for (int k = rank - 2; k >= 0; --k) {
+        int64_t idx = rest % shape[k];
+        rest /= shape[k];
+        for (size_t j = 0; j < ns; ++j) base[j] += idx * strides[j][k];
+      }
+      f(r * inner, base, inner);
+    }
+  });
+}
+
+template <typename Ti, typename To>
+void binaryLoop(int op, const Ti* a, const Ti* b, To* y, const std::vector<int64_t>& shape,
+                const std::vector<int64_t>& as, const std::vector<int64_t>& bs) {
+  int rank = static_cast<int>(shape.size());
+  int64_t sa = as[rank - 1], sb = bs[rank - 1];
+  forEachStrided(shape, {as, bs}, [&](int64_t out, const std::vector<int64_t>& base, int64_t inner) {
+    const Ti* pa = a + base[0];
+    const Ti* pb = b + base[1];
+    To* py = y + out;
+    for (int64_t i = 0; i < inner; ++i) {
+      if constexpr (std::is_same<Ti, float>::value) {
+        float v = scalar::binaryF(op, pa[i * sa], pb[i * sb]);
+        py[i] = fromFloat<To>(v);
+      } else {
+        py[i] = fromInt<To>(scalar::binaryI(op, pa[i * sa], pb[i * sb]));
+      }
+    }
+  });
+}
+
+template <typename Ti>
+void binaryOut(int op, DType out, const void* a, const void* b, void* y, const std::vector<int64_t>& shape,
+               const std::vector<int64_t>& as, const std::vector<int64_t>& bs) {
+  auto pa = static_cast<const Ti*>(a);
+  auto pb = static_cast<const Ti*>(b);
+  switch (out) {
+    case DType::F32: binaryLoop(op, pa, pb, static_cast<float*>(y), shape, as, bs); break;
+    case DType::I32: binaryLoop(op, pa, pb, static_cast<int*>(y), shape, as, bs); break;
+    case DType::Bool: binaryLoop(op, pa, pb, static_cast<uint8_t*>(y), shape, as, bs); break;
+  }
+}
+
+int64_t product(const std::vector<int64_t>& d) {
+  int64_t n = 1;
+  for (int64_t x : d) n *= x;
+  return n;
+}
+
+}  // namespace
+
+void unary(UnaryOp op, DType in, DType out, const void* x, void* y, int64_t n, float alpha, float beta) {
+  switch (in) {
+    case DType::F32: unaryOut(op, out, static_cast<const float*>(x), y, n, alpha, beta); break;
+    case DType::I32: unaryOut(op, out, static_cast<const int*>(x), y, n, alpha, beta); break;
+    case DType::Bool: unaryOut(op, out, static_cast<const uint8_t*>(x), y, n, alpha, beta); break;
+  }
+}
+
+void binary(BinaryOp op, DType in, DType out, const void* a, const void* b, void* y,
+            const std::vector<int64_t>& outShape, const std::vector<int64_t>& aStrides,
+            const std::vector<int64_t>& bStrides) {
+  if (product(outShape) == 0) return;
+  std::vector<int64_t> shape = outShape, as = aStrides, bs = bStrides;
+  collapse(shape, {&as, &bs});
+  int o = static_cast<int>(op);
+  switch (in) {
+    case DType::F32: binaryOut<float>(o, out, a, b, y, shape, as, bs); break;
+    case DType::I32: binaryOut<int>(o, out, a, b, y, shape, as, bs); break;
+    case DType::Bool: binaryOut<uint8_t>(o, out, a, b, y, shape, as, bs); break;
+  }
+}
+
+void select(DType t, const void* cond, const void* a, const void* b, void* y,
+            const std::vector<int64_t>& outShape, const std::vector<int64_t>& condStrides,
+            const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
+  if (product(outShape) == 0) return;
+  std::vector<int64_t> shape = outShape, cs = condStrides, as = aStrides, bs = bStrides;
+  collapse(shape, {&cs, &as, &bs});
+  int rank = static_cast<int>(shape.size());
+  auto run = [&](auto* pa, auto* pb, auto* py) {
+    auto c = static_cast<const uint8_t*>(cond);
+    int64_t sc = cs[rank - 1], sa = as[rank - 1], sb = bs[rank - 1];
+    forEachStrided(shape, {cs, as, bs}, [&](int64_t out, const std::vector<int64_t>& base, int64_t inner) {
+      for (int64_t i = 0; i < inner; ++i) {
+        py[out + i] = c[base[0] + i * sc] ? pa[base[1] + i * sa] : pb[base[2] + i * sb];
+      }
+    });
+  };
+  if (dtypeSize(t) == 4)
+    run(static_cast<const int32_t*>(a), static_cast<const int32_t*>(b), static_cast<int32_t*>(y));
+  else
+    run(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b), static_cast<uint8_t*>(y));
+}
+
+}  // namespace host
+}  // namespace wm

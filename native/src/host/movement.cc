@@ -1,0 +1,83 @@
+// Host strided copy (Transpose, Slice, Concat, Pack, Unpack, Tile) and row
+// gather.
+#include <cstring>
+
+#include "parallel.h"
+#include "wm/host_ops.h"
+#include "wm/status.h"
+
+namespace wm {
+namespace host {
+namespace {
+
+template <typename T>
+void copyLoop(const T* src, int64_t srcOffset, const std::vector<int64_t>& ss, const std::vector<int64_t>& sm, T* dst,
+              int64_t dstOffset, const std::vector<int64_t>& ds, const std::vector<int64_t>& shape) {
+  int rank = static_cast<int>(shape.size());
+  int64_t inner = shape[rank - 1];
+  int64_t rows = 1;
+  for (int k = 0; k < rank - 1; ++k) rows *= shape[k];
+  int64_t sInner = ss[rank - 1], dInner = ds[rank - 1], mInner = sm[rank - 1];
+  parallelFor(rows, std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(inner, 1)), [&](int64_t rb, int64_t re) {
+    for (int64_t r = rb; r < re; ++r) {
+      int64_t rest = r, so = srcOffset, d = dstOffset;
+      for (int k = rank - 2; k >= 0; --k) {
+        int64_t idx = rest % shape[k];
+        rest /= shape[k];
+        so += (idx % sm[k]) * ss[k];
+        d += idx * ds[k];
+      }
+      if (sInner == 1 && dInner == 1 && mInner >= inner) {
+        std::memcpy(dst + d, src + so, inner * sizeof(T));
+      } else {
+        for (int64_t i = 0; i < inner; ++i) dst[d + i * dInner] = src[so + (i % mInner) * sInner];
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::vector<int64_t>& srcStrides,
+                 const std::vector<int64_t>& srcMod, void* dst, int64_t dstOffset,
+                 const std::vector<int64_t>& dstStrides, const std::vector<int64_t>& shape) {
+  WM_REQUIRE(srcStrides.size() == shape.size() && dstStrides.size() == shape.size() && srcMod.size() == shape.size(),
+             "stridedCopy: strides, mod and shape must have the same rank");
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n == 0) return;
+  for (int64_t m : srcMod) WM_REQUIRE(m > 0, "stridedCopy: srcMod entries must be positive");
+  std::vector<int64_t> sh = shape, ss = srcStrides, sm = srcMod, ds = dstStrides;
+  if (sh.empty()) sh = ss = sm = ds = {1};
+  if (sh.size() == 1 && ss.empty()) ss = sm = ds = {1};
+  switch (elemSize) {
+    case 1: copyLoop(static_cast<const uint8_t*>(src), srcOffset, ss, sm, static_cast<uint8_t*>(dst), dstOffset, ds, sh); break;
+    case 4: copyLoop(static_cast<const uint32_t*>(src), srcOffset, ss, sm, static_cast<uint32_t*>(dst), dstOffset, ds, sh); break;
+    case 8: copyLoop(static_cast<const uint64_t*>(src), srcOffset, ss, sm, static_cast<uint64_t*>(dst), dstOffset, ds, sh); break;
+    default: fail("stridedCopy: element size " + std::to_string(elemSize) + " is not 1, 4 or 8");
+  }
+}
+
+int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim,
+               int64_t inner, int64_t numIndices, int64_t outerPerBatch) {
+  WM_REQUIRE(outerPerBatch > 0, "gather: outerPerBatch must be positive");
+  // Validate first: nothing is written when an index is bad.
+  int64_t batches = outer / outerPerBatch;
+  for (int64_t p = 0; p < batches * numIndices; ++p) {
+    if (indices[p] < 0 || indices[p] >= axisDim) return p;
+  }
+  int64_t rowBytes = inner * elemSize;
+  auto xs = static_cast<const uint8_t*>(x);
+  auto ys = static_cast<uint8_t*>(y);
+  parallelFor(outer * numIndices, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(rowBytes, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      int64_t o = r / numIndices, i = r % numIndices;
+      int64_t k = indices[(o / outerPerBatch) * numIndices + i];
+      std::memcpy(ys + r * rowBytes, xs + (o * axisDim + k) * rowBytes, rowBytes);
+    }
+  });
+  return -1;
+}
+
+}  // namespace host
+}  // namespace wm

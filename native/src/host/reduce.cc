@@ -1,0 +1,127 @@
+// Host reductions over the middle axis of [outer, reduce, inner], with the
+// semantics of tfjs-backend-cpu (float sums in double, NaN wins in Max/Min,
+// Arg* keep the first index and follow the CPU backend's scan).
+#include <climits>
+#include <cmath>
+#include <vector>
+
+#include "parallel.h"
+#include "wm/host_ops.h"
+#include "wm/status.h"
+
+namespace wm {
+namespace host {
+namespace {
+
+template <typename In, typename Out>
+void reduceLoop(ReduceOp op, const In* x, Out* y, int64_t outer, int64_t rsize, int64_t inner) {
+  constexpr bool kFloat = std::is_same<In, float>::value;
+  parallelFor(outer * inner, 256, [&](int64_t b, int64_t e) {
+    for (int64_t oi = b; oi < e; ++oi) {
+      int64_t o = oi / inner, i = oi % inner;
+      const In* p = x + o * rsize * inner + i;
+      Out result{};
+      switch (op) {
+        case ReduceOp::Sum:
+        case ReduceOp::Mean:
+        case ReduceOp::Prod: {
+          bool prod = op == ReduceOp::Prod;
+          if constexpr (kFloat) {
+            double acc = prod ? 1.0 : 0.0;
+            for (int64_t r = 0; r < rsize; ++r) acc = prod ? acc * p[r * inner] : acc + p[r * inner];
+            if (op == ReduceOp::Mean) acc /= static_cast<double>(rsize);
+            result = static_cast<Out>(acc);
+          } else {
+            long long acc = prod ? 1 : 0;
+            for (int64_t r = 0; r < rsize; ++r) acc = prod ? acc * p[r * inner] : acc + p[r * inner];
+            result = static_cast<Out>(static_cast<int>(static_cast<unsigned>(static_cast<unsigned long long>(acc))));
+          }
+          break;
+        }
+        case ReduceOp::Max:
+        case ReduceOp::Min: {
+          bool isMax = op == ReduceOp::Max;
+          In best = p[0];
+          for (int64_t r = 0; r < rsize; ++r) {
+            In v = p[r * inner];
+            bool nan = kFloat && v != v;
+            if (nan || (isMax ? v > best : v < best)) best = v;
+          }
+          result = static_cast<Out>(best);
+          break;
+        }
+        case ReduceOp::All:
+        case ReduceOp::Any: {
+          bool all = op == ReduceOp::All;
+          bool acc = all;
+          for (int64_t r = 0; r < rsize; ++r) acc = all ? (acc && p[r * inner] != 0) : (acc || p[r * inner] != 0);
+          result = static_cast<Out>(acc);
+          break;
+        }
+        case ReduceOp::ArgMax:
+        case ReduceOp::ArgMin: {
+          bool isMax = op == ReduceOp::ArgMax;
+          In best = p[0];
+          int64_t at = 0;
+          for (int64_t r = 1; r < rsize; ++r) {
+            In v = p[r * inner];
+            if (isMax ? v > best : v < best) {
+              best = v;
+              at = r;
+            }
+          }
+          result = static_cast<Out>(at);
+          break;
+        }
+      }
+      y[oi] = result;
+    }
+  });
+}
+
+template <typename In>
+void reduceOut(ReduceOp op, DType out, const void* x, void* y, int64_t outer, int64_t rsize, int64_t inner) {
+  auto px = static_cast<const In*>(x);
+  switch (out) {
+    case DType::F32: reduceLoop(op, px, static_cast<float*>(y), outer, rsize, inner); break;
+    case DType::I32: reduceLoop(op, px, static_cast<int*>(y), outer, rsize, inner); break;
+    case DType::Bool: reduceLoop(op, px, static_cast<uint8_t*>(y), outer, rsize, inner); break;
+  }
+}
+
+}  // namespace
+
+void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t outer, int64_t reduceSize,
+            int64_t inner) {
+  if (outer * inner == 0) return;
+  bool needsOne = op == ReduceOp::Max || op == ReduceOp::Min || op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
+  WM_REQUIRE(!(needsOne && reduceSize == 0), "reduce: Max/Min/ArgMax/ArgMin of an empty axis is undefined");
+  switch (in) {
+    case DType::F32: reduceOut<float>(op, out, x, y, outer, reduceSize, inner); break;
+    case DType::I32: reduceOut<int>(op, out, x, y, outer, reduceSize, inner); break;
+    case DType::Bool: reduceOut<uint8_t>(op, out, x, y, outer, reduceSize, inner); break;
+  }
+}
+
+void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log) {
+  parallelFor(outer, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      const float* xr = x + o * inner;
+      float* yr = y + o * inner;
+      float m = -INFINITY;
+      for (int64_t j = 0; j < inner; ++j) m = std::fmax(m, xr[j]);
+      double sum = 0;
+      for (int64_t j = 0; j < inner; ++j) sum += std::exp(static_cast<double>(xr[j] - m));
+      if (log) {
+        float l = static_cast<float>(std::log(sum));
+        for (int64_t j = 0; j < inner; ++j) yr[j] = xr[j] - m - l;
+      } else {
+        double inv = 1.0 / sum;
+        for (int64_t j = 0; j < inner; ++j) yr[j] = static_cast<float>(std::exp(static_cast<double>(xr[j] - m)) * inv);
+      }
+    }
+  });
+}
+
+}  // namespace host
+}  // namespace wm

@@ -1,0 +1,152 @@
+// One interface over the two places a native kernel runs: the GPU (device
+// addresses, CUDA kernels) and the host (typed arrays, the C++ CPU core).
+// Kernel files are written once against it.
+import {DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
+
+import {bytesPerElement, nativeDType, WholeMemoryBackend} from './backend_wholememory';
+import {NativeDType} from './native';
+
+export type Buf = number | Float32Array | Int32Array | Uint8Array;
+
+export interface KernelRunner {
+  readonly where: 'device' | 'host';
+  input(t: TensorInfo): Buf;
+  output(shape: number[], dtype: DataType): {info: TensorInfo; buf: Buf};
+  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
+  binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[],
+         aStrides: number[], bStrides: number[]): void;
+  select(dt: NativeDType, cond: Buf, a: Buf, b: Buf, y: Buf, shape: number[], condStrides: number[],
+         aStrides: number[], bStrides: number[]): void;
+  fill(dt: NativeDType, y: Buf, n: number, value: number): void;
+  stridedCopy(elemSize: number, src: Buf, srcOffset: number, srcStrides: number[], srcMod: number[], dst: Buf,
+              dstOffset: number, dstStrides: number[], shape: number[]): void;
+  /** Reduces the last axis of [outer, inner]. */
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number): void;
+  softmax(x: Buf, y: Buf, outer: number, inner: number): void;
+  batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, transA: boolean,
+              transB: boolean, aBatchStride: number, bBatchStride: number): void;
+  /**
+   * Gathers rows; returns the position of the first bad index, or -1. When
+   * `check` is false the caller has validated the indices already.
+   */
+  gather(dtype: DataType, x: Buf, indices: Buf, y: Buf, outer: number, axisDim: number, inner: number,
+         numIndices: number, outerPerBatch: number, check: boolean): number;
+}
+
+const num = (b: Buf) => b as number;
+const arr = (b: Buf) => b as Float32Array | Int32Array | Uint8Array;
+
+class DeviceRunner implements KernelRunner {
+  readonly where = 'device' as const;
+  constructor(private readonly b: WholeMemoryBackend) {}
+  input(t: TensorInfo): Buf {
+    return this.b.devicePtr(t);
+  }
+  output(shape: number[], dtype: DataType) {
+    const {info, ptr} = this.b.makeDeviceOutput(shape, dtype);
+    return {info, buf: ptr};
+  }
+  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number) {
+    this.b.native.unary(op, dtIn, dtOut, num(x), num(y), n, alpha, beta);
+  }
+  binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
+    this.b.native.binary(op, dtIn, dtOut, num(a), num(b), num(y), shape, as, bs);
+  }
+  select(dt: NativeDType, c: Buf, a: Buf, b: Buf, y: Buf, shape: number[], cs: number[], as: number[], bs: number[]) {
+    this.b.native.select(dt, num(c), num(a), num(b), num(y), shape, cs, as, bs);
+  }
+  fill(dt: NativeDType, y: Buf, n: number, value: number) {
+    this.b.native.fill(dt, num(y), n, value);
+  }
+  stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
+    this.b.native.stridedCopy(e, num(src), so, ss, sm, num(dst), d0, ds, shape);
+  }
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number) {
+    this.b.native.reduce(op, dtIn, dtOut, num(x), num(y), outer, inner);
+  }
+  softmax(x: Buf, y: Buf, outer: number, inner: number) {
+    this.b.native.softmax(num(x), num(y), outer, inner, false);
+  }
+  batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
+    this.b.native.batchMatMul(num(a), num(b), num(c), batch, m, n, k, ta, tb, sa, sb);
+  }
+  gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
+         outerPerBatch: number, check: boolean): number {
+    const nd = nativeDType(dtype)!;
+    if (!check) {
+      this.b.native.gather(nd, num(x), num(idx), num(y), outer, axisDim, inner, numIndices, outerPerBatch, 0);
+      return -1;
+    }
+    // The kernel never reads out of range; it records the first bad position
+    // in a device word we read back (one small synchronous copy).
+    const flag = this.b.allocDevice(8);
+    try {
+      this.b.native.upload(flag, new BigUint64Array([0xffffffffffffffffn]));
+      this.b.native.gather(nd, num(x), num(idx), num(y), outer, axisDim, inner, numIndices, outerPerBatch, flag);
+      const out = new BigUint64Array(1);
+      this.b.native.download(flag, out);
+      return out[0] === 0xffffffffffffffffn ? -1 : Number(out[0]);
+    } finally {
+      this.b.freeDevice(flag);
+    }
+  }
+}
+
+function typedFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
+  if (dtype === 'float32') return new Float32Array(size);
+  if (dtype === 'int32') return new Int32Array(size);
+  return new Uint8Array(size);
+}
+
+class HostRunner implements KernelRunner {
+  readonly where = 'host' as const;
+  constructor(private readonly b: WholeMemoryBackend) {}
+  input(t: TensorInfo): Buf {
+    return this.b.hostArray(t);
+  }
+  output(shape: number[], dtype: DataType) {
+    const values = typedFor(dtype, util.sizeFromShape(shape));
+    return {info: this.b.makeTensorInfo(shape, dtype, values), buf: values};
+  }
+  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, _n: number, alpha: number, beta: number) {
+    this.b.native.hostUnary(op, dtIn, dtOut, arr(x), arr(y), alpha, beta);
+  }
+  binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
+    this.b.native.hostBinary(op, dtIn, dtOut, arr(a), arr(b), arr(y), shape, as, bs);
+  }
+  select(dt: NativeDType, c: Buf, a: Buf, b: Buf, y: Buf, shape: number[], cs: number[], as: number[], bs: number[]) {
+    this.b.native.hostSelect(dt, arr(c), arr(a), arr(b), arr(y), shape, cs, as, bs);
+  }
+  fill(_dt: NativeDType, y: Buf, _n: number, value: number) {
+    arr(y).fill(value);
+  }
+  stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
+    this.b.native.hostStridedCopy(e, arr(src), so, ss, sm, arr(dst), d0, ds, shape);
+  }
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number) {
+    this.b.native.hostReduce(op, dtIn, dtOut, arr(x), arr(y), outer, inner, 1);
+  }
+  softmax(x: Buf, y: Buf, outer: number, inner: number) {
+    this.b.native.hostSoftmax(x as Float32Array, y as Float32Array, outer, inner, false);
+  }
+  batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
+    this.b.native.hostBatchMatMul(a as Float32Array, b as Float32Array, c as Float32Array, batch, m, n, k, ta, tb, sa, sb);
+  }
+  gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
+         outerPerBatch: number): number {
+    return this.b.native.hostGather(bytesPerElement(dtype), arr(x), idx as Int32Array, arr(y), outer, axisDim, inner,
+                                    numIndices, outerPerBatch);
+  }
+}
+
+const runners = new WeakMap<WholeMemoryBackend, KernelRunner | null>();
+
+/** Where native kernels run for this backend: the GPU, the host CPU core, or nowhere (forward to tfjs-backend-cpu). */
+export function runnerFor(backend: WholeMemoryBackend): KernelRunner | null {
+  let r = runners.get(backend);
+  if (r === undefined) {
+    r = backend.gpu ? new DeviceRunner(backend) : backend.hostKernels ? new HostRunner(backend) : null;
+    runners.set(backend, r);
+  }
+  return r;
+}
