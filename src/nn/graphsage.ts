@@ -98,15 +98,20 @@ export class GraphSageClassifier {
     return this.layers.flatMap((l) => [l.wSelf, l.wNeigh]);
   }
 
-  private applyLayer(l: number, self: tf.Tensor2D, neighMean: tf.Tensor2D, training: boolean): tf.Tensor2D {
+  private applyLayer(l: number, self: tf.Tensor2D, neighMean: tf.Tensor2D, dropoutSeed?: number): tf.Tensor2D {
     const layer = this.layers[l];
-    const drop = (t: tf.Tensor2D) => (training && this.config.dropout > 0 ? tf.dropout(t, this.config.dropout) as tf.Tensor2D : t);
+    let k = 0;
+    const drop = (t: tf.Tensor2D) => (dropoutSeed !== undefined && this.config.dropout > 0 ?
+        tf.dropout(t, this.config.dropout, undefined, dropoutSeed + 2 * l + k++) as tf.Tensor2D : t);
     const out = tf.add(tf.add(tf.matMul(drop(self), layer.wSelf), tf.matMul(drop(neighMean), layer.wNeigh)), layer.bias) as tf.Tensor2D;
     return l === this.layers.length - 1 ? out : tf.relu(out);
   }
 
-  /** Logits [seeds, classes] from a sampled block (one fan-out per layer). */
-  forwardSampled(block: SampledBlock, training: boolean): tf.Tensor2D {
+  /**
+   * Logits [seeds, classes] from a sampled block (one fan-out per layer).
+   * With a dropout seed this is a training pass (seeded, reproducible dropout).
+   */
+  forwardSampled(block: SampledBlock, training: boolean, dropoutSeed = 0): tf.Tensor2D {
     if (block.fanouts.length !== this.layers.length) {
       throw new Error(`forwardSampled: the block has ${block.fanouts.length} fan-outs, the model ${this.layers.length} layers`);
     }
@@ -116,7 +121,7 @@ export class GraphSageClassifier {
       for (let d = 0; d < h.length - 1; ++d) {
         const n = h[d].shape[0], f = block.fanouts[d], dim = h[d + 1].shape[1];
         const neighMean = tf.mean(tf.reshape(h[d + 1], [n, f, dim]), 1) as tf.Tensor2D;
-        next.push(this.applyLayer(l, h[d], neighMean, training));
+        next.push(this.applyLayer(l, h[d], neighMean, training ? dropoutSeed + 1000 * d : undefined));
       }
       h = next;
     }
@@ -128,7 +133,7 @@ export class GraphSageClassifier {
     let h = this.embedding as tf.Tensor as tf.Tensor2D;
     for (let l = 0; l < this.layers.length; ++l) {
       const summed = tf.unsortedSegmentSum(tf.gather(h, g.edgeCols), g.edgeRows, g.numNodes) as tf.Tensor2D;
-      h = this.applyLayer(l, h, tf.mul(summed, g.invDegree), false);
+      h = this.applyLayer(l, h, tf.mul(summed, g.invDegree));
     }
     return h;
   }
