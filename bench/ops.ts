@@ -1,0 +1,98 @@
+// `npm run bench:ops`: per-op dispatch cost (10,000 tiny Adds, synced once)
+// and a [4096,128]x[128,128] MatMul, on 'wholememory' set against PyTorch
+// eager on the same GPU (bench/torch/ops.py, same run) and against
+// tfjs-backend-cpu. Prints a table, writes JSON.
+import {spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+
+const root = path.resolve(__dirname, '..', '..');
+const N = Number(process.env.BENCH_OPS_N ?? 10000);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function tinyAddsUs(n: number): number {
+  const a = tf.randomUniform([16]);
+  const b = tf.randomUniform([16]);
+  const run = (count: number) => {
+    for (let i = 0; i < count; ++i) tf.add(a, b).dispose();
+    wm.synchronize();
+  };
+  run(200);
+  const t0 = process.hrtime.bigint();
+  run(n);
+  const us = Number(process.hrtime.bigint() - t0) / 1e3 / n;
+  tf.dispose([a, b]);
+  return us;
+}
+
+function matmulUs(reps: number): number {
+  const a = tf.randomNormal([4096, 128]);
+  const b = tf.randomNormal([128, 128]);
+  const times: number[] = [];
+  for (let i = 0; i < reps + 10; ++i) {
+    wm.synchronize();
+    const t0 = process.hrtime.bigint();
+    const c = tf.matMul(a, b);
+    wm.synchronize();
+    if (tf.getBackend() === 'cpu') c.dataSync();  // the CPU backend computes eagerly anyway
+    const dt = Number(process.hrtime.bigint() - t0) / 1e3;
+    c.dispose();
+    if (i >= 10) times.push(dt);
+  }
+  tf.dispose([a, b]);
+  return median(times);
+}
+
+function torchSide(): Record<string, number | string> | undefined {
+  const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'ops.py'), String(N)], {encoding: 'utf8'});
+  if (r.status !== 0) {
+    console.log(`(PyTorch side not run: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()})`);
+    return undefined;
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+async function main(): Promise<void> {
+  const rows: {what: string; addUs: number; matmulUs: number}[] = [];
+  await tf.setBackend(wm.BACKEND_NAME);
+  const dev = wm.deviceInfo();
+  const measure = (what: string, reps: number) => {
+    const addUs = median([0, 1, 2, 3, 4].map(() => tinyAddsUs(N)));
+    rows.push({what, addUs, matmulUs: matmulUs(reps)});
+  };
+  measure(`wholememory (${dev.gpu ? dev.name : 'CPU'})`, dev.gpu ? 200 : 20);
+  await tf.setBackend('cpu');
+  measure('tfjs-backend-cpu', 20);
+  await tf.setBackend(wm.BACKEND_NAME);
+  const torch = torchSide();
+  if (torch) rows.push({what: `torch ${torch.torch} eager (${torch.device})`, addUs: torch.addUs as number, matmulUs: torch.matmulUs as number});
+
+  const flops = 2 * 4096 * 128 * 128;
+  console.log(`\nper-op dispatch (${N} tiny Adds, synced once) and [4096,128]x[128,128] MatMul (median)`);
+  console.log('| run | µs per Add | MatMul µs | MatMul GFLOP/s |');
+  console.log('| --- | --- | --- | --- |');
+  for (const r of rows) {
+    console.log(`| ${r.what} | ${r.addUs.toFixed(2)} | ${r.matmulUs.toFixed(1)} | ${(flops / r.matmulUs / 1e3).toFixed(1)} |`);
+  }
+  if (torch && rows.length >= 3) {
+    console.log(`ratio ours / torch: Add ${(rows[0].addUs / rows[2].addUs).toFixed(2)}x, MatMul ${(rows[0].matmulUs / rows[2].matmulUs).toFixed(2)}x (lower is better)`);
+  }
+  console.log(`ratio ours / tfjs-backend-cpu: Add ${(rows[0].addUs / rows[1].addUs).toFixed(2)}x, MatMul ${(rows[0].matmulUs / rows[1].matmulUs).toFixed(3)}x`);
+  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'ops.json');
+  fs.mkdirSync(path.dirname(out), {recursive: true});
+  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), n: N, device: dev, rows}, null, 2));
+  console.log(`wrote ${out}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
