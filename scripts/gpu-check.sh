@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|all]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|main|all]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -9,9 +9,12 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 status=0
 for what in "${@:-all}"; do
   case $what in
-    tests|all) npm run -s test:gpu 2>&1 | tee "$out/test-gpu.log" | tail -60 || status=1 ;;&
+    tests|all) npm run -s test:gpu 2>&1 | tee "$out/test-gpu.log" | tail -60 || status=1
+      # Our own matmul kernel, as used where cuBLAS is absent.
+      WM_NO_CUBLAS=1 WM_REQUIRE_GPU=1 npx mocha --grep BatchMatMul 2>&1 | tee "$out/test-gpu-nocublas.log" | tail -4 || status=1 ;;&
     conformance|all) node dist/test/conformance/run.js 2>&1 | tee "$out/conformance.log" | tail -25 || status=1 ;;&
-    bench|all) node dist/bench/ops.js 2>&1 | tee "$out/bench-ops.log" | tail -30 || status=1 ;;
+    bench|all) BENCH_OUT=$out/bench-ops.json node dist/bench/ops.js 2>&1 | tee "$out/bench-ops.log" | tail -12 || status=1 ;;&
+    main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1 ;;
   esac
 done
 exit $status
