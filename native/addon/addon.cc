@@ -11,6 +11,8 @@
 #include "wm/runtime.h"
 #include "wm/status.h"
 
+void InitComm(Napi::Env env, Napi::Object exports);  // comm_bindings.cc
+
 namespace {
 
 using wm::DType;
@@ -430,6 +432,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"hostBatchMatMul", HostBatchMatMul}, {"hostGather", HostGather},
   };
   for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
+  InitComm(env, exports);
   return exports;
 }
 

@@ -20,7 +20,32 @@ export interface NativeMemoryInfo {
   totalBytes: number;
 }
 
+export interface NativeCommunicator {
+  readonly rank: number;
+  readonly size: number;
+  readonly sameHost: boolean;
+  allgather(mine: Uint8Array, what: string): Uint8Array[];
+  barrier(what: string): void;
+  setTimeout(ms: number): void;
+  destroy(): void;
+}
+
+export interface NativeHostMemory {
+  readonly rowsPerRank: number;
+  readonly localFirstRow: number;
+  readonly localRowCount: number;
+  gather(indices: Int32Array, out: ArrayBufferView): number;
+  scatter(indices: Int32Array, values: ArrayBufferView): number;
+  readLocal(out: ArrayBufferView): void;
+  writeLocal(values: ArrayBufferView): void;
+  free(): void;
+}
+
 export interface NativeAddon {
+  bootstrapUniqueId(host: string, port: number, nonce?: string): string;
+  NativeCommunicator: new (uniqueId: string, rank: number, size: number, timeoutMs: number) => NativeCommunicator;
+  NativeHostMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number) => NativeHostMemory;
+
   info(): NativeInfo;
   deviceDetails(): {device: number; name: string; cublas: boolean};
   selectDevice(device: number): void;

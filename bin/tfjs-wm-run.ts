@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// tfjs-wm-run: starts N ranks of a Node program on this host, the way
+// torchrun does. Each rank gets RANK, WORLD_SIZE, LOCAL_RANK,
+// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT and WM_RUN_ID; every output
+// line is prefixed with its rank; when one rank fails, the others are ended
+// and the launcher exits with the failing rank's status.
+import {ChildProcess, spawn} from 'child_process';
+import * as crypto from 'crypto';
+import * as net from 'net';
+import * as readline from 'readline';
+
+import {Command} from 'commander';
+
+const program = new Command()
+  .name('tfjs-wm-run')
+  .usage('-n <ranks> script.js [args...]')
+  .description('Start ranks of a tfjs-backend-wholememory program on this host.')
+  .requiredOption('-n, --nproc-per-node <n>', 'number of ranks', (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`-n must be a positive integer, got "${v}"`);
+    return n;
+  })
+  .option('--master-addr <addr>', 'address rank 0 listens on', '127.0.0.1')
+  .option('--master-port <port>', 'port rank 0 listens on (0: pick a free one)', '0')
+  .option('--grace <ms>', 'after a failure, how long the other ranks get to exit before SIGKILL', '5000')
+  .argument('<script>', 'the program each rank runs')
+  .argument('[args...]', 'its arguments')
+  .allowUnknownOption(true)
+  .passThroughOptions(true)
+  .parse();
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, host, () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const o = program.opts();
+  const [script, args] = [program.args[0], program.args.slice(1)];
+  const n: number = o.nprocPerNode;
+  const port = Number(o.masterPort) || await freePort(o.masterAddr);
+  const runId = crypto.randomBytes(8).toString('hex');
+  const children: ChildProcess[] = [];
+  let firstFailure: {rank: number; code: number} | undefined;
+  let exited = 0;
+
+  const endOthers = () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    setTimeout(() => {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    }, Number(o.grace)).unref();
+  };
+
+  await new Promise<void>((resolve) => {
+    for (let rank = 0; rank < n; ++rank) {
+      const child = spawn(process.execPath, [script, ...args], {
+        stdio: ['inherit', 'pipe', 'pipe'],
+        env: {
+          ...process.env, RANK: String(rank), WORLD_SIZE: String(n), LOCAL_RANK: String(rank),
+          LOCAL_WORLD_SIZE: String(n), MASTER_ADDR: o.masterAddr, MASTER_PORT: String(port), WM_RUN_ID: runId,
+          NCCL_NVLS_ENABLE: process.env.NCCL_NVLS_ENABLE ?? '0',
+        },
+      });
+      children.push(child);
+      for (const [stream, out] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
+        readline.createInterface({input: stream}).on('line', (line) => out.write(`[${rank}] ${line}\n`));
+      }
+      child.on('exit', (code, signal) => {
+        const status = code ?? (signal ? 128 + (require('os').constants.signals[signal] ?? 0) : 1);
+        if (status !== 0 && firstFailure === undefined) {
+          firstFailure = {rank, code: status};
+          process.stderr.write(`tfjs-wm-run: rank ${rank} ${signal ? `was killed by ${signal}` : `exited with status ${code}`}; ending the other ranks\n`);
+          endOthers();
+        }
+        if (++exited === n) resolve();
+      });
+    }
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+      process.on(sig, () => {
+        for (const c of children) c.kill(sig);
+      });
+    }
+  });
+  process.exit(firstFailure ? firstFailure.code : 0);
+}
+
+main().catch((e) => {
+  process.stderr.write(`tfjs-wm-run: ${(e as Error).message}\n`);
+  process.exit(2);
+});

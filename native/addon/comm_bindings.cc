@@ -1,0 +1,191 @@
+// N-API bindings of the bootstrap communicator and host WholeMemory.
+#include <napi.h>
+
+#include <memory>
+#include <string>
+
+#include "wm/bootstrap.h"
+#include "wm/host_whole_memory.h"
+
+namespace {
+
+template <typename F>
+auto guarded(const Napi::Env& env, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
+class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeCommunicator", {
+        InstanceMethod("allgather", &CommunicatorWrap::Allgather),
+        InstanceMethod("barrier", &CommunicatorWrap::Barrier),
+        InstanceMethod("setTimeout", &CommunicatorWrap::SetTimeout),
+        InstanceMethod("destroy", &CommunicatorWrap::Destroy),
+        InstanceAccessor("rank", &CommunicatorWrap::Rank, nullptr),
+        InstanceAccessor("size", &CommunicatorWrap::Size, nullptr),
+        InstanceAccessor("sameHost", &CommunicatorWrap::SameHost, nullptr),
+    });
+  }
+
+  // new NativeCommunicator(uniqueId, rank, size, timeoutMs)
+  explicit CommunicatorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CommunicatorWrap>(info) {
+    guarded(info.Env(), [&] {
+      if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "uniqueId must be a string");
+      comm_ = std::make_unique<wm::Bootstrap>(info[0].As<Napi::String>(), info[1].As<Napi::Number>().Int32Value(),
+                                              info[2].As<Napi::Number>().Int32Value(),
+                                              info[3].As<Napi::Number>().Int64Value());
+      return 0;
+    });
+  }
+
+  wm::Bootstrap& comm(const Napi::Env& env) {
+    if (!comm_) throw Napi::Error::New(env, "the communicator was destroyed");
+    return *comm_;
+  }
+
+ private:
+  Napi::Value Allgather(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto buf = info[0].As<Napi::Uint8Array>();
+      std::string mine(reinterpret_cast<const char*>(buf.Data()), buf.ByteLength());
+      std::string what = info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : "allgather";
+      auto all = comm(info.Env()).allgather(mine, what);
+      auto out = Napi::Array::New(info.Env(), all.size());
+      for (size_t i = 0; i < all.size(); ++i) {
+        auto b = Napi::Uint8Array::New(info.Env(), all[i].size());
+        std::memcpy(b.Data(), all[i].data(), all[i].size());
+        out.Set(static_cast<uint32_t>(i), b);
+      }
+      return out;
+    });
+  }
+  Napi::Value Barrier(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      comm(info.Env()).barrier(info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "barrier");
+      return info.Env().Undefined();
+    });
+  }
+  Napi::Value SetTimeout(const Napi::CallbackInfo& info) {
+    comm(info.Env()).setTimeoutMs(info[0].As<Napi::Number>().Int64Value());
+    return info.Env().Undefined();
+  }
+  Napi::Value Destroy(const Napi::CallbackInfo& info) {
+    comm_.reset();
+    return info.Env().Undefined();
+  }
+  Napi::Value Rank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), comm(info.Env()).rank()); }
+  Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), comm(info.Env()).size()); }
+  Napi::Value SameHost(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), comm(info.Env()).sameHost()); }
+
+  std::unique_ptr<wm::Bootstrap> comm_;
+};
+
+Napi::FunctionReference* communicatorCtor = nullptr;
+
+class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeHostMemory", {
+        InstanceMethod("gather", &HostMemoryWrap::Gather),
+        InstanceMethod("scatter", &HostMemoryWrap::Scatter),
+        InstanceMethod("readLocal", &HostMemoryWrap::ReadLocal),
+        InstanceMethod("writeLocal", &HostMemoryWrap::WriteLocal),
+        InstanceMethod("free", &HostMemoryWrap::Free),
+        InstanceAccessor("rowsPerRank", &HostMemoryWrap::RowsPerRank, nullptr),
+        InstanceAccessor("localFirstRow", &HostMemoryWrap::LocalFirstRow, nullptr),
+        InstanceAccessor("localRowCount", &HostMemoryWrap::LocalRowCount, nullptr),
+    });
+  }
+
+  // new NativeHostMemory(communicator, type, rows, rowBytes, granularityRows)
+  explicit HostMemoryWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostMemoryWrap>(info) {
+    guarded(info.Env(), [&] {
+      auto* c = CommunicatorWrap::Unwrap(info[0].As<Napi::Object>());
+      mem_ = std::make_unique<wm::HostWholeMemory>(c->comm(info.Env()), static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()),
+                                                   info[2].As<Napi::Number>().Int64Value(), info[3].As<Napi::Number>().Int64Value(),
+                                                   info[4].As<Napi::Number>().Int64Value());
+      return 0;
+    });
+  }
+
+ private:
+  wm::HostWholeMemory& mem(const Napi::Env& env) {
+    if (!mem_) throw Napi::Error::New(env, "the WholeMemory tensor was freed");
+    return *mem_;
+  }
+  static uint8_t* bytes(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
+
+  // gather(indices: Int32Array, out: TypedArray) -> first bad position or -1
+  Napi::Value Gather(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto idx = info[0].As<Napi::Int32Array>();
+      auto out = info[1].As<Napi::TypedArray>();
+      if (out.ByteLength() != idx.ElementLength() * static_cast<size_t>(mem(info.Env()).rowBytes()))
+        throw Napi::RangeError::New(info.Env(), "gather: output size does not match indices x row size");
+      return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).gatherRows(idx.Data(), idx.ElementLength(), bytes(out))));
+    });
+  }
+  Napi::Value Scatter(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto idx = info[0].As<Napi::Int32Array>();
+      auto in = info[1].As<Napi::TypedArray>();
+      if (in.ByteLength() != idx.ElementLength() * static_cast<size_t>(mem(info.Env()).rowBytes()))
+        throw Napi::RangeError::New(info.Env(), "scatter: values size does not match indices x row size");
+      return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).scatterRows(idx.Data(), idx.ElementLength(), bytes(in))));
+    });
+  }
+  // The rank's own rows, copied out / in (out.byteLength bytes from the slice start).
+  Napi::Value ReadLocal(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto out = info[0].As<Napi::TypedArray>();
+      auto& m = mem(info.Env());
+      if (out.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "readLocal: more bytes than the local slice holds");
+      std::memcpy(bytes(out), m.localSlice(), out.ByteLength());
+      return info.Env().Undefined();
+    });
+  }
+  Napi::Value WriteLocal(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto in = info[0].As<Napi::TypedArray>();
+      auto& m = mem(info.Env());
+      if (in.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "writeLocal: more bytes than the local slice holds");
+      std::memcpy(m.localSlice(), bytes(in), in.ByteLength());
+      return info.Env().Undefined();
+    });
+  }
+  Napi::Value Free(const Napi::CallbackInfo& info) {
+    mem_.reset();
+    return info.Env().Undefined();
+  }
+  Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
+  Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
+  Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
+
+  std::unique_ptr<wm::HostWholeMemory> mem_;
+};
+
+Napi::Value UniqueId(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    std::string host = info[0].As<Napi::String>();
+    int port = info[1].As<Napi::Number>().Int32Value();
+    std::string nonce = info[2].IsString() ? info[2].As<Napi::String>().Utf8Value() : "";
+    return Napi::String::New(info.Env(), wm::bootstrapUniqueId(host, port, nonce));
+  });
+}
+
+}  // namespace
+
+void InitComm(Napi::Env env, Napi::Object exports) {
+  exports.Set("bootstrapUniqueId", Napi::Function::New(env, UniqueId, "bootstrapUniqueId"));
+  Napi::Function comm = CommunicatorWrap::Define(env);
+  communicatorCtor = new Napi::FunctionReference(Napi::Persistent(comm));
+  exports.Set("NativeCommunicator", comm);
+  exports.Set("NativeHostMemory", HostMemoryWrap::Define(env));
+}

@@ -1,0 +1,52 @@
+// The bootstrap communicator: how the ranks of a group find each other and
+// exchange small messages and file descriptors. Rank 0 listens on TCP (so a
+// group may span hosts) and, for ranks on its host, on an abstract Unix
+// socket (descriptor passing; no file is left behind). Every collective goes
+// through rank 0 and has a deadline: a rank that dies or never arrives makes
+// the others fail with an error naming it, never hang.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wm {
+
+// A unique id: "host:port:nonce". Rank 0 creates it (and starts listening);
+// the user sends it to the other ranks however they like.
+// An empty nonce draws a random one; the launcher passes its run id so that
+// every rank can compute the same id from the environment.
+std::string bootstrapUniqueId(const std::string& host, int port, const std::string& nonce = "");
+
+class Bootstrap {
+ public:
+  // Collective: every rank calls it with the same id and size. timeoutMs
+  // bounds every later collective too.
+  Bootstrap(const std::string& uniqueId, int rank, int size, int64_t timeoutMs);
+  ~Bootstrap();
+  Bootstrap(const Bootstrap&) = delete;
+  Bootstrap& operator=(const Bootstrap&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int64_t timeoutMs() const { return timeoutMs_; }
+  void setTimeoutMs(int64_t ms) { timeoutMs_ = ms; }
+
+  // Every rank's blob, in rank order. `what` names the collective in errors.
+  std::vector<std::string> allgather(const std::string& mine, const std::string& what);
+  void barrier(const std::string& what);
+  // Each rank passes one descriptor (or -1) and receives every rank's, as
+  // new descriptors the caller owns (its own is returned as a dup). Only for
+  // groups whose ranks share a host.
+  std::vector<int> allgatherFds(int mine, const std::string& what);
+  bool sameHost() const { return sameHost_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int rank_, size_;
+  int64_t timeoutMs_;
+  bool sameHost_ = true;
+};
+
+}  // namespace wm

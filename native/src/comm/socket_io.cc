@@ -1,0 +1,263 @@
+#include "socket_io.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "wm/status.h"
+
+namespace wm {
+namespace net {
+
+int msLeft(Deadline d) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now()).count();
+  return left < 0 ? 0 : static_cast<int>(left > 0x7fffffff ? 0x7fffffff : left);
+}
+
+static bool waitFor(int fd, short events, Deadline d) {
+  for (;;) {
+    pollfd p{fd, events, 0};
+    int r = ::poll(&p, 1, msLeft(d));
+    if (r > 0) return true;
+    if (r == 0) return false;
+    if (errno != EINTR) fail(std::string("poll: ") + std::strerror(errno));
+  }
+}
+
+IoResult sendAll(int fd, const void* data, size_t len, Deadline d) {
+  auto p = static_cast<const char*>(data);
+  while (len > 0) {
+    ssize_t n = ::send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      p += n;
+      len -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      if (!waitFor(fd, POLLOUT, d)) return IoResult::TimedOut;
+      continue;
+    }
+    return IoResult::Closed;  // EPIPE, ECONNRESET: the peer is gone
+  }
+  return IoResult::Ok;
+}
+
+IoResult recvAll(int fd, void* data, size_t len, Deadline d) {
+  auto p = static_cast<char*>(data);
+  while (len > 0) {
+    ssize_t n = ::recv(fd, p, len, MSG_DONTWAIT);
+    if (n > 0) {
+      p += n;
+      len -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) return IoResult::Closed;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+      if (!waitFor(fd, POLLIN, d)) return IoResult::TimedOut;
+      continue;
+    }
+    return IoResult::Closed;
+  }
+  return IoResult::Ok;
+}
+
+IoResult sendFrame(int fd, const std::string& payload, Deadline d) {
+  uint64_t n = payload.size();
+  IoResult r = sendAll(fd, &n, sizeof n, d);
+  return r == IoResult::Ok ? sendAll(fd, payload.data(), payload.size(), d) : r;
+}
+
+IoResult recvFrame(int fd, std::string& payload, Deadline d) {
+  uint64_t n = 0;
+  IoResult r = recvAll(fd, &n, sizeof n, d);
+  if (r != IoResult::Ok) return r;
+  if (n > (1ull << 34)) fail("bootstrap: a peer sent a frame of " + std::to_string(n) + " bytes (corrupt stream?)");
+  payload.resize(n);
+  return recvAll(fd, &payload[0], n, d);
+}
+
+IoResult sendFds(int sock, const std::vector<int>& fds, Deadline d) {
+  std::vector<int> real;
+  std::vector<uint8_t> present(fds.size());
+  for (size_t i = 0; i < fds.size(); ++i) {
+    present[i] = fds[i] >= 0;
+    if (fds[i] >= 0) real.push_back(fds[i]);
+  }
+  uint32_t count = static_cast<uint32_t>(fds.size());
+  std::vector<char> body(sizeof count + present.size());
+  std::memcpy(body.data(), &count, sizeof count);
+  std::memcpy(body.data() + sizeof count, present.data(), present.size());
+  iovec iov{body.data(), body.size()};
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * (real.empty() ? 1 : real.size())));
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (!real.empty()) {
+    msg.msg_control = control.data();
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * real.size());
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * real.size());
+    std::memcpy(CMSG_DATA(c), real.data(), sizeof(int) * real.size());
+  }
+  for (;;) {
+    ssize_t n = ::sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n == static_cast<ssize_t>(body.size())) return IoResult::Ok;
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (!waitFor(sock, POLLOUT, d)) return IoResult::TimedOut;
+      continue;
+    }
+    return IoResult::Closed;
+  }
+}
+
+IoResult recvFds(int sock, std::vector<int>& fds, Deadline d) {
+  std::vector<char> body(4 + 1024);
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * 1024));
+  iovec iov{body.data(), body.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.data();
+  msg.msg_controllen = control.size();
+  ssize_t n;
+  for (;;) {
+    n = ::recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n > 0) break;
+    if (n == 0) return IoResult::Closed;
+    if (errno == EAGAIN || errno == EINTR) {
+      if (!waitFor(sock, POLLIN, d)) return IoResult::TimedOut;
+      continue;
+    }
+    return IoResult::Closed;
+  }
+  uint32_t count = 0;
+  std::memcpy(&count, body.data(), sizeof count);
+  std::vector<int> real;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      const int* p = reinterpret_cast<const int*>(CMSG_DATA(c));
+      real.insert(real.end(), p, p + k);
+    }
+  }
+  fds.assign(count, -1);
+  size_t next = 0;
+  for (uint32_t i = 0; i < count; ++i)
+    if (body[4 + i] && next < real.size()) fds[i] = real[next++];
+  return IoResult::Ok;
+}
+
+static sockaddr_in resolve(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  int e = ::getaddrinfo(host.c_str(), nullptr, &hints, &res);
+  if (e != 0 || !res) fail("bootstrap: cannot resolve host \"" + host + "\": " + gai_strerror(e));
+  sockaddr_in a = *reinterpret_cast<sockaddr_in*>(res->ai_addr);
+  ::freeaddrinfo(res);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  return a;
+}
+
+int listenTcp(const std::string& host, int port, int* boundPort) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) fail(std::string("socket: ") + std::strerror(errno));
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in a = resolve(host, port);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 1024) != 0) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    fail("bootstrap: cannot listen on " + host + ":" + std::to_string(port) + ": " + why);
+  }
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  *boundPort = ntohs(a.sin_port);
+  return fd;
+}
+
+int connectTcp(const std::string& host, int port, Deadline d) {
+  sockaddr_in a = resolve(host, port);
+  std::string last;
+  do {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) fail(std::string("socket: ") + std::strerror(errno));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      return fd;
+    }
+    last = std::strerror(errno);
+    ::close(fd);
+    // Rank 0 may not be listening yet.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } while (Clock::now() < d);
+  return -1;
+}
+
+static sockaddr_un abstractAddr(const std::string& name, socklen_t* len) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  // Abstract namespace: leading NUL, no file on disk, gone with the socket.
+  size_t n = std::min(name.size(), sizeof(a.sun_path) - 2);
+  std::memcpy(a.sun_path + 1, name.data(), n);
+  *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+  return a;
+}
+
+int listenAbstractUnix(const std::string& name) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) fail(std::string("socket(AF_UNIX): ") + std::strerror(errno));
+  socklen_t len;
+  sockaddr_un a = abstractAddr(name, &len);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd, 1024) != 0) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    fail("bootstrap: cannot listen on the local socket: " + why);
+  }
+  return fd;
+}
+
+int connectAbstractUnix(const std::string& name, Deadline d) {
+  socklen_t len;
+  sockaddr_un a = abstractAddr(name, &len);
+  do {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) fail(std::string("socket(AF_UNIX): ") + std::strerror(errno));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), len) == 0) return fd;
+    ::close(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  } while (Clock::now() < d);
+  return -1;
+}
+
+int acceptBefore(int listenFd, Deadline d) {
+  if (!waitFor(listenFd, POLLIN, d)) return -1;
+  int fd = ::accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) fail(std::string("accept: ") + std::strerror(errno));
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+std::string hostName() {
+  char buf[256] = {0};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace net
+}  // namespace wm

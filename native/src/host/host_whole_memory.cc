@@ -1,0 +1,155 @@
+#include "wm/host_whole_memory.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <numeric>
+#include <string>
+
+#include "wm/status.h"
+
+namespace wm {
+namespace {
+
+int64_t pageSize() { return static_cast<int64_t>(::sysconf(_SC_PAGESIZE)); }
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes,
+                                 int64_t granularityRows)
+    : type_(type), rows_(rows), rowBytes_(rowBytes), rank_(comm.rank()), ranks_(comm.size()) {
+  WM_REQUIRE(rows >= 0, "malloc: rows must not be negative");
+  WM_REQUIRE(rowBytes > 0, "malloc: a row must have at least one byte");
+  WM_REQUIRE(granularityRows >= 1, "malloc: minGranularity must be at least one row");
+  WM_REQUIRE(ranks_ <= kMaxChunks, "malloc: at most " + std::to_string(kMaxChunks) + " ranks");
+  // Slices must be whole pages so continuous slices abut exactly.
+  int64_t page = pageSize();
+  int64_t pageRows = page / std::gcd(page, rowBytes);
+  int64_t gran = granularityRows / std::gcd(granularityRows, pageRows) * pageRows;
+  int64_t perRank = (rows + ranks_ - 1) / ranks_;
+  rowsPerRank_ = std::max<int64_t>(gran, (perRank + gran - 1) / gran * gran);
+  sliceBytes_ = rowsPerRank_ * rowBytes_;
+  // Everyone must agree on the layout: a mismatch means the ranks called
+  // malloc with different arguments.
+  std::string mine = std::to_string(static_cast<int>(type)) + " " + std::to_string(rows) + " " +
+                     std::to_string(rowBytes) + " " + std::to_string(rowsPerRank_);
+  auto all = comm.allgather(mine, "malloc");
+  for (int r = 0; r < ranks_; ++r)
+    WM_REQUIRE(all[r] == mine, "malloc: rank " + std::to_string(r) + " asked for (type rows rowBytes) " + all[r] +
+                                   " but rank " + std::to_string(rank_) + " for " + mine);
+  Fd own;
+  own.fd = ::memfd_create("tfjs-wm-slice", MFD_CLOEXEC);
+  if (own.fd < 0) fail(std::string("memfd_create: ") + std::strerror(errno));
+  if (::ftruncate(own.fd, sliceBytes_) != 0) fail(std::string("ftruncate: ") + std::strerror(errno));
+  std::vector<int> fds;
+  if (type == MemoryType::Distributed || ranks_ == 1) {
+    comm.barrier("malloc slices");
+    fds.assign(ranks_, -1);
+    fds[rank_] = ::dup(own.fd);
+  } else {
+    fds = comm.allgatherFds(own.fd, "malloc slices");
+  }
+  struct CloseAll {
+    std::vector<int>& f;
+    ~CloseAll() {
+      for (int x : f)
+        if (x >= 0) ::close(x);
+    }
+  } closeAll{fds};
+  handle_.chunkBytes = sliceBytes_;
+  handle_.count = ranks_;
+  if (type == MemoryType::Continuous) {
+    rangeBytes_ = static_cast<size_t>(sliceBytes_) * ranks_;
+    void* r = ::mmap(nullptr, rangeBytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) fail(std::string("mmap (reserve): ") + std::strerror(errno));
+    range_ = static_cast<uint8_t*>(r);
+    for (int q = 0; q < ranks_; ++q) {
+      void* at = range_ + static_cast<size_t>(q) * sliceBytes_;
+      if (::mmap(at, sliceBytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fds[q], 0) == MAP_FAILED) {
+        std::string why = std::strerror(errno);
+        release();
+        fail("mmap (slice of rank " + std::to_string(q) + "): " + why);
+      }
+      handle_.chunks[q] = static_cast<uint8_t*>(at);
+    }
+  } else {
+    for (int q = 0; q < ranks_; ++q) {
+      if (fds[q] < 0) continue;
+      void* at = ::mmap(nullptr, sliceBytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fds[q], 0);
+      if (at == MAP_FAILED) {
+        std::string why = std::strerror(errno);
+        release();
+        fail("mmap (slice of rank " + std::to_string(q) + "): " + why);
+      }
+      handle_.chunks[q] = static_cast<uint8_t*>(at);
+    }
+  }
+  // Nobody writes before every rank has mapped everything.
+  comm.barrier("malloc mapped");
+}
+
+HostWholeMemory::~HostWholeMemory() { release(); }
+
+void HostWholeMemory::release() {
+  if (range_) {
+    ::munmap(range_, rangeBytes_);
+    range_ = nullptr;
+  } else {
+    for (int q = 0; q < handle_.count; ++q)
+      if (handle_.chunks[q]) ::munmap(handle_.chunks[q], sliceBytes_);
+  }
+  for (int q = 0; q < kMaxChunks; ++q) handle_.chunks[q] = nullptr;
+  handle_.count = 0;
+}
+
+int64_t HostWholeMemory::localFirstRow() const { return std::min(rows_, rank_ * rowsPerRank_); }
+int64_t HostWholeMemory::localRowCount() const {
+  return std::max<int64_t>(0, std::min(rows_, (rank_ + 1) * rowsPerRank_) - localFirstRow());
+}
+uint8_t* HostWholeMemory::localSlice() const { return handle_.chunks[rank_]; }
+
+bool HostWholeMemory::addressable(int64_t row) const {
+  return type_ != MemoryType::Distributed || row / rowsPerRank_ == rank_;
+}
+
+template <typename Gen>
+void HostWholeMemory::copyRows(const Gen& gen, const int32_t* idx, int64_t n, uint8_t* out) const {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * rowBytes_, gen.At(static_cast<int64_t>(idx[i]) * rowBytes_), rowBytes_);
+}
+
+int64_t HostWholeMemory::gatherRows(const int32_t* idx, int64_t n, uint8_t* out) const {
+  WM_REQUIRE(handle_.count > 0, "gather: the WholeMemory tensor was freed");
+  for (int64_t i = 0; i < n; ++i) {
+    if (idx[i] < 0 || idx[i] >= rows_) return i;
+    WM_REQUIRE(addressable(idx[i]), "gather: row " + std::to_string(idx[i]) + " is not local to rank " + std::to_string(rank_));
+  }
+  // The same copy loop over either address generator.
+  if (range_) copyRows(PtrGen<uint8_t*, uint8_t>(range_), idx, n, out);
+  else copyRows(PtrGen<const ChunkedHandle, uint8_t>(handle_), idx, n, out);
+  return -1;
+}
+
+int64_t HostWholeMemory::scatterRows(const int32_t* idx, int64_t n, const uint8_t* in) {
+  WM_REQUIRE(handle_.count > 0, "scatter: the WholeMemory tensor was freed");
+  for (int64_t i = 0; i < n; ++i) {
+    if (idx[i] < 0 || idx[i] >= rows_) return i;
+    WM_REQUIRE(addressable(idx[i]), "scatter: row " + std::to_string(idx[i]) + " is not local to rank " + std::to_string(rank_));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = static_cast<int64_t>(idx[i]) * rowBytes_;
+    uint8_t* dst = range_ ? PtrGen<uint8_t*, uint8_t>(range_).At(off) : PtrGen<const ChunkedHandle, uint8_t>(handle_).At(off);
+    std::memcpy(dst, in + i * rowBytes_, rowBytes_);
+  }
+  return -1;
+}
+
+}  // namespace wm

@@ -1,0 +1,152 @@
+// Communicators: a group of processes (ranks) that allocate WholeMemory
+// tensors together. Every collective (malloc, free, barrier, gathers of
+// distributed tensors) must be called by every rank in the same order, and
+// fails with an error naming the missing rank after the timeout instead of
+// hanging.
+import {DataType} from '@tensorflow/tfjs-core';
+
+import {native} from '../backend/register';
+import {NativeCommunicator} from '../backend/native';
+import {readLaunchEnv} from '../dist/launch_env';
+import {MemoryLocation, MemoryType, WholeMemoryTensor} from './whole_memory_tensor';
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+export interface CommunicatorOptions {
+  /** Bound on every collective, in ms (default 60 s). */
+  timeoutMs?: number;
+}
+
+export interface MallocOptions {
+  type?: MemoryType;
+  location?: MemoryLocation;
+  shape: number[];
+  dtype?: DataType;
+  /** Rows per rank are a multiple of this. */
+  minGranularity?: number;
+}
+
+const live = new Set<Communicator>();
+
+/** At rank 0: a small string that names the group; send it to the other ranks. */
+export function getUniqueId(opts: {host?: string; port?: number} = {}): string {
+  return native().bootstrapUniqueId(opts.host ?? '127.0.0.1', opts.port ?? 0);
+}
+
+export function createCommunicator(uniqueId: string, rank: number, size: number, opts: CommunicatorOptions = {}): Communicator {
+  if (typeof uniqueId !== 'string') throw new TypeError('createCommunicator: uniqueId must be the string getUniqueId() returned');
+  for (const [name, v] of [['rank', rank], ['size', size]] as const) {
+    if (!Number.isInteger(v) || v < 0) throw new RangeError(`createCommunicator: ${name} must be a non-negative integer, got ${v}`);
+  }
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return new Communicator(new (native().NativeCommunicator)(uniqueId, rank, size, timeoutMs), timeoutMs);
+}
+
+/** The communicator of every rank started by tfjs-wm-run (or torchrun, or mpirun). */
+export function communicatorFromEnv(opts: CommunicatorOptions = {}): Communicator {
+  const env = readLaunchEnv();
+  if (env === undefined) {
+    throw new Error('communicatorFromEnv: RANK and WORLD_SIZE are not set; start the program with `npx tfjs-wm-run -n N script.js`');
+  }
+  // Every rank can compute the id: rank 0 listens where MASTER_ADDR/PORT say.
+  const id = env.rank === 0 ? native().bootstrapUniqueId(env.masterAddr, env.masterPort, env.runId) :
+                              `${env.masterAddr}:${env.masterPort}:${env.runId}`;
+  return createCommunicator(id, env.rank, env.worldSize, opts);
+}
+
+export class Communicator {
+  private readonly tensors = new Set<WholeMemoryTensor>();
+  private destroyed = false;
+
+  constructor(readonly nativeComm: NativeCommunicator, private timeout: number) {
+    live.add(this);
+  }
+
+  get rank(): number {
+    return this.nativeComm.rank;
+  }
+
+  get size(): number {
+    return this.nativeComm.size;
+  }
+
+  get timeoutMs(): number {
+    return this.timeout;
+  }
+
+  set timeoutMs(ms: number) {
+    if (!(ms > 0)) throw new RangeError(`timeoutMs must be positive, got ${ms}`);
+    this.nativeComm.setTimeout(ms);
+    this.timeout = ms;
+  }
+
+  private check(): void {
+    if (this.destroyed) throw new Error('the communicator was destroyed');
+  }
+
+  barrier(): void {
+    this.check();
+    this.nativeComm.barrier('barrier');
+  }
+
+  /** Every rank's bytes, in rank order. */
+  allgather(mine: Uint8Array, what = 'allgather'): Uint8Array[] {
+    this.check();
+    return this.nativeComm.allgather(mine, what);
+  }
+
+  allgatherJson<T>(mine: T, what = 'allgather'): T[] {
+    return this.allgather(new TextEncoder().encode(JSON.stringify(mine)), what)
+        .map((b) => JSON.parse(new TextDecoder().decode(b)) as T);
+  }
+
+  /** Collective: a tensor spread over the ranks of this communicator. */
+  malloc(opts: MallocOptions): WholeMemoryTensor {
+    this.check();
+    const t = WholeMemoryTensor.allocate(this, opts);
+    this.tensors.add(t);
+    return t;
+  }
+
+  /** Collective: frees a tensor (as t.free()). */
+  free(t: WholeMemoryTensor): void {
+    if (!this.tensors.has(t)) throw new Error('free: this tensor was not allocated by this communicator, or was freed already');
+    t.free();
+  }
+
+  /** @internal */
+  forget(t: WholeMemoryTensor): void {
+    this.tensors.delete(t);
+  }
+
+  /** Frees what is still allocated (locally: no collective) and closes the connections. */
+  destroy(): void {
+    if (this.destroyed) return;
+    for (const t of [...this.tensors]) t.release();
+    this.tensors.clear();
+    this.destroyed = true;
+    this.nativeComm.destroy();
+    live.delete(this);
+  }
+}
+
+/** Starts the library (nothing to do before the first communicator; kept for the WholeMemory API's shape). */
+export function init(): void {
+  native();
+}
+
+/** Frees every WholeMemory tensor and destroys every communicator of this process. */
+export function finalize(): void {
+  for (const c of [...live]) c.destroy();
+}
+
+/**
+ * Single process: one tensor spread over this process's devices. On a
+ * machine without GPUs it lives in host memory.
+ */
+export function malloc(opts: MallocOptions): WholeMemoryTensor {
+  const comm = createCommunicator(native().bootstrapUniqueId('127.0.0.1', 0), 0, 1);
+  const t = comm.malloc(opts);
+  t.ownedCommunicator = comm;
+  return t;
+}

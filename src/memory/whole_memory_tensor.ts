@@ -1,0 +1,308 @@
+// A tensor spread over the ranks of a communicator: rows [r * rowsPerRank,
+// (r + 1) * rowsPerRank) live with rank r. Continuous and chunked tensors are
+// addressable whole from every rank; distributed ones only locally, and
+// their gather/scatter are collectives that move rows between ranks.
+import * as fs from 'fs';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+
+import {deviceStatus, native} from '../backend/register';
+import {NativeHostMemory} from '../backend/native';
+import type {Communicator, MallocOptions} from './communicator';
+
+export type MemoryType = 'continuous' | 'chunked' | 'distributed';
+export type MemoryLocation = 'device' | 'host';
+
+const TYPE_CODES: {[t in MemoryType]: number} = {continuous: 0, chunked: 1, distributed: 2};
+const DTYPES = ['float32', 'int32'] as const;
+type RowDType = typeof DTYPES[number];
+
+function typedArray(dtype: RowDType, n: number): Float32Array | Int32Array {
+  return dtype === 'float32' ? new Float32Array(n) : new Int32Array(n);
+}
+
+function toIndices(indices: tf.Tensor | ArrayLike<number>, what: string): Int32Array {
+  if (indices instanceof tf.Tensor) {
+    if (indices.dtype !== 'int32') throw new TypeError(`${what}: indices must be int32, got ${indices.dtype}`);
+    return Int32Array.from(indices.dataSync());
+  }
+  return Int32Array.from(indices);
+}
+
+export class WholeMemoryTensor {
+  readonly stride: number[];
+  readonly rowElements: number;
+  private mem: NativeHostMemory | undefined;
+  /** Set by single-process malloc: the private communicator to close on free. */
+  ownedCommunicator?: Communicator;
+
+  private constructor(readonly comm: Communicator, readonly shape: number[], readonly dtype: RowDType,
+                      readonly type: MemoryType, readonly location: MemoryLocation, mem: NativeHostMemory) {
+    this.mem = mem;
+    this.rowElements = shape.slice(1).reduce((a, b) => a * b, 1);
+    this.stride = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+  }
+
+  /** @internal Collective; use comm.malloc(). */
+  static allocate(comm: Communicator, opts: MallocOptions): WholeMemoryTensor {
+    const {shape} = opts;
+    const type = opts.type ?? 'continuous';
+    const dtype = (opts.dtype ?? 'float32') as RowDType;
+    const gpu = deviceStatus().gpu;
+    const location = opts.location ?? (gpu ? 'device' : 'host');
+    if (!Array.isArray(shape) || shape.length < 1 || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
+      throw new RangeError(`malloc: shape must be a non-empty array of non-negative integers, got ${JSON.stringify(shape)}`);
+    }
+    if (!(type in TYPE_CODES)) throw new RangeError(`malloc: type must be 'continuous', 'chunked' or 'distributed', got '${type}'`);
+    if (!DTYPES.includes(dtype)) throw new TypeError(`malloc: dtype must be float32 or int32, got ${dtype}`);
+    if (location !== 'host' && location !== 'device') throw new RangeError(`malloc: location must be 'device' or 'host', got '${location}'`);
+    if (location === 'device') {
+      throw new Error(gpu ? "malloc: device-located WholeMemory is not built yet; use location: 'host'" :
+                            `malloc: location 'device' needs a GPU (${deviceStatus().reason}); use location: 'host'`);
+    }
+    const granularity = opts.minGranularity ?? 1;
+    if (!Number.isInteger(granularity) || granularity < 1) throw new RangeError(`malloc: minGranularity must be a positive integer, got ${granularity}`);
+    const rowBytes = Math.max(1, shape.slice(1).reduce((a, b) => a * b, 1)) * 4;
+    const mem = new (native().NativeHostMemory)(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity);
+    return new WholeMemoryTensor(comm, shape, dtype, type, location, mem);
+  }
+
+  private live(what: string): NativeHostMemory {
+    if (this.mem === undefined) throw new Error(`${what}: the WholeMemory tensor was freed`);
+    return this.mem;
+  }
+
+  get rows(): number {
+    return this.shape[0];
+  }
+
+  get rowsPerRank(): number {
+    return this.live('rowsPerRank').rowsPerRank;
+  }
+
+  /** The rows this rank holds: [first, first + count). */
+  get localRange(): {first: number; count: number} {
+    const m = this.live('localRange');
+    return {first: m.localFirstRow, count: m.localRowCount};
+  }
+
+  /** This rank's rows as a tfjs tensor (a copy: other ranks may write the memory at any time). */
+  localSlice(): tf.Tensor {
+    const {count} = this.localRange;
+    const out = typedArray(this.dtype, count * this.rowElements);
+    this.live('localSlice').readLocal(out);
+    return tf.tensor(out, [count, ...this.shape.slice(1)], this.dtype);
+  }
+
+  /** Writes this rank's rows (values: [localRange.count, ...rowShape]). */
+  writeLocal(values: tf.Tensor | Float32Array | Int32Array): void {
+    const data = values instanceof tf.Tensor ? values.dataSync() : values;
+    if (data.length !== this.localRange.count * this.rowElements) {
+      throw new RangeError(`writeLocal: expected ${this.localRange.count * this.rowElements} values, got ${data.length}`);
+    }
+    this.live('writeLocal').writeLocal(this.dtype === 'float32' ? Float32Array.from(data) : Int32Array.from(data));
+  }
+
+  private owner(row: number): number {
+    return Math.floor(row / this.rowsPerRank);
+  }
+
+  private badIndex(what: string, idx: Int32Array, at: number): Error {
+    return new RangeError(`${what}: index ${idx[at]} at position ${at} is outside the tensor's ${this.rows} rows`);
+  }
+
+  /**
+   * Rows at `indices` as a tfjs tensor [n, ...rowShape]. For distributed
+   * tensors this is a collective: every rank calls it (with its own indices).
+   */
+  gather(indices: tf.Tensor | ArrayLike<number>): tf.Tensor {
+    const idx = toIndices(indices, 'gather');
+    const out = typedArray(this.dtype, idx.length * this.rowElements);
+    if (this.type === 'distributed') {
+      this.exchangeGather(idx, out);
+    } else {
+      const bad = this.live('gather').gather(idx, out);
+      if (bad >= 0) throw this.badIndex('gather', idx, bad);
+    }
+    return tf.tensor(out, [idx.length, ...this.shape.slice(1)], this.dtype);
+  }
+
+  /** Writes rows; for distributed tensors a collective. Later duplicates win. */
+  scatter(indices: tf.Tensor | ArrayLike<number>, values: tf.Tensor | Float32Array | Int32Array): void {
+    const idx = toIndices(indices, 'scatter');
+    const data = values instanceof tf.Tensor ? values.dataSync() : values;
+    if (data.length !== idx.length * this.rowElements) {
+      throw new RangeError(`scatter: values hold ${data.length} elements, indices need ${idx.length} rows of ${this.rowElements}`);
+    }
+    const typed = this.dtype === 'float32' ? Float32Array.from(data) : Int32Array.from(data);
+    if (this.type === 'distributed') {
+      this.exchangeScatter(idx, typed);
+    } else {
+      const bad = this.live('scatter').scatter(idx, typed);
+      if (bad >= 0) throw this.badIndex('scatter', idx, bad);
+    }
+  }
+
+  // Distributed gather: requests go to owners, rows come back, all through
+  // the communicator (on GPUs this is NCCL's all-to-all).
+  private exchangeGather(idx: Int32Array, out: Float32Array | Int32Array): void {
+    const mem = this.live('gather');
+    const n = this.comm.size;
+    let bad = -1;
+    for (let i = 0; i < idx.length && bad < 0; ++i) if (idx[i] < 0 || idx[i] >= this.rows) bad = i;
+    const asks: number[][] = Array.from({length: n}, () => []);
+    const where: number[][] = Array.from({length: n}, () => []);
+    if (bad < 0) idx.forEach((row, i) => {
+      asks[this.owner(row)].push(row);
+      where[this.owner(row)].push(i);
+    });
+    // Every rank takes part even after a bad index, so nobody is left waiting.
+    const requests = this.comm.allgatherJson({bad: bad >= 0, asks}, 'distributed gather (requests)');
+    const failed = requests.findIndex((r) => r.bad);
+    const replies: Uint8Array[] = [];
+    for (let r = 0; r < n; ++r) {
+      const rows = failed >= 0 ? [] : requests[r].asks[this.comm.rank];
+      const buf = typedArray(this.dtype, rows.length * this.rowElements);
+      if (rows.length) mem.gather(Int32Array.from(rows), buf);
+      replies.push(new Uint8Array(buf.buffer));
+    }
+    const all = this.comm.allgather(packParts(replies), 'distributed gather (rows)');
+    if (bad >= 0) throw this.badIndex('gather', idx, bad);
+    if (failed >= 0) throw new RangeError(`gather: rank ${failed} passed an index outside the tensor's ${this.rows} rows`);
+    for (let owner = 0; owner < n; ++owner) {
+      const part = unpackParts(all[owner])[this.comm.rank];
+      const rows = this.dtype === 'float32' ? new Float32Array(part.buffer, part.byteOffset, part.byteLength / 4) :
+                                              new Int32Array(part.buffer, part.byteOffset, part.byteLength / 4);
+      where[owner].forEach((pos, k) => out.set(rows.subarray(k * this.rowElements, (k + 1) * this.rowElements), pos * this.rowElements));
+    }
+  }
+
+  private exchangeScatter(idx: Int32Array, values: Float32Array | Int32Array): void {
+    const mem = this.live('scatter');
+    const n = this.comm.size;
+    let bad = -1;
+    for (let i = 0; i < idx.length && bad < 0; ++i) if (idx[i] < 0 || idx[i] >= this.rows) bad = i;
+    const parts: Uint8Array[] = [];
+    const rowsFor: number[][] = Array.from({length: n}, () => []);
+    const posFor: number[][] = Array.from({length: n}, () => []);
+    if (bad < 0) idx.forEach((row, i) => {
+      rowsFor[this.owner(row)].push(row);
+      posFor[this.owner(row)].push(i);
+    });
+    for (let r = 0; r < n; ++r) {
+      const buf = typedArray(this.dtype, posFor[r].length * this.rowElements);
+      posFor[r].forEach((pos, k) => buf.set(values.subarray(pos * this.rowElements, (pos + 1) * this.rowElements), k * this.rowElements));
+      parts.push(new Uint8Array(buf.buffer));
+    }
+    const headers = this.comm.allgatherJson({bad: bad >= 0, rows: rowsFor}, 'distributed scatter (indices)');
+    const all = this.comm.allgather(packParts(parts), 'distributed scatter (rows)');
+    if (bad >= 0) throw this.badIndex('scatter', idx, bad);
+    const failed = headers.findIndex((h) => h.bad);
+    if (failed >= 0) throw new RangeError(`scatter: rank ${failed} passed an index outside the tensor's ${this.rows} rows`);
+    // Apply in rank order so that duplicates resolve the same way everywhere.
+    for (let src = 0; src < n; ++src) {
+      const rows = headers[src].rows[this.comm.rank];
+      if (!rows.length) continue;
+      const part = unpackParts(all[src])[this.comm.rank];
+      mem.scatter(Int32Array.from(rows), part.slice());
+    }
+  }
+
+  /**
+   * Collective: each rank writes its rows to `dir/part-<rank>-of-<size>.bin`
+   * (to a temporary name, then renamed, so a killed save leaves the previous
+   * file intact); rank 0 also writes meta.json.
+   */
+  save(dir: string): void {
+    const {count} = this.localRange;
+    const data = typedArray(this.dtype, count * this.rowElements);
+    this.live('save').readLocal(data);
+    fs.mkdirSync(dir, {recursive: true});
+    const file = path.join(dir, `part-${this.comm.rank}-of-${this.comm.size}.bin`);
+    writeAtomically(file, new Uint8Array(data.buffer));
+    if (this.comm.rank === 0) {
+      writeAtomically(path.join(dir, 'meta.json'), new TextEncoder().encode(JSON.stringify({
+        shape: this.shape, dtype: this.dtype, ranks: this.comm.size, rowsPerRank: this.rowsPerRank,
+      })));
+    }
+    this.comm.barrier();
+  }
+
+  /** Collective: reads what save() wrote (same shape, dtype and number of ranks). */
+  load(dir: string): void {
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    if (JSON.stringify(meta.shape) !== JSON.stringify(this.shape) || meta.dtype !== this.dtype || meta.ranks !== this.comm.size) {
+      throw new Error(`load: ${dir} holds shape [${meta.shape}] ${meta.dtype} over ${meta.ranks} ranks, this tensor is ` +
+                      `[${this.shape}] ${this.dtype} over ${this.comm.size}`);
+    }
+    const file = path.join(dir, `part-${this.comm.rank}-of-${this.comm.size}.bin`);
+    const bytes = fs.readFileSync(file);
+    const expected = this.localRange.count * this.rowElements * 4;
+    if (bytes.length !== expected) throw new Error(`load: ${file} has ${bytes.length} bytes, expected ${expected}`);
+    const data = this.dtype === 'float32' ? new Float32Array(expected / 4) : new Int32Array(expected / 4);
+    new Uint8Array(data.buffer).set(bytes);
+    this.live('load').writeLocal(data);
+    this.comm.barrier();
+  }
+
+  /** Collective: frees the memory on every rank. Using the tensor afterwards throws. */
+  free(): void {
+    this.live('free');
+    this.comm.barrier();
+    this.release();
+    if (this.ownedCommunicator) this.ownedCommunicator.destroy();
+  }
+
+  /** @internal Local release (finalize/destroy paths). */
+  release(): void {
+    this.mem?.free();
+    this.mem = undefined;
+    this.comm.forget(this);
+  }
+
+  get freed(): boolean {
+    return this.mem === undefined;
+  }
+}
+
+function writeAtomically(file: string, bytes: Uint8Array): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeSync(fd, bytes);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}
+
+// [count][len...][bytes...] framing for one blob per destination rank.
+function packParts(parts: Uint8Array[]): Uint8Array {
+  const head = new Float64Array(parts.length + 1);
+  head[0] = parts.length;
+  parts.forEach((p, i) => (head[i + 1] = p.byteLength));
+  const total = head.byteLength + parts.reduce((a, p) => a + p.byteLength, 0);
+  const out = new Uint8Array(total);
+  out.set(new Uint8Array(head.buffer), 0);
+  let at = head.byteLength;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+function unpackParts(blob: Uint8Array): Uint8Array[] {
+  const copy = blob.slice();
+  const count = new Float64Array(copy.buffer, 0, 1)[0];
+  const lens = new Float64Array(copy.buffer, 8, count);
+  const parts: Uint8Array[] = [];
+  let at = 8 * (count + 1);
+  for (let i = 0; i < count; ++i) {
+    parts.push(copy.subarray(at, at + lens[i]));
+    at += lens[i];
+  }
+  return parts;
+}

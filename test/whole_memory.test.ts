@@ -1,0 +1,82 @@
+// WholeMemory across real processes started by tfjs-wm-run (host memory on
+// this machine): every type with 1, 2 and 4 ranks, a rank killed with
+// SIGKILL mid-collective, a rank that never arrives, and the single-process API.
+import {spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+
+const root = path.resolve(__dirname, '..', '..');
+const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
+const fixture = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
+
+function launch(n: number, mode: string, env: NodeJS.ProcessEnv = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-test-'));
+  const r = spawnSync(process.execPath, [launcher, '-n', String(n), fixture, mode], {
+    encoding: 'utf8', timeout: 90_000, env: {...process.env, WM_TEST_DIR: dir, ...env},
+  });
+  fs.rmSync(dir, {recursive: true, force: true});
+  return {status: r.status, out: `${r.stdout}${r.stderr}`};
+}
+
+const shmEntries = () => (fs.existsSync('/dev/shm') ? fs.readdirSync('/dev/shm').sort() : []);
+
+describe('WholeMemory across processes (tfjs-wm-run)', () => {
+  for (const n of [1, 2, 4]) {
+    it(`every type, every rank reads and writes the whole tensor: ${n} rank(s)`, () => {
+      const {status, out} = launch(n, 'check');
+      expect(status, out).to.equal(0);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r}`);
+    });
+  }
+
+  it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {
+    const before = shmEntries();
+    const {status, out} = launch(4, 'die', {WM_TEST_TIMEOUT_MS: '5000'});
+    expect(status).to.not.equal(0);
+    expect(out).to.include('rank 1 was killed by SIGKILL');
+    expect(out).to.match(/ERROR rank [023]: barrier: rank 1 disconnected \(it exited or was killed\)/);
+    expect(out).to.not.include('UNEXPECTED');
+    expect(shmEntries()).to.deep.equal(before);
+  });
+
+  it('a rank that never arrives: the others time out with its name', () => {
+    const started = Date.now();
+    const {status, out} = launch(3, 'late', {WM_TEST_TIMEOUT_MS: '2000'});
+    expect(status).to.not.equal(0);
+    expect(out).to.match(/ERROR rank [01]: barrier: rank\(s\) 2 did not arrive within 2000 ms/);
+    expect(Date.now() - started).to.be.lessThan(30_000);
+  });
+});
+
+describe('WholeMemory in one process', () => {
+  it('malloc, write, gather, free; freed and bad use throw clear errors', () => {
+    const t = wm.malloc({shape: [10, 3], location: 'host', type: 'chunked'});
+    expect(t.rows).to.equal(10);
+    expect(t.stride).to.deep.equal([3, 1]);
+    t.scatter([2, 9], Float32Array.from([1, 2, 3, 4, 5, 6]));
+    expect(Array.from(t.gather([9, 2]).dataSync())).to.deep.equal([4, 5, 6, 1, 2, 3]);
+    expect(() => t.gather([10])).to.throw(/index 10 at position 0 is outside the tensor's 10 rows/);
+    expect(() => t.scatter([0], Float32Array.from([1]))).to.throw(/values hold 1 elements/);
+    t.free();
+    expect(() => t.gather([0])).to.throw(/freed/);
+    expect(() => t.free()).to.throw(/freed/);
+  });
+
+  it('rejects bad allocation arguments by name', () => {
+    expect(() => wm.malloc({shape: [-1, 2], location: 'host'})).to.throw(/shape must be/);
+    expect(() => wm.malloc({shape: [4], location: 'host', type: 'striped' as never})).to.throw(/type must be/);
+    expect(() => wm.malloc({shape: [4], location: 'host', dtype: 'bool'})).to.throw(/dtype must be float32 or int32/);
+    if (!wm.deviceInfo().gpu) expect(() => wm.malloc({shape: [4], location: 'device'})).to.throw(/needs a GPU/);
+  });
+
+  it('finalize frees what is left', () => {
+    const t = wm.malloc({shape: [4, 4], location: 'host'});
+    wm.finalize();
+    expect(t.freed).to.equal(true);
+  });
+});
