@@ -12,3 +12,4 @@ export type {CommunicatorOptions, MallocOptions} from './memory/communicator';
 export {WholeMemoryTensor} from './memory/whole_memory_tensor';
 export type {MemoryLocation, MemoryType} from './memory/whole_memory_tensor';
 export {readLaunchEnv} from './dist/launch_env';
+export * as nn from './nn/index';

@@ -11,7 +11,8 @@
 #include "wm/runtime.h"
 #include "wm/status.h"
 
-void InitComm(Napi::Env env, Napi::Object exports);  // comm_bindings.cc
+void InitComm(Napi::Env env, Napi::Object exports);       // comm_bindings.cc
+void InitEmbedding(Napi::Env env, Napi::Object exports);  // embedding_bindings.cc
 
 namespace {
 
@@ -433,6 +434,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   };
   for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
   InitComm(env, exports);
+  InitEmbedding(env, exports);
   return exports;
 }
 

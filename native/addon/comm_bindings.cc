@@ -89,6 +89,8 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
 
 Napi::FunctionReference* communicatorCtor = nullptr;
 
+}  // namespace
+
 class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
@@ -169,7 +171,12 @@ class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
   Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
 
   std::unique_ptr<wm::HostWholeMemory> mem_;
+
+ public:
+  wm::HostWholeMemory* get() const { return mem_.get(); }
 };
+
+namespace {
 
 Napi::Value UniqueId(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -181,6 +188,13 @@ Napi::Value UniqueId(const Napi::CallbackInfo& info) {
 }
 
 }  // namespace
+
+wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v) {
+  if (!v.IsObject()) return nullptr;
+  auto* w = HostMemoryWrap::Unwrap(v.As<Napi::Object>());
+  if (!w || !w->get()) throw Napi::Error::New(v.Env(), "the WholeMemory tensor was freed");
+  return w->get();
+}
 
 void InitComm(Napi::Env env, Napi::Object exports) {
   exports.Set("bootstrapUniqueId", Napi::Function::New(env, UniqueId, "bootstrapUniqueId"));

@@ -41,7 +41,37 @@ export interface NativeHostMemory {
   free(): void;
 }
 
+/** A table for the embedding kernels: device address, host array, or host WholeMemory. */
+export interface NativeTable {
+  ptr?: number;
+  array?: ArrayBufferView;
+  memory?: NativeHostMemory;
+  rows: number;
+  dim: number;
+  storage: number;
+}
+
+export interface NativeOptimizerParams {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  rho: number;
+  eps: number;
+  weightDecay: number;
+  biasCorrection1: number;
+  biasCorrection2: number;
+}
+
 export interface NativeAddon {
+  embeddingInit(table: NativeTable, firstRow: number, count: number, seed: number, kind: number, scale: number, onDevice: boolean): void;
+  embeddingGather(table: NativeTable, indices: number, indexType: number, n: number, out: number, errorFlag: number): void;
+  embeddingWriteRows(table: NativeTable, indices: number, indexType: number, n: number, values: number, errorFlag: number): void;
+  embeddingApply(table: NativeTable, state0: number, state1: number, indices: number, indexType: number, n: number,
+                 grads: number, opt: number, params: NativeOptimizerParams, errorFlag: number, skipped: number): void;
+  hostEmbeddingGather(table: NativeTable, indices: Int32Array, out: Float32Array): number;
+  hostEmbeddingWriteRows(table: NativeTable, indices: Int32Array, values: Float32Array): number;
+  hostEmbeddingApply(table: NativeTable, state0: ArrayBufferView | NativeHostMemory | null, state1: ArrayBufferView | NativeHostMemory | null,
+                     indices: Int32Array, grads: Float32Array, opt: number, params: NativeOptimizerParams): number;
   bootstrapUniqueId(host: string, port: number, nonce?: string): string;
   NativeCommunicator: new (uniqueId: string, rank: number, size: number, timeoutMs: number) => NativeCommunicator;
   NativeHostMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number) => NativeHostMemory;

@@ -48,6 +48,10 @@ class HostWholeMemory {
   int64_t gatherRows(const int32_t* indices, int64_t n, uint8_t* out) const;
   int64_t scatterRows(const int32_t* indices, int64_t n, const uint8_t* in);
 
+  // Addressing for kernels: the continuous base (or null) and the chunk handle.
+  uint8_t* continuousBase() const { return range_; }
+  const ChunkedHandle& chunkedHandle() const { return handle_; }
+
   // Unmaps everything (also done by the destructor).
   void release();
 

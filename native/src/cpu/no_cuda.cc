@@ -1,6 +1,7 @@
 // Built when CMake finds no CUDA compiler: the library reports no GPU and its
 // device entry points refuse with a clear error. The TypeScript backend never
 // calls them then; it runs every kernel on the CPU.
+#include "wm/embedding.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 #include "wm/status.h"
@@ -62,5 +63,10 @@ void unsortedSegmentSum(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, i
 void scatterNd(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
                const std::vector<int64_t>&, uint64_t) { noCuda("scatterNd"); }
 void oneHot(DType, uint64_t, uint64_t, int64_t, int64_t, double, double) { noCuda("oneHot"); }
+void embeddingInit(const TableRef&, int64_t, int64_t, uint64_t, int, float) { noCuda("embeddingInit"); }
+void embeddingGather(const TableRef&, uint64_t, IndexType, int64_t, uint64_t, uint64_t) { noCuda("embeddingGather"); }
+void embeddingWriteRows(const TableRef&, uint64_t, IndexType, int64_t, uint64_t, uint64_t) { noCuda("embeddingWriteRows"); }
+void embeddingApply(const TableRef&, uint64_t, uint64_t, uint64_t, IndexType, int64_t, uint64_t, SparseOptimizer,
+                    const OptimizerParams&, uint64_t, uint64_t) { noCuda("embeddingApply"); }
 
 }  // namespace wm

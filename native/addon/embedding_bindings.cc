@@ -1,0 +1,178 @@
+// N-API bindings of the embedding kernels (device and host).
+#include <napi.h>
+
+#include <string>
+
+#include "wm/embedding.h"
+#include "wm/host_whole_memory.h"
+
+wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
+
+namespace {
+
+template <typename F>
+Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
+  try {
+    return f();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), e.what());
+  }
+}
+
+double num(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string("table.") + key + " must be a number");
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+uint64_t ptrArg(const Napi::Value& v, const char* name) {
+  if (!v.IsNumber()) throw Napi::TypeError::New(v.Env(), std::string(name) + " must be a device address");
+  return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue());
+}
+
+uint8_t* bytes(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
+
+// {ptr | array | memory, rows, dim, storage}: a device address, a host typed
+// array, or a host WholeMemory tensor (continuous or chunked).
+wm::TableRef tableArg(const Napi::Value& v) {
+  if (!v.IsObject()) throw Napi::TypeError::New(v.Env(), "table must be an object");
+  auto o = v.As<Napi::Object>();
+  wm::TableRef t;
+  t.rows = static_cast<int64_t>(num(o, "rows"));
+  t.dim = static_cast<int64_t>(num(o, "dim"));
+  t.storage = static_cast<wm::StorageType>(static_cast<int>(num(o, "storage")));
+  if (o.Has("memory") && o.Get("memory").IsObject()) {
+    wm::HostWholeMemory* m = unwrapHostMemory(o.Get("memory"));
+    if (m->type() == wm::MemoryType::Distributed) throw Napi::Error::New(v.Env(), "distributed tables are gathered collectively, not here");
+    if (m->continuousBase()) t.ptr = reinterpret_cast<uint64_t>(m->continuousBase());
+    else t.chunked = &m->chunkedHandle();
+  } else if (o.Has("array") && o.Get("array").IsTypedArray()) {
+    t.ptr = reinterpret_cast<uint64_t>(bytes(o.Get("array").As<Napi::TypedArray>()));
+  } else {
+    t.ptr = static_cast<uint64_t>(num(o, "ptr"));
+  }
+  return t;
+}
+
+wm::OptimizerParams paramsArg(const Napi::Value& v) {
+  auto o = v.As<Napi::Object>();
+  wm::OptimizerParams p;
+  p.lr = static_cast<float>(num(o, "lr"));
+  p.beta1 = static_cast<float>(num(o, "beta1"));
+  p.beta2 = static_cast<float>(num(o, "beta2"));
+  p.rho = static_cast<float>(num(o, "rho"));
+  p.eps = static_cast<float>(num(o, "eps"));
+  p.weightDecay = static_cast<float>(num(o, "weightDecay"));
+  p.biasCorrection1 = static_cast<float>(num(o, "biasCorrection1"));
+  p.biasCorrection2 = static_cast<float>(num(o, "biasCorrection2"));
+  return p;
+}
+
+wm::IndexType indexTypeOf(const Napi::TypedArray& t) {
+  if (t.TypedArrayType() == napi_int32_array) return wm::IndexType::I32;
+  if (t.TypedArrayType() == napi_bigint64_array) return wm::IndexType::I64;
+  throw Napi::TypeError::New(t.Env(), "indices must be an Int32Array or a BigInt64Array");
+}
+
+// embeddingGather(table, indices, indexType, n, out, errorFlag)
+Napi::Value Gather(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    wm::embeddingGather(tableArg(info[0]), ptrArg(info[1], "indices"), static_cast<wm::IndexType>(info[2].As<Napi::Number>().Int32Value()),
+                        info[3].As<Napi::Number>().Int64Value(), ptrArg(info[4], "out"), ptrArg(info[5], "errorFlag"));
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value WriteRows(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    wm::embeddingWriteRows(tableArg(info[0]), ptrArg(info[1], "indices"), static_cast<wm::IndexType>(info[2].As<Napi::Number>().Int32Value()),
+                           info[3].As<Napi::Number>().Int64Value(), ptrArg(info[4], "values"), ptrArg(info[5], "errorFlag"));
+    return info.Env().Undefined();
+  });
+}
+
+// embeddingApply(table, state0, state1, indices, indexType, n, grads, opt, params, errorFlag, skipped)
+Napi::Value Apply(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    wm::embeddingApply(tableArg(info[0]), ptrArg(info[1], "state0"), ptrArg(info[2], "state1"), ptrArg(info[3], "indices"),
+                       static_cast<wm::IndexType>(info[4].As<Napi::Number>().Int32Value()), info[5].As<Napi::Number>().Int64Value(),
+                       ptrArg(info[6], "grads"), static_cast<wm::SparseOptimizer>(info[7].As<Napi::Number>().Int32Value()),
+                       paramsArg(info[8]), ptrArg(info[9], "errorFlag"), ptrArg(info[10], "skipped"));
+    return info.Env().Undefined();
+  });
+}
+
+// hostEmbeddingGather(table, indices: Int32Array|BigInt64Array, out: Float32Array) -> bad position or -1
+Napi::Value HostGather(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto idx = info[1].As<Napi::TypedArray>();
+    auto out = info[2].As<Napi::Float32Array>();
+    wm::TableRef t = tableArg(info[0]);
+    if (out.ElementLength() != idx.ElementLength() * static_cast<size_t>(t.dim))
+      throw Napi::RangeError::New(info.Env(), "embedding gather: out must hold indices.length x dim floats");
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingGather(t, bytes(idx), indexTypeOf(idx), idx.ElementLength(), out.Data())));
+  });
+}
+
+Napi::Value HostWriteRows(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto idx = info[1].As<Napi::TypedArray>();
+    auto values = info[2].As<Napi::Float32Array>();
+    wm::TableRef t = tableArg(info[0]);
+    if (values.ElementLength() != idx.ElementLength() * static_cast<size_t>(t.dim))
+      throw Napi::RangeError::New(info.Env(), "embedding write: values must hold indices.length x dim floats");
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingWriteRows(t, bytes(idx), indexTypeOf(idx), idx.ElementLength(), values.Data())));
+  });
+}
+
+// hostEmbeddingApply(table, state0|null, state1|null, indices, grads, opt, params) -> skipped elements
+Napi::Value HostApply(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    wm::TableRef t = tableArg(info[0]);
+    auto state = [&](const Napi::Value& v) -> float* {
+      if (v.IsNull() || v.IsUndefined()) return nullptr;
+      if (v.IsObject() && !v.IsTypedArray()) {
+        wm::HostWholeMemory* m = unwrapHostMemory(v);
+        if (!m->continuousBase()) throw Napi::Error::New(info.Env(), "optimizer state must be continuous memory");
+        return reinterpret_cast<float*>(m->continuousBase());
+      }
+      return reinterpret_cast<float*>(bytes(v.As<Napi::TypedArray>()));
+    };
+    auto idx = info[3].As<Napi::TypedArray>();
+    auto grads = info[4].As<Napi::Float32Array>();
+    if (grads.ElementLength() != idx.ElementLength() * static_cast<size_t>(t.dim))
+      throw Napi::RangeError::New(info.Env(), "embedding apply: grads must hold indices.length x dim floats");
+    int64_t skipped = wm::host::embeddingApply(t, state(info[1]), state(info[2]), bytes(idx), indexTypeOf(idx), idx.ElementLength(),
+                                               grads.Data(), static_cast<wm::SparseOptimizer>(info[5].As<Napi::Number>().Int32Value()),
+                                               paramsArg(info[6]));
+    return Napi::Number::New(info.Env(), static_cast<double>(skipped));
+  });
+}
+
+// embeddingInit(table, firstRow, count, seed, kind, scale, onDevice)
+Napi::Value Init(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    wm::TableRef t = tableArg(info[0]);
+    int64_t first = info[1].As<Napi::Number>().Int64Value(), count = info[2].As<Napi::Number>().Int64Value();
+    uint64_t seed = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
+    int kind = info[4].As<Napi::Number>().Int32Value();
+    float scale = static_cast<float>(info[5].As<Napi::Number>().DoubleValue());
+    if (info[6].ToBoolean().Value()) wm::embeddingInit(t, first, count, seed, kind, scale);
+    else wm::host::embeddingInit(t, first, count, seed, kind, scale);
+    return info.Env().Undefined();
+  });
+}
+
+}  // namespace
+
+void InitEmbedding(Napi::Env env, Napi::Object exports) {
+  exports.Set("embeddingInit", Napi::Function::New(env, Init, "embeddingInit"));
+  exports.Set("embeddingGather", Napi::Function::New(env, Gather, "embeddingGather"));
+  exports.Set("embeddingWriteRows", Napi::Function::New(env, WriteRows, "embeddingWriteRows"));
+  exports.Set("embeddingApply", Napi::Function::New(env, Apply, "embeddingApply"));
+  exports.Set("hostEmbeddingGather", Napi::Function::New(env, HostGather, "hostEmbeddingGather"));
+  exports.Set("hostEmbeddingWriteRows", Napi::Function::New(env, HostWriteRows, "hostEmbeddingWriteRows"));
+  exports.Set("hostEmbeddingApply", Napi::Function::New(env, HostApply, "hostEmbeddingApply"));
+}

@@ -1,0 +1,66 @@
+// Embedding tables: row gather and sparse optimizer updates applied in place,
+// written once over PtrGen so the same kernels serve contiguous device
+// memory and chunked memory. Storage may be float32, float16 or bfloat16;
+// arithmetic is float32.
+#pragma once
+#include <cstdint>
+
+#include "wm/ptr_gen.h"
+
+namespace wm {
+
+enum class StorageType : int { F32 = 0, F16 = 1, BF16 = 2 };
+enum class IndexType : int { I32 = 0, I64 = 1 };
+enum class SparseOptimizer : int { SGD = 0, Adam = 1, AdaGrad = 2, RMSProp = 3 };
+
+inline int storageBytes(StorageType s) { return s == StorageType::F32 ? 4 : 2; }
+
+struct OptimizerParams {
+  float lr = 0.01f;
+  float beta1 = 0.9f, beta2 = 0.999f;  // Adam
+  float rho = 0.9f;                    // RMSProp
+  float eps = 1e-8f;
+  float weightDecay = 0.f;
+  float biasCorrection1 = 1.f;  // 1 - beta1^t, from the caller's step count
+  float biasCorrection2 = 1.f;  // 1 - beta2^t
+};
+
+// A table of rows x dim elements: either one contiguous address or a chunked
+// handle (chunks hold whole rows).
+struct TableRef {
+  uint64_t ptr = 0;
+  const ChunkedHandle* chunked = nullptr;
+  int64_t rows = 0, dim = 0;
+  StorageType storage = StorageType::F32;
+};
+
+// ---- device (CUDA) ----
+// out[i, :] = float(table[indices[i], :]). A bad index writes zeros and
+// records its position in *errorFlag (uint64, all ones = none) when given.
+void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t out,
+                     uint64_t errorFlag);
+// table[indices[i], :] = values[i, :] (float32 in, rounded to the storage type).
+void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values,
+                        uint64_t errorFlag);
+// Merges duplicate indices (sum of their gradient rows), then applies the
+// optimizer to each touched row in place. state0/state1 are float32 tables
+// of the same shape (Adam: m, v; AdaGrad/RMSProp: state0). Non-finite
+// gradient elements are skipped (the element and its state keep their
+// values) and counted into *skipped (uint64) when given.
+void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uint64_t indices, IndexType it,
+                    int64_t n, uint64_t grads, SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag,
+                    uint64_t skipped);
+
+// Fills rows [firstRow, firstRow + count) with initialValue(seed, element, kind, scale).
+void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint64_t seed, int kind, float scale);
+
+namespace host {
+void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint64_t seed, int kind, float scale);
+int64_t embeddingGather(const TableRef& table, const void* indices, IndexType it, int64_t n, float* out);
+int64_t embeddingWriteRows(const TableRef& table, const void* indices, IndexType it, int64_t n, const float* values);
+// Returns the number of skipped (non-finite) gradient elements, or throws on a bad index (before any write).
+int64_t embeddingApply(const TableRef& table, float* state0, float* state1, const void* indices, IndexType it,
+                       int64_t n, const float* grads, SparseOptimizer opt, const OptimizerParams& p);
+}  // namespace host
+
+}  // namespace wm

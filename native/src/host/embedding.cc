@@ -1,0 +1,131 @@
+// Host embedding kernels: the same gather / write / sparse-optimizer step as
+// the CUDA ones, over the same PtrGen address generators and the same
+// per-element rules (wm/embedding_math.h).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parallel.h"
+#include "wm/embedding.h"
+#include "wm/embedding_math.h"
+#include "wm/status.h"
+
+namespace wm {
+namespace host {
+namespace {
+
+template <typename T>
+struct Rows {
+  const TableRef& t;
+  T* row(int64_t r) const {
+    return t.chunked ? PtrGen<const ChunkedHandle, T>(*t.chunked).At(r * t.dim)
+                     : PtrGen<T*, T>(reinterpret_cast<T*>(t.ptr)).At(r * t.dim);
+  }
+};
+
+template <typename F>
+void withStorage(const TableRef& t, F&& f) {
+  switch (t.storage) {
+    case StorageType::F32: f(Rows<float>{t}); break;
+    case StorageType::F16: f(Rows<Half16>{t}); break;
+    case StorageType::BF16: f(Rows<BFloat16>{t}); break;
+  }
+}
+
+int64_t indexAt(const void* idx, IndexType it, int64_t i) {
+  return it == IndexType::I32 ? static_cast<const int32_t*>(idx)[i] : static_cast<const int64_t*>(idx)[i];
+}
+
+// Position of the first index outside [0, rows), or -1.
+int64_t firstBad(const void* idx, IndexType it, int64_t n, int64_t rows) {
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t r = indexAt(idx, it, i);
+    if (r < 0 || r >= rows) return i;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int64_t embeddingGather(const TableRef& t, const void* idx, IndexType it, int64_t n, float* out) {
+  int64_t bad = firstBad(idx, it, n, t.rows);
+  if (bad >= 0) return bad;
+  withStorage(t, [&](auto rows) {
+    parallelFor(n, std::max<int64_t>(1, 4096 / std::max<int64_t>(t.dim, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        auto* src = rows.row(indexAt(idx, it, i));
+        float* o = out + i * t.dim;
+        for (int64_t j = 0; j < t.dim; ++j) o[j] = toFloat(src[j]);
+      }
+    });
+  });
+  return -1;
+}
+
+void embeddingInit(const TableRef& t, int64_t first, int64_t count, uint64_t seed, int kind, float scale) {
+  WM_REQUIRE(first >= 0 && count >= 0 && first + count <= t.rows, "embedding init: rows out of range");
+  withStorage(t, [&](auto rows) {
+    using T = std::remove_pointer_t<decltype(rows.row(0))>;
+    parallelFor(count, std::max<int64_t>(1, 8192 / std::max<int64_t>(t.dim, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        int64_t r = first + i;
+        T* w = rows.row(r);
+        for (int64_t j = 0; j < t.dim; ++j) w[j] = fromFloat<T>(initialValue(seed, static_cast<uint64_t>(r * t.dim + j), kind, scale));
+      }
+    });
+  });
+}
+
+int64_t embeddingWriteRows(const TableRef& t, const void* idx, IndexType it, int64_t n, const float* values) {
+  int64_t bad = firstBad(idx, it, n, t.rows);
+  if (bad >= 0) return bad;
+  withStorage(t, [&](auto rows) {
+    using T = std::remove_pointer_t<decltype(rows.row(0))>;
+    for (int64_t i = 0; i < n; ++i) {
+      T* dst = rows.row(indexAt(idx, it, i));
+      for (int64_t j = 0; j < t.dim; ++j) dst[j] = fromFloat<T>(values[i * t.dim + j]);
+    }
+  });
+  return -1;
+}
+
+int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx, IndexType it, int64_t n,
+                       const float* grads, SparseOptimizer opt, const OptimizerParams& p) {
+  int64_t bad = firstBad(idx, it, n, t.rows);
+  if (bad >= 0) fail("embedding apply: index " + std::to_string(indexAt(idx, it, bad)) + " at position " +
+                     std::to_string(bad) + " is outside the table's " + std::to_string(t.rows) + " rows");
+  // Group duplicate indices: sort (row, position) pairs; each run is one row.
+  std::vector<std::pair<int64_t, int64_t>> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = {indexAt(idx, it, i), i};
+  std::sort(order.begin(), order.end());
+  std::vector<int64_t> heads;
+  for (int64_t i = 0; i < n; ++i)
+    if (i == 0 || order[i].first != order[i - 1].first) heads.push_back(i);
+  int64_t skipped = 0;
+  withStorage(t, [&](auto rows) {
+    using T = std::remove_pointer_t<decltype(rows.row(0))>;
+    std::vector<float> g(t.dim);
+    for (size_t u = 0; u < heads.size(); ++u) {
+      int64_t begin = heads[u], end = u + 1 < heads.size() ? heads[u + 1] : n;
+      int64_t r = order[begin].first;
+      std::fill(g.begin(), g.end(), 0.f);
+      for (int64_t q = begin; q < end; ++q) {
+        const float* gr = grads + order[q].second * t.dim;
+        for (int64_t j = 0; j < t.dim; ++j) g[j] += gr[j];
+      }
+      T* w = rows.row(r);
+      for (int64_t j = 0; j < t.dim; ++j) {
+        float x = toFloat(w[j]);
+        if (applyRule(opt, p, x, s0 ? s0 + r * t.dim + j : nullptr, s1 ? s1 + r * t.dim + j : nullptr, g[j]))
+          w[j] = fromFloat<T>(x);
+        else
+          ++skipped;
+      }
+    }
+  });
+  return skipped;
+}
+
+}  // namespace host
+}  // namespace wm

@@ -1,0 +1,323 @@
+// Embedding tables for tfjs training: the forward is a native row gather;
+// the backward never builds a dense [rows, dim] gradient. It keeps (indices,
+// row gradients), and step() merges duplicates and lets the sparse optimizer
+// update only the touched rows, in place, in the table's own memory.
+//
+//   const emb = wm.nn.embedding({rows, dim: 64, optimizer: wm.nn.adam({lr: 0.01})});
+//   opt.minimize(() => loss(emb.lookup(ids)));   // dense parameters as usual
+//   emb.step();                                   // the table's sparse update
+//
+// The gradient reaches the table through `anchor`, a trainable scalar that
+// minimize() includes by default (pass it in varList if you list variables).
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {NativeHostMemory, NativeTable} from '../backend/native';
+import {deviceStatus, native} from '../backend/register';
+import {Communicator, createCommunicator} from '../memory/communicator';
+import {optimizerCode, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
+
+export type EmbeddingDType = 'float32' | 'float16' | 'bfloat16';
+export type EmbeddingMemory = 'device' | 'host' | 'continuous' | 'chunked' | 'distributed' | 'managed';
+
+export interface EmbeddingInit {
+  type?: 'uniform' | 'normal' | 'zeros';
+  scale?: number;
+  seed?: number;
+}
+
+export interface EmbeddingOptions {
+  rows: number;
+  dim: number;
+  /** Storage type; arithmetic is float32 either way. */
+  dtype?: EmbeddingDType;
+  /** Default: 'device' with a GPU, else 'host'. */
+  memory?: EmbeddingMemory;
+  init?: EmbeddingInit;
+  optimizer?: SparseOptimizerConfig;
+  /** For 'continuous' and 'chunked': the group sharing the table (default: this process alone). */
+  communicator?: Communicator;
+}
+
+const STORAGE = {float32: 0, float16: 1, bfloat16: 2} as const;
+const INIT_KIND = {uniform: 0, normal: 1, zeros: 2} as const;
+const ALL_ONES = 0xffffffffffffffffn;
+
+interface Store {
+  where: 'device' | 'host';
+  table: NativeTable;
+  states: (number | ArrayBufferView | NativeHostMemory | null)[];
+  release(): void;
+}
+
+let anchors = 0;
+
+export class Embedding {
+  readonly rows: number;
+  readonly dim: number;
+  readonly dtype: EmbeddingDType;
+  readonly memory: EmbeddingMemory;
+  readonly optimizer?: SparseOptimizerConfig;
+  /** Carries the table's gradient through tfjs' optimizers (see the file comment). */
+  readonly anchor: tf.Variable;
+  private store: Store | undefined;
+  private pending: {ids: tf.Tensor; grads: tf.Tensor}[] = [];
+  private steps = 0;
+  private skippedHost = 0;
+  private skippedDevice = 0;  // device uint64 counter
+  private comm?: Communicator;
+
+  constructor(o: EmbeddingOptions) {
+    for (const k of ['rows', 'dim'] as const) {
+      if (!Number.isInteger(o[k]) || o[k] < 0) throw new RangeError(`embedding: ${k} must be a non-negative integer, got ${o[k]}`);
+    }
+    this.rows = o.rows;
+    this.dim = o.dim;
+    this.dtype = o.dtype ?? 'float32';
+    if (!(this.dtype in STORAGE)) throw new TypeError(`embedding: dtype must be float32, float16 or bfloat16, got ${this.dtype}`);
+    const gpu = deviceStatus().gpu;
+    this.memory = o.memory ?? (gpu ? 'device' : 'host');
+    this.optimizer = o.optimizer;
+    this.store = this.allocate(o, gpu);
+    const init = o.init ?? {};
+    const kind = INIT_KIND[init.type ?? 'normal'];
+    if (kind === undefined) throw new RangeError(`embedding: init.type must be uniform, normal or zeros, got ${init.type}`);
+    this.initialize(kind, init.scale ?? 0.1, init.seed ?? 1);
+    this.anchor = tf.tidy(() => tf.variable(tf.scalar(0), true, `wm_embedding_anchor_${anchors++}`));
+  }
+
+  private get backend(): WholeMemoryBackend {
+    return tf.backend() as WholeMemoryBackend;
+  }
+
+  private allocate(o: EmbeddingOptions, gpu: boolean): Store {
+    const bytes = STORAGE[this.dtype] === 0 ? 4 : 2;
+    const n = this.rows * this.dim;
+    const table: NativeTable = {rows: this.rows, dim: this.dim, storage: STORAGE[this.dtype]};
+    const nStates = this.optimizer ? stateCount(this.optimizer) : 0;
+    switch (this.memory) {
+      case 'device': {
+        if (!gpu) throw new Error(`embedding: memory 'device' needs a GPU (${deviceStatus().reason}); use 'host'`);
+        const b = this.backend;
+        if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error("embedding: memory 'device' needs the 'wholememory' backend active");
+        table.ptr = b.allocDevice(n * bytes);
+        const states = Array.from({length: 2}, (_, i) => {
+          if (i >= nStates) return 0;
+          const p = b.allocDevice(n * 4);
+          b.native.fill(0, p, n, 0);
+          return p;
+        });
+        this.skippedDevice = b.allocDevice(8);
+        b.native.upload(this.skippedDevice, new BigUint64Array([0n]));
+        return {where: 'device', table, states, release: () => {
+          b.freeDevice(table.ptr!);
+          states.forEach((p) => b.freeDevice(p as number));
+          b.freeDevice(this.skippedDevice);
+        }};
+      }
+      case 'host': {
+        table.array = bytes === 4 ? new Float32Array(n) : new Uint16Array(n);
+        const states = Array.from({length: 2}, (_, i) => (i < nStates ? new Float32Array(n) : null));
+        return {where: 'host', table, states, release: () => {}};
+      }
+      case 'continuous':
+      case 'chunked': {
+        const comm = o.communicator ?? (this.comm = createCommunicator(native().bootstrapUniqueId('127.0.0.1', 0), 0, 1));
+        const make = (type: number, rowBytes: number) => new (native().NativeHostMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
+        const mem = make(this.memory === 'continuous' ? 0 : 1, this.dim * bytes);
+        // Optimizer state beside the table: WholeMemory of the same rows (continuous: one address for the kernels).
+        const states = Array.from({length: 2}, (_, i) => (i < nStates ? make(0, this.dim * 4) : null));
+        table.memory = mem;
+        return {where: 'host', table, states, release: () => {
+          mem.free();
+          states.forEach((s) => (s as NativeHostMemory | null)?.free());
+          this.comm?.destroy();
+        }};
+      }
+      case 'distributed':
+      case 'managed':
+        throw new Error(`embedding: memory '${this.memory}' is not built yet; use 'device', 'host', 'continuous' or 'chunked'`);
+      default:
+        throw new RangeError(`embedding: memory must be device, host, continuous, chunked, distributed or managed, got '${this.memory}'`);
+    }
+  }
+
+  private live(what: string): Store {
+    if (this.store === undefined) throw new Error(`embedding.${what}: the table was disposed`);
+    return this.store;
+  }
+
+  private initialize(kind: number, scale: number, seed: number): void {
+    const s = this.live('init');
+    // Shared tables: each rank fills its own rows, then everyone waits.
+    const mem = s.table.memory;
+    const [first, count] = mem ? [mem.localFirstRow, mem.localRowCount] : [0, this.rows];
+    native().embeddingInit(s.table, first, count, seed, kind, scale, s.where === 'device');
+    (s.states.filter((x) => x && typeof x === 'object' && 'readLocal' in x) as NativeHostMemory[])
+        .forEach((m) => m.writeLocal(new Float32Array(m.localRowCount * this.dim)));
+    this.comm?.barrier();
+  }
+
+  private indices(ids: tf.Tensor | ArrayLike<number>, what: string): tf.Tensor {
+    const t = ids instanceof tf.Tensor ? ids : tf.tensor1d(Int32Array.from(ids), 'int32');
+    if (t.dtype !== 'int32') throw new TypeError(`embedding.${what}: indices must be int32, got ${t.dtype}`);
+    return t;
+  }
+
+  private checkHost(idx: ArrayLike<number>, what: string): void {
+    for (let i = 0; i < idx.length; ++i) {
+      if (!(idx[i] >= 0 && idx[i] < this.rows)) {
+        throw new RangeError(`embedding.${what}: index ${idx[i]} at position ${i} is outside the table's ${this.rows} rows`);
+      }
+    }
+  }
+
+  /** Rows at `ids` (shape [...ids.shape, dim]), no gradient. */
+  read(ids: tf.Tensor | ArrayLike<number>): tf.Tensor {
+    const s = this.live('read');
+    const idx = this.indices(ids, 'read');
+    try {
+      const shape = [...idx.shape, this.dim];
+      const n = idx.size;
+      if (s.where === 'host') {
+        const host = idx.dataSync() as Int32Array;
+        const out = new Float32Array(n * this.dim);
+        const bad = native().hostEmbeddingGather(s.table, host, out);
+        if (bad >= 0) this.checkHost(host, 'read');
+        return tf.tensor(out, shape, 'float32');
+      }
+      const b = this.backend;
+      const hostIds = b.data.get(idx.dataId).values as Int32Array | undefined;
+      if (hostIds != null) this.checkHost(hostIds, 'read');
+      const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
+      const flag = hostIds != null ? 0 : b.allocDevice(8);
+      try {
+        if (flag) b.native.upload(flag, new BigUint64Array([ALL_ONES]));
+        if (n > 0) b.native.embeddingGather(s.table, b.devicePtr(idx), 0, n, ptr, flag);
+        if (flag) {
+          const word = new BigUint64Array(1);
+          b.native.download(flag, word);
+          if (word[0] !== ALL_ONES) {
+            b.disposeData(info.dataId, true);
+            this.checkHost(idx.dataSync(), 'read');
+          }
+        }
+      } finally {
+        b.freeDevice(flag);
+      }
+      return tf.engine().makeTensorFromTensorInfo(info);
+    } finally {
+      if (idx !== ids) idx.dispose();
+    }
+  }
+
+  /**
+   * Rows at `ids`, differentiable: inside optimizer.minimize (or tf.grads
+   * over `anchor`) the row gradients are kept for step().
+   */
+  lookup(ids: tf.Tensor | ArrayLike<number>): tf.Tensor {
+    const idx = this.indices(ids, 'lookup');
+    const f = tf.customGrad(((anchor: tf.Tensor, save: tf.GradSaveFunc) => {
+      save([idx]);
+      return {
+        value: this.read(idx),
+        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+          this.pending.push({ids: tf.keep(tf.reshape(saved[0], [-1])), grads: tf.keep(tf.reshape(dy, [-1, this.dim]))});
+          return tf.zerosLike(anchor);
+        },
+      };
+    }) as unknown as Parameters<typeof tf.customGrad>[0]);
+    const out = f(this.anchor);
+    if (idx !== ids) idx.dispose();
+    return out;
+  }
+
+  /** Overwrites rows with float32 values [n, dim] (rounded to the storage type). */
+  write(ids: tf.Tensor | ArrayLike<number>, values: tf.Tensor | Float32Array): void {
+    const s = this.live('write');
+    const idx = this.indices(ids, 'write');
+    try {
+      const host = idx.dataSync() as Int32Array;
+      this.checkHost(host, 'write');
+      const vals = values instanceof tf.Tensor ? values : tf.tensor(values, [host.length, this.dim]);
+      if (vals.size !== host.length * this.dim) throw new RangeError(`embedding.write: values hold ${vals.size} elements, need ${host.length} x ${this.dim}`);
+      if (s.where === 'host') {
+        native().hostEmbeddingWriteRows(s.table, Int32Array.from(host), Float32Array.from(vals.dataSync()));
+      } else {
+        const b = this.backend;
+        if (host.length) b.native.embeddingWriteRows(s.table, b.devicePtr(idx), 0, host.length, b.devicePtr(vals), 0);
+      }
+      if (vals !== values) vals.dispose();
+    } finally {
+      if (idx !== ids) idx.dispose();
+    }
+  }
+
+  /** One optimizer step with explicit sparse gradients: grads [n, dim] for ids [n]. */
+  applyGradients(ids: tf.Tensor | ArrayLike<number>, grads: tf.Tensor): void {
+    const s = this.live('applyGradients');
+    if (!this.optimizer) throw new Error('embedding.applyGradients: the table was created without an optimizer');
+    const idx = this.indices(ids, 'applyGradients');
+    try {
+      if (grads.size !== idx.size * this.dim || grads.dtype !== 'float32') {
+        throw new RangeError(`embedding.applyGradients: grads must be float32 with ${idx.size} x ${this.dim} elements, got ${grads.dtype} ${grads.shape}`);
+      }
+      // Validate every index before any row changes.
+      const host = idx.dataSync() as Int32Array;
+      this.checkHost(host, 'applyGradients');
+      const params = stepParams(this.optimizer, ++this.steps);
+      const code = optimizerCode(this.optimizer);
+      if (s.where === 'host') {
+        this.skippedHost += native().hostEmbeddingApply(s.table, s.states[0] as ArrayBufferView | NativeHostMemory | null,
+                                                        s.states[1] as ArrayBufferView | NativeHostMemory | null,
+                                                        Int32Array.from(host), Float32Array.from(grads.dataSync()), code, params);
+      } else if (idx.size > 0) {
+        const b = this.backend;
+        b.native.embeddingApply(s.table, s.states[0] as number, s.states[1] as number, b.devicePtr(idx), 0, idx.size,
+                                b.devicePtr(grads), code, params, 0, this.skippedDevice);
+      }
+    } finally {
+      if (idx !== ids) idx.dispose();
+    }
+  }
+
+  /** Applies the gradients the lookups since the last step() collected (one optimizer step). */
+  step(): void {
+    if (this.pending.length === 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    try {
+      const ids = pending.length === 1 ? pending[0].ids : tf.concat(pending.map((p) => p.ids));
+      const grads = pending.length === 1 ? pending[0].grads : tf.concat(pending.map((p) => p.grads));
+      this.applyGradients(ids, grads);
+      if (pending.length > 1) tf.dispose([ids, grads]);
+    } finally {
+      pending.forEach((p) => tf.dispose([p.ids, p.grads]));
+    }
+  }
+
+  /** Gradient elements skipped because they were NaN or infinite, since creation. */
+  skippedGradients(): number {
+    if (this.store?.where !== 'device') return this.skippedHost;
+    const word = new BigUint64Array(1);
+    this.backend.native.download(this.skippedDevice, word);
+    return Number(word[0]);
+  }
+
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  /** Frees the table, its optimizer state and the anchor. */
+  dispose(): void {
+    this.pending.forEach((p) => tf.dispose([p.ids, p.grads]));
+    this.pending = [];
+    this.store?.release();
+    this.store = undefined;
+    this.anchor.dispose();
+  }
+}
+
+export function embedding(o: EmbeddingOptions): Embedding {
+  return new Embedding(o);
+}

@@ -1,0 +1,5 @@
+// wm.nn: building blocks for graph-embedding models.
+export {Embedding, embedding} from './embedding';
+export type {EmbeddingDType, EmbeddingInit, EmbeddingMemory, EmbeddingOptions} from './embedding';
+export {adagrad, adam, rmsprop, sgd} from './sparse_optimizer';
+export type {SparseOptimizerConfig, SparseOptimizerName} from './sparse_optimizer';

@@ -1,0 +1,170 @@
+// Embedding tables: gathers and sparse optimizer steps against a float64
+// reference on random data (duplicates, unsorted, last row, empty batch),
+// every storage type and memory kind available here.
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {rng} from './helpers';
+
+const memories = (): wm.nn.EmbeddingMemory[] => (wm.deviceInfo().gpu ? ['device', 'host', 'continuous', 'chunked'] : ['host', 'continuous', 'chunked']);
+const DTYPES: wm.nn.EmbeddingDType[] = ['float32', 'float16', 'bfloat16'];
+// Relative rounding of each storage type.
+const TOL: {[d in wm.nn.EmbeddingDType]: number} = {float32: 2e-6, float16: 1e-3, bfloat16: 8e-3};
+
+function randomRows(n: number, dim: number, seed: number): Float64Array {
+  const r = rng(seed);
+  return Float64Array.from({length: n * dim}, () => r() * 4 - 2);
+}
+
+function randomIds(n: number, rows: number, seed: number): Int32Array {
+  const r = rng(seed);
+  const ids = Int32Array.from({length: n}, () => Math.floor(r() * rows));
+  if (n >= 3) {
+    ids[0] = rows - 1;  // the last row
+    ids[1] = ids[2];    // a duplicate
+  }
+  return ids;
+}
+
+function expectNear(got: ArrayLike<number>, want: ArrayLike<number>, rel: number, what: string): void {
+  expect(got.length, `${what}: length`).to.equal(want.length);
+  for (let i = 0; i < want.length; ++i) {
+    const tol = rel * Math.max(1, Math.abs(want[i]));
+    if (!(Math.abs(got[i] - want[i]) <= tol)) expect.fail(`${what}: [${i}] = ${got[i]}, expected ${want[i]} (±${tol})`);
+  }
+}
+
+type Rule = (w: number, g: number, s: number[], t: number) => number;
+const RULES: {[k: string]: [wm.nn.SparseOptimizerConfig, Rule]} = {
+  sgd: [wm.nn.sgd({lr: 0.1, weightDecay: 0.01}), (w, g) => w - 0.1 * (g + 0.01 * w)],
+  adam: [wm.nn.adam({lr: 0.05}), (w, g, s, t) => {
+    s[0] = 0.9 * s[0] + 0.1 * g;
+    s[1] = 0.999 * s[1] + 0.001 * g * g;
+    return w - 0.05 * (s[0] / (1 - 0.9 ** t)) / (Math.sqrt(s[1] / (1 - 0.999 ** t)) + 1e-8);
+  }],
+  adagrad: [wm.nn.adagrad({lr: 0.1}), (w, g, s) => {
+    s[0] += g * g;
+    return w - 0.1 * g / (Math.sqrt(s[0]) + 1e-10);
+  }],
+  rmsprop: [wm.nn.rmsprop({lr: 0.01, rho: 0.8}), (w, g, s) => {
+    s[0] = 0.8 * s[0] + 0.2 * g * g;
+    return w - 0.01 * g / (Math.sqrt(s[0]) + 1e-8);
+  }],
+};
+
+describe('wm.nn.embedding', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  for (const memory of memories()) {
+    for (const dtype of DTYPES) {
+      it(`gathers random rows: ${memory} ${dtype}`, () => {
+        for (const [rows, dim] of [[1, 1], [37, 5], [300, 128], [64, 33]]) {
+          const emb = wm.nn.embedding({rows, dim, dtype, memory});
+          const values = randomRows(rows, dim, rows + dim);
+          emb.write(Int32Array.from({length: rows}, (_, i) => i), Float32Array.from(values));
+          for (const n of [0, 1, 7, 200]) {
+            const ids = randomIds(n, rows, n + 1);
+            const got = emb.read(ids);
+            expect(got.shape).to.deep.equal([n, dim]);
+            const want = Float64Array.from({length: n * dim}, (_, k) => values[ids[Math.floor(k / dim)] * dim + (k % dim)]);
+            expectNear(got.dataSync(), want, TOL[dtype], `${memory} ${dtype} ${rows}x${dim} n=${n}`);
+            got.dispose();
+          }
+          expect(() => emb.read([0, rows])).to.throw(new RegExp(`index ${rows} at position 1 is outside the table's ${rows} rows`));
+          expect(() => emb.read([-1])).to.throw(/index -1 at position 0/);
+          emb.dispose();
+        }
+      });
+    }
+
+    for (const [name, [config, rule]] of Object.entries(RULES)) {
+      for (const dtype of (name === 'adam' ? DTYPES : ['float32'] as wm.nn.EmbeddingDType[])) {
+        it(`${name} updates only touched rows, merging duplicates: ${memory} ${dtype}`, () => {
+          const rows = 50, dim = 6;
+          const emb = wm.nn.embedding({rows, dim, dtype, memory, optimizer: config});
+          const start = randomRows(rows, dim, 7);
+          emb.write(Int32Array.from({length: rows}, (_, i) => i), Float32Array.from(start));
+          const stored = Float64Array.from(emb.read(Int32Array.from({length: rows}, (_, i) => i)).dataSync());
+          const ref = Float64Array.from(stored);
+          const state = Array.from({length: rows * dim}, () => [0, 0]);
+          for (let t = 1; t <= 3; ++t) {
+            const ids = randomIds(t === 2 ? 0 : 40, rows, 100 + t);
+            const g = randomRows(ids.length, dim, 200 + t);
+            const grads = tf.tensor2d(Float32Array.from(g), [ids.length, dim]);
+            emb.applyGradients(ids, grads);
+            grads.dispose();
+            const sum = new Map<number, Float64Array>();
+            ids.forEach((r, i) => {
+              const acc = sum.get(r) ?? new Float64Array(dim);
+              for (let j = 0; j < dim; ++j) acc[j] += Math.fround(g[i * dim + j]);
+              sum.set(r, acc);
+            });
+            for (const [r, acc] of sum) for (let j = 0; j < dim; ++j) ref[r * dim + j] = rule(ref[r * dim + j], acc[j], state[r * dim + j], t);
+          }
+          const got = emb.read(Int32Array.from({length: rows}, (_, i) => i)).dataSync();
+          expectNear(got, ref, dtype === 'float32' ? 1e-5 : TOL[dtype] * 2, `${name} ${memory} ${dtype}`);
+          // Rows no step touched are bit-for-bit unchanged.
+          const touched = new Set([...randomIds(40, rows, 101), ...randomIds(40, rows, 103)]);
+          for (let r = 0; r < rows; ++r) {
+            if (touched.has(r)) continue;
+            for (let j = 0; j < dim; ++j) expect(got[r * dim + j]).to.equal(stored[r * dim + j]);
+          }
+          emb.dispose();
+        });
+      }
+    }
+
+    it(`skips NaN/Inf gradient elements and counts them; bad indices change nothing: ${memory}`, () => {
+      const emb = wm.nn.embedding({rows: 4, dim: 3, memory, optimizer: wm.nn.sgd({lr: 1})});
+      emb.write([0, 1, 2, 3], Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]));
+      const g = tf.tensor2d([[1, NaN, 1], [Infinity, 1, 1]]);
+      emb.applyGradients([1, 3], g);
+      expect(Array.from(emb.read([1, 3]).dataSync())).to.deep.equal([3, 5, 5, 10, 10, 11]);
+      expect(emb.skippedGradients()).to.equal(2);
+      const before = Array.from(emb.read([0, 1, 2, 3]).dataSync());
+      expect(() => emb.applyGradients([0, 4], g)).to.throw(/index 4 at position 1 is outside the table's 4 rows/);
+      expect(Array.from(emb.read([0, 1, 2, 3]).dataSync())).to.deep.equal(before);
+      g.dispose();
+      emb.dispose();
+    });
+  }
+
+  it('trains inside optimizer.minimize: sparse step, no dense gradient, no leaks', () => {
+    const emb = wm.nn.embedding({rows: 20, dim: 4, optimizer: wm.nn.adam({lr: 0.05}), init: {type: 'normal', scale: 0.5, seed: 9}});
+    const w = tf.variable(tf.randomNormal([4, 1], 0, 0.5, 'float32', 3));
+    const opt = tf.train.adam(0.05);
+    const ids = tf.tensor1d([0, 3, 3, 7, 19], 'int32');
+    const target = tf.tensor2d([[1], [-1], [-1], [2], [0.5]]);
+    const lossOf = () => tf.losses.meanSquaredError(target, tf.matMul(emb.lookup(ids), w)) as tf.Scalar;
+    const first = opt.minimize(lossOf, true)!;
+    emb.step();
+    let last = first.dataSync()[0];
+    first.dispose();
+    const before = wm.memoryInfo();
+    for (let i = 0; i < 100; ++i) {
+      const l = opt.minimize(lossOf, true)!;
+      emb.step();
+      last = l.dataSync()[0];
+      l.dispose();
+    }
+    expect(last).to.be.lessThan(0.05);
+    expect(emb.stepCount).to.equal(101);
+    const after = wm.memoryInfo();
+    expect(after.numTensors).to.equal(before.numTensors);
+    expect(after.deviceBytesInUse).to.equal(before.deviceBytesInUse);
+    tf.dispose([w, ids, target]);
+    opt.dispose();
+    emb.dispose();
+  });
+
+  it('rejects bad options by name', () => {
+    expect(() => wm.nn.embedding({rows: -1, dim: 2})).to.throw(/rows must be a non-negative integer/);
+    expect(() => wm.nn.embedding({rows: 2, dim: 2, dtype: 'int8' as never})).to.throw(/dtype must be/);
+    expect(() => wm.nn.adam({lr: -1})).to.throw(/lr must be/);
+    expect(() => wm.nn.adam({beta1: 1})).to.throw(/beta1 must be in/);
+    expect(() => wm.nn.embedding({rows: 2, dim: 2, memory: 'distributed'})).to.throw(/not built yet/);
+  });
+});
