@@ -52,6 +52,10 @@ interface Store {
 
 let anchors = 0;
 
+// Tensors are immutable: once a tensor of indices was checked against a
+// table size, repeated lookups with it need no second pass.
+const validated = new WeakMap<object, number>();
+
 export class Embedding {
   readonly rows: number;
   readonly dim: number;
@@ -164,6 +168,12 @@ export class Embedding {
     return t;
   }
 
+  private checkTensor(t: tf.Tensor, host: ArrayLike<number>, what: string): void {
+    if (validated.get(t.dataId) === this.rows) return;
+    this.checkHost(host, what);
+    validated.set(t.dataId, this.rows);
+  }
+
   private checkHost(idx: ArrayLike<number>, what: string): void {
     for (let i = 0; i < idx.length; ++i) {
       if (!(idx[i] >= 0 && idx[i] < this.rows)) {
@@ -188,9 +198,10 @@ export class Embedding {
       }
       const b = this.backend;
       const hostIds = b.data.get(idx.dataId).values as Int32Array | undefined;
-      if (hostIds != null) this.checkHost(hostIds, 'read');
+      const known = validated.get(idx.dataId) === this.rows;
+      if (hostIds != null) this.checkTensor(idx, hostIds, 'read');
       const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
-      const flag = hostIds != null ? 0 : b.allocDevice(8);
+      const flag = hostIds != null || known ? 0 : b.allocDevice(8);
       try {
         if (flag) b.native.upload(flag, new BigUint64Array([ALL_ONES]));
         if (n > 0) b.native.embeddingGather(s.table, b.devicePtr(idx), 0, n, ptr, flag);
@@ -201,6 +212,7 @@ export class Embedding {
             b.disposeData(info.dataId, true);
             this.checkHost(idx.dataSync(), 'read');
           }
+          validated.set(idx.dataId, this.rows);
         }
       } finally {
         b.freeDevice(flag);
@@ -262,15 +274,18 @@ export class Embedding {
       if (grads.size !== idx.size * this.dim || grads.dtype !== 'float32') {
         throw new RangeError(`embedding.applyGradients: grads must be float32 with ${idx.size} x ${this.dim} elements, got ${grads.dtype} ${grads.shape}`);
       }
-      // Validate every index before any row changes.
-      const host = idx.dataSync() as Int32Array;
-      this.checkHost(host, 'applyGradients');
+      // Validate every index before any row changes (free when lookup() already did).
+      let host: Int32Array | undefined;
+      if (validated.get(idx.dataId) !== this.rows || s.where === 'host') {
+        host = idx.dataSync() as Int32Array;
+        this.checkTensor(idx, host, 'applyGradients');
+      }
       const params = stepParams(this.optimizer, ++this.steps);
       const code = optimizerCode(this.optimizer);
       if (s.where === 'host') {
         this.skippedHost += native().hostEmbeddingApply(s.table, s.states[0] as ArrayBufferView | NativeHostMemory | null,
                                                         s.states[1] as ArrayBufferView | NativeHostMemory | null,
-                                                        Int32Array.from(host), Float32Array.from(grads.dataSync()), code, params);
+                                                        Int32Array.from(host!), Float32Array.from(grads.dataSync()), code, params);
       } else if (idx.size > 0) {
         const b = this.backend;
         b.native.embeddingApply(s.table, s.states[0] as number, s.states[1] as number, b.devicePtr(idx), 0, idx.size,

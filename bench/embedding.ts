@@ -1,0 +1,112 @@
+// `npm run bench:embedding` (GPU): embedding gather and sparse optimizer
+// steps on a 10M-row table with 1M random indices, set against PyTorch on
+// the same GPU in the same run (bench/torch/embedding.py, run first so the
+// two never hold GPU memory at once) and against a device-to-device copy.
+// On the CPU: host gather/scatter against a plain memcpy of the same bytes.
+import {spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+
+const root = path.resolve(__dirname, '..', '..');
+const ROWS = Number(process.env.BENCH_ROWS ?? (wm.deviceInfo().gpu ? 10_000_000 : 1_000_000));
+const N = Number(process.env.BENCH_N ?? (wm.deviceInfo().gpu ? 1_000_000 : 200_000));
+
+interface Row {op: string; dim: number; dtype: string; ms: number; TBs: number}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function timeMs(fn: () => void, reps = 20, warm = 3): number {
+  for (let i = 0; i < warm; ++i) fn();
+  wm.synchronize();
+  const t: number[] = [];
+  for (let i = 0; i < reps; ++i) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    wm.synchronize();
+    t.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return median(t);
+}
+
+function torchSide(): {copyTBs: number; results: Row[]; torch: string} | undefined {
+  const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'embedding.py'), String(ROWS), String(N)], {encoding: 'utf8'});
+  if (r.status !== 0) {
+    console.log(`(PyTorch side not run: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()})`);
+    return undefined;
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const gpu = wm.deviceInfo().gpu;
+  const torch = gpu ? torchSide() : undefined;
+  const rows: Row[] = [];
+  const b = wm.backend();
+  // Reference rate: a plain copy of 1 GiB (read + write counted).
+  let copyTBs: number;
+  if (gpu) {
+    const src = b.allocDevice(1 << 30), dst = b.allocDevice(1 << 30);
+    copyTBs = 2 * (1 << 30) / timeMs(() => b.native.copyDeviceToDevice(dst, src, 1 << 30)) / 1e9;
+    b.freeDevice(src);
+    b.freeDevice(dst);
+  } else {
+    const src = new Uint8Array(1 << 28).fill(1), dst = new Uint8Array(1 << 28);
+    copyTBs = 2 * (1 << 28) / timeMs(() => dst.set(src), 5, 1) / 1e9;
+  }
+  const ids = tf.tidy(() => tf.cast(tf.floor(tf.mul(tf.randomUniform([N], 0, 1, 'float32', 7), ROWS)), 'int32'));
+  const configs: [number, wm.nn.EmbeddingDType][] = gpu ?
+      [[32, 'float32'], [128, 'float32'], [512, 'float32'], [128, 'float16'], [128, 'bfloat16']] :
+      [[32, 'float32'], [128, 'float32'], [128, 'bfloat16']];
+  for (const [dim, dtype] of configs) {
+    const emb = wm.nn.embedding({rows: ROWS, dim, dtype, init: {type: 'uniform', scale: 1, seed: 5}});
+    const esz = dtype === 'float32' ? 4 : 2;
+    // Bytes the gather must move: rows read in storage, float32 written, indices read.
+    const moved = N * dim * (esz + 4) + N * 4;
+    const ms = timeMs(() => emb.read(ids).dispose());
+    rows.push({op: 'gather', dim, dtype, ms, TBs: moved / ms / 1e9});
+    if (dim === 128 && dtype === 'float32') {
+      emb.dispose();
+      for (const [name, make, states] of [['sgd', wm.nn.sgd, 0], ['adam', wm.nn.adam, 2], ['adagrad', wm.nn.adagrad, 1],
+                                          ['rmsprop', wm.nn.rmsprop, 1]] as const) {
+        const t = wm.nn.embedding({rows: ROWS, dim, optimizer: make({lr: 0.01}), init: {type: 'uniform', scale: 1, seed: 5}});
+        const grads = tf.randomNormal([N, dim], 0, 1, 'float32', 3);
+        // Bytes per touched element: gradient read, row read + written, each state read + written.
+        const stepMs = timeMs(() => t.applyGradients(ids, grads), 10, 2);
+        rows.push({op: `step ${name}`, dim, dtype, ms: stepMs, TBs: (N * dim * 4 * (3 + 2 * states) + N * 4) / stepMs / 1e9});
+        grads.dispose();
+        t.dispose();
+      }
+      continue;
+    }
+    emb.dispose();
+  }
+  ids.dispose();
+
+  const where = gpu ? wm.deviceInfo().name : 'CPU (2 cores here)';
+  console.log(`\nembedding tables: ${ROWS} rows, ${N} random indices, on ${where}; device copy ${copyTBs.toFixed(2)} TB/s (read + write)`);
+  console.log('| op | dim | storage | ours ms | ours GB/s | % of copy | torch op | torch ms | torch GB/s | torch ms / ours ms |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of rows) {
+    const ref = torch?.results.find((x) => (r.op === 'gather' ? x.op === 'gather' : x.op === 'index_add_') && x.dim === r.dim && x.dtype === r.dtype);
+    const cells = ref ? [ref.op, ref.ms.toFixed(3), (1000 * ref.TBs).toFixed(0), `${(ref.ms / r.ms).toFixed(2)}x`] : ['', '', '', ''];
+    console.log(`| ${r.op} | ${r.dim} | ${r.dtype} | ${r.ms.toFixed(3)} | ${(1000 * r.TBs).toFixed(0)} | ${(100 * r.TBs / copyTBs).toFixed(0)}% | ${cells.join(' | ')} |`);
+  }
+  if (torch) console.log(`torch ${torch.torch}: its device copy ${torch.copyTBs.toFixed(2)} TB/s`);
+  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'embedding.json');
+  fs.mkdirSync(path.dirname(out), {recursive: true});
+  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), rows: ROWS, n: N, device: where, copyTBs, ours: rows, torch}, null, 2));
+  console.log(`wrote ${out}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
