@@ -28,7 +28,9 @@ const program = new Command()
   .option('--fanouts <list>', 'neighbours sampled per layer', (v) => v.split(',').map((x) => parsePositive(x, '--fanouts')), d.fanouts)
   .option('--dim <n>', 'embedding width', (v) => parsePositive(v, '--dim'), d.embeddingDim)
   .option('--hidden <n>', 'hidden width', (v) => parsePositive(v, '--hidden'), d.hiddenDim)
-  .option('--lr <x>', 'Adam learning rate', parseFloat, d.learningRate)
+  .option('--lr <x>', 'Adam learning rate of the dense layers', parseFloat, d.learningRate)
+  .option('--emb-lr <x>', 'learning rate of the embedding table (sparse lazy Adam)', parseFloat, d.embeddingLearningRate)
+  .option('--memory <kind>', 'where the embedding table lives: device, host, continuous, chunked (default: device with a GPU, else host)')
   .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node-classification'))
   .parse();
 
@@ -42,7 +44,8 @@ async function main(): Promise<void> {
   const o = program.opts();
   await tf.setBackend(wm.BACKEND_NAME);
   const dev = wm.deviceInfo();
-  const where = dev.gpu ? `GPU ${dev.device} (${dev.name})` : `CPU (${dev.reason})`;
+  const where = dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU';
+  if (!dev.gpu) console.log(`no GPU in use: ${dev.reason}`);
   const data = loadNodeClassification(o.data);
   console.log(`${data.name}: largest component ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges, ` +
               `${data.numClasses} classes; training on ${where}`);
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
   for (let seed = 0; seed < o.seeds; ++seed) {
     const r = await trainNodeClassification(data, {
       seed, epochs: o.epochs, batchSize: o.batchSize, fanouts: o.fanouts, embeddingDim: o.dim,
-      hiddenDim: o.hidden, learningRate: o.lr,
+      hiddenDim: o.hidden, learningRate: o.lr, embeddingLearningRate: o.embLr, embeddingMemory: o.memory,
     }, (m) => {
       log.write({type: 'epoch', ...m});
       progress.tick(`seed ${seed} epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} ` +

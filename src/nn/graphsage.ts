@@ -3,6 +3,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {CsrGraph} from '../graph/csr';
+import {Embedding, EmbeddingMemory} from './embedding';
+import {adam} from './sparse_optimizer';
 import {sampleWithReplacement} from '../graph/sampling';
 import {Rng} from '../util/random';
 
@@ -15,8 +17,10 @@ export interface GraphSageConfig {
   numLayers: number;
   dropout: number;
   seed: number;
-  /** Initial embedding table [numNodes, embeddingDim]; random when absent. */
-  initialEmbedding?: Float32Array;
+  /** Learning rate of the embedding table's sparse (lazy) Adam. */
+  embeddingLearningRate: number;
+  /** Where the table lives (default: the GPU if there is one, else host memory). */
+  embeddingMemory?: EmbeddingMemory;
 }
 
 /** Vertex ids per depth: depth 0 are the seeds, depth l has fanouts[l-1] per vertex of depth l-1. */
@@ -70,15 +74,18 @@ function glorot(shape: [number, number], seed: number): tf.Tensor {
 }
 
 export class GraphSageClassifier {
-  readonly embedding: tf.Variable;
+  /** Node embeddings: a native table updated sparsely (only sampled rows) by step(). */
+  readonly embedding: Embedding;
   private readonly layers: SageLayer[] = [];
+  private readonly allIds: tf.Tensor1D;
 
   constructor(readonly config: GraphSageConfig) {
     const {numNodes, embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
-    // tidy: tf.variable keeps the data but not the initial tensor object.
-    this.embedding = tf.tidy(() => tf.variable(
-        config.initialEmbedding ? tf.tensor2d(config.initialEmbedding, [numNodes, embeddingDim]) :
-                                  tf.randomNormal([numNodes, embeddingDim], 0, 0.1, 'float32', seed)));
+    this.embedding = new Embedding({
+      rows: numNodes, dim: embeddingDim, memory: config.embeddingMemory,
+      optimizer: adam({lr: config.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed},
+    });
+    this.allIds = tf.tensor1d(Int32Array.from({length: numNodes}, (_, i) => i), 'int32');
     for (let l = 0; l < numLayers; ++l) {
       const inDim = l === 0 ? embeddingDim : hiddenDim;
       const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
@@ -90,8 +97,9 @@ export class GraphSageClassifier {
     }
   }
 
+  /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
   get trainableVariables(): tf.Variable[] {
-    return [this.embedding, ...this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias])];
+    return [this.embedding.anchor, ...this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias])];
   }
 
   get weightVariables(): tf.Variable[] {
@@ -115,7 +123,7 @@ export class GraphSageClassifier {
     if (block.fanouts.length !== this.layers.length) {
       throw new Error(`forwardSampled: the block has ${block.fanouts.length} fan-outs, the model ${this.layers.length} layers`);
     }
-    let h: tf.Tensor2D[] = block.depths.map((ids) => tf.gather(this.embedding, tf.tensor1d(ids, 'int32')) as tf.Tensor2D);
+    let h: tf.Tensor2D[] = block.depths.map((ids) => this.embedding.lookup(ids) as tf.Tensor2D);
     for (let l = 0; l < this.layers.length; ++l) {
       const next: tf.Tensor2D[] = [];
       for (let d = 0; d < h.length - 1; ++d) {
@@ -130,7 +138,7 @@ export class GraphSageClassifier {
 
   /** Logits for every vertex with exact mean aggregation (evaluation). */
   forwardFull(g: FullGraph): tf.Tensor2D {
-    let h = this.embedding as tf.Tensor as tf.Tensor2D;
+    let h = this.embedding.read(this.allIds) as tf.Tensor2D;
     for (let l = 0; l < this.layers.length; ++l) {
       const summed = tf.unsortedSegmentSum(tf.gather(h, g.edgeCols), g.edgeRows, g.numNodes) as tf.Tensor2D;
       h = this.applyLayer(l, h, tf.mul(summed, g.invDegree));
@@ -139,6 +147,8 @@ export class GraphSageClassifier {
   }
 
   dispose(): void {
-    tf.dispose(this.trainableVariables);
+    tf.dispose(this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias]));
+    this.embedding.dispose();
+    this.allIds.dispose();
   }
 }

@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {NodeClassificationData} from '../graph/dataset';
 import {randomSplit, Split} from '../graph/split';
+import {EmbeddingMemory} from '../nn/embedding';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../nn/graphsage';
 import {seededRng, shuffle} from '../util/random';
 
@@ -15,8 +16,12 @@ export interface NodeClassificationOptions {
   embeddingDim: number;
   hiddenDim: number;
   learningRate: number;
+  /** The table's lazy Adam touches each row only when sampled: it takes a larger step. */
+  embeddingLearningRate: number;
   weightDecay: number;
   dropout: number;
+  /** Where the embedding table lives (default: the GPU if there is one, else host memory). */
+  embeddingMemory?: EmbeddingMemory;
   trainFraction: number;
   valFraction: number;
   seed: number;
@@ -29,6 +34,7 @@ export const DEFAULT_NODE_CLASSIFICATION: NodeClassificationOptions = {
   embeddingDim: 64,
   hiddenDim: 64,
   learningRate: 0.01,
+  embeddingLearningRate: 0.02,
   weightDecay: 5e-4,
   dropout: 0.5,
   trainFraction: 0.1,
@@ -70,6 +76,7 @@ export async function trainNodeClassification(
   const model = new GraphSageClassifier({
     numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: o.embeddingDim,
     hiddenDim: o.hiddenDim, numLayers: o.fanouts.length, dropout: o.dropout, seed: o.seed * 101 + 3,
+    embeddingLearningRate: o.embeddingLearningRate, embeddingMemory: o.embeddingMemory,
   });
   const full = fullGraph(data.graph);
   const optimizer = tf.train.adam(o.learningRate);
@@ -91,6 +98,7 @@ export async function trainNodeClassification(
           const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
           return tf.add(ce, tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
         }, true, model.trainableVariables)!;
+        model.embedding.step();
         lossSum += (await loss.data())[0];
         ++batches;
         tf.dispose([loss, y]);
