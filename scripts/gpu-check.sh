@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|main|all]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -15,6 +15,7 @@ for what in "${@:-all}"; do
     conformance|all) node dist/test/conformance/run.js 2>&1 | tee "$out/conformance.log" | tail -25 || status=1 ;;&
     bench|all) BENCH_OUT=$out/bench-ops.json node dist/bench/ops.js 2>&1 | tee "$out/bench-ops.log" | tail -12 || status=1 ;;&
     embedding|all) BENCH_OUT=$out/bench-embedding.json node dist/bench/embedding.js 2>&1 | tee "$out/bench-embedding.log" | tail -16 || status=1 ;;&
+    managed|all) BENCH_OUT=$out/bench-managed.json node dist/bench/managed.js 2>&1 | tee "$out/bench-managed.log" | tail -10 || status=1 ;;&
     main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1 ;;
   esac
 done

@@ -13,3 +13,5 @@ export {WholeMemoryTensor} from './memory/whole_memory_tensor';
 export type {MemoryLocation, MemoryType} from './memory/whole_memory_tensor';
 export {readLaunchEnv} from './dist/launch_env';
 export * as nn from './nn/index';
+export {getEnabledUVM, getManagedBudget, isManaged, manage, managedMemoryInfo, setEnabledUVM, setManagedBudget, to, unmanage} from './memory/managed';
+export type {ManagedMemoryInfo, ToOptions} from './memory/managed';

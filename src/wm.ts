@@ -30,6 +30,11 @@ export interface MemoryInfo {
   deviceAllocations: number;
   deviceFreeBytes: number;
   deviceTotalBytes: number;
+  /** The caching managed allocator: bytes handed out / cached, and its hit and miss counts. */
+  managedBytesInUse: number;
+  managedBytesCached: number;
+  managedHits: number;
+  managedMisses: number;
 }
 
 export function memoryInfo(): MemoryInfo {
@@ -43,6 +48,10 @@ export function memoryInfo(): MemoryInfo {
     deviceAllocations: 0,
     deviceFreeBytes: 0,
     deviceTotalBytes: 0,
+    managedBytesInUse: 0,
+    managedBytesCached: 0,
+    managedHits: 0,
+    managedMisses: 0,
   };
   if (deviceStatus().gpu) {
     const d = native().memoryInfo();
@@ -52,6 +61,11 @@ export function memoryInfo(): MemoryInfo {
     info.deviceAllocations = d.allocations;
     info.deviceFreeBytes = d.freeBytes;
     info.deviceTotalBytes = d.totalBytes;
+    const m = native().managedInfo();
+    info.managedBytesInUse = m.bytesInUse;
+    info.managedBytesCached = m.bytesCached;
+    info.managedHits = m.hits;
+    info.managedMisses = m.misses;
   }
   return info;
 }
@@ -63,7 +77,9 @@ export function synchronize(): void {
 
 /** Returns cached, unused device memory to the driver. */
 export function emptyCache(): void {
-  if (deviceStatus().gpu) native().emptyCache();
+  if (!deviceStatus().gpu) return;
+  native().emptyCache();
+  native().managedEmptyCache();
 }
 
 /** The registered backend instance (initialising it if needed). */

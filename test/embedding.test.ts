@@ -7,7 +7,7 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {rng} from './helpers';
 
-const memories = (): wm.nn.EmbeddingMemory[] => (wm.deviceInfo().gpu ? ['device', 'host', 'continuous', 'chunked'] : ['host', 'continuous', 'chunked']);
+const memories = (): wm.nn.EmbeddingMemory[] => (wm.deviceInfo().gpu ? ['device', 'managed', 'host', 'continuous', 'chunked'] : ['host', 'managed', 'continuous', 'chunked']);
 const DTYPES: wm.nn.EmbeddingDType[] = ['float32', 'float16', 'bfloat16'];
 // Relative rounding of each storage type.
 const TOL: {[d in wm.nn.EmbeddingDType]: number} = {float32: 2e-6, float16: 1e-3, bfloat16: 8e-3};

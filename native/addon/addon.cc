@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "wm/host_ops.h"
+#include "wm/managed.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 #include "wm/status.h"
@@ -331,6 +332,67 @@ WM_FN(OneHot) {
   });
 }
 
+// ---- managed (unified) memory ----
+
+WM_FN(ManagedAlloc) {
+  return guard(info, [&] {
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::managedAlloc(static_cast<size_t>(intArg(info, 0, "bytes")))));
+  });
+}
+WM_FN(ManagedFree) {
+  return guard(info, [&] {
+    wm::managedFree(ptrArg(info, 0, "ptr"));
+    return info.Env().Undefined();
+  });
+}
+WM_FN(ManagedEmptyCache) {
+  return guard(info, [&] {
+    wm::managedEmptyCache();
+    return info.Env().Undefined();
+  });
+}
+WM_FN(ManagedInfo) {
+  return guard(info, [&] {
+    wm::ManagedInfo m = wm::managedInfo();
+    auto o = Napi::Object::New(info.Env());
+    o.Set("bytesInUse", static_cast<double>(m.bytesInUse));
+    o.Set("bytesCached", static_cast<double>(m.bytesCached));
+    o.Set("allocations", static_cast<double>(m.allocations));
+    o.Set("hits", static_cast<double>(m.hits));
+    o.Set("misses", static_cast<double>(m.misses));
+    return o;
+  });
+}
+WM_FN(ManagedSizeClass) {
+  return guard(info, [&] {
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::managedSizeClass(static_cast<size_t>(intArg(info, 0, "bytes")))));
+  });
+}
+WM_FN(ManagedAdvise) {
+  return guard(info, [&] {
+    wm::managedAdvise(ptrArg(info, 0, "ptr"), static_cast<size_t>(intArg(info, 1, "bytes")),
+                      static_cast<int>(intArg(info, 2, "preferredLocation")), static_cast<int>(intArg(info, 3, "accessedBy")));
+    return info.Env().Undefined();
+  });
+}
+WM_FN(ManagedPrefetch) {
+  return guard(info, [&] {
+    wm::managedPrefetch(ptrArg(info, 0, "ptr"), static_cast<size_t>(intArg(info, 1, "bytes")), static_cast<int>(intArg(info, 2, "location")));
+    return info.Env().Undefined();
+  });
+}
+WM_FN(PinnedHostAlloc) {
+  return guard(info, [&] {
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::pinnedHostAlloc(static_cast<size_t>(intArg(info, 0, "bytes")))));
+  });
+}
+WM_FN(PinnedHostFree) {
+  return guard(info, [&] {
+    wm::pinnedHostFree(ptrArg(info, 0, "ptr"));
+    return info.Env().Undefined();
+  });
+}
+
 // ---- host (CPU) kernels: the same operations over typed arrays ----
 
 WM_FN(HostUnary) {
@@ -431,6 +493,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
       {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax},
       {"hostBatchMatMul", HostBatchMatMul}, {"hostGather", HostGather},
+      {"managedAlloc", ManagedAlloc}, {"managedFree", ManagedFree}, {"managedEmptyCache", ManagedEmptyCache},
+      {"managedInfo", ManagedInfo}, {"managedSizeClass", ManagedSizeClass}, {"managedAdvise", ManagedAdvise},
+      {"managedPrefetch", ManagedPrefetch}, {"pinnedHostAlloc", PinnedHostAlloc}, {"pinnedHostFree", PinnedHostFree},
   };
   for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
   InitComm(env, exports);

@@ -6,11 +6,14 @@
 import {MathBackendCPU} from '@tensorflow/tfjs-backend-cpu';
 import {backend_util, BackendTimingInfo, DataId, DataType, engine, TensorInfo, util} from '@tensorflow/tfjs-core';
 
+import {ManagedResidency} from './managed_residency';
 import {NativeAddon, NativeDType} from './native';
 
 export interface DeviceBuffer {
   ptr: number;
   bytes: number;
+  /** CUDA managed (unified) memory rather than the device pool. */
+  managed?: boolean;
 }
 
 interface WmTensorData {
@@ -19,6 +22,8 @@ interface WmTensorData {
   complexTensorInfos?: {real: TensorInfo; imag: TensorInfo};
   refCount: number;
   device?: DeviceBuffer;
+  /** On a machine without a GPU: the tensor was made managed (managed means host there). */
+  managedHost?: boolean;
 }
 
 export interface WmMemoryInfo {
@@ -61,8 +66,11 @@ export class WholeMemoryBackend extends MathBackendCPU {
   /** True when tensors may live on the GPU and native kernels run. */
   readonly gpu: boolean;
   private disposed = false;
-  // Device buffers owned by live tensors, freed on dispose() if still held.
-  private readonly liveDevice = new Set<number>();
+  // Buffers owned by live tensors (device pool or managed), freed on dispose() if still held.
+  private readonly liveDevice = new Map<number, 'device' | 'managed'>();
+  /** New tensors are managed memory (setEnabledUVM / TFJS_WHOLEMEMORY_UVM=1). */
+  uvm = process.env.TFJS_WHOLEMEMORY_UVM === '1';
+  readonly residency: ManagedResidency;
 
   /** True when the C++ CPU kernels run on the host path (the addon loaded). */
   readonly hostKernels: boolean;
@@ -71,6 +79,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
     super();
     this.gpu = gpu;
     this.hostKernels = hostKernels;
+    this.residency = new ManagedResidency(native, () => (gpu ? native.deviceDetails().device : 0));
     // The CPU backend's "install tfjs-node" hint does not apply to us.
     (this as unknown as {firstUse: boolean}).firstUse = false;
   }
@@ -91,6 +100,26 @@ export class WholeMemoryBackend extends MathBackendCPU {
   /** Whether the tensor's data is on the GPU (it may also be on the host). */
   isOnDevice(dataId: DataId): boolean {
     return this.entry(dataId).device !== undefined;
+  }
+
+  /** Whether the tensor's data is managed memory (on a machine without GPU: marked managed). */
+  isManaged(dataId: DataId): boolean {
+    const d = this.entry(dataId);
+    return d.device?.managed === true || d.managedHost === true;
+  }
+
+  /** The device buffer of a tensor, if it has one. */
+  deviceBuffer(dataId: DataId): DeviceBuffer | undefined {
+    return this.entry(dataId).device;
+  }
+
+  /** Registers a new tensor over an existing buffer (the caller hands over ownership). */
+  adoptBuffer(shape: number[], dtype: DataType, buf: DeviceBuffer | undefined, values?: backend_util.BackendValues,
+              managedHost = false): TensorInfo {
+    const dataId = {};
+    const entry: WmTensorData = {dtype, refCount: 1, device: buf, values, managedHost};
+    this.data.set(dataId, entry as never);
+    return {dataId, shape, dtype};
   }
 
   /** Makes sure the data is on the host; downloads synchronously if needed. */
@@ -115,27 +144,34 @@ export class WholeMemoryBackend extends MathBackendCPU {
   /** The device address of the tensor's data, uploading it first if needed. */
   devicePtr(t: TensorInfo): number {
     const d = this.entry(t.dataId);
-    if (d.device !== undefined) return d.device.ptr;
+    if (d.device !== undefined) {
+      if (d.device.managed) this.residency.touch(d.device.ptr, d.device.bytes);
+      return d.device.ptr;
+    }
     if (d.values == null) throw new Error('wholememory backend: tensor has no data');
     const values = exactArray(d.values, d.dtype);
     const bytes = values.byteLength;
-    const ptr = this.allocDevice(bytes);
+    const managed = this.uvm;
+    const ptr = managed ? this.allocManaged(bytes) : this.allocDevice(bytes);
     try {
       this.native.upload(ptr, values);
     } catch (e) {
       this.freeDevice(ptr);
       throw e;
     }
-    d.device = {ptr, bytes};
+    d.device = {ptr, bytes, managed};
+    if (managed) this.residency.touch(ptr, bytes);
     return ptr;
   }
 
   /** A new tensor whose data lives only on the GPU; the kernel fills it. */
   makeDeviceOutput(shape: number[], dtype: DataType): {info: TensorInfo; ptr: number} {
     const bytes = util.sizeFromShape(shape) * bytesPerElement(dtype);
-    const ptr = this.allocDevice(bytes);
+    const managed = this.uvm;
+    const ptr = managed ? this.allocManaged(bytes) : this.allocDevice(bytes);
+    if (managed) this.residency.touch(ptr, bytes);
     const dataId = {};
-    const entry: WmTensorData = {dtype, refCount: 1, device: {ptr, bytes}};
+    const entry: WmTensorData = {dtype, refCount: 1, device: {ptr, bytes, managed}};
     this.data.set(dataId, entry as never);
     return {info: {dataId, shape, dtype}, ptr};
   }
@@ -143,14 +179,35 @@ export class WholeMemoryBackend extends MathBackendCPU {
   /** Scratch device memory for a kernel; pair with freeDevice. */
   allocDevice(bytes: number): number {
     const ptr = this.native.alloc(bytes);
-    if (ptr !== 0) this.liveDevice.add(ptr);
+    if (ptr !== 0) this.liveDevice.set(ptr, 'device');
     return ptr;
   }
 
+  /** Managed (unified) memory from the caching managed allocator. */
+  allocManaged(bytes: number): number {
+    const ptr = this.native.managedAlloc(bytes);
+    if (ptr !== 0) this.liveDevice.set(ptr, 'managed');
+    return ptr;
+  }
+
+  /** Frees a buffer from allocDevice or allocManaged. */
   freeDevice(ptr: number): void {
     if (ptr === 0) return;
+    const kind = this.liveDevice.get(ptr);
     this.liveDevice.delete(ptr);
-    this.native.free(ptr);
+    if (kind === 'managed') {
+      this.residency.forget(ptr);
+      this.native.managedFree(ptr);
+    } else {
+      this.native.free(ptr);
+    }
+  }
+
+  override write(values: backend_util.BackendValues, shape: number[], dtype: DataType): DataId {
+    const id = super.write(values, shape, dtype);
+    // Without a GPU, UVM's managed memory is host memory: mark what it made.
+    if (this.uvm && !this.gpu) (this.data.get(id) as WmTensorData).managedHost = true;
+    return id;
   }
 
   override readSync(dataId: DataId): backend_util.BackendValues {
@@ -212,8 +269,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
   override dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    for (const ptr of this.liveDevice) this.native.free(ptr);
-    this.liveDevice.clear();
+    for (const ptr of [...this.liveDevice.keys()]) this.freeDevice(ptr);
     super.dispose();
   }
 }

@@ -62,7 +62,25 @@ export interface NativeOptimizerParams {
   biasCorrection2: number;
 }
 
+export interface NativeManagedInfo {
+  bytesInUse: number;
+  bytesCached: number;
+  allocations: number;
+  hits: number;
+  misses: number;
+}
+
 export interface NativeAddon {
+  managedAlloc(bytes: number): number;
+  managedFree(ptr: number): void;
+  managedEmptyCache(): void;
+  managedInfo(): NativeManagedInfo;
+  managedSizeClass(bytes: number): number;
+  /** Locations: -1 is the host, d >= 0 is GPU d; accessedBy -1 sets none. */
+  managedAdvise(ptr: number, bytes: number, preferredLocation: number, accessedBy: number): void;
+  managedPrefetch(ptr: number, bytes: number, location: number): void;
+  pinnedHostAlloc(bytes: number): number;
+  pinnedHostFree(ptr: number): void;
   embeddingInit(table: NativeTable, firstRow: number, count: number, seed: number, kind: number, scale: number, onDevice: boolean): void;
   embeddingGather(table: NativeTable, indices: number, indexType: number, n: number, out: number, errorFlag: number): void;
   embeddingWriteRows(table: NativeTable, indices: number, indexType: number, n: number, values: number, errorFlag: number): void;

@@ -31,7 +31,11 @@ export interface EmbeddingOptions {
   dim: number;
   /** Storage type; arithmetic is float32 either way. */
   dtype?: EmbeddingDType;
-  /** Default: 'device' with a GPU, else 'host'. */
+  /**
+   * Default: 'device' with a GPU, else 'host'. With a GPU, 'host' is pinned
+   * host memory the GPU reads over the bus, and 'managed' is CUDA managed
+   * memory (subject to wm.setManagedBudget); without one both are plain host memory.
+   */
   memory?: EmbeddingMemory;
   init?: EmbeddingInit;
   optimizer?: SparseOptimizerConfig;
@@ -100,14 +104,18 @@ export class Embedding {
     const table: NativeTable = {rows: this.rows, dim: this.dim, storage: STORAGE[this.dtype]};
     const nStates = this.optimizer ? stateCount(this.optimizer) : 0;
     switch (this.memory) {
+      case 'managed':
       case 'device': {
+        // Without a GPU, managed memory is host memory.
+        if (this.memory === 'managed' && !gpu) return this.allocateHost(table, n, bytes, nStates);
         if (!gpu) throw new Error(`embedding: memory 'device' needs a GPU (${deviceStatus().reason}); use 'host'`);
         const b = this.backend;
-        if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error("embedding: memory 'device' needs the 'wholememory' backend active");
-        table.ptr = b.allocDevice(n * bytes);
+        if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error(`embedding: memory '${this.memory}' needs the 'wholememory' backend active`);
+        const alloc = (nbytes: number) => (this.memory === 'managed' ? b.allocManaged(nbytes) : b.allocDevice(nbytes));
+        table.ptr = alloc(n * bytes);
         const states = Array.from({length: 2}, (_, i) => {
           if (i >= nStates) return 0;
-          const p = b.allocDevice(n * 4);
+          const p = alloc(n * 4);
           b.native.fill(0, p, n, 0);
           return p;
         });
@@ -120,9 +128,24 @@ export class Embedding {
         }};
       }
       case 'host': {
-        table.array = bytes === 4 ? new Float32Array(n) : new Uint16Array(n);
-        const states = Array.from({length: 2}, (_, i) => (i < nStates ? new Float32Array(n) : null));
-        return {where: 'host', table, states, release: () => {}};
+        if (!gpu) return this.allocateHost(table, n, bytes, nStates);
+        // With a GPU: pinned host memory mapped for it; the GPU kernels read it over the bus.
+        const b = this.backend;
+        const pinned = (nbytes: number) => b.native.pinnedHostAlloc(nbytes);
+        table.ptr = pinned(n * bytes);
+        const states = Array.from({length: 2}, (_, i) => {
+          if (i >= nStates) return 0;
+          const p = pinned(n * 4);
+          b.native.fill(0, p, n, 0);
+          return p;
+        });
+        this.skippedDevice = b.allocDevice(8);
+        b.native.upload(this.skippedDevice, new BigUint64Array([0n]));
+        return {where: 'device', table, states, release: () => {
+          b.native.pinnedHostFree(table.ptr!);
+          states.forEach((p) => b.native.pinnedHostFree(p as number));
+          b.freeDevice(this.skippedDevice);
+        }};
       }
       case 'continuous':
       case 'chunked': {
@@ -139,11 +162,24 @@ export class Embedding {
         }};
       }
       case 'distributed':
-      case 'managed':
-        throw new Error(`embedding: memory '${this.memory}' is not built yet; use 'device', 'host', 'continuous' or 'chunked'`);
+        throw new Error(`embedding: memory 'distributed' is not built yet; use 'device', 'host', 'managed', 'continuous' or 'chunked'`);
       default:
         throw new RangeError(`embedding: memory must be device, host, continuous, chunked, distributed or managed, got '${this.memory}'`);
     }
+  }
+
+  private allocateHost(table: NativeTable, n: number, bytes: number, nStates: number): Store {
+    table.array = bytes === 4 ? new Float32Array(n) : new Uint16Array(n);
+    const states = Array.from({length: 2}, (_, i) => (i < nStates ? new Float32Array(n) : null));
+    return {where: 'host', table, states, release: () => {}};
+  }
+
+  // Managed tables tell the residency budget when the GPU is about to use them.
+  private touchManaged(s: Store, b: WholeMemoryBackend): void {
+    if (this.memory !== 'managed') return;
+    const bytes = this.rows * this.dim * (STORAGE[this.dtype] === 0 ? 4 : 2);
+    b.residency.touch(s.table.ptr!, bytes);
+    for (const st of s.states) if (typeof st === 'number' && st !== 0) b.residency.touch(st, this.rows * this.dim * 4);
   }
 
   private live(what: string): Store {
@@ -204,6 +240,7 @@ export class Embedding {
       const flag = hostIds != null || known ? 0 : b.allocDevice(8);
       try {
         if (flag) b.native.upload(flag, new BigUint64Array([ALL_ONES]));
+        this.touchManaged(s, b);
         if (n > 0) b.native.embeddingGather(s.table, b.devicePtr(idx), 0, n, ptr, flag);
         if (flag) {
           const word = new BigUint64Array(1);
@@ -288,6 +325,7 @@ export class Embedding {
                                                         Int32Array.from(host!), Float32Array.from(grads.dataSync()), code, params);
       } else if (idx.size > 0) {
         const b = this.backend;
+        this.touchManaged(s, b);
         b.native.embeddingApply(s.table, s.states[0] as number, s.states[1] as number, b.devicePtr(idx), 0, idx.size,
                                 b.devicePtr(grads), code, params, 0, this.skippedDevice);
       }

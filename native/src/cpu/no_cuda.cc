@@ -2,6 +2,7 @@
 // device entry points refuse with a clear error. The TypeScript backend never
 // calls them then; it runs every kernel on the CPU.
 #include "wm/embedding.h"
+#include "wm/managed.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 #include "wm/status.h"
@@ -63,6 +64,15 @@ void unsortedSegmentSum(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, i
 void scatterNd(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
                const std::vector<int64_t>&, uint64_t) { noCuda("scatterNd"); }
 void oneHot(DType, uint64_t, uint64_t, int64_t, int64_t, double, double) { noCuda("oneHot"); }
+size_t managedSizeClass(size_t bytes) { return bytes; }
+uint64_t managedAlloc(size_t) { noCuda("managedAlloc"); }
+void managedFree(uint64_t) { noCuda("managedFree"); }
+void managedEmptyCache() {}
+ManagedInfo managedInfo() { return ManagedInfo{}; }
+void managedAdvise(uint64_t, size_t, int, int) { noCuda("managedAdvise"); }
+void managedPrefetch(uint64_t, size_t, int) { noCuda("managedPrefetch"); }
+uint64_t pinnedHostAlloc(size_t) { noCuda("pinnedHostAlloc"); }
+void pinnedHostFree(uint64_t) { noCuda("pinnedHostFree"); }
 void embeddingInit(const TableRef&, int64_t, int64_t, uint64_t, int, float) { noCuda("embeddingInit"); }
 void embeddingGather(const TableRef&, uint64_t, IndexType, int64_t, uint64_t, uint64_t) { noCuda("embeddingGather"); }
 void embeddingWriteRows(const TableRef&, uint64_t, IndexType, int64_t, uint64_t, uint64_t) { noCuda("embeddingWriteRows"); }

@@ -46,6 +46,43 @@ __global__ void applyKernel(Table table, float* s0, float* s1, const KeyT* keys,
       if (r < 0 || r >= rows) continue;  // reported by initPositions; the caller validated first
       T* w = table.row(r, dim);
       unsigned long long bad = 0;
+      if constexpr (std::is_same<T, float>::value) {
+        // float32 rows of whole float4s: each lane moves 16 bytes at a time.
+        if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(w) & 15) == 0) {
+          for (int64_t j = lane * 4; j < dim; j += 128) {
+            float4 g = make_float4(0.f, 0.f, 0.f, 0.f);
+            for (int64_t q = begin; q < end; ++q) {
+              float4 d = *reinterpret_cast<const float4*>(grads + static_cast<int64_t>(pos[q]) * dim + j);
+              g.x += d.x; g.y += d.y; g.z += d.z; g.w += d.w;
+            }
+            float4 x = *reinterpret_cast<float4*>(w + j);
+            float4 a4, b4;
+            float* a = s0 ? s0 + r * dim + j : nullptr;
+            float* b = s1 ? s1 + r * dim + j : nullptr;
+            if (a) a4 = *reinterpret_cast<float4*>(a);
+            if (b) b4 = *reinterpret_cast<float4*>(b);
+            float gs[4] = {g.x, g.y, g.z, g.w}, xs[4] = {x.x, x.y, x.z, x.w};
+            float as4[4] = {a ? a4.x : 0.f, a ? a4.y : 0.f, a ? a4.z : 0.f, a ? a4.w : 0.f};
+            float bs4[4] = {b ? b4.x : 0.f, b ? b4.y : 0.f, b ? b4.z : 0.f, b ? b4.w : 0.f};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              float xe = xs[e], ae = as4[e], be = bs4[e];
+              if (applyRule(opt, p, xe, &ae, &be, gs[e])) {
+                xs[e] = xe;
+                as4[e] = ae;
+                bs4[e] = be;
+              } else {
+                ++bad;
+              }
+            }
+            *reinterpret_cast<float4*>(w + j) = make_float4(xs[0], xs[1], xs[2], xs[3]);
+            if (a) *reinterpret_cast<float4*>(a) = make_float4(as4[0], as4[1], as4[2], as4[3]);
+            if (b) *reinterpret_cast<float4*>(b) = make_float4(bs4[0], bs4[1], bs4[2], bs4[3]);
+          }
+          if (bad && skipped) atomicAdd(skipped, bad);
+          continue;
+        }
+      }
       for (int64_t j = lane; j < dim; j += 32) {
         float g = 0.f;
         for (int64_t q = begin; q < end; ++q) g += grads[static_cast<int64_t>(pos[q]) * dim + j];
