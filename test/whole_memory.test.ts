@@ -32,6 +32,12 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r}`);
     });
+    it(`GPU memory (continuous via CUDA VMM, chunked via CUDA IPC): ${n} rank(s), one GPU each`, function() {
+      if (wm.deviceInfo().deviceCount < n) this.skip();
+      const {status, out} = launch(n, 'check', {WM_TEST_LOCATION: 'device'});
+      expect(status, out).to.equal(0);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r} (device)`);
+    });
   }
 
   it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {

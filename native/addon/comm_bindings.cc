@@ -5,7 +5,10 @@
 #include <string>
 
 #include "wm/bootstrap.h"
+#include "wm/device_whole_memory.h"
+#include "wm/embedding.h"
 #include "wm/host_whole_memory.h"
+#include "wm/runtime.h"
 
 namespace {
 
@@ -176,6 +179,85 @@ class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
   wm::HostWholeMemory* get() const { return mem_.get(); }
 };
 
+class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeDeviceMemory", {
+        InstanceMethod("gather", &DeviceMemoryWrap::Gather),
+        InstanceMethod("scatter", &DeviceMemoryWrap::Scatter),
+        InstanceMethod("readLocal", &DeviceMemoryWrap::ReadLocal),
+        InstanceMethod("writeLocal", &DeviceMemoryWrap::WriteLocal),
+        InstanceMethod("free", &DeviceMemoryWrap::Free),
+        InstanceAccessor("rowsPerRank", &DeviceMemoryWrap::RowsPerRank, nullptr),
+        InstanceAccessor("localFirstRow", &DeviceMemoryWrap::LocalFirstRow, nullptr),
+        InstanceAccessor("localRowCount", &DeviceMemoryWrap::LocalRowCount, nullptr),
+    });
+  }
+
+  // new NativeDeviceMemory(communicator, type, rows, rowBytes, granularityRows)
+  explicit DeviceMemoryWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceMemoryWrap>(info) {
+    guarded(info.Env(), [&] {
+      auto* c = CommunicatorWrap::Unwrap(info[0].As<Napi::Object>());
+      mem_ = std::make_unique<wm::DeviceWholeMemory>(c->comm(info.Env()), static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()),
+                                                     info[2].As<Napi::Number>().Int64Value(), info[3].As<Napi::Number>().Int64Value(),
+                                                     info[4].As<Napi::Number>().Int64Value());
+      return 0;
+    });
+  }
+
+ private:
+  wm::DeviceWholeMemory& mem(const Napi::Env& env) {
+    if (!mem_) throw Napi::Error::New(env, "the WholeMemory tensor was freed");
+    return *mem_;
+  }
+  static uint64_t addr(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
+  static uint8_t* bytes(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
+
+  // gather(indices (device int32), n, out (device), errorFlag)
+  Napi::Value Gather(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      wm::embeddingGather(mem(info.Env()).table(), addr(info[0]), wm::IndexType::I32, info[1].As<Napi::Number>().Int64Value(), addr(info[2]), addr(info[3]));
+      return info.Env().Undefined();
+    });
+  }
+  // scatter(indices (device int32), n, values (device), errorFlag); returns once written
+  Napi::Value Scatter(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      wm::embeddingWriteRows(mem(info.Env()).table(), addr(info[0]), wm::IndexType::I32, info[1].As<Napi::Number>().Int64Value(), addr(info[2]), addr(info[3]));
+      wm::synchronize();
+      return info.Env().Undefined();
+    });
+  }
+  Napi::Value ReadLocal(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto out = info[0].As<Napi::TypedArray>();
+      auto& m = mem(info.Env());
+      if (out.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "readLocal: more bytes than the local slice holds");
+      wm::copyDeviceToHost(bytes(out), m.localSlice(), out.ByteLength());
+      return info.Env().Undefined();
+    });
+  }
+  Napi::Value WriteLocal(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto in = info[0].As<Napi::TypedArray>();
+      auto& m = mem(info.Env());
+      if (in.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "writeLocal: more bytes than the local slice holds");
+      wm::copyHostToDevice(m.localSlice(), bytes(in), in.ByteLength());
+      wm::synchronize();
+      return info.Env().Undefined();
+    });
+  }
+  Napi::Value Free(const Napi::CallbackInfo& info) {
+    mem_.reset();
+    return info.Env().Undefined();
+  }
+  Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
+  Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
+  Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
+
+  std::unique_ptr<wm::DeviceWholeMemory> mem_;
+};
+
 namespace {
 
 Napi::Value UniqueId(const Napi::CallbackInfo& info) {
@@ -202,4 +284,5 @@ void InitComm(Napi::Env env, Napi::Object exports) {
   communicatorCtor = new Napi::FunctionReference(Napi::Persistent(comm));
   exports.Set("NativeCommunicator", comm);
   exports.Set("NativeHostMemory", HostMemoryWrap::Define(env));
+  exports.Set("NativeDeviceMemory", DeviceMemoryWrap::Define(env));
 }

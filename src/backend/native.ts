@@ -70,7 +70,19 @@ export interface NativeManagedInfo {
   misses: number;
 }
 
+export interface NativeDeviceMemory {
+  readonly rowsPerRank: number;
+  readonly localFirstRow: number;
+  readonly localRowCount: number;
+  gather(indices: number, n: number, out: number, errorFlag: number): void;
+  scatter(indices: number, n: number, values: number, errorFlag: number): void;
+  readLocal(out: ArrayBufferView): void;
+  writeLocal(values: ArrayBufferView): void;
+  free(): void;
+}
+
 export interface NativeAddon {
+  NativeDeviceMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number) => NativeDeviceMemory;
   managedAlloc(bytes: number): number;
   managedFree(ptr: number): void;
   managedEmptyCache(): void;

@@ -7,8 +7,9 @@ import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {deviceStatus, native} from '../backend/register';
-import {NativeHostMemory} from '../backend/native';
+import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
 import type {Communicator, MallocOptions} from './communicator';
 
 export type MemoryType = 'continuous' | 'chunked' | 'distributed';
@@ -33,12 +34,12 @@ function toIndices(indices: tf.Tensor | ArrayLike<number>, what: string): Int32A
 export class WholeMemoryTensor {
   readonly stride: number[];
   readonly rowElements: number;
-  private mem: NativeHostMemory | undefined;
+  private mem: NativeHostMemory | NativeDeviceMemory | undefined;
   /** Set by single-process malloc: the private communicator to close on free. */
   ownedCommunicator?: Communicator;
 
   private constructor(readonly comm: Communicator, readonly shape: number[], readonly dtype: RowDType,
-                      readonly type: MemoryType, readonly location: MemoryLocation, mem: NativeHostMemory) {
+                      readonly type: MemoryType, readonly location: MemoryLocation, mem: NativeHostMemory | NativeDeviceMemory) {
     this.mem = mem;
     this.rowElements = shape.slice(1).reduce((a, b) => a * b, 1);
     this.stride = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
@@ -57,18 +58,18 @@ export class WholeMemoryTensor {
     if (!(type in TYPE_CODES)) throw new RangeError(`malloc: type must be 'continuous', 'chunked' or 'distributed', got '${type}'`);
     if (!DTYPES.includes(dtype)) throw new TypeError(`malloc: dtype must be float32 or int32, got ${dtype}`);
     if (location !== 'host' && location !== 'device') throw new RangeError(`malloc: location must be 'device' or 'host', got '${location}'`);
-    if (location === 'device') {
-      throw new Error(gpu ? "malloc: device-located WholeMemory is not built yet; use location: 'host'" :
-                            `malloc: location 'device' needs a GPU (${deviceStatus().reason}); use location: 'host'`);
+    if (location === 'device' && !gpu) {
+      throw new Error(`malloc: location 'device' needs a GPU (${deviceStatus().reason}); use location: 'host'`);
     }
     const granularity = opts.minGranularity ?? 1;
     if (!Number.isInteger(granularity) || granularity < 1) throw new RangeError(`malloc: minGranularity must be a positive integer, got ${granularity}`);
     const rowBytes = Math.max(1, shape.slice(1).reduce((a, b) => a * b, 1)) * 4;
-    const mem = new (native().NativeHostMemory)(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity);
+    const Memory = location === 'device' ? native().NativeDeviceMemory : native().NativeHostMemory;
+    const mem = new Memory(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity);
     return new WholeMemoryTensor(comm, shape, dtype, type, location, mem);
   }
 
-  private live(what: string): NativeHostMemory {
+  private live(what: string): NativeHostMemory | NativeDeviceMemory {
     if (this.mem === undefined) throw new Error(`${what}: the WholeMemory tensor was freed`);
     return this.mem;
   }
@@ -108,6 +109,10 @@ export class WholeMemoryTensor {
     return Math.floor(row / this.rowsPerRank);
   }
 
+  private checkIndices(what: string, idx: Int32Array): void {
+    for (let i = 0; i < idx.length; ++i) if (!(idx[i] >= 0 && idx[i] < this.rows)) throw this.badIndex(what, idx, i);
+  }
+
   private badIndex(what: string, idx: Int32Array, at: number): Error {
     return new RangeError(`${what}: index ${idx[at]} at position ${at} is outside the tensor's ${this.rows} rows`);
   }
@@ -118,14 +123,25 @@ export class WholeMemoryTensor {
    */
   gather(indices: tf.Tensor | ArrayLike<number>): tf.Tensor {
     const idx = toIndices(indices, 'gather');
+    const shape = [idx.length, ...this.shape.slice(1)];
+    if (this.location === 'device') {
+      const mem = this.live('gather') as NativeDeviceMemory;
+      this.checkIndices('gather', idx);
+      const b = tf.backend() as WholeMemoryBackend;
+      const ids = tf.tensor1d(idx, 'int32');
+      const {info, ptr} = b.makeDeviceOutput(shape, this.dtype);
+      if (idx.length && this.rowElements) mem.gather(b.devicePtr(ids), idx.length, ptr, 0);
+      ids.dispose();
+      return tf.engine().makeTensorFromTensorInfo(info);
+    }
     const out = typedArray(this.dtype, idx.length * this.rowElements);
     if (this.type === 'distributed') {
       this.exchangeGather(idx, out);
     } else {
-      const bad = this.live('gather').gather(idx, out);
+      const bad = (this.live('gather') as NativeHostMemory).gather(idx, out);
       if (bad >= 0) throw this.badIndex('gather', idx, bad);
     }
-    return tf.tensor(out, [idx.length, ...this.shape.slice(1)], this.dtype);
+    return tf.tensor(out, shape, this.dtype);
   }
 
   /** Writes rows; for distributed tensors a collective. Later duplicates win. */
@@ -136,10 +152,21 @@ export class WholeMemoryTensor {
       throw new RangeError(`scatter: values hold ${data.length} elements, indices need ${idx.length} rows of ${this.rowElements}`);
     }
     const typed = this.dtype === 'float32' ? Float32Array.from(data) : Int32Array.from(data);
-    if (this.type === 'distributed') {
+    if (this.location === 'device') {
+      const mem = this.live('scatter') as NativeDeviceMemory;
+      this.checkIndices('scatter', idx);
+      const b = tf.backend() as WholeMemoryBackend;
+      const ids = tf.tensor1d(idx, 'int32');
+      const vals = tf.tensor(typed, [idx.length * this.rowElements], this.dtype);
+      try {
+        if (idx.length && this.rowElements) mem.scatter(b.devicePtr(ids), idx.length, b.devicePtr(vals), 0);
+      } finally {
+        tf.dispose([ids, vals]);
+      }
+    } else if (this.type === 'distributed') {
       this.exchangeScatter(idx, typed);
     } else {
-      const bad = this.live('scatter').scatter(idx, typed);
+      const bad = (this.live('scatter') as NativeHostMemory).scatter(idx, typed);
       if (bad >= 0) throw this.badIndex('scatter', idx, bad);
     }
   }
@@ -147,7 +174,7 @@ export class WholeMemoryTensor {
   // Distributed gather: requests go to owners, rows come back, all through
   // the communicator (on GPUs this is NCCL's all-to-all).
   private exchangeGather(idx: Int32Array, out: Float32Array | Int32Array): void {
-    const mem = this.live('gather');
+    const mem = this.live('gather') as NativeHostMemory;
     const n = this.comm.size;
     let bad = -1;
     for (let i = 0; i < idx.length && bad < 0; ++i) if (idx[i] < 0 || idx[i] >= this.rows) bad = i;
@@ -179,7 +206,7 @@ export class WholeMemoryTensor {
   }
 
   private exchangeScatter(idx: Int32Array, values: Float32Array | Int32Array): void {
-    const mem = this.live('scatter');
+    const mem = this.live('scatter') as NativeHostMemory;
     const n = this.comm.size;
     let bad = -1;
     for (let i = 0; i < idx.length && bad < 0; ++i) if (idx[i] < 0 || idx[i] >= this.rows) bad = i;

@@ -1,6 +1,7 @@
 // Built when CMake finds no CUDA compiler: the library reports no GPU and its
 // device entry points refuse with a clear error. The TypeScript backend never
 // calls them then; it runs every kernel on the CPU.
+#include "wm/device_whole_memory.h"
 #include "wm/embedding.h"
 #include "wm/managed.h"
 #include "wm/ops.h"
@@ -64,6 +65,13 @@ void unsortedSegmentSum(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, i
 void scatterNd(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
                const std::vector<int64_t>&, uint64_t) { noCuda("scatterNd"); }
 void oneHot(DType, uint64_t, uint64_t, int64_t, int64_t, double, double) { noCuda("oneHot"); }
+DeviceWholeMemory::DeviceWholeMemory(Bootstrap&, MemoryType, int64_t, int64_t, int64_t) { noCuda("WholeMemory in device memory"); }
+DeviceWholeMemory::~DeviceWholeMemory() = default;
+int64_t DeviceWholeMemory::localFirstRow() const { return 0; }
+int64_t DeviceWholeMemory::localRowCount() const { return 0; }
+uint64_t DeviceWholeMemory::localSlice() const { return 0; }
+TableRef DeviceWholeMemory::table() const { return TableRef{}; }
+void DeviceWholeMemory::release() {}
 size_t managedSizeClass(size_t bytes) { return bytes; }
 uint64_t managedAlloc(size_t) { noCuda("managedAlloc"); }
 void managedFree(uint64_t) { noCuda("managedFree"); }
