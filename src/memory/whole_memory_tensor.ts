@@ -8,6 +8,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_validation';
 import {deviceStatus, native} from '../backend/register';
 import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
 import type {Communicator, MallocOptions} from './communicator';
@@ -110,11 +111,11 @@ export class WholeMemoryTensor {
   }
 
   private checkIndices(what: string, idx: Int32Array): void {
-    for (let i = 0; i < idx.length; ++i) if (!(idx[i] >= 0 && idx[i] < this.rows)) throw this.badIndex(what, idx, i);
+    checkIndexArray(idx, this.rows, what, 'tensor');
   }
 
   private badIndex(what: string, idx: Int32Array, at: number): Error {
-    return new RangeError(`${what}: index ${idx[at]} at position ${at} is outside the tensor's ${this.rows} rows`);
+    return indexError(what, idx[at], at, this.rows, 'tensor');
   }
 
   /**
@@ -122,18 +123,23 @@ export class WholeMemoryTensor {
    * tensors this is a collective: every rank calls it (with its own indices).
    */
   gather(indices: tf.Tensor | ArrayLike<number>): tf.Tensor {
+    if (this.location === 'device') {
+      // Indices may stay on the GPU: a tensor is checked once, then reused freely.
+      const mem = this.live('gather') as NativeDeviceMemory;
+      const ids = indices instanceof tf.Tensor ? indices : tf.tensor1d(Int32Array.from(indices), 'int32');
+      try {
+        if (ids.dtype !== 'int32') throw new TypeError(`gather: indices must be int32, got ${ids.dtype}`);
+        checkIndexTensor(ids, this.rows, 'gather', "tensor");
+        const b = tf.backend() as WholeMemoryBackend;
+        const {info, ptr} = b.makeDeviceOutput([ids.size, ...this.shape.slice(1)], this.dtype);
+        if (ids.size && this.rowElements) mem.gather(b.devicePtr(ids), ids.size, ptr, 0);
+        return tf.engine().makeTensorFromTensorInfo(info);
+      } finally {
+        if (ids !== indices) ids.dispose();
+      }
+    }
     const idx = toIndices(indices, 'gather');
     const shape = [idx.length, ...this.shape.slice(1)];
-    if (this.location === 'device') {
-      const mem = this.live('gather') as NativeDeviceMemory;
-      this.checkIndices('gather', idx);
-      const b = tf.backend() as WholeMemoryBackend;
-      const ids = tf.tensor1d(idx, 'int32');
-      const {info, ptr} = b.makeDeviceOutput(shape, this.dtype);
-      if (idx.length && this.rowElements) mem.gather(b.devicePtr(ids), idx.length, ptr, 0);
-      ids.dispose();
-      return tf.engine().makeTensorFromTensorInfo(info);
-    }
     const out = typedArray(this.dtype, idx.length * this.rowElements);
     if (this.type === 'distributed') {
       this.exchangeGather(idx, out);

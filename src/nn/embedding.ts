@@ -12,6 +12,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {checkIndexArray, checkIndexTensor, knownValid, markValid} from '../backend/index_validation';
 import {NativeHostMemory, NativeTable} from '../backend/native';
 import {deviceStatus, native} from '../backend/register';
 import {Communicator, createCommunicator} from '../memory/communicator';
@@ -56,9 +57,7 @@ interface Store {
 
 let anchors = 0;
 
-// Tensors are immutable: once a tensor of indices was checked against a
-// table size, repeated lookups with it need no second pass.
-const validated = new WeakMap<object, number>();
+
 
 export class Embedding {
   readonly rows: number;
@@ -204,18 +203,8 @@ export class Embedding {
     return t;
   }
 
-  private checkTensor(t: tf.Tensor, host: ArrayLike<number>, what: string): void {
-    if (validated.get(t.dataId) === this.rows) return;
-    this.checkHost(host, what);
-    validated.set(t.dataId, this.rows);
-  }
-
   private checkHost(idx: ArrayLike<number>, what: string): void {
-    for (let i = 0; i < idx.length; ++i) {
-      if (!(idx[i] >= 0 && idx[i] < this.rows)) {
-        throw new RangeError(`embedding.${what}: index ${idx[i]} at position ${i} is outside the table's ${this.rows} rows`);
-      }
-    }
+    checkIndexArray(idx, this.rows, `embedding.${what}`);
   }
 
   /** Rows at `ids` (shape [...ids.shape, dim]), no gradient. */
@@ -234,8 +223,11 @@ export class Embedding {
       }
       const b = this.backend;
       const hostIds = b.data.get(idx.dataId).values as Int32Array | undefined;
-      const known = validated.get(idx.dataId) === this.rows;
-      if (hostIds != null) this.checkTensor(idx, hostIds, 'read');
+      const known = knownValid(idx, this.rows);
+      if (hostIds != null && !known) {
+        this.checkHost(hostIds, 'read');
+        markValid(idx, this.rows);
+      }
       const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
       const flag = hostIds != null || known ? 0 : b.allocDevice(8);
       try {
@@ -249,7 +241,7 @@ export class Embedding {
             b.disposeData(info.dataId, true);
             this.checkHost(idx.dataSync(), 'read');
           }
-          validated.set(idx.dataId, this.rows);
+          markValid(idx, this.rows);
         }
       } finally {
         b.freeDevice(flag);
@@ -312,11 +304,8 @@ export class Embedding {
         throw new RangeError(`embedding.applyGradients: grads must be float32 with ${idx.size} x ${this.dim} elements, got ${grads.dtype} ${grads.shape}`);
       }
       // Validate every index before any row changes (free when lookup() already did).
-      let host: Int32Array | undefined;
-      if (validated.get(idx.dataId) !== this.rows || s.where === 'host') {
-        host = idx.dataSync() as Int32Array;
-        this.checkTensor(idx, host, 'applyGradients');
-      }
+      checkIndexTensor(idx, this.rows, 'embedding.applyGradients');
+      const host = s.where === 'host' ? (idx.dataSync() as Int32Array) : undefined;
       const params = stepParams(this.optimizer, ++this.steps);
       const code = optimizerCode(this.optimizer);
       if (s.where === 'host') {

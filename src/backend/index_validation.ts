@@ -1,0 +1,30 @@
+// Index checks for row gathers/scatters. Tensors are immutable, so a tensor
+// of indices checked once against a row count needs no second pass: repeated
+// lookups with the same indices cost nothing.
+import * as tf from '@tensorflow/tfjs-core';
+
+const validated = new WeakMap<object, number>();
+
+export function indexError(what: string, value: number, position: number, rows: number, table = 'table'): RangeError {
+  return new RangeError(`${what}: index ${value} at position ${position} is outside the ${table}'s ${rows} rows`);
+}
+
+export function checkIndexArray(idx: ArrayLike<number>, rows: number, what: string, table = 'table'): void {
+  for (let i = 0; i < idx.length; ++i) if (!(idx[i] >= 0 && idx[i] < rows)) throw indexError(what, idx[i], i, rows, table);
+}
+
+/** Whether `t` was already checked against `rows`. */
+export function knownValid(t: tf.Tensor, rows: number): boolean {
+  return validated.get(t.dataId) === rows;
+}
+
+export function markValid(t: tf.Tensor, rows: number): void {
+  validated.set(t.dataId, rows);
+}
+
+/** Checks t's values (downloading them if needed) unless already known valid. */
+export function checkIndexTensor(t: tf.Tensor, rows: number, what: string, table = 'table'): void {
+  if (knownValid(t, rows)) return;
+  checkIndexArray(t.dataSync(), rows, what, table);
+  markValid(t, rows);
+}
