@@ -40,6 +40,15 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     });
   }
 
+  for (const n of [2, 4]) {
+    it(`one embedding table shared by ${n} ranks: writes and sparse steps seen by all`, function() {
+      if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < n) this.skip();
+      const {status, out} = launch(n, 'embedding');
+      expect(status, out).to.equal(0);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK embedding rank ${r}`);
+    });
+  }
+
   it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {
     const before = shmEntries();
     const {status, out} = launch(4, 'die', {WM_TEST_TIMEOUT_MS: '5000'});

@@ -179,6 +179,8 @@ class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
   wm::HostWholeMemory* get() const { return mem_.get(); }
 };
 
+Napi::FunctionReference* deviceMemoryCtor = nullptr;
+
 class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
@@ -189,6 +191,7 @@ class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
         InstanceMethod("writeLocal", &DeviceMemoryWrap::WriteLocal),
         InstanceMethod("free", &DeviceMemoryWrap::Free),
         InstanceAccessor("rowsPerRank", &DeviceMemoryWrap::RowsPerRank, nullptr),
+        InstanceAccessor("address", &DeviceMemoryWrap::Address, nullptr),
         InstanceAccessor("localFirstRow", &DeviceMemoryWrap::LocalFirstRow, nullptr),
         InstanceAccessor("localRowCount", &DeviceMemoryWrap::LocalRowCount, nullptr),
     });
@@ -254,9 +257,23 @@ class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
   Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
   Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
   Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
+  // The one device address of continuous memory (0 for chunked) and of this rank's slice.
+  Napi::Value Address(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).table().ptr)); }
 
   std::unique_ptr<wm::DeviceWholeMemory> mem_;
+
+ public:
+  wm::DeviceWholeMemory* get() const { return mem_.get(); }
 };
+
+wm::DeviceWholeMemory* unwrapDeviceMemory(const Napi::Value& v) {
+  if (!v.IsObject()) return nullptr;
+  Napi::Object o = v.As<Napi::Object>();
+  if (!o.InstanceOf(deviceMemoryCtor->Value())) return nullptr;
+  auto* w = DeviceMemoryWrap::Unwrap(o);
+  if (!w->get()) throw Napi::Error::New(v.Env(), "the WholeMemory tensor was freed");
+  return w->get();
+}
 
 namespace {
 
@@ -284,5 +301,7 @@ void InitComm(Napi::Env env, Napi::Object exports) {
   communicatorCtor = new Napi::FunctionReference(Napi::Persistent(comm));
   exports.Set("NativeCommunicator", comm);
   exports.Set("NativeHostMemory", HostMemoryWrap::Define(env));
-  exports.Set("NativeDeviceMemory", DeviceMemoryWrap::Define(env));
+  Napi::Function deviceMemory = DeviceMemoryWrap::Define(env);
+  deviceMemoryCtor = new Napi::FunctionReference(Napi::Persistent(deviceMemory));
+  exports.Set("NativeDeviceMemory", deviceMemory);
 }

@@ -6,7 +6,10 @@
 #include "wm/embedding.h"
 #include "wm/host_whole_memory.h"
 
-wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
+#include "wm/device_whole_memory.h"
+
+wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);      // comm_bindings.cc
+wm::DeviceWholeMemory* unwrapDeviceMemory(const Napi::Value& v);  // comm_bindings.cc, null if not one
 
 namespace {
 
@@ -44,6 +47,13 @@ wm::TableRef tableArg(const Napi::Value& v) {
   t.dim = static_cast<int64_t>(num(o, "dim"));
   t.storage = static_cast<wm::StorageType>(static_cast<int>(num(o, "storage")));
   if (o.Has("memory") && o.Get("memory").IsObject()) {
+    if (wm::DeviceWholeMemory* d = unwrapDeviceMemory(o.Get("memory"))) {
+      wm::TableRef dt = d->table();  // addresses the WholeMemory; keep our storage type and width
+      dt.rows = t.rows;
+      dt.dim = t.dim;
+      dt.storage = t.storage;
+      return dt;
+    }
     wm::HostWholeMemory* m = unwrapHostMemory(o.Get("memory"));
     if (m->type() == wm::MemoryType::Distributed) throw Napi::Error::New(v.Env(), "distributed tables are gathered collectively, not here");
     if (m->continuousBase()) t.ptr = reinterpret_cast<uint64_t>(m->continuousBase());

@@ -45,7 +45,7 @@ export interface NativeHostMemory {
 export interface NativeTable {
   ptr?: number;
   array?: ArrayBufferView;
-  memory?: NativeHostMemory;
+  memory?: NativeHostMemory | NativeDeviceMemory;
   rows: number;
   dim: number;
   storage: number;
@@ -72,6 +72,8 @@ export interface NativeManagedInfo {
 
 export interface NativeDeviceMemory {
   readonly rowsPerRank: number;
+  /** Continuous memory's one device address (0 for chunked). */
+  readonly address: number;
   readonly localFirstRow: number;
   readonly localRowCount: number;
   gather(indices: number, n: number, out: number, errorFlag: number): void;

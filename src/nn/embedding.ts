@@ -72,6 +72,8 @@ export class Embedding {
   private steps = 0;
   private skippedHost = 0;
   private skippedDevice = 0;  // device uint64 counter
+  // The group sharing a WholeMemory table, and whether we made it ourselves.
+  private group?: Communicator;
   private comm?: Communicator;
 
   constructor(o: EmbeddingOptions) {
@@ -149,6 +151,8 @@ export class Embedding {
       case 'continuous':
       case 'chunked': {
         const comm = o.communicator ?? (this.comm = createCommunicator(native().bootstrapUniqueId('127.0.0.1', 0), 0, 1));
+        this.group = comm;
+        if (gpu) return this.allocateDeviceWholeMemory(comm, table, bytes, nStates);
         const make = (type: number, rowBytes: number) => new (native().NativeHostMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
         const mem = make(this.memory === 'continuous' ? 0 : 1, this.dim * bytes);
         // Optimizer state beside the table: WholeMemory of the same rows (continuous: one address for the kernels).
@@ -165,6 +169,26 @@ export class Embedding {
       default:
         throw new RangeError(`embedding: memory must be device, host, continuous, chunked, distributed or managed, got '${this.memory}'`);
     }
+  }
+
+  // WholeMemory on the GPUs: the table continuous (CUDA VMM) or chunked (CUDA
+  // IPC); optimizer state continuous, so the kernels address it by one pointer.
+  private allocateDeviceWholeMemory(comm: Communicator, table: NativeTable, bytes: number, nStates: number): Store {
+    const b = this.backend;
+    const make = (type: number, rowBytes: number) => new (native().NativeDeviceMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
+    const mem = make(this.memory === 'continuous' ? 0 : 1, this.dim * bytes);
+    const stateMems = Array.from({length: nStates}, () => make(0, this.dim * 4));
+    for (const m of stateMems) m.writeLocal(new Float32Array(m.localRowCount * this.dim));
+    table.memory = mem;
+    this.skippedDevice = b.allocDevice(8);
+    b.native.upload(this.skippedDevice, new BigUint64Array([0n]));
+    const states = [stateMems[0]?.address ?? 0, stateMems[1]?.address ?? 0];
+    return {where: 'device', table, states, release: () => {
+      mem.free();
+      stateMems.forEach((m) => m.free());
+      b.freeDevice(this.skippedDevice);
+      this.comm?.destroy();
+    }};
   }
 
   private allocateHost(table: NativeTable, n: number, bytes: number, nStates: number): Store {
@@ -192,9 +216,11 @@ export class Embedding {
     const mem = s.table.memory;
     const [first, count] = mem ? [mem.localFirstRow, mem.localRowCount] : [0, this.rows];
     native().embeddingInit(s.table, first, count, seed, kind, scale, s.where === 'device');
+    if (s.where === 'device') this.backend.native.synchronize();
     (s.states.filter((x) => x && typeof x === 'object' && 'readLocal' in x) as NativeHostMemory[])
         .forEach((m) => m.writeLocal(new Float32Array(m.localRowCount * this.dim)));
-    this.comm?.barrier();
+    // Nobody writes rows before every rank has initialised its own.
+    this.group?.barrier();
   }
 
   private indices(ids: tf.Tensor | ArrayLike<number>, what: string): tf.Tensor {
