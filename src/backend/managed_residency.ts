@@ -9,6 +9,8 @@ import {NativeAddon} from './native';
 interface Tracked {
   bytes: number;
   resident: boolean;
+  /** Advised to the host and moved there (a buffer larger than the budget). */
+  parked?: boolean;
 }
 
 export class ManagedResidency {
@@ -45,9 +47,15 @@ export class ManagedResidency {
         this.residentBytes -= t.bytes;
         t.resident = false;
       }
-      this.native.managedAdvise(ptr, bytes, -1, this.device());
+      if (!t.parked) {
+        // Pages the GPU already holds (say, from initialisation) move out too.
+        this.native.managedAdvise(ptr, bytes, -1, this.device());
+        this.native.managedPrefetch(ptr, bytes, -1);
+        t.parked = true;
+      }
       return;
     }
+    t.parked = false;
     if (!t.resident) {
       t.resident = true;
       this.residentBytes += bytes;

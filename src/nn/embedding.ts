@@ -216,7 +216,10 @@ export class Embedding {
     const mem = s.table.memory;
     const [first, count] = mem ? [mem.localFirstRow, mem.localRowCount] : [0, this.rows];
     native().embeddingInit(s.table, first, count, seed, kind, scale, s.where === 'device');
-    if (s.where === 'device') this.backend.native.synchronize();
+    if (s.where === 'device') {
+      this.touchManaged(s, this.backend);
+      this.backend.native.synchronize();
+    }
     (s.states.filter((x) => x && typeof x === 'object' && 'readLocal' in x) as NativeHostMemory[])
         .forEach((m) => m.writeLocal(new Float32Array(m.localRowCount * this.dim)));
     // Nobody writes rows before every rank has initialised its own.
