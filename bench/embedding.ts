@@ -10,6 +10,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
+import {timeMs} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? (wm.deviceInfo().gpu ? 10_000_000 : 1_000_000));
@@ -17,23 +18,7 @@ const N = Number(process.env.BENCH_N ?? (wm.deviceInfo().gpu ? 1_000_000 : 200_0
 
 interface Row {op: string; dim: number; dtype: string; ms: number; TBs: number}
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
-function timeMs(fn: () => void, reps = 20, warm = 3): number {
-  for (let i = 0; i < warm; ++i) fn();
-  wm.synchronize();
-  const t: number[] = [];
-  for (let i = 0; i < reps; ++i) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    wm.synchronize();
-    t.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return median(t);
-}
 
 function torchSide(): {copyTBs: number; results: Row[]; torch: string} | undefined {
   const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'embedding.py'), String(ROWS), String(N)], {encoding: 'utf8'});

@@ -8,29 +8,14 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
+import {timeMs} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? 4_000_000);
 const DIM = 128;
 const N = Number(process.env.BENCH_N ?? 1_000_000);
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
-function timeMs(fn: () => void, reps = 10, warm = 2): number {
-  for (let i = 0; i < warm; ++i) fn();
-  wm.synchronize();
-  const t: number[] = [];
-  for (let i = 0; i < reps; ++i) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    wm.synchronize();
-    t.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return median(t);
-}
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);

@@ -9,14 +9,11 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
+import {median} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const N = Number(process.env.BENCH_OPS_N ?? 10000);
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 function tinyAddsUs(n: number): number {
   const a = tf.randomUniform([16]);

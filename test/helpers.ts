@@ -5,17 +5,8 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 
-/** Mulberry32: small, seeded, good enough for test data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export {seededRng as rng} from '../src/util/random';
+import {seededRng as rng} from '../src/util/random';
 
 export type Values = Float32Array | Int32Array | Uint8Array;
 

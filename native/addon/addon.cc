@@ -3,6 +3,8 @@
 // (user-space addresses fit in 53 bits).
 #include <napi.h>
 
+#include "napi_util.h"
+
 #include <string>
 #include <vector>
 
@@ -65,20 +67,11 @@ Napi::TypedArray typedArg(const Napi::CallbackInfo& info, size_t i, const char* 
   return info[i].As<Napi::TypedArray>();
 }
 
-void* typedData(Napi::TypedArray t) {
-  return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset();
-}
+void* typedData(Napi::TypedArray t) { return wmnapi::typedBytes(t); }
 
-// Converts core errors into JavaScript errors with the core's message.
 template <typename F>
 Napi::Value guard(const Napi::CallbackInfo& info, F&& f) {
-  try {
-    return f();
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), e.what());
-  }
+  return wmnapi::guarded(info.Env(), std::forward<F>(f));
 }
 
 #define WM_FN(name) Napi::Value name(const Napi::CallbackInfo& info)

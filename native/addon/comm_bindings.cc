@@ -1,6 +1,8 @@
 // N-API bindings of the bootstrap communicator and host WholeMemory.
 #include <napi.h>
 
+#include "napi_util.h"
+
 #include <memory>
 #include <string>
 
@@ -12,16 +14,7 @@
 
 namespace {
 
-template <typename F>
-auto guarded(const Napi::Env& env, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(env, e.what());
-  }
-}
+using wmnapi::guarded;
 
 class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
  public:
@@ -125,7 +118,7 @@ class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
     if (!mem_) throw Napi::Error::New(env, "the WholeMemory tensor was freed");
     return *mem_;
   }
-  static uint8_t* bytes(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
+  static uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
 
   // gather(indices: Int32Array, out: TypedArray) -> first bad position or -1
   Napi::Value Gather(const Napi::CallbackInfo& info) {
@@ -214,7 +207,7 @@ class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
     return *mem_;
   }
   static uint64_t addr(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
-  static uint8_t* bytes(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
+  static uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
 
   // gather(indices (device int32), n, out (device), errorFlag)
   Napi::Value Gather(const Napi::CallbackInfo& info) {

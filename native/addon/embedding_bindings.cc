@@ -1,6 +1,8 @@
 // N-API bindings of the embedding kernels (device and host).
 #include <napi.h>
 
+#include "napi_util.h"
+
 #include <string>
 
 #include "wm/embedding.h"
@@ -15,13 +17,7 @@ namespace {
 
 template <typename F>
 Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
-  try {
-    return f();
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), e.what());
-  }
+  return wmnapi::guarded(info.Env(), std::forward<F>(f));
 }
 
 double num(const Napi::Object& o, const char* key) {
@@ -35,7 +31,7 @@ uint64_t ptrArg(const Napi::Value& v, const char* name) {
   return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue());
 }
 
-uint8_t* bytes(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
+uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
 
 // {ptr | array | memory, rows, dim, storage}: a device address, a host typed
 // array, or a host WholeMemory tensor (continuous or chunked).

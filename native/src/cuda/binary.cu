@@ -5,6 +5,7 @@
 
 #include "launch.cuh"
 #include "wm/elementwise.h"
+#include "wm/shape_collapse.h"
 
 namespace wm {
 namespace {
@@ -47,31 +48,6 @@ __global__ void binaryStrided(int op, const Ti* a, const Ti* b, To* y, int64_t n
   }
 }
 
-// Merges neighbouring dims that are contiguous in every operand, and drops
-// dims of size 1, so kernels walk as few dims as possible.
-void collapse(std::vector<int64_t>& shape, std::vector<std::vector<int64_t>*> strides) {
-  std::vector<int64_t> s;
-  std::vector<std::vector<int64_t>> st(strides.size());
-  for (size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 1) continue;
-    bool merge = !s.empty();
-    for (size_t j = 0; merge && j < strides.size(); ++j)
-      merge = st[j].back() == (*strides[j])[k] * shape[k];
-    if (merge) {
-      s.back() *= shape[k];
-      for (size_t j = 0; j < strides.size(); ++j) st[j].back() = (*strides[j])[k];
-    } else {
-      s.push_back(shape[k]);
-      for (size_t j = 0; j < strides.size(); ++j) st[j].push_back((*strides[j])[k]);
-    }
-  }
-  if (s.empty()) {
-    s.push_back(1);
-    for (auto& v : st) v.push_back(0);
-  }
-  shape = s;
-  for (size_t j = 0; j < strides.size(); ++j) *strides[j] = st[j];
-}
 
 template <typename Ti, typename To>
 void launchBinary(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n,
@@ -114,7 +90,7 @@ void binary(BinaryOp op, DType in, DType out, uint64_t a, uint64_t b, uint64_t y
   int64_t n = product(outShape);
   if (n == 0) return;
   std::vector<int64_t> shape = outShape, as_ = aStrides, bs = bStrides;
-  collapse(shape, {&as_, &bs});
+  collapseDims(shape, {&as_, &bs});
   int o = static_cast<int>(op);
   switch (in) {
     case DType::F32: dispatchOut<float>(o, out, a, b, y, n, shape, as_, bs); break;
@@ -130,7 +106,7 @@ void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y,
   int64_t n = product(outShape);
   if (n == 0) return;
   std::vector<int64_t> shape = outShape, cs = condStrides, as_ = aStrides, bs = bStrides;
-  collapse(shape, {&cs, &as_, &bs});
+  collapseDims(shape, {&cs, &as_, &bs});
   auto s = stream();
   Dims d = toDims(shape), dc = toDims(cs), da = toDims(as_), db = toDims(bs);
   if (dtypeSize(t) == 4)

@@ -5,6 +5,7 @@
 #include "parallel.h"
 #include "wm/elementwise.h"
 #include "wm/host_ops.h"
+#include "wm/shape_collapse.h"
 #include "wm/status.h"
 
 namespace wm {
@@ -44,30 +45,6 @@ void unaryOut(UnaryOp op, DType out, const Ti* x, void* y, int64_t n, float alph
   }
 }
 
-// Same collapse as the CUDA path: drop size-1 dims and merge dims that are
-// contiguous in every operand.
-void collapse(std::vector<int64_t>& shape, std::vector<std::vector<int64_t>*> strides) {
-  std::vector<int64_t> s;
-  std::vector<std::vector<int64_t>> st(strides.size());
-  for (size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 1) continue;
-    bool merge = !s.empty();
-    for (size_t j = 0; merge && j < strides.size(); ++j) merge = st[j].back() == (*strides[j])[k] * shape[k];
-    if (merge) {
-      s.back() *= shape[k];
-      for (size_t j = 0; j < strides.size(); ++j) st[j].back() = (*strides[j])[k];
-    } else {
-      s.push_back(shape[k]);
-      for (size_t j = 0; j < strides.size(); ++j) st[j].push_back((*strides[j])[k]);
-    }
-  }
-  if (s.empty()) {
-    s.push_back(1);
-    for (auto& v : st) v.push_back(0);
-  }
-  shape = s;
-  for (size_t j = 0; j < strides.size(); ++j) *strides[j] = st[j];
-}
 
 // Walks the output in row-major order; the innermost dim is a tight loop.
 template <typename F>
@@ -145,7 +122,7 @@ void binary(BinaryOp op, DType in, DType out, const void* a, const void* b, void
             const std::vector<int64_t>& bStrides) {
   if (product(outShape) == 0) return;
   std::vector<int64_t> shape = outShape, as = aStrides, bs = bStrides;
-  collapse(shape, {&as, &bs});
+  collapseDims(shape, {&as, &bs});
   int o = static_cast<int>(op);
   switch (in) {
     case DType::F32: binaryOut<float>(o, out, a, b, y, shape, as, bs); break;
@@ -159,7 +136,7 @@ void select(DType t, const void* cond, const void* a, const void* b, void* y,
             const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
   if (product(outShape) == 0) return;
   std::vector<int64_t> shape = outShape, cs = condStrides, as = aStrides, bs = bStrides;
-  collapse(shape, {&cs, &as, &bs});
+  collapseDims(shape, {&cs, &as, &bs});
   int rank = static_cast<int>(shape.size());
   auto run = [&](auto* pa, auto* pb, auto* py) {
     auto c = static_cast<const uint8_t*>(cond);
