@@ -12,7 +12,7 @@ import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {MetricsLog} from '../src/train/metrics_log';
 import {DEFAULT_NODE_CLASSIFICATION, trainNodeClassification} from '../src/train/node_classification';
-import {plotTrainingCurves} from '../src/train/plot';
+import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   const std = Math.sqrt(accs.reduce((a, b) => a + (b - mean) ** 2, 0) / accs.length);
   const seconds = (Date.now() - started) / 1000;
   log.write({type: 'summary', dataset: data.name, device: where, seeds: accs.length, testAccMean: mean, testAccStd: std, seconds});
-  const plots = await plotTrainingCurves(results.flatMap((r) => r.history), path.join(o.out, 'metrics'),
+  const plots = await plotTrainingCurves(results.flatMap((r) => r.history) as unknown as PlotRecord[], path.join(o.out, 'metrics'),
                                          `GraphSAGE on ${data.name} (${dev.gpu ? dev.name : 'CPU'})`);
   console.log(`per seed test accuracy: ${accs.map((a) => (100 * a).toFixed(1)).join(', ')}`);
   console.log(`test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over ${accs.length} seeds ` +

@@ -6,23 +6,25 @@ export interface PlotRecord {
   seed: number;
   epoch: number;
   loss: number;
-  trainAcc: number;
-  valAcc: number;
-  testAcc: number;
+  [metric: string]: number;
 }
+
+/** The right-hand panel's lines: record field -> legend name. */
+export type MetricSeries = {[field: string]: string};
+
+const ACCURACY: MetricSeries = {trainAcc: 'train', valAcc: 'validation', testAcc: 'test'};
 
 // vega and vega-lite are ES modules only; TypeScript's CommonJS output would
 // turn import() into require(), so keep a real dynamic import.
 const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<any>;
 
 /** Writes `${prefix}.svg` (and `${prefix}.png` if possible); returns the paths written. */
-export async function plotTrainingCurves(records: PlotRecord[], prefix: string, title: string): Promise<string[]> {
+export async function plotTrainingCurves(records: PlotRecord[], prefix: string, title: string,
+                                         series: MetricSeries = ACCURACY, panel = 'accuracy'): Promise<string[]> {
   const [vega, vegaLite] = await Promise.all([importEsm('vega'), importEsm('vega-lite')]);
   const rows = records.flatMap((r) => [
     {seed: `seed ${r.seed}`, epoch: r.epoch, metric: 'loss', value: r.loss, panel: 'training loss'},
-    {seed: `seed ${r.seed}`, epoch: r.epoch, metric: 'train', value: r.trainAcc, panel: 'accuracy'},
-    {seed: `seed ${r.seed}`, epoch: r.epoch, metric: 'validation', value: r.valAcc, panel: 'accuracy'},
-    {seed: `seed ${r.seed}`, epoch: r.epoch, metric: 'test', value: r.testAcc, panel: 'accuracy'},
+    ...Object.entries(series).map(([field, name]) => ({seed: `seed ${r.seed}`, epoch: r.epoch, metric: name, value: r[field], panel})),
   ]);
   const line = (panel: string, yTitle: string, scale: object) => ({
     width: 420, height: 260, title: panel,
@@ -38,7 +40,7 @@ export async function plotTrainingCurves(records: PlotRecord[], prefix: string, 
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title, data: {values: rows}, background: 'white',
-    hconcat: [line('training loss', 'loss', {type: 'log'}), line('accuracy', 'accuracy', {zero: false})],
+    hconcat: [line('training loss', 'loss', {type: 'log'}), line(panel, panel, {zero: false})],
   };
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), {renderer: 'none'});
   const svg: string = await view.toSVG();

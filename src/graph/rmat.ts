@@ -1,0 +1,53 @@
+// Seeded R-MAT graphs (Chakrabarti et al.; the Graph500 generator's model):
+// each edge picks a quadrant of the adjacency matrix recursively with
+// probabilities a, b, c, d, giving the skewed degrees of real graphs.
+import {seededRng} from '../util/random';
+import {EdgeList} from './edge_list';
+
+export interface RmatOptions {
+  /** 2^scale vertices. */
+  scale: number;
+  /** Edges per vertex (Graph500 uses 16). */
+  edgeFactor?: number;
+  a?: number;
+  b?: number;
+  c?: number;
+  seed?: number;
+  /** Relabel vertices randomly so ids carry no degree information (default true). */
+  permute?: boolean;
+}
+
+export function rmat(o: RmatOptions): EdgeList {
+  const {scale} = o;
+  if (!Number.isInteger(scale) || scale < 1 || scale > 31) throw new RangeError(`rmat: scale must be an integer in [1, 31], got ${scale}`);
+  const a = o.a ?? 0.57, b = o.b ?? 0.19, c = o.c ?? 0.19;
+  if (!(a > 0 && b >= 0 && c >= 0 && a + b + c < 1)) throw new RangeError(`rmat: a, b, c must be non-negative with a + b + c < 1`);
+  const n = 2 ** scale;
+  const m = Math.round(n * (o.edgeFactor ?? 16));
+  const rng = seededRng(o.seed ?? 1);
+  const src = new Int32Array(m), dst = new Int32Array(m);
+  for (let e = 0; e < m; ++e) {
+    let u = 0, v = 0;
+    for (let bit = scale - 1; bit >= 0; --bit) {
+      const r = rng();
+      const right = r >= a && (r < a + b || r >= a + b + c);  // quadrants b and d
+      const down = r >= a + b;                                // quadrants c and d
+      if (down) u |= 1 << bit;
+      if (right) v |= 1 << bit;
+    }
+    src[e] = u;
+    dst[e] = v;
+  }
+  if (o.permute ?? true) {
+    const perm = Int32Array.from({length: n}, (_, i) => i);
+    for (let i = n - 1; i > 0; --i) {
+      const j = Math.floor(rng() * (i + 1));
+      [perm[i], perm[j]] = [perm[j], perm[i]];
+    }
+    for (let e = 0; e < m; ++e) {
+      src[e] = perm[src[e]];
+      dst[e] = perm[dst[e]];
+    }
+  }
+  return {numVertices: n, src, dst, directed: true};
+}

@@ -1,0 +1,127 @@
+// Graph loading, sampling, R-MAT, link-prediction splits and metrics, against
+// straightforward references on small graphs.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {CsrGraph} from '../src/graph/csr';
+import {loadNodeClassification} from '../src/graph/dataset';
+import {readEdgeList} from '../src/graph/edge_list';
+import {sampleNegatives, splitEdges} from '../src/graph/link_split';
+import {rmat} from '../src/graph/rmat';
+import {sampleWithoutReplacement, sampleWithReplacement} from '../src/graph/sampling';
+import {hitsAtK, rocAuc} from '../src/train/link_metrics';
+import {trainLinkPrediction} from '../src/train/link_prediction';
+import {seededRng} from '../src/util/random';
+
+const root = path.resolve(__dirname, '..', '..');
+
+describe('graphs', () => {
+  it('reads edge lists with their header, and names a bad line', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graph-'));
+    const good = path.join(dir, 'g.tsv');
+    fs.writeFileSync(good, '# directed=0 vertices=5 edges=3\n0\t1\n1 2\n3,4\n');
+    const e = readEdgeList(good);
+    expect(e.numVertices).to.equal(5);
+    expect(Array.from(e.src)).to.deep.equal([0, 1, 3]);
+    const bad = path.join(dir, 'b.tsv');
+    fs.writeFileSync(bad, '0\t1\nx\t2\n');
+    expect(() => readEdgeList(bad)).to.throw(/b\.tsv:2: expected two non-negative integer vertex ids/);
+    fs.rmSync(dir, {recursive: true});
+  });
+
+  it('builds an undirected CSR without duplicates or self loops; polblogs has the published component', () => {
+    const g = CsrGraph.fromEdges({numVertices: 4, src: Int32Array.from([0, 1, 1, 2, 3]), dst: Int32Array.from([1, 0, 2, 2, 3]), directed: true}, {symmetric: true});
+    expect(Array.from(g.neighbors(1))).to.deep.equal([0, 2]);
+    expect(g.degree(3)).to.equal(0);
+    const d = loadNodeClassification(path.join(root, 'data', 'polblogs'));
+    expect(d.graph.numVertices).to.equal(1222);
+    expect(d.graph.numEdges / 2).to.equal(16714);
+    expect(d.numClasses).to.equal(2);
+  });
+
+  it('samples real neighbours, uniformly (chi-square), reproducibly', () => {
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    let v = 0;
+    while (g.degree(v) < 20) ++v;
+    const deg = g.degree(v);
+    const draws = 200 * deg;
+    const s = sampleWithReplacement(g, Int32Array.from([v]), draws, seededRng(3));
+    const nb = Array.from(g.neighbors(v));
+    const counts = new Map<number, number>();
+    for (const u of s) {
+      expect(nb).to.include(u);
+      counts.set(u, (counts.get(u) ?? 0) + 1);
+    }
+    const expected = draws / deg;
+    const chi2 = nb.reduce((acc, u) => acc + ((counts.get(u) ?? 0) - expected) ** 2 / expected, 0);
+    // Upper 0.1% point of chi-square with deg - 1 degrees of freedom (Wilson-Hilferty).
+    const k = deg - 1, z = 3.09;
+    const critical = k * (1 - 2 / (9 * k) + z * Math.sqrt(2 / (9 * k))) ** 3;
+    expect(chi2).to.be.lessThan(critical);
+    expect(Array.from(sampleWithReplacement(g, Int32Array.from([v]), 50, seededRng(9))))
+        .to.deep.equal(Array.from(sampleWithReplacement(g, Int32Array.from([v]), 50, seededRng(9))));
+  });
+
+  it('samples without replacement: distinct neighbours, all of them when few', () => {
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const seeds = Int32Array.from({length: 200}, (_, i) => i);
+    const {offsets, ids} = sampleWithoutReplacement(g, seeds, 10, seededRng(1));
+    seeds.forEach((v, i) => {
+      const got = Array.from(ids.subarray(offsets[i], offsets[i + 1]));
+      expect(new Set(got).size).to.equal(got.length);
+      expect(got.length).to.equal(Math.min(10, g.degree(v)));
+      for (const u of got) expect(Array.from(g.neighbors(v))).to.include(u);
+    });
+  });
+
+  it('generates seeded R-MAT graphs with skewed degrees', () => {
+    const a = rmat({scale: 10, edgeFactor: 8, seed: 4});
+    const b = rmat({scale: 10, edgeFactor: 8, seed: 4});
+    expect(a.numVertices).to.equal(1024);
+    expect(a.src.length).to.equal(8192);
+    expect(Array.from(a.src)).to.deep.equal(Array.from(b.src));
+    expect(Math.max(...a.src, ...a.dst)).to.be.lessThan(1024);
+    const g = CsrGraph.fromEdges(a, {symmetric: true});
+    const degrees = Array.from({length: g.numVertices}, (_, v) => g.degree(v));
+    const mean = degrees.reduce((x, y) => x + y, 0) / degrees.length;
+    expect(Math.max(...degrees)).to.be.greaterThan(5 * mean);
+    expect(() => rmat({scale: 0})).to.throw(/scale must be an integer in \[1, 31\]/);
+  });
+
+  it('splits edges and draws negatives that are never edges', () => {
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const s = splitEdges(g, 0.05, 0.1, seededRng(2));
+    const total = s.trainEdges.src.length + s.valEdges.src.length + s.testEdges.src.length;
+    expect(total).to.equal(g.numEdges / 2);
+    for (const neg of [s.valNegatives, s.testNegatives, sampleNegatives(g, 500, seededRng(5))]) {
+      neg.src.forEach((u, i) => {
+        expect(u).to.not.equal(neg.dst[i]);
+        expect(Array.from(g.neighbors(u))).to.not.include(neg.dst[i]);
+      });
+    }
+    expect(s.train.numEdges / 2).to.equal(s.trainEdges.src.length);
+  });
+
+  it('computes AUC and Hits@K as defined', () => {
+    expect(rocAuc([3, 4], [1, 2])).to.equal(1);
+    expect(rocAuc([1, 2], [3, 4])).to.equal(0);
+    expect(rocAuc([1, 1], [1, 1])).to.equal(0.5);
+    expect(rocAuc([0.9, 0.4], [0.5, 0.1])).to.equal(0.75);
+    expect(hitsAtK([5, 3, 1], [4, 2, 0], 1)).to.be.closeTo(1 / 3, 1e-12);
+    expect(hitsAtK([5, 3, 1], [4, 2, 0], 2)).to.be.closeTo(2 / 3, 1e-12);
+  });
+
+  it('learns link prediction on polblogs (AUC well above chance)', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const before = tf.memory().numTensors;
+    const best = await trainLinkPrediction(g, {epochs: 15, dim: 32, batchSize: 1024, learningRate: 0.02});
+    expect(best.testAuc).to.be.greaterThan(0.8);
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+});
