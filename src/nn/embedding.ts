@@ -13,7 +13,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, knownValid, markValid} from '../backend/index_validation';
-import {NativeHostMemory, NativeTable} from '../backend/native';
+import {NativeDeviceMemory, NativeHostMemory, NativeTable} from '../backend/native';
 import {deviceStatus, native} from '../backend/register';
 import {Communicator, createCommunicator} from '../memory/communicator';
 import {optimizerCode, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
@@ -51,7 +51,7 @@ const ALL_ONES = 0xffffffffffffffffn;
 interface Store {
   where: 'device' | 'host';
   table: NativeTable;
-  states: (number | ArrayBufferView | NativeHostMemory | null)[];
+  states: (number | ArrayBufferView | NativeHostMemory | NativeDeviceMemory | null)[];
   release(): void;
 }
 
@@ -365,6 +365,52 @@ export class Embedding {
     } finally {
       pending.forEach((p) => tf.dispose([p.ids, p.grads]));
     }
+  }
+
+  /** Rows this process owns in a checkpoint: all, or its slice of a shared WholeMemory table. */
+  localRows(): {first: number; count: number} {
+    const mem = this.live('localRows').table.memory;
+    return mem ? {first: mem.localFirstRow, count: mem.localRowCount} : {first: 0, count: this.rows};
+  }
+
+  /** The table's rows (as float32) and optimizer state for this process's rows, for checkpoints. */
+  exportState(): {rows: Float32Array; states: Float32Array[]; steps: number; skipped: number} {
+    const s = this.live('exportState');
+    const {first, count} = this.localRows();
+    const ids = Int32Array.from({length: count}, (_, i) => first + i);
+    const t = this.read(ids);
+    const rows = t.dataSync() as Float32Array;
+    t.dispose();
+    const states = s.states.filter((x) => x !== null && x !== 0).map((st) => this.readState(st!, first, count));
+    return {rows, states, steps: this.steps, skipped: this.skippedGradients()};
+  }
+
+  /** Restores what exportState() returned (same rows, dim, optimizer). */
+  importState(state: {rows: Float32Array; states: Float32Array[]; steps: number}): void {
+    const s = this.live('importState');
+    const {first, count} = this.localRows();
+    if (state.rows.length !== count * this.dim) throw new RangeError(`embedding.importState: ${state.rows.length} values for ${count} rows of ${this.dim}`);
+    const live = s.states.filter((x) => x !== null && x !== 0);
+    if (state.states.length !== live.length) throw new RangeError(`embedding.importState: ${state.states.length} optimizer states, the table has ${live.length}`);
+    this.write(Int32Array.from({length: count}, (_, i) => first + i), state.rows);
+    live.forEach((st, i) => this.writeState(st!, first, count, state.states[i]));
+    this.steps = state.steps;
+    if (s.where === 'device') this.backend.native.synchronize();
+    this.group?.barrier();
+  }
+
+  private readState(st: number | ArrayBufferView | NativeHostMemory | NativeDeviceMemory, first: number, count: number): Float32Array {
+    const out = new Float32Array(count * this.dim);
+    if (typeof st === 'number') this.backend.native.download(st + first * this.dim * 4, out);
+    else if ('readLocal' in st) st.readLocal(out);
+    else out.set((st as Float32Array).subarray(first * this.dim, (first + count) * this.dim));
+    return out;
+  }
+
+  private writeState(st: number | ArrayBufferView | NativeHostMemory | NativeDeviceMemory, first: number, count: number, v: Float32Array): void {
+    if (typeof st === 'number') this.backend.native.upload(st + first * this.dim * 4, v);
+    else if ('writeLocal' in st) st.writeLocal(v);
+    else (st as Float32Array).set(v, first * this.dim);
   }
 
   /** Gradient elements skipped because they were NaN or infinite, since creation. */
