@@ -16,7 +16,8 @@ for what in "${@:-all}"; do
     bench|all) BENCH_OUT=$out/bench-ops.json node dist/bench/ops.js 2>&1 | tee "$out/bench-ops.log" | tail -12 || status=1 ;;&
     embedding|all) BENCH_OUT=$out/bench-embedding.json node dist/bench/embedding.js 2>&1 | tee "$out/bench-embedding.log" | tail -16 || status=1 ;;&
     managed|all) BENCH_OUT=$out/bench-managed.json node dist/bench/managed.js 2>&1 | tee "$out/bench-managed.log" | tail -10 || status=1 ;;&
-    main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1 ;;
+    main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1
+      node dist/examples/link-prediction.js --epochs 10 --out "$out/link" 2>&1 | tee "$out/link.log" | grep -E "vertices|best" || status=1 ;;
   esac
 done
 exit $status
