@@ -232,6 +232,19 @@ WM_FN(Binary) {
   });
 }
 
+// Same-shape operands: no shape arrays to convert (the per-op fast path).
+WM_FN(BinaryFlat) {
+  return guard(info, [&] {
+    int64_t n = intArg(info, 6, "n");
+    static thread_local std::vector<int64_t> shape(1), ones(1, 1);
+    shape[0] = n;
+    wm::binary(static_cast<wm::BinaryOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
+               dtypeArg(info, 2, "dtypeOut"), ptrArg(info, 3, "a"), ptrArg(info, 4, "b"),
+               ptrArg(info, 5, "y"), shape, ones, ones);
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(Select) {
   return guard(info, [&] {
     wm::select(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "cond"), ptrArg(info, 2, "a"),
@@ -479,7 +492,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"alloc", Alloc}, {"free", Free}, {"upload", Upload}, {"download", Download},
       {"copyDeviceToDevice", CopyDeviceToDevice}, {"readAsync", ReadAsync},
       {"synchronize", Synchronize}, {"emptyCache", EmptyCache}, {"memoryInfo", MemoryInfo},
-      {"unary", Unary}, {"binary", Binary}, {"select", Select}, {"fill", Fill},
+      {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"select", Select}, {"fill", Fill},
       {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot},

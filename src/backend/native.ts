@@ -124,6 +124,7 @@ export interface NativeAddon {
         alpha: number, beta: number): void;
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: number, b: number, y: number,
          shape: number[], aStrides: number[], bStrides: number[]): void;
+  binaryFlat(op: number, dtIn: NativeDType, dtOut: NativeDType, a: number, b: number, y: number, n: number): void;
   select(dt: NativeDType, cond: number, a: number, b: number, y: number, shape: number[],
          condStrides: number[], aStrides: number[], bStrides: number[]): void;
   fill(dt: NativeDType, y: number, n: number, value: number): void;

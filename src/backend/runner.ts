@@ -34,6 +34,16 @@ export interface KernelRunner {
 }
 
 const num = (b: Buf) => b as number;
+
+// Whether strides walk `shape` contiguously (no broadcasting).
+function sameContiguous(shape: number[], strides: number[]): boolean {
+  let acc = 1;
+  for (let i = shape.length - 1; i >= 0; --i) {
+    if (shape[i] !== 1 && strides[i] !== acc) return false;
+    acc *= shape[i];
+  }
+  return true;
+}
 const arr = (b: Buf) => b as Float32Array | Int32Array | Uint8Array;
 
 class DeviceRunner implements KernelRunner {
@@ -50,7 +60,11 @@ class DeviceRunner implements KernelRunner {
     this.b.native.unary(op, dtIn, dtOut, num(x), num(y), n, alpha, beta);
   }
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
-    this.b.native.binary(op, dtIn, dtOut, num(a), num(b), num(y), shape, as, bs);
+    if (sameContiguous(shape, as) && sameContiguous(shape, bs)) {
+      this.b.native.binaryFlat(op, dtIn, dtOut, num(a), num(b), num(y), shape.reduce((x, d) => x * d, 1));
+    } else {
+      this.b.native.binary(op, dtIn, dtOut, num(a), num(b), num(y), shape, as, bs);
+    }
   }
   select(dt: NativeDType, c: Buf, a: Buf, b: Buf, y: Buf, shape: number[], cs: number[], as: number[], bs: number[]) {
     this.b.native.select(dt, num(c), num(a), num(b), num(y), shape, cs, as, bs);

@@ -1,6 +1,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <unordered_map>
+#include <vector>
 #include <mutex>
 
 #include "check.h"
@@ -17,7 +19,11 @@ struct Runtime {
   int device = -1;
   cudaStream_t stream = nullptr;
   cudaMemPool_t pool = nullptr;
-  std::map<uint64_t, size_t> live;  // allocation -> bytes
+  std::unordered_map<uint64_t, size_t> live;  // allocation -> bytes
+  // Small blocks are kept by size class and reused without a driver call:
+  // per-op tensors in training loops are small and their sizes repeat.
+  std::unordered_map<size_t, std::vector<uint64_t>> smallFree;
+  size_t smallCached = 0;
   size_t inUse = 0, peak = 0;
   std::multimap<size_t, void*> pinnedFree;  // cached staging buffers
   size_t pinnedCached = 0;
@@ -133,9 +139,37 @@ DeviceMemoryInfo deviceMemoryInfo() {
   return info;
 }
 
+namespace {
+constexpr size_t kSmallLimit = 1u << 20;
+size_t smallClass(size_t bytes) {
+  size_t c = 256;
+  while (c < bytes) c <<= 1;
+  return c;
+}
+}  // namespace
+
 uint64_t deviceAlloc(size_t bytes) {
   if (bytes == 0) return 0;
   Runtime& r = ready();
+  if (bytes <= kSmallLimit) {
+    // Stream-ordered reuse: every user of a block runs on our one stream, so
+    // work queued after this allocation runs after the block's last use.
+    size_t cls = smallClass(bytes);
+    {
+      std::lock_guard<std::mutex> lock(r.mu);
+      auto it = r.smallFree.find(cls);
+      if (it != r.smallFree.end() && !it->second.empty()) {
+        uint64_t p = it->second.back();
+        it->second.pop_back();
+        r.smallCached -= cls;
+        r.live[p] = cls;
+        r.inUse += cls;
+        if (r.inUse > r.peak) r.peak = r.inUse;
+        return p;
+      }
+    }
+    bytes = cls;
+  }
   void* p = nullptr;
   cudaError_t e = cudaMallocAsync(&p, bytes, r.stream);
   if (e == cudaErrorMemoryAllocation) {
@@ -169,14 +203,27 @@ void deviceFree(uint64_t ptr) {
     auto it = r.live.find(ptr);
     WM_REQUIRE(it != r.live.end(), "deviceFree: " + std::to_string(ptr) +
                                        " is not a live allocation (freed twice?)");
-    r.inUse -= it->second;
+    size_t bytes = it->second;
+    r.inUse -= bytes;
     r.live.erase(it);
+    if (bytes <= kSmallLimit) {
+      r.smallFree[bytes].push_back(ptr);
+      r.smallCached += bytes;
+      return;
+    }
   }
   WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(ptr), r.stream));
 }
 
 void emptyCache() {
   Runtime& r = ready();
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (auto& kv : r.smallFree)
+      for (uint64_t p : kv.second) WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(p), r.stream));
+    r.smallFree.clear();
+    r.smallCached = 0;
+  }
   WM_CUDA(cudaStreamSynchronize(r.stream));
   WM_CUDA(cudaMemPoolTrimTo(r.pool, 0));
   std::lock_guard<std::mutex> lock(r.mu);
