@@ -12,6 +12,8 @@ export type {CommunicatorOptions, MallocOptions} from './memory/communicator';
 export {WholeMemoryTensor} from './memory/whole_memory_tensor';
 export type {MemoryLocation, MemoryType} from './memory/whole_memory_tensor';
 export {readLaunchEnv} from './dist/launch_env';
+export {dataParallel} from './dist/data_parallel';
+export type {DataParallel} from './dist/data_parallel';
 export * as nn from './nn/index';
 export {getEnabledUVM, getManagedBudget, isManaged, manage, managedMemoryInfo, setEnabledUVM, setManagedBudget, to, unmanage} from './memory/managed';
 export type {ManagedMemoryInfo, ToOptions} from './memory/managed';

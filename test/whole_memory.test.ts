@@ -49,6 +49,15 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     });
   }
 
+  for (const n of [1, 2, 4]) {
+    it(`all-reduce and data-parallel training match single-process results: ${n} rank(s)`, function() {
+      if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < n) this.skip();
+      const {status, out} = launch(n, 'allreduce');
+      expect(status, out).to.equal(0);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK allreduce rank ${r}`);
+    });
+  }
+
   it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {
     const before = shmEntries();
     const {status, out} = launch(4, 'die', {WM_TEST_TIMEOUT_MS: '5000'});

@@ -245,6 +245,14 @@ WM_FN(BinaryFlat) {
   });
 }
 
+WM_FN(SumSlices) {
+  return guard(info, [&] {
+    wm::sumSlices(ptrArg(info, 0, "base"), static_cast<int>(intArg(info, 1, "slices")), intArg(info, 2, "strideElems"),
+                  intArg(info, 3, "n"), static_cast<float>(numArg(info, 4, "scale")), ptrArg(info, 5, "out"));
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(Select) {
   return guard(info, [&] {
     wm::select(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "cond"), ptrArg(info, 2, "a"),
@@ -492,7 +500,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"alloc", Alloc}, {"free", Free}, {"upload", Upload}, {"download", Download},
       {"copyDeviceToDevice", CopyDeviceToDevice}, {"readAsync", ReadAsync},
       {"synchronize", Synchronize}, {"emptyCache", EmptyCache}, {"memoryInfo", MemoryInfo},
-      {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"select", Select}, {"fill", Fill},
+      {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"sumSlices", SumSlices}, {"select", Select}, {"fill", Fill},
       {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot},

@@ -9,7 +9,9 @@
 #include "wm/bootstrap.h"
 #include "wm/device_whole_memory.h"
 #include "wm/embedding.h"
+#include "wm/host_ops.h"
 #include "wm/host_whole_memory.h"
+#include "wm/ops.h"
 #include "wm/runtime.h"
 
 namespace {
@@ -96,6 +98,7 @@ class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
         InstanceMethod("readLocal", &HostMemoryWrap::ReadLocal),
         InstanceMethod("writeLocal", &HostMemoryWrap::WriteLocal),
         InstanceMethod("free", &HostMemoryWrap::Free),
+        InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
         InstanceAccessor("rowsPerRank", &HostMemoryWrap::RowsPerRank, nullptr),
         InstanceAccessor("localFirstRow", &HostMemoryWrap::LocalFirstRow, nullptr),
         InstanceAccessor("localRowCount", &HostMemoryWrap::LocalRowCount, nullptr),
@@ -162,6 +165,18 @@ class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
     mem_.reset();
     return info.Env().Undefined();
   }
+  // sumSlices(scale, out: Float32Array): out = scale * sum of every rank's slice (continuous memory)
+  Napi::Value SumSlices(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto& m = mem(info.Env());
+      auto out = info[1].As<Napi::Float32Array>();
+      if (!m.continuousBase()) throw Napi::Error::New(info.Env(), "sumSlices: needs continuous memory");
+      if (static_cast<int64_t>(out.ElementLength()) * 4 > m.rowsPerRank() * m.rowBytes()) throw Napi::RangeError::New(info.Env(), "sumSlices: out is longer than a slice");
+      wm::host::sumSlices(reinterpret_cast<const float*>(m.continuousBase()), m.ranks(), m.rowsPerRank() * m.rowBytes() / 4,
+                          out.ElementLength(), static_cast<float>(info[0].As<Napi::Number>().DoubleValue()), out.Data());
+      return info.Env().Undefined();
+    });
+  }
   Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
   Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
   Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
@@ -183,6 +198,8 @@ class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
         InstanceMethod("readLocal", &DeviceMemoryWrap::ReadLocal),
         InstanceMethod("writeLocal", &DeviceMemoryWrap::WriteLocal),
         InstanceMethod("free", &DeviceMemoryWrap::Free),
+        InstanceMethod("sumSlices", &DeviceMemoryWrap::SumSlices),
+        InstanceMethod("copyToLocal", &DeviceMemoryWrap::CopyToLocal),
         InstanceAccessor("rowsPerRank", &DeviceMemoryWrap::RowsPerRank, nullptr),
         InstanceAccessor("address", &DeviceMemoryWrap::Address, nullptr),
         InstanceAccessor("localFirstRow", &DeviceMemoryWrap::LocalFirstRow, nullptr),
@@ -246,6 +263,28 @@ class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
   Napi::Value Free(const Napi::CallbackInfo& info) {
     mem_.reset();
     return info.Env().Undefined();
+  }
+  // sumSlices(scale, out (device), n): out = scale * sum of every rank's slice, read over NVLink
+  Napi::Value SumSlices(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto& m = mem(info.Env());
+      int64_t n = info[2].As<Napi::Number>().Int64Value();
+      if (n * 4 > m.rowsPerRank() * m.rowBytes()) throw Napi::RangeError::New(info.Env(), "sumSlices: n is longer than a slice");
+      wm::TableRef t = m.table();
+      if (!t.ptr) throw Napi::Error::New(info.Env(), "sumSlices: needs continuous memory");
+      wm::sumSlices(t.ptr, m.ranks(), m.rowsPerRank() * m.rowBytes() / 4, n, static_cast<float>(info[0].As<Napi::Number>().DoubleValue()), addr(info[1]));
+      return info.Env().Undefined();
+    });
+  }
+  // copyToLocal(src (device), bytes): queued on the stream, device to device
+  Napi::Value CopyToLocal(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto& m = mem(info.Env());
+      int64_t bytes = info[1].As<Napi::Number>().Int64Value();
+      if (bytes > m.localRowCount() * m.rowBytes()) throw Napi::RangeError::New(info.Env(), "copyToLocal: more bytes than the local slice holds");
+      wm::copyDeviceToDevice(m.localSlice(), addr(info[0]), static_cast<size_t>(bytes));
+      return info.Env().Undefined();
+    });
   }
   Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
   Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }

@@ -38,6 +38,8 @@ export interface NativeHostMemory {
   scatter(indices: Int32Array, values: ArrayBufferView): number;
   readLocal(out: ArrayBufferView): void;
   writeLocal(values: ArrayBufferView): void;
+  /** out = scale * the sum of every rank's slice (continuous memory). */
+  sumSlices(scale: number, out: Float32Array): void;
   free(): void;
 }
 
@@ -80,6 +82,10 @@ export interface NativeDeviceMemory {
   scatter(indices: number, n: number, values: number, errorFlag: number): void;
   readLocal(out: ArrayBufferView): void;
   writeLocal(values: ArrayBufferView): void;
+  /** out (device) = scale * the sum of every rank's slice, read over NVLink (continuous memory). */
+  sumSlices(scale: number, out: number, n: number): void;
+  /** Queues a device-to-device copy into this rank's slice. */
+  copyToLocal(src: number, bytes: number): void;
   free(): void;
 }
 

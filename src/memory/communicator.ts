@@ -7,6 +7,9 @@ import {DataType} from '@tensorflow/tfjs-core';
 
 import {native} from '../backend/register';
 import {NativeCommunicator} from '../backend/native';
+import * as tf from '@tensorflow/tfjs-core';
+
+import {AllReducer, ReduceOp} from '../dist/allreduce';
 import {readLaunchEnv} from '../dist/launch_env';
 import {MemoryLocation, MemoryType, WholeMemoryTensor} from './whole_memory_tensor';
 
@@ -57,6 +60,7 @@ export function communicatorFromEnv(opts: CommunicatorOptions = {}): Communicato
 export class Communicator {
   private readonly tensors = new Set<WholeMemoryTensor>();
   private destroyed = false;
+  private reducer?: AllReducer;
 
   constructor(readonly nativeComm: NativeCommunicator, private timeout: number) {
     live.add(this);
@@ -100,6 +104,16 @@ export class Communicator {
         .map((b) => JSON.parse(new TextDecoder().decode(b)) as T);
   }
 
+  /**
+   * Collective: sums (or averages) float32 tensors over the ranks. Returns new
+   * tensors (tfjs tensors are immutable); the inputs are left as they are.
+   */
+  allReduce(tensors: tf.Tensor | tf.Tensor[], opts: {op?: ReduceOp} = {}): tf.Tensor[] {
+    this.check();
+    this.reducer ??= new AllReducer(this);
+    return this.reducer.allReduce(Array.isArray(tensors) ? tensors : [tensors], opts.op ?? 'sum');
+  }
+
   /** Collective: a tensor spread over the ranks of this communicator. */
   malloc(opts: MallocOptions): WholeMemoryTensor {
     this.check();
@@ -124,6 +138,7 @@ export class Communicator {
     if (this.destroyed) return;
     for (const t of [...this.tensors]) t.release();
     this.tensors.clear();
+    this.reducer?.dispose();
     this.destroyed = true;
     this.nativeComm.destroy();
     live.delete(this);

@@ -24,6 +24,7 @@ class DeviceWholeMemory {
   DeviceWholeMemory& operator=(const DeviceWholeMemory&) = delete;
 
   int64_t rowsPerRank() const { return rowsPerRank_; }
+  int ranks() const { return ranks_; }
   int64_t rowBytes() const { return rowBytes_; }
   int64_t localFirstRow() const;
   int64_t localRowCount() const;

@@ -36,6 +36,8 @@ void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log);
 void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k,
                  bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride);
 
+void sumSlices(const float* base, int slices, int64_t strideElems, int64_t n, float scale, float* out);
+
 // Returns the position of the first out-of-range index, or -1.
 int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim,
                int64_t inner, int64_t numIndices, int64_t outerPerBatch);

@@ -91,6 +91,10 @@ void scatterNd(DType t, uint64_t indices, uint64_t updates, uint64_t y,
                int64_t numUpdates, int64_t indexDepth, int64_t sliceSize,
                const std::vector<int64_t>& dims, uint64_t errorFlag);
 
+// out = scale * sum_r base[r * strideElems + i] over `slices` float32 slices
+// (the reduction step of the one-shot all-reduce).
+void sumSlices(uint64_t base, int slices, int64_t strideElems, int64_t n, float scale, uint64_t out);
+
 void oneHot(DType t, uint64_t indices, uint64_t y, int64_t n, int64_t depth,
             double onValue, double offValue);
 

@@ -65,6 +65,7 @@ void unsortedSegmentSum(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, i
 void scatterNd(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
                const std::vector<int64_t>&, uint64_t) { noCuda("scatterNd"); }
 void oneHot(DType, uint64_t, uint64_t, int64_t, int64_t, double, double) { noCuda("oneHot"); }
+void sumSlices(uint64_t, int, int64_t, int64_t, float, uint64_t) { noCuda("sumSlices"); }
 DeviceWholeMemory::DeviceWholeMemory(Bootstrap&, MemoryType, int64_t, int64_t, int64_t) { noCuda("WholeMemory in device memory"); }
 DeviceWholeMemory::~DeviceWholeMemory() = default;
 int64_t DeviceWholeMemory::localFirstRow() const { return 0; }

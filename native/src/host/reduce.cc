@@ -123,5 +123,16 @@ void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log) {
   });
 }
 
+void sumSlices(const float* base, int slices, int64_t strideElems, int64_t n, float scale, float* out) {
+  // Rank order, as the CUDA kernel: every rank gets bit-identical sums.
+  parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      float acc = 0.f;
+      for (int r = 0; r < slices; ++r) acc += base[r * strideElems + i];
+      out[i] = acc * scale;
+    }
+  });
+}
+
 }  // namespace host
 }  // namespace wm

@@ -1,0 +1,38 @@
+// Data-parallel training in a few lines: each rank computes gradients on its
+// share of the batch, the gradients are averaged across ranks (all-reduce),
+// and every rank applies the same update, so the replicas stay identical.
+// Embedding tables in WholeMemory are shared, not all-reduced: their sparse
+// steps (emb.step()) write straight into the one table.
+import * as tf from '@tensorflow/tfjs-core';
+
+import type {Communicator} from '../memory/communicator';
+
+export interface DataParallel {
+  /** Like optimizer.minimize: gradients of f over varList (default: all trainable variables), averaged over ranks. */
+  minimize(f: () => tf.Scalar, varList?: tf.Variable[]): tf.Scalar;
+  /** Copies rank 0's values into every rank's variables (call once after creating them). */
+  broadcastVariables(vars: tf.Variable[]): void;
+}
+
+export function dataParallel(optimizer: tf.Optimizer, comm: Communicator): DataParallel {
+  return {
+    minimize(f, varList) {
+      const {value, grads} = tf.variableGrads(f, varList);
+      const names = Object.keys(grads).sort();  // the same order on every rank
+      const reduced = comm.allReduce(names.map((k) => grads[k]), {op: 'mean'});
+      const averaged: tf.NamedTensorMap = {};
+      names.forEach((k, i) => (averaged[k] = reduced[i]));
+      optimizer.applyGradients(averaged);
+      tf.dispose([...Object.values(grads), ...reduced]);
+      return value;
+    },
+    broadcastVariables(vars) {
+      // Rank 0 contributes its values, the others zeros: the sum is rank 0's.
+      const contributions = vars.map((v) => (comm.rank === 0 ? v : tf.zerosLike(v)));
+      const synced = comm.allReduce(contributions as tf.Tensor[], {op: 'sum'});
+      vars.forEach((v, i) => v.assign(synced[i]));
+      if (comm.rank !== 0) tf.dispose(contributions);
+      tf.dispose(synced);
+    },
+  };
+}
