@@ -3,6 +3,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {CsrGraph} from '../graph/csr';
+import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from './embedding';
 import {adam} from './sparse_optimizer';
 import {sampleWithReplacement} from '../graph/sampling';
@@ -21,6 +22,8 @@ export interface GraphSageConfig {
   embeddingLearningRate: number;
   /** Where the table lives (default: the GPU if there is one, else host memory). */
   embeddingMemory?: EmbeddingMemory;
+  /** The ranks sharing the table when it is WholeMemory ('continuous' / 'chunked'). */
+  communicator?: Communicator;
 }
 
 /** Vertex ids per depth: depth 0 are the seeds, depth l has fanouts[l-1] per vertex of depth l-1. */
@@ -82,7 +85,7 @@ export class GraphSageClassifier {
   constructor(readonly config: GraphSageConfig) {
     const {numNodes, embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
     this.embedding = new Embedding({
-      rows: numNodes, dim: embeddingDim, memory: config.embeddingMemory,
+      rows: numNodes, dim: embeddingDim, memory: config.embeddingMemory, communicator: config.communicator,
       optimizer: adam({lr: config.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed},
     });
     this.allIds = tf.tensor1d(Int32Array.from({length: numNodes}, (_, i) => i), 'int32');
@@ -98,6 +101,11 @@ export class GraphSageClassifier {
   }
 
   /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
+  /** The dense layers' weights and biases (what data parallelism averages). */
+  get denseVariables(): tf.Variable[] {
+    return this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias]);
+  }
+
   get trainableVariables(): tf.Variable[] {
     return [this.embedding.anchor, ...this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias])];
   }
