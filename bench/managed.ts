@@ -41,6 +41,24 @@ async function main(): Promise<void> {
   gather('(d) pinned host memory', 'host', null, 'cudaHostAlloc mapped, read over the bus');
 
   const b = wm.backend();
+  // What the cache saves: allocation + free through the cache (hits) against
+  // a cudaMallocManaged + cudaFree each time (misses, cache emptied).
+  const allocRows: {size: string; hitUs: number; missUs: number}[] = [];
+  for (const [size, bytes] of [['4 KiB', 4096], ['2 MiB', 2 << 20], ['20 MiB', 20 << 20], ['200 MiB', 200 << 20]] as const) {
+    const cycle = (empty: boolean) => {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < 20; ++i) {
+        b.freeDevice(b.allocManaged(bytes));
+        if (empty) b.native.managedEmptyCache();
+      }
+      return Number(process.hrtime.bigint() - t0) / 1e3 / 20;
+    };
+    b.freeDevice(b.allocManaged(bytes));
+    const hitUs = cycle(false);
+    b.native.managedEmptyCache();
+    const missUs = cycle(true);
+    allocRows.push({size, hitUs, missUs});
+  }
   const buf = b.allocManaged(tableBytes);
   b.native.fill(0, buf, ROWS * DIM, 1);  // pages now on the GPU
   const toHost = timeMs(() => {
@@ -62,9 +80,12 @@ async function main(): Promise<void> {
   for (const r of rows) console.log(`| ${r.what} | ${r.ms.toFixed(3)} | ${r.GBs.toFixed(0)} | ${r.note} |`);
   console.log(`prefetch of ${(tableBytes / 2 ** 30).toFixed(1)} GiB: device -> host and back ${both.toFixed(1)} ms (${(2 * tableBytes / both / 1e6).toFixed(1)} GB/s average); ` +
               `(device -> host then host -> device, synced between: ${toHost.toFixed(1)} ms); about ${(tableBytes / prefetch / 1e6).toFixed(1)} GB/s each way`);
+  console.log('| managed block | cached alloc + free µs | cudaMallocManaged + cudaFree µs |');
+  console.log('| --- | --- | --- |');
+  for (const r of allocRows) console.log(`| ${r.size} | ${r.hitUs.toFixed(1)} | ${r.missUs.toFixed(1)} |`);
   const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'managed.json');
   fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), device: wm.deviceInfo().name, rows: ROWS, dim: DIM, n: N, gathers: rows, prefetchBothWaysMs: both}, null, 2));
+  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), device: wm.deviceInfo().name, rows: ROWS, dim: DIM, n: N, gathers: rows, prefetchBothWaysMs: both, allocation: allocRows}, null, 2));
   console.log(`wrote ${out}`);
 }
 

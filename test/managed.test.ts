@@ -86,6 +86,16 @@ describe('managed memory (UVM)', () => {
     again.dispose();
   });
 
+  it('refuses a managed allocation larger than the free GPU memory, allocating nothing', function() {
+    if (!wm.deviceInfo().gpu) this.skip();
+    const before = wm.memoryInfo();
+    const tooBig = before.deviceFreeBytes + 1024 ** 3;
+    expect(() => wm.backend().allocManaged(tooBig)).to.throw(/managed allocation of \d+ bytes refused: only \d+ bytes of GPU memory are free/);
+    const after = wm.memoryInfo();
+    expect(after.managedMisses).to.equal(before.managedMisses);
+    expect(after.managedBytesInUse).to.equal(before.managedBytesInUse);
+  });
+
   it('rejects a bad budget by name', () => {
     expect(() => wm.setManagedBudget(-5)).to.throw(/bytes must be a non-negative number or null/);
   });
