@@ -13,6 +13,7 @@ import {loadNodeClassification} from '../src/graph/dataset';
 import {readEdgeList} from '../src/graph/edge_list';
 import {sampleNegatives, splitEdges} from '../src/graph/link_split';
 import {rmat} from '../src/graph/rmat';
+import {DeviceCsr, sampleNeighbors} from '../src/graph/native_sampling';
 import {sampleWithoutReplacement, sampleWithReplacement} from '../src/graph/sampling';
 import {hitsAtK, rocAuc} from '../src/train/link_metrics';
 import {trainLinkPrediction} from '../src/train/link_prediction';
@@ -77,6 +78,75 @@ describe('graphs', () => {
       expect(got.length).to.equal(Math.min(10, g.degree(v)));
       for (const u of got) expect(Array.from(g.neighbors(v))).to.include(u);
     });
+  });
+
+  const chiSquareCritical = (df: number) => df * (1 - 2 / (9 * df) + 3.09 * Math.sqrt(2 / (9 * df))) ** 3;  // upper 0.1%
+
+  it('native sampling with replacement: real neighbours, uniform, seeded', () => {
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    let v = 0;
+    while (g.degree(v) < 30) ++v;
+    const deg = g.degree(v);
+    const draws = 300 * deg;
+    // One seed vertex repeated: every position draws independently.
+    const seeds = new Int32Array(draws / 10).fill(v);
+    const {ids} = sampleNeighbors(g, seeds, 10, {seed: 7});
+    const nb = new Set(g.neighbors(v));
+    const counts = new Map<number, number>();
+    for (const u of ids) {
+      expect(nb.has(u)).to.equal(true);
+      counts.set(u, (counts.get(u) ?? 0) + 1);
+    }
+    const expected = draws / deg;
+    const chi2 = [...nb].reduce((acc, u) => acc + ((counts.get(u) ?? 0) - expected) ** 2 / expected, 0);
+    expect(chi2).to.be.lessThan(chiSquareCritical(deg - 1));
+    expect(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids)).to.deep.equal(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids));
+    expect(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids)).to.not.deep.equal(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 2}).ids));
+    const lonely = CsrGraph.fromEdges({numVertices: 3, src: Int32Array.from([0]), dst: Int32Array.from([1]), directed: false}, {symmetric: true});
+    expect(Array.from(sampleNeighbors(lonely, Int32Array.from([2]), 3).ids)).to.deep.equal([2, 2, 2]);
+    expect(() => sampleNeighbors(g, Int32Array.from([0, g.numVertices]), 2)).to.throw(/seed vertex 1222 at position 1 is not in \[0, 1222\)/);
+  });
+
+  it('native sampling without replacement: distinct real neighbours, each equally likely', () => {
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const seeds = Int32Array.from({length: 300}, (_, i) => i);
+    const {offsets, ids} = sampleNeighbors(g, seeds, 10, {replace: false, seed: 3});
+    seeds.forEach((v, i) => {
+      const got = Array.from(ids.subarray(offsets![i], offsets![i + 1]));
+      expect(new Set(got).size).to.equal(got.length);
+      expect(got.length).to.equal(Math.min(10, g.degree(v)));
+      const nb = new Set(g.neighbors(v));
+      for (const u of got) expect(nb.has(u)).to.equal(true);
+    });
+    let v = 0;
+    while (g.degree(v) < 40) ++v;
+    const deg = g.degree(v), reps = 3000, fan = 8;
+    const many = sampleNeighbors(g, new Int32Array(reps).fill(v), fan, {replace: false, seed: 11});
+    const counts = new Map<number, number>();
+    for (const u of many.ids) counts.set(u, (counts.get(u) ?? 0) + 1);
+    const expected = (reps * fan) / deg;
+    const chi2 = [...new Set(g.neighbors(v))].reduce((acc, u) => acc + ((counts.get(u) ?? 0) - expected) ** 2 / expected, 0);
+    // Inclusion counts of a fixed-size sample are less spread than multinomial ones: the bound is conservative.
+    expect(chi2).to.be.lessThan(chiSquareCritical(deg - 1));
+  });
+
+  it('GPU sampling returns exactly what the CPU sampling returns', async function() {
+    if (!wm.deviceInfo().gpu) this.skip();
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const dev = new DeviceCsr(g);
+    const seeds = Int32Array.from({length: 777}, (_, i) => (i * 13) % g.numVertices);
+    const t = tf.tensor1d(seeds, 'int32');
+    for (const replace of [true, false]) {
+      const want = sampleNeighbors(g, seeds, 12, {replace, seed: 42});
+      const got = dev.sample(t, 12, {replace, seed: 42});
+      expect(Array.from(got.ids.dataSync())).to.deep.equal(Array.from(want.ids));
+      if (!replace) expect(Array.from(got.offsets!.dataSync())).to.deep.equal(Array.from(want.offsets!));
+      tf.dispose([got.ids, got.offsets ?? []].flat());
+    }
+    expect(() => dev.sample(tf.tensor1d([5, -1], 'int32'), 2)).to.throw(/seed vertex -1 at position 1/);
+    t.dispose();
+    dev.dispose();
   });
 
   it('generates seeded R-MAT graphs with skewed degrees', () => {

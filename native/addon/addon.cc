@@ -10,6 +10,7 @@
 
 #include "wm/host_ops.h"
 #include "wm/managed.h"
+#include "wm/sampling.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 #include "wm/status.h"
@@ -407,6 +408,50 @@ WM_FN(PinnedHostFree) {
   });
 }
 
+// ---- neighbour sampling ----
+
+WM_FN(SampleWithReplacement) {
+  return guard(info, [&] {
+    wm::sampleWithReplacement(ptrArg(info, 0, "rowPtr"), ptrArg(info, 1, "colIdx"), intArg(info, 2, "numVertices"),
+                              ptrArg(info, 3, "seeds"), intArg(info, 4, "n"), static_cast<int>(intArg(info, 5, "fanout")),
+                              static_cast<uint64_t>(intArg(info, 6, "seed")), ptrArg(info, 7, "out"), ptrArg(info, 8, "errorFlag"));
+    return info.Env().Undefined();
+  });
+}
+WM_FN(SampleWithoutReplacement) {
+  return guard(info, [&] {
+    wm::sampleWithoutReplacement(ptrArg(info, 0, "rowPtr"), ptrArg(info, 1, "colIdx"), intArg(info, 2, "numVertices"),
+                                 ptrArg(info, 3, "seeds"), intArg(info, 4, "n"), static_cast<int>(intArg(info, 5, "fanout")),
+                                 static_cast<uint64_t>(intArg(info, 6, "seed")), ptrArg(info, 7, "offsets"), ptrArg(info, 8, "out"),
+                                 ptrArg(info, 9, "errorFlag"));
+    return info.Env().Undefined();
+  });
+}
+// hostSampleWithReplacement(rowPtr, colIdx, seeds, fanout, seed, out) -> bad seed position or -1
+WM_FN(HostSampleWithReplacement) {
+  return guard(info, [&] {
+    auto rowPtr = info[0].As<Napi::Int32Array>(), colIdx = info[1].As<Napi::Int32Array>(), seeds = info[2].As<Napi::Int32Array>();
+    auto out = info[5].As<Napi::Int32Array>();
+    int fanout = static_cast<int>(intArg(info, 3, "fanout"));
+    if (out.ElementLength() != seeds.ElementLength() * static_cast<size_t>(fanout)) throw Napi::RangeError::New(info.Env(), "out must hold seeds x fanout entries");
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithReplacement(
+        rowPtr.Data(), colIdx.Data(), static_cast<int64_t>(rowPtr.ElementLength()) - 1, seeds.Data(), seeds.ElementLength(), fanout,
+        static_cast<uint64_t>(intArg(info, 4, "seed")), out.Data())));
+  });
+}
+// hostSampleWithoutReplacement(rowPtr, colIdx, seeds, fanout, seed, offsets, out | null) -> bad seed position or -1
+WM_FN(HostSampleWithoutReplacement) {
+  return guard(info, [&] {
+    auto rowPtr = info[0].As<Napi::Int32Array>(), colIdx = info[1].As<Napi::Int32Array>(), seeds = info[2].As<Napi::Int32Array>();
+    auto offsets = info[5].As<Napi::Int32Array>();
+    if (offsets.ElementLength() != seeds.ElementLength() + 1) throw Napi::RangeError::New(info.Env(), "offsets must hold seeds + 1 entries");
+    int32_t* out = info[6].IsTypedArray() ? info[6].As<Napi::Int32Array>().Data() : nullptr;
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithoutReplacement(
+        rowPtr.Data(), colIdx.Data(), static_cast<int64_t>(rowPtr.ElementLength()) - 1, seeds.Data(), seeds.ElementLength(),
+        static_cast<int>(intArg(info, 3, "fanout")), static_cast<uint64_t>(intArg(info, 4, "seed")), offsets.Data(), out)));
+  });
+}
+
 // ---- host (CPU) kernels: the same operations over typed arrays ----
 
 WM_FN(HostUnary) {
@@ -500,7 +545,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"alloc", Alloc}, {"free", Free}, {"upload", Upload}, {"download", Download},
       {"copyDeviceToDevice", CopyDeviceToDevice}, {"readAsync", ReadAsync},
       {"synchronize", Synchronize}, {"emptyCache", EmptyCache}, {"memoryInfo", MemoryInfo},
-      {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"sumSlices", SumSlices}, {"select", Select}, {"fill", Fill},
+      {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"sampleWithReplacement", SampleWithReplacement},
+      {"sampleWithoutReplacement", SampleWithoutReplacement}, {"hostSampleWithReplacement", HostSampleWithReplacement},
+      {"hostSampleWithoutReplacement", HostSampleWithoutReplacement}, {"sumSlices", SumSlices}, {"select", Select}, {"fill", Fill},
       {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot},

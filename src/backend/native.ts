@@ -90,6 +90,13 @@ export interface NativeDeviceMemory {
 }
 
 export interface NativeAddon {
+  sampleWithReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,
+                        seed: number, out: number, errorFlag: number): void;
+  sampleWithoutReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,
+                           seed: number, offsets: number, out: number, errorFlag: number): void;
+  hostSampleWithReplacement(rowPtr: Int32Array, colIdx: Int32Array, seeds: Int32Array, fanout: number, seed: number, out: Int32Array): number;
+  hostSampleWithoutReplacement(rowPtr: Int32Array, colIdx: Int32Array, seeds: Int32Array, fanout: number, seed: number,
+                               offsets: Int32Array, out: Int32Array | null): number;
   NativeDeviceMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number) => NativeDeviceMemory;
   managedAlloc(bytes: number): number;
   managedFree(ptr: number): void;

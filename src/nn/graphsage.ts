@@ -6,7 +6,7 @@ import {CsrGraph} from '../graph/csr';
 import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from './embedding';
 import {adam} from './sparse_optimizer';
-import {sampleWithReplacement} from '../graph/sampling';
+import {sampleNeighbors} from '../graph/native_sampling';
 import {Rng} from '../util/random';
 
 export interface GraphSageConfig {
@@ -32,9 +32,12 @@ export interface SampledBlock {
   fanouts: number[];
 }
 
+/** Samples each layer's neighbours with the native sampler (seeded from rng, reproducible). */
 export function sampleBlock(graph: CsrGraph, seeds: Int32Array, fanouts: number[], rng: Rng): SampledBlock {
   const depths = [seeds];
-  for (const f of fanouts) depths.push(sampleWithReplacement(graph, depths[depths.length - 1], f, rng));
+  for (const f of fanouts) {
+    depths.push(sampleNeighbors(graph, depths[depths.length - 1], f, {seed: Math.floor(rng() * 2 ** 52)}).ids);
+  }
   return {depths, fanouts};
 }
 

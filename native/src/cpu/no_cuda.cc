@@ -4,6 +4,7 @@
 #include "wm/device_whole_memory.h"
 #include "wm/embedding.h"
 #include "wm/managed.h"
+#include "wm/sampling.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 #include "wm/status.h"
@@ -66,6 +67,10 @@ void scatterNd(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
                const std::vector<int64_t>&, uint64_t) { noCuda("scatterNd"); }
 void oneHot(DType, uint64_t, uint64_t, int64_t, int64_t, double, double) { noCuda("oneHot"); }
 void sumSlices(uint64_t, int, int64_t, int64_t, float, uint64_t) { noCuda("sumSlices"); }
+void sampleWithReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t) { noCuda("sampleWithReplacement"); }
+void sampleWithoutReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, uint64_t) {
+  noCuda("sampleWithoutReplacement");
+}
 DeviceWholeMemory::DeviceWholeMemory(Bootstrap&, MemoryType, int64_t, int64_t, int64_t) { noCuda("WholeMemory in device memory"); }
 DeviceWholeMemory::~DeviceWholeMemory() = default;
 int64_t DeviceWholeMemory::localFirstRow() const { return 0; }

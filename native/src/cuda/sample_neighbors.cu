@@ -1,0 +1,78 @@
+// Uniform neighbour sampling on the GPU: one thread per seed vertex, the
+// per-seed rules of wm/sampling_rules.h (the CPU runs the same).
+#include <cub/device/device_scan.cuh>
+
+#include "launch.cuh"
+#include "wm/runtime.h"
+#include "wm/sampling_rules.h"
+
+namespace wm {
+namespace {
+
+__global__ void withReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n,
+                                int fanout, uint64_t seed, int32_t* out, unsigned long long* err) {
+  WM_GRID_STRIDE(i, n) {
+    int32_t v = seeds[i];
+    if (v < 0 || v >= nv) {
+      if (err) atomicMin(err, static_cast<unsigned long long>(i));
+      for (int k = 0; k < fanout; ++k) out[i * fanout + k] = 0;
+      continue;
+    }
+    sampleOneWithReplacement(rowPtr, colIdx, v, i, fanout, seed, out + i * fanout);
+  }
+}
+
+__global__ void counts(const int32_t* rowPtr, int64_t nv, const int32_t* seeds, int64_t n, int fanout, int32_t* c,
+                       unsigned long long* err) {
+  WM_GRID_STRIDE(i, n) {
+    int32_t v = seeds[i];
+    if (v < 0 || v >= nv) {
+      if (err) atomicMin(err, static_cast<unsigned long long>(i));
+      c[i] = 0;
+      continue;
+    }
+    int32_t d = rowPtr[v + 1] - rowPtr[v];
+    c[i] = d < fanout ? d : fanout;
+  }
+}
+
+__global__ void withoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n,
+                                   int fanout, uint64_t seed, const int32_t* offsets, int32_t* out) {
+  WM_GRID_STRIDE(i, n) {
+    int32_t v = seeds[i];
+    if (v < 0 || v >= nv) continue;
+    sampleOneWithoutReplacement(rowPtr, colIdx, v, i, fanout, seed, out + offsets[i]);
+  }
+}
+
+}  // namespace
+
+void sampleWithReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout,
+                           uint64_t seed, uint64_t out, uint64_t errorFlag) {
+  if (n == 0 || fanout == 0) return;
+  withReplacement<<<gridFor(n), kThreads, 0, stream()>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds),
+                                                         n, fanout, seed, as<int32_t>(out), reinterpret_cast<unsigned long long*>(errorFlag));
+  WM_CUDA_LAUNCHED();
+}
+
+void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout,
+                              uint64_t seed, uint64_t offsets, uint64_t out, uint64_t errorFlag) {
+  cudaStream_t s = stream();
+  auto* off = as<int32_t>(offsets);
+  WM_CUDA(cudaMemsetAsync(off, 0, sizeof(int32_t), s));
+  if (n == 0) return;
+  counts<<<gridFor(n), kThreads, 0, s>>>(as<int32_t>(rowPtr), numVertices, as<int32_t>(seeds), n, fanout, off + 1,
+                                         reinterpret_cast<unsigned long long*>(errorFlag));
+  WM_CUDA_LAUNCHED();
+  size_t temp = 0;
+  WM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, temp, off + 1, off + 1, static_cast<int>(n), s));
+  uint64_t scratch = deviceAlloc(temp);
+  WM_CUDA(cub::DeviceScan::InclusiveSum(reinterpret_cast<void*>(scratch), temp, off + 1, off + 1, static_cast<int>(n), s));
+  deviceFree(scratch);
+  if (out == 0) return;  // sizing pass: the caller reads offsets[n]
+  withoutReplacement<<<gridFor(n), kThreads, 0, s>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds), n,
+                                                     fanout, seed, off, as<int32_t>(out));
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm

@@ -1,0 +1,97 @@
+// Native uniform neighbour sampling (C++ on the CPU, CUDA on the GPU). The
+// draws come from a counter-based hash of (seed, seed position, draw), so a
+// call is reproducible and the CPU and the GPU return the same neighbours.
+// (sampling.ts holds the plain TypeScript version the tests compare with.)
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {native} from '../backend/register';
+import {CsrGraph} from './csr';
+
+export interface SampleOptions {
+  /** With replacement: exactly fanout per seed (a vertex without neighbours samples itself). */
+  replace?: boolean;
+  seed?: number;
+}
+
+function checkArgs(g: CsrGraph, fanout: number, seed: number): void {
+  if (!Number.isInteger(fanout) || fanout < 0) throw new RangeError(`sampleNeighbors: fanout must be a non-negative integer, got ${fanout}`);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNeighbors: seed must be a non-negative integer, got ${seed}`);
+  if (g.numEdges > 2 ** 31 - 1) throw new RangeError('sampleNeighbors: graphs past 2^31 edges need 64-bit offsets (not built yet)');
+}
+
+function badSeed(g: CsrGraph, seeds: ArrayLike<number>, at: number): RangeError {
+  return new RangeError(`sampleNeighbors: seed vertex ${seeds[at]} at position ${at} is not in [0, ${g.numVertices})`);
+}
+
+/** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without. */
+export function sampleNeighbors(g: CsrGraph, seeds: Int32Array, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
+  const seed = opts.seed ?? 0;
+  checkArgs(g, fanout, seed);
+  if (opts.replace ?? true) {
+    const ids = new Int32Array(seeds.length * fanout);
+    const bad = native().hostSampleWithReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, ids);
+    if (bad >= 0) throw badSeed(g, seeds, bad);
+    return {ids};
+  }
+  const offsets = new Int32Array(seeds.length + 1);
+  let bad = native().hostSampleWithoutReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, offsets, null);
+  if (bad >= 0) throw badSeed(g, seeds, bad);
+  const ids = new Int32Array(offsets[seeds.length]);
+  bad = native().hostSampleWithoutReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, offsets, ids);
+  return {offsets, ids};
+}
+
+/** A CSR graph uploaded to the GPU once, sampled there. */
+export class DeviceCsr {
+  readonly rowPtr: tf.Tensor1D;
+  readonly colIdx: tf.Tensor1D;
+
+  constructor(readonly graph: CsrGraph) {
+    this.rowPtr = tf.tensor1d(graph.rowPtr, 'int32');
+    this.colIdx = tf.tensor1d(graph.colIdx.length ? graph.colIdx : new Int32Array(1), 'int32');
+  }
+
+  /** Seeds on the GPU in, sampled ids (and offsets without replacement) on the GPU out. */
+  sample(seeds: tf.Tensor1D, fanout: number, opts: SampleOptions = {}): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
+    const b = tf.backend() as WholeMemoryBackend;
+    if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.sample needs the wholememory backend on a GPU');
+    const seed = opts.seed ?? 0;
+    checkArgs(this.graph, fanout, seed);
+    if (seeds.dtype !== 'int32') throw new TypeError(`DeviceCsr.sample: seeds must be int32, got ${seeds.dtype}`);
+    const n = seeds.size, nv = this.graph.numVertices;
+    const rp = b.devicePtr(this.rowPtr), ci = b.devicePtr(this.colIdx), sp = n ? b.devicePtr(seeds) : 0;
+    const flag = b.allocDevice(8);
+    try {
+      b.native.upload(flag, new BigUint64Array([0xffffffffffffffffn]));
+      let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D};
+      if (opts.replace ?? true) {
+        const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
+        b.native.sampleWithReplacement(rp, ci, nv, sp, n, fanout, seed, ptr, flag);
+        out = {ids: tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D};
+      } else {
+        const off = b.makeDeviceOutput([n + 1], 'int32');
+        b.native.sampleWithoutReplacement(rp, ci, nv, sp, n, fanout, seed, off.ptr, 0, flag);
+        const total = new Int32Array(1);
+        b.native.download(off.ptr + 4 * n, total);
+        const ids = b.makeDeviceOutput([total[0]], 'int32');
+        b.native.sampleWithoutReplacement(rp, ci, nv, sp, n, fanout, seed, off.ptr, ids.ptr, flag);
+        out = {offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D,
+               ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D};
+      }
+      const word = new BigUint64Array(1);
+      b.native.download(flag, word);
+      if (word[0] !== 0xffffffffffffffffn) {
+        tf.dispose([out.ids, out.offsets ?? []].flat());
+        throw badSeed(this.graph, seeds.dataSync(), Number(word[0]));
+      }
+      return out;
+    } finally {
+      b.freeDevice(flag);
+    }
+  }
+
+  dispose(): void {
+    tf.dispose([this.rowPtr, this.colIdx]);
+  }
+}
