@@ -11,6 +11,7 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_validation';
 import {deviceStatus, native} from '../backend/register';
 import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
+import {writeFileAtomically} from '../util/files';
 import type {Communicator, MallocOptions} from './communicator';
 
 export type MemoryType = 'continuous' | 'chunked' | 'distributed';
@@ -253,9 +254,9 @@ export class WholeMemoryTensor {
     this.live('save').readLocal(data);
     fs.mkdirSync(dir, {recursive: true});
     const file = path.join(dir, `part-${this.comm.rank}-of-${this.comm.size}.bin`);
-    writeAtomically(file, new Uint8Array(data.buffer));
+    writeFileAtomically(file, new Uint8Array(data.buffer));
     if (this.comm.rank === 0) {
-      writeAtomically(path.join(dir, 'meta.json'), new TextEncoder().encode(JSON.stringify({
+      writeFileAtomically(path.join(dir, 'meta.json'), new TextEncoder().encode(JSON.stringify({
         shape: this.shape, dtype: this.dtype, ranks: this.comm.size, rowsPerRank: this.rowsPerRank,
       })));
     }
@@ -299,17 +300,6 @@ export class WholeMemoryTensor {
   }
 }
 
-function writeAtomically(file: string, bytes: Uint8Array): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, bytes);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-}
 
 // [count][len...][bytes...] framing for one blob per destination rank.
 function packParts(parts: Uint8Array[]): Uint8Array {

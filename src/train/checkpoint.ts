@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {Communicator} from '../memory/communicator';
 import {Embedding} from '../nn/embedding';
+import {writeFileSynced} from '../util/files';
 
 export interface CheckpointContents {
   step: number;
@@ -30,16 +31,6 @@ interface Meta {
   embeddings: {[name: string]: {rows: number; dim: number; dtype: string; steps: number; states: number}};
   variables: {[name: string]: {shape: number[]; dtype: string}};
   optimizer: {name: string; shape: number[]; dtype: string}[];
-}
-
-function writeFileSynced(file: string, bytes: Uint8Array): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(fd, bytes);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 function bytesOf(a: Float32Array | Int32Array | Uint8Array): Uint8Array {
