@@ -76,6 +76,22 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(shmEntries()).to.deep.equal(before);
   });
 
+  it('GPU memory: a rank killed mid-collective leaves no device memory behind', function() {
+    if (wm.deviceInfo().deviceCount < 2) this.skip();
+    wm.synchronize();
+    const before = wm.memoryInfo().deviceFreeBytes;
+    const {status, out} = launch(2, 'die', {WM_TEST_TIMEOUT_MS: '5000', WM_TEST_LOCATION: 'device'});
+    expect(status).to.not.equal(0);
+    expect(out).to.match(/ERROR rank 0: barrier: rank 1 disconnected/);
+    // The driver frees a dead process's memory asynchronously: give it a moment.
+    let after = wm.memoryInfo().deviceFreeBytes;
+    for (let i = 0; i < 50 && before - after > 64 * 2 ** 20; ++i) {
+      spawnSync('sleep', ['0.1']);
+      after = wm.memoryInfo().deviceFreeBytes;
+    }
+    expect(before - after, 'device bytes still taken after the ranks ended').to.be.lessThan(64 * 2 ** 20);
+  });
+
   it('a rank that never arrives: the others time out with its name', () => {
     const started = Date.now();
     const {status, out} = launch(3, 'late', {WM_TEST_TIMEOUT_MS: '2000'});
