@@ -22,7 +22,8 @@ const program = new Command()
   })
   .option('--master-addr <addr>', 'address rank 0 listens on', '127.0.0.1')
   .option('--master-port <port>', 'port rank 0 listens on (0: pick a free one)', '0')
-  .option('--grace <ms>', 'after a failure, how long the other ranks get to exit before SIGKILL', '5000')
+  .option('--report <ms>', 'after a failure, how long the other ranks get to notice and report it before SIGTERM', '3000')
+  .option('--grace <ms>', 'after SIGTERM, how long the ranks get before SIGKILL', '5000')
   .argument('<script>', 'the program each rank runs')
   .argument('[args...]', 'its arguments')
   .allowUnknownOption(true)
@@ -50,11 +51,16 @@ async function main(): Promise<void> {
   let firstFailure: {rank: number; code: number} | undefined;
   let exited = 0;
 
+  const alive = () => children.filter((c) => c.exitCode === null && c.signalCode === null);
+  // The other ranks usually notice the failure in their next collective and
+  // exit with a message naming the failed rank: give them that chance first.
   const endOthers = () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
     setTimeout(() => {
-      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    }, Number(o.grace)).unref();
+      for (const c of alive()) c.kill('SIGTERM');
+      setTimeout(() => {
+        for (const c of alive()) c.kill('SIGKILL');
+      }, Number(o.grace)).unref();
+    }, Number(o.report)).unref();
   };
 
   await new Promise<void>((resolve) => {
