@@ -15,5 +15,7 @@ export {readLaunchEnv} from './dist/launch_env';
 export {dataParallel} from './dist/data_parallel';
 export type {DataParallel} from './dist/data_parallel';
 export * as nn from './nn/index';
+export * as graph from './graph/index';
+export * as train from './train/index';
 export {getEnabledUVM, getManagedBudget, isManaged, manage, managedMemoryInfo, setEnabledUVM, setManagedBudget, to, unmanage} from './memory/managed';
 export type {ManagedMemoryInfo, ToOptions} from './memory/managed';

@@ -3,3 +3,5 @@ export {Embedding, embedding} from './embedding';
 export type {EmbeddingDType, EmbeddingInit, EmbeddingMemory, EmbeddingOptions} from './embedding';
 export {adagrad, adam, rmsprop, sgd} from './sparse_optimizer';
 export type {SparseOptimizerConfig, SparseOptimizerName} from './sparse_optimizer';
+export {fullGraph, GraphSageClassifier, sampleBlock} from './graphsage';
+export type {FullGraph, GraphSageConfig, SampledBlock} from './graphsage';
