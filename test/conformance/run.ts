@@ -28,7 +28,8 @@ esbuild.buildSync({
   // tfjs-core's specs only exist as ES modules: take every package's ESM
   // build so that the specs and the backend share one tfjs-core.
   mainFields: ['module', 'main'],
-  external: ['jasmine', 'esbuild'],
+  // Training helpers' packages (native PNG renderer, ES-module plotting) stay outside the bundle.
+  external: ['jasmine', 'esbuild', '@resvg/resvg-js', 'vega', 'vega-lite', 'cli-progress', 'commander'],
   outfile: bundle,
   // tfjs-core's package.json marks its spec files side-effect free; keep them.
   ignoreAnnotations: true,
