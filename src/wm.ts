@@ -2,7 +2,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from './backend/backend_wholememory';
-import {BACKEND_NAME, deviceStatus, DeviceStatus, native} from './backend/register';
+import {BACKEND_NAME, deviceDetails, deviceStatus, DeviceStatus, native} from './backend/register';
 
 export {fallbackCounts, resetFallbackCounts} from './backend/fallback';
 
@@ -15,7 +15,7 @@ export interface DeviceInfo extends DeviceStatus {
 /** Whether the GPU is used, which one, and why not when it is not. */
 export function deviceInfo(): DeviceInfo {
   const s = deviceStatus();
-  return s.gpu ? {...s, ...native().deviceDetails()} : {...s};
+  return s.gpu ? {...s, ...deviceDetails()} : {...s};
 }
 
 export interface MemoryInfo {

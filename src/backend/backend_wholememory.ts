@@ -33,8 +33,9 @@ export interface WmMemoryInfo {
   numBytesInGPUReserved: number;
   numBytesInGPUPeak: number;
   numGPUAllocations: number;
-  numBytesOnHost: number;
 }
+
+const NO_ERROR = 0xffffffffffffffffn;
 
 const NATIVE_DTYPES: {[d: string]: NativeDType} = {float32: NativeDType.F32, int32: NativeDType.I32, bool: NativeDType.Bool};
 
@@ -46,7 +47,7 @@ export function bytesPerElement(dtype: DataType): number {
   return dtype === 'bool' ? 1 : 4;
 }
 
-function typedArrayFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
+export function typedArrayFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
   if (dtype === 'float32') return new Float32Array(size);
   if (dtype === 'int32') return new Int32Array(size);
   if (dtype === 'bool') return new Uint8Array(size);
@@ -71,6 +72,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
   /** New tensors are managed memory (setEnabledUVM / TFJS_WHOLEMEMORY_UVM=1). */
   uvm = process.env.TFJS_WHOLEMEMORY_UVM === '1';
   readonly residency: ManagedResidency;
+  private gpuIndex = -1;
 
   /** True when the C++ CPU kernels run on the host path (the addon loaded). */
   readonly hostKernels: boolean;
@@ -79,7 +81,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
     super();
     this.gpu = gpu;
     this.hostKernels = hostKernels;
-    this.residency = new ManagedResidency(native, () => (gpu ? native.deviceDetails().device : 0));
+    this.residency = new ManagedResidency(native, () => this.deviceIndex);
     // The CPU backend's "install tfjs-node" hint does not apply to us.
     (this as unknown as {firstUse: boolean}).firstUse = false;
   }
@@ -95,6 +97,30 @@ export class WholeMemoryBackend extends MathBackendCPU {
       throw new Error('wholememory backend: the tensor was disposed or belongs to another backend');
     }
     return d;
+  }
+
+  /** The GPU this process uses (asked once: the question costs a driver call). */
+  get deviceIndex(): number {
+    if (this.gpuIndex < 0) this.gpuIndex = this.gpu ? this.native.deviceDetails().device : 0;
+    return this.gpuIndex;
+  }
+
+  /**
+   * Runs launch(errorFlag) with a device word set to "no error" (all ones);
+   * returns the first bad position a kernel recorded there, or -1. Costs one
+   * small synchronous read.
+   */
+  withErrorFlag(launch: (flag: number) => void): number {
+    const flag = this.allocDevice(8);
+    try {
+      this.native.upload(flag, new BigUint64Array([NO_ERROR]));
+      launch(flag);
+      const word = new BigUint64Array(1);
+      this.native.download(flag, word);
+      return word[0] === NO_ERROR ? -1 : Number(word[0]);
+    } finally {
+      this.freeDevice(flag);
+    }
   }
 
   /** Whether the tensor's data is on the GPU (it may also be on the host). */
@@ -150,30 +176,29 @@ export class WholeMemoryBackend extends MathBackendCPU {
     }
     if (d.values == null) throw new Error('wholememory backend: tensor has no data');
     const values = exactArray(d.values, d.dtype);
-    const bytes = values.byteLength;
-    const managed = this.uvm;
-    const ptr = managed ? this.allocManaged(bytes) : this.allocDevice(bytes);
+    const buf = this.allocTensorBuffer(values.byteLength);
     try {
-      this.native.upload(ptr, values);
+      this.native.upload(buf.ptr, values);
     } catch (e) {
-      this.freeDevice(ptr);
+      this.freeDevice(buf.ptr);
       throw e;
     }
-    d.device = {ptr, bytes, managed};
-    if (managed) this.residency.touch(ptr, bytes);
-    return ptr;
+    d.device = buf;
+    return buf.ptr;
   }
 
   /** A new tensor whose data lives only on the GPU; the kernel fills it. */
   makeDeviceOutput(shape: number[], dtype: DataType): {info: TensorInfo; ptr: number} {
-    const bytes = util.sizeFromShape(shape) * bytesPerElement(dtype);
+    const buf = this.allocTensorBuffer(util.sizeFromShape(shape) * bytesPerElement(dtype));
+    return {info: this.adoptBuffer(shape, dtype, buf), ptr: buf.ptr};
+  }
+
+  // A tensor's buffer: managed memory while UVM is on, else the device pool.
+  private allocTensorBuffer(bytes: number): DeviceBuffer {
     const managed = this.uvm;
     const ptr = managed ? this.allocManaged(bytes) : this.allocDevice(bytes);
     if (managed) this.residency.touch(ptr, bytes);
-    const dataId = {};
-    const entry: WmTensorData = {dtype, refCount: 1, device: {ptr, bytes, managed}};
-    this.data.set(dataId, entry as never);
-    return {info: {dataId, shape, dtype}, ptr};
+    return {ptr, bytes, managed};
   }
 
   /** Scratch device memory for a kernel; pair with freeDevice. */
@@ -246,7 +271,6 @@ export class WholeMemoryBackend extends MathBackendCPU {
       numBytesInGPUReserved: 0,
       numBytesInGPUPeak: 0,
       numGPUAllocations: 0,
-      numBytesOnHost: 0,
     };
     if (this.gpu) {
       const m = this.native.memoryInfo();

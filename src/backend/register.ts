@@ -60,6 +60,14 @@ export function deviceStatus(): DeviceStatus {
   return status;
 }
 
+let details: ReturnType<NativeAddon['deviceDetails']> | undefined;
+
+/** Which GPU, its name, whether cuBLAS loaded: asked once (a driver query). */
+export function deviceDetails(): ReturnType<NativeAddon['deviceDetails']> {
+  details ??= native().deviceDetails();
+  return details;
+}
+
 export function native(): NativeAddon {
   deviceStatus();
   return addon as NativeAddon;

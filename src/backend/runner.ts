@@ -3,7 +3,7 @@
 // Kernel files are written once against it.
 import {DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {bytesPerElement, nativeDType, WholeMemoryBackend} from './backend_wholememory';
+import {bytesPerElement, nativeDType, typedArrayFor, WholeMemoryBackend} from './backend_wholememory';
 import {NativeDType} from './native';
 
 export type Buf = number | Float32Array | Int32Array | Uint8Array;
@@ -34,6 +34,7 @@ export interface KernelRunner {
 }
 
 const num = (b: Buf) => b as number;
+const arr = (b: Buf) => b as Float32Array | Int32Array | Uint8Array;
 
 // Whether strides walk `shape` contiguously (no broadcasting).
 function sameContiguous(shape: number[], strides: number[]): boolean {
@@ -44,7 +45,6 @@ function sameContiguous(shape: number[], strides: number[]): boolean {
   }
   return true;
 }
-const arr = (b: Buf) => b as Float32Array | Int32Array | Uint8Array;
 
 class DeviceRunner implements KernelRunner {
   readonly where = 'device' as const;
@@ -87,29 +87,15 @@ class DeviceRunner implements KernelRunner {
   gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
          outerPerBatch: number, check: boolean): number {
     const nd = nativeDType(dtype)!;
+    const launch = (flag: number) =>
+        this.b.native.gather(nd, num(x), num(idx), num(y), outer, axisDim, inner, numIndices, outerPerBatch, flag);
     if (!check) {
-      this.b.native.gather(nd, num(x), num(idx), num(y), outer, axisDim, inner, numIndices, outerPerBatch, 0);
+      launch(0);
       return -1;
     }
-    // The kernel never reads out of range; it records the first bad position
-    // in a device word we read back (one small synchronous copy).
-    const flag = this.b.allocDevice(8);
-    try {
-      this.b.native.upload(flag, new BigUint64Array([0xffffffffffffffffn]));
-      this.b.native.gather(nd, num(x), num(idx), num(y), outer, axisDim, inner, numIndices, outerPerBatch, flag);
-      const out = new BigUint64Array(1);
-      this.b.native.download(flag, out);
-      return out[0] === 0xffffffffffffffffn ? -1 : Number(out[0]);
-    } finally {
-      this.b.freeDevice(flag);
-    }
+    // The kernel never reads out of range; it records the first bad position.
+    return this.b.withErrorFlag(launch);
   }
-}
-
-function typedFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
-  if (dtype === 'float32') return new Float32Array(size);
-  if (dtype === 'int32') return new Int32Array(size);
-  return new Uint8Array(size);
 }
 
 class HostRunner implements KernelRunner {
@@ -119,7 +105,7 @@ class HostRunner implements KernelRunner {
     return this.b.hostArray(t);
   }
   output(shape: number[], dtype: DataType) {
-    const values = typedFor(dtype, util.sizeFromShape(shape));
+    const values = typedArrayFor(dtype, util.sizeFromShape(shape));
     return {info: this.b.makeTensorInfo(shape, dtype, values), buf: values};
   }
   unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, _n: number, alpha: number, beta: number) {

@@ -61,15 +61,14 @@ export class DeviceCsr {
     if (seeds.dtype !== 'int32') throw new TypeError(`DeviceCsr.sample: seeds must be int32, got ${seeds.dtype}`);
     const n = seeds.size, nv = this.graph.numVertices;
     const rp = b.devicePtr(this.rowPtr), ci = b.devicePtr(this.colIdx), sp = n ? b.devicePtr(seeds) : 0;
-    const flag = b.allocDevice(8);
-    try {
-      b.native.upload(flag, new BigUint64Array([0xffffffffffffffffn]));
-      let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D};
+    let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D} | undefined;
+    const bad = b.withErrorFlag((flag) => {
       if (opts.replace ?? true) {
         const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
         b.native.sampleWithReplacement(rp, ci, nv, sp, n, fanout, seed, ptr, flag);
         out = {ids: tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D};
       } else {
+        // Two passes: sizes first (offsets[n] is the total), then the draws.
         const off = b.makeDeviceOutput([n + 1], 'int32');
         b.native.sampleWithoutReplacement(rp, ci, nv, sp, n, fanout, seed, off.ptr, 0, flag);
         const total = new Int32Array(1);
@@ -79,16 +78,12 @@ export class DeviceCsr {
         out = {offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D,
                ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D};
       }
-      const word = new BigUint64Array(1);
-      b.native.download(flag, word);
-      if (word[0] !== 0xffffffffffffffffn) {
-        tf.dispose([out.ids, out.offsets ?? []].flat());
-        throw badSeed(this.graph, seeds.dataSync(), Number(word[0]));
-      }
-      return out;
-    } finally {
-      b.freeDevice(flag);
+    });
+    if (bad >= 0) {
+      tf.dispose([out!.ids, out!.offsets ?? []].flat());
+      throw badSeed(this.graph, seeds.dataSync(), bad);
     }
+    return out!;
   }
 
   dispose(): void {

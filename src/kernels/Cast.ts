@@ -1,10 +1,8 @@
-import {Cast, CastAttrs, DataType, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {Cast, CastAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, nd, reshapeView} from './kernel_utils';
+import {backendOf, nativeRunner, nd, reshapeView, STORABLE} from './kernel_utils';
 import {UnaryOp} from './op_codes';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
 
 export const castConfig: KernelConfig = {
   kernelName: Cast,
@@ -13,8 +11,8 @@ export const castConfig: KernelConfig = {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
     const {dtype} = args.attrs as unknown as CastAttrs;
-    const runner = nativeRunner(backend, [x], NATIVE);
-    if (runner === null || !NATIVE.includes(dtype)) return runOnCpu(Cast, args);
+    const runner = nativeRunner(backend, [x], STORABLE);
+    if (runner === null || !STORABLE.includes(dtype)) return runOnCpu(Cast, args);
     // Same dtype: a view, as tfjs-backend-cpu's identity.
     if (dtype === x.dtype) return reshapeView(backend, x, x.shape);
     const {info, buf} = runner.output(x.shape, dtype);

@@ -1,10 +1,8 @@
-import {backend_util, Concat, ConcatAttrs, DataType, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {backend_util, Concat, ConcatAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, reshapeView} from './kernel_utils';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+import {backendOf, nativeRunner, reshapeView, STORABLE} from './kernel_utils';
 
 // Each input is an [outer, inner_i] block copied into columns of the
 // [outer, sum(inner_i)] output.
@@ -15,7 +13,7 @@ export const concatConfig: KernelConfig = {
     const backend = backendOf(args);
     const inputs = args.inputs as unknown as TensorInfo[];
     const {axis} = args.attrs as unknown as ConcatAttrs;
-    const runner = nativeRunner(backend, inputs, NATIVE);
+    const runner = nativeRunner(backend, inputs, STORABLE);
     if (inputs.length === 0 || runner === null || inputs.some((t) => t.dtype !== inputs[0].dtype)) {
       return runOnCpu(Concat, args);
     }

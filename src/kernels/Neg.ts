@@ -1,6 +1,7 @@
 import {Neg} from '@tensorflow/tfjs-core';
 
+import {NUMERIC} from './kernel_utils';
 import {UnaryOp} from './op_codes';
-import {unaryKernel, NUMERIC} from './unary_kernel';
+import {unaryKernel} from './unary_kernel';
 
 export const negConfig = unaryKernel(Neg, UnaryOp.Neg, {dtypes: NUMERIC});

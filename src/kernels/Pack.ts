@@ -1,10 +1,8 @@
-import {DataType, KernelConfig, Pack, PackAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {KernelConfig, Pack, PackAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner} from './kernel_utils';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+import {backendOf, nativeRunner, STORABLE} from './kernel_utils';
 
 export const packConfig: KernelConfig = {
   kernelName: Pack,
@@ -13,7 +11,7 @@ export const packConfig: KernelConfig = {
     const backend = backendOf(args);
     const inputs = args.inputs as unknown as TensorInfo[];
     const {axis} = args.attrs as unknown as PackAttrs;
-    const runner = nativeRunner(backend, inputs, NATIVE);
+    const runner = nativeRunner(backend, inputs, STORABLE);
     if (inputs.length === 0 || runner === null || inputs.some((t) => t.dtype !== inputs[0].dtype)) {
       return runOnCpu(Pack, args);
     }

@@ -1,9 +1,7 @@
-import {backend_util, DataType, KernelConfig, Select, TensorInfo} from '@tensorflow/tfjs-core';
+import {backend_util, KernelConfig, Select, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, broadcastStrides, contiguousStrides, nativeRunner, nd} from './kernel_utils';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+import {backendOf, broadcastStrides, contiguousStrides, nativeRunner, nd, STORABLE} from './kernel_utils';
 
 export const selectConfig: KernelConfig = {
   kernelName: Select,
@@ -11,7 +9,7 @@ export const selectConfig: KernelConfig = {
   kernelFunc: (args) => {
     const backend = backendOf(args);
     const {condition, t, e} = args.inputs as {condition: TensorInfo; t: TensorInfo; e: TensorInfo};
-    const runner = nativeRunner(backend, [t, e], NATIVE);
+    const runner = nativeRunner(backend, [t, e], STORABLE);
     if (runner === null || condition.dtype !== 'bool' || t.dtype !== e.dtype) {
       return runOnCpu(Select, args);
     }

@@ -1,10 +1,8 @@
-import {DataType, KernelConfig, Slice, slice_util, SliceAttrs, TensorInfo, Tensor} from '@tensorflow/tfjs-core';
+import {KernelConfig, Slice, slice_util, SliceAttrs, TensorInfo, Tensor} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, nativeRunner} from './kernel_utils';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+import {backendOf, contiguousStrides, nativeRunner, STORABLE} from './kernel_utils';
 
 export const sliceConfig: KernelConfig = {
   kernelName: Slice,
@@ -13,7 +11,7 @@ export const sliceConfig: KernelConfig = {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
     const {begin, size} = args.attrs as unknown as SliceAttrs;
-    const runner = nativeRunner(backend, [x], NATIVE);
+    const runner = nativeRunner(backend, [x], STORABLE);
     if (runner === null) return runOnCpu(Slice, args);
     const [$begin, $size] = slice_util.parseSliceParams(x as Tensor, begin, size);
     slice_util.assertParamsValid(x as Tensor, $begin, $size);

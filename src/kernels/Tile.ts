@@ -1,10 +1,8 @@
-import {DataType, KernelConfig, TensorInfo, Tile, TileAttrs, util} from '@tensorflow/tfjs-core';
+import {KernelConfig, TensorInfo, Tile, TileAttrs, util} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, nativeRunner} from './kernel_utils';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+import {backendOf, contiguousStrides, nativeRunner, STORABLE} from './kernel_utils';
 
 export const tileConfig: KernelConfig = {
   kernelName: Tile,
@@ -13,7 +11,7 @@ export const tileConfig: KernelConfig = {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
     const {reps} = args.attrs as unknown as TileAttrs;
-    const runner = nativeRunner(backend, [x], NATIVE);
+    const runner = nativeRunner(backend, [x], STORABLE);
     if (runner === null) return runOnCpu(Tile, args);
     util.assert(reps.length === x.shape.length, () => `Error in tile: repetitions [${reps}] must have one entry per dimension of x [${x.shape}]`);
     const outShape = x.shape.map((d, i) => d * reps[i]);

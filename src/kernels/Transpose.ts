@@ -1,9 +1,7 @@
-import {DataType, KernelConfig, TensorInfo, Transpose, TransposeAttrs} from '@tensorflow/tfjs-core';
+import {KernelConfig, TensorInfo, Transpose, TransposeAttrs} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, transposeWith} from './kernel_utils';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+import {backendOf, nativeRunner, STORABLE, transposeWith} from './kernel_utils';
 
 export const transposeConfig: KernelConfig = {
   kernelName: Transpose,
@@ -12,7 +10,7 @@ export const transposeConfig: KernelConfig = {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
     const {perm} = args.attrs as unknown as TransposeAttrs;
-    const runner = nativeRunner(backend, [x], NATIVE);
+    const runner = nativeRunner(backend, [x], STORABLE);
     if (runner === null) return runOnCpu(Transpose, args);
     return transposeWith(runner, x, perm);
   },

@@ -1,10 +1,8 @@
-import {DataType, KernelConfig, TensorInfo, Unpack, UnpackAttrs, util} from '@tensorflow/tfjs-core';
+import {KernelConfig, TensorInfo, Unpack, UnpackAttrs, util} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner} from './kernel_utils';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+import {backendOf, nativeRunner, STORABLE} from './kernel_utils';
 
 export const unpackConfig: KernelConfig = {
   kernelName: Unpack,
@@ -13,7 +11,7 @@ export const unpackConfig: KernelConfig = {
     const backend = backendOf(args);
     const value = args.inputs.value as TensorInfo;
     const {axis} = args.attrs as unknown as UnpackAttrs;
-    const runner = nativeRunner(backend, [value], NATIVE);
+    const runner = nativeRunner(backend, [value], STORABLE);
     if (runner === null) return runOnCpu(Unpack, args);
     const $axis = util.parseAxisParam(axis, value.shape)[0];
     const num = value.shape[$axis];

@@ -1,10 +1,8 @@
-import {DataType, KernelConfig, ZerosLike, TensorInfo} from '@tensorflow/tfjs-core';
+import {KernelConfig, ZerosLike, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
 import {fillWith} from './fill_kernel';
-import {backendOf, nativeRunner} from './kernel_utils';
-
-const NATIVE: readonly DataType[] = ['float32', 'int32', 'bool'];
+import {backendOf, nativeRunner, STORABLE} from './kernel_utils';
 
 export const zerosLikeConfig: KernelConfig = {
   kernelName: ZerosLike,
@@ -12,7 +10,7 @@ export const zerosLikeConfig: KernelConfig = {
   kernelFunc: (args) => {
     const backend = backendOf(args);
     const x = args.inputs.x as TensorInfo;
-    const runner = nativeRunner(backend, [x], NATIVE);
+    const runner = nativeRunner(backend, [x], STORABLE);
     if (runner === null) return runOnCpu(ZerosLike, args);
     return fillWith(runner, x.shape, x.dtype, 0);
   },

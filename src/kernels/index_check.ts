@@ -3,7 +3,6 @@
 import {TensorInfo} from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {makeErrorFlag, readErrorFlag} from './kernel_utils';
 
 /** Host copy of int32 indices if one exists, without downloading. */
 export function hostIndices(backend: WholeMemoryBackend, t: TensorInfo): ArrayLike<number> | undefined {
@@ -18,12 +17,6 @@ export function hostIndices(backend: WholeMemoryBackend, t: TensorInfo): ArrayLi
  */
 export function withDeviceIndexCheck(backend: WholeMemoryBackend, launch: (flag: number) => void,
                                      describe: (position: number) => string): void {
-  const flag = makeErrorFlag(backend);
-  try {
-    launch(flag);
-    const bad = readErrorFlag(backend, flag);
-    if (bad >= 0) throw new Error(describe(bad));
-  } finally {
-    backend.freeDevice(flag);
-  }
+  const bad = backend.withErrorFlag(launch);
+  if (bad >= 0) throw new Error(describe(bad));
 }

@@ -8,6 +8,11 @@ import {KernelRunner, runnerFor} from '../backend/runner';
 
 export type KernelArgs = Parameters<KernelFunc>[0];
 
+// The dtypes native kernels take.
+export const FLOAT: readonly DataType[] = ['float32'];
+export const NUMERIC: readonly DataType[] = ['float32', 'int32'];
+export const STORABLE: readonly DataType[] = ['float32', 'int32', 'bool'];
+
 export function backendOf(args: KernelArgs): WholeMemoryBackend {
   return args.backend as WholeMemoryBackend;
 }
@@ -67,18 +72,4 @@ export function reshapeView(backend: WholeMemoryBackend, x: TensorInfo, shape: n
               () => `reshape: cannot view [${x.shape}] as [${shape}]`);
   backend.incRef(x.dataId);
   return {dataId: x.dataId, shape, dtype: x.dtype};
-}
-
-/** Reads the 8-byte error word a kernel left; -1 when nothing went wrong. */
-export function readErrorFlag(backend: WholeMemoryBackend, flag: number): number {
-  const out = new BigUint64Array(1);
-  backend.native.download(flag, out);
-  return out[0] === 0xffffffffffffffffn ? -1 : Number(out[0]);
-}
-
-/** Allocates an error word set to "no error" (all ones). */
-export function makeErrorFlag(backend: WholeMemoryBackend): number {
-  const ptr = backend.allocDevice(8);
-  backend.native.upload(ptr, new BigUint64Array([0xffffffffffffffffn]));
-  return ptr;
 }

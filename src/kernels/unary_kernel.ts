@@ -3,11 +3,8 @@
 import {DataType, KernelConfig, NamedAttrMap, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, nd} from './kernel_utils';
+import {backendOf, FLOAT, nativeRunner, nd, STORABLE} from './kernel_utils';
 import {UnaryOp} from './op_codes';
-
-export const FLOAT: readonly DataType[] = ['float32'];
-export const NUMERIC: readonly DataType[] = ['float32', 'int32'];
 
 export interface UnaryOptions {
   dtypes?: readonly DataType[];
@@ -26,7 +23,7 @@ export function unaryKernel(kernelName: string, op: UnaryOp, options: UnaryOptio
       const attrs = args.attrs ?? {};
       const outDtype = options.outDtype ? options.outDtype(x, attrs) : x.dtype;
       const runner = nativeRunner(backend, [x], dtypes);
-      if (runner === null || !['float32', 'int32', 'bool'].includes(outDtype)) return runOnCpu(kernelName, args);
+      if (runner === null || !STORABLE.includes(outDtype)) return runOnCpu(kernelName, args);
       const [alpha, beta] = options.scalars ? options.scalars(attrs) : [0, 0];
       const {info, buf} = runner.output(x.shape, outDtype);
       runner.unary(op, nd(x.dtype), nd(outDtype), runner.input(x), buf, util.sizeFromShape(x.shape), alpha, beta);

@@ -71,7 +71,7 @@ function parseDevice(device: string): number {
   const n = Number(m[1]);
   const s = deviceStatus();
   if (!s.gpu) throw new Error(`to: '${device}' needs a GPU (${s.reason})`);
-  const current = backend().native.deviceDetails().device;
+  const current = backend().deviceIndex;
   if (n !== current) throw new RangeError(`to: this process uses cuda:${current}; '${device}' is another process's GPU`);
   return n;
 }
@@ -101,7 +101,7 @@ export function to(t: tf.Tensor, device: string, opts: ToOptions = {}): tf.Tenso
       b.native.managedPrefetch(buf.ptr, buf.bytes, where);
       b.residency.touch(buf.ptr, buf.bytes);
     } else {
-      b.native.managedAdvise(buf.ptr, buf.bytes, -1, b.native.deviceDetails().device);
+      b.native.managedAdvise(buf.ptr, buf.bytes, -1, b.deviceIndex);
       b.native.managedPrefetch(buf.ptr, buf.bytes, -1);
       b.residency.forget(buf.ptr);
       if (!opts.nonBlocking) b.native.synchronize();

@@ -7,7 +7,7 @@ import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_validation';
 import {deviceStatus, native} from '../backend/register';
 import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
@@ -22,7 +22,7 @@ const DTYPES = ['float32', 'int32'] as const;
 type RowDType = typeof DTYPES[number];
 
 function typedArray(dtype: RowDType, n: number): Float32Array | Int32Array {
-  return dtype === 'float32' ? new Float32Array(n) : new Int32Array(n);
+  return typedArrayFor(dtype, n) as Float32Array | Int32Array;
 }
 
 function toIndices(indices: tf.Tensor | ArrayLike<number>, what: string): Int32Array {

@@ -12,7 +12,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {checkIndexArray, checkIndexTensor, knownValid, markValid} from '../backend/index_validation';
+import {checkIndexArray, checkIndexTensor, indexError, knownValid, markValid} from '../backend/index_validation';
 import {NativeDeviceMemory, NativeHostMemory, NativeTable} from '../backend/native';
 import {deviceStatus, native} from '../backend/register';
 import {Communicator, createCommunicator} from '../memory/communicator';
@@ -46,7 +46,6 @@ export interface EmbeddingOptions {
 
 const STORAGE = {float32: 0, float16: 1, bfloat16: 2} as const;
 const INIT_KIND = {uniform: 0, normal: 1, zeros: 2} as const;
-const ALL_ONES = 0xffffffffffffffffn;
 
 interface Store {
   where: 'device' | 'host';
@@ -56,6 +55,10 @@ interface Store {
 }
 
 let anchors = 0;
+
+// dataSync() of a float32 tensor is a Float32Array already; copy only if not.
+const asFloat32 = (v: ArrayLike<number>) => (v instanceof Float32Array ? v : Float32Array.from(v));
+const asInt32 = (v: ArrayLike<number>) => (v instanceof Int32Array ? v : Int32Array.from(v));
 
 
 
@@ -99,8 +102,12 @@ export class Embedding {
     return tf.backend() as WholeMemoryBackend;
   }
 
+  private get storageBytes(): number {
+    return this.dtype === 'float32' ? 4 : 2;
+  }
+
   private allocate(o: EmbeddingOptions, gpu: boolean): Store {
-    const bytes = STORAGE[this.dtype] === 0 ? 4 : 2;
+    const bytes = this.storageBytes;
     const n = this.rows * this.dim;
     const table: NativeTable = {rows: this.rows, dim: this.dim, storage: STORAGE[this.dtype]};
     const nStates = this.optimizer ? stateCount(this.optimizer) : 0;
@@ -112,41 +119,15 @@ export class Embedding {
         if (!gpu) throw new Error(`embedding: memory 'device' needs a GPU (${deviceStatus().reason}); use 'host'`);
         const b = this.backend;
         if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error(`embedding: memory '${this.memory}' needs the 'wholememory' backend active`);
-        const alloc = (nbytes: number) => (this.memory === 'managed' ? b.allocManaged(nbytes) : b.allocDevice(nbytes));
-        table.ptr = alloc(n * bytes);
-        const states = Array.from({length: 2}, (_, i) => {
-          if (i >= nStates) return 0;
-          const p = alloc(n * 4);
-          b.native.fill(0, p, n, 0);
-          return p;
-        });
-        this.skippedDevice = b.allocDevice(8);
-        b.native.upload(this.skippedDevice, new BigUint64Array([0n]));
-        return {where: 'device', table, states, release: () => {
-          b.freeDevice(table.ptr!);
-          states.forEach((p) => b.freeDevice(p as number));
-          b.freeDevice(this.skippedDevice);
-        }};
+        return this.memory === 'managed' ?
+            this.allocateFlat(table, n, bytes, nStates, (m) => b.allocManaged(m), (p) => b.freeDevice(p)) :
+            this.allocateFlat(table, n, bytes, nStates, (m) => b.allocDevice(m), (p) => b.freeDevice(p));
       }
       case 'host': {
         if (!gpu) return this.allocateHost(table, n, bytes, nStates);
         // With a GPU: pinned host memory mapped for it; the GPU kernels read it over the bus.
         const b = this.backend;
-        const pinned = (nbytes: number) => b.native.pinnedHostAlloc(nbytes);
-        table.ptr = pinned(n * bytes);
-        const states = Array.from({length: 2}, (_, i) => {
-          if (i >= nStates) return 0;
-          const p = pinned(n * 4);
-          b.native.fill(0, p, n, 0);
-          return p;
-        });
-        this.skippedDevice = b.allocDevice(8);
-        b.native.upload(this.skippedDevice, new BigUint64Array([0n]));
-        return {where: 'device', table, states, release: () => {
-          b.native.pinnedHostFree(table.ptr!);
-          states.forEach((p) => b.native.pinnedHostFree(p as number));
-          b.freeDevice(this.skippedDevice);
-        }};
+        return this.allocateFlat(table, n, bytes, nStates, (m) => b.native.pinnedHostAlloc(m), (p) => b.native.pinnedHostFree(p));
       }
       case 'continuous':
       case 'chunked': {
@@ -171,6 +152,33 @@ export class Embedding {
     }
   }
 
+  // One buffer each for the table and its states, addressed by the GPU kernels.
+  private allocateFlat(table: NativeTable, n: number, bytes: number, nStates: number, alloc: (bytes: number) => number,
+                       free: (ptr: number) => void): Store {
+    const b = this.backend;
+    table.ptr = alloc(n * bytes);
+    const states = Array.from({length: 2}, (_, i) => {
+      if (i >= nStates) return 0;
+      const p = alloc(n * 4);
+      b.native.fill(0, p, n, 0);
+      return p;
+    });
+    const skipped = this.allocateSkippedCounter();
+    return {where: 'device', table, states, release: () => {
+      free(table.ptr!);
+      states.forEach((p) => free(p as number));
+      b.freeDevice(skipped);
+    }};
+  }
+
+  // A device word counting skipped (non-finite) gradient elements.
+  private allocateSkippedCounter(): number {
+    const b = this.backend;
+    this.skippedDevice = b.allocDevice(8);
+    b.native.upload(this.skippedDevice, new BigUint64Array([0n]));
+    return this.skippedDevice;
+  }
+
   // WholeMemory on the GPUs: the table continuous (CUDA VMM) or chunked (CUDA
   // IPC); optimizer state continuous, so the kernels address it by one pointer.
   private allocateDeviceWholeMemory(comm: Communicator, table: NativeTable, bytes: number, nStates: number): Store {
@@ -180,13 +188,12 @@ export class Embedding {
     const stateMems = Array.from({length: nStates}, () => make(0, this.dim * 4));
     for (const m of stateMems) m.writeLocal(new Float32Array(m.localRowCount * this.dim));
     table.memory = mem;
-    this.skippedDevice = b.allocDevice(8);
-    b.native.upload(this.skippedDevice, new BigUint64Array([0n]));
+    const skipped = this.allocateSkippedCounter();
     const states = [stateMems[0]?.address ?? 0, stateMems[1]?.address ?? 0];
     return {where: 'device', table, states, release: () => {
       mem.free();
       stateMems.forEach((m) => m.free());
-      b.freeDevice(this.skippedDevice);
+      b.freeDevice(skipped);
       this.comm?.destroy();
     }};
   }
@@ -200,8 +207,7 @@ export class Embedding {
   // Managed tables tell the residency budget when the GPU is about to use them.
   private touchManaged(s: Store, b: WholeMemoryBackend): void {
     if (this.memory !== 'managed') return;
-    const bytes = this.rows * this.dim * (STORAGE[this.dtype] === 0 ? 4 : 2);
-    b.residency.touch(s.table.ptr!, bytes);
+    b.residency.touch(s.table.ptr!, this.rows * this.dim * this.storageBytes);
     for (const st of s.states) if (typeof st === 'number' && st !== 0) b.residency.touch(st, this.rows * this.dim * 4);
   }
 
@@ -220,8 +226,7 @@ export class Embedding {
       this.touchManaged(s, this.backend);
       this.backend.native.synchronize();
     }
-    (s.states.filter((x) => x && typeof x === 'object' && 'readLocal' in x) as NativeHostMemory[])
-        .forEach((m) => m.writeLocal(new Float32Array(m.localRowCount * this.dim)));
+    // (Host WholeMemory state needs no zeroing: memfd pages are born zero.)
     // Nobody writes rows before every rank has initialised its own.
     this.group?.barrier();
   }
@@ -247,33 +252,28 @@ export class Embedding {
         const host = idx.dataSync() as Int32Array;
         const out = new Float32Array(n * this.dim);
         const bad = native().hostEmbeddingGather(s.table, host, out);
-        if (bad >= 0) this.checkHost(host, 'read');
+        if (bad >= 0) throw indexError('embedding.read', host[bad], bad, this.rows);
         return tf.tensor(out, shape, 'float32');
       }
       const b = this.backend;
       const hostIds = b.data.get(idx.dataId).values as Int32Array | undefined;
-      const known = knownValid(idx, this.rows);
-      if (hostIds != null && !known) {
-        this.checkHost(hostIds, 'read');
-        markValid(idx, this.rows);
-      }
+      // Indices with a host copy are checked here; device-only ones by the kernel.
+      const kernelChecks = hostIds == null && !knownValid(idx, this.rows);
+      if (!kernelChecks) checkIndexTensor(idx, this.rows, 'embedding.read');
       const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
-      const flag = hostIds != null || known ? 0 : b.allocDevice(8);
-      try {
-        if (flag) b.native.upload(flag, new BigUint64Array([ALL_ONES]));
-        this.touchManaged(s, b);
+      this.touchManaged(s, b);
+      const launch = (flag: number) => {
         if (n > 0) b.native.embeddingGather(s.table, b.devicePtr(idx), 0, n, ptr, flag);
-        if (flag) {
-          const word = new BigUint64Array(1);
-          b.native.download(flag, word);
-          if (word[0] !== ALL_ONES) {
-            b.disposeData(info.dataId, true);
-            this.checkHost(idx.dataSync(), 'read');
-          }
-          markValid(idx, this.rows);
+      };
+      if (!kernelChecks) {
+        launch(0);
+      } else {
+        const bad = b.withErrorFlag(launch);
+        if (bad >= 0) {
+          b.disposeData(info.dataId, true);
+          throw indexError('embedding.read', idx.dataSync()[bad], bad, this.rows);
         }
-      } finally {
-        b.freeDevice(flag);
+        markValid(idx, this.rows);
       }
       return tf.engine().makeTensorFromTensorInfo(info);
     } finally {
@@ -312,7 +312,7 @@ export class Embedding {
       const vals = values instanceof tf.Tensor ? values : tf.tensor(values, [host.length, this.dim]);
       if (vals.size !== host.length * this.dim) throw new RangeError(`embedding.write: values hold ${vals.size} elements, need ${host.length} x ${this.dim}`);
       if (s.where === 'host') {
-        native().hostEmbeddingWriteRows(s.table, Int32Array.from(host), Float32Array.from(vals.dataSync()));
+        native().hostEmbeddingWriteRows(s.table, asInt32(host), asFloat32(vals.dataSync()));
       } else {
         const b = this.backend;
         if (host.length) b.native.embeddingWriteRows(s.table, b.devicePtr(idx), 0, host.length, b.devicePtr(vals), 0);
@@ -340,7 +340,7 @@ export class Embedding {
       if (s.where === 'host') {
         this.skippedHost += native().hostEmbeddingApply(s.table, s.states[0] as ArrayBufferView | NativeHostMemory | null,
                                                         s.states[1] as ArrayBufferView | NativeHostMemory | null,
-                                                        Int32Array.from(host!), Float32Array.from(grads.dataSync()), code, params);
+                                                        asInt32(host!), asFloat32(grads.dataSync()), code, params);
       } else if (idx.size > 0) {
         const b = this.backend;
         this.touchManaged(s, b);
