@@ -14,6 +14,7 @@ import {loadNodeClassification} from '../src/graph/dataset';
 import {randomSplit} from '../src/graph/split';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
 import {MetricsLog} from '../src/train/metrics_log';
+import {accuracy} from '../src/train/node_classification';
 import {seededRng, shuffle} from '../src/util/random';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -67,10 +68,8 @@ async function main(): Promise<void> {
     wm.synchronize();
     comm.barrier();  // every rank's table updates are in before anyone evaluates
     if (comm.rank === 0) {
-      const pred = tf.tidy(() => tf.argMax(model.forwardFull(full), 1));
-      const p = pred.dataSync() as Int32Array;
-      pred.dispose();
-      const acc = (ids: Int32Array) => ids.reduce((n, v) => n + (p[v] === data.labels[v] ? 1 : 0), 0) / ids.length;
+      const p = model.predict(full);
+      const acc = (ids: Int32Array) => accuracy(p, data.labels, ids);
       const m = {epoch, loss: lossSum / steps, valAcc: acc(split.val), testAcc: acc(split.test), seconds: (Date.now() - t0) / 1000, ranks: comm.size};
       log!.write({type: 'epoch', ...m});
       if (m.valAcc >= best.val) best = {val: m.valAcc, test: m.testAcc, epoch};

@@ -155,12 +155,17 @@ export function finalize(): void {
   for (const c of [...live]) c.destroy();
 }
 
+/** A communicator of this process alone (single-process WholeMemory). */
+export function soloCommunicator(): Communicator {
+  return createCommunicator(native().bootstrapUniqueId('127.0.0.1', 0), 0, 1);
+}
+
 /**
  * Single process: one tensor spread over this process's devices. On a
  * machine without GPUs it lives in host memory.
  */
 export function malloc(opts: MallocOptions): WholeMemoryTensor {
-  const comm = createCommunicator(native().bootstrapUniqueId('127.0.0.1', 0), 0, 1);
+  const comm = soloCommunicator();
   const t = comm.malloc(opts);
   t.ownedCommunicator = comm;
   return t;

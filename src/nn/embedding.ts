@@ -15,7 +15,7 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, indexError, knownValid, markValid} from '../backend/index_validation';
 import {NativeDeviceMemory, NativeHostMemory, NativeTable} from '../backend/native';
 import {deviceStatus, native} from '../backend/register';
-import {Communicator, createCommunicator} from '../memory/communicator';
+import {Communicator, soloCommunicator} from '../memory/communicator';
 import {optimizerCode, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
 
 export type EmbeddingDType = 'float32' | 'float16' | 'bfloat16';
@@ -131,7 +131,7 @@ export class Embedding {
       }
       case 'continuous':
       case 'chunked': {
-        const comm = o.communicator ?? (this.comm = createCommunicator(native().bootstrapUniqueId('127.0.0.1', 0), 0, 1));
+        const comm = o.communicator ?? (this.comm = soloCommunicator());
         this.group = comm;
         if (gpu) return this.allocateDeviceWholeMemory(comm, table, bytes, nStates);
         const make = (type: number, rowBytes: number) => new (native().NativeHostMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);

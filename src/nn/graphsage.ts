@@ -157,6 +157,14 @@ export class GraphSageClassifier {
     return h;
   }
 
+  /** The predicted class of every vertex (full neighbourhoods). */
+  predict(g: FullGraph): Int32Array {
+    const pred = tf.tidy(() => tf.argMax(this.forwardFull(g), 1));
+    const out = pred.dataSync() as Int32Array;
+    pred.dispose();
+    return out;
+  }
+
   dispose(): void {
     tf.dispose(this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias]));
     this.embedding.dispose();

@@ -61,7 +61,8 @@ export interface RunResult {
   history: EpochMetrics[];
 }
 
-function accuracy(pred: Int32Array, labels: Int32Array, ids: Int32Array): number {
+/** Share of `ids` whose predicted class is their label. */
+export function accuracy(pred: Int32Array, labels: Int32Array, ids: Int32Array): number {
   let ok = 0;
   for (const v of ids) if (pred[v] === labels[v]) ++ok;
   return ids.length ? ok / ids.length : NaN;
@@ -104,9 +105,7 @@ export async function trainNodeClassification(
         tf.dispose([loss, y]);
       }
       const trainSeconds = (Date.now() - started) / 1000;
-      const pred = tf.tidy(() => tf.argMax(model.forwardFull(full), 1));
-      const predicted = (await pred.data()) as Int32Array;
-      pred.dispose();
+      const predicted = model.predict(full);
       const m: EpochMetrics = {
         seed: o.seed, epoch, loss: lossSum / batches,
         trainAcc: accuracy(predicted, labels, split.train), valAcc: accuracy(predicted, labels, split.val),
