@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "wm/bootstrap.h"
 #include "wm/device_whole_memory.h"
@@ -89,40 +90,65 @@ Napi::FunctionReference* communicatorCtor = nullptr;
 
 }  // namespace
 
-class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
+// What the host and device WholeMemory wraps share: construction from
+// (communicator, type, rows, rowBytes, granularityRows), the freed check, the
+// slice accessors and free().
+template <typename Derived, typename Memory>
+class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
  public:
-  static Napi::Function Define(Napi::Env env) {
-    return DefineClass(env, "NativeHostMemory", {
-        InstanceMethod("gather", &HostMemoryWrap::Gather),
-        InstanceMethod("scatter", &HostMemoryWrap::Scatter),
-        InstanceMethod("readLocal", &HostMemoryWrap::ReadLocal),
-        InstanceMethod("writeLocal", &HostMemoryWrap::WriteLocal),
-        InstanceMethod("free", &HostMemoryWrap::Free),
-        InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
-        InstanceAccessor("rowsPerRank", &HostMemoryWrap::RowsPerRank, nullptr),
-        InstanceAccessor("localFirstRow", &HostMemoryWrap::LocalFirstRow, nullptr),
-        InstanceAccessor("localRowCount", &HostMemoryWrap::LocalRowCount, nullptr),
-    });
-  }
-
-  // new NativeHostMemory(communicator, type, rows, rowBytes, granularityRows)
-  explicit HostMemoryWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostMemoryWrap>(info) {
+  explicit SlicedMemoryWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Derived>(info) {
     guarded(info.Env(), [&] {
       auto* c = CommunicatorWrap::Unwrap(info[0].As<Napi::Object>());
-      mem_ = std::make_unique<wm::HostWholeMemory>(c->comm(info.Env()), static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()),
-                                                   info[2].As<Napi::Number>().Int64Value(), info[3].As<Napi::Number>().Int64Value(),
-                                                   info[4].As<Napi::Number>().Int64Value());
+      mem_ = std::make_unique<Memory>(c->comm(info.Env()), static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()),
+                                      info[2].As<Napi::Number>().Int64Value(), info[3].As<Napi::Number>().Int64Value(),
+                                      info[4].As<Napi::Number>().Int64Value());
       return 0;
     });
   }
+  Memory* get() const { return mem_.get(); }
 
- private:
-  wm::HostWholeMemory& mem(const Napi::Env& env) {
+ protected:
+  using Wrap = Napi::ObjectWrap<Derived>;
+  static Napi::Function defineWith(Napi::Env env, const char* name, std::vector<Napi::ClassPropertyDescriptor<Derived>> props) {
+    props.push_back(Wrap::InstanceMethod("free", &SlicedMemoryWrap::Free));
+    props.push_back(Wrap::InstanceAccessor("rowsPerRank", &SlicedMemoryWrap::RowsPerRank, nullptr));
+    props.push_back(Wrap::InstanceAccessor("localFirstRow", &SlicedMemoryWrap::LocalFirstRow, nullptr));
+    props.push_back(Wrap::InstanceAccessor("localRowCount", &SlicedMemoryWrap::LocalRowCount, nullptr));
+    return Wrap::DefineClass(env, name, props);
+  }
+  Memory& mem(const Napi::Env& env) {
     if (!mem_) throw Napi::Error::New(env, "the WholeMemory tensor was freed");
     return *mem_;
   }
   static uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
 
+ private:
+  Napi::Value Free(const Napi::CallbackInfo& info) {
+    mem_.reset();
+    return info.Env().Undefined();
+  }
+  Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
+  Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
+  Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
+
+  std::unique_ptr<Memory> mem_;
+};
+
+// new NativeHostMemory(communicator, type, rows, rowBytes, granularityRows)
+class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemory> {
+ public:
+  using SlicedMemoryWrap::SlicedMemoryWrap;
+  static Napi::Function Define(Napi::Env env) {
+    return defineWith(env, "NativeHostMemory", {
+        InstanceMethod("gather", &HostMemoryWrap::Gather),
+        InstanceMethod("scatter", &HostMemoryWrap::Scatter),
+        InstanceMethod("readLocal", &HostMemoryWrap::ReadLocal),
+        InstanceMethod("writeLocal", &HostMemoryWrap::WriteLocal),
+        InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
+    });
+  }
+
+ private:
   // gather(indices: Int32Array, out: TypedArray) -> first bad position or -1
   Napi::Value Gather(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
@@ -161,10 +187,6 @@ class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
       return info.Env().Undefined();
     });
   }
-  Napi::Value Free(const Napi::CallbackInfo& info) {
-    mem_.reset();
-    return info.Env().Undefined();
-  }
   // sumSlices(scale, out: Float32Array): out = scale * sum of every rank's slice (continuous memory)
   Napi::Value SumSlices(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
@@ -177,54 +199,28 @@ class HostMemoryWrap : public Napi::ObjectWrap<HostMemoryWrap> {
       return info.Env().Undefined();
     });
   }
-  Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
-  Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
-  Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
-
-  std::unique_ptr<wm::HostWholeMemory> mem_;
-
- public:
-  wm::HostWholeMemory* get() const { return mem_.get(); }
 };
 
 Napi::FunctionReference* deviceMemoryCtor = nullptr;
 
-class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
+// new NativeDeviceMemory(communicator, type, rows, rowBytes, granularityRows)
+class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWholeMemory> {
  public:
+  using SlicedMemoryWrap::SlicedMemoryWrap;
   static Napi::Function Define(Napi::Env env) {
-    return DefineClass(env, "NativeDeviceMemory", {
+    return defineWith(env, "NativeDeviceMemory", {
         InstanceMethod("gather", &DeviceMemoryWrap::Gather),
         InstanceMethod("scatter", &DeviceMemoryWrap::Scatter),
         InstanceMethod("readLocal", &DeviceMemoryWrap::ReadLocal),
         InstanceMethod("writeLocal", &DeviceMemoryWrap::WriteLocal),
-        InstanceMethod("free", &DeviceMemoryWrap::Free),
         InstanceMethod("sumSlices", &DeviceMemoryWrap::SumSlices),
         InstanceMethod("copyToLocal", &DeviceMemoryWrap::CopyToLocal),
-        InstanceAccessor("rowsPerRank", &DeviceMemoryWrap::RowsPerRank, nullptr),
         InstanceAccessor("address", &DeviceMemoryWrap::Address, nullptr),
-        InstanceAccessor("localFirstRow", &DeviceMemoryWrap::LocalFirstRow, nullptr),
-        InstanceAccessor("localRowCount", &DeviceMemoryWrap::LocalRowCount, nullptr),
-    });
-  }
-
-  // new NativeDeviceMemory(communicator, type, rows, rowBytes, granularityRows)
-  explicit DeviceMemoryWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceMemoryWrap>(info) {
-    guarded(info.Env(), [&] {
-      auto* c = CommunicatorWrap::Unwrap(info[0].As<Napi::Object>());
-      mem_ = std::make_unique<wm::DeviceWholeMemory>(c->comm(info.Env()), static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()),
-                                                     info[2].As<Napi::Number>().Int64Value(), info[3].As<Napi::Number>().Int64Value(),
-                                                     info[4].As<Napi::Number>().Int64Value());
-      return 0;
     });
   }
 
  private:
-  wm::DeviceWholeMemory& mem(const Napi::Env& env) {
-    if (!mem_) throw Napi::Error::New(env, "the WholeMemory tensor was freed");
-    return *mem_;
-  }
   static uint64_t addr(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
-  static uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
 
   // gather(indices (device int32), n, out (device), errorFlag)
   Napi::Value Gather(const Napi::CallbackInfo& info) {
@@ -260,10 +256,6 @@ class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
       return info.Env().Undefined();
     });
   }
-  Napi::Value Free(const Napi::CallbackInfo& info) {
-    mem_.reset();
-    return info.Env().Undefined();
-  }
   // sumSlices(scale, out (device), n): out = scale * sum of every rank's slice, read over NVLink
   Napi::Value SumSlices(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
@@ -286,16 +278,8 @@ class DeviceMemoryWrap : public Napi::ObjectWrap<DeviceMemoryWrap> {
       return info.Env().Undefined();
     });
   }
-  Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
-  Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
-  Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
   // The one device address of continuous memory (0 for chunked) and of this rank's slice.
   Napi::Value Address(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).table().ptr)); }
-
-  std::unique_ptr<wm::DeviceWholeMemory> mem_;
-
- public:
-  wm::DeviceWholeMemory* get() const { return mem_.get(); }
 };
 
 wm::DeviceWholeMemory* unwrapDeviceMemory(const Napi::Value& v) {
