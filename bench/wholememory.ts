@@ -1,6 +1,6 @@
 // `npm run bench:wholememory` (GPU; starts its own ranks, one per GPU):
-// gather bandwidth per GPU from continuous (CUDA VMM) and chunked (CUDA IPC)
-// WholeMemory with uniform random rows — (n-1)/n of them on other GPUs —
+// gather bandwidth per GPU from continuous (CUDA VMM), chunked (CUDA IPC) and
+// distributed (NCCL all-to-all, every rank gathering at once) WholeMemory with uniform random rows — (n-1)/n of them on other GPUs —
 // against the same gather restricted to the rank's own rows. Rank 0 prints
 // the table and writes JSON.
 import {spawnSync} from 'child_process';
@@ -24,7 +24,7 @@ async function rank(): Promise<void> {
   const rowsPerRank = Number(process.env.BENCH_ROWS_PER_RANK ?? 4_000_000);
   const rows = rowsPerRank * comm.size;
   const results: {type: string; randomGBs: number; localGBs: number; remoteFraction: number}[] = [];
-  for (const type of ['continuous', 'chunked'] as const) {
+  for (const type of ['continuous', 'chunked', 'distributed'] as const) {
     const t = comm.malloc({type, location: 'device', shape: [rows, DIM]});
     const {first, count} = t.localRange;
     const fillValues = new Float32Array(count * DIM);

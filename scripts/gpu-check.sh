@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all|wholememory|allreduce]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -16,6 +16,9 @@ for what in "${@:-all}"; do
     bench|all) BENCH_OUT=$out/bench-ops.json node dist/bench/ops.js 2>&1 | tee "$out/bench-ops.log" | tail -12 || status=1 ;;&
     embedding|all) BENCH_OUT=$out/bench-embedding.json node dist/bench/embedding.js 2>&1 | tee "$out/bench-embedding.log" | tail -16 || status=1 ;;&
     managed|all) BENCH_OUT=$out/bench-managed.json node dist/bench/managed.js 2>&1 | tee "$out/bench-managed.log" | tail -10 || status=1 ;;&
+    wholememory) WM_REQUIRE_GPU=1 npx mocha --grep "WholeMemory" 2>&1 | tee "$out/test-wholememory.log" | tail -40 || status=1
+      BENCH_OUT=$out/bench-wholememory.json node dist/bench/wholememory.js 2>&1 | tee "$out/bench-wholememory.log" | tail -16 || status=1 ;;
+    allreduce) BENCH_OUT=$out/bench-allreduce.json node dist/bench/allreduce.js 2>&1 | tee "$out/bench-allreduce.log" | tail -14 || status=1 ;;
     main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1
       node dist/examples/link-prediction.js --epochs 10 --out "$out/link" 2>&1 | tee "$out/link.log" | grep -E "vertices|best" || status=1 ;;
   esac

@@ -7,7 +7,7 @@ registerWholeMemoryBackend();
 export * from './wm';
 export {WholeMemoryBackend} from './backend/backend_wholememory';
 export {BACKEND_NAME} from './backend/register';
-export {Communicator, communicatorFromEnv, createCommunicator, finalize, getUniqueId, init, malloc} from './memory/communicator';
+export {Communicator, communicatorFromEnv, createCommunicator, finalize, getUniqueId, init, malloc, ncclStatus} from './memory/communicator';
 export type {CommunicatorOptions, MallocOptions} from './memory/communicator';
 export {WholeMemoryTensor} from './memory/whole_memory_tensor';
 export type {MemoryLocation, MemoryType} from './memory/whole_memory_tensor';

@@ -9,6 +9,7 @@ import * as path from 'path';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
+import {seededRng} from '../src/util/random';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
@@ -32,11 +33,21 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r}`);
     });
-    it(`GPU memory (continuous via CUDA VMM, chunked via CUDA IPC): ${n} rank(s), one GPU each`, function() {
+    it(`GPU memory (continuous via CUDA VMM, chunked via CUDA IPC, distributed via NCCL): ${n} rank(s), one GPU each`, function() {
       if (wm.deviceInfo().deviceCount < n) this.skip();
       const {status, out} = launch(n, 'check', {WM_TEST_LOCATION: 'device'});
       expect(status, out).to.equal(0);
-      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r} (device)`);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r} (device: continuous, chunked, distributed)`);
+    });
+  }
+
+  for (const n of [2, 4]) {
+    // NCCL's network transport over loopback stands in for ranks on several hosts.
+    it(`GPU distributed memory over NCCL's network path (P2P and SHM off): ${n} ranks`, function() {
+      if (wm.deviceInfo().deviceCount < n) this.skip();
+      const {status, out} = launch(n, 'check', {WM_TEST_LOCATION: 'device', WM_TEST_TYPES: 'distributed', NCCL_P2P_DISABLE: '1', NCCL_SHM_DISABLE: '1'});
+      expect(status, out).to.equal(0);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r} (device: distributed)`);
     });
   }
 
@@ -92,6 +103,14 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(before - after, 'device bytes still taken after the ranks ended').to.be.lessThan(64 * 2 ** 20);
   });
 
+  it('GPU distributed memory: a rank killed before a gather makes the others fail naming it', function() {
+    if (wm.deviceInfo().deviceCount < 2) this.skip();
+    const {status, out} = launch(2, 'die', {WM_TEST_TIMEOUT_MS: '5000', WM_TEST_LOCATION: 'device', WM_TEST_TYPE: 'distributed'});
+    expect(status).to.not.equal(0);
+    expect(out).to.match(/ERROR rank 0: gather \(counts\): rank 1 disconnected/);
+    expect(out).to.not.include('UNEXPECTED');
+  });
+
   it('a rank that never arrives: the others time out with its name', () => {
     const started = Date.now();
     const {status, out} = launch(3, 'late', {WM_TEST_TIMEOUT_MS: '2000'});
@@ -120,6 +139,34 @@ describe('WholeMemory in one process', () => {
     expect(() => wm.malloc({shape: [4], location: 'host', type: 'striped' as never})).to.throw(/type must be/);
     expect(() => wm.malloc({shape: [4], location: 'host', dtype: 'bool'})).to.throw(/dtype must be float32 or int32/);
     if (!wm.deviceInfo().gpu) expect(() => wm.malloc({shape: [4], location: 'device'})).to.throw(/needs a GPU/);
+  });
+
+  it('one tensor over every GPU of the machine (wm.malloc devices): each GPU holds a part, GPU 0 reads them all', function() {
+    const count = wm.deviceInfo().deviceCount;
+    if (count < 2) this.skip();
+    const rows = 1000 * count + 37, dim = 33;
+    for (const type of ['continuous', 'chunked'] as const) {
+      const t = wm.malloc({shape: [rows, dim], type});
+      expect(t.localRange).to.deep.equal({first: 0, count: rows});
+      const rnd = seededRng(11);
+      const data = Float32Array.from({length: rows * dim}, () => rnd() * 2 - 1);
+      t.writeLocal(data);
+      const idx = Int32Array.from({length: 4097}, () => Math.floor(rnd() * rows));
+      idx[0] = rows - 1;
+      const got = t.gather(idx).dataSync();
+      idx.forEach((r, k) => {
+        for (let c = 0; c < dim; ++c) if (got[k * dim + c] !== data[r * dim + c]) throw new Error(`${type} row ${r} col ${c}: ${got[k * dim + c]} != ${data[r * dim + c]}`);
+      });
+      const back = t.localSlice().dataSync();
+      expect(back.length).to.equal(data.length);
+      expect(back.every((v, i) => v === data[i])).to.equal(true);
+      t.scatter([5, rows - 1], Float32Array.from({length: 2 * dim}, (_, i) => i));
+      expect(Array.from(t.gather([rows - 1]).dataSync())).to.deep.equal(Array.from({length: dim}, (_, i) => dim + i));
+      t.free();
+    }
+    expect(() => wm.malloc({shape: [4, 4], devices: [0, 0]})).to.throw(/lists GPU 0 twice/);
+    expect(() => wm.malloc({shape: [4, 4], devices: [count]})).to.throw(/is not a GPU here/);
+    expect(() => wm.malloc({shape: [4, 4], devices: [0], type: 'distributed'})).to.throw(/spans processes/);
   });
 
   it('finalize frees what is left', () => {

@@ -12,6 +12,7 @@
 #include "wm/embedding.h"
 #include "wm/host_ops.h"
 #include "wm/host_whole_memory.h"
+#include "wm/nccl_comm.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 
@@ -27,6 +28,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         InstanceMethod("barrier", &CommunicatorWrap::Barrier),
         InstanceMethod("setTimeout", &CommunicatorWrap::SetTimeout),
         InstanceMethod("destroy", &CommunicatorWrap::Destroy),
+        InstanceMethod("ncclAllReduce", &CommunicatorWrap::NcclAllReduce),
         InstanceAccessor("rank", &CommunicatorWrap::Rank, nullptr),
         InstanceAccessor("size", &CommunicatorWrap::Size, nullptr),
         InstanceAccessor("sameHost", &CommunicatorWrap::SameHost, nullptr),
@@ -37,7 +39,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   explicit CommunicatorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CommunicatorWrap>(info) {
     guarded(info.Env(), [&] {
       if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "uniqueId must be a string");
-      comm_ = std::make_unique<wm::Bootstrap>(info[0].As<Napi::String>(), info[1].As<Napi::Number>().Int32Value(),
+      comm_ = std::make_shared<wm::Bootstrap>(info[0].As<Napi::String>(), info[1].As<Napi::Number>().Int32Value(),
                                               info[2].As<Napi::Number>().Int32Value(),
                                               info[3].As<Napi::Number>().Int64Value());
       return 0;
@@ -49,7 +51,26 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     return *comm_;
   }
 
+  // NCCL over this group, made at the first use (a collective: every rank
+  // reaches it at the same collective call).
+  wm::NcclComm& nccl(const Napi::Env& env) {
+    comm(env);
+    if (!nccl_) nccl_ = std::make_unique<wm::NcclComm>(comm_);
+    return *nccl_;
+  }
+
  private:
+  // ncclAllReduce(send, recv, count, ncclType, ncclOp): queued on the stream, waited for (bounded)
+  Napi::Value NcclAllReduce(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto& n = nccl(info.Env());
+      n.allReduce(static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue()), static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue()),
+                  info[2].As<Napi::Number>().Int64Value(), info[3].As<Napi::Number>().Int32Value(), info[4].As<Napi::Number>().Int32Value(),
+                  "allReduce (NCCL)");
+      n.wait("allReduce (NCCL)");
+      return info.Env().Undefined();
+    });
+  }
   Napi::Value Allgather(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto buf = info[0].As<Napi::Uint8Array>();
@@ -76,6 +97,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     return info.Env().Undefined();
   }
   Napi::Value Destroy(const Napi::CallbackInfo& info) {
+    nccl_.reset();
     comm_.reset();
     return info.Env().Undefined();
   }
@@ -83,7 +105,8 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), comm(info.Env()).size()); }
   Napi::Value SameHost(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), comm(info.Env()).sameHost()); }
 
-  std::unique_ptr<wm::Bootstrap> comm_;
+  std::shared_ptr<wm::Bootstrap> comm_;
+  std::unique_ptr<wm::NcclComm> nccl_;
 };
 
 Napi::FunctionReference* communicatorCtor = nullptr;
@@ -98,10 +121,9 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
  public:
   explicit SlicedMemoryWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Derived>(info) {
     guarded(info.Env(), [&] {
-      auto* c = CommunicatorWrap::Unwrap(info[0].As<Napi::Object>());
-      mem_ = std::make_unique<Memory>(c->comm(info.Env()), static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()),
-                                      info[2].As<Napi::Number>().Int64Value(), info[3].As<Napi::Number>().Int64Value(),
-                                      info[4].As<Napi::Number>().Int64Value());
+      communicator_ = CommunicatorWrap::Unwrap(info[0].As<Napi::Object>());
+      communicatorRef_ = Napi::Persistent(info[0].As<Napi::Object>());
+      mem_ = Derived::create(info, communicator_->comm(info.Env()));
       return 0;
     });
   }
@@ -121,6 +143,10 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
     return *mem_;
   }
   static uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
+  static wm::MemoryType typeArg(const Napi::CallbackInfo& info) { return static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()); }
+  static int64_t intArg(const Napi::CallbackInfo& info, int i) { return info[i].As<Napi::Number>().Int64Value(); }
+  void dropMemory() { mem_.reset(); }
+  CommunicatorWrap* communicator_ = nullptr;
 
  private:
   Napi::Value Free(const Napi::CallbackInfo& info) {
@@ -131,6 +157,7 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
   Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
   Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
 
+  Napi::ObjectReference communicatorRef_;  // the communicator outlives its tensors
   std::unique_ptr<Memory> mem_;
 };
 
@@ -138,6 +165,9 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
 class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemory> {
  public:
   using SlicedMemoryWrap::SlicedMemoryWrap;
+  static std::unique_ptr<wm::HostWholeMemory> create(const Napi::CallbackInfo& info, wm::Bootstrap& comm) {
+    return std::make_unique<wm::HostWholeMemory>(comm, typeArg(info), intArg(info, 2), intArg(info, 3), intArg(info, 4));
+  }
   static Napi::Function Define(Napi::Env env) {
     return defineWith(env, "NativeHostMemory", {
         InstanceMethod("gather", &HostMemoryWrap::Gather),
@@ -203,10 +233,31 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
 
 Napi::FunctionReference* deviceMemoryCtor = nullptr;
 
-// new NativeDeviceMemory(communicator, type, rows, rowBytes, granularityRows)
+// new NativeDeviceMemory(communicator, type, rows, rowBytes, granularityRows, devices?: number[])
 class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWholeMemory> {
  public:
-  using SlicedMemoryWrap::SlicedMemoryWrap;
+  explicit DeviceMemoryWrap(const Napi::CallbackInfo& info) : SlicedMemoryWrap(info) {
+    // Distributed memory moves rows through NCCL: bring it up with the tensor
+    // (collectively, as the allocation is).
+    guarded(info.Env(), [&] {
+      if (!get() || get()->type() != wm::MemoryType::Distributed) return 0;
+      try {
+        communicator_->nccl(info.Env());
+      } catch (...) {
+        dropMemory();
+        throw;
+      }
+      return 0;
+    });
+  }
+  static std::unique_ptr<wm::DeviceWholeMemory> create(const Napi::CallbackInfo& info, wm::Bootstrap& comm) {
+    std::vector<int> devices;
+    if (info.Length() > 5 && info[5].IsArray()) {
+      auto a = info[5].As<Napi::Array>();
+      for (uint32_t i = 0; i < a.Length(); ++i) devices.push_back(a.Get(i).As<Napi::Number>().Int32Value());
+    }
+    return std::make_unique<wm::DeviceWholeMemory>(comm, typeArg(info), intArg(info, 2), intArg(info, 3), intArg(info, 4), devices);
+  }
   static Napi::Function Define(Napi::Env env) {
     return defineWith(env, "NativeDeviceMemory", {
         InstanceMethod("gather", &DeviceMemoryWrap::Gather),
@@ -225,14 +276,24 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
   // gather(indices (device int32), n, out (device), errorFlag)
   Napi::Value Gather(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      wm::embeddingGather(mem(info.Env()).table(), addr(info[0]), wm::IndexType::I32, info[1].As<Napi::Number>().Int64Value(), addr(info[2]), addr(info[3]));
+      auto& m = mem(info.Env());
+      if (m.type() == wm::MemoryType::Distributed) {
+        wm::distributedGather(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]), info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "gather");
+        return info.Env().Undefined();
+      }
+      wm::embeddingGather(m.table(), addr(info[0]), wm::IndexType::I32, info[1].As<Napi::Number>().Int64Value(), addr(info[2]), addr(info[3]));
       return info.Env().Undefined();
     });
   }
   // scatter(indices (device int32), n, values (device), errorFlag); returns once written
   Napi::Value Scatter(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      wm::embeddingWriteRows(mem(info.Env()).table(), addr(info[0]), wm::IndexType::I32, info[1].As<Napi::Number>().Int64Value(), addr(info[2]), addr(info[3]));
+      auto& m = mem(info.Env());
+      if (m.type() == wm::MemoryType::Distributed) {
+        wm::distributedScatter(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]), info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "scatter");
+        return info.Env().Undefined();
+      }
+      wm::embeddingWriteRows(m.table(), addr(info[0]), wm::IndexType::I32, info[1].As<Napi::Number>().Int64Value(), addr(info[2]), addr(info[3]));
       wm::synchronize();
       return info.Env().Undefined();
     });
@@ -242,7 +303,7 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
       auto out = info[0].As<Napi::TypedArray>();
       auto& m = mem(info.Env());
       if (out.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "readLocal: more bytes than the local slice holds");
-      wm::copyDeviceToHost(bytes(out), m.localSlice(), out.ByteLength());
+      m.readLocal(bytes(out), out.ByteLength());
       return info.Env().Undefined();
     });
   }
@@ -251,8 +312,7 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
       auto in = info[0].As<Napi::TypedArray>();
       auto& m = mem(info.Env());
       if (in.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "writeLocal: more bytes than the local slice holds");
-      wm::copyHostToDevice(m.localSlice(), bytes(in), in.ByteLength());
-      wm::synchronize();
+      m.writeLocal(bytes(in), in.ByteLength());
       return info.Env().Undefined();
     });
   }
@@ -313,6 +373,9 @@ wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v) {
 
 void InitComm(Napi::Env env, Napi::Object exports) {
   exports.Set("bootstrapUniqueId", Napi::Function::New(env, UniqueId, "bootstrapUniqueId"));
+  exports.Set("ncclStatus", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+    return Napi::String::New(info.Env(), wm::ncclAvailable() ? wm::ncclStatus() : "unavailable: " + wm::ncclStatus());
+  }, "ncclStatus"));
   Napi::Function comm = CommunicatorWrap::Define(env);
   communicatorCtor = new Napi::FunctionReference(Napi::Persistent(comm));
   exports.Set("NativeCommunicator", comm);

@@ -21,6 +21,8 @@ export interface NativeMemoryInfo {
 }
 
 export interface NativeCommunicator {
+  /** Through NCCL (made on first use): send/recv device addresses, NCCL dtype and op codes; waits, bounded. */
+  ncclAllReduce(send: number, recv: number, count: number, ncclType: number, ncclOp: number): void;
   readonly rank: number;
   readonly size: number;
   readonly sameHost: boolean;
@@ -97,7 +99,8 @@ export interface NativeAddon {
   hostSampleWithReplacement(rowPtr: Int32Array, colIdx: Int32Array, seeds: Int32Array, fanout: number, seed: number, out: Int32Array): number;
   hostSampleWithoutReplacement(rowPtr: Int32Array, colIdx: Int32Array, seeds: Int32Array, fanout: number, seed: number,
                                offsets: Int32Array, out: Int32Array | null): number;
-  NativeDeviceMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number) => NativeDeviceMemory;
+  NativeDeviceMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number,
+                           devices?: number[]) => NativeDeviceMemory;
   managedAlloc(bytes: number): number;
   managedFree(ptr: number): void;
   managedEmptyCache(): void;
@@ -118,6 +121,8 @@ export interface NativeAddon {
   hostEmbeddingApply(table: NativeTable, state0: ArrayBufferView | NativeHostMemory | null, state1: ArrayBufferView | NativeHostMemory | null,
                      indices: Int32Array, grads: Float32Array, opt: number, params: NativeOptimizerParams): number;
   bootstrapUniqueId(host: string, port: number, nonce?: string): string;
+  /** "NCCL <version>" where it can be loaded, else "unavailable: <why>". */
+  ncclStatus(): string;
   NativeCommunicator: new (uniqueId: string, rank: number, size: number, timeoutMs: number) => NativeCommunicator;
   NativeHostMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number) => NativeHostMemory;
 

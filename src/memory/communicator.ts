@@ -5,7 +5,7 @@
 // hanging.
 import {DataType} from '@tensorflow/tfjs-core';
 
-import {native} from '../backend/register';
+import {deviceStatus, native} from '../backend/register';
 import {NativeCommunicator} from '../backend/native';
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -27,6 +27,12 @@ export interface MallocOptions {
   dtype?: DataType;
   /** Rows per rank are a multiple of this. */
   minGranularity?: number;
+  /**
+   * Single process only (wm.malloc): the GPUs that hold the tensor, one part
+   * each, mapped as one range (continuous) or chunks (chunked) that every
+   * listed GPU reads over NVLink. Default: every GPU of the machine.
+   */
+  devices?: number[];
 }
 
 const live = new Set<Communicator>();
@@ -145,6 +151,11 @@ export class Communicator {
   }
 }
 
+/** Which NCCL this process can use ("NCCL 22807"), or why none ("unavailable: ..."). */
+export function ncclStatus(): string {
+  return native().ncclStatus();
+}
+
 /** Starts the library (nothing to do before the first communicator; kept for the WholeMemory API's shape). */
 export function init(): void {
   native();
@@ -165,8 +176,17 @@ export function soloCommunicator(): Communicator {
  * machine without GPUs it lives in host memory.
  */
 export function malloc(opts: MallocOptions): WholeMemoryTensor {
+  const {gpu, deviceCount} = deviceStatus();
+  const location = opts.location ?? (gpu ? 'device' : 'host');
+  const devices = opts.devices ?? (location === 'device' && opts.type !== 'distributed' ? Array.from({length: deviceCount}, (_, i) => i) : undefined);
   const comm = soloCommunicator();
-  const t = comm.malloc(opts);
+  let t: WholeMemoryTensor;
+  try {
+    t = comm.malloc({...opts, location, devices});
+  } catch (e) {
+    comm.destroy();
+    throw e;
+  }
   t.ownedCommunicator = comm;
   return t;
 }

@@ -66,9 +66,26 @@ export class WholeMemoryTensor {
     const granularity = opts.minGranularity ?? 1;
     if (!Number.isInteger(granularity) || granularity < 1) throw new RangeError(`malloc: minGranularity must be a positive integer, got ${granularity}`);
     const rowBytes = Math.max(1, shape.slice(1).reduce((a, b) => a * b, 1)) * 4;
-    const Memory = location === 'device' ? native().NativeDeviceMemory : native().NativeHostMemory;
-    const mem = new Memory(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity);
+    let mem: NativeHostMemory | NativeDeviceMemory;
+    if (location === 'device') {
+      const devices = WholeMemoryTensor.devicesFor(comm, type, opts.devices);
+      mem = new (native().NativeDeviceMemory)(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity, devices);
+    } else {
+      if (opts.devices !== undefined) throw new RangeError(`malloc: devices applies to location 'device' only`);
+      mem = new (native().NativeHostMemory)(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity);
+    }
     return new WholeMemoryTensor(comm, shape, dtype, type, location, mem);
+  }
+
+  // One process may spread a tensor over several GPUs; many processes use one GPU each.
+  private static devicesFor(comm: Communicator, type: MemoryType, devices: number[] | undefined): number[] | undefined {
+    if (devices === undefined) return undefined;
+    if (comm.size > 1) throw new RangeError(`malloc: devices is for single-process tensors (wm.malloc); with ${comm.size} ranks each rank's GPU holds its part`);
+    if (type === 'distributed') throw new RangeError(`malloc: type 'distributed' spans processes; in one process use 'continuous' or 'chunked'`);
+    if (!Array.isArray(devices) || devices.length === 0 || !devices.every((d) => Number.isInteger(d) && d >= 0)) {
+      throw new RangeError(`malloc: devices must be a non-empty array of GPU indices, got ${JSON.stringify(devices)}`);
+    }
+    return devices;
   }
 
   private live(what: string): NativeHostMemory | NativeDeviceMemory {
@@ -130,10 +147,12 @@ export class WholeMemoryTensor {
       const ids = indices instanceof tf.Tensor ? indices : tf.tensor1d(Int32Array.from(indices), 'int32');
       try {
         if (ids.dtype !== 'int32') throw new TypeError(`gather: indices must be int32, got ${ids.dtype}`);
-        checkIndexTensor(ids, this.rows, 'gather', "tensor");
+        // Distributed gathers check indices inside the collective, so that
+        // every rank fails together instead of leaving the others waiting.
+        if (this.type !== 'distributed') checkIndexTensor(ids, this.rows, 'gather', "tensor");
         const b = tf.backend() as WholeMemoryBackend;
         const {info, ptr} = b.makeDeviceOutput([ids.size, ...this.shape.slice(1)], this.dtype);
-        if (ids.size && this.rowElements) mem.gather(b.devicePtr(ids), ids.size, ptr, 0);
+        if (this.type === 'distributed' ? this.rowElements > 0 : ids.size && this.rowElements) mem.gather(b.devicePtr(ids), ids.size, ptr, 0);
         return tf.engine().makeTensorFromTensorInfo(info);
       } finally {
         if (ids !== indices) ids.dispose();
@@ -161,12 +180,14 @@ export class WholeMemoryTensor {
     const typed = this.dtype === 'float32' ? Float32Array.from(data) : Int32Array.from(data);
     if (this.location === 'device') {
       const mem = this.live('scatter') as NativeDeviceMemory;
-      this.checkIndices('scatter', idx);
+      if (this.type !== 'distributed') this.checkIndices('scatter', idx);
       const b = tf.backend() as WholeMemoryBackend;
       const ids = tf.tensor1d(idx, 'int32');
       const vals = tf.tensor(typed, [idx.length * this.rowElements], this.dtype);
       try {
-        if (idx.length && this.rowElements) mem.scatter(b.devicePtr(ids), idx.length, b.devicePtr(vals), 0);
+        if (this.type === 'distributed' ? this.rowElements > 0 : idx.length && this.rowElements) {
+          mem.scatter(b.devicePtr(ids), idx.length, b.devicePtr(vals), 0);
+        }
       } finally {
         tf.dispose([ids, vals]);
       }

@@ -71,13 +71,32 @@ void sampleWithReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, 
 void sampleWithoutReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, uint64_t) {
   noCuda("sampleWithoutReplacement");
 }
-DeviceWholeMemory::DeviceWholeMemory(Bootstrap&, MemoryType, int64_t, int64_t, int64_t) { noCuda("WholeMemory in device memory"); }
+DeviceWholeMemory::DeviceWholeMemory(Bootstrap&, MemoryType, int64_t, int64_t, int64_t, const std::vector<int>&) {
+  noCuda("WholeMemory in device memory");
+}
 DeviceWholeMemory::~DeviceWholeMemory() = default;
 int64_t DeviceWholeMemory::localFirstRow() const { return 0; }
 int64_t DeviceWholeMemory::localRowCount() const { return 0; }
 uint64_t DeviceWholeMemory::localSlice() const { return 0; }
+void DeviceWholeMemory::readLocal(void*, size_t) const { noCuda("readLocal"); }
+void DeviceWholeMemory::writeLocal(const void*, size_t) { noCuda("writeLocal"); }
 TableRef DeviceWholeMemory::table() const { return TableRef{}; }
+DistributedLayout DeviceWholeMemory::distributedLayout() const { return DistributedLayout{}; }
 void DeviceWholeMemory::release() {}
+bool ncclAvailable() { return false; }
+std::string ncclStatus() { return "built without CUDA"; }
+NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { noCuda("NCCL"); }
+NcclComm::~NcclComm() = default;
+void NcclComm::allToAllV(uint64_t, const std::vector<int64_t>&, const std::vector<int64_t>&, uint64_t,
+                         const std::vector<int64_t>&, const std::vector<int64_t>&, const std::string&) { noCuda("NCCL"); }
+void NcclComm::allReduce(uint64_t, uint64_t, int64_t, int, int, const std::string&) { noCuda("NCCL"); }
+void NcclComm::wait(const std::string&) { noCuda("NCCL"); }
+void distributedGather(NcclComm&, const DistributedLayout&, uint64_t, int64_t, uint64_t, const std::string&) {
+  noCuda("distributed gather");
+}
+void distributedScatter(NcclComm&, const DistributedLayout&, uint64_t, int64_t, uint64_t, const std::string&) {
+  noCuda("distributed scatter");
+}
 size_t managedSizeClass(size_t bytes) { return bytes; }
 uint64_t managedAlloc(size_t) { noCuda("managedAlloc"); }
 void managedFree(uint64_t) { noCuda("managedFree"); }

@@ -1,0 +1,29 @@
+// Rows of 'distributed' GPU WholeMemory: each rank holds rows
+// [rank * rowsPerRank, ...) in its own GPU memory; gathers and scatters are
+// collectives that bucket the indices by owner, exchange them and the rows
+// through NCCL, and put the rows in place. Every rank calls them, in the
+// same order, with its own indices (possibly none).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "wm/nccl_comm.h"
+
+namespace wm {
+
+struct DistributedLayout {
+  int64_t rows = 0, rowsPerRank = 0, rowBytes = 0;  // rowBytes: a multiple of 4
+  uint64_t localSlice = 0;                          // this rank's rows, on its GPU
+  int64_t localRows = 0;
+};
+
+// out[i] = row indices[i] (int32 indices and out on this rank's GPU).
+// An index outside the tensor fails on every rank, naming it where it was passed.
+void distributedGather(NcclComm& comm, const DistributedLayout& layout, uint64_t indices, int64_t n, uint64_t out,
+                       const std::string& what);
+// row indices[i] = values[i]; duplicates resolve in rank order, then in
+// order within a rank: the last write wins, on every run.
+void distributedScatter(NcclComm& comm, const DistributedLayout& layout, uint64_t indices, int64_t n,
+                        uint64_t values, const std::string& what);
+
+}  // namespace wm

@@ -1,0 +1,225 @@
+#include <cub/device/device_radix_sort.cuh>
+
+#include <cstring>
+
+#include "check.h"
+#include "launch.cuh"
+#include "wm/distributed.h"
+#include "wm/runtime.h"
+
+namespace wm {
+namespace {
+
+// Stream-ordered scratch, freed when the exchange returns (or throws).
+struct Scratch {
+  std::vector<uint64_t> ptrs;
+  template <typename T>
+  T* get(int64_t count) {
+    uint64_t p = deviceAlloc(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T));
+    ptrs.push_back(p);
+    return reinterpret_cast<T*>(p);
+  }
+  ~Scratch() {
+    for (auto p : ptrs) deviceFree(p);
+  }
+};
+
+__global__ void ownerKernel(const int32_t* idx, int64_t n, int64_t rows, int64_t rowsPerRank, int32_t* owner,
+                            int32_t* pos, unsigned long long* counts, unsigned long long* bad) {
+  WM_GRID_STRIDE(i, n) {
+    int64_t r = idx[i];
+    pos[i] = static_cast<int32_t>(i);
+    if (r < 0 || r >= rows) {
+      owner[i] = 0;
+      atomicMin(bad, static_cast<unsigned long long>(i));
+      continue;
+    }
+    int32_t o = static_cast<int32_t>(r / rowsPerRank);
+    owner[i] = o;
+    atomicAdd(counts + o, 1ull);
+  }
+}
+
+// localIdx[j] = the row's index within its owner's slice, in owner order.
+__global__ void localIndexKernel(const int32_t* idx, const int32_t* perm, const int32_t* ownerSorted, int64_t n,
+                                 int64_t rowsPerRank, int32_t* localIdx) {
+  WM_GRID_STRIDE(j, n) localIdx[j] = static_cast<int32_t>(idx[perm[j]] - ownerSorted[j] * rowsPerRank);
+}
+
+// dst[dstRow ? dstRow[j] : j] = src[srcRow ? srcRow[j] : j], rows of `words` 4-byte words.
+template <typename W>
+__global__ void copyRowsKernel(const W* src, const int32_t* srcRow, W* dst, const int32_t* dstRow, int64_t n,
+                               int64_t words) {
+  WM_GRID_STRIDE(t, n * words) {
+    int64_t j = t / words, k = t - j * words;
+    int64_t s = srcRow ? srcRow[j] : j, d = dstRow ? dstRow[j] : j;
+    dst[d * words + k] = src[s * words + k];
+  }
+}
+
+void copyRows(uint64_t src, const int32_t* srcRow, uint64_t dst, const int32_t* dstRow, int64_t n, int64_t rowBytes) {
+  if (n == 0 || rowBytes == 0) return;
+  if (rowBytes % 16 == 0 && src % 16 == 0 && dst % 16 == 0) {
+    int64_t w = rowBytes / 16;
+    copyRowsKernel<<<gridFor(n * w), kThreads, 0, stream()>>>(reinterpret_cast<const uint4*>(src), srcRow,
+                                                              reinterpret_cast<uint4*>(dst), dstRow, n, w);
+  } else {
+    int64_t w = rowBytes / 4;
+    copyRowsKernel<<<gridFor(n * w), kThreads, 0, stream()>>>(reinterpret_cast<const uint32_t*>(src), srcRow,
+                                                              reinterpret_cast<uint32_t*>(dst), dstRow, n, w);
+  }
+  WM_CUDA_LAUNCHED();
+}
+
+// Of each run of equal rows (sorted stably), only the last entry writes.
+__global__ void writeLastKernel(const uint32_t* rowsIn, const int32_t* order, const int32_t* sortedRow, int64_t n,
+                                int64_t words, uint32_t* slice) {
+  WM_GRID_STRIDE(t, n * words) {
+    int64_t j = t / words, k = t - j * words;
+    if (j + 1 < n && sortedRow[j + 1] == sortedRow[j]) continue;
+    slice[static_cast<int64_t>(sortedRow[j]) * words + k] = rowsIn[static_cast<int64_t>(order[j]) * words + k];
+  }
+}
+
+__global__ void iotaKernel(int32_t* out, int64_t n) {
+  WM_GRID_STRIDE(i, n) out[i] = static_cast<int32_t>(i);
+}
+
+int bitsFor(int64_t values) {
+  int bits = 1;
+  while ((int64_t{1} << bits) < values) ++bits;
+  return bits;
+}
+
+// Stable sort of (key, value) int32 pairs whose keys are below `keyLimit`.
+void sortPairs(Scratch& s, const int32_t* keys, int32_t* keysOut, const int32_t* vals, int32_t* valsOut, int64_t n,
+               int64_t keyLimit) {
+  size_t temp = 0;
+  int bits = bitsFor(keyLimit);
+  WM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, keysOut, vals, valsOut, static_cast<int>(n), 0, bits, stream()));
+  void* tmp = s.get<uint8_t>(static_cast<int64_t>(temp));
+  WM_CUDA(cub::DeviceRadixSort::SortPairs(tmp, temp, keys, keysOut, vals, valsOut, static_cast<int>(n), 0, bits, stream()));
+}
+
+// Everything both directions need: every index's owner, the per-owner order,
+// and every rank's counts (exchanged through the bootstrap, which doubles as
+// the check that every rank is here and that every index is in range).
+struct Plan {
+  int ranks = 0, rank = 0;
+  std::vector<int64_t> sendCount, sendOffset, recvCount, recvOffset;
+  int64_t recvTotal = 0;
+  int32_t* perm = nullptr;      // position in the caller's order of each owner-ordered entry
+  int32_t* localIdx = nullptr;  // the entry's row within its owner's slice
+};
+
+Plan plan(NcclComm& comm, Scratch& s, const DistributedLayout& L, uint64_t indices, int64_t n, const std::string& what) {
+  WM_REQUIRE(n < (int64_t{1} << 31), what + ": at most 2^31 - 1 indices per call");
+  Bootstrap& boot = comm.bootstrap();
+  Plan p;
+  p.ranks = boot.size();
+  p.rank = boot.rank();
+  const int32_t* idx = reinterpret_cast<const int32_t*>(indices);
+  auto* counts = s.get<unsigned long long>(p.ranks + 1);
+  std::vector<unsigned long long> host(p.ranks + 1, 0);
+  host[p.ranks] = ~0ull;
+  copyHostToDevice(reinterpret_cast<uint64_t>(counts), host.data(), host.size() * sizeof(unsigned long long));
+  int32_t* owner = s.get<int32_t>(n);
+  int32_t* pos = s.get<int32_t>(n);
+  if (n > 0) {
+    ownerKernel<<<gridFor(n), kThreads, 0, stream()>>>(idx, n, L.rows, L.rowsPerRank, owner, pos, counts, counts + p.ranks);
+    WM_CUDA_LAUNCHED();
+  }
+  copyDeviceToHost(host.data(), reinterpret_cast<uint64_t>(counts), host.size() * sizeof(unsigned long long));
+  std::string mine(reinterpret_cast<const char*>(host.data()), host.size() * sizeof(unsigned long long));
+  auto all = boot.allgather(mine, what + " (counts)");
+  if (host[p.ranks] != ~0ull) {
+    int32_t value = 0;
+    copyDeviceToHost(&value, indices + host[p.ranks] * sizeof(int32_t), sizeof value);
+    fail(what + ": index " + std::to_string(value) + " at position " + std::to_string(host[p.ranks]) +
+         " is outside the tensor's " + std::to_string(L.rows) + " rows");
+  }
+  for (int q = 0; q < p.ranks; ++q) {
+    WM_REQUIRE(all[q].size() == mine.size(), what + ": rank " + std::to_string(q) + " sent a malformed count list");
+    unsigned long long theirs[2];
+    std::memcpy(&theirs[1], all[q].data() + p.ranks * sizeof(unsigned long long), sizeof(unsigned long long));
+    if (theirs[1] != ~0ull) fail(what + ": rank " + std::to_string(q) + " passed an index outside the tensor's " + std::to_string(L.rows) + " rows");
+    std::memcpy(&theirs[0], all[q].data() + p.rank * sizeof(unsigned long long), sizeof(unsigned long long));
+    p.recvCount.push_back(static_cast<int64_t>(theirs[0]));
+    p.sendCount.push_back(static_cast<int64_t>(host[q]));
+  }
+  p.sendOffset.assign(p.ranks, 0);
+  p.recvOffset.assign(p.ranks, 0);
+  for (int q = 1; q < p.ranks; ++q) {
+    p.sendOffset[q] = p.sendOffset[q - 1] + p.sendCount[q - 1];
+    p.recvOffset[q] = p.recvOffset[q - 1] + p.recvCount[q - 1];
+  }
+  p.recvTotal = p.recvOffset[p.ranks - 1] + p.recvCount[p.ranks - 1];
+  p.perm = s.get<int32_t>(n);
+  p.localIdx = s.get<int32_t>(n);
+  if (n > 0) {
+    int32_t* ownerSorted = s.get<int32_t>(n);
+    sortPairs(s, owner, ownerSorted, pos, p.perm, n, p.ranks);
+    localIndexKernel<<<gridFor(n), kThreads, 0, stream()>>>(idx, p.perm, ownerSorted, n, L.rowsPerRank, p.localIdx);
+    WM_CUDA_LAUNCHED();
+  }
+  return p;
+}
+
+std::vector<int64_t> times(const std::vector<int64_t>& v, int64_t k) {
+  std::vector<int64_t> out(v);
+  for (auto& x : out) x *= k;
+  return out;
+}
+
+}  // namespace
+
+void distributedGather(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t out,
+                       const std::string& what) {
+  Scratch s;
+  Plan p = plan(comm, s, L, indices, n, what);
+  const int64_t rb = L.rowBytes;
+  int32_t* asked = s.get<int32_t>(p.recvTotal);
+  auto* replies = s.get<uint8_t>(p.recvTotal * rb);
+  auto* rowsBack = s.get<uint8_t>(n * rb);
+  // Requests out, rows for the requests that came in, rows back.
+  comm.allToAllV(reinterpret_cast<uint64_t>(p.localIdx), times(p.sendOffset, 4), times(p.sendCount, 4),
+                 reinterpret_cast<uint64_t>(asked), times(p.recvOffset, 4), times(p.recvCount, 4), what + " (requests)");
+  copyRows(L.localSlice, asked, reinterpret_cast<uint64_t>(replies), nullptr, p.recvTotal, rb);
+  comm.allToAllV(reinterpret_cast<uint64_t>(replies), times(p.recvOffset, rb), times(p.recvCount, rb),
+                 reinterpret_cast<uint64_t>(rowsBack), times(p.sendOffset, rb), times(p.sendCount, rb), what + " (rows)");
+  copyRows(reinterpret_cast<uint64_t>(rowsBack), nullptr, out, p.perm, n, rb);
+  comm.wait(what);
+}
+
+void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t values,
+                        const std::string& what) {
+  Scratch s;
+  Plan p = plan(comm, s, L, indices, n, what);
+  const int64_t rb = L.rowBytes;
+  auto* packed = s.get<uint8_t>(n * rb);
+  copyRows(values, p.perm, reinterpret_cast<uint64_t>(packed), nullptr, n, rb);
+  int32_t* rows = s.get<int32_t>(p.recvTotal);
+  auto* incoming = s.get<uint8_t>(p.recvTotal * rb);
+  comm.allToAllV(reinterpret_cast<uint64_t>(p.localIdx), times(p.sendOffset, 4), times(p.sendCount, 4),
+                 reinterpret_cast<uint64_t>(rows), times(p.recvOffset, 4), times(p.recvCount, 4), what + " (indices)");
+  comm.allToAllV(reinterpret_cast<uint64_t>(packed), times(p.sendOffset, rb), times(p.sendCount, rb),
+                 reinterpret_cast<uint64_t>(incoming), times(p.recvOffset, rb), times(p.recvCount, rb), what + " (rows)");
+  if (p.recvTotal > 0 && rb > 0) {
+    // Arrivals are in rank order, then in each rank's order; a stable sort by
+    // row keeps that order among duplicates, and the last of each run writes.
+    int32_t* arrival = s.get<int32_t>(p.recvTotal);
+    iotaKernel<<<gridFor(p.recvTotal), kThreads, 0, stream()>>>(arrival, p.recvTotal);
+    WM_CUDA_LAUNCHED();
+    int32_t* sortedRow = s.get<int32_t>(p.recvTotal);
+    int32_t* order = s.get<int32_t>(p.recvTotal);
+    sortPairs(s, rows, sortedRow, arrival, order, p.recvTotal, std::max<int64_t>(L.localRows, 1));
+    int64_t words = rb / 4;
+    writeLastKernel<<<gridFor(p.recvTotal * words), kThreads, 0, stream()>>>(
+        reinterpret_cast<const uint32_t*>(incoming), order, sortedRow, p.recvTotal, words,
+        reinterpret_cast<uint32_t*>(L.localSlice));
+    WM_CUDA_LAUNCHED();
+  }
+  comm.wait(what);
+}
+
+}  // namespace wm
