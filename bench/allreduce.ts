@@ -1,7 +1,10 @@
 // `npm run bench:allreduce` (GPUs): per-call time and bus bandwidth
-// (2(n-1)/n x bytes / time) of comm.allReduce on float32, back-to-back calls
-// from Node, set against dist.all_reduce (NCCL) from PyTorch under torchrun
-// on the same GPUs in the same run. Starts its own ranks.
+// (2(n-1)/n x bytes / time) of comm.allReduce, back-to-back calls from Node,
+// for bfloat16 and float32 on the wire: the automatic choice, each of our
+// paths forced (one-shot, two-shot, NCCL through our C++, float32 only), set
+// against PyTorch in the same run under torchrun (dist.all_reduce over NCCL;
+// symmetric-memory one_shot_all_reduce / two_shot_all_reduce_). Bytes are
+// the message's bytes in its wire type. Starts its own ranks.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -12,28 +15,42 @@ import * as wm from '../src/index';
 import {median} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
-const SIZES = [1 << 10, 1 << 16, 1 << 20, 1 << 24, 1 << 26];
+const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 64 << 20, 256 << 20].join(','))
+    .split(',').map(Number);
+
+interface Row {dtype: string; bytes: number; auto: number; autoPath: string; oneShot?: number; twoShot?: number; nccl?: number}
 
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
-  const rows: {bytes: number; us: number; busGBs: number}[] = [];
-  for (const bytes of SIZES) {
-    const x = tf.randomNormal([bytes / 4]);
-    const reps = bytes <= (1 << 20) ? 200 : 50;
-    for (let i = 0; i < 10; ++i) comm.allReduce(x)[0].dispose();
+  const rows: Row[] = [];
+  const time = (x: tf.Tensor, opts: wm.AllReduceOptions, reps: number) => {
+    for (let i = 0; i < 10; ++i) comm.allReduce(x, opts)[0].dispose();
     const times: number[] = [];
     for (let k = 0; k < 5; ++k) {
       comm.barrier();
       wm.synchronize();
       const t0 = process.hrtime.bigint();
-      for (let i = 0; i < reps; ++i) comm.allReduce(x)[0].dispose();
+      for (let i = 0; i < reps; ++i) comm.allReduce(x, opts)[0].dispose();
       wm.synchronize();
       times.push(Number(process.hrtime.bigint() - t0) / 1e3 / reps);
     }
-    const us = median(times);
-    rows.push({bytes, us, busGBs: (2 * (comm.size - 1)) / comm.size * bytes / us / 1e3});
-    x.dispose();
+    return median(times);
+  };
+  for (const wire of ['bfloat16', 'float32'] as const) {
+    const esize = wire === 'float32' ? 4 : 2;
+    for (const bytes of SIZES) {
+      const x = tf.randomNormal([bytes / esize]);
+      const reps = bytes <= (1 << 20) ? 200 : bytes <= (64 << 20) ? 50 : 10;
+      const row: Row = {dtype: wire, bytes, auto: time(x, {wire}, reps), autoPath: comm.lastAllReducePath};
+      if (bytes <= (64 << 20)) {
+        row.oneShot = time(x, {wire, algorithm: 'one-shot'}, reps);
+        row.twoShot = time(x, {wire, algorithm: 'two-shot'}, reps);
+      }
+      if (wire === 'float32') row.nccl = time(x, {algorithm: 'nccl'}, reps);
+      rows.push(row);
+      x.dispose();
+    }
   }
   if (comm.rank === 0) process.stdout.write(`OURS ${JSON.stringify(rows)}\n`);
   comm.destroy();
@@ -46,25 +63,28 @@ function main(): void {
     return;
   }
   const torch = spawnSync('python3', ['-m', 'torch.distributed.run', '--standalone', `--nproc_per_node=${n}`, path.join(root, 'bench', 'torch', 'allreduce.py')],
-                          {encoding: 'utf8', env: {...process.env, NCCL_NVLS_ENABLE: '0'}});
+                          {encoding: 'utf8', env: {...process.env, NCCL_NVLS_ENABLE: '0', BENCH_SIZES: SIZES.join(',')}});
   const torchLine = (torch.stdout || '').split('\n').find((l) => l.startsWith('{'));
   const ref = torchLine ? JSON.parse(torchLine) : undefined;
-  if (!ref) console.log(`(PyTorch side not run: ${(torch.stderr || '').trim().split('\n').slice(-2).join(' ')})`);
+  if (!ref) console.log(`(PyTorch side not run: ${(torch.stderr || '').trim().split('\n').slice(-3).join(' ')})`);
   const ours = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), __filename], {encoding: 'utf8'});
   const line = (ours.stdout || '').split('\n').find((l) => l.includes('OURS '));
   if (!line) {
     console.log(ours.stdout, ours.stderr);
     process.exit(1);
   }
-  const rows = JSON.parse(line.slice(line.indexOf('OURS ') + 5)) as {bytes: number; us: number; busGBs: number}[];
-  console.log(`\nall-reduce, float32, ${n} x ${wm.deviceInfo().name}, back-to-back calls`);
-  console.log('| bytes | ours µs | ours bus GB/s | torch NCCL µs | torch bus GB/s |');
-  console.log('| --- | --- | --- | --- | --- |');
-  rows.forEach((r, i) => {
-    const t = ref?.results[i];
-    console.log(`| ${r.bytes} | ${r.us.toFixed(1)} | ${r.busGBs.toFixed(1)} | ${t ? t.us.toFixed(1) : ''} | ${t ? t.busGBs.toFixed(1) : ''} |`);
-  });
-  if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}`);
+  const rows = JSON.parse(line.slice(line.indexOf('OURS ') + 5)) as Row[];
+  const bus = (bytes: number, us?: number) => (us ? ((2 * (n - 1)) / n * bytes / us / 1e3).toFixed(0) : '');
+  const f = (us?: number) => (us === undefined ? '' : us.toFixed(1));
+  console.log(`\nall-reduce on ${n} x ${wm.deviceInfo().name}, back-to-back calls; µs per call (bus GB/s)`);
+  console.log('| wire | bytes | ours auto | path | ours one-shot | ours two-shot | ours NCCL (f32) | torch NCCL | torch one-shot | torch two-shot |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of rows) {
+    const t = ref?.results.find((x: {dtype: string; bytes: number}) => x.dtype === r.dtype && x.bytes === r.bytes);
+    console.log(`| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${r.autoPath} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ` +
+                `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} |`);
+  }
+  if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}; ours: ${wm.ncclStatus()}`);
   const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'allreduce.json');
   fs.mkdirSync(path.dirname(out), {recursive: true});
   fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), ranks: n, device: wm.deviceInfo().name, ours: rows, torch: ref}, null, 2));

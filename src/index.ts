@@ -19,3 +19,4 @@ export * as graph from './graph/index';
 export * as train from './train/index';
 export {getEnabledUVM, getManagedBudget, isManaged, manage, managedMemoryInfo, setEnabledUVM, setManagedBudget, to, unmanage} from './memory/managed';
 export type {ManagedMemoryInfo, ToOptions} from './memory/managed';
+export type {AllReduceAlgorithm, AllReduceOptions, ReduceOp, WireType} from './dist/allreduce';

@@ -15,10 +15,10 @@ const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
 const fixture = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
 
-function launch(n: number, mode: string, env: NodeJS.ProcessEnv = {}) {
+function launch(n: number, mode: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-test-'));
   const r = spawnSync(process.execPath, [launcher, '-n', String(n), fixture, mode], {
-    encoding: 'utf8', timeout: 90_000, env: {...process.env, WM_TEST_DIR: dir, ...env},
+    encoding: 'utf8', timeout: timeoutMs, env: {...process.env, WM_TEST_DIR: dir, ...env},
   });
   fs.rmSync(dir, {recursive: true, force: true});
   return {status: r.status, out: `${r.stdout}${r.stderr}`};
@@ -68,6 +68,24 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK allreduce rank ${r}`);
     });
   }
+
+  for (const n of [2, 4]) {
+    it(`GPU all-reduce: one-shot, two-shot, NCCL; float32/bfloat16/float16 wire; 1 element to 64 MiB; 1,000 calls back to back: ${n} GPUs`, function() {
+      if (wm.deviceInfo().deviceCount < n) this.skip();
+      this.timeout(300_000);
+      const {status, out} = launch(n, 'allreduce-gpu', {}, 280_000);
+      expect(status, out).to.equal(0);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK allreduce-gpu rank ${r}`);
+    });
+  }
+
+  it('GPU all-reduce: a rank killed between calls makes the other fail naming it within the timeout', function() {
+    if (wm.deviceInfo().deviceCount < 2) this.skip();
+    const {status, out} = launch(2, 'allreduce-die');
+    expect(status).to.not.equal(0);
+    expect(out).to.match(/ERROR rank 0 after \d+ ms: .*rank 1 did not reach the all-reduce within 1500 ms/);
+    expect(out).to.not.include('UNEXPECTED');
+  });
 
   it('the data-parallel example trains with its table in WholeMemory on 2 ranks', function() {
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();

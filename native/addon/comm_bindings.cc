@@ -13,6 +13,7 @@
 #include "wm/host_ops.h"
 #include "wm/host_whole_memory.h"
 #include "wm/nccl_comm.h"
+#include "wm/peer_allreduce.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 
@@ -28,7 +29,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         InstanceMethod("barrier", &CommunicatorWrap::Barrier),
         InstanceMethod("setTimeout", &CommunicatorWrap::SetTimeout),
         InstanceMethod("destroy", &CommunicatorWrap::Destroy),
-        InstanceMethod("ncclAllReduce", &CommunicatorWrap::NcclAllReduce),
+        InstanceMethod("allReduceDevice", &CommunicatorWrap::AllReduceDevice),
         InstanceAccessor("rank", &CommunicatorWrap::Rank, nullptr),
         InstanceAccessor("size", &CommunicatorWrap::Size, nullptr),
         InstanceAccessor("sameHost", &CommunicatorWrap::SameHost, nullptr),
@@ -60,15 +61,46 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   }
 
  private:
-  // ncclAllReduce(send, recv, count, ncclType, ncclOp): queued on the stream, waited for (bounded)
-  Napi::Value NcclAllReduce(const Napi::CallbackInfo& info) {
+  // allReduceDevice(ins, outs, counts, wire (0 f32, 1 f16, 2 bf16), mean, algo (0 auto, 1 one-shot,
+  // 2 two-shot, 3 NCCL)) -> the path taken. Float32 device arrays; queued on the stream.
+  Napi::Value AllReduceDevice(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      auto& n = nccl(info.Env());
-      n.allReduce(static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue()), static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue()),
-                  info[2].As<Napi::Number>().Int64Value(), info[3].As<Napi::Number>().Int32Value(), info[4].As<Napi::Number>().Int32Value(),
-                  "allReduce (NCCL)");
-      n.wait("allReduce (NCCL)");
-      return info.Env().Undefined();
+      auto& boot = comm(info.Env());
+      auto list = [&](int i) {
+        std::vector<uint64_t> v;
+        auto a = info[i].As<Napi::Array>();
+        for (uint32_t k = 0; k < a.Length(); ++k) v.push_back(static_cast<uint64_t>(a.Get(k).As<Napi::Number>().DoubleValue()));
+        return v;
+      };
+      std::vector<uint64_t> ins = list(0), outs = list(1), raw = list(2);
+      std::vector<int64_t> counts(raw.begin(), raw.end());
+      auto wire = static_cast<wm::WireType>(info[3].As<Napi::Number>().Int32Value());
+      bool mean = info[4].ToBoolean();
+      int algo = info[5].As<Napi::Number>().Int32Value();
+      int64_t bytes = 0;
+      for (auto c : counts) bytes += c * 4;
+      if (peerOk_ < 0) peerOk_ = wm::PeerAllReduce::supported(boot) ? 1 : 0;  // collective, once
+      static const int64_t ncclMin = [] {
+        const char* v = std::getenv("WM_AR_NCCL_MIN");
+        return v && *v ? std::atoll(v) : int64_t{64} << 20;
+      }();
+      bool useNccl = algo == 3 || (algo == 0 && (!peerOk_ || bytes >= ncclMin) && wm::ncclAvailable());
+      if (useNccl) {
+        auto& n = nccl(info.Env());
+        if (peer_) peer_->checkError();
+        n.allReduce(ins, outs, counts, 7 /* float32 */, mean ? 4 /* avg */ : 0 /* sum */, "allReduce (NCCL)");
+        // Bounded: a rank lost mid-call surfaces here, never as a hang later.
+        n.wait("allReduce (NCCL)");
+        return Napi::String::New(info.Env(), "nccl");
+      }
+      if (!peerOk_) throw Napi::Error::New(info.Env(), "allReduce: the GPUs of this group lack peer access to each other and NCCL is not available (" + wm::ncclStatus() + ")");
+      if (!peer_) {
+        const char* v = std::getenv("WM_AR_BUFFER_BYTES");
+        peer_ = std::make_unique<wm::PeerAllReduce>(boot, v && *v ? std::atoll(v) : int64_t{16} << 20);
+      }
+      auto a = static_cast<wm::AllReduceAlgo>(algo == 3 ? 0 : algo);
+      bool two = peer_->run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a);
+      return Napi::String::New(info.Env(), two ? "two-shot" : "one-shot");
     });
   }
   Napi::Value Allgather(const Napi::CallbackInfo& info) {
@@ -88,6 +120,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   }
   Napi::Value Barrier(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
+      if (peer_) peer_->checkError();
       comm(info.Env()).barrier(info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "barrier");
       return info.Env().Undefined();
     });
@@ -97,6 +130,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     return info.Env().Undefined();
   }
   Napi::Value Destroy(const Napi::CallbackInfo& info) {
+    peer_.reset();
     nccl_.reset();
     comm_.reset();
     return info.Env().Undefined();
@@ -107,6 +141,8 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
 
   std::shared_ptr<wm::Bootstrap> comm_;
   std::unique_ptr<wm::NcclComm> nccl_;
+  std::unique_ptr<wm::PeerAllReduce> peer_;
+  int peerOk_ = -1;
 };
 
 Napi::FunctionReference* communicatorCtor = nullptr;
@@ -264,8 +300,6 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
         InstanceMethod("scatter", &DeviceMemoryWrap::Scatter),
         InstanceMethod("readLocal", &DeviceMemoryWrap::ReadLocal),
         InstanceMethod("writeLocal", &DeviceMemoryWrap::WriteLocal),
-        InstanceMethod("sumSlices", &DeviceMemoryWrap::SumSlices),
-        InstanceMethod("copyToLocal", &DeviceMemoryWrap::CopyToLocal),
         InstanceAccessor("address", &DeviceMemoryWrap::Address, nullptr),
     });
   }
@@ -313,28 +347,6 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
       auto& m = mem(info.Env());
       if (in.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "writeLocal: more bytes than the local slice holds");
       m.writeLocal(bytes(in), in.ByteLength());
-      return info.Env().Undefined();
-    });
-  }
-  // sumSlices(scale, out (device), n): out = scale * sum of every rank's slice, read over NVLink
-  Napi::Value SumSlices(const Napi::CallbackInfo& info) {
-    return guarded(info.Env(), [&]() -> Napi::Value {
-      auto& m = mem(info.Env());
-      int64_t n = info[2].As<Napi::Number>().Int64Value();
-      if (n * 4 > m.rowsPerRank() * m.rowBytes()) throw Napi::RangeError::New(info.Env(), "sumSlices: n is longer than a slice");
-      wm::TableRef t = m.table();
-      if (!t.ptr) throw Napi::Error::New(info.Env(), "sumSlices: needs continuous memory");
-      wm::sumSlices(t.ptr, m.ranks(), m.rowsPerRank() * m.rowBytes() / 4, n, static_cast<float>(info[0].As<Napi::Number>().DoubleValue()), addr(info[1]));
-      return info.Env().Undefined();
-    });
-  }
-  // copyToLocal(src (device), bytes): queued on the stream, device to device
-  Napi::Value CopyToLocal(const Napi::CallbackInfo& info) {
-    return guarded(info.Env(), [&]() -> Napi::Value {
-      auto& m = mem(info.Env());
-      int64_t bytes = info[1].As<Napi::Number>().Int64Value();
-      if (bytes > m.localRowCount() * m.rowBytes()) throw Napi::RangeError::New(info.Env(), "copyToLocal: more bytes than the local slice holds");
-      wm::copyDeviceToDevice(m.localSlice(), addr(info[0]), static_cast<size_t>(bytes));
       return info.Env().Undefined();
     });
   }

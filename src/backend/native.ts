@@ -21,8 +21,11 @@ export interface NativeMemoryInfo {
 }
 
 export interface NativeCommunicator {
-  /** Through NCCL (made on first use): send/recv device addresses, NCCL dtype and op codes; waits, bounded. */
-  ncclAllReduce(send: number, recv: number, count: number, ncclType: number, ncclOp: number): void;
+  /**
+   * Float32 device arrays (ins may equal outs); wire 0 f32, 1 f16, 2 bf16; algo 0 auto, 1 one-shot,
+   * 2 two-shot, 3 NCCL. Queued on the stream (NCCL calls wait, bounded). Returns the path taken.
+   */
+  allReduceDevice(ins: number[], outs: number[], counts: number[], wire: number, mean: boolean, algo: number): string;
   readonly rank: number;
   readonly size: number;
   readonly sameHost: boolean;
@@ -84,10 +87,6 @@ export interface NativeDeviceMemory {
   scatter(indices: number, n: number, values: number, errorFlag: number): void;
   readLocal(out: ArrayBufferView): void;
   writeLocal(values: ArrayBufferView): void;
-  /** out (device) = scale * the sum of every rank's slice, read over NVLink (continuous memory). */
-  sumSlices(scale: number, out: number, n: number): void;
-  /** Queues a device-to-device copy into this rank's slice. */
-  copyToLocal(src: number, bytes: number): void;
   free(): void;
 }
 

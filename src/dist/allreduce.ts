@@ -1,97 +1,118 @@
-// All-reduce of float32 tensors over a communicator, one-shot: every rank
-// writes its flattened tensors into its own slice of a continuous
-// WholeMemory buffer (on GPUs: CUDA VMM slices every rank maps; on the CPU:
-// shared memory), the ranks meet at a barrier, and each rank sums all slices
-// in rank order (bit-identical results everywhere; on GPUs the peers' slices
-// are read over NVLink). Two buffers alternate, so a rank writing the next
-// call's data never overwrites a slice another rank may still be reading.
+// All-reduce of float32 tensors over a communicator.
 //
-// The barrier goes through the bootstrap communicator (host sockets). A
-// GPU-signal barrier, packed bf16 kernels and NCCL for large sizes are the
-// next steps (see the issue on the fused custom all-reduce).
+// On GPUs (native/include/wm/peer_allreduce.h): one kernel per call packs
+// every tensor into this rank's buffer of a continuous WholeMemory range that
+// every rank maps, meets the peers at a barrier of GPU signal flags, reduces
+// (one-shot for small messages, reduce-scatter + all-gather for larger ones),
+// averages for 'mean' and writes the outputs; NCCL (loaded at run time) takes
+// very large messages and groups whose GPUs lack peer access. The wire type
+// may be float16 or bfloat16 (half the bytes over NVLink, float32 sums).
+//
+// On the CPU: every rank writes its flattened tensors into its own slice of
+// continuous shared memory, the ranks meet at the bootstrap's barrier, and
+// each rank sums all slices in rank order. Two buffers alternate, so a rank
+// writing the next call's data never overwrites a slice another rank may
+// still be reading.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
+import {NativeHostMemory} from '../backend/native';
 import {deviceStatus, native} from '../backend/register';
 import type {Communicator} from '../memory/communicator';
 
 export type ReduceOp = 'sum' | 'mean';
+export type WireType = 'float32' | 'float16' | 'bfloat16';
+export type AllReduceAlgorithm = 'auto' | 'one-shot' | 'two-shot' | 'nccl';
 
-interface Buffer {
-  mem: NativeHostMemory | NativeDeviceMemory;
+export interface AllReduceOptions {
+  op?: ReduceOp;
+  /** GPUs: the type the values travel in (sums are float32). Default float32. */
+  wire?: WireType;
+  /** GPUs: force a path (benchmarks, tests). Default auto. */
+  algorithm?: AllReduceAlgorithm;
+}
+
+const WIRE_CODES: {[w in WireType]: number} = {float32: 0, float16: 1, bfloat16: 2};
+const ALGO_CODES: {[a in AllReduceAlgorithm]: number} = {'auto': 0, 'one-shot': 1, 'two-shot': 2, 'nccl': 3};
+
+interface HostBuffer {
+  mem: NativeHostMemory;
   capacity: number;  // float32 elements per rank
 }
 
 export class AllReducer {
-  private buffers: [Buffer | undefined, Buffer | undefined] = [undefined, undefined];
+  private buffers: [HostBuffer | undefined, HostBuffer | undefined] = [undefined, undefined];
   private next = 0;
   private readonly gpu = deviceStatus().gpu;
+  /** The path the last GPU call took ('one-shot', 'two-shot' or 'nccl'). */
+  lastPath = '';
 
   constructor(private readonly comm: Communicator) {}
 
-  // Slices are whole allocation granules (2 MiB on GPUs, a page on the CPU)
-  // so rank r's slice is exactly row r, in rank r's own memory.
-  private round(n: number): number {
-    const unit = this.gpu ? (2 << 20) / 4 : 4096 / 4;
-    return Math.max(unit, Math.ceil(n / unit) * unit);
+  /** Collective: every rank passes tensors of the same shapes, in the same order. */
+  allReduce(tensors: tf.Tensor[], opts: AllReduceOptions = {}): tf.Tensor[] {
+    const op = opts.op ?? 'sum';
+    const wire = opts.wire ?? 'float32';
+    const algorithm = opts.algorithm ?? 'auto';
+    if (op !== 'sum' && op !== 'mean') throw new RangeError(`allReduce: op must be 'sum' or 'mean', got '${op}'`);
+    if (!(wire in WIRE_CODES)) throw new RangeError(`allReduce: wire must be float32, float16 or bfloat16, got '${wire}'`);
+    if (!(algorithm in ALGO_CODES)) throw new RangeError(`allReduce: algorithm must be auto, one-shot, two-shot or nccl, got '${algorithm}'`);
+    tensors.forEach((t, i) => {
+      if (!(t instanceof tf.Tensor)) throw new TypeError(`allReduce: tensors[${i}] is not a tensor`);
+      if (t.dtype !== 'float32') throw new TypeError(`allReduce: tensors[${i}] must be float32, got ${t.dtype}`);
+    });
+    return this.gpu ? this.onDevice(tensors, op, wire, algorithm) : this.onHost(tensors, op);
   }
 
-  private buffer(i: number, n: number): Buffer {
+  private onDevice(tensors: tf.Tensor[], op: ReduceOp, wire: WireType, algorithm: AllReduceAlgorithm): tf.Tensor[] {
+    const b = tf.backend() as WholeMemoryBackend;
+    const outs = tensors.map((t) => b.makeDeviceOutput(t.shape, 'float32'));
+    const live = tensors.map((t, i) => i).filter((i) => tensors[i].size > 0);
+    try {
+      this.lastPath = this.comm.nativeComm.allReduceDevice(live.map((i) => b.devicePtr(tensors[i])), live.map((i) => outs[i].ptr),
+                                                           live.map((i) => tensors[i].size), WIRE_CODES[wire], op === 'mean',
+                                                           ALGO_CODES[algorithm]);
+    } catch (e) {
+      outs.forEach((o) => b.disposeData(o.info.dataId));
+      throw e;
+    }
+    return outs.map((o) => tf.engine().makeTensorFromTensorInfo(o.info));
+  }
+
+  // Slices are whole pages so rank r's slice is exactly row r, in rank r's own memory.
+  private hostBuffer(i: number, n: number): HostBuffer {
     const have = this.buffers[i];
     if (have && have.capacity >= n) return have;
     have?.mem.free();
-    const capacity = this.round(Math.max(n, have ? 2 * have.capacity : 0));
-    const Memory = this.gpu ? native().NativeDeviceMemory : native().NativeHostMemory;
+    const unit = 4096 / 4;
+    const capacity = Math.max(unit, Math.ceil(Math.max(n, have ? 2 * have.capacity : 0) / unit) * unit);
     // Collective: every rank asks for the same capacity (the layout check names a rank that does not).
-    const mem = new Memory(this.comm.nativeComm, 0, this.comm.size, capacity * 4, 1);
+    const mem = new (native().NativeHostMemory)(this.comm.nativeComm, 0, this.comm.size, capacity * 4, 1);
     return (this.buffers[i] = {mem, capacity});
   }
 
-  /** Collective: every rank passes tensors of the same shapes, in the same order. */
-  allReduce(tensors: tf.Tensor[], op: ReduceOp = 'sum'): tf.Tensor[] {
-    if (op !== 'sum' && op !== 'mean') throw new RangeError(`allReduce: op must be 'sum' or 'mean', got '${op}'`);
-    for (const t of tensors) if (t.dtype !== 'float32') throw new TypeError(`allReduce: tensors must be float32, got ${t.dtype}`);
+  private onHost(tensors: tf.Tensor[], op: ReduceOp): tf.Tensor[] {
     const sizes = tensors.map((t) => t.size);
     const n = sizes.reduce((a, b) => a + b, 0);
-    // Same total everywhere, or the buffers would not line up.
     const i = this.next;
     this.next ^= 1;
-    const buf = this.buffer(i, n);
-    const scale = op === 'mean' ? 1 / this.comm.size : 1;
-    const flat = tf.tidy(() => (tensors.length === 1 ? tf.reshape(tensors[0], [-1]) : tf.concat(tensors.map((t) => tf.reshape(t, [-1])))));
-    let summed: tf.Tensor;
-    try {
-      if (this.gpu) {
-        const b = tf.backend() as WholeMemoryBackend;
-        const mem = buf.mem as NativeDeviceMemory;
-        if (n) mem.copyToLocal(b.devicePtr(flat), n * 4);
-        b.native.synchronize();
-        this.comm.barrier();
-        const {info, ptr} = b.makeDeviceOutput([n], 'float32');
-        if (n) mem.sumSlices(scale, ptr, n);
-        summed = tf.engine().makeTensorFromTensorInfo(info);
-      } else {
-        const mem = buf.mem as NativeHostMemory;
-        mem.writeLocal(flat.dataSync() as Float32Array);
-        this.comm.barrier();
-        const out = new Float32Array(n);
-        if (n) mem.sumSlices(scale, out);
-        summed = tf.tensor1d(out);
-      }
-    } finally {
-      flat.dispose();
-    }
-    const parts = tf.tidy(() => {
-      let at = 0;
-      return tensors.map((t, k) => {
-        const p = tf.reshape(tf.slice(summed, [at], [sizes[k]]), t.shape);
-        at += sizes[k];
-        return p;
-      });
+    const buf = this.hostBuffer(i, n);
+    const flat = new Float32Array(n);
+    let at = 0;
+    tensors.forEach((t) => {
+      flat.set(t.dataSync() as Float32Array, at);
+      at += t.size;
     });
-    summed.dispose();
-    return parts;
+    buf.mem.writeLocal(flat);
+    this.comm.barrier();
+    const out = new Float32Array(n);
+    if (n) buf.mem.sumSlices(op === 'mean' ? 1 / this.comm.size : 1, out);
+    at = 0;
+    return tensors.map((t, k) => {
+      const part = tf.tensor(out.subarray(at, at + sizes[k]), t.shape, 'float32');
+      at += sizes[k];
+      return part;
+    });
   }
 
   dispose(): void {

@@ -9,7 +9,7 @@ import {deviceStatus, native} from '../backend/register';
 import {NativeCommunicator} from '../backend/native';
 import * as tf from '@tensorflow/tfjs-core';
 
-import {AllReducer, ReduceOp} from '../dist/allreduce';
+import {AllReduceOptions, AllReducer} from '../dist/allreduce';
 import {readLaunchEnv} from '../dist/launch_env';
 import {MemoryLocation, MemoryType, WholeMemoryTensor} from './whole_memory_tensor';
 
@@ -114,10 +114,15 @@ export class Communicator {
    * Collective: sums (or averages) float32 tensors over the ranks. Returns new
    * tensors (tfjs tensors are immutable); the inputs are left as they are.
    */
-  allReduce(tensors: tf.Tensor | tf.Tensor[], opts: {op?: ReduceOp} = {}): tf.Tensor[] {
+  allReduce(tensors: tf.Tensor | tf.Tensor[], opts: AllReduceOptions = {}): tf.Tensor[] {
     this.check();
     this.reducer ??= new AllReducer(this);
-    return this.reducer.allReduce(Array.isArray(tensors) ? tensors : [tensors], opts.op ?? 'sum');
+    return this.reducer.allReduce(Array.isArray(tensors) ? tensors : [tensors], opts);
+  }
+
+  /** The path the last GPU all-reduce took: 'one-shot', 'two-shot' or 'nccl' ('' before any). */
+  get lastAllReducePath(): string {
+    return this.reducer?.lastPath ?? '';
   }
 
   /** Collective: a tensor spread over the ranks of this communicator. */

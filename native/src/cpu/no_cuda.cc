@@ -2,6 +2,7 @@
 // device entry points refuse with a clear error. The TypeScript backend never
 // calls them then; it runs every kernel on the CPU.
 #include "wm/device_whole_memory.h"
+#include "wm/peer_allreduce.h"
 #include "wm/embedding.h"
 #include "wm/managed.h"
 #include "wm/sampling.h"
@@ -89,7 +90,20 @@ NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { n
 NcclComm::~NcclComm() = default;
 void NcclComm::allToAllV(uint64_t, const std::vector<int64_t>&, const std::vector<int64_t>&, uint64_t,
                          const std::vector<int64_t>&, const std::vector<int64_t>&, const std::string&) { noCuda("NCCL"); }
-void NcclComm::allReduce(uint64_t, uint64_t, int64_t, int, int, const std::string&) { noCuda("NCCL"); }
+void NcclComm::allReduce(const std::vector<uint64_t>&, const std::vector<uint64_t>&, const std::vector<int64_t>&, int, int,
+                         const std::string&) {
+  noCuda("NCCL");
+}
+bool PeerAllReduce::supported(Bootstrap&) { return false; }
+PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes) : boot_(boot), bufferBytes_(bufferBytes), oneShotMax_(0), timeoutNs_(0) {
+  noCuda("allReduce on GPUs");
+}
+PeerAllReduce::~PeerAllReduce() = default;
+bool PeerAllReduce::run(const std::vector<uint64_t>&, const std::vector<uint64_t>&, const std::vector<int64_t>&, WireType, float,
+                        AllReduceAlgo) {
+  noCuda("allReduce on GPUs");
+}
+void PeerAllReduce::checkError() {}
 void NcclComm::wait(const std::string&) { noCuda("NCCL"); }
 void distributedGather(NcclComm&, const DistributedLayout&, uint64_t, int64_t, uint64_t, const std::string&) {
   noCuda("distributed gather");

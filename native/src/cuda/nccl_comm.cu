@@ -140,12 +140,18 @@ void NcclComm::allToAllV(uint64_t send, const std::vector<int64_t>& sendOffset, 
   settle(a.groupEnd(), what);
 }
 
-void NcclComm::allReduce(uint64_t send, uint64_t recv, int64_t count, int ncclType, int ncclOp, const std::string& what) {
+void NcclComm::allReduce(const std::vector<uint64_t>& send, const std::vector<uint64_t>& recv,
+                         const std::vector<int64_t>& count, int ncclType, int ncclOp, const std::string& what) {
   live(what);
-  if (count == 0) return;
-  settle(api().allReduce(reinterpret_cast<const void*>(send), reinterpret_cast<void*>(recv), static_cast<size_t>(count),
-                         ncclType, ncclOp, handle(comm_), stream()),
-         what);
+  const NcclApi& a = api();
+  int r = a.groupStart();
+  if (r != kNcclSuccess) settle(r, what);
+  for (size_t i = 0; i < send.size(); ++i) {
+    if (count[i] == 0) continue;
+    a.allReduce(reinterpret_cast<const void*>(send[i]), reinterpret_cast<void*>(recv[i]), static_cast<size_t>(count[i]),
+                ncclType, ncclOp, handle(comm_), stream());
+  }
+  settle(a.groupEnd(), what);
 }
 
 void NcclComm::wait(const std::string& what) {

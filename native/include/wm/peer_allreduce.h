@@ -1,0 +1,67 @@
+// All-reduce over NVLink without NCCL: every rank's buffers live in one
+// continuous WholeMemory range (CUDA VMM) that every rank maps, so a kernel
+// reads its peers' buffers directly. One kernel per call packs the inputs
+// (float32 tensors, any number) into the rank's buffer in the wire type
+// (float32, float16 or bfloat16), meets its peers at a barrier of signal
+// flags in GPU memory, reduces (in float32, in rank order, so every rank
+// gets bit-identical results), scales (mean) and writes the outputs.
+//   one-shot: each rank reads all of every peer's buffer (small messages);
+//   two-shot: reduce-scatter then all-gather through a second barrier
+//             (medium and large messages: each byte crosses NVLink twice
+//             instead of n - 1 times).
+// Two buffer sets alternate, so a rank never overwrites a buffer a peer may
+// still be reading (it must first pass the next call's barrier, which its
+// peers reach only after finishing this call). Every wait on a peer's flag is
+// bounded: a rank that never arrives makes the kernel record its number in
+// host memory and finish; checkError() then throws naming it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "wm/bootstrap.h"
+
+namespace wm {
+
+class DeviceWholeMemory;
+
+enum class WireType : int { F32 = 0, F16 = 1, BF16 = 2 };
+enum class AllReduceAlgo : int { Auto = 0, OneShot = 1, TwoShot = 2 };
+
+class PeerAllReduce {
+ public:
+  constexpr static int kMaxRanks = 8;
+  constexpr static int kMaxTensors = 64;
+
+  // Collective. Whether every pair of the group's GPUs has peer access: the
+  // same answer on every rank (each checks the whole matrix).
+  static bool supported(Bootstrap& boot);
+  // Collective: maps every rank's buffers (bufferBytes per buffer, four per rank).
+  PeerAllReduce(Bootstrap& boot, int64_t bufferBytes);
+  ~PeerAllReduce();
+
+  // Collective, queued on the stream: out[i] = scale * sum over ranks of in[i]
+  // (float32 device arrays of counts[i] elements; in and out may alias).
+  // Messages larger than a buffer go in several rounds. Returns whether two-shot was used.
+  bool run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out, const std::vector<int64_t>& counts,
+           WireType wire, float scale, AllReduceAlgo algo);
+  // Throws if an earlier kernel found a rank missing (then this object is unusable).
+  void checkError();
+  int64_t bufferBytes() const { return bufferBytes_; }
+  // Bytes at or below which Auto picks one-shot.
+  int64_t oneShotMaxBytes() const { return oneShotMax_; }
+
+ private:
+  Bootstrap& boot_;
+  std::unique_ptr<DeviceWholeMemory> mem_;
+  int64_t bufferBytes_, sliceBytes_ = 0, oneShotMax_;
+  uint32_t epoch_ = 0;
+  int parity_ = 0;
+  int* errHost_ = nullptr;
+  int* errDev_ = nullptr;
+  int64_t timeoutNs_;
+  std::string broken_;
+};
+
+}  // namespace wm

@@ -1,0 +1,350 @@
+#include "wm/peer_allreduce.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "check.h"
+#include "launch.cuh"
+#include "wm/device_whole_memory.h"
+#include "wm/embedding_math.h"
+#include "wm/runtime.h"
+
+namespace wm {
+namespace {
+
+constexpr int kMaxBlocks = 64;
+constexpr int kArThreads = 512;
+constexpr int64_t kSignalBytes = 64 << 10;
+constexpr int kMaxRanks = PeerAllReduce::kMaxRanks;
+constexpr int kMaxTensors = PeerAllReduce::kMaxTensors;
+
+// The tensors of one call, flattened: tensor i covers wire vectors
+// [firstVec[i], firstVec[i + 1]), each tensor starting on a fresh vector.
+struct Tensors {
+  const float* in[kMaxTensors];
+  float* out[kMaxTensors];
+  int64_t count[kMaxTensors];
+  int64_t firstVec[kMaxTensors + 1];
+  int n;
+};
+
+struct Params {
+  uint8_t* base;        // rank q's slice at base + q * slice
+  int64_t slice;
+  int64_t inOff, resOff;  // this round's buffers within a slice
+  int rank, ranks;
+  uint32_t epoch;
+  int64_t vecBegin, nvec;  // this round's vectors
+  float scale;
+  unsigned long long timeoutNs;
+  int* err;  // host-mapped: 1 + the rank that never arrived
+};
+
+__device__ __forceinline__ uint32_t loadAcquire(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void storeRelease(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long globalNs() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ uint32_t* flag(const Params& p, int owner, int phase, int block, int from) {
+  return reinterpret_cast<uint32_t*>(p.base + owner * p.slice) + (phase * kMaxBlocks + block) * kMaxRanks + from;
+}
+
+// Block b of every rank meets here: its writes before are visible to block b
+// of every peer after. Bounded: a missing rank is recorded, not waited for.
+__device__ void barrier(const Params& p, int phase) {
+  __syncthreads();
+  int q = threadIdx.x;
+  if (q < p.ranks) {
+    storeRelease(flag(p, q, phase, blockIdx.x, p.rank), p.epoch);
+    const uint32_t* mine = flag(p, p.rank, phase, blockIdx.x, q);
+    unsigned long long start = 0;
+    for (uint32_t spin = 0; static_cast<int32_t>(loadAcquire(mine) - p.epoch) < 0; ++spin) {
+      if ((spin & 1023) != 1023) continue;
+      unsigned long long now = globalNs();
+      if (start == 0) start = now;
+      volatile int* err = p.err;
+      if (*err != 0 || now - start > p.timeoutNs) {
+        atomicCAS_system(p.err, 0, q + 1);
+        break;
+      }
+    }
+  }
+  __syncthreads();
+}
+
+template <typename T>
+struct Wire {
+  static constexpr int V = 16 / sizeof(T);
+  struct alignas(16) Pack {
+    T v[V];
+  };
+};
+
+__device__ __forceinline__ int tensorOf(const Tensors& t, int64_t v) {
+  int lo = 0, hi = t.n - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) >> 1;
+    if (t.firstVec[mid] <= v) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Reads vector v (flat) of the inputs as floats; past a tensor's end, zeros.
+template <int V>
+__device__ __forceinline__ void loadInput(const Tensors& t, int64_t v, float (&x)[V]) {
+  int i = tensorOf(t, v);
+  int64_t e0 = (v - t.firstVec[i]) * V;
+  const float* src = t.in[i] + e0;
+  int64_t valid = t.count[i] - e0;
+  if (valid >= V && (reinterpret_cast<uintptr_t>(src) & 15) == 0) {
+#pragma unroll
+    for (int k = 0; k < V; k += 4) {
+      float4 f = *reinterpret_cast<const float4*>(src + k);
+      x[k] = f.x, x[k + 1] = f.y, x[k + 2] = f.z, x[k + 3] = f.w;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k) x[k] = k < valid ? src[k] : 0.f;
+  }
+}
+
+template <int V>
+__device__ __forceinline__ void storeOutput(const Tensors& t, int64_t v, const float (&x)[V]) {
+  int i = tensorOf(t, v);
+  int64_t e0 = (v - t.firstVec[i]) * V;
+  float* dst = t.out[i] + e0;
+  int64_t valid = t.count[i] - e0;
+  if (valid >= V && (reinterpret_cast<uintptr_t>(dst) & 15) == 0) {
+#pragma unroll
+    for (int k = 0; k < V; k += 4) *reinterpret_cast<float4*>(dst + k) = make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      if (k < valid) dst[k] = x[k];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ typename Wire<T>::Pack pack(const float (&x)[Wire<T>::V]) {
+  typename Wire<T>::Pack w;
+#pragma unroll
+  for (int k = 0; k < Wire<T>::V; ++k) w.v[k] = fromFloat<T>(x[k]);
+  return w;
+}
+
+template <typename T>
+__device__ __forceinline__ typename Wire<T>::Pack* area(const Params& p, int owner, int64_t off) {
+  return reinterpret_cast<typename Wire<T>::Pack*>(p.base + owner * p.slice + off);
+}
+
+// Sum over ranks, in rank order, of vector v of every rank's input buffer.
+template <typename T>
+__device__ __forceinline__ void reduceVec(const Params& p, int64_t v, float (&acc)[Wire<T>::V]) {
+  constexpr int V = Wire<T>::V;
+#pragma unroll
+  for (int k = 0; k < V; ++k) acc[k] = 0.f;
+  for (int q = 0; q < p.ranks; ++q) {
+    typename Wire<T>::Pack w;
+    *reinterpret_cast<uint4*>(&w) = __ldcg(reinterpret_cast<const uint4*>(area<T>(p, q, p.inOff) + v));
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] += toFloat(w.v[k]);
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k) acc[k] *= p.scale;
+}
+
+// This block's share of vectors [lo, hi): same split on every rank.
+__device__ __forceinline__ void blockRange(int64_t lo, int64_t hi, int64_t& a, int64_t& b) {
+  int64_t per = (hi - lo + gridDim.x - 1) / gridDim.x;
+  a = min(hi, lo + per * blockIdx.x);
+  b = min(hi, a + per);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t) {
+  constexpr int V = Wire<T>::V;
+  int64_t a, b;
+  blockRange(0, p.nvec, a, b);
+  auto* mine = area<T>(p, p.rank, p.inOff);
+  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+    float x[V];
+    loadInput<V>(t, p.vecBegin + v, x);
+    mine[v] = pack<T>(x);
+  }
+  barrier(p, 0);
+  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+    float acc[V];
+    reduceVec<T>(p, v, acc);
+    storeOutput<V>(t, p.vecBegin + v, acc);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t) {
+  constexpr int V = Wire<T>::V;
+  int64_t seg = (p.nvec + p.ranks - 1) / p.ranks;
+  auto* mine = area<T>(p, p.rank, p.inOff);
+  // Block b packs chunk b of every segment: exactly what block b of the
+  // segment's owner will read.
+  for (int s = 0; s < p.ranks; ++s) {
+    int64_t a, b;
+    blockRange(min(p.nvec, s * seg), min(p.nvec, (s + 1) * seg), a, b);
+    for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+      float x[V];
+      loadInput<V>(t, p.vecBegin + v, x);
+      mine[v] = pack<T>(x);
+    }
+  }
+  barrier(p, 0);
+  {
+    int64_t a, b;
+    blockRange(min(p.nvec, p.rank * seg), min(p.nvec, (p.rank + 1) * seg), a, b);
+    auto* result = area<T>(p, p.rank, p.resOff);
+    for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+      float acc[V];
+      reduceVec<T>(p, v, acc);
+      result[v] = pack<T>(acc);
+    }
+  }
+  barrier(p, 1);
+  for (int s = 0; s < p.ranks; ++s) {
+    int64_t a, b;
+    blockRange(min(p.nvec, s * seg), min(p.nvec, (s + 1) * seg), a, b);
+    const auto* theirs = area<T>(p, s, p.resOff);
+    for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+      typename Wire<T>::Pack w;
+      *reinterpret_cast<uint4*>(&w) = __ldcg(reinterpret_cast<const uint4*>(theirs + v));
+      float x[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) x[k] = toFloat(w.v[k]);
+      storeOutput<V>(t, p.vecBegin + v, x);
+    }
+  }
+}
+
+int64_t envBytes(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoll(v) : fallback;
+}
+
+template <typename T>
+void launch(bool twoShot, const Params& p, const Tensors& t) {
+  // Enough blocks to keep NVLink busy, few enough that barriers stay cheap.
+  int64_t perBlock = twoShot ? 2048 : 1024;
+  int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, kMaxBlocks));
+  if (twoShot) twoShotKernel<T><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  else oneShotKernel<T><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace
+
+bool PeerAllReduce::supported(Bootstrap& boot) {
+  auto all = boot.allgather(std::to_string(currentDevice()), "allReduce (devices)");
+  if (boot.size() > kMaxRanks) return false;
+  std::vector<int> devices;
+  for (auto& s : all) devices.push_back(std::stoi(s));
+  for (int a : devices)
+    for (int b : devices) {
+      if (a == b) continue;
+      int can = 0;
+      if (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || !can) {
+        cudaGetLastError();
+        return false;
+      }
+    }
+  return true;
+}
+
+PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
+    : boot_(boot), bufferBytes_(bufferBytes), oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", 256 << 10)) {
+  WM_REQUIRE(boot.size() <= kMaxRanks, "allReduce: the peer-to-peer path serves at most 8 ranks");
+  WM_REQUIRE(bufferBytes > 0 && bufferBytes % 256 == 0, "allReduce: the buffer size must be a positive multiple of 256");
+  timeoutNs_ = static_cast<int64_t>(boot.timeoutMs()) * 1000000;
+  // Four buffers (input and result, twice) after the signal flags.
+  int64_t bytes = kSignalBytes + 4 * bufferBytes;
+  mem_ = std::make_unique<DeviceWholeMemory>(boot, MemoryType::Continuous, boot.size(), bytes, 1);
+  sliceBytes_ = mem_->rowsPerRank() * bytes;
+  WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(mem_->localSlice()), 0, kSignalBytes, stream()));
+  WM_CUDA(cudaHostAlloc(&errHost_, sizeof(int), cudaHostAllocMapped));
+  *errHost_ = 0;
+  WM_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev_), errHost_, 0));
+  synchronize();
+  boot.barrier("allReduce (buffers ready)");
+}
+
+PeerAllReduce::~PeerAllReduce() {
+  cudaStreamSynchronize(stream());
+  mem_.reset();
+  if (errHost_) cudaFreeHost(errHost_);
+}
+
+void PeerAllReduce::checkError() {
+  if (!broken_.empty()) fail(broken_);
+  int e = *reinterpret_cast<volatile int*>(errHost_);
+  if (e != 0) {
+    broken_ = "allReduce: rank " + std::to_string(e - 1) + " did not reach the all-reduce within " +
+              std::to_string(boot_.timeoutMs()) + " ms (it exited, or called something else); the peer-to-peer all-reduce of this communicator is unusable";
+    fail(broken_);
+  }
+}
+
+bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out,
+                        const std::vector<int64_t>& counts, WireType wire, float scale, AllReduceAlgo algo) {
+  checkError();
+  WM_REQUIRE(in.size() == out.size() && in.size() == counts.size(), "allReduce: one input, output and count per tensor");
+  const int elemBytes = wire == WireType::F32 ? 4 : 2;
+  const int V = 16 / elemBytes;
+  Params p{};
+  p.base = reinterpret_cast<uint8_t*>(mem_->table().ptr);
+  p.slice = sliceBytes_;
+  p.rank = boot_.rank();
+  p.ranks = boot_.size();
+  p.scale = scale;
+  p.timeoutNs = static_cast<unsigned long long>(timeoutNs_);
+  p.err = errDev_;
+  const int64_t bufVecs = bufferBytes_ / 16;
+  bool usedTwoShot = false;
+  // Tensors go in batches of kMaxTensors; a batch's vectors in rounds of a buffer.
+  for (size_t first = 0; first < in.size(); first += kMaxTensors) {
+    Tensors t{};
+    t.n = static_cast<int>(std::min<size_t>(kMaxTensors, in.size() - first));
+    t.firstVec[0] = 0;
+    for (int i = 0; i < t.n; ++i) {
+      t.in[i] = reinterpret_cast<const float*>(in[first + i]);
+      t.out[i] = reinterpret_cast<float*>(out[first + i]);
+      t.count[i] = counts[first + i];
+      t.firstVec[i + 1] = t.firstVec[i] + (counts[first + i] + V - 1) / V;
+    }
+    const int64_t total = t.firstVec[t.n];
+    const bool twoShot = algo == AllReduceAlgo::TwoShot ||
+                         (algo == AllReduceAlgo::Auto && total * 16 > oneShotMax_ && p.ranks > 1);
+    usedTwoShot |= twoShot;
+    for (int64_t begin = 0; begin < total; begin += bufVecs) {
+      p.vecBegin = begin;
+      p.nvec = std::min(bufVecs, total - begin);
+      p.epoch = ++epoch_;
+      p.inOff = kSignalBytes + parity_ * 2 * bufferBytes_;
+      p.resOff = p.inOff + bufferBytes_;
+      parity_ ^= 1;
+      switch (wire) {
+        case WireType::F32: launch<float>(twoShot, p, t); break;
+        case WireType::F16: launch<Half16>(twoShot, p, t); break;
+        case WireType::BF16: launch<BFloat16>(twoShot, p, t); break;
+      }
+    }
+  }
+  return usedTwoShot;
+}
+
+}  // namespace wm
