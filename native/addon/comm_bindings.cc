@@ -84,7 +84,8 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         const char* v = std::getenv("WM_AR_NCCL_MIN");
         return v && *v ? std::atoll(v) : int64_t{64} << 20;
       }();
-      bool useNccl = algo == 3 || (algo == 0 && (!peerOk_ || bytes >= ncclMin) && wm::ncclAvailable());
+      // NCCL reduces float32 here: for 16-bit wires our two-shot moves half the bytes.
+      bool useNccl = algo == 3 || (algo == 0 && (!peerOk_ || (bytes >= ncclMin && wire == wm::WireType::F32)) && wm::ncclAvailable());
       if (useNccl) {
         auto& n = nccl(info.Env());
         if (peer_) peer_->checkError();

@@ -58,6 +58,7 @@ class PeerAllReduce {
   int64_t bufferBytes_, sliceBytes_ = 0, oneShotMax_;
   uint32_t epoch_ = 0;
   int parity_ = 0;
+  int maxBlocks_ = 1;
   int* errHost_ = nullptr;
   int* errDev_ = nullptr;
   int64_t timeoutNs_;

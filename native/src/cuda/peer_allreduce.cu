@@ -12,7 +12,7 @@
 namespace wm {
 namespace {
 
-constexpr int kMaxBlocks = 64;
+constexpr int kMaxBlocks = 128;
 constexpr int kArThreads = 512;
 constexpr int64_t kSignalBytes = 64 << 10;
 constexpr int kMaxRanks = PeerAllReduce::kMaxRanks;
@@ -148,14 +148,19 @@ __device__ __forceinline__ typename Wire<T>::Pack* area(const Params& p, int own
 }
 
 // Sum over ranks, in rank order, of vector v of every rank's input buffer.
-template <typename T>
+// R (the number of ranks) is a template argument so that the R loads are
+// issued together, not one after another.
+template <typename T, int R>
 __device__ __forceinline__ void reduceVec(const Params& p, int64_t v, float (&acc)[Wire<T>::V]) {
   constexpr int V = Wire<T>::V;
+  uint4 raw[R];
+#pragma unroll
+  for (int q = 0; q < R; ++q) raw[q] = __ldcg(reinterpret_cast<const uint4*>(area<T>(p, q, p.inOff) + v));
 #pragma unroll
   for (int k = 0; k < V; ++k) acc[k] = 0.f;
-  for (int q = 0; q < p.ranks; ++q) {
-    typename Wire<T>::Pack w;
-    *reinterpret_cast<uint4*>(&w) = __ldcg(reinterpret_cast<const uint4*>(area<T>(p, q, p.inOff) + v));
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    const auto& w = *reinterpret_cast<const typename Wire<T>::Pack*>(&raw[q]);
 #pragma unroll
     for (int k = 0; k < V; ++k) acc[k] += toFloat(w.v[k]);
   }
@@ -170,7 +175,7 @@ __device__ __forceinline__ void blockRange(int64_t lo, int64_t hi, int64_t& a, i
   b = min(hi, a + per);
 }
 
-template <typename T>
+template <typename T, int R>
 __global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t) {
   constexpr int V = Wire<T>::V;
   int64_t a, b;
@@ -184,12 +189,12 @@ __global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t)
   barrier(p, 0);
   for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
     float acc[V];
-    reduceVec<T>(p, v, acc);
+    reduceVec<T, R>(p, v, acc);
     storeOutput<V>(t, p.vecBegin + v, acc);
   }
 }
 
-template <typename T>
+template <typename T, int R>
 __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t) {
   constexpr int V = Wire<T>::V;
   int64_t seg = (p.nvec + p.ranks - 1) / p.ranks;
@@ -212,7 +217,7 @@ __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t)
     auto* result = area<T>(p, p.rank, p.resOff);
     for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
       float acc[V];
-      reduceVec<T>(p, v, acc);
+      reduceVec<T, R>(p, v, acc);
       result[v] = pack<T>(acc);
     }
   }
@@ -237,14 +242,31 @@ int64_t envBytes(const char* name, int64_t fallback) {
   return v && *v ? std::atoll(v) : fallback;
 }
 
-template <typename T>
-void launch(bool twoShot, const Params& p, const Tensors& t) {
-  // Enough blocks to keep NVLink busy, few enough that barriers stay cheap.
-  int64_t perBlock = twoShot ? 2048 : 1024;
-  int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, kMaxBlocks));
-  if (twoShot) twoShotKernel<T><<<blocks, kArThreads, 0, stream()>>>(p, t);
-  else oneShotKernel<T><<<blocks, kArThreads, 0, stream()>>>(p, t);
+// One vector per thread for small messages (latency); for large ones, up to
+// one block per SM (the fewest any rank has: block b meets block b, so every
+// rank must launch the same grid) keeps NVLink busy, barriers stay cheap.
+template <typename T, int R>
+void launchRanks(bool twoShot, const Params& p, const Tensors& t, int maxBlocks) {
+  int64_t perBlock = twoShot ? 2 * kArThreads : kArThreads;
+  int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, maxBlocks));
+  if (twoShot) twoShotKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  else oneShotKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
   WM_CUDA_LAUNCHED();
+}
+
+template <typename T>
+void launch(bool twoShot, const Params& p, const Tensors& t, int maxBlocks) {
+  switch (p.ranks) {
+    case 1: launchRanks<T, 1>(twoShot, p, t, maxBlocks); break;
+    case 2: launchRanks<T, 2>(twoShot, p, t, maxBlocks); break;
+    case 3: launchRanks<T, 3>(twoShot, p, t, maxBlocks); break;
+    case 4: launchRanks<T, 4>(twoShot, p, t, maxBlocks); break;
+    case 5: launchRanks<T, 5>(twoShot, p, t, maxBlocks); break;
+    case 6: launchRanks<T, 6>(twoShot, p, t, maxBlocks); break;
+    case 7: launchRanks<T, 7>(twoShot, p, t, maxBlocks); break;
+    case 8: launchRanks<T, 8>(twoShot, p, t, maxBlocks); break;
+    default: fail("allReduce: the peer-to-peer path serves 1 to 8 ranks");
+  }
 }
 
 }  // namespace
@@ -267,10 +289,19 @@ bool PeerAllReduce::supported(Bootstrap& boot) {
 }
 
 PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
-    : boot_(boot), bufferBytes_(bufferBytes), oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", 256 << 10)) {
+    : boot_(boot),
+      bufferBytes_(bufferBytes),
+      // Measured (bench:allreduce, H200 NVLink): with two ranks two-shot moves
+      // the same bytes as one-shot plus a second barrier, so one-shot always;
+      // with more, two-shot wins from about half a MiB.
+      oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", boot.size() <= 2 ? int64_t{1} << 62 : int64_t{512} << 10)) {
   WM_REQUIRE(boot.size() <= kMaxRanks, "allReduce: the peer-to-peer path serves at most 8 ranks");
   WM_REQUIRE(bufferBytes > 0 && bufferBytes % 256 == 0, "allReduce: the buffer size must be a positive multiple of 256");
   timeoutNs_ = static_cast<int64_t>(boot.timeoutMs()) * 1000000;
+  int sms = 0;
+  WM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, currentDevice()));
+  maxBlocks_ = kMaxBlocks;
+  for (auto& s : boot.allgather(std::to_string(sms), "allReduce (SM counts)")) maxBlocks_ = std::min(maxBlocks_, std::max(1, std::stoi(s)));
   // Four buffers (input and result, twice) after the signal flags.
   int64_t bytes = kSignalBytes + 4 * bufferBytes;
   mem_ = std::make_unique<DeviceWholeMemory>(boot, MemoryType::Continuous, boot.size(), bytes, 1);
@@ -338,9 +369,9 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
       p.resOff = p.inOff + bufferBytes_;
       parity_ ^= 1;
       switch (wire) {
-        case WireType::F32: launch<float>(twoShot, p, t); break;
-        case WireType::F16: launch<Half16>(twoShot, p, t); break;
-        case WireType::BF16: launch<BFloat16>(twoShot, p, t); break;
+        case WireType::F32: launch<float>(twoShot, p, t, maxBlocks_); break;
+        case WireType::F16: launch<Half16>(twoShot, p, t, maxBlocks_); break;
+        case WireType::BF16: launch<BFloat16>(twoShot, p, t, maxBlocks_); break;
       }
     }
   }
