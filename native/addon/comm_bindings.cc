@@ -62,7 +62,9 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
 
  private:
   // allReduceDevice(ins, outs, counts, wire (0 f32, 1 f16, 2 bf16), mean, algo (0 auto, 1 one-shot,
-  // 2 two-shot, 3 NCCL)) -> the path taken. Float32 device arrays; queued on the stream.
+  // 2 two-shot, 3 NCCL), params?, lr?) -> the path taken. Float32 device arrays; queued on the
+  // stream. With params the peer paths fuse the SGD step (out = param - lr * reduced); the NCCL
+  // path returns "nccl" and leaves the step to the caller.
   Napi::Value AllReduceDevice(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& boot = comm(info.Env());
@@ -73,6 +75,8 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         return v;
       };
       std::vector<uint64_t> ins = list(0), outs = list(1), raw = list(2);
+      std::vector<uint64_t> params = info.Length() > 6 && info[6].IsArray() ? list(6) : std::vector<uint64_t>{};
+      float lr = info.Length() > 7 && info[7].IsNumber() ? info[7].As<Napi::Number>().FloatValue() : 0.f;
       std::vector<int64_t> counts(raw.begin(), raw.end());
       auto wire = static_cast<wm::WireType>(info[3].As<Napi::Number>().Int32Value());
       bool mean = info[4].ToBoolean();
@@ -100,7 +104,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         peer_ = std::make_unique<wm::PeerAllReduce>(boot, v && *v ? std::atoll(v) : int64_t{16} << 20);
       }
       auto a = static_cast<wm::AllReduceAlgo>(algo == 3 ? 0 : algo);
-      bool two = peer_->run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a);
+      bool two = peer_->run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a, params, lr);
       return Napi::String::New(info.Env(), two ? "two-shot" : "one-shot");
     });
   }
@@ -182,6 +186,15 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
   static uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
   static wm::MemoryType typeArg(const Napi::CallbackInfo& info) { return static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()); }
   static int64_t intArg(const Napi::CallbackInfo& info, int i) { return info[i].As<Napi::Number>().Int64Value(); }
+  static uint64_t addr(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
+  // (indices (device int32), n, out/values (device), errorFlag) through the embedding kernels
+  static void gatherRows(const wm::TableRef& t, const Napi::CallbackInfo& info) {
+    wm::embeddingGather(t, addr(info[0]), wm::IndexType::I32, intArg(info, 1), addr(info[2]), addr(info[3]));
+  }
+  static void writeRows(const wm::TableRef& t, const Napi::CallbackInfo& info) {
+    wm::embeddingWriteRows(t, addr(info[0]), wm::IndexType::I32, intArg(info, 1), addr(info[2]), addr(info[3]));
+    wm::synchronize();
+  }
   void dropMemory() { mem_.reset(); }
   CommunicatorWrap* communicator_ = nullptr;
 
@@ -212,6 +225,8 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
         InstanceMethod("readLocal", &HostMemoryWrap::ReadLocal),
         InstanceMethod("writeLocal", &HostMemoryWrap::WriteLocal),
         InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
+        InstanceMethod("deviceGather", &HostMemoryWrap::DeviceGather),
+        InstanceMethod("deviceScatter", &HostMemoryWrap::DeviceScatter),
     });
   }
 
@@ -233,6 +248,20 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       if (in.ByteLength() != idx.ElementLength() * static_cast<size_t>(mem(info.Env()).rowBytes()))
         throw Napi::RangeError::New(info.Env(), "scatter: values size does not match indices x row size");
       return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).scatterRows(idx.Data(), idx.ElementLength(), bytes(in))));
+    });
+  }
+  // On a GPU: the kernels read and write the shared host memory over the bus
+  // (pinned and mapped on first use); same arguments as NativeDeviceMemory's.
+  Napi::Value DeviceGather(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      gatherRows(mem(info.Env()).deviceTable(), info);
+      return info.Env().Undefined();
+    });
+  }
+  Napi::Value DeviceScatter(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      writeRows(mem(info.Env()).deviceTable(), info);
+      return info.Env().Undefined();
     });
   }
   // The rank's own rows, copied out / in (out.byteLength bytes from the slice start).
@@ -306,8 +335,6 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
   }
 
  private:
-  static uint64_t addr(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
-
   // gather(indices (device int32), n, out (device), errorFlag)
   Napi::Value Gather(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
@@ -316,7 +343,7 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
         wm::distributedGather(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]), info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "gather");
         return info.Env().Undefined();
       }
-      wm::embeddingGather(m.table(), addr(info[0]), wm::IndexType::I32, info[1].As<Napi::Number>().Int64Value(), addr(info[2]), addr(info[3]));
+      gatherRows(m.table(), info);
       return info.Env().Undefined();
     });
   }
@@ -328,8 +355,7 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
         wm::distributedScatter(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]), info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "scatter");
         return info.Env().Undefined();
       }
-      wm::embeddingWriteRows(m.table(), addr(info[0]), wm::IndexType::I32, info[1].As<Napi::Number>().Int64Value(), addr(info[2]), addr(info[3]));
-      wm::synchronize();
+      writeRows(m.table(), info);
       return info.Env().Undefined();
     });
   }

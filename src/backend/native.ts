@@ -25,7 +25,8 @@ export interface NativeCommunicator {
    * Float32 device arrays (ins may equal outs); wire 0 f32, 1 f16, 2 bf16; algo 0 auto, 1 one-shot,
    * 2 two-shot, 3 NCCL. Queued on the stream (NCCL calls wait, bounded). Returns the path taken.
    */
-  allReduceDevice(ins: number[], outs: number[], counts: number[], wire: number, mean: boolean, algo: number): string;
+  allReduceDevice(ins: number[], outs: number[], counts: number[], wire: number, mean: boolean, algo: number,
+                  params?: number[], lr?: number): string;
   readonly rank: number;
   readonly size: number;
   readonly sameHost: boolean;
@@ -43,6 +44,9 @@ export interface NativeHostMemory {
   scatter(indices: Int32Array, values: ArrayBufferView): number;
   readLocal(out: ArrayBufferView): void;
   writeLocal(values: ArrayBufferView): void;
+  /** On a GPU: device int32 indices, device float32 rows, read/written over the bus (not for distributed memory). */
+  deviceGather(indices: number, n: number, out: number, errorFlag: number): void;
+  deviceScatter(indices: number, n: number, values: number, errorFlag: number): void;
   /** out = scale * the sum of every rank's slice (continuous memory). */
   sumSlices(scale: number, out: Float32Array): void;
   free(): void;

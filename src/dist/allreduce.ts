@@ -30,6 +30,11 @@ export interface AllReduceOptions {
   wire?: WireType;
   /** GPUs: force a path (benchmarks, tests). Default auto. */
   algorithm?: AllReduceAlgorithm;
+  /**
+   * Fused SGD step: returns params[i] - lr * reduced[i] instead of the
+   * reduced values (on GPUs in the same kernel pass). Shapes match the tensors'.
+   */
+  sgd?: {params: tf.Tensor[]; lr: number};
 }
 
 const WIRE_CODES: {[w in WireType]: number} = {float32: 0, float16: 1, bfloat16: 2};
@@ -61,22 +66,48 @@ export class AllReducer {
       if (!(t instanceof tf.Tensor)) throw new TypeError(`allReduce: tensors[${i}] is not a tensor`);
       if (t.dtype !== 'float32') throw new TypeError(`allReduce: tensors[${i}] must be float32, got ${t.dtype}`);
     });
-    return this.gpu ? this.onDevice(tensors, op, wire, algorithm) : this.onHost(tensors, op);
+    const sgd = opts.sgd;
+    if (sgd !== undefined) {
+      if (!(typeof sgd.lr === 'number' && Number.isFinite(sgd.lr))) throw new RangeError(`allReduce: sgd.lr must be a finite number, got ${sgd.lr}`);
+      if (!Array.isArray(sgd.params) || sgd.params.length !== tensors.length) {
+        throw new RangeError(`allReduce: sgd.params must hold one tensor per reduced tensor (${tensors.length})`);
+      }
+      sgd.params.forEach((p, i) => {
+        if (p.dtype !== 'float32' || !tf.util.arraysEqual(p.shape, tensors[i].shape)) {
+          throw new TypeError(`allReduce: sgd.params[${i}] must be float32 of shape [${tensors[i].shape}], got ${p.dtype} [${p.shape}]`);
+        }
+      });
+    }
+    if (!this.gpu) {
+      const reduced = this.onHost(tensors, op);
+      return sgd ? this.sgdStep(reduced, sgd) : reduced;
+    }
+    return this.onDevice(tensors, op, wire, algorithm, sgd);
   }
 
-  private onDevice(tensors: tf.Tensor[], op: ReduceOp, wire: WireType, algorithm: AllReduceAlgorithm): tf.Tensor[] {
+  // The step where no kernel fused it (CPU, NCCL): params - lr * reduced.
+  private sgdStep(reduced: tf.Tensor[], sgd: {params: tf.Tensor[]; lr: number}): tf.Tensor[] {
+    const stepped = tf.tidy(() => reduced.map((r, i) => tf.sub(sgd.params[i], tf.mul(r, sgd.lr))));
+    tf.dispose(reduced);
+    return stepped;
+  }
+
+  private onDevice(tensors: tf.Tensor[], op: ReduceOp, wire: WireType, algorithm: AllReduceAlgorithm,
+                   sgd?: {params: tf.Tensor[]; lr: number}): tf.Tensor[] {
     const b = tf.backend() as WholeMemoryBackend;
     const outs = tensors.map((t) => b.makeDeviceOutput(t.shape, 'float32'));
     const live = tensors.map((t, i) => i).filter((i) => tensors[i].size > 0);
     try {
       this.lastPath = this.comm.nativeComm.allReduceDevice(live.map((i) => b.devicePtr(tensors[i])), live.map((i) => outs[i].ptr),
                                                            live.map((i) => tensors[i].size), WIRE_CODES[wire], op === 'mean',
-                                                           ALGO_CODES[algorithm]);
+                                                           ALGO_CODES[algorithm], sgd ? live.map((i) => b.devicePtr(sgd.params[i])) : undefined,
+                                                           sgd?.lr);
     } catch (e) {
       outs.forEach((o) => b.disposeData(o.info.dataId));
       throw e;
     }
-    return outs.map((o) => tf.engine().makeTensorFromTensorInfo(o.info));
+    const result = outs.map((o) => tf.engine().makeTensorFromTensorInfo(o.info));
+    return sgd && this.lastPath === 'nccl' ? this.sgdStep(result, sgd) : result;
   }
 
   // Slices are whole pages so rank r's slice is exactly row r, in rank r's own memory.

@@ -19,6 +19,15 @@ export function dataParallel(optimizer: tf.Optimizer, comm: Communicator): DataP
     minimize(f, varList) {
       const {value, grads} = tf.variableGrads(f, varList);
       const names = Object.keys(grads).sort();  // the same order on every rank
+      if (optimizer instanceof tf.SGDOptimizer) {
+        // Plain SGD: the averaging and the update happen in one all-reduce pass.
+        const vars = names.map((k) => tf.engine().registeredVariables[k]);
+        const lr = (optimizer as unknown as {learningRate: number}).learningRate;
+        const stepped = comm.allReduce(names.map((k) => grads[k]), {op: 'mean', sgd: {params: vars, lr}});
+        vars.forEach((v, i) => v.assign(stepped[i]));
+        tf.dispose([...Object.values(grads), ...stepped]);
+        return value;
+      }
       const reduced = comm.allReduce(names.map((k) => grads[k]), {op: 'mean'});
       const averaged: tf.NamedTensorMap = {};
       names.forEach((k, i) => (averaged[k] = reduced[i]));

@@ -141,9 +141,9 @@ export class WholeMemoryTensor {
    * tensors this is a collective: every rank calls it (with its own indices).
    */
   gather(indices: tf.Tensor | ArrayLike<number>): tf.Tensor {
-    if (this.location === 'device') {
+    if (this.onGpu) {
       // Indices may stay on the GPU: a tensor is checked once, then reused freely.
-      const mem = this.live('gather') as NativeDeviceMemory;
+      const mem = this.live('gather');
       const ids = indices instanceof tf.Tensor ? indices : tf.tensor1d(Int32Array.from(indices), 'int32');
       try {
         if (ids.dtype !== 'int32') throw new TypeError(`gather: indices must be int32, got ${ids.dtype}`);
@@ -152,7 +152,11 @@ export class WholeMemoryTensor {
         if (this.type !== 'distributed') checkIndexTensor(ids, this.rows, 'gather', "tensor");
         const b = tf.backend() as WholeMemoryBackend;
         const {info, ptr} = b.makeDeviceOutput([ids.size, ...this.shape.slice(1)], this.dtype);
-        if (this.type === 'distributed' ? this.rowElements > 0 : ids.size && this.rowElements) mem.gather(b.devicePtr(ids), ids.size, ptr, 0);
+        const run = this.type === 'distributed' ? this.rowElements > 0 : ids.size && this.rowElements;
+        if (run) {
+          if (this.location === 'device') (mem as NativeDeviceMemory).gather(b.devicePtr(ids), ids.size, ptr, 0);
+          else (mem as NativeHostMemory).deviceGather(b.devicePtr(ids), ids.size, ptr, 0);
+        }
         return tf.engine().makeTensorFromTensorInfo(info);
       } finally {
         if (ids !== indices) ids.dispose();
@@ -170,6 +174,13 @@ export class WholeMemoryTensor {
     return tf.tensor(out, shape, this.dtype);
   }
 
+  // Rows move by GPU kernels: device memory always; host memory on a GPU
+  // machine too (pinned and mapped, read over the bus), except distributed
+  // host memory, whose remote rows are not mapped here.
+  private get onGpu(): boolean {
+    return this.location === 'device' || (deviceStatus().gpu && this.type !== 'distributed');
+  }
+
   /** Writes rows; for distributed tensors a collective. Later duplicates win. */
   scatter(indices: tf.Tensor | ArrayLike<number>, values: tf.Tensor | Float32Array | Int32Array): void {
     const idx = toIndices(indices, 'scatter');
@@ -178,15 +189,16 @@ export class WholeMemoryTensor {
       throw new RangeError(`scatter: values hold ${data.length} elements, indices need ${idx.length} rows of ${this.rowElements}`);
     }
     const typed = this.dtype === 'float32' ? Float32Array.from(data) : Int32Array.from(data);
-    if (this.location === 'device') {
-      const mem = this.live('scatter') as NativeDeviceMemory;
+    if (this.onGpu) {
+      const mem = this.live('scatter');
       if (this.type !== 'distributed') this.checkIndices('scatter', idx);
       const b = tf.backend() as WholeMemoryBackend;
       const ids = tf.tensor1d(idx, 'int32');
       const vals = tf.tensor(typed, [idx.length * this.rowElements], this.dtype);
       try {
         if (this.type === 'distributed' ? this.rowElements > 0 : idx.length && this.rowElements) {
-          mem.scatter(b.devicePtr(ids), idx.length, b.devicePtr(vals), 0);
+          if (this.location === 'device') (mem as NativeDeviceMemory).scatter(b.devicePtr(ids), idx.length, b.devicePtr(vals), 0);
+          else (mem as NativeHostMemory).deviceScatter(b.devicePtr(ids), idx.length, b.devicePtr(vals), 0);
         }
       } finally {
         tf.dispose([ids, vals]);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "wm/bootstrap.h"
+#include "wm/embedding.h"
 #include "wm/ptr_gen.h"
 
 namespace wm {
@@ -52,6 +53,11 @@ class HostWholeMemory {
   uint8_t* continuousBase() const { return range_; }
   const ChunkedHandle& chunkedHandle() const { return handle_; }
 
+  // The GPU's view of the memory (pinned and mapped on first use): float32
+  // elements, rowBytes / 4 per row. Not for distributed memory, whose remote
+  // rows are not mapped here.
+  TableRef deviceTable();
+
   // Unmaps everything (also done by the destructor).
   void release();
 
@@ -64,6 +70,9 @@ class HostWholeMemory {
   size_t rangeBytes_ = 0;
   ChunkedHandle handle_{};    // chunked/distributed: each mapped slice
   std::vector<size_t> mapped_;
+  bool registered_ = false;
+  ChunkedHandle deviceHandle_{};  // each slice's device address
+  uint64_t deviceBase_ = 0;       // continuous, when the slices' device addresses abut
 };
 
 }  // namespace wm

@@ -43,9 +43,11 @@ class PeerAllReduce {
 
   // Collective, queued on the stream: out[i] = scale * sum over ranks of in[i]
   // (float32 device arrays of counts[i] elements; in and out may alias).
-  // Messages larger than a buffer go in several rounds. Returns whether two-shot was used.
+  // Messages larger than a buffer go in several rounds. With params (one
+  // float32 array per tensor), the SGD step is fused: out[i] = params[i] -
+  // lr * scale * sum. Returns whether two-shot was used.
   bool run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out, const std::vector<int64_t>& counts,
-           WireType wire, float scale, AllReduceAlgo algo);
+           WireType wire, float scale, AllReduceAlgo algo, const std::vector<uint64_t>& params = {}, float lr = 0.f);
   // Throws if an earlier kernel found a rank missing (then this object is unusable).
   void checkError();
   int64_t bufferBytes() const { return bufferBytes_; }

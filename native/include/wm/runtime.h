@@ -37,6 +37,10 @@ void deviceFree(uint64_t ptr);
 void emptyCache();
 
 void copyHostToDevice(uint64_t dst, const void* src, size_t bytes);
+// Pins host memory and maps it for every GPU (kernels read it over the bus);
+// returns the device address. hostUnregister undoes it before the memory goes.
+uint64_t hostRegister(void* p, size_t bytes);
+void hostUnregister(void* p);
 // Blocks until the bytes are in dst.
 void copyDeviceToHost(void* dst, uint64_t src, size_t bytes);
 void copyDeviceToDevice(uint64_t dst, uint64_t src, size_t bytes);

@@ -36,6 +36,8 @@ void deviceFree(uint64_t ptr) {
 void emptyCache() {}
 void copyHostToDevice(uint64_t, const void*, size_t) { noCuda("copyHostToDevice"); }
 void copyDeviceToHost(void*, uint64_t, size_t) { noCuda("copyDeviceToHost"); }
+uint64_t hostRegister(void*, size_t) { noCuda("hostRegister"); }
+void hostUnregister(void*) {}
 void copyDeviceToDevice(uint64_t, uint64_t, size_t) { noCuda("copyDeviceToDevice"); }
 struct PendingRead {};
 PendingRead* beginRead(uint64_t, size_t) { noCuda("beginRead"); }
@@ -100,7 +102,7 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes) : boot_(boot)
 }
 PeerAllReduce::~PeerAllReduce() = default;
 bool PeerAllReduce::run(const std::vector<uint64_t>&, const std::vector<uint64_t>&, const std::vector<int64_t>&, WireType, float,
-                        AllReduceAlgo) {
+                        AllReduceAlgo, const std::vector<uint64_t>&, float) {
   noCuda("allReduce on GPUs");
 }
 void PeerAllReduce::checkError() {}

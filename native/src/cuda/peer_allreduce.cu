@@ -23,6 +23,7 @@ constexpr int kMaxTensors = PeerAllReduce::kMaxTensors;
 struct Tensors {
   const float* in[kMaxTensors];
   float* out[kMaxTensors];
+  const float* param[kMaxTensors];  // fused SGD: out = param - lr * reduced (null: out = reduced)
   int64_t count[kMaxTensors];
   int64_t firstVec[kMaxTensors + 1];
   int n;
@@ -36,6 +37,7 @@ struct Params {
   uint32_t epoch;
   int64_t vecBegin, nvec;  // this round's vectors
   float scale;
+  float lr;
   unsigned long long timeoutNs;
   int* err;  // host-mapped: 1 + the rank that never arrived
 };
@@ -119,11 +121,16 @@ __device__ __forceinline__ void loadInput(const Tensors& t, int64_t v, float (&x
 }
 
 template <int V>
-__device__ __forceinline__ void storeOutput(const Tensors& t, int64_t v, const float (&x)[V]) {
+__device__ __forceinline__ void storeOutput(const Tensors& t, int64_t v, float (&x)[V], float lr) {
   int i = tensorOf(t, v);
   int64_t e0 = (v - t.firstVec[i]) * V;
   float* dst = t.out[i] + e0;
   int64_t valid = t.count[i] - e0;
+  if (const float* param = t.param[i]) {
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      if (k < valid) x[k] = param[e0 + k] - lr * x[k];
+  }
   if (valid >= V && (reinterpret_cast<uintptr_t>(dst) & 15) == 0) {
 #pragma unroll
     for (int k = 0; k < V; k += 4) *reinterpret_cast<float4*>(dst + k) = make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
@@ -190,7 +197,7 @@ __global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t)
   for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
     float acc[V];
     reduceVec<T, R>(p, v, acc);
-    storeOutput<V>(t, p.vecBegin + v, acc);
+    storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
   }
 }
 
@@ -232,7 +239,7 @@ __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t)
       float x[V];
 #pragma unroll
       for (int k = 0; k < V; ++k) x[k] = toFloat(w.v[k]);
-      storeOutput<V>(t, p.vecBegin + v, x);
+      storeOutput<V>(t, p.vecBegin + v, x, p.lr);
     }
   }
 }
@@ -331,9 +338,11 @@ void PeerAllReduce::checkError() {
 }
 
 bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out,
-                        const std::vector<int64_t>& counts, WireType wire, float scale, AllReduceAlgo algo) {
+                        const std::vector<int64_t>& counts, WireType wire, float scale, AllReduceAlgo algo,
+                        const std::vector<uint64_t>& params, float lr) {
   checkError();
   WM_REQUIRE(in.size() == out.size() && in.size() == counts.size(), "allReduce: one input, output and count per tensor");
+  WM_REQUIRE(params.empty() || params.size() == in.size(), "allReduce: one parameter per tensor for the fused SGD step");
   const int elemBytes = wire == WireType::F32 ? 4 : 2;
   const int V = 16 / elemBytes;
   Params p{};
@@ -342,6 +351,7 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
   p.rank = boot_.rank();
   p.ranks = boot_.size();
   p.scale = scale;
+  p.lr = lr;
   p.timeoutNs = static_cast<unsigned long long>(timeoutNs_);
   p.err = errDev_;
   const int64_t bufVecs = bufferBytes_ / 16;
@@ -354,6 +364,7 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
     for (int i = 0; i < t.n; ++i) {
       t.in[i] = reinterpret_cast<const float*>(in[first + i]);
       t.out[i] = reinterpret_cast<float*>(out[first + i]);
+      t.param[i] = params.empty() ? nullptr : reinterpret_cast<const float*>(params[first + i]);
       t.count[i] = counts[first + i];
       t.firstVec[i + 1] = t.firstVec[i] + (counts[first + i] + V - 1) / V;
     }

@@ -240,6 +240,19 @@ void copyHostToDevice(uint64_t dst, const void* src, size_t bytes) {
                           cudaMemcpyHostToDevice, ready().stream));
 }
 
+uint64_t hostRegister(void* p, size_t bytes) {
+  WM_CUDA(cudaHostRegister(p, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped));
+  void* d = nullptr;
+  cudaError_t e = cudaHostGetDevicePointer(&d, p, 0);
+  if (e != cudaSuccess) {
+    cudaHostUnregister(p);
+    WM_CUDA(e);
+  }
+  return reinterpret_cast<uint64_t>(d);
+}
+
+void hostUnregister(void* p) { cudaHostUnregister(p); }
+
 void copyDeviceToHost(void* dst, uint64_t src, size_t bytes) {
   if (bytes == 0) return;
   cudaStream_t s = ready().stream;

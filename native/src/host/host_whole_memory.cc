@@ -1,5 +1,7 @@
 #include "wm/host_whole_memory.h"
 
+#include "wm/runtime.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -99,7 +101,38 @@ HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows,
 
 HostWholeMemory::~HostWholeMemory() { release(); }
 
+TableRef HostWholeMemory::deviceTable() {
+  WM_REQUIRE(handle_.count > 0, "the WholeMemory tensor was freed");
+  WM_REQUIRE(type_ != MemoryType::Distributed, "distributed host memory maps only this rank's rows; its gathers are collectives");
+  if (!registered_) {
+    deviceHandle_ = handle_;
+    int done = 0;
+    try {
+      for (; done < handle_.count; ++done)
+        deviceHandle_.chunks[done] = reinterpret_cast<uint8_t*>(hostRegister(handle_.chunks[done], sliceBytes_));
+    } catch (...) {
+      for (int q = 0; q < done; ++q) hostUnregister(handle_.chunks[q]);
+      throw;
+    }
+    registered_ = true;
+    bool abut = range_ != nullptr;
+    for (int q = 1; q < handle_.count && abut; ++q) abut = deviceHandle_.chunks[q] == deviceHandle_.chunks[0] + q * sliceBytes_;
+    deviceBase_ = abut ? reinterpret_cast<uint64_t>(deviceHandle_.chunks[0]) : 0;
+  }
+  TableRef t;
+  t.rows = rows_;
+  t.dim = rowBytes_ / 4;
+  t.storage = StorageType::F32;
+  if (deviceBase_) t.ptr = deviceBase_;
+  else t.chunked = &deviceHandle_;
+  return t;
+}
+
 void HostWholeMemory::release() {
+  if (registered_) {
+    for (int q = 0; q < handle_.count; ++q) hostUnregister(handle_.chunks[q]);
+    registered_ = false;
+  }
   if (range_) {
     ::munmap(range_, rangeBytes_);
     range_ = nullptr;
