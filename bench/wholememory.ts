@@ -21,7 +21,7 @@ const N = Number(process.env.BENCH_N ?? 1_000_000);
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
-  const rowsPerRank = Number(process.env.BENCH_ROWS_PER_RANK ?? 4_000_000);
+  const rowsPerRank = Number(process.env.BENCH_ROWS_PER_RANK ?? 2_000_000);
   const rows = rowsPerRank * comm.size;
   const results: {type: string; randomGBs: number; localGBs: number; remoteFraction: number}[] = [];
   for (const type of ['continuous', 'chunked', 'distributed'] as const) {
