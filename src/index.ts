@@ -20,3 +20,8 @@ export * as train from './train/index';
 export {getEnabledUVM, getManagedBudget, isManaged, manage, managedMemoryInfo, setEnabledUVM, setManagedBudget, to, unmanage} from './memory/managed';
 export type {ManagedMemoryInfo, ToOptions} from './memory/managed';
 export type {AllReduceAlgorithm, AllReduceOptions, ReduceOp, WireType} from './dist/allreduce';
+export {close, deleteShared as delete, open, share, sharedDescriptorOf, update} from './share/shared_objects';
+export type {SharedDescriptor, SharedDType, SharedLocation} from './share/shared_objects';
+export {Mirror, mirror} from './share/mirror';
+export {connectStore, startStore, StoreClient} from './share/store';
+export type {StoreServer} from './share/store';

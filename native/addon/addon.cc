@@ -17,6 +17,7 @@
 
 void InitComm(Napi::Env env, Napi::Object exports);       // comm_bindings.cc
 void InitEmbedding(Napi::Env env, Napi::Object exports);  // embedding_bindings.cc
+void InitShare(Napi::Env env, Napi::Object exports);      // share_bindings.cc
 
 namespace {
 
@@ -561,6 +562,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
   InitComm(env, exports);
   InitEmbedding(env, exports);
+  InitShare(env, exports);
   return exports;
 }
 

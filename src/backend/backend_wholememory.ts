@@ -14,6 +14,8 @@ export interface DeviceBuffer {
   bytes: number;
   /** CUDA managed (unified) memory rather than the device pool. */
   managed?: boolean;
+  /** Memory the backend does not own (a shared buffer opened by wm.open): called instead of freeing it. */
+  release?: () => void;
 }
 
 interface WmTensorData {
@@ -259,7 +261,10 @@ export class WholeMemoryBackend extends MathBackendCPU {
     const d = this.data.has(dataId) ? (this.data.get(dataId) as WmTensorData) : undefined;
     const device = d?.device;
     const released = super.disposeData(dataId, force);
-    if (device !== undefined && !this.data.has(dataId)) this.freeDevice(device.ptr);
+    if (device !== undefined && !this.data.has(dataId)) {
+      if (device.release) device.release();
+      else this.freeDevice(device.ptr);
+    }
     return released;
   }
 

@@ -124,6 +124,15 @@ export interface NativeAddon {
   hostEmbeddingApply(table: NativeTable, state0: ArrayBufferView | NativeHostMemory | null, state1: ArrayBufferView | NativeHostMemory | null,
                      indices: Int32Array, grads: Float32Array, opt: number, params: NativeOptimizerParams): number;
   bootstrapUniqueId(host: string, port: number, nonce?: string): string;
+  /** Shared buffers: a whole cudaMalloc allocation and its CUDA IPC handle (hex). */
+  sharedDeviceAlloc(bytes: number): {ptr: number; handle: string};
+  sharedDeviceFree(ptr: number): void;
+  sharedDeviceOpen(handle: string): number;
+  sharedDeviceClose(ptr: number): void;
+  /** A memfd segment; sharedHostMap maps it (by descriptor, or by /proc path checked against its inode). */
+  sharedHostCreate(bytes: number): {fd: number; inode: number};
+  sharedHostMap(fdOrPath: number | string, bytes: number, writable: boolean, inode?: number): ArrayBuffer;
+  closeFd(fd: number): void;
   /** "NCCL <version>" where it can be loaded, else "unavailable: <why>". */
   ncclStatus(): string;
   NativeCommunicator: new (uniqueId: string, rank: number, size: number, timeoutMs: number) => NativeCommunicator;

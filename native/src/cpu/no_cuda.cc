@@ -3,6 +3,7 @@
 // calls them then; it runs every kernel on the CPU.
 #include "wm/device_whole_memory.h"
 #include "wm/peer_allreduce.h"
+#include "wm/shared_buffer.h"
 #include "wm/embedding.h"
 #include "wm/managed.h"
 #include "wm/sampling.h"
@@ -86,6 +87,10 @@ void DeviceWholeMemory::writeLocal(const void*, size_t) { noCuda("writeLocal"); 
 TableRef DeviceWholeMemory::table() const { return TableRef{}; }
 DistributedLayout DeviceWholeMemory::distributedLayout() const { return DistributedLayout{}; }
 void DeviceWholeMemory::release() {}
+uint64_t sharedDeviceAlloc(size_t, std::string*) { noCuda("sharing GPU memory"); }
+void sharedDeviceFree(uint64_t) { noCuda("sharing GPU memory"); }
+uint64_t sharedDeviceOpen(const std::string&) { noCuda("opening shared GPU memory"); }
+void sharedDeviceClose(uint64_t) {}
 bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }
 NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { noCuda("NCCL"); }

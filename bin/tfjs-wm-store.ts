@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// npx tfjs-wm-store [--socket <path>]: a daemon that owns shared tensors so
+// they outlive the processes that made them (see src/share/store.ts).
+// Stops on SIGINT/SIGTERM or a client's store.stop(), freeing everything.
+import * as os from 'os';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+import {Command} from 'commander';
+
+import * as wm from '../src/index';
+import {startStore} from '../src/share/store';
+
+const program = new Command()
+  .name('tfjs-wm-store')
+  .description('Owns shared tfjs-backend-wholememory objects (GPU memory by CUDA IPC, host memory as memfd segments)')
+  .option('--socket <path>', 'the Unix socket clients connect to', path.join(os.tmpdir(), 'tfjs-wm-store.sock'))
+  .parse();
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const {socket} = program.opts();
+  const store = await startStore(socket);
+  const info = wm.deviceInfo();
+  console.log(`tfjs-wm-store: listening on ${store.path} (pid ${process.pid}, ${info.gpu ? `GPU ${info.device} ${info.name}` : 'host memory only'})`);
+  const quit = () => void store.stop();
+  process.on('SIGINT', quit);
+  process.on('SIGTERM', quit);
+  await store.stopped;
+  console.log('tfjs-wm-store: stopped; every object freed');
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(`tfjs-wm-store: ${(e as Error).message}`);
+  process.exit(1);
+});

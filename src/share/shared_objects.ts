@@ -1,0 +1,223 @@
+// Tensors other processes use without copies (after Vineyard's GPU sharing):
+// wm.share(t) puts t's data in a buffer other processes can map — GPU memory
+// shared by a CUDA IPC handle, or a memfd segment on the host — and returns a
+// JSON-serialisable descriptor; wm.open(descriptor) in another process gives
+// a tfjs tensor over that same memory. The owner (the sharing process, or the
+// store daemon, see store.ts) frees it on wm.delete(id) / store.delete(id).
+import * as tf from '@tensorflow/tfjs-core';
+
+import {bytesPerElement, typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory';
+import {deviceDetails, deviceStatus, native} from '../backend/register';
+
+export type SharedLocation = 'device' | 'host';
+export type SharedDType = 'float32' | 'int32' | 'bool';
+type Typed = Float32Array | Int32Array | Uint8Array;
+
+export interface SharedDescriptor {
+  id: string;
+  location: SharedLocation;
+  shape: number[];
+  dtype: SharedDType;
+  bytes: number;
+  /** Whether holders may write it (wm.update, mirrors written back). */
+  mutable: boolean;
+  /** device: the GPU and the CUDA IPC handle (hex). */
+  device?: number;
+  ipcHandle?: string;
+  /** host: where the owner's memfd can be opened, and its inode (to tell a reused number). */
+  fdPath?: string;
+  inode?: number;
+  owner: {pid: number; store?: string};
+}
+
+interface Owned {
+  descriptor: SharedDescriptor;
+  ptr?: number;        // device
+  fd?: number;         // host
+  view?: Typed;        // host: the owner's own writable mapping
+}
+
+interface Opened {
+  descriptor: SharedDescriptor;
+  writable: boolean;
+  ptr?: number;
+  view?: Typed;
+}
+
+const DTYPES: SharedDType[] = ['float32', 'int32', 'bool'];
+const owned = new Map<string, Owned>();
+const opened = new WeakMap<object, Opened>();
+let counter = 0;
+
+function newId(): string {
+  return `${process.pid.toString(36)}-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function viewOf(dtype: SharedDType, buf: ArrayBuffer, size: number): Typed {
+  if (dtype === 'float32') return new Float32Array(buf, 0, size);
+  if (dtype === 'int32') return new Int32Array(buf, 0, size);
+  return new Uint8Array(buf, 0, size);
+}
+
+function backend(): WholeMemoryBackend {
+  return tf.backend() as WholeMemoryBackend;
+}
+
+/** @internal Allocates an object owned by this process (the store uses it too). */
+export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; location?: SharedLocation; mutable?: boolean; store?: string}): SharedDescriptor {
+  const {shape} = opts;
+  const dtype = opts.dtype ?? 'float32';
+  const location = opts.location ?? (deviceStatus().gpu ? 'device' : 'host');
+  if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
+    throw new RangeError(`share: shape must be an array of non-negative integers, got ${JSON.stringify(shape)}`);
+  }
+  if (!DTYPES.includes(dtype)) throw new TypeError(`share: dtype must be float32, int32 or bool, got ${dtype}`);
+  if (location !== 'device' && location !== 'host') throw new RangeError(`share: location must be 'device' or 'host', got '${location}'`);
+  if (location === 'device' && !deviceStatus().gpu) throw new Error(`share: location 'device' needs a GPU (${deviceStatus().reason}); use location: 'host'`);
+  const size = shape.reduce((a, b) => a * b, 1);
+  const bytes = size * bytesPerElement(dtype);
+  const descriptor: SharedDescriptor = {
+    id: newId(), location, shape: [...shape], dtype, bytes, mutable: opts.mutable ?? false,
+    owner: opts.store ? {pid: process.pid, store: opts.store} : {pid: process.pid},
+  };
+  const entry: Owned = {descriptor};
+  if (location === 'device') {
+    const {ptr, handle} = native().sharedDeviceAlloc(bytes);
+    entry.ptr = ptr;
+    descriptor.device = deviceDetails().device;
+    descriptor.ipcHandle = handle;
+  } else {
+    const {fd, inode} = native().sharedHostCreate(bytes);
+    entry.fd = fd;
+    entry.view = viewOf(dtype, native().sharedHostMap(fd, bytes, true), size);
+    descriptor.fdPath = `/proc/${process.pid}/fd/${fd}`;
+    descriptor.inode = inode;
+  }
+  owned.set(descriptor.id, entry);
+  return {...descriptor};
+}
+
+/**
+ * Shares t: its data is copied once into memory other processes can map
+ * (on the GPU when t's backend has one, else a host segment). Returns the
+ * descriptor to send them; the object lives until wm.delete(id) or this
+ * process exits.
+ */
+export function share(t: tf.Tensor, opts: {mutable?: boolean; location?: SharedLocation} = {}): SharedDescriptor {
+  if (!(t instanceof tf.Tensor)) throw new TypeError('share: expected a tensor');
+  const d = allocateShared({shape: t.shape, dtype: t.dtype as SharedDType, location: opts.location, mutable: opts.mutable});
+  writeInto(owned.get(d.id)!, t);
+  return d;
+}
+
+function writeInto(target: {descriptor: SharedDescriptor; ptr?: number; view?: Typed}, values: tf.Tensor | ArrayLike<number>): void {
+  const {descriptor} = target;
+  const size = descriptor.shape.reduce((a, b) => a * b, 1);
+  if (values instanceof tf.Tensor) {
+    if (values.size !== size || values.dtype !== descriptor.dtype) {
+      throw new RangeError(`update: expected ${size} ${descriptor.dtype} values, got a ${values.dtype} tensor of ${values.size}`);
+    }
+    if (target.ptr !== undefined) {
+      const b = backend();
+      if (size) native().copyDeviceToDevice(target.ptr, b.devicePtr(values), descriptor.bytes);
+      b.native.synchronize();
+      return;
+    }
+    target.view!.set(values.dataSync() as Typed);
+    return;
+  }
+  if (values.length !== size) throw new RangeError(`update: expected ${size} values, got ${values.length}`);
+  const typed = typedArrayFor(descriptor.dtype, size);
+  typed.set(values);
+  if (target.ptr !== undefined) {
+    if (size) native().upload(target.ptr, typed);
+  } else {
+    target.view!.set(typed);
+  }
+}
+
+function checkDescriptor(d: SharedDescriptor): void {
+  if (typeof d !== 'object' || d === null || typeof d.id !== 'string') throw new TypeError('open: expected a descriptor from wm.share() or a store');
+  if (d.location !== 'device' && d.location !== 'host') throw new TypeError(`open: descriptor.location must be 'device' or 'host', got '${d.location}'`);
+  if (!DTYPES.includes(d.dtype)) throw new TypeError(`open: descriptor.dtype must be float32, int32 or bool, got ${d.dtype}`);
+  if (!Array.isArray(d.shape) || !d.shape.every((x) => Number.isInteger(x) && x >= 0)) throw new TypeError('open: descriptor.shape is not a shape');
+  if (d.bytes !== d.shape.reduce((a, b) => a * b, 1) * bytesPerElement(d.dtype)) throw new TypeError('open: descriptor.bytes does not match its shape and dtype');
+  if (d.location === 'device' && typeof d.ipcHandle !== 'string') throw new TypeError('open: a device descriptor needs ipcHandle');
+  if (d.location === 'host' && (typeof d.fdPath !== 'string' || typeof d.inode !== 'number')) throw new TypeError('open: a host descriptor needs fdPath and inode');
+}
+
+function ownerAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A tfjs tensor over the shared memory (no copy). Writable only if the
+ * object was shared mutable; tfjs never writes a tensor in place, so writes
+ * go through wm.update() or a mirror. Dispose it (or wm.close) when done.
+ */
+export function open(d: SharedDescriptor): tf.Tensor {
+  checkDescriptor(d);
+  const size = d.shape.reduce((a, b) => a * b, 1);
+  const mine = d.owner.pid === process.pid ? owned.get(d.id) : undefined;
+  if (d.owner.pid === process.pid && !mine) throw new Error(`open: shared object ${d.id} is unknown here or was deleted`);
+  if (!mine && !ownerAlive(d.owner.pid)) throw new Error(`open: shared object ${d.id} is gone: its owner (pid ${d.owner.pid}) exited`);
+  let t: tf.Tensor;
+  const info: Opened = {descriptor: d, writable: d.mutable};
+  if (d.location === 'device') {
+    if (!deviceStatus().gpu) throw new Error(`open: shared object ${d.id} is in GPU memory and this process has no GPU (${deviceStatus().reason})`);
+    const ptr = mine ? mine.ptr! : native().sharedDeviceOpen(d.ipcHandle!);
+    const release = mine ? () => undefined : () => native().sharedDeviceClose(ptr);
+    const b = backend();
+    t = tf.engine().makeTensorFromTensorInfo(b.adoptBuffer(d.shape, d.dtype, {ptr, bytes: d.bytes, release}));
+    info.ptr = ptr;
+  } else {
+    const view = mine ? mine.view! : viewOf(d.dtype, native().sharedHostMap(d.fdPath!, d.bytes, d.mutable, d.inode!), size);
+    t = tf.tensor(view, d.shape, d.dtype);
+    info.view = view;
+  }
+  opened.set(t.dataId, info);
+  return t;
+}
+
+/** Ends this process's use of an opened tensor (the same as disposing it). */
+export function close(t: tf.Tensor): void {
+  if (!opened.has(t.dataId)) throw new Error('close: the tensor was not opened with wm.open()');
+  t.dispose();
+}
+
+/** Writes values into a shared object opened here (in place; every holder sees it). */
+export function update(t: tf.Tensor, values: tf.Tensor | ArrayLike<number>): void {
+  const info = opened.get(t.dataId);
+  if (!info) throw new Error('update: the tensor was not opened with wm.open()');
+  if (!info.writable) throw new Error(`update: shared object ${info.descriptor.id} is read-only (it was shared with mutable: false)`);
+  writeInto(info, values);
+}
+
+/** The descriptor of a tensor opened with wm.open(), or undefined. */
+export function sharedDescriptorOf(t: tf.Tensor): SharedDescriptor | undefined {
+  return opened.get(t.dataId)?.descriptor;
+}
+
+/** Frees an object this process owns; holders keep what they mapped until they close it. */
+export function deleteShared(id: string): void {
+  const o = owned.get(id);
+  if (!o) throw new Error(`delete: no shared object ${id} is owned by this process (unknown id, already deleted, or owned by another process or a store: use store.delete)`);
+  owned.delete(id);
+  if (o.ptr !== undefined) native().sharedDeviceFree(o.ptr);
+  if (o.fd !== undefined) native().closeFd(o.fd);
+}
+
+/** Ids of the objects this process owns. */
+export function ownedShared(): SharedDescriptor[] {
+  return [...owned.values()].map((o) => ({...o.descriptor}));
+}
+
+/** @internal For mirrors: where an opened tensor's memory is. */
+export function openedInfo(t: tf.Tensor): Readonly<Opened> | undefined {
+  return opened.get(t.dataId);
+}
