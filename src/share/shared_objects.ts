@@ -24,7 +24,11 @@ export interface SharedDescriptor {
   /** device: the GPU and the CUDA IPC handle (hex). */
   device?: number;
   ipcHandle?: string;
-  /** host: where the owner's memfd can be opened, and its inode (to tell a reused number). */
+  /**
+   * Where the owner's memfd can be opened, and its inode (to tell a reused
+   * number): the data on the host; for device objects an empty token that
+   * lives exactly as long as the object (CUDA IPC cannot tell a freed buffer).
+   */
   fdPath?: string;
   inode?: number;
   owner: {pid: number; store?: string};
@@ -81,17 +85,22 @@ export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; loca
     owner: opts.store ? {pid: process.pid, store: opts.store} : {pid: process.pid},
   };
   const entry: Owned = {descriptor};
+  const {fd, inode} = native().sharedHostCreate(location === 'device' ? 0 : bytes);
+  entry.fd = fd;
+  descriptor.fdPath = `/proc/${process.pid}/fd/${fd}`;
+  descriptor.inode = inode;
   if (location === 'device') {
-    const {ptr, handle} = native().sharedDeviceAlloc(bytes);
-    entry.ptr = ptr;
-    descriptor.device = deviceDetails().device;
-    descriptor.ipcHandle = handle;
+    try {
+      const {ptr, handle} = native().sharedDeviceAlloc(bytes);
+      entry.ptr = ptr;
+      descriptor.device = deviceDetails().device;
+      descriptor.ipcHandle = handle;
+    } catch (e) {
+      native().closeFd(fd);
+      throw e;
+    }
   } else {
-    const {fd, inode} = native().sharedHostCreate(bytes);
-    entry.fd = fd;
     entry.view = viewOf(dtype, native().sharedHostMap(fd, bytes, true), size);
-    descriptor.fdPath = `/proc/${process.pid}/fd/${fd}`;
-    descriptor.inode = inode;
   }
   owned.set(descriptor.id, entry);
   return {...descriptor};
@@ -143,7 +152,7 @@ function checkDescriptor(d: SharedDescriptor): void {
   if (!Array.isArray(d.shape) || !d.shape.every((x) => Number.isInteger(x) && x >= 0)) throw new TypeError('open: descriptor.shape is not a shape');
   if (d.bytes !== d.shape.reduce((a, b) => a * b, 1) * bytesPerElement(d.dtype)) throw new TypeError('open: descriptor.bytes does not match its shape and dtype');
   if (d.location === 'device' && typeof d.ipcHandle !== 'string') throw new TypeError('open: a device descriptor needs ipcHandle');
-  if (d.location === 'host' && (typeof d.fdPath !== 'string' || typeof d.inode !== 'number')) throw new TypeError('open: a host descriptor needs fdPath and inode');
+  if (typeof d.fdPath !== 'string' || typeof d.inode !== 'number') throw new TypeError('open: the descriptor needs fdPath and inode');
 }
 
 function ownerAlive(pid: number): boolean {
@@ -170,6 +179,7 @@ export function open(d: SharedDescriptor): tf.Tensor {
   const info: Opened = {descriptor: d, writable: d.mutable};
   if (d.location === 'device') {
     if (!deviceStatus().gpu) throw new Error(`open: shared object ${d.id} is in GPU memory and this process has no GPU (${deviceStatus().reason})`);
+    if (!mine) native().sharedHostMap(d.fdPath!, 0, false, d.inode!);  // throws if the object was deleted
     const ptr = mine ? mine.ptr! : native().sharedDeviceOpen(d.ipcHandle!);
     const release = mine ? () => undefined : () => native().sharedDeviceClose(ptr);
     const b = backend();

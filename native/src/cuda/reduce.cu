@@ -5,7 +5,10 @@
 #include <cfloat>
 #include <climits>
 
+#include <algorithm>
+
 #include "launch.cuh"
+#include "wm/runtime.h"
 
 namespace wm {
 namespace {
@@ -139,9 +142,62 @@ __global__ void reduceRows(const In* x, Out* y, int64_t outer, int64_t inner, in
   }
 }
 
+// Few long rows (tf.sum of a whole tensor): one block per row would use one
+// SM. Each row is cut into chunks reduced by their own blocks, then one
+// block per row combines the chunks in a fixed order (deterministic).
+template <typename In, ReduceOp OP>
+__global__ void reduceChunks(const In* x, typename Reducer<In, OP>::Acc* partial, int64_t inner, int64_t chunk) {
+  using R = Reducer<In, OP>;
+  using Acc = typename R::Acc;
+  extern __shared__ unsigned char smemRaw[];
+  Acc* sh = reinterpret_cast<Acc*>(smemRaw);
+  int64_t row = blockIdx.y;
+  int64_t begin = blockIdx.x * chunk, end = min(inner, begin + chunk);
+  const In* xr = x + row * inner;
+  Acc acc = R::init();
+  for (int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) acc = R::combine(acc, R::load(xr[j], j));
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] = R::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[row * gridDim.x + blockIdx.x] = sh[0];
+}
+
+template <typename In, typename Out, ReduceOp OP>
+__global__ void combineChunks(const typename Reducer<In, OP>::Acc* partial, const In* x, Out* y, int64_t inner, int chunks) {
+  using R = Reducer<In, OP>;
+  using Acc = typename R::Acc;
+  extern __shared__ unsigned char smemRaw[];
+  Acc* sh = reinterpret_cast<Acc*>(smemRaw);
+  int64_t row = blockIdx.x;
+  Acc acc = R::init();
+  for (int k = threadIdx.x; k < chunks; k += blockDim.x) acc = R::combine(acc, partial[row * chunks + k]);
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] = R::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) y[row] = finish<Out>(OP, sh[0], inner, static_cast<float>(x[row * inner]));
+}
+
 template <typename In, typename Out, ReduceOp OP>
 void launchReduce(uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
   using Acc = typename Reducer<In, OP>::Acc;
+  constexpr int64_t kChunk = 16384;
+  if (outer < 256 && inner >= 2 * kChunk) {
+    int chunks = static_cast<int>(std::min<int64_t>((inner + kChunk - 1) / kChunk, 4096));
+    int64_t chunk = (inner + chunks - 1) / chunks;
+    uint64_t partial = deviceAlloc(static_cast<size_t>(outer * chunks) * sizeof(Acc));
+    reduceChunks<In, OP><<<dim3(chunks, static_cast<unsigned>(outer)), 256, 256 * sizeof(Acc), stream()>>>(
+        as<In>(x), reinterpret_cast<Acc*>(partial), inner, chunk);
+    combineChunks<In, Out, OP><<<static_cast<unsigned>(outer), 256, 256 * sizeof(Acc), stream()>>>(
+        reinterpret_cast<const Acc*>(partial), as<In>(x), as<Out>(y), inner, chunks);
+    deviceFree(partial);  // stream-ordered: reused only after the kernels
+    return;
+  }
   int group = inner <= 32 ? 32 : 256;
   int threads = 256;
   int64_t rowsPerBlock = threads / group;
