@@ -149,6 +149,104 @@ describe('graphs', () => {
     dev.dispose();
   });
 
+  it('unique-and-relabel (tf.unique on int32): first-occurrence order and positions, against a Map', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(17);
+    for (const n of [0, 1, 7, 1000, 100003]) {
+      const x = Int32Array.from({length: n}, () => Math.floor(rng() * 2 * Math.max(1, n / 3)) - Math.floor(n / 3));
+      const firstAt = new Map<number, number>();
+      const values: number[] = [];
+      const inverse = Array.from(x, (v) => {
+        if (!firstAt.has(v)) {
+          firstAt.set(v, values.length);
+          values.push(v);
+        }
+        return firstAt.get(v)!;
+      });
+      const before = wm.fallbackCounts().Unique ?? 0;
+      const got = tf.unique(tf.tensor1d(x, 'int32'));
+      expect(wm.fallbackCounts().Unique ?? 0, 'ran natively').to.equal(before);
+      expect(Array.from(got.values.dataSync())).to.deep.equal(values);
+      expect(Array.from(got.indices.dataSync())).to.deep.equal(inverse);
+      tf.dispose([got.values, got.indices]);
+    }
+  });
+
+  it('aggregates neighbours (mean and sum), forward and gradient, against a float64 reference', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(23);
+    for (const [rows, cols, dim] of [[1, 1, 1], [37, 53, 3], [200, 150, 64], [64, 300, 33], [5, 0, 4]] as const) {
+      // Random bipartite block; some rows without entries.
+      const rowPtr = new Int32Array(rows + 1);
+      const entries: number[] = [];
+      for (let r = 0; r < rows; ++r) {
+        const deg = cols === 0 || rng() < 0.15 ? 0 : 1 + Math.floor(rng() * 9);
+        for (let k = 0; k < deg; ++k) entries.push(Math.floor(rng() * cols));
+        rowPtr[r + 1] = entries.length;
+      }
+      const colIdx = Int32Array.from(entries);
+      const block = new wm.graph.CsrBlock(rowPtr, colIdx, cols);
+      const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
+      const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
+      for (const reduce of ['mean', 'sum'] as const) {
+        const want = new Float64Array(rows * dim), grad = new Float64Array(cols * dim);
+        for (let r = 0; r < rows; ++r) {
+          const deg = rowPtr[r + 1] - rowPtr[r];
+          const scale = reduce === 'mean' ? (deg ? 1 / deg : 0) : 1;
+          for (let e = rowPtr[r]; e < rowPtr[r + 1]; ++e) {
+            for (let j = 0; j < dim; ++j) {
+              want[r * dim + j] += scale * xv[colIdx[e] * dim + j];
+              grad[colIdx[e] * dim + j] += scale * wv[r * dim + j];
+            }
+          }
+        }
+        const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
+        const out = wm.graph.aggregate(x, block, reduce);
+        const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, reduce), w)))(x);
+        const close = (got: ArrayLike<number>, ref: Float64Array, what: string) => {
+          expect(got.length).to.equal(ref.length);
+          for (let i = 0; i < ref.length; ++i) if (Math.abs(got[i] - ref[i]) > 1e-5 * (1 + Math.abs(ref[i]))) throw new Error(`${what} [${i}]: ${got[i]} != ${ref[i]}`);
+        };
+        close(out.dataSync(), want, `${reduce} forward ${rows}x${cols}x${dim}`);
+        close(dx.dataSync(), grad, `${reduce} gradient ${rows}x${cols}x${dim}`);
+        tf.dispose([x, w, out, dx]);
+      }
+      block.dispose();
+    }
+    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 2]), Int32Array.from([0, 5]), 5)).to.throw(/colIdx\[1\] = 5 is outside \[0, 5\)/);
+    expect(() => wm.graph.aggregate(tf.zeros([3, 2]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 4))).to.throw(/x has 3 rows, the block reads 4/);
+  });
+
+  it('native negative pairs: never edges nor loops, uniform sources, seeded; the GPU returns the same pairs', async () => {
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const count = 200000;
+    const a = wm.graph.sampleNegativePairs(g, count, {seed: 9});
+    const b = wm.graph.sampleNegativePairs(g, count, {seed: 9});
+    expect(Array.from(a.src.subarray(0, 100))).to.deep.equal(Array.from(b.src.subarray(0, 100)));
+    const hist = new Float64Array(g.numVertices);
+    for (let i = 0; i < count; ++i) {
+      const u = a.src[i], v = a.dst[i];
+      if (u === v || Array.from(g.neighbors(u)).includes(v)) throw new Error(`pair ${i} (${u}, ${v}) is an edge or a loop`);
+      ++hist[u];
+    }
+    // Sources: uniform up to the (few) rejections of dense rows; chi-square well under its 0.1% critical value.
+    const expected = count / g.numVertices;
+    let chi = 0;
+    for (const h of hist) chi += (h - expected) ** 2 / expected;
+    expect(chi).to.be.lessThan(g.numVertices + 4.5 * Math.sqrt(2 * g.numVertices));
+    expect(() => wm.graph.sampleNegativePairs(CsrGraph.fromEdges({numVertices: 2, src: Int32Array.from([0]), dst: Int32Array.from([1]), directed: false}, {symmetric: true}), 3))
+        .to.throw(/too dense/);
+    if (wm.deviceInfo().gpu) {
+      await tf.setBackend(wm.BACKEND_NAME);
+      const dev = new DeviceCsr(g);
+      const got = wm.graph.deviceNegativePairs(dev, count, {seed: 9});
+      expect(Array.from(got.src.dataSync())).to.deep.equal(Array.from(a.src));
+      expect(Array.from(got.dst.dataSync())).to.deep.equal(Array.from(a.dst));
+      tf.dispose([got.src, got.dst]);
+      dev.dispose();
+    }
+  });
+
   it('generates seeded R-MAT graphs with skewed degrees', () => {
     const a = rmat({scale: 10, edgeFactor: 8, seed: 4});
     const b = rmat({scale: 10, edgeFactor: 8, seed: 4});

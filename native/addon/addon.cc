@@ -18,6 +18,7 @@
 void InitComm(Napi::Env env, Napi::Object exports);       // comm_bindings.cc
 void InitEmbedding(Napi::Env env, Napi::Object exports);  // embedding_bindings.cc
 void InitShare(Napi::Env env, Napi::Object exports);      // share_bindings.cc
+void InitGraph(Napi::Env env, Napi::Object exports);      // graph_bindings.cc
 
 namespace {
 
@@ -563,6 +564,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitComm(env, exports);
   InitEmbedding(env, exports);
   InitShare(env, exports);
+  InitGraph(env, exports);
   return exports;
 }
 

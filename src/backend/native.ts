@@ -124,6 +124,14 @@ export interface NativeAddon {
   hostEmbeddingApply(table: NativeTable, state0: ArrayBufferView | NativeHostMemory | null, state1: ArrayBufferView | NativeHostMemory | null,
                      indices: Int32Array, grads: Float32Array, opt: number, params: NativeOptimizerParams): number;
   bootstrapUniqueId(host: string, port: number, nonce?: string): string;
+  /** Graph operations (native/include/wm/graph_ops.h): device addresses, or typed arrays for the host versions. */
+  uniqueInt32(x: number, n: number, values: number, inverse: number): number;
+  hostUniqueInt32(x: Int32Array, values: Int32Array, inverse: Int32Array): number;
+  csrSpmm(rowPtr: number, colIdx: number, weight: number, rowScale: number, numRows: number, x: number, dim: number, out: number): void;
+  hostCsrSpmm(rowPtr: Int32Array, colIdx: Int32Array, weight: Float32Array | null, rowScale: Float32Array | null, x: Float32Array,
+              dim: number, out: Float32Array): void;
+  negativePairs(rowPtr: number, colIdx: number, numVertices: number, count: number, seed: number, src: number, dst: number): number;
+  hostNegativePairs(rowPtr: Int32Array, colIdx: Int32Array, seed: number, src: Int32Array, dst: Int32Array): number;
   /** Shared buffers: a whole cudaMalloc allocation and its CUDA IPC handle (hex). */
   sharedDeviceAlloc(bytes: number): {ptr: number; handle: string};
   sharedDeviceFree(ptr: number): void;

@@ -90,3 +90,44 @@ export class DeviceCsr {
     tf.dispose([this.rowPtr, this.colIdx]);
   }
 }
+
+function checkNegatives(g: CsrGraph, count: number, seed: number): void {
+  if (g.numVertices < 2) throw new RangeError('sampleNegativePairs: the graph needs at least two vertices');
+  if (!Number.isInteger(count) || count < 0) throw new RangeError(`sampleNegativePairs: count must be a non-negative integer, got ${count}`);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNegativePairs: seed must be a non-negative integer, got ${seed}`);
+}
+
+function exhaustedError(n: number): Error {
+  return new Error(`sampleNegativePairs: ${n} pair(s) found only edges in every try; the graph is too dense for negative sampling`);
+}
+
+/**
+ * `count` uniform pairs u != v that are not edges (rows' neighbours must be
+ * sorted, as CsrGraph.fromEdges makes them), drawn natively from a
+ * counter-based hash: the CPU and DeviceCsr.negativePairs return the same pairs.
+ */
+export function sampleNegativePairs(g: CsrGraph, count: number, opts: {seed?: number} = {}): {src: Int32Array; dst: Int32Array} {
+  const seed = opts.seed ?? 0;
+  checkNegatives(g, count, seed);
+  const src = new Int32Array(count), dst = new Int32Array(count);
+  const exhausted = native().hostNegativePairs(g.rowPtr, g.colIdx, seed, src, dst);
+  if (exhausted > 0) throw exhaustedError(exhausted);
+  return {src, dst};
+}
+
+/** On the GPU: negative pairs as int32 tensors (see sampleNegativePairs). */
+export function deviceNegativePairs(csr: DeviceCsr, count: number, opts: {seed?: number} = {}): {src: tf.Tensor1D; dst: tf.Tensor1D} {
+  const b = tf.backend() as WholeMemoryBackend;
+  if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('deviceNegativePairs needs the wholememory backend on a GPU');
+  const seed = opts.seed ?? 0;
+  checkNegatives(csr.graph, count, seed);
+  const src = b.makeDeviceOutput([count], 'int32'), dst = b.makeDeviceOutput([count], 'int32');
+  const exhausted = count ? b.native.negativePairs(b.devicePtr(csr.rowPtr), b.devicePtr(csr.colIdx), csr.graph.numVertices, count, seed,
+                                                   src.ptr, dst.ptr) : 0;
+  const out = {src: tf.engine().makeTensorFromTensorInfo(src.info) as tf.Tensor1D, dst: tf.engine().makeTensorFromTensorInfo(dst.info) as tf.Tensor1D};
+  if (exhausted > 0) {
+    tf.dispose([out.src, out.dst]);
+    throw exhaustedError(exhausted);
+  }
+  return out;
+}

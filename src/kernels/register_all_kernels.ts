@@ -88,6 +88,7 @@ import {tanhConfig} from './Tanh';
 import {tileConfig} from './Tile';
 import {transposeConfig} from './Transpose';
 import {unpackConfig} from './Unpack';
+import {uniqueConfig} from './Unique';
 import {unsortedSegmentSumConfig} from './UnsortedSegmentSum';
 import {zerosLikeConfig} from './ZerosLike';
 
@@ -178,6 +179,6 @@ export const nativeKernelConfigs: KernelConfig[] = [
   tileConfig,
   transposeConfig,
   unpackConfig,
-  unsortedSegmentSumConfig,
+  uniqueConfig, unsortedSegmentSumConfig,
   zerosLikeConfig,
 ];

@@ -2,6 +2,7 @@
 // sampled neighbourhoods and evaluated on full ones.
 import * as tf from '@tensorflow/tfjs-core';
 
+import {aggregate, CsrBlock} from '../graph/aggregate';
 import {CsrGraph} from '../graph/csr';
 import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from './embedding';
@@ -41,31 +42,16 @@ export function sampleBlock(graph: CsrGraph, seeds: Int32Array, fanouts: number[
   return {depths, fanouts};
 }
 
-/** Tensors for exact mean aggregation over every neighbour of every vertex. */
+/** The whole graph as one aggregation block (exact mean over every neighbour; evaluation). */
 export interface FullGraph {
   numNodes: number;
-  edgeRows: tf.Tensor1D;  // source row of each CSR entry
-  edgeCols: tf.Tensor1D;  // neighbour of each CSR entry
-  invDegree: tf.Tensor2D;  // [numNodes, 1], 0 for isolated vertices
+  block: CsrBlock;
   dispose(): void;
 }
 
 export function fullGraph(graph: CsrGraph): FullGraph {
-  const rows = new Int32Array(graph.numEdges);
-  const inv = new Float32Array(graph.numVertices);
-  for (let v = 0; v < graph.numVertices; ++v) {
-    rows.fill(v, graph.rowPtr[v], graph.rowPtr[v + 1]);
-    const d = graph.degree(v);
-    inv[v] = d > 0 ? 1 / d : 0;
-  }
-  const t = {
-    numNodes: graph.numVertices,
-    edgeRows: tf.tensor1d(rows, 'int32'),
-    edgeCols: tf.tensor1d(graph.colIdx, 'int32'),
-    invDegree: tf.tensor2d(inv, [graph.numVertices, 1]),
-    dispose: () => tf.dispose([t.edgeRows, t.edgeCols, t.invDegree]),
-  };
-  return t;
+  const block = CsrBlock.fromGraph(graph);
+  return {numNodes: graph.numVertices, block, dispose: () => block.dispose()};
 }
 
 interface SageLayer {
@@ -151,8 +137,7 @@ export class GraphSageClassifier {
   forwardFull(g: FullGraph): tf.Tensor2D {
     let h = this.embedding.read(this.allIds) as tf.Tensor2D;
     for (let l = 0; l < this.layers.length; ++l) {
-      const summed = tf.unsortedSegmentSum(tf.gather(h, g.edgeCols), g.edgeRows, g.numNodes) as tf.Tensor2D;
-      h = this.applyLayer(l, h, tf.mul(summed, g.invDegree));
+      h = this.applyLayer(l, h, aggregate(h, g.block, 'mean'));
     }
     return h;
   }

@@ -3,6 +3,7 @@
 // calls them then; it runs every kernel on the CPU.
 #include "wm/device_whole_memory.h"
 #include "wm/peer_allreduce.h"
+#include "wm/graph_ops.h"
 #include "wm/shared_buffer.h"
 #include "wm/embedding.h"
 #include "wm/managed.h"
@@ -91,6 +92,9 @@ uint64_t sharedDeviceAlloc(size_t, std::string*) { noCuda("sharing GPU memory");
 void sharedDeviceFree(uint64_t) { noCuda("sharing GPU memory"); }
 uint64_t sharedDeviceOpen(const std::string&) { noCuda("opening shared GPU memory"); }
 void sharedDeviceClose(uint64_t) {}
+int64_t uniqueInt32(uint64_t, int64_t, uint64_t, uint64_t) { noCuda("unique"); }
+void csrSpmm(uint64_t, uint64_t, uint64_t, uint64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("csrSpmm"); }
+int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
 bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }
 NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { noCuda("NCCL"); }

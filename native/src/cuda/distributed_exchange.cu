@@ -1,28 +1,15 @@
-#include <cub/device/device_radix_sort.cuh>
 
 #include <cstring>
 
 #include "check.h"
 #include "launch.cuh"
+#include "scratch.cuh"
 #include "wm/distributed.h"
 #include "wm/runtime.h"
 
 namespace wm {
 namespace {
 
-// Stream-ordered scratch, freed when the exchange returns (or throws).
-struct Scratch {
-  std::vector<uint64_t> ptrs;
-  template <typename T>
-  T* get(int64_t count) {
-    uint64_t p = deviceAlloc(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T));
-    ptrs.push_back(p);
-    return reinterpret_cast<T*>(p);
-  }
-  ~Scratch() {
-    for (auto p : ptrs) deviceFree(p);
-  }
-};
 
 __global__ void ownerKernel(const int32_t* idx, int64_t n, int64_t rows, int64_t rowsPerRank, int32_t* owner,
                             int32_t* pos, unsigned long long* counts, unsigned long long* bad) {
@@ -81,25 +68,8 @@ __global__ void writeLastKernel(const uint32_t* rowsIn, const int32_t* order, co
   }
 }
 
-__global__ void iotaKernel(int32_t* out, int64_t n) {
-  WM_GRID_STRIDE(i, n) out[i] = static_cast<int32_t>(i);
-}
 
-int bitsFor(int64_t values) {
-  int bits = 1;
-  while ((int64_t{1} << bits) < values) ++bits;
-  return bits;
-}
 
-// Stable sort of (key, value) int32 pairs whose keys are below `keyLimit`.
-void sortPairs(Scratch& s, const int32_t* keys, int32_t* keysOut, const int32_t* vals, int32_t* valsOut, int64_t n,
-               int64_t keyLimit) {
-  size_t temp = 0;
-  int bits = bitsFor(keyLimit);
-  WM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, keysOut, vals, valsOut, static_cast<int>(n), 0, bits, stream()));
-  void* tmp = s.get<uint8_t>(static_cast<int64_t>(temp));
-  WM_CUDA(cub::DeviceRadixSort::SortPairs(tmp, temp, keys, keysOut, vals, valsOut, static_cast<int>(n), 0, bits, stream()));
-}
 
 // Everything both directions need: every index's owner, the per-owner order,
 // and every rank's counts (exchanged through the bootstrap, which doubles as
@@ -158,7 +128,7 @@ Plan plan(NcclComm& comm, Scratch& s, const DistributedLayout& L, uint64_t indic
   p.localIdx = s.get<int32_t>(n);
   if (n > 0) {
     int32_t* ownerSorted = s.get<int32_t>(n);
-    sortPairs(s, owner, ownerSorted, pos, p.perm, n, p.ranks);
+    radixSortPairs(s, owner, ownerSorted, pos, p.perm, n, bitsBelow(p.ranks));
     localIndexKernel<<<gridFor(n), kThreads, 0, stream()>>>(idx, p.perm, ownerSorted, n, L.rowsPerRank, p.localIdx);
     WM_CUDA_LAUNCHED();
   }
@@ -208,11 +178,10 @@ void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t ind
     // Arrivals are in rank order, then in each rank's order; a stable sort by
     // row keeps that order among duplicates, and the last of each run writes.
     int32_t* arrival = s.get<int32_t>(p.recvTotal);
-    iotaKernel<<<gridFor(p.recvTotal), kThreads, 0, stream()>>>(arrival, p.recvTotal);
-    WM_CUDA_LAUNCHED();
+    iota(arrival, p.recvTotal);
     int32_t* sortedRow = s.get<int32_t>(p.recvTotal);
     int32_t* order = s.get<int32_t>(p.recvTotal);
-    sortPairs(s, rows, sortedRow, arrival, order, p.recvTotal, std::max<int64_t>(L.localRows, 1));
+    radixSortPairs(s, rows, sortedRow, arrival, order, p.recvTotal, bitsBelow(std::max<int64_t>(L.localRows, 1)));
     int64_t words = rb / 4;
     writeLastKernel<<<gridFor(p.recvTotal * words), kThreads, 0, stream()>>>(
         reinterpret_cast<const uint32_t*>(incoming), order, sortedRow, p.recvTotal, words,

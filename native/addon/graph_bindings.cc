@@ -1,0 +1,82 @@
+// N-API bindings of the graph operations (wm/graph_ops.h): device versions
+// take addresses, host versions typed arrays.
+#include <napi.h>
+
+#include "napi_util.h"
+#include "wm/graph_ops.h"
+
+namespace {
+
+using wmnapi::guarded;
+
+uint64_t ptr(const Napi::CallbackInfo& info, int i) { return static_cast<uint64_t>(info[i].As<Napi::Number>().DoubleValue()); }
+int64_t num(const Napi::CallbackInfo& info, int i) { return info[i].As<Napi::Number>().Int64Value(); }
+template <typename A>
+auto* dataOrNull(const Napi::Value& v) {
+  return v.IsTypedArray() ? v.As<A>().Data() : nullptr;
+}
+
+// uniqueInt32(x, n, values, inverse) -> count
+Napi::Value Unique(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::uniqueInt32(ptr(info, 0), num(info, 1), ptr(info, 2), ptr(info, 3))));
+  });
+}
+// hostUniqueInt32(x, values, inverse) -> count
+Napi::Value HostUnique(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    auto x = info[0].As<Napi::Int32Array>(), values = info[1].As<Napi::Int32Array>(), inverse = info[2].As<Napi::Int32Array>();
+    if (values.ElementLength() < x.ElementLength() || inverse.ElementLength() != x.ElementLength())
+      throw Napi::RangeError::New(info.Env(), "unique: values and inverse must hold as many entries as x");
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::uniqueInt32(x.Data(), x.ElementLength(), values.Data(), inverse.Data())));
+  });
+}
+// csrSpmm(rowPtr, colIdx, weight | 0, rowScale | 0, numRows, x, dim, out)
+Napi::Value Spmm(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::csrSpmm(ptr(info, 0), ptr(info, 1), ptr(info, 2), ptr(info, 3), num(info, 4), ptr(info, 5), num(info, 6), ptr(info, 7));
+    return info.Env().Undefined();
+  });
+}
+// hostCsrSpmm(rowPtr, colIdx, weight | null, rowScale | null, x, dim, out)
+Napi::Value HostSpmm(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    auto rowPtr = info[0].As<Napi::Int32Array>(), colIdx = info[1].As<Napi::Int32Array>();
+    auto x = info[4].As<Napi::Float32Array>(), out = info[6].As<Napi::Float32Array>();
+    int64_t numRows = static_cast<int64_t>(rowPtr.ElementLength()) - 1, dim = num(info, 5);
+    if (numRows < 0 || static_cast<int64_t>(out.ElementLength()) != numRows * dim)
+      throw Napi::RangeError::New(info.Env(), "csrSpmm: out must hold rows x dim entries");
+    wm::host::csrSpmm(rowPtr.Data(), colIdx.Data(), dataOrNull<Napi::Float32Array>(info[2]), dataOrNull<Napi::Float32Array>(info[3]),
+                      numRows, x.Data(), dim, out.Data());
+    return info.Env().Undefined();
+  });
+}
+// negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst) -> pairs that exhausted their tries
+Napi::Value Negative(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::negativePairs(ptr(info, 0), ptr(info, 1), num(info, 2), num(info, 3),
+                                                                               static_cast<uint64_t>(num(info, 4)), ptr(info, 5), ptr(info, 6))));
+  });
+}
+// hostNegativePairs(rowPtr, colIdx, seed, src, dst) -> pairs that exhausted their tries
+Napi::Value HostNegative(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    auto rowPtr = info[0].As<Napi::Int32Array>(), colIdx = info[1].As<Napi::Int32Array>();
+    auto src = info[3].As<Napi::Int32Array>(), dst = info[4].As<Napi::Int32Array>();
+    if (src.ElementLength() != dst.ElementLength()) throw Napi::RangeError::New(info.Env(), "negativePairs: src and dst differ in length");
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::negativePairs(
+        rowPtr.Data(), colIdx.Data(), static_cast<int64_t>(rowPtr.ElementLength()) - 1, src.ElementLength(),
+        static_cast<uint64_t>(num(info, 2)), src.Data(), dst.Data())));
+  });
+}
+
+}  // namespace
+
+void InitGraph(Napi::Env env, Napi::Object exports) {
+  exports.Set("uniqueInt32", Napi::Function::New(env, Unique, "uniqueInt32"));
+  exports.Set("hostUniqueInt32", Napi::Function::New(env, HostUnique, "hostUniqueInt32"));
+  exports.Set("csrSpmm", Napi::Function::New(env, Spmm, "csrSpmm"));
+  exports.Set("hostCsrSpmm", Napi::Function::New(env, HostSpmm, "hostCsrSpmm"));
+  exports.Set("negativePairs", Napi::Function::New(env, Negative, "negativePairs"));
+  exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));
+}

@@ -1,0 +1,53 @@
+// Graph operations for sampled GNN training, the same on the GPU and the CPU:
+// unique-and-relabel of sampled vertices, neighbour aggregation (a CSR
+// sparse x dense product, forward and, through the transposed graph,
+// backward) and negative sampling for link prediction.
+#pragma once
+#include <cstdint>
+
+#include "wm/embedding_math.h"
+#include "wm/sampling.h"
+
+namespace wm {
+
+// The k-th draw for negative pair i: u and v uniform over [0, numVertices).
+WM_EHD void negativeDraw(uint64_t seed, int64_t i, int k, int64_t numVertices, int32_t* u, int32_t* v) {
+  *u = static_cast<int32_t>(hashBelow(sampleHash(seed ^ 0x6e6567ull, static_cast<uint64_t>(i), 2 * k), numVertices));
+  *v = static_cast<int32_t>(hashBelow(sampleHash(seed ^ 0x6e6567ull, static_cast<uint64_t>(i), 2 * k + 1), numVertices));
+}
+
+// Whether u -> v is an edge (each row's neighbours sorted ascending).
+WM_EHD bool csrHasEdge(const int32_t* rowPtr, const int32_t* colIdx, int32_t u, int32_t v) {
+  int64_t lo = rowPtr[u], hi = rowPtr[u + 1];
+  while (lo < hi) {
+    int64_t mid = (lo + hi) >> 1;
+    if (colIdx[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < rowPtr[u + 1] && colIdx[lo] == v;
+}
+
+constexpr int kNegativeTries = 64;
+
+// Device (addresses) ----
+// values[0, count) = the distinct values of x in order of first occurrence,
+// inverse[i] = the position of x[i] among them. values must hold n slots.
+int64_t uniqueInt32(uint64_t x, int64_t n, uint64_t values, uint64_t inverse);
+// out[r, :] = rowScale[r] * sum over CSR entries e of row r of weight[e] * x[colIdx[e], :]
+// (rowScale, weight: float32 or 0 for ones).
+void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x,
+             int64_t dim, uint64_t out);
+// count pairs u != v that are not edges; returns how many needed every try
+// (then the last draw stands) — 0 unless the graph is nearly complete.
+int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src,
+                      uint64_t dst);
+
+namespace host {
+int64_t uniqueInt32(const int32_t* x, int64_t n, int32_t* values, int32_t* inverse);
+void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
+             const float* x, int64_t dim, float* out);
+int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, int64_t count, uint64_t seed,
+                      int32_t* src, int32_t* dst);
+}  // namespace host
+
+}  // namespace wm

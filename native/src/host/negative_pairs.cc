@@ -1,0 +1,31 @@
+#include <atomic>
+
+#include "parallel.h"
+#include "wm/graph_ops.h"
+
+namespace wm {
+namespace host {
+
+int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, int64_t count, uint64_t seed,
+                      int32_t* src, int32_t* dst) {
+  std::atomic<int64_t> exhausted{0};
+  parallelFor(count, 4096, [&](int64_t begin, int64_t end) {
+    int64_t mine = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      int32_t u = 0, v = 0;
+      int k = 0;
+      for (; k < kNegativeTries; ++k) {
+        negativeDraw(seed, i, k, numVertices, &u, &v);
+        if (u != v && !csrHasEdge(rowPtr, colIdx, u, v)) break;
+      }
+      mine += k == kNegativeTries;
+      src[i] = u;
+      dst[i] = v;
+    }
+    exhausted += mine;
+  });
+  return exhausted;
+}
+
+}  // namespace host
+}  // namespace wm

@@ -1,0 +1,159 @@
+// Neighbour aggregation for GNN layers: out[r] = mean (or sum) of x over the
+// rows CSR row r lists — a sparse x dense product, native on the GPU and the
+// CPU. Its gradient is the same product over the transposed block (with
+// 1/degree weights for the mean), so neither direction builds an
+// [edges, dim] intermediate or uses atomics: results are deterministic.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {CsrGraph} from './csr';
+
+export type AggregateReduce = 'mean' | 'sum';
+
+interface Csr {
+  rowPtr: Int32Array;
+  colIdx: Int32Array;
+  weight?: Float32Array;    // per entry
+  rowScale?: Float32Array;  // per row
+  numRows: number;
+  numCols: number;
+}
+
+// Device copies of a Csr's arrays, made on first GPU use.
+interface DeviceCsrArrays {
+  rowPtr: tf.Tensor;
+  colIdx: tf.Tensor;
+  weight?: tf.Tensor;
+  rowScale?: tf.Tensor;
+}
+
+function transpose(c: Csr, entryWeight?: (row: number) => number): Csr {
+  const rowPtr = new Int32Array(c.numCols + 1);
+  for (const col of c.colIdx) ++rowPtr[col + 1];
+  for (let i = 0; i < c.numCols; ++i) rowPtr[i + 1] += rowPtr[i];
+  const fill = rowPtr.slice(0, c.numCols);
+  const colIdx = new Int32Array(c.colIdx.length);
+  const weight = entryWeight ? new Float32Array(c.colIdx.length) : undefined;
+  for (let r = 0; r < c.numRows; ++r) {
+    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) {
+      const at = fill[c.colIdx[e]]++;
+      colIdx[at] = r;
+      if (weight) weight[at] = entryWeight!(r);
+    }
+  }
+  return {rowPtr, colIdx, weight, numRows: c.numCols, numCols: c.numRows};
+}
+
+/**
+ * A block of a (sampled) graph: row r, an output vertex, aggregates input
+ * rows colIdx[rowPtr[r] .. rowPtr[r + 1]). Built once, used every step.
+ */
+export class CsrBlock {
+  private readonly csr: Csr;
+  private readonly derived = new Map<string, Csr>();
+  private readonly device = new Map<Csr, DeviceCsrArrays>();
+
+  constructor(rowPtr: Int32Array, colIdx: Int32Array, numCols: number) {
+    if (!(rowPtr instanceof Int32Array) || !(colIdx instanceof Int32Array)) throw new TypeError('CsrBlock: rowPtr and colIdx must be Int32Arrays');
+    if (rowPtr.length < 1 || rowPtr[0] !== 0 || rowPtr[rowPtr.length - 1] !== colIdx.length) {
+      throw new RangeError(`CsrBlock: rowPtr must start at 0 and end at colIdx.length (${colIdx.length})`);
+    }
+    for (let r = 0; r + 1 < rowPtr.length; ++r) {
+      if (rowPtr[r + 1] < rowPtr[r]) throw new RangeError(`CsrBlock: rowPtr decreases at row ${r}`);
+    }
+    if (!Number.isInteger(numCols) || numCols < 0) throw new RangeError(`CsrBlock: numCols must be a non-negative integer, got ${numCols}`);
+    colIdx.forEach((c, e) => {
+      if (!(c >= 0 && c < numCols)) throw new RangeError(`CsrBlock: colIdx[${e}] = ${c} is outside [0, ${numCols})`);
+    });
+    this.csr = {rowPtr, colIdx, numRows: rowPtr.length - 1, numCols};
+  }
+
+  static fromGraph(g: CsrGraph): CsrBlock {
+    return new CsrBlock(g.rowPtr, g.colIdx, g.numVertices);
+  }
+
+  get numRows(): number {
+    return this.csr.numRows;
+  }
+
+  get numCols(): number {
+    return this.csr.numCols;
+  }
+
+  /** @internal The product each direction needs. */
+  product(reduce: AggregateReduce, backward: boolean): Csr {
+    const key = `${reduce}${backward ? '-t' : ''}`;
+    let c = this.derived.get(key);
+    if (c) return c;
+    const deg = (r: number) => this.csr.rowPtr[r + 1] - this.csr.rowPtr[r];
+    const inv = (r: number) => (deg(r) > 0 ? 1 / deg(r) : 0);
+    if (!backward) c = reduce === 'sum' ? this.csr : {...this.csr, rowScale: Float32Array.from({length: this.numRows}, (_, r) => inv(r))};
+    else c = transpose(this.csr, reduce === 'mean' ? inv : undefined);
+    this.derived.set(key, c);
+    return c;
+  }
+
+  /** @internal */
+  onDevice(c: Csr): DeviceCsrArrays {
+    let d = this.device.get(c);
+    if (!d) {
+      d = tf.tidy(() => ({
+        rowPtr: tf.keep(tf.tensor1d(c.rowPtr, 'int32')),
+        colIdx: tf.keep(tf.tensor1d(c.colIdx.length ? c.colIdx : new Int32Array(1), 'int32')),
+        weight: c.weight && c.weight.length ? tf.keep(tf.tensor1d(c.weight)) : undefined,
+        rowScale: c.rowScale && c.rowScale.length ? tf.keep(tf.tensor1d(c.rowScale)) : undefined,
+      }));
+      this.device.set(c, d);
+    }
+    return d;
+  }
+
+  dispose(): void {
+    for (const d of this.device.values()) tf.dispose([d.rowPtr, d.colIdx, d.weight ?? [], d.rowScale ?? []].flat());
+    this.device.clear();
+  }
+}
+
+function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
+  const dim = x.shape[1];
+  const b = tf.backend();
+  if (b instanceof WholeMemoryBackend && (b.gpu || b.hostKernels)) {
+    if (b.gpu) {
+      const d = block.onDevice(c);
+      const {info, ptr} = b.makeDeviceOutput([c.numRows, dim], 'float32');
+      if (c.numRows * dim > 0) {
+        b.native.csrSpmm(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), d.weight ? b.devicePtr(d.weight) : 0,
+                         d.rowScale ? b.devicePtr(d.rowScale) : 0, c.numRows, c.colIdx.length ? b.devicePtr(x) : 0, dim, ptr);
+      }
+      return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
+    }
+    const out = new Float32Array(c.numRows * dim);
+    b.native.hostCsrSpmm(c.rowPtr, c.colIdx, c.weight ?? null, c.rowScale ?? null, x.dataSync() as Float32Array, dim, out);
+    return tf.tensor2d(out, [c.numRows, dim]);
+  }
+  // Another backend: the same product from tfjs ops.
+  return tf.tidy(() => {
+    const rows = new Int32Array(c.colIdx.length);
+    for (let r = 0; r < c.numRows; ++r) rows.fill(r, c.rowPtr[r], c.rowPtr[r + 1]);
+    let msgs = tf.gather(x, tf.tensor1d(c.colIdx, 'int32'));
+    if (c.weight) msgs = tf.mul(msgs, tf.tensor2d(c.weight, [c.weight.length, 1]));
+    let out = tf.unsortedSegmentSum(msgs, tf.tensor1d(rows, 'int32'), c.numRows) as tf.Tensor2D;
+    if (c.rowScale) out = tf.mul(out, tf.tensor2d(c.rowScale, [c.numRows, 1]));
+    return out;
+  });
+}
+
+/**
+ * out[r] = mean (or sum) of x[colIdx[e]] over row r's entries; rows without
+ * entries give zeros. x: [block.numCols, dim] float32. Differentiable in x.
+ */
+export function aggregate(x: tf.Tensor2D, block: CsrBlock, reduce: AggregateReduce = 'mean'): tf.Tensor2D {
+  if (reduce !== 'mean' && reduce !== 'sum') throw new RangeError(`aggregate: reduce must be 'mean' or 'sum', got '${reduce}'`);
+  if (x.rank !== 2 || x.dtype !== 'float32') throw new TypeError(`aggregate: x must be a float32 matrix, got ${x.dtype} [${x.shape}]`);
+  if (x.shape[0] !== block.numCols) throw new RangeError(`aggregate: x has ${x.shape[0]} rows, the block reads ${block.numCols}`);
+  const f = tf.customGrad(((input: tf.Tensor) => ({
+    value: spmm(block, block.product(reduce, false), input as tf.Tensor2D),
+    gradFunc: (dy: tf.Tensor) => spmm(block, block.product(reduce, true), dy as tf.Tensor2D),
+  })) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(x) as tf.Tensor2D;
+}
