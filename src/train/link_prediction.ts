@@ -57,7 +57,10 @@ export async function trainLinkPrediction(graph: CsrGraph, options: Partial<Link
     for (let epoch = 1; epoch <= o.epochs; ++epoch) {
       const started = Date.now();
       const order = shuffle(Int32Array.from({length: m}, (_, i) => i), rng);
-      let lossSum = 0, batches = 0;
+      // The loss is summed on the device and read once per epoch: a read per
+      // step would wait for the GPU every step.
+      let lossSum: tf.Tensor = tf.scalar(0);
+      let batches = 0;
       for (let b = 0; b < m; b += o.batchSize) {
         const ids = order.subarray(b, Math.min(m, b + o.batchSize));
         const k = ids.length * o.negativesPerPositive;
@@ -73,14 +76,17 @@ export async function trainLinkPrediction(graph: CsrGraph, options: Partial<Link
           return tf.add(tf.mean(tf.softplus(tf.neg(pos))), tf.mean(tf.softplus(neg))) as tf.Scalar;
         }, true, [emb.anchor])!;
         emb.step();
-        lossSum += (await loss.data())[0];
-        loss.dispose();
+        const next = tf.add(lossSum, loss);
+        tf.dispose([lossSum, loss]);
+        lossSum = next;
         ++batches;
       }
+      const epochLoss = (await lossSum.data())[0] / batches;
+      lossSum.dispose();
       const trainSeconds = (Date.now() - started) / 1000;
       const [vp, vn, tp, tn] = [split.valEdges, split.valNegatives, split.testEdges, split.testNegatives].map((p) => scores(emb, p));
       const metrics: LinkEpochMetrics = {
-        seed: o.seed, epoch, loss: lossSum / batches, valAuc: rocAuc(vp, vn), valHits50: hitsAtK(vp, vn, 50),
+        seed: o.seed, epoch, loss: epochLoss, valAuc: rocAuc(vp, vn), valHits50: hitsAtK(vp, vn, 50),
         testAuc: rocAuc(tp, tn), testHits50: hitsAtK(tp, tn, 50), seconds: (Date.now() - started) / 1000,
         edgesPerSecond: m / trainSeconds,
       };
