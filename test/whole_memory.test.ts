@@ -41,6 +41,20 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     });
   }
 
+  for (const n of [1, 2, 4]) {
+    it(`a graph stored once in WholeMemory, sampled whole by every rank: ${n} rank(s), host memory`, () => {
+      const {status, out} = launch(n, 'graph');
+      expect(status, out).to.equal(0);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK graph rank ${r} (host)`);
+    });
+    it(`a graph stored once in WholeMemory over the GPUs, sampled whole by every rank: ${n} rank(s)`, function() {
+      if (wm.deviceInfo().deviceCount < n) this.skip();
+      const {status, out} = launch(n, 'graph', {WM_TEST_LOCATION: 'device'});
+      expect(status, out).to.equal(0);
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK graph rank ${r} (device)`);
+    });
+  }
+
   for (const n of [2, 4]) {
     // NCCL's network transport over loopback stands in for ranks on several hosts.
     it(`GPU distributed memory over NCCL's network path (P2P and SHM off): ${n} ranks`, function() {

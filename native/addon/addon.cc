@@ -10,6 +10,7 @@
 
 #include "wm/host_ops.h"
 #include "wm/managed.h"
+#include "wm/host_whole_memory.h"
 #include "wm/sampling.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
@@ -19,6 +20,7 @@ void InitComm(Napi::Env env, Napi::Object exports);       // comm_bindings.cc
 void InitEmbedding(Napi::Env env, Napi::Object exports);  // embedding_bindings.cc
 void InitShare(Napi::Env env, Napi::Object exports);      // share_bindings.cc
 void InitGraph(Napi::Env env, Napi::Object exports);      // graph_bindings.cc
+wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
 
 namespace {
 
@@ -429,27 +431,46 @@ WM_FN(SampleWithoutReplacement) {
     return info.Env().Undefined();
   });
 }
+// The graph's arrays: Int32Arrays, or continuous host WholeMemory (a graph
+// every process of a host shares) read in place.
+struct Int32Source {
+  const int32_t* data;
+  int64_t length;
+};
+Int32Source int32Source(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (info[i].IsTypedArray()) {
+    auto a = info[i].As<Napi::Int32Array>();
+    return {a.Data(), static_cast<int64_t>(a.ElementLength())};
+  }
+  wm::HostWholeMemory* m = info[i].IsObject() ? unwrapHostMemory(info[i]) : nullptr;
+  if (!m || !m->continuousBase() || m->rowBytes() != 4)
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be an Int32Array or continuous int32 host WholeMemory");
+  return {reinterpret_cast<const int32_t*>(m->continuousBase()), m->rows()};
+}
+
 // hostSampleWithReplacement(rowPtr, colIdx, seeds, fanout, seed, out) -> bad seed position or -1
 WM_FN(HostSampleWithReplacement) {
   return guard(info, [&] {
-    auto rowPtr = info[0].As<Napi::Int32Array>(), colIdx = info[1].As<Napi::Int32Array>(), seeds = info[2].As<Napi::Int32Array>();
+    Int32Source rowPtr = int32Source(info, 0, "rowPtr"), colIdx = int32Source(info, 1, "colIdx");
+    auto seeds = info[2].As<Napi::Int32Array>();
     auto out = info[5].As<Napi::Int32Array>();
     int fanout = static_cast<int>(intArg(info, 3, "fanout"));
     if (out.ElementLength() != seeds.ElementLength() * static_cast<size_t>(fanout)) throw Napi::RangeError::New(info.Env(), "out must hold seeds x fanout entries");
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithReplacement(
-        rowPtr.Data(), colIdx.Data(), static_cast<int64_t>(rowPtr.ElementLength()) - 1, seeds.Data(), seeds.ElementLength(), fanout,
+        rowPtr.data, colIdx.data, rowPtr.length - 1, seeds.Data(), seeds.ElementLength(), fanout,
         static_cast<uint64_t>(intArg(info, 4, "seed")), out.Data())));
   });
 }
 // hostSampleWithoutReplacement(rowPtr, colIdx, seeds, fanout, seed, offsets, out | null) -> bad seed position or -1
 WM_FN(HostSampleWithoutReplacement) {
   return guard(info, [&] {
-    auto rowPtr = info[0].As<Napi::Int32Array>(), colIdx = info[1].As<Napi::Int32Array>(), seeds = info[2].As<Napi::Int32Array>();
+    Int32Source rowPtr = int32Source(info, 0, "rowPtr"), colIdx = int32Source(info, 1, "colIdx");
+    auto seeds = info[2].As<Napi::Int32Array>();
     auto offsets = info[5].As<Napi::Int32Array>();
     if (offsets.ElementLength() != seeds.ElementLength() + 1) throw Napi::RangeError::New(info.Env(), "offsets must hold seeds + 1 entries");
     int32_t* out = info[6].IsTypedArray() ? info[6].As<Napi::Int32Array>().Data() : nullptr;
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithoutReplacement(
-        rowPtr.Data(), colIdx.Data(), static_cast<int64_t>(rowPtr.ElementLength()) - 1, seeds.Data(), seeds.ElementLength(),
+        rowPtr.data, colIdx.data, rowPtr.length - 1, seeds.Data(), seeds.ElementLength(),
         static_cast<int>(intArg(info, 3, "fanout")), static_cast<uint64_t>(intArg(info, 4, "seed")), offsets.Data(), out)));
   });
 }

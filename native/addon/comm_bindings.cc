@@ -227,6 +227,7 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
         InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
         InstanceMethod("deviceGather", &HostMemoryWrap::DeviceGather),
         InstanceMethod("deviceScatter", &HostMemoryWrap::DeviceScatter),
+        InstanceAccessor("deviceAddress", &HostMemoryWrap::DeviceAddress, nullptr),
     });
   }
 
@@ -262,6 +263,14 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
     return guarded(info.Env(), [&]() -> Napi::Value {
       writeRows(mem(info.Env()).deviceTable(), info);
       return info.Env().Undefined();
+    });
+  }
+  // On a GPU: the one device address of continuous host memory (pinned and mapped on first use).
+  Napi::Value DeviceAddress(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      uint64_t p = mem(info.Env()).deviceTable().ptr;
+      if (!p) throw Napi::Error::New(info.Env(), "deviceAddress: needs continuous host memory");
+      return Napi::Number::New(info.Env(), static_cast<double>(p));
     });
   }
   // The rank's own rows, copied out / in (out.byteLength bytes from the slice start).

@@ -47,6 +47,8 @@ export interface NativeHostMemory {
   /** On a GPU: device int32 indices, device float32 rows, read/written over the bus (not for distributed memory). */
   deviceGather(indices: number, n: number, out: number, errorFlag: number): void;
   deviceScatter(indices: number, n: number, values: number, errorFlag: number): void;
+  /** On a GPU: continuous memory's device address (pinned and mapped on first use). */
+  readonly deviceAddress: number;
   /** out = scale * the sum of every rank's slice (continuous memory). */
   sumSlices(scale: number, out: Float32Array): void;
   free(): void;
@@ -99,8 +101,8 @@ export interface NativeAddon {
                         seed: number, out: number, errorFlag: number): void;
   sampleWithoutReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,
                            seed: number, offsets: number, out: number, errorFlag: number): void;
-  hostSampleWithReplacement(rowPtr: Int32Array, colIdx: Int32Array, seeds: Int32Array, fanout: number, seed: number, out: Int32Array): number;
-  hostSampleWithoutReplacement(rowPtr: Int32Array, colIdx: Int32Array, seeds: Int32Array, fanout: number, seed: number,
+  hostSampleWithReplacement(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, seeds: Int32Array, fanout: number, seed: number, out: Int32Array): number;
+  hostSampleWithoutReplacement(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, seeds: Int32Array, fanout: number, seed: number,
                                offsets: Int32Array, out: Int32Array | null): number;
   NativeDeviceMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number,
                            devices?: number[]) => NativeDeviceMemory;

@@ -8,6 +8,7 @@ export {sampleNegatives, splitEdges} from './link_split';
 export type {EdgePairs, LinkSplit} from './link_split';
 export {DeviceCsr, deviceNegativePairs, sampleNegativePairs, sampleNeighbors} from './native_sampling';
 export {aggregate, CsrBlock} from './aggregate';
+export {WholeMemoryCsr} from './whole_memory_csr';
 export type {AggregateReduce} from './aggregate';
 export type {SampleOptions} from './native_sampling';
 export {rmat} from './rmat';

@@ -97,6 +97,11 @@ export class WholeMemoryTensor {
     return this.shape[0];
   }
 
+  /** @internal The native memory, for kernels that read it in place. */
+  nativeMemory(what: string): NativeHostMemory | NativeDeviceMemory {
+    return this.live(what);
+  }
+
   get rowsPerRank(): number {
     return this.live('rowsPerRank').rowsPerRank;
   }
