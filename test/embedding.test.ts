@@ -7,7 +7,9 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {rng} from './helpers';
 
-const memories = (): wm.nn.EmbeddingMemory[] => (wm.deviceInfo().gpu ? ['device', 'managed', 'host', 'continuous', 'chunked'] : ['host', 'managed', 'continuous', 'chunked']);
+// 'distributed' here is a group of one process (on a GPU: NCCL with one rank); several ranks: whole_memory.test.ts.
+const memories = (): wm.nn.EmbeddingMemory[] =>
+  (wm.deviceInfo().gpu ? ['device', 'managed', 'host', 'continuous', 'chunked', 'distributed'] : ['host', 'managed', 'continuous', 'chunked', 'distributed']);
 const DTYPES: wm.nn.EmbeddingDType[] = ['float32', 'float16', 'bfloat16'];
 // Relative rounding of each storage type.
 const TOL: {[d in wm.nn.EmbeddingDType]: number} = {float32: 2e-6, float16: 1e-3, bfloat16: 8e-3};
@@ -165,6 +167,6 @@ describe('wm.nn.embedding', () => {
     expect(() => wm.nn.embedding({rows: 2, dim: 2, dtype: 'int8' as never})).to.throw(/dtype must be/);
     expect(() => wm.nn.adam({lr: -1})).to.throw(/lr must be/);
     expect(() => wm.nn.adam({beta1: 1})).to.throw(/beta1 must be in/);
-    expect(() => wm.nn.embedding({rows: 2, dim: 2, memory: 'distributed'})).to.throw(/not built yet/);
+    expect(() => wm.nn.embedding({rows: 2, dim: 2, memory: 'striped' as never})).to.throw(/memory must be/);
   });
 });

@@ -412,6 +412,13 @@ Napi::Value UniqueId(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+// The NCCL communicator of a NativeCommunicator (made on first use, collectively).
+wm::NcclComm& ncclOfCommunicator(const Napi::Value& v) {
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(communicatorCtor->Value()))
+    throw Napi::TypeError::New(v.Env(), "expected a communicator");
+  return CommunicatorWrap::Unwrap(v.As<Napi::Object>())->nccl(v.Env());
+}
+
 wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v) {
   if (!v.IsObject()) return nullptr;
   auto* w = HostMemoryWrap::Unwrap(v.As<Napi::Object>());

@@ -5,13 +5,15 @@
 
 #include <string>
 
+#include "wm/distributed.h"
 #include "wm/embedding.h"
 #include "wm/host_whole_memory.h"
 
 #include "wm/device_whole_memory.h"
 
 wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);      // comm_bindings.cc
-wm::DeviceWholeMemory* unwrapDeviceMemory(const Napi::Value& v);  // comm_bindings.cc, null if not one
+wm::DeviceWholeMemory* unwrapDeviceMemory(const Napi::Value& v);
+wm::NcclComm& ncclOfCommunicator(const Napi::Value& v);  // comm_bindings.cc  // comm_bindings.cc, null if not one
 
 namespace {
 
@@ -42,6 +44,7 @@ wm::TableRef tableArg(const Napi::Value& v) {
   t.rows = static_cast<int64_t>(num(o, "rows"));
   t.dim = static_cast<int64_t>(num(o, "dim"));
   t.storage = static_cast<wm::StorageType>(static_cast<int>(num(o, "storage")));
+  if (o.Has("rowBase")) t.rowBase = static_cast<int64_t>(num(o, "rowBase"));
   if (o.Has("memory") && o.Get("memory").IsObject()) {
     if (wm::DeviceWholeMemory* d = unwrapDeviceMemory(o.Get("memory"))) {
       wm::TableRef dt = d->table();  // addresses the WholeMemory; keep our storage type and width
@@ -173,7 +176,55 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+namespace {
+
+// A distributed table's layout: this rank's part is `table` (its local rows).
+wm::DistributedLayout distributedLayoutArg(const Napi::CallbackInfo& info, const wm::TableRef& local) {
+  wm::DistributedLayout l;
+  l.rows = info[2].As<Napi::Number>().Int64Value();
+  l.rowsPerRank = info[3].As<Napi::Number>().Int64Value();
+  l.rowBytes = local.dim * 4;
+  l.localRows = local.rows;
+  l.noun = "table";
+  return l;
+}
+
+// distributedEmbeddingGather(communicator, table, rows, rowsPerRank, indices, n, out): collective
+Napi::Value DistributedGather(const Napi::CallbackInfo& info) {
+  return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
+    wm::TableRef t = tableArg(info[1]);
+    wm::distributedEmbeddingGather(ncclOfCommunicator(info[0]), distributedLayoutArg(info, t), t, ptrArg(info[4], "indices"),
+                                   info[5].As<Napi::Number>().Int64Value(), ptrArg(info[6], "out"), "embedding.read");
+    return info.Env().Undefined();
+  });
+}
+// distributedEmbeddingWrite(communicator, table, rows, rowsPerRank, indices, n, values): collective
+Napi::Value DistributedWrite(const Napi::CallbackInfo& info) {
+  return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
+    wm::TableRef t = tableArg(info[1]);
+    wm::distributedEmbeddingWrite(ncclOfCommunicator(info[0]), distributedLayoutArg(info, t), t, ptrArg(info[4], "indices"),
+                                  info[5].As<Napi::Number>().Int64Value(), ptrArg(info[6], "values"), "embedding.write");
+    return info.Env().Undefined();
+  });
+}
+// distributedEmbeddingApply(communicator, table, rows, rowsPerRank, state0, state1, indices, n, grads, opt, params, skipped): collective
+Napi::Value DistributedApply(const Napi::CallbackInfo& info) {
+  return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
+    wm::TableRef t = tableArg(info[1]);
+    wm::distributedEmbeddingApply(ncclOfCommunicator(info[0]), distributedLayoutArg(info, t), t, ptrArg(info[4], "state0"),
+                                  ptrArg(info[5], "state1"), ptrArg(info[6], "indices"), info[7].As<Napi::Number>().Int64Value(),
+                                  ptrArg(info[8], "grads"), static_cast<wm::SparseOptimizer>(info[9].As<Napi::Number>().Int32Value()),
+                                  paramsArg(info[10]), ptrArg(info[11], "skipped"), "embedding.applyGradients");
+    return info.Env().Undefined();
+  });
+}
+
+}  // namespace
+
 void InitEmbedding(Napi::Env env, Napi::Object exports) {
+  exports.Set("distributedEmbeddingGather", Napi::Function::New(env, DistributedGather, "distributedEmbeddingGather"));
+  exports.Set("distributedEmbeddingWrite", Napi::Function::New(env, DistributedWrite, "distributedEmbeddingWrite"));
+  exports.Set("distributedEmbeddingApply", Napi::Function::New(env, DistributedApply, "distributedEmbeddingApply"));
   exports.Set("embeddingInit", Napi::Function::New(env, Init, "embeddingInit"));
   exports.Set("embeddingGather", Napi::Function::New(env, Gather, "embeddingGather"));
   exports.Set("embeddingWriteRows", Napi::Function::New(env, WriteRows, "embeddingWriteRows"));

@@ -62,6 +62,8 @@ export interface NativeTable {
   rows: number;
   dim: number;
   storage: number;
+  /** The global index of row 0 (a rank's part of a distributed table; initial values follow it). */
+  rowBase?: number;
 }
 
 export interface NativeOptimizerParams {
@@ -121,6 +123,11 @@ export interface NativeAddon {
   embeddingWriteRows(table: NativeTable, indices: number, indexType: number, n: number, values: number, errorFlag: number): void;
   embeddingApply(table: NativeTable, state0: number, state1: number, indices: number, indexType: number, n: number,
                  grads: number, opt: number, params: NativeOptimizerParams, errorFlag: number, skipped: number): void;
+  /** Distributed tables on GPUs (collectives; rows travel as float32 through NCCL). */
+  distributedEmbeddingGather(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, indices: number, n: number, out: number): void;
+  distributedEmbeddingWrite(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, indices: number, n: number, values: number): void;
+  distributedEmbeddingApply(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, state0: number, state1: number,
+                            indices: number, n: number, grads: number, opt: number, params: NativeOptimizerParams, skipped: number): void;
   hostEmbeddingGather(table: NativeTable, indices: Int32Array, out: Float32Array): number;
   hostEmbeddingWriteRows(table: NativeTable, indices: Int32Array, values: Float32Array): number;
   hostEmbeddingApply(table: NativeTable, state0: ArrayBufferView | NativeHostMemory | null, state1: ArrayBufferView | NativeHostMemory | null,

@@ -12,6 +12,7 @@ import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_va
 import {deviceStatus, native} from '../backend/register';
 import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
 import {writeFileAtomically} from '../util/files';
+import {packParts, unpackParts} from './parts';
 import type {Communicator, MallocOptions} from './communicator';
 
 export type MemoryType = 'continuous' | 'chunked' | 'distributed';
@@ -336,34 +337,4 @@ export class WholeMemoryTensor {
   get freed(): boolean {
     return this.mem === undefined;
   }
-}
-
-
-// [count][len...][bytes...] framing for one blob per destination rank.
-function packParts(parts: Uint8Array[]): Uint8Array {
-  const head = new Float64Array(parts.length + 1);
-  head[0] = parts.length;
-  parts.forEach((p, i) => (head[i + 1] = p.byteLength));
-  const total = head.byteLength + parts.reduce((a, p) => a + p.byteLength, 0);
-  const out = new Uint8Array(total);
-  out.set(new Uint8Array(head.buffer), 0);
-  let at = head.byteLength;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
-
-function unpackParts(blob: Uint8Array): Uint8Array[] {
-  const copy = blob.slice();
-  const count = new Float64Array(copy.buffer, 0, 1)[0];
-  const lens = new Float64Array(copy.buffer, 8, count);
-  const parts: Uint8Array[] = [];
-  let at = 8 * (count + 1);
-  for (let i = 0; i < count; ++i) {
-    parts.push(copy.subarray(at, at + lens[i]));
-    at += lens[i];
-  }
-  return parts;
 }

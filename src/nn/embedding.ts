@@ -16,6 +16,7 @@ import {checkIndexArray, checkIndexTensor, indexError, knownValid, markValid} fr
 import {NativeDeviceMemory, NativeHostMemory, NativeTable} from '../backend/native';
 import {deviceStatus, native} from '../backend/register';
 import {Communicator, soloCommunicator} from '../memory/communicator';
+import {readRows, RowLayout, sendRows} from './distributed_rows';
 import {optimizerCode, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
 
 export type EmbeddingDType = 'float32' | 'float16' | 'bfloat16';
@@ -40,7 +41,11 @@ export interface EmbeddingOptions {
   memory?: EmbeddingMemory;
   init?: EmbeddingInit;
   optimizer?: SparseOptimizerConfig;
-  /** For 'continuous' and 'chunked': the group sharing the table (default: this process alone). */
+  /**
+   * For 'continuous', 'chunked' and 'distributed': the group sharing the
+   * table (default: this process alone). A distributed table's reads, writes
+   * and steps are collectives: every rank calls them, with its own indices.
+   */
   communicator?: Communicator;
 }
 
@@ -52,6 +57,8 @@ interface Store {
   table: NativeTable;
   states: (number | ArrayBufferView | NativeHostMemory | NativeDeviceMemory | null)[];
   release(): void;
+  /** 'distributed': this rank holds global rows [first, first + count) as `table`. */
+  dist?: RowLayout & {first: number; count: number};
 }
 
 let anchors = 0;
@@ -145,8 +152,24 @@ export class Embedding {
           this.comm?.destroy();
         }};
       }
-      case 'distributed':
-        throw new Error(`embedding: memory 'distributed' is not built yet; use 'device', 'host', 'managed', 'continuous' or 'chunked'`);
+      case 'distributed': {
+        // Each rank holds its rows in its own memory (GPU or host); rows move
+        // through the communicator (NCCL on GPUs): tables that span hosts.
+        const comm = o.communicator ?? (this.comm = soloCommunicator());
+        this.group = comm;
+        const rowsPerRank = Math.max(1, Math.ceil(this.rows / comm.size));
+        const first = Math.min(this.rows, comm.rank * rowsPerRank);
+        const count = Math.max(0, Math.min(this.rows, first + rowsPerRank) - first);
+        const local: NativeTable = {rows: count, dim: this.dim, storage: STORAGE[this.dtype], rowBase: first};
+        const b = this.backend;
+        const store = gpu ? this.allocateFlat(local, count * this.dim, bytes, nStates, (m) => b.allocDevice(m), (p) => b.freeDevice(p)) :
+                            this.allocateHost(local, count * this.dim, bytes, nStates);
+        const release = store.release;
+        return {...store, dist: {comm, rows: this.rows, rowsPerRank, dim: this.dim, first, count}, release: () => {
+          release();
+          this.comm?.destroy();
+        }};
+      }
       default:
         throw new RangeError(`embedding: memory must be device, host, continuous, chunked, distributed or managed, got '${this.memory}'`);
     }
@@ -220,7 +243,7 @@ export class Embedding {
     const s = this.live('init');
     // Shared tables: each rank fills its own rows, then everyone waits.
     const mem = s.table.memory;
-    const [first, count] = mem ? [mem.localFirstRow, mem.localRowCount] : [0, this.rows];
+    const [first, count] = mem ? [mem.localFirstRow, mem.localRowCount] : [0, s.dist ? s.dist.count : this.rows];
     native().embeddingInit(s.table, first, count, seed, kind, scale, s.where === 'device');
     if (s.where === 'device') {
       this.touchManaged(s, this.backend);
@@ -248,6 +271,7 @@ export class Embedding {
     try {
       const shape = [...idx.shape, this.dim];
       const n = idx.size;
+      if (s.dist) return this.readDistributed(s, s.dist, idx, shape);
       if (s.where === 'host') {
         const host = idx.dataSync() as Int32Array;
         const out = new Float32Array(n * this.dim);
@@ -281,6 +305,27 @@ export class Embedding {
     }
   }
 
+  // Collective: every rank calls it with its own indices.
+  private readDistributed(s: Store, d: NonNullable<Store['dist']>, idx: tf.Tensor, shape: number[]): tf.Tensor {
+    if (s.where === 'host') {
+      const out = readRows(d, asInt32(idx.dataSync()), (local) => {
+        const rows = new Float32Array(local.length * this.dim);
+        native().hostEmbeddingGather(s.table, local, rows);
+        return rows;
+      }, 'embedding.read');
+      return tf.tensor(out, shape, 'float32');
+    }
+    const b = this.backend;
+    const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
+    try {
+      b.native.distributedEmbeddingGather(d.comm.nativeComm, s.table, this.rows, d.rowsPerRank, idx.size ? b.devicePtr(idx) : 0, idx.size, ptr);
+    } catch (e) {
+      b.disposeData(info.dataId, true);
+      throw e;
+    }
+    return tf.engine().makeTensorFromTensorInfo(info);
+  }
+
   /**
    * Rows at `ids`, differentiable: inside optimizer.minimize (or tf.grads
    * over `anchor`) the row gradients are kept for step().
@@ -308,10 +353,17 @@ export class Embedding {
     const idx = this.indices(ids, 'write');
     try {
       const host = idx.dataSync() as Int32Array;
-      this.checkHost(host, 'write');
+      // Distributed tables check indices inside the collective (every rank fails together).
+      if (!s.dist) this.checkHost(host, 'write');
       const vals = values instanceof tf.Tensor ? values : tf.tensor(values, [host.length, this.dim]);
       if (vals.size !== host.length * this.dim) throw new RangeError(`embedding.write: values hold ${vals.size} elements, need ${host.length} x ${this.dim}`);
-      if (s.where === 'host') {
+      if (s.dist && s.where === 'host') {
+        sendRows(s.dist, asInt32(host), asFloat32(vals.dataSync()), (local, v) => native().hostEmbeddingWriteRows(s.table, local, v), 'embedding.write');
+      } else if (s.dist) {
+        const b = this.backend;
+        b.native.distributedEmbeddingWrite(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, host.length ? b.devicePtr(idx) : 0,
+                                           host.length, host.length ? b.devicePtr(vals) : 0);
+      } else if (s.where === 'host') {
         native().hostEmbeddingWriteRows(s.table, asInt32(host), asFloat32(vals.dataSync()));
       } else {
         const b = this.backend;
@@ -332,12 +384,22 @@ export class Embedding {
       if (grads.size !== idx.size * this.dim || grads.dtype !== 'float32') {
         throw new RangeError(`embedding.applyGradients: grads must be float32 with ${idx.size} x ${this.dim} elements, got ${grads.dtype} ${grads.shape}`);
       }
-      // Validate every index before any row changes (free when lookup() already did).
-      checkIndexTensor(idx, this.rows, 'embedding.applyGradients');
+      // Validate every index before any row changes (free when lookup() already did);
+      // distributed tables check inside the collective.
+      if (!s.dist) checkIndexTensor(idx, this.rows, 'embedding.applyGradients');
       const host = s.where === 'host' ? (idx.dataSync() as Int32Array) : undefined;
       const params = stepParams(this.optimizer, ++this.steps);
       const code = optimizerCode(this.optimizer);
-      if (s.where === 'host') {
+      const st0 = s.states[0], st1 = s.states[1];
+      if (s.dist && s.where === 'host') {
+        sendRows(s.dist, asInt32(host!), asFloat32(grads.dataSync()), (local, g) => {
+          this.skippedHost += native().hostEmbeddingApply(s.table, st0 as ArrayBufferView | null, st1 as ArrayBufferView | null, local, g, code, params);
+        }, 'embedding.applyGradients');
+      } else if (s.dist) {
+        const b = this.backend;
+        b.native.distributedEmbeddingApply(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, st0 as number, st1 as number,
+                                           idx.size ? b.devicePtr(idx) : 0, idx.size, idx.size ? b.devicePtr(grads) : 0, code, params, this.skippedDevice);
+      } else if (s.where === 'host') {
         this.skippedHost += native().hostEmbeddingApply(s.table, s.states[0] as ArrayBufferView | NativeHostMemory | null,
                                                         s.states[1] as ArrayBufferView | NativeHostMemory | null,
                                                         asInt32(host!), asFloat32(grads.dataSync()), code, params);
@@ -369,7 +431,9 @@ export class Embedding {
 
   /** Rows this process owns in a checkpoint: all, or its slice of a shared WholeMemory table. */
   localRows(): {first: number; count: number} {
-    const mem = this.live('localRows').table.memory;
+    const s = this.live('localRows');
+    const mem = s.table.memory;
+    if (s.dist) return {first: s.dist.first, count: s.dist.count};
     return mem ? {first: mem.localFirstRow, count: mem.localRowCount} : {first: 0, count: this.rows};
   }
 
@@ -381,7 +445,9 @@ export class Embedding {
     const t = this.read(ids);
     const rows = t.dataSync() as Float32Array;
     t.dispose();
-    const states = s.states.filter((x) => x !== null && x !== 0).map((st) => this.readState(st!, first, count));
+    // A distributed table's state holds only this rank's rows: offsets from its first.
+    const at = s.dist ? 0 : first;
+    const states = s.states.filter((x) => x !== null && x !== 0).map((st) => this.readState(st!, at, count));
     return {rows, states, steps: this.steps, skipped: this.skippedGradients()};
   }
 
@@ -393,7 +459,8 @@ export class Embedding {
     const live = s.states.filter((x) => x !== null && x !== 0);
     if (state.states.length !== live.length) throw new RangeError(`embedding.importState: ${state.states.length} optimizer states, the table has ${live.length}`);
     this.write(Int32Array.from({length: count}, (_, i) => first + i), state.rows);
-    live.forEach((st, i) => this.writeState(st!, first, count, state.states[i]));
+    const at = s.dist ? 0 : first;
+    live.forEach((st, i) => this.writeState(st!, at, count, state.states[i]));
     this.steps = state.steps;
     if (s.where === 'device') this.backend.native.synchronize();
     this.group?.barrier();

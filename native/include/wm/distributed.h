@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "wm/embedding.h"
 #include "wm/nccl_comm.h"
 
 namespace wm {
@@ -15,6 +16,7 @@ struct DistributedLayout {
   int64_t rows = 0, rowsPerRank = 0, rowBytes = 0;  // rowBytes: a multiple of 4
   uint64_t localSlice = 0;                          // this rank's rows, on its GPU
   int64_t localRows = 0;
+  const char* noun = "tensor";  // what errors call it ("index 7 ... outside the tensor's 5 rows")
 };
 
 // out[i] = row indices[i] (int32 indices and out on this rank's GPU).
@@ -25,5 +27,20 @@ void distributedGather(NcclComm& comm, const DistributedLayout& layout, uint64_t
 // order within a rank: the last write wins, on every run.
 void distributedScatter(NcclComm& comm, const DistributedLayout& layout, uint64_t indices, int64_t n,
                         uint64_t values, const std::string& what);
+
+// Distributed embedding tables: each rank holds rows [rank * rowsPerRank, ...)
+// as `local` (any storage type); rows travel as float32 (layout.rowBytes =
+// dim * 4). out[i] = row indices[i].
+void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t indices,
+                                int64_t n, uint64_t out, const std::string& what);
+// Row indices[i] = values[i] (float32, rounded to the storage type);
+// duplicates: the last in rank order, then in order, wins.
+void distributedEmbeddingWrite(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t indices,
+                               int64_t n, uint64_t values, const std::string& what);
+// One sparse optimizer step: every rank's (index, gradient row) pairs go to
+// the rows' owners, which merge duplicates across ranks and update in place.
+void distributedEmbeddingApply(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t state0,
+                               uint64_t state1, uint64_t indices, int64_t n, uint64_t grads, SparseOptimizer opt,
+                               const OptimizerParams& params, uint64_t skipped, const std::string& what);
 
 }  // namespace wm

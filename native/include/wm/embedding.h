@@ -32,6 +32,9 @@ struct TableRef {
   const ChunkedHandle* chunked = nullptr;
   int64_t rows = 0, dim = 0;
   StorageType storage = StorageType::F32;
+  // The global index of row 0 (a rank's part of a distributed table): the
+  // initial values are those of the global rows, whoever holds them.
+  int64_t rowBase = 0;
 };
 
 // ---- device (CUDA) ----

@@ -122,6 +122,18 @@ void distributedGather(NcclComm&, const DistributedLayout&, uint64_t, int64_t, u
 void distributedScatter(NcclComm&, const DistributedLayout&, uint64_t, int64_t, uint64_t, const std::string&) {
   noCuda("distributed scatter");
 }
+void distributedEmbeddingGather(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, int64_t, uint64_t,
+                                const std::string&) {
+  noCuda("distributed embedding tables on GPUs");
+}
+void distributedEmbeddingWrite(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, int64_t, uint64_t,
+                               const std::string&) {
+  noCuda("distributed embedding tables on GPUs");
+}
+void distributedEmbeddingApply(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, uint64_t, uint64_t, int64_t,
+                               uint64_t, SparseOptimizer, const OptimizerParams&, uint64_t, const std::string&) {
+  noCuda("distributed embedding tables on GPUs");
+}
 size_t managedSizeClass(size_t bytes) { return bytes; }
 uint64_t managedAlloc(size_t) { noCuda("managedAlloc"); }
 void managedFree(uint64_t) { noCuda("managedFree"); }

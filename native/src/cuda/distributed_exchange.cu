@@ -106,13 +106,13 @@ Plan plan(NcclComm& comm, Scratch& s, const DistributedLayout& L, uint64_t indic
     int32_t value = 0;
     copyDeviceToHost(&value, indices + host[p.ranks] * sizeof(int32_t), sizeof value);
     fail(what + ": index " + std::to_string(value) + " at position " + std::to_string(host[p.ranks]) +
-         " is outside the tensor's " + std::to_string(L.rows) + " rows");
+         " is outside the " + L.noun + "'s " + std::to_string(L.rows) + " rows");
   }
   for (int q = 0; q < p.ranks; ++q) {
     WM_REQUIRE(all[q].size() == mine.size(), what + ": rank " + std::to_string(q) + " sent a malformed count list");
     unsigned long long theirs[2];
     std::memcpy(&theirs[1], all[q].data() + p.ranks * sizeof(unsigned long long), sizeof(unsigned long long));
-    if (theirs[1] != ~0ull) fail(what + ": rank " + std::to_string(q) + " passed an index outside the tensor's " + std::to_string(L.rows) + " rows");
+    if (theirs[1] != ~0ull) fail(what + ": rank " + std::to_string(q) + " passed an index outside the " + L.noun + "'s " + std::to_string(L.rows) + " rows");
     std::memcpy(&theirs[0], all[q].data() + p.rank * sizeof(unsigned long long), sizeof(unsigned long long));
     p.recvCount.push_back(static_cast<int64_t>(theirs[0]));
     p.sendCount.push_back(static_cast<int64_t>(host[q]));
@@ -141,6 +141,49 @@ std::vector<int64_t> times(const std::vector<int64_t>& v, int64_t k) {
   return out;
 }
 
+
+// Rows sent to their owners with their local indices: what this rank
+// received, in rank order, then in each rank's order.
+struct Arrived {
+  int32_t* rows;
+  uint8_t* values;
+  int64_t count;
+};
+
+Arrived sendToOwners(NcclComm& comm, Scratch& s, const Plan& p, int64_t rowBytes, uint64_t values, int64_t n,
+                     const std::string& what) {
+  auto* packed = s.get<uint8_t>(n * rowBytes);
+  copyRows(values, p.perm, reinterpret_cast<uint64_t>(packed), nullptr, n, rowBytes);
+  Arrived a{s.get<int32_t>(p.recvTotal), s.get<uint8_t>(p.recvTotal * rowBytes), p.recvTotal};
+  comm.allToAllV(reinterpret_cast<uint64_t>(p.localIdx), times(p.sendOffset, 4), times(p.sendCount, 4),
+                 reinterpret_cast<uint64_t>(a.rows), times(p.recvOffset, 4), times(p.recvCount, 4), what + " (indices)");
+  comm.allToAllV(reinterpret_cast<uint64_t>(packed), times(p.sendOffset, rowBytes), times(p.sendCount, rowBytes),
+                 reinterpret_cast<uint64_t>(a.values), times(p.recvOffset, rowBytes), times(p.recvCount, rowBytes),
+                 what + " (rows)");
+  return a;
+}
+
+// Arrivals sorted stably by row: the last of each run of equal rows is the
+// write that wins.
+struct ByRow {
+  int32_t* sortedRow;
+  int32_t* order;  // arrival position of each sorted entry
+};
+
+ByRow sortByRow(Scratch& s, const Arrived& a, int64_t localRows) {
+  int32_t* arrival = s.get<int32_t>(a.count);
+  iota(arrival, a.count);
+  ByRow b{s.get<int32_t>(a.count), s.get<int32_t>(a.count)};
+  radixSortPairs(s, a.rows, b.sortedRow, arrival, b.order, a.count, bitsBelow(std::max<int64_t>(localRows, 1)));
+  return b;
+}
+
+// The row each sorted entry writes, or -1 where a later duplicate wins (the
+// embedding write kernel skips rows outside the table).
+__global__ void winnersKernel(const int32_t* sortedRow, int64_t n, int32_t* rows) {
+  WM_GRID_STRIDE(j, n) rows[j] = j + 1 == n || sortedRow[j + 1] != sortedRow[j] ? sortedRow[j] : -1;
+}
+
 }  // namespace
 
 void distributedGather(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t out,
@@ -166,27 +209,64 @@ void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t ind
   Scratch s;
   Plan p = plan(comm, s, L, indices, n, what);
   const int64_t rb = L.rowBytes;
-  auto* packed = s.get<uint8_t>(n * rb);
-  copyRows(values, p.perm, reinterpret_cast<uint64_t>(packed), nullptr, n, rb);
-  int32_t* rows = s.get<int32_t>(p.recvTotal);
-  auto* incoming = s.get<uint8_t>(p.recvTotal * rb);
-  comm.allToAllV(reinterpret_cast<uint64_t>(p.localIdx), times(p.sendOffset, 4), times(p.sendCount, 4),
-                 reinterpret_cast<uint64_t>(rows), times(p.recvOffset, 4), times(p.recvCount, 4), what + " (indices)");
-  comm.allToAllV(reinterpret_cast<uint64_t>(packed), times(p.sendOffset, rb), times(p.sendCount, rb),
-                 reinterpret_cast<uint64_t>(incoming), times(p.recvOffset, rb), times(p.recvCount, rb), what + " (rows)");
-  if (p.recvTotal > 0 && rb > 0) {
-    // Arrivals are in rank order, then in each rank's order; a stable sort by
-    // row keeps that order among duplicates, and the last of each run writes.
-    int32_t* arrival = s.get<int32_t>(p.recvTotal);
-    iota(arrival, p.recvTotal);
-    int32_t* sortedRow = s.get<int32_t>(p.recvTotal);
-    int32_t* order = s.get<int32_t>(p.recvTotal);
-    radixSortPairs(s, rows, sortedRow, arrival, order, p.recvTotal, bitsBelow(std::max<int64_t>(L.localRows, 1)));
+  Arrived a = sendToOwners(comm, s, p, rb, values, n, what);
+  if (a.count > 0 && rb > 0) {
+    ByRow b = sortByRow(s, a, L.localRows);
     int64_t words = rb / 4;
-    writeLastKernel<<<gridFor(p.recvTotal * words), kThreads, 0, stream()>>>(
-        reinterpret_cast<const uint32_t*>(incoming), order, sortedRow, p.recvTotal, words,
+    writeLastKernel<<<gridFor(a.count * words), kThreads, 0, stream()>>>(
+        reinterpret_cast<const uint32_t*>(a.values), b.order, b.sortedRow, a.count, words,
         reinterpret_cast<uint32_t*>(L.localSlice));
     WM_CUDA_LAUNCHED();
+  }
+  comm.wait(what);
+}
+
+void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t indices,
+                                int64_t n, uint64_t out, const std::string& what) {
+  Scratch s;
+  Plan p = plan(comm, s, L, indices, n, what);
+  const int64_t rb = L.rowBytes;
+  int32_t* asked = s.get<int32_t>(p.recvTotal);
+  auto* replies = s.get<uint8_t>(p.recvTotal * rb);
+  auto* rowsBack = s.get<uint8_t>(n * rb);
+  comm.allToAllV(reinterpret_cast<uint64_t>(p.localIdx), times(p.sendOffset, 4), times(p.sendCount, 4),
+                 reinterpret_cast<uint64_t>(asked), times(p.recvOffset, 4), times(p.recvCount, 4), what + " (requests)");
+  // The owner reads its rows in their storage type and answers in float32.
+  embeddingGather(local, reinterpret_cast<uint64_t>(asked), IndexType::I32, p.recvTotal, reinterpret_cast<uint64_t>(replies), 0);
+  comm.allToAllV(reinterpret_cast<uint64_t>(replies), times(p.recvOffset, rb), times(p.recvCount, rb),
+                 reinterpret_cast<uint64_t>(rowsBack), times(p.sendOffset, rb), times(p.sendCount, rb), what + " (rows)");
+  copyRows(reinterpret_cast<uint64_t>(rowsBack), nullptr, out, p.perm, n, rb);
+  comm.wait(what);
+}
+
+void distributedEmbeddingWrite(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t indices,
+                               int64_t n, uint64_t values, const std::string& what) {
+  Scratch s;
+  Plan p = plan(comm, s, L, indices, n, what);
+  const int64_t rb = L.rowBytes;
+  Arrived a = sendToOwners(comm, s, p, rb, values, n, what);
+  if (a.count > 0 && rb > 0) {
+    ByRow b = sortByRow(s, a, L.localRows);
+    int32_t* rows = s.get<int32_t>(a.count);
+    winnersKernel<<<gridFor(a.count), kThreads, 0, stream()>>>(b.sortedRow, a.count, rows);
+    WM_CUDA_LAUNCHED();
+    auto* sortedValues = s.get<uint8_t>(a.count * rb);
+    copyRows(reinterpret_cast<uint64_t>(a.values), b.order, reinterpret_cast<uint64_t>(sortedValues), nullptr, a.count, rb);
+    embeddingWriteRows(local, reinterpret_cast<uint64_t>(rows), IndexType::I32, a.count, reinterpret_cast<uint64_t>(sortedValues), 0);
+  }
+  comm.wait(what);
+}
+
+void distributedEmbeddingApply(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t state0,
+                               uint64_t state1, uint64_t indices, int64_t n, uint64_t grads, SparseOptimizer opt,
+                               const OptimizerParams& params, uint64_t skipped, const std::string& what) {
+  Scratch s;
+  Plan p = plan(comm, s, L, indices, n, what);
+  Arrived a = sendToOwners(comm, s, p, L.rowBytes, grads, n, what);
+  // Duplicates from every rank are merged by the apply kernel: one update per row.
+  if (a.count > 0 && L.rowBytes > 0) {
+    embeddingApply(local, state0, state1, reinterpret_cast<uint64_t>(a.rows), IndexType::I32, a.count,
+                   reinterpret_cast<uint64_t>(a.values), opt, params, 0, skipped);
   }
   comm.wait(what);
 }

@@ -71,7 +71,8 @@ void embeddingInit(const TableRef& t, int64_t first, int64_t count, uint64_t see
       for (int64_t i = b; i < e; ++i) {
         int64_t r = first + i;
         T* w = rows.row(r);
-        for (int64_t j = 0; j < t.dim; ++j) w[j] = fromFloat<T>(initialValue(seed, static_cast<uint64_t>(r * t.dim + j), kind, scale));
+        for (int64_t j = 0; j < t.dim; ++j)
+          w[j] = fromFloat<T>(initialValue(seed, static_cast<uint64_t>((t.rowBase + r) * t.dim + j), kind, scale));
       }
     });
   });
