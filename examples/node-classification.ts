@@ -26,6 +26,7 @@ const program = new Command()
   .option('--epochs <n>', 'epochs per seed', (v) => parsePositive(v, '--epochs'), d.epochs)
   .option('--batch-size <n>', 'seed vertices per step', (v) => parsePositive(v, '--batch-size'), d.batchSize)
   .option('--fanouts <list>', 'neighbours sampled per layer', (v) => v.split(',').map((x) => parsePositive(x, '--fanouts')), d.fanouts)
+  .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (unique-and-relabel: one compact subgraph per batch)", d.sampler)
   .option('--dim <n>', 'embedding width', (v) => parsePositive(v, '--dim'), d.embeddingDim)
   .option('--hidden <n>', 'hidden width', (v) => parsePositive(v, '--hidden'), d.hiddenDim)
   .option('--lr <x>', 'Adam learning rate of the dense layers', parseFloat, d.learningRate)
@@ -42,6 +43,7 @@ function parsePositive(v: string, name: string): number {
 
 async function main(): Promise<void> {
   const o = program.opts();
+  if (o.sampler !== 'tree' && o.sampler !== 'subgraph') throw new Error(`--sampler must be tree or subgraph, got "${o.sampler}"`);
   await tf.setBackend(wm.BACKEND_NAME);
   const dev = wm.deviceInfo();
   const where = dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU';
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
   const progress = new EpochProgress(o.seeds * o.epochs, 'training');
   for (let seed = 0; seed < o.seeds; ++seed) {
     const r = await trainNodeClassification(data, {
-      seed, epochs: o.epochs, batchSize: o.batchSize, fanouts: o.fanouts, embeddingDim: o.dim,
+      seed, epochs: o.epochs, batchSize: o.batchSize, fanouts: o.fanouts, sampler: o.sampler, embeddingDim: o.dim,
       hiddenDim: o.hidden, learningRate: o.lr, embeddingLearningRate: o.embLr, embeddingMemory: o.memory,
     }, (m) => {
       log.write({type: 'epoch', ...m});

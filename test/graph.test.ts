@@ -247,6 +247,43 @@ describe('graphs', () => {
     }
   });
 
+  it('sampled compact subgraphs: real neighbours, outputs a prefix of inputs; with whole neighbourhoods the model computes what the full graph gives', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const seeds = Int32Array.from({length: 64}, (_, i) => (i * 37) % g.numVertices);
+    const sub = wm.graph.sampleSubgraph(g, seeds, [5, 3], {seed: 11});
+    expect(Array.from(sub.layers[1].dst)).to.deep.equal(Array.from(seeds));
+    for (const layer of sub.layers) {
+      expect(Array.from(layer.src.subarray(0, layer.dst.length))).to.deep.equal(Array.from(layer.dst));
+      expect(new Set(layer.src).size).to.equal(layer.src.length);
+      const p = layer.block.product('sum', false);
+      for (let r = 0; r < layer.dst.length; ++r) {
+        const nb = new Set(g.neighbors(layer.dst[r]));
+        const row = p.colIdx.subarray(p.rowPtr[r], p.rowPtr[r + 1]);
+        expect(row.length).to.equal(Math.min(layer === sub.layers[1] ? 5 : 3, nb.size));
+        expect(new Set(row).size, 'without replacement').to.equal(row.length);
+        for (const c of row) expect(nb.has(layer.src[c]), `${layer.src[c]} is a neighbour of ${layer.dst[r]}`).to.equal(true);
+      }
+    }
+    sub.dispose();
+    expect(() => wm.graph.sampleSubgraph(g, Int32Array.from([1, 1]), [2])).to.throw(/seeds must be distinct/);
+    // Fan-outs above every degree sample whole neighbourhoods: the subgraph
+    // forward must equal the full-graph forward on the seeds.
+    let maxDegree = 0;
+    for (let v = 0; v < g.numVertices; ++v) maxDegree = Math.max(maxDegree, g.degree(v));
+    const model = new wm.nn.GraphSageClassifier({numNodes: g.numVertices, numClasses: 2, embeddingDim: 16, hiddenDim: 8, numLayers: 2,
+                                                 dropout: 0.5, seed: 4, embeddingLearningRate: 0.01});
+    const whole = wm.graph.sampleSubgraph(g, seeds, [maxDegree, maxDegree], {seed: 1});
+    const full = wm.nn.fullGraph(g);
+    const a = model.forwardSubgraph(whole, false), b = tf.gather(model.forwardFull(full), tf.tensor1d(seeds, 'int32'));
+    const av = a.dataSync(), bv = b.dataSync();
+    for (let i = 0; i < av.length; ++i) if (Math.abs(av[i] - bv[i]) > 1e-4 * (1 + Math.abs(bv[i]))) throw new Error(`[${i}] ${av[i]} != ${bv[i]}`);
+    tf.dispose([a, b]);
+    whole.dispose();
+    full.dispose();
+    model.dispose();
+  });
+
   it('generates seeded R-MAT graphs with skewed degrees', () => {
     const a = rmat({scale: 10, edgeFactor: 8, seed: 4});
     const b = rmat({scale: 10, edgeFactor: 8, seed: 4});

@@ -9,6 +9,8 @@ export type {EdgePairs, LinkSplit} from './link_split';
 export {DeviceCsr, deviceNegativePairs, sampleNegativePairs, sampleNeighbors} from './native_sampling';
 export {aggregate, CsrBlock} from './aggregate';
 export {WholeMemoryCsr} from './whole_memory_csr';
+export {sampleSubgraph, uniqueAndRelabel} from './subgraph';
+export type {SampledSubgraph, SubgraphLayer} from './subgraph';
 export type {AggregateReduce} from './aggregate';
 export type {SampleOptions} from './native_sampling';
 export {rmat} from './rmat';

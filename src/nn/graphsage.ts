@@ -4,6 +4,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {aggregate, CsrBlock} from '../graph/aggregate';
 import {CsrGraph} from '../graph/csr';
+import type {SampledSubgraph} from '../graph/subgraph';
 import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from './embedding';
 import {adam} from './sparse_optimizer';
@@ -131,6 +132,23 @@ export class GraphSageClassifier {
       h = next;
     }
     return h[0];
+  }
+
+  /**
+   * Logits [seeds, classes] from a compact sampled subgraph (sampleSubgraph):
+   * each distinct vertex is computed once per layer, neighbours aggregated
+   * by the native CSR product.
+   */
+  forwardSubgraph(sub: SampledSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
+    if (sub.layers.length !== this.layers.length) {
+      throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
+    }
+    let h = this.embedding.lookup(sub.layers[0].src) as tf.Tensor2D;
+    sub.layers.forEach((layer, l) => {
+      const self = tf.slice(h, [0, 0], [layer.dst.length, h.shape[1]]) as tf.Tensor2D;
+      h = this.applyLayer(l, self, aggregate(h, layer.block, 'mean'), training ? dropoutSeed + 1000 * l : undefined);
+    });
+    return h;
   }
 
   /** Logits for every vertex with exact mean aggregation (evaluation). */

@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {NodeClassificationData} from '../graph/dataset';
 import {randomSplit, Split} from '../graph/split';
 import {EmbeddingMemory} from '../nn/embedding';
+import {sampleSubgraph} from '../graph/subgraph';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../nn/graphsage';
 import {seededRng, shuffle} from '../util/random';
 
@@ -13,6 +14,12 @@ export interface NodeClassificationOptions {
   epochs: number;
   batchSize: number;
   fanouts: number[];
+  /**
+   * 'tree': each seed's sampled neighbourhood as its own tree (duplicates
+   * computed again); 'subgraph': a compact subgraph per batch (unique-and-
+   * relabel, each vertex once per layer, native CSR aggregation).
+   */
+  sampler: 'tree' | 'subgraph';
   embeddingDim: number;
   hiddenDim: number;
   learningRate: number;
@@ -31,6 +38,7 @@ export const DEFAULT_NODE_CLASSIFICATION: NodeClassificationOptions = {
   epochs: 60,
   batchSize: 64,
   fanouts: [25, 10],
+  sampler: 'tree',
   embeddingDim: 64,
   hiddenDim: 64,
   learningRate: 0.01,
@@ -90,16 +98,18 @@ export async function trainNodeClassification(
       let lossSum = 0, batches = 0;
       for (let b = 0; b < order.length; b += o.batchSize) {
         const seeds = order.subarray(b, Math.min(order.length, b + o.batchSize));
-        const block = sampleBlock(data.graph, seeds, o.fanouts, rng);
+        const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, o.fanouts, rng) : undefined;
+        const sub = o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, o.fanouts, {seed: Math.floor(rng() * 2 ** 31)}) : undefined;
         const dropoutSeed = Math.floor(rng() * 2 ** 31);
         const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => labels[v]), 'int32'), data.numClasses));
         const loss = optimizer.minimize(() => {
-          const logits = model.forwardSampled(block, true, dropoutSeed);
+          const logits = block ? model.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed);
           const ce = tf.losses.softmaxCrossEntropy(y, logits);
           const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
           return tf.add(ce, tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
         }, true, model.trainableVariables)!;
         model.embedding.step();
+        sub?.dispose();
         lossSum += (await loss.data())[0];
         ++batches;
         tf.dispose([loss, y]);

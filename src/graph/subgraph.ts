@@ -1,0 +1,58 @@
+// Sampled compact subgraphs for mini-batch GNN training (the "blocks" of
+// DGL, the message flow graphs of WholeGraph): starting from the seeds, each
+// hop samples neighbours of the current vertices, and unique-and-relabel
+// turns them into a compact CsrBlock over the distinct vertices — every
+// vertex is computed once per layer, however many sampled paths reach it.
+import {native} from '../backend/register';
+import {CsrBlock} from './aggregate';
+import {CsrGraph} from './csr';
+import {sampleNeighbors, SampleOptions} from './native_sampling';
+
+export interface SubgraphLayer {
+  /** Global ids of this layer's outputs: a prefix of `src`. */
+  dst: Int32Array;
+  /** Global ids of this layer's inputs. */
+  src: Int32Array;
+  /** Row i aggregates the sampled neighbours of dst[i], as positions in `src`. */
+  block: CsrBlock;
+}
+
+export interface SampledSubgraph {
+  /** Input layer first: layers[0].src are the vertices whose features to read; the last layer's dst are the seeds. */
+  layers: SubgraphLayer[];
+  dispose(): void;
+}
+
+/** Distinct values of xs in order of first occurrence, and each x's position among them (C++ core). */
+export function uniqueAndRelabel(xs: Int32Array): {unique: Int32Array; inverse: Int32Array} {
+  const values = new Int32Array(xs.length), inverse = new Int32Array(xs.length);
+  const count = native().hostUniqueInt32(xs, values, inverse);
+  return {unique: values.slice(0, count), inverse};
+}
+
+/**
+ * Samples fanouts[l] neighbours per vertex per hop (fanouts[0] next to the
+ * seeds), without replacement unless opts.replace, seeded as sampleNeighbors.
+ * Seeds must be distinct.
+ */
+export function sampleSubgraph(g: CsrGraph, seeds: Int32Array, fanouts: number[], opts: SampleOptions = {}): SampledSubgraph {
+  const firstSeed = uniqueAndRelabel(seeds);
+  if (firstSeed.unique.length !== seeds.length) throw new RangeError('sampleSubgraph: seeds must be distinct');
+  const layers: SubgraphLayer[] = [];
+  let dst: Int32Array = seeds.slice();
+  fanouts.forEach((fanout, hop) => {
+    const seed = (opts.seed ?? 0) + hop * 0x9e3779b9;
+    const replace = opts.replace ?? false;
+    const drawn = sampleNeighbors(g, dst, fanout, {replace, seed});
+    const offsets = drawn.offsets ?? Int32Array.from({length: dst.length + 1}, (_, i) => i * fanout);
+    // dst first, so that the outputs are a prefix of the inputs.
+    const all = new Int32Array(dst.length + drawn.ids.length);
+    all.set(dst);
+    all.set(drawn.ids, dst.length);
+    const {unique, inverse} = uniqueAndRelabel(all);
+    const colIdx = inverse.subarray(dst.length);
+    layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx.slice(), unique.length)});
+    dst = unique;
+  });
+  return {layers, dispose: () => layers.forEach((l) => l.block.dispose())};
+}
