@@ -12,8 +12,8 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {loadCheckpoint, saveCheckpoint} from '../src/train/checkpoint';
 
-function model(denseOptimizer: 'sgd' | 'adam', dtype: wm.nn.EmbeddingDType) {
-  const emb = wm.nn.embedding({rows: 300, dim: 8, dtype, optimizer: wm.nn.adam({lr: 0.05}), init: {type: 'normal', scale: 0.3, seed: 7}});
+function model(denseOptimizer: 'sgd' | 'adam', dtype: wm.nn.EmbeddingDType, memory?: wm.nn.EmbeddingMemory) {
+  const emb = wm.nn.embedding({rows: 300, dim: 8, dtype, memory, optimizer: wm.nn.adam({lr: 0.05}), init: {type: 'normal', scale: 0.3, seed: 7}});
   const w = tf.variable(tf.randomNormal([8, 1], 0, 0.3, 'float32', 5), true, `w_${Math.random()}`);
   const opt = denseOptimizer === 'sgd' ? tf.train.sgd(0.1) : tf.train.adam(0.01);
   // Batches depend only on the step number, so both runs see the same data.
@@ -38,17 +38,17 @@ describe('checkpoints', () => {
     await tf.setBackend(wm.BACKEND_NAME);
   });
 
-  for (const [dense, dtype] of [['sgd', 'float32'], ['adam', 'bfloat16']] as const) {
-    it(`resuming continues the run: embeddings, sparse Adam state, dense ${dense}, ${dtype} table`, async () => {
+  for (const [dense, dtype, memory] of [['sgd', 'float32', undefined], ['adam', 'bfloat16', undefined], ['sgd', 'float32', 'distributed']] as const) {
+    it(`resuming continues the run: embeddings, sparse Adam state, dense ${dense}, ${dtype} table${memory ? `, ${memory}` : ''}`, async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ckpt-'));
-      const a = model(dense, dtype);
+      const a = model(dense, dtype, memory);
       const uninterrupted: number[] = [];
       for (let t = 1; t <= 10; ++t) {
         uninterrupted.push(a.step(t));
         if (t === 5) await saveCheckpoint(dir, {step: t, embeddings: {nodes: a.emb}, variables: {w: a.w}, optimizer: a.opt, extra: {note: 'x'}});
       }
       a.dispose();
-      const b = model(dense, dtype);
+      const b = model(dense, dtype, memory);
       b.step(99);  // move away from the saved state first: loading must overwrite everything
       const {step, extra} = await loadCheckpoint(dir, {embeddings: {nodes: b.emb}, variables: {w: b.w}, optimizer: b.opt});
       expect(step).to.equal(5);
