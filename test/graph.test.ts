@@ -284,6 +284,22 @@ describe('graphs', () => {
     model.dispose();
   });
 
+  it('the native CSR builder returns exactly what the TypeScript one does, and names a bad edge', () => {
+    for (const [scale, symmetric] of [[4, true], [10, false], [12, true]] as const) {
+      const e = rmat({scale, edgeFactor: 8, seed: scale});
+      // Duplicates and self loops on purpose.
+      const src = Int32Array.from([...e.src, 0, 0, 3, 3]), dst = Int32Array.from([...e.dst, 0, 1, 2, 2]);
+      const edges = {...e, src, dst};
+      const a = CsrGraph.fromEdges(edges, {symmetric}), b = CsrGraph.fromEdgesInScript(edges, {symmetric});
+      expect(Array.from(a.rowPtr)).to.deep.equal(Array.from(b.rowPtr));
+      expect(Array.from(a.colIdx)).to.deep.equal(Array.from(b.colIdx));
+    }
+    const empty = CsrGraph.fromEdges({numVertices: 3, src: new Int32Array(0), dst: new Int32Array(0), directed: false}, {symmetric: true});
+    expect(Array.from(empty.rowPtr)).to.deep.equal([0, 0, 0, 0]);
+    expect(() => CsrGraph.fromEdges({numVertices: 3, src: Int32Array.from([0, 5]), dst: Int32Array.from([1, 1]), directed: false}, {symmetric: true}))
+        .to.throw(/edge 1 \(5, 1\) names a vertex outside \[0, 3\)/);
+  });
+
   it('generates seeded R-MAT graphs with skewed degrees', () => {
     const a = rmat({scale: 10, edgeFactor: 8, seed: 4});
     const b = rmat({scale: 10, edgeFactor: 8, seed: 4});

@@ -2,6 +2,8 @@
 // take addresses, host versions typed arrays.
 #include <napi.h>
 
+#include <algorithm>
+
 #include "napi_util.h"
 #include "wm/graph_ops.h"
 
@@ -70,6 +72,23 @@ Napi::Value HostNegative(const Napi::CallbackInfo& info) {
   });
 }
 
+// hostBuildCsr(numVertices, src, dst, symmetric) -> {rowPtr: Int32Array, colIdx: Int32Array}
+Napi::Value HostBuildCsr(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    auto src = info[1].As<Napi::Int32Array>(), dst = info[2].As<Napi::Int32Array>();
+    if (src.ElementLength() != dst.ElementLength()) throw Napi::RangeError::New(info.Env(), "fromEdges: src and dst differ in length");
+    wm::host::CsrArrays c = wm::host::buildCsr(num(info, 0), src.Data(), dst.Data(), src.ElementLength(), info[3].ToBoolean());
+    auto rowPtr = Napi::Int32Array::New(info.Env(), c.rowPtr.size());
+    for (size_t i = 0; i < c.rowPtr.size(); ++i) rowPtr[i] = static_cast<int32_t>(c.rowPtr[i]);
+    auto colIdx = Napi::Int32Array::New(info.Env(), c.colIdx.size());
+    std::copy(c.colIdx.begin(), c.colIdx.end(), colIdx.Data());
+    auto out = Napi::Object::New(info.Env());
+    out.Set("rowPtr", rowPtr);
+    out.Set("colIdx", colIdx);
+    return out;
+  });
+}
+
 }  // namespace
 
 void InitGraph(Napi::Env env, Napi::Object exports) {
@@ -79,4 +98,5 @@ void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("hostCsrSpmm", Napi::Function::New(env, HostSpmm, "hostCsrSpmm"));
   exports.Set("negativePairs", Napi::Function::New(env, Negative, "negativePairs"));
   exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));
+  exports.Set("hostBuildCsr", Napi::Function::New(env, HostBuildCsr, "hostBuildCsr"));
 }

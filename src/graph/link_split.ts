@@ -49,10 +49,19 @@ export function sampleNegatives(g: CsrGraph, count: number, rng: Rng): EdgePairs
 
 /** Splits the undirected edges of `g` (u < v) into train / validation / test. */
 export function splitEdges(g: CsrGraph, valFraction: number, testFraction: number, rng: Rng, numNegatives?: number): LinkSplit {
-  const us: number[] = [], vs: number[] = [];
-  for (let u = 0; u < g.numVertices; ++u) for (const v of g.neighbors(u)) if (u < v) {
-    us.push(u);
-    vs.push(v);
+  // Each undirected edge once (u < v), into typed arrays sized by a first pass.
+  const {rowPtr, colIdx} = g;
+  let count = 0;
+  for (let u = 0; u < g.numVertices; ++u) for (let e = rowPtr[u]; e < rowPtr[u + 1]; ++e) if (u < colIdx[e]) ++count;
+  const us = new Int32Array(count), vs = new Int32Array(count);
+  count = 0;
+  for (let u = 0; u < g.numVertices; ++u) {
+    for (let e = rowPtr[u]; e < rowPtr[u + 1]; ++e) {
+      if (u < colIdx[e]) {
+        us[count] = u;
+        vs[count++] = colIdx[e];
+      }
+    }
   }
   const order = shuffle(Int32Array.from({length: us.length}, (_, i) => i), rng);
   const nVal = Math.round(us.length * valFraction), nTest = Math.round(us.length * testFraction);

@@ -4,6 +4,7 @@
 // backward) and negative sampling for link prediction.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "wm/embedding_math.h"
 #include "wm/sampling.h"
@@ -43,6 +44,13 @@ int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int
                       uint64_t dst);
 
 namespace host {
+struct CsrArrays {
+  std::vector<int64_t> rowPtr;
+  std::vector<int32_t> colIdx;
+};
+// CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates
+// and self loops dropped.
+CsrArrays buildCsr(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric);
 int64_t uniqueInt32(const int32_t* x, int64_t n, int32_t* values, int32_t* inverse);
 void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
              const float* x, int64_t dim, float* out);
