@@ -12,6 +12,7 @@ import {Command} from 'commander';
 import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {randomSplit} from '../src/graph/split';
+import {sampleSubgraph} from '../src/graph/subgraph';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
 import {MetricsLog} from '../src/train/metrics_log';
 import {accuracy} from '../src/train/node_classification';
@@ -22,13 +23,16 @@ const program = new Command()
   .option('--data <folder>', 'graph folder (edges.tsv + vertex_value.tsv)', path.join(root, 'data', 'polblogs'))
   .option('--epochs <n>', 'epochs', (v) => Number(v), 40)
   .option('--batch-size <n>', 'global seed vertices per step', (v) => Number(v), 64)
-  .option('--memory <kind>', "the table's WholeMemory type: continuous or chunked", 'continuous')
+  .option('--memory <kind>', "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)", 'continuous')
+  .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch)", 'tree')
   .option('--seed <n>', 'split and initialisation seed', (v) => Number(v), 0)
   .option('--out <folder>', 'metrics (rank 0)', path.join(root, 'runs', 'data-parallel'))
   .parse();
 
 async function main(): Promise<void> {
   const o = program.opts();
+  if (!['continuous', 'chunked', 'distributed'].includes(o.memory)) throw new Error(`--memory must be continuous, chunked or distributed, got "${o.memory}"`);
+  if (o.sampler !== 'tree' && o.sampler !== 'subgraph') throw new Error(`--sampler must be tree or subgraph, got "${o.sampler}"`);
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const data = loadNodeClassification(o.data);
@@ -55,20 +59,24 @@ async function main(): Promise<void> {
       const batch = order.subarray(b, Math.min(order.length, b + o.batchSize));
       const mine = batch.subarray(Math.min(batch.length, comm.rank * share), Math.min(batch.length, (comm.rank + 1) * share));
       // A rank with no seeds this step still joins the all-reduce (with a zero loss).
-      const block = sampleBlock(data.graph, mine.length ? mine : batch.subarray(0, 1), [25, 10], sampler);
-      const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(block.depths[0], (v) => data.labels[v]), 'int32'), data.numClasses));
+      const seeds = mine.length ? mine : batch.subarray(0, 1);
+      const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, [25, 10], sampler) : undefined;
+      const sub = o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, [25, 10], {seed: Math.floor(sampler() * 2 ** 31)}) : undefined;
+      const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => data.labels[v]), 'int32'), data.numClasses));
       const weight = mine.length ? 1 : 0;
-      const loss = dp.minimize(() => tf.mul(tf.losses.softmaxCrossEntropy(y, model.forwardSampled(block, true, epoch * 1000 + steps)), weight) as tf.Scalar,
-                               model.trainableVariables);
+      const forward = () => (block ? model.forwardSampled(block, true, epoch * 1000 + steps) : model.forwardSubgraph(sub!, true, epoch * 1000 + steps));
+      const loss = dp.minimize(() => tf.mul(tf.losses.softmaxCrossEntropy(y, forward()), weight) as tf.Scalar, model.trainableVariables);
       model.embedding.step();
+      sub?.dispose();
       lossSum += loss.dataSync()[0];
       ++steps;
       tf.dispose([loss, y]);
     }
     wm.synchronize();
     comm.barrier();  // every rank's table updates are in before anyone evaluates
+    // Every rank predicts (reading a distributed table is a collective); rank 0 logs.
+    const p = model.predict(full);
     if (comm.rank === 0) {
-      const p = model.predict(full);
       const acc = (ids: Int32Array) => accuracy(p, data.labels, ids);
       const m = {epoch, loss: lossSum / steps, valAcc: acc(split.val), testAcc: acc(split.test), seconds: (Date.now() - t0) / 1000, ranks: comm.size};
       log!.write({type: 'epoch', ...m});

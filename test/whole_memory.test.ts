@@ -109,6 +109,15 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(r.stdout).to.match(/\[0\] 2 rank\(s\), table in continuous WholeMemory: test accuracy \d+\.\d+ %/);
   });
 
+  it('the data-parallel example trains with a distributed table and compact subgraphs on 2 ranks', function() {
+    if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();
+    const r = spawnSync(process.execPath, [launcher, '-n', '2', path.join(root, 'dist', 'examples', 'data-parallel.js'), '--epochs', '3',
+                                           '--memory', 'distributed', '--sampler', 'subgraph',
+                                           '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))], {encoding: 'utf8', timeout: 120_000});
+    expect(r.status, r.stdout + r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/\[0\] 2 rank\(s\), table in distributed WholeMemory: test accuracy \d+\.\d+ %/);
+  });
+
   it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {
     const before = shmEntries();
     const {status, out} = launch(4, 'die', {WM_TEST_TIMEOUT_MS: '5000'});
