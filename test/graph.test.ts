@@ -300,6 +300,16 @@ describe('graphs', () => {
         .to.throw(/edge 1 \(5, 1\) names a vertex outside \[0, 3\)/);
   });
 
+  it('the native R-MAT generator draws exactly what the TypeScript one draws', () => {
+    for (const o of [{scale: 3, seed: 1}, {scale: 12, edgeFactor: 5, seed: 77}, {scale: 10, seed: 4294967301, permute: false},
+                     {scale: 9, a: 0.45, b: 0.25, c: 0.15, seed: 0}]) {
+      const x = rmat(o), y = rmat({...o, inScript: true});
+      expect(x.numVertices).to.equal(y.numVertices);
+      expect(Array.from(x.src)).to.deep.equal(Array.from(y.src));
+      expect(Array.from(x.dst)).to.deep.equal(Array.from(y.dst));
+    }
+  });
+
   it('generates seeded R-MAT graphs with skewed degrees', () => {
     const a = rmat({scale: 10, edgeFactor: 8, seed: 4});
     const b = rmat({scale: 10, edgeFactor: 8, seed: 4});

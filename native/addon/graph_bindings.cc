@@ -89,6 +89,19 @@ Napi::Value HostBuildCsr(const Napi::CallbackInfo& info) {
   });
 }
 
+// hostRmat(scale, a, b, c, seed, permute, src, dst): fills src/dst (m entries each)
+Napi::Value HostRmat(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    auto src = info[6].As<Napi::Int32Array>(), dst = info[7].As<Napi::Int32Array>();
+    if (src.ElementLength() != dst.ElementLength()) throw Napi::RangeError::New(info.Env(), "rmat: src and dst differ in length");
+    wm::host::rmatEdges(static_cast<int>(num(info, 0)), static_cast<int64_t>(src.ElementLength()), info[1].As<Napi::Number>().DoubleValue(),
+                        info[2].As<Napi::Number>().DoubleValue(), info[3].As<Napi::Number>().DoubleValue(),
+                        static_cast<uint32_t>(static_cast<int64_t>(info[4].As<Napi::Number>().DoubleValue())), info[5].ToBoolean(),
+                        src.Data(), dst.Data());
+    return info.Env().Undefined();
+  });
+}
+
 }  // namespace
 
 void InitGraph(Napi::Env env, Napi::Object exports) {
@@ -99,4 +112,5 @@ void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("negativePairs", Napi::Function::New(env, Negative, "negativePairs"));
   exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));
   exports.Set("hostBuildCsr", Napi::Function::New(env, HostBuildCsr, "hostBuildCsr"));
+  exports.Set("hostRmat", Napi::Function::New(env, HostRmat, "hostRmat"));
 }

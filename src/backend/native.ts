@@ -142,6 +142,7 @@ export interface NativeAddon {
   negativePairs(rowPtr: number, colIdx: number, numVertices: number, count: number, seed: number, src: number, dst: number): number;
   hostNegativePairs(rowPtr: Int32Array, colIdx: Int32Array, seed: number, src: Int32Array, dst: Int32Array): number;
   hostBuildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};
+  hostRmat(scale: number, a: number, b: number, c: number, seed: number, permute: boolean, src: Int32Array, dst: Int32Array): void;
   /** Shared buffers: a whole cudaMalloc allocation and its CUDA IPC handle (hex). */
   sharedDeviceAlloc(bytes: number): {ptr: number; handle: string};
   sharedDeviceFree(ptr: number): void;

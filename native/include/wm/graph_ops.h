@@ -51,6 +51,8 @@ struct CsrArrays {
 // CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates
 // and self loops dropped.
 CsrArrays buildCsr(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric);
+// m R-MAT edges over 2^scale vertices, the draws of src/graph/rmat.ts.
+void rmatEdges(int scale, int64_t m, double a, double b, double c, uint32_t seed, bool permute, int32_t* src, int32_t* dst);
 int64_t uniqueInt32(const int32_t* x, int64_t n, int32_t* values, int32_t* inverse);
 void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
              const float* x, int64_t dim, float* out);
