@@ -12,7 +12,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {median} from './bench_util';
+import {median, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 64 << 20, 256 << 20].join(','))
@@ -67,13 +67,7 @@ function main(): void {
   const torchLine = (torch.stdout || '').split('\n').find((l) => l.startsWith('{'));
   const ref = torchLine ? JSON.parse(torchLine) : undefined;
   if (!ref) console.log(`(PyTorch side not run: ${(torch.stderr || '').trim().split('\n').slice(-3).join(' ')})`);
-  const ours = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), __filename], {encoding: 'utf8'});
-  const line = (ours.stdout || '').split('\n').find((l) => l.includes('OURS '));
-  if (!line) {
-    console.log(ours.stdout, ours.stderr);
-    process.exit(1);
-  }
-  const rows = JSON.parse(line.slice(line.indexOf('OURS ') + 5)) as Row[];
+  const rows = resultOnRanks<Row[]>(n, __filename, 'OURS ');
   const bus = (bytes: number, us?: number) => (us ? ((2 * (n - 1)) / n * bytes / us / 1e3).toFixed(0) : '');
   const f = (us?: number) => (us === undefined ? '' : us.toFixed(1));
   console.log(`\nall-reduce on ${n} x ${wm.deviceInfo().name}, back-to-back calls; µs per call (bus GB/s)`);

@@ -1,5 +1,8 @@
-// Timing helpers shared by the benchmarks: the median of synchronised
-// repetitions after warm-up.
+// Helpers shared by the benchmarks: the median of synchronised repetitions
+// after warm-up, and results collected from ranks started by the launcher.
+import {spawnSync} from 'child_process';
+import * as path from 'path';
+
 import * as wm from '../src/index';
 
 export function median(xs: number[]): number {
@@ -19,4 +22,19 @@ export function timeMs(fn: () => void, reps = 20, warm = 3): number {
     t.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   return median(t);
+}
+
+/**
+ * Runs `script` on n ranks under tfjs-wm-run and returns the JSON its rank 0
+ * printed after `marker` (exits with the ranks' output when there is none).
+ */
+export function resultOnRanks<T>(n: number, script: string, marker: string): T {
+  const root = path.resolve(__dirname, '..', '..');
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), script], {encoding: 'utf8'});
+  const line = (r.stdout || '').split('\n').find((l) => l.includes(marker));
+  if (!line) {
+    console.log(r.stdout, r.stderr);
+    process.exit(1);
+  }
+  return JSON.parse(line.slice(line.indexOf(marker) + marker.length)) as T;
 }

@@ -5,7 +5,6 @@
 // 25/10, 1,024 seeds per rank per step, data parallel over the ranks.
 // BENCH_SCALE sets the graph (2^scale vertices, 16 edges each; default 16),
 // BENCH_RANKS the ranks (default: every GPU, or 1). Starts its own ranks.
-import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -17,6 +16,7 @@ import {rmat} from '../src/graph/rmat';
 import {sampleSubgraph} from '../src/graph/subgraph';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {seededRng} from '../src/util/random';
+import {resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -73,15 +73,7 @@ function main(): void {
   const maxRanks = Number(process.env.BENCH_RANKS ?? (info.gpu ? info.deviceCount : 1));
   const counts = [1, 2, 4, 8].filter((r) => r <= maxRanks);
   const rows: {ranks: number; seedsPerSecond: number; msPerStep: number; built: number; vertices: number; edges: number}[] = [];
-  for (const ranks of counts) {
-    const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(ranks), __filename], {encoding: 'utf8'});
-    const line = (r.stdout || '').split('\n').find((l) => l.includes('RESULT '));
-    if (!line) {
-      console.log(r.stdout, r.stderr);
-      process.exit(1);
-    }
-    rows.push(JSON.parse(line.slice(line.indexOf('RESULT ') + 7)));
-  }
+  for (const ranks of counts) rows.push(resultOnRanks(ranks, __filename, 'RESULT '));
   const where = info.gpu ? `${info.name}` : 'CPU (host memory)';
   console.log(`\nGraphSAGE on R-MAT scale ${SCALE} (${rows[0].vertices} vertices, ${rows[0].edges} edges), ${DIM}-wide embeddings in continuous WholeMemory,` +
               ` fan-out 25/10, ${BATCH} seeds per rank per step, ${where}`);

@@ -174,6 +174,8 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
   using Wrap = Napi::ObjectWrap<Derived>;
   static Napi::Function defineWith(Napi::Env env, const char* name, std::vector<Napi::ClassPropertyDescriptor<Derived>> props) {
     props.push_back(Wrap::InstanceMethod("free", &SlicedMemoryWrap::Free));
+    props.push_back(Wrap::InstanceMethod("readLocal", &SlicedMemoryWrap::ReadLocal));
+    props.push_back(Wrap::InstanceMethod("writeLocal", &SlicedMemoryWrap::WriteLocal));
     props.push_back(Wrap::InstanceAccessor("rowsPerRank", &SlicedMemoryWrap::RowsPerRank, nullptr));
     props.push_back(Wrap::InstanceAccessor("localFirstRow", &SlicedMemoryWrap::LocalFirstRow, nullptr));
     props.push_back(Wrap::InstanceAccessor("localRowCount", &SlicedMemoryWrap::LocalRowCount, nullptr));
@@ -203,6 +205,21 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
     mem_.reset();
     return info.Env().Undefined();
   }
+  // The rank's own rows, copied out / in (byteLength bytes from the start of its rows).
+  Napi::Value ReadLocal(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto out = info[0].As<Napi::TypedArray>();
+      mem(info.Env()).readLocal(bytes(out), out.ByteLength());
+      return info.Env().Undefined();
+    });
+  }
+  Napi::Value WriteLocal(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto in = info[0].As<Napi::TypedArray>();
+      mem(info.Env()).writeLocal(bytes(in), in.ByteLength());
+      return info.Env().Undefined();
+    });
+  }
   Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
   Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
   Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
@@ -222,8 +239,6 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
     return defineWith(env, "NativeHostMemory", {
         InstanceMethod("gather", &HostMemoryWrap::Gather),
         InstanceMethod("scatter", &HostMemoryWrap::Scatter),
-        InstanceMethod("readLocal", &HostMemoryWrap::ReadLocal),
-        InstanceMethod("writeLocal", &HostMemoryWrap::WriteLocal),
         InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
         InstanceMethod("deviceGather", &HostMemoryWrap::DeviceGather),
         InstanceMethod("deviceScatter", &HostMemoryWrap::DeviceScatter),
@@ -273,25 +288,6 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       return Napi::Number::New(info.Env(), static_cast<double>(p));
     });
   }
-  // The rank's own rows, copied out / in (out.byteLength bytes from the slice start).
-  Napi::Value ReadLocal(const Napi::CallbackInfo& info) {
-    return guarded(info.Env(), [&]() -> Napi::Value {
-      auto out = info[0].As<Napi::TypedArray>();
-      auto& m = mem(info.Env());
-      if (out.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "readLocal: more bytes than the local slice holds");
-      std::memcpy(bytes(out), m.localSlice(), out.ByteLength());
-      return info.Env().Undefined();
-    });
-  }
-  Napi::Value WriteLocal(const Napi::CallbackInfo& info) {
-    return guarded(info.Env(), [&]() -> Napi::Value {
-      auto in = info[0].As<Napi::TypedArray>();
-      auto& m = mem(info.Env());
-      if (in.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "writeLocal: more bytes than the local slice holds");
-      std::memcpy(m.localSlice(), bytes(in), in.ByteLength());
-      return info.Env().Undefined();
-    });
-  }
   // sumSlices(scale, out: Float32Array): out = scale * sum of every rank's slice (continuous memory)
   Napi::Value SumSlices(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
@@ -337,8 +333,6 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
     return defineWith(env, "NativeDeviceMemory", {
         InstanceMethod("gather", &DeviceMemoryWrap::Gather),
         InstanceMethod("scatter", &DeviceMemoryWrap::Scatter),
-        InstanceMethod("readLocal", &DeviceMemoryWrap::ReadLocal),
-        InstanceMethod("writeLocal", &DeviceMemoryWrap::WriteLocal),
         InstanceAccessor("address", &DeviceMemoryWrap::Address, nullptr),
     });
   }
@@ -365,24 +359,6 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
         return info.Env().Undefined();
       }
       writeRows(m.table(), info);
-      return info.Env().Undefined();
-    });
-  }
-  Napi::Value ReadLocal(const Napi::CallbackInfo& info) {
-    return guarded(info.Env(), [&]() -> Napi::Value {
-      auto out = info[0].As<Napi::TypedArray>();
-      auto& m = mem(info.Env());
-      if (out.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "readLocal: more bytes than the local slice holds");
-      m.readLocal(bytes(out), out.ByteLength());
-      return info.Env().Undefined();
-    });
-  }
-  Napi::Value WriteLocal(const Napi::CallbackInfo& info) {
-    return guarded(info.Env(), [&]() -> Napi::Value {
-      auto in = info[0].As<Napi::TypedArray>();
-      auto& m = mem(info.Env());
-      if (in.ByteLength() > static_cast<size_t>(m.localRowCount() * m.rowBytes())) throw Napi::RangeError::New(info.Env(), "writeLocal: more bytes than the local slice holds");
-      m.writeLocal(bytes(in), in.ByteLength());
       return info.Env().Undefined();
     });
   }

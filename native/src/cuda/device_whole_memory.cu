@@ -241,7 +241,7 @@ uint64_t DeviceWholeMemory::localSlice() const {
 template <typename F>
 void DeviceWholeMemory::eachLocalSpan(size_t bytes, F&& f) const {
   live();
-  WM_REQUIRE(static_cast<int64_t>(bytes) <= localRowCount() * rowBytes_, "more bytes than this process's rows hold");
+  WM_REQUIRE(static_cast<int64_t>(bytes) <= localRowCount() * rowBytes_, "readLocal / writeLocal: more bytes than the local slice holds");
   size_t done = 0;
   for (int i = ownFirst_; i < ownFirst_ + ownCount_ && done < bytes; ++i) {
     size_t n = std::min(bytes - done, static_cast<size_t>(sliceBytes_));

@@ -184,24 +184,33 @@ __global__ void winnersKernel(const int32_t* sortedRow, int64_t n, int32_t* rows
   WM_GRID_STRIDE(j, n) rows[j] = j + 1 == n || sortedRow[j + 1] != sortedRow[j] ? sortedRow[j] : -1;
 }
 
-}  // namespace
-
-void distributedGather(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t out,
-                       const std::string& what) {
+// Requests out, the owners' answers (rowBytes each, filled by `answer` from
+// the local indices asked of this rank), rows back into the callers' order.
+template <typename Answer>
+void gatherFromOwners(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t out,
+                      const std::string& what, Answer&& answer) {
   Scratch s;
   Plan p = plan(comm, s, L, indices, n, what);
   const int64_t rb = L.rowBytes;
   int32_t* asked = s.get<int32_t>(p.recvTotal);
   auto* replies = s.get<uint8_t>(p.recvTotal * rb);
   auto* rowsBack = s.get<uint8_t>(n * rb);
-  // Requests out, rows for the requests that came in, rows back.
   comm.allToAllV(reinterpret_cast<uint64_t>(p.localIdx), times(p.sendOffset, 4), times(p.sendCount, 4),
                  reinterpret_cast<uint64_t>(asked), times(p.recvOffset, 4), times(p.recvCount, 4), what + " (requests)");
-  copyRows(L.localSlice, asked, reinterpret_cast<uint64_t>(replies), nullptr, p.recvTotal, rb);
+  answer(asked, p.recvTotal, reinterpret_cast<uint64_t>(replies));
   comm.allToAllV(reinterpret_cast<uint64_t>(replies), times(p.recvOffset, rb), times(p.recvCount, rb),
                  reinterpret_cast<uint64_t>(rowsBack), times(p.sendOffset, rb), times(p.sendCount, rb), what + " (rows)");
   copyRows(reinterpret_cast<uint64_t>(rowsBack), nullptr, out, p.perm, n, rb);
   comm.wait(what);
+}
+
+}  // namespace
+
+void distributedGather(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t out,
+                       const std::string& what) {
+  gatherFromOwners(comm, L, indices, n, out, what, [&](const int32_t* asked, int64_t count, uint64_t replies) {
+    copyRows(L.localSlice, asked, replies, nullptr, count, L.rowBytes);
+  });
 }
 
 void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t values,
@@ -223,20 +232,10 @@ void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t ind
 
 void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t indices,
                                 int64_t n, uint64_t out, const std::string& what) {
-  Scratch s;
-  Plan p = plan(comm, s, L, indices, n, what);
-  const int64_t rb = L.rowBytes;
-  int32_t* asked = s.get<int32_t>(p.recvTotal);
-  auto* replies = s.get<uint8_t>(p.recvTotal * rb);
-  auto* rowsBack = s.get<uint8_t>(n * rb);
-  comm.allToAllV(reinterpret_cast<uint64_t>(p.localIdx), times(p.sendOffset, 4), times(p.sendCount, 4),
-                 reinterpret_cast<uint64_t>(asked), times(p.recvOffset, 4), times(p.recvCount, 4), what + " (requests)");
   // The owner reads its rows in their storage type and answers in float32.
-  embeddingGather(local, reinterpret_cast<uint64_t>(asked), IndexType::I32, p.recvTotal, reinterpret_cast<uint64_t>(replies), 0);
-  comm.allToAllV(reinterpret_cast<uint64_t>(replies), times(p.recvOffset, rb), times(p.recvCount, rb),
-                 reinterpret_cast<uint64_t>(rowsBack), times(p.sendOffset, rb), times(p.sendCount, rb), what + " (rows)");
-  copyRows(reinterpret_cast<uint64_t>(rowsBack), nullptr, out, p.perm, n, rb);
-  comm.wait(what);
+  gatherFromOwners(comm, L, indices, n, out, what, [&](const int32_t* asked, int64_t count, uint64_t replies) {
+    embeddingGather(local, reinterpret_cast<uint64_t>(asked), IndexType::I32, count, replies, 0);
+  });
 }
 
 void distributedEmbeddingWrite(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t indices,

@@ -150,6 +150,16 @@ int64_t HostWholeMemory::localRowCount() const {
 }
 uint8_t* HostWholeMemory::localSlice() const { return handle_.chunks[rank_]; }
 
+void HostWholeMemory::readLocal(void* dst, size_t bytes) const {
+  WM_REQUIRE(static_cast<int64_t>(bytes) <= localRowCount() * rowBytes_, "readLocal: more bytes than the local slice holds");
+  if (bytes) std::memcpy(dst, localSlice(), bytes);
+}
+
+void HostWholeMemory::writeLocal(const void* src, size_t bytes) {
+  WM_REQUIRE(static_cast<int64_t>(bytes) <= localRowCount() * rowBytes_, "writeLocal: more bytes than the local slice holds");
+  if (bytes) std::memcpy(localSlice(), src, bytes);
+}
+
 bool HostWholeMemory::addressable(int64_t row) const {
   return type_ != MemoryType::Distributed || row / rowsPerRank_ == rank_;
 }
