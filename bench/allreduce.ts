@@ -12,7 +12,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {median, resultOnRanks} from './bench_util';
+import {median, rankOrMain, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 64 << 20, 256 << 20].join(','))
@@ -84,11 +84,4 @@ function main(): void {
   fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), ranks: n, device: wm.deviceInfo().name, ours: rows, torch: ref}, null, 2));
 }
 
-if (process.env.RANK !== undefined) {
-  rank().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-} else {
-  main();
-}
+rankOrMain(rank, main);

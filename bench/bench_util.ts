@@ -38,3 +38,15 @@ export function resultOnRanks<T>(n: number, script: string, marker: string): T {
   }
   return JSON.parse(line.slice(line.indexOf(marker) + marker.length)) as T;
 }
+
+/** In a process the launcher started (RANK set) runs `rank`, else `main` (which starts the ranks). */
+export function rankOrMain(rank: () => Promise<void>, main: () => void): void {
+  if (process.env.RANK === undefined) {
+    main();
+    return;
+  }
+  rank().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

@@ -16,7 +16,7 @@ import {rmat} from '../src/graph/rmat';
 import {sampleSubgraph} from '../src/graph/subgraph';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {seededRng} from '../src/util/random';
-import {resultOnRanks} from './bench_util';
+import {rankOrMain, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -85,11 +85,4 @@ function main(): void {
   fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), scale: SCALE, batch: BATCH, device: where, results: rows}, null, 2));
 }
 
-if (process.env.RANK !== undefined) {
-  rank().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-} else {
-  main();
-}
+rankOrMain(rank, main);

@@ -10,7 +10,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {timeMs} from './bench_util';
+import {rankOrMain, timeMs} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const DIM = 128;
@@ -55,13 +55,8 @@ async function rank(): Promise<void> {
   comm.destroy();
 }
 
-if (process.env.RANK !== undefined) {
-  rank().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-} else {
-  // Started directly: launch one rank per GPU.
+// Started directly: one rank per GPU.
+rankOrMain(rank, () => {
   const n = Number(process.env.BENCH_RANKS ?? wm.deviceInfo().deviceCount);
   if (!(n >= 1)) {
     console.log(`bench:wholememory needs GPUs (${wm.deviceInfo().reason})`);
@@ -69,4 +64,4 @@ if (process.env.RANK !== undefined) {
   }
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), __filename], {stdio: 'inherit'});
   process.exit(r.status ?? 1);
-}
+});

@@ -204,6 +204,18 @@ void gatherFromOwners(NcclComm& comm, const DistributedLayout& L, uint64_t indic
   comm.wait(what);
 }
 
+// Rows to their owners, sorted there by row (stable) for `write`, which
+// decides what the last of each run of duplicates does.
+template <typename Write>
+void writeToOwners(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t values,
+                   const std::string& what, Write&& write) {
+  Scratch s;
+  Plan p = plan(comm, s, L, indices, n, what);
+  Arrived a = sendToOwners(comm, s, p, L.rowBytes, values, n, what);
+  if (a.count > 0 && L.rowBytes > 0) write(s, a, sortByRow(s, a, L.localRows));
+  comm.wait(what);
+}
+
 }  // namespace
 
 void distributedGather(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t out,
@@ -215,19 +227,13 @@ void distributedGather(NcclComm& comm, const DistributedLayout& L, uint64_t indi
 
 void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t values,
                         const std::string& what) {
-  Scratch s;
-  Plan p = plan(comm, s, L, indices, n, what);
-  const int64_t rb = L.rowBytes;
-  Arrived a = sendToOwners(comm, s, p, rb, values, n, what);
-  if (a.count > 0 && rb > 0) {
-    ByRow b = sortByRow(s, a, L.localRows);
-    int64_t words = rb / 4;
+  writeToOwners(comm, L, indices, n, values, what, [&](Scratch&, const Arrived& a, const ByRow& b) {
+    int64_t words = L.rowBytes / 4;
     writeLastKernel<<<gridFor(a.count * words), kThreads, 0, stream()>>>(
         reinterpret_cast<const uint32_t*>(a.values), b.order, b.sortedRow, a.count, words,
         reinterpret_cast<uint32_t*>(L.localSlice));
     WM_CUDA_LAUNCHED();
-  }
-  comm.wait(what);
+  });
 }
 
 void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t indices,
@@ -240,20 +246,14 @@ void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& L, cons
 
 void distributedEmbeddingWrite(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t indices,
                                int64_t n, uint64_t values, const std::string& what) {
-  Scratch s;
-  Plan p = plan(comm, s, L, indices, n, what);
-  const int64_t rb = L.rowBytes;
-  Arrived a = sendToOwners(comm, s, p, rb, values, n, what);
-  if (a.count > 0 && rb > 0) {
-    ByRow b = sortByRow(s, a, L.localRows);
+  writeToOwners(comm, L, indices, n, values, what, [&](Scratch& s, const Arrived& a, const ByRow& b) {
     int32_t* rows = s.get<int32_t>(a.count);
     winnersKernel<<<gridFor(a.count), kThreads, 0, stream()>>>(b.sortedRow, a.count, rows);
     WM_CUDA_LAUNCHED();
-    auto* sortedValues = s.get<uint8_t>(a.count * rb);
-    copyRows(reinterpret_cast<uint64_t>(a.values), b.order, reinterpret_cast<uint64_t>(sortedValues), nullptr, a.count, rb);
+    auto* sortedValues = s.get<uint8_t>(a.count * L.rowBytes);
+    copyRows(reinterpret_cast<uint64_t>(a.values), b.order, reinterpret_cast<uint64_t>(sortedValues), nullptr, a.count, L.rowBytes);
     embeddingWriteRows(local, reinterpret_cast<uint64_t>(rows), IndexType::I32, a.count, reinterpret_cast<uint64_t>(sortedValues), 0);
-  }
-  comm.wait(what);
+  });
 }
 
 void distributedEmbeddingApply(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t state0,
