@@ -22,6 +22,8 @@ interface Routed {
 }
 
 const f32 = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+const i32 = (b: Uint8Array) => new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+const bytesOf = (a: Int32Array | Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 // Sends each index (and its value row) to the rank that holds it. Every rank
 // takes part even after a bad index, and then all fail together.
@@ -31,22 +33,24 @@ function route(l: RowLayout, idx: Int32Array, values: Float32Array | undefined, 
   for (let i = 0; i < idx.length && bad < 0; ++i) if (!(idx[i] >= 0 && idx[i] < rows)) bad = i;
   const positions: number[][] = Array.from({length: comm.size}, () => []);
   if (bad < 0) idx.forEach((r, i) => positions[Math.floor(r / rowsPerRank)].push(i));
-  const local = positions.map((ps, owner) => ps.map((i) => idx[i] - owner * rowsPerRank));
-  const heads = comm.allgatherJson({bad: bad >= 0, local}, `${what} (indices)`);
+  // Binary, not JSON: [bad flag, then the local indices for each owner].
+  const local = positions.map((ps, owner) => Int32Array.from(ps, (i) => idx[i] - owner * rowsPerRank));
+  const heads = comm.allgather(packParts([bytesOf(Int32Array.of(bad >= 0 ? 1 : 0)), ...local.map(bytesOf)]), `${what} (indices)`)
+      .map((blob) => unpackParts(blob).map(i32));
   let blobs: Uint8Array[] = [];
   if (values) {
     const parts = positions.map((ps) => {
       const v = new Float32Array(ps.length * dim);
       ps.forEach((i, k) => v.set(values.subarray(i * dim, (i + 1) * dim), k * dim));
-      return new Uint8Array(v.buffer);
+      return bytesOf(v);
     });
     blobs = comm.allgather(packParts(parts), `${what} (rows)`);
   }
   if (bad >= 0) throw indexError(what, idx[bad], bad, rows);
-  const failed = heads.findIndex((h) => h.bad);
+  const failed = heads.findIndex((h) => h[0][0] !== 0);
   if (failed >= 0) throw new RangeError(`${what}: rank ${failed} passed an index outside the table's ${rows} rows`);
   const arrived = heads.map((h, source) => ({
-    source, rows: Int32Array.from(h.local[comm.rank]), values: values ? f32(unpackParts(blobs[source])[comm.rank]) : undefined,
+    source, rows: h[1 + comm.rank], values: values ? f32(unpackParts(blobs[source])[comm.rank]) : undefined,
   }));
   return {positions, arrived};
 }
@@ -54,7 +58,7 @@ function route(l: RowLayout, idx: Int32Array, values: Float32Array | undefined, 
 /** Collective: rows at idx as float32 [n * dim]; `readLocal` reads this rank's rows by local index. */
 export function readRows(l: RowLayout, idx: Int32Array, readLocal: (local: Int32Array) => Float32Array, what: string): Float32Array {
   const {positions, arrived} = route(l, idx, undefined, what);
-  const replies = arrived.map((a) => new Uint8Array(readLocal(a.rows).buffer));
+  const replies = arrived.map((a) => bytesOf(readLocal(a.rows)));
   const all = l.comm.allgather(packParts(replies), `${what} (replies)`);
   const out = new Float32Array(idx.length * l.dim);
   positions.forEach((ps, owner) => {
