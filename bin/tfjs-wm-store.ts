@@ -2,6 +2,7 @@
 // npx tfjs-wm-store [--socket <path>]: a daemon that owns shared tensors so
 // they outlive the processes that made them (see src/share/store.ts).
 // Stops on SIGINT/SIGTERM or a client's store.stop(), freeing everything.
+// With --list or --stop it is a client of the store at that path instead.
 import * as os from 'os';
 import * as path from 'path';
 
@@ -15,11 +16,20 @@ const program = new Command()
   .name('tfjs-wm-store')
   .description('Owns shared tfjs-backend-wholememory objects (GPU memory by CUDA IPC, host memory as memfd segments)')
   .option('--socket <path>', 'the Unix socket clients connect to', path.join(os.tmpdir(), 'tfjs-wm-store.sock'))
+  .option('--list', 'print the objects of the store at --socket (one JSON descriptor per line) and exit')
+  .option('--stop', 'stop the store at --socket (it frees every object) and exit')
   .parse();
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
-  const {socket} = program.opts();
+  const {socket, list, stop} = program.opts();
+  if (list || stop) {
+    const client = await wm.connectStore(socket);
+    if (list) for (const d of await client.list()) console.log(JSON.stringify(d));
+    if (stop) await client.stop();
+    client.close();
+    return;
+  }
   const store = await startStore(socket);
   const info = wm.deviceInfo();
   console.log(`tfjs-wm-store: listening on ${store.path} (pid ${process.pid}, ${info.gpu ? `GPU ${info.device} ${info.name}` : 'host memory only'})`);

@@ -1,7 +1,7 @@
 // Sharing tensors between processes by handle (wm.share / wm.open), host
 // mirrors, and the object store daemon, with real processes: on host memory
 // here, on GPU memory (CUDA IPC) too where there is a GPU.
-import {ChildProcess, fork, spawn} from 'child_process';
+import {ChildProcess, fork, spawn, spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -182,6 +182,10 @@ describe('the object store (npx tfjs-wm-store)', function() {
       const store = await wm.connectStore(socket);
       const list = await store.list();
       expect(list.map((o) => o.id)).to.deep.equal([d!.id]);
+      // The CLI lists the same objects.
+      const cli = spawnSync(process.execPath, [storeScript, '--socket', socket, '--list'], {encoding: 'utf8'});
+      expect(cli.status, cli.stderr).to.equal(0);
+      expect(cli.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).to.deep.equal([d!.id]);
       expect(list[0].mutable).to.equal(false);
       const t = await store.open(d!.id);
       near(await t.data(), randomValues(5000, 3));
@@ -198,6 +202,14 @@ describe('the object store (npx tfjs-wm-store)', function() {
       expect(() => wm.open(kept)).to.throw(/exited|gone/);
     });
   }
+
+  it('stops from the command line, freeing everything', async () => {
+    const daemon = await startDaemon();
+    const cli = spawnSync(process.execPath, [storeScript, '--socket', socket, '--stop'], {encoding: 'utf8'});
+    expect(cli.status, cli.stderr).to.equal(0);
+    expect(await daemon.exited).to.equal(0);
+    expect(fs.existsSync(socket)).to.equal(false);
+  });
 
   it('restarts cleanly after being killed (the stale socket is replaced)', async () => {
     const first = await startDaemon();
