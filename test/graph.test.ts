@@ -284,6 +284,22 @@ describe('graphs', () => {
     model.dispose();
   });
 
+  it("draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler", () => {
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const a = Int32Array.from({length: 50}, (_, i) => (i * 17) % g.numVertices);
+    const b = a.slice().reverse();
+    for (const replace of [true, false]) {
+      const x = sampleNeighbors(g, a, 7, {replace, seed: 3, keyBy: 'vertex'}), y = sampleNeighbors(g, b, 7, {replace, seed: 3, keyBy: 'vertex'});
+      const rows = (r: {offsets?: Int32Array; ids: Int32Array}, i: number) =>
+        Array.from(r.offsets ? r.ids.subarray(r.offsets[i], r.offsets[i + 1]) : r.ids.subarray(i * 7, (i + 1) * 7));
+      for (let i = 0; i < a.length; ++i) expect(rows(x, i)).to.deep.equal(rows(y, a.length - 1 - i));
+      // Keyed by position (the default) the draws differ.
+      const p = sampleNeighbors(g, a, 7, {replace, seed: 3}), q = sampleNeighbors(g, b, 7, {replace, seed: 3});
+      expect(Array.from({length: a.length}, (_, i) => rows(p, i)).some((r, i) => JSON.stringify(r) !== JSON.stringify(rows(q, a.length - 1 - i)))).to.equal(true);
+    }
+    expect(() => sampleNeighbors(g, a, 2, {keyBy: 'edge' as never})).to.throw(/keyBy must be/);
+  });
+
   it('the native CSR builder returns exactly what the TypeScript one does, and names a bad edge', () => {
     for (const [scale, symmetric] of [[4, true], [10, false], [12, true]] as const) {
       const e = rmat({scale, edgeFactor: 8, seed: scale});

@@ -101,6 +101,19 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(out).to.not.include('UNEXPECTED');
   });
 
+  it('data parallel on 1, 2 and 4 ranks gives the single-process loss curve (same global batch, distributed table)', function() {
+    if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 4) this.skip();
+    this.timeout(120_000);
+    const curves = [1, 2, 4].map((n) => {
+      const {status, out} = launch(n, 'dp-exact');
+      expect(status, out).to.equal(0);
+      const line = out.split('\n').find((l) => l.includes('LOSSES '))!;
+      return JSON.parse(line.slice(line.indexOf('LOSSES ') + 7)) as number[];
+    });
+    expect(curves[0][14]).to.be.lessThan(curves[0][0]);  // it learns
+    for (const c of curves.slice(1)) c.forEach((l, i) => expect(l).to.be.closeTo(curves[0][i], 1e-4 * Math.max(1, curves[0][i])));
+  });
+
   it('the data-parallel example trains with its table in WholeMemory on 2 ranks', function() {
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();
     const r = spawnSync(process.execPath, [launcher, '-n', '2', path.join(root, 'dist', 'examples', 'data-parallel.js'), '--epochs', '3',

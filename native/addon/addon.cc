@@ -448,7 +448,7 @@ Int32Source int32Source(const Napi::CallbackInfo& info, size_t i, const char* na
   return {reinterpret_cast<const int32_t*>(m->continuousBase()), m->rows()};
 }
 
-// hostSampleWithReplacement(rowPtr, colIdx, seeds, fanout, seed, out) -> bad seed position or -1
+// hostSampleWithReplacement(rowPtr, colIdx, seeds, fanout, seed, out, keyByVertex?) -> bad seed position or -1
 WM_FN(HostSampleWithReplacement) {
   return guard(info, [&] {
     Int32Source rowPtr = int32Source(info, 0, "rowPtr"), colIdx = int32Source(info, 1, "colIdx");
@@ -458,10 +458,10 @@ WM_FN(HostSampleWithReplacement) {
     if (out.ElementLength() != seeds.ElementLength() * static_cast<size_t>(fanout)) throw Napi::RangeError::New(info.Env(), "out must hold seeds x fanout entries");
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithReplacement(
         rowPtr.data, colIdx.data, rowPtr.length - 1, seeds.Data(), seeds.ElementLength(), fanout,
-        static_cast<uint64_t>(intArg(info, 4, "seed")), out.Data())));
+        static_cast<uint64_t>(intArg(info, 4, "seed")), out.Data(), info.Length() > 6 && info[6].ToBoolean())));
   });
 }
-// hostSampleWithoutReplacement(rowPtr, colIdx, seeds, fanout, seed, offsets, out | null) -> bad seed position or -1
+// hostSampleWithoutReplacement(rowPtr, colIdx, seeds, fanout, seed, offsets, out | null, keyByVertex?) -> bad seed position or -1
 WM_FN(HostSampleWithoutReplacement) {
   return guard(info, [&] {
     Int32Source rowPtr = int32Source(info, 0, "rowPtr"), colIdx = int32Source(info, 1, "colIdx");
@@ -471,7 +471,8 @@ WM_FN(HostSampleWithoutReplacement) {
     int32_t* out = info[6].IsTypedArray() ? info[6].As<Napi::Int32Array>().Data() : nullptr;
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithoutReplacement(
         rowPtr.data, colIdx.data, rowPtr.length - 1, seeds.Data(), seeds.ElementLength(),
-        static_cast<int>(intArg(info, 3, "fanout")), static_cast<uint64_t>(intArg(info, 4, "seed")), offsets.Data(), out)));
+        static_cast<int>(intArg(info, 3, "fanout")), static_cast<uint64_t>(intArg(info, 4, "seed")), offsets.Data(), out,
+        info.Length() > 7 && info[7].ToBoolean())));
   });
 }
 

@@ -103,9 +103,10 @@ export interface NativeAddon {
                         seed: number, out: number, errorFlag: number): void;
   sampleWithoutReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,
                            seed: number, offsets: number, out: number, errorFlag: number): void;
-  hostSampleWithReplacement(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, seeds: Int32Array, fanout: number, seed: number, out: Int32Array): number;
+  hostSampleWithReplacement(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, seeds: Int32Array, fanout: number, seed: number, out: Int32Array,
+                            keyByVertex?: boolean): number;
   hostSampleWithoutReplacement(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, seeds: Int32Array, fanout: number, seed: number,
-                               offsets: Int32Array, out: Int32Array | null): number;
+                               offsets: Int32Array, out: Int32Array | null, keyByVertex?: boolean): number;
   NativeDeviceMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number,
                            devices?: number[]) => NativeDeviceMemory;
   managedAlloc(bytes: number): number;

@@ -14,7 +14,20 @@ export interface DataParallel {
   broadcastVariables(vars: tf.Variable[]): void;
 }
 
-export function dataParallel(optimizer: tf.Optimizer, comm: Communicator): DataParallel {
+export interface DataParallelOptions {
+  /**
+   * 'mean' (default): each rank's loss is the mean over its share, and the
+   * gradients are averaged. 'sum': each rank's loss is its share of the
+   * global loss (e.g. its sum divided by the global batch), and the gradients
+   * are summed — with equal or unequal shares the step is exactly the
+   * single-process step on the global batch.
+   */
+  gradients?: 'mean' | 'sum';
+}
+
+export function dataParallel(optimizer: tf.Optimizer, comm: Communicator, opts: DataParallelOptions = {}): DataParallel {
+  const op = opts.gradients ?? 'mean';
+  if (op !== 'mean' && op !== 'sum') throw new RangeError(`dataParallel: gradients must be 'mean' or 'sum', got '${op}'`);
   return {
     minimize(f, varList) {
       const {value, grads} = tf.variableGrads(f, varList);
@@ -23,12 +36,12 @@ export function dataParallel(optimizer: tf.Optimizer, comm: Communicator): DataP
         // Plain SGD: the averaging and the update happen in one all-reduce pass.
         const vars = names.map((k) => tf.engine().registeredVariables[k]);
         const lr = (optimizer as unknown as {learningRate: number}).learningRate;
-        const stepped = comm.allReduce(names.map((k) => grads[k]), {op: 'mean', sgd: {params: vars, lr}});
+        const stepped = comm.allReduce(names.map((k) => grads[k]), {op, sgd: {params: vars, lr}});
         vars.forEach((v, i) => v.assign(stepped[i]));
         tf.dispose([...Object.values(grads), ...stepped]);
         return value;
       }
-      const reduced = comm.allReduce(names.map((k) => grads[k]), {op: 'mean'});
+      const reduced = comm.allReduce(names.map((k) => grads[k]), {op});
       const averaged: tf.NamedTensorMap = {};
       names.forEach((k, i) => (averaged[k] = reduced[i]));
       optimizer.applyGradients(averaged);

@@ -12,12 +12,29 @@ export interface SampleOptions {
   /** With replacement: exactly fanout per seed (a vertex without neighbours samples itself). */
   replace?: boolean;
   seed?: number;
+  /**
+   * 'position' (default): draws keyed by the seed's position in the call.
+   * 'vertex': keyed by the seed vertex, so a vertex gets the same neighbours
+   * whichever call or process samples it (exact data parallelism). CPU sampler only, for now.
+   */
+  keyBy?: 'position' | 'vertex';
 }
 
 function checkArgs(g: CsrGraph, fanout: number, seed: number): void {
   if (!Number.isInteger(fanout) || fanout < 0) throw new RangeError(`sampleNeighbors: fanout must be a non-negative integer, got ${fanout}`);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNeighbors: seed must be a non-negative integer, got ${seed}`);
   if (g.numEdges > 2 ** 31 - 1) throw new RangeError('sampleNeighbors: graphs past 2^31 edges need 64-bit offsets (not built yet)');
+}
+
+function keyByVertex(opts: SampleOptions): boolean {
+  const k = opts.keyBy ?? 'position';
+  if (k !== 'position' && k !== 'vertex') throw new RangeError(`sampleNeighbors: keyBy must be 'position' or 'vertex', got '${k}'`);
+  return k === 'vertex';
+}
+
+/** The GPU samplers key draws by position only (for now). */
+export function checkGpuKey(opts: SampleOptions, what: string): void {
+  if (keyByVertex(opts)) throw new Error(`${what}: keyBy 'vertex' is not built for the GPU sampler yet; sample on the CPU (sampleNeighbors)`);
 }
 
 function badSeed(g: CsrGraph, seeds: ArrayLike<number>, at: number): RangeError {
@@ -28,17 +45,18 @@ function badSeed(g: CsrGraph, seeds: ArrayLike<number>, at: number): RangeError 
 export function sampleNeighbors(g: CsrGraph, seeds: Int32Array, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
   const seed = opts.seed ?? 0;
   checkArgs(g, fanout, seed);
+  const byVertex = keyByVertex(opts);
   if (opts.replace ?? true) {
     const ids = new Int32Array(seeds.length * fanout);
-    const bad = native().hostSampleWithReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, ids);
+    const bad = native().hostSampleWithReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, ids, byVertex);
     if (bad >= 0) throw badSeed(g, seeds, bad);
     return {ids};
   }
   const offsets = new Int32Array(seeds.length + 1);
-  let bad = native().hostSampleWithoutReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, offsets, null);
+  let bad = native().hostSampleWithoutReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, offsets, null, byVertex);
   if (bad >= 0) throw badSeed(g, seeds, bad);
   const ids = new Int32Array(offsets[seeds.length]);
-  bad = native().hostSampleWithoutReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, offsets, ids);
+  bad = native().hostSampleWithoutReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, offsets, ids, byVertex);
   return {offsets, ids};
 }
 
@@ -58,6 +76,7 @@ export class DeviceCsr {
     if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.sample needs the wholememory backend on a GPU');
     const seed = opts.seed ?? 0;
     checkArgs(this.graph, fanout, seed);
+    checkGpuKey(opts, 'DeviceCsr.sample');
     if (seeds.dtype !== 'int32') throw new TypeError(`DeviceCsr.sample: seeds must be int32, got ${seeds.dtype}`);
     const n = seeds.size, nv = this.graph.numVertices;
     const rp = b.devicePtr(this.rowPtr), ci = b.devicePtr(this.colIdx), sp = n ? b.devicePtr(seeds) : 0;

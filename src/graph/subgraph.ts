@@ -43,7 +43,7 @@ export function sampleSubgraph(g: CsrGraph, seeds: Int32Array, fanouts: number[]
   fanouts.forEach((fanout, hop) => {
     const seed = (opts.seed ?? 0) + hop * 0x9e3779b9;
     const replace = opts.replace ?? false;
-    const drawn = sampleNeighbors(g, dst, fanout, {replace, seed});
+    const drawn = sampleNeighbors(g, dst, fanout, {replace, seed, keyBy: opts.keyBy});
     const offsets = drawn.offsets ?? Int32Array.from({length: dst.length + 1}, (_, i) => i * fanout);
     // dst first, so that the outputs are a prefix of the inputs.
     const all = new Int32Array(dst.length + drawn.ids.length);

@@ -10,7 +10,7 @@ import {deviceStatus, native} from '../backend/register';
 import type {Communicator} from '../memory/communicator';
 import type {MemoryLocation, WholeMemoryTensor} from '../memory/whole_memory_tensor';
 import {CsrGraph} from './csr';
-import type {SampleOptions} from './native_sampling';
+import {checkGpuKey, SampleOptions} from './native_sampling';
 
 export class WholeMemoryCsr {
   private constructor(private readonly rowPtr: WholeMemoryTensor, private readonly colIdx: WholeMemoryTensor,
@@ -58,6 +58,7 @@ export class WholeMemoryCsr {
     const badSeed = (at: number) => new RangeError(`sample: seed vertex ${seeds.dataSync()[at]} at position ${at} is not in [0, ${this.numVertices})`);
     const n = seeds.size;
     if (b.gpu) {
+      checkGpuKey(opts, 'WholeMemoryCsr.sample');
       const rp = this.address(this.rowPtr), ci = this.address(this.colIdx), sp = n ? b.devicePtr(seeds) : 0;
       let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D} | undefined;
       const bad = b.withErrorFlag((flag) => {
@@ -84,17 +85,18 @@ export class WholeMemoryCsr {
     if (this.location !== 'host') throw new Error('sample: the graph is in GPU memory and this process has no GPU');
     const rp = this.rowPtr.nativeMemory('sample') as NativeHostMemory, ci = this.colIdx.nativeMemory('sample') as NativeHostMemory;
     const s = Int32Array.from(seeds.dataSync());
+    const byVertex = opts.keyBy === 'vertex';
     if (opts.replace ?? true) {
       const ids = new Int32Array(n * fanout);
-      const bad = native().hostSampleWithReplacement(rp, ci, s, fanout, seed, ids);
+      const bad = native().hostSampleWithReplacement(rp, ci, s, fanout, seed, ids, byVertex);
       if (bad >= 0) throw badSeed(bad);
       return {ids: tf.tensor1d(ids, 'int32')};
     }
     const offsets = new Int32Array(n + 1);
-    let bad = native().hostSampleWithoutReplacement(rp, ci, s, fanout, seed, offsets, null);
+    let bad = native().hostSampleWithoutReplacement(rp, ci, s, fanout, seed, offsets, null, byVertex);
     if (bad >= 0) throw badSeed(bad);
     const ids = new Int32Array(offsets[n]);
-    bad = native().hostSampleWithoutReplacement(rp, ci, s, fanout, seed, offsets, ids);
+    bad = native().hostSampleWithoutReplacement(rp, ci, s, fanout, seed, offsets, ids, byVertex);
     return {offsets: tf.tensor1d(offsets, 'int32'), ids: tf.tensor1d(ids, 'int32')};
   }
 

@@ -14,17 +14,18 @@ int64_t firstBadSeed(const int32_t* seeds, int64_t n, int64_t nv) {
 }  // namespace
 
 int64_t sampleWithReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n,
-                              int fanout, uint64_t seed, int32_t* out) {
+                              int fanout, uint64_t seed, int32_t* out, bool keyByVertex) {
   int64_t bad = firstBadSeed(seeds, n, nv);
   if (bad >= 0) return bad;
   parallelFor(n, 2048, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) sampleOneWithReplacement(rowPtr, colIdx, seeds[i], i, fanout, seed, out + i * fanout);
+    for (int64_t i = b; i < e; ++i)
+      sampleOneWithReplacement(rowPtr, colIdx, seeds[i], keyByVertex ? seeds[i] : i, fanout, seed, out + i * fanout);
   });
   return -1;
 }
 
 int64_t sampleWithoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n,
-                                 int fanout, uint64_t seed, int32_t* offsets, int32_t* out) {
+                                 int fanout, uint64_t seed, int32_t* offsets, int32_t* out, bool keyByVertex) {
   int64_t bad = firstBadSeed(seeds, n, nv);
   if (bad >= 0) return bad;
   offsets[0] = 0;
@@ -34,7 +35,8 @@ int64_t sampleWithoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, i
   }
   if (!out) return -1;
   parallelFor(n, 2048, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) sampleOneWithoutReplacement(rowPtr, colIdx, seeds[i], i, fanout, seed, out + offsets[i]);
+    for (int64_t i = b; i < e; ++i)
+      sampleOneWithoutReplacement(rowPtr, colIdx, seeds[i], keyByVertex ? seeds[i] : i, fanout, seed, out + offsets[i]);
   });
   return -1;
 }
