@@ -25,12 +25,14 @@ const program = new Command()
   .option('--batch-size <n>', 'global seed vertices per step', (v) => Number(v), 64)
   .option('--memory <kind>', "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)", 'continuous')
   .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch)", 'tree')
+  .option('--exact', 'train exactly as one process would on the global batch (distributed table, compact subgraphs sampled by vertex, no dropout, summed shares of the global loss): the loss curve does not depend on the number of ranks')
   .option('--seed <n>', 'split and initialisation seed', (v) => Number(v), 0)
   .option('--out <folder>', 'metrics (rank 0)', path.join(root, 'runs', 'data-parallel'))
   .parse();
 
 async function main(): Promise<void> {
   const o = program.opts();
+  if (o.exact) Object.assign(o, {memory: 'distributed', sampler: 'subgraph'});
   if (!['continuous', 'chunked', 'distributed'].includes(o.memory)) throw new Error(`--memory must be continuous, chunked or distributed, got "${o.memory}"`);
   if (o.sampler !== 'tree' && o.sampler !== 'subgraph') throw new Error(`--sampler must be tree or subgraph, got "${o.sampler}"`);
   await tf.setBackend(wm.BACKEND_NAME);
@@ -41,14 +43,15 @@ async function main(): Promise<void> {
   const split = randomSplit(data.graph.numVertices, 0.1, 0.1, rng);
   const model = new GraphSageClassifier({
     numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: 64, hiddenDim: 64, numLayers: 2,
-    dropout: 0.5, seed: o.seed * 101 + 3, embeddingLearningRate: 0.02, embeddingMemory: o.memory, communicator: comm,
+    dropout: o.exact ? 0 : 0.5, seed: o.seed * 101 + 3, embeddingLearningRate: 0.02, embeddingMemory: o.memory, communicator: comm,
   });
-  const dp = wm.dataParallel(tf.train.adam(0.01), comm);
+  const dp = wm.dataParallel(tf.train.adam(0.01), comm, {gradients: o.exact ? 'sum' : 'mean'});
   dp.broadcastVariables(model.denseVariables);
   const full = fullGraph(data.graph);
   const log = comm.rank === 0 ? new MetricsLog(path.join(o.out, 'metrics.jsonl')) : undefined;
   const share = Math.ceil(o.batchSize / comm.size);
-  const sampler = seededRng(1000 + comm.rank);  // each rank samples its own neighbourhoods
+  // Each rank samples its own neighbourhoods; exactly: the same stream everywhere, draws keyed by vertex.
+  const sampler = seededRng(1000 + (o.exact ? 0 : comm.rank));
   const started = Date.now();
   let best = {val: -1, test: NaN, epoch: 0};
   for (let epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -58,17 +61,28 @@ async function main(): Promise<void> {
     for (let b = 0; b < order.length; b += o.batchSize) {
       const batch = order.subarray(b, Math.min(order.length, b + o.batchSize));
       const mine = batch.subarray(Math.min(batch.length, comm.rank * share), Math.min(batch.length, (comm.rank + 1) * share));
-      // A rank with no seeds this step still joins the all-reduce (with a zero loss).
-      const seeds = mine.length ? mine : batch.subarray(0, 1);
+      // A rank with no seeds this step still joins the all-reduce (with a zero loss); exactly,
+      // with no seeds at all (a stand-in seed would touch table rows).
+      const seeds = mine.length || o.exact ? mine : batch.subarray(0, 1);
       const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, [25, 10], sampler) : undefined;
-      const sub = o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, [25, 10], {seed: Math.floor(sampler() * 2 ** 31)}) : undefined;
+      const hopSeed = Math.floor(sampler() * 2 ** 31);
+      const sub = o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, [25, 10], {seed: hopSeed, keyBy: o.exact ? 'vertex' : 'position'}) : undefined;
       const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => data.labels[v]), 'int32'), data.numClasses));
       const weight = mine.length ? 1 : 0;
       const forward = () => (block ? model.forwardSampled(block, true, epoch * 1000 + steps) : model.forwardSubgraph(sub!, true, epoch * 1000 + steps));
-      const loss = dp.minimize(() => tf.mul(tf.losses.softmaxCrossEntropy(y, forward()), weight) as tf.Scalar, model.trainableVariables);
+      // Exactly: each rank's loss is its share of the global batch's mean loss, and the shares add up.
+      const lossOf = () => (o.exact ? tf.div(tf.sum(tf.losses.softmaxCrossEntropy(y, forward(), undefined, undefined, tf.Reduction.NONE)), batch.length) :
+                                      tf.mul(tf.losses.softmaxCrossEntropy(y, forward()), weight)) as tf.Scalar;
+      const loss = dp.minimize(lossOf, model.trainableVariables);
       model.embedding.step();
       sub?.dispose();
-      lossSum += loss.dataSync()[0];
+      if (o.exact) {
+        const [total] = comm.allReduce(loss, {op: 'sum'});
+        lossSum += total.dataSync()[0];
+        total.dispose();
+      } else {
+        lossSum += loss.dataSync()[0];
+      }
       ++steps;
       tf.dispose([loss, y]);
     }

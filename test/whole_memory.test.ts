@@ -131,6 +131,21 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(r.stdout).to.match(/\[0\] 2 rank\(s\), table in distributed WholeMemory: test accuracy \d+\.\d+ %/);
   });
 
+  it('the data-parallel example with --exact logs the same epochs on 1 and 4 ranks', function() {
+    if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 4) this.skip();
+    const epochs = (n: number) => {
+      const r = spawnSync(process.execPath, [launcher, '-n', String(n), path.join(root, 'dist', 'examples', 'data-parallel.js'), '--exact', '--epochs', '4',
+                                             '--batch-size', '48', '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))], {encoding: 'utf8', timeout: 120_000});
+      expect(r.status, r.stdout + r.stderr).to.equal(0);
+      // Epoch lines without their timings, and the accuracy of the summary line.
+      return r.stdout.split('\n').filter((l) => /epoch +\d+\/\d+/.test(l)).map((l) => l.replace(/\|.*$/, '').trim())
+          .concat(r.stdout.match(/test accuracy [\d.]+ %/g) ?? []);
+    };
+    const one = epochs(1);
+    expect(one).to.have.length(5);
+    expect(epochs(4)).to.deep.equal(one);
+  });
+
   it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {
     const before = shmEntries();
     const {status, out} = launch(4, 'die', {WM_TEST_TIMEOUT_MS: '5000'});
