@@ -52,8 +52,16 @@ int64_t embeddingGather(const TableRef& t, const void* idx, IndexType it, int64_
   int64_t bad = firstBad(idx, it, n, t.rows);
   if (bad >= 0) return bad;
   withStorage(t, [&](auto rows) {
+    using T = std::remove_pointer_t<decltype(rows.row(0))>;
+    // Random rows defeat the hardware prefetcher: ask for rows a few ahead.
+    constexpr int64_t kAhead = 8;
+    const int64_t lines = std::min<int64_t>((t.dim * static_cast<int64_t>(sizeof(T)) + 63) / 64, 16);
     parallelFor(n, std::max<int64_t>(1, 4096 / std::max<int64_t>(t.dim, 1)), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
+        if (i + kAhead < e) {
+          const char* next = reinterpret_cast<const char*>(rows.row(indexAt(idx, it, i + kAhead)));
+          for (int64_t l = 0; l < lines; ++l) __builtin_prefetch(next + 64 * l);
+        }
         auto* src = rows.row(indexAt(idx, it, i));
         float* o = out + i * t.dim;
         for (int64_t j = 0; j < t.dim; ++j) o[j] = toFloat(src[j]);
