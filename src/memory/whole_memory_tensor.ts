@@ -12,7 +12,7 @@ import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_va
 import {deviceStatus, native} from '../backend/register';
 import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
 import {writeFileAtomically} from '../util/files';
-import {packParts, unpackParts} from './parts';
+import {bytesOf, readRows, RowLayout, sendRows} from './distributed_rows';
 import type {Communicator, MallocOptions} from './communicator';
 
 export type MemoryType = 'continuous' | 'chunked' | 'distributed';
@@ -130,10 +130,6 @@ export class WholeMemoryTensor {
     this.live('writeLocal').writeLocal(this.dtype === 'float32' ? Float32Array.from(data) : Int32Array.from(data));
   }
 
-  private owner(row: number): number {
-    return Math.floor(row / this.rowsPerRank);
-  }
-
   private checkIndices(what: string, idx: Int32Array): void {
     checkIndexArray(idx, this.rows, what, 'tensor');
   }
@@ -217,69 +213,30 @@ export class WholeMemoryTensor {
     }
   }
 
-  // Distributed gather: requests go to owners, rows come back, all through
-  // the communicator (on GPUs this is NCCL's all-to-all).
+  // Distributed host memory: rows travel to and from their owners through
+  // the communicator (on GPUs, distributed memory uses NCCL natively).
+  private get layout(): RowLayout {
+    return {comm: this.comm, rows: this.rows, rowsPerRank: this.rowsPerRank, rowBytes: this.rowElements * 4, noun: 'tensor'};
+  }
+
   private exchangeGather(idx: Int32Array, out: Float32Array | Int32Array): void {
     const mem = this.live('gather') as NativeHostMemory;
-    const n = this.comm.size;
-    let bad = -1;
-    for (let i = 0; i < idx.length && bad < 0; ++i) if (idx[i] < 0 || idx[i] >= this.rows) bad = i;
-    const asks: number[][] = Array.from({length: n}, () => []);
-    const where: number[][] = Array.from({length: n}, () => []);
-    if (bad < 0) idx.forEach((row, i) => {
-      asks[this.owner(row)].push(row);
-      where[this.owner(row)].push(i);
-    });
-    // Every rank takes part even after a bad index, so nobody is left waiting.
-    const requests = this.comm.allgatherJson({bad: bad >= 0, asks}, 'distributed gather (requests)');
-    const failed = requests.findIndex((r) => r.bad);
-    const replies: Uint8Array[] = [];
-    for (let r = 0; r < n; ++r) {
-      const rows = failed >= 0 ? [] : requests[r].asks[this.comm.rank];
-      const buf = typedArray(this.dtype, rows.length * this.rowElements);
-      if (rows.length) mem.gather(Int32Array.from(rows), buf);
-      replies.push(new Uint8Array(buf.buffer));
-    }
-    const all = this.comm.allgather(packParts(replies), 'distributed gather (rows)');
-    if (bad >= 0) throw this.badIndex('gather', idx, bad);
-    if (failed >= 0) throw new RangeError(`gather: rank ${failed} passed an index outside the tensor's ${this.rows} rows`);
-    for (let owner = 0; owner < n; ++owner) {
-      const part = unpackParts(all[owner])[this.comm.rank];
-      const rows = this.dtype === 'float32' ? new Float32Array(part.buffer, part.byteOffset, part.byteLength / 4) :
-                                              new Int32Array(part.buffer, part.byteOffset, part.byteLength / 4);
-      where[owner].forEach((pos, k) => out.set(rows.subarray(k * this.rowElements, (k + 1) * this.rowElements), pos * this.rowElements));
-    }
+    const base = this.comm.rank * this.rowsPerRank;
+    const bytes = readRows(this.layout, idx, (local) => {
+      const buf = typedArray(this.dtype, local.length * this.rowElements);
+      if (local.length) mem.gather(Int32Array.from(local, (r) => r + base), buf);
+      return bytesOf(buf);
+    }, 'gather');
+    bytesOf(out).set(bytes);
   }
 
   private exchangeScatter(idx: Int32Array, values: Float32Array | Int32Array): void {
     const mem = this.live('scatter') as NativeHostMemory;
-    const n = this.comm.size;
-    let bad = -1;
-    for (let i = 0; i < idx.length && bad < 0; ++i) if (idx[i] < 0 || idx[i] >= this.rows) bad = i;
-    const parts: Uint8Array[] = [];
-    const rowsFor: number[][] = Array.from({length: n}, () => []);
-    const posFor: number[][] = Array.from({length: n}, () => []);
-    if (bad < 0) idx.forEach((row, i) => {
-      rowsFor[this.owner(row)].push(row);
-      posFor[this.owner(row)].push(i);
-    });
-    for (let r = 0; r < n; ++r) {
-      const buf = typedArray(this.dtype, posFor[r].length * this.rowElements);
-      posFor[r].forEach((pos, k) => buf.set(values.subarray(pos * this.rowElements, (pos + 1) * this.rowElements), k * this.rowElements));
-      parts.push(new Uint8Array(buf.buffer));
-    }
-    const headers = this.comm.allgatherJson({bad: bad >= 0, rows: rowsFor}, 'distributed scatter (indices)');
-    const all = this.comm.allgather(packParts(parts), 'distributed scatter (rows)');
-    if (bad >= 0) throw this.badIndex('scatter', idx, bad);
-    const failed = headers.findIndex((h) => h.bad);
-    if (failed >= 0) throw new RangeError(`scatter: rank ${failed} passed an index outside the tensor's ${this.rows} rows`);
-    // Apply in rank order so that duplicates resolve the same way everywhere.
-    for (let src = 0; src < n; ++src) {
-      const rows = headers[src].rows[this.comm.rank];
-      if (!rows.length) continue;
-      const part = unpackParts(all[src])[this.comm.rank];
-      mem.scatter(Int32Array.from(rows), part.slice());
-    }
+    const base = this.comm.rank * this.rowsPerRank;
+    // Arrivals come in rank order, so duplicates resolve the same way everywhere.
+    sendRows(this.layout, idx, bytesOf(values), (local, v) => {
+      if (local.length) mem.scatter(Int32Array.from(local, (r) => r + base), v);
+    }, 'scatter');
   }
 
   /**

@@ -16,7 +16,7 @@ import {checkIndexArray, checkIndexTensor, indexError, knownValid, markValid} fr
 import {NativeDeviceMemory, NativeHostMemory, NativeTable} from '../backend/native';
 import {deviceStatus, native} from '../backend/register';
 import {Communicator, soloCommunicator} from '../memory/communicator';
-import {readRows, RowLayout, sendRows} from './distributed_rows';
+import {bytesOf, readRows, RowLayout, sendRows} from '../memory/distributed_rows';
 import {optimizerCode, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
 
 export type EmbeddingDType = 'float32' | 'float16' | 'bfloat16';
@@ -165,7 +165,7 @@ export class Embedding {
         const store = gpu ? this.allocateFlat(local, count * this.dim, bytes, nStates, (m) => b.allocDevice(m), (p) => b.freeDevice(p)) :
                             this.allocateHost(local, count * this.dim, bytes, nStates);
         const release = store.release;
-        return {...store, dist: {comm, rows: this.rows, rowsPerRank, dim: this.dim, first, count}, release: () => {
+        return {...store, dist: {comm, rows: this.rows, rowsPerRank, rowBytes: this.dim * 4, noun: 'table', first, count}, release: () => {
           release();
           this.comm?.destroy();
         }};
@@ -311,9 +311,9 @@ export class Embedding {
       const out = readRows(d, asInt32(idx.dataSync()), (local) => {
         const rows = new Float32Array(local.length * this.dim);
         native().hostEmbeddingGather(s.table, local, rows);
-        return rows;
+        return bytesOf(rows);
       }, 'embedding.read');
-      return tf.tensor(out, shape, 'float32');
+      return tf.tensor(new Float32Array(out.buffer), shape, 'float32');
     }
     const b = this.backend;
     const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
@@ -358,7 +358,8 @@ export class Embedding {
       const vals = values instanceof tf.Tensor ? values : tf.tensor(values, [host.length, this.dim]);
       if (vals.size !== host.length * this.dim) throw new RangeError(`embedding.write: values hold ${vals.size} elements, need ${host.length} x ${this.dim}`);
       if (s.dist && s.where === 'host') {
-        sendRows(s.dist, asInt32(host), asFloat32(vals.dataSync()), (local, v) => native().hostEmbeddingWriteRows(s.table, local, v), 'embedding.write');
+        sendRows(s.dist, asInt32(host), bytesOf(asFloat32(vals.dataSync())),
+                 (local, v) => native().hostEmbeddingWriteRows(s.table, local, new Float32Array(v.buffer)), 'embedding.write');
       } else if (s.dist) {
         const b = this.backend;
         b.native.distributedEmbeddingWrite(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, host.length ? b.devicePtr(idx) : 0,
@@ -392,8 +393,9 @@ export class Embedding {
       const code = optimizerCode(this.optimizer);
       const st0 = s.states[0], st1 = s.states[1];
       if (s.dist && s.where === 'host') {
-        sendRows(s.dist, asInt32(host!), asFloat32(grads.dataSync()), (local, g) => {
-          this.skippedHost += native().hostEmbeddingApply(s.table, st0 as ArrayBufferView | null, st1 as ArrayBufferView | null, local, g, code, params);
+        sendRows(s.dist, asInt32(host!), bytesOf(asFloat32(grads.dataSync())), (local, g) => {
+          this.skippedHost += native().hostEmbeddingApply(s.table, st0 as ArrayBufferView | null, st1 as ArrayBufferView | null, local,
+                                                          new Float32Array(g.buffer), code, params);
         }, 'embedding.applyGradients');
       } else if (s.dist) {
         const b = this.backend;
