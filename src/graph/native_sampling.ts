@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {NativeHostMemory} from '../backend/native';
 import {native} from '../backend/register';
 import {CsrGraph} from './csr';
 
@@ -33,31 +34,73 @@ function keyByVertex(opts: SampleOptions): boolean {
 }
 
 /** The GPU samplers key draws by position only (for now). */
-export function checkGpuKey(opts: SampleOptions, what: string): void {
+function checkGpuKey(opts: SampleOptions, what: string): void {
   if (keyByVertex(opts)) throw new Error(`${what}: keyBy 'vertex' is not built for the GPU sampler yet; sample on the CPU (sampleNeighbors)`);
 }
 
-function badSeed(g: CsrGraph, seeds: ArrayLike<number>, at: number): RangeError {
-  return new RangeError(`sampleNeighbors: seed vertex ${seeds[at]} at position ${at} is not in [0, ${g.numVertices})`);
+function badSeed(what: string, numVertices: number, seeds: ArrayLike<number>, at: number): RangeError {
+  return new RangeError(`${what}: seed vertex ${seeds[at]} at position ${at} is not in [0, ${numVertices})`);
+}
+
+type Int32Source = Int32Array | NativeHostMemory;
+
+/**
+ * @internal The CPU sampler over a graph's arrays (typed arrays, or
+ * continuous host WholeMemory read in place); what: the caller, for errors.
+ */
+export function sampleOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertices: number, seeds: Int32Array, fanout: number,
+                             opts: SampleOptions, what: string): {offsets?: Int32Array; ids: Int32Array} {
+  const seed = opts.seed ?? 0;
+  const byVertex = keyByVertex(opts);
+  if (opts.replace ?? true) {
+    const ids = new Int32Array(seeds.length * fanout);
+    const bad = native().hostSampleWithReplacement(rowPtr, colIdx, seeds, fanout, seed, ids, byVertex);
+    if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
+    return {ids};
+  }
+  // Two passes: sizes first (offsets[n] is the total), then the draws.
+  const offsets = new Int32Array(seeds.length + 1);
+  const bad = native().hostSampleWithoutReplacement(rowPtr, colIdx, seeds, fanout, seed, offsets, null, byVertex);
+  if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
+  const ids = new Int32Array(offsets[seeds.length]);
+  native().hostSampleWithoutReplacement(rowPtr, colIdx, seeds, fanout, seed, offsets, ids, byVertex);
+  return {offsets, ids};
+}
+
+/** @internal The GPU sampler over a graph's arrays at device addresses rowPtr and colIdx. */
+export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: number, numVertices: number, seeds: tf.Tensor1D, fanout: number,
+                               opts: SampleOptions, what: string): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
+  checkGpuKey(opts, what);
+  if (seeds.dtype !== 'int32') throw new TypeError(`${what}: seeds must be int32, got ${seeds.dtype}`);
+  const seed = opts.seed ?? 0;
+  const n = seeds.size, sp = n ? b.devicePtr(seeds) : 0;
+  let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D} | undefined;
+  const bad = b.withErrorFlag((flag) => {
+    if (opts.replace ?? true) {
+      const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
+      b.native.sampleWithReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, ptr, flag);
+      out = {ids: tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D};
+    } else {
+      const off = b.makeDeviceOutput([n + 1], 'int32');
+      b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, 0, flag);
+      const total = new Int32Array(1);
+      b.native.download(off.ptr + 4 * n, total);
+      const ids = b.makeDeviceOutput([total[0]], 'int32');
+      b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, ids.ptr, flag);
+      out = {offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D, ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D};
+    }
+  });
+  if (bad >= 0) {
+    tf.dispose([out!.ids, out!.offsets ?? []].flat());
+    throw badSeed(what, numVertices, seeds.dataSync(), bad);
+  }
+  return out!;
 }
 
 /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without. */
 export function sampleNeighbors(g: CsrGraph, seeds: Int32Array, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
-  const seed = opts.seed ?? 0;
-  checkArgs(g, fanout, seed);
-  const byVertex = keyByVertex(opts);
-  if (opts.replace ?? true) {
-    const ids = new Int32Array(seeds.length * fanout);
-    const bad = native().hostSampleWithReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, ids, byVertex);
-    if (bad >= 0) throw badSeed(g, seeds, bad);
-    return {ids};
-  }
-  const offsets = new Int32Array(seeds.length + 1);
-  let bad = native().hostSampleWithoutReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, offsets, null, byVertex);
-  if (bad >= 0) throw badSeed(g, seeds, bad);
-  const ids = new Int32Array(offsets[seeds.length]);
-  bad = native().hostSampleWithoutReplacement(g.rowPtr, g.colIdx, seeds, fanout, seed, offsets, ids, byVertex);
-  return {offsets, ids};
+  checkArgs(g, fanout, opts.seed ?? 0);
+  return sampleOnHost(g.rowPtr, g.colIdx, g.numVertices, seeds, fanout, opts, 'sampleNeighbors');
 }
 
 /** A CSR graph uploaded to the GPU once, sampled there. */
@@ -74,35 +117,8 @@ export class DeviceCsr {
   sample(seeds: tf.Tensor1D, fanout: number, opts: SampleOptions = {}): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
     const b = tf.backend() as WholeMemoryBackend;
     if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.sample needs the wholememory backend on a GPU');
-    const seed = opts.seed ?? 0;
-    checkArgs(this.graph, fanout, seed);
-    checkGpuKey(opts, 'DeviceCsr.sample');
-    if (seeds.dtype !== 'int32') throw new TypeError(`DeviceCsr.sample: seeds must be int32, got ${seeds.dtype}`);
-    const n = seeds.size, nv = this.graph.numVertices;
-    const rp = b.devicePtr(this.rowPtr), ci = b.devicePtr(this.colIdx), sp = n ? b.devicePtr(seeds) : 0;
-    let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D} | undefined;
-    const bad = b.withErrorFlag((flag) => {
-      if (opts.replace ?? true) {
-        const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
-        b.native.sampleWithReplacement(rp, ci, nv, sp, n, fanout, seed, ptr, flag);
-        out = {ids: tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D};
-      } else {
-        // Two passes: sizes first (offsets[n] is the total), then the draws.
-        const off = b.makeDeviceOutput([n + 1], 'int32');
-        b.native.sampleWithoutReplacement(rp, ci, nv, sp, n, fanout, seed, off.ptr, 0, flag);
-        const total = new Int32Array(1);
-        b.native.download(off.ptr + 4 * n, total);
-        const ids = b.makeDeviceOutput([total[0]], 'int32');
-        b.native.sampleWithoutReplacement(rp, ci, nv, sp, n, fanout, seed, off.ptr, ids.ptr, flag);
-        out = {offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D,
-               ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D};
-      }
-    });
-    if (bad >= 0) {
-      tf.dispose([out!.ids, out!.offsets ?? []].flat());
-      throw badSeed(this.graph, seeds.dataSync(), bad);
-    }
-    return out!;
+    checkArgs(this.graph, fanout, opts.seed ?? 0);
+    return sampleOnDevice(b, b.devicePtr(this.rowPtr), b.devicePtr(this.colIdx), this.graph.numVertices, seeds, fanout, opts, 'DeviceCsr.sample');
   }
 
   dispose(): void {
