@@ -45,9 +45,8 @@ export async function startStore(path: string): Promise<StoreServer> {
     if (await canConnect(path)) throw new Error(`tfjs-wm-store: a store is already running at ${path}`);
     fs.unlinkSync(path);  // left by a store that was killed
   }
-  const ids = new Set<string>();
-  // Objects are immutable to clients unless created mutable; the creator gets
-  // one writable view to fill it.
+  // The store's objects and whether clients may write them (the creator always
+  // gets one writable view, to fill it).
   const mutableOf = new Map<string, boolean>();
   const publicView = (d: SharedDescriptor): SharedDescriptor => ({...d, mutable: mutableOf.get(d.id) ?? false});
   let resolveStopped!: () => void;
@@ -58,7 +57,6 @@ export async function startStore(path: string): Promise<StoreServer> {
         return {ok: true, pid: process.pid};
       case 'create': {
         const d = allocateShared({shape: req.shape ?? [], dtype: req.dtype, location: req.location, mutable: true, store: path});
-        ids.add(d.id);
         mutableOf.set(d.id, req.mutable ?? false);
         return {ok: true, descriptor: d};
       }
@@ -68,11 +66,10 @@ export async function startStore(path: string): Promise<StoreServer> {
         return {ok: true, descriptor: publicView(d)};
       }
       case 'list':
-        return {ok: true, objects: ownedShared().filter((d) => ids.has(d.id)).map(publicView)};
+        return {ok: true, objects: ownedShared().filter((d) => mutableOf.has(d.id)).map(publicView)};
       case 'delete': {
-        if (!req.id || !ids.has(req.id)) return {ok: false, error: `delete: the store at ${path} holds no object ${req.id} (unknown id, or deleted)`};
+        if (!req.id || !mutableOf.has(req.id)) return {ok: false, error: `delete: the store at ${path} holds no object ${req.id} (unknown id, or deleted)`};
         deleteShared(req.id);
-        ids.delete(req.id);
         mutableOf.delete(req.id);
         return {ok: true};
       }
@@ -111,8 +108,8 @@ export async function startStore(path: string): Promise<StoreServer> {
   });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= new Promise<void>((resolve) => {
-    for (const id of ids) deleteShared(id);
-    ids.clear();
+    for (const id of mutableOf.keys()) deleteShared(id);
+    mutableOf.clear();
     server.close(() => {
       resolve();
       resolveStopped();
