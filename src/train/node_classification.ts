@@ -38,7 +38,7 @@ export const DEFAULT_NODE_CLASSIFICATION: NodeClassificationOptions = {
   epochs: 60,
   batchSize: 64,
   fanouts: [25, 10],
-  sampler: 'tree',
+  sampler: 'subgraph',
   embeddingDim: 64,
   hiddenDim: 64,
   learningRate: 0.01,
