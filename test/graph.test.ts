@@ -12,6 +12,7 @@ import {CsrGraph} from '../src/graph/csr';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {readEdgeList} from '../src/graph/edge_list';
 import {sampleNegatives, splitEdges} from '../src/graph/link_split';
+import {loadCsr, saveCsr} from '../src/graph/csr_file';
 import {rmat} from '../src/graph/rmat';
 import {DeviceCsr, sampleNeighbors} from '../src/graph/native_sampling';
 import {sampleWithoutReplacement, sampleWithReplacement} from '../src/graph/sampling';
@@ -318,11 +319,42 @@ describe('graphs', () => {
 
   it('the native R-MAT generator draws exactly what the TypeScript one draws', () => {
     for (const o of [{scale: 3, seed: 1}, {scale: 12, edgeFactor: 5, seed: 77}, {scale: 10, seed: 4294967301, permute: false},
-                     {scale: 9, a: 0.45, b: 0.25, c: 0.15, seed: 0}]) {
+                     {scale: 9, a: 0.45, b: 0.25, c: 0.15, seed: 0},
+                     {scale: 15, edgeFactor: 8, seed: 9}]) {  // enough edges for the C++ to draw on several threads
       const x = rmat(o), y = rmat({...o, inScript: true});
       expect(x.numVertices).to.equal(y.numVertices);
       expect(Array.from(x.src)).to.deep.equal(Array.from(y.src));
       expect(Array.from(x.dst)).to.deep.equal(Array.from(y.dst));
+    }
+  });
+
+  it('R-MAT with any vertex count keeps the subgraph induced by the first ids', () => {
+    const full = rmat({scale: 11, edgeFactor: 6, seed: 21}), part = rmat({scale: 11, edgeFactor: 6, seed: 21, vertices: 1500});
+    expect(part.numVertices).to.equal(1500);
+    const want: string[] = [];
+    full.src.forEach((u, i) => {
+      if (u < 1500 && full.dst[i] < 1500) want.push(`${u},${full.dst[i]}`);
+    });
+    expect(want.length).to.be.greaterThan(0).and.lessThan(full.src.length);
+    expect(Array.from(part.src, (u, i) => `${u},${part.dst[i]}`)).to.deep.equal(want);
+    expect(() => rmat({scale: 4, vertices: 17})).to.throw(/vertices must be an integer in \[1, 2\^scale = 16\], got 17/);
+    expect(() => rmat({scale: 4, vertices: 8, permute: false})).to.throw(/needs permute/);
+  });
+
+  it('saves a CSR graph to files and loads it back; truncated or unfinished saves are refused', () => {
+    const g = CsrGraph.fromEdges(rmat({scale: 9, edgeFactor: 5, seed: 2}), {symmetric: true});
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-csr-'));
+    try {
+      saveCsr(g, dir);
+      const h = loadCsr(dir);
+      expect(Array.from(h.rowPtr)).to.deep.equal(Array.from(g.rowPtr));
+      expect(Array.from(h.colIdx)).to.deep.equal(Array.from(g.colIdx));
+      fs.truncateSync(path.join(dir, 'col_idx.i32'), 8);
+      expect(() => loadCsr(dir)).to.throw(/col_idx.i32 holds 8 bytes, the header promises \d+ int32 values/);
+      fs.rmSync(path.join(dir, 'header.json'));
+      expect(() => loadCsr(dir)).to.throw(/has no header.json/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
     }
   });
 

@@ -13,6 +13,7 @@ export {sampleSubgraph, uniqueAndRelabel} from './subgraph';
 export type {SampledSubgraph, SubgraphLayer} from './subgraph';
 export type {AggregateReduce} from './aggregate';
 export type {SampleOptions} from './native_sampling';
+export {loadCsr, saveCsr} from './csr_file';
 export {rmat} from './rmat';
 export type {RmatOptions} from './rmat';
 export {randomSplit} from './split';

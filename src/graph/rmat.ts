@@ -16,6 +16,12 @@ export interface RmatOptions {
   seed?: number;
   /** Relabel vertices randomly so ids carry no degree information (default true). */
   permute?: boolean;
+  /**
+   * Keep only vertices [0, vertices) and the edges between them (default
+   * 2^scale: all). Ids are randomly permuted, so this is the subgraph induced
+   * by a uniformly random vertex subset: graphs of any size, not only 2^scale.
+   */
+  vertices?: number;
   /** @internal Generate in TypeScript even where the C++ core is available (the tests' reference). */
   inScript?: boolean;
 }
@@ -23,6 +29,28 @@ export interface RmatOptions {
 export function rmat(o: RmatOptions): EdgeList {
   const {scale} = o;
   if (!Number.isInteger(scale) || scale < 1 || scale > 31) throw new RangeError(`rmat: scale must be an integer in [1, 31], got ${scale}`);
+  const keep = o.vertices ?? 2 ** scale;
+  if (!Number.isInteger(keep) || keep < 1 || keep > 2 ** scale) throw new RangeError(`rmat: vertices must be an integer in [1, 2^scale = ${2 ** scale}], got ${o.vertices}`);
+  if (keep < 2 ** scale && o.permute === false) throw new RangeError('rmat: vertices below 2^scale needs permute (the kept ids would be the densest corner)');
+  const edges = generate(o);
+  return keep === edges.numVertices ? edges : induced(edges, keep);
+}
+
+function induced(e: EdgeList, keep: number): EdgeList {
+  let m = 0;
+  for (let i = 0; i < e.src.length; ++i) if (e.src[i] < keep && e.dst[i] < keep) ++m;
+  const src = new Int32Array(m), dst = new Int32Array(m);
+  for (let i = 0, j = 0; i < e.src.length; ++i) {
+    if (e.src[i] < keep && e.dst[i] < keep) {
+      src[j] = e.src[i];
+      dst[j++] = e.dst[i];
+    }
+  }
+  return {numVertices: keep, src, dst, directed: true};
+}
+
+function generate(o: RmatOptions): EdgeList {
+  const {scale} = o;
   const a = o.a ?? 0.57, b = o.b ?? 0.19, c = o.c ?? 0.19;
   if (!(a > 0 && b >= 0 && c >= 0 && a + b + c < 1)) throw new RangeError(`rmat: a, b, c must be non-negative with a + b + c < 1`);
   const n = 2 ** scale;
