@@ -1,39 +1,58 @@
 // `npm run bench:graphsage`: sampled GraphSAGE training throughput (seeds per
-// second) on a seeded R-MAT graph: 128-wide float32 node embeddings in
-// WholeMemory (continuous, over every rank's GPU; shared host memory on the
-// CPU), 2 layers, mean aggregation over compact sampled subgraphs, fan-out
-// 25/10, 1,024 seeds per rank per step, data parallel over the ranks.
-// BENCH_SCALE sets the graph (2^scale vertices, 16 edges each; default 16),
-// BENCH_RANKS the ranks (default: every GPU, or 1). Starts its own ranks.
+// second) on a seeded R-MAT graph, ours on 1, 2, 4... ranks against the same
+// model in PyTorch on one GPU (bench/torch/graphsage.py) in the same run.
+// Model, both sides: 128-wide float32 node embeddings (ours: in continuous
+// WholeMemory over the ranks' GPUs, or shared host memory on the CPU; torch:
+// nn.Embedding(sparse=True) on its GPU) updated by sparse SGD, 2 GraphSAGE
+// layers (mean aggregator, hidden 128, 16 classes) under Adam, compact
+// subgraphs sampled per step with fan-out 25/10 (uniform with replacement,
+// GraphSAGE's fixed-size sampling; a vertex without neighbours samples
+// itself), BATCH seeds per rank per step, data parallel over the ranks.
+// The graph is built once here and saved (loadCsr/saveCsr): every rank and
+// the torch script read the same files.
+// Environment: BENCH_SCALE (R-MAT 2^scale, default 16), BENCH_VERTICES (keep
+// that many vertices, default all), BENCH_EDGE_FACTOR (default 16),
+// BENCH_RANKS (default: every GPU, or 1), BENCH_BATCH, BENCH_STEPS,
+// BENCH_GRAPH_DIR (where the graph files go; kept if it existed).
+import {spawnSync} from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
+import {loadCsr, saveCsr} from '../src/graph/csr_file';
 import {rmat} from '../src/graph/rmat';
 import {sampleSubgraph} from '../src/graph/subgraph';
 import {GraphSageClassifier} from '../src/nn/graphsage';
+import {sgd} from '../src/nn/sparse_optimizer';
 import {seededRng} from '../src/util/random';
 import {rankOrMain, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
+const EDGE_FACTOR = Number(process.env.BENCH_EDGE_FACTOR ?? 16);
+const VERTICES = process.env.BENCH_VERTICES ? Number(process.env.BENCH_VERTICES) : undefined;
 const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
 const STEPS = Number(process.env.BENCH_STEPS ?? 20);
-const DIM = 128, CLASSES = 16;
+const FANOUTS = [25, 10];
+const DIM = 128, CLASSES = 16, LR = 0.01;
+
+interface Result {ranks: number; seedsPerSecond: number; msPerStep: number; loadSeconds: number}
 
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const t0 = Date.now();
-  const graph = CsrGraph.fromEdges(rmat({scale: SCALE, seed: 1}), {symmetric: true});
-  const built = (Date.now() - t0) / 1000;
+  const graph = loadCsr(process.env.BENCH_GRAPH_DIR!);
+  const loadSeconds = (Date.now() - t0) / 1000;
   const n = graph.numVertices;
   const model = new GraphSageClassifier({numNodes: n, numClasses: CLASSES, embeddingDim: DIM, hiddenDim: DIM, numLayers: 2, dropout: 0,
-                                         seed: 3, embeddingLearningRate: 0.01, embeddingMemory: 'continuous', communicator: comm});
-  const dp = wm.dataParallel(tf.train.adam(0.01), comm);
+                                         seed: 3, embeddingLearningRate: LR, embeddingOptimizer: sgd({lr: LR}),
+                                         embeddingMemory: 'continuous', communicator: comm});
+  const dp = wm.dataParallel(tf.train.adam(LR), comm);
   dp.broadcastVariables(model.denseVariables);
   const rng = seededRng(100 + comm.rank);
   const step = () => {
@@ -46,7 +65,7 @@ async function rank(): Promise<void> {
         seeds[i++] = v;
       }
     }
-    const sub = sampleSubgraph(graph, seeds, [25, 10], {seed: Math.floor(rng() * 2 ** 31)});
+    const sub = sampleSubgraph(graph, seeds, FANOUTS, {seed: Math.floor(rng() * 2 ** 31), replace: true});
     // Synthetic labels: the task does not matter, the work does.
     const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES));
     const loss = dp.minimize(() => tf.losses.softmaxCrossEntropy(y, model.forwardSubgraph(sub, true)) as tf.Scalar, model.trainableVariables);
@@ -62,27 +81,61 @@ async function rank(): Promise<void> {
   wm.synchronize();
   comm.barrier();
   const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
-  const result = {ranks: comm.size, seedsPerSecond: (BATCH * STEPS * comm.size) / seconds, msPerStep: (1000 * seconds) / STEPS, built};
-  if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify({...result, vertices: n, edges: graph.numEdges / 2})}\n`);
+  const result: Result = {ranks: comm.size, seedsPerSecond: (BATCH * STEPS * comm.size) / seconds, msPerStep: (1000 * seconds) / STEPS, loadSeconds};
+  if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   model.dispose();
   comm.destroy();
+}
+
+function buildGraph(dir: string): {vertices: number; entries: number; seconds: number} {
+  const t0 = Date.now();
+  const g = CsrGraph.fromEdges(rmat({scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: VERTICES, seed: 1}), {symmetric: true});
+  const seconds = (Date.now() - t0) / 1000;
+  saveCsr(g, dir);
+  return {vertices: g.numVertices, entries: g.numEdges, seconds};
+}
+
+function torchSide(dir: string): {seedsPerSecond: number; msPerStep: number; torch: string; loadSeconds: number} | {skipped: string} {
+  const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'graphsage.py'), dir, String(BATCH), String(STEPS), FANOUTS.join(','), String(DIM),
+                                  String(CLASSES), String(LR)], {encoding: 'utf8'});
+  const line = (r.stdout || '').split('\n').find((l) => l.startsWith('RESULT '));
+  if (r.status !== 0 || !line) return {skipped: (r.stderr || r.error?.message || 'no result').trim().split('\n').pop()!};
+  return JSON.parse(line.slice(7));
 }
 
 function main(): void {
   const info = wm.deviceInfo();
   const maxRanks = Number(process.env.BENCH_RANKS ?? (info.gpu ? info.deviceCount : 1));
-  const counts = [1, 2, 4, 8].filter((r) => r <= maxRanks);
-  const rows: {ranks: number; seedsPerSecond: number; msPerStep: number; built: number; vertices: number; edges: number}[] = [];
-  for (const ranks of counts) rows.push(resultOnRanks(ranks, __filename, 'RESULT '));
+  const dir = process.env.BENCH_GRAPH_DIR ?? path.join(os.tmpdir(), `wm-bench-rmat-${SCALE}-${EDGE_FACTOR}-${VERTICES ?? 'all'}`);
+  const existed = fs.existsSync(path.join(dir, 'header.json'));
+  const built = existed ? undefined : buildGraph(dir);
+  const header = JSON.parse(fs.readFileSync(path.join(dir, 'header.json'), 'utf8')) as {numVertices: number; numEdges: number};
+  process.env.BENCH_GRAPH_DIR = dir;
+  console.log(`R-MAT scale ${SCALE}: ${header.numVertices} vertices, ${header.numEdges / 2} undirected edges` +
+              (built ? ` (built in ${built.seconds.toFixed(1)} s)` : ` (read from ${dir})`));
+  const rows: Result[] = [];
+  for (const ranks of [1, 2, 4, 8].filter((r) => r <= maxRanks)) {
+    rows.push(resultOnRanks<Result>(ranks, __filename, 'RESULT '));
+    console.log(`ours, ${ranks} rank(s): ${rows[rows.length - 1].seedsPerSecond.toFixed(0)} seeds/s`);
+  }
+  const torch = info.gpu ? torchSide(dir) : {skipped: 'no GPU'};
+  if (!existed && !process.env.BENCH_KEEP_GRAPH) fs.rmSync(dir, {recursive: true, force: true});
   const where = info.gpu ? `${info.name}` : 'CPU (host memory)';
-  console.log(`\nGraphSAGE on R-MAT scale ${SCALE} (${rows[0].vertices} vertices, ${rows[0].edges} edges), ${DIM}-wide embeddings in continuous WholeMemory,` +
-              ` fan-out 25/10, ${BATCH} seeds per rank per step, ${where}`);
-  console.log('| ranks | seeds/s | ms per step | scaling |');
-  console.log('| --- | --- | --- | --- |');
-  for (const r of rows) console.log(`| ${r.ranks} | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${(r.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× |`);
+  console.log(`\nGraphSAGE, ${DIM}-wide float32 embeddings (ours: continuous WholeMemory), fan-out ${FANOUTS.join('/')}, ${BATCH} seeds per rank per step, ${where}`);
+  console.log('| run | seeds/s | ms per step | vs ours on 1 rank | vs torch |');
+  console.log('| --- | --- | --- | --- | --- |');
+  const t = 'seedsPerSecond' in torch ? torch : undefined;
+  for (const r of rows) {
+    console.log(`| ours, ${r.ranks} rank(s) | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${(r.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× |` +
+                ` ${t ? (r.seedsPerSecond / t.seedsPerSecond).toFixed(2) + '×' : ''} |`);
+  }
+  if (t) console.log(`| PyTorch ${t.torch}, 1 GPU | ${t.seedsPerSecond.toFixed(0)} | ${t.msPerStep.toFixed(1)} | ${(t.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× | 1.00× |`);
+  else console.log(`(PyTorch side not run: ${(torch as {skipped: string}).skipped})`);
   const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'graphsage.json');
   fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), scale: SCALE, batch: BATCH, device: where, results: rows}, null, 2));
+  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: header.numVertices,
+                                        csrEntries: header.numEdges, graphBuildSeconds: built?.seconds, batch: BATCH, fanouts: FANOUTS, device: where,
+                                        results: rows, torch}, null, 2));
 }
 
 rankOrMain(rank, main);

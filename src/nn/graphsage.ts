@@ -7,7 +7,7 @@ import {CsrGraph} from '../graph/csr';
 import type {SampledSubgraph} from '../graph/subgraph';
 import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from './embedding';
-import {adam} from './sparse_optimizer';
+import {adam, SparseOptimizerConfig} from './sparse_optimizer';
 import {sampleNeighbors} from '../graph/native_sampling';
 import {Rng} from '../util/random';
 
@@ -22,6 +22,8 @@ export interface GraphSageConfig {
   seed: number;
   /** Learning rate of the embedding table's sparse (lazy) Adam. */
   embeddingLearningRate: number;
+  /** The table's sparse optimizer (default: lazy Adam at embeddingLearningRate; its two moments triple the table's memory). */
+  embeddingOptimizer?: SparseOptimizerConfig;
   /** Where the table lives (default: the GPU if there is one, else host memory). */
   embeddingMemory?: EmbeddingMemory;
   /** The ranks sharing the table when it is WholeMemory ('continuous' / 'chunked'). */
@@ -76,7 +78,7 @@ export class GraphSageClassifier {
     const {numNodes, embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
     this.embedding = new Embedding({
       rows: numNodes, dim: embeddingDim, memory: config.embeddingMemory, communicator: config.communicator,
-      optimizer: adam({lr: config.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed},
+      optimizer: config.embeddingOptimizer ?? adam({lr: config.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed},
     });
     this.allIds = tf.tensor1d(Int32Array.from({length: numNodes}, (_, i) => i), 'int32');
     for (let l = 0; l < numLayers; ++l) {

@@ -1,0 +1,85 @@
+# PyTorch side of `npm run bench:graphsage`: the same model and sampling as
+# ours, on one GPU, over the graph files the Node side saved (saveCsr: raw
+# int32 row_ptr / col_idx beside header.json). Everything per step runs on
+# the GPU: seeds, neighbour sampling (uniform with replacement, a vertex
+# without neighbours samples itself), unique-and-relabel (torch.unique), the
+# embedding lookup, 2 GraphSAGE mean layers, sparse SGD on the embeddings and
+# Adam on the dense weights. Prints one line: RESULT {json}.
+# Usage: graphsage.py <graph dir> <batch> <steps> <fanouts> <dim> <classes> <lr>
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+
+def main():
+    folder, batch, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    fanouts = [int(f) for f in sys.argv[4].split(",")]
+    dim, classes, lr = int(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7])
+    dev = torch.device("cuda")
+    t0 = time.perf_counter()
+    header = json.load(open(os.path.join(folder, "header.json")))
+    n = header["numVertices"]
+    rowptr = torch.from_numpy(np.fromfile(os.path.join(folder, "row_ptr.i32"), dtype=np.int32)).to(dev).long()
+    col = torch.from_numpy(np.fromfile(os.path.join(folder, "col_idx.i32"), dtype=np.int32)).to(dev)
+    assert rowptr.numel() == n + 1 and col.numel() == header["numEdges"]
+    load_seconds = time.perf_counter() - t0
+
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(3)
+    emb = torch.nn.Embedding(n, dim, sparse=True, device=dev)
+    with torch.no_grad():
+        emb.weight.normal_(0.0, 0.1, generator=gen)
+    layers = torch.nn.ModuleList()
+    for i in range(len(fanouts)):
+        out = classes if i == len(fanouts) - 1 else dim
+        layers.append(torch.nn.ModuleDict({"self": torch.nn.Linear(dim, out, bias=True), "neigh": torch.nn.Linear(dim, out, bias=False)}))
+    layers.to(dev)
+    sparse_opt = torch.optim.SGD(emb.parameters(), lr=lr)
+    dense_opt = torch.optim.Adam(layers.parameters(), lr=lr)
+
+    def sample(nodes, k):
+        start = rowptr[nodes]
+        deg = rowptr[nodes + 1] - start
+        r = torch.rand(nodes.numel(), k, device=dev, generator=gen)
+        pick = torch.minimum((r * deg[:, None]).long(), (deg - 1).clamp(min=0)[:, None])
+        nb = col[(start[:, None] + pick).clamp(max=col.numel() - 1)].long()
+        return torch.where(deg[:, None] > 0, nb, nodes[:, None])
+
+    def step():
+        seeds = torch.unique(torch.randint(n, (batch + batch // 8,), device=dev, generator=gen))[:batch]
+        nodes, blocks = seeds, []
+        for k in fanouts:
+            nb = sample(nodes, k)
+            uniq, inv = torch.unique(torch.cat([nodes, nb.flatten()]), return_inverse=True)
+            blocks.insert(0, (inv[: nodes.numel()], inv[nodes.numel():].view(nodes.numel(), k)))
+            nodes = uniq
+        h = emb(nodes)
+        for i, (self_idx, nb_idx) in enumerate(blocks):
+            h = layers[i]["self"](h[self_idx]) + layers[i]["neigh"](h[nb_idx].mean(1))
+            if i < len(blocks) - 1:
+                h = torch.relu(h)
+        loss = torch.nn.functional.cross_entropy(h, seeds % classes)
+        sparse_opt.zero_grad()
+        dense_opt.zero_grad()
+        loss.backward()
+        sparse_opt.step()
+        dense_opt.step()
+
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    seconds = time.perf_counter() - t0
+    print("RESULT " + json.dumps({"seedsPerSecond": batch * steps / seconds, "msPerStep": 1000 * seconds / steps,
+                                  "torch": torch.__version__, "loadSeconds": load_seconds}))
+
+
+if __name__ == "__main__":
+    main()
