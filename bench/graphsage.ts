@@ -5,7 +5,8 @@
 // WholeMemory over the ranks' GPUs, or shared host memory on the CPU; torch:
 // nn.Embedding(sparse=True) on its GPU) updated by sparse SGD, 2 GraphSAGE
 // layers (mean aggregator, hidden 128, 16 classes) under Adam, compact
-// subgraphs sampled per step with fan-out 25/10 (uniform with replacement,
+// subgraphs sampled per step where the graph lives (ours: the CSR in
+// WholeMemory, sampleFixedSubgraph; torch: on its GPU) with fan-out 25/10 (uniform with replacement,
 // GraphSAGE's fixed-size sampling; a vertex without neighbours samples
 // itself), BATCH seeds per rank per step, data parallel over the ranks.
 // The graph is built once here and saved (loadCsr/saveCsr): every rank and
@@ -25,7 +26,6 @@ import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
 import {loadCsr, saveCsr} from '../src/graph/csr_file';
 import {rmat} from '../src/graph/rmat';
-import {sampleSubgraph} from '../src/graph/subgraph';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
 import {seededRng} from '../src/util/random';
@@ -47,7 +47,10 @@ async function rank(): Promise<void> {
   const comm = wm.communicatorFromEnv();
   const t0 = Date.now();
   const graph = loadCsr(process.env.BENCH_GRAPH_DIR!);
+  // The graph once in WholeMemory over the ranks' GPUs (host memory on the CPU), sampled in place.
+  const csr = wm.graph.WholeMemoryCsr.create(comm, graph);
   const loadSeconds = (Date.now() - t0) / 1000;
+  const gpu = wm.deviceInfo().gpu;
   const n = graph.numVertices;
   const model = new GraphSageClassifier({numNodes: n, numClasses: CLASSES, embeddingDim: DIM, hiddenDim: DIM, numLayers: 2, dropout: 0,
                                          seed: 3, embeddingLearningRate: LR, embeddingOptimizer: sgd({lr: LR}),
@@ -65,10 +68,13 @@ async function rank(): Promise<void> {
         seeds[i++] = v;
       }
     }
-    const sub = sampleSubgraph(graph, seeds, FANOUTS, {seed: Math.floor(rng() * 2 ** 31), replace: true});
+    // On the CPU the C++ host sampler is the faster of the two (the fixed path's gather and mean go through tfjs ops).
+    const sampleSeed = Math.floor(rng() * 2 ** 31);
+    const sub = gpu ? wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed}) :
+                      wm.graph.sampleSubgraph(graph, seeds, FANOUTS, {seed: sampleSeed, replace: true});
     // Synthetic labels: the task does not matter, the work does.
     const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES));
-    const loss = dp.minimize(() => tf.losses.softmaxCrossEntropy(y, model.forwardSubgraph(sub, true)) as tf.Scalar, model.trainableVariables);
+    const loss = dp.minimize(() => tf.losses.softmaxCrossEntropy(y, (gpu ? model.forwardFixed(sub as wm.graph.FixedFanoutSubgraph, true) : model.forwardSubgraph(sub as wm.graph.SampledSubgraph, true))) as tf.Scalar, model.trainableVariables);
     model.embedding.step();
     sub.dispose();
     tf.dispose([y, loss]);
@@ -84,6 +90,7 @@ async function rank(): Promise<void> {
   const result: Result = {ranks: comm.size, seedsPerSecond: (BATCH * STEPS * comm.size) / seconds, msPerStep: (1000 * seconds) / STEPS, loadSeconds};
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   model.dispose();
+  csr.free();
   comm.destroy();
 }
 

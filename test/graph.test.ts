@@ -13,6 +13,7 @@ import {loadNodeClassification} from '../src/graph/dataset';
 import {readEdgeList} from '../src/graph/edge_list';
 import {sampleNegatives, splitEdges} from '../src/graph/link_split';
 import {loadCsr, saveCsr} from '../src/graph/csr_file';
+import {soloCommunicator} from '../src/memory/communicator';
 import {rmat} from '../src/graph/rmat';
 import {DeviceCsr, sampleNeighbors} from '../src/graph/native_sampling';
 import {sampleWithoutReplacement, sampleWithReplacement} from '../src/graph/sampling';
@@ -283,6 +284,48 @@ describe('graphs', () => {
     whole.dispose();
     full.dispose();
     model.dispose();
+  });
+
+  it('fixed fan-out subgraphs sampled where the graph lives: the host sampler\'s draws and order, the same logits and gradients', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    // Sparse enough to have vertices without neighbours (they sample themselves).
+    const g = CsrGraph.fromEdges(rmat({scale: 10, edgeFactor: 2, seed: 6}), {symmetric: true});
+    const rng = seededRng(5);
+    const pool = Int32Array.from({length: g.numVertices}, (_, i) => i);
+    for (let i = pool.length - 1; i > 0; --i) {
+      const j = Math.floor(rng() * (i + 1));
+      [pool[i], pool[j]] = [pool[j], pool[i]];
+    }
+    const seeds = pool.slice(0, 97);
+    expect(Array.from(seeds).some((v) => g.degree(v) === 0)).to.equal(true);
+    const comm = soloCommunicator();
+    const holder = wm.deviceInfo().gpu ? new DeviceCsr(g) : wm.graph.WholeMemoryCsr.create(comm, g, {location: 'host'});
+    const fixed = wm.graph.sampleFixedSubgraph(holder, seeds, [5, 3], {seed: 11});
+    const host = wm.graph.sampleSubgraph(g, seeds, [5, 3], {seed: 11, replace: true});
+    expect(Array.from(fixed.inputIds.dataSync())).to.deep.equal(Array.from(host.layers[0].src));
+    fixed.layers.forEach((layer, l) => {
+      expect(layer.numDst).to.equal(host.layers[l].dst.length);
+      expect(Array.from(layer.neighbors.dataSync())).to.deep.equal(Array.from(host.layers[l].block.product('sum', false).colIdx));
+    });
+    const model = new wm.nn.GraphSageClassifier({numNodes: g.numVertices, numClasses: 3, embeddingDim: 12, hiddenDim: 7, numLayers: 2,
+                                                 dropout: 0, seed: 4, embeddingLearningRate: 0.01});
+    const y = tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % 3), 'int32'), 3);
+    const run = (f: () => tf.Tensor2D) => {
+      const {value, grads} = tf.variableGrads(() => tf.losses.softmaxCrossEntropy(y, f()) as tf.Scalar, model.denseVariables);
+      model.embedding.step();
+      return {loss: value.dataSync()[0], grads: model.denseVariables.map((v) => Array.from(grads[v.name].dataSync()))};
+    };
+    const a = run(() => model.forwardFixed(fixed, true)), b = run(() => model.forwardSubgraph(host, true));
+    expect(a.loss).to.be.closeTo(b.loss, 1e-5);
+    a.grads.forEach((ga, i) => ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))));
+    expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([1, 2, 1]), [2])).to.throw(/seeds must be distinct \(3 seeds, 2 distinct\)/);
+    expect(() => wm.graph.sampleFixedSubgraph(holder, seeds, [2, 0])).to.throw(/fanouts\[1\] must be a positive integer, got 0/);
+    fixed.dispose();
+    host.dispose();
+    y.dispose();
+    model.dispose();
+    if (holder instanceof DeviceCsr) holder.dispose();
+    else holder.free();
   });
 
   it("draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler", () => {

@@ -10,6 +10,8 @@ export {DeviceCsr, deviceNegativePairs, sampleNegativePairs, sampleNeighbors} fr
 export {aggregate, CsrBlock} from './aggregate';
 export {WholeMemoryCsr} from './whole_memory_csr';
 export {sampleSubgraph, uniqueAndRelabel} from './subgraph';
+export {meanOfNeighbors, sampleFixedSubgraph} from './fixed_subgraph';
+export type {FixedFanoutLayer, FixedFanoutSubgraph} from './fixed_subgraph';
 export type {SampledSubgraph, SubgraphLayer} from './subgraph';
 export type {AggregateReduce} from './aggregate';
 export type {SampleOptions} from './native_sampling';

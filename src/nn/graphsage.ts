@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {aggregate, CsrBlock} from '../graph/aggregate';
 import {CsrGraph} from '../graph/csr';
 import type {SampledSubgraph} from '../graph/subgraph';
+import {FixedFanoutSubgraph, meanOfNeighbors} from '../graph/fixed_subgraph';
 import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from './embedding';
 import {adam, SparseOptimizerConfig} from './sparse_optimizer';
@@ -149,6 +150,17 @@ export class GraphSageClassifier {
     sub.layers.forEach((layer, l) => {
       const self = tf.slice(h, [0, 0], [layer.dst.length, h.shape[1]]) as tf.Tensor2D;
       h = this.applyLayer(l, self, aggregate(h, layer.block, 'mean'), training ? dropoutSeed + 1000 * l : undefined);
+    });
+    return h;
+  }
+
+  /** Logits [seeds, classes] from a fixed fan-out subgraph sampled where the graph lives (sampleFixedSubgraph). */
+  forwardFixed(sub: FixedFanoutSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
+    if (sub.layers.length !== this.layers.length) throw new Error(`forwardFixed: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
+    let h = this.embedding.lookup(sub.inputIds) as tf.Tensor2D;
+    sub.layers.forEach((layer, l) => {
+      const self = tf.slice(h, [0, 0], [layer.numDst, h.shape[1]]) as tf.Tensor2D;
+      h = this.applyLayer(l, self, meanOfNeighbors(h, layer), training ? dropoutSeed + 1000 * l : undefined);
     });
     return h;
   }

@@ -1,0 +1,74 @@
+// Compact subgraphs sampled with a fixed fan-out (uniform with replacement,
+// GraphSAGE's fixed-size sampling) where the graph lives: every step of the
+// sampling, unique-and-relabel and the aggregation stays on the GPU (or in
+// the C++ core), with no copy to the host and back. Fixed fan-outs make each
+// layer's neighbour lists a dense [dst, fanout] matrix, so aggregation is a
+// gather and a mean, and its gradient a segment sum.
+import * as tf from '@tensorflow/tfjs-core';
+
+import type {DeviceCsr} from './native_sampling';
+import type {WholeMemoryCsr} from './whole_memory_csr';
+
+export interface FixedFanoutLayer {
+  /** This layer's outputs are the first numDst of its inputs. */
+  numDst: number;
+  fanout: number;
+  /** [numDst * fanout] positions among this layer's inputs: row i's sampled neighbours. */
+  neighbors: tf.Tensor1D;
+}
+
+export interface FixedFanoutSubgraph {
+  /** Global ids of the input layer's vertices (whose features to read); the seeds come first, in order. */
+  inputIds: tf.Tensor1D;
+  /** Input layer first; the last layer's outputs are the seeds. */
+  layers: FixedFanoutLayer[];
+  dispose(): void;
+}
+
+/**
+ * Samples fanouts[l] neighbours per vertex per hop (fanouts[0] next to the
+ * seeds) with replacement, drawing what sampleSubgraph(..., {replace: true})
+ * draws for the same seed (a vertex without neighbours samples itself), and
+ * relabels them into a compact subgraph in the same order. Seeds must be distinct.
+ */
+export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | Int32Array, fanouts: number[],
+                                    opts: {seed?: number} = {}): FixedFanoutSubgraph {
+  fanouts.forEach((f, i) => {
+    if (!Number.isInteger(f) || f < 1) throw new RangeError(`sampleFixedSubgraph: fanouts[${i}] must be a positive integer, got ${f}`);
+  });
+  const first = seeds instanceof Int32Array ? tf.tensor1d(seeds, 'int32') : tf.clone(seeds);
+  if (first.dtype !== 'int32' || first.rank !== 1) {
+    first.dispose();
+    throw new TypeError(`sampleFixedSubgraph: seeds must be a 1-D int32 tensor or an Int32Array`);
+  }
+  const distinct = seeds instanceof Int32Array ? new Set(seeds).size : tf.tidy(() => tf.unique(first).values.size);
+  if (distinct !== first.size) {
+    first.dispose();
+    throw new RangeError(`sampleFixedSubgraph: seeds must be distinct (${first.size} seeds, ${distinct} distinct)`);
+  }
+  const layers: FixedFanoutLayer[] = [];
+  let dst: tf.Tensor1D = first;
+  try {
+    fanouts.forEach((fanout, hop) => {
+      const seed = (opts.seed ?? 0) + hop * 0x9e3779b9;
+      const {ids} = graph.sample(dst, fanout, {replace: true, seed});
+      const {values, indices} = tf.tidy(() => tf.unique(tf.concat([dst, ids])));
+      ids.dispose();
+      // dst is distinct, so the first-occurrence order puts it first: the outputs are a prefix of the inputs.
+      const neighbors = tf.slice(indices, [dst.size], [dst.size * fanout]);
+      indices.dispose();
+      layers.unshift({numDst: dst.size, fanout, neighbors});
+      dst.dispose();
+      dst = values;
+    });
+  } catch (e) {
+    tf.dispose([dst, ...layers.map((l) => l.neighbors)]);
+    throw e;
+  }
+  return {inputIds: dst, layers, dispose: () => tf.dispose([dst, ...layers.map((l) => l.neighbors)])};
+}
+
+/** Mean of each row's sampled neighbours: h [inputs, dim] -> [layer.numDst, dim]. Differentiable in h. */
+export function meanOfNeighbors(h: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
+  return tf.tidy(() => tf.mean(tf.reshape(tf.gather(h, layer.neighbors), [layer.numDst, layer.fanout, h.shape[1]]), 1) as tf.Tensor2D);
+}
