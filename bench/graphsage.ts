@@ -58,6 +58,32 @@ async function rank(): Promise<void> {
   const dp = wm.dataParallel(tf.train.adam(LR), comm);
   dp.broadcastVariables(model.denseVariables);
   const rng = seededRng(100 + comm.rank);
+  // BENCH_PROFILE=<file>: where a step's time goes, and which kernels ran on the CPU fallback.
+  const profile = () => {
+    wm.resetFallbackCounts();
+    const at: {[phase: string]: number} = {};
+    const lap = (phase: string, t: bigint) => {
+      wm.synchronize();
+      at[phase] = (at[phase] ?? 0) + Number(process.hrtime.bigint() - t) / 1e6 / 5;
+      return process.hrtime.bigint();
+    };
+    for (let i = 0; i < 5; ++i) {
+      let t = process.hrtime.bigint();
+      const seeds = Int32Array.from({length: BATCH}, (_, k) => (k * 7919 + i * 104729) % n);
+      const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: i});
+      t = lap('sample', t);
+      const y = tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES);
+      const logits = model.forwardFixed(sub, true);
+      t = lap('forward', t);
+      const loss = dp.minimize(() => tf.losses.softmaxCrossEntropy(y, model.forwardFixed(sub, true)) as tf.Scalar, model.trainableVariables);
+      t = lap('forward+backward+dense step', t);
+      model.embedding.step();
+      t = lap('embedding step', t);
+      tf.dispose([y, logits, loss]);
+      sub.dispose();
+    }
+    fs.appendFileSync(process.env.BENCH_PROFILE!, `profile (${n} vertices), ms per step: ${JSON.stringify(at)}; fallbacks: ${JSON.stringify(wm.fallbackCounts())}\n`);
+  };
   const step = () => {
     const seeds = new Int32Array(BATCH);
     const seen = new Set<number>();
@@ -81,6 +107,7 @@ async function rank(): Promise<void> {
   };
   for (let i = 0; i < 3; ++i) step();
   wm.synchronize();
+  if (process.env.BENCH_PROFILE && comm.rank === 0) profile();
   comm.barrier();
   const s0 = process.hrtime.bigint();
   for (let i = 0; i < STEPS; ++i) step();

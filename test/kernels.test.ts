@@ -144,6 +144,16 @@ describe('native kernels match tfjs-backend-cpu', () => {
         await checkAgainstCpu(`Slice empty ${dtype}`, [randomInput([5, 6], dtype, next())], (x) => tf.slice(x, [1, 2], [0, 2]), {kernels: ['Slice']});
       }
     });
+    it('PadV2 (and the gradient of Slice, which pads)', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        const value = dtype === 'bool' ? 1 : dtype === 'int32' ? -7 : 2.5;
+        await checkAgainstCpu(`PadV2 ${dtype}`, [randomInput([5, 6, 7], dtype, next())], (x) => tf.pad(x, [[1, 2], [0, 3], [4, 0]], value), {kernels: ['PadV2']});
+        await checkAgainstCpu(`PadV2 1-D ${dtype}`, [randomInput([9], dtype, next())], (x) => tf.pad(x, [[3, 1]]), {kernels: ['PadV2']});
+        await checkAgainstCpu(`PadV2 empty input ${dtype}`, [randomInput([0, 3], dtype, next())], (x) => tf.pad(x, [[1, 1], [0, 2]], value), {kernels: ['PadV2']});
+      }
+      await checkAgainstCpu('Slice gradient', [randomInput([31, 17], 'float32', next())],
+                            (x) => tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.slice(t, [3, 2], [20, 9]), tf.slice(t, [3, 2], [20, 9]))))(x), {kernels: ['PadV2']});
+    });
     it('Concat along every axis, with empty inputs', async () => {
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
         for (const axis of [0, 1, 2]) {

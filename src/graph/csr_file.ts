@@ -19,8 +19,12 @@ interface Header {
 function writeArray(file: string, a: Int32Array): void {
   const fd = fs.openSync(file, 'w');
   try {
-    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at), at);
+    // Views of at most CHUNK bytes: a Uint8Array over the whole of a large graph would pass the typed-array length limit.
+    for (let first = 0; first < a.length; first += CHUNK / 4) {
+      const part = a.subarray(first, Math.min(a.length, first + CHUNK / 4));
+      const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+      for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, first * 4 + at);
+    }
   } finally {
     fs.closeSync(fd);
   }
@@ -30,13 +34,16 @@ function readArray(file: string, length: number): Int32Array {
   const size = fs.statSync(file).size;
   if (size !== length * 4) throw new Error(`loadCsr: ${file} holds ${size} bytes, the header promises ${length} int32 values (${length * 4} bytes)`);
   const out = new Int32Array(length);
-  const bytes = new Uint8Array(out.buffer);
   const fd = fs.openSync(file, 'r');
   try {
-    for (let at = 0; at < bytes.length;) {
-      const got = fs.readSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at), at);
-      if (got === 0) throw new Error(`loadCsr: ${file} ended at byte ${at}`);
-      at += got;
+    for (let first = 0; first < length; first += CHUNK / 4) {
+      const part = out.subarray(first, Math.min(length, first + CHUNK / 4));
+      const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+      for (let at = 0; at < bytes.length;) {
+        const got = fs.readSync(fd, bytes, at, bytes.length - at, first * 4 + at);
+        if (got === 0) throw new Error(`loadCsr: ${file} ended at byte ${first * 4 + at}`);
+        at += got;
+      }
     }
   } finally {
     fs.closeSync(fd);

@@ -74,6 +74,7 @@ import {sigmoidConfig} from './Sigmoid';
 import {signConfig} from './Sign';
 import {sinConfig} from './Sin';
 import {sinhConfig} from './Sinh';
+import {padV2Config} from './PadV2';
 import {sliceConfig} from './Slice';
 import {softmaxConfig} from './Softmax';
 import {softplusConfig} from './Softplus';
@@ -165,6 +166,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   signConfig,
   sinConfig,
   sinhConfig,
+  padV2Config,
   sliceConfig,
   softmaxConfig,
   softplusConfig,
