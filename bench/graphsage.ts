@@ -59,7 +59,7 @@ async function rank(): Promise<void> {
   dp.broadcastVariables(model.denseVariables);
   const rng = seededRng(100 + comm.rank);
   // BENCH_PROFILE=<file>: where a step's time goes, and which kernels ran on the CPU fallback.
-  const profile = () => {
+  const profile = async () => {
     wm.resetFallbackCounts();
     const at: {[phase: string]: number} = {};
     const lap = (phase: string, t: bigint) => {
@@ -82,6 +82,24 @@ async function rank(): Promise<void> {
       tf.dispose([y, logits, loss]);
       sub.dispose();
     }
+    // One more step under tf.profile: the kernels that take the time.
+    const seeds = Int32Array.from({length: BATCH}, (_, k) => (k * 7919 + 17) % n);
+    const kernels = new Map<string, {ms: number; calls: number}>();
+    const p = await tf.profile(() => {
+      const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: 99});
+      const y = tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES);
+      tf.dispose([y, dp.minimize(() => tf.losses.softmaxCrossEntropy(y, model.forwardFixed(sub, true)) as tf.Scalar, model.trainableVariables)]);
+      model.embedding.step();
+      sub.dispose();
+    });
+    for (const k of p.kernels) {
+      const e = kernels.get(k.name) ?? {ms: 0, calls: 0};
+      e.ms += k.kernelTimeMs as number;
+      e.calls++;
+      kernels.set(k.name, e);
+    }
+    const top = [...kernels.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15).map(([k, v]) => `${k} ${v.ms.toFixed(2)} ms/${v.calls}`);
+    fs.appendFileSync(process.env.BENCH_PROFILE!, `kernels (${p.kernels.length}): ${top.join(', ')}\n`);
     fs.appendFileSync(process.env.BENCH_PROFILE!, `profile (${n} vertices), ms per step: ${JSON.stringify(at)}; fallbacks: ${JSON.stringify(wm.fallbackCounts())}\n`);
   };
   const step = () => {
@@ -107,7 +125,7 @@ async function rank(): Promise<void> {
   };
   for (let i = 0; i < 3; ++i) step();
   wm.synchronize();
-  if (process.env.BENCH_PROFILE && comm.rank === 0) profile();
+  if (process.env.BENCH_PROFILE && comm.rank === 0) await profile();
   comm.barrier();
   const s0 = process.hrtime.bigint();
   for (let i = 0; i < STEPS; ++i) step();

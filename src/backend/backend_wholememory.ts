@@ -287,6 +287,11 @@ export class WholeMemoryBackend extends MathBackendCPU {
     return info;
   }
 
+  // time() synchronizes around f, so tf.profile gets each kernel's own time.
+  override timerAvailable(): boolean {
+    return true;
+  }
+
   override async time(f: () => void): Promise<BackendTimingInfo> {
     if (this.gpu) this.native.synchronize();
     const start = util.now();
