@@ -68,7 +68,20 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
   return {inputIds: dst, layers, dispose: () => tf.dispose([dst, ...layers.map((l) => l.neighbors)])};
 }
 
-/** Mean of each row's sampled neighbours: h [inputs, dim] -> [layer.numDst, dim]. Differentiable in h. */
+/**
+ * Mean of each row's sampled neighbours: h [inputs, dim] -> [layer.numDst, dim].
+ * Differentiable in h. The gradient is written out: tf.mean's own builds a
+ * tf.ones of the gathered shape in host memory (and uploads it) every step.
+ */
 export function meanOfNeighbors(h: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
-  return tf.tidy(() => tf.mean(tf.reshape(tf.gather(h, layer.neighbors), [layer.numDst, layer.fanout, h.shape[1]]), 1) as tf.Tensor2D);
+  const {numDst, fanout, neighbors} = layer;
+  const f = tf.customGrad(((x: tf.Tensor) => ({
+    value: tf.tidy(() => tf.mean(tf.reshape(tf.gather(x, neighbors), [numDst, fanout, x.shape[1]!]), 1)),
+    gradFunc: (dy: tf.Tensor) => tf.tidy(() => {
+      const dim = x.shape[1]!;
+      const each = tf.reshape(tf.tile(tf.reshape(tf.div(dy, fanout), [numDst, 1, dim]), [1, fanout, 1]), [numDst * fanout, dim]);
+      return tf.unsortedSegmentSum(each, neighbors, x.shape[0]!);
+    }),
+  })) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(h) as tf.Tensor2D;
 }
