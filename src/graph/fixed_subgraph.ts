@@ -6,6 +6,7 @@
 // gather and a mean, and its gradient a segment sum.
 import * as tf from '@tensorflow/tfjs-core';
 
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import type {DeviceCsr} from './native_sampling';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 
@@ -76,7 +77,7 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
 export function meanOfNeighbors(h: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
   const {numDst, fanout, neighbors} = layer;
   const f = tf.customGrad(((x: tf.Tensor) => ({
-    value: tf.tidy(() => tf.mean(tf.reshape(tf.gather(x, neighbors), [numDst, fanout, x.shape[1]!]), 1)),
+    value: tf.tidy(() => gatherMean(x as tf.Tensor2D, layer)),
     gradFunc: (dy: tf.Tensor) => tf.tidy(() => {
       const dim = x.shape[1]!;
       const each = tf.reshape(tf.tile(tf.reshape(tf.div(dy, fanout), [numDst, 1, dim]), [1, fanout, 1]), [numDst * fanout, dim]);
@@ -84,4 +85,20 @@ export function meanOfNeighbors(h: tf.Tensor2D, layer: FixedFanoutLayer): tf.Ten
     }),
   })) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(h) as tf.Tensor2D;
+}
+
+// On the GPU one CSR product (rows of `fanout` entries, scaled by 1/fanout)
+// reads the neighbours' rows once; the gather-then-mean would write and read
+// a [numDst, fanout, dim] intermediate.
+function gatherMean(x: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
+  const {numDst, fanout, neighbors} = layer;
+  const b = tf.backend();
+  if (!(b instanceof WholeMemoryBackend && b.gpu) || numDst === 0 || x.shape[1] === 0) {
+    return tf.mean(tf.reshape(tf.gather(x, neighbors), [numDst, fanout, x.shape[1]]), 1) as tf.Tensor2D;
+  }
+  const rowPtr = tf.mul(tf.range(0, numDst + 1, 1, 'int32'), tf.scalar(fanout, 'int32'));
+  const rowScale = tf.fill([numDst], 1 / fanout);
+  const {info, ptr} = b.makeDeviceOutput([numDst, x.shape[1]], 'float32');
+  b.native.csrSpmm(b.devicePtr(rowPtr), b.devicePtr(neighbors), 0, b.devicePtr(rowScale), numDst, b.devicePtr(x), x.shape[1], ptr);
+  return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
 }
