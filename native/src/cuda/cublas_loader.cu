@@ -33,6 +33,18 @@ Cublas* cublas() {
       delete c;
       return;
     }
+    // A workspace of our own, once: without it cuBLAS may allocate one on a
+    // call (PyTorch sets one for the same reason). Optional: older cuBLAS lack the call.
+    c->setWorkspace = reinterpret_cast<decltype(c->setWorkspace)>(dlsym(lib, "cublasSetWorkspace_v2"));
+    if (c->setWorkspace) {
+      constexpr size_t kWorkspace = size_t{32} << 20;
+      void* ws = nullptr;
+      if (cudaMalloc(&ws, kWorkspace) == cudaSuccess) {
+        if (c->setWorkspace(c->handle, ws, kWorkspace) != 0) cudaFree(ws);
+      } else {
+        cudaGetLastError();
+      }
+    }
     loaded = c;
   });
   return loaded;
