@@ -13,7 +13,8 @@
 // the torch script read the same files.
 // Environment: BENCH_SCALE (R-MAT 2^scale, default 16), BENCH_VERTICES (keep
 // that many vertices, default all), BENCH_EDGE_FACTOR (default 16),
-// BENCH_RANKS (default: every GPU, or 1), BENCH_BATCH, BENCH_STEPS,
+// BENCH_RANKS (default: every GPU, or 1), BENCH_BATCH, BENCH_STEPS (per timed window;
+// the median of BENCH_WINDOWS windows, default 5, is reported),
 // BENCH_GRAPH_DIR (where the graph files go; kept if it existed).
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
@@ -29,7 +30,7 @@ import {rmat} from '../src/graph/rmat';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
 import {seededRng} from '../src/util/random';
-import {rankOrMain, resultOnRanks} from './bench_util';
+import {median, rankOrMain, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -37,6 +38,7 @@ const EDGE_FACTOR = Number(process.env.BENCH_EDGE_FACTOR ?? 16);
 const VERTICES = process.env.BENCH_VERTICES ? Number(process.env.BENCH_VERTICES) : undefined;
 const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
 const STEPS = Number(process.env.BENCH_STEPS ?? 20);
+const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 5);
 const FANOUTS = [25, 10];
 const DIM = 128, CLASSES = 16, LR = 0.01;
 
@@ -127,11 +129,17 @@ async function rank(): Promise<void> {
   wm.synchronize();
   if (process.env.BENCH_PROFILE && comm.rank === 0) await profile();
   comm.barrier();
-  const s0 = process.hrtime.bigint();
-  for (let i = 0; i < STEPS; ++i) step();
-  wm.synchronize();
-  comm.barrier();
-  const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
+  // WINDOWS windows of STEPS steps; the median, because a step is mostly
+  // host-side dispatch and the hosts' timing wanders from run to run.
+  const windows: number[] = [];
+  for (let w = 0; w < WINDOWS; ++w) {
+    const s0 = process.hrtime.bigint();
+    for (let i = 0; i < STEPS; ++i) step();
+    wm.synchronize();
+    comm.barrier();
+    windows.push(Number(process.hrtime.bigint() - s0) / 1e9);
+  }
+  const seconds = median(windows);
   const result: Result = {ranks: comm.size, seedsPerSecond: (BATCH * STEPS * comm.size) / seconds, msPerStep: (1000 * seconds) / STEPS, loadSeconds};
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   model.dispose();
@@ -149,7 +157,7 @@ function buildGraph(dir: string): {vertices: number; entries: number; seconds: n
 
 function torchSide(dir: string): {seedsPerSecond: number; msPerStep: number; torch: string; loadSeconds: number} | {skipped: string} {
   const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'graphsage.py'), dir, String(BATCH), String(STEPS), FANOUTS.join(','), String(DIM),
-                                  String(CLASSES), String(LR)], {encoding: 'utf8'});
+                                  String(CLASSES), String(LR), String(WINDOWS)], {encoding: 'utf8'});
   const line = (r.stdout || '').split('\n').find((l) => l.startsWith('RESULT '));
   if (r.status !== 0 || !line) return {skipped: (r.stderr || r.error?.message || 'no result').trim().split('\n').pop()!};
   return JSON.parse(line.slice(7));
