@@ -328,7 +328,7 @@ describe('graphs', () => {
     else holder.free();
   });
 
-  it("draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler", () => {
+  it("draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler, on the CPU and the GPU", async () => {
     const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
     const a = Int32Array.from({length: 50}, (_, i) => (i * 17) % g.numVertices);
     const b = a.slice().reverse();
@@ -342,6 +342,19 @@ describe('graphs', () => {
       expect(Array.from({length: a.length}, (_, i) => rows(p, i)).some((r, i) => JSON.stringify(r) !== JSON.stringify(rows(q, a.length - 1 - i)))).to.equal(true);
     }
     expect(() => sampleNeighbors(g, a, 2, {keyBy: 'edge' as never})).to.throw(/keyBy must be/);
+    // The GPU sampler draws what the CPU draws, keyed by vertex too.
+    if (wm.deviceInfo().gpu) {
+      await tf.setBackend(wm.BACKEND_NAME);
+      const dev = new DeviceCsr(g);
+      for (const replace of [true, false]) {
+        const host = sampleNeighbors(g, b, 7, {replace, seed: 3, keyBy: 'vertex'});
+        const got = dev.sample(tf.tensor1d(b, 'int32'), 7, {replace, seed: 3, keyBy: 'vertex'});
+        expect(Array.from(got.ids.dataSync())).to.deep.equal(Array.from(host.ids));
+        if (!replace) expect(Array.from(got.offsets!.dataSync())).to.deep.equal(Array.from(host.offsets!));
+        tf.dispose([got.ids, got.offsets ?? []].flat());
+      }
+      dev.dispose();
+    }
   });
 
   it('the native CSR builder returns exactly what the TypeScript one does, and names a bad edge', () => {

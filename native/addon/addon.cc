@@ -418,7 +418,8 @@ WM_FN(SampleWithReplacement) {
   return guard(info, [&] {
     wm::sampleWithReplacement(ptrArg(info, 0, "rowPtr"), ptrArg(info, 1, "colIdx"), intArg(info, 2, "numVertices"),
                               ptrArg(info, 3, "seeds"), intArg(info, 4, "n"), static_cast<int>(intArg(info, 5, "fanout")),
-                              static_cast<uint64_t>(intArg(info, 6, "seed")), ptrArg(info, 7, "out"), ptrArg(info, 8, "errorFlag"));
+                              static_cast<uint64_t>(intArg(info, 6, "seed")), ptrArg(info, 7, "out"), ptrArg(info, 8, "errorFlag"),
+                              info.Length() > 9 && info[9].ToBoolean());
     return info.Env().Undefined();
   });
 }
@@ -427,7 +428,7 @@ WM_FN(SampleWithoutReplacement) {
     wm::sampleWithoutReplacement(ptrArg(info, 0, "rowPtr"), ptrArg(info, 1, "colIdx"), intArg(info, 2, "numVertices"),
                                  ptrArg(info, 3, "seeds"), intArg(info, 4, "n"), static_cast<int>(intArg(info, 5, "fanout")),
                                  static_cast<uint64_t>(intArg(info, 6, "seed")), ptrArg(info, 7, "offsets"), ptrArg(info, 8, "out"),
-                                 ptrArg(info, 9, "errorFlag"));
+                                 ptrArg(info, 9, "errorFlag"), info.Length() > 10 && info[10].ToBoolean());
     return info.Env().Undefined();
   });
 }

@@ -100,9 +100,9 @@ export interface NativeDeviceMemory {
 
 export interface NativeAddon {
   sampleWithReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,
-                        seed: number, out: number, errorFlag: number): void;
+                        seed: number, out: number, errorFlag: number, keyByVertex?: boolean): void;
   sampleWithoutReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,
-                           seed: number, offsets: number, out: number, errorFlag: number): void;
+                           seed: number, offsets: number, out: number, errorFlag: number, keyByVertex?: boolean): void;
   hostSampleWithReplacement(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, seeds: Int32Array, fanout: number, seed: number, out: Int32Array,
                             keyByVertex?: boolean): number;
   hostSampleWithoutReplacement(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, seeds: Int32Array, fanout: number, seed: number,

@@ -16,7 +16,7 @@ export interface SampleOptions {
   /**
    * 'position' (default): draws keyed by the seed's position in the call.
    * 'vertex': keyed by the seed vertex, so a vertex gets the same neighbours
-   * whichever call or process samples it (exact data parallelism). CPU sampler only, for now.
+   * whichever call or process samples it (exact data parallelism), on the CPU and the GPU alike.
    */
   keyBy?: 'position' | 'vertex';
 }
@@ -31,11 +31,6 @@ function keyByVertex(opts: SampleOptions): boolean {
   const k = opts.keyBy ?? 'position';
   if (k !== 'position' && k !== 'vertex') throw new RangeError(`sampleNeighbors: keyBy must be 'position' or 'vertex', got '${k}'`);
   return k === 'vertex';
-}
-
-/** The GPU samplers key draws by position only (for now). */
-function checkGpuKey(opts: SampleOptions, what: string): void {
-  if (keyByVertex(opts)) throw new Error(`${what}: keyBy 'vertex' is not built for the GPU sampler yet; sample on the CPU (sampleNeighbors)`);
 }
 
 function badSeed(what: string, numVertices: number, seeds: ArrayLike<number>, at: number): RangeError {
@@ -70,7 +65,7 @@ export function sampleOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertic
 /** @internal The GPU sampler over a graph's arrays at device addresses rowPtr and colIdx. */
 export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: number, numVertices: number, seeds: tf.Tensor1D, fanout: number,
                                opts: SampleOptions, what: string): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
-  checkGpuKey(opts, what);
+  const byVertex = keyByVertex(opts);
   if (seeds.dtype !== 'int32') throw new TypeError(`${what}: seeds must be int32, got ${seeds.dtype}`);
   const seed = opts.seed ?? 0;
   const n = seeds.size, sp = n ? b.devicePtr(seeds) : 0;
@@ -78,15 +73,15 @@ export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: nu
   const bad = b.withErrorFlag((flag) => {
     if (opts.replace ?? true) {
       const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
-      b.native.sampleWithReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, ptr, flag);
+      b.native.sampleWithReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, ptr, flag, byVertex);
       out = {ids: tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D};
     } else {
       const off = b.makeDeviceOutput([n + 1], 'int32');
-      b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, 0, flag);
+      b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, 0, flag, byVertex);
       const total = new Int32Array(1);
       b.native.download(off.ptr + 4 * n, total);
       const ids = b.makeDeviceOutput([total[0]], 'int32');
-      b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, ids.ptr, flag);
+      b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, ids.ptr, flag, byVertex);
       out = {offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D, ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D};
     }
   });

@@ -1,5 +1,6 @@
 // Uniform neighbour sampling on the GPU: one thread per seed vertex, the
-// per-seed rules of wm/sampling_rules.h (the CPU runs the same).
+// per-seed rules of wm/sampling_rules.h (the CPU runs the same), draws keyed
+// by the seed's position or, for exact data parallelism, by the vertex.
 #include <cub/device/device_scan.cuh>
 
 #include "launch.cuh"
@@ -10,7 +11,7 @@ namespace wm {
 namespace {
 
 __global__ void withReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n,
-                                int fanout, uint64_t seed, int32_t* out, unsigned long long* err) {
+                                int fanout, uint64_t seed, int32_t* out, unsigned long long* err, bool byVertex) {
   WM_GRID_STRIDE(i, n) {
     int32_t v = seeds[i];
     if (v < 0 || v >= nv) {
@@ -18,7 +19,7 @@ __global__ void withReplacement(const int32_t* rowPtr, const int32_t* colIdx, in
       for (int k = 0; k < fanout; ++k) out[i * fanout + k] = 0;
       continue;
     }
-    sampleOneWithReplacement(rowPtr, colIdx, v, i, fanout, seed, out + i * fanout);
+    sampleOneWithReplacement(rowPtr, colIdx, v, byVertex ? v : i, fanout, seed, out + i * fanout);
   }
 }
 
@@ -37,26 +38,26 @@ __global__ void counts(const int32_t* rowPtr, int64_t nv, const int32_t* seeds, 
 }
 
 __global__ void withoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n,
-                                   int fanout, uint64_t seed, const int32_t* offsets, int32_t* out) {
+                                   int fanout, uint64_t seed, const int32_t* offsets, int32_t* out, bool byVertex) {
   WM_GRID_STRIDE(i, n) {
     int32_t v = seeds[i];
     if (v < 0 || v >= nv) continue;
-    sampleOneWithoutReplacement(rowPtr, colIdx, v, i, fanout, seed, out + offsets[i]);
+    sampleOneWithoutReplacement(rowPtr, colIdx, v, byVertex ? v : i, fanout, seed, out + offsets[i]);
   }
 }
 
 }  // namespace
 
 void sampleWithReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout,
-                           uint64_t seed, uint64_t out, uint64_t errorFlag) {
+                           uint64_t seed, uint64_t out, uint64_t errorFlag, bool keyByVertex) {
   if (n == 0 || fanout == 0) return;
   withReplacement<<<gridFor(n), kThreads, 0, stream()>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds),
-                                                         n, fanout, seed, as<int32_t>(out), reinterpret_cast<unsigned long long*>(errorFlag));
+                                                         n, fanout, seed, as<int32_t>(out), reinterpret_cast<unsigned long long*>(errorFlag), keyByVertex);
   WM_CUDA_LAUNCHED();
 }
 
 void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout,
-                              uint64_t seed, uint64_t offsets, uint64_t out, uint64_t errorFlag) {
+                              uint64_t seed, uint64_t offsets, uint64_t out, uint64_t errorFlag, bool keyByVertex) {
   cudaStream_t s = stream();
   auto* off = as<int32_t>(offsets);
   WM_CUDA(cudaMemsetAsync(off, 0, sizeof(int32_t), s));
@@ -71,7 +72,7 @@ void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVerti
   deviceFree(scratch);
   if (out == 0) return;  // sizing pass: the caller reads offsets[n]
   withoutReplacement<<<gridFor(n), kThreads, 0, s>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds), n,
-                                                     fanout, seed, off, as<int32_t>(out));
+                                                     fanout, seed, off, as<int32_t>(out), keyByVertex);
   WM_CUDA_LAUNCHED();
 }
 
