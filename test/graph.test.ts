@@ -405,6 +405,18 @@ describe('graphs', () => {
       const h = loadCsr(dir);
       expect(Array.from(h.rowPtr)).to.deep.equal(Array.from(g.rowPtr));
       expect(Array.from(h.colIdx)).to.deep.equal(Array.from(g.colIdx));
+      const patch = (file: string, at: number, value: number) => {
+        const fd = fs.openSync(path.join(dir, file), 'r+');
+        fs.writeSync(fd, Buffer.from(Int32Array.of(value).buffer), 0, 4, 4 * at);
+        fs.closeSync(fd);
+      };
+      patch('col_idx.i32', 5, g.numVertices);
+      expect(() => loadCsr(dir)).to.throw(new RegExp(`col_idx\\[5\\] = ${g.numVertices} is not a vertex in \\[0, ${g.numVertices}\\)`));
+      patch('col_idx.i32', 5, g.colIdx[5]);
+      patch('row_ptr.i32', 3, g.rowPtr[4] + 1);
+      expect(() => loadCsr(dir)).to.throw(/row_ptr decreases at vertex 3/);
+      patch('row_ptr.i32', 3, g.rowPtr[3]);
+      expect(loadCsr(dir).numEdges).to.equal(g.numEdges);
       fs.truncateSync(path.join(dir, 'col_idx.i32'), 8);
       expect(() => loadCsr(dir)).to.throw(/col_idx.i32 holds 8 bytes, the header promises \d+ int32 values/);
       fs.rmSync(path.join(dir, 'header.json'));
