@@ -138,6 +138,36 @@ describe('native kernels match tfjs-backend-cpu', () => {
         }
       }
     });
+    it('gradients of Sum and Mean (ours, registered over tfjs-core\'s) against a float64 reference', async () => {
+      const shape = [3, 4, 5];
+      const x = tf.randomNormal(shape, 0, 1, 'float32', next());
+      for (const axis of [0, 1, 2, -1, [0, 2], [1, 2], [0, 1, 2]] as (number | number[])[]) {
+        for (const keepDims of [false, true]) {
+          for (const op of ['sum', 'mean'] as const) {
+            const axes = (Array.isArray(axis) ? axis : [axis]).map((a) => (a < 0 ? a + shape.length : a));
+            const outShape = shape.filter((_, i) => !axes.includes(i));
+            const w = Array.from({length: outShape.reduce((a, b) => a * b, 1)}, () => Math.random() * 2 - 1);
+            const reduce = (t: tf.Tensor) => (op === 'sum' ? tf.sum(t, axis, keepDims) : tf.mean(t, axis, keepDims));
+            const g = tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.reshape(reduce(t), outShape.length ? outShape : []), tf.tensor(w, outShape))))(x);
+            expect(g.shape).to.deep.equal(shape);
+            const got = await g.data();
+            const n = op === 'mean' ? axes.reduce((p, a) => p * shape[a], 1) : 1;
+            for (let i = 0; i < got.length; ++i) {
+              const idx = [Math.floor(i / 20), Math.floor(i / 5) % 4, i % 5];
+              const kept = idx.filter((_, d) => !axes.includes(d));
+              let flat = 0;
+              kept.forEach((v, d) => (flat = flat * outShape[d] + v));
+              expect(got[i], `${op} axis ${axis} keepDims ${keepDims} [${idx}]`).to.be.closeTo(w[flat] / n, 1e-6);
+            }
+            g.dispose();
+          }
+        }
+      }
+      // Empty input: an empty gradient, no error.
+      const e = tf.grad((t: tf.Tensor) => tf.mean(tf.sum(t, 1)))(tf.zeros([0, 3]));
+      expect(e.shape).to.deep.equal([0, 3]);
+      x.dispose();
+    });
     it('Slice', async () => {
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
         await checkAgainstCpu(`Slice ${dtype}`, [randomInput([5, 6, 7], dtype, next())], (x) => tf.slice(x, [1, 2, 3], [3, -1, 2]), {kernels: ['Slice']});

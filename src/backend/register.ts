@@ -9,6 +9,7 @@ import '@tensorflow/tfjs';
 import {getKernelsForBackend, registerBackend, registerKernel} from '@tensorflow/tfjs-core';
 
 import {nativeKernelConfigs} from '../kernels/register_all_kernels';
+import {registerReductionGradients} from './reduction_gradients';
 import {WholeMemoryBackend} from './backend_wholememory';
 import {fallbackKernel} from './fallback';
 import {NativeAddon, nativeAddon} from './native';
@@ -94,4 +95,5 @@ export function registerWholeMemoryBackend(): void {
   for (const cpu of getKernelsForBackend('cpu')) {
     if (!nativeNames.has(cpu.kernelName)) registerKernel(fallbackKernel(cpu.kernelName, BACKEND_NAME));
   }
+  registerReductionGradients();
 }
