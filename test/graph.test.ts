@@ -397,6 +397,21 @@ describe('graphs', () => {
     expect(() => rmat({scale: 4, vertices: 8, permute: false})).to.throw(/needs permute/);
   });
 
+  it('graphs built by hand are checked before any sampler reads them', () => {
+    const bad = [
+      [new CsrGraph(Int32Array.from([0, 2, 1, 3]), Int32Array.from([1, 2, 0])), /rowPtr decreases at vertex 1 \(2 then 1\)/],
+      [new CsrGraph(Int32Array.from([0, 1, 2, 3]), Int32Array.from([1, 7, 0])), /colIdx\[1\] = 7 is not a vertex in \[0, 3\)/],
+    ] as const;
+    for (const [g, why] of bad) {
+      expect(() => sampleNeighbors(g, Int32Array.from([0]), 2)).to.throw(why);
+      expect(() => wm.graph.sampleNegativePairs(g, 2)).to.throw(why);
+      expect(() => wm.graph.WholeMemoryCsr.create(soloCommunicator(), g, {location: 'host'})).to.throw(why);
+    }
+    const good = new CsrGraph(Int32Array.from([0, 1, 2, 2]), Int32Array.from([1, 0]));
+    expect(good.validate()).to.equal(good);
+    expect(sampleNeighbors(good, Int32Array.from([0, 1, 2]), 1).ids.length).to.equal(3);
+  });
+
   it('saves a CSR graph to files and loads it back; truncated or unfinished saves are refused', () => {
     const g = CsrGraph.fromEdges(rmat({scale: 9, edgeFactor: 5, seed: 2}), {symmetric: true});
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-csr-'));
@@ -411,10 +426,10 @@ describe('graphs', () => {
         fs.closeSync(fd);
       };
       patch('col_idx.i32', 5, g.numVertices);
-      expect(() => loadCsr(dir)).to.throw(new RegExp(`col_idx\\[5\\] = ${g.numVertices} is not a vertex in \\[0, ${g.numVertices}\\)`));
+      expect(() => loadCsr(dir)).to.throw(new RegExp(`colIdx\\[5\\] = ${g.numVertices} is not a vertex in \\[0, ${g.numVertices}\\)`));
       patch('col_idx.i32', 5, g.colIdx[5]);
       patch('row_ptr.i32', 3, g.rowPtr[4] + 1);
-      expect(() => loadCsr(dir)).to.throw(/row_ptr decreases at vertex 3/);
+      expect(() => loadCsr(dir)).to.throw(/loadCsr: .*rowPtr decreases at vertex 3/);
       patch('row_ptr.i32', 3, g.rowPtr[3]);
       expect(loadCsr(dir).numEdges).to.equal(g.numEdges);
       fs.truncateSync(path.join(dir, 'col_idx.i32'), 8);

@@ -9,6 +9,34 @@ export class CsrGraph {
     }
   }
 
+  private checked = false;
+
+  /**
+   * Throws unless every row is non-decreasing and every column is a vertex
+   * (once per graph; graphs from fromEdges are valid by construction). The
+   * samplers read these arrays unchecked, so they call this first.
+   */
+  validate(what = 'CsrGraph'): this {
+    if (this.checked) return this;
+    const n = this.numVertices, {rowPtr, colIdx} = this;
+    if (rowPtr[0] !== 0) throw new RangeError(`${what}: rowPtr[0] must be 0, got ${rowPtr[0]}`);
+    for (let v = 0; v < n; ++v) {
+      if (rowPtr[v + 1] < rowPtr[v]) throw new RangeError(`${what}: rowPtr decreases at vertex ${v} (${rowPtr[v]} then ${rowPtr[v + 1]})`);
+    }
+    for (let e = 0; e < colIdx.length; ++e) {
+      const c = colIdx[e];
+      if (!(c >= 0 && c < n)) throw new RangeError(`${what}: colIdx[${e}] = ${c} is not a vertex in [0, ${n})`);
+    }
+    this.checked = true;
+    return this;
+  }
+
+  /** @internal Built valid (fromEdges): skips validate()'s pass. */
+  trusted(): this {
+    this.checked = true;
+    return this;
+  }
+
   get numVertices(): number {
     return this.rowPtr.length - 1;
   }
@@ -33,7 +61,7 @@ export class CsrGraph {
     // The C++ core when the addon loaded (the same result, many times faster).
     if (deviceStatus().addonLoaded) {
       const {rowPtr, colIdx} = native().hostBuildCsr(edges.numVertices, edges.src, edges.dst, opts.symmetric);
-      return new CsrGraph(rowPtr, colIdx);
+      return new CsrGraph(rowPtr, colIdx).trusted();
     }
     return CsrGraph.fromEdgesInScript(edges, opts);
   }
@@ -70,7 +98,7 @@ export class CsrGraph {
       }
       rowPtr[v + 1] = out.length;
     }
-    return new CsrGraph(rowPtr, Int32Array.from(out));
+    return new CsrGraph(rowPtr, Int32Array.from(out)).trusted();
   }
 
   /** Connected component ids (treating edges as undirected in this CSR). */
@@ -108,7 +136,7 @@ export class CsrGraph {
       for (const u of this.neighbors(v)) if (newId[u] >= 0) col.push(newId[u]);
       rowPtr[i + 1] = col.length;
     });
-    return new CsrGraph(rowPtr, Int32Array.from(col));
+    return new CsrGraph(rowPtr, Int32Array.from(col)).trusted();
   }
 
   /** The largest connected component: its vertices (old ids) and subgraph. */

@@ -22,6 +22,7 @@ export interface SampleOptions {
 }
 
 function checkArgs(g: CsrGraph, fanout: number, seed: number): void {
+  g.validate('sampleNeighbors');
   if (!Number.isInteger(fanout) || fanout < 0) throw new RangeError(`sampleNeighbors: fanout must be a non-negative integer, got ${fanout}`);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNeighbors: seed must be a non-negative integer, got ${seed}`);
   if (g.numEdges > 2 ** 31 - 1) throw new RangeError('sampleNeighbors: graphs past 2^31 edges need 64-bit offsets (not built yet)');
@@ -104,6 +105,7 @@ export class DeviceCsr {
   readonly colIdx: tf.Tensor1D;
 
   constructor(readonly graph: CsrGraph) {
+    graph.validate('DeviceCsr');
     this.rowPtr = tf.tensor1d(graph.rowPtr, 'int32');
     this.colIdx = tf.tensor1d(graph.colIdx.length ? graph.colIdx : new Int32Array(1), 'int32');
   }
@@ -122,6 +124,7 @@ export class DeviceCsr {
 }
 
 function checkNegatives(g: CsrGraph, count: number, seed: number): void {
+  g.validate('sampleNegativePairs');
   if (g.numVertices < 2) throw new RangeError('sampleNegativePairs: the graph needs at least two vertices');
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`sampleNegativePairs: count must be a non-negative integer, got ${count}`);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNegativePairs: seed must be a non-negative integer, got ${seed}`);

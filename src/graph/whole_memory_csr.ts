@@ -21,6 +21,7 @@ export class WholeMemoryCsr {
    * rows; afterwards the local copy may be dropped).
    */
   static create(comm: Communicator, graph: CsrGraph, opts: {location?: MemoryLocation} = {}): WholeMemoryCsr {
+    graph.validate('WholeMemoryCsr.create');
     const location = opts.location ?? (deviceStatus().gpu ? 'device' : 'host');
     const sizes = comm.allgatherJson([graph.numVertices, graph.numEdges], 'graph sizes');
     sizes.forEach(([v, e], r) => {
