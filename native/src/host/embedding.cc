@@ -2,6 +2,7 @@
 // the CUDA ones, over the same PtrGen address generators and the same
 // per-element rules (wm/embedding_math.h).
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,29 +112,35 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
   std::vector<int64_t> heads;
   for (int64_t i = 0; i < n; ++i)
     if (i == 0 || order[i].first != order[i - 1].first) heads.push_back(i);
-  int64_t skipped = 0;
+  // Each head is a distinct row, so rows update in parallel without races.
+  std::atomic<int64_t> skipped{0};
   withStorage(t, [&](auto rows) {
     using T = std::remove_pointer_t<decltype(rows.row(0))>;
-    std::vector<float> g(t.dim);
-    for (size_t u = 0; u < heads.size(); ++u) {
-      int64_t begin = heads[u], end = u + 1 < heads.size() ? heads[u + 1] : n;
-      int64_t r = order[begin].first;
-      std::fill(g.begin(), g.end(), 0.f);
-      for (int64_t q = begin; q < end; ++q) {
-        const float* gr = grads + order[q].second * t.dim;
-        for (int64_t j = 0; j < t.dim; ++j) g[j] += gr[j];
+    const int64_t groups = static_cast<int64_t>(heads.size());
+    parallelFor(groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(t.dim, 1)), [&](int64_t ub, int64_t ue) {
+      std::vector<float> g(t.dim);
+      int64_t mine = 0;
+      for (int64_t u = ub; u < ue; ++u) {
+        int64_t begin = heads[u], end = u + 1 < groups ? heads[u + 1] : n;
+        int64_t r = order[begin].first;
+        std::fill(g.begin(), g.end(), 0.f);
+        for (int64_t q = begin; q < end; ++q) {
+          const float* gr = grads + order[q].second * t.dim;
+          for (int64_t j = 0; j < t.dim; ++j) g[j] += gr[j];
+        }
+        T* w = rows.row(r);
+        for (int64_t j = 0; j < t.dim; ++j) {
+          float x = toFloat(w[j]);
+          if (applyRule(opt, p, x, s0 ? s0 + r * t.dim + j : nullptr, s1 ? s1 + r * t.dim + j : nullptr, g[j]))
+            w[j] = fromFloat<T>(x);
+          else
+            ++mine;
+        }
       }
-      T* w = rows.row(r);
-      for (int64_t j = 0; j < t.dim; ++j) {
-        float x = toFloat(w[j]);
-        if (applyRule(opt, p, x, s0 ? s0 + r * t.dim + j : nullptr, s1 ? s1 + r * t.dim + j : nullptr, g[j]))
-          w[j] = fromFloat<T>(x);
-        else
-          ++skipped;
-      }
-    }
+      skipped += mine;
+    });
   });
-  return skipped;
+  return skipped.load();
 }
 
 }  // namespace host
