@@ -71,8 +71,9 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
 
 /**
  * Mean of each row's sampled neighbours: h [inputs, dim] -> [layer.numDst, dim].
- * Differentiable in h. The gradient is written out: tf.mean's own builds a
- * tf.ones of the gathered shape in host memory (and uploads it) every step.
+ * Differentiable in h. The gradient is written out (dy / fanout tiled to each
+ * sampled neighbour, then one segment sum into h's rows), since the forward
+ * is a native CSR product that tfjs cannot differentiate.
  */
 export function meanOfNeighbors(h: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
   const {numDst, fanout, neighbors} = layer;
