@@ -16,14 +16,20 @@ interface Header {
   numEdges: number;
 }
 
+// The array as byte views of at most CHUNK bytes each, with their file
+// offsets: one Uint8Array over a large graph would pass the typed-array length limit.
+function* byteViews(a: Int32Array): Generator<{bytes: Uint8Array; offset: number}> {
+  for (let first = 0; first < a.length; first += CHUNK / 4) {
+    const part = a.subarray(first, Math.min(a.length, first + CHUNK / 4));
+    yield {bytes: new Uint8Array(part.buffer, part.byteOffset, part.byteLength), offset: first * 4};
+  }
+}
+
 function writeArray(file: string, a: Int32Array): void {
   const fd = fs.openSync(file, 'w');
   try {
-    // Views of at most CHUNK bytes: a Uint8Array over the whole of a large graph would pass the typed-array length limit.
-    for (let first = 0; first < a.length; first += CHUNK / 4) {
-      const part = a.subarray(first, Math.min(a.length, first + CHUNK / 4));
-      const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
-      for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, first * 4 + at);
+    for (const {bytes, offset} of byteViews(a)) {
+      for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, offset + at);
     }
   } finally {
     fs.closeSync(fd);
@@ -36,12 +42,10 @@ function readArray(file: string, length: number): Int32Array {
   const out = new Int32Array(length);
   const fd = fs.openSync(file, 'r');
   try {
-    for (let first = 0; first < length; first += CHUNK / 4) {
-      const part = out.subarray(first, Math.min(length, first + CHUNK / 4));
-      const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+    for (const {bytes, offset} of byteViews(out)) {
       for (let at = 0; at < bytes.length;) {
-        const got = fs.readSync(fd, bytes, at, bytes.length - at, first * 4 + at);
-        if (got === 0) throw new Error(`loadCsr: ${file} ended at byte ${first * 4 + at}`);
+        const got = fs.readSync(fd, bytes, at, bytes.length - at, offset + at);
+        if (got === 0) throw new Error(`loadCsr: ${file} ended at byte ${offset + at}`);
         at += got;
       }
     }
