@@ -97,7 +97,8 @@ function gatherMean(x: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
   if (!(b instanceof WholeMemoryBackend && b.gpu) || numDst === 0 || x.shape[1] === 0) {
     return tf.mean(tf.reshape(tf.gather(x, neighbors), [numDst, fanout, x.shape[1]]), 1) as tf.Tensor2D;
   }
-  const rowPtr = tf.mul(tf.range(0, numDst + 1, 1, 'int32'), tf.scalar(fanout, 'int32'));
+  // Built here and uploaded once: tf.range has no native kernel (it would run on the CPU backend every step).
+  const rowPtr = tf.tensor1d(Int32Array.from({length: numDst + 1}, (_, i) => i * fanout), 'int32');
   const rowScale = tf.fill([numDst], 1 / fanout);
   const {info, ptr} = b.makeDeviceOutput([numDst, x.shape[1]], 'float32');
   b.native.csrSpmm(b.devicePtr(rowPtr), b.devicePtr(neighbors), 0, b.devicePtr(rowScale), numDst, b.devicePtr(x), x.shape[1], ptr);
