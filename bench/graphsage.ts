@@ -60,40 +60,42 @@ async function rank(): Promise<void> {
   const dp = wm.dataParallel(tf.train.adam(LR), comm);
   dp.broadcastVariables(model.denseVariables);
   const rng = seededRng(100 + comm.rank);
+  // One training step on the given seeds; `lap` (profiling) is called after each phase.
+  const trainOn = (seeds: Int32Array, sampleSeed: number, lap?: (phase: string) => void) => {
+    // On the CPU the C++ host sampler is the faster of the two (the fixed path's gather and mean go through tfjs ops).
+    const fixed = gpu ? wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed}) : undefined;
+    const host = gpu ? undefined : wm.graph.sampleSubgraph(graph, seeds, FANOUTS, {seed: sampleSeed, replace: true});
+    const logits = () => (fixed ? model.forwardFixed(fixed, true) : model.forwardSubgraph(host!, true));
+    lap?.('sample');
+    // Synthetic labels: the task does not matter, the work does.
+    const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES));
+    if (lap) {
+      tf.dispose(logits());
+      lap('forward');
+    }
+    const loss = dp.minimize(() => tf.losses.softmaxCrossEntropy(y, logits()) as tf.Scalar, model.trainableVariables);
+    lap?.('forward+backward+dense step');
+    model.embedding.step();
+    lap?.('embedding step');
+    (fixed ?? host!).dispose();
+    tf.dispose([y, loss]);
+  };
   // BENCH_PROFILE=<file>: where a step's time goes, and which kernels ran on the CPU fallback.
   const profile = async () => {
     wm.resetFallbackCounts();
     const at: {[phase: string]: number} = {};
-    const lap = (phase: string, t: bigint) => {
-      wm.synchronize();
-      at[phase] = (at[phase] ?? 0) + Number(process.hrtime.bigint() - t) / 1e6 / 5;
-      return process.hrtime.bigint();
-    };
+    const fixedSeeds = (i: number) => Int32Array.from({length: BATCH}, (_, k) => (k * 7919 + i * 104729) % n);
     for (let i = 0; i < 5; ++i) {
       let t = process.hrtime.bigint();
-      const seeds = Int32Array.from({length: BATCH}, (_, k) => (k * 7919 + i * 104729) % n);
-      const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: i});
-      t = lap('sample', t);
-      const y = tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES);
-      const logits = model.forwardFixed(sub, true);
-      t = lap('forward', t);
-      const loss = dp.minimize(() => tf.losses.softmaxCrossEntropy(y, model.forwardFixed(sub, true)) as tf.Scalar, model.trainableVariables);
-      t = lap('forward+backward+dense step', t);
-      model.embedding.step();
-      t = lap('embedding step', t);
-      tf.dispose([y, logits, loss]);
-      sub.dispose();
+      trainOn(fixedSeeds(i), i, (phase) => {
+        wm.synchronize();
+        at[phase] = (at[phase] ?? 0) + Number(process.hrtime.bigint() - t) / 1e6 / 5;
+        t = process.hrtime.bigint();
+      });
     }
     // One more step under tf.profile: the kernels that take the time.
-    const seeds = Int32Array.from({length: BATCH}, (_, k) => (k * 7919 + 17) % n);
     const kernels = new Map<string, {ms: number; calls: number}>();
-    const p = await tf.profile(() => {
-      const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: 99});
-      const y = tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES);
-      tf.dispose([y, dp.minimize(() => tf.losses.softmaxCrossEntropy(y, model.forwardFixed(sub, true)) as tf.Scalar, model.trainableVariables)]);
-      model.embedding.step();
-      sub.dispose();
-    });
+    const p = await tf.profile(() => trainOn(fixedSeeds(5), 99));
     for (const k of p.kernels) {
       const e = kernels.get(k.name) ?? {ms: 0, calls: 0};
       e.ms += k.kernelTimeMs as number;
@@ -114,23 +116,14 @@ async function rank(): Promise<void> {
         seeds[i++] = v;
       }
     }
-    // On the CPU the C++ host sampler is the faster of the two (the fixed path's gather and mean go through tfjs ops).
-    const sampleSeed = Math.floor(rng() * 2 ** 31);
-    const sub = gpu ? wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed}) :
-                      wm.graph.sampleSubgraph(graph, seeds, FANOUTS, {seed: sampleSeed, replace: true});
-    // Synthetic labels: the task does not matter, the work does.
-    const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES));
-    const loss = dp.minimize(() => tf.losses.softmaxCrossEntropy(y, (gpu ? model.forwardFixed(sub as wm.graph.FixedFanoutSubgraph, true) : model.forwardSubgraph(sub as wm.graph.SampledSubgraph, true))) as tf.Scalar, model.trainableVariables);
-    model.embedding.step();
-    sub.dispose();
-    tf.dispose([y, loss]);
+    trainOn(seeds, Math.floor(rng() * 2 ** 31));
   };
   for (let i = 0; i < 3; ++i) step();
   wm.synchronize();
   if (process.env.BENCH_PROFILE && comm.rank === 0) await profile();
   comm.barrier();
-  // WINDOWS windows of STEPS steps; the median, because a step is mostly
-  // host-side dispatch and the hosts' timing wanders from run to run.
+  // WINDOWS windows of STEPS steps; the median, because the hosts' timing
+  // wanders from run to run (by up to 30% between single windows).
   const windows: number[] = [];
   for (let w = 0; w < WINDOWS; ++w) {
     const s0 = process.hrtime.bigint();
