@@ -51,7 +51,7 @@ export function sampleSubgraph(g: CsrGraph, seeds: Int32Array, fanouts: number[]
     all.set(drawn.ids, dst.length);
     const {unique, inverse} = uniqueAndRelabel(all);
     const colIdx = inverse.subarray(dst.length);
-    layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx.slice(), unique.length)});
+    layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx, unique.length)});
     dst = unique;
   });
   return {layers, dispose: () => layers.forEach((l) => l.block.dispose())};
