@@ -286,6 +286,35 @@ describe('graphs', () => {
     model.dispose();
   });
 
+  it('meanOfNeighbors: the mean of each row\'s sampled rows and its gradient, against float64 (odd widths, fan-out 1, no rows)', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(21);
+    for (const [inputs, numDst, fanout, dim] of [[37, 11, 3, 5], [300, 64, 25, 128], [9, 9, 1, 130], [50, 20, 4, 1], [6, 0, 2, 8]]) {
+      const x = Float32Array.from({length: inputs * dim}, () => rng() * 2 - 1);
+      const nb = Int32Array.from({length: numDst * fanout}, () => Math.floor(rng() * inputs));
+      const dy = Float32Array.from({length: numDst * dim}, () => rng() * 2 - 1);
+      const layer = {numDst, fanout, neighbors: tf.tensor1d(nb, 'int32')};
+      const xt = tf.tensor2d(x, [inputs, dim]);
+      const out = wm.graph.meanOfNeighbors(xt, layer);
+      const g = tf.grad((h: tf.Tensor) => tf.sum(tf.mul(wm.graph.meanOfNeighbors(h as tf.Tensor2D, layer), tf.tensor2d(dy, [numDst, dim]))))(xt);
+      expect(out.shape).to.deep.equal([numDst, dim]);
+      const ov = out.dataSync(), gv = g.dataSync();
+      const want = new Float64Array(inputs * dim);
+      for (let r = 0; r < numDst; ++r) {
+        for (let d = 0; d < dim; ++d) {
+          let acc = 0;
+          for (let e = 0; e < fanout; ++e) {
+            acc += x[nb[r * fanout + e] * dim + d];
+            want[nb[r * fanout + e] * dim + d] += dy[r * dim + d] / fanout;
+          }
+          expect(ov[r * dim + d], `out[${r}, ${d}] (${inputs}, ${numDst}, ${fanout}, ${dim})`).to.be.closeTo(acc / fanout, 1e-5);
+        }
+      }
+      want.forEach((w, i) => expect(gv[i], `grad[${i}]`).to.be.closeTo(w, 1e-5));
+      tf.dispose([out, g, xt, layer.neighbors]);
+    }
+  });
+
   it('fixed fan-out subgraphs sampled where the graph lives: the host sampler\'s draws and order, the same logits and gradients', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     // Sparse enough to have vertices without neighbours (they sample themselves).

@@ -40,6 +40,13 @@ Napi::Value Spmm(const Napi::CallbackInfo& info) {
     return info.Env().Undefined();
   });
 }
+// neighborMean(neighbors, numRows, fanout, x, dim, out)
+Napi::Value NeighborMean(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::neighborMean(ptr(info, 0), num(info, 1), num(info, 2), ptr(info, 3), num(info, 4), ptr(info, 5));
+    return info.Env().Undefined();
+  });
+}
 // hostCsrSpmm(rowPtr, colIdx, weight | null, rowScale | null, x, dim, out)
 Napi::Value HostSpmm(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -108,6 +115,7 @@ void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("uniqueInt32", Napi::Function::New(env, Unique, "uniqueInt32"));
   exports.Set("hostUniqueInt32", Napi::Function::New(env, HostUnique, "hostUniqueInt32"));
   exports.Set("csrSpmm", Napi::Function::New(env, Spmm, "csrSpmm"));
+  exports.Set("neighborMean", Napi::Function::New(env, NeighborMean, "neighborMean"));
   exports.Set("hostCsrSpmm", Napi::Function::New(env, HostSpmm, "hostCsrSpmm"));
   exports.Set("negativePairs", Napi::Function::New(env, Negative, "negativePairs"));
   exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));

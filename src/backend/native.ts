@@ -138,6 +138,7 @@ export interface NativeAddon {
   uniqueInt32(x: number, n: number, values: number, inverse: number): number;
   hostUniqueInt32(x: Int32Array, values: Int32Array, inverse: Int32Array): number;
   csrSpmm(rowPtr: number, colIdx: number, weight: number, rowScale: number, numRows: number, x: number, dim: number, out: number): void;
+  neighborMean(neighbors: number, numRows: number, fanout: number, x: number, dim: number, out: number): void;
   hostCsrSpmm(rowPtr: Int32Array, colIdx: Int32Array, weight: Float32Array | null, rowScale: Float32Array | null, x: Float32Array,
               dim: number, out: Float32Array): void;
   negativePairs(rowPtr: number, colIdx: number, numVertices: number, count: number, seed: number, src: number, dst: number): number;

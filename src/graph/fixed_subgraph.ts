@@ -88,19 +88,15 @@ export function meanOfNeighbors(h: tf.Tensor2D, layer: FixedFanoutLayer): tf.Ten
   return f(h) as tf.Tensor2D;
 }
 
-// On the GPU one CSR product (rows of `fanout` entries, scaled by 1/fanout)
-// reads the neighbours' rows once; the gather-then-mean would write and read
-// a [numDst, fanout, dim] intermediate.
+// On the GPU one kernel reads the neighbours' rows once (the gather-then-mean
+// would write and read a [numDst, fanout, dim] intermediate).
 function gatherMean(x: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
   const {numDst, fanout, neighbors} = layer;
   const b = tf.backend();
   if (!(b instanceof WholeMemoryBackend && b.gpu) || numDst === 0 || x.shape[1] === 0) {
     return tf.mean(tf.reshape(tf.gather(x, neighbors), [numDst, fanout, x.shape[1]]), 1) as tf.Tensor2D;
   }
-  // Built here and uploaded once: tf.range has no native kernel (it would run on the CPU backend every step).
-  const rowPtr = tf.tensor1d(Int32Array.from({length: numDst + 1}, (_, i) => i * fanout), 'int32');
-  const rowScale = tf.fill([numDst], 1 / fanout);
   const {info, ptr} = b.makeDeviceOutput([numDst, x.shape[1]], 'float32');
-  b.native.csrSpmm(b.devicePtr(rowPtr), b.devicePtr(neighbors), 0, b.devicePtr(rowScale), numDst, b.devicePtr(x), x.shape[1], ptr);
+  b.native.neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), x.shape[1], ptr);
   return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
 }

@@ -94,6 +94,7 @@ uint64_t sharedDeviceOpen(const std::string&) { noCuda("opening shared GPU memor
 void sharedDeviceClose(uint64_t) {}
 int64_t uniqueInt32(uint64_t, int64_t, uint64_t, uint64_t) { noCuda("unique"); }
 void csrSpmm(uint64_t, uint64_t, uint64_t, uint64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("csrSpmm"); }
+void neighborMean(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("neighborMean"); }
 int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
 bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }

@@ -1,0 +1,66 @@
+// `node dist/bench/dispatch.js` (GPU): host time per call of ops whose
+// shapes change from step to step, as a sampled subgraph's do. Queues calls
+// without synchronising, so the time is what the host spends per call.
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+
+// Warm-up long enough for V8 to optimise the path (with 5 calls an add cost 3x).
+function perCallUs(f: (i: number) => tf.Tensor, calls: number, warm: (i: number) => tf.Tensor = f): number {
+  for (let i = 0; i < 1000; ++i) warm(i).dispose();
+  wm.synchronize();
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < calls; ++i) f(i).dispose();
+  const host = Number(process.hrtime.bigint() - t0) / 1e3 / calls;
+  wm.synchronize();
+  return host;
+}
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  if (process.env.DISPATCH_ADDS) {
+    // For `node --cpu-prof`: nothing but small adds.
+    const a = tf.randomNormal([8, 8]);
+    console.log(`${perCallUs(() => tf.add(a, a), Number(process.env.DISPATCH_ADDS)).toFixed(1)} µs per add`);
+    return;
+  }
+  const w = tf.randomNormal([128, 128]);
+  const big = tf.randomNormal([30000, 128]);
+  const rows = (m: number) => tf.slice(big, [0, 0], [m, 128]);
+  const xs = Array.from({length: 400}, (_, i) => rows(24000 + 7 * i));
+  const fixed = rows(25000);
+  const out: {[k: string]: number} = {};
+  out['matMul [25000,128]x[128,128], same shape'] = perCallUs(() => tf.matMul(fixed, w), 2000);
+  out['matMul [m,128]x[128,128], a new m each call'] = perCallUs((i) => tf.matMul(xs[(i + 5) % 400], w), 390, () => tf.matMul(fixed, w));
+  out['matMul [m,128]x[128,128], the same m values again'] = perCallUs((i) => tf.matMul(xs[(i + 5) % 400], w), 390);
+  out['matMul [m,128]^T x [m,128] (weight gradient), new m'] = perCallUs((i) => tf.matMul(xs[(i * 13) % 400], xs[(i * 13) % 400], true, false), 390,
+                                                                                 () => tf.matMul(fixed, fixed, true, false));
+  out['add [25000,128] (12.8 MB output)'] = perCallUs(() => tf.add(fixed, fixed), 2000);
+  const small = tf.randomNormal([8, 8]);
+  out['add [8,8] (a small block)'] = perCallUs(() => tf.add(small, small), 2000);
+  // The native calls under one op, alone: where the host time goes.
+  const be = tf.backend() as unknown as {native: {alloc(n: number): number; free(p: number): void; fill(dt: number, y: number, n: number, v: number): void;
+                                                  binaryFlat(op: number, a: number, b: number, x: number, y: number, z: number, n: number): void; synchronize(): void}};
+  const nativeUs = (f: () => void, calls = 2000) => {
+    for (let i = 0; i < 50; ++i) f();
+    be.native.synchronize();
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < calls; ++i) f();
+    const us = Number(process.hrtime.bigint() - t0) / 1e3 / calls;
+    be.native.synchronize();
+    return us;
+  };
+  const p = be.native.alloc(256), q = be.native.alloc(256);
+  out['native alloc + free of 256 bytes'] = nativeUs(() => be.native.free(be.native.alloc(256)));
+  out['native alloc + free of 12.8 MB (cached by size class)'] = nativeUs(() => be.native.free(be.native.alloc(12.8e6)));
+  // Past the cache's limit (an eighth of the GPU): cudaMallocAsync + cudaFreeAsync, what every large block cost before.
+  out['native alloc + free of 16 GiB (the driver pool)'] = nativeUs(() => be.native.free(be.native.alloc(16 * 2 ** 30)), 200);
+  out['native fill of 64 floats (a launch)'] = nativeUs(() => be.native.fill(0, p, 64, 1));
+  out['native binaryFlat of 64 floats (a launch)'] = nativeUs(() => be.native.binaryFlat(0, 0, 0, p, p, q, 64));
+  be.native.free(p);
+  be.native.free(q);
+  for (const [k, v] of Object.entries(out)) console.log(`${v.toFixed(1).padStart(8)} µs  ${k}`);
+  console.log(JSON.stringify(wm.deviceInfo()));
+}
+
+main();
