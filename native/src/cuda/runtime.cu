@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -21,11 +20,10 @@ struct Runtime {
   cudaStream_t stream = nullptr;
   cudaMemPool_t pool = nullptr;
   std::unordered_map<uint64_t, size_t> live;  // allocation -> bytes
-  // Freed blocks are kept by size class and reused without a driver call:
-  // a training loop's per-op tensors come back in similar sizes every step,
-  // and cudaMallocAsync/cudaFreeAsync cost microseconds of host time each.
-  std::unordered_map<size_t, std::vector<uint64_t>> cachedFree;
-  size_t cachedBytes = 0, cachedLimit = 0;
+  // Small blocks are kept by size class and reused without a driver call:
+  // per-op tensors in training loops are small and their sizes repeat.
+  std::unordered_map<size_t, std::vector<uint64_t>> smallFree;
+  size_t smallCached = 0;
   size_t inUse = 0, peak = 0;
   std::multimap<size_t, void*> pinnedFree;  // cached staging buffers
   size_t pinnedCached = 0;
@@ -143,55 +141,40 @@ DeviceMemoryInfo deviceMemoryInfo() {
 
 namespace {
 constexpr size_t kSmallLimit = 1u << 20;
-// Powers of two up to kSmallLimit; above, four classes per power of two, so
-// rounding wastes at most a quarter of a block.
-size_t sizeClass(size_t bytes) {
+size_t smallClass(size_t bytes) {
   size_t c = 256;
-  while (c < bytes && c < kSmallLimit) c <<= 1;
-  if (c >= bytes) return c;
-  while (c * 2 < bytes) c <<= 1;
-  size_t quarter = c / 4;
-  return (bytes + quarter - 1) / quarter * quarter;
-}
-
-// Hands the cached blocks back to the pool (caller holds r.mu).
-void releaseCachedLocked(Runtime& r) {
-  for (auto& kv : r.cachedFree)
-    for (uint64_t p : kv.second) WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(p), r.stream));
-  r.cachedFree.clear();
-  r.cachedBytes = 0;
+  while (c < bytes) c <<= 1;
+  return c;
 }
 }  // namespace
 
 uint64_t deviceAlloc(size_t bytes) {
   if (bytes == 0) return 0;
   Runtime& r = ready();
-  // Stream-ordered reuse: every user of a block runs on our one stream, so
-  // work queued after this allocation runs after the block's last use.
-  bytes = sizeClass(bytes);
-  {
-    std::lock_guard<std::mutex> lock(r.mu);
-    auto it = r.cachedFree.find(bytes);
-    if (it != r.cachedFree.end() && !it->second.empty()) {
-      uint64_t p = it->second.back();
-      it->second.pop_back();
-      r.cachedBytes -= bytes;
-      r.live[p] = bytes;
-      r.inUse += bytes;
-      if (r.inUse > r.peak) r.peak = r.inUse;
-      return p;
+  if (bytes <= kSmallLimit) {
+    // Stream-ordered reuse: every user of a block runs on our one stream, so
+    // work queued after this allocation runs after the block's last use.
+    size_t cls = smallClass(bytes);
+    {
+      std::lock_guard<std::mutex> lock(r.mu);
+      auto it = r.smallFree.find(cls);
+      if (it != r.smallFree.end() && !it->second.empty()) {
+        uint64_t p = it->second.back();
+        it->second.pop_back();
+        r.smallCached -= cls;
+        r.live[p] = cls;
+        r.inUse += cls;
+        if (r.inUse > r.peak) r.peak = r.inUse;
+        return p;
+      }
     }
+    bytes = cls;
   }
   void* p = nullptr;
   cudaError_t e = cudaMallocAsync(&p, bytes, r.stream);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
-    // Blocks cached here or in the pool may be what is missing, or fragmented:
-    // give them back and try once more.
-    {
-      std::lock_guard<std::mutex> lock(r.mu);
-      releaseCachedLocked(r);
-    }
+    // Cached blocks may be fragmented: give them back and try once more.
     WM_CUDA(cudaStreamSynchronize(r.stream));
     WM_CUDA(cudaMemPoolTrimTo(r.pool, 0));
     e = cudaMallocAsync(&p, bytes, r.stream);
@@ -223,15 +206,9 @@ void deviceFree(uint64_t ptr) {
     size_t bytes = it->second;
     r.inUse -= bytes;
     r.live.erase(it);
-    if (r.cachedLimit == 0) {
-      // Large blocks: up to an eighth of the GPU's memory (at least 256 MiB) stays cached.
-      size_t freeB = 0, totalB = 0;
-      r.cachedLimit = cudaMemGetInfo(&freeB, &totalB) == cudaSuccess ? std::max<size_t>(totalB / 8, 256u << 20) : (256u << 20);
-      cudaGetLastError();
-    }
-    if (bytes <= kSmallLimit || r.cachedBytes + bytes <= r.cachedLimit) {
-      r.cachedFree[bytes].push_back(ptr);
-      r.cachedBytes += bytes;
+    if (bytes <= kSmallLimit) {
+      r.smallFree[bytes].push_back(ptr);
+      r.smallCached += bytes;
       return;
     }
   }
@@ -242,7 +219,10 @@ void emptyCache() {
   Runtime& r = ready();
   {
     std::lock_guard<std::mutex> lock(r.mu);
-    releaseCachedLocked(r);
+    for (auto& kv : r.smallFree)
+      for (uint64_t p : kv.second) WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(p), r.stream));
+    r.smallFree.clear();
+    r.smallCached = 0;
   }
   WM_CUDA(cudaStreamSynchronize(r.stream));
   WM_CUDA(cudaMemPoolTrimTo(r.pool, 0));
