@@ -47,6 +47,13 @@ Napi::Value NeighborMean(const Napi::CallbackInfo& info) {
     return info.Env().Undefined();
   });
 }
+// neighborMeanGrad(neighbors, numRows, fanout, dy, dim, dx, numInputs)
+Napi::Value NeighborMeanGrad(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::neighborMeanGrad(ptr(info, 0), num(info, 1), num(info, 2), ptr(info, 3), num(info, 4), ptr(info, 5), num(info, 6));
+    return info.Env().Undefined();
+  });
+}
 // hostCsrSpmm(rowPtr, colIdx, weight | null, rowScale | null, x, dim, out)
 Napi::Value HostSpmm(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -116,6 +123,7 @@ void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("hostUniqueInt32", Napi::Function::New(env, HostUnique, "hostUniqueInt32"));
   exports.Set("csrSpmm", Napi::Function::New(env, Spmm, "csrSpmm"));
   exports.Set("neighborMean", Napi::Function::New(env, NeighborMean, "neighborMean"));
+  exports.Set("neighborMeanGrad", Napi::Function::New(env, NeighborMeanGrad, "neighborMeanGrad"));
   exports.Set("hostCsrSpmm", Napi::Function::New(env, HostSpmm, "hostCsrSpmm"));
   exports.Set("negativePairs", Napi::Function::New(env, Negative, "negativePairs"));
   exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));

@@ -139,6 +139,7 @@ export interface NativeAddon {
   hostUniqueInt32(x: Int32Array, values: Int32Array, inverse: Int32Array): number;
   csrSpmm(rowPtr: number, colIdx: number, weight: number, rowScale: number, numRows: number, x: number, dim: number, out: number): void;
   neighborMean(neighbors: number, numRows: number, fanout: number, x: number, dim: number, out: number): void;
+  neighborMeanGrad(neighbors: number, numRows: number, fanout: number, dy: number, dim: number, dx: number, numInputs: number): void;
   hostCsrSpmm(rowPtr: Int32Array, colIdx: Int32Array, weight: Float32Array | null, rowScale: Float32Array | null, x: Float32Array,
               dim: number, out: Float32Array): void;
   negativePairs(rowPtr: number, colIdx: number, numVertices: number, count: number, seed: number, src: number, dst: number): number;

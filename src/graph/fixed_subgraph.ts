@@ -71,21 +71,31 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
 
 /**
  * Mean of each row's sampled neighbours: h [inputs, dim] -> [layer.numDst, dim].
- * Differentiable in h. The gradient is written out (dy / fanout tiled to each
- * sampled neighbour, then one segment sum into h's rows), since the forward
- * is a native CSR product that tfjs cannot differentiate.
+ * Differentiable in h. The gradient is written out (dy / fanout added into
+ * each sampled neighbour's row), since the forward is a native kernel that
+ * tfjs cannot differentiate.
  */
 export function meanOfNeighbors(h: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
-  const {numDst, fanout, neighbors} = layer;
   const f = tf.customGrad(((x: tf.Tensor) => ({
     value: tf.tidy(() => gatherMean(x as tf.Tensor2D, layer)),
-    gradFunc: (dy: tf.Tensor) => tf.tidy(() => {
-      const dim = x.shape[1]!;
-      const each = tf.reshape(tf.tile(tf.reshape(tf.div(dy, fanout), [numDst, 1, dim]), [1, fanout, 1]), [numDst * fanout, dim]);
-      return tf.unsortedSegmentSum(each, neighbors, x.shape[0]!);
-    }),
+    gradFunc: (dy: tf.Tensor) => tf.tidy(() => scatterMean(dy as tf.Tensor2D, layer, x.shape[0]!)),
   })) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(h) as tf.Tensor2D;
+}
+
+// The gradient: on the GPU one kernel adds dy / fanout into each sampled
+// neighbour's row (tiling dy first would write and read [numDst * fanout, dim]).
+function scatterMean(dy: tf.Tensor2D, layer: FixedFanoutLayer, inputs: number): tf.Tensor2D {
+  const {numDst, fanout, neighbors} = layer;
+  const dim = dy.shape[1];
+  const b = tf.backend();
+  if (!(b instanceof WholeMemoryBackend && b.gpu) || numDst === 0 || dim === 0) {
+    const each = tf.reshape(tf.tile(tf.reshape(tf.div(dy, fanout), [numDst, 1, dim]), [1, fanout, 1]), [numDst * fanout, dim]);
+    return tf.unsortedSegmentSum(each, neighbors, inputs) as tf.Tensor2D;
+  }
+  const {info, ptr} = b.makeDeviceOutput([inputs, dim], 'float32');
+  b.native.neighborMeanGrad(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(dy), dim, ptr, inputs);
+  return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
 }
 
 // On the GPU one kernel reads the neighbours' rows once (the gather-then-mean

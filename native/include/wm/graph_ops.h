@@ -40,6 +40,9 @@ void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScal
              int64_t dim, uint64_t out);
 // Fixed fan-out mean (GPU): out[r] = mean over e < fanout of x[neighbors[r * fanout + e]].
 void neighborMean(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t x, int64_t dim, uint64_t out);
+// Its gradient (GPU): dx [numInputs, dim] = 0, then dx[neighbors[r * fanout + e]] += dy[r] / fanout.
+void neighborMeanGrad(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t dy, int64_t dim, uint64_t dx,
+                      int64_t numInputs);
 // count pairs u != v that are not edges; returns how many needed every try
 // (then the last draw stands) — 0 unless the graph is nearly complete.
 int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src,

@@ -95,6 +95,7 @@ void sharedDeviceClose(uint64_t) {}
 int64_t uniqueInt32(uint64_t, int64_t, uint64_t, uint64_t) { noCuda("unique"); }
 void csrSpmm(uint64_t, uint64_t, uint64_t, uint64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("csrSpmm"); }
 void neighborMean(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("neighborMean"); }
+void neighborMeanGrad(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t, int64_t) { noCuda("neighborMeanGrad"); }
 int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
 bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }
