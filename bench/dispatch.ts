@@ -17,6 +17,11 @@ function perCallUs(f: (i: number) => tf.Tensor, calls: number, warm: (i: number)
 }
 
 async function main(): Promise<void> {
+  const info = wm.deviceInfo();
+  if (!info.gpu) {
+    console.log(`bench/dispatch.ts times GPU launches; there is no GPU here (${info.reason})`);
+    return;
+  }
   await tf.setBackend(wm.BACKEND_NAME);
   if (process.env.DISPATCH_ADDS) {
     // For `node --cpu-prof`: nothing but small adds.
@@ -62,4 +67,7 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(wm.deviceInfo()));
 }
 
-main();
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
