@@ -349,6 +349,13 @@ describe('graphs', () => {
     a.grads.forEach((ga, i) => ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))));
     expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([1, 2, 1]), [2])).to.throw(/seeds must be distinct \(3 seeds, 2 distinct\)/);
     expect(() => wm.graph.sampleFixedSubgraph(holder, seeds, [2, 0])).to.throw(/fanouts\[1\] must be a positive integer, got 0/);
+    expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([3, g.numVertices, 5]), [2]))
+        .to.throw(`sampleFixedSubgraph: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`);
+    expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([-1]), [2])).to.throw(/seed vertex -1 at position 0/);
+    // Seeds as a tensor are checked by the sampler (the error flag), with the same words.
+    const badSeeds = tf.tensor1d([4, -2], 'int32');
+    expect(() => wm.graph.sampleFixedSubgraph(holder, badSeeds, [2])).to.throw(/seed vertex -2 at position 1 is not in/);
+    badSeeds.dispose();
     fixed.dispose();
     host.dispose();
     y.dispose();

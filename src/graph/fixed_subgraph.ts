@@ -7,7 +7,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import type {DeviceCsr} from './native_sampling';
+import {markValid} from '../backend/index_validation';
+import {badSeed, type DeviceCsr} from './native_sampling';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 
 export interface FixedFanoutLayer {
@@ -42,10 +43,20 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
     first.dispose();
     throw new TypeError(`sampleFixedSubgraph: seeds must be a 1-D int32 tensor or an Int32Array`);
   }
-  const distinct = seeds instanceof Int32Array ? new Set(seeds).size : tf.tidy(() => tf.unique(first).values.size);
+  const distinct = seeds instanceof Int32Array ? distinctCount(seeds) : tf.tidy(() => tf.unique(first).values.size);
   if (distinct !== first.size) {
     first.dispose();
     throw new RangeError(`sampleFixedSubgraph: seeds must be distinct (${first.size} seeds, ${distinct} distinct)`);
+  }
+  // Host seeds are checked here, so the GPU sampler needs no error flag (a
+  // wait for the GPU); later hops' vertices come from the graph itself.
+  if (seeds instanceof Int32Array) {
+    const bad = seeds.findIndex((v) => !(v >= 0 && v < graph.numVertices));
+    if (bad >= 0) {
+      first.dispose();
+      throw badSeed('sampleFixedSubgraph', graph.numVertices, seeds, bad);
+    }
+    markValid(first, graph.numVertices);
   }
   const layers: FixedFanoutLayer[] = [];
   let dst: tf.Tensor1D = first;
@@ -55,6 +66,9 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
       const {ids} = graph.sample(dst, fanout, {replace: true, seed});
       const {values, indices} = tf.tidy(() => tf.unique(tf.concat([dst, ids])));
       ids.dispose();
+      // Seeds and their sampled neighbours: vertices of the graph. An embedding
+      // table of numVertices rows reads them without a check of its own.
+      markValid(values, graph.numVertices);
       // dst is distinct, so the first-occurrence order puts it first: the outputs are a prefix of the inputs.
       const neighbors = tf.slice(indices, [dst.size], [dst.size * fanout]);
       indices.dispose();
@@ -67,6 +81,14 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
     throw e;
   }
   return {inputIds: dst, layers, dispose: () => tf.dispose([dst, ...layers.map((l) => l.neighbors)])};
+}
+
+// Typed-array sort and one pass: cheaper than a Set for a batch of seeds.
+function distinctCount(xs: Int32Array): number {
+  const sorted = Int32Array.from(xs).sort();
+  let n = sorted.length ? 1 : 0;
+  for (let i = 1; i < sorted.length; ++i) if (sorted[i] !== sorted[i - 1]) ++n;
+  return n;
 }
 
 /**
