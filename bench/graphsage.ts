@@ -67,8 +67,9 @@ async function rank(): Promise<void> {
                                          seed: 3, embeddingLearningRate: LR, embeddingOptimizer: sgd({lr: LR}),
                                          embeddingMemory: ownTable ? 'device' : 'continuous', communicator: ownTable ? undefined : comm});
   const optimizer = tf.train.adam(LR);
-  const dp = allReduce ? wm.dataParallel(optimizer, comm) : {minimize: (f: () => tf.Scalar, vars: tf.Variable[]) => optimizer.minimize(f, true, vars)!};
-  if (allReduce) wm.dataParallel(optimizer, comm).broadcastVariables(model.denseVariables);
+  const dp = wm.dataParallel(optimizer, comm);
+  if (allReduce) dp.broadcastVariables(model.denseVariables);
+  const minimize = (f: () => tf.Scalar, vars: tf.Variable[]) => (allReduce ? dp.minimize(f, vars) : optimizer.minimize(f, true, vars)!);
   const rng = seededRng(100 + comm.rank);
   // One training step on the given seeds; `lap` (profiling) is called after each phase.
   const trainOn = (seeds: Int32Array, sampleSeed: number, lap?: (phase: string) => void) => {
@@ -83,7 +84,7 @@ async function rank(): Promise<void> {
       tf.dispose(logits());
       lap('forward');
     }
-    const loss = dp.minimize(() => tf.losses.softmaxCrossEntropy(y, logits()) as tf.Scalar, model.trainableVariables);
+    const loss = minimize(() => tf.losses.softmaxCrossEntropy(y, logits()) as tf.Scalar, model.trainableVariables);
     lap?.('forward+backward+dense step');
     model.embedding.step();
     lap?.('embedding step');
@@ -200,8 +201,8 @@ function main(): void {
   for (const ranks of [1, 2, 4, 8].filter((r) => r <= maxRanks)) {
     // Whole runs differ more than windows within a run (by up to 1.5x on the shared GPU hosts): the median of REPEATS runs.
     const runs = Array.from({length: REPEATS}, () => resultOnRanks<Result>(ranks, __filename, 'RESULT '));
-    const r = runs.sort((a, b) => a.seedsPerSecond - b.seedsPerSecond)[Math.floor(REPEATS / 2)];
-    r.runs = runs.map((x) => Math.round(x.seedsPerSecond));
+    const r = [...runs].sort((a, b) => a.seedsPerSecond - b.seedsPerSecond)[Math.floor(REPEATS / 2)];
+    r.runs = runs.map((x) => Math.round(x.seedsPerSecond));  // in the order they ran
     rows.push(r);
     console.log(`ours, ${ranks} rank(s): ${r.seedsPerSecond.toFixed(0)} seeds/s (runs: ${r.runs.join(', ')}); step ms p10/p50/p90/max per rank: ` +
                 r.stepMs.map((s) => [s.p10, s.p50, s.p90, s.max].map((x) => x.toFixed(2)).join('/')).join(', ') +
