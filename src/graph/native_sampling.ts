@@ -72,10 +72,7 @@ export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: nu
   const seed = opts.seed ?? 0;
   const n = seeds.size, sp = n ? b.devicePtr(seeds) : 0;
   let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D} | undefined;
-  // Seeds already checked against this graph need no error flag, and so no
-  // wait for the GPU (the kernels never read outside the graph either way).
-  const launchWith = (f: (flag: number) => void) => (knownValid(seeds, numVertices) ? (f(0), -1) : b.withErrorFlag(f));
-  const bad = launchWith((flag) => {
+  const launch = (flag: number) => {
     if (opts.replace ?? true) {
       const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
       b.native.sampleWithReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, ptr, flag, byVertex);
@@ -89,7 +86,12 @@ export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: nu
       b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, ids.ptr, flag, byVertex);
       out = {offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D, ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D};
     }
-  });
+  };
+  // Seeds already checked against this graph need no error flag, and so no
+  // wait for the GPU (the kernels never read outside the graph either way).
+  const known = knownValid(seeds, numVertices);
+  if (known) launch(0);
+  const bad = known ? -1 : b.withErrorFlag(launch);
   if (bad >= 0) {
     tf.dispose([out!.ids, out!.offsets ?? []].flat());
     throw badSeed(what, numVertices, seeds.dataSync(), bad);
