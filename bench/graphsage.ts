@@ -17,6 +17,8 @@
 // the median of BENCH_WINDOWS windows, default 5, is a run's figure; the
 // median of BENCH_REPEATS runs, default 3, is reported),
 // BENCH_GRAPH_DIR (where the graph files go; kept if it existed), BENCH_TORCH=0 (skip PyTorch).
+// BENCH_SAMPLER=tree: ours samples the GraphSAGE tree (wm.graph.sampleFixedTree, every occurrence its
+// own row, no unique-and-relabel) instead of compact subgraphs; PyTorch keeps its compact subgraphs.
 // To find where scaling goes, three switches take parts out of the sharing:
 // BENCH_EMBEDDING_MEMORY=device (each rank its own table, no NVLink reads),
 // BENCH_GRAPH_MEMORY=device (each rank its own copy of the CSR),
@@ -45,6 +47,7 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
 const STEPS = Number(process.env.BENCH_STEPS ?? 20);
 const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const TREE = process.env.BENCH_SAMPLER === 'tree';
 const FANOUTS = [25, 10];
 const DIM = 128, CLASSES = 16, LR = 0.01;
 
@@ -74,9 +77,22 @@ async function rank(): Promise<void> {
   // One training step on the given seeds; `lap` (profiling) is called after each phase.
   const trainOn = (seeds: Int32Array, sampleSeed: number, lap?: (phase: string) => void) => {
     // On the CPU the C++ host sampler is the faster of the two (the fixed path's gather and mean go through tfjs ops).
-    const fixed = gpu ? wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed}) : undefined;
-    const host = gpu ? undefined : wm.graph.sampleSubgraph(graph, seeds, FANOUTS, {seed: sampleSeed, replace: true});
-    const logits = () => (fixed ? model.forwardFixed(fixed, true) : model.forwardSubgraph(host!, true));
+    // BENCH_SAMPLER=tree: the sampling tree, no relabelling (fixed shapes, no wait for the GPU in a step).
+    let logits: () => tf.Tensor2D, sampled: {dispose(): void};
+    if (TREE) {
+      const tree = gpu ? wm.graph.sampleFixedTree(csr, seeds, FANOUTS, {seed: sampleSeed}) :
+                         wm.nn.sampleBlock(graph, seeds, FANOUTS, seededRng(sampleSeed));
+      logits = () => model.forwardSampled(tree, true);
+      sampled = {dispose: () => tf.dispose(tree.depths.filter((d): d is tf.Tensor1D => d instanceof tf.Tensor))};
+    } else if (gpu) {
+      const fixed = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed});
+      logits = () => model.forwardFixed(fixed, true);
+      sampled = fixed;
+    } else {
+      const host = wm.graph.sampleSubgraph(graph, seeds, FANOUTS, {seed: sampleSeed, replace: true});
+      logits = () => model.forwardSubgraph(host, true);
+      sampled = host;
+    }
     lap?.('sample');
     // Synthetic labels: the task does not matter, the work does.
     const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES));
@@ -88,7 +104,7 @@ async function rank(): Promise<void> {
     lap?.('forward+backward+dense step');
     model.embedding.step();
     lap?.('embedding step');
-    (fixed ?? host!).dispose();
+    sampled.dispose();
     tf.dispose([y, loss]);
   };
   // BENCH_PROFILE=<file>: where a step's time goes, and which kernels ran on the CPU fallback.

@@ -315,6 +315,53 @@ describe('graphs', () => {
     }
   });
 
+  it('sampling trees where the graph lives: the host sampler\'s draws, the same logits and gradients through forwardSampled', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = CsrGraph.fromEdges(rmat({scale: 9, edgeFactor: 3, seed: 8}), {symmetric: true});
+    const seeds = Int32Array.from({length: 41}, (_, i) => (i * 37) % g.numVertices);
+    const comm = soloCommunicator();
+    const holder = wm.deviceInfo().gpu ? new DeviceCsr(g) : wm.graph.WholeMemoryCsr.create(comm, g, {location: 'host'});
+    const tree = wm.graph.sampleFixedTree(holder, seeds, [4, 3], {seed: 17});
+    // The host chain with the same hop seeds.
+    const host: Int32Array[] = [seeds];
+    [4, 3].forEach((f, hop) => host.push(sampleNeighbors(g, host[hop], f, {seed: 17 + hop * 0x9e3779b9}).ids));
+    expect(tree.depths.map((d) => d.size)).to.deep.equal([41, 164, 492]);
+    tree.depths.forEach((d, i) => expect(Array.from(d.dataSync()), `depth ${i}`).to.deep.equal(Array.from(host[i])));
+    // Two identical models, one fed each way; the embedding step (three lookups' rows, merged) included.
+    const make = () => new wm.nn.GraphSageClassifier({numNodes: g.numVertices, numClasses: 3, embeddingDim: 12, hiddenDim: 7, numLayers: 2,
+                                                      dropout: 0, seed: 4, embeddingLearningRate: 0.01});
+    const models = [make(), make()];
+    const y = tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % 3), 'int32'), 3);
+    const run = (model: wm.nn.GraphSageClassifier, block: wm.nn.SampledBlock) => {
+      const {value, grads} = tf.variableGrads(() => tf.losses.softmaxCrossEntropy(y, model.forwardSampled(block, true)) as tf.Scalar,
+                                              model.trainableVariables);
+      model.embedding.step();
+      const out = {loss: value.dataSync()[0], grads: model.denseVariables.map((v) => Array.from(grads[v.name].dataSync()))};
+      tf.dispose([value, ...Object.values(grads)]);
+      return out;
+    };
+    const a = run(models[0], tree), b = run(models[1], {depths: host, fanouts: [4, 3]});
+    expect(a.loss).to.be.closeTo(b.loss, 1e-5);
+    a.grads.forEach((ga, i) => ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))));
+    const touched = Int32Array.from(new Set(host.flatMap((d) => Array.from(d))));
+    const [ra, rb] = models.map((m) => m.embedding.read(touched));
+    const rav = ra.dataSync(), rbv = rb.dataSync();
+    rbv.forEach((x, i) => expect(rav[i], `row value ${i}`).to.be.closeTo(x, 1e-6));
+    const fresh = make();
+    const before = fresh.embedding.read(touched);
+    fresh.dispose();
+    expect(before.dataSync().some((x, i) => Math.abs(x - rbv[i]) > 1e-4), 'the step moved the rows').to.equal(true);
+    tf.dispose([ra, rb, before]);
+    expect(() => wm.graph.sampleFixedTree(holder, Int32Array.from([0, g.numVertices]), [2]))
+        .to.throw(`sampleFixedTree: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`);
+    expect(() => wm.graph.sampleFixedTree(holder, seeds, [2, 0])).to.throw(/fanouts\[1\] must be a positive integer, got 0/);
+    tree.dispose();
+    y.dispose();
+    models.forEach((m) => m.dispose());
+    if (holder instanceof DeviceCsr) holder.dispose();
+    else holder.free();
+  });
+
   it('fixed fan-out subgraphs sampled where the graph lives: the host sampler\'s draws and order, the same logits and gradients', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     // Sparse enough to have vertices without neighbours (they sample themselves).

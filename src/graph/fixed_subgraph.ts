@@ -83,6 +83,36 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
   return {inputIds: dst, layers, dispose: () => tf.dispose([dst, ...layers.map((l) => l.neighbors)])};
 }
 
+/**
+ * GraphSAGE's sampling tree where the graph lives: depths[0] are the seeds,
+ * depths[l] holds fanouts[l-1] neighbours (with replacement) of every entry
+ * of depths[l-1], in order, each occurrence drawn on its own — what
+ * sampleNeighbors draws for the same hop seeds. No relabelling, so every
+ * shape is fixed by the seed count and fan-outs: a step needs no wait for the
+ * GPU. For GraphSageClassifier.forwardSampled.
+ */
+export function sampleFixedTree(graph: DeviceCsr | WholeMemoryCsr, seeds: Int32Array, fanouts: number[],
+                                opts: {seed?: number} = {}): {depths: tf.Tensor1D[]; fanouts: number[]; dispose(): void} {
+  fanouts.forEach((f, i) => {
+    if (!Number.isInteger(f) || f < 1) throw new RangeError(`sampleFixedTree: fanouts[${i}] must be a positive integer, got ${f}`);
+  });
+  const bad = seeds.findIndex((v) => !(v >= 0 && v < graph.numVertices));
+  if (bad >= 0) throw badSeed('sampleFixedTree', graph.numVertices, seeds, bad);
+  const depths = [tf.tensor1d(seeds, 'int32')];
+  markValid(depths[0], graph.numVertices);
+  try {
+    fanouts.forEach((fanout, hop) => {
+      const {ids} = graph.sample(depths[hop], fanout, {replace: true, seed: (opts.seed ?? 0) + hop * 0x9e3779b9});
+      markValid(ids, graph.numVertices);  // drawn from the graph's own columns
+      depths.push(ids);
+    });
+  } catch (e) {
+    tf.dispose(depths);
+    throw e;
+  }
+  return {depths, fanouts: [...fanouts], dispose: () => tf.dispose(depths)};
+}
+
 // Typed-array sort and one pass: cheaper than a Set for a batch of seeds.
 function distinctCount(xs: Int32Array): number {
   const sorted = Int32Array.from(xs).sort();

@@ -10,7 +10,7 @@ export {DeviceCsr, deviceNegativePairs, sampleNegativePairs, sampleNeighbors} fr
 export {aggregate, CsrBlock} from './aggregate';
 export {WholeMemoryCsr} from './whole_memory_csr';
 export {sampleSubgraph, uniqueAndRelabel} from './subgraph';
-export {meanOfNeighbors, sampleFixedSubgraph} from './fixed_subgraph';
+export {meanOfNeighbors, sampleFixedSubgraph, sampleFixedTree} from './fixed_subgraph';
 export type {FixedFanoutLayer, FixedFanoutSubgraph} from './fixed_subgraph';
 export type {SampledSubgraph, SubgraphLayer} from './subgraph';
 export type {AggregateReduce} from './aggregate';

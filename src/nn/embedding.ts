@@ -423,6 +423,8 @@ export class Embedding {
     this.pending = [];
     try {
       const ids = pending.length === 1 ? pending[0].ids : tf.concat(pending.map((p) => p.ids));
+      // Parts already checked make a checked whole: no second pass (on the GPU, a wait) over them.
+      if (pending.length > 1 && pending.every((p) => knownValid(p.ids, this.rows))) markValid(ids, this.rows);
       const grads = pending.length === 1 ? pending[0].grads : tf.concat(pending.map((p) => p.grads));
       this.applyGradients(ids, grads);
       if (pending.length > 1) tf.dispose([ids, grads]);

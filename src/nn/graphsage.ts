@@ -31,9 +31,13 @@ export interface GraphSageConfig {
   communicator?: Communicator;
 }
 
-/** Vertex ids per depth: depth 0 are the seeds, depth l has fanouts[l-1] per vertex of depth l-1. */
+/**
+ * Vertex ids per depth: depth 0 are the seeds, depth l has fanouts[l-1] per
+ * vertex of depth l-1 — on the host (sampleBlock) or on the GPU
+ * (wm.graph.sampleFixedTree).
+ */
 export interface SampledBlock {
-  depths: Int32Array[];
+  depths: Array<Int32Array | tf.Tensor1D>;
   fanouts: number[];
 }
 
