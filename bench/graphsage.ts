@@ -83,7 +83,7 @@ async function rank(): Promise<void> {
       const tree = gpu ? wm.graph.sampleFixedTree(csr, seeds, FANOUTS, {seed: sampleSeed}) :
                          wm.nn.sampleBlock(graph, seeds, FANOUTS, seededRng(sampleSeed));
       logits = () => model.forwardSampled(tree, true);
-      sampled = {dispose: () => tf.dispose(tree.depths.filter((d): d is tf.Tensor1D => d instanceof tf.Tensor))};
+      sampled = 'dispose' in tree ? tree : {dispose: () => undefined};  // host trees are plain arrays
     } else if (gpu) {
       const fixed = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed});
       logits = () => model.forwardFixed(fixed, true);
