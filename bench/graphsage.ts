@@ -79,11 +79,14 @@ async function rank(): Promise<void> {
     // On the CPU the C++ host sampler is the faster of the two (the fixed path's gather and mean go through tfjs ops).
     // BENCH_SAMPLER=tree: the sampling tree, no relabelling (fixed shapes, no wait for the GPU in a step).
     let logits: () => tf.Tensor2D, sampled: {dispose(): void};
-    if (TREE) {
-      const tree = gpu ? wm.graph.sampleFixedTree(csr, seeds, FANOUTS, {seed: sampleSeed}) :
-                         wm.nn.sampleBlock(graph, seeds, FANOUTS, seededRng(sampleSeed));
+    if (TREE && gpu) {
+      const tree = wm.graph.sampleFixedTree(csr, seeds, FANOUTS, {seed: sampleSeed});
       logits = () => model.forwardSampled(tree, true);
-      sampled = 'dispose' in tree ? tree : {dispose: () => undefined};  // host trees are plain arrays
+      sampled = tree;
+    } else if (TREE) {
+      const block = wm.nn.sampleBlock(graph, seeds, FANOUTS, seededRng(sampleSeed));
+      logits = () => model.forwardSampled(block, true);
+      sampled = {dispose: () => undefined};  // plain arrays
     } else if (gpu) {
       const fixed = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed});
       logits = () => model.forwardFixed(fixed, true);
@@ -134,6 +137,7 @@ async function rank(): Promise<void> {
     fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} profile (${n} vertices), ms per step: ${JSON.stringify(at)}; fallbacks: ${JSON.stringify(wm.fallbackCounts())}\n`);
   };
   // Distinct random seeds: a mark per vertex, cleared after (a Set cost 0.1 ms per step).
+  if (n < BATCH) throw new RangeError(`bench:graphsage: ${BATCH} distinct seeds per step need a graph of at least as many vertices (${n}); raise BENCH_SCALE`);
   const marked = new Uint8Array(n);
   const step = () => {
     const seeds = new Int32Array(BATCH);
