@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all|wholememory|allreduce]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all|wholememory|allreduce|samplers]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -19,6 +19,12 @@ for what in "${@:-all}"; do
     wholememory) WM_REQUIRE_GPU=1 npx mocha --grep "WholeMemory" 2>&1 | tee "$out/test-wholememory.log" | tail -40 || status=1
       BENCH_OUT=$out/bench-wholememory.json node dist/bench/wholememory.js 2>&1 | tee "$out/bench-wholememory.log" | tail -16 || status=1 ;;
     allreduce) BENCH_OUT=$out/bench-allreduce.json node dist/bench/allreduce.js 2>&1 | tee "$out/bench-allreduce.log" | tail -14 || status=1 ;;
+    # Compact subgraphs against sampling trees (fixed shapes, no wait per step), one rank, same graph.
+    samplers) for s in subgraph tree; do
+        BENCH_SAMPLER=$s BENCH_SCALE=${BENCH_SCALE:-20} BENCH_RANKS=1 BENCH_TORCH=0 BENCH_REPEATS=${BENCH_REPEATS:-3} BENCH_STEPS=40 \
+          BENCH_GRAPH_DIR=/tmp/wm-samplers BENCH_KEEP_GRAPH=1 BENCH_OUT=$out/graphsage-$s.json node dist/bench/graphsage.js 2>&1 |
+          tee "$out/graphsage-$s.log" | grep -E "^ours" | sed "s/^/$s: /" || status=1
+      done ;;
     main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1
       node dist/examples/link-prediction.js --epochs 10 --out "$out/link" 2>&1 | tee "$out/link.log" | grep -E "vertices|best" || status=1 ;;
   esac
