@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {float32Of} from '../util/arrays';
 import {CsrGraph} from './csr';
 
 export type AggregateReduce = 'mean' | 'sum';
@@ -87,7 +88,7 @@ export class CsrBlock {
     if (c) return c;
     const deg = (r: number) => this.csr.rowPtr[r + 1] - this.csr.rowPtr[r];
     const inv = (r: number) => (deg(r) > 0 ? 1 / deg(r) : 0);
-    if (!backward) c = reduce === 'sum' ? this.csr : {...this.csr, rowScale: Float32Array.from({length: this.numRows}, (_, r) => inv(r))};
+    if (!backward) c = reduce === 'sum' ? this.csr : {...this.csr, rowScale: float32Of(this.numRows, inv)};
     else c = transpose(this.csr, reduce === 'mean' ? inv : undefined);
     this.derived.set(key, c);
     return c;

@@ -115,7 +115,7 @@ export function sampleFixedTree(graph: DeviceCsr | WholeMemoryCsr, seeds: Int32A
 
 // Typed-array sort and one pass: cheaper than a Set for a batch of seeds.
 function distinctCount(xs: Int32Array): number {
-  const sorted = Int32Array.from(xs).sort();
+  const sorted = xs.slice().sort();
   let n = sorted.length ? 1 : 0;
   for (let i = 1; i < sorted.length; ++i) if (sorted[i] !== sorted[i - 1]) ++n;
   return n;

@@ -4,6 +4,7 @@
 // turns them into a compact CsrBlock over the distinct vertices — every
 // vertex is computed once per layer, however many sampled paths reach it.
 import {native} from '../backend/register';
+import {int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import {CsrGraph} from './csr';
 import {sampleNeighbors, SampleOptions} from './native_sampling';
@@ -44,7 +45,7 @@ export function sampleSubgraph(g: CsrGraph, seeds: Int32Array, fanouts: number[]
     const seed = (opts.seed ?? 0) + hop * 0x9e3779b9;
     const replace = opts.replace ?? false;
     const drawn = sampleNeighbors(g, dst, fanout, {replace, seed, keyBy: opts.keyBy});
-    const offsets = drawn.offsets ?? Int32Array.from({length: dst.length + 1}, (_, i) => i * fanout);
+    const offsets = drawn.offsets ?? int32Of(dst.length + 1, (i) => i * fanout);
     // dst first, so that the outputs are a prefix of the inputs.
     const all = new Int32Array(dst.length + drawn.ids.length);
     all.set(dst);

@@ -7,6 +7,7 @@ import {CsrGraph} from '../graph/csr';
 import {EdgePairs, splitEdges} from '../graph/link_split';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {adam} from '../nn/sparse_optimizer';
+import {int32Of} from '../util/arrays';
 import {randInt, seededRng, shuffle} from '../util/random';
 import {hitsAtK, rocAuc} from './link_metrics';
 
@@ -64,11 +65,11 @@ export async function trainLinkPrediction(graph: CsrGraph, options: Partial<Link
       for (let b = 0; b < m; b += o.batchSize) {
         const ids = order.subarray(b, Math.min(m, b + o.batchSize));
         const k = ids.length * o.negativesPerPositive;
-        const u = Int32Array.from(ids, (i) => split.trainEdges.src[i]);
-        const v = Int32Array.from(ids, (i) => split.trainEdges.dst[i]);
+        const u = int32Of(ids.length, (j) => split.trainEdges.src[ids[j]]);
+        const v = int32Of(ids.length, (j) => split.trainEdges.dst[ids[j]]);
         // Corrupt the tail: (u, random vertex) as negatives.
-        const nu = Int32Array.from({length: k}, (_, j) => u[j % u.length]);
-        const nv = Int32Array.from({length: k}, () => randInt(rng, n));
+        const nu = int32Of(k, (j) => u[j % u.length]);
+        const nv = int32Of(k, () => randInt(rng, n));
         const loss = opt.minimize(() => {
           const pos = tf.sum(tf.mul(emb.lookup(u), emb.lookup(v)), 1);
           const neg = tf.sum(tf.mul(emb.lookup(nu), emb.lookup(nv)), 1);
