@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {markValid} from '../backend/index_validation';
-import {badSeed, type DeviceCsr} from './native_sampling';
+import {checkSeeds, type DeviceCsr, hopSeed} from './native_sampling';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 
 export interface FixedFanoutLayer {
@@ -35,9 +35,10 @@ export interface FixedFanoutSubgraph {
  */
 export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | Int32Array, fanouts: number[],
                                     opts: {seed?: number} = {}): FixedFanoutSubgraph {
-  fanouts.forEach((f, i) => {
-    if (!Number.isInteger(f) || f < 1) throw new RangeError(`sampleFixedSubgraph: fanouts[${i}] must be a positive integer, got ${f}`);
-  });
+  checkFanouts('sampleFixedSubgraph', fanouts);
+  // Host seeds are checked here, so the GPU sampler needs no error flag (a
+  // wait for the GPU); later hops' vertices come from the graph itself.
+  if (seeds instanceof Int32Array) checkSeeds('sampleFixedSubgraph', graph.numVertices, seeds);
   const first = seeds instanceof Int32Array ? tf.tensor1d(seeds, 'int32') : tf.clone(seeds);
   if (first.dtype !== 'int32' || first.rank !== 1) {
     first.dispose();
@@ -48,22 +49,12 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
     first.dispose();
     throw new RangeError(`sampleFixedSubgraph: seeds must be distinct (${first.size} seeds, ${distinct} distinct)`);
   }
-  // Host seeds are checked here, so the GPU sampler needs no error flag (a
-  // wait for the GPU); later hops' vertices come from the graph itself.
-  if (seeds instanceof Int32Array) {
-    const bad = seeds.findIndex((v) => !(v >= 0 && v < graph.numVertices));
-    if (bad >= 0) {
-      first.dispose();
-      throw badSeed('sampleFixedSubgraph', graph.numVertices, seeds, bad);
-    }
-    markValid(first, graph.numVertices);
-  }
+  if (seeds instanceof Int32Array) markValid(first, graph.numVertices);
   const layers: FixedFanoutLayer[] = [];
   let dst: tf.Tensor1D = first;
   try {
     fanouts.forEach((fanout, hop) => {
-      const seed = (opts.seed ?? 0) + hop * 0x9e3779b9;
-      const {ids} = graph.sample(dst, fanout, {replace: true, seed});
+      const {ids} = graph.sample(dst, fanout, {replace: true, seed: hopSeed(opts.seed ?? 0, hop)});
       const {values, indices} = tf.tidy(() => tf.unique(tf.concat([dst, ids])));
       ids.dispose();
       // Seeds and their sampled neighbours: vertices of the graph. An embedding
@@ -93,16 +84,13 @@ export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf
  */
 export function sampleFixedTree(graph: DeviceCsr | WholeMemoryCsr, seeds: Int32Array, fanouts: number[],
                                 opts: {seed?: number} = {}): {depths: tf.Tensor1D[]; fanouts: number[]; dispose(): void} {
-  fanouts.forEach((f, i) => {
-    if (!Number.isInteger(f) || f < 1) throw new RangeError(`sampleFixedTree: fanouts[${i}] must be a positive integer, got ${f}`);
-  });
-  const bad = seeds.findIndex((v) => !(v >= 0 && v < graph.numVertices));
-  if (bad >= 0) throw badSeed('sampleFixedTree', graph.numVertices, seeds, bad);
+  checkFanouts('sampleFixedTree', fanouts);
+  checkSeeds('sampleFixedTree', graph.numVertices, seeds);
   const depths = [tf.tensor1d(seeds, 'int32')];
   markValid(depths[0], graph.numVertices);
   try {
     fanouts.forEach((fanout, hop) => {
-      const {ids} = graph.sample(depths[hop], fanout, {replace: true, seed: (opts.seed ?? 0) + hop * 0x9e3779b9});
+      const {ids} = graph.sample(depths[hop], fanout, {replace: true, seed: hopSeed(opts.seed ?? 0, hop)});
       markValid(ids, graph.numVertices);  // drawn from the graph's own columns
       depths.push(ids);
     });
@@ -111,6 +99,12 @@ export function sampleFixedTree(graph: DeviceCsr | WholeMemoryCsr, seeds: Int32A
     throw e;
   }
   return {depths, fanouts: [...fanouts], dispose: () => tf.dispose(depths)};
+}
+
+function checkFanouts(what: string, fanouts: number[]): void {
+  fanouts.forEach((f, i) => {
+    if (!Number.isInteger(f) || f < 1) throw new RangeError(`${what}: fanouts[${i}] must be a positive integer, got ${f}`);
+  });
 }
 
 // Typed-array sort and one pass: cheaper than a Set for a batch of seeds.

@@ -39,6 +39,20 @@ export function badSeed(what: string, numVertices: number, seeds: ArrayLike<numb
   return new RangeError(`${what}: seed vertex ${seeds[at]} at position ${at} is not in [0, ${numVertices})`);
 }
 
+/** @internal Throws badSeed for the first host seed outside [0, numVertices). */
+export function checkSeeds(what: string, numVertices: number, seeds: Int32Array): void {
+  const bad = seeds.findIndex((v) => !(v >= 0 && v < numVertices));
+  if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
+}
+
+/**
+ * @internal The sampler seed of hop `hop` of a multi-hop sample seeded with
+ * `seed`: every multi-hop sampler uses it, so they draw the same neighbours.
+ */
+export function hopSeed(seed: number, hop: number): number {
+  return seed + hop * 0x9e3779b9;
+}
+
 type Int32Source = Int32Array | NativeHostMemory;
 
 /**

@@ -7,7 +7,7 @@ import {native} from '../backend/register';
 import {int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import {CsrGraph} from './csr';
-import {sampleNeighbors, SampleOptions} from './native_sampling';
+import {hopSeed, sampleNeighbors, SampleOptions} from './native_sampling';
 
 export interface SubgraphLayer {
   /** Global ids of this layer's outputs: a prefix of `src`. */
@@ -42,7 +42,7 @@ export function sampleSubgraph(g: CsrGraph, seeds: Int32Array, fanouts: number[]
   const layers: SubgraphLayer[] = [];
   let dst: Int32Array = seeds.slice();
   fanouts.forEach((fanout, hop) => {
-    const seed = (opts.seed ?? 0) + hop * 0x9e3779b9;
+    const seed = hopSeed(opts.seed ?? 0, hop);
     const replace = opts.replace ?? false;
     const drawn = sampleNeighbors(g, dst, fanout, {replace, seed, keyBy: opts.keyBy});
     const offsets = drawn.offsets ?? int32Of(dst.length + 1, (i) => i * fanout);
