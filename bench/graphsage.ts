@@ -36,6 +36,7 @@ import {loadCsr, saveCsr} from '../src/graph/csr_file';
 import {rmat} from '../src/graph/rmat';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
+import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
 import {median, rankOrMain, resultOnRanks} from './bench_util';
 
@@ -59,12 +60,12 @@ async function rank(): Promise<void> {
   const t0 = Date.now();
   const graph = loadCsr(process.env.BENCH_GRAPH_DIR!);
   // The graph once in WholeMemory over the ranks' GPUs (host memory on the CPU), sampled in place.
-  const localGraph = process.env.BENCH_GRAPH_MEMORY === 'device' && wm.deviceInfo().gpu;
+  const gpu = wm.deviceInfo().gpu;
+  const localGraph = process.env.BENCH_GRAPH_MEMORY === 'device' && gpu;
   const csr = localGraph ? new wm.graph.DeviceCsr(graph) : wm.graph.WholeMemoryCsr.create(comm, graph);
   const ownTable = process.env.BENCH_EMBEDDING_MEMORY === 'device';
   const allReduce = process.env.BENCH_ALLREDUCE !== '0';
   const loadSeconds = (Date.now() - t0) / 1000;
-  const gpu = wm.deviceInfo().gpu;
   const n = graph.numVertices;
   const model = new GraphSageClassifier({numNodes: n, numClasses: CLASSES, embeddingDim: DIM, hiddenDim: DIM, numLayers: 2, dropout: 0,
                                          seed: 3, embeddingLearningRate: LR, embeddingOptimizer: sgd({lr: LR}),
@@ -98,7 +99,7 @@ async function rank(): Promise<void> {
     }
     lap?.('sample');
     // Synthetic labels: the task does not matter, the work does.
-    const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % CLASSES), 'int32'), CLASSES));
+    const y = tf.tidy(() => tf.oneHot(tf.tensor1d(int32Of(seeds.length, (i) => seeds[i] % CLASSES), 'int32'), CLASSES));
     if (lap) {
       tf.dispose(logits());
       lap('forward');
