@@ -4,6 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
+import {writeFileAtomically} from '../util/files';
 import {CsrGraph} from './csr';
 
 const FORMAT = 'tfjs-wm-csr-int32-v1';
@@ -31,6 +32,7 @@ function writeArray(file: string, a: Int32Array): void {
     for (const {bytes, offset} of byteViews(a)) {
       for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, offset + at);
     }
+    fs.fsyncSync(fd);  // on disk before the header that makes it visible
   } finally {
     fs.closeSync(fd);
   }
@@ -63,8 +65,7 @@ export function saveCsr(g: CsrGraph, dir: string): void {
   writeArray(path.join(dir, 'row_ptr.i32'), g.rowPtr);
   writeArray(path.join(dir, 'col_idx.i32'), g.colIdx);
   const h: Header = {format: FORMAT, numVertices: g.numVertices, numEdges: g.numEdges};
-  fs.writeFileSync(`${header}.tmp`, JSON.stringify(h));
-  fs.renameSync(`${header}.tmp`, header);
+  writeFileAtomically(header, new TextEncoder().encode(JSON.stringify(h)));
 }
 
 /** Reads a graph saveCsr wrote, checking the header against the files. */
