@@ -1,19 +1,26 @@
-// `node dist/bench/dispatch.js` (GPU): host time per call of ops whose
+// `npm run bench:dispatch` (GPU): host time per call of ops whose
 // shapes change from step to step, as a sampled subgraph's do. Queues calls
 // without synchronising, so the time is what the host spends per call.
 import * as tf from '@tensorflow/tfjs-core';
 
+import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import * as wm from '../src/index';
 
-// Warm-up long enough for V8 to optimise the path (with 5 calls an add cost 3x).
-function perCallUs(f: (i: number) => tf.Tensor, calls: number, warm: (i: number) => tf.Tensor = f): number {
-  for (let i = 0; i < 1000; ++i) warm(i).dispose();
+// Host µs per call of f, queued without synchronising. The warm-up is long
+// enough for V8 to optimise the path (with 5 calls an add cost 3x).
+function hostUs(f: (i: number) => void, calls: number, warm: (i: number) => void = f): number {
+  for (let i = 0; i < 1000; ++i) warm(i);
   wm.synchronize();
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < calls; ++i) f(i).dispose();
-  const host = Number(process.hrtime.bigint() - t0) / 1e3 / calls;
+  for (let i = 0; i < calls; ++i) f(i);
+  const us = Number(process.hrtime.bigint() - t0) / 1e3 / calls;
   wm.synchronize();
-  return host;
+  return us;
+}
+
+// The same for an op: its output is disposed at once.
+function perCallUs(f: (i: number) => tf.Tensor, calls: number, warm: (i: number) => tf.Tensor = f): number {
+  return hostUs((i) => f(i).dispose(), calls, (i) => warm(i).dispose());
 }
 
 async function main(): Promise<void> {
@@ -44,17 +51,8 @@ async function main(): Promise<void> {
   const small = tf.randomNormal([8, 8]);
   out['add [8,8] (a small block)'] = perCallUs(() => tf.add(small, small), 2000);
   // The native calls under one op, alone: where the host time goes.
-  const be = tf.backend() as unknown as {native: {alloc(n: number): number; free(p: number): void; fill(dt: number, y: number, n: number, v: number): void;
-                                                  binaryFlat(op: number, a: number, b: number, x: number, y: number, z: number, n: number): void; synchronize(): void}};
-  const nativeUs = (f: () => void, calls = 2000) => {
-    for (let i = 0; i < 50; ++i) f();
-    be.native.synchronize();
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < calls; ++i) f();
-    const us = Number(process.hrtime.bigint() - t0) / 1e3 / calls;
-    be.native.synchronize();
-    return us;
-  };
+  const be = tf.backend() as WholeMemoryBackend;
+  const nativeUs = (f: () => void) => hostUs(f, 2000);
   const p = be.native.alloc(256), q = be.native.alloc(256);
   out['native alloc + free of 256 bytes'] = nativeUs(() => be.native.free(be.native.alloc(256)));
   // Above 1 MiB: cudaMallocAsync + cudaFreeAsync from the driver's pool (measured at 0.5 µs on an H200: not worth caching).
