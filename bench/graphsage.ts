@@ -25,11 +25,13 @@
 // BENCH_ALLREDUCE=0 (ranks step alone: no all-reduce, no waiting on peers).
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
+import * as inspector from 'inspector/promises';
 import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
+import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
 import {loadCsr, saveCsr} from '../src/graph/csr_file';
@@ -70,7 +72,7 @@ async function rank(): Promise<void> {
   const model = new GraphSageClassifier({numNodes: n, numClasses: CLASSES, embeddingDim: DIM, hiddenDim: DIM, numLayers: 2, dropout: 0,
                                          seed: 3, embeddingLearningRate: LR, embeddingOptimizer: sgd({lr: LR}),
                                          embeddingMemory: ownTable ? 'device' : 'continuous', communicator: ownTable ? undefined : comm});
-  const optimizer = tf.train.adam(LR);
+  const optimizer = wm.train.adam(LR);  // tf.train.adam's step in one native pass (dataParallel would fuse tf.train.adam too)
   const dp = wm.dataParallel(optimizer, comm);
   if (allReduce) dp.broadcastVariables(model.denseVariables);
   const minimize = (f: () => tf.Scalar, vars: tf.Variable[]) => (allReduce ? dp.minimize(f, vars) : optimizer.minimize(f, true, vars)!);
@@ -135,7 +137,45 @@ async function rank(): Promise<void> {
     }
     const top = [...kernels.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15).map(([k, v]) => `${k} ${v.ms.toFixed(2)} ms/${v.calls}`);
     fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} kernels (${p.kernels.length}): ${top.join(', ')}\n`);
+    // The slowest single calls with their shapes (a kernel's time includes its launch: time() synchronizes around it).
+    const slowest = [...p.kernels].sort((a, b) => (b.kernelTimeMs as number) - (a.kernelTimeMs as number)).slice(0, 12)
+                        .map((k) => `${k.name} ${(k.kernelTimeMs as number).toFixed(3)} ms ${JSON.stringify(k.inputShapes)}`);
+    fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} slowest calls: ${slowest.join('; ')}\n`);
     fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} profile (${n} vertices), ms per step: ${JSON.stringify(at)}; fallbacks: ${JSON.stringify(wm.fallbackCounts())}\n`);
+    // Host time inside the addon per step, by function (steps unsynchronised, as timed): the rest of a step is JavaScript.
+    const b = tf.backend();
+    if (b instanceof WholeMemoryBackend) {
+      const addon = b.native as unknown as Record<string, unknown>;
+      const spent = new Map<string, {us: number; calls: number}>();
+      const originals = new Map<string, (...a: unknown[]) => unknown>();
+      for (const [k, f] of Object.entries(addon)) {
+        if (typeof f !== 'function') continue;
+        originals.set(k, f as (...a: unknown[]) => unknown);
+        addon[k] = (...a: unknown[]) => {
+          const t = process.hrtime.bigint();
+          try {
+            return (f as (...a: unknown[]) => unknown).apply(addon, a);
+          } finally {
+            const e = spent.get(k) ?? {us: 0, calls: 0};
+            e.us += Number(process.hrtime.bigint() - t) / 1e3;
+            e.calls++;
+            spent.set(k, e);
+          }
+        };
+      }
+      const STEPS_TRACED = 20;
+      wm.synchronize();
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < STEPS_TRACED; ++i) trainOn(fixedSeeds(10 + i), 200 + i);
+      wm.synchronize();
+      const wall = Number(process.hrtime.bigint() - t0) / 1e3 / STEPS_TRACED;
+      for (const [k, f] of originals) addon[k] = f;
+      const rows = [...spent.entries()].sort((x, y) => y[1].us - x[1].us);
+      const inAddon = rows.reduce((acc, [, v]) => acc + v.us, 0) / STEPS_TRACED;
+      const table = rows.slice(0, 20).map(([k, v]) => `${k} ${(v.calls / STEPS_TRACED).toFixed(1)}×${(v.us / v.calls).toFixed(1)}µs`);
+      fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} addon: ${inAddon.toFixed(0)} of ${wall.toFixed(0)} µs per step ` +
+                        `(${rows.reduce((acc, [, v]) => acc + v.calls, 0) / STEPS_TRACED} calls); per step calls×µs: ${table.join(', ')}\n`);
+    }
   };
   // Distinct random seeds: a mark per vertex, cleared after (a Set cost 0.1 ms per step).
   if (n < BATCH) throw new RangeError(`bench:graphsage: ${BATCH} distinct seeds per step need a graph of at least as many vertices (${n}); raise BENCH_SCALE`);
@@ -160,6 +200,14 @@ async function rank(): Promise<void> {
   // wanders from run to run (by up to 30% between single windows).
   const windows: number[] = [];
   const stepTimes: number[] = [];
+  // BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each rank's timed windows (where the host's time per step goes).
+  const cpuProfile = process.env.BENCH_CPU_PROFILE ? new inspector.Session() : undefined;
+  if (cpuProfile) {
+    cpuProfile.connect();
+    await cpuProfile.post('Profiler.enable');
+    await cpuProfile.post('Profiler.setSamplingInterval', {interval: 100});
+    await cpuProfile.post('Profiler.start');
+  }
   const cpu0 = process.cpuUsage();
   for (let w = 0; w < WINDOWS; ++w) {
     const s0 = process.hrtime.bigint();
@@ -171,6 +219,12 @@ async function rank(): Promise<void> {
     wm.synchronize();
     comm.barrier();
     windows.push(Number(process.hrtime.bigint() - s0) / 1e9);
+  }
+  if (cpuProfile) {
+    const {profile: prof} = await cpuProfile.post('Profiler.stop');
+    fs.mkdirSync(process.env.BENCH_CPU_PROFILE!, {recursive: true});
+    fs.writeFileSync(path.join(process.env.BENCH_CPU_PROFILE!, `rank${comm.rank}-of-${comm.size}.cpuprofile`), JSON.stringify(prof));
+    cpuProfile.disconnect();
   }
   const seconds = median(windows);
   const cpu = process.cpuUsage(cpu0);

@@ -20,6 +20,7 @@ void InitComm(Napi::Env env, Napi::Object exports);       // comm_bindings.cc
 void InitEmbedding(Napi::Env env, Napi::Object exports);  // embedding_bindings.cc
 void InitShare(Napi::Env env, Napi::Object exports);      // share_bindings.cc
 void InitGraph(Napi::Env env, Napi::Object exports);      // graph_bindings.cc
+void InitOptimizers(Napi::Env env, Napi::Object exports); // optimizer_bindings.cc
 wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
 
 namespace {
@@ -588,6 +589,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitEmbedding(env, exports);
   InitShare(env, exports);
   InitGraph(env, exports);
+  InitOptimizers(env, exports);
   return exports;
 }
 

@@ -98,6 +98,9 @@ export interface NativeDeviceMemory {
   free(): void;
 }
 
+/** lr, beta1, beta2, epsilon, 1 - beta1, 1 - beta2, 1 - beta1^t, 1 - beta2^t (see wm/dense_optimizer.h). */
+export type AdamScalars = [number, number, number, number, number, number, number, number];
+
 export interface NativeAddon {
   sampleWithReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,
                         seed: number, out: number, errorFlag: number, keyByVertex?: boolean): void;
@@ -139,6 +142,9 @@ export interface NativeAddon {
   hostUniqueInt32(x: Int32Array, values: Int32Array, inverse: Int32Array): number;
   csrSpmm(rowPtr: number, colIdx: number, weight: number, rowScale: number, numRows: number, x: number, dim: number, out: number): void;
   neighborMean(neighbors: number, numRows: number, fanout: number, x: number, dim: number, out: number): void;
+  /** Adam over many tensors: 7 addresses per tensor (param, grad, m, v, outParam, outM, outV), one size per tensor. */
+  denseAdam(buffers: number[], sizes: number[], ...scalars: AdamScalars): void;
+  hostDenseAdam(buffers: Float32Array[], ...scalars: AdamScalars): void;
   neighborMeanGrad(neighbors: number, numRows: number, fanout: number, dy: number, dim: number, dx: number, numInputs: number): void;
   hostCsrSpmm(rowPtr: Int32Array, colIdx: Int32Array, weight: Float32Array | null, rowScale: Float32Array | null, x: Float32Array,
               dim: number, out: Float32Array): void;

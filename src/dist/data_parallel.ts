@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {Communicator} from '../memory/communicator';
+import {applyAdamFused, isAdam} from '../train/fused_adam';
 
 export interface DataParallel {
   /** Like optimizer.minimize: gradients of f over varList (default: all trainable variables), averaged over ranks. */
@@ -32,7 +33,8 @@ export function dataParallel(optimizer: tf.Optimizer, comm: Communicator, opts: 
     minimize(f, varList) {
       const {value, grads} = tf.variableGrads(f, varList);
       const names = Object.keys(grads).sort();  // the same order on every rank
-      if (optimizer instanceof tf.SGDOptimizer) {
+      // Exactly tfjs' SGD (not instanceof: tfjs answers it by duck typing, true for every optimizer; not a subclass such as Momentum).
+      if (Object.getPrototypeOf(optimizer) === tf.SGDOptimizer.prototype) {
         // Plain SGD: the averaging and the update happen in one all-reduce pass.
         const vars = names.map((k) => tf.engine().registeredVariables[k]);
         const lr = (optimizer as unknown as {learningRate: number}).learningRate;
@@ -44,7 +46,8 @@ export function dataParallel(optimizer: tf.Optimizer, comm: Communicator, opts: 
       const reduced = comm.allReduce(names.map((k) => grads[k]), {op});
       const averaged: tf.NamedTensorMap = {};
       names.forEach((k, i) => (averaged[k] = reduced[i]));
-      optimizer.applyGradients(averaged);
+      // Adam (tf.train.adam or wm.train.adam): one native pass over every variable.
+      if (!(isAdam(optimizer) && applyAdamFused(optimizer, averaged))) optimizer.applyGradients(averaged);
       tf.dispose([...Object.values(grads), ...reduced]);
       return value;
     },

@@ -1,6 +1,7 @@
 // Built when CMake finds no CUDA compiler: the library reports no GPU and its
 // device entry points refuse with a clear error. The TypeScript backend never
 // calls them then; it runs every kernel on the CPU.
+#include "wm/dense_optimizer.h"
 #include "wm/device_whole_memory.h"
 #include "wm/peer_allreduce.h"
 #include "wm/graph_ops.h"
@@ -95,6 +96,7 @@ void sharedDeviceClose(uint64_t) {}
 int64_t uniqueInt32(uint64_t, int64_t, uint64_t, uint64_t) { noCuda("unique"); }
 void csrSpmm(uint64_t, uint64_t, uint64_t, uint64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("csrSpmm"); }
 void neighborMean(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("neighborMean"); }
+void denseAdam(const std::vector<AdamTensor<uint64_t>>&, const AdamScalars&) { noCuda("denseAdam"); }
 void neighborMeanGrad(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t, int64_t) { noCuda("neighborMeanGrad"); }
 int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
 bool ncclAvailable() { return false; }

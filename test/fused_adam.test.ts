@@ -1,0 +1,149 @@
+// wm.train.adam (one native pass per step: a CUDA kernel on the GPU, a C++
+// loop on the CPU) against tfjs' own Adam on tfjs-backend-cpu, and
+// dataParallel's use of it.
+import '@tensorflow/tfjs-backend-cpu';
+
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {soloCommunicator} from '../src/memory/communicator';
+import {rng} from './helpers';
+
+// Odd sizes, a scalar, an empty tensor, one past the float4 width.
+const SHAPES = [[7, 13], [1], [0, 5], [130], [64, 33], []];
+
+interface Run {
+  values: Float32Array[][];  // per step, per variable
+  weights: Float32Array[];   // the optimizer's getWeights() at the end (iterations, then m and v)
+}
+
+// Random coefficients make every element's gradient different and depend on the variable.
+function problem(seed: number) {
+  const r = rng(seed);
+  const init = SHAPES.map((s) => Float32Array.from({length: s.reduce((a, b) => a * b, 1)}, () => r() * 4 - 2));
+  const coef = SHAPES.map((s) => Float32Array.from({length: s.reduce((a, b) => a * b, 1)}, () => r() * 6 - 3));
+  return {init, coef};
+}
+
+async function train(backend: string, makeOpt: () => tf.Optimizer, steps: number,
+                     apply?: (opt: tf.Optimizer, loss: () => tf.Scalar, vars: tf.Variable[]) => void,
+                     restartAt?: number, makeAfter = makeOpt): Promise<Run> {
+  await tf.setBackend(backend);
+  const {init, coef} = problem(11);
+  const vars = SHAPES.map((s, i) => tf.variable(tf.tensor(init[i], s, 'float32')));
+  const cs = SHAPES.map((s, i) => tf.tensor(coef[i], s, 'float32'));
+  // Loss: sum(c * w) + 0.3 * sum(w^2) + sum(sin(w)): gradients vary by element and step.
+  const loss = () => tf.addN(vars.map((v, i) => tf.addN([tf.sum(tf.mul(cs[i], v)), tf.mul(0.3, tf.sum(tf.square(v))), tf.sum(tf.sin(v))]))) as tf.Scalar;
+  let opt = makeOpt();
+  const values: Float32Array[][] = [];
+  for (let s = 0; s < steps; ++s) {
+    if (s === restartAt) {
+      // A checkpoint: the state goes into a fresh optimizer, which must continue exactly.
+      const saved = await opt.getWeights();
+      const copies = saved.map((w) => ({name: w.name, tensor: tf.clone(w.tensor)}));
+      opt.dispose();
+      opt = makeAfter();
+      await opt.setWeights(copies);
+      tf.dispose(copies.map((c) => c.tensor));
+    }
+    if (apply) apply(opt, loss, vars);
+    else opt.minimize(loss, true, vars)?.dispose();
+    values.push(vars.map((v) => v.dataSync().slice() as Float32Array));
+  }
+  const weights = (await opt.getWeights()).map((w) => w.tensor.dataSync().slice() as Float32Array);
+  tf.dispose([...vars, ...cs]);
+  opt.dispose();
+  return {values, weights};
+}
+
+function expectRunsClose(got: Run, want: Run): void {
+  expect(got.values.length).to.equal(want.values.length);
+  got.values.forEach((step, s) => step.forEach((v, i) => {
+    expect(v.length, `step ${s} variable ${i} size`).to.equal(want.values[s][i].length);
+    v.forEach((x, k) => {
+      const e = want.values[s][i][k];
+      if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`step ${s} variable ${i} [${k}]: ${x}, tfjs ${e}`);
+    });
+  }));
+  expect(got.weights.length, 'optimizer weights').to.equal(want.weights.length);
+  got.weights.forEach((w, i) => w.forEach((x, k) => {
+    const e = want.weights[i][k];
+    if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`optimizer weight ${i} [${k}]: ${x}, tfjs ${e}`);
+  }));
+}
+
+describe('wm.train.adam (fused dense Adam)', () => {
+  const make = (f: typeof tf.train.adam) => () => f(0.05, 0.8, 0.95, 1e-6);
+  let reference: Run;
+  before(async () => {
+    reference = await train('cpu', make(tf.train.adam), 8);
+  });
+  after(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  it('steps as tf.train.adam on tfjs-backend-cpu does: variables, moments and step count', async () => {
+    const got = await train(wm.BACKEND_NAME, make(wm.train.adam), 8);
+    expectRunsClose(got, reference);
+    // The values moved: the comparison is not of two untouched copies.
+    expect(got.values[7][0][0]).to.not.equal(got.values[0][0][0]);
+  });
+
+  it('continues exactly after its state is saved and loaded (getWeights/setWeights)', async () => {
+    const got = await train(wm.BACKEND_NAME, make(wm.train.adam), 8, undefined, 3);
+    expectRunsClose(got, reference);
+  });
+
+  it('shares its state with tf.train.adam both ways (switching optimizers mid-run changes nothing)', async () => {
+    expectRunsClose(await train(wm.BACKEND_NAME, make(tf.train.adam), 8, undefined, 3, make(wm.train.adam)), reference);
+    expectRunsClose(await train(wm.BACKEND_NAME, make(wm.train.adam), 8, undefined, 5, make(tf.train.adam)), reference);
+  });
+
+  it('dataParallel with tf.train.adam on one rank steps as tf.train.adam does (not as SGD)', async () => {
+    const comm = soloCommunicator();
+    try {
+      const got = await train(wm.BACKEND_NAME, make(tf.train.adam), 8, (opt, loss, vars) => {
+        tf.dispose(wm.dataParallel(opt, comm).minimize(loss, vars));
+      });
+      expectRunsClose(got, reference);
+    } finally {
+      comm.destroy();
+    }
+  });
+
+  it('dataParallel still fuses plain SGD into its all-reduce, and leaves Momentum to tfjs', async () => {
+    const comm = soloCommunicator();
+    try {
+      for (const [name, makeOpt] of [['sgd', () => tf.train.sgd(0.05)], ['momentum', () => tf.train.momentum(0.05, 0.9)]] as const) {
+        const want = await train('cpu', makeOpt, 4);
+        const got = await train(wm.BACKEND_NAME, makeOpt, 4, (opt, loss, vars) => {
+          tf.dispose(wm.dataParallel(opt, comm).minimize(loss, vars));
+        });
+        got.values.forEach((step, s) => step.forEach((v, i) => v.forEach((x, k) => {
+          const e = want.values[s][i][k];
+          if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`${name}: step ${s} variable ${i} [${k}]: ${x}, tfjs ${e}`);
+        })));
+      }
+    } finally {
+      comm.destroy();
+    }
+  });
+
+  it('leaves no tensors or device memory behind over 200 steps', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const v = [tf.variable(tf.randomNormal([33, 17], 0, 1, 'float32', 3)), tf.variable(tf.randomNormal([17], 0, 1, 'float32', 4))];
+    const opt = wm.train.adam(0.01);
+    const loss = () => tf.add(tf.sum(tf.square(v[0])), tf.sum(tf.sin(v[1]))) as tf.Scalar;
+    opt.minimize(loss, true, v)?.dispose();
+    await wm.synchronize();
+    const before = wm.memoryInfo();
+    for (let i = 0; i < 200; ++i) opt.minimize(loss, true, v)?.dispose();
+    await wm.synchronize();
+    const after = wm.memoryInfo();
+    expect(after.numTensors).to.equal(before.numTensors);
+    expect(after.deviceBytesInUse).to.equal(before.deviceBytesInUse);
+    tf.dispose(v);
+    opt.dispose();
+  });
+});
