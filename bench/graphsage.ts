@@ -100,18 +100,18 @@ async function rank(): Promise<void> {
       sampled = host;
     }
     lap?.('sample');
-    // Synthetic labels: the task does not matter, the work does.
-    const y = tf.tidy(() => tf.oneHot(tf.tensor1d(int32Of(seeds.length, (i) => seeds[i] % CLASSES), 'int32'), CLASSES));
+    // Synthetic labels: the task does not matter, the work does. Class ids for the native loss (torch's cross_entropy takes ids too).
+    const y = int32Of(seeds.length, (i) => seeds[i] % CLASSES);
     if (lap) {
       tf.dispose(logits());
       lap('forward');
     }
-    const loss = minimize(() => tf.losses.softmaxCrossEntropy(y, logits()) as tf.Scalar, model.trainableVariables);
+    const loss = minimize(() => wm.nn.softmaxCrossEntropy(y, logits()) as tf.Scalar, model.trainableVariables);
     lap?.('forward+backward+dense step');
     model.embedding.step();
     lap?.('embedding step');
     sampled.dispose();
-    tf.dispose([y, loss]);
+    loss.dispose();
   };
   // BENCH_PROFILE=<file>: where a step's time goes, and which kernels ran on the CPU fallback.
   const profile = async () => {

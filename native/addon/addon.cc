@@ -538,6 +538,67 @@ WM_FN(HostSoftmax) {
   });
 }
 
+// softmaxCrossEntropy(logits, labels, classIds, rows, classes, scale, rowLoss | 0, total | 0)
+WM_FN(SoftmaxCrossEntropy) {
+  return guard(info, [&] {
+    wm::softmaxCrossEntropy(ptrArg(info, 0, "logits"), ptrArg(info, 1, "labels"), info[2].ToBoolean().Value(), intArg(info, 3, "rows"),
+                            intArg(info, 4, "classes"), static_cast<float>(numArg(info, 5, "scale")), ptrArg(info, 6, "rowLoss"),
+                            ptrArg(info, 7, "total"));
+    return info.Env().Undefined();
+  });
+}
+
+// softmaxCrossEntropyGrad(logits, labels, classIds, rows, classes, dLoss, perRow, scale, dLogits)
+WM_FN(SoftmaxCrossEntropyGrad) {
+  return guard(info, [&] {
+    wm::softmaxCrossEntropyGrad(ptrArg(info, 0, "logits"), ptrArg(info, 1, "labels"), info[2].ToBoolean().Value(), intArg(info, 3, "rows"),
+                                intArg(info, 4, "classes"), ptrArg(info, 5, "dLoss"), info[6].ToBoolean().Value(),
+                                static_cast<float>(numArg(info, 7, "scale")), ptrArg(info, 8, "dLogits"));
+    return info.Env().Undefined();
+  });
+}
+
+// A typed array of at least `need` elements, or (when optional) null/undefined.
+float* floatsArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t need, bool optional = false) {
+  if (optional && (info[i].IsNull() || info[i].IsUndefined())) return nullptr;
+  auto t = typedArg(info, i, name);
+  if (t.TypedArrayType() != napi_float32_array) throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a Float32Array");
+  if (static_cast<int64_t>(t.ElementLength()) < need)
+    throw Napi::RangeError::New(info.Env(), std::string(name) + " holds " + std::to_string(t.ElementLength()) + " values, needs " + std::to_string(need));
+  return static_cast<float*>(typedData(t));
+}
+
+const void* labelsArg(const Napi::CallbackInfo& info, size_t i, bool classIds, int64_t rows, int64_t classes) {
+  auto t = typedArg(info, i, "labels");
+  const auto want = classIds ? napi_int32_array : napi_float32_array;
+  const int64_t need = classIds ? rows : rows * classes;
+  if (t.TypedArrayType() != want || static_cast<int64_t>(t.ElementLength()) != need)
+    throw Napi::TypeError::New(info.Env(), classIds ? "labels must be an Int32Array of one class id per row" : "labels must be a Float32Array of rows x classes");
+  return typedData(t);
+}
+
+WM_FN(HostSoftmaxCrossEntropy) {
+  return guard(info, [&] {
+    const bool ids = info[2].ToBoolean().Value();
+    const int64_t rows = intArg(info, 3, "rows"), classes = intArg(info, 4, "classes");
+    wm::host::softmaxCrossEntropy(floatsArg(info, 0, "logits", rows * classes), labelsArg(info, 1, ids, rows, classes), ids, rows, classes,
+                                  static_cast<float>(numArg(info, 5, "scale")), floatsArg(info, 6, "rowLoss", rows, true),
+                                  floatsArg(info, 7, "total", 1, true));
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(HostSoftmaxCrossEntropyGrad) {
+  return guard(info, [&] {
+    const bool ids = info[2].ToBoolean().Value(), perRow = info[6].ToBoolean().Value();
+    const int64_t rows = intArg(info, 3, "rows"), classes = intArg(info, 4, "classes");
+    wm::host::softmaxCrossEntropyGrad(floatsArg(info, 0, "logits", rows * classes), labelsArg(info, 1, ids, rows, classes), ids, rows,
+                                      classes, floatsArg(info, 5, "dLoss", perRow ? rows : 1), perRow,
+                                      static_cast<float>(numArg(info, 7, "scale")), floatsArg(info, 8, "dLogits", rows * classes));
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(HostBatchMatMul) {
   return guard(info, [&] {
     wm::host::batchMatMul(static_cast<const float*>(typedData(typedArg(info, 0, "a"))),
@@ -579,7 +640,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot},
       {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
       {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax},
-      {"hostBatchMatMul", HostBatchMatMul}, {"hostGather", HostGather},
+      {"hostBatchMatMul", HostBatchMatMul}, {"softmaxCrossEntropy", SoftmaxCrossEntropy},
+      {"softmaxCrossEntropyGrad", SoftmaxCrossEntropyGrad}, {"hostSoftmaxCrossEntropy", HostSoftmaxCrossEntropy},
+      {"hostSoftmaxCrossEntropyGrad", HostSoftmaxCrossEntropyGrad}, {"hostGather", HostGather},
       {"managedAlloc", ManagedAlloc}, {"managedFree", ManagedFree}, {"managedEmptyCache", ManagedEmptyCache},
       {"managedInfo", ManagedInfo}, {"managedSizeClass", ManagedSizeClass}, {"managedAdvise", ManagedAdvise},
       {"managedPrefetch", ManagedPrefetch}, {"pinnedHostAlloc", PinnedHostAlloc}, {"pinnedHostFree", PinnedHostFree},

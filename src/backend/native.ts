@@ -215,6 +215,15 @@ export interface NativeAddon {
   hostReduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: ArrayBufferView, y: ArrayBufferView, outer: number,
              reduceSize: number, inner: number): void;
   hostSoftmax(x: Float32Array, y: Float32Array, outer: number, inner: number, log: boolean): void;
+  /** Softmax cross-entropy (wm/ops.h): rowLoss and total are optional (0 / null). */
+  softmaxCrossEntropy(logits: number, labels: number, classIds: boolean, rows: number, classes: number, scale: number, rowLoss: number,
+                      total: number): void;
+  softmaxCrossEntropyGrad(logits: number, labels: number, classIds: boolean, rows: number, classes: number, dLoss: number, perRow: boolean,
+                          scale: number, dLogits: number): void;
+  hostSoftmaxCrossEntropy(logits: Float32Array, labels: Float32Array | Int32Array, classIds: boolean, rows: number, classes: number,
+                          scale: number, rowLoss: Float32Array | null, total: Float32Array | null): void;
+  hostSoftmaxCrossEntropyGrad(logits: Float32Array, labels: Float32Array | Int32Array, classIds: boolean, rows: number, classes: number,
+                              dLoss: Float32Array, perRow: boolean, scale: number, dLogits: Float32Array): void;
   hostBatchMatMul(a: Float32Array, b: Float32Array, c: Float32Array, batch: number, m: number, n: number, k: number,
                   transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number): void;
   /** Returns the position of the first out-of-range index (nothing written), or -1. */

@@ -5,3 +5,5 @@ export {adagrad, adam, rmsprop, sgd} from './sparse_optimizer';
 export type {SparseOptimizerConfig, SparseOptimizerName} from './sparse_optimizer';
 export {fullGraph, GraphSageClassifier, sampleBlock} from './graphsage';
 export type {FullGraph, GraphSageConfig, SampledBlock} from './graphsage';
+export {softmaxCrossEntropy} from './softmax_cross_entropy';
+export type {LossReduction} from './softmax_cross_entropy';

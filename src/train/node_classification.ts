@@ -10,6 +10,7 @@ import {sampleSubgraph} from '../graph/subgraph';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../nn/graphsage';
 import {seededRng, shuffle} from '../util/random';
 import {adam} from './fused_adam';
+import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 
 export interface NodeClassificationOptions {
   epochs: number;
@@ -102,10 +103,10 @@ export async function trainNodeClassification(
         const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, o.fanouts, rng) : undefined;
         const sub = o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, o.fanouts, {seed: Math.floor(rng() * 2 ** 31)}) : undefined;
         const dropoutSeed = Math.floor(rng() * 2 ** 31);
-        const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => labels[v]), 'int32'), data.numClasses));
+        const y = Int32Array.from(seeds, (v) => labels[v]);  // class ids: the native loss needs no one-hot matrix
         const loss = optimizer.minimize(() => {
           const logits = block ? model.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed);
-          const ce = tf.losses.softmaxCrossEntropy(y, logits);
+          const ce = softmaxCrossEntropy(y, logits);
           const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
           return tf.add(ce, tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
         }, true, model.trainableVariables)!;
@@ -113,7 +114,7 @@ export async function trainNodeClassification(
         sub?.dispose();
         lossSum += (await loss.data())[0];
         ++batches;
-        tf.dispose([loss, y]);
+        loss.dispose();
       }
       const trainSeconds = (Date.now() - started) / 1000;
       const predicted = model.predict(full);

@@ -33,6 +33,13 @@ void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t ou
 
 void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log);
 
+// The host versions of wm::softmaxCrossEntropy / softmaxCrossEntropyGrad
+// (labels: float32 [rows, classes], or int32 [rows] with classIds).
+void softmaxCrossEntropy(const float* logits, const void* labels, bool classIds, int64_t rows, int64_t classes, float scale,
+                         float* rowLoss, float* total);
+void softmaxCrossEntropyGrad(const float* logits, const void* labels, bool classIds, int64_t rows, int64_t classes,
+                             const float* dLoss, bool perRow, float scale, float* dLogits);
+
 void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k,
                  bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride);
 

@@ -64,6 +64,19 @@ void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y,
 // Row-wise softmax (or log-softmax) of an [outer, inner] float32 view.
 void softmax(uint64_t x, uint64_t y, int64_t outer, int64_t inner, bool log);
 
+// Softmax cross-entropy of [rows, classes] logits against labels: float32
+// [rows, classes] (one-hot or any distribution) or, with classIds, int32
+// [rows] class ids (each in [0, classes): the caller checks). Row i's loss is
+// sum_c y_ic * (logsumexp_i - x_ic). Writes rowLoss[i] (may be 0) and/or
+// total = scale * sum_i rowLoss[i] (may be 0; summed in row order).
+void softmaxCrossEntropy(uint64_t logits, uint64_t labels, bool classIds, int64_t rows, int64_t classes, float scale,
+                         uint64_t rowLoss, uint64_t total);
+
+// Its gradient in the logits: dx_ic = (softmax_ic * sum_c y_ic - y_ic) * g_i,
+// g_i = scale * dLoss[perRow ? i : 0]. Labels get no gradient.
+void softmaxCrossEntropyGrad(uint64_t logits, uint64_t labels, bool classIds, int64_t rows, int64_t classes,
+                             uint64_t dLoss, bool perRow, float scale, uint64_t dLogits);
+
 // C[b] = op(A[b]) x op(B[b]), float32, row-major; aBatchStride/bBatchStride
 // of 0 broadcast one matrix over the batch. Uses cuBLAS when it loads.
 void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m,

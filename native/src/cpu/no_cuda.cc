@@ -97,6 +97,8 @@ int64_t uniqueInt32(uint64_t, int64_t, uint64_t, uint64_t) { noCuda("unique"); }
 void csrSpmm(uint64_t, uint64_t, uint64_t, uint64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("csrSpmm"); }
 void neighborMean(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("neighborMean"); }
 void denseAdam(const std::vector<AdamTensor<uint64_t>>&, const AdamScalars&) { noCuda("denseAdam"); }
+void softmaxCrossEntropy(uint64_t, uint64_t, bool, int64_t, int64_t, float, uint64_t, uint64_t) { noCuda("softmaxCrossEntropy"); }
+void softmaxCrossEntropyGrad(uint64_t, uint64_t, bool, int64_t, int64_t, uint64_t, bool, float, uint64_t) { noCuda("softmaxCrossEntropyGrad"); }
 void neighborMeanGrad(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t, int64_t) { noCuda("neighborMeanGrad"); }
 int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
 bool ncclAvailable() { return false; }

@@ -1,0 +1,104 @@
+// tf.losses.softmaxCrossEntropy in one native pass forward and one backward
+// (tfjs composes it from about fifteen kernels each way, and a GNN step on a
+// GPU spends its time launching kernels, not running them). Labels may be
+// class ids, which also saves building the one-hot matrix.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {knownValid, markValid} from '../backend/index_validation';
+
+export type LossReduction = 'mean' | 'sum' | 'none';
+
+/**
+ * Softmax cross-entropy of logits [rows, classes] against `labels`: float32
+ * [rows, classes] (one-hot rows or any distributions), or class ids (int32
+ * tensor [rows] or an Int32Array). reduction 'mean' (default, as
+ * tf.losses.softmaxCrossEntropy without weights: NaN for no rows), 'sum',
+ * or 'none' (the [rows] losses). Differentiable in the logits only.
+ */
+export function softmaxCrossEntropy(labels: tf.Tensor | Int32Array, logits: tf.Tensor, opts: {reduction?: LossReduction} = {}): tf.Tensor {
+  const reduction = opts.reduction ?? 'mean';
+  if (!['mean', 'sum', 'none'].includes(reduction)) throw new RangeError(`softmaxCrossEntropy: reduction must be 'mean', 'sum' or 'none', got '${reduction}'`);
+  if (logits.rank !== 2 || logits.dtype !== 'float32') {
+    throw new TypeError(`softmaxCrossEntropy: logits must be a float32 [rows, classes] tensor, got ${logits.dtype} [${logits.shape}]`);
+  }
+  const [rows, classes] = logits.shape as [number, number];
+  if (classes < 1) throw new RangeError('softmaxCrossEntropy: logits need at least one class');
+  const ids = labels instanceof Int32Array || labels.dtype === 'int32';
+  if (ids) {
+    const n = labels instanceof Int32Array ? labels.length : labels.size;
+    if ((labels instanceof tf.Tensor && labels.rank !== 1) || n !== rows) {
+      throw new RangeError(`softmaxCrossEntropy: class-id labels must hold one id per row (${rows}), got ${labels instanceof Int32Array ? n : `[${(labels as tf.Tensor).shape}]`}`);
+    }
+  } else if ((labels as tf.Tensor).dtype !== 'float32' || !tf.util.arraysEqual((labels as tf.Tensor).shape, logits.shape)) {
+    throw new TypeError(`softmaxCrossEntropy: labels must be float32 [${logits.shape}] or int32 class ids, got ${(labels as tf.Tensor).dtype} [${(labels as tf.Tensor).shape}]`);
+  }
+  const owned = labels instanceof Int32Array;
+  if (ids) checkClassIds(labels as tf.Tensor | Int32Array, classes);
+  const y = labels instanceof Int32Array ? tf.tensor1d(labels, 'int32') : labels;
+  if (owned) markValid(y, classes);
+  try {
+    const b = tf.backend();
+    if (!(b instanceof WholeMemoryBackend) || !(b.gpu || b.hostKernels)) return composite(y, logits, ids, classes, reduction);
+    const scale = reduction === 'mean' ? 1 / rows : 1;
+    const outShape = reduction === 'none' ? [rows] : [];
+    // The gradient reads the logits and labels after the forward's scope has
+    // ended: saved tensors live until tfjs has run the backward pass.
+    const f = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+      save([x, y]);
+      return {
+        value: forward(b, x, y, ids, rows, classes, scale, outShape),
+        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(b, saved[0], saved[1], ids, rows, classes, dy, reduction === 'none', scale),
+      };
+    }) as unknown as Parameters<typeof tf.customGrad>[0]);
+    return f(logits) as tf.Tensor;
+  } finally {
+    if (owned) y.dispose();
+  }
+}
+
+// Ids are checked once per tensor (then marked), on the host for arrays.
+function checkClassIds(labels: tf.Tensor | Int32Array, classes: number): void {
+  if (labels instanceof tf.Tensor && knownValid(labels, classes)) return;
+  const v = labels instanceof Int32Array ? labels : (labels.dataSync() as Int32Array);
+  for (let i = 0; i < v.length; ++i) {
+    if (!(v[i] >= 0 && v[i] < classes)) throw new RangeError(`softmaxCrossEntropy: label ${v[i]} at position ${i} is not a class id in [0, ${classes})`);
+  }
+  if (labels instanceof tf.Tensor) markValid(labels, classes);
+}
+
+function forward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean, rows: number, classes: number, scale: number,
+                 outShape: number[]): tf.Tensor {
+  const perRow = outShape.length === 1;
+  if (b.gpu) {
+    const {info, ptr} = b.makeDeviceOutput(outShape, 'float32');
+    b.native.softmaxCrossEntropy(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, scale, perRow ? ptr : 0, perRow ? 0 : ptr);
+    return tf.engine().makeTensorFromTensorInfo(info);
+  }
+  const out = new Float32Array(perRow ? rows : 1);
+  b.native.hostSoftmaxCrossEntropy(b.hostArray(x) as Float32Array, b.hostArray(y) as Float32Array | Int32Array, ids, rows, classes, scale,
+                                   perRow ? out : null, perRow ? null : out);
+  return tf.tensor(out, outShape, 'float32');
+}
+
+function backward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean, rows: number, classes: number, dy: tf.Tensor,
+                  perRow: boolean, scale: number): tf.Tensor {
+  if (b.gpu) {
+    const {info, ptr} = b.makeDeviceOutput([rows, classes], 'float32');
+    b.native.softmaxCrossEntropyGrad(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, b.devicePtr(dy), perRow, scale, ptr);
+    return tf.engine().makeTensorFromTensorInfo(info);
+  }
+  const out = new Float32Array(rows * classes);
+  b.native.hostSoftmaxCrossEntropyGrad(b.hostArray(x) as Float32Array, b.hostArray(y) as Float32Array | Int32Array, ids, rows, classes,
+                                       b.hostArray(dy) as Float32Array, perRow, scale, out);
+  return tf.tensor(out, [rows, classes], 'float32');
+}
+
+// Other backends: tfjs' own composite loss.
+function composite(y: tf.Tensor, logits: tf.Tensor, ids: boolean, classes: number, reduction: LossReduction): tf.Tensor {
+  return tf.tidy(() => {
+    const oneHot = ids ? tf.oneHot(y as tf.Tensor1D, classes).toFloat() : y;
+    const r = reduction === 'mean' ? tf.Reduction.SUM_BY_NONZERO_WEIGHTS : reduction === 'sum' ? tf.Reduction.SUM : tf.Reduction.NONE;
+    return tf.losses.softmaxCrossEntropy(oneHot, logits, undefined, 0, r);
+  });
+}
