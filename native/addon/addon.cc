@@ -309,7 +309,8 @@ WM_FN(BatchMatMul) {
     wm::batchMatMul(ptrArg(info, 0, "a"), ptrArg(info, 1, "b"), ptrArg(info, 2, "c"),
                     intArg(info, 3, "batch"), intArg(info, 4, "m"), intArg(info, 5, "n"),
                     intArg(info, 6, "k"), info[7].ToBoolean().Value(), info[8].ToBoolean().Value(),
-                    intArg(info, 9, "aBatchStride"), intArg(info, 10, "bBatchStride"));
+                    intArg(info, 9, "aBatchStride"), intArg(info, 10, "bBatchStride"),
+                    info.Length() > 11 ? static_cast<float>(numArg(info, 11, "beta")) : 0.f);
     return info.Env().Undefined();
   });
 }
@@ -538,6 +539,23 @@ WM_FN(HostSoftmax) {
   });
 }
 
+// biasActivation(y, bias, rows, cols, relu)
+WM_FN(BiasActivation) {
+  return guard(info, [&] {
+    wm::biasActivation(ptrArg(info, 0, "y"), ptrArg(info, 1, "bias"), intArg(info, 2, "rows"), intArg(info, 3, "cols"), info[4].ToBoolean().Value());
+    return info.Env().Undefined();
+  });
+}
+
+// biasActivationGrad(dy, y, rows, cols, relu, dz, dBias)
+WM_FN(BiasActivationGrad) {
+  return guard(info, [&] {
+    wm::biasActivationGrad(ptrArg(info, 0, "dy"), ptrArg(info, 1, "y"), intArg(info, 2, "rows"), intArg(info, 3, "cols"),
+                           info[4].ToBoolean().Value(), ptrArg(info, 5, "dz"), ptrArg(info, 6, "dBias"));
+    return info.Env().Undefined();
+  });
+}
+
 // softmaxCrossEntropy(logits, labels, classIds, rows, classes, scale, rowLoss | 0, total | 0)
 WM_FN(SoftmaxCrossEntropy) {
   return guard(info, [&] {
@@ -641,6 +659,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
       {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax},
       {"hostBatchMatMul", HostBatchMatMul}, {"softmaxCrossEntropy", SoftmaxCrossEntropy},
+      {"biasActivation", BiasActivation}, {"biasActivationGrad", BiasActivationGrad},
       {"softmaxCrossEntropyGrad", SoftmaxCrossEntropyGrad}, {"hostSoftmaxCrossEntropy", HostSoftmaxCrossEntropy},
       {"hostSoftmaxCrossEntropyGrad", HostSoftmaxCrossEntropyGrad}, {"hostGather", HostGather},
       {"managedAlloc", ManagedAlloc}, {"managedFree", ManagedFree}, {"managedEmptyCache", ManagedEmptyCache},

@@ -146,6 +146,9 @@ export interface NativeAddon {
   denseAdam(buffers: number[], sizes: number[], ...scalars: AdamScalars): void;
   hostDenseAdam(buffers: Float32Array[], ...scalars: AdamScalars): void;
   neighborMeanGrad(neighbors: number, numRows: number, fanout: number, dy: number, dim: number, dx: number, numInputs: number): void;
+  /** y = act(y + bias) in place; its gradient dz and the bias gradient (wm/ops.h). */
+  biasActivation(y: number, bias: number, rows: number, cols: number, relu: boolean): void;
+  biasActivationGrad(dy: number, y: number, rows: number, cols: number, relu: boolean, dz: number, dBias: number): void;
   hostCsrSpmm(rowPtr: Int32Array, colIdx: Int32Array, weight: Float32Array | null, rowScale: Float32Array | null, x: Float32Array,
               dim: number, out: Float32Array): void;
   negativePairs(rowPtr: number, colIdx: number, numVertices: number, count: number, seed: number, src: number, dst: number): number;
@@ -192,8 +195,9 @@ export interface NativeAddon {
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, y: number, outer: number,
          inner: number): void;
   softmax(x: number, y: number, outer: number, inner: number, log: boolean): void;
+  /** C = op(A) op(B) + beta C (beta default 0). */
   batchMatMul(a: number, b: number, c: number, batch: number, m: number, n: number, k: number,
-              transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number): void;
+              transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number, beta?: number): void;
   gather(dt: NativeDType, x: number, indices: number, y: number, outer: number, axisDim: number,
          inner: number, numIndices: number, outerPerBatch: number, errorFlag: number): void;
   unsortedSegmentSum(dt: NativeDType, x: number, segmentIds: number, y: number, numRows: number,

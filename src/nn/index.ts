@@ -7,3 +7,4 @@ export {fullGraph, GraphSageClassifier, sampleBlock} from './graphsage';
 export type {FullGraph, GraphSageConfig, SampledBlock} from './graphsage';
 export {softmaxCrossEntropy} from './softmax_cross_entropy';
 export type {LossReduction} from './softmax_cross_entropy';
+export {sageLayer} from './sage_layer';

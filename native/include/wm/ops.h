@@ -77,11 +77,19 @@ void softmaxCrossEntropy(uint64_t logits, uint64_t labels, bool classIds, int64_
 void softmaxCrossEntropyGrad(uint64_t logits, uint64_t labels, bool classIds, int64_t rows, int64_t classes,
                              uint64_t dLoss, bool perRow, float scale, uint64_t dLogits);
 
-// C[b] = op(A[b]) x op(B[b]), float32, row-major; aBatchStride/bBatchStride
-// of 0 broadcast one matrix over the batch. Uses cuBLAS when it loads.
+// C[b] = op(A[b]) x op(B[b]) + beta C[b], float32, row-major;
+// aBatchStride/bBatchStride of 0 broadcast one matrix over the batch. Uses
+// cuBLAS when it loads.
 void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m,
                  int64_t n, int64_t k, bool transA, bool transB,
-                 int64_t aBatchStride, int64_t bBatchStride);
+                 int64_t aBatchStride, int64_t bBatchStride, float beta = 0.f);
+
+// y[r, c] = act(y[r, c] + bias[c]) in place over [rows, cols]; act is ReLU or the identity.
+void biasActivation(uint64_t y, uint64_t bias, int64_t rows, int64_t cols, bool relu);
+
+// Its gradient: dz = relu ? dy * (y > 0) : dy (y the activation's output),
+// dBias[c] = sum_r dz[r, c] (in a fixed order).
+void biasActivationGrad(uint64_t dy, uint64_t y, int64_t rows, int64_t cols, bool relu, uint64_t dz, uint64_t dBias);
 bool cublasAvailable();
 
 // GatherV2 on a [outer, axisDim, inner] view with int32 indices of

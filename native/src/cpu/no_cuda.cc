@@ -62,7 +62,9 @@ void stridedCopy(int, uint64_t, int64_t, const std::vector<int64_t>&, const std:
 void reduce(ReduceOp, DType, DType, uint64_t, uint64_t, int64_t, int64_t) { noCuda("reduce"); }
 void softmax(uint64_t, uint64_t, int64_t, int64_t, bool) { noCuda("softmax"); }
 void batchMatMul(uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t, int64_t, bool, bool,
-                 int64_t, int64_t) { noCuda("batchMatMul"); }
+                 int64_t, int64_t, float) { noCuda("batchMatMul"); }
+void biasActivation(uint64_t, uint64_t, int64_t, int64_t, bool) { noCuda("biasActivation"); }
+void biasActivationGrad(uint64_t, uint64_t, int64_t, int64_t, bool, uint64_t, uint64_t) { noCuda("biasActivationGrad"); }
 bool cublasAvailable() { return false; }
 void gather(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
             uint64_t) { noCuda("gather"); }

@@ -9,7 +9,7 @@ namespace {
 constexpr int kTile = 16;
 
 __global__ void matmulTiled(const float* A, const float* B, float* C, int64_t m, int64_t n,
-                            int64_t k, bool ta, bool tb, int64_t sa, int64_t sb) {
+                            int64_t k, bool ta, bool tb, int64_t sa, int64_t sb, float beta) {
   __shared__ float as_[kTile][kTile + 1];
   __shared__ float bs_[kTile][kTile + 1];
   const float* a = A + blockIdx.z * sa;
@@ -29,7 +29,7 @@ __global__ void matmulTiled(const float* A, const float* B, float* C, int64_t m,
     for (int q = 0; q < kTile; ++q) acc += as_[threadIdx.y][q] * bs_[q][threadIdx.x];
     __syncthreads();
   }
-  if (row < m && col < n) c[row * n + col] = acc;
+  if (row < m && col < n) c[row * n + col] = beta == 0.f ? acc : acc + beta * c[row * n + col];
 }
 
 }  // namespace
@@ -37,9 +37,12 @@ __global__ void matmulTiled(const float* A, const float* B, float* C, int64_t m,
 bool cublasAvailable() { return cublas() != nullptr; }
 
 void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, int64_t n,
-                 int64_t k, bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride) {
+                 int64_t k, bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride, float beta) {
   if (batch * m * n == 0) return;
   if (k == 0) {
+    // An empty product: C = beta C.
+    if (beta == 1.f) return;
+    WM_REQUIRE(beta == 0.f, "batchMatMul: an empty product with beta other than 0 or 1 is not supported");
     WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(c), 0, batch * m * n * sizeof(float), stream()));
     return;
   }
@@ -47,13 +50,13 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
   const int64_t kIntMax = 0x7fffffff;
   if (cb && m <= kIntMax && n <= kIntMax && k <= kIntMax && batch <= kIntMax) {
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-    const float one = 1.f, zero = 0.f;
+    const float one = 1.f;
     int ldb = static_cast<int>(transB ? k : n);
     int lda = static_cast<int>(transA ? m : k);
     int st = cb->sgemmStridedBatched(
         cb->handle, transB ? kCublasOpT : kCublasOpN, transA ? kCublasOpT : kCublasOpN,
         static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, as<float>(b), ldb,
-        bBatchStride, as<float>(a), lda, aBatchStride, &zero, as<float>(c), static_cast<int>(n),
+        bBatchStride, as<float>(a), lda, aBatchStride, &beta, as<float>(c), static_cast<int>(n),
         m * n, static_cast<int>(batch));
     WM_REQUIRE(st == 0, "cublasSgemmStridedBatched failed with status " + std::to_string(st));
     return;
@@ -63,7 +66,7 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
   dim3 grid(static_cast<unsigned>((n + kTile - 1) / kTile), static_cast<unsigned>((m + kTile - 1) / kTile),
             static_cast<unsigned>(batch));
   matmulTiled<<<grid, block, 0, stream()>>>(as<float>(a), as<float>(b), as<float>(c), m, n, k, transA,
-                                            transB, aBatchStride, bBatchStride);
+                                            transB, aBatchStride, bBatchStride, beta);
   WM_CUDA_LAUNCHED();
 }
 

@@ -1,0 +1,77 @@
+// One GraphSAGE layer (mean aggregator) over a fixed fan-out layer as a
+// single op each way on the GPU. Composed from tfjs ops the layer is about
+// seven kernels forward and twelve backward, each paying tfjs' dispatch;
+// here: the neighbour mean, two GEMMs into one output (the second
+// accumulates), and the bias + ReLU epilogue; backward the ReLU mask with
+// the bias gradient, three GEMMs and the neighbour scatter, the self part
+// accumulated straight into the input gradient's first rows.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {FixedFanoutLayer, meanOfNeighbors} from '../graph/fixed_subgraph';
+
+/**
+ * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
+ * act ReLU when `relu`, else the identity. Differentiable in h and the weights.
+ */
+export function sageLayer(h: tf.Tensor2D, layer: FixedFanoutLayer, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D,
+                          relu: boolean): tf.Tensor2D {
+  const [inputs, inDim] = h.shape;
+  const outDim = wSelf.shape[1];
+  if (wSelf.shape[0] !== inDim || wNeigh.shape[0] !== inDim || wNeigh.shape[1] !== outDim || bias.shape[0] !== outDim) {
+    throw new RangeError(`sageLayer: h [${h.shape}] needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`);
+  }
+  if (layer.numDst > inputs) throw new RangeError(`sageLayer: the layer has ${layer.numDst} outputs but h only ${inputs} rows`);
+  const b = tf.backend();
+  if (!(b instanceof WholeMemoryBackend && b.gpu) || layer.numDst * outDim * inDim === 0) return composite(h, layer, wSelf, wNeigh, bias, relu);
+  const {numDst, fanout, neighbors} = layer;
+  const f = tf.customGrad(((x: tf.Tensor, ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
+    const {info, ptr: out} = b.makeDeviceOutput([numDst, outDim], 'float32');
+    const mean = b.allocDevice(numDst * inDim * 4);
+    try {
+      b.native.neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), inDim, mean);
+      // Row-major [numDst, inDim] x [inDim, outDim]; h's first numDst rows are the layer's own vertices.
+      b.native.batchMatMul(b.devicePtr(x), b.devicePtr(ws), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
+      b.native.batchMatMul(mean, b.devicePtr(wn), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
+      b.native.biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
+    } finally {
+      b.freeDevice(mean);  // stream-ordered: reused only after the GEMM that reads it
+    }
+    const y = tf.engine().makeTensorFromTensorInfo(info);
+    save([x, ws, wn, y]);
+    return {value: y, gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(b, layer, saved, dy, inputs, inDim, outDim, relu)};
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(h, wSelf, wNeigh, bias) as tf.Tensor2D;
+}
+
+function backward(b: WholeMemoryBackend, layer: FixedFanoutLayer, saved: tf.Tensor[], dy: tf.Tensor, inputs: number, inDim: number,
+                  outDim: number, relu: boolean): tf.Tensor[] {
+  const [x, ws, wn, y] = saved;
+  const {numDst, fanout, neighbors} = layer;
+  const out = (shape: number[]) => b.makeDeviceOutput(shape, 'float32');
+  const dh = out([inputs, inDim]), dWs = out([inDim, outDim]), dWn = out([inDim, outDim]), dBias = out([outDim]);
+  const dz = b.allocDevice(numDst * outDim * 4), mean = b.allocDevice(numDst * inDim * 4), dMean = b.allocDevice(numDst * inDim * 4);
+  try {
+    const xp = b.devicePtr(x), nb = b.devicePtr(neighbors);
+    b.native.biasActivationGrad(b.devicePtr(dy), b.devicePtr(y), numDst, outDim, relu, dz, dBias.ptr);
+    // The mean again (one cheap kernel) rather than holding it from the forward.
+    b.native.neighborMean(nb, numDst, fanout, xp, inDim, mean);
+    b.native.batchMatMul(xp, dz, dWs.ptr, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
+    b.native.batchMatMul(mean, dz, dWn.ptr, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
+    b.native.batchMatMul(dz, b.devicePtr(wn), dMean, 1, numDst, inDim, outDim, false, true, 0, 0, 0);
+    b.native.neighborMeanGrad(nb, numDst, fanout, dMean, inDim, dh.ptr, inputs);  // zeroes dh first
+    b.native.batchMatMul(dz, b.devicePtr(ws), dh.ptr, 1, numDst, inDim, outDim, false, true, 0, 0, 1);
+  } finally {
+    for (const p of [dz, mean, dMean]) b.freeDevice(p);
+  }
+  return [dh, dWs, dWn, dBias].map((o) => tf.engine().makeTensorFromTensorInfo(o.info));
+}
+
+// Elsewhere (the CPU, empty layers): the same layer from tfjs ops.
+function composite(h: tf.Tensor2D, layer: FixedFanoutLayer, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D, relu: boolean): tf.Tensor2D {
+  return tf.tidy(() => {
+    const self = tf.slice(h, [0, 0], [layer.numDst, h.shape[1]]);
+    const z = tf.add(tf.add(tf.matMul(self, wSelf), tf.matMul(meanOfNeighbors(h, layer), wNeigh)), bias) as tf.Tensor2D;
+    return relu ? tf.relu(z) : z;
+  });
+}
