@@ -411,6 +411,48 @@ describe('graphs', () => {
     else holder.free();
   });
 
+  it('fixed subgraphs sampled on the side stream while the main stream is busy: the host sampler\'s draws every time, nothing leaked', async function() {
+    if (!wm.deviceInfo().gpu) this.skip();
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = CsrGraph.fromEdges(rmat({scale: 12, edgeFactor: 8, seed: 9}), {symmetric: true});
+    const dev = new DeviceCsr(g);
+    const a = tf.randomNormal([2048, 2048]);
+    const before = wm.memoryInfo();
+    for (let i = 0; i < 40; ++i) {
+      // Main-stream work queued ahead (and a tensor freed inside the sampling's reach): the side stream must neither wait for it nor race it.
+      let busy = a;
+      for (let k = 0; k < 3; ++k) {
+        const next = tf.matMul(busy, a);
+        if (busy !== a) busy.dispose();
+        busy = next;
+      }
+      const seeds = Int32Array.from({length: 300}, (_, k) => (k * 7 + i * 131) % g.numVertices);
+      const fixed = wm.graph.sampleFixedSubgraph(dev, seeds, [6, 4], {seed: 100 + i});
+      busy.dispose();
+      // Read on the main stream, after its queued work: the results must be complete.
+      const viaMain = tf.add(fixed.inputIds, 0);
+      const host = wm.graph.sampleSubgraph(g, seeds, [6, 4], {seed: 100 + i, replace: true});
+      expect(Array.from(viaMain.dataSync()), `step ${i} input ids`).to.deep.equal(Array.from(host.layers[0].src));
+      fixed.layers.forEach((layer, l) => {
+        expect(Array.from(layer.neighbors.dataSync()), `step ${i} layer ${l}`).to.deep.equal(Array.from(host.layers[l].block.product('sum', false).colIdx));
+      });
+      // Tensor seeds made on the main stream (the side stream waits for them).
+      const t = tf.add(tf.tensor1d(seeds, 'int32'), 0) as tf.Tensor1D;
+      const fromTensor = wm.graph.sampleFixedSubgraph(dev, t, [6, 4], {seed: 100 + i});
+      expect(Array.from(fromTensor.inputIds.dataSync())).to.deep.equal(Array.from(host.layers[0].src));
+      tf.dispose([viaMain, t]);
+      fromTensor.dispose();
+      fixed.dispose();
+      host.dispose();
+    }
+    await wm.synchronize();
+    const after = wm.memoryInfo();
+    expect(after.numTensors).to.equal(before.numTensors);
+    expect(after.deviceBytesInUse).to.equal(before.deviceBytesInUse);
+    a.dispose();
+    dev.dispose();
+  });
+
   it("draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler, on the CPU and the GPU", async () => {
     const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
     const a = Int32Array.from({length: 50}, (_, i) => (i * 17) % g.numVertices);

@@ -125,6 +125,26 @@ WM_FN(Free) {
   });
 }
 
+// useSideStream(on), mainWaitsForSide(), sideWaitsForMain(): see wm/runtime.h.
+WM_FN(UseSideStream) {
+  return guard(info, [&] {
+    wm::useSideStream(info[0].ToBoolean().Value());
+    return info.Env().Undefined();
+  });
+}
+WM_FN(MainWaitsForSide) {
+  return guard(info, [&] {
+    wm::mainWaitsForSide();
+    return info.Env().Undefined();
+  });
+}
+WM_FN(SideWaitsForMain) {
+  return guard(info, [&] {
+    wm::sideWaitsForMain();
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(Upload) {
   return guard(info, [&] {
     auto t = typedArg(info, 1, "values");
@@ -647,7 +667,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   };
   const Entry entries[] = {
       {"info", Info}, {"deviceDetails", DeviceDetails}, {"selectDevice", SelectDevice},
-      {"alloc", Alloc}, {"free", Free}, {"upload", Upload}, {"download", Download},
+      {"alloc", Alloc}, {"free", Free}, {"useSideStream", UseSideStream}, {"mainWaitsForSide", MainWaitsForSide},
+      {"sideWaitsForMain", SideWaitsForMain}, {"upload", Upload}, {"download", Download},
       {"copyDeviceToDevice", CopyDeviceToDevice}, {"readAsync", ReadAsync},
       {"synchronize", Synchronize}, {"emptyCache", EmptyCache}, {"memoryInfo", MemoryInfo},
       {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"sampleWithReplacement", SampleWithReplacement},

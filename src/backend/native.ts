@@ -102,6 +102,10 @@ export interface NativeDeviceMemory {
 export type AdamScalars = [number, number, number, number, number, number, number, number];
 
 export interface NativeAddon {
+  /** Kernels, copies and allocations go to the side stream while on (wm/runtime.h). */
+  useSideStream(on: boolean): void;
+  mainWaitsForSide(): void;
+  sideWaitsForMain(): void;
   sampleWithReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,
                         seed: number, out: number, errorFlag: number, keyByVertex?: boolean): void;
   sampleWithoutReplacement(rowPtr: number, colIdx: number, numVertices: number, seeds: number, n: number, fanout: number,

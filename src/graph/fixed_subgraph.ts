@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {markValid} from '../backend/index_validation';
+import {onSideStream} from '../backend/side_stream';
 import {checkSeeds, type DeviceCsr, hopSeed} from './native_sampling';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 
@@ -35,6 +36,12 @@ export interface FixedFanoutSubgraph {
  */
 export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | Int32Array, fanouts: number[],
                                     opts: {seed?: number} = {}): FixedFanoutSubgraph {
+  // On the side stream: the two counts read back wait for the sampling only, not for the training queued before it.
+  return onSideStream(() => sampleOnStream(graph, seeds, fanouts, opts), {waitForMain: !(seeds instanceof Int32Array)});
+}
+
+function sampleOnStream(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | Int32Array, fanouts: number[],
+                        opts: {seed?: number}): FixedFanoutSubgraph {
   checkFanouts('sampleFixedSubgraph', fanouts);
   // Host seeds are checked here, so the GPU sampler needs no error flag (a
   // wait for the GPU); later hops' vertices come from the graph itself.

@@ -16,8 +16,18 @@ std::string unavailableReason();
 void selectDevice(int device);
 int currentDevice();
 std::string deviceName();
-// Waits for all work queued on this process's stream.
+// Waits for all work queued on this process's streams.
 void synchronize();
+
+// A second stream for work that must not queue behind the main stream
+// (sampling the next batch while the GPU trains on this one; a host read of
+// a count then waits for the sampling only). While on, kernels, copies and
+// allocations go to the side stream. mainWaitsForSide() makes the main
+// stream's later work wait for what the side stream has queued (no host
+// wait); sideWaitsForMain() the reverse, for inputs the main stream makes.
+void useSideStream(bool on);
+void mainWaitsForSide();
+void sideWaitsForMain();
 
 struct DeviceMemoryInfo {
   size_t bytesInUse;     // bytes handed out by the caching allocator

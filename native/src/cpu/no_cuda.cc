@@ -28,6 +28,9 @@ void selectDevice(int) { noCuda("selectDevice"); }
 int currentDevice() { noCuda("currentDevice"); }
 std::string deviceName() { noCuda("deviceName"); }
 void synchronize() {}
+void useSideStream(bool) {}
+void mainWaitsForSide() {}
+void sideWaitsForMain() {}
 DeviceMemoryInfo deviceMemoryInfo() { return DeviceMemoryInfo{}; }
 uint64_t deviceAlloc(size_t bytes) {
   if (bytes == 0) return 0;

@@ -18,11 +18,26 @@ struct Runtime {
   std::string reason;
   int device = -1;
   cudaStream_t stream = nullptr;
+  // The side stream (sampling): work that must not wait behind the main
+  // stream's queue. `onSide` selects where kernels, copies and allocations go.
+  cudaStream_t side = nullptr;
+  cudaEvent_t sideDone = nullptr, mainDone = nullptr;
+  bool onSide = false;
   cudaMemPool_t pool = nullptr;
-  std::unordered_map<uint64_t, size_t> live;  // allocation -> bytes
+  struct Block {
+    size_t bytes;
+    bool side;  // allocated while on the side stream
+  };
+  std::unordered_map<uint64_t, Block> live;
+  // Main-stream blocks freed while on the side stream: their last use may be
+  // on either stream, so they are freed on the main stream once it waits for
+  // the side stream (mainWaitsForSide).
+  std::vector<uint64_t> deferred;
   // Small blocks are kept by size class and reused without a driver call:
   // per-op tensors in training loops are small and their sizes repeat.
-  std::unordered_map<size_t, std::vector<uint64_t>> smallFree;
+  // One list per stream: a block freed on one stream may still be in use by
+  // work queued there, so only that stream may reuse it at once.
+  std::unordered_map<size_t, std::vector<uint64_t>> smallFree[2];
   size_t smallCached = 0;
   size_t inUse = 0, peak = 0;
   std::multimap<size_t, void*> pinnedFree;  // cached staging buffers
@@ -82,9 +97,37 @@ size_t roundPinned(size_t bytes) {
   return s;
 }
 
+cudaStream_t current(Runtime& r) { return r.onSide ? r.side : r.stream; }
+
 }  // namespace
 
-cudaStream_t stream() { return ready().stream; }
+cudaStream_t stream() {
+  Runtime& r = ready();
+  return current(r);
+}
+
+namespace {
+void ensureSide(Runtime& r) {
+  if (r.side != nullptr) return;
+  WM_CUDA(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
+  WM_CUDA(cudaEventCreateWithFlags(&r.sideDone, cudaEventDisableTiming));
+  WM_CUDA(cudaEventCreateWithFlags(&r.mainDone, cudaEventDisableTiming));
+}
+}  // namespace
+
+void useSideStream(bool on) {
+  Runtime& r = ready();
+  if (on) ensureSide(r);
+  r.onSide = on;
+}
+
+void sideWaitsForMain() {
+  Runtime& r = ready();
+  ensureSide(r);
+  WM_CUDA(cudaEventRecord(r.mainDone, r.stream));
+  WM_CUDA(cudaStreamWaitEvent(r.side, r.mainDone, 0));
+}
+
 
 bool builtWithCuda() { return true; }
 
@@ -123,7 +166,11 @@ std::string deviceName() {
   return p.name;
 }
 
-void synchronize() { WM_CUDA(cudaStreamSynchronize(ready().stream)); }
+void synchronize() {
+  Runtime& r = ready();
+  WM_CUDA(cudaStreamSynchronize(r.stream));
+  if (r.side) WM_CUDA(cudaStreamSynchronize(r.side));
+}
 
 DeviceMemoryInfo deviceMemoryInfo() {
   Runtime& r = ready();
@@ -157,12 +204,13 @@ uint64_t deviceAlloc(size_t bytes) {
     size_t cls = smallClass(bytes);
     {
       std::lock_guard<std::mutex> lock(r.mu);
-      auto it = r.smallFree.find(cls);
-      if (it != r.smallFree.end() && !it->second.empty()) {
+      auto& list = r.smallFree[r.onSide];
+      auto it = list.find(cls);
+      if (it != list.end() && !it->second.empty()) {
         uint64_t p = it->second.back();
         it->second.pop_back();
         r.smallCached -= cls;
-        r.live[p] = cls;
+        r.live[p] = {cls, r.onSide};
         r.inUse += cls;
         if (r.inUse > r.peak) r.peak = r.inUse;
         return p;
@@ -171,13 +219,13 @@ uint64_t deviceAlloc(size_t bytes) {
     bytes = cls;
   }
   void* p = nullptr;
-  cudaError_t e = cudaMallocAsync(&p, bytes, r.stream);
+  cudaError_t e = cudaMallocAsync(&p, bytes, current(r));
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     // Cached blocks may be fragmented: give them back and try once more.
-    WM_CUDA(cudaStreamSynchronize(r.stream));
+    synchronize();
     WM_CUDA(cudaMemPoolTrimTo(r.pool, 0));
-    e = cudaMallocAsync(&p, bytes, r.stream);
+    e = cudaMallocAsync(&p, bytes, current(r));
   }
   if (e != cudaSuccess) {
     cudaGetLastError();
@@ -189,42 +237,70 @@ uint64_t deviceAlloc(size_t bytes) {
          cudaGetErrorString(e) + ")");
   }
   std::lock_guard<std::mutex> lock(r.mu);
-  r.live[reinterpret_cast<uint64_t>(p)] = bytes;
+  r.live[reinterpret_cast<uint64_t>(p)] = {bytes, r.onSide};
   r.inUse += bytes;
   if (r.inUse > r.peak) r.peak = r.inUse;
   return reinterpret_cast<uint64_t>(p);
 }
 
+namespace {
+// Returns a block to the cache of the stream that may reuse it at once, or
+// frees it on that stream. Called with r.mu held; `side` is where it goes.
+void releaseLocked(Runtime& r, uint64_t ptr, size_t bytes, bool side) {
+  r.inUse -= bytes;
+  if (bytes <= kSmallLimit) {
+    r.smallFree[side][bytes].push_back(ptr);
+    r.smallCached += bytes;
+    return;
+  }
+  WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(ptr), side ? r.side : r.stream));
+}
+}  // namespace
+
 void deviceFree(uint64_t ptr) {
   if (ptr == 0) return;
   Runtime& r = ready();
-  {
-    std::lock_guard<std::mutex> lock(r.mu);
-    auto it = r.live.find(ptr);
-    WM_REQUIRE(it != r.live.end(), "deviceFree: " + std::to_string(ptr) +
-                                       " is not a live allocation (freed twice?)");
-    size_t bytes = it->second;
-    r.inUse -= bytes;
-    r.live.erase(it);
-    if (bytes <= kSmallLimit) {
-      r.smallFree[bytes].push_back(ptr);
-      r.smallCached += bytes;
-      return;
-    }
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.live.find(ptr);
+  WM_REQUIRE(it != r.live.end(), "deviceFree: " + std::to_string(ptr) +
+                                     " is not a live allocation (freed twice?)");
+  if (r.onSide && !it->second.side) {
+    r.deferred.push_back(ptr);  // stays live until mainWaitsForSide frees it
+    return;
   }
-  WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(ptr), r.stream));
+  const size_t bytes = it->second.bytes;
+  r.live.erase(it);
+  releaseLocked(r, ptr, bytes, r.onSide);
+}
+
+void mainWaitsForSide() {
+  Runtime& r = ready();
+  if (r.side == nullptr) return;
+  WM_CUDA(cudaEventRecord(r.sideDone, r.side));
+  WM_CUDA(cudaStreamWaitEvent(r.stream, r.sideDone, 0));
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (uint64_t p : r.deferred) {
+    auto it = r.live.find(p);
+    if (it == r.live.end()) continue;
+    const size_t bytes = it->second.bytes;
+    r.live.erase(it);
+    releaseLocked(r, p, bytes, false);
+  }
+  r.deferred.clear();
 }
 
 void emptyCache() {
   Runtime& r = ready();
   {
     std::lock_guard<std::mutex> lock(r.mu);
-    for (auto& kv : r.smallFree)
-      for (uint64_t p : kv.second) WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(p), r.stream));
-    r.smallFree.clear();
+    for (int k = 0; k < 2; ++k) {
+      for (auto& kv : r.smallFree[k])
+        for (uint64_t p : kv.second) WM_CUDA(cudaFreeAsync(reinterpret_cast<void*>(p), k ? r.side : r.stream));
+      r.smallFree[k].clear();
+    }
     r.smallCached = 0;
   }
-  WM_CUDA(cudaStreamSynchronize(r.stream));
+  synchronize();
   WM_CUDA(cudaMemPoolTrimTo(r.pool, 0));
   std::lock_guard<std::mutex> lock(r.mu);
   for (auto& kv : r.pinnedFree) cudaFreeHost(kv.second);
@@ -237,7 +313,7 @@ void copyHostToDevice(uint64_t dst, const void* src, size_t bytes) {
   // From pageable memory the runtime stages the bytes before returning, so
   // the caller may reuse src at once.
   WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), src, bytes,
-                          cudaMemcpyHostToDevice, ready().stream));
+                          cudaMemcpyHostToDevice, stream()));
 }
 
 uint64_t hostRegister(void* p, size_t bytes) {
@@ -255,7 +331,7 @@ void hostUnregister(void* p) { cudaHostUnregister(p); }
 
 void copyDeviceToHost(void* dst, uint64_t src, size_t bytes) {
   if (bytes == 0) return;
-  cudaStream_t s = ready().stream;
+  cudaStream_t s = stream();
   WM_CUDA(cudaMemcpyAsync(dst, reinterpret_cast<void*>(src), bytes,
                           cudaMemcpyDeviceToHost, s));
   WM_CUDA(cudaStreamSynchronize(s));
@@ -264,7 +340,7 @@ void copyDeviceToHost(void* dst, uint64_t src, size_t bytes) {
 void copyDeviceToDevice(uint64_t dst, uint64_t src, size_t bytes) {
   if (bytes == 0) return;
   WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src),
-                          bytes, cudaMemcpyDeviceToDevice, ready().stream));
+                          bytes, cudaMemcpyDeviceToDevice, stream()));
 }
 
 struct PendingRead {
@@ -309,10 +385,10 @@ PendingRead* beginRead(uint64_t src, size_t bytes) {
       }
       if (!p->pinned) WM_CUDA(cudaMallocHost(&p->pinned, p->capacity));
       WM_CUDA(cudaMemcpyAsync(p->pinned, reinterpret_cast<void*>(src), bytes,
-                              cudaMemcpyDeviceToHost, r.stream));
+                              cudaMemcpyDeviceToHost, current(r)));
     }
     WM_CUDA(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
-    WM_CUDA(cudaEventRecord(p->done, r.stream));
+    WM_CUDA(cudaEventRecord(p->done, current(r)));
   } catch (...) {
     releasePending(p);
     throw;
