@@ -417,6 +417,9 @@ describe('graphs', () => {
     const g = CsrGraph.fromEdges(rmat({scale: 12, edgeFactor: 8, seed: 9}), {symmetric: true});
     const dev = new DeviceCsr(g);
     const a = tf.randomNormal([2048, 2048]);
+    // One sampling first: the graph keeps a vertex map for relabelling from then on (freed with the graph).
+    wm.graph.sampleFixedSubgraph(dev, Int32Array.from([0, 1, 2]), [2, 2], {seed: 1}).dispose();
+    await wm.synchronize();
     const before = wm.memoryInfo();
     for (let i = 0; i < 40; ++i) {
       // Main-stream work queued ahead (and a tensor freed inside the sampling's reach): the side stream must neither wait for it nor race it.
@@ -452,6 +455,10 @@ describe('graphs', () => {
     expect(after.deviceBytesInUse).to.equal(before.deviceBytesInUse);
     a.dispose();
     dev.dispose();
+    await wm.synchronize();
+    // The graph's arrays and its vertex map are gone with it.
+    const freed = before.deviceBytesInUse - wm.memoryInfo().deviceBytesInUse;
+    expect(freed).to.be.at.least(4 * 2048 * 2048 + 4 * (g.numVertices + 1 + g.numEdges) + 4 * g.numVertices);
   });
 
   it("draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler, on the CPU and the GPU", async () => {

@@ -24,6 +24,13 @@ Napi::Value Unique(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), static_cast<double>(wm::uniqueInt32(ptr(info, 0), num(info, 1), ptr(info, 2), ptr(info, 3))));
   });
 }
+// relabelVertices(dst, nDst, ids, nIds, numVertices, map, values, neighbors) -> count
+Napi::Value Relabel(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::relabelVertices(ptr(info, 0), num(info, 1), ptr(info, 2), num(info, 3), num(info, 4),
+                                                                                 ptr(info, 5), ptr(info, 6), ptr(info, 7))));
+  });
+}
 // hostUniqueInt32(x, values, inverse) -> count
 Napi::Value HostUnique(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -120,6 +127,7 @@ Napi::Value HostRmat(const Napi::CallbackInfo& info) {
 
 void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("uniqueInt32", Napi::Function::New(env, Unique, "uniqueInt32"));
+  exports.Set("relabelVertices", Napi::Function::New(env, Relabel, "relabelVertices"));
   exports.Set("hostUniqueInt32", Napi::Function::New(env, HostUnique, "hostUniqueInt32"));
   exports.Set("csrSpmm", Napi::Function::New(env, Spmm, "csrSpmm"));
   exports.Set("neighborMean", Napi::Function::New(env, NeighborMean, "neighborMean"));

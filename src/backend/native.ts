@@ -143,6 +143,8 @@ export interface NativeAddon {
   bootstrapUniqueId(host: string, port: number, nonce?: string): string;
   /** Graph operations (native/include/wm/graph_ops.h): device addresses, or typed arrays for the host versions. */
   uniqueInt32(x: number, n: number, values: number, inverse: number): number;
+  /** One hop's unique-and-relabel over a vertex map (wm/graph_ops.h); returns the count. */
+  relabelVertices(dst: number, nDst: number, ids: number, nIds: number, numVertices: number, map: number, values: number, neighbors: number): number;
   hostUniqueInt32(x: Int32Array, values: Int32Array, inverse: Int32Array): number;
   csrSpmm(rowPtr: number, colIdx: number, weight: number, rowScale: number, numRows: number, x: number, dim: number, out: number): void;
   neighborMean(neighbors: number, numRows: number, fanout: number, x: number, dim: number, out: number): void;

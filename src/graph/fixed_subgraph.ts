@@ -62,14 +62,12 @@ function sampleOnStream(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | 
   try {
     fanouts.forEach((fanout, hop) => {
       const {ids} = graph.sample(dst, fanout, {replace: true, seed: hopSeed(opts.seed ?? 0, hop)});
-      const {values, indices} = tf.tidy(() => tf.unique(tf.concat([dst, ids])));
+      // dst is distinct, so the first-occurrence order puts it first: the outputs are a prefix of the inputs.
+      const {values, neighbors} = relabel(graph, dst, ids);
       ids.dispose();
       // Seeds and their sampled neighbours: vertices of the graph. An embedding
       // table of numVertices rows reads them without a check of its own.
       markValid(values, graph.numVertices);
-      // dst is distinct, so the first-occurrence order puts it first: the outputs are a prefix of the inputs.
-      const neighbors = tf.slice(indices, [dst.size], [dst.size * fanout]);
-      indices.dispose();
       layers.unshift({numDst: dst.size, fanout, neighbors});
       dst.dispose();
       dst = values;
@@ -106,6 +104,34 @@ export function sampleFixedTree(graph: DeviceCsr | WholeMemoryCsr, seeds: Int32A
     throw e;
   }
   return {depths, fanouts: [...fanouts], dispose: () => tf.dispose(depths)};
+}
+
+// tf.unique(concat(dst, ids)) split into the distinct vertices and the ids'
+// positions among them: on the GPU one native pass over the graph's vertex map.
+function relabel(graph: DeviceCsr | WholeMemoryCsr, dst: tf.Tensor1D, ids: tf.Tensor1D): {values: tf.Tensor1D; neighbors: tf.Tensor1D} {
+  const b = tf.backend();
+  const n = dst.size + ids.size;
+  if (!(b instanceof WholeMemoryBackend && b.gpu) || n === 0) {
+    const {values, indices} = tf.tidy(() => tf.unique(tf.concat([dst, ids])));
+    const neighbors = tf.slice(indices, [dst.size], [ids.size]);
+    indices.dispose();
+    return {values: values as tf.Tensor1D, neighbors};
+  }
+  const valuesPtr = b.allocDevice(n * 4);
+  const out = b.makeDeviceOutput([ids.size], 'int32');
+  const neighbors = tf.engine().makeTensorFromTensorInfo(out.info) as tf.Tensor1D;
+  let count: number;
+  try {
+    count = b.native.relabelVertices(b.devicePtr(dst), dst.size, b.devicePtr(ids), ids.size, graph.numVertices, graph.vertexMap(b), valuesPtr,
+                                     out.ptr);
+  } catch (e) {
+    b.freeDevice(valuesPtr);
+    neighbors.dispose();
+    throw e;
+  }
+  // The buffer holds room for every candidate; the tensor is its first `count`.
+  const values = tf.engine().makeTensorFromTensorInfo(b.adoptBuffer([count], 'int32', {ptr: valuesPtr, bytes: count * 4})) as tf.Tensor1D;
+  return {values, neighbors};
 }
 
 function checkFanouts(what: string, fanouts: number[]): void {

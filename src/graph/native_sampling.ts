@@ -142,9 +142,26 @@ export class DeviceCsr {
     return sampleOnDevice(b, b.devicePtr(this.rowPtr), b.devicePtr(this.colIdx), this.graph.numVertices, seeds, fanout, opts, 'DeviceCsr.sample');
   }
 
+  private map = 0;
+
+  /** Scratch for relabelling samples on the GPU: one int32 per vertex, INT32_MAX between uses (allocated on first use, freed by dispose). */
+  vertexMap(b: WholeMemoryBackend): number {
+    if (this.map === 0) this.map = allocVertexMap(b, this.graph.numVertices);
+    return this.map;
+  }
+
   dispose(): void {
     tf.dispose([this.rowPtr, this.colIdx]);
+    if (this.map !== 0) (tf.backend() as WholeMemoryBackend).freeDevice(this.map);
+    this.map = 0;
   }
+}
+
+/** numVertices int32 of INT32_MAX on the GPU (see relabelVertices in wm/graph_ops.h). */
+export function allocVertexMap(b: WholeMemoryBackend, numVertices: number): number {
+  const map = b.allocDevice(Math.max(numVertices, 1) * 4);
+  b.native.fill(1 /* int32 */, map, Math.max(numVertices, 1), 2147483647);
+  return map;
 }
 
 function checkNegatives(g: CsrGraph, count: number, seed: number): void {

@@ -10,7 +10,7 @@ import {deviceStatus} from '../backend/register';
 import type {Communicator} from '../memory/communicator';
 import type {MemoryLocation, WholeMemoryTensor} from '../memory/whole_memory_tensor';
 import {CsrGraph} from './csr';
-import {sampleOnDevice, sampleOnHost, SampleOptions} from './native_sampling';
+import {allocVertexMap, sampleOnDevice, sampleOnHost, SampleOptions} from './native_sampling';
 
 export class WholeMemoryCsr {
   private constructor(private readonly rowPtr: WholeMemoryTensor, private readonly colIdx: WholeMemoryTensor,
@@ -62,9 +62,19 @@ export class WholeMemoryCsr {
     return {ids: tf.tensor1d(got.ids, 'int32'), offsets: got.offsets && tf.tensor1d(got.offsets, 'int32')};
   }
 
+  private map = 0;
+
+  /** Scratch for relabelling samples on this rank's GPU (see DeviceCsr.vertexMap). */
+  vertexMap(b: WholeMemoryBackend): number {
+    if (this.map === 0) this.map = allocVertexMap(b, this.numVertices);
+    return this.map;
+  }
+
   /** Collective: frees the graph on every rank. */
   free(): void {
     this.rowPtr.free();
     this.colIdx.free();
+    if (this.map !== 0) (tf.backend() as WholeMemoryBackend).freeDevice(this.map);
+    this.map = 0;
   }
 }

@@ -34,6 +34,17 @@ constexpr int kNegativeTries = 64;
 // values[0, count) = the distinct values of x in order of first occurrence,
 // inverse[i] = the position of x[i] among them. values must hold n slots.
 int64_t uniqueInt32(uint64_t x, int64_t n, uint64_t values, uint64_t inverse);
+
+// One hop's unique-and-relabel without sorting, for vertex ids in
+// [0, numVertices): the candidates are dst (distinct) then ids; values gets
+// the distinct vertices in order of first occurrence (dst first, as a
+// prefix) and neighbors[j] the position in values of ids[j] — what
+// tf.unique(concat(dst, ids)) gives. `map` is numVertices int32 of scratch
+// holding INT32_MAX everywhere, and is left so. Returns the count (a host
+// read of this stream). Ids outside the range are skipped (callers pass
+// vertices of the graph).
+int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map,
+                        uint64_t values, uint64_t neighbors);
 // out[r, :] = rowScale[r] * sum over CSR entries e of row r of weight[e] * x[colIdx[e], :]
 // (rowScale, weight: float32 or 0 for ones).
 void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x,

@@ -99,6 +99,7 @@ void sharedDeviceFree(uint64_t) { noCuda("sharing GPU memory"); }
 uint64_t sharedDeviceOpen(const std::string&) { noCuda("opening shared GPU memory"); }
 void sharedDeviceClose(uint64_t) {}
 int64_t uniqueInt32(uint64_t, int64_t, uint64_t, uint64_t) { noCuda("unique"); }
+int64_t relabelVertices(uint64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("relabelVertices"); }
 void csrSpmm(uint64_t, uint64_t, uint64_t, uint64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("csrSpmm"); }
 void neighborMean(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("neighborMean"); }
 void denseAdam(const std::vector<AdamTensor<uint64_t>>&, const AdamScalars&) { noCuda("denseAdam"); }
