@@ -433,7 +433,7 @@ describe('graphs', () => {
       const fixed = wm.graph.sampleFixedSubgraph(dev, seeds, [6, 4], {seed: 100 + i});
       busy.dispose();
       // Read on the main stream, after its queued work: the results must be complete.
-      const viaMain = tf.add(fixed.inputIds, tf.zerosLike(fixed.inputIds));
+      const viaMain = tf.tidy(() => tf.add(fixed.inputIds, tf.zerosLike(fixed.inputIds)));
       const host = wm.graph.sampleSubgraph(g, seeds, [6, 4], {seed: 100 + i, replace: true});
       expect(Array.from(viaMain.dataSync()), `step ${i} input ids`).to.deep.equal(Array.from(host.layers[0].src));
       fixed.layers.forEach((layer, l) => {
@@ -441,7 +441,7 @@ describe('graphs', () => {
       });
       // Tensor seeds made on the main stream (the side stream waits for them).
       const uploaded = tf.tensor1d(seeds, 'int32');
-      const t = tf.add(uploaded, tf.zerosLike(uploaded)) as tf.Tensor1D;
+      const t = tf.tidy(() => tf.add(uploaded, tf.zerosLike(uploaded))) as tf.Tensor1D;
       const fromTensor = wm.graph.sampleFixedSubgraph(dev, t, [6, 4], {seed: 100 + i});
       expect(Array.from(fromTensor.inputIds.dataSync())).to.deep.equal(Array.from(host.layers[0].src));
       tf.dispose([viaMain, t, uploaded]);
