@@ -274,6 +274,20 @@ describe('native kernels match tfjs-backend-cpu', () => {
                               (a, b) => tf.matMul(a, b, ta, tb), {kernels: ['BatchMatMul'], rtol: 1e-4, atol: 1e-4});
       }
     });
+    it('BatchMatMul of a GNN layer\'s shapes: long k split over blocks (weight gradients), tiles cut by odd edges', async () => {
+      // On the GPU single products up to ~1 GFLOP run on our own tiles; k >= 1024 with few output tiles splits k.
+      const cases: [number[], number[], boolean, boolean][] = [
+        [[3000, 33], [3000, 17], true, false], [[2049, 130], [2049, 16], true, false], [[65, 5000], [16, 5000], false, true],
+        [[5471, 128], [128, 128], false, false], [[1024, 16], [128, 16], false, true], [[70, 1030], [1030, 3], false, false],
+        [[1030, 70], [3, 1030], true, true],
+      ];
+      for (const [sa, sb, ta, tb] of cases) {
+        // Sums over thousands of terms: float32 rounding grows with k.
+        const k = ta ? sa[0] : sa[1];
+        await checkAgainstCpu(`BatchMatMul ${sa} ${sb} ${ta} ${tb}`, [randomInput(sa, 'float32', next()), randomInput(sb, 'float32', next())],
+                              (a, b) => tf.matMul(a, b, ta, tb), {kernels: ['BatchMatMul'], rtol: 1e-4, atol: 1e-6 * k});
+      }
+    });
     it('GatherV2 over axes, with batchDims, every dtype', async () => {
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
         await checkAgainstCpu(`Gather rows ${dtype}`, [randomInput([50, 7], dtype, next()), randomInput([33], 'int32', next(), {min: 0, max: 49})],

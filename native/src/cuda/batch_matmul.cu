@@ -1,9 +1,14 @@
-// BatchMatMul: cuBLAS (loaded at run time, full float32, no TF32) when
-// present, else a shared-memory tiled kernel.
+// BatchMatMul: single products up to ~1 GFLOP on our own tiles
+// (small_gemm.cu), larger ones and batches on cuBLAS (loaded at run time,
+// full float32, no TF32) when present, else a shared-memory tiled kernel.
 #include "cublas_loader.h"
 #include "launch.cuh"
 
 namespace wm {
+
+bool preferOwnGemm(int64_t m, int64_t n, int64_t k);  // small_gemm.cu
+void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t k, bool transA, bool transB, float beta);
+
 namespace {
 
 constexpr int kTile = 16;
@@ -44,6 +49,11 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
     if (beta == 1.f) return;
     WM_REQUIRE(beta == 0.f, "batchMatMul: an empty product with beta other than 0 or 1 is not supported");
     WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(c), 0, batch * m * n * sizeof(float), stream()));
+    return;
+  }
+  // Single products small enough that cuBLAS's host time would dominate: our tiles (small_gemm.cu).
+  if (batch == 1 && (preferOwnGemm(m, n, k) || !cublas())) {
+    smallGemm(a, b, c, m, n, k, transA, transB, beta);
     return;
   }
   Cublas* cb = cublas();

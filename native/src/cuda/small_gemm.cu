@@ -1,0 +1,128 @@
+// Our own float32 GEMM for the small products of a GNN step (a layer's
+// [rows, 128] x [128, 128] and its gradients). cuBLAS spends 12-18 µs of host
+// time per call choosing and launching (H100; a plain launch is ~4 µs),
+// which is most of a step's matmul cost when the GPU work takes a few µs.
+// 64x64 tiles, 16-deep k slices in shared memory, 4x4 outputs per thread;
+// transposes are index arithmetic in the tile loads. Products with a long
+// k and few output tiles (weight gradients, k = rows) split k over blocks
+// into partial sums that a second kernel adds in a fixed order.
+#include <cstdlib>
+#include <cstring>
+
+#include "check.h"
+#include "launch.cuh"
+#include "scratch.cuh"
+
+namespace wm {
+namespace {
+
+constexpr int kBM = 64, kBN = 64, kBK = 16, kGemmThreads = 256;
+
+template <bool TA, bool TB>
+__global__ void __launch_bounds__(kGemmThreads) gemmTile(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k,
+                                                         int64_t kPerSplit, float beta, float* partial) {
+  __shared__ __align__(16) float As[kBK][kBM + 4];  // [k][row]
+  __shared__ __align__(16) float Bs[kBK][kBN + 4];  // [k][col]
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kBM, col0 = static_cast<int64_t>(blockIdx.x) * kBN;
+  const int64_t kBegin = static_cast<int64_t>(blockIdx.z) * kPerSplit, kEnd = min(k, kBegin + kPerSplit);
+  float acc[4][4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) acc[i][j] = 0.f;
+  for (int64_t k0 = kBegin; k0 < kEnd; k0 += kBK) {
+    // Each thread loads 4 of A's 64x16 and 4 of B's 16x64, walking memory contiguously.
+#pragma unroll
+    for (int e = threadIdx.x; e < kBM * kBK; e += kGemmThreads) {
+      const int r = TA ? e % kBM : e / kBK, kk = TA ? e / kBM : e % kBK;
+      const int64_t gr = row0 + r, gk = k0 + kk;
+      As[kk][r] = gr < m && gk < kEnd ? (TA ? A[gk * m + gr] : A[gr * k + gk]) : 0.f;
+    }
+#pragma unroll
+    for (int e = threadIdx.x; e < kBN * kBK; e += kGemmThreads) {
+      const int c = TB ? e / kBK : e % kBN, kk = TB ? e % kBK : e / kBN;
+      const int64_t gc = col0 + c, gk = k0 + kk;
+      Bs[kk][c] = gc < n && gk < kEnd ? (TB ? B[gc * k + gk] : B[gk * n + gc]) : 0.f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < kBK; ++kk) {
+      const float4 a = *reinterpret_cast<const float4*>(&As[kk][ty * 4]);
+      const float4 b = *reinterpret_cast<const float4*>(&Bs[kk][tx * 4]);
+      const float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int64_t r = row0 + ty * 4 + i;
+    if (r >= m) continue;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int64_t c = col0 + tx * 4 + j;
+      if (c >= n) continue;
+      if (partial) {
+        partial[static_cast<int64_t>(blockIdx.z) * m * n + r * n + c] = acc[i][j];
+      } else {
+        float* out = C + r * n + c;
+        *out = beta == 0.f ? acc[i][j] : acc[i][j] + beta * *out;
+      }
+    }
+  }
+}
+
+__global__ void addSplits(const float* partial, int splits, int64_t mn, float beta, float* C) {
+  WM_GRID_STRIDE(i, mn) {
+    float s = 0.f;
+    for (int z = 0; z < splits; ++z) s += partial[z * mn + i];
+    C[i] = beta == 0.f ? s : s + beta * C[i];
+  }
+}
+
+template <bool TA, bool TB>
+void launchTiles(dim3 grid, const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t kPerSplit, float beta,
+                 float* partial) {
+  gemmTile<TA, TB><<<grid, kGemmThreads, 0, stream()>>>(a, b, c, m, n, k, kPerSplit, beta, partial);
+}
+
+}  // namespace
+
+bool preferOwnGemm(int64_t m, int64_t n, int64_t k) {
+  // WM_GEMM=cublas / own forces a side (benchmarks, tests); by default ours up to ~1 GFLOP, where
+  // cuBLAS's host time outweighs its faster kernel.
+  static const char* forced = std::getenv("WM_GEMM");
+  if (forced && std::strcmp(forced, "cublas") == 0) return false;
+  if (forced && std::strcmp(forced, "own") == 0) return true;
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= 1e9;
+}
+
+void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t k, bool transA, bool transB, float beta) {
+  const int64_t tilesM = (m + kBM - 1) / kBM, tilesN = (n + kBN - 1) / kBN;
+  WM_REQUIRE(tilesM <= 65535, "smallGemm: too many rows");
+  // Split k when the output has few tiles and k is long: every SM gets work.
+  int64_t splits = 1;
+  if (tilesM * tilesN < 132 && k >= 1024) splits = std::min<int64_t>({(264 + tilesM * tilesN - 1) / (tilesM * tilesN), k / 256, 64});
+  const int64_t kPerSplit = ((k + splits - 1) / splits + kBK - 1) / kBK * kBK;
+  splits = (k + kPerSplit - 1) / kPerSplit;
+  Scratch s;
+  float* partial = splits > 1 ? s.get<float>(splits * m * n) : nullptr;
+  dim3 grid(static_cast<unsigned>(tilesN), static_cast<unsigned>(tilesM), static_cast<unsigned>(splits));
+  const float *A = as<float>(a), *B = as<float>(b);
+  float* C = as<float>(c);
+  if (transA && transB) launchTiles<true, true>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
+  else if (transA) launchTiles<true, false>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
+  else if (transB) launchTiles<false, true>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
+  else launchTiles<false, false>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
+  WM_CUDA_LAUNCHED();
+  if (partial) {
+    addSplits<<<gridFor(m * n), kThreads, 0, stream()>>>(partial, static_cast<int>(splits), m * n, beta, C);
+    WM_CUDA_LAUNCHED();
+  }
+}
+
+}  // namespace wm
