@@ -130,6 +130,27 @@ describe('wm.train.adam (fused dense Adam)', () => {
     }
   });
 
+  it('updates variables in place only when nothing else shares their data', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const v = tf.variable(tf.tensor1d([1, 2, 3, 4, 5]));
+    const alias = tf.clone(v);  // shares v's data until v is updated
+    const before = Array.from(alias.dataSync());
+    const opt = wm.train.adam(0.1);
+    opt.minimize(() => tf.sum(tf.square(v)) as tf.Scalar, false, [v]);
+    expect(Array.from(alias.dataSync()), 'the alias keeps the old values').to.deep.equal(before);
+    const moved = Array.from(v.dataSync());
+    expect(moved.every((x, i) => x < before[i])).to.equal(true);
+    alias.dispose();
+    // Alone now: updated in place; reads after the step see the new values (no stale host copy).
+    opt.minimize(() => tf.sum(tf.square(v)) as tf.Scalar, false, [v]);
+    const again = Array.from(v.dataSync());
+    expect(again.every((x, i) => x < moved[i])).to.equal(true);
+    opt.minimize(() => tf.sum(tf.square(v)) as tf.Scalar, false, [v]);
+    expect(Array.from(v.dataSync()).every((x, i) => x < again[i])).to.equal(true);
+    tf.dispose(v);
+    opt.dispose();
+  });
+
   it('leaves no tensors or device memory behind over 200 steps', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const v = [tf.variable(tf.randomNormal([33, 17], 0, 1, 'float32', 3)), tf.variable(tf.randomNormal([17], 0, 1, 'float32', 4))];

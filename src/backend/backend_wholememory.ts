@@ -136,6 +136,21 @@ export class WholeMemoryBackend extends MathBackendCPU {
     return d.device?.managed === true || d.managedHost === true;
   }
 
+  /**
+   * Whether a kernel may overwrite t's device data in place: no other tensor
+   * shares it (a variable alone, say) and it is plain device memory. After such
+   * a write call deviceWritten(t): a host copy would be stale.
+   */
+  ownsDeviceData(t: TensorInfo): boolean {
+    const d = this.entry(t.dataId);
+    return d.refCount === 1 && d.device !== undefined && !d.device.managed && d.device.release === undefined;
+  }
+
+  /** t's device data was overwritten in place: drop its host copy. */
+  deviceWritten(t: TensorInfo): void {
+    this.entry(t.dataId).values = undefined;
+  }
+
   /** The device buffer of a tensor, if it has one. */
   deviceBuffer(dataId: DataId): DeviceBuffer | undefined {
     return this.entry(dataId).device;

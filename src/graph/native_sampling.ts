@@ -41,8 +41,9 @@ export function badSeed(what: string, numVertices: number, seeds: ArrayLike<numb
 
 /** @internal Throws badSeed for the first host seed outside [0, numVertices). */
 export function checkSeeds(what: string, numVertices: number, seeds: Int32Array): void {
-  const bad = seeds.findIndex((v) => !(v >= 0 && v < numVertices));
-  if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
+  for (let i = 0; i < seeds.length; ++i) {
+    if (!(seeds[i] >= 0 && seeds[i] < numVertices)) throw badSeed(what, numVertices, seeds, i);
+  }
 }
 
 /**

@@ -82,33 +82,42 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
   const f = Math.fround;
   // 1 - beta rounded from double (tfjs computes it in JavaScript), 1 - beta^t in float32 (a tfjs op).
   const scalars: AdamScalars = [o.learningRate, o.beta1, o.beta2, o.epsilon, 1 - o.beta1, 1 - o.beta2, f(1 - p.acc1), f(1 - p.acc2)];
-  const fresh: tf.Tensor[][] = [];  // per live variable: param', m', v'
+  const replaced: [tf.Variable, tf.Tensor][] = [];  // variables that get a new buffer, and it
   if (b.gpu) {
+    // A variable that alone holds its data (the usual case) is updated in place; one sharing it
+    // (a clone, an assign from a tensor still alive) gets a new buffer and an assign.
     const addresses: number[] = [], sizes: number[] = [];
+    const written: tf.Tensor[] = [];
     for (const i of live) {
-      const outs = [0, 1, 2].map(() => b.makeDeviceOutput(vars[i].shape, 'float32'));
-      const m = o.accumulatedFirstMoment[i]!.variable, v = o.accumulatedSecondMoment[i]!.variable;
-      addresses.push(b.devicePtr(vars[i]), b.devicePtr(entries[i][1]), b.devicePtr(m), b.devicePtr(v), ...outs.map((x) => x.ptr));
+      const state = [vars[i], o.accumulatedFirstMoment[i]!.variable, o.accumulatedSecondMoment[i]!.variable];
+      const inputs = state.map((t) => b.devicePtr(t));
+      const outs = state.map((t, k) => {
+        if (b.ownsDeviceData(t)) {
+          written.push(t);
+          return inputs[k];
+        }
+        const o = b.makeDeviceOutput(t.shape, 'float32');
+        replaced.push([t as tf.Variable, tf.engine().makeTensorFromTensorInfo(o.info)]);
+        return o.ptr;
+      });
+      addresses.push(inputs[0], b.devicePtr(entries[i][1]), inputs[1], inputs[2], ...outs);
       sizes.push(vars[i].size);
-      fresh.push(outs.map((x) => tf.engine().makeTensorFromTensorInfo(x.info)));
     }
     b.native.denseAdam(addresses, sizes, ...scalars);
+    for (const t of written) b.deviceWritten(t);
   } else {
     const arrays: Float32Array[] = [];
+    // Host arrays may be shared with the caller's own (tfjs keeps the array a tensor was made from): new ones.
     for (const i of live) {
-      const outs = [0, 1, 2].map(() => new Float32Array(vars[i].size));
-      const m = o.accumulatedFirstMoment[i]!.variable, v = o.accumulatedSecondMoment[i]!.variable;
-      arrays.push(...[vars[i], entries[i][1], m, v].map((t) => b.hostArray(t) as Float32Array), ...outs);
-      fresh.push(outs.map((x) => tf.tensor(x, vars[i].shape, 'float32')));
+      const state = [vars[i], o.accumulatedFirstMoment[i]!.variable, o.accumulatedSecondMoment[i]!.variable];
+      const outs = state.map(() => new Float32Array(vars[i].size));
+      arrays.push(...[vars[i], entries[i][1], state[1], state[2]].map((t) => b.hostArray(t) as Float32Array), ...outs);
+      state.forEach((t, k) => replaced.push([t, tf.tensor(outs[k], t.shape, 'float32')]));
     }
     b.native.hostDenseAdam(arrays, ...scalars);
   }
-  live.forEach((i, k) => {
-    vars[i].assign(fresh[k][0]);
-    o.accumulatedFirstMoment[i]!.variable.assign(fresh[k][1]);
-    o.accumulatedSecondMoment[i]!.variable.assign(fresh[k][2]);
-  });
-  tf.dispose(fresh.flat());
+  for (const [v, t] of replaced) v.assign(t);
+  tf.dispose(replaced.map(([, t]) => t));
   // tfjs multiplies the float32 accumulators by beta in float32: the same here.
   const acc1 = f(p.acc1 * f(o.beta1)), acc2 = f(p.acc2 * f(o.beta2));
   const next = [tf.scalar(acc1), tf.scalar(acc2)];
