@@ -25,7 +25,10 @@ async function rank(): Promise<void> {
   const comm = wm.communicatorFromEnv();
   const rows: Row[] = [];
   const time = (x: tf.Tensor, opts: wm.AllReduceOptions, reps: number) => {
-    for (let i = 0; i < 10; ++i) comm.allReduce(x, opts)[0].dispose();
+    // Small messages measure the host path: V8 must have optimised it first (10 calls left the
+    // first size measured, 1 KiB, slower than 64 KiB); large ones need few.
+    const warm = x.size * 4 <= (1 << 20) ? 500 : 10;
+    for (let i = 0; i < warm; ++i) comm.allReduce(x, opts)[0].dispose();
     const times: number[] = [];
     for (let k = 0; k < 5; ++k) {
       comm.barrier();
