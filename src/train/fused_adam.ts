@@ -82,7 +82,7 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
   const f = Math.fround;
   // 1 - beta rounded from double (tfjs computes it in JavaScript), 1 - beta^t in float32 (a tfjs op).
   const scalars: AdamScalars = [o.learningRate, o.beta1, o.beta2, o.epsilon, 1 - o.beta1, 1 - o.beta2, f(1 - p.acc1), f(1 - p.acc2)];
-  const replaced: [tf.Variable, tf.Tensor][] = [];  // variables that get a new buffer, and it
+  const replaced: [tf.Variable, tf.Tensor][] = [];  // variables given a new buffer, with the tensor over it
   if (b.gpu) {
     // A variable that alone holds its data (the usual case) is updated in place; one sharing it
     // (a clone, an assign from a tensor still alive) gets a new buffer and an assign.
@@ -96,9 +96,9 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
           written.push(t);
           return inputs[k];
         }
-        const o = b.makeDeviceOutput(t.shape, 'float32');
-        replaced.push([t as tf.Variable, tf.engine().makeTensorFromTensorInfo(o.info)]);
-        return o.ptr;
+        const fresh = b.makeDeviceOutput(t.shape, 'float32');
+        replaced.push([t as tf.Variable, tf.engine().makeTensorFromTensorInfo(fresh.info)]);
+        return fresh.ptr;
       });
       addresses.push(inputs[0], b.devicePtr(entries[i][1]), inputs[1], inputs[2], ...outs);
       sizes.push(vars[i].size);
