@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all|wholememory|allreduce|samplers]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all|wholememory|allreduce|samplers|step]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -25,6 +25,10 @@ for what in "${@:-all}"; do
           BENCH_GRAPH_DIR=/tmp/wm-samplers BENCH_KEEP_GRAPH=1 BENCH_OUT=$out/graphsage-$s.json node dist/bench/graphsage.js 2>&1 |
           tee "$out/graphsage-$s.log" | grep -E "^ours" | sed "s/^/$s: /" || status=1
       done ;;
+    # Where one GraphSAGE step's time goes (one rank, scale 20): tfjs kernels, the slowest calls, host µs per addon function, a V8 profile.
+    step) BENCH_SCALE=${BENCH_SCALE:-20} BENCH_RANKS=1 BENCH_TORCH=0 BENCH_REPEATS=1 BENCH_STEPS=40 BENCH_WINDOWS=3 BENCH_PROFILE=$out/step-profile.txt \
+          BENCH_CPU_PROFILE=$out/step-cpu BENCH_GRAPH_DIR=/tmp/wm-step BENCH_KEEP_GRAPH=1 node dist/bench/graphsage.js 2>&1 | grep -E "^ours" || status=1
+      cut -c1-1200 "$out/step-profile.txt" ;;
     main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1
       node dist/examples/link-prediction.js --epochs 10 --out "$out/link" 2>&1 | tee "$out/link.log" | grep -E "vertices|best" || status=1 ;;
   esac
