@@ -1,13 +1,82 @@
 // Host batched matrix product, float32, row-major. B is brought into [k, n]
-// row order (A into [m, k]) once per batch so the inner loop is a
-// contiguous axpy the compiler vectorises.
+// row order (A into [m, k]) once per batch. Where the CPU has AVX2 and FMA
+// (checked at run time), blocks of 4 rows x 16 columns are accumulated in
+// registers, so each load of B feeds eight FMAs; elsewhere, and for the edge
+// rows and columns, the inner loop is a contiguous axpy the compiler vectorises.
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "parallel.h"
 #include "wm/host_ops.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WM_HOST_AVX2 1
+#endif
+
 namespace wm {
 namespace host {
+namespace {
+
+// C[i, j0..n) for rows [rb, re): c = sum_p A[i, p] B[p, j], the plain way.
+void axpyRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, int64_t j0, int64_t n, int64_t k) {
+  for (int64_t i = rb; i < re; ++i) {
+    float* ci = C + i * n;
+    for (int64_t j = j0; j < n; ++j) ci[j] = 0.f;
+    const float* ai = A + i * k;
+    for (int64_t p = 0; p < k; ++p) {
+      const float s = ai[p];
+      const float* bp = B + p * n;
+      for (int64_t j = j0; j < n; ++j) ci[j] += s * bp[j];
+    }
+  }
+}
+
+#ifdef WM_HOST_AVX2
+__attribute__((target("avx2,fma"))) void blockedRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, int64_t n,
+                                                      int64_t k) {
+  int64_t i = rb;
+  for (; i + 4 <= re; i += 4) {
+    const float* a0 = A + i * k;
+    const float* a1 = a0 + k;
+    const float* a2 = a1 + k;
+    const float* a3 = a2 + k;
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+      __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+      __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(), c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+      for (int64_t p = 0; p < k; ++p) {
+        const __m256 b0 = _mm256_loadu_ps(B + p * n + j), b1 = _mm256_loadu_ps(B + p * n + j + 8);
+        __m256 x = _mm256_broadcast_ss(a0 + p);
+        c00 = _mm256_fmadd_ps(x, b0, c00), c01 = _mm256_fmadd_ps(x, b1, c01);
+        x = _mm256_broadcast_ss(a1 + p);
+        c10 = _mm256_fmadd_ps(x, b0, c10), c11 = _mm256_fmadd_ps(x, b1, c11);
+        x = _mm256_broadcast_ss(a2 + p);
+        c20 = _mm256_fmadd_ps(x, b0, c20), c21 = _mm256_fmadd_ps(x, b1, c21);
+        x = _mm256_broadcast_ss(a3 + p);
+        c30 = _mm256_fmadd_ps(x, b0, c30), c31 = _mm256_fmadd_ps(x, b1, c31);
+      }
+      float* c = C + i * n + j;
+      _mm256_storeu_ps(c, c00), _mm256_storeu_ps(c + 8, c01);
+      _mm256_storeu_ps(c + n, c10), _mm256_storeu_ps(c + n + 8, c11);
+      _mm256_storeu_ps(c + 2 * n, c20), _mm256_storeu_ps(c + 2 * n + 8, c21);
+      _mm256_storeu_ps(c + 3 * n, c30), _mm256_storeu_ps(c + 3 * n + 8, c31);
+    }
+    if (j < n) axpyRows(A, B, C, i, i + 4, j, n, k);
+  }
+  if (i < re) axpyRows(A, B, C, i, re, 0, n, k);
+}
+
+// WM_HOST_AVX2=0 forces the plain loop (to test it on a machine that has AVX2).
+bool hasAvx2Fma() {
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          !(std::getenv("WM_HOST_AVX2") && std::string(std::getenv("WM_HOST_AVX2")) == "0");
+  return yes;
+}
+#endif
+
+}  // namespace
 
 void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k,
                  bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride) {
@@ -30,17 +99,17 @@ void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_
     }
     const float* Ar = A;
     const float* Br = B;
-    parallelFor(m, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(n * k, 1)), [&](int64_t rb, int64_t re) {
-      for (int64_t i = rb; i < re; ++i) {
-        float* ci = C + i * n;
-        for (int64_t j = 0; j < n; ++j) ci[j] = 0.f;
-        const float* ai = Ar + i * k;
-        for (int64_t p = 0; p < k; ++p) {
-          float s = ai[p];
-          const float* bp = Br + p * n;
-          for (int64_t j = 0; j < n; ++j) ci[j] += s * bp[j];
-        }
+    // Chunks of whole 4-row blocks, so only the last chunk has edge rows.
+    const int64_t minRows = std::max<int64_t>(4, ((1 << 16) / std::max<int64_t>(n * k, 1) + 3) / 4 * 4);
+    parallelFor((m + 3) / 4, std::max<int64_t>(1, minRows / 4), [&](int64_t qb, int64_t qe) {
+      const int64_t rb = qb * 4, re = std::min(m, qe * 4);
+#ifdef WM_HOST_AVX2
+      if (hasAvx2Fma()) {
+        blockedRows(Ar, Br, C, rb, re, n, k);
+        return;
       }
+#endif
+      axpyRows(Ar, Br, C, rb, re, 0, n, k);
     });
   }
 }
