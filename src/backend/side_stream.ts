@@ -12,7 +12,9 @@ import {WholeMemoryBackend} from './backend_wholememory';
  * Runs f with its GPU work on the side stream; work queued on the main
  * stream afterwards waits (on the GPU) for it. `waitForMain`: f reads tensors
  * the main stream produced (host arrays uploaded inside f need no wait).
- * Elsewhere (no GPU) it just runs f.
+ * f may dispose what it made itself, and tensors made before it; not tensors
+ * made in an earlier side-stream call that main-stream work has used since
+ * (see useSideStream in wm/runtime.h). Elsewhere (no GPU) it just runs f.
  */
 export function onSideStream<T>(f: () => T, opts: {waitForMain?: boolean} = {}): T {
   const b = tf.backend();

@@ -25,6 +25,11 @@ void synchronize();
 // allocations go to the side stream. mainWaitsForSide() makes the main
 // stream's later work wait for what the side stream has queued (no host
 // wait); sideWaitsForMain() the reverse, for inputs the main stream makes.
+// Frees while on: a block the main stream allocated is held until
+// mainWaitsForSide and freed on the main stream; a block the side stream
+// allocated goes straight back to the side stream's cache, so it must not
+// have been used by main-stream work since (side-stream intermediates; what
+// the side stream hands over is freed later, on the main stream).
 void useSideStream(bool on);
 void mainWaitsForSide();
 void sideWaitsForMain();
