@@ -1,30 +1,116 @@
-// Splits [0, n) over the machine's cores for loops big enough to repay
-// starting threads; small loops run inline.
+// Splits [0, n) over the machine's cores for loops big enough to repay it;
+// small loops run inline. The threads are a pool started once: starting and
+// joining a thread per call cost tens of µs, and a training step on the CPU
+// makes dozens of these calls.
 #pragma once
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace wm {
 namespace host {
 
+class ThreadPool {
+ public:
+  // Never destroyed: worker threads may still wait on it while the process exits.
+  static ThreadPool& get() {
+    static ThreadPool* pool = new ThreadPool(std::min(std::max(1u, std::thread::hardware_concurrency()), 16u) - 1);
+    return *pool;
+  }
+
+  unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
+
+  // Runs task(0) .. task(count - 1), task(0) on the calling thread, and
+  // returns when all are done; rethrows the first exception a task threw.
+  // From inside a pool task it runs them all inline (waiting for the pool
+  // there could wait for itself).
+  void run(int64_t count, const std::function<void(int64_t)>& task) {
+    if (count <= 0) return;
+    if (insideWorker() || workers() == 0 || count == 1) {
+      for (int64_t i = 0; i < count; ++i) task(i);
+      return;
+    }
+    Batch batch;
+    batch.remaining = count - 1;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (int64_t i = 1; i < count; ++i) queue_.push_back([&batch, &task, i] { batch.run(task, i); });
+    }
+    cv_.notify_all();
+    batch.run(task, 0, /*counted=*/false);
+    std::unique_lock<std::mutex> lock(batch.mu);
+    batch.done.wait(lock, [&] { return batch.remaining == 0; });
+    if (batch.error) std::rethrow_exception(batch.error);
+  }
+
+ private:
+  struct Batch {
+    std::mutex mu;
+    std::condition_variable done;
+    int64_t remaining = 0;
+    std::exception_ptr error;
+    void run(const std::function<void(int64_t)>& task, int64_t i, bool counted = true) {
+      std::exception_ptr e;
+      try {
+        task(i);
+      } catch (...) {
+        e = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      if (e && !error) error = e;
+      if (counted && --remaining == 0) done.notify_one();
+    }
+  };
+
+  explicit ThreadPool(unsigned n) {
+    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
+  }
+
+  static bool& insideWorker() {
+    static thread_local bool inside = false;
+    return inside;
+  }
+
+  void work() {
+    insideWorker() = true;
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty(); });
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  std::vector<std::thread> threads_;
+};
+
 template <typename F>
 void parallelFor(int64_t n, int64_t minPerThread, F&& body) {
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  int64_t threads = std::min<int64_t>(std::min<unsigned>(hw, 16), n / std::max<int64_t>(minPerThread, 1));
+  ThreadPool& pool = ThreadPool::get();
+  int64_t threads = std::min<int64_t>(pool.workers() + 1, n / std::max<int64_t>(minPerThread, 1));
   if (threads <= 1) {
     if (n > 0) body(0, n);
     return;
   }
-  std::vector<std::thread> pool;
-  int64_t chunk = (n + threads - 1) / threads;
-  for (int64_t t = 1; t < threads; ++t) {
-    int64_t begin = t * chunk, end = std::min(n, begin + chunk);
-    if (begin < end) pool.emplace_back([=, &body] { body(begin, end); });
-  }
-  body(0, std::min(n, chunk));
-  for (auto& th : pool) th.join();
+  const int64_t chunk = (n + threads - 1) / threads;
+  pool.run(threads, [&](int64_t t) {
+    const int64_t begin = t * chunk, end = std::min(n, begin + chunk);
+    if (begin < end) body(begin, end);
+  });
 }
 
 }  // namespace host
