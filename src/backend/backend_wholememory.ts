@@ -4,7 +4,7 @@
 // (device), or both while they agree. Tensors are immutable, so a copy never
 // goes stale; native kernels write new device buffers.
 import {MathBackendCPU} from '@tensorflow/tfjs-backend-cpu';
-import {backend_util, BackendTimingInfo, DataId, DataType, engine, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {backend_util, BackendTimingInfo, DataId, DataType, engine, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {ManagedResidency} from './managed_residency';
 import {NativeAddon, NativeDType} from './native';
@@ -208,6 +208,21 @@ export class WholeMemoryBackend extends MathBackendCPU {
   makeDeviceOutput(shape: number[], dtype: DataType): {info: TensorInfo; ptr: number} {
     const buf = this.allocTensorBuffer(util.sizeFromShape(shape) * bytesPerElement(dtype));
     return {info: this.adoptBuffer(shape, dtype, buf), ptr: buf.ptr};
+  }
+
+  /**
+   * New device tensors of these shapes, written by `fill` (given their
+   * addresses). If fill throws, they are freed before the error goes on.
+   */
+  deviceOutputs(shapes: number[][], fill: (ptrs: number[]) => void, dtype: DataType = 'float32'): Tensor[] {
+    const outs = shapes.map((shape) => this.makeDeviceOutput(shape, dtype));
+    try {
+      fill(outs.map((o) => o.ptr));
+    } catch (e) {
+      for (const o of outs) this.disposeData(o.info.dataId, true);
+      throw e;
+    }
+    return outs.map((o) => engine().makeTensorFromTensorInfo(o.info));
   }
 
   // A tensor's buffer: managed memory while UVM is on, else the device pool.

@@ -195,9 +195,9 @@ function scatterMean(dy: tf.Tensor2D, layer: FixedFanoutLayer, inputs: number): 
     const each = tf.reshape(tf.tile(tf.reshape(tf.div(dy, fanout), [numDst, 1, dim]), [1, fanout, 1]), [numDst * fanout, dim]);
     return tf.unsortedSegmentSum(each, neighbors, inputs) as tf.Tensor2D;
   }
-  const {info, ptr} = b.makeDeviceOutput([inputs, dim], 'float32');
-  b.native.neighborMeanGrad(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(dy), dim, ptr, inputs);
-  return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
+  return b.deviceOutputs([[inputs, dim]], ([ptr]) => {
+    b.native.neighborMeanGrad(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(dy), dim, ptr, inputs);
+  })[0] as tf.Tensor2D;
 }
 
 // On the GPU one kernel reads the neighbours' rows once (the gather-then-mean
@@ -208,7 +208,7 @@ function gatherMean(x: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
   if (!(b instanceof WholeMemoryBackend && b.gpu) || numDst === 0 || x.shape[1] === 0) {
     return tf.mean(tf.reshape(tf.gather(x, neighbors), [numDst, fanout, x.shape[1]]), 1) as tf.Tensor2D;
   }
-  const {info, ptr} = b.makeDeviceOutput([numDst, x.shape[1]], 'float32');
-  b.native.neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), x.shape[1], ptr);
-  return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
+  return b.deviceOutputs([[numDst, x.shape[1]]], ([ptr]) => {
+    b.native.neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), x.shape[1], ptr);
+  })[0] as tf.Tensor2D;
 }

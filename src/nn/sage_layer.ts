@@ -26,18 +26,19 @@ export function sageLayer(h: tf.Tensor2D, layer: FixedFanoutLayer, wSelf: tf.Ten
   if (!(b instanceof WholeMemoryBackend && b.gpu) || layer.numDst * outDim * inDim === 0) return composite(h, layer, wSelf, wNeigh, bias, relu);
   const {numDst, fanout, neighbors} = layer;
   const f = tf.customGrad(((x: tf.Tensor, ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
-    const {info, ptr: out} = b.makeDeviceOutput([numDst, outDim], 'float32');
     const mean = b.allocDevice(numDst * inDim * 4);
+    let y: tf.Tensor;
     try {
-      b.native.neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), inDim, mean);
-      // Row-major [numDst, inDim] x [inDim, outDim]; h's first numDst rows are the layer's own vertices.
-      b.native.batchMatMul(b.devicePtr(x), b.devicePtr(ws), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
-      b.native.batchMatMul(mean, b.devicePtr(wn), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
-      b.native.biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
+      [y] = b.deviceOutputs([[numDst, outDim]], ([out]) => {
+        b.native.neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), inDim, mean);
+        // Row-major [numDst, inDim] x [inDim, outDim]; h's first numDst rows are the layer's own vertices.
+        b.native.batchMatMul(b.devicePtr(x), b.devicePtr(ws), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
+        b.native.batchMatMul(mean, b.devicePtr(wn), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
+        b.native.biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
+      });
     } finally {
       b.freeDevice(mean);  // stream-ordered: reused only after the GEMM that reads it
     }
-    const y = tf.engine().makeTensorFromTensorInfo(info);
     save([x, ws, wn, y]);
     return {value: y, gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(b, layer, saved, dy, inputs, inDim, outDim, relu)};
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
@@ -48,23 +49,22 @@ function backward(b: WholeMemoryBackend, layer: FixedFanoutLayer, saved: tf.Tens
                   outDim: number, relu: boolean): tf.Tensor[] {
   const [x, ws, wn, y] = saved;
   const {numDst, fanout, neighbors} = layer;
-  const out = (shape: number[]) => b.makeDeviceOutput(shape, 'float32');
-  const dh = out([inputs, inDim]), dWs = out([inDim, outDim]), dWn = out([inDim, outDim]), dBias = out([outDim]);
   const dz = b.allocDevice(numDst * outDim * 4), mean = b.allocDevice(numDst * inDim * 4), dMean = b.allocDevice(numDst * inDim * 4);
   try {
-    const xp = b.devicePtr(x), nb = b.devicePtr(neighbors);
-    b.native.biasActivationGrad(b.devicePtr(dy), b.devicePtr(y), numDst, outDim, relu, dz, dBias.ptr);
-    // The mean again (one cheap kernel) rather than holding it from the forward.
-    b.native.neighborMean(nb, numDst, fanout, xp, inDim, mean);
-    b.native.batchMatMul(xp, dz, dWs.ptr, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
-    b.native.batchMatMul(mean, dz, dWn.ptr, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
-    b.native.batchMatMul(dz, b.devicePtr(wn), dMean, 1, numDst, inDim, outDim, false, true, 0, 0, 0);
-    b.native.neighborMeanGrad(nb, numDst, fanout, dMean, inDim, dh.ptr, inputs);  // zeroes dh first
-    b.native.batchMatMul(dz, b.devicePtr(ws), dh.ptr, 1, numDst, inDim, outDim, false, true, 0, 0, 1);
+    return b.deviceOutputs([[inputs, inDim], [inDim, outDim], [inDim, outDim], [outDim]], ([dh, dWs, dWn, dBias]) => {
+      const xp = b.devicePtr(x), nb = b.devicePtr(neighbors);
+      b.native.biasActivationGrad(b.devicePtr(dy), b.devicePtr(y), numDst, outDim, relu, dz, dBias);
+      // The mean again (one cheap kernel) rather than holding it from the forward.
+      b.native.neighborMean(nb, numDst, fanout, xp, inDim, mean);
+      b.native.batchMatMul(xp, dz, dWs, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
+      b.native.batchMatMul(mean, dz, dWn, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
+      b.native.batchMatMul(dz, b.devicePtr(wn), dMean, 1, numDst, inDim, outDim, false, true, 0, 0, 0);
+      b.native.neighborMeanGrad(nb, numDst, fanout, dMean, inDim, dh, inputs);  // zeroes dh first
+      b.native.batchMatMul(dz, b.devicePtr(ws), dh, 1, numDst, inDim, outDim, false, true, 0, 0, 1);
+    });
   } finally {
     for (const p of [dz, mean, dMean]) b.freeDevice(p);
   }
-  return [dh, dWs, dWn, dBias].map((o) => tf.engine().makeTensorFromTensorInfo(o.info));
 }
 
 // Elsewhere (the CPU, empty layers): the same layer from tfjs ops.

@@ -71,9 +71,9 @@ function forward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean
                  outShape: number[]): tf.Tensor {
   const perRow = outShape.length === 1;
   if (b.gpu) {
-    const {info, ptr} = b.makeDeviceOutput(outShape, 'float32');
-    b.native.softmaxCrossEntropy(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, scale, perRow ? ptr : 0, perRow ? 0 : ptr);
-    return tf.engine().makeTensorFromTensorInfo(info);
+    return b.deviceOutputs([outShape], ([ptr]) => {
+      b.native.softmaxCrossEntropy(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, scale, perRow ? ptr : 0, perRow ? 0 : ptr);
+    })[0];
   }
   const out = new Float32Array(perRow ? rows : 1);
   b.native.hostSoftmaxCrossEntropy(b.hostArray(x) as Float32Array, b.hostArray(y) as Float32Array | Int32Array, ids, rows, classes, scale,
@@ -84,9 +84,9 @@ function forward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean
 function backward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean, rows: number, classes: number, dy: tf.Tensor,
                   perRow: boolean, scale: number): tf.Tensor {
   if (b.gpu) {
-    const {info, ptr} = b.makeDeviceOutput([rows, classes], 'float32');
-    b.native.softmaxCrossEntropyGrad(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, b.devicePtr(dy), perRow, scale, ptr);
-    return tf.engine().makeTensorFromTensorInfo(info);
+    return b.deviceOutputs([[rows, classes]], ([ptr]) => {
+      b.native.softmaxCrossEntropyGrad(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, b.devicePtr(dy), perRow, scale, ptr);
+    })[0];
   }
   const out = new Float32Array(rows * classes);
   b.native.hostSoftmaxCrossEntropyGrad(b.hostArray(x) as Float32Array, b.hostArray(y) as Float32Array | Int32Array, ids, rows, classes,
