@@ -122,7 +122,7 @@ function relabel(graph: DeviceCsr | WholeMemoryCsr, dst: tf.Tensor1D, ids: tf.Te
   const neighbors = tf.engine().makeTensorFromTensorInfo(out.info) as tf.Tensor1D;
   let count: number;
   try {
-    count = b.native.relabelVertices(b.devicePtr(dst), dst.size, b.devicePtr(ids), ids.size, graph.numVertices, graph.vertexMap(b), valuesPtr,
+    count = b.native.relabelVertices(b.devicePtr(dst), dst.size, b.devicePtr(ids), ids.size, graph.numVertices, graph.vertexMap.address(b), valuesPtr,
                                      out.ptr);
   } catch (e) {
     b.freeDevice(valuesPtr);

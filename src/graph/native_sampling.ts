@@ -124,6 +124,8 @@ export function sampleNeighbors(g: CsrGraph, seeds: Int32Array, fanout: number, 
 export class DeviceCsr {
   readonly rowPtr: tf.Tensor1D;
   readonly colIdx: tf.Tensor1D;
+  /** Scratch for relabelling samples of this graph on the GPU. */
+  readonly vertexMap: VertexMap;
 
   get numVertices(): number {
     return this.graph.numVertices;
@@ -133,6 +135,7 @@ export class DeviceCsr {
     graph.validate('DeviceCsr');
     this.rowPtr = tf.tensor1d(graph.rowPtr, 'int32');
     this.colIdx = tf.tensor1d(graph.colIdx.length ? graph.colIdx : new Int32Array(1), 'int32');
+    this.vertexMap = new VertexMap(graph.numVertices);
   }
 
   /** Seeds on the GPU in, sampled ids (and offsets without replacement) on the GPU out. */
@@ -143,26 +146,35 @@ export class DeviceCsr {
     return sampleOnDevice(b, b.devicePtr(this.rowPtr), b.devicePtr(this.colIdx), this.graph.numVertices, seeds, fanout, opts, 'DeviceCsr.sample');
   }
 
-  private map = 0;
-
-  /** Scratch for relabelling samples on the GPU: one int32 per vertex, INT32_MAX between uses (allocated on first use, freed by dispose). */
-  vertexMap(b: WholeMemoryBackend): number {
-    if (this.map === 0) this.map = allocVertexMap(b, this.graph.numVertices);
-    return this.map;
-  }
-
   dispose(): void {
     tf.dispose([this.rowPtr, this.colIdx]);
-    if (this.map !== 0) (tf.backend() as WholeMemoryBackend).freeDevice(this.map);
-    this.map = 0;
+    this.vertexMap.free();
   }
 }
 
-/** numVertices int32 of INT32_MAX on the GPU (see relabelVertices in wm/graph_ops.h). */
-export function allocVertexMap(b: WholeMemoryBackend, numVertices: number): number {
-  const map = b.allocDevice(Math.max(numVertices, 1) * 4);
-  b.native.fill(1 /* int32 */, map, Math.max(numVertices, 1), 2147483647);
-  return map;
+/**
+ * A graph holder's scratch for relabelling samples on the GPU
+ * (relabelVertices in wm/graph_ops.h): one int32 per vertex, INT32_MAX
+ * between uses; allocated at the first use, freed with the graph.
+ */
+export class VertexMap {
+  private ptr = 0;
+
+  constructor(private readonly numVertices: number) {}
+
+  address(b: WholeMemoryBackend): number {
+    if (this.ptr === 0) {
+      const n = Math.max(this.numVertices, 1);
+      this.ptr = b.allocDevice(n * 4);
+      b.native.fill(1 /* int32 */, this.ptr, n, 2147483647);
+    }
+    return this.ptr;
+  }
+
+  free(): void {
+    if (this.ptr !== 0) (tf.backend() as WholeMemoryBackend).freeDevice(this.ptr);
+    this.ptr = 0;
+  }
 }
 
 function checkNegatives(g: CsrGraph, count: number, seed: number): void {

@@ -10,11 +10,16 @@ import {deviceStatus} from '../backend/register';
 import type {Communicator} from '../memory/communicator';
 import type {MemoryLocation, WholeMemoryTensor} from '../memory/whole_memory_tensor';
 import {CsrGraph} from './csr';
-import {allocVertexMap, sampleOnDevice, sampleOnHost, SampleOptions} from './native_sampling';
+import {sampleOnDevice, sampleOnHost, SampleOptions, VertexMap} from './native_sampling';
 
 export class WholeMemoryCsr {
+  /** Scratch for relabelling samples on this rank's GPU. */
+  readonly vertexMap: VertexMap;
+
   private constructor(private readonly rowPtr: WholeMemoryTensor, private readonly colIdx: WholeMemoryTensor,
-                      readonly numVertices: number, readonly numEdges: number, readonly location: MemoryLocation) {}
+                      readonly numVertices: number, readonly numEdges: number, readonly location: MemoryLocation) {
+    this.vertexMap = new VertexMap(numVertices);
+  }
 
   /**
    * Collective: every rank passes the same graph (each writes only its own
@@ -62,19 +67,10 @@ export class WholeMemoryCsr {
     return {ids: tf.tensor1d(got.ids, 'int32'), offsets: got.offsets && tf.tensor1d(got.offsets, 'int32')};
   }
 
-  private map = 0;
-
-  /** Scratch for relabelling samples on this rank's GPU (see DeviceCsr.vertexMap). */
-  vertexMap(b: WholeMemoryBackend): number {
-    if (this.map === 0) this.map = allocVertexMap(b, this.numVertices);
-    return this.map;
-  }
-
   /** Collective: frees the graph on every rank. */
   free(): void {
     this.rowPtr.free();
     this.colIdx.free();
-    if (this.map !== 0) (tf.backend() as WholeMemoryBackend).freeDevice(this.map);
-    this.map = 0;
+    this.vertexMap.free();
   }
 }
