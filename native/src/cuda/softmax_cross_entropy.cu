@@ -15,15 +15,15 @@ __global__ void rowLossKernel(const float* x, const void* labels, bool classIds,
   const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
   for (int64_t r = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; r < rows; r += warps) {
     const float* xr = x + r * classes;
-    const RowStats st = rowStats(xr, classes, lane);
+    const float lse = rowLogSumExp(xr, classes, lane);
     float loss;
     if (classIds) {
-      loss = st.logSumExp - xr[static_cast<const int32_t*>(labels)[r]];
+      loss = lse - xr[static_cast<const int32_t*>(labels)[r]];
     } else {
       const float* yr = static_cast<const float*>(labels) + r * classes;
       float sy = 0.f, syx = 0.f;
       for (int64_t c = lane; c < classes; c += 32) sy += yr[c], syx += yr[c] * xr[c];
-      loss = warpSum(sy) * st.logSumExp - warpSum(syx);
+      loss = warpSum(sy) * lse - warpSum(syx);
     }
     if (lane == 0) rowLoss[r] = loss;
   }

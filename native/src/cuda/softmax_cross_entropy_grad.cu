@@ -16,16 +16,16 @@ __global__ void gradKernel(const float* x, const void* labels, bool classIds, in
     const float* xr = x + r * classes;
     float* dr = dx + r * classes;
     const float g = scale * dLoss[perRow ? r : 0];
-    const RowStats st = rowStats(xr, classes, lane);
+    const float lse = rowLogSumExp(xr, classes, lane);
     if (classIds) {
       const int32_t label = static_cast<const int32_t*>(labels)[r];
-      for (int64_t c = lane; c < classes; c += 32) dr[c] = (expf(xr[c] - st.logSumExp) - (c == label ? 1.f : 0.f)) * g;
+      for (int64_t c = lane; c < classes; c += 32) dr[c] = (expf(xr[c] - lse) - (c == label ? 1.f : 0.f)) * g;
     } else {
       const float* yr = static_cast<const float*>(labels) + r * classes;
       float sy = 0.f;
       for (int64_t c = lane; c < classes; c += 32) sy += yr[c];
       sy = warpSum(sy);
-      for (int64_t c = lane; c < classes; c += 32) dr[c] = (expf(xr[c] - st.logSumExp) * sy - yr[c]) * g;
+      for (int64_t c = lane; c < classes; c += 32) dr[c] = (expf(xr[c] - lse) * sy - yr[c]) * g;
     }
   }
 }

@@ -1,5 +1,5 @@
-// Per-row softmax statistics for a warp: max and log-sum-exp in one online
-// pass over the row (each lane its strided elements, then a butterfly).
+// A row's log-sum-exp for a warp: max and sum in one online pass over the
+// row (each lane its strided elements, then a butterfly).
 #pragma once
 #include <cmath>
 
@@ -11,11 +11,7 @@ __device__ __forceinline__ float warpSum(float v) {
   return v;
 }
 
-struct RowStats {
-  float logSumExp;
-};
-
-__device__ __forceinline__ RowStats rowStats(const float* xr, int64_t n, int lane) {
+__device__ __forceinline__ float rowLogSumExp(const float* xr, int64_t n, int lane) {
   float m = -INFINITY, s = 0.f;
   for (int64_t c = lane; c < n; c += 32) {
     const float v = xr[c];
@@ -34,7 +30,7 @@ __device__ __forceinline__ RowStats rowStats(const float* xr, int64_t n, int lan
     s = (m == -INFINITY ? 0.f : s * expf(m - mm)) + (m2 == -INFINITY ? 0.f : s2 * expf(m2 - mm));
     m = mm;
   }
-  return {m + logf(s)};
+  return m + logf(s);
 }
 
 }  // namespace wm
