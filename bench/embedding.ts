@@ -51,37 +51,44 @@ async function main(): Promise<void> {
       [[32, 'float32'], [128, 'float32'], [512, 'float32'], [128, 'float16'], [128, 'bfloat16']] :
       [[32, 'float32'], [128, 'float32'], [128, 'bfloat16']];
   for (const [dim, dtype] of configs) {
-    const emb = wm.nn.embedding({rows: ROWS, dim, dtype, init: {type: 'uniform', scale: 1, seed: 5}});
     const esz = dtype === 'float32' ? 4 : 2;
+    const emb = wm.nn.embedding({rows: ROWS, dim, dtype, init: {type: 'uniform', scale: 1, seed: 5}});
     // Bytes the gather must move: rows read in storage, float32 written, indices read.
     const moved = N * dim * (esz + 4) + N * 4;
     const ms = timeMs(() => emb.read(ids).dispose());
     rows.push({op: 'gather', dim, dtype, ms, TBs: moved / ms / 1e9});
-    if (dim === 128 && dtype === 'float32') {
+    if (dim !== 128) {
       emb.dispose();
-      for (const [name, make, states] of [['sgd', wm.nn.sgd, 0], ['adam', wm.nn.adam, 2], ['adagrad', wm.nn.adagrad, 1],
-                                          ['rmsprop', wm.nn.rmsprop, 1]] as const) {
-        const t = wm.nn.embedding({rows: ROWS, dim, optimizer: make({lr: 0.01}), init: {type: 'uniform', scale: 1, seed: 5}});
-        const grads = tf.randomNormal([N, dim], 0, 1, 'float32', 3);
-        // Bytes per touched element: gradient read, row read + written, each state read + written.
-        const stepMs = timeMs(() => t.applyGradients(ids, grads), 10, 2);
-        rows.push({op: `step ${name}`, dim, dtype, ms: stepMs, TBs: (N * dim * 4 * (3 + 2 * states) + N * 4) / stepMs / 1e9});
-        grads.dispose();
-        t.dispose();
-      }
       continue;
     }
+    const grads = tf.randomNormal([N, dim], 0, 1, 'float32', 3);
+    // Updates: float32 values read, each touched row read and written in storage, each float32 state read and written.
+    const updateBytes = (states: number) => N * dim * (4 + 2 * esz + 8 * states) + N * 4;
+    const addMs = timeMs(() => emb.add(ids, grads), 10, 2);
+    rows.push({op: 'scatter add', dim, dtype, ms: addMs, TBs: updateBytes(0) / addMs / 1e9});
     emb.dispose();
+    const steps = [['sgd', wm.nn.sgd, 0], ['adam', wm.nn.adam, 2], ['adagrad', wm.nn.adagrad, 1], ['rmsprop', wm.nn.rmsprop, 1]] as const;
+    for (const [name, make, states] of steps.filter(([name]) => dtype === 'float32' || name === 'sgd' || name === 'adam')) {
+      const t = wm.nn.embedding({rows: ROWS, dim, dtype, optimizer: make({lr: 0.01}), init: {type: 'uniform', scale: 1, seed: 5}});
+      const stepMs = timeMs(() => t.applyGradients(ids, grads), 10, 2);
+      rows.push({op: `step ${name}`, dim, dtype, ms: stepMs, TBs: updateBytes(states) / stepMs / 1e9});
+      t.dispose();
+    }
+    grads.dispose();
   }
   ids.dispose();
 
   const where = gpu ? wm.deviceInfo().name : 'CPU (2 cores here)';
   console.log(`\nembedding tables: ${ROWS} rows, ${N} random indices, on ${where}; device copy ${copyTBs.toFixed(2)} TB/s (read + write)`);
-  console.log('| op | dim | storage | ours ms | ours GB/s | % of copy | torch op | torch ms | torch GB/s | torch ms / ours ms |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  // Gathers against torch's gather of the same rows; updates against torch's index_add_ of float32 rows (its
+  // fastest scatter; it moves 3 units per element, an Adam step 7): both the time ratio and the bytes/s ratio.
+  console.log('| op | dim | storage | ours ms | ours GB/s | % of copy | torch op | torch ms | torch GB/s | torch ms / ours ms | ours GB/s / torch GB/s |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
-    const ref = torch?.results.find((x) => (r.op === 'gather' ? x.op === 'gather' : x.op === 'index_add_') && x.dim === r.dim && x.dtype === r.dtype);
-    const cells = ref ? [ref.op, ref.ms.toFixed(3), (1000 * ref.TBs).toFixed(0), `${(ref.ms / r.ms).toFixed(2)}x`] : ['', '', '', ''];
+    const ref = torch?.results.find((x) => r.op === 'gather' ? x.op === 'gather' && x.dim === r.dim && x.dtype === r.dtype :
+                                                                x.op === 'index_add_' && x.dim === r.dim);
+    const cells = ref ? [ref.op, ref.ms.toFixed(3), (1000 * ref.TBs).toFixed(0), `${(ref.ms / r.ms).toFixed(2)}x`, `${(r.TBs / ref.TBs).toFixed(2)}x`] :
+                        ['', '', '', '', ''];
     console.log(`| ${r.op} | ${r.dim} | ${r.dtype} | ${r.ms.toFixed(3)} | ${(1000 * r.TBs).toFixed(0)} | ${(100 * r.TBs / copyTBs).toFixed(0)}% | ${cells.join(' | ')} |`);
   }
   if (torch) console.log(`torch ${torch.torch}: its device copy ${torch.copyTBs.toFixed(2)} TB/s`);

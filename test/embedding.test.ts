@@ -119,6 +119,65 @@ describe('wm.nn.embedding', () => {
       }
     }
 
+    // Ids with runs of one row longer than a warp's 32 sorted positions (the GPU step sums runs across warps).
+    const longRunIds = (n: number, rows: number, seed: number): Int32Array => {
+      const ids = randomIds(n, rows, seed);
+      for (let i = 0; i < Math.min(n, 75); ++i) ids[(i * 7) % n] = Math.floor(rows / 3);
+      return ids;
+    };
+    const sumByRow = (ids: Int32Array, g: Float64Array, dim: number): Map<number, Float64Array> => {
+      const sum = new Map<number, Float64Array>();
+      ids.forEach((r, i) => {
+        const acc = sum.get(r) ?? new Float64Array(dim);
+        for (let j = 0; j < dim; ++j) acc[j] += Math.fround(g[i * dim + j]);
+        sum.set(r, acc);
+      });
+      return sum;
+    };
+
+    for (const dtype of DTYPES) {
+      it(`add() scatter-adds rows, summing repeated ids, without an optimizer: ${memory} ${dtype}`, () => {
+        for (const [rows, dim, n] of [[1, 1, 3], [50, 33, 120], [300, 128, 400], [40, 260, 90], [20, 4, 0]]) {
+          const emb = wm.nn.embedding({rows, dim, dtype, memory});
+          const all = Int32Array.from({length: rows}, (_, i) => i);
+          emb.write(all, Float32Array.from(randomRows(rows, dim, rows + dim)));
+          const ref = Float64Array.from(emb.read(all).dataSync());
+          const ids = longRunIds(n, rows, n + dim);
+          const v = randomRows(n, dim, 3 * n + 1);
+          const values = tf.tensor2d(Float32Array.from(v), [n, dim]);
+          emb.add(ids, values);
+          values.dispose();
+          for (const [r, acc] of sumByRow(ids, v, dim)) for (let j = 0; j < dim; ++j) ref[r * dim + j] += acc[j];
+          expectNear(emb.read(all).dataSync(), ref, dtype === 'float32' ? 1e-5 : TOL[dtype] * 2, `add ${memory} ${dtype} ${rows}x${dim} n=${n}`);
+          expect(emb.stepCount).to.equal(0);
+          expect(() => emb.add([0], tf.zeros([1, dim + 1]))).to.throw(/embedding.add: values must be float32 with 1 x/);
+          expect(() => emb.add([rows], tf.ones([1, dim]))).to.throw(new RegExp(`index ${rows} at position 0 is outside the table's ${rows} rows`));
+          emb.dispose();
+        }
+      });
+    }
+
+    it(`adam over wide rows and runs of one row longer than 32 positions: ${memory}`, () => {
+      const [config, rule] = RULES.adam;
+      for (const [rows, dim] of [[90, 128], [30, 260], [64, 33]]) {
+        const emb = wm.nn.embedding({rows, dim, memory, optimizer: config});
+        const all = Int32Array.from({length: rows}, (_, i) => i);
+        emb.write(all, Float32Array.from(randomRows(rows, dim, 11 + dim)));
+        const ref = Float64Array.from(emb.read(all).dataSync());
+        const state = Array.from({length: rows * dim}, () => [0, 0]);
+        for (let t = 1; t <= 2; ++t) {
+          const ids = longRunIds(150, rows, 40 + t);
+          const g = randomRows(ids.length, dim, 60 + t);
+          const grads = tf.tensor2d(Float32Array.from(g), [ids.length, dim]);
+          emb.applyGradients(ids, grads);
+          grads.dispose();
+          for (const [r, acc] of sumByRow(ids, g, dim)) for (let j = 0; j < dim; ++j) ref[r * dim + j] = rule(ref[r * dim + j], acc[j], state[r * dim + j], t);
+        }
+        expectNear(emb.read(all).dataSync(), ref, 1e-5, `adam ${memory} ${rows}x${dim}`);
+        emb.dispose();
+      }
+    });
+
     it(`skips NaN/Inf gradient elements and counts them; bad indices change nothing: ${memory}`, () => {
       const emb = wm.nn.embedding({rows: 4, dim: 3, memory, optimizer: wm.nn.sgd({lr: 1})});
       emb.write([0, 1, 2, 3], Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]));

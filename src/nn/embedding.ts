@@ -13,11 +13,11 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, indexError, knownValid, markValid} from '../backend/index_validation';
-import {NativeDeviceMemory, NativeHostMemory, NativeTable} from '../backend/native';
+import {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from '../backend/native';
 import {deviceStatus, native} from '../backend/register';
 import {Communicator, soloCommunicator} from '../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../memory/distributed_rows';
-import {optimizerCode, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
+import {optimizerCode, sgd, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
 
 export type EmbeddingDType = 'float32' | 'float16' | 'bfloat16';
 export type EmbeddingMemory = 'device' | 'host' | 'continuous' | 'chunked' | 'distributed' | 'managed';
@@ -378,37 +378,56 @@ export class Embedding {
 
   /** One optimizer step with explicit sparse gradients: grads [n, dim] for ids [n]. */
   applyGradients(ids: tf.Tensor | ArrayLike<number>, grads: tf.Tensor): void {
-    const s = this.live('applyGradients');
+    this.live('applyGradients');
     if (!this.optimizer) throw new Error('embedding.applyGradients: the table was created without an optimizer');
-    const idx = this.indices(ids, 'applyGradients');
+    this.updateRows(ids, grads, 'applyGradients', optimizerCode(this.optimizer), stepParams(this.optimizer, this.steps + 1), true);
+    ++this.steps;
+  }
+
+  /**
+   * Scatter-add: adds float32 values [n, dim] to the rows at ids [n] in place
+   * (values of repeated ids are summed first; rounded once to the storage
+   * type). No optimizer needed, its state is left alone. Non-finite values
+   * are skipped and counted as skippedGradients() counts gradients.
+   */
+  add(ids: tf.Tensor | ArrayLike<number>, values: tf.Tensor): void {
+    this.live('add');
+    // The SGD rule with lr = -1: w - (-1) g is w + g exactly.
+    this.updateRows(ids, values, 'add', optimizerCode(sgd()), {...stepParams(sgd(), 1), lr: -1, weightDecay: 0}, false);
+  }
+
+  private updateRows(ids: tf.Tensor | ArrayLike<number>, grads: tf.Tensor, what: string, code: number, params: NativeOptimizerParams,
+                     withState: boolean): void {
+    const s = this.live(what);
+    const idx = this.indices(ids, what);
     try {
       if (grads.size !== idx.size * this.dim || grads.dtype !== 'float32') {
-        throw new RangeError(`embedding.applyGradients: grads must be float32 with ${idx.size} x ${this.dim} elements, got ${grads.dtype} ${grads.shape}`);
+        const arg = what === 'add' ? 'values' : 'grads';
+        throw new RangeError(`embedding.${what}: ${arg} must be float32 with ${idx.size} x ${this.dim} elements, got ${grads.dtype} ${grads.shape}`);
       }
       // Validate every index before any row changes (free when lookup() already did);
       // distributed tables check inside the collective.
-      if (!s.dist) checkIndexTensor(idx, this.rows, 'embedding.applyGradients');
+      if (!s.dist) checkIndexTensor(idx, this.rows, `embedding.${what}`);
       const host = s.where === 'host' ? (idx.dataSync() as Int32Array) : undefined;
-      const params = stepParams(this.optimizer, ++this.steps);
-      const code = optimizerCode(this.optimizer);
-      const st0 = s.states[0], st1 = s.states[1];
+      const st0 = withState ? s.states[0] : null, st1 = withState ? s.states[1] : null;
       if (s.dist && s.where === 'host') {
         sendRows(s.dist, asInt32(host!), bytesOf(asFloat32(grads.dataSync())), (local, g) => {
           this.skippedHost += native().hostEmbeddingApply(s.table, st0 as ArrayBufferView | null, st1 as ArrayBufferView | null, local,
                                                           new Float32Array(g.buffer), code, params);
-        }, 'embedding.applyGradients');
+        }, `embedding.${what}`);
       } else if (s.dist) {
         const b = this.backend;
-        b.native.distributedEmbeddingApply(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, st0 as number, st1 as number,
-                                           idx.size ? b.devicePtr(idx) : 0, idx.size, idx.size ? b.devicePtr(grads) : 0, code, params, this.skippedDevice);
+        b.native.distributedEmbeddingApply(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, (st0 ?? 0) as number,
+                                           (st1 ?? 0) as number, idx.size ? b.devicePtr(idx) : 0, idx.size, idx.size ? b.devicePtr(grads) : 0,
+                                           code, params, this.skippedDevice);
       } else if (s.where === 'host') {
-        this.skippedHost += native().hostEmbeddingApply(s.table, s.states[0] as ArrayBufferView | NativeHostMemory | null,
-                                                        s.states[1] as ArrayBufferView | NativeHostMemory | null,
+        this.skippedHost += native().hostEmbeddingApply(s.table, st0 as ArrayBufferView | NativeHostMemory | null,
+                                                        st1 as ArrayBufferView | NativeHostMemory | null,
                                                         asInt32(host!), asFloat32(grads.dataSync()), code, params);
       } else if (idx.size > 0) {
         const b = this.backend;
         this.touchManaged(s, b);
-        b.native.embeddingApply(s.table, s.states[0] as number, s.states[1] as number, b.devicePtr(idx), 0, idx.size,
+        b.native.embeddingApply(s.table, (st0 ?? 0) as number, (st1 ?? 0) as number, b.devicePtr(idx), 0, idx.size,
                                 b.devicePtr(grads), code, params, 0, this.skippedDevice);
       }
     } finally {

@@ -7,6 +7,7 @@
 namespace wm {
 
 bool preferOwnGemm(int64_t m, int64_t n, int64_t k);  // small_gemm.cu
+bool ownGemmFits(int64_t n);
 void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t k, bool transA, bool transB, float beta);
 
 namespace {
@@ -52,7 +53,7 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
     return;
   }
   // Single products small enough that cuBLAS's host time would dominate: our tiles (small_gemm.cu).
-  if (batch == 1 && (preferOwnGemm(m, n, k) || !cublas())) {
+  if (batch == 1 && (preferOwnGemm(m, n, k) || (!cublas() && ownGemmFits(n)))) {
     smallGemm(a, b, c, m, n, k, transA, transB, beta);
     return;
   }

@@ -24,46 +24,61 @@ __global__ void initPositions(const IdxT* idx, int64_t n, int64_t rows, int* pos
 // equal keys (a distinct row) is handled by the whole warp: it sums the run's
 // gradient rows (the run may continue past the warp's 32 positions) and
 // updates the row and its state in place. Rows are owned by exactly one warp.
+// The warp reads its 32 keys and positions once (coalesced) and passes them
+// by shuffle, and each row's table and state loads are issued together with
+// its gradient loads: one memory round trip per row, not three or four in a
+// chain (pos -> grads -> table), which left the step below the copy rate.
 template <typename Table, typename KeyT>
 __global__ void applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n,
                             int64_t dim, int64_t rows, const float* grads, SparseOptimizer opt, OptimizerParams p,
                             unsigned long long* skipped) {
   using T = typename StorageOf<Table>::type;
-  int lane = threadIdx.x & 31;
-  int64_t warp = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5;
-  int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  const int64_t warp = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5;
+  const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
   for (int64_t base = warp * 32; base < n; base += warps * 32) {
-    int64_t i = base + lane;
-    bool head = i < n && (i == 0 || keys[i] != keys[i - 1]);
-    unsigned heads = __ballot_sync(0xffffffffu, head);
+    const int64_t i = base + lane;
+    const int valid = n - base < 32 ? static_cast<int>(n - base) : 32;
+    const KeyT key = i < n ? keys[i] : KeyT(0);
+    const int myPos = i < n ? pos[i] : 0;
+    KeyT prev = __shfl_up_sync(0xffffffffu, key, 1);
+    if (lane == 0 && i > 0 && i < n) prev = keys[i - 1];
+    unsigned heads = __ballot_sync(0xffffffffu, i < n && (i == 0 || key != prev));
     while (heads) {
-      int h = __ffs(heads) - 1;
+      const int h = __ffs(heads) - 1;
       heads &= heads - 1;
-      int64_t begin = base + h;
-      long long r = static_cast<long long>(keys[begin]);
-      int64_t end = begin + 1;
-      while (end < n && keys[end] == keys[begin]) ++end;
+      const long long r = static_cast<long long>(__shfl_sync(0xffffffffu, key, h));
+      // The run ends at the next head in this window, or at its last position and maybe beyond.
+      const int endLocal = heads ? __ffs(heads) - 1 : valid;
+      const bool spills = !heads && valid == 32 && base + 32 < n && keys[base + 32] == static_cast<KeyT>(r);
       if (r < 0 || r >= rows) continue;  // reported by initPositions; the caller validated first
       T* w = table.row(r, dim);
       unsigned long long bad = 0;
       if constexpr (std::is_same<T, float>::value) {
         // float32 rows of whole float4s: each lane moves 16 bytes at a time.
         if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(w) & 15) == 0) {
-          for (int64_t j = lane * 4; j < dim; j += 128) {
+          for (int64_t j = lane * 4; j - lane * 4 < dim; j += 128) {
+            const bool mine = j < dim;  // every lane runs the loop: the shuffles below need the whole warp
+            float* a = s0 && mine ? s0 + r * dim + j : nullptr;
+            float* b = s1 && mine ? s1 + r * dim + j : nullptr;
+            float4 x = mine ? *reinterpret_cast<float4*>(w + j) : make_float4(0.f, 0.f, 0.f, 0.f);
+            float4 a4 = a ? *reinterpret_cast<float4*>(a) : make_float4(0.f, 0.f, 0.f, 0.f);
+            float4 b4 = b ? *reinterpret_cast<float4*>(b) : make_float4(0.f, 0.f, 0.f, 0.f);
             float4 g = make_float4(0.f, 0.f, 0.f, 0.f);
-            for (int64_t q = begin; q < end; ++q) {
+            for (int q = h; q < endLocal; ++q) {
+              const int at = __shfl_sync(0xffffffffu, myPos, q);
+              if (mine) {
+                float4 d = *reinterpret_cast<const float4*>(grads + static_cast<int64_t>(at) * dim + j);
+                g.x += d.x; g.y += d.y; g.z += d.z; g.w += d.w;
+              }
+            }
+            for (int64_t q = base + 32; spills && mine && q < n && keys[q] == static_cast<KeyT>(r); ++q) {
               float4 d = *reinterpret_cast<const float4*>(grads + static_cast<int64_t>(pos[q]) * dim + j);
               g.x += d.x; g.y += d.y; g.z += d.z; g.w += d.w;
             }
-            float4 x = *reinterpret_cast<float4*>(w + j);
-            float4 a4, b4;
-            float* a = s0 ? s0 + r * dim + j : nullptr;
-            float* b = s1 ? s1 + r * dim + j : nullptr;
-            if (a) a4 = *reinterpret_cast<float4*>(a);
-            if (b) b4 = *reinterpret_cast<float4*>(b);
+            if (!mine) continue;
             float gs[4] = {g.x, g.y, g.z, g.w}, xs[4] = {x.x, x.y, x.z, x.w};
-            float as4[4] = {a ? a4.x : 0.f, a ? a4.y : 0.f, a ? a4.z : 0.f, a ? a4.w : 0.f};
-            float bs4[4] = {b ? b4.x : 0.f, b ? b4.y : 0.f, b ? b4.z : 0.f, b ? b4.w : 0.f};
+            float as4[4] = {a4.x, a4.y, a4.z, a4.w}, bs4[4] = {b4.x, b4.y, b4.z, b4.w};
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
               float xe = xs[e], ae = as4[e], be = bs4[e];
@@ -83,10 +98,18 @@ __global__ void applyKernel(Table table, float* s0, float* s1, const KeyT* keys,
           continue;
         }
       }
-      for (int64_t j = lane; j < dim; j += 32) {
+      for (int64_t j = lane; j - lane < dim; j += 32) {
+        const bool mine = j < dim;
+        float x = mine ? toFloat(w[j]) : 0.f;
         float g = 0.f;
-        for (int64_t q = begin; q < end; ++q) g += grads[static_cast<int64_t>(pos[q]) * dim + j];
-        float x = toFloat(w[j]);
+        for (int q = h; q < endLocal; ++q) {
+          const int at = __shfl_sync(0xffffffffu, myPos, q);
+          if (mine) g += grads[static_cast<int64_t>(at) * dim + j];
+        }
+        for (int64_t q = base + 32; spills && mine && q < n && keys[q] == static_cast<KeyT>(r); ++q) {
+          g += grads[static_cast<int64_t>(pos[q]) * dim + j];
+        }
+        if (!mine) continue;
         float* a = s0 ? s0 + r * dim + j : nullptr;
         float* b = s1 ? s1 + r * dim + j : nullptr;
         if (applyRule(opt, p, x, a, b, g)) w[j] = fromFloat<T>(x);

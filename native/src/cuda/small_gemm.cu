@@ -24,7 +24,8 @@ __global__ void __launch_bounds__(kGemmThreads) gemmTile(const float* A, const f
   __shared__ __align__(16) float As[kBK][kBM + 4];  // [k][row]
   __shared__ __align__(16) float Bs[kBK][kBN + 4];  // [k][col]
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kBM, col0 = static_cast<int64_t>(blockIdx.x) * kBN;
+  // Tile rows on x (up to 2^31 - 1): tall products (millions of rows, few columns) fit the grid.
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * kBM, col0 = static_cast<int64_t>(blockIdx.y) * kBN;
   const int64_t kBegin = static_cast<int64_t>(blockIdx.z) * kPerSplit, kEnd = min(k, kBegin + kPerSplit);
   float acc[4][4];
 #pragma unroll
@@ -92,12 +93,16 @@ void launchTiles(dim3 grid, const float* a, const float* b, float* c, int64_t m,
 
 }  // namespace
 
+bool ownGemmFits(int64_t n) {
+  // The grid's y dimension holds the column tiles (at most 65,535: 4.2M columns).
+  return (n + kBN - 1) / kBN <= 65535;
+}
+
 bool preferOwnGemm(int64_t m, int64_t n, int64_t k) {
   // WM_GEMM=cublas / own forces a side (benchmarks, tests); by default ours up to ~1 GFLOP, where
   // cuBLAS's host time outweighs its faster kernel.
   static const char* forced = std::getenv("WM_GEMM");
-  // The grid's y dimension holds the tile rows (at most 65,535: 4.2M rows).
-  if ((m + kBM - 1) / kBM > 65535) return false;
+  if (!ownGemmFits(n)) return false;
   if (forced && std::strcmp(forced, "cublas") == 0) return false;
   if (forced && std::strcmp(forced, "own") == 0) return true;
   return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= 1e9;
@@ -105,7 +110,7 @@ bool preferOwnGemm(int64_t m, int64_t n, int64_t k) {
 
 void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t k, bool transA, bool transB, float beta) {
   const int64_t tilesM = (m + kBM - 1) / kBM, tilesN = (n + kBN - 1) / kBN;
-  WM_REQUIRE(tilesM <= 65535, "smallGemm: too many rows");
+  WM_REQUIRE(tilesN <= 65535, "smallGemm: too many columns");
   // Split k when the output has few tiles and k is long: every SM gets work.
   int64_t splits = 1;
   if (tilesM * tilesN < 132 && k >= 1024) splits = std::min<int64_t>({(264 + tilesM * tilesN - 1) / (tilesM * tilesN), k / 256, 64});
@@ -113,7 +118,7 @@ void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t
   splits = (k + kPerSplit - 1) / kPerSplit;
   Scratch s;
   float* partial = splits > 1 ? s.get<float>(splits * m * n) : nullptr;
-  dim3 grid(static_cast<unsigned>(tilesN), static_cast<unsigned>(tilesM), static_cast<unsigned>(splits));
+  dim3 grid(static_cast<unsigned>(tilesM), static_cast<unsigned>(tilesN), static_cast<unsigned>(splits));
   const float *A = as<float>(a), *B = as<float>(b);
   float* C = as<float>(c);
   if (transA && transB) launchTiles<true, true>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
