@@ -28,6 +28,12 @@ __global__ void initPositions(const IdxT* idx, int64_t n, int64_t rows, int* pos
 // by shuffle, and each row's table and state loads are issued together with
 // its gradient loads: one memory round trip per row, not three or four in a
 // chain (pos -> grads -> table), which left the step below the copy rate.
+// Four consecutive elements of a row, loaded and stored as one access.
+template <typename T>
+struct alignas(4 * sizeof(T)) Quad {
+  T v[4];
+};
+
 template <typename Table, typename KeyT>
 __global__ void applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n,
                             int64_t dim, int64_t rows, const float* grads, SparseOptimizer opt, OptimizerParams p,
@@ -54,49 +60,48 @@ __global__ void applyKernel(Table table, float* s0, float* s1, const KeyT* keys,
       if (r < 0 || r >= rows) continue;  // reported by initPositions; the caller validated first
       T* w = table.row(r, dim);
       unsigned long long bad = 0;
-      if constexpr (std::is_same<T, float>::value) {
-        // float32 rows of whole float4s: each lane moves 16 bytes at a time.
-        if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(w) & 15) == 0) {
-          for (int64_t j = lane * 4; j - lane * 4 < dim; j += 128) {
-            const bool mine = j < dim;  // every lane runs the loop: the shuffles below need the whole warp
-            float* a = s0 && mine ? s0 + r * dim + j : nullptr;
-            float* b = s1 && mine ? s1 + r * dim + j : nullptr;
-            float4 x = mine ? *reinterpret_cast<float4*>(w + j) : make_float4(0.f, 0.f, 0.f, 0.f);
-            float4 a4 = a ? *reinterpret_cast<float4*>(a) : make_float4(0.f, 0.f, 0.f, 0.f);
-            float4 b4 = b ? *reinterpret_cast<float4*>(b) : make_float4(0.f, 0.f, 0.f, 0.f);
-            float4 g = make_float4(0.f, 0.f, 0.f, 0.f);
-            for (int q = h; q < endLocal; ++q) {
-              const int at = __shfl_sync(0xffffffffu, myPos, q);
-              if (mine) {
-                float4 d = *reinterpret_cast<const float4*>(grads + static_cast<int64_t>(at) * dim + j);
-                g.x += d.x; g.y += d.y; g.z += d.z; g.w += d.w;
-              }
-            }
-            for (int64_t q = base + 32; spills && mine && q < n && keys[q] == static_cast<KeyT>(r); ++q) {
-              float4 d = *reinterpret_cast<const float4*>(grads + static_cast<int64_t>(pos[q]) * dim + j);
+      // Rows of whole 4-element groups: each lane moves 4 elements (16 bytes of float32, 8 of half
+      // precision) of the row and of each state, and a float4 of each gradient row, at a time.
+      if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(w) & (4 * sizeof(T) - 1)) == 0) {
+        for (int64_t j = lane * 4; j - lane * 4 < dim; j += 128) {
+          const bool mine = j < dim;  // every lane runs the loop: the shuffles below need the whole warp
+          float* a = s0 && mine ? s0 + r * dim + j : nullptr;
+          float* b = s1 && mine ? s1 + r * dim + j : nullptr;
+          Quad<T> xq = mine ? *reinterpret_cast<const Quad<T>*>(w + j) : Quad<T>{};
+          float4 a4 = a ? *reinterpret_cast<float4*>(a) : make_float4(0.f, 0.f, 0.f, 0.f);
+          float4 b4 = b ? *reinterpret_cast<float4*>(b) : make_float4(0.f, 0.f, 0.f, 0.f);
+          float4 g = make_float4(0.f, 0.f, 0.f, 0.f);
+          for (int q = h; q < endLocal; ++q) {
+            const int at = __shfl_sync(0xffffffffu, myPos, q);
+            if (mine) {
+              float4 d = *reinterpret_cast<const float4*>(grads + static_cast<int64_t>(at) * dim + j);
               g.x += d.x; g.y += d.y; g.z += d.z; g.w += d.w;
             }
-            if (!mine) continue;
-            float gs[4] = {g.x, g.y, g.z, g.w}, xs[4] = {x.x, x.y, x.z, x.w};
-            float as4[4] = {a4.x, a4.y, a4.z, a4.w}, bs4[4] = {b4.x, b4.y, b4.z, b4.w};
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              float xe = xs[e], ae = as4[e], be = bs4[e];
-              if (applyRule(opt, p, xe, &ae, &be, gs[e])) {
-                xs[e] = xe;
-                as4[e] = ae;
-                bs4[e] = be;
-              } else {
-                ++bad;
-              }
-            }
-            *reinterpret_cast<float4*>(w + j) = make_float4(xs[0], xs[1], xs[2], xs[3]);
-            if (a) *reinterpret_cast<float4*>(a) = make_float4(as4[0], as4[1], as4[2], as4[3]);
-            if (b) *reinterpret_cast<float4*>(b) = make_float4(bs4[0], bs4[1], bs4[2], bs4[3]);
           }
-          if (bad && skipped) atomicAdd(skipped, bad);
-          continue;
+          for (int64_t q = base + 32; spills && mine && q < n && keys[q] == static_cast<KeyT>(r); ++q) {
+            float4 d = *reinterpret_cast<const float4*>(grads + static_cast<int64_t>(pos[q]) * dim + j);
+            g.x += d.x; g.y += d.y; g.z += d.z; g.w += d.w;
+          }
+          if (!mine) continue;
+          float gs[4] = {g.x, g.y, g.z, g.w};
+          float as4[4] = {a4.x, a4.y, a4.z, a4.w}, bs4[4] = {b4.x, b4.y, b4.z, b4.w};
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            float xe = toFloat(xq.v[e]), ae = as4[e], be = bs4[e];
+            if (applyRule(opt, p, xe, &ae, &be, gs[e])) {
+              xq.v[e] = fromFloat<T>(xe);
+              as4[e] = ae;
+              bs4[e] = be;
+            } else {
+              ++bad;
+            }
+          }
+          *reinterpret_cast<Quad<T>*>(w + j) = xq;
+          if (a) *reinterpret_cast<float4*>(a) = make_float4(as4[0], as4[1], as4[2], as4[3]);
+          if (b) *reinterpret_cast<float4*>(b) = make_float4(bs4[0], bs4[1], bs4[2], bs4[3]);
         }
+        if (bad && skipped) atomicAdd(skipped, bad);
+        continue;
       }
       for (int64_t j = lane; j - lane < dim; j += 32) {
         const bool mine = j < dim;
