@@ -132,7 +132,7 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
 // The warp reads its 32 keys and positions once (coalesced) and passes them
 // by shuffle.
 template <typename Table, typename KeyT>
-__global__ void applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n,
+__global__ void __launch_bounds__(kThreads, 4) applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n,
                             int64_t dim, int64_t rows, const float* grads, SparseOptimizer opt, OptimizerParams p,
                             unsigned long long* skipped) {
   using T = typename StorageOf<Table>::type;
