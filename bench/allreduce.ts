@@ -18,39 +18,44 @@ const root = path.resolve(__dirname, '..', '..');
 const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 64 << 20, 256 << 20].join(','))
     .split(',').map(Number);
 
-interface Row {dtype: string; bytes: number; auto: number; autoPath: string; oneShot?: number; twoShot?: number; nccl?: number}
+interface Row {dtype: string; bytes: number; auto: number; autoHost: number; autoPath: string; oneShot?: number; twoShot?: number; nccl?: number}
 
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const rows: Row[] = [];
-  const time = (x: tf.Tensor, opts: wm.AllReduceOptions, reps: number) => {
+  // Median µs per call over 9 windows, and the host's share: the time to queue a window's calls (no
+  // wait inside the loop: the GPU queue holds a window), so host ~ total says the host is the limit.
+  const time = (x: tf.Tensor, opts: wm.AllReduceOptions, reps: number): {us: number; hostUs: number} => {
     // Small messages measure the host path: V8 must have optimised it first (10 calls left the
     // first size measured, 1 KiB, slower than 64 KiB); large ones need few.
     const warm = x.size * 4 <= (1 << 20) ? 500 : 10;
     for (let i = 0; i < warm; ++i) comm.allReduce(x, opts)[0].dispose();
-    const times: number[] = [];
-    for (let k = 0; k < 5; ++k) {
+    const times: number[] = [], host: number[] = [];
+    for (let k = 0; k < 9; ++k) {
       comm.barrier();
       wm.synchronize();
       const t0 = process.hrtime.bigint();
       for (let i = 0; i < reps; ++i) comm.allReduce(x, opts)[0].dispose();
+      const t1 = process.hrtime.bigint();
       wm.synchronize();
       times.push(Number(process.hrtime.bigint() - t0) / 1e3 / reps);
+      host.push(Number(t1 - t0) / 1e3 / reps);
     }
-    return median(times);
+    return {us: median(times), hostUs: median(host)};
   };
   for (const wire of ['bfloat16', 'float32'] as const) {
     const esize = wire === 'float32' ? 4 : 2;
     for (const bytes of SIZES) {
       const x = tf.randomNormal([bytes / esize]);
       const reps = bytes <= (1 << 20) ? 200 : bytes <= (64 << 20) ? 50 : 10;
-      const row: Row = {dtype: wire, bytes, auto: time(x, {wire}, reps), autoPath: comm.lastAllReducePath};
+      const auto = time(x, {wire}, reps);
+      const row: Row = {dtype: wire, bytes, auto: auto.us, autoHost: auto.hostUs, autoPath: comm.lastAllReducePath};
       if (bytes <= (64 << 20)) {
-        row.oneShot = time(x, {wire, algorithm: 'one-shot'}, reps);
-        row.twoShot = time(x, {wire, algorithm: 'two-shot'}, reps);
+        row.oneShot = time(x, {wire, algorithm: 'one-shot'}, reps).us;
+        row.twoShot = time(x, {wire, algorithm: 'two-shot'}, reps).us;
       }
-      if (wire === 'float32') row.nccl = time(x, {algorithm: 'nccl'}, reps);
+      if (wire === 'float32') row.nccl = time(x, {algorithm: 'nccl'}, reps).us;
       rows.push(row);
       x.dispose();
     }
@@ -74,11 +79,11 @@ function main(): void {
   const bus = (bytes: number, us?: number) => (us ? ((2 * (n - 1)) / n * bytes / us / 1e3).toFixed(0) : '');
   const f = (us?: number) => (us === undefined ? '' : us.toFixed(1));
   console.log(`\nall-reduce on ${n} x ${wm.deviceInfo().name}, back-to-back calls; µs per call (bus GB/s)`);
-  console.log('| wire | bytes | ours auto | path | ours one-shot | ours two-shot | ours NCCL (f32) | torch NCCL | torch one-shot | torch two-shot |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| wire | bytes | ours auto | host µs | path | ours one-shot | ours two-shot | ours NCCL (f32) | torch NCCL | torch one-shot | torch two-shot |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const t = ref?.results.find((x: {dtype: string; bytes: number}) => x.dtype === r.dtype && x.bytes === r.bytes);
-    console.log(`| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${r.autoPath} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ` +
+    console.log(`| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${f(r.autoHost)} | ${r.autoPath} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ` +
                 `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} |`);
   }
   if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}; ours: ${wm.ncclStatus()}`);

@@ -33,6 +33,7 @@ struct Params {
   uint8_t* base;        // rank q's slice at base + q * slice
   int64_t slice;
   int64_t inOff, resOff;  // this round's buffers within a slice
+  int64_t slotBytes;      // one-shot: rank q's data lands at inOff + q * slotBytes of every slice
   int rank, ranks;
   uint32_t epoch;
   int64_t vecBegin, nvec;  // this round's vectors
@@ -154,15 +155,16 @@ __device__ __forceinline__ typename Wire<T>::Pack* area(const Params& p, int own
   return reinterpret_cast<typename Wire<T>::Pack*>(p.base + owner * p.slice + off);
 }
 
-// Sum over ranks, in rank order, of vector v of every rank's input buffer.
-// R (the number of ranks) is a template argument so that the R loads are
-// issued together, not one after another.
-template <typename T, int R>
-__device__ __forceinline__ void reduceVec(const Params& p, int64_t v, float (&acc)[Wire<T>::V]) {
+// Sum over ranks, in rank order, of vector v of rank q's contribution, found
+// at area<T>(p, owner(q), offset(q)) (the same on every rank: every rank gets
+// the same bits). R (the number of ranks) is a template argument so that the
+// R loads are issued together, not one after another.
+template <typename T, int R, typename Owner, typename Offset>
+__device__ __forceinline__ void reduceVec(const Params& p, int64_t v, Owner owner, Offset offset, float (&acc)[Wire<T>::V]) {
   constexpr int V = Wire<T>::V;
   uint4 raw[R];
 #pragma unroll
-  for (int q = 0; q < R; ++q) raw[q] = __ldcg(reinterpret_cast<const uint4*>(area<T>(p, q, p.inOff) + v));
+  for (int q = 0; q < R; ++q) raw[q] = __ldcg(reinterpret_cast<const uint4*>(area<T>(p, owner(q), offset(q)) + v));
 #pragma unroll
   for (int k = 0; k < V; ++k) acc[k] = 0.f;
 #pragma unroll
@@ -182,21 +184,33 @@ __device__ __forceinline__ void blockRange(int64_t lo, int64_t hi, int64_t& a, i
   b = min(hi, a + per);
 }
 
+// One-shot by pushing: every rank writes its packed vectors straight into its
+// slot of every rank's buffer (NVLink writes are posted; nothing waits for a
+// reply), meets the peers at the barrier, then sums the R slots of its own
+// buffer in rank order from local memory. Pulling instead (pack locally, then
+// read every peer's buffer) put a remote read's round trip after the barrier
+// and moved fewer bytes per second over NVLink than writes do.
 template <typename T, int R>
 __global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t) {
   constexpr int V = Wire<T>::V;
   int64_t a, b;
   blockRange(0, p.nvec, a, b);
-  auto* mine = area<T>(p, p.rank, p.inOff);
+  const int64_t mySlot = p.inOff + p.rank * p.slotBytes;
   for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
     float x[V];
     loadInput<V>(t, p.vecBegin + v, x);
-    mine[v] = pack<T>(x);
+    const auto w = pack<T>(x);
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      // Own slot first, then the following ranks: the R writers of a slice spread out.
+      const int q = p.rank + k < R ? p.rank + k : p.rank + k - R;
+      area<T>(p, q, mySlot)[v] = w;
+    }
   }
   barrier(p, 0);
   for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
     float acc[V];
-    reduceVec<T, R>(p, v, acc);
+    reduceVec<T, R>(p, v, [&](int) { return p.rank; }, [&](int q) { return p.inOff + q * p.slotBytes; }, acc);
     storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
   }
 }
@@ -224,7 +238,7 @@ __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t)
     auto* result = area<T>(p, p.rank, p.resOff);
     for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
       float acc[V];
-      reduceVec<T, R>(p, v, acc);
+      reduceVec<T, R>(p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
       result[v] = pack<T>(acc);
     }
   }
@@ -355,6 +369,8 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
   p.timeoutNs = static_cast<unsigned long long>(timeoutNs_);
   p.err = errDev_;
   const int64_t bufVecs = bufferBytes_ / 16;
+  // One-shot rounds: R slots of a round fill a parity's two buffers.
+  p.slotBytes = 2 * bufferBytes_ / p.ranks / 256 * 256;
   bool usedTwoShot = false;
   // Tensors go in batches of kMaxTensors; a batch's vectors in rounds of a buffer.
   for (size_t first = 0; first < in.size(); first += kMaxTensors) {
@@ -372,9 +388,10 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
     const bool twoShot = algo == AllReduceAlgo::TwoShot ||
                          (algo == AllReduceAlgo::Auto && total * 16 > oneShotMax_ && p.ranks > 1);
     usedTwoShot |= twoShot;
-    for (int64_t begin = 0; begin < total; begin += bufVecs) {
+    const int64_t roundVecs = twoShot ? bufVecs : p.slotBytes / 16;
+    for (int64_t begin = 0; begin < total; begin += roundVecs) {
       p.vecBegin = begin;
-      p.nvec = std::min(bufVecs, total - begin);
+      p.nvec = std::min(roundVecs, total - begin);
       p.epoch = ++epoch_;
       p.inOff = kSignalBytes + parity_ * 2 * bufferBytes_;
       p.resOff = p.inOff + bufferBytes_;
