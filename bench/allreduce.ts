@@ -44,6 +44,11 @@ async function rank(): Promise<void> {
     }
     return {us: median(times), hostUs: median(host)};
   };
+  // Untimed first: the first sizes measured (bfloat16's) came out slower than the same calls later in
+  // the run (host µs per call 14 at 1 KiB, then 7-9), whichever size went first.
+  const warmUp = tf.randomNormal([4096]);
+  for (const wire of ['bfloat16', 'float32'] as const) time(warmUp, {wire}, 1000);
+  warmUp.dispose();
   for (const wire of ['bfloat16', 'float32'] as const) {
     const esize = wire === 'float32' ? 4 : 2;
     for (const bytes of SIZES) {

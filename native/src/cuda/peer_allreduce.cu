@@ -61,13 +61,20 @@ __device__ __forceinline__ uint32_t* flag(const Params& p, int owner, int phase,
   return reinterpret_cast<uint32_t*>(p.base + owner * p.slice) + (phase * kMaxBlocks + block) * kMaxRanks + from;
 }
 
-// Block b of every rank meets here: its writes before are visible to block b
-// of every peer after. Bounded: a missing rank is recorded, not waited for.
-__device__ void barrier(const Params& p, int phase) {
+// Block b tells block b of every rank that its writes so far (of every
+// thread of the block) are done: a release at system scope after the block's
+// barrier covers them.
+__device__ __forceinline__ void arrive(const Params& p, int phase) {
   __syncthreads();
-  int q = threadIdx.x;
+  if (threadIdx.x < p.ranks) storeRelease(flag(p, threadIdx.x, phase, blockIdx.x, p.rank), p.epoch);
+}
+
+// Block b waits until block b of every rank has arrived at `phase`; their
+// writes before it are visible after. Bounded: a missing rank is recorded,
+// not waited for.
+__device__ __forceinline__ void await(const Params& p, int phase) {
+  const int q = threadIdx.x;
   if (q < p.ranks) {
-    storeRelease(flag(p, q, phase, blockIdx.x, p.rank), p.epoch);
     const uint32_t* mine = flag(p, p.rank, phase, blockIdx.x, q);
     unsigned long long start = 0;
     for (uint32_t spin = 0; static_cast<int32_t>(loadAcquire(mine) - p.epoch) < 0; ++spin) {
@@ -82,6 +89,11 @@ __device__ void barrier(const Params& p, int phase) {
     }
   }
   __syncthreads();
+}
+
+__device__ __forceinline__ void barrier(const Params& p, int phase) {
+  arrive(p, phase);
+  await(p, phase);
 }
 
 template <typename T>
@@ -186,32 +198,51 @@ __device__ __forceinline__ void blockRange(int64_t lo, int64_t hi, int64_t& a, i
 
 // One-shot by pushing: every rank writes its packed vectors straight into its
 // slot of every rank's buffer (NVLink writes are posted; nothing waits for a
-// reply), meets the peers at the barrier, then sums the R slots of its own
-// buffer in rank order from local memory. Pulling instead (pack locally, then
-// read every peer's buffer) put a remote read's round trip after the barrier
-// and moved fewer bytes per second over NVLink than writes do.
+// reply), then sums the R slots of its own buffer in rank order from local
+// memory. Pulling instead (pack locally, then read every peer's buffer) put a
+// remote read's round trip after the barrier and moved fewer bytes per second
+// over NVLink than writes do. A block's share goes in up to kChunks chunks,
+// each with its own flag: the block pushes chunk c, then sums chunk c - 1 while
+// chunk c's writes are on the wire, so the float32 reads and writes of the
+// local side overlap the NVLink transfer instead of following it.
+constexpr int kChunks = 8;
+static_assert(kChunks * kMaxBlocks * kMaxRanks * sizeof(uint32_t) <= kSignalBytes, "a flag per chunk, block and rank");
+
 template <typename T, int R>
 __global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t) {
   constexpr int V = Wire<T>::V;
   int64_t a, b;
   blockRange(0, p.nvec, a, b);
+  // Chunks of whole passes of the block's threads (the last may be short).
+  const int64_t passes = (b - a + blockDim.x - 1) / blockDim.x;
+  const int chunks = static_cast<int>(passes < kChunks ? (passes > 0 ? passes : 1) : kChunks);
+  const int64_t chunkVecs = (passes + chunks - 1) / chunks * blockDim.x;
   const int64_t mySlot = p.inOff + p.rank * p.slotBytes;
-  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-    float x[V];
-    loadInput<V>(t, p.vecBegin + v, x);
-    const auto w = pack<T>(x);
+  for (int c = 0; c <= chunks; ++c) {
+    if (c < chunks) {
+      const int64_t lo = min(b, a + c * chunkVecs), hi = min(b, lo + chunkVecs);
+      for (int64_t v = lo + threadIdx.x; v < hi; v += blockDim.x) {
+        float x[V];
+        loadInput<V>(t, p.vecBegin + v, x);
+        const auto w = pack<T>(x);
 #pragma unroll
-    for (int k = 0; k < R; ++k) {
-      // Own slot first, then the following ranks: the R writers of a slice spread out.
-      const int q = p.rank + k < R ? p.rank + k : p.rank + k - R;
-      area<T>(p, q, mySlot)[v] = w;
+        for (int k = 0; k < R; ++k) {
+          // Own slot first, then the following ranks: the R writers of a slice spread out.
+          const int q = p.rank + k < R ? p.rank + k : p.rank + k - R;
+          area<T>(p, q, mySlot)[v] = w;
+        }
+      }
+      arrive(p, c);
     }
-  }
-  barrier(p, 0);
-  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-    float acc[V];
-    reduceVec<T, R>(p, v, [&](int) { return p.rank; }, [&](int q) { return p.inOff + q * p.slotBytes; }, acc);
-    storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
+    if (c > 0) {
+      await(p, c - 1);
+      const int64_t lo = min(b, a + (c - 1) * chunkVecs), hi = min(b, lo + chunkVecs);
+      for (int64_t v = lo + threadIdx.x; v < hi; v += blockDim.x) {
+        float acc[V];
+        reduceVec<T, R>(p, v, [&](int) { return p.rank; }, [&](int q) { return p.inOff + q * p.slotBytes; }, acc);
+        storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
+      }
+    }
   }
 }
 
