@@ -5,7 +5,10 @@
 // (float32, float16 or bfloat16), meets its peers at a barrier of signal
 // flags in GPU memory, reduces (in float32, in rank order, so every rank
 // gets bit-identical results), scales (mean) and writes the outputs.
-//   one-shot: each rank reads all of every peer's buffer (small messages);
+//   one-shot: up to 1 MiB each rank writes its data into every peer's buffer
+//             and sums its own buffer (push: no remote read after the
+//             barrier); above, each rank reads all of every peer's buffer
+//             (pull: faster for large messages on H200s);
 //   two-shot: reduce-scatter then all-gather through a second barrier
 //             (medium and large messages: each byte crosses NVLink twice
 //             instead of n - 1 times).
@@ -57,7 +60,7 @@ class PeerAllReduce {
  private:
   Bootstrap& boot_;
   std::unique_ptr<DeviceWholeMemory> mem_;
-  int64_t bufferBytes_, sliceBytes_ = 0, oneShotMax_;
+  int64_t bufferBytes_, sliceBytes_ = 0, oneShotMax_, pushMax_;
   uint32_t epoch_ = 0;
   int parity_ = 0;
   int maxBlocks_ = 1;

@@ -196,53 +196,59 @@ __device__ __forceinline__ void blockRange(int64_t lo, int64_t hi, int64_t& a, i
   b = min(hi, a + per);
 }
 
-// One-shot by pushing: every rank writes its packed vectors straight into its
-// slot of every rank's buffer (NVLink writes are posted; nothing waits for a
-// reply), then sums the R slots of its own buffer in rank order from local
-// memory. Pulling instead (pack locally, then read every peer's buffer) put a
-// remote read's round trip after the barrier and moved fewer bytes per second
-// over NVLink than writes do. A block's share goes in up to kChunks chunks,
-// each with its own flag: the block pushes chunk c, then sums chunk c - 1 while
-// chunk c's writes are on the wire, so the float32 reads and writes of the
-// local side overlap the NVLink transfer instead of following it.
-constexpr int kChunks = 8;
-static_assert(kChunks * kMaxBlocks * kMaxRanks * sizeof(uint32_t) <= kSignalBytes, "a flag per chunk, block and rank");
-
+// One-shot by pushing (small messages): every rank writes its packed vectors
+// straight into its slot of every rank's buffer (NVLink writes are posted;
+// nothing waits for a reply), meets the peers, then sums the R slots of its
+// own buffer in rank order from local memory. Pulling puts a remote read's
+// round trip after the barrier: 2 x H200, 1 KiB to 1 MiB, 9.5-13.4 µs per call
+// pulled against 6.4-8.6 pushed (float32).
 template <typename T, int R>
-__global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t) {
+__global__ void __launch_bounds__(kArThreads) oneShotPushKernel(Params p, Tensors t) {
   constexpr int V = Wire<T>::V;
   int64_t a, b;
   blockRange(0, p.nvec, a, b);
-  // Chunks of whole passes of the block's threads (the last may be short).
-  const int64_t passes = (b - a + blockDim.x - 1) / blockDim.x;
-  const int chunks = static_cast<int>(passes < kChunks ? (passes > 0 ? passes : 1) : kChunks);
-  const int64_t chunkVecs = (passes + chunks - 1) / chunks * blockDim.x;
   const int64_t mySlot = p.inOff + p.rank * p.slotBytes;
-  for (int c = 0; c <= chunks; ++c) {
-    if (c < chunks) {
-      const int64_t lo = min(b, a + c * chunkVecs), hi = min(b, lo + chunkVecs);
-      for (int64_t v = lo + threadIdx.x; v < hi; v += blockDim.x) {
-        float x[V];
-        loadInput<V>(t, p.vecBegin + v, x);
-        const auto w = pack<T>(x);
+  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+    float x[V];
+    loadInput<V>(t, p.vecBegin + v, x);
+    const auto w = pack<T>(x);
 #pragma unroll
-        for (int k = 0; k < R; ++k) {
-          // Own slot first, then the following ranks: the R writers of a slice spread out.
-          const int q = p.rank + k < R ? p.rank + k : p.rank + k - R;
-          area<T>(p, q, mySlot)[v] = w;
-        }
-      }
-      arrive(p, c);
+    for (int k = 0; k < R; ++k) {
+      // Own slot first, then the following ranks: the R writers of a slice spread out.
+      const int q = p.rank + k < R ? p.rank + k : p.rank + k - R;
+      area<T>(p, q, mySlot)[v] = w;
     }
-    if (c > 0) {
-      await(p, c - 1);
-      const int64_t lo = min(b, a + (c - 1) * chunkVecs), hi = min(b, lo + chunkVecs);
-      for (int64_t v = lo + threadIdx.x; v < hi; v += blockDim.x) {
-        float acc[V];
-        reduceVec<T, R>(p, v, [&](int) { return p.rank; }, [&](int q) { return p.inOff + q * p.slotBytes; }, acc);
-        storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
-      }
-    }
+  }
+  barrier(p, 0);
+  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+    float acc[V];
+    reduceVec<T, R>(p, v, [&](int) { return p.rank; }, [&](int q) { return p.inOff + q * p.slotBytes; }, acc);
+    storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
+  }
+}
+
+// One-shot by pulling (large messages): pack into this rank's own buffer,
+// meet, read every rank's buffer. Measured against pushing on 2 x H200
+// (bfloat16 wire): 4 MiB 23.1 against 32.8 µs, 16 MiB 77.6 against 82.3,
+// 64 MiB 305.9 against 325.9; pushing in 8 chunks per block, each with its
+// own flag so a chunk's sums overlap the next chunk's writes, was slower
+// still (99.3 and 390.0).
+template <typename T, int R>
+__global__ void __launch_bounds__(kArThreads) oneShotPullKernel(Params p, Tensors t) {
+  constexpr int V = Wire<T>::V;
+  int64_t a, b;
+  blockRange(0, p.nvec, a, b);
+  auto* mine = area<T>(p, p.rank, p.inOff);
+  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+    float x[V];
+    loadInput<V>(t, p.vecBegin + v, x);
+    mine[v] = pack<T>(x);
+  }
+  barrier(p, 0);
+  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
+    float acc[V];
+    reduceVec<T, R>(p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
+    storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
   }
 }
 
@@ -294,29 +300,33 @@ int64_t envBytes(const char* name, int64_t fallback) {
   return v && *v ? std::atoll(v) : fallback;
 }
 
+enum class Kernel { OneShotPush, OneShotPull, TwoShot };
+
 // One vector per thread for small messages (latency); for large ones, up to
 // one block per SM (the fewest any rank has: block b meets block b, so every
 // rank must launch the same grid) keeps NVLink busy, barriers stay cheap.
 template <typename T, int R>
-void launchRanks(bool twoShot, const Params& p, const Tensors& t, int maxBlocks) {
+void launchRanks(Kernel kind, const Params& p, const Tensors& t, int maxBlocks) {
+  const bool twoShot = kind == Kernel::TwoShot;
   int64_t perBlock = twoShot ? 2 * kArThreads : kArThreads;
   int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, maxBlocks));
   if (twoShot) twoShotKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
-  else oneShotKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  else if (kind == Kernel::OneShotPush) oneShotPushKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  else oneShotPullKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
   WM_CUDA_LAUNCHED();
 }
 
 template <typename T>
-void launch(bool twoShot, const Params& p, const Tensors& t, int maxBlocks) {
+void launch(Kernel kind, const Params& p, const Tensors& t, int maxBlocks) {
   switch (p.ranks) {
-    case 1: launchRanks<T, 1>(twoShot, p, t, maxBlocks); break;
-    case 2: launchRanks<T, 2>(twoShot, p, t, maxBlocks); break;
-    case 3: launchRanks<T, 3>(twoShot, p, t, maxBlocks); break;
-    case 4: launchRanks<T, 4>(twoShot, p, t, maxBlocks); break;
-    case 5: launchRanks<T, 5>(twoShot, p, t, maxBlocks); break;
-    case 6: launchRanks<T, 6>(twoShot, p, t, maxBlocks); break;
-    case 7: launchRanks<T, 7>(twoShot, p, t, maxBlocks); break;
-    case 8: launchRanks<T, 8>(twoShot, p, t, maxBlocks); break;
+    case 1: launchRanks<T, 1>(kind, p, t, maxBlocks); break;
+    case 2: launchRanks<T, 2>(kind, p, t, maxBlocks); break;
+    case 3: launchRanks<T, 3>(kind, p, t, maxBlocks); break;
+    case 4: launchRanks<T, 4>(kind, p, t, maxBlocks); break;
+    case 5: launchRanks<T, 5>(kind, p, t, maxBlocks); break;
+    case 6: launchRanks<T, 6>(kind, p, t, maxBlocks); break;
+    case 7: launchRanks<T, 7>(kind, p, t, maxBlocks); break;
+    case 8: launchRanks<T, 8>(kind, p, t, maxBlocks); break;
     default: fail("allReduce: the peer-to-peer path serves 1 to 8 ranks");
   }
 }
@@ -346,7 +356,9 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
       // Measured (bench:allreduce, H200 NVLink): with two ranks two-shot moves
       // the same bytes as one-shot plus a second barrier, so one-shot always;
       // with more, two-shot wins from about half a MiB.
-      oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", boot.size() <= 2 ? int64_t{1} << 62 : int64_t{512} << 10)) {
+      oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", boot.size() <= 2 ? int64_t{1} << 62 : int64_t{512} << 10)),
+      // Measured on 2 x H200 (see the kernels): pushing wins to 1 MiB, pulling from 4 MiB.
+      pushMax_(envBytes("WM_AR_PUSH_MAX", int64_t{1} << 20)) {
   WM_REQUIRE(boot.size() <= kMaxRanks, "allReduce: the peer-to-peer path serves at most 8 ranks");
   WM_REQUIRE(bufferBytes > 0 && bufferBytes % 256 == 0, "allReduce: the buffer size must be a positive multiple of 256");
   timeoutNs_ = static_cast<int64_t>(boot.timeoutMs()) * 1000000;
@@ -400,7 +412,6 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
   p.timeoutNs = static_cast<unsigned long long>(timeoutNs_);
   p.err = errDev_;
   const int64_t bufVecs = bufferBytes_ / 16;
-  // One-shot rounds: R slots of a round fill a parity's two buffers.
   p.slotBytes = 2 * bufferBytes_ / p.ranks / 256 * 256;
   bool usedTwoShot = false;
   // Tensors go in batches of kMaxTensors; a batch's vectors in rounds of a buffer.
@@ -419,7 +430,9 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
     const bool twoShot = algo == AllReduceAlgo::TwoShot ||
                          (algo == AllReduceAlgo::Auto && total * 16 > oneShotMax_ && p.ranks > 1);
     usedTwoShot |= twoShot;
-    const int64_t roundVecs = twoShot ? bufVecs : p.slotBytes / 16;
+    const Kernel kind = twoShot ? Kernel::TwoShot : total * 16 <= pushMax_ ? Kernel::OneShotPush : Kernel::OneShotPull;
+    // Pushed rounds: R slots fill a parity's two buffers.
+    const int64_t roundVecs = kind == Kernel::OneShotPush ? p.slotBytes / 16 : bufVecs;
     for (int64_t begin = 0; begin < total; begin += roundVecs) {
       p.vecBegin = begin;
       p.nvec = std::min(roundVecs, total - begin);
@@ -428,9 +441,9 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
       p.resOff = p.inOff + bufferBytes_;
       parity_ ^= 1;
       switch (wire) {
-        case WireType::F32: launch<float>(twoShot, p, t, maxBlocks_); break;
-        case WireType::F16: launch<Half16>(twoShot, p, t, maxBlocks_); break;
-        case WireType::BF16: launch<BFloat16>(twoShot, p, t, maxBlocks_); break;
+        case WireType::F32: launch<float>(kind, p, t, maxBlocks_); break;
+        case WireType::F16: launch<Half16>(kind, p, t, maxBlocks_); break;
+        case WireType::BF16: launch<BFloat16>(kind, p, t, maxBlocks_); break;
       }
     }
   }
