@@ -47,9 +47,11 @@ struct Run {
   bool spills;
 };
 
+// Adds the gradient rows of the run's positions after its first (loaded with
+// the row) to g, elements [j, j + 4).
 template <typename KeyT>
-__device__ __forceinline__ void addGradVec(const Window<KeyT>& c, const Run& run, int64_t j, bool mine, float4& g, bool skipFirst) {
-  for (int q = run.h + (skipFirst ? 1 : 0); q < run.end; ++q) {
+__device__ __forceinline__ void addRestOfRun(const Window<KeyT>& c, const Run& run, int64_t j, bool mine, float4& g) {
+  for (int q = run.h + 1; q < run.end; ++q) {
     const int at = __shfl_sync(0xffffffffu, c.myPos, q);
     if (mine) {
       float4 d = *reinterpret_cast<const float4*>(c.grads + static_cast<int64_t>(at) * c.dim + j);
@@ -79,7 +81,7 @@ __device__ __forceinline__ unsigned long long applyVec(const Window<KeyT>& c, T*
     float4 a4 = mine && c.s0 ? *reinterpret_cast<const float4*>(c.s0 + run.r * c.dim + j) : zero;
     float4 b4 = mine && c.s1 ? *reinterpret_cast<const float4*>(c.s1 + run.r * c.dim + j) : zero;
     float4 g = mine ? *reinterpret_cast<const float4*>(c.grads + static_cast<int64_t>(at) * c.dim + j) : zero;
-    addGradVec(c, run, j, mine, g, true);
+    addRestOfRun(c, run, j, mine, g);
     if (!mine) continue;
     float gs[4] = {g.x, g.y, g.z, g.w};
     float as4[4] = {a4.x, a4.y, a4.z, a4.w}, bs4[4] = {b4.x, b4.y, b4.z, b4.w};
