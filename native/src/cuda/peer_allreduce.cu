@@ -61,20 +61,15 @@ __device__ __forceinline__ uint32_t* flag(const Params& p, int owner, int phase,
   return reinterpret_cast<uint32_t*>(p.base + owner * p.slice) + (phase * kMaxBlocks + block) * kMaxRanks + from;
 }
 
-// Block b tells block b of every rank that its writes so far (of every
-// thread of the block) are done: a release at system scope after the block's
-// barrier covers them.
-__device__ __forceinline__ void arrive(const Params& p, int phase) {
+// Block b of every rank meets here: its writes before (of every thread of the
+// block, remote writes included: the release at system scope after the
+// block's barrier covers them) are visible to block b of every peer after.
+// Bounded: a missing rank is recorded, not waited for.
+__device__ void barrier(const Params& p, int phase) {
   __syncthreads();
-  if (threadIdx.x < p.ranks) storeRelease(flag(p, threadIdx.x, phase, blockIdx.x, p.rank), p.epoch);
-}
-
-// Block b waits until block b of every rank has arrived at `phase`; their
-// writes before it are visible after. Bounded: a missing rank is recorded,
-// not waited for.
-__device__ __forceinline__ void await(const Params& p, int phase) {
   const int q = threadIdx.x;
   if (q < p.ranks) {
+    storeRelease(flag(p, q, phase, blockIdx.x, p.rank), p.epoch);
     const uint32_t* mine = flag(p, p.rank, phase, blockIdx.x, q);
     unsigned long long start = 0;
     for (uint32_t spin = 0; static_cast<int32_t>(loadAcquire(mine) - p.epoch) < 0; ++spin) {
@@ -89,11 +84,6 @@ __device__ __forceinline__ void await(const Params& p, int phase) {
     }
   }
   __syncthreads();
-}
-
-__device__ __forceinline__ void barrier(const Params& p, int phase) {
-  arrive(p, phase);
-  await(p, phase);
 }
 
 template <typename T>
