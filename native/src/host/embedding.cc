@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -100,15 +101,45 @@ int64_t embeddingWriteRows(const TableRef& t, const void* idx, IndexType it, int
   return -1;
 }
 
+namespace {
+
+// Calls f(std::integral_constant<SparseOptimizer, opt>) so the per-element rule
+// is compiled once per optimizer, without a switch inside the row loops.
+template <typename F>
+void withRule(SparseOptimizer opt, F&& f) {
+  switch (opt) {
+    case SparseOptimizer::SGD: f(std::integral_constant<SparseOptimizer, SparseOptimizer::SGD>{}); break;
+    case SparseOptimizer::Adam: f(std::integral_constant<SparseOptimizer, SparseOptimizer::Adam>{}); break;
+    case SparseOptimizer::AdaGrad: f(std::integral_constant<SparseOptimizer, SparseOptimizer::AdaGrad>{}); break;
+    case SparseOptimizer::RMSProp: f(std::integral_constant<SparseOptimizer, SparseOptimizer::RMSProp>{}); break;
+  }
+}
+
+// (row, position) pairs sorted by row then position. Rows and positions below
+// 2^32 pack into one 64-bit key: half the bytes to sort, one comparison.
+std::vector<std::pair<int64_t, int64_t>> sortedPairs(const void* idx, IndexType it, int64_t n, int64_t rows) {
+  std::vector<std::pair<int64_t, int64_t>> order(n);
+  if (rows <= (int64_t{1} << 32) && n <= (int64_t{1} << 32)) {
+    std::vector<uint64_t> keys(n);
+    for (int64_t i = 0; i < n; ++i) keys[i] = (static_cast<uint64_t>(indexAt(idx, it, i)) << 32) | static_cast<uint64_t>(i);
+    std::sort(keys.begin(), keys.end());
+    for (int64_t i = 0; i < n; ++i) order[i] = {static_cast<int64_t>(keys[i] >> 32), static_cast<int64_t>(keys[i] & 0xffffffffu)};
+    return order;
+  }
+  for (int64_t i = 0; i < n; ++i) order[i] = {indexAt(idx, it, i), i};
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+}  // namespace
+
 int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx, IndexType it, int64_t n,
                        const float* grads, SparseOptimizer opt, const OptimizerParams& p) {
   int64_t bad = firstBad(idx, it, n, t.rows);
   if (bad >= 0) fail("embedding apply: index " + std::to_string(indexAt(idx, it, bad)) + " at position " +
                      std::to_string(bad) + " is outside the table's " + std::to_string(t.rows) + " rows");
   // Group duplicate indices: sort (row, position) pairs; each run is one row.
-  std::vector<std::pair<int64_t, int64_t>> order(n);
-  for (int64_t i = 0; i < n; ++i) order[i] = {indexAt(idx, it, i), i};
-  std::sort(order.begin(), order.end());
+  const auto order = sortedPairs(idx, it, n, t.rows);
   std::vector<int64_t> heads;
   for (int64_t i = 0; i < n; ++i)
     if (i == 0 || order[i].first != order[i - 1].first) heads.push_back(i);
@@ -117,27 +148,42 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
   withStorage(t, [&](auto rows) {
     using T = std::remove_pointer_t<decltype(rows.row(0))>;
     const int64_t groups = static_cast<int64_t>(heads.size());
-    parallelFor(groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(t.dim, 1)), [&](int64_t ub, int64_t ue) {
-      std::vector<float> g(t.dim);
-      int64_t mine = 0;
-      for (int64_t u = ub; u < ue; ++u) {
-        int64_t begin = heads[u], end = u + 1 < groups ? heads[u + 1] : n;
-        int64_t r = order[begin].first;
-        std::fill(g.begin(), g.end(), 0.f);
-        for (int64_t q = begin; q < end; ++q) {
-          const float* gr = grads + order[q].second * t.dim;
-          for (int64_t j = 0; j < t.dim; ++j) g[j] += gr[j];
+    withRule(opt, [&](auto rule) {
+      parallelFor(groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(t.dim, 1)), [&](int64_t ub, int64_t ue) {
+        std::vector<float> g(t.dim);
+        int64_t mine = 0;
+        // Rows (and their state) are random: ask for the rows a few groups ahead, as the gather does.
+        constexpr int64_t kAhead = 4;
+        const int64_t rowBytes = t.dim * static_cast<int64_t>(sizeof(T)), stateBytes = t.dim * 4;
+        for (int64_t u = ub; u < ue; ++u) {
+          if (u + kAhead < ue) {
+            const int64_t next = order[heads[u + kAhead]].first;
+            const char* w = reinterpret_cast<const char*>(rows.row(next));
+            for (int64_t l = 0; l < rowBytes && l < 1024; l += 64) __builtin_prefetch(w + l, 1);
+            for (float* s : {s0, s1})
+              if (s)
+                for (int64_t l = 0; l < stateBytes && l < 1024; l += 64) __builtin_prefetch(reinterpret_cast<const char*>(s + next * t.dim) + l, 1);
+          }
+          int64_t begin = heads[u], end = u + 1 < groups ? heads[u + 1] : n;
+          int64_t r = order[begin].first;
+          std::fill(g.begin(), g.end(), 0.f);
+          for (int64_t q = begin; q < end; ++q) {
+            const float* gr = grads + order[q].second * t.dim;
+            for (int64_t j = 0; j < t.dim; ++j) g[j] += gr[j];
+          }
+          T* w = rows.row(r);
+          float* a = s0 ? s0 + r * t.dim : nullptr;
+          float* c = s1 ? s1 + r * t.dim : nullptr;
+          for (int64_t j = 0; j < t.dim; ++j) {
+            float x = toFloat(w[j]);
+            if (applyRule(decltype(rule)::value, p, x, a ? a + j : nullptr, c ? c + j : nullptr, g[j]))
+              w[j] = fromFloat<T>(x);
+            else
+              ++mine;
+          }
         }
-        T* w = rows.row(r);
-        for (int64_t j = 0; j < t.dim; ++j) {
-          float x = toFloat(w[j]);
-          if (applyRule(opt, p, x, s0 ? s0 + r * t.dim + j : nullptr, s1 ? s1 + r * t.dim + j : nullptr, g[j]))
-            w[j] = fromFloat<T>(x);
-          else
-            ++mine;
-        }
-      }
-      skipped += mine;
+        skipped += mine;
+      });
     });
   });
   return skipped.load();
