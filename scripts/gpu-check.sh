@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all|wholememory|allreduce|samplers|step]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all|wholememory|allreduce|graphsage|big|samplers|step]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -19,6 +19,12 @@ for what in "${@:-all}"; do
     wholememory) WM_REQUIRE_GPU=1 npx mocha --grep "WholeMemory" 2>&1 | tee "$out/test-wholememory.log" | tail -40 || status=1
       BENCH_OUT=$out/bench-wholememory.json node dist/bench/wholememory.js 2>&1 | tee "$out/bench-wholememory.log" | tail -16 || status=1 ;;
     allreduce) BENCH_OUT=$out/bench-allreduce.json node dist/bench/allreduce.js 2>&1 | tee "$out/bench-allreduce.log" | tail -14 || status=1 ;;
+    # Data-parallel GraphSAGE on 1, 2, 4... ranks (every GPU) against PyTorch on one: issue 7's scaling at scale 22.
+    graphsage) BENCH_SCALE=${BENCH_SCALE:-22} BENCH_OUT=$out/bench-graphsage.json node dist/bench/graphsage.js 2>&1 |
+          tee "$out/bench-graphsage.log" | tail -12 || status=1 ;;
+    # The scale benchmark: 100M vertices, 128-wide float32 embeddings in continuous WholeMemory (one run per rank count).
+    big) BENCH_SCALE=27 BENCH_VERTICES=100000000 BENCH_EDGE_FACTOR=10 BENCH_REPEATS=${BENCH_REPEATS:-1} \
+          BENCH_OUT=$out/bench-graphsage-100m.json node dist/bench/graphsage.js 2>&1 | tee "$out/bench-graphsage-100m.log" | tail -12 || status=1 ;;
     # Compact subgraphs against sampling trees (fixed shapes, no wait per step), one rank, same graph.
     samplers) for s in subgraph tree; do
         BENCH_SAMPLER=$s BENCH_SCALE=${BENCH_SCALE:-20} BENCH_RANKS=1 BENCH_TORCH=0 BENCH_REPEATS=${BENCH_REPEATS:-3} BENCH_STEPS=40 \
