@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "huge_pages.h"
 #include "parallel.h"
 #include "wm/embedding.h"
 #include "wm/embedding_math.h"
@@ -53,6 +54,7 @@ int64_t firstBad(const void* idx, IndexType it, int64_t n, int64_t rows) {
 int64_t embeddingGather(const TableRef& t, const void* idx, IndexType it, int64_t n, float* out) {
   int64_t bad = firstBad(idx, it, n, t.rows);
   if (bad >= 0) return bad;
+  preferHugePages(out, static_cast<size_t>(n * t.dim) * sizeof(float));
   withStorage(t, [&](auto rows) {
     using T = std::remove_pointer_t<decltype(rows.row(0))>;
     // Random rows defeat the hardware prefetcher: ask for rows a few ahead.
