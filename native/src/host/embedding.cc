@@ -118,13 +118,23 @@ void withRule(SparseOptimizer opt, F&& f) {
 }
 
 // (row, position) pairs sorted by row then position. Rows and positions below
-// 2^32 pack into one 64-bit key: half the bytes to sort, one comparison.
+// 2^32 pack into one 64-bit key (row << 32 | position), sorted by a stable
+// radix sort on the row's bits only, 8 per pass: positions start in order and
+// stay in order within a row. (std::sort of the pairs took most of a step.)
 std::vector<std::pair<int64_t, int64_t>> sortedPairs(const void* idx, IndexType it, int64_t n, int64_t rows) {
   std::vector<std::pair<int64_t, int64_t>> order(n);
   if (rows <= (int64_t{1} << 32) && n <= (int64_t{1} << 32)) {
-    std::vector<uint64_t> keys(n);
+    std::vector<uint64_t> keys(n), spare(n);
     for (int64_t i = 0; i < n; ++i) keys[i] = (static_cast<uint64_t>(indexAt(idx, it, i)) << 32) | static_cast<uint64_t>(i);
-    std::sort(keys.begin(), keys.end());
+    int bits = 1;
+    while (bits < 32 && (int64_t{1} << bits) < rows) ++bits;
+    for (int shift = 32; shift < 32 + bits; shift += 8) {
+      int64_t start[257] = {};
+      for (uint64_t k : keys) ++start[((k >> shift) & 255) + 1];
+      for (int d = 0; d < 256; ++d) start[d + 1] += start[d];
+      for (uint64_t k : keys) spare[start[(k >> shift) & 255]++] = k;
+      keys.swap(spare);
+    }
     for (int64_t i = 0; i < n; ++i) order[i] = {static_cast<int64_t>(keys[i] >> 32), static_cast<int64_t>(keys[i] & 0xffffffffu)};
     return order;
   }
