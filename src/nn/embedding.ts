@@ -19,6 +19,9 @@ import {Communicator, soloCommunicator} from '../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../memory/distributed_rows';
 import {optimizerCode, sgd, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
 
+// add(): the SGD rule with lr = -1 and no weight decay (w - (-1) g is w + g exactly).
+const ADD_RULE = {code: optimizerCode(sgd()), params: {...stepParams(sgd(), 1), lr: -1, weightDecay: 0}};
+
 export type EmbeddingDType = 'float32' | 'float16' | 'bfloat16';
 export type EmbeddingMemory = 'device' | 'host' | 'continuous' | 'chunked' | 'distributed' | 'managed';
 
@@ -391,9 +394,7 @@ export class Embedding {
    * are skipped and counted as skippedGradients() counts gradients.
    */
   add(ids: tf.Tensor | ArrayLike<number>, values: tf.Tensor): void {
-    this.live('add');
-    // The SGD rule with lr = -1: w - (-1) g is w + g exactly.
-    this.updateRows(ids, values, 'add', optimizerCode(sgd()), {...stepParams(sgd(), 1), lr: -1, weightDecay: 0}, false);
+    this.updateRows(ids, values, 'add', ADD_RULE.code, ADD_RULE.params, false);
   }
 
   private updateRows(ids: tf.Tensor | ArrayLike<number>, grads: tf.Tensor, what: string, code: number, params: NativeOptimizerParams,
