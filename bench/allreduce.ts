@@ -18,6 +18,10 @@ const root = path.resolve(__dirname, '..', '..');
 const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 64 << 20, 256 << 20].join(','))
     .split(',').map(Number);
 
+// BENCH_FORCED=0: the automatic path only; BENCH_TORCH=0: no PyTorch side (quick A/B runs of one path).
+const FORCED = process.env.BENCH_FORCED !== '0';
+const WIRES = (process.env.BENCH_WIRES ?? 'bfloat16,float32').split(',') as Array<'bfloat16' | 'float32'>;
+
 interface Row {dtype: string; bytes: number; auto: number; autoHost: number; autoPath: string; oneShot?: number; twoShot?: number; nccl?: number}
 
 async function rank(): Promise<void> {
@@ -49,18 +53,18 @@ async function rank(): Promise<void> {
   const warmUp = tf.randomNormal([4096]);
   for (const wire of ['bfloat16', 'float32'] as const) time(warmUp, {wire}, 1000);
   warmUp.dispose();
-  for (const wire of ['bfloat16', 'float32'] as const) {
+  for (const wire of WIRES) {
     const esize = wire === 'float32' ? 4 : 2;
     for (const bytes of SIZES) {
       const x = tf.randomNormal([bytes / esize]);
       const reps = bytes <= (1 << 20) ? 200 : bytes <= (64 << 20) ? 50 : 10;
       const auto = time(x, {wire}, reps);
       const row: Row = {dtype: wire, bytes, auto: auto.us, autoHost: auto.hostUs, autoPath: comm.lastAllReducePath};
-      if (bytes <= (64 << 20)) {
+      if (bytes <= (64 << 20) && FORCED) {
         row.oneShot = time(x, {wire, algorithm: 'one-shot'}, reps).us;
         row.twoShot = time(x, {wire, algorithm: 'two-shot'}, reps).us;
       }
-      if (wire === 'float32') row.nccl = time(x, {algorithm: 'nccl'}, reps).us;
+      if (wire === 'float32' && FORCED) row.nccl = time(x, {algorithm: 'nccl'}, reps).us;
       rows.push(row);
       x.dispose();
     }
@@ -75,7 +79,7 @@ function main(): void {
     console.log(`bench:allreduce needs at least two GPUs (${wm.deviceInfo().deviceCount} here)`);
     return;
   }
-  const torch = spawnSync('python3', ['-m', 'torch.distributed.run', '--standalone', `--nproc_per_node=${n}`, path.join(root, 'bench', 'torch', 'allreduce.py')],
+  const torch = process.env.BENCH_TORCH === '0' ? {stdout: '', stderr: 'BENCH_TORCH=0'} : spawnSync('python3', ['-m', 'torch.distributed.run', '--standalone', `--nproc_per_node=${n}`, path.join(root, 'bench', 'torch', 'allreduce.py')],
                           {encoding: 'utf8', env: {...process.env, NCCL_NVLS_ENABLE: '0', BENCH_SIZES: SIZES.join(',')}});
   const torchLine = (torch.stdout || '').split('\n').find((l) => l.startsWith('{'));
   const ref = torchLine ? JSON.parse(torchLine) : undefined;

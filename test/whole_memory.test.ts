@@ -93,6 +93,14 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     });
   }
 
+  it('GPU all-reduce in rounds: 1 MiB buffers that may not grow, every path and wire type: 2 GPUs', function() {
+    if (wm.deviceInfo().deviceCount < 2) this.skip();
+    this.timeout(300_000);
+    const {status, out} = launch(2, 'allreduce-gpu', {WM_AR_BUFFER_BYTES: String(1 << 20), WM_AR_BUFFER_MAX: String(1 << 20)}, 280_000);
+    expect(status, out).to.equal(0);
+    for (let r = 0; r < 2; ++r) expect(out).to.include(`[${r}] OK allreduce-gpu rank ${r}`);
+  });
+
   it('GPU all-reduce: a rank killed between calls makes the other fail naming it within the timeout', function() {
     if (wm.deviceInfo().deviceCount < 2) this.skip();
     const {status, out} = launch(2, 'allreduce-die');

@@ -7,8 +7,12 @@
 // gets bit-identical results), scales (mean) and writes the outputs.
 //   one-shot: up to 1 MiB each rank writes its data into every peer's buffer
 //             and sums its own buffer (push: no remote read after the
-//             barrier); above, each rank reads all of every peer's buffer
-//             (pull: faster for large messages on H200s);
+//             barrier); to 8 MiB each rank reads all of every peer's buffer
+//             (pull); above, streamed: half of each block's warps pack chunk
+//             after chunk and raise a progress flag per chunk while the other
+//             half reduce the chunks every rank has packed, so local packing
+//             overlaps NVLink traffic (pushed for float32 wires, pulled for
+//             16-bit ones: each measured faster on H200s);
 //   two-shot: reduce-scatter then all-gather through a second barrier
 //             (medium and large messages: each byte crosses NVLink twice
 //             instead of n - 1 times).
@@ -40,7 +44,8 @@ class PeerAllReduce {
   // Collective. Whether every pair of the group's GPUs has peer access: the
   // same answer on every rank (each checks the whole matrix).
   static bool supported(Bootstrap& boot);
-  // Collective: maps every rank's buffers (bufferBytes per buffer, four per rank).
+  // Collective: maps every rank's buffers (bufferBytes per buffer, four per
+  // rank; they grow with larger messages, up to WM_AR_BUFFER_MAX, 64 MiB).
   PeerAllReduce(Bootstrap& boot, int64_t bufferBytes);
   ~PeerAllReduce();
 
@@ -60,8 +65,11 @@ class PeerAllReduce {
  private:
   Bootstrap& boot_;
   std::unique_ptr<DeviceWholeMemory> mem_;
-  int64_t bufferBytes_, sliceBytes_ = 0, oneShotMax_, pushMax_;
-  uint32_t epoch_ = 0;
+  int64_t bufferBytes_, sliceBytes_ = 0, oneShotMax_, pushMax_, streamAbove_;
+  int streamPush_, stagers_;  // streamed one-shot: push (1), pull (0) or by wire (-1); packing threads
+  int64_t chunkBytes_, maxBufferBytes_;
+  void allocate(int64_t bufferBytes);
+  uint64_t epoch_ = 0;
   int parity_ = 0;
   int maxBlocks_ = 1;
   int* errHost_ = nullptr;

@@ -35,21 +35,23 @@ struct Params {
   int64_t inOff, resOff;  // this round's buffers within a slice
   int64_t slotBytes;      // one-shot: rank q's data lands at inOff + q * slotBytes of every slice
   int rank, ranks;
-  uint32_t epoch;
+  uint64_t epoch;  // 64-bit: a flag some block has not touched for billions of rounds still reads as behind
   int64_t vecBegin, nvec;  // this round's vectors
   float scale;
   float lr;
+  int64_t chunkVecs;  // streamed one-shot: vectors per flag
+  int stagers;        // streamed one-shot: threads that pack (the rest reduce)
   unsigned long long timeoutNs;
   int* err;  // host-mapped: 1 + the rank that never arrived
 };
 
-__device__ __forceinline__ uint32_t loadAcquire(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+__device__ __forceinline__ uint64_t loadAcquire(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
 }
-__device__ __forceinline__ void storeRelease(uint32_t* p, uint32_t v) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+__device__ __forceinline__ void storeRelease(uint64_t* p, uint64_t v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 __device__ __forceinline__ unsigned long long globalNs() {
   unsigned long long t;
@@ -57,31 +59,36 @@ __device__ __forceinline__ unsigned long long globalNs() {
   return t;
 }
 
-__device__ __forceinline__ uint32_t* flag(const Params& p, int owner, int phase, int block, int from) {
-  return reinterpret_cast<uint32_t*>(p.base + owner * p.slice) + (phase * kMaxBlocks + block) * kMaxRanks + from;
+__device__ __forceinline__ uint64_t* flag(const Params& p, int owner, int phase, int block, int from) {
+  return reinterpret_cast<uint64_t*>(p.base + owner * p.slice) + (phase * kMaxBlocks + block) * kMaxRanks + from;
+}
+
+// Spins until *f reaches target (flags only grow). Bounded:
+// after the timeout, or once another wait has given up, rank q is recorded as
+// missing and the wait ends.
+__device__ void waitFlag(const Params& p, const uint64_t* f, uint64_t target, int q) {
+  unsigned long long start = 0;
+  for (uint32_t spin = 0; loadAcquire(f) < target; ++spin) {
+    if ((spin & 1023) != 1023) continue;
+    unsigned long long now = globalNs();
+    if (start == 0) start = now;
+    volatile int* err = p.err;
+    if (*err != 0 || now - start > p.timeoutNs) {
+      atomicCAS_system(p.err, 0, q + 1);
+      return;
+    }
+  }
 }
 
 // Block b of every rank meets here: its writes before (of every thread of the
 // block, remote writes included: the release at system scope after the
 // block's barrier covers them) are visible to block b of every peer after.
-// Bounded: a missing rank is recorded, not waited for.
 __device__ void barrier(const Params& p, int phase) {
   __syncthreads();
   const int q = threadIdx.x;
   if (q < p.ranks) {
     storeRelease(flag(p, q, phase, blockIdx.x, p.rank), p.epoch);
-    const uint32_t* mine = flag(p, p.rank, phase, blockIdx.x, q);
-    unsigned long long start = 0;
-    for (uint32_t spin = 0; static_cast<int32_t>(loadAcquire(mine) - p.epoch) < 0; ++spin) {
-      if ((spin & 1023) != 1023) continue;
-      unsigned long long now = globalNs();
-      if (start == 0) start = now;
-      volatile int* err = p.err;
-      if (*err != 0 || now - start > p.timeoutNs) {
-        atomicCAS_system(p.err, 0, q + 1);
-        break;
-      }
-    }
+    waitFlag(p, flag(p, p.rank, phase, blockIdx.x, q), p.epoch, q);
   }
   __syncthreads();
 }
@@ -162,11 +169,14 @@ __device__ __forceinline__ typename Wire<T>::Pack* area(const Params& p, int own
 // the same bits). R (the number of ranks) is a template argument so that the
 // R loads are issued together, not one after another.
 template <typename T, int R, typename Owner, typename Offset>
-__device__ __forceinline__ void reduceVec(const Params& p, int64_t v, Owner owner, Offset offset, float (&acc)[Wire<T>::V]) {
-  constexpr int V = Wire<T>::V;
-  uint4 raw[R];
+__device__ __forceinline__ void loadPeers(const Params& p, int64_t v, Owner owner, Offset offset, uint4 (&raw)[R]) {
 #pragma unroll
   for (int q = 0; q < R; ++q) raw[q] = __ldcg(reinterpret_cast<const uint4*>(area<T>(p, owner(q), offset(q)) + v));
+}
+
+template <typename T, int R>
+__device__ __forceinline__ void sumPeers(const Params& p, const uint4 (&raw)[R], float (&acc)[Wire<T>::V]) {
+  constexpr int V = Wire<T>::V;
 #pragma unroll
   for (int k = 0; k < V; ++k) acc[k] = 0.f;
 #pragma unroll
@@ -179,11 +189,59 @@ __device__ __forceinline__ void reduceVec(const Params& p, int64_t v, Owner owne
   for (int k = 0; k < V; ++k) acc[k] *= p.scale;
 }
 
+template <typename T, int R, typename Owner, typename Offset>
+__device__ __forceinline__ void reduceVec(const Params& p, int64_t v, Owner owner, Offset offset, float (&acc)[Wire<T>::V]) {
+  uint4 raw[R];
+  loadPeers<T, R>(p, v, owner, offset, raw);
+  sumPeers<T, R>(p, raw, acc);
+}
+
 // This block's share of vectors [lo, hi): same split on every rank.
 __device__ __forceinline__ void blockRange(int64_t lo, int64_t hi, int64_t& a, int64_t& b) {
   int64_t per = (hi - lo + gridDim.x - 1) / gridDim.x;
   a = min(hi, lo + per * blockIdx.x);
   b = min(hi, a + per);
+}
+
+// Packs vectors lo + tid, lo + tid + n, ... (below hi) of the inputs and
+// hands each to store(v, packed). U vectors' loads are issued before any is
+// packed: one vector at a time left a block's packing latency-bound (its
+// loads and the stores to the buffer could alias, so the compiler keeps them
+// in order).
+template <typename T, int U = 4, typename Store>
+__device__ __forceinline__ void packRange(const Params& p, const Tensors& t, int64_t lo, int64_t hi, int tid, int n, Store store) {
+  constexpr int V = Wire<T>::V;
+  for (int64_t v0 = lo + tid; v0 < hi; v0 += int64_t{n} * U) {
+    float x[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v0 + u * n < hi) loadInput<V>(t, p.vecBegin + v0 + u * n, x[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v0 + u * n < hi) store(v0 + u * n, pack<T>(x[u]));
+  }
+}
+
+// Reduces vectors lo + tid, lo + tid + n, ... (below hi) over the ranks (see
+// loadPeers) into the outputs, R x U loads in flight per thread.
+template <typename T, int R, int Unroll = 4, typename Owner, typename Offset>
+__device__ __forceinline__ void reduceRange(const Params& p, const Tensors& t, int64_t lo, int64_t hi, int tid, int n, Owner owner,
+                                            Offset offset) {
+  constexpr int V = Wire<T>::V;
+  constexpr int U = R <= 2 ? Unroll : R <= 4 ? (Unroll + 1) / 2 : 1;  // within 128 registers
+  for (int64_t v0 = lo + tid; v0 < hi; v0 += int64_t{n} * U) {
+    uint4 raw[U][R];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v0 + u * n < hi) loadPeers<T, R>(p, v0 + u * n, owner, offset, raw[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (v0 + u * n >= hi) break;
+      float acc[V];
+      sumPeers<T, R>(p, raw[u], acc);
+      storeOutput<V>(t, p.vecBegin + v0 + u * n, acc, p.lr);
+    }
+  }
 }
 
 // One-shot by pushing (small messages): every rank writes its packed vectors
@@ -194,27 +252,19 @@ __device__ __forceinline__ void blockRange(int64_t lo, int64_t hi, int64_t& a, i
 // pulled against 6.4-8.6 pushed (float32).
 template <typename T, int R>
 __global__ void __launch_bounds__(kArThreads) oneShotPushKernel(Params p, Tensors t) {
-  constexpr int V = Wire<T>::V;
   int64_t a, b;
   blockRange(0, p.nvec, a, b);
   const int64_t mySlot = p.inOff + p.rank * p.slotBytes;
-  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-    float x[V];
-    loadInput<V>(t, p.vecBegin + v, x);
-    const auto w = pack<T>(x);
+  packRange<T>(p, t, a, b, threadIdx.x, blockDim.x, [&](int64_t v, const typename Wire<T>::Pack& w) {
 #pragma unroll
     for (int k = 0; k < R; ++k) {
       // Own slot first, then the following ranks: the R writers of a slice spread out.
       const int q = p.rank + k < R ? p.rank + k : p.rank + k - R;
       area<T>(p, q, mySlot)[v] = w;
     }
-  }
+  });
   barrier(p, 0);
-  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-    float acc[V];
-    reduceVec<T, R>(p, v, [&](int) { return p.rank; }, [&](int q) { return p.inOff + q * p.slotBytes; }, acc);
-    storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
-  }
+  reduceRange<T, R>(p, t, a, b, threadIdx.x, blockDim.x, [&](int) { return p.rank; }, [&](int q) { return p.inOff + q * p.slotBytes; });
 }
 
 // One-shot by pulling (large messages): pack into this rank's own buffer,
@@ -223,22 +273,64 @@ __global__ void __launch_bounds__(kArThreads) oneShotPushKernel(Params p, Tensor
 // 64 MiB 305.9 against 325.9; pushing in 8 chunks per block, each with its
 // own flag so a chunk's sums overlap the next chunk's writes, was slower
 // still (99.3 and 390.0).
+// One vector per thread at a time here: batching four (as the other kernels
+// do) made bfloat16 2-8 MiB slower on 2 x H200 (19.3 / 31.2 / 46.2 µs against
+// 15.6 / 23.1 / 40.0).
 template <typename T, int R>
 __global__ void __launch_bounds__(kArThreads) oneShotPullKernel(Params p, Tensors t) {
-  constexpr int V = Wire<T>::V;
   int64_t a, b;
   blockRange(0, p.nvec, a, b);
   auto* mine = area<T>(p, p.rank, p.inOff);
-  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-    float x[V];
-    loadInput<V>(t, p.vecBegin + v, x);
-    mine[v] = pack<T>(x);
-  }
+  packRange<T, 1>(p, t, a, b, threadIdx.x, blockDim.x, [&](int64_t v, const typename Wire<T>::Pack& w) { mine[v] = w; });
   barrier(p, 0);
-  for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-    float acc[V];
-    reduceVec<T, R>(p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
-    storeOutput<V>(t, p.vecBegin + v, acc, p.lr);
+  reduceRange<T, R, 1>(p, t, a, b, threadIdx.x, blockDim.x, [](int q) { return q; }, [&](int) { return p.inOff; });
+}
+
+__device__ __forceinline__ void namedBarrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Streamed one-shot (large messages): the block's warps split in two groups
+// that run at once. Packers pack the block's share chunk by chunk (Push: into
+// this rank's slot of every rank's buffer; else into its own buffer) and
+// after each chunk raise this block's progress flag on every rank; reducers
+// follow, reducing chunk c once every rank's block has packed it. Local
+// packing then overlaps NVLink traffic instead of preceding it.
+constexpr uint64_t kChunkSpan = 4096;  // progress flag = epoch * kChunkSpan + chunks done
+
+template <typename T, int R, bool Push>
+__global__ void __launch_bounds__(kArThreads) oneShotStreamKernel(Params p, Tensors t) {
+  int64_t a, b;
+  blockRange(0, p.nvec, a, b);
+  const int chunks = static_cast<int>((b - a + p.chunkVecs - 1) / p.chunkVecs);
+  const uint64_t base = p.epoch * kChunkSpan;
+  const int64_t mySlot = Push ? p.inOff + p.rank * p.slotBytes : p.inOff;
+  if (static_cast<int>(threadIdx.x) < p.stagers) {
+    for (int c = 0; c < chunks; ++c) {
+      const int64_t lo = a + c * p.chunkVecs;
+      packRange<T>(p, t, lo, min(b, lo + p.chunkVecs), threadIdx.x, p.stagers, [&](int64_t v, const typename Wire<T>::Pack& w) {
+        if (Push) {
+#pragma unroll
+          for (int k = 0; k < R; ++k) {
+            const int q = p.rank + k < R ? p.rank + k : p.rank + k - R;
+            area<T>(p, q, mySlot)[v] = w;
+          }
+        } else {
+          area<T>(p, p.rank, mySlot)[v] = w;
+        }
+      });
+      namedBarrier(1, p.stagers);
+      if (static_cast<int>(threadIdx.x) < R) storeRelease(flag(p, threadIdx.x, 2, blockIdx.x, p.rank), base + c + 1);
+    }
+    return;
+  }
+  const int tid = threadIdx.x - p.stagers, n = blockDim.x - p.stagers;
+  for (int c = 0; c < chunks; ++c) {
+    if (tid < R) waitFlag(p, flag(p, p.rank, 2, blockIdx.x, tid), base + c + 1, tid);
+    namedBarrier(2, n);
+    const int64_t lo = a + c * p.chunkVecs;
+    reduceRange<T, R>(p, t, lo, min(b, lo + p.chunkVecs), tid, n, [&](int q) { return Push ? p.rank : q; },
+                      [&](int q) { return Push ? p.inOff + q * p.slotBytes : p.inOff; });
   }
 }
 
@@ -252,11 +344,7 @@ __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t)
   for (int s = 0; s < p.ranks; ++s) {
     int64_t a, b;
     blockRange(min(p.nvec, s * seg), min(p.nvec, (s + 1) * seg), a, b);
-    for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-      float x[V];
-      loadInput<V>(t, p.vecBegin + v, x);
-      mine[v] = pack<T>(x);
-    }
+    packRange<T>(p, t, a, b, threadIdx.x, blockDim.x, [&](int64_t v, const typename Wire<T>::Pack& w) { mine[v] = w; });
   }
   barrier(p, 0);
   {
@@ -290,7 +378,7 @@ int64_t envBytes(const char* name, int64_t fallback) {
   return v && *v ? std::atoll(v) : fallback;
 }
 
-enum class Kernel { OneShotPush, OneShotPull, TwoShot };
+enum class Kernel { OneShotPush, OneShotPull, Stream, StreamPush, TwoShot };
 
 // One vector per thread for small messages (latency); for large ones, up to
 // one block per SM (the fewest any rank has: block b meets block b, so every
@@ -300,9 +388,15 @@ void launchRanks(Kernel kind, const Params& p, const Tensors& t, int maxBlocks) 
   const bool twoShot = kind == Kernel::TwoShot;
   int64_t perBlock = twoShot ? 2 * kArThreads : kArThreads;
   int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, maxBlocks));
-  if (twoShot) twoShotKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
-  else if (kind == Kernel::OneShotPush) oneShotPushKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
-  else oneShotPullKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  if (kind == Kernel::Stream || kind == Kernel::StreamPush)
+    blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + p.chunkVecs - 1) / p.chunkVecs, 1, maxBlocks));
+  switch (kind) {
+    case Kernel::TwoShot: twoShotKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t); break;
+    case Kernel::OneShotPush: oneShotPushKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t); break;
+    case Kernel::OneShotPull: oneShotPullKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t); break;
+    case Kernel::Stream: oneShotStreamKernel<T, R, false><<<blocks, kArThreads, 0, stream()>>>(p, t); break;
+    case Kernel::StreamPush: oneShotStreamKernel<T, R, true><<<blocks, kArThreads, 0, stream()>>>(p, t); break;
+  }
   WM_CUDA_LAUNCHED();
 }
 
@@ -348,7 +442,17 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
       // with more, two-shot wins from about half a MiB.
       oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", boot.size() <= 2 ? int64_t{1} << 62 : int64_t{512} << 10)),
       // Measured on 2 x H200 (see the kernels): pushing wins to 1 MiB, pulling from 4 MiB.
-      pushMax_(envBytes("WM_AR_PUSH_MAX", int64_t{1} << 20)) {
+      pushMax_(envBytes("WM_AR_PUSH_MAX", int64_t{1} << 20)),
+      // Measured on 2 x H200 (bfloat16): pulled 8 MiB 40.0 µs against 42.1
+      // streamed, 16 MiB 77.4 against 68.7.
+      streamAbove_(envBytes("WM_AR_STREAM_ABOVE", int64_t{8} << 20)),
+      streamPush_(static_cast<int>(envBytes("WM_AR_STREAM_PUSH", -1))),
+      // 10 of 16 warps packing, 32 KiB per flag: of 4-12 warps and 24-192 KiB
+      // the fastest at 16-256 MiB (bfloat16 16 MiB: 63.7 µs; 8 warps and 48
+      // KiB 68.4, 4 warps 80, 192 KiB 91; bench/results/*session7*).
+      stagers_(32 * static_cast<int>(std::clamp<int64_t>(envBytes("WM_AR_STAGER_WARPS", 10), 1, kArThreads / 32 - 1))),
+      chunkBytes_(std::max<int64_t>(16, envBytes("WM_AR_CHUNK_BYTES", 32 << 10))),
+      maxBufferBytes_(std::max(bufferBytes, envBytes("WM_AR_BUFFER_MAX", int64_t{64} << 20) / 256 * 256)) {
   WM_REQUIRE(boot.size() <= kMaxRanks, "allReduce: the peer-to-peer path serves at most 8 ranks");
   WM_REQUIRE(bufferBytes > 0 && bufferBytes % 256 == 0, "allReduce: the buffer size must be a positive multiple of 256");
   timeoutNs_ = static_cast<int64_t>(boot.timeoutMs()) * 1000000;
@@ -356,16 +460,25 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
   WM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, currentDevice()));
   maxBlocks_ = kMaxBlocks;
   for (auto& s : boot.allgather(std::to_string(sms), "allReduce (SM counts)")) maxBlocks_ = std::min(maxBlocks_, std::max(1, std::stoi(s)));
-  // Four buffers (input and result, twice) after the signal flags.
-  int64_t bytes = kSignalBytes + 4 * bufferBytes;
-  mem_ = std::make_unique<DeviceWholeMemory>(boot, MemoryType::Continuous, boot.size(), bytes, 1);
-  sliceBytes_ = mem_->rowsPerRank() * bytes;
-  WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(mem_->localSlice()), 0, kSignalBytes, stream()));
   WM_CUDA(cudaHostAlloc(&errHost_, sizeof(int), cudaHostAllocMapped));
   *errHost_ = 0;
   WM_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev_), errHost_, 0));
+  allocate(bufferBytes);
+}
+
+// Collective: (re)maps every rank's buffers, four of bufferBytes (input and
+// result, twice) after the signal flags, all zero. Callers have made sure no
+// kernel of any rank still uses the old ones.
+void PeerAllReduce::allocate(int64_t bufferBytes) {
+  mem_.reset();
+  bufferBytes_ = bufferBytes;
+  int64_t bytes = kSignalBytes + 4 * bufferBytes;
+  mem_ = std::make_unique<DeviceWholeMemory>(boot_, MemoryType::Continuous, boot_.size(), bytes, 1);
+  sliceBytes_ = mem_->rowsPerRank() * bytes;
+  WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(mem_->localSlice()), 0, kSignalBytes, stream()));
+  parity_ = 0;
   synchronize();
-  boot.barrier("allReduce (buffers ready)");
+  boot_.barrier("allReduce (buffers ready)");
 }
 
 PeerAllReduce::~PeerAllReduce() {
@@ -393,14 +506,37 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
   const int elemBytes = wire == WireType::F32 ? 4 : 2;
   const int V = 16 / elemBytes;
   Params p{};
-  p.base = reinterpret_cast<uint8_t*>(mem_->table().ptr);
-  p.slice = sliceBytes_;
   p.rank = boot_.rank();
   p.ranks = boot_.size();
   p.scale = scale;
   p.lr = lr;
   p.timeoutNs = static_cast<unsigned long long>(timeoutNs_);
   p.err = errDev_;
+  // Buffers grow (collectively: every rank sees the same counts) to the
+  // message, up to maxBufferBytes_: each extra round costs a barrier and a
+  // pipeline's fill and drain (bfloat16, 64 MiB on 2 x H200: 306 µs in four
+  // rounds of 16 MiB, 274 in one).
+  int64_t need = 0;
+  for (size_t first = 0; first < in.size(); first += kMaxTensors) {
+    int64_t vecs = 0;
+    for (size_t i = first; i < std::min(in.size(), first + kMaxTensors); ++i) vecs += (counts[i] + V - 1) / V;
+    need = std::max(need, vecs * 16);
+  }
+  if (need > bufferBytes_ && bufferBytes_ < maxBufferBytes_) {
+    int64_t grown = bufferBytes_;
+    while (grown < need && grown < maxBufferBytes_) grown *= 2;
+    synchronize();
+    boot_.barrier("allReduce (growing buffers)");
+    try {
+      allocate(std::min(grown, maxBufferBytes_));
+    } catch (const std::exception& e) {
+      broken_ = std::string("allReduce: growing the peer-to-peer buffers failed (") + e.what() +
+                "); set WM_AR_BUFFER_MAX lower; the peer-to-peer all-reduce of this communicator is unusable";
+      throw;
+    }
+  }
+  p.base = reinterpret_cast<uint8_t*>(mem_->table().ptr);
+  p.slice = sliceBytes_;
   const int64_t bufVecs = bufferBytes_ / 16;
   p.slotBytes = 2 * bufferBytes_ / p.ranks / 256 * 256;
   bool usedTwoShot = false;
@@ -420,9 +556,20 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
     const bool twoShot = algo == AllReduceAlgo::TwoShot ||
                          (algo == AllReduceAlgo::Auto && total * 16 > oneShotMax_ && p.ranks > 1);
     usedTwoShot |= twoShot;
-    const Kernel kind = twoShot ? Kernel::TwoShot : total * 16 <= pushMax_ ? Kernel::OneShotPush : Kernel::OneShotPull;
+    // Measured on 2 x H200: the streamed kernel pushes float32 (16 / 32 / 64
+    // MiB: 59.3 / 105.8 / 268.1 µs against 62.5 / 112.2 / 277.2 pulled) and
+    // pulls 16-bit wires (68.7 / 120.0 / 221.4 against 82.0 / 135.0 / 236.0).
+    const bool streamPush = streamPush_ == 1 || (streamPush_ < 0 && wire == WireType::F32);
+    const Kernel kind = twoShot                     ? Kernel::TwoShot
+                        : total * 16 <= pushMax_     ? Kernel::OneShotPush
+                        : total * 16 <= streamAbove_ ? Kernel::OneShotPull
+                        : streamPush                 ? Kernel::StreamPush
+                                                     : Kernel::Stream;
     // Pushed rounds: R slots fill a parity's two buffers.
-    const int64_t roundVecs = kind == Kernel::OneShotPush ? p.slotBytes / 16 : bufVecs;
+    const int64_t roundVecs = kind == Kernel::OneShotPush || kind == Kernel::StreamPush ? p.slotBytes / 16 : bufVecs;
+    p.stagers = stagers_;
+    // A block's chunks must fit its progress flag's span.
+    p.chunkVecs = std::max<int64_t>(chunkBytes_ / 16, (roundVecs / std::max(1, maxBlocks_) + 1) / (kChunkSpan - 1) + 1);
     for (int64_t begin = 0; begin < total; begin += roundVecs) {
       p.vecBegin = begin;
       p.nvec = std::min(roundVecs, total - begin);
