@@ -7,7 +7,7 @@
 // gets bit-identical results), scales (mean) and writes the outputs.
 //   one-shot: up to 1 MiB each rank writes its data into every peer's buffer
 //             and sums its own buffer (push: no remote read after the
-//             barrier); to 8 MiB each rank reads all of every peer's buffer
+//             barrier); to 4 MiB each rank reads all of every peer's buffer
 //             (pull); above, streamed: half of each block's warps pack chunk
 //             after chunk and raise a progress flag per chunk while the other
 //             half reduce the chunks every rank has packed, so local packing

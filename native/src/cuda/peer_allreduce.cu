@@ -443,9 +443,9 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
       oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", boot.size() <= 2 ? int64_t{1} << 62 : int64_t{512} << 10)),
       // Measured on 2 x H200 (see the kernels): pushing wins to 1 MiB, pulling from 4 MiB.
       pushMax_(envBytes("WM_AR_PUSH_MAX", int64_t{1} << 20)),
-      // Measured on 2 x H200 (bfloat16): pulled 8 MiB 40.0 µs against 42.1
-      // streamed, 16 MiB 77.4 against 68.7.
-      streamAbove_(envBytes("WM_AR_STREAM_ABOVE", int64_t{8} << 20)),
+      // Measured on 2 x H200 (bfloat16, 10 packing warps, 32 KiB chunks):
+      // pulled 4 MiB 22.7 µs against 23.3 streamed, 8 MiB 39.5 against 36.5.
+      streamAbove_(envBytes("WM_AR_STREAM_ABOVE", int64_t{4} << 20)),
       streamPush_(static_cast<int>(envBytes("WM_AR_STREAM_PUSH", -1))),
       // 10 of 16 warps packing, 32 KiB per flag: of 4-12 warps and 24-192 KiB
       // the fastest at 16-256 MiB (bfloat16 16 MiB: 63.7 µs; 8 warps and 48
