@@ -5,9 +5,9 @@
 // (float32, float16 or bfloat16), meets its peers at a barrier of signal
 // flags in GPU memory, reduces (in float32, in rank order, so every rank
 // gets bit-identical results), scales (mean) and writes the outputs.
-//   one-shot: up to 1 MiB each rank writes its data into every peer's buffer
-//             and sums its own buffer (push: no remote read after the
-//             barrier); to 4 MiB each rank reads all of every peer's buffer
+//   one-shot: up to 1 MiB (16-bit wires: 512 KiB) each rank writes its
+//             data into every peer's buffer and sums its own buffer (push:
+//             no remote read after the barrier); to 4 MiB each rank reads all of every peer's buffer
 //             (pull); above, streamed: half of each block's warps pack chunk
 //             after chunk and raise a progress flag per chunk while the other
 //             half reduce the chunks every rank has packed, so local packing
