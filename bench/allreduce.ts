@@ -15,14 +15,21 @@ import * as wm from '../src/index';
 import {median, rankOrMain, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
-const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 64 << 20, 256 << 20].join(','))
+const GPU = wm.deviceInfo().gpu;
+const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20,
+                                           ...(GPU ? [64 << 20, 256 << 20] : [])].join(','))
     .split(',').map(Number);
 
 // BENCH_FORCED=0: the automatic path only; BENCH_TORCH=0: no PyTorch side (quick A/B runs of one path).
-const FORCED = process.env.BENCH_FORCED !== '0';
-const WIRES = (process.env.BENCH_WIRES ?? 'bfloat16,float32').split(',') as Array<'bfloat16' | 'float32'>;
+// Without GPUs the shared-memory path runs (float32 only, no forced paths), set against a plain copy
+// of the message (Float32Array.set) timed in the same processes at the same moment.
+const FORCED = process.env.BENCH_FORCED !== '0' && GPU;
+const WIRES = (GPU ? process.env.BENCH_WIRES ?? 'bfloat16,float32' : 'float32').split(',') as Array<'bfloat16' | 'float32'>;
 
-interface Row {dtype: string; bytes: number; auto: number; autoHost: number; autoPath: string; oneShot?: number; twoShot?: number; nccl?: number}
+interface Row {
+  dtype: string; bytes: number; auto: number; autoHost: number; autoPath: string; oneShot?: number; twoShot?: number; nccl?: number;
+  copyUs?: number;
+}
 
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
@@ -65,6 +72,17 @@ async function rank(): Promise<void> {
         row.twoShot = time(x, {wire, algorithm: 'two-shot'}, reps).us;
       }
       if (wire === 'float32' && FORCED) row.nccl = time(x, {algorithm: 'nccl'}, reps).us;
+      if (!GPU) {
+        const src = new Float32Array(bytes / 4).fill(1), dst = new Float32Array(bytes / 4);
+        const copies: number[] = [];
+        for (let k = 0; k < 9; ++k) {
+          comm.barrier();
+          const t0 = process.hrtime.bigint();
+          for (let i = 0; i < reps; ++i) dst.set(src);
+          copies.push(Number(process.hrtime.bigint() - t0) / 1e3 / reps);
+        }
+        row.copyUs = median(copies);
+      }
       rows.push(row);
       x.dispose();
     }
@@ -74,6 +92,7 @@ async function rank(): Promise<void> {
 }
 
 function main(): void {
+  if (!GPU) return mainCpu();
   const n = Number(process.env.BENCH_RANKS ?? wm.deviceInfo().deviceCount);
   if (!(n >= 2)) {
     console.log(`bench:allreduce needs at least two GPUs (${wm.deviceInfo().deviceCount} here)`);
@@ -99,6 +118,20 @@ function main(): void {
   const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'allreduce.json');
   fs.mkdirSync(path.dirname(out), {recursive: true});
   fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), ranks: n, device: wm.deviceInfo().name, ours: rows, torch: ref}, null, 2));
+}
+
+function mainCpu(): void {
+  const n = Number(process.env.BENCH_RANKS ?? 2);
+  const rows = resultOnRanks<Row[]>(n, __filename, 'OURS ');
+  console.log(`\nall-reduce on the CPU: ${n} processes over shared memory (${wm.deviceInfo().reason ?? 'no GPU'}), µs per call`);
+  console.log('| bytes | ours | ours GB/s | copy of the message (Float32Array.set) | ours / copy |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const r of rows) {
+    console.log(`| ${r.bytes} | ${r.auto.toFixed(1)} | ${(r.bytes / r.auto / 1e3).toFixed(2)} | ${r.copyUs!.toFixed(1)} | ${(r.auto / r.copyUs!).toFixed(1)} |`);
+  }
+  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'allreduce-cpu.json');
+  fs.mkdirSync(path.dirname(out), {recursive: true});
+  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), ranks: n, device: 'cpu', ours: rows}, null, 2));
 }
 
 rankOrMain(rank, main);

@@ -243,6 +243,7 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
         InstanceMethod("gather", &HostMemoryWrap::Gather),
         InstanceMethod("scatter", &HostMemoryWrap::Scatter),
         InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
+        InstanceMethod("writeLocalAt", &HostMemoryWrap::WriteLocalAt),
         InstanceMethod("deviceGather", &HostMemoryWrap::DeviceGather),
         InstanceMethod("deviceScatter", &HostMemoryWrap::DeviceScatter),
         InstanceAccessor("deviceAddress", &HostMemoryWrap::DeviceAddress, nullptr),
@@ -289,6 +290,16 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       uint64_t p = mem(info.Env()).deviceTable().ptr;
       if (!p) throw Napi::Error::New(info.Env(), "deviceAddress: needs continuous host memory");
       return Napi::Number::New(info.Env(), static_cast<double>(p));
+    });
+  }
+  // writeLocalAt(values, byteOffset): values into this rank's rows from byteOffset on.
+  Napi::Value WriteLocalAt(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto in = info[0].As<Napi::TypedArray>();
+      const int64_t at = info[1].As<Napi::Number>().Int64Value();
+      if (at < 0) throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be >= 0, got " + std::to_string(at));
+      mem(info.Env()).writeLocal(bytes(in), in.ByteLength(), static_cast<size_t>(at));
+      return info.Env().Undefined();
     });
   }
   // sumSlices(scale, out: Float32Array): out = scale * sum of every rank's slice (continuous memory)

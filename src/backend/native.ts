@@ -51,6 +51,8 @@ export interface NativeHostMemory {
   readonly deviceAddress: number;
   /** out = scale * the sum of every rank's slice (continuous memory). */
   sumSlices(scale: number, out: Float32Array): void;
+  /** values into this rank's rows from byteOffset on. */
+  writeLocalAt(values: ArrayBufferView, byteOffset: number): void;
   free(): void;
 }
 

@@ -128,13 +128,13 @@ export class AllReducer {
     const i = this.next;
     this.next ^= 1;
     const buf = this.hostBuffer(i, n);
-    const flat = new Float32Array(n);
+    // Straight from each tensor's data into this rank's slice: packing them into one fresh array
+    // first cost a copy and a page fault per 4 KiB (4 MiB on 2 ranks: 1.7 of 4.8 ms per call).
     let at = 0;
     tensors.forEach((t) => {
-      flat.set(t.dataSync() as Float32Array, at);
+      buf.mem.writeLocalAt(t.dataSync() as Float32Array, at * 4);
       at += t.size;
     });
-    buf.mem.writeLocal(flat);
     this.comm.barrier();
     const out = new Float32Array(n);
     if (n) buf.mem.sumSlices(op === 'mean' ? 1 / this.comm.size : 1, out);

@@ -155,9 +155,9 @@ void HostWholeMemory::readLocal(void* dst, size_t bytes) const {
   if (bytes) std::memcpy(dst, localSlice(), bytes);
 }
 
-void HostWholeMemory::writeLocal(const void* src, size_t bytes) {
-  WM_REQUIRE(static_cast<int64_t>(bytes) <= localRowCount() * rowBytes_, "writeLocal: more bytes than the local slice holds");
-  if (bytes) std::memcpy(localSlice(), src, bytes);
+void HostWholeMemory::writeLocal(const void* src, size_t bytes, size_t at) {
+  WM_REQUIRE(static_cast<int64_t>(at + bytes) <= localRowCount() * rowBytes_, "writeLocal: more bytes than the local slice holds");
+  if (bytes) std::memcpy(localSlice() + at, src, bytes);
 }
 
 bool HostWholeMemory::addressable(int64_t row) const {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "huge_pages.h"
 #include "parallel.h"
 #include "wm/host_ops.h"
 #include "wm/status.h"
@@ -124,6 +125,7 @@ void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log) {
 }
 
 void sumSlices(const float* base, int slices, int64_t strideElems, int64_t n, float scale, float* out) {
+  preferHugePages(out, static_cast<size_t>(n) * sizeof(float));  // a fresh output array: fewer page faults
   // Rank order, as the CUDA kernel: every rank gets bit-identical sums.
   parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
