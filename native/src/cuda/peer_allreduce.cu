@@ -180,12 +180,12 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
     const bool twoShot = algo == AllReduceAlgo::TwoShot ||
                          (algo == AllReduceAlgo::Auto && total * 16 > oneShotMax_ && p.ranks > 1);
     usedTwoShot |= twoShot;
-    // Measured on 2 x H200: the streamed kernel pushes float32 (16 / 32 MiB:
-    // 59.3 / 105.8 µs against 62.5 / 112.2 pulled) and pulls 16-bit wires
-    // (bfloat16 16 / 32 / 64 MiB: 68.7 / 120.0 / 221.4 against 82.0 / 135.0 / 236.0).
     // Measured on 2 x H200: float32 pushes to 1 MiB; a 16-bit wire pulls 1 MiB
     // faster (bfloat16 12.4 µs against 14.2 pushed, three runs alike).
     const int64_t pushMax = pushMax_ >= 0 ? pushMax_ : wire == WireType::F32 ? int64_t{1} << 20 : int64_t{512} << 10;
+    // Measured on 2 x H200: the streamed kernel pushes float32 (16 / 32 MiB:
+    // 59.3 / 105.8 µs against 62.5 / 112.2 pulled) and pulls 16-bit wires
+    // (bfloat16 16 / 32 / 64 MiB: 68.7 / 120.0 / 221.4 against 82.0 / 135.0 / 236.0).
     const bool streamPush = streamPush_ == 1 || (streamPush_ < 0 && wire == WireType::F32);
     const Kernel kind = twoShot                     ? Kernel::TwoShot
                         : total * 16 <= pushMax     ? Kernel::OneShotPush
