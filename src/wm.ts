@@ -10,12 +10,18 @@ export interface DeviceInfo extends DeviceStatus {
   device?: number;
   name?: string;
   cublas?: boolean;
+  /**
+   * Threads of the C++ CPU kernels: WM_THREADS, else the CPUs this process may run on shared among the
+   * ranks a launcher started on this host (LOCAL_WORLD_SIZE), at most 16. Absent without the addon.
+   */
+  hostThreads?: number;
 }
 
 /** Whether the GPU is used, which one, and why not when it is not. */
 export function deviceInfo(): DeviceInfo {
   const s = deviceStatus();
-  return s.gpu ? {...s, ...deviceDetails()} : {...s};
+  const threads = s.addonLoaded ? {hostThreads: native().hostThreads()} : {};
+  return s.gpu ? {...s, ...deviceDetails(), ...threads} : {...s, ...threads};
 }
 
 export interface MemoryInfo {

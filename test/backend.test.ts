@@ -1,5 +1,9 @@
 // The backend itself, on whatever this machine has (CPU path in CI, GPU on
 // the GPU machines): registration, reads, disposal, memory, bad input.
+import {spawnSync} from 'child_process';
+import * as os from 'os';
+import * as path from 'path';
+
 import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
@@ -23,6 +27,23 @@ describe('wholememory backend', () => {
     } else {
       expect(info.reason.length).to.be.greaterThan(0);
     }
+  });
+
+  it('sizes its CPU thread pool from WM_THREADS, else the CPUs it may use over the launcher\'s local ranks', () => {
+    // Fresh processes: the pool is sized once per process.
+    const threads = (env: NodeJS.ProcessEnv) => {
+      const r = spawnSync(process.execPath, ['-e', `const wm = require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'index'))});
+        try { console.log('threads', wm.deviceInfo().hostThreads); } catch (e) { console.log('error', e.message); }`],
+                          {encoding: 'utf8', env: {...process.env, WM_THREADS: '', LOCAL_WORLD_SIZE: '', ...env}});
+      return r.stdout.trim().split('\n').pop()!;
+    };
+    const cpus = os.availableParallelism();
+    expect(threads({WM_THREADS: '3'})).to.equal('threads 3');
+    expect(threads({})).to.equal(`threads ${Math.min(cpus, 16)}`);
+    expect(threads({LOCAL_WORLD_SIZE: String(cpus * 2)})).to.equal('threads 1');
+    expect(threads({LOCAL_WORLD_SIZE: '2'})).to.equal(`threads ${Math.min(16, Math.max(1, Math.floor(cpus / 2)))}`);
+    expect(threads({WM_THREADS: 'many'})).to.equal('error environment: WM_THREADS must be an integer from 1 to 1024, got \'many\'');
+    expect(threads({WM_THREADS: '0'})).to.match(/^error environment: WM_THREADS must be an integer from 1 to 1024/);
   });
 
   it('reads data back synchronously and asynchronously', async () => {

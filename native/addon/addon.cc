@@ -279,6 +279,10 @@ WM_FN(SumSlices) {
   });
 }
 
+WM_FN(HostThreads) {
+  return guard(info, [&] { return Napi::Number::New(info.Env(), wm::host::threads()); });
+}
+
 WM_FN(Select) {
   return guard(info, [&] {
     wm::select(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "cond"), ptrArg(info, 2, "a"),
@@ -673,7 +677,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"synchronize", Synchronize}, {"emptyCache", EmptyCache}, {"memoryInfo", MemoryInfo},
       {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"sampleWithReplacement", SampleWithReplacement},
       {"sampleWithoutReplacement", SampleWithoutReplacement}, {"hostSampleWithReplacement", HostSampleWithReplacement},
-      {"hostSampleWithoutReplacement", HostSampleWithoutReplacement}, {"sumSlices", SumSlices}, {"select", Select}, {"fill", Fill},
+      {"hostSampleWithoutReplacement", HostSampleWithoutReplacement}, {"sumSlices", SumSlices}, {"hostThreads", HostThreads}, {"select", Select}, {"fill", Fill},
       {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot},

@@ -238,6 +238,8 @@ export interface NativeAddon {
                               dLoss: Float32Array, perRow: boolean, scale: number, dLogits: Float32Array): void;
   hostBatchMatMul(a: Float32Array, b: Float32Array, c: Float32Array, batch: number, m: number, n: number, k: number,
                   transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number): void;
+  /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
+  hostThreads(): number;
   /** Returns the position of the first out-of-range index (nothing written), or -1. */
   hostGather(elemSize: number, x: ArrayBufferView, indices: Int32Array, y: ArrayBufferView, outer: number,
              axisDim: number, inner: number, numIndices: number, outerPerBatch: number): number;

@@ -45,6 +45,10 @@ void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_
 
 void sumSlices(const float* base, int slices, int64_t strideElems, int64_t n, float scale, float* out);
 
+// Threads the CPU kernels of this process use (see ThreadPool::poolThreads);
+// throws if WM_THREADS is malformed.
+int threads();
+
 // Returns the position of the first out-of-range index, or -1.
 int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim,
                int64_t inner, int64_t numIndices, int64_t outerPerBatch);

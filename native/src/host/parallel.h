@@ -7,12 +7,19 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 namespace wm {
 namespace host {
@@ -21,8 +28,38 @@ class ThreadPool {
  public:
   // Never destroyed: worker threads may still wait on it while the process exits.
   static ThreadPool& get() {
-    static ThreadPool* pool = new ThreadPool(std::min(std::max(1u, std::thread::hardware_concurrency()), 16u) - 1);
+    static ThreadPool* pool = new ThreadPool(poolThreads() - 1);
     return *pool;
+  }
+
+  // Threads for this process, the calling one included: WM_THREADS if set;
+  // else the CPUs this process may run on (its affinity mask: containers and
+  // taskset narrow it, hardware_concurrency does not see that) shared among
+  // the ranks a launcher started on this host (LOCAL_WORLD_SIZE: ours and
+  // torchrun's; Open MPI's local size), at most 16. Four ranks on two cores
+  // each running two threads queue behind one another.
+  static unsigned poolThreads() {
+    if (const char* v = std::getenv("WM_THREADS"); v && *v) {
+      char* end = nullptr;
+      const long n = std::strtol(v, &end, 10);
+      if (*end != '\0' || n < 1 || n > 1024)
+        throw std::invalid_argument(std::string("environment: WM_THREADS must be an integer from 1 to 1024, got '") + v + "'");
+      return static_cast<unsigned>(n);
+    }
+    long cpus = std::max(1u, std::thread::hardware_concurrency());
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) cpus = std::max(1, CPU_COUNT(&set));
+#endif
+    long local = 1;
+    for (const char* name : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) {
+      const char* v = std::getenv(name);
+      if (v && *v) {
+        local = std::max(1L, std::strtol(v, nullptr, 10));
+        break;
+      }
+    }
+    return static_cast<unsigned>(std::clamp(cpus / local, 1L, 16L));
   }
 
   unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
