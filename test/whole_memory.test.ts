@@ -101,6 +101,26 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     for (let r = 0; r < 2; ++r) expect(out).to.include(`[${r}] OK allreduce-gpu rank ${r}`);
   });
 
+  it('CPU all-reduce: a rank killed between calls makes the others fail naming it, without waiting out the timeout', function() {
+    if (wm.deviceInfo().gpu) this.skip();
+    const {status, out} = launch(3, 'allreduce-die');
+    expect(status).to.not.equal(0);
+    for (const r of [0, 2]) {
+      expect(out).to.match(new RegExp(`ERROR rank ${r} after \\d+ ms: allReduce: rank 1 exited or was killed before reaching it`));
+    }
+    const waited = [...out.matchAll(/ERROR rank \d after (\d+) ms/g)].map((m) => Number(m[1]));
+    expect(Math.max(...waited)).to.be.below(1500);
+    expect(out).to.not.include('UNEXPECTED');
+  });
+
+  it('CPU all-reduce: a rank that is alive but late is named once the timeout is up', function() {
+    if (wm.deviceInfo().gpu) this.skip();
+    const {out} = launch(2, 'allreduce-late');
+    const m = out.match(/ERROR rank 0 after (\d+) ms: allReduce: rank 1 did not reach it within 800 ms/);
+    expect(m, out).to.not.equal(null);
+    expect(Number(m![1])).to.be.at.least(800);
+  });
+
   it('GPU all-reduce: a rank killed between calls makes the other fail naming it within the timeout', function() {
     if (wm.deviceInfo().deviceCount < 2) this.skip();
     const {status, out} = launch(2, 'allreduce-die');

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "wm/bootstrap.h"
+#include "wm/flag_barrier.h"
 #include "wm/device_whole_memory.h"
 #include "wm/embedding.h"
 #include "wm/host_ops.h"
@@ -244,6 +245,7 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
         InstanceMethod("scatter", &HostMemoryWrap::Scatter),
         InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
         InstanceMethod("writeLocalAt", &HostMemoryWrap::WriteLocalAt),
+        InstanceMethod("flagBarrier", &HostMemoryWrap::FlagBarrier),
         InstanceMethod("deviceGather", &HostMemoryWrap::DeviceGather),
         InstanceMethod("deviceScatter", &HostMemoryWrap::DeviceScatter),
         InstanceAccessor("deviceAddress", &HostMemoryWrap::DeviceAddress, nullptr),
@@ -299,6 +301,20 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       const int64_t at = info[1].As<Napi::Number>().Int64Value();
       if (at < 0) throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be >= 0, got " + std::to_string(at));
       mem(info.Env()).writeLocal(bytes(in), in.ByteLength(), static_cast<size_t>(at));
+      return info.Env().Undefined();
+    });
+  }
+  // flagBarrier(epoch, timeoutMs, pids: Int32Array, what): the ranks meet through the
+  // first 8 bytes of each one's slice (see wm/flag_barrier.h).
+  Napi::Value FlagBarrier(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto& m = mem(info.Env());
+      if (!m.continuousBase()) throw Napi::Error::New(info.Env(), "flagBarrier: needs continuous memory");
+      auto pids = info[2].As<Napi::Int32Array>();
+      if (static_cast<int>(pids.ElementLength()) != m.ranks()) throw Napi::RangeError::New(info.Env(), "flagBarrier: one process id per rank");
+      wm::flagBarrier(m.continuousBase(), m.ranks(), m.rowsPerRank() * m.rowBytes(), m.rank(),
+                      static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()), info[1].As<Napi::Number>().Int64Value(),
+                      pids.Data(), info[3].As<Napi::String>().Utf8Value());
       return info.Env().Undefined();
     });
   }
