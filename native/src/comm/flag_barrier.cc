@@ -1,10 +1,10 @@
 #include "wm/flag_barrier.h"
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <thread>
 
+#include "socket_io.h"
 #include "wm/status.h"
 
 namespace wm {
@@ -24,7 +24,7 @@ void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64
                  const int32_t* pids, const std::string& what) {
   auto flagOf = [&](int q) { return reinterpret_cast<uint64_t*>(base + q * strideBytes); };
   __atomic_store_n(flagOf(rank), epoch, __ATOMIC_RELEASE);
-  const auto start = std::chrono::steady_clock::now();
+  const auto late = net::deadlineIn(timeoutMs);
   for (int q = 0; q < ranks; ++q) {
     for (uint32_t spin = 0; __atomic_load_n(flagOf(q), __ATOMIC_ACQUIRE) < epoch; ++spin) {
       // Spin briefly (peers usually arrive within µs), then yield: ranks may
@@ -37,8 +37,7 @@ void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64
       if ((spin & 1023) != 0) continue;
       if (pids && ::kill(pids[q], 0) != 0 && errno == ESRCH)
         fail(what + ": rank " + std::to_string(q) + " exited or was killed before reaching it");
-      const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-      if (waited > timeoutMs) fail(what + ": rank " + std::to_string(q) + " did not reach it within " + std::to_string(timeoutMs) + " ms");
+      if (net::Clock::now() > late) fail(what + ": rank " + std::to_string(q) + " did not reach it within " + std::to_string(timeoutMs) + " ms");
     }
   }
 }
