@@ -1,8 +1,9 @@
-// Ranks of one host meeting through shared memory instead of sockets: each
-// rank has a 64-bit flag at the start of its slice of a continuous host
-// WholeMemory; a meeting is a release store of the epoch, then acquire loads
-// until every rank has stored it (a few µs, where the bootstrap's socket
-// barrier costs tens). Flags only grow, so a rank may be a meeting ahead.
+// Ranks of one host meeting through shared memory instead of sockets (a few
+// µs, where the bootstrap's socket barrier costs tens): each rank adds one to
+// an arrival counter (rank 0's slice of a continuous host WholeMemory, at byte
+// 64) and waits until it reaches epoch x ranks; each also stores the epoch in
+// a 64-bit flag at the start of its own slice, so a wait can name who is
+// missing. Both only grow: epochs start at 1 and rise by one per meeting.
 #pragma once
 #include <cstdint>
 #include <string>

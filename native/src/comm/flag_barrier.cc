@@ -1,8 +1,15 @@
 #include "wm/flag_barrier.h"
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <thread>
+
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "socket_io.h"
 #include "wm/status.h"
@@ -18,27 +25,65 @@ inline void cpuRelax() {
 #endif
 }
 
+// A counter's low 32 bits (little-endian: its first word) are a futex word.
+// Not private: the counter lives in memory shared between processes.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the futex word is a counter's low half");
+
+void sleepOn(uint64_t* word, uint64_t seen) {
+#ifdef __linux__
+  timespec ts{0, 200 * 1000};  // woken early by the store; the bound keeps the liveness checks going
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT, static_cast<uint32_t>(seen), &ts, nullptr, 0);
+#else
+  (void)word;
+  (void)seen;
+  std::this_thread::yield();
+#endif
+}
+
+void wakeSleepers(uint64_t* word) {
+#ifdef __linux__
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+#else
+  (void)word;
+#endif
+}
+
 }  // namespace
 
 void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64_t epoch, int64_t timeoutMs,
                  const int32_t* pids, const std::string& what) {
   auto flagOf = [&](int q) { return reinterpret_cast<uint64_t*>(base + q * strideBytes); };
-  __atomic_store_n(flagOf(rank), epoch, __ATOMIC_RELEASE);
+  // Arrivals of every meeting so far, on its own cache line of rank 0's page:
+  // waiters sleep on this one word and the last rank to arrive wakes them
+  // all once (waiting on each rank's flag in turn woke each waiter once per
+  // rank: 4 ranks on 2 cores, 1 MiB, 0.94-1.8 ms per call against 0.98-1.06
+  // through the bootstrap's sockets).
+  auto* arrived = reinterpret_cast<uint64_t*>(base + 64);
+  const uint64_t all = epoch * static_cast<uint64_t>(ranks);
+  // The flag only names who is missing; the counter's release sequence
+  // carries every rank's writes to the waiters.
+  __atomic_store_n(flagOf(rank), epoch, __ATOMIC_RELAXED);
+  if (__atomic_add_fetch(arrived, 1, __ATOMIC_ACQ_REL) == all) {
+    wakeSleepers(arrived);
+    return;
+  }
   const auto late = net::deadlineIn(timeoutMs);
-  for (int q = 0; q < ranks; ++q) {
-    for (uint32_t spin = 0; __atomic_load_n(flagOf(q), __ATOMIC_ACQUIRE) < epoch; ++spin) {
-      // Spin briefly (peers usually arrive within µs), then yield: ranks may
-      // outnumber cores, and a spinning rank would hold up the one it waits for.
-      if (spin < 512) {
-        cpuRelax();
-        continue;
-      }
-      std::this_thread::yield();
-      if ((spin & 1023) != 0) continue;
-      if (pids && ::kill(pids[q], 0) != 0 && errno == ESRCH)
-        fail(what + ": rank " + std::to_string(q) + " exited or was killed before reaching it");
-      if (net::Clock::now() > late) fail(what + ": rank " + std::to_string(q) + " did not reach it within " + std::to_string(timeoutMs) + " ms");
+  uint64_t seen;
+  for (uint32_t spin = 0; (seen = __atomic_load_n(arrived, __ATOMIC_ACQUIRE)) < all; ++spin) {
+    // Spin briefly (peers usually arrive within µs), then sleep until woken:
+    // ranks may outnumber cores, and a spinning rank (even one that yields)
+    // takes the CPU from the ranks it waits for.
+    if (spin < 512) {
+      cpuRelax();
+      continue;
     }
+    sleepOn(arrived, seen);
+    int missing = 0;
+    while (missing < ranks && __atomic_load_n(flagOf(missing), __ATOMIC_RELAXED) >= epoch) ++missing;
+    if (missing == ranks) continue;
+    if (pids && ::kill(pids[missing], 0) != 0 && errno == ESRCH)
+      fail(what + ": rank " + std::to_string(missing) + " exited or was killed before reaching it");
+    if (net::Clock::now() > late) fail(what + ": rank " + std::to_string(missing) + " did not reach it within " + std::to_string(timeoutMs) + " ms");
   }
 }
 
