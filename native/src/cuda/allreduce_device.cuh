@@ -245,6 +245,41 @@ __device__ __forceinline__ void reduceRange(const Params& p, const Tensors& t, i
   }
 }
 
+// The one-shot layouts, as packRange's store: pushed, each rank writes its
+// packed vectors into its slot (inOff + rank * slotBytes) of every rank's
+// buffer and, after meeting, reads the R slots of its own; pulled, each
+// writes its own buffer (inOff) and reads every rank's.
+template <typename T, int R, bool Push>
+class PackedStore {
+ public:
+  __device__ explicit PackedStore(const Params& p)
+      : p_(p), slot_(p.inOff + p.rank * p.slotBytes), mine_(area<T>(p, p.rank, p.inOff)) {}
+  __device__ __forceinline__ void operator()(int64_t v, const typename Wire<T>::Pack& w) const {
+    if (Push) {
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        // Own slot first, then the following ranks: the R writers of a slice spread out.
+        const int q = p_.rank + k < R ? p_.rank + k : p_.rank + k - R;
+        area<T>(p_, q, slot_)[v] = w;
+      }
+    } else {
+      mine_[v] = w;
+    }
+  }
+
+ private:
+  const Params& p_;
+  int64_t slot_;
+  typename Wire<T>::Pack* mine_;
+};
+
+// reduceRange over the ranks' contributions as PackedStore placed them.
+template <typename T, int R, bool Push, int Unroll>
+__device__ __forceinline__ void reduceOneShot(const Params& p, const Tensors& t, int64_t lo, int64_t hi, int tid, int n) {
+  reduceRange<T, R, Unroll>(p, t, lo, hi, tid, n, [&](int q) { return Push ? p.rank : q; },
+                            [&](int q) { return Push ? p.inOff + q * p.slotBytes : p.inOff; });
+}
+
 __device__ __forceinline__ void namedBarrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
@@ -280,8 +315,7 @@ void dispatch(WireType wire, int blocks, const Params& p, const Tensors& t) {
 }
 
 // blocks: every rank must launch the same grid (block b meets block b).
-void launchOneShotPush(WireType wire, int blocks, const Params& p, const Tensors& t);
-void launchOneShotPull(WireType wire, int blocks, const Params& p, const Tensors& t);
+void launchOneShot(bool push, WireType wire, int blocks, const Params& p, const Tensors& t);
 void launchOneShotStream(bool push, WireType wire, int blocks, const Params& p, const Tensors& t);
 void launchTwoShot(WireType wire, int blocks, const Params& p, const Tensors& t);
 

@@ -5,9 +5,8 @@ namespace ar {
 namespace {
 
 // Streamed one-shot (large messages): the block's warps split in two groups
-// that run at once. Packers pack the block's share chunk by chunk (Push: into
-// this rank's slot of every rank's buffer; else into its own buffer) and
-// after each chunk raise this block's progress flag on every rank; reducers
+// that run at once. Packers pack the block's share chunk by chunk (PackedStore)
+// and after each chunk raise this block's progress flag on every rank; reducers
 // follow, reducing chunk c once every rank's block has packed it. Local
 // packing then overlaps NVLink traffic instead of preceding it.
 
@@ -17,21 +16,11 @@ __global__ void __launch_bounds__(kArThreads) oneShotStreamKernel(Params p, Tens
   blockRange(0, p.nvec, a, b);
   const int chunks = static_cast<int>((b - a + p.chunkVecs - 1) / p.chunkVecs);
   const uint64_t base = p.epoch * kChunkSpan;
-  const int64_t mySlot = Push ? p.inOff + p.rank * p.slotBytes : p.inOff;
   if (static_cast<int>(threadIdx.x) < p.stagers) {
+    const PackedStore<T, R, Push> store(p);
     for (int c = 0; c < chunks; ++c) {
       const int64_t lo = a + c * p.chunkVecs;
-      packRange<T>(p, t, lo, min(b, lo + p.chunkVecs), threadIdx.x, p.stagers, [&](int64_t v, const typename Wire<T>::Pack& w) {
-        if (Push) {
-#pragma unroll
-          for (int k = 0; k < R; ++k) {
-            const int q = p.rank + k < R ? p.rank + k : p.rank + k - R;
-            area<T>(p, q, mySlot)[v] = w;
-          }
-        } else {
-          area<T>(p, p.rank, mySlot)[v] = w;
-        }
-      });
+      packRange<T>(p, t, lo, min(b, lo + p.chunkVecs), threadIdx.x, p.stagers, store);
       namedBarrier(1, p.stagers);
       if (static_cast<int>(threadIdx.x) < R) storeRelease(flag(p, threadIdx.x, 2, blockIdx.x, p.rank), base + c + 1);
     }
@@ -42,8 +31,7 @@ __global__ void __launch_bounds__(kArThreads) oneShotStreamKernel(Params p, Tens
     if (tid < R) waitFlag(p, flag(p, p.rank, 2, blockIdx.x, tid), base + c + 1, tid);
     namedBarrier(2, n);
     const int64_t lo = a + c * p.chunkVecs;
-    reduceRange<T, R>(p, t, lo, min(b, lo + p.chunkVecs), tid, n, [&](int q) { return Push ? p.rank : q; },
-                      [&](int q) { return Push ? p.inOff + q * p.slotBytes : p.inOff; });
+    reduceOneShot<T, R, Push, 4>(p, t, lo, min(b, lo + p.chunkVecs), tid, n);
   }
 }
 

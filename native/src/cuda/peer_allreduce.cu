@@ -31,8 +31,8 @@ void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& 
   const int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, maxBlocks));
   switch (kind) {
     case Kernel::TwoShot: ar::launchTwoShot(wire, blocks, p, t); break;
-    case Kernel::OneShotPush: ar::launchOneShotPush(wire, blocks, p, t); break;
-    case Kernel::OneShotPull: ar::launchOneShotPull(wire, blocks, p, t); break;
+    case Kernel::OneShotPush: ar::launchOneShot(true, wire, blocks, p, t); break;
+    case Kernel::OneShotPull: ar::launchOneShot(false, wire, blocks, p, t); break;
     case Kernel::Stream: ar::launchOneShotStream(false, wire, blocks, p, t); break;
     case Kernel::StreamPush: ar::launchOneShotStream(true, wire, blocks, p, t); break;
   }
