@@ -49,6 +49,15 @@ int64_t firstBad(const void* idx, IndexType it, int64_t n, int64_t rows) {
   return -1;
 }
 
+// Random rows defeat the hardware prefetcher: the row loops ask for the rows
+// they will touch a few steps ahead (their first KiB). Write: for rows about
+// to be updated.
+template <bool Write = false>
+inline void prefetchRow(const void* row, int64_t bytes) {
+  const char* c = static_cast<const char*>(row);
+  for (int64_t l = 0; l < std::min<int64_t>(bytes, 1024); l += 64) __builtin_prefetch(c + l, Write ? 1 : 0);
+}
+
 }  // namespace
 
 int64_t embeddingGather(const TableRef& t, const void* idx, IndexType it, int64_t n, float* out) {
@@ -57,15 +66,11 @@ int64_t embeddingGather(const TableRef& t, const void* idx, IndexType it, int64_
   preferHugePages(out, static_cast<size_t>(n * t.dim) * sizeof(float));
   withStorage(t, [&](auto rows) {
     using T = std::remove_pointer_t<decltype(rows.row(0))>;
-    // Random rows defeat the hardware prefetcher: ask for rows a few ahead.
     constexpr int64_t kAhead = 8;
-    const int64_t lines = std::min<int64_t>((t.dim * static_cast<int64_t>(sizeof(T)) + 63) / 64, 16);
+    const int64_t rowBytes = t.dim * static_cast<int64_t>(sizeof(T));
     parallelFor(n, std::max<int64_t>(1, 4096 / std::max<int64_t>(t.dim, 1)), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
-        if (i + kAhead < e) {
-          const char* next = reinterpret_cast<const char*>(rows.row(indexAt(idx, it, i + kAhead)));
-          for (int64_t l = 0; l < lines; ++l) __builtin_prefetch(next + 64 * l);
-        }
+        if (i + kAhead < e) prefetchRow(rows.row(indexAt(idx, it, i + kAhead)), rowBytes);
         auto* src = rows.row(indexAt(idx, it, i));
         float* o = out + i * t.dim;
         for (int64_t j = 0; j < t.dim; ++j) o[j] = toFloat(src[j]);
@@ -164,17 +169,15 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
       parallelFor(groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(t.dim, 1)), [&](int64_t ub, int64_t ue) {
         std::vector<float> g(t.dim);
         int64_t mine = 0;
-        // Rows (and their state) are random: ask for the rows a few groups ahead, as the gather does.
+        // Rows and their state, a few groups ahead (see prefetchRow).
         constexpr int64_t kAhead = 4;
         const int64_t rowBytes = t.dim * static_cast<int64_t>(sizeof(T)), stateBytes = t.dim * 4;
         for (int64_t u = ub; u < ue; ++u) {
           if (u + kAhead < ue) {
             const int64_t next = order[heads[u + kAhead]].first;
-            const char* w = reinterpret_cast<const char*>(rows.row(next));
-            for (int64_t l = 0; l < rowBytes && l < 1024; l += 64) __builtin_prefetch(w + l, 1);
+            prefetchRow<true>(rows.row(next), rowBytes);
             for (float* s : {s0, s1})
-              if (s)
-                for (int64_t l = 0; l < stateBytes && l < 1024; l += 64) __builtin_prefetch(reinterpret_cast<const char*>(s + next * t.dim) + l, 1);
+              if (s) prefetchRow<true>(s + next * t.dim, stateBytes);
           }
           int64_t begin = heads[u], end = u + 1 < groups ? heads[u + 1] : n;
           int64_t r = order[begin].first;
