@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "wm/bootstrap.h"
-#include "wm/flag_barrier.h"
 #include "wm/device_whole_memory.h"
 #include "wm/embedding.h"
+#include "wm/flag_barrier.h"
 #include "wm/host_ops.h"
 #include "wm/host_whole_memory.h"
 #include "wm/nccl_comm.h"
@@ -304,8 +304,8 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       return info.Env().Undefined();
     });
   }
-  // flagBarrier(epoch, timeoutMs, pids: Int32Array, what): the ranks meet through the
-  // first 8 bytes of each one's slice (see wm/flag_barrier.h).
+  // flagBarrier(epoch, timeoutMs, pids: Int32Array, what): the ranks meet through this
+  // memory: an arrival counter and a flag per rank (see wm/flag_barrier.h).
   Napi::Value FlagBarrier(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& m = mem(info.Env());

@@ -53,7 +53,7 @@ export interface NativeHostMemory {
   sumSlices(scale: number, out: Float32Array): void;
   /** values into this rank's rows from byteOffset on. */
   writeLocalAt(values: ArrayBufferView, byteOffset: number): void;
-  /** The ranks meet through a flag at the start of each one's slice; names a rank that is gone or late. */
+  /** The ranks meet through an arrival counter in this memory (wm/flag_barrier.h); names a rank that is gone or late. */
   flagBarrier(epoch: number, timeoutMs: number, pids: Int32Array, what: string): void;
   free(): void;
 }
