@@ -88,12 +88,12 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
       // Measured, float32 (bench/results): on 2 x H200 our streamed one-shot
       // beats NCCL at every size (64 MiB: 198 µs against 274), so never there;
       // on 4 x H200 NCCL beats our two-shot from 16 MiB (117 against 128 µs).
-      const int64_t ncclMin = [&] {
+      if (ncclMin_ < 0) {  // once per communicator: the call is on the small messages' host path
         const char* v = std::getenv("WM_AR_NCCL_MIN");
-        return v && *v ? std::atoll(v) : boot.size() <= 2 ? int64_t{1} << 62 : int64_t{16} << 20;
-      }();
+        ncclMin_ = v && *v ? std::atoll(v) : boot.size() <= 2 ? int64_t{1} << 62 : int64_t{16} << 20;
+      }
       // NCCL reduces float32 here: for 16-bit wires our kernels move half the bytes.
-      bool useNccl = algo == 3 || (algo == 0 && (!peerOk_ || (bytes >= ncclMin && wire == wm::WireType::F32)) && wm::ncclAvailable());
+      bool useNccl = algo == 3 || (algo == 0 && (!peerOk_ || (bytes >= ncclMin_ && wire == wm::WireType::F32)) && wm::ncclAvailable());
       if (useNccl) {
         auto& n = nccl(info.Env());
         if (peer_) peer_->checkError();
@@ -152,6 +152,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   std::unique_ptr<wm::NcclComm> nccl_;
   std::unique_ptr<wm::PeerAllReduce> peer_;
   int peerOk_ = -1;
+  int64_t ncclMin_ = -1;  // float32 bytes from which Auto takes NCCL
 };
 
 Napi::FunctionReference* communicatorCtor = nullptr;
