@@ -3,17 +3,14 @@
 // disposing an output tensor (no GPU work at all: it shows a rank whose host
 // is slower). Run on 2+ GPUs: node dist/bin/tfjs-wm-run.js -n 2 dist/bench/allreduce_host.js
 // PIN="0-7;8-15" pins rank i to the i-th CPU list (taskset) first.
-import {execSync} from 'child_process';
-
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import * as wm from '../src/index';
+import {pinFromEnv} from './bench_util';
 
 async function main(): Promise<void> {
-  const pin = process.env.PIN;
-  const rank = Number(process.env.LOCAL_RANK ?? process.env.RANK ?? 0);
-  if (pin) execSync(`taskset -a -p -c ${pin.split(';')[rank]} ${process.pid}`, {stdio: 'ignore'});
+  pinFromEnv('PIN');
   await tf.setBackend(wm.BACKEND_NAME);
   if (!wm.deviceInfo().gpu) {
     console.log('allreduce_host measures the GPU all-reduce: no GPU here');

@@ -1,6 +1,6 @@
 // Helpers shared by the benchmarks: the median of synchronised repetitions
 // after warm-up, and results collected from ranks started by the launcher.
-import {spawnSync} from 'child_process';
+import {execSync, spawnSync} from 'child_process';
 import * as path from 'path';
 
 import * as wm from '../src/index';
@@ -22,6 +22,14 @@ export function timeMs(fn: () => void, reps = 20, warm = 3): number {
     t.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   return median(t);
+}
+
+/** name="0-7;8-15" (an environment variable) pins local rank i and all its threads to the i-th CPU list. */
+export function pinFromEnv(name: string): void {
+  const lists = process.env[name];
+  if (!lists) return;
+  const list = lists.split(';')[Number(process.env.LOCAL_RANK ?? process.env.RANK ?? 0)];
+  if (list) execSync(`taskset -a -p -c ${list} ${process.pid}`, {stdio: 'ignore'});
 }
 
 /**

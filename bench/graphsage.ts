@@ -40,7 +40,7 @@ import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {median, rankOrMain, resultOnRanks} from './bench_util';
+import {median, pinFromEnv, rankOrMain, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -57,6 +57,7 @@ const DIM = 128, CLASSES = 16, LR = 0.01;
 interface Result {ranks: number; seedsPerSecond: number; msPerStep: number; loadSeconds: number; stepMs: {p10: number; p50: number; p90: number; max: number}[]; cpuMsPerStep: number; runs?: number[]}
 
 async function rank(): Promise<void> {
+  pinFromEnv('BENCH_PIN');  // BENCH_PIN="0-15;16-31": rank i on the i-th CPU list (the GPU's NUMA node, say)
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const t0 = Date.now();
