@@ -24,6 +24,28 @@ export function timeMs(fn: () => void, reps = 20, warm = 3): number {
   return median(t);
 }
 
+/**
+ * µs for a fixed piece of plain JavaScript (fill and sort 65,536 doubles; median of 7): how fast this
+ * process's host is. On the shared GPU hosts a whole process is sometimes ~1.5x slower than its twin
+ * (session 8: a small tf.add 8.3-8.9 µs of host time in some processes, 13.0-13.6 in others, on either GPU),
+ * and a data-parallel step then runs at the slow rank's pace: this tells such a run apart.
+ */
+export function hostProbeUs(): number {
+  const a = new Float64Array(65536);
+  const t: number[] = [];
+  for (let r = 0; r < 7; ++r) {
+    let x = 12345 + r;
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < a.length; ++i) {
+      x = (Math.imul(x, 1103515245) + 12345) | 0;
+      a[i] = x;
+    }
+    a.sort();
+    t.push(Number(process.hrtime.bigint() - t0) / 1e3);
+  }
+  return median(t);
+}
+
 /** name="0-7;8-15" (an environment variable) pins local rank i and all its threads to the i-th CPU list. */
 export function pinFromEnv(name: string): void {
   const lists = process.env[name];

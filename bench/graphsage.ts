@@ -40,7 +40,7 @@ import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {median, pinFromEnv, rankOrMain, resultOnRanks} from './bench_util';
+import {hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -54,7 +54,7 @@ const TREE = process.env.BENCH_SAMPLER === 'tree';
 const FANOUTS = [25, 10];
 const DIM = 128, CLASSES = 16, LR = 0.01;
 
-interface Result {ranks: number; seedsPerSecond: number; msPerStep: number; loadSeconds: number; stepMs: {p10: number; p50: number; p90: number; max: number}[]; cpuMsPerStep: number; runs?: number[]}
+interface Result {ranks: number; seedsPerSecond: number; msPerStep: number; loadSeconds: number; stepMs: {p10: number; p50: number; p90: number; max: number; probeUs: number[]}[]; cpuMsPerStep: number; runs?: number[]}
 
 async function rank(): Promise<void> {
   pinFromEnv('BENCH_PIN');  // BENCH_PIN="0-15;16-31": rank i on the i-th CPU list (the GPU's NUMA node, say)
@@ -196,6 +196,7 @@ async function rank(): Promise<void> {
   for (let i = 0; i < 3; ++i) step();
   wm.synchronize();
   if (process.env.BENCH_PROFILE) await profile();
+  const probeBefore = hostProbeUs();
   comm.barrier();
   // WINDOWS windows of STEPS steps; the median, because the hosts' timing
   // wanders from run to run (by up to 30% between single windows).
@@ -232,12 +233,16 @@ async function rank(): Promise<void> {
   const cpuMsPerStep = (cpu.user + cpu.system) / 1e3 / (WINDOWS * STEPS);
   // Each rank's spread of step times (host wall time; steps end at host syncs), summed into rank 0's result.
   const q = (f: number) => [...stepTimes].sort((x, y) => x - y)[Math.min(stepTimes.length - 1, Math.floor(f * stepTimes.length))];
-  const mine = new Float32Array(4 * comm.size);
-  mine.set([q(0.1), q(0.5), q(0.9), q(1)], 4 * comm.rank);
+  const probeAfter = hostProbeUs();
+  const mine = new Float32Array(6 * comm.size);
+  mine.set([q(0.1), q(0.5), q(0.9), q(1), probeBefore, probeAfter], 6 * comm.rank);
   const [all] = comm.allReduce([tf.tensor1d(mine)], {op: 'sum'});
   const spread = all.dataSync();
   all.dispose();
-  const stepMs = Array.from({length: comm.size}, (_, r) => ({p10: spread[4 * r], p50: spread[4 * r + 1], p90: spread[4 * r + 2], max: spread[4 * r + 3]}));
+  const stepMs = Array.from({length: comm.size}, (_, r) => {
+    const [p10, p50, p90, max, before, after] = spread.subarray(6 * r, 6 * r + 6);
+    return {p10, p50, p90, max, probeUs: [before, after]};
+  });
   const result: Result = {ranks: comm.size, seedsPerSecond: (BATCH * STEPS * comm.size) / seconds, msPerStep: (1000 * seconds) / STEPS, loadSeconds, stepMs,
                           cpuMsPerStep};
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
@@ -282,6 +287,7 @@ function main(): void {
     rows.push(r);
     console.log(`ours, ${ranks} rank(s): ${r.seedsPerSecond.toFixed(0)} seeds/s (runs: ${r.runs.join(', ')}); step ms p10/p50/p90/max per rank: ` +
                 r.stepMs.map((s) => [s.p10, s.p50, s.p90, s.max].map((x) => x.toFixed(2)).join('/')).join(', ') +
+                `; host probe µs before/after per rank: ${r.stepMs.map((s) => s.probeUs.map((x) => x.toFixed(0)).join('/')).join(', ')}` +
                 `; rank 0 CPU ${r.cpuMsPerStep.toFixed(2)} ms per step`);
   }
   const torch = !info.gpu ? {skipped: 'no GPU'} : process.env.BENCH_TORCH === '0' ? {skipped: 'BENCH_TORCH=0'} : torchSide(dir);
