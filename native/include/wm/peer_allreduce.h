@@ -69,9 +69,11 @@ class PeerAllReduce {
   int streamPush_, stagers_;  // streamed one-shot: push (1), pull (0) or by wire (-1); packing threads
   int64_t chunkBytes_, maxBufferBytes_;
   void allocate(int64_t bufferBytes);
+  int pullBlocks(int64_t nvec) const;
   uint64_t epoch_ = 0;
   int parity_ = 0;
   int maxBlocks_ = 1;
+  int minSms_ = 1, pullPerSm_ = 0;  // the pulled one-shot's grid: by size, or WM_AR_PULL_BLOCKS_PER_SM blocks per SM
   int* errHost_ = nullptr;
   int* errDev_ = nullptr;
   int64_t timeoutNs_;

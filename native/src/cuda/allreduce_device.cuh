@@ -13,9 +13,11 @@
 namespace wm {
 namespace ar {
 
-constexpr int kMaxBlocks = 128;
+constexpr int kMaxBlocks = 256;      // flag slots per phase (3 phases x 256 blocks x 8 ranks x 8 bytes fit kSignalBytes)
+constexpr int kMaxGridBlocks = 128;  // blocks of the one-block-per-SM kernels
 constexpr int kArThreads = 512;
 constexpr int64_t kSignalBytes = 64 << 10;
+static_assert(3 * kMaxBlocks * PeerAllReduce::kMaxRanks * 8 <= kSignalBytes, "signal flags must fit their region");
 constexpr int kMaxRanks = PeerAllReduce::kMaxRanks;
 constexpr int kMaxTensors = PeerAllReduce::kMaxTensors;
 

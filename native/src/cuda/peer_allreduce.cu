@@ -12,6 +12,7 @@ namespace {
 using ar::kArThreads;
 using ar::kChunkSpan;
 using ar::kMaxBlocks;
+using ar::kMaxGridBlocks;
 using ar::kSignalBytes;
 
 int64_t envBytes(const char* name, int64_t fallback) {
@@ -67,9 +68,11 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
       oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", boot.size() <= 2 ? int64_t{1} << 62 : int64_t{512} << 10)),
       // -1: by wire type (see run()).
       pushMax_(envBytes("WM_AR_PUSH_MAX", -1)),
-      // Measured on 2 x H200 (bfloat16, 10 packing warps, 32 KiB chunks):
-      // pulled 4 MiB 22.7 µs against 23.3 streamed, 8 MiB 39.5 against 36.5.
-      streamAbove_(envBytes("WM_AR_STREAM_ABOVE", int64_t{4} << 20)),
+      // Measured on 2 x H200 (10 packing warps, 32 KiB chunks; pulled with
+      // two blocks per SM, session 8, two alternated runs): pulled 6 MiB
+      // bfloat16 28.5-28.6 µs against 30.6 streamed, float32 27.6-27.7
+      // against 28.8-28.9; 8 MiB bfloat16 37.8 against 36.5-36.9.
+      streamAbove_(envBytes("WM_AR_STREAM_ABOVE", int64_t{6} << 20)),
       streamPush_(static_cast<int>(envBytes("WM_AR_STREAM_PUSH", -1))),
       // 10 of 16 warps packing, 32 KiB per flag: of 4-12 warps and 24-192 KiB
       // the fastest at 16-256 MiB (bfloat16 16 MiB: 63.7 µs; 8 warps and 48
@@ -82,8 +85,11 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
   timeoutNs_ = static_cast<int64_t>(boot.timeoutMs()) * 1000000;
   int sms = 0;
   WM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, currentDevice()));
-  maxBlocks_ = kMaxBlocks;
-  for (auto& s : boot.allgather(std::to_string(sms), "allReduce (SM counts)")) maxBlocks_ = std::min(maxBlocks_, std::max(1, std::stoi(s)));
+  int minSms = kMaxBlocks;
+  for (auto& s : boot.allgather(std::to_string(sms), "allReduce (SM counts)")) minSms = std::min(minSms, std::max(1, std::stoi(s)));
+  maxBlocks_ = std::min(kMaxGridBlocks, minSms);
+  pullPerSm_ = static_cast<int>(envBytes("WM_AR_PULL_BLOCKS_PER_SM", 0));
+  minSms_ = minSms;
   WM_CUDA(cudaHostAlloc(&errHost_, sizeof(int), cudaHostAllocMapped));
   *errHost_ = 0;
   WM_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev_), errHost_, 0));
@@ -103,6 +109,16 @@ void PeerAllReduce::allocate(int64_t bufferBytes) {
   parity_ = 0;
   synchronize();
   boot_.barrier("allReduce (buffers ready)");
+}
+
+// The pulled one-shot's grid. Measured on 2 x H200 (session 8, three
+// alternated runs): two blocks per SM pay once a thread would pull four
+// vectors with one (4 MiB: bfloat16 22.1-22.6 µs against 23.3-23.4, float32
+// 20.8-20.9 against 21.7-21.8) and lose below (bfloat16 2 MiB: 17.1-17.4
+// against 16.0-16.2).
+int PeerAllReduce::pullBlocks(int64_t nvec) const {
+  const int64_t perSm = pullPerSm_ > 0 ? pullPerSm_ : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1;
+  return static_cast<int>(std::clamp<int64_t>(perSm * minSms_, 1, kMaxBlocks));
 }
 
 PeerAllReduce::~PeerAllReduce() {
@@ -204,7 +220,7 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
       p.inOff = kSignalBytes + parity_ * 2 * bufferBytes_;
       p.resOff = p.inOff + bufferBytes_;
       parity_ ^= 1;
-      launch(kind, wire, p, t, maxBlocks_);
+      launch(kind, wire, p, t, kind == Kernel::OneShotPull ? pullBlocks(p.nvec) : maxBlocks_);
     }
   }
   return usedTwoShot;
