@@ -10,6 +10,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {seededRng} from '../src/util/random';
+import {roundToWire} from './wire_rounding';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
@@ -25,6 +26,21 @@ function launch(n: number, mode: string, env: NodeJS.ProcessEnv = {}, timeoutMs 
 }
 
 const shmEntries = () => (fs.existsSync('/dev/shm') ? fs.readdirSync('/dev/shm').sort() : []);
+
+// The all-reduce fixture checks 16-bit wires against this reference: check the reference first.
+describe('all-reduce wire rounding reference', () => {
+  it('rounds to nearest, ties to even, past float16 to infinity', () => {
+    const cases: [number, 'bfloat16' | 'float16', number][] = [
+      [1 + 2 ** -8, 'bfloat16', 1], [1 + 3 * 2 ** -8, 'bfloat16', 1 + 2 ** -6], [1 + 2 ** -8 + 2 ** -20, 'bfloat16', 1 + 2 ** -7],
+      [-(1 + 2 ** -8), 'bfloat16', -1], [3.3895313892515355e38, 'bfloat16', 3.3895313892515355e38],
+      [2049, 'float16', 2048], [2051, 'float16', 2052], [2050, 'float16', 2050], [65519, 'float16', 65504],
+      [65520, 'float16', Infinity], [-7e4, 'float16', -Infinity], [6e-8, 'float16', 2 ** -24], [2 ** -25, 'float16', 0],
+      [3 * 2 ** -25, 'float16', 2 ** -23], [1e-40, 'float16', 0], [2 ** -14 * 1.5, 'float16', 2 ** -14 * 1.5], [0.1, 'float16', 0.0999755859375],
+    ];
+    for (const [x, wire, want] of cases) expect(roundToWire(Math.fround(x), wire), `${x} to ${wire}`).to.equal(want);
+    expect(Number.isNaN(roundToWire(NaN, 'bfloat16'))).to.equal(true);
+  });
+});
 
 describe('WholeMemory across processes (tfjs-wm-run)', () => {
   for (const n of [1, 2, 4]) {

@@ -295,13 +295,26 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       return Napi::Number::New(info.Env(), static_cast<double>(p));
     });
   }
-  // writeLocalAt(values, byteOffset): values into this rank's rows from byteOffset on.
+  // writeLocalAt(values, byteOffset, wire = 0): values into this rank's rows from byteOffset on;
+  // with a 16-bit wire (float32 values), each rounded to it on the way (see roundToWire).
   Napi::Value WriteLocalAt(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto in = info[0].As<Napi::TypedArray>();
       const int64_t at = info[1].As<Napi::Number>().Int64Value();
       if (at < 0) throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be >= 0, got " + std::to_string(at));
-      mem(info.Env()).writeLocal(bytes(in), in.ByteLength(), static_cast<size_t>(at));
+      const int wire = info.Length() > 2 && !info[2].IsUndefined() ? info[2].As<Napi::Number>().Int32Value() : 0;
+      auto& m = mem(info.Env());
+      if (wire == 0) {
+        m.writeLocal(bytes(in), in.ByteLength(), static_cast<size_t>(at));
+        return info.Env().Undefined();
+      }
+      if (in.TypedArrayType() != napi_float32_array) throw Napi::TypeError::New(info.Env(), "writeLocalAt: a 16-bit wire needs float32 values");
+      if (at % 4 != 0) throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be a multiple of 4 with a 16-bit wire, got " + std::to_string(at));
+      if (at + static_cast<int64_t>(in.ByteLength()) > m.localRowCount() * m.rowBytes()) {
+        throw Napi::RangeError::New(info.Env(), "writeLocalAt: more bytes than the local slice holds");
+      }
+      wm::host::roundToWire(reinterpret_cast<const float*>(bytes(in)), reinterpret_cast<float*>(m.localSlice() + at),
+                            static_cast<int64_t>(in.ElementLength()), wire);
       return info.Env().Undefined();
     });
   }

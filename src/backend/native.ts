@@ -51,8 +51,8 @@ export interface NativeHostMemory {
   readonly deviceAddress: number;
   /** out = scale * the sum of every rank's slice (continuous memory). */
   sumSlices(scale: number, out: Float32Array): void;
-  /** values into this rank's rows from byteOffset on. */
-  writeLocalAt(values: ArrayBufferView, byteOffset: number): void;
+  /** values into this rank's rows from byteOffset on; wire 1 (float16) or 2 (bfloat16): float32 values, each rounded to it. */
+  writeLocalAt(values: ArrayBufferView, byteOffset: number, wire?: number): void;
   /** The ranks meet through an arrival counter in this memory (wm/flag_barrier.h); names a rank that is gone or late. */
   flagBarrier(epoch: number, timeoutMs: number, pids: Int32Array, what: string): void;
   free(): void;

@@ -3,10 +3,13 @@
 // Arg* keep the first index and follow the CPU backend's scan).
 #include <climits>
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "huge_pages.h"
 #include "parallel.h"
+#include "wm/embedding_math.h"
 #include "wm/host_ops.h"
 #include "wm/status.h"
 
@@ -134,6 +137,22 @@ void sumSlices(const float* base, int slices, int64_t strideElems, int64_t n, fl
       out[i] = acc * scale;
     }
   });
+}
+
+template <typename W>
+void roundLoop(const float* in, float* out, int64_t n) {
+  parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = toFloat(fromFloat<W>(in[i]));
+  });
+}
+
+void roundToWire(const float* in, float* out, int64_t n, int wire) {
+  switch (wire) {
+    case 0: if (n && in != out) std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float)); break;
+    case 1: roundLoop<Half16>(in, out, n); break;
+    case 2: roundLoop<BFloat16>(in, out, n); break;
+    default: fail("roundToWire: wire must be 0 (float32), 1 (float16) or 2 (bfloat16), got " + std::to_string(wire));
+  }
 }
 
 }  // namespace host
