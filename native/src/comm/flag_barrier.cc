@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <climits>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <thread>
 
 #ifdef __linux__
@@ -12,6 +14,7 @@
 #endif
 
 #include "socket_io.h"
+#include "wm/affinity.h"
 #include "wm/status.h"
 
 namespace wm {
@@ -68,13 +71,27 @@ void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64
     return;
   }
   const auto late = net::deadlineIn(timeoutMs);
+  // With a CPU for every rank, spinning up to 100 µs keeps the futex's wake-up
+  // (tens of µs on the CPU box) out of most meetings: 2 ranks on 2 cores, 1 KiB,
+  // 4.2-4.4 µs per call against 39.5-40.7 spinning 5 µs. With more ranks than
+  // CPUs a spinner takes the CPU of the rank it waits for: 4 ranks on 2 cores,
+  // 146-161 µs against 78 spinning 5 µs.
+  static const int64_t forcedUs = [] {
+    const char* v = std::getenv("WM_BARRIER_SPIN_US");
+    return v && *v ? std::atoll(v) : -1;
+  }();
+  static const int cpus = affinityCpus();
+  const int64_t spinUs = forcedUs >= 0 ? forcedUs : ranks <= cpus ? 100 : 5;
+  const auto spinUntil = net::Clock::now() + std::chrono::microseconds(spinUs);
+  bool spinning = true;
   uint64_t seen;
   for (uint32_t spin = 0; (seen = __atomic_load_n(arrived, __ATOMIC_ACQUIRE)) < all; ++spin) {
     // Spin briefly (peers usually arrive within µs), then sleep until woken:
     // ranks may outnumber cores, and a spinning rank (even one that yields)
     // takes the CPU from the ranks it waits for.
-    if (spin < 512) {
+    if (spinning) {
       cpuRelax();
+      if ((spin & 63) == 63) spinning = net::Clock::now() < spinUntil;
       continue;
     }
     sleepOn(arrived, seen);

@@ -17,9 +17,7 @@
 #include <thread>
 #include <vector>
 
-#ifdef __linux__
-#include <sched.h>
-#endif
+#include "wm/affinity.h"
 
 namespace wm {
 namespace host {
@@ -46,11 +44,7 @@ class ThreadPool {
         throw std::invalid_argument(std::string("environment: WM_THREADS must be an integer from 1 to 1024, got '") + v + "'");
       return static_cast<unsigned>(n);
     }
-    long cpus = std::max(1u, std::thread::hardware_concurrency());
-#ifdef __linux__
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) cpus = std::max(1, CPU_COUNT(&set));
-#endif
+    const long cpus = affinityCpus();
     long local = 1;
     for (const char* name : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) {
       const char* v = std::getenv(name);
