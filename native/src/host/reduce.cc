@@ -1,6 +1,7 @@
 // Host reductions over the middle axis of [outer, reduce, inner], with the
 // semantics of tfjs-backend-cpu (float sums in double, NaN wins in Max/Min,
 // Arg* keep the first index and follow the CPU backend's scan).
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -129,12 +130,23 @@ void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log) {
 
 void sumSlices(const float* base, int slices, int64_t strideElems, int64_t n, float scale, float* out) {
   preferHugePages(out, static_cast<size_t>(n) * sizeof(float));  // a fresh output array: fewer page faults
-  // Rank order, as the CUDA kernel: every rank gets bit-identical sums.
+  // Rank order, as the CUDA kernel (0 + slice 0 + slice 1 ..., then the
+  // scale): every rank gets bit-identical sums. Slice by slice over blocks
+  // that stay in L1, so each pass is a plain vectorisable loop: a rank's
+  // loop over slices inside the loop over elements was not vectorised
+  // (2 ranks, 1 MiB: 336-419 µs per sum on the CPU box).
   parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      float acc = 0.f;
-      for (int r = 0; r < slices; ++r) acc += base[r * strideElems + i];
-      out[i] = acc * scale;
+    constexpr int64_t kBlock = 2048;
+    for (int64_t c = b; c < e; c += kBlock) {
+      const int64_t m = std::min(kBlock, e - c);
+      float* o = out + c;
+      const float* s0 = base + c;
+      for (int64_t i = 0; i < m; ++i) o[i] = 0.f + s0[i];
+      for (int r = 1; r < slices; ++r) {
+        const float* s = base + r * strideElems + c;
+        for (int64_t i = 0; i < m; ++i) o[i] += s[i];
+      }
+      for (int64_t i = 0; i < m; ++i) o[i] *= scale;
     }
   });
 }
