@@ -3,14 +3,17 @@
 // for bfloat16 and float32 on the wire: the automatic choice, each of our
 // paths forced (one-shot, two-shot, NCCL through our C++, float32 only), set
 // against PyTorch in the same run under torchrun (dist.all_reduce over NCCL;
-// symmetric-memory one_shot_all_reduce / two_shot_all_reduce_). Bytes are
-// the message's bytes in its wire type. Starts its own ranks.
+// symmetric-memory one_shot_all_reduce / two_shot_all_reduce_), and the same
+// calls queued from our C++ (the automatic path, and a plain ncclAllReduce
+// loop) to separate Node's dispatch from the GPU's time. Bytes are the
+// message's bytes in its wire type. Starts its own ranks.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
+import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import * as wm from '../src/index';
 import {median, rankOrMain, resultOnRanks} from './bench_util';
 
@@ -24,10 +27,12 @@ const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 1
 // Without GPUs the shared-memory path runs (float32 only, no forced paths), set against a plain copy
 // of the message (Float32Array.set) timed in the same processes at the same moment.
 const FORCED = process.env.BENCH_FORCED !== '0' && GPU;
+const WIRE_CODE = {float32: 0, float16: 1, bfloat16: 2} as const;
 const WIRES = (GPU ? process.env.BENCH_WIRES ?? 'bfloat16,float32' : 'float32').split(',') as Array<'bfloat16' | 'float32'>;
 
 interface Row {
   dtype: string; bytes: number; auto: number; autoHost: number; autoPath: string; oneShot?: number; twoShot?: number; nccl?: number;
+  autoFromCpp?: number; ncclFromCpp?: number;
   copyUs?: number;
 }
 
@@ -75,6 +80,18 @@ async function rank(): Promise<void> {
         row.twoShot = time(x, {wire, algorithm: 'two-shot'}, reps).us;
       }
       if (wire === 'float32' && FORCED) row.nccl = time(x, {algorithm: 'nccl'}, reps).us;
+      if (GPU) {
+        // The same calls queued from C++ (no Node dispatch), and a plain ncclAllReduce loop: the median of 5.
+        const b = tf.backend() as WholeMemoryBackend;
+        const out = b.makeDeviceOutput(x.shape, 'float32');
+        const loop = (algo: number) => {
+          comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODE[wire], algo, 10);
+          return median(Array.from({length: 5}, () => comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODE[wire], algo, reps)));
+        };
+        row.autoFromCpp = loop(row.autoPath === 'two-shot' ? 2 : row.autoPath === 'nccl' ? 3 : 1);
+        if (wire === 'float32' && wm.ncclStatus().startsWith('NCCL')) row.ncclFromCpp = loop(3);
+        b.disposeData(out.info.dataId);
+      }
       if (!GPU) {
         const src = new Float32Array(bytes / 4).fill(1), dst = new Float32Array(bytes / 4);
         const copies: number[] = [];
@@ -111,11 +128,11 @@ function main(): void {
   const bus = (bytes: number, us?: number) => (us ? ((2 * (n - 1)) / n * bytes / us / 1e3).toFixed(0) : '');
   const f = (us?: number) => (us === undefined ? '' : us.toFixed(1));
   console.log(`\nall-reduce on ${n} x ${wm.deviceInfo().name}, back-to-back calls; µs per call (bus GB/s)`);
-  console.log('| wire | bytes | ours auto | host µs | path | ours one-shot | ours two-shot | ours NCCL (f32) | torch NCCL | torch one-shot | torch two-shot |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| wire | bytes | ours auto | host µs | path | ours from C++ | ours one-shot | ours two-shot | ours NCCL (f32) | NCCL from C++ | torch NCCL | torch one-shot | torch two-shot |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const t = ref?.results.find((x: {dtype: string; bytes: number}) => x.dtype === r.dtype && x.bytes === r.bytes);
-    console.log(`| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${f(r.autoHost)} | ${r.autoPath} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ` +
+    console.log(`| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${f(r.autoHost)} | ${r.autoPath} | ${f(r.autoFromCpp)} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ${f(r.ncclFromCpp)} | ` +
                 `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} |`);
   }
   if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}; ours: ${wm.ncclStatus()}`);

@@ -3,6 +3,7 @@
 
 #include "napi_util.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         InstanceMethod("setTimeout", &CommunicatorWrap::SetTimeout),
         InstanceMethod("destroy", &CommunicatorWrap::Destroy),
         InstanceMethod("allReduceDevice", &CommunicatorWrap::AllReduceDevice),
+        InstanceMethod("allReduceLoop", &CommunicatorWrap::AllReduceLoop),
         InstanceAccessor("rank", &CommunicatorWrap::Rank, nullptr),
         InstanceAccessor("size", &CommunicatorWrap::Size, nullptr),
         InstanceAccessor("sameHost", &CommunicatorWrap::SameHost, nullptr),
@@ -110,6 +112,42 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
       auto a = static_cast<wm::AllReduceAlgo>(algo == 3 ? 0 : algo);
       bool two = peer_->run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a, params, lr);
       return Napi::String::New(info.Env(), two ? "two-shot" : "one-shot");
+    });
+  }
+  // allReduceLoop(in, out, count, wire, algo (1 one-shot, 2 two-shot, 3 NCCL), calls) -> µs per call:
+  // `calls` all-reduces of one float32 device array queued back to back from C++ and waited for
+  // once (bench:allreduce: the GPU's time per call without Node's dispatch; NCCL as a plain
+  // ncclAllReduce loop, without the per-call bounded wait the Node path makes). Collective.
+  Napi::Value AllReduceLoop(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      auto& boot = comm(info.Env());
+      const std::vector<uint64_t> in{static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue())};
+      const std::vector<uint64_t> out{static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue())};
+      const std::vector<int64_t> count{info[2].As<Napi::Number>().Int64Value()};
+      const auto wire = static_cast<wm::WireType>(info[3].As<Napi::Number>().Int32Value());
+      const int algo = info[4].As<Napi::Number>().Int32Value();
+      const int64_t calls = info[5].As<Napi::Number>().Int64Value();
+      if (algo < 1 || algo > 3) throw Napi::RangeError::New(info.Env(), "allReduceLoop: algo must be 1 (one-shot), 2 (two-shot) or 3 (NCCL), got " + std::to_string(algo));
+      if (calls < 1) throw Napi::RangeError::New(info.Env(), "allReduceLoop: calls must be >= 1, got " + std::to_string(calls));
+      if (algo != 3) {
+        if (peerOk_ < 0) peerOk_ = wm::PeerAllReduce::supported(boot) ? 1 : 0;
+        if (!peerOk_) throw Napi::Error::New(info.Env(), "allReduceLoop: the GPUs of this group lack peer access to each other");
+        if (!peer_) peer_ = std::make_unique<wm::PeerAllReduce>(boot, int64_t{16} << 20);
+      }
+      wm::synchronize();
+      boot.barrier("allReduceLoop (start)");
+      const auto t0 = std::chrono::steady_clock::now();
+      if (algo == 3) {
+        auto& n = nccl(info.Env());
+        for (int64_t k = 0; k < calls; ++k) n.allReduce(in, out, count, 7 /* float32 */, 0 /* sum */, "allReduceLoop (NCCL)");
+        n.wait("allReduceLoop (NCCL)");
+      } else {
+        for (int64_t k = 0; k < calls; ++k) peer_->run(in, out, count, wire, 1.f, static_cast<wm::AllReduceAlgo>(algo), {}, 0.f);
+        wm::synchronize();
+        peer_->checkError();
+      }
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      return Napi::Number::New(info.Env(), us / static_cast<double>(calls));
     });
   }
   Napi::Value Allgather(const Napi::CallbackInfo& info) {

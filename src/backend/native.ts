@@ -27,6 +27,11 @@ export interface NativeCommunicator {
    */
   allReduceDevice(ins: number[], outs: number[], counts: number[], wire: number, mean: boolean, algo: number,
                   params?: number[], lr?: number): string;
+  /**
+   * Benchmarks: `calls` all-reduces (sums) of one float32 device array queued back to back from C++,
+   * waited for once; µs per call. algo 1 one-shot, 2 two-shot, 3 NCCL. Collective.
+   */
+  allReduceLoop(input: number, output: number, count: number, wire: number, algo: number, calls: number): number;
   readonly rank: number;
   readonly size: number;
   readonly sameHost: boolean;
