@@ -62,6 +62,14 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     if (!nccl_) nccl_ = std::make_unique<wm::NcclComm>(comm_);
     return *nccl_;
   }
+  // Collective on first use: every rank's buffers (WM_AR_BUFFER_BYTES each to start with).
+  wm::PeerAllReduce& peer(wm::Bootstrap& boot) {
+    if (!peer_) {
+      const char* v = std::getenv("WM_AR_BUFFER_BYTES");
+      peer_ = std::make_unique<wm::PeerAllReduce>(boot, v && *v ? std::atoll(v) : int64_t{16} << 20);
+    }
+    return *peer_;
+  }
 
  private:
   // allReduceDevice(ins, outs, counts, wire (0 f32, 1 f16, 2 bf16), mean, algo (0 auto, 1 one-shot,
@@ -105,12 +113,8 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         return Napi::String::New(info.Env(), "nccl");
       }
       if (!peerOk_) throw Napi::Error::New(info.Env(), "allReduce: the GPUs of this group lack peer access to each other and NCCL is not available (" + wm::ncclStatus() + ")");
-      if (!peer_) {
-        const char* v = std::getenv("WM_AR_BUFFER_BYTES");
-        peer_ = std::make_unique<wm::PeerAllReduce>(boot, v && *v ? std::atoll(v) : int64_t{16} << 20);
-      }
       auto a = static_cast<wm::AllReduceAlgo>(algo == 3 ? 0 : algo);
-      bool two = peer_->run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a, params, lr);
+      bool two = peer(boot).run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a, params, lr);
       return Napi::String::New(info.Env(), two ? "two-shot" : "one-shot");
     });
   }
@@ -132,7 +136,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
       if (algo != 3) {
         if (peerOk_ < 0) peerOk_ = wm::PeerAllReduce::supported(boot) ? 1 : 0;
         if (!peerOk_) throw Napi::Error::New(info.Env(), "allReduceLoop: the GPUs of this group lack peer access to each other");
-        if (!peer_) peer_ = std::make_unique<wm::PeerAllReduce>(boot, int64_t{16} << 20);
+        peer(boot);
       }
       wm::synchronize();
       boot.barrier("allReduceLoop (start)");
@@ -142,7 +146,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         for (int64_t k = 0; k < calls; ++k) n.allReduce(in, out, count, 7 /* float32 */, 0 /* sum */, "allReduceLoop (NCCL)");
         n.wait("allReduceLoop (NCCL)");
       } else {
-        for (int64_t k = 0; k < calls; ++k) peer_->run(in, out, count, wire, 1.f, static_cast<wm::AllReduceAlgo>(algo), {}, 0.f);
+        for (int64_t k = 0; k < calls; ++k) peer_->run(in, out, count, wire, 1.f, static_cast<wm::AllReduceAlgo>(algo));
         wm::synchronize();
         peer_->checkError();
       }
