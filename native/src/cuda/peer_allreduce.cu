@@ -116,8 +116,9 @@ void PeerAllReduce::allocate(int64_t bufferBytes) {
 // vectors with one (4 MiB: bfloat16 22.1-22.6 µs against 23.3-23.4, float32
 // 20.8-20.9 against 21.7-21.8) and lose below (bfloat16 2 MiB: 17.1-17.4
 // against 16.0-16.2).
+// At most two: every block must be resident at once (see kMaxBlocks).
 int PeerAllReduce::pullBlocks(int64_t nvec) const {
-  const int64_t perSm = pullPerSm_ > 0 ? pullPerSm_ : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1;
+  const int64_t perSm = pullPerSm_ > 0 ? std::min(pullPerSm_, 2) : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1;
   return static_cast<int>(std::clamp<int64_t>(perSm * minSms_, 1, kMaxBlocks));
 }
 
