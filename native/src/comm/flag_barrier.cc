@@ -71,6 +71,7 @@ void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64
     return;
   }
   const auto late = net::deadlineIn(timeoutMs);
+  // Spin a while (peers usually arrive within µs), then sleep until woken.
   // With a CPU for every rank, spinning up to 100 µs keeps the futex's wake-up
   // (tens of µs on the CPU box) out of most meetings: 2 ranks on 2 cores, 1 KiB,
   // 4.2-4.4 µs per call against 39.5-40.7 spinning 5 µs. With more ranks than
@@ -86,9 +87,6 @@ void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64
   bool spinning = true;
   uint64_t seen;
   for (uint32_t spin = 0; (seen = __atomic_load_n(arrived, __ATOMIC_ACQUIRE)) < all; ++spin) {
-    // Spin briefly (peers usually arrive within µs), then sleep until woken:
-    // ranks may outnumber cores, and a spinning rank (even one that yields)
-    // takes the CPU from the ranks it waits for.
     if (spinning) {
       cpuRelax();
       if ((spin & 63) == 63) spinning = net::Clock::now() < spinUntil;
