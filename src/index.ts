@@ -13,7 +13,7 @@ export {WholeMemoryTensor} from './memory/whole_memory_tensor';
 export type {MemoryLocation, MemoryType} from './memory/whole_memory_tensor';
 export {readLaunchEnv} from './dist/launch_env';
 export {dataParallel} from './dist/data_parallel';
-export type {DataParallel, DataParallelOptions} from './dist/data_parallel';
+export type {DataParallel, DataParallelOptions, LayerWeight} from './dist/data_parallel';
 export * as nn from './nn/index';
 export * as graph from './graph/index';
 export * as train from './train/index';
