@@ -26,6 +26,7 @@ const program = new Command()
   .option('--memory <kind>', "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)", 'continuous')
   .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch)", 'tree')
   .option('--exact', 'train exactly as one process would on the global batch (distributed table, compact subgraphs sampled by vertex, no dropout, summed shares of the global loss): the loss curve does not depend on the number of ranks')
+  .option('--wire <type>', 'the type gradients travel in between ranks: float32, bfloat16 or float16 (half the bytes)', 'float32')
   .option('--seed <n>', 'split and initialisation seed', (v) => Number(v), 0)
   .option('--out <folder>', 'metrics (rank 0)', path.join(root, 'runs', 'data-parallel'))
   .parse();
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
     numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: 64, hiddenDim: 64, numLayers: 2,
     dropout: o.exact ? 0 : 0.5, seed: o.seed * 101 + 3, embeddingLearningRate: 0.02, embeddingMemory: o.memory, communicator: comm,
   });
-  const dp = wm.dataParallel(tf.train.adam(0.01), comm, {gradients: o.exact ? 'sum' : 'mean'});
+  const dp = wm.dataParallel(tf.train.adam(0.01), comm, {gradients: o.exact ? 'sum' : 'mean', wire: o.wire});
   dp.broadcastVariables(model.denseVariables);
   const full = fullGraph(data.graph);
   const log = comm.rank === 0 ? new MetricsLog(path.join(o.out, 'metrics.jsonl')) : undefined;
