@@ -377,6 +377,19 @@ WM_FN(OneHot) {
   });
 }
 
+// dropout(x, y, n, threshold, scale, seedHigh, seedLow): the seed's two 32-bit halves.
+uint64_t seedArg(const Napi::CallbackInfo& info, size_t hi, size_t lo) {
+  return (static_cast<uint64_t>(intArg(info, hi, "seedHigh")) << 32) | static_cast<uint32_t>(intArg(info, lo, "seedLow"));
+}
+
+WM_FN(Dropout) {
+  return guard(info, [&] {
+    wm::dropout(ptrArg(info, 0, "x"), ptrArg(info, 1, "y"), intArg(info, 2, "n"), static_cast<uint32_t>(intArg(info, 3, "threshold")),
+                static_cast<float>(numArg(info, 4, "scale")), seedArg(info, 5, 6));
+    return info.Env().Undefined();
+  });
+}
+
 // ---- managed (unified) memory ----
 
 WM_FN(ManagedAlloc) {
@@ -641,6 +654,16 @@ WM_FN(HostSoftmaxCrossEntropyGrad) {
   });
 }
 
+// hostDropout(x: Float32Array, y: Float32Array, threshold, scale, seedHigh, seedLow)
+WM_FN(HostDropout) {
+  return guard(info, [&] {
+    const int64_t n = static_cast<int64_t>(typedArg(info, 0, "x").ElementLength());
+    wm::host::dropout(floatsArg(info, 0, "x", n), floatsArg(info, 1, "y", n), n, static_cast<uint32_t>(intArg(info, 2, "threshold")),
+                      static_cast<float>(numArg(info, 3, "scale")), seedArg(info, 4, 5));
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(HostBatchMatMul) {
   return guard(info, [&] {
     wm::host::batchMatMul(static_cast<const float*>(typedData(typedArg(info, 0, "a"))),
@@ -680,7 +703,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"hostSampleWithoutReplacement", HostSampleWithoutReplacement}, {"sumSlices", SumSlices}, {"hostThreads", HostThreads}, {"select", Select}, {"fill", Fill},
       {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
-      {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot},
+      {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot}, {"dropout", Dropout}, {"hostDropout", HostDropout},
       {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
       {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax},
       {"hostBatchMatMul", HostBatchMatMul}, {"softmaxCrossEntropy", SoftmaxCrossEntropy},

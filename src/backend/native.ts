@@ -219,6 +219,9 @@ export interface NativeAddon {
                      inner: number, numSegments: number): void;
   scatterNd(dt: NativeDType, indices: number, updates: number, y: number, numUpdates: number,
             indexDepth: number, sliceSize: number, dims: number[], errorFlag: number): void;
+  /** y = x * scale where the mask of (seed, position) keeps it (wm/dropout_mask.h), else 0; seed as two 32-bit halves. */
+  dropout(x: number, y: number, n: number, threshold: number, scale: number, seedHigh: number, seedLow: number): void;
+  hostDropout(x: Float32Array, y: Float32Array, threshold: number, scale: number, seedHigh: number, seedLow: number): void;
   oneHot(dt: NativeDType, indices: number, y: number, n: number, depth: number, onValue: number,
          offValue: number): void;
 

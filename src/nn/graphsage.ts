@@ -7,6 +7,7 @@ import {CsrGraph} from '../graph/csr';
 import type {SampledSubgraph} from '../graph/subgraph';
 import {FixedFanoutSubgraph, meanOfNeighbors} from '../graph/fixed_subgraph';
 import type {Communicator} from '../memory/communicator';
+import {dropout} from './dropout';
 import {Embedding, EmbeddingMemory} from './embedding';
 import {sageLayer} from './sage_layer';
 import {adam, SparseOptimizerConfig} from './sparse_optimizer';
@@ -115,8 +116,9 @@ export class GraphSageClassifier {
   private applyLayer(l: number, self: tf.Tensor2D, neighMean: tf.Tensor2D, dropoutSeed?: number): tf.Tensor2D {
     const layer = this.layers[l];
     let k = 0;
+    // One native pass each way (wm.nn.dropout; tf.dropout's mask is drawn in JavaScript on the host).
     const drop = (t: tf.Tensor2D) => (dropoutSeed !== undefined && this.config.dropout > 0 ?
-        tf.dropout(t, this.config.dropout, undefined, dropoutSeed + 2 * l + k++) as tf.Tensor2D : t);
+        dropout(t, this.config.dropout, (dropoutSeed + 2 * l + k++) >>> 0) as tf.Tensor2D : t);
     const out = tf.add(tf.add(tf.matMul(drop(self), layer.wSelf), tf.matMul(drop(neighMean), layer.wNeigh)), layer.bias) as tf.Tensor2D;
     return l === this.layers.length - 1 ? out : tf.relu(out);
   }

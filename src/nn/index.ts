@@ -8,3 +8,4 @@ export type {FullGraph, GraphSageConfig, SampledBlock} from './graphsage';
 export {softmaxCrossEntropy} from './softmax_cross_entropy';
 export type {LossReduction} from './softmax_cross_entropy';
 export {sageLayer} from './sage_layer';
+export {dropout} from './dropout';

@@ -44,6 +44,8 @@ void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_
                  bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride);
 
 void sumSlices(const float* base, int slices, int64_t strideElems, int64_t n, float scale, float* out);
+// The CUDA dropout's loop (wm/ops.h).
+void dropout(const float* x, float* y, int64_t n, uint32_t threshold, float scale, uint64_t seed);
 // out[i] = in[i] rounded to the all-reduce's wire type (0 float32, 1 float16,
 // 2 bfloat16) and back, as the GPU kernels round what they send.
 void roundToWire(const float* in, float* out, int64_t n, int wire);

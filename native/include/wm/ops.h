@@ -119,4 +119,8 @@ void sumSlices(uint64_t base, int slices, int64_t strideElems, int64_t n, float 
 void oneHot(DType t, uint64_t indices, uint64_t y, int64_t n, int64_t depth,
             double onValue, double offValue);
 
+// Dropout of n float32 values: y = x * scale where wm/dropout_mask.h keeps
+// the position, else 0 (x may equal y).
+void dropout(uint64_t x, uint64_t y, int64_t n, uint32_t threshold, float scale, uint64_t seed);
+
 }  // namespace wm

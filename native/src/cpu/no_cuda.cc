@@ -77,6 +77,7 @@ void unsortedSegmentSum(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, i
 void scatterNd(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
                const std::vector<int64_t>&, uint64_t) { noCuda("scatterNd"); }
 void oneHot(DType, uint64_t, uint64_t, int64_t, int64_t, double, double) { noCuda("oneHot"); }
+void dropout(uint64_t, uint64_t, int64_t, uint32_t, float, uint64_t) { noCuda("dropout"); }
 void sumSlices(uint64_t, int, int64_t, int64_t, float, uint64_t) { noCuda("sumSlices"); }
 void sampleWithReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, bool) { noCuda("sampleWithReplacement"); }
 void sampleWithoutReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, uint64_t, bool) {

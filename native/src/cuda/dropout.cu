@@ -1,0 +1,19 @@
+// Dropout: y[i] = x[i] * scale where the mask (wm/dropout_mask.h) keeps i,
+// else 0. The gradient is the same call on dy with the same seed.
+#include "launch.cuh"
+#include "wm/dropout_mask.h"
+
+namespace wm {
+namespace {
+__global__ void dropoutKernel(const float* x, float* y, int64_t n, uint32_t threshold, float scale, uint64_t seed) {
+  WM_GRID_STRIDE(i, n) { y[i] = dropoutKeeps(seed, i, threshold) ? x[i] * scale : 0.f; }
+}
+}  // namespace
+
+void dropout(uint64_t x, uint64_t y, int64_t n, uint32_t threshold, float scale, uint64_t seed) {
+  if (n == 0) return;
+  dropoutKernel<<<gridFor(n), kThreads, 0, stream()>>>(as<float>(x), as<float>(y), n, threshold, scale, seed);
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm

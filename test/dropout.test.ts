@@ -1,0 +1,91 @@
+// wm.nn.dropout (one native pass each way) against a mask recomputed here
+// from the same (seed, position) function, written apart with BigInt.
+import '@tensorflow/tfjs-backend-cpu';
+
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {dropoutThreshold} from '../src/nn/dropout';
+import {rng} from './helpers';
+
+const M64 = (1n << 64n) - 1n;
+function mix64(z: bigint): bigint {
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M64;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M64;
+  return z ^ (z >> 31n);
+}
+function keeps(seed: number, i: number, threshold: number): boolean {
+  return Number(mix64((BigInt(seed) + BigInt(i + 1) * 0x9e3779b97f4a7c15n) & M64) >> 40n) >= threshold;
+}
+
+describe('wm.nn.dropout', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  for (const n of [0, 1, 7, 1000, 4099]) {
+    for (const [rate, seed] of [[0.1, 0], [0.5, 12345], [0.9, 2 ** 40 + 3]] as const) {
+      it(`keeps the mask's elements, scaled, and routes the gradient through them: n=${n}, rate ${rate}, seed ${seed}`, () => {
+        const r = rng(n + 17);
+        const xv = Float32Array.from({length: n}, () => r() * 4 - 2);
+        const wv = Float32Array.from({length: n}, () => r() * 2 - 1);
+        const x = tf.tensor1d(xv), w = tf.tensor1d(wv);
+        const y = wm.nn.dropout(x, rate, seed);
+        const dx = tf.grad((t: tf.Tensor) => tf.sum(tf.mul(wm.nn.dropout(t, rate, seed), w)))(x);
+        const scale = Math.fround(1 / (1 - rate)), thr = dropoutThreshold(rate);
+        const yv = y.dataSync(), dv = dx.dataSync();
+        for (let i = 0; i < n; ++i) {
+          const k = keeps(seed, i, thr);
+          expect(yv[i], `y[${i}]`).to.equal(k ? Math.fround(xv[i] * scale) : 0);
+          expect(dv[i], `dx[${i}]`).to.equal(k ? Math.fround(wv[i] * scale) : 0);
+        }
+        tf.dispose([x, w, y, dx]);
+      });
+    }
+  }
+
+  it('drops about `rate` of the elements, differently for another seed, the same for the same one', () => {
+    const x = tf.ones([300, 333]);
+    const a = wm.nn.dropout(x, 0.3, 7), b = wm.nn.dropout(x, 0.3, 8), c = wm.nn.dropout(x, 0.3, 7);
+    const av = a.dataSync(), bv = b.dataSync();
+    let zeros = 0;
+    for (const v of av) zeros += v === 0 ? 1 : 0;
+    const dropped = zeros / av.length;
+    expect(dropped).to.be.within(0.29, 0.31);
+    let differ = 0;
+    for (let i = 0; i < av.length; ++i) differ += (av[i] === 0) !== (bv[i] === 0) ? 1 : 0;
+    expect(differ / av.length).to.be.within(0.38, 0.46);  // 2 x 0.3 x 0.7 for independent masks
+    expect(Array.from(c.dataSync())).to.deep.equal(Array.from(av));
+    expect(a.shape).to.deep.equal([300, 333]);
+    tf.dispose([x, a, b, c]);
+  });
+
+  it('is the identity at rate 0 and names what it refuses', () => {
+    const x = tf.tensor2d([[1, -2], [3, 4]]);
+    const y = wm.nn.dropout(x, 0, 1);
+    expect(Array.from(y.dataSync())).to.deep.equal([1, -2, 3, 4]);
+    expect(() => wm.nn.dropout(x, 1, 1)).to.throw(RangeError, 'dropout: rate must be in [0, 1), got 1');
+    expect(() => wm.nn.dropout(x, -0.1, 1)).to.throw(RangeError, 'rate must be in [0, 1), got -0.1');
+    expect(() => wm.nn.dropout(x, NaN, 1)).to.throw(RangeError, 'got NaN');
+    expect(() => wm.nn.dropout(x, 0.5, -1)).to.throw(RangeError, 'dropout: seed must be an integer from 0 to 2^53 - 1, got -1');
+    expect(() => wm.nn.dropout(x, 0.5, 1.5)).to.throw(RangeError, 'got 1.5');
+    const i = tf.tensor1d([1, 2], 'int32');
+    expect(() => wm.nn.dropout(i, 0.5, 1)).to.throw(TypeError, 'dropout: x must be a float32 tensor, got int32');
+    tf.dispose([x, y, i]);
+  });
+
+  it('falls back to tf.dropout on other backends', async () => {
+    await tf.setBackend('cpu');
+    try {
+      const x = tf.ones([1000]);
+      const y = wm.nn.dropout(x, 0.5, 3);
+      const kept = y.dataSync().filter((v) => v !== 0);
+      expect(kept.length).to.be.within(400, 600);
+      kept.forEach((v) => expect(v).to.equal(2));
+      tf.dispose([x, y]);
+    } finally {
+      await tf.setBackend(wm.BACKEND_NAME);
+    }
+  });
+});
