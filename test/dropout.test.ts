@@ -1,5 +1,5 @@
 // wm.nn.dropout (one native pass each way) against a mask recomputed here
-// from the same (seed, position) function, written apart with BigInt.
+// from the same (seed, position) function, written apart in JavaScript.
 import '@tensorflow/tfjs-backend-cpu';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -9,14 +9,18 @@ import * as wm from '../src/index';
 import {dropoutThreshold} from '../src/nn/dropout';
 import {rng} from './helpers';
 
-const M64 = (1n << 64n) - 1n;
-function mix64(z: bigint): bigint {
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M64;
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M64;
-  return z ^ (z >> 31n);
+// Wellons' lowbias32, as wm/dropout_mask.h (positions below 2^32: block 0).
+function hash32(x: number): number {
+  x = (x ^ (x >>> 16)) >>> 0;
+  x = Math.imul(x, 0x7feb352d) >>> 0;
+  x = (x ^ (x >>> 15)) >>> 0;
+  x = Math.imul(x, 0x846ca68b) >>> 0;
+  return (x ^ (x >>> 16)) >>> 0;
 }
 function keeps(seed: number, i: number, threshold: number): boolean {
-  return Number(mix64((BigInt(seed) + BigInt(i + 1) * 0x9e3779b97f4a7c15n) & M64) >> 40n) >= threshold;
+  const low = seed >>> 0, high = Math.floor(seed / 2 ** 32) >>> 0;
+  const key = hash32((low ^ hash32((high + 0x9e3779b9) >>> 0)) >>> 0);
+  return hash32((i ^ key) >>> 0) >>> 8 >= threshold;
 }
 
 describe('wm.nn.dropout', () => {

@@ -1,9 +1,10 @@
 // Which elements dropout keeps: a pure function of (seed, position), so the
 // CUDA kernel and the host loop keep the same ones, the backward pass
 // rebuilds the forward's mask from the seed, and a test can recompute it.
-// SplitMix64's finaliser over seed + (i + 1) * golden ratio; the top 24 bits
-// are a uniform draw u in [0, 2^24), kept when u >= threshold (rate * 2^24,
-// rounded up: see dropoutThreshold).
+// 32-bit arithmetic (Wellons' lowbias32 hash) so the host loop vectorises:
+// SplitMix64 per element took 10 % of the CPU main job. A key per seed and
+// 2^32-element block; the hash of (position ^ key) gives a 24-bit draw u,
+// kept when u >= threshold (rate * 2^24 rounded up).
 #pragma once
 #include <cstdint>
 
@@ -15,15 +16,22 @@
 
 namespace wm {
 
-WM_DHD uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+WM_DHD uint32_t hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
 }
 
-WM_DHD bool dropoutKeeps(uint64_t seed, int64_t i, uint32_t threshold) {
-  const uint64_t h = mix64(seed + static_cast<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ull);
-  return static_cast<uint32_t>(h >> 40) >= threshold;
+// The key of elements [block * 2^32, (block + 1) * 2^32).
+WM_DHD uint32_t dropoutKey(uint64_t seed, uint32_t block) {
+  return hash32(static_cast<uint32_t>(seed) ^ hash32(static_cast<uint32_t>(seed >> 32) + 0x9e3779b9u * (block + 1)));
+}
+
+WM_DHD bool dropoutKeeps(uint32_t key, uint32_t position, uint32_t threshold) {
+  return (hash32(position ^ key) >> 8) >= threshold;
 }
 
 }  // namespace wm

@@ -6,7 +6,10 @@
 namespace wm {
 namespace {
 __global__ void dropoutKernel(const float* x, float* y, int64_t n, uint32_t threshold, float scale, uint64_t seed) {
-  WM_GRID_STRIDE(i, n) { y[i] = dropoutKeeps(seed, i, threshold) ? x[i] * scale : 0.f; }
+  WM_GRID_STRIDE(i, n) {
+    const uint32_t key = dropoutKey(seed, static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32));
+    y[i] = dropoutKeeps(key, static_cast<uint32_t>(i), threshold) ? x[i] * scale : 0.f;
+  }
 }
 }  // namespace
 
