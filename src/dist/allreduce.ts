@@ -41,6 +41,8 @@ export interface AllReduceOptions {
 }
 
 const WIRE_CODES: {[w in WireType]: number} = {float32: 0, float16: 1, bfloat16: 2};
+/** Whether w names a wire type. */
+export const isWireType = (w: unknown): w is WireType => typeof w === 'string' && w in WIRE_CODES;
 const ALGO_CODES: {[a in AllReduceAlgorithm]: number} = {'auto': 0, 'one-shot': 1, 'two-shot': 2, 'nccl': 3};
 
 interface HostBuffer {
@@ -66,7 +68,7 @@ export class AllReducer {
     const wire = opts.wire ?? 'float32';
     const algorithm = opts.algorithm ?? 'auto';
     if (op !== 'sum' && op !== 'mean') throw new RangeError(`allReduce: op must be 'sum' or 'mean', got '${op}'`);
-    if (!(wire in WIRE_CODES)) throw new RangeError(`allReduce: wire must be float32, float16 or bfloat16, got '${wire}'`);
+    if (!isWireType(wire)) throw new RangeError(`allReduce: wire must be float32, float16 or bfloat16, got '${wire}'`);
     if (!(algorithm in ALGO_CODES)) throw new RangeError(`allReduce: algorithm must be auto, one-shot, two-shot or nccl, got '${algorithm}'`);
     tensors.forEach((t, i) => {
       if (!(t instanceof tf.Tensor)) throw new TypeError(`allReduce: tensors[${i}] is not a tensor`);

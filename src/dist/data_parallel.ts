@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {Communicator} from '../memory/communicator';
-import type {WireType} from './allreduce';
+import {isWireType, WireType} from './allreduce';
 import {applyAdamFused, isAdam} from '../train/fused_adam';
 
 export interface DataParallel {
@@ -84,7 +84,7 @@ export function dataParallel(optimizer: tf.Optimizer, comm: Communicator, opts: 
   const op = opts.gradients ?? 'mean';
   if (op !== 'mean' && op !== 'sum') throw new RangeError(`dataParallel: gradients must be 'mean' or 'sum', got '${op}'`);
   const wire = opts.wire ?? 'float32';
-  if (!['float32', 'float16', 'bfloat16'].includes(wire)) throw new RangeError(`dataParallel: wire must be float32, float16 or bfloat16, got '${wire}'`);
+  if (!isWireType(wire)) throw new RangeError(`dataParallel: wire must be float32, float16 or bfloat16, got '${wire}'`);
   // Reduces the gradients over the ranks and applies the optimizer's step; the caller keeps (and disposes) grads.
   const step = (grads: tf.NamedTensorMap): void => {
     const names = Object.keys(grads).sort();  // the same order on every rank
@@ -96,6 +96,8 @@ export function dataParallel(optimizer: tf.Optimizer, comm: Communicator, opts: 
       const stepped = comm.allReduce(names.map((k) => grads[k]), {op, wire, sgd: {params: vars, lr}});
       vars.forEach((v, i) => v.assign(stepped[i]));
       tf.dispose(stepped);
+      // As SGDOptimizer.applyGradients would (the count is the optimizer's state: getWeights, checkpoints).
+      (optimizer as unknown as {incrementIterations(): void}).incrementIterations();
       return;
     }
     const reduced = comm.allReduce(names.map((k) => grads[k]), {op, wire});
