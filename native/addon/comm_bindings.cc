@@ -62,6 +62,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     if (!nccl_) nccl_ = std::make_unique<wm::NcclComm>(comm_);
     return *nccl_;
   }
+ private:
   // Collective on first use: every rank's buffers (WM_AR_BUFFER_BYTES each to start with).
   wm::PeerAllReduce& peer(wm::Bootstrap& boot) {
     if (!peer_) {
@@ -71,7 +72,6 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     return *peer_;
   }
 
- private:
   // allReduceDevice(ins, outs, counts, wire (0 f32, 1 f16, 2 bf16), mean, algo (0 auto, 1 one-shot,
   // 2 two-shot, 3 NCCL), params?, lr?) -> the path taken. Float32 device arrays; queued on the
   // stream. With params the peer paths fuse the SGD step (out = param - lr * reduced); the NCCL
@@ -131,6 +131,8 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
       const auto wire = static_cast<wm::WireType>(info[3].As<Napi::Number>().Int32Value());
       const int algo = info[4].As<Napi::Number>().Int32Value();
       const int64_t calls = info[5].As<Napi::Number>().Int64Value();
+      if (info[3].As<Napi::Number>().Int32Value() < 0 || info[3].As<Napi::Number>().Int32Value() > 2)
+        throw Napi::RangeError::New(info.Env(), "allReduceLoop: wire must be 0 (float32), 1 (float16) or 2 (bfloat16)");
       if (algo < 1 || algo > 3) throw Napi::RangeError::New(info.Env(), "allReduceLoop: algo must be 1 (one-shot), 2 (two-shot) or 3 (NCCL), got " + std::to_string(algo));
       if (calls < 1) throw Napi::RangeError::New(info.Env(), "allReduceLoop: calls must be >= 1, got " + std::to_string(calls));
       if (algo != 3) {
