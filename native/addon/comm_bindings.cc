@@ -62,6 +62,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     if (!nccl_) nccl_ = std::make_unique<wm::NcclComm>(comm_);
     return *nccl_;
   }
+
  private:
   // Collective on first use: every rank's buffers (WM_AR_BUFFER_BYTES each to start with).
   wm::PeerAllReduce& peer(wm::Bootstrap& boot) {
