@@ -3,16 +3,14 @@
 // (checked at run time), blocks of 4 rows x 16 columns are accumulated in
 // registers, so each load of B feeds eight FMAs; elsewhere, and for the edge
 // rows and columns, the inner loop is a contiguous axpy the compiler vectorises.
-#include <cstdlib>
-#include <string>
 #include <vector>
 
+#include "cpu_features.h"
 #include "parallel.h"
 #include "wm/host_ops.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef WM_HOST_AVX2
 #include <immintrin.h>
-#define WM_HOST_AVX2 1
 #endif
 
 namespace wm {
@@ -68,12 +66,6 @@ __attribute__((target("avx2,fma"))) void blockedRows(const float* A, const float
   if (i < re) axpyRows(A, B, C, i, re, 0, n, k);
 }
 
-// WM_HOST_AVX2=0 forces the plain loop (to test it on a machine that has AVX2).
-bool hasAvx2Fma() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          !(std::getenv("WM_HOST_AVX2") && std::string(std::getenv("WM_HOST_AVX2")) == "0");
-  return yes;
-}
 #endif
 
 }  // namespace
