@@ -22,7 +22,8 @@
 // To find where scaling goes, three switches take parts out of the sharing:
 // BENCH_EMBEDDING_MEMORY=device (each rank its own table, no NVLink reads),
 // BENCH_GRAPH_MEMORY=device (each rank its own copy of the CSR),
-// BENCH_ALLREDUCE=0 (ranks step alone: no all-reduce, no waiting on peers).
+// BENCH_ALLREDUCE=0 (ranks step alone: no all-reduce, no waiting on peers), BENCH_WIRE=bfloat16 (gradients
+// travel in bfloat16).
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as inspector from 'inspector/promises';
@@ -74,7 +75,7 @@ async function rank(): Promise<void> {
                                          seed: 3, embeddingLearningRate: LR, embeddingOptimizer: sgd({lr: LR}),
                                          embeddingMemory: ownTable ? 'device' : 'continuous', communicator: ownTable ? undefined : comm});
   const optimizer = wm.train.adam(LR);  // tf.train.adam's step in one native pass (dataParallel would fuse tf.train.adam too)
-  const dp = wm.dataParallel(optimizer, comm);
+  const dp = wm.dataParallel(optimizer, comm, {wire: (process.env.BENCH_WIRE ?? 'float32') as wm.WireType});
   if (allReduce) dp.broadcastVariables(model.denseVariables);
   const minimize = (f: () => tf.Scalar, vars: tf.Variable[]) => (allReduce ? dp.minimize(f, vars) : optimizer.minimize(f, true, vars)!);
   const rng = seededRng(100 + comm.rank);
