@@ -14,6 +14,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
+import {WIRE_CODES} from '../src/dist/allreduce';
 import * as wm from '../src/index';
 import {median, rankOrMain, resultOnRanks} from './bench_util';
 
@@ -27,7 +28,6 @@ const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 1
 // Without GPUs the shared-memory path runs (float32 only, no forced paths), set against a plain copy
 // of the message (Float32Array.set) timed in the same processes at the same moment.
 const FORCED = process.env.BENCH_FORCED !== '0' && GPU;
-const WIRE_CODE = {float32: 0, float16: 1, bfloat16: 2} as const;
 const WIRES = (GPU ? process.env.BENCH_WIRES ?? 'bfloat16,float32' : 'float32').split(',') as Array<'bfloat16' | 'float32'>;
 
 interface Row {
@@ -85,8 +85,8 @@ async function rank(): Promise<void> {
         const b = tf.backend() as WholeMemoryBackend;
         const out = b.makeDeviceOutput(x.shape, 'float32');
         const loop = (algo: number) => {
-          comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODE[wire], algo, 10);
-          return median(Array.from({length: 5}, () => comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODE[wire], algo, reps)));
+          comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODES[wire], algo, 10);
+          return median(Array.from({length: 5}, () => comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODES[wire], algo, reps)));
         };
         row.autoFromCpp = loop(row.autoPath === 'two-shot' ? 2 : row.autoPath === 'nccl' ? 3 : 1);
         if (wire === 'float32' && wm.ncclStatus().startsWith('NCCL')) row.ncclFromCpp = loop(3);

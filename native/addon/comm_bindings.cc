@@ -64,6 +64,11 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   }
 
  private:
+  // Collective, once: whether every pair of the group's GPUs has peer access.
+  bool peerOk(wm::Bootstrap& boot) {
+    if (peerOk_ < 0) peerOk_ = wm::PeerAllReduce::supported(boot) ? 1 : 0;
+    return peerOk_ == 1;
+  }
   // Collective on first use: every rank's buffers (WM_AR_BUFFER_BYTES each to start with).
   wm::PeerAllReduce& peer(wm::Bootstrap& boot) {
     if (!peer_) {
@@ -95,7 +100,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
       int algo = info[5].As<Napi::Number>().Int32Value();
       int64_t bytes = 0;
       for (auto c : counts) bytes += c * 4;
-      if (peerOk_ < 0) peerOk_ = wm::PeerAllReduce::supported(boot) ? 1 : 0;  // collective, once
+      const bool peers = peerOk(boot);
       // Measured, float32 (bench/results): on 2 x H200 our streamed one-shot
       // beats NCCL at every size (64 MiB: 198 µs against 274), so never there;
       // on 4 x H200 NCCL beats our two-shot from 16 MiB (117 against 128 µs).
@@ -104,7 +109,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         ncclMin_ = v && *v ? std::atoll(v) : boot.size() <= 2 ? int64_t{1} << 62 : int64_t{16} << 20;
       }
       // NCCL reduces float32 here: for 16-bit wires our kernels move half the bytes.
-      bool useNccl = algo == 3 || (algo == 0 && (!peerOk_ || (bytes >= ncclMin_ && wire == wm::WireType::F32)) && wm::ncclAvailable());
+      bool useNccl = algo == 3 || (algo == 0 && (!peers || (bytes >= ncclMin_ && wire == wm::WireType::F32)) && wm::ncclAvailable());
       if (useNccl) {
         auto& n = nccl(info.Env());
         if (peer_) peer_->checkError();
@@ -113,7 +118,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         n.wait("allReduce (NCCL)");
         return Napi::String::New(info.Env(), "nccl");
       }
-      if (!peerOk_) throw Napi::Error::New(info.Env(), "allReduce: the GPUs of this group lack peer access to each other and NCCL is not available (" + wm::ncclStatus() + ")");
+      if (!peers) throw Napi::Error::New(info.Env(), "allReduce: the GPUs of this group lack peer access to each other and NCCL is not available (" + wm::ncclStatus() + ")");
       auto a = static_cast<wm::AllReduceAlgo>(algo == 3 ? 0 : algo);
       bool two = peer(boot).run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a, params, lr);
       return Napi::String::New(info.Env(), two ? "two-shot" : "one-shot");
@@ -129,16 +134,16 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
       const std::vector<uint64_t> in{static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue())};
       const std::vector<uint64_t> out{static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue())};
       const std::vector<int64_t> count{info[2].As<Napi::Number>().Int64Value()};
-      const auto wire = static_cast<wm::WireType>(info[3].As<Napi::Number>().Int32Value());
+      const int wireCode = info[3].As<Napi::Number>().Int32Value();
       const int algo = info[4].As<Napi::Number>().Int32Value();
       const int64_t calls = info[5].As<Napi::Number>().Int64Value();
-      if (info[3].As<Napi::Number>().Int32Value() < 0 || info[3].As<Napi::Number>().Int32Value() > 2)
+      if (wireCode < 0 || wireCode > 2)
         throw Napi::RangeError::New(info.Env(), "allReduceLoop: wire must be 0 (float32), 1 (float16) or 2 (bfloat16)");
       if (algo < 1 || algo > 3) throw Napi::RangeError::New(info.Env(), "allReduceLoop: algo must be 1 (one-shot), 2 (two-shot) or 3 (NCCL), got " + std::to_string(algo));
       if (calls < 1) throw Napi::RangeError::New(info.Env(), "allReduceLoop: calls must be >= 1, got " + std::to_string(calls));
+      const auto wire = static_cast<wm::WireType>(wireCode);
       if (algo != 3) {
-        if (peerOk_ < 0) peerOk_ = wm::PeerAllReduce::supported(boot) ? 1 : 0;
-        if (!peerOk_) throw Napi::Error::New(info.Env(), "allReduceLoop: the GPUs of this group lack peer access to each other");
+        if (!peerOk(boot)) throw Napi::Error::New(info.Env(), "allReduceLoop: the GPUs of this group lack peer access to each other");
         peer(boot);
       }
       wm::synchronize();
@@ -340,26 +345,17 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       return Napi::Number::New(info.Env(), static_cast<double>(p));
     });
   }
-  // writeLocalAt(values, byteOffset, wire = 0): values into this rank's rows from byteOffset on;
-  // with a 16-bit wire (float32 values), each rounded to it on the way (see roundToWire).
+  // writeLocalAt(values: Float32Array, byteOffset, wire = 0): values into this rank's rows from
+  // byteOffset on, each rounded to the wire type on the way (see roundToWire; float32 copies).
   Napi::Value WriteLocalAt(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto in = info[0].As<Napi::TypedArray>();
       const int64_t at = info[1].As<Napi::Number>().Int64Value();
-      if (at < 0) throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be >= 0, got " + std::to_string(at));
       const int wire = info.Length() > 2 && !info[2].IsUndefined() ? info[2].As<Napi::Number>().Int32Value() : 0;
-      auto& m = mem(info.Env());
-      if (wire == 0) {
-        m.writeLocal(bytes(in), in.ByteLength(), static_cast<size_t>(at));
-        return info.Env().Undefined();
-      }
-      if (in.TypedArrayType() != napi_float32_array) throw Napi::TypeError::New(info.Env(), "writeLocalAt: a 16-bit wire needs float32 values");
-      if (at % 4 != 0) throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be a multiple of 4 with a 16-bit wire, got " + std::to_string(at));
-      if (at + static_cast<int64_t>(in.ByteLength()) > m.localRowCount() * m.rowBytes()) {
-        throw Napi::RangeError::New(info.Env(), "writeLocalAt: more bytes than the local slice holds");
-      }
-      wm::host::roundToWire(reinterpret_cast<const float*>(bytes(in)), reinterpret_cast<float*>(m.localSlice() + at),
-                            static_cast<int64_t>(in.ElementLength()), wire);
+      if (in.TypedArrayType() != napi_float32_array) throw Napi::TypeError::New(info.Env(), "writeLocalAt: values must be a Float32Array");
+      if (at < 0 || at % 4 != 0) throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be a non-negative multiple of 4, got " + std::to_string(at));
+      uint8_t* dst = mem(info.Env()).localAt(static_cast<size_t>(at), in.ByteLength());
+      wm::host::roundToWire(reinterpret_cast<const float*>(bytes(in)), reinterpret_cast<float*>(dst), static_cast<int64_t>(in.ElementLength()), wire);
       return info.Env().Undefined();
     });
   }

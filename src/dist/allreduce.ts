@@ -40,7 +40,8 @@ export interface AllReduceOptions {
   sgd?: {params: tf.Tensor[]; lr: number};
 }
 
-const WIRE_CODES: {[w in WireType]: number} = {float32: 0, float16: 1, bfloat16: 2};
+/** The native code of each wire type. */
+export const WIRE_CODES: {readonly [w in WireType]: number} = {float32: 0, float16: 1, bfloat16: 2};
 /** Whether w names a wire type. */
 export const isWireType = (w: unknown): w is WireType => typeof w === 'string' && w in WIRE_CODES;
 const ALGO_CODES: {[a in AllReduceAlgorithm]: number} = {'auto': 0, 'one-shot': 1, 'two-shot': 2, 'nccl': 3};

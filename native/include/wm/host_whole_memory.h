@@ -40,10 +40,11 @@ class HostWholeMemory {
   int64_t localFirstRow() const;
   int64_t localRowCount() const;
   uint8_t* localSlice() const;
-  // Copies between memory and this rank's rows (bytes from the start of its
-  // rows; writes from byte offset `at` of them).
+  // Copies between memory and this rank's rows (bytes from the start of its rows).
   void readLocal(void* dst, size_t bytes) const;
-  void writeLocal(const void* src, size_t bytes, size_t at = 0);
+  void writeLocal(const void* src, size_t bytes);
+  // This rank's rows from byte `at` on, checked to hold `bytes` more.
+  uint8_t* localAt(size_t at, size_t bytes) const;
   // Whether row r is addressable from this process (always, except remote
   // rows of distributed memory).
   bool addressable(int64_t row) const;

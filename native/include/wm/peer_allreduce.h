@@ -7,12 +7,13 @@
 // gets bit-identical results), scales (mean) and writes the outputs.
 //   one-shot: up to 1 MiB (16-bit wires: 512 KiB) each rank writes its
 //             data into every peer's buffer and sums its own buffer (push:
-//             no remote read after the barrier); to 4 MiB each rank reads all of every peer's buffer
-//             (pull); above, streamed: half of each block's warps pack chunk
-//             after chunk and raise a progress flag per chunk while the other
-//             half reduce the chunks every rank has packed, so local packing
-//             overlaps NVLink traffic (pushed for float32 wires, pulled for
-//             16-bit ones: each measured faster on H200s);
+//             no remote read after the barrier); to 6 MiB each rank reads
+//             all of every peer's buffer (pull); above, streamed: 10 of each
+//             block's 16 warps pack chunk after chunk and raise a progress
+//             flag per chunk while the others reduce the chunks every rank
+//             has packed, so local packing overlaps NVLink traffic (pushed
+//             for float32 wires, pulled for 16-bit ones: each measured
+//             faster on H200s);
 //   two-shot: reduce-scatter then all-gather through a second barrier
 //             (medium and large messages: each byte crosses NVLink twice
 //             instead of n - 1 times).

@@ -85,11 +85,11 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
   timeoutNs_ = static_cast<int64_t>(boot.timeoutMs()) * 1000000;
   int sms = 0;
   WM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, currentDevice()));
-  int minSms = kMaxBlocks;
-  for (auto& s : boot.allgather(std::to_string(sms), "allReduce (SM counts)")) minSms = std::min(minSms, std::max(1, std::stoi(s)));
-  maxBlocks_ = std::min(kMaxGridBlocks, minSms);
-  pullPerSm_ = static_cast<int>(envBytes("WM_AR_PULL_BLOCKS_PER_SM", 0));
-  minSms_ = minSms;
+  minSms_ = kMaxBlocks;
+  for (auto& s : boot.allgather(std::to_string(sms), "allReduce (SM counts)")) minSms_ = std::min(minSms_, std::max(1, std::stoi(s)));
+  maxBlocks_ = std::min(kMaxGridBlocks, minSms_);
+  // At most two: every block must be resident at once (see kMaxBlocks).
+  pullPerSm_ = static_cast<int>(std::clamp<int64_t>(envBytes("WM_AR_PULL_BLOCKS_PER_SM", 0), 0, 2));
   WM_CUDA(cudaHostAlloc(&errHost_, sizeof(int), cudaHostAllocMapped));
   *errHost_ = 0;
   WM_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev_), errHost_, 0));
@@ -116,9 +116,8 @@ void PeerAllReduce::allocate(int64_t bufferBytes) {
 // vectors with one (4 MiB: bfloat16 22.1-22.6 µs against 23.3-23.4, float32
 // 20.8-20.9 against 21.7-21.8) and lose below (bfloat16 2 MiB: 17.1-17.4
 // against 16.0-16.2).
-// At most two: every block must be resident at once (see kMaxBlocks).
 int PeerAllReduce::pullBlocks(int64_t nvec) const {
-  const int64_t perSm = pullPerSm_ > 0 ? std::min(pullPerSm_, 2) : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1;
+  const int64_t perSm = pullPerSm_ > 0 ? pullPerSm_ : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1;
   return static_cast<int>(std::clamp<int64_t>(perSm * minSms_, 1, kMaxBlocks));
 }
 

@@ -155,9 +155,14 @@ void HostWholeMemory::readLocal(void* dst, size_t bytes) const {
   if (bytes) std::memcpy(dst, localSlice(), bytes);
 }
 
-void HostWholeMemory::writeLocal(const void* src, size_t bytes, size_t at) {
+void HostWholeMemory::writeLocal(const void* src, size_t bytes) {
+  uint8_t* dst = localAt(0, bytes);
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+
+uint8_t* HostWholeMemory::localAt(size_t at, size_t bytes) const {
   WM_REQUIRE(static_cast<int64_t>(at + bytes) <= localRowCount() * rowBytes_, "writeLocal: more bytes than the local slice holds");
-  if (bytes) std::memcpy(localSlice() + at, src, bytes);
+  return localSlice() + at;
 }
 
 bool HostWholeMemory::addressable(int64_t row) const {

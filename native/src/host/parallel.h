@@ -31,8 +31,7 @@ class ThreadPool {
   }
 
   // Threads for this process, the calling one included: WM_THREADS if set;
-  // else the CPUs this process may run on (its affinity mask: containers and
-  // taskset narrow it, hardware_concurrency does not see that) shared among
+  // else the CPUs this process may run on (affinityCpus) shared among
   // the ranks a launcher started on this host (LOCAL_WORLD_SIZE: ours and
   // torchrun's; Open MPI's local size), at most 16. Four ranks on two cores
   // each running two threads queue behind one another.
