@@ -133,24 +133,32 @@ __device__ __forceinline__ void loadInput(const Tensors& t, int64_t v, float (&x
   }
 }
 
+// Writes vector v (flat) of the outputs, or param - lr * x where the fused SGD
+// step has a parameter. The 16-byte stores are explicit (__stwb): written as
+// float4 assignments, nvcc split them into 4-byte stores for 16-bit wires
+// (V = 8), four times the store instructions (1 x H200, one rank, bfloat16
+// 4 MiB: 19.9 µs per call against float32's 6.3 for half the elements).
 template <int V>
 __device__ __forceinline__ void storeOutput(const Tensors& t, int64_t v, float (&x)[V], float lr) {
   int i = tensorOf(t, v);
   int64_t e0 = (v - t.firstVec[i]) * V;
   float* dst = t.out[i] + e0;
+  const float* param = t.param[i] ? t.param[i] + e0 : nullptr;
   int64_t valid = t.count[i] - e0;
-  if (const float* param = t.param[i]) {
+  if (valid >= V && ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(param)) & 15) == 0) {
 #pragma unroll
-    for (int k = 0; k < V; ++k)
-      if (k < valid) x[k] = param[e0 + k] - lr * x[k];
-  }
-  if (valid >= V && (reinterpret_cast<uintptr_t>(dst) & 15) == 0) {
-#pragma unroll
-    for (int k = 0; k < V; k += 4) *reinterpret_cast<float4*>(dst + k) = make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+    for (int k = 0; k < V; k += 4) {
+      float4 o = make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+      if (param) {
+        const float4 w = __ldg(reinterpret_cast<const float4*>(param + k));
+        o = make_float4(w.x - lr * o.x, w.y - lr * o.y, w.z - lr * o.z, w.w - lr * o.w);
+      }
+      __stwb(reinterpret_cast<float4*>(dst + k), o);
+    }
   } else {
 #pragma unroll
     for (int k = 0; k < V; ++k)
-      if (k < valid) dst[k] = x[k];
+      if (k < valid) dst[k] = param ? param[k] - lr * x[k] : x[k];
   }
 }
 
