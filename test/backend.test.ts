@@ -5,10 +5,11 @@ import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
+import * as tfl from '@tensorflow/tfjs-layers';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
-import {randomInput} from './helpers';
+import {nativeHere, randomInput} from './helpers';
 
 describe('wholememory backend', () => {
   before(async () => {
@@ -107,6 +108,43 @@ describe('wholememory backend', () => {
     expect(w.dataSync()[0]).to.be.closeTo(3, 1e-3);
     w.dispose();
     opt.dispose();
+  });
+
+  it('trains tfjs-layers models (Dense with every activation, BatchNormalization, Dropout) with no kernel on the CPU fallback, as tfjs-backend-cpu does', async () => {
+    const x = randomInput([96, 12], 'float32', 41), labels = randomInput([96], 'int32', 42, {min: 0, max: 2});
+    const build = (activation: string, dropout: boolean) => tfl.sequential({layers: [
+      tfl.layers.dense({units: 24, inputShape: [12], activation: activation as 'relu'}),
+      tfl.layers.batchNormalization(),
+      ...(dropout ? [tfl.layers.dropout({rate: 0.25})] : []),
+      tfl.layers.dense({units: 3, activation: 'softmax'}),
+    ]});
+    const fit = async (backend: string, activation: string, dropout: boolean, weights?: tf.Tensor[]) => {
+      await tf.setBackend(backend);
+      const model = build(activation, dropout);
+      if (weights) model.setWeights(weights);
+      const start = model.getWeights().map((w) => tf.tensor(w.dataSync(), w.shape));  // plain copies: setWeights takes them on another backend
+      model.compile({optimizer: tf.train.adam(0.01), loss: 'sparseCategoricalCrossentropy'});
+      const xs = tf.tensor(x.values, x.shape), ys = tf.tensor(labels.values, labels.shape, 'float32');
+      const h = await model.fit(xs, ys, {epochs: 3, batchSize: 32, shuffle: false, verbose: 0});
+      const predicted = Array.from((model.predict(xs) as tf.Tensor).dataSync());
+      tf.dispose([xs, ys]);
+      model.dispose();
+      return {loss: h.history.loss as number[], predicted, start};
+    };
+    for (const activation of ['relu', 'elu', 'sigmoid', 'tanh', 'selu', 'linear']) {
+      wm.resetFallbackCounts();
+      const ours = await fit(wm.BACKEND_NAME, activation, false);
+      await fit(wm.BACKEND_NAME, activation, true);  // dropout's masks differ between backends: checked for fallbacks only
+      // OneHot (the sparse loss) has no C++ host kernel yet: native on GPUs only.
+      expect(Object.keys(wm.fallbackCounts()).filter(nativeHere), `${activation}: fell back`).to.deep.equal([]);
+      const cpu = await fit('cpu', activation, false, ours.start);
+      await tf.setBackend(wm.BACKEND_NAME);
+      ours.loss.forEach((l, i) => expect(l, `${activation} epoch ${i} loss`).to.be.closeTo(cpu.loss[i], 1e-4 * (1 + Math.abs(cpu.loss[i]))));
+      // Nine Adam steps apart, float32 sums in another order: predictions drift by a few 1e-4.
+      ours.predicted.forEach((p, i) => expect(p, `${activation} prediction ${i}`).to.be.closeTo(cpu.predicted[i], 2e-3));
+      tf.dispose(ours.start);
+      tf.dispose(cpu.start);
+    }
   });
 
   it('reports GPU memory in tf.memory() when on a GPU', () => {

@@ -99,6 +99,31 @@ describe('native kernels match tfjs-backend-cpu', () => {
       await checkAgainstCpu('Prelu', [randomInput([5, 9], 'float32', next()), randomInput([9], 'float32', next())],
                             (x, a) => tf.prelu(x, a), {kernels: ['Prelu']});
     });
+    it('EluGrad (the gradient of tf.elu), both signs, zeros, odd and empty sizes', async () => {
+      for (const shape of [[7], [33, 65], [0, 4], [1]]) {
+        const x = randomInput(shape, 'float32', next(), {min: -4, max: 4});
+        if (x.values.length > 3) x.values[3] = 0;
+        await checkAgainstCpu(`EluGrad ${shape}`, [x, randomInput(shape, 'float32', next())], (t, dy) => tf.grad((u: tf.Tensor) => tf.elu(u))(t, dy),
+                              {kernels: ['EluGrad']});
+      }
+    });
+    it('FusedBatchNorm (tf.batchNorm): per-channel, full and size-1 parameters, with and without scale and offset, empty', async () => {
+      const cases: [number[], number[]][] = [[[7, 5], [5]], [[2, 3, 4, 6], [6]], [[3, 4], [1, 4]], [[3, 4], [3, 4]], [[9, 3], [1]], [[0, 5], [5]], [[11], [11]]];
+      for (const [xs, ps] of cases) {
+        for (const [withScale, withOffset] of [[true, true], [false, false], [true, false], [false, true]]) {
+          const inputs = [randomInput(xs, 'float32', next()), randomInput(ps, 'float32', next()), randomInput(ps, 'float32', next(), {min: 0.1, max: 4})];
+          if (withScale) inputs.push(randomInput(ps, 'float32', next()));
+          if (withOffset) inputs.push(randomInput(ps, 'float32', next()));
+          await checkAgainstCpu(`FusedBatchNorm ${xs} ${ps} scale ${withScale} offset ${withOffset}`, inputs, (x, mean, variance, ...rest) =>
+            tf.batchNorm(x, mean, variance, withOffset ? rest[rest.length - 1] : undefined, withScale ? rest[0] : undefined, 1e-3),
+                                {kernels: ['FusedBatchNorm'], rtol: 1e-5, atol: 1e-5});
+        }
+      }
+      // Parameters that only cycle (tfjs-backend-cpu reads entry i mod size): its answer, through it.
+      await checkAgainstCpu('FusedBatchNorm cycling [2] over [3, 4]', [randomInput([3, 4], 'float32', next()), randomInput([2], 'float32', next()),
+                                                                       randomInput([2], 'float32', next(), {min: 0.1, max: 4})],
+                            (x, m, v) => tf.batchNorm(x, m, v));
+    });
     it('Select with full and row conditions', async () => {
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
         await checkAgainstCpu(`Select ${dtype}`, [randomInput([4, 7], 'bool', next()), randomInput([4, 7], dtype, next()),
@@ -289,6 +314,35 @@ describe('native kernels match tfjs-backend-cpu', () => {
         await checkAgainstCpu(`BatchMatMul ${sa} ${sb} ${ta} ${tb}`, [randomInput(sa, 'float32', next()), randomInput(sb, 'float32', next())],
                               (a, b) => tf.matMul(a, b, ta, tb), {kernels: ['BatchMatMul'], rtol: 1e-4, atol: 1e-6 * k});
       }
+    });
+    it('_FusedMatMul (tf.fused.matMul, tfjs-layers\' Dense): every activation, bias shapes, transposes, batches, empty; its gradient', async () => {
+      const products: [number[], number[], boolean, boolean][] = [
+        [[3, 5], [5, 7], false, false], [[5, 3], [7, 5], true, true], [[33, 65], [65, 31], false, false],
+        [[4, 17, 9], [4, 9, 13], false, false], [[4, 17, 9], [13, 9], false, true], [[0, 5], [5, 3], false, false],
+      ];
+      const activations: tf.fused.Activation[] = ['linear', 'relu', 'relu6', 'elu', 'sigmoid', 'leakyrelu', 'prelu'];
+      for (const [sa, sb, ta, tb] of products) {
+        const out = [...(sa.length > 2 ? [sa[0]] : []), ta ? sa[sa.length - 1] : sa[sa.length - 2], tb ? sb[sb.length - 2] : sb[sb.length - 1]];
+        const n = out[out.length - 1];
+        for (const biasShape of [undefined, [n], [1], out.slice(-2)]) {
+          for (const activation of activations) {
+            const inputs = [randomInput(sa, 'float32', next()), randomInput(sb, 'float32', next())];
+            if (biasShape) inputs.push(randomInput(biasShape, 'float32', next()));
+            if (activation === 'prelu') inputs.push(randomInput([n], 'float32', next(), {min: 0, max: 0.5}));
+            const what = `_FusedMatMul ${sa} ${sb} ${ta} ${tb} bias ${biasShape ?? 'none'} ${activation}`;
+            await checkAgainstCpu(what, inputs, (a, b, ...rest) => {
+              const bias = biasShape ? rest[0] : undefined;
+              const preluActivationWeights = activation === 'prelu' ? rest[rest.length - 1] : undefined;
+              return tf.fused.matMul({a, b, transposeA: ta, transposeB: tb, bias, activation, preluActivationWeights, leakyreluAlpha: 0.15});
+            }, {kernels: ['_FusedMatMul', 'BatchMatMul'], rtol: 1e-4, atol: 1e-4});
+          }
+        }
+      }
+      // Gradients: tfjs fuses a linear activation while taping, so the kernel runs under tf.grads.
+      await checkAgainstCpu('_FusedMatMul gradient', [randomInput([9, 6], 'float32', next()), randomInput([6, 5], 'float32', next()), randomInput([5], 'float32', next())],
+                            (a, b, bias) => tf.grads((x: tf.Tensor, w: tf.Tensor, c: tf.Tensor) =>
+                              tf.sum(tf.square(tf.fused.matMul({a: x as tf.Tensor2D, b: w as tf.Tensor2D, bias: c, activation: 'linear'}))))([a, b, bias]),
+                            {kernels: ['_FusedMatMul', 'BatchMatMul'], rtol: 1e-4, atol: 1e-4});
     });
     it('GatherV2 over axes, with batchDims, every dtype', async () => {
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {

@@ -1,4 +1,4 @@
-# PyTorch eager side of `npm run bench:ops`: the same two measurements on the
+# PyTorch eager side of `npm run bench:ops`: the same measurements on the
 # same GPU, printed as one JSON line.
 import json
 import statistics
@@ -23,15 +23,17 @@ def tiny_adds(device, n):
     return (time.perf_counter() - t0) / n * 1e6
 
 
-def matmul(device, reps):
+def matmul(device, reps, dense=False):
     a = torch.randn(4096, 128, device=device)
     b = torch.randn(128, 128, device=device)
+    bias = torch.randn(128, device=device)
     times = []
     for i in range(reps + 10):
         if device == "cuda":
             torch.cuda.synchronize()
         t0 = time.perf_counter()
-        c = a @ b
+        # A Dense layer's forward as PyTorch writes it: one addmm (bias fused into the GEMM), then ReLU.
+        c = torch.relu(torch.addmm(bias, a, b)) if dense else a @ b
         if device == "cuda":
             torch.cuda.synchronize()
         if i >= 10:
@@ -49,6 +51,7 @@ def main():
         "device": torch.cuda.get_device_name(0) if device == "cuda" else "cpu",
         "addUs": statistics.median(tiny_adds(device, n) for _ in range(5)),
         "matmulUs": matmul(device, 200),
+        "denseUs": matmul(device, 200, dense=True),
     }
     print(json.dumps(out))
 

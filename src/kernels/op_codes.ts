@@ -9,7 +9,7 @@ export const enum UnaryOp {
 export const enum BinaryOp {
   Add = 0, Sub, Mul, Div, Maximum, Minimum, Pow, SquaredDifference,
   Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd,
-  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan
+  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad
 }
 
 export const enum ReduceOp { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin }

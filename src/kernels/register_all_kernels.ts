@@ -23,6 +23,7 @@ import {concatConfig} from './Concat';
 import {cosConfig} from './Cos';
 import {coshConfig} from './Cosh';
 import {eluConfig} from './Elu';
+import {eluGradConfig} from './EluGrad';
 import {equalConfig} from './Equal';
 import {erfConfig} from './Erf';
 import {expConfig} from './Exp';
@@ -30,6 +31,8 @@ import {expm1Config} from './Expm1';
 import {fillConfig} from './Fill';
 import {floorConfig} from './Floor';
 import {floorDivConfig} from './FloorDiv';
+import {fusedBatchNormConfig} from './FusedBatchNorm';
+import {fusedMatMulConfig} from './FusedMatMul';
 import {gatherV2Config} from './GatherV2';
 import {greaterConfig} from './Greater';
 import {greaterEqualConfig} from './GreaterEqual';
@@ -115,6 +118,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   cosConfig,
   coshConfig,
   eluConfig,
+  eluGradConfig,
   equalConfig,
   erfConfig,
   expConfig,
@@ -122,6 +126,8 @@ export const nativeKernelConfigs: KernelConfig[] = [
   fillConfig,
   floorConfig,
   floorDivConfig,
+  fusedBatchNormConfig,
+  fusedMatMulConfig,
   gatherV2Config,
   greaterConfig,
   greaterEqualConfig,

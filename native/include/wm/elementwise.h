@@ -139,6 +139,8 @@ WM_HD inline float binaryF(int op, float a, float b) {
     case BinaryOp::Atan2: return atan2f(a, b);
     case BinaryOp::Prelu: return a < 0.f ? b * a : a;
     case BinaryOp::DivNoNan: return b == 0.f ? 0.f : a / b;
+    // a = dy, b = y (elu's output): elu'(x) = 1 where y >= 0, else y + 1.
+    case BinaryOp::EluGrad: return b >= 0.f ? a : a * (b + 1.f);
   }
   return 0.f;
 }
@@ -189,6 +191,7 @@ WM_HD inline int binaryI(int op, int a, int b) {
     case BinaryOp::Atan2: return doubleToInt32(atan2(static_cast<double>(a), static_cast<double>(b)));
     case BinaryOp::Prelu: return a < 0 ? doubleToInt32(static_cast<double>(b) * a) : a;
     case BinaryOp::DivNoNan: return b == 0 ? 0 : doubleToInt32(static_cast<double>(a) / b);
+    case BinaryOp::EluGrad: return b >= 0 ? a : doubleToInt32(static_cast<double>(a) * (static_cast<double>(b) + 1));
   }
   return 0;
 }
