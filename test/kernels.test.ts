@@ -155,6 +155,23 @@ describe('native kernels match tfjs-backend-cpu', () => {
       expect(Array.from(await z.data())).to.deep.equal(Array.from(await x.data()));
       tf.dispose([x, y, z]);
     });
+    it('ExpandDims (a view, as Reshape), SplitV and AddN, every dtype they take', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        for (const [shape, dim] of [[[3, 5], 0], [[3, 5], 2], [[3, 5], -1], [[3, 5], -3], [[], 0], [[0, 4], 1]] as [number[], number][]) {
+          await checkAgainstCpu(`ExpandDims ${dtype} ${shape} ${dim}`, [randomInput(shape, dtype, next())], (x) => tf.expandDims(x, dim), {kernels: ['ExpandDims']});
+        }
+        for (const [shape, splits, axis] of [[[6, 4], 3, 0], [[6, 4], [1, 3], 1], [[2, 7, 3], [2, -1, 4], 1], [[5, 0], [2, 3], 0], [[4, 9], [9], -1]] as
+                 [number[], number | number[], number][]) {
+          await checkAgainstCpu(`SplitV ${dtype} ${shape} ${splits} ${axis}`, [randomInput(shape, dtype, next())], (x) => tf.split(x, splits, axis), {kernels: ['SplitV']});
+        }
+      }
+      for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
+        for (const count of [1, 2, 5]) {
+          const inputs = Array.from({length: count}, () => randomInput([13, 7], dtype, next()));
+          await checkAgainstCpu(`AddN ${dtype} x${count}`, inputs, (...xs) => tf.addN(xs), {kernels: ['AddN']});
+        }
+      }
+    });
     it('Transpose', async () => {
       const cases: [number[], number[]][] = [[[3, 5], [1, 0]], [[2, 3, 4], [2, 0, 1]], [[2, 3, 4, 5], [3, 1, 0, 2]], [[0, 4], [1, 0]], [[1, 7, 1], [2, 1, 0]]];
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {

@@ -6,6 +6,7 @@ import {absConfig} from './Abs';
 import {acosConfig} from './Acos';
 import {acoshConfig} from './Acosh';
 import {addConfig} from './Add';
+import {addNConfig} from './AddN';
 import {allConfig} from './All';
 import {anyConfig} from './Any';
 import {argMaxConfig} from './ArgMax';
@@ -28,6 +29,7 @@ import {equalConfig} from './Equal';
 import {erfConfig} from './Erf';
 import {expConfig} from './Exp';
 import {expm1Config} from './Expm1';
+import {expandDimsConfig} from './ExpandDims';
 import {fillConfig} from './Fill';
 import {floorConfig} from './Floor';
 import {floorDivConfig} from './FloorDiv';
@@ -81,6 +83,7 @@ import {padV2Config} from './PadV2';
 import {sliceConfig} from './Slice';
 import {softmaxConfig} from './Softmax';
 import {softplusConfig} from './Softplus';
+import {splitVConfig} from './SplitV';
 import {sqrtConfig} from './Sqrt';
 import {squareConfig} from './Square';
 import {squaredDifferenceConfig} from './SquaredDifference';
@@ -101,6 +104,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   acosConfig,
   acoshConfig,
   addConfig,
+  addNConfig,
   allConfig,
   anyConfig,
   argMaxConfig,
@@ -123,6 +127,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   erfConfig,
   expConfig,
   expm1Config,
+  expandDimsConfig,
   fillConfig,
   floorConfig,
   floorDivConfig,
@@ -176,6 +181,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   sliceConfig,
   softmaxConfig,
   softplusConfig,
+  splitVConfig,
   sqrtConfig,
   squareConfig,
   squaredDifferenceConfig,
