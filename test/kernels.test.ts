@@ -172,6 +172,22 @@ describe('native kernels match tfjs-backend-cpu', () => {
         }
       }
     });
+    it('StridedSlice: strides of either sign, masks (begin, end, ellipsis, new axis, shrink), empty results, every dtype', async () => {
+      const cases: [number[], number[], number[], number[], number, number, number, number, number][] = [
+        // shape, begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask
+        [[10], [1], [9], [2], 0, 0, 0, 0, 0], [[10], [8], [1], [-3], 0, 0, 0, 0, 0], [[10], [0], [0], [-1], 1, 1, 0, 0, 0],
+        [[5, 6], [1, 0], [4, 6], [1, 2], 0, 0, 0, 0, 0], [[5, 6], [0, 5], [5, 0], [2, -2], 1, 0, 0, 0, 0],
+        [[4, 5, 6], [1, 2], [3, 5], [1, 1], 0, 0, 1, 0, 0], [[4, 5, 6], [0, 2, 0], [4, 3, 6], [1, 1, 1], 0, 0, 0, 0, 2],
+        [[4, 5], [0, 0, 1], [4, 0, 5], [1, 1, 2], 0, 0, 0, 2, 0], [[10], [2], [5], [-1], 0, 0, 0, 0, 0], [[0, 3], [0, 0], [0, 3], [1, 2], 0, 0, 0, 0, 0],
+        [[3, 4], [0, 0], [3, 4], [1, 1], 0, 0, 0, 0, 0], [[6, 4], [1, 0], [6, 4], [1, 1], 0, 0, 0, 0, 0],
+      ];
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        for (const [shape, b, e, s, bm, em, elm, nam, sam] of cases) {
+          await checkAgainstCpu(`StridedSlice ${dtype} ${shape} ${b}:${e}:${s} masks ${[bm, em, elm, nam, sam]}`, [randomInput(shape, dtype, next())],
+                                (x) => tf.stridedSlice(x, b, e, s, bm, em, elm, nam, sam), {kernels: ['StridedSlice']});
+        }
+      }
+    });
     it('Transpose', async () => {
       const cases: [number[], number[]][] = [[[3, 5], [1, 0]], [[2, 3, 4], [2, 0, 1]], [[2, 3, 4, 5], [3, 1, 0, 2]], [[0, 4], [1, 0]], [[1, 7, 1], [2, 1, 0]]];
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {

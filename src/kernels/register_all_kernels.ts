@@ -88,6 +88,7 @@ import {sqrtConfig} from './Sqrt';
 import {squareConfig} from './Square';
 import {squaredDifferenceConfig} from './SquaredDifference';
 import {stepConfig} from './Step';
+import {stridedSliceConfig} from './StridedSlice';
 import {subConfig} from './Sub';
 import {sumConfig} from './Sum';
 import {tanConfig} from './Tan';
@@ -186,6 +187,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   squareConfig,
   squaredDifferenceConfig,
   stepConfig,
+  stridedSliceConfig,
   subConfig,
   sumConfig,
   tanConfig,
