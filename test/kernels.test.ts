@@ -188,6 +188,14 @@ describe('native kernels match tfjs-backend-cpu', () => {
         }
       }
     });
+    it('Reverse over any set of axes, every dtype', async () => {
+      const cases: [number[], number[]][] = [[[7], [0]], [[3, 5], [1]], [[3, 5], [0, 1]], [[2, 3, 4], [0, 2]], [[2, 3, 4], [-1]], [[0, 4], [0]], [[4, 1], [1]], [[2, 2], []]];
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        for (const [shape, axes] of cases) {
+          await checkAgainstCpu(`Reverse ${dtype} ${shape} ${axes}`, [randomInput(shape, dtype, next())], (x) => tf.reverse(x, axes), {kernels: ['Reverse']});
+        }
+      }
+    });
     it('Transpose', async () => {
       const cases: [number[], number[]][] = [[[3, 5], [1, 0]], [[2, 3, 4], [2, 0, 1]], [[2, 3, 4, 5], [3, 1, 0, 2]], [[0, 4], [1, 0]], [[1, 7, 1], [2, 1, 0]]];
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {

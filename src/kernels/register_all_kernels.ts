@@ -70,6 +70,7 @@ import {reciprocalConfig} from './Reciprocal';
 import {reluConfig} from './Relu';
 import {relu6Config} from './Relu6';
 import {reshapeConfig} from './Reshape';
+import {reverseConfig} from './Reverse';
 import {roundConfig} from './Round';
 import {rsqrtConfig} from './Rsqrt';
 import {scatterNdConfig} from './ScatterNd';
@@ -169,6 +170,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   reluConfig,
   relu6Config,
   reshapeConfig,
+  reverseConfig,
   roundConfig,
   rsqrtConfig,
   scatterNdConfig,
