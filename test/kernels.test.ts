@@ -327,6 +327,33 @@ describe('native kernels match tfjs-backend-cpu', () => {
     });
   });
 
+  describe('running sums and products', () => {
+    it('Cumsum and Cumprod along every axis, exclusive and reversed, float32 and int32 (wrapping), odd and empty sizes', async () => {
+      const cases: [number[], number][] = [[[7], 0], [[4, 9], 0], [[4, 9], 1], [[5, 1], 1], [[2, 3, 5], 1], [[2, 3, 5], 2], [[3, 0, 2], 1], [[1], 0]];
+      for (const [kernel, f] of [['Cumsum', tf.cumsum], ['Cumprod', tf.cumprod]] as const) {
+        for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
+          for (const [shape, axis] of cases) {
+            for (const [exclusive, reverse] of [[false, false], [true, false], [false, true], [true, true]]) {
+              // Products of float32 stay in range over a few terms near 1; int32 products wrap on purpose.
+              const range = kernel === 'Cumprod' && dtype === 'float32' ? {min: 0.5, max: 1.5} : dtype === 'int32' ? {min: -50000, max: 50000} : {};
+              await checkAgainstCpu(`${kernel} ${dtype} ${shape} axis ${axis} exclusive ${exclusive} reverse ${reverse}`, [randomInput(shape, dtype, next(), range)],
+                                    (x) => f(x, axis, exclusive, reverse), {kernels: [kernel]});
+            }
+          }
+        }
+      }
+    });
+    it('Cumsum over a long row (a scan, on the GPU by CUB): within float32 rounding of tfjs-backend-cpu, int32 exactly', async () => {
+      for (const [dtype, n] of [['float32', 100003], ['int32', 100003], ['float32', 5000]] as [tf.DataType, number][]) {
+        for (const [exclusive, reverse] of [[false, false], [true, true]]) {
+          // Terms of one sign keep the partial sums away from cancellation, so a relative bound holds.
+          await checkAgainstCpu(`Cumsum long ${dtype} ${n} ${exclusive} ${reverse}`, [randomInput([2, n], dtype, next(), {min: 0, max: dtype === 'int32' ? 30000 : 1})],
+                                (x) => tf.cumsum(x, 1, exclusive, reverse), {kernels: ['Cumsum'], rtol: 1e-4, atol: 1e-3});
+        }
+      }
+    });
+  });
+
   describe('matrix products and indexing', () => {
     it('BatchMatMul with transposes, batches, broadcast batch and odd sizes', async () => {
       const cases: [number[], number[], boolean, boolean][] = [

@@ -567,6 +567,26 @@ WM_FN(HostReduce) {
   });
 }
 
+// cumulative(product, dtype, x, y, outer, n, inner, exclusive, reverse)
+WM_FN(Cumulative) {
+  return guard(info, [&] {
+    wm::cumulative(info[0].ToBoolean().Value(), dtypeArg(info, 1, "dtype"), ptrArg(info, 2, "x"), ptrArg(info, 3, "y"), intArg(info, 4, "outer"),
+                   intArg(info, 5, "n"), intArg(info, 6, "inner"), info[7].ToBoolean().Value(), info[8].ToBoolean().Value());
+    return info.Env().Undefined();
+  });
+}
+WM_FN(HostCumulative) {
+  return guard(info, [&] {
+    const int64_t outer = intArg(info, 4, "outer"), n = intArg(info, 5, "n"), inner = intArg(info, 6, "inner");
+    auto x = typedArg(info, 2, "x"), y = typedArg(info, 3, "y");
+    if (x.ByteLength() < static_cast<size_t>(outer * n * inner * 4) || y.ByteLength() < static_cast<size_t>(outer * n * inner * 4))
+      throw Napi::RangeError::New(info.Env(), "hostCumulative: x and y must hold outer * n * inner elements");
+    wm::host::cumulative(info[0].ToBoolean().Value(), dtypeArg(info, 1, "dtype"), typedData(x), typedData(y), outer, n, inner,
+                         info[7].ToBoolean().Value(), info[8].ToBoolean().Value());
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(HostSoftmax) {
   return guard(info, [&] {
     wm::host::softmax(static_cast<const float*>(typedData(typedArg(info, 0, "x"))),
@@ -701,11 +721,11 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"sampleWithReplacement", SampleWithReplacement},
       {"sampleWithoutReplacement", SampleWithoutReplacement}, {"hostSampleWithReplacement", HostSampleWithReplacement},
       {"hostSampleWithoutReplacement", HostSampleWithoutReplacement}, {"sumSlices", SumSlices}, {"hostThreads", HostThreads}, {"select", Select}, {"fill", Fill},
-      {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax},
+      {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax}, {"cumulative", Cumulative},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot}, {"dropout", Dropout}, {"hostDropout", HostDropout},
       {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
-      {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax},
+      {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax}, {"hostCumulative", HostCumulative},
       {"hostBatchMatMul", HostBatchMatMul}, {"softmaxCrossEntropy", SoftmaxCrossEntropy},
       {"biasActivation", BiasActivation}, {"biasActivationGrad", BiasActivationGrad},
       {"softmaxCrossEntropyGrad", SoftmaxCrossEntropyGrad}, {"hostSoftmaxCrossEntropy", HostSoftmaxCrossEntropy},

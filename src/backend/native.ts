@@ -210,6 +210,8 @@ export interface NativeAddon {
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, y: number, outer: number,
          inner: number): void;
   softmax(x: number, y: number, outer: number, inner: number, log: boolean): void;
+  /** Running sums (products) along the middle axis of [outer, n, inner] (wm/ops.h). */
+  cumulative(product: boolean, dt: NativeDType, x: number, y: number, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
   /** C = op(A) op(B) + beta C (beta default 0). */
   batchMatMul(a: number, b: number, c: number, batch: number, m: number, n: number, k: number,
               transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number, beta?: number): void;
@@ -237,6 +239,8 @@ export interface NativeAddon {
   hostReduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: ArrayBufferView, y: ArrayBufferView, outer: number,
              reduceSize: number, inner: number): void;
   hostSoftmax(x: Float32Array, y: Float32Array, outer: number, inner: number, log: boolean): void;
+  hostCumulative(product: boolean, dt: NativeDType, x: ArrayBufferView, y: ArrayBufferView, outer: number, n: number, inner: number,
+                 exclusive: boolean, reverse: boolean): void;
   /** Softmax cross-entropy (wm/ops.h): rowLoss and total are optional (0 / null). */
   softmaxCrossEntropy(logits: number, labels: number, classIds: boolean, rows: number, classes: number, scale: number, rowLoss: number,
                       total: number): void;

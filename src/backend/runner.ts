@@ -23,6 +23,7 @@ export interface KernelRunner {
   /** Reduces the last axis of [outer, inner]. */
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number): void;
   softmax(x: Buf, y: Buf, outer: number, inner: number): void;
+  cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, transA: boolean,
               transB: boolean, aBatchStride: number, bBatchStride: number): void;
   /**
@@ -81,6 +82,9 @@ class DeviceRunner implements KernelRunner {
   softmax(x: Buf, y: Buf, outer: number, inner: number) {
     this.b.native.softmax(num(x), num(y), outer, inner, false);
   }
+  cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean) {
+    this.b.native.cumulative(product, dt, num(x), num(y), outer, n, inner, exclusive, reverse);
+  }
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
     this.b.native.batchMatMul(num(a), num(b), num(c), batch, m, n, k, ta, tb, sa, sb);
   }
@@ -128,6 +132,9 @@ class HostRunner implements KernelRunner {
   }
   softmax(x: Buf, y: Buf, outer: number, inner: number) {
     this.b.native.hostSoftmax(x as Float32Array, y as Float32Array, outer, inner, false);
+  }
+  cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean) {
+    this.b.native.hostCumulative(product, dt, arr(x), arr(y), outer, n, inner, exclusive, reverse);
   }
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
     this.b.native.hostBatchMatMul(a as Float32Array, b as Float32Array, c as Float32Array, batch, m, n, k, ta, tb, sa, sb);

@@ -23,6 +23,8 @@ import {clipByValueConfig} from './ClipByValue';
 import {concatConfig} from './Concat';
 import {cosConfig} from './Cos';
 import {coshConfig} from './Cosh';
+import {cumprodConfig} from './Cumprod';
+import {cumsumConfig} from './Cumsum';
 import {eluConfig} from './Elu';
 import {eluGradConfig} from './EluGrad';
 import {equalConfig} from './Equal';
@@ -123,6 +125,8 @@ export const nativeKernelConfigs: KernelConfig[] = [
   concatConfig,
   cosConfig,
   coshConfig,
+  cumprodConfig,
+  cumsumConfig,
   eluConfig,
   eluGradConfig,
   equalConfig,

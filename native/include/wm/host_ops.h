@@ -33,6 +33,10 @@ void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t ou
 
 void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log);
 
+// The host version of wm::cumulative.
+void cumulative(bool product, DType dt, const void* x, void* y, int64_t outer, int64_t n, int64_t inner, bool exclusive,
+                bool reverse);
+
 // The host versions of wm::softmaxCrossEntropy / softmaxCrossEntropyGrad
 // (labels: float32 [rows, classes], or int32 [rows] with classIds).
 void softmaxCrossEntropy(const float* logits, const void* labels, bool classIds, int64_t rows, int64_t classes, float scale,

@@ -64,6 +64,12 @@ void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y,
 // Row-wise softmax (or log-softmax) of an [outer, inner] float32 view.
 void softmax(uint64_t x, uint64_t y, int64_t outer, int64_t inner, bool log);
 
+// Running sums (or products) along the middle axis of an [outer, n, inner]
+// view, float32 or int32 (which wraps), as tfjs' cumsum / cumprod: exclusive
+// leaves each element out of its own result, reverse runs from the end.
+void cumulative(bool product, DType dt, uint64_t x, uint64_t y, int64_t outer, int64_t n, int64_t inner, bool exclusive,
+                bool reverse);
+
 // Softmax cross-entropy of [rows, classes] logits against labels: float32
 // [rows, classes] (one-hot or any distribution) or, with classIds, int32
 // [rows] class ids (each in [0, classes): the caller checks). Row i's loss is
