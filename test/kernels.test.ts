@@ -412,6 +412,23 @@ describe('native kernels match tfjs-backend-cpu', () => {
                               tf.sum(tf.square(tf.fused.matMul({a: x as tf.Tensor2D, b: w as tf.Tensor2D, bias: c, activation: 'linear'}))))([a, b, bias]),
                             {kernels: ['_FusedMatMul', 'BatchMatMul'], rtol: 1e-4, atol: 1e-4});
     });
+    it('GatherNd: rows of 1-3 indices into params of any rank, every dtype, empty; a row outside params named', async () => {
+      const cases: [number[], number[]][] = [[[6, 4], [5, 1]], [[6, 4], [3, 2]], [[5, 4, 3], [2, 7, 2]], [[3, 4, 5], [4, 3]], [[7], [0, 1]], [[2, 3], [1, 2]]];
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        for (const [ps, is] of cases) {
+          const k = is[is.length - 1];
+          const idx = randomInput(is, 'int32', next(), {min: 0, max: 1});
+          // Each component within its own axis of params.
+          idx.values.forEach((_, i) => (idx.values[i] = Math.floor(((i * 7919 + 13) % 1000) / 1000 * ps[i % k])));
+          await checkAgainstCpu(`GatherNd ${dtype} ${ps} ${is}`, [randomInput(ps, dtype, next()), idx], (p, i) => tf.gatherND(p, i), {kernels: ['GatherNd']});
+        }
+      }
+      await tf.setBackend(wm.BACKEND_NAME);
+      const p = tf.tensor2d([[1, 2], [3, 4]]);
+      expect(() => tf.gatherND(p, tf.tensor2d([[1, 1], [2, 0]], [2, 2], 'int32'))).to.throw(/GatherNd: indices do not index into params of shape \[2,2\]/);
+      expect(Array.from(tf.gatherND(p, tf.tensor2d([[1, 0]], [1, 2], 'int32')).dataSync())).to.deep.equal([3]);
+      p.dispose();
+    });
     it('GatherV2 over axes, with batchDims, every dtype', async () => {
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
         await checkAgainstCpu(`Gather rows ${dtype}`, [randomInput([50, 7], dtype, next()), randomInput([33], 'int32', next(), {min: 0, max: 49})],

@@ -37,6 +37,7 @@ import {floorConfig} from './Floor';
 import {floorDivConfig} from './FloorDiv';
 import {fusedBatchNormConfig} from './FusedBatchNorm';
 import {fusedMatMulConfig} from './FusedMatMul';
+import {gatherNdConfig} from './GatherNd';
 import {gatherV2Config} from './GatherV2';
 import {greaterConfig} from './Greater';
 import {greaterEqualConfig} from './GreaterEqual';
@@ -139,6 +140,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   floorDivConfig,
   fusedBatchNormConfig,
   fusedMatMulConfig,
+  gatherNdConfig,
   gatherV2Config,
   greaterConfig,
   greaterEqualConfig,
