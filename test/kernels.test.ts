@@ -354,6 +354,27 @@ describe('native kernels match tfjs-backend-cpu', () => {
     });
   });
 
+  describe('top k', () => {
+    it('TopK: values largest first and their positions, ties by position, few and many rows, long rows, float32 and int32, k = 0', async () => {
+      const cases: [number[], number][] = [[[7], 3], [[4, 9], 9], [[3, 100], 5], [[2, 0], 0], [[5, 6], 0], [[33, 500], 10], [[2, 20000], 7], [[2, 3, 40], 4]];
+      for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
+        for (const [shape, k] of cases) {
+          // Few distinct values: many ties, broken by position.
+          for (const range of [{min: -1000, max: 1000}, {min: 0, max: 3}]) {
+            const x = randomInput(shape, dtype, next(), range);
+            if (dtype === 'float32' && range.max === 3) x.values.forEach((v, i) => (x.values[i] = Math.round(v)));
+            await checkAgainstCpu(`TopK ${dtype} ${shape} k ${k} range ${range.max}`, [x], (t) => {
+              const {values, indices} = tf.topk(t, k);
+              return [values, indices];
+            }, {kernels: ['TopK']});
+          }
+        }
+      }
+      // sorted: false may order the same set differently: compared sorted.
+      await checkAgainstCpu('TopK unsorted', [randomInput([6, 50], 'float32', next())], (t) => tf.topk(tf.topk(t, 8, false).values, 8).values, {kernels: ['TopK']});
+    });
+  });
+
   describe('matrix products and indexing', () => {
     it('BatchMatMul with transposes, batches, broadcast batch and odd sizes', async () => {
       const cases: [number[], number[], boolean, boolean][] = [

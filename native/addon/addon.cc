@@ -587,6 +587,27 @@ WM_FN(HostCumulative) {
   });
 }
 
+// topK(dtype, x, values, indices, rows, n, k)
+WM_FN(TopK) {
+  return guard(info, [&] {
+    wm::topK(dtypeArg(info, 0, "dtype"), ptrArg(info, 1, "x"), ptrArg(info, 2, "values"), ptrArg(info, 3, "indices"), intArg(info, 4, "rows"),
+             intArg(info, 5, "n"), intArg(info, 6, "k"));
+    return info.Env().Undefined();
+  });
+}
+WM_FN(HostTopK) {
+  return guard(info, [&] {
+    const int64_t rows = intArg(info, 4, "rows"), n = intArg(info, 5, "n"), k = intArg(info, 6, "k");
+    auto x = typedArg(info, 1, "x"), values = typedArg(info, 2, "values");
+    auto indices = info[3].As<Napi::Int32Array>();
+    if (x.ByteLength() < static_cast<size_t>(rows * n * 4) || values.ByteLength() < static_cast<size_t>(rows * k * 4) ||
+        indices.ElementLength() < static_cast<size_t>(rows * k))
+      throw Napi::RangeError::New(info.Env(), "hostTopK: x must hold rows * n entries, values and indices rows * k");
+    wm::host::topK(dtypeArg(info, 0, "dtype"), typedData(x), typedData(values), indices.Data(), rows, n, k);
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(HostSoftmax) {
   return guard(info, [&] {
     wm::host::softmax(static_cast<const float*>(typedData(typedArg(info, 0, "x"))),
@@ -721,11 +742,11 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"sampleWithReplacement", SampleWithReplacement},
       {"sampleWithoutReplacement", SampleWithoutReplacement}, {"hostSampleWithReplacement", HostSampleWithReplacement},
       {"hostSampleWithoutReplacement", HostSampleWithoutReplacement}, {"sumSlices", SumSlices}, {"hostThreads", HostThreads}, {"select", Select}, {"fill", Fill},
-      {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax}, {"cumulative", Cumulative},
+      {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax}, {"cumulative", Cumulative}, {"topK", TopK},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot}, {"dropout", Dropout}, {"hostDropout", HostDropout},
       {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
-      {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax}, {"hostCumulative", HostCumulative},
+      {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax}, {"hostCumulative", HostCumulative}, {"hostTopK", HostTopK},
       {"hostBatchMatMul", HostBatchMatMul}, {"softmaxCrossEntropy", SoftmaxCrossEntropy},
       {"biasActivation", BiasActivation}, {"biasActivationGrad", BiasActivationGrad},
       {"softmaxCrossEntropyGrad", SoftmaxCrossEntropyGrad}, {"hostSoftmaxCrossEntropy", HostSoftmaxCrossEntropy},

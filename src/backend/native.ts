@@ -211,6 +211,8 @@ export interface NativeAddon {
          inner: number): void;
   softmax(x: number, y: number, outer: number, inner: number, log: boolean): void;
   /** Running sums (products) along the middle axis of [outer, n, inner] (wm/ops.h). */
+  /** The k largest entries of each row of [rows, n], largest first, ties by position (wm/ops.h). */
+  topK(dt: NativeDType, x: number, values: number, indices: number, rows: number, n: number, k: number): void;
   cumulative(product: boolean, dt: NativeDType, x: number, y: number, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
   /** C = op(A) op(B) + beta C (beta default 0). */
   batchMatMul(a: number, b: number, c: number, batch: number, m: number, n: number, k: number,
@@ -239,6 +241,7 @@ export interface NativeAddon {
   hostReduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: ArrayBufferView, y: ArrayBufferView, outer: number,
              reduceSize: number, inner: number): void;
   hostSoftmax(x: Float32Array, y: Float32Array, outer: number, inner: number, log: boolean): void;
+  hostTopK(dt: NativeDType, x: ArrayBufferView, values: ArrayBufferView, indices: Int32Array, rows: number, n: number, k: number): void;
   hostCumulative(product: boolean, dt: NativeDType, x: ArrayBufferView, y: ArrayBufferView, outer: number, n: number, inner: number,
                  exclusive: boolean, reverse: boolean): void;
   /** Softmax cross-entropy (wm/ops.h): rowLoss and total are optional (0 / null). */

@@ -24,6 +24,7 @@ export interface KernelRunner {
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number): void;
   softmax(x: Buf, y: Buf, outer: number, inner: number): void;
   cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
+  topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, transA: boolean,
               transB: boolean, aBatchStride: number, bBatchStride: number): void;
   /**
@@ -85,6 +86,9 @@ class DeviceRunner implements KernelRunner {
   cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean) {
     this.b.native.cumulative(product, dt, num(x), num(y), outer, n, inner, exclusive, reverse);
   }
+  topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number) {
+    this.b.native.topK(dt, num(x), num(values), num(indices), rows, n, k);
+  }
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
     this.b.native.batchMatMul(num(a), num(b), num(c), batch, m, n, k, ta, tb, sa, sb);
   }
@@ -135,6 +139,9 @@ class HostRunner implements KernelRunner {
   }
   cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean) {
     this.b.native.hostCumulative(product, dt, arr(x), arr(y), outer, n, inner, exclusive, reverse);
+  }
+  topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number) {
+    this.b.native.hostTopK(dt, arr(x), arr(values), indices as Int32Array, rows, n, k);
   }
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
     this.b.native.hostBatchMatMul(a as Float32Array, b as Float32Array, c as Float32Array, batch, m, n, k, ta, tb, sa, sb);

@@ -98,6 +98,7 @@ import {sumConfig} from './Sum';
 import {tanConfig} from './Tan';
 import {tanhConfig} from './Tanh';
 import {tileConfig} from './Tile';
+import {topKConfig} from './TopK';
 import {transposeConfig} from './Transpose';
 import {unpackConfig} from './Unpack';
 import {uniqueConfig} from './Unique';
@@ -201,6 +202,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   tanConfig,
   tanhConfig,
   tileConfig,
+  topKConfig,
   transposeConfig,
   unpackConfig,
   uniqueConfig, unsortedSegmentSumConfig,

@@ -33,6 +33,9 @@ void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t ou
 
 void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log);
 
+// The host version of wm::topK.
+void topK(DType dt, const void* x, void* values, int32_t* indices, int64_t rows, int64_t n, int64_t k);
+
 // The host version of wm::cumulative.
 void cumulative(bool product, DType dt, const void* x, void* y, int64_t outer, int64_t n, int64_t inner, bool exclusive,
                 bool reverse);

@@ -70,6 +70,11 @@ void softmax(uint64_t x, uint64_t y, int64_t outer, int64_t inner, bool log);
 void cumulative(bool product, DType dt, uint64_t x, uint64_t y, int64_t outer, int64_t n, int64_t inner, bool exclusive,
                 bool reverse);
 
+// The k largest entries of each row of a [rows, n] float32 or int32 view,
+// largest first, equal values in order of position (tfjs' TopK): values
+// [rows, k] and their int32 positions in the row.
+void topK(DType dt, uint64_t x, uint64_t values, uint64_t indices, int64_t rows, int64_t n, int64_t k);
+
 // Softmax cross-entropy of [rows, classes] logits against labels: float32
 // [rows, classes] (one-hot or any distribution) or, with classIds, int32
 // [rows] class ids (each in [0, classes): the caller checks). Row i's loss is

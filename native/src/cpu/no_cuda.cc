@@ -65,6 +65,7 @@ void stridedCopy(int, uint64_t, int64_t, const std::vector<int64_t>&, const std:
 void reduce(ReduceOp, DType, DType, uint64_t, uint64_t, int64_t, int64_t) { noCuda("reduce"); }
 void softmax(uint64_t, uint64_t, int64_t, int64_t, bool) { noCuda("softmax"); }
 void cumulative(bool, DType, uint64_t, uint64_t, int64_t, int64_t, int64_t, bool, bool) { noCuda("cumulative"); }
+void topK(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t) { noCuda("topK"); }
 void batchMatMul(uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t, int64_t, bool, bool,
                  int64_t, int64_t, float) { noCuda("batchMatMul"); }
 void biasActivation(uint64_t, uint64_t, int64_t, int64_t, bool) { noCuda("biasActivation"); }
