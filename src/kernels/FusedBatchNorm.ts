@@ -7,12 +7,10 @@ import {FusedBatchNorm, FusedBatchNormAttrs, KernelConfig, KernelFunc, TensorInf
 
 import {runOnCpu} from '../backend/fallback';
 import {addConfig} from './Add';
-import {backendOf, KernelArgs} from './kernel_utils';
+import {backendOf, callKernel, KernelArgs} from './kernel_utils';
 import {multiplyConfig} from './Multiply';
 import {rsqrtConfig} from './Rsqrt';
 import {subConfig} from './Sub';
-
-const run = (config: KernelConfig, args: KernelArgs): TensorInfo => config.kernelFunc(args) as TensorInfo;
 
 function cyclesAsBroadcast(p: TensorInfo, x: TensorInfo): boolean {
   if (util.sizeFromShape(p.shape) === 1) return true;
@@ -33,12 +31,12 @@ export const fusedBatchNormConfig: KernelConfig = {
     const keep = (t: TensorInfo) => (temps.push(t), t);
     try {
       const eps = keep(backend.makeTensorInfo([], 'float32', Float32Array.of(varianceEpsilon)));
-      const inv = keep(run(rsqrtConfig, {inputs: {x: keep(run(addConfig, {inputs: {a: variance, b: eps}, backend, attrs: {}}))}, backend, attrs: {}}));
-      const factor = scale ? keep(run(multiplyConfig, {inputs: {a: inv, b: scale}, backend, attrs: {}})) : inv;
-      const scaled = run(multiplyConfig, {inputs: {a: keep(run(subConfig, {inputs: {a: x, b: mean}, backend, attrs: {}})), b: factor}, backend, attrs: {}});
+      const inv = keep(callKernel(rsqrtConfig, {inputs: {x: keep(callKernel(addConfig, {inputs: {a: variance, b: eps}, backend, attrs: {}}))}, backend, attrs: {}}));
+      const factor = scale ? keep(callKernel(multiplyConfig, {inputs: {a: inv, b: scale}, backend, attrs: {}})) : inv;
+      const scaled = callKernel(multiplyConfig, {inputs: {a: keep(callKernel(subConfig, {inputs: {a: x, b: mean}, backend, attrs: {}})), b: factor}, backend, attrs: {}});
       if (!offset) return scaled;
       keep(scaled);
-      return run(addConfig, {inputs: {a: scaled, b: offset}, backend, attrs: {}});
+      return callKernel(addConfig, {inputs: {a: scaled, b: offset}, backend, attrs: {}});
     } finally {
       temps.forEach((t) => backend.disposeIntermediateTensorInfo(t));
     }

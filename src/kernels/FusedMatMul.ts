@@ -9,14 +9,12 @@ import {runOnCpu} from '../backend/fallback';
 import {addConfig} from './Add';
 import {batchMatMulConfig} from './BatchMatMul';
 import {eluConfig} from './Elu';
-import {backendOf, KernelArgs} from './kernel_utils';
+import {backendOf, callKernel, KernelArgs} from './kernel_utils';
 import {leakyReluConfig} from './LeakyRelu';
 import {preluConfig} from './Prelu';
 import {reluConfig} from './Relu';
 import {relu6Config} from './Relu6';
 import {sigmoidConfig} from './Sigmoid';
-
-const run = (config: KernelConfig, args: KernelArgs): TensorInfo => config.kernelFunc(args) as TensorInfo;
 
 export const fusedMatMulConfig: KernelConfig = {
   kernelName: _FusedMatMul,
@@ -26,7 +24,7 @@ export const fusedMatMulConfig: KernelConfig = {
     const {a, b, bias, preluActivationWeights} = args.inputs as _FusedMatMulInputs;
     const {transposeA, transposeB, activation, leakyreluAlpha} = args.attrs as unknown as _FusedMatMulAttrs;
     if ([a, b, bias, preluActivationWeights].some((t) => t !== undefined && t.dtype !== 'float32')) return runOnCpu(_FusedMatMul, args);
-    let out = run(batchMatMulConfig, {inputs: {a, b}, backend, attrs: {transposeA, transposeB}});
+    let out = callKernel(batchMatMulConfig, {inputs: {a, b}, backend, attrs: {transposeA, transposeB}});
     const n = out.shape[out.shape.length - 1];
     const size = util.sizeFromShape(out.shape);
     if (bias && backend.gpu && (activation === 'linear' || activation === 'relu') && bias.shape.length === 1 && bias.shape[0] === n &&
@@ -41,15 +39,15 @@ export const fusedMatMulConfig: KernelConfig = {
       backend.disposeIntermediateTensorInfo(out);
       out = next;
     };
-    if (bias) then(run(addConfig, {inputs: {a: out, b: bias}, backend, attrs: {}}));
+    if (bias) then(callKernel(addConfig, {inputs: {a: out, b: bias}, backend, attrs: {}}));
     switch (activation) {
       case 'linear': break;
-      case 'relu': then(run(reluConfig, {inputs: {x: out}, backend, attrs: {}})); break;
-      case 'relu6': then(run(relu6Config, {inputs: {x: out}, backend, attrs: {}})); break;
-      case 'elu': then(run(eluConfig, {inputs: {x: out}, backend, attrs: {}})); break;
-      case 'sigmoid': then(run(sigmoidConfig, {inputs: {x: out}, backend, attrs: {}})); break;
-      case 'leakyrelu': then(run(leakyReluConfig, {inputs: {x: out}, backend, attrs: {alpha: leakyreluAlpha ?? 0.2}})); break;
-      case 'prelu': then(run(preluConfig, {inputs: {x: out, alpha: preluActivationWeights!}, backend, attrs: {}})); break;
+      case 'relu': then(callKernel(reluConfig, {inputs: {x: out}, backend, attrs: {}})); break;
+      case 'relu6': then(callKernel(relu6Config, {inputs: {x: out}, backend, attrs: {}})); break;
+      case 'elu': then(callKernel(eluConfig, {inputs: {x: out}, backend, attrs: {}})); break;
+      case 'sigmoid': then(callKernel(sigmoidConfig, {inputs: {x: out}, backend, attrs: {}})); break;
+      case 'leakyrelu': then(callKernel(leakyReluConfig, {inputs: {x: out}, backend, attrs: {alpha: leakyreluAlpha ?? 0.2}})); break;
+      case 'prelu': then(callKernel(preluConfig, {inputs: {x: out, alpha: preluActivationWeights!}, backend, attrs: {}})); break;
       default: throw new Error(`fused matMul: activation must be linear, relu, relu6, elu, sigmoid, leakyrelu or prelu, got '${activation}'`);
     }
     return out;

@@ -2,7 +2,7 @@ import {backend_util, GatherNd, KernelConfig, Tensor, TensorInfo} from '@tensorf
 
 import {runOnCpu} from '../backend/fallback';
 import {gatherV2Config} from './GatherV2';
-import {backendOf, nativeRunner, reshapeView} from './kernel_utils';
+import {backendOf, callKernel, nativeRunner, reshapeView} from './kernel_utils';
 import {multiplyConfig} from './Multiply';
 import {sumConfig} from './Sum';
 
@@ -24,12 +24,12 @@ export const gatherNdConfig: KernelConfig = {
     const keep = (t: TensorInfo) => (temps.push(t), t);
     try {
       const weights = keep(backend.makeTensorInfo([k], 'int32', Int32Array.from(strides)));
-      const scaled = keep(multiplyConfig.kernelFunc({inputs: {a: keep(reshapeView(backend, indices, [numSlices, k])), b: weights}, backend, attrs: {}}) as TensorInfo);
-      const flat = keep(sumConfig.kernelFunc({inputs: {x: scaled}, backend, attrs: {axis: [1], keepDims: false}}) as TensorInfo);
+      const scaled = keep(callKernel(multiplyConfig, {inputs: {a: keep(reshapeView(backend, indices, [numSlices, k])), b: weights}, backend, attrs: {}}));
+      const flat = keep(callKernel(sumConfig, {inputs: {x: scaled}, backend, attrs: {axis: [1], keepDims: false}}));
       const table = keep(reshapeView(backend, params, [rows, sliceSize]));
       let gathered: TensorInfo;
       try {
-        gathered = keep(gatherV2Config.kernelFunc({inputs: {x: table, indices: flat}, backend, attrs: {axis: 0, batchDims: 0}}) as TensorInfo);
+        gathered = keep(callKernel(gatherV2Config, {inputs: {x: table, indices: flat}, backend, attrs: {axis: 0, batchDims: 0}}));
       } catch (e) {
         throw new Error(`GatherNd: indices do not index into params of shape [${params.shape}]: a row of ${k} indices flattens to ` +
                         `${(e as Error).message.replace(/^GatherV2: the index value /, '')}`);

@@ -1,6 +1,6 @@
 import {backend_util, KernelConfig, SplitV, SplitVAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {backendOf} from './kernel_utils';
+import {backendOf, callKernel} from './kernel_utils';
 import {sliceConfig} from './Slice';
 
 // tf.split: one native slice per part.
@@ -19,7 +19,7 @@ export const splitVConfig: KernelConfig = {
       for (const s of sizes) {
         const size = x.shape.slice();
         size[$axis] = s;
-        parts.push(sliceConfig.kernelFunc({inputs: {x}, backend, attrs: {begin: begin.slice(), size}}) as TensorInfo);
+        parts.push(callKernel(sliceConfig, {inputs: {x}, backend, attrs: {begin: begin.slice(), size}}));
         begin[$axis] += s;
       }
     } catch (e) {

@@ -1,6 +1,6 @@
 // Helpers every native kernel uses: which backend, whether the GPU path
 // applies, strides, and the device transpose that reductions build on.
-import {DataType, KernelFunc, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {DataType, KernelConfig, KernelFunc, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, nativeDType, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {NativeDType} from '../backend/native';
@@ -72,4 +72,9 @@ export function reshapeView(backend: WholeMemoryBackend, x: TensorInfo, shape: n
               () => `reshape: cannot view [${x.shape}] as [${shape}]`);
   backend.incRef(x.dataId);
   return {dataId: x.dataId, shape, dtype: x.dtype};
+}
+
+/** Runs another of our kernels from inside a kernel (composite kernels): its single output. */
+export function callKernel(config: KernelConfig, args: KernelArgs): TensorInfo {
+  return config.kernelFunc(args) as TensorInfo;
 }
