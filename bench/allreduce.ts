@@ -16,7 +16,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import {WIRE_CODES} from '../src/dist/allreduce';
 import * as wm from '../src/index';
-import {median, rankOrMain, resultOnRanks} from './bench_util';
+import {callWindowsUs, median, rankOrMain, resultOnRanks} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const GPU = wm.deviceInfo().gpu;
@@ -40,26 +40,11 @@ async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const rows: Row[] = [];
-  // Median µs per call over 9 windows, and the host's share: the time to queue a window's calls (no
-  // wait inside the loop: the GPU queue holds a window), so host ~ total says the host is the limit.
-  const time = (x: tf.Tensor, opts: wm.AllReduceOptions, reps: number): {us: number; hostUs: number} => {
-    // Small messages measure the host path: V8 must have optimised it first (10 calls left the
-    // first size measured, 1 KiB, slower than 64 KiB); large ones need few.
-    const warm = x.size * 4 <= (1 << 20) ? 500 : 10;
-    for (let i = 0; i < warm; ++i) comm.allReduce(x, opts)[0].dispose();
-    const times: number[] = [], host: number[] = [];
-    for (let k = 0; k < 9; ++k) {
-      comm.barrier();
-      wm.synchronize();
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < reps; ++i) comm.allReduce(x, opts)[0].dispose();
-      const t1 = process.hrtime.bigint();
-      wm.synchronize();
-      times.push(Number(process.hrtime.bigint() - t0) / 1e3 / reps);
-      host.push(Number(t1 - t0) / 1e3 / reps);
-    }
-    return {us: median(times), hostUs: median(host)};
-  };
+  // Median µs per call over 9 windows, and the host's share (callWindowsUs).
+  // Small messages measure the host path: V8 must have optimised it first (10 calls left the
+  // first size measured, 1 KiB, slower than 64 KiB); large ones need few.
+  const time = (x: tf.Tensor, opts: wm.AllReduceOptions, reps: number) =>
+    callWindowsUs(() => comm.allReduce(x, opts)[0].dispose(), reps, x.size * 4 <= (1 << 20) ? 500 : 10, () => comm.barrier());
   // Untimed first: the first sizes measured (bfloat16's) came out slower than the same calls later in
   // the run (host µs per call 14 at 1 KiB, then 7-9), whichever size went first.
   const warmUp = tf.randomNormal([4096]);

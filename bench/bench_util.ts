@@ -25,6 +25,27 @@ export function timeMs(fn: () => void, reps = 20, warm = 3): number {
 }
 
 /**
+ * µs per call of fn, called back to back in 9 windows of `reps` (median), after `warm` calls; and the
+ * host's share, the time to queue a window's calls (no wait inside a window: the GPU queue holds it),
+ * so host ~ total says the host is the limit. beforeWindow: e.g. a barrier, so ranks start together.
+ */
+export function callWindowsUs(fn: () => void, reps: number, warm: number, beforeWindow?: () => void): {us: number; hostUs: number} {
+  for (let i = 0; i < warm; ++i) fn();
+  const times: number[] = [], host: number[] = [];
+  for (let k = 0; k < 9; ++k) {
+    beforeWindow?.();
+    wm.synchronize();
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < reps; ++i) fn();
+    const t1 = process.hrtime.bigint();
+    wm.synchronize();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e3 / reps);
+    host.push(Number(t1 - t0) / 1e3 / reps);
+  }
+  return {us: median(times), hostUs: median(host)};
+}
+
+/**
  * µs for a fixed piece of plain JavaScript (fill and sort 65,536 doubles; median of 7): how fast this
  * process's host is. On the shared GPU hosts a whole process is sometimes ~1.5x slower than its twin
  * (session 8: a small tf.add 8.3-8.9 µs of host time in some processes, 13.0-13.6 in others, on either GPU),

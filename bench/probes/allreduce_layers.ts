@@ -9,26 +9,13 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../../src/backend/backend_wholememory';
 import {WIRE_CODES} from '../../src/dist/allreduce';
 import * as wm from '../../src/index';
-import {median} from '../bench_util';
+import {callWindowsUs, median} from '../bench_util';
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const b = tf.backend() as WholeMemoryBackend;
-  const windowUs = (fn: () => void, reps: number): {us: number; hostUs: number} => {
-    for (let i = 0; i < 300; ++i) fn();
-    const all: number[] = [], host: number[] = [];
-    for (let k = 0; k < 9; ++k) {
-      wm.synchronize();
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < reps; ++i) fn();
-      const t1 = process.hrtime.bigint();
-      wm.synchronize();
-      all.push(Number(process.hrtime.bigint() - t0) / 1e3 / reps);
-      host.push(Number(t1 - t0) / 1e3 / reps);
-    }
-    return {us: median(all), hostUs: median(host)};
-  };
+  const windowUs = (fn: () => void, reps: number) => callWindowsUs(fn, reps, 300);
   const rows: string[] = ['| wire | bytes | tensor call µs (host) | addon call µs (host) | from C++ µs |', '| --- | --- | --- | --- | --- |'];
   for (const bytes of [1 << 10, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20]) {
     for (const wire of ['bfloat16', 'float32'] as const) {
