@@ -1,8 +1,7 @@
 import {KernelConfig, Reverse, ReverseAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, nativeRunner, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, copyView, nativeRunner, STORABLE} from './kernel_utils';
 
 // tf.reverse: one native strided copy reading the reversed axes backwards.
 export const reverseConfig: KernelConfig = {
@@ -15,12 +14,8 @@ export const reverseConfig: KernelConfig = {
     const runner = nativeRunner(backend, [x], STORABLE);
     if (runner === null) return runOnCpu(Reverse, args);
     const axes = new Set(util.parseAxisParam(dims, x.shape));
-    const {info, buf} = runner.output(x.shape.slice(), x.dtype);
-    if (util.sizeFromShape(x.shape) === 0) return info;
     const strides = contiguousStrides(x.shape);
     const offset = x.shape.reduce((acc, d, k) => acc + (axes.has(k) ? (d - 1) * strides[k] : 0), 0);
-    runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), offset, strides.map((s, k) => (axes.has(k) ? -s : s)),
-                       x.shape.map((d) => Math.max(d, 1)), buf, 0, strides, x.shape);
-    return info;
+    return copyView(runner, x, offset, strides.map((s, k) => (axes.has(k) ? -s : s)), x.shape.slice());
   },
 };

@@ -1,8 +1,7 @@
 import {KernelConfig, Slice, slice_util, SliceAttrs, TensorInfo, Tensor} from '@tensorflow/tfjs-core';
 
-import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, nativeRunner, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, copyView, nativeRunner, STORABLE} from './kernel_utils';
 
 export const sliceConfig: KernelConfig = {
   kernelName: Slice,
@@ -17,10 +16,6 @@ export const sliceConfig: KernelConfig = {
     slice_util.assertParamsValid(x as Tensor, $begin, $size);
     const strides = contiguousStrides(x.shape);
     const offset = $begin.reduce((acc, b, i) => acc + b * strides[i], 0);
-    const {info, buf} = runner.output($size, x.dtype);
-    if ($size.some((d) => d === 0)) return info;
-    runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), offset, strides, $size.map((d) => Math.max(d, 1)), buf, 0,
-                       contiguousStrides($size), $size);
-    return info;
+    return copyView(runner, x, offset, strides, $size);
   },
 };

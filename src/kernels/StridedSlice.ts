@@ -1,8 +1,7 @@
-import {KernelConfig, slice_util, StridedSlice, StridedSliceAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {KernelConfig, slice_util, StridedSlice, StridedSliceAttrs, TensorInfo} from '@tensorflow/tfjs-core';
 
-import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, nativeRunner, reshapeView, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, copyView, nativeRunner, reshapeView, STORABLE} from './kernel_utils';
 
 // x[begin:end:strides] with tfjs' masks (slice_util.sliceInfo resolves them):
 // one native strided copy, any sign of stride, then a view in the final shape.
@@ -19,13 +18,8 @@ export const stridedSliceConfig: KernelConfig = {
     if (info.isIdentity) return reshapeView(backend, x, info.finalShape);
     // The copy's shape in x's axes (shrunk axes kept as 1, new axes not yet there); the view adds and drops them.
     const shape = info.begin.map((b, k) => Math.max(0, Math.ceil((info.end[k] - b) / info.strides[k])));
-    const {info: out, buf} = runner.output(shape, x.dtype);
-    if (util.sizeFromShape(shape) > 0) {
-      const inStrides = contiguousStrides(x.shape);
-      const offset = info.begin.reduce((acc, b, k) => acc + b * inStrides[k], 0);
-      runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), offset, info.strides.map((s, k) => s * inStrides[k]),
-                         shape.map((d) => Math.max(d, 1)), buf, 0, contiguousStrides(shape), shape);
-    }
+    const inStrides = contiguousStrides(x.shape);
+    const out = copyView(runner, x, info.begin.reduce((acc, b, k) => acc + b * inStrides[k], 0), info.strides.map((s, k) => s * inStrides[k]), shape);
     const view = reshapeView(backend, out, info.finalShape);
     backend.disposeIntermediateTensorInfo(out);
     return view;

@@ -55,15 +55,23 @@ export function broadcastStrides(inShape: readonly number[], outShape: readonly 
   return out;
 }
 
+/**
+ * A new contiguous tensor of `shape` whose element at (i0, i1, ...) is x's element at
+ * offset + sum ik * strides[k] (strides in elements, of either sign): transposes, slices,
+ * strided slices and reversals are each one such copy.
+ */
+export function copyView(runner: KernelRunner, x: TensorInfo, offset: number, strides: number[], shape: number[]): TensorInfo {
+  const {info, buf} = runner.output(shape, x.dtype);
+  if (util.sizeFromShape(shape) === 0) return info;
+  runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), offset, strides, shape.map((d) => Math.max(d, 1)), buf, 0,
+                     contiguousStrides(shape), shape);
+  return info;
+}
+
 /** Copies x into a new tensor with axes permuted by perm. */
 export function transposeWith(runner: KernelRunner, x: TensorInfo, perm: number[]): TensorInfo {
-  const outShape = perm.map((p) => x.shape[p]);
-  const {info, buf} = runner.output(outShape, x.dtype);
-  if (util.sizeFromShape(outShape) === 0) return info;
   const inStrides = contiguousStrides(x.shape);
-  runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), 0, perm.map((p) => inStrides[p]),
-                     outShape.map((d) => Math.max(d, 1)), buf, 0, contiguousStrides(outShape), outShape);
-  return info;
+  return copyView(runner, x, 0, perm.map((p) => inStrides[p]), perm.map((p) => x.shape[p]));
 }
 
 /** A view of x with another shape; shares the data (no copy). */
