@@ -210,9 +210,9 @@ export interface NativeAddon {
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, y: number, outer: number,
          inner: number): void;
   softmax(x: number, y: number, outer: number, inner: number, log: boolean): void;
-  /** Running sums (products) along the middle axis of [outer, n, inner] (wm/ops.h). */
   /** The k largest entries of each row of [rows, n], largest first, ties by position (wm/ops.h). */
   topK(dt: NativeDType, x: number, values: number, indices: number, rows: number, n: number, k: number): void;
+  /** Running sums (products) along the middle axis of [outer, n, inner] (wm/ops.h). */
   cumulative(product: boolean, dt: NativeDType, x: number, y: number, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
   /** C = op(A) op(B) + beta C (beta default 0). */
   batchMatMul(a: number, b: number, c: number, batch: number, m: number, n: number, k: number,

@@ -11,7 +11,7 @@ export const addNConfig: KernelConfig = {
   kernelFunc: (args) => {
     const backend = backendOf(args);
     const tensors = args.inputs as unknown as TensorInfo[];
-    if (tensors.length === 1) return identityConfig.kernelFunc({inputs: {x: tensors[0]}, backend, attrs: {}});
+    if (tensors.length === 1) return callKernel(identityConfig, {inputs: {x: tensors[0]}, backend, attrs: {}});
     let sum = callKernel(addConfig, {inputs: {a: tensors[0], b: tensors[1]}, backend, attrs: {}});
     for (const t of tensors.slice(2)) {
       const next = callKernel(addConfig, {inputs: {a: sum, b: t}, backend, attrs: {}});

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "launch.cuh"
+#include "scratch.cuh"
 #include "wm/cumulative_step.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
@@ -37,15 +38,10 @@ void scanRow(In in, Out out, int64_t n, bool product, bool exclusive, cudaStream
   size_t temp = 0;
   if (exclusive) WM_CUDA(cub::DeviceScan::ExclusiveScan(nullptr, temp, in, out, op, init, n, s));
   else WM_CUDA(cub::DeviceScan::InclusiveScan(nullptr, temp, in, out, op, n, s));
-  const uint64_t scratch = deviceAlloc(temp);
-  try {
-    if (exclusive) WM_CUDA(cub::DeviceScan::ExclusiveScan(reinterpret_cast<void*>(scratch), temp, in, out, op, init, n, s));
-    else WM_CUDA(cub::DeviceScan::InclusiveScan(reinterpret_cast<void*>(scratch), temp, in, out, op, n, s));
-  } catch (...) {
-    deviceFree(scratch);
-    throw;
-  }
-  deviceFree(scratch);  // stream-ordered: reused only after the scan
+  Scratch sc;  // stream-ordered: freed blocks are reused only after the scan
+  void* t = sc.get<uint8_t>(static_cast<int64_t>(temp));
+  if (exclusive) WM_CUDA(cub::DeviceScan::ExclusiveScan(t, temp, in, out, op, init, n, s));
+  else WM_CUDA(cub::DeviceScan::InclusiveScan(t, temp, in, out, op, n, s));
 }
 
 template <typename T, typename U>

@@ -1,11 +1,14 @@
 // The k largest entries per row (tfjs' TopK) by sorting every row in
 // descending order with CUB's radix sort, which is stable: equal values keep
 // their order of position, as tfjs' comparison breaks ties. -0 is sorted as
-// +0 (tfjs compares them equal); the values returned are read from x.
+// +0 (tfjs compares them equal), NaN first; the values returned are read from x.
 // A few rows (a query against a million scores): one device-wide sort per
 // row; many: one segmented sort over all rows.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
+#include <math_constants.h>
+
+#include <type_traits>
 
 #include "check.h"
 #include "launch.cuh"
@@ -20,7 +23,10 @@ template <typename T>
 __global__ void prepare(const T* x, T* keys, int32_t* positions, int64_t total, int64_t n) {
   WM_GRID_STRIDE(i, total) {
     const T v = x[i];
-    keys[i] = v == T(0) ? T(0) : v;  // -0 -> +0
+    // -0 sorts as +0, and every NaN as the positive quiet NaN (first, as on the CPU core):
+    // radix order would put a NaN with its sign bit set last.
+    if constexpr (std::is_floating_point_v<T>) keys[i] = v != v ? CUDART_NAN_F : v == 0.f ? 0.f : v;
+    else keys[i] = v;
     positions[i] = static_cast<int32_t>(i % n);
   }
 }
