@@ -12,4 +12,5 @@ export const enum BinaryOp {
   LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad
 }
 
-export const enum ReduceOp { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin }
+// PoolMax / PoolArgMax: a pool window's maximum, NaN and -Infinity never taken (see ops.h).
+export const enum ReduceOp { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin, PoolMax, PoolArgMax }

@@ -16,26 +16,36 @@ import {asinhConfig} from './Asinh';
 import {atanConfig} from './Atan';
 import {atan2Config} from './Atan2';
 import {atanhConfig} from './Atanh';
+import {avgPoolConfig} from './AvgPool';
+import {avgPoolGradConfig} from './AvgPoolGrad';
 import {batchMatMulConfig} from './BatchMatMul';
 import {castConfig} from './Cast';
 import {ceilConfig} from './Ceil';
 import {clipByValueConfig} from './ClipByValue';
 import {concatConfig} from './Concat';
+import {conv2DConfig} from './Conv2D';
+import {conv2DBackpropFilterConfig} from './Conv2DBackpropFilter';
+import {conv2DBackpropInputConfig} from './Conv2DBackpropInput';
 import {cosConfig} from './Cos';
 import {coshConfig} from './Cosh';
 import {cumprodConfig} from './Cumprod';
 import {cumsumConfig} from './Cumsum';
+import {depthwiseConv2dNativeConfig} from './DepthwiseConv2dNative';
+import {depthwiseConv2dNativeBackpropFilterConfig} from './DepthwiseConv2dNativeBackpropFilter';
+import {depthwiseConv2dNativeBackpropInputConfig} from './DepthwiseConv2dNativeBackpropInput';
 import {eluConfig} from './Elu';
 import {eluGradConfig} from './EluGrad';
 import {equalConfig} from './Equal';
 import {erfConfig} from './Erf';
 import {expConfig} from './Exp';
-import {expm1Config} from './Expm1';
 import {expandDimsConfig} from './ExpandDims';
+import {expm1Config} from './Expm1';
 import {fillConfig} from './Fill';
 import {floorConfig} from './Floor';
 import {floorDivConfig} from './FloorDiv';
 import {fusedBatchNormConfig} from './FusedBatchNorm';
+import {fusedConv2DConfig} from './FusedConv2D';
+import {fusedDepthwiseConv2DConfig} from './FusedDepthwiseConv2D';
 import {fusedMatMulConfig} from './FusedMatMul';
 import {gatherNdConfig} from './GatherNd';
 import {gatherV2Config} from './GatherV2';
@@ -55,6 +65,8 @@ import {logicalNotConfig} from './LogicalNot';
 import {logicalOrConfig} from './LogicalOr';
 import {maxConfig} from './Max';
 import {maximumConfig} from './Maximum';
+import {maxPoolConfig} from './MaxPool';
+import {maxPoolGradConfig} from './MaxPoolGrad';
 import {meanConfig} from './Mean';
 import {minConfig} from './Min';
 import {minimumConfig} from './Minimum';
@@ -65,6 +77,7 @@ import {notEqualConfig} from './NotEqual';
 import {oneHotConfig} from './OneHot';
 import {onesLikeConfig} from './OnesLike';
 import {packConfig} from './Pack';
+import {padV2Config} from './PadV2';
 import {powConfig} from './Pow';
 import {preluConfig} from './Prelu';
 import {prodConfig} from './Prod';
@@ -83,7 +96,6 @@ import {sigmoidConfig} from './Sigmoid';
 import {signConfig} from './Sign';
 import {sinConfig} from './Sin';
 import {sinhConfig} from './Sinh';
-import {padV2Config} from './PadV2';
 import {sliceConfig} from './Slice';
 import {softmaxConfig} from './Softmax';
 import {softplusConfig} from './Softplus';
@@ -100,8 +112,8 @@ import {tanhConfig} from './Tanh';
 import {tileConfig} from './Tile';
 import {topKConfig} from './TopK';
 import {transposeConfig} from './Transpose';
-import {unpackConfig} from './Unpack';
 import {uniqueConfig} from './Unique';
+import {unpackConfig} from './Unpack';
 import {unsortedSegmentSumConfig} from './UnsortedSegmentSum';
 import {zerosLikeConfig} from './ZerosLike';
 
@@ -117,29 +129,39 @@ export const nativeKernelConfigs: KernelConfig[] = [
   argMinConfig,
   asinConfig,
   asinhConfig,
-  atanConfig,
   atan2Config,
+  atanConfig,
   atanhConfig,
+  avgPoolConfig,
+  avgPoolGradConfig,
   batchMatMulConfig,
   castConfig,
   ceilConfig,
   clipByValueConfig,
   concatConfig,
+  conv2DBackpropFilterConfig,
+  conv2DBackpropInputConfig,
+  conv2DConfig,
   cosConfig,
   coshConfig,
   cumprodConfig,
   cumsumConfig,
+  depthwiseConv2dNativeBackpropFilterConfig,
+  depthwiseConv2dNativeBackpropInputConfig,
+  depthwiseConv2dNativeConfig,
   eluConfig,
   eluGradConfig,
   equalConfig,
   erfConfig,
+  expandDimsConfig,
   expConfig,
   expm1Config,
-  expandDimsConfig,
   fillConfig,
   floorConfig,
   floorDivConfig,
   fusedBatchNormConfig,
+  fusedConv2DConfig,
+  fusedDepthwiseConv2DConfig,
   fusedMatMulConfig,
   gatherNdConfig,
   gatherV2Config,
@@ -152,13 +174,15 @@ export const nativeKernelConfigs: KernelConfig[] = [
   leakyReluConfig,
   lessConfig,
   lessEqualConfig,
-  logConfig,
   log1pConfig,
+  logConfig,
   logicalAndConfig,
   logicalNotConfig,
   logicalOrConfig,
   maxConfig,
   maximumConfig,
+  maxPoolConfig,
+  maxPoolGradConfig,
   meanConfig,
   minConfig,
   minimumConfig,
@@ -169,13 +193,14 @@ export const nativeKernelConfigs: KernelConfig[] = [
   oneHotConfig,
   onesLikeConfig,
   packConfig,
+  padV2Config,
   powConfig,
   preluConfig,
   prodConfig,
   realDivConfig,
   reciprocalConfig,
-  reluConfig,
   relu6Config,
+  reluConfig,
   reshapeConfig,
   reverseConfig,
   roundConfig,
@@ -187,7 +212,6 @@ export const nativeKernelConfigs: KernelConfig[] = [
   signConfig,
   sinConfig,
   sinhConfig,
-  padV2Config,
   sliceConfig,
   softmaxConfig,
   softplusConfig,
@@ -204,7 +228,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   tileConfig,
   topKConfig,
   transposeConfig,
-  unpackConfig,
   uniqueConfig, unsortedSegmentSumConfig,
+  unpackConfig,
   zerosLikeConfig,
 ];

@@ -24,7 +24,10 @@ enum class BinaryOp : int {
   LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad
 };
 
-enum class ReduceOp : int { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin };
+// PoolMax / PoolArgMax are the window maximum of tfjs' pools: NaN and
+// -Infinity are never taken (a window of padding has no maximum: -Infinity
+// and position -1).
+enum class ReduceOp : int { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin, PoolMax, PoolArgMax };
 
 // y[i] = op(x[i]); alpha/beta are the op's scalars (LeakyRelu alpha, Step
 // alpha, ClipByValue min/max).

@@ -1,0 +1,40 @@
+// tf.conv2d: the input's windows (one row each, im2col) times the filter
+// seen as a [fH*fW*inC, outC] matrix; see conv_windows.ts.
+import {backend_util, Conv2D, Conv2DAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {runOnCpu} from '../backend/fallback';
+import {KernelRunner} from '../backend/runner';
+import {disposeAll, fromChannelsLast, geometryOf, groupedConv, padForWindows, toChannelsLast} from './conv_windows';
+import {backendOf, FLOAT, nativeRunner, reshapeView} from './kernel_utils';
+
+/** conv2d on the native path (the caller checked the dtypes). */
+export function conv2dNative(backend: WholeMemoryBackend, runner: KernelRunner, x: TensorInfo, filter: TensorInfo, attrs: Conv2DAttrs): TensorInfo {
+  const {strides, pad, dataFormat, dilations, dimRoundingMode} = attrs;
+  const format = backend_util.convertConv2DDataFormat(dataFormat);
+  const info = backend_util.computeConv2DInfo(x.shape as [number, number, number, number], filter.shape as [number, number, number, number],
+                                              strides, dilations ?? 1, pad, dimRoundingMode, false, format);
+  const channelsFirst = format === 'channelsFirst';
+  const nhwc = toChannelsLast(runner, x, channelsFirst);
+  const p = padForWindows(backend, nhwc.t, geometryOf(info), 0);
+  const k = info.filterHeight * info.filterWidth * info.inChannels;
+  const w = reshapeView(backend, filter, [1, k, info.outChannels]);
+  try {
+    const y = groupedConv(backend, runner, p.t, p.g, 1, info.inChannels, w, info.outChannels);
+    return fromChannelsLast(backend, runner, y, channelsFirst);
+  } finally {
+    disposeAll(backend, w, ...(p.owned ? [p.t] : []), ...(nhwc.owned ? [nhwc.t] : []));
+  }
+}
+
+export const conv2DConfig: KernelConfig = {
+  kernelName: Conv2D,
+  backendName: 'wholememory',
+  kernelFunc: (args) => {
+    const backend = backendOf(args);
+    const {x, filter} = args.inputs as {x: TensorInfo; filter: TensorInfo};
+    const runner = nativeRunner(backend, [x, filter], FLOAT);
+    if (runner === null || x.shape.length !== 4 || filter.shape.length !== 4) return runOnCpu(Conv2D, args);
+    return conv2dNative(backend, runner, x, filter, args.attrs as unknown as Conv2DAttrs);
+  },
+};

@@ -1,0 +1,31 @@
+// The filter gradient of tf.conv2d: the input's windows, transposed, times dy.
+import {backend_util, Conv2DBackpropFilter, Conv2DBackpropFilterAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
+
+import {runOnCpu} from '../backend/fallback';
+import {disposeAll, geometryOf, groupedConvFilterGrad, padForWindows, toChannelsLast} from './conv_windows';
+import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
+
+export const conv2DBackpropFilterConfig: KernelConfig = {
+  kernelName: Conv2DBackpropFilter,
+  backendName: 'wholememory',
+  kernelFunc: (args) => {
+    const backend = backendOf(args);
+    const {x, dy} = args.inputs as {x: TensorInfo; dy: TensorInfo};
+    const {strides, pad, dataFormat, dimRoundingMode, filterShape} = args.attrs as unknown as Conv2DBackpropFilterAttrs;
+    const runner = nativeRunner(backend, [x, dy], FLOAT);
+    if (runner === null || x.shape.length !== 4 || dy.shape.length !== 4) return runOnCpu(Conv2DBackpropFilter, args);
+    const format = backend_util.convertConv2DDataFormat(dataFormat);
+    const info = backend_util.computeConv2DInfo(x.shape as [number, number, number, number], filterShape, strides, 1, pad,
+                                                dimRoundingMode, false, format);
+    const channelsFirst = format === 'channelsFirst';
+    const xl = toChannelsLast(runner, x, channelsFirst);
+    const dyl = toChannelsLast(runner, dy, channelsFirst);
+    const p = padForWindows(backend, xl.t, geometryOf(info), 0);
+    try {
+      const dw = groupedConvFilterGrad(backend, runner, p.t, p.g, 1, info.inChannels, dyl.t, info.outChannels);
+      return {...dw, shape: [...filterShape]};
+    } finally {
+      disposeAll(backend, ...[p, xl, dyl].filter((o) => o.owned).map((o) => o.t));
+    }
+  },
+};

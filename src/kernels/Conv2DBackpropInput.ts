@@ -1,0 +1,36 @@
+// The input gradient of tf.conv2d (and tf.conv2dTranspose): a stride-1
+// convolution of dy, spread out by the stride, with the filter turned half
+// a turn and its channel axes swapped.
+import {backend_util, Conv2DBackpropInput, Conv2DBackpropInputAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
+
+import {runOnCpu} from '../backend/fallback';
+import {disposeAll, flippedFilter, fromChannelsLast, geometryOf, groupedConv, spread, toChannelsLast, transposedGeometry} from './conv_windows';
+import {backendOf, FLOAT, nativeRunner, reshapeView} from './kernel_utils';
+
+export const conv2DBackpropInputConfig: KernelConfig = {
+  kernelName: Conv2DBackpropInput,
+  backendName: 'wholememory',
+  kernelFunc: (args) => {
+    const backend = backendOf(args);
+    const {dy, filter} = args.inputs as {dy: TensorInfo; filter: TensorInfo};
+    const {inputShape, strides, pad, dataFormat, dimRoundingMode} = args.attrs as unknown as Conv2DBackpropInputAttrs;
+    const runner = nativeRunner(backend, [dy, filter], FLOAT);
+    if (runner === null || dy.shape.length !== 4 || filter.shape.length !== 4) return runOnCpu(Conv2DBackpropInput, args);
+    const format = backend_util.convertConv2DDataFormat(dataFormat);
+    const info = backend_util.computeConv2DInfo(inputShape, filter.shape as [number, number, number, number], strides, 1, pad,
+                                                dimRoundingMode, false, format);
+    const channelsFirst = format === 'channelsFirst';
+    const g = geometryOf(info);
+    const t = transposedGeometry(g, info.outChannels);
+    const dyl = toChannelsLast(runner, dy, channelsFirst);
+    const spreadDy = spread(runner, dyl.t, t.hp, t.wp, g.sH, g.sW, t.top, t.left, [g.outH, g.outW]);
+    const flipped = flippedFilter(runner, filter);
+    const w = reshapeView(backend, flipped, [1, info.filterHeight * info.filterWidth * info.outChannels, info.inChannels]);
+    try {
+      const dx = groupedConv(backend, runner, spreadDy, t.g, 1, info.outChannels, w, info.inChannels);
+      return fromChannelsLast(backend, runner, dx, channelsFirst);
+    } finally {
+      disposeAll(backend, spreadDy, flipped, w, ...(dyl.owned ? [dyl.t] : []));
+    }
+  },
+};
