@@ -72,16 +72,25 @@ void forEachStrided(const std::vector<int64_t>& shape, const std::vector<std::ve
   for (int k = 0; k < rank - 1; ++k) rows *= shape[k];
   size_t ns = strides.size();
   parallelFor(rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(inner, 1)), [&](int64_t rb, int64_t re) {
-    std::vector<int64_t> base(ns);
+    // Divide once per range, then count the index up like an odometer (short
+    // rows, as in window reads, made a division per axis per row dominate).
+    std::vector<int64_t> base(ns, 0), idx(rank > 1 ? rank - 1 : 1, 0);
+    int64_t rest = rb;
+    for (int k = rank - 2; k >= 0; --k) {
+      idx[k] = rest % shape[k];
+      rest /= shape[k];
+      for (size_t j = 0; j < ns; ++j) base[j] += idx[k] * strides[j][k];
+    }
     for (int64_t r = rb; r < re; ++r) {
-      int64_t rest = r;
-      for (size_t j = 0; j < ns; ++j) base[j] = 0;
-      for (int k = rank - 2; k >= 0; --k) {
-        int64_t idx = rest % shape[k];
-        rest /= shape[k];
-        for (size_t j = 0; j < ns; ++j) base[j] += idx * strides[j][k];
-      }
       f(r * inner, base, inner);
+      for (int k = rank - 2; k >= 0; --k) {
+        if (++idx[k] < shape[k]) {
+          for (size_t j = 0; j < ns; ++j) base[j] += strides[j][k];
+          break;
+        }
+        for (size_t j = 0; j < ns; ++j) base[j] -= (shape[k] - 1) * strides[j][k];
+        idx[k] = 0;
+      }
     }
   });
 }

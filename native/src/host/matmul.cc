@@ -31,6 +31,21 @@ void axpyRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, 
   }
 }
 
+// Few columns (a depthwise convolution's channel multiplier, a matrix times
+// a vector): one running sum per output over B's column made contiguous
+// (Bt is [n, k]); the axpy form spent its time restarting a loop of n.
+void dotRows(const float* A, const float* Bt, float* C, int64_t rb, int64_t re, int64_t n, int64_t k) {
+  for (int64_t i = rb; i < re; ++i) {
+    const float* ai = A + i * k;
+    for (int64_t j = 0; j < n; ++j) {
+      const float* bj = Bt + j * k;
+      float s = 0.f;
+      for (int64_t p = 0; p < k; ++p) s += ai[p] * bj[p];
+      C[i * n + j] = s;
+    }
+  }
+}
+
 #ifdef WM_HOST_AVX2
 __attribute__((target("avx2,fma"))) void blockedRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, int64_t n,
                                                       int64_t k) {
@@ -91,6 +106,16 @@ void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_
     }
     const float* Ar = A;
     const float* Br = B;
+    constexpr int64_t kFewColumns = 4;
+    if (n <= kFewColumns) {
+      std::vector<float> cols(static_cast<size_t>(n * k));
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t p = 0; p < k; ++p) cols[j * k + p] = B[p * n + j];
+      const float* Bt = cols.data();
+      parallelFor(m, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(n * k, 1)),
+                  [&](int64_t rb, int64_t re) { dotRows(Ar, Bt, C, rb, re, n, k); });
+      continue;
+    }
     // Chunks of whole 4-row blocks, so only the last chunk has edge rows.
     const int64_t minRows = std::max<int64_t>(4, ((1 << 16) / std::max<int64_t>(n * k, 1) + 3) / 4 * 4);
     parallelFor((m + 3) / 4, std::max<int64_t>(1, minRows / 4), [&](int64_t qb, int64_t qe) {

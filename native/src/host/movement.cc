@@ -19,21 +19,64 @@ void copyLoop(const T* src, int64_t srcOffset, const std::vector<int64_t>& ss, c
   for (int k = 0; k < rank - 1; ++k) rows *= shape[k];
   int64_t sInner = ss[rank - 1], dInner = ds[rank - 1], mInner = sm[rank - 1];
   parallelFor(rows, std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(inner, 1)), [&](int64_t rb, int64_t re) {
+    // The outer index is found by division once per range, then counted
+    // up like an odometer: window copies (convolutions) have rows of a few
+    // elements, where a division per axis per row cost more than the copy.
+    std::vector<int64_t> idx(rank > 1 ? rank - 1 : 1, 0);
+    int64_t rest = rb, so = srcOffset, d = dstOffset;
+    for (int k = rank - 2; k >= 0; --k) {
+      idx[k] = rest % shape[k];
+      rest /= shape[k];
+      so += (idx[k] % sm[k]) * ss[k];
+      d += idx[k] * ds[k];
+    }
     for (int64_t r = rb; r < re; ++r) {
-      int64_t rest = r, so = srcOffset, d = dstOffset;
-      for (int k = rank - 2; k >= 0; --k) {
-        int64_t idx = rest % shape[k];
-        rest /= shape[k];
-        so += (idx % sm[k]) * ss[k];
-        d += idx * ds[k];
-      }
       if (sInner == 1 && dInner == 1 && mInner >= inner) {
         std::memcpy(dst + d, src + so, inner * sizeof(T));
+      } else if (mInner >= inner) {
+        for (int64_t i = 0; i < inner; ++i) dst[d + i * dInner] = src[so + i * sInner];
       } else {
         for (int64_t i = 0; i < inner; ++i) dst[d + i * dInner] = src[so + (i % mInner) * sInner];
       }
+      for (int k = rank - 2; k >= 0; --k) {
+        int64_t before = idx[k] % sm[k];
+        d += ds[k];
+        if (++idx[k] < shape[k]) {
+          so += ((idx[k] % sm[k]) - before) * ss[k];
+          break;
+        }
+        so -= before * ss[k];
+        d -= shape[k] * ds[k];
+        idx[k] = 0;
+      }
     }
   });
+}
+
+// Drops axes of size 1 and merges neighbours that walk memory as one axis on
+// both sides, so a copy's inner rows are as long as they can be.
+void simplify(std::vector<int64_t>& sh, std::vector<int64_t>& ss, std::vector<int64_t>& sm, std::vector<int64_t>& ds) {
+  std::vector<int64_t> h, s, m, d;
+  for (size_t k = 0; k < sh.size(); ++k) {
+    if (sh[k] == 1) continue;
+    bool plain = sm[k] >= sh[k];
+    if (!h.empty() && plain && m.back() >= h.back() && s.back() == ss[k] * sh[k] && d.back() == ds[k] * sh[k]) {
+      h.back() *= sh[k];
+      s.back() = ss[k];
+      d.back() = ds[k];
+      m.back() = h.back();
+      continue;
+    }
+    h.push_back(sh[k]);
+    s.push_back(ss[k]);
+    m.push_back(sm[k]);
+    d.push_back(ds[k]);
+  }
+  if (h.empty()) h = s = m = d = {1};
+  sh.swap(h);
+  ss.swap(s);
+  sm.swap(m);
+  ds.swap(d);
 }
 
 }  // namespace
@@ -50,6 +93,7 @@ void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::ve
   std::vector<int64_t> sh = shape, ss = srcStrides, sm = srcMod, ds = dstStrides;
   if (sh.empty()) sh = ss = sm = ds = {1};
   if (sh.size() == 1 && ss.empty()) ss = sm = ds = {1};
+  simplify(sh, ss, sm, ds);
   switch (elemSize) {
     case 1: copyLoop(static_cast<const uint8_t*>(src), srcOffset, ss, sm, static_cast<uint8_t*>(dst), dstOffset, ds, sh); break;
     case 4: copyLoop(static_cast<const uint32_t*>(src), srcOffset, ss, sm, static_cast<uint32_t*>(dst), dstOffset, ds, sh); break;
