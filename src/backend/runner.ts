@@ -48,6 +48,33 @@ function sameContiguous(shape: number[], strides: number[]): boolean {
   return true;
 }
 
+/**
+ * A strided copy with its axes of size 1 dropped and neighbours that walk memory as one axis on both sides
+ * (and do not wrap) merged: fewer axes to split each index into on the GPU, longer rows on the host.
+ */
+export function simplifyCopy(srcStrides: number[], srcMod: number[], dstStrides: number[], shape: number[]):
+    {srcStrides: number[]; srcMod: number[]; dstStrides: number[]; shape: number[]} {
+  const out = {srcStrides: [] as number[], srcMod: [] as number[], dstStrides: [] as number[], shape: [] as number[]};
+  for (let k = 0; k < shape.length; ++k) {
+    if (shape[k] === 1) continue;
+    const last = out.shape.length - 1;
+    if (last >= 0 && srcMod[k] >= shape[k] && out.srcMod[last] >= out.shape[last] &&
+        out.srcStrides[last] === srcStrides[k] * shape[k] && out.dstStrides[last] === dstStrides[k] * shape[k]) {
+      out.shape[last] *= shape[k];
+      out.srcMod[last] = out.shape[last];
+      out.srcStrides[last] = srcStrides[k];
+      out.dstStrides[last] = dstStrides[k];
+      continue;
+    }
+    out.shape.push(shape[k]);
+    out.srcStrides.push(srcStrides[k]);
+    out.srcMod.push(srcMod[k]);
+    out.dstStrides.push(dstStrides[k]);
+  }
+  if (out.shape.length === 0) return {srcStrides: [1], srcMod: [1], dstStrides: [1], shape: [1]};
+  return out;
+}
+
 class DeviceRunner implements KernelRunner {
   readonly where = 'device' as const;
   constructor(private readonly b: WholeMemoryBackend) {}
@@ -75,7 +102,8 @@ class DeviceRunner implements KernelRunner {
     this.b.native.fill(dt, num(y), n, value);
   }
   stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
-    this.b.native.stridedCopy(e, num(src), so, ss, sm, num(dst), d0, ds, shape);
+    const c = simplifyCopy(ss, sm, ds, shape);
+    this.b.native.stridedCopy(e, num(src), so, c.srcStrides, c.srcMod, num(dst), d0, c.dstStrides, c.shape);
   }
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number) {
     this.b.native.reduce(op, dtIn, dtOut, num(x), num(y), outer, inner);
@@ -129,7 +157,8 @@ class HostRunner implements KernelRunner {
     arr(y).fill(value);
   }
   stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
-    this.b.native.hostStridedCopy(e, arr(src), so, ss, sm, arr(dst), d0, ds, shape);
+    const c = simplifyCopy(ss, sm, ds, shape);
+    this.b.native.hostStridedCopy(e, arr(src), so, c.srcStrides, c.srcMod, arr(dst), d0, c.dstStrides, c.shape);
   }
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number) {
     this.b.native.hostReduce(op, dtIn, dtOut, arr(x), arr(y), outer, inner, 1);

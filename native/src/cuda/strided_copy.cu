@@ -5,22 +5,45 @@
 namespace wm {
 namespace {
 
-template <typename T>
+// An element's index is split per axis by division; 64-bit divisions cost
+// ~20x a 32-bit one, so copies of fewer than 2^32 elements divide in 32 bits
+// (convolution window copies have seven axes), and the source modulo (Tile)
+// is only taken where some axis wraps.
+template <typename T, typename I, bool MOD>
 __global__ void stridedCopyKernel(const T* src, int64_t srcOffset, Dims srcStrides,
                                   Dims srcMod, T* dst, int64_t dstOffset, Dims dstStrides,
                                   Dims shape, int64_t n) {
   WM_GRID_STRIDE(i, n) {
-    int64_t rest = i, so = srcOffset, d = dstOffset;
+    I rest = static_cast<I>(i);
+    int64_t so = srcOffset, d = dstOffset;
     for (int k = shape.rank - 1; k >= 0; --k) {
-      int64_t dim = shape.v[k];
-      int64_t q = rest / dim;
-      int64_t idx = rest - q * dim;
+      I dim = static_cast<I>(shape.v[k]);
+      I q = rest / dim;
+      I idx = rest - q * dim;
       rest = q;
-      d += idx * dstStrides.v[k];
-      so += (idx % srcMod.v[k]) * srcStrides.v[k];
+      d += static_cast<int64_t>(idx) * dstStrides.v[k];
+      if constexpr (MOD) {
+        so += static_cast<int64_t>(idx % static_cast<I>(srcMod.v[k])) * srcStrides.v[k];
+      } else {
+        so += static_cast<int64_t>(idx) * srcStrides.v[k];
+      }
     }
     dst[d] = src[so];
   }
+}
+
+template <typename T>
+void launchCopy(uint64_t src, int64_t srcOffset, const Dims& ss, const Dims& sm, uint64_t dst, int64_t dstOffset,
+                const Dims& ds, const Dims& sh, int64_t n, bool wraps) {
+  auto s = stream();
+  bool narrow = n <= static_cast<int64_t>(UINT32_MAX);
+  auto go = [&](auto kernel) {
+    kernel<<<gridFor(n), kThreads, 0, s>>>(as<T>(src), srcOffset, ss, sm, as<T>(dst), dstOffset, ds, sh, n);
+  };
+  if (narrow && !wraps) go(stridedCopyKernel<T, uint32_t, false>);
+  else if (narrow) go(stridedCopyKernel<T, uint32_t, true>);
+  else if (!wraps) go(stridedCopyKernel<T, int64_t, false>);
+  else go(stridedCopyKernel<T, int64_t, true>);
 }
 
 }  // namespace
@@ -35,18 +58,13 @@ void stridedCopy(int elemSize, uint64_t src, int64_t srcOffset,
                  srcMod.size() == shape.size(),
              "stridedCopy: strides, mod and shape must have the same rank");
   for (int64_t m : srcMod) WM_REQUIRE(m > 0, "stridedCopy: srcMod entries must be positive");
-  auto s = stream();
   Dims ss = toDims(srcStrides), sm = toDims(srcMod), ds = toDims(dstStrides), sh = toDims(shape);
+  bool wraps = false;
+  for (size_t k = 0; k < shape.size(); ++k) wraps = wraps || srcMod[k] < shape[k];
   switch (elemSize) {
-    case 1:
-      stridedCopyKernel<uint8_t><<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(src), srcOffset, ss, sm, as<uint8_t>(dst), dstOffset, ds, sh, n);
-      break;
-    case 4:
-      stridedCopyKernel<uint32_t><<<gridFor(n), kThreads, 0, s>>>(as<uint32_t>(src), srcOffset, ss, sm, as<uint32_t>(dst), dstOffset, ds, sh, n);
-      break;
-    case 8:
-      stridedCopyKernel<uint64_t><<<gridFor(n), kThreads, 0, s>>>(as<uint64_t>(src), srcOffset, ss, sm, as<uint64_t>(dst), dstOffset, ds, sh, n);
-      break;
+    case 1: launchCopy<uint8_t>(src, srcOffset, ss, sm, dst, dstOffset, ds, sh, n, wraps); break;
+    case 4: launchCopy<uint32_t>(src, srcOffset, ss, sm, dst, dstOffset, ds, sh, n, wraps); break;
+    case 8: launchCopy<uint64_t>(src, srcOffset, ss, sm, dst, dstOffset, ds, sh, n, wraps); break;
     default:
       fail("stridedCopy: element size " + std::to_string(elemSize) + " is not 1, 4 or 8");
   }

@@ -53,32 +53,6 @@ void copyLoop(const T* src, int64_t srcOffset, const std::vector<int64_t>& ss, c
   });
 }
 
-// Drops axes of size 1 and merges neighbours that walk memory as one axis on
-// both sides, so a copy's inner rows are as long as they can be.
-void simplify(std::vector<int64_t>& sh, std::vector<int64_t>& ss, std::vector<int64_t>& sm, std::vector<int64_t>& ds) {
-  std::vector<int64_t> h, s, m, d;
-  for (size_t k = 0; k < sh.size(); ++k) {
-    if (sh[k] == 1) continue;
-    bool plain = sm[k] >= sh[k];
-    if (!h.empty() && plain && m.back() >= h.back() && s.back() == ss[k] * sh[k] && d.back() == ds[k] * sh[k]) {
-      h.back() *= sh[k];
-      s.back() = ss[k];
-      d.back() = ds[k];
-      m.back() = h.back();
-      continue;
-    }
-    h.push_back(sh[k]);
-    s.push_back(ss[k]);
-    m.push_back(sm[k]);
-    d.push_back(ds[k]);
-  }
-  if (h.empty()) h = s = m = d = {1};
-  sh.swap(h);
-  ss.swap(s);
-  sm.swap(m);
-  ds.swap(d);
-}
-
 }  // namespace
 
 void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::vector<int64_t>& srcStrides,
@@ -93,7 +67,6 @@ void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::ve
   std::vector<int64_t> sh = shape, ss = srcStrides, sm = srcMod, ds = dstStrides;
   if (sh.empty()) sh = ss = sm = ds = {1};
   if (sh.size() == 1 && ss.empty()) ss = sm = ds = {1};
-  simplify(sh, ss, sm, ds);
   switch (elemSize) {
     case 1: copyLoop(static_cast<const uint8_t*>(src), srcOffset, ss, sm, static_cast<uint8_t*>(dst), dstOffset, ds, sh); break;
     case 4: copyLoop(static_cast<const uint32_t*>(src), srcOffset, ss, sm, static_cast<uint32_t*>(dst), dstOffset, ds, sh); break;
