@@ -27,6 +27,8 @@ export interface KernelRunner {
   topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, transA: boolean,
               transB: boolean, aBatchStride: number, bBatchStride: number): void;
+  /** Adds row r of x [rows, inner] into row ids[r] of y [numSegments, inner]; ids outside [0, numSegments) are skipped. */
+  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number): void;
   /**
    * Gathers rows; returns the position of the first bad index, or -1. When
    * `check` is false the caller has validated the indices already.
@@ -120,6 +122,9 @@ class DeviceRunner implements KernelRunner {
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
     this.b.native.batchMatMul(num(a), num(b), num(c), batch, m, n, k, ta, tb, sa, sb);
   }
+  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number) {
+    if (rows * inner > 0) this.b.native.unsortedSegmentSum(dt, num(x), num(ids), num(y), rows, inner, numSegments);
+  }
   gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
          outerPerBatch: number, check: boolean): number {
     const nd = nativeDType(dtype)!;
@@ -174,6 +179,16 @@ class HostRunner implements KernelRunner {
   }
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
     this.b.native.hostBatchMatMul(a as Float32Array, b as Float32Array, c as Float32Array, batch, m, n, k, ta, tb, sa, sb);
+  }
+  // In row order, adding into the float32 (or int32) output as tfjs-backend-cpu does.
+  segmentSum(_dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number) {
+    const xv = arr(x), sv = arr(ids), yv = arr(y);
+    for (let r = 0; r < rows; ++r) {
+      const s = sv[r];
+      if (s < 0 || s >= numSegments) continue;
+      const o = s * inner, i = r * inner;
+      for (let j = 0; j < inner; ++j) yv[o + j] += xv[i + j];
+    }
   }
   gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
          outerPerBatch: number): number {

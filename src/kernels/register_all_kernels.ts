@@ -19,6 +19,7 @@ import {atanhConfig} from './Atanh';
 import {avgPoolConfig} from './AvgPool';
 import {avgPoolGradConfig} from './AvgPoolGrad';
 import {batchMatMulConfig} from './BatchMatMul';
+import {bincountConfig} from './Bincount';
 import {castConfig} from './Cast';
 import {ceilConfig} from './Ceil';
 import {clipByValueConfig} from './ClipByValue';
@@ -30,6 +31,7 @@ import {cosConfig} from './Cos';
 import {coshConfig} from './Cosh';
 import {cumprodConfig} from './Cumprod';
 import {cumsumConfig} from './Cumsum';
+import {denseBincountConfig} from './DenseBincount';
 import {depthwiseConv2dNativeConfig} from './DepthwiseConv2dNative';
 import {depthwiseConv2dNativeBackpropFilterConfig} from './DepthwiseConv2dNativeBackpropFilter';
 import {depthwiseConv2dNativeBackpropInputConfig} from './DepthwiseConv2dNativeBackpropInput';
@@ -99,6 +101,8 @@ import {sinhConfig} from './Sinh';
 import {sliceConfig} from './Slice';
 import {softmaxConfig} from './Softmax';
 import {softplusConfig} from './Softplus';
+import {sparseSegmentMeanConfig} from './SparseSegmentMean';
+import {sparseSegmentSumConfig} from './SparseSegmentSum';
 import {splitVConfig} from './SplitV';
 import {sqrtConfig} from './Sqrt';
 import {squareConfig} from './Square';
@@ -135,6 +139,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   avgPoolConfig,
   avgPoolGradConfig,
   batchMatMulConfig,
+  bincountConfig,
   castConfig,
   ceilConfig,
   clipByValueConfig,
@@ -146,6 +151,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   coshConfig,
   cumprodConfig,
   cumsumConfig,
+  denseBincountConfig,
   depthwiseConv2dNativeBackpropFilterConfig,
   depthwiseConv2dNativeBackpropInputConfig,
   depthwiseConv2dNativeConfig,
@@ -215,6 +221,8 @@ export const nativeKernelConfigs: KernelConfig[] = [
   sliceConfig,
   softmaxConfig,
   softplusConfig,
+  sparseSegmentMeanConfig,
+  sparseSegmentSumConfig,
   splitVConfig,
   sqrtConfig,
   squareConfig,
