@@ -83,9 +83,9 @@ describe('wholememory backend', () => {
 
   it('counts kernels that ran on the CPU path', () => {
     wm.resetFallbackCounts();
-    // MirrorPad has no native kernel: it always takes the CPU path.
-    tf.tidy(() => tf.mirrorPad(tf.tensor1d([1, 3, 2]), [[1, 1]], 'reflect'));
-    expect(wm.fallbackCounts().MirrorPad).to.equal(1);
+    // Diag has no native kernel: it always takes the CPU path.
+    tf.tidy(() => tf.diag(tf.tensor1d([1, 3, 2])));
+    expect(wm.fallbackCounts().Diag).to.equal(1);
   });
 
   it('gives clear errors for bad input and keeps working', () => {

@@ -450,6 +450,47 @@ describe('native kernels match tfjs-backend-cpu', () => {
       expect(Array.from(tf.gatherND(p, tf.tensor2d([[1, 0]], [1, 2], 'int32')).dataSync())).to.deep.equal([3]);
       p.dispose();
     });
+    it('Einsum: products as one matmul (batched, broadcast, attention scores, pre-summed dims), others by broadcast', async () => {
+      const cases: [string, number[][]][] = [
+        ['ij,jk->ik', [[5, 7], [7, 3]]], ['bij,bjk->bik', [[2, 4, 6], [2, 6, 5]]], ['bhnd,bhmd->bhnm', [[2, 3, 5, 4], [2, 3, 7, 4]]],
+        ['ij,j->i', [[6, 9], [9]]], ['i,j->ij', [[4], [5]]], ['i,i->', [[11], [11]]], ['ij,ij->ij', [[3, 5], [3, 5]]],
+        ['bij,jk->bik', [[3, 2, 4], [4, 6]]], ['ijk,kj->i', [[3, 4, 5], [5, 4]]],
+        ['nd,dn->', [[0, 3], [3, 0]]], ['ik,kj->ij', [[3, 0], [0, 4]]],
+        ['ij->ji', [[4, 6]]], ['ij->', [[4, 6]]], ['ijk->ki', [[2, 3, 4]]], ['ijk->j', [[2, 3, 4]]],
+      ];
+      for (const [eq, shapes] of cases) {
+        await checkAgainstCpu(`Einsum ${eq}`, shapes.map((s) => randomInput(s, 'float32', next())), (...xs) => tf.einsum(eq, ...xs),
+                              {kernels: ['Einsum'], rtol: 1e-4, atol: 1e-5});
+      }
+      // An index in one operand only and not in the output is summed (tfjs-backend-cpu leaves 'ij,ik->i' as [4, 5]).
+      const a = randomInput([4, 3], 'float32', next()), b = randomInput([4, 5], 'float32', next());
+      await checkAgainstCpu('Einsum ij,ik->i', [a, b], (x, y) => tf.einsum('ij,ik->i', x, y), {kernels: ['Einsum'], rtol: 1e-5, atol: 1e-5})
+          .then(() => expect.fail('tfjs-backend-cpu now sums it: compare with it directly'), (e: Error) => expect(e.message).to.match(/shape/));
+      await tf.setBackend(wm.BACKEND_NAME);
+      const got = await tf.einsum('ij,ik->i', tf.tensor(a.values, a.shape), tf.tensor(b.values, b.shape)).data();
+      const want = Array.from({length: 4}, (_, i) => {
+        let sa = 0, sb = 0;
+        for (let j = 0; j < 3; ++j) sa += a.values[i * 3 + j];
+        for (let k = 0; k < 5; ++k) sb += b.values[i * 5 + k];
+        return sa * sb;
+      });
+      got.forEach((v, i) => expect(v).to.be.closeTo(want[i], 1e-4 * (1 + Math.abs(want[i]))));
+    });
+    it('MirrorPad reflect and symmetric, every dtype, up to the largest padding each mode allows', async () => {
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        for (const mode of ['reflect', 'symmetric'] as const) {
+          const e = mode === 'reflect' ? 1 : 0;
+          const cases: [number[], [number, number][]][] = [
+            [[7], [[2, 3]]], [[4, 5], [[3 - 1 + e, 1], [0, 4 - 1 + e]]], [[2, 3, 4], [[1, 1 - 1 + e], [2 - 1 + e, 0], [1, 3]]],
+            [[1, 5], [[0, 0], [2, 2]]], [[3, 3], [[0, 0], [0, 0]]],
+          ];
+          for (const [shape, pads] of cases) {
+            await checkAgainstCpu(`MirrorPad ${mode} ${dtype} ${shape} ${JSON.stringify(pads)}`, [randomInput(shape, dtype, next())],
+                                  (x) => tf.mirrorPad(x, pads, mode), {kernels: ['MirrorPad']});
+          }
+        }
+      }
+    });
     it('GatherV2 over axes, with batchDims, every dtype', async () => {
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
         await checkAgainstCpu(`Gather rows ${dtype}`, [randomInput([50, 7], dtype, next()), randomInput([33], 'int32', next(), {min: 0, max: 49})],

@@ -35,6 +35,7 @@ import {denseBincountConfig} from './DenseBincount';
 import {depthwiseConv2dNativeConfig} from './DepthwiseConv2dNative';
 import {depthwiseConv2dNativeBackpropFilterConfig} from './DepthwiseConv2dNativeBackpropFilter';
 import {depthwiseConv2dNativeBackpropInputConfig} from './DepthwiseConv2dNativeBackpropInput';
+import {einsumConfig} from './Einsum';
 import {eluConfig} from './Elu';
 import {eluGradConfig} from './EluGrad';
 import {equalConfig} from './Equal';
@@ -72,6 +73,7 @@ import {maxPoolGradConfig} from './MaxPoolGrad';
 import {meanConfig} from './Mean';
 import {minConfig} from './Min';
 import {minimumConfig} from './Minimum';
+import {mirrorPadConfig} from './MirrorPad';
 import {modConfig} from './Mod';
 import {multiplyConfig} from './Multiply';
 import {negConfig} from './Neg';
@@ -155,6 +157,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   depthwiseConv2dNativeBackpropFilterConfig,
   depthwiseConv2dNativeBackpropInputConfig,
   depthwiseConv2dNativeConfig,
+  einsumConfig,
   eluConfig,
   eluGradConfig,
   equalConfig,
@@ -192,6 +195,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   meanConfig,
   minConfig,
   minimumConfig,
+  mirrorPadConfig,
   modConfig,
   multiplyConfig,
   negConfig,
