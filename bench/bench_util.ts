@@ -101,3 +101,14 @@ export function rankOrMain(rank: () => Promise<void>, main: () => void): void {
     process.exit(1);
   });
 }
+
+/** Runs bench/torch/<script> with args and parses the JSON line it prints last; undefined (and says why) if it fails. */
+export function torchJson<T>(script: string, args: string[]): T | undefined {
+  const root = path.resolve(__dirname, '..', '..');
+  const r = spawnSync('python3', [path.join(root, 'bench', 'torch', script), ...args], {encoding: 'utf8'});
+  if (r.status !== 0) {
+    console.log(`(PyTorch side not run: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()})`);
+    return undefined;
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as T;
+}

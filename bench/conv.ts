@@ -3,14 +3,13 @@
 // eager on the same GPU when there is one (bench/torch/conv.py, same run):
 // each op forward, the gradients, and one training step of a small CNN.
 // Prints a table, writes JSON.
-import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {timeMs} from './bench_util';
+import {timeMs, torchJson} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const B = Number(process.env.BENCH_CONV_BATCH ?? 16);
@@ -65,12 +64,7 @@ function measure(reps: number, warm: number): number[] {
 }
 
 function torchSide(): {torch: string; device: string; ms: number[]} | undefined {
-  const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'conv.py'), String(B)], {encoding: 'utf8'});
-  if (r.status !== 0) {
-    console.log(`(PyTorch side not run: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()})`);
-    return undefined;
-  }
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+  return torchJson<{torch: string; device: string; ms: number[]}>('conv.py', [String(B)]);
 }
 
 async function main(): Promise<void> {

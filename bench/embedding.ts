@@ -3,14 +3,13 @@
 // the same GPU in the same run (bench/torch/embedding.py, run first so the
 // two never hold GPU memory at once) and against a device-to-device copy.
 // On the CPU: host gather/scatter against a plain memcpy of the same bytes.
-import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {timeMs} from './bench_util';
+import {timeMs, torchJson} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? (wm.deviceInfo().gpu ? 10_000_000 : 1_000_000));
@@ -21,12 +20,7 @@ interface Row {op: string; dim: number; dtype: string; ms: number; TBs: number}
 
 
 function torchSide(): {copyTBs: number; results: Row[]; torch: string} | undefined {
-  const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'embedding.py'), String(ROWS), String(N)], {encoding: 'utf8'});
-  if (r.status !== 0) {
-    console.log(`(PyTorch side not run: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()})`);
-    return undefined;
-  }
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+  return torchJson<{copyTBs: number; results: Row[]; torch: string}>('embedding.py', [String(ROWS), String(N)]);
 }
 
 async function main(): Promise<void> {

@@ -3,14 +3,13 @@
 // (tf.fused.matMul with a bias and ReLU), on 'wholememory' set against PyTorch
 // eager on the same GPU (bench/torch/ops.py, same run) and against
 // tfjs-backend-cpu. Prints a table, writes JSON.
-import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {median} from './bench_util';
+import {median, torchJson} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const N = Number(process.env.BENCH_OPS_N ?? 10000);
@@ -51,12 +50,7 @@ function matmulUs(reps: number, dense = false): number {
 }
 
 function torchSide(): Record<string, number | string> | undefined {
-  const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'ops.py'), String(N)], {encoding: 'utf8'});
-  if (r.status !== 0) {
-    console.log(`(PyTorch side not run: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()})`);
-    return undefined;
-  }
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+  return torchJson<Record<string, number | string>>('ops.py', [String(N)]);
 }
 
 async function main(): Promise<void> {

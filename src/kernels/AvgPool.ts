@@ -1,10 +1,9 @@
 // tf.avgPool: each window's sum per channel over the number of its pixels
 // inside the input (padding is not counted, as in tfjs-backend-cpu).
-import {AvgPool, AvgPoolAttrs, backend_util, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {AvgPool, KernelConfig} from '@tensorflow/tfjs-core';
 
-import {runOnCpu} from '../backend/fallback';
-import {disposeAll, geometryOf, padForWindows, reduceWindows, WindowGeometry} from './conv_windows';
-import {backendOf, callKernel, contiguousStrides, copyView, FLOAT, nativeRunner} from './kernel_utils';
+import {disposeAll, padForWindows, poolSetup, reduceWindows, WindowGeometry} from './conv_windows';
+import {callKernel} from './kernel_utils';
 import {ReduceOp} from './op_codes';
 import {realDivConfig} from './RealDiv';
 
@@ -26,18 +25,11 @@ export const avgPoolConfig: KernelConfig = {
   kernelName: AvgPool,
   backendName: 'wholememory',
   kernelFunc: (args) => {
-    const backend = backendOf(args);
-    const x = args.inputs.x as TensorInfo;
-    const {filterSize, strides, pad, dimRoundingMode} = args.attrs as unknown as AvgPoolAttrs;
-    const runner = nativeRunner(backend, [x], FLOAT);
-    if (runner === null || x.shape.length !== 4) return runOnCpu(AvgPool, args);
-    const info = backend_util.computePool2DInfo(x.shape as [number, number, number, number], filterSize, strides, 1, pad, dimRoundingMode);
-    if (info.filterWidth === 1 && info.filterHeight === 1 && util.arraysEqual(info.inShape, info.outShape)) {
-      return copyView(runner, x, 0, contiguousStrides(x.shape), x.shape);
-    }
-    const g = geometryOf(info);
+    const s = poolSetup(args, AvgPool);
+    if (!('g' in s)) return s;
+    const {backend, runner, g} = s;
     const counts = insideCounts(g);
-    const p = padForWindows(backend, x, g, 0);
+    const p = padForWindows(backend, s.x, g, 0);
     try {
       if (counts === null) return reduceWindows(backend, runner, p.t, p.g, ReduceOp.Mean, 'float32');
       const sums = reduceWindows(backend, runner, p.t, p.g, ReduceOp.Sum, 'float32');

@@ -5,13 +5,14 @@
 // gradients with respect to an input are convolutions too, over the
 // upstream gradient spread out by the stride (a transposed convolution), so
 // nothing scatters and every result has a fixed summation order.
-import {backend_util, TensorInfo, util} from '@tensorflow/tfjs-core';
+import {backend_util, MaxPoolAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {runOnCpu} from '../backend/fallback';
 import {Buf, KernelRunner} from '../backend/runner';
 import {addConfig} from './Add';
 import {batchMatMulConfig} from './BatchMatMul';
-import {callKernel, contiguousStrides, copyView, nd, reshapeView} from './kernel_utils';
+import {backendOf, callKernel, contiguousStrides, copyView, FLOAT, KernelArgs, nativeRunner, nd, reshapeView} from './kernel_utils';
 import {ReduceOp} from './op_codes';
 import {padV2Config} from './PadV2';
 
@@ -259,6 +260,24 @@ export function reduceWindows(backend: WholeMemoryBackend, runner: KernelRunner,
     }
   }
   return info;
+}
+
+/**
+ * What MaxPool and AvgPool start with: the runner, input and geometry, or their result already (the CPU
+ * fallback, or a copy for a 1x1 pool that changes nothing).
+ */
+export function poolSetup(args: KernelArgs, kernelName: string):
+    TensorInfo | {backend: WholeMemoryBackend; runner: KernelRunner; x: TensorInfo; g: WindowGeometry} {
+  const backend = backendOf(args);
+  const x = args.inputs.x as TensorInfo;
+  const {filterSize, strides, pad, dimRoundingMode} = args.attrs as unknown as MaxPoolAttrs;
+  const runner = nativeRunner(backend, [x], FLOAT);
+  if (runner === null || x.shape.length !== 4) return runOnCpu(kernelName, args) as TensorInfo;
+  const info = backend_util.computePool2DInfo(x.shape as [number, number, number, number], filterSize, strides, 1, pad, dimRoundingMode);
+  if (info.filterWidth === 1 && info.filterHeight === 1 && util.arraysEqual(info.inShape, info.outShape)) {
+    return copyView(runner, x, 0, contiguousStrides(x.shape), x.shape);
+  }
+  return {backend, runner, x, g: geometryOf(info)};
 }
 
 export {dispose as disposeAll};
