@@ -20,8 +20,8 @@ async function main(): Promise<void> {
   const cols = windows(runner, p.t, p.g, 0, 16, 1, 16, 'groupMajor');
   const a = tf.randomNormal([16 * 32 * 32, 144]);
   const f = tf.reshape(w, [144, 32]);
-  const time = (fn: () => void) => callWindowsUs(fn, 50, 20).us;
-  const rows: [string, number][] = [
+  const time = (fn: () => void) => callWindowsUs(fn, 50, 20);
+  const rows: [string, {us: number; hostUs: number}][] = [
     ['tf.conv2d whole', time(() => tf.conv2d(x as tf.Tensor4D, w as tf.Tensor4D, 1, 'same').dispose())],
     ['pad (fill + copy)', time(() => {
       const q = padForWindows(b, x, geometryOf(info), 0);
@@ -29,10 +29,13 @@ async function main(): Promise<void> {
     })],
     ['window copy [16384, 144]', time(() => b.disposeIntermediateTensorInfo(windows(runner, p.t, p.g, 0, 16, 1, 16, 'groupMajor')))],
     ['matMul [16384,144]x[144,32]', time(() => tf.matMul(a, f).dispose())],
+    ['window copy, into a kept buffer (no allocation)', time(() =>
+        runner.stridedCopy(4, runner.input(p.t), 0, [p.g.inH * p.g.inW * 16, 32 * p.g.inW * 16 / 32, 16, p.g.inW * 16, 16, 1],
+                           [16, 32, 32, 3, 3, 16], runner.input(cols), 0, [32 * 32 * 144, 32 * 144, 144, 48, 16, 1], [16, 32, 32, 3, 3, 16]))],
     ['tiny add (launch cost)', time(() => tf.add(f, f).dispose())],
   ];
-  console.log(`| part (${wm.deviceInfo().gpu ? wm.deviceInfo().name : 'CPU'}) | µs per call |\n| --- | --- |`);
-  for (const [what, us] of rows) console.log(`| ${what} | ${us.toFixed(1)} |`);
+  console.log(`| part (${wm.deviceInfo().gpu ? wm.deviceInfo().name : 'CPU'}) | µs per call | host µs per call |\n| --- | --- | --- |`);
+  for (const [what, t] of rows) console.log(`| ${what} | ${t.us.toFixed(1)} | ${t.hostUs.toFixed(1)} |`);
   b.disposeIntermediateTensorInfo(cols);
   if (p.owned) b.disposeIntermediateTensorInfo(p.t);
   tf.dispose([x, w, a, f]);
