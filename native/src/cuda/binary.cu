@@ -39,12 +39,13 @@ __global__ void binaryContiguous(int op, const Ti* a, const Ti* b, To* y, int64_
   WM_GRID_STRIDE(i, n) { y[i] = store<To>(Compute<Ti>::apply(op, a[i], b[i])); }
 }
 
-template <typename Ti, typename To>
+template <typename Ti, typename To, typename I>
 __global__ void binaryStrided(int op, const Ti* a, const Ti* b, To* y, int64_t n,
                               Dims shape, Dims as, Dims bs) {
   WM_GRID_STRIDE(i, n) {
-    y[i] = store<To>(Compute<Ti>::apply(op, a[stridedOffset(i, shape, as)],
-                                        b[stridedOffset(i, shape, bs)]));
+    I j = static_cast<I>(i);
+    y[i] = store<To>(Compute<Ti>::apply(op, a[stridedOffset(j, shape, as)],
+                                        b[stridedOffset(j, shape, bs)]));
   }
 }
 
@@ -57,8 +58,8 @@ void launchBinary(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n,
   if (shape.size() == 1 && as_[0] == 1 && bs[0] == 1) {
     binaryContiguous<Ti, To><<<gridFor(n), kThreads, 0, s>>>(op, as<Ti>(a), as<Ti>(b), as<To>(y), n);
   } else {
-    binaryStrided<Ti, To><<<gridFor(n), kThreads, 0, s>>>(
-        op, as<Ti>(a), as<Ti>(b), as<To>(y), n, toDims(shape), toDims(as_), toDims(bs));
+    auto kernel = narrowIndex(n) ? binaryStrided<Ti, To, uint32_t> : binaryStrided<Ti, To, int64_t>;
+    kernel<<<gridFor(n), kThreads, 0, s>>>(op, as<Ti>(a), as<Ti>(b), as<To>(y), n, toDims(shape), toDims(as_), toDims(bs));
   }
 }
 
@@ -73,12 +74,13 @@ void dispatchOut(int op, DType out, uint64_t a, uint64_t b, uint64_t y, int64_t 
   }
 }
 
-template <typename T>
+template <typename T, typename I>
 __global__ void selectKernel(const uint8_t* c, const T* a, const T* b, T* y, int64_t n,
                              Dims shape, Dims cs, Dims as, Dims bs) {
   WM_GRID_STRIDE(i, n) {
-    y[i] = c[stridedOffset(i, shape, cs)] ? a[stridedOffset(i, shape, as)]
-                                          : b[stridedOffset(i, shape, bs)];
+    I j = static_cast<I>(i);
+    y[i] = c[stridedOffset(j, shape, cs)] ? a[stridedOffset(j, shape, as)]
+                                          : b[stridedOffset(j, shape, bs)];
   }
 }
 
@@ -109,10 +111,14 @@ void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y,
   collapseDims(shape, {&cs, &as_, &bs});
   auto s = stream();
   Dims d = toDims(shape), dc = toDims(cs), da = toDims(as_), db = toDims(bs);
-  if (dtypeSize(t) == 4)
-    selectKernel<int><<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(cond), as<int>(a), as<int>(b), as<int>(y), n, d, dc, da, db);
-  else
-    selectKernel<uint8_t><<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(cond), as<uint8_t>(a), as<uint8_t>(b), as<uint8_t>(y), n, d, dc, da, db);
+  bool narrow = narrowIndex(n);
+  if (dtypeSize(t) == 4) {
+    auto kernel = narrow ? selectKernel<int, uint32_t> : selectKernel<int, int64_t>;
+    kernel<<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(cond), as<int>(a), as<int>(b), as<int>(y), n, d, dc, da, db);
+  } else {
+    auto kernel = narrow ? selectKernel<uint8_t, uint32_t> : selectKernel<uint8_t, int64_t>;
+    kernel<<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(cond), as<uint8_t>(a), as<uint8_t>(b), as<uint8_t>(y), n, d, dc, da, db);
+  }
   WM_CUDA_LAUNCHED();
 }
 

@@ -5,10 +5,10 @@
 namespace wm {
 namespace {
 
-// An element's index is split per axis by division; 64-bit divisions cost
-// ~20x a 32-bit one, so copies of fewer than 2^32 elements divide in 32 bits
-// (convolution window copies have seven axes), and the source modulo (Tile)
-// is only taken where some axis wraps.
+// An element's index is split per axis by division, in 32 bits for copies
+// of fewer than 2^32 elements (convolution window copies have up to seven
+// axes), and the source modulo (Tile) is only taken where some axis wraps.
+// The axis loop is unrolled (see stridedOffset in launch.cuh).
 template <typename T, typename I, bool MOD>
 __global__ void stridedCopyKernel(const T* src, int64_t srcOffset, Dims srcStrides,
                                   Dims srcMod, T* dst, int64_t dstOffset, Dims dstStrides,
@@ -16,16 +16,19 @@ __global__ void stridedCopyKernel(const T* src, int64_t srcOffset, Dims srcStrid
   WM_GRID_STRIDE(i, n) {
     I rest = static_cast<I>(i);
     int64_t so = srcOffset, d = dstOffset;
-    for (int k = shape.rank - 1; k >= 0; --k) {
-      I dim = static_cast<I>(shape.v[k]);
-      I q = rest / dim;
-      I idx = rest - q * dim;
-      rest = q;
-      d += static_cast<int64_t>(idx) * dstStrides.v[k];
-      if constexpr (MOD) {
-        so += static_cast<int64_t>(idx % static_cast<I>(srcMod.v[k])) * srcStrides.v[k];
-      } else {
-        so += static_cast<int64_t>(idx) * srcStrides.v[k];
+#pragma unroll
+    for (int k = kMaxRank - 1; k >= 0; --k) {
+      if (k < shape.rank) {
+        I dim = static_cast<I>(shape.v[k]);
+        I q = rest / dim;
+        I idx = rest - q * dim;
+        rest = q;
+        d += static_cast<int64_t>(idx) * dstStrides.v[k];
+        if constexpr (MOD) {
+          so += static_cast<int64_t>(idx % static_cast<I>(srcMod.v[k])) * srcStrides.v[k];
+        } else {
+          so += static_cast<int64_t>(idx) * srcStrides.v[k];
+        }
       }
     }
     dst[d] = src[so];
@@ -36,7 +39,7 @@ template <typename T>
 void launchCopy(uint64_t src, int64_t srcOffset, const Dims& ss, const Dims& sm, uint64_t dst, int64_t dstOffset,
                 const Dims& ds, const Dims& sh, int64_t n, bool wraps) {
   auto s = stream();
-  bool narrow = n <= static_cast<int64_t>(UINT32_MAX);
+  bool narrow = narrowIndex(n);
   auto go = [&](auto kernel) {
     kernel<<<gridFor(n), kThreads, 0, s>>>(as<T>(src), srcOffset, ss, sm, as<T>(dst), dstOffset, ds, sh, n);
   };
