@@ -71,4 +71,11 @@ describe('CUDA code as compiled', function() {
       expect(in32.length, 'kernels with no 64-bit division').to.equal(narrowCount);
     });
   }
+  it('scatter_nd.cu and the all-reduce kernels keep their parameters out of local memory', function() {
+    this.timeout(300000);
+    for (const file of ['scatter_nd.cu', 'allreduce_one_shot.cu', 'allreduce_two_shot.cu']) {
+      const local = [...entries(nvcc!, file)].filter(([, body]) => /(ld|st)\.local/.test(body)).map(([name]) => name);
+      expect(local, `${file}: kernels using local memory`).to.deep.equal([]);
+    }
+  });
 });

@@ -11,10 +11,15 @@ __global__ void scatterNdKernel(const int* idx, const T* upd, T* y, int64_t numU
     int64_t u = e / sliceSize, j = e - u * sliceSize;
     int64_t row = 0;
     bool ok = true;
-    for (int d = 0; d < depth; ++d) {
-      int64_t k = idx[u * depth + d];
-      ok = ok && k >= 0 && k < dims.v[d];
-      row = row * dims.v[d] + k;
+    // Unrolled over kMaxRank: dims read at constant indices stay in the
+    // parameter bank (a run-time index copies them to local memory).
+#pragma unroll
+    for (int d = 0; d < kMaxRank; ++d) {
+      if (d < depth) {
+        int64_t k = idx[u * depth + d];
+        ok = ok && k >= 0 && k < dims.v[d];
+        row = row * dims.v[d] + k;
+      }
     }
     if (ok) {
       atomicAdd(&y[row * sliceSize + j], upd[e]);
