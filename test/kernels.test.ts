@@ -394,6 +394,8 @@ describe('native kernels match tfjs-backend-cpu', () => {
         [[3000, 33], [3000, 17], true, false], [[2049, 130], [2049, 16], true, false], [[65, 5000], [16, 5000], false, true],
         [[5471, 128], [128, 128], false, false], [[1024, 16], [128, 16], false, true], [[70, 1030], [1030, 3], false, false],
         [[1030, 70], [3, 1030], true, true],
+        // k long enough for the host core to split it into chunks (8192 and more), with a ragged last chunk.
+        [[12289, 21], [12289, 9], true, false], [[2, 9000, 5], [2, 9000, 3], true, false],
         // More than 65,535 tiles of rows, then of columns (the grid's limits; without cuBLAS too).
         [[4200000, 1], [1, 2], false, false], [[2, 1], [1, 4200000], false, false],
       ];

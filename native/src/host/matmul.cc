@@ -3,6 +3,7 @@
 // (checked at run time), blocks of 4 rows x 16 columns are accumulated in
 // registers, so each load of B feeds eight FMAs; elsewhere, and for the edge
 // rows and columns, the inner loop is a contiguous axpy the compiler vectorises.
+#include <algorithm>
 #include <vector>
 
 #include "cpu_features.h"
@@ -29,6 +30,24 @@ void axpyRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, 
       for (int64_t j = j0; j < n; ++j) ci[j] += s * bp[j];
     }
   }
+}
+
+// dst [cols, rows] = src [rows, cols] transposed, in 32x32 tiles over the
+// threads: a convolution's filter gradient transposes its window matrix
+// (2.4M floats), which one thread walking a column at a time took 7 ms for.
+void transposeInto(const float* src, float* dst, int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = 32;
+  const int64_t tileRows = (rows + kTile - 1) / kTile;
+  parallelFor(tileRows, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(kTile * cols, 1)), [&](int64_t tb, int64_t te) {
+    for (int64_t t = tb; t < te; ++t) {
+      const int64_t r0 = t * kTile, r1 = std::min(rows, r0 + kTile);
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t c1 = std::min(cols, c0 + kTile);
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
+      }
+    }
+  });
 }
 
 // Few columns (a depthwise convolution's channel multiplier, a matrix times
@@ -83,6 +102,43 @@ __attribute__((target("avx2,fma"))) void blockedRows(const float* A, const float
 
 #endif
 
+// C [m, n] = rows [0, m) of A [m, k] times B [k, n], on this thread.
+void rowsSerial(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k) {
+#ifdef WM_HOST_AVX2
+  if (hasAvx2Fma()) {
+    blockedRows(A, B, C, 0, m, n, k);
+    return;
+  }
+#endif
+  axpyRows(A, B, C, 0, m, 0, n, k);
+}
+
+// A^T B with a long k and a small result (a weight gradient X^T dY over many
+// rows; a convolution's filter gradient): every 4-row block of the result
+// streamed all of B, k x n floats, from memory. Split k into fixed chunks
+// instead, each a product whose B panel stays in cache, and add the partial
+// results in chunk order (the same sums whatever the thread count).
+constexpr int64_t kSplitK = 4096;
+void splitKTransposedA(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k) {
+  const int64_t chunks = (k + kSplitK - 1) / kSplitK;
+  std::vector<float> partial(static_cast<size_t>(chunks * m * n));
+  parallelFor(chunks, 1, [&](int64_t cb, int64_t ce) {
+    std::vector<float> at;
+    for (int64_t ch = cb; ch < ce; ++ch) {
+      const int64_t p0 = ch * kSplitK, kc = std::min(k, p0 + kSplitK) - p0;
+      at.resize(static_cast<size_t>(m * kc));
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t i = 0; i < m; ++i) at[i * kc + p] = A[(p0 + p) * m + i];
+      rowsSerial(at.data(), B + p0 * n, partial.data() + ch * m * n, m, n, kc);
+    }
+  });
+  for (int64_t e = 0; e < m * n; ++e) {
+    float sum = partial[e];
+    for (int64_t ch = 1; ch < chunks; ++ch) sum += partial[ch * m * n + e];
+    C[e] = sum;
+  }
+}
+
 }  // namespace
 
 void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -92,16 +148,18 @@ void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_
     const float* A = a + z * aBatchStride;
     const float* B = b + z * bBatchStride;
     float* C = c + z * m * n;
-    if (transA) {
+    if (transA && !transB && k >= 2 * kSplitK && m * n <= (1 << 16)) {
+      splitKTransposedA(A, B, C, m, n, k);
+      continue;
+    }
+    if (transA) {  // A is [k, m]
       at.resize(m * k);
-      for (int64_t p = 0; p < k; ++p)
-        for (int64_t i = 0; i < m; ++i) at[i * k + p] = A[p * m + i];
+      transposeInto(A, at.data(), k, m);
       A = at.data();
     }
-    if (transB) {
+    if (transB) {  // B is [n, k]
       bt.resize(k * n);
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t p = 0; p < k; ++p) bt[p * n + j] = B[j * k + p];
+      transposeInto(B, bt.data(), n, k);
       B = bt.data();
     }
     const float* Ar = A;
