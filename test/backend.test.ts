@@ -149,6 +149,21 @@ describe('wholememory backend', () => {
     }
   });
 
+  it('uploads of every size arrive whole (with WM_SMALL_UPLOAD=1 a few bytes travel as kernel arguments, more by copy)', async function() {
+    if (!wm.deviceInfo().gpu) this.skip();
+    for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+      for (const n of [1, 2, 3, 15, 16, 17, 63, 64, 65, 200]) {
+        const values = randomInput([n], dtype, 1000 + n).values;
+        const t = tf.tensor(values, [n], dtype);
+        wm.backend().devicePtr(t);  // uploads now
+        const copy = tf.tidy(() => tf.reshape(tf.concat([t, t]), [2, n]).slice([1, 0], [1, n]));  // computed from the device copy
+        expect(wm.isOnDevice(copy), `${dtype} ${n}: on the device`).to.equal(true);
+        expect(Array.from(await copy.data()), `${dtype} ${n}`).to.deep.equal(Array.from(values));
+        tf.dispose([t, copy]);
+      }
+    }
+  });
+
   it('reports GPU memory in tf.memory() when on a GPU', () => {
     const m = tf.memory() as tf.MemoryInfo & {numBytesInGPU?: number};
     expect(m.numBytesInGPU).to.be.a('number');

@@ -148,7 +148,7 @@ WM_FN(SideWaitsForMain) {
 WM_FN(Upload) {
   return guard(info, [&] {
     auto t = typedArg(info, 1, "values");
-    wm::copyHostToDevice(ptrArg(info, 0, "ptr"), typedData(t), t.ByteLength());
+    wm::uploadTensorBytes(ptrArg(info, 0, "ptr"), typedData(t), t.ByteLength());
     return info.Env().Undefined();
   });
 }

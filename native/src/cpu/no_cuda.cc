@@ -41,6 +41,7 @@ void deviceFree(uint64_t ptr) {
 }
 void emptyCache() {}
 void copyHostToDevice(uint64_t, const void*, size_t) { noCuda("copyHostToDevice"); }
+void uploadTensorBytes(uint64_t, const void*, size_t) { noCuda("uploadTensorBytes"); }
 void copyDeviceToHost(void*, uint64_t, size_t) { noCuda("copyDeviceToHost"); }
 uint64_t hostRegister(void*, size_t) { noCuda("hostRegister"); }
 void hostUnregister(void*) {}
