@@ -283,7 +283,7 @@ describe('native kernels match tfjs-backend-cpu', () => {
   describe('reductions', () => {
     const shapes: [number[], (number | number[] | undefined)[]][] = [
       [[1001], [0, undefined]], [[7, 33], [0, 1, [0, 1]]], [[3, 4, 5], [0, 1, 2, [0, 2], [1, 2]]], [[2, 70000], [1]], [[300007], [0]],
-      [[0, 5], [1]],
+      [[0, 5], [1]], [[200003, 3], [0]],  // long sums: the host core adds fixed chunks over its threads
     ];
     const ops: [string, (x: tf.Tensor, axis: number | number[] | undefined, keepDims: boolean) => tf.Tensor, tf.DataType[]][] = [
       ['Sum', (x, a, k) => tf.sum(x, a, k), ['float32', 'int32']], ['Prod', (x, a, k) => tf.prod(x, a, k), ['float32', 'int32']],
@@ -517,6 +517,15 @@ describe('native kernels match tfjs-backend-cpu', () => {
       expect(wm.isOnDevice(devIdx)).to.equal(wm.deviceInfo().gpu);
       expect(() => tf.gather(x, devIdx)).to.throw(/GatherV2: the index value 5 is not in \[0, 4\]/);
       tf.dispose([x, hostIdx, devIdx]);
+    });
+    it('long rows over the host threads: a segment sum of 20,000 rows, a tile and a broadcast of one value to 180,000', async () => {
+      await checkAgainstCpu('UnsortedSegmentSum 20000 rows', [randomInput([20000, 8], 'float32', next()), randomInput([20000], 'int32', next(), {min: -2, max: 39})],
+                            (x, s) => tf.unsortedSegmentSum(x, s as tf.Tensor1D, 40), {kernels: ['UnsortedSegmentSum'], rtol: 1e-4, atol: 3e-4});  // ~500 float32 additions per segment against tfjs' double sums
+      for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
+        await checkAgainstCpu(`Tile [1, 1] to [600, 300] ${dtype}`, [randomInput([1, 1], dtype, next())], (x) => tf.tile(x, [600, 300]), {kernels: ['Tile']});
+      }
+      await checkAgainstCpu('gradient of a sum (a broadcast of one value)', [randomInput([600, 300], 'float32', next())],
+                            (x) => tf.grad((a: tf.Tensor) => tf.sum(a))(x), {kernels: ['Tile']});
     });
     it('UnsortedSegmentSum float32 and int32', async () => {
       for (const dtype of ['float32'] as tf.DataType[]) {

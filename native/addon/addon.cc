@@ -716,6 +716,22 @@ WM_FN(HostBatchMatMul) {
   });
 }
 
+WM_FN(HostSegmentSum) {
+  return guard(info, [&] {
+    auto ids = typedArg(info, 2, "ids");
+    if (ids.TypedArrayType() != napi_int32_array) throw Napi::TypeError::New(info.Env(), "ids must be an Int32Array");
+    const int64_t rows = intArg(info, 4, "rows"), inner = intArg(info, 5, "inner"), numSegments = intArg(info, 6, "numSegments");
+    auto x = typedArg(info, 1, "x"), y = typedArg(info, 3, "y");
+    if (static_cast<int64_t>(ids.ElementLength()) < rows || static_cast<int64_t>(x.ElementLength()) < rows * inner ||
+        static_cast<int64_t>(y.ElementLength()) < numSegments * inner) {
+      throw Napi::RangeError::New(info.Env(), "hostSegmentSum: x, ids or y is shorter than rows, inner and numSegments say");
+    }
+    wm::host::segmentSum(dtypeArg(info, 0, "dtype"), typedData(x), static_cast<const int32_t*>(typedData(ids)), typedData(y), rows,
+                         inner, numSegments);
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(HostGather) {
   return guard(info, [&] {
     auto idx = typedArg(info, 2, "indices");
@@ -750,7 +766,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"hostBatchMatMul", HostBatchMatMul}, {"softmaxCrossEntropy", SoftmaxCrossEntropy},
       {"biasActivation", BiasActivation}, {"biasActivationGrad", BiasActivationGrad},
       {"softmaxCrossEntropyGrad", SoftmaxCrossEntropyGrad}, {"hostSoftmaxCrossEntropy", HostSoftmaxCrossEntropy},
-      {"hostSoftmaxCrossEntropyGrad", HostSoftmaxCrossEntropyGrad}, {"hostGather", HostGather},
+      {"hostSoftmaxCrossEntropyGrad", HostSoftmaxCrossEntropyGrad}, {"hostGather", HostGather}, {"hostSegmentSum", HostSegmentSum},
       {"managedAlloc", ManagedAlloc}, {"managedFree", ManagedFree}, {"managedEmptyCache", ManagedEmptyCache},
       {"managedInfo", ManagedInfo}, {"managedSizeClass", ManagedSizeClass}, {"managedAdvise", ManagedAdvise},
       {"managedPrefetch", ManagedPrefetch}, {"pinnedHostAlloc", PinnedHostAlloc}, {"pinnedHostFree", PinnedHostFree},

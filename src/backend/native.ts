@@ -257,6 +257,9 @@ export interface NativeAddon {
                   transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number): void;
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
   hostThreads(): number;
+  /** Adds row r of x [rows, inner] into row ids[r] of y; ids outside [0, numSegments) are skipped. */
+  hostSegmentSum(dt: NativeDType, x: ArrayBufferView, ids: Int32Array, y: ArrayBufferView, rows: number, inner: number,
+                 numSegments: number): void;
   /** Returns the position of the first out-of-range index (nothing written), or -1. */
   hostGather(elemSize: number, x: ArrayBufferView, indices: Int32Array, y: ArrayBufferView, outer: number,
              axisDim: number, inner: number, numIndices: number, outerPerBatch: number): number;

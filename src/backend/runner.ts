@@ -59,18 +59,20 @@ export function simplifyCopy(srcStrides: number[], srcMod: number[], dstStrides:
   const out = {srcStrides: [] as number[], srcMod: [] as number[], dstStrides: [] as number[], shape: [] as number[]};
   for (let k = 0; k < shape.length; ++k) {
     if (shape[k] === 1) continue;
+    // An axis that wraps every element (Tile of a size-1 axis, a broadcast) reads one place: stride 0.
+    const [stride, mod] = srcMod[k] === 1 ? [0, shape[k]] : [srcStrides[k], srcMod[k]];
     const last = out.shape.length - 1;
-    if (last >= 0 && srcMod[k] >= shape[k] && out.srcMod[last] >= out.shape[last] &&
-        out.srcStrides[last] === srcStrides[k] * shape[k] && out.dstStrides[last] === dstStrides[k] * shape[k]) {
+    if (last >= 0 && mod >= shape[k] && out.srcMod[last] >= out.shape[last] &&
+        out.srcStrides[last] === stride * shape[k] && out.dstStrides[last] === dstStrides[k] * shape[k]) {
       out.shape[last] *= shape[k];
       out.srcMod[last] = out.shape[last];
-      out.srcStrides[last] = srcStrides[k];
+      out.srcStrides[last] = stride;
       out.dstStrides[last] = dstStrides[k];
       continue;
     }
     out.shape.push(shape[k]);
-    out.srcStrides.push(srcStrides[k]);
-    out.srcMod.push(srcMod[k]);
+    out.srcStrides.push(stride);
+    out.srcMod.push(mod);
     out.dstStrides.push(dstStrides[k]);
   }
   if (out.shape.length === 0) return {srcStrides: [1], srcMod: [1], dstStrides: [1], shape: [1]};
@@ -180,15 +182,8 @@ class HostRunner implements KernelRunner {
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
     this.b.native.hostBatchMatMul(a as Float32Array, b as Float32Array, c as Float32Array, batch, m, n, k, ta, tb, sa, sb);
   }
-  // In row order, adding into the float32 (or int32) output as tfjs-backend-cpu does.
-  segmentSum(_dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number) {
-    const xv = arr(x), sv = arr(ids), yv = arr(y);
-    for (let r = 0; r < rows; ++r) {
-      const s = sv[r];
-      if (s < 0 || s >= numSegments) continue;
-      const o = s * inner, i = r * inner;
-      for (let j = 0; j < inner; ++j) yv[o + j] += xv[i + j];
-    }
+  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number) {
+    this.b.native.hostSegmentSum(dt, arr(x), ids as Int32Array, arr(y), rows, inner, numSegments);
   }
   gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
          outerPerBatch: number): number {

@@ -2,11 +2,12 @@ import {KernelConfig, TensorInfo, UnsortedSegmentSum, UnsortedSegmentSumAttrs, u
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nd} from './kernel_utils';
+import {backendOf, nativeRunner, nd} from './kernel_utils';
 
 // tfjs-backend-cpu builds this from one masked sum per segment (time grows
 // with segments x rows), which makes embedding gradients crawl; one pass of
-// scatter-adds gives the same float32 result.
+// scatter-adds gives the same float32 result (CUDA, or the C++ core with
+// each thread owning a range of segments).
 function onHost(backend: WholeMemoryBackend, x: TensorInfo, ids: TensorInfo, numSegments: number, inner: number): TensorInfo {
   backend.ensureHost(x.dataId);
   backend.ensureHost(ids.dataId);
@@ -36,15 +37,12 @@ export const unsortedSegmentSumConfig: KernelConfig = {
     const rows = util.sizeFromShape(segmentIds.shape);
     const innerShape = x.shape.slice(idRank);
     const inner = util.sizeFromShape(innerShape);
-    // int32 input gives float32 output on tfjs-backend-cpu; on the GPU only
-    // float32 is native.
-    if (!backend.gpu || x.dtype !== 'float32') return onHost(backend, x, segmentIds, numSegments, inner);
-    const {info, ptr} = backend.makeDeviceOutput([numSegments, ...innerShape], x.dtype);
-    backend.native.fill(nd(x.dtype), ptr, numSegments * inner, 0);
-    if (rows * inner > 0) {
-      backend.native.unsortedSegmentSum(nd(x.dtype), backend.devicePtr(x), backend.devicePtr(segmentIds), ptr, rows,
-                                        inner, numSegments);
-    }
+    // int32 input gives float32 output on tfjs-backend-cpu: summed here, on the host.
+    const runner = nativeRunner(backend, [x], ['float32']);
+    if (runner === null) return onHost(backend, x, segmentIds, numSegments, inner);
+    const {info, buf} = runner.output([numSegments, ...innerShape], 'float32');
+    runner.fill(nd('float32'), buf, numSegments * inner, 0);
+    runner.segmentSum(nd('float32'), runner.input(x), runner.input(segmentIds), buf, rows, inner, numSegments);
     return info;
   },
 };

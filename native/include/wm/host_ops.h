@@ -61,6 +61,11 @@ void roundToWire(const float* in, float* out, int64_t n, int wire);
 // throws if WM_THREADS is malformed.
 int threads();
 
+// Adds row r of x [rows, inner] into row ids[r] of y [numSegments, inner]
+// (ids outside [0, numSegments) skipped), float32 or int32, each segment's
+// rows in row order (as tfjs-backend-cpu adds them).
+void segmentSum(DType dt, const void* x, const int32_t* ids, void* y, int64_t rows, int64_t inner, int64_t numSegments);
+
 // Returns the position of the first out-of-range index, or -1.
 int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim,
                int64_t inner, int64_t numIndices, int64_t outerPerBatch);

@@ -18,6 +18,27 @@ void copyLoop(const T* src, int64_t srcOffset, const std::vector<int64_t>& ss, c
   int64_t rows = 1;
   for (int k = 0; k < rank - 1; ++k) rows *= shape[k];
   int64_t sInner = ss[rank - 1], dInner = ds[rank - 1], mInner = sm[rank - 1];
+  if (rows < 8 && inner >= (1 << 17) && mInner >= inner) {
+    // Few long rows (a broadcast filling a whole tensor is one row of
+    // stride 0): split each row over the threads.
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t rest = r, so = srcOffset, d = dstOffset;
+      for (int k = rank - 2; k >= 0; --k) {
+        int64_t idx = rest % shape[k];
+        rest /= shape[k];
+        so += (idx % sm[k]) * ss[k];
+        d += idx * ds[k];
+      }
+      parallelFor(inner, 1 << 15, [&](int64_t b, int64_t e) {
+        if (sInner == 1 && dInner == 1) {
+          std::memcpy(dst + d + b, src + so + b, (e - b) * sizeof(T));
+        } else {
+          for (int64_t i = b; i < e; ++i) dst[d + i * dInner] = src[so + i * sInner];
+        }
+      });
+    }
+    return;
+  }
   parallelFor(rows, std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(inner, 1)), [&](int64_t rb, int64_t re) {
     // The outer index is found by division once per range, then counted
     // up like an odometer: window copies (convolutions) have rows of a few
@@ -72,6 +93,34 @@ void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::ve
     case 4: copyLoop(static_cast<const uint32_t*>(src), srcOffset, ss, sm, static_cast<uint32_t*>(dst), dstOffset, ds, sh); break;
     case 8: copyLoop(static_cast<const uint64_t*>(src), srcOffset, ss, sm, static_cast<uint64_t*>(dst), dstOffset, ds, sh); break;
     default: fail("stridedCopy: element size " + std::to_string(elemSize) + " is not 1, 4 or 8");
+  }
+}
+
+namespace {
+template <typename T>
+void segmentSumOf(const T* x, const int32_t* ids, T* y, int64_t rows, int64_t inner, int64_t numSegments) {
+  // Each thread owns a range of segments and scans every id: no two threads
+  // add into one row, and a segment's rows arrive in row order whatever the
+  // thread count (the gradient of tf.gather, an embedding step's scatter).
+  const int64_t work = rows * inner;
+  parallelFor(numSegments, work < (1 << 16) ? numSegments : 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t s = ids[r];
+      if (s < s0 || s >= s1) continue;
+      T* out = y + s * inner;
+      const T* in = x + r * inner;
+      for (int64_t j = 0; j < inner; ++j) out[j] += in[j];
+    }
+  });
+}
+}  // namespace
+
+void segmentSum(DType dt, const void* x, const int32_t* ids, void* y, int64_t rows, int64_t inner, int64_t numSegments) {
+  if (rows * inner == 0 || numSegments == 0) return;
+  switch (dt) {
+    case DType::F32: segmentSumOf(static_cast<const float*>(x), ids, static_cast<float*>(y), rows, inner, numSegments); break;
+    case DType::I32: segmentSumOf(static_cast<const int*>(x), ids, static_cast<int*>(y), rows, inner, numSegments); break;
+    default: fail("segmentSum: dtype must be float32 or int32");
   }
 }
 

@@ -101,9 +101,41 @@ void reduceLoop(ReduceOp op, const In* x, Out* y, int64_t outer, int64_t rsize, 
   });
 }
 
+// Few long float sums (tf.sum of a whole tensor, a loss's mean): one thread
+// per output would leave the others idle. Partial double sums over fixed
+// chunks, added in chunk order, so the result does not depend on the thread
+// count (a double per 2^14 floats: the float32 result is tfjs-backend-cpu's
+// sequential double sum's but for the rarest ties).
+template <typename Out>
+bool chunkedFloatSum(ReduceOp op, const float* x, Out* y, int64_t outer, int64_t rsize, int64_t inner) {
+  constexpr int64_t kChunk = 1 << 14;
+  if ((op != ReduceOp::Sum && op != ReduceOp::Mean) || outer * inner >= 8 || rsize < 8 * kChunk) return false;
+  const int64_t chunks = (rsize + kChunk - 1) / kChunk;
+  std::vector<double> partial(static_cast<size_t>(chunks));
+  for (int64_t oi = 0; oi < outer * inner; ++oi) {
+    const int64_t o = oi / inner, i = oi % inner;
+    const float* p = x + o * rsize * inner + i;
+    parallelFor(chunks, 1, [&](int64_t cb, int64_t ce) {
+      for (int64_t c = cb; c < ce; ++c) {
+        double acc = 0;
+        for (int64_t r = c * kChunk, e = std::min(rsize, r + kChunk); r < e; ++r) acc += p[r * inner];
+        partial[c] = acc;
+      }
+    });
+    double acc = 0;
+    for (double v : partial) acc += v;
+    if (op == ReduceOp::Mean) acc /= static_cast<double>(rsize);
+    y[oi] = static_cast<Out>(acc);
+  }
+  return true;
+}
+
 template <typename In>
 void reduceOut(ReduceOp op, DType out, const void* x, void* y, int64_t outer, int64_t rsize, int64_t inner) {
   auto px = static_cast<const In*>(x);
+  if constexpr (std::is_same<In, float>::value) {
+    if (out == DType::F32 && chunkedFloatSum(op, px, static_cast<float*>(y), outer, rsize, inner)) return;
+  }
   switch (out) {
     case DType::F32: reduceLoop(op, px, static_cast<float*>(y), outer, rsize, inner); break;
     case DType::I32: reduceLoop(op, px, static_cast<int*>(y), outer, rsize, inner); break;
