@@ -316,8 +316,10 @@ describe('native kernels match tfjs-backend-cpu', () => {
             await checkAgainstCpu(`${name} ${dtype} ${shape} ${axis}`, [randomInput(shape, dtype, next(), {min: -3, max: 3})], (x) => f(x, axis), {kernels: [name]});
           }
         }
-        await checkAgainstCpu(`${name} NaN`, [{shape: [3, 4], dtype: 'float32', values: Float32Array.from([NaN, 1, 2, 2, 1, NaN, 5, 5, 3, 3, 3, NaN])}],
-                              (x) => f(x, 1), {kernels: [name]});
+        for (const axis of [1, 0]) {
+          await checkAgainstCpu(`${name} NaN axis ${axis}`, [{shape: [3, 4], dtype: 'float32', values: Float32Array.from([NaN, 1, 2, 2, 1, NaN, 5, 5, 3, 3, 3, NaN])}],
+                                (x) => f(x, axis), {kernels: [name]});
+        }
       });
     }
     it('Softmax over the last axis', async () => {

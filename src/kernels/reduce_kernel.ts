@@ -32,13 +32,22 @@ export function reduceKernel(kernelName: string, op: ReduceOp, options: ReduceOp
       const inner = util.sizeFromShape(reduceShape);
       if (options.needsNonEmpty && inner === 0) return runOnCpu(kernelName, args);
       const perm = backend_util.getAxesPermutation(axes, x.shape.length);
-      const src = perm != null ? transposeWith(runner, x, perm) : x;
       const outDtype = options.outDtype(x.dtype);
       const {info, buf} = runner.output(outShape, outDtype);
-      try {
-        runner.reduce(op, nd(x.dtype), nd(outDtype), runner.input(src), buf, util.sizeFromShape(outShape), inner);
-      } finally {
-        if (src !== x) backend.disposeIntermediateTensorInfo(src);
+      const sorted = [...axes].sort((a, b) => a - b);
+      if (runner.where === 'host' && perm != null && sorted.every((a, i) => a === sorted[0] + i)) {
+        // The C++ core reduces the middle of [before, reduced, after] in place: no transpose.
+        const before = util.sizeFromShape(x.shape.slice(0, sorted[0]));
+        const after = util.sizeFromShape(x.shape.slice(sorted[sorted.length - 1] + 1));
+        backend.native.hostReduce(op, nd(x.dtype), nd(outDtype), runner.input(x) as ArrayBufferView, buf as ArrayBufferView,
+                                  before, inner, after);
+      } else {
+        const src = perm != null ? transposeWith(runner, x, perm) : x;
+        try {
+          runner.reduce(op, nd(x.dtype), nd(outDtype), runner.input(src), buf, util.sizeFromShape(outShape), inner);
+        } finally {
+          if (src !== x) backend.disposeIntermediateTensorInfo(src);
+        }
       }
       if (!keepDims) return info;
       const kept = reshapeView(backend, info, backend_util.expandShapeToKeepDim(outShape, axes));
