@@ -20,8 +20,8 @@ export interface KernelRunner {
   fill(dt: NativeDType, y: Buf, n: number, value: number): void;
   stridedCopy(elemSize: number, src: Buf, srcOffset: number, srcStrides: number[], srcMod: number[], dst: Buf,
               dstOffset: number, dstStrides: number[], shape: number[]): void;
-  /** Reduces the last axis of [outer, inner]. */
-  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number): void;
+  /** Reduces the middle axis of [outer, inner, after] (the last when after is 1; only the host takes another). */
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
   softmax(x: Buf, y: Buf, outer: number, inner: number): void;
   cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
   topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
@@ -48,35 +48,6 @@ function sameContiguous(shape: number[], strides: number[]): boolean {
     acc *= shape[i];
   }
   return true;
-}
-
-/**
- * A strided copy with its axes of size 1 dropped and neighbours that walk memory as one axis on both sides
- * (and do not wrap) merged: fewer axes to split each index into on the GPU, longer rows on the host.
- */
-export function simplifyCopy(srcStrides: number[], srcMod: number[], dstStrides: number[], shape: number[]):
-    {srcStrides: number[]; srcMod: number[]; dstStrides: number[]; shape: number[]} {
-  const out = {srcStrides: [] as number[], srcMod: [] as number[], dstStrides: [] as number[], shape: [] as number[]};
-  for (let k = 0; k < shape.length; ++k) {
-    if (shape[k] === 1) continue;
-    // An axis that wraps every element (Tile of a size-1 axis, a broadcast) reads one place: stride 0.
-    const [stride, mod] = srcMod[k] === 1 ? [0, shape[k]] : [srcStrides[k], srcMod[k]];
-    const last = out.shape.length - 1;
-    if (last >= 0 && mod >= shape[k] && out.srcMod[last] >= out.shape[last] &&
-        out.srcStrides[last] === stride * shape[k] && out.dstStrides[last] === dstStrides[k] * shape[k]) {
-      out.shape[last] *= shape[k];
-      out.srcMod[last] = out.shape[last];
-      out.srcStrides[last] = stride;
-      out.dstStrides[last] = dstStrides[k];
-      continue;
-    }
-    out.shape.push(shape[k]);
-    out.srcStrides.push(stride);
-    out.srcMod.push(mod);
-    out.dstStrides.push(dstStrides[k]);
-  }
-  if (out.shape.length === 0) return {srcStrides: [1], srcMod: [1], dstStrides: [1], shape: [1]};
-  return out;
 }
 
 class DeviceRunner implements KernelRunner {
@@ -106,10 +77,10 @@ class DeviceRunner implements KernelRunner {
     this.b.native.fill(dt, num(y), n, value);
   }
   stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
-    const c = simplifyCopy(ss, sm, ds, shape);
-    this.b.native.stridedCopy(e, num(src), so, c.srcStrides, c.srcMod, num(dst), d0, c.dstStrides, c.shape);
+    this.b.native.stridedCopy(e, num(src), so, ss, sm, num(dst), d0, ds, shape);
   }
-  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number) {
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after = 1) {
+    if (after !== 1) throw new Error('reduce: the GPU reduces the last axis only (transpose first)');
     this.b.native.reduce(op, dtIn, dtOut, num(x), num(y), outer, inner);
   }
   softmax(x: Buf, y: Buf, outer: number, inner: number) {
@@ -164,11 +135,10 @@ class HostRunner implements KernelRunner {
     arr(y).fill(value);
   }
   stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
-    const c = simplifyCopy(ss, sm, ds, shape);
-    this.b.native.hostStridedCopy(e, arr(src), so, c.srcStrides, c.srcMod, arr(dst), d0, c.dstStrides, c.shape);
+    this.b.native.hostStridedCopy(e, arr(src), so, ss, sm, arr(dst), d0, ds, shape);
   }
-  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number) {
-    this.b.native.hostReduce(op, dtIn, dtOut, arr(x), arr(y), outer, inner, 1);
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after = 1) {
+    this.b.native.hostReduce(op, dtIn, dtOut, arr(x), arr(y), outer, inner, after);
   }
   softmax(x: Buf, y: Buf, outer: number, inner: number) {
     this.b.native.hostSoftmax(x as Float32Array, y as Float32Array, outer, inner, false);

@@ -165,19 +165,24 @@ export function groupedConv(backend: WholeMemoryBackend, runner: KernelRunner, p
     return {...product, shape: outShape};
   }
   const chunks = batchChunks(g.batch, pixels * k * groups);
-  const {info, buf} = chunks.length === 1 && groups === 1 ? {info: null, buf: null} : runner.output(outShape, 'float32');
-  for (const [n0, nb] of chunks) {
+  const product = (n0: number, nb: number) => {  // [groups, nb*pixels, outPerGroup]
     const cols = windows(runner, p, g, n0, nb, groups, perGroup, 'groupMajor');
-    const product = matMul(backend, cols, filter);  // [groups, rows, outPerGroup]
+    const y = matMul(backend, cols, filter);
     dispose(backend, cols);
-    if (info === null) return {...product, shape: outShape};
+    return y;
+  };
+  // One group in one go: the product is the output, in its layout already.
+  if (groups === 1 && chunks.length === 1) return {...product(0, g.batch), shape: outShape};
+  const {info, buf} = runner.output(outShape, 'float32');
+  for (const [n0, nb] of chunks) {
+    const part = product(n0, nb);
     // [groups, rows, outPerGroup] into the rows [n0*pixels, ...) of [rows, groups, outPerGroup].
     const rows = nb * pixels;
-    runner.stridedCopy(4, runner.input(product), 0, [rows * outPerGroup, outPerGroup, 1], [groups, rows, outPerGroup], buf!,
+    runner.stridedCopy(4, runner.input(part), 0, [rows * outPerGroup, outPerGroup, 1], [groups, rows, outPerGroup], buf,
                        n0 * pixels * outC, [outPerGroup, outC, 1], [groups, rows, outPerGroup]);
-    dispose(backend, product);
+    dispose(backend, part);
   }
-  return info!;
+  return info;
 }
 
 /**

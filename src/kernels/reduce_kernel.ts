@@ -35,18 +35,19 @@ export function reduceKernel(kernelName: string, op: ReduceOp, options: ReduceOp
       const outDtype = options.outDtype(x.dtype);
       const {info, buf} = runner.output(outShape, outDtype);
       const sorted = [...axes].sort((a, b) => a - b);
-      if (runner.where === 'host' && perm != null && sorted.every((a, i) => a === sorted[0] + i)) {
-        // The C++ core reduces the middle of [before, reduced, after] in place: no transpose.
-        const before = util.sizeFromShape(x.shape.slice(0, sorted[0]));
-        const after = util.sizeFromShape(x.shape.slice(sorted[sorted.length - 1] + 1));
-        backend.native.hostReduce(op, nd(x.dtype), nd(outDtype), runner.input(x) as ArrayBufferView, buf as ArrayBufferView,
-                                  before, inner, after);
+      const oneBlock = sorted.every((a, i) => a === sorted[0] + i);
+      // Reduced axes already last, or (on the host, whose core reduces the middle of
+      // [before, reduced, after]) one block of axes: no transpose.
+      if (perm == null || (runner.where === 'host' && oneBlock)) {
+        const before = sorted.length > 0 ? util.sizeFromShape(x.shape.slice(0, sorted[0])) : util.sizeFromShape(outShape);
+        const after = sorted.length > 0 ? util.sizeFromShape(x.shape.slice(sorted[sorted.length - 1] + 1)) : 1;
+        runner.reduce(op, nd(x.dtype), nd(outDtype), runner.input(x), buf, before, inner, after);
       } else {
-        const src = perm != null ? transposeWith(runner, x, perm) : x;
+        const src = transposeWith(runner, x, perm);
         try {
           runner.reduce(op, nd(x.dtype), nd(outDtype), runner.input(src), buf, util.sizeFromShape(outShape), inner);
         } finally {
-          if (src !== x) backend.disposeIntermediateTensorInfo(src);
+          backend.disposeIntermediateTensorInfo(src);
         }
       }
       if (!keepDims) return info;

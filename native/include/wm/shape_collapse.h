@@ -31,4 +31,24 @@ inline void collapseDims(std::vector<int64_t>& shape, std::vector<std::vector<in
   for (size_t j = 0; j < strides.size(); ++j) *strides[j] = st[j];
 }
 
+// The strided copy's form of it: an axis whose source wraps at every element
+// (srcMod 1: Tile of a size-1 axis, a broadcast) reads one place (stride 0);
+// when no axis wraps any more, the axes are collapsed like an elementwise
+// op's and srcMod becomes the shape. Returns whether some axis still wraps.
+inline bool collapseCopy(std::vector<int64_t>& shape, std::vector<int64_t>& srcStrides, std::vector<int64_t>& srcMod,
+                         std::vector<int64_t>& dstStrides) {
+  bool wraps = false;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (srcMod[k] == 1) {
+      srcStrides[k] = 0;
+      srcMod[k] = shape[k];
+    }
+    wraps = wraps || srcMod[k] < shape[k];
+  }
+  if (wraps) return true;
+  collapseDims(shape, {&srcStrides, &dstStrides});
+  srcMod = shape;
+  return false;
+}
+
 }  // namespace wm

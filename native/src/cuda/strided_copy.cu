@@ -1,6 +1,7 @@
 // The one data-movement kernel behind Transpose, Slice, StridedSlice, Concat,
 // Pack, Unpack, Tile, Reverse and BroadcastTo (see ops.h).
 #include "launch.cuh"
+#include "wm/shape_collapse.h"
 
 namespace wm {
 namespace {
@@ -61,9 +62,10 @@ void stridedCopy(int elemSize, uint64_t src, int64_t srcOffset,
                  srcMod.size() == shape.size(),
              "stridedCopy: strides, mod and shape must have the same rank");
   for (int64_t m : srcMod) WM_REQUIRE(m > 0, "stridedCopy: srcMod entries must be positive");
-  Dims ss = toDims(srcStrides), sm = toDims(srcMod), ds = toDims(dstStrides), sh = toDims(shape);
-  bool wraps = false;
-  for (size_t k = 0; k < shape.size(); ++k) wraps = wraps || srcMod[k] < shape[k];
+  // Fewer axes: fewer divisions per element.
+  std::vector<int64_t> shp = shape, sst = srcStrides, smod = srcMod, dst_ = dstStrides;
+  bool wraps = collapseCopy(shp, sst, smod, dst_);
+  Dims ss = toDims(sst), sm = toDims(smod), ds = toDims(dst_), sh = toDims(shp);
   switch (elemSize) {
     case 1: launchCopy<uint8_t>(src, srcOffset, ss, sm, dst, dstOffset, ds, sh, n, wraps); break;
     case 4: launchCopy<uint32_t>(src, srcOffset, ss, sm, dst, dstOffset, ds, sh, n, wraps); break;

@@ -32,22 +32,25 @@ void axpyRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, 
   }
 }
 
-// dst [cols, rows] = src [rows, cols] transposed, in 32x32 tiles over the
-// threads: a convolution's filter gradient transposes its window matrix
-// (2.4M floats), which one thread walking a column at a time took 7 ms for.
-void transposeInto(const float* src, float* dst, int64_t rows, int64_t cols) {
+// dst [cols, rows] = rows [r0, r1) of src [rows, cols] transposed, in 32x32
+// tiles (a column walk of a large matrix misses the cache at every element).
+void transposeRows(const float* src, float* dst, int64_t rows, int64_t cols, int64_t r0, int64_t r1) {
   constexpr int64_t kTile = 32;
-  const int64_t tileRows = (rows + kTile - 1) / kTile;
-  parallelFor(tileRows, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(kTile * cols, 1)), [&](int64_t tb, int64_t te) {
-    for (int64_t t = tb; t < te; ++t) {
-      const int64_t r0 = t * kTile, r1 = std::min(rows, r0 + kTile);
-      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        const int64_t c1 = std::min(cols, c0 + kTile);
-        for (int64_t r = r0; r < r1; ++r)
-          for (int64_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
-      }
+  for (int64_t rt = r0; rt < r1; rt += kTile) {
+    const int64_t re = std::min(r1, rt + kTile);
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t c1 = std::min(cols, c0 + kTile);
+      for (int64_t r = rt; r < re; ++r)
+        for (int64_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
     }
-  });
+  }
+}
+
+// The same over the threads: a convolution's filter gradient transposes its
+// window matrix (2.4M floats).
+void transposeInto(const float* src, float* dst, int64_t rows, int64_t cols) {
+  parallelFor(rows, std::max<int64_t>(32, (1 << 14) / std::max<int64_t>(cols, 1)),
+              [&](int64_t rb, int64_t re) { transposeRows(src, dst, rows, cols, rb, re); });
 }
 
 // Few columns (a depthwise convolution's channel multiplier, a matrix times
@@ -127,8 +130,7 @@ void splitKTransposedA(const float* A, const float* B, float* C, int64_t m, int6
     for (int64_t ch = cb; ch < ce; ++ch) {
       const int64_t p0 = ch * kSplitK, kc = std::min(k, p0 + kSplitK) - p0;
       at.resize(static_cast<size_t>(m * kc));
-      for (int64_t p = 0; p < kc; ++p)
-        for (int64_t i = 0; i < m; ++i) at[i * kc + p] = A[(p0 + p) * m + i];
+      transposeRows(A + p0 * m, at.data(), kc, m, 0, kc);
       rowsSerial(at.data(), B + p0 * n, partial.data() + ch * m * n, m, n, kc);
     }
   });
@@ -157,23 +159,26 @@ void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_
       transposeInto(A, at.data(), k, m);
       A = at.data();
     }
+    const float* Ar = A;
+    constexpr int64_t kFewColumns = 4;
+    if (n <= kFewColumns) {
+      // dotRows wants B's columns contiguous: a transposed B already is.
+      const float* Bt = B;
+      if (!transB) {
+        bt.resize(k * n);
+        transposeInto(B, bt.data(), k, n);
+        Bt = bt.data();
+      }
+      parallelFor(m, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(n * k, 1)),
+                  [&](int64_t rb, int64_t re) { dotRows(Ar, Bt, C, rb, re, n, k); });
+      continue;
+    }
     if (transB) {  // B is [n, k]
       bt.resize(k * n);
       transposeInto(B, bt.data(), n, k);
       B = bt.data();
     }
-    const float* Ar = A;
     const float* Br = B;
-    constexpr int64_t kFewColumns = 4;
-    if (n <= kFewColumns) {
-      std::vector<float> cols(static_cast<size_t>(n * k));
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t p = 0; p < k; ++p) cols[j * k + p] = B[p * n + j];
-      const float* Bt = cols.data();
-      parallelFor(m, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(n * k, 1)),
-                  [&](int64_t rb, int64_t re) { dotRows(Ar, Bt, C, rb, re, n, k); });
-      continue;
-    }
     // Chunks of whole 4-row blocks, so only the last chunk has edge rows.
     const int64_t minRows = std::max<int64_t>(4, ((1 << 16) / std::max<int64_t>(n * k, 1) + 3) / 4 * 4);
     parallelFor((m + 3) / 4, std::max<int64_t>(1, minRows / 4), [&](int64_t qb, int64_t qe) {

@@ -4,6 +4,7 @@
 
 #include "parallel.h"
 #include "wm/host_ops.h"
+#include "wm/shape_collapse.h"
 #include "wm/status.h"
 
 namespace wm {
@@ -88,6 +89,7 @@ void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::ve
   std::vector<int64_t> sh = shape, ss = srcStrides, sm = srcMod, ds = dstStrides;
   if (sh.empty()) sh = ss = sm = ds = {1};
   if (sh.size() == 1 && ss.empty()) ss = sm = ds = {1};
+  collapseCopy(sh, ss, sm, ds);  // longer rows for the loop below
   switch (elemSize) {
     case 1: copyLoop(static_cast<const uint8_t*>(src), srcOffset, ss, sm, static_cast<uint8_t*>(dst), dstOffset, ds, sh); break;
     case 4: copyLoop(static_cast<const uint32_t*>(src), srcOffset, ss, sm, static_cast<uint32_t*>(dst), dstOffset, ds, sh); break;
