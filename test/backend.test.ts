@@ -149,7 +149,7 @@ describe('wholememory backend', () => {
     }
   });
 
-  it('uploads of every size arrive whole (with WM_SMALL_UPLOAD=1 a few bytes travel as kernel arguments, more by copy)', async function() {
+  it('uploads of every size arrive whole', async function() {
     if (!wm.deviceInfo().gpu) this.skip();
     for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
       for (const n of [1, 2, 3, 15, 16, 17, 63, 64, 65, 200]) {

@@ -95,6 +95,34 @@ describe('native kernels match tfjs-backend-cpu', () => {
         });
       }
     }
+    // A one-element operand whose values are on the host goes to the kernel as
+    // an argument (no upload); one a kernel made lives only on the device and
+    // is read from there. Both, on either side, for every op and dtype.
+    const onDevice = (t: tf.Tensor) => tf.tidy(() => tf.reshape(tf.slice(tf.concat([t.reshape([-1]), t.reshape([-1])]), [1], [1]), t.shape));
+    for (const [name, f, dtypes, nonZero] of ops) {
+      it(`${name} with one-element operands on the host and on the device`, async () => {
+        for (const dtype of dtypes) {
+          for (const [sa, sb] of [[[37], []], [[], [37]], [[2, 3], [1, 1]], [[1, 1], [2, 3]], [[], []], [[0], []], [[1], [1]]] as [number[], number[]][]) {
+            const range = name === 'Pow' ? {min: dtype === 'int32' ? 0 : 0.1, max: 3} : {min: -9, max: 9};
+            const a = randomInput(sa, dtype, next(), range);
+            const b = randomInput(sb, dtype, next(), {...range, nonZero});
+            for (const where of ['host', 'device']) {
+              const g = where === 'host' ? f : (x: tf.Tensor, y: tf.Tensor) => tf.tidy(() => f(x.size === 1 ? onDevice(x) : x, y.size === 1 ? onDevice(y) : y));
+              await checkAgainstCpu(`${name} ${dtype} ${sa}x${sb} scalar on the ${where}`, [a, b], g, {kernels: [name], rtol: 1e-5, atol: 1e-5});
+            }
+          }
+        }
+      });
+    }
+    it('a one-element operand on the host is never uploaded', function() {
+      if (!wm.deviceInfo().gpu) this.skip();
+      const x = tf.tidy(() => tf.add(tf.randomUniform([5, 5]), 0));
+      const s = tf.scalar(2.5);
+      const y = tf.mul(x, s);
+      expect(wm.isOnDevice(s), 'the scalar stays on the host').to.equal(false);
+      expect(wm.isOnDevice(y)).to.equal(true);
+      tf.dispose([x, s, y]);
+    });
     it('Prelu float32', async () => {
       await checkAgainstCpu('Prelu', [randomInput([5, 9], 'float32', next()), randomInput([9], 'float32', next())],
                             (x, a) => tf.prelu(x, a), {kernels: ['Prelu']});

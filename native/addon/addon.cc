@@ -148,7 +148,7 @@ WM_FN(SideWaitsForMain) {
 WM_FN(Upload) {
   return guard(info, [&] {
     auto t = typedArg(info, 1, "values");
-    wm::uploadTensorBytes(ptrArg(info, 0, "ptr"), typedData(t), t.ByteLength());
+    wm::copyHostToDevice(ptrArg(info, 0, "ptr"), typedData(t), t.ByteLength());
     return info.Env().Undefined();
   });
 }
@@ -267,6 +267,15 @@ WM_FN(BinaryFlat) {
     wm::binary(static_cast<wm::BinaryOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
                dtypeArg(info, 2, "dtypeOut"), ptrArg(info, 3, "a"), ptrArg(info, 4, "b"),
                ptrArg(info, 5, "y"), shape, ones, ones);
+    return info.Env().Undefined();
+  });
+}
+
+WM_FN(BinaryScalar) {
+  return guard(info, [&] {
+    wm::binaryScalar(static_cast<wm::BinaryOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
+                     dtypeArg(info, 2, "dtypeOut"), ptrArg(info, 3, "x"), numArg(info, 4, "value"),
+                     info[5].ToBoolean().Value(), ptrArg(info, 6, "y"), intArg(info, 7, "n"));
     return info.Env().Undefined();
   });
 }
@@ -755,7 +764,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"sideWaitsForMain", SideWaitsForMain}, {"upload", Upload}, {"download", Download},
       {"copyDeviceToDevice", CopyDeviceToDevice}, {"readAsync", ReadAsync},
       {"synchronize", Synchronize}, {"emptyCache", EmptyCache}, {"memoryInfo", MemoryInfo},
-      {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"sampleWithReplacement", SampleWithReplacement},
+      {"unary", Unary}, {"binary", Binary}, {"binaryFlat", BinaryFlat}, {"binaryScalar", BinaryScalar}, {"sampleWithReplacement", SampleWithReplacement},
       {"sampleWithoutReplacement", SampleWithoutReplacement}, {"hostSampleWithReplacement", HostSampleWithReplacement},
       {"hostSampleWithoutReplacement", HostSampleWithoutReplacement}, {"sumSlices", SumSlices}, {"hostThreads", HostThreads}, {"select", Select}, {"fill", Fill},
       {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax}, {"cumulative", Cumulative}, {"topK", TopK},

@@ -184,6 +184,16 @@ export class WholeMemoryBackend extends MathBackendCPU {
     return exact;
   }
 
+  /**
+   * The value of a one-element tensor whose data is on the host (tfjs' scalars),
+   * without a download or an upload; undefined for any other tensor.
+   */
+  hostScalar(t: TensorInfo): number | undefined {
+    if (util.sizeFromShape(t.shape) !== 1) return undefined;
+    const v = this.entry(t.dataId).values?.[0];
+    return typeof v === 'number' ? v : undefined;
+  }
+
   /** The device address of the tensor's data, uploading it first if needed. */
   devicePtr(t: TensorInfo): number {
     const d = this.entry(t.dataId);

@@ -201,6 +201,8 @@ export interface NativeAddon {
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: number, b: number, y: number,
          shape: number[], aStrides: number[], bStrides: number[]): void;
   binaryFlat(op: number, dtIn: NativeDType, dtOut: NativeDType, a: number, b: number, y: number, n: number): void;
+  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, value: number, scalarFirst: boolean,
+               y: number, n: number): void;
   select(dt: NativeDType, cond: number, a: number, b: number, y: number, shape: number[],
          condStrides: number[], aStrides: number[], bStrides: number[]): void;
   fill(dt: NativeDType, y: number, n: number, value: number): void;

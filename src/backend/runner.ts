@@ -15,6 +15,9 @@ export interface KernelRunner {
   unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[],
          aStrides: number[], bStrides: number[]): void;
+  /** y = op(x, value), or op(value, x) when scalarFirst, over n contiguous elements. */
+  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean,
+               y: Buf, n: number): void;
   select(dt: NativeDType, cond: Buf, a: Buf, b: Buf, y: Buf, shape: number[], condStrides: number[],
          aStrides: number[], bStrides: number[]): void;
   fill(dt: NativeDType, y: Buf, n: number, value: number): void;
@@ -69,6 +72,9 @@ class DeviceRunner implements KernelRunner {
     } else {
       this.b.native.binary(op, dtIn, dtOut, num(a), num(b), num(y), shape, as, bs);
     }
+  }
+  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number) {
+    this.b.native.binaryScalar(op, dtIn, dtOut, num(x), value, scalarFirst, num(y), n);
   }
   select(dt: NativeDType, c: Buf, a: Buf, b: Buf, y: Buf, shape: number[], cs: number[], as: number[], bs: number[]) {
     this.b.native.select(dt, num(c), num(a), num(b), num(y), shape, cs, as, bs);
@@ -127,6 +133,12 @@ class HostRunner implements KernelRunner {
   }
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
     this.b.native.hostBinary(op, dtIn, dtOut, arr(a), arr(b), arr(y), shape, as, bs);
+  }
+  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number) {
+    const s = new (arr(x).constructor as Float32ArrayConstructor)(1);
+    s[0] = value;
+    const [a, b, as, bs] = scalarFirst ? [s, arr(x), [0], [1]] : [arr(x), s, [1], [0]];
+    this.b.native.hostBinary(op, dtIn, dtOut, a, b, arr(y), [n], as, bs);
   }
   select(dt: NativeDType, c: Buf, a: Buf, b: Buf, y: Buf, shape: number[], cs: number[], as: number[], bs: number[]) {
     this.b.native.hostSelect(dt, arr(c), arr(a), arr(b), arr(y), shape, cs, as, bs);

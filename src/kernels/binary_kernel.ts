@@ -1,5 +1,5 @@
 // Builds the config of an elementwise binary kernel with broadcasting.
-import {backend_util, DataType, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
+import {backend_util, DataType, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
 import {backendOf, broadcastStrides, nativeRunner, nd} from './kernel_utils';
@@ -27,6 +27,17 @@ export function binaryKernel(kernelName: string, op: BinaryOp, options: BinaryOp
       const outShape = backend_util.assertAndGetBroadcastShape(a.shape, b.shape);
       const outDtype = options.outDtype ?? a.dtype;
       const {info, buf} = runner.output(outShape, outDtype);
+      const n = util.sizeFromShape(outShape);
+      const sa = backend.hostScalar(a), sb = backend.hostScalar(b);
+      // A scalar on the host goes to the kernel as an argument: no upload.
+      if (sb !== undefined && util.sizeFromShape(a.shape) === n) {
+        runner.binaryScalar(op, nd(a.dtype), nd(outDtype), runner.input(a), sb, false, buf, n);
+        return info;
+      }
+      if (sa !== undefined && util.sizeFromShape(b.shape) === n) {
+        runner.binaryScalar(op, nd(a.dtype), nd(outDtype), runner.input(b), sa, true, buf, n);
+        return info;
+      }
       runner.binary(op, nd(a.dtype), nd(outDtype), runner.input(a), runner.input(b), buf, outShape,
                     broadcastStrides(a.shape, outShape), broadcastStrides(b.shape, outShape));
       return info;

@@ -41,6 +41,11 @@ void binary(BinaryOp op, DType in, DType out, uint64_t a, uint64_t b,
             const std::vector<int64_t>& aStrides,
             const std::vector<int64_t>& bStrides);
 
+// y[i] = op(x[i], value), or op(value, x[i]) when scalarFirst: a tensor and a
+// scalar whose value is on the host (x is contiguous, n elements).
+void binaryScalar(BinaryOp op, DType in, DType out, uint64_t x, double value, bool scalarFirst, uint64_t y,
+                  int64_t n);
+
 // y = cond ? a : b; cond is bool with condStrides over outShape.
 void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y,
             const std::vector<int64_t>& outShape,

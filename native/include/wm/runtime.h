@@ -52,11 +52,6 @@ void deviceFree(uint64_t ptr);
 void emptyCache();
 
 void copyHostToDevice(uint64_t dst, const void* src, size_t bytes);
-// A tensor's upload to memory this device allocated: with WM_SMALL_UPLOAD=1,
-// up to kSmallUploadBytes travel as kernel arguments (stream-ordered, src
-// reusable at once); otherwise, and for more, copyHostToDevice.
-constexpr size_t kSmallUploadBytes = 64;
-void uploadTensorBytes(uint64_t dst, const void* src, size_t bytes);
 // Pins host memory and maps it for every GPU (kernels read it over the bus);
 // returns the device address. hostUnregister undoes it before the memory goes.
 uint64_t hostRegister(void* p, size_t bytes);

@@ -41,7 +41,6 @@ void deviceFree(uint64_t ptr) {
 }
 void emptyCache() {}
 void copyHostToDevice(uint64_t, const void*, size_t) { noCuda("copyHostToDevice"); }
-void uploadTensorBytes(uint64_t, const void*, size_t) { noCuda("uploadTensorBytes"); }
 void copyDeviceToHost(void*, uint64_t, size_t) { noCuda("copyDeviceToHost"); }
 uint64_t hostRegister(void*, size_t) { noCuda("hostRegister"); }
 void hostUnregister(void*) {}
@@ -52,6 +51,7 @@ void finishRead(PendingRead*, void*) { noCuda("finishRead"); }
 void cancelRead(PendingRead*) {}
 
 void unary(UnaryOp, DType, DType, uint64_t, uint64_t, int64_t, float, float) { noCuda("unary"); }
+void binaryScalar(BinaryOp, DType, DType, uint64_t, double, bool, uint64_t, int64_t) { noCuda("binaryScalar"); }
 void binary(BinaryOp, DType, DType, uint64_t, uint64_t, uint64_t, const std::vector<int64_t>&,
             const std::vector<int64_t>&, const std::vector<int64_t>&) { noCuda("binary"); }
 void select(DType, uint64_t, uint64_t, uint64_t, uint64_t, const std::vector<int64_t>&,
