@@ -109,6 +109,33 @@ describe('convolutions and pools match tfjs-backend-cpu', () => {
                           {kernels: ['FusedDepthwiseConv2D'], ...tol});
   });
 
+  // The GPU's depthwise filter gradient sums 512 output pixels per block and 32 channels per lane
+  // group: several of each here, and a window offset that reads padding for many pixels.
+  it('depthwise gradients over several pixel chunks and channel groups', async () => {
+    for (const [x, f, s] of [[[3, 21, 19, 40], [3, 3, 40, 1], 1], [[2, 30, 17, 5], [5, 3, 5, 7], 2]] as [number[], number[], number][]) {
+      const dw = (a: tf.Tensor, b: tf.Tensor) => tf.depthwiseConv2d(a as tf.Tensor4D, b as tf.Tensor4D, s, 'same');
+      await checkAgainstCpu(`depthwise gradients x ${x} f ${f}`, [randomInput(x, 'float32', next()), randomInput(f, 'float32', next())],
+                            (a, b) => tf.grads((u: tf.Tensor, v: tf.Tensor) => tf.sum(tf.square(dw(u, v))))([a, b]),
+                            {kernels: ['DepthwiseConv2dNative', 'DepthwiseConv2dNativeBackpropInput', 'DepthwiseConv2dNativeBackpropFilter'], rtol: 1e-4, atol: 1e-4});
+    }
+  });
+
+  it('the window kernels reject a short buffer, a bad geometry or op by name, writing nothing', () => {
+    const native = wm.backend().native;
+    const g = [1, 4, 4, 2, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1];  // one 4x4 image, 2 channels, 3x3 'same'
+    const x = new Float32Array(32).fill(1), w = new Float32Array(18).fill(1), y = new Float32Array(32).fill(7);
+    expect(() => native.depthwiseConv2d(x.subarray(0, 31), w, y, g, 1)).to.throw(/depthwiseConv2d: argument 0 \(x\) holds 31 elements, the geometry needs 32/);
+    expect(() => native.depthwiseConv2d(x, w, y, g, 2)).to.throw(/argument 1 \(w\) holds 18 elements, the geometry needs 36/);
+    expect(() => native.depthwiseConv2d(x, w, y, g.slice(0, 13), 1)).to.throw(/geometry must hold 14 numbers/);
+    expect(() => native.depthwiseConv2d(x, w, y, [...g.slice(0, 8), 0, ...g.slice(9)], 1)).to.throw(/strides and dilations must be >= 1/);
+    expect(() => native.depthwiseConv2d(x, w, 12345, g, 1)).to.throw(/argument 2 \(y\) must be a typed array like the others/);
+    expect(() => native.pool2d(7, x, y, g)).to.throw(/pool2d: argument 0 \(op\) must be 0 \(max\), 1 \(argmax\) or 2 \(avg\)/);
+    expect(() => native.pool2dGrad(1, y, 0, x, g)).to.throw(/op\) must be max or avg/);
+    expect(Array.from(y).every((v) => v === 7), 'output untouched').to.equal(true);
+    native.depthwiseConv2d(x, w, y, g, 1);  // and a good call still works: a corner sees 4 ones, the middle 9
+    expect([y[0], y[2 * 5]]).to.deep.equal([4, 9]);
+  });
+
   const poolCases: {x: number[]; f: number | [number, number]; s: number | [number, number]; pad: 'same' | 'valid' | number}[] = [
     {x: [2, 9, 8, 3], f: 2, s: 2, pad: 'valid'}, {x: [2, 9, 8, 3], f: 3, s: 2, pad: 'same'}, {x: [1, 7, 7, 2], f: 3, s: 1, pad: 'same'},
     {x: [1, 8, 9, 4], f: [3, 2], s: [1, 2], pad: 'valid'}, {x: [2, 5, 6, 1], f: 2, s: 1, pad: 1}, {x: [1, 4, 4, 3], f: 1, s: 1, pad: 'valid'},
@@ -166,13 +193,6 @@ describe('convolutions and pools match tfjs-backend-cpu', () => {
                             (x, f) => tf.grads((a: tf.Tensor, b: tf.Tensor) =>
                                 tf.sum(tf.square(tf.conv2d(a as tf.Tensor4D, b as tf.Tensor4D, 2, 'same'))))([x, f]),
                             {kernels: ['Conv2D', 'Conv2DBackpropInput', 'Conv2DBackpropFilter'], ...tol});
-      await checkAgainstCpu('depthwise chunked', [randomInput([5, 6, 7, 3], 'float32', next()), randomInput([3, 3, 3, 2], 'float32', next())],
-                            (x, f) => tf.grads((a: tf.Tensor, b: tf.Tensor) =>
-                                tf.sum(tf.square(tf.depthwiseConv2d(a as tf.Tensor4D, b as tf.Tensor4D, 1, 'same'))))([x, f]),
-                            {kernels: ['DepthwiseConv2dNative', 'DepthwiseConv2dNativeBackpropInput', 'DepthwiseConv2dNativeBackpropFilter'], ...tol});
-      await checkAgainstCpu('maxPool chunked', [randomInput([5, 9, 8, 3], 'float32', next())],
-                            (x) => tf.grad((a: tf.Tensor) => tf.sum(tf.square(tf.maxPool(a as tf.Tensor4D, 3, 2, 'same'))))(x),
-                            {kernels: ['MaxPool', 'MaxPoolGrad'], ...tol});
     } finally {
       if (saved === undefined) delete process.env.WM_CONV_WINDOW_ELEMENTS;
       else process.env.WM_CONV_WINDOW_ELEMENTS = saved;

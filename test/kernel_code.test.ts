@@ -71,6 +71,18 @@ describe('CUDA code as compiled', function() {
       expect(in32.length, 'kernels with no 64-bit division').to.equal(narrowCount);
     });
   }
+  // The window kernels take their geometry as a struct parameter; the <int> instances serve every
+  // tensor below 2^31 elements and must divide in 32 bits.
+  it('the 2-D window kernels (depthwise, pools, gradients) use no local memory and divide in 32 bits in their int versions', function() {
+    this.timeout(300000);
+    for (const file of ['depthwise_conv.cu', 'depthwise_input_grad.cu', 'depthwise_filter_grad.cu', 'pool2d.cu', 'pool2d_grad.cu']) {
+      const kernels = [...entries(nvcc!, file)].filter(([name]) => /_GLOBAL__N_.*Kernel/.test(name));  // ours, not scratch.cuh's iota
+      const narrow = kernels.filter(([name]) => /KernelIiE/.test(name));
+      expect(narrow.length, `${file}: int kernels found`).to.equal(1);
+      expect(kernels.filter(([, body]) => /(ld|st)\.local/.test(body)).map(([n]) => n), `${file}: kernels using local memory`).to.deep.equal([]);
+      expect(narrow.filter(([, body]) => /(div|rem)\.[us]64/.test(body)).map(([n]) => n), `${file}: int kernels dividing in 64 bits`).to.deep.equal([]);
+    }
+  });
   it('scatter_nd.cu and the all-reduce kernels keep their parameters out of local memory', function() {
     this.timeout(300000);
     for (const file of ['scatter_nd.cu', 'allreduce_one_shot.cu', 'allreduce_two_shot.cu']) {

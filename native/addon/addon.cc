@@ -21,6 +21,7 @@ void InitEmbedding(Napi::Env env, Napi::Object exports);  // embedding_bindings.
 void InitShare(Napi::Env env, Napi::Object exports);      // share_bindings.cc
 void InitGraph(Napi::Env env, Napi::Object exports);      // graph_bindings.cc
 void InitOptimizers(Napi::Env env, Napi::Object exports); // optimizer_bindings.cc
+void InitWindows(Napi::Env env, Napi::Object exports);    // window_bindings.cc
 wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
 
 namespace {
@@ -786,6 +787,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitShare(env, exports);
   InitGraph(env, exports);
   InitOptimizers(env, exports);
+  InitWindows(env, exports);
   return exports;
 }
 

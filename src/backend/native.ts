@@ -110,6 +110,9 @@ export interface NativeDeviceMemory {
 /** lr, beta1, beta2, epsilon, 1 - beta1, 1 - beta2, 1 - beta1^t, 1 - beta2^t (see wm/dense_optimizer.h). */
 export type AdamScalars = [number, number, number, number, number, number, number, number];
 
+/** A device address, or host memory for the CPU core. */
+export type WindowBuf = number | Float32Array | Int32Array;
+
 export interface NativeAddon {
   /** Kernels, copies and allocations go to the side stream while on (wm/runtime.h). */
   useSideStream(on: boolean): void;
@@ -201,6 +204,12 @@ export interface NativeAddon {
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: number, b: number, y: number,
          shape: number[], aStrides: number[], bStrides: number[]): void;
   binaryFlat(op: number, dtIn: NativeDType, dtOut: NativeDType, a: number, b: number, y: number, n: number): void;
+  /** The 2-D window kernels: buffers are device addresses or (the CPU core) typed arrays; g is the 14 numbers of wm::Window2D. */
+  depthwiseConv2d(x: WindowBuf, w: WindowBuf, y: WindowBuf, g: number[], mult: number): void;
+  depthwiseConv2dInputGrad(dy: WindowBuf, w: WindowBuf, dx: WindowBuf, g: number[], mult: number, dyH: number, dyW: number): void;
+  depthwiseConv2dFilterGrad(x: WindowBuf, dy: WindowBuf, dw: WindowBuf, g: number[], mult: number): void;
+  pool2d(op: number, x: WindowBuf, y: WindowBuf, g: number[]): void;
+  pool2dGrad(op: number, dy: WindowBuf, argmax: WindowBuf, dx: WindowBuf, g: number[]): void;
   binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, value: number, scalarFirst: boolean,
                y: number, n: number): void;
   select(dt: NativeDType, cond: number, a: number, b: number, y: number, shape: number[],

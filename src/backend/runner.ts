@@ -4,7 +4,7 @@
 import {DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, nativeDType, typedArrayFor, WholeMemoryBackend} from './backend_wholememory';
-import {NativeDType} from './native';
+import {NativeDType, WindowBuf} from './native';
 
 export type Buf = number | Float32Array | Int32Array | Uint8Array;
 
@@ -30,6 +30,13 @@ export interface KernelRunner {
   topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, transA: boolean,
               transB: boolean, aBatchStride: number, bBatchStride: number): void;
+  /** The 2-D window kernels (wm/window2d.h); g is the 14 numbers of wm::Window2D. */
+  depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number): void;
+  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number): void;
+  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number): void;
+  pool2d(op: number, x: Buf, y: Buf, g: number[]): void;
+  /** argmax (from pool2d's ArgMax) is read for Max only. */
+  pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]): void;
   /** Adds row r of x [rows, inner] into row ids[r] of y [numSegments, inner]; ids outside [0, numSegments) are skipped. */
   segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number): void;
   /**
@@ -53,9 +60,31 @@ function sameContiguous(shape: number[], strides: number[]): boolean {
   return true;
 }
 
-class DeviceRunner implements KernelRunner {
+const win = (b: Buf) => b as WindowBuf;
+
+// What both runners call the same way: the addon's window bindings take
+// device addresses and typed arrays alike.
+abstract class WindowCalls {
+  constructor(protected readonly b: WholeMemoryBackend) {}
+  depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number) {
+    this.b.native.depthwiseConv2d(win(x), win(w), win(y), g, mult);
+  }
+  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number) {
+    this.b.native.depthwiseConv2dInputGrad(win(dy), win(w), win(dx), g, mult, dyH, dyW);
+  }
+  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number) {
+    this.b.native.depthwiseConv2dFilterGrad(win(x), win(dy), win(dw), g, mult);
+  }
+  pool2d(op: number, x: Buf, y: Buf, g: number[]) {
+    this.b.native.pool2d(op, win(x), win(y), g);
+  }
+  pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]) {
+    this.b.native.pool2dGrad(op, win(dy), win(argmax ?? 0), win(dx), g);
+  }
+}
+
+class DeviceRunner extends WindowCalls implements KernelRunner {
   readonly where = 'device' as const;
-  constructor(private readonly b: WholeMemoryBackend) {}
   input(t: TensorInfo): Buf {
     return this.b.devicePtr(t);
   }
@@ -118,9 +147,8 @@ class DeviceRunner implements KernelRunner {
   }
 }
 
-class HostRunner implements KernelRunner {
+class HostRunner extends WindowCalls implements KernelRunner {
   readonly where = 'host' as const;
-  constructor(private readonly b: WholeMemoryBackend) {}
   input(t: TensorInfo): Buf {
     return this.b.hostArray(t);
   }

@@ -1,12 +1,12 @@
-// The gradient of tf.avgPool: each input pixel sums dy over the windows
-// that hold it (a stride-1 window sum over dy spread out by the stride),
-// over the full filter size as tfjs-backend-cpu does, padding or not.
-import {AvgPoolGrad, AvgPoolGradAttrs, backend_util, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
+// The gradient of tf.avgPool: one native kernel, each input pixel summing
+// dy over the windows that hold it, over the full filter size as
+// tfjs-backend-cpu does, padding or not.
+import {AvgPoolGrad, AvgPoolGradAttrs, backend_util, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, geometryOf, reduceWindows, spread, transposedGeometry} from './conv_windows';
+import {geometryOf, windowArray} from './conv_windows';
 import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
-import {ReduceOp} from './op_codes';
+import {PoolOp} from './op_codes';
 
 export const avgPoolGradConfig: KernelConfig = {
   kernelName: AvgPoolGrad,
@@ -17,14 +17,10 @@ export const avgPoolGradConfig: KernelConfig = {
     const {filterSize, strides, pad} = args.attrs as unknown as AvgPoolGradAttrs;
     const runner = nativeRunner(backend, [dy, input], FLOAT);
     if (runner === null || input.shape.length !== 4 || dy.shape.length !== 4) return runOnCpu(AvgPoolGrad, args);
-    const info = backend_util.computePool2DInfo(input.shape as [number, number, number, number], filterSize, strides, 1, pad);
-    const g = geometryOf(info);
-    const t = transposedGeometry(g, g.chans);
-    const spreadDy = spread(runner, dy, t.hp, t.wp, g.sH, g.sW, t.top, t.left, [g.outH, g.outW]);
-    try {
-      return reduceWindows(backend, runner, spreadDy, t.g, ReduceOp.Mean, 'float32');
-    } finally {
-      disposeAll(backend, spreadDy);
-    }
+    const g = geometryOf(backend_util.computePool2DInfo(input.shape as [number, number, number, number], filterSize, strides, 1, pad));
+    if (!util.arraysEqual(dy.shape, [g.batch, g.outH, g.outW, g.chans])) return runOnCpu(AvgPoolGrad, args);
+    const {info: dx, buf} = runner.output(input.shape, 'float32');
+    runner.pool2dGrad(PoolOp.Avg, runner.input(dy), null, buf, windowArray(g));
+    return dx;
   },
 };

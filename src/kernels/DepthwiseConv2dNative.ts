@@ -1,13 +1,11 @@
-// tf.depthwiseConv2d: a grouped convolution with one input channel per
-// group (conv_windows.ts), the filter [fH, fW, C, mult] regrouped as
-// [C, fH*fW, mult].
+// tf.depthwiseConv2d: one native kernel (wm/window2d.h), each output element
+// summing its window in place (padding skipped, nothing copied first).
 import {backend_util, DepthwiseConv2dNative, DepthwiseConv2dNativeAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
 import {KernelRunner} from '../backend/runner';
-import {disposeAll, geometryOf, groupedConv, padForWindows} from './conv_windows';
-import {backendOf, contiguousStrides, copyView, FLOAT, KernelArgs, nativeRunner} from './kernel_utils';
+import {geometryOf, windowArray} from './conv_windows';
+import {backendOf, FLOAT, KernelArgs, nativeRunner} from './kernel_utils';
 
 /** Whether a depthwise kernel can run natively: float32, rank 4, NHWC (tfjs-backend-cpu reads every depthwise input as NHWC). */
 export function depthwiseRunner(args: KernelArgs, inputs: (TensorInfo | undefined)[]): KernelRunner | null {
@@ -18,20 +16,15 @@ export function depthwiseRunner(args: KernelArgs, inputs: (TensorInfo | undefine
 }
 
 /** depthwiseConv2d on the native path. */
-export function depthwiseNative(backend: WholeMemoryBackend, runner: KernelRunner, x: TensorInfo, filter: TensorInfo,
-                                attrs: DepthwiseConv2dNativeAttrs): TensorInfo {
+export function depthwiseNative(runner: KernelRunner, x: TensorInfo, filter: TensorInfo, attrs: DepthwiseConv2dNativeAttrs): TensorInfo {
   const {strides, pad, dilations, dimRoundingMode} = attrs;
   const info = backend_util.computeConv2DInfo(x.shape as [number, number, number, number], filter.shape as [number, number, number, number],
                                               strides, dilations ?? 1, pad, dimRoundingMode, true);
-  const [fH, fW, c, mult] = filter.shape;
-  const s = contiguousStrides(filter.shape);
-  const w = copyView(runner, filter, 0, [s[2], s[1], 1], [c, fH * fW, mult]);
-  const p = padForWindows(backend, x, geometryOf(info), 0);
-  try {
-    return groupedConv(backend, runner, p.t, p.g, c, 1, w, mult);
-  } finally {
-    disposeAll(backend, w, ...(p.owned ? [p.t] : []));
-  }
+  const g = geometryOf(info);
+  const mult = filter.shape[3];
+  const {info: y, buf} = runner.output([g.batch, g.outH, g.outW, g.chans * mult], 'float32');
+  runner.depthwiseConv2d(runner.input(x), runner.input(filter), buf, windowArray(g), mult);
+  return y;
 }
 
 export const depthwiseConv2dNativeConfig: KernelConfig = {
@@ -41,6 +34,6 @@ export const depthwiseConv2dNativeConfig: KernelConfig = {
     const {x, filter} = args.inputs as {x: TensorInfo; filter: TensorInfo};
     const runner = depthwiseRunner(args, [x, filter]);
     if (runner === null) return runOnCpu(DepthwiseConv2dNative, args);
-    return depthwiseNative(backendOf(args), runner, x, filter, args.attrs as unknown as DepthwiseConv2dNativeAttrs);
+    return depthwiseNative(runner, x, filter, args.attrs as unknown as DepthwiseConv2dNativeAttrs);
   },
 };

@@ -1,36 +1,29 @@
-// The input gradient of tf.depthwiseConv2d: per channel, a stride-1
-// convolution of its mult columns of dy, spread out by the stride, with the
-// filter turned half a turn.
+// The input gradient of tf.depthwiseConv2d: one native kernel, each input
+// element gathering dy times the filter from the outputs that read it.
 import {backend_util, DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropInputAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, geometryOf, groupedConv, spread, transposedGeometry} from './conv_windows';
+import {geometryOf, windowArray} from './conv_windows';
 import {depthwiseRunner} from './DepthwiseConv2dNative';
-import {backendOf, contiguousStrides, copyView} from './kernel_utils';
 
 export const depthwiseConv2dNativeBackpropInputConfig: KernelConfig = {
   kernelName: DepthwiseConv2dNativeBackpropInput,
   backendName: 'wholememory',
   kernelFunc: (args) => {
-    const backend = backendOf(args);
     const {dy, filter} = args.inputs as {dy: TensorInfo; filter: TensorInfo};
     const {strides, dilations, pad, dimRoundingMode, inputShape} = args.attrs as unknown as DepthwiseConv2dNativeBackpropInputAttrs;
     const runner = depthwiseRunner(args, [dy, filter]);
     if (runner === null) return runOnCpu(DepthwiseConv2dNativeBackpropInput, args);
     const info = backend_util.computeConv2DInfo(inputShape, filter.shape as [number, number, number, number], strides, dilations ?? 1, pad,
                                                 dimRoundingMode, true);
-    const [fH, fW, c, mult] = filter.shape;
     const g = geometryOf(info);
-    const t = transposedGeometry(g, c * mult);
-    const spreadDy = spread(runner, dy, t.hp, t.wp, g.sH, g.sW, t.top, t.left, [g.outH, g.outW]);
-    // [c, fH*fW*mult, 1]: channel c's filter, turned half a turn.
-    const s = contiguousStrides(filter.shape);
-    const w = copyView(runner, filter, (fH - 1) * s[0] + (fW - 1) * s[1], [s[2], -s[0], -s[1], 1], [c, fH, fW, mult]);
-    const wg = {...w, shape: [c, fH * fW * mult, 1]};
-    try {
-      return groupedConv(backend, runner, spreadDy, t.g, c, mult, wg, 1);
-    } finally {
-      disposeAll(backend, spreadDy, w);
+    const [, , c, mult] = filter.shape;
+    // A dy that does not cover the output (or of other channels) is read as tfjs-backend-cpu reads it: there.
+    if (dy.shape[0] !== g.batch || dy.shape[1] < g.outH || dy.shape[2] < g.outW || dy.shape[3] !== c * mult) {
+      return runOnCpu(DepthwiseConv2dNativeBackpropInput, args);
     }
+    const {info: dx, buf} = runner.output(inputShape, 'float32');
+    runner.depthwiseConv2dInputGrad(runner.input(dy), runner.input(filter), buf, windowArray(g), mult, dy.shape[1], dy.shape[2]);
+    return dx;
   },
 };

@@ -15,7 +15,7 @@ export const fusedDepthwiseConv2DConfig: KernelConfig = {
     const attrs = args.attrs as unknown as FusedDepthwiseConv2DAttrs;
     const runner = depthwiseRunner(args, [x, filter, bias, preluActivationWeights]);
     if (runner === null) return runOnCpu(FusedDepthwiseConv2D, args);
-    const out = depthwiseNative(backend, runner, x, filter, attrs as unknown as DepthwiseConv2dNativeAttrs);
+    const out = depthwiseNative(runner, x, filter, attrs as unknown as DepthwiseConv2dNativeAttrs);
     return applyEpilogue(backend, out, {bias, activation: attrs.activation, preluActivationWeights, leakyreluAlpha: attrs.leakyreluAlpha});
   }) as unknown as KernelFunc,
 };

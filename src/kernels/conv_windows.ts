@@ -9,11 +9,11 @@ import {backend_util, MaxPoolAttrs, TensorInfo, util} from '@tensorflow/tfjs-cor
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {Buf, KernelRunner} from '../backend/runner';
+import {KernelRunner} from '../backend/runner';
 import {addConfig} from './Add';
 import {batchMatMulConfig} from './BatchMatMul';
 import {backendOf, callKernel, contiguousStrides, copyView, FLOAT, KernelArgs, nativeRunner, nd, reshapeView} from './kernel_utils';
-import {ReduceOp} from './op_codes';
+import {PoolOp} from './op_codes';
 import {padV2Config} from './PadV2';
 
 /** Where windows are taken from an NHWC tensor [batch, inH, inW, chans] and how many there are. */
@@ -41,6 +41,18 @@ export function geometryOf(info: backend_util.Conv2DInfo): WindowGeometry {
     outW: info.outWidth, fH: info.filterHeight, fW: info.filterWidth, sH: info.strideHeight, sW: info.strideWidth,
     dH: info.dilationHeight, dW: info.dilationWidth, top: info.padInfo.top, left: info.padInfo.left,
   };
+}
+
+/** The 14 numbers of wm::Window2D, the geometry the native window kernels take. */
+export function windowArray(g: WindowGeometry): number[] {
+  return [g.batch, g.inH, g.inW, g.chans, g.outH, g.outW, g.fH, g.fW, g.sH, g.sW, g.dH, g.dW, g.top, g.left];
+}
+
+/** A pool of x (NHWC) in one native kernel: [batch, outH, outW, chans], int32 window positions for ArgMax. */
+export function pool2d(runner: KernelRunner, x: TensorInfo, g: WindowGeometry, op: PoolOp): TensorInfo {
+  const {info, buf} = runner.output([g.batch, g.outH, g.outW, g.chans], op === PoolOp.ArgMax ? 'int32' : 'float32');
+  runner.pool2d(op, runner.input(x), buf, windowArray(g));
+  return info;
 }
 
 // Window copies above this many elements are made a few images at a time
@@ -240,31 +252,6 @@ export function fromChannelsLast(backend: WholeMemoryBackend, runner: KernelRunn
   const out = copyView(runner, y, 0, [s[0], s[3], s[1], s[2]], [n, c, h, w]);
   dispose(backend, y);
   return out;
-}
-
-/** buf advanced by `elements` 4-byte elements (a device address or a typed array). */
-function at(buf: Buf, elements: number): Buf {
-  return typeof buf === 'number' ? buf + elements * 4 : buf.subarray(elements);
-}
-
-/**
- * Reduces each window of p (padded) per channel: [batch, outH, outW, chans] of `outDtype` (a pool, or
- * with ArgMax the window position of each maximum, first on ties as tfjs-backend-cpu).
- */
-export function reduceWindows(backend: WholeMemoryBackend, runner: KernelRunner, p: TensorInfo, g: WindowGeometry, op: ReduceOp,
-                              outDtype: 'float32' | 'int32'): TensorInfo {
-  const pixels = g.outH * g.outW, k = g.fH * g.fW;
-  const {info, buf} = runner.output([g.batch, g.outH, g.outW, g.chans], outDtype);
-  if (g.batch * pixels * g.chans === 0) return info;
-  for (const [n0, nb] of batchChunks(g.batch, pixels * g.chans * k)) {
-    const cols = windows(runner, p, g, n0, nb, g.chans, 1, 'pixelMajor');
-    try {
-      runner.reduce(op, nd('float32'), nd(outDtype), runner.input(cols), at(buf, n0 * pixels * g.chans), nb * pixels * g.chans, k);
-    } finally {
-      dispose(backend, cols);
-    }
-  }
-  return info;
 }
 
 /**

@@ -12,5 +12,7 @@ export const enum BinaryOp {
   LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad
 }
 
-// PoolMax / PoolArgMax: a pool window's maximum, NaN and -Infinity never taken (see ops.h).
-export const enum ReduceOp { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin, PoolMax, PoolArgMax }
+// The 2-D window kernels' pools (wm/window2d.h): ArgMax gives each maximum's window position.
+export const enum PoolOp { Max = 0, ArgMax, Avg }
+
+export const enum ReduceOp { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin }

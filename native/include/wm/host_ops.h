@@ -31,6 +31,14 @@ void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::ve
 void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t outer, int64_t reduceSize,
             int64_t inner);
 
+// The host versions of the 2-D window kernels of ops.h.
+void depthwiseConv2d(const float* x, const float* w, float* y, const Window2D& g, int64_t mult);
+void depthwiseConv2dInputGrad(const float* dy, const float* w, float* dx, const Window2D& g, int64_t mult, int64_t dyH,
+                              int64_t dyW);
+void depthwiseConv2dFilterGrad(const float* x, const float* dy, float* dw, const Window2D& g, int64_t mult);
+void pool2d(PoolOp op, const float* x, void* y, const Window2D& g);
+void pool2dGrad(PoolOp op, const float* dy, const int* argmax, float* dx, const Window2D& g);
+
 void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log);
 
 // The host version of wm::topK.

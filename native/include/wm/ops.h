@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "wm/dtype.h"
+#include "wm/window2d.h"
 
 namespace wm {
 
@@ -24,10 +25,7 @@ enum class BinaryOp : int {
   LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad
 };
 
-// PoolMax / PoolArgMax are the window maximum of tfjs' pools: NaN and
-// -Infinity are never taken (a window of padding has no maximum: -Infinity
-// and position -1).
-enum class ReduceOp : int { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin, PoolMax, PoolArgMax };
+enum class ReduceOp : int { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin };
 
 // y[i] = op(x[i]); alpha/beta are the op's scalars (LeakyRelu alpha, Step
 // alpha, ClipByValue min/max).
@@ -45,6 +43,19 @@ void binary(BinaryOp op, DType in, DType out, uint64_t a, uint64_t b,
 // scalar whose value is on the host (x is contiguous, n elements).
 void binaryScalar(BinaryOp op, DType in, DType out, uint64_t x, double value, bool scalarFirst, uint64_t y,
                   int64_t n);
+
+// 2-D windows over NHWC float32 images (wm/window2d.h): a depthwise
+// convolution (filter [fH, fW, chans, mult]) and its gradients, pools and
+// theirs. dy of the input gradient is [batch, dyH, dyW, chans*mult] (its
+// first outH x outW pixels are read); the other dy are exactly the outputs'
+// shape. pool2d with ArgMax writes int32 window positions (MaxPool's
+// gradient takes them).
+void depthwiseConv2d(uint64_t x, uint64_t w, uint64_t y, const Window2D& g, int64_t mult);
+void depthwiseConv2dInputGrad(uint64_t dy, uint64_t w, uint64_t dx, const Window2D& g, int64_t mult, int64_t dyH,
+                              int64_t dyW);
+void depthwiseConv2dFilterGrad(uint64_t x, uint64_t dy, uint64_t dw, const Window2D& g, int64_t mult);
+void pool2d(PoolOp op, uint64_t x, uint64_t y, const Window2D& g);
+void pool2dGrad(PoolOp op, uint64_t dy, uint64_t argmax, uint64_t dx, const Window2D& g);
 
 // y = cond ? a : b; cond is bool with condStrides over outShape.
 void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y,

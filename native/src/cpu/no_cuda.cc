@@ -51,6 +51,13 @@ void finishRead(PendingRead*, void*) { noCuda("finishRead"); }
 void cancelRead(PendingRead*) {}
 
 void unary(UnaryOp, DType, DType, uint64_t, uint64_t, int64_t, float, float) { noCuda("unary"); }
+void depthwiseConv2d(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t) { noCuda("depthwiseConv2d"); }
+void depthwiseConv2dInputGrad(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t, int64_t, int64_t) {
+  noCuda("depthwiseConv2dInputGrad");
+}
+void depthwiseConv2dFilterGrad(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t) { noCuda("depthwiseConv2dFilterGrad"); }
+void pool2d(PoolOp, uint64_t, uint64_t, const Window2D&) { noCuda("pool2d"); }
+void pool2dGrad(PoolOp, uint64_t, uint64_t, uint64_t, const Window2D&) { noCuda("pool2dGrad"); }
 void binaryScalar(BinaryOp, DType, DType, uint64_t, double, bool, uint64_t, int64_t) { noCuda("binaryScalar"); }
 void binary(BinaryOp, DType, DType, uint64_t, uint64_t, uint64_t, const std::vector<int64_t>&,
             const std::vector<int64_t>&, const std::vector<int64_t>&) { noCuda("binary"); }

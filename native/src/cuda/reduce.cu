@@ -105,29 +105,9 @@ template <typename In> struct Reducer<In, ReduceOp::ArgMin> {
   static __device__ Acc combine(Acc a, Acc b) { return argCombine<false>(a, b); }
 };
 
-// Pools (tfjs-backend-cpu's pool and maxPoolPositions scan "take pixel if
-// pixel > best" from -Infinity): NaN and -Infinity are never taken.
-template <typename In> struct Reducer<In, ReduceOp::PoolMax> : Reducer<In, ReduceOp::Max> {
-  using Acc = typename Reducer<In, ReduceOp::Max>::Acc;
-  static __device__ Acc load(In x, int64_t) {
-    Acc v = static_cast<Acc>(x);
-    if constexpr (std::is_same<In, float>::value) {
-      if (v != v) return -INFINITY;
-    }
-    return v;
-  }
-};
-template <typename In> struct Reducer<In, ReduceOp::PoolArgMax> : Reducer<In, ReduceOp::ArgMax> {
-  static __device__ ArgAcc load(In x, int64_t j) {
-    double v = static_cast<double>(x);
-    return (v != v || v == -INFINITY) ? ArgAcc{0.0, -1} : ArgAcc{v, j};
-  }
-};
-
 template <typename Out, typename Acc>
 __device__ __forceinline__ Out finish(ReduceOp op, Acc a, int64_t inner, float first) {
   if constexpr (std::is_same<Acc, ArgAcc>::value) {
-    if (op == ReduceOp::PoolArgMax) return static_cast<Out>(a.i);  // -1: nothing to take
     return static_cast<Out>((first != first || a.i < 0) ? 0 : a.i);
   } else if constexpr (std::is_same<Out, int>::value && std::is_same<Acc, long long>::value) {
     return static_cast<int>(static_cast<unsigned>(static_cast<unsigned long long>(a)));  // wraps as Int32Array
@@ -239,8 +219,6 @@ void dispatchOp(ReduceOp op, uint64_t x, uint64_t y, int64_t outer, int64_t inne
     case ReduceOp::Any: launchReduce<In, Out, ReduceOp::Any>(x, y, outer, inner); break;
     case ReduceOp::ArgMax: launchReduce<In, Out, ReduceOp::ArgMax>(x, y, outer, inner); break;
     case ReduceOp::ArgMin: launchReduce<In, Out, ReduceOp::ArgMin>(x, y, outer, inner); break;
-    case ReduceOp::PoolMax: launchReduce<In, Out, ReduceOp::PoolMax>(x, y, outer, inner); break;
-    case ReduceOp::PoolArgMax: launchReduce<In, Out, ReduceOp::PoolArgMax>(x, y, outer, inner); break;
   }
 }
 

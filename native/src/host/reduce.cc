@@ -108,22 +108,6 @@ void reduceLoop(ReduceOp op, const In* x, Out* y, int64_t outer, int64_t rsize, 
           result = static_cast<Out>(at);
           break;
         }
-        case ReduceOp::PoolMax:
-        case ReduceOp::PoolArgMax: {
-          // tfjs' pools: "take pixel if pixel > best" from -Infinity, so NaN and -Infinity are never taken.
-          In best = std::numeric_limits<In>::lowest();
-          if constexpr (kFloat) best = -INFINITY;
-          int64_t at = -1;
-          for (int64_t r = 0; r < rsize; ++r) {
-            In v = p[r * inner];
-            if (v > best || (!kFloat && at < 0)) {
-              best = v;
-              at = r;
-            }
-          }
-          result = op == ReduceOp::PoolMax ? static_cast<Out>(best) : static_cast<Out>(at);
-          break;
-        }
       }
       y[oi] = result;
     }

@@ -1,0 +1,176 @@
+// N-API bindings of the 2-D window kernels (depthwise convolution, pools and
+// their gradients). Each takes its buffers either as device addresses
+// (numbers: the CUDA kernels) or as typed arrays (the CPU core; their sizes
+// are checked against the geometry first, so a wrong one is an error, not a
+// stray read). The geometry is the 14 numbers of wm::Window2D.
+#include <napi.h>
+
+#include <string>
+#include <vector>
+
+#include "napi_util.h"
+#include "wm/host_ops.h"
+#include "wm/ops.h"
+#include "wm/window2d.h"
+
+namespace {
+
+using wmnapi::guarded;
+
+struct Args {
+  const Napi::CallbackInfo& info;
+  const char* fn;
+
+  std::string where(size_t i, const char* name) const { return std::string(fn) + ": argument " + std::to_string(i) + " (" + name + ")"; }
+
+  bool onDevice(size_t first) const { return info[first].IsNumber(); }
+
+  uint64_t ptr(size_t i, const char* name) const {
+    if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), where(i, name) + " must be a device address like the others");
+    return static_cast<uint64_t>(info[i].As<Napi::Number>().Int64Value());
+  }
+
+  // A typed array of `elementBytes`-byte elements holding at least `need`.
+  void* host(size_t i, const char* name, int64_t need, size_t elementBytes = 4) const {
+    if (!info[i].IsTypedArray()) throw Napi::TypeError::New(info.Env(), where(i, name) + " must be a typed array like the others");
+    auto t = info[i].As<Napi::TypedArray>();
+    if (t.ElementSize() != elementBytes) throw Napi::TypeError::New(info.Env(), where(i, name) + " has the wrong element type");
+    if (static_cast<int64_t>(t.ElementLength()) < need)
+      throw Napi::RangeError::New(info.Env(), where(i, name) + " holds " + std::to_string(t.ElementLength()) +
+                                                   " elements, the geometry needs " + std::to_string(need));
+    return wmnapi::typedBytes(t);
+  }
+
+  int64_t integer(size_t i, const char* name) const {
+    if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), where(i, name) + " must be a number");
+    return info[i].As<Napi::Number>().Int64Value();
+  }
+
+  wm::Window2D geometry(size_t i) const {
+    if (!info[i].IsArray()) throw Napi::TypeError::New(info.Env(), where(i, "geometry") + " must be an array of 14 numbers");
+    auto a = info[i].As<Napi::Array>();
+    std::vector<int64_t> v(a.Length());
+    for (uint32_t k = 0; k < a.Length(); ++k) v[k] = a.Get(k).As<Napi::Number>().Int64Value();
+    return wm::window2dFrom(v, (std::string(fn) + " geometry").c_str());
+  }
+};
+
+int64_t inSize(const wm::Window2D& g) { return g.batch * g.inH * g.inW * g.chans; }
+int64_t outSize(const wm::Window2D& g) { return g.batch * g.outH * g.outW * g.chans; }
+
+// depthwiseConv2d(x, w, y, geometry, mult)
+Napi::Value DepthwiseConv2d(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a{info, "depthwiseConv2d"};
+    const auto g = a.geometry(3);
+    const int64_t mult = a.integer(4, "mult");
+    if (a.onDevice(0)) {
+      const uint64_t x = a.ptr(0, "x"), w = a.ptr(1, "w"), y = a.ptr(2, "y");
+      wm::depthwiseConv2d(x, w, y, g, mult);
+    } else {
+      // One statement per buffer: they are checked in argument order.
+      auto* x = static_cast<float*>(a.host(0, "x", inSize(g)));
+      auto* w = static_cast<float*>(a.host(1, "w", g.fH * g.fW * g.chans * mult));
+      auto* y = static_cast<float*>(a.host(2, "y", outSize(g) * mult));
+      wm::host::depthwiseConv2d(x, w, y, g, mult);
+    }
+    return info.Env().Undefined();
+  });
+}
+
+// depthwiseConv2dInputGrad(dy, w, dx, geometry, mult, dyH, dyW)
+Napi::Value DepthwiseConv2dInputGrad(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a{info, "depthwiseConv2dInputGrad"};
+    const auto g = a.geometry(3);
+    const int64_t mult = a.integer(4, "mult"), dyH = a.integer(5, "dyH"), dyW = a.integer(6, "dyW");
+    if (dyH < g.outH || dyW < g.outW)
+      throw Napi::RangeError::New(info.Env(), "depthwiseConv2dInputGrad: dy (" + std::to_string(dyH) + " x " + std::to_string(dyW) +
+                                                  ") must cover the output (" + std::to_string(g.outH) + " x " + std::to_string(g.outW) + ")");
+    if (a.onDevice(0)) {
+      const uint64_t dy = a.ptr(0, "dy"), w = a.ptr(1, "w"), dx = a.ptr(2, "dx");
+      wm::depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW);
+    } else {
+      auto* dy = static_cast<float*>(a.host(0, "dy", g.batch * dyH * dyW * g.chans * mult));
+      auto* w = static_cast<float*>(a.host(1, "w", g.fH * g.fW * g.chans * mult));
+      auto* dx = static_cast<float*>(a.host(2, "dx", inSize(g)));
+      wm::host::depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW);
+    }
+    return info.Env().Undefined();
+  });
+}
+
+// depthwiseConv2dFilterGrad(x, dy, dw, geometry, mult)
+Napi::Value DepthwiseConv2dFilterGrad(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a{info, "depthwiseConv2dFilterGrad"};
+    const auto g = a.geometry(3);
+    const int64_t mult = a.integer(4, "mult");
+    if (a.onDevice(0)) {
+      const uint64_t x = a.ptr(0, "x"), dy = a.ptr(1, "dy"), dw = a.ptr(2, "dw");
+      wm::depthwiseConv2dFilterGrad(x, dy, dw, g, mult);
+    } else {
+      auto* x = static_cast<float*>(a.host(0, "x", inSize(g)));
+      auto* dy = static_cast<float*>(a.host(1, "dy", outSize(g) * mult));
+      auto* dw = static_cast<float*>(a.host(2, "dw", g.fH * g.fW * g.chans * mult));
+      wm::host::depthwiseConv2dFilterGrad(x, dy, dw, g, mult);
+    }
+    return info.Env().Undefined();
+  });
+}
+
+wm::PoolOp poolOp(const Args& a, size_t i) {
+  const int64_t op = a.integer(i, "op");
+  if (op < 0 || op > static_cast<int64_t>(wm::PoolOp::Avg))
+    throw Napi::RangeError::New(a.info.Env(), a.where(i, "op") + " must be 0 (max), 1 (argmax) or 2 (avg)");
+  return static_cast<wm::PoolOp>(op);
+}
+
+// pool2d(op, x, y, geometry): y is int32 for ArgMax.
+Napi::Value Pool2d(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a{info, "pool2d"};
+    const auto op = poolOp(a, 0);
+    const auto g = a.geometry(3);
+    if (a.onDevice(1)) {
+      const uint64_t x = a.ptr(1, "x"), y = a.ptr(2, "y");
+      wm::pool2d(op, x, y, g);
+    } else {
+      auto* x = static_cast<float*>(a.host(1, "x", inSize(g)));
+      wm::host::pool2d(op, x, a.host(2, "y", outSize(g)), g);
+    }
+    return info.Env().Undefined();
+  });
+}
+
+// pool2dGrad(op, dy, argmax, dx, geometry): argmax (int32 from pool2d's
+// ArgMax) is read for Max only; pass 0 / null for Avg.
+Napi::Value Pool2dGrad(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a{info, "pool2dGrad"};
+    const auto op = poolOp(a, 0);
+    if (op == wm::PoolOp::ArgMax) throw Napi::RangeError::New(info.Env(), "pool2dGrad: argument 0 (op) must be max or avg");
+    const auto g = a.geometry(4);
+    const bool max = op == wm::PoolOp::Max;
+    if (a.onDevice(1)) {
+      const uint64_t dy = a.ptr(1, "dy"), argmax = max ? a.ptr(2, "argmax") : 0, dx = a.ptr(3, "dx");
+      wm::pool2dGrad(op, dy, argmax, dx, g);
+    } else {
+      auto* dy = static_cast<float*>(a.host(1, "dy", outSize(g)));
+      auto* argmax = max ? static_cast<int*>(a.host(2, "argmax", outSize(g))) : nullptr;
+      auto* dx = static_cast<float*>(a.host(3, "dx", inSize(g)));
+      wm::host::pool2dGrad(op, dy, argmax, dx, g);
+    }
+    return info.Env().Undefined();
+  });
+}
+
+}  // namespace
+
+void InitWindows(Napi::Env env, Napi::Object exports) {
+  exports.Set("depthwiseConv2d", Napi::Function::New(env, DepthwiseConv2d, "depthwiseConv2d"));
+  exports.Set("depthwiseConv2dInputGrad", Napi::Function::New(env, DepthwiseConv2dInputGrad, "depthwiseConv2dInputGrad"));
+  exports.Set("depthwiseConv2dFilterGrad", Napi::Function::New(env, DepthwiseConv2dFilterGrad, "depthwiseConv2dFilterGrad"));
+  exports.Set("pool2d", Napi::Function::New(env, Pool2d, "pool2d"));
+  exports.Set("pool2dGrad", Napi::Function::New(env, Pool2dGrad, "pool2dGrad"));
+}

@@ -1,0 +1,40 @@
+// The gradients of tf.maxPool and tf.avgPool in one kernel: each input
+// element sums the dy of the windows that hold it (for Max, only those whose
+// maximum it is), a gather with a fixed order instead of a scatter.
+#include "launch.cuh"
+#include "window_launch.cuh"
+
+namespace wm {
+namespace {
+
+template <typename I>
+__global__ void pool2dGradKernel(PoolOp op, const float* __restrict__ dy, const int* __restrict__ argmax,
+                                 float* __restrict__ dx, Window2DOf<I> g, int64_t total) {
+  WM_GRID_STRIDE(t, total) {
+    I p = static_cast<I>(t);
+    const I c = p % g.chans;
+    p /= g.chans;
+    const I x = p % g.inW;
+    p /= g.inW;
+    dx[t] = window::poolGradAt(op, dy, argmax, g, p / g.inH, p % g.inH, x, c);
+  }
+}
+
+}  // namespace
+
+void pool2dGrad(PoolOp op, uint64_t dy, uint64_t argmax, uint64_t dx, const Window2D& g) {
+  WM_REQUIRE(op != PoolOp::ArgMax, "pool2dGrad: op must be Max or Avg");
+  WM_REQUIRE(op != PoolOp::Max || argmax != 0, "pool2dGrad: Max needs the argmax positions");
+  const int64_t total = g.batch * g.inH * g.inW * g.chans;
+  if (total == 0) return;
+  if (windowNarrow(g)) {
+    pool2dGradKernel<int><<<gridFor(total), kThreads, 0, stream()>>>(op, as<float>(dy), as<int>(argmax), as<float>(dx),
+                                                                      g.as<int>(), total);
+  } else {
+    pool2dGradKernel<int64_t><<<gridFor(total), kThreads, 0, stream()>>>(op, as<float>(dy), as<int>(argmax),
+                                                                          as<float>(dx), g, total);
+  }
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm
