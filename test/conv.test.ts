@@ -49,6 +49,19 @@ describe('convolutions and pools match tfjs-backend-cpu', () => {
     }
   });
 
+  // On the GPU these are implicit GEMMs in 64x64 tiles, 16-deep slices: several tiles each way, a k
+  // that is no multiple of 16, and a filter gradient long enough (>= 1024 pixels) to split its sum.
+  // Each filter-gradient entry sums 1152 float32 terms of about 5 (dy = 2y) with cancellation:
+  // the CPU core's float32 sum and tfjs-backend-cpu's float64 one differ by up to ~1e-2 there.
+  it('Conv2D and its gradients over several tiles and split sums', async () => {
+    for (const c of [{x: [2, 24, 24, 20], f: [3, 3, 20, 70], s: 1, pad: 'same'}, {x: [1, 6, 5, 70], f: [2, 2, 70, 3], s: 2, pad: 'same'}] as typeof convCases) {
+      await checkAgainstCpu(`conv2d gradients ${describeCase(c)}`, [randomInput(c.x, 'float32', next()), randomInput(c.f, 'float32', next())],
+                            (x, f) => tf.grads((a: tf.Tensor, b: tf.Tensor) =>
+                                tf.sum(tf.square(tf.conv2d(a as tf.Tensor4D, b as tf.Tensor4D, c.s, c.pad as 'same'))))([x, f]),
+                            {kernels: ['Conv2D', 'Conv2DBackpropInput', 'Conv2DBackpropFilter'], rtol: 2e-4, atol: 2e-2});
+    }
+  });
+
   it('Conv2D and its gradients, NCHW', async () => {
     for (const c of convCases.filter((c) => c.d === undefined && typeof c.pad === 'string').slice(0, 4)) {
       const [n, h, w, ch] = c.x;

@@ -73,9 +73,10 @@ describe('CUDA code as compiled', function() {
   }
   // The window kernels take their geometry as a struct parameter; the <int> instances serve every
   // tensor below 2^31 elements and must divide in 32 bits.
-  it('the 2-D window kernels (depthwise, pools, gradients) use no local memory and divide in 32 bits in their int versions', function() {
+  it('the 2-D window kernels (convolutions, depthwise, pools, gradients) use no local memory and divide in 32 bits in their int versions', function() {
     this.timeout(300000);
-    for (const file of ['depthwise_conv.cu', 'depthwise_input_grad.cu', 'depthwise_filter_grad.cu', 'pool2d.cu', 'pool2d_grad.cu']) {
+    for (const file of ['depthwise_conv.cu', 'depthwise_input_grad.cu', 'depthwise_filter_grad.cu', 'pool2d.cu', 'pool2d_grad.cu',
+                        'conv2d_forward.cu', 'conv2d_input_grad.cu', 'conv2d_filter_grad.cu']) {
       const kernels = [...entries(nvcc!, file)].filter(([name]) => /_GLOBAL__N_.*Kernel/.test(name));  // ours, not scratch.cuh's iota
       const narrow = kernels.filter(([name]) => /KernelIiE/.test(name));
       expect(narrow.length, `${file}: int kernels found`).to.equal(1);

@@ -119,6 +119,41 @@ Napi::Value DepthwiseConv2dFilterGrad(const Napi::CallbackInfo& info) {
   });
 }
 
+// conv2dForward(x, w, y, geometry, outC), conv2dFilterGrad(x, dy, dw,
+// geometry, outC): device addresses only (the CPU core has no such kernel).
+template <void (*F)(uint64_t, uint64_t, uint64_t, const wm::Window2D&, int64_t)>
+Napi::Value Conv2dDevice(const Napi::CallbackInfo& info, const char* fn, const char* n0, const char* n1, const char* n2) {
+  return guarded(info.Env(), [&] {
+    Args a{info, fn};
+    const auto g = a.geometry(3);
+    const int64_t outC = a.integer(4, "outC");
+    const uint64_t p0 = a.ptr(0, n0), p1 = a.ptr(1, n1), p2 = a.ptr(2, n2);
+    F(p0, p1, p2, g, outC);
+    return info.Env().Undefined();
+  });
+}
+Napi::Value Conv2dForward(const Napi::CallbackInfo& info) {
+  return Conv2dDevice<wm::conv2dForward>(info, "conv2dForward", "x", "w", "y");
+}
+Napi::Value Conv2dFilterGrad(const Napi::CallbackInfo& info) {
+  return Conv2dDevice<wm::conv2dFilterGrad>(info, "conv2dFilterGrad", "x", "dy", "dw");
+}
+
+// conv2dInputGrad(dy, w, dx, geometry, outC, dyH, dyW): device addresses only.
+Napi::Value Conv2dInputGrad(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a{info, "conv2dInputGrad"};
+    const auto g = a.geometry(3);
+    const int64_t outC = a.integer(4, "outC"), dyH = a.integer(5, "dyH"), dyW = a.integer(6, "dyW");
+    if (dyH < g.outH || dyW < g.outW)
+      throw Napi::RangeError::New(info.Env(), "conv2dInputGrad: dy (" + std::to_string(dyH) + " x " + std::to_string(dyW) +
+                                                  ") must cover the output (" + std::to_string(g.outH) + " x " + std::to_string(g.outW) + ")");
+    const uint64_t dy = a.ptr(0, "dy"), w = a.ptr(1, "w"), dx = a.ptr(2, "dx");
+    wm::conv2dInputGrad(dy, w, dx, g, outC, dyH, dyW);
+    return info.Env().Undefined();
+  });
+}
+
 wm::PoolOp poolOp(const Args& a, size_t i) {
   const int64_t op = a.integer(i, "op");
   if (op < 0 || op > static_cast<int64_t>(wm::PoolOp::Avg))
@@ -171,6 +206,9 @@ void InitWindows(Napi::Env env, Napi::Object exports) {
   exports.Set("depthwiseConv2d", Napi::Function::New(env, DepthwiseConv2d, "depthwiseConv2d"));
   exports.Set("depthwiseConv2dInputGrad", Napi::Function::New(env, DepthwiseConv2dInputGrad, "depthwiseConv2dInputGrad"));
   exports.Set("depthwiseConv2dFilterGrad", Napi::Function::New(env, DepthwiseConv2dFilterGrad, "depthwiseConv2dFilterGrad"));
+  exports.Set("conv2dForward", Napi::Function::New(env, Conv2dForward, "conv2dForward"));
+  exports.Set("conv2dInputGrad", Napi::Function::New(env, Conv2dInputGrad, "conv2dInputGrad"));
+  exports.Set("conv2dFilterGrad", Napi::Function::New(env, Conv2dFilterGrad, "conv2dFilterGrad"));
   exports.Set("pool2d", Napi::Function::New(env, Pool2d, "pool2d"));
   exports.Set("pool2dGrad", Napi::Function::New(env, Pool2dGrad, "pool2dGrad"));
 }

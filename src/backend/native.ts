@@ -208,6 +208,9 @@ export interface NativeAddon {
   depthwiseConv2d(x: WindowBuf, w: WindowBuf, y: WindowBuf, g: number[], mult: number): void;
   depthwiseConv2dInputGrad(dy: WindowBuf, w: WindowBuf, dx: WindowBuf, g: number[], mult: number, dyH: number, dyW: number): void;
   depthwiseConv2dFilterGrad(x: WindowBuf, dy: WindowBuf, dw: WindowBuf, g: number[], mult: number): void;
+  conv2dForward(x: number, w: number, y: number, g: number[], outC: number): void;
+  conv2dInputGrad(dy: number, w: number, dx: number, g: number[], outC: number, dyH: number, dyW: number): void;
+  conv2dFilterGrad(x: number, dy: number, dw: number, g: number[], outC: number): void;
   pool2d(op: number, x: WindowBuf, y: WindowBuf, g: number[]): void;
   pool2dGrad(op: number, dy: WindowBuf, argmax: WindowBuf, dx: WindowBuf, g: number[]): void;
   binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, value: number, scalarFirst: boolean,

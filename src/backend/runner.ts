@@ -35,6 +35,15 @@ export interface KernelRunner {
   depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number): void;
   depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number): void;
   pool2d(op: number, x: Buf, y: Buf, g: number[]): void;
+  /**
+   * 2-D convolutions as implicit GEMMs (windows read in place), on the GPU only: the CPU core
+   * multiplies window copies with its vectorised matmul instead (conv_windows.ts).
+   */
+  conv2d?: {
+    forward(x: Buf, w: Buf, y: Buf, g: number[], outC: number): void;
+    inputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number): void;
+    filterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], outC: number): void;
+  };
   /** argmax (from pool2d's ArgMax) is read for Max only. */
   pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]): void;
   /** Adds row r of x [rows, inner] into row ids[r] of y [numSegments, inner]; ids outside [0, numSegments) are skipped. */
@@ -85,6 +94,13 @@ abstract class WindowCalls {
 
 class DeviceRunner extends WindowCalls implements KernelRunner {
   readonly where = 'device' as const;
+  // WM_CONV_IMPLICIT=0 takes the window copies on the GPU too (to compare them).
+  readonly conv2d = process.env.WM_CONV_IMPLICIT === '0' ? undefined : {
+    forward: (x: Buf, w: Buf, y: Buf, g: number[], outC: number) => this.b.native.conv2dForward(num(x), num(w), num(y), g, outC),
+    inputGrad: (dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number) =>
+        this.b.native.conv2dInputGrad(num(dy), num(w), num(dx), g, outC, dyH, dyW),
+    filterGrad: (x: Buf, dy: Buf, dw: Buf, g: number[], outC: number) => this.b.native.conv2dFilterGrad(num(x), num(dy), num(dw), g, outC),
+  };
   input(t: TensorInfo): Buf {
     return this.b.devicePtr(t);
   }

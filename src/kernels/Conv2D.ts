@@ -1,11 +1,13 @@
 // tf.conv2d: the input's windows (one row each, im2col) times the filter
-// seen as a [fH*fW*inC, outC] matrix; see conv_windows.ts.
+// seen as a [fH*fW*inC, outC] matrix. On the GPU one implicit GEMM reads the
+// windows in place (conv2d_forward.cu); the CPU core copies them out for its
+// vectorised matmul (conv_windows.ts).
 import {backend_util, Conv2D, Conv2DAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
 import {KernelRunner} from '../backend/runner';
-import {disposeAll, fromChannelsLast, geometryOf, groupedConv, padForWindows, toChannelsLast} from './conv_windows';
+import {disposeAll, fromChannelsLast, geometryOf, groupedConv, padForWindows, toChannelsLast, windowArray} from './conv_windows';
 import {backendOf, FLOAT, nativeRunner, reshapeView} from './kernel_utils';
 
 /** conv2d on the native path (the caller checked the dtypes). */
@@ -16,6 +18,16 @@ export function conv2dNative(backend: WholeMemoryBackend, runner: KernelRunner, 
                                               strides, dilations ?? 1, pad, dimRoundingMode, false, format);
   const channelsFirst = format === 'channelsFirst';
   const nhwc = toChannelsLast(runner, x, channelsFirst);
+  if (runner.conv2d) {
+    const g = geometryOf(info);
+    const {info: y, buf} = runner.output([g.batch, g.outH, g.outW, info.outChannels], 'float32');
+    try {
+      runner.conv2d.forward(runner.input(nhwc.t), runner.input(filter), buf, windowArray(g), info.outChannels);
+    } finally {
+      if (nhwc.owned) disposeAll(backend, nhwc.t);
+    }
+    return fromChannelsLast(backend, runner, y, channelsFirst);
+  }
   const p = padForWindows(backend, nhwc.t, geometryOf(info), 0);
   const k = info.filterHeight * info.filterWidth * info.inChannels;
   const w = reshapeView(backend, filter, [1, k, info.outChannels]);

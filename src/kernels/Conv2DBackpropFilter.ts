@@ -1,8 +1,10 @@
-// The filter gradient of tf.conv2d: the input's windows, transposed, times dy.
-import {backend_util, Conv2DBackpropFilter, Conv2DBackpropFilterAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
+// The filter gradient of tf.conv2d: the input's windows, transposed, times
+// dy. On the GPU one implicit GEMM reads the windows in place
+// (conv2d_filter_grad.cu).
+import {backend_util, Conv2DBackpropFilter, Conv2DBackpropFilterAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, geometryOf, groupedConvFilterGrad, padForWindows, toChannelsLast} from './conv_windows';
+import {disposeAll, geometryOf, groupedConvFilterGrad, padForWindows, toChannelsLast, windowArray} from './conv_windows';
 import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
 
 export const conv2DBackpropFilterConfig: KernelConfig = {
@@ -20,7 +22,17 @@ export const conv2DBackpropFilterConfig: KernelConfig = {
     const channelsFirst = format === 'channelsFirst';
     const xl = toChannelsLast(runner, x, channelsFirst);
     const dyl = toChannelsLast(runner, dy, channelsFirst);
-    const p = padForWindows(backend, xl.t, geometryOf(info), 0);
+    const g = geometryOf(info);
+    if (runner.conv2d && util.arraysEqual(dyl.t.shape, [g.batch, g.outH, g.outW, info.outChannels])) {
+      const {info: dw, buf} = runner.output([...filterShape], 'float32');
+      try {
+        runner.conv2d.filterGrad(runner.input(xl.t), runner.input(dyl.t), buf, windowArray(g), info.outChannels);
+      } finally {
+        disposeAll(backend, ...[xl, dyl].filter((o) => o.owned).map((o) => o.t));
+      }
+      return dw;
+    }
+    const p = padForWindows(backend, xl.t, g, 0);
     try {
       const dw = groupedConvFilterGrad(backend, runner, p.t, p.g, 1, info.inChannels, dyl.t, info.outChannels);
       return {...dw, shape: [...filterShape]};

@@ -1,10 +1,11 @@
 // The input gradient of tf.conv2d (and tf.conv2dTranspose): a stride-1
 // convolution of dy, spread out by the stride, with the filter turned half
-// a turn and its channel axes swapped.
+// a turn and its channel axes swapped. On the GPU one implicit GEMM reads
+// dy and the filter that way in place (conv2d_input_grad.cu).
 import {backend_util, Conv2DBackpropInput, Conv2DBackpropInputAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, flippedFilter, fromChannelsLast, geometryOf, groupedConv, spread, toChannelsLast, transposedGeometry} from './conv_windows';
+import {disposeAll, flippedFilter, fromChannelsLast, geometryOf, groupedConv, spread, toChannelsLast, transposedGeometry, windowArray} from './conv_windows';
 import {backendOf, FLOAT, nativeRunner, reshapeView} from './kernel_utils';
 
 export const conv2DBackpropInputConfig: KernelConfig = {
@@ -23,6 +24,16 @@ export const conv2DBackpropInputConfig: KernelConfig = {
     const g = geometryOf(info);
     const t = transposedGeometry(g, info.outChannels);
     const dyl = toChannelsLast(runner, dy, channelsFirst);
+    const [batch, dyH, dyW] = dyl.t.shape;
+    if (runner.conv2d && dyH >= g.outH && dyW >= g.outW) {
+      const {info: dx, buf} = runner.output([batch, g.inH, g.inW, info.inChannels], 'float32');
+      try {
+        runner.conv2d.inputGrad(runner.input(dyl.t), runner.input(filter), buf, windowArray(g), info.outChannels, dyH, dyW);
+      } finally {
+        if (dyl.owned) disposeAll(backend, dyl.t);
+      }
+      return fromChannelsLast(backend, runner, dx, channelsFirst);
+    }
     const spreadDy = spread(runner, dyl.t, t.hp, t.wp, g.sH, g.sW, t.top, t.left, [g.outH, g.outW]);
     const flipped = flippedFilter(runner, filter);
     const w = reshapeView(backend, flipped, [1, info.filterHeight * info.filterWidth * info.outChannels, info.inChannels]);

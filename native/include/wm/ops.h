@@ -55,6 +55,14 @@ void depthwiseConv2dInputGrad(uint64_t dy, uint64_t w, uint64_t dx, const Window
                               int64_t dyW);
 void depthwiseConv2dFilterGrad(uint64_t x, uint64_t dy, uint64_t dw, const Window2D& g, int64_t mult);
 void pool2d(PoolOp op, uint64_t x, uint64_t y, const Window2D& g);
+// A 2-D convolution (filter [fH, fW, chans, outC]) and its gradients as
+// implicit GEMMs (the windows read in place; GPU only: the CPU core
+// multiplies window copies with its vectorised matmul, faster there).
+// dy of the input gradient is [batch, dyH, dyW, outC] (its first outH x outW
+// pixels are read); the filter gradient's dy is exactly the output's shape.
+void conv2dForward(uint64_t x, uint64_t w, uint64_t y, const Window2D& g, int64_t outC);
+void conv2dInputGrad(uint64_t dy, uint64_t w, uint64_t dx, const Window2D& g, int64_t outC, int64_t dyH, int64_t dyW);
+void conv2dFilterGrad(uint64_t x, uint64_t dy, uint64_t dw, const Window2D& g, int64_t outC);
 void pool2dGrad(PoolOp op, uint64_t dy, uint64_t argmax, uint64_t dx, const Window2D& g);
 
 // y = cond ? a : b; cond is bool with condStrides over outShape.

@@ -57,6 +57,9 @@ void depthwiseConv2dInputGrad(uint64_t, uint64_t, uint64_t, const Window2D&, int
 }
 void depthwiseConv2dFilterGrad(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t) { noCuda("depthwiseConv2dFilterGrad"); }
 void pool2d(PoolOp, uint64_t, uint64_t, const Window2D&) { noCuda("pool2d"); }
+void conv2dForward(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t) { noCuda("conv2dForward"); }
+void conv2dInputGrad(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t, int64_t, int64_t) { noCuda("conv2dInputGrad"); }
+void conv2dFilterGrad(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t) { noCuda("conv2dFilterGrad"); }
 void pool2dGrad(PoolOp, uint64_t, uint64_t, uint64_t, const Window2D&) { noCuda("pool2dGrad"); }
 void binaryScalar(BinaryOp, DType, DType, uint64_t, double, bool, uint64_t, int64_t) { noCuda("binaryScalar"); }
 void binary(BinaryOp, DType, DType, uint64_t, uint64_t, uint64_t, const std::vector<int64_t>&,

@@ -10,79 +10,47 @@
 #include <cstring>
 
 #include "check.h"
+#include "gemm_tile.cuh"
 #include "launch.cuh"
 #include "scratch.cuh"
 
 namespace wm {
 namespace {
 
-constexpr int kBM = 64, kBN = 64, kBK = 16, kGemmThreads = 256;
+using gemm::kBK;
+using gemm::kBM;
+using gemm::kBN;
+constexpr int kGemmThreads = gemm::kThreads;
 
 template <bool TA, bool TB>
 __global__ void __launch_bounds__(kGemmThreads) gemmTile(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k,
                                                          int64_t kPerSplit, float beta, float* partial) {
-  __shared__ __align__(16) float As[kBK][kBM + 4];  // [k][row]
-  __shared__ __align__(16) float Bs[kBK][kBN + 4];  // [k][col]
+  __shared__ gemm::Tiles t;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   // Tile rows on x (up to 2^31 - 1): tall products (millions of rows, few columns) fit the grid.
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * kBM, col0 = static_cast<int64_t>(blockIdx.y) * kBN;
   const int64_t kBegin = static_cast<int64_t>(blockIdx.z) * kPerSplit, kEnd = min(k, kBegin + kPerSplit);
   float acc[4][4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.f;
+  gemm::zero(acc);
   for (int64_t k0 = kBegin; k0 < kEnd; k0 += kBK) {
     // Each thread loads 4 of A's 64x16 and 4 of B's 16x64, walking memory contiguously.
 #pragma unroll
     for (int e = threadIdx.x; e < kBM * kBK; e += kGemmThreads) {
       const int r = TA ? e % kBM : e / kBK, kk = TA ? e / kBM : e % kBK;
       const int64_t gr = row0 + r, gk = k0 + kk;
-      As[kk][r] = gr < m && gk < kEnd ? (TA ? A[gk * m + gr] : A[gr * k + gk]) : 0.f;
+      t.a[kk][r] = gr < m && gk < kEnd ? (TA ? A[gk * m + gr] : A[gr * k + gk]) : 0.f;
     }
 #pragma unroll
     for (int e = threadIdx.x; e < kBN * kBK; e += kGemmThreads) {
       const int c = TB ? e / kBK : e % kBN, kk = TB ? e % kBK : e / kBN;
       const int64_t gc = col0 + c, gk = k0 + kk;
-      Bs[kk][c] = gc < n && gk < kEnd ? (TB ? B[gc * k + gk] : B[gk * n + gc]) : 0.f;
+      t.b[kk][c] = gc < n && gk < kEnd ? (TB ? B[gc * k + gk] : B[gk * n + gc]) : 0.f;
     }
     __syncthreads();
-#pragma unroll
-    for (int kk = 0; kk < kBK; ++kk) {
-      const float4 a = *reinterpret_cast<const float4*>(&As[kk][ty * 4]);
-      const float4 b = *reinterpret_cast<const float4*>(&Bs[kk][tx * 4]);
-      const float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
-    }
+    gemm::multiply(t, acc, tx, ty);
     __syncthreads();
   }
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const int64_t r = row0 + ty * 4 + i;
-    if (r >= m) continue;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int64_t c = col0 + tx * 4 + j;
-      if (c >= n) continue;
-      if (partial) {
-        partial[static_cast<int64_t>(blockIdx.z) * m * n + r * n + c] = acc[i][j];
-      } else {
-        float* out = C + r * n + c;
-        *out = beta == 0.f ? acc[i][j] : acc[i][j] + beta * *out;
-      }
-    }
-  }
-}
-
-__global__ void addSplits(const float* partial, int splits, int64_t mn, float beta, float* C) {
-  WM_GRID_STRIDE(i, mn) {
-    float s = 0.f;
-    for (int z = 0; z < splits; ++z) s += partial[z * mn + i];
-    C[i] = beta == 0.f ? s : s + beta * C[i];
-  }
+  gemm::store(acc, C, partial, blockIdx.z, m, n, row0, col0, tx, ty, beta);
 }
 
 template <bool TA, bool TB>
@@ -112,8 +80,7 @@ void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t
   const int64_t tilesM = (m + kBM - 1) / kBM, tilesN = (n + kBN - 1) / kBN;
   WM_REQUIRE(tilesN <= 65535, "smallGemm: too many columns");
   // Split k when the output has few tiles and k is long: every SM gets work.
-  int64_t splits = 1;
-  if (tilesM * tilesN < 132 && k >= 1024) splits = std::min<int64_t>({(264 + tilesM * tilesN - 1) / (tilesM * tilesN), k / 256, 64});
+  int64_t splits = gemm::splitsFor(tilesM * tilesN, k);
   const int64_t kPerSplit = ((k + splits - 1) / splits + kBK - 1) / kBK * kBK;
   splits = (k + kPerSplit - 1) / kPerSplit;
   Scratch s;
@@ -127,7 +94,7 @@ void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t
   else launchTiles<false, false>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
   WM_CUDA_LAUNCHED();
   if (partial) {
-    addSplits<<<gridFor(m * n), kThreads, 0, stream()>>>(partial, static_cast<int>(splits), m * n, beta, C);
+    gemm::addSplits<<<gridFor(m * n), kThreads, 0, stream()>>>(partial, static_cast<int>(splits), m * n, beta, C);
     WM_CUDA_LAUNCHED();
   }
 }
