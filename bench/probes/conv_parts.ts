@@ -1,6 +1,7 @@
-// Where a convolution's time goes: the parts conv_windows.ts builds it from
-// (padding, the window copy, the product), each timed alone, next to the
-// whole tf.conv2d, on the bench:conv shapes. µs per call (median of 9 windows,
+// Where a window-copy convolution's time goes: the parts conv_windows.ts
+// builds it from (padding, the window copy, the product), each timed alone,
+// next to the whole tf.conv2d (on the GPU an implicit GEMM since session 11;
+// WM_CONV_IMPLICIT=0 takes the window copies there too), on the bench:conv shapes. µs per call (median of 9 windows,
 // GPU synchronised per window). Run: node dist/bench/probes/conv_parts.js
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   const w = tf.randomNormal([3, 3, 16, 32]);
   const info = tf.backend_util.computeConv2DInfo([16, 32, 32, 16], [3, 3, 16, 32], 1, 1, 'same');
   const p = padForWindows(b, x, geometryOf(info), 0);
-  const cols = windows(runner, p.t, p.g, 0, 16, 1, 16, 'groupMajor');
+  const cols = windows(runner, p.t, p.g, 0, 16);
   const a = tf.randomNormal([16 * 32 * 32, 144]);
   const f = tf.reshape(w, [144, 32]);
   const time = (fn: () => void) => callWindowsUs(fn, 50, 20);
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
       const q = padForWindows(b, x, geometryOf(info), 0);
       b.disposeIntermediateTensorInfo(q.t);
     })],
-    ['window copy [16384, 144]', time(() => b.disposeIntermediateTensorInfo(windows(runner, p.t, p.g, 0, 16, 1, 16, 'groupMajor')))],
+    ['window copy [16384, 144]', time(() => b.disposeIntermediateTensorInfo(windows(runner, p.t, p.g, 0, 16)))],
     ['matMul [16384,144]x[144,32]', time(() => tf.matMul(a, f).dispose())],
     ['window copy, into a kept buffer (no allocation)', time(() =>
         runner.stridedCopy(4, runner.input(p.t), 0, [p.g.inH * p.g.inW * 16, 32 * p.g.inW * 16 / 32, 16, p.g.inW * 16, 16, 1],

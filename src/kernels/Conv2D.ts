@@ -7,8 +7,8 @@ import {backend_util, Conv2D, Conv2DAttrs, KernelConfig, TensorInfo} from '@tens
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
 import {KernelRunner} from '../backend/runner';
-import {disposeAll, fromChannelsLast, geometryOf, groupedConv, padForWindows, toChannelsLast, windowArray} from './conv_windows';
-import {backendOf, FLOAT, nativeRunner, reshapeView} from './kernel_utils';
+import {disposeAll, fromChannelsLast, geometryOf, padForWindows, toChannelsLast, windowArray, windowConv} from './conv_windows';
+import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
 
 /** conv2d on the native path (the caller checked the dtypes). */
 export function conv2dNative(backend: WholeMemoryBackend, runner: KernelRunner, x: TensorInfo, filter: TensorInfo, attrs: Conv2DAttrs): TensorInfo {
@@ -29,13 +29,11 @@ export function conv2dNative(backend: WholeMemoryBackend, runner: KernelRunner, 
     return fromChannelsLast(backend, runner, y, channelsFirst);
   }
   const p = padForWindows(backend, nhwc.t, geometryOf(info), 0);
-  const k = info.filterHeight * info.filterWidth * info.inChannels;
-  const w = reshapeView(backend, filter, [1, k, info.outChannels]);
   try {
-    const y = groupedConv(backend, runner, p.t, p.g, 1, info.inChannels, w, info.outChannels);
+    const y = windowConv(backend, runner, p.t, p.g, filter, info.outChannels);
     return fromChannelsLast(backend, runner, y, channelsFirst);
   } finally {
-    disposeAll(backend, w, ...(p.owned ? [p.t] : []), ...(nhwc.owned ? [nhwc.t] : []));
+    disposeAll(backend, ...(p.owned ? [p.t] : []), ...(nhwc.owned ? [nhwc.t] : []));
   }
 }
 

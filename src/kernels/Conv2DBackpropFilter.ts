@@ -4,7 +4,7 @@
 import {backend_util, Conv2DBackpropFilter, Conv2DBackpropFilterAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, geometryOf, groupedConvFilterGrad, padForWindows, toChannelsLast, windowArray} from './conv_windows';
+import {disposeAll, geometryOf, padForWindows, toChannelsLast, windowArray, windowConvFilterGrad} from './conv_windows';
 import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
 
 export const conv2DBackpropFilterConfig: KernelConfig = {
@@ -34,7 +34,7 @@ export const conv2DBackpropFilterConfig: KernelConfig = {
     }
     const p = padForWindows(backend, xl.t, g, 0);
     try {
-      const dw = groupedConvFilterGrad(backend, runner, p.t, p.g, 1, info.inChannels, dyl.t, info.outChannels);
+      const dw = windowConvFilterGrad(backend, runner, p.t, p.g, dyl.t, info.outChannels);
       return {...dw, shape: [...filterShape]};
     } finally {
       disposeAll(backend, ...[p, xl, dyl].filter((o) => o.owned).map((o) => o.t));

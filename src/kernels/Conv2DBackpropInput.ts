@@ -5,8 +5,8 @@
 import {backend_util, Conv2DBackpropInput, Conv2DBackpropInputAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, flippedFilter, fromChannelsLast, geometryOf, groupedConv, spread, toChannelsLast, transposedGeometry, windowArray} from './conv_windows';
-import {backendOf, FLOAT, nativeRunner, reshapeView} from './kernel_utils';
+import {disposeAll, flippedFilter, fromChannelsLast, geometryOf, spread, toChannelsLast, transposedGeometry, windowArray, windowConv} from './conv_windows';
+import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
 
 export const conv2DBackpropInputConfig: KernelConfig = {
   kernelName: Conv2DBackpropInput,
@@ -36,12 +36,11 @@ export const conv2DBackpropInputConfig: KernelConfig = {
     }
     const spreadDy = spread(runner, dyl.t, t.hp, t.wp, g.sH, g.sW, t.top, t.left, [g.outH, g.outW]);
     const flipped = flippedFilter(runner, filter);
-    const w = reshapeView(backend, flipped, [1, info.filterHeight * info.filterWidth * info.outChannels, info.inChannels]);
     try {
-      const dx = groupedConv(backend, runner, spreadDy, t.g, 1, info.outChannels, w, info.inChannels);
+      const dx = windowConv(backend, runner, spreadDy, t.g, flipped, info.inChannels);
       return fromChannelsLast(backend, runner, dx, channelsFirst);
     } finally {
-      disposeAll(backend, spreadDy, flipped, w, ...(dyl.owned ? [dyl.t] : []));
+      disposeAll(backend, spreadDy, flipped, ...(dyl.owned ? [dyl.t] : []));
     }
   },
 };

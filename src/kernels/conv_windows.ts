@@ -1,10 +1,11 @@
-// Convolutions and pools as window copies (im2col) feeding our matmul and
-// reductions: every 2-D convolution, its two gradients, the depthwise ones
-// and the pools are built from the strided copy, BatchMatMul and the row
-// reductions, which run on the GPU and on the C++ CPU core alike. The
-// gradients with respect to an input are convolutions too, over the
-// upstream gradient spread out by the stride (a transposed convolution), so
-// nothing scatters and every result has a fixed summation order.
+// What the 2-D convolutions and pools share: their geometry (and its form
+// for the native window kernels, wm/window2d.h), the pools' setup, layout
+// changes, and the CPU core's convolutions as window copies (im2col)
+// feeding its vectorised matmul. On the GPU the convolutions are implicit
+// GEMMs instead (conv2d_*.cu). The gradients with respect to an input are
+// convolutions too, over the upstream gradient spread out by the stride (a
+// transposed convolution), so nothing scatters and every result has a fixed
+// summation order.
 import {backend_util, MaxPoolAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
@@ -127,23 +128,14 @@ export function transposedGeometry(g: WindowGeometry, chans: number): {g: Window
 }
 
 /**
- * Copies the windows of images [n0, n0 + nb) of p (already padded: g.top = g.left = 0), with the channels
- * seen as `groups` groups of `perGroup`: 'groupMajor' gives [groups, nb*outH*outW, fH*fW*perGroup]
- * (the rows a grouped matmul takes), 'pixelMajor' gives [nb*outH*outW, groups, fH*fW*perGroup] (the
- * rows a pool reduces).
+ * Copies the windows of images [n0, n0 + nb) of p (already padded: g.top = g.left = 0) out as rows:
+ * [nb*outH*outW, fH*fW*chans] (im2col).
  */
-export function windows(runner: KernelRunner, p: TensorInfo, g: WindowGeometry, n0: number, nb: number, groups: number,
-                        perGroup: number, order: 'groupMajor' | 'pixelMajor'): TensorInfo {
+export function windows(runner: KernelRunner, p: TensorInfo, g: WindowGeometry, n0: number, nb: number): TensorInfo {
   const c = g.chans, row = g.inW * c;
-  const stride = {
-    n: g.inH * row, y: g.sH * row, x: g.sW * c, i: g.dH * row, j: g.dW * c, group: perGroup, m: 1,
-  };
-  const size = {n: nb, y: g.outH, x: g.outW, i: g.fH, j: g.fW, group: groups, m: perGroup};
-  const axes: (keyof typeof size)[] = order === 'groupMajor' ? ['group', 'n', 'y', 'x', 'i', 'j', 'm'] : ['n', 'y', 'x', 'group', 'i', 'j', 'm'];
-  const view = copyView(runner, p, n0 * stride.n, axes.map((a) => stride[a]), axes.map((a) => size[a]));
-  const rows = nb * g.outH * g.outW, k = g.fH * g.fW * perGroup;
-  const shaped = order === 'groupMajor' ? [groups, rows, k] : [rows, groups, k];
-  return {...view, shape: shaped};
+  const view = copyView(runner, p, n0 * g.inH * row, [g.inH * row, g.sH * row, g.sW * c, g.dH * row, g.dW * c, 1],
+                        [nb, g.outH, g.outW, g.fH, g.fW, c]);
+  return {...view, shape: [nb * g.outH * g.outW, g.fH * g.fW * c]};
 }
 
 function dispose(backend: WholeMemoryBackend, ...ts: TensorInfo[]): void {
@@ -154,68 +146,65 @@ function matMul(backend: WholeMemoryBackend, a: TensorInfo, b: TensorInfo, trans
   return callKernel(batchMatMulConfig, {inputs: {a, b}, backend, attrs: {transposeA, transposeB: false}});
 }
 
-/**
- * A grouped convolution over p (padded, NHWC with groups*perGroup channels): group q's outputs are its
- * windows [rows, fH*fW*perGroup] times filter[q] ([groups, fH*fW*perGroup, outPerGroup]). Returns
- * [batch, outH, outW, groups*outPerGroup]. One group is a plain convolution, perGroup 1 a depthwise one.
- */
-export function groupedConv(backend: WholeMemoryBackend, runner: KernelRunner, p: TensorInfo, g: WindowGeometry, groups: number,
-                            perGroup: number, filter: TensorInfo, outPerGroup: number): TensorInfo {
-  const outC = groups * outPerGroup, pixels = g.outH * g.outW, k = g.fH * g.fW * perGroup;
-  const outShape = [g.batch, g.outH, g.outW, outC];
-  if (g.batch * pixels * outC === 0 || k === 0) {
-    const {info, buf} = runner.output(outShape, 'float32');
-    runner.fill(nd('float32'), buf, util.sizeFromShape(outShape), 0);
-    return info;
-  }
-  // A 1x1 window of stride 1 over an unpadded input is the input itself.
-  if (groups === 1 && g.fH === 1 && g.fW === 1 && g.sH === 1 && g.sW === 1 && g.inH === g.outH && g.inW === g.outW) {
-    const rows = reshapeView(backend, p, [g.batch * pixels, k]);
-    const w = reshapeView(backend, filter, [k, outPerGroup]);
-    const product = matMul(backend, rows, w);
-    dispose(backend, rows, w);
-    return {...product, shape: outShape};
-  }
-  const chunks = batchChunks(g.batch, pixels * k * groups);
-  const product = (n0: number, nb: number) => {  // [groups, nb*pixels, outPerGroup]
-    const cols = windows(runner, p, g, n0, nb, groups, perGroup, 'groupMajor');
-    const y = matMul(backend, cols, filter);
-    dispose(backend, cols);
-    return y;
-  };
-  // One group in one go: the product is the output, in its layout already.
-  if (groups === 1 && chunks.length === 1) return {...product(0, g.batch), shape: outShape};
-  const {info, buf} = runner.output(outShape, 'float32');
-  for (const [n0, nb] of chunks) {
-    const part = product(n0, nb);
-    // [groups, rows, outPerGroup] into the rows [n0*pixels, ...) of [rows, groups, outPerGroup].
-    const rows = nb * pixels;
-    runner.stridedCopy(4, runner.input(part), 0, [rows * outPerGroup, outPerGroup, 1], [groups, rows, outPerGroup], buf,
-                       n0 * pixels * outC, [outPerGroup, outC, 1], [groups, rows, outPerGroup]);
-    dispose(backend, part);
-  }
+/** A zero-filled float32 tensor (an empty sum). */
+function zeros(runner: KernelRunner, shape: number[]): TensorInfo {
+  const {info, buf} = runner.output(shape, 'float32');
+  runner.fill(nd('float32'), buf, util.sizeFromShape(shape), 0);
   return info;
 }
 
 /**
- * The filter gradient of groupedConv: for each group its windows' transpose times that group's
- * columns of dy ([batch, outH, outW, groups*outPerGroup]). Returns [groups, fH*fW*perGroup, outPerGroup].
+ * A convolution over p (padded, NHWC) with the filter as a [fH*fW*chans, outC] matrix, from window copies:
+ * [batch, outH, outW, outC].
  */
-export function groupedConvFilterGrad(backend: WholeMemoryBackend, runner: KernelRunner, p: TensorInfo, g: WindowGeometry, groups: number,
-                                      perGroup: number, dy: TensorInfo, outPerGroup: number): TensorInfo {
-  const pixels = g.outH * g.outW, k = g.fH * g.fW * perGroup, outC = groups * outPerGroup;
-  const outShape = [groups, k, outPerGroup];
-  if (g.batch * pixels === 0 || k * outPerGroup * groups === 0) {
+export function windowConv(backend: WholeMemoryBackend, runner: KernelRunner, p: TensorInfo, g: WindowGeometry, filter: TensorInfo,
+                           outC: number): TensorInfo {
+  const pixels = g.outH * g.outW, k = g.fH * g.fW * g.chans;
+  const outShape = [g.batch, g.outH, g.outW, outC];
+  if (g.batch * pixels * outC === 0 || k === 0) return zeros(runner, outShape);
+  const w = reshapeView(backend, filter, [k, outC]);
+  try {
+    // A 1x1 window of stride 1 over an unpadded input is the input itself.
+    if (g.fH === 1 && g.fW === 1 && g.sH === 1 && g.sW === 1 && g.inH === g.outH && g.inW === g.outW) {
+      const rows = reshapeView(backend, p, [g.batch * pixels, k]);
+      const product = matMul(backend, rows, w);
+      dispose(backend, rows);
+      return {...product, shape: outShape};
+    }
+    const chunks = batchChunks(g.batch, pixels * k);
+    const product = (n0: number, nb: number) => {  // [nb*pixels, outC]
+      const cols = windows(runner, p, g, n0, nb);
+      const y = matMul(backend, cols, w);
+      dispose(backend, cols);
+      return y;
+    };
+    if (chunks.length === 1) return {...product(0, g.batch), shape: outShape};
     const {info, buf} = runner.output(outShape, 'float32');
-    runner.fill(nd('float32'), buf, util.sizeFromShape(outShape), 0);
+    for (const [n0, nb] of chunks) {
+      const part = product(n0, nb);
+      const n = nb * pixels * outC;
+      runner.stridedCopy(4, runner.input(part), 0, [1], [n], buf, n0 * pixels * outC, [1], [n]);
+      dispose(backend, part);
+    }
     return info;
+  } finally {
+    dispose(backend, w);
   }
+}
+
+/**
+ * The filter gradient of windowConv: the windows' transpose times dy ([batch, outH, outW, outC]), summed
+ * over the chunks in order. Returns [fH*fW*chans, outC].
+ */
+export function windowConvFilterGrad(backend: WholeMemoryBackend, runner: KernelRunner, p: TensorInfo, g: WindowGeometry,
+                                     dy: TensorInfo, outC: number): TensorInfo {
+  const pixels = g.outH * g.outW, k = g.fH * g.fW * g.chans;
+  if (g.batch * pixels === 0 || k * outC === 0) return zeros(runner, [k, outC]);
   let sum: TensorInfo | null = null;
-  for (const [n0, nb] of batchChunks(g.batch, pixels * k * groups)) {
+  for (const [n0, nb] of batchChunks(g.batch, pixels * k)) {
     const rows = nb * pixels;
-    const cols = windows(runner, p, g, n0, nb, groups, perGroup, 'groupMajor');
-    // dy's rows of these images, as [groups, rows, outPerGroup].
-    const dyRows = copyView(runner, dy, n0 * pixels * outC, [outPerGroup, outC, 1], [groups, rows, outPerGroup]);
+    const cols = windows(runner, p, g, n0, nb);
+    const dyRows = copyView(runner, dy, n0 * pixels * outC, [outC, 1], [rows, outC]);
     const part = matMul(backend, cols, dyRows, true);
     dispose(backend, cols, dyRows);
     if (sum === null) {
@@ -226,7 +215,7 @@ export function groupedConvFilterGrad(backend: WholeMemoryBackend, runner: Kerne
       sum = next;
     }
   }
-  return {...sum!, shape: outShape};
+  return sum!;
 }
 
 /** A filter [fH, fW, inC, outC] rotated half a turn with its channel axes swapped: [fH, fW, outC, inC]. */
