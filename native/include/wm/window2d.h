@@ -44,6 +44,17 @@ inline Window2D window2dFrom(const std::vector<int64_t>& v, const char* name) {
   return g;
 }
 
+// Whether every tensor a window kernel touches (input, output, filter, and
+// `other` elements more) has fewer than 2^31 elements, so it may index and
+// divide in 32 bits (Window2DOf<int>).
+inline bool windowNarrow(const Window2D& g, int64_t mult = 1, int64_t other = 0) {
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  const int64_t in = g.batch * g.inH * g.inW * g.chans * mult;
+  const int64_t out = g.batch * g.outH * g.outW * g.chans * mult;
+  const int64_t filter = g.fH * g.fW * g.chans * mult;
+  return in < kLimit && out < kLimit && filter < kLimit && other < kLimit;
+}
+
 // Pool kinds. Max skips NaN and -Infinity as tfjs' pools do (a window with
 // nothing else gives -Infinity); ArgMax is the position i*fW + j of that
 // maximum in its window, the first on ties, -1 when there is none; Avg
@@ -81,6 +92,25 @@ WM_WD float depthwiseAt(const float* x, const float* w, const Window2DOf<I>& g, 
   return acc;
 }
 
+// The window offsets that put input row t - pad into some output row: i
+// from i0 below i1 in steps of `step`, output row (t - i*d) / s. With d = 1
+// (every pool, most convolutions) the offsets that divide evenly are stepped
+// to directly; otherwise every offset is tried (`exact` is false: the caller
+// checks divisibility and range).
+template <typename I>
+struct Offsets {
+  I i0, i1, step;
+  bool exact;
+};
+template <typename I>
+WM_WD Offsets<I> gatherOffsets(I t, I s, I d, I f, I outN) {
+  if (d != 1) return {0, f, 1, false};
+  I lo = t - s * (outN - 1);
+  if (lo < 0) lo = 0;
+  const I hi = t + 1 < f ? t + 1 : f;
+  return {lo + (t - lo) % s, hi, s, true};
+}
+
 // dx[n, y, x, c] of a depthwise convolution: every (window offset, multiplier)
 // whose output pixel reads (y, x). dy is [batch, dyH, dyW, chans*mult]; only
 // its first outH x outW pixels are read.
@@ -88,14 +118,16 @@ template <typename I>
 WM_WD float depthwiseInputGradAt(const float* dy, const float* w, const Window2DOf<I>& g, I mult, I dyH, I dyW,
                                  I n, I y, I x, I c) {
   const I cms = g.chans * mult;
+  const Offsets<I> oi = gatherOffsets(y + g.top, g.sH, g.dH, g.fH, g.outH);
+  const Offsets<I> oj = gatherOffsets(x + g.left, g.sW, g.dW, g.fW, g.outW);
   float acc = 0.f;
-  for (I i = 0; i < g.fH; ++i) {
+  for (I i = oi.i0; i < oi.i1; i += oi.step) {
     const I ty = y + g.top - i * g.dH;
-    if (ty < 0 || ty % g.sH != 0 || ty / g.sH >= g.outH) continue;
+    if (!oi.exact && (ty < 0 || ty % g.sH != 0 || ty / g.sH >= g.outH)) continue;
     const I oy = ty / g.sH;
-    for (I j = 0; j < g.fW; ++j) {
+    for (I j = oj.i0; j < oj.i1; j += oj.step) {
       const I tx = x + g.left - j * g.dW;
-      if (tx < 0 || tx % g.sW != 0 || tx / g.sW >= g.outW) continue;
+      if (!oj.exact && (tx < 0 || tx % g.sW != 0 || tx / g.sW >= g.outW)) continue;
       const float* d = dy + ((n * dyH + oy) * dyW + tx / g.sW) * cms + c * mult;
       const float* f = w + (i * g.fW + j) * cms + c * mult;
       for (I m = 0; m < mult; ++m) acc += d[m] * f[m];
@@ -134,14 +166,16 @@ WM_WD float poolAt(PoolOp op, const float* x, const Window2DOf<I>& g, I n, I oy,
 template <typename I>
 WM_WD float poolGradAt(PoolOp op, const float* dy, const int* argmax, const Window2DOf<I>& g, I n, I y, I x,
                        I c) {
+  const Offsets<I> oi = gatherOffsets(y + g.top, g.sH, g.dH, g.fH, g.outH);
+  const Offsets<I> oj = gatherOffsets(x + g.left, g.sW, g.dW, g.fW, g.outW);
   float acc = 0.f;
-  for (I i = 0; i < g.fH; ++i) {
+  for (I i = oi.i0; i < oi.i1; i += oi.step) {
     const I ty = y + g.top - i * g.dH;
-    if (ty < 0 || ty % g.sH != 0 || ty / g.sH >= g.outH) continue;
+    if (!oi.exact && (ty < 0 || ty % g.sH != 0 || ty / g.sH >= g.outH)) continue;
     const I oy = ty / g.sH;
-    for (I j = 0; j < g.fW; ++j) {
+    for (I j = oj.i0; j < oj.i1; j += oj.step) {
       const I tx = x + g.left - j * g.dW;
-      if (tx < 0 || tx % g.sW != 0 || tx / g.sW >= g.outW) continue;
+      if (!oj.exact && (tx < 0 || tx % g.sW != 0 || tx / g.sW >= g.outW)) continue;
       const I at = ((n * g.outH + oy) * g.outW + tx / g.sW) * g.chans + c;
       if (op == PoolOp::Avg || argmax[at] == i * g.fW + j) acc += dy[at];
     }

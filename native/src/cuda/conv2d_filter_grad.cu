@@ -7,7 +7,7 @@
 #include "gemm_tile.cuh"
 #include "launch.cuh"
 #include "scratch.cuh"
-#include "window_launch.cuh"
+#include "wm/window2d.h"
 
 namespace wm {
 namespace {

@@ -5,7 +5,7 @@
 // launches; 2.6x cuDNN's time on an H100 for a small layer).
 #include "gemm_tile.cuh"
 #include "launch.cuh"
-#include "window_launch.cuh"
+#include "wm/window2d.h"
 
 namespace wm {
 namespace {

@@ -7,7 +7,7 @@
 // spread-out copy of dy, no flipped filter, no atomics.
 #include "gemm_tile.cuh"
 #include "launch.cuh"
-#include "window_launch.cuh"
+#include "wm/window2d.h"
 
 namespace wm {
 namespace {

@@ -3,7 +3,7 @@
 // session 11 this was a pad, a window copy and a batched matmul: three
 // launches where cuDNN runs one.
 #include "launch.cuh"
-#include "window_launch.cuh"
+#include "wm/window2d.h"
 
 namespace wm {
 namespace {

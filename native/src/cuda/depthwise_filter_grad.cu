@@ -8,7 +8,7 @@
 
 #include "launch.cuh"
 #include "scratch.cuh"
-#include "window_launch.cuh"
+#include "wm/window2d.h"
 
 namespace wm {
 namespace {

@@ -2,7 +2,7 @@
 // element sums, over the window offsets and multipliers whose output pixel
 // read it, dy times the filter (a gather: no atomics, a fixed order).
 #include "launch.cuh"
-#include "window_launch.cuh"
+#include "wm/window2d.h"
 
 namespace wm {
 namespace {

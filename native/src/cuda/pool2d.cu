@@ -2,7 +2,7 @@
 // MaxPoolGrad needs) in one kernel: one thread per output element, the
 // window read in place.
 #include "launch.cuh"
-#include "window_launch.cuh"
+#include "wm/window2d.h"
 
 namespace wm {
 namespace {

@@ -2,7 +2,7 @@
 // element sums the dy of the windows that hold it (for Max, only those whose
 // maximum it is), a gather with a fixed order instead of a scatter.
 #include "launch.cuh"
-#include "window_launch.cuh"
+#include "wm/window2d.h"
 
 namespace wm {
 namespace {

@@ -39,18 +39,31 @@ void depthwiseConv2d(const float* x, const float* w, float* y, const Window2D& g
   });
 }
 
-void depthwiseConv2dInputGrad(const float* dy, const float* w, float* dx, const Window2D& g, int64_t mult, int64_t dyH,
-                              int64_t dyW) {
-  const int64_t rows = g.batch * g.inH;
-  parallelFor(rows, 1, [&](int64_t r0, int64_t r1) {
+namespace {
+
+// I: int where every tensor is below 2^31 elements (the per-element gathers divide in 32 bits).
+template <typename I>
+void inputGradRows(const float* dy, const float* w, float* dx, const Window2DOf<I>& g, I mult, I dyH, I dyW) {
+  parallelFor(static_cast<int64_t>(g.batch) * g.inH, 1, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      const int64_t n = r / g.inH, y = r % g.inH;
-      for (int64_t x = 0; x < g.inW; ++x) {
+      const I n = static_cast<I>(r / g.inH), y = static_cast<I>(r % g.inH);
+      for (I x = 0; x < g.inW; ++x) {
         float* out = dx + (r * g.inW + x) * g.chans;
-        for (int64_t c = 0; c < g.chans; ++c) out[c] = window::depthwiseInputGradAt<int64_t>(dy, w, g, mult, dyH, dyW, n, y, x, c);
+        for (I c = 0; c < g.chans; ++c) out[c] = window::depthwiseInputGradAt<I>(dy, w, g, mult, dyH, dyW, n, y, x, c);
       }
     }
   });
+}
+
+}  // namespace
+
+void depthwiseConv2dInputGrad(const float* dy, const float* w, float* dx, const Window2D& g, int64_t mult, int64_t dyH,
+                              int64_t dyW) {
+  if (windowNarrow(g, mult, g.batch * dyH * dyW * g.chans * mult)) {
+    inputGradRows<int>(dy, w, dx, g.as<int>(), static_cast<int>(mult), static_cast<int>(dyH), static_cast<int>(dyW));
+  } else {
+    inputGradRows<int64_t>(dy, w, dx, g, mult, dyH, dyW);
+  }
 }
 
 // One task per window offset (i, j): its row of dw [fH*fW, chans*mult] sums
@@ -68,7 +81,11 @@ void depthwiseConv2dFilterGrad(const float* x, const float* dy, float* dw, const
         if (iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW) continue;
         const float* in = x + ((n * g.inH + iy) * g.inW + ix) * g.chans;
         const float* d = dy + p * cms;
-        for (int64_t cm = 0; cm < cms; ++cm) acc[cm] += static_cast<double>(in[cm / mult]) * d[cm];
+        if (mult == 1) {
+          for (int64_t c = 0; c < cms; ++c) acc[c] += static_cast<double>(in[c]) * d[c];
+        } else {
+          for (int64_t cm = 0; cm < cms; ++cm) acc[cm] += static_cast<double>(in[cm / mult]) * d[cm];
+        }
       }
       for (int64_t cm = 0; cm < cms; ++cm) dw[k * cms + cm] = static_cast<float>(acc[cm]);
     }
