@@ -22,6 +22,7 @@ void InitShare(Napi::Env env, Napi::Object exports);      // share_bindings.cc
 void InitGraph(Napi::Env env, Napi::Object exports);      // graph_bindings.cc
 void InitOptimizers(Napi::Env env, Napi::Object exports); // optimizer_bindings.cc
 void InitWindows(Napi::Env env, Napi::Object exports);    // window_bindings.cc
+void InitGat(Napi::Env env, Napi::Object exports);        // gat_bindings.cc
 wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
 
 namespace {
@@ -788,6 +789,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitGraph(env, exports);
   InitOptimizers(env, exports);
   InitWindows(env, exports);
+  InitGat(env, exports);
   return exports;
 }
 

@@ -158,6 +158,16 @@ export interface NativeAddon {
   /** One hop's unique-and-relabel over a vertex map (wm/graph_ops.h); returns the count. */
   relabelVertices(dst: number, nDst: number, ids: number, nIds: number, numVertices: number, map: number, values: number, neighbors: number): number;
   hostUniqueInt32(x: Int32Array, values: Int32Array, inverse: Int32Array): number;
+  /** Graph attention's passes (wm/graph_ops.h): device addresses, or typed arrays for the CPU core. */
+  gatForward(rowPtr: number | Int32Array, colIdx: number | Int32Array, numRows: number, numCols: number, feat: number | Float32Array,
+             src: number | Float32Array, dst: number | Float32Array, heads: number, dim: number, slope: number, out: number | Float32Array,
+             alpha: number | Float32Array): void;
+  gatBackwardRows(rowPtr: number | Int32Array, colIdx: number | Int32Array, numRows: number, numCols: number, feat: number | Float32Array,
+                  src: number | Float32Array, dst: number | Float32Array, heads: number, dim: number, slope: number,
+                  alpha: number | Float32Array, dOut: number | Float32Array, dz: number | Float32Array, dDst: number | Float32Array): void;
+  gatBackwardCols(rowPtrT: number | Int32Array, colIdxT: number | Int32Array, edgeT: number | Int32Array, numCols: number, numRows: number,
+                  alpha: number | Float32Array, dz: number | Float32Array, dOut: number | Float32Array, heads: number, dim: number,
+                  dFeat: number | Float32Array, dSrc: number | Float32Array): void;
   csrSpmm(rowPtr: number, colIdx: number, weight: number, rowScale: number, numRows: number, x: number, dim: number, out: number): void;
   neighborMean(neighbors: number, numRows: number, fanout: number, x: number, dim: number, out: number): void;
   /** Adam over many tensors: 7 addresses per tensor (param, grad, m, v, outParam, outM, outV), one size per tensor. */

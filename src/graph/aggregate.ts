@@ -11,9 +11,12 @@ import {CsrGraph} from './csr';
 
 export type AggregateReduce = 'mean' | 'sum';
 
-interface Csr {
+/** @internal */
+export interface Csr {
   rowPtr: Int32Array;
   colIdx: Int32Array;
+  /** In a transposed block: each entry's position in the block it was transposed from. */
+  edge?: Int32Array;
   weight?: Float32Array;    // per entry
   rowScale?: Float32Array;  // per row
   numRows: number;
@@ -24,6 +27,7 @@ interface Csr {
 interface DeviceCsrArrays {
   rowPtr: tf.Tensor;
   colIdx: tf.Tensor;
+  edge?: tf.Tensor;
   weight?: tf.Tensor;
   rowScale?: tf.Tensor;
 }
@@ -33,16 +37,17 @@ function transpose(c: Csr, entryWeight?: (row: number) => number): Csr {
   for (const col of c.colIdx) ++rowPtr[col + 1];
   for (let i = 0; i < c.numCols; ++i) rowPtr[i + 1] += rowPtr[i];
   const fill = rowPtr.slice(0, c.numCols);
-  const colIdx = new Int32Array(c.colIdx.length);
+  const colIdx = new Int32Array(c.colIdx.length), edge = new Int32Array(c.colIdx.length);
   const weight = entryWeight ? new Float32Array(c.colIdx.length) : undefined;
   for (let r = 0; r < c.numRows; ++r) {
     for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) {
       const at = fill[c.colIdx[e]]++;
       colIdx[at] = r;
+      edge[at] = e;
       if (weight) weight[at] = entryWeight!(r);
     }
   }
-  return {rowPtr, colIdx, weight, numRows: c.numCols, numCols: c.numRows};
+  return {rowPtr, colIdx, edge, weight, numRows: c.numCols, numCols: c.numRows};
 }
 
 /**
@@ -94,6 +99,11 @@ export class CsrBlock {
     return c;
   }
 
+  /** @internal The block as it is (entries in order) and transposed with each entry's forward position. */
+  entries(transposed: boolean): Csr {
+    return transposed ? this.product('sum', true) : this.csr;
+  }
+
   /** @internal */
   onDevice(c: Csr): DeviceCsrArrays {
     let d = this.device.get(c);
@@ -101,6 +111,7 @@ export class CsrBlock {
       d = tf.tidy(() => ({
         rowPtr: tf.keep(tf.tensor1d(c.rowPtr, 'int32')),
         colIdx: tf.keep(tf.tensor1d(c.colIdx.length ? c.colIdx : new Int32Array(1), 'int32')),
+        edge: c.edge && c.edge.length ? tf.keep(tf.tensor1d(c.edge, 'int32')) : undefined,
         weight: c.weight && c.weight.length ? tf.keep(tf.tensor1d(c.weight)) : undefined,
         rowScale: c.rowScale && c.rowScale.length ? tf.keep(tf.tensor1d(c.rowScale)) : undefined,
       }));
@@ -110,7 +121,7 @@ export class CsrBlock {
   }
 
   dispose(): void {
-    for (const d of this.device.values()) tf.dispose([d.rowPtr, d.colIdx, d.weight ?? [], d.rowScale ?? []].flat());
+    for (const d of this.device.values()) tf.dispose([d.rowPtr, d.colIdx, d.edge ?? [], d.weight ?? [], d.rowScale ?? []].flat());
     this.device.clear();
   }
 }

@@ -9,3 +9,5 @@ export {softmaxCrossEntropy} from './softmax_cross_entropy';
 export type {LossReduction} from './softmax_cross_entropy';
 export {sageLayer} from './sage_layer';
 export {dropout} from './dropout';
+export {gatAggregate} from './gat';
+export type {GatOptions} from './gat';

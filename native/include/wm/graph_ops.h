@@ -49,6 +49,24 @@ int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, 
 // (rowScale, weight: float32 or 0 for ones).
 void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x,
              int64_t dim, uint64_t out);
+// Graph attention (GAT) over a CSR block, `heads` heads of `dim` features:
+// for entry e of row r (source s = colIdx[e]) z_e = leakyRelu(src[s, h] +
+// dst[r, h], slope); alpha = softmax of z over row r's entries; out[r, h, :]
+// = sum_e alpha_e feat[s, h, :] (zeros for a row without entries). feat is
+// [numCols, heads, dim], src [numCols, heads], dst [numRows, heads]; alpha
+// [nnz, heads] is written for the gradient.
+void gatForward(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads,
+                int64_t dim, float slope, uint64_t out, uint64_t alpha);
+// The gradient's row pass: dAlpha_e = dOut[r, h, :] . feat[s, h, :], dz_e =
+// alpha_e (dAlpha_e - sum over the row of alpha dAlpha) leakyRelu'(z_e) into
+// dz [nnz, heads], and dDst[r, h] = the row's sum of dz.
+void gatBackwardRows(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst,
+                     int64_t heads, int64_t dim, float slope, uint64_t alpha, uint64_t dOut, uint64_t dz, uint64_t dDst);
+// The column pass over the transposed block (rowPtrT over numCols sources;
+// colIdxT the destination row, edgeT the entry in the forward block):
+// dFeat[s, h, :] = sum alpha_e dOut[r, h, :], dSrc[s, h] = sum dz_e.
+void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz,
+                     uint64_t dOut, int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc);
 // Fixed fan-out mean (GPU): out[r] = mean over e < fanout of x[neighbors[r * fanout + e]].
 void neighborMean(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t x, int64_t dim, uint64_t out);
 // Its gradient (GPU): dx [numInputs, dim] = 0, then dx[neighbors[r * fanout + e]] += dy[r] / fanout.
@@ -74,6 +92,15 @@ void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, 
              const float* x, int64_t dim, float* out);
 int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, int64_t count, uint64_t seed,
                       int32_t* src, int32_t* dst);
+// The host versions of the graph attention passes above.
+void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
+                const float* dst, int64_t heads, int64_t dim, float slope, float* out, float* alpha);
+void gatBackwardRows(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
+                     const float* dst, int64_t heads, int64_t dim, float slope, const float* alpha, const float* dOut,
+                     float* dz, float* dDst);
+void gatBackwardCols(const int32_t* rowPtrT, const int32_t* colIdxT, const int32_t* edgeT, int64_t numCols,
+                     const float* alpha, const float* dz, const float* dOut, int64_t heads, int64_t dim, float* dFeat,
+                     float* dSrc);
 }  // namespace host
 
 }  // namespace wm

@@ -61,6 +61,16 @@ void conv2dForward(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t) { noC
 void conv2dInputGrad(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t, int64_t, int64_t) { noCuda("conv2dInputGrad"); }
 void conv2dFilterGrad(uint64_t, uint64_t, uint64_t, const Window2D&, int64_t) { noCuda("conv2dFilterGrad"); }
 void pool2dGrad(PoolOp, uint64_t, uint64_t, uint64_t, const Window2D&) { noCuda("pool2dGrad"); }
+void gatForward(uint64_t, uint64_t, int64_t, uint64_t, uint64_t, uint64_t, int64_t, int64_t, float, uint64_t, uint64_t) {
+  noCuda("gatForward");
+}
+void gatBackwardRows(uint64_t, uint64_t, int64_t, uint64_t, uint64_t, uint64_t, int64_t, int64_t, float, uint64_t, uint64_t, uint64_t,
+                     uint64_t) {
+  noCuda("gatBackwardRows");
+}
+void gatBackwardCols(uint64_t, uint64_t, uint64_t, int64_t, uint64_t, uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t) {
+  noCuda("gatBackwardCols");
+}
 void binaryScalar(BinaryOp, DType, DType, uint64_t, double, bool, uint64_t, int64_t) { noCuda("binaryScalar"); }
 void binary(BinaryOp, DType, DType, uint64_t, uint64_t, uint64_t, const std::vector<int64_t>&,
             const std::vector<int64_t>&, const std::vector<int64_t>&) { noCuda("binary"); }

@@ -1,0 +1,158 @@
+// N-API bindings of graph attention's three passes (wm/graph_ops.h). Buffers
+// are device addresses (numbers: CUDA) or typed arrays (the CPU core, whose
+// sizes and entries are checked here first: a wrong one is an error, not a
+// stray read). The CSR arrays of a CsrBlock were checked when it was made.
+#include <napi.h>
+
+#include <string>
+#include <type_traits>
+
+#include "napi_util.h"
+#include "wm/graph_ops.h"
+
+namespace {
+
+using wmnapi::guarded;
+
+struct Args {
+  const Napi::CallbackInfo& info;
+  const char* fn;
+  bool device;
+
+  Args(const Napi::CallbackInfo& i, const char* f) : info(i), fn(f), device(i[0].IsNumber()) {}
+
+  std::string where(size_t i, const char* name) const { return std::string(fn) + ": argument " + std::to_string(i) + " (" + name + ")"; }
+
+  int64_t integer(size_t i, const char* name) const {
+    if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), where(i, name) + " must be a number");
+    const double v = info[i].As<Napi::Number>().DoubleValue();
+    if (!(v >= 0) || v != static_cast<double>(static_cast<int64_t>(v)))
+      throw Napi::RangeError::New(info.Env(), where(i, name) + " must be a non-negative integer");
+    return static_cast<int64_t>(v);
+  }
+
+  float number(size_t i, const char* name) const {
+    if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), where(i, name) + " must be a number");
+    return static_cast<float>(info[i].As<Napi::Number>().DoubleValue());
+  }
+
+  uint64_t ptr(size_t i, const char* name) const {
+    if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), where(i, name) + " must be a device address like the others");
+    return static_cast<uint64_t>(info[i].As<Napi::Number>().Int64Value());
+  }
+
+  // A typed array of 4-byte elements (int32 when `ints`) holding at least `need`.
+  template <typename T>
+  T* host(size_t i, const char* name, int64_t need) const {
+    const bool ints = std::is_same<T, int32_t>::value;
+    if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != (ints ? napi_int32_array : napi_float32_array))
+      throw Napi::TypeError::New(info.Env(), where(i, name) + (ints ? " must be an Int32Array" : " must be a Float32Array") + " like the others");
+    auto t = info[i].As<Napi::TypedArray>();
+    if (static_cast<int64_t>(t.ElementLength()) < need)
+      throw Napi::RangeError::New(info.Env(), where(i, name) + " holds " + std::to_string(t.ElementLength()) + " elements, needs " +
+                                                  std::to_string(need));
+    return reinterpret_cast<T*>(wmnapi::typedBytes(t));
+  }
+
+  // A host CSR: rowPtr [rows + 1] from 0, non-decreasing; colIdx entries in [0, cols). Returns nnz.
+  int64_t csr(const int32_t* rowPtr, const int32_t* colIdx, size_t colArg, int64_t rows, int64_t cols) const {
+    if (rowPtr[0] != 0) throw Napi::RangeError::New(info.Env(), std::string(fn) + ": rowPtr must start at 0");
+    for (int64_t r = 0; r < rows; ++r) {
+      if (rowPtr[r + 1] < rowPtr[r]) throw Napi::RangeError::New(info.Env(), std::string(fn) + ": rowPtr decreases at row " + std::to_string(r));
+    }
+    const int64_t nnz = rowPtr[rows];
+    host<int32_t>(colArg, "colIdx", nnz);
+    for (int64_t e = 0; e < nnz; ++e) {
+      if (colIdx[e] < 0 || colIdx[e] >= cols)
+        throw Napi::RangeError::New(info.Env(), std::string(fn) + ": colIdx[" + std::to_string(e) + "] = " + std::to_string(colIdx[e]) +
+                                                    " is outside [0, " + std::to_string(cols) + ")");
+    }
+    return nnz;
+  }
+};
+
+// gatForward(rowPtr, colIdx, numRows, numCols, feat, src, dst, heads, dim, slope, out, alpha)
+Napi::Value GatForward(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a(info, "gatForward");
+    const int64_t rows = a.integer(2, "numRows"), cols = a.integer(3, "numCols"), heads = a.integer(7, "heads"), dim = a.integer(8, "dim");
+    const float slope = a.number(9, "slope");
+    if (a.device) {
+      wm::gatForward(a.ptr(0, "rowPtr"), a.ptr(1, "colIdx"), rows, a.ptr(4, "feat"), a.ptr(5, "src"), a.ptr(6, "dst"), heads, dim, slope,
+                     a.ptr(10, "out"), a.ptr(11, "alpha"));
+    } else {
+      auto* rowPtr = a.host<int32_t>(0, "rowPtr", rows + 1);
+      auto* colIdx = a.host<int32_t>(1, "colIdx", 0);
+      const int64_t nnz = a.csr(rowPtr, colIdx, 1, rows, cols);
+      auto* feat = a.host<float>(4, "feat", cols * heads * dim);
+      auto* src = a.host<float>(5, "src", cols * heads);
+      auto* dst = a.host<float>(6, "dst", rows * heads);
+      auto* out = a.host<float>(10, "out", rows * heads * dim);
+      auto* alpha = a.host<float>(11, "alpha", nnz * heads);
+      wm::host::gatForward(rowPtr, colIdx, rows, feat, src, dst, heads, dim, slope, out, alpha);
+    }
+    return info.Env().Undefined();
+  });
+}
+
+// gatBackwardRows(rowPtr, colIdx, numRows, numCols, feat, src, dst, heads, dim, slope, alpha, dOut, dz, dDst)
+Napi::Value GatBackwardRows(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a(info, "gatBackwardRows");
+    const int64_t rows = a.integer(2, "numRows"), cols = a.integer(3, "numCols"), heads = a.integer(7, "heads"), dim = a.integer(8, "dim");
+    const float slope = a.number(9, "slope");
+    if (a.device) {
+      wm::gatBackwardRows(a.ptr(0, "rowPtr"), a.ptr(1, "colIdx"), rows, a.ptr(4, "feat"), a.ptr(5, "src"), a.ptr(6, "dst"), heads, dim,
+                          slope, a.ptr(10, "alpha"), a.ptr(11, "dOut"), a.ptr(12, "dz"), a.ptr(13, "dDst"));
+    } else {
+      auto* rowPtr = a.host<int32_t>(0, "rowPtr", rows + 1);
+      auto* colIdx = a.host<int32_t>(1, "colIdx", 0);
+      const int64_t nnz = a.csr(rowPtr, colIdx, 1, rows, cols);
+      auto* feat = a.host<float>(4, "feat", cols * heads * dim);
+      auto* src = a.host<float>(5, "src", cols * heads);
+      auto* dst = a.host<float>(6, "dst", rows * heads);
+      auto* alpha = a.host<float>(10, "alpha", nnz * heads);
+      auto* dOut = a.host<float>(11, "dOut", rows * heads * dim);
+      auto* dz = a.host<float>(12, "dz", nnz * heads);
+      auto* dDst = a.host<float>(13, "dDst", rows * heads);
+      wm::host::gatBackwardRows(rowPtr, colIdx, rows, feat, src, dst, heads, dim, slope, alpha, dOut, dz, dDst);
+    }
+    return info.Env().Undefined();
+  });
+}
+
+// gatBackwardCols(rowPtrT, colIdxT, edgeT, numCols, numRows, alpha, dz, dOut, heads, dim, dFeat, dSrc)
+Napi::Value GatBackwardCols(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] {
+    Args a(info, "gatBackwardCols");
+    const int64_t cols = a.integer(3, "numCols"), rows = a.integer(4, "numRows"), heads = a.integer(8, "heads"), dim = a.integer(9, "dim");
+    if (a.device) {
+      wm::gatBackwardCols(a.ptr(0, "rowPtrT"), a.ptr(1, "colIdxT"), a.ptr(2, "edgeT"), cols, a.ptr(5, "alpha"), a.ptr(6, "dz"),
+                          a.ptr(7, "dOut"), heads, dim, a.ptr(10, "dFeat"), a.ptr(11, "dSrc"));
+    } else {
+      auto* rowPtrT = a.host<int32_t>(0, "rowPtrT", cols + 1);
+      auto* colIdxT = a.host<int32_t>(1, "colIdxT", 0);
+      const int64_t nnz = a.csr(rowPtrT, colIdxT, 1, cols, rows);
+      auto* edgeT = a.host<int32_t>(2, "edgeT", nnz);
+      for (int64_t e = 0; e < nnz; ++e) {
+        if (edgeT[e] < 0 || edgeT[e] >= nnz)
+          throw Napi::RangeError::New(info.Env(), "gatBackwardCols: edgeT[" + std::to_string(e) + "] is outside [0, " + std::to_string(nnz) + ")");
+      }
+      auto* alpha = a.host<float>(5, "alpha", nnz * heads);
+      auto* dz = a.host<float>(6, "dz", nnz * heads);
+      auto* dOut = a.host<float>(7, "dOut", rows * heads * dim);
+      auto* dFeat = a.host<float>(10, "dFeat", cols * heads * dim);
+      auto* dSrc = a.host<float>(11, "dSrc", cols * heads);
+      wm::host::gatBackwardCols(rowPtrT, colIdxT, edgeT, cols, alpha, dz, dOut, heads, dim, dFeat, dSrc);
+    }
+    return info.Env().Undefined();
+  });
+}
+
+}  // namespace
+
+void InitGat(Napi::Env env, Napi::Object exports) {
+  exports.Set("gatForward", Napi::Function::New(env, GatForward, "gatForward"));
+  exports.Set("gatBackwardRows", Napi::Function::New(env, GatBackwardRows, "gatBackwardRows"));
+  exports.Set("gatBackwardCols", Napi::Function::New(env, GatBackwardCols, "gatBackwardCols"));
+}

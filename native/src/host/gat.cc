@@ -1,0 +1,84 @@
+// Graph attention (GAT) on the CPU core: the three passes of
+// wm/graph_ops.h, rows (or sources) split over the threads, each summed in
+// entry order.
+#include <cmath>
+#include <vector>
+
+#include "parallel.h"
+#include "wm/gat_math.h"
+#include "wm/graph_ops.h"
+
+namespace wm {
+namespace host {
+
+void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
+                const float* dst, int64_t heads, int64_t dim, float slope, float* out, float* alpha) {
+  parallelFor(numRows * heads, 16, [&](int64_t w0, int64_t w1) {
+    for (int64_t w = w0; w < w1; ++w) {
+      const int64_t r = w / heads, h = w % heads, begin = rowPtr[r], end = rowPtr[r + 1];
+      const float d = dst[w];
+      float m = -INFINITY, s = 0.f;
+      for (int64_t e = begin; e < end; ++e) m = std::fmax(m, gat::logit(src[colIdx[e] * heads + h], d, slope));
+      for (int64_t e = begin; e < end; ++e) s += std::exp(gat::logit(src[colIdx[e] * heads + h], d, slope) - m);
+      float* o = out + w * dim;
+      for (int64_t j = 0; j < dim; ++j) o[j] = 0.f;
+      for (int64_t e = begin; e < end; ++e) {
+        const float a = std::exp(gat::logit(src[colIdx[e] * heads + h], d, slope) - m) / s;
+        alpha[e * heads + h] = a;
+        const float* f = feat + (colIdx[e] * heads + h) * dim;
+        for (int64_t j = 0; j < dim; ++j) o[j] += a * f[j];
+      }
+    }
+  });
+}
+
+void gatBackwardRows(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
+                     const float* dst, int64_t heads, int64_t dim, float slope, const float* alpha, const float* dOut,
+                     float* dz, float* dDst) {
+  parallelFor(numRows * heads, 16, [&](int64_t w0, int64_t w1) {
+    for (int64_t w = w0; w < w1; ++w) {
+      const int64_t r = w / heads, h = w % heads, begin = rowPtr[r], end = rowPtr[r + 1];
+      const float* go = dOut + w * dim;
+      float t = 0.f;
+      for (int64_t e = begin; e < end; ++e) {
+        const float* f = feat + (colIdx[e] * heads + h) * dim;
+        float dot = 0.f;
+        for (int64_t j = 0; j < dim; ++j) dot += go[j] * f[j];
+        dz[e * heads + h] = dot;
+        t += alpha[e * heads + h] * dot;
+      }
+      const float d = dst[w];
+      float sum = 0.f;
+      for (int64_t e = begin; e < end; ++e) {
+        const float g = alpha[e * heads + h] * (dz[e * heads + h] - t) * gat::logitSlope(src[colIdx[e] * heads + h], d, slope);
+        dz[e * heads + h] = g;
+        sum += g;
+      }
+      dDst[w] = sum;
+    }
+  });
+}
+
+void gatBackwardCols(const int32_t* rowPtrT, const int32_t* colIdxT, const int32_t* edgeT, int64_t numCols,
+                     const float* alpha, const float* dz, const float* dOut, int64_t heads, int64_t dim, float* dFeat,
+                     float* dSrc) {
+  parallelFor(numCols * heads, 16, [&](int64_t w0, int64_t w1) {
+    for (int64_t w = w0; w < w1; ++w) {
+      const int64_t s = w / heads, h = w % heads, begin = rowPtrT[s], end = rowPtrT[s + 1];
+      float* g = dFeat + w * dim;
+      for (int64_t j = 0; j < dim; ++j) g[j] = 0.f;
+      float sum = 0.f;
+      for (int64_t e = begin; e < end; ++e) {
+        const int64_t edge = edgeT[e];
+        const float a = alpha[edge * heads + h];
+        const float* go = dOut + (colIdxT[e] * heads + h) * dim;
+        for (int64_t j = 0; j < dim; ++j) g[j] += a * go[j];
+        sum += dz[edge * heads + h];
+      }
+      dSrc[w] = sum;
+    }
+  });
+}
+
+}  // namespace host
+}  // namespace wm

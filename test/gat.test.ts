@@ -1,0 +1,155 @@
+// wm.nn.gatAggregate (graph attention as one native op each way) against an
+// independent dense formulation on tfjs-backend-cpu (adjacency mask,
+// softmax over each row, a batched matmul; gradients by tfjs' autodiff), on
+// random graphs: several heads, odd widths, rows with no entries and rows of
+// more than 32 entries (a warp's lanes on the GPU), more sources than rows.
+// Blocks with repeated entries (sampling with replacement makes them),
+// which a dense matrix cannot hold, are checked against the composite of
+// tfjs ops that other backends run.
+import '@tensorflow/tfjs-backend-cpu';
+
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {assertGpuIfRequired, rng} from './helpers';
+
+interface Graph {
+  rows: number;
+  cols: number;
+  rowPtr: Int32Array;
+  colIdx: Int32Array;
+}
+
+// Row r takes degree(r) sources; distinct ones unless `repeats`.
+function randomGraph(rows: number, cols: number, degree: (r: number) => number, seed: number, repeats = false): Graph {
+  const r = rng(seed);
+  const rowPtr = new Int32Array(rows + 1), lists: number[][] = [];
+  for (let i = 0; i < rows; ++i) {
+    const want = Math.min(degree(i), repeats ? Infinity : cols);
+    const picked = new Set<number>(), list: number[] = [];
+    while (list.length < want) {
+      const c = Math.floor(r() * cols);
+      if (!repeats && picked.has(c)) continue;
+      picked.add(c);
+      list.push(c);
+    }
+    lists.push(list);
+    rowPtr[i + 1] = rowPtr[i] + list.length;
+  }
+  return {rows, cols, rowPtr, colIdx: Int32Array.from(lists.flat())};
+}
+
+function random(n: number, seed: number, scale = 1): Float32Array {
+  const r = rng(seed);
+  return Float32Array.from({length: n}, () => (r() * 2 - 1) * scale);
+}
+
+// The same function from dense tfjs ops (no repeated entries).
+function dense(g: Graph, feat: tf.Tensor, src: tf.Tensor, dst: tf.Tensor, slope: number): tf.Tensor {
+  const mask = new Float32Array(g.rows * g.cols);
+  for (let r = 0; r < g.rows; ++r) for (let e = g.rowPtr[r]; e < g.rowPtr[r + 1]; ++e) mask[r * g.cols + g.colIdx[e]] = 1;
+  const heads = feat.shape[1]!;
+  const m = tf.tensor3d(mask, [g.rows, g.cols, 1]);
+  const z = tf.leakyRelu(tf.add(tf.expandDims(src, 0), tf.expandDims(dst, 1)), slope);  // [rows, cols, heads]
+  const masked = tf.where(tf.cast(tf.tile(m, [1, 1, heads]), 'bool'), z, tf.fill(z.shape, -1e30));
+  const alpha = tf.mul(tf.softmax(tf.transpose(masked, [0, 2, 1])), tf.transpose(m, [0, 2, 1]));  // [rows, heads, cols]
+  const out = tf.matMul(tf.transpose(alpha, [1, 0, 2]), tf.transpose(feat, [1, 0, 2]));  // [heads, rows, dim]
+  return tf.transpose(out, [1, 0, 2]);
+}
+
+async function outputAndGrads(backend: string, g: Graph, heads: number, dim: number, slope: number, how: 'gat' | 'dense', seed: number) {
+  await tf.setBackend(backend);
+  const block = new wm.graph.CsrBlock(g.rowPtr, g.colIdx, g.cols);
+  const feat = tf.tensor3d(random(g.cols * heads * dim, seed), [g.cols, heads, dim]);
+  const src = tf.tensor2d(random(g.cols * heads, seed + 1, 2), [g.cols, heads]);
+  const dst = tf.tensor2d(random(g.rows * heads, seed + 2, 2), [g.rows, heads]);
+  const up = tf.tensor3d(random(g.rows * heads * dim, seed + 3), [g.rows, heads, dim]);
+  const f = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) =>
+    how === 'gat' ? wm.nn.gatAggregate(block, a as tf.Tensor3D, b as tf.Tensor2D, c as tf.Tensor2D, {negativeSlope: slope}) : dense(g, a, b, c, slope);
+  const y = tf.tidy(() => f(feat, src, dst));
+  const grads = tf.grads((a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a, b, c), up)))([feat, src, dst]);
+  const out = [y, ...grads].map((t) => Array.from(t.dataSync()));
+  tf.dispose([feat, src, dst, up, y, ...grads]);
+  block.dispose();
+  return out;
+}
+
+function expectClose(got: number[][], want: number[][], what: string, tol = 2e-4): void {
+  const names = ['out', 'dFeat', 'dSrc', 'dDst'];
+  got.forEach((g, k) => {
+    expect(g.length, `${what} ${names[k]} length`).to.equal(want[k].length);
+    g.forEach((v, i) => {
+      const w = want[k][i];
+      if (!(Math.abs(v - w) <= tol * (1 + Math.abs(w)))) expect.fail(`${what} ${names[k]}[${i}] is ${v}, expected ${w}`);
+    });
+  });
+}
+
+describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    assertGpuIfRequired();
+  });
+  after(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  const cases: {what: string; g: () => Graph; heads: number; dim: number; slope: number}[] = [
+    {what: '3 heads of 5, some empty rows', g: () => randomGraph(23, 31, (r) => (r % 5 === 2 ? 0 : 1 + (r % 7)), 1), heads: 3, dim: 5, slope: 0.2},
+    {what: 'one head of 40 (more than a warp), rows of 40-60 entries', g: () => randomGraph(9, 70, (r) => 40 + 3 * r, 2), heads: 1, dim: 40, slope: 0.1},
+    {what: 'width 1, 4 heads, more rows than sources', g: () => randomGraph(40, 6, (r) => r % 4, 3), heads: 4, dim: 1, slope: 0.2},
+    {what: 'every row empty', g: () => randomGraph(5, 4, () => 0, 4), heads: 2, dim: 3, slope: 0.2},
+    {what: 'slope 0 (ReLU logits)', g: () => randomGraph(12, 12, (r) => 1 + (r % 5), 5), heads: 2, dim: 8, slope: 0},
+  ];
+  for (const c of cases) {
+    it(`matches the dense formulation on tfjs-backend-cpu: ${c.what}`, async () => {
+      const g = c.g();
+      const want = await outputAndGrads('cpu', g, c.heads, c.dim, c.slope, 'dense', 100);
+      const got = await outputAndGrads(wm.BACKEND_NAME, g, c.heads, c.dim, c.slope, 'gat', 100);
+      expectClose(got, want, c.what);
+    });
+  }
+
+  it('repeated entries (sampling with replacement) count once each, as the composite of tfjs ops on other backends', async () => {
+    const g = randomGraph(30, 8, (r) => r % 9, 6, true);
+    const want = await outputAndGrads('cpu', g, 2, 7, 0.2, 'gat', 200);  // tfjs-backend-cpu: the composite
+    const got = await outputAndGrads(wm.BACKEND_NAME, g, 2, 7, 0.2, 'gat', 200);
+    expectClose(got, want, 'repeats');
+  });
+
+  it('rejects wrong shapes, dtypes and slopes by name, and leaves no tensors behind', () => {
+    const g = randomGraph(4, 5, () => 2, 7);
+    const block = new wm.graph.CsrBlock(g.rowPtr, g.colIdx, g.cols);
+    const before = tf.memory().numTensors;
+    // feat[s, h, d] = s, equal logits: each row's output is the mean of its two sources' ids.
+    const feat = tf.tidy(() => tf.tile(tf.reshape(tf.range(0, 5), [5, 1, 1]), [1, 2, 3])) as tf.Tensor3D;
+    const src = tf.zeros([5, 2]) as tf.Tensor2D, dst = tf.zeros([4, 2]) as tf.Tensor2D;
+    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, tf.zeros([4, 2, 3]) as tf.Tensor3D, src, dst))).to.throw(RangeError, /feat has 4 rows, the block reads 5/);
+    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, feat, tf.zeros([5, 3]) as tf.Tensor2D, dst))).to.throw(RangeError, /src must be \[5, 2\]/);
+    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, feat, src, tf.zeros([5, 2]) as tf.Tensor2D))).to.throw(RangeError, /dst must be \[4, 2\]/);
+    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, tf.zeros([5, 2, 3], 'int32') as tf.Tensor3D, src, dst))).to.throw(TypeError, /feat must be a float32 tensor of rank 3/);
+    expect(() => wm.nn.gatAggregate(block, feat, src, dst, {negativeSlope: NaN})).to.throw(RangeError, /negativeSlope must be a finite number/);
+    const y = tf.tidy(() => wm.nn.gatAggregate(block, feat, src, dst));
+    expect(y.shape).to.deep.equal([4, 2, 3]);
+    const got = y.dataSync();
+    for (let r = 0; r < 4; ++r) {
+      const mean = (g.colIdx[g.rowPtr[r]] + g.colIdx[g.rowPtr[r] + 1]) / 2;
+      for (let k = 0; k < 6; ++k) expect(got[r * 6 + k]).to.be.closeTo(mean, 1e-6);
+    }
+    tf.dispose([feat, src, dst, y]);
+    block.dispose();  // its device copies of the CSR arrays, on a GPU
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+
+  it('the addon checks host buffers against the block before reading them', function() {
+    const b = wm.backend();
+    if (!b.hostKernels) this.skip();
+    const rowPtr = Int32Array.from([0, 1, 3]), colIdx = Int32Array.from([0, 2, 9]);
+    const f = new Float32Array(64);
+    expect(() => b.native.gatForward(rowPtr, colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(/gatForward: colIdx\[2\] = 9 is outside \[0, 4\)/);
+    expect(() => b.native.gatForward(rowPtr, Int32Array.from([0, 1, 2]), 2, 4, f.subarray(0, 7), f, f, 1, 2, 0.2, f, f))
+        .to.throw(/argument 4 \(feat\) holds 7 elements, needs 8/);
+    expect(() => b.native.gatForward(Int32Array.from([0, 2, 1]), colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(/rowPtr decreases at row 1/);
+  });
+});
