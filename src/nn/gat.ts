@@ -96,9 +96,12 @@ function backward(b: WholeMemoryBackend, block: CsrBlock, saved: tf.Tensor[], dy
   return [tf.tensor3d(dFeat, [cols, heads, dim]), tf.tensor2d(dSrc, [cols, heads]), tf.tensor2d(dDst, [rows, heads])];
 }
 
-// On another backend: the same function from tfjs ops (gathers and segment sums; each row's maximum,
-// taken on the host, only steadies the exponentials: the softmax does not depend on it).
-function composite(block: CsrBlock, feat: tf.Tensor3D, src: tf.Tensor2D, dst: tf.Tensor2D, slope: number): tf.Tensor3D {
+/**
+ * @internal On another backend: the same function from tfjs ops (gathers and segment sums; each row's
+ * maximum, taken on the host, only steadies the exponentials: the softmax does not depend on it).
+ * bench:gat times it on our backend too, against the fused op.
+ */
+export function composite(block: CsrBlock, feat: tf.Tensor3D, src: tf.Tensor2D, dst: tf.Tensor2D, slope: number): tf.Tensor3D {
   const c = block.entries(false), rows = block.numRows, heads = feat.shape[1];
   const rowOf = new Int32Array(c.colIdx.length);
   for (let r = 0; r < rows; ++r) rowOf.fill(r, c.rowPtr[r], c.rowPtr[r + 1]);

@@ -1,0 +1,94 @@
+// `npm run bench:gat` — graph attention (wm.nn.gatAggregate: the edge softmax
+// and the weighted sum as one native op each way) against the same function
+// composed from tfjs ops (gathers, segment sums, elementwise ops: each a
+// native kernel of ours, on the same backend), and on a GPU against PyTorch
+// eager in the same run (bench/torch/gat.py: gathers, scatter_reduce for
+// each row's maximum, index_add_, autograd). tfjs-backend-cpu is left out:
+// its unsortedSegmentSum takes a pass per segment (9.6 s for a forward pass
+// over 3,200 entries on the CPU box). A random graph: BENCH_GAT_ROWS rows of BENCH_GAT_DEGREE
+// random sources each, BENCH_GAT_HEADS heads of BENCH_GAT_DIM features.
+// Median ms per call, synchronised.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+import {composite} from '../src/nn/gat';
+import {timeMs, torchJson} from './bench_util';
+
+const root = path.resolve(__dirname, '..', '..');
+
+function env(name: string, fallback: number): number {
+  const v = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer, got ${process.env[name]}`);
+  return v;
+}
+
+function randomGraph(rows: number, degree: number): {rowPtr: Int32Array; colIdx: Int32Array} {
+  let s = 12345;
+  const next = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0);
+  const rowPtr = Int32Array.from({length: rows + 1}, (_, r) => r * degree);
+  const colIdx = Int32Array.from({length: rows * degree}, () => next() % rows);
+  return {rowPtr, colIdx};
+}
+
+type Gat = (block: wm.graph.CsrBlock, feat: tf.Tensor3D, src: tf.Tensor2D, dst: tf.Tensor2D) => tf.Tensor;
+
+const fused: Gat = (block, feat, src, dst) => wm.nn.gatAggregate(block, feat, src, dst);
+const ops: Gat = (block, feat, src, dst) => composite(block, feat, src, dst, 0.2);
+
+function measure(gat: Gat, block: wm.graph.CsrBlock, rows: number, heads: number, dim: number, reps: number): number[] {
+  const feat = tf.randomNormal([rows, heads, dim]) as tf.Tensor3D;
+  const src = tf.randomNormal([rows, heads]) as tf.Tensor2D, dst = tf.randomNormal([rows, heads]) as tf.Tensor2D;
+  const up = tf.randomNormal([rows, heads, dim]);
+  const f = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => gat(block, a as tf.Tensor3D, b as tf.Tensor2D, c as tf.Tensor2D);
+  const run = (fn: () => tf.Tensor | tf.Tensor[]) => timeMs(() => tf.dispose(fn()), reps, 2);
+  const ms = [
+    run(() => f(feat, src, dst)),
+    run(() => tf.grads((a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a, b, c), up)))([feat, src, dst])),
+  ];
+  tf.dispose([feat, src, dst, up]);
+  return ms;
+}
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const dev = wm.deviceInfo();
+  const rows = env('BENCH_GAT_ROWS', dev.gpu ? 200000 : 20000), degree = env('BENCH_GAT_DEGREE', 16);
+  const heads = env('BENCH_GAT_HEADS', 4), dim = env('BENCH_GAT_DIM', 32);
+  const {rowPtr, colIdx} = randomGraph(rows, degree);
+  const block = new wm.graph.CsrBlock(rowPtr, colIdx, rows);
+  const cases = ['gatAggregate forward', 'forward + gradients (feat, src, dst)'];
+  const reps = dev.gpu ? 30 : 5;
+  const ours = measure(fused, block, rows, heads, dim, reps);
+  const composed = measure(ops, block, rows, heads, dim, reps);
+  let other: {name: string; ms: number[]} | undefined;
+  if (dev.gpu) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-gat-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'row_ptr.i32'), Buffer.from(rowPtr.buffer));
+      fs.writeFileSync(path.join(dir, 'col_idx.i32'), Buffer.from(colIdx.buffer));
+      const t = torchJson<{torch: string; device: string; ms: number[]}>('gat.py', [dir, String(heads), String(dim)]);
+      if (t) other = {name: `torch ${t.torch} (${t.device})`, ms: t.ms};
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  }
+  block.dispose();
+  console.log(`\ngraph attention, ${rows} rows x ${degree} sources (${rows * degree} entries), ${heads} heads of ${dim}, median ms per call`);
+  console.log(`| case | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | same from tfjs ops ms | ops / ours |${other ? ` ${other.name} ms | theirs / ours |` : ''}`);
+  console.log(`| --- | --- | --- | --- |${other ? ' --- | --- |' : ''}`);
+  cases.forEach((c, i) => console.log(`| ${c} | ${ours[i].toFixed(3)} | ${composed[i].toFixed(3)} | ${(composed[i] / ours[i]).toFixed(2)}x |` +
+                                      (other ? ` ${other.ms[i].toFixed(3)} | ${(other.ms[i] / ours[i]).toFixed(2)}x |` : '')));
+  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'gat.json');
+  fs.mkdirSync(path.dirname(out), {recursive: true});
+  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), rows, degree, heads, dim, device: dev, cases, ours, composed, other}, null, 2));
+  console.log(`wrote ${out}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+# PyTorch eager side of `npm run bench:gat`: the same graph attention on the
+# same graph (CSR arrays written by bench/gat.ts) and GPU: gathers, each
+# row's maximum by scatter_reduce (held constant: the softmax does not depend
+# on it), index_add_ for the sums, autograd for the gradients. One JSON line
+# of median ms per case.
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def timed(fn, reps=30, warm=2):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    d, heads, dim = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    dev = "cuda"
+    row_ptr = torch.from_numpy(np.fromfile(os.path.join(d, "row_ptr.i32"), dtype=np.int32).astype(np.int64)).to(dev)
+    col = torch.from_numpy(np.fromfile(os.path.join(d, "col_idx.i32"), dtype=np.int32).astype(np.int64)).to(dev)
+    rows = row_ptr.numel() - 1
+    row = torch.repeat_interleave(torch.arange(rows, device=dev), row_ptr[1:] - row_ptr[:-1])
+    feat = torch.randn(rows, heads, dim, device=dev, requires_grad=True)
+    src = torch.randn(rows, heads, device=dev, requires_grad=True)
+    dst = torch.randn(rows, heads, device=dev, requires_grad=True)
+    up = torch.randn(rows, heads, dim, device=dev)
+    rh = row[:, None].expand(-1, heads)
+
+    def gat():
+        z = F.leaky_relu(src[col] + dst[row], 0.2)
+        m = torch.full((rows, heads), -float("inf"), device=dev).scatter_reduce(0, rh, z.detach(), "amax")
+        ex = torch.exp(z - m[row])
+        s = torch.zeros(rows, heads, device=dev).index_add(0, row, ex)
+        alpha = ex / s[row]
+        return torch.zeros(rows, heads, dim, device=dev).index_add(0, row, alpha[..., None] * feat[col])
+
+    def forward():
+        with torch.no_grad():
+            gat()
+
+    def both():
+        torch.autograd.grad((gat() * up).sum(), [feat, src, dst])
+
+    ms = [timed(forward), timed(both)]
+    print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "ms": ms}))
+
+
+if __name__ == "__main__":
+    main()
