@@ -20,8 +20,10 @@ const d = DEFAULT_NODE_CLASSIFICATION;
 
 const program = new Command()
   .name('npm start --')
-  .description('Train GraphSAGE node classification on a graph folder (edges.tsv + vertex_value.tsv).')
+  .description('Train GraphSAGE (or GAT) node classification on a graph folder (edges.tsv + vertex_value.tsv).')
   .option('--data <folder>', 'graph folder', path.join(root, 'data', 'polblogs'))
+  .option('--model <kind>', 'sage (GraphSAGE, mean aggregator) or gat (graph attention; compact subgraphs)', d.model)
+  .option('--heads <n>', 'attention heads of a GAT hidden layer (they split --hidden)', (v) => parsePositive(v, '--heads'), d.heads)
   .option('--seeds <n>', 'number of random splits/seeds', (v) => parsePositive(v, '--seeds'), 5)
   .option('--epochs <n>', 'epochs per seed', (v) => parsePositive(v, '--epochs'), d.epochs)
   .option('--batch-size <n>', 'seed vertices per step', (v) => parsePositive(v, '--batch-size'), d.batchSize)
@@ -44,6 +46,9 @@ function parsePositive(v: string, name: string): number {
 async function main(): Promise<void> {
   const o = program.opts();
   if (o.sampler !== 'tree' && o.sampler !== 'subgraph') throw new Error(`--sampler must be tree or subgraph, got "${o.sampler}"`);
+  if (o.model !== 'sage' && o.model !== 'gat') throw new Error(`--model must be sage or gat, got "${o.model}"`);
+  if (o.model === 'gat' && o.sampler !== 'subgraph') throw new Error('--model gat attends over compact subgraphs: use --sampler subgraph (the default)');
+  if (o.model === 'gat' && o.hidden % o.heads !== 0) throw new Error(`--heads (${o.heads}) must divide --hidden (${o.hidden})`);
   await tf.setBackend(wm.BACKEND_NAME);
   const dev = wm.deviceInfo();
   const where = dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU';
@@ -57,7 +62,7 @@ async function main(): Promise<void> {
   const progress = new EpochProgress(o.seeds * o.epochs, 'training');
   for (let seed = 0; seed < o.seeds; ++seed) {
     const r = await trainNodeClassification(data, {
-      seed, epochs: o.epochs, batchSize: o.batchSize, fanouts: o.fanouts, sampler: o.sampler, embeddingDim: o.dim,
+      seed, model: o.model, heads: o.heads, epochs: o.epochs, batchSize: o.batchSize, fanouts: o.fanouts, sampler: o.sampler, embeddingDim: o.dim,
       hiddenDim: o.hidden, learningRate: o.lr, embeddingLearningRate: o.embLr, embeddingMemory: o.memory,
     }, (m) => {
       log.write({type: 'epoch', ...m});
@@ -75,7 +80,7 @@ async function main(): Promise<void> {
   const seconds = (Date.now() - started) / 1000;
   log.write({type: 'summary', dataset: data.name, device: where, seeds: accs.length, testAccMean: mean, testAccStd: std, seconds});
   const plots = await plotTrainingCurves(results.flatMap((r) => r.history) as unknown as PlotRecord[], path.join(o.out, 'metrics'),
-                                         `GraphSAGE on ${data.name} (${dev.gpu ? dev.name : 'CPU'})`);
+                                         `${o.model === 'gat' ? 'GAT' : 'GraphSAGE'} on ${data.name} (${dev.gpu ? dev.name : 'CPU'})`);
   console.log(`per seed test accuracy: ${accs.map((a) => (100 * a).toFixed(1)).join(', ')}`);
   console.log(`test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over ${accs.length} seeds ` +
               `(${seconds.toFixed(1)} s on ${where})`);

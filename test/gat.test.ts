@@ -11,8 +11,22 @@ import '@tensorflow/tfjs-backend-cpu';
 import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
+import * as path from 'path';
+
 import * as wm from '../src/index';
+import {loadNodeClassification} from '../src/graph/dataset';
+import {trainNodeClassification} from '../src/train/node_classification';
 import {assertGpuIfRequired, rng} from './helpers';
+
+async function expectReject(p: Promise<unknown>, pattern: RegExp): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    expect((e as Error).message).to.match(pattern);
+    return;
+  }
+  expect.fail(`expected a rejection matching ${pattern}`);
+}
 
 interface Graph {
   rows: number;
@@ -183,6 +197,15 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
     tf.dispose([labels, h, w, aSrc, aDst, wOut]);
     opt.dispose();
     block.dispose();
+  });
+
+  it("the main job's --model gat classifies polblogs (one seed, 20 epochs: test accuracy above 85%)", async function() {
+    this.timeout(120000);
+    const data = loadNodeClassification(path.join(__dirname, '..', '..', 'data', 'polblogs'));
+    const r = await trainNodeClassification(data, {model: 'gat', heads: 4, epochs: 20, seed: 0});
+    expect(r.testAcc, `test accuracy at the best validation epoch (${r.bestEpoch})`).to.be.above(0.85);
+    await expectReject(trainNodeClassification(data, {model: 'gat', sampler: 'tree', epochs: 1}), /use sampler 'subgraph'/);
+    await expectReject(trainNodeClassification(data, {model: 'gat', heads: 3, epochs: 1}), /heads must be a positive integer dividing hiddenDim \(64\), got 3/);
   });
 
   it('the addon checks host buffers against the block before reading them', function() {

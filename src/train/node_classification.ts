@@ -1,18 +1,23 @@
-// Trains GraphSAGE node classification with the standard protocol: one
-// random train/val/test split per seed, model selected at the best
-// validation accuracy, test accuracy reported there.
+// Trains node classification (GraphSAGE, or a graph attention network) with
+// the standard protocol: one random train/val/test split per seed, model
+// selected at the best validation accuracy, test accuracy reported there.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {NodeClassificationData} from '../graph/dataset';
 import {randomSplit, Split} from '../graph/split';
 import {EmbeddingMemory} from '../nn/embedding';
 import {sampleSubgraph} from '../graph/subgraph';
+import {GatClassifier} from '../nn/gat_classifier';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../nn/graphsage';
 import {seededRng, shuffle} from '../util/random';
 import {adam} from './fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 
 export interface NodeClassificationOptions {
+  /** 'sage': GraphSAGE (mean aggregator); 'gat': graph attention (wm.nn.gatAggregate; compact subgraphs only). */
+  model: 'sage' | 'gat';
+  /** Attention heads of a GAT's hidden layers (they split hiddenDim). */
+  heads: number;
   epochs: number;
   batchSize: number;
   fanouts: number[];
@@ -37,6 +42,8 @@ export interface NodeClassificationOptions {
 }
 
 export const DEFAULT_NODE_CLASSIFICATION: NodeClassificationOptions = {
+  model: 'sage',
+  heads: 4,
   epochs: 60,
   batchSize: 64,
   fanouts: [25, 10],
@@ -84,11 +91,15 @@ export async function trainNodeClassification(
   const o = {...DEFAULT_NODE_CLASSIFICATION, ...options};
   const rng = seededRng(o.seed * 7919 + 17);
   const split: Split = randomSplit(data.graph.numVertices, o.trainFraction, o.valFraction, rng);
-  const model = new GraphSageClassifier({
+  if (o.model !== 'sage' && o.model !== 'gat') throw new RangeError(`model must be 'sage' or 'gat', got '${o.model}'`);
+  if (o.model === 'gat' && o.sampler !== 'subgraph') throw new RangeError("model 'gat' attends over compact subgraphs: use sampler 'subgraph'");
+  const common = {
     numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: o.embeddingDim,
     hiddenDim: o.hiddenDim, numLayers: o.fanouts.length, dropout: o.dropout, seed: o.seed * 101 + 3,
     embeddingLearningRate: o.embeddingLearningRate, embeddingMemory: o.embeddingMemory,
-  });
+  };
+  const sage = o.model === 'sage' ? new GraphSageClassifier(common) : undefined;
+  const model = sage ?? new GatClassifier({...common, heads: o.heads});
   const full = fullGraph(data.graph);
   const optimizer = adam(o.learningRate);  // tf.train.adam's step in one native pass
   const labels = data.labels;
@@ -105,7 +116,7 @@ export async function trainNodeClassification(
         const dropoutSeed = Math.floor(rng() * 2 ** 31);
         const y = Int32Array.from(seeds, (v) => labels[v]);  // class ids: the native loss needs no one-hot matrix
         const loss = optimizer.minimize(() => {
-          const logits = block ? model.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed);
+          const logits = block ? sage!.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed);
           const ce = softmaxCrossEntropy(y, logits);
           const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
           return tf.add(ce, tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;

@@ -1,0 +1,143 @@
+// A graph attention network (GAT) over learnable node embeddings, trained on
+// compact sampled subgraphs and evaluated on the whole graph: the main job's
+// `--model gat`. Each layer projects into `heads` heads, attends over each
+// vertex's neighbours with wm.nn.gatAggregate (one native op each way), and
+// adds a linear self term (the sampled blocks have no self loops) and a
+// bias; hidden layers concatenate their heads and apply ELU, as in the GAT
+// paper, the output layer has one head.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {CsrBlock} from '../graph/aggregate';
+import type {SampledSubgraph} from '../graph/subgraph';
+import {dropout} from './dropout';
+import {Embedding, EmbeddingMemory} from './embedding';
+import {gatAggregate} from './gat';
+import type {FullGraph} from './graphsage';
+import {adam, SparseOptimizerConfig} from './sparse_optimizer';
+
+export interface GatConfig {
+  numNodes: number;
+  numClasses: number;
+  embeddingDim: number;
+  /** Width of a hidden layer: heads x (hiddenDim / heads). */
+  hiddenDim: number;
+  heads: number;
+  numLayers: number;
+  dropout: number;
+  seed: number;
+  embeddingLearningRate: number;
+  embeddingOptimizer?: SparseOptimizerConfig;
+  embeddingMemory?: EmbeddingMemory;
+  /** LeakyReLU slope of the attention logits (default 0.2). */
+  negativeSlope?: number;
+}
+
+interface GatLayer {
+  heads: number;
+  dim: number;
+  w: tf.Variable;       // [in, heads * dim]
+  aSrc: tf.Variable;    // [1, heads, dim]
+  aDst: tf.Variable;    // [1, heads, dim]
+  wSelf: tf.Variable;   // [in, heads * dim]
+  bias: tf.Variable;    // [heads * dim]
+}
+
+function glorot(shape: number[], seed: number): tf.Tensor {
+  const fanIn = shape.length === 2 ? shape[0] : shape[shape.length - 1];
+  const fanOut = shape[shape.length - 1] * (shape.length === 2 ? 1 : shape[1]);
+  const limit = Math.sqrt(6 / (fanIn + fanOut));
+  return tf.randomUniform(shape, -limit, limit, 'float32', seed);
+}
+
+export class GatClassifier {
+  /** Node embeddings: a native table updated sparsely (only sampled rows) by step(). */
+  readonly embedding: Embedding;
+  private readonly layers: GatLayer[] = [];
+  private readonly allIds: tf.Tensor1D;
+
+  constructor(readonly config: GatConfig) {
+    const {numNodes, embeddingDim, hiddenDim, heads, numClasses, numLayers, seed} = config;
+    if (!Number.isInteger(heads) || heads < 1 || hiddenDim % heads !== 0) {
+      throw new RangeError(`GatClassifier: heads must be a positive integer dividing hiddenDim (${hiddenDim}), got ${heads}`);
+    }
+    this.embedding = new Embedding({
+      rows: numNodes, dim: embeddingDim, memory: config.embeddingMemory,
+      optimizer: config.embeddingOptimizer ?? adam({lr: config.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed},
+    });
+    this.allIds = tf.tensor1d(Int32Array.from({length: numNodes}, (_, i) => i), 'int32');
+    for (let l = 0; l < numLayers; ++l) {
+      const inDim = l === 0 ? embeddingDim : hiddenDim;
+      const last = l === numLayers - 1;
+      const h = last ? 1 : heads, dim = last ? numClasses : hiddenDim / heads, s = seed + 10 * l;
+      this.layers.push(tf.tidy(() => ({
+        heads: h, dim,
+        w: tf.variable(glorot([inDim, h * dim], s + 1)),
+        aSrc: tf.variable(glorot([1, h, dim], s + 2)),
+        aDst: tf.variable(glorot([1, h, dim], s + 3)),
+        wSelf: tf.variable(glorot([inDim, h * dim], s + 4)),
+        bias: tf.variable(tf.zeros([h * dim])),
+      })));
+    }
+  }
+
+  /** The dense parameters. */
+  get denseVariables(): tf.Variable[] {
+    return this.layers.flatMap((l) => [l.w, l.aSrc, l.aDst, l.wSelf, l.bias]);
+  }
+
+  /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
+  get trainableVariables(): tf.Variable[] {
+    return [this.embedding.anchor, ...this.denseVariables];
+  }
+
+  /** What weight decay applies to (the projections, not the attention vectors or biases). */
+  get weightVariables(): tf.Variable[] {
+    return this.layers.flatMap((l) => [l.w, l.wSelf]);
+  }
+
+  // One layer over a block whose rows are the first `block.numRows` of h's.
+  private applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
+    const layer = this.layers[l], rows = block.numRows, n = h.shape[0];
+    const x = dropoutSeed !== undefined && this.config.dropout > 0 ? dropout(h, this.config.dropout, (dropoutSeed + l) >>> 0) as tf.Tensor2D : h;
+    const feat = tf.reshape(tf.matMul(x, layer.w), [n, layer.heads, layer.dim]) as tf.Tensor3D;
+    const src = tf.sum(tf.mul(feat, layer.aSrc), 2) as tf.Tensor2D;
+    const dst = tf.sum(tf.mul(tf.slice(feat, [0, 0, 0], [rows, layer.heads, layer.dim]), layer.aDst), 2) as tf.Tensor2D;
+    const attended = tf.reshape(gatAggregate(block, feat, src, dst, {negativeSlope: this.config.negativeSlope}), [rows, layer.heads * layer.dim]);
+    const self = tf.matMul(tf.slice(x, [0, 0], [rows, x.shape[1]]), layer.wSelf);
+    const out = tf.add(tf.add(attended, self), layer.bias) as tf.Tensor2D;
+    return l === this.layers.length - 1 ? out : tf.elu(out);
+  }
+
+  /** Logits [seeds, classes] from a compact sampled subgraph (sampleSubgraph). */
+  forwardSubgraph(sub: SampledSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
+    if (sub.layers.length !== this.layers.length) {
+      throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
+    }
+    let h = this.embedding.lookup(sub.layers[0].src) as tf.Tensor2D;
+    sub.layers.forEach((layer, l) => {
+      h = this.applyLayer(l, h, layer.block, training ? dropoutSeed + 1000 * l : undefined);
+    });
+    return h;
+  }
+
+  /** Logits for every vertex, each attending over all its neighbours (evaluation). */
+  forwardFull(g: FullGraph): tf.Tensor2D {
+    let h = this.embedding.read(this.allIds) as tf.Tensor2D;
+    for (let l = 0; l < this.layers.length; ++l) h = this.applyLayer(l, h, g.block);
+    return h;
+  }
+
+  /** The predicted class of every vertex (full neighbourhoods). */
+  predict(g: FullGraph): Int32Array {
+    const pred = tf.tidy(() => tf.argMax(this.forwardFull(g), 1));
+    const out = pred.dataSync() as Int32Array;
+    pred.dispose();
+    return out;
+  }
+
+  dispose(): void {
+    tf.dispose(this.denseVariables);
+    this.embedding.dispose();
+    this.allIds.dispose();
+  }
+}
