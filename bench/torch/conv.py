@@ -2,25 +2,16 @@
 # (NCHW, PyTorch's default layout; cuDNN with TF32 off, as our float32),
 # printed as one JSON line of median ms per case.
 import json
-import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
+from timing import synced_median_ms
+
 
 def timed(fn, reps=50, warm=3):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return synced_median_ms(fn, reps, warm)
 
 
 def main():

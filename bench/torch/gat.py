@@ -5,26 +5,17 @@
 # of median ms per case.
 import json
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from timing import synced_median_ms
+
 
 def timed(fn, reps=30, warm=2):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return synced_median_ms(fn, reps, warm)
 
 
 def main():

@@ -46,6 +46,13 @@ struct Args {
     return info[i].As<Napi::Number>().Int64Value();
   }
 
+  // An input gradient's dy [batch, dyH, dyW, ...] must hold the output's pixels.
+  void dyCovers(const wm::Window2D& g, int64_t dyH, int64_t dyW) const {
+    if (dyH < g.outH || dyW < g.outW)
+      throw Napi::RangeError::New(info.Env(), std::string(fn) + ": dy (" + std::to_string(dyH) + " x " + std::to_string(dyW) +
+                                                  ") must cover the output (" + std::to_string(g.outH) + " x " + std::to_string(g.outW) + ")");
+  }
+
   wm::Window2D geometry(size_t i) const {
     if (!info[i].IsArray()) throw Napi::TypeError::New(info.Env(), where(i, "geometry") + " must be an array of 14 numbers");
     auto a = info[i].As<Napi::Array>();
@@ -84,9 +91,7 @@ Napi::Value DepthwiseConv2dInputGrad(const Napi::CallbackInfo& info) {
     Args a{info, "depthwiseConv2dInputGrad"};
     const auto g = a.geometry(3);
     const int64_t mult = a.integer(4, "mult"), dyH = a.integer(5, "dyH"), dyW = a.integer(6, "dyW");
-    if (dyH < g.outH || dyW < g.outW)
-      throw Napi::RangeError::New(info.Env(), "depthwiseConv2dInputGrad: dy (" + std::to_string(dyH) + " x " + std::to_string(dyW) +
-                                                  ") must cover the output (" + std::to_string(g.outH) + " x " + std::to_string(g.outW) + ")");
+    a.dyCovers(g, dyH, dyW);
     if (a.onDevice(0)) {
       const uint64_t dy = a.ptr(0, "dy"), w = a.ptr(1, "w"), dx = a.ptr(2, "dx");
       wm::depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW);
@@ -145,9 +150,7 @@ Napi::Value Conv2dInputGrad(const Napi::CallbackInfo& info) {
     Args a{info, "conv2dInputGrad"};
     const auto g = a.geometry(3);
     const int64_t outC = a.integer(4, "outC"), dyH = a.integer(5, "dyH"), dyW = a.integer(6, "dyW");
-    if (dyH < g.outH || dyW < g.outW)
-      throw Napi::RangeError::New(info.Env(), "conv2dInputGrad: dy (" + std::to_string(dyH) + " x " + std::to_string(dyW) +
-                                                  ") must cover the output (" + std::to_string(g.outH) + " x " + std::to_string(g.outW) + ")");
+    a.dyCovers(g, dyH, dyW);
     const uint64_t dy = a.ptr(0, "dy"), w = a.ptr(1, "w"), dx = a.ptr(2, "dx");
     wm::conv2dInputGrad(dy, w, dx, g, outC, dyH, dyW);
     return info.Env().Undefined();

@@ -12,7 +12,7 @@ import type {SampledSubgraph} from '../graph/subgraph';
 import {dropout} from './dropout';
 import {Embedding, EmbeddingMemory} from './embedding';
 import {gatAggregate} from './gat';
-import type {FullGraph} from './graphsage';
+import {FullGraph, predictedClasses} from './graphsage';
 import {adam, SparseOptimizerConfig} from './sparse_optimizer';
 
 export interface GatConfig {
@@ -129,10 +129,7 @@ export class GatClassifier {
 
   /** The predicted class of every vertex (full neighbourhoods). */
   predict(g: FullGraph): Int32Array {
-    const pred = tf.tidy(() => tf.argMax(this.forwardFull(g), 1));
-    const out = pred.dataSync() as Int32Array;
-    pred.dispose();
-    return out;
+    return predictedClasses(() => this.forwardFull(g));
   }
 
   dispose(): void {

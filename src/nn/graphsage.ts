@@ -59,6 +59,14 @@ export interface FullGraph {
   dispose(): void;
 }
 
+/** Each row's highest logit's class, on the host. */
+export function predictedClasses(logits: () => tf.Tensor2D): Int32Array {
+  const pred = tf.tidy(() => tf.argMax(logits(), 1));
+  const out = pred.dataSync() as Int32Array;
+  pred.dispose();
+  return out;
+}
+
 export function fullGraph(graph: CsrGraph): FullGraph {
   const block = CsrBlock.fromGraph(graph);
   return {numNodes: graph.numVertices, block, dispose: () => block.dispose()};
@@ -190,10 +198,7 @@ export class GraphSageClassifier {
 
   /** The predicted class of every vertex (full neighbourhoods). */
   predict(g: FullGraph): Int32Array {
-    const pred = tf.tidy(() => tf.argMax(this.forwardFull(g), 1));
-    const out = pred.dataSync() as Int32Array;
-    pred.dispose();
-    return out;
+    return predictedClasses(() => this.forwardFull(g));
   }
 
   dispose(): void {

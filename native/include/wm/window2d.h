@@ -111,6 +111,24 @@ WM_WD Offsets<I> gatherOffsets(I t, I s, I d, I f, I outN) {
   return {lo + (t - lo) % s, hi, s, true};
 }
 
+// Calls visit(i, j, oy, ox) for every window offset (i, j) whose output
+// pixel (oy, ox) reads input pixel (y, x): what an input gradient gathers,
+// in increasing i, then j.
+template <typename I, typename F>
+WM_WD void forEachReader(const Window2DOf<I>& g, I y, I x, F&& visit) {
+  const Offsets<I> oi = gatherOffsets(y + g.top, g.sH, g.dH, g.fH, g.outH);
+  const Offsets<I> oj = gatherOffsets(x + g.left, g.sW, g.dW, g.fW, g.outW);
+  for (I i = oi.i0; i < oi.i1; i += oi.step) {
+    const I ty = y + g.top - i * g.dH;
+    if (!oi.exact && (ty < 0 || ty % g.sH != 0 || ty / g.sH >= g.outH)) continue;
+    for (I j = oj.i0; j < oj.i1; j += oj.step) {
+      const I tx = x + g.left - j * g.dW;
+      if (!oj.exact && (tx < 0 || tx % g.sW != 0 || tx / g.sW >= g.outW)) continue;
+      visit(i, j, ty / g.sH, tx / g.sW);
+    }
+  }
+}
+
 // dx[n, y, x, c] of a depthwise convolution: every (window offset, multiplier)
 // whose output pixel reads (y, x). dy is [batch, dyH, dyW, chans*mult]; only
 // its first outH x outW pixels are read.
@@ -118,21 +136,12 @@ template <typename I>
 WM_WD float depthwiseInputGradAt(const float* dy, const float* w, const Window2DOf<I>& g, I mult, I dyH, I dyW,
                                  I n, I y, I x, I c) {
   const I cms = g.chans * mult;
-  const Offsets<I> oi = gatherOffsets(y + g.top, g.sH, g.dH, g.fH, g.outH);
-  const Offsets<I> oj = gatherOffsets(x + g.left, g.sW, g.dW, g.fW, g.outW);
   float acc = 0.f;
-  for (I i = oi.i0; i < oi.i1; i += oi.step) {
-    const I ty = y + g.top - i * g.dH;
-    if (!oi.exact && (ty < 0 || ty % g.sH != 0 || ty / g.sH >= g.outH)) continue;
-    const I oy = ty / g.sH;
-    for (I j = oj.i0; j < oj.i1; j += oj.step) {
-      const I tx = x + g.left - j * g.dW;
-      if (!oj.exact && (tx < 0 || tx % g.sW != 0 || tx / g.sW >= g.outW)) continue;
-      const float* d = dy + ((n * dyH + oy) * dyW + tx / g.sW) * cms + c * mult;
-      const float* f = w + (i * g.fW + j) * cms + c * mult;
-      for (I m = 0; m < mult; ++m) acc += d[m] * f[m];
-    }
-  }
+  forEachReader(g, y, x, [&](I i, I j, I oy, I ox) {
+    const float* d = dy + ((n * dyH + oy) * dyW + ox) * cms + c * mult;
+    const float* f = w + (i * g.fW + j) * cms + c * mult;
+    for (I m = 0; m < mult; ++m) acc += d[m] * f[m];
+  });
   return acc;
 }
 
@@ -166,20 +175,11 @@ WM_WD float poolAt(PoolOp op, const float* x, const Window2DOf<I>& g, I n, I oy,
 template <typename I>
 WM_WD float poolGradAt(PoolOp op, const float* dy, const int* argmax, const Window2DOf<I>& g, I n, I y, I x,
                        I c) {
-  const Offsets<I> oi = gatherOffsets(y + g.top, g.sH, g.dH, g.fH, g.outH);
-  const Offsets<I> oj = gatherOffsets(x + g.left, g.sW, g.dW, g.fW, g.outW);
   float acc = 0.f;
-  for (I i = oi.i0; i < oi.i1; i += oi.step) {
-    const I ty = y + g.top - i * g.dH;
-    if (!oi.exact && (ty < 0 || ty % g.sH != 0 || ty / g.sH >= g.outH)) continue;
-    const I oy = ty / g.sH;
-    for (I j = oj.i0; j < oj.i1; j += oj.step) {
-      const I tx = x + g.left - j * g.dW;
-      if (!oj.exact && (tx < 0 || tx % g.sW != 0 || tx / g.sW >= g.outW)) continue;
-      const I at = ((n * g.outH + oy) * g.outW + tx / g.sW) * g.chans + c;
-      if (op == PoolOp::Avg || argmax[at] == i * g.fW + j) acc += dy[at];
-    }
-  }
+  forEachReader(g, y, x, [&](I i, I j, I oy, I ox) {
+    const I at = ((n * g.outH + oy) * g.outW + ox) * g.chans + c;
+    if (op == PoolOp::Avg || argmax[at] == i * g.fW + j) acc += dy[at];
+  });
   return op == PoolOp::Avg ? acc / static_cast<float>(g.fH * g.fW) : acc;
 }
 

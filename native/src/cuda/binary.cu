@@ -3,6 +3,7 @@
 // run with rank 1 or 2 and little index arithmetic.
 #include <cmath>
 
+#include "binary_store.cuh"
 #include "launch.cuh"
 #include "wm/elementwise.h"
 #include "wm/shape_collapse.h"
@@ -12,7 +13,6 @@ namespace {
 
 using scalar::binaryF;
 using scalar::binaryI;
-using scalar::doubleToInt32;
 
 template <typename T> struct Compute;
 template <> struct Compute<float> {
@@ -25,18 +25,9 @@ template <> struct Compute<uint8_t> {
   static __device__ __forceinline__ int apply(int op, uint8_t a, uint8_t b) { return binaryI(op, a, b); }
 };
 
-template <typename To, typename V>
-__device__ __forceinline__ To store(V v) { return static_cast<To>(v); }
-template <>
-__device__ __forceinline__ uint8_t store<uint8_t, float>(float v) { return v != 0.f; }
-template <>
-__device__ __forceinline__ uint8_t store<uint8_t, int>(int v) { return v != 0; }
-template <>
-__device__ __forceinline__ int store<int, float>(float v) { return doubleToInt32(v); }
-
 template <typename Ti, typename To>
 __global__ void binaryContiguous(int op, const Ti* a, const Ti* b, To* y, int64_t n) {
-  WM_GRID_STRIDE(i, n) { y[i] = store<To>(Compute<Ti>::apply(op, a[i], b[i])); }
+  WM_GRID_STRIDE(i, n) { y[i] = storeAs<To>(Compute<Ti>::apply(op, a[i], b[i])); }
 }
 
 template <typename Ti, typename To, typename I>
@@ -44,7 +35,7 @@ __global__ void binaryStrided(int op, const Ti* a, const Ti* b, To* y, int64_t n
                               Dims shape, Dims as, Dims bs) {
   WM_GRID_STRIDE(i, n) {
     I j = static_cast<I>(i);
-    y[i] = store<To>(Compute<Ti>::apply(op, a[stridedOffset(j, shape, as)],
+    y[i] = storeAs<To>(Compute<Ti>::apply(op, a[stridedOffset(j, shape, as)],
                                         b[stridedOffset(j, shape, bs)]));
   }
 }

@@ -47,12 +47,7 @@ __global__ void __launch_bounds__(gemm::kThreads) conv2dFilterGradKernel(const f
       }
       t.a[kk][r] = v;
     }
-#pragma unroll
-    for (int e = threadIdx.x; e < kBN * kBK; e += gemm::kThreads) {
-      const int col = e % kBN, kb = e / kBN;
-      const I gc = col0 + col, p = k0 + kb;
-      t.b[kb][col] = gc < outC && p < kEnd ? dy[p * outC + gc] : 0.f;
-    }
+    gemm::loadRowMajorB(t, dy, outC, col0, k0, kEnd);
     __syncthreads();
     gemm::multiply(t, acc, tx, ty);
     __syncthreads();

@@ -43,12 +43,7 @@ __global__ void __launch_bounds__(gemm::kThreads) conv2dForwardKernel(const floa
       const bool in = gk < k && base[s] >= 0 && iy >= 0 && iy < g.inH && ix >= 0 && ix < g.inW;
       t.a[kk][r0 + 16 * s] = in ? x[base[s] + (iy * g.inW + ix) * g.chans + c] : 0.f;
     }
-#pragma unroll
-    for (int e = threadIdx.x; e < kBN * kBK; e += gemm::kThreads) {
-      const int col = e % kBN, kb = e / kBN;
-      const I gc = col0 + col, gkb = k0 + kb;
-      t.b[kb][col] = gc < outC && gkb < k ? w[gkb * outC + gc] : 0.f;
-    }
+    gemm::loadRowMajorB(t, w, outC, col0, k0, k);
     __syncthreads();
     gemm::multiply(t, acc, tx, ty);
     __syncthreads();

@@ -24,6 +24,18 @@ __device__ __forceinline__ void zero(float (&acc)[4][4]) {
     for (int j = 0; j < 4; ++j) acc[i][j] = 0.f;
 }
 
+// Loads k slice [k0, k0 + kBK) of a row-major B [k, n], columns from col0,
+// with the threads along the columns (contiguous), zeros past n and kEnd.
+template <typename I>
+__device__ __forceinline__ void loadRowMajorB(Tiles& t, const float* B, I n, I col0, I k0, I kEnd) {
+#pragma unroll
+  for (int e = threadIdx.x; e < kBN * kBK; e += kThreads) {
+    const int col = e % kBN, kb = e / kBN;
+    const I gc = col0 + col, gk = k0 + kb;
+    t.b[kb][col] = gc < n && gk < kEnd ? B[gk * n + gc] : 0.f;
+  }
+}
+
 // acc += the slice's product for this thread's 4x4 outputs (rows ty*4.., columns tx*4..).
 __device__ __forceinline__ void multiply(const Tiles& t, float (&acc)[4][4], int tx, int ty) {
 #pragma unroll

@@ -40,11 +40,15 @@ __global__ void __launch_bounds__(kGemmThreads) gemmTile(const float* A, const f
       const int64_t gr = row0 + r, gk = k0 + kk;
       t.a[kk][r] = gr < m && gk < kEnd ? (TA ? A[gk * m + gr] : A[gr * k + gk]) : 0.f;
     }
+    if constexpr (TB) {
 #pragma unroll
-    for (int e = threadIdx.x; e < kBN * kBK; e += kGemmThreads) {
-      const int c = TB ? e / kBK : e % kBN, kk = TB ? e % kBK : e / kBN;
-      const int64_t gc = col0 + c, gk = k0 + kk;
-      t.b[kk][c] = gc < n && gk < kEnd ? (TB ? B[gc * k + gk] : B[gk * n + gc]) : 0.f;
+      for (int e = threadIdx.x; e < kBN * kBK; e += kGemmThreads) {
+        const int c = e / kBK, kk = e % kBK;
+        const int64_t gc = col0 + c, gk = k0 + kk;
+        t.b[kk][c] = gc < n && gk < kEnd ? B[gc * k + gk] : 0.f;
+      }
+    } else {
+      gemm::loadRowMajorB(t, B, n, col0, k0, kEnd);
     }
     __syncthreads();
     gemm::multiply(t, acc, tx, ty);
