@@ -71,6 +71,25 @@ struct Args {
   }
 };
 
+// The inputs the forward and the row pass share, as host arrays checked
+// against the block: arguments 0-1 (the CSR) and 4-6 (feat, src, dst).
+struct HostRowInputs {
+  const int32_t* rowPtr;
+  const int32_t* colIdx;
+  int64_t nnz;
+  const float* feat;
+  const float* src;
+  const float* dst;
+
+  HostRowInputs(const Args& a, int64_t rows, int64_t cols, int64_t heads, int64_t dim)
+      : rowPtr(a.host<int32_t>(0, "rowPtr", rows + 1)),
+        colIdx(a.host<int32_t>(1, "colIdx", 0)),
+        nnz(a.csr(rowPtr, colIdx, 1, rows, cols)),
+        feat(a.host<float>(4, "feat", cols * heads * dim)),
+        src(a.host<float>(5, "src", cols * heads)),
+        dst(a.host<float>(6, "dst", rows * heads)) {}
+};
+
 // gatForward(rowPtr, colIdx, numRows, numCols, feat, src, dst, heads, dim, slope, out, alpha)
 Napi::Value GatForward(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&] {
@@ -81,15 +100,10 @@ Napi::Value GatForward(const Napi::CallbackInfo& info) {
       wm::gatForward(a.ptr(0, "rowPtr"), a.ptr(1, "colIdx"), rows, a.ptr(4, "feat"), a.ptr(5, "src"), a.ptr(6, "dst"), heads, dim, slope,
                      a.ptr(10, "out"), a.ptr(11, "alpha"));
     } else {
-      auto* rowPtr = a.host<int32_t>(0, "rowPtr", rows + 1);
-      auto* colIdx = a.host<int32_t>(1, "colIdx", 0);
-      const int64_t nnz = a.csr(rowPtr, colIdx, 1, rows, cols);
-      auto* feat = a.host<float>(4, "feat", cols * heads * dim);
-      auto* src = a.host<float>(5, "src", cols * heads);
-      auto* dst = a.host<float>(6, "dst", rows * heads);
+      const HostRowInputs in(a, rows, cols, heads, dim);
       auto* out = a.host<float>(10, "out", rows * heads * dim);
-      auto* alpha = a.host<float>(11, "alpha", nnz * heads);
-      wm::host::gatForward(rowPtr, colIdx, rows, feat, src, dst, heads, dim, slope, out, alpha);
+      auto* alpha = a.host<float>(11, "alpha", in.nnz * heads);
+      wm::host::gatForward(in.rowPtr, in.colIdx, rows, in.feat, in.src, in.dst, heads, dim, slope, out, alpha);
     }
     return info.Env().Undefined();
   });
@@ -105,17 +119,12 @@ Napi::Value GatBackwardRows(const Napi::CallbackInfo& info) {
       wm::gatBackwardRows(a.ptr(0, "rowPtr"), a.ptr(1, "colIdx"), rows, a.ptr(4, "feat"), a.ptr(5, "src"), a.ptr(6, "dst"), heads, dim,
                           slope, a.ptr(10, "alpha"), a.ptr(11, "dOut"), a.ptr(12, "dz"), a.ptr(13, "dDst"));
     } else {
-      auto* rowPtr = a.host<int32_t>(0, "rowPtr", rows + 1);
-      auto* colIdx = a.host<int32_t>(1, "colIdx", 0);
-      const int64_t nnz = a.csr(rowPtr, colIdx, 1, rows, cols);
-      auto* feat = a.host<float>(4, "feat", cols * heads * dim);
-      auto* src = a.host<float>(5, "src", cols * heads);
-      auto* dst = a.host<float>(6, "dst", rows * heads);
-      auto* alpha = a.host<float>(10, "alpha", nnz * heads);
+      const HostRowInputs in(a, rows, cols, heads, dim);
+      auto* alpha = a.host<float>(10, "alpha", in.nnz * heads);
       auto* dOut = a.host<float>(11, "dOut", rows * heads * dim);
-      auto* dz = a.host<float>(12, "dz", nnz * heads);
+      auto* dz = a.host<float>(12, "dz", in.nnz * heads);
       auto* dDst = a.host<float>(13, "dDst", rows * heads);
-      wm::host::gatBackwardRows(rowPtr, colIdx, rows, feat, src, dst, heads, dim, slope, alpha, dOut, dz, dDst);
+      wm::host::gatBackwardRows(in.rowPtr, in.colIdx, rows, in.feat, in.src, in.dst, heads, dim, slope, alpha, dOut, dz, dDst);
     }
     return info.Env().Undefined();
   });
