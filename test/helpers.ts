@@ -101,13 +101,10 @@ export async function checkAgainstCpu(what: string, inputs: Input[], f: (...xs: 
   }
 }
 
-// Kernels with a CUDA implementation but no C++ host one yet.
-const GPU_ONLY = new Set(['ScatterNd', 'OneHot']);
-
 /** Whether `kernel` runs natively here (GPU, or the C++ CPU core). */
-export function nativeHere(kernel: string): boolean {
+export function nativeHere(_kernel: string): boolean {
   const b = wm.backend();
-  return b.gpu || (b.hostKernels && !GPU_ONLY.has(kernel));
+  return b.gpu || b.hostKernels;
 }
 
 /** `npm run test:gpu` sets WM_REQUIRE_GPU=1: then a machine without a usable GPU is a failure, not a pass. */

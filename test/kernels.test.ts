@@ -569,6 +569,9 @@ describe('native kernels match tfjs-backend-cpu', () => {
       for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
         await checkAgainstCpu(`ScatterNd ${dtype}`, [randomInput([30, 2], 'int32', next(), {min: 0, max: 3}), randomInput([30, 5], dtype, next())],
                               (i, u) => tf.scatterND(i, u, [4, 4, 5]), {kernels: ['ScatterNd'], rtol: 1e-5, atol: 1e-5});
+        // Rows of 3,000 (the CPU core splits the columns over its threads), many updates per row.
+        await checkAgainstCpu(`ScatterNd ${dtype} wide rows`, [randomInput([50, 1], 'int32', next(), {min: 0, max: 5}), randomInput([50, 3000], dtype, next())],
+                              (i, u) => tf.scatterND(i, u, [6, 3000]), {kernels: ['ScatterNd'], rtol: 1e-5, atol: 1e-5});
       }
       await tf.setBackend(wm.BACKEND_NAME);
       expect(() => tf.scatterND(tf.tensor2d([[0], [9]], [2, 1], 'int32'), tf.ones([2, 3]), [4, 3])).to.throw(/Invalid indices/);

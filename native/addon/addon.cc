@@ -743,6 +743,49 @@ WM_FN(HostSegmentSum) {
   });
 }
 
+// hostOneHot(dtype, indices Int32Array, y, depth, onValue, offValue)
+WM_FN(HostOneHot) {
+  return guard(info, [&] {
+    auto idx = typedArg(info, 1, "indices"), y = typedArg(info, 2, "y");
+    if (idx.TypedArrayType() != napi_int32_array) throw Napi::TypeError::New(info.Env(), "hostOneHot: indices must be an Int32Array");
+    const int64_t n = static_cast<int64_t>(idx.ElementLength()), depth = intArg(info, 3, "depth");
+    const wm::DType dt = dtypeArg(info, 0, "dtype");
+    if (static_cast<int64_t>(y.ElementSize()) != wm::dtypeSize(dt)) throw Napi::TypeError::New(info.Env(), "hostOneHot: y's element type is not dtype's");
+    if (depth < 0 || static_cast<int64_t>(y.ElementLength()) < n * depth)
+      throw Napi::RangeError::New(info.Env(), "hostOneHot: y must hold indices.length x depth elements");
+    wm::host::oneHot(dt, static_cast<const int32_t*>(typedData(idx)), typedData(y), n, depth,
+                     numArg(info, 4, "onValue"), numArg(info, 5, "offValue"));
+    return info.Env().Undefined();
+  });
+}
+
+// hostScatterNd(dtype, indices Int32Array, updates, y, numUpdates, indexDepth, sliceSize, dims): y zero-filled,
+// every index checked against dims here too (a bad one is an error, not a stray write).
+WM_FN(HostScatterNd) {
+  return guard(info, [&] {
+    auto idx = typedArg(info, 1, "indices"), updates = typedArg(info, 2, "updates"), y = typedArg(info, 3, "y");
+    if (idx.TypedArrayType() != napi_int32_array) throw Napi::TypeError::New(info.Env(), "hostScatterNd: indices must be an Int32Array");
+    const int64_t numUpdates = intArg(info, 4, "numUpdates"), depth = intArg(info, 5, "indexDepth"), sliceSize = intArg(info, 6, "sliceSize");
+    const auto dims = dimsArg(info, 7, "dims");
+    const wm::DType dt = dtypeArg(info, 0, "dtype");
+    if (static_cast<int64_t>(updates.ElementSize()) != wm::dtypeSize(dt) || static_cast<int64_t>(y.ElementSize()) != wm::dtypeSize(dt))
+      throw Napi::TypeError::New(info.Env(), "hostScatterNd: updates' and y's element type must be dtype's");
+    int64_t rows = 1;
+    for (int64_t d : dims) rows *= d;
+    if (static_cast<int64_t>(dims.size()) != depth || static_cast<int64_t>(idx.ElementLength()) < numUpdates * depth ||
+        static_cast<int64_t>(updates.ElementLength()) < numUpdates * sliceSize || static_cast<int64_t>(y.ElementLength()) < rows * sliceSize)
+      throw Napi::RangeError::New(info.Env(), "hostScatterNd: indices, updates or y is shorter than the shapes say");
+    const auto* ip = static_cast<const int32_t*>(typedData(idx));
+    for (int64_t e = 0; e < numUpdates * depth; ++e) {
+      if (ip[e] < 0 || ip[e] >= dims[e % depth])
+        throw Napi::RangeError::New(info.Env(), "hostScatterNd: index " + std::to_string(ip[e]) + " of update " + std::to_string(e / depth) +
+                                                    " is outside [0, " + std::to_string(dims[e % depth]) + ")");
+    }
+    wm::host::scatterNd(dt, ip, typedData(updates), typedData(y), numUpdates, depth, sliceSize, dims);
+    return info.Env().Undefined();
+  });
+}
+
 WM_FN(HostGather) {
   return guard(info, [&] {
     auto idx = typedArg(info, 2, "indices");
@@ -772,7 +815,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"stridedCopy", StridedCopy}, {"reduce", Reduce}, {"softmax", Softmax}, {"cumulative", Cumulative}, {"topK", TopK},
       {"batchMatMul", BatchMatMul}, {"gather", Gather},
       {"unsortedSegmentSum", UnsortedSegmentSum}, {"scatterNd", ScatterNd}, {"oneHot", OneHot}, {"dropout", Dropout}, {"hostDropout", HostDropout},
-      {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
+      {"hostOneHot", HostOneHot}, {"hostScatterNd", HostScatterNd}, {"hostUnary", HostUnary}, {"hostBinary", HostBinary}, {"hostSelect", HostSelect},
       {"hostStridedCopy", HostStridedCopy}, {"hostReduce", HostReduce}, {"hostSoftmax", HostSoftmax}, {"hostCumulative", HostCumulative}, {"hostTopK", HostTopK},
       {"hostBatchMatMul", HostBatchMatMul}, {"softmaxCrossEntropy", SoftmaxCrossEntropy},
       {"biasActivation", BiasActivation}, {"biasActivationGrad", BiasActivationGrad},

@@ -282,6 +282,9 @@ export interface NativeAddon {
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
   hostThreads(): number;
   /** Adds row r of x [rows, inner] into row ids[r] of y; ids outside [0, numSegments) are skipped. */
+  hostOneHot(dt: NativeDType, indices: Int32Array, y: ArrayBufferView, depth: number, onValue: number, offValue: number): void;
+  hostScatterNd(dt: NativeDType, indices: Int32Array, updates: ArrayBufferView, y: ArrayBufferView, numUpdates: number, indexDepth: number,
+                sliceSize: number, dims: number[]): void;
   hostSegmentSum(dt: NativeDType, x: ArrayBufferView, ids: Int32Array, y: ArrayBufferView, rows: number, inner: number,
                  numSegments: number): void;
   /** Returns the position of the first out-of-range index (nothing written), or -1. */

@@ -1,7 +1,7 @@
 import {KernelConfig, OneHot, OneHotAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nd, STORABLE} from './kernel_utils';
+import {backendOf, nativeRunner, nd, STORABLE} from './kernel_utils';
 
 export const oneHotConfig: KernelConfig = {
   kernelName: OneHot,
@@ -10,10 +10,16 @@ export const oneHotConfig: KernelConfig = {
     const backend = backendOf(args);
     const indices = args.inputs.indices as TensorInfo;
     const {dtype, depth, onValue, offValue} = args.attrs as unknown as OneHotAttrs;
-    if (!backend.gpu || indices.dtype !== 'int32' || !STORABLE.includes(dtype)) return runOnCpu(OneHot, args);
+    const runner = nativeRunner(backend, [indices], ['int32']);
+    if (runner === null || !STORABLE.includes(dtype)) return runOnCpu(OneHot, args);
     const n = util.sizeFromShape(indices.shape);
-    const {info, ptr} = backend.makeDeviceOutput([...indices.shape, depth], dtype);
-    if (n * depth > 0) backend.native.oneHot(nd(dtype), backend.devicePtr(indices), ptr, n, depth, onValue, offValue);
+    const {info, buf} = runner.output([...indices.shape, depth], dtype);
+    if (n * depth === 0) return info;
+    if (typeof buf === 'number') {
+      backend.native.oneHot(nd(dtype), runner.input(indices) as number, buf, n, depth, onValue, offValue);
+    } else {
+      backend.native.hostOneHot(nd(dtype), runner.input(indices) as Int32Array, buf, depth, onValue, offValue);
+    }
     return info;
   },
 };

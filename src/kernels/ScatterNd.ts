@@ -2,7 +2,7 @@ import {backend_util, KernelConfig, ScatterNd, ScatterNdAttrs, Tensor, TensorInf
 
 import {runOnCpu} from '../backend/fallback';
 import {hostIndices, withDeviceIndexCheck} from './index_check';
-import {backendOf, nd, onGpu} from './kernel_utils';
+import {backendOf, nativeRunner, nd} from './kernel_utils';
 
 export const scatterNdConfig: KernelConfig = {
   kernelName: ScatterNd,
@@ -11,9 +11,8 @@ export const scatterNdConfig: KernelConfig = {
     const backend = backendOf(args);
     const {indices, updates} = args.inputs as {indices: TensorInfo; updates: TensorInfo};
     const {shape} = args.attrs as unknown as ScatterNdAttrs;
-    if (!onGpu(backend, [updates], ['float32', 'int32']) || indices.dtype !== 'int32') {
-      return runOnCpu(ScatterNd, args);
-    }
+    const runner = nativeRunner(backend, [updates], ['float32', 'int32']);
+    if (runner === null || indices.dtype !== 'int32') return runOnCpu(ScatterNd, args);
     const {sliceRank, numUpdates, sliceSize} = backend_util.calculateShapes(updates as Tensor, indices as Tensor, shape);
     const dims = shape.slice(0, sliceRank);
     const describe = (row: number, idx: ArrayLike<number>) =>
@@ -26,6 +25,15 @@ export const scatterNdConfig: KernelConfig = {
           if (!(k >= 0 && k < dims[d])) throw new Error(describe(u, host));
         }
       }
+    }
+    if (runner.where === 'host') {
+      // A new host array is zeros already; the addon checks every index again before it writes.
+      const {info, buf} = runner.output(shape, updates.dtype);
+      if (numUpdates * sliceSize > 0) {
+        backend.native.hostScatterNd(nd(updates.dtype), runner.input(indices) as Int32Array, runner.input(updates) as Float32Array | Int32Array,
+                                     buf as Float32Array | Int32Array, numUpdates, sliceRank, sliceSize, dims);
+      }
+      return info;
     }
     const {info, ptr} = backend.makeDeviceOutput(shape, updates.dtype);
     backend.native.fill(nd(updates.dtype), ptr, util.sizeFromShape(shape), 0);

@@ -31,6 +31,12 @@ void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::ve
 void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t outer, int64_t reduceSize,
             int64_t inner);
 
+// The host versions of wm::oneHot and wm::scatterNd (scatterNd: every index
+// already checked by the caller; out zero-filled; duplicates summed in update order).
+void oneHot(DType t, const int32_t* indices, void* y, int64_t n, int64_t depth, double onValue, double offValue);
+void scatterNd(DType t, const int32_t* indices, const void* updates, void* y, int64_t numUpdates, int64_t indexDepth,
+               int64_t sliceSize, const std::vector<int64_t>& dims);
+
 // The host versions of the 2-D window kernels of ops.h.
 void depthwiseConv2d(const float* x, const float* w, float* y, const Window2D& g, int64_t mult);
 void depthwiseConv2dInputGrad(const float* dy, const float* w, float* dx, const Window2D& g, int64_t mult, int64_t dyH,
