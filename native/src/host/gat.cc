@@ -14,16 +14,21 @@ namespace host {
 void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
                 const float* dst, int64_t heads, int64_t dim, float slope, float* out, float* alpha) {
   parallelFor(numRows * heads, 16, [&](int64_t w0, int64_t w1) {
+    std::vector<float> ex;  // the row's exponentials, each taken once
     for (int64_t w = w0; w < w1; ++w) {
       const int64_t r = w / heads, h = w % heads, begin = rowPtr[r], end = rowPtr[r + 1];
       const float d = dst[w];
+      ex.resize(static_cast<size_t>(end - begin));
       float m = -INFINITY, s = 0.f;
-      for (int64_t e = begin; e < end; ++e) m = std::fmax(m, gat::logit(src[colIdx[e] * heads + h], d, slope));
-      for (int64_t e = begin; e < end; ++e) s += std::exp(gat::logit(src[colIdx[e] * heads + h], d, slope) - m);
+      for (int64_t e = begin; e < end; ++e) {
+        ex[e - begin] = gat::logit(src[colIdx[e] * heads + h], d, slope);
+        m = std::fmax(m, ex[e - begin]);
+      }
+      for (int64_t e = begin; e < end; ++e) s += (ex[e - begin] = std::exp(ex[e - begin] - m));
       float* o = out + w * dim;
       for (int64_t j = 0; j < dim; ++j) o[j] = 0.f;
       for (int64_t e = begin; e < end; ++e) {
-        const float a = std::exp(gat::logit(src[colIdx[e] * heads + h], d, slope) - m) / s;
+        const float a = ex[e - begin] / s;
         alpha[e * heads + h] = a;
         const float* f = feat + (colIdx[e] * heads + h) * dim;
         for (int64_t j = 0; j < dim; ++j) o[j] += a * f[j];
