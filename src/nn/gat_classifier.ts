@@ -12,8 +12,8 @@ import type {SampledSubgraph} from '../graph/subgraph';
 import {dropout} from './dropout';
 import {Embedding, EmbeddingMemory} from './embedding';
 import {gatAggregate} from './gat';
-import {FullGraph, predictedClasses} from './graphsage';
-import {adam, SparseOptimizerConfig} from './sparse_optimizer';
+import {FullGraph, glorot, nodeEmbeddings, predictedClasses} from './graphsage';
+import {SparseOptimizerConfig} from './sparse_optimizer';
 
 export interface GatConfig {
   numNodes: number;
@@ -42,13 +42,6 @@ interface GatLayer {
   bias: tf.Variable;    // [heads * dim]
 }
 
-function glorot(shape: number[], seed: number): tf.Tensor {
-  const fanIn = shape.length === 2 ? shape[0] : shape[shape.length - 1];
-  const fanOut = shape[shape.length - 1] * (shape.length === 2 ? 1 : shape[1]);
-  const limit = Math.sqrt(6 / (fanIn + fanOut));
-  return tf.randomUniform(shape, -limit, limit, 'float32', seed);
-}
-
 export class GatClassifier {
   /** Node embeddings: a native table updated sparsely (only sampled rows) by step(). */
   readonly embedding: Embedding;
@@ -56,25 +49,21 @@ export class GatClassifier {
   private readonly allIds: tf.Tensor1D;
 
   constructor(readonly config: GatConfig) {
-    const {numNodes, embeddingDim, hiddenDim, heads, numClasses, numLayers, seed} = config;
+    const {embeddingDim, hiddenDim, heads, numClasses, numLayers, seed} = config;
     if (!Number.isInteger(heads) || heads < 1 || hiddenDim % heads !== 0) {
       throw new RangeError(`GatClassifier: heads must be a positive integer dividing hiddenDim (${hiddenDim}), got ${heads}`);
     }
-    this.embedding = new Embedding({
-      rows: numNodes, dim: embeddingDim, memory: config.embeddingMemory,
-      optimizer: config.embeddingOptimizer ?? adam({lr: config.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed},
-    });
-    this.allIds = tf.tensor1d(Int32Array.from({length: numNodes}, (_, i) => i), 'int32');
+    ({embedding: this.embedding, allIds: this.allIds} = nodeEmbeddings(config));
     for (let l = 0; l < numLayers; ++l) {
       const inDim = l === 0 ? embeddingDim : hiddenDim;
       const last = l === numLayers - 1;
       const h = last ? 1 : heads, dim = last ? numClasses : hiddenDim / heads, s = seed + 10 * l;
       this.layers.push(tf.tidy(() => ({
         heads: h, dim,
-        w: tf.variable(glorot([inDim, h * dim], s + 1)),
-        aSrc: tf.variable(glorot([1, h, dim], s + 2)),
-        aDst: tf.variable(glorot([1, h, dim], s + 3)),
-        wSelf: tf.variable(glorot([inDim, h * dim], s + 4)),
+        w: tf.variable(glorot([inDim, h * dim], inDim, h * dim, s + 1)),
+        aSrc: tf.variable(glorot([1, h, dim], dim, h * dim, s + 2)),
+        aDst: tf.variable(glorot([1, h, dim], dim, h * dim, s + 3)),
+        wSelf: tf.variable(glorot([inDim, h * dim], inDim, h * dim, s + 4)),
         bias: tf.variable(tf.zeros([h * dim])),
       })));
     }

@@ -78,9 +78,20 @@ interface SageLayer {
   bias: tf.Variable;
 }
 
-function glorot(shape: [number, number], seed: number): tf.Tensor {
-  const limit = Math.sqrt(6 / (shape[0] + shape[1]));
+/** Glorot-uniform weights of `shape` for a layer from fanIn to fanOut units. */
+export function glorot(shape: number[], fanIn: number, fanOut: number, seed: number): tf.Tensor {
+  const limit = Math.sqrt(6 / (fanIn + fanOut));
   return tf.randomUniform(shape, -limit, limit, 'float32', seed);
+}
+
+/** What a node classifier learns from: a table of node embeddings (updated sparsely by its step()) and every node's id. */
+export function nodeEmbeddings(c: Pick<GraphSageConfig, 'numNodes' | 'embeddingDim' | 'embeddingMemory' | 'communicator' |
+                                   'embeddingOptimizer' | 'embeddingLearningRate' | 'seed'>): {embedding: Embedding; allIds: tf.Tensor1D} {
+  const embedding = new Embedding({
+    rows: c.numNodes, dim: c.embeddingDim, memory: c.embeddingMemory, communicator: c.communicator,
+    optimizer: c.embeddingOptimizer ?? adam({lr: c.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed: c.seed},
+  });
+  return {embedding, allIds: tf.tensor1d(Int32Array.from({length: c.numNodes}, (_, i) => i), 'int32')};
 }
 
 export class GraphSageClassifier {
@@ -90,18 +101,14 @@ export class GraphSageClassifier {
   private readonly allIds: tf.Tensor1D;
 
   constructor(readonly config: GraphSageConfig) {
-    const {numNodes, embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
-    this.embedding = new Embedding({
-      rows: numNodes, dim: embeddingDim, memory: config.embeddingMemory, communicator: config.communicator,
-      optimizer: config.embeddingOptimizer ?? adam({lr: config.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed},
-    });
-    this.allIds = tf.tensor1d(Int32Array.from({length: numNodes}, (_, i) => i), 'int32');
+    const {embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
+    ({embedding: this.embedding, allIds: this.allIds} = nodeEmbeddings(config));
     for (let l = 0; l < numLayers; ++l) {
       const inDim = l === 0 ? embeddingDim : hiddenDim;
       const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
       this.layers.push(tf.tidy(() => ({
-        wSelf: tf.variable(glorot([inDim, outDim], seed + 10 * l + 1)),
-        wNeigh: tf.variable(glorot([inDim, outDim], seed + 10 * l + 2)),
+        wSelf: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 1)),
+        wNeigh: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 2)),
         bias: tf.variable(tf.zeros([outDim])),
       })));
     }
