@@ -2,6 +2,7 @@
 // per-element definitions as the CUDA kernels (wm/window2d.h). The forward
 // pass runs each output pixel's window offsets outermost so the inner loop
 // walks the channels (vectorised), in the same summation order.
+#include <algorithm>
 #include <vector>
 
 #include "parallel.h"
@@ -41,15 +42,29 @@ void depthwiseConv2d(const float* x, const float* w, float* y, const Window2D& g
 
 namespace {
 
-// I: int where every tensor is below 2^31 elements (the per-element gathers divide in 32 bits).
+// Per input pixel the outputs that read it are found once (window::forEachReader) and the channels
+// added innermost, each element's terms in the order window::depthwiseInputGradAt adds them.
+// I: int where every tensor is below 2^31 elements.
 template <typename I>
 void inputGradRows(const float* dy, const float* w, float* dx, const Window2DOf<I>& g, I mult, I dyH, I dyW) {
+  const I cms = g.chans * mult;
   parallelFor(static_cast<int64_t>(g.batch) * g.inH, 1, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const I n = static_cast<I>(r / g.inH), y = static_cast<I>(r % g.inH);
       for (I x = 0; x < g.inW; ++x) {
         float* out = dx + (r * g.inW + x) * g.chans;
-        for (I c = 0; c < g.chans; ++c) out[c] = window::depthwiseInputGradAt<I>(dy, w, g, mult, dyH, dyW, n, y, x, c);
+        std::fill(out, out + g.chans, 0.f);
+        window::forEachReader(g, y, x, [&](I i, I j, I oy, I ox) {
+          const float* d = dy + ((static_cast<int64_t>(n) * dyH + oy) * dyW + ox) * cms;
+          const float* f = w + static_cast<int64_t>(i * g.fW + j) * cms;
+          if (mult == 1) {
+            for (I c = 0; c < g.chans; ++c) out[c] += d[c] * f[c];
+          } else {
+            for (I c = 0; c < g.chans; ++c) {
+              for (I m = 0; m < mult; ++m) out[c] += d[c * mult + m] * f[c * mult + m];
+            }
+          }
+        });
       }
     }
   });

@@ -1,6 +1,10 @@
 // tf.maxPool / tf.avgPool, the maxima's window positions, and both pools'
-// gradients on the CPU core, over the per-element definitions the CUDA
-// kernels use (wm/window2d.h).
+// gradients on the CPU core, over the window geometry the CUDA kernels use
+// (wm/window2d.h), each element's terms in the same order.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "parallel.h"
 #include "wm/host_ops.h"
 #include "wm/window2d.h"
@@ -10,28 +14,57 @@ namespace host {
 
 namespace {
 
-// I: int where every tensor is below 2^31 elements (the per-element loops divide in 32 bits).
+// Per output pixel the window is walked once with the channels innermost
+// (vectorised), each element's maximum or sum taken in window order as
+// window::poolAt takes it, so the CUDA kernel and this agree exactly.
+// I: int where every tensor is below 2^31 elements.
 template <typename I>
 void poolRows(PoolOp op, const float* x, void* y, const Window2DOf<I>& g) {
   parallelFor(static_cast<int64_t>(g.batch) * g.outH, 1, [&](int64_t r0, int64_t r1) {
+    std::vector<float> best(static_cast<size_t>(g.chans)), sum(static_cast<size_t>(g.chans));
+    std::vector<int> at(static_cast<size_t>(g.chans));
     for (int64_t r = r0; r < r1; ++r) {
       const I n = static_cast<I>(r / g.outH), oy = static_cast<I>(r % g.outH);
+      I i0, i1;
+      window::inside<I>(oy, g.sH, g.top, g.fH, g.dH, g.inH, i0, i1);
       for (I ox = 0; ox < g.outW; ++ox) {
-        const int64_t at = (r * g.outW + ox) * g.chans;
-        for (I c = 0; c < g.chans; ++c) {
-          int argmax;
-          const float v = window::poolAt<I>(op, x, g, n, oy, ox, c, argmax);
-          if (op == PoolOp::ArgMax) {
-            static_cast<int*>(y)[at + c] = argmax;
-          } else {
-            static_cast<float*>(y)[at + c] = v;
+        I j0, j1;
+        window::inside<I>(ox, g.sW, g.left, g.fW, g.dW, g.inW, j0, j1);
+        std::fill(best.begin(), best.end(), -INFINITY);
+        std::fill(sum.begin(), sum.end(), 0.f);
+        std::fill(at.begin(), at.end(), -1);
+        for (I i = i0; i < i1; ++i) {
+          for (I j = j0; j < j1; ++j) {
+            const float* px = x + ((static_cast<int64_t>(n) * g.inH + oy * g.sH - g.top + i * g.dH) * g.inW + ox * g.sW - g.left + j * g.dW) * g.chans;
+            const int pos = static_cast<int>(i * g.fW + j);
+            if (op == PoolOp::Avg) {
+              for (I c = 0; c < g.chans; ++c) sum[c] += px[c];
+            } else {
+              for (I c = 0; c < g.chans; ++c) {
+                if (px[c] > best[c]) {
+                  best[c] = px[c];
+                  at[c] = pos;
+                }
+              }
+            }
           }
+        }
+        const int64_t o = (r * g.outW + ox) * g.chans;
+        if (op == PoolOp::ArgMax) {
+          std::copy(at.begin(), at.end(), static_cast<int*>(y) + o);
+        } else if (op == PoolOp::Max) {
+          std::copy(best.begin(), best.end(), static_cast<float*>(y) + o);
+        } else {
+          const float count = static_cast<float>((i1 - i0) * (j1 - j0));
+          for (I c = 0; c < g.chans; ++c) static_cast<float*>(y)[o + c] = sum[c] / count;
         }
       }
     }
   });
 }
 
+// Per input pixel the windows that read it are found once (window::forEachReader) and the channels added
+// innermost, each element's terms in the order window::poolGradAt adds them.
 template <typename I>
 void poolGradRows(PoolOp op, const float* dy, const int* argmax, float* dx, const Window2DOf<I>& g) {
   parallelFor(static_cast<int64_t>(g.batch) * g.inH, 1, [&](int64_t r0, int64_t r1) {
@@ -39,7 +72,22 @@ void poolGradRows(PoolOp op, const float* dy, const int* argmax, float* dx, cons
       const I n = static_cast<I>(r / g.inH), y = static_cast<I>(r % g.inH);
       for (I x = 0; x < g.inW; ++x) {
         float* out = dx + (r * g.inW + x) * g.chans;
-        for (I c = 0; c < g.chans; ++c) out[c] = window::poolGradAt<I>(op, dy, argmax, g, n, y, x, c);
+        std::fill(out, out + g.chans, 0.f);
+        window::forEachReader(g, y, x, [&](I i, I j, I oy, I ox) {
+          const int64_t at = ((static_cast<int64_t>(n) * g.outH + oy) * g.outW + ox) * g.chans;
+          if (op == PoolOp::Avg) {
+            for (I c = 0; c < g.chans; ++c) out[c] += dy[at + c];
+          } else {
+            const int pos = static_cast<int>(i * g.fW + j);
+            for (I c = 0; c < g.chans; ++c) {
+              if (argmax[at + c] == pos) out[c] += dy[at + c];
+            }
+          }
+        });
+        if (op == PoolOp::Avg) {
+          const float size = static_cast<float>(g.fH * g.fW);
+          for (I c = 0; c < g.chans; ++c) out[c] /= size;
+        }
       }
     }
   });
