@@ -46,6 +46,21 @@ struct Args {
     return info[i].As<Napi::Number>().Int64Value();
   }
 
+  // Arguments 0-2 (the depthwise kernels' two inputs and output) as device addresses, or as float32 host
+  // arrays holding at least `sizes`, checked in argument order; then onDev or onHost with them.
+  template <typename D, typename H>
+  void threeBuffers(const char* const (&names)[3], const int64_t (&sizes)[3], D onDev, H onHost) const {
+    if (onDevice(0)) {
+      const uint64_t p0 = ptr(0, names[0]), p1 = ptr(1, names[1]), p2 = ptr(2, names[2]);
+      onDev(p0, p1, p2);
+    } else {
+      auto* h0 = static_cast<float*>(host(0, names[0], sizes[0]));
+      auto* h1 = static_cast<float*>(host(1, names[1], sizes[1]));
+      auto* h2 = static_cast<float*>(host(2, names[2], sizes[2]));
+      onHost(h0, h1, h2);
+    }
+  }
+
   // An input gradient's dy [batch, dyH, dyW, ...] must hold the output's pixels.
   void dyCovers(const wm::Window2D& g, int64_t dyH, int64_t dyW) const {
     if (dyH < g.outH || dyW < g.outW)
@@ -71,16 +86,9 @@ Napi::Value DepthwiseConv2d(const Napi::CallbackInfo& info) {
     Args a{info, "depthwiseConv2d"};
     const auto g = a.geometry(3);
     const int64_t mult = a.integer(4, "mult");
-    if (a.onDevice(0)) {
-      const uint64_t x = a.ptr(0, "x"), w = a.ptr(1, "w"), y = a.ptr(2, "y");
-      wm::depthwiseConv2d(x, w, y, g, mult);
-    } else {
-      // One statement per buffer: they are checked in argument order.
-      auto* x = static_cast<float*>(a.host(0, "x", inSize(g)));
-      auto* w = static_cast<float*>(a.host(1, "w", g.fH * g.fW * g.chans * mult));
-      auto* y = static_cast<float*>(a.host(2, "y", outSize(g) * mult));
-      wm::host::depthwiseConv2d(x, w, y, g, mult);
-    }
+    a.threeBuffers({"x", "w", "y"}, {inSize(g), g.fH * g.fW * g.chans * mult, outSize(g) * mult},
+                   [&](uint64_t x, uint64_t w, uint64_t y) { wm::depthwiseConv2d(x, w, y, g, mult); },
+                   [&](float* x, float* w, float* y) { wm::host::depthwiseConv2d(x, w, y, g, mult); });
     return info.Env().Undefined();
   });
 }
@@ -92,15 +100,9 @@ Napi::Value DepthwiseConv2dInputGrad(const Napi::CallbackInfo& info) {
     const auto g = a.geometry(3);
     const int64_t mult = a.integer(4, "mult"), dyH = a.integer(5, "dyH"), dyW = a.integer(6, "dyW");
     a.dyCovers(g, dyH, dyW);
-    if (a.onDevice(0)) {
-      const uint64_t dy = a.ptr(0, "dy"), w = a.ptr(1, "w"), dx = a.ptr(2, "dx");
-      wm::depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW);
-    } else {
-      auto* dy = static_cast<float*>(a.host(0, "dy", g.batch * dyH * dyW * g.chans * mult));
-      auto* w = static_cast<float*>(a.host(1, "w", g.fH * g.fW * g.chans * mult));
-      auto* dx = static_cast<float*>(a.host(2, "dx", inSize(g)));
-      wm::host::depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW);
-    }
+    a.threeBuffers({"dy", "w", "dx"}, {g.batch * dyH * dyW * g.chans * mult, g.fH * g.fW * g.chans * mult, inSize(g)},
+                   [&](uint64_t dy, uint64_t w, uint64_t dx) { wm::depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW); },
+                   [&](float* dy, float* w, float* dx) { wm::host::depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW); });
     return info.Env().Undefined();
   });
 }
@@ -111,15 +113,9 @@ Napi::Value DepthwiseConv2dFilterGrad(const Napi::CallbackInfo& info) {
     Args a{info, "depthwiseConv2dFilterGrad"};
     const auto g = a.geometry(3);
     const int64_t mult = a.integer(4, "mult");
-    if (a.onDevice(0)) {
-      const uint64_t x = a.ptr(0, "x"), dy = a.ptr(1, "dy"), dw = a.ptr(2, "dw");
-      wm::depthwiseConv2dFilterGrad(x, dy, dw, g, mult);
-    } else {
-      auto* x = static_cast<float*>(a.host(0, "x", inSize(g)));
-      auto* dy = static_cast<float*>(a.host(1, "dy", outSize(g) * mult));
-      auto* dw = static_cast<float*>(a.host(2, "dw", g.fH * g.fW * g.chans * mult));
-      wm::host::depthwiseConv2dFilterGrad(x, dy, dw, g, mult);
-    }
+    a.threeBuffers({"x", "dy", "dw"}, {inSize(g), outSize(g) * mult, g.fH * g.fW * g.chans * mult},
+                   [&](uint64_t x, uint64_t dy, uint64_t dw) { wm::depthwiseConv2dFilterGrad(x, dy, dw, g, mult); },
+                   [&](float* x, float* dy, float* dw) { wm::host::depthwiseConv2dFilterGrad(x, dy, dw, g, mult); });
     return info.Env().Undefined();
   });
 }

@@ -15,10 +15,10 @@ export const oneHotConfig: KernelConfig = {
     const n = util.sizeFromShape(indices.shape);
     const {info, buf} = runner.output([...indices.shape, depth], dtype);
     if (n * depth === 0) return info;
-    if (typeof buf === 'number') {
-      backend.native.oneHot(nd(dtype), runner.input(indices) as number, buf, n, depth, onValue, offValue);
+    if (runner.where === 'device') {
+      backend.native.oneHot(nd(dtype), runner.input(indices) as number, buf as number, n, depth, onValue, offValue);
     } else {
-      backend.native.hostOneHot(nd(dtype), runner.input(indices) as Int32Array, buf, depth, onValue, offValue);
+      backend.native.hostOneHot(nd(dtype), runner.input(indices) as Int32Array, buf as Float32Array | Int32Array | Uint8Array, depth, onValue, offValue);
     }
     return info;
   },

@@ -1,9 +1,11 @@
-// 2-D windows over NHWC images: the geometry of tfjs' Conv2DInfo and, per
-// output element, what a depthwise convolution, a pool and their gradients
-// compute. Written once for nvcc (one thread per element) and the host
-// compiler (loops over the threads), so both paths sum in the same order.
-// Padding is implicit: a window position outside the image is skipped, so
-// nothing is padded or copied first.
+// 2-D windows over NHWC images: the geometry of tfjs' Conv2DInfo, the walks
+// over a window and over the outputs that read a pixel (both compilers),
+// and, per output element, what a depthwise convolution, a pool and their
+// gradients compute: the CUDA kernels run these one thread per element; the
+// CPU core's loops (src/host/depthwise_conv.cc, pool2d.cc, window_rows.h)
+// walk a whole pixel's channels at once over the same walks, each element's
+// terms in the same order, so both paths agree exactly. Padding is implicit:
+// a window position outside the image is skipped, nothing is copied first.
 #pragma once
 #include <cmath>
 #include <cstdint>

@@ -1,11 +1,13 @@
-// tf.depthwiseConv2d and its two gradients on the CPU core, over the same
-// per-element definitions as the CUDA kernels (wm/window2d.h). The forward
-// pass runs each output pixel's window offsets outermost so the inner loop
-// walks the channels (vectorised), in the same summation order.
+// tf.depthwiseConv2d and its two gradients on the CPU core, over the window
+// geometry of wm/window2d.h. The forward pass and the input gradient walk a
+// pixel's window offsets (or readers) outermost so the inner loop runs over
+// the channels (vectorised), each element's terms in the order the CUDA
+// kernels' per-element definitions add them.
 #include <algorithm>
 #include <vector>
 
 #include "parallel.h"
+#include "window_rows.h"
 #include "wm/host_ops.h"
 #include "wm/window2d.h"
 
@@ -40,45 +42,23 @@ void depthwiseConv2d(const float* x, const float* w, float* y, const Window2D& g
   });
 }
 
-namespace {
-
-// Per input pixel the outputs that read it are found once (window::forEachReader) and the channels
-// added innermost, each element's terms in the order window::depthwiseInputGradAt adds them.
-// I: int where every tensor is below 2^31 elements.
-template <typename I>
-void inputGradRows(const float* dy, const float* w, float* dx, const Window2DOf<I>& g, I mult, I dyH, I dyW) {
-  const I cms = g.chans * mult;
-  parallelFor(static_cast<int64_t>(g.batch) * g.inH, 1, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const I n = static_cast<I>(r / g.inH), y = static_cast<I>(r % g.inH);
-      for (I x = 0; x < g.inW; ++x) {
-        float* out = dx + (r * g.inW + x) * g.chans;
-        std::fill(out, out + g.chans, 0.f);
-        window::forEachReader(g, y, x, [&](I i, I j, I oy, I ox) {
-          const float* d = dy + ((static_cast<int64_t>(n) * dyH + oy) * dyW + ox) * cms;
-          const float* f = w + static_cast<int64_t>(i * g.fW + j) * cms;
-          if (mult == 1) {
-            for (I c = 0; c < g.chans; ++c) out[c] += d[c] * f[c];
-          } else {
-            for (I c = 0; c < g.chans; ++c) {
-              for (I m = 0; m < mult; ++m) out[c] += d[c * mult + m] * f[c * mult + m];
-            }
-          }
-        });
+void depthwiseConv2dInputGrad(const float* dy, const float* w, float* dx, const Window2D& g64, int64_t mult64, int64_t dyH64,
+                              int64_t dyW64) {
+  withIndexWidth(windowNarrow(g64, mult64, g64.batch * dyH64 * dyW64 * g64.chans * mult64), g64, [&](const auto& g) {
+    using I = decltype(g.batch);
+    const I mult = static_cast<I>(mult64), dyH = static_cast<I>(dyH64), dyW = static_cast<I>(dyW64), cms = g.chans * mult;
+    gatherPerInputPixel(g, dx, [&](float* out, I n, I i, I j, I oy, I ox) {
+      const float* d = dy + ((static_cast<int64_t>(n) * dyH + oy) * dyW + ox) * cms;
+      const float* f = w + static_cast<int64_t>(i * g.fW + j) * cms;
+      if (mult == 1) {
+        for (I c = 0; c < g.chans; ++c) out[c] += d[c] * f[c];
+      } else {
+        for (I c = 0; c < g.chans; ++c) {
+          for (I m = 0; m < mult; ++m) out[c] += d[c * mult + m] * f[c * mult + m];
+        }
       }
-    }
+    }, [](float*) {});
   });
-}
-
-}  // namespace
-
-void depthwiseConv2dInputGrad(const float* dy, const float* w, float* dx, const Window2D& g, int64_t mult, int64_t dyH,
-                              int64_t dyW) {
-  if (windowNarrow(g, mult, g.batch * dyH * dyW * g.chans * mult)) {
-    inputGradRows<int>(dy, w, dx, g.as<int>(), static_cast<int>(mult), static_cast<int>(dyH), static_cast<int>(dyW));
-  } else {
-    inputGradRows<int64_t>(dy, w, dx, g, mult, dyH, dyW);
-  }
 }
 
 // One task per window offset (i, j): its row of dw [fH*fW, chans*mult] sums

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "parallel.h"
+#include "window_rows.h"
 #include "wm/host_ops.h"
 #include "wm/window2d.h"
 
@@ -63,54 +64,34 @@ void poolRows(PoolOp op, const float* x, void* y, const Window2DOf<I>& g) {
   });
 }
 
-// Per input pixel the windows that read it are found once (window::forEachReader) and the channels added
-// innermost, each element's terms in the order window::poolGradAt adds them.
-template <typename I>
-void poolGradRows(PoolOp op, const float* dy, const int* argmax, float* dx, const Window2DOf<I>& g) {
-  parallelFor(static_cast<int64_t>(g.batch) * g.inH, 1, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const I n = static_cast<I>(r / g.inH), y = static_cast<I>(r % g.inH);
-      for (I x = 0; x < g.inW; ++x) {
-        float* out = dx + (r * g.inW + x) * g.chans;
-        std::fill(out, out + g.chans, 0.f);
-        window::forEachReader(g, y, x, [&](I i, I j, I oy, I ox) {
-          const int64_t at = ((static_cast<int64_t>(n) * g.outH + oy) * g.outW + ox) * g.chans;
-          if (op == PoolOp::Avg) {
-            for (I c = 0; c < g.chans; ++c) out[c] += dy[at + c];
-          } else {
-            const int pos = static_cast<int>(i * g.fW + j);
-            for (I c = 0; c < g.chans; ++c) {
-              if (argmax[at + c] == pos) out[c] += dy[at + c];
-            }
-          }
-        });
-        if (op == PoolOp::Avg) {
-          const float size = static_cast<float>(g.fH * g.fW);
-          for (I c = 0; c < g.chans; ++c) out[c] /= size;
-        }
-      }
-    }
-  });
-}
-
 }  // namespace
 
 void pool2d(PoolOp op, const float* x, void* y, const Window2D& g) {
-  if (windowNarrow(g)) {
-    poolRows<int>(op, x, y, g.as<int>());
-  } else {
-    poolRows<int64_t>(op, x, y, g);
-  }
+  withIndexWidth(windowNarrow(g), g, [&](const auto& gi) { poolRows(op, x, y, gi); });
 }
 
-void pool2dGrad(PoolOp op, const float* dy, const int* argmax, float* dx, const Window2D& g) {
+void pool2dGrad(PoolOp op, const float* dy, const int* argmax, float* dx, const Window2D& g64) {
   WM_REQUIRE(op != PoolOp::ArgMax, "pool2dGrad: op must be Max or Avg");
   WM_REQUIRE(op != PoolOp::Max || argmax != nullptr, "pool2dGrad: Max needs the argmax positions");
-  if (windowNarrow(g)) {
-    poolGradRows<int>(op, dy, argmax, dx, g.as<int>());
-  } else {
-    poolGradRows<int64_t>(op, dy, argmax, dx, g);
-  }
+  withIndexWidth(windowNarrow(g64), g64, [&](const auto& g) {
+    using I = decltype(g.batch);
+    gatherPerInputPixel(g, dx, [&](float* out, I n, I i, I j, I oy, I ox) {
+      const int64_t at = ((static_cast<int64_t>(n) * g.outH + oy) * g.outW + ox) * g.chans;
+      if (op == PoolOp::Avg) {
+        for (I c = 0; c < g.chans; ++c) out[c] += dy[at + c];
+      } else {
+        const int pos = static_cast<int>(i * g.fW + j);
+        for (I c = 0; c < g.chans; ++c) {
+          if (argmax[at + c] == pos) out[c] += dy[at + c];
+        }
+      }
+    }, [&](float* out) {
+      // Avg divides by the full window size, padding or not (tfjs-backend-cpu's rule).
+      if (op != PoolOp::Avg) return;
+      const float size = static_cast<float>(g.fH * g.fW);
+      for (I c = 0; c < g.chans; ++c) out[c] /= size;
+    });
+  });
 }
 
 }  // namespace host
