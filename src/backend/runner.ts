@@ -35,6 +35,8 @@ export interface KernelRunner {
   depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number): void;
   depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number): void;
   pool2d(op: number, x: Buf, y: Buf, g: number[]): void;
+  /** argmax (from pool2d's ArgMax) is read for Max only. */
+  pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]): void;
   /**
    * 2-D convolutions as implicit GEMMs (windows read in place), on the GPU only: the CPU core
    * multiplies window copies with its vectorised matmul instead (conv_windows.ts).
@@ -44,8 +46,6 @@ export interface KernelRunner {
     inputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number): void;
     filterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], outC: number): void;
   };
-  /** argmax (from pool2d's ArgMax) is read for Max only. */
-  pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]): void;
   /** Adds row r of x [rows, inner] into row ids[r] of y [numSegments, inner]; ids outside [0, numSegments) are skipped. */
   segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number): void;
   /**
