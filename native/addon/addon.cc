@@ -3,6 +3,7 @@
 // (user-space addresses fit in 53 bits).
 #include <napi.h>
 
+#include "int32_source.h"
 #include "napi_util.h"
 
 #include <string>
@@ -482,23 +483,6 @@ WM_FN(SampleWithoutReplacement) {
     return info.Env().Undefined();
   });
 }
-// The graph's arrays: Int32Arrays, or continuous host WholeMemory (a graph
-// every process of a host shares) read in place.
-struct Int32Source {
-  const int32_t* data;
-  int64_t length;
-};
-Int32Source int32Source(const Napi::CallbackInfo& info, size_t i, const char* name) {
-  if (info[i].IsTypedArray()) {
-    auto a = info[i].As<Napi::Int32Array>();
-    return {a.Data(), static_cast<int64_t>(a.ElementLength())};
-  }
-  wm::HostWholeMemory* m = info[i].IsObject() ? unwrapHostMemory(info[i]) : nullptr;
-  if (!m || !m->continuousBase() || m->rowBytes() != 4)
-    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be an Int32Array or continuous int32 host WholeMemory");
-  return {reinterpret_cast<const int32_t*>(m->continuousBase()), m->rows()};
-}
-
 // hostSampleWithReplacement(rowPtr, colIdx, seeds, fanout, seed, out, keyByVertex?) -> bad seed position or -1
 WM_FN(HostSampleWithReplacement) {
   return guard(info, [&] {

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "int32_source.h"
 #include "napi_util.h"
 #include "wm/graph_ops.h"
+#include "wm/random_walk.h"
 
 namespace {
 
@@ -93,6 +95,34 @@ Napi::Value HostNegative(const Napi::CallbackInfo& info) {
   });
 }
 
+// The walk bias from {back, near, far, uniform} (random_walk.ts computes it).
+wm::WalkBias walkBias(const Napi::Value& v) {
+  auto o = v.As<Napi::Object>();
+  auto f = [&](const char* k) { return static_cast<float>(o.Get(k).As<Napi::Number>().DoubleValue()); };
+  return {f("back"), f("near"), f("far"), o.Get("uniform").ToBoolean()};
+}
+// randomWalks(rowPtr, colIdx, numVertices, starts, n, length, seed, bias, out, errorFlag)
+Napi::Value Walks(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::randomWalks(ptr(info, 0), ptr(info, 1), num(info, 2), ptr(info, 3), num(info, 4), static_cast<int>(num(info, 5)),
+                    static_cast<uint64_t>(num(info, 6)), walkBias(info[7]), ptr(info, 8), ptr(info, 9));
+    return info.Env().Undefined();
+  });
+}
+// hostRandomWalks(rowPtr, colIdx, starts, length, seed, bias, out) -> first bad start or -1
+Napi::Value HostWalks(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Int32Source rowPtr = int32Source(info, 0, "rowPtr"), colIdx = int32Source(info, 1, "colIdx");
+    auto starts = info[2].As<Napi::Int32Array>(), out = info[6].As<Napi::Int32Array>();
+    int64_t length = num(info, 3);
+    if (static_cast<int64_t>(out.ElementLength()) != static_cast<int64_t>(starts.ElementLength()) * length)
+      throw Napi::RangeError::New(info.Env(), "randomWalks: out must hold starts x length entries");
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::randomWalks(
+        rowPtr.data, colIdx.data, rowPtr.length - 1, starts.Data(), starts.ElementLength(), static_cast<int>(length),
+        static_cast<uint64_t>(num(info, 4)), walkBias(info[5]), out.Data())));
+  });
+}
+
 // hostBuildCsr(numVertices, src, dst, symmetric) -> {rowPtr: Int32Array, colIdx: Int32Array}
 Napi::Value HostBuildCsr(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -135,6 +165,8 @@ void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("hostCsrSpmm", Napi::Function::New(env, HostSpmm, "hostCsrSpmm"));
   exports.Set("negativePairs", Napi::Function::New(env, Negative, "negativePairs"));
   exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));
+  exports.Set("randomWalks", Napi::Function::New(env, Walks, "randomWalks"));
+  exports.Set("hostRandomWalks", Napi::Function::New(env, HostWalks, "hostRandomWalks"));
   exports.Set("hostBuildCsr", Napi::Function::New(env, HostBuildCsr, "hostBuildCsr"));
   exports.Set("hostRmat", Napi::Function::New(env, HostRmat, "hostRmat"));
 }

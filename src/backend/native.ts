@@ -113,6 +113,14 @@ export type AdamScalars = [number, number, number, number, number, number, numbe
 /** A device address, or host memory for the CPU core. */
 export type WindowBuf = number | Float32Array | Int32Array;
 
+/** node2vec's step weights relative to the largest (wm/random_walk.h). */
+export interface WalkBias {
+  back: number;
+  near: number;
+  far: number;
+  uniform: boolean;
+}
+
 export interface NativeAddon {
   /** Kernels, copies and allocations go to the side stream while on (wm/runtime.h). */
   useSideStream(on: boolean): void;
@@ -181,6 +189,10 @@ export interface NativeAddon {
               dim: number, out: Float32Array): void;
   negativePairs(rowPtr: number, colIdx: number, numVertices: number, count: number, seed: number, src: number, dst: number): number;
   hostNegativePairs(rowPtr: Int32Array, colIdx: Int32Array, seed: number, src: Int32Array, dst: Int32Array): number;
+  randomWalks(rowPtr: number, colIdx: number, numVertices: number, starts: number, n: number, length: number, seed: number,
+              bias: WalkBias, out: number, errorFlag: number): void;
+  hostRandomWalks(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, starts: Int32Array, length: number,
+                  seed: number, bias: WalkBias, out: Int32Array): number;
   hostBuildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};
   hostRmat(scale: number, a: number, b: number, c: number, seed: number, permute: boolean, src: Int32Array, dst: Int32Array): void;
   /** Shared buffers: a whole cudaMalloc allocation and its CUDA IPC handle (hex). */

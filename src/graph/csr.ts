@@ -10,6 +10,7 @@ export class CsrGraph {
   }
 
   private checked = false;
+  private sortedRows = false;
 
   /**
    * Throws unless every row is non-decreasing and every column is a vertex
@@ -34,7 +35,34 @@ export class CsrGraph {
   /** @internal Built valid (fromEdges): skips validate()'s pass. */
   trusted(): this {
     this.checked = true;
+    this.sortedRows = true;
     return this;
+  }
+
+  /** Whether every row's neighbours are in ascending order (fromEdges sorts them). */
+  hasSortedRows(): boolean {
+    if (!this.sortedRows) this.sortedRows = this.firstUnsortedRow() < 0;
+    return this.sortedRows;
+  }
+
+  /**
+   * Throws unless hasSortedRows(): the edge tests of negative sampling and
+   * node2vec walks search rows by bisection.
+   */
+  requireSortedRows(what: string): this {
+    this.validate(what);
+    if (this.hasSortedRows()) return this;
+    const v = this.firstUnsortedRow();
+    throw new RangeError(`${what}: the neighbours of vertex ${v} are not in ascending order (${Array.from(this.neighbors(v).subarray(0, 8))}` +
+                         `${this.degree(v) > 8 ? ', ...' : ''}); build the graph with CsrGraph.fromEdges or sort each row`);
+  }
+
+  private firstUnsortedRow(): number {
+    const {rowPtr, colIdx} = this;
+    for (let v = 0; v < this.numVertices; ++v) {
+      for (let e = rowPtr[v] + 1; e < rowPtr[v + 1]; ++e) if (colIdx[e] < colIdx[e - 1]) return v;
+    }
+    return -1;
   }
 
   get numVertices(): number {

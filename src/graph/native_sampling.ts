@@ -9,6 +9,7 @@ import {NativeHostMemory} from '../backend/native';
 import {knownValid} from '../backend/index_validation';
 import {native} from '../backend/register';
 import {CsrGraph} from './csr';
+import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
 
 export interface SampleOptions {
   /** With replacement: exactly fanout per seed (a vertex without neighbours samples itself). */
@@ -146,6 +147,14 @@ export class DeviceCsr {
     return sampleOnDevice(b, b.devicePtr(this.rowPtr), b.devicePtr(this.colIdx), this.graph.numVertices, seeds, fanout, opts, 'DeviceCsr.sample');
   }
 
+  /** Walks from starts on the GPU: an int32 tensor [starts.size, length] (see wm.graph.randomWalks). */
+  randomWalks(starts: tf.Tensor1D, length: number, opts: WalkOptions = {}): tf.Tensor2D {
+    const b = tf.backend() as WholeMemoryBackend;
+    if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.randomWalks needs the wholememory backend on a GPU');
+    checkGraph(this.graph, opts, 'DeviceCsr.randomWalks');
+    return walkOnDevice(b, b.devicePtr(this.rowPtr), b.devicePtr(this.colIdx), this.numVertices, starts, length, opts, 'DeviceCsr.randomWalks');
+  }
+
   dispose(): void {
     tf.dispose([this.rowPtr, this.colIdx]);
     this.vertexMap.free();
@@ -178,7 +187,7 @@ export class VertexMap {
 }
 
 function checkNegatives(g: CsrGraph, count: number, seed: number): void {
-  g.validate('sampleNegativePairs');
+  g.requireSortedRows('sampleNegativePairs');
   if (g.numVertices < 2) throw new RangeError('sampleNegativePairs: the graph needs at least two vertices');
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`sampleNegativePairs: count must be a non-negative integer, got ${count}`);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNegativePairs: seed must be a non-negative integer, got ${seed}`);

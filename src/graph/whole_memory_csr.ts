@@ -11,13 +11,15 @@ import type {Communicator} from '../memory/communicator';
 import type {MemoryLocation, WholeMemoryTensor} from '../memory/whole_memory_tensor';
 import {CsrGraph} from './csr';
 import {sampleOnDevice, sampleOnHost, SampleOptions, VertexMap} from './native_sampling';
+import {walkOnDevice, walkOnHost, WalkOptions} from './random_walk';
 
 export class WholeMemoryCsr {
   /** Scratch for relabelling samples on this rank's GPU. */
   readonly vertexMap: VertexMap;
 
   private constructor(private readonly rowPtr: WholeMemoryTensor, private readonly colIdx: WholeMemoryTensor,
-                      readonly numVertices: number, readonly numEdges: number, readonly location: MemoryLocation) {
+                      readonly numVertices: number, readonly numEdges: number, readonly location: MemoryLocation,
+                      private readonly sortedRows: boolean) {
     this.vertexMap = new VertexMap(numVertices);
   }
 
@@ -44,7 +46,7 @@ export class WholeMemoryCsr {
     };
     const rowPtr = put(graph.rowPtr), colIdx = put(graph.colIdx);
     comm.barrier();
-    return new WholeMemoryCsr(rowPtr, colIdx, graph.numVertices, graph.numEdges, location);
+    return new WholeMemoryCsr(rowPtr, colIdx, graph.numVertices, graph.numEdges, location, graph.hasSortedRows());
   }
 
   private address(t: WholeMemoryTensor): number {
@@ -65,6 +67,23 @@ export class WholeMemoryCsr {
     const got = sampleOnHost(this.rowPtr.nativeMemory('sample') as NativeHostMemory, this.colIdx.nativeMemory('sample') as NativeHostMemory,
                              this.numVertices, Int32Array.from(seeds.dataSync()), fanout, opts, 'sample');
     return {ids: tf.tensor1d(got.ids, 'int32'), offsets: got.offsets && tf.tensor1d(got.offsets, 'int32')};
+  }
+
+  /**
+   * Walks from starts (see wm.graph.randomWalks) read in place: an int32
+   * tensor [starts.size, length], the walks a local copy gives for the same seed.
+   */
+  randomWalks(starts: tf.Tensor1D, length: number, opts: WalkOptions = {}): tf.Tensor2D {
+    if (((opts.p ?? 1) !== 1 || (opts.q ?? 1) !== 1) && !this.sortedRows) {
+      throw new RangeError('randomWalks: node2vec walks (p or q not 1) need every row\'s neighbours in ascending order, and this graph\'s are not');
+    }
+    const b = tf.backend() as WholeMemoryBackend;
+    if (b.gpu) return walkOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, starts, length, opts, 'randomWalks');
+    if (this.location !== 'host') throw new Error('randomWalks: the graph is in GPU memory and this process has no GPU');
+    if (starts.dtype !== 'int32') throw new TypeError(`randomWalks: starts must be int32, got ${starts.dtype}`);
+    const walks = walkOnHost(this.rowPtr.nativeMemory('randomWalks') as NativeHostMemory, this.colIdx.nativeMemory('randomWalks') as NativeHostMemory,
+                             this.numVertices, Int32Array.from(starts.dataSync()), length, opts, 'randomWalks');
+    return tf.tensor2d(walks, [starts.size, length], 'int32');
   }
 
   /** Collective: frees the graph on every rank. */

@@ -8,6 +8,7 @@
 #include "wm/shared_buffer.h"
 #include "wm/embedding.h"
 #include "wm/managed.h"
+#include "wm/random_walk.h"
 #include "wm/sampling.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
@@ -131,6 +132,7 @@ void softmaxCrossEntropy(uint64_t, uint64_t, bool, int64_t, int64_t, float, uint
 void softmaxCrossEntropyGrad(uint64_t, uint64_t, bool, int64_t, int64_t, uint64_t, bool, float, uint64_t) { noCuda("softmaxCrossEntropyGrad"); }
 void neighborMeanGrad(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t, int64_t) { noCuda("neighborMeanGrad"); }
 int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
+void randomWalks(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, WalkBias, uint64_t, uint64_t) { noCuda("randomWalks"); }
 bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }
 NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { noCuda("NCCL"); }

@@ -1,0 +1,93 @@
+// Random walks over a CSR graph for node embeddings: DeepWalk's uniform walks
+// and node2vec's second-order walks (return parameter p, in-out parameter q),
+// the same on the GPU and the CPU. Every draw comes from a counter-based hash
+// of (seed, walk, step, try), so a call is reproducible and both devices walk
+// the same vertices.
+#pragma once
+#include <cstdint>
+
+#include "wm/graph_ops.h"
+
+namespace wm {
+
+// node2vec's weights relative to the largest of (1/p, 1, 1/q), so a
+// rejection try compares a uniform draw with a weight and does no arithmetic
+// (the GPU and the CPU cannot round differently). Uniform walks: all ones.
+struct WalkBias {
+  float back;    // the vertex the walk came from: (1/p) / max
+  float near;    // a neighbour of it: 1 / max
+  float far;     // any other: (1/q) / max
+  bool uniform;  // p = q = 1: first-order walks, no adjacency tests
+};
+
+// Rejection tries before the exact draw; either way the step follows
+// node2vec's distribution exactly (the exact draw only runs after every try
+// failed, which is independent of what it then draws).
+constexpr int kWalkTries = 64;
+
+// Uniform in [0, 1) with 24 random bits: exact in float on both sides.
+WM_EHD float hashUnit(uint64_t h) { return static_cast<float>(h >> 40) * (1.0f / 16777216.0f); }
+
+WM_EHD uint64_t walkHash(uint64_t seed, int64_t walk, int step, int k) {
+  return sampleHash(seed ^ 0x77616c6bull, static_cast<uint64_t>(walk), (static_cast<uint64_t>(step) << 8) | static_cast<uint64_t>(k));
+}
+
+WM_EHD float walkWeight(const int32_t* rowPtr, const int32_t* colIdx, int32_t prev, int32_t x, const WalkBias& b) {
+  if (x == prev) return b.back;
+  return csrHasEdge(rowPtr, colIdx, prev, x) ? b.near : b.far;
+}
+
+// The vertex after cur (reached from prev; prev < 0 at the first step).
+// A vertex without neighbours keeps the walk where it is.
+WM_EHD int32_t walkStep(const int32_t* rowPtr, const int32_t* colIdx, int32_t prev, int32_t cur, uint64_t seed,
+                        int64_t walk, int step, const WalkBias& b) {
+  int64_t start = rowPtr[cur], deg = rowPtr[cur + 1] - start;
+  if (deg == 0) return cur;
+  if (b.uniform || prev < 0) return colIdx[start + hashBelow(walkHash(seed, walk, step, 0), deg)];
+  for (int t = 0; t < kWalkTries; ++t) {
+    int32_t x = colIdx[start + hashBelow(walkHash(seed, walk, step, 2 * t), deg)];
+    if (hashUnit(walkHash(seed, walk, step, 2 * t + 1)) < walkWeight(rowPtr, colIdx, prev, x, b)) return x;
+  }
+  // Exact: a weighted choice over the row, the same double additions in the
+  // same order on both sides (the product rounded on its own: no FMA).
+  double total = 0;
+  for (int64_t e = start; e < start + deg; ++e) total += walkWeight(rowPtr, colIdx, prev, colIdx[e], b);
+  double u = static_cast<double>(hashUnit(walkHash(seed, walk, step, 2 * kWalkTries)));
+#ifdef __CUDA_ARCH__
+  double r = __dmul_rn(u, total);
+#else
+  double r = u * total;
+#endif
+  for (int64_t e = start; e < start + deg; ++e) {
+    r -= walkWeight(rowPtr, colIdx, prev, colIdx[e], b);
+    if (r < 0) return colIdx[e];
+  }
+  return colIdx[start + deg - 1];
+}
+
+// Walk `walk` from v: out[0] = v, out[1 .. length) the vertices after it.
+WM_EHD void walkOne(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t walk, int length, uint64_t seed,
+                    const WalkBias& b, int32_t* out) {
+  int32_t prev = -1, cur = v;
+  if (length > 0) out[0] = v;
+  for (int s = 1; s < length; ++s) {
+    int32_t next = walkStep(rowPtr, colIdx, prev, cur, seed, walk, s, b);
+    out[s] = next;
+    prev = cur;
+    cur = next;
+  }
+}
+
+// Device: out [n, length] (int32) = walks from starts[i]. Returns nothing; a
+// start outside [0, numVertices) sets errorFlag (when given) to the lowest
+// such position and its walk to zeros.
+void randomWalks(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t starts, int64_t n, int length,
+                 uint64_t seed, WalkBias bias, uint64_t out, uint64_t errorFlag);
+
+namespace host {
+// Returns the first start outside [0, numVertices) (nothing written) or -1.
+int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, const int32_t* starts, int64_t n,
+                    int length, uint64_t seed, WalkBias bias, int32_t* out);
+}  // namespace host
+
+}  // namespace wm

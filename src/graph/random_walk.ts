@@ -1,0 +1,111 @@
+// Random walks for node embeddings (DeepWalk, node2vec), native on the CPU
+// and the GPU: one walk per start vertex, every draw from a counter-based hash
+// of (seed, walk, step), so a call is reproducible and the CPU and the GPU
+// walk the same vertices (wm/random_walk.h).
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {NativeHostMemory, WalkBias} from '../backend/native';
+import {knownValid} from '../backend/index_validation';
+import {native} from '../backend/register';
+import {CsrGraph} from './csr';
+import {badSeed} from './native_sampling';
+
+export interface WalkOptions {
+  /** node2vec's return parameter: a step back to the previous vertex weighs 1/p (default 1). */
+  p?: number;
+  /** node2vec's in-out parameter: a step away from the previous vertex's neighbours weighs 1/q (default 1). */
+  q?: number;
+  seed?: number;
+}
+
+/** @internal The checked options as the kernels take them; `what` names the caller. */
+export function walkBias(what: string, length: number, opts: WalkOptions): {bias: WalkBias; seed: number} {
+  if (!Number.isInteger(length) || length < 1 || length > 2 ** 20) {
+    throw new RangeError(`${what}: length (vertices per walk, the start included) must be an integer in [1, 2^20], got ${length}`);
+  }
+  const seed = opts.seed ?? 0;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`${what}: seed must be a non-negative integer, got ${seed}`);
+  const p = opts.p ?? 1, q = opts.q ?? 1;
+  for (const [name, v] of [['p', p], ['q', q]] as const) {
+    // The bounds keep 1/p and 1/q and their ratio finite and non-zero in float32.
+    if (!(typeof v === 'number' && v >= 1e-6 && v <= 1e6)) throw new RangeError(`${what}: ${name} must be a number in [1e-6, 1e6], got ${v}`);
+  }
+  const max = Math.max(1 / p, 1, 1 / q);
+  return {bias: {back: 1 / p / max, near: 1 / max, far: 1 / q / max, uniform: p === 1 && q === 1}, seed};
+}
+
+type Int32Source = Int32Array | NativeHostMemory;
+
+/** @internal Walks over a graph's arrays on the host: [starts.length * length], row-major. */
+export function walkOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertices: number, starts: Int32Array, length: number,
+                           opts: WalkOptions, what: string): Int32Array {
+  const {bias, seed} = walkBias(what, length, opts);
+  const out = new Int32Array(starts.length * length);
+  const bad = native().hostRandomWalks(rowPtr, colIdx, starts, length, seed, bias, out);
+  if (bad >= 0) throw badSeed(what, numVertices, starts, bad);
+  return out;
+}
+
+/** @internal Walks over a graph's arrays at device addresses: an int32 tensor [starts.size, length]. */
+export function walkOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: number, numVertices: number, starts: tf.Tensor1D,
+                             length: number, opts: WalkOptions, what: string): tf.Tensor2D {
+  const {bias, seed} = walkBias(what, length, opts);
+  if (starts.dtype !== 'int32') throw new TypeError(`${what}: starts must be int32, got ${starts.dtype}`);
+  if (starts.rank !== 1) throw new RangeError(`${what}: starts must be 1-D, got shape [${starts.shape}]`);
+  const n = starts.size;
+  const {info, ptr} = b.makeDeviceOutput([n, length], 'int32');
+  const sp = n ? b.devicePtr(starts) : 0;
+  const launch = (flag: number) => b.native.randomWalks(rowPtr, colIdx, numVertices, sp, n, length, seed, bias, ptr, flag);
+  // Starts already checked against this graph need no error flag, and so no wait for the GPU.
+  const known = knownValid(starts, numVertices);
+  if (known) launch(0);
+  const bad = known ? -1 : b.withErrorFlag(launch);
+  const walks = tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
+  if (bad >= 0) {
+    walks.dispose();
+    throw badSeed(what, numVertices, starts.dataSync(), bad);
+  }
+  return walks;
+}
+
+/**
+ * One walk from each start vertex, `length` vertices long (the start
+ * first), on the host: an Int32Array [starts.length * length], walk i at
+ * [i * length, (i + 1) * length). Uniform (DeepWalk) by default; p and q give
+ * node2vec's second-order walks (rows must be sorted, as fromEdges makes
+ * them). A vertex without neighbours keeps the walk where it is.
+ */
+export function randomWalks(g: CsrGraph, starts: Int32Array, length: number, opts: WalkOptions = {}): Int32Array {
+  checkGraph(g, opts, 'randomWalks');
+  return walkOnHost(g.rowPtr, g.colIdx, g.numVertices, starts, length, opts, 'randomWalks');
+}
+
+/** @internal Validates g (and, for node2vec's p and q, its row order) once. */
+export function checkGraph(g: CsrGraph, opts: WalkOptions, what: string): void {
+  if ((opts.p ?? 1) !== 1 || (opts.q ?? 1) !== 1) g.requireSortedRows(what);
+  else g.validate(what);
+  if (g.numEdges > 2 ** 31 - 1) throw new RangeError(`${what}: graphs past 2^31 edges need 64-bit offsets (not built yet)`);
+}
+
+/**
+ * Skip-gram training pairs from walks [n, length]: (center, context) for
+ * every two positions at most `window` apart, both directions, as int32
+ * tensors on the walks' device (tfjs slices: no host round trip).
+ */
+export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tensor1D; context: tf.Tensor1D} {
+  if (walks.rank !== 2 || walks.dtype !== 'int32') throw new TypeError(`walkPairs: walks must be an int32 [n, length] tensor, got ${walks.dtype} [${walks.shape}]`);
+  if (!Number.isInteger(window) || window < 1) throw new RangeError(`walkPairs: window must be a positive integer, got ${window}`);
+  const [n, length] = walks.shape;
+  return tf.tidy(() => {
+    const centers: tf.Tensor[] = [], contexts: tf.Tensor[] = [];
+    for (let d = 1; d <= Math.min(window, length - 1); ++d) {
+      const left = tf.reshape(tf.slice(walks, [0, 0], [n, length - d]), [-1]);
+      const right = tf.reshape(tf.slice(walks, [0, d], [n, length - d]), [-1]);
+      centers.push(left, right);
+      contexts.push(right, left);
+    }
+    if (centers.length === 0) return {center: tf.zeros([0], 'int32') as tf.Tensor1D, context: tf.zeros([0], 'int32') as tf.Tensor1D};
+    return {center: tf.concat(centers) as tf.Tensor1D, context: tf.concat(contexts) as tf.Tensor1D};
+  });
+}
