@@ -13,6 +13,8 @@ import {CsrGraph} from '../src/graph/csr';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {DeviceCsr} from '../src/graph/native_sampling';
 import {soloCommunicator} from '../src/memory/communicator';
+import {Embedding} from '../src/nn/embedding';
+import {logisticProbe, trainNode2Vec} from '../src/train/node2vec';
 import {seededRng} from '../src/util/random';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -209,5 +211,31 @@ describe('random walks', () => {
       dev.dispose();
       held.free();
     }
+  });
+
+  it('node2vec training: embeddings that separate polblogs\' classes (untrained ones do not), nothing leaked, bad options named', async () => {
+    const data = loadNodeClassification(path.join(root, 'data', 'polblogs'));
+    const untrained = new Embedding({rows: data.graph.numVertices, dim: 32, init: {type: 'normal', scale: 0.2, seed: 1}});
+    const chance = await logisticProbe(untrained, data.labels, data.numClasses, {seed: 1});
+    untrained.dispose();
+    const before = wm.memoryInfo();
+    const losses: number[] = [];
+    const {embedding, epochs} = await trainNode2Vec(data.graph, {epochs: 2, dim: 32, p: 2, q: 0.5, seed: 1},
+                                                    (m) => void losses.push(m.loss));
+    expect(epochs.map((e) => e.loss)).to.deep.equal(losses);
+    expect(losses[1]).to.be.lessThan(losses[0]);
+    const trained = await logisticProbe(embedding, data.labels, data.numClasses, {seed: 1});
+    embedding.dispose();
+    expect(chance.testAcc, 'random embeddings').to.be.lessThan(0.7);
+    expect(trained.testAcc, 'trained embeddings').to.be.greaterThan(0.86);
+    const after = wm.memoryInfo();
+    expect(after.numTensors).to.equal(before.numTensors);
+    expect(after.deviceBytesInUse).to.equal(before.deviceBytesInUse);
+    expect(after.numBytes).to.equal(before.numBytes);
+    for (const [bad, why] of [[{window: 0}, /window must be a positive integer, got 0/], [{walkLength: 1}, /walkLength must be at least 2/],
+                              [{q: -1}, /q must be a number in \[1e-6, 1e6\], got -1/]] as const) {
+      await trainNode2Vec(data.graph, bad).then(() => expect.fail('accepted'), (e: Error) => expect(e.message).to.match(why));
+    }
+    expect(wm.memoryInfo().numTensors).to.equal(before.numTensors);
   });
 });

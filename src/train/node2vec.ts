@@ -1,0 +1,183 @@
+// Unsupervised node embeddings by random walks and skip-gram (DeepWalk with
+// p = q = 1, node2vec otherwise): each step walks from a batch of start
+// vertices (natively, on the GPU when there is one), takes every pair of
+// vertices at most `window` apart as positives and uniform random vertices as
+// negatives, and trains a center and a context table with sparse lazy Adam.
+// The embeddings are then judged by a logistic regression on a labelled split.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {CsrGraph} from '../graph/csr';
+import {DeviceCsr} from '../graph/native_sampling';
+import {checkGraph, randomWalks, walkBias, walkPairs} from '../graph/random_walk';
+import {randomSplit} from '../graph/split';
+import {Embedding, EmbeddingMemory} from '../nn/embedding';
+import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
+import {adam as sparseAdam} from '../nn/sparse_optimizer';
+import {predictedClasses} from '../nn/graphsage';
+import {seededRng, shuffle} from '../util/random';
+import {accuracy} from './node_classification';
+import {adam} from './fused_adam';
+
+export interface Node2VecOptions {
+  dim: number;
+  /** Vertices per walk, the start included. */
+  walkLength: number;
+  /** Walks from every vertex per epoch. */
+  walksPerVertex: number;
+  /** Positives: vertex pairs at most this far apart in a walk. */
+  window: number;
+  /** Uniform random negatives per positive. */
+  negatives: number;
+  p: number;
+  q: number;
+  /** Walks per step (one from each start vertex of the step). */
+  batchSize: number;
+  epochs: number;
+  learningRate: number;
+  memory?: EmbeddingMemory;
+  seed: number;
+}
+
+export const DEFAULT_NODE2VEC: Node2VecOptions = {
+  dim: 64, walkLength: 20, walksPerVertex: 10, window: 5, negatives: 1, p: 1, q: 1, batchSize: 1024, epochs: 3, learningRate: 0.01, seed: 0,
+};
+
+export interface Node2VecEpoch {
+  epoch: number;
+  loss: number;
+  seconds: number;
+  pairsPerSecond: number;
+}
+
+export interface Node2VecResult {
+  /** The center table (the embeddings); the caller frees it. */
+  embedding: Embedding;
+  epochs: Node2VecEpoch[];
+}
+
+/** Walks from host start vertices as an int32 tensor [n, length], on the GPU when there is one. */
+class Walker {
+  private readonly device?: DeviceCsr;
+
+  constructor(private readonly graph: CsrGraph, private readonly o: Node2VecOptions) {
+    checkGraph(graph, o, 'node2vec');
+    const b = tf.backend();
+    if (b instanceof WholeMemoryBackend && b.gpu) this.device = new DeviceCsr(graph);
+  }
+
+  walk(starts: Int32Array, seed: number): tf.Tensor2D {
+    const opts = {p: this.o.p, q: this.o.q, seed};
+    if (!this.device) return tf.tensor2d(randomWalks(this.graph, starts, this.o.walkLength, opts), [starts.length, this.o.walkLength], 'int32');
+    const t = tf.tensor1d(starts, 'int32');
+    try {
+      return this.device.randomWalks(t, this.o.walkLength, opts);
+    } finally {
+      t.dispose();
+    }
+  }
+
+  dispose(): void {
+    this.device?.dispose();
+  }
+}
+
+/** onEpoch gets each epoch's figures and the center table as it stands (to evaluate it; awaited). */
+export async function trainNode2Vec(graph: CsrGraph, options: Partial<Node2VecOptions>,
+                                    onEpoch: (m: Node2VecEpoch, embedding: Embedding) => void | Promise<void> = () => {}): Promise<Node2VecResult> {
+  const o = {...DEFAULT_NODE2VEC, ...options};
+  for (const k of ['dim', 'walkLength', 'walksPerVertex', 'window', 'negatives', 'batchSize', 'epochs'] as const) {
+    if (!Number.isInteger(o[k]) || o[k] < 1) throw new RangeError(`node2vec: ${k} must be a positive integer, got ${o[k]}`);
+  }
+  if (o.walkLength < 2) throw new RangeError(`node2vec: walkLength must be at least 2 to make pairs, got ${o.walkLength}`);
+  walkBias('node2vec', o.walkLength, o);  // p, q and seed checked before anything is made
+  const n = graph.numVertices;
+  const walker = new Walker(graph, o);
+  const rng = seededRng(o.seed * 7919 + 3);
+  const table = (seed: number, scale: number) => new Embedding({rows: n, dim: o.dim, memory: o.memory, optimizer: sparseAdam({lr: o.learningRate}),
+                                                                 init: {type: 'normal', scale, seed}});
+  // word2vec's two tables: contexts start near zero, so the first steps move the centers apart.
+  const center = table(o.seed + 1, 1 / Math.sqrt(o.dim)), context = table(o.seed + 2, 1e-3);
+  const opt = tf.train.sgd(0);  // carries the tables' gradients; there are no dense parameters
+  const epochs: Node2VecEpoch[] = [];
+  let walkSeed = o.seed * 1000003;
+  try {
+    for (let epoch = 1; epoch <= o.epochs; ++epoch) {
+      const started = Date.now();
+      const starts = shuffle(Int32Array.from({length: n * o.walksPerVertex}, (_, i) => i % n), rng);
+      let lossSum: tf.Tensor = tf.scalar(0);
+      let pairs = 0, steps = 0;
+      for (let b = 0; b < starts.length; b += o.batchSize) {
+        const walks = walker.walk(starts.subarray(b, Math.min(starts.length, b + o.batchSize)), walkSeed++);
+        const {center: c, context: x} = walkPairs(walks, o.window);
+        walks.dispose();
+        const k = c.size * o.negatives;
+        const negIds = tf.tensor1d(Int32Array.from({length: k}, () => Math.floor(rng() * n)), 'int32');
+        const negCenters = o.negatives === 1 ? c : tf.tile(c, [o.negatives]) as tf.Tensor1D;
+        const loss = opt.minimize(() => {
+          const pos = tf.sum(tf.mul(center.lookup(c), context.lookup(x)), 1);
+          const neg = tf.sum(tf.mul(center.lookup(negCenters), context.lookup(negIds)), 1);
+          // -log sigmoid(pos) - sum log(1 - sigmoid(neg)) per positive
+          return tf.div(tf.add(tf.sum(tf.softplus(tf.neg(pos))), tf.sum(tf.softplus(neg))), c.size) as tf.Scalar;
+        }, true, [center.anchor, context.anchor])!;
+        center.step();
+        context.step();
+        const next = tf.add(lossSum, loss);
+        tf.dispose([lossSum, loss, c, x, negIds, negCenters]);
+        lossSum = next;
+        pairs += k / o.negatives;
+        ++steps;
+      }
+      const loss = (await lossSum.data())[0] / steps;
+      lossSum.dispose();
+      const seconds = (Date.now() - started) / 1000;
+      const m = {epoch, loss, seconds, pairsPerSecond: pairs / seconds};
+      epochs.push(m);
+      await onEpoch(m, center);
+    }
+  } catch (e) {
+    center.dispose();
+    throw e;
+  } finally {
+    context.dispose();
+    walker.dispose();
+    opt.dispose();
+  }
+  return {embedding: center, epochs};
+}
+
+export interface ProbeResult {
+  trainAcc: number;
+  testAcc: number;
+}
+
+/**
+ * Node classification from frozen embeddings: a multinomial logistic
+ * regression (Adam, L2) on a random split of the labelled vertices.
+ */
+export async function logisticProbe(emb: Embedding, labels: Int32Array, numClasses: number,
+                                    opts: {trainFraction?: number; seed?: number; steps?: number} = {}): Promise<ProbeResult> {
+  const split = randomSplit(labels.length, opts.trainFraction ?? 0.5, 0, seededRng((opts.seed ?? 0) * 31 + 7));
+  const all = Int32Array.from({length: labels.length}, (_, i) => i);
+  const x = tf.tidy(() => {
+    const e = emb.read(all);
+    // Standardised features: the regression's step size then suits any embedding scale.
+    const {mean, variance} = tf.moments(e, 0);
+    return tf.div(tf.sub(e, mean), tf.sqrt(tf.add(variance, 1e-6)));
+  });
+  const [w, bias] = tf.tidy(() => [tf.variable(tf.zeros([emb.dim, numClasses])), tf.variable(tf.zeros([numClasses]))]);
+  const trainIds = tf.tensor1d(split.train, 'int32'), y = tf.tensor1d(Int32Array.from(split.train, (v) => labels[v]), 'int32');
+  const xTrain = tf.gather(x, trainIds);
+  const opt = adam(0.05);
+  try {
+    for (let s = 0; s < (opts.steps ?? 200); ++s) {
+      opt.minimize(() => tf.add(softmaxCrossEntropy(y, tf.add(tf.matMul(xTrain, w), bias)),
+                                tf.mul(1e-3, tf.sum(tf.square(w)))) as tf.Scalar, false, [w, bias]);
+    }
+    const predicted = predictedClasses(() => tf.add(tf.matMul(x, w), bias) as tf.Tensor2D);
+    return {trainAcc: accuracy(predicted, labels, split.train), testAcc: accuracy(predicted, labels, split.test)};
+  } finally {
+    tf.dispose([x, w, bias, trainIds, y, xTrain]);
+    opt.dispose();
+  }
+}
