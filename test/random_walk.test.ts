@@ -18,7 +18,7 @@ import {logisticProbe, trainNode2Vec} from '../src/train/node2vec';
 import {seededRng} from '../src/util/random';
 
 const root = path.resolve(__dirname, '..', '..');
-const {randomWalks, walkPairs} = wm.graph;
+const {randomVertices, randomWalks, walkPairs} = wm.graph;
 
 function randomGraph(n: number, m: number, seed: number): CsrGraph {
   const r = seededRng(seed);
@@ -149,6 +149,37 @@ describe('random walks', () => {
     }
     expect(() => walkPairs(tf.zeros([2, 3]) as tf.Tensor2D, 2)).to.throw(/walks must be an int32 \[n, length\] tensor/);
     expect(() => walkPairs(tf.zeros([2, 3], 'int32') as tf.Tensor2D, 0)).to.throw(/window must be a positive integer/);
+  });
+
+  it('random vertex ids: uniform, seeded, the same on the CPU and the GPU; bad arguments named', async () => {
+    const ids = randomVertices(70000, 7, {seed: 3});
+    expect(ids.dtype).to.equal('int32');
+    const v = await ids.data();
+    const hits = new Float64Array(7);
+    v.forEach((x) => hits[x]++);
+    const chi2 = hits.reduce((acc, h) => acc + (h - 10000) ** 2 / 10000, 0);
+    expect(chi2).to.be.lessThan(chiSquareCritical(6));
+    const draw = async (seed: number) => {
+      const t = randomVertices(50, 1000, {seed});
+      const a = Array.from(await t.data());
+      t.dispose();
+      return a;
+    };
+    expect(await draw(3)).to.deep.equal(await draw(3));
+    expect(await draw(4)).to.not.deep.equal(await draw(3));
+    const none = randomVertices(0, 5);
+    expect(none.shape).to.deep.equal([0]);
+    none.dispose();
+    if (wm.deviceInfo().gpu) {
+      // The CPU core's draws, from the same backend's host path.
+      const host = new Int32Array(70000);
+      (await import('../src/backend/register')).native().hostRandomVertices(7, 3, host);
+      expect(Array.from(v)).to.deep.equal(Array.from(host));
+    }
+    ids.dispose();
+    expect(() => randomVertices(-1, 5)).to.throw(/count must be a non-negative integer, got -1/);
+    expect(() => randomVertices(3, 0)).to.throw(/numVertices must be an integer in \[1, 2\^31\), got 0/);
+    expect(() => randomVertices(3, 5, {seed: 1.5})).to.throw(/seed must be a non-negative integer, got 1.5/);
   });
 
   it('bad arguments: clear errors naming the argument, nothing walked', () => {

@@ -123,6 +123,22 @@ Napi::Value HostWalks(const Napi::CallbackInfo& info) {
   });
 }
 
+// randomVertices(count, numVertices, seed, out)
+Napi::Value Vertices(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::randomVertices(num(info, 0), num(info, 1), static_cast<uint64_t>(num(info, 2)), ptr(info, 3));
+    return info.Env().Undefined();
+  });
+}
+// hostRandomVertices(numVertices, seed, out)
+Napi::Value HostVertices(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    auto out = info[2].As<Napi::Int32Array>();
+    wm::host::randomVertices(out.ElementLength(), num(info, 0), static_cast<uint64_t>(num(info, 1)), out.Data());
+    return info.Env().Undefined();
+  });
+}
+
 // hostBuildCsr(numVertices, src, dst, symmetric) -> {rowPtr: Int32Array, colIdx: Int32Array}
 Napi::Value HostBuildCsr(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -167,6 +183,8 @@ void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));
   exports.Set("randomWalks", Napi::Function::New(env, Walks, "randomWalks"));
   exports.Set("hostRandomWalks", Napi::Function::New(env, HostWalks, "hostRandomWalks"));
+  exports.Set("randomVertices", Napi::Function::New(env, Vertices, "randomVertices"));
+  exports.Set("hostRandomVertices", Napi::Function::New(env, HostVertices, "hostRandomVertices"));
   exports.Set("hostBuildCsr", Napi::Function::New(env, HostBuildCsr, "hostBuildCsr"));
   exports.Set("hostRmat", Napi::Function::New(env, HostRmat, "hostRmat"));
 }

@@ -18,6 +18,11 @@ export function knownValid(t: tf.Tensor, rows: number): boolean {
   return validated.get(t.dataId) === rows;
 }
 
+/** The row count t was checked against, if any. */
+export function validRows(t: tf.Tensor): number | undefined {
+  return validated.get(t.dataId);
+}
+
 export function markValid(t: tf.Tensor, rows: number): void {
   validated.set(t.dataId, rows);
 }

@@ -191,6 +191,8 @@ export interface NativeAddon {
   hostNegativePairs(rowPtr: Int32Array, colIdx: Int32Array, seed: number, src: Int32Array, dst: Int32Array): number;
   randomWalks(rowPtr: number, colIdx: number, numVertices: number, starts: number, n: number, length: number, seed: number,
               bias: WalkBias, out: number, errorFlag: number): void;
+  randomVertices(count: number, numVertices: number, seed: number, out: number): void;
+  hostRandomVertices(numVertices: number, seed: number, out: Int32Array): void;
   hostRandomWalks(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, starts: Int32Array, length: number,
                   seed: number, bias: WalkBias, out: Int32Array): number;
   hostBuildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};

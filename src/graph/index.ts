@@ -20,5 +20,5 @@ export {rmat} from './rmat';
 export type {RmatOptions} from './rmat';
 export {randomSplit} from './split';
 export type {Split} from './split';
-export {randomWalks, walkPairs} from './random_walk';
+export {randomVertices, randomWalks, walkPairs} from './random_walk';
 export type {WalkOptions} from './random_walk';

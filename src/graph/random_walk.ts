@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {NativeHostMemory, WalkBias} from '../backend/native';
-import {knownValid} from '../backend/index_validation';
+import {knownValid, markValid, validRows} from '../backend/index_validation';
 import {native} from '../backend/register';
 import {CsrGraph} from './csr';
 import {badSeed} from './native_sampling';
@@ -66,6 +66,8 @@ export function walkOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: numb
     walks.dispose();
     throw badSeed(what, numVertices, starts.dataSync(), bad);
   }
+  // Every entry is a vertex: lookups into a table of one row per vertex need no check (and no wait for the GPU).
+  markValid(walks, numVertices);
   return walks;
 }
 
@@ -97,7 +99,7 @@ export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tenso
   if (walks.rank !== 2 || walks.dtype !== 'int32') throw new TypeError(`walkPairs: walks must be an int32 [n, length] tensor, got ${walks.dtype} [${walks.shape}]`);
   if (!Number.isInteger(window) || window < 1) throw new RangeError(`walkPairs: window must be a positive integer, got ${window}`);
   const [n, length] = walks.shape;
-  return tf.tidy(() => {
+  const pairs = tf.tidy(() => {
     const centers: tf.Tensor[] = [], contexts: tf.Tensor[] = [];
     for (let d = 1; d <= Math.min(window, length - 1); ++d) {
       const left = tf.reshape(tf.slice(walks, [0, 0], [n, length - d]), [-1]);
@@ -108,4 +110,38 @@ export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tenso
     if (centers.length === 0) return {center: tf.zeros([0], 'int32') as tf.Tensor1D, context: tf.zeros([0], 'int32') as tf.Tensor1D};
     return {center: tf.concat(centers) as tf.Tensor1D, context: tf.concat(contexts) as tf.Tensor1D};
   });
+  // Pairs of checked vertex ids are checked too.
+  const rows = validRows(walks);
+  if (rows !== undefined) {
+    markValid(pairs.center, rows);
+    markValid(pairs.context, rows);
+  }
+  return pairs;
+}
+
+/**
+ * `count` uniform vertex ids in [0, numVertices) (skip-gram negatives) as an
+ * int32 tensor, drawn natively on the backend's device from a counter-based
+ * hash of (seed, position): the CPU and the GPU return the same ids.
+ */
+export function randomVertices(count: number, numVertices: number, opts: {seed?: number} = {}): tf.Tensor1D {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`randomVertices: count must be a non-negative integer, got ${count}`);
+  if (!Number.isInteger(numVertices) || numVertices < 1 || numVertices > 2 ** 31 - 1) {
+    throw new RangeError(`randomVertices: numVertices must be an integer in [1, 2^31), got ${numVertices}`);
+  }
+  const seed = opts.seed ?? 0;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`randomVertices: seed must be a non-negative integer, got ${seed}`);
+  const b = tf.backend();
+  let out: tf.Tensor1D;
+  if (b instanceof WholeMemoryBackend && b.gpu) {
+    const {info, ptr} = b.makeDeviceOutput([count], 'int32');
+    b.native.randomVertices(count, numVertices, seed, ptr);
+    out = tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D;
+  } else {
+    const ids = new Int32Array(count);
+    native().hostRandomVertices(numVertices, seed, ids);
+    out = tf.tensor1d(ids, 'int32');
+  }
+  markValid(out, numVertices);
+  return out;
 }

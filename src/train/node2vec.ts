@@ -9,7 +9,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {CsrGraph} from '../graph/csr';
 import {DeviceCsr} from '../graph/native_sampling';
-import {checkGraph, randomWalks, walkBias, walkPairs} from '../graph/random_walk';
+import {markValid, validRows} from '../backend/index_validation';
+import {checkGraph, randomVertices, randomWalks, walkBias, walkPairs} from '../graph/random_walk';
 import {randomSplit} from '../graph/split';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
@@ -68,7 +69,11 @@ class Walker {
 
   walk(starts: Int32Array, seed: number): tf.Tensor2D {
     const opts = {p: this.o.p, q: this.o.q, seed};
-    if (!this.device) return tf.tensor2d(randomWalks(this.graph, starts, this.o.walkLength, opts), [starts.length, this.o.walkLength], 'int32');
+    if (!this.device) {
+      const walks = tf.tensor2d(randomWalks(this.graph, starts, this.o.walkLength, opts), [starts.length, this.o.walkLength], 'int32');
+      markValid(walks, this.graph.numVertices);  // vertices of the graph, as the GPU's walks are
+      return walks;
+    }
     const t = tf.tensor1d(starts, 'int32');
     try {
       return this.device.randomWalks(t, this.o.walkLength, opts);
@@ -80,6 +85,30 @@ class Walker {
   dispose(): void {
     this.device?.dispose();
   }
+}
+
+/** The positives' contexts, then the negatives ([negatives, pairs] row-major): one lookup for both. */
+export function contextIds(context: tf.Tensor1D, negatives: tf.Tensor1D): tf.Tensor1D {
+  const ids = tf.concat([context, negatives]) as tf.Tensor1D;
+  const rows = validRows(context);
+  if (rows !== undefined && validRows(negatives) === rows) markValid(ids, rows);
+  return ids;
+}
+
+/**
+ * Skip-gram with negative sampling, per positive pair: -log sigmoid(c . x) -
+ * sum over its negatives of log sigmoid(-c . n). Each table is looked up once
+ * (contexts: contextIds' positives then negatives), the centers broadcast
+ * over them, so each table's step gets one block of row gradients.
+ */
+export function skipGramLoss(center: Embedding, context: Embedding, centers: tf.Tensor1D, contexts: tf.Tensor1D, negatives: number): tf.Scalar {
+  const pairs = centers.size;
+  const rows = center.lookup(centers);
+  const ctx = tf.reshape(context.lookup(contexts), [1 + negatives, pairs, center.dim]);
+  const scores = tf.sum(tf.mul(ctx, rows), 2);
+  // softplus(-score) for the positives (the first block), softplus(score) for the negatives.
+  const sign = tf.tensor2d(Float32Array.from({length: 1 + negatives}, (_, i) => (i === 0 ? -1 : 1)), [1 + negatives, 1]);
+  return tf.div(tf.sum(tf.softplus(tf.mul(scores, sign))), pairs) as tf.Scalar;
 }
 
 /** onEpoch gets each epoch's figures and the center table as it stands (to evaluate it; awaited). */
@@ -112,18 +141,13 @@ export async function trainNode2Vec(graph: CsrGraph, options: Partial<Node2VecOp
         const {center: c, context: x} = walkPairs(walks, o.window);
         walks.dispose();
         const k = c.size * o.negatives;
-        const negIds = tf.tensor1d(Int32Array.from({length: k}, () => Math.floor(rng() * n)), 'int32');
-        const negCenters = o.negatives === 1 ? c : tf.tile(c, [o.negatives]) as tf.Tensor1D;
-        const loss = opt.minimize(() => {
-          const pos = tf.sum(tf.mul(center.lookup(c), context.lookup(x)), 1);
-          const neg = tf.sum(tf.mul(center.lookup(negCenters), context.lookup(negIds)), 1);
-          // -log sigmoid(pos) - sum log(1 - sigmoid(neg)) per positive
-          return tf.div(tf.add(tf.sum(tf.softplus(tf.neg(pos))), tf.sum(tf.softplus(neg))), c.size) as tf.Scalar;
-        }, true, [center.anchor, context.anchor])!;
+        const negIds = randomVertices(k, n, {seed: walkSeed});
+        const contexts = contextIds(x, negIds);
+        const loss = opt.minimize(() => skipGramLoss(center, context, c, contexts, o.negatives), true, [center.anchor, context.anchor])!;
         center.step();
         context.step();
         const next = tf.add(lossSum, loss);
-        tf.dispose([lossSum, loss, c, x, negIds, negCenters]);
+        tf.dispose([lossSum, loss, c, x, negIds, contexts]);
         lossSum = next;
         pairs += k / o.negatives;
         ++steps;

@@ -78,13 +78,22 @@ WM_EHD void walkOne(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int
   }
 }
 
+// Draw i of a uniform vertex id in [0, numVertices) (skip-gram negatives).
+WM_EHD int32_t randomVertex(uint64_t seed, int64_t i, int64_t numVertices) {
+  return static_cast<int32_t>(hashBelow(sampleHash(seed ^ 0x6e656773ull, static_cast<uint64_t>(i), 0), numVertices));
+}
+
 // Device: out [n, length] (int32) = walks from starts[i]. Returns nothing; a
 // start outside [0, numVertices) sets errorFlag (when given) to the lowest
 // such position and its walk to zeros.
 void randomWalks(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t starts, int64_t n, int length,
                  uint64_t seed, WalkBias bias, uint64_t out, uint64_t errorFlag);
 
+// Device: out[i] = randomVertex(seed, i, numVertices) for i < count (int32).
+void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, uint64_t out);
+
 namespace host {
+void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, int32_t* out);
 // Returns the first start outside [0, numVertices) (nothing written) or -1.
 int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, const int32_t* starts, int64_t n,
                     int length, uint64_t seed, WalkBias bias, int32_t* out);

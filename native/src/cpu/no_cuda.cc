@@ -133,6 +133,7 @@ void softmaxCrossEntropyGrad(uint64_t, uint64_t, bool, int64_t, int64_t, uint64_
 void neighborMeanGrad(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t, int64_t) { noCuda("neighborMeanGrad"); }
 int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
 void randomWalks(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, WalkBias, uint64_t, uint64_t) { noCuda("randomWalks"); }
+void randomVertices(int64_t, int64_t, uint64_t, uint64_t) { noCuda("randomVertices"); }
 bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }
 NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { noCuda("NCCL"); }
