@@ -327,7 +327,7 @@ WM_FN(Reduce) {
   return guard(info, [&] {
     wm::reduce(static_cast<wm::ReduceOp>(intArg(info, 0, "op")), dtypeArg(info, 1, "dtypeIn"),
                dtypeArg(info, 2, "dtypeOut"), ptrArg(info, 3, "x"), ptrArg(info, 4, "y"),
-               intArg(info, 5, "outer"), intArg(info, 6, "inner"));
+               intArg(info, 5, "outer"), intArg(info, 6, "inner"), info.Length() > 7 ? intArg(info, 7, "after") : 1);
     return info.Env().Undefined();
   });
 }

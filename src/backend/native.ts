@@ -245,8 +245,7 @@ export interface NativeAddon {
   stridedCopy(elemSize: number, src: number, srcOffset: number, srcStrides: number[],
               srcMod: number[], dst: number, dstOffset: number, dstStrides: number[],
               shape: number[]): void;
-  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, y: number, outer: number,
-         inner: number): void;
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: number, y: number, outer: number, inner: number, after?: number): void;
   softmax(x: number, y: number, outer: number, inner: number, log: boolean): void;
   /** The k largest entries of each row of [rows, n], largest first, ties by position (wm/ops.h). */
   topK(dt: NativeDType, x: number, values: number, indices: number, rows: number, n: number, k: number): void;

@@ -23,7 +23,7 @@ export interface KernelRunner {
   fill(dt: NativeDType, y: Buf, n: number, value: number): void;
   stridedCopy(elemSize: number, src: Buf, srcOffset: number, srcStrides: number[], srcMod: number[], dst: Buf,
               dstOffset: number, dstStrides: number[], shape: number[]): void;
-  /** Reduces the middle axis of [outer, inner, after] (the last when after is 1; only the host takes another). */
+  /** Reduces the middle axis of [outer, inner, after] (the last when after is 1). */
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
   softmax(x: Buf, y: Buf, outer: number, inner: number): void;
   cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
@@ -131,8 +131,7 @@ class DeviceRunner extends WindowCalls implements KernelRunner {
     this.b.native.stridedCopy(e, num(src), so, ss, sm, num(dst), d0, ds, shape);
   }
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after = 1) {
-    if (after !== 1) throw new Error('reduce: the GPU reduces the last axis only (transpose first)');
-    this.b.native.reduce(op, dtIn, dtOut, num(x), num(y), outer, inner);
+    this.b.native.reduce(op, dtIn, dtOut, num(x), num(y), outer, inner, after);
   }
   softmax(x: Buf, y: Buf, outer: number, inner: number) {
     this.b.native.softmax(num(x), num(y), outer, inner, false);

@@ -36,11 +36,13 @@ export function reduceKernel(kernelName: string, op: ReduceOp, options: ReduceOp
       const {info, buf} = runner.output(outShape, outDtype);
       const sorted = [...axes].sort((a, b) => a - b);
       const oneBlock = sorted.every((a, i) => a === sorted[0] + i);
-      // Reduced axes already last, or (on the host, whose core reduces the middle of
-      // [before, reduced, after]) one block of axes: no transpose.
-      if (perm == null || (runner.where === 'host' && oneBlock)) {
-        const before = sorted.length > 0 ? util.sizeFromShape(x.shape.slice(0, sorted[0])) : util.sizeFromShape(outShape);
-        const after = sorted.length > 0 ? util.sizeFromShape(x.shape.slice(sorted[sorted.length - 1] + 1)) : 1;
+      const before = sorted.length > 0 ? util.sizeFromShape(x.shape.slice(0, sorted[0])) : util.sizeFromShape(outShape);
+      const after = sorted.length > 0 ? util.sizeFromShape(x.shape.slice(sorted[sorted.length - 1] + 1)) : 1;
+      // Reduced axes already last, or one block of them: the middle of [before, reduced, after]
+      // is reduced in place, no transpose (on the GPU when the columns fill the machine or the
+      // reduced axis is short: a few long columns go faster transposed into rows).
+      const inPlace = oneBlock && (runner.where === 'host' || before * after >= 1024 || inner <= 64);
+      if (perm == null || inPlace) {
         runner.reduce(op, nd(x.dtype), nd(outDtype), runner.input(x), buf, before, inner, after);
       } else {
         const src = transposeWith(runner, x, perm);

@@ -84,9 +84,10 @@ void stridedCopy(int elemSize, uint64_t src, int64_t srcOffset,
                  int64_t dstOffset, const std::vector<int64_t>& dstStrides,
                  const std::vector<int64_t>& shape);
 
-// Reduces the last axis of an [outer, inner] view.
+// Reduces the middle axis of an [outer, inner, after] view (after = 1: the
+// last axis of [outer, inner]).
 void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y,
-            int64_t outer, int64_t inner);
+            int64_t outer, int64_t inner, int64_t after = 1);
 
 // Row-wise softmax (or log-softmax) of an [outer, inner] float32 view.
 void softmax(uint64_t x, uint64_t y, int64_t outer, int64_t inner, bool log);

@@ -84,7 +84,7 @@ void stridedCopy(int, uint64_t, int64_t, const std::vector<int64_t>&, const std:
                  uint64_t, int64_t, const std::vector<int64_t>&, const std::vector<int64_t>&) {
   noCuda("stridedCopy");
 }
-void reduce(ReduceOp, DType, DType, uint64_t, uint64_t, int64_t, int64_t) { noCuda("reduce"); }
+void reduce(ReduceOp, DType, DType, uint64_t, uint64_t, int64_t, int64_t, int64_t) { noCuda("reduce"); }
 void softmax(uint64_t, uint64_t, int64_t, int64_t, bool) { noCuda("softmax"); }
 void cumulative(bool, DType, uint64_t, uint64_t, int64_t, int64_t, int64_t, bool, bool) { noCuda("cumulative"); }
 void topK(DType, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t) { noCuda("topK"); }

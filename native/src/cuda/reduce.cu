@@ -1,7 +1,9 @@
-// Row reductions over the last axis of an [outer, inner] view (the TypeScript
-// side transposes the reduced axes to the end first, as tfjs-backend-cpu does).
-// A group of threads (a warp for short rows, the whole block for long ones)
-// reduces one row through shared memory.
+// Reductions of an [outer, inner] view over its last axis — a group of
+// threads (a warp for short rows, the whole block for long ones) reduces one
+// row through shared memory — and of an [outer, inner, after] view over its
+// middle axis, where neighbouring threads take neighbouring columns so every
+// load is coalesced (the gradient of a broadcast sums over leading axes; a
+// transpose to make them last would copy the whole input first).
 #include <cfloat>
 #include <climits>
 
@@ -142,6 +144,34 @@ __global__ void reduceRows(const In* x, Out* y, int64_t outer, int64_t inner, in
   }
 }
 
+// Columns: thread x takes column col of slab b; Y threads split the reduced
+// axis (Y = 1 for short ones) and their partial results combine in order.
+template <typename In, typename Out, ReduceOp OP, int Y>
+__global__ void reduceColumns(const In* x, Out* y, int64_t outer, int64_t inner, int64_t after) {
+  using R = Reducer<In, OP>;
+  using Acc = typename R::Acc;
+  constexpr int kWide = 256 / Y;
+  __shared__ Acc sh[Y > 1 ? Y : 1][kWide];
+  int64_t col = blockIdx.x * static_cast<int64_t>(kWide) + threadIdx.x;
+  for (int64_t b = blockIdx.y; b < outer; b += gridDim.y) {
+    const In* xc = x + b * inner * after + col;
+    Acc acc = R::init();
+    if (col < after)
+      for (int64_t r = threadIdx.y; r < inner; r += Y) acc = R::combine(acc, R::load(xc[r * after], r));
+    if constexpr (Y > 1) {
+      sh[threadIdx.y][threadIdx.x] = acc;
+      __syncthreads();
+      if (threadIdx.y == 0)
+        for (int k = 1; k < Y; ++k) acc = R::combine(acc, sh[k][threadIdx.x]);
+      __syncthreads();  // sh is written again for the next slab
+    }
+    if (threadIdx.y == 0 && col < after) {
+      float first = inner > 0 ? static_cast<float>(xc[0]) : 0.f;
+      y[b * after + col] = finish<Out>(OP, acc, inner, first);
+    }
+  }
+}
+
 // Few long rows (tf.sum of a whole tensor): one block per row would use one
 // SM. Each row is cut into chunks reduced by their own blocks, then one
 // block per row combines the chunks in a fixed order (deterministic).
@@ -184,8 +214,26 @@ __global__ void combineChunks(const typename Reducer<In, OP>::Acc* partial, cons
 }
 
 template <typename In, typename Out, ReduceOp OP>
-void launchReduce(uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
+void launchColumns(uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t after) {
+  unsigned slabs = static_cast<unsigned>(std::min<int64_t>(outer, 65535));
+  if (inner <= 16) {
+    WM_REQUIRE((after + 255) / 256 <= INT_MAX, "reduce: too many columns");
+    reduceColumns<In, Out, OP, 1><<<dim3(static_cast<unsigned>((after + 255) / 256), slabs), dim3(256, 1), 0, stream()>>>(
+        as<In>(x), as<Out>(y), outer, inner, after);
+  } else {
+    WM_REQUIRE((after + 31) / 32 <= INT_MAX, "reduce: too many columns");
+    reduceColumns<In, Out, OP, 8><<<dim3(static_cast<unsigned>((after + 31) / 32), slabs), dim3(32, 8), 0, stream()>>>(
+        as<In>(x), as<Out>(y), outer, inner, after);
+  }
+}
+
+template <typename In, typename Out, ReduceOp OP>
+void launchReduce(uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t after) {
   using Acc = typename Reducer<In, OP>::Acc;
+  if (after > 1) {
+    launchColumns<In, Out, OP>(x, y, outer, inner, after);
+    return;
+  }
   constexpr int64_t kChunk = 16384;
   if (outer < 256 && inner >= 2 * kChunk) {
     int chunks = static_cast<int>(std::min<int64_t>((inner + kChunk - 1) / kChunk, 4096));
@@ -208,37 +256,37 @@ void launchReduce(uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
 }
 
 template <typename In, typename Out>
-void dispatchOp(ReduceOp op, uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
+void dispatchOp(ReduceOp op, uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t after) {
   switch (op) {
-    case ReduceOp::Sum: launchReduce<In, Out, ReduceOp::Sum>(x, y, outer, inner); break;
-    case ReduceOp::Prod: launchReduce<In, Out, ReduceOp::Prod>(x, y, outer, inner); break;
-    case ReduceOp::Max: launchReduce<In, Out, ReduceOp::Max>(x, y, outer, inner); break;
-    case ReduceOp::Min: launchReduce<In, Out, ReduceOp::Min>(x, y, outer, inner); break;
-    case ReduceOp::Mean: launchReduce<In, Out, ReduceOp::Mean>(x, y, outer, inner); break;
-    case ReduceOp::All: launchReduce<In, Out, ReduceOp::All>(x, y, outer, inner); break;
-    case ReduceOp::Any: launchReduce<In, Out, ReduceOp::Any>(x, y, outer, inner); break;
-    case ReduceOp::ArgMax: launchReduce<In, Out, ReduceOp::ArgMax>(x, y, outer, inner); break;
-    case ReduceOp::ArgMin: launchReduce<In, Out, ReduceOp::ArgMin>(x, y, outer, inner); break;
+    case ReduceOp::Sum: launchReduce<In, Out, ReduceOp::Sum>(x, y, outer, inner, after); break;
+    case ReduceOp::Prod: launchReduce<In, Out, ReduceOp::Prod>(x, y, outer, inner, after); break;
+    case ReduceOp::Max: launchReduce<In, Out, ReduceOp::Max>(x, y, outer, inner, after); break;
+    case ReduceOp::Min: launchReduce<In, Out, ReduceOp::Min>(x, y, outer, inner, after); break;
+    case ReduceOp::Mean: launchReduce<In, Out, ReduceOp::Mean>(x, y, outer, inner, after); break;
+    case ReduceOp::All: launchReduce<In, Out, ReduceOp::All>(x, y, outer, inner, after); break;
+    case ReduceOp::Any: launchReduce<In, Out, ReduceOp::Any>(x, y, outer, inner, after); break;
+    case ReduceOp::ArgMax: launchReduce<In, Out, ReduceOp::ArgMax>(x, y, outer, inner, after); break;
+    case ReduceOp::ArgMin: launchReduce<In, Out, ReduceOp::ArgMin>(x, y, outer, inner, after); break;
   }
 }
 
 template <typename In>
-void dispatchOut(ReduceOp op, DType out, uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
+void dispatchOut(ReduceOp op, DType out, uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t after) {
   switch (out) {
-    case DType::F32: dispatchOp<In, float>(op, x, y, outer, inner); break;
-    case DType::I32: dispatchOp<In, int>(op, x, y, outer, inner); break;
-    case DType::Bool: dispatchOp<In, uint8_t>(op, x, y, outer, inner); break;
+    case DType::F32: dispatchOp<In, float>(op, x, y, outer, inner, after); break;
+    case DType::I32: dispatchOp<In, int>(op, x, y, outer, inner, after); break;
+    case DType::Bool: dispatchOp<In, uint8_t>(op, x, y, outer, inner, after); break;
   }
 }
 
 }  // namespace
 
-void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t outer, int64_t inner) {
-  if (outer == 0) return;
+void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t after) {
+  if (outer == 0 || after == 0) return;
   switch (in) {
-    case DType::F32: dispatchOut<float>(op, out, x, y, outer, inner); break;
-    case DType::I32: dispatchOut<int>(op, out, x, y, outer, inner); break;
-    case DType::Bool: dispatchOut<uint8_t>(op, out, x, y, outer, inner); break;
+    case DType::F32: dispatchOut<float>(op, out, x, y, outer, inner, after); break;
+    case DType::I32: dispatchOut<int>(op, out, x, y, outer, inner, after); break;
+    case DType::Bool: dispatchOut<uint8_t>(op, out, x, y, outer, inner, after); break;
   }
   WM_CUDA_LAUNCHED();
 }
