@@ -44,9 +44,17 @@ WM_EHD int32_t walkStep(const int32_t* rowPtr, const int32_t* colIdx, int32_t pr
   int64_t start = rowPtr[cur], deg = rowPtr[cur + 1] - start;
   if (deg == 0) return cur;
   if (b.uniform || prev < 0) return colIdx[start + hashBelow(walkHash(seed, walk, step, 0), deg)];
+  // The edge test (a bisection of prev's row) decides only draws between
+  // the near and far weights; the rest are settled without it.
+  float lo = b.near < b.far ? b.near : b.far, hi = b.near < b.far ? b.far : b.near;
   for (int t = 0; t < kWalkTries; ++t) {
     int32_t x = colIdx[start + hashBelow(walkHash(seed, walk, step, 2 * t), deg)];
-    if (hashUnit(walkHash(seed, walk, step, 2 * t + 1)) < walkWeight(rowPtr, colIdx, prev, x, b)) return x;
+    float u = hashUnit(walkHash(seed, walk, step, 2 * t + 1));
+    bool accept = x == prev ? u < b.back
+                : u < lo    ? true
+                : u >= hi   ? false
+                            : u < (csrHasEdge(rowPtr, colIdx, prev, x) ? b.near : b.far);
+    if (accept) return x;
   }
   // Exact: a weighted choice over the row, the same double additions in the
   // same order on both sides (the product rounded on its own: no FMA).
