@@ -17,17 +17,18 @@ import {fullGraph, GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
 import {MetricsLog} from '../src/train/metrics_log';
 import {accuracy} from '../src/train/node_classification';
 import {seededRng, shuffle} from '../src/util/random';
+import {nonNegativeInt, positiveInt} from './cli_args';
 
 const root = path.resolve(__dirname, '..', '..');
 const program = new Command()
   .option('--data <folder>', 'graph folder (edges.tsv + vertex_value.tsv)', path.join(root, 'data', 'polblogs'))
-  .option('--epochs <n>', 'epochs', (v) => Number(v), 40)
-  .option('--batch-size <n>', 'global seed vertices per step', (v) => Number(v), 64)
+  .option('--epochs <n>', 'epochs', positiveInt('--epochs'), 40)
+  .option('--batch-size <n>', 'global seed vertices per step', positiveInt('--batch-size'), 64)
   .option('--memory <kind>', "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)", 'continuous')
   .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch)", 'tree')
   .option('--exact', 'train exactly as one process would on the global batch (distributed table, compact subgraphs sampled by vertex, no dropout, summed shares of the global loss): the loss curve does not depend on the number of ranks')
   .option('--wire <type>', 'the type gradients travel in between ranks: float32, bfloat16 or float16 (half the bytes)', 'float32')
-  .option('--seed <n>', 'split and initialisation seed', (v) => Number(v), 0)
+  .option('--seed <n>', 'split and initialisation seed', nonNegativeInt('--seed'), 0)
   .option('--out <folder>', 'metrics (rank 0)', path.join(root, 'runs', 'data-parallel'))
   .parse();
 

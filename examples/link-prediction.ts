@@ -17,25 +17,21 @@ import {DEFAULT_LINK_PREDICTION, trainLinkPrediction} from '../src/train/link_pr
 import {MetricsLog} from '../src/train/metrics_log';
 import {plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
+import {positiveInt, positiveNumber} from './cli_args';
 
 const root = path.resolve(__dirname, '..', '..');
 const d = DEFAULT_LINK_PREDICTION;
-const positive = (name: string) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
-  return n;
-};
 
 const program = new Command()
   .name('node dist/examples/link-prediction.js')
   .option('--data <folder>', 'graph folder with edges.tsv', path.join(root, '..', 'shared', 'datasets', 'cond-mat-2005'))
-  .option('--rmat <scale>', 'train on a seeded R-MAT graph of 2^scale vertices instead of --data', positive('--rmat'))
-  .option('--edge-factor <n>', 'R-MAT edges per vertex', positive('--edge-factor'), 16)
-  .option('--epochs <n>', 'epochs', positive('--epochs'), d.epochs)
-  .option('--dim <n>', 'embedding width', positive('--dim'), d.dim)
-  .option('--batch-size <n>', 'positive edges per step', positive('--batch-size'), d.batchSize)
-  .option('--negatives <n>', 'negatives per positive', positive('--negatives'), d.negativesPerPositive)
-  .option('--lr <x>', 'learning rate (sparse lazy Adam)', parseFloat, d.learningRate)
+  .option('--rmat <scale>', 'train on a seeded R-MAT graph of 2^scale vertices instead of --data', positiveInt('--rmat'))
+  .option('--edge-factor <n>', 'R-MAT edges per vertex', positiveInt('--edge-factor'), 16)
+  .option('--epochs <n>', 'epochs', positiveInt('--epochs'), d.epochs)
+  .option('--dim <n>', 'embedding width', positiveInt('--dim'), d.dim)
+  .option('--batch-size <n>', 'positive edges per step', positiveInt('--batch-size'), d.batchSize)
+  .option('--negatives <n>', 'negatives per positive', positiveInt('--negatives'), d.negativesPerPositive)
+  .option('--lr <x>', 'learning rate (sparse lazy Adam)', positiveNumber('--lr'), d.learningRate)
   .option('--memory <kind>', 'embedding table memory: device, host, managed, continuous, chunked (continuous: over every GPU of the machine)')
   .option('--out <folder>', 'metrics and plots', path.join(root, 'runs', 'link-prediction'))
   .parse();

@@ -14,6 +14,7 @@ import {MetricsLog} from '../src/train/metrics_log';
 import {DEFAULT_NODE_CLASSIFICATION, trainNodeClassification} from '../src/train/node_classification';
 import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
+import {positiveInt, positiveNumber} from './cli_args';
 
 const root = path.resolve(__dirname, '..', '..');
 const d = DEFAULT_NODE_CLASSIFICATION;
@@ -23,25 +24,19 @@ const program = new Command()
   .description('Train GraphSAGE (or GAT) node classification on a graph folder (edges.tsv + vertex_value.tsv).')
   .option('--data <folder>', 'graph folder', path.join(root, 'data', 'polblogs'))
   .option('--model <kind>', 'sage (GraphSAGE, mean aggregator) or gat (graph attention; compact subgraphs)', d.model)
-  .option('--heads <n>', 'attention heads of a GAT hidden layer (they split --hidden)', (v) => parsePositive(v, '--heads'), d.heads)
-  .option('--seeds <n>', 'number of random splits/seeds', (v) => parsePositive(v, '--seeds'), 5)
-  .option('--epochs <n>', 'epochs per seed', (v) => parsePositive(v, '--epochs'), d.epochs)
-  .option('--batch-size <n>', 'seed vertices per step', (v) => parsePositive(v, '--batch-size'), d.batchSize)
-  .option('--fanouts <list>', 'neighbours sampled per layer', (v) => v.split(',').map((x) => parsePositive(x, '--fanouts')), d.fanouts)
+  .option('--heads <n>', 'attention heads of a GAT hidden layer (they split --hidden)', positiveInt('--heads'), d.heads)
+  .option('--seeds <n>', 'number of random splits/seeds', positiveInt('--seeds'), 5)
+  .option('--epochs <n>', 'epochs per seed', positiveInt('--epochs'), d.epochs)
+  .option('--batch-size <n>', 'seed vertices per step', positiveInt('--batch-size'), d.batchSize)
+  .option('--fanouts <list>', 'neighbours sampled per layer', (v) => v.split(',').map(positiveInt('--fanouts')), d.fanouts)
   .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (unique-and-relabel: one compact subgraph per batch)", d.sampler)
-  .option('--dim <n>', 'embedding width', (v) => parsePositive(v, '--dim'), d.embeddingDim)
-  .option('--hidden <n>', 'hidden width', (v) => parsePositive(v, '--hidden'), d.hiddenDim)
-  .option('--lr <x>', 'Adam learning rate of the dense layers', parseFloat, d.learningRate)
-  .option('--emb-lr <x>', 'learning rate of the embedding table (sparse lazy Adam)', parseFloat, d.embeddingLearningRate)
+  .option('--dim <n>', 'embedding width', positiveInt('--dim'), d.embeddingDim)
+  .option('--hidden <n>', 'hidden width', positiveInt('--hidden'), d.hiddenDim)
+  .option('--lr <x>', 'Adam learning rate of the dense layers', positiveNumber('--lr'), d.learningRate)
+  .option('--emb-lr <x>', 'learning rate of the embedding table (sparse lazy Adam)', positiveNumber('--emb-lr'), d.embeddingLearningRate)
   .option('--memory <kind>', 'where the embedding table lives: device, host, continuous, chunked (default: device with a GPU, else host)')
   .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node-classification'))
   .parse();
-
-function parsePositive(v: string, name: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
-  return n;
-}
 
 async function main(): Promise<void> {
   const o = program.opts();

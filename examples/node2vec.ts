@@ -15,36 +15,27 @@ import {MetricsLog} from '../src/train/metrics_log';
 import {DEFAULT_NODE2VEC, logisticProbe, trainNode2Vec} from '../src/train/node2vec';
 import {plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
+import {nonNegativeInt, positiveInt, positiveNumber} from './cli_args';
 
 const root = path.resolve(__dirname, '..', '..');
 const d = DEFAULT_NODE2VEC;
-const positive = (name: string) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
-  return n;
-};
-const number = (name: string) => (v: string) => {
-  const x = Number(v);
-  if (!Number.isFinite(x) || x <= 0) throw new Error(`${name} must be a positive number, got "${v}"`);
-  return x;
-};
 
 const program = new Command()
   .name('npm run example:node2vec --')
   .description('Node embeddings by random walks and skip-gram on a graph folder (edges.tsv + vertex_value.tsv for the probe).')
   .option('--data <folder>', 'graph folder', path.join(root, 'data', 'polblogs'))
-  .option('--epochs <n>', 'epochs (walksPerVertex walks from every vertex each)', positive('--epochs'), d.epochs)
-  .option('--dim <n>', 'embedding width', positive('--dim'), d.dim)
-  .option('--walk-length <n>', 'vertices per walk', positive('--walk-length'), d.walkLength)
-  .option('--walks <n>', 'walks per vertex per epoch', positive('--walks'), d.walksPerVertex)
-  .option('--window <n>', 'skip-gram window: pairs at most this far apart', positive('--window'), d.window)
-  .option('--negatives <n>', 'uniform negatives per positive pair', positive('--negatives'), d.negatives)
-  .option('-p <x>', "node2vec's return parameter (1: DeepWalk)", number('-p'), d.p)
-  .option('-q <x>', "node2vec's in-out parameter (1: DeepWalk)", number('-q'), d.q)
-  .option('--batch-size <n>', 'walks per step', positive('--batch-size'), d.batchSize)
-  .option('--lr <x>', 'learning rate (sparse lazy Adam)', number('--lr'), d.learningRate)
+  .option('--epochs <n>', 'epochs (walksPerVertex walks from every vertex each)', positiveInt('--epochs'), d.epochs)
+  .option('--dim <n>', 'embedding width', positiveInt('--dim'), d.dim)
+  .option('--walk-length <n>', 'vertices per walk', positiveInt('--walk-length'), d.walkLength)
+  .option('--walks <n>', 'walks per vertex per epoch', positiveInt('--walks'), d.walksPerVertex)
+  .option('--window <n>', 'skip-gram window: pairs at most this far apart', positiveInt('--window'), d.window)
+  .option('--negatives <n>', 'uniform negatives per positive pair', positiveInt('--negatives'), d.negatives)
+  .option('-p <x>', "node2vec's return parameter (1: DeepWalk)", positiveNumber('-p'), d.p)
+  .option('-q <x>', "node2vec's in-out parameter (1: DeepWalk)", positiveNumber('-q'), d.q)
+  .option('--batch-size <n>', 'walks per step', positiveInt('--batch-size'), d.batchSize)
+  .option('--lr <x>', 'learning rate (sparse lazy Adam)', positiveNumber('--lr'), d.learningRate)
   .option('--memory <kind>', 'where the tables live: device, host, managed, continuous, chunked (default: device with a GPU, else host)')
-  .option('--seed <n>', 'seed of the walks, negatives and initial values', (v) => Number(v), d.seed)
+  .option('--seed <n>', 'seed of the walks, negatives and initial values', nonNegativeInt('--seed'), d.seed)
   .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node2vec'))
   .parse();
 

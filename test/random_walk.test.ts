@@ -3,6 +3,7 @@
 // (previous, current) pair of a random graph, including rows where rejection
 // fails and the exact draw runs), seeded, the GPU walking what the CPU walks,
 // skip-gram pairs against a plain loop, and argument errors.
+import {spawnSync} from 'child_process';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -268,5 +269,16 @@ describe('random walks', () => {
       await trainNode2Vec(data.graph, bad).then(() => expect.fail('accepted'), (e: Error) => expect(e.message).to.match(why));
     }
     expect(wm.memoryInfo().numTensors).to.equal(before.numTensors);
+  });
+
+  it('the example names a bad option and its rule, without a stack trace', () => {
+    const example = path.resolve(__dirname, '..', 'examples', 'node2vec.js');
+    for (const [args, why] of [[['--window', '0'], /option '--window <n>' argument '0' is invalid. --window must be a positive integer/],
+                               [['-q', 'x'], /option '-q <x>' argument 'x' is invalid. -q must be a positive number/]] as const) {
+      const r = spawnSync(process.execPath, [example, ...args], {encoding: 'utf8'});
+      expect(r.status).to.not.equal(0);
+      expect(r.stderr).to.match(why);
+      expect(r.stderr).to.not.match(/\n\s+at /);
+    }
   });
 });
