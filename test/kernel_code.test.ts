@@ -84,9 +84,9 @@ describe('CUDA code as compiled', function() {
       expect(narrow.filter(([, body]) => /(div|rem)\.[us]64/.test(body)).map(([n]) => n), `${file}: int kernels dividing in 64 bits`).to.deep.equal([]);
     }
   });
-  it('scatter_nd.cu and the all-reduce kernels keep their parameters out of local memory', function() {
+  it('scatter_nd.cu, the all-reduce, row-dot and walk kernels keep their parameters and state out of local memory', function() {
     this.timeout(300000);
-    for (const file of ['scatter_nd.cu', 'allreduce_one_shot.cu', 'allreduce_two_shot.cu']) {
+    for (const file of ['scatter_nd.cu', 'allreduce_one_shot.cu', 'allreduce_two_shot.cu', 'row_dots.cu', 'row_dots_grad.cu', 'random_walk.cu']) {
       const local = [...entries(nvcc!, file)].filter(([, body]) => /(ld|st)\.local/.test(body)).map(([name]) => name);
       expect(local, `${file}: kernels using local memory`).to.deep.equal([]);
     }

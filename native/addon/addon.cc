@@ -24,6 +24,7 @@ void InitGraph(Napi::Env env, Napi::Object exports);      // graph_bindings.cc
 void InitOptimizers(Napi::Env env, Napi::Object exports); // optimizer_bindings.cc
 void InitWindows(Napi::Env env, Napi::Object exports);    // window_bindings.cc
 void InitGat(Napi::Env env, Napi::Object exports);        // gat_bindings.cc
+void InitRowDots(Napi::Env env, Napi::Object exports);    // row_dots_bindings.cc
 wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
 
 namespace {
@@ -817,6 +818,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitOptimizers(env, exports);
   InitWindows(env, exports);
   InitGat(env, exports);
+  InitRowDots(env, exports);
   return exports;
 }
 

@@ -167,6 +167,10 @@ export interface NativeAddon {
   relabelVertices(dst: number, nDst: number, ids: number, nIds: number, numVertices: number, map: number, values: number, neighbors: number): number;
   hostUniqueInt32(x: Int32Array, values: Int32Array, inverse: Int32Array): number;
   /** Graph attention's passes (wm/graph_ops.h): device addresses, or typed arrays for the CPU core. */
+  /** Row dots (wm/row_dots.h): device addresses or, on the CPU core, Float32Arrays. */
+  rowDots(a: number | Float32Array, b: number | Float32Array, n: number, m: number, d: number, out: number | Float32Array): void;
+  rowDotsGrad(a: number | Float32Array, b: number | Float32Array, g: number | Float32Array, n: number, m: number, d: number,
+              dA: number | Float32Array, dB: number | Float32Array): void;
   gatForward(rowPtr: number | Int32Array, colIdx: number | Int32Array, numRows: number, numCols: number, feat: number | Float32Array,
              src: number | Float32Array, dst: number | Float32Array, heads: number, dim: number, slope: number, out: number | Float32Array,
              alpha: number | Float32Array): void;

@@ -10,4 +10,5 @@ export type {LossReduction} from './softmax_cross_entropy';
 export {sageLayer} from './sage_layer';
 export {dropout} from './dropout';
 export {gatAggregate} from './gat';
+export {rowDots} from './row_dots';
 export type {GatOptions} from './gat';

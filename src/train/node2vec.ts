@@ -16,6 +16,7 @@ import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {adam as sparseAdam} from '../nn/sparse_optimizer';
 import {predictedClasses} from '../nn/graphsage';
+import {rowDots} from '../nn/row_dots';
 import {seededRng, shuffle} from '../util/random';
 import {accuracy} from './node_classification';
 import {adam} from './fused_adam';
@@ -103,9 +104,9 @@ export function contextIds(context: tf.Tensor1D, negatives: tf.Tensor1D): tf.Ten
  */
 export function skipGramLoss(center: Embedding, context: Embedding, centers: tf.Tensor1D, contexts: tf.Tensor1D, negatives: number): tf.Scalar {
   const pairs = centers.size;
-  const rows = center.lookup(centers);
-  const ctx = tf.reshape(context.lookup(contexts), [1 + negatives, pairs, center.dim]);
-  const scores = tf.sum(tf.mul(ctx, rows), 2);
+  const rows = center.lookup(centers) as tf.Tensor2D;
+  const ctx = tf.reshape(context.lookup(contexts), [1 + negatives, pairs, center.dim]) as tf.Tensor3D;
+  const scores = rowDots(rows, ctx);
   // softplus(-score) for the positives (the first block), softplus(score) for the negatives.
   const sign = tf.tensor2d(Float32Array.from({length: 1 + negatives}, (_, i) => (i === 0 ? -1 : 1)), [1 + negatives, 1]);
   return tf.div(tf.sum(tf.softplus(tf.mul(scores, sign))), pairs) as tf.Scalar;

@@ -9,6 +9,7 @@
 #include "wm/embedding.h"
 #include "wm/managed.h"
 #include "wm/random_walk.h"
+#include "wm/row_dots.h"
 #include "wm/sampling.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
@@ -134,6 +135,8 @@ void neighborMeanGrad(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t, i
 int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
 void randomWalks(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, WalkBias, uint64_t, uint64_t) { noCuda("randomWalks"); }
 void randomVertices(int64_t, int64_t, uint64_t, uint64_t) { noCuda("randomVertices"); }
+void rowDots(uint64_t, uint64_t, int64_t, int64_t, int64_t, uint64_t) { noCuda("rowDots"); }
+void rowDotsGrad(uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t, uint64_t, uint64_t) { noCuda("rowDotsGrad"); }
 bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }
 NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { noCuda("NCCL"); }

@@ -1,0 +1,51 @@
+// Dot products of each row of a [n, d] with the matching row of every block
+// of b [m, n, d] — tf.sum(tf.mul(b, a), 2) — as one native op each way
+// (skip-gram scores of centers against their positive and negative
+// contexts): the products are never written out, and the gradient is one
+// pass over a's rows (no broadcast reduction). Other backends get the tfjs ops.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+
+/** out[j, i] = a[i] . b[j, i]: a float32 [n, d], b float32 [m, n, d], out [m, n]. Differentiable in both. */
+export function rowDots(a: tf.Tensor2D, b: tf.Tensor3D): tf.Tensor2D {
+  for (const [name, t, rank] of [['a', a, 2], ['b', b, 3]] as const) {
+    if (!(t instanceof tf.Tensor) || t.rank !== rank || t.dtype !== 'float32') {
+      throw new TypeError(`rowDots: ${name} must be a float32 tensor of rank ${rank}, got ${t instanceof tf.Tensor ? `${t.dtype} [${t.shape}]` : typeof t}`);
+    }
+  }
+  const [n, d] = a.shape, m = b.shape[0];
+  if (b.shape[1] !== n || b.shape[2] !== d) throw new RangeError(`rowDots: b must be [m, ${n}, ${d}] to match a [${n}, ${d}], got [${b.shape}]`);
+  const be = tf.backend();
+  if (!(be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels))) return composite(a, b);
+  const f = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([x, y]);
+    return {
+      value: forward(be, x, y, n, m, d),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(be, saved[0], saved[1], dy, n, m, d),
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(a, b) as tf.Tensor2D;
+}
+
+function forward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, n: number, m: number, d: number): tf.Tensor {
+  if (be.gpu) return be.deviceOutputs([[m, n]], ([out]) => be.native.rowDots(be.devicePtr(a), be.devicePtr(b), n, m, d, out))[0];
+  const out = new Float32Array(m * n);
+  be.native.rowDots(a.dataSync() as Float32Array, b.dataSync() as Float32Array, n, m, d, out);
+  return tf.tensor2d(out, [m, n]);
+}
+
+function backward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, dy: tf.Tensor, n: number, m: number, d: number): tf.Tensor[] {
+  if (be.gpu) {
+    return be.deviceOutputs([[n, d], [m, n, d]], ([dA, dB]) =>
+      be.native.rowDotsGrad(be.devicePtr(a), be.devicePtr(b), be.devicePtr(dy), n, m, d, dA, dB));
+  }
+  const dA = new Float32Array(n * d), dB = new Float32Array(m * n * d);
+  be.native.rowDotsGrad(a.dataSync() as Float32Array, b.dataSync() as Float32Array, dy.dataSync() as Float32Array, n, m, d, dA, dB);
+  return [tf.tensor2d(dA, [n, d]), tf.tensor3d(dB, [m, n, d])];
+}
+
+/** @internal The same from tfjs ops (other backends; the tests' reference). */
+export function composite(a: tf.Tensor2D, b: tf.Tensor3D): tf.Tensor2D {
+  return tf.sum(tf.mul(b, a), 2) as tf.Tensor2D;
+}
