@@ -13,6 +13,7 @@ import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {DeviceCsr} from '../src/graph/native_sampling';
+import {pairsFromOps} from '../src/graph/random_walk';
 import {soloCommunicator} from '../src/memory/communicator';
 import {Embedding} from '../src/nn/embedding';
 import {logisticProbe, trainNode2Vec} from '../src/train/node2vec';
@@ -127,7 +128,7 @@ describe('random walks', () => {
 
   it('skip-gram pairs: every two positions at most window apart, both ways, against a loop', async () => {
     const r = seededRng(2);
-    for (const [n, length, window] of [[7, 9, 3], [5, 4, 10], [3, 1, 2], [0, 6, 2]]) {
+    for (const [n, length, window] of [[7, 9, 3], [5, 4, 10], [3, 1, 2], [0, 6, 2], [300, 20, 5]]) {
       const values = Int32Array.from({length: n * length}, () => Math.floor(r() * 1000));
       const walks = tf.tensor2d(values, [n, length], 'int32');
       const {center, context} = walkPairs(walks, window);
@@ -146,7 +147,11 @@ describe('random walks', () => {
         }
       }
       expect(got).to.deep.equal(want);
-      tf.dispose([walks, center, context]);
+      // The native op keeps the order of the tfjs slices it replaced.
+      const ref = pairsFromOps(walks, window);
+      expect(Array.from(c)).to.deep.equal(Array.from(await ref.center.data()));
+      expect(Array.from(x)).to.deep.equal(Array.from(await ref.context.data()));
+      tf.dispose([walks, center, context, ref.center, ref.context]);
     }
     expect(() => walkPairs(tf.zeros([2, 3]) as tf.Tensor2D, 2)).to.throw(/walks must be an int32 \[n, length\] tensor/);
     expect(() => walkPairs(tf.zeros([2, 3], 'int32') as tf.Tensor2D, 0)).to.throw(/window must be a positive integer/);

@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <string>
 
 #include "int32_source.h"
 #include "napi_util.h"
@@ -123,6 +124,27 @@ Napi::Value HostWalks(const Napi::CallbackInfo& info) {
   });
 }
 
+// walkPairs(walks, n, length, window, center, context)
+Napi::Value Pairs(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::walkPairs(ptr(info, 0), num(info, 1), static_cast<int>(num(info, 2)), static_cast<int>(num(info, 3)), ptr(info, 4), ptr(info, 5));
+    return info.Env().Undefined();
+  });
+}
+// hostWalkPairs(walks, length, window, center, context)
+Napi::Value HostPairs(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    auto walks = info[0].As<Napi::Int32Array>(), center = info[3].As<Napi::Int32Array>(), context = info[4].As<Napi::Int32Array>();
+    const int64_t length = num(info, 1), window = num(info, 2);
+    if (length < 1 || walks.ElementLength() % length != 0) throw Napi::RangeError::New(info.Env(), "walkPairs: walks must hold n x length entries");
+    const int64_t n = static_cast<int64_t>(walks.ElementLength()) / length;
+    const int64_t total = wm::walkPairCount(n, static_cast<int>(length), static_cast<int>(window));
+    if (static_cast<int64_t>(center.ElementLength()) != total || static_cast<int64_t>(context.ElementLength()) != total)
+      throw Napi::RangeError::New(info.Env(), "walkPairs: center and context must hold " + std::to_string(total) + " entries");
+    wm::host::walkPairs(walks.Data(), n, static_cast<int>(length), static_cast<int>(window), center.Data(), context.Data());
+    return info.Env().Undefined();
+  });
+}
 // randomVertices(count, numVertices, seed, out)
 Napi::Value Vertices(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -183,6 +205,8 @@ void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));
   exports.Set("randomWalks", Napi::Function::New(env, Walks, "randomWalks"));
   exports.Set("hostRandomWalks", Napi::Function::New(env, HostWalks, "hostRandomWalks"));
+  exports.Set("walkPairs", Napi::Function::New(env, Pairs, "walkPairs"));
+  exports.Set("hostWalkPairs", Napi::Function::New(env, HostPairs, "hostWalkPairs"));
   exports.Set("randomVertices", Napi::Function::New(env, Vertices, "randomVertices"));
   exports.Set("hostRandomVertices", Napi::Function::New(env, HostVertices, "hostRandomVertices"));
   exports.Set("hostBuildCsr", Napi::Function::New(env, HostBuildCsr, "hostBuildCsr"));

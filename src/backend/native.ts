@@ -195,6 +195,8 @@ export interface NativeAddon {
   hostNegativePairs(rowPtr: Int32Array, colIdx: Int32Array, seed: number, src: Int32Array, dst: Int32Array): number;
   randomWalks(rowPtr: number, colIdx: number, numVertices: number, starts: number, n: number, length: number, seed: number,
               bias: WalkBias, out: number, errorFlag: number): void;
+  walkPairs(walks: number, n: number, length: number, window: number, center: number, context: number): void;
+  hostWalkPairs(walks: Int32Array, length: number, window: number, center: Int32Array, context: Int32Array): void;
   randomVertices(count: number, numVertices: number, seed: number, out: number): void;
   hostRandomVertices(numVertices: number, seed: number, out: Int32Array): void;
   hostRandomWalks(rowPtr: Int32Array | NativeHostMemory, colIdx: Int32Array | NativeHostMemory, starts: Int32Array, length: number,

@@ -93,13 +93,43 @@ export function checkGraph(g: CsrGraph, opts: WalkOptions, what: string): void {
 /**
  * Skip-gram training pairs from walks [n, length]: (center, context) for
  * every two positions at most `window` apart, both directions, as int32
- * tensors on the walks' device (tfjs slices: no host round trip).
+ * tensors on the walks' device — one native op (on other backends, tfjs
+ * slices). Order: for each offset d the pairs (walk[s], walk[s + d]) row by
+ * row, then the same pairs swapped.
  */
 export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tensor1D; context: tf.Tensor1D} {
   if (walks.rank !== 2 || walks.dtype !== 'int32') throw new TypeError(`walkPairs: walks must be an int32 [n, length] tensor, got ${walks.dtype} [${walks.shape}]`);
   if (!Number.isInteger(window) || window < 1) throw new RangeError(`walkPairs: window must be a positive integer, got ${window}`);
   const [n, length] = walks.shape;
-  const pairs = tf.tidy(() => {
+  let total = 0;
+  for (let d = 1; d <= Math.min(window, length - 1); ++d) total += 2 * n * (length - d);
+  const b = tf.backend();
+  let pairs: {center: tf.Tensor1D; context: tf.Tensor1D};
+  if (b instanceof WholeMemoryBackend && b.gpu) {
+    const [center, context] = b.deviceOutputs([[total], [total]], ([c, x]) => {
+      if (total > 0) b.native.walkPairs(b.devicePtr(walks), n, length, window, c, x);
+    }, 'int32') as tf.Tensor1D[];
+    pairs = {center, context};
+  } else if (b instanceof WholeMemoryBackend && b.hostKernels) {
+    const center = new Int32Array(total), context = new Int32Array(total);
+    if (total > 0) b.native.hostWalkPairs(walks.dataSync() as Int32Array, length, window, center, context);
+    pairs = {center: tf.tensor1d(center, 'int32'), context: tf.tensor1d(context, 'int32')};
+  } else {
+    pairs = pairsFromOps(walks, window);
+  }
+  // Pairs of checked vertex ids are checked too.
+  const rows = validRows(walks);
+  if (rows !== undefined) {
+    markValid(pairs.center, rows);
+    markValid(pairs.context, rows);
+  }
+  return pairs;
+}
+
+/** @internal walkPairs from tfjs slices (other backends; the tests' reference). */
+export function pairsFromOps(walks: tf.Tensor2D, window: number): {center: tf.Tensor1D; context: tf.Tensor1D} {
+  const [n, length] = walks.shape;
+  return tf.tidy(() => {
     const centers: tf.Tensor[] = [], contexts: tf.Tensor[] = [];
     for (let d = 1; d <= Math.min(window, length - 1); ++d) {
       const left = tf.reshape(tf.slice(walks, [0, 0], [n, length - d]), [-1]);
@@ -110,13 +140,6 @@ export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tenso
     if (centers.length === 0) return {center: tf.zeros([0], 'int32') as tf.Tensor1D, context: tf.zeros([0], 'int32') as tf.Tensor1D};
     return {center: tf.concat(centers) as tf.Tensor1D, context: tf.concat(contexts) as tf.Tensor1D};
   });
-  // Pairs of checked vertex ids are checked too.
-  const rows = validRows(walks);
-  if (rows !== undefined) {
-    markValid(pairs.center, rows);
-    markValid(pairs.context, rows);
-  }
-  return pairs;
 }
 
 /**

@@ -91,6 +91,36 @@ WM_EHD int32_t randomVertex(uint64_t seed, int64_t i, int64_t numVertices) {
   return static_cast<int32_t>(hashBelow(sampleHash(seed ^ 0x6e656773ull, static_cast<uint64_t>(i), 0), numVertices));
 }
 
+// Skip-gram pair p of walks [n, length] within `window`, in walkPairs' order:
+// for each offset d = 1..min(window, length - 1) a block of n (length - d)
+// pairs (walk[s], walk[s + d]) row by row, then the same pairs swapped.
+WM_EHD void walkPair(const int32_t* walks, int64_t n, int length, int window, int64_t p, int32_t* center, int32_t* context) {
+  int64_t q = p;
+  for (int d = 1; d <= window && d < length; ++d) {
+    const int64_t block = n * (length - d);
+    if (q < 2 * block) {
+      const bool swapped = q >= block;
+      const int64_t r = swapped ? q - block : q;
+      const int64_t w = r / (length - d), s = r % (length - d);
+      const int32_t left = walks[w * length + s], right = walks[w * length + s + d];
+      *center = swapped ? right : left;
+      *context = swapped ? left : right;
+      return;
+    }
+    q -= 2 * block;
+  }
+}
+
+// Pairs of walks [n, length] within window: 2 sum over d of n (length - d).
+WM_EHD int64_t walkPairCount(int64_t n, int length, int window) {
+  int64_t total = 0;
+  for (int d = 1; d <= window && d < length; ++d) total += 2 * n * (length - d);
+  return total;
+}
+
+// Device: center/context [walkPairCount] from walks (int32).
+void walkPairs(uint64_t walks, int64_t n, int length, int window, uint64_t center, uint64_t context);
+
 // Device: out [n, length] (int32) = walks from starts[i]. Returns nothing; a
 // start outside [0, numVertices) sets errorFlag (when given) to the lowest
 // such position and its walk to zeros.
@@ -101,6 +131,7 @@ void randomWalks(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t
 void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, uint64_t out);
 
 namespace host {
+void walkPairs(const int32_t* walks, int64_t n, int length, int window, int32_t* center, int32_t* context);
 void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, int32_t* out);
 // Returns the first start outside [0, numVertices) (nothing written) or -1.
 int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, const int32_t* starts, int64_t n,

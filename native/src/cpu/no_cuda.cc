@@ -135,6 +135,7 @@ void neighborMeanGrad(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t, i
 int64_t negativePairs(uint64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("negativePairs"); }
 void randomWalks(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, WalkBias, uint64_t, uint64_t) { noCuda("randomWalks"); }
 void randomVertices(int64_t, int64_t, uint64_t, uint64_t) { noCuda("randomVertices"); }
+void walkPairs(uint64_t, int64_t, int, int, uint64_t, uint64_t) { noCuda("walkPairs"); }
 void rowDots(uint64_t, uint64_t, int64_t, int64_t, int64_t, uint64_t) { noCuda("rowDots"); }
 void rowDotsGrad(uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t, uint64_t, uint64_t) { noCuda("rowDotsGrad"); }
 bool ncclAvailable() { return false; }

@@ -1,0 +1,26 @@
+// Skip-gram pairs of walks on the GPU: a thread per pair, wm/random_walk.h's
+// walkPair order (what the tfjs slices and concats of walkPairs gave, in one
+// launch instead of four per offset).
+#include "launch.cuh"
+#include "wm/random_walk.h"
+#include "wm/runtime.h"
+
+namespace wm {
+namespace {
+
+__global__ void walkPairsKernel(const int32_t* walks, int64_t n, int length, int window, int64_t total, int32_t* center,
+                                int32_t* context) {
+  WM_GRID_STRIDE(p, total) walkPair(walks, n, length, window, p, center + p, context + p);
+}
+
+}  // namespace
+
+void walkPairs(uint64_t walks, int64_t n, int length, int window, uint64_t center, uint64_t context) {
+  const int64_t total = walkPairCount(n, length, window);
+  if (total == 0) return;
+  walkPairsKernel<<<gridFor(total), kThreads, 0, stream()>>>(as<int32_t>(walks), n, length, window, total, as<int32_t>(center),
+                                                             as<int32_t>(context));
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm

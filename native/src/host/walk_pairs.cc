@@ -1,0 +1,15 @@
+// Skip-gram pairs of walks on the CPU: wm/random_walk.h's walkPair order.
+#include "parallel.h"
+#include "wm/random_walk.h"
+
+namespace wm {
+namespace host {
+
+void walkPairs(const int32_t* walks, int64_t n, int length, int window, int32_t* center, int32_t* context) {
+  parallelFor(walkPairCount(n, length, window), 1 << 15, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) walkPair(walks, n, length, window, p, center + p, context + p);
+  });
+}
+
+}  // namespace host
+}  // namespace wm
