@@ -17,7 +17,7 @@ import {fullGraph, GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
 import {MetricsLog} from '../src/train/metrics_log';
 import {accuracy} from '../src/train/node_classification';
 import {seededRng, shuffle} from '../src/util/random';
-import {nonNegativeInt, positiveInt} from './cli_args';
+import {nonNegativeInt, positiveInt} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const program = new Command()

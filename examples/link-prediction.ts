@@ -6,10 +6,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import * as tf from '@tensorflow/tfjs-core';
 import {Command} from 'commander';
 
-import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
 import {readEdgeList} from '../src/graph/edge_list';
 import {rmat} from '../src/graph/rmat';
@@ -17,7 +15,7 @@ import {DEFAULT_LINK_PREDICTION, trainLinkPrediction} from '../src/train/link_pr
 import {MetricsLog} from '../src/train/metrics_log';
 import {plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
-import {positiveInt, positiveNumber} from './cli_args';
+import {positiveInt, positiveNumber, startBackend} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const d = DEFAULT_LINK_PREDICTION;
@@ -38,9 +36,7 @@ const program = new Command()
 
 async function main(): Promise<void> {
   const o = program.opts();
-  await tf.setBackend(wm.BACKEND_NAME);
-  const dev = wm.deviceInfo();
-  const where = dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU';
+  const {where} = await startBackend();
   const built = Date.now();
   let name: string, edges;
   if (o.rmat !== undefined) {

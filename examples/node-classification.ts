@@ -5,7 +5,6 @@
 // seed, test accuracy at the best validation epoch, mean over seeds.
 import * as path from 'path';
 
-import * as tf from '@tensorflow/tfjs-core';
 import {Command} from 'commander';
 
 import * as wm from '../src/index';
@@ -14,7 +13,7 @@ import {MetricsLog} from '../src/train/metrics_log';
 import {DEFAULT_NODE_CLASSIFICATION, trainNodeClassification} from '../src/train/node_classification';
 import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
-import {positiveInt, positiveNumber} from './cli_args';
+import {positiveInt, positiveNumber, startBackend} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const d = DEFAULT_NODE_CLASSIFICATION;
@@ -44,9 +43,7 @@ async function main(): Promise<void> {
   if (o.model !== 'sage' && o.model !== 'gat') throw new Error(`--model must be sage or gat, got "${o.model}"`);
   if (o.model === 'gat' && o.sampler !== 'subgraph') throw new Error('--model gat attends over compact subgraphs: use --sampler subgraph (the default)');
   if (o.model === 'gat' && o.hidden % o.heads !== 0) throw new Error(`--heads (${o.heads}) must divide --hidden (${o.hidden})`);
-  await tf.setBackend(wm.BACKEND_NAME);
-  const dev = wm.deviceInfo();
-  const where = dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU';
+  const {where, dev} = await startBackend();
   if (!dev.gpu) console.log(`no GPU in use: ${dev.reason}`);
   const data = loadNodeClassification(o.data);
   console.log(`${data.name}: largest component ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges, ` +

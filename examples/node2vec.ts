@@ -6,16 +6,14 @@
 // they separate the classes.
 import * as path from 'path';
 
-import * as tf from '@tensorflow/tfjs-core';
 import {Command} from 'commander';
 
-import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {MetricsLog} from '../src/train/metrics_log';
 import {DEFAULT_NODE2VEC, logisticProbe, trainNode2Vec} from '../src/train/node2vec';
 import {plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
-import {nonNegativeInt, positiveInt, positiveNumber} from './cli_args';
+import {nonNegativeInt, positiveInt, positiveNumber, startBackend} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const d = DEFAULT_NODE2VEC;
@@ -41,9 +39,7 @@ const program = new Command()
 
 async function main(): Promise<void> {
   const o = program.opts();
-  await tf.setBackend(wm.BACKEND_NAME);
-  const dev = wm.deviceInfo();
-  const where = dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU';
+  const {where} = await startBackend();
   const data = loadNodeClassification(o.data);
   const kind = o.p === 1 && o.q === 1 ? 'DeepWalk walks' : `node2vec walks (p ${o.p}, q ${o.q})`;
   console.log(`${data.name}: largest component ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges; ${kind}, training on ${where}`);

@@ -1,7 +1,17 @@
-// Option parsers the examples share: a bad value stops the run with the
-// option's name and the rule it broke (commander's usage error, no stack
-// trace), before anything is loaded.
+// What the examples share: option parsers — a bad value stops the run with
+// the option's name and the rule it broke (commander's usage error, no stack
+// trace), before anything is loaded — and the backend's start.
+import * as tf from '@tensorflow/tfjs-core';
 import {InvalidArgumentError} from 'commander';
+
+import * as wm from '../src/index';
+
+/** Selects the wholememory backend; says where training runs ('GPU 0 (name)' or 'CPU'). */
+export async function startBackend(): Promise<{where: string; dev: ReturnType<typeof wm.deviceInfo>}> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const dev = wm.deviceInfo();
+  return {where: dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU', dev};
+}
 export function positiveInt(name: string): (v: string) => number {
   return (v) => {
     const n = Number(v);
