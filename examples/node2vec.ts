@@ -3,10 +3,15 @@
 // folder (default: the bundled polblogs), walks and training on the GPU when
 // there is one, else the CPU; after each epoch a logistic regression on the
 // frozen embeddings (half the labelled vertices to train it) says how well
-// they separate the classes.
+// they separate the classes. Under the launcher (`node dist/bin/tfjs-wm-run.js
+// -n 2 dist/examples/node2vec.js`) the ranks share both tables in WholeMemory
+// (continuous unless --memory says chunked) and split each epoch's walks.
 import * as path from 'path';
 
 import {Command} from 'commander';
+
+import * as wm from '../src/index';
+import {readLaunchEnv} from '../src/dist/launch_env';
 
 import {loadNodeClassification} from '../src/graph/dataset';
 import {MetricsLog} from '../src/train/metrics_log';
@@ -40,37 +45,47 @@ const program = new Command()
 async function main(): Promise<void> {
   const o = program.opts();
   const {where} = await startBackend();
+  // Launched ranks share the tables; rank 0 evaluates, logs and plots.
+  const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
+  const lead = (comm?.rank ?? 0) === 0;
+  const memory = o.memory ?? (comm ? 'continuous' : undefined);
   const data = loadNodeClassification(o.data);
   const kind = o.p === 1 && o.q === 1 ? 'DeepWalk walks' : `node2vec walks (p ${o.p}, q ${o.q})`;
-  console.log(`${data.name}: largest component ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges; ${kind}, training on ${where}`);
-  const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
-  const progress = new EpochProgress(o.epochs, 'node2vec');
+  const ranks = comm ? `${comm.size} ranks sharing ${memory} tables, ` : '';
+  if (lead) console.log(`${data.name}: largest component ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges; ${kind}, ${ranks}training on ${where}`);
+  const log = lead ? new MetricsLog(path.join(o.out, 'metrics.jsonl')) : undefined;
+  const progress = lead ? new EpochProgress(o.epochs, 'node2vec') : undefined;
   const history: {seed: number; epoch: number; loss: number; trainAcc: number; testAcc: number}[] = [];
   const started = Date.now();
   const {embedding} = await trainNode2Vec(data.graph, {
     epochs: o.epochs, dim: o.dim, walkLength: o.walkLength, walksPerVertex: o.walks, window: o.window, negatives: o.negatives,
-    p: o.p, q: o.q, batchSize: o.batchSize, learningRate: o.lr, memory: o.memory, seed: o.seed,
+    p: o.p, q: o.q, batchSize: o.batchSize, learningRate: o.lr, memory, communicator: comm, seed: o.seed,
   }, async (m, emb) => {
+    if (!lead) return;
     const probe = await logisticProbe(emb, data.labels, data.numClasses, {seed: o.seed});
     const record = {...m, ...probe};
-    log.write({type: 'epoch', ...record});
+    log!.write({type: 'epoch', ...record});
     history.push({seed: o.seed, ...record});
-    progress.tick(`epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} | probe train ${probe.trainAcc.toFixed(4)} ` +
-                  `test ${probe.testAcc.toFixed(4)}`, `${Math.round(m.pairsPerSecond)} pairs/s`);
+    progress!.tick(`epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} | probe train ${probe.trainAcc.toFixed(4)} ` +
+                   `test ${probe.testAcc.toFixed(4)}`, `${Math.round(m.pairsPerSecond)} pairs/s`);
   });
-  progress.stop();
+  progress?.stop();
   const seconds = (Date.now() - started) / 1000;
-  // The probe over several splits of the final embeddings: one split of ~600 test vertices moves by a percent.
-  const accs: number[] = [];
-  for (let s = 0; s < 5; ++s) accs.push((await logisticProbe(embedding, data.labels, data.numClasses, {seed: o.seed + 100 + s})).testAcc);
+  if (lead) {
+    // The probe over several splits of the final embeddings: one split of ~600 test vertices moves by a percent.
+    const accs: number[] = [];
+    for (let s = 0; s < 5; ++s) accs.push((await logisticProbe(embedding, data.labels, data.numClasses, {seed: o.seed + 100 + s})).testAcc);
+    const mean = accs.reduce((a, b) => a + b, 0) / accs.length;
+    const std = Math.sqrt(accs.reduce((a, b) => a + (b - mean) ** 2, 0) / accs.length);
+    log!.write({type: 'summary', testAccMean: mean, testAccStd: std, testAccs: accs, seconds, device: where, ranks: comm?.size ?? 1});
+    const plots = await plotTrainingCurves(history, path.join(o.out, 'metrics'), `node2vec on ${data.name} (${kind})`,
+                                           {trainAcc: 'probe train', testAcc: 'probe test'}, 'probe accuracy');
+    console.log(`probe test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over 5 splits (${seconds.toFixed(1)} s of training on ${where})`);
+    console.log(`metrics: ${log!.file}\nplots: ${plots.join(', ')}`);
+  }
+  comm?.barrier();  // the tables are shared: none is freed while rank 0 still reads them
   embedding.dispose();
-  const mean = accs.reduce((a, b) => a + b, 0) / accs.length;
-  const std = Math.sqrt(accs.reduce((a, b) => a + (b - mean) ** 2, 0) / accs.length);
-  log.write({type: 'summary', testAccMean: mean, testAccStd: std, testAccs: accs, seconds, device: where});
-  const plots = await plotTrainingCurves(history, path.join(o.out, 'metrics'), `node2vec on ${data.name} (${kind})`,
-                                         {trainAcc: 'probe train', testAcc: 'probe test'}, 'probe accuracy');
-  console.log(`probe test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over 5 splits (${seconds.toFixed(1)} s of training on ${where})`);
-  console.log(`metrics: ${log.file}\nplots: ${plots.join(', ')}`);
+  comm?.destroy();
 }
 
 main().catch((e) => {

@@ -4,6 +4,8 @@
 // fails and the exact draw runs), seeded, the GPU walking what the CPU walks,
 // skip-gram pairs against a plain loop, and argument errors.
 import {spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -284,6 +286,26 @@ describe('random walks', () => {
       expect(r.status).to.not.equal(0);
       expect(r.stderr).to.match(why);
       expect(r.stderr).to.not.match(/\n\s+at /);
+    }
+  });
+
+  it('the example on 2 ranks: both tables shared in WholeMemory, each epoch\'s walks split, embeddings as good', function() {
+    this.timeout(120000);
+    const launcher = path.resolve(__dirname, '..', 'bin', 'tfjs-wm-run.js');
+    const example = path.resolve(__dirname, '..', 'examples', 'node2vec.js');
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-n2v-'));
+    try {
+      const r = spawnSync(process.execPath, [launcher, '-n', '2', example, '--epochs', '2', '--dim', '32', '--out', out],
+                          {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'}});
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(/2 ranks sharing continuous tables/);
+      const acc = Number(/probe test accuracy ([\d.]+) ±/.exec(r.stdout)![1]);
+      expect(acc).to.be.greaterThan(86);
+      const records = fs.readFileSync(path.join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(records.filter((x) => x.type === 'epoch').length).to.equal(2);
+      expect(records.find((x) => x.type === 'summary').ranks).to.equal(2);
+    } finally {
+      fs.rmSync(out, {recursive: true, force: true});
     }
   });
 });

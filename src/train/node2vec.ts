@@ -12,6 +12,7 @@ import {DeviceCsr} from '../graph/native_sampling';
 import {markValid, validRows} from '../backend/index_validation';
 import {checkGraph, randomVertices, randomWalks, walkBias, walkPairs} from '../graph/random_walk';
 import {randomSplit} from '../graph/split';
+import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {adam as sparseAdam} from '../nn/sparse_optimizer';
@@ -38,6 +39,12 @@ export interface Node2VecOptions {
   epochs: number;
   learningRate: number;
   memory?: EmbeddingMemory;
+  /**
+   * Ranks training one pair of tables together: with memory 'continuous' or 'chunked' every rank
+   * walks its share of each epoch's starts (step k on rank k mod size) and updates the shared tables
+   * in place; the epoch's loss is the mean over all ranks' steps.
+   */
+  communicator?: Communicator;
   seed: number;
 }
 
@@ -122,10 +129,14 @@ export async function trainNode2Vec(graph: CsrGraph, options: Partial<Node2VecOp
   if (o.walkLength < 2) throw new RangeError(`node2vec: walkLength must be at least 2 to make pairs, got ${o.walkLength}`);
   walkBias('node2vec', o.walkLength, o);  // p, q and seed checked before anything is made
   const n = graph.numVertices;
+  const comm = o.communicator, rank = comm?.rank ?? 0, ranks = comm?.size ?? 1;
+  if (ranks > 1 && o.memory !== 'continuous' && o.memory !== 'chunked') {
+    throw new RangeError(`node2vec: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous' or 'chunked', got ${o.memory}`);
+  }
   const walker = new Walker(graph, o);
   const rng = seededRng(o.seed * 7919 + 3);
-  const table = (seed: number, scale: number) => new Embedding({rows: n, dim: o.dim, memory: o.memory, optimizer: sparseAdam({lr: o.learningRate}),
-                                                                 init: {type: 'normal', scale, seed}});
+  const table = (seed: number, scale: number) => new Embedding({rows: n, dim: o.dim, memory: o.memory, communicator: comm,
+                                                                 optimizer: sparseAdam({lr: o.learningRate}), init: {type: 'normal', scale, seed}});
   // word2vec's two tables: contexts start near zero, so the first steps move the centers apart.
   const center = table(o.seed + 1, 1 / Math.sqrt(o.dim)), context = table(o.seed + 2, 1e-3);
   const opt = tf.train.sgd(0);  // carries the tables' gradients; there are no dense parameters
@@ -137,12 +148,13 @@ export async function trainNode2Vec(graph: CsrGraph, options: Partial<Node2VecOp
       const starts = shuffle(Int32Array.from({length: n * o.walksPerVertex}, (_, i) => i % n), rng);
       let lossSum: tf.Tensor = tf.scalar(0);
       let pairs = 0, steps = 0;
-      for (let b = 0; b < starts.length; b += o.batchSize) {
-        const walks = walker.walk(starts.subarray(b, Math.min(starts.length, b + o.batchSize)), walkSeed++);
+      for (let b = 0, step = 0; b < starts.length; b += o.batchSize, ++step, ++walkSeed) {
+        if (step % ranks !== rank) continue;  // every rank shuffled the same starts; step k is rank k mod size's
+        const walks = walker.walk(starts.subarray(b, Math.min(starts.length, b + o.batchSize)), walkSeed);
         const {center: c, context: x} = walkPairs(walks, o.window);
         walks.dispose();
         const k = c.size * o.negatives;
-        const negIds = randomVertices(k, n, {seed: walkSeed});
+        const negIds = randomVertices(k, n, {seed: walkSeed + 1});
         const contexts = contextIds(x, negIds);
         const loss = opt.minimize(() => skipGramLoss(center, context, c, contexts, o.negatives), true, [center.anchor, context.anchor])!;
         center.step();
@@ -153,12 +165,19 @@ export async function trainNode2Vec(graph: CsrGraph, options: Partial<Node2VecOp
         pairs += k / o.negatives;
         ++steps;
       }
-      const loss = (await lossSum.data())[0] / steps;
+      let [loss, all] = [(await lossSum.data())[0], {steps, pairs}];
       lossSum.dispose();
+      if (comm && ranks > 1) {
+        // Every rank's steps are in the tables once all are here; the loss is the mean over all steps.
+        const each = comm.allgatherJson({loss, steps, pairs}, 'node2vec epoch');
+        loss = each.reduce((a, e) => a + e.loss, 0);
+        all = {steps: each.reduce((a, e) => a + e.steps, 0), pairs: each.reduce((a, e) => a + e.pairs, 0)};
+      }
       const seconds = (Date.now() - started) / 1000;
-      const m = {epoch, loss, seconds, pairsPerSecond: pairs / seconds};
+      const m = {epoch, loss: loss / Math.max(all.steps, 1), seconds, pairsPerSecond: all.pairs / seconds};
       epochs.push(m);
       await onEpoch(m, center);
+      if (comm && ranks > 1) comm.barrier();  // no rank writes while another evaluates the epoch
     }
   } catch (e) {
     center.dispose();
