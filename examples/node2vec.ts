@@ -17,6 +17,7 @@ import {loadNodeClassification} from '../src/graph/dataset';
 import {MetricsLog} from '../src/train/metrics_log';
 import {DEFAULT_NODE2VEC, logisticProbe, trainNode2Vec} from '../src/train/node2vec';
 import {plotTrainingCurves} from '../src/train/plot';
+import {writeEmbeddingText} from '../src/train/embedding_text';
 import {EpochProgress} from '../src/train/progress';
 import {nonNegativeInt, positiveInt, positiveNumber, startBackend} from './cli';
 
@@ -39,7 +40,7 @@ const program = new Command()
   .option('--lr <x>', 'learning rate (sparse lazy Adam)', positiveNumber('--lr'), d.learningRate)
   .option('--memory <kind>', 'where the tables live: device, host, managed, continuous, chunked (default: device with a GPU, else host)')
   .option('--seed <n>', 'seed of the walks, negatives and initial values', nonNegativeInt('--seed'), d.seed)
-  .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node2vec'))
+  .option('--out <folder>', 'where metrics.jsonl, the plots and embeddings.txt go', path.join(root, 'runs', 'node2vec'))
   .parse();
 
 async function main(): Promise<void> {
@@ -81,7 +82,10 @@ async function main(): Promise<void> {
     const plots = await plotTrainingCurves(history, path.join(o.out, 'metrics'), `node2vec on ${data.name} (${kind})`,
                                            {trainAcc: 'probe train', testAcc: 'probe test'}, 'probe accuracy');
     console.log(`probe test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over 5 splits (${seconds.toFixed(1)} s of training on ${where})`);
-    console.log(`metrics: ${log!.file}\nplots: ${plots.join(', ')}`);
+    // The embeddings themselves, keyed by the data's own vertex ids (word2vec's text format).
+    const saved = path.join(o.out, 'embeddings.txt');
+    writeEmbeddingText(embedding, saved, {keys: data.originalIds});
+    console.log(`metrics: ${log!.file}\nplots: ${plots.join(', ')}\nembeddings: ${saved}`);
   }
   comm?.barrier();  // the tables are shared: none is freed while rank 0 still reads them
   embedding.dispose();

@@ -308,4 +308,34 @@ describe('random walks', () => {
       fs.rmSync(out, {recursive: true, force: true});
     }
   });
+
+  it('embeddings in word2vec text format: every row back exactly, with its key, in chunks; bad files named', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-emb-text-'));
+    try {
+      const emb = new Embedding({rows: 1001, dim: 7, init: {type: 'normal', scale: 3, seed: 5}});
+      const keys = Int32Array.from({length: 1001}, (_, i) => 5000 + 3 * i);
+      const file = path.join(dir, 'sub', 'e.txt');
+      wm.train.writeEmbeddingText(emb, file, {keys, chunkRows: 64});
+      const back = wm.train.readEmbeddingText(file);
+      const t = emb.read(Int32Array.from({length: 1001}, (_, i) => i));
+      expect(Array.from(back.values)).to.deep.equal(Array.from(t.dataSync()));
+      expect(back.keys).to.deep.equal(Array.from(keys, String));
+      expect(back.dim).to.equal(7);
+      expect(fs.readdirSync(path.join(dir, 'sub'))).to.deep.equal(['e.txt']);  // no partial file left
+      t.dispose();
+      emb.dispose();
+      fs.writeFileSync(path.join(dir, 'bad.txt'), '2 3\na 1 2 3\nb 1 x 3\n');
+      expect(() => wm.train.readEmbeddingText(path.join(dir, 'bad.txt'))).to.throw(/line 3, value 2 "x" is not a number/);
+      fs.writeFileSync(path.join(dir, 'short.txt'), '3 2\na 1 2\n');
+      expect(() => wm.train.readEmbeddingText(path.join(dir, 'short.txt'))).to.throw(/the header says 3 rows, the file holds 1/);
+      fs.writeFileSync(path.join(dir, 'inf.txt'), '1 3\nk inf -Infinity nan\n');
+      const special = wm.train.readEmbeddingText(path.join(dir, 'inf.txt')).values;
+      expect([special[0], special[1], Number.isNaN(special[2])]).to.deep.equal([Infinity, -Infinity, true]);
+      const small = new Embedding({rows: 2, dim: 1});
+      expect(() => wm.train.writeEmbeddingText(small, path.join(dir, 'k.txt'), {keys: [1]})).to.throw(/keys holds 1 names for 2 rows/);
+      small.dispose();
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
 });

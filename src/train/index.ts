@@ -10,3 +10,6 @@ export {DEFAULT_NODE_CLASSIFICATION, trainNodeClassification} from './node_class
 export type {EpochMetrics, NodeClassificationOptions, RunResult} from './node_classification';
 export {plotTrainingCurves} from './plot';
 export {EpochProgress} from './progress';
+export {DEFAULT_NODE2VEC, logisticProbe, skipGramLoss, trainNode2Vec} from './node2vec';
+export type {Node2VecEpoch, Node2VecOptions, Node2VecResult, ProbeResult} from './node2vec';
+export {readEmbeddingText, writeEmbeddingText} from './embedding_text';
