@@ -1,24 +1,33 @@
 // Unsupervised node embeddings (`npm run example:node2vec`): DeepWalk /
 // node2vec random walks and skip-gram with negative sampling on a graph
-// folder (default: the bundled polblogs), walks and training on the GPU when
-// there is one, else the CPU; after each epoch a logistic regression on the
-// frozen embeddings (half the labelled vertices to train it) says how well
-// they separate the classes. Under the launcher (`node dist/bin/tfjs-wm-run.js
-// -n 2 dist/examples/node2vec.js`) the ranks share both tables in WholeMemory
+// folder, walks and training on the GPU when there is one, else the CPU.
+// After each epoch the frozen embeddings are judged on one of the node2vec
+// paper's two tasks: `--task classes` (default, on the bundled polblogs) a
+// logistic regression on half the labelled vertices; `--task links` (any
+// edges.tsv) the dot products of held-out edges against non-edges, the walks
+// taken on the graph without them (ROC AUC, Hits@50, reported at the best
+// validation epoch). Under the launcher (`node dist/bin/tfjs-wm-run.js -n 2
+// dist/examples/node2vec.js`) the ranks share both tables in WholeMemory
 // (continuous unless --memory says chunked) and split each epoch's walks.
 import * as path from 'path';
 
-import {Command} from 'commander';
+import {Command, InvalidArgumentError} from 'commander';
 
 import * as wm from '../src/index';
 import {readLaunchEnv} from '../src/dist/launch_env';
-
+import {CsrGraph} from '../src/graph/csr';
 import {loadNodeClassification} from '../src/graph/dataset';
+import {readEdgeList} from '../src/graph/edge_list';
+import {splitEdges} from '../src/graph/link_split';
+import {Embedding} from '../src/nn/embedding';
+import {writeEmbeddingText} from '../src/train/embedding_text';
+import {hitsAtK, rocAuc} from '../src/train/link_metrics';
+import {pairScores} from '../src/train/link_prediction';
 import {MetricsLog} from '../src/train/metrics_log';
 import {DEFAULT_NODE2VEC, logisticProbe, trainNode2Vec} from '../src/train/node2vec';
-import {plotTrainingCurves} from '../src/train/plot';
-import {writeEmbeddingText} from '../src/train/embedding_text';
+import {MetricSeries, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
+import {seededRng} from '../src/util/random';
 import {nonNegativeInt, positiveInt, positiveNumber, startBackend} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -26,8 +35,12 @@ const d = DEFAULT_NODE2VEC;
 
 const program = new Command()
   .name('npm run example:node2vec --')
-  .description('Node embeddings by random walks and skip-gram on a graph folder (edges.tsv + vertex_value.tsv for the probe).')
-  .option('--data <folder>', 'graph folder', path.join(root, 'data', 'polblogs'))
+  .description('Node embeddings by random walks and skip-gram on a graph folder, judged by node classification or link prediction.')
+  .option('--task <kind>', 'classes (a logistic regression on the embeddings; needs vertex_value.tsv) or links (held-out edges)', (v) => {
+    if (v !== 'classes' && v !== 'links') throw new InvalidArgumentError(`--task must be classes or links, got "${v}"`);
+    return v;
+  }, 'classes')
+  .option('--data <folder>', 'graph folder (default: the bundled polblogs for classes, ../shared/datasets/cond-mat-2005 for links)')
   .option('--epochs <n>', 'epochs (walksPerVertex walks from every vertex each)', positiveInt('--epochs'), d.epochs)
   .option('--dim <n>', 'embedding width', positiveInt('--dim'), d.dim)
   .option('--walk-length <n>', 'vertices per walk', positiveInt('--walk-length'), d.walkLength)
@@ -43,6 +56,59 @@ const program = new Command()
   .option('--out <folder>', 'where metrics.jsonl, the plots and embeddings.txt go', path.join(root, 'runs', 'node2vec'))
   .parse();
 
+/** What the embeddings are judged on: the graph to walk, per-epoch figures, the closing line. */
+interface Task {
+  name: string;
+  graph: CsrGraph;
+  keys?: ArrayLike<number>;
+  series: MetricSeries;
+  panel: string;
+  evaluate(emb: Embedding, epoch: number): Promise<Record<string, number>>;
+  line(r: Record<string, number>): string;
+  finish(emb: Embedding): Promise<{line: string; summary: object}>;
+}
+
+function classesTask(folder: string, seed: number): Task {
+  const data = loadNodeClassification(folder);
+  return {
+    name: `${data.name} (largest component)`, graph: data.graph, keys: data.originalIds,
+    series: {trainAcc: 'probe train', testAcc: 'probe test'}, panel: 'probe accuracy',
+    evaluate: async (emb) => ({...(await logisticProbe(emb, data.labels, data.numClasses, {seed}))}),
+    line: (r) => `probe train ${r.trainAcc.toFixed(4)} test ${r.testAcc.toFixed(4)}`,
+    finish: async (emb) => {
+      // Several splits: one split of ~600 test vertices moves by a percent.
+      const accs: number[] = [];
+      for (let s = 0; s < 5; ++s) accs.push((await logisticProbe(emb, data.labels, data.numClasses, {seed: seed + 100 + s})).testAcc);
+      const mean = accs.reduce((a, b) => a + b, 0) / accs.length;
+      const std = Math.sqrt(accs.reduce((a, b) => a + (b - mean) ** 2, 0) / accs.length);
+      return {line: `probe test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over 5 splits`,
+              summary: {testAccMean: mean, testAccStd: std, testAccs: accs}};
+    },
+  };
+}
+
+function linksTask(folder: string, seed: number): Task {
+  const full = CsrGraph.fromEdges(readEdgeList(path.join(folder, 'edges.tsv')), {symmetric: true});
+  // 5% validation and 10% test edges held out; the walks see only the rest.
+  const split = splitEdges(full, 0.05, 0.1, seededRng(seed * 9973 + 5));
+  let best: Record<string, number> | undefined;
+  return {
+    name: path.basename(path.resolve(folder)), graph: split.train,
+    series: {valAuc: 'val AUC', testAuc: 'test AUC', testHits50: 'test Hits@50'}, panel: 'AUC / Hits@50',
+    evaluate: async (emb, epoch) => {
+      const [vp, vn, tp, tn] = [split.valEdges, split.valNegatives, split.testEdges, split.testNegatives].map((p) => pairScores(emb, p));
+      const r = {valAuc: rocAuc(vp, vn), valHits50: hitsAtK(vp, vn, 50), testAuc: rocAuc(tp, tn), testHits50: hitsAtK(tp, tn, 50)};
+      if (best === undefined || r.valAuc >= best.valAuc) best = {epoch, ...r};
+      return r;
+    },
+    line: (r) => `val AUC ${r.valAuc.toFixed(4)} | test AUC ${r.testAuc.toFixed(4)} Hits@50 ${r.testHits50.toFixed(4)}`,
+    finish: async () => ({
+      line: `best validation epoch ${best!.epoch}: test AUC ${best!.testAuc.toFixed(4)}, test Hits@50 ${best!.testHits50.toFixed(4)}`,
+      summary: {best},
+    }),
+  };
+}
+
 async function main(): Promise<void> {
   const o = program.opts();
   const {where} = await startBackend();
@@ -50,41 +116,36 @@ async function main(): Promise<void> {
   const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
   const lead = (comm?.rank ?? 0) === 0;
   const memory = o.memory ?? (comm ? 'continuous' : undefined);
-  const data = loadNodeClassification(o.data);
+  const task = o.task === 'links' ? linksTask(o.data ?? path.join(root, '..', 'shared', 'datasets', 'cond-mat-2005'), o.seed)
+                                  : classesTask(o.data ?? path.join(root, 'data', 'polblogs'), o.seed);
   const kind = o.p === 1 && o.q === 1 ? 'DeepWalk walks' : `node2vec walks (p ${o.p}, q ${o.q})`;
   const ranks = comm ? `${comm.size} ranks sharing ${memory} tables, ` : '';
-  if (lead) console.log(`${data.name}: largest component ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges; ${kind}, ${ranks}training on ${where}`);
+  if (lead) console.log(`${task.name}: ${task.graph.numVertices} vertices, ${task.graph.numEdges / 2} edges walked; ${kind}, ${ranks}training on ${where}`);
   const log = lead ? new MetricsLog(path.join(o.out, 'metrics.jsonl')) : undefined;
   const progress = lead ? new EpochProgress(o.epochs, 'node2vec') : undefined;
-  const history: {seed: number; epoch: number; loss: number; trainAcc: number; testAcc: number}[] = [];
+  const history: {seed: number; epoch: number; loss: number; [k: string]: number}[] = [];
   const started = Date.now();
-  const {embedding} = await trainNode2Vec(data.graph, {
+  const {embedding} = await trainNode2Vec(task.graph, {
     epochs: o.epochs, dim: o.dim, walkLength: o.walkLength, walksPerVertex: o.walks, window: o.window, negatives: o.negatives,
     p: o.p, q: o.q, batchSize: o.batchSize, learningRate: o.lr, memory, communicator: comm, seed: o.seed,
   }, async (m, emb) => {
     if (!lead) return;
-    const probe = await logisticProbe(emb, data.labels, data.numClasses, {seed: o.seed});
-    const record = {...m, ...probe};
-    log!.write({type: 'epoch', ...record});
-    history.push({seed: o.seed, ...record});
-    progress!.tick(`epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} | probe train ${probe.trainAcc.toFixed(4)} ` +
-                   `test ${probe.testAcc.toFixed(4)}`, `${Math.round(m.pairsPerSecond)} pairs/s`);
+    const r = await task.evaluate(emb, m.epoch);
+    log!.write({type: 'epoch', ...m, ...r});
+    history.push({seed: o.seed, ...m, ...r});
+    progress!.tick(`epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} | ${task.line(r)}`,
+                   `${Math.round(m.pairsPerSecond)} pairs/s`);
   });
   progress?.stop();
   const seconds = (Date.now() - started) / 1000;
   if (lead) {
-    // The probe over several splits of the final embeddings: one split of ~600 test vertices moves by a percent.
-    const accs: number[] = [];
-    for (let s = 0; s < 5; ++s) accs.push((await logisticProbe(embedding, data.labels, data.numClasses, {seed: o.seed + 100 + s})).testAcc);
-    const mean = accs.reduce((a, b) => a + b, 0) / accs.length;
-    const std = Math.sqrt(accs.reduce((a, b) => a + (b - mean) ** 2, 0) / accs.length);
-    log!.write({type: 'summary', testAccMean: mean, testAccStd: std, testAccs: accs, seconds, device: where, ranks: comm?.size ?? 1});
-    const plots = await plotTrainingCurves(history, path.join(o.out, 'metrics'), `node2vec on ${data.name} (${kind})`,
-                                           {trainAcc: 'probe train', testAcc: 'probe test'}, 'probe accuracy');
-    console.log(`probe test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over 5 splits (${seconds.toFixed(1)} s of training on ${where})`);
-    // The embeddings themselves, keyed by the data's own vertex ids (word2vec's text format).
+    const {line, summary} = await task.finish(embedding);
+    log!.write({type: 'summary', ...summary, seconds, device: where, ranks: comm?.size ?? 1});
+    const plots = await plotTrainingCurves(history, path.join(o.out, 'metrics'), `node2vec on ${task.name} (${kind})`, task.series, task.panel);
+    // The embeddings themselves (the last epoch's), keyed by the data's own vertex ids (word2vec's text format).
     const saved = path.join(o.out, 'embeddings.txt');
-    writeEmbeddingText(embedding, saved, {keys: data.originalIds});
+    writeEmbeddingText(embedding, saved, {keys: task.keys});
+    console.log(`${line} (${seconds.toFixed(1)} s of training on ${where})`);
     console.log(`metrics: ${log!.file}\nplots: ${plots.join(', ')}\nembeddings: ${saved}`);
   }
   comm?.barrier();  // the tables are shared: none is freed while rank 0 still reads them

@@ -289,6 +289,25 @@ describe('random walks', () => {
     }
   });
 
+  it('the example\'s link task: held-out edges scored above non-edges, reported at the best validation epoch', function() {
+    this.timeout(120000);
+    const example = path.resolve(__dirname, '..', 'examples', 'node2vec.js');
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-n2v-links-'));
+    try {
+      const data = path.resolve(__dirname, '..', '..', 'data', 'polblogs');
+      const r = spawnSync(process.execPath, [example, '--task', 'links', '--data', data, '--epochs', '2', '--out', out],
+                          {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'}});
+      expect(r.status, r.stderr).to.equal(0);
+      const m = /best validation epoch (\d): test AUC ([\d.]+), test Hits@50 ([\d.]+)/.exec(r.stdout)!;
+      expect(Number(m[2])).to.be.greaterThan(0.85);
+      const best = fs.readFileSync(path.join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((x) => x.type === 'summary').best;
+      expect(best.epoch).to.equal(Number(m[1]));
+      expect(wm.train.readEmbeddingText(path.join(out, 'embeddings.txt')).keys.length).to.equal(1490);  // every vertex of the edge file
+    } finally {
+      fs.rmSync(out, {recursive: true, force: true});
+    }
+  });
+
   it('the example on 2 ranks: both tables shared in WholeMemory, each epoch\'s walks split, embeddings as good', function() {
     this.timeout(120000);
     const launcher = path.resolve(__dirname, '..', 'bin', 'tfjs-wm-run.js');

@@ -39,7 +39,8 @@ export interface LinkEpochMetrics {
   edgesPerSecond: number;
 }
 
-function scores(emb: Embedding, pairs: EdgePairs): Float32Array {
+/** Dot products of the rows of each pair's two vertices (link scores). */
+export function pairScores(emb: Embedding, pairs: EdgePairs): Float32Array {
   return tf.tidy(() => tf.sum(tf.mul(emb.read(pairs.src), emb.read(pairs.dst)), 1).dataSync() as Float32Array);
 }
 
@@ -85,7 +86,7 @@ export async function trainLinkPrediction(graph: CsrGraph, options: Partial<Link
       const epochLoss = (await lossSum.data())[0] / batches;
       lossSum.dispose();
       const trainSeconds = (Date.now() - started) / 1000;
-      const [vp, vn, tp, tn] = [split.valEdges, split.valNegatives, split.testEdges, split.testNegatives].map((p) => scores(emb, p));
+      const [vp, vn, tp, tn] = [split.valEdges, split.valNegatives, split.testEdges, split.testNegatives].map((p) => pairScores(emb, p));
       const metrics: LinkEpochMetrics = {
         seed: o.seed, epoch, loss: epochLoss, valAuc: rocAuc(vp, vn), valHits50: hitsAtK(vp, vn, 50),
         testAuc: rocAuc(tp, tn), testHits50: hitsAtK(tp, tn, 50), seconds: (Date.now() - started) / 1000,
