@@ -5,6 +5,13 @@ import * as path from 'path';
 
 import * as wm from '../src/index';
 
+/** A positive integer setting from the environment (fallback when unset); a bad value names the variable. */
+export function envPositiveInt(name: string, fallback: number): number {
+  const v = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer, got ${process.env[name]}`);
+  return v;
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];

@@ -16,15 +16,9 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {composite} from '../src/nn/gat';
-import {timeMs, torchJson} from './bench_util';
+import {envPositiveInt, timeMs, torchJson} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
-
-function env(name: string, fallback: number): number {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer, got ${process.env[name]}`);
-  return v;
-}
 
 function randomGraph(rows: number, degree: number): {rowPtr: Int32Array; colIdx: Int32Array} {
   let s = 12345;
@@ -56,8 +50,8 @@ function measure(gat: Gat, block: wm.graph.CsrBlock, rows: number, heads: number
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const dev = wm.deviceInfo();
-  const rows = env('BENCH_GAT_ROWS', dev.gpu ? 200000 : 20000), degree = env('BENCH_GAT_DEGREE', 16);
-  const heads = env('BENCH_GAT_HEADS', 4), dim = env('BENCH_GAT_DIM', 32);
+  const rows = envPositiveInt('BENCH_GAT_ROWS', dev.gpu ? 200000 : 20000), degree = envPositiveInt('BENCH_GAT_DEGREE', 16);
+  const heads = envPositiveInt('BENCH_GAT_HEADS', 4), dim = envPositiveInt('BENCH_GAT_DIM', 32);
   const {rowPtr, colIdx} = randomGraph(rows, degree);
   const block = new wm.graph.CsrBlock(rowPtr, colIdx, rows);
   const cases = ['gatAggregate forward', 'forward + gradients (feat, src, dst)'];

@@ -18,15 +18,9 @@ import {CsrGraph} from '../src/graph/csr';
 import {DeviceCsr} from '../src/graph/native_sampling';
 import {trainNode2Vec} from '../src/train/node2vec';
 import {seededRng} from '../src/util/random';
-import {timeMs, torchJson} from './bench_util';
+import {envPositiveInt, timeMs, torchJson} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
-
-function env(name: string, fallback: number): number {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${name} must be a positive number, got ${process.env[name]}`);
-  return v;
-}
 
 // The walk as a TypeScript user would write it without the native op (the CPU's reference).
 function walksInScript(g: CsrGraph, starts: Int32Array, length: number, p: number, q: number, seed: number): Int32Array {
@@ -75,8 +69,8 @@ interface TorchResult {
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const dev = wm.deviceInfo();
-  const scale = env('BENCH_WALK_SCALE', dev.gpu ? 20 : 16), length = env('BENCH_WALK_LENGTH', 80);
-  const trainScale = env('BENCH_WALK_TRAIN_SCALE', dev.gpu ? 18 : 13);
+  const scale = envPositiveInt('BENCH_WALK_SCALE', dev.gpu ? 20 : 16), length = envPositiveInt('BENCH_WALK_LENGTH', 80);
+  const trainScale = envPositiveInt('BENCH_WALK_TRAIN_SCALE', dev.gpu ? 18 : 13);
   const cases = [{name: 'DeepWalk (uniform)', p: 1, q: 1}, {name: 'node2vec p 0.5 q 2', p: 0.5, q: 2}, {name: 'node2vec p 2 q 0.5', p: 2, q: 0.5}];
   const built = Date.now();
   const g = CsrGraph.fromEdges(wm.graph.rmat({scale, edgeFactor: 16, seed: 3}), {symmetric: true});

@@ -37,6 +37,22 @@ export function walkBias(what: string, length: number, opts: WalkOptions): {bias
 
 type Int32Source = Int32Array | NativeHostMemory;
 
+/** @internal Whether opts ask for node2vec's second-order walks (which test edges, so need sorted rows). */
+export function secondOrder(opts: WalkOptions): boolean {
+  return (opts.p ?? 1) !== 1 || (opts.q ?? 1) !== 1;
+}
+
+/**
+ * @internal Host walks as an int32 tensor [n, length], marked as vertex ids
+ * of a graph of numVertices (lookups with them need no index check), as the
+ * GPU's walks are.
+ */
+export function walkTensor(walks: Int32Array, length: number, numVertices: number): tf.Tensor2D {
+  const t = tf.tensor2d(walks, [walks.length / length, length], 'int32');
+  markValid(t, numVertices);
+  return t;
+}
+
 /** @internal Walks over a graph's arrays on the host: [starts.length * length], row-major. */
 export function walkOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertices: number, starts: Int32Array, length: number,
                            opts: WalkOptions, what: string): Int32Array {
@@ -85,7 +101,7 @@ export function randomWalks(g: CsrGraph, starts: Int32Array, length: number, opt
 
 /** @internal Validates g (and, for node2vec's p and q, its row order) once. */
 export function checkGraph(g: CsrGraph, opts: WalkOptions, what: string): void {
-  if ((opts.p ?? 1) !== 1 || (opts.q ?? 1) !== 1) g.requireSortedRows(what);
+  if (secondOrder(opts)) g.requireSortedRows(what);
   else g.validate(what);
   if (g.numEdges > 2 ** 31 - 1) throw new RangeError(`${what}: graphs past 2^31 edges need 64-bit offsets (not built yet)`);
 }

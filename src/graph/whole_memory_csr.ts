@@ -11,7 +11,7 @@ import type {Communicator} from '../memory/communicator';
 import type {MemoryLocation, WholeMemoryTensor} from '../memory/whole_memory_tensor';
 import {CsrGraph} from './csr';
 import {sampleOnDevice, sampleOnHost, SampleOptions, VertexMap} from './native_sampling';
-import {walkOnDevice, walkOnHost, WalkOptions} from './random_walk';
+import {secondOrder, walkOnDevice, walkOnHost, WalkOptions, walkTensor} from './random_walk';
 
 export class WholeMemoryCsr {
   /** Scratch for relabelling samples on this rank's GPU. */
@@ -74,7 +74,7 @@ export class WholeMemoryCsr {
    * tensor [starts.size, length], the walks a local copy gives for the same seed.
    */
   randomWalks(starts: tf.Tensor1D, length: number, opts: WalkOptions = {}): tf.Tensor2D {
-    if (((opts.p ?? 1) !== 1 || (opts.q ?? 1) !== 1) && !this.sortedRows) {
+    if (secondOrder(opts) && !this.sortedRows) {
       throw new RangeError('randomWalks: node2vec walks (p or q not 1) need every row\'s neighbours in ascending order, and this graph\'s are not');
     }
     const b = tf.backend() as WholeMemoryBackend;
@@ -83,7 +83,7 @@ export class WholeMemoryCsr {
     if (starts.dtype !== 'int32') throw new TypeError(`randomWalks: starts must be int32, got ${starts.dtype}`);
     const walks = walkOnHost(this.rowPtr.nativeMemory('randomWalks') as NativeHostMemory, this.colIdx.nativeMemory('randomWalks') as NativeHostMemory,
                              this.numVertices, Int32Array.from(starts.dataSync()), length, opts, 'randomWalks');
-    return tf.tensor2d(walks, [starts.size, length], 'int32');
+    return walkTensor(walks, length, this.numVertices);
   }
 
   /** Collective: frees the graph on every rank. */

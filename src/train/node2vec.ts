@@ -10,7 +10,7 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {CsrGraph} from '../graph/csr';
 import {DeviceCsr} from '../graph/native_sampling';
 import {markValid, validRows} from '../backend/index_validation';
-import {checkGraph, randomVertices, randomWalks, walkBias, walkPairs} from '../graph/random_walk';
+import {checkGraph, randomVertices, randomWalks, walkBias, walkPairs, walkTensor} from '../graph/random_walk';
 import {randomSplit} from '../graph/split';
 import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
@@ -77,11 +77,7 @@ class Walker {
 
   walk(starts: Int32Array, seed: number): tf.Tensor2D {
     const opts = {p: this.o.p, q: this.o.q, seed};
-    if (!this.device) {
-      const walks = tf.tensor2d(randomWalks(this.graph, starts, this.o.walkLength, opts), [starts.length, this.o.walkLength], 'int32');
-      markValid(walks, this.graph.numVertices);  // vertices of the graph, as the GPU's walks are
-      return walks;
-    }
+    if (!this.device) return walkTensor(randomWalks(this.graph, starts, this.o.walkLength, opts), this.o.walkLength, this.graph.numVertices);
     const t = tf.tensor1d(starts, 'int32');
     try {
       return this.device.randomWalks(t, this.o.walkLength, opts);
@@ -162,7 +158,7 @@ export async function trainNode2Vec(graph: CsrGraph, options: Partial<Node2VecOp
         const next = tf.add(lossSum, loss);
         tf.dispose([lossSum, loss, c, x, negIds, contexts]);
         lossSum = next;
-        pairs += k / o.negatives;
+        pairs += c.size;
         ++steps;
       }
       let [loss, all] = [(await lossSum.data())[0], {steps, pairs}];

@@ -51,14 +51,7 @@ void rowDots(uint64_t a, uint64_t b, int64_t n, int64_t m, int64_t d, uint64_t o
     WM_CUDA(cudaMemsetAsync(as<float>(out), 0, static_cast<size_t>(m * n) * sizeof(float), stream()));
     return;
   }
-  switch (rowdots::lanesFor(d)) {
-    case 1: launch<1>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); break;
-    case 2: launch<2>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); break;
-    case 4: launch<4>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); break;
-    case 8: launch<8>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); break;
-    case 16: launch<16>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); break;
-    default: launch<32>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); break;
-  }
+  rowdots::withLanes(d, [&](auto lanes) { launch<decltype(lanes)::value>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); });
   WM_CUDA_LAUNCHED();
 }
 

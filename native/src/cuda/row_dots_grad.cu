@@ -62,14 +62,7 @@ void rowDotsGrad(uint64_t a, uint64_t b, uint64_t g, int64_t n, int64_t m, int64
   }
   const float *pa = as<float>(a), *pb = as<float>(b), *pg = as<float>(g);
   float *pdA = as<float>(dA), *pdB = as<float>(dB);
-  switch (rowdots::lanesFor(d)) {
-    case 1: launch<1>(pa, pb, pg, n, m, d, pdA, pdB); break;
-    case 2: launch<2>(pa, pb, pg, n, m, d, pdA, pdB); break;
-    case 4: launch<4>(pa, pb, pg, n, m, d, pdA, pdB); break;
-    case 8: launch<8>(pa, pb, pg, n, m, d, pdA, pdB); break;
-    case 16: launch<16>(pa, pb, pg, n, m, d, pdA, pdB); break;
-    default: launch<32>(pa, pb, pg, n, m, d, pdA, pdB); break;
-  }
+  rowdots::withLanes(d, [&](auto lanes) { launch<decltype(lanes)::value>(pa, pb, pg, n, m, d, pdA, pdB); });
   WM_CUDA_LAUNCHED();
 }
 

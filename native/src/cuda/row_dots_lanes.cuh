@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace wm {
 namespace rowdots {
@@ -14,6 +15,19 @@ inline int lanesFor(int64_t d) {
   int lanes = 1;
   while (lanes < 32 && lanes * 4 < d) lanes *= 2;
   return lanes;
+}
+
+// Calls f(std::integral_constant<int, lanesFor(d)>{}): each kernel is compiled per group size.
+template <typename F>
+void withLanes(int64_t d, F&& f) {
+  switch (lanesFor(d)) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    case 16: f(std::integral_constant<int, 16>{}); break;
+    default: f(std::integral_constant<int, 32>{}); break;
+  }
 }
 
 template <int LANES>
