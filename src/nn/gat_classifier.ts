@@ -10,24 +10,13 @@ import * as tf from '@tensorflow/tfjs-core';
 import {CsrBlock} from '../graph/aggregate';
 import type {SampledSubgraph} from '../graph/subgraph';
 import {dropout} from './dropout';
-import {Embedding, EmbeddingMemory} from './embedding';
+import {Embedding} from './embedding';
 import {gatAggregate} from './gat';
-import {FullGraph, glorot, nodeEmbeddings, predictedClasses} from './graphsage';
-import {SparseOptimizerConfig} from './sparse_optimizer';
+import {FullGraph, glorot, NodeModelConfig, nodeEmbeddings, predictedClasses} from './graphsage';
 
-export interface GatConfig {
-  numNodes: number;
-  numClasses: number;
-  embeddingDim: number;
-  /** Width of a hidden layer: heads x (hiddenDim / heads). */
-  hiddenDim: number;
+export interface GatConfig extends NodeModelConfig {
+  /** Attention heads of a hidden layer: each hiddenDim / heads wide. */
   heads: number;
-  numLayers: number;
-  dropout: number;
-  seed: number;
-  embeddingLearningRate: number;
-  embeddingOptimizer?: SparseOptimizerConfig;
-  embeddingMemory?: EmbeddingMemory;
   /** LeakyReLU slope of the attention logits (default 0.2). */
   negativeSlope?: number;
 }

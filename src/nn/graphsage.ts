@@ -14,7 +14,8 @@ import {adam, SparseOptimizerConfig} from './sparse_optimizer';
 import {sampleNeighbors} from '../graph/native_sampling';
 import {Rng} from '../util/random';
 
-export interface GraphSageConfig {
+/** What the node classifiers (GraphSAGE, GAT) share: their node-embedding table and layer sizes. */
+export interface NodeModelConfig {
   numNodes: number;
   numClasses: number;
   embeddingDim: number;
@@ -32,6 +33,8 @@ export interface GraphSageConfig {
   /** The ranks sharing the table when it is WholeMemory ('continuous' / 'chunked'). */
   communicator?: Communicator;
 }
+
+export type GraphSageConfig = NodeModelConfig;
 
 /**
  * Vertex ids per depth: depth 0 are the seeds, depth l has fanouts[l-1] per
@@ -85,7 +88,7 @@ export function glorot(shape: number[], fanIn: number, fanOut: number, seed: num
 }
 
 /** What a node classifier learns from: a table of node embeddings (updated sparsely by its step()) and every node's id. */
-export function nodeEmbeddings(c: Pick<GraphSageConfig, 'numNodes' | 'embeddingDim' | 'embeddingMemory' | 'communicator' |
+export function nodeEmbeddings(c: Pick<NodeModelConfig, 'numNodes' | 'embeddingDim' | 'embeddingMemory' | 'communicator' |
                                    'embeddingOptimizer' | 'embeddingLearningRate' | 'seed'>): {embedding: Embedding; allIds: tf.Tensor1D} {
   const embedding = new Embedding({
     rows: c.numNodes, dim: c.embeddingDim, memory: c.embeddingMemory, communicator: c.communicator,
