@@ -1,4 +1,4 @@
-// The main job (`npm start`): GraphSAGE node classification with learnable
+// The main job (`npm start`): GraphSAGE (or GAT, GCN) node classification with learnable
 // node embeddings on a graph folder (default: the bundled polblogs), on the
 // GPU when there is one, else the CPU. Protocol as in the literature: largest
 // connected component, random 10% train / 10% validation / 80% test per
@@ -10,7 +10,7 @@ import {Command} from 'commander';
 import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {MetricsLog} from '../src/train/metrics_log';
-import {DEFAULT_NODE_CLASSIFICATION, trainNodeClassification} from '../src/train/node_classification';
+import {DEFAULT_NODE_CLASSIFICATION, NODE_MODELS, nodeModelName, trainNodeClassification} from '../src/train/node_classification';
 import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 import {positiveInt, positiveNumber, startBackend} from './cli';
@@ -20,9 +20,9 @@ const d = DEFAULT_NODE_CLASSIFICATION;
 
 const program = new Command()
   .name('npm start --')
-  .description('Train GraphSAGE (or GAT) node classification on a graph folder (edges.tsv + vertex_value.tsv).')
+  .description('Train GraphSAGE (or GAT, GCN) node classification on a graph folder (edges.tsv + vertex_value.tsv).')
   .option('--data <folder>', 'graph folder', path.join(root, 'data', 'polblogs'))
-  .option('--model <kind>', 'sage (GraphSAGE, mean aggregator) or gat (graph attention; compact subgraphs)', d.model)
+  .option('--model <kind>', 'sage (GraphSAGE, mean aggregator), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs', d.model)
   .option('--heads <n>', 'attention heads of a GAT hidden layer (they split --hidden)', positiveInt('--heads'), d.heads)
   .option('--seeds <n>', 'number of random splits/seeds', positiveInt('--seeds'), 5)
   .option('--epochs <n>', 'epochs per seed', positiveInt('--epochs'), d.epochs)
@@ -40,8 +40,8 @@ const program = new Command()
 async function main(): Promise<void> {
   const o = program.opts();
   if (o.sampler !== 'tree' && o.sampler !== 'subgraph') throw new Error(`--sampler must be tree or subgraph, got "${o.sampler}"`);
-  if (o.model !== 'sage' && o.model !== 'gat') throw new Error(`--model must be sage or gat, got "${o.model}"`);
-  if (o.model === 'gat' && o.sampler !== 'subgraph') throw new Error('--model gat attends over compact subgraphs: use --sampler subgraph (the default)');
+  if (!NODE_MODELS.includes(o.model)) throw new Error(`--model must be one of ${NODE_MODELS.join(', ')}, got "${o.model}"`);
+  if (o.model !== 'sage' && o.sampler !== 'subgraph') throw new Error(`--model ${o.model} runs over compact subgraphs: use --sampler subgraph (the default)`);
   if (o.model === 'gat' && o.hidden % o.heads !== 0) throw new Error(`--heads (${o.heads}) must divide --hidden (${o.hidden})`);
   const {where, dev} = await startBackend();
   if (!dev.gpu) console.log(`no GPU in use: ${dev.reason}`);
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   const seconds = (Date.now() - started) / 1000;
   log.write({type: 'summary', dataset: data.name, device: where, seeds: accs.length, testAccMean: mean, testAccStd: std, seconds});
   const plots = await plotTrainingCurves(results.flatMap((r) => r.history) as unknown as PlotRecord[], path.join(o.out, 'metrics'),
-                                         `${o.model === 'gat' ? 'GAT' : 'GraphSAGE'} on ${data.name} (${dev.gpu ? dev.name : 'CPU'})`);
+                                         `${nodeModelName(o.model)} on ${data.name} (${dev.gpu ? dev.name : 'CPU'})`);
   console.log(`per seed test accuracy: ${accs.map((a) => (100 * a).toFixed(1)).join(', ')}`);
   console.log(`test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over ${accs.length} seeds ` +
               `(${seconds.toFixed(1)} s on ${where})`);

@@ -16,17 +16,7 @@ import * as path from 'path';
 import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {trainNodeClassification} from '../src/train/node_classification';
-import {assertGpuIfRequired, rng} from './helpers';
-
-async function expectReject(p: Promise<unknown>, pattern: RegExp): Promise<void> {
-  try {
-    await p;
-  } catch (e) {
-    expect((e as Error).message).to.match(pattern);
-    return;
-  }
-  expect.fail(`expected a rejection matching ${pattern}`);
-}
+import {assertGpuIfRequired, expectReject, rng} from './helpers';
 
 interface Graph {
   rows: number;

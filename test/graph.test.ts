@@ -21,6 +21,12 @@ import {hitsAtK, rocAuc} from '../src/train/link_metrics';
 import {trainLinkPrediction} from '../src/train/link_prediction';
 import {seededRng} from '../src/util/random';
 
+/** float32 results against a float64 reference, to float32's precision. */
+function closeTo64(got: ArrayLike<number>, ref: Float64Array, what: string): void {
+  expect(got.length, `${what}: length`).to.equal(ref.length);
+  for (let i = 0; i < ref.length; ++i) if (Math.abs(got[i] - ref[i]) > 1e-5 * (1 + Math.abs(ref[i]))) throw new Error(`${what} [${i}]: ${got[i]} != ${ref[i]}`);
+}
+
 const root = path.resolve(__dirname, '..', '..');
 
 describe('graphs', () => {
@@ -174,7 +180,7 @@ describe('graphs', () => {
     }
   });
 
-  it('aggregates neighbours (mean and sum), forward and gradient, against a float64 reference', async () => {
+  it('aggregates neighbours (mean and sum), forward and gradient, on every backend, against a float64 reference', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(23);
     for (const [rows, cols, dim] of [[1, 1, 1], [37, 53, 3], [200, 150, 64], [64, 300, 33], [5, 0, 4]] as const) {
@@ -202,21 +208,85 @@ describe('graphs', () => {
             }
           }
         }
-        const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
-        const out = wm.graph.aggregate(x, block, reduce);
-        const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, reduce), w)))(x);
-        const close = (got: ArrayLike<number>, ref: Float64Array, what: string) => {
-          expect(got.length).to.equal(ref.length);
-          for (let i = 0; i < ref.length; ++i) if (Math.abs(got[i] - ref[i]) > 1e-5 * (1 + Math.abs(ref[i]))) throw new Error(`${what} [${i}]: ${got[i]} != ${ref[i]}`);
-        };
-        close(out.dataSync(), want, `${reduce} forward ${rows}x${cols}x${dim}`);
-        close(dx.dataSync(), grad, `${reduce} gradient ${rows}x${cols}x${dim}`);
-        tf.dispose([x, w, out, dx]);
+        for (const backend of [wm.BACKEND_NAME, 'cpu']) {  // 'cpu': the same product from tfjs ops
+          await tf.setBackend(backend);
+          const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
+          const out = wm.graph.aggregate(x, block, reduce);
+          const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, reduce), w)))(x);
+          closeTo64(out.dataSync(), want, `${backend} ${reduce} forward ${rows}x${cols}x${dim}`);
+          closeTo64(dx.dataSync(), grad, `${backend} ${reduce} gradient ${rows}x${cols}x${dim}`);
+          tf.dispose([x, w, out, dx]);
+        }
+        await tf.setBackend(wm.BACKEND_NAME);
       }
       block.dispose();
     }
     expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 2]), Int32Array.from([0, 5]), 5)).to.throw(/colIdx\[1\] = 5 is outside \[0, 5\)/);
     expect(() => wm.graph.aggregate(tf.zeros([3, 2]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 4))).to.throw(/x has 3 rows, the block reads 4/);
+  });
+
+  it("aggregates with GCN's symmetric normalisation (self loops added once), forward and gradient, on every backend, against a float64 reference", async () => {
+    const rng = seededRng(29);
+    const cases: Array<[number, number, number, number]> = [[1, 1, 1, 0], [37, 53, 3, 0.3], [150, 150, 64, 0.1], [64, 300, 33, 0], [0, 5, 4, 0], [0, 0, 2, 0], [3, 3, 5, 1]];
+    for (const [rows, cols, dim, selfShare] of cases) {
+      const rowPtr = new Int32Array(rows + 1);
+      const entries: number[] = [];
+      for (let r = 0; r < rows; ++r) {
+        const deg = rng() < 0.15 ? 0 : 1 + Math.floor(rng() * 9);
+        for (let k = 0; k < deg; ++k) entries.push(rng() < selfShare ? r : Math.floor(rng() * cols));  // repeats allowed, as sampling with replacement gives
+        rowPtr[r + 1] = entries.length;
+      }
+      const colIdx = Int32Array.from(entries);
+      // Entries of A + I: each row's list plus itself when it does not list itself.
+      const lists = Array.from({length: rows}, (_, r) => {
+        const list = Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]));
+        return list.includes(r) ? list : [r, ...list];
+      });
+      const colDeg = new Float64Array(cols);
+      lists.flat().forEach((c) => ++colDeg[c]);
+      const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
+      const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
+      const want = new Float64Array(rows * dim), grad = new Float64Array(cols * dim);
+      lists.forEach((list, r) => {
+        for (const c of list) {
+          const a = 1 / Math.sqrt(list.length * colDeg[c]);
+          for (let j = 0; j < dim; ++j) {
+            want[r * dim + j] += a * xv[c * dim + j];
+            grad[c * dim + j] += a * wv[r * dim + j];
+          }
+        }
+      });
+      for (const backend of [wm.BACKEND_NAME, 'cpu']) {
+        await tf.setBackend(backend);
+        const block = new wm.graph.CsrBlock(rowPtr, colIdx, cols);
+        const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
+        const out = wm.graph.aggregate(x, block, 'gcn');
+        const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, 'gcn'), w)))(x);
+        const what = `${backend} ${rows}x${cols}x${dim}`;
+        closeTo64(out.dataSync(), want, `gcn forward ${what}`);
+        closeTo64(dx.dataSync(), grad, `gcn gradient ${what}`);
+        tf.dispose([x, w, out, dx]);
+        block.dispose();
+      }
+    }
+    await tf.setBackend(wm.BACKEND_NAME);
+    // A whole graph: the weights are 1 / sqrt((deg(u) + 1) (deg(v) + 1)) with the graph's degrees.
+    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const block = wm.graph.CsrBlock.fromGraph(g);
+    const deg = (v: number) => g.rowPtr[v + 1] - g.rowPtr[v];
+    const ones = tf.ones([g.numVertices, 1]) as tf.Tensor2D;
+    const rowSums = wm.graph.aggregate(ones, block, 'gcn').dataSync();
+    for (const v of [0, 1, 17, g.numVertices - 1]) {
+      let s = 1 / (deg(v) + 1);
+      for (let e = g.rowPtr[v]; e < g.rowPtr[v + 1]; ++e) s += 1 / Math.sqrt((deg(v) + 1) * (deg(g.colIdx[e]) + 1));
+      expect(rowSums[v]).to.be.closeTo(s, 1e-5);
+    }
+    tf.dispose(ones);
+    block.dispose();
+    expect(() => wm.graph.aggregate(tf.zeros([2, 3]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0, 1, 2, 3]), Int32Array.from([0, 1, 0]), 2), 'gcn'))
+        .to.throw(/'gcn' adds each row's self loop, so the block's rows must be its first columns: it has 3 rows and 2 columns/);
+    expect(() => wm.graph.aggregate(tf.zeros([2, 3]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 2), 'max' as never))
+        .to.throw(/reduce must be 'mean', 'sum' or 'gcn', got 'max'/);
   });
 
   it('native negative pairs: never edges nor loops, uniform sources, seeded; the GPU returns the same pairs', async () => {

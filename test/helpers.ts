@@ -66,6 +66,17 @@ export async function runOn(backendName: string, inputs: Input[], f: (...xs: tf.
   return res;
 }
 
+/** Expects the promise to reject with a message matching the pattern. */
+export async function expectReject(p: Promise<unknown>, pattern: RegExp): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    expect((e as Error).message).to.match(pattern);
+    return;
+  }
+  expect.fail(`expected a rejection matching ${pattern}`);
+}
+
 export function expectClose(actual: Outcome, expected: Outcome, what: string, rtol = 1e-5, atol = 1e-6): void {
   expect(actual.shape, `${what}: shape`).to.deep.equal(expected.shape);
   expect(actual.dtype, `${what}: dtype`).to.equal(expected.dtype);

@@ -1,15 +1,16 @@
-// Neighbour aggregation for GNN layers: out[r] = mean (or sum) of x over the
-// rows CSR row r lists — a sparse x dense product, native on the GPU and the
-// CPU. Its gradient is the same product over the transposed block (with
-// 1/degree weights for the mean), so neither direction builds an
-// [edges, dim] intermediate or uses atomics: results are deterministic.
+// Neighbour aggregation for GNN layers: out[r] = mean (or sum, or GCN's
+// symmetric normalisation) of x over the rows CSR row r lists — a sparse x
+// dense product, native on the GPU and the CPU. Its gradient is the same
+// product over the transposed block (carrying each entry's weight), so
+// neither direction builds an [edges, dim] intermediate or uses atomics:
+// results are deterministic.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {float32Of} from '../util/arrays';
 import {CsrGraph} from './csr';
 
-export type AggregateReduce = 'mean' | 'sum';
+export type AggregateReduce = 'mean' | 'sum' | 'gcn';
 
 /** @internal */
 export interface Csr {
@@ -32,7 +33,7 @@ interface DeviceCsrArrays {
   rowScale?: tf.Tensor;
 }
 
-function transpose(c: Csr, entryWeight?: (row: number) => number): Csr {
+function transpose(c: Csr, entryWeight?: (row: number, entry: number) => number): Csr {
   const rowPtr = new Int32Array(c.numCols + 1);
   for (const col of c.colIdx) ++rowPtr[col + 1];
   for (let i = 0; i < c.numCols; ++i) rowPtr[i + 1] += rowPtr[i];
@@ -44,10 +45,44 @@ function transpose(c: Csr, entryWeight?: (row: number) => number): Csr {
       const at = fill[c.colIdx[e]]++;
       colIdx[at] = r;
       edge[at] = e;
-      if (weight) weight[at] = entryWeight!(r);
+      if (weight) weight[at] = entryWeight!(r, e);
     }
   }
   return {rowPtr, colIdx, edge, weight, numRows: c.numCols, numCols: c.numRows};
+}
+
+/**
+ * Kipf and Welling's D^-1/2 (A + I) D^-1/2 over a block whose rows are its
+ * first numRows columns (a sampled block's destinations come first among its
+ * sources; a whole graph is square): each row gains its self loop unless it
+ * lists itself already, and entry (r, c) weighs 1 / sqrt(deg(r) deg(c)) with
+ * deg(r) the row's entries and deg(c) the entries naming column c, self loops
+ * counted. On a whole symmetric graph these are the graph's degrees plus one;
+ * on a sampled block, the block's own (DGL's GraphConv on a block does the same).
+ */
+function gcnNormalized(c: Csr): Csr {
+  const {numRows, numCols} = c;
+  const hasSelf = new Uint8Array(numRows);
+  for (let r = 0; r < numRows; ++r) {
+    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) if (c.colIdx[e] === r) hasSelf[r] = 1;
+  }
+  const rowPtr = new Int32Array(numRows + 1);
+  for (let r = 0; r < numRows; ++r) rowPtr[r + 1] = rowPtr[r] + c.rowPtr[r + 1] - c.rowPtr[r] + (hasSelf[r] ? 0 : 1);
+  const colDeg = new Float64Array(numCols);
+  for (const col of c.colIdx) ++colDeg[col];
+  for (let r = 0; r < numRows; ++r) if (!hasSelf[r]) ++colDeg[r];
+  const colIdx = new Int32Array(rowPtr[numRows]), weight = new Float32Array(rowPtr[numRows]);
+  for (let r = 0; r < numRows; ++r) {
+    const rowDeg = rowPtr[r + 1] - rowPtr[r];
+    let at = rowPtr[r];
+    const put = (col: number) => {
+      colIdx[at] = col;
+      weight[at++] = 1 / Math.sqrt(rowDeg * colDeg[col]);
+    };
+    if (!hasSelf[r]) put(r);
+    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) put(c.colIdx[e]);
+  }
+  return {rowPtr, colIdx, weight, numRows, numCols};
 }
 
 /**
@@ -93,7 +128,13 @@ export class CsrBlock {
     if (c) return c;
     const deg = (r: number) => this.csr.rowPtr[r + 1] - this.csr.rowPtr[r];
     const inv = (r: number) => (deg(r) > 0 ? 1 / deg(r) : 0);
-    if (!backward) c = reduce === 'sum' ? this.csr : {...this.csr, rowScale: float32Of(this.numRows, inv)};
+    if (reduce === 'gcn') {
+      if (!backward) c = gcnNormalized(this.csr);
+      else {
+        const forward = this.product('gcn', false);
+        c = transpose(forward, (_, e) => forward.weight![e]);
+      }
+    } else if (!backward) c = reduce === 'sum' ? this.csr : {...this.csr, rowScale: float32Of(this.numRows, inv)};
     else c = transpose(this.csr, reduce === 'mean' ? inv : undefined);
     this.derived.set(key, c);
     return c;
@@ -143,7 +184,8 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
     b.native.hostCsrSpmm(c.rowPtr, c.colIdx, c.weight ?? null, c.rowScale ?? null, x.dataSync() as Float32Array, dim, out);
     return tf.tensor2d(out, [c.numRows, dim]);
   }
-  // Another backend: the same product from tfjs ops.
+  // Another backend: the same product from tfjs ops (which reject zero segments).
+  if (c.numRows === 0 || c.colIdx.length === 0) return tf.zeros([c.numRows, dim]);
   return tf.tidy(() => {
     const rows = new Int32Array(c.colIdx.length);
     for (let r = 0; r < c.numRows; ++r) rows.fill(r, c.rowPtr[r], c.rowPtr[r + 1]);
@@ -157,10 +199,15 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
 
 /**
  * out[r] = mean (or sum) of x[colIdx[e]] over row r's entries; rows without
- * entries give zeros. x: [block.numCols, dim] float32. Differentiable in x.
+ * entries give zeros. 'gcn': GCN's symmetric normalisation with self loops
+ * (see gcnNormalized; the block's rows must be its first columns).
+ * x: [block.numCols, dim] float32. Differentiable in x.
  */
 export function aggregate(x: tf.Tensor2D, block: CsrBlock, reduce: AggregateReduce = 'mean'): tf.Tensor2D {
-  if (reduce !== 'mean' && reduce !== 'sum') throw new RangeError(`aggregate: reduce must be 'mean' or 'sum', got '${reduce}'`);
+  if (reduce !== 'mean' && reduce !== 'sum' && reduce !== 'gcn') throw new RangeError(`aggregate: reduce must be 'mean', 'sum' or 'gcn', got '${reduce}'`);
+  if (reduce === 'gcn' && block.numRows > block.numCols) {
+    throw new RangeError(`aggregate: 'gcn' adds each row's self loop, so the block's rows must be its first columns: it has ${block.numRows} rows and ${block.numCols} columns`);
+  }
   if (x.rank !== 2 || x.dtype !== 'float32') throw new TypeError(`aggregate: x must be a float32 matrix, got ${x.dtype} [${x.shape}]`);
   if (x.shape[0] !== block.numCols) throw new RangeError(`aggregate: x has ${x.shape[0]} rows, the block reads ${block.numCols}`);
   const f = tf.customGrad(((input: tf.Tensor) => ({

@@ -8,11 +8,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {CsrBlock} from '../graph/aggregate';
-import type {SampledSubgraph} from '../graph/subgraph';
+import {BlockNodeClassifier} from './block_classifier';
 import {dropout} from './dropout';
-import {Embedding} from './embedding';
 import {gatAggregate} from './gat';
-import {FullGraph, glorot, NodeModelConfig, nodeEmbeddings, predictedClasses} from './graphsage';
+import {glorot, NodeModelConfig} from './graphsage';
 
 export interface GatConfig extends NodeModelConfig {
   /** Attention heads of a hidden layer: each hiddenDim / heads wide. */
@@ -31,18 +30,15 @@ interface GatLayer {
   bias: tf.Variable;    // [heads * dim]
 }
 
-export class GatClassifier {
-  /** Node embeddings: a native table updated sparsely (only sampled rows) by step(). */
-  readonly embedding: Embedding;
+export class GatClassifier extends BlockNodeClassifier {
   private readonly layers: GatLayer[] = [];
-  private readonly allIds: tf.Tensor1D;
 
-  constructor(readonly config: GatConfig) {
+  constructor(override readonly config: GatConfig) {
+    super(config);
     const {embeddingDim, hiddenDim, heads, numClasses, numLayers, seed} = config;
     if (!Number.isInteger(heads) || heads < 1 || hiddenDim % heads !== 0) {
       throw new RangeError(`GatClassifier: heads must be a positive integer dividing hiddenDim (${hiddenDim}), got ${heads}`);
     }
-    ({embedding: this.embedding, allIds: this.allIds} = nodeEmbeddings(config));
     for (let l = 0; l < numLayers; ++l) {
       const inDim = l === 0 ? embeddingDim : hiddenDim;
       const last = l === numLayers - 1;
@@ -63,18 +59,13 @@ export class GatClassifier {
     return this.layers.flatMap((l) => [l.w, l.aSrc, l.aDst, l.wSelf, l.bias]);
   }
 
-  /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
-  get trainableVariables(): tf.Variable[] {
-    return [this.embedding.anchor, ...this.denseVariables];
-  }
-
   /** What weight decay applies to (the projections, not the attention vectors or biases). */
   get weightVariables(): tf.Variable[] {
     return this.layers.flatMap((l) => [l.w, l.wSelf]);
   }
 
   // One layer over a block whose rows are the first `block.numRows` of h's.
-  private applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
+  protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
     const layer = this.layers[l], rows = block.numRows, n = h.shape[0];
     const x = dropoutSeed !== undefined && this.config.dropout > 0 ? dropout(h, this.config.dropout, (dropoutSeed + l) >>> 0) as tf.Tensor2D : h;
     const feat = tf.reshape(tf.matMul(x, layer.w), [n, layer.heads, layer.dim]) as tf.Tensor3D;
@@ -84,35 +75,5 @@ export class GatClassifier {
     const self = tf.matMul(tf.slice(x, [0, 0], [rows, x.shape[1]]), layer.wSelf);
     const out = tf.add(tf.add(attended, self), layer.bias) as tf.Tensor2D;
     return l === this.layers.length - 1 ? out : tf.elu(out);
-  }
-
-  /** Logits [seeds, classes] from a compact sampled subgraph (sampleSubgraph). */
-  forwardSubgraph(sub: SampledSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
-    if (sub.layers.length !== this.layers.length) {
-      throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
-    }
-    let h = this.embedding.lookup(sub.layers[0].src) as tf.Tensor2D;
-    sub.layers.forEach((layer, l) => {
-      h = this.applyLayer(l, h, layer.block, training ? dropoutSeed + 1000 * l : undefined);
-    });
-    return h;
-  }
-
-  /** Logits for every vertex, each attending over all its neighbours (evaluation). */
-  forwardFull(g: FullGraph): tf.Tensor2D {
-    let h = this.embedding.read(this.allIds) as tf.Tensor2D;
-    for (let l = 0; l < this.layers.length; ++l) h = this.applyLayer(l, h, g.block);
-    return h;
-  }
-
-  /** The predicted class of every vertex (full neighbourhoods). */
-  predict(g: FullGraph): Int32Array {
-    return predictedClasses(() => this.forwardFull(g));
-  }
-
-  dispose(): void {
-    tf.dispose(this.denseVariables);
-    this.embedding.dispose();
-    this.allIds.dispose();
   }
 }

@@ -1,4 +1,4 @@
-// Trains node classification (GraphSAGE, or a graph attention network) with
+// Trains node classification (GraphSAGE, a graph attention network or a GCN) with
 // the standard protocol: one random train/val/test split per seed, model
 // selected at the best validation accuracy, test accuracy reported there.
 import * as tf from '@tensorflow/tfjs-core';
@@ -8,14 +8,26 @@ import {randomSplit, Split} from '../graph/split';
 import {EmbeddingMemory} from '../nn/embedding';
 import {sampleSubgraph} from '../graph/subgraph';
 import {GatClassifier} from '../nn/gat_classifier';
+import {GcnClassifier} from '../nn/gcn_classifier';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../nn/graphsage';
 import {seededRng, shuffle} from '../util/random';
 import {adam} from './fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 
+export const NODE_MODELS = ['sage', 'gat', 'gcn'] as const;
+export type NodeModelKind = typeof NODE_MODELS[number];
+
+/** The model's name as a reader knows it. */
+export function nodeModelName(kind: NodeModelKind): string {
+  return {sage: 'GraphSAGE', gat: 'GAT', gcn: 'GCN'}[kind];
+}
+
 export interface NodeClassificationOptions {
-  /** 'sage': GraphSAGE (mean aggregator); 'gat': graph attention (wm.nn.gatAggregate; compact subgraphs only). */
-  model: 'sage' | 'gat';
+  /**
+   * 'sage': GraphSAGE (mean aggregator); 'gat': graph attention (wm.nn.gatAggregate);
+   * 'gcn': Kipf and Welling's GCN (wm.graph.aggregate's 'gcn'). GAT and GCN need compact subgraphs.
+   */
+  model: NodeModelKind;
   /** Attention heads of a GAT's hidden layers (they split hiddenDim). */
   heads: number;
   epochs: number;
@@ -91,15 +103,15 @@ export async function trainNodeClassification(
   const o = {...DEFAULT_NODE_CLASSIFICATION, ...options};
   const rng = seededRng(o.seed * 7919 + 17);
   const split: Split = randomSplit(data.graph.numVertices, o.trainFraction, o.valFraction, rng);
-  if (o.model !== 'sage' && o.model !== 'gat') throw new RangeError(`model must be 'sage' or 'gat', got '${o.model}'`);
-  if (o.model === 'gat' && o.sampler !== 'subgraph') throw new RangeError("model 'gat' attends over compact subgraphs: use sampler 'subgraph'");
+  if (!NODE_MODELS.includes(o.model)) throw new RangeError(`model must be one of ${NODE_MODELS.join(', ')}, got '${o.model}'`);
+  if (o.model !== 'sage' && o.sampler !== 'subgraph') throw new RangeError(`model '${o.model}' runs over compact subgraphs: use sampler 'subgraph'`);
   const common = {
     numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: o.embeddingDim,
     hiddenDim: o.hiddenDim, numLayers: o.fanouts.length, dropout: o.dropout, seed: o.seed * 101 + 3,
     embeddingLearningRate: o.embeddingLearningRate, embeddingMemory: o.embeddingMemory,
   };
   const sage = o.model === 'sage' ? new GraphSageClassifier(common) : undefined;
-  const model = sage ?? new GatClassifier({...common, heads: o.heads});
+  const model = sage ?? (o.model === 'gat' ? new GatClassifier({...common, heads: o.heads}) : new GcnClassifier(common));
   const full = fullGraph(data.graph);
   const optimizer = adam(o.learningRate);  // tf.train.adam's step in one native pass
   const labels = data.labels;

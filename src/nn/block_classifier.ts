@@ -1,0 +1,63 @@
+// What the node classifiers that run one layer per CSR block share (GCN,
+// GAT): the node-embedding table, training over a compact sampled subgraph's
+// blocks, evaluation over the whole graph as one block.
+import * as tf from '@tensorflow/tfjs-core';
+
+import type {CsrBlock} from '../graph/aggregate';
+import type {SampledSubgraph} from '../graph/subgraph';
+import {Embedding} from './embedding';
+import {FullGraph, NodeModelConfig, nodeEmbeddings, predictedClasses} from './graphsage';
+
+export abstract class BlockNodeClassifier {
+  /** Node embeddings: a native table updated sparsely (only sampled rows) by step(). */
+  readonly embedding: Embedding;
+  private readonly allIds: tf.Tensor1D;
+
+  constructor(readonly config: NodeModelConfig) {
+    ({embedding: this.embedding, allIds: this.allIds} = nodeEmbeddings(config));
+  }
+
+  /** The dense parameters. */
+  abstract get denseVariables(): tf.Variable[];
+
+  /** What weight decay applies to. */
+  abstract get weightVariables(): tf.Variable[];
+
+  /** Layer l over a block whose rows are the first `block.numRows` of h's; a dropout seed makes it a training pass. */
+  protected abstract applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D;
+
+  /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
+  get trainableVariables(): tf.Variable[] {
+    return [this.embedding.anchor, ...this.denseVariables];
+  }
+
+  /** Logits [seeds, classes] from a compact sampled subgraph (sampleSubgraph). */
+  forwardSubgraph(sub: SampledSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
+    if (sub.layers.length !== this.config.numLayers) {
+      throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.config.numLayers}`);
+    }
+    let h = this.embedding.lookup(sub.layers[0].src) as tf.Tensor2D;
+    sub.layers.forEach((layer, l) => {
+      h = this.applyLayer(l, h, layer.block, training ? dropoutSeed + 1000 * l : undefined);
+    });
+    return h;
+  }
+
+  /** Logits for every vertex, each layer over the whole graph (evaluation). */
+  forwardFull(g: FullGraph): tf.Tensor2D {
+    let h = this.embedding.read(this.allIds) as tf.Tensor2D;
+    for (let l = 0; l < this.config.numLayers; ++l) h = this.applyLayer(l, h, g.block);
+    return h;
+  }
+
+  /** The predicted class of every vertex. */
+  predict(g: FullGraph): Int32Array {
+    return predictedClasses(() => this.forwardFull(g));
+  }
+
+  dispose(): void {
+    tf.dispose(this.denseVariables);
+    this.embedding.dispose();
+    this.allIds.dispose();
+  }
+}

@@ -1,0 +1,55 @@
+// A graph convolutional network (Kipf and Welling's GCN) over learnable node
+// embeddings, trained on compact sampled subgraphs and evaluated on the whole
+// graph: the main job's `--model gcn`. Each layer is act(Â h W + b) with Â
+// the block's symmetric normalisation with self loops (wm.graph.aggregate's
+// 'gcn': one native sparse product each way); ReLU between layers, dropout
+// before each projection as in the paper.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {aggregate, CsrBlock} from '../graph/aggregate';
+import {BlockNodeClassifier} from './block_classifier';
+import {dropout} from './dropout';
+import {glorot, NodeModelConfig} from './graphsage';
+
+export type GcnConfig = NodeModelConfig;
+
+interface GcnLayer {
+  w: tf.Variable;     // [in, out]
+  bias: tf.Variable;  // [out]
+}
+
+export class GcnClassifier extends BlockNodeClassifier {
+  private readonly layers: GcnLayer[] = [];
+
+  constructor(config: GcnConfig) {
+    super(config);
+    const {embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
+    for (let l = 0; l < numLayers; ++l) {
+      const inDim = l === 0 ? embeddingDim : hiddenDim;
+      const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
+      this.layers.push(tf.tidy(() => ({
+        w: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 1)),
+        bias: tf.variable(tf.zeros([outDim])),
+      })));
+    }
+  }
+
+  get denseVariables(): tf.Variable[] {
+    return this.layers.flatMap((l) => [l.w, l.bias]);
+  }
+
+  /** The projections, not the biases. */
+  get weightVariables(): tf.Variable[] {
+    return this.layers.map((l) => l.w);
+  }
+
+  // Â (x W) = (Â x) W: the sparse product runs over the narrower side.
+  protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
+    const layer = this.layers[l];
+    const x = dropoutSeed !== undefined && this.config.dropout > 0 ? dropout(h, this.config.dropout, (dropoutSeed + l) >>> 0) as tf.Tensor2D : h;
+    const [inDim, outDim] = layer.w.shape;
+    const mixed = inDim <= outDim ? tf.matMul(aggregate(x, block, 'gcn'), layer.w) : aggregate(tf.matMul(x, layer.w), block, 'gcn');
+    const out = tf.add(mixed, layer.bias) as tf.Tensor2D;
+    return l === this.layers.length - 1 ? out : tf.relu(out);
+  }
+}
