@@ -20,11 +20,18 @@ import {sampleWithoutReplacement, sampleWithReplacement} from '../src/graph/samp
 import {hitsAtK, rocAuc} from '../src/train/link_metrics';
 import {trainLinkPrediction} from '../src/train/link_prediction';
 import {seededRng} from '../src/util/random';
+import {csrSplits} from '../src/graph/aggregate';
 
-/** float32 results against a float64 reference, to float32's precision. */
-function closeTo64(got: ArrayLike<number>, ref: Float64Array, what: string): void {
+/**
+ * float32 results against a float64 reference, to float32's precision; `mass`
+ * (the sum of each result's terms' magnitudes) widens the bound for long sums.
+ */
+function closeTo64(got: ArrayLike<number>, ref: Float64Array, what: string, mass?: Float64Array): void {
   expect(got.length, `${what}: length`).to.equal(ref.length);
-  for (let i = 0; i < ref.length; ++i) if (Math.abs(got[i] - ref[i]) > 1e-5 * (1 + Math.abs(ref[i]))) throw new Error(`${what} [${i}]: ${got[i]} != ${ref[i]}`);
+  for (let i = 0; i < ref.length; ++i) {
+    const bound = 1e-5 * (1 + Math.abs(ref[i])) + (mass ? 2e-7 * mass[i] : 0);
+    if (!(Math.abs(got[i] - ref[i]) <= bound)) throw new Error(`${what} [${i}]: ${got[i]} != ${ref[i]}`);
+  }
 }
 
 const root = path.resolve(__dirname, '..', '..');
@@ -183,12 +190,17 @@ describe('graphs', () => {
   it('aggregates neighbours (mean and sum), forward and gradient, on every backend, against a float64 reference', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(23);
-    for (const [rows, cols, dim] of [[1, 1, 1], [37, 53, 3], [200, 150, 64], [64, 300, 33], [5, 0, 4]] as const) {
+    // [rows, cols, width, most entries a row]: widths for every lane-group size of the GPU kernel (1 to 32
+    // lanes, float4 or not, several passes over a wide row), rows longer than a warp's worth of entries.
+    for (const [rows, cols, dim, most] of [[1, 1, 1, 9], [37, 53, 3, 9], [200, 150, 64, 9], [64, 300, 33, 9], [5, 0, 4, 9],
+                                           [70, 90, 256, 80], [33, 40, 130, 70], [50, 60, 128, 45], [41, 20, 12, 100],
+                                           // rows past SPMM_CHUNK_ENTRIES (512), summed by chunks on the GPU
+                                           [30, 200, 64, 1600], [9, 50, 3, 1200]] as const) {
       // Random bipartite block; some rows without entries.
       const rowPtr = new Int32Array(rows + 1);
       const entries: number[] = [];
       for (let r = 0; r < rows; ++r) {
-        const deg = cols === 0 || rng() < 0.15 ? 0 : 1 + Math.floor(rng() * 9);
+        const deg = cols === 0 || rng() < 0.15 ? 0 : 1 + Math.floor(rng() * most);
         for (let k = 0; k < deg; ++k) entries.push(Math.floor(rng() * cols));
         rowPtr[r + 1] = entries.length;
       }
@@ -198,6 +210,7 @@ describe('graphs', () => {
       const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
       for (const reduce of ['mean', 'sum'] as const) {
         const want = new Float64Array(rows * dim), grad = new Float64Array(cols * dim);
+        const wantMass = new Float64Array(rows * dim), gradMass = new Float64Array(cols * dim);
         for (let r = 0; r < rows; ++r) {
           const deg = rowPtr[r + 1] - rowPtr[r];
           const scale = reduce === 'mean' ? (deg ? 1 / deg : 0) : 1;
@@ -205,16 +218,19 @@ describe('graphs', () => {
             for (let j = 0; j < dim; ++j) {
               want[r * dim + j] += scale * xv[colIdx[e] * dim + j];
               grad[colIdx[e] * dim + j] += scale * wv[r * dim + j];
+              wantMass[r * dim + j] += Math.abs(scale * xv[colIdx[e] * dim + j]);
+              gradMass[colIdx[e] * dim + j] += Math.abs(scale * wv[r * dim + j]);
             }
           }
         }
-        for (const backend of [wm.BACKEND_NAME, 'cpu']) {  // 'cpu': the same product from tfjs ops
+        // 'cpu': the same product from tfjs ops, on the small cases (its segment sums take a pass per segment).
+        for (const backend of entries.length * dim <= 60000 ? [wm.BACKEND_NAME, 'cpu'] : [wm.BACKEND_NAME]) {
           await tf.setBackend(backend);
           const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
           const out = wm.graph.aggregate(x, block, reduce);
           const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, reduce), w)))(x);
-          closeTo64(out.dataSync(), want, `${backend} ${reduce} forward ${rows}x${cols}x${dim}`);
-          closeTo64(dx.dataSync(), grad, `${backend} ${reduce} gradient ${rows}x${cols}x${dim}`);
+          closeTo64(out.dataSync(), want, `${backend} ${reduce} forward ${rows}x${cols}x${dim}`, wantMass);
+          closeTo64(dx.dataSync(), grad, `${backend} ${reduce} gradient ${rows}x${cols}x${dim}`, gradMass);
           tf.dispose([x, w, out, dx]);
         }
         await tf.setBackend(wm.BACKEND_NAME);
@@ -223,6 +239,16 @@ describe('graphs', () => {
     }
     expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 2]), Int32Array.from([0, 5]), 5)).to.throw(/colIdx\[1\] = 5 is outside \[0, 5\)/);
     expect(() => wm.graph.aggregate(tf.zeros([3, 2]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 4))).to.throw(/x has 3 rows, the block reads 4/);
+  });
+
+  it('splits long rows into chunks for the GPU product: every entry in one chunk, in order', () => {
+    const rowPtr = Int32Array.from([0, 2, 9, 9, 16]), colIdx = new Int32Array(16);
+    const got = csrSplits({rowPtr, colIdx, numRows: 4, numCols: 1}, 3)!;
+    // Rows 1 (7 entries) and 3 (7 entries) are long: 3 chunks each starting at 2, 5, 8 and 9, 12, 15.
+    expect(got.numLong).to.equal(2);
+    expect(got.numChunks).to.equal(6);
+    expect(Array.from(got.array)).to.deep.equal([1, 3, /* chunkPtr */ 0, 3, 6, /* chunkRow */ 1, 1, 1, 3, 3, 3, /* chunkStart */ 2, 5, 8, 9, 12, 15]);
+    expect(csrSplits({rowPtr, colIdx, numRows: 4, numCols: 1}, 7)).to.equal(undefined);
   });
 
   it("aggregates with GCN's symmetric normalisation (self loops added once), forward and gradient, on every backend, against a float64 reference", async () => {

@@ -43,10 +43,11 @@ Napi::Value HostUnique(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::uniqueInt32(x.Data(), x.ElementLength(), values.Data(), inverse.Data())));
   });
 }
-// csrSpmm(rowPtr, colIdx, weight | 0, rowScale | 0, numRows, x, dim, out)
+// csrSpmm(rowPtr, colIdx, weight | 0, rowScale | 0, numRows, x, dim, out, splits | 0, numLong, numChunks, chunkEntries)
 Napi::Value Spmm(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::csrSpmm(ptr(info, 0), ptr(info, 1), ptr(info, 2), ptr(info, 3), num(info, 4), ptr(info, 5), num(info, 6), ptr(info, 7));
+    wm::csrSpmm(ptr(info, 0), ptr(info, 1), ptr(info, 2), ptr(info, 3), num(info, 4), ptr(info, 5), num(info, 6), ptr(info, 7),
+                ptr(info, 8), num(info, 9), num(info, 10), num(info, 11));
     return info.Env().Undefined();
   });
 }

@@ -180,7 +180,9 @@ export interface NativeAddon {
   gatBackwardCols(rowPtrT: number | Int32Array, colIdxT: number | Int32Array, edgeT: number | Int32Array, numCols: number, numRows: number,
                   alpha: number | Float32Array, dz: number | Float32Array, dOut: number | Float32Array, heads: number, dim: number,
                   dFeat: number | Float32Array, dSrc: number | Float32Array): void;
-  csrSpmm(rowPtr: number, colIdx: number, weight: number, rowScale: number, numRows: number, x: number, dim: number, out: number): void;
+  /** splits: int32 device array of long rows and their chunks (csrSplits in graph/aggregate.ts), or 0 with numLong 0. */
+  csrSpmm(rowPtr: number, colIdx: number, weight: number, rowScale: number, numRows: number, x: number, dim: number, out: number,
+          splits: number, numLong: number, numChunks: number, chunkEntries: number): void;
   neighborMean(neighbors: number, numRows: number, fanout: number, x: number, dim: number, out: number): void;
   /** Adam over many tensors: 7 addresses per tensor (param, grad, m, v, outParam, outM, outV), one size per tensor. */
   denseAdam(buffers: number[], sizes: number[], ...scalars: AdamScalars): void;

@@ -31,6 +31,52 @@ interface DeviceCsrArrays {
   edge?: tf.Tensor;
   weight?: tf.Tensor;
   rowScale?: tf.Tensor;
+  /** Rows longer than SPMM_CHUNK_ENTRIES and their chunks (csrSplits). */
+  splits?: {array: tf.Tensor; numLong: number; numChunks: number};
+}
+
+/**
+ * Entries of a row the GPU product sums in one piece: longer rows (a power-law
+ * graph's hubs) are split into chunks of this many, summed apart, then added
+ * in order, so one hub no longer holds the whole GPU up (an R-MAT scale-20
+ * graph: 11.0 -> see bench:gcn).
+ */
+export const SPMM_CHUNK_ENTRIES = envChunkEntries() ?? 512;
+
+function envChunkEntries(): number | undefined {
+  const v = process.env.WM_SPMM_CHUNK_ENTRIES;
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`WM_SPMM_CHUNK_ENTRIES must be a positive integer, got "${v}"`);
+  return n;
+}
+
+/** @internal The GPU product's long rows of c and their chunks, in csrSpmm's layout (graph_ops.h); undefined if none. */
+export function csrSplits(c: Csr, chunkEntries = SPMM_CHUNK_ENTRIES): {array: Int32Array; numLong: number; numChunks: number} | undefined {
+  const longRows: number[] = [];
+  let numChunks = 0;
+  for (let r = 0; r < c.numRows; ++r) {
+    const deg = c.rowPtr[r + 1] - c.rowPtr[r];
+    if (deg > chunkEntries) {
+      longRows.push(r);
+      numChunks += Math.ceil(deg / chunkEntries);
+    }
+  }
+  if (!longRows.length) return undefined;
+  const numLong = longRows.length, array = new Int32Array(2 * numLong + 1 + 2 * numChunks);
+  const chunkPtr = array.subarray(numLong, 2 * numLong + 1), chunkRow = array.subarray(2 * numLong + 1, 2 * numLong + 1 + numChunks);
+  const chunkStart = array.subarray(2 * numLong + 1 + numChunks);
+  let k = 0;
+  longRows.forEach((r, i) => {
+    array[i] = r;
+    chunkPtr[i] = k;
+    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; e += chunkEntries, ++k) {
+      chunkRow[k] = r;
+      chunkStart[k] = e;
+    }
+  });
+  chunkPtr[numLong] = k;
+  return {array, numLong, numChunks};
 }
 
 function transpose(c: Csr, entryWeight?: (row: number, entry: number) => number): Csr {
@@ -155,6 +201,7 @@ export class CsrBlock {
         edge: c.edge && c.edge.length ? tf.keep(tf.tensor1d(c.edge, 'int32')) : undefined,
         weight: c.weight && c.weight.length ? tf.keep(tf.tensor1d(c.weight)) : undefined,
         rowScale: c.rowScale && c.rowScale.length ? tf.keep(tf.tensor1d(c.rowScale)) : undefined,
+        splits: ((sp) => sp && {...sp, array: tf.keep(tf.tensor1d(sp.array, 'int32'))})(csrSplits(c)),
       }));
       this.device.set(c, d);
     }
@@ -162,7 +209,7 @@ export class CsrBlock {
   }
 
   dispose(): void {
-    for (const d of this.device.values()) tf.dispose([d.rowPtr, d.colIdx, d.edge ?? [], d.weight ?? [], d.rowScale ?? []].flat());
+    for (const d of this.device.values()) tf.dispose([d.rowPtr, d.colIdx, d.edge ?? [], d.weight ?? [], d.rowScale ?? [], d.splits?.array ?? []].flat());
     this.device.clear();
   }
 }
@@ -176,7 +223,8 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
       const {info, ptr} = b.makeDeviceOutput([c.numRows, dim], 'float32');
       if (c.numRows * dim > 0) {
         b.native.csrSpmm(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), d.weight ? b.devicePtr(d.weight) : 0,
-                         d.rowScale ? b.devicePtr(d.rowScale) : 0, c.numRows, c.colIdx.length ? b.devicePtr(x) : 0, dim, ptr);
+                         d.rowScale ? b.devicePtr(d.rowScale) : 0, c.numRows, c.colIdx.length ? b.devicePtr(x) : 0, dim, ptr,
+                         d.splits ? b.devicePtr(d.splits.array) : 0, d.splits?.numLong ?? 0, d.splits?.numChunks ?? 0, SPMM_CHUNK_ENTRIES);
       }
       return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
     }

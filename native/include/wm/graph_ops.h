@@ -46,9 +46,14 @@ int64_t uniqueInt32(uint64_t x, int64_t n, uint64_t values, uint64_t inverse);
 int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map,
                         uint64_t values, uint64_t neighbors);
 // out[r, :] = rowScale[r] * sum over CSR entries e of row r of weight[e] * x[colIdx[e], :]
-// (rowScale, weight: float32 or 0 for ones).
+// (rowScale, weight: float32 or 0 for ones). Rows of more than chunkEntries
+// entries may be split into chunks summed apart (numLong > 0): `splits` is
+// int32 longRow[numLong] (the rows longer than chunkEntries, all of them),
+// chunkPtr[numLong + 1] (long row i's chunks), chunkRow[numChunks],
+// chunkStart[numChunks] (each chunk's row and first entry; a chunk ends
+// chunkEntries later or at its row's end) — see csrSplits in aggregate.ts.
 void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x,
-             int64_t dim, uint64_t out);
+             int64_t dim, uint64_t out, uint64_t splits, int64_t numLong, int64_t numChunks, int64_t chunkEntries);
 // Graph attention (GAT) over a CSR block, `heads` heads of `dim` features:
 // for entry e of row r (source s = colIdx[e]) z_e = leakyRelu(src[s, h] +
 // dst[r, h], slope); alpha = softmax of z over row r's entries; out[r, h, :]

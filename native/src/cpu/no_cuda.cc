@@ -126,7 +126,7 @@ uint64_t sharedDeviceOpen(const std::string&) { noCuda("opening shared GPU memor
 void sharedDeviceClose(uint64_t) {}
 int64_t uniqueInt32(uint64_t, int64_t, uint64_t, uint64_t) { noCuda("unique"); }
 int64_t relabelVertices(uint64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t) { noCuda("relabelVertices"); }
-void csrSpmm(uint64_t, uint64_t, uint64_t, uint64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("csrSpmm"); }
+void csrSpmm(uint64_t, uint64_t, uint64_t, uint64_t, int64_t, uint64_t, int64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t) { noCuda("csrSpmm"); }
 void neighborMean(uint64_t, int64_t, int64_t, uint64_t, int64_t, uint64_t) { noCuda("neighborMean"); }
 void denseAdam(const std::vector<AdamTensor<uint64_t>>&, const AdamScalars&) { noCuda("denseAdam"); }
 void softmaxCrossEntropy(uint64_t, uint64_t, bool, int64_t, int64_t, float, uint64_t, uint64_t) { noCuda("softmaxCrossEntropy"); }

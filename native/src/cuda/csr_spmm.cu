@@ -1,8 +1,19 @@
-// Neighbour aggregation: a warp per output row walks the row's CSR entries
-// and adds the neighbours' feature rows, four floats per lane per load when
-// the width allows.
+// Neighbour aggregation (a CSR matrix times dense rows): a group of lanes per
+// output row (a warp for rows of 128 floats, half a warp for 64...), float4
+// loads when the width allows. The group reads its row's entries a group's
+// worth at a time, one entry per lane (coalesced), and passes each entry's
+// column and weight round by shuffles; four neighbour rows are loaded before
+// any is added, so each lane keeps four loads in flight instead of walking
+// entry -> column -> row one dependent load at a time. Each output element
+// still sums its entries in order, as the CPU kernel does.
+// Rows longer than a chunk (a power-law graph's hubs: tens of thousands of
+// entries on one group kept the whole GPU waiting for it) are left to a
+// second kernel that sums each chunk of them into a partial row, and a third
+// that adds a row's partials in order: run to run the same sums.
 #include "check.h"
+#include "lane_groups.cuh"
 #include "launch.cuh"
+#include "scratch.cuh"
 #include "wm/graph_ops.h"
 #include "wm/runtime.h"
 
@@ -10,54 +21,175 @@ namespace wm {
 namespace {
 
 template <int VEC>
-__global__ void spmmKernel(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale,
-                           int64_t numRows, const float* x, int64_t dim, float* out) {
-  const int lane = threadIdx.x & 31;
-  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
-  const int64_t vecs = dim / VEC;
-  for (int64_t r = warp; r < numRows; r += warps) {
-    const int64_t begin = rowPtr[r], end = rowPtr[r + 1];
-    const float scale = rowScale ? rowScale[r] : 1.f;
-    for (int64_t j = lane; j < vecs; j += 32) {
-      float acc[VEC];
+struct Vec;
+template <>
+struct Vec<4> {
+  using T = float4;
+  static __device__ __forceinline__ T load(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
+  static __device__ __forceinline__ void fma(float* acc, float w, const T& v) {
+    acc[0] += w * v.x, acc[1] += w * v.y, acc[2] += w * v.z, acc[3] += w * v.w;
+  }
+  static __device__ __forceinline__ void store(float* p, const float* acc, float s) {
+    *reinterpret_cast<float4*>(p) = make_float4(acc[0] * s, acc[1] * s, acc[2] * s, acc[3] * s);
+  }
+};
+template <>
+struct Vec<1> {
+  using T = float;
+  static __device__ __forceinline__ T load(const float* p) { return __ldg(p); }
+  static __device__ __forceinline__ void fma(float* acc, float w, const T& v) { acc[0] += w * v; }
+  static __device__ __forceinline__ void store(float* p, const float* acc, float s) { p[0] = acc[0] * s; }
+};
+
+// Lane group position and the shuffle mask naming only the group's lanes (a
+// warp's groups walk rows of different lengths).
+template <int LANES>
+struct Group {
+  int g, l;
+  unsigned mask;
+  __device__ Group() {
+    const int lane = threadIdx.x & 31;
+    g = lane / LANES, l = lane % LANES;
+    mask = LANES == 32 ? 0xffffffffu : ((1u << LANES) - 1u) << (g * LANES);
+  }
+};
+
+// acc += sum over entries [begin, end) of weight[e] * x[colIdx[e], vector j] (lanes with !on only pass entries on).
+template <int VEC, int LANES>
+__device__ __forceinline__ void accumulate(const Group<LANES>& grp, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
+                                           int64_t begin, int64_t end, const float* xj, int64_t dim, bool on, float* acc) {
+  using V = Vec<VEC>;
+  for (int64_t base = begin; base < end; base += LANES) {
+    const int64_t e = base + grp.l;
+    const int c = e < end ? colIdx[e] : 0;
+    const float w = e < end ? (weight ? weight[e] : 1.f) : 0.f;
+    const int n = static_cast<int>(end - base < LANES ? end - base : LANES);
+    int k = 0;
+    for (; k + 4 <= n; k += 4) {
+      int ck[4];
+      float wk[4];
+      typename V::T v[4];
 #pragma unroll
-      for (int k = 0; k < VEC; ++k) acc[k] = 0.f;
-      for (int64_t e = begin; e < end; ++e) {
-        const float w = weight ? weight[e] : 1.f;
-        const float* xr = x + static_cast<int64_t>(colIdx[e]) * dim + j * VEC;
-        if constexpr (VEC == 4) {
-          float4 v = *reinterpret_cast<const float4*>(xr);
-          acc[0] += w * v.x, acc[1] += w * v.y, acc[2] += w * v.z, acc[3] += w * v.w;
-        } else {
-          acc[0] += w * xr[0];
-        }
+      for (int u = 0; u < 4; ++u) {
+        ck[u] = __shfl_sync(grp.mask, c, k + u, LANES);
+        wk[u] = __shfl_sync(grp.mask, w, k + u, LANES);
       }
-      float* o = out + r * dim + j * VEC;
-      if constexpr (VEC == 4) {
-        *reinterpret_cast<float4*>(o) = make_float4(acc[0] * scale, acc[1] * scale, acc[2] * scale, acc[3] * scale);
-      } else {
-        o[0] = acc[0] * scale;
-      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u) if (on) v[u] = V::load(xj + static_cast<int64_t>(ck[u]) * dim);
+#pragma unroll
+      for (int u = 0; u < 4; ++u) if (on) V::fma(acc, wk[u], v[u]);
+    }
+    for (; k < n; ++k) {
+      const int ck = __shfl_sync(grp.mask, c, k, LANES);
+      const float wk = __shfl_sync(grp.mask, w, k, LANES);
+      if (on) V::fma(acc, wk, V::load(xj + static_cast<int64_t>(ck) * dim));
     }
   }
+}
+
+// What the long rows' kernels read: `splits` holds longRow[numLong], chunkPtr[numLong + 1]
+// (each long row's chunks), chunkRow[numChunks], chunkStart[numChunks].
+struct Splits {
+  const int32_t* longRow;
+  const int32_t* chunkPtr;
+  const int32_t* chunkRow;
+  const int32_t* chunkStart;
+  int64_t numLong, numChunks, chunkEntries;
+};
+
+// Row r of `items` rows (output rows, or chunks) is handled by group g of warp w; the grid's warps stride.
+#define WM_FOR_GROUP_ITEMS(r, items, LANES)                                                                       \
+  for (int64_t r##Base = ((static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5) * (32 / LANES), \
+               r##Step = ((static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5) * (32 / LANES);                    \
+       r##Base < (items); r##Base += r##Step)                                                                       \
+    if (const int64_t r = r##Base + grp.g; r < (items))
+
+// Rows of at most longAbove entries (longer ones are the split kernels').
+template <int VEC, int LANES>
+__global__ void spmmKernel(const int32_t* __restrict__ rowPtr, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
+                           const float* __restrict__ rowScale, int64_t numRows, const float* __restrict__ x, int64_t dim,
+                           float* __restrict__ out, int64_t longAbove) {
+  const Group<LANES> grp;
+  const int64_t vecs = dim / VEC;
+  WM_FOR_GROUP_ITEMS(r, numRows, LANES) {
+    const int64_t begin = rowPtr[r], end = rowPtr[r + 1];
+    if (end - begin > longAbove) continue;
+    for (int64_t j0 = 0; j0 < vecs; j0 += LANES) {
+      const int64_t j = j0 + grp.l;
+      float acc[VEC] = {};
+      accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, j < vecs, acc);
+      if (j < vecs) Vec<VEC>::store(out + r * dim + j * VEC, acc, rowScale ? rowScale[r] : 1.f);
+    }
+  }
+}
+
+// Each chunk of a long row into its partial row.
+template <int VEC, int LANES>
+__global__ void spmmChunksKernel(const int32_t* __restrict__ rowPtr, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
+                                 Splits sp, const float* __restrict__ x, int64_t dim, float* __restrict__ partial) {
+  const Group<LANES> grp;
+  const int64_t vecs = dim / VEC;
+  WM_FOR_GROUP_ITEMS(k, sp.numChunks, LANES) {
+    const int64_t begin = sp.chunkStart[k], rowEnd = rowPtr[sp.chunkRow[k] + 1];
+    const int64_t end = begin + sp.chunkEntries < rowEnd ? begin + sp.chunkEntries : rowEnd;
+    for (int64_t j0 = 0; j0 < vecs; j0 += LANES) {
+      const int64_t j = j0 + grp.l;
+      float acc[VEC] = {};
+      accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, j < vecs, acc);
+      if (j < vecs) Vec<VEC>::store(partial + k * dim + j * VEC, acc, 1.f);
+    }
+  }
+}
+
+// A long row's partials added in order.
+template <int VEC, int LANES>
+__global__ void spmmMergeKernel(Splits sp, const float* __restrict__ rowScale, const float* __restrict__ partial, int64_t dim,
+                                float* __restrict__ out) {
+  using V = Vec<VEC>;
+  const Group<LANES> grp;
+  const int64_t vecs = dim / VEC;
+  WM_FOR_GROUP_ITEMS(i, sp.numLong, LANES) {
+    const int64_t r = sp.longRow[i];
+    for (int64_t j = grp.l; j < vecs; j += LANES) {
+      float acc[VEC] = {};
+      for (int64_t k = sp.chunkPtr[i]; k < sp.chunkPtr[i + 1]; ++k) V::fma(acc, 1.f, V::load(partial + k * dim + j * VEC));
+      V::store(out + r * dim + j * VEC, acc, rowScale ? rowScale[r] : 1.f);
+    }
+  }
+}
+
+template <int VEC>
+void launchSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
+                const float* x, int64_t dim, float* out, const Splits& sp) {
+  const int group = lanes::forVectors(dim / VEC);
+  lanes::with(group, [&](auto lanesPerRow) {
+    constexpr int L = decltype(lanesPerRow)::value;
+    const auto threadsFor = [](int64_t items) { return (items + 32 / L - 1) / (32 / L) * 32; };
+    const int64_t longAbove = sp.numLong > 0 ? sp.chunkEntries : INT64_MAX;
+    spmmKernel<VEC, L><<<gridFor(threadsFor(numRows)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, rowScale, numRows, x, dim, out, longAbove);
+    WM_CUDA_LAUNCHED();
+    if (sp.numLong == 0) return;
+    Scratch s;
+    float* partial = s.get<float>(sp.numChunks * dim);
+    spmmChunksKernel<VEC, L><<<gridFor(threadsFor(sp.numChunks)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, sp, x, dim, partial);
+    WM_CUDA_LAUNCHED();
+    spmmMergeKernel<VEC, L><<<gridFor(threadsFor(sp.numLong)), kThreads, 0, stream()>>>(sp, rowScale, partial, dim, out);
+    WM_CUDA_LAUNCHED();
+  });
 }
 
 }  // namespace
 
 void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x,
-             int64_t dim, uint64_t out) {
+             int64_t dim, uint64_t out, uint64_t splits, int64_t numLong, int64_t numChunks, int64_t chunkEntries) {
   if (numRows == 0 || dim == 0) return;
+  WM_REQUIRE(numLong == 0 || (splits != 0 && numChunks >= numLong && chunkEntries > 0),
+             "csrSpmm: long rows need their splits, at least a chunk each, and a positive chunk length");
+  const int32_t* sp = as<int32_t>(splits);
+  const Splits s{sp, sp + numLong, sp + 2 * numLong + 1, sp + 2 * numLong + 1 + numChunks, numLong, numChunks, chunkEntries};
   const bool wide = dim % 4 == 0 && x % 16 == 0 && out % 16 == 0;
-  const int64_t threads = numRows * 32;
-  if (wide) {
-    spmmKernel<4><<<gridFor(threads), kThreads, 0, stream()>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), as<float>(weight),
-                                                                as<float>(rowScale), numRows, as<float>(x), dim, as<float>(out));
-  } else {
-    spmmKernel<1><<<gridFor(threads), kThreads, 0, stream()>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), as<float>(weight),
-                                                                as<float>(rowScale), numRows, as<float>(x), dim, as<float>(out));
-  }
-  WM_CUDA_LAUNCHED();
+  if (wide) launchSpmm<4>(as<int32_t>(rowPtr), as<int32_t>(colIdx), as<float>(weight), as<float>(rowScale), numRows, as<float>(x), dim, as<float>(out), s);
+  else launchSpmm<1>(as<int32_t>(rowPtr), as<int32_t>(colIdx), as<float>(weight), as<float>(rowScale), numRows, as<float>(x), dim, as<float>(out), s);
 }
 
 }  // namespace wm

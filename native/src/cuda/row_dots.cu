@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "launch.cuh"
-#include "row_dots_lanes.cuh"
+#include "lane_groups.cuh"
 #include "wm/row_dots.h"
 #include "wm/runtime.h"
 
@@ -31,7 +31,7 @@ __global__ void rowDotsKernel(const float* a, const float* b, int64_t n, int64_t
         for (int64_t k = lane; k < d; k += LANES) acc += ar[k] * br[k];
       }
     }
-    acc = rowdots::groupSum<LANES>(acc);
+    acc = lanes::groupSum<LANES>(acc);
     if (valid && lane == 0) out[o] = acc;
   }
 }
@@ -51,7 +51,7 @@ void rowDots(uint64_t a, uint64_t b, int64_t n, int64_t m, int64_t d, uint64_t o
     WM_CUDA(cudaMemsetAsync(as<float>(out), 0, static_cast<size_t>(m * n) * sizeof(float), stream()));
     return;
   }
-  rowdots::withLanes(d, [&](auto lanes) { launch<decltype(lanes)::value>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); });
+  lanes::with(lanes::forFloat4(d), [&](auto lanes) { launch<decltype(lanes)::value>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); });
   WM_CUDA_LAUNCHED();
 }
 

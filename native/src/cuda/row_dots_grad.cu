@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "launch.cuh"
-#include "row_dots_lanes.cuh"
+#include "lane_groups.cuh"
 #include "wm/row_dots.h"
 #include "wm/runtime.h"
 
@@ -62,7 +62,7 @@ void rowDotsGrad(uint64_t a, uint64_t b, uint64_t g, int64_t n, int64_t m, int64
   }
   const float *pa = as<float>(a), *pb = as<float>(b), *pg = as<float>(g);
   float *pdA = as<float>(dA), *pdB = as<float>(dB);
-  rowdots::withLanes(d, [&](auto lanes) { launch<decltype(lanes)::value>(pa, pb, pg, n, m, d, pdA, pdB); });
+  lanes::with(lanes::forFloat4(d), [&](auto lanes) { launch<decltype(lanes)::value>(pa, pb, pg, n, m, d, pdA, pdB); });
   WM_CUDA_LAUNCHED();
 }
 

@@ -1,6 +1,6 @@
-// What the row-dot kernels share: a group of lanes per row of a (a power of
-// two up to a warp, enough that each lane holds at most a few float4 of it),
-// float4 loads when rows are 16-byte aligned, sums across the group by shuffles.
+// Kernels that give each row a group of lanes (row dots, the CSR product): a
+// power of two up to a warp, enough that each lane holds at most a few
+// vectors of the row; every group size is its own kernel instance.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -8,19 +8,22 @@
 #include <type_traits>
 
 namespace wm {
-namespace rowdots {
+namespace lanes {
 
-// Lanes per row: the smallest power of two at least d/4, at most 32.
-inline int lanesFor(int64_t d) {
+// Lanes per row of `vectors` vectors: the smallest power of two at least that, at most 32.
+inline int forVectors(int64_t vectors) {
   int lanes = 1;
-  while (lanes < 32 && lanes * 4 < d) lanes *= 2;
+  while (lanes < 32 && lanes < vectors) lanes *= 2;
   return lanes;
 }
 
-// Calls f(std::integral_constant<int, lanesFor(d)>{}): each kernel is compiled per group size.
+// Lanes per row of d floats read as float4.
+inline int forFloat4(int64_t d) { return forVectors((d + 3) / 4); }
+
+// Calls f(std::integral_constant<int, lanes>{}) for lanes a power of two up to 32.
 template <typename F>
-void withLanes(int64_t d, F&& f) {
-  switch (lanesFor(d)) {
+void with(int lanes, F&& f) {
+  switch (lanes) {
     case 1: f(std::integral_constant<int, 1>{}); break;
     case 2: f(std::integral_constant<int, 2>{}); break;
     case 4: f(std::integral_constant<int, 4>{}); break;
@@ -36,5 +39,5 @@ __device__ __forceinline__ float groupSum(float v) {
   return v;
 }
 
-}  // namespace rowdots
+}  // namespace lanes
 }  // namespace wm
