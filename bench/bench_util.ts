@@ -3,6 +3,8 @@
 import {execSync, spawnSync} from 'child_process';
 import * as path from 'path';
 
+import * as tf from '@tensorflow/tfjs-core';
+
 import * as wm from '../src/index';
 
 /** A positive integer setting from the environment (fallback when unset); a bad value names the variable. */
@@ -29,6 +31,11 @@ export function timeMs(fn: () => void, reps = 20, warm = 3): number {
     t.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   return median(t);
+}
+
+/** timeMs of a call that makes tensors: each call's tensors, intermediates included, freed after it. */
+export function timeTensorsMs(fn: () => tf.Tensor | tf.Tensor[], reps = 20, warm = 3): number {
+  return timeMs(() => tf.dispose(tf.tidy(fn)), reps, warm);
 }
 
 /**

@@ -16,7 +16,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {composite} from '../src/nn/gat';
-import {envPositiveInt, timeMs, torchJson} from './bench_util';
+import {envPositiveInt, timeTensorsMs, torchJson} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -38,7 +38,8 @@ function measure(gat: Gat, block: wm.graph.CsrBlock, rows: number, heads: number
   const src = tf.randomNormal([rows, heads]) as tf.Tensor2D, dst = tf.randomNormal([rows, heads]) as tf.Tensor2D;
   const up = tf.randomNormal([rows, heads, dim]);
   const f = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => gat(block, a as tf.Tensor3D, b as tf.Tensor2D, c as tf.Tensor2D);
-  const run = (fn: () => tf.Tensor | tf.Tensor[]) => timeMs(() => tf.dispose(fn()), reps, 2);
+  // Tensors made inside a call are freed with it.
+  const run = (fn: () => tf.Tensor | tf.Tensor[]) => timeTensorsMs(fn, reps, 2);
   const ms = [
     run(() => f(feat, src, dst)),
     run(() => tf.grads((a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a, b, c), up)))([feat, src, dst])),
