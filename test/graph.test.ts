@@ -29,7 +29,7 @@ import {csrSplits} from '../src/graph/aggregate';
 function closeTo64(got: ArrayLike<number>, ref: Float64Array, what: string, mass?: Float64Array): void {
   expect(got.length, `${what}: length`).to.equal(ref.length);
   for (let i = 0; i < ref.length; ++i) {
-    const bound = 1e-5 * (1 + Math.abs(ref[i])) + (mass ? 2e-7 * mass[i] : 0);
+    const bound = 1e-5 * (1 + Math.abs(ref[i])) + (mass ? 1e-6 * mass[i] : 0);  // a lost chunk or row is far larger
     if (!(Math.abs(got[i] - ref[i]) <= bound)) throw new Error(`${what} [${i}]: ${got[i]} != ${ref[i]}`);
   }
 }
@@ -195,7 +195,7 @@ describe('graphs', () => {
     for (const [rows, cols, dim, most] of [[1, 1, 1, 9], [37, 53, 3, 9], [200, 150, 64, 9], [64, 300, 33, 9], [5, 0, 4, 9],
                                            [70, 90, 256, 80], [33, 40, 130, 70], [50, 60, 128, 45], [41, 20, 12, 100],
                                            // rows past SPMM_CHUNK_ENTRIES (512), summed by chunks on the GPU
-                                           [30, 200, 64, 1600], [9, 50, 3, 1200]] as const) {
+                                           [30, 200, 64, 1600], [9, 50, 3, 1200], [12, 80, 256, 1400], [7, 30, 520, 900]] as const) {
       // Random bipartite block; some rows without entries.
       const rowPtr = new Int32Array(rows + 1);
       const entries: number[] = [];
