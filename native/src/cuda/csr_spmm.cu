@@ -10,6 +10,9 @@
 // entries on one group kept the whole GPU waiting for it) are left to a
 // second kernel that sums each chunk of them into a partial row, and a third
 // that adds a row's partials in order: run to run the same sums.
+#include <cstdlib>
+#include <string>
+
 #include "check.h"
 #include "lane_groups.cuh"
 #include "launch.cuh"
@@ -54,12 +57,10 @@ struct Group {
   }
 };
 
-// acc[p] += sum over entries [begin, end) of weight[e] * x[colIdx[e], vector j + p * LANES]
-// for each of the lane's VPL vectors (lanes with !on[p] only pass entries on).
-template <int VEC, int LANES, int VPL>
+// acc += sum over entries [begin, end) of weight[e] * x[colIdx[e], vector j] (lanes with !on only pass entries on).
+template <int VEC, int LANES>
 __device__ __forceinline__ void accumulate(const Group<LANES>& grp, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
-                                           int64_t begin, int64_t end, const float* xj, int64_t dim, const bool (&on)[VPL],
-                                           float (&acc)[VPL][VEC]) {
+                                           int64_t begin, int64_t end, const float* xj, int64_t dim, bool on, float* acc) {
   using V = Vec<VEC>;
   for (int64_t base = begin; base < end; base += LANES) {
     const int64_t e = base + grp.l;
@@ -70,43 +71,23 @@ __device__ __forceinline__ void accumulate(const Group<LANES>& grp, const int32_
     for (; k + 4 <= n; k += 4) {
       int ck[4];
       float wk[4];
-      typename V::T v[4][VPL];
+      typename V::T v[4];
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
         ck[u] = __shfl_sync(grp.mask, c, k + u, LANES);
         wk[u] = __shfl_sync(grp.mask, w, k + u, LANES);
       }
 #pragma unroll
-      for (int u = 0; u < 4; ++u)
+      for (int u = 0; u < 4; ++u) if (on) v[u] = V::load(xj + static_cast<int64_t>(ck[u]) * dim);
 #pragma unroll
-        for (int p = 0; p < VPL; ++p) if (on[p]) v[u][p] = V::load(xj + static_cast<int64_t>(ck[u]) * dim + p * LANES * VEC);
-#pragma unroll
-      for (int u = 0; u < 4; ++u)
-#pragma unroll
-        for (int p = 0; p < VPL; ++p) if (on[p]) V::fma(acc[p], wk[u], v[u][p]);
+      for (int u = 0; u < 4; ++u) if (on) V::fma(acc, wk[u], v[u]);
     }
     for (; k < n; ++k) {
       const int ck = __shfl_sync(grp.mask, c, k, LANES);
       const float wk = __shfl_sync(grp.mask, w, k, LANES);
-#pragma unroll
-      for (int p = 0; p < VPL; ++p) if (on[p]) V::fma(acc[p], wk, V::load(xj + static_cast<int64_t>(ck) * dim + p * LANES * VEC));
+      if (on) V::fma(acc, wk, V::load(xj + static_cast<int64_t>(ck) * dim));
     }
   }
-}
-
-// Output vectors [j0, j0 + LANES * VPL) of a row (or chunk) over entries [begin, end), each scaled by `scale`.
-template <int VEC, int LANES, int VPL>
-__device__ __forceinline__ void sumEntries(const Group<LANES>& grp, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
-                                           int64_t begin, int64_t end, const float* __restrict__ x, int64_t dim, int64_t j0,
-                                           float scale, float* outRow) {
-  const int64_t vecs = dim / VEC, j = j0 + grp.l;
-  bool on[VPL];
-  float acc[VPL][VEC] = {};
-#pragma unroll
-  for (int p = 0; p < VPL; ++p) on[p] = j + p * LANES < vecs;
-  accumulate<VEC, LANES, VPL>(grp, colIdx, weight, begin, end, x + j * VEC, dim, on, acc);
-#pragma unroll
-  for (int p = 0; p < VPL; ++p) if (on[p]) Vec<VEC>::store(outRow + (j + p * LANES) * VEC, acc[p], scale);
 }
 
 // What the long rows' kernels read: `splits` holds longRow[numLong], chunkPtr[numLong + 1]
@@ -126,33 +107,52 @@ struct Splits {
        r##Base < (items); r##Base += r##Step)                                                                       \
     if (const int64_t r = r##Base + grp.g; r < (items))
 
-// Rows of at most longAbove entries (longer ones are the split kernels'). Each lane holds VPL
-// vectors of a row at once: more loads in flight for rows wider than a warp's float4s.
-template <int VEC, int LANES, int VPL>
+// Vectors [j0, j0 + LANES) of a row (or chunk) over entries [begin, end), scaled by `scale`.
+template <int VEC, int LANES>
+__device__ __forceinline__ void sumEntries(const Group<LANES>& grp, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
+                                           int64_t begin, int64_t end, const float* __restrict__ x, int64_t dim, int64_t j0,
+                                           float scale, float* outRow) {
+  const int64_t j = j0 + grp.l;
+  const bool on = j < dim / VEC;  // lanes past the row's end still pass entries on
+  float acc[VEC] = {};
+  accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, on, acc);
+  if (on) Vec<VEC>::store(outRow + j * VEC, acc, scale);
+}
+
+// Work items are (row, slab): a row wider than its group is cut into `slabs` slabs of LANES
+// vectors that separate groups sum at once (slabs == 1: one group walks all of the row's vectors).
+#define WM_SLAB_RANGE(j0, j1, item, slabs, vecs, LANES)            \
+  const int64_t j0 = (slabs) > 1 ? ((item) % (slabs)) * (LANES) : 0; \
+  const int64_t j1 = (slabs) > 1 ? j0 + (LANES) : (vecs);
+
+// Rows of at most longAbove entries (longer ones are the split kernels').
+template <int VEC, int LANES>
 __global__ void spmmKernel(const int32_t* __restrict__ rowPtr, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
                            const float* __restrict__ rowScale, int64_t numRows, const float* __restrict__ x, int64_t dim,
-                           float* __restrict__ out, int64_t longAbove) {
+                           float* __restrict__ out, int64_t longAbove, int64_t slabs) {
   const Group<LANES> grp;
   const int64_t vecs = dim / VEC;
-  WM_FOR_GROUP_ITEMS(r, numRows, LANES) {
-    const int64_t begin = rowPtr[r], end = rowPtr[r + 1];
+  WM_FOR_GROUP_ITEMS(item, numRows * slabs, LANES) {
+    const int64_t r = item / slabs, begin = rowPtr[r], end = rowPtr[r + 1];
     if (end - begin > longAbove) continue;
-    for (int64_t j0 = 0; j0 < vecs; j0 += LANES * VPL) {
-      sumEntries<VEC, LANES, VPL>(grp, colIdx, weight, begin, end, x, dim, j0, rowScale ? rowScale[r] : 1.f, out + r * dim);
+    WM_SLAB_RANGE(first, last, item, slabs, vecs, LANES)
+    for (int64_t j0 = first; j0 < last; j0 += LANES) {
+      sumEntries<VEC, LANES>(grp, colIdx, weight, begin, end, x, dim, j0, rowScale ? rowScale[r] : 1.f, out + r * dim);
     }
   }
 }
 
 // Each chunk of a long row into its partial row.
-template <int VEC, int LANES, int VPL>
+template <int VEC, int LANES>
 __global__ void spmmChunksKernel(const int32_t* __restrict__ rowPtr, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
-                                 Splits sp, const float* __restrict__ x, int64_t dim, float* __restrict__ partial) {
+                                 Splits sp, const float* __restrict__ x, int64_t dim, float* __restrict__ partial, int64_t slabs) {
   const Group<LANES> grp;
   const int64_t vecs = dim / VEC;
-  WM_FOR_GROUP_ITEMS(k, sp.numChunks, LANES) {
-    const int64_t begin = sp.chunkStart[k], rowEnd = rowPtr[sp.chunkRow[k] + 1];
+  WM_FOR_GROUP_ITEMS(item, sp.numChunks * slabs, LANES) {
+    const int64_t k = item / slabs, begin = sp.chunkStart[k], rowEnd = rowPtr[sp.chunkRow[k] + 1];
     const int64_t end = begin + sp.chunkEntries < rowEnd ? begin + sp.chunkEntries : rowEnd;
-    for (int64_t j0 = 0; j0 < vecs; j0 += LANES * VPL) sumEntries<VEC, LANES, VPL>(grp, colIdx, weight, begin, end, x, dim, j0, 1.f, partial + k * dim);
+    WM_SLAB_RANGE(first, last, item, slabs, vecs, LANES)
+    for (int64_t j0 = first; j0 < last; j0 += LANES) sumEntries<VEC, LANES>(grp, colIdx, weight, begin, end, x, dim, j0, 1.f, partial + k * dim);
   }
 }
 
@@ -173,31 +173,35 @@ __global__ void spmmMergeKernel(Splits sp, const float* __restrict__ rowScale, c
   }
 }
 
-template <int VEC, int L, int VPL>
-void launchSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
-                const float* x, int64_t dim, float* out, const Splits& sp) {
-  const auto threadsFor = [](int64_t items) { return (items + 32 / L - 1) / (32 / L) * 32; };
-  const int64_t longAbove = sp.numLong > 0 ? sp.chunkEntries : INT64_MAX;
-  spmmKernel<VEC, L, VPL><<<gridFor(threadsFor(numRows)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, rowScale, numRows, x, dim, out, longAbove);
-  WM_CUDA_LAUNCHED();
-  if (sp.numLong == 0) return;
-  Scratch s;
-  float* partial = s.get<float>(sp.numChunks * dim);
-  spmmChunksKernel<VEC, L, VPL><<<gridFor(threadsFor(sp.numChunks)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, sp, x, dim, partial);
-  WM_CUDA_LAUNCHED();
-  spmmMergeKernel<VEC, L><<<gridFor(threadsFor(sp.numLong)), kThreads, 0, stream()>>>(sp, rowScale, partial, dim, out);
-  WM_CUDA_LAUNCHED();
+// Rows wider than a warp's vectors are cut into slabs that separate warps sum at once
+// (WM_SPMM_SLABS=0: one warp walks the whole row, a slab after another).
+bool slabsOn() {
+  static const bool on = [] {
+    const char* v = std::getenv("WM_SPMM_SLABS");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
 }
 
-// A group of lanes sized to the row; rows wider than a warp's vectors give each lane 2 or 4 at once.
 template <int VEC>
 void launchSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
                 const float* x, int64_t dim, float* out, const Splits& sp) {
   const int64_t vecs = dim / VEC;
-  if (vecs > 64) return launchSpmm<VEC, 32, 4>(rowPtr, colIdx, weight, rowScale, numRows, x, dim, out, sp);
-  if (vecs > 32) return launchSpmm<VEC, 32, 2>(rowPtr, colIdx, weight, rowScale, numRows, x, dim, out, sp);
   lanes::with(lanes::forVectors(vecs), [&](auto lanesPerRow) {
-    launchSpmm<VEC, decltype(lanesPerRow)::value, 1>(rowPtr, colIdx, weight, rowScale, numRows, x, dim, out, sp);
+    constexpr int L = decltype(lanesPerRow)::value;
+    const int64_t slabs = slabsOn() ? (vecs + L - 1) / L : 1;
+    const auto threadsFor = [](int64_t items) { return (items + 32 / L - 1) / (32 / L) * 32; };
+    const int64_t longAbove = sp.numLong > 0 ? sp.chunkEntries : INT64_MAX;
+    spmmKernel<VEC, L><<<gridFor(threadsFor(numRows * slabs)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, rowScale, numRows, x, dim, out,
+                                                                                        longAbove, slabs);
+    WM_CUDA_LAUNCHED();
+    if (sp.numLong == 0) return;
+    Scratch s;
+    float* partial = s.get<float>(sp.numChunks * dim);
+    spmmChunksKernel<VEC, L><<<gridFor(threadsFor(sp.numChunks * slabs)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, sp, x, dim, partial, slabs);
+    WM_CUDA_LAUNCHED();
+    spmmMergeKernel<VEC, L><<<gridFor(threadsFor(sp.numLong)), kThreads, 0, stream()>>>(sp, rowScale, partial, dim, out);
+    WM_CUDA_LAUNCHED();
   });
 }
 
