@@ -10,9 +10,6 @@
 // entries on one group kept the whole GPU waiting for it) are left to a
 // second kernel that sums each chunk of them into a partial row, and a third
 // that adds a row's partials in order: run to run the same sums.
-#include <cstdlib>
-#include <string>
-
 #include "check.h"
 #include "lane_groups.cuh"
 #include "launch.cuh"
@@ -107,37 +104,21 @@ struct Splits {
        r##Base < (items); r##Base += r##Step)                                                                       \
     if (const int64_t r = r##Base + grp.g; r < (items))
 
-// Vectors [j0, j0 + LANES) of a row (or chunk) over entries [begin, end), scaled by `scale`.
-template <int VEC, int LANES>
-__device__ __forceinline__ void sumEntries(const Group<LANES>& grp, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
-                                           int64_t begin, int64_t end, const float* __restrict__ x, int64_t dim, int64_t j0,
-                                           float scale, float* outRow) {
-  const int64_t j = j0 + grp.l;
-  const bool on = j < dim / VEC;  // lanes past the row's end still pass entries on
-  float acc[VEC] = {};
-  accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, on, acc);
-  if (on) Vec<VEC>::store(outRow + j * VEC, acc, scale);
-}
-
-// Work items are (row, slab): a row wider than its group is cut into `slabs` slabs of LANES
-// vectors that separate groups sum at once (slabs == 1: one group walks all of the row's vectors).
-#define WM_SLAB_RANGE(j0, j1, item, slabs, vecs, LANES)            \
-  const int64_t j0 = (slabs) > 1 ? ((item) % (slabs)) * (LANES) : 0; \
-  const int64_t j1 = (slabs) > 1 ? j0 + (LANES) : (vecs);
-
 // Rows of at most longAbove entries (longer ones are the split kernels').
 template <int VEC, int LANES>
 __global__ void spmmKernel(const int32_t* __restrict__ rowPtr, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
                            const float* __restrict__ rowScale, int64_t numRows, const float* __restrict__ x, int64_t dim,
-                           float* __restrict__ out, int64_t longAbove, int64_t slabs) {
+                           float* __restrict__ out, int64_t longAbove) {
   const Group<LANES> grp;
   const int64_t vecs = dim / VEC;
-  WM_FOR_GROUP_ITEMS(item, numRows * slabs, LANES) {
-    const int64_t r = item / slabs, begin = rowPtr[r], end = rowPtr[r + 1];
+  WM_FOR_GROUP_ITEMS(r, numRows, LANES) {
+    const int64_t begin = rowPtr[r], end = rowPtr[r + 1];
     if (end - begin > longAbove) continue;
-    WM_SLAB_RANGE(first, last, item, slabs, vecs, LANES)
-    for (int64_t j0 = first; j0 < last; j0 += LANES) {
-      sumEntries<VEC, LANES>(grp, colIdx, weight, begin, end, x, dim, j0, rowScale ? rowScale[r] : 1.f, out + r * dim);
+    for (int64_t j0 = 0; j0 < vecs; j0 += LANES) {
+      const int64_t j = j0 + grp.l;
+      float acc[VEC] = {};
+      accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, j < vecs, acc);
+      if (j < vecs) Vec<VEC>::store(out + r * dim + j * VEC, acc, rowScale ? rowScale[r] : 1.f);
     }
   }
 }
@@ -145,14 +126,18 @@ __global__ void spmmKernel(const int32_t* __restrict__ rowPtr, const int32_t* __
 // Each chunk of a long row into its partial row.
 template <int VEC, int LANES>
 __global__ void spmmChunksKernel(const int32_t* __restrict__ rowPtr, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
-                                 Splits sp, const float* __restrict__ x, int64_t dim, float* __restrict__ partial, int64_t slabs) {
+                                 Splits sp, const float* __restrict__ x, int64_t dim, float* __restrict__ partial) {
   const Group<LANES> grp;
   const int64_t vecs = dim / VEC;
-  WM_FOR_GROUP_ITEMS(item, sp.numChunks * slabs, LANES) {
-    const int64_t k = item / slabs, begin = sp.chunkStart[k], rowEnd = rowPtr[sp.chunkRow[k] + 1];
+  WM_FOR_GROUP_ITEMS(k, sp.numChunks, LANES) {
+    const int64_t begin = sp.chunkStart[k], rowEnd = rowPtr[sp.chunkRow[k] + 1];
     const int64_t end = begin + sp.chunkEntries < rowEnd ? begin + sp.chunkEntries : rowEnd;
-    WM_SLAB_RANGE(first, last, item, slabs, vecs, LANES)
-    for (int64_t j0 = first; j0 < last; j0 += LANES) sumEntries<VEC, LANES>(grp, colIdx, weight, begin, end, x, dim, j0, 1.f, partial + k * dim);
+    for (int64_t j0 = 0; j0 < vecs; j0 += LANES) {
+      const int64_t j = j0 + grp.l;
+      float acc[VEC] = {};
+      accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, j < vecs, acc);
+      if (j < vecs) Vec<VEC>::store(partial + k * dim + j * VEC, acc, 1.f);
+    }
   }
 }
 
@@ -173,32 +158,20 @@ __global__ void spmmMergeKernel(Splits sp, const float* __restrict__ rowScale, c
   }
 }
 
-// Rows wider than a warp's vectors are cut into slabs that separate warps sum at once
-// (WM_SPMM_SLABS=0: one warp walks the whole row, a slab after another).
-bool slabsOn() {
-  static const bool on = [] {
-    const char* v = std::getenv("WM_SPMM_SLABS");
-    return !(v && std::string(v) == "0");
-  }();
-  return on;
-}
-
 template <int VEC>
 void launchSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
                 const float* x, int64_t dim, float* out, const Splits& sp) {
-  const int64_t vecs = dim / VEC;
-  lanes::with(lanes::forVectors(vecs), [&](auto lanesPerRow) {
+  const int group = lanes::forVectors(dim / VEC);
+  lanes::with(group, [&](auto lanesPerRow) {
     constexpr int L = decltype(lanesPerRow)::value;
-    const int64_t slabs = slabsOn() ? (vecs + L - 1) / L : 1;
     const auto threadsFor = [](int64_t items) { return (items + 32 / L - 1) / (32 / L) * 32; };
     const int64_t longAbove = sp.numLong > 0 ? sp.chunkEntries : INT64_MAX;
-    spmmKernel<VEC, L><<<gridFor(threadsFor(numRows * slabs)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, rowScale, numRows, x, dim, out,
-                                                                                        longAbove, slabs);
+    spmmKernel<VEC, L><<<gridFor(threadsFor(numRows)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, rowScale, numRows, x, dim, out, longAbove);
     WM_CUDA_LAUNCHED();
     if (sp.numLong == 0) return;
     Scratch s;
     float* partial = s.get<float>(sp.numChunks * dim);
-    spmmChunksKernel<VEC, L><<<gridFor(threadsFor(sp.numChunks * slabs)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, sp, x, dim, partial, slabs);
+    spmmChunksKernel<VEC, L><<<gridFor(threadsFor(sp.numChunks)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, sp, x, dim, partial);
     WM_CUDA_LAUNCHED();
     spmmMergeKernel<VEC, L><<<gridFor(threadsFor(sp.numLong)), kThreads, 0, stream()>>>(sp, rowScale, partial, dim, out);
     WM_CUDA_LAUNCHED();
