@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstring>
 
 #include "cpu_features.h"
@@ -47,7 +48,9 @@ __attribute__((target("avx2"))) void spmmRowsAvx2(const Spmm& s, int64_t begin, 
 void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
              const float* x, int64_t dim, float* out) {
   const Spmm s{rowPtr, colIdx, weight, rowScale, x, dim, out};
-  parallelFor(numRows, 256, [&](int64_t begin, int64_t end) {
+  // Cut by entries (and a row's own cost), not by rows: R-MAT's hubs sit at the low ids.
+  const auto cost = [&](int64_t r) { return static_cast<int64_t>(rowPtr[r]) + r; };
+  parallelForByCost(numRows, std::max<int64_t>(4096 / std::max<int64_t>(dim, 1), 16), cost, [&](int64_t begin, int64_t end) {
 #ifdef WM_HOST_AVX2
     if (hasAvx2Fma()) {
       spmmRowsAvx2(s, begin, end);

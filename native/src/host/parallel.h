@@ -143,5 +143,37 @@ void parallelFor(int64_t n, int64_t minPerThread, F&& body) {
   });
 }
 
+// parallelFor over rows whose costs differ (CSR rows: a power-law graph's hubs):
+// [0, n) cut where the running cost `prefix(i)` (non-decreasing, prefix(0) = 0)
+// crosses equal shares, a part per thread (the caller runs only the first part
+// of a batch, so more parts than threads would queue behind the workers).
+template <typename Prefix, typename F>
+void parallelForByCost(int64_t n, int64_t minCostPerPart, Prefix&& prefix, F&& body) {
+  ThreadPool& pool = ThreadPool::get();
+  const int64_t total = n > 0 ? static_cast<int64_t>(prefix(n)) : 0;
+  const int64_t parts = std::min<int64_t>(pool.workers() + 1, std::max<int64_t>(1, total / std::max<int64_t>(minCostPerPart, 1)));
+  if (parts <= 1 || n <= 1) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  // Part t starts at the first row whose prefix reaches t * total / parts.
+  std::vector<int64_t> cut(static_cast<size_t>(parts) + 1, n);
+  cut[0] = 0;
+  for (int64_t t = 1; t < parts; ++t) {
+    const int64_t goal = total / parts * t + (total % parts) * t / parts;
+    int64_t lo = cut[static_cast<size_t>(t - 1)], hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (static_cast<int64_t>(prefix(mid)) < goal) lo = mid + 1;
+      else hi = mid;
+    }
+    cut[static_cast<size_t>(t)] = lo;
+  }
+  pool.run(parts, [&](int64_t t) {
+    const int64_t begin = cut[static_cast<size_t>(t)], end = cut[static_cast<size_t>(t) + 1];
+    if (begin < end) body(begin, end);
+  });
+}
+
 }  // namespace host
 }  // namespace wm
