@@ -10,7 +10,7 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {trainNodeClassification} from '../src/train/node_classification';
-import {assertGpuIfRequired, expectReject} from './helpers';
+import {assertGpuIfRequired, expectReject, nativeHere} from './helpers';
 
 describe('GCN', () => {
   before(async () => {
@@ -18,12 +18,14 @@ describe('GCN', () => {
     assertGpuIfRequired();
   });
 
-  it("the main job's --model gcn classifies polblogs (one seed, 20 epochs: test accuracy above 85%), leaving no tensor behind", async function() {
+  it("the main job's --model gcn classifies polblogs (one seed, 20 epochs: test accuracy above 85%), every kernel native, leaving no tensor behind", async function() {
     this.timeout(120000);
     const data = loadNodeClassification(path.join(__dirname, '..', '..', 'data', 'polblogs'));
     const before = wm.memoryInfo();
+    wm.resetFallbackCounts();
     const r = await trainNodeClassification(data, {model: 'gcn', epochs: 20, seed: 0});
     const after = wm.memoryInfo();
+    if (nativeHere('')) expect(wm.fallbackCounts(), 'kernels that ran on tfjs-backend-cpu').to.deep.equal({});
     expect(r.testAcc, `test accuracy at the best validation epoch (${r.bestEpoch})`).to.be.above(0.85);
     expect(r.history[r.history.length - 1].loss, 'the last epoch\'s loss against the first').to.be.below(r.history[0].loss / 2);
     expect(after.numTensors, 'tensors after training').to.equal(before.numTensors);

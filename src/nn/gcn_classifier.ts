@@ -43,13 +43,15 @@ export class GcnClassifier extends BlockNodeClassifier {
     return this.layers.map((l) => l.w);
   }
 
-  // Â (x W) = (Â x) W: the sparse product runs over the narrower side.
+  // Â (x W) = (Â x) W: the sparse product runs over the narrower side. Aggregating
+  // first, the projection, bias and ReLU are one fused matMul (one kernel each way).
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
     const layer = this.layers[l];
     const x = dropoutSeed !== undefined && this.config.dropout > 0 ? dropout(h, this.config.dropout, (dropoutSeed + l) >>> 0) as tf.Tensor2D : h;
     const [inDim, outDim] = layer.w.shape;
-    const mixed = inDim <= outDim ? tf.matMul(aggregate(x, block, 'gcn'), layer.w) : aggregate(tf.matMul(x, layer.w), block, 'gcn');
-    const out = tf.add(mixed, layer.bias) as tf.Tensor2D;
-    return l === this.layers.length - 1 ? out : tf.relu(out);
+    const activation = l === this.layers.length - 1 ? 'linear' : 'relu';
+    if (inDim <= outDim) return tf.fused.matMul({a: aggregate(x, block, 'gcn'), b: layer.w as tf.Tensor2D, bias: layer.bias, activation}) as tf.Tensor2D;
+    const out = tf.add(aggregate(tf.matMul(x, layer.w), block, 'gcn'), layer.bias) as tf.Tensor2D;
+    return activation === 'relu' ? tf.relu(out) : out;
   }
 }
