@@ -54,6 +54,14 @@ export class WholeMemoryCsr {
     return t.location === 'device' ? (m as NativeDeviceMemory).address : (m as NativeHostMemory).deviceAddress;
   }
 
+  // A process without a GPU reads a graph in shared host memory: its arrays there, and the ids on the host.
+  private onHost(what: string, ids: tf.Tensor1D, idsName: string): {rowPtr: NativeHostMemory; colIdx: NativeHostMemory; ids: Int32Array} {
+    if (this.location !== 'host') throw new Error(`${what}: the graph is in GPU memory and this process has no GPU`);
+    if (ids.dtype !== 'int32') throw new TypeError(`${what}: ${idsName} must be int32, got ${ids.dtype}`);
+    return {rowPtr: this.rowPtr.nativeMemory(what) as NativeHostMemory, colIdx: this.colIdx.nativeMemory(what) as NativeHostMemory,
+            ids: Int32Array.from(ids.dataSync())};
+  }
+
   /**
    * Neighbours of seeds, as sampleNeighbors (host seeds) or DeviceCsr.sample
    * (seeds as a tensor on the GPU) return them — the same draws for the same seed.
@@ -62,10 +70,8 @@ export class WholeMemoryCsr {
     if (!Number.isInteger(fanout) || fanout < 0) throw new RangeError(`sample: fanout must be a non-negative integer, got ${fanout}`);
     const b = tf.backend() as WholeMemoryBackend;
     if (b.gpu) return sampleOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, seeds, fanout, opts, 'sample');
-    if (this.location !== 'host') throw new Error('sample: the graph is in GPU memory and this process has no GPU');
-    if (seeds.dtype !== 'int32') throw new TypeError(`sample: seeds must be int32, got ${seeds.dtype}`);
-    const got = sampleOnHost(this.rowPtr.nativeMemory('sample') as NativeHostMemory, this.colIdx.nativeMemory('sample') as NativeHostMemory,
-                             this.numVertices, Int32Array.from(seeds.dataSync()), fanout, opts, 'sample');
+    const h = this.onHost('sample', seeds, 'seeds');
+    const got = sampleOnHost(h.rowPtr, h.colIdx, this.numVertices, h.ids, fanout, opts, 'sample');
     return {ids: tf.tensor1d(got.ids, 'int32'), offsets: got.offsets && tf.tensor1d(got.offsets, 'int32')};
   }
 
@@ -79,10 +85,8 @@ export class WholeMemoryCsr {
     }
     const b = tf.backend() as WholeMemoryBackend;
     if (b.gpu) return walkOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, starts, length, opts, 'randomWalks');
-    if (this.location !== 'host') throw new Error('randomWalks: the graph is in GPU memory and this process has no GPU');
-    if (starts.dtype !== 'int32') throw new TypeError(`randomWalks: starts must be int32, got ${starts.dtype}`);
-    const walks = walkOnHost(this.rowPtr.nativeMemory('randomWalks') as NativeHostMemory, this.colIdx.nativeMemory('randomWalks') as NativeHostMemory,
-                             this.numVertices, Int32Array.from(starts.dataSync()), length, opts, 'randomWalks');
+    const h = this.onHost('randomWalks', starts, 'starts');
+    const walks = walkOnHost(h.rowPtr, h.colIdx, this.numVertices, h.ids, length, opts, 'randomWalks');
     return walkTensor(walks, length, this.numVertices);
   }
 
