@@ -1,4 +1,4 @@
-// Data-parallel GraphSAGE on several processes (one per GPU, or on the CPU):
+// Data-parallel GraphSAGE (or GAT, GCN) on several processes (one per GPU, or on the CPU):
 //   node dist/bin/tfjs-wm-run.js -n 2 dist/examples/data-parallel.js
 // The node embeddings are one table in WholeMemory that every rank reads and
 // updates in place (sparse, never all-reduced); the dense layers' gradients
@@ -15,17 +15,19 @@ import {randomSplit} from '../src/graph/split';
 import {sampleSubgraph} from '../src/graph/subgraph';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
 import {MetricsLog} from '../src/train/metrics_log';
-import {accuracy} from '../src/train/node_classification';
+import {accuracy, createNodeClassifier, NODE_MODELS, nodeModelName} from '../src/train/node_classification';
 import {seededRng, shuffle} from '../src/util/random';
 import {nonNegativeInt, positiveInt} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const program = new Command()
   .option('--data <folder>', 'graph folder (edges.tsv + vertex_value.tsv)', path.join(root, 'data', 'polblogs'))
+  .option('--model <kind>', 'sage (GraphSAGE), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs', 'sage')
+  .option('--heads <n>', 'attention heads of a GAT hidden layer', positiveInt('--heads'), 4)
   .option('--epochs <n>', 'epochs', positiveInt('--epochs'), 40)
   .option('--batch-size <n>', 'global seed vertices per step', positiveInt('--batch-size'), 64)
   .option('--memory <kind>', "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)", 'continuous')
-  .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch)", 'tree')
+  .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch); default: tree for sage, else subgraph")
   .option('--exact', 'train exactly as one process would on the global batch (distributed table, compact subgraphs sampled by vertex, no dropout, summed shares of the global loss): the loss curve does not depend on the number of ranks')
   .option('--wire <type>', 'the type gradients travel in between ranks: float32, bfloat16 or float16 (half the bytes)', 'float32')
   .option('--seed <n>', 'split and initialisation seed', nonNegativeInt('--seed'), 0)
@@ -34,7 +36,10 @@ const program = new Command()
 
 async function main(): Promise<void> {
   const o = program.opts();
+  if (!NODE_MODELS.includes(o.model)) throw new Error(`--model must be one of ${NODE_MODELS.join(', ')}, got "${o.model}"`);
+  o.sampler ??= o.model === 'sage' ? 'tree' : 'subgraph';
   if (o.exact) Object.assign(o, {memory: 'distributed', sampler: 'subgraph'});
+  if (o.model !== 'sage' && o.sampler !== 'subgraph') throw new Error(`--model ${o.model} runs over compact subgraphs: use --sampler subgraph`);
   if (!['continuous', 'chunked', 'distributed'].includes(o.memory)) throw new Error(`--memory must be continuous, chunked or distributed, got "${o.memory}"`);
   if (o.sampler !== 'tree' && o.sampler !== 'subgraph') throw new Error(`--sampler must be tree or subgraph, got "${o.sampler}"`);
   await tf.setBackend(wm.BACKEND_NAME);
@@ -43,10 +48,10 @@ async function main(): Promise<void> {
   // The same seed everywhere: every rank sees the same split and batches.
   const rng = seededRng(o.seed * 7919 + 17);
   const split = randomSplit(data.graph.numVertices, 0.1, 0.1, rng);
-  const model = new GraphSageClassifier({
+  const model = createNodeClassifier(o.model, {
     numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: 64, hiddenDim: 64, numLayers: 2,
     dropout: o.exact ? 0 : 0.5, seed: o.seed * 101 + 3, embeddingLearningRate: 0.02, embeddingMemory: o.memory, communicator: comm,
-  });
+  }, o.heads);
   const dp = wm.dataParallel(tf.train.adam(0.01), comm, {gradients: o.exact ? 'sum' : 'mean', wire: o.wire});
   dp.broadcastVariables(model.denseVariables);
   const full = fullGraph(data.graph);
@@ -71,7 +76,8 @@ async function main(): Promise<void> {
       const sub = o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, [25, 10], {seed: hopSeed, keyBy: o.exact ? 'vertex' : 'position'}) : undefined;
       const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => data.labels[v]), 'int32'), data.numClasses));
       const weight = mine.length ? 1 : 0;
-      const forward = () => (block ? model.forwardSampled(block, true, epoch * 1000 + steps) : model.forwardSubgraph(sub!, true, epoch * 1000 + steps));
+      const forward = () => (block ? (model as GraphSageClassifier).forwardSampled(block, true, epoch * 1000 + steps) :
+                                     model.forwardSubgraph(sub!, true, epoch * 1000 + steps));
       // Exactly: each rank's loss is its share of the global batch's mean loss, and the shares add up.
       const lossOf = () => (o.exact ? tf.div(tf.sum(tf.losses.softmaxCrossEntropy(y, forward(), undefined, undefined, tf.Reduction.NONE)), batch.length) :
                                       tf.mul(tf.losses.softmaxCrossEntropy(y, forward()), weight)) as tf.Scalar;
@@ -102,7 +108,7 @@ async function main(): Promise<void> {
     comm.barrier();
   }
   if (comm.rank === 0) {
-    console.log(`${comm.size} rank(s), table in ${o.memory} WholeMemory: test accuracy ${(100 * best.test).toFixed(2)} % at the best validation epoch ${best.epoch} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(`${nodeModelName(o.model)}, ${comm.size} rank(s), table in ${o.memory} WholeMemory: test accuracy ${(100 * best.test).toFixed(2)} % at the best validation epoch ${best.epoch} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
   full.dispose();
   model.dispose();

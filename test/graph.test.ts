@@ -294,8 +294,36 @@ describe('graphs', () => {
         tf.dispose([x, w, out, dx]);
         block.dispose();
       }
+      // With the graph's degrees (each at least the row's listed entries): self loop 1 / d(r), each
+      // listed entry (degrees[r] / listed) / sqrt(d(r) d(c)), d = degrees + 1.
+      const degrees = Int32Array.from({length: cols}, (_, v) => (v < rows ? rowPtr[v + 1] - rowPtr[v] : 0) + Math.floor(rng() * 20));
+      const wantDeg = new Float64Array(rows * dim), gradDeg = new Float64Array(cols * dim);
+      for (let r = 0; r < rows; ++r) {
+        const listed = rowPtr[r + 1] - rowPtr[r], dr = degrees[r] + 1;
+        const terms: Array<[number, number]> = [[r, 1 / dr]];
+        for (let e = rowPtr[r]; e < rowPtr[r + 1]; ++e) terms.push([colIdx[e], degrees[r] / listed / Math.sqrt(dr * (degrees[colIdx[e]] + 1))]);
+        for (const [c, a] of terms) {
+          for (let j = 0; j < dim; ++j) {
+            wantDeg[r * dim + j] += a * xv[c * dim + j];
+            gradDeg[c * dim + j] += a * wv[r * dim + j];
+          }
+        }
+      }
+      for (const backend of [wm.BACKEND_NAME, 'cpu']) {
+        await tf.setBackend(backend);
+        const block = new wm.graph.CsrBlock(rowPtr, colIdx, cols, degrees);
+        const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
+        const out = wm.graph.aggregate(x, block, 'gcn');
+        const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, 'gcn'), w)))(x);
+        closeTo64(out.dataSync(), wantDeg, `gcn with degrees forward ${backend} ${rows}x${cols}x${dim}`);
+        closeTo64(dx.dataSync(), gradDeg, `gcn with degrees gradient ${backend} ${rows}x${cols}x${dim}`);
+        tf.dispose([x, w, out, dx]);
+        block.dispose();
+      }
     }
     await tf.setBackend(wm.BACKEND_NAME);
+    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 1]), Int32Array.from([0]), 2, Int32Array.from([1]))).to.throw(/degrees must be an Int32Array of numCols \(2\) entries/);
+    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 1]), Int32Array.from([0]), 2, Int32Array.from([1, -1]))).to.throw(/degrees\[1\] = -1 is negative/);
     // A whole graph: the weights are 1 / sqrt((deg(u) + 1) (deg(v) + 1)) with the graph's degrees.
     const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
     const block = wm.graph.CsrBlock.fromGraph(g);
@@ -307,7 +335,22 @@ describe('graphs', () => {
       for (let e = g.rowPtr[v]; e < g.rowPtr[v + 1]; ++e) s += 1 / Math.sqrt((deg(v) + 1) * (deg(g.colIdx[e]) + 1));
       expect(rowSums[v]).to.be.closeTo(s, 1e-5);
     }
-    tf.dispose(ones);
+    // A sampled subgraph that left nothing out gives its seeds the whole graph's rows; one that left
+    // neighbours out gives each seed the same row whatever the other seeds of its batch.
+    const x = tf.randomNormal([g.numVertices, 5], 0, 1, 'float32', 4) as tf.Tensor2D;
+    const whole = wm.graph.aggregate(x, block, 'gcn').arraySync();
+    const seeds = Int32Array.from([0, 1, 17, 400, g.numVertices - 1]);
+    const rowsOf = (ids: Int32Array, fanout: number) => {
+      const sub = wm.graph.sampleSubgraph(g, ids, [fanout], {seed: 3, keyBy: 'vertex'});
+      const layer = sub.layers[0];
+      const out = tf.tidy(() => wm.graph.aggregate(tf.gather(x, tf.tensor1d(layer.src, 'int32')) as tf.Tensor2D, layer.block, 'gcn').arraySync());
+      sub.dispose();
+      return out;
+    };
+    rowsOf(seeds, 100000).forEach((row, i) => row.forEach((v, j) => expect(v).to.be.closeTo(whole[seeds[i]][j], 1e-5)));
+    const alone = rowsOf(seeds.subarray(2, 3), 5)[0], together = rowsOf(seeds, 5)[2];
+    together.forEach((v, j) => expect(v).to.be.closeTo(alone[j], 1e-6));
+    tf.dispose([ones, x]);
     block.dispose();
     expect(() => wm.graph.aggregate(tf.zeros([2, 3]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0, 1, 2, 3]), Int32Array.from([0, 1, 0]), 2), 'gcn'))
         .to.throw(/'gcn' adds each row's self loop, so the block's rows must be its first columns: it has 3 rows and 2 columns/);

@@ -163,7 +163,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     const r = spawnSync(process.execPath, [launcher, '-n', '2', path.join(root, 'dist', 'examples', 'data-parallel.js'), '--epochs', '3',
                                            '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))], {encoding: 'utf8', timeout: 120_000});
     expect(r.status, r.stdout + r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/\[0\] 2 rank\(s\), table in continuous WholeMemory: test accuracy \d+\.\d+ %/);
+    expect(r.stdout).to.match(/\[0\] GraphSAGE, 2 rank\(s\), table in continuous WholeMemory: test accuracy \d+\.\d+ %/);
   });
 
   it('the data-parallel example trains with a distributed table and compact subgraphs on 2 ranks', function() {
@@ -172,22 +172,33 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
                                            '--memory', 'distributed', '--sampler', 'subgraph',
                                            '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))], {encoding: 'utf8', timeout: 120_000});
     expect(r.status, r.stdout + r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/\[0\] 2 rank\(s\), table in distributed WholeMemory: test accuracy \d+\.\d+ %/);
+    expect(r.stdout).to.match(/\[0\] GraphSAGE, 2 rank\(s\), table in distributed WholeMemory: test accuracy \d+\.\d+ %/);
   });
+
+  // Epoch lines of the data-parallel example with --exact, without their timings, and the summary's accuracy.
+  const exactEpochs = (ranks: number, epochs: number, extra: string[] = []) => {
+    const r = spawnSync(process.execPath, [launcher, '-n', String(ranks), path.join(root, 'dist', 'examples', 'data-parallel.js'), '--exact', '--epochs',
+                                           String(epochs), '--batch-size', '48', ...extra, '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))],
+                        {encoding: 'utf8', timeout: 120_000});
+    expect(r.status, r.stdout + r.stderr).to.equal(0);
+    return r.stdout.split('\n').filter((l) => /epoch +\d+\/\d+/.test(l)).map((l) => l.replace(/\|.*$/, '').trim())
+        .concat(r.stdout.match(/test accuracy [\d.]+ %/g) ?? []);
+  };
 
   it('the data-parallel example with --exact logs the same epochs on 1 and 4 ranks', function() {
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 4) this.skip();
-    const epochs = (n: number) => {
-      const r = spawnSync(process.execPath, [launcher, '-n', String(n), path.join(root, 'dist', 'examples', 'data-parallel.js'), '--exact', '--epochs', '4',
-                                             '--batch-size', '48', '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))], {encoding: 'utf8', timeout: 120_000});
-      expect(r.status, r.stdout + r.stderr).to.equal(0);
-      // Epoch lines without their timings, and the accuracy of the summary line.
-      return r.stdout.split('\n').filter((l) => /epoch +\d+\/\d+/.test(l)).map((l) => l.replace(/\|.*$/, '').trim())
-          .concat(r.stdout.match(/test accuracy [\d.]+ %/g) ?? []);
-    };
-    const one = epochs(1);
+    const one = exactEpochs(1, 4);
     expect(one).to.have.length(5);
-    expect(epochs(4)).to.deep.equal(one);
+    expect(exactEpochs(4, 4)).to.deep.equal(one);
+  });
+
+  it('the data-parallel example with --exact and --model gcn / gat logs the same epochs on 1 and 2 ranks', function() {
+    if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();
+    for (const model of ['gcn', 'gat']) {
+      const one = exactEpochs(1, 3, ['--model', model]);
+      expect(one, model).to.have.length(4);
+      expect(exactEpochs(2, 3, ['--model', model]), model).to.deep.equal(one);
+    }
   });
 
   it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {

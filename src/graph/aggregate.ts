@@ -101,33 +101,49 @@ function transpose(c: Csr, entryWeight?: (row: number, entry: number) => number)
 /**
  * Kipf and Welling's D^-1/2 (A + I) D^-1/2 over a block whose rows are its
  * first numRows columns (a sampled block's destinations come first among its
- * sources; a whole graph is square): each row gains its self loop unless it
- * lists itself already, and entry (r, c) weighs 1 / sqrt(deg(r) deg(c)) with
- * deg(r) the row's entries and deg(c) the entries naming column c, self loops
- * counted. On a whole symmetric graph these are the graph's degrees plus one;
- * on a sampled block, the block's own (DGL's GraphConv on a block does the same).
+ * sources; a whole graph is square).
+ * Without `degrees` (a whole graph, or any block): each row gains its self
+ * loop unless it lists itself already, and entry (r, c) weighs
+ * 1 / sqrt(deg(r) deg(c)) with deg(r) the row's entries and deg(c) the
+ * entries naming column c, self loops counted; on a whole symmetric graph
+ * these are the graph's degrees plus one.
+ * With `degrees` (each column's degree in the whole graph, what
+ * sampleSubgraph attaches): d(v) = degrees[v] + 1, the self loop weighs
+ * 1 / d(r), and each of row r's n listed entries (a sample of its degrees[r]
+ * neighbours) weighs (degrees[r] / n) / sqrt(d(r) d(c)): an unbiased estimate
+ * of the whole graph's row, which depends on nothing but the row's own sample
+ * (so a batch split among ranks gives each seed what the whole batch does),
+ * and is exactly the whole graph's row when nothing was left out.
  */
-function gcnNormalized(c: Csr): Csr {
+function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
   const {numRows, numCols} = c;
   const hasSelf = new Uint8Array(numRows);
-  for (let r = 0; r < numRows; ++r) {
-    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) if (c.colIdx[e] === r) hasSelf[r] = 1;
+  if (!degrees) {
+    for (let r = 0; r < numRows; ++r) {
+      for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) if (c.colIdx[e] === r) hasSelf[r] = 1;
+    }
   }
   const rowPtr = new Int32Array(numRows + 1);
   for (let r = 0; r < numRows; ++r) rowPtr[r + 1] = rowPtr[r] + c.rowPtr[r + 1] - c.rowPtr[r] + (hasSelf[r] ? 0 : 1);
-  const colDeg = new Float64Array(numCols);
-  for (const col of c.colIdx) ++colDeg[col];
-  for (let r = 0; r < numRows; ++r) if (!hasSelf[r]) ++colDeg[r];
+  const deg = new Float64Array(numCols);
+  if (degrees) {
+    for (let v = 0; v < numCols; ++v) deg[v] = degrees[v] + 1;
+  } else {
+    for (const col of c.colIdx) ++deg[col];
+    for (let r = 0; r < numRows; ++r) if (!hasSelf[r]) ++deg[r];
+  }
   const colIdx = new Int32Array(rowPtr[numRows]), weight = new Float32Array(rowPtr[numRows]);
   for (let r = 0; r < numRows; ++r) {
-    const rowDeg = rowPtr[r + 1] - rowPtr[r];
+    const listed = c.rowPtr[r + 1] - c.rowPtr[r];
+    const rowDeg = degrees ? deg[r] : rowPtr[r + 1] - rowPtr[r];
+    const scale = degrees && listed > 0 ? degrees[r] / listed : 1;
     let at = rowPtr[r];
-    const put = (col: number) => {
+    const put = (col: number, w: number) => {
       colIdx[at] = col;
-      weight[at++] = 1 / Math.sqrt(rowDeg * colDeg[col]);
+      weight[at++] = w / Math.sqrt(rowDeg * deg[col]);
     };
-    if (!hasSelf[r]) put(r);
-    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) put(c.colIdx[e]);
+    if (!hasSelf[r]) put(r, 1);
+    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) put(c.colIdx[e], scale);
   }
   return {rowPtr, colIdx, weight, numRows, numCols};
 }
@@ -141,7 +157,11 @@ export class CsrBlock {
   private readonly derived = new Map<string, Csr>();
   private readonly device = new Map<Csr, DeviceCsrArrays>();
 
-  constructor(rowPtr: Int32Array, colIdx: Int32Array, numCols: number) {
+  /**
+   * degrees: each column's degree in the whole graph (sampleSubgraph attaches them): 'gcn'
+   * aggregation then normalises by the graph's degrees (see gcnNormalized).
+   */
+  constructor(rowPtr: Int32Array, colIdx: Int32Array, numCols: number, readonly degrees?: Int32Array) {
     if (!(rowPtr instanceof Int32Array) || !(colIdx instanceof Int32Array)) throw new TypeError('CsrBlock: rowPtr and colIdx must be Int32Arrays');
     if (rowPtr.length < 1 || rowPtr[0] !== 0 || rowPtr[rowPtr.length - 1] !== colIdx.length) {
       throw new RangeError(`CsrBlock: rowPtr must start at 0 and end at colIdx.length (${colIdx.length})`);
@@ -153,6 +173,14 @@ export class CsrBlock {
     colIdx.forEach((c, e) => {
       if (!(c >= 0 && c < numCols)) throw new RangeError(`CsrBlock: colIdx[${e}] = ${c} is outside [0, ${numCols})`);
     });
+    if (degrees !== undefined) {
+      if (!(degrees instanceof Int32Array) || degrees.length !== numCols) {
+        throw new RangeError(`CsrBlock: degrees must be an Int32Array of numCols (${numCols}) entries`);
+      }
+      degrees.forEach((d, v) => {
+        if (d < 0) throw new RangeError(`CsrBlock: degrees[${v}] = ${d} is negative`);
+      });
+    }
     this.csr = {rowPtr, colIdx, numRows: rowPtr.length - 1, numCols};
   }
 
@@ -176,7 +204,7 @@ export class CsrBlock {
     const deg = (r: number) => this.csr.rowPtr[r + 1] - this.csr.rowPtr[r];
     const inv = (r: number) => (deg(r) > 0 ? 1 / deg(r) : 0);
     if (reduce === 'gcn') {
-      if (!backward) c = gcnNormalized(this.csr);
+      if (!backward) c = gcnNormalized(this.csr, this.degrees);
       else {
         const forward = this.product('gcn', false);
         c = transpose(forward, (_, e) => forward.weight![e]);
@@ -248,7 +276,8 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
 
 /**
  * out[r] = mean (or sum) of x[colIdx[e]] over row r's entries; rows without
- * entries give zeros. 'gcn': GCN's symmetric normalisation with self loops
+ * entries give zeros. 'gcn': GCN's symmetric normalisation with self loops,
+ * by the graph's degrees when the block carries them, else the block's own
  * (see gcnNormalized; the block's rows must be its first columns).
  * x: [block.numCols, dim] float32. Differentiable in x.
  */

@@ -52,7 +52,8 @@ export function sampleSubgraph(g: CsrGraph, seeds: Int32Array, fanouts: number[]
     all.set(drawn.ids, dst.length);
     const {unique, inverse} = uniqueAndRelabel(all);
     const colIdx = inverse.subarray(dst.length);
-    layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx, unique.length)});
+    const degrees = int32Of(unique.length, (i) => g.rowPtr[unique[i] + 1] - g.rowPtr[unique[i]]);
+    layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx, unique.length, degrees)});
     dst = unique;
   });
   return {layers, dispose: () => layers.forEach((l) => l.block.dispose())};

@@ -9,7 +9,7 @@ import {EmbeddingMemory} from '../nn/embedding';
 import {sampleSubgraph} from '../graph/subgraph';
 import {GatClassifier} from '../nn/gat_classifier';
 import {GcnClassifier} from '../nn/gcn_classifier';
-import {fullGraph, GraphSageClassifier, sampleBlock} from '../nn/graphsage';
+import {fullGraph, GraphSageClassifier, NodeModelConfig, sampleBlock} from '../nn/graphsage';
 import {seededRng, shuffle} from '../util/random';
 import {adam} from './fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
@@ -20,6 +20,15 @@ export type NodeModelKind = typeof NODE_MODELS[number];
 /** The model's name as a reader knows it. */
 export function nodeModelName(kind: NodeModelKind): string {
   return {sage: 'GraphSAGE', gat: 'GAT', gcn: 'GCN'}[kind];
+}
+
+export type NodeClassifier = GraphSageClassifier | GatClassifier | GcnClassifier;
+
+/** The classifier of a kind (heads: a GAT's hidden heads; GAT and GCN train on compact subgraphs only). */
+export function createNodeClassifier(kind: NodeModelKind, config: NodeModelConfig, heads = DEFAULT_NODE_CLASSIFICATION.heads): NodeClassifier {
+  if (!NODE_MODELS.includes(kind)) throw new RangeError(`model must be one of ${NODE_MODELS.join(', ')}, got '${kind}'`);
+  if (kind === 'sage') return new GraphSageClassifier(config);
+  return kind === 'gat' ? new GatClassifier({...config, heads}) : new GcnClassifier(config);
 }
 
 export interface NodeClassificationOptions {
@@ -110,8 +119,8 @@ export async function trainNodeClassification(
     hiddenDim: o.hiddenDim, numLayers: o.fanouts.length, dropout: o.dropout, seed: o.seed * 101 + 3,
     embeddingLearningRate: o.embeddingLearningRate, embeddingMemory: o.embeddingMemory,
   };
-  const sage = o.model === 'sage' ? new GraphSageClassifier(common) : undefined;
-  const model = sage ?? (o.model === 'gat' ? new GatClassifier({...common, heads: o.heads}) : new GcnClassifier(common));
+  const model = createNodeClassifier(o.model, common, o.heads);
+  const sage = model instanceof GraphSageClassifier ? model : undefined;
   const full = fullGraph(data.graph);
   const optimizer = adam(o.learningRate);  // tf.train.adam's step in one native pass
   const labels = data.labels;
