@@ -31,6 +31,16 @@ describe('GCN', () => {
     expect(after.numTensors, 'tensors after training').to.equal(before.numTensors);
     expect(after.deviceBytesInUse, 'device bytes after training').to.equal(before.deviceBytesInUse);
     await expectReject(trainNodeClassification(data, {model: 'gcn', sampler: 'tree', epochs: 1}), /model 'gcn' runs over compact subgraphs: use sampler 'subgraph'/);
+    // The classes are the library's too: logits for every vertex over the whole graph.
+    const model = wm.train.createNodeClassifier('gcn', {numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: 8,
+                                                        hiddenDim: 16, numLayers: 2, dropout: 0, seed: 1, embeddingLearningRate: 0.01});
+    expect(model).to.be.instanceOf(wm.nn.GcnClassifier);
+    const full = wm.nn.fullGraph(data.graph);
+    const logits = model.forwardFull(full);
+    expect(logits.shape).to.deep.equal([data.graph.numVertices, data.numClasses]);
+    tf.dispose(logits);
+    full.dispose();
+    model.dispose();
     await expectReject(trainNodeClassification(data, {model: 'gin' as never, epochs: 1}), /model must be one of sage, gat, gcn, got 'gin'/);
   });
 });

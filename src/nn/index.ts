@@ -4,7 +4,11 @@ export type {EmbeddingDType, EmbeddingInit, EmbeddingMemory, EmbeddingOptions} f
 export {adagrad, adam, rmsprop, sgd} from './sparse_optimizer';
 export type {SparseOptimizerConfig, SparseOptimizerName} from './sparse_optimizer';
 export {fullGraph, GraphSageClassifier, sampleBlock} from './graphsage';
-export type {FullGraph, GraphSageConfig, SampledBlock} from './graphsage';
+export type {FullGraph, GraphSageConfig, NodeModelConfig, SampledBlock} from './graphsage';
+export {GatClassifier} from './gat_classifier';
+export type {GatConfig} from './gat_classifier';
+export {GcnClassifier} from './gcn_classifier';
+export type {GcnConfig} from './gcn_classifier';
 export {softmaxCrossEntropy} from './softmax_cross_entropy';
 export type {LossReduction} from './softmax_cross_entropy';
 export {sageLayer} from './sage_layer';
