@@ -36,6 +36,61 @@ function closeTo64(got: ArrayLike<number>, ref: Float64Array, what: string, mass
 
 const root = path.resolve(__dirname, '..', '..');
 
+/** A random block of `rows` rows over `cols` columns: 15% of rows empty, the others 1..most entries drawn by `entry`. */
+function randomBlock(rng: () => number, rows: number, cols: number, most: number, entry: (r: number) => number): {rowPtr: Int32Array; colIdx: Int32Array} {
+  const rowPtr = new Int32Array(rows + 1);
+  const entries: number[] = [];
+  for (let r = 0; r < rows; ++r) {
+    const deg = cols === 0 || rng() < 0.15 ? 0 : 1 + Math.floor(rng() * most);
+    for (let k = 0; k < deg; ++k) entries.push(entry(r));
+    rowPtr[r + 1] = entries.length;
+  }
+  return {rowPtr, colIdx: Int32Array.from(entries)};
+}
+
+interface ProductReference {
+  want: Float64Array;      // the product, [rows, dim]
+  grad: Float64Array;      // the gradient of sum(product * w) in x, [cols, dim]
+  wantMass: Float64Array;  // the sums of the terms' magnitudes
+  gradMass: Float64Array;
+}
+
+/** The product of x [cols, dim] by a block whose row r is the weighted columns termsOf(r), in float64. */
+function referenceProduct(rows: number, cols: number, dim: number, xv: Float32Array, wv: Float32Array,
+                          termsOf: (r: number) => Array<[number, number]>): ProductReference {
+  const ref = {want: new Float64Array(rows * dim), grad: new Float64Array(cols * dim), wantMass: new Float64Array(rows * dim), gradMass: new Float64Array(cols * dim)};
+  for (let r = 0; r < rows; ++r) {
+    for (const [c, a] of termsOf(r)) {
+      for (let j = 0; j < dim; ++j) {
+        ref.want[r * dim + j] += a * xv[c * dim + j];
+        ref.grad[c * dim + j] += a * wv[r * dim + j];
+        ref.wantMass[r * dim + j] += Math.abs(a * xv[c * dim + j]);
+        ref.gradMass[c * dim + j] += Math.abs(a * wv[r * dim + j]);
+      }
+    }
+  }
+  return ref;
+}
+
+/** wm.graph.aggregate forward and gradient on each backend against the reference (the bound widened by the terms' magnitudes if `byMass`). */
+async function expectAggregate(backends: string[], block: () => wm.graph.CsrBlock, reduce: wm.graph.AggregateReduce, xv: Float32Array, wv: Float32Array,
+                               shape: {rows: number; cols: number; dim: number}, ref: ProductReference, what: string, byMass: boolean): Promise<void> {
+  const {rows, cols, dim} = shape;
+  for (const backend of backends) {
+    await tf.setBackend(backend);
+    const b = block();
+    const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
+    const out = wm.graph.aggregate(x, b, reduce);
+    const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, b, reduce), w)))(x);
+    closeTo64(out.dataSync(), ref.want, `${what} forward ${backend} ${rows}x${cols}x${dim}`, byMass ? ref.wantMass : undefined);
+    closeTo64(dx.dataSync(), ref.grad, `${what} gradient ${backend} ${rows}x${cols}x${dim}`, byMass ? ref.gradMass : undefined);
+    tf.dispose([x, w, out, dx]);
+    b.dispose();
+  }
+  await tf.setBackend(wm.BACKEND_NAME);
+}
+
+
 describe('graphs', () => {
   it('reads edge lists with their header, and names a bad line', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graph-'));
@@ -197,45 +252,19 @@ describe('graphs', () => {
                                            // rows past SPMM_CHUNK_ENTRIES (512), summed by chunks on the GPU
                                            [30, 200, 64, 1600], [9, 50, 3, 1200], [12, 80, 256, 1400], [7, 30, 520, 900]] as const) {
       // Random bipartite block; some rows without entries.
-      const rowPtr = new Int32Array(rows + 1);
-      const entries: number[] = [];
-      for (let r = 0; r < rows; ++r) {
-        const deg = cols === 0 || rng() < 0.15 ? 0 : 1 + Math.floor(rng() * most);
-        for (let k = 0; k < deg; ++k) entries.push(Math.floor(rng() * cols));
-        rowPtr[r + 1] = entries.length;
-      }
-      const colIdx = Int32Array.from(entries);
-      const block = new wm.graph.CsrBlock(rowPtr, colIdx, cols);
+      const {rowPtr, colIdx} = randomBlock(rng, rows, cols, most, () => Math.floor(rng() * cols));
       const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
       const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
       for (const reduce of ['mean', 'sum'] as const) {
-        const want = new Float64Array(rows * dim), grad = new Float64Array(cols * dim);
-        const wantMass = new Float64Array(rows * dim), gradMass = new Float64Array(cols * dim);
-        for (let r = 0; r < rows; ++r) {
+        const ref = referenceProduct(rows, cols, dim, xv, wv, (r) => {
           const deg = rowPtr[r + 1] - rowPtr[r];
           const scale = reduce === 'mean' ? (deg ? 1 / deg : 0) : 1;
-          for (let e = rowPtr[r]; e < rowPtr[r + 1]; ++e) {
-            for (let j = 0; j < dim; ++j) {
-              want[r * dim + j] += scale * xv[colIdx[e] * dim + j];
-              grad[colIdx[e] * dim + j] += scale * wv[r * dim + j];
-              wantMass[r * dim + j] += Math.abs(scale * xv[colIdx[e] * dim + j]);
-              gradMass[colIdx[e] * dim + j] += Math.abs(scale * wv[r * dim + j]);
-            }
-          }
-        }
+          return Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]), (c): [number, number] => [c, scale]);
+        });
         // 'cpu': the same product from tfjs ops, on the small cases (its segment sums take a pass per segment).
-        for (const backend of entries.length * dim <= 60000 ? [wm.BACKEND_NAME, 'cpu'] : [wm.BACKEND_NAME]) {
-          await tf.setBackend(backend);
-          const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
-          const out = wm.graph.aggregate(x, block, reduce);
-          const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, reduce), w)))(x);
-          closeTo64(out.dataSync(), want, `${backend} ${reduce} forward ${rows}x${cols}x${dim}`, wantMass);
-          closeTo64(dx.dataSync(), grad, `${backend} ${reduce} gradient ${rows}x${cols}x${dim}`, gradMass);
-          tf.dispose([x, w, out, dx]);
-        }
-        await tf.setBackend(wm.BACKEND_NAME);
+        const backends = colIdx.length * dim <= 60000 ? [wm.BACKEND_NAME, 'cpu'] : [wm.BACKEND_NAME];
+        await expectAggregate(backends, () => new wm.graph.CsrBlock(rowPtr, colIdx, cols), reduce, xv, wv, {rows, cols, dim}, ref, reduce, true);
       }
-      block.dispose();
     }
     expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 2]), Int32Array.from([0, 5]), 5)).to.throw(/colIdx\[1\] = 5 is outside \[0, 5\)/);
     expect(() => wm.graph.aggregate(tf.zeros([3, 2]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 4))).to.throw(/x has 3 rows, the block reads 4/);
@@ -255,14 +284,8 @@ describe('graphs', () => {
     const rng = seededRng(29);
     const cases: Array<[number, number, number, number]> = [[1, 1, 1, 0], [37, 53, 3, 0.3], [150, 150, 64, 0.1], [64, 300, 33, 0], [0, 5, 4, 0], [0, 0, 2, 0], [3, 3, 5, 1]];
     for (const [rows, cols, dim, selfShare] of cases) {
-      const rowPtr = new Int32Array(rows + 1);
-      const entries: number[] = [];
-      for (let r = 0; r < rows; ++r) {
-        const deg = rng() < 0.15 ? 0 : 1 + Math.floor(rng() * 9);
-        for (let k = 0; k < deg; ++k) entries.push(rng() < selfShare ? r : Math.floor(rng() * cols));  // repeats allowed, as sampling with replacement gives
-        rowPtr[r + 1] = entries.length;
-      }
-      const colIdx = Int32Array.from(entries);
+      // Repeats allowed, as sampling with replacement gives.
+      const {rowPtr, colIdx} = randomBlock(rng, rows, cols, 9, (r) => (rng() < selfShare ? r : Math.floor(rng() * cols)));
       // Entries of A + I: each row's list plus itself when it does not list itself.
       const lists = Array.from({length: rows}, (_, r) => {
         const list = Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]));
@@ -272,54 +295,18 @@ describe('graphs', () => {
       lists.flat().forEach((c) => ++colDeg[c]);
       const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
       const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
-      const want = new Float64Array(rows * dim), grad = new Float64Array(cols * dim);
-      lists.forEach((list, r) => {
-        for (const c of list) {
-          const a = 1 / Math.sqrt(list.length * colDeg[c]);
-          for (let j = 0; j < dim; ++j) {
-            want[r * dim + j] += a * xv[c * dim + j];
-            grad[c * dim + j] += a * wv[r * dim + j];
-          }
-        }
-      });
-      for (const backend of [wm.BACKEND_NAME, 'cpu']) {
-        await tf.setBackend(backend);
-        const block = new wm.graph.CsrBlock(rowPtr, colIdx, cols);
-        const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
-        const out = wm.graph.aggregate(x, block, 'gcn');
-        const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, 'gcn'), w)))(x);
-        const what = `${backend} ${rows}x${cols}x${dim}`;
-        closeTo64(out.dataSync(), want, `gcn forward ${what}`);
-        closeTo64(dx.dataSync(), grad, `gcn gradient ${what}`);
-        tf.dispose([x, w, out, dx]);
-        block.dispose();
-      }
+      const ref = referenceProduct(rows, cols, dim, xv, wv, (r) => lists[r].map((c): [number, number] => [c, 1 / Math.sqrt(lists[r].length * colDeg[c])]));
+      await expectAggregate([wm.BACKEND_NAME, 'cpu'], () => new wm.graph.CsrBlock(rowPtr, colIdx, cols), 'gcn', xv, wv, {rows, cols, dim}, ref, 'gcn', false);
       // With the graph's degrees (each at least the row's listed entries): self loop 1 / d(r), each
       // listed entry (degrees[r] / listed) / sqrt(d(r) d(c)), d = degrees + 1.
       const degrees = Int32Array.from({length: cols}, (_, v) => (v < rows ? rowPtr[v + 1] - rowPtr[v] : 0) + Math.floor(rng() * 20));
-      const wantDeg = new Float64Array(rows * dim), gradDeg = new Float64Array(cols * dim);
-      for (let r = 0; r < rows; ++r) {
+      const refDeg = referenceProduct(rows, cols, dim, xv, wv, (r) => {
         const listed = rowPtr[r + 1] - rowPtr[r], dr = degrees[r] + 1;
-        const terms: Array<[number, number]> = [[r, 1 / dr]];
-        for (let e = rowPtr[r]; e < rowPtr[r + 1]; ++e) terms.push([colIdx[e], degrees[r] / listed / Math.sqrt(dr * (degrees[colIdx[e]] + 1))]);
-        for (const [c, a] of terms) {
-          for (let j = 0; j < dim; ++j) {
-            wantDeg[r * dim + j] += a * xv[c * dim + j];
-            gradDeg[c * dim + j] += a * wv[r * dim + j];
-          }
-        }
-      }
-      for (const backend of [wm.BACKEND_NAME, 'cpu']) {
-        await tf.setBackend(backend);
-        const block = new wm.graph.CsrBlock(rowPtr, colIdx, cols, degrees);
-        const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
-        const out = wm.graph.aggregate(x, block, 'gcn');
-        const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, 'gcn'), w)))(x);
-        closeTo64(out.dataSync(), wantDeg, `gcn with degrees forward ${backend} ${rows}x${cols}x${dim}`);
-        closeTo64(dx.dataSync(), gradDeg, `gcn with degrees gradient ${backend} ${rows}x${cols}x${dim}`);
-        tf.dispose([x, w, out, dx]);
-        block.dispose();
-      }
+        return [[r, 1 / dr] as [number, number],
+                ...Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]), (c): [number, number] => [c, degrees[r] / listed / Math.sqrt(dr * (degrees[c] + 1))])];
+      });
+      await expectAggregate([wm.BACKEND_NAME, 'cpu'], () => new wm.graph.CsrBlock(rowPtr, colIdx, cols, degrees), 'gcn', xv, wv, {rows, cols, dim}, refDeg,
+                            'gcn with degrees', false);
     }
     await tf.setBackend(wm.BACKEND_NAME);
     expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 1]), Int32Array.from([0]), 2, Int32Array.from([1]))).to.throw(/degrees must be an Int32Array of numCols \(2\) entries/);
