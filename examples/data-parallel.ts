@@ -7,7 +7,7 @@
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
-import {Command} from 'commander';
+import {Command, Option} from 'commander';
 
 import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
@@ -15,19 +15,21 @@ import {randomSplit} from '../src/graph/split';
 import {sampleSubgraph} from '../src/graph/subgraph';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
 import {MetricsLog} from '../src/train/metrics_log';
-import {accuracy, createNodeClassifier, NODE_MODELS, nodeModelName} from '../src/train/node_classification';
+import {accuracy, checkNodeModel, createNodeClassifier, NODE_MODELS, NODE_SAMPLERS, nodeModelName} from '../src/train/node_classification';
 import {seededRng, shuffle} from '../src/util/random';
 import {nonNegativeInt, positiveInt} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const program = new Command()
   .option('--data <folder>', 'graph folder (edges.tsv + vertex_value.tsv)', path.join(root, 'data', 'polblogs'))
-  .option('--model <kind>', 'sage (GraphSAGE), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs', 'sage')
+  .addOption(new Option('--model <kind>', 'sage (GraphSAGE), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs')
+    .choices(NODE_MODELS).default('sage'))
   .option('--heads <n>', 'attention heads of a GAT hidden layer', positiveInt('--heads'), 4)
   .option('--epochs <n>', 'epochs', positiveInt('--epochs'), 40)
   .option('--batch-size <n>', 'global seed vertices per step', positiveInt('--batch-size'), 64)
   .option('--memory <kind>', "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)", 'continuous')
-  .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch); default: tree for sage, else subgraph")
+  .addOption(new Option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch); default: tree for sage, else subgraph")
+    .choices(NODE_SAMPLERS))
   .option('--exact', 'train exactly as one process would on the global batch (distributed table, compact subgraphs sampled by vertex, no dropout, summed shares of the global loss): the loss curve does not depend on the number of ranks')
   .option('--wire <type>', 'the type gradients travel in between ranks: float32, bfloat16 or float16 (half the bytes)', 'float32')
   .option('--seed <n>', 'split and initialisation seed', nonNegativeInt('--seed'), 0)
@@ -36,12 +38,10 @@ const program = new Command()
 
 async function main(): Promise<void> {
   const o = program.opts();
-  if (!NODE_MODELS.includes(o.model)) throw new Error(`--model must be one of ${NODE_MODELS.join(', ')}, got "${o.model}"`);
   o.sampler ??= o.model === 'sage' ? 'tree' : 'subgraph';
   if (o.exact) Object.assign(o, {memory: 'distributed', sampler: 'subgraph'});
-  if (o.model !== 'sage' && o.sampler !== 'subgraph') throw new Error(`--model ${o.model} runs over compact subgraphs: use --sampler subgraph`);
+  checkNodeModel(o.model, o.sampler);
   if (!['continuous', 'chunked', 'distributed'].includes(o.memory)) throw new Error(`--memory must be continuous, chunked or distributed, got "${o.memory}"`);
-  if (o.sampler !== 'tree' && o.sampler !== 'subgraph') throw new Error(`--sampler must be tree or subgraph, got "${o.sampler}"`);
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const data = loadNodeClassification(o.data);

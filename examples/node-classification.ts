@@ -5,12 +5,12 @@
 // seed, test accuracy at the best validation epoch, mean over seeds.
 import * as path from 'path';
 
-import {Command} from 'commander';
+import {Command, Option} from 'commander';
 
 import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {MetricsLog} from '../src/train/metrics_log';
-import {DEFAULT_NODE_CLASSIFICATION, NODE_MODELS, nodeModelName, trainNodeClassification} from '../src/train/node_classification';
+import {checkNodeModel, DEFAULT_NODE_CLASSIFICATION, NODE_MODELS, NODE_SAMPLERS, nodeModelName, trainNodeClassification} from '../src/train/node_classification';
 import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 import {positiveInt, positiveNumber, startBackend} from './cli';
@@ -22,13 +22,15 @@ const program = new Command()
   .name('npm start --')
   .description('Train GraphSAGE (or GAT, GCN) node classification on a graph folder (edges.tsv + vertex_value.tsv).')
   .option('--data <folder>', 'graph folder', path.join(root, 'data', 'polblogs'))
-  .option('--model <kind>', 'sage (GraphSAGE, mean aggregator), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs', d.model)
+  .addOption(new Option('--model <kind>', 'sage (GraphSAGE, mean aggregator), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs')
+    .choices(NODE_MODELS).default(d.model))
   .option('--heads <n>', 'attention heads of a GAT hidden layer (they split --hidden)', positiveInt('--heads'), d.heads)
   .option('--seeds <n>', 'number of random splits/seeds', positiveInt('--seeds'), 5)
   .option('--epochs <n>', 'epochs per seed', positiveInt('--epochs'), d.epochs)
   .option('--batch-size <n>', 'seed vertices per step', positiveInt('--batch-size'), d.batchSize)
   .option('--fanouts <list>', 'neighbours sampled per layer', (v) => v.split(',').map(positiveInt('--fanouts')), d.fanouts)
-  .option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (unique-and-relabel: one compact subgraph per batch)", d.sampler)
+  .addOption(new Option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (unique-and-relabel: one compact subgraph per batch)")
+    .choices(NODE_SAMPLERS).default(d.sampler))
   .option('--dim <n>', 'embedding width', positiveInt('--dim'), d.embeddingDim)
   .option('--hidden <n>', 'hidden width', positiveInt('--hidden'), d.hiddenDim)
   .option('--lr <x>', 'Adam learning rate of the dense layers', positiveNumber('--lr'), d.learningRate)
@@ -39,9 +41,7 @@ const program = new Command()
 
 async function main(): Promise<void> {
   const o = program.opts();
-  if (o.sampler !== 'tree' && o.sampler !== 'subgraph') throw new Error(`--sampler must be tree or subgraph, got "${o.sampler}"`);
-  if (!NODE_MODELS.includes(o.model)) throw new Error(`--model must be one of ${NODE_MODELS.join(', ')}, got "${o.model}"`);
-  if (o.model !== 'sage' && o.sampler !== 'subgraph') throw new Error(`--model ${o.model} runs over compact subgraphs: use --sampler subgraph (the default)`);
+  checkNodeModel(o.model, o.sampler);
   if (o.model === 'gat' && o.hidden % o.heads !== 0) throw new Error(`--heads (${o.heads}) must divide --hidden (${o.hidden})`);
   const {where, dev} = await startBackend();
   if (!dev.gpu) console.log(`no GPU in use: ${dev.reason}`);

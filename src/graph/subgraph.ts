@@ -52,7 +52,7 @@ export function sampleSubgraph(g: CsrGraph, seeds: Int32Array, fanouts: number[]
     all.set(drawn.ids, dst.length);
     const {unique, inverse} = uniqueAndRelabel(all);
     const colIdx = inverse.subarray(dst.length);
-    const degrees = int32Of(unique.length, (i) => g.rowPtr[unique[i] + 1] - g.rowPtr[unique[i]]);
+    const degrees = int32Of(unique.length, (i) => g.degree(unique[i]));
     layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx, unique.length, degrees)});
     dst = unique;
   });

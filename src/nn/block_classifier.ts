@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {CsrBlock} from '../graph/aggregate';
 import type {SampledSubgraph} from '../graph/subgraph';
+import {dropout} from './dropout';
 import {Embedding} from './embedding';
 import {FullGraph, NodeModelConfig, nodeEmbeddings, predictedClasses} from './graphsage';
 
@@ -25,6 +26,11 @@ export abstract class BlockNodeClassifier {
 
   /** Layer l over a block whose rows are the first `block.numRows` of h's; a dropout seed makes it a training pass. */
   protected abstract applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D;
+
+  /** Layer l's input with the config's dropout applied on a training pass (a dropout seed), else as it is. */
+  protected dropped(h: tf.Tensor2D, l: number, dropoutSeed?: number): tf.Tensor2D {
+    return dropoutSeed !== undefined && this.config.dropout > 0 ? dropout(h, this.config.dropout, (dropoutSeed + l) >>> 0) as tf.Tensor2D : h;
+  }
 
   /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
   get trainableVariables(): tf.Variable[] {

@@ -9,7 +9,6 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {CsrBlock} from '../graph/aggregate';
 import {BlockNodeClassifier} from './block_classifier';
-import {dropout} from './dropout';
 import {gatAggregate} from './gat';
 import {glorot, NodeModelConfig} from './graphsage';
 
@@ -67,7 +66,7 @@ export class GatClassifier extends BlockNodeClassifier {
   // One layer over a block whose rows are the first `block.numRows` of h's.
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
     const layer = this.layers[l], rows = block.numRows, n = h.shape[0];
-    const x = dropoutSeed !== undefined && this.config.dropout > 0 ? dropout(h, this.config.dropout, (dropoutSeed + l) >>> 0) as tf.Tensor2D : h;
+    const x = this.dropped(h, l, dropoutSeed);
     const feat = tf.reshape(tf.matMul(x, layer.w), [n, layer.heads, layer.dim]) as tf.Tensor3D;
     const src = tf.sum(tf.mul(feat, layer.aSrc), 2) as tf.Tensor2D;
     const dst = tf.sum(tf.mul(tf.slice(feat, [0, 0, 0], [rows, layer.heads, layer.dim]), layer.aDst), 2) as tf.Tensor2D;

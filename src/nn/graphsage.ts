@@ -14,7 +14,7 @@ import {adam, SparseOptimizerConfig} from './sparse_optimizer';
 import {sampleNeighbors} from '../graph/native_sampling';
 import {Rng} from '../util/random';
 
-/** What the node classifiers (GraphSAGE, GAT) share: their node-embedding table and layer sizes. */
+/** What the node classifiers (GraphSAGE, GAT, GCN) share: their node-embedding table and layer sizes. */
 export interface NodeModelConfig {
   numNodes: number;
   numClasses: number;

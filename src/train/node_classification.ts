@@ -24,9 +24,22 @@ export function nodeModelName(kind: NodeModelKind): string {
 
 export type NodeClassifier = GraphSageClassifier | GatClassifier | GcnClassifier;
 
+export const NODE_SAMPLERS = ['tree', 'subgraph'] as const;
+
+function requireNodeModel(kind: string): void {
+  if (!NODE_MODELS.includes(kind as NodeModelKind)) throw new RangeError(`model must be one of ${NODE_MODELS.join(', ')}, got '${kind}'`);
+}
+
+/** Throws unless the model and the sampler are known and go together (GAT and GCN run over compact subgraphs only). */
+export function checkNodeModel(kind: string, sampler: string): void {
+  requireNodeModel(kind);
+  if (!NODE_SAMPLERS.includes(sampler as typeof NODE_SAMPLERS[number])) throw new RangeError(`sampler must be one of ${NODE_SAMPLERS.join(', ')}, got '${sampler}'`);
+  if (kind !== 'sage' && sampler !== 'subgraph') throw new RangeError(`model '${kind}' runs over compact subgraphs: use sampler 'subgraph'`);
+}
+
 /** The classifier of a kind (heads: a GAT's hidden heads; GAT and GCN train on compact subgraphs only). */
 export function createNodeClassifier(kind: NodeModelKind, config: NodeModelConfig, heads = DEFAULT_NODE_CLASSIFICATION.heads): NodeClassifier {
-  if (!NODE_MODELS.includes(kind)) throw new RangeError(`model must be one of ${NODE_MODELS.join(', ')}, got '${kind}'`);
+  requireNodeModel(kind);
   if (kind === 'sage') return new GraphSageClassifier(config);
   return kind === 'gat' ? new GatClassifier({...config, heads}) : new GcnClassifier(config);
 }
@@ -47,7 +60,7 @@ export interface NodeClassificationOptions {
    * computed again); 'subgraph': a compact subgraph per batch (unique-and-
    * relabel, each vertex once per layer, native CSR aggregation).
    */
-  sampler: 'tree' | 'subgraph';
+  sampler: typeof NODE_SAMPLERS[number];
   embeddingDim: number;
   hiddenDim: number;
   learningRate: number;
@@ -112,8 +125,7 @@ export async function trainNodeClassification(
   const o = {...DEFAULT_NODE_CLASSIFICATION, ...options};
   const rng = seededRng(o.seed * 7919 + 17);
   const split: Split = randomSplit(data.graph.numVertices, o.trainFraction, o.valFraction, rng);
-  if (!NODE_MODELS.includes(o.model)) throw new RangeError(`model must be one of ${NODE_MODELS.join(', ')}, got '${o.model}'`);
-  if (o.model !== 'sage' && o.sampler !== 'subgraph') throw new RangeError(`model '${o.model}' runs over compact subgraphs: use sampler 'subgraph'`);
+  checkNodeModel(o.model, o.sampler);
   const common = {
     numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: o.embeddingDim,
     hiddenDim: o.hiddenDim, numLayers: o.fanouts.length, dropout: o.dropout, seed: o.seed * 101 + 3,
