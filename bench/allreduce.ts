@@ -8,7 +8,6 @@
 // loop) to separate Node's dispatch from the GPU's time. Bytes are the
 // message's bytes in its wire type. Starts its own ranks.
 import {spawnSync} from 'child_process';
-import * as fs from 'fs';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -16,7 +15,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import {WIRE_CODES} from '../src/dist/allreduce';
 import * as wm from '../src/index';
-import {callWindowsUs, median, rankOrMain, resultOnRanks} from './bench_util';
+import {callWindowsUs, median, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const GPU = wm.deviceInfo().gpu;
@@ -121,9 +120,7 @@ function main(): void {
                 `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} |`);
   }
   if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}; ours: ${wm.ncclStatus()}`);
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'allreduce.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), ranks: n, device: wm.deviceInfo().name, ours: rows, torch: ref}, null, 2));
+  writeBenchResult('allreduce', {ranks: n, device: wm.deviceInfo().name, ours: rows, torch: ref});
 }
 
 function mainCpu(): void {
@@ -135,9 +132,7 @@ function mainCpu(): void {
   for (const r of rows) {
     console.log(`| ${r.bytes} | ${r.auto.toFixed(1)} | ${(r.bytes / r.auto / 1e3).toFixed(2)} | ${r.copyUs!.toFixed(1)} | ${(r.auto / r.copyUs!).toFixed(1)} |`);
   }
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'allreduce-cpu.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), ranks: n, device: 'cpu', ours: rows}, null, 2));
+  writeBenchResult('allreduce-cpu', {ranks: n, device: 'cpu', ours: rows});
 }
 
 rankOrMain(rank, main);

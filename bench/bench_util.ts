@@ -1,6 +1,8 @@
 // Helpers shared by the benchmarks: the median of synchronised repetitions
 // after warm-up, and results collected from ranks started by the launcher.
 import {execSync, spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -114,6 +116,25 @@ export function rankOrMain(rank: () => Promise<void>, main: () => void): void {
     console.error(e);
     process.exit(1);
   });
+}
+
+/** Writes a benchmark's record, dated, to BENCH_OUT or runs/bench/<name>.json, and says where. */
+export function writeBenchResult(name: string, record: object): void {
+  const out = process.env.BENCH_OUT ?? path.join(path.resolve(__dirname, '..', '..'), 'runs', 'bench', `${name}.json`);
+  fs.mkdirSync(path.dirname(out), {recursive: true});
+  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), ...record}, null, 2));
+  console.log(`wrote ${out}`);
+}
+
+/** torchJson with `files` (name -> contents) written to a temporary folder first, passed as its first argument, removed after. */
+export function torchJsonWithFiles<T>(script: string, files: Record<string, ArrayBufferView>, args: string[]): T | undefined {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bench-'));
+  try {
+    for (const [name, data] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    return torchJson<T>(script, [dir, ...args]);
+  } finally {
+    fs.rmSync(dir, {recursive: true, force: true});
+  }
 }
 
 /** Runs bench/torch/<script> with args and parses the JSON line it prints last; undefined (and says why) if it fails. */

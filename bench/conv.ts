@@ -3,15 +3,12 @@
 // eager on the same GPU when there is one (bench/torch/conv.py, same run):
 // each op forward, the gradients, and one training step of a small CNN.
 // Prints a table, writes JSON.
-import * as fs from 'fs';
-import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {timeMs, torchJson} from './bench_util';
+import {timeMs, torchJson, writeBenchResult} from './bench_util';
 
-const root = path.resolve(__dirname, '..', '..');
 const B = Number(process.env.BENCH_CONV_BATCH ?? 16);
 
 type Case = {name: string; run: () => tf.Tensor | tf.Tensor[]};
@@ -89,10 +86,7 @@ async function main(): Promise<void> {
     console.log(`| ${c.name} | ${ours[i].toFixed(3)} | ${cpu[i].toFixed(2)} | ${(cpu[i] / ours[i]).toFixed(1)}x |${t}`);
   });
   if (Object.keys(fallbacks).length) console.log('kernels on the fallback:', JSON.stringify(fallbacks));
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'conv.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), batch: B, device: dev, cases: names.cases.map((c) => c.name), ours, cpu, torch}, null, 2));
-  console.log(`wrote ${out}`);
+  writeBenchResult('conv', {batch: B, device: dev, cases: names.cases.map((c) => c.name), ours, cpu, torch});
 }
 
 main().catch((e) => {

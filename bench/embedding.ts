@@ -3,21 +3,16 @@
 // the same GPU in the same run (bench/torch/embedding.py, run first so the
 // two never hold GPU memory at once) and against a device-to-device copy.
 // On the CPU: host gather/scatter against a plain memcpy of the same bytes.
-import * as fs from 'fs';
-import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {timeMs, torchJson} from './bench_util';
+import {timeMs, torchJson, writeBenchResult} from './bench_util';
 
-const root = path.resolve(__dirname, '..', '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? (wm.deviceInfo().gpu ? 10_000_000 : 1_000_000));
 const N = Number(process.env.BENCH_N ?? (wm.deviceInfo().gpu ? 1_000_000 : 200_000));
 
 interface Row {op: string; dim: number; dtype: string; ms: number; TBs: number}
-
-
 
 function torchSide(): {copyTBs: number; results: Row[]; torch: string} | undefined {
   return torchJson<{copyTBs: number; results: Row[]; torch: string}>('embedding.py', [String(ROWS), String(N)]);
@@ -86,10 +81,7 @@ async function main(): Promise<void> {
     console.log(`| ${r.op} | ${r.dim} | ${r.dtype} | ${r.ms.toFixed(3)} | ${(1000 * r.TBs).toFixed(0)} | ${(100 * r.TBs / copyTBs).toFixed(0)}% | ${cells.join(' | ')} |`);
   }
   if (torch) console.log(`torch ${torch.torch}: its device copy ${torch.copyTBs.toFixed(2)} TB/s`);
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'embedding.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), rows: ROWS, n: N, device: where, copyTBs, ours: rows, torch}, null, 2));
-  console.log(`wrote ${out}`);
+  writeBenchResult('embedding', {rows: ROWS, n: N, device: where, copyTBs, ours: rows, torch});
 }
 
 main().catch((e) => {

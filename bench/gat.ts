@@ -8,17 +8,12 @@
 // over 3,200 entries on the CPU box). A random graph: BENCH_GAT_ROWS rows of BENCH_GAT_DEGREE
 // random sources each, BENCH_GAT_HEADS heads of BENCH_GAT_DIM features.
 // Median ms per call, synchronised.
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {composite} from '../src/nn/gat';
-import {envPositiveInt, timeTensorsMs, torchJson} from './bench_util';
-
-const root = path.resolve(__dirname, '..', '..');
+import {envPositiveInt, timeTensorsMs, torchJsonWithFiles, writeBenchResult} from './bench_util';
 
 function randomGraph(rows: number, degree: number): {rowPtr: Int32Array; colIdx: Int32Array} {
   let s = 12345;
@@ -63,15 +58,8 @@ async function main(): Promise<void> {
   const composed = measure(ops, block, rows, heads, dim, dev.gpu ? 3 : reps);
   let other: {name: string; ms: number[]} | undefined;
   if (dev.gpu) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-gat-'));
-    try {
-      fs.writeFileSync(path.join(dir, 'row_ptr.i32'), Buffer.from(rowPtr.buffer));
-      fs.writeFileSync(path.join(dir, 'col_idx.i32'), Buffer.from(colIdx.buffer));
-      const t = torchJson<{torch: string; device: string; ms: number[]}>('gat.py', [dir, String(heads), String(dim)]);
-      if (t) other = {name: `torch ${t.torch} (${t.device})`, ms: t.ms};
-    } finally {
-      fs.rmSync(dir, {recursive: true, force: true});
-    }
+    const t = torchJsonWithFiles<{torch: string; device: string; ms: number[]}>('gat.py', {'row_ptr.i32': rowPtr, 'col_idx.i32': colIdx}, [String(heads), String(dim)]);
+    if (t) other = {name: `torch ${t.torch} (${t.device})`, ms: t.ms};
   }
   block.dispose();
   console.log(`\ngraph attention, ${rows} rows x ${degree} sources (${rows * degree} entries), ${heads} heads of ${dim}, median ms per call`);
@@ -79,10 +67,7 @@ async function main(): Promise<void> {
   console.log(`| --- | --- | --- | --- |${other ? ' --- | --- |' : ''}`);
   cases.forEach((c, i) => console.log(`| ${c} | ${ours[i].toFixed(3)} | ${composed[i].toFixed(3)} | ${(composed[i] / ours[i]).toFixed(2)}x |` +
                                       (other ? ` ${other.ms[i].toFixed(3)} | ${(other.ms[i] / ours[i]).toFixed(2)}x |` : '')));
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'gat.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), rows, degree, heads, dim, device: dev, cases, ours, composed, other}, null, 2));
-  console.log(`wrote ${out}`);
+  writeBenchResult('gat', {rows, degree, heads, dim, device: dev, cases, ours, composed, other});
 }
 
 main().catch((e) => {

@@ -7,17 +7,12 @@
 // cuSPARSE; bench/torch/gcn.py), autograd for the gradients. tfjs-backend-cpu
 // is left out: its unsortedSegmentSum takes a pass per segment.
 // Median ms per call, synchronised.
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
-import {envPositiveInt, timeTensorsMs, torchJson} from './bench_util';
-
-const root = path.resolve(__dirname, '..', '..');
+import {envPositiveInt, timeTensorsMs, torchJsonWithFiles, writeBenchResult} from './bench_util';
 
 type Aggregate = (x: tf.Tensor2D) => tf.Tensor2D;
 
@@ -68,16 +63,9 @@ async function main(): Promise<void> {
   }
   let other: {name: string; ms: number[]} | undefined;
   if (dev.gpu) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-gcn-'));
-    try {
-      fs.writeFileSync(path.join(dir, 'row_ptr.i32'), Buffer.from(norm.rowPtr.buffer));
-      fs.writeFileSync(path.join(dir, 'col_idx.i32'), Buffer.from(norm.colIdx.buffer));
-      fs.writeFileSync(path.join(dir, 'weight.f32'), Buffer.from(norm.weight!.buffer));
-      const t = torchJson<{torch: string; device: string; ms: number[]}>('gcn.py', [dir, String(dim)]);
-      if (t) other = {name: `torch ${t.torch} (${t.device})`, ms: t.ms};
-    } finally {
-      fs.rmSync(dir, {recursive: true, force: true});
-    }
+    const t = torchJsonWithFiles<{torch: string; device: string; ms: number[]}>(
+        'gcn.py', {'row_ptr.i32': norm.rowPtr, 'col_idx.i32': norm.colIdx, 'weight.f32': norm.weight!}, [String(dim)]);
+    if (t) other = {name: `torch ${t.torch} (${t.device})`, ms: t.ms};
   }
   block.dispose();
   console.log(`\nGCN over the whole graph: ${n} rows, ${norm.colIdx.length} entries of Â (self loops included), width ${dim}, median ms per call`);
@@ -85,10 +73,7 @@ async function main(): Promise<void> {
   console.log(`| --- | --- | --- | --- |${other ? ' --- | --- |' : ''}`);
   cases.forEach((c, i) => console.log(`| ${c} | ${ours[i].toFixed(3)} | ${composed ? `${composed[i].toFixed(3)} | ${(composed[i] / ours[i]).toFixed(2)}x` : 'n/a | '} |` +
                                       (other ? ` ${other.ms[i].toFixed(3)} | ${(other.ms[i] / ours[i]).toFixed(2)}x |` : '')));
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'gcn.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), scale, vertices: n, entries: norm.colIdx.length, dim, device: dev, cases, ours, composed, other}, null, 2));
-  console.log(`wrote ${out}`);
+  writeBenchResult('gcn', {scale, vertices: n, entries: norm.colIdx.length, dim, device: dev, cases, ours, composed, other});
 }
 
 main().catch((e) => {

@@ -41,7 +41,7 @@ import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks} from './bench_util';
+import {hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -304,11 +304,7 @@ function main(): void {
   }
   if (t) console.log(`| PyTorch ${t.torch}, 1 GPU | ${t.seedsPerSecond.toFixed(0)} | ${t.msPerStep.toFixed(1)} | ${(t.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× | 1.00× |`);
   else console.log(`(PyTorch side not run: ${(torch as {skipped: string}).skipped})`);
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'graphsage.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: header.numVertices,
-                                        csrEntries: header.numEdges, graphBuildSeconds: built?.seconds, batch: BATCH, fanouts: FANOUTS, device: where,
-                                        results: rows, torch}, null, 2));
+  writeBenchResult('graphsage', {scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: header.numVertices, csrEntries: header.numEdges, graphBuildSeconds: built?.seconds, batch: BATCH, fanouts: FANOUTS, device: where, results: rows, torch});
 }
 
 rankOrMain(rank, main);

@@ -2,20 +2,15 @@
 // (a) device memory, (b) managed memory resident on the GPU, (c) managed
 // memory advised to stay on the host (read over the bus), (d) pinned host
 // memory read over the bus; and managed prefetch bandwidth both ways.
-import * as fs from 'fs';
-import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {timeMs} from './bench_util';
+import {timeMs, writeBenchResult} from './bench_util';
 
-const root = path.resolve(__dirname, '..', '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? 4_000_000);
 const DIM = 128;
 const N = Number(process.env.BENCH_N ?? 1_000_000);
-
-
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
@@ -83,10 +78,7 @@ async function main(): Promise<void> {
   console.log('| managed block | cached alloc + free µs | cudaMallocManaged + cudaFree µs |');
   console.log('| --- | --- | --- |');
   for (const r of allocRows) console.log(`| ${r.size} | ${r.hitUs.toFixed(1)} | ${r.missUs.toFixed(1)} |`);
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'managed.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), device: wm.deviceInfo().name, rows: ROWS, dim: DIM, n: N, gathers: rows, prefetchBothWaysMs: both, allocation: allocRows}, null, 2));
-  console.log(`wrote ${out}`);
+  writeBenchResult('managed', {device: wm.deviceInfo().name, rows: ROWS, dim: DIM, n: N, gathers: rows, prefetchBothWaysMs: both, allocation: allocRows});
 }
 
 main().catch((e) => {

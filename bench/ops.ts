@@ -3,17 +3,13 @@
 // (tf.fused.matMul with a bias and ReLU), on 'wholememory' set against PyTorch
 // eager on the same GPU (bench/torch/ops.py, same run) and against
 // tfjs-backend-cpu. Prints a table, writes JSON.
-import * as fs from 'fs';
-import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {median, torchJson} from './bench_util';
+import {median, torchJson, writeBenchResult} from './bench_util';
 
-const root = path.resolve(__dirname, '..', '..');
 const N = Number(process.env.BENCH_OPS_N ?? 10000);
-
 
 function tinyAddsUs(n: number): number {
   const a = tf.randomUniform([16]);
@@ -84,10 +80,7 @@ async function main(): Promise<void> {
   }
   console.log(`ratio ours / tfjs-backend-cpu: Add ${(rows[0].addUs / rows[1].addUs).toFixed(2)}x, MatMul ${(rows[0].matmulUs / rows[1].matmulUs).toFixed(3)}x, ` +
               `Dense ${(rows[0].denseUs / rows[1].denseUs).toFixed(3)}x`);
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'ops.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), n: N, device: dev, rows}, null, 2));
-  console.log(`wrote ${out}`);
+  writeBenchResult('ops', {n: N, device: dev, rows});
 }
 
 main().catch((e) => {

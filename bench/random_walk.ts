@@ -7,9 +7,6 @@
 // is installed). Training: one node2vec epoch (trainNode2Vec) against the
 // same loop in PyTorch (nn.Embedding(sparse=True) + SparseAdam, the same
 // walks per step, window, negatives and width), pairs per second.
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -18,9 +15,7 @@ import {CsrGraph} from '../src/graph/csr';
 import {DeviceCsr} from '../src/graph/native_sampling';
 import {trainNode2Vec} from '../src/train/node2vec';
 import {seededRng} from '../src/util/random';
-import {envPositiveInt, timeMs, torchJson} from './bench_util';
-
-const root = path.resolve(__dirname, '..', '..');
+import {envPositiveInt, timeMs, torchJsonWithFiles, writeBenchResult} from './bench_util';
 
 // The walk as a TypeScript user would write it without the native op (the CPU's reference).
 function walksInScript(g: CsrGraph, starts: Int32Array, length: number, p: number, q: number, seed: number): Int32Array {
@@ -98,16 +93,8 @@ async function main(): Promise<void> {
 
   let other: TorchResult | undefined;
   if (dev.gpu) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-walk-'));
-    try {
-      for (const [name, graph] of [['walk', g], ['train', tg]] as const) {
-        fs.writeFileSync(path.join(dir, `${name}_row_ptr.i32`), Buffer.from(graph.rowPtr.buffer));
-        fs.writeFileSync(path.join(dir, `${name}_col_idx.i32`), Buffer.from(graph.colIdx.buffer));
-      }
-      other = torchJson<TorchResult>('random_walk.py', [dir, String(length), JSON.stringify(cases), JSON.stringify(train)]);
-    } finally {
-      fs.rmSync(dir, {recursive: true, force: true});
-    }
+    const files = {'walk_row_ptr.i32': g.rowPtr, 'walk_col_idx.i32': g.colIdx, 'train_row_ptr.i32': tg.rowPtr, 'train_col_idx.i32': tg.colIdx};
+    other = torchJsonWithFiles<TorchResult>('random_walk.py', files, [String(length), JSON.stringify(cases), JSON.stringify(train)]);
   }
   const steps = g.numVertices * (length - 1);
   const where = dev.gpu ? dev.name : 'CPU';
@@ -126,10 +113,7 @@ async function main(): Promise<void> {
     console.log(`| torch ${other.torch} (${other.device}) | ${other.trainSeconds.toFixed(2)} | ${Math.round(other.trainPairs / other.trainSeconds)} | ${other.trainLoss.toFixed(4)} |`);
     console.log(`torch / ours (epoch time): ${(other.trainSeconds / epoch.seconds).toFixed(2)}x`);
   }
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'random_walk.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), scale, length, trainScale, train, device: dev, cases, ours, script, epoch, other}, null, 2));
-  console.log(`wrote ${out}`);
+  writeBenchResult('random_walk', {scale, length, trainScale, train, device: dev, cases, ours, script, epoch, other});
 }
 
 main().catch((e) => {

@@ -11,7 +11,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {median} from './bench_util';
+import {median, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const BYTES = Number(process.env.BENCH_BYTES ?? 1 << 30);
@@ -79,10 +79,7 @@ async function main(): Promise<void> {
   console.log(`| wm.open(descriptor) | ${openMs.toFixed(2)} ms | ${gbs(sharedSum)} |`);
   console.log(`| a tensor this process made (reference) | | ${gbs(localSum)} |`);
   console.log(`| through the host: download + write file (maker), read + upload (user) | ${(writeMs + readMs).toFixed(0)} ms (${writeMs.toFixed(0)} + ${readMs.toFixed(0)}) | |`);
-  const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'share.json');
-  fs.mkdirSync(path.dirname(out), {recursive: true});
-  fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), location, device: wm.deviceInfo().name ?? 'cpu', bytes: BYTES,
-                                        openMs, sharedSumMs: sharedSum, localSumMs: localSum, viaHostMs: writeMs + readMs, viaHostWriteMs: writeMs, viaHostReadMs: readMs}, null, 2));
+  writeBenchResult('share', {location, device: wm.deviceInfo().name ?? 'cpu', bytes: BYTES, openMs, sharedSumMs: sharedSum, localSumMs: localSum, viaHostMs: writeMs + readMs, viaHostWriteMs: writeMs, viaHostReadMs: readMs});
   wm.close(shared);
   tf.dispose([local, copied]);
   await p.ask({cmd: 'exit'});

@@ -4,19 +4,16 @@
 // against the same gather restricted to the rank's own rows. Rank 0 prints
 // the table and writes JSON.
 import {spawnSync} from 'child_process';
-import * as fs from 'fs';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {rankOrMain, timeMs} from './bench_util';
+import {rankOrMain, timeMs, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const DIM = 128;
 const N = Number(process.env.BENCH_N ?? 1_000_000);
-
-
 
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
@@ -47,10 +44,7 @@ async function rank(): Promise<void> {
     console.log('| type | rank | random rows GB/s (read) | of which remote GB/s | own rows only GB/s |');
     console.log('| --- | --- | --- | --- | --- |');
     all.forEach((rs, r) => rs.forEach((x) => console.log(`| ${x.type} | ${r} | ${x.randomGBs.toFixed(0)} | ${(x.randomGBs * x.remoteFraction).toFixed(0)} | ${x.localGBs.toFixed(0)} |`)));
-    const out = process.env.BENCH_OUT ?? path.join(root, 'runs', 'bench', 'wholememory.json');
-    fs.mkdirSync(path.dirname(out), {recursive: true});
-    fs.writeFileSync(out, JSON.stringify({date: new Date().toISOString(), ranks: comm.size, device: wm.deviceInfo().name, n: N, dim: DIM, rows, results: all}, null, 2));
-    console.log(`wrote ${out}`);
+    writeBenchResult('wholememory', {ranks: comm.size, device: wm.deviceInfo().name, n: N, dim: DIM, rows, results: all});
   }
   comm.destroy();
 }
