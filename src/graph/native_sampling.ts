@@ -103,16 +103,24 @@ export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: nu
       out = {offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D, ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D};
     }
   };
-  // Seeds already checked against this graph need no error flag, and so no
-  // wait for the GPU (the kernels never read outside the graph either way).
-  const known = knownValid(seeds, numVertices);
-  if (known) launch(0);
-  const bad = known ? -1 : b.withErrorFlag(launch);
+  const bad = launchForVertices(b, seeds, numVertices, launch);
   if (bad >= 0) {
     tf.dispose([out!.ids, out!.offsets ?? []].flat());
     throw badSeed(what, numVertices, seeds.dataSync(), bad);
   }
   return out!;
+}
+
+/**
+ * @internal Runs a kernel over vertex ids of a graph of numVertices: with an
+ * error flag, returning the first id outside it (or -1) — unless the ids are
+ * known to be vertices already, which needs no flag and so no wait for the
+ * GPU (the kernels never read outside the graph either way).
+ */
+export function launchForVertices(b: WholeMemoryBackend, ids: tf.Tensor, numVertices: number, launch: (flag: number) => void): number {
+  if (!knownValid(ids, numVertices)) return b.withErrorFlag(launch);
+  launch(0);
+  return -1;
 }
 
 /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without. */

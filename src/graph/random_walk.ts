@@ -6,10 +6,10 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {NativeHostMemory, WalkBias} from '../backend/native';
-import {knownValid, markValid, validRows} from '../backend/index_validation';
+import {markValid, validRows} from '../backend/index_validation';
 import {native} from '../backend/register';
 import {CsrGraph} from './csr';
-import {badSeed} from './native_sampling';
+import {badSeed, launchForVertices} from './native_sampling';
 
 export interface WalkOptions {
   /** node2vec's return parameter: a step back to the previous vertex weighs 1/p (default 1). */
@@ -73,10 +73,7 @@ export function walkOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: numb
   const {info, ptr} = b.makeDeviceOutput([n, length], 'int32');
   const sp = n ? b.devicePtr(starts) : 0;
   const launch = (flag: number) => b.native.randomWalks(rowPtr, colIdx, numVertices, sp, n, length, seed, bias, ptr, flag);
-  // Starts already checked against this graph need no error flag, and so no wait for the GPU.
-  const known = knownValid(starts, numVertices);
-  if (known) launch(0);
-  const bad = known ? -1 : b.withErrorFlag(launch);
+  const bad = launchForVertices(b, starts, numVertices, launch);
   const walks = tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
   if (bad >= 0) {
     walks.dispose();
