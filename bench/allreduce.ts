@@ -3,7 +3,8 @@
 // for bfloat16 and float32 on the wire: the automatic choice, each of our
 // paths forced (one-shot, two-shot, NCCL through our C++, float32 only), set
 // against PyTorch in the same run under torchrun (dist.all_reduce over NCCL;
-// symmetric-memory one_shot_all_reduce / two_shot_all_reduce_), and the same
+// symmetric-memory one_shot_all_reduce / two_shot_all_reduce_, the latter also
+// fed from and back to a float32 tensor as ours is), and the same
 // calls queued from our C++ (the automatic path, and a plain ncclAllReduce
 // loop) to separate Node's dispatch from the GPU's time. Bytes are the
 // message's bytes in its wire type. Starts its own ranks.
@@ -112,12 +113,12 @@ function main(): void {
   const bus = (bytes: number, us?: number) => (us ? ((2 * (n - 1)) / n * bytes / us / 1e3).toFixed(0) : '');
   const f = (us?: number) => (us === undefined ? '' : us.toFixed(1));
   console.log(`\nall-reduce on ${n} x ${wm.deviceInfo().name}, back-to-back calls; µs per call (bus GB/s)`);
-  console.log('| wire | bytes | ours auto | host µs | path | ours from C++ | ours one-shot | ours two-shot | ours NCCL (f32) | NCCL from C++ | torch NCCL | torch one-shot | torch two-shot |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| wire | bytes | ours auto | host µs | path | ours from C++ | ours one-shot | ours two-shot | ours NCCL (f32) | NCCL from C++ | torch NCCL | torch one-shot | torch two-shot | torch two-shot, f32 in/out |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const t = ref?.results.find((x: {dtype: string; bytes: number}) => x.dtype === r.dtype && x.bytes === r.bytes);
     console.log(`| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${f(r.autoHost)} | ${r.autoPath} | ${f(r.autoFromCpp)} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ${f(r.ncclFromCpp)} | ` +
-                `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} |`);
+                `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} | ${f(t?.twoShotFloat32Us)} |`);
   }
   if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}; ours: ${wm.ncclStatus()}`);
   writeBenchResult('allreduce', {ranks: n, device: wm.deviceInfo().name, ours: rows, torch: ref});

@@ -71,6 +71,8 @@ describe('native kernels match tfjs-backend-cpu', () => {
     const pairs: [number[], number[]][] = [
       [[7], [7]], [[3, 1, 5], [1, 4, 5]], [[2, 3, 4], []], [[], [5]], [[0, 3], [1, 3]], [[1001], [1]], [[4, 1], [1, 6]],
       [[2, 3, 4, 5], [3, 1, 5]],
+      // The GPU's four-at-a-time paths: flat with and without a tail, a bias row, a column, both broadcast, rows of rows.
+      [[8], [8]], [[1027], [1027]], [[5, 12], [12]], [[5, 12], [5, 1]], [[12], [5, 1]], [[3, 2, 8], [2, 8]], [[2, 1, 4], [1, 3, 4]],
     ];
     const ops: [string, (a: tf.Tensor, b: tf.Tensor) => tf.Tensor, tf.DataType[], boolean?][] = [
       ['Add', tf.add, ['float32', 'int32']], ['Sub', tf.sub, ['float32', 'int32']], ['Multiply', tf.mul, ['float32', 'int32']],
@@ -445,6 +447,7 @@ describe('native kernels match tfjs-backend-cpu', () => {
       const products: [number[], number[], boolean, boolean][] = [
         [[3, 5], [5, 7], false, false], [[5, 3], [7, 5], true, true], [[33, 65], [65, 31], false, false],
         [[4, 17, 9], [4, 9, 13], false, false], [[4, 17, 9], [13, 9], false, true], [[0, 5], [5, 3], false, false],
+        [[6, 8], [8, 12], false, false], [[2, 5, 3], [2, 3, 8], false, false],  // rows of whole float4s (the GPU epilogue's fast path)
       ];
       const activations: tf.fused.Activation[] = ['linear', 'relu', 'relu6', 'elu', 'sigmoid', 'leakyrelu', 'prelu'];
       for (const [sa, sb, ta, tb] of products) {

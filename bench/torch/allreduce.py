@@ -1,6 +1,7 @@
 # PyTorch side of `npm run bench:allreduce`: dist.all_reduce over NCCL and
 # the symmetric-memory one-shot / two-shot kernels, bfloat16 and float32,
-# back-to-back calls, median per-call time. Run under torchrun.
+# back-to-back calls, median per-call time; also the two-shot fed from and
+# back to a float32 tensor, as ours is. Run under torchrun.
 import json
 import os
 import statistics
@@ -58,6 +59,17 @@ def main():
                     s.copy_(x)
                     row["oneShotUs"] = timed(lambda: torch.ops.symm_mem.one_shot_all_reduce(s, "sum", group), reps)
                     row["twoShotUs"] = timed(lambda: torch.ops.symm_mem.two_shot_all_reduce_(s, "sum", group), reps)
+                    # What ours does: float32 tensors (tfjs has no bfloat16) reduced on a
+                    # `dtype` wire, results back in float32: copied (and converted) into
+                    # the symmetric buffer, reduced in place, copied back.
+                    xf = torch.randn(n, device="cuda")
+
+                    def from_float32():
+                        s.copy_(xf)
+                        torch.ops.symm_mem.two_shot_all_reduce_(s, "sum", group)
+                        xf.copy_(s)
+
+                    row["twoShotFloat32Us"] = timed(from_float32, reps)
                 except Exception as e:
                     print(f"symmetric memory at {nbytes}: {e}", file=sys.stderr)
             out.append(row)

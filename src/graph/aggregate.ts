@@ -31,8 +31,8 @@ interface DeviceCsrArrays {
   edge?: tf.Tensor;
   weight?: tf.Tensor;
   rowScale?: tf.Tensor;
-  /** Rows longer than SPMM_CHUNK_ENTRIES and their chunks (csrSplits). */
-  splits?: {array: tf.Tensor; numLong: number; numChunks: number};
+  /** Rows longer than SPMM_CHUNK_ENTRIES and their chunks (csrSplits); null: none; built on the product's first use. */
+  splits?: {array: tf.Tensor; numLong: number; numChunks: number} | null;
 }
 
 /**
@@ -230,11 +230,20 @@ export class CsrBlock {
         edge: c.edge && c.edge.length ? tf.keep(tf.tensor1d(c.edge, 'int32')) : undefined,
         weight: c.weight && c.weight.length ? tf.keep(tf.tensor1d(c.weight)) : undefined,
         rowScale: c.rowScale && c.rowScale.length ? tf.keep(tf.tensor1d(c.rowScale)) : undefined,
-        splits: ((sp) => sp && {...sp, array: tf.keep(tf.tensor1d(sp.array, 'int32'))})(csrSplits(c)),
       }));
       this.device.set(c, d);
     }
     return d;
+  }
+
+  /** @internal c's long rows for the GPU product, listed on its first use (the GAT kernels never read them). */
+  productSplits(c: Csr): DeviceCsrArrays['splits'] {
+    const d = this.onDevice(c);
+    if (d.splits === undefined) {
+      const sp = csrSplits(c);
+      d.splits = sp ? {...sp, array: tf.keep(tf.tensor1d(sp.array, 'int32'))} : null;
+    }
+    return d.splits;
   }
 
   dispose(): void {
@@ -248,12 +257,12 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
   const b = tf.backend();
   if (b instanceof WholeMemoryBackend && (b.gpu || b.hostKernels)) {
     if (b.gpu) {
-      const d = block.onDevice(c);
+      const d = block.onDevice(c), splits = block.productSplits(c);
       const {info, ptr} = b.makeDeviceOutput([c.numRows, dim], 'float32');
       if (c.numRows * dim > 0) {
         b.native.csrSpmm(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), d.weight ? b.devicePtr(d.weight) : 0,
                          d.rowScale ? b.devicePtr(d.rowScale) : 0, c.numRows, c.colIdx.length ? b.devicePtr(x) : 0, dim, ptr,
-                         d.splits ? b.devicePtr(d.splits.array) : 0, d.splits?.numLong ?? 0, d.splits?.numChunks ?? 0, SPMM_CHUNK_ENTRIES);
+                         splits ? b.devicePtr(splits.array) : 0, splits?.numLong ?? 0, splits?.numChunks ?? 0, SPMM_CHUNK_ENTRIES);
       }
       return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
     }

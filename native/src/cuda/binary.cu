@@ -2,9 +2,11 @@
 // the host first so the common cases (same shape, scalar operand, bias row)
 // run with rank 1 or 2 and little index arithmetic.
 #include <cmath>
+#include <type_traits>
 
 #include "binary_store.cuh"
 #include "launch.cuh"
+#include "vec4.cuh"
 #include "wm/elementwise.h"
 #include "wm/shape_collapse.h"
 
@@ -41,11 +43,76 @@ __global__ void binaryStrided(int op, const Ti* a, const Ti* b, To* y, int64_t n
 }
 
 
+// Float ops four elements at a time, for the shapes that dominate training:
+// flat, where each operand is either the whole tensor (stride 1) or one
+// value (stride 0), and rows, where each operand's row r starts at r * outer
+// and is either a whole row or one value (a bias row, a column of scales).
+template <bool A1, bool B1>
+__global__ void binaryFlat4(int op, const float* a, const float* b, float* y, int64_t n) {
+  const auto f = [op](float u, float v) { return binaryF(op, u, v); };
+  forEach4(
+      n,
+      [&](int64_t i) { store4(y + 4 * i, zip4(A1 ? load4(a + 4 * i) : splat4(*a), B1 ? load4(b + 4 * i) : splat4(*b), f)); },
+      [&](int64_t i) { y[i] = f(a[A1 ? i : 0], b[B1 ? i : 0]); });
+}
+
+template <bool A1, bool B1>
+__global__ void binaryRows4(int op, const float* a, const float* b, float* y, int64_t rows, int64_t cols4, int64_t aOuter, int64_t bOuter) {
+  const auto f = [op](float u, float v) { return binaryF(op, u, v); };
+  forEachRow4<uint32_t>(rows, cols4, [&](uint32_t r, uint32_t c4, int64_t k) {
+    const float* ar = a + r * aOuter;
+    const float* br = b + r * bOuter;
+    store4(y + 4 * k, zip4(A1 ? load4(ar + 4 * c4) : splat4(*ar), B1 ? load4(br + 4 * c4) : splat4(*br), f));
+  });
+}
+
+template <bool A1, bool B1>
+struct Flat4 {
+  static void launch(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n) {
+    binaryFlat4<A1, B1><<<gridFor((n + 3) / 4), kThreads, 0, stream()>>>(op, as<float>(a), as<float>(b), as<float>(y), n);
+  }
+};
+template <bool A1, bool B1>
+struct Rows4 {
+  static void launch(int op, uint64_t a, uint64_t b, uint64_t y, int64_t rows, int64_t cols, int64_t aOuter, int64_t bOuter) {
+    binaryRows4<A1, B1><<<gridFor(rows * (cols / 4)), kThreads, 0, stream()>>>(op, as<float>(a), as<float>(b), as<float>(y), rows, cols / 4,
+                                                                              aOuter, bOuter);
+  }
+};
+
+// K<a1, b1>::launch(args...) for operands of stride 1 (a1) or 0 along the vectorised axis.
+template <template <bool, bool> class K, typename... Args>
+void withUnitStrides(bool a1, bool b1, Args... args) {
+  if (a1 && b1) K<true, true>::launch(args...);
+  else if (a1) K<true, false>::launch(args...);
+  else if (b1) K<false, true>::launch(args...);
+  else K<false, false>::launch(args...);
+}
+
+// Whether the float32 -> float32 op ran four elements at a time (else the general kernels take it).
+bool launchFloat4(int op, uint64_t a, uint64_t b, uint64_t y, const std::vector<int64_t>& shape,
+                  const std::vector<int64_t>& as_, const std::vector<int64_t>& bs) {
+  const auto unit = [](int64_t s) { return s == 0 || s == 1; };
+  if (!aligned16({a, b, y})) return false;
+  if (shape.size() == 1 && unit(as_[0]) && unit(bs[0])) {
+    withUnitStrides<Flat4>(as_[0] == 1, bs[0] == 1, op, a, b, y, shape[0]);
+    return true;
+  }
+  // Rows start 16-byte aligned when each whole-row operand's row stride is a multiple of 4.
+  if (shape.size() == 2 && shape[1] % 4 == 0 && narrowIndex(shape[0] * shape[1] / 4) && unit(as_[1]) && unit(bs[1]) &&
+      (as_[1] == 0 || as_[0] % 4 == 0) && (bs[1] == 0 || bs[0] % 4 == 0)) {
+    withUnitStrides<Rows4>(as_[1] == 1, bs[1] == 1, op, a, b, y, shape[0], shape[1], as_[0], bs[0]);
+    return true;
+  }
+  return false;
+}
+
 template <typename Ti, typename To>
 void launchBinary(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n,
                   const std::vector<int64_t>& shape, const std::vector<int64_t>& as_,
                   const std::vector<int64_t>& bs) {
   auto s = stream();
+  if (std::is_same_v<Ti, float> && std::is_same_v<To, float> && launchFloat4(op, a, b, y, shape, as_, bs)) return;
   if (shape.size() == 1 && as_[0] == 1 && bs[0] == 1) {
     binaryContiguous<Ti, To><<<gridFor(n), kThreads, 0, s>>>(op, as<Ti>(a), as<Ti>(b), as<To>(y), n);
   } else {

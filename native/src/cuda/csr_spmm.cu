@@ -87,6 +87,20 @@ __device__ __forceinline__ void accumulate(const Group<LANES>& grp, const int32_
   }
 }
 
+// dst = scale * (sum over entries [begin, end) of weight[e] * x[colIdx[e]]): the group's lanes take
+// the row's vectors LANES at a time.
+template <int VEC, int LANES>
+__device__ __forceinline__ void rowProduct(const Group<LANES>& grp, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
+                                           int64_t begin, int64_t end, const float* x, int64_t dim, float* dst, float scale) {
+  const int64_t vecs = dim / VEC;
+  for (int64_t j0 = 0; j0 < vecs; j0 += LANES) {
+    const int64_t j = j0 + grp.l;
+    float acc[VEC] = {};
+    accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, j < vecs, acc);
+    if (j < vecs) Vec<VEC>::store(dst + j * VEC, acc, scale);
+  }
+}
+
 // What the long rows' kernels read: `splits` holds longRow[numLong], chunkPtr[numLong + 1]
 // (each long row's chunks), chunkRow[numChunks], chunkStart[numChunks].
 struct Splits {
@@ -110,16 +124,10 @@ __global__ void spmmKernel(const int32_t* __restrict__ rowPtr, const int32_t* __
                            const float* __restrict__ rowScale, int64_t numRows, const float* __restrict__ x, int64_t dim,
                            float* __restrict__ out, int64_t longAbove) {
   const Group<LANES> grp;
-  const int64_t vecs = dim / VEC;
   WM_FOR_GROUP_ITEMS(r, numRows, LANES) {
     const int64_t begin = rowPtr[r], end = rowPtr[r + 1];
     if (end - begin > longAbove) continue;
-    for (int64_t j0 = 0; j0 < vecs; j0 += LANES) {
-      const int64_t j = j0 + grp.l;
-      float acc[VEC] = {};
-      accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, j < vecs, acc);
-      if (j < vecs) Vec<VEC>::store(out + r * dim + j * VEC, acc, rowScale ? rowScale[r] : 1.f);
-    }
+    rowProduct<VEC, LANES>(grp, colIdx, weight, begin, end, x, dim, out + r * dim, rowScale ? rowScale[r] : 1.f);
   }
 }
 
@@ -128,16 +136,10 @@ template <int VEC, int LANES>
 __global__ void spmmChunksKernel(const int32_t* __restrict__ rowPtr, const int32_t* __restrict__ colIdx, const float* __restrict__ weight,
                                  Splits sp, const float* __restrict__ x, int64_t dim, float* __restrict__ partial) {
   const Group<LANES> grp;
-  const int64_t vecs = dim / VEC;
   WM_FOR_GROUP_ITEMS(k, sp.numChunks, LANES) {
     const int64_t begin = sp.chunkStart[k], rowEnd = rowPtr[sp.chunkRow[k] + 1];
     const int64_t end = begin + sp.chunkEntries < rowEnd ? begin + sp.chunkEntries : rowEnd;
-    for (int64_t j0 = 0; j0 < vecs; j0 += LANES) {
-      const int64_t j = j0 + grp.l;
-      float acc[VEC] = {};
-      accumulate<VEC, LANES>(grp, colIdx, weight, begin, end, x + j * VEC, dim, j < vecs, acc);
-      if (j < vecs) Vec<VEC>::store(partial + k * dim + j * VEC, acc, 1.f);
-    }
+    rowProduct<VEC, LANES>(grp, colIdx, weight, begin, end, x, dim, partial + k * dim, 1.f);
   }
 }
 

@@ -1,6 +1,7 @@
 // Random walks on the GPU: one thread per walk, the per-walk rules of
 // wm/random_walk.h (the CPU runs the same), so both walk the same vertices.
 #include "launch.cuh"
+#include "vertex_guard.cuh"
 #include "wm/random_walk.h"
 #include "wm/runtime.h"
 
@@ -10,12 +11,8 @@ namespace {
 __global__ void walkKernel(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* starts, int64_t n,
                            int length, uint64_t seed, WalkBias bias, int32_t* out, unsigned long long* err) {
   WM_GRID_STRIDE(i, n) {
-    int32_t v = starts[i];
-    if (v < 0 || v >= nv) {
-      if (err) atomicMin(err, static_cast<unsigned long long>(i));
-      for (int s = 0; s < length; ++s) out[i * length + s] = 0;
-      continue;
-    }
+    const int32_t v = starts[i];
+    if (!startInGraph(v, nv, i, err, out, length)) continue;
     walkOne(rowPtr, colIdx, v, i, length, seed, bias, out + i * length);
   }
 }

@@ -4,6 +4,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "launch.cuh"
+#include "vertex_guard.cuh"
 #include "wm/runtime.h"
 #include "wm/sampling_rules.h"
 
@@ -13,12 +14,8 @@ namespace {
 __global__ void withReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n,
                                 int fanout, uint64_t seed, int32_t* out, unsigned long long* err, bool byVertex) {
   WM_GRID_STRIDE(i, n) {
-    int32_t v = seeds[i];
-    if (v < 0 || v >= nv) {
-      if (err) atomicMin(err, static_cast<unsigned long long>(i));
-      for (int k = 0; k < fanout; ++k) out[i * fanout + k] = 0;
-      continue;
-    }
+    const int32_t v = seeds[i];
+    if (!startInGraph(v, nv, i, err, out, fanout)) continue;
     sampleOneWithReplacement(rowPtr, colIdx, v, byVertex ? v : i, fanout, seed, out + i * fanout);
   }
 }
@@ -26,12 +23,8 @@ __global__ void withReplacement(const int32_t* rowPtr, const int32_t* colIdx, in
 __global__ void counts(const int32_t* rowPtr, int64_t nv, const int32_t* seeds, int64_t n, int fanout, int32_t* c,
                        unsigned long long* err) {
   WM_GRID_STRIDE(i, n) {
-    int32_t v = seeds[i];
-    if (v < 0 || v >= nv) {
-      if (err) atomicMin(err, static_cast<unsigned long long>(i));
-      c[i] = 0;
-      continue;
-    }
+    const int32_t v = seeds[i];
+    if (!startInGraph(v, nv, i, err, c, 1)) continue;
     int32_t d = rowPtr[v + 1] - rowPtr[v];
     c[i] = d < fanout ? d : fanout;
   }
@@ -40,8 +33,8 @@ __global__ void counts(const int32_t* rowPtr, int64_t nv, const int32_t* seeds, 
 __global__ void withoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n,
                                    int fanout, uint64_t seed, const int32_t* offsets, int32_t* out, bool byVertex) {
   WM_GRID_STRIDE(i, n) {
-    int32_t v = seeds[i];
-    if (v < 0 || v >= nv) continue;
+    const int32_t v = seeds[i];
+    if (!startInGraph(v, nv, i, nullptr, out, 0)) continue;  // counts() flagged it; its row has no entries
     sampleOneWithoutReplacement(rowPtr, colIdx, v, byVertex ? v : i, fanout, seed, out + offsets[i]);
   }
 }

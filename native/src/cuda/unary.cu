@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "launch.cuh"
+#include "vec4.cuh"
 #include "wm/elementwise.h"
 
 namespace wm {
@@ -26,6 +27,11 @@ __device__ __forceinline__ uint8_t convertI<uint8_t>(int v) { return v != 0; }
 template <typename To>
 __global__ void unaryFromFloat(int op, const float* x, To* y, int64_t n, float alpha, float beta) {
   WM_GRID_STRIDE(i, n) { y[i] = convertF<To>(unaryF(op, x[i], alpha, beta)); }
+}
+
+__global__ void unaryFloat4(int op, const float* x, float* y, int64_t n, float alpha, float beta) {
+  const auto f = [=](float v) { return unaryF(op, v, alpha, beta); };
+  forEach4(n, [&](int64_t i) { store4(y + 4 * i, map4(load4(x + 4 * i), f)); }, [&](int64_t i) { y[i] = f(x[i]); });
 }
 
 template <typename Ti, typename To>
@@ -74,7 +80,8 @@ void unary(UnaryOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t n,
     case DType::F32:
       switch (out) {
         case DType::F32:
-          unaryFromFloat<float><<<gridFor(n), kThreads, 0, s>>>(o, as<float>(x), as<float>(y), n, alpha, beta);
+          if (aligned16({x, y})) unaryFloat4<<<gridFor((n + 3) / 4), kThreads, 0, s>>>(o, as<float>(x), as<float>(y), n, alpha, beta);
+          else unaryFromFloat<float><<<gridFor(n), kThreads, 0, s>>>(o, as<float>(x), as<float>(y), n, alpha, beta);
           break;
         case DType::I32:
           unaryFromFloat<int><<<gridFor(n), kThreads, 0, s>>>(o, as<float>(x), as<int>(y), n, alpha, beta);
