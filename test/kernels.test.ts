@@ -541,6 +541,11 @@ describe('native kernels match tfjs-backend-cpu', () => {
                               (x, i) => tf.gather(x, i, 1), {kernels: ['GatherV2']});
         await checkAgainstCpu(`Gather batchDims ${dtype}`, [randomInput([4, 10, 3], dtype, next()), randomInput([4, 6], 'int32', next(), {min: 0, max: 9})],
                               (x, i) => tf.gather(x, i, 1, 1), {kernels: ['GatherV2']});
+        // Rows of whole 16-byte vectors, several outer slices and batches (the GPU's uint4 copies).
+        await checkAgainstCpu(`Gather axis 1, 8 wide ${dtype}`, [randomInput([3, 10, 8], dtype, next()), randomInput([7], 'int32', next(), {min: 0, max: 9})],
+                              (x, i) => tf.gather(x, i, 1), {kernels: ['GatherV2']});
+        await checkAgainstCpu(`Gather batchDims, 4 wide ${dtype}`, [randomInput([5, 10, 4], dtype, next()), randomInput([5, 3], 'int32', next(), {min: 0, max: 9})],
+                              (x, i) => tf.gather(x, i, 1, 1), {kernels: ['GatherV2']});
         await checkAgainstCpu(`Gather empty ${dtype}`, [randomInput([5, 3], dtype, next()), randomInput([0], 'int32', next())],
                               (x, i) => tf.gather(x, i), {kernels: ['GatherV2']});
       }
@@ -566,7 +571,10 @@ describe('native kernels match tfjs-backend-cpu', () => {
                             (x) => tf.grad((a: tf.Tensor) => tf.sum(a))(x), {kernels: ['Tile']});
     });
     it('UnsortedSegmentSum float32 and int32', async () => {
-      for (const dtype of ['float32'] as tf.DataType[]) {
+      for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
+        // Rows of whole float4s (one vector atomic each on the GPU) and rows that are not.
+        await checkAgainstCpu(`UnsortedSegmentSum 128 wide ${dtype}`, [randomInput([300, 128], dtype, next()), randomInput([300], 'int32', next(), {min: 0, max: 40})],
+                              (x, s) => tf.unsortedSegmentSum(x, s as tf.Tensor1D, 41), {kernels: ['UnsortedSegmentSum'], rtol: 1e-5, atol: 1e-5});
         await checkAgainstCpu(`UnsortedSegmentSum ${dtype}`, [randomInput([40, 6], dtype, next()), randomInput([40], 'int32', next(), {min: 0, max: 9})],
                               (x, s) => tf.unsortedSegmentSum(x, s as tf.Tensor1D, 10), {kernels: ['UnsortedSegmentSum'], rtol: 1e-5, atol: 1e-5});
         await checkAgainstCpu(`UnsortedSegmentSum 1-D ${dtype}`, [randomInput([101], dtype, next()), randomInput([101], 'int32', next(), {min: 0, max: 6})],

@@ -13,8 +13,8 @@ export function checkIndexArray(idx: ArrayLike<number>, rows: number, what: stri
   for (let i = 0; i < idx.length; ++i) if (!(idx[i] >= 0 && idx[i] < rows)) throw indexError(what, idx[i], i, rows, table);
 }
 
-/** Whether `t` was already checked against `rows`. */
-export function knownValid(t: tf.Tensor, rows: number): boolean {
+/** Whether `t` (a tensor, or a kernel's TensorInfo) was already checked against `rows`. */
+export function knownValid(t: {dataId: object}, rows: number): boolean {
   return validated.get(t.dataId) === rows;
 }
 
@@ -23,7 +23,7 @@ export function validRows(t: tf.Tensor): number | undefined {
   return validated.get(t.dataId);
 }
 
-export function markValid(t: tf.Tensor, rows: number): void {
+export function markValid(t: {dataId: object}, rows: number): void {
   validated.set(t.dataId, rows);
 }
 

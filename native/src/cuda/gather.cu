@@ -5,23 +5,26 @@
 namespace wm {
 namespace {
 
-template <typename V>
+// I: the index type of the position arithmetic, uint32_t where the output's
+// vectors fit it (a 64-bit division is a long call; there are three per vector).
+template <typename V, typename I>
 __global__ void gatherKernel(const V* x, const int* idx, V* y, int64_t outer, int64_t axisDim,
                              int64_t innerV, int64_t numIndices, int64_t outerPerBatch,
                              unsigned long long* errorFlag) {
-  int64_t n = outer * numIndices * innerV;
-  WM_GRID_STRIDE(e, n) {
-    int64_t j = e % innerV;
-    int64_t oi = e / innerV;
-    int64_t i = oi % numIndices;
-    int64_t o = oi / numIndices;
-    int64_t k = idx[(o / outerPerBatch) * numIndices + i];
+  const int64_t n = outer * numIndices * innerV;
+  const I inner = static_cast<I>(innerV), count = static_cast<I>(numIndices), perBatch = static_cast<I>(outerPerBatch);
+  WM_GRID_STRIDE(e64, n) {
+    const I e = static_cast<I>(e64);
+    const I oi = e / inner, j = e - oi * inner;
+    const I o = outer == 1 ? 0 : oi / count, i = oi - o * count;
+    const int64_t at = static_cast<int64_t>(outer == 1 ? 0 : o / perBatch) * numIndices + i;
+    const int64_t k = idx[at];
     if (k < 0 || k >= axisDim) {
       // Never read outside the tensor: write zeros and report the position.
-      y[e] = V{};
-      if (errorFlag) atomicMin(errorFlag, static_cast<unsigned long long>((o / outerPerBatch) * numIndices + i));
+      y[e64] = V{};
+      if (errorFlag) atomicMin(errorFlag, static_cast<unsigned long long>(at));
     } else {
-      y[e] = x[(o * axisDim + k) * innerV + j];
+      y[e64] = x[(static_cast<int64_t>(o) * axisDim + k) * innerV + j];
     }
   }
 }
@@ -29,10 +32,10 @@ __global__ void gatherKernel(const V* x, const int* idx, V* y, int64_t outer, in
 template <typename V>
 void launch(uint64_t x, uint64_t idx, uint64_t y, int64_t outer, int64_t axisDim, int64_t innerV,
             int64_t numIndices, int64_t outerPerBatch, uint64_t errorFlag) {
-  int64_t n = outer * numIndices * innerV;
-  gatherKernel<V><<<gridFor(n), kThreads, 0, stream()>>>(
-      as<V>(x), as<int>(idx), as<V>(y), outer, axisDim, innerV, numIndices, outerPerBatch,
-      reinterpret_cast<unsigned long long*>(errorFlag));
+  const int64_t n = outer * numIndices * innerV;
+  auto kernel = narrowIndex(n) ? gatherKernel<V, uint32_t> : gatherKernel<V, int64_t>;
+  kernel<<<gridFor(n), kThreads, 0, stream()>>>(as<V>(x), as<int>(idx), as<V>(y), outer, axisDim, innerV, numIndices, outerPerBatch,
+                                                reinterpret_cast<unsigned long long*>(errorFlag));
 }
 
 }  // namespace
