@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|embedding|managed|main|all|wholememory|allreduce|graphsage|big|samplers|step]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|samplers|step]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -14,6 +14,7 @@ for what in "${@:-all}"; do
       WM_NO_CUBLAS=1 WM_REQUIRE_GPU=1 npx mocha --grep BatchMatMul 2>&1 | tee "$out/test-gpu-nocublas.log" | tail -4 || status=1 ;;&
     conformance|all) node dist/test/conformance/run.js 2>&1 | tee "$out/conformance.log" | tail -25 || status=1 ;;&
     bench|all) BENCH_OUT=$out/bench-ops.json node dist/bench/ops.js 2>&1 | tee "$out/bench-ops.log" | tail -12 || status=1 ;;&
+    elementwise|all) BENCH_OUT=$out/bench-elementwise.json node dist/bench/elementwise.js 2>&1 | tee "$out/bench-elementwise.log" | tail -26 || status=1 ;;&
     embedding|all) BENCH_OUT=$out/bench-embedding.json node dist/bench/embedding.js 2>&1 | tee "$out/bench-embedding.log" | tail -16 || status=1 ;;&
     managed|all) BENCH_OUT=$out/bench-managed.json node dist/bench/managed.js 2>&1 | tee "$out/bench-managed.log" | tail -10 || status=1 ;;&
     wholememory) WM_REQUIRE_GPU=1 npx mocha --grep "WholeMemory" 2>&1 | tee "$out/test-wholememory.log" | tail -40 || status=1
