@@ -559,7 +559,18 @@ describe('native kernels match tfjs-backend-cpu', () => {
       const devIdx = tf.add(tf.tensor1d([0, 1, 2], 'int32'), tf.scalar(5, 'int32'));
       expect(wm.isOnDevice(devIdx)).to.equal(wm.deviceInfo().gpu);
       expect(() => tf.gather(x, devIdx)).to.throw(/GatherV2: the index value 5 is not in \[0, 4\]/);
-      tf.dispose([x, hostIdx, devIdx]);
+      // Indices are checked once per tensor and row count: a rejected tensor stays rejected, a
+      // tensor valid for 5 rows is checked again against 3, and the valid ones still gather right.
+      expect(() => tf.gather(x, hostIdx)).to.throw(/index value 5/);
+      const ok = tf.tensor1d([4, 0, 2, 4], 'int32');
+      for (let k = 0; k < 2; ++k) {
+        const g = tf.gather(x, ok);
+        expect(Array.from(g.dataSync())).to.deep.equal([12, 13, 14, 0, 1, 2, 6, 7, 8, 12, 13, 14].map((i) => x.dataSync()[i]));
+        g.dispose();
+      }
+      const short = tf.slice(x, [0, 0], [3, 3]);
+      expect(() => tf.gather(short, ok)).to.throw(/GatherV2: the index value 4 is not in \[0, 2\]/);
+      tf.dispose([x, hostIdx, devIdx, ok, short]);
     });
     it('long rows over the host threads: a segment sum of 20,000 rows, a tile and a broadcast of one value to 180,000', async () => {
       await checkAgainstCpu('UnsortedSegmentSum 20000 rows', [randomInput([20000, 8], 'float32', next()), randomInput([20000], 'int32', next(), {min: -2, max: 39})],

@@ -3,6 +3,11 @@
 #include "launch.cuh"
 #include "vec4.cuh"
 
+// A build for an older GPU must fail here, not run a kernel without its adds.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "segment_sum.cu: the float4 atomicAdd needs sm_90 or newer"
+#endif
+
 namespace wm {
 namespace {
 
@@ -24,9 +29,7 @@ __global__ void segmentSum4Kernel(const float* x, const int* seg, float* y, int6
   WM_GRID_STRIDE(e, rows * inner4) {
     const I r = static_cast<I>(e) / width, j = static_cast<I>(e) - r * width;
     const int64_t s = seg[r];
-#if __CUDA_ARCH__ >= 900
     if (s >= 0 && s < numSegments) atomicAdd(reinterpret_cast<float4*>(y) + s * inner4 + j, load4(x + 4 * e));
-#endif
   }
 }
 
@@ -44,7 +47,7 @@ void unsortedSegmentSum(DType t, uint64_t x, uint64_t segmentIds, uint64_t y, in
   if (numRows * inner == 0) return;
   switch (t) {
     case DType::F32:
-      if (inner % 4 == 0 && aligned16({x, y})) {  // the core is built for sm_90 only
+      if (inner % 4 == 0 && aligned16({x, y})) {
         const int64_t n4 = numRows * inner / 4;
         auto kernel = narrowIndex(n4) ? segmentSum4Kernel<uint32_t> : segmentSum4Kernel<int64_t>;
         kernel<<<gridFor(n4), kThreads, 0, stream()>>>(as<float>(x), as<int>(segmentIds), as<float>(y), numRows, inner / 4, numSegments);
