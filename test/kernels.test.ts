@@ -554,7 +554,9 @@ describe('native kernels match tfjs-backend-cpu', () => {
       await tf.setBackend(wm.BACKEND_NAME);
       const x = tf.tensor2d(randomInput([5, 3], 'float32', next()).values, [5, 3]);
       const hostIdx = tf.tensor1d([0, 5, 1], 'int32');
+      const dataIds = tf.engine().backend.numDataIds();
       expect(() => tf.gather(x, hostIdx)).to.throw(/GatherV2: the index value 5 is not in \[0, 4\]/);
+      expect(tf.engine().backend.numDataIds(), 'a rejected gather leaves no buffer behind').to.equal(dataIds);
       // Indices computed on the GPU have no host copy: the kernel reports.
       const devIdx = tf.add(tf.tensor1d([0, 1, 2], 'int32'), tf.scalar(5, 'int32'));
       expect(wm.isOnDevice(devIdx)).to.equal(wm.deviceInfo().gpu);

@@ -20,8 +20,7 @@ export const gatherV2Config: KernelConfig = {
     const axisDim = x.shape[parsedAxis];
     const info = backend_util.segment_util.collectGatherOpShapeInfo(x as Tensor, indices as Tensor, parsedAxis, batchDims ?? 0);
     const numIndices = util.sizeFromShape(indices.shape) / Math.max(info.batchSize, 1);
-    const out = runner.output(info.outputShape, x.dtype);
-    if (util.sizeFromShape(info.outputShape) === 0) return out.info;
+    if (util.sizeFromShape(info.outputShape) === 0) return runner.output(info.outputShape, x.dtype).info;
     // Indices are checked once per tensor and row count (tensors are immutable):
     // on the host when they are there (no device sync), else by the kernel,
     // which never reads outside x. A util.assert per index cost 8.5 ms per
@@ -32,6 +31,7 @@ export const gatherV2Config: KernelConfig = {
       for (let i = 0; i < host.length; ++i) if (!(host[i] >= 0 && host[i] < axisDim)) throw new Error(message(host[i], axisDim));
       kernelChecks = false;
     }
+    const out = runner.output(info.outputShape, x.dtype);  // after the host check: a rejected call leaves nothing behind
     const bad = runner.gather(x.dtype, runner.input(x), runner.input(indices), out.buf, info.batchSize * info.outerSize,
                               info.dimSize, info.sliceSize, numIndices, info.outerSize, kernelChecks);
     if (bad >= 0) {
