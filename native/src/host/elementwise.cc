@@ -107,14 +107,26 @@ void binaryLoop(int op, const Ti* a, const Ti* b, To* y, const std::vector<int64
       const Ti* pa = a + base[0];
       const Ti* pb = b + base[1];
       To* py = y + out;
-      for (int64_t i = 0; i < inner; ++i) {
-        if constexpr (std::is_same<Ti, float>::value) {
-          float v = scalar::binaryF(o, pa[i * sa], pb[i * sb]);
-          py[i] = fromFloat<To>(v);
-        } else {
-          py[i] = fromInt<To>(scalar::binaryI(o, pa[i * sa], pb[i * sb]));
+      const auto loop = [&](auto stepA, auto stepB) {
+        for (int64_t i = 0; i < inner; ++i) {
+          if constexpr (std::is_same<Ti, float>::value) {
+            py[i] = fromFloat<To>(scalar::binaryF(o, pa[i * stepA], pb[i * stepB]));
+          } else {
+            py[i] = fromInt<To>(scalar::binaryI(o, pa[i * stepA], pb[i * stepB]));
+          }
         }
+      };
+      // Float rows of whole operands or one value (a scalar, a bias column) with the steps as
+      // constants, so the loop vectorises: with run-time steps, x * 0.5 over 4M floats took 2.2 ms
+      // on the CPU box against ReLU's 1.6.
+      using One = std::integral_constant<int64_t, 1>;
+      using Zero = std::integral_constant<int64_t, 0>;
+      if constexpr (std::is_same<Ti, float>::value && std::is_same<To, float>::value) {
+        if (sa == 1 && sb == 1) return loop(One{}, One{});
+        if (sa == 1 && sb == 0) return loop(One{}, Zero{});
+        if (sa == 0 && sb == 1) return loop(Zero{}, One{});
       }
+      loop(sa, sb);
     });
   }, std::make_integer_sequence<int, kBinaryOps>{});
 }
