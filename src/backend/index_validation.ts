@@ -9,8 +9,15 @@ export function indexError(what: string, value: number, position: number, rows: 
   return new RangeError(`${what}: index ${value} at position ${position} is outside the ${table}'s ${rows} rows`);
 }
 
+/** The first position whose index is not in [0, rows), or -1. A plain loop: a util.assert with a message closure per index took 5x as long. */
+export function firstOutside(idx: ArrayLike<number>, rows: number): number {
+  for (let i = 0; i < idx.length; ++i) if (!(idx[i] >= 0 && idx[i] < rows)) return i;
+  return -1;
+}
+
 export function checkIndexArray(idx: ArrayLike<number>, rows: number, what: string, table = 'table'): void {
-  for (let i = 0; i < idx.length; ++i) if (!(idx[i] >= 0 && idx[i] < rows)) throw indexError(what, idx[i], i, rows, table);
+  const i = firstOutside(idx, rows);
+  if (i >= 0) throw indexError(what, idx[i], i, rows, table);
 }
 
 /** Whether `t` (a tensor, or a kernel's TensorInfo) was already checked against `rows`. */
@@ -19,7 +26,7 @@ export function knownValid(t: {dataId: object}, rows: number): boolean {
 }
 
 /** The row count t was checked against, if any. */
-export function validRows(t: tf.Tensor): number | undefined {
+export function validRows(t: {dataId: object}): number | undefined {
   return validated.get(t.dataId);
 }
 

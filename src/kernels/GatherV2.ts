@@ -1,7 +1,7 @@
 import {backend_util, GatherV2, GatherV2Attrs, KernelConfig, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {knownValid, markValid} from '../backend/index_validation';
+import {firstOutside, knownValid, markValid} from '../backend/index_validation';
 import {hostIndices} from './index_check';
 import {backendOf, nativeRunner} from './kernel_utils';
 
@@ -23,12 +23,12 @@ export const gatherV2Config: KernelConfig = {
     if (util.sizeFromShape(info.outputShape) === 0) return runner.output(info.outputShape, x.dtype).info;
     // Indices are checked once per tensor and row count (tensors are immutable):
     // on the host when they are there (no device sync), else by the kernel,
-    // which never reads outside x. A util.assert per index cost 8.5 ms per
-    // million indices on the CPU box, a plain loop 1.5.
+    // which never reads outside x.
     let kernelChecks = !knownValid(indices, axisDim);
     const host = kernelChecks && runner.where === 'device' ? hostIndices(backend, indices) : undefined;
     if (host !== undefined) {
-      for (let i = 0; i < host.length; ++i) if (!(host[i] >= 0 && host[i] < axisDim)) throw new Error(message(host[i], axisDim));
+      const bad = firstOutside(host, axisDim);
+      if (bad >= 0) throw new Error(message(host[bad], axisDim));
       kernelChecks = false;
     }
     const out = runner.output(info.outputShape, x.dtype);  // after the host check: a rejected call leaves nothing behind

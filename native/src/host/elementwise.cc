@@ -117,8 +117,8 @@ void binaryLoop(int op, const Ti* a, const Ti* b, To* y, const std::vector<int64
         }
       };
       // Float rows of whole operands or one value (a scalar, a bias column) with the steps as
-      // constants, so the loop vectorises: with run-time steps, x * 0.5 over 4M floats took 2.2 ms
-      // on the CPU box against ReLU's 1.6.
+      // constants, so the loop vectorises (CPU box, one thread, 2^18 floats in cache: x * 0.5
+      // took 129-132 µs with run-time steps, 94-96 with these).
       using One = std::integral_constant<int64_t, 1>;
       using Zero = std::integral_constant<int64_t, 0>;
       if constexpr (std::is_same<Ti, float>::value && std::is_same<To, float>::value) {
