@@ -1,6 +1,7 @@
 // GatherV2 over an [outer, axisDim, inner] view. Rows are copied with 16-byte
 // accesses when alignment allows, since embedding-style gathers move whole rows.
 #include "launch.cuh"
+#include "vec4.cuh"
 
 namespace wm {
 namespace {
@@ -45,9 +46,9 @@ void gather(DType t, uint64_t x, uint64_t indices, uint64_t y, int64_t outer, in
   if (outer * numIndices * inner == 0) return;
   WM_REQUIRE(outerPerBatch > 0, "gather: outerPerBatch must be positive");
   int64_t rowBytes = inner * static_cast<int64_t>(dtypeSize(t));
-  bool aligned16 = rowBytes % 16 == 0 && x % 16 == 0 && y % 16 == 0;
-  bool aligned4 = rowBytes % 4 == 0 && x % 4 == 0 && y % 4 == 0;
-  if (aligned16)
+  const bool wide = rowBytes % 16 == 0 && aligned16({x, y});
+  const bool aligned4 = rowBytes % 4 == 0 && x % 4 == 0 && y % 4 == 0;
+  if (wide)
     launch<uint4>(x, indices, y, outer, axisDim, rowBytes / 16, numIndices, outerPerBatch, errorFlag);
   else if (aligned4)
     launch<uint32_t>(x, indices, y, outer, axisDim, rowBytes / 4, numIndices, outerPerBatch, errorFlag);
