@@ -34,7 +34,7 @@ void biasActivation(uint64_t y, uint64_t bias, int64_t rows, int64_t cols, bool 
   if (n == 0) return;
   if (cols % 4 == 0 && aligned16({y, bias})) {
     auto kernel = narrowIndex(n / 4) ? biasActivation4<uint32_t> : biasActivation4<int64_t>;
-    kernel<<<gridFor(n / 4), kThreads, 0, stream()>>>(as<float>(y), as<float>(bias), rows, cols / 4, relu);
+    kernel<<<gridFor4(n / 4), kThreads, 0, stream()>>>(as<float>(y), as<float>(bias), rows, cols / 4, relu);
   } else {
     auto kernel = narrowIndex(n) ? biasActivationKernel<uint32_t> : biasActivationKernel<int64_t>;
     kernel<<<gridFor(n), kThreads, 0, stream()>>>(as<float>(y), as<float>(bias), rows, cols, relu);

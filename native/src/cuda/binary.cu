@@ -47,18 +47,18 @@ __global__ void binaryStrided(int op, const Ti* a, const Ti* b, To* y, int64_t n
 // flat, where each operand is either the whole tensor (stride 1) or one
 // value (stride 0), and rows, where each operand's row r starts at r * outer
 // and is either a whole row or one value (a bias row, a column of scales).
-template <bool A1, bool B1>
+template <bool A1, bool B1, int Op>
 __global__ void binaryFlat4(int op, const float* a, const float* b, float* y, int64_t n) {
-  const auto f = [op](float u, float v) { return binaryF(op, u, v); };
+  const auto f = [op](float u, float v) { return floatOp<Op>(op, u, v); };
   forEach4(
       n,
       [&](int64_t i) { store4(y + 4 * i, zip4(A1 ? load4(a + 4 * i) : splat4(*a), B1 ? load4(b + 4 * i) : splat4(*b), f)); },
       [&](int64_t i) { y[i] = f(a[A1 ? i : 0], b[B1 ? i : 0]); });
 }
 
-template <bool A1, bool B1>
+template <bool A1, bool B1, int Op>
 __global__ void binaryRows4(int op, const float* a, const float* b, float* y, int64_t rows, int64_t cols4, int64_t aOuter, int64_t bOuter) {
-  const auto f = [op](float u, float v) { return binaryF(op, u, v); };
+  const auto f = [op](float u, float v) { return floatOp<Op>(op, u, v); };
   forEachRow4<uint32_t>(rows, cols4, [&](uint32_t r, uint32_t c4, int64_t k) {
     const float* ar = a + r * aOuter;
     const float* br = b + r * bOuter;
@@ -69,14 +69,19 @@ __global__ void binaryRows4(int op, const float* a, const float* b, float* y, in
 template <bool A1, bool B1>
 struct Flat4 {
   static void launch(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n) {
-    binaryFlat4<A1, B1><<<gridFor((n + 3) / 4), kThreads, 0, stream()>>>(op, as<float>(a), as<float>(b), as<float>(y), n);
+    withFloatOp(op, [&](auto fixed) {
+      binaryFlat4<A1, B1, decltype(fixed)::value><<<gridFor4((n + 3) / 4), kThreads, 0, stream()>>>(op, as<float>(a), as<float>(b),
+                                                                                                  as<float>(y), n);
+    });
   }
 };
 template <bool A1, bool B1>
 struct Rows4 {
   static void launch(int op, uint64_t a, uint64_t b, uint64_t y, int64_t rows, int64_t cols, int64_t aOuter, int64_t bOuter) {
-    binaryRows4<A1, B1><<<gridFor(rows * (cols / 4)), kThreads, 0, stream()>>>(op, as<float>(a), as<float>(b), as<float>(y), rows, cols / 4,
-                                                                              aOuter, bOuter);
+    withFloatOp(op, [&](auto fixed) {
+      binaryRows4<A1, B1, decltype(fixed)::value><<<gridFor4(rows * (cols / 4)), kThreads, 0, stream()>>>(
+          op, as<float>(a), as<float>(b), as<float>(y), rows, cols / 4, aOuter, bOuter);
+    });
   }
 };
 

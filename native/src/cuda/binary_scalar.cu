@@ -28,8 +28,9 @@ __global__ void binaryScalarKernel(int op, const Ti* x, C s, bool scalarFirst, T
   }
 }
 
+template <int Op>
 __global__ void binaryScalarFloat4(int op, const float* x, float s, bool scalarFirst, float* y, int64_t n) {
-  const auto f = [=](float v) { return scalarFirst ? apply(op, s, v) : apply(op, v, s); };
+  const auto f = [=](float v) { return scalarFirst ? floatOp<Op>(op, s, v) : floatOp<Op>(op, v, s); };
   forEach4(n, [&](int64_t i) { store4(y + 4 * i, map4(load4(x + 4 * i), f)); }, [&](int64_t i) { y[i] = f(x[i]); });
 }
 
@@ -40,7 +41,10 @@ void launch(int op, DType out, uint64_t x, C s, bool scalarFirst, uint64_t y, in
     case DType::F32:
       if constexpr (std::is_same_v<Ti, float>) {
         if (aligned16({x, y})) {
-          binaryScalarFloat4<<<gridFor((n + 3) / 4), kThreads, 0, st>>>(op, as<float>(x), s, scalarFirst, as<float>(y), n);
+          withFloatOp(op, [&](auto fixed) {
+            binaryScalarFloat4<decltype(fixed)::value><<<gridFor4((n + 3) / 4), kThreads, 0, st>>>(op, as<float>(x), s, scalarFirst,
+                                                                                                 as<float>(y), n);
+          });
           break;
         }
       }

@@ -80,7 +80,7 @@ void unary(UnaryOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t n,
     case DType::F32:
       switch (out) {
         case DType::F32:
-          if (aligned16({x, y})) unaryFloat4<<<gridFor((n + 3) / 4), kThreads, 0, s>>>(o, as<float>(x), as<float>(y), n, alpha, beta);
+          if (aligned16({x, y})) unaryFloat4<<<gridFor4((n + 3) / 4), kThreads, 0, s>>>(o, as<float>(x), as<float>(y), n, alpha, beta);
           else unaryFromFloat<float><<<gridFor(n), kThreads, 0, s>>>(o, as<float>(x), as<float>(y), n, alpha, beta);
           break;
         case DType::I32:

@@ -3,9 +3,9 @@
 // pass reach the GPU's memory bandwidth (1 x H100, [2^20, 128] float32, ms
 // per call, ours before / after / PyTorch: ReLU 0.46 / 0.40 / 0.38; a bias
 // row added, whose index took a 64-bit division per element, 1.01 / 0.41 / 0.45).
-// Tried, no gain: the common ops fixed at compile time (the run-time switch
-// over every op takes 45-50 registers a thread, fixed ones 28-38; adds and
-// scalar products took the same time).
+// Binary passes fix the common ops at compile time (binary_store.cuh's
+// floatOp): on an H100 that looked like no gain, on an H200, whose memory
+// is faster, the run-time switch's registers cost 8-12%.
 #pragma once
 #include <cstdint>
 #include <initializer_list>
@@ -29,6 +29,16 @@ inline bool aligned16(std::initializer_list<uint64_t> ptrs) {
   for (uint64_t p : ptrs)
     if (p % 16) return false;
   return true;
+}
+
+// Blocks for a float4 pass over n4 vectors: one vector per thread, not
+// gridFor's cap of 8192 blocks striding. 1 x H200, [2^20, 128] float32, µs
+// per call, capped / one per thread (torch): ReLU 270 / 258 (256), x + y
+// (ops fixed at compile time) 391 / 376 (373); at width 512 ReLU 1082 / 1002
+// (1014). Kernels still stride, so any n is covered.
+inline unsigned gridFor4(int64_t n4) {
+  const int64_t blocks = (n4 + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks > INT32_MAX ? INT32_MAX : blocks);
 }
 
 // Calls vec(i) for each of the n / 4 whole float4s (grid-stride) and one(i)
