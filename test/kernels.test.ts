@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
-import {assertGpuIfRequired, checkAgainstCpu, gpuOnly, randomInput} from './helpers';
+import {assertGpuIfRequired, checkAgainstCpu, gpuOnly, nativeHere, randomInput} from './helpers';
 
 const SHAPES = [[0], [1], [7], [3, 5, 7], [1001], [2, 3, 4, 5]];
 
@@ -136,6 +136,27 @@ describe('native kernels match tfjs-backend-cpu', () => {
         await checkAgainstCpu(`EluGrad ${shape}`, [x, randomInput(shape, 'float32', next())], (t, dy) => tf.grad((u: tf.Tensor) => tf.elu(u))(t, dy),
                               {kernels: ['EluGrad']});
       }
+    });
+    it("relu's gradient in one native pass: the values of tfjs' Step then Multiply, NaN and infinities, odd, empty and unaligned", async () => {
+      const specials = [0, -0, NaN, Infinity, -Infinity, 1e-30, -1e-30];
+      for (const shape of [[7], [33, 65], [0, 4], [1], [4099]]) {
+        const x = randomInput(shape, 'float32', next()), dy = randomInput(shape, 'float32', next());
+        specials.forEach((v, i) => {
+          if (i < x.values.length) x.values[i] = v;
+          if (i + 2 < dy.values.length) dy.values[i + 2] = [Infinity, -Infinity, NaN][i % 3];
+        });
+        const grad = (t: tf.Tensor, d: tf.Tensor) => tf.grad((u: tf.Tensor) => tf.relu(u))(t, d);
+        await checkAgainstCpu(`relu gradient ${shape}`, [x, dy], grad);
+        // One float past the start: tensors that are views need not be 16-byte aligned.
+        await checkAgainstCpu(`relu gradient ${shape}, views`, [x, dy],
+                              (t, d) => grad(tf.slice(t.reshape([-1]), [Math.min(1, t.size)]), tf.slice(d.reshape([-1]), [Math.min(1, d.size)])));
+      }
+      await tf.setBackend(wm.BACKEND_NAME);
+      const x = tf.tensor1d([1, -2, 3]), dy = tf.tensor1d([4, 5, 6]);
+      const {kernelNames} = await tf.profile(() => tf.grad((u: tf.Tensor) => tf.relu(u))(x, dy));
+      if (nativeHere('ReluGrad')) expect(kernelNames).to.include('WholeMemoryReluGrad').and.not.include('Step');
+      else expect(kernelNames).to.include('Step');
+      tf.dispose([x, dy]);
     });
     it('FusedBatchNorm (tf.batchNorm): per-channel, full and size-1 parameters, with and without scale and offset, empty', async () => {
       const cases: [number[], number[]][] = [[[7, 5], [5]], [[2, 3, 4, 6], [6]], [[3, 4], [1, 4]], [[3, 4], [3, 4]], [[9, 3], [1]], [[0, 5], [5]], [[11], [11]]];

@@ -10,6 +10,7 @@ import {getKernelsForBackend, registerBackend, registerKernel} from '@tensorflow
 
 import {nativeKernelConfigs} from '../kernels/register_all_kernels';
 import {registerReductionGradients} from './reduction_gradients';
+import {registerReluGradient} from './relu_gradient';
 import {WholeMemoryBackend} from './backend_wholememory';
 import {fallbackKernel} from './fallback';
 import {NativeAddon, nativeAddon} from './native';
@@ -96,4 +97,5 @@ export function registerWholeMemoryBackend(): void {
     if (!nativeNames.has(cpu.kernelName)) registerKernel(fallbackKernel(cpu.kernelName, BACKEND_NAME));
   }
   registerReductionGradients();
+  registerReluGradient();
 }

@@ -9,7 +9,7 @@ export const enum UnaryOp {
 export const enum BinaryOp {
   Add = 0, Sub, Mul, Div, Maximum, Minimum, Pow, SquaredDifference,
   Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd,
-  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad
+  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad, ReluGrad
 }
 
 // The 2-D window kernels' pools (wm/window2d.h): ArgMax gives each maximum's window position.

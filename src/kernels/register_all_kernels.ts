@@ -89,6 +89,7 @@ import {realDivConfig} from './RealDiv';
 import {reciprocalConfig} from './Reciprocal';
 import {reluConfig} from './Relu';
 import {relu6Config} from './Relu6';
+import {reluGradConfig} from './ReluGrad';
 import {reshapeConfig} from './Reshape';
 import {reverseConfig} from './Reverse';
 import {roundConfig} from './Round';
@@ -210,6 +211,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   realDivConfig,
   reciprocalConfig,
   relu6Config,
+  reluGradConfig,
   reluConfig,
   reshapeConfig,
   reverseConfig,

@@ -147,6 +147,8 @@ WM_HD_OP float binaryF(int op, float a, float b) {
     case BinaryOp::DivNoNan: return b == 0.f ? 0.f : a / b;
     // a = dy, b = y (elu's output): elu'(x) = 1 where y >= 0, else y + 1.
     case BinaryOp::EluGrad: return b >= 0.f ? a : a * (b + 1.f);
+    // a = dy, b = x: dy * step(x), tfjs' relu gradient in one pass (a NaN x gives NaN, an infinite dy at x <= 0 NaN).
+    case BinaryOp::ReluGrad: return a * (b != b ? b : (b > 0.f ? 1.f : 0.f));
   }
   return 0.f;
 }
@@ -198,6 +200,7 @@ WM_HD_OP int binaryI(int op, int a, int b) {
     case BinaryOp::Prelu: return a < 0 ? doubleToInt32(static_cast<double>(b) * a) : a;
     case BinaryOp::DivNoNan: return b == 0 ? 0 : doubleToInt32(static_cast<double>(a) / b);
     case BinaryOp::EluGrad: return b >= 0 ? a : doubleToInt32(static_cast<double>(a) * (static_cast<double>(b) + 1));
+    case BinaryOp::ReluGrad: return b > 0 ? a : 0;
   }
   return 0;
 }

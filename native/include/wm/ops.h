@@ -22,7 +22,7 @@ enum class UnaryOp : int {
 enum class BinaryOp : int {
   Add = 0, Sub, Mul, Div, Maximum, Minimum, Pow, SquaredDifference,
   Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd,
-  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad
+  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad, ReluGrad
 };
 
 enum class ReduceOp : int { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin };

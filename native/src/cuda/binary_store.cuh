@@ -22,7 +22,8 @@ __device__ __forceinline__ int storeAs<int, float>(float v) { return scalar::dou
 // double, fmod...) takes a thread 45-50 registers, which leaves an SM 1280
 // of its 2048 threads and the pass short of bandwidth: 1 x H200, [2^20, 128],
 // x * 0.5 took 298 µs against ReLU's 271 (32 registers) and torch's 256.
-// The common ops are compiled as constants instead (kAnyOp: the switch).
+// The common ops (and the ReLU gradient) are compiled as constants instead
+// (kAnyOp: the switch).
 // Capping the switch at 32 registers by __launch_bounds__ spilled, and was
 // slower still (x * 0.5 at width 512: 1192 against 1143 µs).
 constexpr int kAnyOp = -1;
@@ -40,6 +41,7 @@ void withFloatOp(int op, F&& f) {
     case BinaryOp::Sub: f(std::integral_constant<int, static_cast<int>(BinaryOp::Sub)>{}); break;
     case BinaryOp::Mul: f(std::integral_constant<int, static_cast<int>(BinaryOp::Mul)>{}); break;
     case BinaryOp::Div: f(std::integral_constant<int, static_cast<int>(BinaryOp::Div)>{}); break;
+    case BinaryOp::ReluGrad: f(std::integral_constant<int, static_cast<int>(BinaryOp::ReluGrad)>{}); break;
     default: f(std::integral_constant<int, kAnyOp>{}); break;
   }
 }

@@ -16,7 +16,7 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 15;
 constexpr int kUnaryOps = static_cast<int>(UnaryOp::IsFinite) + 1;
-constexpr int kBinaryOps = static_cast<int>(BinaryOp::EluGrad) + 1;
+constexpr int kBinaryOps = static_cast<int>(BinaryOp::ReluGrad) + 1;
 
 // Calls f(std::integral_constant<int, op>) so loops see the op as a constant:
 // the scalar op's switch then folds away and the loop vectorises (a switch per
