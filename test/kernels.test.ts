@@ -125,6 +125,25 @@ describe('native kernels match tfjs-backend-cpu', () => {
       expect(wm.isOnDevice(y)).to.equal(true);
       tf.dispose([x, s, y]);
     });
+    it('maximum, minimum, relu6 and clipByValue keep Math.max / Math.min semantics: NaN, signed zeros, infinities (float64 reference)', async () => {
+      await tf.setBackend(wm.BACKEND_NAME);
+      const vals = [0, -0, NaN, Infinity, -Infinity, 1, -1, 6, 6.5, -2.5, 1e-30];
+      // Every ordered pair, repeated past 16 so the host loops' vector bodies and the GPU's float4 paths see them too.
+      const a: number[] = [], b: number[] = [];
+      for (let r = 0; r < 3; ++r) for (const u of vals) for (const v of vals) a.push(u), b.push(v);
+      const at = tf.tensor1d(a), bt = tf.tensor1d(b);
+      const f = (v: number) => (Object.is(v, -0) ? '-0' : String(v));
+      const same = (got: tf.Tensor, want: number[], what: string) => {
+        const g = got.dataSync();
+        want.forEach((w, i) => expect(Object.is(g[i], Math.fround(w)), `${what}[${i}] (${f(a[i])}, ${f(b[i])}): ${f(g[i])}, expected ${f(w)}`).to.equal(true));
+        got.dispose();
+      };
+      same(tf.relu6(at), a.map((u) => Math.min(Math.max(0, u), 6)), 'relu6');
+      same(tf.clipByValue(at, -1, 6), a.map((u) => (u > 6 ? 6 : u < -1 ? -1 : u)), 'clipByValue');
+      same(tf.maximum(at, bt), a.map((u, i) => Math.max(u, b[i])), 'maximum');
+      same(tf.minimum(at, bt), a.map((u, i) => Math.min(u, b[i])), 'minimum');
+      tf.dispose([at, bt]);
+    });
     it('Prelu float32', async () => {
       await checkAgainstCpu('Prelu', [randomInput([5, 9], 'float32', next()), randomInput([9], 'float32', next())],
                             (x, a) => tf.prelu(x, a), {kernels: ['Prelu']});

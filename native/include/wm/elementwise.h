@@ -49,7 +49,8 @@ WM_HD_OP float unaryF(int op, float x, float alpha, float beta) {
     case UnaryOp::Square: return x * x;
     // NaN must pass through: fmaxf(0, NaN) would give 0.
     case UnaryOp::Relu: return x != x ? x : (x > 0.f ? x : 0.f);
-    case UnaryOp::Relu6: return x != x ? x : fminf(fmaxf(x, 0.f), 6.f);
+    // Math.min(Math.max(0, x), 6) as selects (they vectorise; fminf/fmaxf did not): NaN passes, -0 gives +0.
+    case UnaryOp::Relu6: return x <= 0.f ? 0.f : (x > 6.f ? 6.f : x);
     case UnaryOp::Elu: return x >= 0.f ? x : expm1f(x);
     case UnaryOp::LeakyRelu: return x < 0.f ? alpha * x : x;
     case UnaryOp::Sigmoid: return 1.f / (1.f + expf(-x));
@@ -78,7 +79,8 @@ WM_HD_OP float unaryF(int op, float x, float alpha, float beta) {
       const float a = 1.6732632423543772848170429916717f;
       return x >= 0.f ? scale * x : scale * a * expm1f(x);
     }
-    case UnaryOp::ClipByValue: return x != x ? x : fminf(fmaxf(x, alpha), beta);
+    // tfjs-backend-cpu's order of tests: NaN passes.
+    case UnaryOp::ClipByValue: return x > beta ? beta : (x < alpha ? alpha : x);
     case UnaryOp::Erf: return erff(x);
     case UnaryOp::Acos: return acosf(x);
     case UnaryOp::Asin: return asinf(x);
@@ -122,9 +124,10 @@ WM_HD_OP float binaryF(int op, float a, float b) {
     case BinaryOp::Sub: return a - b;
     case BinaryOp::Mul: return a * b;
     case BinaryOp::Div: return a / b;
-    // NaN propagates, as Math.max/Math.min do.
-    case BinaryOp::Maximum: return (a != a || b != b) ? NAN : fmaxf(a, b);
-    case BinaryOp::Minimum: return (a != a || b != b) ? NAN : fminf(a, b);
+    // Math.max / Math.min as selects: NaN propagates (a + b), +0 beats -0 in max
+    // (+0 + -0 = +0) and loses in min (-(+0 + -0) = -0). fmaxf kept the host loops scalar.
+    case BinaryOp::Maximum: return a > b ? a : b > a ? b : (a == b && a != 0.f) ? a : a + b;
+    case BinaryOp::Minimum: return a < b ? a : b < a ? b : (a == b && a != 0.f) ? a : -(-a + -b);
     case BinaryOp::Pow: return static_cast<float>(pow(static_cast<double>(a), static_cast<double>(b)));
     case BinaryOp::SquaredDifference: { float d = a - b; return d * d; }
     case BinaryOp::Equal: return a == b;
