@@ -270,6 +270,40 @@ describe('graphs', () => {
     expect(() => wm.graph.aggregate(tf.zeros([3, 2]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 4))).to.throw(/x has 3 rows, the block reads 4/);
   });
 
+  it('the GPU product by column slabs: any slab width gives the same bits, a bad WM_SPMM_SLAB is named', async function() {
+    if (!wm.deviceInfo().gpu) this.skip();
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(31);
+    // 600 entries in some rows: the long-row chunks go by slabs too.
+    const {rowPtr, colIdx} = randomBlock(rng, 40, 50, 600, () => Math.floor(rng() * 50));
+    const block = new wm.graph.CsrBlock(rowPtr, colIdx, 50);
+    const x = tf.tensor2d(Float32Array.from({length: 50 * 300}, () => rng() * 2 - 1), [50, 300]);
+    const saved = process.env.WM_SPMM_SLAB;
+    try {
+      const runWith = (slab: string | undefined) => {
+        if (slab === undefined) delete process.env.WM_SPMM_SLAB;
+        else process.env.WM_SPMM_SLAB = slab;
+        const y = wm.graph.aggregate(x, block, 'mean');
+        const v = Array.from(y.dataSync());
+        y.dispose();
+        return v;
+      };
+      const whole = runWith('100000');
+      // Each output sums its entries in the same order whatever the slab: equal bits.
+      for (const slab of [undefined, '12', '13', '64', '296']) expect(runWith(slab), `WM_SPMM_SLAB=${slab}`).to.deep.equal(whole);
+      // Refused before anything is allocated: no tensor and no device buffer left behind.
+      const buffers = () => tf.engine().backend.numDataIds();
+      const before = [tf.memory().numTensors, buffers()];
+      for (const bad of ['abc', '3', '-8', '64k']) expect(() => runWith(bad)).to.throw(new RegExp(`WM_SPMM_SLAB must be an integer of at least 4.*"${bad}"`));
+      expect([tf.memory().numTensors, buffers()]).to.deep.equal(before);
+    } finally {
+      if (saved === undefined) delete process.env.WM_SPMM_SLAB;
+      else process.env.WM_SPMM_SLAB = saved;
+      x.dispose();
+      block.dispose();
+    }
+  });
+
   it('splits long rows into chunks for the GPU product: every entry in one chunk, in order', () => {
     const rowPtr = Int32Array.from([0, 2, 9, 9, 16]), colIdx = new Int32Array(16);
     const got = csrSplits({rowPtr, colIdx, numRows: 4, numCols: 1}, 3)!;

@@ -258,13 +258,13 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
   if (b instanceof WholeMemoryBackend && (b.gpu || b.hostKernels)) {
     if (b.gpu) {
       const d = block.onDevice(c), splits = block.productSplits(c);
-      const {info, ptr} = b.makeDeviceOutput([c.numRows, dim], 'float32');
-      if (c.numRows * dim > 0) {
+      // deviceOutputs frees the output if the product throws (a bad WM_SPMM_SLAB, a CUDA error).
+      return b.deviceOutputs([[c.numRows, dim]], ([ptr]) => {
+        if (c.numRows * dim === 0) return;
         b.native.csrSpmm(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), d.weight ? b.devicePtr(d.weight) : 0,
                          d.rowScale ? b.devicePtr(d.rowScale) : 0, c.numRows, c.colIdx.length ? b.devicePtr(x) : 0, dim, ptr,
                          splits ? b.devicePtr(splits.array) : 0, splits?.numLong ?? 0, splits?.numChunks ?? 0, SPMM_CHUNK_ENTRIES);
-      }
-      return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
+      })[0] as tf.Tensor2D;
     }
     const out = new Float32Array(c.numRows * dim);
     b.native.hostCsrSpmm(c.rowPtr, c.colIdx, c.weight ?? null, c.rowScale ?? null, x.dataSync() as Float32Array, dim, out);

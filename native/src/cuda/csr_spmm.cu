@@ -13,6 +13,7 @@
 // a slab of columns per pass (slabFloats).
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "check.h"
 #include "lane_groups.cuh"
@@ -176,11 +177,16 @@ __global__ void spmmMergeKernel(Splits sp, const float* __restrict__ rowScale, c
 // stays in L2 for the pass. 1 x H100, Â x over R-MAT scale 20 (33.6M
 // entries), ms per call by slab of 64 / 128 / 256 / whole rows: width 256
 // 7.53 / 5.99 / 6.85 / 6.94, width 512 15.08 / 12.05 / 13.83 / 16.24 (torch
-// cuSPARSE 13.99), width 128 unchanged. WM_SPMM_SLAB (floats) overrides it.
+// cuSPARSE 13.99), width 128 unchanged. WM_SPMM_SLAB (floats) overrides it
+// (rounded down to whole float4s).
 int64_t slabFloats(int64_t dim) {
-  const char* v = std::getenv("WM_SPMM_SLAB");
-  const int64_t slab = v ? std::max<int64_t>(4, std::atoll(v) / 4 * 4) : int64_t{128};
-  return std::min(dim, slab);
+  int64_t slab = 128;
+  if (const char* v = std::getenv("WM_SPMM_SLAB"); v && *v) {
+    char* end = nullptr;
+    slab = std::strtoll(v, &end, 10);
+    WM_REQUIRE(*end == '\0' && slab >= 4, std::string("WM_SPMM_SLAB must be an integer of at least 4 (floats per pass), got \"") + v + "\"");
+  }
+  return std::min(dim, slab / 4 * 4);
 }
 
 template <int VEC>
