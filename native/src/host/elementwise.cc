@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "parallel.h"
+#include "vector_math.h"
 #include "wm/elementwise.h"
 #include "wm/host_ops.h"
 #include "wm/shape_collapse.h"
