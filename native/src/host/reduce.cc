@@ -11,6 +11,7 @@
 
 #include "huge_pages.h"
 #include "parallel.h"
+#include "vector_math.h"
 #include "wm/embedding_math.h"
 #include "wm/host_ops.h"
 #include "wm/status.h"
@@ -178,13 +179,17 @@ void softmax(const float* x, float* y, int64_t outer, int64_t inner, bool log) {
       float m = -INFINITY;
       for (int64_t j = 0; j < inner; ++j) m = std::fmax(m, xr[j]);
       double sum = 0;
-      for (int64_t j = 0; j < inner; ++j) sum += std::exp(static_cast<double>(xr[j] - m));
       if (log) {
+        for (int64_t j = 0; j < inner; ++j) sum += std::exp(static_cast<double>(xr[j] - m));
         float l = static_cast<float>(std::log(sum));
         for (int64_t j = 0; j < inner; ++j) yr[j] = xr[j] - m - l;
       } else {
+        // As tfjs-backend-cpu: float exponentials, summed in double; they go
+        // into y first, one vectorised pass (vector_math.h) instead of two.
+        for (int64_t j = 0; j < inner; ++j) yr[j] = std::exp(xr[j] - m);
+        for (int64_t j = 0; j < inner; ++j) sum += yr[j];
         double inv = 1.0 / sum;
-        for (int64_t j = 0; j < inner; ++j) yr[j] = static_cast<float>(std::exp(static_cast<double>(xr[j] - m)) * inv);
+        for (int64_t j = 0; j < inner; ++j) yr[j] = static_cast<float>(yr[j] * inv);
       }
     }
   });
