@@ -6,14 +6,13 @@
 import * as tf from '@tensorflow/tfjs-core';
 import {GradConfig, registerGradient, Relu} from '@tensorflow/tfjs-core';
 
+import {nativeRunner} from '../kernels/kernel_utils';
 import {WM_RELU_GRAD} from '../kernels/ReluGrad';
 import {WholeMemoryBackend} from './backend_wholememory';
-import {runnerFor} from './runner';
 
 function native(dy: tf.Tensor, x: tf.Tensor): boolean {
   const be = tf.backend();
-  return be instanceof WholeMemoryBackend && runnerFor(be) !== null && dy.dtype === 'float32' && x.dtype === 'float32' &&
-         tf.util.arraysEqual(dy.shape, x.shape);
+  return be instanceof WholeMemoryBackend && nativeRunner(be, [dy, x], ['float32']) !== null && tf.util.arraysEqual(dy.shape, x.shape);
 }
 
 const reluGrad: GradConfig = {
