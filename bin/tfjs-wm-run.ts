@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // tfjs-wm-run: starts N ranks of a Node program on this host, the way
 // torchrun does. Each rank gets RANK, WORLD_SIZE, LOCAL_RANK,
-// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT and WM_RUN_ID; every output
+// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, WM_RUN_ID and WM_RUN_SECRET (the
+// group's credential: only in the ranks' environment, never on a command line
+// or in a socket name); every output
 // line is prefixed with its rank; when one rank fails, the others are ended
 // and the launcher exits with the failing rank's status.
 import {ChildProcess, spawn} from 'child_process';
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   const n: number = o.nprocPerNode;
   const port = Number(o.masterPort) || await freePort(o.masterAddr);
   const runId = crypto.randomBytes(8).toString('hex');
+  const secret = crypto.randomBytes(32).toString('hex');
   const children: ChildProcess[] = [];
   let firstFailure: {rank: number; code: number} | undefined;
   let exited = 0;
@@ -69,7 +72,7 @@ async function main(): Promise<void> {
         stdio: ['inherit', 'pipe', 'pipe'],
         env: {
           ...process.env, RANK: String(rank), WORLD_SIZE: String(n), LOCAL_RANK: String(rank),
-          LOCAL_WORLD_SIZE: String(n), MASTER_ADDR: o.masterAddr, MASTER_PORT: String(port), WM_RUN_ID: runId,
+          LOCAL_WORLD_SIZE: String(n), MASTER_ADDR: o.masterAddr, MASTER_PORT: String(port), WM_RUN_ID: runId, WM_RUN_SECRET: secret,
           NCCL_NVLS_ENABLE: process.env.NCCL_NVLS_ENABLE ?? '0',
         },
       });

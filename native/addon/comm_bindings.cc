@@ -468,7 +468,8 @@ Napi::Value UniqueId(const Napi::CallbackInfo& info) {
     std::string host = info[0].As<Napi::String>();
     int port = info[1].As<Napi::Number>().Int32Value();
     std::string nonce = info[2].IsString() ? info[2].As<Napi::String>().Utf8Value() : "";
-    return Napi::String::New(info.Env(), wm::bootstrapUniqueId(host, port, nonce));
+    std::string secret = info[3].IsString() ? info[3].As<Napi::String>().Utf8Value() : "";
+    return Napi::String::New(info.Env(), wm::bootstrapUniqueId(host, port, nonce, secret));
   });
 }
 

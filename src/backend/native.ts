@@ -160,7 +160,7 @@ export interface NativeAddon {
   hostEmbeddingWriteRows(table: NativeTable, indices: Int32Array, values: Float32Array): number;
   hostEmbeddingApply(table: NativeTable, state0: ArrayBufferView | NativeHostMemory | null, state1: ArrayBufferView | NativeHostMemory | null,
                      indices: Int32Array, grads: Float32Array, opt: number, params: NativeOptimizerParams): number;
-  bootstrapUniqueId(host: string, port: number, nonce?: string): string;
+  bootstrapUniqueId(host: string, port: number, nonce?: string, secretHex?: string): string;
   /** Graph operations (native/include/wm/graph_ops.h): device addresses, or typed arrays for the host versions. */
   uniqueInt32(x: number, n: number, values: number, inverse: number): number;
   /** One hop's unique-and-relabel over a vertex map (wm/graph_ops.h); returns the count. */

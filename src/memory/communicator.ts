@@ -10,6 +10,7 @@ import {NativeCommunicator} from '../backend/native';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {AllReduceOptions, AllReducer} from '../dist/allreduce';
+import {groupSecret} from '../dist/group_secret';
 import {readLaunchEnv} from '../dist/launch_env';
 import {MemoryLocation, MemoryType, WholeMemoryTensor} from './whole_memory_tensor';
 
@@ -37,7 +38,10 @@ export interface MallocOptions {
 
 const live = new Set<Communicator>();
 
-/** At rank 0: a small string that names the group; send it to the other ranks. */
+/**
+ * At rank 0: a small string that names the group and carries its secret;
+ * send it to the other ranks privately (whoever has it can join the group).
+ */
 export function getUniqueId(opts: {host?: string; port?: number} = {}): string {
   return native().bootstrapUniqueId(opts.host ?? '127.0.0.1', opts.port ?? 0);
 }
@@ -57,10 +61,16 @@ export function communicatorFromEnv(opts: CommunicatorOptions = {}): Communicato
   if (env === undefined) {
     throw new Error('communicatorFromEnv: RANK and WORLD_SIZE are not set; start the program with `npx tfjs-wm-run -n N script.js`');
   }
-  // Every rank can compute the id: rank 0 listens where MASTER_ADDR/PORT say.
-  const id = env.rank === 0 ? native().bootstrapUniqueId(env.masterAddr, env.masterPort, env.runId) :
-                              `${env.masterAddr}:${env.masterPort}:${env.runId}`;
-  return createCommunicator(id, env.rank, env.worldSize, opts);
+  // Every rank can compute the id: rank 0 listens where MASTER_ADDR/PORT say,
+  // and the secret comes from the launcher (or rank 0's private file).
+  const {secret, done} = groupSecret(process.env, env.rank, env.runId, env.masterPort, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  try {
+    const id = env.rank === 0 ? native().bootstrapUniqueId(env.masterAddr, env.masterPort, env.runId, secret) :
+                                `${env.masterAddr}:${env.masterPort}:${env.runId}:${secret}`;
+    return createCommunicator(id, env.rank, env.worldSize, opts);
+  } finally {
+    done();
+  }
 }
 
 export class Communicator {

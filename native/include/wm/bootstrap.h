@@ -12,11 +12,16 @@
 
 namespace wm {
 
-// A unique id: "host:port:nonce". Rank 0 creates it (and starts listening);
-// the user sends it to the other ranks however they like.
-// An empty nonce draws a random one; the launcher passes its run id so that
-// every rank can compute the same id from the environment.
-std::string bootstrapUniqueId(const std::string& host, int port, const std::string& nonce = "");
+// A unique id: "host:port:nonce:secret". Rank 0 creates it (and starts
+// listening); the user sends it to the other ranks privately: the secret
+// (hex) is the group's credential. Ranks prove they know it by answering
+// fresh challenges (HMAC-SHA-256); it never crosses a socket and names no
+// socket. On a host, ranks also check each other's uid (SO_PEERCRED), and
+// descriptors move only between authenticated ranks.
+// An empty nonce or secret draws a random one; the launcher passes its run id
+// and secret (in the ranks' environment) so that every rank computes the id.
+std::string bootstrapUniqueId(const std::string& host, int port, const std::string& nonce = "",
+                              const std::string& secretHex = "");
 
 class Bootstrap {
  public:

@@ -77,27 +77,33 @@ IoResult sendFrame(int fd, const std::string& payload, Deadline d) {
   return r == IoResult::Ok ? sendAll(fd, payload.data(), payload.size(), d) : r;
 }
 
-IoResult recvFrame(int fd, std::string& payload, Deadline d) {
+IoResult recvFrame(int fd, std::string& payload, Deadline d, uint64_t maxBytes) {
   uint64_t n = 0;
   IoResult r = recvAll(fd, &n, sizeof n, d);
   if (r != IoResult::Ok) return r;
-  if (n > (1ull << 34)) fail("bootstrap: a peer sent a frame of " + std::to_string(n) + " bytes (corrupt stream?)");
-  payload.resize(n);
-  return recvAll(fd, &payload[0], n, d);
+  if (n > maxBytes) return IoResult::Malformed;
+  // Grow as bytes arrive: an announced length costs nothing until it is sent.
+  constexpr uint64_t kStep = uint64_t{64} << 20;
+  payload.clear();
+  while (payload.size() < n) {
+    size_t have = payload.size();
+    size_t take = static_cast<size_t>(std::min<uint64_t>(kStep, n - have));
+    payload.resize(have + take);
+    r = recvAll(fd, &payload[have], take, d);
+    if (r != IoResult::Ok) return r;
+  }
+  return IoResult::Ok;
 }
 
-IoResult sendFds(int sock, const std::vector<int>& fds, Deadline d) {
-  std::vector<int> real;
-  std::vector<uint8_t> present(fds.size());
-  for (size_t i = 0; i < fds.size(); ++i) {
-    present[i] = fds[i] >= 0;
-    if (fds[i] >= 0) real.push_back(fds[i]);
-  }
-  uint32_t count = static_cast<uint32_t>(fds.size());
-  std::vector<char> body(sizeof count + present.size());
-  std::memcpy(body.data(), &count, sizeof count);
-  std::memcpy(body.data() + sizeof count, present.data(), present.size());
-  iovec iov{body.data(), body.size()};
+namespace {
+
+// A descriptor message: count (or kErrorCount), then a presence byte per
+// descriptor (or the error text), descriptors as SCM_RIGHTS.
+constexpr uint32_t kErrorCount = 0xffffffffu;
+constexpr size_t kMaxFdsBody = sizeof(uint32_t) + 4096;
+
+IoResult sendMessage(int sock, const std::vector<char>& body, const std::vector<int>& real, Deadline d) {
+  iovec iov{const_cast<char*>(body.data()), body.size()};
   std::vector<char> control(CMSG_SPACE(sizeof(int) * (real.empty() ? 1 : real.size())));
   msghdr msg{};
   msg.msg_iov = &iov;
@@ -122,9 +128,32 @@ IoResult sendFds(int sock, const std::vector<int>& fds, Deadline d) {
   }
 }
 
-IoResult recvFds(int sock, std::vector<int>& fds, Deadline d) {
-  std::vector<char> body(4 + 1024);
-  std::vector<char> control(CMSG_SPACE(sizeof(int) * 1024));
+}  // namespace
+
+IoResult sendFds(int sock, const std::vector<int>& fds, Deadline d) {
+  if (fds.size() > kMaxFds) fail("bootstrap: at most " + std::to_string(kMaxFds) + " descriptors per message");
+  std::vector<int> real;
+  uint32_t count = static_cast<uint32_t>(fds.size());
+  std::vector<char> body(sizeof count + fds.size());
+  std::memcpy(body.data(), &count, sizeof count);
+  for (size_t i = 0; i < fds.size(); ++i) {
+    body[sizeof count + i] = fds[i] >= 0;
+    if (fds[i] >= 0) real.push_back(fds[i]);
+  }
+  return sendMessage(sock, body, real, d);
+}
+
+IoResult sendFdsError(int sock, const std::string& error, Deadline d) {
+  std::string text = error.substr(0, kMaxFdsBody - sizeof(uint32_t));
+  std::vector<char> body(sizeof(uint32_t) + text.size());
+  std::memcpy(body.data(), &kErrorCount, sizeof kErrorCount);
+  std::memcpy(body.data() + sizeof(uint32_t), text.data(), text.size());
+  return sendMessage(sock, body, {}, d);
+}
+
+IoResult recvFds(int sock, std::vector<int>& fds, Deadline d, std::string* remoteError) {
+  std::vector<char> body(kMaxFdsBody);
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * kMaxFds));
   iovec iov{body.data(), body.size()};
   msghdr msg{};
   msg.msg_iov = &iov;
@@ -142,20 +171,35 @@ IoResult recvFds(int sock, std::vector<int>& fds, Deadline d) {
     }
     return IoResult::Closed;
   }
-  uint32_t count = 0;
-  std::memcpy(&count, body.data(), sizeof count);
+  // Every descriptor that arrived is ours to close until it is handed out.
   std::vector<int> real;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN(0)) {
       size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
       const int* p = reinterpret_cast<const int*>(CMSG_DATA(c));
       real.insert(real.end(), p, p + k);
     }
   }
+  auto refuse = [&] {
+    for (int fd : real) ::close(fd);
+    return IoResult::Malformed;
+  };
+  if (n < static_cast<ssize_t>(sizeof(uint32_t)) || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC))) return refuse();
+  uint32_t count = 0;
+  std::memcpy(&count, body.data(), sizeof count);
+  if (count == kErrorCount) {
+    if (remoteError) remoteError->assign(body.data() + sizeof count, static_cast<size_t>(n) - sizeof count);
+    refuse();
+    return IoResult::Closed;
+  }
+  size_t present = 0;
+  if (count > kMaxFds || static_cast<size_t>(n) != sizeof count + count) return refuse();
+  for (uint32_t i = 0; i < count; ++i) present += body[sizeof count + i] != 0;
+  if (present != real.size()) return refuse();
   fds.assign(count, -1);
   size_t next = 0;
   for (uint32_t i = 0; i < count; ++i)
-    if (body[4 + i] && next < real.size()) fds[i] = real[next++];
+    if (body[sizeof count + i]) fds[i] = real[next++];
   return IoResult::Ok;
 }
 
@@ -251,6 +295,29 @@ int acceptBefore(int listenFd, Deadline d) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
+}
+
+long peerUid(int fd) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+  return static_cast<long>(cred.uid);
+}
+
+std::string describePeer(int fd) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 && a.ss_family == AF_INET) {
+    auto* in = reinterpret_cast<sockaddr_in*>(&a);
+    char ip[INET_ADDRSTRLEN] = {0};
+    ::inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+    return std::string(ip) + ":" + std::to_string(ntohs(in->sin_port));
+  }
+  ucred cred{};
+  socklen_t clen = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
+    return "local pid " + std::to_string(cred.pid) + " uid " + std::to_string(cred.uid);
+  return "an unknown peer";
 }
 
 std::string hostName() {

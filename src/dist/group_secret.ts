@@ -1,0 +1,96 @@
+// The secret a launched group authenticates with. tfjs-wm-run hands every
+// rank WM_RUN_SECRET in its environment (readable only by the same user).
+// Launchers that know nothing of it (torchrun, mpirun) get a secret file:
+// rank 0 writes random bytes to a 0600 file in a 0700 directory of this user,
+// the other ranks of the host read it, and rank 0 removes it once every rank
+// has joined. Ranks on other hosts need WM_RUN_SECRET set to one value on
+// every host.
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const SECRET_HEX = /^[0-9a-fA-F]{32,256}$/;
+
+export function checkSecret(secret: string, where: string): string {
+  if (!SECRET_HEX.test(secret) || secret.length % 2) {
+    throw new Error(`${where} must be 32 to 256 hex digits (e.g. the output of \`openssl rand -hex 32\`)`);
+  }
+  return secret;
+}
+
+export function newSecret(): string {
+  return crypto.randomBytes(32).toString('hex');
+}
+
+/**
+ * A directory only this user can enter: $XDG_RUNTIME_DIR/tfjs-wm, else
+ * <tmpdir>/tfjs-wm-<uid>. Refused if someone else owns it, it is a link, or
+ * others may enter it.
+ */
+export function privateDir(): string {
+  const uid = process.getuid!();
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  const dir = runtime && fs.existsSync(runtime) ? path.join(runtime, 'tfjs-wm') : path.join(os.tmpdir(), `tfjs-wm-${uid}`);
+  try {
+    fs.mkdirSync(dir, {mode: 0o700});
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  checkPrivate(dir, 'directory');
+  return dir;
+}
+
+/** Throws unless p is this user's own, not a link, and closed to group and others. */
+export function checkPrivate(p: string, kind: 'directory' | 'file' | 'socket'): fs.Stats {
+  const st = fs.lstatSync(p);
+  const uid = process.getuid!();
+  const isKind = kind === 'directory' ? st.isDirectory() : kind === 'file' ? st.isFile() : st.isSocket();
+  if (!isKind) throw new Error(`${p} is not a ${kind} (a link or something else is in its place); refusing to use it`);
+  if (st.uid !== uid) throw new Error(`${p} belongs to uid ${st.uid}, not to this user (uid ${uid}); refusing to use it`);
+  if ((st.mode & 0o077) !== 0) {
+    throw new Error(`${p} is open to other users (mode ${(st.mode & 0o777).toString(8)}); refusing to use it`);
+  }
+  return st;
+}
+
+function secretFile(runId: string, port: number): string {
+  return path.join(privateDir(), `run-${runId.replace(/[^A-Za-z0-9_.-]/g, '_')}-${port}.key`);
+}
+
+export interface GroupSecret {
+  secret: string;
+  /** Rank 0: removes the secret file, if one was written. */
+  done(): void;
+}
+
+/** Sleeps without spinning (rank > 0 waits for rank 0's file). */
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export function groupSecret(env: NodeJS.ProcessEnv, rank: number, runId: string, port: number, timeoutMs: number): GroupSecret {
+  const fromEnv = env.WM_RUN_SECRET;
+  if (fromEnv) return {secret: checkSecret(fromEnv, 'WM_RUN_SECRET'), done: () => undefined};
+  const file = secretFile(runId, port);
+  if (rank === 0) {
+    const secret = newSecret();
+    const tmp = `${file}.${process.pid}`;
+    fs.writeFileSync(tmp, secret, {mode: 0o600, flag: 'wx'});
+    fs.renameSync(tmp, file);
+    return {secret, done: () => fs.rmSync(file, {force: true})};
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (fs.existsSync(file)) {
+      checkPrivate(file, 'file');
+      return {secret: checkSecret(fs.readFileSync(file, 'utf8').trim(), file), done: () => undefined};
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`communicatorFromEnv: no group secret: WM_RUN_SECRET is not set and rank 0 wrote no ${file} within ` +
+                      `${timeoutMs} ms. Start the ranks with tfjs-wm-run, or set WM_RUN_SECRET to the same random hex ` +
+                      '(e.g. `openssl rand -hex 32`) for every rank; ranks on other hosts always need it.');
+    }
+    sleep(20);
+  }
+}
