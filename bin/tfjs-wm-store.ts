@@ -3,19 +3,17 @@
 // they outlive the processes that made them (see src/share/store.ts).
 // Stops on SIGINT/SIGTERM or a client's store.stop(), freeing everything.
 // With --list or --stop it is a client of the store at that path instead.
-import * as os from 'os';
-import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 import {Command} from 'commander';
 
 import * as wm from '../src/index';
-import {startStore} from '../src/share/store';
+import {defaultStorePath, startStore} from '../src/share/store';
 
 const program = new Command()
   .name('tfjs-wm-store')
   .description('Owns shared tfjs-backend-wholememory objects (GPU memory by CUDA IPC, host memory as memfd segments)')
-  .option('--socket <path>', 'the Unix socket clients connect to', path.join(os.tmpdir(), 'tfjs-wm-store.sock'))
+  .option('--socket <path>', 'the Unix socket clients connect to (created 0600; its directory must be closed to other users or sticky)', defaultStorePath())
   .option('--list', 'print the objects of the store at --socket (one JSON descriptor per line) and exit')
   .option('--stop', 'stop the store at --socket (it frees every object) and exit')
   .parse();

@@ -2,12 +2,13 @@
 // sockets (another user's processes where this machine allows running one:
 // `setpriv --reuid=65534`), forged descriptors of shared objects, the object
 // store's socket, and the ranks' secret.
-import {spawn, spawnSync} from 'child_process';
+import {fork, spawn, spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 
+import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
@@ -150,5 +151,205 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
     const dir = privateDir();
     expect(fs.statSync(dir).mode & 0o777).to.equal(0o700);
     expect(fs.readdirSync(dir).filter((f) => f.includes(`t${process.pid}`))).to.deep.equal([]);
+  });
+});
+
+describe('security: shared objects and the object store', () => {
+  const peerScript = path.join(fixtures, 'share_peer.js');
+  const storeScript = path.join(root, 'dist', 'bin', 'tfjs-wm-store.js');
+
+  // A process that owns objects (test/fixtures/share_peer.ts), asked over IPC.
+  async function peer() {
+    const child = fork(peerScript, [], {stdio: ['ignore', 'inherit', 'inherit', 'ipc']});
+    const replies: ((r: {ok: boolean; error?: string; descriptor?: wm.SharedDescriptor}) => void)[] = [];
+    child.on('message', (r: {ok: boolean}) => replies.shift()?.(r));
+    const next = () => new Promise<{ok: boolean; error?: string; descriptor?: wm.SharedDescriptor}>((resolve) => replies.push(resolve));
+    await next();
+    return {
+      async ask(m: object) {
+        const r = next();
+        child.send(m);
+        const reply = await r;
+        if (!reply.ok) throw new Error(reply.error);
+        return reply;
+      },
+      stop: () => new Promise((resolve) => {
+        child.on('exit', resolve);
+        child.kill('SIGKILL');
+      }),
+    };
+  }
+
+  it('a read-only object stays read-only whatever the descriptor says (the owner seals it)', async () => {
+    const owner = await peer();
+    try {
+      const {descriptor: d} = await owner.ask({cmd: 'share', n: 64, seed: 5, location: 'host', mutable: false});
+      const before = Array.from(await wm.open(d!).data());
+      const forged = wm.open({...d!, mutable: true});
+      expect(() => wm.update(forged, new Float32Array(64).fill(7))).to.throw(/read-only \(its owner shared it with mutable: false\)/);
+      // Even the native write path refuses: the seal, not our bookkeeping, holds.
+      const {native} = await import('../src/backend/register');
+      expect(() => native().sharedHostWrite(d!.fdPath!, d!.inode!, 0, new Float32Array(4))).to.throw(/read-only|Operation not permitted/);
+      expect(Array.from(await wm.open(d!).data())).to.deep.equal(before);
+      wm.close(forged);
+    } finally {
+      await owner.stop();
+    }
+  });
+
+  it('a forged descriptor larger than its object is refused on open, before any read (no SIGBUS)', async () => {
+    const owner = await peer();
+    try {
+      const {descriptor: d} = await owner.ask({cmd: 'share', n: 4, seed: 1, location: 'host', mutable: false});
+      const forged = {...d!, shape: [1 << 20], bytes: 4 << 20};
+      expect(() => wm.open(forged)).to.throw(/says 4194304 bytes but the shared segment holds 16/);
+      expect(Array.from(await wm.open(d!).data())).to.have.length(4);
+    } finally {
+      await owner.stop();
+    }
+    const mine = wm.share(tf.ones([4]));
+    expect(() => wm.open({...mine, shape: [1 << 20], bytes: 4 << 20})).to.throw(/says 4194304 bytes/);
+    wm.delete(mine.id);
+  });
+
+  it('sizes past the machine are refused with the numbers, and refused creates leak no descriptor', () => {
+    const fds = () => fs.readdirSync('/proc/self/fd').length;
+    const before = fds();
+    for (let i = 0; i < 200; ++i) {
+      expect(() => wm.share(tf.ones([1]), {location: 'host'})).to.not.throw();
+      expect(() => wm.share(tf.zeros([0]), {location: 'host'})).to.not.throw();
+    }
+    const {allocateShared, ownedShared} = require('../src/share/shared_objects') as typeof import('../src/share/shared_objects');
+    for (const id of ownedShared().map((d) => d.id)) wm.delete(id);
+    expect(fds()).to.equal(before);
+    for (let i = 0; i < 200; ++i) {
+      expect(() => allocateShared({shape: [2 ** 40, 1024], location: 'host'})).to.throw(/of host memory asked for, and this machine has/);
+      expect(() => allocateShared({shape: [2 ** 30, 2 ** 30]})).to.throw(/more than 2\^53 elements/);
+    }
+    expect(fds()).to.equal(before);
+  });
+
+  it('a process near its descriptor limit is refused a new object with a message naming ulimit -n', () => {
+    const script = `
+      const tf = require('@tensorflow/tfjs-core');
+      const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
+      let made = 0, first;
+      try { for (;;) { const d = wm.share(tf.ones([2]), {location: 'host'}); first = first || d; ++made; } }
+      catch (e) { console.log('REFUSED after ' + made + ': ' + e.message); }
+      const t = wm.open(first); console.log('STILL WORKS ' + t.dataSync()[0]);`;
+    const r = spawnSync('bash', ['-c', `ulimit -n 256 && exec ${process.execPath} -e "$0"`, script], {encoding: 'utf8', cwd: root});
+    expect(r.stdout, r.stdout + r.stderr).to.match(/REFUSED after \d+: share: this process has \d+ open descriptors of its limit 256 \(ulimit -n\)/);
+    expect(r.stdout).to.include('STILL WORKS 1');
+  });
+
+  describe('the store', () => {
+    let store: ReturnType<typeof spawn> | undefined;
+    let logged = '';
+    const storeLog = () => logged;
+    const socket = path.join(os.tmpdir(), `wm-sec-store-${process.pid}.sock`);
+    async function startStore(env: NodeJS.ProcessEnv = {}, umask?: string): Promise<string> {
+      const cmd = umask ? ['bash', '-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, storeScript, '--socket', socket]
+                        : [process.execPath, storeScript, '--socket', socket];
+      store = spawn(cmd[0], cmd.slice(1), {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, ...env}});
+      let out = '';
+      logged = '';
+      store.stderr!.on('data', (d) => {
+        out += d;
+        logged += d;
+      });
+      await new Promise<void>((resolve, reject) => {
+        store!.stdout!.on('data', (d) => {
+          out += d;
+          if (out.includes('listening')) resolve();
+        });
+        store!.once('exit', (code) => reject(new Error(`the store exited with ${code}: ${out}`)));
+      });
+      return out;
+    }
+    afterEach(async () => {
+      if (store && store.exitCode === null) {
+        store.kill('SIGTERM');
+        await new Promise((resolve) => store!.once('exit', resolve));
+      }
+      fs.rmSync(socket, {force: true});
+    });
+
+    it('its socket is 0600 even under umask 000, and another user can neither connect nor get served', async function() {
+      const log = await startStore({}, '000');
+      expect(fs.statSync(socket).mode & 0o777).to.equal(0o600);
+      const as = otherUser(python, ['-c', 'pass']);
+      if ('why' in as) {
+        console.log(`      skipped the other-user half: ${as.why}`);
+        return;
+      }
+      const tryAs = (code: string) => spawnSync(as.prefix[0], [...as.prefix.slice(1), python, '-c', code], {encoding: 'utf8'});
+      const connect = `import socket; s = socket.socket(socket.AF_UNIX); s.connect(${JSON.stringify(socket)}); s.sendall(b'{"op":"list"}\\n'); print("GOT", s.recv(4096))`;
+      expect(tryAs(connect).stderr).to.match(/PermissionError|Permission denied/);
+      // Even with the socket opened to all, the store checks the client's uid.
+      fs.chmodSync(socket, 0o666);
+      const r = tryAs(connect);
+      expect(r.stdout + r.stderr).to.match(/GOT b''|ConnectionResetError|BrokenPipeError/);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(log + storeLog()).to.match(/refused a client of uid 65534/);
+      // Our own client refuses a socket others may use; closed again, it is served.
+      await wm.connectStore(socket).then(() => expect.fail('used a socket open to all'), (e) => expect(e.message).to.match(/open to other users/));
+      fs.chmodSync(socket, 0o600);
+      const client = await wm.connectStore(socket);
+      expect(await client.list()).to.deep.equal([]);
+      client.close();
+    });
+
+    it("a socket path that another user took first is refused by the store and by clients", function() {
+      const as = otherUser(python, ['-c', 'pass']);
+      if ('why' in as) {
+        console.log(`      skipped: ${as.why}`);
+        this.skip();
+      }
+      const squat = spawnSync(as.prefix[0], [...as.prefix.slice(1), python, '-c',
+                              `import socket; s = socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(socket)})`], {encoding: 'utf8'});
+      expect(squat.status, squat.stderr).to.equal(0);
+      expect(fs.statSync(socket).uid).to.equal(65534);
+      const r = spawnSync(process.execPath, [storeScript, '--socket', socket], {encoding: 'utf8', timeout: 20_000});
+      expect(r.status).to.not.equal(0);
+      expect(r.stderr).to.match(/belongs to uid 65534, not to this user/);
+      return wm.connectStore(socket).then(() => expect.fail('connected to another user\'s socket'),
+                                          (e) => expect(e.message).to.match(/belongs to uid 65534/));
+    });
+
+    it('the default socket lives in a 0700 directory of this user', async () => {
+      const {defaultStorePath} = await import('../src/share/store');
+      const p = defaultStorePath();
+      const st = fs.statSync(path.dirname(p));
+      expect(st.uid).to.equal(process.getuid!());
+      expect(st.mode & 0o777).to.equal(0o700);
+    });
+
+    it('a read-only object put in the store cannot be written by a holder with a forged descriptor', async () => {
+      await startStore();
+      const client = await wm.connectStore(socket);
+      const d = await client.put(tf.tensor1d([1, 2, 3]), {location: 'host'});
+      expect(d.mutable).to.equal(false);
+      const t = wm.open({...d, mutable: true});
+      expect(() => wm.update(t, [9, 9, 9])).to.throw(/read-only/);
+      expect(Array.from(await (await client.open(d.id)).data())).to.deep.equal([1, 2, 3]);
+      const m = await client.put(tf.tensor1d([1, 2, 3]), {location: 'host', mutable: true});
+      const tm = wm.open(m);
+      wm.update(tm, [4, 5, 6]);
+      expect(Array.from(await (await client.open(m.id)).data())).to.deep.equal([4, 5, 6]);
+      client.close();
+    });
+
+    it('refused creates leave the store no descriptor behind', async () => {
+      await startStore();
+      const fdsOfStore = () => fs.readdirSync(`/proc/${store!.pid}/fd`).length;
+      const client = await wm.connectStore(socket);
+      await client.list();
+      const before = fdsOfStore();
+      for (let i = 0; i < 200; ++i) {
+        await client.create({shape: [2 ** 40, 1024], location: 'host'}).then(() => expect.fail('created'), (e) => expect(e.message).to.match(/host memory asked for/));
+      }
+      expect(fdsOfStore()).to.equal(before);
+      client.close();
+    });
   });
 });

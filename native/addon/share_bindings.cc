@@ -1,11 +1,17 @@
 // N-API bindings of shared buffers (wm/shared_buffer.h).
 #include <napi.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <string>
 
 #include "napi_util.h"
 #include "wm/shared_buffer.h"
+#include "wm/status.h"
 
 namespace {
 
@@ -78,28 +84,32 @@ Napi::Value HostCreate(const Napi::CallbackInfo& info) {
   });
 }
 
-// sharedHostMap(fd | path, bytes, writable, inode?) -> ArrayBuffer over the segment,
-// unmapped when the ArrayBuffer is collected. Read-only maps are copy-on-write.
+// A segment named by our own descriptor, or by a /proc path and inode (opened
+// here, closed when this goes out of scope).
+struct SegmentRef {
+  int fd = -1;
+  bool own = false;
+  SegmentRef(const Napi::Value& fdOrPath, const Napi::Value& inode, bool forWrite) {
+    if (fdOrPath.IsString()) {
+      if (!inode.IsNumber()) throw Napi::TypeError::New(fdOrPath.Env(), "a shared segment's path needs its inode");
+      fd = wm::sharedHostOpen(fdOrPath.As<Napi::String>(), static_cast<uint64_t>(inode.As<Napi::Number>().DoubleValue()), forWrite);
+      own = true;
+    } else {
+      fd = fdOrPath.As<Napi::Number>().Int32Value();
+    }
+  }
+  ~SegmentRef() {
+    if (own) ::close(fd);
+  }
+};
+
+// sharedHostMap(fd | path, bytes, inode?) -> ArrayBuffer over the segment
+// (copy-on-write), unmapped when the ArrayBuffer is collected.
 Napi::Value HostMap(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     size_t bytes = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
-    bool writable = info[2].ToBoolean();
-    int fd = -1;
-    bool ownFd = false;
-    if (info[0].IsString()) {
-      fd = wm::sharedHostOpen(info[0].As<Napi::String>(), static_cast<uint64_t>(info[3].As<Napi::Number>().DoubleValue()), writable);
-      ownFd = true;
-    } else {
-      fd = info[0].As<Napi::Number>().Int32Value();
-    }
-    void* p = nullptr;
-    try {
-      p = wm::sharedHostMap(fd, bytes, writable);
-    } catch (...) {
-      if (ownFd) ::close(fd);
-      throw;
-    }
-    if (ownFd) ::close(fd);
+    SegmentRef seg(info[0], info[2], false);
+    void* p = wm::sharedHostMap(seg.fd, bytes);
     if (!p) return Napi::ArrayBuffer::New(info.Env(), 0);
     return Napi::ArrayBuffer::New(info.Env(), p, bytes, [](Napi::Env, void* data, size_t* n) {
       wm::sharedHostUnmap(data, *n);
@@ -108,9 +118,61 @@ Napi::Value HostMap(const Napi::CallbackInfo& info) {
   });
 }
 
+// sharedHostState(fd | path, inode?) -> {bytes, writeSealed}
+Napi::Value HostState(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    SegmentRef seg(info[0], info[1], false);
+    wm::SegmentState st = wm::sharedHostState(seg.fd);
+    auto out = Napi::Object::New(info.Env());
+    out.Set("bytes", Napi::Number::New(info.Env(), static_cast<double>(st.bytes)));
+    out.Set("writeSealed", Napi::Boolean::New(info.Env(), st.writeSealed));
+    return out;
+  });
+}
+
+// sharedHostWrite(fd | path, inode | undefined, byteOffset, data: TypedArray)
+Napi::Value HostWrite(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    SegmentRef seg(info[0], info[1], true);
+    auto data = info[3].As<Napi::TypedArray>();
+    const char* base = static_cast<const char*>(data.ArrayBuffer().Data()) + data.ByteOffset();
+    wm::sharedHostWrite(seg.fd, static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), base, data.ByteLength());
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value HostSealWrites(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::sharedHostSealWrites(info[0].As<Napi::Number>().Int32Value());
+    return info.Env().Undefined();
+  });
+}
+
 Napi::Value CloseFd(const Napi::CallbackInfo& info) {
   ::close(info[0].As<Napi::Number>().Int32Value());
   return info.Env().Undefined();
+}
+
+// socketPeer(fd) -> {pid, uid, gid} of a Unix socket's other end (SO_PEERCRED).
+Napi::Value SocketPeer(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(info[0].As<Napi::Number>().Int32Value(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+      wm::fail(std::string("SO_PEERCRED: ") + std::strerror(errno));
+    auto out = Napi::Object::New(info.Env());
+    out.Set("pid", Napi::Number::New(info.Env(), cred.pid));
+    out.Set("uid", Napi::Number::New(info.Env(), cred.uid));
+    out.Set("gid", Napi::Number::New(info.Env(), cred.gid));
+    return out;
+  });
+}
+
+// fdLimit() -> the soft limit on open descriptors (RLIMIT_NOFILE).
+Napi::Value FdLimit(const Napi::CallbackInfo& info) {
+  rlimit r{};
+  ::getrlimit(RLIMIT_NOFILE, &r);
+  return Napi::Number::New(info.Env(), r.rlim_cur == RLIM_INFINITY ? 1e9 : static_cast<double>(r.rlim_cur));
 }
 
 }  // namespace
@@ -122,5 +184,10 @@ void InitShare(Napi::Env env, Napi::Object exports) {
   exports.Set("sharedDeviceClose", Napi::Function::New(env, DeviceClose, "sharedDeviceClose"));
   exports.Set("sharedHostCreate", Napi::Function::New(env, HostCreate, "sharedHostCreate"));
   exports.Set("sharedHostMap", Napi::Function::New(env, HostMap, "sharedHostMap"));
+  exports.Set("sharedHostState", Napi::Function::New(env, HostState, "sharedHostState"));
+  exports.Set("sharedHostWrite", Napi::Function::New(env, HostWrite, "sharedHostWrite"));
+  exports.Set("sharedHostSealWrites", Napi::Function::New(env, HostSealWrites, "sharedHostSealWrites"));
+  exports.Set("socketPeer", Napi::Function::New(env, SocketPeer, "socketPeer"));
+  exports.Set("fdLimit", Napi::Function::New(env, FdLimit, "fdLimit"));
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
 }

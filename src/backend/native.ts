@@ -212,7 +212,15 @@ export interface NativeAddon {
   sharedDeviceClose(ptr: number): void;
   /** A memfd segment; sharedHostMap maps it (by descriptor, or by /proc path checked against its inode). */
   sharedHostCreate(bytes: number): {fd: number; inode: number};
-  sharedHostMap(fdOrPath: number | string, bytes: number, writable: boolean, inode?: number): ArrayBuffer;
+  /** Copy-on-write view; refused when the segment is shorter than bytes. */
+  sharedHostMap(fdOrPath: number | string, bytes: number, inode?: number): ArrayBuffer;
+  sharedHostState(fdOrPath: number | string, inode?: number): {bytes: number; writeSealed: boolean};
+  sharedHostWrite(fdOrPath: number | string, inode: number | undefined, byteOffset: number, data: ArrayBufferView): void;
+  /** The owner's word that the segment is read-only (F_SEAL_WRITE). */
+  sharedHostSealWrites(fd: number): void;
+  /** SO_PEERCRED of a Unix socket. */
+  socketPeer(fd: number): {pid: number; uid: number; gid: number};
+  fdLimit(): number;
   closeFd(fd: number): void;
   /** "NCCL <version>" where it can be loaded, else "unavailable: <why>". */
   ncclStatus(): string;

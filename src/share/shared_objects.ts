@@ -4,10 +4,13 @@
 // JSON-serialisable descriptor; wm.open(descriptor) in another process gives
 // a tfjs tensor over that same memory. The owner (the sharing process, or the
 // store daemon, see store.ts) frees it on wm.delete(id) / store.delete(id).
+import * as fs from 'fs';
+
 import * as tf from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {deviceDetails, deviceStatus, native} from '../backend/register';
+import {checkCapacity, elementsOf} from '../memory/capacity';
 
 export type SharedLocation = 'device' | 'host';
 export type SharedDType = 'float32' | 'int32' | 'bool';
@@ -19,15 +22,21 @@ export interface SharedDescriptor {
   shape: number[];
   dtype: SharedDType;
   bytes: number;
-  /** Whether holders may write it (wm.update, mirrors written back). */
+  /**
+   * Whether holders may write it (wm.update, mirrors written back). Only a
+   * hint: the owner decides, by sealing the memfd behind fdPath against
+   * writes (F_SEAL_WRITE), and open() reads the seal, not this field.
+   */
   mutable: boolean;
   /** device: the GPU and the CUDA IPC handle (hex). */
   device?: number;
   ipcHandle?: string;
   /**
    * Where the owner's memfd can be opened, and its inode (to tell a reused
-   * number): the data on the host; for device objects an empty token that
-   * lives exactly as long as the object (CUDA IPC cannot tell a freed buffer).
+   * number): the data on the host; for device objects a token that lives
+   * exactly as long as the object (CUDA IPC cannot tell a freed buffer) and
+   * holds the allocation's size and IPC handle, checked against the
+   * descriptor on open.
    */
   fdPath?: string;
   inode?: number;
@@ -37,8 +46,9 @@ export interface SharedDescriptor {
 interface Owned {
   descriptor: SharedDescriptor;
   ptr?: number;        // device
-  fd?: number;         // host
-  view?: Typed;        // host: the owner's own writable mapping
+  fd: number;          // host: the data; device: the token
+  view?: Typed;        // host: the owner's own (copy-on-write) mapping
+  sealed: boolean;     // read-only for good
 }
 
 interface Opened {
@@ -46,7 +56,11 @@ interface Opened {
   writable: boolean;
   ptr?: number;
   view?: Typed;
+  fd?: number;         // the owner's own object: its descriptor
 }
+
+// A device object's token: the allocation's size, then its IPC handle.
+const TOKEN_BYTES = 8 + 64;
 
 const DTYPES: SharedDType[] = ['float32', 'int32', 'bool'];
 const owned = new Map<string, Owned>();
@@ -72,38 +86,68 @@ export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; loca
   const {shape} = opts;
   const dtype = opts.dtype ?? 'float32';
   const location = opts.location ?? (deviceStatus().gpu ? 'device' : 'host');
-  if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
-    throw new RangeError(`share: shape must be an array of non-negative integers, got ${JSON.stringify(shape)}`);
-  }
+  if (!Array.isArray(shape)) throw new RangeError(`share: shape must be an array of non-negative integers, got ${JSON.stringify(shape)}`);
+  const size = elementsOf('share', shape);
   if (!DTYPES.includes(dtype)) throw new TypeError(`share: dtype must be float32, int32 or bool, got ${dtype}`);
   if (location !== 'device' && location !== 'host') throw new RangeError(`share: location must be 'device' or 'host', got '${location}'`);
   if (location === 'device' && !deviceStatus().gpu) throw new Error(`share: location 'device' needs a GPU (${deviceStatus().reason}); use location: 'host'`);
-  const size = shape.reduce((a, b) => a * b, 1);
   const bytes = size * bytesPerElement(dtype);
+  checkCapacity('share', bytes, location);
   const descriptor: SharedDescriptor = {
     id: newId(), location, shape: [...shape], dtype, bytes, mutable: opts.mutable ?? false,
     owner: opts.store ? {pid: process.pid, store: opts.store} : {pid: process.pid},
   };
-  const entry: Owned = {descriptor};
-  const {fd, inode} = native().sharedHostCreate(location === 'device' ? 0 : bytes);
-  entry.fd = fd;
+  checkFdHeadroom();
+  const {fd, inode} = native().sharedHostCreate(location === 'device' ? TOKEN_BYTES : bytes);
+  const entry: Owned = {descriptor, fd, sealed: false};
   descriptor.fdPath = `/proc/${process.pid}/fd/${fd}`;
   descriptor.inode = inode;
-  if (location === 'device') {
-    try {
+  try {
+    if (location === 'device') {
       const {ptr, handle} = native().sharedDeviceAlloc(bytes);
       entry.ptr = ptr;
       descriptor.device = deviceDetails().device;
       descriptor.ipcHandle = handle;
-    } catch (e) {
-      native().closeFd(fd);
-      throw e;
+      const token = new Uint8Array(TOKEN_BYTES);
+      new DataView(token.buffer).setBigUint64(0, BigInt(bytes), true);
+      token.set(Buffer.from(handle, 'hex'), 8);
+      try {
+        native().sharedHostWrite(fd, undefined, 0, token);
+      } catch (e) {
+        native().sharedDeviceFree(ptr);
+        throw e;
+      }
+    } else {
+      entry.view = viewOf(dtype, native().sharedHostMap(fd, bytes), size);
     }
-  } else {
-    entry.view = viewOf(dtype, native().sharedHostMap(fd, bytes, true), size);
+  } catch (e) {
+    native().closeFd(fd);
+    throw e;
   }
   owned.set(descriptor.id, entry);
   return {...descriptor};
+}
+
+// Each object holds a descriptor for its life: refuse a new one while the
+// process can still open files (sockets, the store's clients) afterwards.
+const FD_RESERVE = 64;
+function checkFdHeadroom(): void {
+  const open = fs.readdirSync('/proc/self/fd').length;
+  const limit = native().fdLimit();
+  if (open + FD_RESERVE >= limit) {
+    throw new Error(`share: this process has ${open} open descriptors of its limit ${limit} (ulimit -n), and every shared ` +
+                    `object holds one: delete objects or raise the limit (ulimit -n ${Math.max(2 * limit, 4096)})`);
+  }
+}
+
+/** @internal The owner seals an object read-only: no holder can write it afterwards, whatever its descriptor says. */
+export function sealShared(id: string): void {
+  const o = owned.get(id);
+  if (!o) throw new Error(`seal: no shared object ${id} is owned by this process`);
+  if (o.sealed) return;
+  native().sharedHostSealWrites(o.fd);
+  o.sealed = true;
+  o.descriptor.mutable = false;
 }
 
 /**
@@ -115,11 +159,32 @@ export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; loca
 export function share(t: tf.Tensor, opts: {mutable?: boolean; location?: SharedLocation} = {}): SharedDescriptor {
   if (!(t instanceof tf.Tensor)) throw new TypeError('share: expected a tensor');
   const d = allocateShared({shape: t.shape, dtype: t.dtype as SharedDType, location: opts.location, mutable: opts.mutable});
-  writeInto(owned.get(d.id)!, t);
+  const entry = owned.get(d.id)!;
+  try {
+    writeInto(entry, t);
+    if (!d.mutable) sealShared(d.id);
+  } catch (e) {
+    deleteShared(d.id);
+    throw e;
+  }
   return d;
 }
 
-function writeInto(target: {descriptor: SharedDescriptor; ptr?: number; view?: Typed}, values: tf.Tensor | ArrayLike<number>): void {
+interface WriteTarget {
+  descriptor: SharedDescriptor;
+  ptr?: number;
+  fd?: number;
+}
+
+// Host objects are written through their descriptor (pwrite), never through
+// a writable mapping, so an owner can always seal one read-only.
+function writeHost(target: WriteTarget, data: Typed): void {
+  const {descriptor: d} = target;
+  if (target.fd !== undefined) native().sharedHostWrite(target.fd, undefined, 0, data);
+  else native().sharedHostWrite(d.fdPath!, d.inode!, 0, data);
+}
+
+function writeInto(target: WriteTarget, values: tf.Tensor | ArrayLike<number>): void {
   const {descriptor} = target;
   const size = descriptor.shape.reduce((a, b) => a * b, 1);
   if (values instanceof tf.Tensor) {
@@ -132,7 +197,7 @@ function writeInto(target: {descriptor: SharedDescriptor; ptr?: number; view?: T
       b.native.synchronize();
       return;
     }
-    target.view!.set(values.dataSync() as Typed);
+    writeHost(target, values.dataSync() as Typed);
     return;
   }
   if (values.length !== size) throw new RangeError(`update: expected ${size} values, got ${values.length}`);
@@ -141,7 +206,7 @@ function writeInto(target: {descriptor: SharedDescriptor; ptr?: number; view?: T
   if (target.ptr !== undefined) {
     if (size) native().upload(target.ptr, typed);
   } else {
-    target.view!.set(typed);
+    writeHost(target, typed);
   }
 }
 
@@ -175,18 +240,31 @@ export function open(d: SharedDescriptor): tf.Tensor {
   const mine = d.owner.pid === process.pid ? owned.get(d.id) : undefined;
   if (d.owner.pid === process.pid && !mine) throw new Error(`open: shared object ${d.id} is unknown here or was deleted`);
   if (!mine && !ownerAlive(d.owner.pid)) throw new Error(`open: shared object ${d.id} is gone: its owner (pid ${d.owner.pid}) exited`);
+  // The owner's memfd is the authority: its seal says whether the object is
+  // writable, its size (or the device token) how many bytes there are.
+  const state = mine ? native().sharedHostState(mine.fd) : native().sharedHostState(d.fdPath!, d.inode!);
   let t: tf.Tensor;
-  const info: Opened = {descriptor: d, writable: d.mutable};
+  const info: Opened = {descriptor: d, writable: d.mutable && !state.writeSealed, fd: mine?.fd};
   if (d.location === 'device') {
     if (!deviceStatus().gpu) throw new Error(`open: shared object ${d.id} is in GPU memory and this process has no GPU (${deviceStatus().reason})`);
-    if (!mine) native().sharedHostMap(d.fdPath!, 0, false, d.inode!);  // throws if the object was deleted
+    const token = new Uint8Array(mine ? native().sharedHostMap(mine.fd, TOKEN_BYTES) : native().sharedHostMap(d.fdPath!, TOKEN_BYTES, d.inode!));
+    const allocated = Number(new DataView(token.buffer, token.byteOffset).getBigUint64(0, true));
+    if (Buffer.from(token.subarray(8)).toString('hex') !== d.ipcHandle) {
+      throw new Error(`open: descriptor ${d.id}'s ipcHandle is not its owner's (a forged or mismatched descriptor)`);
+    }
+    if (d.bytes > allocated) {
+      throw new Error(`open: descriptor ${d.id} says ${d.bytes} bytes but its owner allocated ${allocated} (a forged or mismatched descriptor)`);
+    }
     const ptr = mine ? mine.ptr! : native().sharedDeviceOpen(d.ipcHandle!);
     const release = mine ? () => undefined : () => native().sharedDeviceClose(ptr);
     const b = backend();
     t = tf.engine().makeTensorFromTensorInfo(b.adoptBuffer(d.shape, d.dtype, {ptr, bytes: d.bytes, release}));
     info.ptr = ptr;
   } else {
-    const view = mine ? mine.view! : viewOf(d.dtype, native().sharedHostMap(d.fdPath!, d.bytes, d.mutable, d.inode!), size);
+    if (d.bytes > state.bytes) {
+      throw new Error(`open: descriptor ${d.id} says ${d.bytes} bytes but the shared segment holds ${state.bytes} (a forged or mismatched descriptor)`);
+    }
+    const view = mine ? mine.view! : viewOf(d.dtype, native().sharedHostMap(d.fdPath!, d.bytes, d.inode!), size);
     t = tf.tensor(view, d.shape, d.dtype);
     info.view = view;
   }
@@ -204,7 +282,7 @@ export function close(t: tf.Tensor): void {
 export function update(t: tf.Tensor, values: tf.Tensor | ArrayLike<number>): void {
   const info = opened.get(t.dataId);
   if (!info) throw new Error('update: the tensor was not opened with wm.open()');
-  if (!info.writable) throw new Error(`update: shared object ${info.descriptor.id} is read-only (it was shared with mutable: false)`);
+  if (!info.writable) throw new Error(`update: shared object ${info.descriptor.id} is read-only (its owner shared it with mutable: false)`);
   writeInto(info, values);
 }
 
@@ -219,7 +297,7 @@ export function deleteShared(id: string): void {
   if (!o) throw new Error(`delete: no shared object ${id} is owned by this process (unknown id, already deleted, or owned by another process or a store: use store.delete)`);
   owned.delete(id);
   if (o.ptr !== undefined) native().sharedDeviceFree(o.ptr);
-  if (o.fd !== undefined) native().closeFd(o.fd);
+  native().closeFd(o.fd);
 }
 
 /** Ids of the objects this process owns. */

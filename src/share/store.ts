@@ -3,12 +3,47 @@
 // and frees them on delete or when it stops. Clients talk to it over a Unix
 // socket, one JSON request per line; the memory itself is mapped directly
 // (CUDA IPC handles, memfd segments), never sent through the socket.
+//
+// Only this user gets in: the socket is created 0600 in a directory no one
+// else can write to (by default a 0700 one of this user's), the store drops
+// a client of another uid (SO_PEERCRED), and a client refuses a socket, or a
+// store, that belongs to someone else.
 import * as fs from 'fs';
 import * as net from 'net';
+import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
-import {allocateShared, close, deleteShared, open, ownedShared, SharedDescriptor, SharedDType, SharedLocation, update} from './shared_objects';
+import {native} from '../backend/register';
+import {checkPrivate, privateDir} from '../dist/group_secret';
+import {allocateShared, close, deleteShared, open, ownedShared, sealShared, SharedDescriptor, SharedDType, SharedLocation, update} from './shared_objects';
+
+/** Where a store listens unless told otherwise: a socket in this user's private directory. */
+export function defaultStorePath(): string {
+  return path.join(privateDir(), 'store.sock');
+}
+
+/** The uid at the other end of a connected Unix socket. */
+function peerUid(socket: net.Socket): number {
+  const fd = (socket as unknown as {_handle?: {fd?: number}})._handle?.fd;
+  if (fd === undefined || fd < 0) throw new Error('the store socket has no descriptor to ask for its peer');
+  return native().socketPeer(fd).uid;
+}
+
+// A socket path's directory must be closed to other users' writes (or
+// sticky, like /tmp: they cannot replace our file), and a socket already
+// there must be ours.
+function checkStorePath(p: string): void {
+  const dir = path.dirname(path.resolve(p));
+  const st = fs.statSync(dir);
+  const uid = process.getuid!();
+  const sticky = (st.mode & 0o1000) !== 0;
+  if (!sticky && (st.uid !== uid || (st.mode & 0o022) !== 0)) {
+    throw new Error(`tfjs-wm-store: ${dir} may be written by other users (owner uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8)}); ` +
+                    `put the socket in a directory of your own (the default is ${defaultStorePath()})`);
+  }
+  if (fs.existsSync(p)) checkPrivate(p, 'socket');
+}
 
 interface Request {
   op: 'create' | 'get' | 'list' | 'delete' | 'stop' | 'ping';
@@ -39,8 +74,9 @@ function canConnect(path: string): Promise<boolean> {
   });
 }
 
-/** Starts a store listening at `path` (a socket file; a stale one is replaced). */
-export async function startStore(path: string): Promise<StoreServer> {
+/** Starts a store listening at `path` (a socket file; a stale one of ours is replaced). */
+export async function startStore(path: string = defaultStorePath()): Promise<StoreServer> {
+  checkStorePath(path);
   if (fs.existsSync(path)) {
     if (await canConnect(path)) throw new Error(`tfjs-wm-store: a store is already running at ${path}`);
     fs.unlinkSync(path);  // left by a store that was killed
@@ -48,7 +84,13 @@ export async function startStore(path: string): Promise<StoreServer> {
   // The store's objects and whether clients may write them (the creator always
   // gets one writable view, to fill it).
   const mutableOf = new Map<string, boolean>();
-  const publicView = (d: SharedDescriptor): SharedDescriptor => ({...d, mutable: mutableOf.get(d.id) ?? false});
+  // An object leaves the creator's hands when it is first published (get,
+  // list): a read-only one is sealed then, so no holder can write it.
+  const publish = (d: SharedDescriptor): SharedDescriptor => {
+    const mutable = mutableOf.get(d.id) ?? false;
+    if (!mutable) sealShared(d.id);
+    return {...d, mutable};
+  };
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const handle = (req: Request): Reply => {
@@ -63,10 +105,10 @@ export async function startStore(path: string): Promise<StoreServer> {
       case 'get': {
         const d = ownedShared().find((o) => o.id === req.id);
         if (!d) return {ok: false, error: `get: the store at ${path} holds no object ${req.id} (unknown id, or deleted)`};
-        return {ok: true, descriptor: publicView(d)};
+        return {ok: true, descriptor: publish(d)};
       }
       case 'list':
-        return {ok: true, objects: ownedShared().filter((d) => mutableOf.has(d.id)).map(publicView)};
+        return {ok: true, objects: ownedShared().filter((d) => mutableOf.has(d.id)).map(publish)};
       case 'delete': {
         if (!req.id || !mutableOf.has(req.id)) return {ok: false, error: `delete: the store at ${path} holds no object ${req.id} (unknown id, or deleted)`};
         deleteShared(req.id);
@@ -79,6 +121,17 @@ export async function startStore(path: string): Promise<StoreServer> {
   };
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
+    let uid = -1;
+    try {
+      uid = peerUid(socket);
+    } catch {
+      // no credentials: treated as a stranger below
+    }
+    if (uid !== process.getuid!()) {
+      console.error(`tfjs-wm-store: refused a client of uid ${uid} (the store serves uid ${process.getuid!()} only)`);
+      socket.destroy();
+      return;
+    }
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);  // a client that crashed: nothing of theirs to clean up here
@@ -102,10 +155,17 @@ export async function startStore(path: string): Promise<StoreServer> {
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(path, () => resolve());
-  });
+  // Created 0600 from the start: no moment when another user may connect.
+  const umask = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+  } finally {
+    process.umask(umask);
+  }
+  checkPrivate(path, 'socket');
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= new Promise<void>((resolve) => {
     for (const id of mutableOf.keys()) deleteShared(id);
@@ -145,10 +205,19 @@ export class StoreClient {
     });
   }
 
-  static connect(path: string): Promise<StoreClient> {
+  static async connect(path: string = defaultStorePath()): Promise<StoreClient> {
+    if (fs.existsSync(path)) checkPrivate(path, 'socket');  // another user's socket: never send it our data
     return new Promise((resolve, reject) => {
       const s = net.connect(path);
-      s.once('connect', () => resolve(new StoreClient(s, path)));
+      s.once('connect', () => {
+        const uid = peerUid(s);
+        if (uid !== process.getuid!()) {
+          s.destroy();
+          reject(new Error(`connectStore: the store at ${path} is run by uid ${uid}, not by this user; refusing to use it`));
+          return;
+        }
+        resolve(new StoreClient(s, path));
+      });
       s.once('error', (e) => reject(new Error(`connectStore: no store answers at ${path} (${e.message}); start one with npx tfjs-wm-store --socket ${path}`)));
     });
   }
@@ -210,6 +279,6 @@ export class StoreClient {
   }
 }
 
-export function connectStore(path: string): Promise<StoreClient> {
+export function connectStore(path: string = defaultStorePath()): Promise<StoreClient> {
   return StoreClient.connect(path);
 }
