@@ -231,7 +231,7 @@ describe('security: shared objects and the object store', () => {
 
   it('a process near its descriptor limit is refused a new object with a message naming ulimit -n', () => {
     const script = `
-      const tf = require('@tensorflow/tfjs-core');
+      const tf = require(${JSON.stringify(require.resolve('@tensorflow/tfjs-core'))});
       const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
       let made = 0, first;
       try { for (;;) { const d = wm.share(tf.ones([2]), {location: 'host'}); first = first || d; ++made; } }
@@ -351,5 +351,110 @@ describe('security: shared objects and the object store', () => {
       expect(fdsOfStore()).to.equal(before);
       client.close();
     });
+  });
+});
+
+describe('robustness: bad inputs are refused by name, nothing crashes', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  it('tf.transpose with a perm that is not a permutation', () => {
+    for (const shape of [[10, 4], [64, 1 << 12]]) {
+      const x = tf.ones(shape);
+      expect(() => tf.transpose(x, [0, 0])).to.throw(/perm \[0,0\] is not a permutation of the 2 axes/);
+      expect(() => tf.transpose(x, [1, 1])).to.throw(/not a permutation/);
+      expect(tf.transpose(x, [1, 0]).shape).to.deep.equal([shape[1], shape[0]]);
+      x.dispose();
+    }
+  });
+
+  it("a CsrBlock's arrays changed after construction do not reach the product", async () => {
+    const rowPtr = Int32Array.from([0, 2, 3]), colIdx = Int32Array.from([0, 1, 1]);
+    const block = new wm.graph.CsrBlock(rowPtr, colIdx, 2);
+    colIdx[1] = 1 << 30;
+    rowPtr[2] = 1 << 20;
+    const y = wm.graph.aggregate(tf.tensor2d([[1, 2], [3, 4]]), block, 'sum');
+    expect(Array.from(await y.data())).to.deep.equal([4, 6, 3, 4]);
+  });
+
+  it("a CsrGraph's arrays changed after it was checked: sampling, walks and negative pairs throw, never read past them", () => {
+    const g = wm.graph.CsrGraph.fromEdges({numVertices: 4, src: Int32Array.from([0, 1, 2, 3]), dst: Int32Array.from([1, 2, 3, 0]), directed: false}, {symmetric: true});
+    const starts = Int32Array.from([0, 1, 2, 3]);
+    expect(wm.graph.randomWalks(g, starts, 5)).to.have.length(20);
+    g.colIdx[3] = 1 << 30;
+    expect(() => wm.graph.randomWalks(g, starts, 50)).to.throw(/randomWalks: the graph's rowPtr \/ colIdx changed after the graph was checked/);
+    g.colIdx[3] = 0;
+    g.rowPtr[2] = 1 << 28;
+    expect(() => wm.graph.sampleNeighbors(g, starts, 3)).to.throw(/sampleNeighbors: the graph's rowPtr \/ colIdx changed/);
+    expect(() => wm.graph.sampleNeighbors(g, starts, 3, {replace: false})).to.throw(/changed after the graph was checked/);
+    expect(() => wm.graph.sampleNegativePairs(g, 200)).to.throw(/negativePairs: the graph's rowPtr \/ colIdx changed/);
+  });
+
+  it('ids given as plain arrays must be integers int32 holds (no wrapping, truncation or NaN)', () => {
+    const emb = wm.nn.embedding({rows: 8, dim: 2, memory: 'host'});
+    for (const bad of [2 ** 32 + 1, 1.7, NaN, -(2 ** 31) - 1, Infinity]) {
+      expect(() => emb.read([0, bad])).to.throw(new RegExp(`embedding.read: indices\\[1\\] = ${bad} is not an integer id`));
+      expect(() => emb.write([bad], new Float32Array(2))).to.throw(/embedding.write: indices\[0\] = .* is not an integer id/);
+    }
+    expect(() => emb.read([8])).to.throw(/outside/);
+    const before = Array.from(emb.read([2]).dataSync());
+    expect(() => emb.write([2 ** 32 + 2], new Float32Array([9, 9]))).to.throw(/not an integer id/);
+    expect(Array.from(emb.read([2]).dataSync())).to.deep.equal(before);
+    emb.dispose();
+    const t = wm.malloc({type: 'continuous', location: 'host', shape: [4, 2]});
+    expect(() => t.gather([2 ** 32 + 1])).to.throw(/gather: indices\[0\] = 4294967297 is not an integer id/);
+    expect(() => t.scatter([0.5], new Float32Array(2))).to.throw(/indices\[0\] = 0.5 is not an integer id/);
+    t.free();
+  });
+
+  it('sizes past what the memory or int32 ids can hold are refused with the numbers, nothing allocated', () => {
+    const before = fs.readdirSync('/proc/self/fd').length;
+    expect(() => wm.nn.embedding({rows: 2 ** 40, dim: 16, memory: 'continuous'})).to.throw(/2\^31 - 1\), the most int32 ids can address/);
+    expect(() => wm.nn.embedding({rows: 2 ** 30, dim: 1 << 12, memory: 'host'})).to.throw(/of host memory asked for, and this machine has/);
+    expect(() => wm.malloc({type: 'continuous', location: 'host', shape: [2 ** 40, 1]})).to.throw(/malloc: 1099511627776 rows is more than 2147483647/);
+    expect(() => wm.malloc({type: 'continuous', location: 'host', shape: [2 ** 30, 2 ** 12]})).to.throw(/of host memory asked for/);
+    expect(fs.readdirSync('/proc/self/fd').length).to.equal(before);
+  });
+
+  it('a failed lookup inside optimizer.minimize leaves no tensor behind', () => {
+    const emb = wm.nn.embedding({rows: 16, dim: 4, memory: 'host', optimizer: wm.nn.sgd({lr: 0.1})});
+    const opt = tf.train.sgd(0.1);
+    const w = tf.variable(tf.ones([4, 1]));
+    const run = (ids: number[]) => opt.minimize(() => tf.sum(tf.matMul(emb.lookup(ids), w)) as tf.Scalar);
+    run([1, 2]);
+    emb.step();
+    const before = tf.memory().numTensors;
+    for (let i = 0; i < 20; ++i) expect(() => run([1, 99])).to.throw(/outside/);
+    expect(tf.memory().numTensors).to.equal(before);
+    w.dispose();
+    emb.dispose();
+  });
+
+  it('allReduce with different shapes on different ranks throws on every rank, naming them', async () => {
+    const script = `
+      const tf = require(${JSON.stringify(require.resolve('@tensorflow/tfjs-core'))});
+      const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
+      const c = wm.communicatorFromEnv({timeoutMs: 10000});
+      const attempt = (what, n) => {
+        try { c.allReduce(tf.ones([n])); console.log(what + ' MIXED'); }
+        catch (e) { console.log(what + ' THREW ' + e.message); }
+      };
+      attempt('first', c.rank === 0 ? 10 : 20);
+      console.log('AGREED ' + c.allReduce(tf.ones([10]))[0].dataSync()[0]);
+      attempt('later', c.rank === 0 ? 10 : 20);
+      wm.finalize();`;
+    const file = path.join(root, 'dist', 'test', `wm-ar-mismatch-${process.pid}.js`);
+    fs.writeFileSync(file, script);
+    const r = await run([process.execPath, launcher, '-n', '2', file]);
+    fs.rmSync(file);
+    for (const rank of [0, 1]) {
+      // Both ranks' shapes are new: compared, and refused on every rank.
+      expect(r.out, r.out).to.match(new RegExp(`\\[${rank}\\] first THREW allReduce: ranks disagree .* rank 0: sum float32 +\\[10\\]; rank 1: sum float32 +\\[20\\]`));
+      expect(r.out).to.include(`[${rank}] AGREED 2`);
+      // Rank 1 changes alone: its check meets rank 0's next exchange, and both throw naming the call.
+      expect(r.out).to.match(new RegExp(`\\[${rank}\\] later THREW .*rank 1 called #\\d+ allReduce \\(shapes\\)`));
+    }
+    expect(r.out).to.not.include('MIXED');
   });
 });

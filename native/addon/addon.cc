@@ -493,7 +493,7 @@ WM_FN(HostSampleWithReplacement) {
     int fanout = static_cast<int>(intArg(info, 3, "fanout"));
     if (out.ElementLength() != seeds.ElementLength() * static_cast<size_t>(fanout)) throw Napi::RangeError::New(info.Env(), "out must hold seeds x fanout entries");
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithReplacement(
-        rowPtr.data, colIdx.data, rowPtr.length - 1, seeds.Data(), seeds.ElementLength(), fanout,
+        rowPtr.data, colIdx.data, colIdx.length, rowPtr.length - 1, seeds.Data(), seeds.ElementLength(), fanout,
         static_cast<uint64_t>(intArg(info, 4, "seed")), out.Data(), info.Length() > 6 && info[6].ToBoolean())));
   });
 }
@@ -506,7 +506,7 @@ WM_FN(HostSampleWithoutReplacement) {
     if (offsets.ElementLength() != seeds.ElementLength() + 1) throw Napi::RangeError::New(info.Env(), "offsets must hold seeds + 1 entries");
     int32_t* out = info[6].IsTypedArray() ? info[6].As<Napi::Int32Array>().Data() : nullptr;
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithoutReplacement(
-        rowPtr.data, colIdx.data, rowPtr.length - 1, seeds.Data(), seeds.ElementLength(),
+        rowPtr.data, colIdx.data, colIdx.length, rowPtr.length - 1, seeds.Data(), seeds.ElementLength(),
         static_cast<int>(intArg(info, 3, "fanout")), static_cast<uint64_t>(intArg(info, 4, "seed")), offsets.Data(), out,
         info.Length() > 7 && info[7].ToBoolean())));
   });

@@ -92,7 +92,7 @@ Napi::Value HostNegative(const Napi::CallbackInfo& info) {
     auto src = info[3].As<Napi::Int32Array>(), dst = info[4].As<Napi::Int32Array>();
     if (src.ElementLength() != dst.ElementLength()) throw Napi::RangeError::New(info.Env(), "negativePairs: src and dst differ in length");
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::negativePairs(
-        rowPtr.Data(), colIdx.Data(), static_cast<int64_t>(rowPtr.ElementLength()) - 1, src.ElementLength(),
+        rowPtr.Data(), colIdx.Data(), static_cast<int64_t>(colIdx.ElementLength()), static_cast<int64_t>(rowPtr.ElementLength()) - 1, src.ElementLength(),
         static_cast<uint64_t>(num(info, 2)), src.Data(), dst.Data())));
   });
 }
@@ -120,7 +120,7 @@ Napi::Value HostWalks(const Napi::CallbackInfo& info) {
     if (static_cast<int64_t>(out.ElementLength()) != static_cast<int64_t>(starts.ElementLength()) * length)
       throw Napi::RangeError::New(info.Env(), "randomWalks: out must hold starts x length entries");
     return Napi::Number::New(info.Env(), static_cast<double>(wm::host::randomWalks(
-        rowPtr.data, colIdx.data, rowPtr.length - 1, starts.Data(), starts.ElementLength(), static_cast<int>(length),
+        rowPtr.data, colIdx.data, colIdx.length, rowPtr.length - 1, starts.Data(), starts.ElementLength(), static_cast<int>(length),
         static_cast<uint64_t>(num(info, 4)), walkBias(info[5]), out.Data())));
   });
 }

@@ -64,6 +64,8 @@ export class AllReducer {
   constructor(private readonly comm: Communicator) {}
 
   /** Collective: every rank passes tensors of the same shapes, in the same order. */
+  private lastSignature?: string;
+
   allReduce(tensors: tf.Tensor[], opts: AllReduceOptions = {}): tf.Tensor[] {
     const op = opts.op ?? 'sum';
     const wire = opts.wire ?? 'float32';
@@ -87,11 +89,32 @@ export class AllReducer {
         }
       });
     }
+    this.checkAgreement(tensors, op, wire, sgd !== undefined);
     if (!this.gpu) {
       const reduced = this.onHost(tensors, op, wire);
       return sgd ? this.sgdStep(reduced, sgd) : reduced;
     }
     return this.onDevice(tensors, op, wire, algorithm, sgd);
+  }
+
+  /**
+   * Ranks that reduce different shapes would sum unrelated values in silence.
+   * The first call, and every call whose shapes or options differ from this
+   * rank's previous call, compares them across ranks (one bootstrap
+   * allgather) and throws on every rank naming the ranks that differ. A rank
+   * that changes alone meets the others' next data exchange instead, which
+   * times out naming it.
+   */
+  private checkAgreement(tensors: tf.Tensor[], op: string, wire: string, step: boolean): void {
+    const signature = `${op} ${wire} ${step ? 'sgd' : ''} ${tensors.map((t) => `[${t.shape}]`).join(' ')}`;
+    if (signature === this.lastSignature) return;
+    const all = this.comm.allgatherJson(signature, 'allReduce (shapes)');
+    const differ = all.map((s, r) => (s === all[0] ? -1 : r)).filter((r) => r >= 0);
+    if (differ.length) {
+      const show = (r: number) => `rank ${r}: ${all[r].length > 200 ? `${all[r].slice(0, 200)}...` : all[r]}`;
+      throw new Error(`allReduce: ranks disagree on what to reduce (op, wire, step, shapes) — ${show(0)}; ${differ.slice(0, 3).map(show).join('; ')}`);
+    }
+    this.lastSignature = signature;
   }
 
   // The step where no kernel fused it (CPU, NCCL): params - lr * reduced.

@@ -161,8 +161,14 @@ export class CsrBlock {
    * degrees: each column's degree in the whole graph (sampleSubgraph attaches them): 'gcn'
    * aggregation then normalises by the graph's degrees (see gcnNormalized).
    */
-  constructor(rowPtr: Int32Array, colIdx: Int32Array, numCols: number, readonly degrees?: Int32Array) {
+  readonly degrees?: Int32Array;
+
+  constructor(rowPtr: Int32Array, colIdx: Int32Array, numCols: number, degrees?: Int32Array) {
     if (!(rowPtr instanceof Int32Array) || !(colIdx instanceof Int32Array)) throw new TypeError('CsrBlock: rowPtr and colIdx must be Int32Arrays');
+    // Copies: the caller keeps its arrays and may change them; the block's
+    // are checked once here and read unchecked by the native products.
+    rowPtr = rowPtr.slice();
+    colIdx = colIdx.slice();
     if (rowPtr.length < 1 || rowPtr[0] !== 0 || rowPtr[rowPtr.length - 1] !== colIdx.length) {
       throw new RangeError(`CsrBlock: rowPtr must start at 0 and end at colIdx.length (${colIdx.length})`);
     }
@@ -177,6 +183,7 @@ export class CsrBlock {
       if (!(degrees instanceof Int32Array) || degrees.length !== numCols) {
         throw new RangeError(`CsrBlock: degrees must be an Int32Array of numCols (${numCols}) entries`);
       }
+      this.degrees = degrees = degrees.slice();
       degrees.forEach((d, v) => {
         if (d < 0) throw new RangeError(`CsrBlock: degrees[${v}] = ${d} is negative`);
       });

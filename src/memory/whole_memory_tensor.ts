@@ -14,6 +14,8 @@ import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
 import {writeFileAtomically} from '../util/files';
 import {bytesOf, readRows, RowLayout, sendRows} from './distributed_rows';
 import type {Communicator, MallocOptions} from './communicator';
+import {int32Ids} from '../util/arrays';
+import {checkCapacity, checkRows, elementsOf} from './capacity';
 
 export type MemoryType = 'continuous' | 'chunked' | 'distributed';
 export type MemoryLocation = 'device' | 'host';
@@ -31,7 +33,7 @@ function toIndices(indices: tf.Tensor | ArrayLike<number>, what: string): Int32A
     if (indices.dtype !== 'int32') throw new TypeError(`${what}: indices must be int32, got ${indices.dtype}`);
     return Int32Array.from(indices.dataSync());
   }
-  return Int32Array.from(indices);
+  return int32Ids(indices, what);
 }
 
 export class WholeMemoryTensor {
@@ -67,6 +69,11 @@ export class WholeMemoryTensor {
     const granularity = opts.minGranularity ?? 1;
     if (!Number.isInteger(granularity) || granularity < 1) throw new RangeError(`malloc: minGranularity must be a positive integer, got ${granularity}`);
     const rowBytes = Math.max(1, shape.slice(1).reduce((a, b) => a * b, 1)) * 4;
+    checkRows('malloc', shape[0]);
+    elementsOf('malloc', shape);
+    // A GPU holds its part (one per rank, or per listed device); host memory holds the whole.
+    const parts = location === 'device' ? (opts.devices?.length ?? comm.size) : type === 'distributed' ? comm.size : 1;
+    checkCapacity(`malloc (${JSON.stringify(shape)} ${dtype}, ${type} ${location})`, Math.ceil(shape[0] / parts) * rowBytes, location);
     let mem: NativeHostMemory | NativeDeviceMemory;
     if (location === 'device') {
       const devices = WholeMemoryTensor.devicesFor(comm, type, opts.devices);
@@ -146,7 +153,7 @@ export class WholeMemoryTensor {
     if (this.onGpu) {
       // Indices may stay on the GPU: a tensor is checked once, then reused freely.
       const mem = this.live('gather');
-      const ids = indices instanceof tf.Tensor ? indices : tf.tensor1d(Int32Array.from(indices), 'int32');
+      const ids = indices instanceof tf.Tensor ? indices : tf.tensor1d(int32Ids(indices, 'gather'), 'int32');
       try {
         if (ids.dtype !== 'int32') throw new TypeError(`gather: indices must be int32, got ${ids.dtype}`);
         // Distributed gathers check indices inside the collective, so that

@@ -18,6 +18,8 @@ import {deviceStatus, native} from '../backend/register';
 import {Communicator, soloCommunicator} from '../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../memory/distributed_rows';
 import {optimizerCode, sgd, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
+import {int32Ids} from '../util/arrays';
+import {checkCapacity, checkRows} from '../memory/capacity';
 
 // add(): the SGD rule with lr = -1 and no weight decay (w - (-1) g is w + g exactly).
 const ADD_RULE = {code: optimizerCode(sgd()), params: {...stepParams(sgd(), 1), lr: -1, weightDecay: 0}};
@@ -100,12 +102,25 @@ export class Embedding {
     const gpu = deviceStatus().gpu;
     this.memory = o.memory ?? (gpu ? 'device' : 'host');
     this.optimizer = o.optimizer;
+    checkRows('embedding', this.rows);
+    this.checkFits(o, gpu);
     this.store = this.allocate(o, gpu);
     const init = o.init ?? {};
     const kind = INIT_KIND[init.type ?? 'normal'];
     if (kind === undefined) throw new RangeError(`embedding: init.type must be uniform, normal or zeros, got ${init.type}`);
     this.initialize(kind, init.scale ?? 0.1, init.seed ?? 1);
     this.anchor = tf.tidy(() => tf.variable(tf.scalar(0), true, `wm_embedding_anchor_${anchors++}`));
+  }
+
+  // Table and optimizer state against the memory they go to: a GPU holds its
+  // rank's part of a group's table; host shared memory holds all of it.
+  private checkFits(o: EmbeddingOptions, gpu: boolean): void {
+    const states = this.optimizer ? stateCount(this.optimizer) : 0;
+    const total = this.rows * this.dim * (this.storageBytes + 4 * states);
+    const grouped = this.memory === 'continuous' || this.memory === 'chunked' || this.memory === 'distributed';
+    const where = !gpu || this.memory === 'host' ? 'host' : this.memory === 'managed' ? 'managed' : 'device';
+    const share = grouped && (where === 'device' || this.memory === 'distributed') ? Math.ceil(total / (o.communicator?.size ?? 1)) : total;
+    checkCapacity(`embedding (${this.rows} x ${this.dim} ${this.dtype}, memory '${this.memory}')`, share, where);
   }
 
   private get backend(): WholeMemoryBackend {
@@ -258,7 +273,7 @@ export class Embedding {
   }
 
   private indices(ids: tf.Tensor | ArrayLike<number>, what: string): tf.Tensor {
-    const t = ids instanceof tf.Tensor ? ids : tf.tensor1d(Int32Array.from(ids), 'int32');
+    const t = ids instanceof tf.Tensor ? ids : tf.tensor1d(int32Ids(ids, `embedding.${what}`), 'int32');
     if (t.dtype !== 'int32') throw new TypeError(`embedding.${what}: indices must be int32, got ${t.dtype}`);
     return t;
   }
@@ -335,10 +350,19 @@ export class Embedding {
    */
   lookup(ids: tf.Tensor | ArrayLike<number>): tf.Tensor {
     const idx = this.indices(ids, 'lookup');
+    // The gather runs before tfjs' customGrad: a bad id then throws with
+    // nothing recorded, where a throw inside customGrad leaves a tensor behind.
+    let rows: tf.Tensor;
+    try {
+      rows = this.read(idx);
+    } catch (e) {
+      if (idx !== ids) idx.dispose();
+      throw e;
+    }
     const f = tf.customGrad(((anchor: tf.Tensor, save: tf.GradSaveFunc) => {
       save([idx]);
       return {
-        value: this.read(idx),
+        value: tf.reshape(rows, rows.shape),
         gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
           this.pending.push({ids: tf.keep(tf.reshape(saved[0], [-1])), grads: tf.keep(tf.reshape(dy, [-1, this.dim]))});
           return tf.zerosLike(anchor);
@@ -346,6 +370,7 @@ export class Embedding {
       };
     }) as unknown as Parameters<typeof tf.customGrad>[0]);
     const out = f(this.anchor);
+    rows.dispose();
     if (idx !== ids) idx.dispose();
     return out;
   }

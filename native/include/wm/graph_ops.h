@@ -95,7 +95,7 @@ void rmatEdges(int scale, int64_t m, double a, double b, double c, uint32_t seed
 int64_t uniqueInt32(const int32_t* x, int64_t n, int32_t* values, int32_t* inverse);
 void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
              const float* x, int64_t dim, float* out);
-int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, int64_t count, uint64_t seed,
+int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, int64_t count, uint64_t seed,
                       int32_t* src, int32_t* dst);
 // The host versions of the graph attention passes above.
 void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,

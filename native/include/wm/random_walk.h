@@ -134,7 +134,7 @@ namespace host {
 void walkPairs(const int32_t* walks, int64_t n, int length, int window, int32_t* center, int32_t* context);
 void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, int32_t* out);
 // Returns the first start outside [0, numVertices) (nothing written) or -1.
-int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, const int32_t* starts, int64_t n,
+int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, const int32_t* starts, int64_t n,
                     int length, uint64_t seed, WalkBias bias, int32_t* out);
 }  // namespace host
 

@@ -30,10 +30,10 @@ void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVerti
 namespace host {
 // keyByVertex: draws keyed by the seed vertex instead of its position, so a
 // vertex gets the same neighbours whichever call (or process) samples it.
-int64_t sampleWithReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, const int32_t* seeds,
+int64_t sampleWithReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, const int32_t* seeds,
                               int64_t n, int fanout, uint64_t seed, int32_t* out, bool keyByVertex = false);
 // offsets must hold n + 1 entries; out must hold offsets[n] (call with out = null first to size it).
-int64_t sampleWithoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, const int32_t* seeds,
+int64_t sampleWithoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, const int32_t* seeds,
                                  int64_t n, int fanout, uint64_t seed, int32_t* offsets, int32_t* out, bool keyByVertex = false);
 }  // namespace host
 

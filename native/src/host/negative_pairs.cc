@@ -1,14 +1,17 @@
 #include <atomic>
 
+#include "csr_guard.h"
 #include "parallel.h"
 #include "wm/graph_ops.h"
 
 namespace wm {
 namespace host {
 
-int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, int64_t count, uint64_t seed,
+int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, int64_t count, uint64_t seed,
                       int32_t* src, int32_t* dst) {
   std::atomic<int64_t> exhausted{0};
+  const CsrGuard guard{rowPtr, numVertices, nnz};
+  std::atomic<bool> changed{false};
   parallelFor(count, 4096, [&](int64_t begin, int64_t end) {
     int64_t mine = 0;
     for (int64_t i = begin; i < end; ++i) {
@@ -16,6 +19,10 @@ int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t numV
       int k = 0;
       for (; k < kNegativeTries; ++k) {
         negativeDraw(seed, i, k, numVertices, &u, &v);
+        if (!guard.rowOk(u)) {
+          changed = true;
+          break;
+        }
         if (u != v && !csrHasEdge(rowPtr, colIdx, u, v)) break;
       }
       mine += k == kNegativeTries;
@@ -24,6 +31,7 @@ int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t numV
     }
     exhausted += mine;
   });
+  if (changed) CsrGuard::changed("negativePairs");
   return exhausted;
 }
 
