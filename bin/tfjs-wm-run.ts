@@ -51,14 +51,31 @@ async function main(): Promise<void> {
   const runId = crypto.randomBytes(8).toString('hex');
   const secret = crypto.randomBytes(32).toString('hex');
   const children: ChildProcess[] = [];
-  let firstFailure: {rank: number; code: number} | undefined;
+  // The rank that failed first: a rank killed by a signal we did not send
+  // is the cause when the others exit after it, whichever exit event Node
+  // delivers first, so the verdict waits for the others' exits (or the
+  // report window) before it is printed.
+  type Failure = {rank: number; code: number; signal: string | null; at: number};
+  const failures: Failure[] = [];
+  let firstFailure: Failure | undefined;
+  let endingOthers = false;
   let exited = 0;
+  const verdict = () => {
+    if (firstFailure !== undefined || failures.length === 0) return;
+    const killed = failures.filter((f) => f.signal !== null);
+    const f = (firstFailure = [...(killed.length ? killed : failures)].sort((a, b) => a.at - b.at)[0]);
+    process.stderr.write(`tfjs-wm-run: rank ${f.rank} ${f.signal ? `was killed by ${f.signal}` : `exited with status ${f.code}`}` +
+                         `${failures.length > 1 ? ` (the first of ${failures.length} failed ranks)` : ''}; ending the other ranks\n`);
+  };
 
   const alive = () => children.filter((c) => c.exitCode === null && c.signalCode === null);
   // The other ranks usually notice the failure in their next collective and
   // exit with a message naming the failed rank: give them that chance first.
   const endOthers = () => {
+    if (endingOthers) return;
+    endingOthers = true;
     setTimeout(() => {
+      verdict();
       for (const c of alive()) c.kill('SIGTERM');
       setTimeout(() => {
         for (const c of alive()) c.kill('SIGKILL');
@@ -83,11 +100,14 @@ async function main(): Promise<void> {
       child.on('exit', (code, signal) => {
         const status = code ?? (signal ? 128 + (require('os').constants.signals[signal] ?? 0) : 1);
         if (status !== 0 && firstFailure === undefined) {
-          firstFailure = {rank, code: status};
-          process.stderr.write(`tfjs-wm-run: rank ${rank} ${signal ? `was killed by ${signal}` : `exited with status ${code}`}; ending the other ranks\n`);
+          // A rank we end ourselves (SIGTERM after the report window) is no cause.
+          failures.push({rank, code: status, signal: endingOthers && signal === 'SIGTERM' ? null : signal, at: performance.now()});
           endOthers();
         }
-        if (++exited === n) resolve();
+        if (++exited === n) {
+          verdict();
+          resolve();
+        }
       });
     }
     for (const sig of ['SIGINT', 'SIGTERM'] as const) {
