@@ -460,3 +460,87 @@ describe('robustness: bad inputs are refused by name, nothing crashes', () => {
     expect(r.out).to.not.include('MIXED');
   });
 });
+
+describe('robustness: corrupt files are refused by name before anything changes', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  it('checkpoints: truncated, empty, longer, bit-flipped files and bad fields', async () => {
+    const {loadCheckpoint, saveCheckpoint} = await import('../src/train/checkpoint');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ckpt-'));
+    const make = () => ({
+      emb: wm.nn.embedding({rows: 50, dim: 8, memory: 'host', optimizer: wm.nn.adam({lr: 0.01}), init: {seed: 3}}),
+      w: tf.variable(tf.randomNormal([8, 3], 0, 1, 'float32', 4)),
+      opt: tf.train.adam(0.01),
+    });
+    const a = make();
+    a.emb.applyGradients([1, 2, 3], tf.ones([3, 8]));
+    a.opt.minimize(() => tf.sum(tf.matMul(tf.ones([2, 8]), a.w)) as tf.Scalar);
+    await saveCheckpoint(dir, {step: 7, embeddings: {e: a.emb}, variables: {w: a.w}, optimizer: a.opt});
+    const shard = path.join(dir, 'rank-0');
+    const pristine = new Map(fs.readdirSync(shard).map((f) => [f, fs.readFileSync(path.join(shard, f))]));
+    const restore = () => pristine.forEach((b, f) => fs.writeFileSync(path.join(shard, f), b));
+    const meta = () => JSON.parse(pristine.get('meta.json')!.toString());
+    const b = make();
+    const snapshot = () => [Array.from(b.emb.read([0, 1, 2, 49]).dataSync()), Array.from(b.w.dataSync())];
+    const before = snapshot();
+    const state = 'emb-e.state0.bin';
+    const cases: [string, () => void, RegExp][] = [
+      ['truncated state', () => fs.truncateSync(path.join(shard, state), 100), /emb-e\.state0\.bin holds 100 bytes, .*meta\.json says 1600 \(truncated or replaced\)/],
+      ['empty state', () => fs.writeFileSync(path.join(shard, state), ''), /emb-e\.state0\.bin holds 0 bytes/],
+      ['longer state', () => fs.appendFileSync(path.join(shard, state), Buffer.alloc(64)), /emb-e\.state0\.bin holds 1664 bytes/],
+      ['bit flip', () => {
+        const f = path.join(shard, 'emb-e.rows.bin');
+        const buf = fs.readFileSync(f);
+        buf[41] ^= 0x40;
+        fs.writeFileSync(f, buf);
+      }, /emb-e\.rows\.bin does not match its SHA-256 .* \(corrupted\)/],
+      ['steps "abc"', () => fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify({...meta(), embeddings: {e: {...meta().embeddings.e, steps: 'abc'}}})),
+       /meta\.json: embedding 'e' needs whole rows, dim, steps/],
+      ['steps -1', () => fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify({...meta(), step: -1})), /meta\.json: step must be a non-negative integer, got -1/],
+      ['wrong slot dtype', () => {
+        const m = meta();
+        m.optimizer[0].dtype = 'complex64';
+        fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify(m));
+      }, /meta\.json: optimizer slot 0 needs a name, a shape and dtype float32 or int32/],
+      ['meta not JSON', () => fs.writeFileSync(path.join(shard, 'meta.json'), '{"step": 7,'), /meta\.json is not valid JSON/],
+      ['variable file missing', () => fs.rmSync(path.join(shard, 'var-w.bin')), /var-w\.bin is missing/],
+    ];
+    for (const [what, corrupt, message] of cases) {
+      corrupt();
+      let error: Error | undefined;
+      await loadCheckpoint(dir, {embeddings: {e: b.emb}, variables: {w: b.w}, optimizer: b.opt}).catch((e) => (error = e as Error));
+      expect(error?.message, what).to.match(message);
+      expect(error!.message, what).to.include(shard);
+      expect(snapshot(), `${what}: nothing changed`).to.deep.equal(before);
+      restore();
+    }
+    const {step} = await loadCheckpoint(dir, {embeddings: {e: b.emb}, variables: {w: b.w}, optimizer: b.opt});
+    expect(step).to.equal(7);
+    expect(Array.from(b.emb.read([1]).dataSync())).to.deep.equal(Array.from(a.emb.read([1]).dataSync()));
+    fs.rmSync(dir, {recursive: true, force: true});
+  });
+
+  it('data files: ids past int32 name the file and line; graphs too small to split are refused', async () => {
+    const {readEdgeList} = await import('../src/graph/edge_list');
+    const {loadNodeClassification} = await import('../src/graph/dataset');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-data-'));
+    const file = path.join(dir, 'edges.tsv');
+    fs.writeFileSync(file, `0\t1\n1\t2\n${2 ** 31}\t3\n`);
+    expect(() => readEdgeList(file)).to.throw(`${file}:3: vertex id 2147483648 is past 2147483646`);
+    fs.writeFileSync(file, `0\t1\n1\t${2 ** 30}\n`);
+    expect(() => readEdgeList(file)).to.throw(new RegExp(`${file}:2: vertex id 1073741824 makes a graph of 1073741825 vertices .* from 2 edges`));
+    const graphs: [string, string][] = [['empty', ''], ['self loops only', '0\t0\n1\t1\n2\t2\n'], ['two vertices', '0\t1\n']];
+    for (const [what, edges] of graphs) {
+      fs.writeFileSync(file, edges);
+      fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), what === 'two vertices' ? '0\t0\n1\t1\n' : '0\t0\n');
+      expect(() => loadNodeClassification(dir), what).to.throw(/needs at least 10 connected vertices to split into train, validation and test/);
+    }
+    // The main job says so and exits non-zero, instead of printing NaN.
+    const r = spawnSync(process.execPath, [path.join(root, 'dist', 'examples', 'node-classification.js'), '--data', dir, '--epochs', '1'], {encoding: 'utf8'});
+    expect(r.status).to.not.equal(0);
+    expect(r.stdout + r.stderr).to.match(/needs at least 10 connected vertices/).and.not.match(/NaN/);
+    fs.rmSync(dir, {recursive: true, force: true});
+  });
+});

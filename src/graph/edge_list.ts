@@ -2,6 +2,7 @@
 // `# directed=… vertices=… edges=…` header, then `src<TAB>dst`) and SNAP's
 // text format (`#` comments, whitespace-separated pairs), CSV too.
 import * as fs from 'fs';
+import * as os from 'os';
 
 export interface EdgeList {
   numVertices: number;
@@ -20,7 +21,7 @@ export function readEdgeList(path: string): EdgeList {
   const dst: number[] = [];
   let declaredVertices = -1;
   let directed = false;
-  let maxId = -1;
+  let maxId = -1, maxLine = 0;
   let lineNo = 0;
   for (const raw of text.split('\n')) {
     ++lineNo;
@@ -38,15 +39,28 @@ export function readEdgeList(path: string): EdgeList {
     if (f.length < 2 || !Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0) {
       throw new Error(`${path}:${lineNo}: expected two non-negative integer vertex ids, got "${line}"`);
     }
+    if (a > MAX_VERTEX_ID || b > MAX_VERTEX_ID) {
+      throw new Error(`${path}:${lineNo}: vertex id ${Math.max(a, b)} is past ${MAX_VERTEX_ID}, the largest int32 ids allow`);
+    }
     src.push(a);
     dst.push(b);
-    maxId = Math.max(maxId, a, b);
+    if (a > maxId || b > maxId) [maxId, maxLine] = [Math.max(a, b), lineNo];
   }
   if (declaredVertices >= 0 && maxId >= declaredVertices) {
-    throw new Error(`${path}: vertex id ${maxId} is not below the declared vertices=${declaredVertices}`);
+    throw new Error(`${path}:${maxLine}: vertex id ${maxId} is not below the declared vertices=${declaredVertices}`);
+  }
+  if (declaredVertices > MAX_VERTEX_ID + 1) throw new Error(`${path}: vertices=${declaredVertices} is past ${MAX_VERTEX_ID + 1}, the most int32 ids allow`);
+  // Ids index arrays of every vertex: one far past the rest costs gigabytes.
+  const n = Math.max(declaredVertices, maxId + 1);
+  const bytes = 16 * n;
+  if (bytes > os.totalmem() / 2) {
+    throw new Error(`${path}:${maxLine}: vertex id ${maxId} makes a graph of ${n} vertices (${(bytes / 2 ** 30).toFixed(1)} GiB of ` +
+                    `per-vertex arrays) from ${src.length} edges; number the vertices densely from 0`);
   }
   return {numVertices: Math.max(declaredVertices, maxId + 1), src: Int32Array.from(src), dst: Int32Array.from(dst), directed};
 }
+
+const MAX_VERTEX_ID = 2 ** 31 - 2;
 
 /** Reads `vertex<TAB>value` lines (vertex_value.tsv); vertices without a line get NaN. */
 export function readVertexValues(path: string, numVertices: number): Float64Array {

@@ -500,6 +500,12 @@ export class Embedding {
     return {rows, states, steps: this.steps, skipped: this.skippedGradients()};
   }
 
+  /** What exportState() returns here, without reading it: values per array and optimizer states. */
+  exportStateShape(): {elements: number; states: number} {
+    const s = this.live('exportStateShape');
+    return {elements: this.localRows().count * this.dim, states: s.states.filter((x) => x !== null && x !== 0).length};
+  }
+
   /** Restores what exportState() returned (same rows, dim, optimizer). */
   importState(state: {rows: Float32Array; states: Float32Array[]; steps: number}): void {
     const s = this.live('importState');

@@ -2,7 +2,10 @@
 // variables, a tfjs optimizer's slots, the step and any JSON the caller
 // adds. Each rank writes its own shard directory `rank-<r>`; a shard is
 // written under a temporary name and renamed into place, so a save killed
-// half way leaves the previous checkpoint whole.
+// half way leaves the previous checkpoint whole. meta.json lists every
+// file's size and SHA-256; loading checks every file and field first and
+// changes nothing unless all of them hold.
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -31,26 +34,14 @@ interface Meta {
   embeddings: {[name: string]: {rows: number; dim: number; dtype: string; steps: number; states: number}};
   variables: {[name: string]: {shape: number[]; dtype: string}};
   optimizer: {name: string; shape: number[]; dtype: string}[];
+  /** Every data file of the shard: its size and SHA-256 (hex). */
+  files?: {[file: string]: {bytes: number; sha256: string}};
 }
+
+const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
 
 function bytesOf(a: Float32Array | Int32Array | Uint8Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
-
-function readFloats(file: string): Float32Array {
-  const b = fs.readFileSync(file);
-  const out = new Float32Array(b.length / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
-}
-
-function readValues(file: string, dtype: string): Float32Array | Int32Array {
-  if (dtype === 'float32') return readFloats(file);
-  if (dtype !== 'int32') throw new Error(`loadCheckpoint: ${file} has dtype ${dtype}; only float32 and int32 are saved`);
-  const b = fs.readFileSync(file);
-  const out = new Int32Array(b.length / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
 }
 
 function shardDir(dir: string, rank: number): string {
@@ -63,22 +54,27 @@ export async function saveCheckpoint(dir: string, c: CheckpointContents): Promis
   const tmp = `${final}.tmp-${process.pid}`;
   fs.rmSync(tmp, {recursive: true, force: true});
   fs.mkdirSync(tmp, {recursive: true});
-  const meta: Meta = {step: c.step, rank, ranks, extra: c.extra ?? null, embeddings: {}, variables: {}, optimizer: []};
+  if (!Number.isSafeInteger(c.step) || c.step < 0) throw new RangeError(`saveCheckpoint: step must be a non-negative integer, got ${c.step}`);
+  const meta: Meta = {step: c.step, rank, ranks, extra: c.extra ?? null, embeddings: {}, variables: {}, optimizer: [], files: {}};
+  const write = (file: string, data: Uint8Array) => {
+    writeFileSynced(path.join(tmp, file), data);
+    meta.files![file] = {bytes: data.byteLength, sha256: sha256(data)};
+  };
   for (const [name, emb] of Object.entries(c.embeddings ?? {})) {
     const st = emb.exportState();
-    writeFileSynced(path.join(tmp, `emb-${name}.rows.bin`), bytesOf(st.rows));
-    st.states.forEach((s, i) => writeFileSynced(path.join(tmp, `emb-${name}.state${i}.bin`), bytesOf(s)));
+    write(`emb-${name}.rows.bin`, bytesOf(st.rows));
+    st.states.forEach((s, i) => write(`emb-${name}.state${i}.bin`, bytesOf(s)));
     meta.embeddings[name] = {rows: emb.rows, dim: emb.dim, dtype: emb.dtype, steps: st.steps, states: st.states.length};
   }
   for (const [name, v] of Object.entries(c.variables ?? {})) {
-    writeFileSynced(path.join(tmp, `var-${name}.bin`), bytesOf((await v.data()) as Float32Array | Int32Array));
+    write(`var-${name}.bin`, bytesOf((await v.data()) as Float32Array | Int32Array));
     meta.variables[name] = {shape: v.shape, dtype: v.dtype};
   }
   if (c.optimizer) {
     const weights = await c.optimizer.getWeights();
     for (let i = 0; i < weights.length; ++i) {
       const w = weights[i];
-      writeFileSynced(path.join(tmp, `opt-${i}.bin`), bytesOf((await w.tensor.data()) as Float32Array | Int32Array));
+      write(`opt-${i}.bin`, bytesOf((await w.tensor.data()) as Float32Array | Int32Array));
       meta.optimizer.push({name: w.name, shape: w.tensor.shape, dtype: w.tensor.dtype});
     }
   }
@@ -101,32 +97,97 @@ export async function loadCheckpoint(dir: string, c: Omit<CheckpointContents, 's
     if (parked === undefined) throw new Error(`loadCheckpoint: ${shard} holds no checkpoint`);
     shard = path.join(dir, parked);
   }
-  const meta = JSON.parse(fs.readFileSync(path.join(shard, 'meta.json'), 'utf8')) as Meta;
-  if (meta.ranks !== ranks) throw new Error(`loadCheckpoint: saved by ${meta.ranks} rank(s), loading with ${ranks}`);
-  for (const [name, emb] of Object.entries(c.embeddings ?? {})) {
-    const m = meta.embeddings[name];
-    if (!m) throw new Error(`loadCheckpoint: no embedding '${name}' in ${shard}`);
-    if (m.rows !== emb.rows || m.dim !== emb.dim) throw new Error(`loadCheckpoint: embedding '${name}' is ${m.rows}x${m.dim} there, ${emb.rows}x${emb.dim} here`);
-    emb.importState({
-      rows: readFloats(path.join(shard, `emb-${name}.rows.bin`)),
-      states: Array.from({length: m.states}, (_, i) => readFloats(path.join(shard, `emb-${name}.state${i}.bin`))),
-      steps: m.steps,
-    });
-  }
+  const plan = readShard(shard, ranks, c);
+  // Everything was read and checked: only now does anything change.
+  for (const [name, emb] of Object.entries(c.embeddings ?? {})) emb.importState(plan.embeddings[name]);
   for (const [name, v] of Object.entries(c.variables ?? {})) {
-    const m = meta.variables[name];
-    if (!m) throw new Error(`loadCheckpoint: no variable '${name}' in ${shard}`);
-    if (JSON.stringify(m.shape) !== JSON.stringify(v.shape)) throw new Error(`loadCheckpoint: variable '${name}' is [${m.shape}] there, [${v.shape}] here`);
-    tf.tidy(() => v.assign(tf.tensor(readValues(path.join(shard, `var-${name}.bin`), m.dtype), m.shape, m.dtype as tf.DataType)));
+    const {values, shape, dtype} = plan.variables[name];
+    tf.tidy(() => v.assign(tf.tensor(values, shape, dtype)));
   }
   if (c.optimizer) {
-    const weights = meta.optimizer.map((w, i) => ({
-      name: w.name,
-      tensor: tf.tensor(readValues(path.join(shard, `opt-${i}.bin`), w.dtype), w.shape, w.dtype as tf.DataType),
-    }));
+    const weights = plan.optimizer.map((w) => ({name: w.name, tensor: tf.tensor(w.values, w.shape, w.dtype)}));
     await c.optimizer.setWeights(weights);
     weights.forEach((w) => w.tensor.dispose());
   }
   c.communicator?.barrier();
-  return {step: meta.step, extra: meta.extra};
+  return {step: plan.meta.step, extra: plan.meta.extra};
+}
+
+const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+const isShape = (x: unknown): x is number[] => Array.isArray(x) && x.every(isCount);
+const DTYPES = ['float32', 'int32'];
+
+/**
+ * Reads and checks a whole shard: meta.json's fields, each file's size
+ * against the shape it holds and against the manifest, its SHA-256, and the
+ * shapes the caller's objects have. Throws naming the file and the rule.
+ */
+function readShard(shard: string, ranks: number, c: Omit<CheckpointContents, 'step' | 'extra'>) {
+  const metaFile = path.join(shard, 'meta.json');
+  let meta: Meta;
+  try {
+    meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Meta;
+  } catch (e) {
+    throw new Error(`loadCheckpoint: ${metaFile} is not valid JSON (${(e as Error).message})`);
+  }
+  const bad = (what: string) => new Error(`loadCheckpoint: ${metaFile}: ${what}`);
+  if (typeof meta !== 'object' || meta === null) throw bad('not an object');
+  if (!isCount(meta.step)) throw bad(`step must be a non-negative integer, got ${JSON.stringify(meta.step)}`);
+  if (meta.ranks !== ranks) throw new Error(`loadCheckpoint: ${metaFile}: saved by ${meta.ranks} rank(s), loading with ${ranks}`);
+  for (const k of ['embeddings', 'variables'] as const) if (typeof meta[k] !== 'object' || meta[k] === null) throw bad(`${k} is missing`);
+  if (!Array.isArray(meta.optimizer)) throw bad('optimizer is missing');
+  if (meta.files !== undefined && (typeof meta.files !== 'object' || meta.files === null)) throw bad('files is not an object');
+  // A file's bytes, checked against the manifest and the size its contents must have.
+  const read = (name: string, expectBytes?: number): Uint8Array => {
+    const file = path.join(shard, name);
+    if (!fs.existsSync(file)) throw new Error(`loadCheckpoint: ${file} is missing`);
+    const data = new Uint8Array(fs.readFileSync(file));
+    const listed = meta.files?.[name];
+    if (meta.files && !listed) throw new Error(`loadCheckpoint: ${file} is not in ${metaFile}'s file list`);
+    if (listed && data.byteLength !== listed.bytes) {
+      throw new Error(`loadCheckpoint: ${file} holds ${data.byteLength} bytes, ${metaFile} says ${listed.bytes} (truncated or replaced)`);
+    }
+    if (expectBytes !== undefined && data.byteLength !== expectBytes) {
+      throw new Error(`loadCheckpoint: ${file} holds ${data.byteLength} bytes; its shape needs ${expectBytes}`);
+    }
+    if (data.byteLength % 4) throw new Error(`loadCheckpoint: ${file} holds ${data.byteLength} bytes, not whole 4-byte values`);
+    if (listed && sha256(data) !== listed.sha256) throw new Error(`loadCheckpoint: ${file} does not match its SHA-256 in ${metaFile} (corrupted)`);
+    return data;
+  };
+  const floats = (b: Uint8Array) => new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  const typed = (b: Uint8Array, dtype: string) => (dtype === 'int32' ? new Int32Array(b.buffer, b.byteOffset, b.byteLength / 4) : floats(b));
+  const embeddings: {[name: string]: {rows: Float32Array; states: Float32Array[]; steps: number}} = {};
+  for (const [name, emb] of Object.entries(c.embeddings ?? {})) {
+    const m = meta.embeddings[name];
+    if (!m) throw new Error(`loadCheckpoint: no embedding '${name}' in ${shard}`);
+    if (!isCount(m.rows) || !isCount(m.dim) || !isCount(m.steps) || !isCount(m.states) || m.states > 2) {
+      throw bad(`embedding '${name}' needs whole rows, dim, steps and states (0 to 2), got ${JSON.stringify(m)}`);
+    }
+    if (m.rows !== emb.rows || m.dim !== emb.dim) throw new Error(`loadCheckpoint: embedding '${name}' is ${m.rows}x${m.dim} there, ${emb.rows}x${emb.dim} here`);
+    if (m.dtype !== emb.dtype) throw new Error(`loadCheckpoint: embedding '${name}' was saved as ${m.dtype}, the table here is ${emb.dtype}`);
+    const want = emb.exportStateShape();
+    if (m.states !== want.states) throw new Error(`loadCheckpoint: embedding '${name}' has ${m.states} optimizer state(s) there, ${want.states} here`);
+    embeddings[name] = {
+      rows: floats(read(`emb-${name}.rows.bin`, want.elements * 4)),
+      states: Array.from({length: m.states}, (_, i) => floats(read(`emb-${name}.state${i}.bin`, want.elements * 4))),
+      steps: m.steps,
+    };
+  }
+  const variables: {[name: string]: {values: Float32Array | Int32Array; shape: number[]; dtype: tf.DataType}} = {};
+  for (const [name, v] of Object.entries(c.variables ?? {})) {
+    const m = meta.variables[name];
+    if (!m) throw new Error(`loadCheckpoint: no variable '${name}' in ${shard}`);
+    if (!isShape(m.shape) || !DTYPES.includes(m.dtype)) throw bad(`variable '${name}' needs a shape and dtype float32 or int32, got ${JSON.stringify(m)}`);
+    if (JSON.stringify(m.shape) !== JSON.stringify(v.shape)) throw new Error(`loadCheckpoint: variable '${name}' is [${m.shape}] there, [${v.shape}] here`);
+    if (m.dtype !== v.dtype) throw new Error(`loadCheckpoint: variable '${name}' is ${m.dtype} there, ${v.dtype} here`);
+    variables[name] = {values: typed(read(`var-${name}.bin`, v.size * 4), m.dtype), shape: m.shape, dtype: m.dtype as tf.DataType};
+  }
+  const optimizer = c.optimizer ? meta.optimizer.map((w, i) => {
+    if (typeof w?.name !== 'string' || !isShape(w.shape) || !DTYPES.includes(w.dtype)) {
+      throw bad(`optimizer slot ${i} needs a name, a shape and dtype float32 or int32, got ${JSON.stringify(w)}`);
+    }
+    const size = w.shape.reduce((a, b) => a * b, 1);
+    return {name: w.name, values: typed(read(`opt-${i}.bin`, size * 4), w.dtype), shape: w.shape, dtype: w.dtype as tf.DataType};
+  }) : [];
+  return {meta, embeddings, variables, optimizer};
 }
