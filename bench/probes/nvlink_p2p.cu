@@ -2,7 +2,7 @@
 // direction and both at once: SM reads of the peer, SM writes to the peer,
 // copy-engine copies. Build and run on a GPU machine:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/nvlink_p2p bench/probes/nvlink_p2p.cu && /tmp/nvlink_p2p
-// 2 x H200 figures: bench/results/nvlink-2xh200-session7-p2p-probe.txt.
+// 2 x H200 figures: bench/results/nvlink-2xh200-2026-11-23-p2p-probe.txt.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>

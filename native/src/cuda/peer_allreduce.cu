@@ -76,7 +76,7 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
       streamPush_(static_cast<int>(envBytes("WM_AR_STREAM_PUSH", -1))),
       // 10 of 16 warps packing, 32 KiB per flag: of 4-12 warps and 24-192 KiB
       // the fastest at 16-256 MiB (bfloat16 16 MiB: 63.7 µs; 8 warps and 48
-      // KiB 68.4, 4 warps 80, 192 KiB 91; bench/results/*session7*).
+      // KiB 68.4, 4 warps 80, 192 KiB 91; bench/results/allreduce-2xh200-2026-11-23-0520-tuning.txt).
       stagers_(32 * static_cast<int>(std::clamp<int64_t>(envBytes("WM_AR_STAGER_WARPS", 10), 1, kArThreads / 32 - 1))),
       chunkBytes_(std::max<int64_t>(16, envBytes("WM_AR_CHUNK_BYTES", 32 << 10))),
       maxBufferBytes_(std::max(bufferBytes, envBytes("WM_AR_BUFFER_MAX", int64_t{64} << 20) / 256 * 256)) {
