@@ -4,37 +4,18 @@
 // sum over every element), against the same sum over a tensor this process
 // owns; and against moving it through the host instead (the maker downloads
 // it and writes a file in /dev/shm, the user reads it and uploads it).
-import {fork} from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
+import {SharePeer} from '../test/fixtures/share_peer';
 import {median, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const BYTES = Number(process.env.BENCH_BYTES ?? 1 << 30);
 const N = BYTES / 4;
-
-function peer() {
-  const child = fork(path.join(root, 'dist', 'test', 'fixtures', 'share_peer.js'), [], {stdio: ['ignore', 'inherit', 'inherit', 'ipc']});
-  const replies: ((r: {ok: boolean; error?: string; [k: string]: unknown}) => void)[] = [];
-  child.on('message', (r: {ok: boolean}) => replies.shift()?.(r));
-  const next = () => new Promise<{ok: boolean; error?: string; [k: string]: unknown}>((resolve) => replies.push(resolve));
-  const ready = next();
-  return {
-    ready,
-    async ask(m: object) {
-      const r = next();
-      child.send(m);
-      const reply = await r;
-      if (!reply.ok) throw new Error(reply.error);
-      return reply;
-    },
-    child,
-  };
-}
 
 function sumMs(t: tf.Tensor, reps = 10): number {
   const times: number[] = [];
@@ -52,8 +33,7 @@ function sumMs(t: tf.Tensor, reps = 10): number {
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const location: wm.SharedLocation = wm.deviceInfo().gpu ? 'device' : 'host';
-  const p = peer();
-  await p.ready;
+  const p = await SharePeer.start();
   const {descriptor} = await p.ask({cmd: 'share-fill', n: N, seed: 1, location}) as unknown as {descriptor: wm.SharedDescriptor};
   const t0 = process.hrtime.bigint();
   const shared = wm.open(descriptor);

@@ -2,7 +2,7 @@
 // sockets (another user's processes where this machine allows running one:
 // `setpriv --reuid=65534`), forged descriptors of shared objects, the object
 // store's socket, and the ranks' secret.
-import {fork, spawn, spawnSync} from 'child_process';
+import {spawn, spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
@@ -12,6 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
+import {SharePeer} from './fixtures/share_peer';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
@@ -155,30 +156,9 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
 });
 
 describe('security: shared objects and the object store', () => {
-  const peerScript = path.join(fixtures, 'share_peer.js');
   const storeScript = path.join(root, 'dist', 'bin', 'tfjs-wm-store.js');
 
-  // A process that owns objects (test/fixtures/share_peer.ts), asked over IPC.
-  async function peer() {
-    const child = fork(peerScript, [], {stdio: ['ignore', 'inherit', 'inherit', 'ipc']});
-    const replies: ((r: {ok: boolean; error?: string; descriptor?: wm.SharedDescriptor}) => void)[] = [];
-    child.on('message', (r: {ok: boolean}) => replies.shift()?.(r));
-    const next = () => new Promise<{ok: boolean; error?: string; descriptor?: wm.SharedDescriptor}>((resolve) => replies.push(resolve));
-    await next();
-    return {
-      async ask(m: object) {
-        const r = next();
-        child.send(m);
-        const reply = await r;
-        if (!reply.ok) throw new Error(reply.error);
-        return reply;
-      },
-      stop: () => new Promise((resolve) => {
-        child.on('exit', resolve);
-        child.kill('SIGKILL');
-      }),
-    };
-  }
+  const peer = () => SharePeer.start();
 
   it('a read-only object stays read-only whatever the descriptor says (the owner seals it)', async () => {
     const owner = await peer();

@@ -1,7 +1,7 @@
 // Sharing tensors between processes by handle (wm.share / wm.open), host
 // mirrors, and the object store daemon, with real processes: on host memory
 // here, on GPU memory (CUDA IPC) too where there is a GPU.
-import {ChildProcess, fork, spawn, spawnSync} from 'child_process';
+import {spawn, spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -10,46 +10,10 @@ import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
-import {randomValues} from './fixtures/share_peer';
+import {randomValues, SharePeer as Peer} from './fixtures/share_peer';
 
 const root = path.resolve(__dirname, '..', '..');
-const peerScript = path.join(root, 'dist', 'test', 'fixtures', 'share_peer.js');
 const storeScript = path.join(root, 'dist', 'bin', 'tfjs-wm-store.js');
-
-interface Reply {
-  ok: boolean;
-  error?: string;
-  descriptor?: wm.SharedDescriptor;
-  values?: number[];
-}
-
-class Peer {
-  private replies: ((r: Reply) => void)[] = [];
-  readonly exited: Promise<{code: number | null; signal: string | null}>;
-  private constructor(readonly child: ChildProcess) {
-    child.on('message', (r: Reply) => this.replies.shift()?.(r));
-    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({code, signal})));
-  }
-  static async start(): Promise<Peer> {
-    const p = new Peer(fork(peerScript, [], {stdio: ['ignore', 'inherit', 'inherit', 'ipc']}));
-    await p.next();
-    return p;
-  }
-  private next(): Promise<Reply> {
-    return new Promise((resolve) => this.replies.push(resolve));
-  }
-  async ask(m: object): Promise<Reply> {
-    const r = this.next();
-    this.child.send(m);
-    const reply = await r;
-    if (!reply.ok) throw new Error(reply.error);
-    return reply;
-  }
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) await this.ask({cmd: 'exit'});
-    await this.exited;
-  }
-}
 
 const shm = () => (fs.existsSync('/dev/shm') ? fs.readdirSync('/dev/shm').sort() : []);
 const openFds = () => fs.readdirSync('/proc/self/fd').length;
