@@ -148,7 +148,7 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
                                       run([process.execPath, '-e', script], {...env, RANK: '1'})]);
     expect(a.out, a.out).to.include('OK 0');
     expect(b.out, b.out).to.include('OK 1');
-    const {privateDir} = await import('../src/dist/group_secret');
+    const {privateDir} = await import('../src/util/private_files');
     const dir = privateDir();
     expect(fs.statSync(dir).mode & 0o777).to.equal(0o700);
     expect(fs.readdirSync(dir).filter((f) => f.includes(`t${process.pid}`))).to.deep.equal([]);

@@ -10,34 +10,13 @@
 #include <string>
 
 #include "napi_util.h"
+#include "wm/hmac_sha256.h"
 #include "wm/shared_buffer.h"
 #include "wm/status.h"
 
 namespace {
 
 using wmnapi::guarded;
-
-std::string toHex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
-
-std::string fromHex(const Napi::Env& env, const std::string& hex) {
-  auto val = [&](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    throw Napi::TypeError::New(env, "open: ipcHandle must be a hex string");
-  };
-  if (hex.size() % 2) throw Napi::TypeError::New(env, "open: ipcHandle must be a hex string");
-  std::string out;
-  for (size_t i = 0; i < hex.size(); i += 2) out.push_back(static_cast<char>(val(hex[i]) * 16 + val(hex[i + 1])));
-  return out;
-}
 
 uint64_t ptrArg(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
 
@@ -48,7 +27,7 @@ Napi::Value DeviceAlloc(const Napi::CallbackInfo& info) {
     uint64_t ptr = wm::sharedDeviceAlloc(static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()), &handle);
     auto out = Napi::Object::New(info.Env());
     out.Set("ptr", Napi::Number::New(info.Env(), static_cast<double>(ptr)));
-    out.Set("handle", Napi::String::New(info.Env(), toHex(handle)));
+    out.Set("handle", Napi::String::New(info.Env(), wm::auth::toHex(handle)));
     return out;
   });
 }
@@ -62,7 +41,7 @@ Napi::Value DeviceFree(const Napi::CallbackInfo& info) {
 
 Napi::Value DeviceOpen(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::sharedDeviceOpen(fromHex(info.Env(), info[0].As<Napi::String>()))));
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::sharedDeviceOpen(wm::auth::fromHex(info[0].As<Napi::String>(), "open: ipcHandle"))));
   });
 }
 

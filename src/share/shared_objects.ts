@@ -130,10 +130,14 @@ export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; loca
 
 // Each object holds a descriptor for its life: refuse a new one while the
 // process can still open files (sockets, the store's clients) afterwards.
+// Counting the open descriptors lists /proc/self/fd, so it waits until the
+// objects alone take half the limit (memfd_create's own EMFILE error, which
+// names the limit too, guards a process whose other descriptors fill it first).
 const FD_RESERVE = 64;
 function checkFdHeadroom(): void {
-  const open = fs.readdirSync('/proc/self/fd').length;
   const limit = native().fdLimit();
+  if (2 * (owned.size + FD_RESERVE) < limit) return;
+  const open = fs.readdirSync('/proc/self/fd').length;
   if (open + FD_RESERVE >= limit) {
     throw new Error(`share: this process has ${open} open descriptors of its limit ${limit} (ulimit -n), and every shared ` +
                     `object holds one: delete objects or raise the limit (ulimit -n ${Math.max(2 * limit, 4096)})`);

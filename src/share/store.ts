@@ -15,7 +15,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {native} from '../backend/register';
-import {checkPrivate, privateDir} from '../dist/group_secret';
+import {checkPrivate, privateDir} from '../util/private_files';
 import {allocateShared, close, deleteShared, open, ownedShared, sealShared, SharedDescriptor, SharedDType, SharedLocation, update} from './shared_objects';
 
 /** Where a store listens unless told otherwise: a socket in this user's private directory. */

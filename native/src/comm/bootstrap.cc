@@ -11,10 +11,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <random>
 #include <sstream>
 
-#include "hmac_sha256.h"
+#include "wm/hmac_sha256.h"
 #include "socket_io.h"
 #include "wm/status.h"
 
@@ -185,10 +184,6 @@ std::string readChallenge(int fd, net::Deadline d, const std::string& where) {
     fail("createCommunicator: " + where + " did not greet like rank 0 of a tfjs-wm group");
   return c.substr(1);
 }
-
-}  // namespace
-
-namespace {
 
 std::string encodeList(const std::vector<std::string>& v) {
   std::string out;

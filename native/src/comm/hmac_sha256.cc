@@ -1,4 +1,4 @@
-#include "hmac_sha256.h"
+#include "wm/hmac_sha256.h"
 
 #include <sys/random.h>
 

@@ -288,15 +288,6 @@ int connectAbstractUnix(const std::string& name, Deadline d) {
   return -1;
 }
 
-int acceptBefore(int listenFd, Deadline d) {
-  if (!waitFor(listenFd, POLLIN, d)) return -1;
-  int fd = ::accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0) fail(std::string("accept: ") + std::strerror(errno));
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
-
 long peerUid(int fd) {
   ucred cred{};
   socklen_t len = sizeof cred;

@@ -48,7 +48,6 @@ int listenTcp(const std::string& host, int port, int* boundPort);
 int connectTcp(const std::string& host, int port, Deadline d);  // retries until d
 int listenAbstractUnix(const std::string& name);
 int connectAbstractUnix(const std::string& name, Deadline d);
-int acceptBefore(int listenFd, Deadline d);  // -1 on timeout
 
 std::string hostName();
 // The uid of a Unix socket's peer (SO_PEERCRED), -1 if unknown.

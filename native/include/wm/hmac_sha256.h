@@ -1,4 +1,4 @@
-// HMAC-SHA-256 (FIPS 180-4, RFC 2104) and random bytes from the kernel, for
+// HMAC-SHA-256 (FIPS 180-4, RFC 2104), random bytes from the kernel and hex, for
 // authenticating the ranks of a group: a peer proves it knows the group's
 // secret by answering a fresh challenge, so the secret never crosses a socket.
 #pragma once
