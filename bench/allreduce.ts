@@ -14,7 +14,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
-import {WIRE_CODES} from '../src/dist/allreduce';
+import {WIRE_CODES} from '../src/distributed/allreduce';
 import * as wm from '../src/index';
 import {callWindowsUs, median, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
 
@@ -51,7 +51,7 @@ async function rank(): Promise<void> {
   for (const wire of ['bfloat16', 'float32'] as const) time(warmUp, {wire}, 1000);
   warmUp.dispose();
   // Size by size, every wire at each: measured wire after wire, the first wire's small messages took
-  // more host time per call than the same calls later in the run (2 x H200, session 8: bfloat16 first
+  // more host time per call than the same calls later in the run (2 x H200: bfloat16 first
   // 9.2-11 µs, float32 first 7.0-8.8 for both).
   for (const bytes of SIZES) {
     for (const wire of WIRES) {

@@ -64,7 +64,7 @@ export function callWindowsUs(fn: () => void, reps: number, warm: number, before
 /**
  * µs for a fixed piece of plain JavaScript (fill and sort 65,536 doubles; median of 7): how fast this
  * process's host is. On the shared GPU hosts a whole process is sometimes ~1.5x slower than its twin
- * (session 8: a small tf.add 8.3-8.9 µs of host time in some processes, 13.0-13.6 in others, on either GPU),
+ * (a small tf.add 8.3-8.9 µs of host time in some processes, 13.0-13.6 in others, on either GPU),
  * and a data-parallel step then runs at the slow rank's pace: this tells such a run apart.
  */
 export function hostProbeUs(): number {

@@ -2,7 +2,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from './backend/backend_wholememory';
-import {BACKEND_NAME, deviceDetails, deviceStatus, DeviceStatus, native} from './backend/register';
+import {BACKEND_NAME} from './backend/backend_name';
+import {deviceDetails, deviceStatus, DeviceStatus, native} from './native/device';
 
 export {fallbackCounts, resetFallbackCounts} from './backend/fallback';
 

@@ -137,11 +137,11 @@ describe('convolutions and pools match tfjs-backend-cpu', () => {
     const native = wm.backend().native;
     const g = [1, 4, 4, 2, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1];  // one 4x4 image, 2 channels, 3x3 'same'
     const x = new Float32Array(32).fill(1), w = new Float32Array(18).fill(1), y = new Float32Array(32).fill(7);
-    expect(() => native.depthwiseConv2d(x.subarray(0, 31), w, y, g, 1)).to.throw(/depthwiseConv2d: argument 0 \(x\) holds 31 elements, the geometry needs 32/);
-    expect(() => native.depthwiseConv2d(x, w, y, g, 2)).to.throw(/argument 1 \(w\) holds 18 elements, the geometry needs 36/);
-    expect(() => native.depthwiseConv2d(x, w, y, g.slice(0, 13), 1)).to.throw(/geometry must hold 14 numbers/);
+    expect(() => native.depthwiseConv2d(x.subarray(0, 31), w, y, g, 1)).to.throw(/depthwiseConv2d: argument 0 \(x\) holds 31 elements, needs 32/);
+    expect(() => native.depthwiseConv2d(x, w, y, g, 2)).to.throw(/argument 1 \(w\) holds 18 elements, needs 36/);
+    expect(() => native.depthwiseConv2d(x, w, y, g.slice(0, 13), 1)).to.throw(/argument 3 \(geometry\) must hold 14 numbers/);
     expect(() => native.depthwiseConv2d(x, w, y, [...g.slice(0, 8), 0, ...g.slice(9)], 1)).to.throw(/strides and dilations must be >= 1/);
-    expect(() => native.depthwiseConv2d(x, w, 12345, g, 1)).to.throw(/argument 2 \(y\) must be a typed array like the others/);
+    expect(() => native.depthwiseConv2d(x, w, 12345, g, 1)).to.throw(/argument 2 \(y\) must be a Float32Array/);
     expect(() => native.pool2d(7, x, y, g)).to.throw(/pool2d: argument 0 \(op\) must be 0 \(max\), 1 \(argmax\) or 2 \(avg\)/);
     expect(() => native.pool2dGrad(1, y, 0, x, g)).to.throw(/op\) must be max or avg/);
     expect(Array.from(y).every((v) => v === 7), 'output untouched').to.equal(true);

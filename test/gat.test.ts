@@ -214,9 +214,9 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
     if (!b.hostKernels) this.skip();
     const rowPtr = Int32Array.from([0, 1, 3]), colIdx = Int32Array.from([0, 2, 9]);
     const f = new Float32Array(64);
-    expect(() => b.native.gatForward(rowPtr, colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(/gatForward: colIdx\[2\] = 9 is outside \[0, 4\)/);
+    expect(() => b.native.gatForward(rowPtr, colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(/gatForward: argument 1 \(colIdx\) entry 2 = 9 is outside \[0, 4\)/);
     expect(() => b.native.gatForward(rowPtr, Int32Array.from([0, 1, 2]), 2, 4, f.subarray(0, 7), f, f, 1, 2, 0.2, f, f))
         .to.throw(/argument 4 \(feat\) holds 7 elements, needs 8/);
-    expect(() => b.native.gatForward(Int32Array.from([0, 2, 1]), colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(/rowPtr decreases at row 1/);
+    expect(() => b.native.gatForward(Int32Array.from([0, 2, 1]), colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(/gatForward: argument 0 \(rowPtr\) decreases at row 1/);
   });
 });

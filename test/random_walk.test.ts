@@ -181,7 +181,7 @@ describe('random walks', () => {
     if (wm.deviceInfo().gpu) {
       // The CPU core's draws, from the same backend's host path.
       const host = new Int32Array(70000);
-      (await import('../src/backend/register')).native().hostRandomVertices(7, 3, host);
+      (await import('../src/native/device')).native().randomVertices(host.length, 7, 3, host);
       expect(Array.from(v)).to.deep.equal(Array.from(host));
     }
     ids.dispose();

@@ -168,7 +168,7 @@ describe('security: shared objects and the object store', () => {
       const forged = wm.open({...d!, mutable: true});
       expect(() => wm.update(forged, new Float32Array(64).fill(7))).to.throw(/read-only \(its owner shared it with mutable: false\)/);
       // Even the native write path refuses: the seal, not our bookkeeping, holds.
-      const {native} = await import('../src/backend/register');
+      const {native} = await import('../src/native/device');
       expect(() => native().sharedHostWrite(d!.fdPath!, d!.inode!, 0, new Float32Array(4))).to.throw(/read-only|Operation not permitted/);
       expect(Array.from(await wm.open(d!).data())).to.deep.equal(before);
       wm.close(forged);

@@ -1,13 +1,13 @@
 // Where a window-copy convolution's time goes: the parts conv_windows.ts
 // builds it from (padding, the window copy, the product), each timed alone,
-// next to the whole tf.conv2d (on the GPU an implicit GEMM since session 11;
+// next to the whole tf.conv2d (on the GPU an implicit GEMM;
 // WM_CONV_IMPLICIT=0 takes the window copies there too), on the bench:conv shapes. µs per call (median of 9 windows,
 // GPU synchronised per window). Run: node dist/bench/probes/conv_parts.js
 import * as tf from '@tensorflow/tfjs-core';
 
 import {runnerFor} from '../../src/backend/runner';
 import * as wm from '../../src/index';
-import {geometryOf, padForWindows, windows} from '../../src/kernels/conv_windows';
+import {geometryOf, padForWindows, windows} from '../../src/kernel_utils/conv_windows';
 import {callWindowsUs} from '../bench_util';
 
 async function main(): Promise<void> {

@@ -1,8 +1,7 @@
 // N-API bindings of the bootstrap communicator and host WholeMemory.
 #include <napi.h>
 
-#include "int32_source.h"
-#include "napi_util.h"
+#include "napi_args.h"
 
 #include <chrono>
 #include <memory>
@@ -487,17 +486,6 @@ wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v) {
   auto* w = HostMemoryWrap::Unwrap(v.As<Napi::Object>());
   if (!w || !w->get()) throw Napi::Error::New(v.Env(), "the WholeMemory tensor was freed");
   return w->get();
-}
-
-Int32Source int32Source(const Napi::CallbackInfo& info, size_t i, const char* name) {
-  if (info[i].IsTypedArray()) {
-    auto a = info[i].As<Napi::Int32Array>();
-    return {a.Data(), static_cast<int64_t>(a.ElementLength())};
-  }
-  wm::HostWholeMemory* m = info[i].IsObject() ? unwrapHostMemory(info[i]) : nullptr;
-  if (!m || !m->continuousBase() || m->rowBytes() != 4)
-    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be an Int32Array or continuous int32 host WholeMemory");
-  return {reinterpret_cast<const int32_t*>(m->continuousBase()), m->rows()};
 }
 
 void InitComm(Napi::Env env, Napi::Object exports) {

@@ -1,7 +1,7 @@
 // N-API bindings of the embedding kernels (device and host).
 #include <napi.h>
 
-#include "napi_util.h"
+#include "napi_args.h"
 
 #include <string>
 
@@ -85,78 +85,81 @@ wm::IndexType indexTypeOf(const Napi::TypedArray& t) {
   throw Napi::TypeError::New(t.Env(), "indices must be an Int32Array or a BigInt64Array");
 }
 
-// embeddingGather(table, indices, indexType, n, out, errorFlag)
+// Host indices: an Int32Array or BigInt64Array of at least n entries, matching indexType.
+const void* hostIndices(const Napi::CallbackInfo& info, size_t i, wm::IndexType declared, int64_t n) {
+  auto idx = info[i].As<Napi::TypedArray>();
+  if (indexTypeOf(idx) != declared) throw Napi::TypeError::New(info.Env(), "indices' element type differs from indexType");
+  if (static_cast<int64_t>(idx.ElementLength()) < n) throw Napi::RangeError::New(info.Env(), "indices holds fewer than n entries");
+  return bytes(idx);
+}
+
+float* hostFloats(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t need) {
+  if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a Float32Array like indices");
+  auto a = info[i].As<Napi::Float32Array>();
+  if (static_cast<int64_t>(a.ElementLength()) < need)
+    throw Napi::RangeError::New(info.Env(), std::string(name) + " must hold n x dim floats");
+  return a.Data();
+}
+
+// Indices in a typed array run the host kernels; a device address the CUDA ones.
+bool onHost(const Napi::CallbackInfo& info, size_t indicesArg) { return info[indicesArg].IsTypedArray(); }
+
+// embeddingGather(table, indices, indexType, n, out, errorFlag) -> on the host, the first bad position or -1
 Napi::Value Gather(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    wm::embeddingGather(tableArg(info[0]), ptrArg(info[1], "indices"), static_cast<wm::IndexType>(info[2].As<Napi::Number>().Int32Value()),
-                        info[3].As<Napi::Number>().Int64Value(), ptrArg(info[4], "out"), ptrArg(info[5], "errorFlag"));
+    const wm::TableRef t = tableArg(info[0]);
+    const auto type = static_cast<wm::IndexType>(info[2].As<Napi::Number>().Int32Value());
+    const int64_t n = info[3].As<Napi::Number>().Int64Value();
+    if (onHost(info, 1))
+      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingGather(t, hostIndices(info, 1, type, n), type, n,
+                                                                                         hostFloats(info, 4, "out", n * t.dim))));
+    wm::embeddingGather(t, ptrArg(info[1], "indices"), type, n, ptrArg(info[4], "out"), ptrArg(info[5], "errorFlag"));
     return info.Env().Undefined();
   });
 }
 
+// embeddingWriteRows(table, indices, indexType, n, values, errorFlag) -> on the host, the first bad position or -1
 Napi::Value WriteRows(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    wm::embeddingWriteRows(tableArg(info[0]), ptrArg(info[1], "indices"), static_cast<wm::IndexType>(info[2].As<Napi::Number>().Int32Value()),
-                           info[3].As<Napi::Number>().Int64Value(), ptrArg(info[4], "values"), ptrArg(info[5], "errorFlag"));
+    const wm::TableRef t = tableArg(info[0]);
+    const auto type = static_cast<wm::IndexType>(info[2].As<Napi::Number>().Int32Value());
+    const int64_t n = info[3].As<Napi::Number>().Int64Value();
+    if (onHost(info, 1))
+      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingWriteRows(t, hostIndices(info, 1, type, n), type, n,
+                                                                                            hostFloats(info, 4, "values", n * t.dim))));
+    wm::embeddingWriteRows(t, ptrArg(info[1], "indices"), type, n, ptrArg(info[4], "values"), ptrArg(info[5], "errorFlag"));
     return info.Env().Undefined();
   });
+}
+
+// Host optimizer state: a typed array, continuous host WholeMemory, or null.
+float* hostState(const Napi::CallbackInfo& info, const Napi::Value& v) {
+  if (v.IsNull() || v.IsUndefined() || (v.IsNumber() && v.As<Napi::Number>().DoubleValue() == 0)) return nullptr;
+  if (v.IsObject() && !v.IsTypedArray()) {
+    wm::HostWholeMemory* m = unwrapHostMemory(v);
+    if (!m->continuousBase()) throw Napi::Error::New(info.Env(), "optimizer state must be continuous memory");
+    return reinterpret_cast<float*>(m->continuousBase());
+  }
+  return reinterpret_cast<float*>(bytes(v.As<Napi::TypedArray>()));
 }
 
 // embeddingApply(table, state0, state1, indices, indexType, n, grads, opt, params, errorFlag, skipped)
+//   -> on the host, the skipped elements (the device writes them to `skipped`)
 Napi::Value Apply(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    wm::embeddingApply(tableArg(info[0]), ptrArg(info[1], "state0"), ptrArg(info[2], "state1"), ptrArg(info[3], "indices"),
-                       static_cast<wm::IndexType>(info[4].As<Napi::Number>().Int32Value()), info[5].As<Napi::Number>().Int64Value(),
-                       ptrArg(info[6], "grads"), static_cast<wm::SparseOptimizer>(info[7].As<Napi::Number>().Int32Value()),
-                       paramsArg(info[8]), ptrArg(info[9], "errorFlag"), ptrArg(info[10], "skipped"));
+    const wm::TableRef t = tableArg(info[0]);
+    const auto type = static_cast<wm::IndexType>(info[4].As<Napi::Number>().Int32Value());
+    const int64_t n = info[5].As<Napi::Number>().Int64Value();
+    const auto opt = static_cast<wm::SparseOptimizer>(info[7].As<Napi::Number>().Int32Value());
+    if (onHost(info, 3)) {
+      const int64_t skipped = wm::host::embeddingApply(t, hostState(info, info[1]), hostState(info, info[2]), hostIndices(info, 3, type, n), type,
+                                                       n, hostFloats(info, 6, "grads", n * t.dim), opt, paramsArg(info[8]));
+      return Napi::Number::New(info.Env(), static_cast<double>(skipped));
+    }
+    wm::embeddingApply(t, ptrArg(info[1], "state0"), ptrArg(info[2], "state1"), ptrArg(info[3], "indices"), type, n, ptrArg(info[6], "grads"),
+                       opt, paramsArg(info[8]), ptrArg(info[9], "errorFlag"), ptrArg(info[10], "skipped"));
     return info.Env().Undefined();
-  });
-}
-
-// hostEmbeddingGather(table, indices: Int32Array|BigInt64Array, out: Float32Array) -> bad position or -1
-Napi::Value HostGather(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    auto idx = info[1].As<Napi::TypedArray>();
-    auto out = info[2].As<Napi::Float32Array>();
-    wm::TableRef t = tableArg(info[0]);
-    if (out.ElementLength() != idx.ElementLength() * static_cast<size_t>(t.dim))
-      throw Napi::RangeError::New(info.Env(), "embedding gather: out must hold indices.length x dim floats");
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingGather(t, bytes(idx), indexTypeOf(idx), idx.ElementLength(), out.Data())));
-  });
-}
-
-Napi::Value HostWriteRows(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    auto idx = info[1].As<Napi::TypedArray>();
-    auto values = info[2].As<Napi::Float32Array>();
-    wm::TableRef t = tableArg(info[0]);
-    if (values.ElementLength() != idx.ElementLength() * static_cast<size_t>(t.dim))
-      throw Napi::RangeError::New(info.Env(), "embedding write: values must hold indices.length x dim floats");
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingWriteRows(t, bytes(idx), indexTypeOf(idx), idx.ElementLength(), values.Data())));
-  });
-}
-
-// hostEmbeddingApply(table, state0|null, state1|null, indices, grads, opt, params) -> skipped elements
-Napi::Value HostApply(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    wm::TableRef t = tableArg(info[0]);
-    auto state = [&](const Napi::Value& v) -> float* {
-      if (v.IsNull() || v.IsUndefined()) return nullptr;
-      if (v.IsObject() && !v.IsTypedArray()) {
-        wm::HostWholeMemory* m = unwrapHostMemory(v);
-        if (!m->continuousBase()) throw Napi::Error::New(info.Env(), "optimizer state must be continuous memory");
-        return reinterpret_cast<float*>(m->continuousBase());
-      }
-      return reinterpret_cast<float*>(bytes(v.As<Napi::TypedArray>()));
-    };
-    auto idx = info[3].As<Napi::TypedArray>();
-    auto grads = info[4].As<Napi::Float32Array>();
-    if (grads.ElementLength() != idx.ElementLength() * static_cast<size_t>(t.dim))
-      throw Napi::RangeError::New(info.Env(), "embedding apply: grads must hold indices.length x dim floats");
-    int64_t skipped = wm::host::embeddingApply(t, state(info[1]), state(info[2]), bytes(idx), indexTypeOf(idx), idx.ElementLength(),
-                                               grads.Data(), static_cast<wm::SparseOptimizer>(info[5].As<Napi::Number>().Int32Value()),
-                                               paramsArg(info[6]));
-    return Napi::Number::New(info.Env(), static_cast<double>(skipped));
   });
 }
 
@@ -229,7 +232,4 @@ void InitEmbedding(Napi::Env env, Napi::Object exports) {
   exports.Set("embeddingGather", Napi::Function::New(env, Gather, "embeddingGather"));
   exports.Set("embeddingWriteRows", Napi::Function::New(env, WriteRows, "embeddingWriteRows"));
   exports.Set("embeddingApply", Napi::Function::New(env, Apply, "embeddingApply"));
-  exports.Set("hostEmbeddingGather", Napi::Function::New(env, HostGather, "hostEmbeddingGather"));
-  exports.Set("hostEmbeddingWriteRows", Napi::Function::New(env, HostWriteRows, "hostEmbeddingWriteRows"));
-  exports.Set("hostEmbeddingApply", Napi::Function::New(env, HostApply, "hostEmbeddingApply"));
 }

@@ -1,173 +1,128 @@
-// N-API bindings of the graph operations (wm/graph_ops.h): device versions
-// take addresses, host versions typed arrays.
+// Bindings of the graph operations whose CSR may be host WholeMemory (an
+// object, which the op table's readers do not take): sampling, walks, and
+// building a CSR. Seeds or starts in a typed array run the host version;
+// device addresses the CUDA one. Both return or record the first bad seed.
 #include <napi.h>
 
 #include <algorithm>
 #include <string>
 
-#include "int32_source.h"
-#include "napi_util.h"
+#include "napi_args.h"
 #include "wm/graph_ops.h"
+#include "wm/host_whole_memory.h"
 #include "wm/random_walk.h"
+#include "wm/sampling.h"
+
+wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
 
 namespace {
 
+using wmnapi::Args;
 using wmnapi::guarded;
 
-uint64_t ptr(const Napi::CallbackInfo& info, int i) { return static_cast<uint64_t>(info[i].As<Napi::Number>().DoubleValue()); }
-int64_t num(const Napi::CallbackInfo& info, int i) { return info[i].As<Napi::Number>().Int64Value(); }
-template <typename A>
-auto* dataOrNull(const Napi::Value& v) {
-  return v.IsTypedArray() ? v.As<A>().Data() : nullptr;
+struct Int32Source {
+  const int32_t* data;
+  int64_t length;
+};
+
+// An Int32Array, or continuous int32 host WholeMemory (a graph every process of a host shares) read in place.
+Int32Source int32Source(const Args& a, size_t i, const char* name) {
+  if (a[i].IsTypedArray()) {
+    const int32_t* p = a.ints(i, name, 0);
+    return {p, a.length(i, name)};
+  }
+  wm::HostWholeMemory* m = a[i].IsObject() ? unwrapHostMemory(a[i]) : nullptr;
+  if (!m || !m->continuousBase() || m->rowBytes() != 4) a.reject(i, name, "must be an Int32Array or continuous int32 host WholeMemory");
+  return {reinterpret_cast<const int32_t*>(m->continuousBase()), m->rows()};
 }
 
-// uniqueInt32(x, n, values, inverse) -> count
-Napi::Value Unique(const Napi::CallbackInfo& info) {
+// The host CSR: rowPtr [numVertices + 1] and colIdx (its length is nnz).
+struct HostCsr {
+  Int32Source rowPtr, colIdx;
+  HostCsr(const Args& a, int64_t numVertices) : rowPtr(int32Source(a, 0, "rowPtr")), colIdx(int32Source(a, 1, "colIdx")) {
+    if (rowPtr.length != numVertices + 1) a.reject(0, "rowPtr", "must hold numVertices + 1 entries");
+  }
+};
+
+// sampleWithReplacement(rowPtr, colIdx, numVertices, seeds, n, fanout, seed, out, errorFlag, keyByVertex?)
+//   -> on the host, the first bad seed's position or -1
+Napi::Value SampleWithReplacement(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::uniqueInt32(ptr(info, 0), num(info, 1), ptr(info, 2), ptr(info, 3))));
-  });
-}
-// relabelVertices(dst, nDst, ids, nIds, numVertices, map, values, neighbors) -> count
-Napi::Value Relabel(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::relabelVertices(ptr(info, 0), num(info, 1), ptr(info, 2), num(info, 3), num(info, 4),
-                                                                                 ptr(info, 5), ptr(info, 6), ptr(info, 7))));
-  });
-}
-// hostUniqueInt32(x, values, inverse) -> count
-Napi::Value HostUnique(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    auto x = info[0].As<Napi::Int32Array>(), values = info[1].As<Napi::Int32Array>(), inverse = info[2].As<Napi::Int32Array>();
-    if (values.ElementLength() < x.ElementLength() || inverse.ElementLength() != x.ElementLength())
-      throw Napi::RangeError::New(info.Env(), "unique: values and inverse must hold as many entries as x");
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::uniqueInt32(x.Data(), x.ElementLength(), values.Data(), inverse.Data())));
-  });
-}
-// csrSpmm(rowPtr, colIdx, weight | 0, rowScale | 0, numRows, x, dim, out, splits | 0, numLong, numChunks, chunkEntries)
-Napi::Value Spmm(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::csrSpmm(ptr(info, 0), ptr(info, 1), ptr(info, 2), ptr(info, 3), num(info, 4), ptr(info, 5), num(info, 6), ptr(info, 7),
-                ptr(info, 8), num(info, 9), num(info, 10), num(info, 11));
+    Args a(info, "sampleWithReplacement");
+    const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n");
+    const int fanout = static_cast<int>(a.count(5, "fanout"));
+    const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
+    const bool byVertex = a.flag(9, "keyByVertex");
+    if (a[3].IsTypedArray()) {
+      const HostCsr g(a, numVertices);
+      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithReplacement(
+          g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "seeds", n), n, fanout, seed, a.ints(7, "out", n * fanout), byVertex)));
+    }
+    wm::sampleWithReplacement(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "seeds"), n, fanout, seed,
+                              a.address(7, "out"), a.address(8, "errorFlag"), byVertex);
     return info.Env().Undefined();
   });
 }
-// neighborMean(neighbors, numRows, fanout, x, dim, out)
-Napi::Value NeighborMean(const Napi::CallbackInfo& info) {
+
+// sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, n, fanout, seed, offsets, out | null, errorFlag, keyByVertex?)
+//   -> on the host, the first bad seed's position or -1 (out null: offsets only)
+Napi::Value SampleWithoutReplacement(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::neighborMean(ptr(info, 0), num(info, 1), num(info, 2), ptr(info, 3), num(info, 4), ptr(info, 5));
+    Args a(info, "sampleWithoutReplacement");
+    const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n");
+    const int fanout = static_cast<int>(a.count(5, "fanout"));
+    const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
+    const bool byVertex = a.flag(10, "keyByVertex");
+    if (a[3].IsTypedArray()) {
+      const HostCsr g(a, numVertices);
+      int32_t* offsets = a.ints(7, "offsets", n + 1);
+      int32_t* out = a.present(8) ? a.ints(8, "out", 0) : nullptr;
+      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithoutReplacement(
+          g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "seeds", n), n, fanout, seed, offsets, out, byVertex)));
+    }
+    wm::sampleWithoutReplacement(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "seeds"), n, fanout, seed,
+                                 a.address(7, "offsets"), a.address(8, "out"), a.address(9, "errorFlag"), byVertex);
     return info.Env().Undefined();
-  });
-}
-// neighborMeanGrad(neighbors, numRows, fanout, dy, dim, dx, numInputs)
-Napi::Value NeighborMeanGrad(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::neighborMeanGrad(ptr(info, 0), num(info, 1), num(info, 2), ptr(info, 3), num(info, 4), ptr(info, 5), num(info, 6));
-    return info.Env().Undefined();
-  });
-}
-// hostCsrSpmm(rowPtr, colIdx, weight | null, rowScale | null, x, dim, out)
-Napi::Value HostSpmm(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    auto rowPtr = info[0].As<Napi::Int32Array>(), colIdx = info[1].As<Napi::Int32Array>();
-    auto x = info[4].As<Napi::Float32Array>(), out = info[6].As<Napi::Float32Array>();
-    int64_t numRows = static_cast<int64_t>(rowPtr.ElementLength()) - 1, dim = num(info, 5);
-    if (numRows < 0 || static_cast<int64_t>(out.ElementLength()) != numRows * dim)
-      throw Napi::RangeError::New(info.Env(), "csrSpmm: out must hold rows x dim entries");
-    wm::host::csrSpmm(rowPtr.Data(), colIdx.Data(), dataOrNull<Napi::Float32Array>(info[2]), dataOrNull<Napi::Float32Array>(info[3]),
-                      numRows, x.Data(), dim, out.Data());
-    return info.Env().Undefined();
-  });
-}
-// negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst) -> pairs that exhausted their tries
-Napi::Value Negative(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::negativePairs(ptr(info, 0), ptr(info, 1), num(info, 2), num(info, 3),
-                                                                               static_cast<uint64_t>(num(info, 4)), ptr(info, 5), ptr(info, 6))));
-  });
-}
-// hostNegativePairs(rowPtr, colIdx, seed, src, dst) -> pairs that exhausted their tries
-Napi::Value HostNegative(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    auto rowPtr = info[0].As<Napi::Int32Array>(), colIdx = info[1].As<Napi::Int32Array>();
-    auto src = info[3].As<Napi::Int32Array>(), dst = info[4].As<Napi::Int32Array>();
-    if (src.ElementLength() != dst.ElementLength()) throw Napi::RangeError::New(info.Env(), "negativePairs: src and dst differ in length");
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::negativePairs(
-        rowPtr.Data(), colIdx.Data(), static_cast<int64_t>(colIdx.ElementLength()), static_cast<int64_t>(rowPtr.ElementLength()) - 1, src.ElementLength(),
-        static_cast<uint64_t>(num(info, 2)), src.Data(), dst.Data())));
   });
 }
 
 // The walk bias from {back, near, far, uniform} (random_walk.ts computes it).
-wm::WalkBias walkBias(const Napi::Value& v) {
-  auto o = v.As<Napi::Object>();
-  auto f = [&](const char* k) { return static_cast<float>(o.Get(k).As<Napi::Number>().DoubleValue()); };
+wm::WalkBias walkBias(const Args& a, size_t i) {
+  auto o = a.object(i, "bias");
+  auto f = [&](const char* k) {
+    const Napi::Value v = o.Get(k);
+    if (!v.IsNumber()) a.reject(i, "bias", std::string("must have a number ") + k);
+    return static_cast<float>(v.As<Napi::Number>().DoubleValue());
+  };
   return {f("back"), f("near"), f("far"), o.Get("uniform").ToBoolean()};
 }
+
 // randomWalks(rowPtr, colIdx, numVertices, starts, n, length, seed, bias, out, errorFlag)
-Napi::Value Walks(const Napi::CallbackInfo& info) {
+//   -> on the host, the first bad start's position or -1
+Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::randomWalks(ptr(info, 0), ptr(info, 1), num(info, 2), ptr(info, 3), num(info, 4), static_cast<int>(num(info, 5)),
-                    static_cast<uint64_t>(num(info, 6)), walkBias(info[7]), ptr(info, 8), ptr(info, 9));
-    return info.Env().Undefined();
-  });
-}
-// hostRandomWalks(rowPtr, colIdx, starts, length, seed, bias, out) -> first bad start or -1
-Napi::Value HostWalks(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    Int32Source rowPtr = int32Source(info, 0, "rowPtr"), colIdx = int32Source(info, 1, "colIdx");
-    auto starts = info[2].As<Napi::Int32Array>(), out = info[6].As<Napi::Int32Array>();
-    int64_t length = num(info, 3);
-    if (static_cast<int64_t>(out.ElementLength()) != static_cast<int64_t>(starts.ElementLength()) * length)
-      throw Napi::RangeError::New(info.Env(), "randomWalks: out must hold starts x length entries");
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::host::randomWalks(
-        rowPtr.data, colIdx.data, colIdx.length, rowPtr.length - 1, starts.Data(), starts.ElementLength(), static_cast<int>(length),
-        static_cast<uint64_t>(num(info, 4)), walkBias(info[5]), out.Data())));
-  });
-}
-
-// walkPairs(walks, n, length, window, center, context)
-Napi::Value Pairs(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::walkPairs(ptr(info, 0), num(info, 1), static_cast<int>(num(info, 2)), static_cast<int>(num(info, 3)), ptr(info, 4), ptr(info, 5));
-    return info.Env().Undefined();
-  });
-}
-// hostWalkPairs(walks, length, window, center, context)
-Napi::Value HostPairs(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    auto walks = info[0].As<Napi::Int32Array>(), center = info[3].As<Napi::Int32Array>(), context = info[4].As<Napi::Int32Array>();
-    const int64_t length = num(info, 1), window = num(info, 2);
-    if (length < 1 || walks.ElementLength() % length != 0) throw Napi::RangeError::New(info.Env(), "walkPairs: walks must hold n x length entries");
-    const int64_t n = static_cast<int64_t>(walks.ElementLength()) / length;
-    const int64_t total = wm::walkPairCount(n, static_cast<int>(length), static_cast<int>(window));
-    if (static_cast<int64_t>(center.ElementLength()) != total || static_cast<int64_t>(context.ElementLength()) != total)
-      throw Napi::RangeError::New(info.Env(), "walkPairs: center and context must hold " + std::to_string(total) + " entries");
-    wm::host::walkPairs(walks.Data(), n, static_cast<int>(length), static_cast<int>(window), center.Data(), context.Data());
-    return info.Env().Undefined();
-  });
-}
-// randomVertices(count, numVertices, seed, out)
-Napi::Value Vertices(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::randomVertices(num(info, 0), num(info, 1), static_cast<uint64_t>(num(info, 2)), ptr(info, 3));
-    return info.Env().Undefined();
-  });
-}
-// hostRandomVertices(numVertices, seed, out)
-Napi::Value HostVertices(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    auto out = info[2].As<Napi::Int32Array>();
-    wm::host::randomVertices(out.ElementLength(), num(info, 0), static_cast<uint64_t>(num(info, 1)), out.Data());
+    Args a(info, "randomWalks");
+    const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n"), length = a.count(5, "length");
+    const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
+    const wm::WalkBias bias = walkBias(a, 7);
+    if (a[3].IsTypedArray()) {
+      const HostCsr g(a, numVertices);
+      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::randomWalks(
+          g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "starts", n), n, static_cast<int>(length), seed, bias,
+          a.ints(8, "out", n * length))));
+    }
+    wm::randomWalks(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "starts"), n, static_cast<int>(length), seed, bias,
+                    a.address(8, "out"), a.address(9, "errorFlag"));
     return info.Env().Undefined();
   });
 }
 
-// hostBuildCsr(numVertices, src, dst, symmetric) -> {rowPtr: Int32Array, colIdx: Int32Array}
-Napi::Value HostBuildCsr(const Napi::CallbackInfo& info) {
+// buildCsr(numVertices, src, dst, symmetric) -> {rowPtr: Int32Array, colIdx: Int32Array} (host only: it allocates its result)
+Napi::Value BuildCsr(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    auto src = info[1].As<Napi::Int32Array>(), dst = info[2].As<Napi::Int32Array>();
-    if (src.ElementLength() != dst.ElementLength()) throw Napi::RangeError::New(info.Env(), "fromEdges: src and dst differ in length");
-    wm::host::CsrArrays c = wm::host::buildCsr(num(info, 0), src.Data(), dst.Data(), src.ElementLength(), info[3].ToBoolean());
+    Args a(info, "buildCsr");
+    const int64_t m = a.length(1, "src");
+    wm::host::CsrArrays c = wm::host::buildCsr(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m, a.flag(3, "symmetric"));
     auto rowPtr = Napi::Int32Array::New(info.Env(), c.rowPtr.size());
     for (size_t i = 0; i < c.rowPtr.size(); ++i) rowPtr[i] = static_cast<int32_t>(c.rowPtr[i]);
     auto colIdx = Napi::Int32Array::New(info.Env(), c.colIdx.size());
@@ -179,37 +134,11 @@ Napi::Value HostBuildCsr(const Napi::CallbackInfo& info) {
   });
 }
 
-// hostRmat(scale, a, b, c, seed, permute, src, dst): fills src/dst (m entries each)
-Napi::Value HostRmat(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    auto src = info[6].As<Napi::Int32Array>(), dst = info[7].As<Napi::Int32Array>();
-    if (src.ElementLength() != dst.ElementLength()) throw Napi::RangeError::New(info.Env(), "rmat: src and dst differ in length");
-    wm::host::rmatEdges(static_cast<int>(num(info, 0)), static_cast<int64_t>(src.ElementLength()), info[1].As<Napi::Number>().DoubleValue(),
-                        info[2].As<Napi::Number>().DoubleValue(), info[3].As<Napi::Number>().DoubleValue(),
-                        static_cast<uint32_t>(static_cast<int64_t>(info[4].As<Napi::Number>().DoubleValue())), info[5].ToBoolean(),
-                        src.Data(), dst.Data());
-    return info.Env().Undefined();
-  });
-}
-
 }  // namespace
 
 void InitGraph(Napi::Env env, Napi::Object exports) {
-  exports.Set("uniqueInt32", Napi::Function::New(env, Unique, "uniqueInt32"));
-  exports.Set("relabelVertices", Napi::Function::New(env, Relabel, "relabelVertices"));
-  exports.Set("hostUniqueInt32", Napi::Function::New(env, HostUnique, "hostUniqueInt32"));
-  exports.Set("csrSpmm", Napi::Function::New(env, Spmm, "csrSpmm"));
-  exports.Set("neighborMean", Napi::Function::New(env, NeighborMean, "neighborMean"));
-  exports.Set("neighborMeanGrad", Napi::Function::New(env, NeighborMeanGrad, "neighborMeanGrad"));
-  exports.Set("hostCsrSpmm", Napi::Function::New(env, HostSpmm, "hostCsrSpmm"));
-  exports.Set("negativePairs", Napi::Function::New(env, Negative, "negativePairs"));
-  exports.Set("hostNegativePairs", Napi::Function::New(env, HostNegative, "hostNegativePairs"));
-  exports.Set("randomWalks", Napi::Function::New(env, Walks, "randomWalks"));
-  exports.Set("hostRandomWalks", Napi::Function::New(env, HostWalks, "hostRandomWalks"));
-  exports.Set("walkPairs", Napi::Function::New(env, Pairs, "walkPairs"));
-  exports.Set("hostWalkPairs", Napi::Function::New(env, HostPairs, "hostWalkPairs"));
-  exports.Set("randomVertices", Napi::Function::New(env, Vertices, "randomVertices"));
-  exports.Set("hostRandomVertices", Napi::Function::New(env, HostVertices, "hostRandomVertices"));
-  exports.Set("hostBuildCsr", Napi::Function::New(env, HostBuildCsr, "hostBuildCsr"));
-  exports.Set("hostRmat", Napi::Function::New(env, HostRmat, "hostRmat"));
+  exports.Set("sampleWithReplacement", Napi::Function::New(env, SampleWithReplacement, "sampleWithReplacement"));
+  exports.Set("sampleWithoutReplacement", Napi::Function::New(env, SampleWithoutReplacement, "sampleWithoutReplacement"));
+  exports.Set("randomWalks", Napi::Function::New(env, RandomWalks, "randomWalks"));
+  exports.Set("buildCsr", Napi::Function::New(env, BuildCsr, "buildCsr"));
 }

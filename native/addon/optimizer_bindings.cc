@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "napi_util.h"
+#include "napi_args.h"
 #include "wm/dense_optimizer.h"
 
 namespace {
@@ -30,45 +30,40 @@ Napi::Array listArg(const Napi::CallbackInfo& info, int i) {
   return info[i].As<Napi::Array>();
 }
 
-// denseAdam(addresses[7k], sizes[k], lr, beta1, beta2, epsilon, 1 - beta1, 1 - beta2, 1 - beta1^t, 1 - beta2^t)
+// denseAdam(buffers[7k], sizes[k], lr, beta1, beta2, epsilon, 1 - beta1, 1 - beta2, 1 - beta1^t, 1 - beta2^t):
+// buffers are device addresses, or Float32Arrays (the CPU core) holding at least their tensor's size.
 Napi::Value DenseAdam(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     auto list = listArg(info, 0);
     if (!info[1].IsArray() || info[1].As<Napi::Array>().Length() * kBuffers != list.Length())
       throw Napi::TypeError::New(info.Env(), "denseAdam: sizes must hold one entry per tensor");
     auto sizes = info[1].As<Napi::Array>();
-    std::vector<wm::AdamTensor<uint64_t>> tensors(sizes.Length());
+    const bool host = list.Length() > 0 && list.Get(0u).IsTypedArray();
+    std::vector<wm::AdamTensor<uint64_t>> device(host ? 0 : sizes.Length());
+    std::vector<wm::AdamTensor<float*>> onHost(host ? sizes.Length() : 0);
     for (uint32_t t = 0; t < sizes.Length(); ++t) {
+      const int64_t n = sizes.Get(t).As<Napi::Number>().Int64Value();
       uint64_t p[kBuffers];
-      for (uint32_t k = 0; k < kBuffers; ++k) p[k] = static_cast<uint64_t>(list.Get(t * kBuffers + k).As<Napi::Number>().DoubleValue());
-      tensors[t] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], sizes.Get(t).As<Napi::Number>().Int64Value()};
-    }
-    wm::denseAdam(tensors, scalarsFrom(info, 2));
-    return info.Env().Undefined();
-  });
-}
-
-// hostDenseAdam(arrays[7k], the same eight scalars): every array of a tensor has its length.
-Napi::Value HostDenseAdam(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    auto list = listArg(info, 0);
-    std::vector<wm::AdamTensor<float*>> tensors(list.Length() / kBuffers);
-    for (uint32_t t = 0; t < tensors.size(); ++t) {
-      float* p[kBuffers];
-      size_t n = 0;
+      float* h[kBuffers];
       for (uint32_t k = 0; k < kBuffers; ++k) {
         Napi::Value v = list.Get(t * kBuffers + k);
+        if (!host) {
+          if (!v.IsNumber()) throw Napi::TypeError::New(info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) + " must be a device address like the first");
+          p[k] = static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue());
+          continue;
+        }
         if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-          throw Napi::TypeError::New(info.Env(), "hostDenseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) + " must be a Float32Array");
+          throw Napi::TypeError::New(info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) + " must be a Float32Array like the first");
         auto a = v.As<Napi::Float32Array>();
-        if (k == 0) n = a.ElementLength();
-        if (a.ElementLength() != n)
-          throw Napi::RangeError::New(info.Env(), "hostDenseAdam: tensor " + std::to_string(t) + "'s buffers differ in length");
-        p[k] = a.Data();
+        if (static_cast<int64_t>(a.ElementLength()) < n)
+          throw Napi::RangeError::New(info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) + " holds fewer than its size");
+        h[k] = a.Data();
       }
-      tensors[t] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], static_cast<int64_t>(n)};
+      if (host) onHost[t] = {h[0], h[1], h[2], h[3], h[4], h[5], h[6], n};
+      else device[t] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], n};
     }
-    wm::host::denseAdam(tensors, scalarsFrom(info, 1));
+    if (host) wm::host::denseAdam(onHost, scalarsFrom(info, 2));
+    else wm::denseAdam(device, scalarsFrom(info, 2));
     return info.Env().Undefined();
   });
 }
@@ -77,5 +72,4 @@ Napi::Value HostDenseAdam(const Napi::CallbackInfo& info) {
 
 void InitOptimizers(Napi::Env env, Napi::Object exports) {
   exports.Set("denseAdam", Napi::Function::New(env, DenseAdam, "denseAdam"));
-  exports.Set("hostDenseAdam", Napi::Function::New(env, HostDenseAdam, "hostDenseAdam"));
 }

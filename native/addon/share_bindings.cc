@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "napi_util.h"
+#include "napi_args.h"
 #include "wm/hmac_sha256.h"
 #include "wm/shared_buffer.h"
 #include "wm/status.h"

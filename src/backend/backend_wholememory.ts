@@ -7,7 +7,7 @@ import {MathBackendCPU} from '@tensorflow/tfjs-backend-cpu';
 import {backend_util, BackendTimingInfo, DataId, DataType, engine, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {ManagedResidency} from './managed_residency';
-import {NativeAddon, NativeDType} from './native';
+import {NativeAddon, NativeDType} from '../native/addon';
 
 export interface DeviceBuffer {
   ptr: number;

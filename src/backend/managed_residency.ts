@@ -4,7 +4,7 @@
 // buffer larger than the whole budget is never made resident: it is advised
 // to live on the host with the GPU reading it over the bus, so a table far
 // larger than the budget still works (at bus speed).
-import {NativeAddon} from './native';
+import {NativeAddon} from '../native/addon';
 
 interface Tracked {
   bytes: number;

@@ -3,13 +3,15 @@
 // Kernel files are written once against it.
 import {DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {bytesPerElement, nativeDType, typedArrayFor, WholeMemoryBackend} from './backend_wholememory';
-import {NativeDType, WindowBuf} from './native';
+import {nativeDType, typedArrayFor, WholeMemoryBackend} from './backend_wholememory';
+import {Buf, NativeAddon, NativeDType} from '../native/addon';
 
-export type Buf = number | Float32Array | Int32Array | Uint8Array;
+export type {Buf} from '../native/addon';
 
 export interface KernelRunner {
   readonly where: 'device' | 'host';
+  /** The addon: ops take device addresses or typed arrays alike and run where those live. */
+  readonly native: NativeAddon;
   input(t: TensorInfo): Buf;
   output(shape: number[], dtype: DataType): {info: TensorInfo; buf: Buf};
   unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
@@ -27,7 +29,6 @@ export interface KernelRunner {
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
   softmax(x: Buf, y: Buf, outer: number, inner: number): void;
   cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
-  topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, transA: boolean,
               transB: boolean, aBatchStride: number, bBatchStride: number): void;
   /** The 2-D window kernels (wm/window2d.h); g is the 14 numbers of wm::Window2D. */
@@ -56,9 +57,6 @@ export interface KernelRunner {
          numIndices: number, outerPerBatch: number, check: boolean): number;
 }
 
-const num = (b: Buf) => b as number;
-const arr = (b: Buf) => b as Float32Array | Int32Array | Uint8Array;
-
 // Whether strides walk `shape` contiguously (no broadcasting).
 function sameContiguous(shape: number[], strides: number[]): boolean {
   let acc = 1;
@@ -69,90 +67,93 @@ function sameContiguous(shape: number[], strides: number[]): boolean {
   return true;
 }
 
-const win = (b: Buf) => b as WindowBuf;
-
-// What both runners call the same way: the addon's window bindings take
-// device addresses and typed arrays alike.
-abstract class WindowCalls {
-  constructor(protected readonly b: WholeMemoryBackend) {}
-  depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number) {
-    this.b.native.depthwiseConv2d(win(x), win(w), win(y), g, mult);
-  }
-  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number) {
-    this.b.native.depthwiseConv2dInputGrad(win(dy), win(w), win(dx), g, mult, dyH, dyW);
-  }
-  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number) {
-    this.b.native.depthwiseConv2dFilterGrad(win(x), win(dy), win(dw), g, mult);
-  }
-  pool2d(op: number, x: Buf, y: Buf, g: number[]) {
-    this.b.native.pool2d(op, win(x), win(y), g);
-  }
-  pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]) {
-    this.b.native.pool2dGrad(op, win(dy), win(argmax ?? 0), win(dx), g);
-  }
-}
-
-class DeviceRunner extends WindowCalls implements KernelRunner {
-  readonly where = 'device' as const;
+// The addon runs each op where its buffers live (device addresses: CUDA;
+// typed arrays: the C++ CPU core), so one runner serves both places; only
+// where tensors live and how outputs are made differ.
+class Runner implements KernelRunner {
+  readonly native: NativeAddon;
   // WM_CONV_IMPLICIT=0 takes the window copies on the GPU too (to compare them).
-  readonly conv2d = process.env.WM_CONV_IMPLICIT === '0' ? undefined : {
-    forward: (x: Buf, w: Buf, y: Buf, g: number[], outC: number) => this.b.native.conv2dForward(num(x), num(w), num(y), g, outC),
-    inputGrad: (dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number) =>
-        this.b.native.conv2dInputGrad(num(dy), num(w), num(dx), g, outC, dyH, dyW),
-    filterGrad: (x: Buf, dy: Buf, dw: Buf, g: number[], outC: number) => this.b.native.conv2dFilterGrad(num(x), num(dy), num(dw), g, outC),
-  };
+  readonly conv2d;
+  constructor(private readonly b: WholeMemoryBackend, readonly where: 'device' | 'host') {
+    this.native = b.native;
+    const n = this.native;
+    this.conv2d = where === 'host' || process.env.WM_CONV_IMPLICIT === '0' ? undefined : {
+      forward: (x: Buf, w: Buf, y: Buf, g: number[], outC: number) => n.conv2dForward(x, w, y, g, outC),
+      inputGrad: (dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number) =>
+          n.conv2dInputGrad(dy, w, dx, g, outC, dyH, dyW),
+      filterGrad: (x: Buf, dy: Buf, dw: Buf, g: number[], outC: number) => n.conv2dFilterGrad(x, dy, dw, g, outC),
+    };
+  }
   input(t: TensorInfo): Buf {
-    return this.b.devicePtr(t);
+    return this.where === 'device' ? this.b.devicePtr(t) : this.b.hostArray(t);
   }
   output(shape: number[], dtype: DataType) {
-    const {info, ptr} = this.b.makeDeviceOutput(shape, dtype);
-    return {info, buf: ptr};
+    if (this.where === 'device') {
+      const {info, ptr} = this.b.makeDeviceOutput(shape, dtype);
+      return {info, buf: ptr as Buf};
+    }
+    const values = typedArrayFor(dtype, util.sizeFromShape(shape));
+    return {info: this.b.makeTensorInfo(shape, dtype, values), buf: values as Buf};
   }
   unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number) {
-    this.b.native.unary(op, dtIn, dtOut, num(x), num(y), n, alpha, beta);
+    this.native.unary(op, dtIn, dtOut, x, y, n, alpha, beta);
   }
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
     if (sameContiguous(shape, as) && sameContiguous(shape, bs)) {
-      this.b.native.binaryFlat(op, dtIn, dtOut, num(a), num(b), num(y), shape.reduce((x, d) => x * d, 1));
+      this.native.binaryFlat(op, dtIn, dtOut, a, b, y, shape.reduce((x, d) => x * d, 1));
     } else {
-      this.b.native.binary(op, dtIn, dtOut, num(a), num(b), num(y), shape, as, bs);
+      this.native.binary(op, dtIn, dtOut, a, b, y, shape, as, bs);
     }
   }
   binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number) {
-    this.b.native.binaryScalar(op, dtIn, dtOut, num(x), value, scalarFirst, num(y), n);
+    this.native.binaryScalar(op, dtIn, dtOut, x, value, scalarFirst, y, n);
   }
   select(dt: NativeDType, c: Buf, a: Buf, b: Buf, y: Buf, shape: number[], cs: number[], as: number[], bs: number[]) {
-    this.b.native.select(dt, num(c), num(a), num(b), num(y), shape, cs, as, bs);
+    this.native.select(dt, c, a, b, y, shape, cs, as, bs);
   }
   fill(dt: NativeDType, y: Buf, n: number, value: number) {
-    this.b.native.fill(dt, num(y), n, value);
+    this.native.fill(dt, y, n, value);
   }
   stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
-    this.b.native.stridedCopy(e, num(src), so, ss, sm, num(dst), d0, ds, shape);
+    this.native.stridedCopy(e, src, so, ss, sm, dst, d0, ds, shape);
   }
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after = 1) {
-    this.b.native.reduce(op, dtIn, dtOut, num(x), num(y), outer, inner, after);
+    this.native.reduce(op, dtIn, dtOut, x, y, outer, inner, after);
   }
   softmax(x: Buf, y: Buf, outer: number, inner: number) {
-    this.b.native.softmax(num(x), num(y), outer, inner, false);
+    this.native.softmax(x, y, outer, inner, false);
   }
   cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean) {
-    this.b.native.cumulative(product, dt, num(x), num(y), outer, n, inner, exclusive, reverse);
-  }
-  topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number) {
-    this.b.native.topK(dt, num(x), num(values), num(indices), rows, n, k);
+    this.native.cumulative(product, dt, x, y, outer, n, inner, exclusive, reverse);
   }
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
-    this.b.native.batchMatMul(num(a), num(b), num(c), batch, m, n, k, ta, tb, sa, sb);
+    this.native.batchMatMul(a, b, c, batch, m, n, k, ta, tb, sa, sb);
+  }
+  depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number) {
+    this.native.depthwiseConv2d(x, w, y, g, mult);
+  }
+  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number) {
+    this.native.depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW);
+  }
+  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number) {
+    this.native.depthwiseConv2dFilterGrad(x, dy, dw, g, mult);
+  }
+  pool2d(op: number, x: Buf, y: Buf, g: number[]) {
+    this.native.pool2d(op, x, y, g);
+  }
+  pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]) {
+    this.native.pool2dGrad(op, dy, argmax ?? (this.where === 'device' ? 0 : null), dx, g);
   }
   segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number) {
-    if (rows * inner > 0) this.b.native.unsortedSegmentSum(dt, num(x), num(ids), num(y), rows, inner, numSegments);
+    if (rows * inner > 0) this.native.segmentSum(dt, x, ids, y, rows, inner, numSegments);
   }
   gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
          outerPerBatch: number, check: boolean): number {
     const nd = nativeDType(dtype)!;
-    const launch = (flag: number) =>
-        this.b.native.gather(nd, num(x), num(idx), num(y), outer, axisDim, inner, numIndices, outerPerBatch, flag);
+    if (this.where === 'host') return this.native.gather(nd, x, idx, y, outer, axisDim, inner, numIndices, outerPerBatch, null) as number;
+    const launch = (flag: number) => {
+      this.native.gather(nd, x, idx, y, outer, axisDim, inner, numIndices, outerPerBatch, flag);
+    };
     if (!check) {
       launch(0);
       return -1;
@@ -162,68 +163,13 @@ class DeviceRunner extends WindowCalls implements KernelRunner {
   }
 }
 
-class HostRunner extends WindowCalls implements KernelRunner {
-  readonly where = 'host' as const;
-  input(t: TensorInfo): Buf {
-    return this.b.hostArray(t);
-  }
-  output(shape: number[], dtype: DataType) {
-    const values = typedArrayFor(dtype, util.sizeFromShape(shape));
-    return {info: this.b.makeTensorInfo(shape, dtype, values), buf: values};
-  }
-  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, _n: number, alpha: number, beta: number) {
-    this.b.native.hostUnary(op, dtIn, dtOut, arr(x), arr(y), alpha, beta);
-  }
-  binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
-    this.b.native.hostBinary(op, dtIn, dtOut, arr(a), arr(b), arr(y), shape, as, bs);
-  }
-  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number) {
-    const s = new (arr(x).constructor as Float32ArrayConstructor)(1);
-    s[0] = value;
-    const [a, b, as, bs] = scalarFirst ? [s, arr(x), [0], [1]] : [arr(x), s, [1], [0]];
-    this.b.native.hostBinary(op, dtIn, dtOut, a, b, arr(y), [n], as, bs);
-  }
-  select(dt: NativeDType, c: Buf, a: Buf, b: Buf, y: Buf, shape: number[], cs: number[], as: number[], bs: number[]) {
-    this.b.native.hostSelect(dt, arr(c), arr(a), arr(b), arr(y), shape, cs, as, bs);
-  }
-  fill(_dt: NativeDType, y: Buf, _n: number, value: number) {
-    arr(y).fill(value);
-  }
-  stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
-    this.b.native.hostStridedCopy(e, arr(src), so, ss, sm, arr(dst), d0, ds, shape);
-  }
-  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after = 1) {
-    this.b.native.hostReduce(op, dtIn, dtOut, arr(x), arr(y), outer, inner, after);
-  }
-  softmax(x: Buf, y: Buf, outer: number, inner: number) {
-    this.b.native.hostSoftmax(x as Float32Array, y as Float32Array, outer, inner, false);
-  }
-  cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean) {
-    this.b.native.hostCumulative(product, dt, arr(x), arr(y), outer, n, inner, exclusive, reverse);
-  }
-  topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number) {
-    this.b.native.hostTopK(dt, arr(x), arr(values), indices as Int32Array, rows, n, k);
-  }
-  batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
-    this.b.native.hostBatchMatMul(a as Float32Array, b as Float32Array, c as Float32Array, batch, m, n, k, ta, tb, sa, sb);
-  }
-  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number) {
-    this.b.native.hostSegmentSum(dt, arr(x), ids as Int32Array, arr(y), rows, inner, numSegments);
-  }
-  gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
-         outerPerBatch: number): number {
-    return this.b.native.hostGather(bytesPerElement(dtype), arr(x), idx as Int32Array, arr(y), outer, axisDim, inner,
-                                    numIndices, outerPerBatch);
-  }
-}
-
 const runners = new WeakMap<WholeMemoryBackend, KernelRunner | null>();
 
 /** Where native kernels run for this backend: the GPU, the host CPU core, or nowhere (forward to tfjs-backend-cpu). */
 export function runnerFor(backend: WholeMemoryBackend): KernelRunner | null {
   let r = runners.get(backend);
   if (r === undefined) {
-    r = backend.gpu ? new DeviceRunner(backend) : backend.hostKernels ? new HostRunner(backend) : null;
+    r = backend.gpu ? new Runner(backend, 'device') : backend.hostKernels ? new Runner(backend, 'host') : null;
     runners.set(backend, r);
   }
   return r;

@@ -274,7 +274,7 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
       })[0] as tf.Tensor2D;
     }
     const out = new Float32Array(c.numRows * dim);
-    b.native.hostCsrSpmm(c.rowPtr, c.colIdx, c.weight ?? null, c.rowScale ?? null, x.dataSync() as Float32Array, dim, out);
+    b.native.csrSpmm(c.rowPtr, c.colIdx, c.weight ?? null, c.rowScale ?? null, c.numRows, x.dataSync() as Float32Array, dim, out, null, 0, 0, 0);
     return tf.tensor2d(out, [c.numRows, dim]);
   }
   // Another backend: the same product from tfjs ops (which reject zero segments).

@@ -9,7 +9,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {markValid} from '../backend/index_validation';
 import {onSideStream} from '../backend/side_stream';
-import {checkSeeds, type DeviceCsr, hopSeed} from './native_sampling';
+import {type DeviceCsr, hopSeed} from './native_sampling';
+import {checkSeeds} from './seeds';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 
 export interface FixedFanoutLayer {

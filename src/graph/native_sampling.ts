@@ -5,11 +5,12 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {NativeHostMemory} from '../backend/native';
+import {NativeHostMemory} from '../native/addon';
 import {knownValid} from '../backend/index_validation';
-import {native} from '../backend/register';
+import {native} from '../native/device';
 import {CsrGraph} from './csr';
 import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
+import {badSeed, launchForVertices} from './seeds';
 
 export interface SampleOptions {
   /** With replacement: exactly fanout per seed (a vertex without neighbours samples itself). */
@@ -36,17 +37,6 @@ function keyByVertex(opts: SampleOptions): boolean {
   return k === 'vertex';
 }
 
-export function badSeed(what: string, numVertices: number, seeds: ArrayLike<number>, at: number): RangeError {
-  return new RangeError(`${what}: seed vertex ${seeds[at]} at position ${at} is not in [0, ${numVertices})`);
-}
-
-/** @internal Throws badSeed for the first host seed outside [0, numVertices). */
-export function checkSeeds(what: string, numVertices: number, seeds: Int32Array): void {
-  for (let i = 0; i < seeds.length; ++i) {
-    if (!(seeds[i] >= 0 && seeds[i] < numVertices)) throw badSeed(what, numVertices, seeds, i);
-  }
-}
-
 /**
  * @internal The sampler seed of hop `hop` of a multi-hop sample seeded with
  * `seed`: every multi-hop sampler uses it, so they draw the same neighbours.
@@ -67,16 +57,16 @@ export function sampleOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertic
   const byVertex = keyByVertex(opts);
   if (opts.replace ?? true) {
     const ids = new Int32Array(seeds.length * fanout);
-    const bad = native().hostSampleWithReplacement(rowPtr, colIdx, seeds, fanout, seed, ids, byVertex);
+    const bad = native().sampleWithReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, ids, null, byVertex) as number;
     if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
     return {ids};
   }
   // Two passes: sizes first (offsets[n] is the total), then the draws.
   const offsets = new Int32Array(seeds.length + 1);
-  const bad = native().hostSampleWithoutReplacement(rowPtr, colIdx, seeds, fanout, seed, offsets, null, byVertex);
+  const bad = native().sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, offsets, null, null, byVertex) as number;
   if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
   const ids = new Int32Array(offsets[seeds.length]);
-  native().hostSampleWithoutReplacement(rowPtr, colIdx, seeds, fanout, seed, offsets, ids, byVertex);
+  native().sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, offsets, ids, null, byVertex);
   return {offsets, ids};
 }
 
@@ -111,17 +101,6 @@ export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: nu
   return out!;
 }
 
-/**
- * @internal Runs a kernel over vertex ids of a graph of numVertices: with an
- * error flag, returning the first id outside it (or -1) — unless the ids are
- * known to be vertices already, which needs no flag and so no wait for the
- * GPU (the kernels never read outside the graph either way).
- */
-export function launchForVertices(b: WholeMemoryBackend, ids: tf.Tensor, numVertices: number, launch: (flag: number) => void): number {
-  if (!knownValid(ids, numVertices)) return b.withErrorFlag(launch);
-  launch(0);
-  return -1;
-}
 
 /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without. */
 export function sampleNeighbors(g: CsrGraph, seeds: Int32Array, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
@@ -214,7 +193,7 @@ export function sampleNegativePairs(g: CsrGraph, count: number, opts: {seed?: nu
   const seed = opts.seed ?? 0;
   checkNegatives(g, count, seed);
   const src = new Int32Array(count), dst = new Int32Array(count);
-  const exhausted = native().hostNegativePairs(g.rowPtr, g.colIdx, seed, src, dst);
+  const exhausted = native().negativePairs(g.rowPtr, g.colIdx, g.numVertices, count, seed, src, dst);
   if (exhausted > 0) throw exhaustedError(exhausted);
   return {src, dst};
 }

@@ -5,11 +5,11 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {NativeHostMemory, WalkBias} from '../backend/native';
+import {NativeHostMemory, WalkBias} from '../native/addon';
 import {markValid, validRows} from '../backend/index_validation';
-import {native} from '../backend/register';
+import {native} from '../native/device';
 import {CsrGraph} from './csr';
-import {badSeed, launchForVertices} from './native_sampling';
+import {badSeed, launchForVertices} from './seeds';
 
 export interface WalkOptions {
   /** node2vec's return parameter: a step back to the previous vertex weighs 1/p (default 1). */
@@ -58,7 +58,7 @@ export function walkOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertices
                            opts: WalkOptions, what: string): Int32Array {
   const {bias, seed} = walkBias(what, length, opts);
   const out = new Int32Array(starts.length * length);
-  const bad = native().hostRandomWalks(rowPtr, colIdx, starts, length, seed, bias, out);
+  const bad = native().randomWalks(rowPtr, colIdx, numVertices, starts, starts.length, length, seed, bias, out, null) as number;
   if (bad >= 0) throw badSeed(what, numVertices, starts, bad);
   return out;
 }
@@ -125,7 +125,7 @@ export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tenso
     pairs = {center, context};
   } else if (b instanceof WholeMemoryBackend && b.hostKernels) {
     const center = new Int32Array(total), context = new Int32Array(total);
-    if (total > 0) b.native.hostWalkPairs(walks.dataSync() as Int32Array, length, window, center, context);
+    if (total > 0) b.native.walkPairs(walks.dataSync() as Int32Array, n, length, window, center, context);
     pairs = {center: tf.tensor1d(center, 'int32'), context: tf.tensor1d(context, 'int32')};
   } else {
     pairs = pairsFromOps(walks, window);
@@ -175,7 +175,7 @@ export function randomVertices(count: number, numVertices: number, opts: {seed?:
     out = tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D;
   } else {
     const ids = new Int32Array(count);
-    native().hostRandomVertices(numVertices, seed, ids);
+    native().randomVertices(count, numVertices, seed, ids);
     out = tf.tensor1d(ids, 'int32');
   }
   markValid(out, numVertices);

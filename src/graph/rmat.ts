@@ -1,7 +1,7 @@
 // Seeded R-MAT graphs (Chakrabarti et al.; the Graph500 generator's model):
 // each edge picks a quadrant of the adjacency matrix recursively with
 // probabilities a, b, c, d, giving the skewed degrees of real graphs.
-import {deviceStatus, native} from '../backend/register';
+import {deviceStatus, native} from '../native/device';
 import {seededRng} from '../util/random';
 import {EdgeList} from './edge_list';
 
@@ -58,7 +58,7 @@ function generate(o: RmatOptions): EdgeList {
   const src = new Int32Array(m), dst = new Int32Array(m);
   // The C++ core draws exactly what the loop below draws, much faster.
   if (deviceStatus().addonLoaded && !o.inScript) {
-    native().hostRmat(scale, a, b, c, o.seed ?? 1, o.permute ?? true, src, dst);
+    native().rmat(scale, a, b, c, o.seed ?? 1, o.permute ?? true, src, dst);
     return {numVertices: n, src, dst, directed: true};
   }
   const rng = seededRng(o.seed ?? 1);

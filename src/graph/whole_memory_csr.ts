@@ -5,8 +5,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
-import {deviceStatus} from '../backend/register';
+import {NativeDeviceMemory, NativeHostMemory} from '../native/addon';
+import {deviceStatus} from '../native/device';
 import type {Communicator} from '../memory/communicator';
 import type {MemoryLocation, WholeMemoryTensor} from '../memory/whole_memory_tensor';
 import {CsrGraph} from './csr';

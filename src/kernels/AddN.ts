@@ -2,7 +2,7 @@ import {AddN, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {addConfig} from './Add';
 import {identityConfig} from './Identity';
-import {backendOf, callKernel} from './kernel_utils';
+import {backendOf, callKernel} from '../kernel_utils/kernel_utils';
 
 // tf.addN: native adds, left to right (tfjs-backend-cpu's order, so float sums round alike).
 export const addNConfig: KernelConfig = {

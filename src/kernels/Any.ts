@@ -1,6 +1,6 @@
 import {Any} from '@tensorflow/tfjs-core';
 
-import {ReduceOp} from './op_codes';
-import {reduceKernel} from './reduce_kernel';
+import {ReduceOp} from '../kernel_utils/op_codes';
+import {reduceKernel} from '../kernel_utils/reduce_kernel';
 
 export const anyConfig = reduceKernel(Any, ReduceOp.Any, {dtypes: ['bool'], outDtype: () => 'bool'});

@@ -3,8 +3,8 @@
 // tfjs-backend-cpu).
 import {AvgPool, KernelConfig} from '@tensorflow/tfjs-core';
 
-import {pool2d, poolSetup} from './conv_windows';
-import {PoolOp} from './op_codes';
+import {pool2d, poolSetup} from '../kernel_utils/conv_windows';
+import {PoolOp} from '../kernel_utils/op_codes';
 
 export const avgPoolConfig: KernelConfig = {
   kernelName: AvgPool,

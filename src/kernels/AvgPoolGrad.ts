@@ -4,9 +4,9 @@
 import {AvgPoolGrad, AvgPoolGradAttrs, backend_util, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {geometryOf, windowArray} from './conv_windows';
-import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
-import {PoolOp} from './op_codes';
+import {geometryOf, windowArray} from '../kernel_utils/conv_windows';
+import {backendOf, FLOAT, nativeRunner} from '../kernel_utils/kernel_utils';
+import {PoolOp} from '../kernel_utils/op_codes';
 
 export const avgPoolGradConfig: KernelConfig = {
   kernelName: AvgPoolGrad,

@@ -1,7 +1,7 @@
 import {BatchMatMul, BatchMatMulAttrs, broadcast_util, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner} from './kernel_utils';
+import {backendOf, nativeRunner} from '../kernel_utils/kernel_utils';
 
 export const batchMatMulConfig: KernelConfig = {
   kernelName: BatchMatMul,

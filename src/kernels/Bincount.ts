@@ -1,8 +1,8 @@
 import {Bincount, BincountAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {binCounts} from './bin_counts';
-import {backendOf, nativeRunner} from './kernel_utils';
+import {binCounts} from '../kernel_utils/bin_counts';
+import {backendOf, nativeRunner} from '../kernel_utils/kernel_utils';
 
 export const bincountConfig: KernelConfig = {
   kernelName: Bincount,

@@ -1,8 +1,8 @@
 import {Cast, CastAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, nd, reshapeView, STORABLE} from './kernel_utils';
-import {UnaryOp} from './op_codes';
+import {backendOf, nativeRunner, nd, reshapeView, STORABLE} from '../kernel_utils/kernel_utils';
+import {UnaryOp} from '../kernel_utils/op_codes';
 
 export const castConfig: KernelConfig = {
   kernelName: Cast,

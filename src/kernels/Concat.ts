@@ -2,7 +2,7 @@ import {backend_util, Concat, ConcatAttrs, KernelConfig, TensorInfo, util} from 
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, reshapeView, STORABLE} from './kernel_utils';
+import {backendOf, nativeRunner, reshapeView, STORABLE} from '../kernel_utils/kernel_utils';
 
 // Each input is an [outer, inner_i] block copied into columns of the
 // [outer, sum(inner_i)] output.

@@ -7,8 +7,8 @@ import {backend_util, Conv2D, Conv2DAttrs, KernelConfig, TensorInfo} from '@tens
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
 import {KernelRunner} from '../backend/runner';
-import {disposeAll, fromChannelsLast, geometryOf, padForWindows, toChannelsLast, windowArray, windowConv} from './conv_windows';
-import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
+import {disposeAll, fromChannelsLast, geometryOf, padForWindows, toChannelsLast, windowArray, windowConv} from '../kernel_utils/conv_windows';
+import {backendOf, FLOAT, nativeRunner} from '../kernel_utils/kernel_utils';
 
 /** conv2d on the native path (the caller checked the dtypes). */
 export function conv2dNative(backend: WholeMemoryBackend, runner: KernelRunner, x: TensorInfo, filter: TensorInfo, attrs: Conv2DAttrs): TensorInfo {

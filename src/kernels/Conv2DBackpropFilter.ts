@@ -4,8 +4,8 @@
 import {backend_util, Conv2DBackpropFilter, Conv2DBackpropFilterAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, geometryOf, padForWindows, toChannelsLast, windowArray, windowConvFilterGrad} from './conv_windows';
-import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
+import {disposeAll, geometryOf, padForWindows, toChannelsLast, windowArray, windowConvFilterGrad} from '../kernel_utils/conv_windows';
+import {backendOf, FLOAT, nativeRunner} from '../kernel_utils/kernel_utils';
 
 export const conv2DBackpropFilterConfig: KernelConfig = {
   kernelName: Conv2DBackpropFilter,

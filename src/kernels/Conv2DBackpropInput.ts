@@ -5,8 +5,8 @@
 import {backend_util, Conv2DBackpropInput, Conv2DBackpropInputAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, flippedFilter, fromChannelsLast, geometryOf, spread, toChannelsLast, transposedGeometry, windowArray, windowConv} from './conv_windows';
-import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
+import {disposeAll, flippedFilter, fromChannelsLast, geometryOf, spread, toChannelsLast, transposedGeometry, windowArray, windowConv} from '../kernel_utils/conv_windows';
+import {backendOf, FLOAT, nativeRunner} from '../kernel_utils/kernel_utils';
 
 export const conv2DBackpropInputConfig: KernelConfig = {
   kernelName: Conv2DBackpropInput,

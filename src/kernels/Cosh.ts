@@ -1,6 +1,6 @@
 import {Cosh} from '@tensorflow/tfjs-core';
 
-import {UnaryOp} from './op_codes';
-import {unaryKernel} from './unary_kernel';
+import {UnaryOp} from '../kernel_utils/op_codes';
+import {unaryKernel} from '../kernel_utils/unary_kernel';
 
 export const coshConfig = unaryKernel(Cosh, UnaryOp.Cosh);

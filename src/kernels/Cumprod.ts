@@ -1,5 +1,5 @@
 import {Cumprod} from '@tensorflow/tfjs-core';
 
-import {cumulativeKernel} from './cumulative_kernel';
+import {cumulativeKernel} from '../kernel_utils/cumulative_kernel';
 
 export const cumprodConfig = cumulativeKernel(Cumprod, true);

@@ -1,5 +1,5 @@
 import {Cumsum} from '@tensorflow/tfjs-core';
 
-import {cumulativeKernel} from './cumulative_kernel';
+import {cumulativeKernel} from '../kernel_utils/cumulative_kernel';
 
 export const cumsumConfig = cumulativeKernel(Cumsum, false);

@@ -4,8 +4,8 @@ import {backend_util, DepthwiseConv2dNative, DepthwiseConv2dNativeAttrs, KernelC
 
 import {runOnCpu} from '../backend/fallback';
 import {KernelRunner} from '../backend/runner';
-import {geometryOf, windowArray} from './conv_windows';
-import {backendOf, FLOAT, KernelArgs, nativeRunner} from './kernel_utils';
+import {geometryOf, windowArray} from '../kernel_utils/conv_windows';
+import {backendOf, FLOAT, KernelArgs, nativeRunner} from '../kernel_utils/kernel_utils';
 
 /** Whether a depthwise kernel can run natively: float32, rank 4, NHWC (tfjs-backend-cpu reads every depthwise input as NHWC). */
 export function depthwiseRunner(args: KernelArgs, inputs: (TensorInfo | undefined)[]): KernelRunner | null {

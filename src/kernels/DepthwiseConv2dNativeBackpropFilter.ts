@@ -3,7 +3,7 @@
 import {backend_util, DepthwiseConv2dNativeBackpropFilter, DepthwiseConv2dNativeBackpropFilterAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {geometryOf, windowArray} from './conv_windows';
+import {geometryOf, windowArray} from '../kernel_utils/conv_windows';
 import {depthwiseRunner} from './DepthwiseConv2dNative';
 
 export const depthwiseConv2dNativeBackpropFilterConfig: KernelConfig = {

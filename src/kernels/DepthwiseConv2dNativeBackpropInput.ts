@@ -3,7 +3,7 @@
 import {backend_util, DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropInputAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {geometryOf, windowArray} from './conv_windows';
+import {geometryOf, windowArray} from '../kernel_utils/conv_windows';
 import {depthwiseRunner} from './DepthwiseConv2dNative';
 
 export const depthwiseConv2dNativeBackpropInputConfig: KernelConfig = {

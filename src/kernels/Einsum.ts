@@ -9,7 +9,7 @@ import {backend_util, Einsum, EinsumAttrs, KernelConfig, Tensor, TensorInfo, uti
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
 import {batchMatMulConfig} from './BatchMatMul';
-import {backendOf, callKernel, nativeRunner, reshapeView} from './kernel_utils';
+import {backendOf, callKernel, nativeRunner, reshapeView} from '../kernel_utils/kernel_utils';
 import {multiplyConfig} from './Multiply';
 import {sumConfig} from './Sum';
 import {transposeConfig} from './Transpose';

@@ -1,6 +1,6 @@
 import {ExpandDims, ExpandDimsAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {backendOf, reshapeView} from './kernel_utils';
+import {backendOf, reshapeView} from '../kernel_utils/kernel_utils';
 
 // A view with one more axis of size 1: shares the data wherever it lives.
 export const expandDimsConfig: KernelConfig = {

@@ -7,7 +7,7 @@ import {FusedBatchNorm, FusedBatchNormAttrs, KernelConfig, KernelFunc, TensorInf
 
 import {runOnCpu} from '../backend/fallback';
 import {addConfig} from './Add';
-import {backendOf, callKernel, KernelArgs} from './kernel_utils';
+import {backendOf, callKernel, KernelArgs} from '../kernel_utils/kernel_utils';
 import {multiplyConfig} from './Multiply';
 import {rsqrtConfig} from './Rsqrt';
 import {subConfig} from './Sub';

@@ -4,8 +4,8 @@ import {Conv2DAttrs, FusedConv2D, FusedConv2DAttrs, FusedConv2DInputs, KernelCon
 
 import {runOnCpu} from '../backend/fallback';
 import {conv2dNative} from './Conv2D';
-import {applyEpilogue} from './fused_epilogue';
-import {backendOf, FLOAT, KernelArgs, nativeRunner} from './kernel_utils';
+import {applyEpilogue} from '../kernel_utils/fused_epilogue';
+import {backendOf, FLOAT, KernelArgs, nativeRunner} from '../kernel_utils/kernel_utils';
 
 export const fusedConv2DConfig: KernelConfig = {
   kernelName: FusedConv2D,

@@ -3,8 +3,8 @@ import {DepthwiseConv2dNativeAttrs, FusedDepthwiseConv2D, FusedDepthwiseConv2DAt
 
 import {runOnCpu} from '../backend/fallback';
 import {depthwiseNative, depthwiseRunner} from './DepthwiseConv2dNative';
-import {applyEpilogue} from './fused_epilogue';
-import {backendOf, KernelArgs} from './kernel_utils';
+import {applyEpilogue} from '../kernel_utils/fused_epilogue';
+import {backendOf, KernelArgs} from '../kernel_utils/kernel_utils';
 
 export const fusedDepthwiseConv2DConfig: KernelConfig = {
   kernelName: FusedDepthwiseConv2D,

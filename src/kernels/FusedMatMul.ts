@@ -6,8 +6,8 @@ import {_FusedMatMul, _FusedMatMulAttrs, _FusedMatMulInputs, KernelConfig, Kerne
 
 import {runOnCpu} from '../backend/fallback';
 import {batchMatMulConfig} from './BatchMatMul';
-import {applyEpilogue} from './fused_epilogue';
-import {backendOf, callKernel, KernelArgs} from './kernel_utils';
+import {applyEpilogue} from '../kernel_utils/fused_epilogue';
+import {backendOf, callKernel, KernelArgs} from '../kernel_utils/kernel_utils';
 
 export const fusedMatMulConfig: KernelConfig = {
   kernelName: _FusedMatMul,

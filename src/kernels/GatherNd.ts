@@ -2,7 +2,7 @@ import {backend_util, GatherNd, KernelConfig, Tensor, TensorInfo} from '@tensorf
 
 import {runOnCpu} from '../backend/fallback';
 import {gatherV2Config} from './GatherV2';
-import {backendOf, callKernel, nativeRunner, reshapeView} from './kernel_utils';
+import {backendOf, callKernel, nativeRunner, reshapeView} from '../kernel_utils/kernel_utils';
 import {multiplyConfig} from './Multiply';
 import {sumConfig} from './Sum';
 

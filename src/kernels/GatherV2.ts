@@ -2,8 +2,8 @@ import {backend_util, GatherV2, GatherV2Attrs, KernelConfig, Tensor, TensorInfo,
 
 import {runOnCpu} from '../backend/fallback';
 import {firstOutside, knownValid, markValid} from '../backend/index_validation';
-import {hostIndices} from './index_check';
-import {backendOf, nativeRunner} from './kernel_utils';
+import {hostIndices} from '../kernel_utils/index_check';
+import {backendOf, nativeRunner} from '../kernel_utils/kernel_utils';
 
 const message = (index: number, axisDim: number) => `GatherV2: the index value ${index} is not in [0, ${axisDim - 1}]`;
 

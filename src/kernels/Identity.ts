@@ -1,6 +1,6 @@
 import {Identity, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
-import {backendOf, reshapeView} from './kernel_utils';
+import {backendOf, reshapeView} from '../kernel_utils/kernel_utils';
 
 // Shares the data wherever it lives.
 export const identityConfig: KernelConfig = {

@@ -1,6 +1,6 @@
 import {IsNan} from '@tensorflow/tfjs-core';
 
-import {UnaryOp} from './op_codes';
-import {unaryKernel} from './unary_kernel';
+import {UnaryOp} from '../kernel_utils/op_codes';
+import {unaryKernel} from '../kernel_utils/unary_kernel';
 
 export const isNanConfig = unaryKernel(IsNan, UnaryOp.IsNan, {outDtype: () => 'bool'});

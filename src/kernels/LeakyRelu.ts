@@ -1,6 +1,6 @@
 import {LeakyRelu} from '@tensorflow/tfjs-core';
 
-import {UnaryOp} from './op_codes';
-import {unaryKernel} from './unary_kernel';
+import {UnaryOp} from '../kernel_utils/op_codes';
+import {unaryKernel} from '../kernel_utils/unary_kernel';
 
 export const leakyReluConfig = unaryKernel(LeakyRelu, UnaryOp.LeakyRelu, {scalars: (attrs) => [attrs.alpha as number, 0]});

@@ -1,6 +1,6 @@
 import {Less} from '@tensorflow/tfjs-core';
 
-import {binaryKernel} from './binary_kernel';
-import {BinaryOp} from './op_codes';
+import {binaryKernel} from '../kernel_utils/binary_kernel';
+import {BinaryOp} from '../kernel_utils/op_codes';
 
 export const lessConfig = binaryKernel(Less, BinaryOp.Less, {dtypes: ['float32', 'int32', 'bool'], outDtype: 'bool'});

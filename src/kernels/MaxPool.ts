@@ -2,8 +2,8 @@
 // -Infinity never taken (as tfjs-backend-cpu's pool).
 import {KernelConfig, MaxPool} from '@tensorflow/tfjs-core';
 
-import {pool2d, poolSetup} from './conv_windows';
-import {PoolOp} from './op_codes';
+import {pool2d, poolSetup} from '../kernel_utils/conv_windows';
+import {PoolOp} from '../kernel_utils/op_codes';
 
 export const maxPoolConfig: KernelConfig = {
   kernelName: MaxPool,

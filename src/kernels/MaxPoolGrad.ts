@@ -5,9 +5,9 @@
 import {backend_util, KernelConfig, MaxPoolGrad, MaxPoolGradAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, geometryOf, pool2d, windowArray} from './conv_windows';
-import {backendOf, FLOAT, nativeRunner} from './kernel_utils';
-import {PoolOp} from './op_codes';
+import {disposeAll, geometryOf, pool2d, windowArray} from '../kernel_utils/conv_windows';
+import {backendOf, FLOAT, nativeRunner} from '../kernel_utils/kernel_utils';
+import {PoolOp} from '../kernel_utils/op_codes';
 
 export const maxPoolGradConfig: KernelConfig = {
   kernelName: MaxPoolGrad,

@@ -5,7 +5,7 @@ import {KernelConfig, MirrorPad, MirrorPadAttrs, TensorInfo, util} from '@tensor
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, nativeRunner, reshapeView, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, nativeRunner, reshapeView, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const mirrorPadConfig: KernelConfig = {
   kernelName: MirrorPad,

@@ -1,7 +1,7 @@
 import {KernelConfig, OneHot, OneHotAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, nd, STORABLE} from './kernel_utils';
+import {backendOf, nativeRunner, nd, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const oneHotConfig: KernelConfig = {
   kernelName: OneHot,
@@ -15,11 +15,7 @@ export const oneHotConfig: KernelConfig = {
     const n = util.sizeFromShape(indices.shape);
     const {info, buf} = runner.output([...indices.shape, depth], dtype);
     if (n * depth === 0) return info;
-    if (runner.where === 'device') {
-      backend.native.oneHot(nd(dtype), runner.input(indices) as number, buf as number, n, depth, onValue, offValue);
-    } else {
-      backend.native.hostOneHot(nd(dtype), runner.input(indices) as Int32Array, buf as Float32Array | Int32Array | Uint8Array, depth, onValue, offValue);
-    }
+    runner.native.oneHot(nd(dtype), runner.input(indices), buf, n, depth, onValue, offValue);
     return info;
   },
 };

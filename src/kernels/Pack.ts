@@ -2,7 +2,7 @@ import {KernelConfig, Pack, PackAttrs, TensorInfo, util} from '@tensorflow/tfjs-
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, STORABLE} from './kernel_utils';
+import {backendOf, nativeRunner, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const packConfig: KernelConfig = {
   kernelName: Pack,

@@ -5,7 +5,7 @@ import {KernelConfig, PadV2, PadV2Attrs, TensorInfo} from '@tensorflow/tfjs-core
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, nativeRunner, nd, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, nativeRunner, nd, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const padV2Config: KernelConfig = {
   kernelName: PadV2,

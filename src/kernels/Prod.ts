@@ -1,6 +1,6 @@
 import {Prod} from '@tensorflow/tfjs-core';
 
-import {ReduceOp} from './op_codes';
-import {reduceKernel} from './reduce_kernel';
+import {ReduceOp} from '../kernel_utils/op_codes';
+import {reduceKernel} from '../kernel_utils/reduce_kernel';
 
 export const prodConfig = reduceKernel(Prod, ReduceOp.Prod, {dtypes: ['float32', 'int32', 'bool'], outDtype: (d) => (d === 'float32' ? 'float32' : 'int32')});

@@ -1,7 +1,7 @@
 import {Relu6} from '@tensorflow/tfjs-core';
 
-import {NUMERIC} from './kernel_utils';
-import {UnaryOp} from './op_codes';
-import {unaryKernel} from './unary_kernel';
+import {NUMERIC} from '../kernel_utils/kernel_utils';
+import {UnaryOp} from '../kernel_utils/op_codes';
+import {unaryKernel} from '../kernel_utils/unary_kernel';
 
 export const relu6Config = unaryKernel(Relu6, UnaryOp.Relu6, {dtypes: NUMERIC});

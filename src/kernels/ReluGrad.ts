@@ -1,5 +1,5 @@
-import {binaryKernel} from './binary_kernel';
-import {BinaryOp} from './op_codes';
+import {binaryKernel} from '../kernel_utils/binary_kernel';
+import {BinaryOp} from '../kernel_utils/op_codes';
 
 /**
  * relu's gradient from its input, dy * step(x), in one pass: tfjs-core's gradient

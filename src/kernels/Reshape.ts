@@ -1,6 +1,6 @@
 import {KernelConfig, Reshape, ReshapeAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {backendOf, reshapeView} from './kernel_utils';
+import {backendOf, reshapeView} from '../kernel_utils/kernel_utils';
 
 // A view: shares the data wherever it lives, never copies or moves it.
 export const reshapeConfig: KernelConfig = {

@@ -1,7 +1,7 @@
 import {KernelConfig, Reverse, ReverseAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, copyView, nativeRunner, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, copyView, nativeRunner, STORABLE} from '../kernel_utils/kernel_utils';
 
 // tf.reverse: one native strided copy reading the reversed axes backwards.
 export const reverseConfig: KernelConfig = {

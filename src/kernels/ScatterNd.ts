@@ -1,8 +1,8 @@
 import {backend_util, KernelConfig, ScatterNd, ScatterNdAttrs, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {hostIndices, withDeviceIndexCheck} from './index_check';
-import {backendOf, nativeRunner, nd} from './kernel_utils';
+import {hostIndices, withDeviceIndexCheck} from '../kernel_utils/index_check';
+import {backendOf, nativeRunner, nd} from '../kernel_utils/kernel_utils';
 
 export const scatterNdConfig: KernelConfig = {
   kernelName: ScatterNd,
@@ -30,8 +30,7 @@ export const scatterNdConfig: KernelConfig = {
       // A new host array is zeros already; the addon checks every index again before it writes.
       const {info, buf} = runner.output(shape, updates.dtype);
       if (numUpdates * sliceSize > 0) {
-        backend.native.hostScatterNd(nd(updates.dtype), runner.input(indices) as Int32Array, runner.input(updates) as Float32Array | Int32Array,
-                                     buf as Float32Array | Int32Array, numUpdates, sliceRank, sliceSize, dims);
+        runner.native.scatterNd(nd(updates.dtype), runner.input(indices), runner.input(updates), buf, numUpdates, sliceRank, sliceSize, dims, null);
       }
       return info;
     }

@@ -1,7 +1,7 @@
 import {backend_util, KernelConfig, Select, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, broadcastStrides, contiguousStrides, nativeRunner, nd, STORABLE} from './kernel_utils';
+import {backendOf, broadcastStrides, contiguousStrides, nativeRunner, nd, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const selectConfig: KernelConfig = {
   kernelName: Select,

@@ -1,7 +1,7 @@
 import {KernelConfig, Slice, slice_util, SliceAttrs, TensorInfo, Tensor} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, copyView, nativeRunner, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, copyView, nativeRunner, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const sliceConfig: KernelConfig = {
   kernelName: Slice,

@@ -1,7 +1,7 @@
 import {KernelConfig, Softmax, SoftmaxAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner} from './kernel_utils';
+import {backendOf, nativeRunner} from '../kernel_utils/kernel_utils';
 
 export const softmaxConfig: KernelConfig = {
   kernelName: Softmax,

@@ -1,5 +1,5 @@
 import {SparseSegmentMean} from '@tensorflow/tfjs-core';
 
-import {sparseSegmentKernel} from './sparse_segment';
+import {sparseSegmentKernel} from '../kernel_utils/sparse_segment';
 
 export const sparseSegmentMeanConfig = sparseSegmentKernel(SparseSegmentMean, true);

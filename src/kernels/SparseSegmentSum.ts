@@ -1,5 +1,5 @@
 import {SparseSegmentSum} from '@tensorflow/tfjs-core';
 
-import {sparseSegmentKernel} from './sparse_segment';
+import {sparseSegmentKernel} from '../kernel_utils/sparse_segment';
 
 export const sparseSegmentSumConfig = sparseSegmentKernel(SparseSegmentSum, false);

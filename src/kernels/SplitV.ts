@@ -1,6 +1,6 @@
 import {backend_util, KernelConfig, SplitV, SplitVAttrs, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {backendOf, callKernel} from './kernel_utils';
+import {backendOf, callKernel} from '../kernel_utils/kernel_utils';
 import {sliceConfig} from './Slice';
 
 // tf.split: one native slice per part.

@@ -1,7 +1,7 @@
 import {Square} from '@tensorflow/tfjs-core';
 
-import {NUMERIC} from './kernel_utils';
-import {UnaryOp} from './op_codes';
-import {unaryKernel} from './unary_kernel';
+import {NUMERIC} from '../kernel_utils/kernel_utils';
+import {UnaryOp} from '../kernel_utils/op_codes';
+import {unaryKernel} from '../kernel_utils/unary_kernel';
 
 export const squareConfig = unaryKernel(Square, UnaryOp.Square, {dtypes: NUMERIC});

@@ -1,7 +1,7 @@
 import {KernelConfig, slice_util, StridedSlice, StridedSliceAttrs, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, copyView, nativeRunner, reshapeView, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, copyView, nativeRunner, reshapeView, STORABLE} from '../kernel_utils/kernel_utils';
 
 // x[begin:end:strides] with tfjs' masks (slice_util.sliceInfo resolves them):
 // one native strided copy, any sign of stride, then a view in the final shape.

@@ -2,7 +2,7 @@ import {KernelConfig, TensorInfo, Tile, TileAttrs, util} from '@tensorflow/tfjs-
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, contiguousStrides, nativeRunner, STORABLE} from './kernel_utils';
+import {backendOf, contiguousStrides, nativeRunner, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const tileConfig: KernelConfig = {
   kernelName: Tile,

@@ -1,7 +1,7 @@
 import {KernelConfig, TensorInfo, Transpose, TransposeAttrs} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, reshapeView, STORABLE, transposeWith} from './kernel_utils';
+import {backendOf, nativeRunner, reshapeView, STORABLE, transposeWith} from '../kernel_utils/kernel_utils';
 
 // tfjs-core checks perm's length and range but not that it is a permutation;
 // [0, 0] would make the copy read past its input.

@@ -4,7 +4,7 @@
 import {KernelConfig, TensorInfo, Unique, UniqueAttrs} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {backendOf} from './kernel_utils';
+import {backendOf} from '../kernel_utils/kernel_utils';
 
 export const uniqueConfig: KernelConfig = {
   kernelName: Unique,
@@ -31,7 +31,7 @@ export const uniqueConfig: KernelConfig = {
     }
     const xs = backend.readSync(x.dataId) as Int32Array;
     const values = new Int32Array(n), inverse = new Int32Array(n);
-    const count = backend.native.hostUniqueInt32(xs instanceof Int32Array ? xs : Int32Array.from(xs), values, inverse);
+    const count = backend.native.uniqueInt32(xs instanceof Int32Array ? xs : Int32Array.from(xs), n, values, inverse) as number;
     return [backend.makeTensorInfo([count], 'int32', values.slice(0, count)), backend.makeTensorInfo([n], 'int32', inverse)];
   },
 };

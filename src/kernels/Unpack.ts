@@ -2,7 +2,7 @@ import {KernelConfig, TensorInfo, Unpack, UnpackAttrs, util} from '@tensorflow/t
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, STORABLE} from './kernel_utils';
+import {backendOf, nativeRunner, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const unpackConfig: KernelConfig = {
   kernelName: Unpack,

@@ -2,7 +2,7 @@ import {KernelConfig, TensorInfo, UnsortedSegmentSum, UnsortedSegmentSumAttrs, u
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
-import {backendOf, nativeRunner, nd} from './kernel_utils';
+import {backendOf, nativeRunner, nd} from '../kernel_utils/kernel_utils';
 
 // tfjs-backend-cpu builds this from one masked sum per segment (time grows
 // with segments x rows), which makes embedding gradients crawl; one pass of

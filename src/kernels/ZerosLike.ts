@@ -1,8 +1,8 @@
 import {KernelConfig, ZerosLike, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {fillWith} from './fill_kernel';
-import {backendOf, nativeRunner, STORABLE} from './kernel_utils';
+import {fillWith} from '../kernel_utils/fill_kernel';
+import {backendOf, nativeRunner, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const zerosLikeConfig: KernelConfig = {
   kernelName: ZerosLike,

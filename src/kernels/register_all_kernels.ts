@@ -1,6 +1,12 @@
-// The kernels with a native (CUDA) path, one file each. Every other tfjs
-// kernel is registered by register.ts as a plain forward to the CPU.
-import {KernelConfig} from '@tensorflow/tfjs-core';
+// The backend's kernels, registered on import (src/index.ts imports this
+// file, as tfjs' backends do): the kernels with a native path, one file each,
+// then every other kernel tfjs-backend-cpu has as a forward to it, so every
+// tfjs op works.
+import '@tensorflow/tfjs-backend-cpu';
+import {getKernelsForBackend, KernelConfig, registerKernel} from '@tensorflow/tfjs-core';
+
+import {BACKEND_NAME} from '../backend/backend_name';
+import {fallbackKernel} from '../backend/fallback';
 
 import {absConfig} from './Abs';
 import {acosConfig} from './Acos';
@@ -246,3 +252,12 @@ export const nativeKernelConfigs: KernelConfig[] = [
   unpackConfig,
   zerosLikeConfig,
 ];
+
+const nativeNames = new Set<string>();
+for (const config of nativeKernelConfigs) {
+  registerKernel(config);
+  nativeNames.add(config.kernelName);
+}
+for (const cpu of getKernelsForBackend('cpu')) {
+  if (!nativeNames.has(cpu.kernelName)) registerKernel(fallbackKernel(cpu.kernelName, BACKEND_NAME));
+}

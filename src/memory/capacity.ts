@@ -4,7 +4,7 @@
 // asking the GPU for more managed memory than it has.
 import * as os from 'os';
 
-import {deviceStatus, native} from '../backend/register';
+import {deviceStatus, native} from '../native/device';
 
 /** The most rows a table may have: ids are int32 on every path. */
 export const MAX_ROWS = 2 ** 31 - 1;

@@ -5,13 +5,13 @@
 // hanging.
 import {DataType} from '@tensorflow/tfjs-core';
 
-import {deviceStatus, native} from '../backend/register';
-import {NativeCommunicator} from '../backend/native';
+import {deviceStatus, native} from '../native/device';
+import {NativeCommunicator} from '../native/addon';
 import * as tf from '@tensorflow/tfjs-core';
 
-import {AllReduceOptions, AllReducer} from '../dist/allreduce';
-import {groupSecret} from '../dist/group_secret';
-import {readLaunchEnv} from '../dist/launch_env';
+import {AllReduceOptions, AllReducer} from '../distributed/allreduce';
+import {groupSecret} from '../distributed/group_secret';
+import {readLaunchEnv} from '../distributed/launch_env';
 import {MemoryLocation, MemoryType, WholeMemoryTensor} from './whole_memory_tensor';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;

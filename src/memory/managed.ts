@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, WholeMemoryBackend} from '../backend/backend_wholememory';
-import {deviceStatus} from '../backend/register';
+import {deviceStatus} from '../native/device';
 
 function backend(): WholeMemoryBackend {
   const b = tf.backend();

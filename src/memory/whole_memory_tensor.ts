@@ -9,8 +9,8 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_validation';
-import {deviceStatus, native} from '../backend/register';
-import {NativeDeviceMemory, NativeHostMemory} from '../backend/native';
+import {deviceStatus, native} from '../native/device';
+import {NativeDeviceMemory, NativeHostMemory} from '../native/addon';
 import {writeFileAtomically} from '../util/files';
 import {bytesOf, readRows, RowLayout, sendRows} from './distributed_rows';
 import type {Communicator, MallocOptions} from './communicator';

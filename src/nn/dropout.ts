@@ -29,7 +29,7 @@ export function dropout(x: tf.Tensor, rate: number, seed: number): tf.Tensor {
   const apply = (t: tf.Tensor): tf.Tensor => {
     if (b.gpu) return b.deviceOutputs([t.shape], ([y]) => b.native.dropout(b.devicePtr(t), y, t.size, threshold, scale, high, low))[0];
     const y = new Float32Array(t.size);
-    b.native.hostDropout(b.hostArray(t) as Float32Array, y, threshold, scale, high, low);
+    b.native.dropout(b.hostArray(t), y, t.size, threshold, scale, high, low);
     return tf.tensor(y, t.shape, 'float32');
   };
   const f = tf.customGrad(((t: tf.Tensor) => ({value: apply(t), gradFunc: (dy: tf.Tensor) => apply(dy)})) as unknown as Parameters<typeof tf.customGrad>[0]);

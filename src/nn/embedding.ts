@@ -13,8 +13,8 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, indexError, knownValid, markValid} from '../backend/index_validation';
-import {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from '../backend/native';
-import {deviceStatus, native} from '../backend/register';
+import {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable, OptBuf} from '../native/addon';
+import {deviceStatus, native} from '../native/device';
 import {Communicator, soloCommunicator} from '../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../memory/distributed_rows';
 import {optimizerCode, sgd, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
@@ -293,7 +293,7 @@ export class Embedding {
       if (s.where === 'host') {
         const host = idx.dataSync() as Int32Array;
         const out = new Float32Array(n * this.dim);
-        const bad = native().hostEmbeddingGather(s.table, host, out);
+        const bad = native().embeddingGather(s.table, host, 0, host.length, out, null) as number;
         if (bad >= 0) throw indexError('embedding.read', host[bad], bad, this.rows);
         return tf.tensor(out, shape, 'float32');
       }
@@ -328,7 +328,7 @@ export class Embedding {
     if (s.where === 'host') {
       const out = readRows(d, asInt32(idx.dataSync()), (local) => {
         const rows = new Float32Array(local.length * this.dim);
-        native().hostEmbeddingGather(s.table, local, rows);
+        native().embeddingGather(s.table, local, 0, local.length, rows, null);
         return bytesOf(rows);
       }, 'embedding.read');
       return tf.tensor(new Float32Array(out.buffer), shape, 'float32');
@@ -387,13 +387,13 @@ export class Embedding {
       if (vals.size !== host.length * this.dim) throw new RangeError(`embedding.write: values hold ${vals.size} elements, need ${host.length} x ${this.dim}`);
       if (s.dist && s.where === 'host') {
         sendRows(s.dist, asInt32(host), bytesOf(asFloat32(vals.dataSync())),
-                 (local, v) => native().hostEmbeddingWriteRows(s.table, local, new Float32Array(v.buffer)), 'embedding.write');
+                 (local, v) => native().embeddingWriteRows(s.table, local, 0, local.length, new Float32Array(v.buffer), null), 'embedding.write');
       } else if (s.dist) {
         const b = this.backend;
         b.native.distributedEmbeddingWrite(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, host.length ? b.devicePtr(idx) : 0,
                                            host.length, host.length ? b.devicePtr(vals) : 0);
       } else if (s.where === 'host') {
-        native().hostEmbeddingWriteRows(s.table, asInt32(host), asFloat32(vals.dataSync()));
+        native().embeddingWriteRows(s.table, asInt32(host), 0, host.length, asFloat32(vals.dataSync()), null);
       } else {
         const b = this.backend;
         if (host.length) b.native.embeddingWriteRows(s.table, b.devicePtr(idx), 0, host.length, b.devicePtr(vals), 0);
@@ -438,8 +438,8 @@ export class Embedding {
       const st0 = withState ? s.states[0] : null, st1 = withState ? s.states[1] : null;
       if (s.dist && s.where === 'host') {
         sendRows(s.dist, asInt32(host!), bytesOf(asFloat32(grads.dataSync())), (local, g) => {
-          this.skippedHost += native().hostEmbeddingApply(s.table, st0 as ArrayBufferView | null, st1 as ArrayBufferView | null, local,
-                                                          new Float32Array(g.buffer), code, params);
+          this.skippedHost += native().embeddingApply(s.table, st0 as OptBuf, st1 as OptBuf, local, 0, local.length,
+                                                      new Float32Array(g.buffer), code, params, null, null) as number;
         }, `embedding.${what}`);
       } else if (s.dist) {
         const b = this.backend;
@@ -447,9 +447,9 @@ export class Embedding {
                                            (st1 ?? 0) as number, idx.size ? b.devicePtr(idx) : 0, idx.size, idx.size ? b.devicePtr(grads) : 0,
                                            code, params, this.skippedDevice);
       } else if (s.where === 'host') {
-        this.skippedHost += native().hostEmbeddingApply(s.table, st0 as ArrayBufferView | NativeHostMemory | null,
-                                                        st1 as ArrayBufferView | NativeHostMemory | null,
-                                                        asInt32(host!), asFloat32(grads.dataSync()), code, params);
+        this.skippedHost += native().embeddingApply(s.table, st0 as OptBuf | NativeHostMemory, st1 as OptBuf | NativeHostMemory,
+                                                    asInt32(host!), 0, host!.length, asFloat32(grads.dataSync()), code, params, null,
+                                                    null) as number;
       } else if (idx.size > 0) {
         const b = this.backend;
         this.touchManaged(s, b);

@@ -76,8 +76,7 @@ function forward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean
     })[0];
   }
   const out = new Float32Array(perRow ? rows : 1);
-  b.native.hostSoftmaxCrossEntropy(b.hostArray(x) as Float32Array, b.hostArray(y) as Float32Array | Int32Array, ids, rows, classes, scale,
-                                   perRow ? out : null, perRow ? null : out);
+  b.native.softmaxCrossEntropy(b.hostArray(x), b.hostArray(y), ids, rows, classes, scale, perRow ? out : null, perRow ? null : out);
   return tf.tensor(out, outShape, 'float32');
 }
 
@@ -89,8 +88,7 @@ function backward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolea
     })[0];
   }
   const out = new Float32Array(rows * classes);
-  b.native.hostSoftmaxCrossEntropyGrad(b.hostArray(x) as Float32Array, b.hostArray(y) as Float32Array | Int32Array, ids, rows, classes,
-                                       b.hostArray(dy) as Float32Array, perRow, scale, out);
+  b.native.softmaxCrossEntropyGrad(b.hostArray(x), b.hostArray(y), ids, rows, classes, b.hostArray(dy), perRow, scale, out);
   return tf.tensor(out, [rows, classes], 'float32');
 }
 

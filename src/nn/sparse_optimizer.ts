@@ -6,7 +6,7 @@
 // global step count. Gradients of duplicate indices in one step are summed
 // first. Non-finite gradient elements (NaN, ±Inf) are skipped: the element
 // and its state keep their values, and Embedding.skippedGradients() counts them.
-import {NativeOptimizerParams} from '../backend/native';
+import {NativeOptimizerParams} from '../native/addon';
 
 export type SparseOptimizerName = 'sgd' | 'adam' | 'adagrad' | 'rmsprop';
 

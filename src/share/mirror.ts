@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {typedArrayFor} from '../backend/backend_wholememory';
-import {native} from '../backend/register';
+import {native} from '../native/device';
 import {openedInfo, update} from './shared_objects';
 
 type Typed = Float32Array | Int32Array | Uint8Array;

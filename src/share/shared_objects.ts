@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory';
-import {deviceDetails, deviceStatus, native} from '../backend/register';
+import {deviceDetails, deviceStatus, native} from '../native/device';
 import {checkCapacity, elementsOf} from '../memory/capacity';
 
 export type SharedLocation = 'device' | 'host';

@@ -14,7 +14,7 @@ import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
-import {native} from '../backend/register';
+import {native} from '../native/device';
 import {checkPrivate, privateDir} from '../util/private_files';
 import {allocateShared, close, deleteShared, open, ownedShared, sealShared, SharedDescriptor, SharedDType, SharedLocation, update} from './shared_objects';
 

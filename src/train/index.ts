@@ -1,6 +1,6 @@
 // wm.train: training loops, checkpoints, metrics and plots.
 export {loadCheckpoint, saveCheckpoint} from './checkpoint';
-export {adam, FusedAdamOptimizer} from './fused_adam';
+export {adam, FusedAdamOptimizer} from '../optimizers/fused_adam';
 export type {CheckpointContents} from './checkpoint';
 export {hitsAtK, rocAuc} from './link_metrics';
 export {DEFAULT_LINK_PREDICTION, trainLinkPrediction} from './link_prediction';

@@ -20,7 +20,7 @@ import {predictedClasses} from '../nn/graphsage';
 import {rowDots} from '../nn/row_dots';
 import {seededRng, shuffle} from '../util/random';
 import {accuracy} from './node_classification';
-import {adam} from './fused_adam';
+import {adam} from '../optimizers/fused_adam';
 
 export interface Node2VecOptions {
   dim: number;

@@ -11,7 +11,7 @@ import {GatClassifier} from '../nn/gat_classifier';
 import {GcnClassifier} from '../nn/gcn_classifier';
 import {fullGraph, GraphSageClassifier, NodeModelConfig, sampleBlock} from '../nn/graphsage';
 import {seededRng, shuffle} from '../util/random';
-import {adam} from './fused_adam';
+import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 
 export const NODE_MODELS = ['sage', 'gat', 'gcn'] as const;

@@ -1,5 +1,5 @@
 // Element types the native kernels store. Matches the order used by the
-// TypeScript side (src/backend/native.ts).
+// TypeScript side (src/native/addon.ts).
 #pragma once
 #include <cstddef>
 #include <cstdint>

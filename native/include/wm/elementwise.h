@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "wm/ops.h"
+#include "wm/dtype.h"
 
 #ifdef __CUDACC__
 #define WM_HD __host__ __device__
@@ -20,6 +20,21 @@
 #endif
 
 namespace wm {
+
+// Each op's code: the TypeScript side (src/kernel_utils/op_codes.ts) uses the same order.
+enum class UnaryOp : int {
+  Neg = 0, Abs, Exp, Log, Log1p, Sqrt, Rsqrt, Square, Relu, Relu6, Elu,
+  LeakyRelu, Sigmoid, Tanh, Softplus, Step, Cast, LogicalNot, Reciprocal,
+  Floor, Ceil, Sign, Sin, Cos, Expm1, Round, IsNan, Selu, ClipByValue,
+  Erf, Acos, Asin, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Tan, IsInf, IsFinite
+};
+
+enum class BinaryOp : int {
+  Add = 0, Sub, Mul, Div, Maximum, Minimum, Pow, SquaredDifference,
+  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd,
+  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad, ReluGrad
+};
+
 namespace scalar {
 
 #ifndef __CUDACC__

@@ -6,24 +6,12 @@
 #include <vector>
 
 #include "wm/dtype.h"
+#include "wm/elementwise.h"
 #include "wm/window2d.h"
 
 namespace wm {
 
 constexpr int kMaxRank = 8;
-
-enum class UnaryOp : int {
-  Neg = 0, Abs, Exp, Log, Log1p, Sqrt, Rsqrt, Square, Relu, Relu6, Elu,
-  LeakyRelu, Sigmoid, Tanh, Softplus, Step, Cast, LogicalNot, Reciprocal,
-  Floor, Ceil, Sign, Sin, Cos, Expm1, Round, IsNan, Selu, ClipByValue,
-  Erf, Acos, Asin, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Tan, IsInf, IsFinite
-};
-
-enum class BinaryOp : int {
-  Add = 0, Sub, Mul, Div, Maximum, Minimum, Pow, SquaredDifference,
-  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd,
-  LogicalOr, FloorDiv, Mod, Atan2, Prelu, DivNoNan, EluGrad, ReluGrad
-};
 
 enum class ReduceOp : int { Sum = 0, Prod, Max, Min, Mean, All, Any, ArgMax, ArgMin };
 

@@ -3,6 +3,7 @@
 // full float32, no TF32) when present, else a shared-memory tiled kernel.
 #include "cublas_loader.h"
 #include "launch.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 
@@ -84,3 +85,10 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
 }
 
 }  // namespace wm
+
+// batchMatMul(a, b, c, batch, m, n, k, transA, transB, aBatchStride, bBatchStride, beta = 0)
+WM_OP(batchMatMul, Device, a) {
+  wm::batchMatMul(a.address(0, "a"), a.address(1, "b"), a.address(2, "c"), a.count(3, "batch"), a.count(4, "m"), a.count(5, "n"),
+                  a.count(6, "k"), a.flag(7, "transA"), a.flag(8, "transB"), a.count(9, "aBatchStride"), a.count(10, "bBatchStride"),
+                  a.present(11) ? static_cast<float>(a.number(11, "beta")) : 0.f);
+}

@@ -3,6 +3,7 @@
 #include "check.h"
 #include "launch.cuh"
 #include "vec4.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -43,3 +44,8 @@ void biasActivation(uint64_t y, uint64_t bias, int64_t rows, int64_t cols, bool 
 }
 
 }  // namespace wm
+
+// biasActivation(y, bias, rows, cols, relu)
+WM_OP(biasActivation, Device, a) {
+  wm::biasActivation(a.address(0, "y"), a.address(1, "bias"), a.count(2, "rows"), a.count(3, "cols"), a.flag(4, "relu"));
+}

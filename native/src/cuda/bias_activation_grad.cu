@@ -4,6 +4,7 @@
 #include "check.h"
 #include "launch.cuh"
 #include "scratch.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -64,3 +65,9 @@ void biasActivationGrad(uint64_t dy, uint64_t y, int64_t rows, int64_t cols, boo
 }
 
 }  // namespace wm
+
+// biasActivationGrad(dy, y, rows, cols, relu, dz, dBias)
+WM_OP(biasActivationGrad, Device, a) {
+  wm::biasActivationGrad(a.address(0, "dy"), a.address(1, "y"), a.count(2, "rows"), a.count(3, "cols"), a.flag(4, "relu"),
+                         a.address(5, "dz"), a.address(6, "dBias"));
+}

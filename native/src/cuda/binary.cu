@@ -7,6 +7,7 @@
 #include "binary_store.cuh"
 #include "launch.cuh"
 #include "vec4.cuh"
+#include "wm/op_registry.h"
 #include "wm/elementwise.h"
 #include "wm/shape_collapse.h"
 
@@ -186,3 +187,23 @@ void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y,
 }
 
 }  // namespace wm
+
+// binary(op, dtypeIn, dtypeOut, a, b, y, shape, aStrides, bStrides)
+WM_OP(binary, Device, a) {
+  wm::binary(static_cast<wm::BinaryOp>(a.count(0, "op")), a.dtype(1, "dtypeIn"), a.dtype(2, "dtypeOut"), a.address(3, "a"),
+             a.address(4, "b"), a.address(5, "y"), a.dims(6, "shape"), a.dims(7, "aStrides"), a.dims(8, "bStrides"));
+}
+
+// binaryFlat(op, dtypeIn, dtypeOut, a, b, y, n): same-shape operands, no shape arrays to convert (the per-op fast path).
+WM_OP(binaryFlat, Device, a) {
+  static thread_local std::vector<int64_t> shape(1), ones(1, 1);
+  shape[0] = a.count(6, "n");
+  wm::binary(static_cast<wm::BinaryOp>(a.count(0, "op")), a.dtype(1, "dtypeIn"), a.dtype(2, "dtypeOut"), a.address(3, "a"),
+             a.address(4, "b"), a.address(5, "y"), shape, ones, ones);
+}
+
+// select(dtype, cond, a, b, y, shape, condStrides, aStrides, bStrides)
+WM_OP(select, Device, a) {
+  wm::select(a.dtype(0, "dtype"), a.address(1, "cond"), a.address(2, "a"), a.address(3, "b"), a.address(4, "y"),
+             a.dims(5, "shape"), a.dims(6, "condStrides"), a.dims(7, "aStrides"), a.dims(8, "bStrides"));
+}

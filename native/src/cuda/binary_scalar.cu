@@ -8,6 +8,7 @@
 #include "binary_store.cuh"
 #include "launch.cuh"
 #include "vec4.cuh"
+#include "wm/op_registry.h"
 #include "wm/elementwise.h"
 
 namespace wm {
@@ -75,3 +76,9 @@ void binaryScalar(BinaryOp op, DType in, DType out, uint64_t x, double value, bo
 }
 
 }  // namespace wm
+
+// binaryScalar(op, dtypeIn, dtypeOut, x, value, scalarFirst, y, n)
+WM_OP(binaryScalar, Device, a) {
+  wm::binaryScalar(static_cast<wm::BinaryOp>(a.count(0, "op")), a.dtype(1, "dtypeIn"), a.dtype(2, "dtypeOut"), a.address(3, "x"),
+                   a.number(4, "value"), a.flag(5, "scalarFirst"), a.address(6, "y"), a.count(7, "n"));
+}

@@ -7,6 +7,7 @@
 #include "gemm_tile.cuh"
 #include "launch.cuh"
 #include "scratch.cuh"
+#include "wm/window2d_args.h"
 #include "wm/window2d.h"
 
 namespace wm {
@@ -84,3 +85,8 @@ void conv2dFilterGrad(uint64_t x, uint64_t dy, uint64_t dw, const Window2D& g, i
 }
 
 }  // namespace wm
+
+// conv2dFilterGrad(x, dy, dw, geometry, outC): GPU only.
+WM_OP(conv2dFilterGrad, Device, a) {
+  wm::conv2dFilterGrad(a.address(0, "x"), a.address(1, "dy"), a.address(2, "dw"), a.window(3, "geometry"), a.count(4, "outC"));
+}

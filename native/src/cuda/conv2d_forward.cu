@@ -1,10 +1,11 @@
 // tf.conv2d as one implicit GEMM: y [pixels, outC] = windows [pixels,
 // fH*fW*inC] x filter [fH*fW*inC, outC], the windows read from the image in
 // place by the tile loads (padding as zeros) instead of copied out first.
-// Until session 11 this was a pad, a window copy and a matmul (three
-// launches; 2.6x cuDNN's time on an H100 for a small layer).
+// (A pad, a window copy and a matmul take three launches and 2.6x cuDNN's
+// time on an H100 for a small layer.)
 #include "gemm_tile.cuh"
 #include "launch.cuh"
+#include "wm/window2d_args.h"
 #include "wm/window2d.h"
 
 namespace wm {
@@ -70,3 +71,8 @@ void conv2dForward(uint64_t x, uint64_t w, uint64_t y, const Window2D& g, int64_
 }
 
 }  // namespace wm
+
+// conv2dForward(x, w, y, geometry, outC): GPU only (the CPU core multiplies window copies instead).
+WM_OP(conv2dForward, Device, a) {
+  wm::conv2dForward(a.address(0, "x"), a.address(1, "w"), a.address(2, "y"), a.window(3, "geometry"), a.count(4, "outC"));
+}

@@ -7,6 +7,7 @@
 // spread-out copy of dy, no flipped filter, no atomics.
 #include "gemm_tile.cuh"
 #include "launch.cuh"
+#include "wm/window2d_args.h"
 #include "wm/window2d.h"
 
 namespace wm {
@@ -80,3 +81,11 @@ void conv2dInputGrad(uint64_t dy, uint64_t w, uint64_t dx, const Window2D& g, in
 }
 
 }  // namespace wm
+
+// conv2dInputGrad(dy, w, dx, geometry, outC, dyH, dyW): GPU only.
+WM_OP(conv2dInputGrad, Device, a) {
+  const wm::Window2D g = a.window(3, "geometry");
+  const int64_t dyH = a.count(5, "dyH"), dyW = a.count(6, "dyW");
+  wm::dyCoversOutput(a, g, dyH, dyW);
+  wm::conv2dInputGrad(a.address(0, "dy"), a.address(1, "w"), a.address(2, "dx"), g, a.count(4, "outC"), dyH, dyW);
+}

@@ -20,6 +20,7 @@
 #include "launch.cuh"
 #include "scratch.cuh"
 #include "vec4.cuh"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 #include "wm/runtime.h"
 
@@ -230,3 +231,10 @@ void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScal
 }
 
 }  // namespace wm
+
+// csrSpmm(rowPtr, colIdx, weight | 0, rowScale | 0, numRows, x, dim, out, splits | 0, numLong, numChunks, chunkEntries)
+WM_OP(csrSpmm, Device, a) {
+  wm::csrSpmm(a.address(0, "rowPtr"), a.address(1, "colIdx"), a.address(2, "weight"), a.address(3, "rowScale"), a.count(4, "numRows"),
+              a.address(5, "x"), a.count(6, "dim"), a.address(7, "out"), a.address(8, "splits"), a.count(9, "numLong"),
+              a.count(10, "numChunks"), a.count(11, "chunkEntries"));
+}

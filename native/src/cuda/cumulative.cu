@@ -9,6 +9,7 @@
 #include "check.h"
 #include "launch.cuh"
 #include "scratch.cuh"
+#include "wm/op_registry.h"
 #include "wm/cumulative_step.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
@@ -73,3 +74,9 @@ void cumulative(bool product, DType dt, uint64_t x, uint64_t y, int64_t outer, i
 }
 
 }  // namespace wm
+
+// cumulative(product, dtype, x, y, outer, n, inner, exclusive, reverse)
+WM_OP(cumulative, Device, a) {
+  wm::cumulative(a.flag(0, "product"), a.dtype(1, "dtype"), a.address(2, "x"), a.address(3, "y"), a.count(4, "outer"), a.count(5, "n"),
+                 a.count(6, "inner"), a.flag(7, "exclusive"), a.flag(8, "reverse"));
+}

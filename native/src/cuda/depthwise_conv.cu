@@ -1,8 +1,8 @@
 // tf.depthwiseConv2d in one kernel: one thread per output element, the
-// window read in place (padding skipped, nothing copied first). Until
-// session 11 this was a pad, a window copy and a batched matmul: three
-// launches where cuDNN runs one.
+// window read in place (padding skipped, nothing copied first): one launch,
+// as cuDNN's, where a pad, a window copy and a batched matmul take three.
 #include "launch.cuh"
+#include "wm/window2d_args.h"
 #include "wm/window2d.h"
 
 namespace wm {
@@ -38,3 +38,8 @@ void depthwiseConv2d(uint64_t x, uint64_t w, uint64_t y, const Window2D& g, int6
 }
 
 }  // namespace wm
+
+// depthwiseConv2d(x, w, y, geometry, mult)
+WM_OP(depthwiseConv2d, Device, a) {
+  wm::depthwiseConv2d(a.address(0, "x"), a.address(1, "w"), a.address(2, "y"), a.window(3, "geometry"), a.count(4, "mult"));
+}

@@ -8,6 +8,7 @@
 
 #include "launch.cuh"
 #include "scratch.cuh"
+#include "wm/window2d_args.h"
 #include "wm/window2d.h"
 
 namespace wm {
@@ -83,3 +84,8 @@ void depthwiseConv2dFilterGrad(uint64_t x, uint64_t dy, uint64_t dw, const Windo
 }
 
 }  // namespace wm
+
+// depthwiseConv2dFilterGrad(x, dy, dw, geometry, mult)
+WM_OP(depthwiseConv2dFilterGrad, Device, a) {
+  wm::depthwiseConv2dFilterGrad(a.address(0, "x"), a.address(1, "dy"), a.address(2, "dw"), a.window(3, "geometry"), a.count(4, "mult"));
+}

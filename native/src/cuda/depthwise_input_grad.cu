@@ -2,6 +2,7 @@
 // element sums, over the window offsets and multipliers whose output pixel
 // read it, dy times the filter (a gather: no atomics, a fixed order).
 #include "launch.cuh"
+#include "wm/window2d_args.h"
 #include "wm/window2d.h"
 
 namespace wm {
@@ -38,3 +39,11 @@ void depthwiseConv2dInputGrad(uint64_t dy, uint64_t w, uint64_t dx, const Window
 }
 
 }  // namespace wm
+
+// depthwiseConv2dInputGrad(dy, w, dx, geometry, mult, dyH, dyW)
+WM_OP(depthwiseConv2dInputGrad, Device, a) {
+  const wm::Window2D g = a.window(3, "geometry");
+  const int64_t dyH = a.count(5, "dyH"), dyW = a.count(6, "dyW");
+  wm::dyCoversOutput(a, g, dyH, dyW);
+  wm::depthwiseConv2dInputGrad(a.address(0, "dy"), a.address(1, "w"), a.address(2, "dx"), g, a.count(4, "mult"), dyH, dyW);
+}

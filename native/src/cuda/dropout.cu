@@ -1,6 +1,7 @@
 // Dropout: y[i] = x[i] * scale where the mask (wm/dropout_mask.h) keeps i,
 // else 0. The gradient is the same call on dy with the same seed.
 #include "launch.cuh"
+#include "wm/op_registry.h"
 #include "wm/dropout_mask.h"
 
 namespace wm {
@@ -20,3 +21,10 @@ void dropout(uint64_t x, uint64_t y, int64_t n, uint32_t threshold, float scale,
 }
 
 }  // namespace wm
+
+// dropout(x, y, n, threshold, scale, seedHigh, seedLow): the seed as its two 32-bit halves.
+WM_OP(dropout, Device, a) {
+  const uint64_t seed = (static_cast<uint64_t>(a.count(5, "seedHigh")) << 32) | static_cast<uint32_t>(a.count(6, "seedLow"));
+  wm::dropout(a.address(0, "x"), a.address(1, "y"), a.count(2, "n"), static_cast<uint32_t>(a.count(3, "threshold")),
+              static_cast<float>(a.number(4, "scale")), seed);
+}

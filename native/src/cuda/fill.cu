@@ -1,5 +1,6 @@
 // Fill (also ZerosLike/OnesLike).
 #include "launch.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -21,3 +22,6 @@ void fill(DType t, uint64_t y, int64_t n, double value) {
 }
 
 }  // namespace wm
+
+// fill(dtype, y, n, value)
+WM_OP(fill, Device, a) { wm::fill(a.dtype(0, "dtype"), a.address(1, "y"), a.count(2, "n"), a.number(3, "value")); }

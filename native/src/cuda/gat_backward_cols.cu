@@ -4,6 +4,7 @@
 // gather where the forward scattered, so no atomics and a fixed order.
 #include "launch.cuh"
 #include "softmax_rows.cuh"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 
 namespace wm {
@@ -42,3 +43,10 @@ void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t
 }
 
 }  // namespace wm
+
+// gatBackwardCols(rowPtrT, colIdxT, edgeT, numCols, numRows, alpha, dz, dOut, heads, dim, dFeat, dSrc)
+WM_OP(gatBackwardCols, Device, a) {
+  wm::gatBackwardCols(a.address(0, "rowPtrT"), a.address(1, "colIdxT"), a.address(2, "edgeT"), a.count(3, "numCols"), a.address(5, "alpha"),
+                      a.address(6, "dz"), a.address(7, "dOut"), a.count(8, "heads"), a.count(9, "dim"), a.address(10, "dFeat"),
+                      a.address(11, "dSrc"));
+}

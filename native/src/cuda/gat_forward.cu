@@ -5,6 +5,7 @@
 // in a fixed pattern: the result does not depend on timing.
 #include "launch.cuh"
 #include "softmax_rows.cuh"
+#include "wm/op_registry.h"
 #include "wm/gat_math.h"
 #include "wm/graph_ops.h"
 
@@ -56,3 +57,10 @@ void gatForward(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat
 }
 
 }  // namespace wm
+
+// gatForward(rowPtr, colIdx, numRows, numCols, feat, src, dst, heads, dim, slope, out, alpha)
+WM_OP(gatForward, Device, a) {
+  wm::gatForward(a.address(0, "rowPtr"), a.address(1, "colIdx"), a.count(2, "numRows"), a.address(4, "feat"), a.address(5, "src"),
+                 a.address(6, "dst"), a.count(7, "heads"), a.count(8, "dim"), static_cast<float>(a.number(9, "slope")), a.address(10, "out"),
+                 a.address(11, "alpha"));
+}

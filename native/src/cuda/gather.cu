@@ -2,6 +2,7 @@
 // accesses when alignment allows, since embedding-style gathers move whole rows.
 #include "launch.cuh"
 #include "vec4.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -58,3 +59,10 @@ void gather(DType t, uint64_t x, uint64_t indices, uint64_t y, int64_t outer, in
 }
 
 }  // namespace wm
+
+// gather(dtype, x, indices, y, outer, axisDim, inner, numIndices, outerPerBatch, errorFlag)
+WM_OP(gather, Device, a) {
+  wm::gather(a.dtype(0, "dtype"), a.address(1, "x"), a.address(2, "indices"), a.address(3, "y"), a.count(4, "outer"),
+             a.count(5, "axisDim"), a.count(6, "inner"), a.count(7, "numIndices"), a.count(8, "outerPerBatch"),
+             a.address(9, "errorFlag"));
+}

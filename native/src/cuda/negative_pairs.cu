@@ -3,6 +3,7 @@
 // until one is not an edge.
 #include "check.h"
 #include "launch.cuh"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 #include "wm/runtime.h"
 
@@ -42,3 +43,10 @@ int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int
 }
 
 }  // namespace wm
+
+// negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst) -> pairs that exhausted their tries
+WM_OP(negativePairs, Device, a) {
+  a.returns(static_cast<double>(wm::negativePairs(a.address(0, "rowPtr"), a.address(1, "colIdx"), a.count(2, "numVertices"),
+                                                  a.count(3, "count"), static_cast<uint64_t>(a.count(4, "seed")), a.address(5, "src"),
+                                                  a.address(6, "dst"))));
+}

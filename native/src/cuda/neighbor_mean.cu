@@ -4,6 +4,7 @@
 // offsets, so nothing is built or uploaded per step.
 #include "check.h"
 #include "launch.cuh"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 #include "wm/runtime.h"
 
@@ -60,3 +61,9 @@ void neighborMean(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t 
 }
 
 }  // namespace wm
+
+// neighborMean(neighbors, numRows, fanout, x, dim, out)
+WM_OP(neighborMean, Device, a) {
+  wm::neighborMean(a.address(0, "neighbors"), a.count(1, "numRows"), a.count(2, "fanout"), a.address(3, "x"), a.count(4, "dim"),
+                   a.address(5, "out"));
+}

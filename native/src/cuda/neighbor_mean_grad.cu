@@ -6,6 +6,7 @@
 // UnsortedSegmentSum's does.
 #include "check.h"
 #include "launch.cuh"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 #include "wm/runtime.h"
 
@@ -37,3 +38,9 @@ void neighborMeanGrad(uint64_t neighbors, int64_t numRows, int64_t fanout, uint6
 }
 
 }  // namespace wm
+
+// neighborMeanGrad(neighbors, numRows, fanout, dy, dim, dx, numInputs)
+WM_OP(neighborMeanGrad, Device, a) {
+  wm::neighborMeanGrad(a.address(0, "neighbors"), a.count(1, "numRows"), a.count(2, "fanout"), a.address(3, "dy"), a.count(4, "dim"),
+                       a.address(5, "dx"), a.count(6, "numInputs"));
+}

@@ -1,6 +1,7 @@
 // OneHot: out[i, d] = indices[i] == d ? on : off (indices outside [0, depth)
 // give a row of off, as tfjs-backend-cpu does).
 #include "launch.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -27,3 +28,9 @@ void oneHot(DType t, uint64_t indices, uint64_t y, int64_t n, int64_t depth, dou
 }
 
 }  // namespace wm
+
+// oneHot(dtype, indices, y, n, depth, onValue, offValue)
+WM_OP(oneHot, Device, a) {
+  wm::oneHot(a.dtype(0, "dtype"), a.address(1, "indices"), a.address(2, "y"), a.count(3, "n"), a.count(4, "depth"),
+             a.number(5, "onValue"), a.number(6, "offValue"));
+}

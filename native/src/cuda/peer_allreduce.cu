@@ -69,7 +69,7 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
       // -1: by wire type (see run()).
       pushMax_(envBytes("WM_AR_PUSH_MAX", -1)),
       // Measured on 2 x H200 (10 packing warps, 32 KiB chunks; pulled with
-      // two blocks per SM, session 8, two alternated runs): pulled 6 MiB
+      // two blocks per SM, two alternated runs): pulled 6 MiB
       // bfloat16 28.5-28.6 µs against 30.6 streamed, float32 27.6-27.7
       // against 28.8-28.9; 8 MiB bfloat16 37.8 against 36.5-36.9.
       streamAbove_(envBytes("WM_AR_STREAM_ABOVE", int64_t{6} << 20)),
@@ -111,7 +111,7 @@ void PeerAllReduce::allocate(int64_t bufferBytes) {
   boot_.barrier("allReduce (buffers ready)");
 }
 
-// The pulled one-shot's grid. Measured on 2 x H200 (session 8, three
+// The pulled one-shot's grid. Measured on 2 x H200 (three
 // alternated runs): two blocks per SM pay once a thread would pull four
 // vectors with one (4 MiB: bfloat16 22.1-22.6 µs against 23.3-23.4, float32
 // 20.8-20.9 against 21.7-21.8) and lose below (bfloat16 2 MiB: 17.1-17.4

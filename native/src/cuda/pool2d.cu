@@ -2,6 +2,7 @@
 // MaxPoolGrad needs) in one kernel: one thread per output element, the
 // window read in place.
 #include "launch.cuh"
+#include "wm/window2d_args.h"
 #include "wm/window2d.h"
 
 namespace wm {
@@ -41,3 +42,8 @@ void pool2d(PoolOp op, uint64_t x, uint64_t y, const Window2D& g) {
 }
 
 }  // namespace wm
+
+// pool2d(op, x, y, geometry): y is int32 for ArgMax.
+WM_OP(pool2d, Device, a) {
+  wm::pool2d(wm::poolOpArg(a, 0), a.address(1, "x"), a.address(2, "y"), a.window(3, "geometry"));
+}

@@ -2,6 +2,7 @@
 // element sums the dy of the windows that hold it (for Max, only those whose
 // maximum it is), a gather with a fixed order instead of a scatter.
 #include "launch.cuh"
+#include "wm/window2d_args.h"
 #include "wm/window2d.h"
 
 namespace wm {
@@ -38,3 +39,10 @@ void pool2dGrad(PoolOp op, uint64_t dy, uint64_t argmax, uint64_t dx, const Wind
 }
 
 }  // namespace wm
+
+// pool2dGrad(op, dy, argmax, dx, geometry): argmax (int32, from pool2d's ArgMax) is read for Max only.
+WM_OP(pool2dGrad, Device, a) {
+  const wm::PoolOp op = wm::poolOpArg(a, 0);
+  if (op == wm::PoolOp::ArgMax) a.reject(0, "op", "must be max or avg");
+  wm::pool2dGrad(op, a.address(1, "dy"), op == wm::PoolOp::Max ? a.address(2, "argmax") : 0, a.address(3, "dx"), a.window(4, "geometry"));
+}

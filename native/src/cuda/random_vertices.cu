@@ -1,6 +1,7 @@
 // Uniform vertex ids on the GPU (negatives for skip-gram training): the hash
 // draws of wm/random_walk.h's randomVertex, so the CPU returns the same ids.
 #include "launch.cuh"
+#include "wm/op_registry.h"
 #include "wm/random_walk.h"
 #include "wm/runtime.h"
 
@@ -20,3 +21,8 @@ void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, uint64_t 
 }
 
 }  // namespace wm
+
+// randomVertices(count, numVertices, seed, out)
+WM_OP(randomVertices, Device, a) {
+  wm::randomVertices(a.count(0, "count"), a.count(1, "numVertices"), static_cast<uint64_t>(a.count(2, "seed")), a.address(3, "out"));
+}

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "launch.cuh"
+#include "wm/op_registry.h"
 #include "wm/runtime.h"
 
 namespace wm {
@@ -292,3 +293,9 @@ void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t ou
 }
 
 }  // namespace wm
+
+// reduce(op, dtypeIn, dtypeOut, x, y, outer, inner, after = 1)
+WM_OP(reduce, Device, a) {
+  wm::reduce(static_cast<wm::ReduceOp>(a.count(0, "op")), a.dtype(1, "dtypeIn"), a.dtype(2, "dtypeOut"), a.address(3, "x"),
+             a.address(4, "y"), a.count(5, "outer"), a.count(6, "inner"), a.present(7) ? a.count(7, "after") : 1);
+}

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "launch.cuh"
 #include "scratch.cuh"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 #include "wm/runtime.h"
 
@@ -86,3 +87,10 @@ int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, 
 }
 
 }  // namespace wm
+
+// relabelVertices(dst, nDst, ids, nIds, numVertices, map, values, neighbors) -> count
+WM_OP(relabelVertices, Device, a) {
+  a.returns(static_cast<double>(wm::relabelVertices(a.address(0, "dst"), a.count(1, "nDst"), a.address(2, "ids"), a.count(3, "nIds"),
+                                                    a.count(4, "numVertices"), a.address(5, "map"), a.address(6, "values"),
+                                                    a.address(7, "neighbors"))));
+}

@@ -4,6 +4,7 @@
 
 #include "launch.cuh"
 #include "lane_groups.cuh"
+#include "wm/op_registry.h"
 #include "wm/row_dots.h"
 #include "wm/runtime.h"
 
@@ -56,3 +57,8 @@ void rowDots(uint64_t a, uint64_t b, int64_t n, int64_t m, int64_t d, uint64_t o
 }
 
 }  // namespace wm
+
+// rowDots(a, b, n, m, d, out)
+WM_OP(rowDots, Device, a) {
+  wm::rowDots(a.address(0, "a"), a.address(1, "b"), a.count(2, "n"), a.count(3, "m"), a.count(4, "d"), a.address(5, "out"));
+}

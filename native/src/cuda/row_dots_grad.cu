@@ -5,6 +5,7 @@
 
 #include "launch.cuh"
 #include "lane_groups.cuh"
+#include "wm/op_registry.h"
 #include "wm/row_dots.h"
 #include "wm/runtime.h"
 
@@ -67,3 +68,9 @@ void rowDotsGrad(uint64_t a, uint64_t b, uint64_t g, int64_t n, int64_t m, int64
 }
 
 }  // namespace wm
+
+// rowDotsGrad(a, b, g, n, m, d, dA, dB)
+WM_OP(rowDotsGrad, Device, a) {
+  wm::rowDotsGrad(a.address(0, "a"), a.address(1, "b"), a.address(2, "g"), a.count(3, "n"), a.count(4, "m"), a.count(5, "d"),
+                  a.address(6, "dA"), a.address(7, "dB"));
+}

@@ -1,5 +1,6 @@
 // ScatterNd: duplicates add up, as in tfjs-backend-cpu.
 #include "launch.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -47,3 +48,9 @@ void scatterNd(DType t, uint64_t indices, uint64_t updates, uint64_t y, int64_t 
 }
 
 }  // namespace wm
+
+// scatterNd(dtype, indices, updates, y, numUpdates, indexDepth, sliceSize, dims, errorFlag)
+WM_OP(scatterNd, Device, a) {
+  wm::scatterNd(a.dtype(0, "dtype"), a.address(1, "indices"), a.address(2, "updates"), a.address(3, "y"), a.count(4, "numUpdates"),
+                a.count(5, "indexDepth"), a.count(6, "sliceSize"), a.dims(7, "dims"), a.address(8, "errorFlag"));
+}

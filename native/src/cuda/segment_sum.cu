@@ -2,6 +2,7 @@
 // gradient: every gathered row added back to where it came from).
 #include "launch.cuh"
 #include "vec4.cuh"
+#include "wm/op_registry.h"
 
 // A build for an older GPU must fail here, not run a kernel without its adds.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -62,3 +63,9 @@ void unsortedSegmentSum(DType t, uint64_t x, uint64_t segmentIds, uint64_t y, in
 }
 
 }  // namespace wm
+
+// segmentSum(dtype, x, ids, y, rows, inner, numSegments): y zero-filled by the caller.
+WM_OP(segmentSum, Device, a) {
+  wm::unsortedSegmentSum(a.dtype(0, "dtype"), a.address(1, "x"), a.address(2, "ids"), a.address(3, "y"), a.count(4, "rows"),
+                         a.count(5, "inner"), a.count(6, "numSegments"));
+}

@@ -6,6 +6,7 @@
 #include "launch.cuh"
 #include "scratch.cuh"
 #include "softmax_rows.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -62,3 +63,9 @@ void softmaxCrossEntropy(uint64_t logits, uint64_t labels, bool classIds, int64_
 }
 
 }  // namespace wm
+
+// softmaxCrossEntropy(logits, labels, classIds, rows, classes, scale, rowLoss | 0, total | 0)
+WM_OP(softmaxCrossEntropy, Device, a) {
+  wm::softmaxCrossEntropy(a.address(0, "logits"), a.address(1, "labels"), a.flag(2, "classIds"), a.count(3, "rows"), a.count(4, "classes"),
+                          static_cast<float>(a.number(5, "scale")), a.address(6, "rowLoss"), a.address(7, "total"));
+}

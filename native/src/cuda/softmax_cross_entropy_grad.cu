@@ -4,6 +4,7 @@
 #include "check.h"
 #include "launch.cuh"
 #include "softmax_rows.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -42,3 +43,10 @@ void softmaxCrossEntropyGrad(uint64_t logits, uint64_t labels, bool classIds, in
 }
 
 }  // namespace wm
+
+// softmaxCrossEntropyGrad(logits, labels, classIds, rows, classes, dLoss, perRow, scale, dLogits)
+WM_OP(softmaxCrossEntropyGrad, Device, a) {
+  wm::softmaxCrossEntropyGrad(a.address(0, "logits"), a.address(1, "labels"), a.flag(2, "classIds"), a.count(3, "rows"),
+                              a.count(4, "classes"), a.address(5, "dLoss"), a.flag(6, "perRow"), static_cast<float>(a.number(7, "scale")),
+                              a.address(8, "dLogits"));
+}

@@ -1,6 +1,7 @@
 // The one data-movement kernel behind Transpose, Slice, StridedSlice, Concat,
 // Pack, Unpack, Tile, Reverse and BroadcastTo (see ops.h).
 #include "launch.cuh"
+#include "wm/op_registry.h"
 #include "wm/shape_collapse.h"
 
 namespace wm {
@@ -77,3 +78,9 @@ void stridedCopy(int elemSize, uint64_t src, int64_t srcOffset,
 }
 
 }  // namespace wm
+
+// stridedCopy(elemSize, src, srcOffset, srcStrides, srcMod, dst, dstOffset, dstStrides, shape)
+WM_OP(stridedCopy, Device, a) {
+  wm::stridedCopy(static_cast<int>(a.count(0, "elemSize")), a.address(1, "src"), a.count(2, "srcOffset"), a.dims(3, "srcStrides"),
+                  a.dims(4, "srcMod"), a.address(5, "dst"), a.count(6, "dstOffset"), a.dims(7, "dstStrides"), a.dims(8, "shape"));
+}

@@ -3,6 +3,7 @@
 // range, read over NVLink). Sums in rank order, so every rank computes
 // bit-identical results.
 #include "launch.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -33,3 +34,9 @@ void sumSlices(uint64_t base, int slices, int64_t strideElems, int64_t n, float 
 }
 
 }  // namespace wm
+
+// sumSlices(base, slices, strideElems, n, scale, out)
+WM_OP(sumSlices, Device, a) {
+  wm::sumSlices(a.address(0, "base"), static_cast<int>(a.count(1, "slices")), a.count(2, "strideElems"), a.count(3, "n"),
+                static_cast<float>(a.number(4, "scale")), a.address(5, "out"));
+}

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "launch.cuh"
 #include "scratch.cuh"
+#include "wm/op_registry.h"
 #include "wm/ops.h"
 #include "wm/runtime.h"
 
@@ -92,3 +93,9 @@ void topK(DType dt, uint64_t x, uint64_t values, uint64_t indices, int64_t rows,
 }
 
 }  // namespace wm
+
+// topK(dtype, x, values, indices, rows, n, k)
+WM_OP(topK, Device, a) {
+  wm::topK(a.dtype(0, "dtype"), a.address(1, "x"), a.address(2, "values"), a.address(3, "indices"), a.count(4, "rows"),
+           a.count(5, "n"), a.count(6, "k"));
+}

@@ -4,6 +4,7 @@
 
 #include "launch.cuh"
 #include "vec4.cuh"
+#include "wm/op_registry.h"
 #include "wm/elementwise.h"
 
 namespace wm {
@@ -98,3 +99,9 @@ void unary(UnaryOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t n,
 }
 
 }  // namespace wm
+
+// unary(op, dtypeIn, dtypeOut, x, y, n, alpha, beta)
+WM_OP(unary, Device, a) {
+  wm::unary(static_cast<wm::UnaryOp>(a.count(0, "op")), a.dtype(1, "dtypeIn"), a.dtype(2, "dtypeOut"), a.address(3, "x"),
+            a.address(4, "y"), a.count(5, "n"), static_cast<float>(a.number(6, "alpha")), static_cast<float>(a.number(7, "beta")));
+}

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "launch.cuh"
 #include "scratch.cuh"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 #include "wm/runtime.h"
 
@@ -82,3 +83,8 @@ int64_t uniqueInt32(uint64_t x, int64_t n, uint64_t values, uint64_t inverse) {
 }
 
 }  // namespace wm
+
+// uniqueInt32(x, n, values, inverse) -> the number of distinct values
+WM_OP(uniqueInt32, Device, a) {
+  a.returns(static_cast<double>(wm::uniqueInt32(a.address(0, "x"), a.count(1, "n"), a.address(2, "values"), a.address(3, "inverse"))));
+}

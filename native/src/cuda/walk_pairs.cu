@@ -2,6 +2,7 @@
 // walkPair order (what the tfjs slices and concats of walkPairs gave, in one
 // launch instead of four per offset).
 #include "launch.cuh"
+#include "wm/op_registry.h"
 #include "wm/random_walk.h"
 #include "wm/runtime.h"
 
@@ -24,3 +25,9 @@ void walkPairs(uint64_t walks, int64_t n, int length, int window, uint64_t cente
 }
 
 }  // namespace wm
+
+// walkPairs(walks, n, length, window, center, context)
+WM_OP(walkPairs, Device, a) {
+  wm::walkPairs(a.address(0, "walks"), a.count(1, "n"), static_cast<int>(a.count(2, "length")), static_cast<int>(a.count(3, "window")),
+                a.address(4, "center"), a.address(5, "context"));
+}

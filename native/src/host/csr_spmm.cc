@@ -3,6 +3,7 @@
 
 #include "cpu_features.h"
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 
 namespace wm {
@@ -63,3 +64,14 @@ void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, 
 
 }  // namespace host
 }  // namespace wm
+
+// csrSpmm(rowPtr, colIdx, weight | null, rowScale | null, numRows, x, dim, out, ...): the long-row split
+// arguments are the GPU's; the CPU splits rows over threads itself.
+WM_OP(csrSpmm, Host, a) {
+  const int64_t rows = a.count(4, "numRows"), dim = a.count(6, "dim");
+  const int32_t* rowPtr = a.ints(0, "rowPtr", rows + 1);
+  const int64_t nnz = rows == 0 ? 0 : rowPtr[rows];
+  const int64_t cols = dim == 0 ? 0 : a.length(5, "x") / dim;
+  wm::host::csrSpmm(rowPtr, a.ints(1, "colIdx", nnz), a.floatsOrNull(2, "weight", nnz), a.floatsOrNull(3, "rowScale", rows), rows,
+                    a.floats(5, "x", cols * dim), dim, a.floats(7, "out", rows * dim));
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/cumulative_step.h"
 #include "wm/host_ops.h"
 #include "wm/status.h"
@@ -34,3 +35,10 @@ void cumulative(bool product, DType dt, const void* x, void* y, int64_t outer, i
 
 }  // namespace host
 }  // namespace wm
+
+WM_OP(cumulative, Host, a) {
+  const wm::DType dt = a.dtype(1, "dtype");
+  const int64_t outer = a.count(4, "outer"), n = a.count(5, "n"), inner = a.count(6, "inner");
+  wm::host::cumulative(a.flag(0, "product"), dt, a.tensor(2, "x", dt, outer * n * inner), a.tensor(3, "y", dt, outer * n * inner), outer, n,
+                       inner, a.flag(7, "exclusive"), a.flag(8, "reverse"));
+}

@@ -8,6 +8,7 @@
 
 #include "parallel.h"
 #include "window_rows.h"
+#include "wm/window2d_args.h"
 #include "wm/host_ops.h"
 #include "wm/window2d.h"
 
@@ -89,3 +90,30 @@ void depthwiseConv2dFilterGrad(const float* x, const float* dy, float* dw, const
 
 }  // namespace host
 }  // namespace wm
+
+// The window ops' host bodies: every buffer checked against the geometry first.
+WM_OP(depthwiseConv2d, Host, a) {
+  const wm::Window2D g = a.window(3, "geometry");
+  const int64_t mult = a.count(4, "mult");
+  // Checked in argument order (a call's arguments are evaluated in any order).
+  const float* x = a.floats(0, "x", wm::windowInSize(g));
+  const float* w = a.floats(1, "w", g.fH * g.fW * g.chans * mult);
+  wm::host::depthwiseConv2d(x, w, a.floats(2, "y", wm::windowOutSize(g) * mult), g, mult);
+}
+
+WM_OP(depthwiseConv2dInputGrad, Host, a) {
+  const wm::Window2D g = a.window(3, "geometry");
+  const int64_t mult = a.count(4, "mult"), dyH = a.count(5, "dyH"), dyW = a.count(6, "dyW");
+  wm::dyCoversOutput(a, g, dyH, dyW);
+  const float* dy = a.floats(0, "dy", g.batch * dyH * dyW * g.chans * mult);
+  const float* w = a.floats(1, "w", g.fH * g.fW * g.chans * mult);
+  wm::host::depthwiseConv2dInputGrad(dy, w, a.floats(2, "dx", wm::windowInSize(g)), g, mult, dyH, dyW);
+}
+
+WM_OP(depthwiseConv2dFilterGrad, Host, a) {
+  const wm::Window2D g = a.window(3, "geometry");
+  const int64_t mult = a.count(4, "mult");
+  const float* x = a.floats(0, "x", wm::windowInSize(g));
+  const float* dy = a.floats(1, "dy", wm::windowOutSize(g) * mult);
+  wm::host::depthwiseConv2dFilterGrad(x, dy, a.floats(2, "dw", g.fH * g.fW * g.chans * mult), g, mult);
+}

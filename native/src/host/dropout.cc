@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/dropout_mask.h"
 #include "wm/host_ops.h"
 
@@ -36,3 +37,11 @@ void dropout(const float* x, float* y, int64_t n, uint32_t threshold, float scal
 
 }  // namespace host
 }  // namespace wm
+
+// dropout(x, y, n, threshold, scale, seedHigh, seedLow)
+WM_OP(dropout, Host, a) {
+  const int64_t n = a.count(2, "n");
+  const uint64_t seed = (static_cast<uint64_t>(a.count(5, "seedHigh")) << 32) | static_cast<uint32_t>(a.count(6, "seedLow"));
+  wm::host::dropout(a.floats(0, "x", n), a.floats(1, "y", n), n, static_cast<uint32_t>(a.count(3, "threshold")),
+                    static_cast<float>(a.number(4, "scale")), seed);
+}

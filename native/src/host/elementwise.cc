@@ -1,11 +1,13 @@
 // Host unary, binary and select kernels: the scalar ops of wm/elementwise.h
 // over typed arrays, with broadcasting by strides.
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "parallel.h"
 #include "vector_math.h"
+#include "wm/op_registry.h"
 #include "wm/elementwise.h"
 #include "wm/host_ops.h"
 #include "wm/shape_collapse.h"
@@ -198,3 +200,68 @@ void select(DType t, const void* cond, const void* a, const void* b, void* y,
 
 }  // namespace host
 }  // namespace wm
+
+namespace {
+int64_t product(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+}  // namespace
+
+WM_OP(unary, Host, a) {
+  const wm::DType in = a.dtype(1, "dtypeIn"), out = a.dtype(2, "dtypeOut");
+  const int64_t n = a.count(5, "n");
+  wm::host::unary(static_cast<wm::UnaryOp>(a.count(0, "op")), in, out, a.tensor(3, "x", in, n), a.tensor(4, "y", out, n), n,
+                  static_cast<float>(a.number(6, "alpha")), static_cast<float>(a.number(7, "beta")));
+}
+
+WM_OP(binary, Host, a) {
+  const wm::DType in = a.dtype(1, "dtypeIn"), out = a.dtype(2, "dtypeOut");
+  const auto shape = a.dims(6, "shape"), as = a.dims(7, "aStrides"), bs = a.dims(8, "bStrides");
+  wm::host::binary(static_cast<wm::BinaryOp>(a.count(0, "op")), in, out, a.tensor(3, "a", in, wm::stridedExtent(shape, as)),
+                   a.tensor(4, "b", in, wm::stridedExtent(shape, bs)), a.tensor(5, "y", out, product(shape)), shape, as, bs);
+}
+
+WM_OP(binaryFlat, Host, a) {
+  const wm::DType in = a.dtype(1, "dtypeIn"), out = a.dtype(2, "dtypeOut");
+  const int64_t n = a.count(6, "n");
+  wm::host::binary(static_cast<wm::BinaryOp>(a.count(0, "op")), in, out, a.tensor(3, "a", in, n), a.tensor(4, "b", in, n),
+                   a.tensor(5, "y", out, n), {n}, {1}, {1});
+}
+
+// The scalar becomes a one-element operand broadcast over x.
+WM_OP(binaryScalar, Host, a) {
+  const wm::DType in = a.dtype(1, "dtypeIn"), out = a.dtype(2, "dtypeOut");
+  const int64_t n = a.count(7, "n");
+  const double value = a.number(4, "value");
+  union {
+    float f;
+    int32_t i;
+    uint8_t b;
+  } scalar{};
+  if (in == wm::DType::F32) scalar.f = static_cast<float>(value);
+  else if (in == wm::DType::I32) scalar.i = static_cast<int32_t>(value);
+  else scalar.b = value != 0;
+  const void* x = a.tensor(3, "x", in, n);
+  const bool first = a.flag(5, "scalarFirst");
+  wm::host::binary(static_cast<wm::BinaryOp>(a.count(0, "op")), in, out, first ? &scalar : x, first ? x : &scalar,
+                   a.tensor(6, "y", out, n), {n}, {first ? 0 : 1}, {first ? 1 : 0});
+}
+
+WM_OP(select, Host, a) {
+  const wm::DType dt = a.dtype(0, "dtype");
+  const auto shape = a.dims(5, "shape"), cs = a.dims(6, "condStrides"), as = a.dims(7, "aStrides"), bs = a.dims(8, "bStrides");
+  wm::host::select(dt, a.tensor(1, "cond", wm::DType::Bool, wm::stridedExtent(shape, cs)), a.tensor(2, "a", dt, wm::stridedExtent(shape, as)),
+                   a.tensor(3, "b", dt, wm::stridedExtent(shape, bs)), a.tensor(4, "y", dt, product(shape)), shape, cs, as, bs);
+}
+
+WM_OP(fill, Host, a) {
+  const wm::DType dt = a.dtype(0, "dtype");
+  const int64_t n = a.count(2, "n");
+  const double value = a.number(3, "value");
+  void* y = a.tensor(1, "y", dt, n);
+  if (dt == wm::DType::F32) std::fill_n(static_cast<float*>(y), n, static_cast<float>(value));
+  else if (dt == wm::DType::I32) std::fill_n(static_cast<int32_t*>(y), n, static_cast<int32_t>(value));
+  else std::fill_n(static_cast<uint8_t*>(y), n, static_cast<uint8_t>(value != 0));
+}

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/gat_math.h"
 #include "wm/graph_ops.h"
 
@@ -87,3 +88,32 @@ void gatBackwardCols(const int32_t* rowPtrT, const int32_t* colIdxT, const int32
 
 }  // namespace host
 }  // namespace wm
+
+// The host bodies check the CSR and every buffer against the block first: a wrong one is an error, not a stray read.
+WM_OP(gatForward, Host, a) {
+  const int64_t rows = a.count(2, "numRows"), cols = a.count(3, "numCols"), heads = a.count(7, "heads"), dim = a.count(8, "dim");
+  const int64_t nnz = a.csr(0, 1, rows, cols);
+  wm::host::gatForward(a.ints(0, "rowPtr", rows + 1), a.ints(1, "colIdx", nnz), rows, a.floats(4, "feat", cols * heads * dim),
+                       a.floats(5, "src", cols * heads), a.floats(6, "dst", rows * heads), heads, dim, static_cast<float>(a.number(9, "slope")),
+                       a.floats(10, "out", rows * heads * dim), a.floats(11, "alpha", nnz * heads));
+}
+
+WM_OP(gatBackwardRows, Host, a) {
+  const int64_t rows = a.count(2, "numRows"), cols = a.count(3, "numCols"), heads = a.count(7, "heads"), dim = a.count(8, "dim");
+  const int64_t nnz = a.csr(0, 1, rows, cols);
+  wm::host::gatBackwardRows(a.ints(0, "rowPtr", rows + 1), a.ints(1, "colIdx", nnz), rows, a.floats(4, "feat", cols * heads * dim),
+                            a.floats(5, "src", cols * heads), a.floats(6, "dst", rows * heads), heads, dim,
+                            static_cast<float>(a.number(9, "slope")), a.floats(10, "alpha", nnz * heads), a.floats(11, "dOut", rows * heads * dim),
+                            a.floats(12, "dz", nnz * heads), a.floats(13, "dDst", rows * heads));
+}
+
+WM_OP(gatBackwardCols, Host, a) {
+  const int64_t cols = a.count(3, "numCols"), rows = a.count(4, "numRows"), heads = a.count(8, "heads"), dim = a.count(9, "dim");
+  const int64_t nnz = a.csr(0, 1, cols, rows);
+  const int32_t* edgeT = a.ints(2, "edgeT", nnz);
+  for (int64_t e = 0; e < nnz; ++e)
+    if (edgeT[e] < 0 || edgeT[e] >= nnz) a.reject(2, "edgeT", "entry " + std::to_string(e) + " is outside [0, " + std::to_string(nnz) + ")");
+  wm::host::gatBackwardCols(a.ints(0, "rowPtrT", cols + 1), a.ints(1, "colIdxT", nnz), edgeT, cols, a.floats(5, "alpha", nnz * heads),
+                            a.floats(6, "dz", nnz * heads), a.floats(7, "dOut", rows * heads * dim), heads, dim,
+                            a.floats(10, "dFeat", cols * heads * dim), a.floats(11, "dSrc", cols * heads));
+}

@@ -8,6 +8,7 @@
 
 #include "cpu_features.h"
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/host_ops.h"
 
 #ifdef WM_HOST_AVX2
@@ -196,3 +197,13 @@ void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_
 
 }  // namespace host
 }  // namespace wm
+
+// batchMatMul(a, b, c, batch, m, n, k, transA, transB, aBatchStride, bBatchStride): beta is the GPU's alone.
+WM_OP(batchMatMul, Host, a) {
+  const int64_t batch = a.count(3, "batch"), m = a.count(4, "m"), n = a.count(5, "n"), k = a.count(6, "k");
+  const int64_t sa = a.count(9, "aBatchStride"), sb = a.count(10, "bBatchStride");
+  if (a.present(11) && a.number(11, "beta") != 0) a.reject(11, "beta", "must be 0 on the CPU");
+  const int64_t needA = batch == 0 ? 0 : (batch - 1) * sa + m * k, needB = batch == 0 ? 0 : (batch - 1) * sb + k * n;
+  wm::host::batchMatMul(a.floats(0, "a", needA), a.floats(1, "b", needB), a.floats(2, "c", batch * m * n), batch, m, n, k,
+                        a.flag(7, "transA"), a.flag(8, "transB"), sa, sb);
+}

@@ -1,8 +1,12 @@
 // Host strided copy (Transpose, Slice, Concat, Pack, Unpack, Tile) and row
 // gather.
+#include <algorithm>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/host_ops.h"
 #include "wm/shape_collapse.h"
 #include "wm/status.h"
@@ -149,3 +153,58 @@ int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int
 
 }  // namespace host
 }  // namespace wm
+
+namespace {
+// The lowest and one past the highest element a strided view over `dims` reaches from `offset`.
+std::pair<int64_t, int64_t> reach(int64_t offset, const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  int64_t lo = offset, hi = offset;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t span = (dims[k] - 1) * (k < strides.size() ? strides[k] : 0);
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi + 1};
+}
+}  // namespace
+
+WM_OP(stridedCopy, Host, a) {
+  const int elemSize = static_cast<int>(a.count(0, "elemSize"));
+  if (elemSize != 1 && elemSize != 4) a.reject(0, "elemSize", "must be 1 or 4");
+  const auto srcStrides = a.dims(3, "srcStrides"), srcMod = a.dims(4, "srcMod"), dstStrides = a.dims(7, "dstStrides"), shape = a.dims(8, "shape");
+  const int64_t srcOffset = a.count(2, "srcOffset"), dstOffset = a.count(6, "dstOffset");
+  if (srcStrides.size() != shape.size() || srcMod.size() != shape.size() || dstStrides.size() != shape.size())
+    a.reject(8, "shape", "must have as many entries as the strides");
+  int64_t count = 1;
+  std::vector<int64_t> srcDims(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k) {
+    count *= shape[k];
+    srcDims[k] = std::min(shape[k], srcMod[k]);
+  }
+  void* src = a.bytes(1, "src", 0, elemSize);
+  void* dst = a.bytes(5, "dst", 0, elemSize);
+  if (count > 0) {
+    const auto s = reach(srcOffset, srcDims, srcStrides), d = reach(dstOffset, shape, dstStrides);
+    if (s.first < 0 || s.second > a.length(1, "src")) a.reject(1, "src", "is shorter than the view's offset and strides reach");
+    if (d.first < 0 || d.second > a.length(5, "dst")) a.reject(5, "dst", "is shorter than the view's offset and strides reach");
+  }
+  wm::host::stridedCopy(elemSize, src, srcOffset, srcStrides, srcMod, dst, dstOffset, dstStrides, shape);
+}
+
+// gather(dtype, x, indices, y, outer, axisDim, inner, numIndices, outerPerBatch, errorFlag) -> the first bad position, or -1
+// (nothing written then); errorFlag is the device's and unused here.
+WM_OP(gather, Host, a) {
+  const wm::DType dt = a.dtype(0, "dtype");
+  const int64_t outer = a.count(4, "outer"), axisDim = a.count(5, "axisDim"), inner = a.count(6, "inner"), numIndices = a.count(7, "numIndices"),
+                perBatch = a.count(8, "outerPerBatch");
+  const int64_t batches = perBatch == 0 ? 0 : (outer + perBatch - 1) / perBatch;
+  a.returns(static_cast<double>(wm::host::gather(static_cast<int>(wm::dtypeSize(dt)), a.tensor(1, "x", dt, outer * axisDim * inner),
+                                                 a.ints(2, "indices", batches * numIndices), a.tensor(3, "y", dt, outer * numIndices * inner),
+                                                 outer, axisDim, inner, numIndices, perBatch)));
+}
+
+// segmentSum(dtype, x, ids, y, rows, inner, numSegments): y zero-filled by the caller.
+WM_OP(segmentSum, Host, a) {
+  const wm::DType dt = a.dtype(0, "dtype");
+  const int64_t rows = a.count(4, "rows"), inner = a.count(5, "inner"), numSegments = a.count(6, "numSegments");
+  wm::host::segmentSum(dt, a.tensor(1, "x", dt, rows * inner), a.ints(2, "ids", rows), a.tensor(3, "y", dt, numSegments * inner), rows, inner,
+                       numSegments);
+}

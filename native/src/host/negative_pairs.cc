@@ -2,6 +2,7 @@
 
 #include "csr_guard.h"
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 
 namespace wm {
@@ -37,3 +38,11 @@ int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz,
 
 }  // namespace host
 }  // namespace wm
+
+// negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst) -> pairs that exhausted their tries
+WM_OP(negativePairs, Host, a) {
+  const int64_t numVertices = a.count(2, "numVertices"), count = a.count(3, "count");
+  a.returns(static_cast<double>(wm::host::negativePairs(a.ints(0, "rowPtr", numVertices + 1), a.ints(1, "colIdx", 0), a.length(1, "colIdx"),
+                                                        numVertices, count, static_cast<uint64_t>(a.count(4, "seed")), a.ints(5, "src", count),
+                                                        a.ints(6, "dst", count))));
+}

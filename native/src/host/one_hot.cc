@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/host_ops.h"
 
 namespace wm {
@@ -39,3 +40,10 @@ void oneHot(DType t, const int32_t* indices, void* y, int64_t n, int64_t depth, 
 
 }  // namespace host
 }  // namespace wm
+
+// oneHot(dtype, indices, y, n, depth, onValue, offValue)
+WM_OP(oneHot, Host, a) {
+  const wm::DType dt = a.dtype(0, "dtype");
+  const int64_t n = a.count(3, "n"), depth = a.count(4, "depth");
+  wm::host::oneHot(dt, a.ints(1, "indices", n), a.tensor(2, "y", dt, n * depth), n, depth, a.number(5, "onValue"), a.number(6, "offValue"));
+}

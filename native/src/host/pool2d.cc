@@ -7,6 +7,7 @@
 
 #include "parallel.h"
 #include "window_rows.h"
+#include "wm/window2d_args.h"
 #include "wm/host_ops.h"
 #include "wm/window2d.h"
 
@@ -96,3 +97,22 @@ void pool2dGrad(PoolOp op, const float* dy, const int* argmax, float* dx, const 
 
 }  // namespace host
 }  // namespace wm
+
+// pool2d(op, x, y, geometry): y is an Int32Array for ArgMax.
+WM_OP(pool2d, Host, a) {
+  const wm::PoolOp op = wm::poolOpArg(a, 0);
+  const wm::Window2D g = a.window(3, "geometry");
+  const float* x = a.floats(1, "x", wm::windowInSize(g));
+  void* y = op == wm::PoolOp::ArgMax ? static_cast<void*>(a.ints(2, "y", wm::windowOutSize(g))) : a.floats(2, "y", wm::windowOutSize(g));
+  wm::host::pool2d(op, x, y, g);
+}
+
+// pool2dGrad(op, dy, argmax, dx, geometry): argmax is read for Max only (null for Avg).
+WM_OP(pool2dGrad, Host, a) {
+  const wm::PoolOp op = wm::poolOpArg(a, 0);
+  if (op == wm::PoolOp::ArgMax) a.reject(0, "op", "must be max or avg");
+  const wm::Window2D g = a.window(4, "geometry");
+  const float* dy = a.floats(1, "dy", wm::windowOutSize(g));
+  const int* argmax = op == wm::PoolOp::Max ? a.ints(2, "argmax", wm::windowOutSize(g)) : nullptr;
+  wm::host::pool2dGrad(op, dy, argmax, a.floats(3, "dx", wm::windowInSize(g)), g);
+}

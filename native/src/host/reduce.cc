@@ -12,6 +12,7 @@
 #include "huge_pages.h"
 #include "parallel.h"
 #include "vector_math.h"
+#include "wm/op_registry.h"
 #include "wm/embedding_math.h"
 #include "wm/host_ops.h"
 #include "wm/status.h"
@@ -236,3 +237,16 @@ void roundToWire(const float* in, float* out, int64_t n, int wire) {
 
 }  // namespace host
 }  // namespace wm
+
+// reduce(op, dtypeIn, dtypeOut, x, y, outer, inner, after = 1): the middle axis of [outer, inner, after].
+WM_OP(reduce, Host, a) {
+  const wm::DType in = a.dtype(1, "dtypeIn"), out = a.dtype(2, "dtypeOut");
+  const int64_t outer = a.count(5, "outer"), inner = a.count(6, "inner"), after = a.present(7) ? a.count(7, "after") : 1;
+  wm::host::reduce(static_cast<wm::ReduceOp>(a.count(0, "op")), in, out, a.tensor(3, "x", in, outer * inner * after),
+                   a.tensor(4, "y", out, outer * after), outer, inner, after);
+}
+
+WM_OP(softmax, Host, a) {
+  const int64_t outer = a.count(2, "outer"), inner = a.count(3, "inner");
+  wm::host::softmax(a.floats(0, "x", outer * inner), a.floats(1, "y", outer * inner), outer, inner, a.flag(4, "log"));
+}

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 
 namespace wm {
@@ -67,3 +68,10 @@ void rmatEdges(int scale, int64_t m, double a, double b, double c, uint32_t seed
 
 }  // namespace host
 }  // namespace wm
+
+// rmat(scale, a, b, c, seed, permute, src, dst): fills src and dst (as many edges as src holds).
+WM_OP(rmat, Host, a) {
+  const int64_t m = a.length(6, "src");
+  wm::host::rmatEdges(static_cast<int>(a.count(0, "scale")), m, a.number(1, "a"), a.number(2, "b"), a.number(3, "c"),
+                      static_cast<uint32_t>(a.count(4, "seed")), a.flag(5, "permute"), a.ints(6, "src", m), a.ints(7, "dst", m));
+}

@@ -1,6 +1,7 @@
 // Row dots and their gradient on the CPU: the GPU's definitions, a row of a
 // per iteration, its blocks in order.
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/row_dots.h"
 
 namespace wm {
@@ -41,3 +42,14 @@ void rowDotsGrad(const float* a, const float* b, const float* g, int64_t n, int6
 
 }  // namespace host
 }  // namespace wm
+
+WM_OP(rowDots, Host, a) {
+  const int64_t n = a.count(2, "n"), m = a.count(3, "m"), d = a.count(4, "d");
+  wm::host::rowDots(a.floats(0, "a", n * d), a.floats(1, "b", m * n * d), n, m, d, a.floats(5, "out", m * n));
+}
+
+WM_OP(rowDotsGrad, Host, a) {
+  const int64_t n = a.count(3, "n"), m = a.count(4, "m"), d = a.count(5, "d");
+  wm::host::rowDotsGrad(a.floats(0, "a", n * d), a.floats(1, "b", m * n * d), a.floats(2, "g", m * n), n, m, d, a.floats(6, "dA", n * d),
+                        a.floats(7, "dB", m * n * d));
+}

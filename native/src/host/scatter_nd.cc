@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/host_ops.h"
 
 namespace wm {
@@ -48,3 +49,23 @@ void scatterNd(DType t, const int32_t* indices, const void* updates, void* y, in
 
 }  // namespace host
 }  // namespace wm
+
+// scatterNd(dtype, indices, updates, y, numUpdates, indexDepth, sliceSize, dims, errorFlag): y zero-filled; every index is
+// checked here (a bad one is an error, not a stray write); errorFlag is the device's and unused here.
+WM_OP(scatterNd, Host, a) {
+  const wm::DType dt = a.dtype(0, "dtype");
+  const int64_t numUpdates = a.count(4, "numUpdates"), depth = a.count(5, "indexDepth"), sliceSize = a.count(6, "sliceSize");
+  const auto dims = a.dims(7, "dims");
+  if (static_cast<int64_t>(dims.size()) != depth) a.reject(7, "dims", "must hold indexDepth entries");
+  int64_t rows = 1;
+  for (int64_t d : dims) rows *= d;
+  const int32_t* ip = a.ints(1, "indices", numUpdates * depth);
+  const void* updates = a.tensor(2, "updates", dt, numUpdates * sliceSize);
+  void* y = a.tensor(3, "y", dt, rows * sliceSize);
+  for (int64_t e = 0; e < numUpdates * depth; ++e) {
+    if (ip[e] < 0 || ip[e] >= dims[e % depth])
+      a.reject(1, "indices", "index " + std::to_string(ip[e]) + " of update " + std::to_string(e / depth) + " is outside [0, " +
+                                 std::to_string(dims[e % depth]) + ")");
+  }
+  wm::host::scatterNd(dt, ip, updates, y, numUpdates, depth, sliceSize, dims);
+}

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/host_ops.h"
 
 namespace wm {
@@ -73,3 +74,27 @@ void softmaxCrossEntropyGrad(const float* logits, const void* labels, bool class
 
 }  // namespace host
 }  // namespace wm
+
+namespace {
+// Labels: an Int32Array of one class id per row (classIds), else a Float32Array of rows x classes.
+const void* labelsArg(const wm::OpArgs& a, size_t i, bool classIds, int64_t rows, int64_t classes) {
+  return classIds ? static_cast<const void*>(a.ints(i, "labels", rows)) : a.floats(i, "labels", rows * classes);
+}
+}  // namespace
+
+// softmaxCrossEntropy(logits, labels, classIds, rows, classes, scale, rowLoss | null, total | null)
+WM_OP(softmaxCrossEntropy, Host, a) {
+  const bool ids = a.flag(2, "classIds");
+  const int64_t rows = a.count(3, "rows"), classes = a.count(4, "classes");
+  wm::host::softmaxCrossEntropy(a.floats(0, "logits", rows * classes), labelsArg(a, 1, ids, rows, classes), ids, rows, classes,
+                                static_cast<float>(a.number(5, "scale")), a.floatsOrNull(6, "rowLoss", rows), a.floatsOrNull(7, "total", 1));
+}
+
+// softmaxCrossEntropyGrad(logits, labels, classIds, rows, classes, dLoss, perRow, scale, dLogits)
+WM_OP(softmaxCrossEntropyGrad, Host, a) {
+  const bool ids = a.flag(2, "classIds"), perRow = a.flag(6, "perRow");
+  const int64_t rows = a.count(3, "rows"), classes = a.count(4, "classes");
+  wm::host::softmaxCrossEntropyGrad(a.floats(0, "logits", rows * classes), labelsArg(a, 1, ids, rows, classes), ids, rows, classes,
+                                    a.floats(5, "dLoss", perRow ? rows : 1), perRow, static_cast<float>(a.number(7, "scale")),
+                                    a.floats(8, "dLogits", rows * classes));
+}

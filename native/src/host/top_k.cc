@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "parallel.h"
+#include "wm/op_registry.h"
 #include "wm/host_ops.h"
 #include "wm/status.h"
 
@@ -54,3 +55,9 @@ void topK(DType dt, const void* x, void* values, int32_t* indices, int64_t rows,
 
 }  // namespace host
 }  // namespace wm
+
+WM_OP(topK, Host, a) {
+  const wm::DType dt = a.dtype(0, "dtype");
+  const int64_t rows = a.count(4, "rows"), n = a.count(5, "n"), k = a.count(6, "k");
+  wm::host::topK(dt, a.tensor(1, "x", dt, rows * n), a.tensor(2, "values", dt, rows * k), a.ints(3, "indices", rows * k), rows, n, k);
+}

@@ -1,0 +1,329 @@
+// Loads the native addon (build/Release/wholememory.node) and describes its
+// functions. Device addresses travel as numbers.
+import * as fs from 'fs';
+import * as path from 'path';
+
+export const enum NativeDType { F32 = 0, I32 = 1, Bool = 2 }
+
+export interface NativeInfo {
+  builtWithCuda: boolean;
+  deviceCount: number;
+  reason: string;
+}
+
+export interface NativeMemoryInfo {
+  bytesInUse: number;
+  bytesReserved: number;
+  peakBytesInUse: number;
+  allocations: number;
+  freeBytes: number;
+  totalBytes: number;
+}
+
+export interface NativeCommunicator {
+  /**
+   * Float32 device arrays (ins may equal outs); wire 0 f32, 1 f16, 2 bf16; algo 0 auto, 1 one-shot,
+   * 2 two-shot, 3 NCCL. Queued on the stream (NCCL calls wait, bounded). Returns the path taken.
+   */
+  allReduceDevice(ins: number[], outs: number[], counts: number[], wire: number, mean: boolean, algo: number,
+                  params?: number[], lr?: number): string;
+  /**
+   * Benchmarks: `calls` all-reduces (sums) of one float32 device array queued back to back from C++,
+   * waited for once; µs per call. algo 1 one-shot, 2 two-shot, 3 NCCL. Collective.
+   */
+  allReduceLoop(input: number, output: number, count: number, wire: number, algo: number, calls: number): number;
+  readonly rank: number;
+  readonly size: number;
+  readonly sameHost: boolean;
+  allgather(mine: Uint8Array, what: string): Uint8Array[];
+  barrier(what: string): void;
+  setTimeout(ms: number): void;
+  destroy(): void;
+}
+
+export interface NativeHostMemory {
+  readonly rowsPerRank: number;
+  readonly localFirstRow: number;
+  readonly localRowCount: number;
+  gather(indices: Int32Array, out: ArrayBufferView): number;
+  scatter(indices: Int32Array, values: ArrayBufferView): number;
+  readLocal(out: ArrayBufferView): void;
+  writeLocal(values: ArrayBufferView): void;
+  /** On a GPU: device int32 indices, device float32 rows, read/written over the bus (not for distributed memory). */
+  deviceGather(indices: number, n: number, out: number, errorFlag: number): void;
+  deviceScatter(indices: number, n: number, values: number, errorFlag: number): void;
+  /** On a GPU: continuous memory's device address (pinned and mapped on first use). */
+  readonly deviceAddress: number;
+  /** out = scale * the sum of every rank's slice (continuous memory). */
+  sumSlices(scale: number, out: Float32Array): void;
+  /** values into this rank's rows from byteOffset on; wire 1 (float16) or 2 (bfloat16): float32 values, each rounded to it. */
+  writeLocalAt(values: ArrayBufferView, byteOffset: number, wire?: number): void;
+  /** The ranks meet through an arrival counter in this memory (wm/flag_barrier.h); names a rank that is gone or late. */
+  flagBarrier(epoch: number, timeoutMs: number, pids: Int32Array, what: string): void;
+  free(): void;
+}
+
+/** A table for the embedding kernels: device address, host array, or host WholeMemory. */
+export interface NativeTable {
+  ptr?: number;
+  array?: ArrayBufferView;
+  memory?: NativeHostMemory | NativeDeviceMemory;
+  rows: number;
+  dim: number;
+  storage: number;
+  /** The global index of row 0 (a rank's part of a distributed table; initial values follow it). */
+  rowBase?: number;
+}
+
+export interface NativeOptimizerParams {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  rho: number;
+  eps: number;
+  weightDecay: number;
+  biasCorrection1: number;
+  biasCorrection2: number;
+}
+
+export interface NativeManagedInfo {
+  bytesInUse: number;
+  bytesCached: number;
+  allocations: number;
+  hits: number;
+  misses: number;
+}
+
+export interface NativeDeviceMemory {
+  readonly rowsPerRank: number;
+  /** Continuous memory's one device address (0 for chunked). */
+  readonly address: number;
+  readonly localFirstRow: number;
+  readonly localRowCount: number;
+  gather(indices: number, n: number, out: number, errorFlag: number): void;
+  scatter(indices: number, n: number, values: number, errorFlag: number): void;
+  readLocal(out: ArrayBufferView): void;
+  writeLocal(values: ArrayBufferView): void;
+  free(): void;
+}
+
+/** lr, beta1, beta2, epsilon, 1 - beta1, 1 - beta2, 1 - beta1^t, 1 - beta2^t (see wm/dense_optimizer.h). */
+export type AdamScalars = [number, number, number, number, number, number, number, number];
+
+/**
+ * An op's buffer: a device address (the op runs on the GPU) or a typed array (it runs on the C++ CPU core).
+ * Every op of the addon takes either; all of one call's buffers live in one place.
+ */
+export type Buf = number | Float32Array | Int32Array | Uint8Array;
+/** An optional buffer: 0 (device) or null (host) for none. */
+export type OptBuf = Buf | null;
+/** The source of a CSR for sampling and walks: also continuous int32 host WholeMemory (read in place). */
+export type CsrSource = Buf | NativeHostMemory;
+
+/** node2vec's step weights relative to the largest (wm/random_walk.h). */
+export interface WalkBias {
+  back: number;
+  near: number;
+  far: number;
+  uniform: boolean;
+}
+
+export interface NativeAddon {
+  /** Kernels, copies and allocations go to the side stream while on (wm/runtime.h). */
+  useSideStream(on: boolean): void;
+  mainWaitsForSide(): void;
+  sideWaitsForMain(): void;
+  sampleWithReplacement(rowPtr: CsrSource, colIdx: CsrSource, numVertices: number, seeds: Buf, n: number, fanout: number,
+                        seed: number, out: Buf, errorFlag: OptBuf, keyByVertex?: boolean): number | undefined;
+  sampleWithoutReplacement(rowPtr: CsrSource, colIdx: CsrSource, numVertices: number, seeds: Buf, n: number, fanout: number,
+                           seed: number, offsets: Buf, out: OptBuf, errorFlag: OptBuf, keyByVertex?: boolean): number | undefined;
+  NativeDeviceMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number,
+                           devices?: number[]) => NativeDeviceMemory;
+  managedAlloc(bytes: number): number;
+  managedFree(ptr: number): void;
+  managedEmptyCache(): void;
+  managedInfo(): NativeManagedInfo;
+  managedSizeClass(bytes: number): number;
+  /** Locations: -1 is the host, d >= 0 is GPU d; accessedBy -1 sets none. */
+  managedAdvise(ptr: number, bytes: number, preferredLocation: number, accessedBy: number): void;
+  managedPrefetch(ptr: number, bytes: number, location: number): void;
+  pinnedHostAlloc(bytes: number): number;
+  pinnedHostFree(ptr: number): void;
+  embeddingInit(table: NativeTable, firstRow: number, count: number, seed: number, kind: number, scale: number, onDevice: boolean): void;
+  embeddingGather(table: NativeTable, indices: Buf, indexType: number, n: number, out: Buf, errorFlag: OptBuf): number | undefined;
+  embeddingWriteRows(table: NativeTable, indices: Buf, indexType: number, n: number, values: Buf, errorFlag: OptBuf): number | undefined;
+  embeddingApply(table: NativeTable, state0: OptBuf | NativeHostMemory, state1: OptBuf | NativeHostMemory, indices: Buf, indexType: number, n: number,
+                 grads: Buf, opt: number, params: NativeOptimizerParams, errorFlag: OptBuf, skipped: OptBuf): number | undefined;
+  /** Distributed tables on GPUs (collectives; rows travel as float32 through NCCL). */
+  distributedEmbeddingGather(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, indices: number, n: number, out: number): void;
+  distributedEmbeddingWrite(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, indices: number, n: number, values: number): void;
+  distributedEmbeddingApply(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, state0: number, state1: number,
+                            indices: Buf, n: number, grads: Buf, opt: number, params: NativeOptimizerParams, skipped: Buf): void;
+  bootstrapUniqueId(host: string, port: number, nonce?: string, secretHex?: string): string;
+  /** Graph operations (native/include/wm/graph_ops.h). */
+  uniqueInt32(x: Buf, n: number, values: Buf, inverse: Buf): number;
+  /** One hop's unique-and-relabel over a vertex map (wm/graph_ops.h); returns the count. */
+  relabelVertices(dst: Buf, nDst: number, ids: Buf, nIds: number, numVertices: number, map: Buf, values: Buf, neighbors: Buf): number;
+  /** Row dots (wm/row_dots.h), then graph attention's passes (wm/graph_ops.h). */
+  rowDots(a: Buf, b: Buf, n: number, m: number, d: number, out: Buf): void;
+  rowDotsGrad(a: Buf, b: Buf, g: number | Float32Array, n: number, m: number, d: number,
+              dA: Buf, dB: Buf): void;
+  gatForward(rowPtr: Buf, colIdx: Buf, numRows: number, numCols: number, feat: Buf,
+             src: Buf, dst: Buf, heads: number, dim: number, slope: number, out: Buf,
+             alpha: number | Float32Array): void;
+  gatBackwardRows(rowPtr: Buf, colIdx: Buf, numRows: number, numCols: number, feat: Buf,
+                  src: Buf, dst: Buf, heads: number, dim: number, slope: number,
+                  alpha: number | Float32Array, dOut: Buf, dz: Buf, dDst: Buf): void;
+  gatBackwardCols(rowPtrT: Buf, colIdxT: Buf, edgeT: Buf, numCols: number, numRows: number,
+                  alpha: number | Float32Array, dz: Buf, dOut: Buf, heads: number, dim: number,
+                  dFeat: Buf, dSrc: Buf): void;
+  /** splits: int32 device array of long rows and their chunks (csrSplits in graph/aggregate.ts), or 0 with numLong 0. */
+  csrSpmm(rowPtr: Buf, colIdx: Buf, weight: OptBuf, rowScale: OptBuf, numRows: number, x: Buf, dim: number, out: Buf,
+          splits: OptBuf, numLong: number, numChunks: number, chunkEntries: number): void;
+  neighborMean(neighbors: Buf, numRows: number, fanout: number, x: Buf, dim: number, out: Buf): void;
+  /** Adam over many tensors: 7 addresses per tensor (param, grad, m, v, outParam, outM, outV), one size per tensor. */
+  denseAdam(buffers: Buf[], sizes: number[], ...scalars: AdamScalars): void;
+  neighborMeanGrad(neighbors: Buf, numRows: number, fanout: number, dy: Buf, dim: number, dx: Buf, numInputs: number): void;
+  /** y = act(y + bias) in place; its gradient dz and the bias gradient (wm/ops.h). */
+  biasActivation(y: Buf, bias: Buf, rows: number, cols: number, relu: boolean): void;
+  biasActivationGrad(dy: Buf, y: Buf, rows: number, cols: number, relu: boolean, dz: Buf, dBias: Buf): void;
+  negativePairs(rowPtr: Buf, colIdx: Buf, numVertices: number, count: number, seed: number, src: Buf, dst: Buf): number;
+  randomWalks(rowPtr: CsrSource, colIdx: CsrSource, numVertices: number, starts: Buf, n: number, length: number, seed: number,
+              bias: WalkBias, out: Buf, errorFlag: OptBuf): number | undefined;
+  walkPairs(walks: Buf, n: number, length: number, window: number, center: Buf, context: Buf): void;
+  randomVertices(count: number, numVertices: number, seed: number, out: Buf): void;
+  /** Shared buffers: a whole cudaMalloc allocation and its CUDA IPC handle (hex). */
+  sharedDeviceAlloc(bytes: number): {ptr: number; handle: string};
+  sharedDeviceFree(ptr: number): void;
+  sharedDeviceOpen(handle: string): number;
+  sharedDeviceClose(ptr: number): void;
+  /** A memfd segment; sharedHostMap maps it (by descriptor, or by /proc path checked against its inode). */
+  sharedHostCreate(bytes: number): {fd: number; inode: number};
+  /** Copy-on-write view; refused when the segment is shorter than bytes. */
+  sharedHostMap(fdOrPath: number | string, bytes: number, inode?: number): ArrayBuffer;
+  sharedHostState(fdOrPath: number | string, inode?: number): {bytes: number; writeSealed: boolean};
+  sharedHostWrite(fdOrPath: number | string, inode: number | undefined, byteOffset: number, data: ArrayBufferView): void;
+  /** The owner's word that the segment is read-only (F_SEAL_WRITE). */
+  sharedHostSealWrites(fd: number): void;
+  /** SO_PEERCRED of a Unix socket. */
+  socketPeer(fd: number): {pid: number; uid: number; gid: number};
+  fdLimit(): number;
+  closeFd(fd: number): void;
+  /** "NCCL <version>" where it can be loaded, else "unavailable: <why>". */
+  ncclStatus(): string;
+  NativeCommunicator: new (uniqueId: string, rank: number, size: number, timeoutMs: number) => NativeCommunicator;
+  NativeHostMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number) => NativeHostMemory;
+
+  info(): NativeInfo;
+  deviceDetails(): {device: number; name: string; cublas: boolean};
+  selectDevice(device: number): void;
+  alloc(bytes: number): number;
+  free(ptr: number): void;
+  upload(ptr: number, values: ArrayBufferView): void;
+  download(ptr: number, out: ArrayBufferView): void;
+  readAsync<T extends ArrayBufferView>(ptr: number, out: T): Promise<T>;
+  copyDeviceToDevice(dst: number, src: number, bytes: number): void;
+  synchronize(): void;
+  emptyCache(): void;
+  memoryInfo(): NativeMemoryInfo;
+  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number,
+        alpha: number, beta: number): void;
+  binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf,
+         shape: number[], aStrides: number[], bStrides: number[]): void;
+  binaryFlat(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, n: number): void;
+  /** The 2-D window kernels: buffers are device addresses or (the CPU core) typed arrays; g is the 14 numbers of wm::Window2D. */
+  depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number): void;
+  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number): void;
+  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number): void;
+  conv2dForward(x: Buf, w: Buf, y: Buf, g: number[], outC: number): void;
+  conv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number): void;
+  conv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], outC: number): void;
+  pool2d(op: number, x: Buf, y: Buf, g: number[]): void;
+  pool2dGrad(op: number, dy: Buf, argmax: OptBuf, dx: Buf, g: number[]): void;
+  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean,
+               y: Buf, n: number): void;
+  select(dt: NativeDType, cond: Buf, a: Buf, b: Buf, y: Buf, shape: number[],
+         condStrides: number[], aStrides: number[], bStrides: number[]): void;
+  fill(dt: NativeDType, y: Buf, n: number, value: number): void;
+  stridedCopy(elemSize: number, src: Buf, srcOffset: number, srcStrides: number[],
+              srcMod: number[], dst: Buf, dstOffset: number, dstStrides: number[],
+              shape: number[]): void;
+  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
+  softmax(x: Buf, y: Buf, outer: number, inner: number, log: boolean): void;
+  /** The k largest entries of each row of [rows, n], largest first, ties by position (wm/ops.h). */
+  topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
+  /** Running sums (products) along the middle axis of [outer, n, inner] (wm/ops.h). */
+  cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
+  /** C = op(A) op(B) + beta C (beta default 0). */
+  batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number,
+              transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number, beta?: number): void;
+  gather(dt: NativeDType, x: Buf, indices: Buf, y: Buf, outer: number, axisDim: number,
+         inner: number, numIndices: number, outerPerBatch: number, errorFlag: OptBuf): number | undefined;
+  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number,
+                     inner: number, numSegments: number): void;
+  scatterNd(dt: NativeDType, indices: Buf, updates: Buf, y: Buf, numUpdates: number,
+            indexDepth: number, sliceSize: number, dims: number[], errorFlag: OptBuf): void;
+  /** y = x * scale where the mask of (seed, position) keeps it (wm/dropout_mask.h), else 0; seed as two 32-bit halves. */
+  dropout(x: Buf, y: Buf, n: number, threshold: number, scale: number, seedHigh: number, seedLow: number): void;
+  oneHot(dt: NativeDType, indices: Buf, y: Buf, n: number, depth: number, onValue: number,
+         offValue: number): void;
+
+  // The same kernels over host typed arrays (the CPU path).
+  /** Softmax cross-entropy (wm/ops.h): rowLoss and total are optional (0 / null). */
+  softmaxCrossEntropy(logits: Buf, labels: Buf, classIds: boolean, rows: number, classes: number, scale: number, rowLoss: OptBuf,
+                      total: OptBuf): void;
+  softmaxCrossEntropyGrad(logits: Buf, labels: Buf, classIds: boolean, rows: number, classes: number, dLoss: Buf, perRow: boolean,
+                          scale: number, dLogits: Buf): void;
+  /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
+  hostThreads(): number;
+  /** CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates and self loops dropped. Host only. */
+  buildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};
+  /** Fills src and dst with R-MAT edges over 2^scale vertices. Host only. */
+  rmat(scale: number, a: number, b: number, c: number, seed: number, permute: boolean, src: Int32Array, dst: Int32Array): void;
+  /** Adds row r of x [rows, inner] into row ids[r] of y; ids outside [0, numSegments) are skipped. */
+  /** Returns the position of the first out-of-range index (nothing written), or -1. */
+}
+
+const ADDON = path.join('build', 'Release', 'wholememory.node');
+
+// Walks up from this file to the package root: the same code runs from
+// dist/src/backend and from bundles placed elsewhere under dist/.
+function findAddon(): string {
+  const tried: string[] = [];
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, ADDON);
+    tried.push(candidate);
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) break;
+  }
+  throw new Error(
+      `tfjs-backend-wholememory: the native addon was not built (looked for ${tried.join(', ')}). ` +
+      `Run "npm run build:native" (needs CMake and a C++ compiler; nvcc for GPU support).`);
+}
+
+let loaded: NativeAddon | undefined;
+
+export function nativeAddon(): NativeAddon {
+  if (loaded === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    loaded = require(findAddon()) as NativeAddon;
+  }
+  return loaded;
+}
+
+/**
+ * An op of the addon's table (native/include/wm/op_registry.h) by name, typed by the caller: kernels bind
+ * their own op this way. Resolved on the first call, so importing a kernel never loads the addon.
+ */
+export function nativeOp<F extends (...args: never[]) => unknown>(name: string): F {
+  let fn: F | undefined;
+  const call = (...args: Parameters<F>): ReturnType<F> => {
+    if (fn === undefined) {
+      const found = (nativeAddon() as unknown as Record<string, unknown>)[name];
+      if (typeof found !== 'function') throw new Error(`tfjs-backend-wholememory: the addon has no op "${name}"`);
+      fn = found as F;
+    }
+    return fn(...args) as ReturnType<F>;
+  };
+  return call as unknown as F;
+}
