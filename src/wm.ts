@@ -3,7 +3,8 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from './backend/backend_wholememory';
 import {BACKEND_NAME} from './backend/backend_name';
-import {deviceDetails, deviceStatus, DeviceStatus, native} from './native/device';
+import {deviceDetails, deviceStatus, DeviceStatus} from './native/device';
+import {runtimeNative} from './native/domains';
 
 export {fallbackCounts, resetFallbackCounts} from './backend/fallback';
 
@@ -21,7 +22,7 @@ export interface DeviceInfo extends DeviceStatus {
 /** Whether the GPU is used, which one, and why not when it is not. */
 export function deviceInfo(): DeviceInfo {
   const s = deviceStatus();
-  const threads = s.addonLoaded ? {hostThreads: native().hostThreads()} : {};
+  const threads = s.addonLoaded ? {hostThreads: runtimeNative().hostThreads()} : {};
   return s.gpu ? {...s, ...deviceDetails(), ...threads} : {...s, ...threads};
 }
 
@@ -61,14 +62,14 @@ export function memoryInfo(): MemoryInfo {
     managedMisses: 0,
   };
   if (deviceStatus().gpu) {
-    const d = native().memoryInfo();
+    const d = runtimeNative().memoryInfo();
     info.deviceBytesInUse = d.bytesInUse;
     info.deviceBytesReserved = d.bytesReserved;
     info.deviceBytesPeak = d.peakBytesInUse;
     info.deviceAllocations = d.allocations;
     info.deviceFreeBytes = d.freeBytes;
     info.deviceTotalBytes = d.totalBytes;
-    const m = native().managedInfo();
+    const m = runtimeNative().managedInfo();
     info.managedBytesInUse = m.bytesInUse;
     info.managedBytesCached = m.bytesCached;
     info.managedHits = m.hits;
@@ -79,14 +80,14 @@ export function memoryInfo(): MemoryInfo {
 
 /** Waits until all queued GPU work is done (no-op on the CPU path). */
 export function synchronize(): void {
-  if (deviceStatus().gpu) native().synchronize();
+  if (deviceStatus().gpu) runtimeNative().synchronize();
 }
 
 /** Returns cached, unused device memory to the driver. */
 export function emptyCache(): void {
   if (!deviceStatus().gpu) return;
-  native().emptyCache();
-  native().managedEmptyCache();
+  runtimeNative().emptyCache();
+  runtimeNative().managedEmptyCache();
 }
 
 /** The registered backend instance (initialising it if needed). */

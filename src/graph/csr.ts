@@ -1,6 +1,7 @@
 // Compressed sparse rows: rowPtr[v]..rowPtr[v+1] index v's neighbours in colIdx.
-import {deviceStatus, native} from '../native/device';
+import {deviceStatus} from '../native/device';
 import {EdgeList} from './edge_list';
+import {graphNative} from '../native/domains';
 
 export class CsrGraph {
   constructor(readonly rowPtr: Int32Array, readonly colIdx: Int32Array) {
@@ -88,7 +89,7 @@ export class CsrGraph {
   static fromEdges(edges: EdgeList, opts: {symmetric: boolean}): CsrGraph {
     // The C++ core when the addon loaded (the same result, many times faster).
     if (deviceStatus().addonLoaded) {
-      const {rowPtr, colIdx} = native().buildCsr(edges.numVertices, edges.src, edges.dst, opts.symmetric);
+      const {rowPtr, colIdx} = graphNative().buildCsr(edges.numVertices, edges.src, edges.dst, opts.symmetric);
       return new CsrGraph(rowPtr, colIdx).trusted();
     }
     return CsrGraph.fromEdgesInScript(edges, opts);

@@ -7,10 +7,10 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {NativeHostMemory} from '../native/addon';
 import {knownValid} from '../backend/index_validation';
-import {native} from '../native/device';
 import {CsrGraph} from './csr';
 import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
 import {badSeed, launchForVertices} from './seeds';
+import {graphNative} from '../native/domains';
 
 export interface SampleOptions {
   /** With replacement: exactly fanout per seed (a vertex without neighbours samples itself). */
@@ -57,16 +57,16 @@ export function sampleOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertic
   const byVertex = keyByVertex(opts);
   if (opts.replace ?? true) {
     const ids = new Int32Array(seeds.length * fanout);
-    const bad = native().sampleWithReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, ids, null, byVertex) as number;
+    const bad = graphNative().sampleWithReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, ids, null, byVertex) as number;
     if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
     return {ids};
   }
   // Two passes: sizes first (offsets[n] is the total), then the draws.
   const offsets = new Int32Array(seeds.length + 1);
-  const bad = native().sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, offsets, null, null, byVertex) as number;
+  const bad = graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, offsets, null, null, byVertex) as number;
   if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
   const ids = new Int32Array(offsets[seeds.length]);
-  native().sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, offsets, ids, null, byVertex);
+  graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, offsets, ids, null, byVertex);
   return {offsets, ids};
 }
 
@@ -193,7 +193,7 @@ export function sampleNegativePairs(g: CsrGraph, count: number, opts: {seed?: nu
   const seed = opts.seed ?? 0;
   checkNegatives(g, count, seed);
   const src = new Int32Array(count), dst = new Int32Array(count);
-  const exhausted = native().negativePairs(g.rowPtr, g.colIdx, g.numVertices, count, seed, src, dst);
+  const exhausted = graphNative().negativePairs(g.rowPtr, g.colIdx, g.numVertices, count, seed, src, dst);
   if (exhausted > 0) throw exhaustedError(exhausted);
   return {src, dst};
 }

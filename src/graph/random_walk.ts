@@ -7,9 +7,9 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {NativeHostMemory, WalkBias} from '../native/addon';
 import {markValid, validRows} from '../backend/index_validation';
-import {native} from '../native/device';
 import {CsrGraph} from './csr';
 import {badSeed, launchForVertices} from './seeds';
+import {graphNative} from '../native/domains';
 
 export interface WalkOptions {
   /** node2vec's return parameter: a step back to the previous vertex weighs 1/p (default 1). */
@@ -58,7 +58,7 @@ export function walkOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertices
                            opts: WalkOptions, what: string): Int32Array {
   const {bias, seed} = walkBias(what, length, opts);
   const out = new Int32Array(starts.length * length);
-  const bad = native().randomWalks(rowPtr, colIdx, numVertices, starts, starts.length, length, seed, bias, out, null) as number;
+  const bad = graphNative().randomWalks(rowPtr, colIdx, numVertices, starts, starts.length, length, seed, bias, out, null) as number;
   if (bad >= 0) throw badSeed(what, numVertices, starts, bad);
   return out;
 }
@@ -175,7 +175,7 @@ export function randomVertices(count: number, numVertices: number, opts: {seed?:
     out = tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D;
   } else {
     const ids = new Int32Array(count);
-    native().randomVertices(count, numVertices, seed, ids);
+    graphNative().randomVertices(count, numVertices, seed, ids);
     out = tf.tensor1d(ids, 'int32');
   }
   markValid(out, numVertices);

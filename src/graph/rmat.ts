@@ -1,9 +1,10 @@
 // Seeded R-MAT graphs (Chakrabarti et al.; the Graph500 generator's model):
 // each edge picks a quadrant of the adjacency matrix recursively with
 // probabilities a, b, c, d, giving the skewed degrees of real graphs.
-import {deviceStatus, native} from '../native/device';
+import {deviceStatus} from '../native/device';
 import {seededRng} from '../util/random';
 import {EdgeList} from './edge_list';
+import {graphNative} from '../native/domains';
 
 export interface RmatOptions {
   /** 2^scale vertices. */
@@ -58,7 +59,7 @@ function generate(o: RmatOptions): EdgeList {
   const src = new Int32Array(m), dst = new Int32Array(m);
   // The C++ core draws exactly what the loop below draws, much faster.
   if (deviceStatus().addonLoaded && !o.inScript) {
-    native().rmat(scale, a, b, c, o.seed ?? 1, o.permute ?? true, src, dst);
+    graphNative().rmat(scale, a, b, c, o.seed ?? 1, o.permute ?? true, src, dst);
     return {numVertices: n, src, dst, directed: true};
   }
   const rng = seededRng(o.seed ?? 1);

@@ -3,11 +3,11 @@
 // hop samples neighbours of the current vertices, and unique-and-relabel
 // turns them into a compact CsrBlock over the distinct vertices — every
 // vertex is computed once per layer, however many sampled paths reach it.
-import {native} from '../native/device';
 import {int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import {CsrGraph} from './csr';
 import {hopSeed, sampleNeighbors, SampleOptions} from './native_sampling';
+import {graphNative} from '../native/domains';
 
 export interface SubgraphLayer {
   /** Global ids of this layer's outputs: a prefix of `src`. */
@@ -27,7 +27,7 @@ export interface SampledSubgraph {
 /** Distinct values of xs in order of first occurrence, and each x's position among them (C++ core). */
 export function uniqueAndRelabel(xs: Int32Array): {unique: Int32Array; inverse: Int32Array} {
   const values = new Int32Array(xs.length), inverse = new Int32Array(xs.length);
-  const count = native().uniqueInt32(xs, xs.length, values, inverse) as number;
+  const count = graphNative().uniqueInt32(xs, xs.length, values, inverse) as number;
   return {unique: values.slice(0, count), inverse};
 }
 

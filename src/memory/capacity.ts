@@ -4,7 +4,8 @@
 // asking the GPU for more managed memory than it has.
 import * as os from 'os';
 
-import {deviceStatus, native} from '../native/device';
+import {deviceStatus} from '../native/device';
+import {memoryNative} from '../native/domains';
 
 /** The most rows a table may have: ids are int32 on every path. */
 export const MAX_ROWS = 2 ** 31 - 1;
@@ -38,7 +39,7 @@ export function checkCapacity(what: string, bytes: number, where: 'host' | 'devi
     if (bytes > total) throw new RangeError(`${what}: ${fmt(bytes)} of host memory asked for, and this machine has ${fmt(total)} in all`);
   }
   if ((where === 'device' || where === 'managed') && deviceStatus().gpu) {
-    const free = native().memoryInfo().freeBytes;
+    const free = memoryNative().memoryInfo().freeBytes;
     if (bytes > free) throw new RangeError(`${what}: ${fmt(bytes)} of GPU memory asked for, and the GPU has ${fmt(free)} free`);
   }
 }

@@ -5,7 +5,7 @@
 // hanging.
 import {DataType} from '@tensorflow/tfjs-core';
 
-import {deviceStatus, native} from '../native/device';
+import {deviceStatus} from '../native/device';
 import {NativeCommunicator} from '../native/addon';
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -13,6 +13,7 @@ import {AllReduceOptions, AllReducer} from '../distributed/allreduce';
 import {groupSecret} from '../distributed/group_secret';
 import {readLaunchEnv} from '../distributed/launch_env';
 import {MemoryLocation, MemoryType, WholeMemoryTensor} from './whole_memory_tensor';
+import {memoryNative} from '../native/domains';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -43,7 +44,7 @@ const live = new Set<Communicator>();
  * send it to the other ranks privately (whoever has it can join the group).
  */
 export function getUniqueId(opts: {host?: string; port?: number} = {}): string {
-  return native().bootstrapUniqueId(opts.host ?? '127.0.0.1', opts.port ?? 0);
+  return memoryNative().bootstrapUniqueId(opts.host ?? '127.0.0.1', opts.port ?? 0);
 }
 
 export function createCommunicator(uniqueId: string, rank: number, size: number, opts: CommunicatorOptions = {}): Communicator {
@@ -52,7 +53,7 @@ export function createCommunicator(uniqueId: string, rank: number, size: number,
     if (!Number.isInteger(v) || v < 0) throw new RangeError(`createCommunicator: ${name} must be a non-negative integer, got ${v}`);
   }
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return new Communicator(new (native().NativeCommunicator)(uniqueId, rank, size, timeoutMs), timeoutMs);
+  return new Communicator(new (memoryNative().NativeCommunicator)(uniqueId, rank, size, timeoutMs), timeoutMs);
 }
 
 /** The communicator of every rank started by tfjs-wm-run (or torchrun, or mpirun). */
@@ -65,7 +66,7 @@ export function communicatorFromEnv(opts: CommunicatorOptions = {}): Communicato
   // and the secret comes from the launcher (or rank 0's private file).
   const {secret, done} = groupSecret(process.env, env.rank, env.runId, env.masterPort, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
-    const id = env.rank === 0 ? native().bootstrapUniqueId(env.masterAddr, env.masterPort, env.runId, secret) :
+    const id = env.rank === 0 ? memoryNative().bootstrapUniqueId(env.masterAddr, env.masterPort, env.runId, secret) :
                                 `${env.masterAddr}:${env.masterPort}:${env.runId}:${secret}`;
     return createCommunicator(id, env.rank, env.worldSize, opts);
   } finally {
@@ -168,12 +169,12 @@ export class Communicator {
 
 /** Which NCCL this process can use ("NCCL 22807"), or why none ("unavailable: ..."). */
 export function ncclStatus(): string {
-  return native().ncclStatus();
+  return memoryNative().ncclStatus();
 }
 
 /** Starts the library (nothing to do before the first communicator; kept for the WholeMemory API's shape). */
 export function init(): void {
-  native();
+  memoryNative();
 }
 
 /** Frees every WholeMemory tensor and destroys every communicator of this process. */
@@ -183,7 +184,7 @@ export function finalize(): void {
 
 /** A communicator of this process alone (single-process WholeMemory). */
 export function soloCommunicator(): Communicator {
-  return createCommunicator(native().bootstrapUniqueId('127.0.0.1', 0), 0, 1);
+  return createCommunicator(memoryNative().bootstrapUniqueId('127.0.0.1', 0), 0, 1);
 }
 
 /**

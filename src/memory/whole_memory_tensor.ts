@@ -9,13 +9,14 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_validation';
-import {deviceStatus, native} from '../native/device';
+import {deviceStatus} from '../native/device';
 import {NativeDeviceMemory, NativeHostMemory} from '../native/addon';
 import {writeFileAtomically} from '../util/files';
 import {bytesOf, readRows, RowLayout, sendRows} from './distributed_rows';
 import type {Communicator, MallocOptions} from './communicator';
 import {int32Ids} from '../util/arrays';
 import {checkCapacity, checkRows, elementsOf} from './capacity';
+import {memoryNative} from '../native/domains';
 
 export type MemoryType = 'continuous' | 'chunked' | 'distributed';
 export type MemoryLocation = 'device' | 'host';
@@ -77,10 +78,10 @@ export class WholeMemoryTensor {
     let mem: NativeHostMemory | NativeDeviceMemory;
     if (location === 'device') {
       const devices = WholeMemoryTensor.devicesFor(comm, type, opts.devices);
-      mem = new (native().NativeDeviceMemory)(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity, devices);
+      mem = new (memoryNative().NativeDeviceMemory)(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity, devices);
     } else {
       if (opts.devices !== undefined) throw new RangeError(`malloc: devices applies to location 'device' only`);
-      mem = new (native().NativeHostMemory)(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity);
+      mem = new (memoryNative().NativeHostMemory)(comm.nativeComm, TYPE_CODES[type], shape[0], rowBytes, granularity);
     }
     return new WholeMemoryTensor(comm, shape, dtype, type, location, mem);
   }

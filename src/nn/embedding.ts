@@ -14,12 +14,13 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkIndexArray, checkIndexTensor, indexError, knownValid, markValid} from '../backend/index_validation';
 import {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable, OptBuf} from '../native/addon';
-import {deviceStatus, native} from '../native/device';
+import {deviceStatus} from '../native/device';
 import {Communicator, soloCommunicator} from '../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../memory/distributed_rows';
 import {optimizerCode, sgd, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
 import {int32Ids} from '../util/arrays';
 import {checkCapacity, checkRows} from '../memory/capacity';
+import {embeddingNative} from '../native/domains';
 
 // add(): the SGD rule with lr = -1 and no weight decay (w - (-1) g is w + g exactly).
 const ADD_RULE = {code: optimizerCode(sgd()), params: {...stepParams(sgd(), 1), lr: -1, weightDecay: 0}};
@@ -159,7 +160,7 @@ export class Embedding {
         const comm = o.communicator ?? (this.comm = soloCommunicator());
         this.group = comm;
         if (gpu) return this.allocateDeviceWholeMemory(comm, table, bytes, nStates);
-        const make = (type: number, rowBytes: number) => new (native().NativeHostMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
+        const make = (type: number, rowBytes: number) => new (embeddingNative().NativeHostMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
         const mem = make(this.memory === 'continuous' ? 0 : 1, this.dim * bytes);
         // Optimizer state beside the table: WholeMemory of the same rows (continuous: one address for the kernels).
         const states = Array.from({length: 2}, (_, i) => (i < nStates ? make(0, this.dim * 4) : null));
@@ -224,7 +225,7 @@ export class Embedding {
   // IPC); optimizer state continuous, so the kernels address it by one pointer.
   private allocateDeviceWholeMemory(comm: Communicator, table: NativeTable, bytes: number, nStates: number): Store {
     const b = this.backend;
-    const make = (type: number, rowBytes: number) => new (native().NativeDeviceMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
+    const make = (type: number, rowBytes: number) => new (embeddingNative().NativeDeviceMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
     const mem = make(this.memory === 'continuous' ? 0 : 1, this.dim * bytes);
     const stateMems = Array.from({length: nStates}, () => make(0, this.dim * 4));
     for (const m of stateMems) m.writeLocal(new Float32Array(m.localRowCount * this.dim));
@@ -262,7 +263,7 @@ export class Embedding {
     // Shared tables: each rank fills its own rows, then everyone waits.
     const mem = s.table.memory;
     const [first, count] = mem ? [mem.localFirstRow, mem.localRowCount] : [0, s.dist ? s.dist.count : this.rows];
-    native().embeddingInit(s.table, first, count, seed, kind, scale, s.where === 'device');
+    embeddingNative().embeddingInit(s.table, first, count, seed, kind, scale, s.where === 'device');
     if (s.where === 'device') {
       this.touchManaged(s, this.backend);
       this.backend.native.synchronize();
@@ -293,7 +294,7 @@ export class Embedding {
       if (s.where === 'host') {
         const host = idx.dataSync() as Int32Array;
         const out = new Float32Array(n * this.dim);
-        const bad = native().embeddingGather(s.table, host, 0, host.length, out, null) as number;
+        const bad = embeddingNative().embeddingGather(s.table, host, 0, host.length, out, null) as number;
         if (bad >= 0) throw indexError('embedding.read', host[bad], bad, this.rows);
         return tf.tensor(out, shape, 'float32');
       }
@@ -328,7 +329,7 @@ export class Embedding {
     if (s.where === 'host') {
       const out = readRows(d, asInt32(idx.dataSync()), (local) => {
         const rows = new Float32Array(local.length * this.dim);
-        native().embeddingGather(s.table, local, 0, local.length, rows, null);
+        embeddingNative().embeddingGather(s.table, local, 0, local.length, rows, null);
         return bytesOf(rows);
       }, 'embedding.read');
       return tf.tensor(new Float32Array(out.buffer), shape, 'float32');
@@ -387,13 +388,13 @@ export class Embedding {
       if (vals.size !== host.length * this.dim) throw new RangeError(`embedding.write: values hold ${vals.size} elements, need ${host.length} x ${this.dim}`);
       if (s.dist && s.where === 'host') {
         sendRows(s.dist, asInt32(host), bytesOf(asFloat32(vals.dataSync())),
-                 (local, v) => native().embeddingWriteRows(s.table, local, 0, local.length, new Float32Array(v.buffer), null), 'embedding.write');
+                 (local, v) => embeddingNative().embeddingWriteRows(s.table, local, 0, local.length, new Float32Array(v.buffer), null), 'embedding.write');
       } else if (s.dist) {
         const b = this.backend;
         b.native.distributedEmbeddingWrite(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, host.length ? b.devicePtr(idx) : 0,
                                            host.length, host.length ? b.devicePtr(vals) : 0);
       } else if (s.where === 'host') {
-        native().embeddingWriteRows(s.table, asInt32(host), 0, host.length, asFloat32(vals.dataSync()), null);
+        embeddingNative().embeddingWriteRows(s.table, asInt32(host), 0, host.length, asFloat32(vals.dataSync()), null);
       } else {
         const b = this.backend;
         if (host.length) b.native.embeddingWriteRows(s.table, b.devicePtr(idx), 0, host.length, b.devicePtr(vals), 0);
@@ -438,7 +439,7 @@ export class Embedding {
       const st0 = withState ? s.states[0] : null, st1 = withState ? s.states[1] : null;
       if (s.dist && s.where === 'host') {
         sendRows(s.dist, asInt32(host!), bytesOf(asFloat32(grads.dataSync())), (local, g) => {
-          this.skippedHost += native().embeddingApply(s.table, st0 as OptBuf, st1 as OptBuf, local, 0, local.length,
+          this.skippedHost += embeddingNative().embeddingApply(s.table, st0 as OptBuf, st1 as OptBuf, local, 0, local.length,
                                                       new Float32Array(g.buffer), code, params, null, null) as number;
         }, `embedding.${what}`);
       } else if (s.dist) {
@@ -447,7 +448,7 @@ export class Embedding {
                                            (st1 ?? 0) as number, idx.size ? b.devicePtr(idx) : 0, idx.size, idx.size ? b.devicePtr(grads) : 0,
                                            code, params, this.skippedDevice);
       } else if (s.where === 'host') {
-        this.skippedHost += native().embeddingApply(s.table, st0 as OptBuf | NativeHostMemory, st1 as OptBuf | NativeHostMemory,
+        this.skippedHost += embeddingNative().embeddingApply(s.table, st0 as OptBuf | NativeHostMemory, st1 as OptBuf | NativeHostMemory,
                                                     asInt32(host!), 0, host!.length, asFloat32(grads.dataSync()), code, params, null,
                                                     null) as number;
       } else if (idx.size > 0) {

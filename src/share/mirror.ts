@@ -6,8 +6,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {typedArrayFor} from '../backend/backend_wholememory';
-import {native} from '../native/device';
 import {openedInfo, update} from './shared_objects';
+import {shareNative} from '../native/domains';
 
 type Typed = Float32Array | Int32Array | Uint8Array;
 
@@ -54,7 +54,7 @@ export function mirror(target: tf.Tensor, opts: {copyIn?: boolean} = {}): Mirror
   if (!copyIn) data = typedArrayFor(target.dtype, target.size);
   else if (info?.ptr !== undefined) {
     data = typedArrayFor(target.dtype, target.size);
-    if (target.size) native().download(info.ptr, data);
+    if (target.size) shareNative().download(info.ptr, data);
   } else if (info?.view !== undefined) data = info.view.slice();
   else data = (target.dataSync() as Typed).slice();
   return new Mirror(data, mutable ? (d) => update(target, d) : undefined);

@@ -9,8 +9,9 @@ import * as fs from 'fs';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory';
-import {deviceDetails, deviceStatus, native} from '../native/device';
+import {deviceDetails, deviceStatus} from '../native/device';
 import {checkCapacity, elementsOf} from '../memory/capacity';
+import {shareNative} from '../native/domains';
 
 export type SharedLocation = 'device' | 'host';
 export type SharedDType = 'float32' | 'int32' | 'bool';
@@ -98,13 +99,13 @@ export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; loca
     owner: opts.store ? {pid: process.pid, store: opts.store} : {pid: process.pid},
   };
   checkFdHeadroom();
-  const {fd, inode} = native().sharedHostCreate(location === 'device' ? TOKEN_BYTES : bytes);
+  const {fd, inode} = shareNative().sharedHostCreate(location === 'device' ? TOKEN_BYTES : bytes);
   const entry: Owned = {descriptor, fd, sealed: false};
   descriptor.fdPath = `/proc/${process.pid}/fd/${fd}`;
   descriptor.inode = inode;
   try {
     if (location === 'device') {
-      const {ptr, handle} = native().sharedDeviceAlloc(bytes);
+      const {ptr, handle} = shareNative().sharedDeviceAlloc(bytes);
       entry.ptr = ptr;
       descriptor.device = deviceDetails().device;
       descriptor.ipcHandle = handle;
@@ -112,16 +113,16 @@ export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; loca
       new DataView(token.buffer).setBigUint64(0, BigInt(bytes), true);
       token.set(Buffer.from(handle, 'hex'), 8);
       try {
-        native().sharedHostWrite(fd, undefined, 0, token);
+        shareNative().sharedHostWrite(fd, undefined, 0, token);
       } catch (e) {
-        native().sharedDeviceFree(ptr);
+        shareNative().sharedDeviceFree(ptr);
         throw e;
       }
     } else {
-      entry.view = viewOf(dtype, native().sharedHostMap(fd, bytes), size);
+      entry.view = viewOf(dtype, shareNative().sharedHostMap(fd, bytes), size);
     }
   } catch (e) {
-    native().closeFd(fd);
+    shareNative().closeFd(fd);
     throw e;
   }
   owned.set(descriptor.id, entry);
@@ -135,7 +136,7 @@ export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; loca
 // names the limit too, guards a process whose other descriptors fill it first).
 const FD_RESERVE = 64;
 function checkFdHeadroom(): void {
-  const limit = native().fdLimit();
+  const limit = shareNative().fdLimit();
   if (2 * (owned.size + FD_RESERVE) < limit) return;
   const open = fs.readdirSync('/proc/self/fd').length;
   if (open + FD_RESERVE >= limit) {
@@ -149,7 +150,7 @@ export function sealShared(id: string): void {
   const o = owned.get(id);
   if (!o) throw new Error(`seal: no shared object ${id} is owned by this process`);
   if (o.sealed) return;
-  native().sharedHostSealWrites(o.fd);
+  shareNative().sharedHostSealWrites(o.fd);
   o.sealed = true;
   o.descriptor.mutable = false;
 }
@@ -184,8 +185,8 @@ interface WriteTarget {
 // a writable mapping, so an owner can always seal one read-only.
 function writeHost(target: WriteTarget, data: Typed): void {
   const {descriptor: d} = target;
-  if (target.fd !== undefined) native().sharedHostWrite(target.fd, undefined, 0, data);
-  else native().sharedHostWrite(d.fdPath!, d.inode!, 0, data);
+  if (target.fd !== undefined) shareNative().sharedHostWrite(target.fd, undefined, 0, data);
+  else shareNative().sharedHostWrite(d.fdPath!, d.inode!, 0, data);
 }
 
 function writeInto(target: WriteTarget, values: tf.Tensor | ArrayLike<number>): void {
@@ -197,7 +198,7 @@ function writeInto(target: WriteTarget, values: tf.Tensor | ArrayLike<number>): 
     }
     if (target.ptr !== undefined) {
       const b = backend();
-      if (size) native().copyDeviceToDevice(target.ptr, b.devicePtr(values), descriptor.bytes);
+      if (size) shareNative().copyDeviceToDevice(target.ptr, b.devicePtr(values), descriptor.bytes);
       b.native.synchronize();
       return;
     }
@@ -208,7 +209,7 @@ function writeInto(target: WriteTarget, values: tf.Tensor | ArrayLike<number>): 
   const typed = typedArrayFor(descriptor.dtype, size);
   typed.set(values);
   if (target.ptr !== undefined) {
-    if (size) native().upload(target.ptr, typed);
+    if (size) shareNative().upload(target.ptr, typed);
   } else {
     writeHost(target, typed);
   }
@@ -246,12 +247,12 @@ export function open(d: SharedDescriptor): tf.Tensor {
   if (!mine && !ownerAlive(d.owner.pid)) throw new Error(`open: shared object ${d.id} is gone: its owner (pid ${d.owner.pid}) exited`);
   // The owner's memfd is the authority: its seal says whether the object is
   // writable, its size (or the device token) how many bytes there are.
-  const state = mine ? native().sharedHostState(mine.fd) : native().sharedHostState(d.fdPath!, d.inode!);
+  const state = mine ? shareNative().sharedHostState(mine.fd) : shareNative().sharedHostState(d.fdPath!, d.inode!);
   let t: tf.Tensor;
   const info: Opened = {descriptor: d, writable: d.mutable && !state.writeSealed, fd: mine?.fd};
   if (d.location === 'device') {
     if (!deviceStatus().gpu) throw new Error(`open: shared object ${d.id} is in GPU memory and this process has no GPU (${deviceStatus().reason})`);
-    const token = new Uint8Array(mine ? native().sharedHostMap(mine.fd, TOKEN_BYTES) : native().sharedHostMap(d.fdPath!, TOKEN_BYTES, d.inode!));
+    const token = new Uint8Array(mine ? shareNative().sharedHostMap(mine.fd, TOKEN_BYTES) : shareNative().sharedHostMap(d.fdPath!, TOKEN_BYTES, d.inode!));
     const allocated = Number(new DataView(token.buffer, token.byteOffset).getBigUint64(0, true));
     if (Buffer.from(token.subarray(8)).toString('hex') !== d.ipcHandle) {
       throw new Error(`open: descriptor ${d.id}'s ipcHandle is not its owner's (a forged or mismatched descriptor)`);
@@ -259,8 +260,8 @@ export function open(d: SharedDescriptor): tf.Tensor {
     if (d.bytes > allocated) {
       throw new Error(`open: descriptor ${d.id} says ${d.bytes} bytes but its owner allocated ${allocated} (a forged or mismatched descriptor)`);
     }
-    const ptr = mine ? mine.ptr! : native().sharedDeviceOpen(d.ipcHandle!);
-    const release = mine ? () => undefined : () => native().sharedDeviceClose(ptr);
+    const ptr = mine ? mine.ptr! : shareNative().sharedDeviceOpen(d.ipcHandle!);
+    const release = mine ? () => undefined : () => shareNative().sharedDeviceClose(ptr);
     const b = backend();
     t = tf.engine().makeTensorFromTensorInfo(b.adoptBuffer(d.shape, d.dtype, {ptr, bytes: d.bytes, release}));
     info.ptr = ptr;
@@ -268,7 +269,7 @@ export function open(d: SharedDescriptor): tf.Tensor {
     if (d.bytes > state.bytes) {
       throw new Error(`open: descriptor ${d.id} says ${d.bytes} bytes but the shared segment holds ${state.bytes} (a forged or mismatched descriptor)`);
     }
-    const view = mine ? mine.view! : viewOf(d.dtype, native().sharedHostMap(d.fdPath!, d.bytes, d.inode!), size);
+    const view = mine ? mine.view! : viewOf(d.dtype, shareNative().sharedHostMap(d.fdPath!, d.bytes, d.inode!), size);
     t = tf.tensor(view, d.shape, d.dtype);
     info.view = view;
   }
@@ -300,8 +301,8 @@ export function deleteShared(id: string): void {
   const o = owned.get(id);
   if (!o) throw new Error(`delete: no shared object ${id} is owned by this process (unknown id, already deleted, or owned by another process or a store: use store.delete)`);
   owned.delete(id);
-  if (o.ptr !== undefined) native().sharedDeviceFree(o.ptr);
-  native().closeFd(o.fd);
+  if (o.ptr !== undefined) shareNative().sharedDeviceFree(o.ptr);
+  shareNative().closeFd(o.fd);
 }
 
 /** Ids of the objects this process owns. */

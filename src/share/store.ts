@@ -14,9 +14,9 @@ import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
-import {native} from '../native/device';
 import {checkPrivate, privateDir} from '../util/private_files';
 import {allocateShared, close, deleteShared, open, ownedShared, sealShared, SharedDescriptor, SharedDType, SharedLocation, update} from './shared_objects';
+import {shareNative} from '../native/domains';
 
 /** Where a store listens unless told otherwise: a socket in this user's private directory. */
 export function defaultStorePath(): string {
@@ -27,7 +27,7 @@ export function defaultStorePath(): string {
 function peerUid(socket: net.Socket): number {
   const fd = (socket as unknown as {_handle?: {fd?: number}})._handle?.fd;
   if (fd === undefined || fd < 0) throw new Error('the store socket has no descriptor to ask for its peer');
-  return native().socketPeer(fd).uid;
+  return shareNative().socketPeer(fd).uid;
 }
 
 // A socket path's directory must be closed to other users' writes (or
