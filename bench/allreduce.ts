@@ -20,19 +20,42 @@ import {callWindowsUs, median, rankOrMain, resultOnRanks, writeBenchResult} from
 
 const root = path.resolve(__dirname, '..', '..');
 const GPU = wm.deviceInfo().gpu;
-const SIZES = (process.env.BENCH_SIZES ?? [1 << 10, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20,
-                                           ...(GPU ? [64 << 20, 256 << 20] : [])].join(','))
-    .split(',').map(Number);
+const SIZES = (
+  process.env.BENCH_SIZES ??
+  [
+    1 << 10,
+    16 << 10,
+    64 << 10,
+    256 << 10,
+    512 << 10,
+    1 << 20,
+    2 << 20,
+    4 << 20,
+    8 << 20,
+    16 << 20,
+    ...(GPU ? [64 << 20, 256 << 20] : []),
+  ].join(',')
+)
+  .split(',')
+  .map(Number);
 
 // BENCH_FORCED=0: the automatic path only; BENCH_TORCH=0: no PyTorch side (quick A/B runs of one path).
 // Without GPUs the shared-memory path runs (float32 only, no forced paths), set against a plain copy
 // of the message (Float32Array.set) timed in the same processes at the same moment.
 const FORCED = process.env.BENCH_FORCED !== '0' && GPU;
-const WIRES = (GPU ? process.env.BENCH_WIRES ?? 'bfloat16,float32' : 'float32').split(',') as Array<'bfloat16' | 'float32'>;
+const WIRES = (GPU ? (process.env.BENCH_WIRES ?? 'bfloat16,float32') : 'float32').split(',') as Array<'bfloat16' | 'float32'>;
 
 interface Row {
-  dtype: string; bytes: number; auto: number; autoHost: number; autoPath: string; oneShot?: number; twoShot?: number; nccl?: number;
-  autoFromCpp?: number; ncclFromCpp?: number;
+  dtype: string;
+  bytes: number;
+  auto: number;
+  autoHost: number;
+  autoPath: string;
+  oneShot?: number;
+  twoShot?: number;
+  nccl?: number;
+  autoFromCpp?: number;
+  ncclFromCpp?: number;
   copyUs?: number;
 }
 
@@ -44,7 +67,12 @@ async function rank(): Promise<void> {
   // Small messages measure the host path: V8 must have optimised it first (10 calls left the
   // first size measured, 1 KiB, slower than 64 KiB); large ones need few.
   const time = (x: tf.Tensor, opts: wm.AllReduceOptions, reps: number) =>
-    callWindowsUs(() => comm.allReduce(x, opts)[0].dispose(), reps, x.size * 4 <= (1 << 20) ? 500 : 10, () => comm.barrier());
+    callWindowsUs(
+      () => comm.allReduce(x, opts)[0].dispose(),
+      reps,
+      x.size * 4 <= 1 << 20 ? 500 : 10,
+      () => comm.barrier(),
+    );
   // Untimed first: the first sizes measured (bfloat16's) came out slower than the same calls later in
   // the run (host µs per call 14 at 1 KiB, then 7-9), whichever size went first.
   const warmUp = tf.randomNormal([4096]);
@@ -57,10 +85,10 @@ async function rank(): Promise<void> {
     for (const wire of WIRES) {
       const esize = wire === 'float32' ? 4 : 2;
       const x = tf.randomNormal([bytes / esize]);
-      const reps = bytes <= (1 << 20) ? 200 : bytes <= (64 << 20) ? 50 : 10;
+      const reps = bytes <= 1 << 20 ? 200 : bytes <= 64 << 20 ? 50 : 10;
       const auto = time(x, {wire}, reps);
       const row: Row = {dtype: wire, bytes, auto: auto.us, autoHost: auto.hostUs, autoPath: comm.lastAllReducePath};
-      if (bytes <= (64 << 20) && FORCED) {
+      if (bytes <= 64 << 20 && FORCED) {
         row.oneShot = time(x, {wire, algorithm: 'one-shot'}, reps).us;
         row.twoShot = time(x, {wire, algorithm: 'two-shot'}, reps).us;
       }
@@ -71,14 +99,17 @@ async function rank(): Promise<void> {
         const out = b.makeDeviceOutput(x.shape, 'float32');
         const loop = (algo: number) => {
           comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODES[wire], algo, 10);
-          return median(Array.from({length: 5}, () => comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODES[wire], algo, reps)));
+          return median(
+            Array.from({length: 5}, () => comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODES[wire], algo, reps)),
+          );
         };
         row.autoFromCpp = loop(row.autoPath === 'two-shot' ? 2 : row.autoPath === 'nccl' ? 3 : 1);
         if (wire === 'float32' && wm.ncclStatus().startsWith('NCCL')) row.ncclFromCpp = loop(3);
         b.disposeData(out.info.dataId);
       }
       if (!GPU) {
-        const src = new Float32Array(bytes / 4).fill(1), dst = new Float32Array(bytes / 4);
+        const src = new Float32Array(bytes / 4).fill(1),
+          dst = new Float32Array(bytes / 4);
         const copies: number[] = [];
         for (let k = 0; k < 9; ++k) {
           comm.barrier();
@@ -92,7 +123,9 @@ async function rank(): Promise<void> {
       x.dispose();
     }
   }
-  rows.sort((a, b) => WIRES.indexOf(a.dtype as 'bfloat16' | 'float32') - WIRES.indexOf(b.dtype as 'bfloat16' | 'float32') || a.bytes - b.bytes);
+  rows.sort(
+    (a, b) => WIRES.indexOf(a.dtype as 'bfloat16' | 'float32') - WIRES.indexOf(b.dtype as 'bfloat16' | 'float32') || a.bytes - b.bytes,
+  );
   if (comm.rank === 0) process.stdout.write(`OURS ${JSON.stringify(rows)}\n`);
   comm.destroy();
 }
@@ -104,21 +137,31 @@ function main(): void {
     console.log(`bench:allreduce needs at least two GPUs (${wm.deviceInfo().deviceCount} here)`);
     return;
   }
-  const torch = process.env.BENCH_TORCH === '0' ? {stdout: '', stderr: 'BENCH_TORCH=0'} : spawnSync('python3', ['-m', 'torch.distributed.run', '--standalone', `--nproc_per_node=${n}`, path.join(root, 'bench', 'torch', 'allreduce.py')],
-                          {encoding: 'utf8', env: {...process.env, NCCL_NVLS_ENABLE: '0', BENCH_SIZES: SIZES.join(',')}});
+  const torch =
+    process.env.BENCH_TORCH === '0'
+      ? {stdout: '', stderr: 'BENCH_TORCH=0'}
+      : spawnSync(
+          'python3',
+          ['-m', 'torch.distributed.run', '--standalone', `--nproc_per_node=${n}`, path.join(root, 'bench', 'torch', 'allreduce.py')],
+          {encoding: 'utf8', env: {...process.env, NCCL_NVLS_ENABLE: '0', BENCH_SIZES: SIZES.join(',')}},
+        );
   const torchLine = (torch.stdout || '').split('\n').find((l) => l.startsWith('{'));
   const ref = torchLine ? JSON.parse(torchLine) : undefined;
   if (!ref) console.log(`(PyTorch side not run: ${(torch.stderr || '').trim().split('\n').slice(-3).join(' ')})`);
   const rows = resultOnRanks<Row[]>(n, __filename, 'OURS ');
-  const bus = (bytes: number, us?: number) => (us ? ((2 * (n - 1)) / n * bytes / us / 1e3).toFixed(0) : '');
+  const bus = (bytes: number, us?: number) => (us ? ((((2 * (n - 1)) / n) * bytes) / us / 1e3).toFixed(0) : '');
   const f = (us?: number) => (us === undefined ? '' : us.toFixed(1));
   console.log(`\nall-reduce on ${n} x ${wm.deviceInfo().name}, back-to-back calls; µs per call (bus GB/s)`);
-  console.log('| wire | bytes | ours auto | host µs | path | ours from C++ | ours one-shot | ours two-shot | ours NCCL (f32) | NCCL from C++ | torch NCCL | torch one-shot | torch two-shot | torch two-shot, f32 in/out |');
+  console.log(
+    '| wire | bytes | ours auto | host µs | path | ours from C++ | ours one-shot | ours two-shot | ours NCCL (f32) | NCCL from C++ | torch NCCL | torch one-shot | torch two-shot | torch two-shot, f32 in/out |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const t = ref?.results.find((x: {dtype: string; bytes: number}) => x.dtype === r.dtype && x.bytes === r.bytes);
-    console.log(`| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${f(r.autoHost)} | ${r.autoPath} | ${f(r.autoFromCpp)} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ${f(r.ncclFromCpp)} | ` +
-                `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} | ${f(t?.twoShotFloat32Us)} |`);
+    console.log(
+      `| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${f(r.autoHost)} | ${r.autoPath} | ${f(r.autoFromCpp)} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ${f(r.ncclFromCpp)} | ` +
+        `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} | ${f(t?.twoShotFloat32Us)} |`,
+    );
   }
   if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}; ours: ${wm.ncclStatus()}`);
   writeBenchResult('allreduce', {ranks: n, device: wm.deviceInfo().name, ours: rows, torch: ref});
@@ -131,7 +174,9 @@ function mainCpu(): void {
   console.log('| bytes | ours | ours GB/s | copy of the message (Float32Array.set) | ours / copy |');
   console.log('| --- | --- | --- | --- | --- |');
   for (const r of rows) {
-    console.log(`| ${r.bytes} | ${r.auto.toFixed(1)} | ${(r.bytes / r.auto / 1e3).toFixed(2)} | ${r.copyUs!.toFixed(1)} | ${(r.auto / r.copyUs!).toFixed(1)} |`);
+    console.log(
+      `| ${r.bytes} | ${r.auto.toFixed(1)} | ${(r.bytes / r.auto / 1e3).toFixed(2)} | ${r.copyUs!.toFixed(1)} | ${(r.auto / r.copyUs!).toFixed(1)} |`,
+    );
   }
   writeBenchResult('allreduce-cpu', {ranks: n, device: 'cpu', ours: rows});
 }

@@ -47,7 +47,8 @@ export function timeTensorsMs(fn: () => tf.Tensor | tf.Tensor[], reps = 20, warm
  */
 export function callWindowsUs(fn: () => void, reps: number, warm: number, beforeWindow?: () => void): {us: number; hostUs: number} {
   for (let i = 0; i < warm; ++i) fn();
-  const times: number[] = [], host: number[] = [];
+  const times: number[] = [],
+    host: number[] = [];
   for (let k = 0; k < 9; ++k) {
     beforeWindow?.();
     wm.synchronize();
@@ -130,7 +131,8 @@ export function writeBenchResult(name: string, record: object): void {
 export function torchJsonWithFiles<T>(script: string, files: Record<string, ArrayBufferView>, args: string[]): T | undefined {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bench-'));
   try {
-    for (const [name, data] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    for (const [name, data] of Object.entries(files))
+      fs.writeFileSync(path.join(dir, name), Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     return torchJson<T>(script, [dir, ...args]);
   } finally {
     fs.rmSync(dir, {recursive: true, force: true});

@@ -28,19 +28,25 @@ function cases(): {cases: Case[]; dispose: () => void} {
     {name: `conv2d [${B},32,32,16] 3x3x32`, run: () => conv(x, w)},
     {name: 'conv2d gradients (input, filter)', run: () => tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(conv(a, b)))([x, w])},
     {name: `depthwise 3x3 [${B},32,32,32]`, run: () => tf.depthwiseConv2d(h as tf.Tensor4D, dw as tf.Tensor4D, 1, 'same')},
-    {name: 'depthwise gradients', run: () => tf.grads((a: tf.Tensor, b: tf.Tensor) =>
-        tf.sum(tf.depthwiseConv2d(a as tf.Tensor4D, b as tf.Tensor4D, 1, 'same')))([h, dw])},
+    {
+      name: 'depthwise gradients',
+      run: () =>
+        tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.depthwiseConv2d(a as tf.Tensor4D, b as tf.Tensor4D, 1, 'same')))([h, dw]),
+    },
     {name: `maxPool 2x2 [${B},32,32,32]`, run: () => tf.maxPool(h as tf.Tensor4D, 2, 2, 'valid')},
     {name: 'maxPool gradient', run: () => tf.grad((a: tf.Tensor) => tf.sum(tf.maxPool(a as tf.Tensor4D, 2, 2, 'valid')))(h)},
     {name: 'avgPool 3x3 same + gradient', run: () => tf.grad((a: tf.Tensor) => tf.sum(tf.avgPool(a as tf.Tensor4D, 3, 1, 'same')))(h)},
-    {name: 'CNN training step (2 conv, 2 pools, dense, SGD)', run: () => {
-      opt.minimize(() => {
-        const a = tf.maxPool(tf.relu(conv(x, w1)) as tf.Tensor4D, 2, 2, 'valid');
-        const b = tf.avgPool(tf.relu(conv(a, w2)) as tf.Tensor4D, 2, 2, 'valid');
-        return tf.losses.softmaxCrossEntropy(labels, tf.matMul(tf.reshape(b, [B, -1]), wd));
-      });
-      return [];
-    }},
+    {
+      name: 'CNN training step (2 conv, 2 pools, dense, SGD)',
+      run: () => {
+        opt.minimize(() => {
+          const a = tf.maxPool(tf.relu(conv(x, w1)) as tf.Tensor4D, 2, 2, 'valid');
+          const b = tf.avgPool(tf.relu(conv(a, w2)) as tf.Tensor4D, 2, 2, 'valid');
+          return tf.losses.softmaxCrossEntropy(labels, tf.matMul(tf.reshape(b, [B, -1]), wd));
+        });
+        return [];
+      },
+    },
   ];
   return {cases: list, dispose: () => tf.dispose([x, w, h, dw, w1, w2, wd, labels])};
 }
@@ -49,13 +55,19 @@ function cases(): {cases: Case[]; dispose: () => void} {
 function measure(reps: number, warm: number): number[] {
   const {cases: list, dispose} = cases();
   const read = tf.getBackend() === 'cpu';
-  const ms = list.map((c) => timeMs(() => {
-    const out = c.run();
-    for (const t of Array.isArray(out) ? out : [out]) {
-      if (read) t.dataSync();
-      t.dispose();
-    }
-  }, reps, warm));
+  const ms = list.map((c) =>
+    timeMs(
+      () => {
+        const out = c.run();
+        for (const t of Array.isArray(out) ? out : [out]) {
+          if (read) t.dataSync();
+          t.dispose();
+        }
+      },
+      reps,
+      warm,
+    ),
+  );
   dispose();
   return ms;
 }
@@ -76,8 +88,9 @@ async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const fallbacks = wm.fallbackCounts();
   const torch = dev.gpu ? torchSide() : undefined;
-  const head = `| op | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | tfjs-backend-cpu ms | cpu / ours |` +
-               (torch ? ` torch ${torch.torch} (${torch.device}) ms | ours / torch |` : '');
+  const head =
+    `| op | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | tfjs-backend-cpu ms | cpu / ours |` +
+    (torch ? ` torch ${torch.torch} (${torch.device}) ms | ours / torch |` : '');
   console.log(`\nconvolutions and pools, median ms per call (batch ${B}, NHWC float32)`);
   console.log(head);
   console.log(head.replace(/[^|]+/g, ' --- '));

@@ -20,7 +20,11 @@ function hostUs(f: (i: number) => void, calls: number, warm: (i: number) => void
 
 // The same for an op: its output is disposed at once.
 function perCallUs(f: (i: number) => tf.Tensor, calls: number, warm: (i: number) => tf.Tensor = f): number {
-  return hostUs((i) => f(i).dispose(), calls, (i) => warm(i).dispose());
+  return hostUs(
+    (i) => f(i).dispose(),
+    calls,
+    (i) => warm(i).dispose(),
+  );
 }
 
 async function main(): Promise<void> {
@@ -43,17 +47,25 @@ async function main(): Promise<void> {
   const fixed = rows(25000);
   const out: {[k: string]: number} = {};
   out['matMul [25000,128]x[128,128], same shape'] = perCallUs(() => tf.matMul(fixed, w), 2000);
-  out['matMul [m,128]x[128,128], a new m each call'] = perCallUs((i) => tf.matMul(xs[(i + 5) % 400], w), 390, () => tf.matMul(fixed, w));
+  out['matMul [m,128]x[128,128], a new m each call'] = perCallUs(
+    (i) => tf.matMul(xs[(i + 5) % 400], w),
+    390,
+    () => tf.matMul(fixed, w),
+  );
   out['matMul [m,128]x[128,128], the same m values again'] = perCallUs((i) => tf.matMul(xs[(i + 5) % 400], w), 390);
-  out['matMul [m,128]^T x [m,128] (weight gradient), new m'] = perCallUs((i) => tf.matMul(xs[(i * 13) % 400], xs[(i * 13) % 400], true, false), 390,
-                                                                                 () => tf.matMul(fixed, fixed, true, false));
+  out['matMul [m,128]^T x [m,128] (weight gradient), new m'] = perCallUs(
+    (i) => tf.matMul(xs[(i * 13) % 400], xs[(i * 13) % 400], true, false),
+    390,
+    () => tf.matMul(fixed, fixed, true, false),
+  );
   out['add [25000,128] (12.8 MB output)'] = perCallUs(() => tf.add(fixed, fixed), 2000);
   const small = tf.randomNormal([8, 8]);
   out['add [8,8] (a small block)'] = perCallUs(() => tf.add(small, small), 2000);
   // The native calls under one op, alone: where the host time goes.
   const be = tf.backend() as WholeMemoryBackend;
   const nativeUs = (f: () => void) => hostUs(f, 2000);
-  const p = be.native.alloc(256), q = be.native.alloc(256);
+  const p = be.native.alloc(256),
+    q = be.native.alloc(256);
   out['native alloc + free of 256 bytes'] = nativeUs(() => be.native.free(be.native.alloc(256)));
   // Above 1 MiB: cudaMallocAsync + cudaFreeAsync from the driver's pool (measured at 0.5 µs on an H200: not worth caching).
   out['native alloc + free of 12.8 MB'] = nativeUs(() => be.native.free(be.native.alloc(12.8e6)));

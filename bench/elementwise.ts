@@ -24,7 +24,14 @@ interface Case {
   /** Left out on tfjs-backend-cpu: its unsortedSegmentSum takes a pass over the rows per segment. */
   notOnCpu?: boolean;
 }
-interface Inputs {x: tf.Tensor2D; y: tf.Tensor2D; bias: tf.Tensor1D; column: tf.Tensor2D; w: tf.Tensor2D; ids: tf.Tensor1D}
+interface Inputs {
+  x: tf.Tensor2D;
+  y: tf.Tensor2D;
+  bias: tf.Tensor1D;
+  column: tf.Tensor2D;
+  w: tf.Tensor2D;
+  ids: tf.Tensor1D;
+}
 
 // Names match bench/torch/elementwise.py's.
 const CASES: Case[] = [
@@ -41,8 +48,10 @@ const CASES: Case[] = [
 
 function measure(rows: number, width: number, reps: number): Array<number | undefined> {
   const t: Inputs = {
-    x: tf.randomNormal([rows, width], 0, 1, 'float32', 1), y: tf.randomNormal([rows, width], 0, 1, 'float32', 2),
-    bias: tf.randomNormal([width], 0, 1, 'float32', 3), column: tf.randomNormal([rows, 1], 0, 1, 'float32', 4),
+    x: tf.randomNormal([rows, width], 0, 1, 'float32', 1),
+    y: tf.randomNormal([rows, width], 0, 1, 'float32', 2),
+    bias: tf.randomNormal([width], 0, 1, 'float32', 3),
+    column: tf.randomNormal([rows, 1], 0, 1, 'float32', 4),
     w: tf.randomNormal([width, width], 0, 0.1, 'float32', 5),
     ids: tf.randomUniformInt([rows], 0, rows, 6) as tf.Tensor1D,
   };
@@ -80,9 +89,12 @@ async function main(): Promise<void> {
     console.log(`| op | wholememory (${dev.gpu ? dev.name : 'CPU'}) | ${refName} | theirs / ours |`);
     console.log('| --- | --- | --- | --- |');
     CASES.forEach((c, i) => {
-      const o = ours[i]!, r = reference?.[i];
-      console.log(`| ${c.name} | ${o.toFixed(3)} (${gbs(c, o)}) | ${r === undefined ? 'n/a' : `${r.toFixed(3)} (${gbs(c, r)})`} | ` +
-                  `${r === undefined ? '' : `${(r / o).toFixed(2)}x`} |`);
+      const o = ours[i]!,
+        r = reference?.[i];
+      console.log(
+        `| ${c.name} | ${o.toFixed(3)} (${gbs(c, o)}) | ${r === undefined ? 'n/a' : `${r.toFixed(3)} (${gbs(c, r)})`} | ` +
+          `${r === undefined ? '' : `${(r / o).toFixed(2)}x`} |`,
+      );
     });
   }
   writeBenchResult('elementwise', {device: dev.gpu ? dev.name : 'CPU', rows, reference: refName, cases: CASES.map((c) => c.name), results});

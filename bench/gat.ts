@@ -30,7 +30,8 @@ const ops: Gat = (block, feat, src, dst) => composite(block, feat, src, dst, 0.2
 
 function measure(gat: Gat, block: wm.graph.CsrBlock, rows: number, heads: number, dim: number, reps: number): number[] {
   const feat = tf.randomNormal([rows, heads, dim]) as tf.Tensor3D;
-  const src = tf.randomNormal([rows, heads]) as tf.Tensor2D, dst = tf.randomNormal([rows, heads]) as tf.Tensor2D;
+  const src = tf.randomNormal([rows, heads]) as tf.Tensor2D,
+    dst = tf.randomNormal([rows, heads]) as tf.Tensor2D;
   const up = tf.randomNormal([rows, heads, dim]);
   const f = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => gat(block, a as tf.Tensor3D, b as tf.Tensor2D, c as tf.Tensor2D);
   // Tensors made inside a call are freed with it.
@@ -46,8 +47,10 @@ function measure(gat: Gat, block: wm.graph.CsrBlock, rows: number, heads: number
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const dev = wm.deviceInfo();
-  const rows = envPositiveInt('BENCH_GAT_ROWS', dev.gpu ? 200000 : 20000), degree = envPositiveInt('BENCH_GAT_DEGREE', 16);
-  const heads = envPositiveInt('BENCH_GAT_HEADS', 4), dim = envPositiveInt('BENCH_GAT_DIM', 32);
+  const rows = envPositiveInt('BENCH_GAT_ROWS', dev.gpu ? 200000 : 20000),
+    degree = envPositiveInt('BENCH_GAT_DEGREE', 16);
+  const heads = envPositiveInt('BENCH_GAT_HEADS', 4),
+    dim = envPositiveInt('BENCH_GAT_DIM', 32);
   const {rowPtr, colIdx} = randomGraph(rows, degree);
   const block = new wm.graph.CsrBlock(rowPtr, colIdx, rows);
   const cases = ['gatAggregate forward', 'forward + gradients (feat, src, dst)'];
@@ -58,15 +61,26 @@ async function main(): Promise<void> {
   const composed = measure(ops, block, rows, heads, dim, dev.gpu ? 3 : reps);
   let other: {name: string; ms: number[]} | undefined;
   if (dev.gpu) {
-    const t = torchJsonWithFiles<{torch: string; device: string; ms: number[]}>('gat.py', {'row_ptr.i32': rowPtr, 'col_idx.i32': colIdx}, [String(heads), String(dim)]);
+    const t = torchJsonWithFiles<{torch: string; device: string; ms: number[]}>('gat.py', {'row_ptr.i32': rowPtr, 'col_idx.i32': colIdx}, [
+      String(heads),
+      String(dim),
+    ]);
     if (t) other = {name: `torch ${t.torch} (${t.device})`, ms: t.ms};
   }
   block.dispose();
-  console.log(`\ngraph attention, ${rows} rows x ${degree} sources (${rows * degree} entries), ${heads} heads of ${dim}, median ms per call`);
-  console.log(`| case | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | same from tfjs ops ms | ops / ours |${other ? ` ${other.name} ms | theirs / ours |` : ''}`);
+  console.log(
+    `\ngraph attention, ${rows} rows x ${degree} sources (${rows * degree} entries), ${heads} heads of ${dim}, median ms per call`,
+  );
+  console.log(
+    `| case | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | same from tfjs ops ms | ops / ours |${other ? ` ${other.name} ms | theirs / ours |` : ''}`,
+  );
   console.log(`| --- | --- | --- | --- |${other ? ' --- | --- |' : ''}`);
-  cases.forEach((c, i) => console.log(`| ${c} | ${ours[i].toFixed(3)} | ${composed[i].toFixed(3)} | ${(composed[i] / ours[i]).toFixed(2)}x |` +
-                                      (other ? ` ${other.ms[i].toFixed(3)} | ${(other.ms[i] / ours[i]).toFixed(2)}x |` : '')));
+  cases.forEach((c, i) =>
+    console.log(
+      `| ${c} | ${ours[i].toFixed(3)} | ${composed[i].toFixed(3)} | ${(composed[i] / ours[i]).toFixed(2)}x |` +
+        (other ? ` ${other.ms[i].toFixed(3)} | ${(other.ms[i] / ours[i]).toFixed(2)}x |` : ''),
+    ),
+  );
   writeBenchResult('gat', {rows, degree, heads, dim, device: dev, cases, ours, composed, other});
 }
 

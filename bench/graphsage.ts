@@ -53,12 +53,22 @@ const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const TREE = process.env.BENCH_SAMPLER === 'tree';
 const FANOUTS = [25, 10];
-const DIM = 128, CLASSES = 16, LR = 0.01;
+const DIM = 128,
+  CLASSES = 16,
+  LR = 0.01;
 
-interface Result {ranks: number; seedsPerSecond: number; msPerStep: number; loadSeconds: number; stepMs: {p10: number; p50: number; p90: number; max: number; probeUs: number[]}[]; cpuMsPerStep: number; runs?: number[]}
+interface Result {
+  ranks: number;
+  seedsPerSecond: number;
+  msPerStep: number;
+  loadSeconds: number;
+  stepMs: {p10: number; p50: number; p90: number; max: number; probeUs: number[]}[];
+  cpuMsPerStep: number;
+  runs?: number[];
+}
 
 async function rank(): Promise<void> {
-  pinFromEnv('BENCH_PIN');  // BENCH_PIN="0-15;16-31": rank i on the i-th CPU list (the GPU's NUMA node, say)
+  pinFromEnv('BENCH_PIN'); // BENCH_PIN="0-15;16-31": rank i on the i-th CPU list (the GPU's NUMA node, say)
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const t0 = Date.now();
@@ -71,10 +81,20 @@ async function rank(): Promise<void> {
   const allReduce = process.env.BENCH_ALLREDUCE !== '0';
   const loadSeconds = (Date.now() - t0) / 1000;
   const n = graph.numVertices;
-  const model = new GraphSageClassifier({numNodes: n, numClasses: CLASSES, embeddingDim: DIM, hiddenDim: DIM, numLayers: 2, dropout: 0,
-                                         seed: 3, embeddingLearningRate: LR, embeddingOptimizer: sgd({lr: LR}),
-                                         embeddingMemory: ownTable ? 'device' : 'continuous', communicator: ownTable ? undefined : comm});
-  const optimizer = wm.train.adam(LR);  // tf.train.adam's step in one native pass (dataParallel would fuse tf.train.adam too)
+  const model = new GraphSageClassifier({
+    numNodes: n,
+    numClasses: CLASSES,
+    embeddingDim: DIM,
+    hiddenDim: DIM,
+    numLayers: 2,
+    dropout: 0,
+    seed: 3,
+    embeddingLearningRate: LR,
+    embeddingOptimizer: sgd({lr: LR}),
+    embeddingMemory: ownTable ? 'device' : 'continuous',
+    communicator: ownTable ? undefined : comm,
+  });
+  const optimizer = wm.train.adam(LR); // tf.train.adam's step in one native pass (dataParallel would fuse tf.train.adam too)
   const dp = wm.dataParallel(optimizer, comm, {wire: (process.env.BENCH_WIRE ?? 'float32') as wm.WireType});
   if (allReduce) dp.broadcastVariables(model.denseVariables);
   const minimize = (f: () => tf.Scalar, vars: tf.Variable[]) => (allReduce ? dp.minimize(f, vars) : optimizer.minimize(f, true, vars)!);
@@ -91,7 +111,7 @@ async function rank(): Promise<void> {
     } else if (TREE) {
       const block = wm.nn.sampleBlock(graph, seeds, FANOUTS, seededRng(sampleSeed));
       logits = () => model.forwardSampled(block, true);
-      sampled = {dispose: () => undefined};  // plain arrays
+      sampled = {dispose: () => undefined}; // plain arrays
     } else if (gpu) {
       const fixed = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed});
       logits = () => model.forwardFixed(fixed, true);
@@ -137,13 +157,21 @@ async function rank(): Promise<void> {
       e.calls++;
       kernels.set(k.name, e);
     }
-    const top = [...kernels.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15).map(([k, v]) => `${k} ${v.ms.toFixed(2)} ms/${v.calls}`);
+    const top = [...kernels.entries()]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .slice(0, 15)
+      .map(([k, v]) => `${k} ${v.ms.toFixed(2)} ms/${v.calls}`);
     fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} kernels (${p.kernels.length}): ${top.join(', ')}\n`);
     // The slowest single calls with their shapes (a kernel's time includes its launch: time() synchronizes around it).
-    const slowest = [...p.kernels].sort((a, b) => (b.kernelTimeMs as number) - (a.kernelTimeMs as number)).slice(0, 12)
-                        .map((k) => `${k.name} ${(k.kernelTimeMs as number).toFixed(3)} ms ${JSON.stringify(k.inputShapes)}`);
+    const slowest = [...p.kernels]
+      .sort((a, b) => (b.kernelTimeMs as number) - (a.kernelTimeMs as number))
+      .slice(0, 12)
+      .map((k) => `${k.name} ${(k.kernelTimeMs as number).toFixed(3)} ms ${JSON.stringify(k.inputShapes)}`);
     fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} slowest calls: ${slowest.join('; ')}\n`);
-    fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} profile (${n} vertices), ms per step: ${JSON.stringify(at)}; fallbacks: ${JSON.stringify(wm.fallbackCounts())}\n`);
+    fs.appendFileSync(
+      process.env.BENCH_PROFILE!,
+      `rank ${comm.rank}/${comm.size} profile (${n} vertices), ms per step: ${JSON.stringify(at)}; fallbacks: ${JSON.stringify(wm.fallbackCounts())}\n`,
+    );
     // Host time inside the addon per step, by function (steps unsynchronised, as timed): the rest of a step is JavaScript.
     const b = tf.backend();
     if (b instanceof WholeMemoryBackend) {
@@ -175,12 +203,18 @@ async function rank(): Promise<void> {
       const rows = [...spent.entries()].sort((x, y) => y[1].us - x[1].us);
       const inAddon = rows.reduce((acc, [, v]) => acc + v.us, 0) / STEPS_TRACED;
       const table = rows.slice(0, 20).map(([k, v]) => `${k} ${(v.calls / STEPS_TRACED).toFixed(1)}×${(v.us / v.calls).toFixed(1)}µs`);
-      fs.appendFileSync(process.env.BENCH_PROFILE!, `rank ${comm.rank}/${comm.size} addon: ${inAddon.toFixed(0)} of ${wall.toFixed(0)} µs per step ` +
-                        `(${rows.reduce((acc, [, v]) => acc + v.calls, 0) / STEPS_TRACED} calls); per step calls×µs: ${table.join(', ')}\n`);
+      fs.appendFileSync(
+        process.env.BENCH_PROFILE!,
+        `rank ${comm.rank}/${comm.size} addon: ${inAddon.toFixed(0)} of ${wall.toFixed(0)} µs per step ` +
+          `(${rows.reduce((acc, [, v]) => acc + v.calls, 0) / STEPS_TRACED} calls); per step calls×µs: ${table.join(', ')}\n`,
+      );
     }
   };
   // Distinct random seeds: a mark per vertex, cleared after (a Set cost 0.1 ms per step).
-  if (n < BATCH) throw new RangeError(`bench:graphsage: ${BATCH} distinct seeds per step need a graph of at least as many vertices (${n}); raise BENCH_SCALE`);
+  if (n < BATCH)
+    throw new RangeError(
+      `bench:graphsage: ${BATCH} distinct seeds per step need a graph of at least as many vertices (${n}); raise BENCH_SCALE`,
+    );
   const marked = new Uint8Array(n);
   const step = () => {
     const seeds = new Int32Array(BATCH);
@@ -244,8 +278,14 @@ async function rank(): Promise<void> {
     const [p10, p50, p90, max, before, after] = spread.subarray(6 * r, 6 * r + 6);
     return {p10, p50, p90, max, probeUs: [before, after]};
   });
-  const result: Result = {ranks: comm.size, seedsPerSecond: (BATCH * STEPS * comm.size) / seconds, msPerStep: (1000 * seconds) / STEPS, loadSeconds, stepMs,
-                          cpuMsPerStep};
+  const result: Result = {
+    ranks: comm.size,
+    seedsPerSecond: (BATCH * STEPS * comm.size) / seconds,
+    msPerStep: (1000 * seconds) / STEPS,
+    loadSeconds,
+    stepMs,
+    cpuMsPerStep,
+  };
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   model.dispose();
   if (csr instanceof wm.graph.DeviceCsr) csr.dispose();
@@ -262,8 +302,21 @@ function buildGraph(dir: string): {vertices: number; entries: number; seconds: n
 }
 
 function torchSide(dir: string): {seedsPerSecond: number; msPerStep: number; torch: string; loadSeconds: number} | {skipped: string} {
-  const r = spawnSync('python3', [path.join(root, 'bench', 'torch', 'graphsage.py'), dir, String(BATCH), String(STEPS), FANOUTS.join(','), String(DIM),
-                                  String(CLASSES), String(LR), String(WINDOWS)], {encoding: 'utf8'});
+  const r = spawnSync(
+    'python3',
+    [
+      path.join(root, 'bench', 'torch', 'graphsage.py'),
+      dir,
+      String(BATCH),
+      String(STEPS),
+      FANOUTS.join(','),
+      String(DIM),
+      String(CLASSES),
+      String(LR),
+      String(WINDOWS),
+    ],
+    {encoding: 'utf8'},
+  );
   const line = (r.stdout || '').split('\n').find((l) => l.startsWith('RESULT '));
   if (r.status !== 0 || !line) return {skipped: (r.stderr || r.error?.message || 'no result').trim().split('\n').pop()!};
   return JSON.parse(line.slice(7));
@@ -277,34 +330,56 @@ function main(): void {
   const built = existed ? undefined : buildGraph(dir);
   const header = JSON.parse(fs.readFileSync(path.join(dir, 'header.json'), 'utf8')) as {numVertices: number; numEdges: number};
   process.env.BENCH_GRAPH_DIR = dir;
-  console.log(`R-MAT scale ${SCALE}: ${header.numVertices} vertices, ${header.numEdges / 2} undirected edges` +
-              (built ? ` (built in ${built.seconds.toFixed(1)} s)` : ` (read from ${dir})`));
+  console.log(
+    `R-MAT scale ${SCALE}: ${header.numVertices} vertices, ${header.numEdges / 2} undirected edges` +
+      (built ? ` (built in ${built.seconds.toFixed(1)} s)` : ` (read from ${dir})`),
+  );
   const rows: Result[] = [];
   for (const ranks of [1, 2, 4, 8].filter((r) => r <= maxRanks)) {
     // Whole runs differ more than windows within a run (by up to 1.5x on the shared GPU hosts): the median of REPEATS runs.
     const runs = Array.from({length: REPEATS}, () => resultOnRanks<Result>(ranks, __filename, 'RESULT '));
     const r = [...runs].sort((a, b) => a.seedsPerSecond - b.seedsPerSecond)[Math.floor(REPEATS / 2)];
-    r.runs = runs.map((x) => Math.round(x.seedsPerSecond));  // in the order they ran
+    r.runs = runs.map((x) => Math.round(x.seedsPerSecond)); // in the order they ran
     rows.push(r);
-    console.log(`ours, ${ranks} rank(s): ${r.seedsPerSecond.toFixed(0)} seeds/s (runs: ${r.runs.join(', ')}); step ms p10/p50/p90/max per rank: ` +
-                r.stepMs.map((s) => [s.p10, s.p50, s.p90, s.max].map((x) => x.toFixed(2)).join('/')).join(', ') +
-                `; host probe µs before/after per rank: ${r.stepMs.map((s) => s.probeUs.map((x) => x.toFixed(0)).join('/')).join(', ')}` +
-                `; rank 0 CPU ${r.cpuMsPerStep.toFixed(2)} ms per step`);
+    console.log(
+      `ours, ${ranks} rank(s): ${r.seedsPerSecond.toFixed(0)} seeds/s (runs: ${r.runs.join(', ')}); step ms p10/p50/p90/max per rank: ` +
+        r.stepMs.map((s) => [s.p10, s.p50, s.p90, s.max].map((x) => x.toFixed(2)).join('/')).join(', ') +
+        `; host probe µs before/after per rank: ${r.stepMs.map((s) => s.probeUs.map((x) => x.toFixed(0)).join('/')).join(', ')}` +
+        `; rank 0 CPU ${r.cpuMsPerStep.toFixed(2)} ms per step`,
+    );
   }
   const torch = !info.gpu ? {skipped: 'no GPU'} : process.env.BENCH_TORCH === '0' ? {skipped: 'BENCH_TORCH=0'} : torchSide(dir);
   if (!existed && !process.env.BENCH_KEEP_GRAPH) fs.rmSync(dir, {recursive: true, force: true});
   const where = info.gpu ? `${info.name}` : 'CPU (host memory)';
-  console.log(`\nGraphSAGE, ${DIM}-wide float32 embeddings (ours: continuous WholeMemory), fan-out ${FANOUTS.join('/')}, ${BATCH} seeds per rank per step, ${where}`);
+  console.log(
+    `\nGraphSAGE, ${DIM}-wide float32 embeddings (ours: continuous WholeMemory), fan-out ${FANOUTS.join('/')}, ${BATCH} seeds per rank per step, ${where}`,
+  );
   console.log('| run | seeds/s | ms per step | vs ours on 1 rank | vs torch |');
   console.log('| --- | --- | --- | --- | --- |');
   const t = 'seedsPerSecond' in torch ? torch : undefined;
   for (const r of rows) {
-    console.log(`| ours, ${r.ranks} rank(s) | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${(r.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× |` +
-                ` ${t ? (r.seedsPerSecond / t.seedsPerSecond).toFixed(2) + '×' : ''} |`);
+    console.log(
+      `| ours, ${r.ranks} rank(s) | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${(r.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× |` +
+        ` ${t ? (r.seedsPerSecond / t.seedsPerSecond).toFixed(2) + '×' : ''} |`,
+    );
   }
-  if (t) console.log(`| PyTorch ${t.torch}, 1 GPU | ${t.seedsPerSecond.toFixed(0)} | ${t.msPerStep.toFixed(1)} | ${(t.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× | 1.00× |`);
+  if (t)
+    console.log(
+      `| PyTorch ${t.torch}, 1 GPU | ${t.seedsPerSecond.toFixed(0)} | ${t.msPerStep.toFixed(1)} | ${(t.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× | 1.00× |`,
+    );
   else console.log(`(PyTorch side not run: ${(torch as {skipped: string}).skipped})`);
-  writeBenchResult('graphsage', {scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: header.numVertices, csrEntries: header.numEdges, graphBuildSeconds: built?.seconds, batch: BATCH, fanouts: FANOUTS, device: where, results: rows, torch});
+  writeBenchResult('graphsage', {
+    scale: SCALE,
+    edgeFactor: EDGE_FACTOR,
+    vertices: header.numVertices,
+    csrEntries: header.numEdges,
+    graphBuildSeconds: built?.seconds,
+    batch: BATCH,
+    fanouts: FANOUTS,
+    device: where,
+    results: rows,
+    torch,
+  });
 }
 
 rankOrMain(rank, main);

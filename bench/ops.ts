@@ -36,7 +36,7 @@ function matmulUs(reps: number, dense = false): number {
     const t0 = process.hrtime.bigint();
     const c = dense ? tf.fused.matMul({a, b, bias, activation: 'relu'}) : tf.matMul(a, b);
     wm.synchronize();
-    if (tf.getBackend() === 'cpu') c.dataSync();  // the CPU backend computes eagerly anyway
+    if (tf.getBackend() === 'cpu') c.dataSync(); // the CPU backend computes eagerly anyway
     const dt = Number(process.hrtime.bigint() - t0) / 1e3;
     c.dispose();
     if (i >= 10) times.push(dt);
@@ -63,8 +63,12 @@ async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const torch = torchSide();
   if (torch) {
-    rows.push({what: `torch ${torch.torch} eager (${torch.device})`, addUs: torch.addUs as number, matmulUs: torch.matmulUs as number,
-               denseUs: torch.denseUs as number});
+    rows.push({
+      what: `torch ${torch.torch} eager (${torch.device})`,
+      addUs: torch.addUs as number,
+      matmulUs: torch.matmulUs as number,
+      denseUs: torch.denseUs as number,
+    });
   }
 
   const flops = 2 * 4096 * 128 * 128;
@@ -72,14 +76,20 @@ async function main(): Promise<void> {
   console.log('| run | µs per Add | MatMul µs | MatMul GFLOP/s | Dense µs |');
   console.log('| --- | --- | --- | --- | --- |');
   for (const r of rows) {
-    console.log(`| ${r.what} | ${r.addUs.toFixed(2)} | ${r.matmulUs.toFixed(1)} | ${(flops / r.matmulUs / 1e3).toFixed(1)} | ${r.denseUs?.toFixed(1) ?? ''} |`);
+    console.log(
+      `| ${r.what} | ${r.addUs.toFixed(2)} | ${r.matmulUs.toFixed(1)} | ${(flops / r.matmulUs / 1e3).toFixed(1)} | ${r.denseUs?.toFixed(1) ?? ''} |`,
+    );
   }
   if (torch && rows.length >= 3) {
-    console.log(`ratio ours / torch: Add ${(rows[0].addUs / rows[2].addUs).toFixed(2)}x, MatMul ${(rows[0].matmulUs / rows[2].matmulUs).toFixed(2)}x, ` +
-                `Dense ${(rows[0].denseUs / rows[2].denseUs).toFixed(2)}x (lower is better)`);
+    console.log(
+      `ratio ours / torch: Add ${(rows[0].addUs / rows[2].addUs).toFixed(2)}x, MatMul ${(rows[0].matmulUs / rows[2].matmulUs).toFixed(2)}x, ` +
+        `Dense ${(rows[0].denseUs / rows[2].denseUs).toFixed(2)}x (lower is better)`,
+    );
   }
-  console.log(`ratio ours / tfjs-backend-cpu: Add ${(rows[0].addUs / rows[1].addUs).toFixed(2)}x, MatMul ${(rows[0].matmulUs / rows[1].matmulUs).toFixed(3)}x, ` +
-              `Dense ${(rows[0].denseUs / rows[1].denseUs).toFixed(3)}x`);
+  console.log(
+    `ratio ours / tfjs-backend-cpu: Add ${(rows[0].addUs / rows[1].addUs).toFixed(2)}x, MatMul ${(rows[0].matmulUs / rows[1].matmulUs).toFixed(3)}x, ` +
+      `Dense ${(rows[0].denseUs / rows[1].denseUs).toFixed(3)}x`,
+  );
   writeBenchResult('ops', {n: N, device: dev, rows});
 }
 

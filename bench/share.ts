@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const location: wm.SharedLocation = wm.deviceInfo().gpu ? 'device' : 'host';
   const p = await SharePeer.start();
-  const {descriptor} = await p.ask({cmd: 'share-fill', n: N, seed: 1, location}) as unknown as {descriptor: wm.SharedDescriptor};
+  const {descriptor} = (await p.ask({cmd: 'share-fill', n: N, seed: 1, location})) as unknown as {descriptor: wm.SharedDescriptor};
   const t0 = process.hrtime.bigint();
   const shared = wm.open(descriptor);
   const openMs = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const localSum = sumMs(local);
   // Through the host: the maker writes, this process reads and uploads.
   const file = path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : root, `wm-bench-share-${process.pid}.bin`);
-  const {ms: writeMs} = await p.ask({cmd: 'via-file', n: N, seed: 1, store: file}) as unknown as {ms: number};
+  const {ms: writeMs} = (await p.ask({cmd: 'via-file', n: N, seed: 1, store: file})) as unknown as {ms: number};
   const r0 = process.hrtime.bigint();
   const buf = fs.readFileSync(file);
   const copied = tf.tensor(new Float32Array(buf.buffer, buf.byteOffset, N));
@@ -58,8 +58,20 @@ async function main(): Promise<void> {
   console.log('| --- | --- | --- |');
   console.log(`| wm.open(descriptor) | ${openMs.toFixed(2)} ms | ${gbs(sharedSum)} |`);
   console.log(`| a tensor this process made (reference) | | ${gbs(localSum)} |`);
-  console.log(`| through the host: download + write file (maker), read + upload (user) | ${(writeMs + readMs).toFixed(0)} ms (${writeMs.toFixed(0)} + ${readMs.toFixed(0)}) | |`);
-  writeBenchResult('share', {location, device: wm.deviceInfo().name ?? 'cpu', bytes: BYTES, openMs, sharedSumMs: sharedSum, localSumMs: localSum, viaHostMs: writeMs + readMs, viaHostWriteMs: writeMs, viaHostReadMs: readMs});
+  console.log(
+    `| through the host: download + write file (maker), read + upload (user) | ${(writeMs + readMs).toFixed(0)} ms (${writeMs.toFixed(0)} + ${readMs.toFixed(0)}) | |`,
+  );
+  writeBenchResult('share', {
+    location,
+    device: wm.deviceInfo().name ?? 'cpu',
+    bytes: BYTES,
+    openMs,
+    sharedSumMs: sharedSum,
+    localSumMs: localSum,
+    viaHostMs: writeMs + readMs,
+    viaHostWriteMs: writeMs,
+    viaHostReadMs: readMs,
+  });
   wm.close(shared);
   tf.dispose([local, copied]);
   await p.ask({cmd: 'exit'});

@@ -30,7 +30,7 @@ async function rank(): Promise<void> {
     comm.barrier();
     const anywhere = tf.tidy(() => tf.cast(tf.floor(tf.mul(tf.randomUniform([N], 0, 1, 'float32', 11 + comm.rank), rows)), 'int32'));
     const local = tf.tidy(() => tf.cast(tf.add(tf.floor(tf.mul(tf.randomUniform([N], 0, 1, 'float32', 13), count)), first), 'int32'));
-    const bytes = N * DIM * 4;  // rows read (the written copy is local)
+    const bytes = N * DIM * 4; // rows read (the written copy is local)
     const randomMs = timeMs(() => t.gather(anywhere).dispose());
     const localMs = timeMs(() => t.gather(local).dispose());
     results.push({type, randomGBs: bytes / randomMs / 1e6, localGBs: bytes / localMs / 1e6, remoteFraction: (comm.size - 1) / comm.size});
@@ -40,10 +40,18 @@ async function rank(): Promise<void> {
   }
   const all = comm.allgatherJson(results, 'bench results');
   if (comm.rank === 0) {
-    console.log(`\nWholeMemory gather on ${comm.size} x ${wm.deviceInfo().name}: ${N} random rows of ${DIM} float32 per GPU from ${rows} rows`);
+    console.log(
+      `\nWholeMemory gather on ${comm.size} x ${wm.deviceInfo().name}: ${N} random rows of ${DIM} float32 per GPU from ${rows} rows`,
+    );
     console.log('| type | rank | random rows GB/s (read) | of which remote GB/s | own rows only GB/s |');
     console.log('| --- | --- | --- | --- | --- |');
-    all.forEach((rs, r) => rs.forEach((x) => console.log(`| ${x.type} | ${r} | ${x.randomGBs.toFixed(0)} | ${(x.randomGBs * x.remoteFraction).toFixed(0)} | ${x.localGBs.toFixed(0)} |`)));
+    all.forEach((rs, r) =>
+      rs.forEach((x) =>
+        console.log(
+          `| ${x.type} | ${r} | ${x.randomGBs.toFixed(0)} | ${(x.randomGBs * x.remoteFraction).toFixed(0)} | ${x.localGBs.toFixed(0)} |`,
+        ),
+      ),
+    );
     writeBenchResult('wholememory', {ranks: comm.size, device: wm.deviceInfo().name, n: N, dim: DIM, rows, results: all});
   }
   comm.destroy();
@@ -56,6 +64,8 @@ rankOrMain(rank, () => {
     console.log(`bench:wholememory needs GPUs (${wm.deviceInfo().reason})`);
     process.exit(0);
   }
-  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), __filename], {stdio: 'inherit'});
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), __filename], {
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? 1);
 });

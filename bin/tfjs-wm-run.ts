@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const o = program.opts();
   const [script, args] = [program.args[0], program.args.slice(1)];
   const n: number = o.nprocPerNode;
-  const port = Number(o.masterPort) || await freePort(o.masterAddr);
+  const port = Number(o.masterPort) || (await freePort(o.masterAddr));
   const runId = crypto.randomBytes(8).toString('hex');
   const secret = crypto.randomBytes(32).toString('hex');
   const children: ChildProcess[] = [];
@@ -64,8 +64,10 @@ async function main(): Promise<void> {
     if (firstFailure !== undefined || failures.length === 0) return;
     const killed = failures.filter((f) => f.signal !== null);
     const f = (firstFailure = [...(killed.length ? killed : failures)].sort((a, b) => a.at - b.at)[0]);
-    process.stderr.write(`tfjs-wm-run: rank ${f.rank} ${f.signal ? `was killed by ${f.signal}` : `exited with status ${f.code}`}` +
-                         `${failures.length > 1 ? ` (the first of ${failures.length} failed ranks)` : ''}; ending the other ranks\n`);
+    process.stderr.write(
+      `tfjs-wm-run: rank ${f.rank} ${f.signal ? `was killed by ${f.signal}` : `exited with status ${f.code}`}` +
+        `${failures.length > 1 ? ` (the first of ${failures.length} failed ranks)` : ''}; ending the other ranks\n`,
+    );
   };
 
   const alive = () => children.filter((c) => c.exitCode === null && c.signalCode === null);
@@ -88,13 +90,23 @@ async function main(): Promise<void> {
       const child = spawn(process.execPath, [script, ...args], {
         stdio: ['inherit', 'pipe', 'pipe'],
         env: {
-          ...process.env, RANK: String(rank), WORLD_SIZE: String(n), LOCAL_RANK: String(rank),
-          LOCAL_WORLD_SIZE: String(n), MASTER_ADDR: o.masterAddr, MASTER_PORT: String(port), WM_RUN_ID: runId, WM_RUN_SECRET: secret,
+          ...process.env,
+          RANK: String(rank),
+          WORLD_SIZE: String(n),
+          LOCAL_RANK: String(rank),
+          LOCAL_WORLD_SIZE: String(n),
+          MASTER_ADDR: o.masterAddr,
+          MASTER_PORT: String(port),
+          WM_RUN_ID: runId,
+          WM_RUN_SECRET: secret,
           NCCL_NVLS_ENABLE: process.env.NCCL_NVLS_ENABLE ?? '0',
         },
       });
       children.push(child);
-      for (const [stream, out] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
+      for (const [stream, out] of [
+        [child.stdout!, process.stdout],
+        [child.stderr!, process.stderr],
+      ] as const) {
         readline.createInterface({input: stream}).on('line', (line) => out.write(`[${rank}] ${line}\n`));
       }
       child.on('exit', (code, signal) => {

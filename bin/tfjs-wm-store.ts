@@ -13,7 +13,11 @@ import {defaultStorePath, startStore} from '../src/share/store';
 const program = new Command()
   .name('tfjs-wm-store')
   .description('Owns shared tfjs-backend-wholememory objects (GPU memory by CUDA IPC, host memory as memfd segments)')
-  .option('--socket <path>', 'the Unix socket clients connect to (created 0600; its directory must be closed to other users or sticky)', defaultStorePath())
+  .option(
+    '--socket <path>',
+    'the Unix socket clients connect to (created 0600; its directory must be closed to other users or sticky)',
+    defaultStorePath(),
+  )
   .option('--list', 'print the objects of the store at --socket (one JSON descriptor per line) and exit')
   .option('--stop', 'stop the store at --socket (it frees every object) and exit')
   .parse();
@@ -30,7 +34,9 @@ async function main(): Promise<void> {
   }
   const store = await startStore(socket);
   const info = wm.deviceInfo();
-  console.log(`tfjs-wm-store: listening on ${store.path} (pid ${process.pid}, ${info.gpu ? `GPU ${info.device} ${info.name}` : 'host memory only'})`);
+  console.log(
+    `tfjs-wm-store: listening on ${store.path} (pid ${process.pid}, ${info.gpu ? `GPU ${info.device} ${info.name}` : 'host memory only'})`,
+  );
   const quit = () => void store.stop();
   process.on('SIGINT', quit);
   process.on('SIGTERM', quit);

@@ -22,15 +22,29 @@ import {nonNegativeInt, positiveInt} from './cli';
 const root = path.resolve(__dirname, '..', '..');
 const program = new Command()
   .option('--data <folder>', 'graph folder (edges.tsv + vertex_value.tsv)', path.join(root, 'data', 'polblogs'))
-  .addOption(new Option('--model <kind>', 'sage (GraphSAGE), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs')
-    .choices(NODE_MODELS).default('sage'))
+  .addOption(
+    new Option('--model <kind>', 'sage (GraphSAGE), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs')
+      .choices(NODE_MODELS)
+      .default('sage'),
+  )
   .option('--heads <n>', 'attention heads of a GAT hidden layer', positiveInt('--heads'), 4)
   .option('--epochs <n>', 'epochs', positiveInt('--epochs'), 40)
   .option('--batch-size <n>', 'global seed vertices per step', positiveInt('--batch-size'), 64)
-  .option('--memory <kind>', "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)", 'continuous')
-  .addOption(new Option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch); default: tree for sage, else subgraph")
-    .choices(NODE_SAMPLERS))
-  .option('--exact', 'train exactly as one process would on the global batch (distributed table, compact subgraphs sampled by vertex, no dropout, summed shares of the global loss): the loss curve does not depend on the number of ranks')
+  .option(
+    '--memory <kind>',
+    "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)",
+    'continuous',
+  )
+  .addOption(
+    new Option(
+      '--sampler <kind>',
+      "tree (each seed's neighbourhood apart) or subgraph (one compact subgraph per batch); default: tree for sage, else subgraph",
+    ).choices(NODE_SAMPLERS),
+  )
+  .option(
+    '--exact',
+    'train exactly as one process would on the global batch (distributed table, compact subgraphs sampled by vertex, no dropout, summed shares of the global loss): the loss curve does not depend on the number of ranks',
+  )
   .option('--wire <type>', 'the type gradients travel in between ranks: float32, bfloat16 or float16 (half the bytes)', 'float32')
   .option('--seed <n>', 'split and initialisation seed', nonNegativeInt('--seed'), 0)
   .option('--out <folder>', 'metrics (rank 0)', path.join(root, 'runs', 'data-parallel'))
@@ -41,17 +55,30 @@ async function main(): Promise<void> {
   o.sampler ??= o.model === 'sage' ? 'tree' : 'subgraph';
   if (o.exact) Object.assign(o, {memory: 'distributed', sampler: 'subgraph'});
   checkNodeModel(o.model, o.sampler);
-  if (!['continuous', 'chunked', 'distributed'].includes(o.memory)) throw new Error(`--memory must be continuous, chunked or distributed, got "${o.memory}"`);
+  if (!['continuous', 'chunked', 'distributed'].includes(o.memory))
+    throw new Error(`--memory must be continuous, chunked or distributed, got "${o.memory}"`);
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const data = loadNodeClassification(o.data);
   // The same seed everywhere: every rank sees the same split and batches.
   const rng = seededRng(o.seed * 7919 + 17);
   const split = randomSplit(data.graph.numVertices, 0.1, 0.1, rng);
-  const model = createNodeClassifier(o.model, {
-    numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: 64, hiddenDim: 64, numLayers: 2,
-    dropout: o.exact ? 0 : 0.5, seed: o.seed * 101 + 3, embeddingLearningRate: 0.02, embeddingMemory: o.memory, communicator: comm,
-  }, o.heads);
+  const model = createNodeClassifier(
+    o.model,
+    {
+      numNodes: data.graph.numVertices,
+      numClasses: data.numClasses,
+      embeddingDim: 64,
+      hiddenDim: 64,
+      numLayers: 2,
+      dropout: o.exact ? 0 : 0.5,
+      seed: o.seed * 101 + 3,
+      embeddingLearningRate: 0.02,
+      embeddingMemory: o.memory,
+      communicator: comm,
+    },
+    o.heads,
+  );
   const dp = wm.dataParallel(tf.train.adam(0.01), comm, {gradients: o.exact ? 'sum' : 'mean', wire: o.wire});
   dp.broadcastVariables(model.denseVariables);
   const full = fullGraph(data.graph);
@@ -64,7 +91,8 @@ async function main(): Promise<void> {
   for (let epoch = 1; epoch <= o.epochs; ++epoch) {
     const t0 = Date.now();
     const order = shuffle(split.train.slice(), rng);
-    let lossSum = 0, steps = 0;
+    let lossSum = 0,
+      steps = 0;
     for (let b = 0; b < order.length; b += o.batchSize) {
       const batch = order.subarray(b, Math.min(order.length, b + o.batchSize));
       const mine = batch.subarray(Math.min(batch.length, comm.rank * share), Math.min(batch.length, (comm.rank + 1) * share));
@@ -73,14 +101,29 @@ async function main(): Promise<void> {
       const seeds = mine.length || o.exact ? mine : batch.subarray(0, 1);
       const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, [25, 10], sampler) : undefined;
       const hopSeed = Math.floor(sampler() * 2 ** 31);
-      const sub = o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, [25, 10], {seed: hopSeed, keyBy: o.exact ? 'vertex' : 'position'}) : undefined;
-      const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => data.labels[v]), 'int32'), data.numClasses));
+      const sub =
+        o.sampler === 'subgraph'
+          ? sampleSubgraph(data.graph, seeds, [25, 10], {seed: hopSeed, keyBy: o.exact ? 'vertex' : 'position'})
+          : undefined;
+      const y = tf.tidy(() =>
+        tf.oneHot(
+          tf.tensor1d(
+            Int32Array.from(seeds, (v) => data.labels[v]),
+            'int32',
+          ),
+          data.numClasses,
+        ),
+      );
       const weight = mine.length ? 1 : 0;
-      const forward = () => (block ? (model as GraphSageClassifier).forwardSampled(block, true, epoch * 1000 + steps) :
-                                     model.forwardSubgraph(sub!, true, epoch * 1000 + steps));
+      const forward = () =>
+        block
+          ? (model as GraphSageClassifier).forwardSampled(block, true, epoch * 1000 + steps)
+          : model.forwardSubgraph(sub!, true, epoch * 1000 + steps);
       // Exactly: each rank's loss is its share of the global batch's mean loss, and the shares add up.
-      const lossOf = () => (o.exact ? tf.div(tf.sum(tf.losses.softmaxCrossEntropy(y, forward(), undefined, undefined, tf.Reduction.NONE)), batch.length) :
-                                      tf.mul(tf.losses.softmaxCrossEntropy(y, forward()), weight)) as tf.Scalar;
+      const lossOf = () =>
+        (o.exact
+          ? tf.div(tf.sum(tf.losses.softmaxCrossEntropy(y, forward(), undefined, undefined, tf.Reduction.NONE)), batch.length)
+          : tf.mul(tf.losses.softmaxCrossEntropy(y, forward()), weight)) as tf.Scalar;
       const loss = dp.minimize(lossOf, model.trainableVariables);
       model.embedding.step();
       sub?.dispose();
@@ -95,20 +138,31 @@ async function main(): Promise<void> {
       tf.dispose([loss, y]);
     }
     wm.synchronize();
-    comm.barrier();  // every rank's table updates are in before anyone evaluates
+    comm.barrier(); // every rank's table updates are in before anyone evaluates
     // Every rank predicts (reading a distributed table is a collective); rank 0 logs.
     const p = model.predict(full);
     if (comm.rank === 0) {
       const acc = (ids: Int32Array) => accuracy(p, data.labels, ids);
-      const m = {epoch, loss: lossSum / steps, valAcc: acc(split.val), testAcc: acc(split.test), seconds: (Date.now() - t0) / 1000, ranks: comm.size};
+      const m = {
+        epoch,
+        loss: lossSum / steps,
+        valAcc: acc(split.val),
+        testAcc: acc(split.test),
+        seconds: (Date.now() - t0) / 1000,
+        ranks: comm.size,
+      };
       log!.write({type: 'epoch', ...m});
       if (m.valAcc >= best.val) best = {val: m.valAcc, test: m.testAcc, epoch};
-      console.log(`epoch ${String(epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} val ${m.valAcc.toFixed(3)} test ${m.testAcc.toFixed(3)} | ${m.seconds.toFixed(2)} s`);
+      console.log(
+        `epoch ${String(epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} val ${m.valAcc.toFixed(3)} test ${m.testAcc.toFixed(3)} | ${m.seconds.toFixed(2)} s`,
+      );
     }
     comm.barrier();
   }
   if (comm.rank === 0) {
-    console.log(`${nodeModelName(o.model)}, ${comm.size} rank(s), table in ${o.memory} WholeMemory: test accuracy ${(100 * best.test).toFixed(2)} % at the best validation epoch ${best.epoch} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `${nodeModelName(o.model)}, ${comm.size} rank(s), table in ${o.memory} WholeMemory: test accuracy ${(100 * best.test).toFixed(2)} % at the best validation epoch ${best.epoch} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
   }
   full.dispose();
   model.dispose();

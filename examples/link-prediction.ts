@@ -30,7 +30,10 @@ const program = new Command()
   .option('--batch-size <n>', 'positive edges per step', positiveInt('--batch-size'), d.batchSize)
   .option('--negatives <n>', 'negatives per positive', positiveInt('--negatives'), d.negativesPerPositive)
   .option('--lr <x>', 'learning rate (sparse lazy Adam)', positiveNumber('--lr'), d.learningRate)
-  .option('--memory <kind>', 'embedding table memory: device, host, managed, continuous, chunked (continuous: over every GPU of the machine)')
+  .option(
+    '--memory <kind>',
+    'embedding table memory: device, host, managed, continuous, chunked (continuous: over every GPU of the machine)',
+  )
   .option('--out <folder>', 'metrics and plots', path.join(root, 'runs', 'link-prediction'))
   .parse();
 
@@ -49,26 +52,46 @@ async function main(): Promise<void> {
     edges = readEdgeList(file);
   }
   const graph = CsrGraph.fromEdges(edges, {symmetric: true});
-  console.log(`${name}: ${graph.numVertices} vertices, ${graph.numEdges / 2} edges (built in ${((Date.now() - built) / 1000).toFixed(1)} s); training on ${where}`);
+  console.log(
+    `${name}: ${graph.numVertices} vertices, ${graph.numEdges / 2} edges (built in ${((Date.now() - built) / 1000).toFixed(1)} s); training on ${where}`,
+  );
   const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
   const progress = new EpochProgress(o.epochs, 'training');
   const history: Record<string, number>[] = [];
   const started = Date.now();
-  const best = await trainLinkPrediction(graph, {
-    epochs: o.epochs, dim: o.dim, batchSize: o.batchSize, negativesPerPositive: o.negatives, learningRate: o.lr, memory: o.memory,
-  }, (m) => {
-    log.write({type: 'epoch', ...m});
-    history.push({...m});
-    progress.tick(`epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} val AUC ${m.valAuc.toFixed(4)} ` +
-                  `Hits@50 ${m.valHits50.toFixed(4)} | test AUC ${m.testAuc.toFixed(4)} Hits@50 ${m.testHits50.toFixed(4)}`,
-                  `${Math.round(m.edgesPerSecond)} edges/s`);
-  });
+  const best = await trainLinkPrediction(
+    graph,
+    {
+      epochs: o.epochs,
+      dim: o.dim,
+      batchSize: o.batchSize,
+      negativesPerPositive: o.negatives,
+      learningRate: o.lr,
+      memory: o.memory,
+    },
+    (m) => {
+      log.write({type: 'epoch', ...m});
+      history.push({...m});
+      progress.tick(
+        `epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} val AUC ${m.valAuc.toFixed(4)} ` +
+          `Hits@50 ${m.valHits50.toFixed(4)} | test AUC ${m.testAuc.toFixed(4)} Hits@50 ${m.testHits50.toFixed(4)}`,
+        `${Math.round(m.edgesPerSecond)} edges/s`,
+      );
+    },
+  );
   progress.stop();
   const seconds = (Date.now() - started) / 1000;
   log.write({type: 'summary', ...best, seconds, device: where});
-  const plots = await plotTrainingCurves(history as never, path.join(o.out, 'metrics'), `link prediction on ${name}`,
-                                         {valAuc: 'val AUC', testAuc: 'test AUC', valHits50: 'val Hits@50', testHits50: 'test Hits@50'}, 'AUC / Hits@50');
-  console.log(`best validation epoch ${best.epoch}: test AUC ${best.testAuc.toFixed(4)}, test Hits@50 ${best.testHits50.toFixed(4)} (${seconds.toFixed(1)} s on ${where})`);
+  const plots = await plotTrainingCurves(
+    history as never,
+    path.join(o.out, 'metrics'),
+    `link prediction on ${name}`,
+    {valAuc: 'val AUC', testAuc: 'test AUC', valHits50: 'val Hits@50', testHits50: 'test Hits@50'},
+    'AUC / Hits@50',
+  );
+  console.log(
+    `best validation epoch ${best.epoch}: test AUC ${best.testAuc.toFixed(4)}, test Hits@50 ${best.testHits50.toFixed(4)} (${seconds.toFixed(1)} s on ${where})`,
+  );
   console.log(`metrics: ${log.file}\nplots: ${plots.join(', ')}`);
 }
 

@@ -10,7 +10,14 @@ import {Command, Option} from 'commander';
 import * as wm from '../src/index';
 import {loadNodeClassification} from '../src/graph/dataset';
 import {MetricsLog} from '../src/train/metrics_log';
-import {checkNodeModel, DEFAULT_NODE_CLASSIFICATION, NODE_MODELS, NODE_SAMPLERS, nodeModelName, trainNodeClassification} from '../src/train/node_classification';
+import {
+  checkNodeModel,
+  DEFAULT_NODE_CLASSIFICATION,
+  NODE_MODELS,
+  NODE_SAMPLERS,
+  nodeModelName,
+  trainNodeClassification,
+} from '../src/train/node_classification';
 import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 import {positiveInt, positiveNumber, startBackend} from './cli';
@@ -22,15 +29,27 @@ const program = new Command()
   .name('npm start --')
   .description('Train GraphSAGE (or GAT, GCN) node classification on a graph folder (edges.tsv + vertex_value.tsv).')
   .option('--data <folder>', 'graph folder', path.join(root, 'data', 'polblogs'))
-  .addOption(new Option('--model <kind>', 'sage (GraphSAGE, mean aggregator), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs')
-    .choices(NODE_MODELS).default(d.model))
+  .addOption(
+    new Option(
+      '--model <kind>',
+      'sage (GraphSAGE, mean aggregator), gat (graph attention) or gcn (graph convolution); gat and gcn use compact subgraphs',
+    )
+      .choices(NODE_MODELS)
+      .default(d.model),
+  )
   .option('--heads <n>', 'attention heads of a GAT hidden layer (they split --hidden)', positiveInt('--heads'), d.heads)
   .option('--seeds <n>', 'number of random splits/seeds', positiveInt('--seeds'), 5)
   .option('--epochs <n>', 'epochs per seed', positiveInt('--epochs'), d.epochs)
   .option('--batch-size <n>', 'seed vertices per step', positiveInt('--batch-size'), d.batchSize)
   .option('--fanouts <list>', 'neighbours sampled per layer', (v) => v.split(',').map(positiveInt('--fanouts')), d.fanouts)
-  .addOption(new Option('--sampler <kind>', "tree (each seed's neighbourhood apart) or subgraph (unique-and-relabel: one compact subgraph per batch)")
-    .choices(NODE_SAMPLERS).default(d.sampler))
+  .addOption(
+    new Option(
+      '--sampler <kind>',
+      "tree (each seed's neighbourhood apart) or subgraph (unique-and-relabel: one compact subgraph per batch)",
+    )
+      .choices(NODE_SAMPLERS)
+      .default(d.sampler),
+  )
   .option('--dim <n>', 'embedding width', positiveInt('--dim'), d.embeddingDim)
   .option('--hidden <n>', 'hidden width', positiveInt('--hidden'), d.hiddenDim)
   .option('--lr <x>', 'Adam learning rate of the dense layers', positiveNumber('--lr'), d.learningRate)
@@ -46,22 +65,40 @@ async function main(): Promise<void> {
   const {where, dev} = await startBackend();
   if (!dev.gpu) console.log(`no GPU in use: ${dev.reason}`);
   const data = loadNodeClassification(o.data);
-  console.log(`${data.name}: largest component ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges, ` +
-              `${data.numClasses} classes; training on ${where}`);
+  console.log(
+    `${data.name}: largest component ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges, ` +
+      `${data.numClasses} classes; training on ${where}`,
+  );
   const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
   const started = Date.now();
   const results = [];
   const progress = new EpochProgress(o.seeds * o.epochs, 'training');
   for (let seed = 0; seed < o.seeds; ++seed) {
-    const r = await trainNodeClassification(data, {
-      seed, model: o.model, heads: o.heads, epochs: o.epochs, batchSize: o.batchSize, fanouts: o.fanouts, sampler: o.sampler, embeddingDim: o.dim,
-      hiddenDim: o.hidden, learningRate: o.lr, embeddingLearningRate: o.embLr, embeddingMemory: o.memory,
-    }, (m) => {
-      log.write({type: 'epoch', ...m});
-      progress.tick(`seed ${seed} epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} ` +
-                    `train ${m.trainAcc.toFixed(3)} val ${m.valAcc.toFixed(3)} test ${m.testAcc.toFixed(3)}`,
-                    `${Math.round(m.seedsPerSecond)} seeds/s`);
-    });
+    const r = await trainNodeClassification(
+      data,
+      {
+        seed,
+        model: o.model,
+        heads: o.heads,
+        epochs: o.epochs,
+        batchSize: o.batchSize,
+        fanouts: o.fanouts,
+        sampler: o.sampler,
+        embeddingDim: o.dim,
+        hiddenDim: o.hidden,
+        learningRate: o.lr,
+        embeddingLearningRate: o.embLr,
+        embeddingMemory: o.memory,
+      },
+      (m) => {
+        log.write({type: 'epoch', ...m});
+        progress.tick(
+          `seed ${seed} epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} ` +
+            `train ${m.trainAcc.toFixed(3)} val ${m.valAcc.toFixed(3)} test ${m.testAcc.toFixed(3)}`,
+          `${Math.round(m.seedsPerSecond)} seeds/s`,
+        );
+      },
+    );
     results.push(r);
     log.write({type: 'seed', seed, bestEpoch: r.bestEpoch, valAcc: r.valAcc, testAcc: r.testAcc});
   }
@@ -71,11 +108,16 @@ async function main(): Promise<void> {
   const std = Math.sqrt(accs.reduce((a, b) => a + (b - mean) ** 2, 0) / accs.length);
   const seconds = (Date.now() - started) / 1000;
   log.write({type: 'summary', dataset: data.name, device: where, seeds: accs.length, testAccMean: mean, testAccStd: std, seconds});
-  const plots = await plotTrainingCurves(results.flatMap((r) => r.history) as unknown as PlotRecord[], path.join(o.out, 'metrics'),
-                                         `${nodeModelName(o.model)} on ${data.name} (${dev.gpu ? dev.name : 'CPU'})`);
+  const plots = await plotTrainingCurves(
+    results.flatMap((r) => r.history) as unknown as PlotRecord[],
+    path.join(o.out, 'metrics'),
+    `${nodeModelName(o.model)} on ${data.name} (${dev.gpu ? dev.name : 'CPU'})`,
+  );
   console.log(`per seed test accuracy: ${accs.map((a) => (100 * a).toFixed(1)).join(', ')}`);
-  console.log(`test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over ${accs.length} seeds ` +
-              `(${seconds.toFixed(1)} s on ${where})`);
+  console.log(
+    `test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over ${accs.length} seeds ` +
+      `(${seconds.toFixed(1)} s on ${where})`,
+  );
   console.log(`metrics: ${log.file}\nplots: ${plots.join(', ')}`);
 }
 

@@ -36,10 +36,15 @@ const d = DEFAULT_NODE2VEC;
 const program = new Command()
   .name('npm run example:node2vec --')
   .description('Node embeddings by random walks and skip-gram on a graph folder, judged by node classification or link prediction.')
-  .option('--task <kind>', 'classes (a logistic regression on the embeddings; needs vertex_value.tsv) or links (held-out edges)', (v) => {
-    if (v !== 'classes' && v !== 'links') throw new InvalidArgumentError(`--task must be classes or links, got "${v}"`);
-    return v;
-  }, 'classes')
+  .option(
+    '--task <kind>',
+    'classes (a logistic regression on the embeddings; needs vertex_value.tsv) or links (held-out edges)',
+    (v) => {
+      if (v !== 'classes' && v !== 'links') throw new InvalidArgumentError(`--task must be classes or links, got "${v}"`);
+      return v;
+    },
+    'classes',
+  )
   .option('--data <folder>', 'graph folder (default: the bundled polblogs for classes, ../shared/datasets/cond-mat-2005 for links)')
   .option('--epochs <n>', 'epochs (walksPerVertex walks from every vertex each)', positiveInt('--epochs'), d.epochs)
   .option('--dim <n>', 'embedding width', positiveInt('--dim'), d.dim)
@@ -71,8 +76,11 @@ interface Task {
 function classesTask(folder: string, seed: number): Task {
   const data = loadNodeClassification(folder);
   return {
-    name: `${data.name} (largest component)`, graph: data.graph, keys: data.originalIds,
-    series: {trainAcc: 'probe train', testAcc: 'probe test'}, panel: 'probe accuracy',
+    name: `${data.name} (largest component)`,
+    graph: data.graph,
+    keys: data.originalIds,
+    series: {trainAcc: 'probe train', testAcc: 'probe test'},
+    panel: 'probe accuracy',
     evaluate: async (emb) => ({...(await logisticProbe(emb, data.labels, data.numClasses, {seed}))}),
     line: (r) => `probe train ${r.trainAcc.toFixed(4)} test ${r.testAcc.toFixed(4)}`,
     finish: async (emb) => {
@@ -81,8 +89,10 @@ function classesTask(folder: string, seed: number): Task {
       for (let s = 0; s < 5; ++s) accs.push((await logisticProbe(emb, data.labels, data.numClasses, {seed: seed + 100 + s})).testAcc);
       const mean = accs.reduce((a, b) => a + b, 0) / accs.length;
       const std = Math.sqrt(accs.reduce((a, b) => a + (b - mean) ** 2, 0) / accs.length);
-      return {line: `probe test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over 5 splits`,
-              summary: {testAccMean: mean, testAccStd: std, testAccs: accs}};
+      return {
+        line: `probe test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over 5 splits`,
+        summary: {testAccMean: mean, testAccStd: std, testAccs: accs},
+      };
     },
   };
 }
@@ -93,8 +103,10 @@ function linksTask(folder: string, seed: number): Task {
   const split = splitEdges(full, 0.05, 0.1, seededRng(seed * 9973 + 5));
   let best: Record<string, number> | undefined;
   return {
-    name: path.basename(path.resolve(folder)), graph: split.train,
-    series: {valAuc: 'val AUC', testAuc: 'test AUC', testHits50: 'test Hits@50'}, panel: 'AUC / Hits@50',
+    name: path.basename(path.resolve(folder)),
+    graph: split.train,
+    series: {valAuc: 'val AUC', testAuc: 'test AUC', testHits50: 'test Hits@50'},
+    panel: 'AUC / Hits@50',
     evaluate: async (emb, epoch) => {
       const [vp, vn, tp, tn] = [split.valEdges, split.valNegatives, split.testEdges, split.testNegatives].map((p) => pairScores(emb, p));
       const r = {valAuc: rocAuc(vp, vn), valHits50: hitsAtK(vp, vn, 50), testAuc: rocAuc(tp, tn), testHits50: hitsAtK(tp, tn, 50)};
@@ -116,39 +128,67 @@ async function main(): Promise<void> {
   const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
   const lead = (comm?.rank ?? 0) === 0;
   const memory = o.memory ?? (comm ? 'continuous' : undefined);
-  const task = o.task === 'links' ? linksTask(o.data ?? path.join(root, '..', 'shared', 'datasets', 'cond-mat-2005'), o.seed)
-                                  : classesTask(o.data ?? path.join(root, 'data', 'polblogs'), o.seed);
+  const task =
+    o.task === 'links'
+      ? linksTask(o.data ?? path.join(root, '..', 'shared', 'datasets', 'cond-mat-2005'), o.seed)
+      : classesTask(o.data ?? path.join(root, 'data', 'polblogs'), o.seed);
   const kind = o.p === 1 && o.q === 1 ? 'DeepWalk walks' : `node2vec walks (p ${o.p}, q ${o.q})`;
   const ranks = comm ? `${comm.size} ranks sharing ${memory} tables, ` : '';
-  if (lead) console.log(`${task.name}: ${task.graph.numVertices} vertices, ${task.graph.numEdges / 2} edges walked; ${kind}, ${ranks}training on ${where}`);
+  if (lead)
+    console.log(
+      `${task.name}: ${task.graph.numVertices} vertices, ${task.graph.numEdges / 2} edges walked; ${kind}, ${ranks}training on ${where}`,
+    );
   const log = lead ? new MetricsLog(path.join(o.out, 'metrics.jsonl')) : undefined;
   const progress = lead ? new EpochProgress(o.epochs, 'node2vec') : undefined;
   const history: {seed: number; epoch: number; loss: number; [k: string]: number}[] = [];
   const started = Date.now();
-  const {embedding} = await trainNode2Vec(task.graph, {
-    epochs: o.epochs, dim: o.dim, walkLength: o.walkLength, walksPerVertex: o.walks, window: o.window, negatives: o.negatives,
-    p: o.p, q: o.q, batchSize: o.batchSize, learningRate: o.lr, memory, communicator: comm, seed: o.seed,
-  }, async (m, emb) => {
-    if (!lead) return;
-    const r = await task.evaluate(emb, m.epoch);
-    log!.write({type: 'epoch', ...m, ...r});
-    history.push({seed: o.seed, ...m, ...r});
-    progress!.tick(`epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} | ${task.line(r)}`,
-                   `${Math.round(m.pairsPerSecond)} pairs/s`);
-  });
+  const {embedding} = await trainNode2Vec(
+    task.graph,
+    {
+      epochs: o.epochs,
+      dim: o.dim,
+      walkLength: o.walkLength,
+      walksPerVertex: o.walks,
+      window: o.window,
+      negatives: o.negatives,
+      p: o.p,
+      q: o.q,
+      batchSize: o.batchSize,
+      learningRate: o.lr,
+      memory,
+      communicator: comm,
+      seed: o.seed,
+    },
+    async (m, emb) => {
+      if (!lead) return;
+      const r = await task.evaluate(emb, m.epoch);
+      log!.write({type: 'epoch', ...m, ...r});
+      history.push({seed: o.seed, ...m, ...r});
+      progress!.tick(
+        `epoch ${String(m.epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} | ${task.line(r)}`,
+        `${Math.round(m.pairsPerSecond)} pairs/s`,
+      );
+    },
+  );
   progress?.stop();
   const seconds = (Date.now() - started) / 1000;
   if (lead) {
     const {line, summary} = await task.finish(embedding);
     log!.write({type: 'summary', ...summary, seconds, device: where, ranks: comm?.size ?? 1});
-    const plots = await plotTrainingCurves(history, path.join(o.out, 'metrics'), `node2vec on ${task.name} (${kind})`, task.series, task.panel);
+    const plots = await plotTrainingCurves(
+      history,
+      path.join(o.out, 'metrics'),
+      `node2vec on ${task.name} (${kind})`,
+      task.series,
+      task.panel,
+    );
     // The embeddings themselves (the last epoch's), keyed by the data's own vertex ids (word2vec's text format).
     const saved = path.join(o.out, 'embeddings.txt');
     writeEmbeddingText(embedding, saved, {keys: task.keys});
     console.log(`${line} (${seconds.toFixed(1)} s of training on ${where})`);
     console.log(`metrics: ${log!.file}\nplots: ${plots.join(', ')}\nembeddings: ${saved}`);
   }
-  comm?.barrier();  // the tables are shared: none is freed while rank 0 still reads them
+  comm?.barrier(); // the tables are shared: none is freed while rank 0 still reads them
   embedding.dispose();
   comm?.destroy();
 }

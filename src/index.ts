@@ -9,7 +9,16 @@ registerWholeMemoryBackend();
 export * from './wm';
 export {WholeMemoryBackend} from './backend/backend_wholememory';
 export {BACKEND_NAME} from './backend/backend_name';
-export {Communicator, communicatorFromEnv, createCommunicator, finalize, getUniqueId, init, malloc, ncclStatus} from './memory/communicator';
+export {
+  Communicator,
+  communicatorFromEnv,
+  createCommunicator,
+  finalize,
+  getUniqueId,
+  init,
+  malloc,
+  ncclStatus,
+} from './memory/communicator';
 export type {CommunicatorOptions, MallocOptions} from './memory/communicator';
 export {WholeMemoryTensor} from './memory/whole_memory_tensor';
 export type {MemoryLocation, MemoryType} from './memory/whole_memory_tensor';
@@ -19,7 +28,17 @@ export type {DataParallel, DataParallelOptions, LayerWeight} from './distributed
 export * as nn from './nn/index';
 export * as graph from './graph/index';
 export * as train from './train/index';
-export {getEnabledUVM, getManagedBudget, isManaged, manage, managedMemoryInfo, setEnabledUVM, setManagedBudget, to, unmanage} from './memory/managed';
+export {
+  getEnabledUVM,
+  getManagedBudget,
+  isManaged,
+  manage,
+  managedMemoryInfo,
+  setEnabledUVM,
+  setManagedBudget,
+  to,
+  unmanage,
+} from './memory/managed';
 export type {ManagedMemoryInfo, ToOptions} from './memory/managed';
 export type {AllReduceAlgorithm, AllReduceOptions, ReduceOp, WireType} from './distributed/allreduce';
 export {close, deleteShared as delete, open, share, sharedDescriptorOf, update} from './share/shared_objects';

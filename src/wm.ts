@@ -92,9 +92,12 @@ export function emptyCache(): void {
 
 /** The registered backend instance (initialising it if needed). */
 export function backend(): WholeMemoryBackend {
-  return tf.findBackend(BACKEND_NAME) as WholeMemoryBackend ?? (() => {
-    throw new Error(`the ${BACKEND_NAME} backend failed to initialise`);
-  })();
+  return (
+    (tf.findBackend(BACKEND_NAME) as WholeMemoryBackend) ??
+    (() => {
+      throw new Error(`the ${BACKEND_NAME} backend failed to initialise`);
+    })()
+  );
 }
 
 /** Whether a tensor's data currently lives on the GPU. */

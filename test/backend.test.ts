@@ -30,12 +30,18 @@ describe('wholememory backend', () => {
     }
   });
 
-  it('sizes its CPU thread pool from WM_THREADS, else the CPUs it may use over the launcher\'s local ranks', () => {
+  it("sizes its CPU thread pool from WM_THREADS, else the CPUs it may use over the launcher's local ranks", () => {
     // Fresh processes: the pool is sized once per process.
     const threads = (env: NodeJS.ProcessEnv) => {
-      const r = spawnSync(process.execPath, ['-e', `const wm = require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'index'))});
-        try { console.log('threads', wm.deviceInfo().hostThreads); } catch (e) { console.log('error', e.message); }`],
-                          {encoding: 'utf8', env: {...process.env, WM_THREADS: '', LOCAL_WORLD_SIZE: '', ...env}});
+      const r = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const wm = require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'index'))});
+        try { console.log('threads', wm.deviceInfo().hostThreads); } catch (e) { console.log('error', e.message); }`,
+        ],
+        {encoding: 'utf8', env: {...process.env, WM_THREADS: '', LOCAL_WORLD_SIZE: '', ...env}},
+      );
       return r.stdout.trim().split('\n').pop()!;
     };
     const cpus = os.availableParallelism();
@@ -43,7 +49,7 @@ describe('wholememory backend', () => {
     expect(threads({})).to.equal(`threads ${Math.min(cpus, 16)}`);
     expect(threads({LOCAL_WORLD_SIZE: String(cpus * 2)})).to.equal('threads 1');
     expect(threads({LOCAL_WORLD_SIZE: '2'})).to.equal(`threads ${Math.min(16, Math.max(1, Math.floor(cpus / 2)))}`);
-    expect(threads({WM_THREADS: 'many'})).to.equal('error environment: WM_THREADS must be an integer from 1 to 1024, got \'many\'');
+    expect(threads({WM_THREADS: 'many'})).to.equal("error environment: WM_THREADS must be an integer from 1 to 1024, got 'many'");
     expect(threads({WM_THREADS: '0'})).to.match(/^error environment: WM_THREADS must be an integer from 1 to 1024/);
   });
 
@@ -111,21 +117,31 @@ describe('wholememory backend', () => {
   });
 
   it('trains tfjs-layers models (Dense with every activation, BatchNormalization, Dropout) with no kernel on the CPU fallback, as tfjs-backend-cpu does', async () => {
-    const x = randomInput([96, 12], 'float32', 41), labels = randomInput([96], 'int32', 42, {min: 0, max: 2});
-    const build = (activation: string, dropout: boolean) => tfl.sequential({layers: [
-      // Seeded, so a run that drifts past the tolerance below happens again.
-      tfl.layers.dense({units: 24, inputShape: [12], activation: activation as 'relu', kernelInitializer: tfl.initializers.glorotUniform({seed: 7})}),
-      tfl.layers.batchNormalization(),
-      ...(dropout ? [tfl.layers.dropout({rate: 0.25})] : []),
-      tfl.layers.dense({units: 3, activation: 'softmax', kernelInitializer: tfl.initializers.glorotUniform({seed: 8})}),
-    ]});
+    const x = randomInput([96, 12], 'float32', 41),
+      labels = randomInput([96], 'int32', 42, {min: 0, max: 2});
+    const build = (activation: string, dropout: boolean) =>
+      tfl.sequential({
+        layers: [
+          // Seeded, so a run that drifts past the tolerance below happens again.
+          tfl.layers.dense({
+            units: 24,
+            inputShape: [12],
+            activation: activation as 'relu',
+            kernelInitializer: tfl.initializers.glorotUniform({seed: 7}),
+          }),
+          tfl.layers.batchNormalization(),
+          ...(dropout ? [tfl.layers.dropout({rate: 0.25})] : []),
+          tfl.layers.dense({units: 3, activation: 'softmax', kernelInitializer: tfl.initializers.glorotUniform({seed: 8})}),
+        ],
+      });
     const fit = async (backend: string, activation: string, dropout: boolean, weights?: tf.Tensor[]) => {
       await tf.setBackend(backend);
       const model = build(activation, dropout);
       if (weights) model.setWeights(weights);
-      const start = model.getWeights().map((w) => tf.tensor(w.dataSync(), w.shape));  // plain copies: setWeights takes them on another backend
+      const start = model.getWeights().map((w) => tf.tensor(w.dataSync(), w.shape)); // plain copies: setWeights takes them on another backend
       model.compile({optimizer: tf.train.adam(0.01), loss: 'sparseCategoricalCrossentropy'});
-      const xs = tf.tensor(x.values, x.shape), ys = tf.tensor(labels.values, labels.shape, 'float32');
+      const xs = tf.tensor(x.values, x.shape),
+        ys = tf.tensor(labels.values, labels.shape, 'float32');
       const h = await model.fit(xs, ys, {epochs: 3, batchSize: 32, shuffle: false, verbose: 0});
       const predicted = Array.from((model.predict(xs) as tf.Tensor).dataSync());
       tf.dispose([xs, ys]);
@@ -135,12 +151,14 @@ describe('wholememory backend', () => {
     for (const activation of ['relu', 'elu', 'sigmoid', 'tanh', 'selu', 'linear']) {
       wm.resetFallbackCounts();
       const ours = await fit(wm.BACKEND_NAME, activation, false);
-      await fit(wm.BACKEND_NAME, activation, true);  // dropout's masks differ between backends: checked for fallbacks only
+      await fit(wm.BACKEND_NAME, activation, true); // dropout's masks differ between backends: checked for fallbacks only
       // OneHot (the sparse loss) has no C++ host kernel yet: native on GPUs only.
       expect(Object.keys(wm.fallbackCounts()).filter(nativeHere), `${activation}: fell back`).to.deep.equal([]);
       const cpu = await fit('cpu', activation, false, ours.start);
       await tf.setBackend(wm.BACKEND_NAME);
-      ours.loss.forEach((l, i) => expect(l, `${activation} epoch ${i} loss`).to.be.closeTo(cpu.loss[i], 1e-4 * (1 + Math.abs(cpu.loss[i]))));
+      ours.loss.forEach((l, i) =>
+        expect(l, `${activation} epoch ${i} loss`).to.be.closeTo(cpu.loss[i], 1e-4 * (1 + Math.abs(cpu.loss[i]))),
+      );
       // Nine Adam steps apart, float32 sums in another order: predictions drift by a few 1e-4, and (H100,
       // unseeded weights) once by 2.02e-3 with every loss within 1e-4.
       ours.predicted.forEach((p, i) => expect(p, `${activation} prediction ${i}`).to.be.closeTo(cpu.predicted[i], 3e-3));
@@ -149,14 +167,14 @@ describe('wholememory backend', () => {
     }
   });
 
-  it('uploads of every size arrive whole', async function() {
+  it('uploads of every size arrive whole', async function () {
     if (!wm.deviceInfo().gpu) this.skip();
     for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
       for (const n of [1, 2, 3, 15, 16, 17, 63, 64, 65, 200]) {
         const values = randomInput([n], dtype, 1000 + n).values;
         const t = tf.tensor(values, [n], dtype);
-        wm.backend().devicePtr(t);  // uploads now
-        const copy = tf.tidy(() => tf.reshape(tf.concat([t, t]), [2, n]).slice([1, 0], [1, n]));  // computed from the device copy
+        wm.backend().devicePtr(t); // uploads now
+        const copy = tf.tidy(() => tf.reshape(tf.concat([t, t]), [2, n]).slice([1, 0], [1, n])); // computed from the device copy
         expect(wm.isOnDevice(copy), `${dtype} ${n}: on the device`).to.equal(true);
         expect(Array.from(await copy.data()), `${dtype} ${n}`).to.deep.equal(Array.from(values));
         tf.dispose([t, copy]);
@@ -169,7 +187,7 @@ describe('wholememory backend', () => {
     expect(m.numBytesInGPU).to.be.a('number');
   });
 
-  it('data() lets the event loop run while a device read is in flight', async function() {
+  it('data() lets the event loop run while a device read is in flight', async function () {
     if (!wm.deviceInfo().gpu) this.skip();
     const big = tf.tidy(() => tf.add(tf.fill([32 * 1024 * 1024], 1.5), 1));
     expect(wm.isOnDevice(big)).to.equal(true);

@@ -13,12 +13,22 @@ import * as wm from '../src/index';
 import {loadCheckpoint, saveCheckpoint} from '../src/train/checkpoint';
 
 function model(denseOptimizer: 'sgd' | 'adam', dtype: wm.nn.EmbeddingDType, memory?: wm.nn.EmbeddingMemory) {
-  const emb = wm.nn.embedding({rows: 300, dim: 8, dtype, memory, optimizer: wm.nn.adam({lr: 0.05}), init: {type: 'normal', scale: 0.3, seed: 7}});
+  const emb = wm.nn.embedding({
+    rows: 300,
+    dim: 8,
+    dtype,
+    memory,
+    optimizer: wm.nn.adam({lr: 0.05}),
+    init: {type: 'normal', scale: 0.3, seed: 7},
+  });
   const w = tf.variable(tf.randomNormal([8, 1], 0, 0.3, 'float32', 5), true, `w_${Math.random()}`);
   const opt = denseOptimizer === 'sgd' ? tf.train.sgd(0.1) : tf.train.adam(0.01);
   // Batches depend only on the step number, so both runs see the same data.
   const step = (t: number): number => {
-    const ids = tf.tensor1d(Int32Array.from({length: 64}, (_, i) => (i * 37 + t * 11) % 300), 'int32');
+    const ids = tf.tensor1d(
+      Int32Array.from({length: 64}, (_, i) => (i * 37 + t * 11) % 300),
+      'int32',
+    );
     const y = tf.tidy(() => tf.sin(tf.reshape(tf.cast(ids, 'float32'), [64, 1])));
     const loss = opt.minimize(() => tf.losses.meanSquaredError(y, tf.matMul(emb.lookup(ids), w)) as tf.Scalar, true, [emb.anchor, w])!;
     emb.step();
@@ -26,11 +36,17 @@ function model(denseOptimizer: 'sgd' | 'adam', dtype: wm.nn.EmbeddingDType, memo
     tf.dispose([ids, y, loss]);
     return l;
   };
-  return {emb, w, opt, step, dispose: () => {
-    emb.dispose();
-    w.dispose();
-    opt.dispose();
-  }};
+  return {
+    emb,
+    w,
+    opt,
+    step,
+    dispose: () => {
+      emb.dispose();
+      w.dispose();
+      opt.dispose();
+    },
+  };
 }
 
 describe('checkpoints', () => {
@@ -38,18 +54,23 @@ describe('checkpoints', () => {
     await tf.setBackend(wm.BACKEND_NAME);
   });
 
-  for (const [dense, dtype, memory] of [['sgd', 'float32', undefined], ['adam', 'bfloat16', undefined], ['sgd', 'float32', 'distributed']] as const) {
+  for (const [dense, dtype, memory] of [
+    ['sgd', 'float32', undefined],
+    ['adam', 'bfloat16', undefined],
+    ['sgd', 'float32', 'distributed'],
+  ] as const) {
     it(`resuming continues the run: embeddings, sparse Adam state, dense ${dense}, ${dtype} table${memory ? `, ${memory}` : ''}`, async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ckpt-'));
       const a = model(dense, dtype, memory);
       const uninterrupted: number[] = [];
       for (let t = 1; t <= 10; ++t) {
         uninterrupted.push(a.step(t));
-        if (t === 5) await saveCheckpoint(dir, {step: t, embeddings: {nodes: a.emb}, variables: {w: a.w}, optimizer: a.opt, extra: {note: 'x'}});
+        if (t === 5)
+          await saveCheckpoint(dir, {step: t, embeddings: {nodes: a.emb}, variables: {w: a.w}, optimizer: a.opt, extra: {note: 'x'}});
       }
       a.dispose();
       const b = model(dense, dtype, memory);
-      b.step(99);  // move away from the saved state first: loading must overwrite everything
+      b.step(99); // move away from the saved state first: loading must overwrite everything
       const {step, extra} = await loadCheckpoint(dir, {embeddings: {nodes: b.emb}, variables: {w: b.w}, optimizer: b.opt});
       expect(step).to.equal(5);
       expect(extra).to.deep.equal({note: 'x'});
@@ -81,7 +102,7 @@ describe('checkpoints', () => {
     fs.rmSync(dir, {recursive: true, force: true});
   });
 
-  it('a save killed half way leaves the previous checkpoint loadable', async function() {
+  it('a save killed half way leaves the previous checkpoint loadable', async function () {
     this.timeout(60000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ckpt-'));
     const small = wm.nn.embedding({rows: 16, dim: 4, init: {type: 'uniform', scale: 1, seed: 3}});
@@ -103,12 +124,15 @@ describe('checkpoints', () => {
         process.stdout.write('saved\\n');
       })();`;
     const child = spawn(process.execPath, ['-e', script], {cwd: path.resolve(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'inherit']});
-    await new Promise<void>((resolve) => child.stdout!.on('data', (d) => {
-      if (String(d).includes('saving')) setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve();
-      }, 30);
-    }));
+    await new Promise<void>((resolve) =>
+      child.stdout!.on('data', (d) => {
+        if (String(d).includes('saving'))
+          setTimeout(() => {
+            child.kill('SIGKILL');
+            resolve();
+          }, 30);
+      }),
+    );
     await new Promise((r) => child.on('exit', r));
     const back = wm.nn.embedding({rows: 16, dim: 4});
     const {step} = await loadCheckpoint(dir, {embeddings: {nodes: back}});

@@ -18,7 +18,8 @@ function hash32(x: number): number {
   return (x ^ (x >>> 16)) >>> 0;
 }
 function keeps(seed: number, i: number, threshold: number): boolean {
-  const low = seed >>> 0, high = Math.floor(seed / 2 ** 32) >>> 0;
+  const low = seed >>> 0,
+    high = Math.floor(seed / 2 ** 32) >>> 0;
   const key = hash32((low ^ hash32((high + 0x9e3779b9) >>> 0)) >>> 0);
   return hash32((i ^ key) >>> 0) >>> 8 >= threshold;
 }
@@ -29,16 +30,23 @@ describe('wm.nn.dropout', () => {
   });
 
   for (const n of [0, 1, 7, 1000, 4099]) {
-    for (const [rate, seed] of [[0.1, 0], [0.5, 12345], [0.9, 2 ** 40 + 3]] as const) {
+    for (const [rate, seed] of [
+      [0.1, 0],
+      [0.5, 12345],
+      [0.9, 2 ** 40 + 3],
+    ] as const) {
       it(`keeps the mask's elements, scaled, and routes the gradient through them: n=${n}, rate ${rate}, seed ${seed}`, () => {
         const r = rng(n + 17);
         const xv = Float32Array.from({length: n}, () => r() * 4 - 2);
         const wv = Float32Array.from({length: n}, () => r() * 2 - 1);
-        const x = tf.tensor1d(xv), w = tf.tensor1d(wv);
+        const x = tf.tensor1d(xv),
+          w = tf.tensor1d(wv);
         const y = wm.nn.dropout(x, rate, seed);
         const dx = tf.grad((t: tf.Tensor) => tf.sum(tf.mul(wm.nn.dropout(t, rate, seed), w)))(x);
-        const scale = Math.fround(1 / (1 - rate)), thr = dropoutThreshold(rate);
-        const yv = y.dataSync(), dv = dx.dataSync();
+        const scale = Math.fround(1 / (1 - rate)),
+          thr = dropoutThreshold(rate);
+        const yv = y.dataSync(),
+          dv = dx.dataSync();
         for (let i = 0; i < n; ++i) {
           const k = keeps(seed, i, thr);
           expect(yv[i], `y[${i}]`).to.equal(k ? Math.fround(xv[i] * scale) : 0);
@@ -51,22 +59,28 @@ describe('wm.nn.dropout', () => {
 
   it('drops about `rate` of the elements, differently for another seed, the same for the same one', () => {
     const x = tf.ones([300, 333]);
-    const a = wm.nn.dropout(x, 0.3, 7), b = wm.nn.dropout(x, 0.3, 8), c = wm.nn.dropout(x, 0.3, 7);
-    const av = a.dataSync(), bv = b.dataSync();
+    const a = wm.nn.dropout(x, 0.3, 7),
+      b = wm.nn.dropout(x, 0.3, 8),
+      c = wm.nn.dropout(x, 0.3, 7);
+    const av = a.dataSync(),
+      bv = b.dataSync();
     let zeros = 0;
     for (const v of av) zeros += v === 0 ? 1 : 0;
     const dropped = zeros / av.length;
     expect(dropped).to.be.within(0.29, 0.31);
     let differ = 0;
     for (let i = 0; i < av.length; ++i) differ += (av[i] === 0) !== (bv[i] === 0) ? 1 : 0;
-    expect(differ / av.length).to.be.within(0.38, 0.46);  // 2 x 0.3 x 0.7 for independent masks
+    expect(differ / av.length).to.be.within(0.38, 0.46); // 2 x 0.3 x 0.7 for independent masks
     expect(Array.from(c.dataSync())).to.deep.equal(Array.from(av));
     expect(a.shape).to.deep.equal([300, 333]);
     tf.dispose([x, a, b, c]);
   });
 
   it('is the identity at rate 0 and names what it refuses', () => {
-    const x = tf.tensor2d([[1, -2], [3, 4]]);
+    const x = tf.tensor2d([
+      [1, -2],
+      [3, 4],
+    ]);
     const y = wm.nn.dropout(x, 0, 1);
     expect(Array.from(y.dataSync())).to.deep.equal([1, -2, 3, 4]);
     expect(() => wm.nn.dropout(x, 1, 1)).to.throw(RangeError, 'dropout: rate must be in [0, 1), got 1');

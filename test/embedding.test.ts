@@ -9,7 +9,9 @@ import {rng} from './helpers';
 
 // 'distributed' here is a group of one process (on a GPU: NCCL with one rank); several ranks: whole_memory.test.ts.
 const memories = (): wm.nn.EmbeddingMemory[] =>
-  (wm.deviceInfo().gpu ? ['device', 'managed', 'host', 'continuous', 'chunked', 'distributed'] : ['host', 'managed', 'continuous', 'chunked', 'distributed']);
+  wm.deviceInfo().gpu
+    ? ['device', 'managed', 'host', 'continuous', 'chunked', 'distributed']
+    : ['host', 'managed', 'continuous', 'chunked', 'distributed'];
 const DTYPES: wm.nn.EmbeddingDType[] = ['float32', 'float16', 'bfloat16'];
 // Relative rounding of each storage type.
 const TOL: {[d in wm.nn.EmbeddingDType]: number} = {float32: 2e-6, float16: 1e-3, bfloat16: 8e-3};
@@ -23,8 +25,8 @@ function randomIds(n: number, rows: number, seed: number): Int32Array {
   const r = rng(seed);
   const ids = Int32Array.from({length: n}, () => Math.floor(r() * rows));
   if (n >= 3) {
-    ids[0] = rows - 1;  // the last row
-    ids[1] = ids[2];    // a duplicate
+    ids[0] = rows - 1; // the last row
+    ids[1] = ids[2]; // a duplicate
   }
   return ids;
 }
@@ -40,19 +42,28 @@ function expectNear(got: ArrayLike<number>, want: ArrayLike<number>, rel: number
 type Rule = (w: number, g: number, s: number[], t: number) => number;
 const RULES: {[k: string]: [wm.nn.SparseOptimizerConfig, Rule]} = {
   sgd: [wm.nn.sgd({lr: 0.1, weightDecay: 0.01}), (w, g) => w - 0.1 * (g + 0.01 * w)],
-  adam: [wm.nn.adam({lr: 0.05}), (w, g, s, t) => {
-    s[0] = 0.9 * s[0] + 0.1 * g;
-    s[1] = 0.999 * s[1] + 0.001 * g * g;
-    return w - 0.05 * (s[0] / (1 - 0.9 ** t)) / (Math.sqrt(s[1] / (1 - 0.999 ** t)) + 1e-8);
-  }],
-  adagrad: [wm.nn.adagrad({lr: 0.1}), (w, g, s) => {
-    s[0] += g * g;
-    return w - 0.1 * g / (Math.sqrt(s[0]) + 1e-10);
-  }],
-  rmsprop: [wm.nn.rmsprop({lr: 0.01, rho: 0.8}), (w, g, s) => {
-    s[0] = 0.8 * s[0] + 0.2 * g * g;
-    return w - 0.01 * g / (Math.sqrt(s[0]) + 1e-8);
-  }],
+  adam: [
+    wm.nn.adam({lr: 0.05}),
+    (w, g, s, t) => {
+      s[0] = 0.9 * s[0] + 0.1 * g;
+      s[1] = 0.999 * s[1] + 0.001 * g * g;
+      return w - (0.05 * (s[0] / (1 - 0.9 ** t))) / (Math.sqrt(s[1] / (1 - 0.999 ** t)) + 1e-8);
+    },
+  ],
+  adagrad: [
+    wm.nn.adagrad({lr: 0.1}),
+    (w, g, s) => {
+      s[0] += g * g;
+      return w - (0.1 * g) / (Math.sqrt(s[0]) + 1e-10);
+    },
+  ],
+  rmsprop: [
+    wm.nn.rmsprop({lr: 0.01, rho: 0.8}),
+    (w, g, s) => {
+      s[0] = 0.8 * s[0] + 0.2 * g * g;
+      return w - (0.01 * g) / (Math.sqrt(s[0]) + 1e-8);
+    },
+  ],
 };
 
 describe('wm.nn.embedding', () => {
@@ -63,10 +74,18 @@ describe('wm.nn.embedding', () => {
   for (const memory of memories()) {
     for (const dtype of DTYPES) {
       it(`gathers random rows: ${memory} ${dtype}`, () => {
-        for (const [rows, dim] of [[1, 1], [37, 5], [300, 128], [64, 33]]) {
+        for (const [rows, dim] of [
+          [1, 1],
+          [37, 5],
+          [300, 128],
+          [64, 33],
+        ]) {
           const emb = wm.nn.embedding({rows, dim, dtype, memory});
           const values = randomRows(rows, dim, rows + dim);
-          emb.write(Int32Array.from({length: rows}, (_, i) => i), Float32Array.from(values));
+          emb.write(
+            Int32Array.from({length: rows}, (_, i) => i),
+            Float32Array.from(values),
+          );
           for (const n of [0, 1, 7, 200]) {
             const ids = randomIds(n, rows, n + 1);
             const got = emb.read(ids);
@@ -83,12 +102,16 @@ describe('wm.nn.embedding', () => {
     }
 
     for (const [name, [config, rule]] of Object.entries(RULES)) {
-      for (const dtype of (name === 'adam' ? DTYPES : ['float32'] as wm.nn.EmbeddingDType[])) {
+      for (const dtype of name === 'adam' ? DTYPES : (['float32'] as wm.nn.EmbeddingDType[])) {
         it(`${name} updates only touched rows, merging duplicates: ${memory} ${dtype}`, () => {
-          const rows = 50, dim = 6;
+          const rows = 50,
+            dim = 6;
           const emb = wm.nn.embedding({rows, dim, dtype, memory, optimizer: config});
           const start = randomRows(rows, dim, 7);
-          emb.write(Int32Array.from({length: rows}, (_, i) => i), Float32Array.from(start));
+          emb.write(
+            Int32Array.from({length: rows}, (_, i) => i),
+            Float32Array.from(start),
+          );
           const stored = Float64Array.from(emb.read(Int32Array.from({length: rows}, (_, i) => i)).dataSync());
           const ref = Float64Array.from(stored);
           const state = Array.from({length: rows * dim}, () => [0, 0]);
@@ -104,7 +127,8 @@ describe('wm.nn.embedding', () => {
               for (let j = 0; j < dim; ++j) acc[j] += Math.fround(g[i * dim + j]);
               sum.set(r, acc);
             });
-            for (const [r, acc] of sum) for (let j = 0; j < dim; ++j) ref[r * dim + j] = rule(ref[r * dim + j], acc[j], state[r * dim + j], t);
+            for (const [r, acc] of sum)
+              for (let j = 0; j < dim; ++j) ref[r * dim + j] = rule(ref[r * dim + j], acc[j], state[r * dim + j], t);
           }
           const got = emb.read(Int32Array.from({length: rows}, (_, i) => i)).dataSync();
           expectNear(got, ref, dtype === 'float32' ? 1e-5 : TOL[dtype] * 2, `${name} ${memory} ${dtype}`);
@@ -137,7 +161,13 @@ describe('wm.nn.embedding', () => {
 
     for (const dtype of DTYPES) {
       it(`add() scatter-adds rows, summing repeated ids, without an optimizer: ${memory} ${dtype}`, () => {
-        for (const [rows, dim, n] of [[1, 1, 3], [50, 33, 120], [300, 128, 400], [40, 260, 90], [20, 4, 0]]) {
+        for (const [rows, dim, n] of [
+          [1, 1, 3],
+          [50, 33, 120],
+          [300, 128, 400],
+          [40, 260, 90],
+          [20, 4, 0],
+        ]) {
           const emb = wm.nn.embedding({rows, dim, dtype, memory});
           const all = Int32Array.from({length: rows}, (_, i) => i);
           emb.write(all, Float32Array.from(randomRows(rows, dim, rows + dim)));
@@ -148,10 +178,17 @@ describe('wm.nn.embedding', () => {
           emb.add(ids, values);
           values.dispose();
           for (const [r, acc] of sumByRow(ids, v, dim)) for (let j = 0; j < dim; ++j) ref[r * dim + j] += acc[j];
-          expectNear(emb.read(all).dataSync(), ref, dtype === 'float32' ? 1e-5 : TOL[dtype] * 2, `add ${memory} ${dtype} ${rows}x${dim} n=${n}`);
+          expectNear(
+            emb.read(all).dataSync(),
+            ref,
+            dtype === 'float32' ? 1e-5 : TOL[dtype] * 2,
+            `add ${memory} ${dtype} ${rows}x${dim} n=${n}`,
+          );
           expect(emb.stepCount).to.equal(0);
           expect(() => emb.add([0], tf.zeros([1, dim + 1]))).to.throw(/embedding.add: values must be float32 with 1 x/);
-          expect(() => emb.add([rows], tf.ones([1, dim]))).to.throw(new RegExp(`index ${rows} at position 0 is outside the table's ${rows} rows`));
+          expect(() => emb.add([rows], tf.ones([1, dim]))).to.throw(
+            new RegExp(`index ${rows} at position 0 is outside the table's ${rows} rows`),
+          );
           emb.dispose();
         }
       });
@@ -159,7 +196,11 @@ describe('wm.nn.embedding', () => {
 
     it(`adam over wide rows and runs of one row longer than 32 positions: ${memory}`, () => {
       const [config, rule] = RULES.adam;
-      for (const [rows, dim] of [[90, 128], [30, 260], [64, 33]]) {
+      for (const [rows, dim] of [
+        [90, 128],
+        [30, 260],
+        [64, 33],
+      ]) {
         const emb = wm.nn.embedding({rows, dim, memory, optimizer: config});
         const all = Int32Array.from({length: rows}, (_, i) => i);
         emb.write(all, Float32Array.from(randomRows(rows, dim, 11 + dim)));
@@ -171,7 +212,8 @@ describe('wm.nn.embedding', () => {
           const grads = tf.tensor2d(Float32Array.from(g), [ids.length, dim]);
           emb.applyGradients(ids, grads);
           grads.dispose();
-          for (const [r, acc] of sumByRow(ids, g, dim)) for (let j = 0; j < dim; ++j) ref[r * dim + j] = rule(ref[r * dim + j], acc[j], state[r * dim + j], t);
+          for (const [r, acc] of sumByRow(ids, g, dim))
+            for (let j = 0; j < dim; ++j) ref[r * dim + j] = rule(ref[r * dim + j], acc[j], state[r * dim + j], t);
         }
         expectNear(emb.read(all).dataSync(), ref, 1e-5, `adam ${memory} ${rows}x${dim}`);
         emb.dispose();
@@ -181,7 +223,10 @@ describe('wm.nn.embedding', () => {
     it(`skips NaN/Inf gradient elements and counts them; bad indices change nothing: ${memory}`, () => {
       const emb = wm.nn.embedding({rows: 4, dim: 3, memory, optimizer: wm.nn.sgd({lr: 1})});
       emb.write([0, 1, 2, 3], Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]));
-      const g = tf.tensor2d([[1, NaN, 1], [Infinity, 1, 1]]);
+      const g = tf.tensor2d([
+        [1, NaN, 1],
+        [Infinity, 1, 1],
+      ]);
       emb.applyGradients([1, 3], g);
       expect(Array.from(emb.read([1, 3]).dataSync())).to.deep.equal([3, 5, 5, 10, 10, 11]);
       expect(emb.skippedGradients()).to.equal(2);

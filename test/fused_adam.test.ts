@@ -14,8 +14,8 @@ import {rng} from './helpers';
 const SHAPES = [[7, 13], [1], [0, 5], [130], [64, 33], []];
 
 interface Run {
-  values: Float32Array[][];  // per step, per variable
-  weights: Float32Array[];   // the optimizer's getWeights() at the end (iterations, then m and v)
+  values: Float32Array[][]; // per step, per variable
+  weights: Float32Array[]; // the optimizer's getWeights() at the end (iterations, then m and v)
 }
 
 // Random coefficients make every element's gradient different and depend on the variable.
@@ -26,15 +26,21 @@ function problem(seed: number) {
   return {init, coef};
 }
 
-async function train(backend: string, makeOpt: () => tf.Optimizer, steps: number,
-                     apply?: (opt: tf.Optimizer, loss: () => tf.Scalar, vars: tf.Variable[]) => void,
-                     restartAt?: number, makeAfter = makeOpt): Promise<Run> {
+async function train(
+  backend: string,
+  makeOpt: () => tf.Optimizer,
+  steps: number,
+  apply?: (opt: tf.Optimizer, loss: () => tf.Scalar, vars: tf.Variable[]) => void,
+  restartAt?: number,
+  makeAfter = makeOpt,
+): Promise<Run> {
   await tf.setBackend(backend);
   const {init, coef} = problem(11);
   const vars = SHAPES.map((s, i) => tf.variable(tf.tensor(init[i], s, 'float32')));
   const cs = SHAPES.map((s, i) => tf.tensor(coef[i], s, 'float32'));
   // Loss: sum(c * w) + 0.3 * sum(w^2) + sum(sin(w)): gradients vary by element and step.
-  const loss = () => tf.addN(vars.map((v, i) => tf.addN([tf.sum(tf.mul(cs[i], v)), tf.mul(0.3, tf.sum(tf.square(v))), tf.sum(tf.sin(v))]))) as tf.Scalar;
+  const loss = () =>
+    tf.addN(vars.map((v, i) => tf.addN([tf.sum(tf.mul(cs[i], v)), tf.mul(0.3, tf.sum(tf.square(v))), tf.sum(tf.sin(v))]))) as tf.Scalar;
   let opt = makeOpt();
   const values: Float32Array[][] = [];
   for (let s = 0; s < steps; ++s) {
@@ -59,18 +65,22 @@ async function train(backend: string, makeOpt: () => tf.Optimizer, steps: number
 
 function expectRunsClose(got: Run, want: Run): void {
   expect(got.values.length).to.equal(want.values.length);
-  got.values.forEach((step, s) => step.forEach((v, i) => {
-    expect(v.length, `step ${s} variable ${i} size`).to.equal(want.values[s][i].length);
-    v.forEach((x, k) => {
-      const e = want.values[s][i][k];
-      if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`step ${s} variable ${i} [${k}]: ${x}, tfjs ${e}`);
-    });
-  }));
+  got.values.forEach((step, s) =>
+    step.forEach((v, i) => {
+      expect(v.length, `step ${s} variable ${i} size`).to.equal(want.values[s][i].length);
+      v.forEach((x, k) => {
+        const e = want.values[s][i][k];
+        if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`step ${s} variable ${i} [${k}]: ${x}, tfjs ${e}`);
+      });
+    }),
+  );
   expect(got.weights.length, 'optimizer weights').to.equal(want.weights.length);
-  got.weights.forEach((w, i) => w.forEach((x, k) => {
-    const e = want.weights[i][k];
-    if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`optimizer weight ${i} [${k}]: ${x}, tfjs ${e}`);
-  }));
+  got.weights.forEach((w, i) =>
+    w.forEach((x, k) => {
+      const e = want.weights[i][k];
+      if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`optimizer weight ${i} [${k}]: ${x}, tfjs ${e}`);
+    }),
+  );
 }
 
 describe('wm.train.adam (fused dense Adam)', () => {
@@ -115,15 +125,22 @@ describe('wm.train.adam (fused dense Adam)', () => {
   it('dataParallel still fuses plain SGD into its all-reduce, and leaves Momentum to tfjs', async () => {
     const comm = soloCommunicator();
     try {
-      for (const [name, makeOpt] of [['sgd', () => tf.train.sgd(0.05)], ['momentum', () => tf.train.momentum(0.05, 0.9)]] as const) {
+      for (const [name, makeOpt] of [
+        ['sgd', () => tf.train.sgd(0.05)],
+        ['momentum', () => tf.train.momentum(0.05, 0.9)],
+      ] as const) {
         const want = await train('cpu', makeOpt, 4);
         const got = await train(wm.BACKEND_NAME, makeOpt, 4, (opt, loss, vars) => {
           tf.dispose(wm.dataParallel(opt, comm).minimize(loss, vars));
         });
-        got.values.forEach((step, s) => step.forEach((v, i) => v.forEach((x, k) => {
-          const e = want.values[s][i][k];
-          if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`${name}: step ${s} variable ${i} [${k}]: ${x}, tfjs ${e}`);
-        })));
+        got.values.forEach((step, s) =>
+          step.forEach((v, i) =>
+            v.forEach((x, k) => {
+              const e = want.values[s][i][k];
+              if (!(Math.abs(x - e) <= 1e-6 + 1e-5 * Math.abs(e))) expect.fail(`${name}: step ${s} variable ${i} [${k}]: ${x}, tfjs ${e}`);
+            }),
+          ),
+        );
       }
     } finally {
       comm.destroy();
@@ -133,7 +150,7 @@ describe('wm.train.adam (fused dense Adam)', () => {
   it('updates variables in place only when nothing else shares their data', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const v = tf.variable(tf.tensor1d([1, 2, 3, 4, 5]));
-    const alias = tf.clone(v);  // shares v's data until v is updated
+    const alias = tf.clone(v); // shares v's data until v is updated
     const before = Array.from(alias.dataSync());
     const opt = wm.train.adam(0.1);
     opt.minimize(() => tf.sum(tf.square(v)) as tf.Scalar, false, [v]);

@@ -28,10 +28,12 @@ interface Graph {
 // Row r takes degree(r) sources; distinct ones unless `repeats`.
 function randomGraph(rows: number, cols: number, degree: (r: number) => number, seed: number, repeats = false): Graph {
   const r = rng(seed);
-  const rowPtr = new Int32Array(rows + 1), lists: number[][] = [];
+  const rowPtr = new Int32Array(rows + 1),
+    lists: number[][] = [];
   for (let i = 0; i < rows; ++i) {
     const want = Math.min(degree(i), repeats ? Infinity : cols);
-    const picked = new Set<number>(), list: number[] = [];
+    const picked = new Set<number>(),
+      list: number[] = [];
     while (list.length < want) {
       const c = Math.floor(r() * cols);
       if (!repeats && picked.has(c)) continue;
@@ -55,10 +57,10 @@ function dense(g: Graph, feat: tf.Tensor, src: tf.Tensor, dst: tf.Tensor, slope:
   for (let r = 0; r < g.rows; ++r) for (let e = g.rowPtr[r]; e < g.rowPtr[r + 1]; ++e) mask[r * g.cols + g.colIdx[e]] = 1;
   const heads = feat.shape[1]!;
   const m = tf.tensor3d(mask, [g.rows, g.cols, 1]);
-  const z = tf.leakyRelu(tf.add(tf.expandDims(src, 0), tf.expandDims(dst, 1)), slope);  // [rows, cols, heads]
+  const z = tf.leakyRelu(tf.add(tf.expandDims(src, 0), tf.expandDims(dst, 1)), slope); // [rows, cols, heads]
   const masked = tf.where(tf.cast(tf.tile(m, [1, 1, heads]), 'bool'), z, tf.fill(z.shape, -1e30));
-  const alpha = tf.mul(tf.softmax(tf.transpose(masked, [0, 2, 1])), tf.transpose(m, [0, 2, 1]));  // [rows, heads, cols]
-  const out = tf.matMul(tf.transpose(alpha, [1, 0, 2]), tf.transpose(feat, [1, 0, 2]));  // [heads, rows, dim]
+  const alpha = tf.mul(tf.softmax(tf.transpose(masked, [0, 2, 1])), tf.transpose(m, [0, 2, 1])); // [rows, heads, cols]
+  const out = tf.matMul(tf.transpose(alpha, [1, 0, 2]), tf.transpose(feat, [1, 0, 2])); // [heads, rows, dim]
   return tf.transpose(out, [1, 0, 2]);
 }
 
@@ -70,7 +72,9 @@ async function outputAndGrads(backend: string, g: Graph, heads: number, dim: num
   const dst = tf.tensor2d(random(g.rows * heads, seed + 2, 2), [g.rows, heads]);
   const up = tf.tensor3d(random(g.rows * heads * dim, seed + 3), [g.rows, heads, dim]);
   const f = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) =>
-    how === 'gat' ? wm.nn.gatAggregate(block, a as tf.Tensor3D, b as tf.Tensor2D, c as tf.Tensor2D, {negativeSlope: slope}) : dense(g, a, b, c, slope);
+    how === 'gat'
+      ? wm.nn.gatAggregate(block, a as tf.Tensor3D, b as tf.Tensor2D, c as tf.Tensor2D, {negativeSlope: slope})
+      : dense(g, a, b, c, slope);
   const y = tf.tidy(() => f(feat, src, dst));
   const grads = tf.grads((a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a, b, c), up)))([feat, src, dst]);
   const out = [y, ...grads].map((t) => Array.from(t.dataSync()));
@@ -100,8 +104,20 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
   });
 
   const cases: {what: string; g: () => Graph; heads: number; dim: number; slope: number}[] = [
-    {what: '3 heads of 5, some empty rows', g: () => randomGraph(23, 31, (r) => (r % 5 === 2 ? 0 : 1 + (r % 7)), 1), heads: 3, dim: 5, slope: 0.2},
-    {what: 'one head of 40 (more than a warp), rows of 40-60 entries', g: () => randomGraph(9, 70, (r) => 40 + 3 * r, 2), heads: 1, dim: 40, slope: 0.1},
+    {
+      what: '3 heads of 5, some empty rows',
+      g: () => randomGraph(23, 31, (r) => (r % 5 === 2 ? 0 : 1 + (r % 7)), 1),
+      heads: 3,
+      dim: 5,
+      slope: 0.2,
+    },
+    {
+      what: 'one head of 40 (more than a warp), rows of 40-60 entries',
+      g: () => randomGraph(9, 70, (r) => 40 + 3 * r, 2),
+      heads: 1,
+      dim: 40,
+      slope: 0.1,
+    },
     {what: 'width 1, 4 heads, more rows than sources', g: () => randomGraph(40, 6, (r) => r % 4, 3), heads: 4, dim: 1, slope: 0.2},
     {what: 'every row empty', g: () => randomGraph(5, 4, () => 0, 4), heads: 2, dim: 3, slope: 0.2},
     {what: 'slope 0 (ReLU logits)', g: () => randomGraph(12, 12, (r) => 1 + (r % 5), 5), heads: 2, dim: 8, slope: 0},
@@ -117,7 +133,7 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
 
   it('repeated entries (sampling with replacement) count once each, as the composite of tfjs ops on other backends', async () => {
     const g = randomGraph(30, 8, (r) => r % 9, 6, true);
-    const want = await outputAndGrads('cpu', g, 2, 7, 0.2, 'gat', 200);  // tfjs-backend-cpu: the composite
+    const want = await outputAndGrads('cpu', g, 2, 7, 0.2, 'gat', 200); // tfjs-backend-cpu: the composite
     const got = await outputAndGrads(wm.BACKEND_NAME, g, 2, 7, 0.2, 'gat', 200);
     expectClose(got, want, 'repeats');
   });
@@ -128,12 +144,28 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
     const before = tf.memory().numTensors;
     // feat[s, h, d] = s, equal logits: each row's output is the mean of its two sources' ids.
     const feat = tf.tidy(() => tf.tile(tf.reshape(tf.range(0, 5), [5, 1, 1]), [1, 2, 3])) as tf.Tensor3D;
-    const src = tf.zeros([5, 2]) as tf.Tensor2D, dst = tf.zeros([4, 2]) as tf.Tensor2D;
-    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, tf.zeros([4, 2, 3]) as tf.Tensor3D, src, dst))).to.throw(RangeError, /feat has 4 rows, the block reads 5/);
-    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, feat, tf.zeros([5, 3]) as tf.Tensor2D, dst))).to.throw(RangeError, /src must be \[5, 2\]/);
-    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, feat, src, tf.zeros([5, 2]) as tf.Tensor2D))).to.throw(RangeError, /dst must be \[4, 2\]/);
-    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, tf.zeros([5, 2, 3], 'int32') as tf.Tensor3D, src, dst))).to.throw(TypeError, /feat must be a float32 tensor of rank 3/);
-    expect(() => wm.nn.gatAggregate(block, feat, src, dst, {negativeSlope: NaN})).to.throw(RangeError, /negativeSlope must be a finite number/);
+    const src = tf.zeros([5, 2]) as tf.Tensor2D,
+      dst = tf.zeros([4, 2]) as tf.Tensor2D;
+    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, tf.zeros([4, 2, 3]) as tf.Tensor3D, src, dst))).to.throw(
+      RangeError,
+      /feat has 4 rows, the block reads 5/,
+    );
+    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, feat, tf.zeros([5, 3]) as tf.Tensor2D, dst))).to.throw(
+      RangeError,
+      /src must be \[5, 2\]/,
+    );
+    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, feat, src, tf.zeros([5, 2]) as tf.Tensor2D))).to.throw(
+      RangeError,
+      /dst must be \[4, 2\]/,
+    );
+    expect(() => tf.tidy(() => wm.nn.gatAggregate(block, tf.zeros([5, 2, 3], 'int32') as tf.Tensor3D, src, dst))).to.throw(
+      TypeError,
+      /feat must be a float32 tensor of rank 3/,
+    );
+    expect(() => wm.nn.gatAggregate(block, feat, src, dst, {negativeSlope: NaN})).to.throw(
+      RangeError,
+      /negativeSlope must be a finite number/,
+    );
     const y = tf.tidy(() => wm.nn.gatAggregate(block, feat, src, dst));
     expect(y.shape).to.deep.equal([4, 2, 3]);
     const got = y.dataSync();
@@ -142,7 +174,7 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
       for (let k = 0; k < 6; ++k) expect(got[r * 6 + k]).to.be.closeTo(mean, 1e-6);
     }
     tf.dispose([feat, src, dst, y]);
-    block.dispose();  // its device copies of the CSR arrays, on a GPU
+    block.dispose(); // its device copies of the CSR arrays, on a GPU
     expect(tf.memory().numTensors).to.equal(before);
   });
 
@@ -150,9 +182,14 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
     // Row r reads one "key" source (ids below 20) and three others; its class is the key's class (id mod 3).
     // Features: the source's class one-hot, whether it is a key, noise. A plain mean blurs the key with the
     // others; the attention logits can single it out.
-    const n = 80, heads = 2, dim = 4, classes = 3, r0 = rng(21);
+    const n = 80,
+      heads = 2,
+      dim = 4,
+      classes = 3,
+      r0 = rng(21);
     const rowPtr = Int32Array.from({length: n + 1}, (_, r) => 4 * r);
-    const colIdx = new Int32Array(4 * n), label = new Int32Array(n);
+    const colIdx = new Int32Array(4 * n),
+      label = new Int32Array(n);
     for (let r = 0; r < n; ++r) {
       const key = Math.floor(r0() * 20);
       colIdx.set([Math.floor(20 + r0() * 60), key, Math.floor(20 + r0() * 60), Math.floor(20 + r0() * 60)], 4 * r);
@@ -173,12 +210,14 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
     const wOut = tf.variable(tf.randomNormal([heads * dim, classes], 0, 0.3, 'float32', 13));
     const aSrc0 = aSrc.dataSync().slice();
     const opt = tf.train.adam(0.05);
-    const loss = () => tf.tidy(() => {
-      const feat = tf.reshape(tf.matMul(h, w), [n, heads, dim]) as tf.Tensor3D;
-      const src = tf.sum(tf.mul(feat, aSrc), 2) as tf.Tensor2D, dst = tf.sum(tf.mul(feat, aDst), 2) as tf.Tensor2D;
-      const out = wm.nn.gatAggregate(block, feat, src, dst, {negativeSlope: 0.2});
-      return tf.losses.softmaxCrossEntropy(labels, tf.matMul(tf.reshape(out, [n, heads * dim]), wOut)) as tf.Scalar;
-    });
+    const loss = () =>
+      tf.tidy(() => {
+        const feat = tf.reshape(tf.matMul(h, w), [n, heads, dim]) as tf.Tensor3D;
+        const src = tf.sum(tf.mul(feat, aSrc), 2) as tf.Tensor2D,
+          dst = tf.sum(tf.mul(feat, aDst), 2) as tf.Tensor2D;
+        const out = wm.nn.gatAggregate(block, feat, src, dst, {negativeSlope: 0.2});
+        return tf.losses.softmaxCrossEntropy(labels, tf.matMul(tf.reshape(out, [n, heads * dim]), wOut)) as tf.Scalar;
+      });
     const value = () => {
       const l = loss();
       const v = l.dataSync()[0];
@@ -186,7 +225,7 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
       return v;
     };
     const start = value();
-    opt.minimize(loss, false);  // the optimizer's slots are made here and persist
+    opt.minimize(loss, false); // the optimizer's slots are made here and persist
     const before = wm.memoryInfo();
     for (let i = 1; i < 150; ++i) opt.minimize(loss, false);
     const after = wm.memoryInfo();
@@ -200,23 +239,32 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
     block.dispose();
   });
 
-  it("the main job's --model gat classifies polblogs (one seed, 20 epochs: test accuracy above 85%)", async function() {
+  it("the main job's --model gat classifies polblogs (one seed, 20 epochs: test accuracy above 85%)", async function () {
     this.timeout(120000);
     const data = loadNodeClassification(path.join(__dirname, '..', '..', 'data', 'polblogs'));
     const r = await trainNodeClassification(data, {model: 'gat', heads: 4, epochs: 20, seed: 0});
     expect(r.testAcc, `test accuracy at the best validation epoch (${r.bestEpoch})`).to.be.above(0.85);
     await expectReject(trainNodeClassification(data, {model: 'gat', sampler: 'tree', epochs: 1}), /use sampler 'subgraph'/);
-    await expectReject(trainNodeClassification(data, {model: 'gat', heads: 3, epochs: 1}), /heads must be a positive integer dividing hiddenDim \(64\), got 3/);
+    await expectReject(
+      trainNodeClassification(data, {model: 'gat', heads: 3, epochs: 1}),
+      /heads must be a positive integer dividing hiddenDim \(64\), got 3/,
+    );
   });
 
-  it('the addon checks host buffers against the block before reading them', function() {
+  it('the addon checks host buffers against the block before reading them', function () {
     const b = wm.backend();
     if (!b.hostKernels) this.skip();
-    const rowPtr = Int32Array.from([0, 1, 3]), colIdx = Int32Array.from([0, 2, 9]);
+    const rowPtr = Int32Array.from([0, 1, 3]),
+      colIdx = Int32Array.from([0, 2, 9]);
     const f = new Float32Array(64);
-    expect(() => b.native.gatForward(rowPtr, colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(/gatForward: argument 1 \(colIdx\) entry 2 = 9 is outside \[0, 4\)/);
-    expect(() => b.native.gatForward(rowPtr, Int32Array.from([0, 1, 2]), 2, 4, f.subarray(0, 7), f, f, 1, 2, 0.2, f, f))
-        .to.throw(/argument 4 \(feat\) holds 7 elements, needs 8/);
-    expect(() => b.native.gatForward(Int32Array.from([0, 2, 1]), colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(/gatForward: argument 0 \(rowPtr\) decreases at row 1/);
+    expect(() => b.native.gatForward(rowPtr, colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(
+      /gatForward: argument 1 \(colIdx\) entry 2 = 9 is outside \[0, 4\)/,
+    );
+    expect(() => b.native.gatForward(rowPtr, Int32Array.from([0, 1, 2]), 2, 4, f.subarray(0, 7), f, f, 1, 2, 0.2, f, f)).to.throw(
+      /argument 4 \(feat\) holds 7 elements, needs 8/,
+    );
+    expect(() => b.native.gatForward(Int32Array.from([0, 2, 1]), colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(
+      /gatForward: argument 0 \(rowPtr\) decreases at row 1/,
+    );
   });
 });

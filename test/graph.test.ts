@@ -29,7 +29,7 @@ import {csrSplits} from '../src/graph/aggregate';
 function closeTo64(got: ArrayLike<number>, ref: Float64Array, what: string, mass?: Float64Array): void {
   expect(got.length, `${what}: length`).to.equal(ref.length);
   for (let i = 0; i < ref.length; ++i) {
-    const bound = 1e-5 * (1 + Math.abs(ref[i])) + (mass ? 1e-6 * mass[i] : 0);  // a lost chunk or row is far larger
+    const bound = 1e-5 * (1 + Math.abs(ref[i])) + (mass ? 1e-6 * mass[i] : 0); // a lost chunk or row is far larger
     if (!(Math.abs(got[i] - ref[i]) <= bound)) throw new Error(`${what} [${i}]: ${got[i]} != ${ref[i]}`);
   }
 }
@@ -37,7 +37,13 @@ function closeTo64(got: ArrayLike<number>, ref: Float64Array, what: string, mass
 const root = path.resolve(__dirname, '..', '..');
 
 /** A random block of `rows` rows over `cols` columns: 15% of rows empty, the others 1..most entries drawn by `entry`. */
-function randomBlock(rng: () => number, rows: number, cols: number, most: number, entry: (r: number) => number): {rowPtr: Int32Array; colIdx: Int32Array} {
+function randomBlock(
+  rng: () => number,
+  rows: number,
+  cols: number,
+  most: number,
+  entry: (r: number) => number,
+): {rowPtr: Int32Array; colIdx: Int32Array} {
   const rowPtr = new Int32Array(rows + 1);
   const entries: number[] = [];
   for (let r = 0; r < rows; ++r) {
@@ -49,16 +55,27 @@ function randomBlock(rng: () => number, rows: number, cols: number, most: number
 }
 
 interface ProductReference {
-  want: Float64Array;      // the product, [rows, dim]
-  grad: Float64Array;      // the gradient of sum(product * w) in x, [cols, dim]
-  wantMass: Float64Array;  // the sums of the terms' magnitudes
+  want: Float64Array; // the product, [rows, dim]
+  grad: Float64Array; // the gradient of sum(product * w) in x, [cols, dim]
+  wantMass: Float64Array; // the sums of the terms' magnitudes
   gradMass: Float64Array;
 }
 
 /** The product of x [cols, dim] by a block whose row r is the weighted columns termsOf(r), in float64. */
-function referenceProduct(rows: number, cols: number, dim: number, xv: Float32Array, wv: Float32Array,
-                          termsOf: (r: number) => Array<[number, number]>): ProductReference {
-  const ref = {want: new Float64Array(rows * dim), grad: new Float64Array(cols * dim), wantMass: new Float64Array(rows * dim), gradMass: new Float64Array(cols * dim)};
+function referenceProduct(
+  rows: number,
+  cols: number,
+  dim: number,
+  xv: Float32Array,
+  wv: Float32Array,
+  termsOf: (r: number) => Array<[number, number]>,
+): ProductReference {
+  const ref = {
+    want: new Float64Array(rows * dim),
+    grad: new Float64Array(cols * dim),
+    wantMass: new Float64Array(rows * dim),
+    gradMass: new Float64Array(cols * dim),
+  };
   for (let r = 0; r < rows; ++r) {
     for (const [c, a] of termsOf(r)) {
       for (let j = 0; j < dim; ++j) {
@@ -73,13 +90,23 @@ function referenceProduct(rows: number, cols: number, dim: number, xv: Float32Ar
 }
 
 /** wm.graph.aggregate forward and gradient on each backend against the reference (the bound widened by the terms' magnitudes if `byMass`). */
-async function expectAggregate(backends: string[], block: () => wm.graph.CsrBlock, reduce: wm.graph.AggregateReduce, xv: Float32Array, wv: Float32Array,
-                               shape: {rows: number; cols: number; dim: number}, ref: ProductReference, what: string, byMass: boolean): Promise<void> {
+async function expectAggregate(
+  backends: string[],
+  block: () => wm.graph.CsrBlock,
+  reduce: wm.graph.AggregateReduce,
+  xv: Float32Array,
+  wv: Float32Array,
+  shape: {rows: number; cols: number; dim: number},
+  ref: ProductReference,
+  what: string,
+  byMass: boolean,
+): Promise<void> {
   const {rows, cols, dim} = shape;
   for (const backend of backends) {
     await tf.setBackend(backend);
     const b = block();
-    const x = tf.tensor2d(xv, [cols, dim]), w = tf.tensor2d(wv, [rows, dim]);
+    const x = tf.tensor2d(xv, [cols, dim]),
+      w = tf.tensor2d(wv, [rows, dim]);
     const out = wm.graph.aggregate(x, b, reduce);
     const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, b, reduce), w)))(x);
     closeTo64(out.dataSync(), ref.want, `${what} forward ${backend} ${rows}x${cols}x${dim}`, byMass ? ref.wantMass : undefined);
@@ -89,7 +116,6 @@ async function expectAggregate(backends: string[], block: () => wm.graph.CsrBloc
   }
   await tf.setBackend(wm.BACKEND_NAME);
 }
-
 
 describe('graphs', () => {
   it('reads edge lists with their header, and names a bad line', () => {
@@ -106,7 +132,10 @@ describe('graphs', () => {
   });
 
   it('builds an undirected CSR without duplicates or self loops; polblogs has the published component', () => {
-    const g = CsrGraph.fromEdges({numVertices: 4, src: Int32Array.from([0, 1, 1, 2, 3]), dst: Int32Array.from([1, 0, 2, 2, 3]), directed: true}, {symmetric: true});
+    const g = CsrGraph.fromEdges(
+      {numVertices: 4, src: Int32Array.from([0, 1, 1, 2, 3]), dst: Int32Array.from([1, 0, 2, 2, 3]), directed: true},
+      {symmetric: true},
+    );
     expect(Array.from(g.neighbors(1))).to.deep.equal([0, 2]);
     expect(g.degree(3)).to.equal(0);
     const d = loadNodeClassification(path.join(root, 'data', 'polblogs'));
@@ -131,11 +160,13 @@ describe('graphs', () => {
     const expected = draws / deg;
     const chi2 = nb.reduce((acc, u) => acc + ((counts.get(u) ?? 0) - expected) ** 2 / expected, 0);
     // Upper 0.1% point of chi-square with deg - 1 degrees of freedom (Wilson-Hilferty).
-    const k = deg - 1, z = 3.09;
+    const k = deg - 1,
+      z = 3.09;
     const critical = k * (1 - 2 / (9 * k) + z * Math.sqrt(2 / (9 * k))) ** 3;
     expect(chi2).to.be.lessThan(critical);
-    expect(Array.from(sampleWithReplacement(g, Int32Array.from([v]), 50, seededRng(9))))
-        .to.deep.equal(Array.from(sampleWithReplacement(g, Int32Array.from([v]), 50, seededRng(9))));
+    expect(Array.from(sampleWithReplacement(g, Int32Array.from([v]), 50, seededRng(9)))).to.deep.equal(
+      Array.from(sampleWithReplacement(g, Int32Array.from([v]), 50, seededRng(9))),
+    );
   });
 
   it('samples without replacement: distinct neighbours, all of them when few', () => {
@@ -150,7 +181,7 @@ describe('graphs', () => {
     });
   });
 
-  const chiSquareCritical = (df: number) => df * (1 - 2 / (9 * df) + 3.09 * Math.sqrt(2 / (9 * df))) ** 3;  // upper 0.1%
+  const chiSquareCritical = (df: number) => df * (1 - 2 / (9 * df) + 3.09 * Math.sqrt(2 / (9 * df))) ** 3; // upper 0.1%
 
   it('native sampling with replacement: real neighbours, uniform, seeded', () => {
     const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
@@ -170,11 +201,20 @@ describe('graphs', () => {
     const expected = draws / deg;
     const chi2 = [...nb].reduce((acc, u) => acc + ((counts.get(u) ?? 0) - expected) ** 2 / expected, 0);
     expect(chi2).to.be.lessThan(chiSquareCritical(deg - 1));
-    expect(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids)).to.deep.equal(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids));
-    expect(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids)).to.not.deep.equal(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 2}).ids));
-    const lonely = CsrGraph.fromEdges({numVertices: 3, src: Int32Array.from([0]), dst: Int32Array.from([1]), directed: false}, {symmetric: true});
+    expect(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids)).to.deep.equal(
+      Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids),
+    );
+    expect(Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 1}).ids)).to.not.deep.equal(
+      Array.from(sampleNeighbors(g, seeds.subarray(0, 5), 4, {seed: 2}).ids),
+    );
+    const lonely = CsrGraph.fromEdges(
+      {numVertices: 3, src: Int32Array.from([0]), dst: Int32Array.from([1]), directed: false},
+      {symmetric: true},
+    );
     expect(Array.from(sampleNeighbors(lonely, Int32Array.from([2]), 3).ids)).to.deep.equal([2, 2, 2]);
-    expect(() => sampleNeighbors(g, Int32Array.from([0, g.numVertices]), 2)).to.throw(/seed vertex 1222 at position 1 is not in \[0, 1222\)/);
+    expect(() => sampleNeighbors(g, Int32Array.from([0, g.numVertices]), 2)).to.throw(
+      /seed vertex 1222 at position 1 is not in \[0, 1222\)/,
+    );
   });
 
   it('native sampling without replacement: distinct real neighbours, each equally likely', () => {
@@ -190,7 +230,9 @@ describe('graphs', () => {
     });
     let v = 0;
     while (g.degree(v) < 40) ++v;
-    const deg = g.degree(v), reps = 3000, fan = 8;
+    const deg = g.degree(v),
+      reps = 3000,
+      fan = 8;
     const many = sampleNeighbors(g, new Int32Array(reps).fill(v), fan, {replace: false, seed: 11});
     const counts = new Map<number, number>();
     for (const u of many.ids) counts.set(u, (counts.get(u) ?? 0) + 1);
@@ -200,7 +242,7 @@ describe('graphs', () => {
     expect(chi2).to.be.lessThan(chiSquareCritical(deg - 1));
   });
 
-  it('GPU sampling returns exactly what the CPU sampling returns', async function() {
+  it('GPU sampling returns exactly what the CPU sampling returns', async function () {
     if (!wm.deviceInfo().gpu) this.skip();
     await tf.setBackend(wm.BACKEND_NAME);
     const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
@@ -247,10 +289,22 @@ describe('graphs', () => {
     const rng = seededRng(23);
     // [rows, cols, width, most entries a row]: widths for every lane-group size of the GPU kernel (1 to 32
     // lanes, float4 or not, several passes over a wide row), rows longer than a warp's worth of entries.
-    for (const [rows, cols, dim, most] of [[1, 1, 1, 9], [37, 53, 3, 9], [200, 150, 64, 9], [64, 300, 33, 9], [5, 0, 4, 9],
-                                           [70, 90, 256, 80], [33, 40, 130, 70], [50, 60, 128, 45], [41, 20, 12, 100],
-                                           // rows past SPMM_CHUNK_ENTRIES (512), summed by chunks on the GPU
-                                           [30, 200, 64, 1600], [9, 50, 3, 1200], [12, 80, 256, 1400], [7, 30, 520, 900]] as const) {
+    for (const [rows, cols, dim, most] of [
+      [1, 1, 1, 9],
+      [37, 53, 3, 9],
+      [200, 150, 64, 9],
+      [64, 300, 33, 9],
+      [5, 0, 4, 9],
+      [70, 90, 256, 80],
+      [33, 40, 130, 70],
+      [50, 60, 128, 45],
+      [41, 20, 12, 100],
+      // rows past SPMM_CHUNK_ENTRIES (512), summed by chunks on the GPU
+      [30, 200, 64, 1600],
+      [9, 50, 3, 1200],
+      [12, 80, 256, 1400],
+      [7, 30, 520, 900],
+    ] as const) {
       // Random bipartite block; some rows without entries.
       const {rowPtr, colIdx} = randomBlock(rng, rows, cols, most, () => Math.floor(rng() * cols));
       const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
@@ -263,21 +317,38 @@ describe('graphs', () => {
         });
         // 'cpu': the same product from tfjs ops, on the small cases (its segment sums take a pass per segment).
         const backends = colIdx.length * dim <= 60000 ? [wm.BACKEND_NAME, 'cpu'] : [wm.BACKEND_NAME];
-        await expectAggregate(backends, () => new wm.graph.CsrBlock(rowPtr, colIdx, cols), reduce, xv, wv, {rows, cols, dim}, ref, reduce, true);
+        await expectAggregate(
+          backends,
+          () => new wm.graph.CsrBlock(rowPtr, colIdx, cols),
+          reduce,
+          xv,
+          wv,
+          {rows, cols, dim},
+          ref,
+          reduce,
+          true,
+        );
       }
     }
-    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 2]), Int32Array.from([0, 5]), 5)).to.throw(/colIdx\[1\] = 5 is outside \[0, 5\)/);
-    expect(() => wm.graph.aggregate(tf.zeros([3, 2]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 4))).to.throw(/x has 3 rows, the block reads 4/);
+    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 2]), Int32Array.from([0, 5]), 5)).to.throw(
+      /colIdx\[1\] = 5 is outside \[0, 5\)/,
+    );
+    expect(() =>
+      wm.graph.aggregate(tf.zeros([3, 2]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 4)),
+    ).to.throw(/x has 3 rows, the block reads 4/);
   });
 
-  it('the GPU product by column slabs: any slab width gives the same bits, a bad WM_SPMM_SLAB is named', async function() {
+  it('the GPU product by column slabs: any slab width gives the same bits, a bad WM_SPMM_SLAB is named', async function () {
     if (!wm.deviceInfo().gpu) this.skip();
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(31);
     // 600 entries in some rows: the long-row chunks go by slabs too.
     const {rowPtr, colIdx} = randomBlock(rng, 40, 50, 600, () => Math.floor(rng() * 50));
     const block = new wm.graph.CsrBlock(rowPtr, colIdx, 50);
-    const x = tf.tensor2d(Float32Array.from({length: 50 * 300}, () => rng() * 2 - 1), [50, 300]);
+    const x = tf.tensor2d(
+      Float32Array.from({length: 50 * 300}, () => rng() * 2 - 1),
+      [50, 300],
+    );
     const saved = process.env.WM_SPMM_SLAB;
     try {
       const runWith = (slab: string | undefined) => {
@@ -294,7 +365,8 @@ describe('graphs', () => {
       // Refused before anything is allocated: no tensor and no device buffer left behind.
       const buffers = () => tf.engine().backend.numDataIds();
       const before = [tf.memory().numTensors, buffers()];
-      for (const bad of ['abc', '3', '-8', '64k']) expect(() => runWith(bad)).to.throw(new RegExp(`WM_SPMM_SLAB must be an integer of at least 4.*"${bad}"`));
+      for (const bad of ['abc', '3', '-8', '64k'])
+        expect(() => runWith(bad)).to.throw(new RegExp(`WM_SPMM_SLAB must be an integer of at least 4.*"${bad}"`));
       expect([tf.memory().numTensors, buffers()]).to.deep.equal(before);
     } finally {
       if (saved === undefined) delete process.env.WM_SPMM_SLAB;
@@ -305,18 +377,29 @@ describe('graphs', () => {
   });
 
   it('splits long rows into chunks for the GPU product: every entry in one chunk, in order', () => {
-    const rowPtr = Int32Array.from([0, 2, 9, 9, 16]), colIdx = new Int32Array(16);
+    const rowPtr = Int32Array.from([0, 2, 9, 9, 16]),
+      colIdx = new Int32Array(16);
     const got = csrSplits({rowPtr, colIdx, numRows: 4, numCols: 1}, 3)!;
     // Rows 1 (7 entries) and 3 (7 entries) are long: 3 chunks each starting at 2, 5, 8 and 9, 12, 15.
     expect(got.numLong).to.equal(2);
     expect(got.numChunks).to.equal(6);
-    expect(Array.from(got.array)).to.deep.equal([1, 3, /* chunkPtr */ 0, 3, 6, /* chunkRow */ 1, 1, 1, 3, 3, 3, /* chunkStart */ 2, 5, 8, 9, 12, 15]);
+    expect(Array.from(got.array)).to.deep.equal([
+      1, 3, /* chunkPtr */ 0, 3, 6, /* chunkRow */ 1, 1, 1, 3, 3, 3, /* chunkStart */ 2, 5, 8, 9, 12, 15,
+    ]);
     expect(csrSplits({rowPtr, colIdx, numRows: 4, numCols: 1}, 7)).to.equal(undefined);
   });
 
   it("aggregates with GCN's symmetric normalisation (self loops added once), forward and gradient, on every backend, against a float64 reference", async () => {
     const rng = seededRng(29);
-    const cases: Array<[number, number, number, number]> = [[1, 1, 1, 0], [37, 53, 3, 0.3], [150, 150, 64, 0.1], [64, 300, 33, 0], [0, 5, 4, 0], [0, 0, 2, 0], [3, 3, 5, 1]];
+    const cases: Array<[number, number, number, number]> = [
+      [1, 1, 1, 0],
+      [37, 53, 3, 0.3],
+      [150, 150, 64, 0.1],
+      [64, 300, 33, 0],
+      [0, 5, 4, 0],
+      [0, 0, 2, 0],
+      [3, 3, 5, 1],
+    ];
     for (const [rows, cols, dim, selfShare] of cases) {
       // Repeats allowed, as sampling with replacement gives.
       const {rowPtr, colIdx} = randomBlock(rng, rows, cols, 9, (r) => (rng() < selfShare ? r : Math.floor(rng() * cols)));
@@ -329,22 +412,53 @@ describe('graphs', () => {
       lists.flat().forEach((c) => ++colDeg[c]);
       const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
       const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
-      const ref = referenceProduct(rows, cols, dim, xv, wv, (r) => lists[r].map((c): [number, number] => [c, 1 / Math.sqrt(lists[r].length * colDeg[c])]));
-      await expectAggregate([wm.BACKEND_NAME, 'cpu'], () => new wm.graph.CsrBlock(rowPtr, colIdx, cols), 'gcn', xv, wv, {rows, cols, dim}, ref, 'gcn', false);
+      const ref = referenceProduct(rows, cols, dim, xv, wv, (r) =>
+        lists[r].map((c): [number, number] => [c, 1 / Math.sqrt(lists[r].length * colDeg[c])]),
+      );
+      await expectAggregate(
+        [wm.BACKEND_NAME, 'cpu'],
+        () => new wm.graph.CsrBlock(rowPtr, colIdx, cols),
+        'gcn',
+        xv,
+        wv,
+        {rows, cols, dim},
+        ref,
+        'gcn',
+        false,
+      );
       // With the graph's degrees (each at least the row's listed entries): self loop 1 / d(r), each
       // listed entry (degrees[r] / listed) / sqrt(d(r) d(c)), d = degrees + 1.
       const degrees = Int32Array.from({length: cols}, (_, v) => (v < rows ? rowPtr[v + 1] - rowPtr[v] : 0) + Math.floor(rng() * 20));
       const refDeg = referenceProduct(rows, cols, dim, xv, wv, (r) => {
-        const listed = rowPtr[r + 1] - rowPtr[r], dr = degrees[r] + 1;
-        return [[r, 1 / dr] as [number, number],
-                ...Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]), (c): [number, number] => [c, degrees[r] / listed / Math.sqrt(dr * (degrees[c] + 1))])];
+        const listed = rowPtr[r + 1] - rowPtr[r],
+          dr = degrees[r] + 1;
+        return [
+          [r, 1 / dr] as [number, number],
+          ...Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]), (c): [number, number] => [
+            c,
+            degrees[r] / listed / Math.sqrt(dr * (degrees[c] + 1)),
+          ]),
+        ];
       });
-      await expectAggregate([wm.BACKEND_NAME, 'cpu'], () => new wm.graph.CsrBlock(rowPtr, colIdx, cols, degrees), 'gcn', xv, wv, {rows, cols, dim}, refDeg,
-                            'gcn with degrees', false);
+      await expectAggregate(
+        [wm.BACKEND_NAME, 'cpu'],
+        () => new wm.graph.CsrBlock(rowPtr, colIdx, cols, degrees),
+        'gcn',
+        xv,
+        wv,
+        {rows, cols, dim},
+        refDeg,
+        'gcn with degrees',
+        false,
+      );
     }
     await tf.setBackend(wm.BACKEND_NAME);
-    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 1]), Int32Array.from([0]), 2, Int32Array.from([1]))).to.throw(/degrees must be an Int32Array of numCols \(2\) entries/);
-    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 1]), Int32Array.from([0]), 2, Int32Array.from([1, -1]))).to.throw(/degrees\[1\] = -1 is negative/);
+    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 1]), Int32Array.from([0]), 2, Int32Array.from([1]))).to.throw(
+      /degrees must be an Int32Array of numCols \(2\) entries/,
+    );
+    expect(() => new wm.graph.CsrBlock(Int32Array.from([0, 1]), Int32Array.from([0]), 2, Int32Array.from([1, -1]))).to.throw(
+      /degrees\[1\] = -1 is negative/,
+    );
     // A whole graph: the weights are 1 / sqrt((deg(u) + 1) (deg(v) + 1)) with the graph's degrees.
     const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
     const block = wm.graph.CsrBlock.fromGraph(g);
@@ -364,19 +478,32 @@ describe('graphs', () => {
     const rowsOf = (ids: Int32Array, fanout: number) => {
       const sub = wm.graph.sampleSubgraph(g, ids, [fanout], {seed: 3, keyBy: 'vertex'});
       const layer = sub.layers[0];
-      const out = tf.tidy(() => wm.graph.aggregate(tf.gather(x, tf.tensor1d(layer.src, 'int32')) as tf.Tensor2D, layer.block, 'gcn').arraySync());
+      const out = tf.tidy(() =>
+        wm.graph.aggregate(tf.gather(x, tf.tensor1d(layer.src, 'int32')) as tf.Tensor2D, layer.block, 'gcn').arraySync(),
+      );
       sub.dispose();
       return out;
     };
     rowsOf(seeds, 100000).forEach((row, i) => row.forEach((v, j) => expect(v).to.be.closeTo(whole[seeds[i]][j], 1e-5)));
-    const alone = rowsOf(seeds.subarray(2, 3), 5)[0], together = rowsOf(seeds, 5)[2];
+    const alone = rowsOf(seeds.subarray(2, 3), 5)[0],
+      together = rowsOf(seeds, 5)[2];
     together.forEach((v, j) => expect(v).to.be.closeTo(alone[j], 1e-6));
     tf.dispose([ones, x]);
     block.dispose();
-    expect(() => wm.graph.aggregate(tf.zeros([2, 3]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0, 1, 2, 3]), Int32Array.from([0, 1, 0]), 2), 'gcn'))
-        .to.throw(/'gcn' adds each row's self loop, so the block's rows must be its first columns: it has 3 rows and 2 columns/);
-    expect(() => wm.graph.aggregate(tf.zeros([2, 3]) as tf.Tensor2D, new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 2), 'max' as never))
-        .to.throw(/reduce must be 'mean', 'sum' or 'gcn', got 'max'/);
+    expect(() =>
+      wm.graph.aggregate(
+        tf.zeros([2, 3]) as tf.Tensor2D,
+        new wm.graph.CsrBlock(Int32Array.from([0, 1, 2, 3]), Int32Array.from([0, 1, 0]), 2),
+        'gcn',
+      ),
+    ).to.throw(/'gcn' adds each row's self loop, so the block's rows must be its first columns: it has 3 rows and 2 columns/);
+    expect(() =>
+      wm.graph.aggregate(
+        tf.zeros([2, 3]) as tf.Tensor2D,
+        new wm.graph.CsrBlock(Int32Array.from([0]), new Int32Array(0), 2),
+        'max' as never,
+      ),
+    ).to.throw(/reduce must be 'mean', 'sum' or 'gcn', got 'max'/);
   });
 
   it('native negative pairs: never edges nor loops, uniform sources, seeded; the GPU returns the same pairs', async () => {
@@ -387,7 +514,8 @@ describe('graphs', () => {
     expect(Array.from(a.src.subarray(0, 100))).to.deep.equal(Array.from(b.src.subarray(0, 100)));
     const hist = new Float64Array(g.numVertices);
     for (let i = 0; i < count; ++i) {
-      const u = a.src[i], v = a.dst[i];
+      const u = a.src[i],
+        v = a.dst[i];
       if (u === v || Array.from(g.neighbors(u)).includes(v)) throw new Error(`pair ${i} (${u}, ${v}) is an edge or a loop`);
       ++hist[u];
     }
@@ -396,8 +524,12 @@ describe('graphs', () => {
     let chi = 0;
     for (const h of hist) chi += (h - expected) ** 2 / expected;
     expect(chi).to.be.lessThan(g.numVertices + 4.5 * Math.sqrt(2 * g.numVertices));
-    expect(() => wm.graph.sampleNegativePairs(CsrGraph.fromEdges({numVertices: 2, src: Int32Array.from([0]), dst: Int32Array.from([1]), directed: false}, {symmetric: true}), 3))
-        .to.throw(/too dense/);
+    expect(() =>
+      wm.graph.sampleNegativePairs(
+        CsrGraph.fromEdges({numVertices: 2, src: Int32Array.from([0]), dst: Int32Array.from([1]), directed: false}, {symmetric: true}),
+        3,
+      ),
+    ).to.throw(/too dense/);
     if (wm.deviceInfo().gpu) {
       await tf.setBackend(wm.BACKEND_NAME);
       const dev = new DeviceCsr(g);
@@ -433,32 +565,52 @@ describe('graphs', () => {
     // forward must equal the full-graph forward on the seeds.
     let maxDegree = 0;
     for (let v = 0; v < g.numVertices; ++v) maxDegree = Math.max(maxDegree, g.degree(v));
-    const model = new wm.nn.GraphSageClassifier({numNodes: g.numVertices, numClasses: 2, embeddingDim: 16, hiddenDim: 8, numLayers: 2,
-                                                 dropout: 0.5, seed: 4, embeddingLearningRate: 0.01});
+    const model = new wm.nn.GraphSageClassifier({
+      numNodes: g.numVertices,
+      numClasses: 2,
+      embeddingDim: 16,
+      hiddenDim: 8,
+      numLayers: 2,
+      dropout: 0.5,
+      seed: 4,
+      embeddingLearningRate: 0.01,
+    });
     const whole = wm.graph.sampleSubgraph(g, seeds, [maxDegree, maxDegree], {seed: 1});
     const full = wm.nn.fullGraph(g);
-    const a = model.forwardSubgraph(whole, false), b = tf.gather(model.forwardFull(full), tf.tensor1d(seeds, 'int32'));
-    const av = a.dataSync(), bv = b.dataSync();
-    for (let i = 0; i < av.length; ++i) if (Math.abs(av[i] - bv[i]) > 1e-4 * (1 + Math.abs(bv[i]))) throw new Error(`[${i}] ${av[i]} != ${bv[i]}`);
+    const a = model.forwardSubgraph(whole, false),
+      b = tf.gather(model.forwardFull(full), tf.tensor1d(seeds, 'int32'));
+    const av = a.dataSync(),
+      bv = b.dataSync();
+    for (let i = 0; i < av.length; ++i)
+      if (Math.abs(av[i] - bv[i]) > 1e-4 * (1 + Math.abs(bv[i]))) throw new Error(`[${i}] ${av[i]} != ${bv[i]}`);
     tf.dispose([a, b]);
     whole.dispose();
     full.dispose();
     model.dispose();
   });
 
-  it('meanOfNeighbors: the mean of each row\'s sampled rows and its gradient, against float64 (odd widths, fan-out 1, no rows)', async () => {
+  it("meanOfNeighbors: the mean of each row's sampled rows and its gradient, against float64 (odd widths, fan-out 1, no rows)", async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(21);
-    for (const [inputs, numDst, fanout, dim] of [[37, 11, 3, 5], [300, 64, 25, 128], [9, 9, 1, 130], [50, 20, 4, 1], [6, 0, 2, 8]]) {
+    for (const [inputs, numDst, fanout, dim] of [
+      [37, 11, 3, 5],
+      [300, 64, 25, 128],
+      [9, 9, 1, 130],
+      [50, 20, 4, 1],
+      [6, 0, 2, 8],
+    ]) {
       const x = Float32Array.from({length: inputs * dim}, () => rng() * 2 - 1);
       const nb = Int32Array.from({length: numDst * fanout}, () => Math.floor(rng() * inputs));
       const dy = Float32Array.from({length: numDst * dim}, () => rng() * 2 - 1);
       const layer = {numDst, fanout, neighbors: tf.tensor1d(nb, 'int32')};
       const xt = tf.tensor2d(x, [inputs, dim]);
       const out = wm.graph.meanOfNeighbors(xt, layer);
-      const g = tf.grad((h: tf.Tensor) => tf.sum(tf.mul(wm.graph.meanOfNeighbors(h as tf.Tensor2D, layer), tf.tensor2d(dy, [numDst, dim]))))(xt);
+      const g = tf.grad((h: tf.Tensor) =>
+        tf.sum(tf.mul(wm.graph.meanOfNeighbors(h as tf.Tensor2D, layer), tf.tensor2d(dy, [numDst, dim]))),
+      )(xt);
       expect(out.shape).to.deep.equal([numDst, dim]);
-      const ov = out.dataSync(), gv = g.dataSync();
+      const ov = out.dataSync(),
+        gv = g.dataSync();
       const want = new Float64Array(inputs * dim);
       for (let r = 0; r < numDst; ++r) {
         for (let d = 0; d < dim; ++d) {
@@ -475,7 +627,7 @@ describe('graphs', () => {
     }
   });
 
-  it('sampling trees where the graph lives: the host sampler\'s draws, the same logits and gradients through forwardSampled', async () => {
+  it("sampling trees where the graph lives: the host sampler's draws, the same logits and gradients through forwardSampled", async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const g = CsrGraph.fromEdges(rmat({scale: 9, edgeFactor: 3, seed: 8}), {symmetric: true});
     const seeds = Int32Array.from({length: 41}, (_, i) => (i * 37) % g.numVertices);
@@ -488,32 +640,57 @@ describe('graphs', () => {
     expect(tree.depths.map((d) => d.size)).to.deep.equal([41, 164, 492]);
     tree.depths.forEach((d, i) => expect(Array.from(d.dataSync()), `depth ${i}`).to.deep.equal(Array.from(host[i])));
     // Two identical models, one fed each way; the embedding step (three lookups' rows, merged) included.
-    const make = () => new wm.nn.GraphSageClassifier({numNodes: g.numVertices, numClasses: 3, embeddingDim: 12, hiddenDim: 7, numLayers: 2,
-                                                      dropout: 0, seed: 4, embeddingLearningRate: 0.01});
+    const make = () =>
+      new wm.nn.GraphSageClassifier({
+        numNodes: g.numVertices,
+        numClasses: 3,
+        embeddingDim: 12,
+        hiddenDim: 7,
+        numLayers: 2,
+        dropout: 0,
+        seed: 4,
+        embeddingLearningRate: 0.01,
+      });
     const models = [make(), make()];
-    const y = tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % 3), 'int32'), 3);
+    const y = tf.oneHot(
+      tf.tensor1d(
+        Int32Array.from(seeds, (v) => v % 3),
+        'int32',
+      ),
+      3,
+    );
     const run = (model: wm.nn.GraphSageClassifier, block: wm.nn.SampledBlock) => {
-      const {value, grads} = tf.variableGrads(() => tf.losses.softmaxCrossEntropy(y, model.forwardSampled(block, true)) as tf.Scalar,
-                                              model.trainableVariables);
+      const {value, grads} = tf.variableGrads(
+        () => tf.losses.softmaxCrossEntropy(y, model.forwardSampled(block, true)) as tf.Scalar,
+        model.trainableVariables,
+      );
       model.embedding.step();
       const out = {loss: value.dataSync()[0], grads: model.denseVariables.map((v) => Array.from(grads[v.name].dataSync()))};
       tf.dispose([value, ...Object.values(grads)]);
       return out;
     };
-    const a = run(models[0], tree), b = run(models[1], {depths: host, fanouts: [4, 3]});
+    const a = run(models[0], tree),
+      b = run(models[1], {depths: host, fanouts: [4, 3]});
     expect(a.loss).to.be.closeTo(b.loss, 1e-5);
-    a.grads.forEach((ga, i) => ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))));
+    a.grads.forEach((ga, i) =>
+      ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))),
+    );
     const touched = Int32Array.from(new Set(host.flatMap((d) => Array.from(d))));
     const [ra, rb] = models.map((m) => m.embedding.read(touched));
-    const rav = ra.dataSync(), rbv = rb.dataSync();
+    const rav = ra.dataSync(),
+      rbv = rb.dataSync();
     rbv.forEach((x, i) => expect(rav[i], `row value ${i}`).to.be.closeTo(x, 1e-6));
     const fresh = make();
     const before = fresh.embedding.read(touched);
     fresh.dispose();
-    expect(before.dataSync().some((x, i) => Math.abs(x - rbv[i]) > 1e-4), 'the step moved the rows').to.equal(true);
+    expect(
+      before.dataSync().some((x, i) => Math.abs(x - rbv[i]) > 1e-4),
+      'the step moved the rows',
+    ).to.equal(true);
     tf.dispose([ra, rb, before]);
-    expect(() => wm.graph.sampleFixedTree(holder, Int32Array.from([0, g.numVertices]), [2]))
-        .to.throw(`sampleFixedTree: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`);
+    expect(() => wm.graph.sampleFixedTree(holder, Int32Array.from([0, g.numVertices]), [2])).to.throw(
+      `sampleFixedTree: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`,
+    );
     expect(() => wm.graph.sampleFixedTree(holder, seeds, [2, 0])).to.throw(/fanouts\[1\] must be a positive integer, got 0/);
     tree.dispose();
     y.dispose();
@@ -522,7 +699,7 @@ describe('graphs', () => {
     else holder.free();
   });
 
-  it('fixed fan-out subgraphs sampled where the graph lives: the host sampler\'s draws and order, the same logits and gradients', async () => {
+  it("fixed fan-out subgraphs sampled where the graph lives: the host sampler's draws and order, the same logits and gradients", async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     // Sparse enough to have vertices without neighbours (they sample themselves).
     const g = CsrGraph.fromEdges(rmat({scale: 10, edgeFactor: 2, seed: 6}), {symmetric: true});
@@ -543,21 +720,41 @@ describe('graphs', () => {
       expect(layer.numDst).to.equal(host.layers[l].dst.length);
       expect(Array.from(layer.neighbors.dataSync())).to.deep.equal(Array.from(host.layers[l].block.product('sum', false).colIdx));
     });
-    const model = new wm.nn.GraphSageClassifier({numNodes: g.numVertices, numClasses: 3, embeddingDim: 12, hiddenDim: 7, numLayers: 2,
-                                                 dropout: 0, seed: 4, embeddingLearningRate: 0.01});
-    const y = tf.oneHot(tf.tensor1d(Int32Array.from(seeds, (v) => v % 3), 'int32'), 3);
+    const model = new wm.nn.GraphSageClassifier({
+      numNodes: g.numVertices,
+      numClasses: 3,
+      embeddingDim: 12,
+      hiddenDim: 7,
+      numLayers: 2,
+      dropout: 0,
+      seed: 4,
+      embeddingLearningRate: 0.01,
+    });
+    const y = tf.oneHot(
+      tf.tensor1d(
+        Int32Array.from(seeds, (v) => v % 3),
+        'int32',
+      ),
+      3,
+    );
     const run = (f: () => tf.Tensor2D) => {
       const {value, grads} = tf.variableGrads(() => tf.losses.softmaxCrossEntropy(y, f()) as tf.Scalar, model.denseVariables);
       model.embedding.step();
       return {loss: value.dataSync()[0], grads: model.denseVariables.map((v) => Array.from(grads[v.name].dataSync()))};
     };
-    const a = run(() => model.forwardFixed(fixed, true)), b = run(() => model.forwardSubgraph(host, true));
+    const a = run(() => model.forwardFixed(fixed, true)),
+      b = run(() => model.forwardSubgraph(host, true));
     expect(a.loss).to.be.closeTo(b.loss, 1e-5);
-    a.grads.forEach((ga, i) => ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))));
-    expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([1, 2, 1]), [2])).to.throw(/seeds must be distinct \(3 seeds, 2 distinct\)/);
+    a.grads.forEach((ga, i) =>
+      ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))),
+    );
+    expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([1, 2, 1]), [2])).to.throw(
+      /seeds must be distinct \(3 seeds, 2 distinct\)/,
+    );
     expect(() => wm.graph.sampleFixedSubgraph(holder, seeds, [2, 0])).to.throw(/fanouts\[1\] must be a positive integer, got 0/);
-    expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([3, g.numVertices, 5]), [2]))
-        .to.throw(`sampleFixedSubgraph: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`);
+    expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([3, g.numVertices, 5]), [2])).to.throw(
+      `sampleFixedSubgraph: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`,
+    );
     expect(() => wm.graph.sampleFixedSubgraph(holder, Int32Array.from([-1]), [2])).to.throw(/seed vertex -1 at position 0/);
     // Seeds as a tensor are checked by the sampler (the error flag), with the same words.
     const badSeeds = tf.tensor1d([4, -2], 'int32');
@@ -571,13 +768,13 @@ describe('graphs', () => {
     else holder.free();
   });
 
-  it('fixed subgraphs sampled on the side stream while the main stream is busy: the host sampler\'s draws every time, nothing leaked', async function() {
+  it("fixed subgraphs sampled on the side stream while the main stream is busy: the host sampler's draws every time, nothing leaked", async function () {
     if (!wm.deviceInfo().gpu) this.skip();
     await tf.setBackend(wm.BACKEND_NAME);
     const g = CsrGraph.fromEdges(rmat({scale: 12, edgeFactor: 8, seed: 9}), {symmetric: true});
     const dev = new DeviceCsr(g);
     const a = tf.randomNormal([2048, 2048]);
-    wm.backend().devicePtr(a);  // made on the host: uploaded now, not inside the measured loop
+    wm.backend().devicePtr(a); // made on the host: uploaded now, not inside the measured loop
     // One sampling first: the graph keeps a vertex map for relabelling from then on (freed with the graph).
     wm.graph.sampleFixedSubgraph(dev, Int32Array.from([0, 1, 2]), [2, 2], {seed: 1}).dispose();
     await wm.synchronize();
@@ -598,7 +795,9 @@ describe('graphs', () => {
       const host = wm.graph.sampleSubgraph(g, seeds, [6, 4], {seed: 100 + i, replace: true});
       expect(Array.from(viaMain.dataSync()), `step ${i} input ids`).to.deep.equal(Array.from(host.layers[0].src));
       fixed.layers.forEach((layer, l) => {
-        expect(Array.from(layer.neighbors.dataSync()), `step ${i} layer ${l}`).to.deep.equal(Array.from(host.layers[l].block.product('sum', false).colIdx));
+        expect(Array.from(layer.neighbors.dataSync()), `step ${i} layer ${l}`).to.deep.equal(
+          Array.from(host.layers[l].block.product('sum', false).colIdx),
+        );
       });
       // Tensor seeds made on the main stream (the side stream waits for them).
       const uploaded = tf.tensor1d(seeds, 'int32');
@@ -622,18 +821,24 @@ describe('graphs', () => {
     expect(freed).to.be.at.least(4 * 2048 * 2048 + 4 * (g.numVertices + 1 + g.numEdges) + 4 * g.numVertices);
   });
 
-  it("draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler, on the CPU and the GPU", async () => {
+  it('draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler, on the CPU and the GPU', async () => {
     const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
     const a = Int32Array.from({length: 50}, (_, i) => (i * 17) % g.numVertices);
     const b = a.slice().reverse();
     for (const replace of [true, false]) {
-      const x = sampleNeighbors(g, a, 7, {replace, seed: 3, keyBy: 'vertex'}), y = sampleNeighbors(g, b, 7, {replace, seed: 3, keyBy: 'vertex'});
+      const x = sampleNeighbors(g, a, 7, {replace, seed: 3, keyBy: 'vertex'}),
+        y = sampleNeighbors(g, b, 7, {replace, seed: 3, keyBy: 'vertex'});
       const rows = (r: {offsets?: Int32Array; ids: Int32Array}, i: number) =>
         Array.from(r.offsets ? r.ids.subarray(r.offsets[i], r.offsets[i + 1]) : r.ids.subarray(i * 7, (i + 1) * 7));
       for (let i = 0; i < a.length; ++i) expect(rows(x, i)).to.deep.equal(rows(y, a.length - 1 - i));
       // Keyed by position (the default) the draws differ.
-      const p = sampleNeighbors(g, a, 7, {replace, seed: 3}), q = sampleNeighbors(g, b, 7, {replace, seed: 3});
-      expect(Array.from({length: a.length}, (_, i) => rows(p, i)).some((r, i) => JSON.stringify(r) !== JSON.stringify(rows(q, a.length - 1 - i)))).to.equal(true);
+      const p = sampleNeighbors(g, a, 7, {replace, seed: 3}),
+        q = sampleNeighbors(g, b, 7, {replace, seed: 3});
+      expect(
+        Array.from({length: a.length}, (_, i) => rows(p, i)).some(
+          (r, i) => JSON.stringify(r) !== JSON.stringify(rows(q, a.length - 1 - i)),
+        ),
+      ).to.equal(true);
     }
     expect(() => sampleNeighbors(g, a, 2, {keyBy: 'edge' as never})).to.throw(/keyBy must be/);
     // The GPU sampler draws what the CPU draws, keyed by vertex too.
@@ -652,26 +857,39 @@ describe('graphs', () => {
   });
 
   it('the native CSR builder returns exactly what the TypeScript one does, and names a bad edge', () => {
-    for (const [scale, symmetric] of [[4, true], [10, false], [12, true]] as const) {
+    for (const [scale, symmetric] of [
+      [4, true],
+      [10, false],
+      [12, true],
+    ] as const) {
       const e = rmat({scale, edgeFactor: 8, seed: scale});
       // Duplicates and self loops on purpose.
-      const src = Int32Array.from([...e.src, 0, 0, 3, 3]), dst = Int32Array.from([...e.dst, 0, 1, 2, 2]);
+      const src = Int32Array.from([...e.src, 0, 0, 3, 3]),
+        dst = Int32Array.from([...e.dst, 0, 1, 2, 2]);
       const edges = {...e, src, dst};
-      const a = CsrGraph.fromEdges(edges, {symmetric}), b = CsrGraph.fromEdgesInScript(edges, {symmetric});
+      const a = CsrGraph.fromEdges(edges, {symmetric}),
+        b = CsrGraph.fromEdgesInScript(edges, {symmetric});
       expect(Array.from(a.rowPtr)).to.deep.equal(Array.from(b.rowPtr));
       expect(Array.from(a.colIdx)).to.deep.equal(Array.from(b.colIdx));
     }
     const empty = CsrGraph.fromEdges({numVertices: 3, src: new Int32Array(0), dst: new Int32Array(0), directed: false}, {symmetric: true});
     expect(Array.from(empty.rowPtr)).to.deep.equal([0, 0, 0, 0]);
-    expect(() => CsrGraph.fromEdges({numVertices: 3, src: Int32Array.from([0, 5]), dst: Int32Array.from([1, 1]), directed: false}, {symmetric: true}))
-        .to.throw(/edge 1 \(5, 1\) names a vertex outside \[0, 3\)/);
+    expect(() =>
+      CsrGraph.fromEdges({numVertices: 3, src: Int32Array.from([0, 5]), dst: Int32Array.from([1, 1]), directed: false}, {symmetric: true}),
+    ).to.throw(/edge 1 \(5, 1\) names a vertex outside \[0, 3\)/);
   });
 
   it('the native R-MAT generator draws exactly what the TypeScript one draws', () => {
-    for (const o of [{scale: 3, seed: 1}, {scale: 12, edgeFactor: 5, seed: 77}, {scale: 10, seed: 4294967301, permute: false},
-                     {scale: 9, a: 0.45, b: 0.25, c: 0.15, seed: 0},
-                     {scale: 15, edgeFactor: 8, seed: 9}]) {  // enough edges for the C++ to draw on several threads
-      const x = rmat(o), y = rmat({...o, inScript: true});
+    for (const o of [
+      {scale: 3, seed: 1},
+      {scale: 12, edgeFactor: 5, seed: 77},
+      {scale: 10, seed: 4294967301, permute: false},
+      {scale: 9, a: 0.45, b: 0.25, c: 0.15, seed: 0},
+      {scale: 15, edgeFactor: 8, seed: 9},
+    ]) {
+      // enough edges for the C++ to draw on several threads
+      const x = rmat(o),
+        y = rmat({...o, inScript: true});
       expect(x.numVertices).to.equal(y.numVertices);
       expect(Array.from(x.src)).to.deep.equal(Array.from(y.src));
       expect(Array.from(x.dst)).to.deep.equal(Array.from(y.dst));
@@ -679,7 +897,8 @@ describe('graphs', () => {
   });
 
   it('R-MAT with any vertex count keeps the subgraph induced by the first ids', () => {
-    const full = rmat({scale: 11, edgeFactor: 6, seed: 21}), part = rmat({scale: 11, edgeFactor: 6, seed: 21, vertices: 1500});
+    const full = rmat({scale: 11, edgeFactor: 6, seed: 21}),
+      part = rmat({scale: 11, edgeFactor: 6, seed: 21, vertices: 1500});
     expect(part.numVertices).to.equal(1500);
     const want: string[] = [];
     full.src.forEach((u, i) => {

@@ -16,26 +16,39 @@ export interface Input {
   values: Values;
 }
 
-export function randomInput(shape: number[], dtype: tf.DataType, seed: number,
-                            opts: {min?: number; max?: number; specials?: boolean; nonZero?: boolean} = {}): Input {
+export function randomInput(
+  shape: number[],
+  dtype: tf.DataType,
+  seed: number,
+  opts: {min?: number; max?: number; specials?: boolean; nonZero?: boolean} = {},
+): Input {
   const n = shape.reduce((a, b) => a * b, 1);
   const r = rng(seed);
-  const min = opts.min ?? -3, max = opts.max ?? 3;
+  const min = opts.min ?? -3,
+    max = opts.max ?? 3;
   if (dtype === 'bool') return {shape, dtype, values: Uint8Array.from({length: n}, () => (r() < 0.5 ? 1 : 0))};
   if (dtype === 'int32') {
-    return {shape, dtype, values: Int32Array.from({length: n}, () => {
-      let v = Math.floor(min + r() * (max - min + 1));
-      if (opts.nonZero && v === 0) v = 1;
-      return v;
-    })};
+    return {
+      shape,
+      dtype,
+      values: Int32Array.from({length: n}, () => {
+        let v = Math.floor(min + r() * (max - min + 1));
+        if (opts.nonZero && v === 0) v = 1;
+        return v;
+      }),
+    };
   }
   const specials = [NaN, Infinity, -Infinity, 0, -0];
-  return {shape, dtype, values: Float32Array.from({length: n}, (_, i) => {
-    if (opts.specials && i % 17 === 3) return specials[i % specials.length];
-    let v = min + r() * (max - min);
-    if (opts.nonZero && Math.abs(v) < 1e-3) v = 0.5;
-    return v;
-  })};
+  return {
+    shape,
+    dtype,
+    values: Float32Array.from({length: n}, (_, i) => {
+      if (opts.specials && i % 17 === 3) return specials[i % specials.length];
+      let v = min + r() * (max - min);
+      if (opts.nonZero && Math.abs(v) < 1e-3) v = 0.5;
+      return v;
+    }),
+  };
 }
 
 function toTensor(i: Input): tf.Tensor {
@@ -82,7 +95,8 @@ export function expectClose(actual: Outcome, expected: Outcome, what: string, rt
   expect(actual.dtype, `${what}: dtype`).to.equal(expected.dtype);
   expect(actual.values.length, `${what}: length`).to.equal(expected.values.length);
   for (let i = 0; i < expected.values.length; ++i) {
-    const a = actual.values[i], e = expected.values[i];
+    const a = actual.values[i],
+      e = expected.values[i];
     if (Number.isNaN(e)) {
       if (!Number.isNaN(a)) expect.fail(`${what}: [${i}] is ${a}, expected NaN`);
       continue;
@@ -98,8 +112,12 @@ export function expectClose(actual: Outcome, expected: Outcome, what: string, rt
  * Checks that f gives the same result on 'wholememory' (native kernels on a
  * GPU) as on 'cpu', and that the listed kernels ran natively.
  */
-export async function checkAgainstCpu(what: string, inputs: Input[], f: (...xs: tf.Tensor[]) => tf.Tensor | tf.Tensor[],
-                                      opts: {kernels?: string[]; rtol?: number; atol?: number} = {}): Promise<void> {
+export async function checkAgainstCpu(
+  what: string,
+  inputs: Input[],
+  f: (...xs: tf.Tensor[]) => tf.Tensor | tf.Tensor[],
+  opts: {kernels?: string[]; rtol?: number; atol?: number} = {},
+): Promise<void> {
   wm.resetFallbackCounts();
   const got = await runOn(wm.BACKEND_NAME, inputs, f);
   const counts = wm.fallbackCounts();

@@ -20,28 +20,41 @@ function entries(nvcc: string, file: string): Map<string, string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ptx-'));
   try {
     const out = path.join(dir, 'k.ptx');
-    const r = spawnSync(nvcc, ['-std=c++17', '-arch=sm_90a', '-O3', `-I${path.join(root, 'native', 'include')}`, '-ptx',
-                               path.join(root, 'native', 'src', 'cuda', file), '-o', out], {encoding: 'utf8'});
+    const r = spawnSync(
+      nvcc,
+      [
+        '-std=c++17',
+        '-arch=sm_90a',
+        '-O3',
+        `-I${path.join(root, 'native', 'include')}`,
+        '-ptx',
+        path.join(root, 'native', 'src', 'cuda', file),
+        '-o',
+        out,
+      ],
+      {encoding: 'utf8'},
+    );
     if (r.status !== 0) throw new Error(`nvcc -ptx ${file} failed: ${r.stderr}`);
     const ptx = fs.readFileSync(out, 'utf8');
     const found = new Map<string, string>();
-    for (const part of ptx.split(/\.entry\s+/).slice(1)) found.set(part.slice(0, part.indexOf('(')), part.slice(0, part.search(/\n}\s*\n/) + 1));
+    for (const part of ptx.split(/\.entry\s+/).slice(1))
+      found.set(part.slice(0, part.indexOf('(')), part.slice(0, part.search(/\n}\s*\n/) + 1));
     return found;
   } finally {
     fs.rmSync(dir, {recursive: true, force: true});
   }
 }
 
-describe('CUDA code as compiled', function() {
+describe('CUDA code as compiled', function () {
   const nvcc = findNvcc();
-  before(function() {
+  before(function () {
     if (!nvcc) this.skip();
   });
 
   // Written as float4 assignments, nvcc once split them into 4-byte stores for 16-bit wires, four
   // times the store instructions (1 x H200, bfloat16 4 MiB on one rank: 19.9 µs per call, 8.4 after).
   for (const file of ['allreduce_one_shot.cu', 'allreduce_one_shot_stream.cu', 'allreduce_two_shot.cu']) {
-    it(`${file}: every all-reduce kernel (each wire type, 1-8 ranks) writes its float32 outputs 16 bytes at a time`, function() {
+    it(`${file}: every all-reduce kernel (each wire type, 1-8 ranks) writes its float32 outputs 16 bytes at a time`, function () {
       this.timeout(300000);
       const kernels = [...entries(nvcc!, file)].filter(([name]) => /(oneShot|oneShotStream|twoShot)Kernel/.test(name));
       expect(kernels.length, 'kernels found').to.equal(file === 'allreduce_two_shot.cu' ? 24 : 48);
@@ -61,7 +74,7 @@ describe('CUDA code as compiled', function() {
     ['strided_copy.cu', /stridedCopyKernel/, 12, /stridedCopyKernel/, 6],
     ['binary.cu', /binaryStrided|selectKernel/, 22, /binaryStridedIf|selectKernel/, 5],
   ] as const) {
-    it(`${file}: the strided kernels keep their shape and strides out of local memory, and index in 32 bits when they can`, function() {
+    it(`${file}: the strided kernels keep their shape and strides out of local memory, and index in 32 bits when they can`, function () {
       this.timeout(300000);
       const kernels = [...entries(nvcc!, file)].filter(([name]) => pattern.test(name));
       expect(kernels.length, 'kernels found').to.equal(count);
@@ -73,20 +86,41 @@ describe('CUDA code as compiled', function() {
   }
   // The window kernels take their geometry as a struct parameter; the <int> instances serve every
   // tensor below 2^31 elements and must divide in 32 bits.
-  it('the 2-D window kernels (convolutions, depthwise, pools, gradients) use no local memory and divide in 32 bits in their int versions', function() {
+  it('the 2-D window kernels (convolutions, depthwise, pools, gradients) use no local memory and divide in 32 bits in their int versions', function () {
     this.timeout(300000);
-    for (const file of ['depthwise_conv.cu', 'depthwise_input_grad.cu', 'depthwise_filter_grad.cu', 'pool2d.cu', 'pool2d_grad.cu',
-                        'conv2d_forward.cu', 'conv2d_input_grad.cu', 'conv2d_filter_grad.cu']) {
-      const kernels = [...entries(nvcc!, file)].filter(([name]) => /_GLOBAL__N_.*Kernel/.test(name));  // ours, not scratch.cuh's iota
+    for (const file of [
+      'depthwise_conv.cu',
+      'depthwise_input_grad.cu',
+      'depthwise_filter_grad.cu',
+      'pool2d.cu',
+      'pool2d_grad.cu',
+      'conv2d_forward.cu',
+      'conv2d_input_grad.cu',
+      'conv2d_filter_grad.cu',
+    ]) {
+      const kernels = [...entries(nvcc!, file)].filter(([name]) => /_GLOBAL__N_.*Kernel/.test(name)); // ours, not scratch.cuh's iota
       const narrow = kernels.filter(([name]) => /KernelIiE/.test(name));
       expect(narrow.length, `${file}: int kernels found`).to.equal(1);
-      expect(kernels.filter(([, body]) => /(ld|st)\.local/.test(body)).map(([n]) => n), `${file}: kernels using local memory`).to.deep.equal([]);
-      expect(narrow.filter(([, body]) => /(div|rem)\.[us]64/.test(body)).map(([n]) => n), `${file}: int kernels dividing in 64 bits`).to.deep.equal([]);
+      expect(
+        kernels.filter(([, body]) => /(ld|st)\.local/.test(body)).map(([n]) => n),
+        `${file}: kernels using local memory`,
+      ).to.deep.equal([]);
+      expect(
+        narrow.filter(([, body]) => /(div|rem)\.[us]64/.test(body)).map(([n]) => n),
+        `${file}: int kernels dividing in 64 bits`,
+      ).to.deep.equal([]);
     }
   });
-  it('scatter_nd.cu, the all-reduce, row-dot and walk kernels keep their parameters and state out of local memory', function() {
+  it('scatter_nd.cu, the all-reduce, row-dot and walk kernels keep their parameters and state out of local memory', function () {
     this.timeout(300000);
-    for (const file of ['scatter_nd.cu', 'allreduce_one_shot.cu', 'allreduce_two_shot.cu', 'row_dots.cu', 'row_dots_grad.cu', 'random_walk.cu']) {
+    for (const file of [
+      'scatter_nd.cu',
+      'allreduce_one_shot.cu',
+      'allreduce_two_shot.cu',
+      'row_dots.cu',
+      'row_dots_grad.cu',
+      'random_walk.cu',
+    ]) {
       const local = [...entries(nvcc!, file)].filter(([, body]) => /(ld|st)\.local/.test(body)).map(([name]) => name);
       expect(local, `${file}: kernels using local memory`).to.deep.equal([]);
     }

@@ -9,16 +9,26 @@ describe('no leaks over 2,000 training steps', () => {
   it('tensor count and bytes return to their starting values', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const x = tf.randomNormal([32, 16], 0, 1, 'float32', 1);
-    const labels = tf.oneHot(tf.tensor1d(Array.from({length: 32}, (_, i) => i % 4), 'int32'), 4);
+    const labels = tf.oneHot(
+      tf.tensor1d(
+        Array.from({length: 32}, (_, i) => i % 4),
+        'int32',
+      ),
+      4,
+    );
     const w1 = tf.variable(tf.randomNormal([16, 24], 0, 0.3, 'float32', 2));
     const w2 = tf.variable(tf.randomNormal([24, 4], 0, 0.3, 'float32', 3));
     const emb = tf.variable(tf.randomNormal([100, 16], 0, 0.1, 'float32', 4));
-    const ids = tf.tensor1d(Array.from({length: 32}, (_, i) => (i * 7) % 100), 'int32');
+    const ids = tf.tensor1d(
+      Array.from({length: 32}, (_, i) => (i * 7) % 100),
+      'int32',
+    );
     const opt = tf.train.adam(0.01);
-    const step = () => opt.minimize(() => {
-      const h = tf.relu(tf.matMul(tf.add(x, tf.gather(emb, ids)), w1));
-      return tf.losses.softmaxCrossEntropy(labels, tf.matMul(h, w2)) as tf.Scalar;
-    }, true);
+    const step = () =>
+      opt.minimize(() => {
+        const h = tf.relu(tf.matMul(tf.add(x, tf.gather(emb, ids)), w1));
+        return tf.losses.softmaxCrossEntropy(labels, tf.matMul(h, w2)) as tf.Scalar;
+      }, true);
     // One step first: the optimizer creates its slots then, and they persist.
     step()!.dispose();
     await wm.synchronize();

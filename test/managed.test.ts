@@ -44,8 +44,13 @@ describe('managed memory (UVM)', () => {
     tf.dispose([t, m, u]);
   });
 
-  it("to() moves a managed tensor without a copy; dtype changes and unmanaged tensors copy", () => {
-    const t = wm.manage(tf.tensor2d([[1, 2], [3, 4]]));
+  it('to() moves a managed tensor without a copy; dtype changes and unmanaged tensors copy', () => {
+    const t = wm.manage(
+      tf.tensor2d([
+        [1, 2],
+        [3, 4],
+      ]),
+    );
     const before = wm.memoryInfo();
     const onCpu = wm.to(t, 'cpu');
     expect(onCpu.dataId).to.equal(t.dataId);
@@ -73,24 +78,26 @@ describe('managed memory (UVM)', () => {
     tf.dispose([t, onCpu, asInt]);
   });
 
-  it('the caching allocator reuses freed blocks (hits) and counts new ones (misses)', function() {
+  it('the caching allocator reuses freed blocks (hits) and counts new ones (misses)', function () {
     if (!wm.deviceInfo().gpu) this.skip();
     wm.setEnabledUVM(true);
     const first = tf.fill([1000, 1000], 2);
     const m0 = wm.memoryInfo();
     first.dispose();
-    const again = tf.fill([1000, 1000], 3);  // same size class: served from the cache
+    const again = tf.fill([1000, 1000], 3); // same size class: served from the cache
     const m1 = wm.memoryInfo();
     expect(m1.managedHits).to.equal(m0.managedHits + 1);
     expect(m1.managedMisses).to.equal(m0.managedMisses);
     again.dispose();
   });
 
-  it('refuses a managed allocation larger than the free GPU memory, allocating nothing', function() {
+  it('refuses a managed allocation larger than the free GPU memory, allocating nothing', function () {
     if (!wm.deviceInfo().gpu) this.skip();
     const before = wm.memoryInfo();
     const tooBig = before.deviceFreeBytes + 1024 ** 3;
-    expect(() => wm.backend().allocManaged(tooBig)).to.throw(/managed allocation of \d+ bytes refused: only \d+ bytes of GPU memory are free/);
+    expect(() => wm.backend().allocManaged(tooBig)).to.throw(
+      /managed allocation of \d+ bytes refused: only \d+ bytes of GPU memory are free/,
+    );
     const after = wm.memoryInfo();
     expect(after.managedMisses).to.equal(before.managedMisses);
     expect(after.managedBytesInUse).to.equal(before.managedBytesInUse);
@@ -100,18 +107,28 @@ describe('managed memory (UVM)', () => {
     expect(() => wm.setManagedBudget(-5)).to.throw(/bytes must be a non-negative number or null/);
   });
 
-  it('trains a 4 GiB managed table under a 1 GiB residency budget (GPU)', function() {
+  it('trains a 4 GiB managed table under a 1 GiB residency budget (GPU)', function () {
     if (!wm.deviceInfo().gpu) this.skip();
     const GiB = 1024 ** 3;
     const free = wm.memoryInfo().deviceFreeBytes;
     if (free < 8 * GiB) this.skip();
     wm.setManagedBudget(GiB);
-    const rows = 8 * 1024 * 1024, dim = 128;  // 4 GiB of float32
+    const rows = 8 * 1024 * 1024,
+      dim = 128; // 4 GiB of float32
     const usedBefore = wm.memoryInfo().deviceTotalBytes - wm.memoryInfo().deviceFreeBytes;
-    const emb = wm.nn.embedding({rows, dim, memory: 'managed', optimizer: wm.nn.sgd({lr: 0.5}), init: {type: 'uniform', scale: 1, seed: 2}});
+    const emb = wm.nn.embedding({
+      rows,
+      dim,
+      memory: 'managed',
+      optimizer: wm.nn.sgd({lr: 0.5}),
+      init: {type: 'uniform', scale: 1, seed: 2},
+    });
     const w = tf.variable(tf.ones([dim, 1]));
     const opt = tf.train.sgd(0.0);
-    const ids = tf.tensor1d(Int32Array.from({length: 4096}, (_, i) => (i * 2039) % rows), 'int32');
+    const ids = tf.tensor1d(
+      Int32Array.from({length: 4096}, (_, i) => (i * 2039) % rows),
+      'int32',
+    );
     const probe = [0, 2039, rows - 1];
     const start = emb.read(probe).arraySync() as number[][];
     for (let step = 0; step < 5; ++step) {
@@ -122,7 +139,7 @@ describe('managed memory (UVM)', () => {
     const end = emb.read(probe).arraySync() as number[][];
     expect(end[0][0]).to.be.closeTo(start[0][0] - 2.5, 1e-4);
     expect(end[1][5]).to.be.closeTo(start[1][5] - 2.5, 1e-4);
-    expect(end[2][3]).to.equal(start[2][3]);  // never touched
+    expect(end[2][3]).to.equal(start[2][3]); // never touched
     const info = wm.managedMemoryInfo();
     expect(info.residentBytes).to.be.at.most(GiB);
     const usedDuring = wm.memoryInfo().deviceTotalBytes - wm.memoryInfo().deviceFreeBytes;

@@ -26,7 +26,8 @@ const {randomVertices, randomWalks, walkPairs} = wm.graph;
 
 function randomGraph(n: number, m: number, seed: number): CsrGraph {
   const r = seededRng(seed);
-  const src = Int32Array.from({length: m}, () => Math.floor(r() * n)), dst = Int32Array.from({length: m}, () => Math.floor(r() * n));
+  const src = Int32Array.from({length: m}, () => Math.floor(r() * n)),
+    dst = Int32Array.from({length: m}, () => Math.floor(r() * n));
   return CsrGraph.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true});
 }
 
@@ -39,18 +40,28 @@ function weight(g: CsrGraph, prev: number, x: number, p: number, q: number): num
 // Sum over every (prev, cur) seen at least minCount times of the chi-square
 // statistic of the next vertex's counts against node2vec's probabilities,
 // and the degrees of freedom; the first step (no prev) is checked as uniform.
-function chiSquare(g: CsrGraph, walks: Int32Array, length: number, p: number, q: number, minCount: number): {chi2: number; df: number; pairs: number} {
+function chiSquare(
+  g: CsrGraph,
+  walks: Int32Array,
+  length: number,
+  p: number,
+  q: number,
+  minCount: number,
+): {chi2: number; df: number; pairs: number} {
   const counts = new Map<string, Map<number, number>>();
   for (let w = 0; w < walks.length / length; ++w) {
     for (let s = 1; s < length; ++s) {
-      const prev = s >= 2 ? walks[w * length + s - 2] : -1, cur = walks[w * length + s - 1];
+      const prev = s >= 2 ? walks[w * length + s - 2] : -1,
+        cur = walks[w * length + s - 1];
       const key = `${prev},${cur}`;
       const m = counts.get(key) ?? new Map<number, number>();
       m.set(walks[w * length + s], (m.get(walks[w * length + s]) ?? 0) + 1);
       counts.set(key, m);
     }
   }
-  let chi2 = 0, df = 0, pairs = 0;
+  let chi2 = 0,
+    df = 0,
+    pairs = 0;
   for (const [key, m] of counts) {
     const [prev, cur] = key.split(',').map(Number);
     const row = Array.from(g.neighbors(cur));
@@ -70,7 +81,7 @@ function chiSquare(g: CsrGraph, walks: Int32Array, length: number, p: number, q:
   return {chi2, df, pairs};
 }
 
-const chiSquareCritical = (df: number) => df * (1 - 2 / (9 * df) + 3.09 * Math.sqrt(2 / (9 * df))) ** 3;  // upper 0.1%
+const chiSquareCritical = (df: number) => df * (1 - 2 / (9 * df) + 3.09 * Math.sqrt(2 / (9 * df))) ** 3; // upper 0.1%
 
 describe('random walks', () => {
   before(async () => {
@@ -86,7 +97,8 @@ describe('random walks', () => {
       for (let w = 0; w < 500; ++w) {
         expect(walks[w * 23]).to.equal(starts[w]);
         for (let s = 1; s < 23; ++s) {
-          const u = walks[w * 23 + s - 1], v = walks[w * 23 + s];
+          const u = walks[w * 23 + s - 1],
+            v = walks[w * 23 + s];
           if (g.degree(u) === 0) expect(v).to.equal(u);
           else expect(Array.from(g.neighbors(u)), `walk ${w} step ${s}`).to.include(v);
         }
@@ -94,7 +106,10 @@ describe('random walks', () => {
       expect(Array.from(randomWalks(g, starts, 23, {...opts, seed: 3}))).to.deep.equal(Array.from(walks));
       expect(Array.from(randomWalks(g, starts, 23, {...opts, seed: 4}))).to.not.deep.equal(Array.from(walks));
     }
-    const lonely = CsrGraph.fromEdges({numVertices: 3, src: Int32Array.from([0]), dst: Int32Array.from([1]), directed: false}, {symmetric: true});
+    const lonely = CsrGraph.fromEdges(
+      {numVertices: 3, src: Int32Array.from([0]), dst: Int32Array.from([1]), directed: false},
+      {symmetric: true},
+    );
     expect(Array.from(randomWalks(lonely, Int32Array.from([2, 0]), 4, {p: 2}))).to.deep.equal([2, 2, 2, 2, 0, 1, 0, 1]);
     expect(randomWalks(g, new Int32Array(0), 5).length).to.equal(0);
     expect(Array.from(randomWalks(g, Int32Array.from([5, 9]), 1))).to.deep.equal([5, 9]);
@@ -103,7 +118,13 @@ describe('random walks', () => {
   it("each step follows node2vec's distribution: uniform, p/q either way, and weights far apart (the exact draw)", () => {
     const g = randomGraph(40, 160, 11);
     const starts = Int32Array.from({length: 40 * 400}, (_, i) => i % 40);
-    for (const [p, q] of [[1, 1], [0.25, 4], [4, 0.25], [1e-3, 1], [1, 1e3]]) {
+    for (const [p, q] of [
+      [1, 1],
+      [0.25, 4],
+      [4, 0.25],
+      [1e-3, 1],
+      [1, 1e3],
+    ]) {
       const walks = randomWalks(g, starts, 12, {p, q, seed: 5});
       const {chi2, df, pairs} = chiSquare(g, walks, 12, p, q, 300);
       expect(pairs, `p ${p} q ${q}: (prev, cur) pairs with enough steps`).to.be.greaterThan(40);
@@ -112,9 +133,15 @@ describe('random walks', () => {
     // A hub whose every row entry is 'far' but one: with p = 1e-3 a try
     // accepts about once in 200, so most steps take the exact draw.
     const n = 300;
-    const src = Int32Array.from({length: n - 1}, () => 0), dst = Int32Array.from({length: n - 1}, (_, i) => i + 1);
+    const src = Int32Array.from({length: n - 1}, () => 0),
+      dst = Int32Array.from({length: n - 1}, (_, i) => i + 1);
     const star = CsrGraph.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true});
-    const walks = randomWalks(star, Int32Array.from({length: 20000}, (_, i) => 1 + (i % (n - 1))), 3, {p: 1e-3, seed: 9});
+    const walks = randomWalks(
+      star,
+      Int32Array.from({length: 20000}, (_, i) => 1 + (i % (n - 1))),
+      3,
+      {p: 1e-3, seed: 9},
+    );
     let back = 0;
     for (let w = 0; w < 20000; ++w) back += walks[w * 3 + 2] === walks[w * 3] ? 1 : 0;
     const want = 1000 / (1000 + (n - 2));
@@ -122,7 +149,8 @@ describe('random walks', () => {
     // The other steps spread evenly over the leaves (by symmetry: starts cycle over the leaves).
     const hits = new Float64Array(n);
     for (let w = 0; w < 20000; ++w) if (walks[w * 3 + 2] !== walks[w * 3]) hits[walks[w * 3 + 2]]++;
-    const others = 20000 - back, expected = others / (n - 1);
+    const others = 20000 - back,
+      expected = others / (n - 1);
     const chi2 = hits.subarray(1).reduce((acc, h) => acc + (h - expected) ** 2 / expected, 0);
     expect(hits[0]).to.equal(0);
     expect(chi2).to.be.lessThan(chiSquareCritical(n - 2));
@@ -130,12 +158,19 @@ describe('random walks', () => {
 
   it('skip-gram pairs: every two positions at most window apart, both ways, against a loop', async () => {
     const r = seededRng(2);
-    for (const [n, length, window] of [[7, 9, 3], [5, 4, 10], [3, 1, 2], [0, 6, 2], [300, 20, 5]]) {
+    for (const [n, length, window] of [
+      [7, 9, 3],
+      [5, 4, 10],
+      [3, 1, 2],
+      [0, 6, 2],
+      [300, 20, 5],
+    ]) {
       const values = Int32Array.from({length: n * length}, () => Math.floor(r() * 1000));
       const walks = tf.tensor2d(values, [n, length], 'int32');
       const {center, context} = walkPairs(walks, window);
       const got = new Map<string, number>();
-      const c = await center.data(), x = await context.data();
+      const c = await center.data(),
+        x = await context.data();
       expect(c.length).to.equal(x.length);
       for (let i = 0; i < c.length; ++i) got.set(`${c[i]},${x[i]}`, (got.get(`${c[i]},${x[i]}`) ?? 0) + 1);
       const want = new Map<string, number>();
@@ -193,22 +228,26 @@ describe('random walks', () => {
   it('bad arguments: clear errors naming the argument, nothing walked', () => {
     const g = randomGraph(10, 20, 1);
     const s = Int32Array.from([0, 1]);
-    expect(() => randomWalks(g, s, 0)).to.throw(/length \(vertices per walk, the start included\) must be an integer in \[1, 2\^20\], got 0/);
+    expect(() => randomWalks(g, s, 0)).to.throw(
+      /length \(vertices per walk, the start included\) must be an integer in \[1, 2\^20\], got 0/,
+    );
     expect(() => randomWalks(g, s, 2.5)).to.throw(/length .* got 2.5/);
     expect(() => randomWalks(g, s, 3, {p: 0})).to.throw(/p must be a number in \[1e-6, 1e6\], got 0/);
     expect(() => randomWalks(g, s, 3, {q: NaN})).to.throw(/q must be a number in \[1e-6, 1e6\], got NaN/);
     expect(() => randomWalks(g, s, 3, {seed: -1})).to.throw(/seed must be a non-negative integer/);
     expect(() => randomWalks(g, Int32Array.from([3, 10]), 3)).to.throw(/seed vertex 10 at position 1 is not in \[0, 10\)/);
     const unsorted = new CsrGraph(Int32Array.from([0, 2, 3, 4]), Int32Array.from([2, 1, 0, 0]));
-    expect(Array.from(randomWalks(unsorted, Int32Array.from([1]), 3)).length).to.equal(3);  // uniform walks test no edges
-    expect(() => randomWalks(unsorted, Int32Array.from([1]), 3, {p: 2})).to.throw(/neighbours of vertex 0 are not in ascending order \(2,1\)/);
+    expect(Array.from(randomWalks(unsorted, Int32Array.from([1]), 3)).length).to.equal(3); // uniform walks test no edges
+    expect(() => randomWalks(unsorted, Int32Array.from([1]), 3, {p: 2})).to.throw(
+      /neighbours of vertex 0 are not in ascending order \(2,1\)/,
+    );
     expect(() => wm.graph.sampleNegativePairs(unsorted, 2)).to.throw(/neighbours of vertex 0 are not in ascending order/);
     const broken = new CsrGraph(Int32Array.from([0, 1, 2]), Int32Array.from([1, 7]));
     expect(() => randomWalks(broken, Int32Array.from([0]), 3)).to.throw(/colIdx\[1\] = 7 is not a vertex in \[0, 2\)/);
   });
 
   it('a graph in shared WholeMemory walks what a local copy walks', () => {
-    if (wm.deviceInfo().gpu) return;  // the GPU case is in the next test
+    if (wm.deviceInfo().gpu) return; // the GPU case is in the next test
     const g = randomGraph(60, 200, 4);
     const held = wm.graph.WholeMemoryCsr.create(soloCommunicator(), g, {location: 'host'});
     const starts = Int32Array.from({length: 99}, (_, i) => (i * 5) % 60);
@@ -221,12 +260,14 @@ describe('random walks', () => {
     held.free();
   });
 
-  it('the GPU walks exactly what the CPU walks (device graph and WholeMemory), and names a bad start', async function() {
+  it('the GPU walks exactly what the CPU walks (device graph and WholeMemory), and names a bad start', async function () {
     if (!wm.deviceInfo().gpu) this.skip();
     const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
     const n = 300;
-    const star = CsrGraph.fromEdges({numVertices: n, src: new Int32Array(n - 1), dst: Int32Array.from({length: n - 1}, (_, i) => i + 1),
-                                     directed: false}, {symmetric: true});
+    const star = CsrGraph.fromEdges(
+      {numVertices: n, src: new Int32Array(n - 1), dst: Int32Array.from({length: n - 1}, (_, i) => i + 1), directed: false},
+      {symmetric: true},
+    );
     for (const graph of [g, star, randomGraph(40, 160, 11)]) {
       const dev = new DeviceCsr(graph);
       const held = wm.graph.WholeMemoryCsr.create(soloCommunicator(), graph);
@@ -240,7 +281,8 @@ describe('random walks', () => {
           got.dispose();
         }
       }
-      const bad = tf.tensor1d([1, -4], 'int32'), none = tf.tensor1d([], 'int32');
+      const bad = tf.tensor1d([1, -4], 'int32'),
+        none = tf.tensor1d([], 'int32');
       const before = wm.memoryInfo().numTensors;
       expect(() => dev.randomWalks(bad, 3)).to.throw(/seed vertex -4 at position 1/);
       expect(wm.memoryInfo().numTensors, 'nothing left behind').to.equal(before);
@@ -252,15 +294,18 @@ describe('random walks', () => {
     }
   });
 
-  it('node2vec training: embeddings that separate polblogs\' classes (untrained ones do not), nothing leaked, bad options named', async () => {
+  it("node2vec training: embeddings that separate polblogs' classes (untrained ones do not), nothing leaked, bad options named", async () => {
     const data = loadNodeClassification(path.join(root, 'data', 'polblogs'));
     const untrained = new Embedding({rows: data.graph.numVertices, dim: 32, init: {type: 'normal', scale: 0.2, seed: 1}});
     const chance = await logisticProbe(untrained, data.labels, data.numClasses, {seed: 1});
     untrained.dispose();
     const before = wm.memoryInfo();
     const losses: number[] = [];
-    const {embedding, epochs} = await trainNode2Vec(data.graph, {epochs: 2, dim: 32, p: 2, q: 0.5, seed: 1},
-                                                    (m) => void losses.push(m.loss));
+    const {embedding, epochs} = await trainNode2Vec(
+      data.graph,
+      {epochs: 2, dim: 32, p: 2, q: 0.5, seed: 1},
+      (m) => void losses.push(m.loss),
+    );
     expect(epochs.map((e) => e.loss)).to.deep.equal(losses);
     expect(losses[1]).to.be.lessThan(losses[0]);
     const trained = await logisticProbe(embedding, data.labels, data.numClasses, {seed: 1});
@@ -271,17 +316,25 @@ describe('random walks', () => {
     expect(after.numTensors).to.equal(before.numTensors);
     expect(after.deviceBytesInUse).to.equal(before.deviceBytesInUse);
     expect(after.numBytes).to.equal(before.numBytes);
-    for (const [bad, why] of [[{window: 0}, /window must be a positive integer, got 0/], [{walkLength: 1}, /walkLength must be at least 2/],
-                              [{q: -1}, /q must be a number in \[1e-6, 1e6\], got -1/]] as const) {
-      await trainNode2Vec(data.graph, bad).then(() => expect.fail('accepted'), (e: Error) => expect(e.message).to.match(why));
+    for (const [bad, why] of [
+      [{window: 0}, /window must be a positive integer, got 0/],
+      [{walkLength: 1}, /walkLength must be at least 2/],
+      [{q: -1}, /q must be a number in \[1e-6, 1e6\], got -1/],
+    ] as const) {
+      await trainNode2Vec(data.graph, bad).then(
+        () => expect.fail('accepted'),
+        (e: Error) => expect(e.message).to.match(why),
+      );
     }
     expect(wm.memoryInfo().numTensors).to.equal(before.numTensors);
   });
 
   it('the example names a bad option and its rule, without a stack trace', () => {
     const example = path.resolve(__dirname, '..', 'examples', 'node2vec.js');
-    for (const [args, why] of [[['--window', '0'], /option '--window <n>' argument '0' is invalid. --window must be a positive integer/],
-                               [['-q', 'x'], /option '-q <x>' argument 'x' is invalid. -q must be a positive number/]] as const) {
+    for (const [args, why] of [
+      [['--window', '0'], /option '--window <n>' argument '0' is invalid. --window must be a positive integer/],
+      [['-q', 'x'], /option '-q <x>' argument 'x' is invalid. -q must be a positive number/],
+    ] as const) {
       const r = spawnSync(process.execPath, [example, ...args], {encoding: 'utf8'});
       expect(r.status).to.not.equal(0);
       expect(r.stderr).to.match(why);
@@ -289,38 +342,51 @@ describe('random walks', () => {
     }
   });
 
-  it('the example\'s link task: held-out edges scored above non-edges, reported at the best validation epoch', function() {
+  it("the example's link task: held-out edges scored above non-edges, reported at the best validation epoch", function () {
     this.timeout(120000);
     const example = path.resolve(__dirname, '..', 'examples', 'node2vec.js');
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-n2v-links-'));
     try {
       const data = path.resolve(__dirname, '..', '..', 'data', 'polblogs');
-      const r = spawnSync(process.execPath, [example, '--task', 'links', '--data', data, '--epochs', '2', '--out', out],
-                          {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'}});
+      const r = spawnSync(process.execPath, [example, '--task', 'links', '--data', data, '--epochs', '2', '--out', out], {
+        encoding: 'utf8',
+        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
+      });
       expect(r.status, r.stderr).to.equal(0);
       const m = /best validation epoch (\d): test AUC ([\d.]+), test Hits@50 ([\d.]+)/.exec(r.stdout)!;
       expect(Number(m[2])).to.be.greaterThan(0.85);
-      const best = fs.readFileSync(path.join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((x) => x.type === 'summary').best;
+      const best = fs
+        .readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .find((x) => x.type === 'summary').best;
       expect(best.epoch).to.equal(Number(m[1]));
-      expect(wm.train.readEmbeddingText(path.join(out, 'embeddings.txt')).keys.length).to.equal(1490);  // every vertex of the edge file
+      expect(wm.train.readEmbeddingText(path.join(out, 'embeddings.txt')).keys.length).to.equal(1490); // every vertex of the edge file
     } finally {
       fs.rmSync(out, {recursive: true, force: true});
     }
   });
 
-  it('the example on 2 ranks: both tables shared in WholeMemory, each epoch\'s walks split, embeddings as good', function() {
+  it("the example on 2 ranks: both tables shared in WholeMemory, each epoch's walks split, embeddings as good", function () {
     this.timeout(120000);
     const launcher = path.resolve(__dirname, '..', 'bin', 'tfjs-wm-run.js');
     const example = path.resolve(__dirname, '..', 'examples', 'node2vec.js');
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-n2v-'));
     try {
-      const r = spawnSync(process.execPath, [launcher, '-n', '2', example, '--epochs', '2', '--dim', '32', '--out', out],
-                          {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'}});
+      const r = spawnSync(process.execPath, [launcher, '-n', '2', example, '--epochs', '2', '--dim', '32', '--out', out], {
+        encoding: 'utf8',
+        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
+      });
       expect(r.status, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/2 ranks sharing continuous tables/);
       const acc = Number(/probe test accuracy ([\d.]+) ±/.exec(r.stdout)![1]);
       expect(acc).to.be.greaterThan(86);
-      const records = fs.readFileSync(path.join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const records = fs
+        .readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(records.filter((x) => x.type === 'epoch').length).to.equal(2);
       expect(records.find((x) => x.type === 'summary').ranks).to.equal(2);
     } finally {
@@ -340,7 +406,7 @@ describe('random walks', () => {
       expect(Array.from(back.values)).to.deep.equal(Array.from(t.dataSync()));
       expect(back.keys).to.deep.equal(Array.from(keys, String));
       expect(back.dim).to.equal(7);
-      expect(fs.readdirSync(path.join(dir, 'sub'))).to.deep.equal(['e.txt']);  // no partial file left
+      expect(fs.readdirSync(path.join(dir, 'sub'))).to.deep.equal(['e.txt']); // no partial file left
       t.dispose();
       emb.dispose();
       fs.writeFileSync(path.join(dir, 'bad.txt'), '2 3\na 1 2 3\nb 1 x 3\n');

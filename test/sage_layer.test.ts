@@ -22,7 +22,7 @@ const CASES: Case[] = [
   {inputs: 301, numDst: 37, fanout: 5, inDim: 128, outDim: 128, relu: true},
   {inputs: 90, numDst: 11, fanout: 3, inDim: 130, outDim: 16, relu: false},
   {inputs: 40, numDst: 40, fanout: 1, inDim: 5, outDim: 7, relu: true},
-  {inputs: 600, numDst: 513, fanout: 2, inDim: 33, outDim: 9, relu: true},  // more than one 512-row chunk of the bias gradient
+  {inputs: 600, numDst: 513, fanout: 2, inDim: 33, outDim: 9, relu: true}, // more than one 512-row chunk of the bias gradient
   {inputs: 12, numDst: 0, fanout: 4, inDim: 8, outDim: 3, relu: true},
 ];
 
@@ -49,7 +49,12 @@ async function layerAndGrads(backend: string, c: Case, fused: boolean): Promise<
     return c.relu ? tf.relu(z) : z;
   };
   const y = f(h, ws, wn, bias);
-  const grads = tf.grads((x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(x, a, b, d), upstream)))([h, ws, wn, bias]);
+  const grads = tf.grads((x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(x, a, b, d), upstream)))([
+    h,
+    ws,
+    wn,
+    bias,
+  ]);
   const out = [y, ...grads].map((t) => t.dataSync().slice() as Float32Array);
   tf.dispose([h, ws, wn, bias, neighbors, upstream, y, ...grads]);
   return out;
@@ -60,27 +65,38 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     await tf.setBackend(wm.BACKEND_NAME);
   });
   for (const c of CASES) {
-    it(`${c.inputs} inputs, ${c.numDst} outputs, fan-out ${c.fanout}, ${c.inDim} -> ${c.outDim}${c.relu ? ', ReLU' : ''}: ` +
-       'output and gradients in h, wSelf, wNeigh, bias equal tfjs\'', async () => {
-      const want = await layerAndGrads('cpu', c, false);
-      const got = await layerAndGrads(wm.BACKEND_NAME, c, true);
-      ['output', 'dh', 'dwSelf', 'dwNeigh', 'dbias'].forEach((what, k) => {
-        expect(got[k].length, `${what} length`).to.equal(want[k].length);
-        got[k].forEach((v, i) => {
-          const e = want[k][i];
-          if (!(Math.abs(v - e) <= 1e-4 + 1e-4 * Math.abs(e))) expect.fail(`${what} [${i}]: ${v}, tfjs ${e}`);
+    it(
+      `${c.inputs} inputs, ${c.numDst} outputs, fan-out ${c.fanout}, ${c.inDim} -> ${c.outDim}${c.relu ? ', ReLU' : ''}: ` +
+        "output and gradients in h, wSelf, wNeigh, bias equal tfjs'",
+      async () => {
+        const want = await layerAndGrads('cpu', c, false);
+        const got = await layerAndGrads(wm.BACKEND_NAME, c, true);
+        ['output', 'dh', 'dwSelf', 'dwNeigh', 'dbias'].forEach((what, k) => {
+          expect(got[k].length, `${what} length`).to.equal(want[k].length);
+          got[k].forEach((v, i) => {
+            const e = want[k][i];
+            if (!(Math.abs(v - e) <= 1e-4 + 1e-4 * Math.abs(e))) expect.fail(`${what} [${i}]: ${v}, tfjs ${e}`);
+          });
         });
-      });
-      if (c.numDst > 0) expect(got[1].some((v) => v !== 0), 'dh is not all zeros').to.equal(true);
-    });
+        if (c.numDst > 0)
+          expect(
+            got[1].some((v) => v !== 0),
+            'dh is not all zeros',
+          ).to.equal(true);
+      },
+    );
   }
 
   it('names mismatched shapes', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
-    const h = tf.zeros([10, 4]) as tf.Tensor2D, w = tf.zeros([4, 3]) as tf.Tensor2D, bad = tf.zeros([5, 3]) as tf.Tensor2D;
+    const h = tf.zeros([10, 4]) as tf.Tensor2D,
+      w = tf.zeros([4, 3]) as tf.Tensor2D,
+      bad = tf.zeros([5, 3]) as tf.Tensor2D;
     const layer = {numDst: 2, fanout: 1, neighbors: tf.tensor1d([0, 1], 'int32')};
     expect(() => wm.nn.sageLayer(h, layer, w, bad, tf.zeros([3]) as tf.Tensor1D, true)).to.throw(/needs wSelf and wNeigh \[4, out\]/);
-    expect(() => wm.nn.sageLayer(h, {...layer, numDst: 11}, w, w, tf.zeros([3]) as tf.Tensor1D, true)).to.throw(/11 outputs but h only 10 rows/);
+    expect(() => wm.nn.sageLayer(h, {...layer, numDst: 11}, w, w, tf.zeros([3]) as tf.Tensor1D, true)).to.throw(
+      /11 outputs but h only 10 rows/,
+    );
     tf.dispose([h, w, bad, layer.neighbors]);
   });
 });

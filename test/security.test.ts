@@ -61,7 +61,7 @@ function run(cmd: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Pr
 
 describe('security: the bootstrap lets in only ranks that know the secret', () => {
   for (const who of ['this user', 'another user'] as const) {
-    it(`an intruder (${who}) with the port and the local sockets gets nothing, and the launch goes on`, async function() {
+    it(`an intruder (${who}) with the port and the local sockets gets nothing, and the launch goes on`, async function () {
       const intruder = path.join(root, 'test', 'fixtures', 'intruder.py');
       const as = who === 'this user' ? {prefix: []} : otherUser(python, [intruder, '127.0.0.1', '1', '0']);
       if ('why' in as) {
@@ -70,22 +70,26 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
       }
       const port = await freePort();
       const started = Date.now();
-      const ranks = run([process.execPath, launcher, '-n', '2', '--master-port', String(port),
-                         path.join(fixtures, 'bootstrap_ranks.js')], {WM_TEST_JOIN_DELAY_MS: '2500'});
+      const ranks = run([process.execPath, launcher, '-n', '2', '--master-port', String(port), path.join(fixtures, 'bootstrap_ranks.js')], {
+        WM_TEST_JOIN_DELAY_MS: '2500',
+      });
       const attack = run([...as.prefix, python, intruder, '127.0.0.1', String(port), '4']);
       const [r, i] = await Promise.all([ranks, attack]);
       expect(r.out, r.out).to.include('OK rank 0').and.include('OK rank 1');
       expect(r.status).to.equal(0);
       const seen = JSON.parse(i.out.trim().split('\n').pop()!) as {attempts: number; local: number; leaked: string[]; errors: string[]};
-      expect(seen.attempts, i.out).to.be.greaterThanOrEqual(5);  // 4 TCP connections, at least one local socket
+      expect(seen.attempts, i.out).to.be.greaterThanOrEqual(5); // 4 TCP connections, at least one local socket
       expect(seen.local, i.out).to.be.greaterThanOrEqual(1);
       expect(seen.leaked).to.deep.equal([]);
       expect(seen.errors).to.deep.equal([]);
       // Rank 0 said whom it dropped, and why.
       expect(r.out).to.match(/dropped a connection from .*: it failed authentication/);
       expect(r.out).to.match(/dropped a connection from .*: it announced a greeting longer than 4096 bytes/);
-      expect(r.out).to.match(who === 'another user' ? /dropped a connection from local pid \d+ uid 65534: it belongs to another user/
-                                                    : /dropped a connection from local pid \d+ uid \d+: it failed authentication on the local socket/);
+      expect(r.out).to.match(
+        who === 'another user'
+          ? /dropped a connection from local pid \d+ uid 65534: it belongs to another user/
+          : /dropped a connection from local pid \d+ uid \d+: it failed authentication on the local socket/,
+      );
       // The silent connection cost rank 0 no more than the handshake bound.
       expect(Date.now() - started).to.be.lessThan(15_000);
     });
@@ -98,23 +102,32 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
     const [host, port, nonce] = id.split(':');
     expect(() => wm.createCommunicator(`${host}:${port}:${nonce}`, 1, 2, {timeoutMs: 2000})).to.throw(/secret/);
     const index = JSON.stringify(path.join(root, 'dist', 'src', 'index.js'));
-    const rank0 = spawn(process.execPath, ['-e', `
+    const rank0 = spawn(process.execPath, [
+      '-e',
+      `
       const wm = require(${index});
       const id = wm.getUniqueId(); console.log('ID ' + id);
       try { wm.createCommunicator(id, 0, 2, {timeoutMs: 4000}); console.log('CREATED'); }
-      catch (e) { console.log('RANK0 ' + e.message); }`]);
+      catch (e) { console.log('RANK0 ' + e.message); }`,
+    ]);
     let out0 = '';
     rank0.stderr.on('data', (d) => (out0 += d));
-    const realId = await new Promise<string>((resolve) => rank0.stdout.on('data', (d) => {
-      out0 += d;
-      const m = /ID (\S+)/.exec(out0);
-      if (m) resolve(m[1]);
-    }));
+    const realId = await new Promise<string>((resolve) =>
+      rank0.stdout.on('data', (d) => {
+        out0 += d;
+        const m = /ID (\S+)/.exec(out0);
+        if (m) resolve(m[1]);
+      }),
+    );
     const forged = realId.replace(/:[0-9a-f]+$/, `:${'0'.repeat(64)}`);
-    const peer = await run([process.execPath, '-e', `
+    const peer = await run([
+      process.execPath,
+      '-e',
+      `
       const wm = require(${index});
       try { wm.createCommunicator(${JSON.stringify(forged)}, 1, 2, {timeoutMs: 3000}); console.log('JOINED'); }
-      catch (e) { console.log('REFUSED ' + e.message); }`]);
+      catch (e) { console.log('REFUSED ' + e.message); }`,
+    ]);
     await new Promise((resolve) => rank0.on('exit', resolve));
     expect(peer.out, peer.out).to.match(/REFUSED .*failed authentication \(it does not know the group's secret\)/);
     expect(out0).to.match(/dropped a connection from 127.0.0.1:\d+: it failed authentication/);
@@ -124,14 +137,17 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
   it('the launcher hands the secret through the environment only: not in arguments or socket names', async () => {
     const port = await freePort();
     const probe = path.join(os.tmpdir(), `wm-secret-probe-${process.pid}.js`);
-    fs.writeFileSync(probe, `
+    fs.writeFileSync(
+      probe,
+      `
       const s = process.env.WM_RUN_SECRET;
       const inArgs = process.argv.join(' ').includes(s);
       const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
       const c = wm.communicatorFromEnv({timeoutMs: 10000});
       const names = require('fs').readFileSync('/proc/net/unix', 'utf8');
       console.log(JSON.stringify({len: s.length, inArgs, inNames: names.includes(s) || names.includes(process.env.WM_RUN_ID)}));
-      c.barrier(); wm.finalize();`);
+      c.barrier(); wm.finalize();`,
+    );
     const r = await run([process.execPath, launcher, '-n', '2', '--master-port', String(port), probe]);
     fs.rmSync(probe);
     expect(r.status, r.out).to.equal(0);
@@ -144,8 +160,10 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
     const script = `
       const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
       const c = wm.communicatorFromEnv({timeoutMs: 10000}); c.barrier(); console.log('OK ' + c.rank); wm.finalize();`;
-    const [a, b] = await Promise.all([run([process.execPath, '-e', script], {...env, RANK: '0'}),
-                                      run([process.execPath, '-e', script], {...env, RANK: '1'})]);
+    const [a, b] = await Promise.all([
+      run([process.execPath, '-e', script], {...env, RANK: '0'}),
+      run([process.execPath, '-e', script], {...env, RANK: '1'}),
+    ]);
     expect(a.out, a.out).to.include('OK 0');
     expect(b.out, b.out).to.include('OK 1');
     const {privateDir} = await import('../src/util/private_files');
@@ -218,7 +236,9 @@ describe('security: shared objects and the object store', () => {
       catch (e) { console.log('REFUSED after ' + made + ': ' + e.message); }
       const t = wm.open(first); console.log('STILL WORKS ' + t.dataSync()[0]);`;
     const r = spawnSync('bash', ['-c', `ulimit -n 256 && exec ${process.execPath} -e "$0"`, script], {encoding: 'utf8', cwd: root});
-    expect(r.stdout, r.stdout + r.stderr).to.match(/REFUSED after \d+: share: this process has \d+ open descriptors of its limit 256 \(ulimit -n\)/);
+    expect(r.stdout, r.stdout + r.stderr).to.match(
+      /REFUSED after \d+: share: this process has \d+ open descriptors of its limit 256 \(ulimit -n\)/,
+    );
     expect(r.stdout).to.include('STILL WORKS 1');
   });
 
@@ -228,8 +248,9 @@ describe('security: shared objects and the object store', () => {
     const storeLog = () => logged;
     const socket = path.join(os.tmpdir(), `wm-sec-store-${process.pid}.sock`);
     async function startStore(env: NodeJS.ProcessEnv = {}, umask?: string): Promise<string> {
-      const cmd = umask ? ['bash', '-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, storeScript, '--socket', socket]
-                        : [process.execPath, storeScript, '--socket', socket];
+      const cmd = umask
+        ? ['bash', '-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, storeScript, '--socket', socket]
+        : [process.execPath, storeScript, '--socket', socket];
       store = spawn(cmd[0], cmd.slice(1), {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, ...env}});
       let out = '';
       logged = '';
@@ -254,7 +275,7 @@ describe('security: shared objects and the object store', () => {
       fs.rmSync(socket, {force: true});
     });
 
-    it('its socket is 0600 even under umask 000, and another user can neither connect nor get served', async function() {
+    it('its socket is 0600 even under umask 000, and another user can neither connect nor get served', async function () {
       const log = await startStore({}, '000');
       expect(fs.statSync(socket).mode & 0o777).to.equal(0o600);
       const as = otherUser(python, ['-c', 'pass']);
@@ -272,28 +293,36 @@ describe('security: shared objects and the object store', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(log + storeLog()).to.match(/refused a client of uid 65534/);
       // Our own client refuses a socket others may use; closed again, it is served.
-      await wm.connectStore(socket).then(() => expect.fail('used a socket open to all'), (e) => expect(e.message).to.match(/open to other users/));
+      await wm.connectStore(socket).then(
+        () => expect.fail('used a socket open to all'),
+        (e) => expect(e.message).to.match(/open to other users/),
+      );
       fs.chmodSync(socket, 0o600);
       const client = await wm.connectStore(socket);
       expect(await client.list()).to.deep.equal([]);
       client.close();
     });
 
-    it("a socket path that another user took first is refused by the store and by clients", function() {
+    it('a socket path that another user took first is refused by the store and by clients', function () {
       const as = otherUser(python, ['-c', 'pass']);
       if ('why' in as) {
         console.log(`      skipped: ${as.why}`);
         this.skip();
       }
-      const squat = spawnSync(as.prefix[0], [...as.prefix.slice(1), python, '-c',
-                              `import socket; s = socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(socket)})`], {encoding: 'utf8'});
+      const squat = spawnSync(
+        as.prefix[0],
+        [...as.prefix.slice(1), python, '-c', `import socket; s = socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(socket)})`],
+        {encoding: 'utf8'},
+      );
       expect(squat.status, squat.stderr).to.equal(0);
       expect(fs.statSync(socket).uid).to.equal(65534);
       const r = spawnSync(process.execPath, [storeScript, '--socket', socket], {encoding: 'utf8', timeout: 20_000});
       expect(r.status).to.not.equal(0);
       expect(r.stderr).to.match(/belongs to uid 65534, not to this user/);
-      return wm.connectStore(socket).then(() => expect.fail('connected to another user\'s socket'),
-                                          (e) => expect(e.message).to.match(/belongs to uid 65534/));
+      return wm.connectStore(socket).then(
+        () => expect.fail("connected to another user's socket"),
+        (e) => expect(e.message).to.match(/belongs to uid 65534/),
+      );
     });
 
     it('the default socket lives in a 0700 directory of this user', async () => {
@@ -326,7 +355,10 @@ describe('security: shared objects and the object store', () => {
       await client.list();
       const before = fdsOfStore();
       for (let i = 0; i < 200; ++i) {
-        await client.create({shape: [2 ** 40, 1024], location: 'host'}).then(() => expect.fail('created'), (e) => expect(e.message).to.match(/host memory asked for/));
+        await client.create({shape: [2 ** 40, 1024], location: 'host'}).then(
+          () => expect.fail('created'),
+          (e) => expect(e.message).to.match(/host memory asked for/),
+        );
       }
       expect(fdsOfStore()).to.equal(before);
       client.close();
@@ -340,7 +372,10 @@ describe('robustness: bad inputs are refused by name, nothing crashes', () => {
   });
 
   it('tf.transpose with a perm that is not a permutation', () => {
-    for (const shape of [[10, 4], [64, 1 << 12]]) {
+    for (const shape of [
+      [10, 4],
+      [64, 1 << 12],
+    ]) {
       const x = tf.ones(shape);
       expect(() => tf.transpose(x, [0, 0])).to.throw(/perm \[0,0\] is not a permutation of the 2 axes/);
       expect(() => tf.transpose(x, [1, 1])).to.throw(/not a permutation/);
@@ -350,20 +385,33 @@ describe('robustness: bad inputs are refused by name, nothing crashes', () => {
   });
 
   it("a CsrBlock's arrays changed after construction do not reach the product", async () => {
-    const rowPtr = Int32Array.from([0, 2, 3]), colIdx = Int32Array.from([0, 1, 1]);
+    const rowPtr = Int32Array.from([0, 2, 3]),
+      colIdx = Int32Array.from([0, 1, 1]);
     const block = new wm.graph.CsrBlock(rowPtr, colIdx, 2);
     colIdx[1] = 1 << 30;
     rowPtr[2] = 1 << 20;
-    const y = wm.graph.aggregate(tf.tensor2d([[1, 2], [3, 4]]), block, 'sum');
+    const y = wm.graph.aggregate(
+      tf.tensor2d([
+        [1, 2],
+        [3, 4],
+      ]),
+      block,
+      'sum',
+    );
     expect(Array.from(await y.data())).to.deep.equal([4, 6, 3, 4]);
   });
 
   it("a CsrGraph's arrays changed after it was checked: sampling, walks and negative pairs throw, never read past them", () => {
-    const g = wm.graph.CsrGraph.fromEdges({numVertices: 4, src: Int32Array.from([0, 1, 2, 3]), dst: Int32Array.from([1, 2, 3, 0]), directed: false}, {symmetric: true});
+    const g = wm.graph.CsrGraph.fromEdges(
+      {numVertices: 4, src: Int32Array.from([0, 1, 2, 3]), dst: Int32Array.from([1, 2, 3, 0]), directed: false},
+      {symmetric: true},
+    );
     const starts = Int32Array.from([0, 1, 2, 3]);
     expect(wm.graph.randomWalks(g, starts, 5)).to.have.length(20);
     g.colIdx[3] = 1 << 30;
-    expect(() => wm.graph.randomWalks(g, starts, 50)).to.throw(/randomWalks: the graph's rowPtr \/ colIdx changed after the graph was checked/);
+    expect(() => wm.graph.randomWalks(g, starts, 50)).to.throw(
+      /randomWalks: the graph's rowPtr \/ colIdx changed after the graph was checked/,
+    );
     g.colIdx[3] = 0;
     g.rowPtr[2] = 1 << 28;
     expect(() => wm.graph.sampleNeighbors(g, starts, 3)).to.throw(/sampleNeighbors: the graph's rowPtr \/ colIdx changed/);
@@ -392,7 +440,9 @@ describe('robustness: bad inputs are refused by name, nothing crashes', () => {
     const before = fs.readdirSync('/proc/self/fd').length;
     expect(() => wm.nn.embedding({rows: 2 ** 40, dim: 16, memory: 'continuous'})).to.throw(/2\^31 - 1\), the most int32 ids can address/);
     expect(() => wm.nn.embedding({rows: 2 ** 30, dim: 1 << 12, memory: 'host'})).to.throw(/of host memory asked for, and this machine has/);
-    expect(() => wm.malloc({type: 'continuous', location: 'host', shape: [2 ** 40, 1]})).to.throw(/malloc: 1099511627776 rows is more than 2147483647/);
+    expect(() => wm.malloc({type: 'continuous', location: 'host', shape: [2 ** 40, 1]})).to.throw(
+      /malloc: 1099511627776 rows is more than 2147483647/,
+    );
     expect(() => wm.malloc({type: 'continuous', location: 'host', shape: [2 ** 30, 2 ** 12]})).to.throw(/of host memory asked for/);
     expect(fs.readdirSync('/proc/self/fd').length).to.equal(before);
   });
@@ -411,7 +461,7 @@ describe('robustness: bad inputs are refused by name, nothing crashes', () => {
     emb.dispose();
   });
 
-  it('allReduce with different shapes on different ranks throws on every rank, naming them', async function() {
+  it('allReduce with different shapes on different ranks throws on every rank, naming them', async function () {
     // Each rank needs its own GPU where there is one (the GPU path), else the host path runs.
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();
     const script = `
@@ -432,7 +482,9 @@ describe('robustness: bad inputs are refused by name, nothing crashes', () => {
     fs.rmSync(file);
     for (const rank of [0, 1]) {
       // Both ranks' shapes are new: compared, and refused on every rank.
-      expect(r.out, r.out).to.match(new RegExp(`\\[${rank}\\] first THREW allReduce: ranks disagree .* rank 0: sum float32 +\\[10\\]; rank 1: sum float32 +\\[20\\]`));
+      expect(r.out, r.out).to.match(
+        new RegExp(`\\[${rank}\\] first THREW allReduce: ranks disagree .* rank 0: sum float32 +\\[10\\]; rank 1: sum float32 +\\[20\\]`),
+      );
       expect(r.out).to.include(`[${rank}] AGREED 2`);
       // Rank 1 changes alone: its check meets rank 0's next exchange, and both throw naming the call.
       expect(r.out).to.match(new RegExp(`\\[${rank}\\] later THREW .*rank 1 called #\\d+ allReduce \\(shapes\\)`));
@@ -467,23 +519,46 @@ describe('robustness: corrupt files are refused by name before anything changes'
     const before = snapshot();
     const state = 'emb-e.state0.bin';
     const cases: [string, () => void, RegExp][] = [
-      ['truncated state', () => fs.truncateSync(path.join(shard, state), 100), /emb-e\.state0\.bin holds 100 bytes, .*meta\.json says 1600 \(truncated or replaced\)/],
+      [
+        'truncated state',
+        () => fs.truncateSync(path.join(shard, state), 100),
+        /emb-e\.state0\.bin holds 100 bytes, .*meta\.json says 1600 \(truncated or replaced\)/,
+      ],
       ['empty state', () => fs.writeFileSync(path.join(shard, state), ''), /emb-e\.state0\.bin holds 0 bytes/],
       ['longer state', () => fs.appendFileSync(path.join(shard, state), Buffer.alloc(64)), /emb-e\.state0\.bin holds 1664 bytes/],
-      ['bit flip', () => {
-        const f = path.join(shard, 'emb-e.rows.bin');
-        const buf = fs.readFileSync(f);
-        buf[41] ^= 0x40;
-        fs.writeFileSync(f, buf);
-      }, /emb-e\.rows\.bin does not match its SHA-256 .* \(corrupted\)/],
-      ['steps "abc"', () => fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify({...meta(), embeddings: {e: {...meta().embeddings.e, steps: 'abc'}}})),
-       /meta\.json: embedding 'e' needs whole rows, dim, steps/],
-      ['steps -1', () => fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify({...meta(), step: -1})), /meta\.json: step must be a non-negative integer, got -1/],
-      ['wrong slot dtype', () => {
-        const m = meta();
-        m.optimizer[0].dtype = 'complex64';
-        fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify(m));
-      }, /meta\.json: optimizer slot 0 needs a name, a shape and dtype float32 or int32/],
+      [
+        'bit flip',
+        () => {
+          const f = path.join(shard, 'emb-e.rows.bin');
+          const buf = fs.readFileSync(f);
+          buf[41] ^= 0x40;
+          fs.writeFileSync(f, buf);
+        },
+        /emb-e\.rows\.bin does not match its SHA-256 .* \(corrupted\)/,
+      ],
+      [
+        'steps "abc"',
+        () =>
+          fs.writeFileSync(
+            path.join(shard, 'meta.json'),
+            JSON.stringify({...meta(), embeddings: {e: {...meta().embeddings.e, steps: 'abc'}}}),
+          ),
+        /meta\.json: embedding 'e' needs whole rows, dim, steps/,
+      ],
+      [
+        'steps -1',
+        () => fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify({...meta(), step: -1})),
+        /meta\.json: step must be a non-negative integer, got -1/,
+      ],
+      [
+        'wrong slot dtype',
+        () => {
+          const m = meta();
+          m.optimizer[0].dtype = 'complex64';
+          fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify(m));
+        },
+        /meta\.json: optimizer slot 0 needs a name, a shape and dtype float32 or int32/,
+      ],
       ['meta not JSON', () => fs.writeFileSync(path.join(shard, 'meta.json'), '{"step": 7,'), /meta\.json is not valid JSON/],
       ['variable file missing', () => fs.rmSync(path.join(shard, 'var-w.bin')), /var-w\.bin is missing/],
     ];
@@ -513,18 +588,30 @@ describe('robustness: corrupt files are refused by name before anything changes'
     const far = Math.ceil(os.totalmem() / 32) + 1;
     if (far < 2 ** 31 - 1) {
       fs.writeFileSync(file, `0\t1\n1\t${far}\n`);
-      expect(() => readEdgeList(file)).to.throw(new RegExp(`${file}:2: vertex id ${far} makes a graph of ${far + 1} vertices .* from 2 edges`));
+      expect(() => readEdgeList(file)).to.throw(
+        new RegExp(`${file}:2: vertex id ${far} makes a graph of ${far + 1} vertices .* from 2 edges`),
+      );
     }
-    const graphs: [string, string][] = [['empty', ''], ['self loops only', '0\t0\n1\t1\n2\t2\n'], ['two vertices', '0\t1\n']];
+    const graphs: [string, string][] = [
+      ['empty', ''],
+      ['self loops only', '0\t0\n1\t1\n2\t2\n'],
+      ['two vertices', '0\t1\n'],
+    ];
     for (const [what, edges] of graphs) {
       fs.writeFileSync(file, edges);
       fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), what === 'two vertices' ? '0\t0\n1\t1\n' : '0\t0\n');
-      expect(() => loadNodeClassification(dir), what).to.throw(/needs at least 10 connected vertices to split into train, validation and test/);
+      expect(() => loadNodeClassification(dir), what).to.throw(
+        /needs at least 10 connected vertices to split into train, validation and test/,
+      );
     }
     // The main job says so and exits non-zero, instead of printing NaN.
-    const r = spawnSync(process.execPath, [path.join(root, 'dist', 'examples', 'node-classification.js'), '--data', dir, '--epochs', '1'], {encoding: 'utf8'});
+    const r = spawnSync(process.execPath, [path.join(root, 'dist', 'examples', 'node-classification.js'), '--data', dir, '--epochs', '1'], {
+      encoding: 'utf8',
+    });
     expect(r.status).to.not.equal(0);
-    expect(r.stdout + r.stderr).to.match(/needs at least 10 connected vertices/).and.not.match(/NaN/);
+    expect(r.stdout + r.stderr)
+      .to.match(/needs at least 10 connected vertices/)
+      .and.not.match(/NaN/);
     fs.rmSync(dir, {recursive: true, force: true});
   });
 });

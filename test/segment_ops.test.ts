@@ -12,7 +12,7 @@ function sortedIds(n: number, seed: number, gapEvery = 3): Input {
   const r = randomInput([n], 'int32', seed, {min: 0, max: gapEvery});
   let acc = 0;
   r.values.forEach((v, i) => {
-    acc += v === 0 ? 1 : 0;  // runs of equal ids, some ids skipped
+    acc += v === 0 ? 1 : 0; // runs of equal ids, some ids skipped
     if (v === gapEvery) acc += 2;
     r.values[i] = acc;
   });
@@ -20,7 +20,7 @@ function sortedIds(n: number, seed: number, gapEvery = 3): Input {
 }
 
 describe('segment reductions and bin counts match tfjs-backend-cpu', () => {
-  before(async function() {
+  before(async function () {
     await tf.setBackend(wm.BACKEND_NAME);
     assertGpuIfRequired();
   });
@@ -29,18 +29,31 @@ describe('segment reductions and bin counts match tfjs-backend-cpu', () => {
   const next = () => ++seed;
 
   it('SparseSegmentSum and SparseSegmentMean: gaps, repeated rows, 1-D to 3-D data, empty', async () => {
-    for (const [dataShape, n] of [[[20, 7], 33], [[9], 14], [[6, 3, 5], 11], [[5, 4], 1], [[5, 4], 0], [[0, 3], 0]] as [number[], number][]) {
+    for (const [dataShape, n] of [
+      [[20, 7], 33],
+      [[9], 14],
+      [[6, 3, 5], 11],
+      [[5, 4], 1],
+      [[5, 4], 0],
+      [[0, 3], 0],
+    ] as [number[], number][]) {
       const data = randomInput(dataShape, 'float32', next());
       const idx = randomInput([n], 'int32', next(), {min: 0, max: Math.max(0, dataShape[0] - 1)});
       const ids = sortedIds(n, next());
-      for (const [name, f] of [['SparseSegmentSum', tf.sparse.sparseSegmentSum], ['SparseSegmentMean', tf.sparse.sparseSegmentMean]] as const) {
-        await checkAgainstCpu(`${name} data ${dataShape} n ${n}`, [data, idx, ids],
-                              (d, i, s) => f(d, i as tf.Tensor1D, s as tf.Tensor1D), {kernels: [name], rtol: 1e-5, atol: 1e-5});
+      for (const [name, f] of [
+        ['SparseSegmentSum', tf.sparse.sparseSegmentSum],
+        ['SparseSegmentMean', tf.sparse.sparseSegmentMean],
+      ] as const) {
+        await checkAgainstCpu(`${name} data ${dataShape} n ${n}`, [data, idx, ids], (d, i, s) => f(d, i as tf.Tensor1D, s as tf.Tensor1D), {
+          kernels: [name],
+          rtol: 1e-5,
+          atol: 1e-5,
+        });
       }
     }
   });
 
-  it('SparseSegmentSum rejects bad ids with tfjs-backend-cpu\'s messages', async () => {
+  it("SparseSegmentSum rejects bad ids with tfjs-backend-cpu's messages", async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const data = tf.ones([4, 2]);
     const bad: [number[], number[], RegExp][] = [
@@ -74,22 +87,46 @@ describe('segment reductions and bin counts match tfjs-backend-cpu', () => {
   it('Bincount and DenseBincount: weights float32 / int32 / none, 2-D rows, binary output, values past size', async () => {
     for (const wdtype of ['float32', 'int32'] as tf.DataType[]) {
       const x = randomInput([57], 'int32', next(), {min: 0, max: 12});
-      await checkAgainstCpu(`bincount weights ${wdtype}`, [x, randomInput([57], wdtype, next())],
-                            (a, w) => tf.bincount(a as tf.Tensor1D, w as tf.Tensor1D, 10), {kernels: ['Bincount']});
-      await checkAgainstCpu(`bincount no weights ${wdtype}`, [x, randomInput([0], wdtype, next())],
-                            (a, w) => tf.bincount(a as tf.Tensor1D, w as tf.Tensor1D, 10), {kernels: ['Bincount']});
+      await checkAgainstCpu(
+        `bincount weights ${wdtype}`,
+        [x, randomInput([57], wdtype, next())],
+        (a, w) => tf.bincount(a as tf.Tensor1D, w as tf.Tensor1D, 10),
+        {kernels: ['Bincount']},
+      );
+      await checkAgainstCpu(
+        `bincount no weights ${wdtype}`,
+        [x, randomInput([0], wdtype, next())],
+        (a, w) => tf.bincount(a as tf.Tensor1D, w as tf.Tensor1D, 10),
+        {kernels: ['Bincount']},
+      );
       const x2 = randomInput([5, 23], 'int32', next(), {min: 0, max: 9});
       for (const binary of [false, true]) {
-        await checkAgainstCpu(`denseBincount 2-D weights ${wdtype} binary ${binary}`, [x2, randomInput([5, 23], wdtype, next())],
-                              (a, w) => tf.denseBincount(a as tf.Tensor2D, w as tf.Tensor2D, 7, binary), {kernels: ['DenseBincount']});
-        await checkAgainstCpu(`denseBincount 2-D no weights ${wdtype} binary ${binary}`, [x2, randomInput([0], wdtype, next())],
-                              (a, w) => tf.denseBincount(a as tf.Tensor2D, w as tf.Tensor2D, 7, binary), {kernels: ['DenseBincount']});
-        await checkAgainstCpu(`denseBincount 1-D ${wdtype} binary ${binary}`, [x, randomInput([57], wdtype, next())],
-                              (a, w) => tf.denseBincount(a as tf.Tensor1D, w as tf.Tensor1D, 11, binary), {kernels: ['DenseBincount']});
+        await checkAgainstCpu(
+          `denseBincount 2-D weights ${wdtype} binary ${binary}`,
+          [x2, randomInput([5, 23], wdtype, next())],
+          (a, w) => tf.denseBincount(a as tf.Tensor2D, w as tf.Tensor2D, 7, binary),
+          {kernels: ['DenseBincount']},
+        );
+        await checkAgainstCpu(
+          `denseBincount 2-D no weights ${wdtype} binary ${binary}`,
+          [x2, randomInput([0], wdtype, next())],
+          (a, w) => tf.denseBincount(a as tf.Tensor2D, w as tf.Tensor2D, 7, binary),
+          {kernels: ['DenseBincount']},
+        );
+        await checkAgainstCpu(
+          `denseBincount 1-D ${wdtype} binary ${binary}`,
+          [x, randomInput([57], wdtype, next())],
+          (a, w) => tf.denseBincount(a as tf.Tensor1D, w as tf.Tensor1D, 11, binary),
+          {kernels: ['DenseBincount']},
+        );
       }
     }
-    await checkAgainstCpu('bincount empty', [randomInput([0], 'int32', next()), randomInput([0], 'float32', next())],
-                          (a, w) => tf.bincount(a as tf.Tensor1D, w as tf.Tensor1D, 4), {kernels: ['Bincount']});
+    await checkAgainstCpu(
+      'bincount empty',
+      [randomInput([0], 'int32', next()), randomInput([0], 'float32', next())],
+      (a, w) => tf.bincount(a as tf.Tensor1D, w as tf.Tensor1D, 4),
+      {kernels: ['Bincount']},
+    );
     await tf.setBackend(wm.BACKEND_NAME);
     expect(() => tf.bincount(tf.tensor1d([1, -2, 3], 'int32'), tf.tensor1d([], 'float32'), 5)).to.throw('Input x must be non-negative!');
   });

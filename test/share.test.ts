@@ -24,11 +24,11 @@ const near = (a: ArrayLike<number>, b: ArrayLike<number>) => {
 
 const locations: wm.SharedLocation[] = ['host', 'device'];
 
-describe('sharing tensors between processes (wm.share / wm.open)', function() {
+describe('sharing tensors between processes (wm.share / wm.open)', function () {
   this.timeout(60_000);
   for (const location of locations) {
     describe(`${location} memory`, () => {
-      before(function() {
+      before(function () {
         if (location === 'device' && !wm.deviceInfo().gpu) this.skip();
       });
 
@@ -95,7 +95,7 @@ describe('sharing tensors between processes (wm.share / wm.open)', function() {
 
       it('a consumer that crashes leaves nothing behind', async () => {
         const values = tf.tensor(randomValues(1 << 20, 9));
-        wm.delete(wm.share(values, {location}).id);  // the tensor is on the GPU and the pool warm before counting
+        wm.delete(wm.share(values, {location}).id); // the tensor is on the GPU and the pool warm before counting
         wm.synchronize();
         const shmBefore = shm();
         const fdsBefore = openFds();
@@ -125,7 +125,7 @@ describe('sharing tensors between processes (wm.share / wm.open)', function() {
   }
 });
 
-describe('the object store (npx tfjs-wm-store)', function() {
+describe('the object store (npx tfjs-wm-store)', function () {
   this.timeout(60_000);
   const socket = path.join(os.tmpdir(), `wm-store-test-${process.pid}.sock`);
 
@@ -143,27 +143,38 @@ describe('the object store (npx tfjs-wm-store)', function() {
   };
 
   for (const location of locations) {
-    it(`objects outlive their maker, are listed, deleted and freed when the store stops (${location})`, async function() {
+    it(`objects outlive their maker, are listed, deleted and freed when the store stops (${location})`, async function () {
       if (location === 'device' && !wm.deviceInfo().gpu) this.skip();
       const daemon = await startDaemon();
       const maker = await Peer.start();
       const {descriptor: d} = await maker.ask({cmd: 'put', store: socket, location, mutable: false, n: 5000, seed: 3});
-      await maker.stop();  // the object stays with the store
+      await maker.stop(); // the object stays with the store
       const store = await wm.connectStore(socket);
       const list = await store.list();
       expect(list.map((o) => o.id)).to.deep.equal([d!.id]);
       // The CLI lists the same objects.
       const cli = spawnSync(process.execPath, [storeScript, '--socket', socket, '--list'], {encoding: 'utf8'});
       expect(cli.status, cli.stderr).to.equal(0);
-      expect(cli.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).to.deep.equal([d!.id]);
+      expect(
+        cli.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).id),
+      ).to.deep.equal([d!.id]);
       expect(list[0].mutable).to.equal(false);
       const t = await store.open(d!.id);
       near(await t.data(), randomValues(5000, 3));
       expect(() => wm.update(t, new Float32Array(5000))).to.throw(/read-only/);
       wm.close(t);
       await store.delete(d!.id);
-      await store.open(d!.id).then(() => expect.fail('opened a deleted object'), (e) => expect(e.message).to.match(/holds no object/));
-      await store.get('nope').then(() => expect.fail(), (e) => expect(e.message).to.match(/holds no object nope/));
+      await store.open(d!.id).then(
+        () => expect.fail('opened a deleted object'),
+        (e) => expect(e.message).to.match(/holds no object/),
+      );
+      await store.get('nope').then(
+        () => expect.fail(),
+        (e) => expect(e.message).to.match(/holds no object nope/),
+      );
       const kept = await store.put(tf.ones([7]), {location});
       await store.stop();
       store.close();
@@ -193,7 +204,10 @@ describe('the object store (npx tfjs-wm-store)', function() {
     await store.stop();
     store.close();
     expect(await second.exited).to.equal(0);
-    await wm.connectStore(socket).then(() => expect.fail('connected to a stopped store'), (e) => expect(e.message).to.match(/no store answers/));
+    await wm.connectStore(socket).then(
+      () => expect.fail('connected to a stopped store'),
+      (e) => expect(e.message).to.match(/no store answers/),
+    );
   });
 
   it('refuses to start where a store is already running', async () => {

@@ -13,11 +13,17 @@ type LabelKind = 'one-hot' | 'soft' | 'ids' | 'id-array';
 interface Case {
   rows: number;
   classes: number;
-  big?: boolean;  // logits up to ±80: log-sum-exp must not overflow
+  big?: boolean; // logits up to ±80: log-sum-exp must not overflow
 }
 
-const CASES: Case[] = [{rows: 1024, classes: 16}, {rows: 7, classes: 1}, {rows: 3, classes: 1000}, {rows: 33, classes: 33, big: true},
-                       {rows: 0, classes: 5}, {rows: 65, classes: 40}];
+const CASES: Case[] = [
+  {rows: 1024, classes: 16},
+  {rows: 7, classes: 1},
+  {rows: 3, classes: 1000},
+  {rows: 33, classes: 33, big: true},
+  {rows: 0, classes: 5},
+  {rows: 65, classes: 40},
+];
 
 function data(c: Case, seed: number) {
   const r = rng(seed);
@@ -38,14 +44,20 @@ function data(c: Case, seed: number) {
 }
 
 // Loss and gradient in the logits; for 'none' the gradient of sum(loss * upstream).
-async function lossAndGrad(backend: string, c: Case, kind: LabelKind, reduction: wm.nn.LossReduction, seed: number,
-                           ours: boolean): Promise<{loss: Float32Array; grad: Float32Array}> {
+async function lossAndGrad(
+  backend: string,
+  c: Case,
+  kind: LabelKind,
+  reduction: wm.nn.LossReduction,
+  seed: number,
+  ours: boolean,
+): Promise<{loss: Float32Array; grad: Float32Array}> {
   await tf.setBackend(backend);
   const d = data(c, seed);
   const x = tf.tensor2d(d.logits, [c.rows, c.classes]);
   const soft = kind === 'soft';
-  const labels = kind === 'id-array' ? d.ids : kind === 'ids' ? tf.tensor1d(d.ids, 'int32') :
-                                                                tf.tensor2d(soft ? d.soft : d.oneHot, [c.rows, c.classes]);
+  const labels =
+    kind === 'id-array' ? d.ids : kind === 'ids' ? tf.tensor1d(d.ids, 'int32') : tf.tensor2d(soft ? d.soft : d.oneHot, [c.rows, c.classes]);
   const w = tf.tensor1d(d.upstream);
   const lossOf = (logits: tf.Tensor) => {
     if (ours) return wm.nn.softmaxCrossEntropy(labels, logits, {reduction});
@@ -98,19 +110,23 @@ describe('wm.nn.softmaxCrossEntropy (native loss and gradient)', () => {
     // tfjs' gradient is softmax - y, right only for distributions; the loss
     // sum_c y_c (lse - x_c) has gradient softmax * sum(y) - y.
     await tf.setBackend(wm.BACKEND_NAME);
-    const rows = 9, classes = 6, r = rng(5);
+    const rows = 9,
+      classes = 6,
+      r = rng(5);
     const x = Float32Array.from({length: rows * classes}, () => r() * 8 - 4);
     const y = Float32Array.from({length: rows * classes}, () => r() * 2);
-    const wantLoss = new Float64Array(rows), wantGrad = new Float64Array(rows * classes);
+    const wantLoss = new Float64Array(rows),
+      wantGrad = new Float64Array(rows * classes);
     for (let i = 0; i < rows; ++i) {
       const row = Array.from(x.subarray(i * classes, (i + 1) * classes), Number);
       const m = Math.max(...row);
       const lse = m + Math.log(row.reduce((a, v) => a + Math.exp(v - m), 0));
       let sy = 0;
-      for (let k = 0; k < classes; ++k) sy += y[i * classes + k], wantLoss[i] += y[i * classes + k] * (lse - row[k]);
+      for (let k = 0; k < classes; ++k) ((sy += y[i * classes + k]), (wantLoss[i] += y[i * classes + k] * (lse - row[k])));
       for (let k = 0; k < classes; ++k) wantGrad[i * classes + k] = Math.exp(row[k] - lse) * sy - y[i * classes + k];
     }
-    const xt = tf.tensor2d(x, [rows, classes]), yt = tf.tensor2d(y, [rows, classes]);
+    const xt = tf.tensor2d(x, [rows, classes]),
+      yt = tf.tensor2d(y, [rows, classes]);
     const loss = wm.nn.softmaxCrossEntropy(yt, xt, {reduction: 'none'});
     const grad = tf.grad((l: tf.Tensor) => wm.nn.softmaxCrossEntropy(yt, l, {reduction: 'sum'}) as tf.Scalar)(xt);
     expectClose(loss.dataSync() as Float32Array, Float32Array.from(wantLoss), 'loss');
@@ -121,7 +137,9 @@ describe('wm.nn.softmaxCrossEntropy (native loss and gradient)', () => {
   it('names a label outside the classes and labels of the wrong shape or type', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const x = tf.randomNormal([4, 3]);
-    expect(() => wm.nn.softmaxCrossEntropy(Int32Array.from([0, 2, 3, 1]), x)).to.throw(/label 3 at position 2 is not a class id in \[0, 3\)/);
+    expect(() => wm.nn.softmaxCrossEntropy(Int32Array.from([0, 2, 3, 1]), x)).to.throw(
+      /label 3 at position 2 is not a class id in \[0, 3\)/,
+    );
     const bad = tf.tensor1d([0, -1, 1, 1], 'int32');
     expect(() => wm.nn.softmaxCrossEntropy(bad, x)).to.throw(/label -1 at position 1/);
     expect(() => wm.nn.softmaxCrossEntropy(Int32Array.from([0, 1]), x)).to.throw(/one id per row \(4\)/);

@@ -19,7 +19,9 @@ const fixture = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.
 function launch(n: number, mode: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-test-'));
   const r = spawnSync(process.execPath, [launcher, '-n', String(n), fixture, mode], {
-    encoding: 'utf8', timeout: timeoutMs, env: {...process.env, WM_TEST_DIR: dir, ...env},
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: {...process.env, WM_TEST_DIR: dir, ...env},
   });
   fs.rmSync(dir, {recursive: true, force: true});
   return {status: r.status, out: `${r.stdout}${r.stderr}`};
@@ -31,11 +33,23 @@ const shmEntries = () => (fs.existsSync('/dev/shm') ? fs.readdirSync('/dev/shm')
 describe('all-reduce wire rounding reference', () => {
   it('rounds to nearest, ties to even, past float16 to infinity', () => {
     const cases: [number, 'bfloat16' | 'float16', number][] = [
-      [1 + 2 ** -8, 'bfloat16', 1], [1 + 3 * 2 ** -8, 'bfloat16', 1 + 2 ** -6], [1 + 2 ** -8 + 2 ** -20, 'bfloat16', 1 + 2 ** -7],
-      [-(1 + 2 ** -8), 'bfloat16', -1], [3.3895313892515355e38, 'bfloat16', 3.3895313892515355e38],
-      [2049, 'float16', 2048], [2051, 'float16', 2052], [2050, 'float16', 2050], [65519, 'float16', 65504],
-      [65520, 'float16', Infinity], [-7e4, 'float16', -Infinity], [6e-8, 'float16', 2 ** -24], [2 ** -25, 'float16', 0],
-      [3 * 2 ** -25, 'float16', 2 ** -23], [1e-40, 'float16', 0], [2 ** -14 * 1.5, 'float16', 2 ** -14 * 1.5], [0.1, 'float16', 0.0999755859375],
+      [1 + 2 ** -8, 'bfloat16', 1],
+      [1 + 3 * 2 ** -8, 'bfloat16', 1 + 2 ** -6],
+      [1 + 2 ** -8 + 2 ** -20, 'bfloat16', 1 + 2 ** -7],
+      [-(1 + 2 ** -8), 'bfloat16', -1],
+      [3.3895313892515355e38, 'bfloat16', 3.3895313892515355e38],
+      [2049, 'float16', 2048],
+      [2051, 'float16', 2052],
+      [2050, 'float16', 2050],
+      [65519, 'float16', 65504],
+      [65520, 'float16', Infinity],
+      [-7e4, 'float16', -Infinity],
+      [6e-8, 'float16', 2 ** -24],
+      [2 ** -25, 'float16', 0],
+      [3 * 2 ** -25, 'float16', 2 ** -23],
+      [1e-40, 'float16', 0],
+      [2 ** -14 * 1.5, 'float16', 2 ** -14 * 1.5],
+      [0.1, 'float16', 0.0999755859375],
     ];
     for (const [x, wire, want] of cases) expect(roundToWire(Math.fround(x), wire), `${x} to ${wire}`).to.equal(want);
     expect(Number.isNaN(roundToWire(NaN, 'bfloat16'))).to.equal(true);
@@ -49,7 +63,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r}`);
     });
-    it(`GPU memory (continuous via CUDA VMM, chunked via CUDA IPC, distributed via NCCL): ${n} rank(s), one GPU each`, function() {
+    it(`GPU memory (continuous via CUDA VMM, chunked via CUDA IPC, distributed via NCCL): ${n} rank(s), one GPU each`, function () {
       if (wm.deviceInfo().deviceCount < n) this.skip();
       const {status, out} = launch(n, 'check', {WM_TEST_LOCATION: 'device'});
       expect(status, out).to.equal(0);
@@ -63,7 +77,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK graph rank ${r} (host)`);
     });
-    it(`a graph stored once in WholeMemory over the GPUs, sampled whole by every rank: ${n} rank(s)`, function() {
+    it(`a graph stored once in WholeMemory over the GPUs, sampled whole by every rank: ${n} rank(s)`, function () {
       if (wm.deviceInfo().deviceCount < n) this.skip();
       const {status, out} = launch(n, 'graph', {WM_TEST_LOCATION: 'device'});
       expect(status, out).to.equal(0);
@@ -73,16 +87,21 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
 
   for (const n of [2, 4]) {
     // NCCL's network transport over loopback stands in for ranks on several hosts.
-    it(`GPU distributed memory over NCCL's network path (P2P and SHM off): ${n} ranks`, function() {
+    it(`GPU distributed memory over NCCL's network path (P2P and SHM off): ${n} ranks`, function () {
       if (wm.deviceInfo().deviceCount < n) this.skip();
-      const {status, out} = launch(n, 'check', {WM_TEST_LOCATION: 'device', WM_TEST_TYPES: 'distributed', NCCL_P2P_DISABLE: '1', NCCL_SHM_DISABLE: '1'});
+      const {status, out} = launch(n, 'check', {
+        WM_TEST_LOCATION: 'device',
+        WM_TEST_TYPES: 'distributed',
+        NCCL_P2P_DISABLE: '1',
+        NCCL_SHM_DISABLE: '1',
+      });
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r} (device: distributed)`);
     });
   }
 
   for (const n of [2, 4]) {
-    it(`one embedding table shared by ${n} ranks: writes and sparse steps seen by all`, function() {
+    it(`one embedding table shared by ${n} ranks: writes and sparse steps seen by all`, function () {
       if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < n) this.skip();
       const {status, out} = launch(n, 'embedding');
       expect(status, out).to.equal(0);
@@ -91,7 +110,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
   }
 
   for (const n of [1, 2, 4]) {
-    it(`all-reduce and data-parallel training match single-process results: ${n} rank(s)`, function() {
+    it(`all-reduce and data-parallel training match single-process results: ${n} rank(s)`, function () {
       if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < n) this.skip();
       const {status, out} = launch(n, 'allreduce');
       expect(status, out).to.equal(0);
@@ -100,7 +119,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
   }
 
   for (const n of [2, 4]) {
-    it(`GPU all-reduce: one-shot, two-shot, NCCL; float32/bfloat16/float16 wire; 1 element to 64 MiB; 1,000 calls back to back: ${n} GPUs`, function() {
+    it(`GPU all-reduce: one-shot, two-shot, NCCL; float32/bfloat16/float16 wire; 1 element to 64 MiB; 1,000 calls back to back: ${n} GPUs`, function () {
       if (wm.deviceInfo().deviceCount < n) this.skip();
       this.timeout(300_000);
       const {status, out} = launch(n, 'allreduce-gpu', {}, 280_000);
@@ -109,7 +128,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     });
   }
 
-  it('GPU all-reduce in rounds: 1 MiB buffers that may not grow, every path and wire type: 2 GPUs', function() {
+  it('GPU all-reduce in rounds: 1 MiB buffers that may not grow, every path and wire type: 2 GPUs', function () {
     if (wm.deviceInfo().deviceCount < 2) this.skip();
     this.timeout(300_000);
     const {status, out} = launch(2, 'allreduce-gpu', {WM_AR_BUFFER_BYTES: String(1 << 20), WM_AR_BUFFER_MAX: String(1 << 20)}, 280_000);
@@ -117,7 +136,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     for (let r = 0; r < 2; ++r) expect(out).to.include(`[${r}] OK allreduce-gpu rank ${r}`);
   });
 
-  it('CPU all-reduce: a rank killed between calls makes the others fail naming it, without waiting out the timeout', function() {
+  it('CPU all-reduce: a rank killed between calls makes the others fail naming it, without waiting out the timeout', function () {
     if (wm.deviceInfo().gpu) this.skip();
     const {status, out} = launch(3, 'allreduce-die');
     expect(status).to.not.equal(0);
@@ -129,7 +148,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(out).to.not.include('UNEXPECTED');
   });
 
-  it('CPU all-reduce: a rank that is alive but late is named once the timeout is up', function() {
+  it('CPU all-reduce: a rank that is alive but late is named once the timeout is up', function () {
     if (wm.deviceInfo().gpu) this.skip();
     const {out} = launch(2, 'allreduce-late');
     const m = out.match(/ERROR rank 0 after (\d+) ms: allReduce: rank 1 did not reach it within 800 ms/);
@@ -137,7 +156,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(Number(m![1])).to.be.at.least(800);
   });
 
-  it('GPU all-reduce: a rank killed between calls makes the other fail naming it within the timeout', function() {
+  it('GPU all-reduce: a rank killed between calls makes the other fail naming it within the timeout', function () {
     if (wm.deviceInfo().deviceCount < 2) this.skip();
     const {status, out} = launch(2, 'allreduce-die');
     expect(status).to.not.equal(0);
@@ -145,7 +164,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(out).to.not.include('UNEXPECTED');
   });
 
-  it('data parallel on 1, 2 and 4 ranks gives the single-process loss curve (same global batch, distributed table)', function() {
+  it('data parallel on 1, 2 and 4 ranks gives the single-process loss curve (same global batch, distributed table)', function () {
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 4) this.skip();
     this.timeout(120_000);
     const curves = [1, 2, 4].map((n) => {
@@ -154,45 +173,90 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       const line = out.split('\n').find((l) => l.includes('LOSSES '))!;
       return JSON.parse(line.slice(line.indexOf('LOSSES ') + 7)) as number[];
     });
-    expect(curves[0][14]).to.be.lessThan(curves[0][0]);  // it learns
+    expect(curves[0][14]).to.be.lessThan(curves[0][0]); // it learns
     for (const c of curves.slice(1)) c.forEach((l, i) => expect(l).to.be.closeTo(curves[0][i], 1e-4 * Math.max(1, curves[0][i])));
   });
 
-  it('the data-parallel example trains with its table in WholeMemory on 2 ranks', function() {
+  it('the data-parallel example trains with its table in WholeMemory on 2 ranks', function () {
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();
-    const r = spawnSync(process.execPath, [launcher, '-n', '2', path.join(root, 'dist', 'examples', 'data-parallel.js'), '--epochs', '3',
-                                           '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))], {encoding: 'utf8', timeout: 120_000});
+    const r = spawnSync(
+      process.execPath,
+      [
+        launcher,
+        '-n',
+        '2',
+        path.join(root, 'dist', 'examples', 'data-parallel.js'),
+        '--epochs',
+        '3',
+        '--out',
+        fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-')),
+      ],
+      {encoding: 'utf8', timeout: 120_000},
+    );
     expect(r.status, r.stdout + r.stderr).to.equal(0);
     expect(r.stdout).to.match(/\[0\] GraphSAGE, 2 rank\(s\), table in continuous WholeMemory: test accuracy \d+\.\d+ %/);
   });
 
-  it('the data-parallel example trains with a distributed table and compact subgraphs on 2 ranks', function() {
+  it('the data-parallel example trains with a distributed table and compact subgraphs on 2 ranks', function () {
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();
-    const r = spawnSync(process.execPath, [launcher, '-n', '2', path.join(root, 'dist', 'examples', 'data-parallel.js'), '--epochs', '3',
-                                           '--memory', 'distributed', '--sampler', 'subgraph',
-                                           '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))], {encoding: 'utf8', timeout: 120_000});
+    const r = spawnSync(
+      process.execPath,
+      [
+        launcher,
+        '-n',
+        '2',
+        path.join(root, 'dist', 'examples', 'data-parallel.js'),
+        '--epochs',
+        '3',
+        '--memory',
+        'distributed',
+        '--sampler',
+        'subgraph',
+        '--out',
+        fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-')),
+      ],
+      {encoding: 'utf8', timeout: 120_000},
+    );
     expect(r.status, r.stdout + r.stderr).to.equal(0);
     expect(r.stdout).to.match(/\[0\] GraphSAGE, 2 rank\(s\), table in distributed WholeMemory: test accuracy \d+\.\d+ %/);
   });
 
   // Epoch lines of the data-parallel example with --exact, without their timings, and the summary's accuracy.
   const exactEpochs = (ranks: number, epochs: number, extra: string[] = []) => {
-    const r = spawnSync(process.execPath, [launcher, '-n', String(ranks), path.join(root, 'dist', 'examples', 'data-parallel.js'), '--exact', '--epochs',
-                                           String(epochs), '--batch-size', '48', ...extra, '--out', fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-'))],
-                        {encoding: 'utf8', timeout: 120_000});
+    const r = spawnSync(
+      process.execPath,
+      [
+        launcher,
+        '-n',
+        String(ranks),
+        path.join(root, 'dist', 'examples', 'data-parallel.js'),
+        '--exact',
+        '--epochs',
+        String(epochs),
+        '--batch-size',
+        '48',
+        ...extra,
+        '--out',
+        fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-')),
+      ],
+      {encoding: 'utf8', timeout: 120_000},
+    );
     expect(r.status, r.stdout + r.stderr).to.equal(0);
-    return r.stdout.split('\n').filter((l) => /epoch +\d+\/\d+/.test(l)).map((l) => l.replace(/\|.*$/, '').trim())
-        .concat(r.stdout.match(/test accuracy [\d.]+ %/g) ?? []);
+    return r.stdout
+      .split('\n')
+      .filter((l) => /epoch +\d+\/\d+/.test(l))
+      .map((l) => l.replace(/\|.*$/, '').trim())
+      .concat(r.stdout.match(/test accuracy [\d.]+ %/g) ?? []);
   };
 
-  it('the data-parallel example with --exact logs the same epochs on 1 and 4 ranks', function() {
+  it('the data-parallel example with --exact logs the same epochs on 1 and 4 ranks', function () {
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 4) this.skip();
     const one = exactEpochs(1, 4);
     expect(one).to.have.length(5);
     expect(exactEpochs(4, 4)).to.deep.equal(one);
   });
 
-  it('the data-parallel example with --exact and --model gcn / gat logs the same epochs on 1 and 2 ranks', function() {
+  it('the data-parallel example with --exact and --model gcn / gat logs the same epochs on 1 and 2 ranks', function () {
     if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();
     for (const model of ['gcn', 'gat']) {
       const one = exactEpochs(1, 3, ['--model', model]);
@@ -211,7 +275,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(shmEntries()).to.deep.equal(before);
   });
 
-  it('GPU memory: a rank killed mid-collective leaves no device memory behind', function() {
+  it('GPU memory: a rank killed mid-collective leaves no device memory behind', function () {
     if (wm.deviceInfo().deviceCount < 2) this.skip();
     wm.synchronize();
     const before = wm.memoryInfo().deviceFreeBytes;
@@ -227,7 +291,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(before - after, 'device bytes still taken after the ranks ended').to.be.lessThan(64 * 2 ** 20);
   });
 
-  it('GPU distributed memory: a rank killed before a gather makes the others fail naming it', function() {
+  it('GPU distributed memory: a rank killed before a gather makes the others fail naming it', function () {
     if (wm.deviceInfo().deviceCount < 2) this.skip();
     const {status, out} = launch(2, 'die', {WM_TEST_TIMEOUT_MS: '5000', WM_TEST_LOCATION: 'device', WM_TEST_TYPE: 'distributed'});
     expect(status).to.not.equal(0);
@@ -265,10 +329,11 @@ describe('WholeMemory in one process', () => {
     if (!wm.deviceInfo().gpu) expect(() => wm.malloc({shape: [4], location: 'device'})).to.throw(/needs a GPU/);
   });
 
-  it('one tensor over every GPU of the machine (wm.malloc devices): each GPU holds a part, GPU 0 reads them all', function() {
+  it('one tensor over every GPU of the machine (wm.malloc devices): each GPU holds a part, GPU 0 reads them all', function () {
     const count = wm.deviceInfo().deviceCount;
     if (count < 2) this.skip();
-    const rows = 1000 * count + 37, dim = 33;
+    const rows = 1000 * count + 37,
+      dim = 33;
     for (const type of ['continuous', 'chunked'] as const) {
       const t = wm.malloc({shape: [rows, dim], type});
       expect(t.localRange).to.deep.equal({first: 0, count: rows});
@@ -279,12 +344,17 @@ describe('WholeMemory in one process', () => {
       idx[0] = rows - 1;
       const got = t.gather(idx).dataSync();
       idx.forEach((r, k) => {
-        for (let c = 0; c < dim; ++c) if (got[k * dim + c] !== data[r * dim + c]) throw new Error(`${type} row ${r} col ${c}: ${got[k * dim + c]} != ${data[r * dim + c]}`);
+        for (let c = 0; c < dim; ++c)
+          if (got[k * dim + c] !== data[r * dim + c])
+            throw new Error(`${type} row ${r} col ${c}: ${got[k * dim + c]} != ${data[r * dim + c]}`);
       });
       const back = t.localSlice().dataSync();
       expect(back.length).to.equal(data.length);
       expect(back.every((v, i) => v === data[i])).to.equal(true);
-      t.scatter([5, rows - 1], Float32Array.from({length: 2 * dim}, (_, i) => i));
+      t.scatter(
+        [5, rows - 1],
+        Float32Array.from({length: 2 * dim}, (_, i) => i),
+      );
       expect(Array.from(t.gather([rows - 1]).dataSync())).to.deep.equal(Array.from({length: dim}, (_, i) => dim + i));
       t.free();
     }

@@ -18,12 +18,12 @@ function roundBfloat16(x: number): number {
 function roundFloat16(x: number): number {
   if (Number.isNaN(x) || x === 0 || !Number.isFinite(x)) return x;
   const a = Math.abs(x);
-  if (a >= 65520) return Math.sign(x) * Infinity;  // past the largest half (65504) by half a step or more
+  if (a >= 65520) return Math.sign(x) * Infinity; // past the largest half (65504) by half a step or more
   let e = Math.max(-14, Math.floor(Math.log2(a)));
   if (e > -14 && 2 ** e > a) --e;
   if (2 ** (e + 1) <= a) ++e;
-  const step = 2 ** (e - 10);  // float16 has 10 fraction bits; below 2^-14 the step stays 2^-24
-  const q = a / step;  // exact in double
+  const step = 2 ** (e - 10); // float16 has 10 fraction bits; below 2^-14 the step stays 2^-24
+  const q = a / step; // exact in double
   const fl = Math.floor(q);
   const r = q - fl > 0.5 || (q - fl === 0.5 && fl % 2 === 1) ? fl + 1 : fl;
   return Math.sign(x) * r * step;

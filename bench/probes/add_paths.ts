@@ -12,9 +12,9 @@ async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const tiny = tf.randomUniform([16]);
   const mid = tf.randomUniform([144, 32]);
-  const midDevice = tf.add(mid, 0);  // computed on the device (no host copy)
+  const midDevice = tf.add(mid, 0); // computed on the device (no host copy)
   const view = tf.reshape(tf.randomNormal([3, 3, 16, 32]), [144, 32]);
-  const keptScalar = tf.add(tf.scalar(1), 0);  // a scalar already on the device
+  const keptScalar = tf.add(tf.scalar(1), 0); // a scalar already on the device
   const cases: [string, () => void][] = [
     ['tiny [16] + itself', () => tf.add(tiny, tiny).dispose()],
     ['[144,32] uploaded + itself', () => tf.add(mid, mid).dispose()],

@@ -16,12 +16,15 @@ async function main(): Promise<void> {
   const comm = wm.communicatorFromEnv();
   const b = tf.backend() as WholeMemoryBackend;
   const windowUs = (fn: () => void, reps: number) => callWindowsUs(fn, reps, 300);
-  const rows: string[] = ['| wire | bytes | tensor call µs (host) | addon call µs (host) | from C++ µs |', '| --- | --- | --- | --- | --- |'];
+  const rows: string[] = [
+    '| wire | bytes | tensor call µs (host) | addon call µs (host) | from C++ µs |',
+    '| --- | --- | --- | --- | --- |',
+  ];
   for (const bytes of [1 << 10, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20]) {
     for (const wire of ['bfloat16', 'float32'] as const) {
       const n = bytes / (wire === 'float32' ? 4 : 2);
       const x = tf.randomNormal([n]);
-      const reps = bytes <= (1 << 20) ? 400 : 100;
+      const reps = bytes <= 1 << 20 ? 400 : 100;
       const full = windowUs(() => comm.allReduce(x, {wire})[0].dispose(), reps);
       const out = b.makeDeviceOutput(x.shape, 'float32');
       const xp = b.devicePtr(x);
@@ -30,7 +33,9 @@ async function main(): Promise<void> {
       const cpp = median(Array.from({length: 5}, () => comm.nativeComm.allReduceLoop(xp, out.ptr, n, WIRE_CODES[wire], 1, reps)));
       b.disposeData(out.info.dataId);
       x.dispose();
-      rows.push(`| ${wire} | ${bytes} | ${full.us.toFixed(2)} (${full.hostUs.toFixed(2)}) | ${addon.us.toFixed(2)} (${addon.hostUs.toFixed(2)}) | ${cpp.toFixed(2)} |`);
+      rows.push(
+        `| ${wire} | ${bytes} | ${full.us.toFixed(2)} (${full.hostUs.toFixed(2)}) | ${addon.us.toFixed(2)} (${addon.hostUs.toFixed(2)}) | ${cpp.toFixed(2)} |`,
+      );
     }
   }
   console.log(`all-reduce layers on 1 rank, ${wm.deviceInfo().name}, ${comm.lastAllReducePath}`);

@@ -24,15 +24,31 @@ async function main(): Promise<void> {
   const time = (fn: () => void) => callWindowsUs(fn, 50, 20);
   const rows: [string, {us: number; hostUs: number}][] = [
     ['tf.conv2d whole', time(() => tf.conv2d(x as tf.Tensor4D, w as tf.Tensor4D, 1, 'same').dispose())],
-    ['pad (fill + copy)', time(() => {
-      const q = padForWindows(b, x, geometryOf(info), 0);
-      b.disposeIntermediateTensorInfo(q.t);
-    })],
+    [
+      'pad (fill + copy)',
+      time(() => {
+        const q = padForWindows(b, x, geometryOf(info), 0);
+        b.disposeIntermediateTensorInfo(q.t);
+      }),
+    ],
     ['window copy [16384, 144]', time(() => b.disposeIntermediateTensorInfo(windows(runner, p.t, p.g, 0, 16)))],
     ['matMul [16384,144]x[144,32]', time(() => tf.matMul(a, f).dispose())],
-    ['window copy, into a kept buffer (no allocation)', time(() =>
-        runner.stridedCopy(4, runner.input(p.t), 0, [p.g.inH * p.g.inW * 16, 32 * p.g.inW * 16 / 32, 16, p.g.inW * 16, 16, 1],
-                           [16, 32, 32, 3, 3, 16], runner.input(cols), 0, [32 * 32 * 144, 32 * 144, 144, 48, 16, 1], [16, 32, 32, 3, 3, 16]))],
+    [
+      'window copy, into a kept buffer (no allocation)',
+      time(() =>
+        runner.stridedCopy(
+          4,
+          runner.input(p.t),
+          0,
+          [p.g.inH * p.g.inW * 16, (32 * p.g.inW * 16) / 32, 16, p.g.inW * 16, 16, 1],
+          [16, 32, 32, 3, 3, 16],
+          runner.input(cols),
+          0,
+          [32 * 32 * 144, 32 * 144, 144, 48, 16, 1],
+          [16, 32, 32, 3, 3, 16],
+        ),
+      ),
+    ],
     ['tiny add (launch cost)', time(() => tf.add(f, f).dispose())],
   ];
   console.log(`| part (${wm.deviceInfo().gpu ? wm.deviceInfo().name : 'CPU'}) | µs per call | host µs per call |\n| --- | --- | --- |`);

@@ -21,18 +21,25 @@ function child(): void {
 }
 
 function runTogether(cpus: (string | undefined)[]): Promise<number[]> {
-  return Promise.all(cpus.map((cpu) => new Promise<number>((resolve, reject) => {
-    const p = spawn(process.execPath, [__filename], {env: {...process.env, PROBE_CHILD: '1', PROBE_CPU: cpu ?? ''}});
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`probe exited with ${code}`))));
-  })));
+  return Promise.all(
+    cpus.map(
+      (cpu) =>
+        new Promise<number>((resolve, reject) => {
+          const p = spawn(process.execPath, [__filename], {env: {...process.env, PROBE_CHILD: '1', PROBE_CPU: cpu ?? ''}});
+          let out = '';
+          p.stdout.on('data', (d) => (out += d));
+          p.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`probe exited with ${code}`))));
+        }),
+    ),
+  );
 }
 
 async function main(): Promise<void> {
   const pairs = process.argv.slice(2).length ? process.argv.slice(2) : ['0,16', '0,1', '0,8', '0,31'];
   const configs: [string, (string | undefined)[]][] = [
-    ['alone', [undefined]], ['two, unpinned', [undefined, undefined]], ['four, unpinned', [undefined, undefined, undefined, undefined]],
+    ['alone', [undefined]],
+    ['two, unpinned', [undefined, undefined]],
+    ['four, unpinned', [undefined, undefined, undefined, undefined]],
     ...pairs.map((p): [string, string[]] => [`pinned to CPUs ${p}`, p.split(',')]),
   ];
   const rows: string[] = [];
@@ -45,7 +52,8 @@ async function main(): Promise<void> {
 }
 
 if (process.env.PROBE_CHILD) child();
-else main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+else
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });

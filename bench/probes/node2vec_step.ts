@@ -17,12 +17,17 @@ async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const scale = Number(process.argv[2] ?? 18);
   const g = CsrGraph.fromEdges(wm.graph.rmat({scale, edgeFactor: 16, seed: 4}), {symmetric: true});
-  const n = g.numVertices, dim = 128;
+  const n = g.numVertices,
+    dim = 128;
   const dev = new DeviceCsr(g);
   const table = (seed: number) => new Embedding({rows: n, dim, optimizer: adam({lr: 0.01}), init: {type: 'normal', scale: 0.1, seed}});
-  const center = table(1), context = table(2);
+  const center = table(1),
+    context = table(2);
   const opt = tf.train.sgd(0);
-  const starts = tf.tensor1d(Int32Array.from({length: 1024}, (_, i) => (i * 97) % n), 'int32');
+  const starts = tf.tensor1d(
+    Int32Array.from({length: 1024}, (_, i) => (i * 97) % n),
+    'int32',
+  );
   let seed = 0;
   const walks = dev.randomWalks(starts, 20, {seed: 1});
   const {center: c, context: x} = wm.graph.walkPairs(walks, 5);
@@ -41,14 +46,29 @@ async function main(): Promise<void> {
   };
   const parts: [string, () => void][] = [
     ['walks 1024 x 20', () => dev.randomWalks(starts, 20, {seed: ++seed}).dispose()],
-    ['walkPairs (window 5)', () => { const p = wm.graph.walkPairs(walks, 5); tf.dispose([p.center, p.context]); }],
+    [
+      'walkPairs (window 5)',
+      () => {
+        const p = wm.graph.walkPairs(walks, 5);
+        tf.dispose([p.center, p.context]);
+      },
+    ],
     ['randomVertices', () => wm.graph.randomVertices(c.size, n, {seed: ++seed}).dispose()],
-    ['forward only', () => tf.tidy(() => { lossOf(); })],
-    ['forward + backward + both table steps', () => {
-      tf.dispose(opt.minimize(lossOf, true, [center.anchor, context.anchor])!);
-      center.step();
-      context.step();
-    }],
+    [
+      'forward only',
+      () =>
+        tf.tidy(() => {
+          lossOf();
+        }),
+    ],
+    [
+      'forward + backward + both table steps',
+      () => {
+        tf.dispose(opt.minimize(lossOf, true, [center.anchor, context.anchor])!);
+        center.step();
+        context.step();
+      },
+    ],
     ['whole step', step],
   ];
   console.log(`R-MAT scale ${scale}: ${n} vertices; ${c.size} pairs a step, width ${dim}`);
@@ -57,7 +77,10 @@ async function main(): Promise<void> {
   const byKernel = new Map<string, number>();
   for (const k of prof.kernels) byKernel.set(k.name, (byKernel.get(k.name) ?? 0) + Number(k.kernelTimeMs));
   console.log(`one step: ${prof.kernels.length} kernels`);
-  [...byKernel].sort((a, b) => b[1] - a[1]).slice(0, 12).forEach(([k, ms]) => console.log(`  ${k.padEnd(28)} ${ms.toFixed(3)} ms`));
+  [...byKernel]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .forEach(([k, ms]) => console.log(`  ${k.padEnd(28)} ${ms.toFixed(3)} ms`));
 }
 
 main().catch((e) => {

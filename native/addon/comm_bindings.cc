@@ -26,17 +26,18 @@ using wmnapi::guarded;
 class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
-    return DefineClass(env, "NativeCommunicator", {
-        InstanceMethod("allgather", &CommunicatorWrap::Allgather),
-        InstanceMethod("barrier", &CommunicatorWrap::Barrier),
-        InstanceMethod("setTimeout", &CommunicatorWrap::SetTimeout),
-        InstanceMethod("destroy", &CommunicatorWrap::Destroy),
-        InstanceMethod("allReduceDevice", &CommunicatorWrap::AllReduceDevice),
-        InstanceMethod("allReduceLoop", &CommunicatorWrap::AllReduceLoop),
-        InstanceAccessor("rank", &CommunicatorWrap::Rank, nullptr),
-        InstanceAccessor("size", &CommunicatorWrap::Size, nullptr),
-        InstanceAccessor("sameHost", &CommunicatorWrap::SameHost, nullptr),
-    });
+    return DefineClass(env, "NativeCommunicator",
+                       {
+                           InstanceMethod("allgather", &CommunicatorWrap::Allgather),
+                           InstanceMethod("barrier", &CommunicatorWrap::Barrier),
+                           InstanceMethod("setTimeout", &CommunicatorWrap::SetTimeout),
+                           InstanceMethod("destroy", &CommunicatorWrap::Destroy),
+                           InstanceMethod("allReduceDevice", &CommunicatorWrap::AllReduceDevice),
+                           InstanceMethod("allReduceLoop", &CommunicatorWrap::AllReduceLoop),
+                           InstanceAccessor("rank", &CommunicatorWrap::Rank, nullptr),
+                           InstanceAccessor("size", &CommunicatorWrap::Size, nullptr),
+                           InstanceAccessor("sameHost", &CommunicatorWrap::SameHost, nullptr),
+                       });
   }
 
   // new NativeCommunicator(uniqueId, rank, size, timeoutMs)
@@ -44,8 +45,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     guarded(info.Env(), [&] {
       if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "uniqueId must be a string");
       comm_ = std::make_shared<wm::Bootstrap>(info[0].As<Napi::String>(), info[1].As<Napi::Number>().Int32Value(),
-                                              info[2].As<Napi::Number>().Int32Value(),
-                                              info[3].As<Napi::Number>().Int64Value());
+                                              info[2].As<Napi::Number>().Int32Value(), info[3].As<Napi::Number>().Int64Value());
       return 0;
     });
   }
@@ -118,7 +118,9 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         n.wait("allReduce (NCCL)");
         return Napi::String::New(info.Env(), "nccl");
       }
-      if (!peers) throw Napi::Error::New(info.Env(), "allReduce: the GPUs of this group lack peer access to each other and NCCL is not available (" + wm::ncclStatus() + ")");
+      if (!peers)
+        throw Napi::Error::New(info.Env(), "allReduce: the GPUs of this group lack peer access to each other and NCCL is not available (" +
+                                               wm::ncclStatus() + ")");
       auto a = static_cast<wm::AllReduceAlgo>(algo == 3 ? 0 : algo);
       bool two = peer(boot).run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a, params, lr);
       return Napi::String::New(info.Env(), two ? "two-shot" : "one-shot");
@@ -139,7 +141,9 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
       const int64_t calls = info[5].As<Napi::Number>().Int64Value();
       if (wireCode < 0 || wireCode > 2)
         throw Napi::RangeError::New(info.Env(), "allReduceLoop: wire must be 0 (float32), 1 (float16) or 2 (bfloat16)");
-      if (algo < 1 || algo > 3) throw Napi::RangeError::New(info.Env(), "allReduceLoop: algo must be 1 (one-shot), 2 (two-shot) or 3 (NCCL), got " + std::to_string(algo));
+      if (algo < 1 || algo > 3)
+        throw Napi::RangeError::New(info.Env(),
+                                    "allReduceLoop: algo must be 1 (one-shot), 2 (two-shot) or 3 (NCCL), got " + std::to_string(algo));
       if (calls < 1) throw Napi::RangeError::New(info.Env(), "allReduceLoop: calls must be >= 1, got " + std::to_string(calls));
       const auto wire = static_cast<wm::WireType>(wireCode);
       if (algo != 3) {
@@ -241,7 +245,9 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
     return *mem_;
   }
   static uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
-  static wm::MemoryType typeArg(const Napi::CallbackInfo& info) { return static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value()); }
+  static wm::MemoryType typeArg(const Napi::CallbackInfo& info) {
+    return static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value());
+  }
   static int64_t intArg(const Napi::CallbackInfo& info, int i) { return info[i].As<Napi::Number>().Int64Value(); }
   static uint64_t addr(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
   // (indices (device int32), n, out/values (device), errorFlag) through the embedding kernels
@@ -275,9 +281,15 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
       return info.Env().Undefined();
     });
   }
-  Napi::Value RowsPerRank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank())); }
-  Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow())); }
-  Napi::Value LocalRowCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount())); }
+  Napi::Value RowsPerRank(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).rowsPerRank()));
+  }
+  Napi::Value LocalFirstRow(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localFirstRow()));
+  }
+  Napi::Value LocalRowCount(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).localRowCount()));
+  }
 
   Napi::ObjectReference communicatorRef_;  // the communicator outlives its tensors
   std::unique_ptr<Memory> mem_;
@@ -291,16 +303,17 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
     return std::make_unique<wm::HostWholeMemory>(comm, typeArg(info), intArg(info, 2), intArg(info, 3), intArg(info, 4));
   }
   static Napi::Function Define(Napi::Env env) {
-    return defineWith(env, "NativeHostMemory", {
-        InstanceMethod("gather", &HostMemoryWrap::Gather),
-        InstanceMethod("scatter", &HostMemoryWrap::Scatter),
-        InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
-        InstanceMethod("writeLocalAt", &HostMemoryWrap::WriteLocalAt),
-        InstanceMethod("flagBarrier", &HostMemoryWrap::FlagBarrier),
-        InstanceMethod("deviceGather", &HostMemoryWrap::DeviceGather),
-        InstanceMethod("deviceScatter", &HostMemoryWrap::DeviceScatter),
-        InstanceAccessor("deviceAddress", &HostMemoryWrap::DeviceAddress, nullptr),
-    });
+    return defineWith(env, "NativeHostMemory",
+                      {
+                          InstanceMethod("gather", &HostMemoryWrap::Gather),
+                          InstanceMethod("scatter", &HostMemoryWrap::Scatter),
+                          InstanceMethod("sumSlices", &HostMemoryWrap::SumSlices),
+                          InstanceMethod("writeLocalAt", &HostMemoryWrap::WriteLocalAt),
+                          InstanceMethod("flagBarrier", &HostMemoryWrap::FlagBarrier),
+                          InstanceMethod("deviceGather", &HostMemoryWrap::DeviceGather),
+                          InstanceMethod("deviceScatter", &HostMemoryWrap::DeviceScatter),
+                          InstanceAccessor("deviceAddress", &HostMemoryWrap::DeviceAddress, nullptr),
+                      });
   }
 
  private:
@@ -353,9 +366,11 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       const int64_t at = info[1].As<Napi::Number>().Int64Value();
       const int wire = info.Length() > 2 && !info[2].IsUndefined() ? info[2].As<Napi::Number>().Int32Value() : 0;
       if (in.TypedArrayType() != napi_float32_array) throw Napi::TypeError::New(info.Env(), "writeLocalAt: values must be a Float32Array");
-      if (at < 0 || at % 4 != 0) throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be a non-negative multiple of 4, got " + std::to_string(at));
+      if (at < 0 || at % 4 != 0)
+        throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be a non-negative multiple of 4, got " + std::to_string(at));
       uint8_t* dst = mem(info.Env()).localAt(static_cast<size_t>(at), in.ByteLength());
-      wm::host::roundToWire(reinterpret_cast<const float*>(bytes(in)), reinterpret_cast<float*>(dst), static_cast<int64_t>(in.ElementLength()), wire);
+      wm::host::roundToWire(reinterpret_cast<const float*>(bytes(in)), reinterpret_cast<float*>(dst),
+                            static_cast<int64_t>(in.ElementLength()), wire);
       return info.Env().Undefined();
     });
   }
@@ -366,10 +381,11 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       auto& m = mem(info.Env());
       if (!m.continuousBase()) throw Napi::Error::New(info.Env(), "flagBarrier: needs continuous memory");
       auto pids = info[2].As<Napi::Int32Array>();
-      if (static_cast<int>(pids.ElementLength()) != m.ranks()) throw Napi::RangeError::New(info.Env(), "flagBarrier: one process id per rank");
+      if (static_cast<int>(pids.ElementLength()) != m.ranks())
+        throw Napi::RangeError::New(info.Env(), "flagBarrier: one process id per rank");
       wm::flagBarrier(m.continuousBase(), m.ranks(), m.rowsPerRank() * m.rowBytes(), m.rank(),
-                      static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()), info[1].As<Napi::Number>().Int64Value(),
-                      pids.Data(), info[3].As<Napi::String>().Utf8Value());
+                      static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()), info[1].As<Napi::Number>().Int64Value(), pids.Data(),
+                      info[3].As<Napi::String>().Utf8Value());
       return info.Env().Undefined();
     });
   }
@@ -379,7 +395,8 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
       auto& m = mem(info.Env());
       auto out = info[1].As<Napi::Float32Array>();
       if (!m.continuousBase()) throw Napi::Error::New(info.Env(), "sumSlices: needs continuous memory");
-      if (static_cast<int64_t>(out.ElementLength()) * 4 > m.rowsPerRank() * m.rowBytes()) throw Napi::RangeError::New(info.Env(), "sumSlices: out is longer than a slice");
+      if (static_cast<int64_t>(out.ElementLength()) * 4 > m.rowsPerRank() * m.rowBytes())
+        throw Napi::RangeError::New(info.Env(), "sumSlices: out is longer than a slice");
       wm::host::sumSlices(reinterpret_cast<const float*>(m.continuousBase()), m.ranks(), m.rowsPerRank() * m.rowBytes() / 4,
                           out.ElementLength(), static_cast<float>(info[0].As<Napi::Number>().DoubleValue()), out.Data());
       return info.Env().Undefined();
@@ -415,11 +432,12 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
     return std::make_unique<wm::DeviceWholeMemory>(comm, typeArg(info), intArg(info, 2), intArg(info, 3), intArg(info, 4), devices);
   }
   static Napi::Function Define(Napi::Env env) {
-    return defineWith(env, "NativeDeviceMemory", {
-        InstanceMethod("gather", &DeviceMemoryWrap::Gather),
-        InstanceMethod("scatter", &DeviceMemoryWrap::Scatter),
-        InstanceAccessor("address", &DeviceMemoryWrap::Address, nullptr),
-    });
+    return defineWith(env, "NativeDeviceMemory",
+                      {
+                          InstanceMethod("gather", &DeviceMemoryWrap::Gather),
+                          InstanceMethod("scatter", &DeviceMemoryWrap::Scatter),
+                          InstanceAccessor("address", &DeviceMemoryWrap::Address, nullptr),
+                      });
   }
 
  private:
@@ -428,7 +446,8 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& m = mem(info.Env());
       if (m.type() == wm::MemoryType::Distributed) {
-        wm::distributedGather(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]), info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "gather");
+        wm::distributedGather(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]),
+                              info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "gather");
         return info.Env().Undefined();
       }
       gatherRows(m.table(), info);
@@ -440,7 +459,8 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& m = mem(info.Env());
       if (m.type() == wm::MemoryType::Distributed) {
-        wm::distributedScatter(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]), info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "scatter");
+        wm::distributedScatter(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]),
+                               info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "scatter");
         return info.Env().Undefined();
       }
       writeRows(m.table(), info);
@@ -448,7 +468,9 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
     });
   }
   // The one device address of continuous memory (0 for chunked) and of this rank's slice.
-  Napi::Value Address(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).table().ptr)); }
+  Napi::Value Address(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).table().ptr));
+  }
 };
 
 wm::DeviceWholeMemory* unwrapDeviceMemory(const Napi::Value& v) {
@@ -490,9 +512,13 @@ wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v) {
 
 void InitComm(Napi::Env env, Napi::Object exports) {
   exports.Set("bootstrapUniqueId", Napi::Function::New(env, UniqueId, "bootstrapUniqueId"));
-  exports.Set("ncclStatus", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
-    return Napi::String::New(info.Env(), wm::ncclAvailable() ? wm::ncclStatus() : "unavailable: " + wm::ncclStatus());
-  }, "ncclStatus"));
+  exports.Set("ncclStatus", Napi::Function::New(
+                                env,
+                                [](const Napi::CallbackInfo& info) -> Napi::Value {
+                                  return Napi::String::New(info.Env(),
+                                                           wm::ncclAvailable() ? wm::ncclStatus() : "unavailable: " + wm::ncclStatus());
+                                },
+                                "ncclStatus"));
   Napi::Function comm = CommunicatorWrap::Define(env);
   communicatorCtor = new Napi::FunctionReference(Napi::Persistent(comm));
   exports.Set("NativeCommunicator", comm);

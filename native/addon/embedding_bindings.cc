@@ -11,7 +11,7 @@
 
 #include "wm/device_whole_memory.h"
 
-wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);      // comm_bindings.cc
+wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
 wm::DeviceWholeMemory* unwrapDeviceMemory(const Napi::Value& v);
 wm::NcclComm& ncclOfCommunicator(const Napi::Value& v);  // comm_bindings.cc  // comm_bindings.cc, null if not one
 
@@ -55,8 +55,10 @@ wm::TableRef tableArg(const Napi::Value& v) {
     }
     wm::HostWholeMemory* m = unwrapHostMemory(o.Get("memory"));
     if (m->type() == wm::MemoryType::Distributed) throw Napi::Error::New(v.Env(), "distributed tables are gathered collectively, not here");
-    if (m->continuousBase()) t.ptr = reinterpret_cast<uint64_t>(m->continuousBase());
-    else t.chunked = &m->chunkedHandle();
+    if (m->continuousBase())
+      t.ptr = reinterpret_cast<uint64_t>(m->continuousBase());
+    else
+      t.chunked = &m->chunkedHandle();
   } else if (o.Has("array") && o.Get("array").IsTypedArray()) {
     t.ptr = reinterpret_cast<uint64_t>(bytes(o.Get("array").As<Napi::TypedArray>()));
   } else {
@@ -153,12 +155,12 @@ Napi::Value Apply(const Napi::CallbackInfo& info) {
     const int64_t n = info[5].As<Napi::Number>().Int64Value();
     const auto opt = static_cast<wm::SparseOptimizer>(info[7].As<Napi::Number>().Int32Value());
     if (onHost(info, 3)) {
-      const int64_t skipped = wm::host::embeddingApply(t, hostState(info, info[1]), hostState(info, info[2]), hostIndices(info, 3, type, n), type,
-                                                       n, hostFloats(info, 6, "grads", n * t.dim), opt, paramsArg(info[8]));
+      const int64_t skipped = wm::host::embeddingApply(t, hostState(info, info[1]), hostState(info, info[2]), hostIndices(info, 3, type, n),
+                                                       type, n, hostFloats(info, 6, "grads", n * t.dim), opt, paramsArg(info[8]));
       return Napi::Number::New(info.Env(), static_cast<double>(skipped));
     }
-    wm::embeddingApply(t, ptrArg(info[1], "state0"), ptrArg(info[2], "state1"), ptrArg(info[3], "indices"), type, n, ptrArg(info[6], "grads"),
-                       opt, paramsArg(info[8]), ptrArg(info[9], "errorFlag"), ptrArg(info[10], "skipped"));
+    wm::embeddingApply(t, ptrArg(info[1], "state0"), ptrArg(info[2], "state1"), ptrArg(info[3], "indices"), type, n,
+                       ptrArg(info[6], "grads"), opt, paramsArg(info[8]), ptrArg(info[9], "errorFlag"), ptrArg(info[10], "skipped"));
     return info.Env().Undefined();
   });
 }
@@ -171,8 +173,10 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
     uint64_t seed = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
     int kind = info[4].As<Napi::Number>().Int32Value();
     float scale = static_cast<float>(info[5].As<Napi::Number>().DoubleValue());
-    if (info[6].ToBoolean().Value()) wm::embeddingInit(t, first, count, seed, kind, scale);
-    else wm::host::embeddingInit(t, first, count, seed, kind, scale);
+    if (info[6].ToBoolean().Value())
+      wm::embeddingInit(t, first, count, seed, kind, scale);
+    else
+      wm::host::embeddingInit(t, first, count, seed, kind, scale);
     return info.Env().Undefined();
   });
 }

@@ -56,7 +56,8 @@ Napi::Value SampleWithReplacement(const Napi::CallbackInfo& info) {
     if (a[3].IsTypedArray()) {
       const HostCsr g(a, numVertices);
       return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithReplacement(
-          g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "seeds", n), n, fanout, seed, a.ints(7, "out", n * fanout), byVertex)));
+                                               g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "seeds", n), n, fanout,
+                                               seed, a.ints(7, "out", n * fanout), byVertex)));
     }
     wm::sampleWithReplacement(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "seeds"), n, fanout, seed,
                               a.address(7, "out"), a.address(8, "errorFlag"), byVertex);
@@ -78,7 +79,8 @@ Napi::Value SampleWithoutReplacement(const Napi::CallbackInfo& info) {
       int32_t* offsets = a.ints(7, "offsets", n + 1);
       int32_t* out = a.present(8) ? a.ints(8, "out", 0) : nullptr;
       return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithoutReplacement(
-          g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "seeds", n), n, fanout, seed, offsets, out, byVertex)));
+                                               g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "seeds", n), n, fanout,
+                                               seed, offsets, out, byVertex)));
     }
     wm::sampleWithoutReplacement(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "seeds"), n, fanout, seed,
                                  a.address(7, "offsets"), a.address(8, "out"), a.address(9, "errorFlag"), byVertex);
@@ -108,11 +110,11 @@ Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
     if (a[3].IsTypedArray()) {
       const HostCsr g(a, numVertices);
       return Napi::Number::New(info.Env(), static_cast<double>(wm::host::randomWalks(
-          g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "starts", n), n, static_cast<int>(length), seed, bias,
-          a.ints(8, "out", n * length))));
+                                               g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "starts", n), n,
+                                               static_cast<int>(length), seed, bias, a.ints(8, "out", n * length))));
     }
-    wm::randomWalks(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "starts"), n, static_cast<int>(length), seed, bias,
-                    a.address(8, "out"), a.address(9, "errorFlag"));
+    wm::randomWalks(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "starts"), n, static_cast<int>(length), seed,
+                    bias, a.address(8, "out"), a.address(9, "errorFlag"));
     return info.Env().Undefined();
   });
 }
@@ -122,7 +124,8 @@ Napi::Value BuildCsr(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "buildCsr");
     const int64_t m = a.length(1, "src");
-    wm::host::CsrArrays c = wm::host::buildCsr(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m, a.flag(3, "symmetric"));
+    wm::host::CsrArrays c =
+        wm::host::buildCsr(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m, a.flag(3, "symmetric"));
     auto rowPtr = Napi::Int32Array::New(info.Env(), c.rowPtr.size());
     for (size_t i = 0; i < c.rowPtr.size(); ++i) rowPtr[i] = static_cast<int32_t>(c.rowPtr[i]);
     auto colIdx = Napi::Int32Array::New(info.Env(), c.colIdx.size());

@@ -14,9 +14,7 @@
 
 namespace wmnapi {
 
-inline uint8_t* typedBytes(const Napi::TypedArray& t) {
-  return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset();
-}
+inline uint8_t* typedBytes(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
 
 // Runs f; a wm::Error (or any std::exception) becomes a JavaScript Error.
 template <typename F>
@@ -43,11 +41,16 @@ class Args : public wm::OpArgs {
     if (i >= info_.Length()) return Kind::Missing;
     const Napi::Value v = info_[i];
     switch (v.Type()) {
-      case napi_undefined: return Kind::Missing;
-      case napi_null: return Kind::Null;
-      case napi_number: return Kind::Number;
-      case napi_boolean: return Kind::Boolean;
-      default: break;
+      case napi_undefined:
+        return Kind::Missing;
+      case napi_null:
+        return Kind::Null;
+      case napi_number:
+        return Kind::Number;
+      case napi_boolean:
+        return Kind::Boolean;
+      default:
+        break;
     }
     if (v.IsTypedArray()) return Kind::Typed;
     if (v.IsArray()) return Kind::Array;
@@ -71,13 +74,24 @@ class Args : public wm::OpArgs {
     auto t = info_[i].As<Napi::TypedArray>();
     Element e = Element::Other;
     switch (t.TypedArrayType()) {
-      case napi_int8_array: e = Element::Int8; break;
+      case napi_int8_array:
+        e = Element::Int8;
+        break;
       case napi_uint8_array:
-      case napi_uint8_clamped_array: e = Element::Uint8; break;
-      case napi_int32_array: e = Element::Int32; break;
-      case napi_float32_array: e = Element::Float32; break;
-      case napi_float64_array: e = Element::Float64; break;
-      default: break;
+      case napi_uint8_clamped_array:
+        e = Element::Uint8;
+        break;
+      case napi_int32_array:
+        e = Element::Int32;
+        break;
+      case napi_float32_array:
+        e = Element::Float32;
+        break;
+      case napi_float64_array:
+        e = Element::Float64;
+        break;
+      default:
+        break;
     }
     return Typed{typedBytes(t), static_cast<int64_t>(t.ElementLength()), e};
   }

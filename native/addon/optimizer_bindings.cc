@@ -18,7 +18,8 @@ constexpr uint32_t kBuffers = 7;
 wm::AdamScalars scalarsFrom(const Napi::CallbackInfo& info, int first) {
   float v[8];
   for (int k = 0; k < 8; ++k) {
-    if (!info[first + k].IsNumber()) throw Napi::TypeError::New(info.Env(), "denseAdam: scalar argument " + std::to_string(k) + " must be a number");
+    if (!info[first + k].IsNumber())
+      throw Napi::TypeError::New(info.Env(), "denseAdam: scalar argument " + std::to_string(k) + " must be a number");
     v[k] = static_cast<float>(info[first + k].As<Napi::Number>().DoubleValue());
   }
   return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
@@ -48,28 +49,34 @@ Napi::Value DenseAdam(const Napi::CallbackInfo& info) {
       for (uint32_t k = 0; k < kBuffers; ++k) {
         Napi::Value v = list.Get(t * kBuffers + k);
         if (!host) {
-          if (!v.IsNumber()) throw Napi::TypeError::New(info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) + " must be a device address like the first");
+          if (!v.IsNumber())
+            throw Napi::TypeError::New(info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) +
+                                                       " must be a device address like the first");
           p[k] = static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue());
           continue;
         }
         if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-          throw Napi::TypeError::New(info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) + " must be a Float32Array like the first");
+          throw Napi::TypeError::New(info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) +
+                                                     " must be a Float32Array like the first");
         auto a = v.As<Napi::Float32Array>();
         if (static_cast<int64_t>(a.ElementLength()) < n)
-          throw Napi::RangeError::New(info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) + " holds fewer than its size");
+          throw Napi::RangeError::New(
+              info.Env(), "denseAdam: tensor " + std::to_string(t) + " buffer " + std::to_string(k) + " holds fewer than its size");
         h[k] = a.Data();
       }
-      if (host) onHost[t] = {h[0], h[1], h[2], h[3], h[4], h[5], h[6], n};
-      else device[t] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], n};
+      if (host)
+        onHost[t] = {h[0], h[1], h[2], h[3], h[4], h[5], h[6], n};
+      else
+        device[t] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], n};
     }
-    if (host) wm::host::denseAdam(onHost, scalarsFrom(info, 2));
-    else wm::denseAdam(device, scalarsFrom(info, 2));
+    if (host)
+      wm::host::denseAdam(onHost, scalarsFrom(info, 2));
+    else
+      wm::denseAdam(device, scalarsFrom(info, 2));
     return info.Env().Undefined();
   });
 }
 
 }  // namespace
 
-void InitOptimizers(Napi::Env env, Napi::Object exports) {
-  exports.Set("denseAdam", Napi::Function::New(env, DenseAdam, "denseAdam"));
-}
+void InitOptimizers(Napi::Env env, Napi::Object exports) { exports.Set("denseAdam", Napi::Function::New(env, DenseAdam, "denseAdam")); }

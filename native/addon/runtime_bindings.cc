@@ -105,8 +105,7 @@ WM_FN(Download) {
 WM_FN(CopyDeviceToDevice) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "copyDeviceToDevice");
-    wm::copyDeviceToDevice(a.address(0, "dst"), a.address(1, "src"),
-                           static_cast<size_t>(a.integer(2, "bytes")));
+    wm::copyDeviceToDevice(a.address(0, "dst"), a.address(1, "src"), static_cast<size_t>(a.integer(2, "bytes")));
     return info.Env().Undefined();
   });
 }
@@ -116,8 +115,11 @@ WM_FN(CopyDeviceToDevice) {
 class ReadWorker : public Napi::AsyncWorker {
  public:
   ReadWorker(Napi::Env env, wm::PendingRead* p, Napi::TypedArray out)
-      : Napi::AsyncWorker(env), pending_(p), deferred_(Napi::Promise::Deferred::New(env)),
-        out_(Napi::Persistent(out)), dst_(wmnapi::typedBytes(out)) {}
+      : Napi::AsyncWorker(env),
+        pending_(p),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        out_(Napi::Persistent(out)),
+        dst_(wmnapi::typedBytes(out)) {}
   ~ReadWorker() override {
     if (pending_) wm::cancelRead(pending_);
   }
@@ -227,8 +229,8 @@ WM_FN(ManagedSizeClass) {
 WM_FN(ManagedAdvise) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "managedAdvise");
-    wm::managedAdvise(a.address(0, "ptr"), static_cast<size_t>(a.integer(1, "bytes")),
-                      static_cast<int>(a.integer(2, "preferredLocation")), static_cast<int>(a.integer(3, "accessedBy")));
+    wm::managedAdvise(a.address(0, "ptr"), static_cast<size_t>(a.integer(1, "bytes")), static_cast<int>(a.integer(2, "preferredLocation")),
+                      static_cast<int>(a.integer(3, "accessedBy")));
     return info.Env().Undefined();
   });
 }
@@ -253,7 +255,6 @@ WM_FN(PinnedHostFree) {
   });
 }
 
-
 }  // namespace
 
 void InitRuntime(Napi::Env env, Napi::Object exports) {
@@ -262,13 +263,31 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
     Napi::Value (*fn)(const Napi::CallbackInfo&);
   };
   const Entry entries[] = {
-      {"info", Info}, {"deviceDetails", DeviceDetails}, {"selectDevice", SelectDevice}, {"alloc", Alloc}, {"free", Free},
-      {"useSideStream", UseSideStream}, {"mainWaitsForSide", MainWaitsForSide}, {"sideWaitsForMain", SideWaitsForMain},
-      {"upload", Upload}, {"download", Download}, {"copyDeviceToDevice", CopyDeviceToDevice}, {"readAsync", ReadAsync},
-      {"synchronize", Synchronize}, {"emptyCache", EmptyCache}, {"memoryInfo", MemoryInfo}, {"hostThreads", HostThreads},
-      {"managedAlloc", ManagedAlloc}, {"managedFree", ManagedFree}, {"managedEmptyCache", ManagedEmptyCache},
-      {"managedInfo", ManagedInfo}, {"managedSizeClass", ManagedSizeClass}, {"managedAdvise", ManagedAdvise},
-      {"managedPrefetch", ManagedPrefetch}, {"pinnedHostAlloc", PinnedHostAlloc}, {"pinnedHostFree", PinnedHostFree},
+      {"info", Info},
+      {"deviceDetails", DeviceDetails},
+      {"selectDevice", SelectDevice},
+      {"alloc", Alloc},
+      {"free", Free},
+      {"useSideStream", UseSideStream},
+      {"mainWaitsForSide", MainWaitsForSide},
+      {"sideWaitsForMain", SideWaitsForMain},
+      {"upload", Upload},
+      {"download", Download},
+      {"copyDeviceToDevice", CopyDeviceToDevice},
+      {"readAsync", ReadAsync},
+      {"synchronize", Synchronize},
+      {"emptyCache", EmptyCache},
+      {"memoryInfo", MemoryInfo},
+      {"hostThreads", HostThreads},
+      {"managedAlloc", ManagedAlloc},
+      {"managedFree", ManagedFree},
+      {"managedEmptyCache", ManagedEmptyCache},
+      {"managedInfo", ManagedInfo},
+      {"managedSizeClass", ManagedSizeClass},
+      {"managedAdvise", ManagedAdvise},
+      {"managedPrefetch", ManagedPrefetch},
+      {"pinnedHostAlloc", PinnedHostAlloc},
+      {"pinnedHostFree", PinnedHostFree},
   };
   for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
 }

@@ -41,7 +41,8 @@ Napi::Value DeviceFree(const Napi::CallbackInfo& info) {
 
 Napi::Value DeviceOpen(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    return Napi::Number::New(info.Env(), static_cast<double>(wm::sharedDeviceOpen(wm::auth::fromHex(info[0].As<Napi::String>(), "open: ipcHandle"))));
+    return Napi::Number::New(info.Env(),
+                             static_cast<double>(wm::sharedDeviceOpen(wm::auth::fromHex(info[0].As<Napi::String>(), "open: ipcHandle"))));
   });
 }
 
@@ -90,10 +91,13 @@ Napi::Value HostMap(const Napi::CallbackInfo& info) {
     SegmentRef seg(info[0], info[2], false);
     void* p = wm::sharedHostMap(seg.fd, bytes);
     if (!p) return Napi::ArrayBuffer::New(info.Env(), 0);
-    return Napi::ArrayBuffer::New(info.Env(), p, bytes, [](Napi::Env, void* data, size_t* n) {
-      wm::sharedHostUnmap(data, *n);
-      delete n;
-    }, new size_t(bytes));
+    return Napi::ArrayBuffer::New(
+        info.Env(), p, bytes,
+        [](Napi::Env, void* data, size_t* n) {
+          wm::sharedHostUnmap(data, *n);
+          delete n;
+        },
+        new size_t(bytes));
   });
 }
 

@@ -79,7 +79,11 @@ export class WholeMemoryBackend extends MathBackendCPU {
   /** True when the C++ CPU kernels run on the host path (the addon loaded). */
   readonly hostKernels: boolean;
 
-  constructor(readonly native: NativeAddon, gpu: boolean, hostKernels: boolean) {
+  constructor(
+    readonly native: NativeAddon,
+    gpu: boolean,
+    hostKernels: boolean,
+  ) {
     super();
     this.gpu = gpu;
     this.hostKernels = hostKernels;
@@ -157,8 +161,13 @@ export class WholeMemoryBackend extends MathBackendCPU {
   }
 
   /** Registers a new tensor over an existing buffer (the caller hands over ownership). */
-  adoptBuffer(shape: number[], dtype: DataType, buf: DeviceBuffer | undefined, values?: backend_util.BackendValues,
-              managedHost = false): TensorInfo {
+  adoptBuffer(
+    shape: number[],
+    dtype: DataType,
+    buf: DeviceBuffer | undefined,
+    values?: backend_util.BackendValues,
+    managedHost = false,
+  ): TensorInfo {
     const dataId = {};
     const entry: WmTensorData = {dtype, refCount: 1, device: buf, values, managedHost};
     this.data.set(dataId, entry as never);

@@ -18,7 +18,10 @@ export class ManagedResidency {
   private residentBytes = 0;
   private budgetBytes: number | null = null;
 
-  constructor(private readonly native: NativeAddon, private readonly device: () => number) {}
+  constructor(
+    private readonly native: NativeAddon,
+    private readonly device: () => number,
+  ) {}
 
   get budget(): number | null {
     return this.budgetBytes;

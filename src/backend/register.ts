@@ -18,11 +18,15 @@ export function registerWholeMemoryBackend(): void {
   if (registered) return;
   registered = true;
   // Priority 3 (above cpu's 1): importing the package makes it the default.
-  registerBackend(BACKEND_NAME, () => {
-    const s = deviceStatus();
-    // The C++ CPU kernels need the addon; TFJS_WHOLEMEMORY_HOST_KERNELS=0
-    // forwards every host kernel to tfjs-backend-cpu instead.
-    const hostKernels = s.addonLoaded && process.env.TFJS_WHOLEMEMORY_HOST_KERNELS !== '0';
-    return new WholeMemoryBackend(native(), s.gpu, hostKernels);
-  }, 3);
+  registerBackend(
+    BACKEND_NAME,
+    () => {
+      const s = deviceStatus();
+      // The C++ CPU kernels need the addon; TFJS_WHOLEMEMORY_HOST_KERNELS=0
+      // forwards every host kernel to tfjs-backend-cpu instead.
+      const hostKernels = s.addonLoaded && process.env.TFJS_WHOLEMEMORY_HOST_KERNELS !== '0';
+      return new WholeMemoryBackend(native(), s.gpu, hostKernels);
+    },
+    3,
+  );
 }

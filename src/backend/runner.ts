@@ -15,22 +15,69 @@ export interface KernelRunner {
   input(t: TensorInfo): Buf;
   output(shape: number[], dtype: DataType): {info: TensorInfo; buf: Buf};
   unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
-  binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[],
-         aStrides: number[], bStrides: number[]): void;
+  binary(
+    op: number,
+    dtIn: NativeDType,
+    dtOut: NativeDType,
+    a: Buf,
+    b: Buf,
+    y: Buf,
+    shape: number[],
+    aStrides: number[],
+    bStrides: number[],
+  ): void;
   /** y = op(x, value), or op(value, x) when scalarFirst, over n contiguous elements. */
-  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean,
-               y: Buf, n: number): void;
-  select(dt: NativeDType, cond: Buf, a: Buf, b: Buf, y: Buf, shape: number[], condStrides: number[],
-         aStrides: number[], bStrides: number[]): void;
+  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number): void;
+  select(
+    dt: NativeDType,
+    cond: Buf,
+    a: Buf,
+    b: Buf,
+    y: Buf,
+    shape: number[],
+    condStrides: number[],
+    aStrides: number[],
+    bStrides: number[],
+  ): void;
   fill(dt: NativeDType, y: Buf, n: number, value: number): void;
-  stridedCopy(elemSize: number, src: Buf, srcOffset: number, srcStrides: number[], srcMod: number[], dst: Buf,
-              dstOffset: number, dstStrides: number[], shape: number[]): void;
+  stridedCopy(
+    elemSize: number,
+    src: Buf,
+    srcOffset: number,
+    srcStrides: number[],
+    srcMod: number[],
+    dst: Buf,
+    dstOffset: number,
+    dstStrides: number[],
+    shape: number[],
+  ): void;
   /** Reduces the middle axis of [outer, inner, after] (the last when after is 1). */
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
   softmax(x: Buf, y: Buf, outer: number, inner: number): void;
-  cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
-  batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, transA: boolean,
-              transB: boolean, aBatchStride: number, bBatchStride: number): void;
+  cumulative(
+    product: boolean,
+    dt: NativeDType,
+    x: Buf,
+    y: Buf,
+    outer: number,
+    n: number,
+    inner: number,
+    exclusive: boolean,
+    reverse: boolean,
+  ): void;
+  batchMatMul(
+    a: Buf,
+    b: Buf,
+    c: Buf,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: boolean,
+    transB: boolean,
+    aBatchStride: number,
+    bBatchStride: number,
+  ): void;
   /** The 2-D window kernels (wm/window2d.h); g is the 14 numbers of wm::Window2D. */
   depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number): void;
   depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number): void;
@@ -53,8 +100,18 @@ export interface KernelRunner {
    * Gathers rows; returns the position of the first bad index, or -1. When
    * `check` is false the caller has validated the indices already.
    */
-  gather(dtype: DataType, x: Buf, indices: Buf, y: Buf, outer: number, axisDim: number, inner: number,
-         numIndices: number, outerPerBatch: number, check: boolean): number;
+  gather(
+    dtype: DataType,
+    x: Buf,
+    indices: Buf,
+    y: Buf,
+    outer: number,
+    axisDim: number,
+    inner: number,
+    numIndices: number,
+    outerPerBatch: number,
+    check: boolean,
+  ): number;
 }
 
 // Whether strides walk `shape` contiguously (no broadcasting).
@@ -74,15 +131,21 @@ class Runner implements KernelRunner {
   readonly native: NativeAddon;
   // WM_CONV_IMPLICIT=0 takes the window copies on the GPU too (to compare them).
   readonly conv2d;
-  constructor(private readonly b: WholeMemoryBackend, readonly where: 'device' | 'host') {
+  constructor(
+    private readonly b: WholeMemoryBackend,
+    readonly where: 'device' | 'host',
+  ) {
     this.native = b.native;
     const n = this.native;
-    this.conv2d = where === 'host' || process.env.WM_CONV_IMPLICIT === '0' ? undefined : {
-      forward: (x: Buf, w: Buf, y: Buf, g: number[], outC: number) => n.conv2dForward(x, w, y, g, outC),
-      inputGrad: (dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number) =>
-          n.conv2dInputGrad(dy, w, dx, g, outC, dyH, dyW),
-      filterGrad: (x: Buf, dy: Buf, dw: Buf, g: number[], outC: number) => n.conv2dFilterGrad(x, dy, dw, g, outC),
-    };
+    this.conv2d =
+      where === 'host' || process.env.WM_CONV_IMPLICIT === '0'
+        ? undefined
+        : {
+            forward: (x: Buf, w: Buf, y: Buf, g: number[], outC: number) => n.conv2dForward(x, w, y, g, outC),
+            inputGrad: (dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number) =>
+              n.conv2dInputGrad(dy, w, dx, g, outC, dyH, dyW),
+            filterGrad: (x: Buf, dy: Buf, dw: Buf, g: number[], outC: number) => n.conv2dFilterGrad(x, dy, dw, g, outC),
+          };
   }
   input(t: TensorInfo): Buf {
     return this.where === 'device' ? this.b.devicePtr(t) : this.b.hostArray(t);
@@ -100,7 +163,15 @@ class Runner implements KernelRunner {
   }
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
     if (sameContiguous(shape, as) && sameContiguous(shape, bs)) {
-      this.native.binaryFlat(op, dtIn, dtOut, a, b, y, shape.reduce((x, d) => x * d, 1));
+      this.native.binaryFlat(
+        op,
+        dtIn,
+        dtOut,
+        a,
+        b,
+        y,
+        shape.reduce((x, d) => x * d, 1),
+      );
     } else {
       this.native.binary(op, dtIn, dtOut, a, b, y, shape, as, bs);
     }
@@ -123,7 +194,17 @@ class Runner implements KernelRunner {
   softmax(x: Buf, y: Buf, outer: number, inner: number) {
     this.native.softmax(x, y, outer, inner, false);
   }
-  cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean) {
+  cumulative(
+    product: boolean,
+    dt: NativeDType,
+    x: Buf,
+    y: Buf,
+    outer: number,
+    n: number,
+    inner: number,
+    exclusive: boolean,
+    reverse: boolean,
+  ) {
     this.native.cumulative(product, dt, x, y, outer, n, inner, exclusive, reverse);
   }
   batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
@@ -147,8 +228,18 @@ class Runner implements KernelRunner {
   segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number) {
     if (rows * inner > 0) this.native.segmentSum(dt, x, ids, y, rows, inner, numSegments);
   }
-  gather(dtype: DataType, x: Buf, idx: Buf, y: Buf, outer: number, axisDim: number, inner: number, numIndices: number,
-         outerPerBatch: number, check: boolean): number {
+  gather(
+    dtype: DataType,
+    x: Buf,
+    idx: Buf,
+    y: Buf,
+    outer: number,
+    axisDim: number,
+    inner: number,
+    numIndices: number,
+    outerPerBatch: number,
+    check: boolean,
+  ): number {
     const nd = nativeDType(dtype)!;
     if (this.where === 'host') return this.native.gather(nd, x, idx, y, outer, axisDim, inner, numIndices, outerPerBatch, null) as number;
     const launch = (flag: number) => {

@@ -45,11 +45,11 @@ export interface AllReduceOptions {
 export const WIRE_CODES: {readonly [w in WireType]: number} = {float32: 0, float16: 1, bfloat16: 2};
 /** Whether w names a wire type. */
 export const isWireType = (w: unknown): w is WireType => typeof w === 'string' && w in WIRE_CODES;
-const ALGO_CODES: {[a in AllReduceAlgorithm]: number} = {'auto': 0, 'one-shot': 1, 'two-shot': 2, 'nccl': 3};
+const ALGO_CODES: {[a in AllReduceAlgorithm]: number} = {auto: 0, 'one-shot': 1, 'two-shot': 2, nccl: 3};
 
 interface HostBuffer {
   mem: NativeHostMemory;
-  capacity: number;  // float32 elements per rank
+  capacity: number; // float32 elements per rank
 }
 
 export class AllReducer {
@@ -73,14 +73,16 @@ export class AllReducer {
     const algorithm = opts.algorithm ?? 'auto';
     if (op !== 'sum' && op !== 'mean') throw new RangeError(`allReduce: op must be 'sum' or 'mean', got '${op}'`);
     if (!isWireType(wire)) throw new RangeError(`allReduce: wire must be float32, float16 or bfloat16, got '${wire}'`);
-    if (!(algorithm in ALGO_CODES)) throw new RangeError(`allReduce: algorithm must be auto, one-shot, two-shot or nccl, got '${algorithm}'`);
+    if (!(algorithm in ALGO_CODES))
+      throw new RangeError(`allReduce: algorithm must be auto, one-shot, two-shot or nccl, got '${algorithm}'`);
     tensors.forEach((t, i) => {
       if (!(t instanceof tf.Tensor)) throw new TypeError(`allReduce: tensors[${i}] is not a tensor`);
       if (t.dtype !== 'float32') throw new TypeError(`allReduce: tensors[${i}] must be float32, got ${t.dtype}`);
     });
     const sgd = opts.sgd;
     if (sgd !== undefined) {
-      if (!(typeof sgd.lr === 'number' && Number.isFinite(sgd.lr))) throw new RangeError(`allReduce: sgd.lr must be a finite number, got ${sgd.lr}`);
+      if (!(typeof sgd.lr === 'number' && Number.isFinite(sgd.lr)))
+        throw new RangeError(`allReduce: sgd.lr must be a finite number, got ${sgd.lr}`);
       if (!Array.isArray(sgd.params) || sgd.params.length !== tensors.length) {
         throw new RangeError(`allReduce: sgd.params must hold one tensor per reduced tensor (${tensors.length})`);
       }
@@ -113,7 +115,9 @@ export class AllReducer {
     const differ = all.map((s, r) => (s === all[0] ? -1 : r)).filter((r) => r >= 0);
     if (differ.length) {
       const show = (r: number) => `rank ${r}: ${all[r].length > 200 ? `${all[r].slice(0, 200)}...` : all[r]}`;
-      throw new Error(`allReduce: ranks disagree on what to reduce (op, wire, step, shapes) — ${show(0)}; ${differ.slice(0, 3).map(show).join('; ')}`);
+      throw new Error(
+        `allReduce: ranks disagree on what to reduce (op, wire, step, shapes) — ${show(0)}; ${differ.slice(0, 3).map(show).join('; ')}`,
+      );
     }
     this.lastSignature = signature;
   }
@@ -125,16 +129,27 @@ export class AllReducer {
     return stepped;
   }
 
-  private onDevice(tensors: tf.Tensor[], op: ReduceOp, wire: WireType, algorithm: AllReduceAlgorithm,
-                   sgd?: {params: tf.Tensor[]; lr: number}): tf.Tensor[] {
+  private onDevice(
+    tensors: tf.Tensor[],
+    op: ReduceOp,
+    wire: WireType,
+    algorithm: AllReduceAlgorithm,
+    sgd?: {params: tf.Tensor[]; lr: number},
+  ): tf.Tensor[] {
     const b = tf.backend() as WholeMemoryBackend;
     const outs = tensors.map((t) => b.makeDeviceOutput(t.shape, 'float32'));
     const live = tensors.map((t, i) => i).filter((i) => tensors[i].size > 0);
     try {
-      this.lastPath = this.comm.nativeComm.allReduceDevice(live.map((i) => b.devicePtr(tensors[i])), live.map((i) => outs[i].ptr),
-                                                           live.map((i) => tensors[i].size), WIRE_CODES[wire], op === 'mean',
-                                                           ALGO_CODES[algorithm], sgd ? live.map((i) => b.devicePtr(sgd.params[i])) : undefined,
-                                                           sgd?.lr);
+      this.lastPath = this.comm.nativeComm.allReduceDevice(
+        live.map((i) => b.devicePtr(tensors[i])),
+        live.map((i) => outs[i].ptr),
+        live.map((i) => tensors[i].size),
+        WIRE_CODES[wire],
+        op === 'mean',
+        ALGO_CODES[algorithm],
+        sgd ? live.map((i) => b.devicePtr(sgd.params[i])) : undefined,
+        sgd?.lr,
+      );
     } catch (e) {
       outs.forEach((o) => b.disposeData(o.info.dataId));
       throw e;

@@ -33,7 +33,10 @@ type Grads = Parameters<tf.Optimizer['applyGradients']>[0];
 // Wraps an optimizer for callers that want a tf.Optimizer: the step is the wrapped one's, the
 // gradients are the ranks' reduction; state, iterations and serialisation are the wrapped one's.
 class DataParallelOptimizer extends tf.Optimizer {
-  constructor(private readonly inner: tf.Optimizer, private readonly step: (grads: tf.NamedTensorMap) => void) {
+  constructor(
+    private readonly inner: tf.Optimizer,
+    private readonly step: (grads: tf.NamedTensorMap) => void,
+  ) {
     super();
   }
   override applyGradients(grads: Grads): void {
@@ -87,20 +90,26 @@ export function dataParallel(optimizer: tf.Optimizer, comm: Communicator, opts: 
   if (!isWireType(wire)) throw new RangeError(`dataParallel: wire must be float32, float16 or bfloat16, got '${wire}'`);
   // Reduces the gradients over the ranks and applies the optimizer's step; the caller keeps (and disposes) grads.
   const step = (grads: tf.NamedTensorMap): void => {
-    const names = Object.keys(grads).sort();  // the same order on every rank
+    const names = Object.keys(grads).sort(); // the same order on every rank
     // Exactly tfjs' SGD (not instanceof: tfjs answers it by duck typing, true for every optimizer; not a subclass such as Momentum).
     if (Object.getPrototypeOf(optimizer) === tf.SGDOptimizer.prototype) {
       // Plain SGD: the averaging and the update happen in one all-reduce pass.
       const vars = names.map((k) => tf.engine().registeredVariables[k]);
       const lr = (optimizer as unknown as {learningRate: number}).learningRate;
-      const stepped = comm.allReduce(names.map((k) => grads[k]), {op, wire, sgd: {params: vars, lr}});
+      const stepped = comm.allReduce(
+        names.map((k) => grads[k]),
+        {op, wire, sgd: {params: vars, lr}},
+      );
       vars.forEach((v, i) => v.assign(stepped[i]));
       tf.dispose(stepped);
       // As SGDOptimizer.applyGradients would (the count is the optimizer's state: getWeights, checkpoints).
       (optimizer as unknown as {incrementIterations(): void}).incrementIterations();
       return;
     }
-    const reduced = comm.allReduce(names.map((k) => grads[k]), {op, wire});
+    const reduced = comm.allReduce(
+      names.map((k) => grads[k]),
+      {op, wire},
+    );
     const averaged: tf.NamedTensorMap = {};
     names.forEach((k, i) => (averaged[k] = reduced[i]));
     // Adam (tf.train.adam or wm.train.adam): one native pass over every variable.

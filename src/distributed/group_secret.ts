@@ -57,9 +57,11 @@ export function groupSecret(env: NodeJS.ProcessEnv, rank: number, runId: string,
       return {secret: checkSecret(fs.readFileSync(file, 'utf8').trim(), file), done: () => undefined};
     }
     if (Date.now() > deadline) {
-      throw new Error(`communicatorFromEnv: no group secret: WM_RUN_SECRET is not set and rank 0 wrote no ${file} within ` +
-                      `${timeoutMs} ms. Start the ranks with tfjs-wm-run, or set WM_RUN_SECRET to the same random hex ` +
-                      '(e.g. `openssl rand -hex 32`) for every rank; ranks on other hosts always need it.');
+      throw new Error(
+        `communicatorFromEnv: no group secret: WM_RUN_SECRET is not set and rank 0 wrote no ${file} within ` +
+          `${timeoutMs} ms. Start the ranks with tfjs-wm-run, or set WM_RUN_SECRET to the same random hex ` +
+          '(e.g. `openssl rand -hex 32`) for every rank; ranks on other hosts always need it.',
+      );
     }
     sleep(20);
   }

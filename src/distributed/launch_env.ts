@@ -31,7 +31,10 @@ export function readLaunchEnv(env: NodeJS.ProcessEnv = process.env): LaunchEnv |
     throw new Error('environment: MASTER_PORT is not set (start the ranks with tfjs-wm-run, torchrun, or set it yourself)');
   }
   return {
-    rank, worldSize, localRank, localWorldSize,
+    rank,
+    worldSize,
+    localRank,
+    localWorldSize,
     masterAddr: env.MASTER_ADDR || '127.0.0.1',
     masterPort,
     runId: env.WM_RUN_ID || env.TORCHELASTIC_RUN_ID || 'tfjs-wm',

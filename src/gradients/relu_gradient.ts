@@ -19,8 +19,11 @@ const reluGrad: GradConfig = {
   kernelName: Relu,
   inputsToSave: ['x'],
   gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => {
-    const d = dy as tf.Tensor, [x] = saved;
-    return {x: () => (native(d, x) ? tf.engine().runKernel(WM_RELU_GRAD, {dy: d, x}) as tf.Tensor : tf.mul(d, tf.cast(tf.step(x), 'float32')))};
+    const d = dy as tf.Tensor,
+      [x] = saved;
+    return {
+      x: () => (native(d, x) ? (tf.engine().runKernel(WM_RELU_GRAD, {dy: d, x}) as tf.Tensor) : tf.mul(d, tf.cast(tf.step(x), 'float32'))),
+    };
   },
 };
 

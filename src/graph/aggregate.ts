@@ -18,8 +18,8 @@ export interface Csr {
   colIdx: Int32Array;
   /** In a transposed block: each entry's position in the block it was transposed from. */
   edge?: Int32Array;
-  weight?: Float32Array;    // per entry
-  rowScale?: Float32Array;  // per row
+  weight?: Float32Array; // per entry
+  rowScale?: Float32Array; // per row
   numRows: number;
   numCols: number;
 }
@@ -64,8 +64,10 @@ export function csrSplits(c: Csr, chunkEntries = SPMM_CHUNK_ENTRIES): {array: In
     }
   }
   if (!longRows.length) return undefined;
-  const numLong = longRows.length, array = new Int32Array(2 * numLong + 1 + 2 * numChunks);
-  const chunkPtr = array.subarray(numLong, 2 * numLong + 1), chunkRow = array.subarray(2 * numLong + 1, 2 * numLong + 1 + numChunks);
+  const numLong = longRows.length,
+    array = new Int32Array(2 * numLong + 1 + 2 * numChunks);
+  const chunkPtr = array.subarray(numLong, 2 * numLong + 1),
+    chunkRow = array.subarray(2 * numLong + 1, 2 * numLong + 1 + numChunks);
   const chunkStart = array.subarray(2 * numLong + 1 + numChunks);
   let k = 0;
   longRows.forEach((r, i) => {
@@ -85,7 +87,8 @@ function transpose(c: Csr, entryWeight?: (row: number, entry: number) => number)
   for (const col of c.colIdx) ++rowPtr[col + 1];
   for (let i = 0; i < c.numCols; ++i) rowPtr[i + 1] += rowPtr[i];
   const fill = rowPtr.slice(0, c.numCols);
-  const colIdx = new Int32Array(c.colIdx.length), edge = new Int32Array(c.colIdx.length);
+  const colIdx = new Int32Array(c.colIdx.length),
+    edge = new Int32Array(c.colIdx.length);
   const weight = entryWeight ? new Float32Array(c.colIdx.length) : undefined;
   for (let r = 0; r < c.numRows; ++r) {
     for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) {
@@ -132,7 +135,8 @@ function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
     for (const col of c.colIdx) ++deg[col];
     for (let r = 0; r < numRows; ++r) if (!hasSelf[r]) ++deg[r];
   }
-  const colIdx = new Int32Array(rowPtr[numRows]), weight = new Float32Array(rowPtr[numRows]);
+  const colIdx = new Int32Array(rowPtr[numRows]),
+    weight = new Float32Array(rowPtr[numRows]);
   for (let r = 0; r < numRows; ++r) {
     const listed = c.rowPtr[r + 1] - c.rowPtr[r];
     const rowDeg = degrees ? deg[r] : rowPtr[r + 1] - rowPtr[r];
@@ -164,7 +168,8 @@ export class CsrBlock {
   readonly degrees?: Int32Array;
 
   constructor(rowPtr: Int32Array, colIdx: Int32Array, numCols: number, degrees?: Int32Array) {
-    if (!(rowPtr instanceof Int32Array) || !(colIdx instanceof Int32Array)) throw new TypeError('CsrBlock: rowPtr and colIdx must be Int32Arrays');
+    if (!(rowPtr instanceof Int32Array) || !(colIdx instanceof Int32Array))
+      throw new TypeError('CsrBlock: rowPtr and colIdx must be Int32Arrays');
     // Copies: the caller keeps its arrays and may change them; the block's
     // are checked once here and read unchecked by the native products.
     rowPtr = rowPtr.slice();
@@ -254,7 +259,8 @@ export class CsrBlock {
   }
 
   dispose(): void {
-    for (const d of this.device.values()) tf.dispose([d.rowPtr, d.colIdx, d.edge ?? [], d.weight ?? [], d.rowScale ?? [], d.splits?.array ?? []].flat());
+    for (const d of this.device.values())
+      tf.dispose([d.rowPtr, d.colIdx, d.edge ?? [], d.weight ?? [], d.rowScale ?? [], d.splits?.array ?? []].flat());
     this.device.clear();
   }
 }
@@ -264,17 +270,42 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
   const b = tf.backend();
   if (b instanceof WholeMemoryBackend && (b.gpu || b.hostKernels)) {
     if (b.gpu) {
-      const d = block.onDevice(c), splits = block.productSplits(c);
+      const d = block.onDevice(c),
+        splits = block.productSplits(c);
       // deviceOutputs frees the output if the product throws (a bad WM_SPMM_SLAB, a CUDA error).
       return b.deviceOutputs([[c.numRows, dim]], ([ptr]) => {
         if (c.numRows * dim === 0) return;
-        b.native.csrSpmm(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), d.weight ? b.devicePtr(d.weight) : 0,
-                         d.rowScale ? b.devicePtr(d.rowScale) : 0, c.numRows, c.colIdx.length ? b.devicePtr(x) : 0, dim, ptr,
-                         splits ? b.devicePtr(splits.array) : 0, splits?.numLong ?? 0, splits?.numChunks ?? 0, SPMM_CHUNK_ENTRIES);
+        b.native.csrSpmm(
+          b.devicePtr(d.rowPtr),
+          b.devicePtr(d.colIdx),
+          d.weight ? b.devicePtr(d.weight) : 0,
+          d.rowScale ? b.devicePtr(d.rowScale) : 0,
+          c.numRows,
+          c.colIdx.length ? b.devicePtr(x) : 0,
+          dim,
+          ptr,
+          splits ? b.devicePtr(splits.array) : 0,
+          splits?.numLong ?? 0,
+          splits?.numChunks ?? 0,
+          SPMM_CHUNK_ENTRIES,
+        );
       })[0] as tf.Tensor2D;
     }
     const out = new Float32Array(c.numRows * dim);
-    b.native.csrSpmm(c.rowPtr, c.colIdx, c.weight ?? null, c.rowScale ?? null, c.numRows, x.dataSync() as Float32Array, dim, out, null, 0, 0, 0);
+    b.native.csrSpmm(
+      c.rowPtr,
+      c.colIdx,
+      c.weight ?? null,
+      c.rowScale ?? null,
+      c.numRows,
+      x.dataSync() as Float32Array,
+      dim,
+      out,
+      null,
+      0,
+      0,
+      0,
+    );
     return tf.tensor2d(out, [c.numRows, dim]);
   }
   // Another backend: the same product from tfjs ops (which reject zero segments).
@@ -298,9 +329,12 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
  * x: [block.numCols, dim] float32. Differentiable in x.
  */
 export function aggregate(x: tf.Tensor2D, block: CsrBlock, reduce: AggregateReduce = 'mean'): tf.Tensor2D {
-  if (reduce !== 'mean' && reduce !== 'sum' && reduce !== 'gcn') throw new RangeError(`aggregate: reduce must be 'mean', 'sum' or 'gcn', got '${reduce}'`);
+  if (reduce !== 'mean' && reduce !== 'sum' && reduce !== 'gcn')
+    throw new RangeError(`aggregate: reduce must be 'mean', 'sum' or 'gcn', got '${reduce}'`);
   if (reduce === 'gcn' && block.numRows > block.numCols) {
-    throw new RangeError(`aggregate: 'gcn' adds each row's self loop, so the block's rows must be its first columns: it has ${block.numRows} rows and ${block.numCols} columns`);
+    throw new RangeError(
+      `aggregate: 'gcn' adds each row's self loop, so the block's rows must be its first columns: it has ${block.numRows} rows and ${block.numCols} columns`,
+    );
   }
   if (x.rank !== 2 || x.dtype !== 'float32') throw new TypeError(`aggregate: x must be a float32 matrix, got ${x.dtype} [${x.shape}]`);
   if (x.shape[0] !== block.numCols) throw new RangeError(`aggregate: x has ${x.shape[0]} rows, the block reads ${block.numCols}`);

@@ -4,7 +4,10 @@ import {EdgeList} from './edge_list';
 import {graphNative} from '../native/domains';
 
 export class CsrGraph {
-  constructor(readonly rowPtr: Int32Array, readonly colIdx: Int32Array) {
+  constructor(
+    readonly rowPtr: Int32Array,
+    readonly colIdx: Int32Array,
+  ) {
     if (rowPtr.length === 0 || rowPtr[rowPtr.length - 1] !== colIdx.length) {
       throw new Error('CsrGraph: rowPtr must end at colIdx.length');
     }
@@ -20,7 +23,8 @@ export class CsrGraph {
    */
   validate(what = 'CsrGraph'): this {
     if (this.checked) return this;
-    const n = this.numVertices, {rowPtr, colIdx} = this;
+    const n = this.numVertices,
+      {rowPtr, colIdx} = this;
     if (rowPtr[0] !== 0) throw new RangeError(`${what}: rowPtr[0] must be 0, got ${rowPtr[0]}`);
     for (let v = 0; v < n; ++v) {
       if (rowPtr[v + 1] < rowPtr[v]) throw new RangeError(`${what}: rowPtr decreases at vertex ${v} (${rowPtr[v]} then ${rowPtr[v + 1]})`);
@@ -54,8 +58,10 @@ export class CsrGraph {
     this.validate(what);
     if (this.hasSortedRows()) return this;
     const v = this.firstUnsortedRow();
-    throw new RangeError(`${what}: the neighbours of vertex ${v} are not in ascending order (${Array.from(this.neighbors(v).subarray(0, 8))}` +
-                         `${this.degree(v) > 8 ? ', ...' : ''}); build the graph with CsrGraph.fromEdges or sort each row`);
+    throw new RangeError(
+      `${what}: the neighbours of vertex ${v} are not in ascending order (${Array.from(this.neighbors(v).subarray(0, 8))}` +
+        `${this.degree(v) > 8 ? ', ...' : ''}); build the graph with CsrGraph.fromEdges or sort each row`,
+    );
   }
 
   private firstUnsortedRow(): number {
@@ -100,7 +106,8 @@ export class CsrGraph {
     const n = edges.numVertices;
     const m = edges.src.length;
     const total = opts.symmetric ? 2 * m : m;
-    const from = new Int32Array(total), to = new Int32Array(total);
+    const from = new Int32Array(total),
+      to = new Int32Array(total);
     for (let i = 0; i < m; ++i) {
       from[i] = edges.src[i];
       to[i] = edges.dst[i];

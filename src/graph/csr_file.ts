@@ -32,7 +32,7 @@ function writeArray(file: string, a: Int32Array): void {
     for (const {bytes, offset} of byteViews(a)) {
       for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, offset + at);
     }
-    fs.fsyncSync(fd);  // on disk before the header that makes it visible
+    fs.fsyncSync(fd); // on disk before the header that makes it visible
   } finally {
     fs.closeSync(fd);
   }
@@ -40,7 +40,8 @@ function writeArray(file: string, a: Int32Array): void {
 
 function readArray(file: string, length: number): Int32Array {
   const size = fs.statSync(file).size;
-  if (size !== length * 4) throw new Error(`loadCsr: ${file} holds ${size} bytes, the header promises ${length} int32 values (${length * 4} bytes)`);
+  if (size !== length * 4)
+    throw new Error(`loadCsr: ${file} holds ${size} bytes, the header promises ${length} int32 values (${length * 4} bytes)`);
   const out = new Int32Array(length);
   const fd = fs.openSync(file, 'r');
   try {

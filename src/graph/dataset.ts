@@ -27,7 +27,9 @@ export function loadNodeClassification(folder: string): NodeClassificationData {
   }
   const edges = readEdgeList(edgesPath);
   if (edges.src.length === 0) {
-    throw new Error(`--data ${folder}: ${edgesPath} has no edges; node classification needs at least ${MIN_VERTICES} connected vertices to split into train, validation and test`);
+    throw new Error(
+      `--data ${folder}: ${edgesPath} has no edges; node classification needs at least ${MIN_VERTICES} connected vertices to split into train, validation and test`,
+    );
   }
   const values = readVertexValues(labelsPath, edges.numVertices);
   const full = CsrGraph.fromEdges(edges, {symmetric: true});
@@ -37,10 +39,13 @@ export function loadNodeClassification(folder: string): NodeClassificationData {
   if (distinct.some((x) => Number.isNaN(x))) throw new Error(`${labelsPath}: some vertices of the largest component have no label`);
   // Train, validation and test each need vertices, and accuracy needs two classes.
   if (graph.numVertices < MIN_VERTICES || graph.numEdges === 0) {
-    throw new Error(`--data ${folder}: the largest connected component has ${graph.numVertices} vertices and ${graph.numEdges} edges; ` +
-                    `node classification needs at least ${MIN_VERTICES} connected vertices to split into train, validation and test`);
+    throw new Error(
+      `--data ${folder}: the largest connected component has ${graph.numVertices} vertices and ${graph.numEdges} edges; ` +
+        `node classification needs at least ${MIN_VERTICES} connected vertices to split into train, validation and test`,
+    );
   }
-  if (distinct.length < 2) throw new Error(`${labelsPath}: every vertex of the largest component has the same label (${distinct[0]}); nothing to classify`);
+  if (distinct.length < 2)
+    throw new Error(`${labelsPath}: every vertex of the largest component has the same label (${distinct[0]}); nothing to classify`);
   const classOf = new Map(distinct.map((x, i) => [x, i]));
   const labels = Int32Array.from(vertices, (v) => classOf.get(values[v])!);
   return {name: path.basename(path.resolve(folder)), graph, labels, numClasses: distinct.length, originalIds: vertices};

@@ -21,7 +21,8 @@ export function readEdgeList(path: string): EdgeList {
   const dst: number[] = [];
   let declaredVertices = -1;
   let directed = false;
-  let maxId = -1, maxLine = 0;
+  let maxId = -1,
+    maxLine = 0;
   let lineNo = 0;
   for (const raw of text.split('\n')) {
     ++lineNo;
@@ -35,7 +36,8 @@ export function readEdgeList(path: string): EdgeList {
       continue;
     }
     const f = splitFields(line);
-    const a = Number(f[0]), b = Number(f[1]);
+    const a = Number(f[0]),
+      b = Number(f[1]);
     if (f.length < 2 || !Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0) {
       throw new Error(`${path}:${lineNo}: expected two non-negative integer vertex ids, got "${line}"`);
     }
@@ -49,13 +51,16 @@ export function readEdgeList(path: string): EdgeList {
   if (declaredVertices >= 0 && maxId >= declaredVertices) {
     throw new Error(`${path}:${maxLine}: vertex id ${maxId} is not below the declared vertices=${declaredVertices}`);
   }
-  if (declaredVertices > MAX_VERTEX_ID + 1) throw new Error(`${path}: vertices=${declaredVertices} is past ${MAX_VERTEX_ID + 1}, the most int32 ids allow`);
+  if (declaredVertices > MAX_VERTEX_ID + 1)
+    throw new Error(`${path}: vertices=${declaredVertices} is past ${MAX_VERTEX_ID + 1}, the most int32 ids allow`);
   // Ids index arrays of every vertex: one far past the rest costs gigabytes.
   const n = Math.max(declaredVertices, maxId + 1);
   const bytes = 16 * n;
   if (bytes > os.totalmem() / 2) {
-    throw new Error(`${path}:${maxLine}: vertex id ${maxId} makes a graph of ${n} vertices (${(bytes / 2 ** 30).toFixed(1)} GiB of ` +
-                    `per-vertex arrays) from ${src.length} edges; number the vertices densely from 0`);
+    throw new Error(
+      `${path}:${maxLine}: vertex id ${maxId} makes a graph of ${n} vertices (${(bytes / 2 ** 30).toFixed(1)} GiB of ` +
+        `per-vertex arrays) from ${src.length} edges; number the vertices densely from 0`,
+    );
   }
   return {numVertices: Math.max(declaredVertices, maxId + 1), src: Int32Array.from(src), dst: Int32Array.from(dst), directed};
 }

@@ -35,14 +35,22 @@ export interface FixedFanoutSubgraph {
  * draws for the same seed (a vertex without neighbours samples itself), and
  * relabels them into a compact subgraph in the same order. Seeds must be distinct.
  */
-export function sampleFixedSubgraph(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | Int32Array, fanouts: number[],
-                                    opts: {seed?: number} = {}): FixedFanoutSubgraph {
+export function sampleFixedSubgraph(
+  graph: DeviceCsr | WholeMemoryCsr,
+  seeds: tf.Tensor1D | Int32Array,
+  fanouts: number[],
+  opts: {seed?: number} = {},
+): FixedFanoutSubgraph {
   // On the side stream: the two counts read back wait for the sampling only, not for the training queued before it.
   return onSideStream(() => sampleOnStream(graph, seeds, fanouts, opts), {waitForMain: !(seeds instanceof Int32Array)});
 }
 
-function sampleOnStream(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | Int32Array, fanouts: number[],
-                        opts: {seed?: number}): FixedFanoutSubgraph {
+function sampleOnStream(
+  graph: DeviceCsr | WholeMemoryCsr,
+  seeds: tf.Tensor1D | Int32Array,
+  fanouts: number[],
+  opts: {seed?: number},
+): FixedFanoutSubgraph {
   checkFanouts('sampleFixedSubgraph', fanouts);
   // Host seeds are checked here, so the GPU sampler needs no error flag (a
   // wait for the GPU); later hops' vertices come from the graph itself.
@@ -52,7 +60,8 @@ function sampleOnStream(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | 
     first.dispose();
     throw new TypeError(`sampleFixedSubgraph: seeds must be a 1-D int32 tensor or an Int32Array`);
   }
-  const distinct = seeds instanceof Int32Array ? (allDistinct(seeds) ? seeds.length : distinctCount(seeds)) : tf.tidy(() => tf.unique(first).values.size);
+  const distinct =
+    seeds instanceof Int32Array ? (allDistinct(seeds) ? seeds.length : distinctCount(seeds)) : tf.tidy(() => tf.unique(first).values.size);
   if (distinct !== first.size) {
     first.dispose();
     throw new RangeError(`sampleFixedSubgraph: seeds must be distinct (${first.size} seeds, ${distinct} distinct)`);
@@ -88,8 +97,12 @@ function sampleOnStream(graph: DeviceCsr | WholeMemoryCsr, seeds: tf.Tensor1D | 
  * shape is fixed by the seed count and fan-outs: a step needs no wait for the
  * GPU. For GraphSageClassifier.forwardSampled.
  */
-export function sampleFixedTree(graph: DeviceCsr | WholeMemoryCsr, seeds: Int32Array, fanouts: number[],
-                                opts: {seed?: number} = {}): {depths: tf.Tensor1D[]; fanouts: number[]; dispose(): void} {
+export function sampleFixedTree(
+  graph: DeviceCsr | WholeMemoryCsr,
+  seeds: Int32Array,
+  fanouts: number[],
+  opts: {seed?: number} = {},
+): {depths: tf.Tensor1D[]; fanouts: number[]; dispose(): void} {
   checkFanouts('sampleFixedTree', fanouts);
   checkSeeds('sampleFixedTree', graph.numVertices, seeds);
   const depths = [tf.tensor1d(seeds, 'int32')];
@@ -97,7 +110,7 @@ export function sampleFixedTree(graph: DeviceCsr | WholeMemoryCsr, seeds: Int32A
   try {
     fanouts.forEach((fanout, hop) => {
       const {ids} = graph.sample(depths[hop], fanout, {replace: true, seed: hopSeed(opts.seed ?? 0, hop)});
-      markValid(ids, graph.numVertices);  // drawn from the graph's own columns
+      markValid(ids, graph.numVertices); // drawn from the graph's own columns
       depths.push(ids);
     });
   } catch (e) {
@@ -123,8 +136,16 @@ function relabel(graph: DeviceCsr | WholeMemoryCsr, dst: tf.Tensor1D, ids: tf.Te
   const neighbors = tf.engine().makeTensorFromTensorInfo(out.info) as tf.Tensor1D;
   let count: number;
   try {
-    count = b.native.relabelVertices(b.devicePtr(dst), dst.size, b.devicePtr(ids), ids.size, graph.numVertices, graph.vertexMap.address(b), valuesPtr,
-                                     out.ptr);
+    count = b.native.relabelVertices(
+      b.devicePtr(dst),
+      dst.size,
+      b.devicePtr(ids),
+      ids.size,
+      graph.numVertices,
+      graph.vertexMap.address(b),
+      valuesPtr,
+      out.ptr,
+    );
   } catch (e) {
     b.freeDevice(valuesPtr);
     neighbors.dispose();

@@ -26,7 +26,8 @@ export interface SampleOptions {
 
 function checkArgs(g: CsrGraph, fanout: number, seed: number): void {
   g.validate('sampleNeighbors');
-  if (!Number.isInteger(fanout) || fanout < 0) throw new RangeError(`sampleNeighbors: fanout must be a non-negative integer, got ${fanout}`);
+  if (!Number.isInteger(fanout) || fanout < 0)
+    throw new RangeError(`sampleNeighbors: fanout must be a non-negative integer, got ${fanout}`);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNeighbors: seed must be a non-negative integer, got ${seed}`);
   if (g.numEdges > 2 ** 31 - 1) throw new RangeError('sampleNeighbors: graphs past 2^31 edges need 64-bit offsets (not built yet)');
 }
@@ -51,19 +52,49 @@ type Int32Source = Int32Array | NativeHostMemory;
  * @internal The CPU sampler over a graph's arrays (typed arrays, or
  * continuous host WholeMemory read in place); what: the caller, for errors.
  */
-export function sampleOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertices: number, seeds: Int32Array, fanout: number,
-                             opts: SampleOptions, what: string): {offsets?: Int32Array; ids: Int32Array} {
+export function sampleOnHost(
+  rowPtr: Int32Source,
+  colIdx: Int32Source,
+  numVertices: number,
+  seeds: Int32Array,
+  fanout: number,
+  opts: SampleOptions,
+  what: string,
+): {offsets?: Int32Array; ids: Int32Array} {
   const seed = opts.seed ?? 0;
   const byVertex = keyByVertex(opts);
   if (opts.replace ?? true) {
     const ids = new Int32Array(seeds.length * fanout);
-    const bad = graphNative().sampleWithReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, ids, null, byVertex) as number;
+    const bad = graphNative().sampleWithReplacement(
+      rowPtr,
+      colIdx,
+      numVertices,
+      seeds,
+      seeds.length,
+      fanout,
+      seed,
+      ids,
+      null,
+      byVertex,
+    ) as number;
     if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
     return {ids};
   }
   // Two passes: sizes first (offsets[n] is the total), then the draws.
   const offsets = new Int32Array(seeds.length + 1);
-  const bad = graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, offsets, null, null, byVertex) as number;
+  const bad = graphNative().sampleWithoutReplacement(
+    rowPtr,
+    colIdx,
+    numVertices,
+    seeds,
+    seeds.length,
+    fanout,
+    seed,
+    offsets,
+    null,
+    null,
+    byVertex,
+  ) as number;
   if (bad >= 0) throw badSeed(what, numVertices, seeds, bad);
   const ids = new Int32Array(offsets[seeds.length]);
   graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, seeds.length, fanout, seed, offsets, ids, null, byVertex);
@@ -71,12 +102,21 @@ export function sampleOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertic
 }
 
 /** @internal The GPU sampler over a graph's arrays at device addresses rowPtr and colIdx. */
-export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: number, numVertices: number, seeds: tf.Tensor1D, fanout: number,
-                               opts: SampleOptions, what: string): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
+export function sampleOnDevice(
+  b: WholeMemoryBackend,
+  rowPtr: number,
+  colIdx: number,
+  numVertices: number,
+  seeds: tf.Tensor1D,
+  fanout: number,
+  opts: SampleOptions,
+  what: string,
+): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
   const byVertex = keyByVertex(opts);
   if (seeds.dtype !== 'int32') throw new TypeError(`${what}: seeds must be int32, got ${seeds.dtype}`);
   const seed = opts.seed ?? 0;
-  const n = seeds.size, sp = n ? b.devicePtr(seeds) : 0;
+  const n = seeds.size,
+    sp = n ? b.devicePtr(seeds) : 0;
   let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D} | undefined;
   const launch = (flag: number) => {
     if (opts.replace ?? true) {
@@ -90,7 +130,10 @@ export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: nu
       b.native.download(off.ptr + 4 * n, total);
       const ids = b.makeDeviceOutput([total[0]], 'int32');
       b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, ids.ptr, flag, byVertex);
-      out = {offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D, ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D};
+      out = {
+        offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D,
+        ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D,
+      };
     }
   };
   const bad = launchForVertices(b, seeds, numVertices, launch);
@@ -101,9 +144,13 @@ export function sampleOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: nu
   return out!;
 }
 
-
 /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without. */
-export function sampleNeighbors(g: CsrGraph, seeds: Int32Array, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
+export function sampleNeighbors(
+  g: CsrGraph,
+  seeds: Int32Array,
+  fanout: number,
+  opts: SampleOptions = {},
+): {offsets?: Int32Array; ids: Int32Array} {
   checkArgs(g, fanout, opts.seed ?? 0);
   return sampleOnHost(g.rowPtr, g.colIdx, g.numVertices, seeds, fanout, opts, 'sampleNeighbors');
 }
@@ -131,7 +178,16 @@ export class DeviceCsr {
     const b = tf.backend() as WholeMemoryBackend;
     if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.sample needs the wholememory backend on a GPU');
     checkArgs(this.graph, fanout, opts.seed ?? 0);
-    return sampleOnDevice(b, b.devicePtr(this.rowPtr), b.devicePtr(this.colIdx), this.graph.numVertices, seeds, fanout, opts, 'DeviceCsr.sample');
+    return sampleOnDevice(
+      b,
+      b.devicePtr(this.rowPtr),
+      b.devicePtr(this.colIdx),
+      this.graph.numVertices,
+      seeds,
+      fanout,
+      opts,
+      'DeviceCsr.sample',
+    );
   }
 
   /** Walks from starts on the GPU: an int32 tensor [starts.size, length] (see wm.graph.randomWalks). */
@@ -139,7 +195,16 @@ export class DeviceCsr {
     const b = tf.backend() as WholeMemoryBackend;
     if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.randomWalks needs the wholememory backend on a GPU');
     checkGraph(this.graph, opts, 'DeviceCsr.randomWalks');
-    return walkOnDevice(b, b.devicePtr(this.rowPtr), b.devicePtr(this.colIdx), this.numVertices, starts, length, opts, 'DeviceCsr.randomWalks');
+    return walkOnDevice(
+      b,
+      b.devicePtr(this.rowPtr),
+      b.devicePtr(this.colIdx),
+      this.numVertices,
+      starts,
+      length,
+      opts,
+      'DeviceCsr.randomWalks',
+    );
   }
 
   dispose(): void {
@@ -176,8 +241,10 @@ export class VertexMap {
 function checkNegatives(g: CsrGraph, count: number, seed: number): void {
   g.requireSortedRows('sampleNegativePairs');
   if (g.numVertices < 2) throw new RangeError('sampleNegativePairs: the graph needs at least two vertices');
-  if (!Number.isInteger(count) || count < 0) throw new RangeError(`sampleNegativePairs: count must be a non-negative integer, got ${count}`);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNegativePairs: seed must be a non-negative integer, got ${seed}`);
+  if (!Number.isInteger(count) || count < 0)
+    throw new RangeError(`sampleNegativePairs: count must be a non-negative integer, got ${count}`);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new RangeError(`sampleNegativePairs: seed must be a non-negative integer, got ${seed}`);
 }
 
 function exhaustedError(n: number): Error {
@@ -192,7 +259,8 @@ function exhaustedError(n: number): Error {
 export function sampleNegativePairs(g: CsrGraph, count: number, opts: {seed?: number} = {}): {src: Int32Array; dst: Int32Array} {
   const seed = opts.seed ?? 0;
   checkNegatives(g, count, seed);
-  const src = new Int32Array(count), dst = new Int32Array(count);
+  const src = new Int32Array(count),
+    dst = new Int32Array(count);
   const exhausted = graphNative().negativePairs(g.rowPtr, g.colIdx, g.numVertices, count, seed, src, dst);
   if (exhausted > 0) throw exhaustedError(exhausted);
   return {src, dst};
@@ -204,10 +272,15 @@ export function deviceNegativePairs(csr: DeviceCsr, count: number, opts: {seed?:
   if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('deviceNegativePairs needs the wholememory backend on a GPU');
   const seed = opts.seed ?? 0;
   checkNegatives(csr.graph, count, seed);
-  const src = b.makeDeviceOutput([count], 'int32'), dst = b.makeDeviceOutput([count], 'int32');
-  const exhausted = count ? b.native.negativePairs(b.devicePtr(csr.rowPtr), b.devicePtr(csr.colIdx), csr.graph.numVertices, count, seed,
-                                                   src.ptr, dst.ptr) : 0;
-  const out = {src: tf.engine().makeTensorFromTensorInfo(src.info) as tf.Tensor1D, dst: tf.engine().makeTensorFromTensorInfo(dst.info) as tf.Tensor1D};
+  const src = b.makeDeviceOutput([count], 'int32'),
+    dst = b.makeDeviceOutput([count], 'int32');
+  const exhausted = count
+    ? b.native.negativePairs(b.devicePtr(csr.rowPtr), b.devicePtr(csr.colIdx), csr.graph.numVertices, count, seed, src.ptr, dst.ptr)
+    : 0;
+  const out = {
+    src: tf.engine().makeTensorFromTensorInfo(src.info) as tf.Tensor1D,
+    dst: tf.engine().makeTensorFromTensorInfo(dst.info) as tf.Tensor1D,
+  };
   if (exhausted > 0) {
     tf.dispose([out.src, out.dst]);
     throw exhaustedError(exhausted);

@@ -26,10 +26,15 @@ export function walkBias(what: string, length: number, opts: WalkOptions): {bias
   }
   const seed = opts.seed ?? 0;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`${what}: seed must be a non-negative integer, got ${seed}`);
-  const p = opts.p ?? 1, q = opts.q ?? 1;
-  for (const [name, v] of [['p', p], ['q', q]] as const) {
+  const p = opts.p ?? 1,
+    q = opts.q ?? 1;
+  for (const [name, v] of [
+    ['p', p],
+    ['q', q],
+  ] as const) {
     // The bounds keep 1/p and 1/q and their ratio finite and non-zero in float32.
-    if (!(typeof v === 'number' && v >= 1e-6 && v <= 1e6)) throw new RangeError(`${what}: ${name} must be a number in [1e-6, 1e6], got ${v}`);
+    if (!(typeof v === 'number' && v >= 1e-6 && v <= 1e6))
+      throw new RangeError(`${what}: ${name} must be a number in [1e-6, 1e6], got ${v}`);
   }
   const max = Math.max(1 / p, 1, 1 / q);
   return {bias: {back: 1 / p / max, near: 1 / max, far: 1 / q / max, uniform: p === 1 && q === 1}, seed};
@@ -54,8 +59,15 @@ export function walkTensor(walks: Int32Array, length: number, numVertices: numbe
 }
 
 /** @internal Walks over a graph's arrays on the host: [starts.length * length], row-major. */
-export function walkOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertices: number, starts: Int32Array, length: number,
-                           opts: WalkOptions, what: string): Int32Array {
+export function walkOnHost(
+  rowPtr: Int32Source,
+  colIdx: Int32Source,
+  numVertices: number,
+  starts: Int32Array,
+  length: number,
+  opts: WalkOptions,
+  what: string,
+): Int32Array {
   const {bias, seed} = walkBias(what, length, opts);
   const out = new Int32Array(starts.length * length);
   const bad = graphNative().randomWalks(rowPtr, colIdx, numVertices, starts, starts.length, length, seed, bias, out, null) as number;
@@ -64,8 +76,16 @@ export function walkOnHost(rowPtr: Int32Source, colIdx: Int32Source, numVertices
 }
 
 /** @internal Walks over a graph's arrays at device addresses: an int32 tensor [starts.size, length]. */
-export function walkOnDevice(b: WholeMemoryBackend, rowPtr: number, colIdx: number, numVertices: number, starts: tf.Tensor1D,
-                             length: number, opts: WalkOptions, what: string): tf.Tensor2D {
+export function walkOnDevice(
+  b: WholeMemoryBackend,
+  rowPtr: number,
+  colIdx: number,
+  numVertices: number,
+  starts: tf.Tensor1D,
+  length: number,
+  opts: WalkOptions,
+  what: string,
+): tf.Tensor2D {
   const {bias, seed} = walkBias(what, length, opts);
   if (starts.dtype !== 'int32') throw new TypeError(`${what}: starts must be int32, got ${starts.dtype}`);
   if (starts.rank !== 1) throw new RangeError(`${what}: starts must be 1-D, got shape [${starts.shape}]`);
@@ -111,7 +131,8 @@ export function checkGraph(g: CsrGraph, opts: WalkOptions, what: string): void {
  * row, then the same pairs swapped.
  */
 export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tensor1D; context: tf.Tensor1D} {
-  if (walks.rank !== 2 || walks.dtype !== 'int32') throw new TypeError(`walkPairs: walks must be an int32 [n, length] tensor, got ${walks.dtype} [${walks.shape}]`);
+  if (walks.rank !== 2 || walks.dtype !== 'int32')
+    throw new TypeError(`walkPairs: walks must be an int32 [n, length] tensor, got ${walks.dtype} [${walks.shape}]`);
   if (!Number.isInteger(window) || window < 1) throw new RangeError(`walkPairs: window must be a positive integer, got ${window}`);
   const [n, length] = walks.shape;
   let total = 0;
@@ -119,12 +140,17 @@ export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tenso
   const b = tf.backend();
   let pairs: {center: tf.Tensor1D; context: tf.Tensor1D};
   if (b instanceof WholeMemoryBackend && b.gpu) {
-    const [center, context] = b.deviceOutputs([[total], [total]], ([c, x]) => {
-      if (total > 0) b.native.walkPairs(b.devicePtr(walks), n, length, window, c, x);
-    }, 'int32') as tf.Tensor1D[];
+    const [center, context] = b.deviceOutputs(
+      [[total], [total]],
+      ([c, x]) => {
+        if (total > 0) b.native.walkPairs(b.devicePtr(walks), n, length, window, c, x);
+      },
+      'int32',
+    ) as tf.Tensor1D[];
     pairs = {center, context};
   } else if (b instanceof WholeMemoryBackend && b.hostKernels) {
-    const center = new Int32Array(total), context = new Int32Array(total);
+    const center = new Int32Array(total),
+      context = new Int32Array(total);
     if (total > 0) b.native.walkPairs(walks.dataSync() as Int32Array, n, length, window, center, context);
     pairs = {center: tf.tensor1d(center, 'int32'), context: tf.tensor1d(context, 'int32')};
   } else {
@@ -143,7 +169,8 @@ export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tenso
 export function pairsFromOps(walks: tf.Tensor2D, window: number): {center: tf.Tensor1D; context: tf.Tensor1D} {
   const [n, length] = walks.shape;
   return tf.tidy(() => {
-    const centers: tf.Tensor[] = [], contexts: tf.Tensor[] = [];
+    const centers: tf.Tensor[] = [],
+      contexts: tf.Tensor[] = [];
     for (let d = 1; d <= Math.min(window, length - 1); ++d) {
       const left = tf.reshape(tf.slice(walks, [0, 0], [n, length - d]), [-1]);
       const right = tf.reshape(tf.slice(walks, [0, d], [n, length - d]), [-1]);

@@ -31,8 +31,10 @@ export function rmat(o: RmatOptions): EdgeList {
   const {scale} = o;
   if (!Number.isInteger(scale) || scale < 1 || scale > 31) throw new RangeError(`rmat: scale must be an integer in [1, 31], got ${scale}`);
   const keep = o.vertices ?? 2 ** scale;
-  if (!Number.isInteger(keep) || keep < 1 || keep > 2 ** scale) throw new RangeError(`rmat: vertices must be an integer in [1, 2^scale = ${2 ** scale}], got ${o.vertices}`);
-  if (keep < 2 ** scale && o.permute === false) throw new RangeError('rmat: vertices below 2^scale needs permute (the kept ids would be the densest corner)');
+  if (!Number.isInteger(keep) || keep < 1 || keep > 2 ** scale)
+    throw new RangeError(`rmat: vertices must be an integer in [1, 2^scale = ${2 ** scale}], got ${o.vertices}`);
+  if (keep < 2 ** scale && o.permute === false)
+    throw new RangeError('rmat: vertices below 2^scale needs permute (the kept ids would be the densest corner)');
   const edges = generate(o);
   return keep === edges.numVertices ? edges : induced(edges, keep);
 }
@@ -40,7 +42,8 @@ export function rmat(o: RmatOptions): EdgeList {
 function induced(e: EdgeList, keep: number): EdgeList {
   let m = 0;
   for (let i = 0; i < e.src.length; ++i) if (e.src[i] < keep && e.dst[i] < keep) ++m;
-  const src = new Int32Array(m), dst = new Int32Array(m);
+  const src = new Int32Array(m),
+    dst = new Int32Array(m);
   for (let i = 0, j = 0; i < e.src.length; ++i) {
     if (e.src[i] < keep && e.dst[i] < keep) {
       src[j] = e.src[i];
@@ -52,11 +55,14 @@ function induced(e: EdgeList, keep: number): EdgeList {
 
 function generate(o: RmatOptions): EdgeList {
   const {scale} = o;
-  const a = o.a ?? 0.57, b = o.b ?? 0.19, c = o.c ?? 0.19;
+  const a = o.a ?? 0.57,
+    b = o.b ?? 0.19,
+    c = o.c ?? 0.19;
   if (!(a > 0 && b >= 0 && c >= 0 && a + b + c < 1)) throw new RangeError(`rmat: a, b, c must be non-negative with a + b + c < 1`);
   const n = 2 ** scale;
   const m = Math.round(n * (o.edgeFactor ?? 16));
-  const src = new Int32Array(m), dst = new Int32Array(m);
+  const src = new Int32Array(m),
+    dst = new Int32Array(m);
   // The C++ core draws exactly what the loop below draws, much faster.
   if (deviceStatus().addonLoaded && !o.inScript) {
     graphNative().rmat(scale, a, b, c, o.seed ?? 1, o.permute ?? true, src, dst);
@@ -64,11 +70,12 @@ function generate(o: RmatOptions): EdgeList {
   }
   const rng = seededRng(o.seed ?? 1);
   for (let e = 0; e < m; ++e) {
-    let u = 0, v = 0;
+    let u = 0,
+      v = 0;
     for (let bit = scale - 1; bit >= 0; --bit) {
       const r = rng();
-      const right = r >= a && (r < a + b || r >= a + b + c);  // quadrants b and d
-      const down = r >= a + b;                                // quadrants c and d
+      const right = r >= a && (r < a + b || r >= a + b + c); // quadrants b and d
+      const down = r >= a + b; // quadrants c and d
       if (down) u |= 1 << bit;
       if (right) v |= 1 << bit;
     }

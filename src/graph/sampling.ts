@@ -11,7 +11,8 @@ export function sampleWithReplacement(g: CsrGraph, seeds: Int32Array, fanout: nu
   const out = new Int32Array(seeds.length * fanout);
   for (let i = 0; i < seeds.length; ++i) {
     const v = seeds[i];
-    const start = g.rowPtr[v], deg = g.rowPtr[v + 1] - start;
+    const start = g.rowPtr[v],
+      deg = g.rowPtr[v + 1] - start;
     for (let k = 0; k < fanout; ++k) out[i * fanout + k] = deg === 0 ? v : g.colIdx[start + randInt(rng, deg)];
   }
   return out;

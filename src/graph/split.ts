@@ -12,8 +12,12 @@ export function randomSplit(n: number, trainFraction: number, valFraction: numbe
   if (!(trainFraction > 0 && valFraction >= 0 && trainFraction + valFraction < 1)) {
     throw new Error(`randomSplit: fractions train=${trainFraction} val=${valFraction} must be positive and sum below 1`);
   }
-  const order = shuffle(Int32Array.from({length: n}, (_, i) => i), rng);
-  const nTrain = Math.round(n * trainFraction), nVal = Math.round(n * valFraction);
+  const order = shuffle(
+    Int32Array.from({length: n}, (_, i) => i),
+    rng,
+  );
+  const nTrain = Math.round(n * trainFraction),
+    nVal = Math.round(n * valFraction);
   return {
     train: order.slice(0, nTrain).sort(),
     val: order.slice(nTrain, nTrain + nVal).sort(),

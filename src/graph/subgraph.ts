@@ -26,7 +26,8 @@ export interface SampledSubgraph {
 
 /** Distinct values of xs in order of first occurrence, and each x's position among them (C++ core). */
 export function uniqueAndRelabel(xs: Int32Array): {unique: Int32Array; inverse: Int32Array} {
-  const values = new Int32Array(xs.length), inverse = new Int32Array(xs.length);
+  const values = new Int32Array(xs.length),
+    inverse = new Int32Array(xs.length);
   const count = graphNative().uniqueInt32(xs, xs.length, values, inverse) as number;
   return {unique: values.slice(0, count), inverse};
 }

@@ -17,9 +17,14 @@ export class WholeMemoryCsr {
   /** Scratch for relabelling samples on this rank's GPU. */
   readonly vertexMap: VertexMap;
 
-  private constructor(private readonly rowPtr: WholeMemoryTensor, private readonly colIdx: WholeMemoryTensor,
-                      readonly numVertices: number, readonly numEdges: number, readonly location: MemoryLocation,
-                      private readonly sortedRows: boolean) {
+  private constructor(
+    private readonly rowPtr: WholeMemoryTensor,
+    private readonly colIdx: WholeMemoryTensor,
+    readonly numVertices: number,
+    readonly numEdges: number,
+    readonly location: MemoryLocation,
+    private readonly sortedRows: boolean,
+  ) {
     this.vertexMap = new VertexMap(numVertices);
   }
 
@@ -33,7 +38,9 @@ export class WholeMemoryCsr {
     const sizes = comm.allgatherJson([graph.numVertices, graph.numEdges], 'graph sizes');
     sizes.forEach(([v, e], r) => {
       if (v !== graph.numVertices || e !== graph.numEdges) {
-        throw new Error(`WholeMemoryCsr.create: rank ${r} has a graph of ${v} vertices and ${e} edges, rank ${comm.rank} of ${graph.numVertices} and ${graph.numEdges}`);
+        throw new Error(
+          `WholeMemoryCsr.create: rank ${r} has a graph of ${v} vertices and ${e} edges, rank ${comm.rank} of ${graph.numVertices} and ${graph.numEdges}`,
+        );
       }
     });
     const put = (values: Int32Array) => {
@@ -44,7 +51,8 @@ export class WholeMemoryCsr {
       t.writeLocal(mine);
       return t;
     };
-    const rowPtr = put(graph.rowPtr), colIdx = put(graph.colIdx);
+    const rowPtr = put(graph.rowPtr),
+      colIdx = put(graph.colIdx);
     comm.barrier();
     return new WholeMemoryCsr(rowPtr, colIdx, graph.numVertices, graph.numEdges, location, graph.hasSortedRows());
   }
@@ -58,8 +66,11 @@ export class WholeMemoryCsr {
   private onHost(what: string, ids: tf.Tensor1D, idsName: string): {rowPtr: NativeHostMemory; colIdx: NativeHostMemory; ids: Int32Array} {
     if (this.location !== 'host') throw new Error(`${what}: the graph is in GPU memory and this process has no GPU`);
     if (ids.dtype !== 'int32') throw new TypeError(`${what}: ${idsName} must be int32, got ${ids.dtype}`);
-    return {rowPtr: this.rowPtr.nativeMemory(what) as NativeHostMemory, colIdx: this.colIdx.nativeMemory(what) as NativeHostMemory,
-            ids: Int32Array.from(ids.dataSync())};
+    return {
+      rowPtr: this.rowPtr.nativeMemory(what) as NativeHostMemory,
+      colIdx: this.colIdx.nativeMemory(what) as NativeHostMemory,
+      ids: Int32Array.from(ids.dataSync()),
+    };
   }
 
   /**
@@ -69,7 +80,8 @@ export class WholeMemoryCsr {
   sample(seeds: tf.Tensor1D, fanout: number, opts: SampleOptions = {}): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
     if (!Number.isInteger(fanout) || fanout < 0) throw new RangeError(`sample: fanout must be a non-negative integer, got ${fanout}`);
     const b = tf.backend() as WholeMemoryBackend;
-    if (b.gpu) return sampleOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, seeds, fanout, opts, 'sample');
+    if (b.gpu)
+      return sampleOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, seeds, fanout, opts, 'sample');
     const h = this.onHost('sample', seeds, 'seeds');
     const got = sampleOnHost(h.rowPtr, h.colIdx, this.numVertices, h.ids, fanout, opts, 'sample');
     return {ids: tf.tensor1d(got.ids, 'int32'), offsets: got.offsets && tf.tensor1d(got.offsets, 'int32')};
@@ -81,10 +93,13 @@ export class WholeMemoryCsr {
    */
   randomWalks(starts: tf.Tensor1D, length: number, opts: WalkOptions = {}): tf.Tensor2D {
     if (secondOrder(opts) && !this.sortedRows) {
-      throw new RangeError('randomWalks: node2vec walks (p or q not 1) need every row\'s neighbours in ascending order, and this graph\'s are not');
+      throw new RangeError(
+        "randomWalks: node2vec walks (p or q not 1) need every row's neighbours in ascending order, and this graph's are not",
+      );
     }
     const b = tf.backend() as WholeMemoryBackend;
-    if (b.gpu) return walkOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, starts, length, opts, 'randomWalks');
+    if (b.gpu)
+      return walkOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, starts, length, opts, 'randomWalks');
     const h = this.onHost('randomWalks', starts, 'starts');
     const walks = walkOnHost(h.rowPtr, h.colIdx, this.numVertices, h.ids, length, opts, 'randomWalks');
     return walkTensor(walks, length, this.numVertices);

@@ -24,8 +24,14 @@ function minimum(backend: WholeMemoryBackend, runner: KernelRunner, x: TensorInf
  * Bins of x ([n] or [rows, n], int32) over [0, size): [size] or [rows, size] of the weights' dtype.
  * With `binary`, a bin holds 1 when any value fell in it.
  */
-export function binCounts(backend: WholeMemoryBackend, runner: KernelRunner, x: TensorInfo, weights: TensorInfo, size: number,
-                          binary: boolean): TensorInfo {
+export function binCounts(
+  backend: WholeMemoryBackend,
+  runner: KernelRunner,
+  x: TensorInfo,
+  weights: TensorInfo,
+  size: number,
+  binary: boolean,
+): TensorInfo {
   const dtype = weights.dtype as DataType;
   const n = util.sizeFromShape(x.shape);
   const rows = x.shape.length === 2 ? x.shape[0] : 1;
@@ -47,14 +53,29 @@ export function binCounts(backend: WholeMemoryBackend, runner: KernelRunner, x: 
     if (x.shape.length === 2) {
       // Row r's bins start at r * size; values past size go to -1 (dropped), not into the next row.
       const cols = n / rows;
-      const offsets = backend.makeTensorInfo([rows, 1], 'int32', Int32Array.from({length: rows}, (_, r) => r * size));
+      const offsets = backend.makeTensorInfo(
+        [rows, 1],
+        'int32',
+        Int32Array.from({length: rows}, (_, r) => r * size),
+      );
       const limit = backend.makeTensorInfo([], 'int32', Int32Array.of(size));
       const dropped = backend.makeTensorInfo([], 'int32', Int32Array.of(-1));
       temps.push(offsets, limit, dropped);
-      const inside = scratch([rows, cols], 'bool'), shifted = scratch([rows, cols], 'int32');
+      const inside = scratch([rows, cols], 'bool'),
+        shifted = scratch([rows, cols], 'int32');
       ids = scratch([rows, cols], 'int32');
       runner.binary(BinaryOp.Less, nd('int32'), nd('bool'), runner.input(x), runner.input(limit), inside, [rows, cols], [cols, 1], [0, 0]);
-      runner.binary(BinaryOp.Add, nd('int32'), nd('int32'), runner.input(x), runner.input(offsets), shifted, [rows, cols], [cols, 1], [1, 0]);
+      runner.binary(
+        BinaryOp.Add,
+        nd('int32'),
+        nd('int32'),
+        runner.input(x),
+        runner.input(offsets),
+        shifted,
+        [rows, cols],
+        [cols, 1],
+        [1, 0],
+      );
       runner.select(nd('int32'), inside, shifted, runner.input(dropped), ids, [rows, cols], [cols, 1], [cols, 1], [0, 0]);
     }
     let values = util.sizeFromShape(weights.shape) > 0 && !binary ? runner.input(weights) : null;

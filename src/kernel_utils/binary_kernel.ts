@@ -28,7 +28,8 @@ export function binaryKernel(kernelName: string, op: BinaryOp, options: BinaryOp
       const outDtype = options.outDtype ?? a.dtype;
       const {info, buf} = runner.output(outShape, outDtype);
       const n = util.sizeFromShape(outShape);
-      const sa = backend.hostScalar(a), sb = backend.hostScalar(b);
+      const sa = backend.hostScalar(a),
+        sb = backend.hostScalar(b);
       // A scalar on the host goes to the kernel as an argument: no upload.
       if (sb !== undefined && util.sizeFromShape(a.shape) === n) {
         runner.binaryScalar(op, nd(a.dtype), nd(outDtype), runner.input(a), sb, false, buf, n);
@@ -38,8 +39,17 @@ export function binaryKernel(kernelName: string, op: BinaryOp, options: BinaryOp
         runner.binaryScalar(op, nd(a.dtype), nd(outDtype), runner.input(b), sa, true, buf, n);
         return info;
       }
-      runner.binary(op, nd(a.dtype), nd(outDtype), runner.input(a), runner.input(b), buf, outShape,
-                    broadcastStrides(a.shape, outShape), broadcastStrides(b.shape, outShape));
+      runner.binary(
+        op,
+        nd(a.dtype),
+        nd(outDtype),
+        runner.input(a),
+        runner.input(b),
+        buf,
+        outShape,
+        broadcastStrides(a.shape, outShape),
+        broadcastStrides(b.shape, outShape),
+      );
       return info;
     },
   };

@@ -38,9 +38,20 @@ export interface WindowGeometry {
 
 export function geometryOf(info: backend_util.Conv2DInfo): WindowGeometry {
   return {
-    batch: info.batchSize, inH: info.inHeight, inW: info.inWidth, chans: info.inChannels, outH: info.outHeight,
-    outW: info.outWidth, fH: info.filterHeight, fW: info.filterWidth, sH: info.strideHeight, sW: info.strideWidth,
-    dH: info.dilationHeight, dW: info.dilationWidth, top: info.padInfo.top, left: info.padInfo.left,
+    batch: info.batchSize,
+    inH: info.inHeight,
+    inW: info.inWidth,
+    chans: info.inChannels,
+    outH: info.outHeight,
+    outW: info.outWidth,
+    fH: info.filterHeight,
+    fW: info.filterWidth,
+    sH: info.strideHeight,
+    sW: info.strideWidth,
+    dH: info.dilationHeight,
+    dW: info.dilationWidth,
+    top: info.padInfo.top,
+    left: info.padInfo.left,
   };
 }
 
@@ -85,7 +96,12 @@ export function padForWindows(backend: WholeMemoryBackend, x: TensorInfo, g: Win
   const wp = Math.max(g.inW + g.left, (g.outW - 1) * g.sW + (g.fW - 1) * g.dW + 1);
   const inner = {...g, inH: hp, inW: wp, top: 0, left: 0};
   if (g.top === 0 && g.left === 0 && hp === g.inH && wp === g.inW) return {t: x, g: inner, owned: false};
-  const paddings = [[0, 0], [g.top, hp - g.inH - g.top], [g.left, wp - g.inW - g.left], [0, 0]];
+  const paddings = [
+    [0, 0],
+    [g.top, hp - g.inH - g.top],
+    [g.left, wp - g.inW - g.left],
+    [0, 0],
+  ];
   return {t: callKernel(padV2Config, {inputs: {x}, backend, attrs: {paddings, constantValue: value}}), g: inner, owned: true};
 }
 
@@ -95,22 +111,43 @@ export function padForWindows(backend: WholeMemoryBackend, x: TensorInfo, g: Win
  * convolution this is the input whose plain windows give an input gradient. Only the first `used`
  * rows and columns are read (tfjs-backend-cpu reads a dy larger than the geometry's output that way).
  */
-export function spread(runner: KernelRunner, src: TensorInfo, hp: number, wp: number, sH: number, sW: number, top: number,
-                       left: number, used: [number, number] = [src.shape[1], src.shape[2]]): TensorInfo {
+export function spread(
+  runner: KernelRunner,
+  src: TensorInfo,
+  hp: number,
+  wp: number,
+  sH: number,
+  sW: number,
+  top: number,
+  left: number,
+  used: [number, number] = [src.shape[1], src.shape[2]],
+): TensorInfo {
   const [batch, , cols] = src.shape;
-  const rows = Math.min(src.shape[1], used[0]), usedCols = Math.min(cols, used[1]);
+  const rows = Math.min(src.shape[1], used[0]),
+    usedCols = Math.min(cols, used[1]);
   const inner = util.sizeFromShape(src.shape.slice(3));
   const {info, buf} = runner.output([batch, hp, wp, ...src.shape.slice(3)], src.dtype);
   const total = batch * hp * wp * inner;
   if (total === 0) return info;
   runner.fill(nd(src.dtype), buf, total, 0);
   // The source rows that land inside: 0 <= r * s + top < hp.
-  const r0 = Math.max(0, Math.ceil(-top / sH)), r1 = Math.min(rows, Math.floor((hp - 1 - top) / sH) + 1);
-  const c0 = Math.max(0, Math.ceil(-left / sW)), c1 = Math.min(usedCols, Math.floor((wp - 1 - left) / sW) + 1);
+  const r0 = Math.max(0, Math.ceil(-top / sH)),
+    r1 = Math.min(rows, Math.floor((hp - 1 - top) / sH) + 1);
+  const c0 = Math.max(0, Math.ceil(-left / sW)),
+    c1 = Math.min(usedCols, Math.floor((wp - 1 - left) / sW) + 1);
   if (r1 <= r0 || c1 <= c0 || inner === 0) return info;
   const shape = [batch, r1 - r0, c1 - c0, inner];
-  runner.stridedCopy(4, runner.input(src), (r0 * cols + c0) * inner, [src.shape[1] * cols * inner, cols * inner, inner, 1], shape, buf,
-                     ((r0 * sH + top) * wp + c0 * sW + left) * inner, [hp * wp * inner, sH * wp * inner, sW * inner, 1], shape);
+  runner.stridedCopy(
+    4,
+    runner.input(src),
+    (r0 * cols + c0) * inner,
+    [src.shape[1] * cols * inner, cols * inner, inner, 1],
+    shape,
+    buf,
+    ((r0 * sH + top) * wp + c0 * sW + left) * inner,
+    [hp * wp * inner, sH * wp * inner, sW * inner, 1],
+    shape,
+  );
   return info;
 }
 
@@ -118,12 +155,35 @@ export function spread(runner: KernelRunner, src: TensorInfo, hp: number, wp: nu
  * The geometry of an input gradient as a stride-1 convolution over `spread(dy)`: the forward geometry g
  * turned around (the filter is read flipped by the caller).
  */
-export function transposedGeometry(g: WindowGeometry, chans: number): {g: WindowGeometry; hp: number; wp: number; top: number; left: number} {
-  const effH = (g.fH - 1) * g.dH + 1, effW = (g.fW - 1) * g.dW + 1;
-  const hp = g.inH + effH - 1, wp = g.inW + effW - 1;
+export function transposedGeometry(
+  g: WindowGeometry,
+  chans: number,
+): {g: WindowGeometry; hp: number; wp: number; top: number; left: number} {
+  const effH = (g.fH - 1) * g.dH + 1,
+    effW = (g.fW - 1) * g.dW + 1;
+  const hp = g.inH + effH - 1,
+    wp = g.inW + effW - 1;
   return {
-    g: {batch: g.batch, inH: hp, inW: wp, chans, outH: g.inH, outW: g.inW, fH: g.fH, fW: g.fW, sH: 1, sW: 1, dH: g.dH, dW: g.dW, top: 0, left: 0},
-    hp, wp, top: effH - 1 - g.top, left: effW - 1 - g.left,
+    g: {
+      batch: g.batch,
+      inH: hp,
+      inW: wp,
+      chans,
+      outH: g.inH,
+      outW: g.inW,
+      fH: g.fH,
+      fW: g.fW,
+      sH: 1,
+      sW: 1,
+      dH: g.dH,
+      dW: g.dW,
+      top: 0,
+      left: 0,
+    },
+    hp,
+    wp,
+    top: effH - 1 - g.top,
+    left: effW - 1 - g.left,
   };
 }
 
@@ -132,9 +192,15 @@ export function transposedGeometry(g: WindowGeometry, chans: number): {g: Window
  * [nb*outH*outW, fH*fW*chans] (im2col).
  */
 export function windows(runner: KernelRunner, p: TensorInfo, g: WindowGeometry, n0: number, nb: number): TensorInfo {
-  const c = g.chans, row = g.inW * c;
-  const view = copyView(runner, p, n0 * g.inH * row, [g.inH * row, g.sH * row, g.sW * c, g.dH * row, g.dW * c, 1],
-                        [nb, g.outH, g.outW, g.fH, g.fW, c]);
+  const c = g.chans,
+    row = g.inW * c;
+  const view = copyView(
+    runner,
+    p,
+    n0 * g.inH * row,
+    [g.inH * row, g.sH * row, g.sW * c, g.dH * row, g.dW * c, 1],
+    [nb, g.outH, g.outW, g.fH, g.fW, c],
+  );
   return {...view, shape: [nb * g.outH * g.outW, g.fH * g.fW * c]};
 }
 
@@ -157,9 +223,16 @@ function zeros(runner: KernelRunner, shape: number[]): TensorInfo {
  * A convolution over p (padded, NHWC) with the filter as a [fH*fW*chans, outC] matrix, from window copies:
  * [batch, outH, outW, outC].
  */
-export function windowConv(backend: WholeMemoryBackend, runner: KernelRunner, p: TensorInfo, g: WindowGeometry, filter: TensorInfo,
-                           outC: number): TensorInfo {
-  const pixels = g.outH * g.outW, k = g.fH * g.fW * g.chans;
+export function windowConv(
+  backend: WholeMemoryBackend,
+  runner: KernelRunner,
+  p: TensorInfo,
+  g: WindowGeometry,
+  filter: TensorInfo,
+  outC: number,
+): TensorInfo {
+  const pixels = g.outH * g.outW,
+    k = g.fH * g.fW * g.chans;
   const outShape = [g.batch, g.outH, g.outW, outC];
   if (g.batch * pixels * outC === 0 || k === 0) return zeros(runner, outShape);
   const w = reshapeView(backend, filter, [k, outC]);
@@ -172,7 +245,8 @@ export function windowConv(backend: WholeMemoryBackend, runner: KernelRunner, p:
       return {...product, shape: outShape};
     }
     const chunks = batchChunks(g.batch, pixels * k);
-    const product = (n0: number, nb: number) => {  // [nb*pixels, outC]
+    const product = (n0: number, nb: number) => {
+      // [nb*pixels, outC]
       const cols = windows(runner, p, g, n0, nb);
       const y = matMul(backend, cols, w);
       dispose(backend, cols);
@@ -196,9 +270,16 @@ export function windowConv(backend: WholeMemoryBackend, runner: KernelRunner, p:
  * The filter gradient of windowConv: the windows' transpose times dy ([batch, outH, outW, outC]), summed
  * over the chunks in order. Returns [fH*fW*chans, outC].
  */
-export function windowConvFilterGrad(backend: WholeMemoryBackend, runner: KernelRunner, p: TensorInfo, g: WindowGeometry,
-                                     dy: TensorInfo, outC: number): TensorInfo {
-  const pixels = g.outH * g.outW, k = g.fH * g.fW * g.chans;
+export function windowConvFilterGrad(
+  backend: WholeMemoryBackend,
+  runner: KernelRunner,
+  p: TensorInfo,
+  g: WindowGeometry,
+  dy: TensorInfo,
+  outC: number,
+): TensorInfo {
+  const pixels = g.outH * g.outW,
+    k = g.fH * g.fW * g.chans;
   if (g.batch * pixels === 0 || k * outC === 0) return zeros(runner, [k, outC]);
   let sum: TensorInfo | null = null;
   for (const [n0, nb] of batchChunks(g.batch, pixels * k)) {
@@ -247,8 +328,10 @@ export function fromChannelsLast(backend: WholeMemoryBackend, runner: KernelRunn
  * What MaxPool and AvgPool start with: the runner, input and geometry, or their result already (the CPU
  * fallback, or a copy for a 1x1 pool that changes nothing).
  */
-export function poolSetup(args: KernelArgs, kernelName: string):
-    TensorInfo | {backend: WholeMemoryBackend; runner: KernelRunner; x: TensorInfo; g: WindowGeometry} {
+export function poolSetup(
+  args: KernelArgs,
+  kernelName: string,
+): TensorInfo | {backend: WholeMemoryBackend; runner: KernelRunner; x: TensorInfo; g: WindowGeometry} {
   const backend = backendOf(args);
   const x = args.inputs.x as TensorInfo;
   const {filterSize, strides, pad, dimRoundingMode} = args.attrs as unknown as MaxPoolAttrs;

@@ -17,8 +17,10 @@ export function cumulativeKernel(kernelName: string, product: boolean): KernelCo
       const runner = nativeRunner(backend, [x], NUMERIC);
       if (runner === null) return runOnCpu(kernelName, args);
       const rank = x.shape.length;
-      util.assert(Number.isInteger(axis) && axis >= -rank && axis < Math.max(rank, 1),
-                  () => `${kernelName.toLowerCase()}: axis must be an integer in [${-rank}, ${rank}), got ${axis}`);
+      util.assert(
+        Number.isInteger(axis) && axis >= -rank && axis < Math.max(rank, 1),
+        () => `${kernelName.toLowerCase()}: axis must be an integer in [${-rank}, ${rank}), got ${axis}`,
+      );
       const a = axis < 0 ? axis + rank : axis;
       const {info, buf} = runner.output(x.shape.slice(), x.dtype);
       const size = util.sizeFromShape(x.shape);

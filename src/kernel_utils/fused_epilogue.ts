@@ -31,8 +31,15 @@ export function applyEpilogue(backend: WholeMemoryBackend, out: TensorInfo, e: E
   const {bias, activation = 'linear', leakyreluAlpha} = e;
   const n = out.shape[out.shape.length - 1];
   const size = util.sizeFromShape(out.shape);
-  if (bias && backend.gpu && !channelsFirst && (activation === 'linear' || activation === 'relu') && bias.shape.length === 1 &&
-      bias.shape[0] === n && (size === 0 || backend.ownsDeviceData(out))) {
+  if (
+    bias &&
+    backend.gpu &&
+    !channelsFirst &&
+    (activation === 'linear' || activation === 'relu') &&
+    bias.shape.length === 1 &&
+    bias.shape[0] === n &&
+    (size === 0 || backend.ownsDeviceData(out))
+  ) {
     if (size > 0) {
       backend.native.biasActivation(backend.devicePtr(out), backend.devicePtr(bias), size / n, n, activation === 'relu');
       backend.deviceWritten(out);
@@ -53,14 +60,28 @@ export function applyEpilogue(backend: WholeMemoryBackend, out: TensorInfo, e: E
     if (bias) then(callKernel(addConfig, {inputs: {a: out, b: view(bias)}, backend, attrs: {}}));
     const x = out;
     switch (activation) {
-      case 'linear': break;
-      case 'relu': then(callKernel(reluConfig, {inputs: {x}, backend, attrs: {}})); break;
-      case 'relu6': then(callKernel(relu6Config, {inputs: {x}, backend, attrs: {}})); break;
-      case 'elu': then(callKernel(eluConfig, {inputs: {x}, backend, attrs: {}})); break;
-      case 'sigmoid': then(callKernel(sigmoidConfig, {inputs: {x}, backend, attrs: {}})); break;
-      case 'leakyrelu': then(callKernel(leakyReluConfig, {inputs: {x}, backend, attrs: {alpha: leakyreluAlpha ?? 0.2}})); break;
-      case 'prelu': then(callKernel(preluConfig, {inputs: {x, alpha: view(e.preluActivationWeights!)}, backend, attrs: {}})); break;
-      default: throw new Error(`fused kernel: activation must be linear, relu, relu6, elu, sigmoid, leakyrelu or prelu, got '${activation}'`);
+      case 'linear':
+        break;
+      case 'relu':
+        then(callKernel(reluConfig, {inputs: {x}, backend, attrs: {}}));
+        break;
+      case 'relu6':
+        then(callKernel(relu6Config, {inputs: {x}, backend, attrs: {}}));
+        break;
+      case 'elu':
+        then(callKernel(eluConfig, {inputs: {x}, backend, attrs: {}}));
+        break;
+      case 'sigmoid':
+        then(callKernel(sigmoidConfig, {inputs: {x}, backend, attrs: {}}));
+        break;
+      case 'leakyrelu':
+        then(callKernel(leakyReluConfig, {inputs: {x}, backend, attrs: {alpha: leakyreluAlpha ?? 0.2}}));
+        break;
+      case 'prelu':
+        then(callKernel(preluConfig, {inputs: {x, alpha: view(e.preluActivationWeights!)}, backend, attrs: {}}));
+        break;
+      default:
+        throw new Error(`fused kernel: activation must be linear, relu, relu6, elu, sigmoid, leakyrelu or prelu, got '${activation}'`);
     }
   } finally {
     temps.forEach((t) => backend.disposeIntermediateTensorInfo(t));

@@ -15,8 +15,11 @@ export function hostIndices(backend: WholeMemoryBackend, t: TensorInfo): ArrayLi
  * throws the message `describe(position)` gives. The check costs one small
  * device-to-host read, paid only when the indices were not on the host.
  */
-export function withDeviceIndexCheck(backend: WholeMemoryBackend, launch: (flag: number) => void,
-                                     describe: (position: number) => string): void {
+export function withDeviceIndexCheck(
+  backend: WholeMemoryBackend,
+  launch: (flag: number) => void,
+  describe: (position: number) => string,
+): void {
   const bad = backend.withErrorFlag(launch);
   if (bad >= 0) throw new Error(describe(bad));
 }

@@ -63,21 +63,35 @@ export function broadcastStrides(inShape: readonly number[], outShape: readonly 
 export function copyView(runner: KernelRunner, x: TensorInfo, offset: number, strides: number[], shape: number[]): TensorInfo {
   const {info, buf} = runner.output(shape, x.dtype);
   if (util.sizeFromShape(shape) === 0) return info;
-  runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), offset, strides, shape.map((d) => Math.max(d, 1)), buf, 0,
-                     contiguousStrides(shape), shape);
+  runner.stridedCopy(
+    bytesPerElement(x.dtype),
+    runner.input(x),
+    offset,
+    strides,
+    shape.map((d) => Math.max(d, 1)),
+    buf,
+    0,
+    contiguousStrides(shape),
+    shape,
+  );
   return info;
 }
 
 /** Copies x into a new tensor with axes permuted by perm. */
 export function transposeWith(runner: KernelRunner, x: TensorInfo, perm: number[]): TensorInfo {
   const inStrides = contiguousStrides(x.shape);
-  return copyView(runner, x, 0, perm.map((p) => inStrides[p]), perm.map((p) => x.shape[p]));
+  return copyView(
+    runner,
+    x,
+    0,
+    perm.map((p) => inStrides[p]),
+    perm.map((p) => x.shape[p]),
+  );
 }
 
 /** A view of x with another shape; shares the data (no copy). */
 export function reshapeView(backend: WholeMemoryBackend, x: TensorInfo, shape: number[]): TensorInfo {
-  util.assert(util.sizeFromShape(shape) === util.sizeFromShape(x.shape),
-              () => `reshape: cannot view [${x.shape}] as [${shape}]`);
+  util.assert(util.sizeFromShape(shape) === util.sizeFromShape(x.shape), () => `reshape: cannot view [${x.shape}] as [${shape}]`);
   backend.incRef(x.dataId);
   return {dataId: x.dataId, shape, dtype: x.dtype};
 }

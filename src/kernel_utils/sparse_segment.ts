@@ -13,14 +13,20 @@ import {BinaryOp} from './op_codes';
 // tfjs-backend-cpu's sparseSegmentReductionImpl walk, without the sums:
 // throws what it throws, where it throws it. Returns the output rows and, per
 // output row, the rows summed into it.
-function checkSegments(indices: ArrayLike<number>, segmentIds: ArrayLike<number>, dataRows: number): {outputRows: number; counts: number[]} {
+function checkSegments(
+  indices: ArrayLike<number>,
+  segmentIds: ArrayLike<number>,
+  dataRows: number,
+): {outputRows: number; counts: number[]} {
   const n = indices.length;
   const outputRows = n > 0 ? segmentIds[n - 1] + 1 : 0;
   if (outputRows < 0) throw new Error(backend_util.getSparseSegmentReductionNegativeSegmentIdsErrorMessage());
   const counts = new Array<number>(Math.max(outputRows, 0)).fill(0);
   if (n === 0) return {outputRows, counts};
   if (outputRows <= 0) throw new Error(backend_util.getSparseSegmentReductionNegativeSegmentIdsErrorMessage());
-  let start = 0, end = 1, outIndex = segmentIds[0];
+  let start = 0,
+    end = 1,
+    outIndex = segmentIds[0];
   for (;;) {
     let nextIndex = 0;
     if (end < n) {
@@ -57,8 +63,15 @@ export function sparseSegmentKernel(kernelName: string, mean: boolean): KernelCo
       const {data, indices, segmentIds} = args.inputs as {data: TensorInfo; indices: TensorInfo; segmentIds: TensorInfo};
       const runner = nativeRunner(backend, [data], ['float32']);
       // Shape errors (and int32 data, whose mean truncates) are tfjs-backend-cpu's to report.
-      if (runner === null || data.shape.length < 1 || indices.shape.length !== 1 || segmentIds.shape.length !== 1 ||
-          indices.shape[0] !== segmentIds.shape[0] || indices.dtype !== 'int32' || segmentIds.dtype !== 'int32') {
+      if (
+        runner === null ||
+        data.shape.length < 1 ||
+        indices.shape.length !== 1 ||
+        segmentIds.shape.length !== 1 ||
+        indices.shape[0] !== segmentIds.shape[0] ||
+        indices.dtype !== 'int32' ||
+        segmentIds.dtype !== 'int32'
+      ) {
         return runOnCpu(kernelName, args);
       }
       const dataRows = data.shape[0];
@@ -78,10 +91,24 @@ export function sparseSegmentKernel(kernelName: string, mean: boolean): KernelCo
       }
       if (!mean) return info;
       // Empty segments stay 0 (divided by 1).
-      const divisor = backend.makeTensorInfo([outputRows, 1], 'float32', Float32Array.from(counts, (c) => Math.max(c, 1)));
+      const divisor = backend.makeTensorInfo(
+        [outputRows, 1],
+        'float32',
+        Float32Array.from(counts, (c) => Math.max(c, 1)),
+      );
       const {info: averaged, buf: avgBuf} = runner.output(info.shape, 'float32');
       try {
-        runner.binary(BinaryOp.Div, nd('float32'), nd('float32'), buf, runner.input(divisor), avgBuf, [outputRows, cols], [cols, 1], [1, 0]);
+        runner.binary(
+          BinaryOp.Div,
+          nd('float32'),
+          nd('float32'),
+          buf,
+          runner.input(divisor),
+          avgBuf,
+          [outputRows, cols],
+          [cols, 1],
+          [1, 0],
+        );
       } finally {
         backend.disposeIntermediateTensorInfo(divisor);
         backend.disposeIntermediateTensorInfo(info);

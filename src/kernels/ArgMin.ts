@@ -3,4 +3,9 @@ import {ArgMin} from '@tensorflow/tfjs-core';
 import {ReduceOp} from '../kernel_utils/op_codes';
 import {reduceKernel} from '../kernel_utils/reduce_kernel';
 
-export const argMinConfig = reduceKernel(ArgMin, ReduceOp.ArgMin, {dtypes: ['float32', 'int32'], outDtype: () => 'int32', arg: true, needsNonEmpty: true});
+export const argMinConfig = reduceKernel(ArgMin, ReduceOp.ArgMin, {
+  dtypes: ['float32', 'int32'],
+  outDtype: () => 'int32',
+  arg: true,
+  needsNonEmpty: true,
+});

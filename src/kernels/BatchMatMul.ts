@@ -14,13 +14,18 @@ export const batchMatMulConfig: KernelConfig = {
     if (runner === null || a.shape.length < 2 || b.shape.length < 2) {
       return runOnCpu(BatchMatMul, args);
     }
-    const ra = a.shape.length, rb = b.shape.length;
+    const ra = a.shape.length,
+      rb = b.shape.length;
     const k = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
     const kB = transposeB ? b.shape[rb - 1] : b.shape[rb - 2];
     const m = transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
     const n = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
-    util.assert(k === kB, () => `Error in matMul: inner shapes (${k}) and (${kB}) of Tensors with shapes ${a.shape} and ` +
-                `${b.shape} and transposeA=${transposeA} and transposeB=${transposeB} must match.`);
+    util.assert(
+      k === kB,
+      () =>
+        `Error in matMul: inner shapes (${k}) and (${kB}) of Tensors with shapes ${a.shape} and ` +
+        `${b.shape} and transposeA=${transposeA} and transposeB=${transposeB} must match.`,
+    );
     const outer = broadcast_util.assertAndGetBroadcastShape(a.shape.slice(0, -2), b.shape.slice(0, -2));
     const batchA = util.sizeFromShape(a.shape.slice(0, -2));
     const batchB = util.sizeFromShape(b.shape.slice(0, -2));
@@ -32,8 +37,19 @@ export const batchMatMulConfig: KernelConfig = {
     }
     const {info, buf} = runner.output([...outer, m, n], 'float32');
     if (batch * m * n === 0) return info;
-    runner.batchMatMul(runner.input(a), runner.input(b), buf, batch, m, n, k, transposeA, transposeB,
-                       batchA === 1 ? 0 : m * k, batchB === 1 ? 0 : k * n);
+    runner.batchMatMul(
+      runner.input(a),
+      runner.input(b),
+      buf,
+      batch,
+      m,
+      n,
+      k,
+      transposeA,
+      transposeB,
+      batchA === 1 ? 0 : m * k,
+      batchB === 1 ? 0 : k * n,
+    );
     return info;
   },
 };

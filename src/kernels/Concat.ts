@@ -18,8 +18,14 @@ export const concatConfig: KernelConfig = {
       return runOnCpu(Concat, args);
     }
     const $axis = util.parseAxisParam(axis, inputs[0].shape)[0];
-    backend_util.assertParamsConsistent(inputs.map((t) => t.shape), $axis);
-    const outShape = backend_util.computeOutShape(inputs.map((t) => t.shape), $axis);
+    backend_util.assertParamsConsistent(
+      inputs.map((t) => t.shape),
+      $axis,
+    );
+    const outShape = backend_util.computeOutShape(
+      inputs.map((t) => t.shape),
+      $axis,
+    );
     const nonEmpty = inputs.filter((t) => util.sizeFromShape(t.shape) > 0);
     if (nonEmpty.length === 1) return reshapeView(backend, nonEmpty[0], outShape);
     const {info, buf} = runner.output(outShape, inputs[0].dtype);

@@ -7,15 +7,37 @@ import {backend_util, Conv2D, Conv2DAttrs, KernelConfig, TensorInfo} from '@tens
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
 import {KernelRunner} from '../backend/runner';
-import {disposeAll, fromChannelsLast, geometryOf, padForWindows, toChannelsLast, windowArray, windowConv} from '../kernel_utils/conv_windows';
+import {
+  disposeAll,
+  fromChannelsLast,
+  geometryOf,
+  padForWindows,
+  toChannelsLast,
+  windowArray,
+  windowConv,
+} from '../kernel_utils/conv_windows';
 import {backendOf, FLOAT, nativeRunner} from '../kernel_utils/kernel_utils';
 
 /** conv2d on the native path (the caller checked the dtypes). */
-export function conv2dNative(backend: WholeMemoryBackend, runner: KernelRunner, x: TensorInfo, filter: TensorInfo, attrs: Conv2DAttrs): TensorInfo {
+export function conv2dNative(
+  backend: WholeMemoryBackend,
+  runner: KernelRunner,
+  x: TensorInfo,
+  filter: TensorInfo,
+  attrs: Conv2DAttrs,
+): TensorInfo {
   const {strides, pad, dataFormat, dilations, dimRoundingMode} = attrs;
   const format = backend_util.convertConv2DDataFormat(dataFormat);
-  const info = backend_util.computeConv2DInfo(x.shape as [number, number, number, number], filter.shape as [number, number, number, number],
-                                              strides, dilations ?? 1, pad, dimRoundingMode, false, format);
+  const info = backend_util.computeConv2DInfo(
+    x.shape as [number, number, number, number],
+    filter.shape as [number, number, number, number],
+    strides,
+    dilations ?? 1,
+    pad,
+    dimRoundingMode,
+    false,
+    format,
+  );
   const channelsFirst = format === 'channelsFirst';
   const nhwc = toChannelsLast(runner, x, channelsFirst);
   if (runner.conv2d) {

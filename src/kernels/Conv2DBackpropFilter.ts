@@ -17,8 +17,16 @@ export const conv2DBackpropFilterConfig: KernelConfig = {
     const runner = nativeRunner(backend, [x, dy], FLOAT);
     if (runner === null || x.shape.length !== 4 || dy.shape.length !== 4) return runOnCpu(Conv2DBackpropFilter, args);
     const format = backend_util.convertConv2DDataFormat(dataFormat);
-    const info = backend_util.computeConv2DInfo(x.shape as [number, number, number, number], filterShape, strides, 1, pad,
-                                                dimRoundingMode, false, format);
+    const info = backend_util.computeConv2DInfo(
+      x.shape as [number, number, number, number],
+      filterShape,
+      strides,
+      1,
+      pad,
+      dimRoundingMode,
+      false,
+      format,
+    );
     const channelsFirst = format === 'channelsFirst';
     const xl = toChannelsLast(runner, x, channelsFirst);
     const dyl = toChannelsLast(runner, dy, channelsFirst);

@@ -5,7 +5,17 @@
 import {backend_util, Conv2DBackpropInput, Conv2DBackpropInputAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, flippedFilter, fromChannelsLast, geometryOf, spread, toChannelsLast, transposedGeometry, windowArray, windowConv} from '../kernel_utils/conv_windows';
+import {
+  disposeAll,
+  flippedFilter,
+  fromChannelsLast,
+  geometryOf,
+  spread,
+  toChannelsLast,
+  transposedGeometry,
+  windowArray,
+  windowConv,
+} from '../kernel_utils/conv_windows';
 import {backendOf, FLOAT, nativeRunner} from '../kernel_utils/kernel_utils';
 
 export const conv2DBackpropInputConfig: KernelConfig = {
@@ -18,8 +28,16 @@ export const conv2DBackpropInputConfig: KernelConfig = {
     const runner = nativeRunner(backend, [dy, filter], FLOAT);
     if (runner === null || dy.shape.length !== 4 || filter.shape.length !== 4) return runOnCpu(Conv2DBackpropInput, args);
     const format = backend_util.convertConv2DDataFormat(dataFormat);
-    const info = backend_util.computeConv2DInfo(inputShape, filter.shape as [number, number, number, number], strides, 1, pad,
-                                                dimRoundingMode, false, format);
+    const info = backend_util.computeConv2DInfo(
+      inputShape,
+      filter.shape as [number, number, number, number],
+      strides,
+      1,
+      pad,
+      dimRoundingMode,
+      false,
+      format,
+    );
     const channelsFirst = format === 'channelsFirst';
     const g = geometryOf(info);
     const t = transposedGeometry(g, info.outChannels);

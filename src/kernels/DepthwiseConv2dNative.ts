@@ -18,8 +18,15 @@ export function depthwiseRunner(args: KernelArgs, inputs: (TensorInfo | undefine
 /** depthwiseConv2d on the native path. */
 export function depthwiseNative(runner: KernelRunner, x: TensorInfo, filter: TensorInfo, attrs: DepthwiseConv2dNativeAttrs): TensorInfo {
   const {strides, pad, dilations, dimRoundingMode} = attrs;
-  const info = backend_util.computeConv2DInfo(x.shape as [number, number, number, number], filter.shape as [number, number, number, number],
-                                              strides, dilations ?? 1, pad, dimRoundingMode, true);
+  const info = backend_util.computeConv2DInfo(
+    x.shape as [number, number, number, number],
+    filter.shape as [number, number, number, number],
+    strides,
+    dilations ?? 1,
+    pad,
+    dimRoundingMode,
+    true,
+  );
   const g = geometryOf(info);
   const mult = filter.shape[3];
   const {info: y, buf} = runner.output([g.batch, g.outH, g.outW, g.chans * mult], 'float32');

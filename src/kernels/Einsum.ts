@@ -48,7 +48,8 @@ function contract(backend: WholeMemoryBackend, tensors: TensorInfo[], idDims: nu
     const drop = ids.map((d, k) => (!other.includes(d) && !inOut(d) ? k : -1)).filter((k) => k >= 0);
     return {x: summedOver(backend, x, drop, temps), ids: ids.filter((_, k) => !drop.includes(k))};
   };
-  const a = prune(tensors[0], idA, idB), b = prune(tensors[1], idB, idA);
+  const a = prune(tensors[0], idA, idB),
+    b = prune(tensors[1], idB, idA);
   const byOutput = (ds: number[]) => [...ds].sort((p, q) => p - q);
   const batch = byOutput(a.ids.filter((d) => b.ids.includes(d) && inOut(d)));
   const contracted = a.ids.filter((d) => b.ids.includes(d) && !inOut(d));
@@ -56,9 +57,20 @@ function contract(backend: WholeMemoryBackend, tensors: TensorInfo[], idDims: nu
   const freeB = byOutput(b.ids.filter((d) => !a.ids.includes(d)));
   const size = (ds: number[]) => ds.reduce((acc, d) => acc * sizeOf.get(d)!, 1);
   const [nb, m, k, n] = [size(batch), size(freeA), size(contracted), size(freeB)];
-  const at = transposed(backend, a.x, [...batch, ...freeA, ...contracted].map((d) => a.ids.indexOf(d)), temps);
-  const bt = transposed(backend, b.x, [...batch, ...contracted, ...freeB].map((d) => b.ids.indexOf(d)), temps);
-  const a3 = reshaped(backend, at, [nb, m, k], temps), b3 = reshaped(backend, bt, [nb, k, n], temps);
+  const at = transposed(
+    backend,
+    a.x,
+    [...batch, ...freeA, ...contracted].map((d) => a.ids.indexOf(d)),
+    temps,
+  );
+  const bt = transposed(
+    backend,
+    b.x,
+    [...batch, ...contracted, ...freeB].map((d) => b.ids.indexOf(d)),
+    temps,
+  );
+  const a3 = reshaped(backend, at, [nb, m, k], temps),
+    b3 = reshaped(backend, bt, [nb, k, n], temps);
   let product: TensorInfo;
   if (k === 0) {
     product = backend.makeTensorInfo([nb, m, n], 'float32', new Float32Array(nb * m * n));
@@ -67,15 +79,31 @@ function contract(backend: WholeMemoryBackend, tensors: TensorInfo[], idDims: nu
   }
   temps.push(product);
   const order = [...batch, ...freeA, ...freeB];
-  const full = reshaped(backend, product, order.map((d) => sizeOf.get(d)!), temps);
+  const full = reshaped(
+    backend,
+    product,
+    order.map((d) => sizeOf.get(d)!),
+    temps,
+  );
   // Into the output's order (dims 0..nOut-1).
-  const out = transposed(backend, full, Array.from({length: nOut}, (_, d) => order.indexOf(d)), temps);
-  return reshapeView(backend, out, out.shape);  // its own reference: the temporaries are disposed
+  const out = transposed(
+    backend,
+    full,
+    Array.from({length: nOut}, (_, d) => order.indexOf(d)),
+    temps,
+  );
+  return reshapeView(backend, out, out.shape); // its own reference: the temporaries are disposed
 }
 
 /** tfjs-backend-cpu's algorithm on our kernels. */
-function byBroadcast(backend: WholeMemoryBackend, tensors: TensorInfo[], allDims: string[], summedDims: number[], idDims: number[][],
-                     temps: Temps): TensorInfo {
+function byBroadcast(
+  backend: WholeMemoryBackend,
+  tensors: TensorInfo[],
+  allDims: string[],
+  summedDims: number[],
+  idDims: number[][],
+  temps: Temps,
+): TensorInfo {
   const {path, steps} = backend_util.getEinsumComputePath(summedDims, idDims);
   let out: TensorInfo | null = null;
   let remaining = allDims.length;
@@ -98,7 +126,7 @@ function byBroadcast(backend: WholeMemoryBackend, tensors: TensorInfo[], allDims
       --remaining;
     }
   }
-  return reshapeView(backend, out!, out!.shape);  // its own reference: the temporaries are disposed
+  return reshapeView(backend, out!, out!.shape); // its own reference: the temporaries are disposed
 }
 
 export const einsumConfig: KernelConfig = {

@@ -23,17 +23,34 @@ export const fusedBatchNormConfig: KernelConfig = {
   backendName: 'wholememory',
   kernelFunc: ((args: KernelArgs) => {
     const backend = backendOf(args);
-    const {x, mean, variance, offset, scale} = args.inputs as {x: TensorInfo; mean: TensorInfo; variance: TensorInfo; offset?: TensorInfo; scale?: TensorInfo};
+    const {x, mean, variance, offset, scale} = args.inputs as {
+      x: TensorInfo;
+      mean: TensorInfo;
+      variance: TensorInfo;
+      offset?: TensorInfo;
+      scale?: TensorInfo;
+    };
     const {varianceEpsilon} = args.attrs as unknown as FusedBatchNormAttrs;
     const params = [mean, variance, offset, scale].filter((t): t is TensorInfo => t !== undefined);
-    if ([x, ...params].some((t) => t.dtype !== 'float32') || !params.every((p) => cyclesAsBroadcast(p, x))) return runOnCpu(FusedBatchNorm, args);
+    if ([x, ...params].some((t) => t.dtype !== 'float32') || !params.every((p) => cyclesAsBroadcast(p, x)))
+      return runOnCpu(FusedBatchNorm, args);
     const temps: TensorInfo[] = [];
     const keep = (t: TensorInfo) => (temps.push(t), t);
     try {
       const eps = keep(backend.makeTensorInfo([], 'float32', Float32Array.of(varianceEpsilon)));
-      const inv = keep(callKernel(rsqrtConfig, {inputs: {x: keep(callKernel(addConfig, {inputs: {a: variance, b: eps}, backend, attrs: {}}))}, backend, attrs: {}}));
+      const inv = keep(
+        callKernel(rsqrtConfig, {
+          inputs: {x: keep(callKernel(addConfig, {inputs: {a: variance, b: eps}, backend, attrs: {}}))},
+          backend,
+          attrs: {},
+        }),
+      );
       const factor = scale ? keep(callKernel(multiplyConfig, {inputs: {a: inv, b: scale}, backend, attrs: {}})) : inv;
-      const scaled = callKernel(multiplyConfig, {inputs: {a: keep(callKernel(subConfig, {inputs: {a: x, b: mean}, backend, attrs: {}})), b: factor}, backend, attrs: {}});
+      const scaled = callKernel(multiplyConfig, {
+        inputs: {a: keep(callKernel(subConfig, {inputs: {a: x, b: mean}, backend, attrs: {}})), b: factor},
+        backend,
+        attrs: {},
+      });
       if (!offset) return scaled;
       keep(scaled);
       return callKernel(addConfig, {inputs: {a: scaled, b: offset}, backend, attrs: {}});

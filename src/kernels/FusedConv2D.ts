@@ -18,7 +18,11 @@ export const fusedConv2DConfig: KernelConfig = {
     const runner = nativeRunner(backend, all, FLOAT);
     if (runner === null || x.shape.length !== 4 || filter.shape.length !== 4) return runOnCpu(FusedConv2D, args);
     const out = conv2dNative(backend, runner, x, filter, attrs as unknown as Conv2DAttrs);
-    return applyEpilogue(backend, out, {bias, activation: attrs.activation, preluActivationWeights, leakyreluAlpha: attrs.leakyreluAlpha},
-                         attrs.dataFormat === 'NCHW');
+    return applyEpilogue(
+      backend,
+      out,
+      {bias, activation: attrs.activation, preluActivationWeights, leakyreluAlpha: attrs.leakyreluAlpha},
+      attrs.dataFormat === 'NCHW',
+    );
   }) as unknown as KernelFunc,
 };

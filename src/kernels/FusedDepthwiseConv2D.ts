@@ -1,5 +1,12 @@
 // tf.fused.depthwiseConv2d: our depthwise convolution, then the bias and activation.
-import {DepthwiseConv2dNativeAttrs, FusedDepthwiseConv2D, FusedDepthwiseConv2DAttrs, FusedDepthwiseConv2DInputs, KernelConfig, KernelFunc} from '@tensorflow/tfjs-core';
+import {
+  DepthwiseConv2dNativeAttrs,
+  FusedDepthwiseConv2D,
+  FusedDepthwiseConv2DAttrs,
+  FusedDepthwiseConv2DInputs,
+  KernelConfig,
+  KernelFunc,
+} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
 import {depthwiseNative, depthwiseRunner} from './DepthwiseConv2dNative';

@@ -24,15 +24,19 @@ export const gatherNdConfig: KernelConfig = {
     const keep = (t: TensorInfo) => (temps.push(t), t);
     try {
       const weights = keep(backend.makeTensorInfo([k], 'int32', Int32Array.from(strides)));
-      const scaled = keep(callKernel(multiplyConfig, {inputs: {a: keep(reshapeView(backend, indices, [numSlices, k])), b: weights}, backend, attrs: {}}));
+      const scaled = keep(
+        callKernel(multiplyConfig, {inputs: {a: keep(reshapeView(backend, indices, [numSlices, k])), b: weights}, backend, attrs: {}}),
+      );
       const flat = keep(callKernel(sumConfig, {inputs: {x: scaled}, backend, attrs: {axis: [1], keepDims: false}}));
       const table = keep(reshapeView(backend, params, [rows, sliceSize]));
       let gathered: TensorInfo;
       try {
         gathered = keep(callKernel(gatherV2Config, {inputs: {x: table, indices: flat}, backend, attrs: {axis: 0, batchDims: 0}}));
       } catch (e) {
-        throw new Error(`GatherNd: indices do not index into params of shape [${params.shape}]: a row of ${k} indices flattens to ` +
-                        `${(e as Error).message.replace(/^GatherV2: the index value /, '')}`);
+        throw new Error(
+          `GatherNd: indices do not index into params of shape [${params.shape}]: a row of ${k} indices flattens to ` +
+            `${(e as Error).message.replace(/^GatherV2: the index value /, '')}`,
+        );
       }
       return reshapeView(backend, gathered, resultShape);
     } finally {

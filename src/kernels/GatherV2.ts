@@ -31,9 +31,19 @@ export const gatherV2Config: KernelConfig = {
       if (bad >= 0) throw new Error(message(host[bad], axisDim));
       kernelChecks = false;
     }
-    const out = runner.output(info.outputShape, x.dtype);  // after the host check: a rejected call leaves nothing behind
-    const bad = runner.gather(x.dtype, runner.input(x), runner.input(indices), out.buf, info.batchSize * info.outerSize,
-                              info.dimSize, info.sliceSize, numIndices, info.outerSize, kernelChecks);
+    const out = runner.output(info.outputShape, x.dtype); // after the host check: a rejected call leaves nothing behind
+    const bad = runner.gather(
+      x.dtype,
+      runner.input(x),
+      runner.input(indices),
+      out.buf,
+      info.batchSize * info.outerSize,
+      info.dimSize,
+      info.sliceSize,
+      numIndices,
+      info.outerSize,
+      kernelChecks,
+    );
     if (bad >= 0) {
       backend.disposeIntermediateTensorInfo(out.info);
       throw new Error(message(backend.hostArray(indices)[bad], axisDim));

@@ -18,8 +18,14 @@ export const maxPoolGradConfig: KernelConfig = {
     const {filterSize, strides, pad, dimRoundingMode} = args.attrs as unknown as MaxPoolGradAttrs;
     const runner = nativeRunner(backend, [dy, input], FLOAT);
     if (runner === null || input.shape.length !== 4 || dy.shape.length !== 4) return runOnCpu(MaxPoolGrad, args);
-    const info = backend_util.computePool2DInfo(input.shape as [number, number, number, number], filterSize, strides, 1, pad,
-                                                dimRoundingMode);
+    const info = backend_util.computePool2DInfo(
+      input.shape as [number, number, number, number],
+      filterSize,
+      strides,
+      1,
+      pad,
+      dimRoundingMode,
+    );
     const g = geometryOf(info);
     // tfjs-backend-cpu reads a dy of another size with its own strides; leave that to it.
     if (!util.arraysEqual(dy.shape, [g.batch, g.outH, g.outW, g.chans])) return runOnCpu(MaxPoolGrad, args);

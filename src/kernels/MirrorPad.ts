@@ -26,7 +26,8 @@ export const mirrorPadConfig: KernelConfig = {
       const outShape = shape.slice();
       outShape[k] = before + shape[k] + after;
       const {info, buf} = runner.output(outShape, x.dtype);
-      const ss = contiguousStrides(shape), ds = contiguousStrides(outShape);
+      const ss = contiguousStrides(shape),
+        ds = contiguousStrides(outShape);
       const src = runner.input(cur);
       const copy = (srcOffset: number, dir: number, dstStart: number, count: number) => {
         if (count === 0 || util.sizeFromShape(shape) === 0) return;

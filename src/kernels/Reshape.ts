@@ -12,8 +12,12 @@ export const reshapeConfig: KernelConfig = {
     const size = util.sizeFromShape(x.shape);
     const $shape = util.inferFromImplicitShape(shape, size);
     const $size = util.sizeFromShape($shape);
-    util.assert(size === $size, () => `The new shape (${$shape}) has ${$size} elements and the old ` +
-                `shape (${x.shape}) has ${size} elements. The new shape and old shape must have the same number of elements.`);
+    util.assert(
+      size === $size,
+      () =>
+        `The new shape (${$shape}) has ${$size} elements and the old ` +
+        `shape (${x.shape}) has ${size} elements. The new shape and old shape must have the same number of elements.`,
+    );
     return reshapeView(backendOf(args), x, $shape);
   },
 };

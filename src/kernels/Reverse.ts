@@ -16,6 +16,12 @@ export const reverseConfig: KernelConfig = {
     const axes = new Set(util.parseAxisParam(dims, x.shape));
     const strides = contiguousStrides(x.shape);
     const offset = x.shape.reduce((acc, d, k) => acc + (axes.has(k) ? (d - 1) * strides[k] : 0), 0);
-    return copyView(runner, x, offset, strides.map((s, k) => (axes.has(k) ? -s : s)), x.shape.slice());
+    return copyView(
+      runner,
+      x,
+      offset,
+      strides.map((s, k) => (axes.has(k) ? -s : s)),
+      x.shape.slice(),
+    );
   },
 };

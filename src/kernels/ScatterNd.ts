@@ -16,7 +16,7 @@ export const scatterNdConfig: KernelConfig = {
     const {sliceRank, numUpdates, sliceSize} = backend_util.calculateShapes(updates as Tensor, indices as Tensor, shape);
     const dims = shape.slice(0, sliceRank);
     const describe = (row: number, idx: ArrayLike<number>) =>
-        `Invalid indices: [${Array.from({length: sliceRank}, (_, d) => idx[row * sliceRank + d])}] does not index into [${shape}]`;
+      `Invalid indices: [${Array.from({length: sliceRank}, (_, d) => idx[row * sliceRank + d])}] does not index into [${shape}]`;
     const host = hostIndices(backend, indices);
     if (host !== undefined) {
       for (let u = 0; u < numUpdates; ++u) {
@@ -30,16 +30,35 @@ export const scatterNdConfig: KernelConfig = {
       // A new host array is zeros already; the addon checks every index again before it writes.
       const {info, buf} = runner.output(shape, updates.dtype);
       if (numUpdates * sliceSize > 0) {
-        runner.native.scatterNd(nd(updates.dtype), runner.input(indices), runner.input(updates), buf, numUpdates, sliceRank, sliceSize, dims, null);
+        runner.native.scatterNd(
+          nd(updates.dtype),
+          runner.input(indices),
+          runner.input(updates),
+          buf,
+          numUpdates,
+          sliceRank,
+          sliceSize,
+          dims,
+          null,
+        );
       }
       return info;
     }
     const {info, ptr} = backend.makeDeviceOutput(shape, updates.dtype);
     backend.native.fill(nd(updates.dtype), ptr, util.sizeFromShape(shape), 0);
     if (numUpdates * sliceSize === 0) return info;
-    const launch = (flag: number) => backend.native.scatterNd(
-        nd(updates.dtype), backend.devicePtr(indices), backend.devicePtr(updates), ptr, numUpdates, sliceRank,
-        sliceSize, dims, flag);
+    const launch = (flag: number) =>
+      backend.native.scatterNd(
+        nd(updates.dtype),
+        backend.devicePtr(indices),
+        backend.devicePtr(updates),
+        ptr,
+        numUpdates,
+        sliceRank,
+        sliceSize,
+        dims,
+        flag,
+      );
     try {
       if (host !== undefined) {
         launch(0);

@@ -25,8 +25,17 @@ export const selectConfig: KernelConfig = {
       return runOnCpu(Select, args);
     }
     const {info, buf} = runner.output(outShape, t.dtype);
-    runner.select(nd(t.dtype), runner.input(condition), runner.input(t), runner.input(e), buf, outShape, condStrides,
-                  broadcastStrides(t.shape, outShape), broadcastStrides(e.shape, outShape));
+    runner.select(
+      nd(t.dtype),
+      runner.input(condition),
+      runner.input(t),
+      runner.input(e),
+      buf,
+      outShape,
+      condStrides,
+      broadcastStrides(t.shape, outShape),
+      broadcastStrides(e.shape, outShape),
+    );
     return info;
   },
 };

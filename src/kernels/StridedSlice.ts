@@ -19,7 +19,13 @@ export const stridedSliceConfig: KernelConfig = {
     // The copy's shape in x's axes (shrunk axes kept as 1, new axes not yet there); the view adds and drops them.
     const shape = info.begin.map((b, k) => Math.max(0, Math.ceil((info.end[k] - b) / info.strides[k])));
     const inStrides = contiguousStrides(x.shape);
-    const out = copyView(runner, x, info.begin.reduce((acc, b, k) => acc + b * inStrides[k], 0), info.strides.map((s, k) => s * inStrides[k]), shape);
+    const out = copyView(
+      runner,
+      x,
+      info.begin.reduce((acc, b, k) => acc + b * inStrides[k], 0),
+      info.strides.map((s, k) => s * inStrides[k]),
+      shape,
+    );
     const view = reshapeView(backend, out, info.finalShape);
     backend.disposeIntermediateTensorInfo(out);
     return view;

@@ -3,4 +3,7 @@ import {Sum} from '@tensorflow/tfjs-core';
 import {ReduceOp} from '../kernel_utils/op_codes';
 import {reduceKernel} from '../kernel_utils/reduce_kernel';
 
-export const sumConfig = reduceKernel(Sum, ReduceOp.Sum, {dtypes: ['float32', 'int32', 'bool'], outDtype: (d) => (d === 'float32' ? 'float32' : 'int32')});
+export const sumConfig = reduceKernel(Sum, ReduceOp.Sum, {
+  dtypes: ['float32', 'int32', 'bool'],
+  outDtype: (d) => (d === 'float32' ? 'float32' : 'int32'),
+});

@@ -13,12 +13,24 @@ export const tileConfig: KernelConfig = {
     const {reps} = args.attrs as unknown as TileAttrs;
     const runner = nativeRunner(backend, [x], STORABLE);
     if (runner === null) return runOnCpu(Tile, args);
-    util.assert(reps.length === x.shape.length, () => `Error in tile: repetitions [${reps}] must have one entry per dimension of x [${x.shape}]`);
+    util.assert(
+      reps.length === x.shape.length,
+      () => `Error in tile: repetitions [${reps}] must have one entry per dimension of x [${x.shape}]`,
+    );
     const outShape = x.shape.map((d, i) => d * reps[i]);
     const {info, buf} = runner.output(outShape, x.dtype);
     if (util.sizeFromShape(outShape) === 0) return info;
-    runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), 0, contiguousStrides(x.shape), x.shape, buf, 0,
-                       contiguousStrides(outShape), outShape);
+    runner.stridedCopy(
+      bytesPerElement(x.dtype),
+      runner.input(x),
+      0,
+      contiguousStrides(x.shape),
+      x.shape,
+      buf,
+      0,
+      contiguousStrides(outShape),
+      outShape,
+    );
     return info;
   },
 };

@@ -30,7 +30,8 @@ export const uniqueConfig: KernelConfig = {
       }
     }
     const xs = backend.readSync(x.dataId) as Int32Array;
-    const values = new Int32Array(n), inverse = new Int32Array(n);
+    const values = new Int32Array(n),
+      inverse = new Int32Array(n);
     const count = backend.native.uniqueInt32(xs instanceof Int32Array ? xs : Int32Array.from(xs), n, values, inverse) as number;
     return [backend.makeTensorInfo([count], 'int32', values.slice(0, count)), backend.makeTensorInfo([n], 'int32', inverse)];
   },

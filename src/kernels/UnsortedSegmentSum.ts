@@ -17,7 +17,8 @@ function onHost(backend: WholeMemoryBackend, x: TensorInfo, ids: TensorInfo, num
   for (let r = 0; r < sv.length; ++r) {
     const s = sv[r];
     if (s < 0 || s >= numSegments) continue;
-    const o = s * inner, i = r * inner;
+    const o = s * inner,
+      i = r * inner;
     for (let j = 0; j < inner; ++j) out[o + j] += xv[i + j];
   }
   return backend.makeTensorInfo([numSegments, ...x.shape.slice(ids.shape.length)], 'float32', out);
@@ -31,8 +32,8 @@ export const unsortedSegmentSumConfig: KernelConfig = {
     const {x, segmentIds} = args.inputs as {x: TensorInfo; segmentIds: TensorInfo};
     const {numSegments} = args.attrs as unknown as UnsortedSegmentSumAttrs;
     const idRank = segmentIds.shape.length;
-    const supported = segmentIds.dtype === 'int32' && (x.dtype === 'float32' || x.dtype === 'int32') &&
-        segmentIds.shape.every((d, i) => d === x.shape[i]);
+    const supported =
+      segmentIds.dtype === 'int32' && (x.dtype === 'float32' || x.dtype === 'int32') && segmentIds.shape.every((d, i) => d === x.shape[i]);
     if (!supported) return runOnCpu(UnsortedSegmentSum, args);
     const rows = util.sizeFromShape(segmentIds.shape);
     const innerShape = x.shape.slice(idRank);

@@ -248,7 +248,8 @@ export const nativeKernelConfigs: KernelConfig[] = [
   tileConfig,
   topKConfig,
   transposeConfig,
-  uniqueConfig, unsortedSegmentSumConfig,
+  uniqueConfig,
+  unsortedSegmentSumConfig,
   unpackConfig,
   zerosLikeConfig,
 ];

@@ -49,7 +49,10 @@ export function getUniqueId(opts: {host?: string; port?: number} = {}): string {
 
 export function createCommunicator(uniqueId: string, rank: number, size: number, opts: CommunicatorOptions = {}): Communicator {
   if (typeof uniqueId !== 'string') throw new TypeError('createCommunicator: uniqueId must be the string getUniqueId() returned');
-  for (const [name, v] of [['rank', rank], ['size', size]] as const) {
+  for (const [name, v] of [
+    ['rank', rank],
+    ['size', size],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0) throw new RangeError(`createCommunicator: ${name} must be a non-negative integer, got ${v}`);
   }
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -66,8 +69,10 @@ export function communicatorFromEnv(opts: CommunicatorOptions = {}): Communicato
   // and the secret comes from the launcher (or rank 0's private file).
   const {secret, done} = groupSecret(process.env, env.rank, env.runId, env.masterPort, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
-    const id = env.rank === 0 ? memoryNative().bootstrapUniqueId(env.masterAddr, env.masterPort, env.runId, secret) :
-                                `${env.masterAddr}:${env.masterPort}:${env.runId}:${secret}`;
+    const id =
+      env.rank === 0
+        ? memoryNative().bootstrapUniqueId(env.masterAddr, env.masterPort, env.runId, secret)
+        : `${env.masterAddr}:${env.masterPort}:${env.runId}:${secret}`;
     return createCommunicator(id, env.rank, env.worldSize, opts);
   } finally {
     done();
@@ -79,7 +84,10 @@ export class Communicator {
   private destroyed = false;
   private reducer?: AllReducer;
 
-  constructor(readonly nativeComm: NativeCommunicator, private timeout: number) {
+  constructor(
+    readonly nativeComm: NativeCommunicator,
+    private timeout: number,
+  ) {
     live.add(this);
   }
 
@@ -117,8 +125,7 @@ export class Communicator {
   }
 
   allgatherJson<T>(mine: T, what = 'allgather'): T[] {
-    return this.allgather(new TextEncoder().encode(JSON.stringify(mine)), what)
-        .map((b) => JSON.parse(new TextDecoder().decode(b)) as T);
+    return this.allgather(new TextEncoder().encode(JSON.stringify(mine)), what).map((b) => JSON.parse(new TextDecoder().decode(b)) as T);
   }
 
   /**
@@ -194,7 +201,8 @@ export function soloCommunicator(): Communicator {
 export function malloc(opts: MallocOptions): WholeMemoryTensor {
   const {gpu, deviceCount} = deviceStatus();
   const location = opts.location ?? (gpu ? 'device' : 'host');
-  const devices = opts.devices ?? (location === 'device' && opts.type !== 'distributed' ? Array.from({length: deviceCount}, (_, i) => i) : undefined);
+  const devices =
+    opts.devices ?? (location === 'device' && opts.type !== 'distributed' ? Array.from({length: deviceCount}, (_, i) => i) : undefined);
   const comm = soloCommunicator();
   let t: WholeMemoryTensor;
   try {

@@ -38,8 +38,9 @@ function route(l: RowLayout, idx: Int32Array, values: Uint8Array | undefined, wh
   if (bad < 0) idx.forEach((r, i) => positions[Math.floor(r / rowsPerRank)].push(i));
   // Binary, not JSON: [bad flag, then the local indices for each owner].
   const local = positions.map((ps, owner) => Int32Array.from(ps, (i) => idx[i] - owner * rowsPerRank));
-  const heads = comm.allgather(packParts([bytesOf(Int32Array.of(bad >= 0 ? 1 : 0)), ...local.map(bytesOf)]), `${what} (indices)`)
-      .map((blob) => unpackParts(blob).map(i32));
+  const heads = comm
+    .allgather(packParts([bytesOf(Int32Array.of(bad >= 0 ? 1 : 0)), ...local.map(bytesOf)]), `${what} (indices)`)
+    .map((blob) => unpackParts(blob).map(i32));
   let blobs: Uint8Array[] = [];
   if (values) {
     const parts = positions.map((ps) => {
@@ -52,7 +53,10 @@ function route(l: RowLayout, idx: Int32Array, values: Uint8Array | undefined, wh
   if (bad >= 0) throw indexError(what, idx[bad], bad, rows, l.noun);
   const failed = heads.findIndex((h) => h[0][0] !== 0);
   if (failed >= 0) throw new RangeError(`${what}: rank ${failed} passed an index outside the ${l.noun}'s ${rows} rows`);
-  const arrived = heads.map((h, source) => ({rows: h[1 + comm.rank], values: values ? copyOf(unpackParts(blobs[source])[comm.rank]) : undefined}));
+  const arrived = heads.map((h, source) => ({
+    rows: h[1 + comm.rank],
+    values: values ? copyOf(unpackParts(blobs[source])[comm.rank]) : undefined,
+  }));
   return {positions, arrived};
 }
 
@@ -73,11 +77,17 @@ export function readRows(l: RowLayout, idx: Int32Array, readLocal: (local: Int32
  * receives every arrival at this rank at once, in rank order (later ranks'
  * writes win), with local indices.
  */
-export function sendRows(l: RowLayout, idx: Int32Array, values: Uint8Array, apply: (local: Int32Array, values: Uint8Array) => void,
-                         what: string): void {
+export function sendRows(
+  l: RowLayout,
+  idx: Int32Array,
+  values: Uint8Array,
+  apply: (local: Int32Array, values: Uint8Array) => void,
+  what: string,
+): void {
   const {arrived} = route(l, idx, values, what);
   const total = arrived.reduce((a, x) => a + x.rows.length, 0);
-  const rows = new Int32Array(total), vals = new Uint8Array(total * l.rowBytes);
+  const rows = new Int32Array(total),
+    vals = new Uint8Array(total * l.rowBytes);
   let at = 0;
   for (const a of arrived) {
     rows.set(a.rows, at);

@@ -93,7 +93,7 @@ export function to(t: tf.Tensor, device: string, opts: ToOptions = {}): tf.Tenso
   const b = backend();
   const where = parseDevice(device);
   if (opts.dtype !== undefined && opts.dtype !== t.dtype) return to(tf.cast(t, opts.dtype), device, {...opts, dtype: undefined});
-  if (!b.gpu) return view(t);  // everything is host memory here
+  if (!b.gpu) return view(t); // everything is host memory here
   const buf = b.deviceBuffer(t.dataId);
   if (buf?.managed) {
     if (where >= 0) {
@@ -109,7 +109,7 @@ export function to(t: tf.Tensor, device: string, opts: ToOptions = {}): tf.Tenso
     return view(t);
   }
   if (where >= 0) {
-    b.devicePtr(t);  // uploads if the data is only on the host
+    b.devicePtr(t); // uploads if the data is only on the host
     return view(t);
   }
   // An unmanaged tensor to the CPU: a host copy.

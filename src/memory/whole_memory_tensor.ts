@@ -23,7 +23,7 @@ export type MemoryLocation = 'device' | 'host';
 
 const TYPE_CODES: {[t in MemoryType]: number} = {continuous: 0, chunked: 1, distributed: 2};
 const DTYPES = ['float32', 'int32'] as const;
-type RowDType = typeof DTYPES[number];
+type RowDType = (typeof DTYPES)[number];
 
 function typedArray(dtype: RowDType, n: number): Float32Array | Int32Array {
   return typedArrayFor(dtype, n) as Float32Array | Int32Array;
@@ -44,8 +44,14 @@ export class WholeMemoryTensor {
   /** Set by single-process malloc: the private communicator to close on free. */
   ownedCommunicator?: Communicator;
 
-  private constructor(readonly comm: Communicator, readonly shape: number[], readonly dtype: RowDType,
-                      readonly type: MemoryType, readonly location: MemoryLocation, mem: NativeHostMemory | NativeDeviceMemory) {
+  private constructor(
+    readonly comm: Communicator,
+    readonly shape: number[],
+    readonly dtype: RowDType,
+    readonly type: MemoryType,
+    readonly location: MemoryLocation,
+    mem: NativeHostMemory | NativeDeviceMemory,
+  ) {
     this.mem = mem;
     this.rowElements = shape.slice(1).reduce((a, b) => a * b, 1);
     this.stride = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
@@ -63,13 +69,19 @@ export class WholeMemoryTensor {
     }
     if (!(type in TYPE_CODES)) throw new RangeError(`malloc: type must be 'continuous', 'chunked' or 'distributed', got '${type}'`);
     if (!DTYPES.includes(dtype)) throw new TypeError(`malloc: dtype must be float32 or int32, got ${dtype}`);
-    if (location !== 'host' && location !== 'device') throw new RangeError(`malloc: location must be 'device' or 'host', got '${location}'`);
+    if (location !== 'host' && location !== 'device')
+      throw new RangeError(`malloc: location must be 'device' or 'host', got '${location}'`);
     if (location === 'device' && !gpu) {
       throw new Error(`malloc: location 'device' needs a GPU (${deviceStatus().reason}); use location: 'host'`);
     }
     const granularity = opts.minGranularity ?? 1;
-    if (!Number.isInteger(granularity) || granularity < 1) throw new RangeError(`malloc: minGranularity must be a positive integer, got ${granularity}`);
-    const rowBytes = Math.max(1, shape.slice(1).reduce((a, b) => a * b, 1)) * 4;
+    if (!Number.isInteger(granularity) || granularity < 1)
+      throw new RangeError(`malloc: minGranularity must be a positive integer, got ${granularity}`);
+    const rowBytes =
+      Math.max(
+        1,
+        shape.slice(1).reduce((a, b) => a * b, 1),
+      ) * 4;
     checkRows('malloc', shape[0]);
     elementsOf('malloc', shape);
     // A GPU holds its part (one per rank, or per listed device); host memory holds the whole.
@@ -89,8 +101,12 @@ export class WholeMemoryTensor {
   // One process may spread a tensor over several GPUs; many processes use one GPU each.
   private static devicesFor(comm: Communicator, type: MemoryType, devices: number[] | undefined): number[] | undefined {
     if (devices === undefined) return undefined;
-    if (comm.size > 1) throw new RangeError(`malloc: devices is for single-process tensors (wm.malloc); with ${comm.size} ranks each rank's GPU holds its part`);
-    if (type === 'distributed') throw new RangeError(`malloc: type 'distributed' spans processes; in one process use 'continuous' or 'chunked'`);
+    if (comm.size > 1)
+      throw new RangeError(
+        `malloc: devices is for single-process tensors (wm.malloc); with ${comm.size} ranks each rank's GPU holds its part`,
+      );
+    if (type === 'distributed')
+      throw new RangeError(`malloc: type 'distributed' spans processes; in one process use 'continuous' or 'chunked'`);
     if (!Array.isArray(devices) || devices.length === 0 || !devices.every((d) => Number.isInteger(d) && d >= 0)) {
       throw new RangeError(`malloc: devices must be a non-empty array of GPU indices, got ${JSON.stringify(devices)}`);
     }
@@ -159,7 +175,7 @@ export class WholeMemoryTensor {
         if (ids.dtype !== 'int32') throw new TypeError(`gather: indices must be int32, got ${ids.dtype}`);
         // Distributed gathers check indices inside the collective, so that
         // every rank fails together instead of leaving the others waiting.
-        if (this.type !== 'distributed') checkIndexTensor(ids, this.rows, 'gather', "tensor");
+        if (this.type !== 'distributed') checkIndexTensor(ids, this.rows, 'gather', 'tensor');
         const b = tf.backend() as WholeMemoryBackend;
         const {info, ptr} = b.makeDeviceOutput([ids.size, ...this.shape.slice(1)], this.dtype);
         const run = this.type === 'distributed' ? this.rowElements > 0 : ids.size && this.rowElements;
@@ -230,11 +246,20 @@ export class WholeMemoryTensor {
   private exchangeGather(idx: Int32Array, out: Float32Array | Int32Array): void {
     const mem = this.live('gather') as NativeHostMemory;
     const base = this.comm.rank * this.rowsPerRank;
-    const bytes = readRows(this.layout, idx, (local) => {
-      const buf = typedArray(this.dtype, local.length * this.rowElements);
-      if (local.length) mem.gather(Int32Array.from(local, (r) => r + base), buf);
-      return bytesOf(buf);
-    }, 'gather');
+    const bytes = readRows(
+      this.layout,
+      idx,
+      (local) => {
+        const buf = typedArray(this.dtype, local.length * this.rowElements);
+        if (local.length)
+          mem.gather(
+            Int32Array.from(local, (r) => r + base),
+            buf,
+          );
+        return bytesOf(buf);
+      },
+      'gather',
+    );
     bytesOf(out).set(bytes);
   }
 
@@ -242,9 +267,19 @@ export class WholeMemoryTensor {
     const mem = this.live('scatter') as NativeHostMemory;
     const base = this.comm.rank * this.rowsPerRank;
     // Arrivals come in rank order, so duplicates resolve the same way everywhere.
-    sendRows(this.layout, idx, bytesOf(values), (local, v) => {
-      if (local.length) mem.scatter(Int32Array.from(local, (r) => r + base), v);
-    }, 'scatter');
+    sendRows(
+      this.layout,
+      idx,
+      bytesOf(values),
+      (local, v) => {
+        if (local.length)
+          mem.scatter(
+            Int32Array.from(local, (r) => r + base),
+            v,
+          );
+      },
+      'scatter',
+    );
   }
 
   /**
@@ -260,9 +295,17 @@ export class WholeMemoryTensor {
     const file = path.join(dir, `part-${this.comm.rank}-of-${this.comm.size}.bin`);
     writeFileAtomically(file, new Uint8Array(data.buffer));
     if (this.comm.rank === 0) {
-      writeFileAtomically(path.join(dir, 'meta.json'), new TextEncoder().encode(JSON.stringify({
-        shape: this.shape, dtype: this.dtype, ranks: this.comm.size, rowsPerRank: this.rowsPerRank,
-      })));
+      writeFileAtomically(
+        path.join(dir, 'meta.json'),
+        new TextEncoder().encode(
+          JSON.stringify({
+            shape: this.shape,
+            dtype: this.dtype,
+            ranks: this.comm.size,
+            rowsPerRank: this.rowsPerRank,
+          }),
+        ),
+      );
     }
     this.comm.barrier();
   }
@@ -271,8 +314,10 @@ export class WholeMemoryTensor {
   load(dir: string): void {
     const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
     if (JSON.stringify(meta.shape) !== JSON.stringify(this.shape) || meta.dtype !== this.dtype || meta.ranks !== this.comm.size) {
-      throw new Error(`load: ${dir} holds shape [${meta.shape}] ${meta.dtype} over ${meta.ranks} ranks, this tensor is ` +
-                      `[${this.shape}] ${this.dtype} over ${this.comm.size}`);
+      throw new Error(
+        `load: ${dir} holds shape [${meta.shape}] ${meta.dtype} over ${meta.ranks} ranks, this tensor is ` +
+          `[${this.shape}] ${this.dtype} over ${this.comm.size}`,
+      );
     }
     const file = path.join(dir, `part-${this.comm.rank}-of-${this.comm.size}.bin`);
     const bytes = fs.readFileSync(file);

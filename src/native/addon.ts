@@ -3,7 +3,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-export const enum NativeDType { F32 = 0, I32 = 1, Bool = 2 }
+export const enum NativeDType {
+  F32 = 0,
+  I32 = 1,
+  Bool = 2,
+}
 
 export interface NativeInfo {
   builtWithCuda: boolean;
@@ -25,8 +29,16 @@ export interface NativeCommunicator {
    * Float32 device arrays (ins may equal outs); wire 0 f32, 1 f16, 2 bf16; algo 0 auto, 1 one-shot,
    * 2 two-shot, 3 NCCL. Queued on the stream (NCCL calls wait, bounded). Returns the path taken.
    */
-  allReduceDevice(ins: number[], outs: number[], counts: number[], wire: number, mean: boolean, algo: number,
-                  params?: number[], lr?: number): string;
+  allReduceDevice(
+    ins: number[],
+    outs: number[],
+    counts: number[],
+    wire: number,
+    mean: boolean,
+    algo: number,
+    params?: number[],
+    lr?: number,
+  ): string;
   /**
    * Benchmarks: `calls` all-reduces (sums) of one float32 device array queued back to back from C++,
    * waited for once; µs per call. algo 1 one-shot, 2 two-shot, 3 NCCL. Collective.
@@ -133,12 +145,39 @@ export interface NativeAddon {
   useSideStream(on: boolean): void;
   mainWaitsForSide(): void;
   sideWaitsForMain(): void;
-  sampleWithReplacement(rowPtr: CsrSource, colIdx: CsrSource, numVertices: number, seeds: Buf, n: number, fanout: number,
-                        seed: number, out: Buf, errorFlag: OptBuf, keyByVertex?: boolean): number | undefined;
-  sampleWithoutReplacement(rowPtr: CsrSource, colIdx: CsrSource, numVertices: number, seeds: Buf, n: number, fanout: number,
-                           seed: number, offsets: Buf, out: OptBuf, errorFlag: OptBuf, keyByVertex?: boolean): number | undefined;
-  NativeDeviceMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number,
-                           devices?: number[]) => NativeDeviceMemory;
+  sampleWithReplacement(
+    rowPtr: CsrSource,
+    colIdx: CsrSource,
+    numVertices: number,
+    seeds: Buf,
+    n: number,
+    fanout: number,
+    seed: number,
+    out: Buf,
+    errorFlag: OptBuf,
+    keyByVertex?: boolean,
+  ): number | undefined;
+  sampleWithoutReplacement(
+    rowPtr: CsrSource,
+    colIdx: CsrSource,
+    numVertices: number,
+    seeds: Buf,
+    n: number,
+    fanout: number,
+    seed: number,
+    offsets: Buf,
+    out: OptBuf,
+    errorFlag: OptBuf,
+    keyByVertex?: boolean,
+  ): number | undefined;
+  NativeDeviceMemory: new (
+    comm: NativeCommunicator,
+    type: number,
+    rows: number,
+    rowBytes: number,
+    granularityRows: number,
+    devices?: number[],
+  ) => NativeDeviceMemory;
   managedAlloc(bytes: number): number;
   managedFree(ptr: number): void;
   managedEmptyCache(): void;
@@ -152,13 +191,52 @@ export interface NativeAddon {
   embeddingInit(table: NativeTable, firstRow: number, count: number, seed: number, kind: number, scale: number, onDevice: boolean): void;
   embeddingGather(table: NativeTable, indices: Buf, indexType: number, n: number, out: Buf, errorFlag: OptBuf): number | undefined;
   embeddingWriteRows(table: NativeTable, indices: Buf, indexType: number, n: number, values: Buf, errorFlag: OptBuf): number | undefined;
-  embeddingApply(table: NativeTable, state0: OptBuf | NativeHostMemory, state1: OptBuf | NativeHostMemory, indices: Buf, indexType: number, n: number,
-                 grads: Buf, opt: number, params: NativeOptimizerParams, errorFlag: OptBuf, skipped: OptBuf): number | undefined;
+  embeddingApply(
+    table: NativeTable,
+    state0: OptBuf | NativeHostMemory,
+    state1: OptBuf | NativeHostMemory,
+    indices: Buf,
+    indexType: number,
+    n: number,
+    grads: Buf,
+    opt: number,
+    params: NativeOptimizerParams,
+    errorFlag: OptBuf,
+    skipped: OptBuf,
+  ): number | undefined;
   /** Distributed tables on GPUs (collectives; rows travel as float32 through NCCL). */
-  distributedEmbeddingGather(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, indices: number, n: number, out: number): void;
-  distributedEmbeddingWrite(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, indices: number, n: number, values: number): void;
-  distributedEmbeddingApply(comm: NativeCommunicator, local: NativeTable, rows: number, rowsPerRank: number, state0: number, state1: number,
-                            indices: Buf, n: number, grads: Buf, opt: number, params: NativeOptimizerParams, skipped: Buf): void;
+  distributedEmbeddingGather(
+    comm: NativeCommunicator,
+    local: NativeTable,
+    rows: number,
+    rowsPerRank: number,
+    indices: number,
+    n: number,
+    out: number,
+  ): void;
+  distributedEmbeddingWrite(
+    comm: NativeCommunicator,
+    local: NativeTable,
+    rows: number,
+    rowsPerRank: number,
+    indices: number,
+    n: number,
+    values: number,
+  ): void;
+  distributedEmbeddingApply(
+    comm: NativeCommunicator,
+    local: NativeTable,
+    rows: number,
+    rowsPerRank: number,
+    state0: number,
+    state1: number,
+    indices: Buf,
+    n: number,
+    grads: Buf,
+    opt: number,
+    params: NativeOptimizerParams,
+    skipped: Buf,
+  ): void;
   bootstrapUniqueId(host: string, port: number, nonce?: string, secretHex?: string): string;
   /** Graph operations (native/include/wm/graph_ops.h). */
   uniqueInt32(x: Buf, n: number, values: Buf, inverse: Buf): number;
@@ -166,20 +244,66 @@ export interface NativeAddon {
   relabelVertices(dst: Buf, nDst: number, ids: Buf, nIds: number, numVertices: number, map: Buf, values: Buf, neighbors: Buf): number;
   /** Row dots (wm/row_dots.h), then graph attention's passes (wm/graph_ops.h). */
   rowDots(a: Buf, b: Buf, n: number, m: number, d: number, out: Buf): void;
-  rowDotsGrad(a: Buf, b: Buf, g: number | Float32Array, n: number, m: number, d: number,
-              dA: Buf, dB: Buf): void;
-  gatForward(rowPtr: Buf, colIdx: Buf, numRows: number, numCols: number, feat: Buf,
-             src: Buf, dst: Buf, heads: number, dim: number, slope: number, out: Buf,
-             alpha: number | Float32Array): void;
-  gatBackwardRows(rowPtr: Buf, colIdx: Buf, numRows: number, numCols: number, feat: Buf,
-                  src: Buf, dst: Buf, heads: number, dim: number, slope: number,
-                  alpha: number | Float32Array, dOut: Buf, dz: Buf, dDst: Buf): void;
-  gatBackwardCols(rowPtrT: Buf, colIdxT: Buf, edgeT: Buf, numCols: number, numRows: number,
-                  alpha: number | Float32Array, dz: Buf, dOut: Buf, heads: number, dim: number,
-                  dFeat: Buf, dSrc: Buf): void;
+  rowDotsGrad(a: Buf, b: Buf, g: number | Float32Array, n: number, m: number, d: number, dA: Buf, dB: Buf): void;
+  gatForward(
+    rowPtr: Buf,
+    colIdx: Buf,
+    numRows: number,
+    numCols: number,
+    feat: Buf,
+    src: Buf,
+    dst: Buf,
+    heads: number,
+    dim: number,
+    slope: number,
+    out: Buf,
+    alpha: number | Float32Array,
+  ): void;
+  gatBackwardRows(
+    rowPtr: Buf,
+    colIdx: Buf,
+    numRows: number,
+    numCols: number,
+    feat: Buf,
+    src: Buf,
+    dst: Buf,
+    heads: number,
+    dim: number,
+    slope: number,
+    alpha: number | Float32Array,
+    dOut: Buf,
+    dz: Buf,
+    dDst: Buf,
+  ): void;
+  gatBackwardCols(
+    rowPtrT: Buf,
+    colIdxT: Buf,
+    edgeT: Buf,
+    numCols: number,
+    numRows: number,
+    alpha: number | Float32Array,
+    dz: Buf,
+    dOut: Buf,
+    heads: number,
+    dim: number,
+    dFeat: Buf,
+    dSrc: Buf,
+  ): void;
   /** splits: int32 device array of long rows and their chunks (csrSplits in graph/aggregate.ts), or 0 with numLong 0. */
-  csrSpmm(rowPtr: Buf, colIdx: Buf, weight: OptBuf, rowScale: OptBuf, numRows: number, x: Buf, dim: number, out: Buf,
-          splits: OptBuf, numLong: number, numChunks: number, chunkEntries: number): void;
+  csrSpmm(
+    rowPtr: Buf,
+    colIdx: Buf,
+    weight: OptBuf,
+    rowScale: OptBuf,
+    numRows: number,
+    x: Buf,
+    dim: number,
+    out: Buf,
+    splits: OptBuf,
+    numLong: number,
+    numChunks: number,
+    chunkEntries: number,
+  ): void;
   neighborMean(neighbors: Buf, numRows: number, fanout: number, x: Buf, dim: number, out: Buf): void;
   /** Adam over many tensors: 7 addresses per tensor (param, grad, m, v, outParam, outM, outV), one size per tensor. */
   denseAdam(buffers: Buf[], sizes: number[], ...scalars: AdamScalars): void;
@@ -188,8 +312,18 @@ export interface NativeAddon {
   biasActivation(y: Buf, bias: Buf, rows: number, cols: number, relu: boolean): void;
   biasActivationGrad(dy: Buf, y: Buf, rows: number, cols: number, relu: boolean, dz: Buf, dBias: Buf): void;
   negativePairs(rowPtr: Buf, colIdx: Buf, numVertices: number, count: number, seed: number, src: Buf, dst: Buf): number;
-  randomWalks(rowPtr: CsrSource, colIdx: CsrSource, numVertices: number, starts: Buf, n: number, length: number, seed: number,
-              bias: WalkBias, out: Buf, errorFlag: OptBuf): number | undefined;
+  randomWalks(
+    rowPtr: CsrSource,
+    colIdx: CsrSource,
+    numVertices: number,
+    starts: Buf,
+    n: number,
+    length: number,
+    seed: number,
+    bias: WalkBias,
+    out: Buf,
+    errorFlag: OptBuf,
+  ): number | undefined;
   walkPairs(walks: Buf, n: number, length: number, window: number, center: Buf, context: Buf): void;
   randomVertices(count: number, numVertices: number, seed: number, out: Buf): void;
   /** Shared buffers: a whole cudaMalloc allocation and its CUDA IPC handle (hex). */
@@ -212,7 +346,13 @@ export interface NativeAddon {
   /** "NCCL <version>" where it can be loaded, else "unavailable: <why>". */
   ncclStatus(): string;
   NativeCommunicator: new (uniqueId: string, rank: number, size: number, timeoutMs: number) => NativeCommunicator;
-  NativeHostMemory: new (comm: NativeCommunicator, type: number, rows: number, rowBytes: number, granularityRows: number) => NativeHostMemory;
+  NativeHostMemory: new (
+    comm: NativeCommunicator,
+    type: number,
+    rows: number,
+    rowBytes: number,
+    granularityRows: number,
+  ) => NativeHostMemory;
 
   info(): NativeInfo;
   deviceDetails(): {device: number; name: string; cublas: boolean};
@@ -226,10 +366,18 @@ export interface NativeAddon {
   synchronize(): void;
   emptyCache(): void;
   memoryInfo(): NativeMemoryInfo;
-  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number,
-        alpha: number, beta: number): void;
-  binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf,
-         shape: number[], aStrides: number[], bStrides: number[]): void;
+  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
+  binary(
+    op: number,
+    dtIn: NativeDType,
+    dtOut: NativeDType,
+    a: Buf,
+    b: Buf,
+    y: Buf,
+    shape: number[],
+    aStrides: number[],
+    bStrides: number[],
+  ): void;
   binaryFlat(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, n: number): void;
   /** The 2-D window kernels: buffers are device addresses or (the CPU core) typed arrays; g is the 14 numbers of wm::Window2D. */
   depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number): void;
@@ -240,40 +388,112 @@ export interface NativeAddon {
   conv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], outC: number): void;
   pool2d(op: number, x: Buf, y: Buf, g: number[]): void;
   pool2dGrad(op: number, dy: Buf, argmax: OptBuf, dx: Buf, g: number[]): void;
-  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean,
-               y: Buf, n: number): void;
-  select(dt: NativeDType, cond: Buf, a: Buf, b: Buf, y: Buf, shape: number[],
-         condStrides: number[], aStrides: number[], bStrides: number[]): void;
+  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number): void;
+  select(
+    dt: NativeDType,
+    cond: Buf,
+    a: Buf,
+    b: Buf,
+    y: Buf,
+    shape: number[],
+    condStrides: number[],
+    aStrides: number[],
+    bStrides: number[],
+  ): void;
   fill(dt: NativeDType, y: Buf, n: number, value: number): void;
-  stridedCopy(elemSize: number, src: Buf, srcOffset: number, srcStrides: number[],
-              srcMod: number[], dst: Buf, dstOffset: number, dstStrides: number[],
-              shape: number[]): void;
+  stridedCopy(
+    elemSize: number,
+    src: Buf,
+    srcOffset: number,
+    srcStrides: number[],
+    srcMod: number[],
+    dst: Buf,
+    dstOffset: number,
+    dstStrides: number[],
+    shape: number[],
+  ): void;
   reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
   softmax(x: Buf, y: Buf, outer: number, inner: number, log: boolean): void;
   /** The k largest entries of each row of [rows, n], largest first, ties by position (wm/ops.h). */
   topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
   /** Running sums (products) along the middle axis of [outer, n, inner] (wm/ops.h). */
-  cumulative(product: boolean, dt: NativeDType, x: Buf, y: Buf, outer: number, n: number, inner: number, exclusive: boolean, reverse: boolean): void;
+  cumulative(
+    product: boolean,
+    dt: NativeDType,
+    x: Buf,
+    y: Buf,
+    outer: number,
+    n: number,
+    inner: number,
+    exclusive: boolean,
+    reverse: boolean,
+  ): void;
   /** C = op(A) op(B) + beta C (beta default 0). */
-  batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number,
-              transA: boolean, transB: boolean, aBatchStride: number, bBatchStride: number, beta?: number): void;
-  gather(dt: NativeDType, x: Buf, indices: Buf, y: Buf, outer: number, axisDim: number,
-         inner: number, numIndices: number, outerPerBatch: number, errorFlag: OptBuf): number | undefined;
-  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number,
-                     inner: number, numSegments: number): void;
-  scatterNd(dt: NativeDType, indices: Buf, updates: Buf, y: Buf, numUpdates: number,
-            indexDepth: number, sliceSize: number, dims: number[], errorFlag: OptBuf): void;
+  batchMatMul(
+    a: Buf,
+    b: Buf,
+    c: Buf,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: boolean,
+    transB: boolean,
+    aBatchStride: number,
+    bBatchStride: number,
+    beta?: number,
+  ): void;
+  gather(
+    dt: NativeDType,
+    x: Buf,
+    indices: Buf,
+    y: Buf,
+    outer: number,
+    axisDim: number,
+    inner: number,
+    numIndices: number,
+    outerPerBatch: number,
+    errorFlag: OptBuf,
+  ): number | undefined;
+  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number): void;
+  scatterNd(
+    dt: NativeDType,
+    indices: Buf,
+    updates: Buf,
+    y: Buf,
+    numUpdates: number,
+    indexDepth: number,
+    sliceSize: number,
+    dims: number[],
+    errorFlag: OptBuf,
+  ): void;
   /** y = x * scale where the mask of (seed, position) keeps it (wm/dropout_mask.h), else 0; seed as two 32-bit halves. */
   dropout(x: Buf, y: Buf, n: number, threshold: number, scale: number, seedHigh: number, seedLow: number): void;
-  oneHot(dt: NativeDType, indices: Buf, y: Buf, n: number, depth: number, onValue: number,
-         offValue: number): void;
+  oneHot(dt: NativeDType, indices: Buf, y: Buf, n: number, depth: number, onValue: number, offValue: number): void;
 
   // The same kernels over host typed arrays (the CPU path).
   /** Softmax cross-entropy (wm/ops.h): rowLoss and total are optional (0 / null). */
-  softmaxCrossEntropy(logits: Buf, labels: Buf, classIds: boolean, rows: number, classes: number, scale: number, rowLoss: OptBuf,
-                      total: OptBuf): void;
-  softmaxCrossEntropyGrad(logits: Buf, labels: Buf, classIds: boolean, rows: number, classes: number, dLoss: Buf, perRow: boolean,
-                          scale: number, dLogits: Buf): void;
+  softmaxCrossEntropy(
+    logits: Buf,
+    labels: Buf,
+    classIds: boolean,
+    rows: number,
+    classes: number,
+    scale: number,
+    rowLoss: OptBuf,
+    total: OptBuf,
+  ): void;
+  softmaxCrossEntropyGrad(
+    logits: Buf,
+    labels: Buf,
+    classIds: boolean,
+    rows: number,
+    classes: number,
+    dLoss: Buf,
+    perRow: boolean,
+    scale: number,
+    dLogits: Buf,
+  ): void;
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
   hostThreads(): number;
   /** CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates and self loops dropped. Host only. */
@@ -297,8 +517,9 @@ function findAddon(): string {
     if (path.dirname(dir) === dir) break;
   }
   throw new Error(
-      `tfjs-backend-wholememory: the native addon was not built (looked for ${tried.join(', ')}). ` +
-      `Run "npm run build:native" (needs CMake and a C++ compiler; nvcc for GPU support).`);
+    `tfjs-backend-wholememory: the native addon was not built (looked for ${tried.join(', ')}). ` +
+      `Run "npm run build:native" (needs CMake and a C++ compiler; nvcc for GPU support).`,
+  );
 }
 
 let loaded: NativeAddon | undefined;

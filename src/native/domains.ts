@@ -9,7 +9,14 @@ type Part<K extends keyof NativeAddon> = () => Pick<NativeAddon, K>;
 
 /** Sampling, walks, negative pairs, CSR building, R-MAT, unique (src/graph/). */
 export const graphNative: Part<
-  'sampleWithReplacement' | 'sampleWithoutReplacement' | 'negativePairs' | 'randomWalks' | 'randomVertices' | 'buildCsr' | 'rmat' | 'uniqueInt32'
+  | 'sampleWithReplacement'
+  | 'sampleWithoutReplacement'
+  | 'negativePairs'
+  | 'randomWalks'
+  | 'randomVertices'
+  | 'buildCsr'
+  | 'rmat'
+  | 'uniqueInt32'
 > = native;
 
 /** Embedding tables' kernels and the memory they live in (src/nn/). */
@@ -19,14 +26,28 @@ export const embeddingNative: Part<
 
 /** Shared objects: memfd segments, CUDA IPC buffers, descriptors, peers (src/share/). */
 export const shareNative: Part<
-  | 'closeFd' | 'fdLimit' | 'socketPeer' | 'upload' | 'download' | 'copyDeviceToDevice'
-  | 'sharedDeviceAlloc' | 'sharedDeviceClose' | 'sharedDeviceFree' | 'sharedDeviceOpen'
-  | 'sharedHostCreate' | 'sharedHostMap' | 'sharedHostSealWrites' | 'sharedHostState' | 'sharedHostWrite'
+  | 'closeFd'
+  | 'fdLimit'
+  | 'socketPeer'
+  | 'upload'
+  | 'download'
+  | 'copyDeviceToDevice'
+  | 'sharedDeviceAlloc'
+  | 'sharedDeviceClose'
+  | 'sharedDeviceFree'
+  | 'sharedDeviceOpen'
+  | 'sharedHostCreate'
+  | 'sharedHostMap'
+  | 'sharedHostSealWrites'
+  | 'sharedHostState'
+  | 'sharedHostWrite'
 > = native;
 
 /** Communicators, WholeMemory handles, memory figures (src/memory/, src/distributed/). */
-export const memoryNative: Part<'NativeCommunicator' | 'bootstrapUniqueId' | 'ncclStatus' | 'NativeDeviceMemory' | 'NativeHostMemory' | 'memoryInfo'> =
-  native;
+export const memoryNative: Part<
+  'NativeCommunicator' | 'bootstrapUniqueId' | 'ncclStatus' | 'NativeDeviceMemory' | 'NativeHostMemory' | 'memoryInfo'
+> = native;
 
 /** The runtime's queries and caches (src/wm.ts). */
-export const runtimeNative: Part<'emptyCache' | 'hostThreads' | 'managedEmptyCache' | 'managedInfo' | 'memoryInfo' | 'synchronize'> = native;
+export const runtimeNative: Part<'emptyCache' | 'hostThreads' | 'managedEmptyCache' | 'managedInfo' | 'memoryInfo' | 'synchronize'> =
+  native;

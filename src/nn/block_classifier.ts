@@ -29,7 +29,9 @@ export abstract class BlockNodeClassifier {
 
   /** Layer l's input with the config's dropout applied on a training pass (a dropout seed), else as it is. */
   protected dropped(h: tf.Tensor2D, l: number, dropoutSeed?: number): tf.Tensor2D {
-    return dropoutSeed !== undefined && this.config.dropout > 0 ? dropout(h, this.config.dropout, (dropoutSeed + l) >>> 0) as tf.Tensor2D : h;
+    return dropoutSeed !== undefined && this.config.dropout > 0
+      ? (dropout(h, this.config.dropout, (dropoutSeed + l) >>> 0) as tf.Tensor2D)
+      : h;
   }
 
   /** Dense parameters, plus the anchor that carries the table's sparse gradient. */

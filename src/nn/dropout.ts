@@ -18,20 +18,25 @@ export function dropoutThreshold(rate: number): number {
  * position. Differentiable. On backends other than 'wholememory', tf.dropout.
  */
 export function dropout(x: tf.Tensor, rate: number, seed: number): tf.Tensor {
-  if (!(x instanceof tf.Tensor) || x.dtype !== 'float32') throw new TypeError(`dropout: x must be a float32 tensor, got ${x instanceof tf.Tensor ? x.dtype : typeof x}`);
+  if (!(x instanceof tf.Tensor) || x.dtype !== 'float32')
+    throw new TypeError(`dropout: x must be a float32 tensor, got ${x instanceof tf.Tensor ? x.dtype : typeof x}`);
   if (!(typeof rate === 'number' && rate >= 0 && rate < 1)) throw new RangeError(`dropout: rate must be in [0, 1), got ${rate}`);
   if (!(Number.isSafeInteger(seed) && seed >= 0)) throw new RangeError(`dropout: seed must be an integer from 0 to 2^53 - 1, got ${seed}`);
   if (rate === 0) return x.clone();
   const b = tf.backend();
   if (!(b instanceof WholeMemoryBackend) || !(b.gpu || b.hostKernels)) return tf.dropout(x, rate, undefined, seed);
-  const threshold = dropoutThreshold(rate), scale = Math.fround(1 / (1 - rate));
-  const high = Math.floor(seed / 2 ** 32), low = seed >>> 0;
+  const threshold = dropoutThreshold(rate),
+    scale = Math.fround(1 / (1 - rate));
+  const high = Math.floor(seed / 2 ** 32),
+    low = seed >>> 0;
   const apply = (t: tf.Tensor): tf.Tensor => {
     if (b.gpu) return b.deviceOutputs([t.shape], ([y]) => b.native.dropout(b.devicePtr(t), y, t.size, threshold, scale, high, low))[0];
     const y = new Float32Array(t.size);
     b.native.dropout(b.hostArray(t), y, t.size, threshold, scale, high, low);
     return tf.tensor(y, t.shape, 'float32');
   };
-  const f = tf.customGrad(((t: tf.Tensor) => ({value: apply(t), gradFunc: (dy: tf.Tensor) => apply(dy)})) as unknown as Parameters<typeof tf.customGrad>[0]);
+  const f = tf.customGrad(((t: tf.Tensor) => ({value: apply(t), gradFunc: (dy: tf.Tensor) => apply(dy)})) as unknown as Parameters<
+    typeof tf.customGrad
+  >[0]);
   return f(x) as tf.Tensor;
 }

@@ -73,8 +73,6 @@ let anchors = 0;
 const asFloat32 = (v: ArrayLike<number>) => (v instanceof Float32Array ? v : Float32Array.from(v));
 const asInt32 = (v: ArrayLike<number>) => (v instanceof Int32Array ? v : Int32Array.from(v));
 
-
-
 export class Embedding {
   readonly rows: number;
   readonly dim: number;
@@ -87,7 +85,7 @@ export class Embedding {
   private pending: {ids: tf.Tensor; grads: tf.Tensor}[] = [];
   private steps = 0;
   private skippedHost = 0;
-  private skippedDevice = 0;  // device uint64 counter
+  private skippedDevice = 0; // device uint64 counter
   // The group sharing a WholeMemory table, and whether we made it ourselves.
   private group?: Communicator;
   private comm?: Communicator;
@@ -144,32 +142,60 @@ export class Embedding {
         if (this.memory === 'managed' && !gpu) return this.allocateHost(table, n, bytes, nStates);
         if (!gpu) throw new Error(`embedding: memory 'device' needs a GPU (${deviceStatus().reason}); use 'host'`);
         const b = this.backend;
-        if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error(`embedding: memory '${this.memory}' needs the 'wholememory' backend active`);
-        return this.memory === 'managed' ?
-            this.allocateFlat(table, n, bytes, nStates, (m) => b.allocManaged(m), (p) => b.freeDevice(p)) :
-            this.allocateFlat(table, n, bytes, nStates, (m) => b.allocDevice(m), (p) => b.freeDevice(p));
+        if (!(b instanceof WholeMemoryBackend) || !b.gpu)
+          throw new Error(`embedding: memory '${this.memory}' needs the 'wholememory' backend active`);
+        return this.memory === 'managed'
+          ? this.allocateFlat(
+              table,
+              n,
+              bytes,
+              nStates,
+              (m) => b.allocManaged(m),
+              (p) => b.freeDevice(p),
+            )
+          : this.allocateFlat(
+              table,
+              n,
+              bytes,
+              nStates,
+              (m) => b.allocDevice(m),
+              (p) => b.freeDevice(p),
+            );
       }
       case 'host': {
         if (!gpu) return this.allocateHost(table, n, bytes, nStates);
         // With a GPU: pinned host memory mapped for it; the GPU kernels read it over the bus.
         const b = this.backend;
-        return this.allocateFlat(table, n, bytes, nStates, (m) => b.native.pinnedHostAlloc(m), (p) => b.native.pinnedHostFree(p));
+        return this.allocateFlat(
+          table,
+          n,
+          bytes,
+          nStates,
+          (m) => b.native.pinnedHostAlloc(m),
+          (p) => b.native.pinnedHostFree(p),
+        );
       }
       case 'continuous':
       case 'chunked': {
         const comm = o.communicator ?? (this.comm = soloCommunicator());
         this.group = comm;
         if (gpu) return this.allocateDeviceWholeMemory(comm, table, bytes, nStates);
-        const make = (type: number, rowBytes: number) => new (embeddingNative().NativeHostMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
+        const make = (type: number, rowBytes: number) =>
+          new (embeddingNative().NativeHostMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
         const mem = make(this.memory === 'continuous' ? 0 : 1, this.dim * bytes);
         // Optimizer state beside the table: WholeMemory of the same rows (continuous: one address for the kernels).
         const states = Array.from({length: 2}, (_, i) => (i < nStates ? make(0, this.dim * 4) : null));
         table.memory = mem;
-        return {where: 'host', table, states, release: () => {
-          mem.free();
-          states.forEach((s) => (s as NativeHostMemory | null)?.free());
-          this.comm?.destroy();
-        }};
+        return {
+          where: 'host',
+          table,
+          states,
+          release: () => {
+            mem.free();
+            states.forEach((s) => (s as NativeHostMemory | null)?.free());
+            this.comm?.destroy();
+          },
+        };
       }
       case 'distributed': {
         // Each rank holds its rows in its own memory (GPU or host); rows move
@@ -181,13 +207,25 @@ export class Embedding {
         const count = Math.max(0, Math.min(this.rows, first + rowsPerRank) - first);
         const local: NativeTable = {rows: count, dim: this.dim, storage: STORAGE[this.dtype], rowBase: first};
         const b = this.backend;
-        const store = gpu ? this.allocateFlat(local, count * this.dim, bytes, nStates, (m) => b.allocDevice(m), (p) => b.freeDevice(p)) :
-                            this.allocateHost(local, count * this.dim, bytes, nStates);
+        const store = gpu
+          ? this.allocateFlat(
+              local,
+              count * this.dim,
+              bytes,
+              nStates,
+              (m) => b.allocDevice(m),
+              (p) => b.freeDevice(p),
+            )
+          : this.allocateHost(local, count * this.dim, bytes, nStates);
         const release = store.release;
-        return {...store, dist: {comm, rows: this.rows, rowsPerRank, rowBytes: this.dim * 4, noun: 'table', first, count}, release: () => {
-          release();
-          this.comm?.destroy();
-        }};
+        return {
+          ...store,
+          dist: {comm, rows: this.rows, rowsPerRank, rowBytes: this.dim * 4, noun: 'table', first, count},
+          release: () => {
+            release();
+            this.comm?.destroy();
+          },
+        };
       }
       default:
         throw new RangeError(`embedding: memory must be device, host, continuous, chunked, distributed or managed, got '${this.memory}'`);
@@ -195,8 +233,14 @@ export class Embedding {
   }
 
   // One buffer each for the table and its states, addressed by the GPU kernels.
-  private allocateFlat(table: NativeTable, n: number, bytes: number, nStates: number, alloc: (bytes: number) => number,
-                       free: (ptr: number) => void): Store {
+  private allocateFlat(
+    table: NativeTable,
+    n: number,
+    bytes: number,
+    nStates: number,
+    alloc: (bytes: number) => number,
+    free: (ptr: number) => void,
+  ): Store {
     const b = this.backend;
     table.ptr = alloc(n * bytes);
     const states = Array.from({length: 2}, (_, i) => {
@@ -206,11 +250,16 @@ export class Embedding {
       return p;
     });
     const skipped = this.allocateSkippedCounter();
-    return {where: 'device', table, states, release: () => {
-      free(table.ptr!);
-      states.forEach((p) => free(p as number));
-      b.freeDevice(skipped);
-    }};
+    return {
+      where: 'device',
+      table,
+      states,
+      release: () => {
+        free(table.ptr!);
+        states.forEach((p) => free(p as number));
+        b.freeDevice(skipped);
+      },
+    };
   }
 
   // A device word counting skipped (non-finite) gradient elements.
@@ -225,19 +274,25 @@ export class Embedding {
   // IPC); optimizer state continuous, so the kernels address it by one pointer.
   private allocateDeviceWholeMemory(comm: Communicator, table: NativeTable, bytes: number, nStates: number): Store {
     const b = this.backend;
-    const make = (type: number, rowBytes: number) => new (embeddingNative().NativeDeviceMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
+    const make = (type: number, rowBytes: number) =>
+      new (embeddingNative().NativeDeviceMemory)(comm.nativeComm, type, this.rows, Math.max(rowBytes, 1), 1);
     const mem = make(this.memory === 'continuous' ? 0 : 1, this.dim * bytes);
     const stateMems = Array.from({length: nStates}, () => make(0, this.dim * 4));
     for (const m of stateMems) m.writeLocal(new Float32Array(m.localRowCount * this.dim));
     table.memory = mem;
     const skipped = this.allocateSkippedCounter();
     const states = [stateMems[0]?.address ?? 0, stateMems[1]?.address ?? 0];
-    return {where: 'device', table, states, release: () => {
-      mem.free();
-      stateMems.forEach((m) => m.free());
-      b.freeDevice(skipped);
-      this.comm?.destroy();
-    }};
+    return {
+      where: 'device',
+      table,
+      states,
+      release: () => {
+        mem.free();
+        stateMems.forEach((m) => m.free());
+        b.freeDevice(skipped);
+        this.comm?.destroy();
+      },
+    };
   }
 
   private allocateHost(table: NativeTable, n: number, bytes: number, nStates: number): Store {
@@ -327,17 +382,30 @@ export class Embedding {
   // Collective: every rank calls it with its own indices.
   private readDistributed(s: Store, d: NonNullable<Store['dist']>, idx: tf.Tensor, shape: number[]): tf.Tensor {
     if (s.where === 'host') {
-      const out = readRows(d, asInt32(idx.dataSync()), (local) => {
-        const rows = new Float32Array(local.length * this.dim);
-        embeddingNative().embeddingGather(s.table, local, 0, local.length, rows, null);
-        return bytesOf(rows);
-      }, 'embedding.read');
+      const out = readRows(
+        d,
+        asInt32(idx.dataSync()),
+        (local) => {
+          const rows = new Float32Array(local.length * this.dim);
+          embeddingNative().embeddingGather(s.table, local, 0, local.length, rows, null);
+          return bytesOf(rows);
+        },
+        'embedding.read',
+      );
       return tf.tensor(new Float32Array(out.buffer), shape, 'float32');
     }
     const b = this.backend;
     const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
     try {
-      b.native.distributedEmbeddingGather(d.comm.nativeComm, s.table, this.rows, d.rowsPerRank, idx.size ? b.devicePtr(idx) : 0, idx.size, ptr);
+      b.native.distributedEmbeddingGather(
+        d.comm.nativeComm,
+        s.table,
+        this.rows,
+        d.rowsPerRank,
+        idx.size ? b.devicePtr(idx) : 0,
+        idx.size,
+        ptr,
+      );
     } catch (e) {
       b.disposeData(info.dataId, true);
       throw e;
@@ -385,14 +453,27 @@ export class Embedding {
       // Distributed tables check indices inside the collective (every rank fails together).
       if (!s.dist) this.checkHost(host, 'write');
       const vals = values instanceof tf.Tensor ? values : tf.tensor(values, [host.length, this.dim]);
-      if (vals.size !== host.length * this.dim) throw new RangeError(`embedding.write: values hold ${vals.size} elements, need ${host.length} x ${this.dim}`);
+      if (vals.size !== host.length * this.dim)
+        throw new RangeError(`embedding.write: values hold ${vals.size} elements, need ${host.length} x ${this.dim}`);
       if (s.dist && s.where === 'host') {
-        sendRows(s.dist, asInt32(host), bytesOf(asFloat32(vals.dataSync())),
-                 (local, v) => embeddingNative().embeddingWriteRows(s.table, local, 0, local.length, new Float32Array(v.buffer), null), 'embedding.write');
+        sendRows(
+          s.dist,
+          asInt32(host),
+          bytesOf(asFloat32(vals.dataSync())),
+          (local, v) => embeddingNative().embeddingWriteRows(s.table, local, 0, local.length, new Float32Array(v.buffer), null),
+          'embedding.write',
+        );
       } else if (s.dist) {
         const b = this.backend;
-        b.native.distributedEmbeddingWrite(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, host.length ? b.devicePtr(idx) : 0,
-                                           host.length, host.length ? b.devicePtr(vals) : 0);
+        b.native.distributedEmbeddingWrite(
+          s.dist.comm.nativeComm,
+          s.table,
+          this.rows,
+          s.dist.rowsPerRank,
+          host.length ? b.devicePtr(idx) : 0,
+          host.length,
+          host.length ? b.devicePtr(vals) : 0,
+        );
       } else if (s.where === 'host') {
         embeddingNative().embeddingWriteRows(s.table, asInt32(host), 0, host.length, asFloat32(vals.dataSync()), null);
       } else {
@@ -423,39 +504,97 @@ export class Embedding {
     this.updateRows(ids, values, 'add', ADD_RULE.code, ADD_RULE.params, false);
   }
 
-  private updateRows(ids: tf.Tensor | ArrayLike<number>, grads: tf.Tensor, what: string, code: number, params: NativeOptimizerParams,
-                     withState: boolean): void {
+  private updateRows(
+    ids: tf.Tensor | ArrayLike<number>,
+    grads: tf.Tensor,
+    what: string,
+    code: number,
+    params: NativeOptimizerParams,
+    withState: boolean,
+  ): void {
     const s = this.live(what);
     const idx = this.indices(ids, what);
     try {
       if (grads.size !== idx.size * this.dim || grads.dtype !== 'float32') {
         const arg = what === 'add' ? 'values' : 'grads';
-        throw new RangeError(`embedding.${what}: ${arg} must be float32 with ${idx.size} x ${this.dim} elements, got ${grads.dtype} ${grads.shape}`);
+        throw new RangeError(
+          `embedding.${what}: ${arg} must be float32 with ${idx.size} x ${this.dim} elements, got ${grads.dtype} ${grads.shape}`,
+        );
       }
       // Validate every index before any row changes (free when lookup() already did);
       // distributed tables check inside the collective.
       if (!s.dist) checkIndexTensor(idx, this.rows, `embedding.${what}`);
       const host = s.where === 'host' ? (idx.dataSync() as Int32Array) : undefined;
-      const st0 = withState ? s.states[0] : null, st1 = withState ? s.states[1] : null;
+      const st0 = withState ? s.states[0] : null,
+        st1 = withState ? s.states[1] : null;
       if (s.dist && s.where === 'host') {
-        sendRows(s.dist, asInt32(host!), bytesOf(asFloat32(grads.dataSync())), (local, g) => {
-          this.skippedHost += embeddingNative().embeddingApply(s.table, st0 as OptBuf, st1 as OptBuf, local, 0, local.length,
-                                                      new Float32Array(g.buffer), code, params, null, null) as number;
-        }, `embedding.${what}`);
+        sendRows(
+          s.dist,
+          asInt32(host!),
+          bytesOf(asFloat32(grads.dataSync())),
+          (local, g) => {
+            this.skippedHost += embeddingNative().embeddingApply(
+              s.table,
+              st0 as OptBuf,
+              st1 as OptBuf,
+              local,
+              0,
+              local.length,
+              new Float32Array(g.buffer),
+              code,
+              params,
+              null,
+              null,
+            ) as number;
+          },
+          `embedding.${what}`,
+        );
       } else if (s.dist) {
         const b = this.backend;
-        b.native.distributedEmbeddingApply(s.dist.comm.nativeComm, s.table, this.rows, s.dist.rowsPerRank, (st0 ?? 0) as number,
-                                           (st1 ?? 0) as number, idx.size ? b.devicePtr(idx) : 0, idx.size, idx.size ? b.devicePtr(grads) : 0,
-                                           code, params, this.skippedDevice);
+        b.native.distributedEmbeddingApply(
+          s.dist.comm.nativeComm,
+          s.table,
+          this.rows,
+          s.dist.rowsPerRank,
+          (st0 ?? 0) as number,
+          (st1 ?? 0) as number,
+          idx.size ? b.devicePtr(idx) : 0,
+          idx.size,
+          idx.size ? b.devicePtr(grads) : 0,
+          code,
+          params,
+          this.skippedDevice,
+        );
       } else if (s.where === 'host') {
-        this.skippedHost += embeddingNative().embeddingApply(s.table, st0 as OptBuf | NativeHostMemory, st1 as OptBuf | NativeHostMemory,
-                                                    asInt32(host!), 0, host!.length, asFloat32(grads.dataSync()), code, params, null,
-                                                    null) as number;
+        this.skippedHost += embeddingNative().embeddingApply(
+          s.table,
+          st0 as OptBuf | NativeHostMemory,
+          st1 as OptBuf | NativeHostMemory,
+          asInt32(host!),
+          0,
+          host!.length,
+          asFloat32(grads.dataSync()),
+          code,
+          params,
+          null,
+          null,
+        ) as number;
       } else if (idx.size > 0) {
         const b = this.backend;
         this.touchManaged(s, b);
-        b.native.embeddingApply(s.table, (st0 ?? 0) as number, (st1 ?? 0) as number, b.devicePtr(idx), 0, idx.size,
-                                b.devicePtr(grads), code, params, 0, this.skippedDevice);
+        b.native.embeddingApply(
+          s.table,
+          (st0 ?? 0) as number,
+          (st1 ?? 0) as number,
+          b.devicePtr(idx),
+          0,
+          idx.size,
+          b.devicePtr(grads),
+          code,
+          params,
+          0,
+          this.skippedDevice,
+        );
       }
     } finally {
       if (idx !== ids) idx.dispose();
@@ -511,10 +650,15 @@ export class Embedding {
   importState(state: {rows: Float32Array; states: Float32Array[]; steps: number}): void {
     const s = this.live('importState');
     const {first, count} = this.localRows();
-    if (state.rows.length !== count * this.dim) throw new RangeError(`embedding.importState: ${state.rows.length} values for ${count} rows of ${this.dim}`);
+    if (state.rows.length !== count * this.dim)
+      throw new RangeError(`embedding.importState: ${state.rows.length} values for ${count} rows of ${this.dim}`);
     const live = s.states.filter((x) => x !== null && x !== 0);
-    if (state.states.length !== live.length) throw new RangeError(`embedding.importState: ${state.states.length} optimizer states, the table has ${live.length}`);
-    this.write(Int32Array.from({length: count}, (_, i) => first + i), state.rows);
+    if (state.states.length !== live.length)
+      throw new RangeError(`embedding.importState: ${state.states.length} optimizer states, the table has ${live.length}`);
+    this.write(
+      Int32Array.from({length: count}, (_, i) => first + i),
+      state.rows,
+    );
     const at = s.dist ? 0 : first;
     live.forEach((st, i) => this.writeState(st!, at, count, state.states[i]));
     this.steps = state.steps;
@@ -530,7 +674,12 @@ export class Embedding {
     return out;
   }
 
-  private writeState(st: number | ArrayBufferView | NativeHostMemory | NativeDeviceMemory, first: number, count: number, v: Float32Array): void {
+  private writeState(
+    st: number | ArrayBufferView | NativeHostMemory | NativeDeviceMemory,
+    first: number,
+    count: number,
+    v: Float32Array,
+  ): void {
     if (typeof st === 'number') this.backend.native.upload(st + first * this.dim * 4, v);
     else if ('writeLocal' in st) st.writeLocal(v);
     else (st as Float32Array).set(v, first * this.dim);

@@ -23,18 +23,32 @@ export interface GatOptions {
  * entries gives zeros. feat: [block.numCols, heads, dim]; src: [block.numCols, heads]; dst:
  * [block.numRows, heads]; all float32. Differentiable in all three.
  */
-export function gatAggregate(block: CsrBlock, feat: tf.Tensor3D, src: tf.Tensor2D, dst: tf.Tensor2D, options: GatOptions = {}): tf.Tensor3D {
+export function gatAggregate(
+  block: CsrBlock,
+  feat: tf.Tensor3D,
+  src: tf.Tensor2D,
+  dst: tf.Tensor2D,
+  options: GatOptions = {},
+): tf.Tensor3D {
   const slope = options.negativeSlope ?? 0.2;
-  if (typeof slope !== 'number' || !Number.isFinite(slope)) throw new RangeError(`gatAggregate: negativeSlope must be a finite number, got ${slope}`);
+  if (typeof slope !== 'number' || !Number.isFinite(slope))
+    throw new RangeError(`gatAggregate: negativeSlope must be a finite number, got ${slope}`);
   if (!(block instanceof CsrBlock)) throw new TypeError('gatAggregate: block must be a CsrBlock');
-  for (const [name, t, rank] of [['feat', feat, 3], ['src', src, 2], ['dst', dst, 2]] as const) {
+  for (const [name, t, rank] of [
+    ['feat', feat, 3],
+    ['src', src, 2],
+    ['dst', dst, 2],
+  ] as const) {
     if (!(t instanceof tf.Tensor) || t.rank !== rank || t.dtype !== 'float32') {
-      throw new TypeError(`gatAggregate: ${name} must be a float32 tensor of rank ${rank}, got ${t instanceof tf.Tensor ? `${t.dtype} [${t.shape}]` : typeof t}`);
+      throw new TypeError(
+        `gatAggregate: ${name} must be a float32 tensor of rank ${rank}, got ${t instanceof tf.Tensor ? `${t.dtype} [${t.shape}]` : typeof t}`,
+      );
     }
   }
   const [cols, heads, dim] = feat.shape;
   if (cols !== block.numCols) throw new RangeError(`gatAggregate: feat has ${cols} rows, the block reads ${block.numCols}`);
-  if (src.shape[0] !== cols || src.shape[1] !== heads) throw new RangeError(`gatAggregate: src must be [${cols}, ${heads}], got [${src.shape}]`);
+  if (src.shape[0] !== cols || src.shape[1] !== heads)
+    throw new RangeError(`gatAggregate: src must be [${cols}, ${heads}], got [${src.shape}]`);
   if (dst.shape[0] !== block.numRows || dst.shape[1] !== heads) {
     throw new RangeError(`gatAggregate: dst must be [${block.numRows}, ${heads}], got [${dst.shape}]`);
   }
@@ -51,47 +65,151 @@ export function gatAggregate(block: CsrBlock, feat: tf.Tensor3D, src: tf.Tensor2
   return f(feat, src, dst) as tf.Tensor3D;
 }
 
-function forward(b: WholeMemoryBackend, block: CsrBlock, feat: tf.Tensor, src: tf.Tensor, dst: tf.Tensor, heads: number, dim: number,
-                 slope: number): tf.Tensor[] {
-  const c = block.entries(false), rows = block.numRows, cols = block.numCols, nnz = c.colIdx.length;
+function forward(
+  b: WholeMemoryBackend,
+  block: CsrBlock,
+  feat: tf.Tensor,
+  src: tf.Tensor,
+  dst: tf.Tensor,
+  heads: number,
+  dim: number,
+  slope: number,
+): tf.Tensor[] {
+  const c = block.entries(false),
+    rows = block.numRows,
+    cols = block.numCols,
+    nnz = c.colIdx.length;
   if (b.gpu) {
     const d = block.onDevice(c);
-    return b.deviceOutputs([[rows, heads, dim], [nnz, heads]], ([out, alpha]) => {
-      b.native.gatForward(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), rows, cols, b.devicePtr(feat), b.devicePtr(src), b.devicePtr(dst),
-                          heads, dim, slope, out, alpha);
-    });
+    return b.deviceOutputs(
+      [
+        [rows, heads, dim],
+        [nnz, heads],
+      ],
+      ([out, alpha]) => {
+        b.native.gatForward(
+          b.devicePtr(d.rowPtr),
+          b.devicePtr(d.colIdx),
+          rows,
+          cols,
+          b.devicePtr(feat),
+          b.devicePtr(src),
+          b.devicePtr(dst),
+          heads,
+          dim,
+          slope,
+          out,
+          alpha,
+        );
+      },
+    );
   }
-  const out = new Float32Array(rows * heads * dim), alpha = new Float32Array(nnz * heads);
-  b.native.gatForward(c.rowPtr, c.colIdx, rows, cols, feat.dataSync() as Float32Array, src.dataSync() as Float32Array,
-                      dst.dataSync() as Float32Array, heads, dim, slope, out, alpha);
+  const out = new Float32Array(rows * heads * dim),
+    alpha = new Float32Array(nnz * heads);
+  b.native.gatForward(
+    c.rowPtr,
+    c.colIdx,
+    rows,
+    cols,
+    feat.dataSync() as Float32Array,
+    src.dataSync() as Float32Array,
+    dst.dataSync() as Float32Array,
+    heads,
+    dim,
+    slope,
+    out,
+    alpha,
+  );
   return [tf.tensor3d(out, [rows, heads, dim]), tf.tensor2d(alpha, [nnz, heads])];
 }
 
-function backward(b: WholeMemoryBackend, block: CsrBlock, saved: tf.Tensor[], dy: tf.Tensor, heads: number, dim: number,
-                  slope: number): tf.Tensor[] {
+function backward(
+  b: WholeMemoryBackend,
+  block: CsrBlock,
+  saved: tf.Tensor[],
+  dy: tf.Tensor,
+  heads: number,
+  dim: number,
+  slope: number,
+): tf.Tensor[] {
   const [feat, src, dst, alpha] = saved;
-  const c = block.entries(false), t = block.entries(true);
-  const rows = block.numRows, cols = block.numCols, nnz = c.colIdx.length;
+  const c = block.entries(false),
+    t = block.entries(true);
+  const rows = block.numRows,
+    cols = block.numCols,
+    nnz = c.colIdx.length;
   if (b.gpu) {
-    const d = block.onDevice(c), dt = block.onDevice(t);
+    const d = block.onDevice(c),
+      dt = block.onDevice(t);
     const dz = b.allocDevice(Math.max(1, nnz * heads) * 4);
     try {
-      return b.deviceOutputs([[cols, heads, dim], [cols, heads], [rows, heads]], ([dFeat, dSrc, dDst]) => {
-        const dyp = b.devicePtr(dy), ap = b.devicePtr(alpha);
-        b.native.gatBackwardRows(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), rows, cols, b.devicePtr(feat), b.devicePtr(src),
-                                 b.devicePtr(dst), heads, dim, slope, ap, dyp, dz, dDst);
-        b.native.gatBackwardCols(b.devicePtr(dt.rowPtr), b.devicePtr(dt.colIdx), dt.edge ? b.devicePtr(dt.edge) : 0, cols, rows, ap, dz,
-                                 dyp, heads, dim, dFeat, dSrc);
-      });
+      return b.deviceOutputs(
+        [
+          [cols, heads, dim],
+          [cols, heads],
+          [rows, heads],
+        ],
+        ([dFeat, dSrc, dDst]) => {
+          const dyp = b.devicePtr(dy),
+            ap = b.devicePtr(alpha);
+          b.native.gatBackwardRows(
+            b.devicePtr(d.rowPtr),
+            b.devicePtr(d.colIdx),
+            rows,
+            cols,
+            b.devicePtr(feat),
+            b.devicePtr(src),
+            b.devicePtr(dst),
+            heads,
+            dim,
+            slope,
+            ap,
+            dyp,
+            dz,
+            dDst,
+          );
+          b.native.gatBackwardCols(
+            b.devicePtr(dt.rowPtr),
+            b.devicePtr(dt.colIdx),
+            dt.edge ? b.devicePtr(dt.edge) : 0,
+            cols,
+            rows,
+            ap,
+            dz,
+            dyp,
+            heads,
+            dim,
+            dFeat,
+            dSrc,
+          );
+        },
+      );
     } finally {
-      b.freeDevice(dz);  // stream-ordered: reused only after the column pass that reads it
+      b.freeDevice(dz); // stream-ordered: reused only after the column pass that reads it
     }
   }
-  const a = alpha.dataSync() as Float32Array, g = dy.dataSync() as Float32Array;
-  const dz = new Float32Array(nnz * heads), dDst = new Float32Array(rows * heads);
-  const dFeat = new Float32Array(cols * heads * dim), dSrc = new Float32Array(cols * heads);
-  b.native.gatBackwardRows(c.rowPtr, c.colIdx, rows, cols, feat.dataSync() as Float32Array, src.dataSync() as Float32Array,
-                           dst.dataSync() as Float32Array, heads, dim, slope, a, g, dz, dDst);
+  const a = alpha.dataSync() as Float32Array,
+    g = dy.dataSync() as Float32Array;
+  const dz = new Float32Array(nnz * heads),
+    dDst = new Float32Array(rows * heads);
+  const dFeat = new Float32Array(cols * heads * dim),
+    dSrc = new Float32Array(cols * heads);
+  b.native.gatBackwardRows(
+    c.rowPtr,
+    c.colIdx,
+    rows,
+    cols,
+    feat.dataSync() as Float32Array,
+    src.dataSync() as Float32Array,
+    dst.dataSync() as Float32Array,
+    heads,
+    dim,
+    slope,
+    a,
+    g,
+    dz,
+    dDst,
+  );
   b.native.gatBackwardCols(t.rowPtr, t.colIdx, t.edge!, cols, rows, a, dz, g, heads, dim, dFeat, dSrc);
   return [tf.tensor3d(dFeat, [cols, heads, dim]), tf.tensor2d(dSrc, [cols, heads]), tf.tensor2d(dDst, [rows, heads])];
 }
@@ -102,12 +220,15 @@ function backward(b: WholeMemoryBackend, block: CsrBlock, saved: tf.Tensor[], dy
  * bench:gat times it on our backend too, against the fused op.
  */
 export function composite(block: CsrBlock, feat: tf.Tensor3D, src: tf.Tensor2D, dst: tf.Tensor2D, slope: number): tf.Tensor3D {
-  const c = block.entries(false), rows = block.numRows, heads = feat.shape[1];
+  const c = block.entries(false),
+    rows = block.numRows,
+    heads = feat.shape[1];
   const rowOf = new Int32Array(c.colIdx.length);
   for (let r = 0; r < rows; ++r) rowOf.fill(r, c.rowPtr[r], c.rowPtr[r + 1]);
   return tf.tidy(() => {
-    const colT = tf.tensor1d(c.colIdx, 'int32'), rowT = tf.tensor1d(rowOf, 'int32');
-    const z = tf.leakyRelu(tf.add(tf.gather(src, colT), tf.gather(dst, rowT)), slope);  // [nnz, heads]
+    const colT = tf.tensor1d(c.colIdx, 'int32'),
+      rowT = tf.tensor1d(rowOf, 'int32');
+    const z = tf.leakyRelu(tf.add(tf.gather(src, colT), tf.gather(dst, rowT)), slope); // [nnz, heads]
     const zs = z.dataSync();
     const max = new Float32Array(rows * heads).fill(-Infinity);
     rowOf.forEach((r, e) => {

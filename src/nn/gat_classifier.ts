@@ -22,11 +22,11 @@ export interface GatConfig extends NodeModelConfig {
 interface GatLayer {
   heads: number;
   dim: number;
-  w: tf.Variable;       // [in, heads * dim]
-  aSrc: tf.Variable;    // [1, heads, dim]
-  aDst: tf.Variable;    // [1, heads, dim]
-  wSelf: tf.Variable;   // [in, heads * dim]
-  bias: tf.Variable;    // [heads * dim]
+  w: tf.Variable; // [in, heads * dim]
+  aSrc: tf.Variable; // [1, heads, dim]
+  aDst: tf.Variable; // [1, heads, dim]
+  wSelf: tf.Variable; // [in, heads * dim]
+  bias: tf.Variable; // [heads * dim]
 }
 
 export class GatClassifier extends BlockNodeClassifier {
@@ -41,15 +41,20 @@ export class GatClassifier extends BlockNodeClassifier {
     for (let l = 0; l < numLayers; ++l) {
       const inDim = l === 0 ? embeddingDim : hiddenDim;
       const last = l === numLayers - 1;
-      const h = last ? 1 : heads, dim = last ? numClasses : hiddenDim / heads, s = seed + 10 * l;
-      this.layers.push(tf.tidy(() => ({
-        heads: h, dim,
-        w: tf.variable(glorot([inDim, h * dim], inDim, h * dim, s + 1)),
-        aSrc: tf.variable(glorot([1, h, dim], dim, h * dim, s + 2)),
-        aDst: tf.variable(glorot([1, h, dim], dim, h * dim, s + 3)),
-        wSelf: tf.variable(glorot([inDim, h * dim], inDim, h * dim, s + 4)),
-        bias: tf.variable(tf.zeros([h * dim])),
-      })));
+      const h = last ? 1 : heads,
+        dim = last ? numClasses : hiddenDim / heads,
+        s = seed + 10 * l;
+      this.layers.push(
+        tf.tidy(() => ({
+          heads: h,
+          dim,
+          w: tf.variable(glorot([inDim, h * dim], inDim, h * dim, s + 1)),
+          aSrc: tf.variable(glorot([1, h, dim], dim, h * dim, s + 2)),
+          aDst: tf.variable(glorot([1, h, dim], dim, h * dim, s + 3)),
+          wSelf: tf.variable(glorot([inDim, h * dim], inDim, h * dim, s + 4)),
+          bias: tf.variable(tf.zeros([h * dim])),
+        })),
+      );
     }
   }
 
@@ -65,12 +70,17 @@ export class GatClassifier extends BlockNodeClassifier {
 
   // One layer over a block whose rows are the first `block.numRows` of h's.
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
-    const layer = this.layers[l], rows = block.numRows, n = h.shape[0];
+    const layer = this.layers[l],
+      rows = block.numRows,
+      n = h.shape[0];
     const x = this.dropped(h, l, dropoutSeed);
     const feat = tf.reshape(tf.matMul(x, layer.w), [n, layer.heads, layer.dim]) as tf.Tensor3D;
     const src = tf.sum(tf.mul(feat, layer.aSrc), 2) as tf.Tensor2D;
     const dst = tf.sum(tf.mul(tf.slice(feat, [0, 0, 0], [rows, layer.heads, layer.dim]), layer.aDst), 2) as tf.Tensor2D;
-    const attended = tf.reshape(gatAggregate(block, feat, src, dst, {negativeSlope: this.config.negativeSlope}), [rows, layer.heads * layer.dim]);
+    const attended = tf.reshape(gatAggregate(block, feat, src, dst, {negativeSlope: this.config.negativeSlope}), [
+      rows,
+      layer.heads * layer.dim,
+    ]);
     const self = tf.matMul(tf.slice(x, [0, 0], [rows, x.shape[1]]), layer.wSelf);
     const out = tf.add(tf.add(attended, self), layer.bias) as tf.Tensor2D;
     return l === this.layers.length - 1 ? out : tf.elu(out);

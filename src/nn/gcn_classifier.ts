@@ -13,8 +13,8 @@ import {glorot, NodeModelConfig} from './graphsage';
 export type GcnConfig = NodeModelConfig;
 
 interface GcnLayer {
-  w: tf.Variable;     // [in, out]
-  bias: tf.Variable;  // [out]
+  w: tf.Variable; // [in, out]
+  bias: tf.Variable; // [out]
 }
 
 export class GcnClassifier extends BlockNodeClassifier {
@@ -26,10 +26,12 @@ export class GcnClassifier extends BlockNodeClassifier {
     for (let l = 0; l < numLayers; ++l) {
       const inDim = l === 0 ? embeddingDim : hiddenDim;
       const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
-      this.layers.push(tf.tidy(() => ({
-        w: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 1)),
-        bias: tf.variable(tf.zeros([outDim])),
-      })));
+      this.layers.push(
+        tf.tidy(() => ({
+          w: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 1)),
+          bias: tf.variable(tf.zeros([outDim])),
+        })),
+      );
     }
   }
 
@@ -49,7 +51,8 @@ export class GcnClassifier extends BlockNodeClassifier {
     const x = this.dropped(h, l, dropoutSeed);
     const [inDim, outDim] = layer.w.shape;
     const activation = l === this.layers.length - 1 ? 'linear' : 'relu';
-    if (inDim <= outDim) return tf.fused.matMul({a: aggregate(x, block, 'gcn'), b: layer.w as tf.Tensor2D, bias: layer.bias, activation}) as tf.Tensor2D;
+    if (inDim <= outDim)
+      return tf.fused.matMul({a: aggregate(x, block, 'gcn'), b: layer.w as tf.Tensor2D, bias: layer.bias, activation}) as tf.Tensor2D;
     const out = tf.add(aggregate(tf.matMul(x, layer.w), block, 'gcn'), layer.bias) as tf.Tensor2D;
     return activation === 'relu' ? tf.relu(out) : out;
   }

@@ -88,13 +88,27 @@ export function glorot(shape: number[], fanIn: number, fanOut: number, seed: num
 }
 
 /** What a node classifier learns from: a table of node embeddings (updated sparsely by its step()) and every node's id. */
-export function nodeEmbeddings(c: Pick<NodeModelConfig, 'numNodes' | 'embeddingDim' | 'embeddingMemory' | 'communicator' |
-                                   'embeddingOptimizer' | 'embeddingLearningRate' | 'seed'>): {embedding: Embedding; allIds: tf.Tensor1D} {
+export function nodeEmbeddings(
+  c: Pick<
+    NodeModelConfig,
+    'numNodes' | 'embeddingDim' | 'embeddingMemory' | 'communicator' | 'embeddingOptimizer' | 'embeddingLearningRate' | 'seed'
+  >,
+): {embedding: Embedding; allIds: tf.Tensor1D} {
   const embedding = new Embedding({
-    rows: c.numNodes, dim: c.embeddingDim, memory: c.embeddingMemory, communicator: c.communicator,
-    optimizer: c.embeddingOptimizer ?? adam({lr: c.embeddingLearningRate}), init: {type: 'normal', scale: 0.1, seed: c.seed},
+    rows: c.numNodes,
+    dim: c.embeddingDim,
+    memory: c.embeddingMemory,
+    communicator: c.communicator,
+    optimizer: c.embeddingOptimizer ?? adam({lr: c.embeddingLearningRate}),
+    init: {type: 'normal', scale: 0.1, seed: c.seed},
   });
-  return {embedding, allIds: tf.tensor1d(Int32Array.from({length: c.numNodes}, (_, i) => i), 'int32')};
+  return {
+    embedding,
+    allIds: tf.tensor1d(
+      Int32Array.from({length: c.numNodes}, (_, i) => i),
+      'int32',
+    ),
+  };
 }
 
 export class GraphSageClassifier {
@@ -109,11 +123,13 @@ export class GraphSageClassifier {
     for (let l = 0; l < numLayers; ++l) {
       const inDim = l === 0 ? embeddingDim : hiddenDim;
       const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
-      this.layers.push(tf.tidy(() => ({
-        wSelf: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 1)),
-        wNeigh: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 2)),
-        bias: tf.variable(tf.zeros([outDim])),
-      })));
+      this.layers.push(
+        tf.tidy(() => ({
+          wSelf: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 1)),
+          wNeigh: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 2)),
+          bias: tf.variable(tf.zeros([outDim])),
+        })),
+      );
     }
   }
 
@@ -135,8 +151,10 @@ export class GraphSageClassifier {
     const layer = this.layers[l];
     let k = 0;
     // One native pass each way (wm.nn.dropout; tf.dropout's mask is drawn in JavaScript on the host).
-    const drop = (t: tf.Tensor2D) => (dropoutSeed !== undefined && this.config.dropout > 0 ?
-        dropout(t, this.config.dropout, (dropoutSeed + 2 * l + k++) >>> 0) as tf.Tensor2D : t);
+    const drop = (t: tf.Tensor2D) =>
+      dropoutSeed !== undefined && this.config.dropout > 0
+        ? (dropout(t, this.config.dropout, (dropoutSeed + 2 * l + k++) >>> 0) as tf.Tensor2D)
+        : t;
     const out = tf.add(tf.add(tf.matMul(drop(self), layer.wSelf), tf.matMul(drop(neighMean), layer.wNeigh)), layer.bias) as tf.Tensor2D;
     return l === this.layers.length - 1 ? out : tf.relu(out);
   }
@@ -153,7 +171,9 @@ export class GraphSageClassifier {
     for (let l = 0; l < this.layers.length; ++l) {
       const next: tf.Tensor2D[] = [];
       for (let d = 0; d < h.length - 1; ++d) {
-        const n = h[d].shape[0], f = block.fanouts[d], dim = h[d + 1].shape[1];
+        const n = h[d].shape[0],
+          f = block.fanouts[d],
+          dim = h[d + 1].shape[1];
         const neighMean = tf.mean(tf.reshape(h[d + 1], [n, f, dim]), 1) as tf.Tensor2D;
         next.push(this.applyLayer(l, h[d], neighMean, training ? dropoutSeed + 1000 * d : undefined));
       }
@@ -181,7 +201,8 @@ export class GraphSageClassifier {
 
   /** Logits [seeds, classes] from a fixed fan-out subgraph sampled where the graph lives (sampleFixedSubgraph). */
   forwardFixed(sub: FixedFanoutSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
-    if (sub.layers.length !== this.layers.length) throw new Error(`forwardFixed: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
+    if (sub.layers.length !== this.layers.length)
+      throw new Error(`forwardFixed: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
     let h = this.embedding.lookup(sub.inputIds) as tf.Tensor2D;
     const dropout = training && this.config.dropout > 0;
     sub.layers.forEach((layer, l) => {

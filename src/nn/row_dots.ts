@@ -9,13 +9,20 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 
 /** out[j, i] = a[i] . b[j, i]: a float32 [n, d], b float32 [m, n, d], out [m, n]. Differentiable in both. */
 export function rowDots(a: tf.Tensor2D, b: tf.Tensor3D): tf.Tensor2D {
-  for (const [name, t, rank] of [['a', a, 2], ['b', b, 3]] as const) {
+  for (const [name, t, rank] of [
+    ['a', a, 2],
+    ['b', b, 3],
+  ] as const) {
     if (!(t instanceof tf.Tensor) || t.rank !== rank || t.dtype !== 'float32') {
-      throw new TypeError(`rowDots: ${name} must be a float32 tensor of rank ${rank}, got ${t instanceof tf.Tensor ? `${t.dtype} [${t.shape}]` : typeof t}`);
+      throw new TypeError(
+        `rowDots: ${name} must be a float32 tensor of rank ${rank}, got ${t instanceof tf.Tensor ? `${t.dtype} [${t.shape}]` : typeof t}`,
+      );
     }
   }
-  const [n, d] = a.shape, m = b.shape[0];
-  if (b.shape[1] !== n || b.shape[2] !== d) throw new RangeError(`rowDots: b must be [m, ${n}, ${d}] to match a [${n}, ${d}], got [${b.shape}]`);
+  const [n, d] = a.shape,
+    m = b.shape[0];
+  if (b.shape[1] !== n || b.shape[2] !== d)
+    throw new RangeError(`rowDots: b must be [m, ${n}, ${d}] to match a [${n}, ${d}], got [${b.shape}]`);
   const be = tf.backend();
   if (!(be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels))) return composite(a, b);
   const f = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, save: tf.GradSaveFunc) => {
@@ -37,10 +44,16 @@ function forward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, n: number, 
 
 function backward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, dy: tf.Tensor, n: number, m: number, d: number): tf.Tensor[] {
   if (be.gpu) {
-    return be.deviceOutputs([[n, d], [m, n, d]], ([dA, dB]) =>
-      be.native.rowDotsGrad(be.devicePtr(a), be.devicePtr(b), be.devicePtr(dy), n, m, d, dA, dB));
+    return be.deviceOutputs(
+      [
+        [n, d],
+        [m, n, d],
+      ],
+      ([dA, dB]) => be.native.rowDotsGrad(be.devicePtr(a), be.devicePtr(b), be.devicePtr(dy), n, m, d, dA, dB),
+    );
   }
-  const dA = new Float32Array(n * d), dB = new Float32Array(m * n * d);
+  const dA = new Float32Array(n * d),
+    dB = new Float32Array(m * n * d);
   be.native.rowDotsGrad(a.dataSync() as Float32Array, b.dataSync() as Float32Array, dy.dataSync() as Float32Array, n, m, d, dA, dB);
   return [tf.tensor2d(dA, [n, d]), tf.tensor3d(dB, [m, n, d])];
 }

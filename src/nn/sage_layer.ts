@@ -14,16 +14,25 @@ import {FixedFanoutLayer, meanOfNeighbors} from '../graph/fixed_subgraph';
  * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
  * act ReLU when `relu`, else the identity. Differentiable in h and the weights.
  */
-export function sageLayer(h: tf.Tensor2D, layer: FixedFanoutLayer, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D,
-                          relu: boolean): tf.Tensor2D {
+export function sageLayer(
+  h: tf.Tensor2D,
+  layer: FixedFanoutLayer,
+  wSelf: tf.Tensor2D,
+  wNeigh: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  relu: boolean,
+): tf.Tensor2D {
   const [inputs, inDim] = h.shape;
   const outDim = wSelf.shape[1];
   if (wSelf.shape[0] !== inDim || wNeigh.shape[0] !== inDim || wNeigh.shape[1] !== outDim || bias.shape[0] !== outDim) {
-    throw new RangeError(`sageLayer: h [${h.shape}] needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`);
+    throw new RangeError(
+      `sageLayer: h [${h.shape}] needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`,
+    );
   }
   if (layer.numDst > inputs) throw new RangeError(`sageLayer: the layer has ${layer.numDst} outputs but h only ${inputs} rows`);
   const b = tf.backend();
-  if (!(b instanceof WholeMemoryBackend && b.gpu) || layer.numDst * outDim * inDim === 0) return composite(h, layer, wSelf, wNeigh, bias, relu);
+  if (!(b instanceof WholeMemoryBackend && b.gpu) || layer.numDst * outDim * inDim === 0)
+    return composite(h, layer, wSelf, wNeigh, bias, relu);
   const {numDst, fanout, neighbors} = layer;
   const f = tf.customGrad(((x: tf.Tensor, ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
     const mean = b.allocDevice(numDst * inDim * 4);
@@ -37,7 +46,7 @@ export function sageLayer(h: tf.Tensor2D, layer: FixedFanoutLayer, wSelf: tf.Ten
         b.native.biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
       });
     } finally {
-      b.freeDevice(mean);  // stream-ordered: reused only after the GEMM that reads it
+      b.freeDevice(mean); // stream-ordered: reused only after the GEMM that reads it
     }
     save([x, ws, wn, y]);
     return {value: y, gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(b, layer, saved, dy, inputs, inDim, outDim, relu)};
@@ -45,21 +54,32 @@ export function sageLayer(h: tf.Tensor2D, layer: FixedFanoutLayer, wSelf: tf.Ten
   return f(h, wSelf, wNeigh, bias) as tf.Tensor2D;
 }
 
-function backward(b: WholeMemoryBackend, layer: FixedFanoutLayer, saved: tf.Tensor[], dy: tf.Tensor, inputs: number, inDim: number,
-                  outDim: number, relu: boolean): tf.Tensor[] {
+function backward(
+  b: WholeMemoryBackend,
+  layer: FixedFanoutLayer,
+  saved: tf.Tensor[],
+  dy: tf.Tensor,
+  inputs: number,
+  inDim: number,
+  outDim: number,
+  relu: boolean,
+): tf.Tensor[] {
   const [x, ws, wn, y] = saved;
   const {numDst, fanout, neighbors} = layer;
-  const dz = b.allocDevice(numDst * outDim * 4), mean = b.allocDevice(numDst * inDim * 4), dMean = b.allocDevice(numDst * inDim * 4);
+  const dz = b.allocDevice(numDst * outDim * 4),
+    mean = b.allocDevice(numDst * inDim * 4),
+    dMean = b.allocDevice(numDst * inDim * 4);
   try {
     return b.deviceOutputs([[inputs, inDim], [inDim, outDim], [inDim, outDim], [outDim]], ([dh, dWs, dWn, dBias]) => {
-      const xp = b.devicePtr(x), nb = b.devicePtr(neighbors);
+      const xp = b.devicePtr(x),
+        nb = b.devicePtr(neighbors);
       b.native.biasActivationGrad(b.devicePtr(dy), b.devicePtr(y), numDst, outDim, relu, dz, dBias);
       // The mean again (one cheap kernel) rather than holding it from the forward.
       b.native.neighborMean(nb, numDst, fanout, xp, inDim, mean);
       b.native.batchMatMul(xp, dz, dWs, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
       b.native.batchMatMul(mean, dz, dWn, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
       b.native.batchMatMul(dz, b.devicePtr(wn), dMean, 1, numDst, inDim, outDim, false, true, 0, 0, 0);
-      b.native.neighborMeanGrad(nb, numDst, fanout, dMean, inDim, dh, inputs);  // zeroes dh first
+      b.native.neighborMeanGrad(nb, numDst, fanout, dMean, inDim, dh, inputs); // zeroes dh first
       b.native.batchMatMul(dz, b.devicePtr(ws), dh, 1, numDst, inDim, outDim, false, true, 0, 0, 1);
     });
   } finally {
@@ -68,7 +88,14 @@ function backward(b: WholeMemoryBackend, layer: FixedFanoutLayer, saved: tf.Tens
 }
 
 // Elsewhere (the CPU, empty layers): the same layer from tfjs ops.
-function composite(h: tf.Tensor2D, layer: FixedFanoutLayer, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D, relu: boolean): tf.Tensor2D {
+function composite(
+  h: tf.Tensor2D,
+  layer: FixedFanoutLayer,
+  wSelf: tf.Tensor2D,
+  wNeigh: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  relu: boolean,
+): tf.Tensor2D {
   return tf.tidy(() => {
     const self = tf.slice(h, [0, 0], [layer.numDst, h.shape[1]]);
     const z = tf.add(tf.add(tf.matMul(self, wSelf), tf.matMul(meanOfNeighbors(h, layer), wNeigh)), bias) as tf.Tensor2D;

@@ -18,7 +18,8 @@ export type LossReduction = 'mean' | 'sum' | 'none';
  */
 export function softmaxCrossEntropy(labels: tf.Tensor | Int32Array, logits: tf.Tensor, opts: {reduction?: LossReduction} = {}): tf.Tensor {
   const reduction = opts.reduction ?? 'mean';
-  if (!['mean', 'sum', 'none'].includes(reduction)) throw new RangeError(`softmaxCrossEntropy: reduction must be 'mean', 'sum' or 'none', got '${reduction}'`);
+  if (!['mean', 'sum', 'none'].includes(reduction))
+    throw new RangeError(`softmaxCrossEntropy: reduction must be 'mean', 'sum' or 'none', got '${reduction}'`);
   if (logits.rank !== 2 || logits.dtype !== 'float32') {
     throw new TypeError(`softmaxCrossEntropy: logits must be a float32 [rows, classes] tensor, got ${logits.dtype} [${logits.shape}]`);
   }
@@ -28,10 +29,14 @@ export function softmaxCrossEntropy(labels: tf.Tensor | Int32Array, logits: tf.T
   if (ids) {
     const n = labels instanceof Int32Array ? labels.length : labels.size;
     if ((labels instanceof tf.Tensor && labels.rank !== 1) || n !== rows) {
-      throw new RangeError(`softmaxCrossEntropy: class-id labels must hold one id per row (${rows}), got ${labels instanceof Int32Array ? n : `[${(labels as tf.Tensor).shape}]`}`);
+      throw new RangeError(
+        `softmaxCrossEntropy: class-id labels must hold one id per row (${rows}), got ${labels instanceof Int32Array ? n : `[${(labels as tf.Tensor).shape}]`}`,
+      );
     }
   } else if ((labels as tf.Tensor).dtype !== 'float32' || !tf.util.arraysEqual((labels as tf.Tensor).shape, logits.shape)) {
-    throw new TypeError(`softmaxCrossEntropy: labels must be float32 [${logits.shape}] or int32 class ids, got ${(labels as tf.Tensor).dtype} [${(labels as tf.Tensor).shape}]`);
+    throw new TypeError(
+      `softmaxCrossEntropy: labels must be float32 [${logits.shape}] or int32 class ids, got ${(labels as tf.Tensor).dtype} [${(labels as tf.Tensor).shape}]`,
+    );
   }
   const owned = labels instanceof Int32Array;
   if (ids) checkClassIds(labels as tf.Tensor | Int32Array, classes);
@@ -48,7 +53,8 @@ export function softmaxCrossEntropy(labels: tf.Tensor | Int32Array, logits: tf.T
       save([x, y]);
       return {
         value: forward(b, x, y, ids, rows, classes, scale, outShape),
-        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(b, saved[0], saved[1], ids, rows, classes, dy, reduction === 'none', scale),
+        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) =>
+          backward(b, saved[0], saved[1], ids, rows, classes, dy, reduction === 'none', scale),
       };
     }) as unknown as Parameters<typeof tf.customGrad>[0]);
     return f(logits) as tf.Tensor;
@@ -62,13 +68,22 @@ function checkClassIds(labels: tf.Tensor | Int32Array, classes: number): void {
   if (labels instanceof tf.Tensor && knownValid(labels, classes)) return;
   const v = labels instanceof Int32Array ? labels : (labels.dataSync() as Int32Array);
   for (let i = 0; i < v.length; ++i) {
-    if (!(v[i] >= 0 && v[i] < classes)) throw new RangeError(`softmaxCrossEntropy: label ${v[i]} at position ${i} is not a class id in [0, ${classes})`);
+    if (!(v[i] >= 0 && v[i] < classes))
+      throw new RangeError(`softmaxCrossEntropy: label ${v[i]} at position ${i} is not a class id in [0, ${classes})`);
   }
   if (labels instanceof tf.Tensor) markValid(labels, classes);
 }
 
-function forward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean, rows: number, classes: number, scale: number,
-                 outShape: number[]): tf.Tensor {
+function forward(
+  b: WholeMemoryBackend,
+  x: tf.Tensor,
+  y: tf.Tensor,
+  ids: boolean,
+  rows: number,
+  classes: number,
+  scale: number,
+  outShape: number[],
+): tf.Tensor {
   const perRow = outShape.length === 1;
   if (b.gpu) {
     return b.deviceOutputs([outShape], ([ptr]) => {
@@ -80,8 +95,17 @@ function forward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean
   return tf.tensor(out, outShape, 'float32');
 }
 
-function backward(b: WholeMemoryBackend, x: tf.Tensor, y: tf.Tensor, ids: boolean, rows: number, classes: number, dy: tf.Tensor,
-                  perRow: boolean, scale: number): tf.Tensor {
+function backward(
+  b: WholeMemoryBackend,
+  x: tf.Tensor,
+  y: tf.Tensor,
+  ids: boolean,
+  rows: number,
+  classes: number,
+  dy: tf.Tensor,
+  perRow: boolean,
+  scale: number,
+): tf.Tensor {
   if (b.gpu) {
     return b.deviceOutputs([[rows, classes]], ([ptr]) => {
       b.native.softmaxCrossEntropyGrad(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, b.devicePtr(dy), perRow, scale, ptr);

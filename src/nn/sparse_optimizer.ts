@@ -25,7 +25,14 @@ const STATES: {[k in SparseOptimizerName]: number} = {sgd: 0, adam: 2, adagrad: 
 
 function make(name: SparseOptimizerName, o: Partial<SparseOptimizerConfig>): SparseOptimizerConfig {
   const c: SparseOptimizerConfig = {
-    name, lr: 0.01, beta1: 0.9, beta2: 0.999, rho: 0.9, eps: name === 'adagrad' ? 1e-10 : 1e-8, weightDecay: 0, ...o,
+    name,
+    lr: 0.01,
+    beta1: 0.9,
+    beta2: 0.999,
+    rho: 0.9,
+    eps: name === 'adagrad' ? 1e-10 : 1e-8,
+    weightDecay: 0,
+    ...o,
   };
   for (const k of ['lr', 'eps', 'weightDecay'] as const) {
     if (!(Number.isFinite(c[k]) && c[k] >= 0)) throw new RangeError(`${name}: ${k} must be a finite number >= 0, got ${c[k]}`);
@@ -52,7 +59,12 @@ export function stateCount(c: SparseOptimizerConfig): number {
 /** Parameters for step t (1-based). */
 export function stepParams(c: SparseOptimizerConfig, t: number): NativeOptimizerParams {
   return {
-    lr: c.lr, beta1: c.beta1, beta2: c.beta2, rho: c.rho, eps: c.eps, weightDecay: c.weightDecay,
+    lr: c.lr,
+    beta1: c.beta1,
+    beta2: c.beta2,
+    rho: c.rho,
+    eps: c.eps,
+    weightDecay: c.weightDecay,
     biasCorrection1: c.name === 'adam' ? 1 - Math.pow(c.beta1, t) : 1,
     biasCorrection2: c.name === 'adam' ? 1 - Math.pow(c.beta2, t) : 1,
   };

@@ -11,7 +11,7 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import type {AdamScalars} from '../native/addon';
 
 // What tfjs' Optimizer.applyGradients takes.
-type Grads = Parameters<tf.AdamOptimizer["applyGradients"]>[0];
+type Grads = Parameters<tf.AdamOptimizer['applyGradients']>[0];
 
 // The parts of tfjs' AdamOptimizer the fused step reads and writes (tfjs 4.x).
 interface AdamState {
@@ -62,18 +62,30 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
   const b = tf.backend();
   if (!(b instanceof WholeMemoryBackend) || !(b.gpu || b.hostKernels)) return false;
   const o = opt as unknown as AdamState;
-  if (!o.accBeta1?.dataId || !o.accBeta2?.dataId || !Array.isArray(o.accumulatedFirstMoment) || !Array.isArray(o.accumulatedSecondMoment) ||
-      typeof o.incrementIterations !== 'function') {
+  if (
+    !o.accBeta1?.dataId ||
+    !o.accBeta2?.dataId ||
+    !Array.isArray(o.accumulatedFirstMoment) ||
+    !Array.isArray(o.accumulatedSecondMoment) ||
+    typeof o.incrementIterations !== 'function'
+  ) {
     return false;
   }
   const entries = Array.isArray(grads) ? grads.map((g) => [g.name, g.tensor] as const) : Object.entries(grads);
   const vars = entries.map(([name]) => tf.engine().registeredVariables[name]);
-  const ok = entries.every(([, g], i) => vars[i] !== undefined && vars[i].dtype === 'float32' &&
-                                         (g == null || (g.dtype === 'float32' && tf.util.arraysEqual(g.shape, vars[i].shape))));
+  const ok = entries.every(
+    ([, g], i) =>
+      vars[i] !== undefined &&
+      vars[i].dtype === 'float32' &&
+      (g == null || (g.dtype === 'float32' && tf.util.arraysEqual(g.shape, vars[i].shape))),
+  );
   if (!ok) return false;
   // Moments are indexed by position, as tfjs does (the same list order every step).
   entries.forEach(([name], i) => {
-    for (const [list, suffix] of [[o.accumulatedFirstMoment, 'm'], [o.accumulatedSecondMoment, 'v']] as const) {
+    for (const [list, suffix] of [
+      [o.accumulatedFirstMoment, 'm'],
+      [o.accumulatedSecondMoment, 'v'],
+    ] as const) {
       if (list[i] == null) list[i] = {originalName: `${name}/${suffix}`, variable: tf.tidy(() => tf.zerosLike(vars[i]).variable(false))};
     }
   });
@@ -82,11 +94,12 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
   const f = Math.fround;
   // 1 - beta rounded from double (tfjs computes it in JavaScript), 1 - beta^t in float32 (a tfjs op).
   const scalars: AdamScalars = [o.learningRate, o.beta1, o.beta2, o.epsilon, 1 - o.beta1, 1 - o.beta2, f(1 - p.acc1), f(1 - p.acc2)];
-  const replaced: [tf.Variable, tf.Tensor][] = [];  // variables given a new buffer, with the tensor over it
+  const replaced: [tf.Variable, tf.Tensor][] = []; // variables given a new buffer, with the tensor over it
   if (b.gpu) {
     // A variable that alone holds its data (the usual case) is updated in place; one sharing it
     // (a clone, an assign from a tensor still alive) gets a new buffer and an assign.
-    const addresses: number[] = [], sizes: number[] = [];
+    const addresses: number[] = [],
+      sizes: number[] = [];
     const written: tf.Tensor[] = [];
     for (const i of live) {
       const state = [vars[i], o.accumulatedFirstMoment[i]!.variable, o.accumulatedSecondMoment[i]!.variable];
@@ -121,7 +134,8 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
   for (const [v, t] of replaced) v.assign(t);
   tf.dispose(replaced.map(([, t]) => t));
   // tfjs multiplies the float32 accumulators by beta in float32: the same here.
-  const acc1 = f(p.acc1 * f(o.beta1)), acc2 = f(p.acc2 * f(o.beta2));
+  const acc1 = f(p.acc1 * f(o.beta1)),
+    acc2 = f(p.acc2 * f(o.beta2));
   const next = [tf.scalar(acc1), tf.scalar(acc2)];
   o.accBeta1.assign(next[0]);
   o.accBeta2.assign(next[1]);
@@ -140,5 +154,5 @@ export class FusedAdamOptimizer extends tf.AdamOptimizer {
 
 /** Like tf.train.adam (same arguments, same results, same saved state), one native pass per step. */
 export function adam(learningRate = 0.001, beta1 = 0.9, beta2 = 0.999, epsilon?: number): FusedAdamOptimizer {
-  return new FusedAdamOptimizer(learningRate, beta1, beta2, epsilon ?? null as unknown as number);
+  return new FusedAdamOptimizer(learningRate, beta1, beta2, epsilon ?? (null as unknown as number));
 }

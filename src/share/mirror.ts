@@ -18,7 +18,10 @@ export class Mirror<T extends Typed = Typed> {
   private done = false;
 
   /** @internal */
-  constructor(readonly data: T, private readonly writeBack: ((data: T) => void) | undefined) {}
+  constructor(
+    readonly data: T,
+    private readonly writeBack: ((data: T) => void) | undefined,
+  ) {}
 
   /** Whether disposing writes data back. */
   get mutable(): boolean {
@@ -47,8 +50,10 @@ export function mirror(target: tf.Tensor, opts: {copyIn?: boolean} = {}): Mirror
   const mutable = info?.writable ?? false;
   const copyIn = opts.copyIn ?? false;
   if (!mutable && !copyIn) {
-    throw new Error('mirror: the buffer is immutable (an ordinary tensor, or shared with mutable: false), so the mirror needs ' +
-                    'copyIn: true; it is never written back');
+    throw new Error(
+      'mirror: the buffer is immutable (an ordinary tensor, or shared with mutable: false), so the mirror needs ' +
+        'copyIn: true; it is never written back',
+    );
   }
   let data: Typed;
   if (!copyIn) data = typedArrayFor(target.dtype, target.size);

@@ -46,10 +46,10 @@ export interface SharedDescriptor {
 
 interface Owned {
   descriptor: SharedDescriptor;
-  ptr?: number;        // device
-  fd: number;          // host: the data; device: the token
-  view?: Typed;        // host: the owner's own (copy-on-write) mapping
-  sealed: boolean;     // read-only for good
+  ptr?: number; // device
+  fd: number; // host: the data; device: the token
+  view?: Typed; // host: the owner's own (copy-on-write) mapping
+  sealed: boolean; // read-only for good
 }
 
 interface Opened {
@@ -57,7 +57,7 @@ interface Opened {
   writable: boolean;
   ptr?: number;
   view?: Typed;
-  fd?: number;         // the owner's own object: its descriptor
+  fd?: number; // the owner's own object: its descriptor
 }
 
 // A device object's token: the allocation's size, then its IPC handle.
@@ -83,7 +83,13 @@ function backend(): WholeMemoryBackend {
 }
 
 /** @internal Allocates an object owned by this process (the store uses it too). */
-export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; location?: SharedLocation; mutable?: boolean; store?: string}): SharedDescriptor {
+export function allocateShared(opts: {
+  shape: number[];
+  dtype?: SharedDType;
+  location?: SharedLocation;
+  mutable?: boolean;
+  store?: string;
+}): SharedDescriptor {
   const {shape} = opts;
   const dtype = opts.dtype ?? 'float32';
   const location = opts.location ?? (deviceStatus().gpu ? 'device' : 'host');
@@ -91,11 +97,17 @@ export function allocateShared(opts: {shape: number[]; dtype?: SharedDType; loca
   const size = elementsOf('share', shape);
   if (!DTYPES.includes(dtype)) throw new TypeError(`share: dtype must be float32, int32 or bool, got ${dtype}`);
   if (location !== 'device' && location !== 'host') throw new RangeError(`share: location must be 'device' or 'host', got '${location}'`);
-  if (location === 'device' && !deviceStatus().gpu) throw new Error(`share: location 'device' needs a GPU (${deviceStatus().reason}); use location: 'host'`);
+  if (location === 'device' && !deviceStatus().gpu)
+    throw new Error(`share: location 'device' needs a GPU (${deviceStatus().reason}); use location: 'host'`);
   const bytes = size * bytesPerElement(dtype);
   checkCapacity('share', bytes, location);
   const descriptor: SharedDescriptor = {
-    id: newId(), location, shape: [...shape], dtype, bytes, mutable: opts.mutable ?? false,
+    id: newId(),
+    location,
+    shape: [...shape],
+    dtype,
+    bytes,
+    mutable: opts.mutable ?? false,
     owner: opts.store ? {pid: process.pid, store: opts.store} : {pid: process.pid},
   };
   checkFdHeadroom();
@@ -140,8 +152,10 @@ function checkFdHeadroom(): void {
   if (2 * (owned.size + FD_RESERVE) < limit) return;
   const open = fs.readdirSync('/proc/self/fd').length;
   if (open + FD_RESERVE >= limit) {
-    throw new Error(`share: this process has ${open} open descriptors of its limit ${limit} (ulimit -n), and every shared ` +
-                    `object holds one: delete objects or raise the limit (ulimit -n ${Math.max(2 * limit, 4096)})`);
+    throw new Error(
+      `share: this process has ${open} open descriptors of its limit ${limit} (ulimit -n), and every shared ` +
+        `object holds one: delete objects or raise the limit (ulimit -n ${Math.max(2 * limit, 4096)})`,
+    );
   }
 }
 
@@ -216,11 +230,15 @@ function writeInto(target: WriteTarget, values: tf.Tensor | ArrayLike<number>): 
 }
 
 function checkDescriptor(d: SharedDescriptor): void {
-  if (typeof d !== 'object' || d === null || typeof d.id !== 'string') throw new TypeError('open: expected a descriptor from wm.share() or a store');
-  if (d.location !== 'device' && d.location !== 'host') throw new TypeError(`open: descriptor.location must be 'device' or 'host', got '${d.location}'`);
+  if (typeof d !== 'object' || d === null || typeof d.id !== 'string')
+    throw new TypeError('open: expected a descriptor from wm.share() or a store');
+  if (d.location !== 'device' && d.location !== 'host')
+    throw new TypeError(`open: descriptor.location must be 'device' or 'host', got '${d.location}'`);
   if (!DTYPES.includes(d.dtype)) throw new TypeError(`open: descriptor.dtype must be float32, int32 or bool, got ${d.dtype}`);
-  if (!Array.isArray(d.shape) || !d.shape.every((x) => Number.isInteger(x) && x >= 0)) throw new TypeError('open: descriptor.shape is not a shape');
-  if (d.bytes !== d.shape.reduce((a, b) => a * b, 1) * bytesPerElement(d.dtype)) throw new TypeError('open: descriptor.bytes does not match its shape and dtype');
+  if (!Array.isArray(d.shape) || !d.shape.every((x) => Number.isInteger(x) && x >= 0))
+    throw new TypeError('open: descriptor.shape is not a shape');
+  if (d.bytes !== d.shape.reduce((a, b) => a * b, 1) * bytesPerElement(d.dtype))
+    throw new TypeError('open: descriptor.bytes does not match its shape and dtype');
   if (d.location === 'device' && typeof d.ipcHandle !== 'string') throw new TypeError('open: a device descriptor needs ipcHandle');
   if (typeof d.fdPath !== 'string' || typeof d.inode !== 'number') throw new TypeError('open: the descriptor needs fdPath and inode');
 }
@@ -251,14 +269,19 @@ export function open(d: SharedDescriptor): tf.Tensor {
   let t: tf.Tensor;
   const info: Opened = {descriptor: d, writable: d.mutable && !state.writeSealed, fd: mine?.fd};
   if (d.location === 'device') {
-    if (!deviceStatus().gpu) throw new Error(`open: shared object ${d.id} is in GPU memory and this process has no GPU (${deviceStatus().reason})`);
-    const token = new Uint8Array(mine ? shareNative().sharedHostMap(mine.fd, TOKEN_BYTES) : shareNative().sharedHostMap(d.fdPath!, TOKEN_BYTES, d.inode!));
+    if (!deviceStatus().gpu)
+      throw new Error(`open: shared object ${d.id} is in GPU memory and this process has no GPU (${deviceStatus().reason})`);
+    const token = new Uint8Array(
+      mine ? shareNative().sharedHostMap(mine.fd, TOKEN_BYTES) : shareNative().sharedHostMap(d.fdPath!, TOKEN_BYTES, d.inode!),
+    );
     const allocated = Number(new DataView(token.buffer, token.byteOffset).getBigUint64(0, true));
     if (Buffer.from(token.subarray(8)).toString('hex') !== d.ipcHandle) {
       throw new Error(`open: descriptor ${d.id}'s ipcHandle is not its owner's (a forged or mismatched descriptor)`);
     }
     if (d.bytes > allocated) {
-      throw new Error(`open: descriptor ${d.id} says ${d.bytes} bytes but its owner allocated ${allocated} (a forged or mismatched descriptor)`);
+      throw new Error(
+        `open: descriptor ${d.id} says ${d.bytes} bytes but its owner allocated ${allocated} (a forged or mismatched descriptor)`,
+      );
     }
     const ptr = mine ? mine.ptr! : shareNative().sharedDeviceOpen(d.ipcHandle!);
     const release = mine ? () => undefined : () => shareNative().sharedDeviceClose(ptr);
@@ -267,7 +290,9 @@ export function open(d: SharedDescriptor): tf.Tensor {
     info.ptr = ptr;
   } else {
     if (d.bytes > state.bytes) {
-      throw new Error(`open: descriptor ${d.id} says ${d.bytes} bytes but the shared segment holds ${state.bytes} (a forged or mismatched descriptor)`);
+      throw new Error(
+        `open: descriptor ${d.id} says ${d.bytes} bytes but the shared segment holds ${state.bytes} (a forged or mismatched descriptor)`,
+      );
     }
     const view = mine ? mine.view! : viewOf(d.dtype, shareNative().sharedHostMap(d.fdPath!, d.bytes, d.inode!), size);
     t = tf.tensor(view, d.shape, d.dtype);
@@ -299,7 +324,10 @@ export function sharedDescriptorOf(t: tf.Tensor): SharedDescriptor | undefined {
 /** Frees an object this process owns; holders keep what they mapped until they close it. */
 export function deleteShared(id: string): void {
   const o = owned.get(id);
-  if (!o) throw new Error(`delete: no shared object ${id} is owned by this process (unknown id, already deleted, or owned by another process or a store: use store.delete)`);
+  if (!o)
+    throw new Error(
+      `delete: no shared object ${id} is owned by this process (unknown id, already deleted, or owned by another process or a store: use store.delete)`,
+    );
   owned.delete(id);
   if (o.ptr !== undefined) shareNative().sharedDeviceFree(o.ptr);
   shareNative().closeFd(o.fd);

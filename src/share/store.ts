@@ -15,7 +15,18 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {checkPrivate, privateDir} from '../util/private_files';
-import {allocateShared, close, deleteShared, open, ownedShared, sealShared, SharedDescriptor, SharedDType, SharedLocation, update} from './shared_objects';
+import {
+  allocateShared,
+  close,
+  deleteShared,
+  open,
+  ownedShared,
+  sealShared,
+  SharedDescriptor,
+  SharedDType,
+  SharedLocation,
+  update,
+} from './shared_objects';
 import {shareNative} from '../native/domains';
 
 /** Where a store listens unless told otherwise: a socket in this user's private directory. */
@@ -39,8 +50,10 @@ function checkStorePath(p: string): void {
   const uid = process.getuid!();
   const sticky = (st.mode & 0o1000) !== 0;
   if (!sticky && (st.uid !== uid || (st.mode & 0o022) !== 0)) {
-    throw new Error(`tfjs-wm-store: ${dir} may be written by other users (owner uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8)}); ` +
-                    `put the socket in a directory of your own (the default is ${defaultStorePath()})`);
+    throw new Error(
+      `tfjs-wm-store: ${dir} may be written by other users (owner uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8)}); ` +
+        `put the socket in a directory of your own (the default is ${defaultStorePath()})`,
+    );
   }
   if (fs.existsSync(p)) checkPrivate(p, 'socket');
 }
@@ -79,7 +92,7 @@ export async function startStore(path: string = defaultStorePath()): Promise<Sto
   checkStorePath(path);
   if (fs.existsSync(path)) {
     if (await canConnect(path)) throw new Error(`tfjs-wm-store: a store is already running at ${path}`);
-    fs.unlinkSync(path);  // left by a store that was killed
+    fs.unlinkSync(path); // left by a store that was killed
   }
   // The store's objects and whether clients may write them (the creator always
   // gets one writable view, to fill it).
@@ -108,9 +121,15 @@ export async function startStore(path: string = defaultStorePath()): Promise<Sto
         return {ok: true, descriptor: publish(d)};
       }
       case 'list':
-        return {ok: true, objects: ownedShared().filter((d) => mutableOf.has(d.id)).map(publish)};
+        return {
+          ok: true,
+          objects: ownedShared()
+            .filter((d) => mutableOf.has(d.id))
+            .map(publish),
+        };
       case 'delete': {
-        if (!req.id || !mutableOf.has(req.id)) return {ok: false, error: `delete: the store at ${path} holds no object ${req.id} (unknown id, or deleted)`};
+        if (!req.id || !mutableOf.has(req.id))
+          return {ok: false, error: `delete: the store at ${path} holds no object ${req.id} (unknown id, or deleted)`};
         deleteShared(req.id);
         mutableOf.delete(req.id);
         return {ok: true};
@@ -134,7 +153,7 @@ export async function startStore(path: string = defaultStorePath()): Promise<Sto
     }
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);  // a client that crashed: nothing of theirs to clean up here
+    socket.on('error', () => undefined); // a client that crashed: nothing of theirs to clean up here
     let buffered = '';
     socket.on('data', (chunk) => {
       buffered += chunk.toString('utf8');
@@ -167,20 +186,21 @@ export async function startStore(path: string = defaultStorePath()): Promise<Sto
   }
   checkPrivate(path, 'socket');
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= new Promise<void>((resolve) => {
-    for (const id of mutableOf.keys()) deleteShared(id);
-    mutableOf.clear();
-    server.close(() => {
-      resolve();
-      resolveStopped();
-    });
-    for (const s of sockets) s.end();
-    try {
-      fs.unlinkSync(path);
-    } catch {
-      // already gone
-    }
-  }));
+  const stop = () =>
+    (stopping ??= new Promise<void>((resolve) => {
+      for (const id of mutableOf.keys()) deleteShared(id);
+      mutableOf.clear();
+      server.close(() => {
+        resolve();
+        resolveStopped();
+      });
+      for (const s of sockets) s.end();
+      try {
+        fs.unlinkSync(path);
+      } catch {
+        // already gone
+      }
+    }));
   return {path, stop, stopped};
 }
 
@@ -190,7 +210,10 @@ export class StoreClient {
   private waiting: ((r: Reply) => void)[] = [];
   private queue: Promise<unknown> = Promise.resolve();
 
-  private constructor(private readonly socket: net.Socket, readonly path: string) {
+  private constructor(
+    private readonly socket: net.Socket,
+    readonly path: string,
+  ) {
     socket.on('data', (chunk) => {
       this.buffered += chunk.toString('utf8');
       let nl: number;
@@ -206,7 +229,7 @@ export class StoreClient {
   }
 
   static async connect(path: string = defaultStorePath()): Promise<StoreClient> {
-    if (fs.existsSync(path)) checkPrivate(path, 'socket');  // another user's socket: never send it our data
+    if (fs.existsSync(path)) checkPrivate(path, 'socket'); // another user's socket: never send it our data
     return new Promise((resolve, reject) => {
       const s = net.connect(path);
       s.once('connect', () => {
@@ -218,18 +241,21 @@ export class StoreClient {
         }
         resolve(new StoreClient(s, path));
       });
-      s.once('error', (e) => reject(new Error(`connectStore: no store answers at ${path} (${e.message}); start one with npx tfjs-wm-store --socket ${path}`)));
+      s.once('error', (e) =>
+        reject(new Error(`connectStore: no store answers at ${path} (${e.message}); start one with npx tfjs-wm-store --socket ${path}`)),
+      );
     });
   }
 
   private request(req: Request): Promise<Reply & {ok: true}> {
-    const run = () => new Promise<Reply>((resolve) => {
-      this.waiting.push(resolve);
-      this.socket.write(`${JSON.stringify(req)}\n`);
-    }).then((r) => {
-      if (!r.ok) throw new Error(r.error);
-      return r;
-    });
+    const run = () =>
+      new Promise<Reply>((resolve) => {
+        this.waiting.push(resolve);
+        this.socket.write(`${JSON.stringify(req)}\n`);
+      }).then((r) => {
+        if (!r.ok) throw new Error(r.error);
+        return r;
+      });
     const p = this.queue.then(run, run);
     this.queue = p.catch(() => undefined);
     return p;

@@ -49,12 +49,14 @@ function shardDir(dir: string, rank: number): string {
 }
 
 export async function saveCheckpoint(dir: string, c: CheckpointContents): Promise<void> {
-  const rank = c.communicator?.rank ?? 0, ranks = c.communicator?.size ?? 1;
+  const rank = c.communicator?.rank ?? 0,
+    ranks = c.communicator?.size ?? 1;
   const final = shardDir(dir, rank);
   const tmp = `${final}.tmp-${process.pid}`;
   fs.rmSync(tmp, {recursive: true, force: true});
   fs.mkdirSync(tmp, {recursive: true});
-  if (!Number.isSafeInteger(c.step) || c.step < 0) throw new RangeError(`saveCheckpoint: step must be a non-negative integer, got ${c.step}`);
+  if (!Number.isSafeInteger(c.step) || c.step < 0)
+    throw new RangeError(`saveCheckpoint: step must be a non-negative integer, got ${c.step}`);
   const meta: Meta = {step: c.step, rank, ranks, extra: c.extra ?? null, embeddings: {}, variables: {}, optimizer: [], files: {}};
   const write = (file: string, data: Uint8Array) => {
     writeFileSynced(path.join(tmp, file), data);
@@ -89,7 +91,8 @@ export async function saveCheckpoint(dir: string, c: CheckpointContents): Promis
 
 /** Restores a checkpoint into the given objects (same shapes); returns its step and extra. */
 export async function loadCheckpoint(dir: string, c: Omit<CheckpointContents, 'step' | 'extra'>): Promise<{step: number; extra: unknown}> {
-  const rank = c.communicator?.rank ?? 0, ranks = c.communicator?.size ?? 1;
+  const rank = c.communicator?.rank ?? 0,
+    ranks = c.communicator?.size ?? 1;
   let shard = shardDir(dir, rank);
   if (!fs.existsSync(path.join(shard, 'meta.json'))) {
     // A save killed between its two renames leaves the previous shard as .old-<pid>.
@@ -151,11 +154,13 @@ function readShard(shard: string, ranks: number, c: Omit<CheckpointContents, 'st
       throw new Error(`loadCheckpoint: ${file} holds ${data.byteLength} bytes; its shape needs ${expectBytes}`);
     }
     if (data.byteLength % 4) throw new Error(`loadCheckpoint: ${file} holds ${data.byteLength} bytes, not whole 4-byte values`);
-    if (listed && sha256(data) !== listed.sha256) throw new Error(`loadCheckpoint: ${file} does not match its SHA-256 in ${metaFile} (corrupted)`);
+    if (listed && sha256(data) !== listed.sha256)
+      throw new Error(`loadCheckpoint: ${file} does not match its SHA-256 in ${metaFile} (corrupted)`);
     return data;
   };
   const floats = (b: Uint8Array) => new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
-  const typed = (b: Uint8Array, dtype: string) => (dtype === 'int32' ? new Int32Array(b.buffer, b.byteOffset, b.byteLength / 4) : floats(b));
+  const typed = (b: Uint8Array, dtype: string) =>
+    dtype === 'int32' ? new Int32Array(b.buffer, b.byteOffset, b.byteLength / 4) : floats(b);
   const embeddings: {[name: string]: {rows: Float32Array; states: Float32Array[]; steps: number}} = {};
   for (const [name, emb] of Object.entries(c.embeddings ?? {})) {
     const m = meta.embeddings[name];
@@ -163,10 +168,13 @@ function readShard(shard: string, ranks: number, c: Omit<CheckpointContents, 'st
     if (!isCount(m.rows) || !isCount(m.dim) || !isCount(m.steps) || !isCount(m.states) || m.states > 2) {
       throw bad(`embedding '${name}' needs whole rows, dim, steps and states (0 to 2), got ${JSON.stringify(m)}`);
     }
-    if (m.rows !== emb.rows || m.dim !== emb.dim) throw new Error(`loadCheckpoint: embedding '${name}' is ${m.rows}x${m.dim} there, ${emb.rows}x${emb.dim} here`);
-    if (m.dtype !== emb.dtype) throw new Error(`loadCheckpoint: embedding '${name}' was saved as ${m.dtype}, the table here is ${emb.dtype}`);
+    if (m.rows !== emb.rows || m.dim !== emb.dim)
+      throw new Error(`loadCheckpoint: embedding '${name}' is ${m.rows}x${m.dim} there, ${emb.rows}x${emb.dim} here`);
+    if (m.dtype !== emb.dtype)
+      throw new Error(`loadCheckpoint: embedding '${name}' was saved as ${m.dtype}, the table here is ${emb.dtype}`);
     const want = emb.exportStateShape();
-    if (m.states !== want.states) throw new Error(`loadCheckpoint: embedding '${name}' has ${m.states} optimizer state(s) there, ${want.states} here`);
+    if (m.states !== want.states)
+      throw new Error(`loadCheckpoint: embedding '${name}' has ${m.states} optimizer state(s) there, ${want.states} here`);
     embeddings[name] = {
       rows: floats(read(`emb-${name}.rows.bin`, want.elements * 4)),
       states: Array.from({length: m.states}, (_, i) => floats(read(`emb-${name}.state${i}.bin`, want.elements * 4))),
@@ -177,17 +185,21 @@ function readShard(shard: string, ranks: number, c: Omit<CheckpointContents, 'st
   for (const [name, v] of Object.entries(c.variables ?? {})) {
     const m = meta.variables[name];
     if (!m) throw new Error(`loadCheckpoint: no variable '${name}' in ${shard}`);
-    if (!isShape(m.shape) || !DTYPES.includes(m.dtype)) throw bad(`variable '${name}' needs a shape and dtype float32 or int32, got ${JSON.stringify(m)}`);
-    if (JSON.stringify(m.shape) !== JSON.stringify(v.shape)) throw new Error(`loadCheckpoint: variable '${name}' is [${m.shape}] there, [${v.shape}] here`);
+    if (!isShape(m.shape) || !DTYPES.includes(m.dtype))
+      throw bad(`variable '${name}' needs a shape and dtype float32 or int32, got ${JSON.stringify(m)}`);
+    if (JSON.stringify(m.shape) !== JSON.stringify(v.shape))
+      throw new Error(`loadCheckpoint: variable '${name}' is [${m.shape}] there, [${v.shape}] here`);
     if (m.dtype !== v.dtype) throw new Error(`loadCheckpoint: variable '${name}' is ${m.dtype} there, ${v.dtype} here`);
     variables[name] = {values: typed(read(`var-${name}.bin`, v.size * 4), m.dtype), shape: m.shape, dtype: m.dtype as tf.DataType};
   }
-  const optimizer = c.optimizer ? meta.optimizer.map((w, i) => {
-    if (typeof w?.name !== 'string' || !isShape(w.shape) || !DTYPES.includes(w.dtype)) {
-      throw bad(`optimizer slot ${i} needs a name, a shape and dtype float32 or int32, got ${JSON.stringify(w)}`);
-    }
-    const size = w.shape.reduce((a, b) => a * b, 1);
-    return {name: w.name, values: typed(read(`opt-${i}.bin`, size * 4), w.dtype), shape: w.shape, dtype: w.dtype as tf.DataType};
-  }) : [];
+  const optimizer = c.optimizer
+    ? meta.optimizer.map((w, i) => {
+        if (typeof w?.name !== 'string' || !isShape(w.shape) || !DTYPES.includes(w.dtype)) {
+          throw bad(`optimizer slot ${i} needs a name, a shape and dtype float32 or int32, got ${JSON.stringify(w)}`);
+        }
+        const size = w.shape.reduce((a, b) => a * b, 1);
+        return {name: w.name, values: typed(read(`opt-${i}.bin`, size * 4), w.dtype), shape: w.shape, dtype: w.dtype as tf.DataType};
+      })
+    : [];
   return {meta, embeddings, variables, optimizer};
 }

@@ -15,8 +15,11 @@ import {Embedding} from '../nn/embedding';
  * so a killed run leaves no half file.
  */
 export function writeEmbeddingText(emb: Embedding, file: string, opts: {keys?: ArrayLike<number | string>; chunkRows?: number} = {}): void {
-  const rows = emb.rows, dim = emb.dim, chunk = opts.chunkRows ?? 65536;
-  if (opts.keys && opts.keys.length !== rows) throw new RangeError(`writeEmbeddingText: keys holds ${opts.keys.length} names for ${rows} rows`);
+  const rows = emb.rows,
+    dim = emb.dim,
+    chunk = opts.chunkRows ?? 65536;
+  if (opts.keys && opts.keys.length !== rows)
+    throw new RangeError(`writeEmbeddingText: keys holds ${opts.keys.length} names for ${rows} rows`);
   if (!Number.isInteger(chunk) || chunk < 1) throw new RangeError(`writeEmbeddingText: chunkRows must be a positive integer, got ${chunk}`);
   fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true});
   const tmp = `${file}.partial-${process.pid}`;
@@ -50,14 +53,18 @@ export function writeEmbeddingText(emb: Embedding, file: string, opts: {keys?: A
 
 /** Reads word2vec's text format: the keys (as written) and the values [rows * dim], row by row. */
 export function readEmbeddingText(file: string): {keys: string[]; dim: number; values: Float32Array} {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+  const lines = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
   const head = (lines[0] ?? '').trim().split(/\s+/).map(Number);
   if (head.length !== 2 || !head.every((x) => Number.isInteger(x) && x >= 0)) {
     throw new Error(`${file}: the first line must be "rows dim", got "${lines[0] ?? ''}"`);
   }
   const [rows, dim] = head;
   if (lines.length - 1 !== rows) throw new Error(`${file}: the header says ${rows} rows, the file holds ${lines.length - 1}`);
-  const keys: string[] = [], values = new Float32Array(rows * dim);
+  const keys: string[] = [],
+    values = new Float32Array(rows * dim);
   for (let r = 0; r < rows; ++r) {
     const f = lines[r + 1].trim().split(/\s+/);
     if (f.length !== dim + 1) throw new Error(`${file}: line ${r + 2} has ${f.length - 1} values, expected ${dim}`);

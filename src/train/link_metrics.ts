@@ -8,11 +8,12 @@ export function rocAuc(pos: ArrayLike<number>, neg: ArrayLike<number>): number {
   for (let i = 0; i < all.length;) {
     let j = i;
     while (j < all.length && all[j][0] === all[i][0]) ++j;
-    const avgRank = (i + 1 + j) / 2;  // 1-based ranks i+1..j share their mean
+    const avgRank = (i + 1 + j) / 2; // 1-based ranks i+1..j share their mean
     for (let k = i; k < j; ++k) if (all[k][1] === 1) rankSum += avgRank;
     i = j;
   }
-  const p = pos.length, n = neg.length;
+  const p = pos.length,
+    n = neg.length;
   return (rankSum - (p * (p + 1)) / 2) / (p * n);
 }
 

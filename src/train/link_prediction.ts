@@ -24,7 +24,14 @@ export interface LinkPredictionOptions {
 }
 
 export const DEFAULT_LINK_PREDICTION: LinkPredictionOptions = {
-  epochs: 20, batchSize: 4096, dim: 64, negativesPerPositive: 1, learningRate: 0.01, valFraction: 0.05, testFraction: 0.1, seed: 0,
+  epochs: 20,
+  batchSize: 4096,
+  dim: 64,
+  negativesPerPositive: 1,
+  learningRate: 0.01,
+  valFraction: 0.05,
+  testFraction: 0.1,
+  seed: 0,
 };
 
 export interface LinkEpochMetrics {
@@ -44,21 +51,32 @@ export function pairScores(emb: Embedding, pairs: EdgePairs): Float32Array {
   return tf.tidy(() => tf.sum(tf.mul(emb.read(pairs.src), emb.read(pairs.dst)), 1).dataSync() as Float32Array);
 }
 
-export async function trainLinkPrediction(graph: CsrGraph, options: Partial<LinkPredictionOptions>,
-                                          onEpoch: (m: LinkEpochMetrics) => void = () => {}): Promise<LinkEpochMetrics> {
+export async function trainLinkPrediction(
+  graph: CsrGraph,
+  options: Partial<LinkPredictionOptions>,
+  onEpoch: (m: LinkEpochMetrics) => void = () => {},
+): Promise<LinkEpochMetrics> {
   const o = {...DEFAULT_LINK_PREDICTION, ...options};
   const rng = seededRng(o.seed * 9973 + 5);
   const split = splitEdges(graph, o.valFraction, o.testFraction, rng);
   const n = graph.numVertices;
-  const emb = new Embedding({rows: n, dim: o.dim, memory: o.memory, optimizer: adam({lr: o.learningRate}),
-                             init: {type: 'normal', scale: 0.1, seed: o.seed + 1}});
-  const opt = tf.train.sgd(0);  // carries the table's gradient; there are no dense parameters
+  const emb = new Embedding({
+    rows: n,
+    dim: o.dim,
+    memory: o.memory,
+    optimizer: adam({lr: o.learningRate}),
+    init: {type: 'normal', scale: 0.1, seed: o.seed + 1},
+  });
+  const opt = tf.train.sgd(0); // carries the table's gradient; there are no dense parameters
   let best: LinkEpochMetrics | undefined;
   try {
     const m = split.trainEdges.src.length;
     for (let epoch = 1; epoch <= o.epochs; ++epoch) {
       const started = Date.now();
-      const order = shuffle(Int32Array.from({length: m}, (_, i) => i), rng);
+      const order = shuffle(
+        Int32Array.from({length: m}, (_, i) => i),
+        rng,
+      );
       // The loss is summed on the device and read once per epoch: a read per
       // step would wait for the GPU every step.
       let lossSum: tf.Tensor = tf.scalar(0);
@@ -71,12 +89,16 @@ export async function trainLinkPrediction(graph: CsrGraph, options: Partial<Link
         // Corrupt the tail: (u, random vertex) as negatives.
         const nu = int32Of(k, (j) => u[j % u.length]);
         const nv = int32Of(k, () => randInt(rng, n));
-        const loss = opt.minimize(() => {
-          const pos = tf.sum(tf.mul(emb.lookup(u), emb.lookup(v)), 1);
-          const neg = tf.sum(tf.mul(emb.lookup(nu), emb.lookup(nv)), 1);
-          // -log sigmoid(pos) - log(1 - sigmoid(neg)) = softplus(-pos) + softplus(neg)
-          return tf.add(tf.mean(tf.softplus(tf.neg(pos))), tf.mean(tf.softplus(neg))) as tf.Scalar;
-        }, true, [emb.anchor])!;
+        const loss = opt.minimize(
+          () => {
+            const pos = tf.sum(tf.mul(emb.lookup(u), emb.lookup(v)), 1);
+            const neg = tf.sum(tf.mul(emb.lookup(nu), emb.lookup(nv)), 1);
+            // -log sigmoid(pos) - log(1 - sigmoid(neg)) = softplus(-pos) + softplus(neg)
+            return tf.add(tf.mean(tf.softplus(tf.neg(pos))), tf.mean(tf.softplus(neg))) as tf.Scalar;
+          },
+          true,
+          [emb.anchor],
+        )!;
         emb.step();
         const next = tf.add(lossSum, loss);
         tf.dispose([lossSum, loss]);
@@ -88,8 +110,14 @@ export async function trainLinkPrediction(graph: CsrGraph, options: Partial<Link
       const trainSeconds = (Date.now() - started) / 1000;
       const [vp, vn, tp, tn] = [split.valEdges, split.valNegatives, split.testEdges, split.testNegatives].map((p) => pairScores(emb, p));
       const metrics: LinkEpochMetrics = {
-        seed: o.seed, epoch, loss: epochLoss, valAuc: rocAuc(vp, vn), valHits50: hitsAtK(vp, vn, 50),
-        testAuc: rocAuc(tp, tn), testHits50: hitsAtK(tp, tn, 50), seconds: (Date.now() - started) / 1000,
+        seed: o.seed,
+        epoch,
+        loss: epochLoss,
+        valAuc: rocAuc(vp, vn),
+        valHits50: hitsAtK(vp, vn, 50),
+        testAuc: rocAuc(tp, tn),
+        testHits50: hitsAtK(tp, tn, 50),
+        seconds: (Date.now() - started) / 1000,
         edgesPerSecond: m / trainSeconds,
       };
       onEpoch(metrics);

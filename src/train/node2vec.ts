@@ -49,7 +49,17 @@ export interface Node2VecOptions {
 }
 
 export const DEFAULT_NODE2VEC: Node2VecOptions = {
-  dim: 64, walkLength: 20, walksPerVertex: 10, window: 5, negatives: 1, p: 1, q: 1, batchSize: 1024, epochs: 3, learningRate: 0.01, seed: 0,
+  dim: 64,
+  walkLength: 20,
+  walksPerVertex: 10,
+  window: 5,
+  negatives: 1,
+  p: 1,
+  q: 1,
+  batchSize: 1024,
+  epochs: 3,
+  learningRate: 0.01,
+  seed: 0,
 };
 
 export interface Node2VecEpoch {
@@ -69,7 +79,10 @@ export interface Node2VecResult {
 class Walker {
   private readonly device?: DeviceCsr;
 
-  constructor(private readonly graph: CsrGraph, private readonly o: Node2VecOptions) {
+  constructor(
+    private readonly graph: CsrGraph,
+    private readonly o: Node2VecOptions,
+  ) {
     checkGraph(graph, o, 'node2vec');
     const b = tf.backend();
     if (b instanceof WholeMemoryBackend && b.gpu) this.device = new DeviceCsr(graph);
@@ -77,7 +90,8 @@ class Walker {
 
   walk(starts: Int32Array, seed: number): tf.Tensor2D {
     const opts = {p: this.o.p, q: this.o.q, seed};
-    if (!this.device) return walkTensor(randomWalks(this.graph, starts, this.o.walkLength, opts), this.o.walkLength, this.graph.numVertices);
+    if (!this.device)
+      return walkTensor(randomWalks(this.graph, starts, this.o.walkLength, opts), this.o.walkLength, this.graph.numVertices);
     const t = tf.tensor1d(starts, 'int32');
     try {
       return this.device.randomWalks(t, this.o.walkLength, opts);
@@ -105,47 +119,75 @@ export function contextIds(context: tf.Tensor1D, negatives: tf.Tensor1D): tf.Ten
  * (contexts: contextIds' positives then negatives), the centers broadcast
  * over them, so each table's step gets one block of row gradients.
  */
-export function skipGramLoss(center: Embedding, context: Embedding, centers: tf.Tensor1D, contexts: tf.Tensor1D, negatives: number): tf.Scalar {
+export function skipGramLoss(
+  center: Embedding,
+  context: Embedding,
+  centers: tf.Tensor1D,
+  contexts: tf.Tensor1D,
+  negatives: number,
+): tf.Scalar {
   const pairs = centers.size;
   const rows = center.lookup(centers) as tf.Tensor2D;
   const ctx = tf.reshape(context.lookup(contexts), [1 + negatives, pairs, center.dim]) as tf.Tensor3D;
   const scores = rowDots(rows, ctx);
   // softplus(-score) for the positives (the first block), softplus(score) for the negatives.
-  const sign = tf.tensor2d(Float32Array.from({length: 1 + negatives}, (_, i) => (i === 0 ? -1 : 1)), [1 + negatives, 1]);
+  const sign = tf.tensor2d(
+    Float32Array.from({length: 1 + negatives}, (_, i) => (i === 0 ? -1 : 1)),
+    [1 + negatives, 1],
+  );
   return tf.div(tf.sum(tf.softplus(tf.mul(scores, sign))), pairs) as tf.Scalar;
 }
 
 /** onEpoch gets each epoch's figures and the center table as it stands (to evaluate it; awaited). */
-export async function trainNode2Vec(graph: CsrGraph, options: Partial<Node2VecOptions>,
-                                    onEpoch: (m: Node2VecEpoch, embedding: Embedding) => void | Promise<void> = () => {}): Promise<Node2VecResult> {
+export async function trainNode2Vec(
+  graph: CsrGraph,
+  options: Partial<Node2VecOptions>,
+  onEpoch: (m: Node2VecEpoch, embedding: Embedding) => void | Promise<void> = () => {},
+): Promise<Node2VecResult> {
   const o = {...DEFAULT_NODE2VEC, ...options};
   for (const k of ['dim', 'walkLength', 'walksPerVertex', 'window', 'negatives', 'batchSize', 'epochs'] as const) {
     if (!Number.isInteger(o[k]) || o[k] < 1) throw new RangeError(`node2vec: ${k} must be a positive integer, got ${o[k]}`);
   }
   if (o.walkLength < 2) throw new RangeError(`node2vec: walkLength must be at least 2 to make pairs, got ${o.walkLength}`);
-  walkBias('node2vec', o.walkLength, o);  // p, q and seed checked before anything is made
+  walkBias('node2vec', o.walkLength, o); // p, q and seed checked before anything is made
   const n = graph.numVertices;
-  const comm = o.communicator, rank = comm?.rank ?? 0, ranks = comm?.size ?? 1;
+  const comm = o.communicator,
+    rank = comm?.rank ?? 0,
+    ranks = comm?.size ?? 1;
   if (ranks > 1 && o.memory !== 'continuous' && o.memory !== 'chunked') {
-    throw new RangeError(`node2vec: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous' or 'chunked', got ${o.memory}`);
+    throw new RangeError(
+      `node2vec: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous' or 'chunked', got ${o.memory}`,
+    );
   }
   const walker = new Walker(graph, o);
   const rng = seededRng(o.seed * 7919 + 3);
-  const table = (seed: number, scale: number) => new Embedding({rows: n, dim: o.dim, memory: o.memory, communicator: comm,
-                                                                 optimizer: sparseAdam({lr: o.learningRate}), init: {type: 'normal', scale, seed}});
+  const table = (seed: number, scale: number) =>
+    new Embedding({
+      rows: n,
+      dim: o.dim,
+      memory: o.memory,
+      communicator: comm,
+      optimizer: sparseAdam({lr: o.learningRate}),
+      init: {type: 'normal', scale, seed},
+    });
   // word2vec's two tables: contexts start near zero, so the first steps move the centers apart.
-  const center = table(o.seed + 1, 1 / Math.sqrt(o.dim)), context = table(o.seed + 2, 1e-3);
-  const opt = tf.train.sgd(0);  // carries the tables' gradients; there are no dense parameters
+  const center = table(o.seed + 1, 1 / Math.sqrt(o.dim)),
+    context = table(o.seed + 2, 1e-3);
+  const opt = tf.train.sgd(0); // carries the tables' gradients; there are no dense parameters
   const epochs: Node2VecEpoch[] = [];
   let walkSeed = o.seed * 1000003;
   try {
     for (let epoch = 1; epoch <= o.epochs; ++epoch) {
       const started = Date.now();
-      const starts = shuffle(Int32Array.from({length: n * o.walksPerVertex}, (_, i) => i % n), rng);
+      const starts = shuffle(
+        Int32Array.from({length: n * o.walksPerVertex}, (_, i) => i % n),
+        rng,
+      );
       let lossSum: tf.Tensor = tf.scalar(0);
-      let pairs = 0, steps = 0;
+      let pairs = 0,
+        steps = 0;
       for (let b = 0, step = 0; b < starts.length; b += o.batchSize, ++step, ++walkSeed) {
-        if (step % ranks !== rank) continue;  // every rank shuffled the same starts; step k is rank k mod size's
+        if (step % ranks !== rank) continue; // every rank shuffled the same starts; step k is rank k mod size's
         const walks = walker.walk(starts.subarray(b, Math.min(starts.length, b + o.batchSize)), walkSeed);
         const {center: c, context: x} = walkPairs(walks, o.window);
         walks.dispose();
@@ -173,7 +215,7 @@ export async function trainNode2Vec(graph: CsrGraph, options: Partial<Node2VecOp
       const m = {epoch, loss: loss / Math.max(all.steps, 1), seconds, pairsPerSecond: all.pairs / seconds};
       epochs.push(m);
       await onEpoch(m, center);
-      if (comm && ranks > 1) comm.barrier();  // no rank writes while another evaluates the epoch
+      if (comm && ranks > 1) comm.barrier(); // no rank writes while another evaluates the epoch
     }
   } catch (e) {
     center.dispose();
@@ -195,8 +237,12 @@ export interface ProbeResult {
  * Node classification from frozen embeddings: a multinomial logistic
  * regression (Adam, L2) on a random split of the labelled vertices.
  */
-export async function logisticProbe(emb: Embedding, labels: Int32Array, numClasses: number,
-                                    opts: {trainFraction?: number; seed?: number; steps?: number} = {}): Promise<ProbeResult> {
+export async function logisticProbe(
+  emb: Embedding,
+  labels: Int32Array,
+  numClasses: number,
+  opts: {trainFraction?: number; seed?: number; steps?: number} = {},
+): Promise<ProbeResult> {
   const split = randomSplit(labels.length, opts.trainFraction ?? 0.5, 0, seededRng((opts.seed ?? 0) * 31 + 7));
   const all = Int32Array.from({length: labels.length}, (_, i) => i);
   const x = tf.tidy(() => {
@@ -206,13 +252,20 @@ export async function logisticProbe(emb: Embedding, labels: Int32Array, numClass
     return tf.div(tf.sub(e, mean), tf.sqrt(tf.add(variance, 1e-6)));
   });
   const [w, bias] = tf.tidy(() => [tf.variable(tf.zeros([emb.dim, numClasses])), tf.variable(tf.zeros([numClasses]))]);
-  const trainIds = tf.tensor1d(split.train, 'int32'), y = tf.tensor1d(Int32Array.from(split.train, (v) => labels[v]), 'int32');
+  const trainIds = tf.tensor1d(split.train, 'int32'),
+    y = tf.tensor1d(
+      Int32Array.from(split.train, (v) => labels[v]),
+      'int32',
+    );
   const xTrain = tf.gather(x, trainIds);
   const opt = adam(0.05);
   try {
     for (let s = 0; s < (opts.steps ?? 200); ++s) {
-      opt.minimize(() => tf.add(softmaxCrossEntropy(y, tf.add(tf.matMul(xTrain, w), bias)),
-                                tf.mul(1e-3, tf.sum(tf.square(w)))) as tf.Scalar, false, [w, bias]);
+      opt.minimize(
+        () => tf.add(softmaxCrossEntropy(y, tf.add(tf.matMul(xTrain, w), bias)), tf.mul(1e-3, tf.sum(tf.square(w)))) as tf.Scalar,
+        false,
+        [w, bias],
+      );
     }
     const predicted = predictedClasses(() => tf.add(tf.matMul(x, w), bias) as tf.Tensor2D);
     return {trainAcc: accuracy(predicted, labels, split.train), testAcc: accuracy(predicted, labels, split.test)};

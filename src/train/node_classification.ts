@@ -15,7 +15,7 @@ import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 
 export const NODE_MODELS = ['sage', 'gat', 'gcn'] as const;
-export type NodeModelKind = typeof NODE_MODELS[number];
+export type NodeModelKind = (typeof NODE_MODELS)[number];
 
 /** The model's name as a reader knows it. */
 export function nodeModelName(kind: NodeModelKind): string {
@@ -33,12 +33,18 @@ function requireNodeModel(kind: string): void {
 /** Throws unless the model and the sampler are known and go together (GAT and GCN run over compact subgraphs only). */
 export function checkNodeModel(kind: string, sampler: string): void {
   requireNodeModel(kind);
-  if (!NODE_SAMPLERS.includes(sampler as typeof NODE_SAMPLERS[number])) throw new RangeError(`sampler must be one of ${NODE_SAMPLERS.join(', ')}, got '${sampler}'`);
-  if (kind !== 'sage' && sampler !== 'subgraph') throw new RangeError(`model '${kind}' runs over compact subgraphs: use sampler 'subgraph'`);
+  if (!NODE_SAMPLERS.includes(sampler as (typeof NODE_SAMPLERS)[number]))
+    throw new RangeError(`sampler must be one of ${NODE_SAMPLERS.join(', ')}, got '${sampler}'`);
+  if (kind !== 'sage' && sampler !== 'subgraph')
+    throw new RangeError(`model '${kind}' runs over compact subgraphs: use sampler 'subgraph'`);
 }
 
 /** The classifier of a kind (heads: a GAT's hidden heads; GAT and GCN train on compact subgraphs only). */
-export function createNodeClassifier(kind: NodeModelKind, config: NodeModelConfig, heads = DEFAULT_NODE_CLASSIFICATION.heads): NodeClassifier {
+export function createNodeClassifier(
+  kind: NodeModelKind,
+  config: NodeModelConfig,
+  heads = DEFAULT_NODE_CLASSIFICATION.heads,
+): NodeClassifier {
   requireNodeModel(kind);
   if (kind === 'sage') return new GraphSageClassifier(config);
   return kind === 'gat' ? new GatClassifier({...config, heads}) : new GcnClassifier(config);
@@ -60,7 +66,7 @@ export interface NodeClassificationOptions {
    * computed again); 'subgraph': a compact subgraph per batch (unique-and-
    * relabel, each vertex once per layer, native CSR aggregation).
    */
-  sampler: typeof NODE_SAMPLERS[number];
+  sampler: (typeof NODE_SAMPLERS)[number];
   embeddingDim: number;
   hiddenDim: number;
   learningRate: number;
@@ -120,40 +126,54 @@ export function accuracy(pred: Int32Array, labels: Int32Array, ids: Int32Array):
 }
 
 export async function trainNodeClassification(
-    data: NodeClassificationData, options: Partial<NodeClassificationOptions>,
-    onEpoch: (m: EpochMetrics) => void = () => {}): Promise<RunResult> {
+  data: NodeClassificationData,
+  options: Partial<NodeClassificationOptions>,
+  onEpoch: (m: EpochMetrics) => void = () => {},
+): Promise<RunResult> {
   const o = {...DEFAULT_NODE_CLASSIFICATION, ...options};
   const rng = seededRng(o.seed * 7919 + 17);
   const split: Split = randomSplit(data.graph.numVertices, o.trainFraction, o.valFraction, rng);
   checkNodeModel(o.model, o.sampler);
   const common = {
-    numNodes: data.graph.numVertices, numClasses: data.numClasses, embeddingDim: o.embeddingDim,
-    hiddenDim: o.hiddenDim, numLayers: o.fanouts.length, dropout: o.dropout, seed: o.seed * 101 + 3,
-    embeddingLearningRate: o.embeddingLearningRate, embeddingMemory: o.embeddingMemory,
+    numNodes: data.graph.numVertices,
+    numClasses: data.numClasses,
+    embeddingDim: o.embeddingDim,
+    hiddenDim: o.hiddenDim,
+    numLayers: o.fanouts.length,
+    dropout: o.dropout,
+    seed: o.seed * 101 + 3,
+    embeddingLearningRate: o.embeddingLearningRate,
+    embeddingMemory: o.embeddingMemory,
   };
   const model = createNodeClassifier(o.model, common, o.heads);
   const sage = model instanceof GraphSageClassifier ? model : undefined;
   const full = fullGraph(data.graph);
-  const optimizer = adam(o.learningRate);  // tf.train.adam's step in one native pass
+  const optimizer = adam(o.learningRate); // tf.train.adam's step in one native pass
   const labels = data.labels;
   let best: RunResult = {seed: o.seed, bestEpoch: -1, valAcc: -1, testAcc: NaN, history: []};
   try {
     for (let epoch = 1; epoch <= o.epochs; ++epoch) {
       const started = Date.now();
       const order = shuffle(split.train.slice(), rng);
-      let lossSum = 0, batches = 0;
+      let lossSum = 0,
+        batches = 0;
       for (let b = 0; b < order.length; b += o.batchSize) {
         const seeds = order.subarray(b, Math.min(order.length, b + o.batchSize));
         const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, o.fanouts, rng) : undefined;
-        const sub = o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, o.fanouts, {seed: Math.floor(rng() * 2 ** 31)}) : undefined;
+        const sub =
+          o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, o.fanouts, {seed: Math.floor(rng() * 2 ** 31)}) : undefined;
         const dropoutSeed = Math.floor(rng() * 2 ** 31);
-        const y = Int32Array.from(seeds, (v) => labels[v]);  // class ids: the native loss needs no one-hot matrix
-        const loss = optimizer.minimize(() => {
-          const logits = block ? sage!.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed);
-          const ce = softmaxCrossEntropy(y, logits);
-          const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
-          return tf.add(ce, tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
-        }, true, model.trainableVariables)!;
+        const y = Int32Array.from(seeds, (v) => labels[v]); // class ids: the native loss needs no one-hot matrix
+        const loss = optimizer.minimize(
+          () => {
+            const logits = block ? sage!.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed);
+            const ce = softmaxCrossEntropy(y, logits);
+            const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
+            return tf.add(ce, tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
+          },
+          true,
+          model.trainableVariables,
+        )!;
         model.embedding.step();
         sub?.dispose();
         lossSum += (await loss.data())[0];
@@ -163,9 +183,13 @@ export async function trainNodeClassification(
       const trainSeconds = (Date.now() - started) / 1000;
       const predicted = model.predict(full);
       const m: EpochMetrics = {
-        seed: o.seed, epoch, loss: lossSum / batches,
-        trainAcc: accuracy(predicted, labels, split.train), valAcc: accuracy(predicted, labels, split.val),
-        testAcc: accuracy(predicted, labels, split.test), seconds: (Date.now() - started) / 1000,
+        seed: o.seed,
+        epoch,
+        loss: lossSum / batches,
+        trainAcc: accuracy(predicted, labels, split.train),
+        valAcc: accuracy(predicted, labels, split.val),
+        testAcc: accuracy(predicted, labels, split.test),
+        seconds: (Date.now() - started) / 1000,
         seedsPerSecond: split.train.length / trainSeconds,
       };
       best.history.push(m);

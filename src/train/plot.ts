@@ -19,15 +19,22 @@ const ACCURACY: MetricSeries = {trainAcc: 'train', valAcc: 'validation', testAcc
 const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<any>;
 
 /** Writes `${prefix}.svg` (and `${prefix}.png` if possible); returns the paths written. */
-export async function plotTrainingCurves(records: PlotRecord[], prefix: string, title: string,
-                                         series: MetricSeries = ACCURACY, panel = 'accuracy'): Promise<string[]> {
+export async function plotTrainingCurves(
+  records: PlotRecord[],
+  prefix: string,
+  title: string,
+  series: MetricSeries = ACCURACY,
+  panel = 'accuracy',
+): Promise<string[]> {
   const [vega, vegaLite] = await Promise.all([importEsm('vega'), importEsm('vega-lite')]);
   const rows = records.flatMap((r) => [
     {seed: `seed ${r.seed}`, epoch: r.epoch, metric: 'loss', value: r.loss, panel: 'training loss'},
     ...Object.entries(series).map(([field, name]) => ({seed: `seed ${r.seed}`, epoch: r.epoch, metric: name, value: r[field], panel})),
   ]);
   const line = (panel: string, yTitle: string, scale: object) => ({
-    width: 420, height: 260, title: panel,
+    width: 420,
+    height: 260,
+    title: panel,
     transform: [{filter: `datum.panel === '${panel}'`}],
     mark: {type: 'line', strokeWidth: 1.5},
     encoding: {
@@ -39,7 +46,9 @@ export async function plotTrainingCurves(records: PlotRecord[], prefix: string, 
   });
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title, data: {values: rows}, background: 'white',
+    title,
+    data: {values: rows},
+    background: 'white',
     hconcat: [line('training loss', 'loss', {type: 'log'}), line(panel, panel, {zero: false})],
   };
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), {renderer: 'none'});

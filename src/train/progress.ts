@@ -8,11 +8,19 @@ export class EpochProgress {
   private readonly started = Date.now();
   private done = 0;
 
-  constructor(readonly totalEpochs: number, label: string) {
-    this.multibar = new MultiBar({
-      format: `${label} [{bar}] {percentage}% | epoch {value}/{total} | {rate} | ETA {eta_formatted}`,
-      hideCursor: true, clearOnComplete: true, stopOnComplete: true,
-    }, Presets.shades_classic);
+  constructor(
+    readonly totalEpochs: number,
+    label: string,
+  ) {
+    this.multibar = new MultiBar(
+      {
+        format: `${label} [{bar}] {percentage}% | epoch {value}/{total} | {rate} | ETA {eta_formatted}`,
+        hideCursor: true,
+        clearOnComplete: true,
+        stopOnComplete: true,
+      },
+      Presets.shades_classic,
+    );
     this.bar = this.multibar.create(totalEpochs, 0, {rate: ''});
   }
 

@@ -29,9 +29,16 @@ runner.loadConfig({spec_files: [], random: false});
 runner.exitOnCompletion = false;
 const records: SpecRecord[] = [];
 const grep = process.env.WM_CONFORMANCE_GREP;
-const jenv = (globalThis as unknown as {jasmine: {getEnv(): {
-  configure(c: object): void; addReporter(r: object): void;
-}}}).jasmine.getEnv();
+const jenv = (
+  globalThis as unknown as {
+    jasmine: {
+      getEnv(): {
+        configure(c: object): void;
+        addReporter(r: object): void;
+      };
+    };
+  }
+).jasmine.getEnv();
 if (grep) jenv.configure({specFilter: (spec: {getFullName(): string}) => spec.getFullName().includes(grep)});
 let done = 0;
 jenv.addReporter({
@@ -46,7 +53,11 @@ jenv.addReporter({
     let key = r.fullName;
     for (const b of backends) key = key.split(` ${b} {`).join(' {');
     const rec: SpecRecord = {backend, key, status: r.status};
-    if (r.status === 'failed') rec.message = r.failedExpectations.map((f) => f.message).join(' | ').slice(0, 500);
+    if (r.status === 'failed')
+      rec.message = r.failedExpectations
+        .map((f) => f.message)
+        .join(' | ')
+        .slice(0, 500);
     records.push(rec);
     if (++done % 2000 === 0) process.stderr.write(`  ${done} specs...\n`);
   },

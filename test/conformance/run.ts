@@ -46,8 +46,10 @@ if (!fs.existsSync(results)) {
   process.exit(1);
 }
 const records = JSON.parse(fs.readFileSync(results, 'utf8')) as SpecRecord[];
-const excluded = JSON.parse(fs.readFileSync(path.join(root, 'test', 'conformance', 'excluded.json'), 'utf8')) as
-    {spec: string; reason: string}[];
+const excluded = JSON.parse(fs.readFileSync(path.join(root, 'test', 'conformance', 'excluded.json'), 'utf8')) as {
+  spec: string;
+  reason: string;
+}[];
 const excludedKeys = new Set(excluded.map((e) => e.spec));
 
 const byBackend = (b: string) => new Map(records.filter((r) => r.backend === b).map((r) => [r.key, r]));
@@ -56,7 +58,8 @@ const wm = byBackend('wholememory');
 const count = (m: Map<string, SpecRecord>, s: string) => [...m.values()].filter((r) => r.status === s).length;
 
 const regressions = [...wm.values()].filter(
-    (r) => r.status === 'failed' && cpu.get(r.key)?.status === 'passed' && !excludedKeys.has(r.key));
+  (r) => r.status === 'failed' && cpu.get(r.key)?.status === 'passed' && !excludedKeys.has(r.key),
+);
 const missing = [...cpu.values()].filter((r) => r.status === 'passed' && !wm.has(r.key));
 for (const r of regressions.slice(0, 50)) console.log(`FAIL (passes on cpu): ${r.key}\n    ${r.message}`);
 if (regressions.length > 50) console.log(`... and ${regressions.length - 50} more`);
@@ -66,8 +69,10 @@ if (missing.length > 0) console.log(`${missing.length} cpu specs have no wholeme
 
 const secs = ((Date.now() - started) / 1000).toFixed(0);
 console.log(`cpu: ${count(cpu, 'passed')} passed, ${count(cpu, 'failed')} failed`);
-console.log(`wholememory: ${count(wm, 'passed')} passed, ${count(wm, 'failed')} failed ` +
-            `(${regressions.length} pass on cpu but fail here, ${excluded.length} excluded with reasons, ${secs} s)`);
+console.log(
+  `wholememory: ${count(wm, 'passed')} passed, ${count(wm, 'failed')} failed ` +
+    `(${regressions.length} pass on cpu but fail here, ${excluded.length} excluded with reasons, ${secs} s)`,
+);
 const ok = regressions.length === 0 && wm.size > 0;
 console.log(`conformance: ${count(wm, 'passed')} passed, ${regressions.length} failed`);
 process.exit(ok ? 0 : 1);

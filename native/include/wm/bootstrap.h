@@ -20,8 +20,7 @@ namespace wm {
 // descriptors move only between authenticated ranks.
 // An empty nonce or secret draws a random one; the launcher passes its run id
 // and secret (in the ranks' environment) so that every rank computes the id.
-std::string bootstrapUniqueId(const std::string& host, int port, const std::string& nonce = "",
-                              const std::string& secretHex = "");
+std::string bootstrapUniqueId(const std::string& host, int port, const std::string& nonce = "", const std::string& secretHex = "");
 
 class Bootstrap {
  public:

@@ -21,26 +21,25 @@ struct DistributedLayout {
 
 // out[i] = row indices[i] (int32 indices and out on this rank's GPU).
 // An index outside the tensor fails on every rank, naming it where it was passed.
-void distributedGather(NcclComm& comm, const DistributedLayout& layout, uint64_t indices, int64_t n, uint64_t out,
-                       const std::string& what);
+void distributedGather(NcclComm& comm, const DistributedLayout& layout, uint64_t indices, int64_t n, uint64_t out, const std::string& what);
 // row indices[i] = values[i]; duplicates resolve in rank order, then in
 // order within a rank: the last write wins, on every run.
-void distributedScatter(NcclComm& comm, const DistributedLayout& layout, uint64_t indices, int64_t n,
-                        uint64_t values, const std::string& what);
+void distributedScatter(NcclComm& comm, const DistributedLayout& layout, uint64_t indices, int64_t n, uint64_t values,
+                        const std::string& what);
 
 // Distributed embedding tables: each rank holds rows [rank * rowsPerRank, ...)
 // as `local` (any storage type); rows travel as float32 (layout.rowBytes =
 // dim * 4). out[i] = row indices[i].
-void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t indices,
-                                int64_t n, uint64_t out, const std::string& what);
+void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t indices, int64_t n,
+                                uint64_t out, const std::string& what);
 // Row indices[i] = values[i] (float32, rounded to the storage type);
 // duplicates: the last in rank order, then in order, wins.
-void distributedEmbeddingWrite(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t indices,
-                               int64_t n, uint64_t values, const std::string& what);
+void distributedEmbeddingWrite(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t indices, int64_t n,
+                               uint64_t values, const std::string& what);
 // One sparse optimizer step: every rank's (index, gradient row) pairs go to
 // the rows' owners, which merge duplicates across ranks and update in place.
-void distributedEmbeddingApply(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t state0,
-                               uint64_t state1, uint64_t indices, int64_t n, uint64_t grads, SparseOptimizer opt,
-                               const OptimizerParams& params, uint64_t skipped, const std::string& what);
+void distributedEmbeddingApply(NcclComm& comm, const DistributedLayout& layout, const TableRef& local, uint64_t state0, uint64_t state1,
+                               uint64_t indices, int64_t n, uint64_t grads, SparseOptimizer opt, const OptimizerParams& params,
+                               uint64_t skipped, const std::string& what);
 
 }  // namespace wm

@@ -30,8 +30,6 @@ WM_DHD uint32_t dropoutKey(uint64_t seed, uint32_t block) {
   return hash32(static_cast<uint32_t>(seed) ^ hash32(static_cast<uint32_t>(seed >> 32) + 0x9e3779b9u * (block + 1)));
 }
 
-WM_DHD bool dropoutKeeps(uint32_t key, uint32_t position, uint32_t threshold) {
-  return (hash32(position ^ key) >> 8) >= threshold;
-}
+WM_DHD bool dropoutKeeps(uint32_t key, uint32_t position, uint32_t threshold) { return (hash32(position ^ key) >> 8) >= threshold; }
 
 }  // namespace wm

@@ -40,19 +40,16 @@ struct TableRef {
 // ---- device (CUDA) ----
 // out[i, :] = float(table[indices[i], :]). A bad index writes zeros and
 // records its position in *errorFlag (uint64, all ones = none) when given.
-void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t out,
-                     uint64_t errorFlag);
+void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t out, uint64_t errorFlag);
 // table[indices[i], :] = values[i, :] (float32 in, rounded to the storage type).
-void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values,
-                        uint64_t errorFlag);
+void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values, uint64_t errorFlag);
 // Merges duplicate indices (sum of their gradient rows), then applies the
 // optimizer to each touched row in place. state0/state1 are float32 tables
 // of the same shape (Adam: m, v; AdaGrad/RMSProp: state0). Non-finite
 // gradient elements are skipped (the element and its state keep their
 // values) and counted into *skipped (uint64) when given.
-void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uint64_t indices, IndexType it,
-                    int64_t n, uint64_t grads, SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag,
-                    uint64_t skipped);
+void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uint64_t indices, IndexType it, int64_t n, uint64_t grads,
+                    SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped);
 
 // Fills rows [firstRow, firstRow + count) with initialValue(seed, element, kind, scale).
 void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint64_t seed, int kind, float scale);
@@ -62,8 +59,8 @@ void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint6
 int64_t embeddingGather(const TableRef& table, const void* indices, IndexType it, int64_t n, float* out);
 int64_t embeddingWriteRows(const TableRef& table, const void* indices, IndexType it, int64_t n, const float* values);
 // Returns the number of skipped (non-finite) gradient elements, or throws on a bad index (before any write).
-int64_t embeddingApply(const TableRef& table, float* state0, float* state1, const void* indices, IndexType it,
-                       int64_t n, const float* grads, SparseOptimizer opt, const OptimizerParams& p);
+int64_t embeddingApply(const TableRef& table, float* state0, float* state1, const void* indices, IndexType it, int64_t n,
+                       const float* grads, SparseOptimizer opt, const OptimizerParams& p);
 }  // namespace host
 
 }  // namespace wm

@@ -18,8 +18,12 @@
 namespace wm {
 
 // 16-bit storage kept as raw bits so host code needs no CUDA headers.
-struct Half16 { uint16_t bits; };
-struct BFloat16 { uint16_t bits; };
+struct Half16 {
+  uint16_t bits;
+};
+struct BFloat16 {
+  uint16_t bits;
+};
 
 WM_EHD float bitsToFloat(uint32_t u) {
 #ifdef __CUDA_ARCH__
@@ -57,16 +61,22 @@ WM_EHD float toFloat(Half16 x) {
 #endif
 }
 
-template <typename T> WM_EHD T fromFloat(float f);
-template <> WM_EHD float fromFloat<float>(float f) { return f; }
+template <typename T>
+WM_EHD T fromFloat(float f);
+template <>
+WM_EHD float fromFloat<float>(float f) {
+  return f;
+}
 // Round to nearest even, NaN stays NaN.
-template <> WM_EHD BFloat16 fromFloat<BFloat16>(float f) {
+template <>
+WM_EHD BFloat16 fromFloat<BFloat16>(float f) {
   uint32_t u = floatToBits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return BFloat16{static_cast<uint16_t>((u >> 16) | 0x40)};
   u += 0x7fffu + ((u >> 16) & 1u);
   return BFloat16{static_cast<uint16_t>(u >> 16)};
 }
-template <> WM_EHD Half16 fromFloat<Half16>(float f) {
+template <>
+WM_EHD Half16 fromFloat<Half16>(float f) {
 #ifdef __CUDA_ARCH__
   return Half16{__half_as_ushort(__float2half_rn(f))};
 #else
@@ -75,8 +85,8 @@ template <> WM_EHD Half16 fromFloat<Half16>(float f) {
   uint32_t a = u & 0x7fffffffu;
   if (a > 0x7f800000u) return Half16{static_cast<uint16_t>(sign | 0x7e00u)};
   if (a >= 0x477ff000u) return Half16{static_cast<uint16_t>(sign | 0x7c00u)};  // overflow to inf
-  if (a < 0x38800000u) {  // subnormal or zero in half
-    float m = bitsToFloat(a) * 16777216.f;  // scale by 2^24
+  if (a < 0x38800000u) {                                                       // subnormal or zero in half
+    float m = bitsToFloat(a) * 16777216.f;                                     // scale by 2^24
     uint32_t r = static_cast<uint32_t>(std::nearbyint(m));
     return Half16{static_cast<uint16_t>(sign | r)};
   }

@@ -12,7 +12,7 @@ namespace wm {
 
 // Bounded: a rank whose process is gone (pids[q], when given) or that has not
 // arrived within timeoutMs is named in the error; `what` starts it.
-void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64_t epoch, int64_t timeoutMs,
-                 const int32_t* pids, const std::string& what);
+void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64_t epoch, int64_t timeoutMs, const int32_t* pids,
+                 const std::string& what);
 
 }  // namespace wm

@@ -22,8 +22,10 @@ WM_EHD bool csrHasEdge(const int32_t* rowPtr, const int32_t* colIdx, int32_t u, 
   int64_t lo = rowPtr[u], hi = rowPtr[u + 1];
   while (lo < hi) {
     int64_t mid = (lo + hi) >> 1;
-    if (colIdx[mid] < v) lo = mid + 1;
-    else hi = mid;
+    if (colIdx[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < rowPtr[u + 1] && colIdx[lo] == v;
 }
@@ -43,8 +45,8 @@ int64_t uniqueInt32(uint64_t x, int64_t n, uint64_t values, uint64_t inverse);
 // holding INT32_MAX everywhere, and is left so. Returns the count (a host
 // read of this stream). Ids outside the range are skipped (callers pass
 // vertices of the graph).
-int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map,
-                        uint64_t values, uint64_t neighbors);
+int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map, uint64_t values,
+                        uint64_t neighbors);
 // out[r, :] = rowScale[r] * sum over CSR entries e of row r of weight[e] * x[colIdx[e], :]
 // (rowScale, weight: float32 or 0 for ones). Rows of more than chunkEntries
 // entries may be split into chunks summed apart (numLong > 0): `splits` is
@@ -52,35 +54,33 @@ int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, 
 // chunkPtr[numLong + 1] (long row i's chunks), chunkRow[numChunks],
 // chunkStart[numChunks] (each chunk's row and first entry; a chunk ends
 // chunkEntries later or at its row's end) — see csrSplits in aggregate.ts.
-void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x,
-             int64_t dim, uint64_t out, uint64_t splits, int64_t numLong, int64_t numChunks, int64_t chunkEntries);
+void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x, int64_t dim, uint64_t out,
+             uint64_t splits, int64_t numLong, int64_t numChunks, int64_t chunkEntries);
 // Graph attention (GAT) over a CSR block, `heads` heads of `dim` features:
 // for entry e of row r (source s = colIdx[e]) z_e = leakyRelu(src[s, h] +
 // dst[r, h], slope); alpha = softmax of z over row r's entries; out[r, h, :]
 // = sum_e alpha_e feat[s, h, :] (zeros for a row without entries). feat is
 // [numCols, heads, dim], src [numCols, heads], dst [numRows, heads]; alpha
 // [nnz, heads] is written for the gradient.
-void gatForward(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads,
-                int64_t dim, float slope, uint64_t out, uint64_t alpha);
+void gatForward(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads, int64_t dim,
+                float slope, uint64_t out, uint64_t alpha);
 // The gradient's row pass: dAlpha_e = dOut[r, h, :] . feat[s, h, :], dz_e =
 // alpha_e (dAlpha_e - sum over the row of alpha dAlpha) leakyRelu'(z_e) into
 // dz [nnz, heads], and dDst[r, h] = the row's sum of dz.
-void gatBackwardRows(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst,
-                     int64_t heads, int64_t dim, float slope, uint64_t alpha, uint64_t dOut, uint64_t dz, uint64_t dDst);
+void gatBackwardRows(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads,
+                     int64_t dim, float slope, uint64_t alpha, uint64_t dOut, uint64_t dz, uint64_t dDst);
 // The column pass over the transposed block (rowPtrT over numCols sources;
 // colIdxT the destination row, edgeT the entry in the forward block):
 // dFeat[s, h, :] = sum alpha_e dOut[r, h, :], dSrc[s, h] = sum dz_e.
-void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz,
-                     uint64_t dOut, int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc);
+void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
+                     int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc);
 // Fixed fan-out mean (GPU): out[r] = mean over e < fanout of x[neighbors[r * fanout + e]].
 void neighborMean(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t x, int64_t dim, uint64_t out);
 // Its gradient (GPU): dx [numInputs, dim] = 0, then dx[neighbors[r * fanout + e]] += dy[r] / fanout.
-void neighborMeanGrad(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t dy, int64_t dim, uint64_t dx,
-                      int64_t numInputs);
+void neighborMeanGrad(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t dy, int64_t dim, uint64_t dx, int64_t numInputs);
 // count pairs u != v that are not edges; returns how many needed every try
 // (then the last draw stands) — 0 unless the graph is nearly complete.
-int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src,
-                      uint64_t dst);
+int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src, uint64_t dst);
 
 namespace host {
 struct CsrArrays {
@@ -93,19 +93,17 @@ CsrArrays buildCsr(int64_t numVertices, const int32_t* src, const int32_t* dst, 
 // m R-MAT edges over 2^scale vertices, the draws of src/graph/rmat.ts.
 void rmatEdges(int scale, int64_t m, double a, double b, double c, uint32_t seed, bool permute, int32_t* src, int32_t* dst);
 int64_t uniqueInt32(const int32_t* x, int64_t n, int32_t* values, int32_t* inverse);
-void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
-             const float* x, int64_t dim, float* out);
+void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows, const float* x,
+             int64_t dim, float* out);
 int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, int64_t count, uint64_t seed,
                       int32_t* src, int32_t* dst);
 // The host versions of the graph attention passes above.
-void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
-                const float* dst, int64_t heads, int64_t dim, float slope, float* out, float* alpha);
-void gatBackwardRows(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
-                     const float* dst, int64_t heads, int64_t dim, float slope, const float* alpha, const float* dOut,
-                     float* dz, float* dDst);
-void gatBackwardCols(const int32_t* rowPtrT, const int32_t* colIdxT, const int32_t* edgeT, int64_t numCols,
-                     const float* alpha, const float* dz, const float* dOut, int64_t heads, int64_t dim, float* dFeat,
-                     float* dSrc);
+void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src, const float* dst,
+                int64_t heads, int64_t dim, float slope, float* out, float* alpha);
+void gatBackwardRows(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src, const float* dst,
+                     int64_t heads, int64_t dim, float slope, const float* alpha, const float* dOut, float* dz, float* dDst);
+void gatBackwardCols(const int32_t* rowPtrT, const int32_t* colIdxT, const int32_t* edgeT, int64_t numCols, const float* alpha,
+                     const float* dz, const float* dOut, int64_t heads, int64_t dim, float* dFeat, float* dSrc);
 }  // namespace host
 
 }  // namespace wm

@@ -67,13 +67,14 @@ class HostWholeMemory {
   void release();
 
  private:
-  template <typename Gen> void copyRows(const Gen& gen, const int32_t* idx, int64_t n, uint8_t* out) const;
+  template <typename Gen>
+  void copyRows(const Gen& gen, const int32_t* idx, int64_t n, uint8_t* out) const;
   MemoryType type_;
   int64_t rows_, rowBytes_, rowsPerRank_, sliceBytes_;
   int rank_, ranks_;
   uint8_t* range_ = nullptr;  // continuous: the reserved range
   size_t rangeBytes_ = 0;
-  ChunkedHandle handle_{};    // chunked/distributed: each mapped slice
+  ChunkedHandle handle_{};  // chunked/distributed: each mapped slice
   std::vector<size_t> mapped_;
   bool registered_ = false;
   ChunkedHandle deviceHandle_{};  // each slice's device address

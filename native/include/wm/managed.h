@@ -10,10 +10,10 @@
 namespace wm {
 
 struct ManagedInfo {
-  size_t bytesInUse;     // handed out
-  size_t bytesCached;    // freed, kept for reuse
-  size_t allocations;    // live blocks
-  size_t hits, misses;   // cache outcomes of managedAlloc
+  size_t bytesInUse;    // handed out
+  size_t bytesCached;   // freed, kept for reuse
+  size_t allocations;   // live blocks
+  size_t hits, misses;  // cache outcomes of managedAlloc
 };
 
 // Rounds the size to its class: powers of two from 4 KiB to 2 MiB, then

@@ -31,13 +31,12 @@ class NcclComm {
 
   // Queues, for every peer q, a send of sendBytes[q] bytes from send +
   // sendOffset[q] and a receive of recvBytes[q] bytes into recv + recvOffset[q].
-  void allToAllV(uint64_t send, const std::vector<int64_t>& sendOffset, const std::vector<int64_t>& sendBytes,
-                 uint64_t recv, const std::vector<int64_t>& recvOffset, const std::vector<int64_t>& recvBytes,
-                 const std::string& what);
+  void allToAllV(uint64_t send, const std::vector<int64_t>& sendOffset, const std::vector<int64_t>& sendBytes, uint64_t recv,
+                 const std::vector<int64_t>& recvOffset, const std::vector<int64_t>& recvBytes, const std::string& what);
   // One grouped call: recv[i] = op over ranks of send[i] (count[i] elements).
   // ncclType / ncclOp: NCCL's enum values (see nccl_loader.h).
-  void allReduce(const std::vector<uint64_t>& send, const std::vector<uint64_t>& recv, const std::vector<int64_t>& count,
-                 int ncclType, int ncclOp, const std::string& what);
+  void allReduce(const std::vector<uint64_t>& send, const std::vector<uint64_t>& recv, const std::vector<int64_t>& count, int ncclType,
+                 int ncclOp, const std::string& what);
   // Waits for everything queued on the stream, NCCL's work included.
   void wait(const std::string& what);
 

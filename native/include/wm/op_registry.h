@@ -70,10 +70,16 @@ class OpArgs {
   Window2D window(size_t i, const char* name) const;
   // A typed array's element count.
   int64_t length(size_t i, const char* name) const;
-  bool present(size_t i) const { const Kind k = kind(i); return k != Kind::Missing && k != Kind::Null; }
+  bool present(size_t i) const {
+    const Kind k = kind(i);
+    return k != Kind::Missing && k != Kind::Null;
+  }
 
   // The op's result, for ops that return a number (a count, or the first bad position).
-  void returns(double v) const { result_ = v; hasResult_ = true; }
+  void returns(double v) const {
+    result_ = v;
+    hasResult_ = true;
+  }
   bool hasResult() const { return hasResult_; }
   double result() const { return result_; }
 
@@ -104,8 +110,7 @@ struct OpRegistration {
 }  // namespace wm
 
 // WM_OP(topK, Device, a) { ... a.count(4, "rows") ... } registers the device body of "topK".
-#define WM_OP(NAME, PLACE, ARGS)                                                                          \
-  static void wm_op_##NAME##_##PLACE(const ::wm::OpArgs& ARGS);                                           \
-  static const ::wm::OpRegistration wm_op_registration_##NAME##_##PLACE(#NAME, ::wm::Place::PLACE,        \
-                                                                        &wm_op_##NAME##_##PLACE);          \
+#define WM_OP(NAME, PLACE, ARGS)                                                                                             \
+  static void wm_op_##NAME##_##PLACE(const ::wm::OpArgs& ARGS);                                                              \
+  static const ::wm::OpRegistration wm_op_registration_##NAME##_##PLACE(#NAME, ::wm::Place::PLACE, &wm_op_##NAME##_##PLACE); \
   static void wm_op_##NAME##_##PLACE(const ::wm::OpArgs& ARGS)

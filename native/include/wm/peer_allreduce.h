@@ -55,8 +55,8 @@ class PeerAllReduce {
   // Messages larger than a buffer go in several rounds. With params (one
   // float32 array per tensor), the SGD step is fused: out[i] = params[i] -
   // lr * scale * sum. Returns whether two-shot was used.
-  bool run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out, const std::vector<int64_t>& counts,
-           WireType wire, float scale, AllReduceAlgo algo, const std::vector<uint64_t>& params = {}, float lr = 0.f);
+  bool run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out, const std::vector<int64_t>& counts, WireType wire,
+           float scale, AllReduceAlgo algo, const std::vector<uint64_t>& params = {}, float lr = 0.f);
   // Throws if an earlier kernel found a rank missing (then this object is unusable).
   void checkError();
   int64_t bufferBytes() const { return bufferBytes_; }

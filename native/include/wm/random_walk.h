@@ -39,8 +39,8 @@ WM_EHD float walkWeight(const int32_t* rowPtr, const int32_t* colIdx, int32_t pr
 
 // The vertex after cur (reached from prev; prev < 0 at the first step).
 // A vertex without neighbours keeps the walk where it is.
-WM_EHD int32_t walkStep(const int32_t* rowPtr, const int32_t* colIdx, int32_t prev, int32_t cur, uint64_t seed,
-                        int64_t walk, int step, const WalkBias& b) {
+WM_EHD int32_t walkStep(const int32_t* rowPtr, const int32_t* colIdx, int32_t prev, int32_t cur, uint64_t seed, int64_t walk, int step,
+                        const WalkBias& b) {
   int64_t start = rowPtr[cur], deg = rowPtr[cur + 1] - start;
   if (deg == 0) return cur;
   if (b.uniform || prev < 0) return colIdx[start + hashBelow(walkHash(seed, walk, step, 0), deg)];
@@ -50,10 +50,7 @@ WM_EHD int32_t walkStep(const int32_t* rowPtr, const int32_t* colIdx, int32_t pr
   for (int t = 0; t < kWalkTries; ++t) {
     int32_t x = colIdx[start + hashBelow(walkHash(seed, walk, step, 2 * t), deg)];
     float u = hashUnit(walkHash(seed, walk, step, 2 * t + 1));
-    bool accept = x == prev ? u < b.back
-                : u < lo    ? true
-                : u >= hi   ? false
-                            : u < (csrHasEdge(rowPtr, colIdx, prev, x) ? b.near : b.far);
+    bool accept = x == prev ? u < b.back : u < lo ? true : u >= hi ? false : u < (csrHasEdge(rowPtr, colIdx, prev, x) ? b.near : b.far);
     if (accept) return x;
   }
   // Exact: a weighted choice over the row, the same double additions in the
@@ -74,8 +71,8 @@ WM_EHD int32_t walkStep(const int32_t* rowPtr, const int32_t* colIdx, int32_t pr
 }
 
 // Walk `walk` from v: out[0] = v, out[1 .. length) the vertices after it.
-WM_EHD void walkOne(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t walk, int length, uint64_t seed,
-                    const WalkBias& b, int32_t* out) {
+WM_EHD void walkOne(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t walk, int length, uint64_t seed, const WalkBias& b,
+                    int32_t* out) {
   int32_t prev = -1, cur = v;
   if (length > 0) out[0] = v;
   for (int s = 1; s < length; ++s) {
@@ -124,8 +121,8 @@ void walkPairs(uint64_t walks, int64_t n, int length, int window, uint64_t cente
 // Device: out [n, length] (int32) = walks from starts[i]. Returns nothing; a
 // start outside [0, numVertices) sets errorFlag (when given) to the lowest
 // such position and its walk to zeros.
-void randomWalks(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t starts, int64_t n, int length,
-                 uint64_t seed, WalkBias bias, uint64_t out, uint64_t errorFlag);
+void randomWalks(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t starts, int64_t n, int length, uint64_t seed,
+                 WalkBias bias, uint64_t out, uint64_t errorFlag);
 
 // Device: out[i] = randomVertex(seed, i, numVertices) for i < count (int32).
 void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, uint64_t out);

@@ -38,8 +38,8 @@ struct DeviceMemoryInfo {
   size_t bytesInUse;     // bytes handed out by the caching allocator
   size_t bytesReserved;  // bytes the pool holds from the driver
   size_t peakBytesInUse;
-  size_t allocations;    // number of live allocations
-  size_t freeBytes;      // free device memory (cudaMemGetInfo)
+  size_t allocations;  // number of live allocations
+  size_t freeBytes;    // free device memory (cudaMemGetInfo)
   size_t totalBytes;
 };
 DeviceMemoryInfo deviceMemoryInfo();

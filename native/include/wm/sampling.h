@@ -19,13 +19,12 @@ WM_EHD int64_t hashBelow(uint64_t h, int64_t n) {
 
 // Device: out[i * fanout + k] = a uniformly chosen neighbour of seeds[i]
 // (with replacement; a vertex without neighbours samples itself).
-void sampleWithReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n,
-                           int fanout, uint64_t seed, uint64_t out, uint64_t errorFlag, bool keyByVertex = false);
+void sampleWithReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
+                           uint64_t out, uint64_t errorFlag, bool keyByVertex = false);
 // Device: up to fanout distinct neighbours per seed (all when fewer), at
 // out[offsets[i] ..]; offsets (n + 1 entries) are computed here.
-void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n,
-                              int fanout, uint64_t seed, uint64_t offsets, uint64_t out, uint64_t errorFlag,
-                              bool keyByVertex = false);
+void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
+                              uint64_t offsets, uint64_t out, uint64_t errorFlag, bool keyByVertex = false);
 
 namespace host {
 // keyByVertex: draws keyed by the seed vertex instead of its position, so a

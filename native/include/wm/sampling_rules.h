@@ -4,16 +4,16 @@
 
 namespace wm {
 
-WM_EHD void sampleOneWithReplacement(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout,
-                                     uint64_t seed, int32_t* out) {
+WM_EHD void sampleOneWithReplacement(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout, uint64_t seed,
+                                     int32_t* out) {
   int64_t start = rowPtr[v], deg = rowPtr[v + 1] - start;
   for (int k = 0; k < fanout; ++k) out[k] = deg == 0 ? v : colIdx[start + hashBelow(sampleHash(seed, i, k), deg)];
 }
 
 // Floyd's algorithm: `take` distinct positions out of deg, O(take^2) checks
 // (fan-outs are small), no scratch beyond the output.
-WM_EHD void sampleOneWithoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout,
-                                        uint64_t seed, int32_t* out) {
+WM_EHD void sampleOneWithoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout, uint64_t seed,
+                                        int32_t* out) {
   int64_t start = rowPtr[v], deg = rowPtr[v + 1] - start;
   if (deg <= fanout) {
     for (int64_t k = 0; k < deg; ++k) out[k] = colIdx[start + k];

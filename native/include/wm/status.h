@@ -15,7 +15,7 @@ class Error : public std::runtime_error {
 
 }  // namespace wm
 
-#define WM_REQUIRE(cond, msg)                     \
-  do {                                            \
-    if (!(cond)) ::wm::fail(std::string(msg));    \
+#define WM_REQUIRE(cond, msg)                  \
+  do {                                         \
+    if (!(cond)) ::wm::fail(std::string(msg)); \
   } while (0)

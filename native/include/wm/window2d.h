@@ -38,8 +38,10 @@ using Window2D = Window2DOf<int64_t>;
 
 // From the 14 numbers the addon receives, in the order of the struct.
 inline Window2D window2dFrom(const std::vector<int64_t>& v, const char* name) {
-  WM_REQUIRE(v.size() == 14, std::string(name) + " must hold 14 numbers (batch, inH, inW, chans, outH, outW, fH, fW, sH, "
-                                                 "sW, dH, dW, top, left), got " + std::to_string(v.size()));
+  WM_REQUIRE(v.size() == 14, std::string(name) +
+                                 " must hold 14 numbers (batch, inH, inW, chans, outH, outW, fH, fW, sH, "
+                                 "sW, dH, dW, top, left), got " +
+                                 std::to_string(v.size()));
   Window2D g{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]};
   for (int i = 0; i < 8; ++i) WM_REQUIRE(v[i] >= 0, std::string(name) + ": sizes must be >= 0");
   for (int i = 8; i < 12; ++i) WM_REQUIRE(v[i] >= 1, std::string(name) + ": strides and dilations must be >= 1");
@@ -80,8 +82,7 @@ WM_WD void inside(I o, I s, I pad, I f, I d, I n, I& i0, I& i1) {
 
 // y[n, oy, ox, c*mult + m] of a depthwise convolution (filter [fH, fW, chans, mult]).
 template <typename I>
-WM_WD float depthwiseAt(const float* x, const float* w, const Window2DOf<I>& g, I mult, I n, I oy, I ox,
-                        I cm) {
+WM_WD float depthwiseAt(const float* x, const float* w, const Window2DOf<I>& g, I mult, I n, I oy, I ox, I cm) {
   const I c = cm / mult, cms = g.chans * mult;
   I i0, i1, j0, j1;
   inside(oy, g.sH, g.top, g.fH, g.dH, g.inH, i0, i1);
@@ -135,8 +136,7 @@ WM_WD void forEachReader(const Window2DOf<I>& g, I y, I x, F&& visit) {
 // whose output pixel reads (y, x). dy is [batch, dyH, dyW, chans*mult]; only
 // its first outH x outW pixels are read.
 template <typename I>
-WM_WD float depthwiseInputGradAt(const float* dy, const float* w, const Window2DOf<I>& g, I mult, I dyH, I dyW,
-                                 I n, I y, I x, I c) {
+WM_WD float depthwiseInputGradAt(const float* dy, const float* w, const Window2DOf<I>& g, I mult, I dyH, I dyW, I n, I y, I x, I c) {
   const I cms = g.chans * mult;
   float acc = 0.f;
   forEachReader(g, y, x, [&](I i, I j, I oy, I ox) {
@@ -175,8 +175,7 @@ WM_WD float poolAt(PoolOp op, const float* x, const Window2DOf<I>& g, I n, I oy,
 // (y, x); Avg adds every window's dy and divides by the full window size, as
 // tfjs-backend-cpu does whatever the padding.
 template <typename I>
-WM_WD float poolGradAt(PoolOp op, const float* dy, const int* argmax, const Window2DOf<I>& g, I n, I y, I x,
-                       I c) {
+WM_WD float poolGradAt(PoolOp op, const float* dy, const int* argmax, const Window2DOf<I>& g, I n, I y, I x, I c) {
   float acc = 0.f;
   forEachReader(g, y, x, [&](I i, I j, I oy, I ox) {
     const I at = ((n * g.outH + oy) * g.outW + ox) * g.chans + c;

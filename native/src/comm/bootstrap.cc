@@ -71,8 +71,7 @@ std::string bytes(const auth::Digest& d) { return std::string(reinterpret_cast<c
 
 // What each side proves: the MAC of a fixed label, the other side's fresh
 // challenge and the fields it vouches for.
-std::string proof(const std::string& secret, const std::string& label, const std::string& challenge,
-                  const std::string& fields) {
+std::string proof(const std::string& secret, const std::string& label, const std::string& challenge, const std::string& fields) {
   return auth::toHex(bytes(auth::hmacSha256(secret, label + '\n' + challenge + '\n' + fields)));
 }
 
@@ -96,8 +95,7 @@ struct Pending {
 // *why), true to keep it, or throws to fail the launch (an authenticated
 // rank that disagrees with the group).
 template <typename Verify>
-void acceptRanks(int listenFd, bool local, int want, net::Deadline deadline, Verify verify,
-                 const std::function<std::string()>& missing) {
+void acceptRanks(int listenFd, bool local, int want, net::Deadline deadline, Verify verify, const std::function<std::string()>& missing) {
   std::vector<Pending> pending;
   auto drop = [&](size_t i, const std::string& why) {
     report("dropped a connection from " + pending[i].who + ": " + why);
@@ -219,13 +217,11 @@ std::vector<std::string> decodeList(const std::string& in) {
 
 }  // namespace
 
-std::string bootstrapUniqueId(const std::string& host, int port, const std::string& nonceIn,
-                              const std::string& secretHex) {
+std::string bootstrapUniqueId(const std::string& host, int port, const std::string& nonceIn, const std::string& secretHex) {
   std::string nonce = nonceIn.empty() ? auth::toHex(auth::randomBytes(8)) : nonceIn;
   WM_REQUIRE(nonce.find_first_of(": \n") == std::string::npos, "getUniqueId: the run id may not hold ':', spaces or newlines");
   std::string secret = secretHex.empty() ? auth::toHex(auth::randomBytes(kSecretBytes)) : secretHex;
-  WM_REQUIRE(auth::fromHex(secret, "the group secret").size() >= 16,
-             "the group secret must be at least 16 bytes (32 hex digits)");
+  WM_REQUIRE(auth::fromHex(secret, "the group secret").size() >= 16, "the group secret must be at least 16 bytes (32 hex digits)");
   Listener l;
   l.localName = "tfjs-wm-" + auth::toHex(auth::randomBytes(16));
   int bound = 0;
@@ -250,7 +246,7 @@ struct Bootstrap::Impl {
   std::vector<int> tcp;    // rank 0: one per peer (index = rank); peers: [0] = rank 0
   std::vector<int> local;  // same, Unix sockets (same-host groups)
   uint32_t seq = 0;
-  std::string broken;      // set after a failed collective
+  std::string broken;  // set after a failed collective
   std::string nonce;
 
   ~Impl() {
@@ -264,8 +260,7 @@ struct Bootstrap::Impl {
 Bootstrap::Bootstrap(const std::string& uniqueId, int rank, int size, int64_t timeoutMs)
     : impl_(new Impl()), rank_(rank), size_(size), timeoutMs_(timeoutMs) {
   WM_REQUIRE(size >= 1, "createCommunicator: size must be at least 1, got " + std::to_string(size));
-  WM_REQUIRE(rank >= 0 && rank < size, "createCommunicator: rank " + std::to_string(rank) + " is not in [0, " +
-                                           std::to_string(size) + ")");
+  WM_REQUIRE(rank >= 0 && rank < size, "createCommunicator: rank " + std::to_string(rank) + " is not in [0, " + std::to_string(size) + ")");
   WM_REQUIRE(timeoutMs > 0, "createCommunicator: timeoutMs must be positive");
   ParsedId id = parseId(uniqueId);
   impl_->nonce = id.nonce;
@@ -278,8 +273,7 @@ Bootstrap::Bootstrap(const std::string& uniqueId, int rank, int size, int64_t ti
     {
       std::lock_guard<std::mutex> lock(registryMu);
       auto it = registry.find(id.nonce);
-      WM_REQUIRE(it != registry.end(),
-                 "createCommunicator: rank 0 must use a uniqueId made by getUniqueId() in this process");
+      WM_REQUIRE(it != registry.end(), "createCommunicator: rank 0 must use a uniqueId made by getUniqueId() in this process");
       l = it->second;
       registry.erase(it);
     }
@@ -313,9 +307,12 @@ Bootstrap::Bootstrap(const std::string& uniqueId, int rank, int size, int64_t ti
       if (magic != "tfjs-wm" || nonce != id.nonce || host.empty() || peerChallenge.size() != 2 * kChallengeBytes)
         return *why = "its authenticated greeting is for another group", false;
       std::string err;
-      if (s != size) err = "rank " + std::to_string(r) + " says the group has " + std::to_string(s) + " ranks, rank 0 says " + std::to_string(size);
-      else if (r <= 0 || r >= size) err = "a process joined as rank " + std::to_string(r) + ", not in [1, " + std::to_string(size) + ")";
-      else if (impl_->tcp[r] >= 0) err = "two processes joined as rank " + std::to_string(r);
+      if (s != size)
+        err = "rank " + std::to_string(r) + " says the group has " + std::to_string(s) + " ranks, rank 0 says " + std::to_string(size);
+      else if (r <= 0 || r >= size)
+        err = "a process joined as rank " + std::to_string(r) + ", not in [1, " + std::to_string(size) + ")";
+      else if (impl_->tcp[r] >= 0)
+        err = "two processes joined as rank " + std::to_string(r);
       if (!err.empty()) {
         net::sendFrame(fd, "E" + err, deadline);
         for (int q = 1; q < size; ++q)
@@ -358,7 +355,9 @@ Bootstrap::Bootstrap(const std::string& uniqueId, int rank, int size, int64_t ti
     auto deadline = net::deadlineIn(timeoutMs);
     const std::string where = "rank 0 at " + id.host + ":" + std::to_string(id.port);
     int fd = net::connectTcp(id.host, id.port, deadline);
-    if (fd < 0) fail("createCommunicator: rank " + std::to_string(rank) + " could not reach " + where + " within " + std::to_string(timeoutMs) + " ms");
+    if (fd < 0)
+      fail("createCommunicator: rank " + std::to_string(rank) + " could not reach " + where + " within " + std::to_string(timeoutMs) +
+           " ms");
     impl_->tcp[0] = fd;
     auto late = net::deadlineIn(timeoutMs + kGraceMs);
     std::string challenge = readChallenge(fd, late, where);
@@ -368,7 +367,8 @@ Bootstrap::Bootstrap(const std::string& uniqueId, int rank, int size, int64_t ti
     std::string welcome;
     if (net::sendFrame(fd, hello.str() + " " + proof(secret, "hello", challenge, hello.str()), late) != IoResult::Ok ||
         net::recvFrame(fd, welcome, late, net::kMaxHandshakeBytes) != IoResult::Ok)
-      fail("createCommunicator: " + where + " did not accept rank " + std::to_string(rank) + " within " + std::to_string(timeoutMs) + " ms");
+      fail("createCommunicator: " + where + " did not accept rank " + std::to_string(rank) + " within " + std::to_string(timeoutMs) +
+           " ms");
     if (welcome.empty() || welcome[0] == 'E') fail("createCommunicator: " + where + ": " + welcome.substr(1));
     size_t cut = welcome.rfind(' ');
     std::string fields = cut == std::string::npos ? "" : welcome.substr(1, cut - 1);
@@ -382,8 +382,7 @@ Bootstrap::Bootstrap(const std::string& uniqueId, int rank, int size, int64_t ti
       int u = net::connectAbstractUnix(localName, late);
       if (u < 0) fail("createCommunicator: could not open rank 0's local socket");
       impl_->local[0] = u;
-      if (net::peerUid(u) != static_cast<long>(::geteuid()))
-        fail("createCommunicator: rank 0's local socket belongs to another user");
+      if (net::peerUid(u) != static_cast<long>(::geteuid())) fail("createCommunicator: rank 0's local socket belongs to another user");
       std::string localChallenge = readChallenge(u, late, "rank 0's local socket");
       std::string r = std::to_string(rank);
       net::sendFrame(u, r + " " + proof(secret, "local", localChallenge, r), late);
@@ -443,7 +442,7 @@ std::vector<std::string> Bootstrap::allgather(const std::string& mine, const std
       IoResult res = net::recvFrame(impl_->tcp[r], frame, deadline);
       if (res != IoResult::Ok) {
         error = what + ": rank " + std::to_string(r) +
-                (res == IoResult::Closed ? " disconnected (it exited or was killed)"
+                (res == IoResult::Closed      ? " disconnected (it exited or was killed)"
                  : res == IoResult::Malformed ? " sent a frame longer than " + std::to_string(net::kMaxFrameBytes) + " bytes"
                                               : " did not arrive in time");
         break;
@@ -520,7 +519,7 @@ std::vector<int> Bootstrap::allgatherFds(int mine, const std::string& what) {
         if (fd >= 0) ::close(fd);
       all.assign(size_, -1);
       std::string msg = what + ": rank " + std::to_string(r) +
-                        (res == IoResult::Closed ? " disconnected (it exited or was killed)"
+                        (res == IoResult::Closed     ? " disconnected (it exited or was killed)"
                          : res == IoResult::TimedOut ? " did not send its descriptor within " + std::to_string(timeoutMs_) + " ms"
                                                      : " sent a malformed descriptor message");
       // The other ranks wait on rank 0 for the descriptors: tell them who failed.

@@ -53,8 +53,8 @@ void wakeSleepers(uint64_t* word) {
 
 }  // namespace
 
-void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64_t epoch, int64_t timeoutMs,
-                 const int32_t* pids, const std::string& what) {
+void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64_t epoch, int64_t timeoutMs, const int32_t* pids,
+                 const std::string& what) {
   auto flagOf = [&](int q) { return reinterpret_cast<uint64_t*>(base + q * strideBytes); };
   // Arrivals of every meeting so far, on its own cache line of rank 0's page:
   // waiters sleep on this one word and the last rank to arrive wakes them
@@ -98,7 +98,8 @@ void flagBarrier(uint8_t* base, int ranks, int64_t strideBytes, int rank, uint64
     if (missing == ranks) continue;
     if (pids && ::kill(pids[missing], 0) != 0 && errno == ESRCH)
       fail(what + ": rank " + std::to_string(missing) + " exited or was killed before reaching it");
-    if (net::Clock::now() > late) fail(what + ": rank " + std::to_string(missing) + " did not reach it within " + std::to_string(timeoutMs) + " ms");
+    if (net::Clock::now() > late)
+      fail(what + ": rank " + std::to_string(missing) + " did not reach it within " + std::to_string(timeoutMs) + " ms");
   }
 }
 

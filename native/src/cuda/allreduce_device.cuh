@@ -33,12 +33,12 @@ struct Tensors {
 };
 
 struct Params {
-  uint8_t* base;        // rank q's slice at base + q * slice
+  uint8_t* base;  // rank q's slice at base + q * slice
   int64_t slice;
   int64_t inOff, resOff;  // this round's buffers within a slice
   int64_t slotBytes;      // one-shot: rank q's data lands at inOff + q * slotBytes of every slice
   int rank, ranks;
-  uint64_t epoch;  // 64-bit: a flag some block has not touched for billions of rounds still reads as behind
+  uint64_t epoch;          // 64-bit: a flag some block has not touched for billions of rounds still reads as behind
   int64_t vecBegin, nvec;  // this round's vectors
   float scale;
   float lr;
@@ -108,8 +108,10 @@ __device__ __forceinline__ int tensorOf(const Tensors& t, int64_t v) {
   int lo = 0, hi = t.n - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) >> 1;
-    if (t.firstVec[mid] <= v) lo = mid;
-    else hi = mid - 1;
+    if (t.firstVec[mid] <= v)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -262,8 +264,7 @@ __device__ __forceinline__ void reduceRange(const Params& p, const Tensors& t, i
 template <typename T, int R, bool Push>
 class PackedStore {
  public:
-  __device__ explicit PackedStore(const Params& p)
-      : p_(p), slot_(p.inOff + p.rank * p.slotBytes), mine_(area<T>(p, p.rank, p.inOff)) {}
+  __device__ explicit PackedStore(const Params& p) : p_(p), slot_(p.inOff + p.rank * p.slotBytes), mine_(area<T>(p, p.rank, p.inOff)) {}
   __device__ __forceinline__ void operator()(int64_t v, const typename Wire<T>::Pack& w) const {
     if (Push) {
 #pragma unroll
@@ -286,13 +287,11 @@ class PackedStore {
 // reduceRange over the ranks' contributions as PackedStore placed them.
 template <typename T, int R, bool Push, int Unroll>
 __device__ __forceinline__ void reduceOneShot(const Params& p, const Tensors& t, int64_t lo, int64_t hi, int tid, int n) {
-  reduceRange<T, R, Unroll>(p, t, lo, hi, tid, n, [&](int q) { return Push ? p.rank : q; },
-                            [&](int q) { return Push ? p.inOff + q * p.slotBytes : p.inOff; });
+  reduceRange<T, R, Unroll>(
+      p, t, lo, hi, tid, n, [&](int q) { return Push ? p.rank : q; }, [&](int q) { return Push ? p.inOff + q * p.slotBytes : p.inOff; });
 }
 
-__device__ __forceinline__ void namedBarrier(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
+__device__ __forceinline__ void namedBarrier(int id, int threads) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory"); }
 
 // Streamed one-shot progress flag: epoch * kChunkSpan + chunks packed.
 constexpr uint64_t kChunkSpan = 4096;
@@ -302,15 +301,32 @@ constexpr uint64_t kChunkSpan = 4096;
 template <template <typename, int> class K, typename T>
 void dispatchRanks(int blocks, const Params& p, const Tensors& t) {
   switch (p.ranks) {
-    case 1: K<T, 1>::launch(blocks, p, t); break;
-    case 2: K<T, 2>::launch(blocks, p, t); break;
-    case 3: K<T, 3>::launch(blocks, p, t); break;
-    case 4: K<T, 4>::launch(blocks, p, t); break;
-    case 5: K<T, 5>::launch(blocks, p, t); break;
-    case 6: K<T, 6>::launch(blocks, p, t); break;
-    case 7: K<T, 7>::launch(blocks, p, t); break;
-    case 8: K<T, 8>::launch(blocks, p, t); break;
-    default: fail("allReduce: the peer-to-peer path serves 1 to 8 ranks");
+    case 1:
+      K<T, 1>::launch(blocks, p, t);
+      break;
+    case 2:
+      K<T, 2>::launch(blocks, p, t);
+      break;
+    case 3:
+      K<T, 3>::launch(blocks, p, t);
+      break;
+    case 4:
+      K<T, 4>::launch(blocks, p, t);
+      break;
+    case 5:
+      K<T, 5>::launch(blocks, p, t);
+      break;
+    case 6:
+      K<T, 6>::launch(blocks, p, t);
+      break;
+    case 7:
+      K<T, 7>::launch(blocks, p, t);
+      break;
+    case 8:
+      K<T, 8>::launch(blocks, p, t);
+      break;
+    default:
+      fail("allReduce: the peer-to-peer path serves 1 to 8 ranks");
   }
   WM_CUDA_LAUNCHED();
 }
@@ -318,9 +334,15 @@ void dispatchRanks(int blocks, const Params& p, const Tensors& t) {
 template <template <typename, int> class K>
 void dispatch(WireType wire, int blocks, const Params& p, const Tensors& t) {
   switch (wire) {
-    case WireType::F32: dispatchRanks<K, float>(blocks, p, t); break;
-    case WireType::F16: dispatchRanks<K, Half16>(blocks, p, t); break;
-    case WireType::BF16: dispatchRanks<K, BFloat16>(blocks, p, t); break;
+    case WireType::F32:
+      dispatchRanks<K, float>(blocks, p, t);
+      break;
+    case WireType::F16:
+      dispatchRanks<K, Half16>(blocks, p, t);
+      break;
+    case WireType::BF16:
+      dispatchRanks<K, BFloat16>(blocks, p, t);
+      break;
   }
 }
 

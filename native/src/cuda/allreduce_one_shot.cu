@@ -28,18 +28,24 @@ __global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t)
 
 template <typename T, int R>
 struct OneShotPush {
-  static void launch(int blocks, const Params& p, const Tensors& t) { oneShotKernel<T, R, true><<<blocks, kArThreads, 0, stream()>>>(p, t); }
+  static void launch(int blocks, const Params& p, const Tensors& t) {
+    oneShotKernel<T, R, true><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  }
 };
 template <typename T, int R>
 struct OneShotPull {
-  static void launch(int blocks, const Params& p, const Tensors& t) { oneShotKernel<T, R, false><<<blocks, kArThreads, 0, stream()>>>(p, t); }
+  static void launch(int blocks, const Params& p, const Tensors& t) {
+    oneShotKernel<T, R, false><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  }
 };
 
 }  // namespace
 
 void launchOneShot(bool push, WireType wire, int blocks, const Params& p, const Tensors& t) {
-  if (push) dispatch<OneShotPush>(wire, blocks, p, t);
-  else dispatch<OneShotPull>(wire, blocks, p, t);
+  if (push)
+    dispatch<OneShotPush>(wire, blocks, p, t);
+  else
+    dispatch<OneShotPull>(wire, blocks, p, t);
 }
 
 }  // namespace ar

@@ -37,18 +37,24 @@ __global__ void __launch_bounds__(kArThreads) oneShotStreamKernel(Params p, Tens
 
 template <typename T, int R>
 struct StreamPull {
-  static void launch(int blocks, const Params& p, const Tensors& t) { oneShotStreamKernel<T, R, false><<<blocks, kArThreads, 0, stream()>>>(p, t); }
+  static void launch(int blocks, const Params& p, const Tensors& t) {
+    oneShotStreamKernel<T, R, false><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  }
 };
 template <typename T, int R>
 struct StreamPush {
-  static void launch(int blocks, const Params& p, const Tensors& t) { oneShotStreamKernel<T, R, true><<<blocks, kArThreads, 0, stream()>>>(p, t); }
+  static void launch(int blocks, const Params& p, const Tensors& t) {
+    oneShotStreamKernel<T, R, true><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  }
 };
 
 }  // namespace
 
 void launchOneShotStream(bool push, WireType wire, int blocks, const Params& p, const Tensors& t) {
-  if (push) dispatch<StreamPush>(wire, blocks, p, t);
-  else dispatch<StreamPull>(wire, blocks, p, t);
+  if (push)
+    dispatch<StreamPush>(wire, blocks, p, t);
+  else
+    dispatch<StreamPull>(wire, blocks, p, t);
 }
 
 }  // namespace ar

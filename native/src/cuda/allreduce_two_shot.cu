@@ -27,7 +27,8 @@ __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t)
     auto* result = area<T>(p, p.rank, p.resOff);
     for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
       float acc[V];
-      reduceVec<T, R>(p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
+      reduceVec<T, R>(
+          p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
       result[v] = pack<T>(acc);
     }
   }

@@ -15,8 +15,8 @@ namespace {
 
 constexpr int kTile = 16;
 
-__global__ void matmulTiled(const float* A, const float* B, float* C, int64_t m, int64_t n,
-                            int64_t k, bool ta, bool tb, int64_t sa, int64_t sb, float beta) {
+__global__ void matmulTiled(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k, bool ta, bool tb, int64_t sa,
+                            int64_t sb, float beta) {
   __shared__ float as_[kTile][kTile + 1];
   __shared__ float bs_[kTile][kTile + 1];
   const float* a = A + blockIdx.z * sa;
@@ -27,10 +27,8 @@ __global__ void matmulTiled(const float* A, const float* B, float* C, int64_t m,
   float acc = 0.f;
   for (int64_t t = 0; t < k; t += kTile) {
     int64_t ak = t + threadIdx.x, bk = t + threadIdx.y;
-    as_[threadIdx.y][threadIdx.x] =
-        (row < m && ak < k) ? (ta ? a[ak * m + row] : a[row * k + ak]) : 0.f;
-    bs_[threadIdx.y][threadIdx.x] =
-        (col < n && bk < k) ? (tb ? b[col * k + bk] : b[bk * n + col]) : 0.f;
+    as_[threadIdx.y][threadIdx.x] = (row < m && ak < k) ? (ta ? a[ak * m + row] : a[row * k + ak]) : 0.f;
+    bs_[threadIdx.y][threadIdx.x] = (col < n && bk < k) ? (tb ? b[col * k + bk] : b[bk * n + col]) : 0.f;
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < kTile; ++q) acc += as_[threadIdx.y][q] * bs_[q][threadIdx.x];
@@ -43,8 +41,8 @@ __global__ void matmulTiled(const float* A, const float* B, float* C, int64_t m,
 
 bool cublasAvailable() { return cublas() != nullptr; }
 
-void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, int64_t n,
-                 int64_t k, bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride, float beta) {
+void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, int64_t n, int64_t k, bool transA, bool transB,
+                 int64_t aBatchStride, int64_t bBatchStride, float beta) {
   if (batch * m * n == 0) return;
   if (k == 0) {
     // An empty product: C = beta C.
@@ -67,20 +65,17 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
     WM_REQUIRE(cb->setStream(cb->handle, stream()) == 0, "cublasSetStream failed");
     int ldb = static_cast<int>(transB ? k : n);
     int lda = static_cast<int>(transA ? m : k);
-    int st = cb->sgemmStridedBatched(
-        cb->handle, transB ? kCublasOpT : kCublasOpN, transA ? kCublasOpT : kCublasOpN,
-        static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, as<float>(b), ldb,
-        bBatchStride, as<float>(a), lda, aBatchStride, &beta, as<float>(c), static_cast<int>(n),
-        m * n, static_cast<int>(batch));
+    int st = cb->sgemmStridedBatched(cb->handle, transB ? kCublasOpT : kCublasOpN, transA ? kCublasOpT : kCublasOpN, static_cast<int>(n),
+                                     static_cast<int>(m), static_cast<int>(k), &one, as<float>(b), ldb, bBatchStride, as<float>(a), lda,
+                                     aBatchStride, &beta, as<float>(c), static_cast<int>(n), m * n, static_cast<int>(batch));
     WM_REQUIRE(st == 0, "cublasSgemmStridedBatched failed with status " + std::to_string(st));
     return;
   }
   WM_REQUIRE(batch <= 65535, "batchMatMul: batch over 65535 needs cuBLAS");
   dim3 block(kTile, kTile);
-  dim3 grid(static_cast<unsigned>((n + kTile - 1) / kTile), static_cast<unsigned>((m + kTile - 1) / kTile),
-            static_cast<unsigned>(batch));
-  matmulTiled<<<grid, block, 0, stream()>>>(as<float>(a), as<float>(b), as<float>(c), m, n, k, transA,
-                                            transB, aBatchStride, bBatchStride, beta);
+  dim3 grid(static_cast<unsigned>((n + kTile - 1) / kTile), static_cast<unsigned>((m + kTile - 1) / kTile), static_cast<unsigned>(batch));
+  matmulTiled<<<grid, block, 0, stream()>>>(as<float>(a), as<float>(b), as<float>(c), m, n, k, transA, transB, aBatchStride, bBatchStride,
+                                            beta);
   WM_CUDA_LAUNCHED();
 }
 

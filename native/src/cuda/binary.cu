@@ -17,14 +17,18 @@ namespace {
 using scalar::binaryF;
 using scalar::binaryI;
 
-template <typename T> struct Compute;
-template <> struct Compute<float> {
+template <typename T>
+struct Compute;
+template <>
+struct Compute<float> {
   static __device__ __forceinline__ float apply(int op, float a, float b) { return binaryF(op, a, b); }
 };
-template <> struct Compute<int> {
+template <>
+struct Compute<int> {
   static __device__ __forceinline__ int apply(int op, int a, int b) { return binaryI(op, a, b); }
 };
-template <> struct Compute<uint8_t> {
+template <>
+struct Compute<uint8_t> {
   static __device__ __forceinline__ int apply(int op, uint8_t a, uint8_t b) { return binaryI(op, a, b); }
 };
 
@@ -34,15 +38,12 @@ __global__ void binaryContiguous(int op, const Ti* a, const Ti* b, To* y, int64_
 }
 
 template <typename Ti, typename To, typename I>
-__global__ void binaryStrided(int op, const Ti* a, const Ti* b, To* y, int64_t n,
-                              Dims shape, Dims as, Dims bs) {
+__global__ void binaryStrided(int op, const Ti* a, const Ti* b, To* y, int64_t n, Dims shape, Dims as, Dims bs) {
   WM_GRID_STRIDE(i, n) {
     I j = static_cast<I>(i);
-    y[i] = storeAs<To>(Compute<Ti>::apply(op, a[stridedOffset(j, shape, as)],
-                                        b[stridedOffset(j, shape, bs)]));
+    y[i] = storeAs<To>(Compute<Ti>::apply(op, a[stridedOffset(j, shape, as)], b[stridedOffset(j, shape, bs)]));
   }
 }
-
 
 // Float ops four elements at a time, for the shapes that dominate training:
 // flat, where each operand is either the whole tensor (stride 1) or one
@@ -52,8 +53,7 @@ template <bool A1, bool B1, int Op>
 __global__ void binaryFlat4(int op, const float* a, const float* b, float* y, int64_t n) {
   const auto f = [op](float u, float v) { return floatOp<Op>(op, u, v); };
   forEach4(
-      n,
-      [&](int64_t i) { store4(y + 4 * i, zip4(A1 ? load4(a + 4 * i) : splat4(*a), B1 ? load4(b + 4 * i) : splat4(*b), f)); },
+      n, [&](int64_t i) { store4(y + 4 * i, zip4(A1 ? load4(a + 4 * i) : splat4(*a), B1 ? load4(b + 4 * i) : splat4(*b), f)); },
       [&](int64_t i) { y[i] = f(a[A1 ? i : 0], b[B1 ? i : 0]); });
 }
 
@@ -71,8 +71,8 @@ template <bool A1, bool B1>
 struct Flat4 {
   static void launch(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n) {
     withFloatOp(op, [&](auto fixed) {
-      binaryFlat4<A1, B1, decltype(fixed)::value><<<gridFor4((n + 3) / 4), kThreads, 0, stream()>>>(op, as<float>(a), as<float>(b),
-                                                                                                  as<float>(y), n);
+      binaryFlat4<A1, B1, decltype(fixed)::value>
+          <<<gridFor4((n + 3) / 4), kThreads, 0, stream()>>>(op, as<float>(a), as<float>(b), as<float>(y), n);
     });
   }
 };
@@ -89,15 +89,19 @@ struct Rows4 {
 // K<a1, b1>::launch(args...) for operands of stride 1 (a1) or 0 along the vectorised axis.
 template <template <bool, bool> class K, typename... Args>
 void withUnitStrides(bool a1, bool b1, Args... args) {
-  if (a1 && b1) K<true, true>::launch(args...);
-  else if (a1) K<true, false>::launch(args...);
-  else if (b1) K<false, true>::launch(args...);
-  else K<false, false>::launch(args...);
+  if (a1 && b1)
+    K<true, true>::launch(args...);
+  else if (a1)
+    K<true, false>::launch(args...);
+  else if (b1)
+    K<false, true>::launch(args...);
+  else
+    K<false, false>::launch(args...);
 }
 
 // Whether the float32 -> float32 op ran four elements at a time (else the general kernels take it).
-bool launchFloat4(int op, uint64_t a, uint64_t b, uint64_t y, const std::vector<int64_t>& shape,
-                  const std::vector<int64_t>& as_, const std::vector<int64_t>& bs) {
+bool launchFloat4(int op, uint64_t a, uint64_t b, uint64_t y, const std::vector<int64_t>& shape, const std::vector<int64_t>& as_,
+                  const std::vector<int64_t>& bs) {
   const auto unit = [](int64_t s) { return s == 0 || s == 1; };
   if (!aligned16({a, b, y})) return false;
   if (shape.size() == 1 && unit(as_[0]) && unit(bs[0])) {
@@ -114,8 +118,7 @@ bool launchFloat4(int op, uint64_t a, uint64_t b, uint64_t y, const std::vector<
 }
 
 template <typename Ti, typename To>
-void launchBinary(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n,
-                  const std::vector<int64_t>& shape, const std::vector<int64_t>& as_,
+void launchBinary(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n, const std::vector<int64_t>& shape, const std::vector<int64_t>& as_,
                   const std::vector<int64_t>& bs) {
   auto s = stream();
   if (std::is_same_v<Ti, float> && std::is_same_v<To, float> && launchFloat4(op, a, b, y, shape, as_, bs)) return;
@@ -128,47 +131,54 @@ void launchBinary(int op, uint64_t a, uint64_t b, uint64_t y, int64_t n,
 }
 
 template <typename Ti>
-void dispatchOut(int op, DType out, uint64_t a, uint64_t b, uint64_t y, int64_t n,
-                 const std::vector<int64_t>& shape, const std::vector<int64_t>& as_,
-                 const std::vector<int64_t>& bs) {
+void dispatchOut(int op, DType out, uint64_t a, uint64_t b, uint64_t y, int64_t n, const std::vector<int64_t>& shape,
+                 const std::vector<int64_t>& as_, const std::vector<int64_t>& bs) {
   switch (out) {
-    case DType::F32: launchBinary<Ti, float>(op, a, b, y, n, shape, as_, bs); break;
-    case DType::I32: launchBinary<Ti, int>(op, a, b, y, n, shape, as_, bs); break;
-    case DType::Bool: launchBinary<Ti, uint8_t>(op, a, b, y, n, shape, as_, bs); break;
+    case DType::F32:
+      launchBinary<Ti, float>(op, a, b, y, n, shape, as_, bs);
+      break;
+    case DType::I32:
+      launchBinary<Ti, int>(op, a, b, y, n, shape, as_, bs);
+      break;
+    case DType::Bool:
+      launchBinary<Ti, uint8_t>(op, a, b, y, n, shape, as_, bs);
+      break;
   }
 }
 
 template <typename T, typename I>
-__global__ void selectKernel(const uint8_t* c, const T* a, const T* b, T* y, int64_t n,
-                             Dims shape, Dims cs, Dims as, Dims bs) {
+__global__ void selectKernel(const uint8_t* c, const T* a, const T* b, T* y, int64_t n, Dims shape, Dims cs, Dims as, Dims bs) {
   WM_GRID_STRIDE(i, n) {
     I j = static_cast<I>(i);
-    y[i] = c[stridedOffset(j, shape, cs)] ? a[stridedOffset(j, shape, as)]
-                                          : b[stridedOffset(j, shape, bs)];
+    y[i] = c[stridedOffset(j, shape, cs)] ? a[stridedOffset(j, shape, as)] : b[stridedOffset(j, shape, bs)];
   }
 }
 
 }  // namespace
 
-void binary(BinaryOp op, DType in, DType out, uint64_t a, uint64_t b, uint64_t y,
-            const std::vector<int64_t>& outShape, const std::vector<int64_t>& aStrides,
-            const std::vector<int64_t>& bStrides) {
+void binary(BinaryOp op, DType in, DType out, uint64_t a, uint64_t b, uint64_t y, const std::vector<int64_t>& outShape,
+            const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
   int64_t n = product(outShape);
   if (n == 0) return;
   std::vector<int64_t> shape = outShape, as_ = aStrides, bs = bStrides;
   collapseDims(shape, {&as_, &bs});
   int o = static_cast<int>(op);
   switch (in) {
-    case DType::F32: dispatchOut<float>(o, out, a, b, y, n, shape, as_, bs); break;
-    case DType::I32: dispatchOut<int>(o, out, a, b, y, n, shape, as_, bs); break;
-    case DType::Bool: dispatchOut<uint8_t>(o, out, a, b, y, n, shape, as_, bs); break;
+    case DType::F32:
+      dispatchOut<float>(o, out, a, b, y, n, shape, as_, bs);
+      break;
+    case DType::I32:
+      dispatchOut<int>(o, out, a, b, y, n, shape, as_, bs);
+      break;
+    case DType::Bool:
+      dispatchOut<uint8_t>(o, out, a, b, y, n, shape, as_, bs);
+      break;
   }
   WM_CUDA_LAUNCHED();
 }
 
-void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y,
-            const std::vector<int64_t>& outShape, const std::vector<int64_t>& condStrides,
-            const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
+void select(DType t, uint64_t cond, uint64_t a, uint64_t b, uint64_t y, const std::vector<int64_t>& outShape,
+            const std::vector<int64_t>& condStrides, const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
   int64_t n = product(outShape);
   if (n == 0) return;
   std::vector<int64_t> shape = outShape, cs = condStrides, as_ = aStrides, bs = bStrides;
@@ -204,6 +214,6 @@ WM_OP(binaryFlat, Device, a) {
 
 // select(dtype, cond, a, b, y, shape, condStrides, aStrides, bStrides)
 WM_OP(select, Device, a) {
-  wm::select(a.dtype(0, "dtype"), a.address(1, "cond"), a.address(2, "a"), a.address(3, "b"), a.address(4, "y"),
-             a.dims(5, "shape"), a.dims(6, "condStrides"), a.dims(7, "aStrides"), a.dims(8, "bStrides"));
+  wm::select(a.dtype(0, "dtype"), a.address(1, "cond"), a.address(2, "a"), a.address(3, "b"), a.address(4, "y"), a.dims(5, "shape"),
+             a.dims(6, "condStrides"), a.dims(7, "aStrides"), a.dims(8, "bStrides"));
 }

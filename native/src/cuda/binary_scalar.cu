@@ -32,7 +32,8 @@ __global__ void binaryScalarKernel(int op, const Ti* x, C s, bool scalarFirst, T
 template <int Op>
 __global__ void binaryScalarFloat4(int op, const float* x, float s, bool scalarFirst, float* y, int64_t n) {
   const auto f = [=](float v) { return scalarFirst ? floatOp<Op>(op, s, v) : floatOp<Op>(op, v, s); };
-  forEach4(n, [&](int64_t i) { store4(y + 4 * i, map4(load4(x + 4 * i), f)); }, [&](int64_t i) { y[i] = f(x[i]); });
+  forEach4(
+      n, [&](int64_t i) { store4(y + 4 * i, map4(load4(x + 4 * i), f)); }, [&](int64_t i) { y[i] = f(x[i]); });
 }
 
 template <typename Ti, typename C>
@@ -43,8 +44,8 @@ void launch(int op, DType out, uint64_t x, C s, bool scalarFirst, uint64_t y, in
       if constexpr (std::is_same_v<Ti, float>) {
         if (aligned16({x, y})) {
           withFloatOp(op, [&](auto fixed) {
-            binaryScalarFloat4<decltype(fixed)::value><<<gridFor4((n + 3) / 4), kThreads, 0, st>>>(op, as<float>(x), s, scalarFirst,
-                                                                                                 as<float>(y), n);
+            binaryScalarFloat4<decltype(fixed)::value>
+                <<<gridFor4((n + 3) / 4), kThreads, 0, st>>>(op, as<float>(x), s, scalarFirst, as<float>(y), n);
           });
           break;
         }
@@ -62,15 +63,20 @@ void launch(int op, DType out, uint64_t x, C s, bool scalarFirst, uint64_t y, in
 
 }  // namespace
 
-void binaryScalar(BinaryOp op, DType in, DType out, uint64_t x, double value, bool scalarFirst, uint64_t y,
-                  int64_t n) {
+void binaryScalar(BinaryOp op, DType in, DType out, uint64_t x, double value, bool scalarFirst, uint64_t y, int64_t n) {
   if (n == 0) return;
   int o = static_cast<int>(op);
   // The value came from a typed array of dtype `in`, so each cast is exact.
   switch (in) {
-    case DType::F32: launch<float, float>(o, out, x, static_cast<float>(value), scalarFirst, y, n); break;
-    case DType::I32: launch<int, int>(o, out, x, static_cast<int>(value), scalarFirst, y, n); break;
-    case DType::Bool: launch<uint8_t, int>(o, out, x, value != 0 ? 1 : 0, scalarFirst, y, n); break;
+    case DType::F32:
+      launch<float, float>(o, out, x, static_cast<float>(value), scalarFirst, y, n);
+      break;
+    case DType::I32:
+      launch<int, int>(o, out, x, static_cast<int>(value), scalarFirst, y, n);
+      break;
+    case DType::Bool:
+      launch<uint8_t, int>(o, out, x, value != 0 ? 1 : 0, scalarFirst, y, n);
+      break;
   }
   WM_CUDA_LAUNCHED();
 }

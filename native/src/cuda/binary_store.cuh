@@ -10,13 +10,21 @@
 namespace wm {
 
 template <typename To, typename V>
-__device__ __forceinline__ To storeAs(V v) { return static_cast<To>(v); }
+__device__ __forceinline__ To storeAs(V v) {
+  return static_cast<To>(v);
+}
 template <>
-__device__ __forceinline__ uint8_t storeAs<uint8_t, float>(float v) { return v != 0.f; }
+__device__ __forceinline__ uint8_t storeAs<uint8_t, float>(float v) {
+  return v != 0.f;
+}
 template <>
-__device__ __forceinline__ uint8_t storeAs<uint8_t, int>(int v) { return v != 0; }
+__device__ __forceinline__ uint8_t storeAs<uint8_t, int>(int v) {
+  return v != 0;
+}
 template <>
-__device__ __forceinline__ int storeAs<int, float>(float v) { return scalar::doubleToInt32(v); }
+__device__ __forceinline__ int storeAs<int, float>(float v) {
+  return scalar::doubleToInt32(v);
+}
 
 // The float op of a float4 pass. The run-time switch over every op (pow in
 // double, fmod...) takes a thread 45-50 registers, which leaves an SM 1280
@@ -37,12 +45,24 @@ __device__ __forceinline__ float floatOp(int op, float a, float b) {
 template <typename F>
 void withFloatOp(int op, F&& f) {
   switch (static_cast<BinaryOp>(op)) {
-    case BinaryOp::Add: f(std::integral_constant<int, static_cast<int>(BinaryOp::Add)>{}); break;
-    case BinaryOp::Sub: f(std::integral_constant<int, static_cast<int>(BinaryOp::Sub)>{}); break;
-    case BinaryOp::Mul: f(std::integral_constant<int, static_cast<int>(BinaryOp::Mul)>{}); break;
-    case BinaryOp::Div: f(std::integral_constant<int, static_cast<int>(BinaryOp::Div)>{}); break;
-    case BinaryOp::ReluGrad: f(std::integral_constant<int, static_cast<int>(BinaryOp::ReluGrad)>{}); break;
-    default: f(std::integral_constant<int, kAnyOp>{}); break;
+    case BinaryOp::Add:
+      f(std::integral_constant<int, static_cast<int>(BinaryOp::Add)>{});
+      break;
+    case BinaryOp::Sub:
+      f(std::integral_constant<int, static_cast<int>(BinaryOp::Sub)>{});
+      break;
+    case BinaryOp::Mul:
+      f(std::integral_constant<int, static_cast<int>(BinaryOp::Mul)>{});
+      break;
+    case BinaryOp::Div:
+      f(std::integral_constant<int, static_cast<int>(BinaryOp::Div)>{});
+      break;
+    case BinaryOp::ReluGrad:
+      f(std::integral_constant<int, static_cast<int>(BinaryOp::ReluGrad)>{});
+      break;
+    default:
+      f(std::integral_constant<int, kAnyOp>{});
+      break;
   }
 }
 

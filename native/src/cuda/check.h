@@ -7,15 +7,13 @@
 
 #include "wm/status.h"
 
-#define WM_CUDA(call)                                                       \
-  do {                                                                      \
-    cudaError_t wm_err_ = (call);                                           \
-    if (wm_err_ != cudaSuccess) {                                           \
-      ::wm::fail(std::string(#call) + " failed: " +                         \
-                 cudaGetErrorName(wm_err_) + " (" +                         \
-                 cudaGetErrorString(wm_err_) + ") at " + __FILE__ + ":" +   \
-                 std::to_string(__LINE__));                                 \
-    }                                                                       \
+#define WM_CUDA(call)                                                                                                                     \
+  do {                                                                                                                                    \
+    cudaError_t wm_err_ = (call);                                                                                                         \
+    if (wm_err_ != cudaSuccess) {                                                                                                         \
+      ::wm::fail(std::string(#call) + " failed: " + cudaGetErrorName(wm_err_) + " (" + cudaGetErrorString(wm_err_) + ") at " + __FILE__ + \
+                 ":" + std::to_string(__LINE__));                                                                                         \
+    }                                                                                                                                     \
   } while (0)
 
 // After a kernel launch: catches bad launch configurations at once.

@@ -18,9 +18,9 @@ using gemm::kBM;
 using gemm::kBN;
 
 template <typename I>
-__global__ void __launch_bounds__(gemm::kThreads) conv2dFilterGradKernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                                                         float* __restrict__ out, float* __restrict__ partial,
-                                                                         Window2DOf<I> g, I outC, I kPerSplit) {
+__global__ void __launch_bounds__(gemm::kThreads)
+    conv2dFilterGradKernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ out, float* __restrict__ partial,
+                           Window2DOf<I> g, I outC, I kPerSplit) {
   __shared__ gemm::Tiles t;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const I m = g.fH * g.fW * g.chans, k = g.batch * g.outH * g.outW;
@@ -72,10 +72,10 @@ void conv2dFilterGrad(uint64_t x, uint64_t dy, uint64_t dw, const Window2D& g, i
   auto s = stream();
   if (windowNarrow(g, 1, g.batch * g.outH * g.outW * outC + splits * m * outC)) {
     conv2dFilterGradKernel<int><<<grid, gemm::kThreads, 0, s>>>(as<float>(x), as<float>(dy), as<float>(dw), partial, g.as<int>(),
-                                                                 static_cast<int>(outC), static_cast<int>(kPerSplit));
+                                                                static_cast<int>(outC), static_cast<int>(kPerSplit));
   } else {
-    conv2dFilterGradKernel<int64_t><<<grid, gemm::kThreads, 0, s>>>(as<float>(x), as<float>(dy), as<float>(dw), partial, g, outC,
-                                                                     kPerSplit);
+    conv2dFilterGradKernel<int64_t>
+        <<<grid, gemm::kThreads, 0, s>>>(as<float>(x), as<float>(dy), as<float>(dw), partial, g, outC, kPerSplit);
   }
   WM_CUDA_LAUNCHED();
   if (partial) {

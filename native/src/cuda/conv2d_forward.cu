@@ -16,8 +16,8 @@ using gemm::kBM;
 using gemm::kBN;
 
 template <typename I>
-__global__ void __launch_bounds__(gemm::kThreads) conv2dForwardKernel(const float* __restrict__ x, const float* __restrict__ w,
-                                                                      float* __restrict__ y, Window2DOf<I> g, I outC) {
+__global__ void __launch_bounds__(gemm::kThreads)
+    conv2dForwardKernel(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y, Window2DOf<I> g, I outC) {
   __shared__ gemm::Tiles t;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const I m = g.batch * g.outH * g.outW, k = g.fH * g.fW * g.chans;
@@ -62,8 +62,8 @@ void conv2dForward(uint64_t x, uint64_t w, uint64_t y, const Window2D& g, int64_
   dim3 grid(static_cast<unsigned>(tilesM), static_cast<unsigned>(tilesN));
   // Every tensor below 2^31 elements: 32-bit index arithmetic (outC scales the output and filter).
   if (windowNarrow(g, 1, m * outC + g.fH * g.fW * g.chans * outC)) {
-    conv2dForwardKernel<int><<<grid, gemm::kThreads, 0, stream()>>>(as<float>(x), as<float>(w), as<float>(y), g.as<int>(),
-                                                                     static_cast<int>(outC));
+    conv2dForwardKernel<int>
+        <<<grid, gemm::kThreads, 0, stream()>>>(as<float>(x), as<float>(w), as<float>(y), g.as<int>(), static_cast<int>(outC));
   } else {
     conv2dForwardKernel<int64_t><<<grid, gemm::kThreads, 0, stream()>>>(as<float>(x), as<float>(w), as<float>(y), g, outC);
   }

@@ -71,11 +71,9 @@ void conv2dInputGrad(uint64_t dy, uint64_t w, uint64_t dx, const Window2D& g, in
   dim3 grid(static_cast<unsigned>(tilesM), static_cast<unsigned>(tilesN));
   if (windowNarrow(g, 1, g.batch * dyH * dyW * outC + g.fH * g.fW * g.chans * outC)) {
     conv2dInputGradKernel<int><<<grid, gemm::kThreads, 0, stream()>>>(as<float>(dy), as<float>(w), as<float>(dx), g.as<int>(),
-                                                                       static_cast<int>(outC), static_cast<int>(dyH),
-                                                                       static_cast<int>(dyW));
+                                                                      static_cast<int>(outC), static_cast<int>(dyH), static_cast<int>(dyW));
   } else {
-    conv2dInputGradKernel<int64_t><<<grid, gemm::kThreads, 0, stream()>>>(as<float>(dy), as<float>(w), as<float>(dx), g, outC,
-                                                                           dyH, dyW);
+    conv2dInputGradKernel<int64_t><<<grid, gemm::kThreads, 0, stream()>>>(as<float>(dy), as<float>(w), as<float>(dx), g, outC, dyH, dyW);
   }
   WM_CUDA_LAUNCHED();
 }

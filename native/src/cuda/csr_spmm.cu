@@ -82,9 +82,11 @@ __device__ __forceinline__ void accumulate(const Group<LANES>& grp, const int32_
         wk[u] = __shfl_sync(grp.mask, w, k + u, LANES);
       }
 #pragma unroll
-      for (int u = 0; u < 4; ++u) if (on) v[u] = V::load(xj + static_cast<int64_t>(ck[u]) * dim);
+      for (int u = 0; u < 4; ++u)
+        if (on) v[u] = V::load(xj + static_cast<int64_t>(ck[u]) * dim);
 #pragma unroll
-      for (int u = 0; u < 4; ++u) if (on) V::fma(acc, wk[u], v[u]);
+      for (int u = 0; u < 4; ++u)
+        if (on) V::fma(acc, wk[u], v[u]);
     }
     for (; k < n; ++k) {
       const int ck = __shfl_sync(grp.mask, c, k, LANES);
@@ -125,10 +127,10 @@ struct Splits {
 };
 
 // Row r of `items` rows (output rows, or chunks) is handled by group g of warp w; the grid's warps stride.
-#define WM_FOR_GROUP_ITEMS(r, items, LANES)                                                                       \
+#define WM_FOR_GROUP_ITEMS(r, items, LANES)                                                                   \
   for (int64_t r##Base = ((static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5) * (32 / LANES), \
-               r##Step = ((static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5) * (32 / LANES);                    \
-       r##Base < (items); r##Base += r##Step)                                                                       \
+               r##Step = ((static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5) * (32 / LANES);                \
+       r##Base < (items); r##Base += r##Step)                                                                 \
     if (const int64_t r = r##Base + grp.g; r < (items))
 
 // Rows of at most longAbove entries (longer ones are the split kernels').
@@ -185,14 +187,15 @@ int64_t slabFloats(int64_t dim) {
   if (const char* v = std::getenv("WM_SPMM_SLAB"); v && *v) {
     char* end = nullptr;
     slab = std::strtoll(v, &end, 10);
-    WM_REQUIRE(*end == '\0' && slab >= 4, std::string("WM_SPMM_SLAB must be an integer of at least 4 (floats per pass), got \"") + v + "\"");
+    WM_REQUIRE(*end == '\0' && slab >= 4,
+               std::string("WM_SPMM_SLAB must be an integer of at least 4 (floats per pass), got \"") + v + "\"");
   }
   return std::min(dim, slab / 4 * 4);
 }
 
 template <int VEC>
-void launchSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
-                const float* x, int64_t dim, float* out, const Splits& sp) {
+void launchSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows, const float* x,
+                int64_t dim, float* out, const Splits& sp) {
   const int64_t slab = VEC == 4 ? slabFloats(dim) : dim;
   Scratch s;
   float* partial = sp.numLong > 0 ? s.get<float>(sp.numChunks * dim) : nullptr;
@@ -204,11 +207,11 @@ void launchSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weigh
       const auto threadsFor = [](int64_t items) { return (items + 32 / L - 1) / (32 / L) * 32; };
       const int64_t longAbove = sp.numLong > 0 ? sp.chunkEntries : INT64_MAX;
       spmmKernel<VEC, L><<<gridFor(threadsFor(numRows)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, rowScale, numRows, x + c0, c,
-                                                                                   out + c0, longAbove);
+                                                                                  out + c0, longAbove);
       WM_CUDA_LAUNCHED();
       if (sp.numLong == 0) return;
-      spmmChunksKernel<VEC, L><<<gridFor(threadsFor(sp.numChunks)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, sp, x + c0, c,
-                                                                                             partial + c0);
+      spmmChunksKernel<VEC, L>
+          <<<gridFor(threadsFor(sp.numChunks)), kThreads, 0, stream()>>>(rowPtr, colIdx, weight, sp, x + c0, c, partial + c0);
       WM_CUDA_LAUNCHED();
       spmmMergeKernel<VEC, L><<<gridFor(threadsFor(sp.numLong)), kThreads, 0, stream()>>>(sp, rowScale, partial + c0, c, out + c0);
       WM_CUDA_LAUNCHED();
@@ -218,16 +221,20 @@ void launchSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weigh
 
 }  // namespace
 
-void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x,
-             int64_t dim, uint64_t out, uint64_t splits, int64_t numLong, int64_t numChunks, int64_t chunkEntries) {
+void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x, int64_t dim, uint64_t out,
+             uint64_t splits, int64_t numLong, int64_t numChunks, int64_t chunkEntries) {
   if (numRows == 0 || dim == 0) return;
   WM_REQUIRE(numLong == 0 || (splits != 0 && numChunks >= numLong && chunkEntries > 0),
              "csrSpmm: long rows need their splits, at least a chunk each, and a positive chunk length");
   const int32_t* sp = as<int32_t>(splits);
   const Splits s{sp, sp + numLong, sp + 2 * numLong + 1, sp + 2 * numLong + 1 + numChunks, numLong, numChunks, chunkEntries};
   const bool wide = dim % 4 == 0 && aligned16({x, out});
-  if (wide) launchSpmm<4>(as<int32_t>(rowPtr), as<int32_t>(colIdx), as<float>(weight), as<float>(rowScale), numRows, as<float>(x), dim, as<float>(out), s);
-  else launchSpmm<1>(as<int32_t>(rowPtr), as<int32_t>(colIdx), as<float>(weight), as<float>(rowScale), numRows, as<float>(x), dim, as<float>(out), s);
+  if (wide)
+    launchSpmm<4>(as<int32_t>(rowPtr), as<int32_t>(colIdx), as<float>(weight), as<float>(rowScale), numRows, as<float>(x), dim,
+                  as<float>(out), s);
+  else
+    launchSpmm<1>(as<int32_t>(rowPtr), as<int32_t>(colIdx), as<float>(weight), as<float>(rowScale), numRows, as<float>(x), dim,
+                  as<float>(out), s);
 }
 
 }  // namespace wm

@@ -15,7 +15,9 @@ Cublas* cublas() {
   std::call_once(once, [] {
     const char* off = std::getenv("WM_NO_CUBLAS");
     if (off && std::string(off) == "1") return;
-    const char* names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+    const char* names[] = {"libcublas.so.13",
+                           "libcublas.so.12",
+                           "libcublas.so",
                            "/usr/local/cuda/lib64/libcublas.so.13",
                            "/usr/local/cuda/lib64/libcublas.so.12",
                            "/usr/local/cuda/lib64/libcublas.so"};
@@ -26,10 +28,8 @@ Cublas* cublas() {
     auto* c = new Cublas();
     c->create = reinterpret_cast<decltype(c->create)>(dlsym(lib, "cublasCreate_v2"));
     c->setStream = reinterpret_cast<decltype(c->setStream)>(dlsym(lib, "cublasSetStream_v2"));
-    c->sgemmStridedBatched = reinterpret_cast<decltype(c->sgemmStridedBatched)>(
-        dlsym(lib, "cublasSgemmStridedBatched"));
-    if (!c->create || !c->setStream || !c->sgemmStridedBatched || c->create(&c->handle) != 0 ||
-        c->setStream(c->handle, stream()) != 0) {
+    c->sgemmStridedBatched = reinterpret_cast<decltype(c->sgemmStridedBatched)>(dlsym(lib, "cublasSgemmStridedBatched"));
+    if (!c->create || !c->setStream || !c->sgemmStridedBatched || c->create(&c->handle) != 0 || c->setStream(c->handle, stream()) != 0) {
       delete c;
       return;
     }

@@ -12,9 +12,8 @@ struct Cublas {
   int (*create)(CublasHandle*);
   int (*setStream)(CublasHandle, cudaStream_t);
   int (*setWorkspace)(CublasHandle, void*, size_t);
-  int (*sgemmStridedBatched)(CublasHandle, int, int, int, int, int, const float*,
-                             const float*, int, long long, const float*, int, long long,
-                             const float*, float*, int, long long, int);
+  int (*sgemmStridedBatched)(CublasHandle, int, int, int, int, int, const float*, const float*, int, long long, const float*, int,
+                             long long, const float*, float*, int, long long, int);
   CublasHandle handle;
 };
 

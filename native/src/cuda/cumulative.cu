@@ -37,12 +37,16 @@ void scanRow(In in, Out out, int64_t n, bool product, bool exclusive, cudaStream
   const Op<U> op{product};
   const U init = product ? U(1) : U(0);
   size_t temp = 0;
-  if (exclusive) WM_CUDA(cub::DeviceScan::ExclusiveScan(nullptr, temp, in, out, op, init, n, s));
-  else WM_CUDA(cub::DeviceScan::InclusiveScan(nullptr, temp, in, out, op, n, s));
+  if (exclusive)
+    WM_CUDA(cub::DeviceScan::ExclusiveScan(nullptr, temp, in, out, op, init, n, s));
+  else
+    WM_CUDA(cub::DeviceScan::InclusiveScan(nullptr, temp, in, out, op, n, s));
   Scratch sc;  // stream-ordered: freed blocks are reused only after the scan
   void* t = sc.get<uint8_t>(static_cast<int64_t>(temp));
-  if (exclusive) WM_CUDA(cub::DeviceScan::ExclusiveScan(t, temp, in, out, op, init, n, s));
-  else WM_CUDA(cub::DeviceScan::InclusiveScan(t, temp, in, out, op, n, s));
+  if (exclusive)
+    WM_CUDA(cub::DeviceScan::ExclusiveScan(t, temp, in, out, op, init, n, s));
+  else
+    WM_CUDA(cub::DeviceScan::InclusiveScan(t, temp, in, out, op, n, s));
 }
 
 template <typename T, typename U>
@@ -52,8 +56,10 @@ void run(bool product, const T* x, T* y, int64_t outer, int64_t n, int64_t inner
     for (int64_t o = 0; o < outer; ++o) {
       const U* in = reinterpret_cast<const U*>(x + o * n);
       U* out = reinterpret_cast<U*>(y + o * n);
-      if (reverse) scanRow<U>(thrust::make_reverse_iterator(in + n), thrust::make_reverse_iterator(out + n), n, product, exclusive, s);
-      else scanRow<U>(in, out, n, product, exclusive, s);
+      if (reverse)
+        scanRow<U>(thrust::make_reverse_iterator(in + n), thrust::make_reverse_iterator(out + n), n, product, exclusive, s);
+      else
+        scanRow<U>(in, out, n, product, exclusive, s);
     }
     return;
   }
@@ -63,13 +69,17 @@ void run(bool product, const T* x, T* y, int64_t outer, int64_t n, int64_t inner
 
 }  // namespace
 
-void cumulative(bool product, DType dt, uint64_t x, uint64_t y, int64_t outer, int64_t n, int64_t inner, bool exclusive,
-                bool reverse) {
+void cumulative(bool product, DType dt, uint64_t x, uint64_t y, int64_t outer, int64_t n, int64_t inner, bool exclusive, bool reverse) {
   if (outer * n * inner == 0) return;
   switch (dt) {
-    case DType::F32: run<float, float>(product, as<float>(x), as<float>(y), outer, n, inner, exclusive, reverse); break;
-    case DType::I32: run<int32_t, uint32_t>(product, as<int32_t>(x), as<int32_t>(y), outer, n, inner, exclusive, reverse); break;
-    default: fail("cumulative: float32 or int32 only");
+    case DType::F32:
+      run<float, float>(product, as<float>(x), as<float>(y), outer, n, inner, exclusive, reverse);
+      break;
+    case DType::I32:
+      run<int32_t, uint32_t>(product, as<int32_t>(x), as<int32_t>(y), outer, n, inner, exclusive, reverse);
+      break;
+    default:
+      fail("cumulative: float32 or int32 only");
   }
 }
 

@@ -44,7 +44,7 @@ void denseAdam(const std::vector<AdamTensor<uint64_t>>& tensors, const AdamScala
       const auto& in = tensors[k];
       WM_REQUIRE(in.n >= 0, "denseAdam: tensor sizes must be non-negative");
       if (in.n == 0) continue;
-      batch.t[count++] = {as<float>(in.param), as<float>(in.grad), as<float>(in.m), as<float>(in.v),
+      batch.t[count++] = {as<float>(in.param),    as<float>(in.grad), as<float>(in.m),    as<float>(in.v),
                           as<float>(in.outParam), as<float>(in.outM), as<float>(in.outV), in.n};
       largest = std::max(largest, in.n);
     }

@@ -9,8 +9,8 @@ namespace wm {
 namespace {
 
 template <typename I>
-__global__ void depthwiseConvKernel(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
-                                    Window2DOf<I> g, I mult, int64_t total) {
+__global__ void depthwiseConvKernel(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y, Window2DOf<I> g,
+                                    I mult, int64_t total) {
   const I cms = g.chans * mult;
   WM_GRID_STRIDE(t, total) {
     I p = static_cast<I>(t);
@@ -28,11 +28,10 @@ void depthwiseConv2d(uint64_t x, uint64_t w, uint64_t y, const Window2D& g, int6
   const int64_t total = g.batch * g.outH * g.outW * g.chans * mult;
   if (total == 0) return;
   if (windowNarrow(g, mult)) {
-    depthwiseConvKernel<int><<<gridFor(total), kThreads, 0, stream()>>>(as<float>(x), as<float>(w), as<float>(y),
-                                                                         g.as<int>(), static_cast<int>(mult), total);
+    depthwiseConvKernel<int>
+        <<<gridFor(total), kThreads, 0, stream()>>>(as<float>(x), as<float>(w), as<float>(y), g.as<int>(), static_cast<int>(mult), total);
   } else {
-    depthwiseConvKernel<int64_t><<<gridFor(total), kThreads, 0, stream()>>>(as<float>(x), as<float>(w), as<float>(y), g,
-                                                                             mult, total);
+    depthwiseConvKernel<int64_t><<<gridFor(total), kThreads, 0, stream()>>>(as<float>(x), as<float>(w), as<float>(y), g, mult, total);
   }
   WM_CUDA_LAUNCHED();
 }

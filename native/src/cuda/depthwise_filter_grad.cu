@@ -14,13 +14,13 @@
 namespace wm {
 namespace {
 
-constexpr int kLanes = 32;           // output channels per block
-constexpr int kRows = 8;             // pixel stripes per block
+constexpr int kLanes = 32;  // output channels per block
+constexpr int kRows = 8;    // pixel stripes per block
 constexpr int64_t kChunkPixels = 512;
 
 template <typename I>
-__global__ void depthwiseFilterPartialKernel(const float* __restrict__ x, const float* __restrict__ dy,
-                                             float* __restrict__ partial, Window2DOf<I> g, I mult, I pixels) {
+__global__ void depthwiseFilterPartialKernel(const float* __restrict__ x, const float* __restrict__ dy, float* __restrict__ partial,
+                                             Window2DOf<I> g, I mult, I pixels) {
   const I ij = static_cast<I>(blockIdx.x), i = ij / g.fW, j = ij % g.fW;
   const I cms = g.chans * mult;
   const I cm = static_cast<I>(blockIdx.y) * kLanes + static_cast<I>(threadIdx.x);
@@ -48,8 +48,7 @@ __global__ void depthwiseFilterPartialKernel(const float* __restrict__ x, const 
   }
 }
 
-__global__ void sumChunksKernel(const float* __restrict__ partial, float* __restrict__ dw, int64_t perChunk,
-                                int64_t chunks) {
+__global__ void sumChunksKernel(const float* __restrict__ partial, float* __restrict__ dw, int64_t perChunk, int64_t chunks) {
   WM_GRID_STRIDE(t, perChunk) {
     float s = 0.f;
     for (int64_t k = 0; k < chunks; ++k) s += partial[k * perChunk + t];
@@ -64,17 +63,16 @@ void depthwiseConv2dFilterGrad(uint64_t x, uint64_t dy, uint64_t dw, const Windo
   if (perChunk == 0) return;
   const int64_t pixels = g.batch * g.outH * g.outW;
   const int64_t chunks = std::max<int64_t>(1, (pixels + kChunkPixels - 1) / kChunkPixels);
-  WM_REQUIRE(chunks <= 65535 && g.fH * g.fW <= INT32_MAX, "depthwiseConv2dFilterGrad: too many output pixels (" +
-                                                              std::to_string(pixels) + ") for one call");
+  WM_REQUIRE(chunks <= 65535 && g.fH * g.fW <= INT32_MAX,
+             "depthwiseConv2dFilterGrad: too many output pixels (" + std::to_string(pixels) + ") for one call");
   Scratch scratch;
   float* partial = scratch.get<float>(chunks * perChunk);
-  dim3 grid(static_cast<unsigned>(g.fH * g.fW), static_cast<unsigned>((cms + kLanes - 1) / kLanes),
-            static_cast<unsigned>(chunks));
+  dim3 grid(static_cast<unsigned>(g.fH * g.fW), static_cast<unsigned>((cms + kLanes - 1) / kLanes), static_cast<unsigned>(chunks));
   dim3 block(kLanes, kRows);
   auto s = stream();
   if (windowNarrow(g, mult, chunks * perChunk)) {
-    depthwiseFilterPartialKernel<int><<<grid, block, 0, s>>>(as<float>(x), as<float>(dy), partial, g.as<int>(),
-                                                             static_cast<int>(mult), static_cast<int>(pixels));
+    depthwiseFilterPartialKernel<int>
+        <<<grid, block, 0, s>>>(as<float>(x), as<float>(dy), partial, g.as<int>(), static_cast<int>(mult), static_cast<int>(pixels));
   } else {
     depthwiseFilterPartialKernel<int64_t><<<grid, block, 0, s>>>(as<float>(x), as<float>(dy), partial, g, mult, pixels);
   }

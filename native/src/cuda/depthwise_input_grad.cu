@@ -9,8 +9,8 @@ namespace wm {
 namespace {
 
 template <typename I>
-__global__ void depthwiseInputGradKernel(const float* __restrict__ dy, const float* __restrict__ w, float* __restrict__ dx,
-                                         Window2DOf<I> g, I mult, I dyH, I dyW, int64_t total) {
+__global__ void depthwiseInputGradKernel(const float* __restrict__ dy, const float* __restrict__ w, float* __restrict__ dx, Window2DOf<I> g,
+                                         I mult, I dyH, I dyW, int64_t total) {
   WM_GRID_STRIDE(t, total) {
     I p = static_cast<I>(t);
     const I c = p % g.chans;
@@ -23,17 +23,16 @@ __global__ void depthwiseInputGradKernel(const float* __restrict__ dy, const flo
 
 }  // namespace
 
-void depthwiseConv2dInputGrad(uint64_t dy, uint64_t w, uint64_t dx, const Window2D& g, int64_t mult, int64_t dyH,
-                              int64_t dyW) {
+void depthwiseConv2dInputGrad(uint64_t dy, uint64_t w, uint64_t dx, const Window2D& g, int64_t mult, int64_t dyH, int64_t dyW) {
   const int64_t total = g.batch * g.inH * g.inW * g.chans;
   if (total == 0) return;
   if (windowNarrow(g, mult, g.batch * dyH * dyW * g.chans * mult)) {
-    depthwiseInputGradKernel<int><<<gridFor(total), kThreads, 0, stream()>>>(
-        as<float>(dy), as<float>(w), as<float>(dx), g.as<int>(), static_cast<int>(mult), static_cast<int>(dyH),
-        static_cast<int>(dyW), total);
+    depthwiseInputGradKernel<int><<<gridFor(total), kThreads, 0, stream()>>>(as<float>(dy), as<float>(w), as<float>(dx), g.as<int>(),
+                                                                             static_cast<int>(mult), static_cast<int>(dyH),
+                                                                             static_cast<int>(dyW), total);
   } else {
-    depthwiseInputGradKernel<int64_t><<<gridFor(total), kThreads, 0, stream()>>>(as<float>(dy), as<float>(w),
-                                                                                  as<float>(dx), g, mult, dyH, dyW, total);
+    depthwiseInputGradKernel<int64_t>
+        <<<gridFor(total), kThreads, 0, stream()>>>(as<float>(dy), as<float>(w), as<float>(dx), g, mult, dyH, dyW, total);
   }
   WM_CUDA_LAUNCHED();
 }

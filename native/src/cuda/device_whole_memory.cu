@@ -18,7 +18,8 @@ std::string gpu(int d) { return "GPU " + std::to_string(d); }
 void requirePeer(int from, int to) {
   int can = 0;
   WM_CUDA(cudaDeviceCanAccessPeer(&can, from, to));
-  if (!can) fail("malloc: " + gpu(from) + " cannot access " + gpu(to) + " directly (no peer access); use type 'distributed' or location 'host'");
+  if (!can)
+    fail("malloc: " + gpu(from) + " cannot access " + gpu(to) + " directly (no peer access); use type 'distributed' or location 'host'");
 }
 
 // Every rank says which GPU it drives; the GPU of each part.
@@ -44,8 +45,8 @@ struct OnDevice {
 
 }  // namespace
 
-DeviceWholeMemory::DeviceWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes,
-                                     int64_t granularityRows, const std::vector<int>& devices)
+DeviceWholeMemory::DeviceWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes, int64_t granularityRows,
+                                     const std::vector<int>& devices)
     : type_(type), rows_(rows), rowBytes_(rowBytes) {
   WM_REQUIRE(rows >= 0 && rowBytes > 0 && granularityRows >= 1, "malloc: bad rows, row size or granularity");
   device_ = currentDevice();
@@ -55,7 +56,8 @@ DeviceWholeMemory::DeviceWholeMemory(Bootstrap& comm, MemoryType type, int64_t r
     WM_REQUIRE(type != MemoryType::Distributed, "malloc: type 'distributed' spans processes; in one process use 'continuous' or 'chunked'");
     int count = deviceCount();
     for (size_t i = 0; i < devices.size(); ++i) {
-      WM_REQUIRE(devices[i] >= 0 && devices[i] < count, "malloc: devices[" + std::to_string(i) + "] = " + std::to_string(devices[i]) + " is not a GPU here (" + std::to_string(count) + " visible)");
+      WM_REQUIRE(devices[i] >= 0 && devices[i] < count, "malloc: devices[" + std::to_string(i) + "] = " + std::to_string(devices[i]) +
+                                                            " is not a GPU here (" + std::to_string(count) + " visible)");
       for (size_t j = 0; j < i; ++j) WM_REQUIRE(devices[j] != devices[i], "malloc: devices lists " + gpu(devices[i]) + " twice");
     }
     for (int d : devices)
@@ -98,10 +100,12 @@ DeviceWholeMemory::DeviceWholeMemory(Bootstrap& comm, MemoryType type, int64_t r
   int64_t perPart = (rows + parts_ - 1) / parts_;
   rowsPerRank_ = std::max<int64_t>(unit, (perPart + unit - 1) / unit * unit);
   sliceBytes_ = rowsPerRank_ * rowBytes_;
-  std::string mine = std::to_string(static_cast<int>(type)) + " " + std::to_string(rows) + " " + std::to_string(rowBytes) + " " + std::to_string(rowsPerRank_);
+  std::string mine = std::to_string(static_cast<int>(type)) + " " + std::to_string(rows) + " " + std::to_string(rowBytes) + " " +
+                     std::to_string(rowsPerRank_);
   auto layouts = comm.allgather(mine, "malloc");
   for (int q = 0; q < comm.size(); ++q)
-    WM_REQUIRE(layouts[q] == mine, "malloc: rank " + std::to_string(q) + " asked for " + layouts[q] + " but rank " + std::to_string(comm.rank()) + " for " + mine);
+    WM_REQUIRE(layouts[q] == mine, "malloc: rank " + std::to_string(q) + " asked for " + layouts[q] + " but rank " +
+                                       std::to_string(comm.rank()) + " for " + mine);
   try {
     if (type == MemoryType::Continuous) {
       handles_.assign(parts_, 0);
@@ -123,7 +127,8 @@ DeviceWholeMemory::DeviceWholeMemory(Bootstrap& comm, MemoryType type, int64_t r
         try {
           for (int q = 0; q < parts_; ++q) {
             if (q == ownFirst_) continue;
-            WM_CU(driver().memImport(&handles_[q], reinterpret_cast<void*>(static_cast<uintptr_t>(fds[q])), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+            WM_CU(driver().memImport(&handles_[q], reinterpret_cast<void*>(static_cast<uintptr_t>(fds[q])),
+                                     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
           }
         } catch (...) {
           for (int x : fds)
@@ -164,8 +169,10 @@ DeviceWholeMemory::DeviceWholeMemory(Bootstrap& comm, MemoryType type, int64_t r
         chunks_.chunks[i] = static_cast<uint8_t*>(p);
         if (devices_[i] != device_) {
           cudaError_t e = cudaDeviceEnablePeerAccess(devices_[i], 0);
-          if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
-          else WM_CUDA(e);
+          if (e == cudaErrorPeerAccessAlreadyEnabled)
+            cudaGetLastError();
+          else
+            WM_CUDA(e);
         }
       }
       if (type == MemoryType::Chunked && !single) {
@@ -213,8 +220,10 @@ void DeviceWholeMemory::release() {
   } else {
     for (int q = 0; q < chunks_.count; ++q) {
       if (!chunks_.chunks[q]) continue;
-      if (q >= ownFirst_ && q < ownFirst_ + ownCount_) cudaFree(chunks_.chunks[q]);
-      else cudaIpcCloseMemHandle(chunks_.chunks[q]);
+      if (q >= ownFirst_ && q < ownFirst_ + ownCount_)
+        cudaFree(chunks_.chunks[q]);
+      else
+        cudaIpcCloseMemHandle(chunks_.chunks[q]);
       chunks_.chunks[q] = nullptr;
     }
     chunks_.count = 0;
@@ -229,8 +238,7 @@ int64_t DeviceWholeMemory::localRowCount() const {
 }
 
 uint8_t* DeviceWholeMemory::ownPart(int i) const {
-  return type_ == MemoryType::Continuous ? reinterpret_cast<uint8_t*>(va_) + static_cast<size_t>(i) * sliceBytes_
-                                         : chunks_.chunks[i];
+  return type_ == MemoryType::Continuous ? reinterpret_cast<uint8_t*>(va_) + static_cast<size_t>(i) * sliceBytes_ : chunks_.chunks[i];
 }
 
 uint64_t DeviceWholeMemory::localSlice() const {
@@ -266,8 +274,10 @@ TableRef DeviceWholeMemory::table() const {
   t.rows = rows_;
   t.dim = rowBytes_ / 4;
   t.storage = StorageType::F32;
-  if (type_ == MemoryType::Continuous) t.ptr = va_;
-  else t.chunked = &chunks_;
+  if (type_ == MemoryType::Continuous)
+    t.ptr = va_;
+  else
+    t.chunked = &chunks_;
   return t;
 }
 

@@ -28,14 +28,13 @@ const DriverApi& driver();
 
 }  // namespace wm
 
-#define WM_CU(call)                                                                           \
-  do {                                                                                        \
-    CUresult wm_r_ = (call);                                                                  \
-    if (wm_r_ != CUDA_SUCCESS) {                                                              \
-      const char* wm_s_ = nullptr;                                                            \
-      ::wm::driver().errorString(wm_r_, &wm_s_);                                              \
-      ::wm::fail(std::string(#call) + " failed: " + (wm_s_ ? wm_s_ : "unknown error") + " (" + \
-                 std::to_string(static_cast<int>(wm_r_)) + ") at " + __FILE__ + ":" +          \
-                 std::to_string(__LINE__));                                                   \
-    }                                                                                         \
+#define WM_CU(call)                                                                                                                      \
+  do {                                                                                                                                   \
+    CUresult wm_r_ = (call);                                                                                                             \
+    if (wm_r_ != CUDA_SUCCESS) {                                                                                                         \
+      const char* wm_s_ = nullptr;                                                                                                       \
+      ::wm::driver().errorString(wm_r_, &wm_s_);                                                                                         \
+      ::wm::fail(std::string(#call) + " failed: " + (wm_s_ ? wm_s_ : "unknown error") + " (" + std::to_string(static_cast<int>(wm_r_)) + \
+                 ") at " + __FILE__ + ":" + std::to_string(__LINE__));                                                                   \
+    }                                                                                                                                    \
   } while (0)

@@ -55,12 +55,18 @@ __device__ __forceinline__ void addRestOfRun(const Window<KeyT>& c, const Run& r
     const int at = __shfl_sync(0xffffffffu, c.myPos, q);
     if (mine) {
       float4 d = *reinterpret_cast<const float4*>(c.grads + static_cast<int64_t>(at) * c.dim + j);
-      g.x += d.x; g.y += d.y; g.z += d.z; g.w += d.w;
+      g.x += d.x;
+      g.y += d.y;
+      g.z += d.z;
+      g.w += d.w;
     }
   }
   for (int64_t q = c.base + 32; run.spills && mine && q < c.n && c.keys[q] == static_cast<KeyT>(run.r); ++q) {
     float4 d = *reinterpret_cast<const float4*>(c.grads + static_cast<int64_t>(c.pos[q]) * c.dim + j);
-    g.x += d.x; g.y += d.y; g.z += d.z; g.w += d.w;
+    g.x += d.x;
+    g.y += d.y;
+    g.z += d.z;
+    g.w += d.w;
   }
 }
 
@@ -121,8 +127,10 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
     if (!mine) continue;
     float* a = c.s0 ? c.s0 + run.r * c.dim + j : nullptr;
     float* b = c.s1 ? c.s1 + run.r * c.dim + j : nullptr;
-    if (applyRule(c.opt, c.p, x, a, b, g)) w[j] = fromFloat<T>(x);
-    else ++bad;
+    if (applyRule(c.opt, c.p, x, a, b, g))
+      w[j] = fromFloat<T>(x);
+    else
+      ++bad;
   }
   return bad;
 }
@@ -137,9 +145,9 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
 // 0.469-0.471 ms against 0.490-0.504 with four (61 registers); six (40 registers, spills) 0.554,
 // eight 0.756.
 template <typename Table, typename KeyT>
-__global__ void __launch_bounds__(kThreads, 5) applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n,
-                            int64_t dim, int64_t rows, const float* grads, SparseOptimizer opt, OptimizerParams p,
-                            unsigned long long* skipped) {
+__global__ void __launch_bounds__(kThreads, 5)
+    applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n, int64_t dim, int64_t rows,
+                const float* grads, SparseOptimizer opt, OptimizerParams p, unsigned long long* skipped) {
   using T = typename StorageOf<Table>::type;
   const int64_t warp = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5;
   const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
@@ -163,8 +171,10 @@ __global__ void __launch_bounds__(kThreads, 5) applyKernel(Table table, float* s
       run.spills = !heads && valid == 32 && c.base + 32 < n && keys[c.base + 32] == static_cast<KeyT>(run.r);
       if (run.r < 0 || run.r >= rows) continue;  // reported by initPositions; the caller validated first
       T* row = table.row(run.r, dim);
-      if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(row) & (4 * sizeof(T) - 1)) == 0) bad += applyVec(c, row, run);
-      else bad += applyScalar(c, row, run);
+      if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(row) & (4 * sizeof(T) - 1)) == 0)
+        bad += applyVec(c, row, run);
+      else
+        bad += applyScalar(c, row, run);
     }
   }
   if (bad && skipped) atomicAdd(skipped, bad);
@@ -194,13 +204,13 @@ struct ApplyLaunch {
 };
 
 template <typename KeyT>
-void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const KeyT* indices, int64_t n,
-                 uint64_t grads, SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped) {
+void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const KeyT* indices, int64_t n, uint64_t grads,
+                 SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped) {
   cudaStream_t s = stream();
   size_t temp = 0;
   WM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp, static_cast<const KeyT*>(nullptr), static_cast<KeyT*>(nullptr),
-                                          static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
-                                          static_cast<int>(n), 0, static_cast<int>(sizeof(KeyT) * 8), s));
+                                          static_cast<const int*>(nullptr), static_cast<int*>(nullptr), static_cast<int>(n), 0,
+                                          static_cast<int>(sizeof(KeyT) * 8), s));
   auto align = [](size_t x) { return (x + 255) / 256 * 256; };
   size_t keyB = align(n * sizeof(KeyT)), posB = align(n * sizeof(int));
   Scratch scratch;
@@ -210,24 +220,22 @@ void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const 
   auto* posIn = reinterpret_cast<int*>(base + keyB);
   auto* posOut = reinterpret_cast<int*>(base + keyB + posB);
   void* tempPtr = base + keyB + 2 * posB;
-  initPositions<KeyT><<<gridFor(n), kThreads, 0, s>>>(indices, n, table.rows, posIn,
-                                                      reinterpret_cast<unsigned long long*>(errorFlag));
+  initPositions<KeyT><<<gridFor(n), kThreads, 0, s>>>(indices, n, table.rows, posIn, reinterpret_cast<unsigned long long*>(errorFlag));
   WM_CUDA_LAUNCHED();
   // Only the bits a valid row index can have; invalid ones were reported above.
   int bits = 1;
   while (bits < static_cast<int>(sizeof(KeyT) * 8 - 1) && (1ll << bits) < table.rows) ++bits;
   WM_CUDA(cub::DeviceRadixSort::SortPairs(tempPtr, temp, indices, keysOut, posIn, posOut, static_cast<int>(n), 0, bits, s));
   dispatchTable(table, IndexType::I32,
-                ApplyLaunch<KeyT>{as<float>(state0), as<float>(state1), keysOut, posOut, n, table.dim, table.rows,
-                                  as<float>(grads), opt, p, reinterpret_cast<unsigned long long*>(skipped), s});
+                ApplyLaunch<KeyT>{as<float>(state0), as<float>(state1), keysOut, posOut, n, table.dim, table.rows, as<float>(grads), opt, p,
+                                  reinterpret_cast<unsigned long long*>(skipped), s});
   WM_CUDA_LAUNCHED();
 }
 
 }  // namespace
 
-void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uint64_t indices, IndexType it,
-                    int64_t n, uint64_t grads, SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag,
-                    uint64_t skipped) {
+void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uint64_t indices, IndexType it, int64_t n, uint64_t grads,
+                    SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped) {
   if (n == 0 || table.dim == 0) return;
   WM_REQUIRE(n < (1ll << 31), "embedding apply: at most 2^31 - 1 indices per step");
   if (it == IndexType::I32)

@@ -17,32 +17,47 @@ struct ContiguousTable {
 template <typename T>
 struct ChunkedTable {
   ChunkedHandle h;
-  __device__ __forceinline__ T* row(int64_t r, int64_t dim) const {
-    return PtrGen<const ChunkedHandle, T>(h).At(r * dim);
-  }
+  __device__ __forceinline__ T* row(int64_t r, int64_t dim) const { return PtrGen<const ChunkedHandle, T>(h).At(r * dim); }
 };
 
 // Calls f.template operator()<Table, IdxT>(table) for the right instantiation.
 template <typename F>
 void dispatchTable(const TableRef& t, IndexType it, F&& f) {
   auto withIdx = [&](auto table) {
-    if (it == IndexType::I32) f.template run<decltype(table), int32_t>(table);
-    else f.template run<decltype(table), int64_t>(table);
+    if (it == IndexType::I32)
+      f.template run<decltype(table), int32_t>(table);
+    else
+      f.template run<decltype(table), int64_t>(table);
   };
   auto withStorage = [&](auto tag) {
     using T = decltype(tag);
-    if (t.chunked) withIdx(ChunkedTable<T>{*t.chunked});
-    else withIdx(ContiguousTable<T>{reinterpret_cast<T*>(t.ptr)});
+    if (t.chunked)
+      withIdx(ChunkedTable<T>{*t.chunked});
+    else
+      withIdx(ContiguousTable<T>{reinterpret_cast<T*>(t.ptr)});
   };
   switch (t.storage) {
-    case StorageType::F32: withStorage(float{}); break;
-    case StorageType::F16: withStorage(Half16{}); break;
-    case StorageType::BF16: withStorage(BFloat16{}); break;
+    case StorageType::F32:
+      withStorage(float{});
+      break;
+    case StorageType::F16:
+      withStorage(Half16{});
+      break;
+    case StorageType::BF16:
+      withStorage(BFloat16{});
+      break;
   }
 }
 
-template <typename Table> struct StorageOf;
-template <typename T> struct StorageOf<ContiguousTable<T>> { using type = T; };
-template <typename T> struct StorageOf<ChunkedTable<T>> { using type = T; };
+template <typename Table>
+struct StorageOf;
+template <typename T>
+struct StorageOf<ContiguousTable<T>> {
+  using type = T;
+};
+template <typename T>
+struct StorageOf<ChunkedTable<T>> {
+  using type = T;
+};
 
 }  // namespace wm

@@ -50,8 +50,8 @@ __global__ void gatherKernel(Table table, const IdxT* idx, int64_t n, int64_t di
       if constexpr (VEC % 4 == 0) {
 #pragma unroll
         for (int e = 0; e < VEC; e += 4) {
-          *reinterpret_cast<float4*>(o + e) = make_float4(toFloat(v[u].v[e]), toFloat(v[u].v[e + 1]), toFloat(v[u].v[e + 2]),
-                                                          toFloat(v[u].v[e + 3]));
+          *reinterpret_cast<float4*>(o + e) =
+              make_float4(toFloat(v[u].v[e]), toFloat(v[u].v[e + 1]), toFloat(v[u].v[e + 2]), toFloat(v[u].v[e + 3]));
         }
       } else {
 #pragma unroll
@@ -71,8 +71,7 @@ struct Launch {
     constexpr int kVec = 16 / sizeof(T);
     auto* f = reinterpret_cast<unsigned long long*>(flag);
     // Wide vectors need rows of whole vectors and aligned bases.
-    bool wide = t.dim % kVec == 0 && out % 16 == 0 && (t.chunked || t.ptr % 16 == 0) &&
-                (!t.chunked || t.chunked->chunkBytes % 16 == 0);
+    bool wide = t.dim % kVec == 0 && out % 16 == 0 && (t.chunked || t.ptr % 16 == 0) && (!t.chunked || t.chunked->chunkBytes % 16 == 0);
     // Measured on an H200 (bench:embedding, 128-wide rows): two vectors per
     // pass lift half-precision gathers from 73-75% to 80-81% of the copy
     // rate; four gave 78%, eight 62%, and any unrolling slowed float32 rows
@@ -82,16 +81,15 @@ struct Launch {
       gatherKernel<Table, IdxT, kVec, kUnroll><<<gridFor((n * (t.dim / kVec) + kUnroll - 1) / kUnroll), kThreads, 0, stream()>>>(
           table, as<IdxT>(idx), n, t.dim, t.rows, as<float>(out), f);
     } else {
-      gatherKernel<Table, IdxT, 1, 1><<<gridFor(n * t.dim), kThreads, 0, stream()>>>(table, as<IdxT>(idx), n, t.dim,
-                                                                                  t.rows, as<float>(out), f);
+      gatherKernel<Table, IdxT, 1, 1>
+          <<<gridFor(n * t.dim), kThreads, 0, stream()>>>(table, as<IdxT>(idx), n, t.dim, t.rows, as<float>(out), f);
     }
   }
 };
 
 }  // namespace
 
-void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t out,
-                     uint64_t errorFlag) {
+void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t out, uint64_t errorFlag) {
   if (n == 0 || table.dim == 0) return;
   dispatchTable(table, it, Launch{table, indices, out, errorFlag, n});
   WM_CUDA_LAUNCHED();

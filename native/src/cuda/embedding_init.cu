@@ -6,8 +6,7 @@ namespace wm {
 namespace {
 
 template <typename Table>
-__global__ void initKernel(Table table, int64_t first, int64_t count, int64_t dim, int64_t rowBase, uint64_t seed, int kind,
-                           float scale) {
+__global__ void initKernel(Table table, int64_t first, int64_t count, int64_t dim, int64_t rowBase, uint64_t seed, int kind, float scale) {
   using T = typename StorageOf<Table>::type;
   WM_GRID_STRIDE(t, count * dim) {
     int64_t r = first + t / dim, j = t % dim;

@@ -26,15 +26,14 @@ struct Launch {
   int64_t n;
   template <typename Table, typename IdxT>
   void run(Table table) {
-    writeKernel<Table, IdxT><<<gridFor(n * t.dim), kThreads, 0, stream()>>>(
-        table, as<IdxT>(idx), n, t.dim, t.rows, as<float>(in), reinterpret_cast<unsigned long long*>(flag));
+    writeKernel<Table, IdxT><<<gridFor(n * t.dim), kThreads, 0, stream()>>>(table, as<IdxT>(idx), n, t.dim, t.rows, as<float>(in),
+                                                                            reinterpret_cast<unsigned long long*>(flag));
   }
 };
 
 }  // namespace
 
-void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values,
-                        uint64_t errorFlag) {
+void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values, uint64_t errorFlag) {
   if (n == 0 || table.dim == 0) return;
   dispatchTable(table, it, Launch{table, indices, values, errorFlag, n});
   WM_CUDA_LAUNCHED();

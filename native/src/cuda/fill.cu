@@ -14,9 +14,15 @@ void fill(DType t, uint64_t y, int64_t n, double value) {
   if (n == 0) return;
   auto s = stream();
   switch (t) {
-    case DType::F32: fillKernel<float><<<gridFor(n), kThreads, 0, s>>>(as<float>(y), n, static_cast<float>(value)); break;
-    case DType::I32: fillKernel<int><<<gridFor(n), kThreads, 0, s>>>(as<int>(y), n, static_cast<int>(value)); break;
-    case DType::Bool: fillKernel<uint8_t><<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(y), n, value != 0); break;
+    case DType::F32:
+      fillKernel<float><<<gridFor(n), kThreads, 0, s>>>(as<float>(y), n, static_cast<float>(value));
+      break;
+    case DType::I32:
+      fillKernel<int><<<gridFor(n), kThreads, 0, s>>>(as<int>(y), n, static_cast<int>(value));
+      break;
+    case DType::Bool:
+      fillKernel<uint8_t><<<gridFor(n), kThreads, 0, s>>>(as<uint8_t>(y), n, value != 0);
+      break;
   }
   WM_CUDA_LAUNCHED();
 }

@@ -33,12 +33,12 @@ __global__ void gatBackwardColsKernel(const int32_t* __restrict__ rowPtrT, const
 
 }  // namespace
 
-void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz,
-                     uint64_t dOut, int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc) {
+void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
+                     int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc) {
   if (numCols * heads == 0) return;
   gatBackwardColsKernel<<<gridFor(numCols * heads * 32), kThreads, 0, stream()>>>(
-      as<int32_t>(rowPtrT), as<int32_t>(colIdxT), as<int32_t>(edgeT), numCols, as<float>(alpha), as<float>(dz), as<float>(dOut),
-      heads, dim, as<float>(dFeat), as<float>(dSrc));
+      as<int32_t>(rowPtrT), as<int32_t>(colIdxT), as<int32_t>(edgeT), numCols, as<float>(alpha), as<float>(dz), as<float>(dOut), heads, dim,
+      as<float>(dFeat), as<float>(dSrc));
   WM_CUDA_LAUNCHED();
 }
 

@@ -13,10 +13,9 @@ namespace wm {
 namespace {
 
 __global__ void gatBackwardRowsKernel(const int32_t* __restrict__ rowPtr, const int32_t* __restrict__ colIdx, int64_t numRows,
-                                      const float* __restrict__ feat, const float* __restrict__ src,
-                                      const float* __restrict__ dst, int64_t heads, int64_t dim, float slope,
-                                      const float* __restrict__ alpha, const float* __restrict__ dOut, float* __restrict__ dz,
-                                      float* __restrict__ dDst) {
+                                      const float* __restrict__ feat, const float* __restrict__ src, const float* __restrict__ dst,
+                                      int64_t heads, int64_t dim, float slope, const float* __restrict__ alpha,
+                                      const float* __restrict__ dOut, float* __restrict__ dz, float* __restrict__ dDst) {
   const int lane = threadIdx.x & 31;
   const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
   for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; w < numRows * heads; w += warps) {
@@ -47,8 +46,8 @@ __global__ void gatBackwardRowsKernel(const int32_t* __restrict__ rowPtr, const 
 
 }  // namespace
 
-void gatBackwardRows(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst,
-                     int64_t heads, int64_t dim, float slope, uint64_t alpha, uint64_t dOut, uint64_t dz, uint64_t dDst) {
+void gatBackwardRows(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads,
+                     int64_t dim, float slope, uint64_t alpha, uint64_t dOut, uint64_t dz, uint64_t dDst) {
   if (numRows * heads == 0) return;
   gatBackwardRowsKernel<<<gridFor(numRows * heads * 32), kThreads, 0, stream()>>>(
       as<int32_t>(rowPtr), as<int32_t>(colIdx), numRows, as<float>(feat), as<float>(src), as<float>(dst), heads, dim, slope,

@@ -47,12 +47,12 @@ __global__ void gatForwardKernel(const int32_t* __restrict__ rowPtr, const int32
 
 }  // namespace
 
-void gatForward(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads,
-                int64_t dim, float slope, uint64_t out, uint64_t alpha) {
+void gatForward(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads, int64_t dim,
+                float slope, uint64_t out, uint64_t alpha) {
   if (numRows * heads == 0) return;
-  gatForwardKernel<<<gridFor(numRows * heads * 32), kThreads, 0, stream()>>>(
-      as<int32_t>(rowPtr), as<int32_t>(colIdx), numRows, as<float>(feat), as<float>(src), as<float>(dst), heads, dim, slope,
-      as<float>(out), as<float>(alpha));
+  gatForwardKernel<<<gridFor(numRows * heads * 32), kThreads, 0, stream()>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), numRows,
+                                                                             as<float>(feat), as<float>(src), as<float>(dst), heads, dim,
+                                                                             slope, as<float>(out), as<float>(alpha));
   WM_CUDA_LAUNCHED();
 }
 
@@ -61,6 +61,6 @@ void gatForward(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat
 // gatForward(rowPtr, colIdx, numRows, numCols, feat, src, dst, heads, dim, slope, out, alpha)
 WM_OP(gatForward, Device, a) {
   wm::gatForward(a.address(0, "rowPtr"), a.address(1, "colIdx"), a.count(2, "numRows"), a.address(4, "feat"), a.address(5, "src"),
-                 a.address(6, "dst"), a.count(7, "heads"), a.count(8, "dim"), static_cast<float>(a.number(9, "slope")), a.address(10, "out"),
-                 a.address(11, "alpha"));
+                 a.address(6, "dst"), a.count(7, "heads"), a.count(8, "dim"), static_cast<float>(a.number(9, "slope")),
+                 a.address(10, "out"), a.address(11, "alpha"));
 }

@@ -10,9 +10,8 @@ namespace {
 // I: the index type of the position arithmetic, uint32_t where the output's
 // vectors fit it (a 64-bit division is a long call; there are three per vector).
 template <typename V, typename I>
-__global__ void gatherKernel(const V* x, const int* idx, V* y, int64_t outer, int64_t axisDim,
-                             int64_t innerV, int64_t numIndices, int64_t outerPerBatch,
-                             unsigned long long* errorFlag) {
+__global__ void gatherKernel(const V* x, const int* idx, V* y, int64_t outer, int64_t axisDim, int64_t innerV, int64_t numIndices,
+                             int64_t outerPerBatch, unsigned long long* errorFlag) {
   const int64_t n = outer * numIndices * innerV;
   const I inner = static_cast<I>(innerV), count = static_cast<I>(numIndices), perBatch = static_cast<I>(outerPerBatch);
   WM_GRID_STRIDE(e64, n) {
@@ -32,8 +31,8 @@ __global__ void gatherKernel(const V* x, const int* idx, V* y, int64_t outer, in
 }
 
 template <typename V>
-void launch(uint64_t x, uint64_t idx, uint64_t y, int64_t outer, int64_t axisDim, int64_t innerV,
-            int64_t numIndices, int64_t outerPerBatch, uint64_t errorFlag) {
+void launch(uint64_t x, uint64_t idx, uint64_t y, int64_t outer, int64_t axisDim, int64_t innerV, int64_t numIndices, int64_t outerPerBatch,
+            uint64_t errorFlag) {
   const int64_t n = outer * numIndices * innerV;
   auto kernel = narrowIndex(n) ? gatherKernel<V, uint32_t> : gatherKernel<V, int64_t>;
   kernel<<<gridFor(n), kThreads, 0, stream()>>>(as<V>(x), as<int>(idx), as<V>(y), outer, axisDim, innerV, numIndices, outerPerBatch,
@@ -42,8 +41,8 @@ void launch(uint64_t x, uint64_t idx, uint64_t y, int64_t outer, int64_t axisDim
 
 }  // namespace
 
-void gather(DType t, uint64_t x, uint64_t indices, uint64_t y, int64_t outer, int64_t axisDim,
-            int64_t inner, int64_t numIndices, int64_t outerPerBatch, uint64_t errorFlag) {
+void gather(DType t, uint64_t x, uint64_t indices, uint64_t y, int64_t outer, int64_t axisDim, int64_t inner, int64_t numIndices,
+            int64_t outerPerBatch, uint64_t errorFlag) {
   if (outer * numIndices * inner == 0) return;
   WM_REQUIRE(outerPerBatch > 0, "gather: outerPerBatch must be positive");
   int64_t rowBytes = inner * static_cast<int64_t>(dtypeSize(t));
@@ -62,7 +61,6 @@ void gather(DType t, uint64_t x, uint64_t indices, uint64_t y, int64_t outer, in
 
 // gather(dtype, x, indices, y, outer, axisDim, inner, numIndices, outerPerBatch, errorFlag)
 WM_OP(gather, Device, a) {
-  wm::gather(a.dtype(0, "dtype"), a.address(1, "x"), a.address(2, "indices"), a.address(3, "y"), a.count(4, "outer"),
-             a.count(5, "axisDim"), a.count(6, "inner"), a.count(7, "numIndices"), a.count(8, "outerPerBatch"),
-             a.address(9, "errorFlag"));
+  wm::gather(a.dtype(0, "dtype"), a.address(1, "x"), a.address(2, "indices"), a.address(3, "y"), a.count(4, "outer"), a.count(5, "axisDim"),
+             a.count(6, "inner"), a.count(7, "numIndices"), a.count(8, "outerPerBatch"), a.address(9, "errorFlag"));
 }

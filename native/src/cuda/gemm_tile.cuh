@@ -53,8 +53,8 @@ __device__ __forceinline__ void multiply(const Tiles& t, float (&acc)[4][4], int
 // Writes this thread's outputs of the block at (row0, col0) of C [m, n]: to
 // partial[split] when splitting k (added later in split order), else
 // C = acc + beta * C.
-__device__ __forceinline__ void store(const float (&acc)[4][4], float* C, float* partial, int64_t split, int64_t m,
-                                      int64_t n, int64_t row0, int64_t col0, int tx, int ty, float beta) {
+__device__ __forceinline__ void store(const float (&acc)[4][4], float* C, float* partial, int64_t split, int64_t m, int64_t n, int64_t row0,
+                                      int64_t col0, int tx, int ty, float beta) {
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const int64_t r = row0 + ty * 4 + i;
@@ -86,8 +86,7 @@ inline int64_t splitsFor(int64_t tiles, int64_t k) {
 namespace {
 // C = the sum of the splits' partial products, in split order (+ beta C).
 __global__ void addSplits(const float* partial, int splits, int64_t mn, float beta, float* C) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < mn;
-       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < mn; i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     float s = 0.f;
     for (int z = 0; z < splits; ++z) s += partial[z * mn + i];
     C[i] = beta == 0.f ? s : s + beta * C[i];

@@ -25,8 +25,7 @@ struct Dims {
 
 inline Dims toDims(const std::vector<int64_t>& d) {
   WM_REQUIRE(d.size() <= static_cast<size_t>(kMaxRank),
-             "rank " + std::to_string(d.size()) + " exceeds the native limit of " +
-                 std::to_string(kMaxRank));
+             "rank " + std::to_string(d.size()) + " exceeds the native limit of " + std::to_string(kMaxRank));
   Dims out{};
   out.rank = static_cast<int>(d.size());
   for (size_t i = 0; i < d.size(); ++i) out.v[i] = d[i];
@@ -63,9 +62,7 @@ __device__ __forceinline__ int64_t stridedOffset(I i, const Dims& shape, const D
 // Whether a launch over n elements may index in 32 bits.
 inline bool narrowIndex(int64_t n) { return n <= static_cast<int64_t>(UINT32_MAX); }
 
-#define WM_GRID_STRIDE(i, n)                                                   \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);    \
-       i += (int64_t)blockDim.x * gridDim.x)
+#define WM_GRID_STRIDE(i, n) for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n); i += (int64_t)blockDim.x * gridDim.x)
 
 template <typename T>
 __host__ __device__ __forceinline__ T* as(uint64_t p) {

@@ -10,8 +10,8 @@ namespace {
 
 struct ManagedCache {
   std::mutex mu;
-  std::multimap<size_t, uint64_t> free;   // class size -> block
-  std::map<uint64_t, size_t> live;        // block -> class size
+  std::multimap<size_t, uint64_t> free;  // class size -> block
+  std::map<uint64_t, size_t> live;       // block -> class size
   size_t inUse = 0, cached = 0, hits = 0, misses = 0;
 };
 

@@ -27,8 +27,10 @@ ncclComm_t handle(void* c) { return static_cast<ncclComm_t>(c); }
 // Spin (a collective's latency is what the caller waits for), then back off
 // once the wait is clearly long.
 void pause(int round) {
-  if (round < 200000) sched_yield();
-  else usleep(20);
+  if (round < 200000)
+    sched_yield();
+  else
+    usleep(20);
 }
 
 }  // namespace
@@ -88,8 +90,10 @@ NcclComm::~NcclComm() {
     a->commGetAsyncError(handle(comm_), &r);
     pause(round);
   }
-  if (r == kNcclSuccess) a->commDestroy(handle(comm_));
-  else a->commAbort(handle(comm_));
+  if (r == kNcclSuccess)
+    a->commDestroy(handle(comm_));
+  else
+    a->commAbort(handle(comm_));
   comm_ = nullptr;
 }
 
@@ -128,9 +132,8 @@ void NcclComm::abortAndName(const std::string& what, const std::string& cause) {
   fail(what + ": " + cause + " although every rank is alive; the NCCL communicator was aborted");
 }
 
-void NcclComm::allToAllV(uint64_t send, const std::vector<int64_t>& sendOffset, const std::vector<int64_t>& sendBytes,
-                         uint64_t recv, const std::vector<int64_t>& recvOffset, const std::vector<int64_t>& recvBytes,
-                         const std::string& what) {
+void NcclComm::allToAllV(uint64_t send, const std::vector<int64_t>& sendOffset, const std::vector<int64_t>& sendBytes, uint64_t recv,
+                         const std::vector<int64_t>& recvOffset, const std::vector<int64_t>& recvBytes, const std::string& what) {
   live(what);
   const NcclApi& a = api();
   int n = boot_->size();
@@ -140,23 +143,24 @@ void NcclComm::allToAllV(uint64_t send, const std::vector<int64_t>& sendOffset, 
   for (int q = 0; q < n; ++q) {
     // Counts agree pairwise (they were exchanged first), so skipped pairs match.
     if (sendBytes[q] > 0)
-      a.send(reinterpret_cast<const void*>(send + sendOffset[q]), static_cast<size_t>(sendBytes[q]), kNcclUint8, q, handle(comm_), stream());
+      a.send(reinterpret_cast<const void*>(send + sendOffset[q]), static_cast<size_t>(sendBytes[q]), kNcclUint8, q, handle(comm_),
+             stream());
     if (recvBytes[q] > 0)
       a.recv(reinterpret_cast<void*>(recv + recvOffset[q]), static_cast<size_t>(recvBytes[q]), kNcclUint8, q, handle(comm_), stream());
   }
   settle(a.groupEnd(), what);
 }
 
-void NcclComm::allReduce(const std::vector<uint64_t>& send, const std::vector<uint64_t>& recv,
-                         const std::vector<int64_t>& count, int ncclType, int ncclOp, const std::string& what) {
+void NcclComm::allReduce(const std::vector<uint64_t>& send, const std::vector<uint64_t>& recv, const std::vector<int64_t>& count,
+                         int ncclType, int ncclOp, const std::string& what) {
   live(what);
   const NcclApi& a = api();
   int r = a.groupStart();
   if (r != kNcclSuccess) settle(r, what);
   for (size_t i = 0; i < send.size(); ++i) {
     if (count[i] == 0) continue;
-    a.allReduce(reinterpret_cast<const void*>(send[i]), reinterpret_cast<void*>(recv[i]), static_cast<size_t>(count[i]),
-                ncclType, ncclOp, handle(comm_), stream());
+    a.allReduce(reinterpret_cast<const void*>(send[i]), reinterpret_cast<void*>(recv[i]), static_cast<size_t>(count[i]), ncclType, ncclOp,
+                handle(comm_), stream());
   }
   settle(a.groupEnd(), what);
 }

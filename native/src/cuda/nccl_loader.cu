@@ -39,11 +39,11 @@ const NcclApi* ncclApi() {
     auto* a = new NcclApi();
     bool ok = bind(lib, "ncclGetVersion", a->getVersion) && bind(lib, "ncclGetErrorString", a->getErrorString) &&
               bind(lib, "ncclGetLastError", a->getLastError) && bind(lib, "ncclGetUniqueId", a->getUniqueId) &&
-              bind(lib, "ncclCommInitRankConfig", a->commInitRankConfig) &&
-              bind(lib, "ncclCommGetAsyncError", a->commGetAsyncError) && bind(lib, "ncclCommFinalize", a->commFinalize) &&
-              bind(lib, "ncclCommDestroy", a->commDestroy) && bind(lib, "ncclCommAbort", a->commAbort) &&
-              bind(lib, "ncclGroupStart", a->groupStart) && bind(lib, "ncclGroupEnd", a->groupEnd) &&
-              bind(lib, "ncclSend", a->send) && bind(lib, "ncclRecv", a->recv) && bind(lib, "ncclAllReduce", a->allReduce);
+              bind(lib, "ncclCommInitRankConfig", a->commInitRankConfig) && bind(lib, "ncclCommGetAsyncError", a->commGetAsyncError) &&
+              bind(lib, "ncclCommFinalize", a->commFinalize) && bind(lib, "ncclCommDestroy", a->commDestroy) &&
+              bind(lib, "ncclCommAbort", a->commAbort) && bind(lib, "ncclGroupStart", a->groupStart) &&
+              bind(lib, "ncclGroupEnd", a->groupEnd) && bind(lib, "ncclSend", a->send) && bind(lib, "ncclRecv", a->recv) &&
+              bind(lib, "ncclAllReduce", a->allReduce);
     if (!ok || a->getVersion(&a->version) != kNcclSuccess) {
       delete a;
       return;

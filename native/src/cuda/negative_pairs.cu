@@ -10,8 +10,8 @@
 namespace wm {
 namespace {
 
-__global__ void negativeKernel(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, int64_t count,
-                               uint64_t seed, int32_t* src, int32_t* dst, unsigned long long* exhausted) {
+__global__ void negativeKernel(const int32_t* rowPtr, const int32_t* colIdx, int64_t numVertices, int64_t count, uint64_t seed,
+                               int32_t* src, int32_t* dst, unsigned long long* exhausted) {
   WM_GRID_STRIDE(i, count) {
     int32_t u = 0, v = 0;
     int k = 0;
@@ -27,8 +27,7 @@ __global__ void negativeKernel(const int32_t* rowPtr, const int32_t* colIdx, int
 
 }  // namespace
 
-int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src,
-                      uint64_t dst) {
+int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src, uint64_t dst) {
   if (count == 0) return 0;
   uint64_t flag = deviceAlloc(sizeof(unsigned long long));
   WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(flag), 0, sizeof(unsigned long long), stream()));
@@ -46,7 +45,7 @@ int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int
 
 // negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst) -> pairs that exhausted their tries
 WM_OP(negativePairs, Device, a) {
-  a.returns(static_cast<double>(wm::negativePairs(a.address(0, "rowPtr"), a.address(1, "colIdx"), a.count(2, "numVertices"),
-                                                  a.count(3, "count"), static_cast<uint64_t>(a.count(4, "seed")), a.address(5, "src"),
-                                                  a.address(6, "dst"))));
+  a.returns(
+      static_cast<double>(wm::negativePairs(a.address(0, "rowPtr"), a.address(1, "colIdx"), a.count(2, "numVertices"), a.count(3, "count"),
+                                            static_cast<uint64_t>(a.count(4, "seed")), a.address(5, "src"), a.address(6, "dst"))));
 }

@@ -12,8 +12,7 @@ namespace wm {
 namespace {
 
 template <int VEC>
-__global__ void neighborMeanKernel(const int32_t* neighbors, int64_t numRows, int fanout, const float* x, int64_t dim,
-                                   float* out) {
+__global__ void neighborMeanKernel(const int32_t* neighbors, int64_t numRows, int fanout, const float* x, int64_t dim, float* out) {
   const int lane = threadIdx.x & 31;
   const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
@@ -53,9 +52,11 @@ void neighborMean(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t 
   const int64_t threads = numRows * 32;
   const int f = static_cast<int>(fanout);
   if (wide) {
-    neighborMeanKernel<4><<<gridFor(threads), kThreads, 0, stream()>>>(as<int32_t>(neighbors), numRows, f, as<float>(x), dim, as<float>(out));
+    neighborMeanKernel<4>
+        <<<gridFor(threads), kThreads, 0, stream()>>>(as<int32_t>(neighbors), numRows, f, as<float>(x), dim, as<float>(out));
   } else {
-    neighborMeanKernel<1><<<gridFor(threads), kThreads, 0, stream()>>>(as<int32_t>(neighbors), numRows, f, as<float>(x), dim, as<float>(out));
+    neighborMeanKernel<1>
+        <<<gridFor(threads), kThreads, 0, stream()>>>(as<int32_t>(neighbors), numRows, f, as<float>(x), dim, as<float>(out));
   }
   WM_CUDA_LAUNCHED();
 }

@@ -13,8 +13,7 @@
 namespace wm {
 namespace {
 
-__global__ void neighborMeanGradKernel(const int32_t* neighbors, int64_t entries, int fanout, const float* dy, int64_t dim,
-                                       float* dx) {
+__global__ void neighborMeanGradKernel(const int32_t* neighbors, int64_t entries, int fanout, const float* dy, int64_t dim, float* dx) {
   const float scale = 1.f / static_cast<float>(fanout);
   WM_GRID_STRIDE(t, entries * dim) {
     const int64_t entry = t / dim, j = t - entry * dim;
@@ -25,15 +24,14 @@ __global__ void neighborMeanGradKernel(const int32_t* neighbors, int64_t entries
 
 }  // namespace
 
-void neighborMeanGrad(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t dy, int64_t dim, uint64_t dx,
-                      int64_t numInputs) {
+void neighborMeanGrad(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t dy, int64_t dim, uint64_t dx, int64_t numInputs) {
   WM_REQUIRE(fanout >= 1 && fanout <= 0x7fffffff, "neighborMeanGrad: fanout must be a positive 32-bit integer");
   if (numInputs * dim == 0) return;
   WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(dx), 0, numInputs * dim * sizeof(float), stream()));
   const int64_t entries = numRows * fanout;
   if (entries * dim == 0) return;
   neighborMeanGradKernel<<<gridFor(entries * dim), kThreads, 0, stream()>>>(as<int32_t>(neighbors), entries, static_cast<int>(fanout),
-                                                                         as<float>(dy), dim, as<float>(dx));
+                                                                            as<float>(dy), dim, as<float>(dx));
   WM_CUDA_LAUNCHED();
 }
 

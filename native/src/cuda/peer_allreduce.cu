@@ -31,16 +31,25 @@ void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& 
   if (kind == Kernel::Stream || kind == Kernel::StreamPush) perBlock = p.chunkVecs;
   const int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, maxBlocks));
   switch (kind) {
-    case Kernel::TwoShot: ar::launchTwoShot(wire, blocks, p, t); break;
-    case Kernel::OneShotPush: ar::launchOneShot(true, wire, blocks, p, t); break;
-    case Kernel::OneShotPull: ar::launchOneShot(false, wire, blocks, p, t); break;
-    case Kernel::Stream: ar::launchOneShotStream(false, wire, blocks, p, t); break;
-    case Kernel::StreamPush: ar::launchOneShotStream(true, wire, blocks, p, t); break;
+    case Kernel::TwoShot:
+      ar::launchTwoShot(wire, blocks, p, t);
+      break;
+    case Kernel::OneShotPush:
+      ar::launchOneShot(true, wire, blocks, p, t);
+      break;
+    case Kernel::OneShotPull:
+      ar::launchOneShot(false, wire, blocks, p, t);
+      break;
+    case Kernel::Stream:
+      ar::launchOneShotStream(false, wire, blocks, p, t);
+      break;
+    case Kernel::StreamPush:
+      ar::launchOneShotStream(true, wire, blocks, p, t);
+      break;
   }
 }
 
 }  // namespace
-
 
 bool PeerAllReduce::supported(Bootstrap& boot) {
   auto all = boot.allgather(std::to_string(currentDevice()), "allReduce (devices)");
@@ -131,15 +140,14 @@ void PeerAllReduce::checkError() {
   if (!broken_.empty()) fail(broken_);
   int e = *reinterpret_cast<volatile int*>(errHost_);
   if (e != 0) {
-    broken_ = "allReduce: rank " + std::to_string(e - 1) + " did not reach the all-reduce within " +
-              std::to_string(boot_.timeoutMs()) + " ms (it exited, or called something else); the peer-to-peer all-reduce of this communicator is unusable";
+    broken_ = "allReduce: rank " + std::to_string(e - 1) + " did not reach the all-reduce within " + std::to_string(boot_.timeoutMs()) +
+              " ms (it exited, or called something else); the peer-to-peer all-reduce of this communicator is unusable";
     fail(broken_);
   }
 }
 
-bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out,
-                        const std::vector<int64_t>& counts, WireType wire, float scale, AllReduceAlgo algo,
-                        const std::vector<uint64_t>& params, float lr) {
+bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out, const std::vector<int64_t>& counts,
+                        WireType wire, float scale, AllReduceAlgo algo, const std::vector<uint64_t>& params, float lr) {
   checkError();
   WM_REQUIRE(in.size() == out.size() && in.size() == counts.size(), "allReduce: one input, output and count per tensor");
   WM_REQUIRE(params.empty() || params.size() == in.size(), "allReduce: one parameter per tensor for the fused SGD step");
@@ -193,8 +201,7 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
       t.firstVec[i + 1] = t.firstVec[i] + (counts[first + i] + V - 1) / V;
     }
     const int64_t total = t.firstVec[t.n];
-    const bool twoShot = algo == AllReduceAlgo::TwoShot ||
-                         (algo == AllReduceAlgo::Auto && total * 16 > oneShotMax_ && p.ranks > 1);
+    const bool twoShot = algo == AllReduceAlgo::TwoShot || (algo == AllReduceAlgo::Auto && total * 16 > oneShotMax_ && p.ranks > 1);
     usedTwoShot |= twoShot;
     // Measured on 2 x H200: float32 pushes to 1 MiB; a 16-bit wire pulls 1 MiB
     // faster (bfloat16 12.4 µs against 14.2 pushed, three runs alike).
@@ -203,8 +210,8 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
     // 59.3 / 105.8 µs against 62.5 / 112.2 pulled) and pulls 16-bit wires
     // (bfloat16 16 / 32 / 64 MiB: 68.7 / 120.0 / 221.4 against 82.0 / 135.0 / 236.0).
     const bool streamPush = streamPush_ == 1 || (streamPush_ < 0 && wire == WireType::F32);
-    const Kernel kind = twoShot                     ? Kernel::TwoShot
-                        : total * 16 <= pushMax     ? Kernel::OneShotPush
+    const Kernel kind = twoShot                      ? Kernel::TwoShot
+                        : total * 16 <= pushMax      ? Kernel::OneShotPush
                         : total * 16 <= streamAbove_ ? Kernel::OneShotPull
                         : streamPush                 ? Kernel::StreamPush
                                                      : Kernel::Stream;

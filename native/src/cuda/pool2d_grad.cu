@@ -9,8 +9,8 @@ namespace wm {
 namespace {
 
 template <typename I>
-__global__ void pool2dGradKernel(PoolOp op, const float* __restrict__ dy, const int* __restrict__ argmax,
-                                 float* __restrict__ dx, Window2DOf<I> g, int64_t total) {
+__global__ void pool2dGradKernel(PoolOp op, const float* __restrict__ dy, const int* __restrict__ argmax, float* __restrict__ dx,
+                                 Window2DOf<I> g, int64_t total) {
   WM_GRID_STRIDE(t, total) {
     I p = static_cast<I>(t);
     const I c = p % g.chans;
@@ -29,11 +29,9 @@ void pool2dGrad(PoolOp op, uint64_t dy, uint64_t argmax, uint64_t dx, const Wind
   const int64_t total = g.batch * g.inH * g.inW * g.chans;
   if (total == 0) return;
   if (windowNarrow(g)) {
-    pool2dGradKernel<int><<<gridFor(total), kThreads, 0, stream()>>>(op, as<float>(dy), as<int>(argmax), as<float>(dx),
-                                                                      g.as<int>(), total);
+    pool2dGradKernel<int><<<gridFor(total), kThreads, 0, stream()>>>(op, as<float>(dy), as<int>(argmax), as<float>(dx), g.as<int>(), total);
   } else {
-    pool2dGradKernel<int64_t><<<gridFor(total), kThreads, 0, stream()>>>(op, as<float>(dy), as<int>(argmax),
-                                                                          as<float>(dx), g, total);
+    pool2dGradKernel<int64_t><<<gridFor(total), kThreads, 0, stream()>>>(op, as<float>(dy), as<int>(argmax), as<float>(dx), g, total);
   }
   WM_CUDA_LAUNCHED();
 }

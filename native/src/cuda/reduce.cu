@@ -16,28 +16,36 @@
 namespace wm {
 namespace {
 
-template <typename In, ReduceOp OP> struct Reducer;
+template <typename In, ReduceOp OP>
+struct Reducer;
 
 // Float sums accumulate in double: tfjs-backend-cpu sums in JavaScript doubles.
-template <typename In> struct Reducer<In, ReduceOp::Sum> {
+template <typename In>
+struct Reducer<In, ReduceOp::Sum> {
   using Acc = typename std::conditional<std::is_same<In, float>::value, double, long long>::type;
   static __device__ Acc init() { return 0; }
   static __device__ Acc load(In x, int64_t) { return static_cast<Acc>(x); }
   static __device__ Acc combine(Acc a, Acc b) { return a + b; }
 };
-template <typename In> struct Reducer<In, ReduceOp::Mean> : Reducer<In, ReduceOp::Sum> {};
-template <typename In> struct Reducer<In, ReduceOp::Prod> {
+template <typename In>
+struct Reducer<In, ReduceOp::Mean> : Reducer<In, ReduceOp::Sum> {};
+template <typename In>
+struct Reducer<In, ReduceOp::Prod> {
   using Acc = typename std::conditional<std::is_same<In, float>::value, double, long long>::type;
   static __device__ Acc init() { return 1; }
   static __device__ Acc load(In x, int64_t) { return static_cast<Acc>(x); }
   static __device__ Acc combine(Acc a, Acc b) { return a * b; }
 };
 // Integers compare exactly; floats let NaN win, as tfjs-backend-cpu's maxImpl.
-template <typename In> struct Reducer<In, ReduceOp::Max> {
+template <typename In>
+struct Reducer<In, ReduceOp::Max> {
   static constexpr bool kFloat = std::is_same<In, float>::value;
   using Acc = typename std::conditional<kFloat, float, int>::type;
   static __device__ Acc init() {
-    if constexpr (kFloat) return -INFINITY; else return INT_MIN;
+    if constexpr (kFloat)
+      return -INFINITY;
+    else
+      return INT_MIN;
   }
   static __device__ Acc load(In x, int64_t) { return static_cast<Acc>(x); }
   static __device__ Acc combine(Acc a, Acc b) {
@@ -47,11 +55,15 @@ template <typename In> struct Reducer<In, ReduceOp::Max> {
     return a > b ? a : b;
   }
 };
-template <typename In> struct Reducer<In, ReduceOp::Min> {
+template <typename In>
+struct Reducer<In, ReduceOp::Min> {
   static constexpr bool kFloat = std::is_same<In, float>::value;
   using Acc = typename std::conditional<kFloat, float, int>::type;
   static __device__ Acc init() {
-    if constexpr (kFloat) return INFINITY; else return INT_MAX;
+    if constexpr (kFloat)
+      return INFINITY;
+    else
+      return INT_MAX;
   }
   static __device__ Acc load(In x, int64_t) { return static_cast<Acc>(x); }
   static __device__ Acc combine(Acc a, Acc b) {
@@ -61,13 +73,15 @@ template <typename In> struct Reducer<In, ReduceOp::Min> {
     return a < b ? a : b;
   }
 };
-template <typename In> struct Reducer<In, ReduceOp::All> {
+template <typename In>
+struct Reducer<In, ReduceOp::All> {
   using Acc = int;
   static __device__ Acc init() { return 1; }
   static __device__ Acc load(In x, int64_t) { return x != 0; }
   static __device__ Acc combine(Acc a, Acc b) { return a && b; }
 };
-template <typename In> struct Reducer<In, ReduceOp::Any> {
+template <typename In>
+struct Reducer<In, ReduceOp::Any> {
   using Acc = int;
   static __device__ Acc init() { return 0; }
   static __device__ Acc load(In x, int64_t) { return x != 0; }
@@ -78,7 +92,7 @@ template <typename In> struct Reducer<In, ReduceOp::Any> {
 // ("take value if value > best"): ties keep the first index, NaN is skipped
 // (a leading NaN is handled after the reduction).
 struct ArgAcc {
-  double v;  // exact for every int32
+  double v;     // exact for every int32
   long long i;  // -1: nothing valid seen
 };
 template <bool MAX>
@@ -89,7 +103,8 @@ __device__ __forceinline__ ArgAcc argCombine(ArgAcc a, ArgAcc b) {
   if (bBetter || (b.v == a.v && b.i < a.i)) return b;
   return a;
 }
-template <typename In> struct Reducer<In, ReduceOp::ArgMax> {
+template <typename In>
+struct Reducer<In, ReduceOp::ArgMax> {
   using Acc = ArgAcc;
   static __device__ Acc init() { return {0.0, -1}; }
   static __device__ Acc load(In x, int64_t j) {
@@ -98,7 +113,8 @@ template <typename In> struct Reducer<In, ReduceOp::ArgMax> {
   }
   static __device__ Acc combine(Acc a, Acc b) { return argCombine<true>(a, b); }
 };
-template <typename In> struct Reducer<In, ReduceOp::ArgMin> {
+template <typename In>
+struct Reducer<In, ReduceOp::ArgMin> {
   using Acc = ArgAcc;
   static __device__ Acc init() { return {0.0, -1}; }
   static __device__ Acc load(In x, int64_t j) {
@@ -223,8 +239,8 @@ void launchColumns(uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t
         as<In>(x), as<Out>(y), outer, inner, after);
   } else {
     WM_REQUIRE((after + 31) / 32 <= INT_MAX, "reduce: too many columns");
-    reduceColumns<In, Out, OP, 8><<<dim3(static_cast<unsigned>((after + 31) / 32), slabs), dim3(32, 8), 0, stream()>>>(
-        as<In>(x), as<Out>(y), outer, inner, after);
+    reduceColumns<In, Out, OP, 8>
+        <<<dim3(static_cast<unsigned>((after + 31) / 32), slabs), dim3(32, 8), 0, stream()>>>(as<In>(x), as<Out>(y), outer, inner, after);
   }
 }
 
@@ -242,8 +258,8 @@ void launchReduce(uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t 
     uint64_t partial = deviceAlloc(static_cast<size_t>(outer * chunks) * sizeof(Acc));
     reduceChunks<In, OP><<<dim3(chunks, static_cast<unsigned>(outer)), 256, 256 * sizeof(Acc), stream()>>>(
         as<In>(x), reinterpret_cast<Acc*>(partial), inner, chunk);
-    combineChunks<In, Out, OP><<<static_cast<unsigned>(outer), 256, 256 * sizeof(Acc), stream()>>>(
-        reinterpret_cast<const Acc*>(partial), as<In>(x), as<Out>(y), inner, chunks);
+    combineChunks<In, Out, OP><<<static_cast<unsigned>(outer), 256, 256 * sizeof(Acc), stream()>>>(reinterpret_cast<const Acc*>(partial),
+                                                                                                   as<In>(x), as<Out>(y), inner, chunks);
     deviceFree(partial);  // stream-ordered: reused only after the kernels
     return;
   }
@@ -252,31 +268,55 @@ void launchReduce(uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t 
   int64_t rowsPerBlock = threads / group;
   int64_t blocks = (outer + rowsPerBlock - 1) / rowsPerBlock;
   WM_REQUIRE(blocks <= INT_MAX, "reduce: too many rows");
-  reduceRows<In, Out, OP><<<static_cast<unsigned>(blocks), threads, threads * sizeof(Acc), stream()>>>(
-      as<In>(x), as<Out>(y), outer, inner, group);
+  reduceRows<In, Out, OP>
+      <<<static_cast<unsigned>(blocks), threads, threads * sizeof(Acc), stream()>>>(as<In>(x), as<Out>(y), outer, inner, group);
 }
 
 template <typename In, typename Out>
 void dispatchOp(ReduceOp op, uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t after) {
   switch (op) {
-    case ReduceOp::Sum: launchReduce<In, Out, ReduceOp::Sum>(x, y, outer, inner, after); break;
-    case ReduceOp::Prod: launchReduce<In, Out, ReduceOp::Prod>(x, y, outer, inner, after); break;
-    case ReduceOp::Max: launchReduce<In, Out, ReduceOp::Max>(x, y, outer, inner, after); break;
-    case ReduceOp::Min: launchReduce<In, Out, ReduceOp::Min>(x, y, outer, inner, after); break;
-    case ReduceOp::Mean: launchReduce<In, Out, ReduceOp::Mean>(x, y, outer, inner, after); break;
-    case ReduceOp::All: launchReduce<In, Out, ReduceOp::All>(x, y, outer, inner, after); break;
-    case ReduceOp::Any: launchReduce<In, Out, ReduceOp::Any>(x, y, outer, inner, after); break;
-    case ReduceOp::ArgMax: launchReduce<In, Out, ReduceOp::ArgMax>(x, y, outer, inner, after); break;
-    case ReduceOp::ArgMin: launchReduce<In, Out, ReduceOp::ArgMin>(x, y, outer, inner, after); break;
+    case ReduceOp::Sum:
+      launchReduce<In, Out, ReduceOp::Sum>(x, y, outer, inner, after);
+      break;
+    case ReduceOp::Prod:
+      launchReduce<In, Out, ReduceOp::Prod>(x, y, outer, inner, after);
+      break;
+    case ReduceOp::Max:
+      launchReduce<In, Out, ReduceOp::Max>(x, y, outer, inner, after);
+      break;
+    case ReduceOp::Min:
+      launchReduce<In, Out, ReduceOp::Min>(x, y, outer, inner, after);
+      break;
+    case ReduceOp::Mean:
+      launchReduce<In, Out, ReduceOp::Mean>(x, y, outer, inner, after);
+      break;
+    case ReduceOp::All:
+      launchReduce<In, Out, ReduceOp::All>(x, y, outer, inner, after);
+      break;
+    case ReduceOp::Any:
+      launchReduce<In, Out, ReduceOp::Any>(x, y, outer, inner, after);
+      break;
+    case ReduceOp::ArgMax:
+      launchReduce<In, Out, ReduceOp::ArgMax>(x, y, outer, inner, after);
+      break;
+    case ReduceOp::ArgMin:
+      launchReduce<In, Out, ReduceOp::ArgMin>(x, y, outer, inner, after);
+      break;
   }
 }
 
 template <typename In>
 void dispatchOut(ReduceOp op, DType out, uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t after) {
   switch (out) {
-    case DType::F32: dispatchOp<In, float>(op, x, y, outer, inner, after); break;
-    case DType::I32: dispatchOp<In, int>(op, x, y, outer, inner, after); break;
-    case DType::Bool: dispatchOp<In, uint8_t>(op, x, y, outer, inner, after); break;
+    case DType::F32:
+      dispatchOp<In, float>(op, x, y, outer, inner, after);
+      break;
+    case DType::I32:
+      dispatchOp<In, int>(op, x, y, outer, inner, after);
+      break;
+    case DType::Bool:
+      dispatchOp<In, uint8_t>(op, x, y, outer, inner, after);
+      break;
   }
 }
 
@@ -285,9 +325,15 @@ void dispatchOut(ReduceOp op, DType out, uint64_t x, uint64_t y, int64_t outer, 
 void reduce(ReduceOp op, DType in, DType out, uint64_t x, uint64_t y, int64_t outer, int64_t inner, int64_t after) {
   if (outer == 0 || after == 0) return;
   switch (in) {
-    case DType::F32: dispatchOut<float>(op, out, x, y, outer, inner, after); break;
-    case DType::I32: dispatchOut<int>(op, out, x, y, outer, inner, after); break;
-    case DType::Bool: dispatchOut<uint8_t>(op, out, x, y, outer, inner, after); break;
+    case DType::F32:
+      dispatchOut<float>(op, out, x, y, outer, inner, after);
+      break;
+    case DType::I32:
+      dispatchOut<int>(op, out, x, y, outer, inner, after);
+      break;
+    case DType::Bool:
+      dispatchOut<uint8_t>(op, out, x, y, outer, inner, after);
+      break;
   }
   WM_CUDA_LAUNCHED();
 }

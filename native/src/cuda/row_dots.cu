@@ -40,8 +40,10 @@ __global__ void rowDotsKernel(const float* a, const float* b, int64_t n, int64_t
 template <int LANES>
 void launch(const float* a, const float* b, int64_t n, int64_t m, int64_t d, float* out) {
   int64_t blocks = std::min<int64_t>((m * n * LANES + kThreads - 1) / kThreads, 65536);
-  if (d % 4 == 0) rowDotsKernel<LANES, true><<<static_cast<unsigned>(blocks), kThreads, 0, stream()>>>(a, b, n, m, d, out);
-  else rowDotsKernel<LANES, false><<<static_cast<unsigned>(blocks), kThreads, 0, stream()>>>(a, b, n, m, d, out);
+  if (d % 4 == 0)
+    rowDotsKernel<LANES, true><<<static_cast<unsigned>(blocks), kThreads, 0, stream()>>>(a, b, n, m, d, out);
+  else
+    rowDotsKernel<LANES, false><<<static_cast<unsigned>(blocks), kThreads, 0, stream()>>>(a, b, n, m, d, out);
 }
 
 }  // namespace
@@ -52,7 +54,8 @@ void rowDots(uint64_t a, uint64_t b, int64_t n, int64_t m, int64_t d, uint64_t o
     WM_CUDA(cudaMemsetAsync(as<float>(out), 0, static_cast<size_t>(m * n) * sizeof(float), stream()));
     return;
   }
-  lanes::with(lanes::forFloat4(d), [&](auto lanes) { launch<decltype(lanes)::value>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); });
+  lanes::with(lanes::forFloat4(d),
+              [&](auto lanes) { launch<decltype(lanes)::value>(as<float>(a), as<float>(b), n, m, d, as<float>(out)); });
   WM_CUDA_LAUNCHED();
 }
 

@@ -13,8 +13,7 @@ namespace wm {
 namespace {
 
 template <int LANES, bool VEC>
-__global__ void rowDotsGradKernel(const float* a, const float* b, const float* g, int64_t n, int64_t m, int64_t d, float* dA,
-                                  float* dB) {
+__global__ void rowDotsGradKernel(const float* a, const float* b, const float* g, int64_t n, int64_t m, int64_t d, float* dA, float* dB) {
   const int lane = threadIdx.x % LANES;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * (blockDim.x / LANES);
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x / LANES) + threadIdx.x / LANES; i < n; i += groups) {
@@ -26,7 +25,10 @@ __global__ void rowDotsGradKernel(const float* a, const float* b, const float* g
         for (int64_t j = 0; j < m; ++j) {
           const float gj = g[j * n + i];
           const float4 y = reinterpret_cast<const float4*>(b + (j * n + i) * d)[k];
-          acc.x += gj * y.x; acc.y += gj * y.y; acc.z += gj * y.z; acc.w += gj * y.w;
+          acc.x += gj * y.x;
+          acc.y += gj * y.y;
+          acc.z += gj * y.z;
+          acc.w += gj * y.w;
           reinterpret_cast<float4*>(dB + (j * n + i) * d)[k] = make_float4(gj * x.x, gj * x.y, gj * x.z, gj * x.w);
         }
         reinterpret_cast<float4*>(dA + i * d)[k] = acc;
@@ -49,8 +51,10 @@ __global__ void rowDotsGradKernel(const float* a, const float* b, const float* g
 template <int LANES>
 void launch(const float* a, const float* b, const float* g, int64_t n, int64_t m, int64_t d, float* dA, float* dB) {
   int64_t blocks = std::min<int64_t>((n * LANES + kThreads - 1) / kThreads, 65536);
-  if (d % 4 == 0) rowDotsGradKernel<LANES, true><<<static_cast<unsigned>(blocks), kThreads, 0, stream()>>>(a, b, g, n, m, d, dA, dB);
-  else rowDotsGradKernel<LANES, false><<<static_cast<unsigned>(blocks), kThreads, 0, stream()>>>(a, b, g, n, m, d, dA, dB);
+  if (d % 4 == 0)
+    rowDotsGradKernel<LANES, true><<<static_cast<unsigned>(blocks), kThreads, 0, stream()>>>(a, b, g, n, m, d, dA, dB);
+  else
+    rowDotsGradKernel<LANES, false><<<static_cast<unsigned>(blocks), kThreads, 0, stream()>>>(a, b, g, n, m, d, dA, dB);
 }
 
 }  // namespace

@@ -55,8 +55,7 @@ void probeLocked(Runtime& r) {
   cudaError_t e = cudaGetDeviceCount(&r.count);
   if (e != cudaSuccess) {
     r.count = 0;
-    r.reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) +
-               " (" + cudaGetErrorString(e) + ")";
+    r.reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
     cudaGetLastError();  // clear the sticky-free error state
   } else if (r.count == 0) {
     r.reason = "no CUDA device";
@@ -128,7 +127,6 @@ void sideWaitsForMain() {
   WM_CUDA(cudaStreamWaitEvent(r.side, r.mainDone, 0));
 }
 
-
 bool builtWithCuda() { return true; }
 
 int deviceCount() {
@@ -149,11 +147,8 @@ void selectDevice(int device) {
   Runtime& r = rt();
   std::lock_guard<std::mutex> lock(r.mu);
   probeLocked(r);
-  WM_REQUIRE(device >= 0 && device < r.count,
-             "device: " + std::to_string(device) + " is not in [0, " +
-                 std::to_string(r.count) + ")");
-  WM_REQUIRE(r.stream == nullptr || r.device == device,
-             "device: the process already uses device " + std::to_string(r.device));
+  WM_REQUIRE(device >= 0 && device < r.count, "device: " + std::to_string(device) + " is not in [0, " + std::to_string(r.count) + ")");
+  WM_REQUIRE(r.stream == nullptr || r.device == device, "device: the process already uses device " + std::to_string(r.device));
   r.device = device;
 }
 
@@ -231,10 +226,8 @@ uint64_t deviceAlloc(size_t bytes) {
     cudaGetLastError();
     size_t freeB = 0, totalB = 0;
     cudaMemGetInfo(&freeB, &totalB);
-    fail("out of GPU memory: asked for " + std::to_string(bytes) + " bytes, " +
-         std::to_string(freeB) + " of " + std::to_string(totalB) +
-         " free on device " + std::to_string(r.device) + " (" +
-         cudaGetErrorString(e) + ")");
+    fail("out of GPU memory: asked for " + std::to_string(bytes) + " bytes, " + std::to_string(freeB) + " of " + std::to_string(totalB) +
+         " free on device " + std::to_string(r.device) + " (" + cudaGetErrorString(e) + ")");
   }
   std::lock_guard<std::mutex> lock(r.mu);
   r.live[reinterpret_cast<uint64_t>(p)] = {bytes, r.onSide};
@@ -262,8 +255,7 @@ void deviceFree(uint64_t ptr) {
   Runtime& r = ready();
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.live.find(ptr);
-  WM_REQUIRE(it != r.live.end(), "deviceFree: " + std::to_string(ptr) +
-                                     " is not a live allocation (freed twice?)");
+  WM_REQUIRE(it != r.live.end(), "deviceFree: " + std::to_string(ptr) + " is not a live allocation (freed twice?)");
   if (r.onSide && !it->second.side) {
     r.deferred.push_back(ptr);  // stays live until mainWaitsForSide frees it
     return;
@@ -312,8 +304,7 @@ void copyHostToDevice(uint64_t dst, const void* src, size_t bytes) {
   if (bytes == 0) return;
   // From pageable memory the runtime stages the bytes before returning, so
   // the caller may reuse src at once.
-  WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), src, bytes,
-                          cudaMemcpyHostToDevice, stream()));
+  WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), src, bytes, cudaMemcpyHostToDevice, stream()));
 }
 
 uint64_t hostRegister(void* p, size_t bytes) {
@@ -332,15 +323,13 @@ void hostUnregister(void* p) { cudaHostUnregister(p); }
 void copyDeviceToHost(void* dst, uint64_t src, size_t bytes) {
   if (bytes == 0) return;
   cudaStream_t s = stream();
-  WM_CUDA(cudaMemcpyAsync(dst, reinterpret_cast<void*>(src), bytes,
-                          cudaMemcpyDeviceToHost, s));
+  WM_CUDA(cudaMemcpyAsync(dst, reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToHost, s));
   WM_CUDA(cudaStreamSynchronize(s));
 }
 
 void copyDeviceToDevice(uint64_t dst, uint64_t src, size_t bytes) {
   if (bytes == 0) return;
-  WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src),
-                          bytes, cudaMemcpyDeviceToDevice, stream()));
+  WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToDevice, stream()));
 }
 
 struct PendingRead {
@@ -384,8 +373,7 @@ PendingRead* beginRead(uint64_t src, size_t bytes) {
         }
       }
       if (!p->pinned) WM_CUDA(cudaMallocHost(&p->pinned, p->capacity));
-      WM_CUDA(cudaMemcpyAsync(p->pinned, reinterpret_cast<void*>(src), bytes,
-                              cudaMemcpyDeviceToHost, current(r)));
+      WM_CUDA(cudaMemcpyAsync(p->pinned, reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToHost, current(r)));
     }
     WM_CUDA(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
     WM_CUDA(cudaEventRecord(p->done, current(r)));

@@ -5,8 +5,7 @@
 namespace wm {
 namespace {
 template <typename T>
-__global__ void scatterNdKernel(const int* idx, const T* upd, T* y, int64_t numUpdates,
-                                int depth, int64_t sliceSize, Dims dims,
+__global__ void scatterNdKernel(const int* idx, const T* upd, T* y, int64_t numUpdates, int depth, int64_t sliceSize, Dims dims,
                                 unsigned long long* errorFlag) {
   WM_GRID_STRIDE(e, numUpdates * sliceSize) {
     int64_t u = e / sliceSize, j = e - u * sliceSize;
@@ -31,18 +30,24 @@ __global__ void scatterNdKernel(const int* idx, const T* upd, T* y, int64_t numU
 }
 }  // namespace
 
-void scatterNd(DType t, uint64_t indices, uint64_t updates, uint64_t y, int64_t numUpdates,
-               int64_t indexDepth, int64_t sliceSize, const std::vector<int64_t>& dims,
-               uint64_t errorFlag) {
+void scatterNd(DType t, uint64_t indices, uint64_t updates, uint64_t y, int64_t numUpdates, int64_t indexDepth, int64_t sliceSize,
+               const std::vector<int64_t>& dims, uint64_t errorFlag) {
   if (numUpdates * sliceSize == 0) return;
   WM_REQUIRE(static_cast<int64_t>(dims.size()) == indexDepth, "scatterNd: dims must have indexDepth entries");
   auto s = stream();
   unsigned g = gridFor(numUpdates * sliceSize);
   auto* flag = reinterpret_cast<unsigned long long*>(errorFlag);
   switch (t) {
-    case DType::F32: scatterNdKernel<float><<<g, kThreads, 0, s>>>(as<int>(indices), as<float>(updates), as<float>(y), numUpdates, (int)indexDepth, sliceSize, toDims(dims), flag); break;
-    case DType::I32: scatterNdKernel<int><<<g, kThreads, 0, s>>>(as<int>(indices), as<int>(updates), as<int>(y), numUpdates, (int)indexDepth, sliceSize, toDims(dims), flag); break;
-    default: fail("scatterNd: dtype must be float32 or int32");
+    case DType::F32:
+      scatterNdKernel<float><<<g, kThreads, 0, s>>>(as<int>(indices), as<float>(updates), as<float>(y), numUpdates, (int)indexDepth,
+                                                    sliceSize, toDims(dims), flag);
+      break;
+    case DType::I32:
+      scatterNdKernel<int><<<g, kThreads, 0, s>>>(as<int>(indices), as<int>(updates), as<int>(y), numUpdates, (int)indexDepth, sliceSize,
+                                                  toDims(dims), flag);
+      break;
+    default:
+      fail("scatterNd: dtype must be float32 or int32");
   }
   WM_CUDA_LAUNCHED();
 }

@@ -43,8 +43,7 @@ void launchScalar(uint64_t x, uint64_t segmentIds, uint64_t y, int64_t numRows, 
 
 }  // namespace
 
-void unsortedSegmentSum(DType t, uint64_t x, uint64_t segmentIds, uint64_t y, int64_t numRows,
-                        int64_t inner, int64_t numSegments) {
+void unsortedSegmentSum(DType t, uint64_t x, uint64_t segmentIds, uint64_t y, int64_t numRows, int64_t inner, int64_t numSegments) {
   if (numRows * inner == 0) return;
   switch (t) {
     case DType::F32:
@@ -56,8 +55,11 @@ void unsortedSegmentSum(DType t, uint64_t x, uint64_t segmentIds, uint64_t y, in
         launchScalar<float>(x, segmentIds, y, numRows, inner, numSegments);
       }
       break;
-    case DType::I32: launchScalar<int>(x, segmentIds, y, numRows, inner, numSegments); break;
-    default: fail("unsortedSegmentSum: dtype must be float32 or int32");
+    case DType::I32:
+      launchScalar<int>(x, segmentIds, y, numRows, inner, numSegments);
+      break;
+    default:
+      fail("unsortedSegmentSum: dtype must be float32 or int32");
   }
   WM_CUDA_LAUNCHED();
 }

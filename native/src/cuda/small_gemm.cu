@@ -23,8 +23,8 @@ using gemm::kBN;
 constexpr int kGemmThreads = gemm::kThreads;
 
 template <bool TA, bool TB>
-__global__ void __launch_bounds__(kGemmThreads) gemmTile(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k,
-                                                         int64_t kPerSplit, float beta, float* partial) {
+__global__ void __launch_bounds__(kGemmThreads)
+    gemmTile(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k, int64_t kPerSplit, float beta, float* partial) {
   __shared__ gemm::Tiles t;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   // Tile rows on x (up to 2^31 - 1): tall products (millions of rows, few columns) fit the grid.
@@ -92,10 +92,14 @@ void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t
   dim3 grid(static_cast<unsigned>(tilesM), static_cast<unsigned>(tilesN), static_cast<unsigned>(splits));
   const float *A = as<float>(a), *B = as<float>(b);
   float* C = as<float>(c);
-  if (transA && transB) launchTiles<true, true>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
-  else if (transA) launchTiles<true, false>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
-  else if (transB) launchTiles<false, true>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
-  else launchTiles<false, false>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
+  if (transA && transB)
+    launchTiles<true, true>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
+  else if (transA)
+    launchTiles<true, false>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
+  else if (transB)
+    launchTiles<false, true>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
+  else
+    launchTiles<false, false>(grid, A, B, C, m, n, k, kPerSplit, beta, partial);
   WM_CUDA_LAUNCHED();
   if (partial) {
     gemm::addSplits<<<gridFor(m * n), kThreads, 0, stream()>>>(partial, static_cast<int>(splits), m * n, beta, C);

@@ -57,6 +57,4 @@ void softmax(uint64_t x, uint64_t y, int64_t outer, int64_t inner, bool log) {
 }  // namespace wm
 
 // softmax(x, y, outer, inner, log)
-WM_OP(softmax, Device, a) {
-  wm::softmax(a.address(0, "x"), a.address(1, "y"), a.count(2, "outer"), a.count(3, "inner"), a.flag(4, "log"));
-}
+WM_OP(softmax, Device, a) { wm::softmax(a.address(0, "x"), a.address(1, "y"), a.count(2, "outer"), a.count(3, "inner"), a.flag(4, "log")); }

@@ -46,8 +46,8 @@ __global__ void totalKernel(const float* rowLoss, int64_t rows, float scale, flo
 
 }  // namespace
 
-void softmaxCrossEntropy(uint64_t logits, uint64_t labels, bool classIds, int64_t rows, int64_t classes, float scale,
-                         uint64_t rowLoss, uint64_t total) {
+void softmaxCrossEntropy(uint64_t logits, uint64_t labels, bool classIds, int64_t rows, int64_t classes, float scale, uint64_t rowLoss,
+                         uint64_t total) {
   WM_REQUIRE(rows >= 0 && classes >= 1, "softmaxCrossEntropy: needs rows >= 0 and at least one class");
   Scratch s;
   float* losses = rowLoss ? as<float>(rowLoss) : s.get<float>(rows);

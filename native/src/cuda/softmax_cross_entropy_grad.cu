@@ -33,12 +33,12 @@ __global__ void gradKernel(const float* x, const void* labels, bool classIds, in
 
 }  // namespace
 
-void softmaxCrossEntropyGrad(uint64_t logits, uint64_t labels, bool classIds, int64_t rows, int64_t classes, uint64_t dLoss,
-                             bool perRow, float scale, uint64_t dLogits) {
+void softmaxCrossEntropyGrad(uint64_t logits, uint64_t labels, bool classIds, int64_t rows, int64_t classes, uint64_t dLoss, bool perRow,
+                             float scale, uint64_t dLogits) {
   WM_REQUIRE(rows >= 0 && classes >= 1, "softmaxCrossEntropyGrad: needs rows >= 0 and at least one class");
   if (rows == 0) return;
-  gradKernel<<<gridFor(rows * 32), kThreads, 0, stream()>>>(as<float>(logits), reinterpret_cast<const void*>(labels), classIds, rows, classes,
-                                                            as<float>(dLoss), perRow, scale, as<float>(dLogits));
+  gradKernel<<<gridFor(rows * 32), kThreads, 0, stream()>>>(as<float>(logits), reinterpret_cast<const void*>(labels), classIds, rows,
+                                                            classes, as<float>(dLoss), perRow, scale, as<float>(dLogits));
   WM_CUDA_LAUNCHED();
 }
 

@@ -13,11 +13,15 @@ __global__ void sumSlicesKernel(const float* base, int slices, int64_t strideEle
     float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
     for (int r = 0; r < slices; ++r) {
       float4 v = reinterpret_cast<const float4*>(base + r * strideElems)[i];
-      acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+      acc.x += v.x;
+      acc.y += v.y;
+      acc.z += v.z;
+      acc.w += v.w;
     }
     reinterpret_cast<float4*>(out)[i] = make_float4(acc.x * scale, acc.y * scale, acc.z * scale, acc.w * scale);
   }
-  for (int64_t i = (n / 4) * 4 + blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+  for (int64_t i = (n / 4) * 4 + blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     float acc = 0.f;
     for (int r = 0; r < slices; ++r) acc += base[r * strideElems + i];
     out[i] = acc * scale;

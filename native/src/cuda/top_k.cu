@@ -26,8 +26,10 @@ __global__ void prepare(const T* x, T* keys, int32_t* positions, int64_t total, 
     const T v = x[i];
     // -0 sorts as +0, and every NaN as the positive quiet NaN (first, as on the CPU core):
     // radix order would put a NaN with its sign bit set last.
-    if constexpr (std::is_floating_point_v<T>) keys[i] = v != v ? CUDART_NAN_F : v == 0.f ? 0.f : v;
-    else keys[i] = v;
+    if constexpr (std::is_floating_point_v<T>)
+      keys[i] = v != v ? CUDART_NAN_F : v == 0.f ? 0.f : v;
+    else
+      keys[i] = v;
     positions[i] = static_cast<int32_t>(i % n);
   }
 }
@@ -86,9 +88,14 @@ void topK(DType dt, uint64_t x, uint64_t values, uint64_t indices, int64_t rows,
   WM_REQUIRE(k >= 0 && k <= n, "topK: k must be in [0, n]");
   if (rows * k == 0) return;
   switch (dt) {
-    case DType::F32: run(as<float>(x), as<float>(values), as<int32_t>(indices), rows, n, k); break;
-    case DType::I32: run(as<int32_t>(x), as<int32_t>(values), as<int32_t>(indices), rows, n, k); break;
-    default: fail("topK: float32 or int32 only");
+    case DType::F32:
+      run(as<float>(x), as<float>(values), as<int32_t>(indices), rows, n, k);
+      break;
+    case DType::I32:
+      run(as<int32_t>(x), as<int32_t>(values), as<int32_t>(indices), rows, n, k);
+      break;
+    default:
+      fail("topK: float32 or int32 only");
   }
 }
 
@@ -96,6 +103,6 @@ void topK(DType dt, uint64_t x, uint64_t values, uint64_t indices, int64_t rows,
 
 // topK(dtype, x, values, indices, rows, n, k)
 WM_OP(topK, Device, a) {
-  wm::topK(a.dtype(0, "dtype"), a.address(1, "x"), a.address(2, "values"), a.address(3, "indices"), a.count(4, "rows"),
-           a.count(5, "n"), a.count(6, "k"));
+  wm::topK(a.dtype(0, "dtype"), a.address(1, "x"), a.address(2, "values"), a.address(3, "indices"), a.count(4, "rows"), a.count(5, "n"),
+           a.count(6, "k"));
 }

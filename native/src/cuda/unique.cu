@@ -13,16 +13,14 @@
 namespace wm {
 namespace {
 
-
-
 __global__ void runHeads(const int32_t* sorted, int64_t n, int32_t* head) {
   WM_GRID_STRIDE(i, n) head[i] = i == 0 || sorted[i] != sorted[i - 1];
 }
 
 // runId = inclusive scan of heads - 1; each run's first position (the
 // smallest, since the sort is stable) and value.
-__global__ void runStarts(const int32_t* sorted, const int32_t* pos, const int32_t* head, const int32_t* scan, int64_t n,
-                          int32_t* runFirst, int32_t* runValue) {
+__global__ void runStarts(const int32_t* sorted, const int32_t* pos, const int32_t* head, const int32_t* scan, int64_t n, int32_t* runFirst,
+                          int32_t* runValue) {
   WM_GRID_STRIDE(i, n) {
     if (!head[i]) continue;
     int32_t r = scan[i] - 1;
@@ -31,8 +29,7 @@ __global__ void runStarts(const int32_t* sorted, const int32_t* pos, const int32
   }
 }
 
-__global__ void rankRuns(const int32_t* orderedRuns, const int32_t* runValue, int64_t runs, int32_t* rankOfRun,
-                         int32_t* values) {
+__global__ void rankRuns(const int32_t* orderedRuns, const int32_t* runValue, int64_t runs, int32_t* rankOfRun, int32_t* values) {
   WM_GRID_STRIDE(k, runs) {
     int32_t r = orderedRuns[k];
     rankOfRun[r] = static_cast<int32_t>(k);
@@ -40,11 +37,9 @@ __global__ void rankRuns(const int32_t* orderedRuns, const int32_t* runValue, in
   }
 }
 
-__global__ void scatterInverse(const int32_t* pos, const int32_t* scan, const int32_t* rankOfRun, int64_t n,
-                               int32_t* inverse) {
+__global__ void scatterInverse(const int32_t* pos, const int32_t* scan, const int32_t* rankOfRun, int64_t n, int32_t* inverse) {
   WM_GRID_STRIDE(i, n) inverse[pos[i]] = rankOfRun[scan[i] - 1];
 }
-
 
 }  // namespace
 

@@ -19,9 +19,13 @@ __device__ __forceinline__ void store4(float* p, float4 v) { *reinterpret_cast<f
 __device__ __forceinline__ float4 splat4(float v) { return make_float4(v, v, v, v); }
 
 template <typename F>
-__device__ __forceinline__ float4 map4(float4 a, F f) { return make_float4(f(a.x), f(a.y), f(a.z), f(a.w)); }
+__device__ __forceinline__ float4 map4(float4 a, F f) {
+  return make_float4(f(a.x), f(a.y), f(a.z), f(a.w));
+}
 template <typename F>
-__device__ __forceinline__ float4 zip4(float4 a, float4 b, F f) { return make_float4(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z), f(a.w, b.w)); }
+__device__ __forceinline__ float4 zip4(float4 a, float4 b, F f) {
+  return make_float4(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z), f(a.w, b.w));
+}
 
 // Whether every pointer may be read as float4 (tensors that are views into
 // another tensor's buffer can start anywhere).

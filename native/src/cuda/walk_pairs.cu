@@ -9,8 +9,7 @@
 namespace wm {
 namespace {
 
-__global__ void walkPairsKernel(const int32_t* walks, int64_t n, int length, int window, int64_t total, int32_t* center,
-                                int32_t* context) {
+__global__ void walkPairsKernel(const int32_t* walks, int64_t n, int length, int window, int64_t total, int32_t* center, int32_t* context) {
   WM_GRID_STRIDE(p, total) walkPair(walks, n, length, window, p, center + p, context + p);
 }
 

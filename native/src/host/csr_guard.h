@@ -22,8 +22,9 @@ struct CsrGuard {
     return 0 <= a && a <= b && b <= nnz;
   }
   [[noreturn]] static void changed(const std::string& what) {
-    fail(what + ": the graph's rowPtr / colIdx changed after the graph was checked (a row or column is out of range); "
-                "build a new graph instead of editing its arrays");
+    fail(what +
+         ": the graph's rowPtr / colIdx changed after the graph was checked (a row or column is out of range); "
+         "build a new graph instead of editing its arrays");
   }
 };
 

@@ -46,8 +46,8 @@ __attribute__((target("avx2"))) void spmmRowsAvx2(const Spmm& s, int64_t begin, 
 
 }  // namespace
 
-void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows,
-             const float* x, int64_t dim, float* out) {
+void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows, const float* x,
+             int64_t dim, float* out) {
   const Spmm s{rowPtr, colIdx, weight, rowScale, x, dim, out};
   // Cut by entries (and a row's own cost), not by rows: R-MAT's hubs sit at the low ids.
   const auto cost = [&](int64_t r) { return static_cast<int64_t>(rowPtr[r]) + r; };

@@ -23,13 +23,17 @@ void columns(bool product, const T* x, T* y, int64_t outer, int64_t n, int64_t i
 }
 }  // namespace
 
-void cumulative(bool product, DType dt, const void* x, void* y, int64_t outer, int64_t n, int64_t inner, bool exclusive,
-                bool reverse) {
+void cumulative(bool product, DType dt, const void* x, void* y, int64_t outer, int64_t n, int64_t inner, bool exclusive, bool reverse) {
   if (outer * n * inner == 0) return;
   switch (dt) {
-    case DType::F32: columns(product, static_cast<const float*>(x), static_cast<float*>(y), outer, n, inner, exclusive, reverse); break;
-    case DType::I32: columns(product, static_cast<const int32_t*>(x), static_cast<int32_t*>(y), outer, n, inner, exclusive, reverse); break;
-    default: fail("cumulative: float32 or int32 only");
+    case DType::F32:
+      columns(product, static_cast<const float*>(x), static_cast<float*>(y), outer, n, inner, exclusive, reverse);
+      break;
+    case DType::I32:
+      columns(product, static_cast<const int32_t*>(x), static_cast<int32_t*>(y), outer, n, inner, exclusive, reverse);
+      break;
+    default:
+      fail("cumulative: float32 or int32 only");
   }
 }
 

@@ -48,17 +48,20 @@ void depthwiseConv2dInputGrad(const float* dy, const float* w, float* dx, const 
   withIndexWidth(windowNarrow(g64, mult64, g64.batch * dyH64 * dyW64 * g64.chans * mult64), g64, [&](const auto& g) {
     using I = decltype(g.batch);
     const I mult = static_cast<I>(mult64), dyH = static_cast<I>(dyH64), dyW = static_cast<I>(dyW64), cms = g.chans * mult;
-    gatherPerInputPixel(g, dx, [&](float* out, I n, I i, I j, I oy, I ox) {
-      const float* d = dy + ((static_cast<int64_t>(n) * dyH + oy) * dyW + ox) * cms;
-      const float* f = w + static_cast<int64_t>(i * g.fW + j) * cms;
-      if (mult == 1) {
-        for (I c = 0; c < g.chans; ++c) out[c] += d[c] * f[c];
-      } else {
-        for (I c = 0; c < g.chans; ++c) {
-          for (I m = 0; m < mult; ++m) out[c] += d[c * mult + m] * f[c * mult + m];
-        }
-      }
-    }, [](float*) {});
+    gatherPerInputPixel(
+        g, dx,
+        [&](float* out, I n, I i, I j, I oy, I ox) {
+          const float* d = dy + ((static_cast<int64_t>(n) * dyH + oy) * dyW + ox) * cms;
+          const float* f = w + static_cast<int64_t>(i * g.fW + j) * cms;
+          if (mult == 1) {
+            for (I c = 0; c < g.chans; ++c) out[c] += d[c] * f[c];
+          } else {
+            for (I c = 0; c < g.chans; ++c) {
+              for (I m = 0; m < mult; ++m) out[c] += d[c * mult + m] * f[c * mult + m];
+            }
+          }
+        },
+        [](float*) {});
   });
 }
 

@@ -31,40 +31,64 @@ void withOpConstant(int op, F&& f, std::integer_sequence<int, O...>) {
   if (!found) f(std::integral_constant<int, -1>{});
 }
 
-template <typename To> To fromFloat(float v) { return static_cast<To>(v); }
-template <> int fromFloat<int>(float v) { return scalar::doubleToInt32(v); }
-template <> uint8_t fromFloat<uint8_t>(float v) { return v != 0.f; }
-template <typename To> To fromInt(int v) { return static_cast<To>(v); }
-template <> uint8_t fromInt<uint8_t>(int v) { return v != 0; }
+template <typename To>
+To fromFloat(float v) {
+  return static_cast<To>(v);
+}
+template <>
+int fromFloat<int>(float v) {
+  return scalar::doubleToInt32(v);
+}
+template <>
+uint8_t fromFloat<uint8_t>(float v) {
+  return v != 0.f;
+}
+template <typename To>
+To fromInt(int v) {
+  return static_cast<To>(v);
+}
+template <>
+uint8_t fromInt<uint8_t>(int v) {
+  return v != 0;
+}
 
 template <typename Ti, typename To>
 void unaryLoop(UnaryOp op, const Ti* x, To* y, int64_t n, float alpha, float beta) {
-  withOpConstant(static_cast<int>(op), [&](auto constant) {
-    constexpr int kOp = decltype(constant)::value;
-    const int o = kOp >= 0 ? kOp : static_cast<int>(op);
-    parallelFor(n, kGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        if constexpr (std::is_same<Ti, float>::value) {
-          y[i] = fromFloat<To>(scalar::unaryF(o, x[i], alpha, beta));
-        } else if constexpr (std::is_same<To, float>::value) {
-          y[i] = o == static_cast<int>(UnaryOp::Cast) ? static_cast<float>(x[i]) : scalar::unaryF(o, static_cast<float>(x[i]), alpha, beta);
-        } else {
-          y[i] = fromInt<To>(scalar::unaryI(o, static_cast<int>(x[i]), alpha, beta));
-        }
-      }
-    });
-  }, std::make_integer_sequence<int, kUnaryOps>{});
+  withOpConstant(
+      static_cast<int>(op),
+      [&](auto constant) {
+        constexpr int kOp = decltype(constant)::value;
+        const int o = kOp >= 0 ? kOp : static_cast<int>(op);
+        parallelFor(n, kGrain, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) {
+            if constexpr (std::is_same<Ti, float>::value) {
+              y[i] = fromFloat<To>(scalar::unaryF(o, x[i], alpha, beta));
+            } else if constexpr (std::is_same<To, float>::value) {
+              y[i] = o == static_cast<int>(UnaryOp::Cast) ? static_cast<float>(x[i])
+                                                          : scalar::unaryF(o, static_cast<float>(x[i]), alpha, beta);
+            } else {
+              y[i] = fromInt<To>(scalar::unaryI(o, static_cast<int>(x[i]), alpha, beta));
+            }
+          }
+        });
+      },
+      std::make_integer_sequence<int, kUnaryOps>{});
 }
 
 template <typename Ti>
 void unaryOut(UnaryOp op, DType out, const Ti* x, void* y, int64_t n, float alpha, float beta) {
   switch (out) {
-    case DType::F32: unaryLoop(op, x, static_cast<float*>(y), n, alpha, beta); break;
-    case DType::I32: unaryLoop(op, x, static_cast<int*>(y), n, alpha, beta); break;
-    case DType::Bool: unaryLoop(op, x, static_cast<uint8_t*>(y), n, alpha, beta); break;
+    case DType::F32:
+      unaryLoop(op, x, static_cast<float*>(y), n, alpha, beta);
+      break;
+    case DType::I32:
+      unaryLoop(op, x, static_cast<int*>(y), n, alpha, beta);
+      break;
+    case DType::Bool:
+      unaryLoop(op, x, static_cast<uint8_t*>(y), n, alpha, beta);
+      break;
   }
 }
-
 
 // Walks the output in row-major order; the innermost dim is a tight loop.
 template <typename F>
@@ -99,50 +123,59 @@ void forEachStrided(const std::vector<int64_t>& shape, const std::vector<std::ve
 }
 
 template <typename Ti, typename To>
-void binaryLoop(int op, const Ti* a, const Ti* b, To* y, const std::vector<int64_t>& shape,
-                const std::vector<int64_t>& as, const std::vector<int64_t>& bs) {
+void binaryLoop(int op, const Ti* a, const Ti* b, To* y, const std::vector<int64_t>& shape, const std::vector<int64_t>& as,
+                const std::vector<int64_t>& bs) {
   int rank = static_cast<int>(shape.size());
   int64_t sa = as[rank - 1], sb = bs[rank - 1];
-  withOpConstant(op, [&](auto constant) {
-    constexpr int kOp = decltype(constant)::value;
-    const int o = kOp >= 0 ? kOp : op;
-    forEachStrided(shape, {as, bs}, [&](int64_t out, const std::vector<int64_t>& base, int64_t inner) {
-      const Ti* pa = a + base[0];
-      const Ti* pb = b + base[1];
-      To* py = y + out;
-      const auto loop = [&](auto stepA, auto stepB) {
-        for (int64_t i = 0; i < inner; ++i) {
-          if constexpr (std::is_same<Ti, float>::value) {
-            py[i] = fromFloat<To>(scalar::binaryF(o, pa[i * stepA], pb[i * stepB]));
-          } else {
-            py[i] = fromInt<To>(scalar::binaryI(o, pa[i * stepA], pb[i * stepB]));
+  withOpConstant(
+      op,
+      [&](auto constant) {
+        constexpr int kOp = decltype(constant)::value;
+        const int o = kOp >= 0 ? kOp : op;
+        forEachStrided(shape, {as, bs}, [&](int64_t out, const std::vector<int64_t>& base, int64_t inner) {
+          const Ti* pa = a + base[0];
+          const Ti* pb = b + base[1];
+          To* py = y + out;
+          const auto loop = [&](auto stepA, auto stepB) {
+            for (int64_t i = 0; i < inner; ++i) {
+              if constexpr (std::is_same<Ti, float>::value) {
+                py[i] = fromFloat<To>(scalar::binaryF(o, pa[i * stepA], pb[i * stepB]));
+              } else {
+                py[i] = fromInt<To>(scalar::binaryI(o, pa[i * stepA], pb[i * stepB]));
+              }
+            }
+          };
+          // Float rows of whole operands or one value (a scalar, a bias column) with the steps as
+          // constants, so the loop vectorises (CPU box, one thread, 2^18 floats in cache: x * 0.5
+          // took 129-132 µs with run-time steps, 94-96 with these).
+          using One = std::integral_constant<int64_t, 1>;
+          using Zero = std::integral_constant<int64_t, 0>;
+          if constexpr (std::is_same<Ti, float>::value && std::is_same<To, float>::value) {
+            if (sa == 1 && sb == 1) return loop(One{}, One{});
+            if (sa == 1 && sb == 0) return loop(One{}, Zero{});
+            if (sa == 0 && sb == 1) return loop(Zero{}, One{});
           }
-        }
-      };
-      // Float rows of whole operands or one value (a scalar, a bias column) with the steps as
-      // constants, so the loop vectorises (CPU box, one thread, 2^18 floats in cache: x * 0.5
-      // took 129-132 µs with run-time steps, 94-96 with these).
-      using One = std::integral_constant<int64_t, 1>;
-      using Zero = std::integral_constant<int64_t, 0>;
-      if constexpr (std::is_same<Ti, float>::value && std::is_same<To, float>::value) {
-        if (sa == 1 && sb == 1) return loop(One{}, One{});
-        if (sa == 1 && sb == 0) return loop(One{}, Zero{});
-        if (sa == 0 && sb == 1) return loop(Zero{}, One{});
-      }
-      loop(sa, sb);
-    });
-  }, std::make_integer_sequence<int, kBinaryOps>{});
+          loop(sa, sb);
+        });
+      },
+      std::make_integer_sequence<int, kBinaryOps>{});
 }
 
 template <typename Ti>
-void binaryOut(int op, DType out, const void* a, const void* b, void* y, const std::vector<int64_t>& shape,
-               const std::vector<int64_t>& as, const std::vector<int64_t>& bs) {
+void binaryOut(int op, DType out, const void* a, const void* b, void* y, const std::vector<int64_t>& shape, const std::vector<int64_t>& as,
+               const std::vector<int64_t>& bs) {
   auto pa = static_cast<const Ti*>(a);
   auto pb = static_cast<const Ti*>(b);
   switch (out) {
-    case DType::F32: binaryLoop(op, pa, pb, static_cast<float*>(y), shape, as, bs); break;
-    case DType::I32: binaryLoop(op, pa, pb, static_cast<int*>(y), shape, as, bs); break;
-    case DType::Bool: binaryLoop(op, pa, pb, static_cast<uint8_t*>(y), shape, as, bs); break;
+    case DType::F32:
+      binaryLoop(op, pa, pb, static_cast<float*>(y), shape, as, bs);
+      break;
+    case DType::I32:
+      binaryLoop(op, pa, pb, static_cast<int*>(y), shape, as, bs);
+      break;
+    case DType::Bool:
+      binaryLoop(op, pa, pb, static_cast<uint8_t*>(y), shape, as, bs);
+      break;
   }
 }
 
@@ -156,29 +189,39 @@ int64_t product(const std::vector<int64_t>& d) {
 
 void unary(UnaryOp op, DType in, DType out, const void* x, void* y, int64_t n, float alpha, float beta) {
   switch (in) {
-    case DType::F32: unaryOut(op, out, static_cast<const float*>(x), y, n, alpha, beta); break;
-    case DType::I32: unaryOut(op, out, static_cast<const int*>(x), y, n, alpha, beta); break;
-    case DType::Bool: unaryOut(op, out, static_cast<const uint8_t*>(x), y, n, alpha, beta); break;
+    case DType::F32:
+      unaryOut(op, out, static_cast<const float*>(x), y, n, alpha, beta);
+      break;
+    case DType::I32:
+      unaryOut(op, out, static_cast<const int*>(x), y, n, alpha, beta);
+      break;
+    case DType::Bool:
+      unaryOut(op, out, static_cast<const uint8_t*>(x), y, n, alpha, beta);
+      break;
   }
 }
 
-void binary(BinaryOp op, DType in, DType out, const void* a, const void* b, void* y,
-            const std::vector<int64_t>& outShape, const std::vector<int64_t>& aStrides,
-            const std::vector<int64_t>& bStrides) {
+void binary(BinaryOp op, DType in, DType out, const void* a, const void* b, void* y, const std::vector<int64_t>& outShape,
+            const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
   if (product(outShape) == 0) return;
   std::vector<int64_t> shape = outShape, as = aStrides, bs = bStrides;
   collapseDims(shape, {&as, &bs});
   int o = static_cast<int>(op);
   switch (in) {
-    case DType::F32: binaryOut<float>(o, out, a, b, y, shape, as, bs); break;
-    case DType::I32: binaryOut<int>(o, out, a, b, y, shape, as, bs); break;
-    case DType::Bool: binaryOut<uint8_t>(o, out, a, b, y, shape, as, bs); break;
+    case DType::F32:
+      binaryOut<float>(o, out, a, b, y, shape, as, bs);
+      break;
+    case DType::I32:
+      binaryOut<int>(o, out, a, b, y, shape, as, bs);
+      break;
+    case DType::Bool:
+      binaryOut<uint8_t>(o, out, a, b, y, shape, as, bs);
+      break;
   }
 }
 
-void select(DType t, const void* cond, const void* a, const void* b, void* y,
-            const std::vector<int64_t>& outShape, const std::vector<int64_t>& condStrides,
-            const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
+void select(DType t, const void* cond, const void* a, const void* b, void* y, const std::vector<int64_t>& outShape,
+            const std::vector<int64_t>& condStrides, const std::vector<int64_t>& aStrides, const std::vector<int64_t>& bStrides) {
   if (product(outShape) == 0) return;
   std::vector<int64_t> shape = outShape, cs = condStrides, as = aStrides, bs = bStrides;
   collapseDims(shape, {&cs, &as, &bs});
@@ -240,20 +283,24 @@ WM_OP(binaryScalar, Host, a) {
     int32_t i;
     uint8_t b;
   } scalar{};
-  if (in == wm::DType::F32) scalar.f = static_cast<float>(value);
-  else if (in == wm::DType::I32) scalar.i = static_cast<int32_t>(value);
-  else scalar.b = value != 0;
+  if (in == wm::DType::F32)
+    scalar.f = static_cast<float>(value);
+  else if (in == wm::DType::I32)
+    scalar.i = static_cast<int32_t>(value);
+  else
+    scalar.b = value != 0;
   const void* x = a.tensor(3, "x", in, n);
   const bool first = a.flag(5, "scalarFirst");
-  wm::host::binary(static_cast<wm::BinaryOp>(a.count(0, "op")), in, out, first ? &scalar : x, first ? x : &scalar,
-                   a.tensor(6, "y", out, n), {n}, {first ? 0 : 1}, {first ? 1 : 0});
+  wm::host::binary(static_cast<wm::BinaryOp>(a.count(0, "op")), in, out, first ? &scalar : x, first ? x : &scalar, a.tensor(6, "y", out, n),
+                   {n}, {first ? 0 : 1}, {first ? 1 : 0});
 }
 
 WM_OP(select, Host, a) {
   const wm::DType dt = a.dtype(0, "dtype");
   const auto shape = a.dims(5, "shape"), cs = a.dims(6, "condStrides"), as = a.dims(7, "aStrides"), bs = a.dims(8, "bStrides");
-  wm::host::select(dt, a.tensor(1, "cond", wm::DType::Bool, wm::stridedExtent(shape, cs)), a.tensor(2, "a", dt, wm::stridedExtent(shape, as)),
-                   a.tensor(3, "b", dt, wm::stridedExtent(shape, bs)), a.tensor(4, "y", dt, product(shape)), shape, cs, as, bs);
+  wm::host::select(dt, a.tensor(1, "cond", wm::DType::Bool, wm::stridedExtent(shape, cs)),
+                   a.tensor(2, "a", dt, wm::stridedExtent(shape, as)), a.tensor(3, "b", dt, wm::stridedExtent(shape, bs)),
+                   a.tensor(4, "y", dt, product(shape)), shape, cs, as, bs);
 }
 
 WM_OP(fill, Host, a) {
@@ -261,7 +308,10 @@ WM_OP(fill, Host, a) {
   const int64_t n = a.count(2, "n");
   const double value = a.number(3, "value");
   void* y = a.tensor(1, "y", dt, n);
-  if (dt == wm::DType::F32) std::fill_n(static_cast<float*>(y), n, static_cast<float>(value));
-  else if (dt == wm::DType::I32) std::fill_n(static_cast<int32_t*>(y), n, static_cast<int32_t>(value));
-  else std::fill_n(static_cast<uint8_t*>(y), n, static_cast<uint8_t>(value != 0));
+  if (dt == wm::DType::F32)
+    std::fill_n(static_cast<float*>(y), n, static_cast<float>(value));
+  else if (dt == wm::DType::I32)
+    std::fill_n(static_cast<int32_t*>(y), n, static_cast<int32_t>(value));
+  else
+    std::fill_n(static_cast<uint8_t*>(y), n, static_cast<uint8_t>(value != 0));
 }

@@ -22,17 +22,22 @@ template <typename T>
 struct Rows {
   const TableRef& t;
   T* row(int64_t r) const {
-    return t.chunked ? PtrGen<const ChunkedHandle, T>(*t.chunked).At(r * t.dim)
-                     : PtrGen<T*, T>(reinterpret_cast<T*>(t.ptr)).At(r * t.dim);
+    return t.chunked ? PtrGen<const ChunkedHandle, T>(*t.chunked).At(r * t.dim) : PtrGen<T*, T>(reinterpret_cast<T*>(t.ptr)).At(r * t.dim);
   }
 };
 
 template <typename F>
 void withStorage(const TableRef& t, F&& f) {
   switch (t.storage) {
-    case StorageType::F32: f(Rows<float>{t}); break;
-    case StorageType::F16: f(Rows<Half16>{t}); break;
-    case StorageType::BF16: f(Rows<BFloat16>{t}); break;
+    case StorageType::F32:
+      f(Rows<float>{t});
+      break;
+    case StorageType::F16:
+      f(Rows<Half16>{t});
+      break;
+    case StorageType::BF16:
+      f(Rows<BFloat16>{t});
+      break;
   }
 }
 
@@ -115,10 +120,18 @@ namespace {
 template <typename F>
 void withRule(SparseOptimizer opt, F&& f) {
   switch (opt) {
-    case SparseOptimizer::SGD: f(std::integral_constant<SparseOptimizer, SparseOptimizer::SGD>{}); break;
-    case SparseOptimizer::Adam: f(std::integral_constant<SparseOptimizer, SparseOptimizer::Adam>{}); break;
-    case SparseOptimizer::AdaGrad: f(std::integral_constant<SparseOptimizer, SparseOptimizer::AdaGrad>{}); break;
-    case SparseOptimizer::RMSProp: f(std::integral_constant<SparseOptimizer, SparseOptimizer::RMSProp>{}); break;
+    case SparseOptimizer::SGD:
+      f(std::integral_constant<SparseOptimizer, SparseOptimizer::SGD>{});
+      break;
+    case SparseOptimizer::Adam:
+      f(std::integral_constant<SparseOptimizer, SparseOptimizer::Adam>{});
+      break;
+    case SparseOptimizer::AdaGrad:
+      f(std::integral_constant<SparseOptimizer, SparseOptimizer::AdaGrad>{});
+      break;
+    case SparseOptimizer::RMSProp:
+      f(std::integral_constant<SparseOptimizer, SparseOptimizer::RMSProp>{});
+      break;
   }
 }
 
@@ -150,11 +163,12 @@ std::vector<std::pair<int64_t, int64_t>> sortedPairs(const void* idx, IndexType 
 
 }  // namespace
 
-int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx, IndexType it, int64_t n,
-                       const float* grads, SparseOptimizer opt, const OptimizerParams& p) {
+int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx, IndexType it, int64_t n, const float* grads,
+                       SparseOptimizer opt, const OptimizerParams& p) {
   int64_t bad = firstBad(idx, it, n, t.rows);
-  if (bad >= 0) fail("embedding apply: index " + std::to_string(indexAt(idx, it, bad)) + " at position " +
-                     std::to_string(bad) + " is outside the table's " + std::to_string(t.rows) + " rows");
+  if (bad >= 0)
+    fail("embedding apply: index " + std::to_string(indexAt(idx, it, bad)) + " at position " + std::to_string(bad) +
+         " is outside the table's " + std::to_string(t.rows) + " rows");
   // Group duplicate indices: sort (row, position) pairs; each run is one row.
   const auto order = sortedPairs(idx, it, n, t.rows);
   std::vector<int64_t> heads;

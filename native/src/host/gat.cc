@@ -12,8 +12,8 @@
 namespace wm {
 namespace host {
 
-void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
-                const float* dst, int64_t heads, int64_t dim, float slope, float* out, float* alpha) {
+void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src, const float* dst,
+                int64_t heads, int64_t dim, float slope, float* out, float* alpha) {
   parallelFor(numRows * heads, 16, [&](int64_t w0, int64_t w1) {
     std::vector<float> ex;  // the row's exponentials, each taken once
     for (int64_t w = w0; w < w1; ++w) {
@@ -38,9 +38,8 @@ void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, c
   });
 }
 
-void gatBackwardRows(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src,
-                     const float* dst, int64_t heads, int64_t dim, float slope, const float* alpha, const float* dOut,
-                     float* dz, float* dDst) {
+void gatBackwardRows(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src, const float* dst,
+                     int64_t heads, int64_t dim, float slope, const float* alpha, const float* dOut, float* dz, float* dDst) {
   parallelFor(numRows * heads, 16, [&](int64_t w0, int64_t w1) {
     for (int64_t w = w0; w < w1; ++w) {
       const int64_t r = w / heads, h = w % heads, begin = rowPtr[r], end = rowPtr[r + 1];
@@ -65,9 +64,8 @@ void gatBackwardRows(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRo
   });
 }
 
-void gatBackwardCols(const int32_t* rowPtrT, const int32_t* colIdxT, const int32_t* edgeT, int64_t numCols,
-                     const float* alpha, const float* dz, const float* dOut, int64_t heads, int64_t dim, float* dFeat,
-                     float* dSrc) {
+void gatBackwardCols(const int32_t* rowPtrT, const int32_t* colIdxT, const int32_t* edgeT, int64_t numCols, const float* alpha,
+                     const float* dz, const float* dOut, int64_t heads, int64_t dim, float* dFeat, float* dSrc) {
   parallelFor(numCols * heads, 16, [&](int64_t w0, int64_t w1) {
     for (int64_t w = w0; w < w1; ++w) {
       const int64_t s = w / heads, h = w % heads, begin = rowPtrT[s], end = rowPtrT[s + 1];
@@ -94,8 +92,9 @@ WM_OP(gatForward, Host, a) {
   const int64_t rows = a.count(2, "numRows"), cols = a.count(3, "numCols"), heads = a.count(7, "heads"), dim = a.count(8, "dim");
   const int64_t nnz = a.csr(0, 1, rows, cols);
   wm::host::gatForward(a.ints(0, "rowPtr", rows + 1), a.ints(1, "colIdx", nnz), rows, a.floats(4, "feat", cols * heads * dim),
-                       a.floats(5, "src", cols * heads), a.floats(6, "dst", rows * heads), heads, dim, static_cast<float>(a.number(9, "slope")),
-                       a.floats(10, "out", rows * heads * dim), a.floats(11, "alpha", nnz * heads));
+                       a.floats(5, "src", cols * heads), a.floats(6, "dst", rows * heads), heads, dim,
+                       static_cast<float>(a.number(9, "slope")), a.floats(10, "out", rows * heads * dim),
+                       a.floats(11, "alpha", nnz * heads));
 }
 
 WM_OP(gatBackwardRows, Host, a) {
@@ -103,8 +102,8 @@ WM_OP(gatBackwardRows, Host, a) {
   const int64_t nnz = a.csr(0, 1, rows, cols);
   wm::host::gatBackwardRows(a.ints(0, "rowPtr", rows + 1), a.ints(1, "colIdx", nnz), rows, a.floats(4, "feat", cols * heads * dim),
                             a.floats(5, "src", cols * heads), a.floats(6, "dst", rows * heads), heads, dim,
-                            static_cast<float>(a.number(9, "slope")), a.floats(10, "alpha", nnz * heads), a.floats(11, "dOut", rows * heads * dim),
-                            a.floats(12, "dz", nnz * heads), a.floats(13, "dDst", rows * heads));
+                            static_cast<float>(a.number(9, "slope")), a.floats(10, "alpha", nnz * heads),
+                            a.floats(11, "dOut", rows * heads * dim), a.floats(12, "dz", nnz * heads), a.floats(13, "dDst", rows * heads));
 }
 
 WM_OP(gatBackwardCols, Host, a) {
@@ -112,7 +111,8 @@ WM_OP(gatBackwardCols, Host, a) {
   const int64_t nnz = a.csr(0, 1, cols, rows);
   const int32_t* edgeT = a.ints(2, "edgeT", nnz);
   for (int64_t e = 0; e < nnz; ++e)
-    if (edgeT[e] < 0 || edgeT[e] >= nnz) a.reject(2, "edgeT", "entry " + std::to_string(e) + " is outside [0, " + std::to_string(nnz) + ")");
+    if (edgeT[e] < 0 || edgeT[e] >= nnz)
+      a.reject(2, "edgeT", "entry " + std::to_string(e) + " is outside [0, " + std::to_string(nnz) + ")");
   wm::host::gatBackwardCols(a.ints(0, "rowPtrT", cols + 1), a.ints(1, "colIdxT", nnz), edgeT, cols, a.floats(5, "alpha", nnz * heads),
                             a.floats(6, "dz", nnz * heads), a.floats(7, "dOut", rows * heads * dim), heads, dim,
                             a.floats(10, "dFeat", cols * heads * dim), a.floats(11, "dSrc", cols * heads));

@@ -26,8 +26,7 @@ struct Fd {
 
 }  // namespace
 
-HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes,
-                                 int64_t granularityRows)
+HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes, int64_t granularityRows)
     : type_(type), rows_(rows), rowBytes_(rowBytes), rank_(comm.rank()), ranks_(comm.size()) {
   WM_REQUIRE(rows >= 0, "malloc: rows must not be negative");
   WM_REQUIRE(rowBytes > 0, "malloc: a row must have at least one byte");
@@ -42,12 +41,12 @@ HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows,
   sliceBytes_ = rowsPerRank_ * rowBytes_;
   // Everyone must agree on the layout: a mismatch means the ranks called
   // malloc with different arguments.
-  std::string mine = std::to_string(static_cast<int>(type)) + " " + std::to_string(rows) + " " +
-                     std::to_string(rowBytes) + " " + std::to_string(rowsPerRank_);
+  std::string mine = std::to_string(static_cast<int>(type)) + " " + std::to_string(rows) + " " + std::to_string(rowBytes) + " " +
+                     std::to_string(rowsPerRank_);
   auto all = comm.allgather(mine, "malloc");
   for (int r = 0; r < ranks_; ++r)
-    WM_REQUIRE(all[r] == mine, "malloc: rank " + std::to_string(r) + " asked for (type rows rowBytes) " + all[r] +
-                                   " but rank " + std::to_string(rank_) + " for " + mine);
+    WM_REQUIRE(all[r] == mine, "malloc: rank " + std::to_string(r) + " asked for (type rows rowBytes) " + all[r] + " but rank " +
+                                   std::to_string(rank_) + " for " + mine);
   Fd own;
   own.fd = ::memfd_create("tfjs-wm-slice", MFD_CLOEXEC);
   if (own.fd < 0) fail(std::string("memfd_create: ") + std::strerror(errno));
@@ -123,8 +122,10 @@ TableRef HostWholeMemory::deviceTable() {
   t.rows = rows_;
   t.dim = rowBytes_ / 4;
   t.storage = StorageType::F32;
-  if (deviceBase_) t.ptr = deviceBase_;
-  else t.chunked = &deviceHandle_;
+  if (deviceBase_)
+    t.ptr = deviceBase_;
+  else
+    t.chunked = &deviceHandle_;
   return t;
 }
 
@@ -165,9 +166,7 @@ uint8_t* HostWholeMemory::localAt(size_t at, size_t bytes) const {
   return localSlice() + at;
 }
 
-bool HostWholeMemory::addressable(int64_t row) const {
-  return type_ != MemoryType::Distributed || row / rowsPerRank_ == rank_;
-}
+bool HostWholeMemory::addressable(int64_t row) const { return type_ != MemoryType::Distributed || row / rowsPerRank_ == rank_; }
 
 template <typename Gen>
 void HostWholeMemory::copyRows(const Gen& gen, const int32_t* idx, int64_t n, uint8_t* out) const {
@@ -181,8 +180,10 @@ int64_t HostWholeMemory::gatherRows(const int32_t* idx, int64_t n, uint8_t* out)
     WM_REQUIRE(addressable(idx[i]), "gather: row " + std::to_string(idx[i]) + " is not local to rank " + std::to_string(rank_));
   }
   // The same copy loop over either address generator.
-  if (range_) copyRows(PtrGen<uint8_t*, uint8_t>(range_), idx, n, out);
-  else copyRows(PtrGen<const ChunkedHandle, uint8_t>(handle_), idx, n, out);
+  if (range_)
+    copyRows(PtrGen<uint8_t*, uint8_t>(range_), idx, n, out);
+  else
+    copyRows(PtrGen<const ChunkedHandle, uint8_t>(handle_), idx, n, out);
   return -1;
 }
 

@@ -71,7 +71,7 @@ void dotRows(const float* A, const float* Bt, float* C, int64_t rb, int64_t re, 
 
 #ifdef WM_HOST_AVX2
 __attribute__((target("avx2,fma"))) void blockedRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, int64_t n,
-                                                      int64_t k) {
+                                                     int64_t k) {
   int64_t i = rb;
   for (; i + 4 <= re; i += 4) {
     const float* a0 = A + i * k;
@@ -144,8 +144,8 @@ void splitKTransposedA(const float* A, const float* B, float* C, int64_t m, int6
 
 }  // namespace
 
-void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k,
-                 bool transA, bool transB, int64_t aBatchStride, int64_t bBatchStride) {
+void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k, bool transA, bool transB,
+                 int64_t aBatchStride, int64_t bBatchStride) {
   std::vector<float> at, bt;
   for (int64_t z = 0; z < batch; ++z) {
     const float* A = a + z * aBatchStride;

@@ -16,8 +16,8 @@ namespace host {
 namespace {
 
 template <typename T>
-void copyLoop(const T* src, int64_t srcOffset, const std::vector<int64_t>& ss, const std::vector<int64_t>& sm, T* dst,
-              int64_t dstOffset, const std::vector<int64_t>& ds, const std::vector<int64_t>& shape) {
+void copyLoop(const T* src, int64_t srcOffset, const std::vector<int64_t>& ss, const std::vector<int64_t>& sm, T* dst, int64_t dstOffset,
+              const std::vector<int64_t>& ds, const std::vector<int64_t>& shape) {
   int rank = static_cast<int>(shape.size());
   int64_t inner = shape[rank - 1];
   int64_t rows = 1;
@@ -82,8 +82,8 @@ void copyLoop(const T* src, int64_t srcOffset, const std::vector<int64_t>& ss, c
 }  // namespace
 
 void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::vector<int64_t>& srcStrides,
-                 const std::vector<int64_t>& srcMod, void* dst, int64_t dstOffset,
-                 const std::vector<int64_t>& dstStrides, const std::vector<int64_t>& shape) {
+                 const std::vector<int64_t>& srcMod, void* dst, int64_t dstOffset, const std::vector<int64_t>& dstStrides,
+                 const std::vector<int64_t>& shape) {
   WM_REQUIRE(srcStrides.size() == shape.size() && dstStrides.size() == shape.size() && srcMod.size() == shape.size(),
              "stridedCopy: strides, mod and shape must have the same rank");
   int64_t n = 1;
@@ -95,10 +95,17 @@ void stridedCopy(int elemSize, const void* src, int64_t srcOffset, const std::ve
   if (sh.size() == 1 && ss.empty()) ss = sm = ds = {1};
   collapseCopy(sh, ss, sm, ds);  // longer rows for the loop below
   switch (elemSize) {
-    case 1: copyLoop(static_cast<const uint8_t*>(src), srcOffset, ss, sm, static_cast<uint8_t*>(dst), dstOffset, ds, sh); break;
-    case 4: copyLoop(static_cast<const uint32_t*>(src), srcOffset, ss, sm, static_cast<uint32_t*>(dst), dstOffset, ds, sh); break;
-    case 8: copyLoop(static_cast<const uint64_t*>(src), srcOffset, ss, sm, static_cast<uint64_t*>(dst), dstOffset, ds, sh); break;
-    default: fail("stridedCopy: element size " + std::to_string(elemSize) + " is not 1, 4 or 8");
+    case 1:
+      copyLoop(static_cast<const uint8_t*>(src), srcOffset, ss, sm, static_cast<uint8_t*>(dst), dstOffset, ds, sh);
+      break;
+    case 4:
+      copyLoop(static_cast<const uint32_t*>(src), srcOffset, ss, sm, static_cast<uint32_t*>(dst), dstOffset, ds, sh);
+      break;
+    case 8:
+      copyLoop(static_cast<const uint64_t*>(src), srcOffset, ss, sm, static_cast<uint64_t*>(dst), dstOffset, ds, sh);
+      break;
+    default:
+      fail("stridedCopy: element size " + std::to_string(elemSize) + " is not 1, 4 or 8");
   }
 }
 
@@ -124,14 +131,19 @@ void segmentSumOf(const T* x, const int32_t* ids, T* y, int64_t rows, int64_t in
 void segmentSum(DType dt, const void* x, const int32_t* ids, void* y, int64_t rows, int64_t inner, int64_t numSegments) {
   if (rows * inner == 0 || numSegments == 0) return;
   switch (dt) {
-    case DType::F32: segmentSumOf(static_cast<const float*>(x), ids, static_cast<float*>(y), rows, inner, numSegments); break;
-    case DType::I32: segmentSumOf(static_cast<const int*>(x), ids, static_cast<int*>(y), rows, inner, numSegments); break;
-    default: fail("segmentSum: dtype must be float32 or int32");
+    case DType::F32:
+      segmentSumOf(static_cast<const float*>(x), ids, static_cast<float*>(y), rows, inner, numSegments);
+      break;
+    case DType::I32:
+      segmentSumOf(static_cast<const int*>(x), ids, static_cast<int*>(y), rows, inner, numSegments);
+      break;
+    default:
+      fail("segmentSum: dtype must be float32 or int32");
   }
 }
 
-int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim,
-               int64_t inner, int64_t numIndices, int64_t outerPerBatch) {
+int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim, int64_t inner,
+               int64_t numIndices, int64_t outerPerBatch) {
   WM_REQUIRE(outerPerBatch > 0, "gather: outerPerBatch must be positive");
   // Validate first: nothing is written when an index is bad.
   int64_t batches = outer / outerPerBatch;
@@ -169,7 +181,8 @@ std::pair<int64_t, int64_t> reach(int64_t offset, const std::vector<int64_t>& di
 WM_OP(stridedCopy, Host, a) {
   const int elemSize = static_cast<int>(a.count(0, "elemSize"));
   if (elemSize != 1 && elemSize != 4) a.reject(0, "elemSize", "must be 1 or 4");
-  const auto srcStrides = a.dims(3, "srcStrides"), srcMod = a.dims(4, "srcMod"), dstStrides = a.dims(7, "dstStrides"), shape = a.dims(8, "shape");
+  const auto srcStrides = a.dims(3, "srcStrides"), srcMod = a.dims(4, "srcMod"), dstStrides = a.dims(7, "dstStrides"),
+             shape = a.dims(8, "shape");
   const int64_t srcOffset = a.count(2, "srcOffset"), dstOffset = a.count(6, "dstOffset");
   if (srcStrides.size() != shape.size() || srcMod.size() != shape.size() || dstStrides.size() != shape.size())
     a.reject(8, "shape", "must have as many entries as the strides");
@@ -193,18 +206,18 @@ WM_OP(stridedCopy, Host, a) {
 // (nothing written then); errorFlag is the device's and unused here.
 WM_OP(gather, Host, a) {
   const wm::DType dt = a.dtype(0, "dtype");
-  const int64_t outer = a.count(4, "outer"), axisDim = a.count(5, "axisDim"), inner = a.count(6, "inner"), numIndices = a.count(7, "numIndices"),
-                perBatch = a.count(8, "outerPerBatch");
+  const int64_t outer = a.count(4, "outer"), axisDim = a.count(5, "axisDim"), inner = a.count(6, "inner"),
+                numIndices = a.count(7, "numIndices"), perBatch = a.count(8, "outerPerBatch");
   const int64_t batches = perBatch == 0 ? 0 : (outer + perBatch - 1) / perBatch;
-  a.returns(static_cast<double>(wm::host::gather(static_cast<int>(wm::dtypeSize(dt)), a.tensor(1, "x", dt, outer * axisDim * inner),
-                                                 a.ints(2, "indices", batches * numIndices), a.tensor(3, "y", dt, outer * numIndices * inner),
-                                                 outer, axisDim, inner, numIndices, perBatch)));
+  a.returns(static_cast<double>(wm::host::gather(
+      static_cast<int>(wm::dtypeSize(dt)), a.tensor(1, "x", dt, outer * axisDim * inner), a.ints(2, "indices", batches * numIndices),
+      a.tensor(3, "y", dt, outer * numIndices * inner), outer, axisDim, inner, numIndices, perBatch)));
 }
 
 // segmentSum(dtype, x, ids, y, rows, inner, numSegments): y zero-filled by the caller.
 WM_OP(segmentSum, Host, a) {
   const wm::DType dt = a.dtype(0, "dtype");
   const int64_t rows = a.count(4, "rows"), inner = a.count(5, "inner"), numSegments = a.count(6, "numSegments");
-  wm::host::segmentSum(dt, a.tensor(1, "x", dt, rows * inner), a.ints(2, "ids", rows), a.tensor(3, "y", dt, numSegments * inner), rows, inner,
-                       numSegments);
+  wm::host::segmentSum(dt, a.tensor(1, "x", dt, rows * inner), a.ints(2, "ids", rows), a.tensor(3, "y", dt, numSegments * inner), rows,
+                       inner, numSegments);
 }

@@ -43,6 +43,6 @@ int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz,
 WM_OP(negativePairs, Host, a) {
   const int64_t numVertices = a.count(2, "numVertices"), count = a.count(3, "count");
   a.returns(static_cast<double>(wm::host::negativePairs(a.ints(0, "rowPtr", numVertices + 1), a.ints(1, "colIdx", 0), a.length(1, "colIdx"),
-                                                        numVertices, count, static_cast<uint64_t>(a.count(4, "seed")), a.ints(5, "src", count),
-                                                        a.ints(6, "dst", count))));
+                                                        numVertices, count, static_cast<uint64_t>(a.count(4, "seed")),
+                                                        a.ints(5, "src", count), a.ints(6, "dst", count))));
 }

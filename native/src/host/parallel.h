@@ -164,8 +164,10 @@ void parallelForByCost(int64_t n, int64_t minCostPerPart, Prefix&& prefix, F&& b
     int64_t lo = cut[static_cast<size_t>(t - 1)], hi = n;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      if (static_cast<int64_t>(prefix(mid)) < goal) lo = mid + 1;
-      else hi = mid;
+      if (static_cast<int64_t>(prefix(mid)) < goal)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     cut[static_cast<size_t>(t)] = lo;
   }

@@ -37,7 +37,8 @@ void poolRows(PoolOp op, const float* x, void* y, const Window2DOf<I>& g) {
         std::fill(at.begin(), at.end(), -1);
         for (I i = i0; i < i1; ++i) {
           for (I j = j0; j < j1; ++j) {
-            const float* px = x + ((static_cast<int64_t>(n) * g.inH + oy * g.sH - g.top + i * g.dH) * g.inW + ox * g.sW - g.left + j * g.dW) * g.chans;
+            const float* px =
+                x + ((static_cast<int64_t>(n) * g.inH + oy * g.sH - g.top + i * g.dH) * g.inW + ox * g.sW - g.left + j * g.dW) * g.chans;
             const int pos = static_cast<int>(i * g.fW + j);
             if (op == PoolOp::Avg) {
               for (I c = 0; c < g.chans; ++c) sum[c] += px[c];
@@ -76,22 +77,25 @@ void pool2dGrad(PoolOp op, const float* dy, const int* argmax, float* dx, const 
   WM_REQUIRE(op != PoolOp::Max || argmax != nullptr, "pool2dGrad: Max needs the argmax positions");
   withIndexWidth(windowNarrow(g64), g64, [&](const auto& g) {
     using I = decltype(g.batch);
-    gatherPerInputPixel(g, dx, [&](float* out, I n, I i, I j, I oy, I ox) {
-      const int64_t at = ((static_cast<int64_t>(n) * g.outH + oy) * g.outW + ox) * g.chans;
-      if (op == PoolOp::Avg) {
-        for (I c = 0; c < g.chans; ++c) out[c] += dy[at + c];
-      } else {
-        const int pos = static_cast<int>(i * g.fW + j);
-        for (I c = 0; c < g.chans; ++c) {
-          if (argmax[at + c] == pos) out[c] += dy[at + c];
-        }
-      }
-    }, [&](float* out) {
-      // Avg divides by the full window size, padding or not (tfjs-backend-cpu's rule).
-      if (op != PoolOp::Avg) return;
-      const float size = static_cast<float>(g.fH * g.fW);
-      for (I c = 0; c < g.chans; ++c) out[c] /= size;
-    });
+    gatherPerInputPixel(
+        g, dx,
+        [&](float* out, I n, I i, I j, I oy, I ox) {
+          const int64_t at = ((static_cast<int64_t>(n) * g.outH + oy) * g.outW + ox) * g.chans;
+          if (op == PoolOp::Avg) {
+            for (I c = 0; c < g.chans; ++c) out[c] += dy[at + c];
+          } else {
+            const int pos = static_cast<int>(i * g.fW + j);
+            for (I c = 0; c < g.chans; ++c) {
+              if (argmax[at + c] == pos) out[c] += dy[at + c];
+            }
+          }
+        },
+        [&](float* out) {
+          // Avg divides by the full window size, padding or not (tfjs-backend-cpu's rule).
+          if (op != PoolOp::Avg) return;
+          const float size = static_cast<float>(g.fH * g.fW);
+          for (I c = 0; c < g.chans; ++c) out[c] /= size;
+        });
   });
 }
 

@@ -152,23 +152,34 @@ void reduceOut(ReduceOp op, DType out, const void* x, void* y, int64_t outer, in
     if (out == DType::F32 && chunkedFloatSum(op, px, static_cast<float*>(y), outer, rsize, inner)) return;
   }
   switch (out) {
-    case DType::F32: reduceLoop(op, px, static_cast<float*>(y), outer, rsize, inner); break;
-    case DType::I32: reduceLoop(op, px, static_cast<int*>(y), outer, rsize, inner); break;
-    case DType::Bool: reduceLoop(op, px, static_cast<uint8_t*>(y), outer, rsize, inner); break;
+    case DType::F32:
+      reduceLoop(op, px, static_cast<float*>(y), outer, rsize, inner);
+      break;
+    case DType::I32:
+      reduceLoop(op, px, static_cast<int*>(y), outer, rsize, inner);
+      break;
+    case DType::Bool:
+      reduceLoop(op, px, static_cast<uint8_t*>(y), outer, rsize, inner);
+      break;
   }
 }
 
 }  // namespace
 
-void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t outer, int64_t reduceSize,
-            int64_t inner) {
+void reduce(ReduceOp op, DType in, DType out, const void* x, void* y, int64_t outer, int64_t reduceSize, int64_t inner) {
   if (outer * inner == 0) return;
   bool needsOne = op == ReduceOp::Max || op == ReduceOp::Min || op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
   WM_REQUIRE(!(needsOne && reduceSize == 0), "reduce: Max/Min/ArgMax/ArgMin of an empty axis is undefined");
   switch (in) {
-    case DType::F32: reduceOut<float>(op, out, x, y, outer, reduceSize, inner); break;
-    case DType::I32: reduceOut<int>(op, out, x, y, outer, reduceSize, inner); break;
-    case DType::Bool: reduceOut<uint8_t>(op, out, x, y, outer, reduceSize, inner); break;
+    case DType::F32:
+      reduceOut<float>(op, out, x, y, outer, reduceSize, inner);
+      break;
+    case DType::I32:
+      reduceOut<int>(op, out, x, y, outer, reduceSize, inner);
+      break;
+    case DType::Bool:
+      reduceOut<uint8_t>(op, out, x, y, outer, reduceSize, inner);
+      break;
   }
 }
 
@@ -228,10 +239,17 @@ void roundLoop(const float* in, float* out, int64_t n) {
 
 void roundToWire(const float* in, float* out, int64_t n, int wire) {
   switch (wire) {
-    case 0: if (n && in != out) std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float)); break;
-    case 1: roundLoop<Half16>(in, out, n); break;
-    case 2: roundLoop<BFloat16>(in, out, n); break;
-    default: fail("roundToWire: wire must be 0 (float32), 1 (float16) or 2 (bfloat16), got " + std::to_string(wire));
+    case 0:
+      if (n && in != out) std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
+      break;
+    case 1:
+      roundLoop<Half16>(in, out, n);
+      break;
+    case 2:
+      roundLoop<BFloat16>(in, out, n);
+      break;
+    default:
+      fail("roundToWire: wire must be 0 (float32), 1 (float16) or 2 (bfloat16), got " + std::to_string(wire));
   }
 }
 

@@ -33,8 +33,8 @@ void scatter(const int32_t* idx, const T* updates, T* y, int64_t numUpdates, int
 
 }  // namespace
 
-void scatterNd(DType t, const int32_t* indices, const void* updates, void* y, int64_t numUpdates, int64_t indexDepth,
-               int64_t sliceSize, const std::vector<int64_t>& dims) {
+void scatterNd(DType t, const int32_t* indices, const void* updates, void* y, int64_t numUpdates, int64_t indexDepth, int64_t sliceSize,
+               const std::vector<int64_t>& dims) {
   switch (t) {
     case DType::F32:
       scatter(indices, static_cast<const float*>(updates), static_cast<float*>(y), numUpdates, indexDepth, sliceSize, dims);
@@ -64,8 +64,9 @@ WM_OP(scatterNd, Host, a) {
   void* y = a.tensor(3, "y", dt, rows * sliceSize);
   for (int64_t e = 0; e < numUpdates * depth; ++e) {
     if (ip[e] < 0 || ip[e] >= dims[e % depth])
-      a.reject(1, "indices", "index " + std::to_string(ip[e]) + " of update " + std::to_string(e / depth) + " is outside [0, " +
-                                 std::to_string(dims[e % depth]) + ")");
+      a.reject(1, "indices",
+               "index " + std::to_string(ip[e]) + " of update " + std::to_string(e / depth) + " is outside [0, " +
+                   std::to_string(dims[e % depth]) + ")");
   }
   wm::host::scatterNd(dt, ip, updates, y, numUpdates, depth, sliceSize, dims);
 }

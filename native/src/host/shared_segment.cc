@@ -14,8 +14,9 @@ namespace wm {
 HostSegment sharedHostCreate(size_t bytes) {
   int fd = memfd_create("tfjs-wm-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0 && errno == EMFILE)
-    fail("share: this process has reached its limit of open descriptors (ulimit -n), and every shared object holds one: "
-         "delete objects or raise the limit");
+    fail(
+        "share: this process has reached its limit of open descriptors (ulimit -n), and every shared object holds one: "
+        "delete objects or raise the limit");
   if (fd < 0) fail(std::string("share: memfd_create: ") + std::strerror(errno));
   auto closeAndFail = [&](const std::string& what) {
     std::string why = std::strerror(errno);

@@ -23,8 +23,8 @@ double logSumExp(const float* x, int64_t n) {
 
 }  // namespace
 
-void softmaxCrossEntropy(const float* logits, const void* labels, bool classIds, int64_t rows, int64_t classes, float scale,
-                         float* rowLoss, float* total) {
+void softmaxCrossEntropy(const float* logits, const void* labels, bool classIds, int64_t rows, int64_t classes, float scale, float* rowLoss,
+                         float* total) {
   std::vector<float> own;
   if (!rowLoss) {
     own.resize(static_cast<size_t>(rows));
@@ -51,8 +51,8 @@ void softmaxCrossEntropy(const float* logits, const void* labels, bool classIds,
   }
 }
 
-void softmaxCrossEntropyGrad(const float* logits, const void* labels, bool classIds, int64_t rows, int64_t classes,
-                             const float* dLoss, bool perRow, float scale, float* dLogits) {
+void softmaxCrossEntropyGrad(const float* logits, const void* labels, bool classIds, int64_t rows, int64_t classes, const float* dLoss,
+                             bool perRow, float scale, float* dLogits) {
   parallelFor(rows, 4096 / std::max<int64_t>(classes, 1) + 1, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const float* xr = logits + r * classes;
@@ -87,7 +87,8 @@ WM_OP(softmaxCrossEntropy, Host, a) {
   const bool ids = a.flag(2, "classIds");
   const int64_t rows = a.count(3, "rows"), classes = a.count(4, "classes");
   wm::host::softmaxCrossEntropy(a.floats(0, "logits", rows * classes), labelsArg(a, 1, ids, rows, classes), ids, rows, classes,
-                                static_cast<float>(a.number(5, "scale")), a.floatsOrNull(6, "rowLoss", rows), a.floatsOrNull(7, "total", 1));
+                                static_cast<float>(a.number(5, "scale")), a.floatsOrNull(6, "rowLoss", rows),
+                                a.floatsOrNull(7, "total", 1));
 }
 
 // softmaxCrossEntropyGrad(logits, labels, classIds, rows, classes, dLoss, perRow, scale, dLogits)

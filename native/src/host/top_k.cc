@@ -31,9 +31,8 @@ void rowsTopK(const T* x, T* values, int32_t* indices, int64_t rows, int64_t n, 
     for (int64_t r = begin; r < end; ++r) {
       const T* row = x + r * n;
       std::iota(pos.begin(), pos.end(), 0);
-      std::partial_sort(pos.begin(), pos.begin() + k, pos.end(), [&](int32_t a, int32_t b) {
-        return before(row[a], row[b]) || (!before(row[b], row[a]) && a < b);
-      });
+      std::partial_sort(pos.begin(), pos.begin() + k, pos.end(),
+                        [&](int32_t a, int32_t b) { return before(row[a], row[b]) || (!before(row[b], row[a]) && a < b); });
       for (int64_t j = 0; j < k; ++j) {
         indices[r * k + j] = pos[j];
         values[r * k + j] = row[pos[j]];
@@ -47,9 +46,14 @@ void topK(DType dt, const void* x, void* values, int32_t* indices, int64_t rows,
   if (k < 0 || k > n) fail("topK: k must be in [0, n]");
   if (rows * k == 0) return;
   switch (dt) {
-    case DType::F32: rowsTopK(static_cast<const float*>(x), static_cast<float*>(values), indices, rows, n, k); break;
-    case DType::I32: rowsTopK(static_cast<const int32_t*>(x), static_cast<int32_t*>(values), indices, rows, n, k); break;
-    default: fail("topK: float32 or int32 only");
+    case DType::F32:
+      rowsTopK(static_cast<const float*>(x), static_cast<float*>(values), indices, rows, n, k);
+      break;
+    case DType::I32:
+      rowsTopK(static_cast<const int32_t*>(x), static_cast<int32_t*>(values), indices, rows, n, k);
+      break;
+    default:
+      fail("topK: float32 or int32 only");
   }
 }
 

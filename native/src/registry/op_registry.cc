@@ -14,21 +14,29 @@ std::vector<OpEntry>& table() {
 
 const char* elementName(int bytes) {
   switch (bytes) {
-    case 1: return "a Uint8Array";
-    case 4: return "an array of 4-byte elements";
-    case 8: return "a Float64Array";
-    default: return "a typed array";
+    case 1:
+      return "a Uint8Array";
+    case 4:
+      return "an array of 4-byte elements";
+    case 8:
+      return "a Float64Array";
+    default:
+      return "a typed array";
   }
 }
 
 int elementBytes(OpArgs::Element e) {
   switch (e) {
     case OpArgs::Element::Int8:
-    case OpArgs::Element::Uint8: return 1;
+    case OpArgs::Element::Uint8:
+      return 1;
     case OpArgs::Element::Int32:
-    case OpArgs::Element::Float32: return 4;
-    case OpArgs::Element::Float64: return 8;
-    default: return 0;
+    case OpArgs::Element::Float32:
+      return 4;
+    case OpArgs::Element::Float64:
+      return 8;
+    default:
+      return 0;
   }
 }
 }  // namespace
@@ -142,13 +150,12 @@ int64_t OpArgs::csr(size_t rowPtrArg, size_t colIdxArg, int64_t rows, int64_t co
   const int32_t* colIdx = ints(colIdxArg, "colIdx", nnz);
   for (int64_t e = 0; e < nnz; ++e)
     if (colIdx[e] < 0 || colIdx[e] >= cols)
-      reject(colIdxArg, "colIdx", "entry " + std::to_string(e) + " = " + std::to_string(colIdx[e]) + " is outside [0, " + std::to_string(cols) + ")");
+      reject(colIdxArg, "colIdx",
+             "entry " + std::to_string(e) + " = " + std::to_string(colIdx[e]) + " is outside [0, " + std::to_string(cols) + ")");
   return nnz;
 }
 
-Window2D OpArgs::window(size_t i, const char* name) const {
-  return window2dFrom(dims(i, name), where(i, name).c_str());
-}
+Window2D OpArgs::window(size_t i, const char* name) const { return window2dFrom(dims(i, name), where(i, name).c_str()); }
 
 int64_t OpArgs::length(size_t i, const char* name) const {
   if (kind(i) != Kind::Typed) reject(i, name, "must be a typed array");

@@ -19,7 +19,8 @@
 namespace wm {
 namespace {
 [[noreturn]] void noCuda(const char* what) {
-  fail(std::string(what) + ": this build of tfjs-backend-wholememory has no CUDA support "
+  fail(std::string(what) +
+       ": this build of tfjs-backend-wholememory has no CUDA support "
        "(nvcc was not found when it was built)");
 }
 }  // namespace
@@ -54,7 +55,9 @@ void finishRead(PendingRead*, void*) { noCuda("finishRead"); }
 void cancelRead(PendingRead*) {}
 
 bool cublasAvailable() { return false; }
-void sampleWithReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, bool) { noCuda("sampleWithReplacement"); }
+void sampleWithReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, bool) {
+  noCuda("sampleWithReplacement");
+}
 void sampleWithoutReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, uint64_t, bool) {
   noCuda("sampleWithoutReplacement");
 }
@@ -80,8 +83,10 @@ bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }
 NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { noCuda("NCCL"); }
 NcclComm::~NcclComm() = default;
-void NcclComm::allToAllV(uint64_t, const std::vector<int64_t>&, const std::vector<int64_t>&, uint64_t,
-                         const std::vector<int64_t>&, const std::vector<int64_t>&, const std::string&) { noCuda("NCCL"); }
+void NcclComm::allToAllV(uint64_t, const std::vector<int64_t>&, const std::vector<int64_t>&, uint64_t, const std::vector<int64_t>&,
+                         const std::vector<int64_t>&, const std::string&) {
+  noCuda("NCCL");
+}
 void NcclComm::allReduce(const std::vector<uint64_t>&, const std::vector<uint64_t>&, const std::vector<int64_t>&, int, int,
                          const std::string&) {
   noCuda("NCCL");
@@ -103,16 +108,14 @@ void distributedGather(NcclComm&, const DistributedLayout&, uint64_t, int64_t, u
 void distributedScatter(NcclComm&, const DistributedLayout&, uint64_t, int64_t, uint64_t, const std::string&) {
   noCuda("distributed scatter");
 }
-void distributedEmbeddingGather(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, int64_t, uint64_t,
-                                const std::string&) {
+void distributedEmbeddingGather(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, int64_t, uint64_t, const std::string&) {
   noCuda("distributed embedding tables on GPUs");
 }
-void distributedEmbeddingWrite(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, int64_t, uint64_t,
-                               const std::string&) {
+void distributedEmbeddingWrite(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, int64_t, uint64_t, const std::string&) {
   noCuda("distributed embedding tables on GPUs");
 }
-void distributedEmbeddingApply(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, uint64_t, uint64_t, int64_t,
-                               uint64_t, SparseOptimizer, const OptimizerParams&, uint64_t, const std::string&) {
+void distributedEmbeddingApply(NcclComm&, const DistributedLayout&, const TableRef&, uint64_t, uint64_t, uint64_t, int64_t, uint64_t,
+                               SparseOptimizer, const OptimizerParams&, uint64_t, const std::string&) {
   noCuda("distributed embedding tables on GPUs");
 }
 size_t managedSizeClass(size_t bytes) { return bytes; }
@@ -127,7 +130,9 @@ void pinnedHostFree(uint64_t) { noCuda("pinnedHostFree"); }
 void embeddingInit(const TableRef&, int64_t, int64_t, uint64_t, int, float) { noCuda("embeddingInit"); }
 void embeddingGather(const TableRef&, uint64_t, IndexType, int64_t, uint64_t, uint64_t) { noCuda("embeddingGather"); }
 void embeddingWriteRows(const TableRef&, uint64_t, IndexType, int64_t, uint64_t, uint64_t) { noCuda("embeddingWriteRows"); }
-void embeddingApply(const TableRef&, uint64_t, uint64_t, uint64_t, IndexType, int64_t, uint64_t, SparseOptimizer,
-                    const OptimizerParams&, uint64_t, uint64_t) { noCuda("embeddingApply"); }
+void embeddingApply(const TableRef&, uint64_t, uint64_t, uint64_t, IndexType, int64_t, uint64_t, SparseOptimizer, const OptimizerParams&,
+                    uint64_t, uint64_t) {
+  noCuda("embeddingApply");
+}
 
 }  // namespace wm
