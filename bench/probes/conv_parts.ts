@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     [
       'window copy, into a kept buffer (no allocation)',
       time(() =>
-        runner.stridedCopy(
+        runner.native.stridedCopy(
           4,
           runner.input(p.t),
           0,

@@ -43,9 +43,9 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   // new NativeCommunicator(uniqueId, rank, size, timeoutMs)
   explicit CommunicatorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CommunicatorWrap>(info) {
     guarded(info.Env(), [&] {
-      if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "uniqueId must be a string");
-      comm_ = std::make_shared<wm::Bootstrap>(info[0].As<Napi::String>(), info[1].As<Napi::Number>().Int32Value(),
-                                              info[2].As<Napi::Number>().Int32Value(), info[3].As<Napi::Number>().Int64Value());
+      wmnapi::Args a(info, "NativeCommunicator");
+      comm_ = std::make_shared<wm::Bootstrap>(a.string(0, "uniqueId"), static_cast<int>(a.count(1, "rank")),
+                                              static_cast<int>(a.count(2, "size")), a.count(3, "timeoutMs"));
       return 0;
     });
   }
@@ -85,19 +85,21 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   Napi::Value AllReduceDevice(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& boot = comm(info.Env());
-      auto list = [&](int i) {
-        std::vector<uint64_t> v;
-        auto a = info[i].As<Napi::Array>();
-        for (uint32_t k = 0; k < a.Length(); ++k) v.push_back(static_cast<uint64_t>(a.Get(k).As<Napi::Number>().DoubleValue()));
-        return v;
+      wmnapi::Args args(info, "allReduceDevice");
+      auto list = [&](size_t i, const char* name) {
+        const std::vector<int64_t> d = args.dims(i, name);
+        return std::vector<uint64_t>(d.begin(), d.end());
       };
-      std::vector<uint64_t> ins = list(0), outs = list(1), raw = list(2);
-      std::vector<uint64_t> params = info.Length() > 6 && info[6].IsArray() ? list(6) : std::vector<uint64_t>{};
-      float lr = info.Length() > 7 && info[7].IsNumber() ? info[7].As<Napi::Number>().FloatValue() : 0.f;
-      std::vector<int64_t> counts(raw.begin(), raw.end());
-      auto wire = static_cast<wm::WireType>(info[3].As<Napi::Number>().Int32Value());
-      bool mean = info[4].ToBoolean();
-      int algo = info[5].As<Napi::Number>().Int32Value();
+      std::vector<uint64_t> ins = list(0, "ins"), outs = list(1, "outs");
+      std::vector<int64_t> counts = args.dims(2, "counts");
+      std::vector<uint64_t> params = args.present(6) ? list(6, "params") : std::vector<uint64_t>{};
+      const float lr = args.present(7) ? static_cast<float>(args.number(7, "lr")) : 0.f;
+      const int64_t wireCode = args.count(3, "wire");
+      if (wireCode > 2) args.reject(3, "wire", "must be 0 (float32), 1 (float16) or 2 (bfloat16)");
+      auto wire = static_cast<wm::WireType>(wireCode);
+      bool mean = args.flag(4, "mean");
+      const int algo = static_cast<int>(args.count(5, "algo"));
+      if (algo > 3) args.reject(5, "algo", "must be 0 (auto), 1 (one-shot), 2 (two-shot) or 3 (NCCL)");
       int64_t bytes = 0;
       for (auto c : counts) bytes += c * 4;
       const bool peers = peerOk(boot);
@@ -133,12 +135,13 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   Napi::Value AllReduceLoop(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& boot = comm(info.Env());
-      const std::vector<uint64_t> in{static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue())};
-      const std::vector<uint64_t> out{static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue())};
-      const std::vector<int64_t> count{info[2].As<Napi::Number>().Int64Value()};
-      const int wireCode = info[3].As<Napi::Number>().Int32Value();
-      const int algo = info[4].As<Napi::Number>().Int32Value();
-      const int64_t calls = info[5].As<Napi::Number>().Int64Value();
+      wmnapi::Args args(info, "allReduceLoop");
+      const std::vector<uint64_t> in{args.address(0, "input")};
+      const std::vector<uint64_t> out{args.address(1, "output")};
+      const std::vector<int64_t> count{args.count(2, "count")};
+      const int64_t wireCode = args.integer(3, "wire");
+      const int64_t algo = args.integer(4, "algo");
+      const int64_t calls = args.integer(5, "calls");
       if (wireCode < 0 || wireCode > 2)
         throw Napi::RangeError::New(info.Env(), "allReduceLoop: wire must be 0 (float32), 1 (float16) or 2 (bfloat16)");
       if (algo < 1 || algo > 3)
@@ -168,6 +171,9 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   }
   Napi::Value Allgather(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
+      wmnapi::Args a(info, "allgather");
+      if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+        a.reject(0, "mine", "must be a Uint8Array");
       auto buf = info[0].As<Napi::Uint8Array>();
       std::string mine(reinterpret_cast<const char*>(buf.Data()), buf.ByteLength());
       std::string what = info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : "allgather";
@@ -189,8 +195,10 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     });
   }
   Napi::Value SetTimeout(const Napi::CallbackInfo& info) {
-    comm(info.Env()).setTimeoutMs(info[0].As<Napi::Number>().Int64Value());
-    return info.Env().Undefined();
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      comm(info.Env()).setTimeoutMs(wmnapi::Args(info, "setTimeout").count(0, "ms"));
+      return info.Env().Undefined();
+    });
   }
   Napi::Value Destroy(const Napi::CallbackInfo& info) {
     peer_.reset();
@@ -221,6 +229,8 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
  public:
   explicit SlicedMemoryWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Derived>(info) {
     guarded(info.Env(), [&] {
+      if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(communicatorCtor->Value()))
+        wmnapi::Args(info, "WholeMemory").reject(0, "communicator", "must be a NativeCommunicator");
       communicator_ = CommunicatorWrap::Unwrap(info[0].As<Napi::Object>());
       communicatorRef_ = Napi::Persistent(info[0].As<Napi::Object>());
       mem_ = Derived::create(info, communicator_->comm(info.Env()));
@@ -245,17 +255,20 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
     return *mem_;
   }
   static uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
-  static wm::MemoryType typeArg(const Napi::CallbackInfo& info) {
-    return static_cast<wm::MemoryType>(info[1].As<Napi::Number>().Int32Value());
+  static wm::MemoryType typeArg(const wmnapi::Args& a) {
+    const int64_t t = a.count(1, "type");
+    if (t > static_cast<int64_t>(wm::MemoryType::Distributed)) a.reject(1, "type", "is not a WholeMemory type");
+    return static_cast<wm::MemoryType>(t);
   }
-  static int64_t intArg(const Napi::CallbackInfo& info, int i) { return info[i].As<Napi::Number>().Int64Value(); }
-  static uint64_t addr(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
   // (indices (device int32), n, out/values (device), errorFlag) through the embedding kernels
   static void gatherRows(const wm::TableRef& t, const Napi::CallbackInfo& info) {
-    wm::embeddingGather(t, addr(info[0]), wm::IndexType::I32, intArg(info, 1), addr(info[2]), addr(info[3]));
+    wmnapi::Args a(info, "deviceGather");
+    wm::embeddingGather(t, a.address(0, "indices"), wm::IndexType::I32, a.count(1, "n"), a.address(2, "out"), a.address(3, "errorFlag"));
   }
   static void writeRows(const wm::TableRef& t, const Napi::CallbackInfo& info) {
-    wm::embeddingWriteRows(t, addr(info[0]), wm::IndexType::I32, intArg(info, 1), addr(info[2]), addr(info[3]));
+    wmnapi::Args a(info, "deviceScatter");
+    wm::embeddingWriteRows(t, a.address(0, "indices"), wm::IndexType::I32, a.count(1, "n"), a.address(2, "values"),
+                           a.address(3, "errorFlag"));
     wm::synchronize();
   }
   void dropMemory() { mem_.reset(); }
@@ -269,14 +282,14 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
   // The rank's own rows, copied out / in (byteLength bytes from the start of its rows).
   Napi::Value ReadLocal(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      auto out = info[0].As<Napi::TypedArray>();
+      auto out = wmnapi::Args(info, "readLocal").typed(0, "out");
       mem(info.Env()).readLocal(bytes(out), out.ByteLength());
       return info.Env().Undefined();
     });
   }
   Napi::Value WriteLocal(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      auto in = info[0].As<Napi::TypedArray>();
+      auto in = wmnapi::Args(info, "writeLocal").typed(0, "values");
       mem(info.Env()).writeLocal(bytes(in), in.ByteLength());
       return info.Env().Undefined();
     });
@@ -300,7 +313,9 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
  public:
   using SlicedMemoryWrap::SlicedMemoryWrap;
   static std::unique_ptr<wm::HostWholeMemory> create(const Napi::CallbackInfo& info, wm::Bootstrap& comm) {
-    return std::make_unique<wm::HostWholeMemory>(comm, typeArg(info), intArg(info, 2), intArg(info, 3), intArg(info, 4));
+    wmnapi::Args a(info, "NativeHostMemory");
+    return std::make_unique<wm::HostWholeMemory>(comm, typeArg(a), a.count(2, "rows"), a.count(3, "rowBytes"),
+                                                 a.count(4, "granularityRows"));
   }
   static Napi::Function Define(Napi::Env env) {
     return defineWith(env, "NativeHostMemory",
@@ -320,20 +335,24 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
   // gather(indices: Int32Array, out: TypedArray) -> first bad position or -1
   Napi::Value Gather(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      auto idx = info[0].As<Napi::Int32Array>();
-      auto out = info[1].As<Napi::TypedArray>();
-      if (out.ByteLength() != idx.ElementLength() * static_cast<size_t>(mem(info.Env()).rowBytes()))
-        throw Napi::RangeError::New(info.Env(), "gather: output size does not match indices x row size");
-      return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).gatherRows(idx.Data(), idx.ElementLength(), bytes(out))));
+      wmnapi::Args a(info, "gather");
+      const int64_t n = a.length(0, "indices");
+      const int32_t* idx = a.ints(0, "indices", n);
+      auto out = a.typed(1, "out");
+      if (out.ByteLength() != static_cast<size_t>(n) * static_cast<size_t>(mem(info.Env()).rowBytes()))
+        a.reject(1, "out", "must hold indices x row size bytes");
+      return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).gatherRows(idx, n, bytes(out))));
     });
   }
   Napi::Value Scatter(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      auto idx = info[0].As<Napi::Int32Array>();
-      auto in = info[1].As<Napi::TypedArray>();
-      if (in.ByteLength() != idx.ElementLength() * static_cast<size_t>(mem(info.Env()).rowBytes()))
-        throw Napi::RangeError::New(info.Env(), "scatter: values size does not match indices x row size");
-      return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).scatterRows(idx.Data(), idx.ElementLength(), bytes(in))));
+      wmnapi::Args a(info, "scatter");
+      const int64_t n = a.length(0, "indices");
+      const int32_t* idx = a.ints(0, "indices", n);
+      auto in = a.typed(1, "values");
+      if (in.ByteLength() != static_cast<size_t>(n) * static_cast<size_t>(mem(info.Env()).rowBytes()))
+        a.reject(1, "values", "must hold indices x row size bytes");
+      return Napi::Number::New(info.Env(), static_cast<double>(mem(info.Env()).scatterRows(idx, n, bytes(in))));
     });
   }
   // On a GPU: the kernels read and write the shared host memory over the bus
@@ -362,15 +381,15 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
   // byteOffset on, each rounded to the wire type on the way (see roundToWire; float32 copies).
   Napi::Value WriteLocalAt(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      auto in = info[0].As<Napi::TypedArray>();
-      const int64_t at = info[1].As<Napi::Number>().Int64Value();
-      const int wire = info.Length() > 2 && !info[2].IsUndefined() ? info[2].As<Napi::Number>().Int32Value() : 0;
-      if (in.TypedArrayType() != napi_float32_array) throw Napi::TypeError::New(info.Env(), "writeLocalAt: values must be a Float32Array");
-      if (at < 0 || at % 4 != 0)
-        throw Napi::RangeError::New(info.Env(), "writeLocalAt: byteOffset must be a non-negative multiple of 4, got " + std::to_string(at));
-      uint8_t* dst = mem(info.Env()).localAt(static_cast<size_t>(at), in.ByteLength());
-      wm::host::roundToWire(reinterpret_cast<const float*>(bytes(in)), reinterpret_cast<float*>(dst),
-                            static_cast<int64_t>(in.ElementLength()), wire);
+      wmnapi::Args a(info, "writeLocalAt");
+      const float* in = a.floats(0, "values", 0);
+      const int64_t n = a.length(0, "values");
+      const int64_t at = a.count(1, "byteOffset");
+      const int64_t wire = a.present(2) ? a.count(2, "wire") : 0;
+      if (at % 4 != 0) a.reject(1, "byteOffset", "must be a multiple of 4, got " + std::to_string(at));
+      if (wire > 2) a.reject(2, "wire", "must be 0 (float32), 1 (float16) or 2 (bfloat16)");
+      uint8_t* dst = mem(info.Env()).localAt(static_cast<size_t>(at), static_cast<size_t>(n) * 4);
+      wm::host::roundToWire(in, reinterpret_cast<float*>(dst), n, static_cast<int>(wire));
       return info.Env().Undefined();
     });
   }
@@ -380,12 +399,11 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& m = mem(info.Env());
       if (!m.continuousBase()) throw Napi::Error::New(info.Env(), "flagBarrier: needs continuous memory");
-      auto pids = info[2].As<Napi::Int32Array>();
-      if (static_cast<int>(pids.ElementLength()) != m.ranks())
-        throw Napi::RangeError::New(info.Env(), "flagBarrier: one process id per rank");
-      wm::flagBarrier(m.continuousBase(), m.ranks(), m.rowsPerRank() * m.rowBytes(), m.rank(),
-                      static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()), info[1].As<Napi::Number>().Int64Value(), pids.Data(),
-                      info[3].As<Napi::String>().Utf8Value());
+      wmnapi::Args a(info, "flagBarrier");
+      const int32_t* pids = a.ints(2, "pids", m.ranks());
+      if (a.length(2, "pids") != m.ranks()) a.reject(2, "pids", "must hold one process id per rank");
+      wm::flagBarrier(m.continuousBase(), m.ranks(), m.rowsPerRank() * m.rowBytes(), m.rank(), static_cast<uint64_t>(a.count(0, "epoch")),
+                      a.count(1, "timeoutMs"), pids, a.string(3, "what"));
       return info.Env().Undefined();
     });
   }
@@ -393,12 +411,13 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
   Napi::Value SumSlices(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& m = mem(info.Env());
-      auto out = info[1].As<Napi::Float32Array>();
+      wmnapi::Args a(info, "sumSlices");
+      float* out = a.floats(1, "out", 0);
+      const int64_t n = a.length(1, "out");
       if (!m.continuousBase()) throw Napi::Error::New(info.Env(), "sumSlices: needs continuous memory");
-      if (static_cast<int64_t>(out.ElementLength()) * 4 > m.rowsPerRank() * m.rowBytes())
-        throw Napi::RangeError::New(info.Env(), "sumSlices: out is longer than a slice");
-      wm::host::sumSlices(reinterpret_cast<const float*>(m.continuousBase()), m.ranks(), m.rowsPerRank() * m.rowBytes() / 4,
-                          out.ElementLength(), static_cast<float>(info[0].As<Napi::Number>().DoubleValue()), out.Data());
+      if (n * 4 > m.rowsPerRank() * m.rowBytes()) a.reject(1, "out", "is longer than a slice");
+      wm::host::sumSlices(reinterpret_cast<const float*>(m.continuousBase()), m.ranks(), m.rowsPerRank() * m.rowBytes() / 4, n,
+                          static_cast<float>(a.number(0, "scale")), out);
       return info.Env().Undefined();
     });
   }
@@ -424,12 +443,12 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
     });
   }
   static std::unique_ptr<wm::DeviceWholeMemory> create(const Napi::CallbackInfo& info, wm::Bootstrap& comm) {
+    wmnapi::Args a(info, "NativeDeviceMemory");
     std::vector<int> devices;
-    if (info.Length() > 5 && info[5].IsArray()) {
-      auto a = info[5].As<Napi::Array>();
-      for (uint32_t i = 0; i < a.Length(); ++i) devices.push_back(a.Get(i).As<Napi::Number>().Int32Value());
-    }
-    return std::make_unique<wm::DeviceWholeMemory>(comm, typeArg(info), intArg(info, 2), intArg(info, 3), intArg(info, 4), devices);
+    if (a.present(5))
+      for (int64_t d : a.dims(5, "devices")) devices.push_back(static_cast<int>(d));
+    return std::make_unique<wm::DeviceWholeMemory>(comm, typeArg(a), a.count(2, "rows"), a.count(3, "rowBytes"),
+                                                   a.count(4, "granularityRows"), devices);
   }
   static Napi::Function Define(Napi::Env env) {
     return defineWith(env, "NativeDeviceMemory",
@@ -446,8 +465,9 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& m = mem(info.Env());
       if (m.type() == wm::MemoryType::Distributed) {
-        wm::distributedGather(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]),
-                              info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "gather");
+        wmnapi::Args a(info, "gather");
+        wm::distributedGather(communicator_->nccl(info.Env()), m.distributedLayout(), a.address(0, "indices"), a.count(1, "n"),
+                              a.address(2, "out"), "gather");
         return info.Env().Undefined();
       }
       gatherRows(m.table(), info);
@@ -459,8 +479,9 @@ class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWho
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& m = mem(info.Env());
       if (m.type() == wm::MemoryType::Distributed) {
-        wm::distributedScatter(communicator_->nccl(info.Env()), m.distributedLayout(), addr(info[0]),
-                               info[1].As<Napi::Number>().Int64Value(), addr(info[2]), "scatter");
+        wmnapi::Args a(info, "scatter");
+        wm::distributedScatter(communicator_->nccl(info.Env()), m.distributedLayout(), a.address(0, "indices"), a.count(1, "n"),
+                               a.address(2, "values"), "scatter");
         return info.Env().Undefined();
       }
       writeRows(m.table(), info);
@@ -486,11 +507,13 @@ namespace {
 
 Napi::Value UniqueId(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    std::string host = info[0].As<Napi::String>();
-    int port = info[1].As<Napi::Number>().Int32Value();
-    std::string nonce = info[2].IsString() ? info[2].As<Napi::String>().Utf8Value() : "";
-    std::string secret = info[3].IsString() ? info[3].As<Napi::String>().Utf8Value() : "";
-    return Napi::String::New(info.Env(), wm::bootstrapUniqueId(host, port, nonce, secret));
+    wmnapi::Args a(info, "bootstrapUniqueId");
+    std::string host = a.string(0, "host");
+    const int64_t port = a.count(1, "port");
+    if (port > 65535) a.reject(1, "port", "must be at most 65535");
+    std::string nonce = a.present(2) ? a.string(2, "nonce") : "";
+    std::string secret = a.present(3) ? a.string(3, "secretHex") : "";
+    return Napi::String::New(info.Env(), wm::bootstrapUniqueId(host, static_cast<int>(port), nonce, secret));
   });
 }
 

@@ -17,6 +17,8 @@ wm::NcclComm& ncclOfCommunicator(const Napi::Value& v);  // comm_bindings.cc  //
 
 namespace {
 
+using wmnapi::Args;
+
 template <typename F>
 Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
   return wmnapi::guarded(info.Env(), std::forward<F>(f));
@@ -26,11 +28,6 @@ double num(const Napi::Object& o, const char* key) {
   Napi::Value v = o.Get(key);
   if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string("table.") + key + " must be a number");
   return v.As<Napi::Number>().DoubleValue();
-}
-
-uint64_t ptrArg(const Napi::Value& v, const char* name) {
-  if (!v.IsNumber()) throw Napi::TypeError::New(v.Env(), std::string(name) + " must be a device address");
-  return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue());
 }
 
 uint8_t* bytes(const Napi::TypedArray& t) { return wmnapi::typedBytes(t); }
@@ -67,8 +64,8 @@ wm::TableRef tableArg(const Napi::Value& v) {
   return t;
 }
 
-wm::OptimizerParams paramsArg(const Napi::Value& v) {
-  auto o = v.As<Napi::Object>();
+wm::OptimizerParams paramsArg(const Args& a, size_t i) {
+  auto o = a.object(i, "params");
   wm::OptimizerParams p;
   p.lr = static_cast<float>(num(o, "lr"));
   p.beta1 = static_cast<float>(num(o, "beta1"));
@@ -88,35 +85,39 @@ wm::IndexType indexTypeOf(const Napi::TypedArray& t) {
 }
 
 // Host indices: an Int32Array or BigInt64Array of at least n entries, matching indexType.
-const void* hostIndices(const Napi::CallbackInfo& info, size_t i, wm::IndexType declared, int64_t n) {
-  auto idx = info[i].As<Napi::TypedArray>();
-  if (indexTypeOf(idx) != declared) throw Napi::TypeError::New(info.Env(), "indices' element type differs from indexType");
-  if (static_cast<int64_t>(idx.ElementLength()) < n) throw Napi::RangeError::New(info.Env(), "indices holds fewer than n entries");
+const void* hostIndices(const Args& a, size_t i, wm::IndexType declared, int64_t n) {
+  auto idx = a.typed(i, "indices");
+  if (indexTypeOf(idx) != declared) a.reject(i, "indices", "must match indexType (0: Int32Array, 1: BigInt64Array)");
+  if (static_cast<int64_t>(idx.ElementLength()) < n) a.reject(i, "indices", "holds fewer than n entries");
   return bytes(idx);
 }
 
-float* hostFloats(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t need) {
-  if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a Float32Array like indices");
-  auto a = info[i].As<Napi::Float32Array>();
-  if (static_cast<int64_t>(a.ElementLength()) < need)
-    throw Napi::RangeError::New(info.Env(), std::string(name) + " must hold n x dim floats");
-  return a.Data();
+wm::IndexType indexTypeArg(const Args& a, size_t i) {
+  const int64_t v = a.count(i, "indexType");
+  if (v > 1) a.reject(i, "indexType", "must be 0 (int32) or 1 (int64)");
+  return static_cast<wm::IndexType>(v);
+}
+
+wm::SparseOptimizer optimizerArg(const Args& a, size_t i) {
+  const int64_t v = a.count(i, "opt");
+  if (v > static_cast<int64_t>(wm::SparseOptimizer::RMSProp)) a.reject(i, "opt", "must be 0 (sgd), 1 (adam), 2 (adagrad) or 3 (rmsprop)");
+  return static_cast<wm::SparseOptimizer>(v);
 }
 
 // Indices in a typed array run the host kernels; a device address the CUDA ones.
-bool onHost(const Napi::CallbackInfo& info, size_t indicesArg) { return info[indicesArg].IsTypedArray(); }
+bool onHost(const Args& a, size_t indicesArg) { return a[indicesArg].IsTypedArray(); }
 
 // embeddingGather(table, indices, indexType, n, out, errorFlag) -> on the host, the first bad position or -1
 Napi::Value Gather(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
+    Args a(info, "embeddingGather");
     const wm::TableRef t = tableArg(info[0]);
-    const auto type = static_cast<wm::IndexType>(info[2].As<Napi::Number>().Int32Value());
-    const int64_t n = info[3].As<Napi::Number>().Int64Value();
-    if (onHost(info, 1))
-      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingGather(t, hostIndices(info, 1, type, n), type, n,
-                                                                                         hostFloats(info, 4, "out", n * t.dim))));
-    wm::embeddingGather(t, ptrArg(info[1], "indices"), type, n, ptrArg(info[4], "out"), ptrArg(info[5], "errorFlag"));
+    const auto type = indexTypeArg(a, 2);
+    const int64_t n = a.count(3, "n");
+    if (onHost(a, 1))
+      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingGather(t, hostIndices(a, 1, type, n), type, n,
+                                                                                         a.floats(4, "out", n * t.dim))));
+    wm::embeddingGather(t, a.address(1, "indices"), type, n, a.address(4, "out"), a.address(5, "errorFlag"));
     return info.Env().Undefined();
   });
 }
@@ -124,13 +125,14 @@ Napi::Value Gather(const Napi::CallbackInfo& info) {
 // embeddingWriteRows(table, indices, indexType, n, values, errorFlag) -> on the host, the first bad position or -1
 Napi::Value WriteRows(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
+    Args a(info, "embeddingWriteRows");
     const wm::TableRef t = tableArg(info[0]);
-    const auto type = static_cast<wm::IndexType>(info[2].As<Napi::Number>().Int32Value());
-    const int64_t n = info[3].As<Napi::Number>().Int64Value();
-    if (onHost(info, 1))
-      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingWriteRows(t, hostIndices(info, 1, type, n), type, n,
-                                                                                            hostFloats(info, 4, "values", n * t.dim))));
-    wm::embeddingWriteRows(t, ptrArg(info[1], "indices"), type, n, ptrArg(info[4], "values"), ptrArg(info[5], "errorFlag"));
+    const auto type = indexTypeArg(a, 2);
+    const int64_t n = a.count(3, "n");
+    if (onHost(a, 1))
+      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingWriteRows(t, hostIndices(a, 1, type, n), type, n,
+                                                                                            a.floats(4, "values", n * t.dim))));
+    wm::embeddingWriteRows(t, a.address(1, "indices"), type, n, a.address(4, "values"), a.address(5, "errorFlag"));
     return info.Env().Undefined();
   });
 }
@@ -150,17 +152,18 @@ float* hostState(const Napi::CallbackInfo& info, const Napi::Value& v) {
 //   -> on the host, the skipped elements (the device writes them to `skipped`)
 Napi::Value Apply(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
+    Args a(info, "embeddingApply");
     const wm::TableRef t = tableArg(info[0]);
-    const auto type = static_cast<wm::IndexType>(info[4].As<Napi::Number>().Int32Value());
-    const int64_t n = info[5].As<Napi::Number>().Int64Value();
-    const auto opt = static_cast<wm::SparseOptimizer>(info[7].As<Napi::Number>().Int32Value());
-    if (onHost(info, 3)) {
-      const int64_t skipped = wm::host::embeddingApply(t, hostState(info, info[1]), hostState(info, info[2]), hostIndices(info, 3, type, n),
-                                                       type, n, hostFloats(info, 6, "grads", n * t.dim), opt, paramsArg(info[8]));
+    const auto type = indexTypeArg(a, 4);
+    const int64_t n = a.count(5, "n");
+    const auto opt = optimizerArg(a, 7);
+    if (onHost(a, 3)) {
+      const int64_t skipped = wm::host::embeddingApply(t, hostState(info, info[1]), hostState(info, info[2]), hostIndices(a, 3, type, n),
+                                                       type, n, a.floats(6, "grads", n * t.dim), opt, paramsArg(a, 8));
       return Napi::Number::New(info.Env(), static_cast<double>(skipped));
     }
-    wm::embeddingApply(t, ptrArg(info[1], "state0"), ptrArg(info[2], "state1"), ptrArg(info[3], "indices"), type, n,
-                       ptrArg(info[6], "grads"), opt, paramsArg(info[8]), ptrArg(info[9], "errorFlag"), ptrArg(info[10], "skipped"));
+    wm::embeddingApply(t, a.address(1, "state0"), a.address(2, "state1"), a.address(3, "indices"), type, n, a.address(6, "grads"), opt,
+                       paramsArg(a, 8), a.address(9, "errorFlag"), a.address(10, "skipped"));
     return info.Env().Undefined();
   });
 }
@@ -168,12 +171,13 @@ Napi::Value Apply(const Napi::CallbackInfo& info) {
 // embeddingInit(table, firstRow, count, seed, kind, scale, onDevice)
 Napi::Value Init(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
+    Args a(info, "embeddingInit");
     wm::TableRef t = tableArg(info[0]);
-    int64_t first = info[1].As<Napi::Number>().Int64Value(), count = info[2].As<Napi::Number>().Int64Value();
-    uint64_t seed = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
-    int kind = info[4].As<Napi::Number>().Int32Value();
-    float scale = static_cast<float>(info[5].As<Napi::Number>().DoubleValue());
-    if (info[6].ToBoolean().Value())
+    const int64_t first = a.count(1, "firstRow"), count = a.count(2, "count");
+    const uint64_t seed = static_cast<uint64_t>(a.count(3, "seed"));
+    const int kind = static_cast<int>(a.count(4, "kind"));
+    const float scale = static_cast<float>(a.number(5, "scale"));
+    if (a.flag(6, "onDevice"))
       wm::embeddingInit(t, first, count, seed, kind, scale);
     else
       wm::host::embeddingInit(t, first, count, seed, kind, scale);
@@ -186,10 +190,10 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
 namespace {
 
 // A distributed table's layout: this rank's part is `table` (its local rows).
-wm::DistributedLayout distributedLayoutArg(const Napi::CallbackInfo& info, const wm::TableRef& local) {
+wm::DistributedLayout distributedLayoutArg(const Args& a, const wm::TableRef& local) {
   wm::DistributedLayout l;
-  l.rows = info[2].As<Napi::Number>().Int64Value();
-  l.rowsPerRank = info[3].As<Napi::Number>().Int64Value();
+  l.rows = a.count(2, "rows");
+  l.rowsPerRank = a.count(3, "rowsPerRank");
   l.rowBytes = local.dim * 4;
   l.localRows = local.rows;
   l.noun = "table";
@@ -199,29 +203,31 @@ wm::DistributedLayout distributedLayoutArg(const Napi::CallbackInfo& info, const
 // distributedEmbeddingGather(communicator, table, rows, rowsPerRank, indices, n, out): collective
 Napi::Value DistributedGather(const Napi::CallbackInfo& info) {
   return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "distributedEmbeddingGather");
     wm::TableRef t = tableArg(info[1]);
-    wm::distributedEmbeddingGather(ncclOfCommunicator(info[0]), distributedLayoutArg(info, t), t, ptrArg(info[4], "indices"),
-                                   info[5].As<Napi::Number>().Int64Value(), ptrArg(info[6], "out"), "embedding.read");
+    wm::distributedEmbeddingGather(ncclOfCommunicator(info[0]), distributedLayoutArg(a, t), t, a.address(4, "indices"), a.count(5, "n"),
+                                   a.address(6, "out"), "embedding.read");
     return info.Env().Undefined();
   });
 }
 // distributedEmbeddingWrite(communicator, table, rows, rowsPerRank, indices, n, values): collective
 Napi::Value DistributedWrite(const Napi::CallbackInfo& info) {
   return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "distributedEmbeddingWrite");
     wm::TableRef t = tableArg(info[1]);
-    wm::distributedEmbeddingWrite(ncclOfCommunicator(info[0]), distributedLayoutArg(info, t), t, ptrArg(info[4], "indices"),
-                                  info[5].As<Napi::Number>().Int64Value(), ptrArg(info[6], "values"), "embedding.write");
+    wm::distributedEmbeddingWrite(ncclOfCommunicator(info[0]), distributedLayoutArg(a, t), t, a.address(4, "indices"), a.count(5, "n"),
+                                  a.address(6, "values"), "embedding.write");
     return info.Env().Undefined();
   });
 }
 // distributedEmbeddingApply(communicator, table, rows, rowsPerRank, state0, state1, indices, n, grads, opt, params, skipped): collective
 Napi::Value DistributedApply(const Napi::CallbackInfo& info) {
   return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "distributedEmbeddingApply");
     wm::TableRef t = tableArg(info[1]);
-    wm::distributedEmbeddingApply(ncclOfCommunicator(info[0]), distributedLayoutArg(info, t), t, ptrArg(info[4], "state0"),
-                                  ptrArg(info[5], "state1"), ptrArg(info[6], "indices"), info[7].As<Napi::Number>().Int64Value(),
-                                  ptrArg(info[8], "grads"), static_cast<wm::SparseOptimizer>(info[9].As<Napi::Number>().Int32Value()),
-                                  paramsArg(info[10]), ptrArg(info[11], "skipped"), "embedding.applyGradients");
+    wm::distributedEmbeddingApply(ncclOfCommunicator(info[0]), distributedLayoutArg(a, t), t, a.address(4, "state0"),
+                                  a.address(5, "state1"), a.address(6, "indices"), a.count(7, "n"), a.address(8, "grads"),
+                                  optimizerArg(a, 9), paramsArg(a, 10), a.address(11, "skipped"), "embedding.applyGradients");
     return info.Env().Undefined();
   });
 }

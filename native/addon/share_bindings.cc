@@ -1,5 +1,6 @@
 // N-API bindings of shared buffers (wm/shared_buffer.h).
 #include <napi.h>
+#include <climits>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,15 +17,20 @@
 
 namespace {
 
+using wmnapi::Args;
 using wmnapi::guarded;
 
-uint64_t ptrArg(const Napi::Value& v) { return static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue()); }
+int fdArg(const Args& a, size_t i) {
+  const int64_t fd = a.count(i, "fd");
+  if (fd > INT32_MAX) a.reject(i, "fd", "is not a descriptor");
+  return static_cast<int>(fd);
+}
 
 // sharedDeviceAlloc(bytes) -> {ptr, handle (hex)}
 Napi::Value DeviceAlloc(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     std::string handle;
-    uint64_t ptr = wm::sharedDeviceAlloc(static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()), &handle);
+    uint64_t ptr = wm::sharedDeviceAlloc(static_cast<size_t>(Args(info, "sharedDeviceAlloc").count(0, "bytes")), &handle);
     auto out = Napi::Object::New(info.Env());
     out.Set("ptr", Napi::Number::New(info.Env(), static_cast<double>(ptr)));
     out.Set("handle", Napi::String::New(info.Env(), wm::auth::toHex(handle)));
@@ -34,21 +40,21 @@ Napi::Value DeviceAlloc(const Napi::CallbackInfo& info) {
 
 Napi::Value DeviceFree(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::sharedDeviceFree(ptrArg(info[0]));
+    wm::sharedDeviceFree(Args(info, "sharedDeviceFree").address(0, "ptr"));
     return info.Env().Undefined();
   });
 }
 
 Napi::Value DeviceOpen(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    return Napi::Number::New(info.Env(),
-                             static_cast<double>(wm::sharedDeviceOpen(wm::auth::fromHex(info[0].As<Napi::String>(), "open: ipcHandle"))));
+    return Napi::Number::New(info.Env(), static_cast<double>(wm::sharedDeviceOpen(
+                                             wm::auth::fromHex(Args(info, "sharedDeviceOpen").string(0, "handle"), "open: ipcHandle"))));
   });
 }
 
 Napi::Value DeviceClose(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::sharedDeviceClose(ptrArg(info[0]));
+    wm::sharedDeviceClose(Args(info, "sharedDeviceClose").address(0, "ptr"));
     return info.Env().Undefined();
   });
 }
@@ -56,7 +62,7 @@ Napi::Value DeviceClose(const Napi::CallbackInfo& info) {
 // sharedHostCreate(bytes) -> {fd, inode}
 Napi::Value HostCreate(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::HostSegment seg = wm::sharedHostCreate(static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()));
+    wm::HostSegment seg = wm::sharedHostCreate(static_cast<size_t>(Args(info, "sharedHostCreate").count(0, "bytes")));
     auto out = Napi::Object::New(info.Env());
     out.Set("fd", Napi::Number::New(info.Env(), seg.fd));
     out.Set("inode", Napi::Number::New(info.Env(), static_cast<double>(seg.inode)));
@@ -69,13 +75,12 @@ Napi::Value HostCreate(const Napi::CallbackInfo& info) {
 struct SegmentRef {
   int fd = -1;
   bool own = false;
-  SegmentRef(const Napi::Value& fdOrPath, const Napi::Value& inode, bool forWrite) {
-    if (fdOrPath.IsString()) {
-      if (!inode.IsNumber()) throw Napi::TypeError::New(fdOrPath.Env(), "a shared segment's path needs its inode");
-      fd = wm::sharedHostOpen(fdOrPath.As<Napi::String>(), static_cast<uint64_t>(inode.As<Napi::Number>().DoubleValue()), forWrite);
+  SegmentRef(const Args& a, size_t fdOrPath, size_t inode, bool forWrite) {
+    if (a[fdOrPath].IsString()) {
+      fd = wm::sharedHostOpen(a.string(fdOrPath, "path"), static_cast<uint64_t>(a.count(inode, "inode")), forWrite);
       own = true;
     } else {
-      fd = fdOrPath.As<Napi::Number>().Int32Value();
+      fd = fdArg(a, fdOrPath);
     }
   }
   ~SegmentRef() {
@@ -87,8 +92,9 @@ struct SegmentRef {
 // (copy-on-write), unmapped when the ArrayBuffer is collected.
 Napi::Value HostMap(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    size_t bytes = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
-    SegmentRef seg(info[0], info[2], false);
+    Args a(info, "sharedHostMap");
+    size_t bytes = static_cast<size_t>(a.count(1, "bytes"));
+    SegmentRef seg(a, 0, 2, false);
     void* p = wm::sharedHostMap(seg.fd, bytes);
     if (!p) return Napi::ArrayBuffer::New(info.Env(), 0);
     return Napi::ArrayBuffer::New(
@@ -104,7 +110,7 @@ Napi::Value HostMap(const Napi::CallbackInfo& info) {
 // sharedHostState(fd | path, inode?) -> {bytes, writeSealed}
 Napi::Value HostState(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    SegmentRef seg(info[0], info[1], false);
+    SegmentRef seg(Args(info, "sharedHostState"), 0, 1, false);
     wm::SegmentState st = wm::sharedHostState(seg.fd);
     auto out = Napi::Object::New(info.Env());
     out.Set("bytes", Napi::Number::New(info.Env(), static_cast<double>(st.bytes)));
@@ -116,24 +122,26 @@ Napi::Value HostState(const Napi::CallbackInfo& info) {
 // sharedHostWrite(fd | path, inode | undefined, byteOffset, data: TypedArray)
 Napi::Value HostWrite(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    SegmentRef seg(info[0], info[1], true);
-    auto data = info[3].As<Napi::TypedArray>();
-    const char* base = static_cast<const char*>(data.ArrayBuffer().Data()) + data.ByteOffset();
-    wm::sharedHostWrite(seg.fd, static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), base, data.ByteLength());
+    Args a(info, "sharedHostWrite");
+    SegmentRef seg(a, 0, 1, true);
+    auto data = a.typed(3, "data");
+    wm::sharedHostWrite(seg.fd, static_cast<uint64_t>(a.count(2, "byteOffset")), wmnapi::typedBytes(data), data.ByteLength());
     return info.Env().Undefined();
   });
 }
 
 Napi::Value HostSealWrites(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
-    wm::sharedHostSealWrites(info[0].As<Napi::Number>().Int32Value());
+    wm::sharedHostSealWrites(fdArg(Args(info, "sharedHostSealWrites"), 0));
     return info.Env().Undefined();
   });
 }
 
 Napi::Value CloseFd(const Napi::CallbackInfo& info) {
-  ::close(info[0].As<Napi::Number>().Int32Value());
-  return info.Env().Undefined();
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    ::close(fdArg(Args(info, "closeFd"), 0));
+    return info.Env().Undefined();
+  });
 }
 
 // socketPeer(fd) -> {pid, uid, gid} of a Unix socket's other end (SO_PEERCRED).
@@ -141,7 +149,7 @@ Napi::Value SocketPeer(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     ucred cred{};
     socklen_t len = sizeof cred;
-    if (::getsockopt(info[0].As<Napi::Number>().Int32Value(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+    if (::getsockopt(fdArg(Args(info, "socketPeer"), 0), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
       wm::fail(std::string("SO_PEERCRED: ") + std::strerror(errno));
     auto out = Napi::Object::New(info.Env());
     out.Set("pid", Napi::Number::New(info.Env(), cred.pid));

@@ -1,6 +1,7 @@
-// One interface over the two places a native kernel runs: the GPU (device
-// addresses, CUDA kernels) and the host (typed arrays, the C++ CPU core).
-// Kernel files are written once against it.
+// Where a native kernel's tensors live, the GPU (device addresses) or the
+// host (typed arrays), and the few calls that differ between the two; every
+// other op the kernels call on the addon as it is. Kernel files are written
+// once against it.
 import {DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {nativeDType, typedArrayFor, WholeMemoryBackend} from './backend_wholememory';
@@ -10,11 +11,14 @@ export type {Buf} from '../native/addon';
 
 export interface KernelRunner {
   readonly where: 'device' | 'host';
-  /** The addon: ops take device addresses or typed arrays alike and run where those live. */
+  /**
+   * The addon. Its ops take device addresses or typed arrays alike and run where those live, so kernels
+   * call them with the buffers of input() and output() directly (runner.native.reduce(...)).
+   */
   readonly native: NativeAddon;
   input(t: TensorInfo): Buf;
   output(shape: number[], dtype: DataType): {info: TensorInfo; buf: Buf};
-  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
+  /** The addon's binary, or binaryFlat when neither operand broadcasts (no shape arrays to convert). */
   binary(
     op: number,
     dtIn: NativeDType,
@@ -26,63 +30,6 @@ export interface KernelRunner {
     aStrides: number[],
     bStrides: number[],
   ): void;
-  /** y = op(x, value), or op(value, x) when scalarFirst, over n contiguous elements. */
-  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number): void;
-  select(
-    dt: NativeDType,
-    cond: Buf,
-    a: Buf,
-    b: Buf,
-    y: Buf,
-    shape: number[],
-    condStrides: number[],
-    aStrides: number[],
-    bStrides: number[],
-  ): void;
-  fill(dt: NativeDType, y: Buf, n: number, value: number): void;
-  stridedCopy(
-    elemSize: number,
-    src: Buf,
-    srcOffset: number,
-    srcStrides: number[],
-    srcMod: number[],
-    dst: Buf,
-    dstOffset: number,
-    dstStrides: number[],
-    shape: number[],
-  ): void;
-  /** Reduces the middle axis of [outer, inner, after] (the last when after is 1). */
-  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
-  softmax(x: Buf, y: Buf, outer: number, inner: number): void;
-  cumulative(
-    product: boolean,
-    dt: NativeDType,
-    x: Buf,
-    y: Buf,
-    outer: number,
-    n: number,
-    inner: number,
-    exclusive: boolean,
-    reverse: boolean,
-  ): void;
-  batchMatMul(
-    a: Buf,
-    b: Buf,
-    c: Buf,
-    batch: number,
-    m: number,
-    n: number,
-    k: number,
-    transA: boolean,
-    transB: boolean,
-    aBatchStride: number,
-    bBatchStride: number,
-  ): void;
-  /** The 2-D window kernels (wm/window2d.h); g is the 14 numbers of wm::Window2D. */
-  depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number): void;
-  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number): void;
-  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number): void;
-  pool2d(op: number, x: Buf, y: Buf, g: number[]): void;
   /** argmax (from pool2d's ArgMax) is read for Max only. */
   pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]): void;
   /**
@@ -158,9 +105,6 @@ class Runner implements KernelRunner {
     const values = typedArrayFor(dtype, util.sizeFromShape(shape));
     return {info: this.b.makeTensorInfo(shape, dtype, values), buf: values as Buf};
   }
-  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number) {
-    this.native.unary(op, dtIn, dtOut, x, y, n, alpha, beta);
-  }
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
     if (sameContiguous(shape, as) && sameContiguous(shape, bs)) {
       this.native.binaryFlat(
@@ -175,52 +119,6 @@ class Runner implements KernelRunner {
     } else {
       this.native.binary(op, dtIn, dtOut, a, b, y, shape, as, bs);
     }
-  }
-  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number) {
-    this.native.binaryScalar(op, dtIn, dtOut, x, value, scalarFirst, y, n);
-  }
-  select(dt: NativeDType, c: Buf, a: Buf, b: Buf, y: Buf, shape: number[], cs: number[], as: number[], bs: number[]) {
-    this.native.select(dt, c, a, b, y, shape, cs, as, bs);
-  }
-  fill(dt: NativeDType, y: Buf, n: number, value: number) {
-    this.native.fill(dt, y, n, value);
-  }
-  stridedCopy(e: number, src: Buf, so: number, ss: number[], sm: number[], dst: Buf, d0: number, ds: number[], shape: number[]) {
-    this.native.stridedCopy(e, src, so, ss, sm, dst, d0, ds, shape);
-  }
-  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after = 1) {
-    this.native.reduce(op, dtIn, dtOut, x, y, outer, inner, after);
-  }
-  softmax(x: Buf, y: Buf, outer: number, inner: number) {
-    this.native.softmax(x, y, outer, inner, false);
-  }
-  cumulative(
-    product: boolean,
-    dt: NativeDType,
-    x: Buf,
-    y: Buf,
-    outer: number,
-    n: number,
-    inner: number,
-    exclusive: boolean,
-    reverse: boolean,
-  ) {
-    this.native.cumulative(product, dt, x, y, outer, n, inner, exclusive, reverse);
-  }
-  batchMatMul(a: Buf, b: Buf, c: Buf, batch: number, m: number, n: number, k: number, ta: boolean, tb: boolean, sa: number, sb: number) {
-    this.native.batchMatMul(a, b, c, batch, m, n, k, ta, tb, sa, sb);
-  }
-  depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number) {
-    this.native.depthwiseConv2d(x, w, y, g, mult);
-  }
-  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number) {
-    this.native.depthwiseConv2dInputGrad(dy, w, dx, g, mult, dyH, dyW);
-  }
-  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number) {
-    this.native.depthwiseConv2dFilterGrad(x, dy, dw, g, mult);
-  }
-  pool2d(op: number, x: Buf, y: Buf, g: number[]) {
-    this.native.pool2d(op, x, y, g);
   }
   pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]) {
     this.native.pool2dGrad(op, dy, argmax ?? (this.where === 'device' ? 0 : null), dx, g);

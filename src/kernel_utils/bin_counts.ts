@@ -13,7 +13,7 @@ import {BinaryOp, ReduceOp} from './op_codes';
 function minimum(backend: WholeMemoryBackend, runner: KernelRunner, x: TensorInfo): number {
   const {info, buf} = runner.output([], 'int32');
   try {
-    runner.reduce(ReduceOp.Min, nd('int32'), nd('int32'), runner.input(x), buf, 1, util.sizeFromShape(x.shape));
+    runner.native.reduce(ReduceOp.Min, nd('int32'), nd('int32'), runner.input(x), buf, 1, util.sizeFromShape(x.shape));
     return (backend.readSync(info.dataId) as Int32Array)[0];
   } finally {
     backend.disposeIntermediateTensorInfo(info);
@@ -40,7 +40,7 @@ export function binCounts(
   if (n > 0 && minimum(backend, runner, x) < 0) throw new Error('Input x must be non-negative!');
   const {info, buf} = runner.output(outShape, dtype);
   if (total === 0) return info;
-  runner.fill(nd(dtype), buf, total, 0);
+  runner.native.fill(nd(dtype), buf, total, 0);
   if (n === 0) return info;
   const temps: TensorInfo[] = [];
   const scratch = (shape: number[], dt: DataType) => {
@@ -76,12 +76,12 @@ export function binCounts(
         [cols, 1],
         [1, 0],
       );
-      runner.select(nd('int32'), inside, shifted, runner.input(dropped), ids, [rows, cols], [cols, 1], [cols, 1], [0, 0]);
+      runner.native.select(nd('int32'), inside, shifted, runner.input(dropped), ids, [rows, cols], [cols, 1], [cols, 1], [0, 0]);
     }
     let values = util.sizeFromShape(weights.shape) > 0 && !binary ? runner.input(weights) : null;
     if (values === null) {
       values = scratch([n], dtype);
-      runner.fill(nd(dtype), values, n, 1);
+      runner.native.fill(nd(dtype), values, n, 1);
     }
     runner.segmentSum(nd(dtype), values, ids, buf, n, 1, total);
     if (binary) {

@@ -32,11 +32,11 @@ export function binaryKernel(kernelName: string, op: BinaryOp, options: BinaryOp
         sb = backend.hostScalar(b);
       // A scalar on the host goes to the kernel as an argument: no upload.
       if (sb !== undefined && util.sizeFromShape(a.shape) === n) {
-        runner.binaryScalar(op, nd(a.dtype), nd(outDtype), runner.input(a), sb, false, buf, n);
+        runner.native.binaryScalar(op, nd(a.dtype), nd(outDtype), runner.input(a), sb, false, buf, n);
         return info;
       }
       if (sa !== undefined && util.sizeFromShape(b.shape) === n) {
-        runner.binaryScalar(op, nd(a.dtype), nd(outDtype), runner.input(b), sa, true, buf, n);
+        runner.native.binaryScalar(op, nd(a.dtype), nd(outDtype), runner.input(b), sa, true, buf, n);
         return info;
       }
       runner.binary(

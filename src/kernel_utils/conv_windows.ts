@@ -63,7 +63,7 @@ export function windowArray(g: WindowGeometry): number[] {
 /** A pool of x (NHWC) in one native kernel: [batch, outH, outW, chans], int32 window positions for ArgMax. */
 export function pool2d(runner: KernelRunner, x: TensorInfo, g: WindowGeometry, op: PoolOp): TensorInfo {
   const {info, buf} = runner.output([g.batch, g.outH, g.outW, g.chans], op === PoolOp.ArgMax ? 'int32' : 'float32');
-  runner.pool2d(op, runner.input(x), buf, windowArray(g));
+  runner.native.pool2d(op, runner.input(x), buf, windowArray(g));
   return info;
 }
 
@@ -129,7 +129,7 @@ export function spread(
   const {info, buf} = runner.output([batch, hp, wp, ...src.shape.slice(3)], src.dtype);
   const total = batch * hp * wp * inner;
   if (total === 0) return info;
-  runner.fill(nd(src.dtype), buf, total, 0);
+  runner.native.fill(nd(src.dtype), buf, total, 0);
   // The source rows that land inside: 0 <= r * s + top < hp.
   const r0 = Math.max(0, Math.ceil(-top / sH)),
     r1 = Math.min(rows, Math.floor((hp - 1 - top) / sH) + 1);
@@ -137,7 +137,7 @@ export function spread(
     c1 = Math.min(usedCols, Math.floor((wp - 1 - left) / sW) + 1);
   if (r1 <= r0 || c1 <= c0 || inner === 0) return info;
   const shape = [batch, r1 - r0, c1 - c0, inner];
-  runner.stridedCopy(
+  runner.native.stridedCopy(
     4,
     runner.input(src),
     (r0 * cols + c0) * inner,
@@ -215,7 +215,7 @@ function matMul(backend: WholeMemoryBackend, a: TensorInfo, b: TensorInfo, trans
 /** A zero-filled float32 tensor (an empty sum). */
 function zeros(runner: KernelRunner, shape: number[]): TensorInfo {
   const {info, buf} = runner.output(shape, 'float32');
-  runner.fill(nd('float32'), buf, util.sizeFromShape(shape), 0);
+  runner.native.fill(nd('float32'), buf, util.sizeFromShape(shape), 0);
   return info;
 }
 
@@ -257,7 +257,7 @@ export function windowConv(
     for (const [n0, nb] of chunks) {
       const part = product(n0, nb);
       const n = nb * pixels * outC;
-      runner.stridedCopy(4, runner.input(part), 0, [1], [n], buf, n0 * pixels * outC, [1], [n]);
+      runner.native.stridedCopy(4, runner.input(part), 0, [1], [n], buf, n0 * pixels * outC, [1], [n]);
       dispose(backend, part);
     }
     return info;

@@ -27,7 +27,7 @@ export function cumulativeKernel(kernelName: string, product: boolean): KernelCo
       if (size === 0) return info;
       const n = rank === 0 ? 1 : x.shape[a];
       const outer = util.sizeFromShape(x.shape.slice(0, a));
-      runner.cumulative(product, nd(x.dtype), runner.input(x), buf, outer, n, size / (outer * n), exclusive, reverse);
+      runner.native.cumulative(product, nd(x.dtype), runner.input(x), buf, outer, n, size / (outer * n), exclusive, reverse);
       return info;
     },
   };

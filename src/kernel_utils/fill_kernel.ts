@@ -6,6 +6,6 @@ import {nd} from './kernel_utils';
 
 export function fillWith(runner: KernelRunner, shape: number[], dtype: DataType, value: number): TensorInfo {
   const {info, buf} = runner.output(shape, dtype);
-  runner.fill(nd(dtype), buf, util.sizeFromShape(shape), value);
+  runner.native.fill(nd(dtype), buf, util.sizeFromShape(shape), value);
   return info;
 }

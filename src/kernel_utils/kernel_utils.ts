@@ -63,7 +63,7 @@ export function broadcastStrides(inShape: readonly number[], outShape: readonly 
 export function copyView(runner: KernelRunner, x: TensorInfo, offset: number, strides: number[], shape: number[]): TensorInfo {
   const {info, buf} = runner.output(shape, x.dtype);
   if (util.sizeFromShape(shape) === 0) return info;
-  runner.stridedCopy(
+  runner.native.stridedCopy(
     bytesPerElement(x.dtype),
     runner.input(x),
     offset,

@@ -43,11 +43,11 @@ export function reduceKernel(kernelName: string, op: ReduceOp, options: ReduceOp
       // reduced axis is short: a few long columns go faster transposed into rows).
       const inPlace = oneBlock && (runner.where === 'host' || before * after >= 1024 || inner <= 64);
       if (perm == null || inPlace) {
-        runner.reduce(op, nd(x.dtype), nd(outDtype), runner.input(x), buf, before, inner, after);
+        runner.native.reduce(op, nd(x.dtype), nd(outDtype), runner.input(x), buf, before, inner, after);
       } else {
         const src = transposeWith(runner, x, perm);
         try {
-          runner.reduce(op, nd(x.dtype), nd(outDtype), runner.input(src), buf, util.sizeFromShape(outShape), inner);
+          runner.native.reduce(op, nd(x.dtype), nd(outDtype), runner.input(src), buf, util.sizeFromShape(outShape), inner);
         } finally {
           backend.disposeIntermediateTensorInfo(src);
         }

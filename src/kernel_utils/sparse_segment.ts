@@ -80,7 +80,7 @@ export function sparseSegmentKernel(kernelName: string, mean: boolean): KernelCo
       const n = indices.shape[0];
       const {info, buf} = runner.output([outputRows, ...data.shape.slice(1)], 'float32');
       if (outputRows * cols === 0) return info;
-      runner.fill(nd('float32'), buf, outputRows * cols, 0);
+      runner.native.fill(nd('float32'), buf, outputRows * cols, 0);
       if (n === 0) return info;
       const {info: rows, buf: rowsBuf} = runner.output([n, cols], 'float32');
       try {

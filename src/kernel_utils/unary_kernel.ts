@@ -26,7 +26,7 @@ export function unaryKernel(kernelName: string, op: UnaryOp, options: UnaryOptio
       if (runner === null || !STORABLE.includes(outDtype)) return runOnCpu(kernelName, args);
       const [alpha, beta] = options.scalars ? options.scalars(attrs) : [0, 0];
       const {info, buf} = runner.output(x.shape, outDtype);
-      runner.unary(op, nd(x.dtype), nd(outDtype), runner.input(x), buf, util.sizeFromShape(x.shape), alpha, beta);
+      runner.native.unary(op, nd(x.dtype), nd(outDtype), runner.input(x), buf, util.sizeFromShape(x.shape), alpha, beta);
       return info;
     },
   };

@@ -37,7 +37,7 @@ export const batchMatMulConfig: KernelConfig = {
     }
     const {info, buf} = runner.output([...outer, m, n], 'float32');
     if (batch * m * n === 0) return info;
-    runner.batchMatMul(
+    runner.native.batchMatMul(
       runner.input(a),
       runner.input(b),
       buf,

@@ -16,7 +16,7 @@ export const castConfig: KernelConfig = {
     // Same dtype: a view, as tfjs-backend-cpu's identity.
     if (dtype === x.dtype) return reshapeView(backend, x, x.shape);
     const {info, buf} = runner.output(x.shape, dtype);
-    runner.unary(UnaryOp.Cast, nd(x.dtype), nd(dtype), runner.input(x), buf, util.sizeFromShape(x.shape), 0, 0);
+    runner.native.unary(UnaryOp.Cast, nd(x.dtype), nd(dtype), runner.input(x), buf, util.sizeFromShape(x.shape), 0, 0);
     return info;
   },
 };

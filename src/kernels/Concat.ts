@@ -36,7 +36,7 @@ export const concatConfig: KernelConfig = {
     let column = 0;
     for (const t of nonEmpty) {
       const inner = util.sizeFromShape(t.shape.slice($axis));
-      runner.stridedCopy(elem, runner.input(t), 0, [inner, 1], [outer, inner], buf, column, [outInner, 1], [outer, inner]);
+      runner.native.stridedCopy(elem, runner.input(t), 0, [inner, 1], [outer, inner], buf, column, [outInner, 1], [outer, inner]);
       column += inner;
     }
     return info;

@@ -30,7 +30,7 @@ export function depthwiseNative(runner: KernelRunner, x: TensorInfo, filter: Ten
   const g = geometryOf(info);
   const mult = filter.shape[3];
   const {info: y, buf} = runner.output([g.batch, g.outH, g.outW, g.chans * mult], 'float32');
-  runner.depthwiseConv2d(runner.input(x), runner.input(filter), buf, windowArray(g), mult);
+  runner.native.depthwiseConv2d(runner.input(x), runner.input(filter), buf, windowArray(g), mult);
   return y;
 }
 

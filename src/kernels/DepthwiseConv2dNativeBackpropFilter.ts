@@ -34,7 +34,7 @@ export const depthwiseConv2dNativeBackpropFilterConfig: KernelConfig = {
     const [, , c, mult] = filterShape;
     if (!util.arraysEqual(dy.shape, [g.batch, g.outH, g.outW, c * mult])) return runOnCpu(DepthwiseConv2dNativeBackpropFilter, args);
     const {info: dw, buf} = runner.output(filterShape, 'float32');
-    runner.depthwiseConv2dFilterGrad(runner.input(x), runner.input(dy), buf, windowArray(g), mult);
+    runner.native.depthwiseConv2dFilterGrad(runner.input(x), runner.input(dy), buf, windowArray(g), mult);
     return dw;
   },
 };

@@ -36,7 +36,7 @@ export const depthwiseConv2dNativeBackpropInputConfig: KernelConfig = {
       return runOnCpu(DepthwiseConv2dNativeBackpropInput, args);
     }
     const {info: dx, buf} = runner.output(inputShape, 'float32');
-    runner.depthwiseConv2dInputGrad(runner.input(dy), runner.input(filter), buf, windowArray(g), mult, dy.shape[1], dy.shape[2]);
+    runner.native.depthwiseConv2dInputGrad(runner.input(dy), runner.input(filter), buf, windowArray(g), mult, dy.shape[1], dy.shape[2]);
     return dx;
   },
 };

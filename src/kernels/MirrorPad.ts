@@ -35,7 +35,7 @@ export const mirrorPadConfig: KernelConfig = {
         part[k] = count;
         const srcStrides = ss.slice();
         srcStrides[k] = dir * ss[k];
-        runner.stridedCopy(elem, src, srcOffset, srcStrides, part, buf, dstStart * ds[k], ds, part);
+        runner.native.stridedCopy(elem, src, srcOffset, srcStrides, part, buf, dstStart * ds[k], ds, part);
       };
       copy(0, 1, before, shape[k]);
       copy((before - 1 + offset) * ss[k], -1, 0, before);

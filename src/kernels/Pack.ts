@@ -26,7 +26,17 @@ export const packConfig: KernelConfig = {
     if (outer * inner === 0) return info;
     const elem = bytesPerElement(inputs[0].dtype);
     inputs.forEach((t, i) => {
-      runner.stridedCopy(elem, runner.input(t), 0, [inner, 1], [outer, inner], buf, i * inner, [inputs.length * inner, 1], [outer, inner]);
+      runner.native.stridedCopy(
+        elem,
+        runner.input(t),
+        0,
+        [inner, 1],
+        [outer, inner],
+        buf,
+        i * inner,
+        [inputs.length * inner, 1],
+        [outer, inner],
+      );
     });
     return info;
   },

@@ -20,11 +20,21 @@ export const padV2Config: KernelConfig = {
     const {info, buf} = runner.output(outShape, x.dtype);
     const total = outShape.reduce((a, b) => a * b, 1);
     if (total === 0) return info;
-    runner.fill(nd(x.dtype), buf, total, constantValue);
+    runner.native.fill(nd(x.dtype), buf, total, constantValue);
     if (x.shape.some((d) => d === 0)) return info;
     const outStrides = contiguousStrides(outShape);
     const offset = paddings.reduce((acc, [before], i) => acc + before * outStrides[i], 0);
-    runner.stridedCopy(bytesPerElement(x.dtype), runner.input(x), 0, contiguousStrides(x.shape), x.shape, buf, offset, outStrides, x.shape);
+    runner.native.stridedCopy(
+      bytesPerElement(x.dtype),
+      runner.input(x),
+      0,
+      contiguousStrides(x.shape),
+      x.shape,
+      buf,
+      offset,
+      outStrides,
+      x.shape,
+    );
     return info;
   },
 };

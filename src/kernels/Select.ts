@@ -25,7 +25,7 @@ export const selectConfig: KernelConfig = {
       return runOnCpu(Select, args);
     }
     const {info, buf} = runner.output(outShape, t.dtype);
-    runner.select(
+    runner.native.select(
       nd(t.dtype),
       runner.input(condition),
       runner.input(t),

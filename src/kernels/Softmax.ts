@@ -17,7 +17,7 @@ export const softmaxConfig: KernelConfig = {
     const inner = logits.shape[rank - 1];
     const outer = util.sizeFromShape(logits.shape) / Math.max(inner, 1);
     const {info, buf} = runner.output(logits.shape, 'float32');
-    if (inner > 0) runner.softmax(runner.input(logits), buf, outer, inner);
+    if (inner > 0) runner.native.softmax(runner.input(logits), buf, outer, inner, false);
     return info;
   },
 };

@@ -20,7 +20,7 @@ export const tileConfig: KernelConfig = {
     const outShape = x.shape.map((d, i) => d * reps[i]);
     const {info, buf} = runner.output(outShape, x.dtype);
     if (util.sizeFromShape(outShape) === 0) return info;
-    runner.stridedCopy(
+    runner.native.stridedCopy(
       bytesPerElement(x.dtype),
       runner.input(x),
       0,

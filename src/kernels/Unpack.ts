@@ -24,7 +24,7 @@ export const unpackConfig: KernelConfig = {
     for (let i = 0; i < num; ++i) {
       const {info, buf} = runner.output(outShape, value.dtype);
       if (outer * inner > 0) {
-        runner.stridedCopy(elem, src, i * inner, [num * inner, 1], [outer, inner], buf, 0, [inner, 1], [outer, inner]);
+        runner.native.stridedCopy(elem, src, i * inner, [num * inner, 1], [outer, inner], buf, 0, [inner, 1], [outer, inner]);
       }
       outs.push(info);
     }

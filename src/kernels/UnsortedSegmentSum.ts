@@ -42,7 +42,7 @@ export const unsortedSegmentSumConfig: KernelConfig = {
     const runner = nativeRunner(backend, [x], ['float32']);
     if (runner === null) return onHost(backend, x, segmentIds, numSegments, inner);
     const {info, buf} = runner.output([numSegments, ...innerShape], 'float32');
-    runner.fill(nd('float32'), buf, numSegments * inner, 0);
+    runner.native.fill(nd('float32'), buf, numSegments * inner, 0);
     runner.segmentSum(nd('float32'), runner.input(x), runner.input(segmentIds), buf, rows, inner, numSegments);
     return info;
   },
