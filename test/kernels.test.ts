@@ -859,6 +859,56 @@ describe('native kernels match tfjs-backend-cpu', () => {
         {kernels: ['TopK']},
       );
     });
+    it('SearchSorted: left and right, ties, values outside the row, NaN, one-entry, many and long rows, float32 and int32 (tf.searchSorted refuses empty inputs)', async () => {
+      const cases: [number[], number[]][] = [
+        [[9], [5]],
+        [
+          [3, 17],
+          [3, 40],
+        ],
+        [
+          [2, 1000],
+          [2, 333],
+        ],
+        [
+          [1, 1],
+          [1, 4],
+        ],
+        [
+          [4, 6],
+          [4, 1],
+        ],
+        [
+          [65, 3],
+          [65, 2],
+        ],
+      ];
+      for (const dtype of ['float32', 'int32'] as tf.DataType[]) {
+        for (const [seqShape, valShape] of cases) {
+          // Few distinct values: many ties; values reach past both ends of the rows.
+          const seq = randomInput(seqShape, dtype, next(), {min: -5, max: 5});
+          const rowLen = seqShape[seqShape.length - 1];
+          for (let r = 0; rowLen > 0 && r < seq.values.length / rowLen; ++r) {
+            const row = Array.from(seq.values.subarray(r * rowLen, (r + 1) * rowLen))
+              .map((v) => Math.round(v))
+              .sort((a, b) => a - b);
+            seq.values.set(row, r * rowLen);
+          }
+          const vals = randomInput(valShape, dtype, next(), {min: -7, max: 7});
+          if (dtype === 'float32' && vals.values.length > 1) vals.values[0] = NaN;
+          for (const side of ['left', 'right'] as const) {
+            await checkAgainstCpu(
+              `SearchSorted ${dtype} ${seqShape} ${valShape} ${side}`,
+              [seq, vals],
+              (s, v) => tf.searchSorted(s, v, side),
+              {
+                kernels: ['SearchSorted'],
+              },
+            );
+          }
+        }
+      }
+    });
   });
 
   describe('matrix products and indexing', () => {

@@ -101,6 +101,7 @@ import {reverseConfig} from './Reverse';
 import {roundConfig} from './Round';
 import {rsqrtConfig} from './Rsqrt';
 import {scatterNdConfig} from './ScatterNd';
+import {searchSortedConfig} from './SearchSorted';
 import {selectConfig} from './Select';
 import {seluConfig} from './Selu';
 import {sigmoidConfig} from './Sigmoid';
@@ -224,6 +225,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   roundConfig,
   rsqrtConfig,
   scatterNdConfig,
+  searchSortedConfig,
   selectConfig,
   seluConfig,
   sigmoidConfig,
