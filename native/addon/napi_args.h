@@ -30,7 +30,15 @@ auto guarded(const Napi::Env& env, F&& f) -> decltype(f()) {
 
 class Args : public wm::OpArgs {
  public:
-  Args(const Napi::CallbackInfo& info, const char* op) : wm::OpArgs(op), info_(info) {}
+  // Each argument's kind is read once here (one napi_typeof each; typed arrays and arrays one more
+  // call): the readers and onHost() then ask no more of N-API than the value itself.
+  Args(const Napi::CallbackInfo& info, const char* op) : wm::OpArgs(op), info_(info) {
+    const size_t n = info.Length() < kCached ? info.Length() : kCached;
+    for (size_t i = 0; i < n; ++i) {
+      kinds_[i] = classify(info[i]);
+      onHost_ = onHost_ || kinds_[i] == Kind::Typed;
+    }
+  }
 
   const Napi::CallbackInfo& info() const { return info_; }
   Napi::Value operator[](size_t i) const { return info_[i]; }
@@ -39,41 +47,38 @@ class Args : public wm::OpArgs {
 
   Kind kind(size_t i) const override {
     if (i >= info_.Length()) return Kind::Missing;
-    const Napi::Value v = info_[i];
-    switch (v.Type()) {
-      case napi_undefined:
-        return Kind::Missing;
-      case napi_null:
-        return Kind::Null;
-      case napi_number:
-        return Kind::Number;
-      case napi_boolean:
-        return Kind::Boolean;
-      default:
-        break;
-    }
-    if (v.IsTypedArray()) return Kind::Typed;
-    if (v.IsArray()) return Kind::Array;
-    return Kind::Other;
+    return i < kCached ? kinds_[i] : classify(info_[i]);
   }
+
+  // Whether any argument is a typed array: the call's data lives on the host.
+  bool onHost() const { return onHost_; }
 
   double rawNumber(size_t i) const override { return info_[i].As<Napi::Number>().DoubleValue(); }
   bool rawTruthy(size_t i) const override { return info_[i].ToBoolean().Value(); }
 
+  // Two N-API calls per entry; an entry that is not a number reads as 0.5 ("not an integer").
   std::vector<double> rawArray(size_t i) const override {
-    auto a = info_[i].As<Napi::Array>();
-    std::vector<double> out(a.Length());
-    for (uint32_t k = 0; k < a.Length(); ++k) {
-      const Napi::Value v = a.Get(k);
-      out[k] = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : 0.5;  // 0.5: "not an integer"
+    const napi_env env = info_.Env();
+    const napi_value arr = info_[i];
+    uint32_t n = 0;
+    napi_get_array_length(env, arr, &n);
+    std::vector<double> out(n);
+    for (uint32_t k = 0; k < n; ++k) {
+      napi_value v;
+      if (napi_get_element(env, arr, k, &v) != napi_ok || napi_get_value_double(env, v, &out[k]) != napi_ok) out[k] = 0.5;
     }
     return out;
   }
 
+  // One napi_get_typedarray_info: its data pointer already counts the byte offset.
   Typed rawTyped(size_t i) const override {
-    auto t = info_[i].As<Napi::TypedArray>();
+    napi_typedarray_type type;
+    size_t length = 0;
+    void* data = nullptr;
+    if (napi_get_typedarray_info(info_.Env(), info_[i], &type, &length, &data, nullptr, nullptr) != napi_ok)
+      reject(i, "buffer", "is not a readable typed array");
     Element e = Element::Other;
-    switch (t.TypedArrayType()) {
+    switch (type) {
       case napi_int8_array:
         e = Element::Int8;
         break;
@@ -93,14 +98,7 @@ class Args : public wm::OpArgs {
       default:
         break;
     }
-    return Typed{typedBytes(t), static_cast<int64_t>(t.ElementLength()), e};
-  }
-
-  // Whether any argument is a typed array: the call's data lives on the host.
-  bool onHost() const {
-    for (size_t i = 0; i < info_.Length(); ++i)
-      if (info_[i].IsTypedArray()) return true;
-    return false;
+    return Typed{data, static_cast<int64_t>(length), e};
   }
 
   // The N-API-only shapes: strings, objects, any typed array (its bytes).
@@ -118,7 +116,29 @@ class Args : public wm::OpArgs {
   }
 
  private:
+  static constexpr size_t kCached = 16;
+
+  static Kind classify(const Napi::Value& v) {
+    switch (v.Type()) {
+      case napi_undefined:
+        return Kind::Missing;
+      case napi_null:
+        return Kind::Null;
+      case napi_number:
+        return Kind::Number;
+      case napi_boolean:
+        return Kind::Boolean;
+      case napi_object:
+        if (v.IsTypedArray()) return Kind::Typed;
+        return v.IsArray() ? Kind::Array : Kind::Other;
+      default:
+        return Kind::Other;
+    }
+  }
+
   const Napi::CallbackInfo& info_;
+  Kind kinds_[kCached] = {};
+  bool onHost_ = false;
 };
 
 }  // namespace wmnapi

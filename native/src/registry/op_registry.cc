@@ -125,14 +125,23 @@ void* OpArgs::tensor(size_t i, const char* name, DType dt, int64_t need) const {
   return bytes(i, name, need, static_cast<int>(dtypeSize(dt)));
 }
 
+namespace {
+// A typed array of exactly `element` holding at least `need`, read once.
+void* exactly(const OpArgs& a, size_t i, const char* name, int64_t need, OpArgs::Element element, const char* what) {
+  if (a.kind(i) != OpArgs::Kind::Typed) a.reject(i, name, std::string("must be ") + what);
+  const OpArgs::Typed t = a.rawTyped(i);
+  if (t.element != element) a.reject(i, name, std::string("must be ") + what);
+  if (t.length < need) a.reject(i, name, "holds " + std::to_string(t.length) + " elements, needs " + std::to_string(need));
+  return t.data;
+}
+}  // namespace
+
 float* OpArgs::floats(size_t i, const char* name, int64_t need) const {
-  if (kind(i) != Kind::Typed || rawTyped(i).element != Element::Float32) reject(i, name, "must be a Float32Array");
-  return static_cast<float*>(bytes(i, name, need, 4));
+  return static_cast<float*>(exactly(*this, i, name, need, Element::Float32, "a Float32Array"));
 }
 
 int32_t* OpArgs::ints(size_t i, const char* name, int64_t need) const {
-  if (kind(i) != Kind::Typed || rawTyped(i).element != Element::Int32) reject(i, name, "must be an Int32Array");
-  return static_cast<int32_t*>(bytes(i, name, need, 4));
+  return static_cast<int32_t*>(exactly(*this, i, name, need, Element::Int32, "an Int32Array"));
 }
 
 float* OpArgs::floatsOrNull(size_t i, const char* name, int64_t need) const {
