@@ -22,7 +22,7 @@ export interface DeviceInfo extends DeviceStatus {
 /** Whether the GPU is used, which one, and why not when it is not. */
 export function deviceInfo(): DeviceInfo {
   const s = deviceStatus();
-  const threads = s.addonLoaded ? {hostThreads: runtimeNative().hostThreads()} : {};
+  const threads = s.addonLoaded ? {hostThreads: runtimeNative().cpuThreads()} : {};
   return s.gpu ? {...s, ...deviceDetails(), ...threads} : {...s, ...threads};
 }
 

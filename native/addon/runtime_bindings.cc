@@ -183,7 +183,7 @@ WM_FN(MemoryInfo) {
   });
 }
 
-WM_FN(HostThreads) {
+WM_FN(CpuThreads) {
   return guarded(info.Env(), [&]() -> Napi::Value { return Napi::Number::New(info.Env(), wm::host::threads()); });
 }
 
@@ -278,7 +278,7 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
       {"synchronize", Synchronize},
       {"emptyCache", EmptyCache},
       {"memoryInfo", MemoryInfo},
-      {"hostThreads", HostThreads},
+      {"cpuThreads", CpuThreads},
       {"managedAlloc", ManagedAlloc},
       {"managedFree", ManagedFree},
       {"managedEmptyCache", ManagedEmptyCache},

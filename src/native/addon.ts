@@ -495,7 +495,7 @@ export interface NativeAddon {
     dLogits: Buf,
   ): void;
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
-  hostThreads(): number;
+  cpuThreads(): number;
   /** CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates and self loops dropped. Host only. */
   buildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};
   /** Fills src and dst with R-MAT edges over 2^scale vertices. Host only. */
