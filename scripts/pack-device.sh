@@ -7,6 +7,8 @@ set -euo pipefail
 bash ../shared/device/pack.sh >/dev/null
 tar -cf - --exclude='*.map' --exclude='*.min.js' --exclude='*.es2017.js' --exclude='*.esm.js' \
     --exclude='node_modules/typescript' \
+    --exclude='node_modules/@expo-google-fonts/inter/*Italic' --exclude='node_modules/@expo-google-fonts/inter/[1235-9]0*' \
+    --exclude='node_modules/@expo-google-fonts/inter/*/*.png' --exclude='node_modules/@expo-google-fonts/inter/*.png' \
     --exclude='node_modules/@tensorflow/*/src' --exclude='*.d.ts' --exclude='build/CMakeFiles' \
     --exclude='build/*.ninja' --exclude='build/*.a' \
     node_modules build dist | xz -T2 -3 > .device/deps.tar.xz

@@ -1,5 +1,7 @@
 // Draws training curves (loss and accuracy per epoch, one line per seed) as
-// SVG with vega-lite, and as PNG through resvg when it is installed.
+// SVG with vega-lite, and as PNG through resvg. The PNG's text is drawn with
+// a font the package carries (Inter, from @expo-google-fonts/inter), never
+// the system's: a machine without fonts gets the same picture.
 import * as fs from 'fs';
 
 export interface PlotRecord {
@@ -17,6 +19,37 @@ const ACCURACY: MetricSeries = {trainAcc: 'train', valAcc: 'validation', testAcc
 // vega and vega-lite are ES modules only; TypeScript's CommonJS output would
 // turn import() into require(), so keep a real dynamic import.
 const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<any>;
+
+const FONT_FAMILY = 'Inter';
+
+/** The TrueType file the PNG's text is drawn with. */
+export function plotFontFile(): string {
+  return require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf');
+}
+
+/** Rendered pixels (RGBA) of an SVG at `zoom`, its text in the bundled font (system fonts only with `systemFonts`). */
+export function renderSvg(
+  svg: string,
+  zoom = 2,
+  opts: {bundledFont?: boolean; systemFonts?: boolean} = {},
+): {width: number; height: number; pixels: Buffer; asPng(): Buffer} {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const {Resvg} = require('@resvg/resvg-js');
+  const font = {
+    fontFiles: opts.bundledFont === false ? [] : [plotFontFile()],
+    loadSystemFonts: opts.systemFonts ?? false,
+    defaultFontFamily: FONT_FAMILY,
+    sansSerifFamily: FONT_FAMILY,
+    serifFamily: FONT_FAMILY,
+    monospaceFamily: FONT_FAMILY,
+  };
+  return new Resvg(svg, {background: 'white', fitTo: {mode: 'zoom', value: zoom}, font}).render();
+}
+
+/** An SVG as PNG (2x), its text in the bundled font. */
+export function svgToPng(svg: string): Buffer {
+  return renderSvg(svg).asPng();
+}
 
 /** Writes `${prefix}.svg` (and `${prefix}.png` if possible); returns the paths written. */
 export async function plotTrainingCurves(
@@ -37,6 +70,7 @@ export async function plotTrainingCurves(
     title: panel,
     transform: [{filter: `datum.panel === '${panel}'`}],
     mark: {type: 'line', strokeWidth: 1.5},
+    // Each chart its own colours and legend: one colour per series, named beside the chart it is in.
     encoding: {
       x: {field: 'epoch', type: 'quantitative'},
       y: {field: 'value', type: 'quantitative', title: yTitle, scale},
@@ -49,6 +83,8 @@ export async function plotTrainingCurves(
     title,
     data: {values: rows},
     background: 'white',
+    config: {font: FONT_FAMILY},
+    resolve: {scale: {color: 'independent'}, legend: {color: 'independent'}},
     hconcat: [line('training loss', 'loss', {type: 'log'}), line(panel, panel, {zero: false})],
   };
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), {renderer: 'none'});
@@ -57,10 +93,7 @@ export async function plotTrainingCurves(
   const written = [`${prefix}.svg`];
   fs.writeFileSync(written[0], svg);
   try {
-    // eslint-disable-next-line @typescript-eslint/no-var-requires
-    const {Resvg} = require('@resvg/resvg-js');
-    const png = new Resvg(svg, {background: 'white', fitTo: {mode: 'zoom', value: 2}}).render().asPng();
-    fs.writeFileSync(`${prefix}.png`, png);
+    fs.writeFileSync(`${prefix}.png`, svgToPng(svg));
     written.push(`${prefix}.png`);
   } catch (e) {
     process.stderr.write(`(no PNG: ${(e as Error).message}; the SVG has the same plot)\n`);
