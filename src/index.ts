@@ -3,6 +3,7 @@
 import {registerWholeMemoryBackend} from './backend/register';
 import './kernels/register_all_kernels';
 import './gradients/register_all_gradients';
+import './io/file_handlers';
 
 registerWholeMemoryBackend();
 
