@@ -10,12 +10,19 @@ import * as tf from '@tensorflow/tfjs-core';
 import {Command, Option} from 'commander';
 
 import * as wm from '../src/index';
-import {loadNodeClassification} from '../src/graph/dataset';
-import {randomSplit} from '../src/graph/split';
+import {loadDataset} from '../src/graph/dataset';
 import {sampleSubgraph} from '../src/graph/subgraph';
 import {fullGraph, GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
 import {MetricsLog} from '../src/train/metrics_log';
-import {accuracy, checkNodeModel, createNodeClassifier, NODE_MODELS, NODE_SAMPLERS, nodeModelName} from '../src/train/node_classification';
+import {
+  accuracy,
+  checkNodeModel,
+  createNodeClassifier,
+  NODE_MODELS,
+  NODE_SAMPLERS,
+  nodeModelName,
+  splitLabelled,
+} from '../src/train/node_classification';
 import {seededRng, shuffle} from '../src/util/random';
 import {nonNegativeInt, positiveInt} from './cli';
 
@@ -59,10 +66,10 @@ async function main(): Promise<void> {
     throw new Error(`--memory must be continuous, chunked or distributed, got "${o.memory}"`);
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
-  const data = loadNodeClassification(o.data);
+  const data = await loadDataset(o.data);
   // The same seed everywhere: every rank sees the same split and batches.
   const rng = seededRng(o.seed * 7919 + 17);
-  const split = randomSplit(data.graph.numVertices, 0.1, 0.1, rng);
+  const split = data.split ?? splitLabelled(data.labels, 0.1, 0.1, rng);
   const model = createNodeClassifier(
     o.model,
     {

@@ -16,7 +16,7 @@ import {Command, InvalidArgumentError} from 'commander';
 import * as wm from '../src/index';
 import {readLaunchEnv} from '../src/distributed/launch_env';
 import {CsrGraph} from '../src/graph/csr';
-import {loadNodeClassification} from '../src/graph/dataset';
+import {loadDataset} from '../src/graph/dataset';
 import {readEdgeList} from '../src/graph/edge_list';
 import {splitEdges} from '../src/graph/link_split';
 import {Embedding} from '../src/nn/embedding';
@@ -73,8 +73,8 @@ interface Task {
   finish(emb: Embedding): Promise<{line: string; summary: object}>;
 }
 
-function classesTask(folder: string, seed: number): Task {
-  const data = loadNodeClassification(folder);
+async function classesTask(folder: string, seed: number): Promise<Task> {
+  const data = await loadDataset(folder);
   return {
     name: `${data.name} (largest component)`,
     graph: data.graph,
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   const task =
     o.task === 'links'
       ? linksTask(o.data ?? path.join(root, '..', 'shared', 'datasets', 'cond-mat-2005'), o.seed)
-      : classesTask(o.data ?? path.join(root, 'data', 'polblogs'), o.seed);
+      : await classesTask(o.data ?? path.join(root, 'data', 'polblogs'), o.seed);
   const kind = o.p === 1 && o.q === 1 ? 'DeepWalk walks' : `node2vec walks (p ${o.p}, q ${o.q})`;
   const ranks = comm ? `${comm.size} ranks sharing ${memory} tables, ` : '';
   if (lead)

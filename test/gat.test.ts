@@ -14,7 +14,7 @@ import {expect} from 'chai';
 import * as path from 'path';
 
 import * as wm from '../src/index';
-import {loadNodeClassification} from '../src/graph/dataset';
+import {loadDataset} from '../src/graph/dataset';
 import {trainNodeClassification} from '../src/train/node_classification';
 import {assertGpuIfRequired, expectReject, rng} from './helpers';
 
@@ -241,7 +241,7 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
 
   it("the main job's --model gat classifies polblogs (one seed, 20 epochs: test accuracy above 85%)", async function () {
     this.timeout(120000);
-    const data = loadNodeClassification(path.join(__dirname, '..', '..', 'data', 'polblogs'));
+    const data = await loadDataset(path.join(__dirname, '..', '..', 'data', 'polblogs'));
     const r = await trainNodeClassification(data, {model: 'gat', heads: 4, epochs: 20, seed: 0});
     expect(r.testAcc, `test accuracy at the best validation epoch (${r.bestEpoch})`).to.be.above(0.85);
     await expectReject(trainNodeClassification(data, {model: 'gat', sampler: 'tree', epochs: 1}), /use sampler 'subgraph'/);

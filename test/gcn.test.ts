@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
-import {loadNodeClassification} from '../src/graph/dataset';
+import {loadDataset} from '../src/graph/dataset';
 import {trainNodeClassification} from '../src/train/node_classification';
 import {assertGpuIfRequired, expectReject, nativeHere} from './helpers';
 
@@ -20,7 +20,7 @@ describe('GCN', () => {
 
   it("the main job's --model gcn classifies polblogs (one seed, 20 epochs: test accuracy above 85%), every kernel native, leaving no tensor behind", async function () {
     this.timeout(120000);
-    const data = loadNodeClassification(path.join(__dirname, '..', '..', 'data', 'polblogs'));
+    const data = await loadDataset(path.join(__dirname, '..', '..', 'data', 'polblogs'));
     const before = wm.memoryInfo();
     wm.resetFallbackCounts();
     const r = await trainNodeClassification(data, {model: 'gcn', epochs: 20, seed: 0});

@@ -9,7 +9,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
-import {loadNodeClassification} from '../src/graph/dataset';
+import {loadDataset} from '../src/graph/dataset';
 import {readEdgeList} from '../src/graph/edge_list';
 import {sampleNegatives, splitEdges} from '../src/graph/link_split';
 import {loadCsr, saveCsr} from '../src/graph/csr_file';
@@ -131,21 +131,21 @@ describe('graphs', () => {
     fs.rmSync(dir, {recursive: true});
   });
 
-  it('builds an undirected CSR without duplicates or self loops; polblogs has the published component', () => {
+  it('builds an undirected CSR without duplicates or self loops; polblogs has the published component', async () => {
     const g = CsrGraph.fromEdges(
       {numVertices: 4, src: Int32Array.from([0, 1, 1, 2, 3]), dst: Int32Array.from([1, 0, 2, 2, 3]), directed: true},
       {symmetric: true},
     );
     expect(Array.from(g.neighbors(1))).to.deep.equal([0, 2]);
     expect(g.degree(3)).to.equal(0);
-    const d = loadNodeClassification(path.join(root, 'data', 'polblogs'));
+    const d = await loadDataset(path.join(root, 'data', 'polblogs'));
     expect(d.graph.numVertices).to.equal(1222);
     expect(d.graph.numEdges / 2).to.equal(16714);
     expect(d.numClasses).to.equal(2);
   });
 
-  it('samples real neighbours, uniformly (chi-square), reproducibly', () => {
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+  it('samples real neighbours, uniformly (chi-square), reproducibly', async () => {
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     let v = 0;
     while (g.degree(v) < 20) ++v;
     const deg = g.degree(v);
@@ -169,8 +169,8 @@ describe('graphs', () => {
     );
   });
 
-  it('samples without replacement: distinct neighbours, all of them when few', () => {
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+  it('samples without replacement: distinct neighbours, all of them when few', async () => {
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const seeds = Int32Array.from({length: 200}, (_, i) => i);
     const {offsets, ids} = sampleWithoutReplacement(g, seeds, 10, seededRng(1));
     seeds.forEach((v, i) => {
@@ -183,8 +183,8 @@ describe('graphs', () => {
 
   const chiSquareCritical = (df: number) => df * (1 - 2 / (9 * df) + 3.09 * Math.sqrt(2 / (9 * df))) ** 3; // upper 0.1%
 
-  it('native sampling with replacement: real neighbours, uniform, seeded', () => {
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+  it('native sampling with replacement: real neighbours, uniform, seeded', async () => {
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     let v = 0;
     while (g.degree(v) < 30) ++v;
     const deg = g.degree(v);
@@ -217,8 +217,8 @@ describe('graphs', () => {
     );
   });
 
-  it('native sampling without replacement: distinct real neighbours, each equally likely', () => {
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+  it('native sampling without replacement: distinct real neighbours, each equally likely', async () => {
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const seeds = Int32Array.from({length: 300}, (_, i) => i);
     const {offsets, ids} = sampleNeighbors(g, seeds, 10, {replace: false, seed: 3});
     seeds.forEach((v, i) => {
@@ -245,7 +245,7 @@ describe('graphs', () => {
   it('GPU sampling returns exactly what the CPU sampling returns', async function () {
     if (!wm.deviceInfo().gpu) this.skip();
     await tf.setBackend(wm.BACKEND_NAME);
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const dev = new DeviceCsr(g);
     const seeds = Int32Array.from({length: 777}, (_, i) => (i * 13) % g.numVertices);
     const t = tf.tensor1d(seeds, 'int32');
@@ -460,7 +460,7 @@ describe('graphs', () => {
       /degrees\[1\] = -1 is negative/,
     );
     // A whole graph: the weights are 1 / sqrt((deg(u) + 1) (deg(v) + 1)) with the graph's degrees.
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const block = wm.graph.CsrBlock.fromGraph(g);
     const deg = (v: number) => g.rowPtr[v + 1] - g.rowPtr[v];
     const ones = tf.ones([g.numVertices, 1]) as tf.Tensor2D;
@@ -507,7 +507,7 @@ describe('graphs', () => {
   });
 
   it('native negative pairs: never edges nor loops, uniform sources, seeded; the GPU returns the same pairs', async () => {
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const count = 200000;
     const a = wm.graph.sampleNegativePairs(g, count, {seed: 9});
     const b = wm.graph.sampleNegativePairs(g, count, {seed: 9});
@@ -543,7 +543,7 @@ describe('graphs', () => {
 
   it('sampled compact subgraphs: real neighbours, outputs a prefix of inputs; with whole neighbourhoods the model computes what the full graph gives', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const seeds = Int32Array.from({length: 64}, (_, i) => (i * 37) % g.numVertices);
     const sub = wm.graph.sampleSubgraph(g, seeds, [5, 3], {seed: 11});
     expect(Array.from(sub.layers[1].dst)).to.deep.equal(Array.from(seeds));
@@ -822,7 +822,7 @@ describe('graphs', () => {
   });
 
   it('draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler, on the CPU and the GPU', async () => {
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const a = Int32Array.from({length: 50}, (_, i) => (i * 17) % g.numVertices);
     const b = a.slice().reverse();
     for (const replace of [true, false]) {
@@ -968,8 +968,8 @@ describe('graphs', () => {
     expect(() => rmat({scale: 0})).to.throw(/scale must be an integer in \[1, 31\]/);
   });
 
-  it('splits edges and draws negatives that are never edges', () => {
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+  it('splits edges and draws negatives that are never edges', async () => {
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const s = splitEdges(g, 0.05, 0.1, seededRng(2));
     const total = s.trainEdges.src.length + s.valEdges.src.length + s.testEdges.src.length;
     expect(total).to.equal(g.numEdges / 2);
@@ -993,7 +993,7 @@ describe('graphs', () => {
 
   it('learns link prediction on polblogs (AUC well above chance)', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const before = tf.memory().numTensors;
     const best = await trainLinkPrediction(g, {epochs: 15, dim: 32, batchSize: 1024, learningRate: 0.02});
     expect(best.testAuc).to.be.greaterThan(0.8);

@@ -13,7 +13,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
-import {loadNodeClassification} from '../src/graph/dataset';
+import {loadDataset} from '../src/graph/dataset';
 import {DeviceCsr} from '../src/graph/native_sampling';
 import {pairsFromOps} from '../src/graph/random_walk';
 import {soloCommunicator} from '../src/memory/communicator';
@@ -88,8 +88,8 @@ describe('random walks', () => {
     await tf.setBackend(wm.BACKEND_NAME);
   });
 
-  it('every step is an edge, the start first; seeded; a vertex without neighbours keeps the walk', () => {
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+  it('every step is an edge, the start first; seeded; a vertex without neighbours keeps the walk', async () => {
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const starts = Int32Array.from({length: 500}, (_, i) => (i * 7) % g.numVertices);
     for (const opts of [{}, {p: 0.25, q: 4}, {p: 4, q: 0.5}]) {
       const walks = randomWalks(g, starts, 23, {...opts, seed: 3});
@@ -262,7 +262,7 @@ describe('random walks', () => {
 
   it('the GPU walks exactly what the CPU walks (device graph and WholeMemory), and names a bad start', async function () {
     if (!wm.deviceInfo().gpu) this.skip();
-    const g = loadNodeClassification(path.join(root, 'data', 'polblogs')).graph;
+    const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const n = 300;
     const star = CsrGraph.fromEdges(
       {numVertices: n, src: new Int32Array(n - 1), dst: Int32Array.from({length: n - 1}, (_, i) => i + 1), directed: false},
@@ -295,7 +295,7 @@ describe('random walks', () => {
   });
 
   it("node2vec training: embeddings that separate polblogs' classes (untrained ones do not), nothing leaked, bad options named", async () => {
-    const data = loadNodeClassification(path.join(root, 'data', 'polblogs'));
+    const data = await loadDataset(path.join(root, 'data', 'polblogs'));
     const untrained = new Embedding({rows: data.graph.numVertices, dim: 32, init: {type: 'normal', scale: 0.2, seed: 1}});
     const chance = await logisticProbe(untrained, data.labels, data.numClasses, {seed: 1});
     untrained.dispose();

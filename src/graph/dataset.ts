@@ -1,52 +1,299 @@
-// Node-classification datasets from a folder in the ../shared/datasets
-// format: edges.tsv plus vertex_value.tsv with one class per vertex.
+// Node-classification datasets from a folder: the ../shared/datasets layout
+// (edges.tsv, vertex_value.tsv with class numbers or names, optional
+// vertex_features.npy / .tsv and split/{train,valid,test}.txt), or the layout
+// the ogb Python package leaves on disk for ogbn-* (raw/*.csv.gz and
+// split/<name>/*.csv.gz), read streaming through zlib so features go
+// straight into their table. Every error names the file and line (or byte).
 import * as fs from 'fs';
 import * as path from 'path';
 
+import {readNpy} from '../data/npy';
+import {readLines} from '../data/lines';
 import {CsrGraph} from './csr';
-import {readEdgeList, readVertexValues} from './edge_list';
+import {EdgeList, readEdgeList} from './edge_list';
+import {Split} from './split';
+
+export interface VertexFeatures {
+  /** [numVertices, dim], row-major, float32. */
+  values: Float32Array;
+  dim: number;
+  /** The file they came from and its element type there. */
+  source: string;
+  stored: 'float32' | 'float16' | 'float64';
+}
 
 export interface NodeClassificationData {
   name: string;
-  /** Undirected largest connected component. */
+  /** Undirected: the largest connected component when the data has no fixed split, else every vertex. */
   graph: CsrGraph;
-  /** Class of each vertex of `graph` (0..numClasses-1). */
+  /** Class of each vertex of `graph` (0..numClasses-1), -1 for a vertex without a label. */
   labels: Int32Array;
   numClasses: number;
+  /** Each class's name as the data gives it (numbers as written), classes numbered in sorted order. */
+  classNames: string[];
   /** Id in the original files of each vertex of `graph`. */
   originalIds: Int32Array;
+  features?: VertexFeatures;
+  /** A fixed split from the data (vertices of `graph`); without one, callers draw random splits. */
+  split?: Split;
 }
 
 const MIN_VERTICES = 10;
 
-export function loadNodeClassification(folder: string): NodeClassificationData {
+/** Loads a dataset folder (see the file comment); `folder` names it in errors. */
+export async function loadDataset(folder: string): Promise<NodeClassificationData> {
+  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new Error(`${folder}: not a dataset folder`);
+  if (fs.existsSync(path.join(folder, 'raw', 'edge.csv.gz'))) return loadOgb(folder);
+  return loadTsvFolder(folder);
+}
+
+// ---- labels ----
+
+/** Class ids from per-vertex label strings (undefined: unlabelled); numbers sort numerically, names as strings. */
+function numberClasses(raw: (string | undefined)[]): {labels: Int32Array; classNames: string[]} {
+  const names = [...new Set(raw.filter((x): x is string => x !== undefined))];
+  const numeric = names.every((s) => s.trim() !== '' && Number.isFinite(Number(s)));
+  names.sort(numeric ? (a, b) => Number(a) - Number(b) : (a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const id = new Map(names.map((n, i) => [n, i]));
+  return {labels: Int32Array.from(raw, (x) => (x === undefined ? -1 : id.get(x)!)), classNames: names};
+}
+
+async function readLabels(file: string, numVertices: number): Promise<(string | undefined)[]> {
+  const out: (string | undefined)[] = new Array(numVertices).fill(undefined);
+  for await (const {line, lineNo} of readLines(file)) {
+    const t = line.trim();
+    if (t.length === 0 || t.startsWith('#')) continue;
+    const tab = t.search(/[\t,]| /);
+    const idText = tab < 0 ? t : t.slice(0, tab);
+    const v = Number(idText);
+    if (!Number.isInteger(v) || v < 0 || v >= numVertices)
+      throw new Error(`${file}:${lineNo}: vertex id "${idText}" is not in [0, ${numVertices})`);
+    const value = tab < 0 ? '' : t.slice(tab + 1).trim();
+    out[v] = value === '' ? undefined : value;
+  }
+  return out;
+}
+
+// ---- features ----
+
+async function readFeatureTsv(file: string, numVertices: number): Promise<VertexFeatures> {
+  let dim = -1;
+  let values = new Float32Array(0);
+  const seen = new Uint8Array(numVertices);
+  let rows = 0;
+  for await (const {line, lineNo} of readLines(file)) {
+    const t = line.trim();
+    if (t.length === 0 || t.startsWith('#')) continue;
+    const f = t.split(/[\t, ]+/);
+    const v = Number(f[0]);
+    if (!Number.isInteger(v) || v < 0 || v >= numVertices)
+      throw new Error(`${file}:${lineNo}: vertex id "${f[0]}" is not in [0, ${numVertices})`);
+    if (dim < 0) {
+      dim = f.length - 1;
+      if (dim < 1) throw new Error(`${file}:${lineNo}: a vertex id and at least one value per line`);
+      values = new Float32Array(numVertices * dim);
+    }
+    if (f.length - 1 !== dim) throw new Error(`${file}:${lineNo}: ${f.length - 1} values where the first row had ${dim}`);
+    if (seen[v]) throw new Error(`${file}:${lineNo}: vertex ${v} has a second row`);
+    seen[v] = 1;
+    ++rows;
+    for (let k = 0; k < dim; ++k) {
+      const x = Number(f[k + 1]);
+      if (!Number.isFinite(x)) throw new Error(`${file}:${lineNo}: value ${k + 1} ("${f[k + 1]}") is not a finite number`);
+      values[v * dim + k] = x;
+    }
+  }
+  if (rows !== numVertices) throw new Error(`${file}: ${rows} rows of features for ${numVertices} vertices`);
+  return {values, dim, source: file, stored: 'float32'};
+}
+
+function readFeatureNpy(file: string, numVertices: number): VertexFeatures {
+  const a = readNpy(file);
+  if (a.shape.length !== 2) throw new Error(`${file}: features must be [vertices, features], got shape (${a.shape.join(', ')})`);
+  if (a.shape[0] !== numVertices) throw new Error(`${file}: ${a.shape[0]} rows of features for ${numVertices} vertices`);
+  for (let i = 0; i < a.data.length; ++i) {
+    if (!Number.isFinite(a.data[i]))
+      throw new Error(`${file}: row ${Math.floor(i / a.shape[1])} holds a value that is not finite (${a.data[i]})`);
+  }
+  return {values: a.data, dim: a.shape[1], source: file, stored: a.stored};
+}
+
+// ---- splits ----
+
+async function readIds(file: string, numVertices: number, labels: Int32Array): Promise<Int32Array> {
+  const ids: number[] = [];
+  for await (const {line, lineNo} of readLines(file)) {
+    const t = line.trim();
+    if (t.length === 0 || t.startsWith('#')) continue;
+    const v = Number(t);
+    if (!Number.isInteger(v) || v < 0 || v >= numVertices)
+      throw new Error(`${file}:${lineNo}: vertex id "${t}" is not in [0, ${numVertices})`);
+    if (labels[v] < 0) throw new Error(`${file}:${lineNo}: vertex ${v} has no label`);
+    ids.push(v);
+  }
+  return Int32Array.from(ids);
+}
+
+async function readSplit(dir: string, names: [string, string, string], numVertices: number, labels: Int32Array): Promise<Split> {
+  const [train, val, test] = await Promise.all(names.map((n) => readIds(path.join(dir, n), numVertices, labels)));
+  const where = new Int8Array(numVertices);
+  for (const [k, part] of [train, val, test].entries()) {
+    for (const v of part) {
+      if (where[v]) throw new Error(`${path.join(dir, names[k])}: vertex ${v} is also in ${names[where[v] - 1]}`);
+      where[v] = k + 1;
+    }
+  }
+  if (train.length === 0) throw new Error(`${path.join(dir, names[0])}: no training vertices`);
+  return {train, val, test};
+}
+
+// ---- assembly ----
+
+function assemble(
+  name: string,
+  edges: EdgeList,
+  raw: (string | undefined)[],
+  features: VertexFeatures | undefined,
+  split: ((labels: Int32Array) => Promise<Split>) | undefined,
+  where: string,
+): Promise<NodeClassificationData> {
+  return (async () => {
+    const {labels: all, classNames} = numberClasses(raw);
+    const full = CsrGraph.fromEdges(edges, {symmetric: true});
+    if (split) {
+      if (classNames.length < 2) throw new Error(`${where}: ${classNames.length} distinct label(s); nothing to classify`);
+      const s = await split(all);
+      const originalIds = Int32Array.from({length: full.numVertices}, (_, i) => i);
+      return {name, graph: full, labels: all, numClasses: classNames.length, classNames, originalIds, features, split: s};
+    }
+    const {vertices, graph} = full.largestComponent();
+    // Train, validation and test each need vertices, and accuracy needs two classes.
+    let labelled = 0;
+    for (const v of vertices) if (all[v] >= 0) ++labelled;
+    if (graph.numVertices < MIN_VERTICES || graph.numEdges === 0 || labelled < MIN_VERTICES) {
+      throw new Error(
+        `${where}: the largest connected component has ${graph.numVertices} vertices (${labelled} labelled) and ${graph.numEdges} edges; ` +
+          `node classification needs at least ${MIN_VERTICES} connected, labelled vertices to split into train, validation and test`,
+      );
+    }
+    const labels = Int32Array.from(vertices, (v) => all[v]);
+    const inComponent = new Set(labels);
+    inComponent.delete(-1);
+    if (inComponent.size < 2)
+      throw new Error(`${where}: every labelled vertex of the largest component has the same label; nothing to classify`);
+    let f = features;
+    if (f) {
+      const values = new Float32Array(vertices.length * f.dim);
+      vertices.forEach((v, i) => values.set(f!.values.subarray(v * f!.dim, (v + 1) * f!.dim), i * f!.dim));
+      f = {...f, values};
+    }
+    return {name, graph, labels, numClasses: classNames.length, classNames, originalIds: vertices, features: f};
+  })();
+}
+
+async function loadTsvFolder(folder: string): Promise<NodeClassificationData> {
   const edgesPath = path.join(folder, 'edges.tsv');
   const labelsPath = path.join(folder, 'vertex_value.tsv');
   for (const p of [edgesPath, labelsPath]) {
-    if (!fs.existsSync(p)) throw new Error(`--data ${folder}: ${path.basename(p)} is missing (need edges.tsv and vertex_value.tsv)`);
+    if (!fs.existsSync(p)) throw new Error(`${folder}: ${path.basename(p)} is missing (need edges.tsv and vertex_value.tsv)`);
   }
   const edges = readEdgeList(edgesPath);
-  if (edges.src.length === 0) {
-    throw new Error(
-      `--data ${folder}: ${edgesPath} has no edges; node classification needs at least ${MIN_VERTICES} connected vertices to split into train, validation and test`,
-    );
+  if (edges.src.length === 0)
+    throw new Error(`${edgesPath}: no edges; node classification needs at least ${MIN_VERTICES} connected vertices`);
+  const n = edges.numVertices;
+  const raw = await readLabels(labelsPath, n);
+  const npy = path.join(folder, 'vertex_features.npy'),
+    tsv = path.join(folder, 'vertex_features.tsv');
+  const features = fs.existsSync(npy) ? readFeatureNpy(npy, n) : fs.existsSync(tsv) ? await readFeatureTsv(tsv, n) : undefined;
+  const splitDir = path.join(folder, 'split');
+  const split = fs.existsSync(splitDir)
+    ? (labels: Int32Array) => readSplit(splitDir, ['train.txt', 'valid.txt', 'test.txt'], n, labels)
+    : undefined;
+  return assemble(path.basename(path.resolve(folder)), edges, raw, features, split, folder);
+}
+
+// ---- OGB (ogbn-*) ----
+
+async function readSingleNumber(file: string): Promise<number> {
+  for await (const {line, lineNo} of readLines(file)) {
+    const t = line.trim();
+    if (t === '') continue;
+    const v = Number(t.split(',')[0]);
+    if (!Number.isSafeInteger(v) || v < 0) throw new Error(`${file}:${lineNo}: "${t}" is not a count`);
+    return v;
   }
-  const values = readVertexValues(labelsPath, edges.numVertices);
-  const full = CsrGraph.fromEdges(edges, {symmetric: true});
-  const {vertices, graph} = full.largestComponent();
-  // Classes are the distinct label values, numbered in ascending order.
-  const distinct = [...new Set(Array.from(vertices, (v) => values[v]))].sort((a, b) => a - b);
-  if (distinct.some((x) => Number.isNaN(x))) throw new Error(`${labelsPath}: some vertices of the largest component have no label`);
-  // Train, validation and test each need vertices, and accuracy needs two classes.
-  if (graph.numVertices < MIN_VERTICES || graph.numEdges === 0) {
-    throw new Error(
-      `--data ${folder}: the largest connected component has ${graph.numVertices} vertices and ${graph.numEdges} edges; ` +
-        `node classification needs at least ${MIN_VERTICES} connected vertices to split into train, validation and test`,
-    );
+  throw new Error(`${file}: empty`);
+}
+
+async function loadOgb(folder: string): Promise<NodeClassificationData> {
+  const raw = path.join(folder, 'raw');
+  const n = await readSingleNumber(path.join(raw, 'num-node-list.csv.gz'));
+  const m = await readSingleNumber(path.join(raw, 'num-edge-list.csv.gz'));
+  if (n > 2 ** 31 - 1) throw new Error(`${raw}/num-node-list.csv.gz: ${n} vertices is past int32 ids`);
+  const src = new Int32Array(m),
+    dst = new Int32Array(m);
+  let e = 0;
+  const edgeFile = path.join(raw, 'edge.csv.gz');
+  for await (const {line, lineNo} of readLines(edgeFile)) {
+    if (line.trim() === '') continue;
+    const comma = line.indexOf(',');
+    const a = Number(line.slice(0, comma)),
+      b = Number(line.slice(comma + 1));
+    if (comma < 0 || !Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0 || a >= n || b >= n) {
+      throw new Error(`${edgeFile}:${lineNo}: expected two vertex ids in [0, ${n}), got "${line}"`);
+    }
+    if (e >= m) throw new Error(`${edgeFile}:${lineNo}: more edges than num-edge-list.csv.gz's ${m}`);
+    src[e] = a;
+    dst[e++] = b;
   }
-  if (distinct.length < 2)
-    throw new Error(`${labelsPath}: every vertex of the largest component has the same label (${distinct[0]}); nothing to classify`);
-  const classOf = new Map(distinct.map((x, i) => [x, i]));
-  const labels = Int32Array.from(vertices, (v) => classOf.get(values[v])!);
-  return {name: path.basename(path.resolve(folder)), graph, labels, numClasses: distinct.length, originalIds: vertices};
+  if (e !== m) throw new Error(`${edgeFile}: ${e} edges, num-edge-list.csv.gz says ${m}`);
+  const labelFile = path.join(raw, 'node-label.csv.gz');
+  const labels: (string | undefined)[] = new Array(n);
+  let rows = 0;
+  for await (const {line, lineNo} of readLines(labelFile)) {
+    if (rows >= n) throw new Error(`${labelFile}:${lineNo}: more rows than the ${n} vertices`);
+    const t = line.trim();
+    // papers100M leaves most vertices unlabelled: "nan" (or an empty row).
+    if (t === '' || t.toLowerCase() === 'nan') labels[rows++] = undefined;
+    else if (!Number.isFinite(Number(t))) throw new Error(`${labelFile}:${lineNo}: label "${t}" is not a number`);
+    else labels[rows++] = String(Number(t));
+  }
+  if (rows !== n) throw new Error(`${labelFile}: ${rows} rows for ${n} vertices`);
+  const featFile = path.join(raw, 'node-feat.csv.gz');
+  let features: VertexFeatures | undefined;
+  if (fs.existsSync(featFile)) {
+    let dim = -1,
+      r = 0;
+    let values = new Float32Array(0);
+    for await (const {line, lineNo} of readLines(featFile)) {
+      const f = line.split(',');
+      if (dim < 0) {
+        dim = f.length;
+        values = new Float32Array(n * dim); // one allocation: the rows go straight into the table
+      }
+      if (f.length !== dim) throw new Error(`${featFile}:${lineNo}: ${f.length} values where the first row had ${dim}`);
+      if (r >= n) throw new Error(`${featFile}:${lineNo}: more rows than the ${n} vertices`);
+      for (let k = 0; k < dim; ++k) {
+        const x = Number(f[k]);
+        if (!Number.isFinite(x)) throw new Error(`${featFile}:${lineNo}: value ${k + 1} ("${f[k]}") is not a finite number`);
+        values[r * dim + k] = x;
+      }
+      ++r;
+    }
+    if (r !== n) throw new Error(`${featFile}: ${r} rows of features for ${n} vertices`);
+    features = {values, dim, source: featFile, stored: 'float32'};
+  }
+  const splitRoot = path.join(folder, 'split');
+  const names = fs.existsSync(splitRoot) ? fs.readdirSync(splitRoot).filter((d) => fs.statSync(path.join(splitRoot, d)).isDirectory()) : [];
+  if (names.length !== 1) throw new Error(`${splitRoot}: expected one split folder (time, sales_history, …), found ${names.length}`);
+  const splitDir = path.join(splitRoot, names[0]);
+  const edges: EdgeList = {numVertices: n, src, dst, directed: true};
+  return assemble(
+    path.basename(path.resolve(folder)),
+    edges,
+    labels,
+    features,
+    (l) => readSplit(splitDir, ['train.csv.gz', 'valid.csv.gz', 'test.csv.gz'], n, l),
+    folder,
+  );
 }

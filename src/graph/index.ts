@@ -1,7 +1,7 @@
 // wm.graph: reading graphs, CSR, sampling, generators and splits.
 export {CsrGraph} from './csr';
-export {loadNodeClassification} from './dataset';
-export type {NodeClassificationData} from './dataset';
+export {loadDataset} from './dataset';
+export type {NodeClassificationData, VertexFeatures} from './dataset';
 export {readEdgeList, readVertexValues} from './edge_list';
 export type {EdgeList} from './edge_list';
 export {sampleNegatives, splitEdges} from './link_split';
@@ -17,6 +17,8 @@ export type {AggregateReduce} from './aggregate';
 export type {SampleOptions} from './native_sampling';
 export {loadCsr, saveCsr} from './csr_file';
 export {rmat} from './rmat';
+export {csbm} from './csbm';
+export type {CsbmOptions} from './csbm';
 export type {RmatOptions} from './rmat';
 export {randomSplit} from './split';
 export type {Split} from './split';

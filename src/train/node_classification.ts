@@ -10,9 +10,10 @@ import {sampleSubgraph} from '../graph/subgraph';
 import {GatClassifier} from '../nn/gat_classifier';
 import {GcnClassifier} from '../nn/gcn_classifier';
 import {fullGraph, GraphSageClassifier, NodeModelConfig, sampleBlock} from '../nn/graphsage';
-import {seededRng, shuffle} from '../util/random';
+import {Rng, seededRng, shuffle} from '../util/random';
 import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
+import {BaselineAccuracy, labelPropagation, nearestClassMean} from './baselines';
 
 export const NODE_MODELS = ['sage', 'gat', 'gcn'] as const;
 export type NodeModelKind = (typeof NODE_MODELS)[number];
@@ -116,6 +117,15 @@ export interface RunResult {
   valAcc: number;
   testAcc: number;
   history: EpochMetrics[];
+  /** Parameter-free baselines on the same split (train/baselines.ts). */
+  baselines: {labelPropagation: BaselineAccuracy; featuresOnly?: BaselineAccuracy};
+}
+
+/** A random split of the labelled vertices (label >= 0) by fractions; unlabelled ones are in no part. */
+export function splitLabelled(labels: Int32Array, trainFraction: number, valFraction: number, rng: Rng): Split {
+  const labelled = Int32Array.from(labels.keys()).filter((v) => labels[v] >= 0);
+  const s = randomSplit(labelled.length, trainFraction, valFraction, rng);
+  return {train: s.train.map((i) => labelled[i]), val: s.val.map((i) => labelled[i]), test: s.test.map((i) => labelled[i])};
 }
 
 /** Share of `ids` whose predicted class is their label. */
@@ -132,8 +142,12 @@ export async function trainNodeClassification(
 ): Promise<RunResult> {
   const o = {...DEFAULT_NODE_CLASSIFICATION, ...options};
   const rng = seededRng(o.seed * 7919 + 17);
-  const split: Split = randomSplit(data.graph.numVertices, o.trainFraction, o.valFraction, rng);
+  const split: Split = data.split ?? splitLabelled(data.labels, o.trainFraction, o.valFraction, rng);
   checkNodeModel(o.model, o.sampler);
+  const baselines: RunResult['baselines'] = {labelPropagation: labelPropagation(data.graph, data.labels, data.numClasses, split)};
+  if (data.features) {
+    baselines.featuresOnly = nearestClassMean(data.features.values, data.features.dim, data.labels, data.numClasses, split);
+  }
   const common = {
     numNodes: data.graph.numVertices,
     numClasses: data.numClasses,
@@ -150,7 +164,7 @@ export async function trainNodeClassification(
   const full = fullGraph(data.graph);
   const optimizer = adam(o.learningRate); // tf.train.adam's step in one native pass
   const labels = data.labels;
-  let best: RunResult = {seed: o.seed, bestEpoch: -1, valAcc: -1, testAcc: NaN, history: []};
+  let best: RunResult = {seed: o.seed, bestEpoch: -1, valAcc: -1, testAcc: NaN, history: [], baselines};
   try {
     for (let epoch = 1; epoch <= o.epochs; ++epoch) {
       const started = Date.now();

@@ -1,0 +1,95 @@
+// NumPy .npy files (format versions 1-3): the header dictionary read
+// properly, float32 / float16 / float64 in C order, returned as float32.
+// Every error names the file and the byte offset it found wrong.
+import * as fs from 'fs';
+
+export interface NpyArray {
+  shape: number[];
+  /** The values as float32 (float16 and float64 converted). */
+  data: Float32Array;
+  /** The dtype stored in the file. */
+  stored: 'float32' | 'float16' | 'float64';
+}
+
+const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
+
+const float16Table = (() => {
+  const t = new Float32Array(65536);
+  for (let h = 0; h < 65536; ++h) {
+    const sign = h & 0x8000 ? -1 : 1;
+    const exp = (h >> 10) & 0x1f;
+    const frac = h & 0x3ff;
+    t[h] = exp === 0 ? sign * 2 ** -14 * (frac / 1024) : exp === 31 ? (frac ? NaN : sign * Infinity) : sign * 2 ** (exp - 15) * (1 + frac / 1024);
+  }
+  return t;
+})();
+
+/** The value of a Python literal in a .npy header: strings, booleans, tuples of integers. */
+function parseHeader(text: string, file: string, at: number): {descr: string; fortran: boolean; shape: number[]} {
+  const field = (key: string): string => {
+    const m = new RegExp(`['"]${key}['"]\\s*:\\s*`).exec(text);
+    if (!m) throw new Error(`${file}: byte ${at}: the header has no '${key}' (${text.trim()})`);
+    return text.slice(m.index + m[0].length);
+  };
+  const descr = /^['"]([^'"]*)['"]/.exec(field('descr'));
+  const fortran = /^(True|False)/.exec(field('fortran_order'));
+  const shape = /^\(([^)]*)\)/.exec(field('shape'));
+  if (!descr || !fortran || !shape) throw new Error(`${file}: byte ${at}: cannot read the header ${text.trim()}`);
+  const dims = shape[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((s) => {
+      const v = Number(s.replace(/L$/, ''));
+      if (!Number.isSafeInteger(v) || v < 0) throw new Error(`${file}: byte ${at}: shape entry "${s}" is not a size`);
+      return v;
+    });
+  return {descr: descr[1], fortran: fortran[1] === 'True', shape: dims};
+}
+
+export function readNpy(file: string): NpyArray {
+  const buf = fs.readFileSync(file);
+  if (buf.length < 10 || MAGIC.some((b, i) => buf[i] !== b)) throw new Error(`${file}: byte 0: not a .npy file (no \\x93NUMPY magic)`);
+  const major = buf[6];
+  if (major < 1 || major > 3) throw new Error(`${file}: byte 6: .npy format version ${major} is not 1, 2 or 3`);
+  const lenBytes = major === 1 ? 2 : 4;
+  const headerLen = lenBytes === 2 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const dataStart = 8 + lenBytes + headerLen;
+  if (dataStart > buf.length) throw new Error(`${file}: byte ${8 + lenBytes}: the header says ${headerLen} bytes, the file ends at ${buf.length}`);
+  const header = parseHeader(buf.subarray(8 + lenBytes, dataStart).toString(major === 3 ? 'utf8' : 'latin1'), file, 8 + lenBytes);
+  if (header.fortran) throw new Error(`${file}: Fortran-order arrays are not read here; save with C order (np.ascontiguousarray)`);
+  const kinds: Record<string, [NpyArray['stored'], number]> = {
+    '<f4': ['float32', 4],
+    '<f2': ['float16', 2],
+    '<f8': ['float64', 8],
+    '|f4': ['float32', 4],
+  };
+  const kind = kinds[header.descr];
+  if (!kind) throw new Error(`${file}: dtype '${header.descr}' is not little-endian float32, float16 or float64`);
+  const [stored, width] = kind;
+  const count = header.shape.reduce((a, b) => a * b, 1);
+  const want = count * width;
+  const have = buf.length - dataStart;
+  if (have !== want) {
+    throw new Error(`${file}: byte ${dataStart}: shape (${header.shape.join(', ')}) of ${stored} needs ${want} bytes of data, the file holds ${have}`);
+  }
+  const data = new Float32Array(count);
+  const raw = buf.subarray(dataStart);
+  if (stored === 'float32') for (let i = 0; i < count; ++i) data[i] = raw.readFloatLE(i * 4);
+  else if (stored === 'float64') for (let i = 0; i < count; ++i) data[i] = raw.readDoubleLE(i * 8);
+  else for (let i = 0; i < count; ++i) data[i] = float16Table[raw.readUInt16LE(i * 2)];
+  return {shape: header.shape, data, stored};
+}
+
+/** Writes a C-order float32 .npy (version 1): for fixtures and exports. */
+export function writeNpy(file: string, data: Float32Array, shape: number[]): void {
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+  const pad = 64 - ((10 + header.length + 1) % 64);
+  header += ' '.repeat(pad % 64) + '\n';
+  const head = Buffer.alloc(10);
+  Buffer.from(MAGIC).copy(head, 0);
+  head[6] = 1;
+  head[7] = 0;
+  head.writeUInt16LE(header.length, 8);
+  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+}

@@ -1,0 +1,90 @@
+// The contextual stochastic block model, the standard synthetic benchmark
+// for GNNs (Deshpande et al., 2018; Chien et al., 2021): a planted partition
+// into classes, edges within a class with probability set by `homophily`,
+// and Gaussian features around a mean per class. Seeded: the same options
+// give the same graph.
+import {Rng, randInt, seededRng} from '../util/random';
+import {CsrGraph} from './csr';
+import {NodeClassificationData} from './dataset';
+
+export interface CsbmOptions {
+  vertices: number;
+  classes: number;
+  /** Feature width; 0 for a graph without features. Default 0. */
+  features?: number;
+  /** Mean degree. Default 10. */
+  degree?: number;
+  /** Share of edges inside a class (1: every edge, 1/classes: no class structure). Default 0.8. */
+  homophily?: number;
+  /** Distance between a class mean and the origin, in units of the features' noise. Default 1. */
+  signal?: number;
+  seed?: number;
+}
+
+function gaussian(rng: Rng): number {
+  // Box-Muller; 1 - u keeps the log finite.
+  return Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+}
+
+export function csbm(options: CsbmOptions): NodeClassificationData {
+  const n = options.vertices,
+    c = options.classes;
+  const f = options.features ?? 0,
+    degree = options.degree ?? 10,
+    h = options.homophily ?? 0.8,
+    signal = options.signal ?? 1;
+  if (!Number.isInteger(n) || n < 10) throw new RangeError(`csbm: vertices must be an integer of at least 10, got ${n}`);
+  if (!Number.isInteger(c) || c < 2 || c > n) throw new RangeError(`csbm: classes must be an integer in [2, vertices], got ${c}`);
+  if (!Number.isInteger(f) || f < 0) throw new RangeError(`csbm: features must be a non-negative integer, got ${f}`);
+  if (!(degree > 0 && degree < n)) throw new RangeError(`csbm: degree must be in (0, vertices), got ${degree}`);
+  if (!(h >= 0 && h <= 1)) throw new RangeError(`csbm: homophily must be in [0, 1], got ${h}`);
+  if (!(signal >= 0)) throw new RangeError(`csbm: signal must be non-negative, got ${signal}`);
+  const rng = seededRng(options.seed ?? 1);
+  // Classes of near-equal size, in random order.
+  const labels = Int32Array.from({length: n}, (_, v) => v % c);
+  for (let i = n - 1; i > 0; --i) {
+    const j = randInt(rng, i + 1);
+    [labels[i], labels[j]] = [labels[j], labels[i]];
+  }
+  const members: number[][] = Array.from({length: c}, () => []);
+  labels.forEach((y, v) => members[y].push(v));
+  // m undirected edges: a uniform source, then a target in its class with probability h, else outside it.
+  const m = Math.round((n * degree) / 2);
+  const src = new Int32Array(m),
+    dst = new Int32Array(m);
+  for (let e = 0; e < m; ++e) {
+    const u = randInt(rng, n);
+    let v: number;
+    if (rng() < h) {
+      const same = members[labels[u]];
+      v = same[randInt(rng, same.length)];
+    } else {
+      do v = randInt(rng, n);
+      while (labels[v] === labels[u]);
+    }
+    src[e] = u;
+    dst[e] = v;
+  }
+  const graph = CsrGraph.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true});
+  let features: NodeClassificationData['features'];
+  if (f > 0) {
+    // Class means of length `signal` in random directions; unit Gaussian noise per coordinate.
+    const means = Array.from({length: c}, () => {
+      const v = Float64Array.from({length: f}, () => gaussian(rng));
+      const norm = Math.hypot(...v) || 1;
+      return v.map((x) => (x / norm) * signal);
+    });
+    const values = new Float32Array(n * f);
+    for (let v = 0; v < n; ++v) for (let k = 0; k < f; ++k) values[v * f + k] = means[labels[v]][k] + gaussian(rng);
+    features = {values, dim: f, source: 'csbm', stored: 'float32'};
+  }
+  return {
+    name: `csbm(${n} vertices, ${c} classes, degree ${degree}, homophily ${h}${f ? `, ${f} features, signal ${signal}` : ''})`,
+    graph,
+    labels,
+    numClasses: c,
+    classNames: Array.from({length: c}, (_, i) => `class ${i}`),
+    originalIds: Int32Array.from({length: n}, (_, i) => i),
+    features,
+  };
+}

@@ -1,0 +1,209 @@
+import {expect} from 'chai';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as zlib from 'zlib';
+
+import {writeNpy} from '../src/data/npy';
+import {loadDataset} from '../src/graph/dataset';
+
+// A ring of n vertices with chords: one connected component.
+function ringEdges(n: number, declared = n): string {
+  const lines = ['# directed=0 vertices=' + declared];
+  for (let v = 0; v < n; ++v) lines.push(`${v}\t${(v + 1) % n}`, `${v}\t${(v + 5) % n}`);
+  return lines.join('\n') + '\n';
+}
+
+function npyOf(descr: string, shape: number[], body: Buffer): Buffer {
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}), }`;
+  header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
+  const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, 0, 0]);
+  head.writeUInt16LE(header.length, 8);
+  return Buffer.concat([head, Buffer.from(header, 'latin1'), body]);
+}
+
+async function failure(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('expected loadDataset to fail');
+}
+
+describe('dataset folders (wm.graph.loadDataset)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dataset-'));
+  });
+  afterEach(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+  it('labels as names or numbers (numbered in sorted order), unlabelled vertices, the largest component without a split', async () => {
+    const n = 30;
+    fs.writeFileSync(path.join(dir, 'edges.tsv'), ringEdges(n, n + 2) + `${n}\t${n + 1}\n`); // a second, small component
+    const names = ['liberal', 'conservative', 'green'];
+    const labels = Array.from({length: n + 2}, (_, v) => (v === 7 ? `${v}` : `${v}\t${names[v % 3]}`));
+    fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), labels.join('\n') + '\n');
+    const d = await loadDataset(dir);
+    expect(d.graph.numVertices).to.equal(n);
+    expect(d.classNames).to.deep.equal(['conservative', 'green', 'liberal']);
+    expect(d.numClasses).to.equal(3);
+    const byName = (v: number) => d.classNames[d.labels[Array.from(d.originalIds).indexOf(v)]];
+    expect([0, 1, 2, 4].map(byName)).to.deep.equal(['liberal', 'conservative', 'green', 'conservative']);
+    expect(d.labels[Array.from(d.originalIds).indexOf(7)]).to.equal(-1);
+    expect(d.split).to.equal(undefined);
+    // Numbers sort as numbers: class "10" after "9".
+    fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), Array.from({length: n + 2}, (_, v) => `${v}\t${[9, 10, 2][v % 3]}`).join('\n'));
+    expect((await loadDataset(dir)).classNames).to.deep.equal(['2', '9', '10']);
+  });
+
+  it('features from .npy (float32, float16, float64) and .tsv; wrong counts, widths, headers and truncation named by file', async () => {
+    const n = 20,
+      f = 3;
+    fs.writeFileSync(path.join(dir, 'edges.tsv'), ringEdges(n));
+    fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), Array.from({length: n}, (_, v) => `${v}\t${v % 2}`).join('\n'));
+    const values = Float32Array.from({length: n * f}, (_, i) => (i % 7) - 3.5);
+    const npy = path.join(dir, 'vertex_features.npy');
+    writeNpy(npy, values, [n, f]);
+    let d = await loadDataset(dir);
+    expect(d.features!.dim).to.equal(f);
+    expect(d.features!.stored).to.equal('float32');
+    // The component is every vertex, in order: rows line up with original ids.
+    expect(Array.from(d.features!.values)).to.deep.equal(Array.from(values));
+    const f64 = Buffer.alloc(n * f * 8);
+    values.forEach((x, i) => f64.writeDoubleLE(x, i * 8));
+    fs.writeFileSync(npy, npyOf('<f8', [n, f], f64));
+    d = await loadDataset(dir);
+    expect(d.features!.stored).to.equal('float64');
+    expect(Array.from(d.features!.values)).to.deep.equal(Array.from(values));
+    const f16 = Buffer.alloc(n * f * 2);
+    const half: Record<number, number> = {
+      [-3.5]: 0xc300,
+      [-2.5]: 0xc100,
+      [-1.5]: 0xbe00,
+      [-0.5]: 0xb800,
+      [0.5]: 0x3800,
+      [1.5]: 0x3e00,
+      [2.5]: 0x4100,
+    };
+    values.forEach((x, i) => f16.writeUInt16LE(half[x], i * 2));
+    fs.writeFileSync(npy, npyOf('<f2', [n, f], f16));
+    d = await loadDataset(dir);
+    expect(d.features!.stored).to.equal('float16');
+    expect(Array.from(d.features!.values)).to.deep.equal(Array.from(values));
+    // Bad .npy files.
+    fs.writeFileSync(npy, npyOf('<f4', [n, f], Buffer.alloc(n * f * 4 - 8)));
+    expect(await failure(loadDataset(dir))).to.match(
+      /vertex_features\.npy: byte \d+: shape \(20, 3\) of float32 needs 240 bytes of data, the file holds 232/,
+    );
+    fs.writeFileSync(npy, npyOf('<i8', [n, f], Buffer.alloc(n * f * 8)));
+    expect(await failure(loadDataset(dir))).to.match(/vertex_features\.npy: dtype '<i8' is not little-endian float32/);
+    fs.writeFileSync(npy, npyOf('<f4', [n + 1, f], Buffer.alloc((n + 1) * f * 4)));
+    expect(await failure(loadDataset(dir))).to.match(/vertex_features\.npy: 21 rows of features for 20 vertices/);
+    fs.writeFileSync(npy, Buffer.from('not numpy at all'));
+    expect(await failure(loadDataset(dir))).to.match(/vertex_features\.npy: byte 0: not a \.npy file/);
+    fs.rmSync(npy);
+    // TSV features.
+    const tsv = path.join(dir, 'vertex_features.tsv');
+    const rows = Array.from({length: n}, (_, v) => `${v}\t${Array.from(values.subarray(v * f, (v + 1) * f)).join('\t')}`);
+    fs.writeFileSync(tsv, rows.join('\n'));
+    d = await loadDataset(dir);
+    expect(Array.from(d.features!.values)).to.deep.equal(Array.from(values));
+    fs.writeFileSync(tsv, [...rows.slice(0, 5), '5\t1\t2', ...rows.slice(6)].join('\n'));
+    expect(await failure(loadDataset(dir))).to.match(/vertex_features\.tsv:6: 2 values where the first row had 3/);
+    fs.writeFileSync(tsv, rows.slice(0, n - 1).join('\n'));
+    expect(await failure(loadDataset(dir))).to.match(/vertex_features\.tsv: 19 rows of features for 20 vertices/);
+    fs.writeFileSync(tsv, [...rows, `${n}\t1\t2\t3`].join('\n'));
+    expect(await failure(loadDataset(dir))).to.match(/vertex_features\.tsv:21: vertex id "20" is not in \[0, 20\)/);
+  });
+
+  it('fixed splits from split/{train,valid,test}.txt keep every vertex; bad ids and unlabelled vertices are named', async () => {
+    const n = 24;
+    fs.writeFileSync(path.join(dir, 'edges.tsv'), ringEdges(n, n + 2) + `${n}\t${n + 1}\n`);
+    fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), Array.from({length: n + 1}, (_, v) => `${v}\t${v % 2 ? 'a' : 'b'}`).join('\n'));
+    fs.mkdirSync(path.join(dir, 'split'));
+    fs.writeFileSync(path.join(dir, 'split', 'train.txt'), '0\n1\n2\n3\n24\n');
+    fs.writeFileSync(path.join(dir, 'split', 'valid.txt'), '4\n5\n');
+    fs.writeFileSync(path.join(dir, 'split', 'test.txt'), '6\n7\n8\n');
+    const d = await loadDataset(dir);
+    expect(d.graph.numVertices).to.equal(n + 2); // no component cut with a fixed split
+    expect(Array.from(d.split!.train)).to.deep.equal([0, 1, 2, 3, 24]);
+    expect(Array.from(d.split!.test)).to.deep.equal([6, 7, 8]);
+    fs.writeFileSync(path.join(dir, 'split', 'valid.txt'), '4\n99\n');
+    expect(await failure(loadDataset(dir))).to.match(/split\/valid\.txt:2: vertex id "99" is not in \[0, 26\)/);
+    fs.writeFileSync(path.join(dir, 'split', 'valid.txt'), '4\n25\n');
+    expect(await failure(loadDataset(dir))).to.match(/split\/valid\.txt:2: vertex 25 has no label/);
+    fs.writeFileSync(path.join(dir, 'split', 'valid.txt'), '4\n3\n');
+    expect(await failure(loadDataset(dir))).to.match(/split\/valid\.txt: vertex 3 is also in train\.txt/);
+  });
+
+  it('reads the OGB layout (raw/*.csv.gz, split/<name>/*.csv.gz) streaming; nan labels are unlabelled; a bad gzip is named', async () => {
+    const n = 16;
+    const gz = (file: string, text: string) => {
+      fs.mkdirSync(path.dirname(file), {recursive: true});
+      fs.writeFileSync(file, zlib.gzipSync(Buffer.from(text)));
+    };
+    const edges: string[] = [];
+    for (let v = 0; v < n; ++v) edges.push(`${v},${(v + 1) % n}`);
+    gz(path.join(dir, 'raw', 'edge.csv.gz'), edges.join('\n') + '\n');
+    gz(path.join(dir, 'raw', 'num-node-list.csv.gz'), `${n}\n`);
+    gz(path.join(dir, 'raw', 'num-edge-list.csv.gz'), `${edges.length}\n`);
+    gz(path.join(dir, 'raw', 'node-label.csv.gz'), Array.from({length: n}, (_, v) => (v === 3 ? 'nan' : `${v % 4}`)).join('\n') + '\n');
+    gz(path.join(dir, 'raw', 'node-feat.csv.gz'), Array.from({length: n}, (_, v) => `${v},${-v},0.5`).join('\n') + '\n');
+    gz(path.join(dir, 'split', 'time', 'train.csv.gz'), '0\n1\n2\n4\n5\n');
+    gz(path.join(dir, 'split', 'time', 'valid.csv.gz'), '6\n7\n');
+    gz(path.join(dir, 'split', 'time', 'test.csv.gz'), '8\n9\n10\n');
+    const d = await loadDataset(dir);
+    expect(d.graph.numVertices).to.equal(n);
+    expect(d.graph.numEdges).to.equal(2 * n);
+    expect(d.labels[3]).to.equal(-1);
+    expect(d.classNames).to.deep.equal(['0', '1', '2', '3']);
+    expect(d.features!.dim).to.equal(3);
+    expect(Array.from(d.features!.values.subarray(5 * 3, 6 * 3))).to.deep.equal([5, -5, 0.5]);
+    expect(Array.from(d.split!.val)).to.deep.equal([6, 7]);
+    fs.writeFileSync(path.join(dir, 'raw', 'node-feat.csv.gz'), zlib.gzipSync(Buffer.from('1,2,3\n')).subarray(0, 12));
+    expect(await failure(loadDataset(dir))).to.match(/node-feat\.csv\.gz: cannot inflate/);
+    gz(path.join(dir, 'raw', 'node-feat.csv.gz'), Array.from({length: n}, (_, v) => (v === 9 ? '1,2' : `${v},${-v},0.5`)).join('\n'));
+    expect(await failure(loadDataset(dir))).to.match(/node-feat\.csv\.gz:10: 2 values where the first row had 3/);
+    gz(path.join(dir, 'raw', 'num-edge-list.csv.gz'), `${edges.length + 1}\n`);
+    expect(await failure(loadDataset(dir))).to.match(/edge\.csv\.gz: 16 edges, num-edge-list\.csv\.gz says 17/);
+  });
+});
+
+describe('generated graphs and baselines', () => {
+  it('csbm: planted classes of near-equal size, the asked homophily and degree, features around class means; seeded', async () => {
+    const {csbm} = await import('../src/graph/csbm');
+    const d = csbm({vertices: 3000, classes: 12, degree: 8, homophily: 0.7, features: 16, signal: 3, seed: 5});
+    const sizes = new Array(12).fill(0);
+    d.labels.forEach((y) => sizes[y]++);
+    expect(Math.max(...sizes) - Math.min(...sizes)).to.be.at.most(1);
+    let same = 0;
+    const {rowPtr, colIdx} = d.graph;
+    for (let v = 0; v < d.graph.numVertices; ++v)
+      for (let e = rowPtr[v]; e < rowPtr[v + 1]; ++e) if (d.labels[colIdx[e]] === d.labels[v]) ++same;
+    const h = same / d.graph.numEdges;
+    expect(h).to.be.within(0.66, 0.74);
+    expect(d.graph.numEdges / d.graph.numVertices).to.be.within(7, 8.1); // duplicates and loops dropped
+    expect(d.features!.dim).to.equal(16);
+    const again = csbm({vertices: 3000, classes: 12, degree: 8, homophily: 0.7, features: 16, signal: 3, seed: 5});
+    expect(Array.from(again.labels)).to.deep.equal(Array.from(d.labels));
+    expect(Array.from(again.features!.values.subarray(0, 50))).to.deep.equal(Array.from(d.features!.values.subarray(0, 50)));
+    expect(() => csbm({vertices: 5, classes: 2})).to.throw(/csbm: vertices must be an integer of at least 10/);
+    expect(() => csbm({vertices: 100, classes: 2, homophily: 1.5})).to.throw(/homophily must be in \[0, 1\]/);
+  });
+
+  it('label propagation and the feature-only classifier follow the signal they use', async () => {
+    const {csbm} = await import('../src/graph/csbm');
+    const {labelPropagation, nearestClassMean} = await import('../src/train/baselines');
+    const {splitLabelled} = await import('../src/train/node_classification');
+    const {seededRng} = await import('../src/util/random');
+    const strong = csbm({vertices: 2000, classes: 5, homophily: 0.95, features: 8, signal: 0, seed: 2});
+    const split = splitLabelled(strong.labels, 0.1, 0.1, seededRng(1));
+    expect(labelPropagation(strong.graph, strong.labels, 5, split).test).to.be.greaterThan(0.9);
+    expect(nearestClassMean(strong.features!.values, 8, strong.labels, 5, split).test).to.be.below(0.35); // no signal: near chance (0.2)
+    const noisy = csbm({vertices: 2000, classes: 5, homophily: 0.2, features: 8, signal: 6, seed: 2});
+    const s2 = splitLabelled(noisy.labels, 0.1, 0.1, seededRng(1));
+    expect(labelPropagation(noisy.graph, noisy.labels, 5, s2).test).to.be.below(0.35); // homophily at chance: no graph signal
+    expect(nearestClassMean(noisy.features!.values, 8, noisy.labels, 5, s2).test).to.be.greaterThan(0.9);
+  });
+});
