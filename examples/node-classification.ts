@@ -59,6 +59,7 @@ const program = new Command()
   .option('--lr <x>', 'Adam learning rate of the dense layers', positiveNumber('--lr'), d.learningRate)
   .option('--emb-lr <x>', 'learning rate of the embedding table (sparse lazy Adam)', positiveNumber('--emb-lr'), d.embeddingLearningRate)
   .option('--memory <kind>', 'where the embedding table lives: device, host, continuous, chunked (default: device with a GPU, else host)')
+  .option('--save <folder>', "save the first seed's model (its best validation epoch) there; npm run predict reads it")
   .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node-classification'))
   .parse();
 
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
         learningRate: o.lr,
         embeddingLearningRate: o.embLr,
         embeddingMemory: o.memory,
+        ...(o.save && seed === 0 ? {saveTo: o.save, dataLocation: o.csbm ? undefined : path.resolve(o.data)} : {}),
       },
       (m) => {
         log.write({type: 'epoch', ...m});
@@ -153,6 +155,7 @@ async function main(): Promise<void> {
   );
   console.log(`baseline, same splits: label propagation ${pct(lp)}${fo ? `; nearest class mean on the features alone ${pct(fo)}` : ''}`);
   console.log(`metrics: ${log.file}\nplots: ${plots.join(', ')}`);
+  if (o.save) console.log(`model (seed 0, best validation epoch): ${o.save}`);
 }
 
 main().catch((e) => {

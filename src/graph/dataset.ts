@@ -51,8 +51,11 @@ export async function loadDataset(folder: string): Promise<NodeClassificationDat
 
 /** Class ids from per-vertex label strings (undefined: unlabelled); numbers sort numerically, names as strings. */
 function numberClasses(raw: (string | undefined)[]): {labels: Int32Array; classNames: string[]} {
-  const names = [...new Set(raw.filter((x): x is string => x !== undefined))];
-  const numeric = names.every((s) => s.trim() !== '' && Number.isFinite(Number(s)));
+  const given = [...new Set(raw.filter((x): x is string => x !== undefined))];
+  const numeric = given.every((s) => s.trim() !== '' && Number.isFinite(Number(s)));
+  // Numbers are named as numbers ("1.0" and "1" are class "1").
+  if (numeric) raw = raw.map((x) => (x === undefined ? x : String(Number(x))));
+  const names = numeric ? [...new Set(given.map((s) => String(Number(s))))] : given;
   names.sort(numeric ? (a, b) => Number(a) - Number(b) : (a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const id = new Map(names.map((n, i) => [n, i]));
   return {labels: Int32Array.from(raw, (x) => (x === undefined ? -1 : id.get(x)!)), classNames: names};

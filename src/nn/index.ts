@@ -16,3 +16,5 @@ export {dropout} from './dropout';
 export {gatAggregate} from './gat';
 export {rowDots} from './row_dots';
 export type {GatOptions} from './gat';
+export {loadNodeClassifier, predictNodes, saveNodeClassifier} from './saved_classifier';
+export type {SavableNodeClassifier, SavedClassifierInfo} from './saved_classifier';

@@ -14,6 +14,7 @@ import {Rng, seededRng, shuffle} from '../util/random';
 import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {BaselineAccuracy, labelPropagation, nearestClassMean} from './baselines';
+import {saveNodeClassifier} from '../nn/saved_classifier';
 
 export const NODE_MODELS = ['sage', 'gat', 'gcn'] as const;
 export type NodeModelKind = (typeof NODE_MODELS)[number];
@@ -80,6 +81,10 @@ export interface NodeClassificationOptions {
   trainFraction: number;
   valFraction: number;
   seed: number;
+  /** Save the model of the best validation epoch here (wm.nn.saveNodeClassifier), with the data's class names. */
+  saveTo?: string;
+  /** The dataset's location, recorded with a saved model (predictions need its graph). */
+  dataLocation?: string;
 }
 
 export const DEFAULT_NODE_CLASSIFICATION: NodeClassificationOptions = {
@@ -209,7 +214,10 @@ export async function trainNodeClassification(
       best.history.push(m);
       // Ties go to the later epoch: with ~120 validation vertices accuracy
       // moves in coarse steps, and the longer-trained model is the better pick.
-      if (m.valAcc >= best.valAcc) best = {...best, bestEpoch: epoch, valAcc: m.valAcc, testAcc: m.testAcc};
+      if (m.valAcc >= best.valAcc) {
+        best = {...best, bestEpoch: epoch, valAcc: m.valAcc, testAcc: m.testAcc};
+        if (o.saveTo) await saveNodeClassifier(model, o.saveTo, {classNames: data.classNames, data: o.dataLocation});
+      }
       onEpoch(m);
     }
   } finally {

@@ -1,0 +1,51 @@
+// `npm run predict -- --model DIR [--data DIR] [--out predictions.tsv]`: a
+// node classifier saved by `npm start -- --save DIR` predicts every vertex of
+// its dataset (or --data's): `vertex<TAB>class name<TAB>probability` per
+// line, the vertex by its id in the data files.
+import * as fs from 'fs';
+
+import {Command} from 'commander';
+
+import * as wm from '../src/index';
+import {startBackend} from './cli';
+
+const program = new Command()
+  .name('npm run predict --')
+  .description('Predict the class of every vertex with a saved node classifier.')
+  .requiredOption('--model <folder>', 'a model saved by npm start -- --save')
+  .option('--data <folder>', 'the dataset folder (default: the one the model was trained on)')
+  .option('--out <file>', 'where the predictions go (default: standard output)')
+  .parse();
+
+async function main(): Promise<void> {
+  const o = program.opts();
+  await startBackend();
+  const {model, info} = wm.nn.loadNodeClassifier(o.model);
+  const folder = o.data ?? info.data;
+  if (!folder) throw new Error(`${o.model}: the model records no dataset (trained on generated data?); pass --data`);
+  const data = await wm.graph.loadDataset(folder);
+  if (data.graph.numVertices !== info.config.numNodes) {
+    throw new Error(`${folder}: ${data.graph.numVertices} vertices, the model was trained on ${info.config.numNodes}`);
+  }
+  const g = wm.nn.fullGraph(data.graph);
+  try {
+    const p = wm.nn.predictNodes(model, g);
+    const lines = Array.from(
+      p.vertices,
+      (v, i) => `${data.originalIds[v]}\t${info.classNames[p.classes[i]]}\t${p.probabilities[i].toFixed(6)}`,
+    );
+    const text = lines.join('\n') + '\n';
+    if (o.out) {
+      fs.writeFileSync(o.out, text);
+      console.error(`${lines.length} predictions: ${o.out}`);
+    } else process.stdout.write(text);
+  } finally {
+    g.dispose();
+    model.dispose();
+  }
+}
+
+main().catch((e) => {
+  console.error(`error: ${(e as Error).message}`);
+  process.exit(1);
+});

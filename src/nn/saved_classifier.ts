@@ -1,0 +1,177 @@
+// Node classifiers on disk: classifier.json (kind, config, class names, the
+// dataset it was trained on, each file's size and SHA-256), dense.bin (the
+// dense variables, float32, in the model's order) and embedding.bin (the
+// node-embedding table, float32 [numNodes, dim]). Files are written under a
+// temporary name and renamed, classifier.json last; loading checks every file
+// before it builds anything. A loaded model predicts exactly what the saved
+// one did.
+import * as tf from '@tensorflow/tfjs-core';
+import {createHash} from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import {writeFileAtomically} from '../util/files';
+import type {EmbeddingMemory} from './embedding';
+import {GatClassifier} from './gat_classifier';
+import {GcnClassifier} from './gcn_classifier';
+import {FullGraph, GraphSageClassifier, NodeModelConfig} from './graphsage';
+
+export type SavableNodeClassifier = GraphSageClassifier | GatClassifier | GcnClassifier;
+
+const FORMAT = 'tfjs-wm-node-classifier';
+
+interface FileRecord {
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface SavedClassifierInfo {
+  format: typeof FORMAT;
+  version: 1;
+  kind: 'sage' | 'gat' | 'gcn';
+  heads?: number;
+  config: Omit<NodeModelConfig, 'communicator' | 'embeddingMemory' | 'embeddingOptimizer'>;
+  classNames: string[];
+  /** The dataset the model was trained on, as given (predictions need its graph). */
+  data?: string;
+  dense: {shapes: number[][]} & FileRecord;
+  embedding: {rows: number; dim: number} & FileRecord;
+}
+
+function sha256(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+function kindOf(model: SavableNodeClassifier): SavedClassifierInfo['kind'] {
+  if (model instanceof GatClassifier) return 'gat';
+  if (model instanceof GcnClassifier) return 'gcn';
+  return 'sage';
+}
+
+/** Writes the classifier to `dir` (created if missing). */
+export async function saveNodeClassifier(
+  model: SavableNodeClassifier,
+  dir: string,
+  info: {classNames?: string[]; data?: string} = {},
+): Promise<SavedClassifierInfo> {
+  fs.mkdirSync(dir, {recursive: true});
+  const c = model.config;
+  const vars = model.denseVariables;
+  const dense = new Float32Array(vars.reduce((a, v) => a + v.size, 0));
+  let at = 0;
+  for (const v of vars) {
+    dense.set(await v.data(), at);
+    at += v.size;
+  }
+  const ids = tf.range(0, c.numNodes, 1, 'int32');
+  const table = model.embedding.read(ids);
+  const rows = new Float32Array(await table.data());
+  tf.dispose([ids, table]);
+  const record = (file: string, data: Float32Array): FileRecord => {
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    writeFileAtomically(path.join(dir, file), bytes);
+    return {file, bytes: bytes.length, sha256: sha256(bytes)};
+  };
+  const meta: SavedClassifierInfo = {
+    format: FORMAT,
+    version: 1,
+    kind: kindOf(model),
+    ...(model instanceof GatClassifier ? {heads: model.config.heads} : {}),
+    config: {
+      numNodes: c.numNodes,
+      numClasses: c.numClasses,
+      embeddingDim: c.embeddingDim,
+      hiddenDim: c.hiddenDim,
+      numLayers: c.numLayers,
+      dropout: c.dropout,
+      seed: c.seed,
+      embeddingLearningRate: c.embeddingLearningRate,
+    },
+    classNames: info.classNames ?? Array.from({length: c.numClasses}, (_, i) => String(i)),
+    ...(info.data !== undefined ? {data: info.data} : {}),
+    dense: {shapes: vars.map((v) => v.shape), ...record('dense.bin', dense)},
+    embedding: {rows: c.numNodes, dim: c.embeddingDim, ...record('embedding.bin', rows)},
+  };
+  writeFileAtomically(path.join(dir, 'classifier.json'), Buffer.from(JSON.stringify(meta, null, 2)));
+  return meta;
+}
+
+function readChecked(dir: string, rec: FileRecord, wantBytes: number): Float32Array {
+  const file = path.join(dir, rec.file);
+  if (!fs.existsSync(file)) throw new Error(`${file}: missing`);
+  const b = fs.readFileSync(file);
+  if (b.length !== rec.bytes || b.length !== wantBytes)
+    throw new Error(`${file}: ${b.length} bytes, classifier.json says ${rec.bytes} (the shapes ${wantBytes})`);
+  if (sha256(b) !== rec.sha256) throw new Error(`${file}: its SHA-256 differs from classifier.json's (the file changed after saving)`);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
+/** Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. */
+export function loadNodeClassifier(
+  dir: string,
+  opts: {embeddingMemory?: EmbeddingMemory} = {},
+): {model: SavableNodeClassifier; info: SavedClassifierInfo} {
+  const metaFile = path.join(dir, 'classifier.json');
+  if (!fs.existsSync(metaFile)) throw new Error(`${metaFile}: missing (not a saved node classifier)`);
+  let info: SavedClassifierInfo;
+  try {
+    info = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+  } catch (e) {
+    throw new Error(`${metaFile}: not JSON (${(e as Error).message})`);
+  }
+  if (info.format !== FORMAT || info.version !== 1) throw new Error(`${metaFile}: not a version-1 ${FORMAT}`);
+  if (!['sage', 'gat', 'gcn'].includes(info.kind)) throw new Error(`${metaFile}: unknown kind '${info.kind}'`);
+  const c = info.config;
+  if (info.classNames.length !== c.numClasses)
+    throw new Error(`${metaFile}: ${info.classNames.length} class names for ${c.numClasses} classes`);
+  const denseCount = info.dense.shapes.reduce((a, s) => a + s.reduce((x, y) => x * y, 1), 0);
+  const dense = readChecked(dir, info.dense, denseCount * 4);
+  const rows = readChecked(dir, info.embedding, c.numNodes * c.embeddingDim * 4);
+  const config: NodeModelConfig = {...c, embeddingMemory: opts.embeddingMemory};
+  const model =
+    info.kind === 'sage'
+      ? new GraphSageClassifier(config)
+      : info.kind === 'gat'
+        ? new GatClassifier({...config, heads: info.heads ?? 4})
+        : new GcnClassifier(config);
+  try {
+    const vars = model.denseVariables;
+    const shapes = vars.map((v) => v.shape.join('x')).join(', ');
+    if (shapes !== info.dense.shapes.map((s) => s.join('x')).join(', ')) {
+      throw new Error(
+        `${metaFile}: dense shapes ${info.dense.shapes.map((s) => s.join('x')).join(', ')} differ from the model's ${shapes}`,
+      );
+    }
+    let at = 0;
+    for (const v of vars) {
+      v.assign(tf.tensor(dense.subarray(at, at + v.size), v.shape, 'float32'));
+      at += v.size;
+    }
+    model.embedding.write(
+      Int32Array.from({length: c.numNodes}, (_, i) => i),
+      rows,
+    );
+  } catch (e) {
+    model.dispose();
+    throw e;
+  }
+  return {model, info};
+}
+
+/** Class ids and their probabilities for `vertices` (default: every vertex) over the whole graph. */
+export function predictNodes(
+  model: SavableNodeClassifier,
+  graph: FullGraph,
+  vertices?: Int32Array,
+): {vertices: Int32Array; classes: Int32Array; probabilities: Float32Array} {
+  const ids = vertices ?? Int32Array.from({length: graph.numNodes}, (_, i) => i);
+  for (const v of ids) if (!(v >= 0 && v < graph.numNodes)) throw new RangeError(`predict: vertex ${v} is not in [0, ${graph.numNodes})`);
+  return tf.tidy(() => {
+    const probs = tf.softmax(model.forwardFull(graph));
+    const picked = tf.gather(probs, tf.tensor1d(ids, 'int32'));
+    const classes = tf.argMax(picked, 1).dataSync() as Int32Array;
+    const p = tf.max(picked, 1).dataSync() as Float32Array;
+    return {vertices: ids, classes: Int32Array.from(classes), probabilities: Float32Array.from(p)};
+  });
+}

@@ -1,0 +1,72 @@
+import {expect} from 'chai';
+import {spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import * as wm from '../src/index';
+import {loadDataset} from '../src/graph/dataset';
+
+const root = path.join(__dirname, '..', '..');
+
+describe('saved node classifiers', () => {
+  it('save, load in a fresh process, predict: exactly what the saved model predicted; named classes; changed files refused', async function () {
+    this.timeout(120000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-clf-'));
+    try {
+      const folder = path.join(root, 'data', 'polblogs');
+      const data = await loadDataset(folder);
+      for (const kind of ['sage', 'gcn'] as const) {
+        const config = {
+          numNodes: data.graph.numVertices,
+          numClasses: data.numClasses,
+          embeddingDim: 16,
+          hiddenDim: 8,
+          numLayers: 2,
+          dropout: 0.5,
+          seed: 11,
+          embeddingLearningRate: 0.02,
+        };
+        const model = kind === 'sage' ? new wm.nn.GraphSageClassifier(config) : new wm.nn.GcnClassifier(config);
+        const g = wm.nn.fullGraph(data.graph);
+        const want = wm.nn.predictNodes(model, g);
+        const out = path.join(dir, kind);
+        await wm.nn.saveNodeClassifier(model, out, {classNames: ['liberal', 'conservative'], data: folder});
+        model.dispose();
+        // In this process.
+        const {model: again, info} = wm.nn.loadNodeClassifier(out);
+        expect(info.kind).to.equal(kind);
+        const got = wm.nn.predictNodes(again, g);
+        expect(Array.from(got.classes)).to.deep.equal(Array.from(want.classes));
+        expect(Array.from(got.probabilities)).to.deep.equal(Array.from(want.probabilities));
+        again.dispose();
+        g.dispose();
+        // In a fresh process, through npm run predict's script.
+        const tsv = path.join(dir, `${kind}.tsv`);
+        const r = spawnSync(process.execPath, [path.join(root, 'dist', 'examples', 'predict.js'), '--model', out, '--out', tsv], {
+          encoding: 'utf8',
+        });
+        expect(r.status, r.stderr).to.equal(0);
+        const lines = fs.readFileSync(tsv, 'utf8').trim().split('\n');
+        expect(lines.length).to.equal(data.graph.numVertices);
+        lines.forEach((line, i) => {
+          const [vertex, name, p] = line.split('\t');
+          expect(Number(vertex)).to.equal(data.originalIds[i]);
+          expect(name).to.equal(['liberal', 'conservative'][want.classes[i]]);
+          expect(p).to.equal(want.probabilities[i].toFixed(6));
+        });
+      }
+      // A changed or truncated file is refused by name before anything is built.
+      const emb = path.join(dir, 'sage', 'embedding.bin');
+      const bytes = fs.readFileSync(emb);
+      bytes[100] ^= 1;
+      fs.writeFileSync(emb, bytes);
+      expect(() => wm.nn.loadNodeClassifier(path.join(dir, 'sage'))).to.throw(/embedding\.bin: its SHA-256 differs/);
+      fs.writeFileSync(emb, bytes.subarray(0, 64));
+      expect(() => wm.nn.loadNodeClassifier(path.join(dir, 'sage'))).to.throw(/embedding\.bin: 64 bytes, classifier\.json says/);
+      expect(() => wm.nn.loadNodeClassifier(path.join(dir, 'nothing'))).to.throw(/classifier\.json: missing/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+});
