@@ -107,34 +107,31 @@ wm::SparseOptimizer optimizerArg(const Args& a, size_t i) {
 // Indices in a typed array run the host kernels; a device address the CUDA ones.
 bool onHost(const Args& a, size_t indicesArg) { return a[indicesArg].IsTypedArray(); }
 
-// embeddingGather(table, indices, indexType, n, out, errorFlag) -> on the host, the first bad position or -1
-Napi::Value Gather(const Napi::CallbackInfo& info) {
+// A row-moving call: (table, indices, indexType, n, rows, errorFlag) -> on the host, the first bad position or -1.
+// Host and Device are the core's host and device functions for it; `rows` is what they read or write.
+template <typename Host, typename Device>
+Napi::Value moveRows(const Napi::CallbackInfo& info, const char* op, const char* rowsName, Host host, Device device) {
   return guarded(info, [&]() -> Napi::Value {
-    Args a(info, "embeddingGather");
+    Args a(info, op);
     const wm::TableRef t = tableArg(info[0]);
     const auto type = indexTypeArg(a, 2);
     const int64_t n = a.count(3, "n");
     if (onHost(a, 1))
-      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingGather(t, hostIndices(a, 1, type, n), type, n,
-                                                                                         a.floats(4, "out", n * t.dim))));
-    wm::embeddingGather(t, a.address(1, "indices"), type, n, a.address(4, "out"), a.address(5, "errorFlag"));
+      return Napi::Number::New(info.Env(),
+                               static_cast<double>(host(t, hostIndices(a, 1, type, n), type, n, a.floats(4, rowsName, n * t.dim))));
+    device(t, a.address(1, "indices"), type, n, a.address(4, rowsName), a.address(5, "errorFlag"));
     return info.Env().Undefined();
   });
 }
 
-// embeddingWriteRows(table, indices, indexType, n, values, errorFlag) -> on the host, the first bad position or -1
+// embeddingGather(table, indices, indexType, n, out, errorFlag)
+Napi::Value Gather(const Napi::CallbackInfo& info) {
+  return moveRows(info, "embeddingGather", "out", wm::host::embeddingGather, wm::embeddingGather);
+}
+
+// embeddingWriteRows(table, indices, indexType, n, values, errorFlag)
 Napi::Value WriteRows(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    Args a(info, "embeddingWriteRows");
-    const wm::TableRef t = tableArg(info[0]);
-    const auto type = indexTypeArg(a, 2);
-    const int64_t n = a.count(3, "n");
-    if (onHost(a, 1))
-      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::embeddingWriteRows(t, hostIndices(a, 1, type, n), type, n,
-                                                                                            a.floats(4, "values", n * t.dim))));
-    wm::embeddingWriteRows(t, a.address(1, "indices"), type, n, a.address(4, "values"), a.address(5, "errorFlag"));
-    return info.Env().Undefined();
-  });
+  return moveRows(info, "embeddingWriteRows", "values", wm::host::embeddingWriteRows, wm::embeddingWriteRows);
 }
 
 // Host optimizer state: a typed array, continuous host WholeMemory, or null.
