@@ -130,7 +130,7 @@ async function rank(): Promise<void> {
     }
     const loss = minimize(() => wm.nn.softmaxCrossEntropy(y, logits()) as tf.Scalar, model.trainableVariables);
     lap?.('forward+backward+dense step');
-    model.embedding.step();
+    model.inputs.step();
     lap?.('embedding step');
     sampled.dispose();
     loss.dispose();

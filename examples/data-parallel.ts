@@ -132,7 +132,7 @@ async function main(): Promise<void> {
           ? tf.div(tf.sum(tf.losses.softmaxCrossEntropy(y, forward(), undefined, undefined, tf.Reduction.NONE)), batch.length)
           : tf.mul(tf.losses.softmaxCrossEntropy(y, forward()), weight)) as tf.Scalar;
       const loss = dp.minimize(lossOf, model.trainableVariables);
-      model.embedding.step();
+      model.inputs.step();
       sub?.dispose();
       if (o.exact) {
         const [total] = comm.allReduce(loss, {op: 'sum'});

@@ -59,6 +59,15 @@ const program = new Command()
   .option('--lr <x>', 'Adam learning rate of the dense layers', positiveNumber('--lr'), d.learningRate)
   .option('--emb-lr <x>', 'learning rate of the embedding table (sparse lazy Adam)', positiveNumber('--emb-lr'), d.embeddingLearningRate)
   .option('--memory <kind>', 'where the embedding table lives: device, host, continuous, chunked (default: device with a GPU, else host)')
+  .addOption(
+    new Option(
+      '--inputs <kind>',
+      'what the first layer reads: features, embeddings or both (default: both when the data has features)',
+    ).choices(['features', 'embeddings', 'both']),
+  )
+  .addOption(
+    new Option('--feature-dtype <dtype>', 'storage of the feature table').choices(['float32', 'float16', 'bfloat16']).default('float32'),
+  )
   .option('--save <folder>', "save the first seed's model (its best validation epoch) there; npm run predict reads it")
   .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node-classification'))
   .parse();
@@ -106,6 +115,8 @@ async function main(): Promise<void> {
         learningRate: o.lr,
         embeddingLearningRate: o.embLr,
         embeddingMemory: o.memory,
+        inputs: o.inputs,
+        featureDtype: o.featureDtype,
         ...(o.save && seed === 0 ? {saveTo: o.save, dataLocation: o.csbm ? undefined : path.resolve(o.data)} : {}),
       },
       (m) => {

@@ -20,13 +20,16 @@ const program = new Command()
 async function main(): Promise<void> {
   const o = program.opts();
   await startBackend();
-  const {model, info} = wm.nn.loadNodeClassifier(o.model);
+  const info = wm.nn.readClassifierInfo(o.model);
   const folder = o.data ?? info.data;
   if (!folder) throw new Error(`${o.model}: the model records no dataset (trained on generated data?); pass --data`);
   const data = await wm.graph.loadDataset(folder);
   if (data.graph.numVertices !== info.config.numNodes) {
     throw new Error(`${folder}: ${data.graph.numVertices} vertices, the model was trained on ${info.config.numNodes}`);
   }
+  if (info.features && !data.features) throw new Error(`${folder}: the model reads node features and the data has none`);
+  const features = info.features ? wm.nn.featureTable(data.features!.values, data.graph.numVertices, data.features!.dim) : undefined;
+  const {model} = wm.nn.loadNodeClassifier(o.model, {features});
   const g = wm.nn.fullGraph(data.graph);
   try {
     const p = wm.nn.predictNodes(model, g);
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
   } finally {
     g.dispose();
     model.dispose();
+    features?.dispose();
   }
 }
 

@@ -664,7 +664,7 @@ describe('graphs', () => {
         () => tf.losses.softmaxCrossEntropy(y, model.forwardSampled(block, true)) as tf.Scalar,
         model.trainableVariables,
       );
-      model.embedding.step();
+      model.inputs.step();
       const out = {loss: value.dataSync()[0], grads: model.denseVariables.map((v) => Array.from(grads[v.name].dataSync()))};
       tf.dispose([value, ...Object.values(grads)]);
       return out;
@@ -676,12 +676,12 @@ describe('graphs', () => {
       ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))),
     );
     const touched = Int32Array.from(new Set(host.flatMap((d) => Array.from(d))));
-    const [ra, rb] = models.map((m) => m.embedding.read(touched));
+    const [ra, rb] = models.map((m) => m.embedding!.read(touched));
     const rav = ra.dataSync(),
       rbv = rb.dataSync();
     rbv.forEach((x, i) => expect(rav[i], `row value ${i}`).to.be.closeTo(x, 1e-6));
     const fresh = make();
-    const before = fresh.embedding.read(touched);
+    const before = fresh.embedding!.read(touched);
     fresh.dispose();
     expect(
       before.dataSync().some((x, i) => Math.abs(x - rbv[i]) > 1e-4),
@@ -739,7 +739,7 @@ describe('graphs', () => {
     );
     const run = (f: () => tf.Tensor2D) => {
       const {value, grads} = tf.variableGrads(() => tf.losses.softmaxCrossEntropy(y, f()) as tf.Scalar, model.denseVariables);
-      model.embedding.step();
+      model.inputs.step();
       return {loss: value.dataSync()[0], grads: model.denseVariables.map((v) => Array.from(grads[v.name].dataSync()))};
     };
     const a = run(() => model.forwardFixed(fixed, true)),

@@ -7,15 +7,20 @@ import type {CsrBlock} from '../graph/aggregate';
 import type {SampledSubgraph} from '../graph/subgraph';
 import {dropout} from './dropout';
 import {Embedding} from './embedding';
-import {FullGraph, NodeModelConfig, nodeEmbeddings, predictedClasses} from './graphsage';
+import {FullGraph, NodeModelConfig, predictedClasses} from './graphsage';
+import {NodeInputs} from './node_inputs';
 
 export abstract class BlockNodeClassifier {
-  /** Node embeddings: a native table updated sparsely (only sampled rows) by step(). */
-  readonly embedding: Embedding;
-  private readonly allIds: tf.Tensor1D;
+  /** What the first layer reads: learnable embeddings (updated sparsely by step()), features, or both. */
+  readonly inputs: NodeInputs;
 
   constructor(readonly config: NodeModelConfig) {
-    ({embedding: this.embedding, allIds: this.allIds} = nodeEmbeddings(config));
+    this.inputs = new NodeInputs(config);
+  }
+
+  /** The learnable node-embedding table (undefined for a features-only model). */
+  get embedding(): Embedding | undefined {
+    return this.inputs.embedding;
   }
 
   /** The dense parameters. */
@@ -36,7 +41,7 @@ export abstract class BlockNodeClassifier {
 
   /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
   get trainableVariables(): tf.Variable[] {
-    return [this.embedding.anchor, ...this.denseVariables];
+    return [...this.inputs.anchors, ...this.denseVariables];
   }
 
   /** Logits [seeds, classes] from a compact sampled subgraph (sampleSubgraph). */
@@ -44,7 +49,7 @@ export abstract class BlockNodeClassifier {
     if (sub.layers.length !== this.config.numLayers) {
       throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.config.numLayers}`);
     }
-    let h = this.embedding.lookup(sub.layers[0].src) as tf.Tensor2D;
+    let h = this.inputs.lookup(sub.layers[0].src);
     sub.layers.forEach((layer, l) => {
       h = this.applyLayer(l, h, layer.block, training ? dropoutSeed + 1000 * l : undefined);
     });
@@ -53,7 +58,7 @@ export abstract class BlockNodeClassifier {
 
   /** Logits for every vertex, each layer over the whole graph (evaluation). */
   forwardFull(g: FullGraph): tf.Tensor2D {
-    let h = this.embedding.read(this.allIds) as tf.Tensor2D;
+    let h = this.inputs.read();
     for (let l = 0; l < this.config.numLayers; ++l) h = this.applyLayer(l, h, g.block);
     return h;
   }
@@ -65,7 +70,6 @@ export abstract class BlockNodeClassifier {
 
   dispose(): void {
     tf.dispose(this.denseVariables);
-    this.embedding.dispose();
-    this.allIds.dispose();
+    this.inputs.dispose();
   }
 }

@@ -34,12 +34,12 @@ export class GatClassifier extends BlockNodeClassifier {
 
   constructor(override readonly config: GatConfig) {
     super(config);
-    const {embeddingDim, hiddenDim, heads, numClasses, numLayers, seed} = config;
+    const {hiddenDim, heads, numClasses, numLayers, seed} = config;
     if (!Number.isInteger(heads) || heads < 1 || hiddenDim % heads !== 0) {
       throw new RangeError(`GatClassifier: heads must be a positive integer dividing hiddenDim (${hiddenDim}), got ${heads}`);
     }
     for (let l = 0; l < numLayers; ++l) {
-      const inDim = l === 0 ? embeddingDim : hiddenDim;
+      const inDim = l === 0 ? this.inputs.width : hiddenDim;
       const last = l === numLayers - 1;
       const h = last ? 1 : heads,
         dim = last ? numClasses : hiddenDim / heads,

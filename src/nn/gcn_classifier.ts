@@ -22,9 +22,9 @@ export class GcnClassifier extends BlockNodeClassifier {
 
   constructor(config: GcnConfig) {
     super(config);
-    const {embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
+    const {hiddenDim, numClasses, numLayers, seed} = config;
     for (let l = 0; l < numLayers; ++l) {
-      const inDim = l === 0 ? embeddingDim : hiddenDim;
+      const inDim = l === 0 ? this.inputs.width : hiddenDim;
       const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
       this.layers.push(
         tf.tidy(() => ({

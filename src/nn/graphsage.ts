@@ -9,6 +9,7 @@ import {FixedFanoutSubgraph, meanOfNeighbors} from '../graph/fixed_subgraph';
 import type {Communicator} from '../memory/communicator';
 import {dropout} from './dropout';
 import {Embedding, EmbeddingMemory} from './embedding';
+import {NodeInputs} from './node_inputs';
 import {sageLayer} from './sage_layer';
 import {adam, SparseOptimizerConfig} from './sparse_optimizer';
 import {sampleNeighbors} from '../graph/native_sampling';
@@ -18,7 +19,10 @@ import {Rng} from '../util/random';
 export interface NodeModelConfig {
   numNodes: number;
   numClasses: number;
+  /** Width of the learnable node embeddings; 0 for none (then `features` must be given). */
   embeddingDim: number;
+  /** A read-only feature table (wm.nn.featureTable) the first layer reads beside the embeddings; the caller owns it. */
+  features?: Embedding;
   hiddenDim: number;
   /** Layers = hidden layers + the output layer (2 for the classic model). */
   numLayers: number;
@@ -87,41 +91,16 @@ export function glorot(shape: number[], fanIn: number, fanOut: number, seed: num
   return tf.randomUniform(shape, -limit, limit, 'float32', seed);
 }
 
-/** What a node classifier learns from: a table of node embeddings (updated sparsely by its step()) and every node's id. */
-export function nodeEmbeddings(
-  c: Pick<
-    NodeModelConfig,
-    'numNodes' | 'embeddingDim' | 'embeddingMemory' | 'communicator' | 'embeddingOptimizer' | 'embeddingLearningRate' | 'seed'
-  >,
-): {embedding: Embedding; allIds: tf.Tensor1D} {
-  const embedding = new Embedding({
-    rows: c.numNodes,
-    dim: c.embeddingDim,
-    memory: c.embeddingMemory,
-    communicator: c.communicator,
-    optimizer: c.embeddingOptimizer ?? adam({lr: c.embeddingLearningRate}),
-    init: {type: 'normal', scale: 0.1, seed: c.seed},
-  });
-  return {
-    embedding,
-    allIds: tf.tensor1d(
-      Int32Array.from({length: c.numNodes}, (_, i) => i),
-      'int32',
-    ),
-  };
-}
-
 export class GraphSageClassifier {
-  /** Node embeddings: a native table updated sparsely (only sampled rows) by step(). */
-  readonly embedding: Embedding;
+  /** What the first layer reads: learnable embeddings (updated sparsely by step()), features, or both. */
+  readonly inputs: NodeInputs;
   private readonly layers: SageLayer[] = [];
-  private readonly allIds: tf.Tensor1D;
 
   constructor(readonly config: GraphSageConfig) {
-    const {embeddingDim, hiddenDim, numClasses, numLayers, seed} = config;
-    ({embedding: this.embedding, allIds: this.allIds} = nodeEmbeddings(config));
+    const {hiddenDim, numClasses, numLayers, seed} = config;
+    this.inputs = new NodeInputs(config);
     for (let l = 0; l < numLayers; ++l) {
-      const inDim = l === 0 ? embeddingDim : hiddenDim;
+      const inDim = l === 0 ? this.inputs.width : hiddenDim;
       const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
       this.layers.push(
         tf.tidy(() => ({
@@ -140,7 +119,12 @@ export class GraphSageClassifier {
   }
 
   get trainableVariables(): tf.Variable[] {
-    return [this.embedding.anchor, ...this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias])];
+    return [...this.inputs.anchors, ...this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias])];
+  }
+
+  /** The learnable node-embedding table (undefined for a features-only model). */
+  get embedding(): Embedding | undefined {
+    return this.inputs.embedding;
   }
 
   get weightVariables(): tf.Variable[] {
@@ -167,7 +151,7 @@ export class GraphSageClassifier {
     if (block.fanouts.length !== this.layers.length) {
       throw new Error(`forwardSampled: the block has ${block.fanouts.length} fan-outs, the model ${this.layers.length} layers`);
     }
-    let h: tf.Tensor2D[] = block.depths.map((ids) => this.embedding.lookup(ids) as tf.Tensor2D);
+    let h: tf.Tensor2D[] = block.depths.map((ids) => this.inputs.lookup(ids));
     for (let l = 0; l < this.layers.length; ++l) {
       const next: tf.Tensor2D[] = [];
       for (let d = 0; d < h.length - 1; ++d) {
@@ -191,7 +175,7 @@ export class GraphSageClassifier {
     if (sub.layers.length !== this.layers.length) {
       throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
     }
-    let h = this.embedding.lookup(sub.layers[0].src) as tf.Tensor2D;
+    let h = this.inputs.lookup(sub.layers[0].src);
     sub.layers.forEach((layer, l) => {
       const self = tf.slice(h, [0, 0], [layer.dst.length, h.shape[1]]) as tf.Tensor2D;
       h = this.applyLayer(l, self, aggregate(h, layer.block, 'mean'), training ? dropoutSeed + 1000 * l : undefined);
@@ -203,7 +187,7 @@ export class GraphSageClassifier {
   forwardFixed(sub: FixedFanoutSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
     if (sub.layers.length !== this.layers.length)
       throw new Error(`forwardFixed: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
-    let h = this.embedding.lookup(sub.inputIds) as tf.Tensor2D;
+    let h = this.inputs.lookup(sub.inputIds);
     const dropout = training && this.config.dropout > 0;
     sub.layers.forEach((layer, l) => {
       if (!dropout) {
@@ -220,7 +204,7 @@ export class GraphSageClassifier {
 
   /** Logits for every vertex with exact mean aggregation (evaluation). */
   forwardFull(g: FullGraph): tf.Tensor2D {
-    let h = this.embedding.read(this.allIds) as tf.Tensor2D;
+    let h = this.inputs.read();
     for (let l = 0; l < this.layers.length; ++l) {
       h = this.applyLayer(l, h, aggregate(h, g.block, 'mean'));
     }
@@ -234,7 +218,6 @@ export class GraphSageClassifier {
 
   dispose(): void {
     tf.dispose(this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias]));
-    this.embedding.dispose();
-    this.allIds.dispose();
+    this.inputs.dispose();
   }
 }

@@ -16,5 +16,6 @@ export {dropout} from './dropout';
 export {gatAggregate} from './gat';
 export {rowDots} from './row_dots';
 export type {GatOptions} from './gat';
-export {loadNodeClassifier, predictNodes, saveNodeClassifier} from './saved_classifier';
+export {loadNodeClassifier, predictNodes, readClassifierInfo, saveNodeClassifier} from './saved_classifier';
 export type {SavableNodeClassifier, SavedClassifierInfo} from './saved_classifier';
+export {featureTable, NodeInputs} from './node_inputs';

@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {writeFileAtomically} from '../util/files';
-import type {EmbeddingMemory} from './embedding';
+import type {Embedding, EmbeddingMemory} from './embedding';
 import {GatClassifier} from './gat_classifier';
 import {GcnClassifier} from './gcn_classifier';
 import {FullGraph, GraphSageClassifier, NodeModelConfig} from './graphsage';
@@ -36,7 +36,10 @@ export interface SavedClassifierInfo {
   /** The dataset the model was trained on, as given (predictions need its graph). */
   data?: string;
   dense: {shapes: number[][]} & FileRecord;
-  embedding: {rows: number; dim: number} & FileRecord;
+  /** The learnable table (absent for a features-only model). */
+  embedding?: {rows: number; dim: number} & FileRecord;
+  /** The model reads node features of this width from its dataset (loadNodeClassifier needs them). */
+  features?: {dim: number};
 }
 
 function sha256(b: Uint8Array): string {
@@ -64,10 +67,13 @@ export async function saveNodeClassifier(
     dense.set(await v.data(), at);
     at += v.size;
   }
-  const ids = tf.range(0, c.numNodes, 1, 'int32');
-  const table = model.embedding.read(ids);
-  const rows = new Float32Array(await table.data());
-  tf.dispose([ids, table]);
+  let rows: Float32Array | undefined;
+  if (model.embedding) {
+    const ids = tf.range(0, c.numNodes, 1, 'int32');
+    const table = model.embedding.read(ids);
+    rows = new Float32Array(await table.data());
+    tf.dispose([ids, table]);
+  }
   const record = (file: string, data: Float32Array): FileRecord => {
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     writeFileAtomically(path.join(dir, file), bytes);
@@ -91,7 +97,8 @@ export async function saveNodeClassifier(
     classNames: info.classNames ?? Array.from({length: c.numClasses}, (_, i) => String(i)),
     ...(info.data !== undefined ? {data: info.data} : {}),
     dense: {shapes: vars.map((v) => v.shape), ...record('dense.bin', dense)},
-    embedding: {rows: c.numNodes, dim: c.embeddingDim, ...record('embedding.bin', rows)},
+    ...(rows ? {embedding: {rows: c.numNodes, dim: c.embeddingDim, ...record('embedding.bin', rows)}} : {}),
+    ...(c.features ? {features: {dim: c.features.dim}} : {}),
   };
   writeFileAtomically(path.join(dir, 'classifier.json'), Buffer.from(JSON.stringify(meta, null, 2)));
   return meta;
@@ -107,11 +114,8 @@ function readChecked(dir: string, rec: FileRecord, wantBytes: number): Float32Ar
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
-/** Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. */
-export function loadNodeClassifier(
-  dir: string,
-  opts: {embeddingMemory?: EmbeddingMemory} = {},
-): {model: SavableNodeClassifier; info: SavedClassifierInfo} {
+/** classifier.json of a saved classifier (what it needs to load: its kind, sizes, dataset, features). */
+export function readClassifierInfo(dir: string): SavedClassifierInfo {
   const metaFile = path.join(dir, 'classifier.json');
   if (!fs.existsSync(metaFile)) throw new Error(`${metaFile}: missing (not a saved node classifier)`);
   let info: SavedClassifierInfo;
@@ -121,14 +125,32 @@ export function loadNodeClassifier(
     throw new Error(`${metaFile}: not JSON (${(e as Error).message})`);
   }
   if (info.format !== FORMAT || info.version !== 1) throw new Error(`${metaFile}: not a version-1 ${FORMAT}`);
+  return info;
+}
+
+/** Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. */
+export function loadNodeClassifier(
+  dir: string,
+  opts: {embeddingMemory?: EmbeddingMemory; features?: Embedding} = {},
+): {model: SavableNodeClassifier; info: SavedClassifierInfo} {
+  const metaFile = path.join(dir, 'classifier.json');
+  const info = readClassifierInfo(dir);
   if (!['sage', 'gat', 'gcn'].includes(info.kind)) throw new Error(`${metaFile}: unknown kind '${info.kind}'`);
   const c = info.config;
   if (info.classNames.length !== c.numClasses)
     throw new Error(`${metaFile}: ${info.classNames.length} class names for ${c.numClasses} classes`);
   const denseCount = info.dense.shapes.reduce((a, s) => a + s.reduce((x, y) => x * y, 1), 0);
   const dense = readChecked(dir, info.dense, denseCount * 4);
-  const rows = readChecked(dir, info.embedding, c.numNodes * c.embeddingDim * 4);
-  const config: NodeModelConfig = {...c, embeddingMemory: opts.embeddingMemory};
+  const rows = info.embedding ? readChecked(dir, info.embedding, c.numNodes * c.embeddingDim * 4) : undefined;
+  if (info.features && !opts.features) {
+    throw new Error(
+      `${metaFile}: the model reads ${info.features.dim} node features; pass {features: wm.nn.featureTable(...)} of its dataset`,
+    );
+  }
+  if (info.features && opts.features!.dim !== info.features.dim) {
+    throw new Error(`${metaFile}: the model reads ${info.features.dim} features, the table given has ${opts.features!.dim}`);
+  }
+  const config: NodeModelConfig = {...c, embeddingMemory: opts.embeddingMemory, features: info.features ? opts.features : undefined};
   const model =
     info.kind === 'sage'
       ? new GraphSageClassifier(config)
@@ -148,10 +170,12 @@ export function loadNodeClassifier(
       v.assign(tf.tensor(dense.subarray(at, at + v.size), v.shape, 'float32'));
       at += v.size;
     }
-    model.embedding.write(
-      Int32Array.from({length: c.numNodes}, (_, i) => i),
-      rows,
-    );
+    if (rows && model.embedding) {
+      model.embedding.write(
+        Int32Array.from({length: c.numNodes}, (_, i) => i),
+        rows,
+      );
+    }
   } catch (e) {
     model.dispose();
     throw e;

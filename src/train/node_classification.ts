@@ -15,6 +15,8 @@ import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {BaselineAccuracy, labelPropagation, nearestClassMean} from './baselines';
 import {saveNodeClassifier} from '../nn/saved_classifier';
+import {featureTable} from '../nn/node_inputs';
+import type {EmbeddingDType} from '../nn/embedding';
 
 export const NODE_MODELS = ['sage', 'gat', 'gcn'] as const;
 export type NodeModelKind = (typeof NODE_MODELS)[number];
@@ -81,6 +83,14 @@ export interface NodeClassificationOptions {
   trainFraction: number;
   valFraction: number;
   seed: number;
+  /**
+   * What the first layer reads: the data's node features, learnable embeddings, or both
+   * (default: both when the data has features, else embeddings; on contextual SBMs the pair beats label
+   * propagation where features alone do not: the embeddings learn what the graph's labels say).
+   */
+  inputs?: 'features' | 'embeddings' | 'both';
+  /** Storage of the feature table (float16 / bfloat16 halve it); it lives where embeddingMemory says. */
+  featureDtype?: EmbeddingDType;
   /** Save the model of the best validation epoch here (wm.nn.saveNodeClassifier), with the data's class names. */
   saveTo?: string;
   /** The dataset's location, recorded with a saved model (predictions need its graph). */
@@ -153,10 +163,17 @@ export async function trainNodeClassification(
   if (data.features) {
     baselines.featuresOnly = nearestClassMean(data.features.values, data.features.dim, data.labels, data.numClasses, split);
   }
+  const inputs = o.inputs ?? (data.features ? 'both' : 'embeddings');
+  if (inputs !== 'embeddings' && !data.features) throw new Error(`inputs '${inputs}': ${data.name} has no node features`);
+  const features =
+    inputs === 'embeddings'
+      ? undefined
+      : featureTable(data.features!.values, data.graph.numVertices, data.features!.dim, {memory: o.embeddingMemory, dtype: o.featureDtype});
   const common = {
     numNodes: data.graph.numVertices,
     numClasses: data.numClasses,
-    embeddingDim: o.embeddingDim,
+    embeddingDim: inputs === 'features' ? 0 : o.embeddingDim,
+    features,
     hiddenDim: o.hiddenDim,
     numLayers: o.fanouts.length,
     dropout: o.dropout,
@@ -193,7 +210,7 @@ export async function trainNodeClassification(
           true,
           model.trainableVariables,
         )!;
-        model.embedding.step();
+        model.inputs.step();
         sub?.dispose();
         lossSum += (await loss.data())[0];
         ++batches;
@@ -224,6 +241,7 @@ export async function trainNodeClassification(
     optimizer.dispose();
     model.dispose();
     full.dispose();
+    features?.dispose();
   }
   return best;
 }

@@ -1,0 +1,103 @@
+// What a node classifier's first layer reads for a vertex: its learnable
+// embedding (a table updated sparsely, only the rows a batch touched), its
+// features (a read-only table the caller owns: any memory type and storage
+// dtype an embedding table has, gathered by the same kernels), or both side
+// by side.
+import * as tf from '@tensorflow/tfjs-core';
+
+import type {Communicator} from '../memory/communicator';
+import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
+import type {NodeModelConfig} from './graphsage';
+import {adam} from './sparse_optimizer';
+
+export class NodeInputs {
+  /** The learnable table (absent when embeddingDim is 0). */
+  readonly embedding?: Embedding;
+  /** The read-only feature table (absent without features). */
+  readonly features?: Embedding;
+  /** Width of what lookup() / read() return: feature width + embedding width. */
+  readonly width: number;
+  readonly allIds: tf.Tensor1D;
+
+  constructor(c: NodeModelConfig) {
+    if (!(c.embeddingDim >= 0) || !Number.isInteger(c.embeddingDim))
+      throw new RangeError(`embeddingDim must be a non-negative integer, got ${c.embeddingDim}`);
+    if (c.embeddingDim === 0 && !c.features)
+      throw new RangeError('a node classifier needs features, learnable embeddings (embeddingDim > 0), or both');
+    if (c.features && c.features.rows !== c.numNodes) {
+      throw new RangeError(`the feature table has ${c.features.rows} rows for ${c.numNodes} nodes`);
+    }
+    this.features = c.features;
+    if (c.embeddingDim > 0) {
+      this.embedding = new Embedding({
+        rows: c.numNodes,
+        dim: c.embeddingDim,
+        memory: c.embeddingMemory,
+        communicator: c.communicator,
+        optimizer: c.embeddingOptimizer ?? adam({lr: c.embeddingLearningRate}),
+        init: {type: 'normal', scale: 0.1, seed: c.seed},
+      });
+    }
+    this.width = (this.features?.dim ?? 0) + c.embeddingDim;
+    this.allIds = tf.tensor1d(
+      Int32Array.from({length: c.numNodes}, (_, i) => i),
+      'int32',
+    );
+  }
+
+  /** Training input for `ids`: the embedding rows carry their sparse gradient, the features none. */
+  lookup(ids: tf.Tensor | Int32Array): tf.Tensor2D {
+    return this.join(this.embedding?.lookup(ids), ids);
+  }
+
+  /** Evaluation input for `ids` (every vertex when omitted). */
+  read(ids: tf.Tensor | Int32Array = this.allIds): tf.Tensor2D {
+    return this.join(this.embedding?.read(ids), ids);
+  }
+
+  private join(emb: tf.Tensor | undefined, ids: tf.Tensor | Int32Array): tf.Tensor2D {
+    if (!this.features) return emb as tf.Tensor2D;
+    const f = this.features.read(ids) as tf.Tensor2D;
+    return emb ? (tf.concat([f, emb as tf.Tensor2D], 1) as tf.Tensor2D) : f;
+  }
+
+  /** The anchor that carries the learnable table's sparse gradient (none without one). */
+  get anchors(): tf.Variable[] {
+    return this.embedding ? [this.embedding.anchor] : [];
+  }
+
+  /** Applies the learnable table's sparse step (nothing without one). */
+  step(): void {
+    this.embedding?.step();
+  }
+
+  /** Disposes what this made; the feature table is the caller's. */
+  dispose(): void {
+    this.embedding?.dispose();
+    this.allIds.dispose();
+  }
+}
+
+/**
+ * A read-only feature table for node classifiers: `values` [rows, dim] in an embedding table of any
+ * memory type and storage dtype (float16 / bfloat16 halve it), written once; the caller disposes it.
+ */
+export function featureTable(
+  values: Float32Array,
+  rows: number,
+  dim: number,
+  opts: {memory?: EmbeddingMemory; dtype?: EmbeddingDType; communicator?: Communicator} = {},
+): Embedding {
+  if (values.length !== rows * dim) throw new RangeError(`featureTable: ${values.length} values for ${rows} rows of ${dim}`);
+  const table = new Embedding({rows, dim, memory: opts.memory, dtype: opts.dtype, communicator: opts.communicator, init: {type: 'zeros'}});
+  // Distributed tables are written collectively by every rank with its own share; here every rank writes every row.
+  const chunk = Math.max(1, Math.floor((1 << 22) / Math.max(1, dim)));
+  for (let r = 0; r < rows; r += chunk) {
+    const end = Math.min(rows, r + chunk);
+    table.write(
+      Int32Array.from({length: end - r}, (_, i) => r + i),
+      values.subarray(r * dim, end * dim),
+    );
+  }
+  return table;
+}
