@@ -21,20 +21,12 @@ function accuracyOf(scores: Float64Array, classes: number, labels: Int32Array, i
   return ids.length ? ok / ids.length : NaN;
 }
 
-export function labelPropagation(
-  graph: CsrGraph,
-  labels: Int32Array,
-  classes: number,
-  split: Split,
-  alpha = 0.9,
-  rounds = 50,
-): BaselineAccuracy {
+/** Y <- alpha S Y + (1 - alpha) Y0 over the symmetric-normalised graph S, `rounds` times. */
+function propagate(graph: CsrGraph, y0: Float64Array, classes: number, alpha: number, rounds: number): Float64Array {
   const n = graph.numVertices;
   const {rowPtr, colIdx} = graph;
   const norm = new Float64Array(n);
   for (let v = 0; v < n; ++v) norm[v] = 1 / Math.sqrt(Math.max(1, rowPtr[v + 1] - rowPtr[v]));
-  const y0 = new Float64Array(n * classes);
-  for (const v of split.train) y0[v * classes + labels[v]] = 1;
   let y = y0.slice(),
     next = new Float64Array(n * classes);
   for (let r = 0; r < rounds; ++r) {
@@ -49,6 +41,43 @@ export function labelPropagation(
     }
     [y, next] = [next, y];
   }
+  return y;
+}
+
+export function labelPropagation(
+  graph: CsrGraph,
+  labels: Int32Array,
+  classes: number,
+  split: Split,
+  alpha = 0.9,
+  rounds = 50,
+): BaselineAccuracy {
+  const y0 = new Float64Array(graph.numVertices * classes);
+  for (const v of split.train) y0[v * classes + labels[v]] = 1;
+  const y = propagate(graph, y0, classes, alpha, rounds);
+  return {val: accuracyOf(y, classes, labels, split.val), test: accuracyOf(y, classes, labels, split.test)};
+}
+
+/**
+ * A model's class probabilities smoothed over the graph, its training rows replaced by their labels
+ * (the "smooth" step of Huang et al., 2021, Correct and Smooth): neighbours' predictions and the known
+ * labels correct a vertex's own.
+ */
+export function smoothPredictions(
+  graph: CsrGraph,
+  probs: Float32Array,
+  labels: Int32Array,
+  classes: number,
+  split: Split,
+  alpha = 0.8,
+  rounds = 50,
+): BaselineAccuracy {
+  const y0 = Float64Array.from(probs);
+  for (const v of split.train) {
+    y0.fill(0, v * classes, (v + 1) * classes);
+    y0[v * classes + labels[v]] = 1;
+  }
+  const y = propagate(graph, y0, classes, alpha, rounds);
   return {val: accuracyOf(y, classes, labels, split.val), test: accuracyOf(y, classes, labels, split.test)};
 }
 
