@@ -31,7 +31,7 @@ describe('saved node classifiers', () => {
         const g = wm.nn.fullGraph(data.graph);
         const want = wm.nn.predictNodes(model, g);
         const out = path.join(dir, kind);
-        await wm.nn.saveNodeClassifier(model, out, {classNames: ['liberal', 'conservative'], data: folder});
+        await model.save(out, {classNames: ['liberal', 'conservative'], data: folder});
         model.dispose();
         // In this process.
         const {model: again, info} = wm.nn.loadNodeClassifier(out);

@@ -9,6 +9,7 @@ import {dropout} from './dropout';
 import {Embedding} from './embedding';
 import {FullGraph, NodeModelConfig, predictedClasses} from './graphsage';
 import {NodeInputs} from './node_inputs';
+import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 
 export abstract class BlockNodeClassifier {
   /** What the first layer reads: learnable embeddings (updated sparsely by step()), features, or both. */
@@ -16,6 +17,13 @@ export abstract class BlockNodeClassifier {
 
   constructor(readonly config: NodeModelConfig) {
     this.inputs = new NodeInputs(config);
+  }
+
+  abstract readonly kind: 'gat' | 'gcn';
+
+  /** Writes the model to `dir` (wm.nn.loadNodeClassifier reads it back). */
+  save(dir: string, info: {classNames?: string[]; data?: string} = {}): Promise<SavedClassifierInfo> {
+    return saveNodeClassifier(this, dir, info);
   }
 
   /** The learnable node-embedding table (undefined for a features-only model). */

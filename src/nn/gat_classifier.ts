@@ -30,6 +30,7 @@ interface GatLayer {
 }
 
 export class GatClassifier extends BlockNodeClassifier {
+  readonly kind = 'gat' as const;
   private readonly layers: GatLayer[] = [];
 
   constructor(override readonly config: GatConfig) {

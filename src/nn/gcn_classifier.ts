@@ -18,6 +18,7 @@ interface GcnLayer {
 }
 
 export class GcnClassifier extends BlockNodeClassifier {
+  readonly kind = 'gcn' as const;
   private readonly layers: GcnLayer[] = [];
 
   constructor(config: GcnConfig) {

@@ -10,6 +10,7 @@ import type {Communicator} from '../memory/communicator';
 import {dropout} from './dropout';
 import {Embedding, EmbeddingMemory} from './embedding';
 import {NodeInputs} from './node_inputs';
+import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 import {sageLayer} from './sage_layer';
 import {adam, SparseOptimizerConfig} from './sparse_optimizer';
 import {sampleNeighbors} from '../graph/native_sampling';
@@ -92,6 +93,7 @@ export function glorot(shape: number[], fanIn: number, fanOut: number, seed: num
 }
 
 export class GraphSageClassifier {
+  readonly kind = 'sage' as const;
   /** What the first layer reads: learnable embeddings (updated sparsely by step()), features, or both. */
   readonly inputs: NodeInputs;
   private readonly layers: SageLayer[] = [];
@@ -120,6 +122,11 @@ export class GraphSageClassifier {
 
   get trainableVariables(): tf.Variable[] {
     return [...this.inputs.anchors, ...this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias])];
+  }
+
+  /** Writes the model to `dir` (wm.nn.loadNodeClassifier reads it back). */
+  save(dir: string, info: {classNames?: string[]; data?: string} = {}): Promise<SavedClassifierInfo> {
+    return saveNodeClassifier(this, dir, info);
   }
 
   /** The learnable node-embedding table (undefined for a features-only model). */

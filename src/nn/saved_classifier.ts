@@ -11,16 +11,21 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {writeFileAtomically} from '../util/files';
-import type {Embedding, EmbeddingMemory} from './embedding';
-import {GatClassifier} from './gat_classifier';
-import {GcnClassifier} from './gcn_classifier';
-import {FullGraph, GraphSageClassifier, NodeModelConfig} from './graphsage';
+import type {Embedding} from './embedding';
+import type {FullGraph, NodeModelConfig} from './graphsage';
 
-export type SavableNodeClassifier = GraphSageClassifier | GatClassifier | GcnClassifier;
+/** What saving and predicting need of a node classifier (GraphSAGE, GAT and GCN have it). */
+export interface SavableNodeClassifier {
+  readonly kind: 'sage' | 'gat' | 'gcn';
+  readonly config: NodeModelConfig & {heads?: number};
+  readonly denseVariables: tf.Variable[];
+  readonly embedding: Embedding | undefined;
+  forwardFull(g: FullGraph): tf.Tensor2D;
+}
 
-const FORMAT = 'tfjs-wm-node-classifier';
+export const FORMAT = 'tfjs-wm-node-classifier';
 
-interface FileRecord {
+export interface FileRecord {
   file: string;
   bytes: number;
   sha256: string;
@@ -42,14 +47,8 @@ export interface SavedClassifierInfo {
   features?: {dim: number};
 }
 
-function sha256(b: Uint8Array): string {
+export function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex');
-}
-
-function kindOf(model: SavableNodeClassifier): SavedClassifierInfo['kind'] {
-  if (model instanceof GatClassifier) return 'gat';
-  if (model instanceof GcnClassifier) return 'gcn';
-  return 'sage';
 }
 
 /** Writes the classifier to `dir` (created if missing). */
@@ -82,8 +81,8 @@ export async function saveNodeClassifier(
   const meta: SavedClassifierInfo = {
     format: FORMAT,
     version: 1,
-    kind: kindOf(model),
-    ...(model instanceof GatClassifier ? {heads: model.config.heads} : {}),
+    kind: model.kind,
+    ...(model.config.heads !== undefined ? {heads: model.config.heads} : {}),
     config: {
       numNodes: c.numNodes,
       numClasses: c.numClasses,
@@ -104,7 +103,7 @@ export async function saveNodeClassifier(
   return meta;
 }
 
-function readChecked(dir: string, rec: FileRecord, wantBytes: number): Float32Array {
+export function readChecked(dir: string, rec: FileRecord, wantBytes: number): Float32Array {
   const file = path.join(dir, rec.file);
   if (!fs.existsSync(file)) throw new Error(`${file}: missing`);
   const b = fs.readFileSync(file);
@@ -126,61 +125,6 @@ export function readClassifierInfo(dir: string): SavedClassifierInfo {
   }
   if (info.format !== FORMAT || info.version !== 1) throw new Error(`${metaFile}: not a version-1 ${FORMAT}`);
   return info;
-}
-
-/** Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. */
-export function loadNodeClassifier(
-  dir: string,
-  opts: {embeddingMemory?: EmbeddingMemory; features?: Embedding} = {},
-): {model: SavableNodeClassifier; info: SavedClassifierInfo} {
-  const metaFile = path.join(dir, 'classifier.json');
-  const info = readClassifierInfo(dir);
-  if (!['sage', 'gat', 'gcn'].includes(info.kind)) throw new Error(`${metaFile}: unknown kind '${info.kind}'`);
-  const c = info.config;
-  if (info.classNames.length !== c.numClasses)
-    throw new Error(`${metaFile}: ${info.classNames.length} class names for ${c.numClasses} classes`);
-  const denseCount = info.dense.shapes.reduce((a, s) => a + s.reduce((x, y) => x * y, 1), 0);
-  const dense = readChecked(dir, info.dense, denseCount * 4);
-  const rows = info.embedding ? readChecked(dir, info.embedding, c.numNodes * c.embeddingDim * 4) : undefined;
-  if (info.features && !opts.features) {
-    throw new Error(
-      `${metaFile}: the model reads ${info.features.dim} node features; pass {features: wm.nn.featureTable(...)} of its dataset`,
-    );
-  }
-  if (info.features && opts.features!.dim !== info.features.dim) {
-    throw new Error(`${metaFile}: the model reads ${info.features.dim} features, the table given has ${opts.features!.dim}`);
-  }
-  const config: NodeModelConfig = {...c, embeddingMemory: opts.embeddingMemory, features: info.features ? opts.features : undefined};
-  const model =
-    info.kind === 'sage'
-      ? new GraphSageClassifier(config)
-      : info.kind === 'gat'
-        ? new GatClassifier({...config, heads: info.heads ?? 4})
-        : new GcnClassifier(config);
-  try {
-    const vars = model.denseVariables;
-    const shapes = vars.map((v) => v.shape.join('x')).join(', ');
-    if (shapes !== info.dense.shapes.map((s) => s.join('x')).join(', ')) {
-      throw new Error(
-        `${metaFile}: dense shapes ${info.dense.shapes.map((s) => s.join('x')).join(', ')} differ from the model's ${shapes}`,
-      );
-    }
-    let at = 0;
-    for (const v of vars) {
-      v.assign(tf.tensor(dense.subarray(at, at + v.size), v.shape, 'float32'));
-      at += v.size;
-    }
-    if (rows && model.embedding) {
-      model.embedding.write(
-        Int32Array.from({length: c.numNodes}, (_, i) => i),
-        rows,
-      );
-    }
-  } catch (e) {
-    model.dispose();
-    throw e;
-  }
-  return {model, info};
 }
 
 /** Class ids and their probabilities for `vertices` (default: every vertex) over the whole graph. */

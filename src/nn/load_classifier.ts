@@ -1,0 +1,67 @@
+// Loading saved node classifiers (saved_classifier.ts writes them): every
+// file checked against classifier.json before the model is built.
+import * as tf from '@tensorflow/tfjs-core';
+import * as path from 'path';
+
+import type {Embedding, EmbeddingMemory} from './embedding';
+import {GatClassifier} from './gat_classifier';
+import {GcnClassifier} from './gcn_classifier';
+import {GraphSageClassifier, NodeModelConfig} from './graphsage';
+import {readChecked, readClassifierInfo, SavedClassifierInfo} from './saved_classifier';
+
+export type NodeClassifierModel = GraphSageClassifier | GatClassifier | GcnClassifier;
+
+/** Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. */
+export function loadNodeClassifier(
+  dir: string,
+  opts: {embeddingMemory?: EmbeddingMemory; features?: Embedding} = {},
+): {model: NodeClassifierModel; info: SavedClassifierInfo} {
+  const metaFile = path.join(dir, 'classifier.json');
+  const info = readClassifierInfo(dir);
+  if (!['sage', 'gat', 'gcn'].includes(info.kind)) throw new Error(`${metaFile}: unknown kind '${info.kind}'`);
+  const c = info.config;
+  if (info.classNames.length !== c.numClasses)
+    throw new Error(`${metaFile}: ${info.classNames.length} class names for ${c.numClasses} classes`);
+  const denseCount = info.dense.shapes.reduce((a, s) => a + s.reduce((x, y) => x * y, 1), 0);
+  const dense = readChecked(dir, info.dense, denseCount * 4);
+  const rows = info.embedding ? readChecked(dir, info.embedding, c.numNodes * c.embeddingDim * 4) : undefined;
+  if (info.features && !opts.features) {
+    throw new Error(
+      `${metaFile}: the model reads ${info.features.dim} node features; pass {features: wm.nn.featureTable(...)} of its dataset`,
+    );
+  }
+  if (info.features && opts.features!.dim !== info.features.dim) {
+    throw new Error(`${metaFile}: the model reads ${info.features.dim} features, the table given has ${opts.features!.dim}`);
+  }
+  const config: NodeModelConfig = {...c, embeddingMemory: opts.embeddingMemory, features: info.features ? opts.features : undefined};
+  const model =
+    info.kind === 'sage'
+      ? new GraphSageClassifier(config)
+      : info.kind === 'gat'
+        ? new GatClassifier({...config, heads: info.heads ?? 4})
+        : new GcnClassifier(config);
+  try {
+    const vars = model.denseVariables;
+    const shapes = vars.map((v) => v.shape.join('x')).join(', ');
+    if (shapes !== info.dense.shapes.map((s) => s.join('x')).join(', ')) {
+      throw new Error(
+        `${metaFile}: dense shapes ${info.dense.shapes.map((s) => s.join('x')).join(', ')} differ from the model's ${shapes}`,
+      );
+    }
+    let at = 0;
+    for (const v of vars) {
+      v.assign(tf.tensor(dense.subarray(at, at + v.size), v.shape, 'float32'));
+      at += v.size;
+    }
+    if (rows && model.embedding) {
+      model.embedding.write(
+        Int32Array.from({length: c.numNodes}, (_, i) => i),
+        rows,
+      );
+    }
+  } catch (e) {
+    model.dispose();
+    throw e;
+  }
+  return {model, info};
+}
