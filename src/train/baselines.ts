@@ -44,6 +44,24 @@ function propagate(graph: CsrGraph, y0: Float64Array, classes: number, alpha: nu
   return y;
 }
 
+/** Propagates y0, its training rows set to their labels' one-hot rows, and scores the split. */
+function propagateLabelled(
+  graph: CsrGraph,
+  y0: Float64Array,
+  labels: Int32Array,
+  classes: number,
+  split: Split,
+  alpha: number,
+  rounds: number,
+): BaselineAccuracy {
+  for (const v of split.train) {
+    y0.fill(0, v * classes, (v + 1) * classes);
+    y0[v * classes + labels[v]] = 1;
+  }
+  const y = propagate(graph, y0, classes, alpha, rounds);
+  return {val: accuracyOf(y, classes, labels, split.val), test: accuracyOf(y, classes, labels, split.test)};
+}
+
 export function labelPropagation(
   graph: CsrGraph,
   labels: Int32Array,
@@ -52,10 +70,7 @@ export function labelPropagation(
   alpha = 0.9,
   rounds = 50,
 ): BaselineAccuracy {
-  const y0 = new Float64Array(graph.numVertices * classes);
-  for (const v of split.train) y0[v * classes + labels[v]] = 1;
-  const y = propagate(graph, y0, classes, alpha, rounds);
-  return {val: accuracyOf(y, classes, labels, split.val), test: accuracyOf(y, classes, labels, split.test)};
+  return propagateLabelled(graph, new Float64Array(graph.numVertices * classes), labels, classes, split, alpha, rounds);
 }
 
 /**
@@ -72,13 +87,7 @@ export function smoothPredictions(
   alpha = 0.8,
   rounds = 50,
 ): BaselineAccuracy {
-  const y0 = Float64Array.from(probs);
-  for (const v of split.train) {
-    y0.fill(0, v * classes, (v + 1) * classes);
-    y0[v * classes + labels[v]] = 1;
-  }
-  const y = propagate(graph, y0, classes, alpha, rounds);
-  return {val: accuracyOf(y, classes, labels, split.val), test: accuracyOf(y, classes, labels, split.test)};
+  return propagateLabelled(graph, Float64Array.from(probs), labels, classes, split, alpha, rounds);
 }
 
 /** Each vertex to the class whose training mean of the features is nearest. */
