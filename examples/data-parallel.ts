@@ -53,6 +53,13 @@ const program = new Command()
     'train exactly as one process would on the global batch (distributed table, compact subgraphs sampled by vertex, no dropout, summed shares of the global loss): the loss curve does not depend on the number of ranks',
   )
   .option('--wire <type>', 'the type gradients travel in between ranks: float32, bfloat16 or float16 (half the bytes)', 'float32')
+  .addOption(
+    new Option('--inputs <kind>', 'features, embeddings or both (default: both when the data has features)').choices([
+      'features',
+      'embeddings',
+      'both',
+    ]),
+  )
   .option('--seed <n>', 'split and initialisation seed', nonNegativeInt('--seed'), 0)
   .option('--out <folder>', 'metrics (rank 0)', path.join(root, 'runs', 'data-parallel'))
   .parse();
@@ -70,12 +77,20 @@ async function main(): Promise<void> {
   // The same seed everywhere: every rank sees the same split and batches.
   const rng = seededRng(o.seed * 7919 + 17);
   const split = data.split ?? splitLabelled(data.labels, 0.1, 0.1, rng);
+  // Features, when the data has them, live beside the embeddings in a table of the same memory type.
+  const inputs = o.inputs ?? (data.features ? 'both' : 'embeddings');
+  if (inputs !== 'embeddings' && !data.features) throw new Error(`--inputs ${inputs}: ${data.name} has no node features`);
+  const features =
+    inputs === 'embeddings'
+      ? undefined
+      : wm.nn.featureTable(data.features!.values, data.graph.numVertices, data.features!.dim, {memory: o.memory, communicator: comm});
   const model = createNodeClassifier(
     o.model,
     {
       numNodes: data.graph.numVertices,
       numClasses: data.numClasses,
-      embeddingDim: 64,
+      embeddingDim: inputs === 'features' ? 0 : 64,
+      features,
       hiddenDim: 64,
       numLayers: 2,
       dropout: o.exact ? 0 : 0.5,
@@ -173,6 +188,7 @@ async function main(): Promise<void> {
   }
   full.dispose();
   model.dispose();
+  features?.dispose();
   comm.destroy();
 }
 

@@ -109,3 +109,52 @@ describe('node features in training', () => {
     }
   });
 });
+
+describe('node features over several processes', () => {
+  it('the data-parallel example shares the feature table between 2 ranks (continuous WholeMemory, on the CPU) and learns from it', async function () {
+    this.timeout(180000);
+    const {writeNpy} = await import('../src/data/npy');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dpfeat-'));
+    try {
+      const n = 1200;
+      const d = wm.graph.csbm({vertices: n, classes: 5, homophily: 0.3, features: 16, signal: 3, seed: 9});
+      const lines = [`# directed=0 vertices=${n}`];
+      for (let v = 0; v < n; ++v)
+        for (let e = d.graph.rowPtr[v]; e < d.graph.rowPtr[v + 1]; ++e) if (d.graph.colIdx[e] > v) lines.push(`${v}\t${d.graph.colIdx[e]}`);
+      fs.writeFileSync(path.join(dir, 'edges.tsv'), lines.join('\n'));
+      fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), Array.from(d.labels, (y, v) => `${v}\tc${y}`).join('\n'));
+      writeNpy(path.join(dir, 'vertex_features.npy'), d.features!.values, [n, 16]);
+      const run = (inputs: string) => {
+        const r = spawnSync(
+          process.execPath,
+          [
+            path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'),
+            '-n',
+            '2',
+            path.join(root, 'dist', 'examples', 'data-parallel.js'),
+            '--data',
+            dir,
+            '--epochs',
+            '8',
+            '--memory',
+            'continuous',
+            '--inputs',
+            inputs,
+            '--out',
+            path.join(dir, 'out'),
+          ],
+          {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'}},
+        );
+        expect(r.status, r.stdout + r.stderr).to.equal(0);
+        const m = /test accuracy ([\d.]+) %/.exec(r.stdout);
+        expect(m, r.stdout).to.not.equal(null);
+        return Number(m![1]);
+      };
+      // Homophily near chance: only the features can tell the classes apart.
+      expect(run('features')).to.be.greaterThan(75);
+      expect(run('embeddings')).to.be.below(50);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+});

@@ -81,6 +81,8 @@ export class NodeInputs {
 /**
  * A read-only feature table for node classifiers: `values` [rows, dim] in an embedding table of any
  * memory type and storage dtype (float16 / bfloat16 halve it), written once; the caller disposes it.
+ * With a communicator (memory shared by the ranks) it is collective: every rank passes the same values
+ * and writes its own share of the rows, in the same number of calls, then all meet at a barrier.
  */
 export function featureTable(
   values: Float32Array,
@@ -89,15 +91,22 @@ export function featureTable(
   opts: {memory?: EmbeddingMemory; dtype?: EmbeddingDType; communicator?: Communicator} = {},
 ): Embedding {
   if (values.length !== rows * dim) throw new RangeError(`featureTable: ${values.length} values for ${rows} rows of ${dim}`);
-  const table = new Embedding({rows, dim, memory: opts.memory, dtype: opts.dtype, communicator: opts.communicator, init: {type: 'zeros'}});
-  // Distributed tables are written collectively by every rank with its own share; here every rank writes every row.
+  const comm = opts.communicator;
+  const table = new Embedding({rows, dim, memory: opts.memory, dtype: opts.dtype, communicator: comm, init: {type: 'zeros'}});
+  const [rank, size] = comm ? [comm.rank, comm.size] : [0, 1];
+  const first = Math.floor((rows * rank) / size),
+    last = Math.floor((rows * (rank + 1)) / size);
+  // Every rank makes as many calls as the largest share needs (writes to distributed memory are collective).
   const chunk = Math.max(1, Math.floor((1 << 22) / Math.max(1, dim)));
-  for (let r = 0; r < rows; r += chunk) {
-    const end = Math.min(rows, r + chunk);
+  const calls = Math.ceil(Math.ceil(rows / size) / chunk);
+  for (let c = 0; c < calls; ++c) {
+    const begin = Math.min(last, first + c * chunk),
+      end = Math.min(last, begin + chunk);
     table.write(
-      Int32Array.from({length: end - r}, (_, i) => r + i),
-      values.subarray(r * dim, end * dim),
+      Int32Array.from({length: end - begin}, (_, i) => begin + i),
+      values.subarray(begin * dim, end * dim),
     );
   }
+  comm?.barrier();
   return table;
 }
