@@ -17,6 +17,9 @@
 // the median of BENCH_WINDOWS windows, default 5, is a run's figure; the
 // median of BENCH_REPEATS runs, default 3, is reported),
 // BENCH_GRAPH_DIR (where the graph files go; kept if it existed), BENCH_TORCH=0 (skip PyTorch).
+// BENCH_FEATURES=F: node features instead of learnable embeddings (WholeGraph's papers100M setting): F
+// seeded random values per vertex, stored as float16 in continuous WholeMemory (ours: wm.nn.featureTable;
+// torch: a float16 tensor on its GPU), read per batch and widened to float32; no sparse step.
 // BENCH_SAMPLER=tree: ours samples the GraphSAGE tree (wm.graph.sampleFixedTree, every occurrence its
 // own row, no unique-and-relabel) instead of compact subgraphs; PyTorch keeps its compact subgraphs.
 // To find where scaling goes, three switches take parts out of the sharing:
@@ -52,6 +55,7 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 20);
 const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const TREE = process.env.BENCH_SAMPLER === 'tree';
+const FEATURES = Number(process.env.BENCH_FEATURES ?? 0);
 const FANOUTS = [25, 10];
 const DIM = 128,
   CLASSES = 16,
@@ -81,10 +85,22 @@ async function rank(): Promise<void> {
   const allReduce = process.env.BENCH_ALLREDUCE !== '0';
   const loadSeconds = (Date.now() - t0) / 1000;
   const n = graph.numVertices;
+  let features: wm.nn.Embedding | undefined;
+  if (FEATURES > 0) {
+    const r = seededRng(11);
+    const values = new Float32Array(n * FEATURES);
+    for (let i = 0; i < values.length; ++i) values[i] = r() * 2 - 1;
+    features = wm.nn.featureTable(values, n, FEATURES, {
+      memory: ownTable ? 'device' : 'continuous',
+      dtype: 'float16',
+      communicator: ownTable ? undefined : comm,
+    });
+  }
   const model = new GraphSageClassifier({
     numNodes: n,
     numClasses: CLASSES,
-    embeddingDim: DIM,
+    embeddingDim: FEATURES > 0 ? 0 : DIM,
+    features,
     hiddenDim: DIM,
     numLayers: 2,
     dropout: 0,
@@ -288,6 +304,7 @@ async function rank(): Promise<void> {
   };
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   model.dispose();
+  features?.dispose();
   if (csr instanceof wm.graph.DeviceCsr) csr.dispose();
   else csr.free();
   comm.destroy();
@@ -314,6 +331,7 @@ function torchSide(dir: string): {seedsPerSecond: number; msPerStep: number; tor
       String(CLASSES),
       String(LR),
       String(WINDOWS),
+      String(FEATURES),
     ],
     {encoding: 'utf8'},
   );
@@ -352,7 +370,7 @@ function main(): void {
   if (!existed && !process.env.BENCH_KEEP_GRAPH) fs.rmSync(dir, {recursive: true, force: true});
   const where = info.gpu ? `${info.name}` : 'CPU (host memory)';
   console.log(
-    `\nGraphSAGE, ${DIM}-wide float32 embeddings (ours: continuous WholeMemory), fan-out ${FANOUTS.join('/')}, ${BATCH} seeds per rank per step, ${where}`,
+    `\nGraphSAGE, ${FEATURES > 0 ? `${FEATURES} float16 node features` : `${DIM}-wide float32 embeddings`} (ours: continuous WholeMemory), fan-out ${FANOUTS.join('/')}, ${BATCH} seeds per rank per step, ${where}`,
   );
   console.log('| run | seeds/s | ms per step | vs ours on 1 rank | vs torch |');
   console.log('| --- | --- | --- | --- | --- |');

@@ -31,15 +31,22 @@ def main():
 
     gen = torch.Generator(device=dev)
     gen.manual_seed(3)
-    emb = torch.nn.Embedding(n, dim, sparse=True, device=dev)
-    with torch.no_grad():
-        emb.weight.normal_(0.0, 0.1, generator=gen)
+    # features > 0: fixed float16 node features (WholeGraph's papers100M setting) instead of a learnable table.
+    features = int(sys.argv[9]) if len(sys.argv) > 9 else 0
+    if features > 0:
+        feat = (torch.rand(n, features, device=dev, generator=gen) * 2 - 1).half()
+        emb = None
+    else:
+        emb = torch.nn.Embedding(n, dim, sparse=True, device=dev)
+        with torch.no_grad():
+            emb.weight.normal_(0.0, 0.1, generator=gen)
     layers = torch.nn.ModuleList()
     for i in range(len(fanouts)):
         out = classes if i == len(fanouts) - 1 else dim
-        layers.append(torch.nn.ModuleDict({"self": torch.nn.Linear(dim, out, bias=True), "neigh": torch.nn.Linear(dim, out, bias=False)}))
+        inp = features if (i == 0 and features > 0) else dim
+        layers.append(torch.nn.ModuleDict({"self": torch.nn.Linear(inp, out, bias=True), "neigh": torch.nn.Linear(inp, out, bias=False)}))
     layers.to(dev)
-    sparse_opt = torch.optim.SGD(emb.parameters(), lr=lr)
+    sparse_opt = torch.optim.SGD(emb.parameters(), lr=lr) if emb is not None else None
     dense_opt = torch.optim.Adam(layers.parameters(), lr=lr)
 
     def sample(nodes, k):
@@ -58,16 +65,18 @@ def main():
             uniq, inv = torch.unique(torch.cat([nodes, nb.flatten()]), return_inverse=True)
             blocks.insert(0, (inv[: nodes.numel()], inv[nodes.numel():].view(nodes.numel(), k)))
             nodes = uniq
-        h = emb(nodes)
+        h = emb(nodes) if emb is not None else feat[nodes].float()
         for i, (self_idx, nb_idx) in enumerate(blocks):
             h = layers[i]["self"](h[self_idx]) + layers[i]["neigh"](h[nb_idx].mean(1))
             if i < len(blocks) - 1:
                 h = torch.relu(h)
         loss = torch.nn.functional.cross_entropy(h, seeds % classes)
-        sparse_opt.zero_grad()
+        if sparse_opt is not None:
+            sparse_opt.zero_grad()
         dense_opt.zero_grad()
         loss.backward()
-        sparse_opt.step()
+        if sparse_opt is not None:
+            sparse_opt.step()
         dense_opt.step()
 
     for _ in range(3):
