@@ -4,13 +4,21 @@
 #include "vec4.cuh"
 #include "wm/op_registry.h"
 
-// A build for an older GPU must fail here, not run a kernel without its adds.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#error "segment_sum.cu: the float4 atomicAdd needs sm_90 or newer"
-#endif
-
 namespace wm {
 namespace {
+
+// Four adds in one atomic where the architecture has it (sm_90's float4 atomicAdd), else four; chosen at
+// compile time per architecture.
+__device__ __forceinline__ void atomicAdd4(float4* p, float4 v) {
+#if __CUDA_ARCH__ >= 900
+  atomicAdd(p, v);
+#else
+  atomicAdd(&p->x, v.x);
+  atomicAdd(&p->y, v.y);
+  atomicAdd(&p->z, v.z);
+  atomicAdd(&p->w, v.w);
+#endif
+}
 
 // I as in gather.cu: 32-bit position arithmetic where it fits.
 template <typename T, typename I>
@@ -23,14 +31,14 @@ __global__ void segmentSumKernel(const T* x, const int* seg, T* y, int64_t rows,
   }
 }
 
-// Four floats per atomic (sm_90's vector atomicAdd): a quarter of the atomics.
+// Four floats per atomic on sm_90 (its vector atomicAdd): a quarter of the atomics.
 template <typename I>
 __global__ void segmentSum4Kernel(const float* x, const int* seg, float* y, int64_t rows, int64_t inner4, int64_t numSegments) {
   const I width = static_cast<I>(inner4);
   WM_GRID_STRIDE(e, rows * inner4) {
     const I r = static_cast<I>(e) / width, j = static_cast<I>(e) - r * width;
     const int64_t s = seg[r];
-    if (s >= 0 && s < numSegments) atomicAdd(reinterpret_cast<float4*>(y) + s * inner4 + j, load4(x + 4 * e));
+    if (s >= 0 && s < numSegments) atomicAdd4(reinterpret_cast<float4*>(y) + s * inner4 + j, load4(x + 4 * e));
   }
 }
 
