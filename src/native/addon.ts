@@ -524,6 +524,15 @@ function findAddon(): string {
 
 let loaded: NativeAddon | undefined;
 
+/** Where the addon is (or would be) loaded from; undefined when none is found. */
+export function addonLocation(): string | undefined {
+  try {
+    return findAddon();
+  } catch {
+    return undefined;
+  }
+}
+
 export function nativeAddon(): NativeAddon {
   if (loaded === undefined) {
     // eslint-disable-next-line @typescript-eslint/no-var-requires
