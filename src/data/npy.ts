@@ -75,7 +75,8 @@ export function readNpy(file: string): NpyArray {
   }
   const data = new Float32Array(count);
   const raw = buf.subarray(dataStart);
-  if (stored === 'float32') for (let i = 0; i < count; ++i) data[i] = raw.readFloatLE(i * 4);
+  // float32 is copied as it is (the bytes are little-endian, as the platforms Node runs on are).
+  if (stored === 'float32') new Uint8Array(data.buffer).set(raw);
   else if (stored === 'float64') for (let i = 0; i < count; ++i) data[i] = raw.readDoubleLE(i * 8);
   else for (let i = 0; i < count; ++i) data[i] = float16Table[raw.readUInt16LE(i * 2)];
   return {shape: header.shape, data, stored};

@@ -79,6 +79,15 @@ async function readLabels(file: string, numVertices: number): Promise<(string | 
 
 // ---- features ----
 
+/** fields[first..first+dim) as numbers into row `row` of values; `at` (file:line) names a bad one. */
+function storeRow(fields: string[], first: number, dim: number, values: Float32Array, row: number, at: string): void {
+  for (let k = 0; k < dim; ++k) {
+    const x = Number(fields[first + k]);
+    if (!Number.isFinite(x)) throw new Error(`${at}: value ${k + 1} ("${fields[first + k]}") is not a finite number`);
+    values[row * dim + k] = x;
+  }
+}
+
 async function readFeatureTsv(file: string, numVertices: number): Promise<VertexFeatures> {
   let dim = -1;
   let values = new Float32Array(0);
@@ -100,11 +109,7 @@ async function readFeatureTsv(file: string, numVertices: number): Promise<Vertex
     if (seen[v]) throw new Error(`${file}:${lineNo}: vertex ${v} has a second row`);
     seen[v] = 1;
     ++rows;
-    for (let k = 0; k < dim; ++k) {
-      const x = Number(f[k + 1]);
-      if (!Number.isFinite(x)) throw new Error(`${file}:${lineNo}: value ${k + 1} ("${f[k + 1]}") is not a finite number`);
-      values[v * dim + k] = x;
-    }
+    storeRow(f, 1, dim, values, v, `${file}:${lineNo}`);
   }
   if (rows !== numVertices) throw new Error(`${file}: ${rows} rows of features for ${numVertices} vertices`);
   return {values, dim, source: file, stored: 'float32'};
@@ -152,7 +157,7 @@ async function readSplit(dir: string, names: [string, string, string], numVertic
 
 // ---- assembly ----
 
-function assemble(
+async function assemble(
   name: string,
   edges: EdgeList,
   raw: (string | undefined)[],
@@ -160,38 +165,36 @@ function assemble(
   split: ((labels: Int32Array) => Promise<Split>) | undefined,
   where: string,
 ): Promise<NodeClassificationData> {
-  return (async () => {
-    const {labels: all, classNames} = numberClasses(raw);
-    const full = CsrGraph.fromEdges(edges, {symmetric: true});
-    if (split) {
-      if (classNames.length < 2) throw new Error(`${where}: ${classNames.length} distinct label(s); nothing to classify`);
-      const s = await split(all);
-      const originalIds = Int32Array.from({length: full.numVertices}, (_, i) => i);
-      return {name, graph: full, labels: all, numClasses: classNames.length, classNames, originalIds, features, split: s};
-    }
-    const {vertices, graph} = full.largestComponent();
-    // Train, validation and test each need vertices, and accuracy needs two classes.
-    let labelled = 0;
-    for (const v of vertices) if (all[v] >= 0) ++labelled;
-    if (graph.numVertices < MIN_VERTICES || graph.numEdges === 0 || labelled < MIN_VERTICES) {
-      throw new Error(
-        `${where}: the largest connected component has ${graph.numVertices} vertices (${labelled} labelled) and ${graph.numEdges} edges; ` +
-          `node classification needs at least ${MIN_VERTICES} connected, labelled vertices to split into train, validation and test`,
-      );
-    }
-    const labels = Int32Array.from(vertices, (v) => all[v]);
-    const inComponent = new Set(labels);
-    inComponent.delete(-1);
-    if (inComponent.size < 2)
-      throw new Error(`${where}: every labelled vertex of the largest component has the same label; nothing to classify`);
-    let f = features;
-    if (f) {
-      const values = new Float32Array(vertices.length * f.dim);
-      vertices.forEach((v, i) => values.set(f!.values.subarray(v * f!.dim, (v + 1) * f!.dim), i * f!.dim));
-      f = {...f, values};
-    }
-    return {name, graph, labels, numClasses: classNames.length, classNames, originalIds: vertices, features: f};
-  })();
+  const {labels: all, classNames} = numberClasses(raw);
+  const full = CsrGraph.fromEdges(edges, {symmetric: true});
+  if (split) {
+    if (classNames.length < 2) throw new Error(`${where}: ${classNames.length} distinct label(s); nothing to classify`);
+    const s = await split(all);
+    const originalIds = Int32Array.from({length: full.numVertices}, (_, i) => i);
+    return {name, graph: full, labels: all, numClasses: classNames.length, classNames, originalIds, features, split: s};
+  }
+  const {vertices, graph} = full.largestComponent();
+  // Train, validation and test each need vertices, and accuracy needs two classes.
+  let labelled = 0;
+  for (const v of vertices) if (all[v] >= 0) ++labelled;
+  if (graph.numVertices < MIN_VERTICES || graph.numEdges === 0 || labelled < MIN_VERTICES) {
+    throw new Error(
+      `${where}: the largest connected component has ${graph.numVertices} vertices (${labelled} labelled) and ${graph.numEdges} edges; ` +
+        `node classification needs at least ${MIN_VERTICES} connected, labelled vertices to split into train, validation and test`,
+    );
+  }
+  const labels = Int32Array.from(vertices, (v) => all[v]);
+  const inComponent = new Set(labels);
+  inComponent.delete(-1);
+  if (inComponent.size < 2)
+    throw new Error(`${where}: every labelled vertex of the largest component has the same label; nothing to classify`);
+  let f = features;
+  if (f) {
+    const values = new Float32Array(vertices.length * f.dim);
+    vertices.forEach((v, i) => values.set(f!.values.subarray(v * f!.dim, (v + 1) * f!.dim), i * f!.dim));
+    f = {...f, values};
+  }
+  return {name, graph, labels, numClasses: classNames.length, classNames, originalIds: vertices, features: f};
 }
 
 async function loadTsvFolder(folder: string): Promise<NodeClassificationData> {
@@ -276,11 +279,7 @@ async function loadOgb(folder: string): Promise<NodeClassificationData> {
       }
       if (f.length !== dim) throw new Error(`${featFile}:${lineNo}: ${f.length} values where the first row had ${dim}`);
       if (r >= n) throw new Error(`${featFile}:${lineNo}: more rows than the ${n} vertices`);
-      for (let k = 0; k < dim; ++k) {
-        const x = Number(f[k]);
-        if (!Number.isFinite(x)) throw new Error(`${featFile}:${lineNo}: value ${k + 1} ("${f[k]}") is not a finite number`);
-        values[r * dim + k] = x;
-      }
+      storeRow(f, 0, dim, values, r, `${featFile}:${lineNo}`);
       ++r;
     }
     if (r !== n) throw new Error(`${featFile}: ${r} rows of features for ${n} vertices`);

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {NativeHostMemory} from '../native/addon';
+import {HostInt32Source} from '../native/addon';
 import {knownValid} from '../backend/index_validation';
 import {CsrGraph} from './csr';
 import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
@@ -46,15 +46,13 @@ export function hopSeed(seed: number, hop: number): number {
   return seed + hop * 0x9e3779b9;
 }
 
-type Int32Source = Int32Array | NativeHostMemory;
-
 /**
  * @internal The CPU sampler over a graph's arrays (typed arrays, or
  * continuous host WholeMemory read in place); what: the caller, for errors.
  */
 export function sampleOnHost(
-  rowPtr: Int32Source,
-  colIdx: Int32Source,
+  rowPtr: HostInt32Source,
+  colIdx: HostInt32Source,
   numVertices: number,
   seeds: Int32Array,
   fanout: number,

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {NativeHostMemory, WalkBias} from '../native/addon';
+import {HostInt32Source, WalkBias} from '../native/addon';
 import {markValid, validRows} from '../backend/index_validation';
 import {CsrGraph} from './csr';
 import {badSeed, launchForVertices} from './seeds';
@@ -40,8 +40,6 @@ export function walkBias(what: string, length: number, opts: WalkOptions): {bias
   return {bias: {back: 1 / p / max, near: 1 / max, far: 1 / q / max, uniform: p === 1 && q === 1}, seed};
 }
 
-type Int32Source = Int32Array | NativeHostMemory;
-
 /** @internal Whether opts ask for node2vec's second-order walks (which test edges, so need sorted rows). */
 export function secondOrder(opts: WalkOptions): boolean {
   return (opts.p ?? 1) !== 1 || (opts.q ?? 1) !== 1;
@@ -60,8 +58,8 @@ export function walkTensor(walks: Int32Array, length: number, numVertices: numbe
 
 /** @internal Walks over a graph's arrays on the host: [starts.length * length], row-major. */
 export function walkOnHost(
-  rowPtr: Int32Source,
-  colIdx: Int32Source,
+  rowPtr: HostInt32Source,
+  colIdx: HostInt32Source,
   numVertices: number,
   starts: Int32Array,
   length: number,

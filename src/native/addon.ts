@@ -129,6 +129,8 @@ export type AdamScalars = [number, number, number, number, number, number, numbe
 export type Buf = number | Float32Array | Int32Array | Uint8Array;
 /** An optional buffer: 0 (device) or null (host) for none. */
 export type OptBuf = Buf | null;
+/** A CSR array on the host: an Int32Array, or continuous int32 host WholeMemory read in place. */
+export type HostInt32Source = Int32Array | NativeHostMemory;
 /** The source of a CSR for sampling and walks: also continuous int32 host WholeMemory (read in place). */
 export type CsrSource = Buf | NativeHostMemory;
 

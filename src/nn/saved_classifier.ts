@@ -6,11 +6,10 @@
 // before it builds anything. A loaded model predicts exactly what the saved
 // one did.
 import * as tf from '@tensorflow/tfjs-core';
-import {createHash} from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {writeFileAtomically} from '../util/files';
+import {sha256Hex as sha256, writeFileAtomically} from '../util/files';
 import type {Embedding} from './embedding';
 import type {FullGraph, NodeModelConfig} from './graphsage';
 
@@ -45,10 +44,6 @@ export interface SavedClassifierInfo {
   embedding?: {rows: number; dim: number} & FileRecord;
   /** The model reads node features of this width from its dataset (loadNodeClassifier needs them). */
   features?: {dim: number};
-}
-
-export function sha256(b: Uint8Array): string {
-  return createHash('sha256').update(b).digest('hex');
 }
 
 /** Writes the classifier to `dir` (created if missing). */

@@ -5,7 +5,6 @@
 // half way leaves the previous checkpoint whole. meta.json lists every
 // file's size and SHA-256; loading checks every file and field first and
 // changes nothing unless all of them hold.
-import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -13,7 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {Communicator} from '../memory/communicator';
 import {Embedding} from '../nn/embedding';
-import {writeFileSynced} from '../util/files';
+import {sha256Hex as sha256, writeFileSynced} from '../util/files';
 
 export interface CheckpointContents {
   step: number;
@@ -37,8 +36,6 @@ interface Meta {
   /** Every data file of the shard: its size and SHA-256 (hex). */
   files?: {[file: string]: {bytes: number; sha256: string}};
 }
-
-const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
 
 function bytesOf(a: Float32Array | Int32Array | Uint8Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);

@@ -9,7 +9,7 @@ import {EmbeddingMemory} from '../nn/embedding';
 import {sampleSubgraph} from '../graph/subgraph';
 import {GatClassifier} from '../nn/gat_classifier';
 import {GcnClassifier} from '../nn/gcn_classifier';
-import {fullGraph, GraphSageClassifier, NodeModelConfig, sampleBlock} from '../nn/graphsage';
+import {fullGraph, GraphSageClassifier, NodeModelConfig, predictedClasses, sampleBlock} from '../nn/graphsage';
 import {Rng, seededRng, shuffle} from '../util/random';
 import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
@@ -226,7 +226,9 @@ export async function trainNodeClassification(
         loss.dispose();
       }
       const trainSeconds = (Date.now() - started) / 1000;
-      const predicted = model.predict(full);
+      // One full forward per epoch: the classes now, the probabilities too when this epoch becomes the best.
+      const logits = tf.tidy(() => model.forwardFull(full));
+      const predicted = predictedClasses(() => logits);
       const m: EpochMetrics = {
         seed: o.seed,
         epoch,
@@ -243,12 +245,13 @@ export async function trainNodeClassification(
       if (m.valAcc >= best.valAcc) {
         best = {...best, bestEpoch: epoch, valAcc: m.valAcc, testAcc: m.testAcc, modelTestAcc: m.testAcc};
         if (o.smooth ?? true) {
-          const probs = tf.tidy(() => tf.softmax(model.forwardFull(full)));
+          const probs = tf.softmax(logits);
           bestProbs = (await probs.data()) as Float32Array;
           probs.dispose();
         }
         if (o.saveTo) await saveNodeClassifier(model, o.saveTo, {classNames: data.classNames, data: o.dataLocation});
       }
+      logits.dispose();
       onEpoch(m);
     }
     if (bestProbs) best.testAcc = smoothPredictions(data.graph, bestProbs, labels, data.numClasses, split).test;

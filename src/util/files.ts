@@ -1,4 +1,5 @@
 // Durable file writes: data reaches the disk before a rename makes it visible.
+import {createHash} from 'crypto';
 import * as fs from 'fs';
 
 export function writeFileSynced(file: string, bytes: Uint8Array): void {
@@ -16,4 +17,9 @@ export function writeFileAtomically(file: string, bytes: Uint8Array): void {
   const tmp = `${file}.tmp-${process.pid}`;
   writeFileSynced(tmp, bytes);
   fs.renameSync(tmp, file);
+}
+
+/** SHA-256 of bytes, as hex (the integrity record of checkpoints and saved models). */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
