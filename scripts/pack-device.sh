@@ -2,6 +2,7 @@
 # Packs .device/ for a GPU run (see DEVELOPERS.md): ../shared/device/pack.sh
 # for node and npm, then a slimmer deps.tar.xz: the tfjs packages ship source
 # maps and browser bundles (~270 MB) that would not fit the 64 MiB transfer.
+# Extra paths (another build's addon, say) go into the same archive.
 set -euo pipefail
 [ -f package.json ] || { echo "run from the project root" >&2; exit 2; }
 bash ../shared/device/pack.sh >/dev/null
@@ -11,7 +12,7 @@ tar -cf - --exclude='*.map' --exclude='*.min.js' --exclude='*.es2017.js' --exclu
     --exclude='node_modules/@expo-google-fonts/inter/*/*.png' --exclude='node_modules/@expo-google-fonts/inter/*.png' \
     --exclude='node_modules/@tensorflow/*/src' --exclude='*.d.ts' --exclude='build/CMakeFiles' \
     --exclude='build/*.ninja' --exclude='build/*.a' \
-    node_modules build dist | xz -T2 -3 > .device/deps.tar.xz
+    node_modules build dist "$@" | xz -T2 -3 > .device/deps.tar.xz
 # The link-prediction example's graph (../shared is not on the device machine).
 if [ -d ../shared/datasets/cond-mat-2005 ]; then
   mkdir -p .device/datasets && cp -r ../shared/datasets/cond-mat-2005 .device/datasets/

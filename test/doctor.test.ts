@@ -4,27 +4,51 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import * as wm from '../src/index';
+import {describeKernels} from '../src/native/install_report';
+
+const doctor = path.join(__dirname, '..', 'bin', 'tfjs-wm-doctor.js');
 
 describe('tfjs-wm-doctor', () => {
-  it('reports the addon it loaded, the GPU or the reason there is none with what to install, NCCL and the CPU threads', function () {
+  it('reports the addon and its CUDA targets, the CUDA versions, the GPUs, NCCL, and the reason and fix on the CPU', function () {
     this.timeout(60000);
-    const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'tfjs-wm-doctor.js'), '--json'], {encoding: 'utf8'});
+    const r = spawnSync(process.execPath, [doctor, '--json'], {encoding: 'utf8'});
     expect(r.status, r.stderr).to.equal(0);
     const report = JSON.parse(r.stdout.slice(r.stdout.indexOf('{')));
     const info = wm.deviceInfo();
-    expect(report.builtWithCuda).to.equal(info.builtWithCuda);
-    expect(fs.existsSync(report.addon)).to.equal(true);
+    expect(fs.existsSync(report.addon.path)).to.equal(true);
+    expect(report.addon.origin).to.be.oneOf(['prebuilt', 'compiled', 'chosen']);
+    if (info.builtWithCuda) {
+      expect(report.addon.cudaTargets).to.match(/^\d+a?-(real|virtual)(,\d+a?-(real|virtual))*$/);
+      expect(report.cudaRuntime).to.match(/^\d+\.\d$/);
+    } else {
+      expect(report.addon.cudaTargets).to.equal('');
+    }
     expect(report.nccl).to.be.a('string');
     expect(report.cpuThreads).to.equal(info.hostThreads);
+    expect(report.gpus.length).to.equal(info.deviceCount);
     if (info.gpu) {
       expect(report.gpu.name).to.equal(info.name);
+      expect(report.gpus[report.gpu.index].computeCapability).to.match(/^\d+\.\d$/);
+      expect(report.gpus[0].peerAccess.length).to.equal(info.deviceCount);
+      expect(report.gpu.kernels).to.match(/machine code for sm_\d+a? inside the addon|PTX compiled by the driver/);
+      expect(report.cudaDriver).to.match(/^\d+\.\d$/);
       expect(report.fallback).to.equal(null);
     } else {
       expect(report.gpu).to.equal(null);
       expect(report.fallback.reason).to.equal(info.reason);
-      expect(report.fallback.advice).to.match(/install|build|unset/);
+      expect(report.fallback.advice).to.match(/install|compile|unset|update|check/);
     }
-    const text = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'tfjs-wm-doctor.js')], {encoding: 'utf8'});
-    expect(text.stdout).to.match(/^addon +\S+wholememory\.node$/m);
+    const text = spawnSync(process.execPath, [doctor], {encoding: 'utf8'});
+    expect(text.stdout).to.match(/^addon +\S+wholememory(\.glibc\.napi)?\.node$/m);
+    expect(text.stdout).to.match(/^CUDA driver +\S/m);
+  });
+
+  it('names the kernel image a GPU runs: machine code built in, or PTX the driver compiled', () => {
+    const all = '75-real,80-real,86-real,89-real,90a-real,90-virtual';
+    expect(describeKernels(all, 90, 90)).to.equal('machine code for sm_90a inside the addon');
+    expect(describeKernels(all, 86, 86)).to.equal('machine code for sm_86 inside the addon');
+    // A Blackwell GPU runs the compute_90 PTX.
+    expect(describeKernels(all, 100, 90)).to.match(/^compute_90 PTX compiled by the driver for sm_100/);
+    expect(describeKernels('75-virtual', 90, 75)).to.match(/^compute_75 PTX compiled by the driver for sm_90/);
   });
 });

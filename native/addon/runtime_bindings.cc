@@ -6,6 +6,7 @@
 #include <string>
 
 #include "napi_args.h"
+#include "wm/cuda_setup.h"
 #include "wm/host_ops.h"
 #include "wm/managed.h"
 #include "wm/ops.h"
@@ -35,6 +36,49 @@ WM_FN(DeviceDetails) {
     o.Set("device", wm::currentDevice());
     o.Set("name", wm::deviceName());
     o.Set("cublas", wm::cublasAvailable());
+    return o;
+  });
+}
+
+// The whole CUDA picture for a report (npx tfjs-wm-doctor): versions, targets
+// compiled in, GPUs, peer access (queries of the runtime and driver only).
+WM_FN(CudaSetup) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    wm::CudaSetup s = wm::cudaSetup();
+    auto o = Napi::Object::New(env);
+    o.Set("runtimeVersion", s.runtimeVersion);
+    o.Set("driverVersion", s.driverVersion);
+    o.Set("archs", s.archs);
+    auto gpus = Napi::Array::New(env, s.gpus.size());
+    for (size_t i = 0; i < s.gpus.size(); ++i) {
+      const wm::GpuProperties& g = s.gpus[i];
+      auto v = Napi::Object::New(env);
+      v.Set("name", g.name);
+      v.Set("computeCapability", std::to_string(g.major) + "." + std::to_string(g.minor));
+      v.Set("totalBytes", static_cast<double>(g.totalBytes));
+      v.Set("multiprocessors", g.multiprocessors);
+      v.Set("pciBusId", g.pciBusId);
+      auto peers = Napi::Array::New(env, s.peerAccess[i].size());
+      for (size_t j = 0; j < s.peerAccess[i].size(); ++j) peers.Set(static_cast<uint32_t>(j), Napi::Boolean::New(env, s.peerAccess[i][j]));
+      v.Set("peerAccess", peers);
+      gpus.Set(static_cast<uint32_t>(i), v);
+    }
+    o.Set("gpus", gpus);
+    return o;
+  });
+}
+
+// Which image of the kernels the current GPU runs and where cuBLAS and NCCL
+// came from: makes the GPU's context and loads both libraries.
+WM_FN(KernelImage) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::KernelImage k = wm::kernelImage();
+    auto o = Napi::Object::New(info.Env());
+    o.Set("binaryVersion", k.binaryVersion);
+    o.Set("ptxVersion", k.ptxVersion);
+    o.Set("cublas", wm::cublasLocation());
+    o.Set("nccl", wm::ncclLocation());
     return o;
   });
 }
@@ -265,6 +309,8 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
   const Entry entries[] = {
       {"info", Info},
       {"deviceDetails", DeviceDetails},
+      {"cudaSetup", CudaSetup},
+      {"kernelImage", KernelImage},
       {"selectDevice", SelectDevice},
       {"alloc", Alloc},
       {"free", Free},

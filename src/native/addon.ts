@@ -15,6 +15,27 @@ export interface NativeInfo {
   reason: string;
 }
 
+export interface NativeGpu {
+  name: string;
+  /** "8.6", "9.0". */
+  computeCapability: string;
+  totalBytes: number;
+  multiprocessors: number;
+  pciBusId: string;
+  /** peerAccess[j]: this GPU can read and write GPU j's memory directly. */
+  peerAccess: boolean[];
+}
+
+export interface NativeCudaSetup {
+  /** The CUDA runtime compiled in, e.g. 13000 for 13.0; 0 when built without CUDA. */
+  runtimeVersion: number;
+  /** The newest CUDA the installed driver supports; 0 without a driver. */
+  driverVersion: number;
+  /** The CUDA targets compiled in, CMake's form: "75-real,…,90a-real,90-virtual". */
+  archs: string;
+  gpus: NativeGpu[];
+}
+
 export interface NativeMemoryInfo {
   bytesInUse: number;
   bytesReserved: number;
@@ -358,6 +379,8 @@ export interface NativeAddon {
 
   info(): NativeInfo;
   deviceDetails(): {device: number; name: string; cublas: boolean};
+  cudaSetup(): NativeCudaSetup;
+  kernelImage(): {binaryVersion: number; ptxVersion: number; cublas: string; nccl: string};
   selectDevice(device: number): void;
   alloc(bytes: number): number;
   free(ptr: number): void;
@@ -506,22 +529,48 @@ export interface NativeAddon {
   /** Returns the position of the first out-of-range index (nothing written), or -1. */
 }
 
-const ADDON = path.join('build', 'Release', 'wholememory.node');
+const PACKAGE_NAME = 'tfjs-backend-wholememory';
 
-// Walks up from this file to the package root: the same code runs from
-// dist/src/backend and from bundles placed elsewhere under dist/.
-function findAddon(): string {
-  const tried: string[] = [];
+// The package's root: the first folder above this file whose package.json is ours (the same code runs
+// from dist/src/native and from bundles placed elsewhere under dist/).
+function packageRoot(): string | undefined {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, ADDON);
-    tried.push(candidate);
-    if (fs.existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) break;
+    try {
+      if (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name === PACKAGE_NAME) return dir;
+    } catch {
+      // no package.json here, or not JSON: keep walking up
+    }
+    if (path.dirname(dir) === dir) return undefined;
   }
-  throw new Error(
-    `tfjs-backend-wholememory: the native addon was not built (looked for ${tried.join(', ')}). ` +
-      `Run "npm run build:native" (needs CMake and a C++ compiler; nvcc for GPU support).`,
-  );
+}
+
+/**
+ * The addon this process loads: $TFJS_WHOLEMEMORY_ADDON when set (one built elsewhere, e.g. for other GPU
+ * targets), else a local build (build/Release), else the prebuilt one for this platform, architecture and
+ * Node-API (prebuilds/<platform>-<arch>/, matched by node-gyp-build).
+ */
+function findAddon(): string {
+  const chosen = process.env.TFJS_WHOLEMEMORY_ADDON;
+  if (chosen) {
+    if (!fs.existsSync(chosen)) throw new Error(`TFJS_WHOLEMEMORY_ADDON: ${chosen} does not exist`);
+    return path.resolve(chosen);
+  }
+  const root = packageRoot();
+  if (root === undefined) throw new Error(`tfjs-backend-wholememory: no package.json named ${PACKAGE_NAME} above ${__dirname}`);
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    return (require('node-gyp-build') as {path(dir: string): string}).path(root);
+  } catch (e) {
+    throw new Error(
+      `tfjs-backend-wholememory: no native addon in ${root} (neither build/Release nor a prebuilt one matches: ` +
+        `${(e as Error).message.split('\n')[0]}). Run "npm run build:native" (needs CMake and a C++ compiler; nvcc for GPU support).`,
+    );
+  }
+}
+
+/** Whether the addon found is one shipped in the package (prebuilds/) rather than compiled here. */
+export function addonIsPrebuilt(location: string): boolean {
+  return location.split(path.sep).includes('prebuilds');
 }
 
 let loaded: NativeAddon | undefined;

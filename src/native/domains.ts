@@ -49,4 +49,14 @@ export const memoryNative: Part<
 > = native;
 
 /** The runtime's queries and caches (src/wm.ts). */
-export const runtimeNative: Part<'emptyCache' | 'cpuThreads' | 'managedEmptyCache' | 'managedInfo' | 'memoryInfo' | 'synchronize'> = native;
+export const runtimeNative: Part<
+  | 'emptyCache'
+  | 'cpuThreads'
+  | 'managedEmptyCache'
+  | 'managedInfo'
+  | 'memoryInfo'
+  | 'synchronize'
+  | 'cudaSetup'
+  | 'kernelImage'
+  | 'ncclStatus'
+> = native;

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "cublas_loader.h"
+#include "library_path.h"
 
 namespace wm {
 
@@ -26,6 +27,7 @@ Cublas* cublas() {
       if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
     if (!lib) return;
     auto* c = new Cublas();
+    c->path = libraryPath(lib);
     c->create = reinterpret_cast<decltype(c->create)>(dlsym(lib, "cublasCreate_v2"));
     c->setStream = reinterpret_cast<decltype(c->setStream)>(dlsym(lib, "cublasSetStream_v2"));
     c->sgemmStridedBatched = reinterpret_cast<decltype(c->sgemmStridedBatched)>(dlsym(lib, "cublasSgemmStridedBatched"));

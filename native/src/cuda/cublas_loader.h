@@ -3,6 +3,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <string>
+
 namespace wm {
 
 using CublasHandle = void*;
@@ -15,6 +17,7 @@ struct Cublas {
   int (*sgemmStridedBatched)(CublasHandle, int, int, int, int, int, const float*, const float*, int, long long, const float*, int,
                              long long, const float*, float*, int, long long, int);
   CublasHandle handle;
+  std::string path;  // the file it was loaded from
 };
 
 // The loaded library bound to our stream, or nullptr when cuBLAS is absent

@@ -143,9 +143,14 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
 // by shuffle.
 // Five resident blocks per multiprocessor (48 registers, no spills): on an H200, two runs each, SGD
 // 0.469-0.471 ms against 0.490-0.504 with four (61 registers); six (40 registers, spills) 0.554,
-// eight 0.756.
+// eight 0.756. Turing holds 1,024 threads per multiprocessor, so four there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kApplyBlocksPerSm = 4;
+#else
+constexpr int kApplyBlocksPerSm = 5;
+#endif
 template <typename Table, typename KeyT>
-__global__ void __launch_bounds__(kThreads, 5)
+__global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
     applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n, int64_t dim, int64_t rows,
                 const float* grads, SparseOptimizer opt, OptimizerParams p, unsigned long long* skipped) {
   using T = typename StorageOf<Table>::type;

@@ -1,5 +1,7 @@
 #include "nccl_loader.h"
 
+#include "library_path.h"
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -37,6 +39,7 @@ const NcclApi* ncclApi() {
       return;
     }
     auto* a = new NcclApi();
+    a->path = libraryPath(lib);
     bool ok = bind(lib, "ncclGetVersion", a->getVersion) && bind(lib, "ncclGetErrorString", a->getErrorString) &&
               bind(lib, "ncclGetLastError", a->getLastError) && bind(lib, "ncclGetUniqueId", a->getUniqueId) &&
               bind(lib, "ncclCommInitRankConfig", a->commInitRankConfig) && bind(lib, "ncclCommGetAsyncError", a->commGetAsyncError) &&

@@ -43,6 +43,7 @@ struct NcclApi {
   ncclResult_t (*recv)(void*, size_t, int, int, ncclComm_t, cudaStream_t);
   ncclResult_t (*allReduce)(const void*, void*, size_t, int, int, ncclComm_t, cudaStream_t);
   int version = 0;
+  std::string path;  // the file it was loaded from
 };
 
 // The loaded library, or nullptr (then ncclUnavailableReason() says why).

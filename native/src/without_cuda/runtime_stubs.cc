@@ -2,6 +2,7 @@
 // device entry points the bindings call directly (allocations, copies,
 // communicators, sampling, embeddings) refuse with a clear error. Ops of the
 // op table need nothing here: without their .cu files they have no device body.
+#include "wm/cuda_setup.h"
 #include "wm/dense_optimizer.h"
 #include "wm/device_whole_memory.h"
 #include "wm/peer_allreduce.h"
@@ -28,6 +29,10 @@ namespace {
 bool builtWithCuda() { return false; }
 int deviceCount() { return 0; }
 std::string unavailableReason() { return "built without CUDA"; }
+CudaSetup cudaSetup() { return CudaSetup{}; }
+KernelImage kernelImage() { noCuda("kernelImage"); }
+std::string cublasLocation() { return ""; }
+std::string ncclLocation() { return ""; }
 void selectDevice(int) { noCuda("selectDevice"); }
 int currentDevice() { noCuda("currentDevice"); }
 std::string deviceName() { noCuda("deviceName"); }

@@ -1,0 +1,107 @@
+// What this install runs on and why (npx tfjs-wm-doctor prints it): which addon loaded and how it got
+// here, the CUDA targets inside it, the runtime and driver versions, each GPU with its compute capability
+// and the kernel image it runs, peer access, cuBLAS and NCCL, and, on the CPU path, the reason and the fix.
+import * as os from 'os';
+
+import {addonIsPrebuilt, addonLocation, NativeGpu} from './addon';
+import {deviceDetails, deviceStatus} from './device';
+import {runtimeNative} from './domains';
+
+export interface InstallReport {
+  node: string;
+  napi: string;
+  platform: string;
+  addon: {
+    path: string;
+    /** prebuilt: shipped in the package (prebuilds/); compiled: built on this machine; chosen: $TFJS_WHOLEMEMORY_ADDON. */
+    origin: 'prebuilt' | 'compiled' | 'chosen';
+    /** The CUDA targets inside, CMake's form ("75-real,…,90-virtual"); empty for a CPU-only addon. */
+    cudaTargets: string;
+  } | null;
+  /** CUDA versions as "13.0"; the driver's is the newest CUDA it supports. */
+  cudaRuntime: string | null;
+  cudaDriver: string | null;
+  gpus: (NativeGpu & {index: number})[];
+  /** The GPU this process uses and the image of our kernels it runs. */
+  gpu: {index: number; name: string; kernels: string; cublas: string | null; nccl: string | null} | null;
+  nccl: string;
+  cpuThreads: number | null;
+  /** Why the CPU path runs and what to do about it; null on the GPU. */
+  fallback: {reason: string; advice: string} | null;
+}
+
+const version = (v: number) => (v > 0 ? `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}` : null);
+
+/** Machine code in the addon for this GPU, or PTX the driver compiled for it at first use. */
+export function describeKernels(targets: string, binaryVersion: number, ptxVersion: number): string {
+  const real = targets.split(',').filter((t) => t.endsWith('-real'));
+  const sass = real.find((t) => t.replace(/a?-real$/, '') === String(binaryVersion));
+  if (sass !== undefined && ptxVersion === binaryVersion) return `machine code for sm_${sass.replace('-real', '')} inside the addon`;
+  return `compute_${ptxVersion} PTX compiled by the driver for sm_${binaryVersion} (JIT at first use, then cached)`;
+}
+
+function advice(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
+  if (reason.includes('TFJS_WHOLEMEMORY_DEVICE')) return 'unset TFJS_WHOLEMEMORY_DEVICE to use the GPU';
+  if (report.addon === null)
+    return (
+      `no prebuilt addon for ${report.platform} (Node-API ${report.napi}): compile it with CMake and a C++ compiler (nvcc for the GPU): ` +
+      'npm install-scripts approve tfjs-backend-wholememory && npm rebuild tfjs-backend-wholememory'
+    );
+  if (!builtWithCuda)
+    return (
+      'this addon was compiled without nvcc: install the CUDA toolkit (13.0 or newer) and compile again ' +
+      '(npm rebuild tfjs-backend-wholememory --build-from-source, or npm run build:native in a checkout)'
+    );
+  if (report.cudaDriver === null) return 'install the NVIDIA driver (libcuda.so.1, version 580 or newer for CUDA 13) and check nvidia-smi';
+  if (report.cudaRuntime !== null && Number(report.cudaDriver) < Number(report.cudaRuntime))
+    return `the driver supports CUDA ${report.cudaDriver}, the addon needs ${report.cudaRuntime}: update the NVIDIA driver (580 or newer)`;
+  const old = report.gpus.find((g) => Number(g.computeCapability) < 7.5);
+  if (old !== undefined)
+    return `${old.name} (compute capability ${old.computeCapability}) is older than Turing (7.5), which this build needs`;
+  return 'the driver sees no GPU: check nvidia-smi and CUDA_VISIBLE_DEVICES';
+}
+
+export function installReport(): InstallReport {
+  const status = deviceStatus();
+  const location = addonLocation();
+  const base = {node: process.version, napi: process.versions.napi ?? '?', platform: `${os.platform()}-${os.arch()}`};
+  if (!status.addonLoaded || location === undefined) {
+    const partial = {
+      ...base,
+      addon: null,
+      cudaRuntime: null,
+      cudaDriver: null,
+      gpus: [],
+      gpu: null,
+      nccl: 'unavailable: no addon',
+      cpuThreads: null,
+    };
+    return {...partial, fallback: {reason: status.reason, advice: advice(partial, status.reason, false)}};
+  }
+  const rt = runtimeNative();
+  const setup = rt.cudaSetup();
+  const origin = process.env.TFJS_WHOLEMEMORY_ADDON ? 'chosen' : addonIsPrebuilt(location) ? 'prebuilt' : 'compiled';
+  let gpu: InstallReport['gpu'] = null;
+  if (status.gpu) {
+    const d = deviceDetails();
+    const k = rt.kernelImage();
+    gpu = {
+      index: d.device,
+      name: d.name,
+      kernels: describeKernels(setup.archs, k.binaryVersion, k.ptxVersion),
+      cublas: k.cublas || null,
+      nccl: k.nccl || null,
+    };
+  }
+  const report = {
+    ...base,
+    addon: {path: location, origin, cudaTargets: setup.archs} as InstallReport['addon'],
+    cudaRuntime: version(setup.runtimeVersion),
+    cudaDriver: version(setup.driverVersion),
+    gpus: setup.gpus.map((g, index) => ({index, ...g})),
+    gpu,
+    nccl: rt.ncclStatus(),
+    cpuThreads: rt.cpuThreads(),
+  };
+  return {...report, fallback: status.gpu ? null : {reason: status.reason, advice: advice(report, status.reason, status.builtWithCuda)}};
+}
