@@ -174,7 +174,7 @@ export class Communicator {
   }
 }
 
-/** Which NCCL this process can use ("NCCL 22807"), or why none ("unavailable: ..."). */
+/** Which NCCL this process can use ("NCCL 2.28.7"), or why none ("unavailable: ..."). */
 export function ncclStatus(): string {
   return memoryNative().ncclStatus();
 }

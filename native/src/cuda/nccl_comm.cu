@@ -38,7 +38,10 @@ void pause(int round) {
 bool ncclAvailable() { return ncclApi() != nullptr; }
 std::string ncclStatus() {
   const NcclApi* a = ncclApi();
-  return a ? "NCCL " + std::to_string(a->version) : ncclUnavailableReason();
+  if (!a) return ncclUnavailableReason();
+  // NCCL's code since 2.9: major * 10000 + minor * 100 + patch.
+  int v = a->version;
+  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
 NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) {
