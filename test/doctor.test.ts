@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import * as wm from '../src/index';
-import {describeKernels} from '../src/native/install_report';
+import {describeKernels, fallbackAdvice, InstallReport} from '../src/native/install_report';
 
 const doctor = path.join(__dirname, '..', 'bin', 'tfjs-wm-doctor.js');
 
@@ -50,5 +50,41 @@ describe('tfjs-wm-doctor', () => {
     // A Blackwell GPU runs the compute_90 PTX.
     expect(describeKernels(all, 100, 90)).to.match(/^compute_90 PTX compiled by the driver for sm_100/);
     expect(describeKernels('75-virtual', 90, 75)).to.match(/^compute_75 PTX compiled by the driver for sm_90/);
+  });
+
+  it('says what to do for each reason the GPU is not used', () => {
+    const gpu = {
+      name: 'Tesla P100',
+      computeCapability: '6.0',
+      totalBytes: 16e9,
+      multiprocessors: 56,
+      pciBusId: '0000:01:00.0',
+      peerAccess: [true],
+    };
+    const base: Omit<InstallReport, 'fallback'> = {
+      node: 'v20',
+      napi: '9',
+      platform: 'linux-x64',
+      addon: {path: '/x/wholememory.node', origin: 'prebuilt', cudaTargets: '75-real,90-virtual'},
+      cudaRuntime: '13.0',
+      cudaDriver: '13.0',
+      gpus: [],
+      gpu: null,
+      nccl: 'unavailable',
+      cpuThreads: 2,
+    };
+    expect(fallbackAdvice({...base, addon: null, platform: 'linux-arm64'}, 'no addon', false)).to.match(
+      /no prebuilt addon for linux-arm64.*npm rebuild/,
+    );
+    expect(fallbackAdvice(base, 'built without CUDA', false)).to.match(/without nvcc: install the CUDA toolkit/);
+    expect(fallbackAdvice({...base, cudaDriver: null}, 'cudaErrorInsufficientDriver', true)).to.match(/install the NVIDIA driver/);
+    expect(fallbackAdvice({...base, cudaDriver: '12.8'}, 'cudaErrorInsufficientDriver', true)).to.match(
+      /supports CUDA 12\.8, the addon needs 13\.0: update/,
+    );
+    expect(fallbackAdvice({...base, gpus: [{index: 0, ...gpu}]}, 'no kernel image', true)).to.match(
+      /Tesla P100 \(compute capability 6\.0\) is older than Turing/,
+    );
+    expect(fallbackAdvice(base, 'no CUDA device', true)).to.match(/sees no GPU.*CUDA_VISIBLE_DEVICES/);
+    expect(fallbackAdvice(base, 'TFJS_WHOLEMEMORY_DEVICE=cpu', true)).to.match(/unset TFJS_WHOLEMEMORY_DEVICE/);
   });
 });

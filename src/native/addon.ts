@@ -563,7 +563,8 @@ function findAddon(): string {
   } catch (e) {
     throw new Error(
       `tfjs-backend-wholememory: no native addon in ${root} (neither build/Release nor a prebuilt one matches: ` +
-        `${(e as Error).message.split('\n')[0]}). Run "npm run build:native" (needs CMake and a C++ compiler; nvcc for GPU support).`,
+        `${(e as Error).message.split('\n')[0]}). Compile it (CMake, a C++ compiler; nvcc for the GPU): in a checkout ` +
+        `"npm run build:native"; in a project, "npm install-scripts approve tfjs-backend-wholememory && npm rebuild tfjs-backend-wholememory".`,
     );
   }
 }

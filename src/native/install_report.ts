@@ -30,6 +30,10 @@ export interface InstallReport {
   fallback: {reason: string; advice: string} | null;
 }
 
+const versionCode = (v: string) => {
+  const [major, minor] = v.split('.').map(Number);
+  return major * 1000 + minor * 10;
+};
 const version = (v: number) => (v > 0 ? `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}` : null);
 
 /** Machine code in the addon for this GPU, or PTX the driver compiled for it at first use. */
@@ -40,7 +44,8 @@ export function describeKernels(targets: string, binaryVersion: number, ptxVersi
   return `compute_${ptxVersion} PTX compiled by the driver for sm_${binaryVersion} (JIT at first use, then cached)`;
 }
 
-function advice(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
+/** What to do so the GPU is used, from the report and the reason the runtime gave. */
+export function fallbackAdvice(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
   if (reason.includes('TFJS_WHOLEMEMORY_DEVICE')) return 'unset TFJS_WHOLEMEMORY_DEVICE to use the GPU';
   if (report.addon === null)
     return (
@@ -53,7 +58,7 @@ function advice(report: Omit<InstallReport, 'fallback'>, reason: string, builtWi
       '(npm rebuild tfjs-backend-wholememory --build-from-source, or npm run build:native in a checkout)'
     );
   if (report.cudaDriver === null) return 'install the NVIDIA driver (libcuda.so.1, version 580 or newer for CUDA 13) and check nvidia-smi';
-  if (report.cudaRuntime !== null && Number(report.cudaDriver) < Number(report.cudaRuntime))
+  if (report.cudaRuntime !== null && versionCode(report.cudaDriver) < versionCode(report.cudaRuntime))
     return `the driver supports CUDA ${report.cudaDriver}, the addon needs ${report.cudaRuntime}: update the NVIDIA driver (580 or newer)`;
   const old = report.gpus.find((g) => Number(g.computeCapability) < 7.5);
   if (old !== undefined)
@@ -76,7 +81,7 @@ export function installReport(): InstallReport {
       nccl: 'unavailable: no addon',
       cpuThreads: null,
     };
-    return {...partial, fallback: {reason: status.reason, advice: advice(partial, status.reason, false)}};
+    return {...partial, fallback: {reason: status.reason, advice: fallbackAdvice(partial, status.reason, false)}};
   }
   const rt = runtimeNative();
   const setup = rt.cudaSetup();
@@ -103,5 +108,8 @@ export function installReport(): InstallReport {
     nccl: rt.ncclStatus(),
     cpuThreads: rt.cpuThreads(),
   };
-  return {...report, fallback: status.gpu ? null : {reason: status.reason, advice: advice(report, status.reason, status.builtWithCuda)}};
+  return {
+    ...report,
+    fallback: status.gpu ? null : {reason: status.reason, advice: fallbackAdvice(report, status.reason, status.builtWithCuda)},
+  };
 }
