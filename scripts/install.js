@@ -37,4 +37,10 @@ if (prebuilt) {
 }
 const cmakeJs = path.join(path.dirname(require.resolve('cmake-js/package.json')), 'bin', 'cmake-js');
 const r = spawnSync(process.execPath, [cmakeJs, 'compile', '--log-level', 'error'], {cwd: root, stdio: 'inherit'});
+if (r.status !== 0) {
+  console.error(
+    `tfjs-backend-wholememory: compiling the addon failed (${r.status === null ? r.signal : `exit ${r.status}`}); ` +
+      'it needs CMake 3.18 or newer and a C++17 compiler on PATH, and nvcc for the GPU core (docs/install.md)',
+  );
+}
 process.exit(r.status === null ? 1 : r.status);

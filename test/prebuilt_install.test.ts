@@ -100,4 +100,28 @@ describe('prebuilt package', () => {
     expect(doctor.stdout).to.match(/^addon origin +prebuilt$/m);
     console.log(doctor.stdout.replace(/^/gm, '      '));
   });
+
+  it('compiles instead when the prebuilt addon does not load, and says what the compile needs when it cannot', function () {
+    this.timeout(120000);
+    const pkg = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-broken-prebuilt-'));
+    try {
+      fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({name: 'tfjs-backend-wholememory', version: '0.0.0'}));
+      fs.mkdirSync(path.join(pkg, 'scripts'));
+      fs.copyFileSync(path.join(root, 'scripts', 'install.js'), path.join(pkg, 'scripts', 'install.js'));
+      const tuple = `${process.platform}-${process.arch}`;
+      fs.mkdirSync(path.join(pkg, 'prebuilds', tuple), {recursive: true});
+      fs.writeFileSync(path.join(pkg, 'prebuilds', tuple, 'wholememory.glibc.napi.node'), 'not a shared object');
+      fs.symlinkSync(path.join(root, 'node_modules'), path.join(pkg, 'node_modules'));
+      const bin = path.join(pkg, 'bin');
+      fs.mkdirSync(bin);
+      fs.symlinkSync(process.execPath, path.join(bin, 'node'));
+      const r = run(process.execPath, [path.join(pkg, 'scripts', 'install.js')], pkg, {...process.env, PATH: bin});
+      expect(r.stderr).to.match(/the prebuilt addon \S+wholememory\.glibc\.napi\.node does not load here .*; compiling from source/);
+      expect(r.status).to.not.equal(0);
+      expect(r.stderr).to.match(/compiling the addon failed .*CMake 3\.18 or newer and a C\+\+17 compiler/);
+      expect(fs.existsSync(path.join(pkg, 'build', 'Release', 'wholememory.node'))).to.equal(false);
+    } finally {
+      fs.rmSync(pkg, {recursive: true, force: true});
+    }
+  });
 });
