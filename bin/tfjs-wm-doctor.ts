@@ -41,8 +41,7 @@ function main(): void {
     );
   }
   if (report.gpus.length > 1) {
-    const peers = report.gpus.map((g) => `${g.index}→[${g.peerAccess.map((p, j) => (j === g.index ? '-' : p ? j : 'x')).join(' ')}]`);
-    line('peer access', peers.join('  '));
+    line('peer access', wm.describePeerAccess(report.gpus));
   }
   if (report.gpu) {
     line('in use', `GPU ${report.gpu.index} (${report.gpu.name})`);

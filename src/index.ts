@@ -8,7 +8,7 @@ import './io/file_handlers';
 registerWholeMemoryBackend();
 
 export * from './wm';
-export {installReport, InstallReport} from './native/install_report';
+export {describePeerAccess, installReport, InstallReport} from './native/install_report';
 export {WholeMemoryBackend} from './backend/backend_wholememory';
 export {BACKEND_NAME} from './backend/backend_name';
 export {

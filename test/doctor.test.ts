@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import * as wm from '../src/index';
-import {describeKernels, fallbackAdvice, InstallReport} from '../src/native/install_report';
+import {describeKernels, describePeerAccess, fallbackAdvice, InstallReport} from '../src/native/install_report';
 
 const doctor = path.join(__dirname, '..', 'bin', 'tfjs-wm-doctor.js');
 
@@ -86,5 +86,14 @@ describe('tfjs-wm-doctor', () => {
     );
     expect(fallbackAdvice(base, 'no CUDA device', true)).to.match(/sees no GPU.*CUDA_VISIBLE_DEVICES/);
     expect(fallbackAdvice(base, 'TFJS_WHOLEMEMORY_DEVICE=cpu', true)).to.match(/unset TFJS_WHOLEMEMORY_DEVICE/);
+  });
+
+  it('draws the peer-access matrix a line long', () => {
+    const gpus = [
+      {index: 0, peerAccess: [true, true, false]},
+      {index: 1, peerAccess: [true, true, false]},
+      {index: 2, peerAccess: [false, false, true]},
+    ];
+    expect(describePeerAccess(gpus)).to.equal('0→[- 1 x]  1→[0 - x]  2→[x x -]');
   });
 });

@@ -44,6 +44,11 @@ export function describeKernels(targets: string, binaryVersion: number, ptxVersi
   return `compute_${ptxVersion} PTX compiled by the driver for sm_${binaryVersion} (JIT at first use, then cached)`;
 }
 
+/** One entry per GPU: the GPUs whose memory it reaches directly ("0→[- 1 x]": GPU 0 reaches 1, not 2). */
+export function describePeerAccess(gpus: {index: number; peerAccess: boolean[]}[]): string {
+  return gpus.map((g) => `${g.index}→[${g.peerAccess.map((p, j) => (j === g.index ? '-' : p ? j : 'x')).join(' ')}]`).join('  ');
+}
+
 /** What to do so the GPU is used, from the report and the reason the runtime gave. */
 export function fallbackAdvice(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
   if (reason.includes('TFJS_WHOLEMEMORY_DEVICE')) return 'unset TFJS_WHOLEMEMORY_DEVICE to use the GPU';
