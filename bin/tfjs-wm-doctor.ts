@@ -15,15 +15,16 @@ const program = new Command()
   .parse();
 
 const GiB = 1024 ** 3;
+const packageVersion = require('../../package.json').version as string;
 
 function main(): void {
   const report = wm.installReport();
   if (program.opts().json) {
-    console.log(JSON.stringify({package: require('../../package.json').version as string, ...report}, null, 2));
+    console.log(JSON.stringify({package: packageVersion, ...report}, null, 2));
     return;
   }
   const line = (k: string, v: unknown) => console.log(`${k.padEnd(16)} ${v}`);
-  line('package', `tfjs-backend-wholememory ${require('../../package.json').version}`);
+  line('package', `tfjs-backend-wholememory ${packageVersion}`);
   line('node', `${report.node} (N-API ${report.napi}), ${report.platform}`);
   if (report.addon) {
     line('addon', report.addon.path);

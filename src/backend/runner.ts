@@ -19,17 +19,7 @@ export interface KernelRunner {
   input(t: TensorInfo): Buf;
   output(shape: number[], dtype: DataType): {info: TensorInfo; buf: Buf};
   /** The addon's binary, or binaryFlat when neither operand broadcasts (no shape arrays to convert). */
-  binary(
-    op: number,
-    dtIn: NativeDType,
-    dtOut: NativeDType,
-    a: Buf,
-    b: Buf,
-    y: Buf,
-    shape: number[],
-    aStrides: number[],
-    bStrides: number[],
-  ): void;
+  binary: NativeAddon['binary'];
   /** argmax (from pool2d's ArgMax) is read for Max only. */
   pool2dGrad(op: number, dy: Buf, argmax: Buf | null, dx: Buf, g: number[]): void;
   /**
@@ -42,7 +32,7 @@ export interface KernelRunner {
     filterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], outC: number): void;
   };
   /** Adds row r of x [rows, inner] into row ids[r] of y [numSegments, inner]; ids outside [0, numSegments) are skipped. */
-  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number): void;
+  segmentSum: NativeAddon['segmentSum'];
   /**
    * Gathers rows; returns the position of the first bad index, or -1. When
    * `check` is false the caller has validated the indices already.

@@ -36,6 +36,30 @@ export interface WindowGeometry {
   left: number;
 }
 
+type ConvArgs = Parameters<typeof backend_util.computeConv2DInfo>;
+
+/** tfjs' geometry of a 2-D convolution from a kernel's attributes (dilations default to 1). */
+export function convInfo(
+  inShape: readonly number[],
+  filterShape: readonly number[],
+  attrs: {strides: ConvArgs[2]; dilations?: ConvArgs[3]; pad: ConvArgs[4]; dimRoundingMode?: ConvArgs[5]},
+  depthwise: boolean,
+  format?: ConvArgs[7],
+): backend_util.Conv2DInfo {
+  const shape4 = (s: readonly number[]) => s as [number, number, number, number];
+  const {strides, dilations, pad, dimRoundingMode} = attrs;
+  return backend_util.computeConv2DInfo(
+    shape4(inShape),
+    shape4(filterShape),
+    strides,
+    dilations ?? 1,
+    pad,
+    dimRoundingMode,
+    depthwise,
+    format,
+  );
+}
+
 export function geometryOf(info: backend_util.Conv2DInfo): WindowGeometry {
   return {
     batch: info.batchSize,

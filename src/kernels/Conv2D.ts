@@ -8,6 +8,7 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
 import {KernelRunner} from '../backend/runner';
 import {
+  convInfo,
   disposeAll,
   fromChannelsLast,
   geometryOf,
@@ -28,16 +29,7 @@ export function conv2dNative(
 ): TensorInfo {
   const {strides, pad, dataFormat, dilations, dimRoundingMode} = attrs;
   const format = backend_util.convertConv2DDataFormat(dataFormat);
-  const info = backend_util.computeConv2DInfo(
-    x.shape as [number, number, number, number],
-    filter.shape as [number, number, number, number],
-    strides,
-    dilations ?? 1,
-    pad,
-    dimRoundingMode,
-    false,
-    format,
-  );
+  const info = convInfo(x.shape, filter.shape, attrs, false, format);
   const channelsFirst = format === 'channelsFirst';
   const nhwc = toChannelsLast(runner, x, channelsFirst);
   if (runner.conv2d) {

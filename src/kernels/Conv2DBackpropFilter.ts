@@ -4,7 +4,15 @@
 import {backend_util, Conv2DBackpropFilter, Conv2DBackpropFilterAttrs, KernelConfig, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {disposeAll, geometryOf, padForWindows, toChannelsLast, windowArray, windowConvFilterGrad} from '../kernel_utils/conv_windows';
+import {
+  convInfo,
+  disposeAll,
+  geometryOf,
+  padForWindows,
+  toChannelsLast,
+  windowArray,
+  windowConvFilterGrad,
+} from '../kernel_utils/conv_windows';
 import {backendOf, FLOAT, nativeRunner} from '../kernel_utils/kernel_utils';
 
 export const conv2DBackpropFilterConfig: KernelConfig = {
@@ -17,16 +25,7 @@ export const conv2DBackpropFilterConfig: KernelConfig = {
     const runner = nativeRunner(backend, [x, dy], FLOAT);
     if (runner === null || x.shape.length !== 4 || dy.shape.length !== 4) return runOnCpu(Conv2DBackpropFilter, args);
     const format = backend_util.convertConv2DDataFormat(dataFormat);
-    const info = backend_util.computeConv2DInfo(
-      x.shape as [number, number, number, number],
-      filterShape,
-      strides,
-      1,
-      pad,
-      dimRoundingMode,
-      false,
-      format,
-    );
+    const info = convInfo(x.shape, filterShape, {strides, pad, dimRoundingMode}, false, format);
     const channelsFirst = format === 'channelsFirst';
     const xl = toChannelsLast(runner, x, channelsFirst);
     const dyl = toChannelsLast(runner, dy, channelsFirst);

@@ -6,6 +6,7 @@ import {backend_util, Conv2DBackpropInput, Conv2DBackpropInputAttrs, KernelConfi
 
 import {runOnCpu} from '../backend/fallback';
 import {
+  convInfo,
   disposeAll,
   flippedFilter,
   fromChannelsLast,
@@ -28,16 +29,7 @@ export const conv2DBackpropInputConfig: KernelConfig = {
     const runner = nativeRunner(backend, [dy, filter], FLOAT);
     if (runner === null || dy.shape.length !== 4 || filter.shape.length !== 4) return runOnCpu(Conv2DBackpropInput, args);
     const format = backend_util.convertConv2DDataFormat(dataFormat);
-    const info = backend_util.computeConv2DInfo(
-      inputShape,
-      filter.shape as [number, number, number, number],
-      strides,
-      1,
-      pad,
-      dimRoundingMode,
-      false,
-      format,
-    );
+    const info = convInfo(inputShape, filter.shape, {strides, pad, dimRoundingMode}, false, format);
     const channelsFirst = format === 'channelsFirst';
     const g = geometryOf(info);
     const t = transposedGeometry(g, info.outChannels);

@@ -1,10 +1,10 @@
 // tf.depthwiseConv2d: one native kernel (wm/window2d.h), each output element
 // summing its window in place (padding skipped, nothing copied first).
-import {backend_util, DepthwiseConv2dNative, DepthwiseConv2dNativeAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
+import {DepthwiseConv2dNative, DepthwiseConv2dNativeAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
 import {KernelRunner} from '../backend/runner';
-import {geometryOf, windowArray} from '../kernel_utils/conv_windows';
+import {convInfo, geometryOf, windowArray} from '../kernel_utils/conv_windows';
 import {backendOf, FLOAT, KernelArgs, nativeRunner} from '../kernel_utils/kernel_utils';
 
 /** Whether a depthwise kernel can run natively: float32, rank 4, NHWC (tfjs-backend-cpu reads every depthwise input as NHWC). */
@@ -18,15 +18,7 @@ export function depthwiseRunner(args: KernelArgs, inputs: (TensorInfo | undefine
 /** depthwiseConv2d on the native path. */
 export function depthwiseNative(runner: KernelRunner, x: TensorInfo, filter: TensorInfo, attrs: DepthwiseConv2dNativeAttrs): TensorInfo {
   const {strides, pad, dilations, dimRoundingMode} = attrs;
-  const info = backend_util.computeConv2DInfo(
-    x.shape as [number, number, number, number],
-    filter.shape as [number, number, number, number],
-    strides,
-    dilations ?? 1,
-    pad,
-    dimRoundingMode,
-    true,
-  );
+  const info = convInfo(x.shape, filter.shape, attrs, true);
   const g = geometryOf(info);
   const mult = filter.shape[3];
   const {info: y, buf} = runner.output([g.batch, g.outH, g.outW, g.chans * mult], 'float32');

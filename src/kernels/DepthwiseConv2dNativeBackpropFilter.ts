@@ -1,7 +1,6 @@
 // The filter gradient of tf.depthwiseConv2d: one native call (on the GPU a
 // blocked partial sum per chunk of pixels, then the chunks added in order).
 import {
-  backend_util,
   DepthwiseConv2dNativeBackpropFilter,
   DepthwiseConv2dNativeBackpropFilterAttrs,
   KernelConfig,
@@ -10,7 +9,7 @@ import {
 } from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {geometryOf, windowArray} from '../kernel_utils/conv_windows';
+import {convInfo, geometryOf, windowArray} from '../kernel_utils/conv_windows';
 import {depthwiseRunner} from './DepthwiseConv2dNative';
 
 export const depthwiseConv2dNativeBackpropFilterConfig: KernelConfig = {
@@ -21,15 +20,7 @@ export const depthwiseConv2dNativeBackpropFilterConfig: KernelConfig = {
     const {strides, dilations, pad, dimRoundingMode, filterShape} = args.attrs as unknown as DepthwiseConv2dNativeBackpropFilterAttrs;
     const runner = depthwiseRunner(args, [x, dy]);
     if (runner === null) return runOnCpu(DepthwiseConv2dNativeBackpropFilter, args);
-    const info = backend_util.computeConv2DInfo(
-      x.shape as [number, number, number, number],
-      filterShape,
-      strides,
-      dilations ?? 1,
-      pad,
-      dimRoundingMode,
-      true,
-    );
+    const info = convInfo(x.shape, filterShape, {strides, dilations, pad, dimRoundingMode}, true);
     const g = geometryOf(info);
     const [, , c, mult] = filterShape;
     if (!util.arraysEqual(dy.shape, [g.batch, g.outH, g.outW, c * mult])) return runOnCpu(DepthwiseConv2dNativeBackpropFilter, args);

@@ -1,15 +1,9 @@
 // The input gradient of tf.depthwiseConv2d: one native kernel, each input
 // element gathering dy times the filter from the outputs that read it.
-import {
-  backend_util,
-  DepthwiseConv2dNativeBackpropInput,
-  DepthwiseConv2dNativeBackpropInputAttrs,
-  KernelConfig,
-  TensorInfo,
-} from '@tensorflow/tfjs-core';
+import {DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropInputAttrs, KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {geometryOf, windowArray} from '../kernel_utils/conv_windows';
+import {convInfo, geometryOf, windowArray} from '../kernel_utils/conv_windows';
 import {depthwiseRunner} from './DepthwiseConv2dNative';
 
 export const depthwiseConv2dNativeBackpropInputConfig: KernelConfig = {
@@ -20,15 +14,7 @@ export const depthwiseConv2dNativeBackpropInputConfig: KernelConfig = {
     const {strides, dilations, pad, dimRoundingMode, inputShape} = args.attrs as unknown as DepthwiseConv2dNativeBackpropInputAttrs;
     const runner = depthwiseRunner(args, [dy, filter]);
     if (runner === null) return runOnCpu(DepthwiseConv2dNativeBackpropInput, args);
-    const info = backend_util.computeConv2DInfo(
-      inputShape,
-      filter.shape as [number, number, number, number],
-      strides,
-      dilations ?? 1,
-      pad,
-      dimRoundingMode,
-      true,
-    );
+    const info = convInfo(inputShape, filter.shape, {strides, dilations, pad, dimRoundingMode}, true);
     const g = geometryOf(info);
     const [, , c, mult] = filter.shape;
     // A dy that does not cover the output (or of other channels) is read as tfjs-backend-cpu reads it: there.

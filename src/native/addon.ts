@@ -468,6 +468,7 @@ export interface NativeAddon {
     bBatchStride: number,
     beta?: number,
   ): void;
+  /** Gathers rows; on the host returns the position of the first out-of-range index (nothing written) or -1, on the GPU sets errorFlag. */
   gather(
     dt: NativeDType,
     x: Buf,
@@ -480,6 +481,7 @@ export interface NativeAddon {
     outerPerBatch: number,
     errorFlag: OptBuf,
   ): number | undefined;
+  /** Adds row r of x [rows, inner] into row ids[r] of y; ids outside [0, numSegments) are skipped. */
   segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number): void;
   scatterNd(
     dt: NativeDType,
@@ -525,8 +527,6 @@ export interface NativeAddon {
   buildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};
   /** Fills src and dst with R-MAT edges over 2^scale vertices. Host only. */
   rmat(scale: number, a: number, b: number, c: number, seed: number, permute: boolean, src: Int32Array, dst: Int32Array): void;
-  /** Adds row r of x [rows, inner] into row ids[r] of y; ids outside [0, numSegments) are skipped. */
-  /** Returns the position of the first out-of-range index (nothing written), or -1. */
 }
 
 const PACKAGE_NAME = 'tfjs-backend-wholememory';
@@ -575,9 +575,11 @@ export function addonIsPrebuilt(location: string): boolean {
 }
 
 let loaded: NativeAddon | undefined;
+let loadedFrom: string | undefined;
 
-/** Where the addon is (or would be) loaded from; undefined when none is found. */
+/** Where the addon was (or would be) loaded from; undefined when none is found. */
 export function addonLocation(): string | undefined {
+  if (loadedFrom !== undefined) return loadedFrom;
   try {
     return findAddon();
   } catch {
@@ -587,8 +589,10 @@ export function addonLocation(): string | undefined {
 
 export function nativeAddon(): NativeAddon {
   if (loaded === undefined) {
+    const file = findAddon();
     // eslint-disable-next-line @typescript-eslint/no-var-requires
-    loaded = require(findAddon()) as NativeAddon;
+    loaded = require(file) as NativeAddon;
+    loadedFrom = file;
   }
   return loaded;
 }

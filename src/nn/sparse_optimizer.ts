@@ -10,14 +10,9 @@ import {NativeOptimizerParams} from '../native/addon';
 
 export type SparseOptimizerName = 'sgd' | 'adam' | 'adagrad' | 'rmsprop';
 
-export interface SparseOptimizerConfig {
+/** The optimizer and its hyperparameters: the native step's parameters less the bias corrections, which depend on the step. */
+export interface SparseOptimizerConfig extends Omit<NativeOptimizerParams, 'biasCorrection1' | 'biasCorrection2'> {
   name: SparseOptimizerName;
-  lr: number;
-  beta1: number;
-  beta2: number;
-  rho: number;
-  eps: number;
-  weightDecay: number;
 }
 
 const CODES: {[k in SparseOptimizerName]: number} = {sgd: 0, adam: 1, adagrad: 2, rmsprop: 3};
