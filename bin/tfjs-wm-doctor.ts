@@ -53,6 +53,7 @@ function main(): void {
     line('NCCL', report.nccl);
   }
   line('CPU threads', report.cpuThreads ?? 'n/a');
+  for (const p of report.problems) line('problem', p);
   if (report.fallback) {
     line('GPU', `not used: ${report.fallback.reason}`);
     line('to use the GPU', report.fallback.advice);

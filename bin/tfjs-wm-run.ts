@@ -5,32 +5,57 @@
 // group's credential: only in the ranks' environment, never on a command line
 // or in a socket name); every output
 // line is prefixed with its rank; when one rank fails, the others are ended
-// and the launcher exits with the failing rank's status.
+// and the launcher exits with the failing rank's status. Ranks end with the
+// launcher, even when it is killed (src/distributed/launcher_link.ts).
 import {ChildProcess, spawn} from 'child_process';
 import * as crypto from 'crypto';
 import * as net from 'net';
+import * as path from 'path';
 import * as readline from 'readline';
 
-import {Command} from 'commander';
+import {Command, InvalidArgumentError} from 'commander';
+
+/** A commander parser for an integer option in [min, max]. */
+function integer(flag: string, min: number, max: number, what: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!/^[0-9]+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${flag} must be ${what}, got "${v}"`);
+    return n;
+  };
+}
 
 const program = new Command()
   .name('tfjs-wm-run')
   .usage('-n <ranks> script.js [args...]')
   .description('Start ranks of a tfjs-backend-wholememory program on this host.')
-  .requiredOption('-n, --nproc-per-node <n>', 'number of ranks', (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`-n must be a positive integer, got "${v}"`);
-    return n;
-  })
+  .requiredOption('-n, --nproc-per-node <n>', 'number of ranks', integer('-n', 1, 65536, 'a whole number of ranks from 1 to 65536'))
   .option('--master-addr <addr>', 'address rank 0 listens on', '127.0.0.1')
-  .option('--master-port <port>', 'port rank 0 listens on (0: pick a free one)', '0')
-  .option('--report <ms>', 'after a failure, how long the other ranks get to notice and report it before SIGTERM', '3000')
-  .option('--grace <ms>', 'after SIGTERM, how long the ranks get before SIGKILL', '5000')
+  .option(
+    '--master-port <port>',
+    'port rank 0 listens on (0: pick a free one)',
+    integer('--master-port', 0, 65535, 'a port from 0 to 65535'),
+    0,
+  )
+  .option(
+    '--report <ms>',
+    'after a failure, how long the other ranks get to notice and report it before SIGTERM',
+    integer('--report', 0, 3_600_000, 'milliseconds from 0 to 3600000'),
+    3000,
+  )
+  .option(
+    '--grace <ms>',
+    'after SIGTERM, how long the ranks get before SIGKILL',
+    integer('--grace', 0, 3_600_000, 'milliseconds from 0 to 3600000'),
+    5000,
+  )
   .argument('<script>', 'the program each rank runs')
   .argument('[args...]', 'its arguments')
   .allowUnknownOption(true)
   .passThroughOptions(true)
   .parse();
+
+const LAUNCHER_LINK = path.join(__dirname, '..', 'src', 'distributed', 'launcher_link.js');
 
 function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -87,10 +112,13 @@ async function main(): Promise<void> {
 
   await new Promise<void>((resolve) => {
     for (let rank = 0; rank < n; ++rank) {
-      const child = spawn(process.execPath, [script, ...args], {
-        stdio: ['inherit', 'pipe', 'pipe'],
+      // fd 3: the rank's link to this launcher (it ends the rank when closed).
+      const child = spawn(process.execPath, ['--require', LAUNCHER_LINK, script, ...args], {
+        stdio: ['inherit', 'pipe', 'pipe', 'pipe'],
         env: {
           ...process.env,
+          WM_LAUNCHER_FD: '3',
+          WM_LAUNCHER_GRACE_MS: String(o.grace),
           RANK: String(rank),
           WORLD_SIZE: String(n),
           LOCAL_RANK: String(rank),
@@ -103,6 +131,7 @@ async function main(): Promise<void> {
         },
       });
       children.push(child);
+      (child.stdio[3] as net.Socket).on('error', () => {}); // the rank's end closes when it exits
       for (const [stream, out] of [
         [child.stdout!, process.stdout],
         [child.stderr!, process.stderr],

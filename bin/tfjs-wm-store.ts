@@ -15,8 +15,8 @@ const program = new Command()
   .description('Owns shared tfjs-backend-wholememory objects (GPU memory by CUDA IPC, host memory as memfd segments)')
   .option(
     '--socket <path>',
-    'the Unix socket clients connect to (created 0600; its directory must be closed to other users or sticky)',
-    defaultStorePath(),
+    'the Unix socket clients connect to (created 0600; its directory must be closed to other users or sticky; ' +
+      "default: store.sock in this user's private folder)",
   )
   .option('--list', 'print the objects of the store at --socket (one JSON descriptor per line) and exit')
   .option('--stop', 'stop the store at --socket (it frees every object) and exit')
@@ -24,7 +24,9 @@ const program = new Command()
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
-  const {socket, list, stop} = program.opts();
+  const {list, stop} = program.opts();
+  // The default folder is checked here, so a refusal is reported like any other error.
+  const socket: string = program.opts().socket ?? defaultStorePath();
   if (list || stop) {
     const client = await wm.connectStore(socket);
     if (list) for (const d of await client.list()) console.log(JSON.stringify(d));

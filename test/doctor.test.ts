@@ -72,6 +72,7 @@ describe('tfjs-wm-doctor', () => {
       gpu: null,
       nccl: 'unavailable',
       cpuThreads: 2,
+      problems: [],
     };
     expect(fallbackAdvice({...base, addon: null, platform: 'linux-arm64'}, 'no addon', false)).to.match(
       /no prebuilt addon for linux-arm64.*npm rebuild/,

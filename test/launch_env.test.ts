@@ -28,6 +28,6 @@ describe('launch environment', () => {
     const launcher = path.resolve(__dirname, '..', 'bin', 'tfjs-wm-run.js');
     const r = spawnSync(process.execPath, [launcher, '-n', '0', 'x.js'], {encoding: 'utf8'});
     expect(r.status).to.not.equal(0);
-    expect(r.stderr).to.match(/-n must be a positive integer, got "0"/);
+    expect(r.stderr).to.match(/-n must be a whole number of ranks from 1 to 65536, got "0"/);
   });
 });

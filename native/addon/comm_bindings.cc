@@ -44,8 +44,11 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   explicit CommunicatorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CommunicatorWrap>(info) {
     guarded(info.Env(), [&] {
       wmnapi::Args a(info, "NativeCommunicator");
-      comm_ = std::make_shared<wm::Bootstrap>(a.string(0, "uniqueId"), static_cast<int>(a.count(1, "rank")),
-                                              static_cast<int>(a.count(2, "size")), a.count(3, "timeoutMs"));
+      const int64_t size = a.count(2, "size"), rank = a.count(1, "rank");
+      if (size < 1 || size > wm::kMaxRanks) a.reject(2, "size", "must be in [1, " + std::to_string(wm::kMaxRanks) + "] ranks");
+      if (rank >= size) a.reject(1, "rank", "must be below size (" + std::to_string(size) + ")");
+      comm_ =
+          std::make_shared<wm::Bootstrap>(a.string(0, "uniqueId"), static_cast<int>(rank), static_cast<int>(size), a.count(3, "timeoutMs"));
       return 0;
     });
   }
@@ -308,14 +311,14 @@ class SlicedMemoryWrap : public Napi::ObjectWrap<Derived> {
   std::unique_ptr<Memory> mem_;
 };
 
-// new NativeHostMemory(communicator, type, rows, rowBytes, granularityRows)
+// new NativeHostMemory(communicator, type, rows, rowBytes, granularityRows, what = 'malloc')
 class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemory> {
  public:
   using SlicedMemoryWrap::SlicedMemoryWrap;
   static std::unique_ptr<wm::HostWholeMemory> create(const Napi::CallbackInfo& info, wm::Bootstrap& comm) {
     wmnapi::Args a(info, "NativeHostMemory");
     return std::make_unique<wm::HostWholeMemory>(comm, typeArg(a), a.count(2, "rows"), a.count(3, "rowBytes"),
-                                                 a.count(4, "granularityRows"));
+                                                 a.count(4, "granularityRows"), a.present(5) ? a.string(5, "what") : "malloc");
   }
   static Napi::Function Define(Napi::Env env) {
     return defineWith(env, "NativeHostMemory",

@@ -166,7 +166,7 @@ export class AllReducer {
     const unit = 4096 / 4;
     const capacity = Math.max(unit, Math.ceil(Math.max(n, have ? 2 * have.capacity : 0) / unit) * unit);
     // Collective: every rank asks for the same capacity (the layout check names a rank that does not).
-    const mem = new (memoryNative().NativeHostMemory)(this.comm.nativeComm, 0, this.comm.size, capacity * 4, 1);
+    const mem = new (memoryNative().NativeHostMemory)(this.comm.nativeComm, 0, this.comm.size, capacity * 4, 1, 'allReduce (buffers)');
     return (this.buffers[i] = {mem, capacity});
   }
 
@@ -201,7 +201,7 @@ export class AllReducer {
     if (this.broken) throw new Error(this.broken);
     if (!this.meeting) {
       // Collective, once: a page per rank, so each rank's flag sits in its own memory.
-      const flags = new (memoryNative().NativeHostMemory)(this.comm.nativeComm, 0, this.comm.size, 4096, 1);
+      const flags = new (memoryNative().NativeHostMemory)(this.comm.nativeComm, 0, this.comm.size, 4096, 1, 'allReduce (flags)');
       const pids = Int32Array.from(this.comm.allgatherJson(process.pid, 'allReduce (process ids)'));
       this.meeting = {flags, pids, epoch: 0};
     }

@@ -3,7 +3,9 @@
 // into classes, edges within a class with probability set by `homophily`,
 // and Gaussian features around a mean per class. Seeded: the same options
 // give the same graph.
-import {Rng, randInt, seededRng} from '../util/random';
+import * as os from 'os';
+
+import {checkSeed, Rng, randInt, seededRng} from '../util/random';
 import {CsrGraph} from './csr';
 import {NodeClassificationData} from './dataset';
 
@@ -21,6 +23,10 @@ export interface CsbmOptions {
   seed?: number;
 }
 
+const MAX_VERTICES = 2 ** 31 - 1;
+const MAX_ENTRIES = 2 ** 31 - 1;
+const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
+
 function gaussian(rng: Rng): number {
   // Box-Muller; 1 - u keeps the log finite.
   return Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
@@ -33,13 +39,27 @@ export function csbm(options: CsbmOptions): NodeClassificationData {
     degree = options.degree ?? 10,
     h = options.homophily ?? 0.8,
     signal = options.signal ?? 1;
-  if (!Number.isInteger(n) || n < 10) throw new RangeError(`csbm: vertices must be an integer of at least 10, got ${n}`);
+  if (!Number.isInteger(n) || n < 10 || n > MAX_VERTICES)
+    throw new RangeError(`csbm: vertices must be an integer in [10, ${MAX_VERTICES}], got ${n}`);
   if (!Number.isInteger(c) || c < 2 || c > n) throw new RangeError(`csbm: classes must be an integer in [2, vertices], got ${c}`);
   if (!Number.isInteger(f) || f < 0) throw new RangeError(`csbm: features must be a non-negative integer, got ${f}`);
   if (!(degree > 0 && degree < n)) throw new RangeError(`csbm: degree must be in (0, vertices), got ${degree}`);
   if (!(h >= 0 && h <= 1)) throw new RangeError(`csbm: homophily must be in [0, 1], got ${h}`);
-  if (!(signal >= 0)) throw new RangeError(`csbm: signal must be non-negative, got ${signal}`);
-  const rng = seededRng(options.seed ?? 1);
+  if (!(signal >= 0 && signal < Infinity)) throw new RangeError(`csbm: signal must be a finite non-negative number, got ${signal}`);
+  const seed = checkSeed('csbm', options.seed ?? 1);
+  // Both directions of every edge are CSR entries with int32 offsets.
+  if (n * degree > MAX_ENTRIES)
+    throw new RangeError(`csbm: vertices x degree is ${n * degree}, past the ${MAX_ENTRIES} edge entries a graph may hold here`);
+  // What the graph, its features and the generator's working arrays take, before any is made.
+  const bytes = 32 * n + 24 * n * degree + 4 * n * f;
+  const budget = os.totalmem() / 2;
+  if (bytes > budget) {
+    throw new RangeError(
+      `csbm: ${n} vertices of degree ${degree}${f ? ` with ${f} features` : ''} need about ${gib(bytes)} of host memory; ` +
+        `this machine allows ${gib(budget)} (half of its ${gib(os.totalmem())})`,
+    );
+  }
+  const rng = seededRng(seed);
   // Classes of near-equal size, in random order.
   const labels = Int32Array.from({length: n}, (_, v) => v % c);
   for (let i = n - 1; i > 0; --i) {
@@ -71,7 +91,9 @@ export function csbm(options: CsbmOptions): NodeClassificationData {
     // Class means of length `signal` in random directions; unit Gaussian noise per coordinate.
     const means = Array.from({length: c}, () => {
       const v = Float64Array.from({length: f}, () => gaussian(rng));
-      const norm = Math.hypot(...v) || 1;
+      let squares = 0;
+      for (const x of v) squares += x * x;
+      const norm = Math.sqrt(squares) || 1;
       return v.map((x) => (x / norm) * signal);
     });
     const values = new Float32Array(n * f);

@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {writeFileAtomically} from '../util/files';
+import {ensureDir, writeFileAtomically} from '../util/files';
 import {CsrGraph} from './csr';
 
 const FORMAT = 'tfjs-wm-csr-int32-v1';
@@ -60,7 +60,7 @@ function readArray(file: string, length: number): Int32Array {
 
 /** Writes g into dir (created if missing): header.json, row_ptr.i32, col_idx.i32; the header last, so a partial save is never loaded. */
 export function saveCsr(g: CsrGraph, dir: string): void {
-  fs.mkdirSync(dir, {recursive: true});
+  ensureDir(dir, 'saveCsr');
   const header = path.join(dir, 'header.json');
   fs.rmSync(header, {force: true});
   writeArray(path.join(dir, 'row_ptr.i32'), g.rowPtr);

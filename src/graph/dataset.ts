@@ -10,7 +10,7 @@ import * as path from 'path';
 import {readNpy} from '../data/npy';
 import {readLines} from '../data/lines';
 import {CsrGraph} from './csr';
-import {EdgeList, readEdgeList} from './edge_list';
+import {EdgeList, parseVertexId, readEdgeList, vertexBound} from './edge_list';
 import {Split} from './split';
 
 export interface VertexFeatures {
@@ -49,30 +49,42 @@ export async function loadDataset(folder: string): Promise<NodeClassificationDat
 
 // ---- labels ----
 
-/** Class ids from per-vertex label strings (undefined: unlabelled); numbers sort numerically, names as strings. */
-function numberClasses(raw: (string | undefined)[]): {labels: Int32Array; classNames: string[]} {
-  const given = [...new Set(raw.filter((x): x is string => x !== undefined))];
-  const numeric = given.every((s) => s.trim() !== '' && Number.isFinite(Number(s)));
-  // Numbers are named as numbers ("1.0" and "1" are class "1").
-  if (numeric) raw = raw.map((x) => (x === undefined ? x : String(Number(x))));
-  const names = numeric ? [...new Set(given.map((s) => String(Number(s))))] : given;
-  names.sort(numeric ? (a, b) => Number(a) - Number(b) : (a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const id = new Map(names.map((n, i) => [n, i]));
-  return {labels: Int32Array.from(raw, (x) => (x === undefined ? -1 : id.get(x)!)), classNames: names};
+/** The labelled vertices and their labels as written, one entry per label (unlabelled vertices take no room). */
+interface RawLabels {
+  vertices: number[];
+  values: string[];
 }
 
-async function readLabels(file: string, numVertices: number): Promise<(string | undefined)[]> {
-  const out: (string | undefined)[] = new Array(numVertices).fill(undefined);
+/** Class ids per vertex (-1: unlabelled) from the labels given; numbers sort numerically, names as strings. */
+function numberClasses(raw: RawLabels, numVertices: number): {labels: Int32Array; classNames: string[]} {
+  const given = [...new Set(raw.values)];
+  const numeric = given.every((s) => s.trim() !== '' && Number.isFinite(Number(s)));
+  // Numbers are named as numbers ("1.0" and "1" are class "1").
+  const nameOf = numeric ? (x: string) => String(Number(x)) : (x: string) => x;
+  const names = [...new Set(given.map(nameOf))];
+  names.sort(numeric ? (a, b) => Number(a) - Number(b) : (a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const id = new Map(names.map((n, i) => [n, i]));
+  const labels = new Int32Array(numVertices).fill(-1);
+  raw.vertices.forEach((v, i) => (labels[v] = id.get(nameOf(raw.values[i]))!));
+  return {labels, classNames: names};
+}
+
+async function readLabels(file: string, numVertices: number): Promise<RawLabels> {
+  const out: RawLabels = {vertices: [], values: []};
+  const firstLine = new Int32Array(numVertices); // 0: no line yet
   for await (const {line, lineNo} of readLines(file)) {
     const t = line.trim();
     if (t.length === 0 || t.startsWith('#')) continue;
     const tab = t.search(/[\t,]| /);
     const idText = tab < 0 ? t : t.slice(0, tab);
-    const v = Number(idText);
-    if (!Number.isInteger(v) || v < 0 || v >= numVertices)
-      throw new Error(`${file}:${lineNo}: vertex id "${idText}" is not in [0, ${numVertices})`);
+    const v = parseVertexId(idText);
+    if (!(v < numVertices)) throw new Error(`${file}:${lineNo}: vertex id "${idText}" is not in [0, ${numVertices})`);
+    if (firstLine[v]) throw new Error(`${file}:${lineNo}: vertex ${v} has a second label line (the first is line ${firstLine[v]})`);
+    firstLine[v] = lineNo;
     const value = tab < 0 ? '' : t.slice(tab + 1).trim();
-    out[v] = value === '' ? undefined : value;
+    if (value === '') continue;
+    out.vertices.push(v);
+    out.values.push(value);
   }
   return out;
 }
@@ -97,9 +109,8 @@ async function readFeatureTsv(file: string, numVertices: number): Promise<Vertex
     const t = line.trim();
     if (t.length === 0 || t.startsWith('#')) continue;
     const f = t.split(/[\t, ]+/);
-    const v = Number(f[0]);
-    if (!Number.isInteger(v) || v < 0 || v >= numVertices)
-      throw new Error(`${file}:${lineNo}: vertex id "${f[0]}" is not in [0, ${numVertices})`);
+    const v = parseVertexId(f[0]);
+    if (!(v < numVertices)) throw new Error(`${file}:${lineNo}: vertex id "${f[0]}" is not in [0, ${numVertices})`);
     if (dim < 0) {
       dim = f.length - 1;
       if (dim < 1) throw new Error(`${file}:${lineNo}: a vertex id and at least one value per line`);
@@ -133,9 +144,8 @@ async function readIds(file: string, numVertices: number, labels: Int32Array): P
   for await (const {line, lineNo} of readLines(file)) {
     const t = line.trim();
     if (t.length === 0 || t.startsWith('#')) continue;
-    const v = Number(t);
-    if (!Number.isInteger(v) || v < 0 || v >= numVertices)
-      throw new Error(`${file}:${lineNo}: vertex id "${t}" is not in [0, ${numVertices})`);
+    const v = parseVertexId(t);
+    if (!(v < numVertices)) throw new Error(`${file}:${lineNo}: vertex id "${t}" is not in [0, ${numVertices})`);
     if (labels[v] < 0) throw new Error(`${file}:${lineNo}: vertex ${v} has no label`);
     ids.push(v);
   }
@@ -160,12 +170,12 @@ async function readSplit(dir: string, names: [string, string, string], numVertic
 async function assemble(
   name: string,
   edges: EdgeList,
-  raw: (string | undefined)[],
+  raw: RawLabels,
   features: VertexFeatures | undefined,
   split: ((labels: Int32Array) => Promise<Split>) | undefined,
   where: string,
 ): Promise<NodeClassificationData> {
-  const {labels: all, classNames} = numberClasses(raw);
+  const {labels: all, classNames} = numberClasses(raw, edges.numVertices);
   const full = CsrGraph.fromEdges(edges, {symmetric: true});
   if (split) {
     if (classNames.length < 2) throw new Error(`${where}: ${classNames.length} distinct label(s); nothing to classify`);
@@ -231,38 +241,54 @@ async function readSingleNumber(file: string): Promise<number> {
   throw new Error(`${file}: empty`);
 }
 
+/** a copied into an array twice as long (at most `cap`). */
+function grow(a: Int32Array<ArrayBuffer>, cap: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(Math.min(cap, 2 * a.length));
+  b.set(a);
+  return b;
+}
+
 async function loadOgb(folder: string): Promise<NodeClassificationData> {
   const raw = path.join(folder, 'raw');
   const n = await readSingleNumber(path.join(raw, 'num-node-list.csv.gz'));
   const m = await readSingleNumber(path.join(raw, 'num-edge-list.csv.gz'));
   if (n > 2 ** 31 - 1) throw new Error(`${raw}/num-node-list.csv.gz: ${n} vertices is past int32 ids`);
-  const src = new Int32Array(m),
-    dst = new Int32Array(m);
+  // The counts are the files' word: arrays grow with the edges actually read,
+  // so a wrong count costs an error, not its allocation.
+  if (m > 2 ** 32 - 1) throw new Error(`${raw}/num-edge-list.csv.gz: ${m} edges is past the 2^32 - 1 this loader holds`);
+  if (n > vertexBound(m))
+    throw new Error(`${raw}/num-node-list.csv.gz: ${n} vertices for ${m} edges is past the ${vertexBound(m)} allowed`);
+  let src = new Int32Array(Math.min(m, 1 << 20)),
+    dst = new Int32Array(src.length);
   let e = 0;
   const edgeFile = path.join(raw, 'edge.csv.gz');
   for await (const {line, lineNo} of readLines(edgeFile)) {
     if (line.trim() === '') continue;
     const comma = line.indexOf(',');
-    const a = Number(line.slice(0, comma)),
-      b = Number(line.slice(comma + 1));
-    if (comma < 0 || !Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0 || a >= n || b >= n) {
+    const a = parseVertexId(line.slice(0, comma).trim()),
+      b = parseVertexId(line.slice(comma + 1).trim());
+    if (comma < 0 || !(a < n) || !(b < n)) {
       throw new Error(`${edgeFile}:${lineNo}: expected two vertex ids in [0, ${n}), got "${line}"`);
     }
     if (e >= m) throw new Error(`${edgeFile}:${lineNo}: more edges than num-edge-list.csv.gz's ${m}`);
+    if (e === src.length) [src, dst] = [grow(src, m), grow(dst, m)];
     src[e] = a;
     dst[e++] = b;
   }
   if (e !== m) throw new Error(`${edgeFile}: ${e} edges, num-edge-list.csv.gz says ${m}`);
   const labelFile = path.join(raw, 'node-label.csv.gz');
-  const labels: (string | undefined)[] = new Array(n);
+  const labels: RawLabels = {vertices: [], values: []};
   let rows = 0;
   for await (const {line, lineNo} of readLines(labelFile)) {
     if (rows >= n) throw new Error(`${labelFile}:${lineNo}: more rows than the ${n} vertices`);
     const t = line.trim();
     // papers100M leaves most vertices unlabelled: "nan" (or an empty row).
-    if (t === '' || t.toLowerCase() === 'nan') labels[rows++] = undefined;
-    else if (!Number.isFinite(Number(t))) throw new Error(`${labelFile}:${lineNo}: label "${t}" is not a number`);
-    else labels[rows++] = String(Number(t));
+    if (t !== '' && t.toLowerCase() !== 'nan') {
+      if (t.length > 32 || !Number.isFinite(Number(t))) throw new Error(`${labelFile}:${lineNo}: label "${t}" is not a number`);
+      labels.vertices.push(rows);
+      labels.values.push(t);
+    }
+    ++rows;
   }
   if (rows !== n) throw new Error(`${labelFile}: ${rows} rows for ${n} vertices`);
   const featFile = path.join(raw, 'node-feat.csv.gz');

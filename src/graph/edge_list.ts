@@ -1,8 +1,9 @@
 // Reads graphs as edge lists: the TSV of ../shared/datasets (a
 // `# directed=… vertices=… edges=…` header, then `src<TAB>dst`) and SNAP's
 // text format (`#` comments, whitespace-separated pairs), CSV too.
-import * as fs from 'fs';
 import * as os from 'os';
+
+import {readFileNamed} from '../util/files';
 
 export interface EdgeList {
   numVertices: number;
@@ -15,8 +16,29 @@ function splitFields(line: string): string[] {
   return line.split(/[\s,]+/).filter((f) => f.length > 0);
 }
 
+/**
+ * A vertex id as written in a data file: decimal digits only (Number()
+ * would take "0x10", "1e1" or " 7 " too), at most MAX_VERTEX_ID. NaN when
+ * the text is not one.
+ */
+export function parseVertexId(text: string | undefined): number {
+  if (text === undefined || !/^[0-9]{1,10}$/.test(text)) return NaN;
+  const v = Number(text);
+  return v <= MAX_VERTEX_ID ? v : NaN;
+}
+
+/** The most vertices a graph read from `edges` edges may have: ids number the vertices densely from 0. */
+export function vertexBound(edges: number): number {
+  return SPARE_VERTICES + VERTICES_PER_ID * 2 * edges;
+}
+// Vertices with no edge are allowed (isolated ones), up to this many per id
+// the file holds plus a fixed allowance: beyond that an id is a typo or a
+// hash, and per-vertex arrays would cost gigabytes for nothing.
+const SPARE_VERTICES = 1024;
+const VERTICES_PER_ID = 8;
+
 export function readEdgeList(path: string): EdgeList {
-  const text = fs.readFileSync(path, 'utf8');
+  const text = readFileNamed(path, 'readEdgeList').toString('utf8');
   const src: number[] = [];
   const dst: number[] = [];
   let declaredVertices = -1;
@@ -36,13 +58,13 @@ export function readEdgeList(path: string): EdgeList {
       continue;
     }
     const f = splitFields(line);
-    const a = Number(f[0]),
-      b = Number(f[1]);
-    if (f.length < 2 || !Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0) {
-      throw new Error(`${path}:${lineNo}: expected two non-negative integer vertex ids, got "${line}"`);
-    }
-    if (a > MAX_VERTEX_ID || b > MAX_VERTEX_ID) {
-      throw new Error(`${path}:${lineNo}: vertex id ${Math.max(a, b)} is past ${MAX_VERTEX_ID}, the largest int32 ids allow`);
+    const a = parseVertexId(f[0]),
+      b = parseVertexId(f[1]);
+    if (f.length < 2 || Number.isNaN(a) || Number.isNaN(b)) {
+      const tooBig = f.slice(0, 2).find((x) => /^[0-9]+$/.test(x) && Number(x) > MAX_VERTEX_ID);
+      if (tooBig !== undefined)
+        throw new Error(`${path}:${lineNo}: vertex id ${tooBig} is past ${MAX_VERTEX_ID}, the largest int32 ids allow`);
+      throw new Error(`${path}:${lineNo}: expected two vertex ids (decimal integers from 0), got "${line}"`);
     }
     src.push(a);
     dst.push(b);
@@ -55,6 +77,13 @@ export function readEdgeList(path: string): EdgeList {
     throw new Error(`${path}: vertices=${declaredVertices} is past ${MAX_VERTEX_ID + 1}, the most int32 ids allow`);
   // Ids index arrays of every vertex: one far past the rest costs gigabytes.
   const n = Math.max(declaredVertices, maxId + 1);
+  if (n > vertexBound(src.length)) {
+    const why = n === declaredVertices ? `the header's vertices=${n}` : `vertex id ${maxId} (line ${maxLine})`;
+    throw new Error(
+      `${path}: ${why} makes a graph of ${n} vertices from ${src.length} edges; ids must number the vertices densely ` +
+        `from 0 (at most ${vertexBound(src.length)} vertices for ${src.length} edges: ${SPARE_VERTICES} + ${VERTICES_PER_ID} per id in the file)`,
+    );
+  }
   const bytes = 16 * n;
   if (bytes > os.totalmem() / 2) {
     throw new Error(
@@ -71,13 +100,13 @@ const MAX_VERTEX_ID = 2 ** 31 - 2;
 export function readVertexValues(path: string, numVertices: number): Float64Array {
   const out = new Float64Array(numVertices).fill(NaN);
   let lineNo = 0;
-  for (const raw of fs.readFileSync(path, 'utf8').split('\n')) {
+  for (const raw of readFileNamed(path, 'readVertexValues').toString('utf8').split('\n')) {
     ++lineNo;
     const line = raw.trim();
     if (line.length === 0 || line.startsWith('#')) continue;
     const f = splitFields(line);
-    const v = Number(f[0]);
-    if (!Number.isInteger(v) || v < 0 || v >= numVertices) {
+    const v = parseVertexId(f[0]);
+    if (!(v < numVertices)) {
       throw new Error(`${path}:${lineNo}: vertex id "${f[0]}" is not in [0, ${numVertices})`);
     }
     out[v] = Number(f[1]);

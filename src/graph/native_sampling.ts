@@ -11,6 +11,7 @@ import {CsrGraph} from './csr';
 import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
 import {badSeed, launchForVertices} from './seeds';
 import {graphNative} from '../native/domains';
+import {int32Ids} from '../util/arrays';
 
 export interface SampleOptions {
   /** With replacement: exactly fanout per seed (a vertex without neighbours samples itself). */
@@ -24,13 +25,21 @@ export interface SampleOptions {
   keyBy?: 'position' | 'vertex';
 }
 
-function checkArgs(g: CsrGraph, fanout: number, seed: number): void {
+function checkArgs(g: CsrGraph, fanout: number, seed: number, seeds: number): void {
   g.validate('sampleNeighbors');
   if (!Number.isInteger(fanout) || fanout < 0)
     throw new RangeError(`sampleNeighbors: fanout must be a non-negative integer, got ${fanout}`);
+  // One call's samples are counted by int32 offsets.
+  if (seeds * fanout > MAX_SAMPLES) {
+    throw new RangeError(
+      `sampleNeighbors: ${seeds} seeds x fanout ${fanout} is ${seeds * fanout} samples, past the ${MAX_SAMPLES} one call may return`,
+    );
+  }
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNeighbors: seed must be a non-negative integer, got ${seed}`);
   if (g.numEdges > 2 ** 31 - 1) throw new RangeError('sampleNeighbors: graphs past 2^31 edges need 64-bit offsets (not built yet)');
 }
+
+const MAX_SAMPLES = 2 ** 31 - 1;
 
 function keyByVertex(opts: SampleOptions): boolean {
   const k = opts.keyBy ?? 'position';
@@ -145,12 +154,13 @@ export function sampleOnDevice(
 /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without. */
 export function sampleNeighbors(
   g: CsrGraph,
-  seeds: Int32Array,
+  seeds: Int32Array | ArrayLike<number>,
   fanout: number,
   opts: SampleOptions = {},
 ): {offsets?: Int32Array; ids: Int32Array} {
-  checkArgs(g, fanout, opts.seed ?? 0);
-  return sampleOnHost(g.rowPtr, g.colIdx, g.numVertices, seeds, fanout, opts, 'sampleNeighbors');
+  const ids = int32Ids(seeds, 'sampleNeighbors: seeds');
+  checkArgs(g, fanout, opts.seed ?? 0, ids.length);
+  return sampleOnHost(g.rowPtr, g.colIdx, g.numVertices, ids, fanout, opts, 'sampleNeighbors');
 }
 
 /** A CSR graph uploaded to the GPU once, sampled there. */
@@ -175,7 +185,7 @@ export class DeviceCsr {
   sample(seeds: tf.Tensor1D, fanout: number, opts: SampleOptions = {}): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
     const b = tf.backend() as WholeMemoryBackend;
     if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.sample needs the wholememory backend on a GPU');
-    checkArgs(this.graph, fanout, opts.seed ?? 0);
+    checkArgs(this.graph, fanout, opts.seed ?? 0, seeds.size);
     return sampleOnDevice(
       b,
       b.devicePtr(this.rowPtr),

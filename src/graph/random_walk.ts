@@ -10,6 +10,7 @@ import {markValid, validRows} from '../backend/index_validation';
 import {CsrGraph} from './csr';
 import {badSeed, launchForVertices} from './seeds';
 import {graphNative} from '../native/domains';
+import {int32Ids} from '../util/arrays';
 
 export interface WalkOptions {
   /** node2vec's return parameter: a step back to the previous vertex weighs 1/p (default 1). */
@@ -67,6 +68,8 @@ export function walkOnHost(
   what: string,
 ): Int32Array {
   const {bias, seed} = walkBias(what, length, opts);
+  if (starts.length * length > 2 ** 31 - 1)
+    throw new RangeError(`${what}: ${starts.length} starts x length ${length} is past the 2^31 - 1 vertices one call may return`);
   const out = new Int32Array(starts.length * length);
   const bad = graphNative().randomWalks(rowPtr, colIdx, numVertices, starts, starts.length, length, seed, bias, out, null) as number;
   if (bad >= 0) throw badSeed(what, numVertices, starts, bad);
@@ -109,9 +112,9 @@ export function walkOnDevice(
  * node2vec's second-order walks (rows must be sorted, as fromEdges makes
  * them). A vertex without neighbours keeps the walk where it is.
  */
-export function randomWalks(g: CsrGraph, starts: Int32Array, length: number, opts: WalkOptions = {}): Int32Array {
+export function randomWalks(g: CsrGraph, starts: Int32Array | ArrayLike<number>, length: number, opts: WalkOptions = {}): Int32Array {
   checkGraph(g, opts, 'randomWalks');
-  return walkOnHost(g.rowPtr, g.colIdx, g.numVertices, starts, length, opts, 'randomWalks');
+  return walkOnHost(g.rowPtr, g.colIdx, g.numVertices, int32Ids(starts, 'randomWalks: starts'), length, opts, 'randomWalks');
 }
 
 /** @internal Validates g (and, for node2vec's p and q, its row order) once. */

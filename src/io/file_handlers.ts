@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {writeFileAtomically} from '../util/files';
+import {ensureDir, readFileNamed, writeFileAtomically} from '../util/files';
 
 const SCHEME = 'file://';
 const MODEL_JSON = 'model.json';
@@ -34,7 +34,7 @@ export class FileHandler implements tf.io.IOHandler {
       throw new Error('file:// saves JSON model topologies only (this model has a binary one)');
     }
     const dir = this.location.endsWith(MODEL_JSON) ? path.dirname(this.location) : this.location;
-    fs.mkdirSync(dir, {recursive: true});
+    ensureDir(dir, 'model.save');
     const weights = artifacts.weightData === undefined ? new ArrayBuffer(0) : tf.io.CompositeArrayBuffer.join(artifacts.weightData);
     const modelJSON: Record<string, unknown> = {
       modelTopology: artifacts.modelTopology,
@@ -57,8 +57,9 @@ export class FileHandler implements tf.io.IOHandler {
       fs.existsSync(this.location) && fs.statSync(this.location).isDirectory() ? path.join(this.location, MODEL_JSON) : this.location;
     if (!fs.existsSync(file)) throw new Error(`${file}: no such model file`);
     let modelJSON: tf.io.ModelJSON;
+    const text = readFileNamed(file, 'load').toString('utf8');
     try {
-      modelJSON = JSON.parse(fs.readFileSync(file, 'utf8'));
+      modelJSON = JSON.parse(text);
     } catch (e) {
       throw new Error(`${file}: not a model.json (${(e as Error).message})`);
     }
@@ -74,7 +75,7 @@ export class FileHandler implements tf.io.IOHandler {
         const parts = group.paths.map((p) => {
           const f = path.resolve(dir, p);
           if (!fs.existsSync(f)) throw new Error(`${file}: weight file ${p} is missing`);
-          return fs.readFileSync(f);
+          return readFileNamed(f, `${file}: weight file`);
         });
         const got = parts.reduce((a, b) => a + b.length, 0);
         if (got !== want) {

@@ -16,6 +16,8 @@ import {MemoryLocation, MemoryType, WholeMemoryTensor} from './whole_memory_tens
 import {memoryNative} from '../native/domains';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
+/** The most ranks a group may have (the native bootstrap's kMaxRanks). */
+export const MAX_RANKS = 2 ** 16;
 
 export interface CommunicatorOptions {
   /** Bound on every collective, in ms (default 60 s). */
@@ -55,6 +57,8 @@ export function createCommunicator(uniqueId: string, rank: number, size: number,
   ] as const) {
     if (!Number.isInteger(v) || v < 0) throw new RangeError(`createCommunicator: ${name} must be a non-negative integer, got ${v}`);
   }
+  if (size < 1 || size > MAX_RANKS) throw new RangeError(`createCommunicator: size must be in [1, ${MAX_RANKS}] ranks, got ${size}`);
+  if (rank >= size) throw new RangeError(`createCommunicator: rank must be below size (${size}), got ${rank}`);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Communicator(new (memoryNative().NativeCommunicator)(uniqueId, rank, size, timeoutMs), timeoutMs);
 }

@@ -11,7 +11,7 @@ import {typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory'
 import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_validation';
 import {deviceStatus} from '../native/device';
 import {NativeDeviceMemory, NativeHostMemory} from '../native/addon';
-import {writeFileAtomically} from '../util/files';
+import {ensureDir, readFileNamed, sha256Hex, writeFileAtomically} from '../util/files';
 import {bytesOf, readRows, RowLayout, sendRows} from './distributed_rows';
 import type {Communicator, MallocOptions} from './communicator';
 import {int32Ids} from '../util/arrays';
@@ -24,6 +24,17 @@ export type MemoryLocation = 'device' | 'host';
 const TYPE_CODES: {[t in MemoryType]: number} = {continuous: 0, chunked: 1, distributed: 2};
 const DTYPES = ['float32', 'int32'] as const;
 type RowDType = (typeof DTYPES)[number];
+
+/** What save() writes to meta.json beside the parts. */
+interface PartsMeta {
+  shape: number[];
+  dtype: string;
+  ranks: number;
+  rowsPerRank: number;
+  parts: {bytes: number; sha256: string}[];
+}
+
+const partName = (rank: number, ranks: number) => `part-${rank}-of-${ranks}.bin`;
 
 function typedArray(dtype: RowDType, n: number): Float32Array | Int32Array {
   return typedArrayFor(dtype, n) as Float32Array | Int32Array;
@@ -285,48 +296,79 @@ export class WholeMemoryTensor {
   /**
    * Collective: each rank writes its rows to `dir/part-<rank>-of-<size>.bin`
    * (to a temporary name, then renamed, so a killed save leaves the previous
-   * file intact); rank 0 also writes meta.json.
+   * file intact); rank 0 then writes meta.json with every part's size and
+   * SHA-256.
    */
   save(dir: string): void {
     const {count} = this.localRange;
     const data = typedArray(this.dtype, count * this.rowElements);
     this.live('save').readLocal(data);
-    fs.mkdirSync(dir, {recursive: true});
-    const file = path.join(dir, `part-${this.comm.rank}-of-${this.comm.size}.bin`);
-    writeFileAtomically(file, new Uint8Array(data.buffer));
+    ensureDir(dir, 'save');
+    const bytes = new Uint8Array(data.buffer);
+    writeFileAtomically(path.join(dir, partName(this.comm.rank, this.comm.size)), bytes);
+    const parts = this.comm.allgatherJson({bytes: bytes.byteLength, sha256: sha256Hex(bytes)}, 'save');
     if (this.comm.rank === 0) {
-      writeFileAtomically(
-        path.join(dir, 'meta.json'),
-        new TextEncoder().encode(
-          JSON.stringify({
-            shape: this.shape,
-            dtype: this.dtype,
-            ranks: this.comm.size,
-            rowsPerRank: this.rowsPerRank,
-          }),
-        ),
-      );
+      const meta: PartsMeta = {shape: this.shape, dtype: this.dtype, ranks: this.comm.size, rowsPerRank: this.rowsPerRank, parts};
+      writeFileAtomically(path.join(dir, 'meta.json'), new TextEncoder().encode(JSON.stringify(meta)));
     }
     this.comm.barrier();
   }
 
-  /** Collective: reads what save() wrote (same shape, dtype and number of ranks). */
+  /**
+   * Collective: reads what save() wrote (same shape, dtype and number of
+   * ranks). Every rank checks meta.json and its part (size, SHA-256) first;
+   * if any rank's check fails, every rank throws naming that file and no
+   * rank's rows change.
+   */
   load(dir: string): void {
-    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
-    if (JSON.stringify(meta.shape) !== JSON.stringify(this.shape) || meta.dtype !== this.dtype || meta.ranks !== this.comm.size) {
+    let data: Float32Array | Int32Array | undefined;
+    let error = '';
+    try {
+      data = this.readPart(dir);
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    const errors = this.comm.allgatherJson(error, 'load');
+    const failed = errors[this.comm.rank] ? this.comm.rank : errors.findIndex((m) => m !== '');
+    if (failed >= 0) {
       throw new Error(
-        `load: ${dir} holds shape [${meta.shape}] ${meta.dtype} over ${meta.ranks} ranks, this tensor is ` +
-          `[${this.shape}] ${this.dtype} over ${this.comm.size}`,
+        failed === this.comm.rank ? error : `load: rank ${failed} could not read its part (${errors[failed]}); nothing was loaded`,
       );
     }
-    const file = path.join(dir, `part-${this.comm.rank}-of-${this.comm.size}.bin`);
-    const bytes = fs.readFileSync(file);
-    const expected = this.localRange.count * this.rowElements * 4;
-    if (bytes.length !== expected) throw new Error(`load: ${file} has ${bytes.length} bytes, expected ${expected}`);
-    const data = this.dtype === 'float32' ? new Float32Array(expected / 4) : new Int32Array(expected / 4);
-    new Uint8Array(data.buffer).set(bytes);
-    this.live('load').writeLocal(data);
+    this.live('load').writeLocal(data!);
     this.comm.barrier();
+  }
+
+  private readPart(dir: string): Float32Array | Int32Array {
+    const metaFile = path.join(dir, 'meta.json');
+    let meta: PartsMeta;
+    try {
+      meta = JSON.parse(readFileNamed(metaFile, 'load').toString('utf8'));
+    } catch (e) {
+      throw new Error(
+        (e as Error).message.startsWith('load:') ? (e as Error).message : `load: ${metaFile} is not valid JSON (${(e as Error).message})`,
+      );
+    }
+    const bad = (what: string) => new Error(`load: ${metaFile}: ${what}`);
+    if (typeof meta !== 'object' || meta === null) throw bad('not an object');
+    if (JSON.stringify(meta.shape) !== JSON.stringify(this.shape) || meta.dtype !== this.dtype || meta.ranks !== this.comm.size) {
+      throw bad(
+        `holds shape [${meta.shape}] ${meta.dtype} over ${meta.ranks} ranks, this tensor is [${this.shape}] ${this.dtype} over ${this.comm.size}`,
+      );
+    }
+    if (meta.rowsPerRank !== this.rowsPerRank) throw bad(`rowsPerRank is ${meta.rowsPerRank}, this tensor has ${this.rowsPerRank}`);
+    const listed = Array.isArray(meta.parts) ? meta.parts[this.comm.rank] : undefined;
+    if (!listed || !Number.isSafeInteger(listed.bytes) || typeof listed.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(listed.sha256))
+      throw bad(`parts[${this.comm.rank}] needs bytes and sha256 (64 hex digits), got ${JSON.stringify(listed)}`);
+    const file = path.join(dir, partName(this.comm.rank, this.comm.size));
+    const bytes = readFileNamed(file, 'load');
+    const expected = this.localRange.count * this.rowElements * 4;
+    if (bytes.length !== expected) throw new Error(`load: ${file} holds ${bytes.length} bytes, this rank's rows need ${expected}`);
+    if (bytes.length !== listed.bytes) throw new Error(`load: ${file} holds ${bytes.length} bytes, ${metaFile} says ${listed.bytes}`);
+    if (sha256Hex(bytes) !== listed.sha256) throw new Error(`load: ${file} does not match its SHA-256 in ${metaFile} (corrupted)`);
+    const data = typedArray(this.dtype, expected / 4);
+    new Uint8Array(data.buffer).set(bytes);
+    return data;
   }
 
   /** Collective: frees the memory on every rank. Using the tensor afterwards throws. */

@@ -375,6 +375,8 @@ export interface NativeAddon {
     rows: number,
     rowBytes: number,
     granularityRows: number,
+    /** Names the collective in errors (default 'malloc'). */
+    what?: string,
   ) => NativeHostMemory;
 
   info(): NativeInfo;

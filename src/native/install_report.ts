@@ -26,6 +26,8 @@ export interface InstallReport {
   gpu: {index: number; name: string; kernels: string; cublas: string | null; nccl: string | null} | null;
   nccl: string;
   cpuThreads: number | null;
+  /** Settings this install cannot use as given (an environment variable out of range, …), each with the fix. */
+  problems: string[];
   /** Why the CPU path runs and what to do about it; null on the GPU. */
   fallback: {reason: string; advice: string} | null;
 }
@@ -35,6 +37,15 @@ const versionCode = (v: string) => {
   return major * 1000 + minor * 10;
 };
 const version = (v: number) => (v > 0 ? `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}` : null);
+
+/** The CPU kernels' thread count, or the reason it cannot be had (WM_THREADS out of range) as a problem. */
+function threads(count: () => number): {cpuThreads: number | null; problems: string[]} {
+  try {
+    return {cpuThreads: count(), problems: []};
+  } catch (e) {
+    return {cpuThreads: null, problems: [(e as Error).message]};
+  }
+}
 
 /** Machine code in the addon for this GPU, or PTX the driver compiled for it at first use. */
 export function describeKernels(targets: string, binaryVersion: number, ptxVersion: number): string {
@@ -85,6 +96,7 @@ export function installReport(): InstallReport {
       gpu: null,
       nccl: 'unavailable: no addon',
       cpuThreads: null,
+      problems: [],
     };
     return {...partial, fallback: {reason: status.reason, advice: fallbackAdvice(partial, status.reason, false)}};
   }
@@ -111,7 +123,7 @@ export function installReport(): InstallReport {
     gpus: setup.gpus.map((g, index) => ({index, ...g})),
     gpu,
     nccl: rt.ncclStatus(),
-    cpuThreads: rt.cpuThreads(),
+    ...threads(() => rt.cpuThreads()),
   };
   return {
     ...report,

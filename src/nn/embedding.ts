@@ -19,6 +19,7 @@ import {Communicator, soloCommunicator} from '../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../memory/distributed_rows';
 import {optimizerCode, sgd, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
 import {int32Ids} from '../util/arrays';
+import {checkSeed} from '../util/random';
 import {checkCapacity, checkRows} from '../memory/capacity';
 import {embeddingNative} from '../native/domains';
 
@@ -107,7 +108,11 @@ export class Embedding {
     const init = o.init ?? {};
     const kind = INIT_KIND[init.type ?? 'normal'];
     if (kind === undefined) throw new RangeError(`embedding: init.type must be uniform, normal or zeros, got ${init.type}`);
-    this.initialize(kind, init.scale ?? 0.1, init.seed ?? 1);
+    const scale = init.scale ?? 0.1;
+    if (typeof scale !== 'number' || !(scale >= 0 && scale < Infinity))
+      throw new RangeError(`embedding: init.scale must be a finite non-negative number, got ${scale}`);
+    const seed = checkSeed('embedding: init', init.seed ?? 1);
+    this.initialize(kind, scale, seed);
     this.anchor = tf.tidy(() => tf.variable(tf.scalar(0), true, `wm_embedding_anchor_${anchors++}`));
   }
 

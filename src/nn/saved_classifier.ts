@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {sha256Hex as sha256, writeFileAtomically} from '../util/files';
+import {ensureDir, sha256Hex as sha256, writeFileAtomically} from '../util/files';
 import type {Embedding} from './embedding';
 import type {FullGraph, NodeModelConfig} from './graphsage';
 
@@ -52,7 +52,7 @@ export async function saveNodeClassifier(
   dir: string,
   info: {classNames?: string[]; data?: string} = {},
 ): Promise<SavedClassifierInfo> {
-  fs.mkdirSync(dir, {recursive: true});
+  ensureDir(dir, 'save');
   const c = model.config;
   const vars = model.denseVariables;
   const dense = new Float32Array(vars.reduce((a, v) => a + v.size, 0));

@@ -305,6 +305,7 @@ export class StoreClient {
   }
 }
 
-export function connectStore(path: string = defaultStorePath()): Promise<StoreClient> {
-  return StoreClient.connect(path);
+export async function connectStore(path?: string): Promise<StoreClient> {
+  // The default path is resolved inside the promise: a refused folder rejects, as a refused path does.
+  return StoreClient.connect(path ?? defaultStorePath());
 }

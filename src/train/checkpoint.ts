@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {Communicator} from '../memory/communicator';
 import {Embedding} from '../nn/embedding';
-import {sha256Hex as sha256, writeFileSynced} from '../util/files';
+import {deadTemps, ensureDir, sha256Hex as sha256, tempName, writeFileSynced} from '../util/files';
 
 export interface CheckpointContents {
   step: number;
@@ -48,12 +48,14 @@ function shardDir(dir: string, rank: number): string {
 export async function saveCheckpoint(dir: string, c: CheckpointContents): Promise<void> {
   const rank = c.communicator?.rank ?? 0,
     ranks = c.communicator?.size ?? 1;
-  const final = shardDir(dir, rank);
-  const tmp = `${final}.tmp-${process.pid}`;
-  fs.rmSync(tmp, {recursive: true, force: true});
-  fs.mkdirSync(tmp, {recursive: true});
   if (!Number.isSafeInteger(c.step) || c.step < 0)
     throw new RangeError(`saveCheckpoint: step must be a non-negative integer, got ${c.step}`);
+  const final = shardDir(dir, rank);
+  ensureDir(dir, 'saveCheckpoint');
+  clearDeadSaves(final);
+  const tmp = tempName(final, 'tmp');
+  fs.rmSync(tmp, {recursive: true, force: true});
+  fs.mkdirSync(tmp);
   const meta: Meta = {step: c.step, rank, ranks, extra: c.extra ?? null, embeddings: {}, variables: {}, optimizer: [], files: {}};
   const write = (file: string, data: Uint8Array) => {
     writeFileSynced(path.join(tmp, file), data);
@@ -79,11 +81,27 @@ export async function saveCheckpoint(dir: string, c: CheckpointContents): Promis
   }
   writeFileSynced(path.join(tmp, 'meta.json'), new TextEncoder().encode(JSON.stringify(meta, null, 1)));
   // Swap in: the old shard stays intact until the new one is complete.
-  const old = `${final}.old-${process.pid}`;
+  const old = tempName(final, 'old');
   if (fs.existsSync(final)) fs.renameSync(final, old);
   fs.renameSync(tmp, final);
   fs.rmSync(old, {recursive: true, force: true});
   c.communicator?.barrier();
+}
+
+/**
+ * What savers killed on this host left beside a shard: their half-written
+ * `.tmp-` folders go; a parked `.old-` folder is the last whole checkpoint
+ * when the shard itself is missing (killed between the two renames), so it
+ * is moved back into place, and removed otherwise. Live savers' folders stay.
+ */
+function clearDeadSaves(final: string): void {
+  for (const t of deadTemps(final, 'tmp', true)) fs.rmSync(t, {recursive: true, force: true});
+  for (const o of deadTemps(final, 'old', true)) {
+    if (!fs.existsSync(path.join(final, 'meta.json')) && fs.existsSync(path.join(o, 'meta.json'))) {
+      fs.rmSync(final, {recursive: true, force: true});
+      fs.renameSync(o, final);
+    } else fs.rmSync(o, {recursive: true, force: true});
+  }
 }
 
 /** Restores a checkpoint into the given objects (same shapes); returns its step and extra. */
@@ -97,7 +115,7 @@ export async function loadCheckpoint(dir: string, c: Omit<CheckpointContents, 's
     if (parked === undefined) throw new Error(`loadCheckpoint: ${shard} holds no checkpoint`);
     shard = path.join(dir, parked);
   }
-  const plan = readShard(shard, ranks, c);
+  const plan = readShard(shard, rank, ranks, c);
   // Everything was read and checked: only now does anything change.
   for (const [name, emb] of Object.entries(c.embeddings ?? {})) emb.importState(plan.embeddings[name]);
   for (const [name, v] of Object.entries(c.variables ?? {})) {
@@ -118,11 +136,25 @@ const isShape = (x: unknown): x is number[] => Array.isArray(x) && x.every(isCou
 const DTYPES = ['float32', 'int32'];
 
 /**
+ * The dtype (and shape, where known) a tfjs optimizer's slot must have:
+ * 'iter' is the int32 step count; every other slot is named
+ * `<variable>/<slot>` and mirrors its float32 variable (its shape too when
+ * that variable exists in this process).
+ */
+function slotRule(name: string): {dtype: string; shape?: number[]; why: string} {
+  if (name === 'iter') return {dtype: 'int32', shape: [], why: "the optimizer's step count"};
+  const cut = name.lastIndexOf('/');
+  const variable = cut > 0 ? tf.engine().registeredVariables[name.slice(0, cut)] : undefined;
+  if (variable) return {dtype: 'float32', shape: variable.shape, why: `it mirrors variable '${variable.name}'`};
+  return {dtype: 'float32', why: 'optimizer state is float32'};
+}
+
+/**
  * Reads and checks a whole shard: meta.json's fields, each file's size
  * against the shape it holds and against the manifest, its SHA-256, and the
  * shapes the caller's objects have. Throws naming the file and the rule.
  */
-function readShard(shard: string, ranks: number, c: Omit<CheckpointContents, 'step' | 'extra'>) {
+function readShard(shard: string, rank: number, ranks: number, c: Omit<CheckpointContents, 'step' | 'extra'>) {
   const metaFile = path.join(shard, 'meta.json');
   let meta: Meta;
   try {
@@ -134,9 +166,14 @@ function readShard(shard: string, ranks: number, c: Omit<CheckpointContents, 'st
   if (typeof meta !== 'object' || meta === null) throw bad('not an object');
   if (!isCount(meta.step)) throw bad(`step must be a non-negative integer, got ${JSON.stringify(meta.step)}`);
   if (meta.ranks !== ranks) throw new Error(`loadCheckpoint: ${metaFile}: saved by ${meta.ranks} rank(s), loading with ${ranks}`);
+  if (meta.rank !== rank) throw bad(`rank must be ${rank} (the shard's folder), got ${JSON.stringify(meta.rank)}`);
   for (const k of ['embeddings', 'variables'] as const) if (typeof meta[k] !== 'object' || meta[k] === null) throw bad(`${k} is missing`);
   if (!Array.isArray(meta.optimizer)) throw bad('optimizer is missing');
   if (meta.files !== undefined && (typeof meta.files !== 'object' || meta.files === null)) throw bad('files is not an object');
+  for (const [name, f] of Object.entries(meta.files ?? {})) {
+    if (!isCount(f?.bytes) || typeof f.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(f.sha256))
+      throw bad(`files['${name}'] needs bytes (a count) and sha256 (64 hex digits), got ${JSON.stringify(f)}`);
+  }
   // A file's bytes, checked against the manifest and the size its contents must have.
   const read = (name: string, expectBytes?: number): Uint8Array => {
     const file = path.join(shard, name);
@@ -193,6 +230,13 @@ function readShard(shard: string, ranks: number, c: Omit<CheckpointContents, 'st
     ? meta.optimizer.map((w, i) => {
         if (typeof w?.name !== 'string' || !isShape(w.shape) || !DTYPES.includes(w.dtype)) {
           throw bad(`optimizer slot ${i} needs a name, a shape and dtype float32 or int32, got ${JSON.stringify(w)}`);
+        }
+        const want = slotRule(w.name);
+        if (w.dtype !== want.dtype || (want.shape && JSON.stringify(w.shape) !== JSON.stringify(want.shape))) {
+          throw bad(
+            `optimizer slot ${i} ('${w.name}') must be ${want.dtype}${want.shape ? ` [${want.shape}]` : ''} (${want.why}), ` +
+              `got ${w.dtype} [${w.shape}]`,
+          );
         }
         const size = w.shape.reduce((a, b) => a * b, 1);
         return {name: w.name, values: typed(read(`opt-${i}.bin`, size * 4), w.dtype), shape: w.shape, dtype: w.dtype as tf.DataType};

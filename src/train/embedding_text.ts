@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {Embedding} from '../nn/embedding';
+import {ensureDir} from '../util/files';
 
 /**
  * Writes every row of `emb` to `file`; keys[i] names row i (default: i, e.g.
@@ -21,7 +22,7 @@ export function writeEmbeddingText(emb: Embedding, file: string, opts: {keys?: A
   if (opts.keys && opts.keys.length !== rows)
     throw new RangeError(`writeEmbeddingText: keys holds ${opts.keys.length} names for ${rows} rows`);
   if (!Number.isInteger(chunk) || chunk < 1) throw new RangeError(`writeEmbeddingText: chunkRows must be a positive integer, got ${chunk}`);
-  fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true});
+  ensureDir(path.dirname(path.resolve(file)), 'writeEmbeddingText');
   const tmp = `${file}.partial-${process.pid}`;
   const fd = fs.openSync(tmp, 'w');
   try {

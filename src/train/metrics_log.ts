@@ -3,9 +3,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
+import {ensureDir} from '../util/files';
+
 export class MetricsLog {
   constructor(readonly file: string) {
-    fs.mkdirSync(path.dirname(file), {recursive: true});
+    ensureDir(path.dirname(file), 'metrics');
     fs.writeFileSync(file, '');
   }
 

@@ -1,6 +1,9 @@
-// Durable file writes: data reaches the disk before a rename makes it visible.
+// Files: durable writes (data reaches the disk before a rename makes it visible),
+// folders made without hanging on virtual file systems, reads that name the file.
 import {createHash} from 'crypto';
 import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 
 export function writeFileSynced(file: string, bytes: Uint8Array): void {
   const fd = fs.openSync(file, 'w');
@@ -14,7 +17,8 @@ export function writeFileSynced(file: string, bytes: Uint8Array): void {
 
 /** Writes under a temporary name, then renames: readers see the old file or the whole new one. */
 export function writeFileAtomically(file: string, bytes: Uint8Array): void {
-  const tmp = `${file}.tmp-${process.pid}`;
+  for (const stale of deadTemps(file, 'tmp')) fs.rmSync(stale, {force: true});
+  const tmp = tempName(file, 'tmp');
   writeFileSynced(tmp, bytes);
   fs.renameSync(tmp, file);
 }
@@ -22,4 +26,103 @@ export function writeFileAtomically(file: string, bytes: Uint8Array): void {
 /** SHA-256 of bytes, as hex (the integrity record of checkpoints and saved models). */
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Creates `dir` and its missing parents, one level at a time, and fails at
+ * once naming the path when a place cannot hold it: an ancestor that is a
+ * file, a read-only or virtual file system (Node's recursive mkdirSync spins
+ * forever on /proc), no permission. `what` names the caller in the error.
+ */
+export function ensureDir(dir: string, what: string): void {
+  const full = path.resolve(dir);
+  const missing: string[] = [];
+  let at = full;
+  for (;;) {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(at);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // ENOTDIR: a file further up; the walk reaches it and names it.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`${what}: cannot use ${at} (${(e as Error).message})`);
+    }
+    if (st) {
+      if (!st.isDirectory()) throw new Error(`${what}: cannot create ${full}: ${at} is not a folder`);
+      break;
+    }
+    missing.push(at);
+    const up = path.dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      fs.mkdirSync(d);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && fs.statSync(d).isDirectory()) continue; // made by a concurrent saver
+      throw new Error(`${what}: cannot create the folder ${d}${d === full ? '' : ` (for ${full})`}: ${code ?? (e as Error).message}`);
+    }
+  }
+}
+
+/** Reads a whole file, naming it when it is missing, a folder or unreadable. */
+export function readFileNamed(file: string, what: string): Buffer {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new Error(`${what}: ${file} ${code === 'ENOENT' ? 'is missing' : `cannot be read (${code ?? (e as Error).message})`}`);
+  }
+  if (!st.isFile()) throw new Error(`${what}: ${file} is ${st.isDirectory() ? 'a folder' : 'not a regular file'}, expected a file`);
+  try {
+    return fs.readFileSync(file);
+  } catch (e) {
+    throw new Error(`${what}: ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+// Temporary names carry the host and process that made them, so a later
+// writer can tell a dead writer's leftovers from a live one's (on this host;
+// another host's are left alone).
+const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+
+/** `${base}.${kind}-<host>-<pid>`: this process's temporary name for base. */
+export function tempName(base: string, kind: 'tmp' | 'old'): string {
+  return `${base}.${kind}-${HOST}-${process.pid}`;
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's live process
+  }
+}
+
+/**
+ * The temporary siblings of `base` (made by tempName) whose process on this
+ * host is gone, or (`includeOwn`) that this process left from an earlier
+ * call that failed half way: full paths, oldest kind first.
+ */
+export function deadTemps(base: string, kind: 'tmp' | 'old', includeOwn = false): string[] {
+  const dir = path.dirname(base);
+  const prefix = `${path.basename(base)}.${kind}-${HOST}-`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
+    .filter((n) => {
+      const pid = Number(n.slice(prefix.length));
+      return (includeOwn && pid === process.pid) || !alive(pid);
+    })
+    .map((n) => path.join(dir, n));
 }

@@ -2,7 +2,15 @@
 // test data without pulling in a dependency.
 export type Rng = () => number;
 
+/** A seed a user gave: a non-negative integer (below 2^53); `what` names the call in the error. */
+export function checkSeed(what: string, seed: number): number {
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`${what}: seed must be a non-negative integer, got ${seed}`);
+  return seed;
+}
+
 export function seededRng(seed: number): Rng {
+  // NaN and Infinity would all collapse to one stream.
+  if (!Number.isFinite(seed)) throw new RangeError(`seed must be a finite number, got ${seed}`);
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

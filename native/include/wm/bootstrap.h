@@ -22,6 +22,10 @@ namespace wm {
 // and secret (in the ranks' environment) so that every rank computes the id.
 std::string bootstrapUniqueId(const std::string& host, int port, const std::string& nonce = "", const std::string& secretHex = "");
 
+// The most ranks a group may have: every rank holds a socket to rank 0, and
+// rank 0 two per rank (TCP and local); sizes past this are mistakes.
+constexpr int kMaxRanks = 1 << 16;
+
 class Bootstrap {
  public:
   // Collective: every rank calls it with the same id and size. timeoutMs

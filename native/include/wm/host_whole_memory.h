@@ -9,6 +9,7 @@
 // Slices are memfd segments passed between ranks as descriptors, so nothing
 // is ever named in /dev/shm and a killed process leaks nothing.
 #pragma once
+#include <string>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -25,7 +26,10 @@ class HostWholeMemory {
  public:
   // Collective over `comm`. granularityRows: rowsPerRank is a multiple of it
   // (and of the page size in bytes, so continuous slices abut exactly).
-  HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes, int64_t granularityRows);
+  // `what` names the collective in errors and in the order check (a library
+  // buffer says what it is for, so a rank that calls malloc meanwhile is named as such).
+  HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes, int64_t granularityRows,
+                  const std::string& what = "malloc");
   ~HostWholeMemory();
   HostWholeMemory(const HostWholeMemory&) = delete;
   HostWholeMemory& operator=(const HostWholeMemory&) = delete;

@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -259,7 +260,18 @@ struct Bootstrap::Impl {
 
 Bootstrap::Bootstrap(const std::string& uniqueId, int rank, int size, int64_t timeoutMs)
     : impl_(new Impl()), rank_(rank), size_(size), timeoutMs_(timeoutMs) {
-  WM_REQUIRE(size >= 1, "createCommunicator: size must be at least 1, got " + std::to_string(size));
+  WM_REQUIRE(size >= 1 && size <= kMaxRanks,
+             "createCommunicator: size must be in [1, " + std::to_string(kMaxRanks) + "] ranks, got " + std::to_string(size));
+  if (rank == 0) {
+    // Rank 0 holds two sockets per other rank: refuse now rather than fail accepting rank 1,000.
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+      const uint64_t need = 2 * static_cast<uint64_t>(size - 1) + 64;
+      WM_REQUIRE(need <= lim.rlim_cur, "createCommunicator: size " + std::to_string(size) + " needs about " + std::to_string(need) +
+                                           " open descriptors at rank 0; this process may open " + std::to_string(lim.rlim_cur) +
+                                           " (raise it with ulimit -n)");
+    }
+  }
   WM_REQUIRE(rank >= 0 && rank < size, "createCommunicator: rank " + std::to_string(rank) + " is not in [0, " + std::to_string(size) + ")");
   WM_REQUIRE(timeoutMs > 0, "createCommunicator: timeoutMs must be positive");
   ParsedId id = parseId(uniqueId);

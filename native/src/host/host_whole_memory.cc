@@ -26,12 +26,13 @@ struct Fd {
 
 }  // namespace
 
-HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes, int64_t granularityRows)
+HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows, int64_t rowBytes, int64_t granularityRows,
+                                 const std::string& what)
     : type_(type), rows_(rows), rowBytes_(rowBytes), rank_(comm.rank()), ranks_(comm.size()) {
-  WM_REQUIRE(rows >= 0, "malloc: rows must not be negative");
-  WM_REQUIRE(rowBytes > 0, "malloc: a row must have at least one byte");
-  WM_REQUIRE(granularityRows >= 1, "malloc: minGranularity must be at least one row");
-  WM_REQUIRE(ranks_ <= kMaxChunks, "malloc: at most " + std::to_string(kMaxChunks) + " ranks");
+  WM_REQUIRE(rows >= 0, what + ": rows must not be negative");
+  WM_REQUIRE(rowBytes > 0, what + ": a row must have at least one byte");
+  WM_REQUIRE(granularityRows >= 1, what + ": minGranularity must be at least one row");
+  WM_REQUIRE(ranks_ <= kMaxChunks, what + ": at most " + std::to_string(kMaxChunks) + " ranks");
   // Slices must be whole pages so continuous slices abut exactly.
   int64_t page = pageSize();
   int64_t pageRows = page / std::gcd(page, rowBytes);
@@ -43,9 +44,9 @@ HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows,
   // malloc with different arguments.
   std::string mine = std::to_string(static_cast<int>(type)) + " " + std::to_string(rows) + " " + std::to_string(rowBytes) + " " +
                      std::to_string(rowsPerRank_);
-  auto all = comm.allgather(mine, "malloc");
+  auto all = comm.allgather(mine, what);
   for (int r = 0; r < ranks_; ++r)
-    WM_REQUIRE(all[r] == mine, "malloc: rank " + std::to_string(r) + " asked for (type rows rowBytes) " + all[r] + " but rank " +
+    WM_REQUIRE(all[r] == mine, what + ": rank " + std::to_string(r) + " asked for (type rows rowBytes) " + all[r] + " but rank " +
                                    std::to_string(rank_) + " for " + mine);
   Fd own;
   own.fd = ::memfd_create("tfjs-wm-slice", MFD_CLOEXEC);
@@ -53,11 +54,11 @@ HostWholeMemory::HostWholeMemory(Bootstrap& comm, MemoryType type, int64_t rows,
   if (::ftruncate(own.fd, sliceBytes_) != 0) fail(std::string("ftruncate: ") + std::strerror(errno));
   std::vector<int> fds;
   if (type == MemoryType::Distributed || ranks_ == 1) {
-    comm.barrier("malloc slices");
+    comm.barrier(what + " slices");
     fds.assign(ranks_, -1);
     fds[rank_] = ::dup(own.fd);
   } else {
-    fds = comm.allgatherFds(own.fd, "malloc slices");
+    fds = comm.allgatherFds(own.fd, what + " slices");
   }
   struct CloseAll {
     std::vector<int>& f;
