@@ -66,8 +66,13 @@ export function csbm(options: CsbmOptions): NodeClassificationData {
     const j = randInt(rng, i + 1);
     [labels[i], labels[j]] = [labels[j], labels[i]];
   }
-  const members: number[][] = Array.from({length: c}, () => []);
-  labels.forEach((y, v) => members[y].push(v));
+  // Each class's vertices, contiguous in one typed array (JavaScript arrays stop near 2^27 entries).
+  const start = new Float64Array(c + 1);
+  for (let v = 0; v < n; ++v) ++start[labels[v] + 1];
+  for (let y = 0; y < c; ++y) start[y + 1] += start[y];
+  const members = new Int32Array(n);
+  const fill = start.slice(0, c);
+  for (let v = 0; v < n; ++v) members[fill[labels[v]]++] = v;
   // m undirected edges: a uniform source, then a target in its class with probability h, else outside it.
   const m = Math.round((n * degree) / 2);
   const src = new Int32Array(m),
@@ -76,8 +81,8 @@ export function csbm(options: CsbmOptions): NodeClassificationData {
     const u = randInt(rng, n);
     let v: number;
     if (rng() < h) {
-      const same = members[labels[u]];
-      v = same[randInt(rng, same.length)];
+      const y = labels[u];
+      v = members[start[y] + randInt(rng, start[y + 1] - start[y])];
     } else {
       do v = randInt(rng, n);
       while (labels[v] === labels[u]);
