@@ -33,6 +33,11 @@ const program = new Command()
     '--csbm <spec>',
     'train on a generated contextual SBM instead, e.g. vertices=2000,classes=10,degree=10,homophily=0.8,features=0,signal=1,seed=1',
   )
+  .option(
+    '--citation [spec]',
+    'train on a generated citation-like graph instead (bag-of-words features, 20 labels per class / 500 / 1000), e.g. ' +
+      'vertices=2708,classes=7,words=1433,wordsPerVertex=18,wordSignal=0.45,degree=3.9,homophily=0.8,seed=1',
+  )
   .addOption(
     new Option(
       '--model <kind>',
@@ -73,16 +78,28 @@ const program = new Command()
   .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node-classification'))
   .parse();
 
-function csbmOptions(spec: string): wm.graph.CsbmOptions {
-  const known = ['vertices', 'classes', 'features', 'degree', 'homophily', 'signal', 'seed'];
-  const o: Record<string, number> = {vertices: 2000, classes: 10};
+/** `key=value,…` of numbers, each key one of `known`; `flag` names the option in errors. */
+function numericSpec(flag: string, spec: string, known: string[], defaults: Record<string, number> = {}): Record<string, number> {
+  const o: Record<string, number> = {...defaults};
   for (const part of spec.split(',').filter((p) => p.trim() !== '')) {
     const [k, v] = part.split('=').map((s) => s.trim());
-    if (!known.includes(k)) throw new Error(`--csbm: unknown key "${k}" (known: ${known.join(', ')})`);
-    if (v === undefined || !Number.isFinite(Number(v))) throw new Error(`--csbm: ${k} needs a number, got "${v}"`);
+    if (!known.includes(k)) throw new Error(`${flag}: unknown key "${k}" (known: ${known.join(', ')})`);
+    if (v === undefined || !Number.isFinite(Number(v))) throw new Error(`${flag}: ${k} needs a number, got "${v}"`);
     o[k] = Number(v);
   }
-  return o as unknown as wm.graph.CsbmOptions;
+  return o;
+}
+
+const CSBM_KEYS = ['vertices', 'classes', 'features', 'degree', 'homophily', 'signal', 'seed'];
+const CITATION_KEYS = ['vertices', 'classes', 'words', 'wordsPerVertex', 'wordSignal', 'topicShare', 'degree', 'homophily'];
+CITATION_KEYS.push('labelsPerClass', 'validation', 'test', 'seed');
+
+async function dataFrom(o: Record<string, string | boolean | undefined>) {
+  if (typeof o.csbm === 'string')
+    return wm.graph.csbm(numericSpec('--csbm', o.csbm, CSBM_KEYS, {vertices: 2000, classes: 10}) as unknown as wm.graph.CsbmOptions);
+  if (o.citation !== undefined)
+    return wm.graph.citationGraph(numericSpec('--citation', typeof o.citation === 'string' ? o.citation : '', CITATION_KEYS));
+  return loadDataset(o.data as string);
 }
 
 async function main(): Promise<void> {
@@ -91,7 +108,7 @@ async function main(): Promise<void> {
   if (o.model === 'gat' && o.hidden % o.heads !== 0) throw new Error(`--heads (${o.heads}) must divide --hidden (${o.hidden})`);
   const {where, dev} = await startBackend();
   if (!dev.gpu) console.log(`no GPU in use: ${dev.reason}`);
-  const data = o.csbm ? wm.graph.csbm(csbmOptions(o.csbm)) : await loadDataset(o.data);
+  const data = await dataFrom(o);
   console.log(
     `${data.name}: ${data.split ? 'fixed split, ' : ''}${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges, ` +
       `${data.numClasses} classes${data.features ? `, ${data.features.dim} features` : ''}; training on ${where}`,
@@ -119,7 +136,7 @@ async function main(): Promise<void> {
         inputs: o.inputs,
         smooth: o.smooth,
         featureDtype: o.featureDtype,
-        ...(o.save && seed === 0 ? {saveTo: o.save, dataLocation: o.csbm ? undefined : path.resolve(o.data)} : {}),
+        ...(o.save && seed === 0 ? {saveTo: o.save, dataLocation: o.csbm || o.citation ? undefined : path.resolve(o.data)} : {}),
       },
       (m) => {
         log.write({type: 'epoch', ...m});
