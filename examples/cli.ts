@@ -35,3 +35,20 @@ export function positiveNumber(name: string): (v: string) => number {
     return x;
   };
 }
+
+export function nonNegativeNumber(name: string): (v: string) => number {
+  return (v) => {
+    const x = Number(v);
+    if (!Number.isFinite(x) || x < 0) throw new InvalidArgumentError(`${name} must be a non-negative number, got "${v}"`);
+    return x;
+  };
+}
+
+/** A rate in [0, 1). */
+export function fraction(name: string): (v: string) => number {
+  return (v) => {
+    const x = Number(v);
+    if (!(x >= 0 && x < 1) || v.trim() === '') throw new InvalidArgumentError(`${name} must be a number in [0, 1), got "${v}"`);
+    return x;
+  };
+}

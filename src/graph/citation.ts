@@ -28,7 +28,7 @@ export interface CitationOptions {
   words?: number;
   /** Mean distinct words per paper. Default 18. */
   wordsPerVertex?: number;
-  /** Share of a paper's words drawn from its class's topic (the rest: background). Default 0.45. */
+  /** Share of a paper's words drawn from its class's topic (the rest: background). Default 0.16 (features alone then classify about 58 % right, as on the real benchmark). */
   wordSignal?: number;
   /** Share of the vocabulary in each class's topic. Default 0.1. */
   topicShare?: number;
@@ -82,7 +82,7 @@ export function citationGraph(options: CitationOptions = {}): NodeClassification
     c = options.classes ?? 7,
     words = options.words ?? 1433;
   const perVertex = options.wordsPerVertex ?? 18,
-    signal = options.wordSignal ?? 0.45,
+    signal = options.wordSignal ?? 0.16,
     topicShare = options.topicShare ?? 0.1,
     degree = options.degree ?? 3.9,
     h = options.homophily ?? 0.8;
@@ -90,7 +90,8 @@ export function citationGraph(options: CitationOptions = {}): NodeClassification
     nVal = options.validation ?? 500,
     nTest = options.test ?? 1000;
   const int = (name: string, v: number, min: number, max: number) => {
-    if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`citationGraph: ${name} must be an integer in [${min}, ${max}], got ${v}`);
+    if (!Number.isInteger(v) || v < min || v > max)
+      throw new RangeError(`citationGraph: ${name} must be an integer in [${min}, ${max}], got ${v}`);
   };
   const share = (name: string, v: number) => {
     if (!(v >= 0 && v <= 1)) throw new RangeError(`citationGraph: ${name} must be in [0, 1], got ${v}`);
@@ -107,10 +108,14 @@ export function citationGraph(options: CitationOptions = {}): NodeClassification
   int('validation', nVal, 0, n);
   int('test', nTest, 1, n);
   if (perClass * c + nVal + nTest > n)
-    throw new RangeError(`citationGraph: ${perClass} labels x ${c} classes + ${nVal} validation + ${nTest} test is more than the ${n} vertices`);
+    throw new RangeError(
+      `citationGraph: ${perClass} labels x ${c} classes + ${nVal} validation + ${nTest} test is more than the ${n} vertices`,
+    );
   const bytes = 4 * n * words + 40 * n * degree + 40 * n;
   if (bytes > os.totalmem() / 2) {
-    throw new RangeError(`citationGraph: ${n} vertices x ${words} words need about ${(bytes / 2 ** 30).toFixed(1)} GiB of host memory; too much here`);
+    throw new RangeError(
+      `citationGraph: ${n} vertices x ${words} words need about ${(bytes / 2 ** 30).toFixed(1)} GiB of host memory; too much here`,
+    );
   }
   const rng = seededRng(checkSeed('citationGraph', options.seed ?? 1));
 

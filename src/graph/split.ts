@@ -45,8 +45,10 @@ export function planetoidSplit(labels: Int32Array, classes: number, perClass: nu
     } else rest.push(v);
   }
   const short = [...taken.keys()].filter((y) => taken[y] < perClass);
-  if (short.length) throw new RangeError(`planetoidSplit: class ${short[0]} has ${taken[short[0]]} labelled vertices, fewer than ${perClass}`);
-  if (val + test > rest.length) throw new RangeError(`planetoidSplit: ${val} validation + ${test} test vertices, ${rest.length} left after training`);
+  if (short.length)
+    throw new RangeError(`planetoidSplit: class ${short[0]} has ${taken[short[0]]} labelled vertices, fewer than ${perClass}`);
+  if (val + test > rest.length)
+    throw new RangeError(`planetoidSplit: ${val} validation + ${test} test vertices, ${rest.length} left after training`);
   return {
     train: Int32Array.from(train).sort(),
     val: Int32Array.from(rest.slice(0, val)).sort(),

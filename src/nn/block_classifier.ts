@@ -64,10 +64,15 @@ export abstract class BlockNodeClassifier {
     return h;
   }
 
-  /** Logits for every vertex, each layer over the whole graph (evaluation). */
-  forwardFull(g: FullGraph): tf.Tensor2D {
-    let h = this.inputs.read();
-    for (let l = 0; l < this.config.numLayers; ++l) h = this.applyLayer(l, h, g.block);
+  /**
+   * Logits for every vertex, each layer over the whole graph: evaluation, or
+   * with a dropout seed a full-batch training pass (the embedding rows then
+   * carry their sparse gradient).
+   */
+  forwardFull(g: FullGraph, dropoutSeed?: number): tf.Tensor2D {
+    let h = dropoutSeed === undefined ? this.inputs.read() : this.inputs.lookup(this.inputs.allIds);
+    for (let l = 0; l < this.config.numLayers; ++l)
+      h = this.applyLayer(l, h, g.block, dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
     return h;
   }
 

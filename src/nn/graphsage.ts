@@ -209,11 +209,15 @@ export class GraphSageClassifier {
     return h;
   }
 
-  /** Logits for every vertex with exact mean aggregation (evaluation). */
-  forwardFull(g: FullGraph): tf.Tensor2D {
-    let h = this.inputs.read();
+  /**
+   * Logits for every vertex with exact mean aggregation: evaluation, or with
+   * a dropout seed a full-batch training pass (the embedding rows then carry
+   * their sparse gradient).
+   */
+  forwardFull(g: FullGraph, dropoutSeed?: number): tf.Tensor2D {
+    let h = dropoutSeed === undefined ? this.inputs.read() : this.inputs.lookup(this.inputs.allIds);
     for (let l = 0; l < this.layers.length; ++l) {
-      h = this.applyLayer(l, h, aggregate(h, g.block, 'mean'));
+      h = this.applyLayer(l, h, aggregate(h, g.block, 'mean'), dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
     }
     return h;
   }

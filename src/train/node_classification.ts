@@ -94,9 +94,22 @@ export interface NodeClassificationOptions {
   /**
    * Smooth the best epoch's predictions over the graph with the training labels (smoothPredictions):
    * the reported test accuracy is then the smoothed one (the model's own stays in `modelTestAcc`).
-   * Default true.
+   * 'auto' (the default) smooths when that gives a validation accuracy at least the model's own.
    */
-  smooth?: boolean;
+  smooth?: boolean | 'auto';
+  /**
+   * Full-batch training: one step per epoch over the whole graph (every layer over full neighbourhoods,
+   * the loss over the training vertices), as the GCN paper trains; for graphs that fit. Default false
+   * (sampled mini-batches of batchSize seeds).
+   */
+  fullBatch?: boolean;
+  /** Stop after this many epochs without a better validation accuracy (0: run every epoch). Default 0. */
+  patience?: number;
+  /**
+   * Scale each vertex's features to sum to 1 (the GCN paper's preprocessing of bag-of-words features);
+   * features with a negative value are left as they are. Default false.
+   */
+  normalizeFeatures?: boolean;
   /** Save the model of the best validation epoch here (wm.nn.saveNodeClassifier), with the data's class names. */
   saveTo?: string;
   /** The dataset's location, recorded with a saved model (predictions need its graph). */
@@ -140,6 +153,10 @@ export interface RunResult {
   history: EpochMetrics[];
   /** The model's own test accuracy at the best epoch, before smoothing. */
   modelTestAcc: number;
+  /** The model's own validation accuracy at the best epoch (valAcc is the smoothed one when smoothed). */
+  modelValAcc: number;
+  /** Whether the reported accuracies are of the predictions smoothed over the graph with the training labels. */
+  smoothed: boolean;
   /** Parameter-free baselines on the same split (train/baselines.ts). */
   baselines: {labelPropagation: BaselineAccuracy; featuresOnly?: BaselineAccuracy};
 }
@@ -149,6 +166,22 @@ export function splitLabelled(labels: Int32Array, trainFraction: number, valFrac
   const labelled = Int32Array.from(labels.keys()).filter((v) => labels[v] >= 0);
   const s = randomSplit(labelled.length, trainFraction, valFraction, rng);
   return {train: s.train.map((i) => labelled[i]), val: s.val.map((i) => labelled[i]), test: s.test.map((i) => labelled[i])};
+}
+
+/** Features scaled so each row sums to 1 (rows with a negative value or summing to 0 unchanged); a copy. */
+export function rowNormalized(f: {values: Float32Array; dim: number}): Float32Array {
+  const out = f.values.slice();
+  for (let r = 0; r < out.length / f.dim; ++r) {
+    const row = out.subarray(r * f.dim, (r + 1) * f.dim);
+    let sum = 0,
+      negative = false;
+    for (const x of row) {
+      sum += x;
+      negative ||= x < 0;
+    }
+    if (!negative && sum > 0) for (let k = 0; k < row.length; ++k) row[k] /= sum;
+  }
+  return out;
 }
 
 /** Share of `ids` whose predicted class is their label. */
@@ -173,10 +206,11 @@ export async function trainNodeClassification(
   }
   const inputs = o.inputs ?? (data.features ? 'both' : 'embeddings');
   if (inputs !== 'embeddings' && !data.features) throw new Error(`inputs '${inputs}': ${data.name} has no node features`);
+  const values = inputs === 'embeddings' ? undefined : o.normalizeFeatures ? rowNormalized(data.features!) : data.features!.values;
   const features =
-    inputs === 'embeddings'
+    values === undefined
       ? undefined
-      : featureTable(data.features!.values, data.graph.numVertices, data.features!.dim, {memory: o.embeddingMemory, dtype: o.featureDtype});
+      : featureTable(values, data.graph.numVertices, data.features!.dim, {memory: o.embeddingMemory, dtype: o.featureDtype});
   const common = {
     numNodes: data.graph.numVertices,
     numClasses: data.numClasses,
@@ -194,15 +228,45 @@ export async function trainNodeClassification(
   const full = fullGraph(data.graph);
   const optimizer = adam(o.learningRate); // tf.train.adam's step in one native pass
   const labels = data.labels;
-  let best: RunResult = {seed: o.seed, bestEpoch: -1, valAcc: -1, testAcc: NaN, modelTestAcc: NaN, history: [], baselines};
+  let best: RunResult = {
+    seed: o.seed,
+    bestEpoch: -1,
+    valAcc: -1,
+    testAcc: NaN,
+    modelTestAcc: NaN,
+    modelValAcc: NaN,
+    smoothed: false,
+    history: [],
+    baselines,
+  };
   let bestProbs: Float32Array | undefined;
+  const trainIds = o.fullBatch ? tf.tensor1d(split.train, 'int32') : undefined;
+  const trainLabels = Int32Array.from(split.train, (v) => labels[v]);
+  // The loss of one step: softmax cross-entropy plus L2 weight decay on the projections.
+  const lossOf = (y: Int32Array, logits: tf.Tensor2D) => {
+    const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
+    return tf.add(softmaxCrossEntropy(y, logits), tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
+  };
   try {
     for (let epoch = 1; epoch <= o.epochs; ++epoch) {
+      if (o.patience && best.bestEpoch > 0 && epoch - best.bestEpoch > o.patience) break;
       const started = Date.now();
       const order = shuffle(split.train.slice(), rng);
       let lossSum = 0,
         batches = 0;
-      for (let b = 0; b < order.length; b += o.batchSize) {
+      if (trainIds) {
+        const dropoutSeed = Math.floor(rng() * 2 ** 31);
+        const loss = optimizer.minimize(
+          () => lossOf(trainLabels, tf.gather(model.forwardFull(full, dropoutSeed), trainIds) as tf.Tensor2D),
+          true,
+          model.trainableVariables,
+        )!;
+        model.inputs.step();
+        lossSum += (await loss.data())[0];
+        ++batches;
+        loss.dispose();
+      }
+      for (let b = 0; !trainIds && b < order.length; b += o.batchSize) {
         const seeds = order.subarray(b, Math.min(order.length, b + o.batchSize));
         const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, o.fanouts, rng) : undefined;
         const sub =
@@ -210,12 +274,7 @@ export async function trainNodeClassification(
         const dropoutSeed = Math.floor(rng() * 2 ** 31);
         const y = Int32Array.from(seeds, (v) => labels[v]); // class ids: the native loss needs no one-hot matrix
         const loss = optimizer.minimize(
-          () => {
-            const logits = block ? sage!.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed);
-            const ce = softmaxCrossEntropy(y, logits);
-            const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
-            return tf.add(ce, tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
-          },
+          () => lossOf(y, block ? sage!.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed)),
           true,
           model.trainableVariables,
         )!;
@@ -243,8 +302,8 @@ export async function trainNodeClassification(
       // Ties go to the later epoch: with ~120 validation vertices accuracy
       // moves in coarse steps, and the longer-trained model is the better pick.
       if (m.valAcc >= best.valAcc) {
-        best = {...best, bestEpoch: epoch, valAcc: m.valAcc, testAcc: m.testAcc, modelTestAcc: m.testAcc};
-        if (o.smooth ?? true) {
+        best = {...best, bestEpoch: epoch, valAcc: m.valAcc, testAcc: m.testAcc, modelTestAcc: m.testAcc, modelValAcc: m.valAcc};
+        if ((o.smooth ?? 'auto') !== false) {
           const probs = tf.softmax(logits);
           bestProbs = (await probs.data()) as Float32Array;
           probs.dispose();
@@ -254,8 +313,13 @@ export async function trainNodeClassification(
       logits.dispose();
       onEpoch(m);
     }
-    if (bestProbs) best.testAcc = smoothPredictions(data.graph, bestProbs, labels, data.numClasses, split).test;
+    if (bestProbs) {
+      const smoothed = smoothPredictions(data.graph, bestProbs, labels, data.numClasses, split);
+      if (o.smooth === true || smoothed.val >= best.modelValAcc)
+        best = {...best, valAcc: smoothed.val, testAcc: smoothed.test, smoothed: true};
+    }
   } finally {
+    trainIds?.dispose();
     optimizer.dispose();
     model.dispose();
     full.dispose();

@@ -1,0 +1,192 @@
+// Citation-like graphs, the Planetoid split, full-batch training with early
+// stopping, feature normalisation, smoothing chosen on validation, and the
+// model search that picks a configuration by validation accuracy alone.
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {labelPropagation, nearestClassMean} from '../src/train/baselines';
+import {nodeModelCandidates, searchNodeModel} from '../src/train/model_search';
+import {rowNormalized, trainNodeClassification} from '../src/train/node_classification';
+import {rng} from './helpers';
+
+describe('choosing node classifiers on validation', () => {
+  describe('citation-like graphs (wm.graph.citationGraph)', () => {
+    it('bag-of-words rows, the Planetoid split, the asked homophily; seeded', () => {
+      const d = wm.graph.citationGraph({seed: 4});
+      expect(d.graph.numVertices).to.equal(2708);
+      expect(d.features!.dim).to.equal(1433);
+      let words = 0;
+      for (const x of d.features!.values) {
+        expect(x === 0 || x === 1).to.equal(true);
+        words += x;
+      }
+      expect(words / 2708).to.be.within(16, 20);
+      const perClass = new Array(7).fill(0);
+      for (const v of d.split!.train) ++perClass[d.labels[v]];
+      expect(perClass).to.deep.equal(new Array(7).fill(20));
+      expect([d.split!.val.length, d.split!.test.length]).to.deep.equal([500, 1000]);
+      const all = new Set([...d.split!.train, ...d.split!.val, ...d.split!.test]);
+      expect(all.size).to.equal(140 + 1500);
+      let same = 0;
+      const g = d.graph;
+      for (let v = 0; v < g.numVertices; ++v)
+        for (let e = g.rowPtr[v]; e < g.rowPtr[v + 1]; ++e) same += d.labels[g.colIdx[e]] === d.labels[v] ? 1 : 0;
+      expect(same / g.numEdges).to.be.within(0.75, 0.85);
+      expect(g.numEdges / 2 / g.numVertices).to.be.within(1.7, 2.0);
+      const again = wm.graph.citationGraph({seed: 4});
+      expect(Array.from(again.graph.colIdx)).to.deep.equal(Array.from(g.colIdx));
+      expect(again.features!.values).to.deep.equal(d.features!.values);
+      expect(wm.graph.citationGraph({seed: 5}).graph.numEdges).to.not.equal(undefined);
+    });
+
+    it('like the benchmarks: features alone and label propagation each get part of the way', () => {
+      const d = wm.graph.citationGraph({seed: 2});
+      const lp = labelPropagation(d.graph, d.labels, d.numClasses, d.split!).test;
+      const fo = nearestClassMean(d.features!.values, d.features!.dim, d.labels, d.numClasses, d.split!).test;
+      expect(lp).to.be.within(0.6, 0.8);
+      expect(fo).to.be.within(0.45, 0.7);
+    });
+
+    it('word signal moves the features-only accuracy; bad options are named', () => {
+      const weak = wm.graph.citationGraph({seed: 3, wordSignal: 0.05});
+      const strong = wm.graph.citationGraph({seed: 3, wordSignal: 0.5});
+      const acc = (d: typeof weak) => nearestClassMean(d.features!.values, d.features!.dim, d.labels, d.numClasses, d.split!).test;
+      expect(acc(strong)).to.be.greaterThan(acc(weak) + 0.2);
+      expect(() => wm.graph.citationGraph({wordSignal: 2})).to.throw(/citationGraph: wordSignal must be in \[0, 1\], got 2/);
+      expect(() => wm.graph.citationGraph({vertices: 1500})).to.throw(
+        /20 labels x 7 classes \+ 500 validation \+ 1000 test is more than the 1500/,
+      );
+      expect(() => wm.graph.citationGraph({seed: NaN})).to.throw(/citationGraph: seed must be a non-negative integer/);
+    });
+  });
+
+  it('planetoidSplit: per-class training labels, then validation and test from the rest, unlabelled vertices in none', () => {
+    const labels = Int32Array.from({length: 300}, (_, i) => (i % 10 === 9 ? -1 : i % 3));
+    const s = wm.graph.planetoidSplit(labels, 3, 5, 40, 100, rng(1));
+    const counts = [0, 0, 0];
+    for (const v of s.train) ++counts[labels[v]];
+    expect(counts).to.deep.equal([5, 5, 5]);
+    const all = [...s.train, ...s.val, ...s.test];
+    expect(new Set(all).size).to.equal(all.length);
+    for (const v of all) expect(labels[v]).to.be.at.least(0);
+    expect(() => wm.graph.planetoidSplit(labels, 3, 200, 0, 1, rng(1))).to.throw(/class 0 has 90 labelled vertices, fewer than 200/);
+  });
+
+  it('rowNormalized: non-negative rows sum to 1; rows with a negative value or all zeros stay', () => {
+    const v = Float32Array.from([1, 1, 2, 0, 0, 0, -1, 2, 3]);
+    expect(Array.from(rowNormalized({values: v, dim: 3}))).to.deep.equal([0.25, 0.25, 0.5, 0, 0, 0, -1, 2, 3]);
+    expect(Array.from(v.subarray(0, 3))).to.deep.equal([1, 1, 2]); // a copy
+  });
+
+  describe('full-batch training', () => {
+    const data = wm.graph.citationGraph({vertices: 600, classes: 3, words: 200, labelsPerClass: 10, validation: 100, test: 300, seed: 7});
+
+    for (const model of ['gcn', 'sage', 'gat'] as const) {
+      it(`${model}: one step per epoch over the whole graph learns the classes; early stopping ends the run`, async () => {
+        const before = tf.memory().numTensors;
+        const r = await trainNodeClassification(data, {
+          model,
+          heads: 2,
+          inputs: 'features',
+          fullBatch: true,
+          normalizeFeatures: true,
+          epochs: 300,
+          patience: 15,
+          seed: 1,
+        });
+        expect(r.history.length).to.be.below(300);
+        expect(r.history.length).to.be.at.most(r.bestEpoch + 15 + 1);
+        expect(r.modelTestAcc).to.be.greaterThan(Math.max(r.baselines.labelPropagation.test, r.baselines.featuresOnly!.test) - 0.05);
+        expect(r.history[r.history.length - 1].loss).to.be.below(r.history[0].loss);
+        expect(tf.memory().numTensors).to.equal(before);
+      });
+    }
+
+    it('with embeddings beside the features, the table gets its sparse steps too', async () => {
+      const r = await trainNodeClassification(data, {model: 'gcn', inputs: 'both', fullBatch: true, epochs: 20, seed: 2});
+      expect(r.history[19].loss).to.be.below(r.history[0].loss);
+    });
+
+    it("smoothing 'auto' keeps whichever of the model's and the smoothed predictions is better on validation", async () => {
+      const r = await trainNodeClassification(data, {model: 'gcn', inputs: 'features', fullBatch: true, epochs: 40, seed: 3});
+      if (r.smoothed) expect(r.valAcc).to.be.at.least(r.modelValAcc);
+      else expect(r.valAcc).to.equal(r.modelValAcc);
+      const off = await trainNodeClassification(data, {
+        model: 'gcn',
+        inputs: 'features',
+        fullBatch: true,
+        epochs: 40,
+        seed: 3,
+        smooth: false,
+      });
+      expect(off.smoothed).to.equal(false);
+      expect(off.testAcc).to.equal(off.modelTestAcc);
+    });
+  });
+
+  describe('the model search', () => {
+    it('tries the GCN recipe first, chooses by validation accuracy, and never reports test accuracy', async () => {
+      const data = wm.graph.citationGraph({vertices: 500, classes: 3, words: 150, labelsPerClass: 10, validation: 100, test: 200, seed: 9});
+      const candidates = nodeModelCandidates(data);
+      expect(candidates[0].name).to.equal('GCN on features, features normalised');
+      expect(candidates[0].options).to.include({model: 'gcn', inputs: 'features', dropout: 0.5, weightDecay: 5e-4, learningRate: 0.01});
+      const heard: string[] = [];
+      const s = await searchNodeModel(
+        data,
+        {epochs: 30},
+        {
+          candidates: candidates.slice(0, 3).map((c) => ({...c, options: {...c.options, epochs: 30, patience: 10}})),
+          onResult: (r) => heard.push(r.candidate.name),
+        },
+      );
+      expect(heard).to.have.length(3);
+      const best = Math.max(...s.results.map((r) => r.valAcc!));
+      expect(s.results.find((r) => r.candidate === s.chosen)!.valAcc).to.equal(best);
+      for (const r of s.results) expect(Object.keys(r)).to.not.include('testAcc');
+    });
+
+    it('graphs without features get embedding candidates; a spent budget skips the rest and says so', async () => {
+      const data = wm.graph.csbm({vertices: 300, classes: 3, degree: 8, homophily: 0.9, seed: 2});
+      const candidates = nodeModelCandidates(data);
+      expect(candidates.every((c) => c.options.inputs === 'embeddings')).to.equal(true);
+      const short = candidates.map((c) => ({...c, options: {...c.options, epochs: 5}}));
+      const s = await searchNodeModel(data, {}, {budgetSeconds: 1e-3, candidates: short});
+      expect(s.results[0].valAcc).to.be.a('number');
+      expect(s.results.slice(1).every((r) => /the search's 0.001 s were spent/.test(r.skipped ?? ''))).to.equal(true);
+      expect(s.chosen).to.equal(short[0]);
+    });
+  });
+
+  it('the main job chooses on validation when no model is given, prints one line per candidate, and says the headline is smoothed when it is', function () {
+    this.timeout(300_000);
+    const {spawnSync} = require('child_process') as typeof import('child_process');
+    const path = require('path') as typeof import('path');
+    const os = require('os') as typeof import('os');
+    const out = require('fs').mkdtempSync(path.join(os.tmpdir(), 'wm-search-'));
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.resolve(__dirname, '..', 'examples', 'node-classification.js'),
+        '--citation',
+        'vertices=500,classes=3,words=150,labelsPerClass=10,validation=100,test=200,seed=3',
+        '--seeds',
+        '2',
+        '--search-seconds',
+        '30',
+        '--out',
+        out,
+      ],
+      {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'}},
+    );
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/choosing the model on the validation split of seed 0/);
+    expect(r.stdout).to.match(/GCN on features, features normalised\s+validation \d+\.\d %/);
+    expect(r.stdout).to.match(/chosen: .* \(the best validation accuracy\)/);
+    expect(r.stdout).to.match(
+      /test accuracy \d+\.\d\d ± \d+\.\d\d % over 2 seeds, .* \((predictions smoothed over the graph with the training labels|the model alone)/,
+    );
+    const search = r.stdout.slice(r.stdout.indexOf('choosing'), r.stdout.indexOf('chosen:'));
+    expect(search).to.not.match(/test/);
+  });
+});
