@@ -3,7 +3,8 @@
 // composed from tfjs ops (gathers, segment sums, elementwise ops: each a
 // native kernel of ours, on the same backend), and on a GPU against PyTorch
 // eager in the same run (bench/torch/gat.py: gathers, scatter_reduce for
-// each row's maximum, index_add_, autograd). tfjs-backend-cpu is left out:
+// each row's maximum, index_add_, autograd) and PyG's own pieces (its edge
+// softmax and scatter, as GATConv runs them). tfjs-backend-cpu is left out:
 // its unsortedSegmentSum takes a pass per segment (9.6 s for a forward pass
 // over 3,200 entries on the CPU box). A random graph: BENCH_GAT_ROWS rows of BENCH_GAT_DEGREE
 // random sources each, BENCH_GAT_HEADS heads of BENCH_GAT_DIM features.
@@ -59,29 +60,33 @@ async function main(): Promise<void> {
   // The composite takes each row's maximum on the host (a download and a JavaScript loop): about
   // 2.5 s a round on the H100's default graph, so fewer rounds.
   const composed = measure(ops, block, rows, heads, dim, dev.gpu ? 3 : reps);
-  let other: {name: string; ms: number[]} | undefined;
+  // The PyTorch references, hand-composed torch and PyG's, side by side.
+  const refs: {name: string; ms: number[]}[] = [];
   if (dev.gpu) {
-    const t = torchJsonWithFiles<{torch: string; device: string; ms: number[]}>('gat.py', {'row_ptr.i32': rowPtr, 'col_idx.i32': colIdx}, [
-      String(heads),
-      String(dim),
-    ]);
-    if (t) other = {name: `torch ${t.torch} (${t.device})`, ms: t.ms};
+    const t = torchJsonWithFiles<{torch: string; device: string; ms: number[]; pyg?: string; pyg_ms?: number[]; pyg_error?: string}>(
+      'gat.py',
+      {'row_ptr.i32': rowPtr, 'col_idx.i32': colIdx},
+      [String(heads), String(dim)],
+    );
+    if (t) refs.push({name: `torch ${t.torch} (${t.device})`, ms: t.ms});
+    if (t?.pyg_ms) refs.push({name: `PyG ${t.pyg}`, ms: t.pyg_ms});
+    else if (t?.pyg_error) console.log(`(PyG not run: ${t.pyg_error})`);
   }
   block.dispose();
   console.log(
     `\ngraph attention, ${rows} rows x ${degree} sources (${rows * degree} entries), ${heads} heads of ${dim}, median ms per call`,
   );
   console.log(
-    `| case | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | same from tfjs ops ms | ops / ours |${other ? ` ${other.name} ms | theirs / ours |` : ''}`,
+    `| case | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | same from tfjs ops ms | ops / ours |${refs.map((r) => ` ${r.name} ms | theirs / ours |`).join('')}`,
   );
-  console.log(`| --- | --- | --- | --- |${other ? ' --- | --- |' : ''}`);
+  console.log(`| --- | --- | --- | --- |${refs.map(() => ' --- | --- |').join('')}`);
   cases.forEach((c, i) =>
     console.log(
       `| ${c} | ${ours[i].toFixed(3)} | ${composed[i].toFixed(3)} | ${(composed[i] / ours[i]).toFixed(2)}x |` +
-        (other ? ` ${other.ms[i].toFixed(3)} | ${(other.ms[i] / ours[i]).toFixed(2)}x |` : ''),
+        refs.map((r) => (r.ms[i] === undefined ? ' n/a | |' : ` ${r.ms[i].toFixed(3)} | ${(r.ms[i] / ours[i]).toFixed(2)}x |`)).join(''),
     ),
   );
-  writeBenchResult('gat', {rows, degree, heads, dim, device: dev, cases, ours, composed, other});
+  writeBenchResult('gat', {rows, degree, heads, dim, device: dev, cases, ours, composed, refs});
 }
 
 main().catch((e) => {

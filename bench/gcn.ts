@@ -4,7 +4,9 @@
 // with its gradients. References in the same run: the same functions from
 // tfjs ops on our backend (gather, multiply, unsortedSegmentSum: each a
 // native kernel), and on a GPU PyTorch with Â as a CSR tensor (torch.sparse.mm,
-// cuSPARSE; bench/torch/gcn.py), autograd for the gradients. tfjs-backend-cpu
+// cuSPARSE; bench/torch/gcn.py), autograd for the gradients, and PyG's
+// GCNConv (normalize=False, the same weights as edge weights) where
+// torch-geometric is installed. tfjs-backend-cpu
 // is left out: its unsortedSegmentSum takes a pass per segment.
 // Median ms per call, synchronised.
 
@@ -74,30 +76,33 @@ async function main(): Promise<void> {
       `(tfjs-ops composite left out: its messages take ${messageGiB.toFixed(1)} GiB each; BENCH_GCN_COMPOSITE_GIB raises the bound)`,
     );
   }
-  let other: {name: string; ms: number[]} | undefined;
+  // The PyTorch references, hand-composed torch and PyG's, side by side.
+  const refs: {name: string; ms: number[]}[] = [];
   if (dev.gpu) {
-    const t = torchJsonWithFiles<{torch: string; device: string; ms: number[]}>(
+    const t = torchJsonWithFiles<{torch: string; device: string; ms: number[]; pyg?: string; pyg_ms?: number[]; pyg_error?: string}>(
       'gcn.py',
       {'row_ptr.i32': norm.rowPtr, 'col_idx.i32': norm.colIdx, 'weight.f32': norm.weight!},
       [String(dim)],
     );
-    if (t) other = {name: `torch ${t.torch} (${t.device})`, ms: t.ms};
+    if (t) refs.push({name: `torch ${t.torch} (${t.device})`, ms: t.ms});
+    if (t?.pyg_ms) refs.push({name: `PyG ${t.pyg}`, ms: t.pyg_ms});
+    else if (t?.pyg_error) console.log(`(PyG not run: ${t.pyg_error})`);
   }
   block.dispose();
   console.log(
     `\nGCN over the whole graph: ${n} rows, ${norm.colIdx.length} entries of Â (self loops included), width ${dim}, median ms per call`,
   );
   console.log(
-    `| case | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | same from tfjs ops ms | ops / ours |${other ? ` ${other.name} ms | theirs / ours |` : ''}`,
+    `| case | wholememory (${dev.gpu ? dev.name : 'CPU'}) ms | same from tfjs ops ms | ops / ours |${refs.map((r) => ` ${r.name} ms | theirs / ours |`).join('')}`,
   );
-  console.log(`| --- | --- | --- | --- |${other ? ' --- | --- |' : ''}`);
+  console.log(`| --- | --- | --- | --- |${refs.map(() => ' --- | --- |').join('')}`);
   cases.forEach((c, i) =>
     console.log(
       `| ${c} | ${ours[i].toFixed(3)} | ${composed ? `${composed[i].toFixed(3)} | ${(composed[i] / ours[i]).toFixed(2)}x` : 'n/a | '} |` +
-        (other ? ` ${other.ms[i].toFixed(3)} | ${(other.ms[i] / ours[i]).toFixed(2)}x |` : ''),
+        refs.map((r) => (r.ms[i] === undefined ? ' n/a | |' : ` ${r.ms[i].toFixed(3)} | ${(r.ms[i] / ours[i]).toFixed(2)}x |`)).join(''),
     ),
   );
-  writeBenchResult('gcn', {scale, vertices: n, entries: norm.colIdx.length, dim, device: dev, cases, ours, composed, other});
+  writeBenchResult('gcn', {scale, vertices: n, entries: norm.colIdx.length, dim, device: dev, cases, ours, composed, refs});
 }
 
 main().catch((e) => {

@@ -55,7 +55,7 @@ function main(): void {
   line('CPU threads', report.cpuThreads ?? 'n/a');
   for (const p of report.problems) line('problem', p);
   if (report.fallback) {
-    line('GPU', `not used: ${report.fallback.reason}`);
+    line('GPU', `not used: ${report.fallback.cause} (${report.fallback.reason})`);
     line('to use the GPU', report.fallback.advice);
   }
 }

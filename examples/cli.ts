@@ -6,10 +6,12 @@ import {InvalidArgumentError} from 'commander';
 
 import * as wm from '../src/index';
 
-/** Selects the wholememory backend; says where training runs ('GPU 0 (name)' or 'CPU'). */
+/** Selects the wholememory backend; says where training runs ('GPU 0 (name)' or 'CPU') and, on the CPU, why. */
 export async function startBackend(): Promise<{where: string; dev: ReturnType<typeof wm.deviceInfo>}> {
   await tf.setBackend(wm.BACKEND_NAME);
   const dev = wm.deviceInfo();
+  const fallback = dev.gpu ? null : wm.installReport().fallback;
+  if (fallback) console.log(`no GPU in use: ${fallback.cause} (npx tfjs-wm-doctor says more)`);
   return {where: dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU', dev};
 }
 export function positiveInt(name: string): (v: string) => number {

@@ -1,5 +1,5 @@
-// Link prediction on a graph folder (default: cond-mat-2005 from
-// ../shared/datasets) or on a generated R-MAT graph of any size (--rmat
+// Link prediction on a graph folder (default: the bundled hep-th collaboration
+// graph, data/hep-th) or on a generated R-MAT graph of any size (--rmat
 // <scale>: 2^scale vertices, 16 edges each): embeddings + dot-product decoder
 // with negative sampling; ROC AUC and Hits@50 on held-out edges, reported at
 // the best validation epoch.
@@ -22,7 +22,11 @@ const d = DEFAULT_LINK_PREDICTION;
 
 const program = new Command()
   .name('node dist/examples/link-prediction.js')
-  .option('--data <folder>', 'graph folder with edges.tsv', path.join(root, '..', 'shared', 'datasets', 'cond-mat-2005'))
+  .option(
+    '--data <folder>',
+    'graph folder with edges.tsv (default: the bundled hep-th collaboration graph)',
+    path.join(root, 'data', 'hep-th'),
+  )
   .option('--rmat <scale>', 'train on a seeded R-MAT graph of 2^scale vertices instead of --data', positiveInt('--rmat'))
   .option('--edge-factor <n>', 'R-MAT edges per vertex', positiveInt('--edge-factor'), 16)
   .option('--epochs <n>', 'epochs', positiveInt('--epochs'), d.epochs)
@@ -36,6 +40,26 @@ const program = new Command()
   )
   .option('--out <folder>', 'metrics and plots', path.join(root, 'runs', 'link-prediction'))
   .parse();
+
+/**
+ * The batch size for a graph of `edges` edges: the default's 4,096 gives a small graph only a step or
+ * two per epoch (AUC near chance after the epochs asked for), so it shrinks to give at least 16 steps,
+ * and says so; a size the user gave is kept, with a warning when it is that coarse.
+ */
+function fittedBatch(edges: number, asked: number, given: boolean): number {
+  const steps = (b: number) => Math.ceil((edges * (1 - d.valFraction - d.testFraction)) / b);
+  if (steps(asked) >= 16) return asked;
+  if (given) {
+    console.log(
+      `warning: --batch-size ${asked} gives ${steps(asked)} step(s) per epoch on ${edges} edges; a smaller batch learns faster here`,
+    );
+    return asked;
+  }
+  let b = asked;
+  while (b > 32 && steps(b) < 16) b /= 2;
+  console.log(`batch size ${b} (${steps(b)} steps per epoch on ${edges} edges; --batch-size sets it)`);
+  return b;
+}
 
 async function main(): Promise<void> {
   const o = program.opts();
@@ -55,6 +79,7 @@ async function main(): Promise<void> {
   console.log(
     `${name}: ${graph.numVertices} vertices, ${graph.numEdges / 2} edges (built in ${((Date.now() - built) / 1000).toFixed(1)} s); training on ${where}`,
   );
+  const batchSize = fittedBatch(graph.numEdges / 2, o.batchSize, program.getOptionValueSource('batchSize') === 'cli');
   const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
   const progress = new EpochProgress(o.epochs, 'training');
   const history: Record<string, number>[] = [];
@@ -64,7 +89,7 @@ async function main(): Promise<void> {
     {
       epochs: o.epochs,
       dim: o.dim,
-      batchSize: o.batchSize,
+      batchSize,
       negativesPerPositive: o.negatives,
       learningRate: o.lr,
       memory: o.memory,
@@ -88,6 +113,7 @@ async function main(): Promise<void> {
     `link prediction on ${name}`,
     {valAuc: 'val AUC', testAuc: 'test AUC', valHits50: 'val Hits@50', testHits50: 'test Hits@50'},
     'AUC / Hits@50',
+    log,
   );
   console.log(
     `best validation epoch ${best.epoch}: test AUC ${best.testAuc.toFixed(4)}, test Hits@50 ${best.testHits50.toFixed(4)} (${seconds.toFixed(1)} s on ${where})`,

@@ -79,14 +79,14 @@ const program = new Command()
   .addOption(
     new Option(
       '--inputs <kind>',
-      'what the first layer reads: features, embeddings or both (default: both when the data has features)',
-    ).choices(['features', 'embeddings', 'both']),
+      'what the first layer reads: features, embeddings, both, or structure (features computed from the graph); default: chosen on validation',
+    ).choices(['features', 'embeddings', 'both', 'structure']),
   )
   .addOption(
     new Option('--feature-dtype <dtype>', 'storage of the feature table').choices(['float32', 'float16', 'bfloat16']).default('float32'),
   )
   .option('--no-search', 'train the options as given instead of choosing the model on the validation split')
-  .option('--search-seconds <n>', 'time budget of the model choice', positiveNumber('--search-seconds'), 120)
+  .option('--search-seconds <n>', 'time budget of the model choice', positiveNumber('--search-seconds'), 180)
   .option('--no-smooth', "report the model's own predictions, not smoothed over the graph with the training labels")
   .option('--save <folder>', "save the first seed's model (its best validation epoch) there; npm run predict reads it")
   .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node-classification'))
@@ -154,12 +154,17 @@ async function main(): Promise<void> {
   checkNodeModel(o.model, o.sampler);
   if (o.model === 'gat' && o.hidden % o.heads !== 0) throw new Error(`--heads (${o.heads}) must divide --hidden (${o.hidden})`);
   const {where, dev} = await startBackend();
-  if (!dev.gpu) console.log(`no GPU in use: ${dev.reason}`);
   const data = await dataFrom(o);
   console.log(
     `${data.name}: ${data.split ? 'fixed split, ' : ''}${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges, ` +
       `${data.numClasses} classes${data.features ? `, ${data.features.dim} features` : ''}; training on ${where}`,
   );
+  if (data.component && data.component.kept < data.component.of) {
+    console.log(
+      `the largest connected component: ${data.component.kept} of the ${data.component.of} vertices; the other ` +
+        `${data.component.of - data.component.kept} are in no split and get no prediction (a fixed split in split/ keeps every vertex)`,
+    );
+  }
   const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
   const started = Date.now();
   // Every option as the command line has it (defaults included), and those the user gave.
@@ -168,7 +173,7 @@ async function main(): Promise<void> {
   let chosen: Partial<NodeClassificationOptions> = {};
   let chosenName: string | undefined;
   if (o.search && given.model === undefined && given.inputs === undefined) {
-    console.log(`choosing the model on the validation split of seed 0 (at most ${o.searchSeconds} s; --no-search to skip):`);
+    console.log(`choosing the model on the validation splits of seeds 0 and 1 (at most ${o.searchSeconds} s; --no-search to skip):`);
     const search = await searchNodeModel(
       data,
       {...all, ...given},
@@ -232,6 +237,8 @@ async function main(): Promise<void> {
   const own = meanStd(results.map((r) => r.modelTestAcc));
   const lp = meanStd(results.map((r) => r.baselines.labelPropagation.test));
   const fo = data.features ? meanStd(results.map((r) => r.baselines.featuresOnly!.test)) : undefined;
+  const sg = data.features ? meanStd(results.map((r) => r.baselines.sgc!.test)) : undefined;
+  const so = data.features ? undefined : meanStd(results.map((r) => r.baselines.structureOnly!.test));
   const seconds = (Date.now() - started) / 1000;
   log.write({
     type: 'summary',
@@ -242,13 +249,18 @@ async function main(): Promise<void> {
     testAccStd: std,
     labelPropagationTestAccMean: lp[0],
     labelPropagationTestAccStd: lp[1],
-    ...(fo ? {featuresOnlyTestAccMean: fo[0], featuresOnlyTestAccStd: fo[1]} : {}),
+    ...(fo ? {featuresOnlyTestAccMean: fo[0], featuresOnlyTestAccStd: fo[1], sgcTestAccMean: sg![0], sgcTestAccStd: sg![1]} : {}),
+    ...(so ? {structureOnlyTestAccMean: so[0], structureOnlyTestAccStd: so[1]} : {}),
+    chosen: chosenName,
     seconds,
   });
   const plots = await plotTrainingCurves(
     results.flatMap((r) => r.history) as unknown as PlotRecord[],
     path.join(o.out, 'metrics'),
     `${nodeModelName(run.model!)} on ${data.name} (${dev.gpu ? dev.name : 'CPU'})`,
+    undefined,
+    undefined,
+    log,
   );
   console.log(`per seed test accuracy: ${accs.map((a) => (100 * a).toFixed(1)).join(', ')}`);
   // Smoothing uses the training labels: the headline says so, so nobody compares it with a plain model's figure unawares.
@@ -261,7 +273,13 @@ async function main(): Promise<void> {
     `test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over ${accs.length} seeds, ${chosenName ?? nodeModelName(run.model!)} ` +
       `(${how}; ${seconds.toFixed(1)} s on ${where})`,
   );
-  console.log(`baseline, same splits: label propagation ${pct(lp)}${fo ? `; nearest class mean on the features alone ${pct(fo)}` : ''}`);
+  console.log(
+    `baselines, same splits: label propagation ${pct(lp)}` +
+      (fo
+        ? `; nearest class mean on the features alone ${pct(fo)}; SGC (features propagated twice + logistic regression) ${pct(sg!)}`
+        : '') +
+      (so ? `; nearest class mean on the graph's structure features ${pct(so)}` : ''),
+  );
   console.log(`metrics: ${log.file}\nplots: ${plots.join(', ')}`);
   if (o.save) console.log(`model (seed 0, best validation epoch): ${o.save}`);
 }

@@ -45,7 +45,7 @@ const program = new Command()
     },
     'classes',
   )
-  .option('--data <folder>', 'graph folder (default: the bundled polblogs for classes, ../shared/datasets/cond-mat-2005 for links)')
+  .option('--data <folder>', 'graph folder (default: the bundled polblogs for classes, the bundled hep-th for links)')
   .option('--epochs <n>', 'epochs (walksPerVertex walks from every vertex each)', positiveInt('--epochs'), d.epochs)
   .option('--dim <n>', 'embedding width', positiveInt('--dim'), d.dim)
   .option('--walk-length <n>', 'vertices per walk', positiveInt('--walk-length'), d.walkLength)
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   const memory = o.memory ?? (comm ? 'continuous' : undefined);
   const task =
     o.task === 'links'
-      ? linksTask(o.data ?? path.join(root, '..', 'shared', 'datasets', 'cond-mat-2005'), o.seed)
+      ? linksTask(o.data ?? path.join(root, 'data', 'hep-th'), o.seed)
       : await classesTask(o.data ?? path.join(root, 'data', 'polblogs'), o.seed);
   const kind = o.p === 1 && o.q === 1 ? 'DeepWalk walks' : `node2vec walks (p ${o.p}, q ${o.q})`;
   const ranks = comm ? `${comm.size} ranks sharing ${memory} tables, ` : '';
@@ -181,6 +181,7 @@ async function main(): Promise<void> {
       `node2vec on ${task.name} (${kind})`,
       task.series,
       task.panel,
+      log!,
     );
     // The embeddings themselves (the last epoch's), keyed by the data's own vertex ids (word2vec's text format).
     const saved = path.join(o.out, 'embeddings.txt');

@@ -11,26 +11,34 @@ async function main(): Promise<void> {
     console.error(`usage: npm run plot -- <metrics.jsonl>${file ? ` (no file ${file})` : ''}`);
     process.exit(2);
   }
-  const records = fs
+  const lines = fs
     .readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim())
-    .map((l) => JSON.parse(l))
-    .filter((r) => r.type === 'epoch')
-    .map((r) => ({seed: 0, ...r})) as PlotRecord[];
+    .map((l, i) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        throw new Error(`${file}:${i + 1}: not a JSON line`);
+      }
+    });
+  const records = lines.filter((r) => r.type === 'epoch').map((r) => ({seed: 0, ...r})) as PlotRecord[];
   if (records.length === 0) throw new Error(`${file} has no epoch records`);
-  // Node classification logs accuracies; link prediction logs AUC and Hits@50.
+  // The run's own plot record (title, series); for a log without one, guessed from the fields.
+  const drawn = lines.filter((r) => r.type === 'plot').pop() as {title: string; series: MetricSeries; panel: string} | undefined;
+  const auc = 'valAuc' in records[0];
   const series: MetricSeries =
-    'valAuc' in records[0]
+    drawn?.series ??
+    (auc
       ? {valAuc: 'val AUC', testAuc: 'test AUC', valHits50: 'val Hits@50', testHits50: 'test Hits@50'}
-      : {trainAcc: 'train', valAcc: 'validation', testAcc: 'test'};
+      : {trainAcc: 'train', valAcc: 'validation', testAcc: 'test'});
   const prefix = path.join(path.dirname(file), path.basename(file, '.jsonl'));
   const written = await plotTrainingCurves(
     records,
     prefix,
-    path.basename(path.dirname(path.resolve(file))),
+    drawn?.title ?? path.basename(path.dirname(path.resolve(file))),
     series,
-    'valAuc' in records[0] ? 'AUC / Hits@50' : 'accuracy',
+    drawn?.panel ?? (auc ? 'AUC / Hits@50' : 'accuracy'),
   );
   console.log(`plots: ${written.join(', ')}`);
 }

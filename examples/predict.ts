@@ -2,11 +2,12 @@
 // node classifier saved by `npm start -- --save DIR` predicts every vertex of
 // its dataset (or --data's): `vertex<TAB>class name<TAB>probability` per
 // line, the vertex by its id in the data files.
-import * as fs from 'fs';
+import * as path from 'path';
 
 import {Command} from 'commander';
 
 import * as wm from '../src/index';
+import {ensureDir, writeFileAtomically} from '../src/util/files';
 import {startBackend} from './cli';
 
 const program = new Command()
@@ -27,8 +28,12 @@ async function main(): Promise<void> {
   if (data.graph.numVertices !== info.config.numNodes) {
     throw new Error(`${folder}: ${data.graph.numVertices} vertices, the model was trained on ${info.config.numNodes}`);
   }
-  if (info.features && !data.features) throw new Error(`${folder}: the model reads node features and the data has none`);
-  const features = info.features ? wm.nn.featureTable(data.features!.values, data.graph.numVertices, data.features!.dim) : undefined;
+  const source: wm.nn.FeatureSource = {from: info.features?.from ?? 'data', normalized: info.features?.normalized ?? false};
+  if (info.features && source.from === 'data' && !data.features)
+    throw new Error(`${folder}: the model reads node features and the data has none`);
+  // The rows the model was trained on: the data's (normalised as then) or the graph's structure features.
+  const rows = info.features ? wm.nn.inputFeatures(data, source) : undefined;
+  const features = rows ? wm.nn.featureTable(rows.values, data.graph.numVertices, rows.dim) : undefined;
   const {model} = wm.nn.loadNodeClassifier(o.model, {features});
   const g = wm.nn.fullGraph(data.graph);
   try {
@@ -39,8 +44,13 @@ async function main(): Promise<void> {
     );
     const text = lines.join('\n') + '\n';
     if (o.out) {
-      fs.writeFileSync(o.out, text);
+      // The folder is made as a save's would be; a place that cannot hold the file is named.
+      ensureDir(path.dirname(path.resolve(o.out)), 'predict --out');
+      writeFileAtomically(o.out, Buffer.from(text));
       console.error(`${lines.length} predictions: ${o.out}`);
+      if (data.component && data.component.kept < data.component.of) {
+        console.error(`(the ${data.component.of - data.component.kept} vertices outside the largest connected component have none)`);
+      }
     } else process.stdout.write(text);
   } finally {
     g.dispose();

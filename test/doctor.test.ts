@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import * as wm from '../src/index';
-import {describeKernels, describePeerAccess, fallbackAdvice, InstallReport} from '../src/native/install_report';
+import {describeKernels, describePeerAccess, fallbackAdvice, fallbackCause, InstallReport} from '../src/native/install_report';
 
 const doctor = path.join(__dirname, '..', 'bin', 'tfjs-wm-doctor.js');
 
@@ -87,6 +87,13 @@ describe('tfjs-wm-doctor', () => {
     );
     expect(fallbackAdvice(base, 'no CUDA device', true)).to.match(/sees no GPU.*CUDA_VISIBLE_DEVICES/);
     expect(fallbackAdvice(base, 'TFJS_WHOLEMEMORY_DEVICE=cpu', true)).to.match(/unset TFJS_WHOLEMEMORY_DEVICE/);
+    // The cause in a user's words, beside the runtime's own reason.
+    expect(fallbackCause({...base, cudaDriver: null}, 'cudaErrorInsufficientDriver', true)).to.equal(
+      'no NVIDIA driver on this machine (libcuda.so.1 not found)',
+    );
+    expect(fallbackCause({...base, cudaDriver: '12.8'}, 'x', true)).to.match(/supports CUDA 12\.8, older than the 13\.0/);
+    expect(fallbackCause({...base, gpus: [{index: 0, ...gpu}]}, 'x', true)).to.equal('Tesla P100 is older than Turing');
+    expect(fallbackCause(base, 'built without CUDA', false)).to.equal('the addon was compiled without CUDA');
   });
 
   it('draws the peer-access matrix a line long', () => {

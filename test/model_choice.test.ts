@@ -7,7 +7,8 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {labelPropagation, nearestClassMean} from '../src/train/baselines';
 import {nodeModelCandidates, searchNodeModel} from '../src/train/model_search';
-import {rowNormalized, trainNodeClassification} from '../src/train/node_classification';
+import {trainNodeClassification} from '../src/train/node_classification';
+import {rowNormalized} from '../src/nn/node_inputs';
 import {rng} from './helpers';
 
 describe('choosing node classifiers on validation', () => {
@@ -79,6 +80,45 @@ describe('choosing node classifiers on validation', () => {
     expect(Array.from(v.subarray(0, 3))).to.deep.equal([1, 1, 2]); // a copy
   });
 
+  it('structure features: rows of close vertices are close; seeded; a classifier over them beats chance on a featureless graph', async () => {
+    const data = wm.graph.csbm({vertices: 400, classes: 4, degree: 10, homophily: 0.9, seed: 5});
+    const f = wm.graph.structureFeatures(data.graph, {dim: 16, powers: 3, seed: 2});
+    expect(f.dim).to.equal(48);
+    expect(f.values.length).to.equal(400 * 48);
+    expect(Array.from(wm.graph.structureFeatures(data.graph, {dim: 16, powers: 3, seed: 2}).values)).to.deep.equal(Array.from(f.values));
+    // Same-class pairs (mostly linked) are more alike than pairs from different classes.
+    const dot = (a: number, b: number) => {
+      let s = 0;
+      for (let k = 0; k < 48; ++k) s += f.values[a * 48 + k] * f.values[b * 48 + k];
+      return s;
+    };
+    let same = 0,
+      other = 0,
+      nSame = 0,
+      nOther = 0;
+    for (let a = 0; a < 200; ++a)
+      for (let b = a + 1; b < 200; ++b) {
+        if (data.labels[a] === data.labels[b]) ((same += dot(a, b)), ++nSame);
+        else ((other += dot(a, b)), ++nOther);
+      }
+    expect(same / nSame).to.be.greaterThan(other / nOther + 0.1);
+    const r = await trainNodeClassification(data, {model: 'gcn', inputs: 'structure', fullBatch: true, epochs: 60, seed: 1});
+    expect(r.modelTestAcc).to.be.greaterThan(0.5);
+    expect(r.baselines.structureOnly!.test).to.be.greaterThan(0.4);
+    expect(() => wm.graph.structureFeatures(data.graph, {dim: 0})).to.throw(
+      /structureFeatures: dim must be an integer in \[1, 4096\], got 0/,
+    );
+  });
+
+  it('SGC baseline: printed beside featured data, above chance on a citation-like graph, no tensors left', async () => {
+    const data = wm.graph.citationGraph({vertices: 600, classes: 3, words: 200, labelsPerClass: 10, validation: 100, test: 300, seed: 8});
+    const before = tf.memory().numTensors;
+    const r = await trainNodeClassification(data, {model: 'gcn', inputs: 'features', fullBatch: true, epochs: 5, seed: 0});
+    expect(r.baselines.sgc!.test).to.be.greaterThan(0.5);
+    expect(r.baselines.sgc!.val).to.be.greaterThan(0.5);
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+
   describe('full-batch training', () => {
     const data = wm.graph.citationGraph({vertices: 600, classes: 3, words: 200, labelsPerClass: 10, validation: 100, test: 300, seed: 7});
 
@@ -146,10 +186,11 @@ describe('choosing node classifiers on validation', () => {
       for (const r of s.results) expect(Object.keys(r)).to.not.include('testAcc');
     });
 
-    it('graphs without features get embedding candidates; a spent budget skips the rest and says so', async () => {
+    it('graphs without features get structure and embedding candidates; a spent budget skips the rest and says so', async () => {
       const data = wm.graph.csbm({vertices: 300, classes: 3, degree: 8, homophily: 0.9, seed: 2});
       const candidates = nodeModelCandidates(data);
-      expect(candidates.every((c) => c.options.inputs === 'embeddings')).to.equal(true);
+      expect(candidates.map((c) => c.options.inputs)).to.include.members(['structure', 'embeddings']);
+      expect(candidates.every((c) => c.options.inputs === 'structure' || c.options.inputs === 'embeddings')).to.equal(true);
       const short = candidates.map((c) => ({...c, options: {...c.options, epochs: 5}}));
       const s = await searchNodeModel(data, {}, {budgetSeconds: 1e-3, candidates: short});
       expect(s.results[0].valAcc).to.be.a('number');
@@ -180,7 +221,7 @@ describe('choosing node classifiers on validation', () => {
       {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'}},
     );
     expect(r.status, r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/choosing the model on the validation split of seed 0/);
+    expect(r.stdout).to.match(/choosing the model on the validation splits of seeds 0 and 1/);
     expect(r.stdout).to.match(/GCN on features, features normalised\s+validation \d+\.\d %/);
     expect(r.stdout).to.match(/chosen: .* \(the best validation accuracy\)/);
     expect(r.stdout).to.match(

@@ -1,8 +1,10 @@
 # PyTorch eager side of `npm run bench:gat`: the same graph attention on the
 # same graph (CSR arrays written by bench/gat.ts) and GPU: gathers, each
 # row's maximum by scatter_reduce (held constant: the softmax does not depend
-# on it), index_add_ for the sums, autograd for the gradients. One JSON line
-# of median ms per case.
+# on it), index_add_ for the sums, autograd for the gradients; and the same
+# from PyG's own pieces where PyG is installed (torch_geometric.utils.softmax
+# over each row's entries and scatter's sum: what GATConv's message passing
+# runs). One JSON line of median ms per case.
 import json
 import os
 import sys
@@ -47,7 +49,28 @@ def main():
         torch.autograd.grad((gat() * up).sum(), [feat, src, dst])
 
     ms = [timed(forward), timed(both)]
-    print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "ms": ms}))
+    out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "ms": ms}
+    try:
+        import torch_geometric
+        from torch_geometric.utils import scatter, softmax
+    except ImportError as e:
+        out["pyg_error"] = str(e)
+    else:
+
+        def pyg():
+            alpha = softmax(F.leaky_relu(src[col] + dst[row], 0.2), row, num_nodes=rows)
+            return scatter(alpha[..., None] * feat[col], row, 0, dim_size=rows, reduce="sum")
+
+        def pyg_forward():
+            with torch.no_grad():
+                pyg()
+
+        def pyg_both():
+            torch.autograd.grad((pyg() * up).sum(), [feat, src, dst])
+
+        out["pyg"] = torch_geometric.__version__
+        out["pyg_ms"] = [timed(pyg_forward), timed(pyg_both)]
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 # PyTorch side of `npm run bench:gcn`: the same normalised adjacency (CSR
 # arrays and weights written by bench/gcn.ts) as a sparse CSR tensor on the
 # same GPU, multiplied by torch.sparse.mm (cuSPARSE); autograd for the
-# gradients. One JSON line of median ms per case.
+# gradients; and the same layer from PyG (torch-geometric's GCNConv with the
+# adjacency's weights as edge weights, normalize=False: its message passing
+# over edge_index) where PyG is installed. One JSON line of median ms per case.
 import json
 import os
 import sys
@@ -40,7 +42,35 @@ def main():
         torch.autograd.grad((layer() * up).sum(), [x, w, b])
 
     ms = [synced_median_ms(f, 30, 2) for f in (aggregate, forward, both)]
-    print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "ms": ms}))
+    out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "ms": ms}
+    try:
+        import torch_geometric
+        from torch_geometric.nn import GCNConv
+        from torch_geometric.utils import scatter
+    except ImportError as e:
+        out["pyg_error"] = str(e)
+    else:
+        row = torch.repeat_interleave(torch.arange(n, device=dev), (row_ptr[1:] - row_ptr[:-1]).long())
+        edge_index = torch.stack([col.long(), row])  # messages flow from col (source) to row (target)
+        conv = GCNConv(dim, dim, normalize=False, bias=True).to(dev)
+
+        def pyg_aggregate():
+            with torch.no_grad():
+                scatter(x[col.long()] * weight[:, None], row, 0, dim_size=n, reduce="sum")
+
+        def pyg_layer():
+            return torch.relu(conv(x, edge_index, weight))
+
+        def pyg_forward():
+            with torch.no_grad():
+                pyg_layer()
+
+        def pyg_both():
+            torch.autograd.grad((pyg_layer() * up).sum(), [x] + list(conv.parameters()))
+
+        out["pyg"] = torch_geometric.__version__
+        out["pyg_ms"] = [synced_median_ms(f, 30, 2) for f in (pyg_aggregate, pyg_forward, pyg_both)]
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

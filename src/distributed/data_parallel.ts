@@ -10,8 +10,10 @@ import {isWireType, WireType} from './allreduce';
 import {applyAdamFused, isAdam} from '../optimizers/fused_adam';
 
 export interface DataParallel {
-  /** Like optimizer.minimize: gradients of f over varList (default: all trainable variables), averaged over ranks. */
+  /** Gradients of f over varList (default: all trainable variables), averaged over ranks, then a step; returns f's value. */
   minimize(f: () => tf.Scalar, varList?: tf.Variable[]): tf.Scalar;
+  /** tf.Optimizer.minimize's form: the value when returnCost (else it is disposed and null comes back). */
+  minimize(f: () => tf.Scalar, returnCost: boolean, varList?: tf.Variable[]): tf.Scalar | null;
   /** Copies rank 0's values into every rank's variables (call once after creating them). */
   broadcastVariables(vars: Array<tf.Variable | LayerWeight>): void;
   /**
@@ -117,12 +119,16 @@ export function dataParallel(optimizer: tf.Optimizer, comm: Communicator, opts: 
     tf.dispose(reduced);
   };
   return {
-    minimize(f, varList) {
+    minimize: ((f: () => tf.Scalar, second?: boolean | tf.Variable[], third?: tf.Variable[]) => {
+      const [returnCost, varList] = typeof second === 'boolean' ? [second, third] : [true, second];
+      if (varList !== undefined && !Array.isArray(varList)) throw new TypeError('minimize: varList must be an array of tf.Variable');
       const {value, grads} = tf.variableGrads(f, varList);
       step(grads);
       tf.dispose(Object.values(grads));
-      return value;
-    },
+      if (returnCost) return value;
+      value.dispose();
+      return null;
+    }) as DataParallel['minimize'],
     broadcastVariables(vars) {
       // Rank 0 contributes its values, the others zeros: the sum is rank 0's.
       const values = vars.map((v) => (v instanceof tf.Variable ? v : v.read()));

@@ -36,6 +36,12 @@ export interface NodeClassificationData {
   features?: VertexFeatures;
   /** A fixed split from the data (vertices of `graph`); without one, callers draw random splits. */
   split?: Split;
+  /**
+   * Without a fixed split only the largest connected component is kept (the literature's protocol: a
+   * vertex cut off from every label cannot be classified from the graph): how many of the file's vertices
+   * that is. Vertices outside it are in no split and get no prediction.
+   */
+  component?: {kept: number; of: number};
 }
 
 const MIN_VERTICES = 10;
@@ -204,7 +210,16 @@ async function assemble(
     vertices.forEach((v, i) => values.set(f!.values.subarray(v * f!.dim, (v + 1) * f!.dim), i * f!.dim));
     f = {...f, values};
   }
-  return {name, graph, labels, numClasses: classNames.length, classNames, originalIds: vertices, features: f};
+  return {
+    name,
+    graph,
+    labels,
+    numClasses: classNames.length,
+    classNames,
+    originalIds: vertices,
+    features: f,
+    component: {kept: vertices.length, of: full.numVertices},
+  };
 }
 
 async function loadTsvFolder(folder: string): Promise<NodeClassificationData> {

@@ -8,6 +8,8 @@ export {sampleNegatives, splitEdges} from './link_split';
 export type {EdgePairs, LinkSplit} from './link_split';
 export {DeviceCsr, deviceNegativePairs, sampleNegativePairs, sampleNeighbors} from './native_sampling';
 export {aggregate, CsrBlock} from './aggregate';
+export {structureFeatures} from './structure_features';
+export type {StructureFeatureOptions} from './structure_features';
 export {WholeMemoryCsr} from './whole_memory_csr';
 export {sampleSubgraph, uniqueAndRelabel} from './subgraph';
 export {meanOfNeighbors, sampleFixedSubgraph, sampleFixedTree} from './fixed_subgraph';

@@ -3,7 +3,7 @@
 // hop samples neighbours of the current vertices, and unique-and-relabel
 // turns them into a compact CsrBlock over the distinct vertices — every
 // vertex is computed once per layer, however many sampled paths reach it.
-import {int32Of} from '../util/arrays';
+import {int32Ids, int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import {CsrGraph} from './csr';
 import {hopSeed, sampleNeighbors, SampleOptions} from './native_sampling';
@@ -25,7 +25,8 @@ export interface SampledSubgraph {
 }
 
 /** Distinct values of xs in order of first occurrence, and each x's position among them (C++ core). */
-export function uniqueAndRelabel(xs: Int32Array): {unique: Int32Array; inverse: Int32Array} {
+export function uniqueAndRelabel(ids: Int32Array | ArrayLike<number>): {unique: Int32Array; inverse: Int32Array} {
+  const xs = int32Ids(ids, 'uniqueAndRelabel: ids');
   const values = new Int32Array(xs.length),
     inverse = new Int32Array(xs.length);
   const count = graphNative().uniqueInt32(xs, xs.length, values, inverse) as number;
@@ -37,7 +38,15 @@ export function uniqueAndRelabel(xs: Int32Array): {unique: Int32Array; inverse: 
  * seeds), without replacement unless opts.replace, seeded as sampleNeighbors.
  * Seeds must be distinct.
  */
-export function sampleSubgraph(g: CsrGraph, seeds: Int32Array, fanouts: number[], opts: SampleOptions = {}): SampledSubgraph {
+export function sampleSubgraph(
+  g: CsrGraph,
+  seedIds: Int32Array | ArrayLike<number>,
+  fanouts: number[],
+  opts: SampleOptions = {},
+): SampledSubgraph {
+  const seeds = int32Ids(seedIds, 'sampleSubgraph: seeds');
+  if (!Array.isArray(fanouts) || fanouts.some((f) => !Number.isInteger(f) || f < 0))
+    throw new RangeError(`sampleSubgraph: fanouts must be an array of non-negative integers, got ${JSON.stringify(fanouts)}`);
   const firstSeed = uniqueAndRelabel(seeds);
   if (firstSeed.unique.length !== seeds.length) throw new RangeError('sampleSubgraph: seeds must be distinct');
   const layers: SubgraphLayer[] = [];

@@ -28,8 +28,11 @@ export interface InstallReport {
   cpuThreads: number | null;
   /** Settings this install cannot use as given (an environment variable out of range, …), each with the fix. */
   problems: string[];
-  /** Why the CPU path runs and what to do about it; null on the GPU. */
-  fallback: {reason: string; advice: string} | null;
+  /**
+   * Why the CPU path runs and what to do about it; null on the GPU. `cause` says it in a user's words
+   * ("no NVIDIA driver on this machine"); `reason` is what the runtime said.
+   */
+  fallback: {cause: string; reason: string; advice: string} | null;
 }
 
 const versionCode = (v: string) => {
@@ -58,6 +61,19 @@ export function describeKernels(targets: string, binaryVersion: number, ptxVersi
 /** One entry per GPU: the GPUs whose memory it reaches directly ("0→[- 1 x]": GPU 0 reaches 1, not 2). */
 export function describePeerAccess(gpus: {index: number; peerAccess: boolean[]}[]): string {
   return gpus.map((g) => `${g.index}→[${g.peerAccess.map((p, j) => (j === g.index ? '-' : p ? j : 'x')).join(' ')}]`).join('  ');
+}
+
+/** Why the GPU is not used, in a user's words, from the report and the reason the runtime gave. */
+export function fallbackCause(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
+  if (reason.includes('TFJS_WHOLEMEMORY_DEVICE')) return 'TFJS_WHOLEMEMORY_DEVICE=cpu asks for the CPU';
+  if (report.addon === null) return `no native addon for ${report.platform}`;
+  if (!builtWithCuda) return 'the addon was compiled without CUDA';
+  if (report.cudaDriver === null) return 'no NVIDIA driver on this machine (libcuda.so.1 not found)';
+  if (report.cudaRuntime !== null && versionCode(report.cudaDriver) < versionCode(report.cudaRuntime))
+    return `the NVIDIA driver supports CUDA ${report.cudaDriver}, older than the ${report.cudaRuntime} this addon needs`;
+  const old = report.gpus.find((g) => Number(g.computeCapability) < 7.5);
+  if (old !== undefined) return `${old.name} is older than Turing`;
+  return 'the driver sees no GPU';
 }
 
 /** What to do so the GPU is used, from the report and the reason the runtime gave. */
@@ -98,7 +114,14 @@ export function installReport(): InstallReport {
       cpuThreads: null,
       problems: [],
     };
-    return {...partial, fallback: {reason: status.reason, advice: fallbackAdvice(partial, status.reason, false)}};
+    return {
+      ...partial,
+      fallback: {
+        cause: fallbackCause(partial, status.reason, false),
+        reason: status.reason,
+        advice: fallbackAdvice(partial, status.reason, false),
+      },
+    };
   }
   const rt = runtimeNative();
   const setup = rt.cudaSetup();
@@ -127,6 +150,12 @@ export function installReport(): InstallReport {
   };
   return {
     ...report,
-    fallback: status.gpu ? null : {reason: status.reason, advice: fallbackAdvice(report, status.reason, status.builtWithCuda)},
+    fallback: status.gpu
+      ? null
+      : {
+          cause: fallbackCause(report, status.reason, status.builtWithCuda),
+          reason: status.reason,
+          advice: fallbackAdvice(report, status.reason, status.builtWithCuda),
+        },
   };
 }

@@ -5,7 +5,10 @@
 // by side.
 import * as tf from '@tensorflow/tfjs-core';
 
+import type {NodeClassificationData} from '../graph/dataset';
+import {structureFeatures} from '../graph/structure_features';
 import type {Communicator} from '../memory/communicator';
+import type {FeatureSource} from './feature_source';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
 import type {NodeModelConfig} from './graphsage';
 import {adam} from './sparse_optimizer';
@@ -109,4 +112,27 @@ export function featureTable(
   }
   comm?.barrier();
   return table;
+}
+
+/** Features scaled so each row sums to 1 (rows with a negative value or summing to 0 unchanged); a copy. */
+export function rowNormalized(f: {values: Float32Array; dim: number}): Float32Array {
+  const out = f.values.slice();
+  for (let r = 0; r < out.length / f.dim; ++r) {
+    const row = out.subarray(r * f.dim, (r + 1) * f.dim);
+    let sum = 0,
+      negative = false;
+    for (const x of row) {
+      sum += x;
+      negative ||= x < 0;
+    }
+    if (!negative && sum > 0) for (let k = 0; k < row.length; ++k) row[k] /= sum;
+  }
+  return out;
+}
+
+/** The feature rows a model with this source reads for `data` (saved models record the source, so predictions read the same). */
+export function inputFeatures(data: NodeClassificationData, source: FeatureSource): {values: Float32Array; dim: number} {
+  if (source.from === 'structure') return structureFeatures(data.graph, {seed: 1});
+  if (!data.features) throw new Error(`${data.name} has no node features`);
+  return {values: source.normalized ? rowNormalized(data.features) : data.features.values, dim: data.features.dim};
 }

@@ -11,6 +11,7 @@ import * as path from 'path';
 
 import {ensureDir, sha256Hex as sha256, writeFileAtomically} from '../util/files';
 import type {Embedding} from './embedding';
+import type {FeatureSource} from './feature_source';
 import type {FullGraph, NodeModelConfig} from './graphsage';
 
 /** What saving and predicting need of a node classifier (GraphSAGE, GAT and GCN have it). */
@@ -42,15 +43,18 @@ export interface SavedClassifierInfo {
   dense: {shapes: number[][]} & FileRecord;
   /** The learnable table (absent for a features-only model). */
   embedding?: {rows: number; dim: number} & FileRecord;
-  /** The model reads node features of this width from its dataset (loadNodeClassifier needs them). */
-  features?: {dim: number};
+  /**
+   * The model reads node features of this width (loadNodeClassifier needs them): the dataset's, row-normalised
+   * when `normalized`, or the graph's structure features (`from: 'structure'`); wm.nn.inputFeatures makes them.
+   */
+  features?: {dim: number} & Partial<FeatureSource>;
 }
 
 /** Writes the classifier to `dir` (created if missing). */
 export async function saveNodeClassifier(
   model: SavableNodeClassifier,
   dir: string,
-  info: {classNames?: string[]; data?: string} = {},
+  info: {classNames?: string[]; data?: string; features?: FeatureSource} = {},
 ): Promise<SavedClassifierInfo> {
   ensureDir(dir, 'save');
   const c = model.config;
@@ -92,7 +96,7 @@ export async function saveNodeClassifier(
     ...(info.data !== undefined ? {data: info.data} : {}),
     dense: {shapes: vars.map((v) => v.shape), ...record('dense.bin', dense)},
     ...(rows ? {embedding: {rows: c.numNodes, dim: c.embeddingDim, ...record('embedding.bin', rows)}} : {}),
-    ...(c.features ? {features: {dim: c.features.dim}} : {}),
+    ...(c.features ? {features: {dim: c.features.dim, ...(info.features ?? {})}} : {}),
   };
   writeFileAtomically(path.join(dir, 'classifier.json'), Buffer.from(JSON.stringify(meta, null, 2)));
   return meta;

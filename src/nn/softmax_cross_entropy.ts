@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {knownValid, markValid} from '../backend/index_validation';
+import {int32Ids} from '../util/arrays';
 
 export type LossReduction = 'mean' | 'sum' | 'none';
 
@@ -16,7 +17,30 @@ export type LossReduction = 'mean' | 'sum' | 'none';
  * tf.losses.softmaxCrossEntropy without weights: NaN for no rows), 'sum',
  * or 'none' (the [rows] losses). Differentiable in the logits only.
  */
-export function softmaxCrossEntropy(labels: tf.Tensor | Int32Array, logits: tf.Tensor, opts: {reduction?: LossReduction} = {}): tf.Tensor {
+export function softmaxCrossEntropy(
+  labels: tf.Tensor | Int32Array | readonly number[],
+  logits: tf.Tensor,
+  opts?: {reduction?: 'mean' | 'sum'},
+): tf.Scalar;
+export function softmaxCrossEntropy(
+  labels: tf.Tensor | Int32Array | readonly number[],
+  logits: tf.Tensor,
+  opts: {reduction: 'none'},
+): tf.Tensor1D;
+export function softmaxCrossEntropy(
+  labels: tf.Tensor | Int32Array | readonly number[],
+  logits: tf.Tensor,
+  opts?: {reduction?: LossReduction},
+): tf.Tensor;
+export function softmaxCrossEntropy(
+  given: tf.Tensor | Int32Array | readonly number[],
+  logits: tf.Tensor,
+  opts: {reduction?: LossReduction} = {},
+): tf.Tensor {
+  // Plain arrays are class ids (one per row).
+  if (!(given instanceof tf.Tensor) && !(given instanceof Int32Array) && !Array.isArray(given))
+    throw new TypeError(`softmaxCrossEntropy: labels must be a tensor, an Int32Array or an array of class ids, got ${typeof given}`);
+  const labels = Array.isArray(given) ? int32Ids(given, 'softmaxCrossEntropy: labels') : (given as tf.Tensor | Int32Array);
   const reduction = opts.reduction ?? 'mean';
   if (!['mean', 'sum', 'none'].includes(reduction))
     throw new RangeError(`softmaxCrossEntropy: reduction must be 'mean', 'sum' or 'none', got '${reduction}'`);

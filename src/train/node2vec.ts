@@ -243,7 +243,11 @@ export async function logisticProbe(
   numClasses: number,
   opts: {trainFraction?: number; seed?: number; steps?: number} = {},
 ): Promise<ProbeResult> {
-  const split = randomSplit(labels.length, opts.trainFraction ?? 0.5, 0, seededRng((opts.seed ?? 0) * 31 + 7));
+  // Only labelled vertices (label >= 0) are split: the others have no class to predict.
+  const labelled = Int32Array.from(labels.keys()).filter((v) => labels[v] >= 0);
+  if (labelled.length < 4) throw new Error(`logisticProbe: ${labelled.length} labelled vertices; the probe needs at least 4`);
+  const picked = randomSplit(labelled.length, opts.trainFraction ?? 0.5, 0, seededRng((opts.seed ?? 0) * 31 + 7));
+  const split = {train: picked.train.map((i) => labelled[i]), test: picked.test.map((i) => labelled[i])};
   const all = Int32Array.from({length: labels.length}, (_, i) => i);
   const x = tf.tidy(() => {
     const e = emb.read(all);

@@ -15,8 +15,10 @@ import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {BaselineAccuracy, labelPropagation, nearestClassMean, smoothPredictions} from './baselines';
 import {saveNodeClassifier} from '../nn/saved_classifier';
-import {featureTable} from '../nn/node_inputs';
+import {featureTable, inputFeatures} from '../nn/node_inputs';
+import type {FeatureSource} from '../nn/feature_source';
 import type {EmbeddingDType} from '../nn/embedding';
+import {sgc} from './sgc';
 
 export const NODE_MODELS = ['sage', 'gat', 'gcn'] as const;
 export type NodeModelKind = (typeof NODE_MODELS)[number];
@@ -46,10 +48,22 @@ export function checkNodeModel(kind: string, sampler: string): void {
 /** The classifier of a kind (heads: a GAT's hidden heads; GAT and GCN train on compact subgraphs only). */
 export function createNodeClassifier(
   kind: NodeModelKind,
-  config: NodeModelConfig,
+  given: Pick<NodeModelConfig, 'numNodes' | 'numClasses'> & Partial<NodeModelConfig>,
   heads = DEFAULT_NODE_CLASSIFICATION.heads,
 ): NodeClassifier {
   requireNodeModel(kind);
+  const d = DEFAULT_NODE_CLASSIFICATION;
+  // Only the graph's size and the classes are the caller's to say; the rest has the main job's defaults
+  // (learnable embeddings only when there are no features).
+  const config: NodeModelConfig = {
+    embeddingDim: given.features ? 0 : d.embeddingDim,
+    hiddenDim: d.hiddenDim,
+    numLayers: d.fanouts.length,
+    dropout: d.dropout,
+    seed: d.seed,
+    embeddingLearningRate: d.embeddingLearningRate,
+    ...given,
+  };
   if (kind === 'sage') return new GraphSageClassifier(config);
   return kind === 'gat' ? new GatClassifier({...config, heads}) : new GcnClassifier(config);
 }
@@ -88,7 +102,9 @@ export interface NodeClassificationOptions {
    * (default: both when the data has features, else embeddings; on contextual SBMs the pair beats label
    * propagation where features alone do not: the embeddings learn what the graph's labels say).
    */
-  inputs?: 'features' | 'embeddings' | 'both';
+  inputs?: 'features' | 'embeddings' | 'both' | 'structure';
+  /** Compute the SGC baseline beside the model (a logistic regression; the search skips it). Default true. */
+  baselines?: boolean;
   /** Storage of the feature table (float16 / bfloat16 halve it); it lives where embeddingMemory says. */
   featureDtype?: EmbeddingDType;
   /**
@@ -158,7 +174,15 @@ export interface RunResult {
   /** Whether the reported accuracies are of the predictions smoothed over the graph with the training labels. */
   smoothed: boolean;
   /** Parameter-free baselines on the same split (train/baselines.ts). */
-  baselines: {labelPropagation: BaselineAccuracy; featuresOnly?: BaselineAccuracy};
+  baselines: {
+    labelPropagation: BaselineAccuracy;
+    /** Nearest class mean on the data's features alone. */
+    featuresOnly?: BaselineAccuracy;
+    /** SGC: the features propagated twice, then logistic regression (data with features). */
+    sgc?: BaselineAccuracy;
+    /** Nearest class mean on the graph's structure features (data without features). */
+    structureOnly?: BaselineAccuracy;
+  };
 }
 
 /** A random split of the labelled vertices (label >= 0) by fractions; unlabelled ones are in no part. */
@@ -166,22 +190,6 @@ export function splitLabelled(labels: Int32Array, trainFraction: number, valFrac
   const labelled = Int32Array.from(labels.keys()).filter((v) => labels[v] >= 0);
   const s = randomSplit(labelled.length, trainFraction, valFraction, rng);
   return {train: s.train.map((i) => labelled[i]), val: s.val.map((i) => labelled[i]), test: s.test.map((i) => labelled[i])};
-}
-
-/** Features scaled so each row sums to 1 (rows with a negative value or summing to 0 unchanged); a copy. */
-export function rowNormalized(f: {values: Float32Array; dim: number}): Float32Array {
-  const out = f.values.slice();
-  for (let r = 0; r < out.length / f.dim; ++r) {
-    const row = out.subarray(r * f.dim, (r + 1) * f.dim);
-    let sum = 0,
-      negative = false;
-    for (const x of row) {
-      sum += x;
-      negative ||= x < 0;
-    }
-    if (!negative && sum > 0) for (let k = 0; k < row.length; ++k) row[k] /= sum;
-  }
-  return out;
 }
 
 /** Share of `ids` whose predicted class is their label. */
@@ -203,18 +211,26 @@ export async function trainNodeClassification(
   const baselines: RunResult['baselines'] = {labelPropagation: labelPropagation(data.graph, data.labels, data.numClasses, split)};
   if (data.features) {
     baselines.featuresOnly = nearestClassMean(data.features.values, data.features.dim, data.labels, data.numClasses, split);
+    if (o.baselines ?? true) {
+      const f = inputFeatures(data, {from: 'data', normalized: true});
+      baselines.sgc = sgc(data.graph, f.values, f.dim, data.labels, data.numClasses, split);
+    }
+  } else if (o.baselines ?? true) {
+    const f = inputFeatures(data, {from: 'structure', normalized: false});
+    baselines.structureOnly = nearestClassMean(f.values, f.dim, data.labels, data.numClasses, split);
   }
   const inputs = o.inputs ?? (data.features ? 'both' : 'embeddings');
-  if (inputs !== 'embeddings' && !data.features) throw new Error(`inputs '${inputs}': ${data.name} has no node features`);
-  const values = inputs === 'embeddings' ? undefined : o.normalizeFeatures ? rowNormalized(data.features!) : data.features!.values;
-  const features =
-    values === undefined
-      ? undefined
-      : featureTable(values, data.graph.numVertices, data.features!.dim, {memory: o.embeddingMemory, dtype: o.featureDtype});
+  if ((inputs === 'features' || inputs === 'both') && !data.features)
+    throw new Error(`inputs '${inputs}': ${data.name} has no node features`);
+  // What the feature table holds: the data's features (normalised if asked), or the graph's structure features.
+  const source: FeatureSource | undefined =
+    inputs === 'embeddings' ? undefined : {from: inputs === 'structure' ? 'structure' : 'data', normalized: !!o.normalizeFeatures};
+  const f = source && inputFeatures(data, source);
+  const features = f && featureTable(f.values, data.graph.numVertices, f.dim, {memory: o.embeddingMemory, dtype: o.featureDtype});
   const common = {
     numNodes: data.graph.numVertices,
     numClasses: data.numClasses,
-    embeddingDim: inputs === 'features' ? 0 : o.embeddingDim,
+    embeddingDim: inputs === 'features' || inputs === 'structure' ? 0 : o.embeddingDim,
     features,
     hiddenDim: o.hiddenDim,
     numLayers: o.fanouts.length,
@@ -308,7 +324,7 @@ export async function trainNodeClassification(
           bestProbs = (await probs.data()) as Float32Array;
           probs.dispose();
         }
-        if (o.saveTo) await saveNodeClassifier(model, o.saveTo, {classNames: data.classNames, data: o.dataLocation});
+        if (o.saveTo) await saveNodeClassifier(model, o.saveTo, {classNames: data.classNames, data: o.dataLocation, features: source});
       }
       logits.dispose();
       onEpoch(m);

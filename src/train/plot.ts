@@ -51,41 +51,55 @@ export function svgToPng(svg: string): Buffer {
   return renderSvg(svg).asPng();
 }
 
-/** Writes `${prefix}.svg` (and `${prefix}.png` if possible); returns the paths written. */
+/** Writes `${prefix}.svg` (and `${prefix}.png` if possible); returns the paths written. `log` records the plot's title and series. */
 export async function plotTrainingCurves(
   records: PlotRecord[],
   prefix: string,
   title: string,
   series: MetricSeries = ACCURACY,
   panel = 'accuracy',
+  log?: {write(record: object): void},
 ): Promise<string[]> {
+  // The run's metrics say how they were drawn, so `npm run plot` draws them again the same way.
+  log?.write({type: 'plot', title, series, panel});
   const [vega, vegaLite] = await Promise.all([importEsm('vega'), importEsm('vega-lite')]);
   const rows = records.flatMap((r) => [
     {seed: `seed ${r.seed}`, epoch: r.epoch, metric: 'loss', value: r.loss, panel: 'training loss'},
     ...Object.entries(series).map(([field, name]) => ({seed: `seed ${r.seed}`, epoch: r.epoch, metric: name, value: r[field], panel})),
   ]);
-  const line = (panel: string, yTitle: string, scale: object) => ({
+  const seeds = new Set(records.map((r) => r.seed)).size;
+  const maxEpoch = Math.max(...records.map((r) => r.epoch));
+  const line = (panel: string, yTitle: string, scale: object, bySeed: boolean) => ({
     width: 420,
     height: 260,
-    title: panel,
+    title: {text: panel, offset: 8},
     transform: [{filter: `datum.panel === '${panel}'`}],
     mark: {type: 'line', strokeWidth: 1.5},
-    // Each chart its own colours and legend: one colour per series, named beside the chart it is in.
+    // Each chart its own colours and legend. The loss: a colour per seed. The metrics: a colour per
+    // series and, with several seeds, a dash pattern per seed.
     encoding: {
-      x: {field: 'epoch', type: 'quantitative'},
+      // Whole epochs only: a short run's axis would otherwise tick at 0.5.
+      x: {field: 'epoch', type: 'quantitative', axis: {tickMinStep: 1, format: 'd'}, scale: {domain: [1, Math.max(2, maxEpoch)]}},
       y: {field: 'value', type: 'quantitative', title: yTitle, scale},
-      color: {field: 'metric', type: 'nominal'},
-      detail: {field: 'seed', type: 'nominal'},
+      color: bySeed ? {field: 'seed', type: 'nominal', title: 'seed'} : {field: 'metric', type: 'nominal', title: null},
+      ...(bySeed || seeds === 1
+        ? {detail: {field: 'seed', type: 'nominal'}}
+        : {strokeDash: {field: 'seed', type: 'nominal', title: 'seed'}}),
     },
   });
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title,
+    // The figure's title above the panels' own, clear of them.
+    title: {text: title, anchor: 'start', offset: 16, fontSize: 14},
     data: {values: rows},
     background: 'white',
     config: {font: FONT_FAMILY},
-    resolve: {scale: {color: 'independent'}, legend: {color: 'independent'}},
-    hconcat: [line('training loss', 'loss', {type: 'log'}), line(panel, panel, {zero: false})],
+    resolve: {scale: {color: 'independent', strokeDash: 'independent'}, legend: {color: 'independent', strokeDash: 'independent'}},
+    hconcat: [
+      // A log axis over the losses' own range (a nice axis would widen 0.77-1.4 to 0.1-10).
+      line('training loss', 'loss', {type: 'log', nice: false}, true),
+      line(panel, panel, {zero: false}, false),
+    ],
   };
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), {renderer: 'none'});
   const svg: string = await view.toSVG();
