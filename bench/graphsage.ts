@@ -1,6 +1,6 @@
 // `npm run bench:graphsage`: sampled GraphSAGE training throughput (seeds per
 // second) on a seeded R-MAT graph, ours on 1, 2, 4... ranks against the same
-// model in PyTorch on one GPU (bench/torch/graphsage.py) in the same run.
+// model in PyTorch on one GPU (bench/torch/graphsage.py: its own layers, and PyG's SAGEConv fed the same samples) in the same run.
 // Model, both sides: 128-wide float32 node embeddings (ours: in continuous
 // WholeMemory over the ranks' GPUs, or shared host memory on the CPU; torch:
 // nn.Embedding(sparse=True) on its GPU) updated by sparse SGD, 2 GraphSAGE
@@ -318,7 +318,10 @@ function buildGraph(dir: string): {vertices: number; entries: number; seconds: n
   return {vertices: g.numVertices, entries: g.numEdges, seconds};
 }
 
-function torchSide(dir: string): {seedsPerSecond: number; msPerStep: number; torch: string; loadSeconds: number} | {skipped: string} {
+type TorchResult = {seedsPerSecond: number; msPerStep: number; torch: string; loadSeconds: number; pyg?: string};
+
+/** The PyTorch side with its own layers ('torch') or PyG's SAGEConv ('pyg'), on the same graph files. */
+function torchSide(dir: string, layers: 'torch' | 'pyg'): TorchResult | {skipped: string} {
   const r = spawnSync(
     'python3',
     [
@@ -332,6 +335,7 @@ function torchSide(dir: string): {seedsPerSecond: number; msPerStep: number; tor
       String(LR),
       String(WINDOWS),
       String(FEATURES),
+      layers,
     ],
     {encoding: 'utf8'},
   );
@@ -366,7 +370,8 @@ function main(): void {
         `; rank 0 CPU ${r.cpuMsPerStep.toFixed(2)} ms per step`,
     );
   }
-  const torch = !info.gpu ? {skipped: 'no GPU'} : process.env.BENCH_TORCH === '0' ? {skipped: 'BENCH_TORCH=0'} : torchSide(dir);
+  const torch = !info.gpu ? {skipped: 'no GPU'} : process.env.BENCH_TORCH === '0' ? {skipped: 'BENCH_TORCH=0'} : torchSide(dir, 'torch');
+  const pyg = 'skipped' in torch ? torch : torchSide(dir, 'pyg');
   if (!existed && !process.env.BENCH_KEEP_GRAPH) fs.rmSync(dir, {recursive: true, force: true});
   const where = info.gpu ? `${info.name}` : 'CPU (host memory)';
   console.log(
@@ -386,6 +391,12 @@ function main(): void {
       `| PyTorch ${t.torch}, 1 GPU | ${t.seedsPerSecond.toFixed(0)} | ${t.msPerStep.toFixed(1)} | ${(t.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× | 1.00× |`,
     );
   else console.log(`(PyTorch side not run: ${(torch as {skipped: string}).skipped})`);
+  if ('seedsPerSecond' in pyg && t)
+    console.log(
+      `| PyG ${pyg.pyg} SAGEConv (same samples), 1 GPU | ${pyg.seedsPerSecond.toFixed(0)} | ${pyg.msPerStep.toFixed(1)} | ` +
+        `${(pyg.seedsPerSecond / rows[0].seedsPerSecond).toFixed(2)}× | ${(pyg.seedsPerSecond / t.seedsPerSecond).toFixed(2)}× |`,
+    );
+  else if (t) console.log(`(PyG side not run: ${(pyg as {skipped: string}).skipped})`);
   writeBenchResult('graphsage', {
     scale: SCALE,
     edgeFactor: EDGE_FACTOR,
@@ -397,6 +408,7 @@ function main(): void {
     device: where,
     results: rows,
     torch,
+    pyg,
   });
 }
 

@@ -5,8 +5,11 @@
 # without neighbours samples itself), unique-and-relabel (torch.unique), the
 # embedding lookup, 2 GraphSAGE mean layers, sparse SGD on the embeddings and
 # Adam on the dense weights. Prints one line: RESULT {json}.
-# Usage: graphsage.py <graph dir> <batch> <steps> <fanouts> <dim> <classes> <lr> [windows]
-# (the median of `windows` timed windows of `steps` steps is reported)
+# Usage: graphsage.py <graph dir> <batch> <steps> <fanouts> <dim> <classes> <lr> [windows] [features] [layers]
+# (the median of `windows` timed windows of `steps` steps is reported). layers: `torch` (two
+# nn.Linear per layer over gathered neighbours, the default) or `pyg` (torch-geometric's SAGEConv,
+# mean aggregation with its root weight, over each sampled block as a bipartite edge_index: PyG has
+# no sampler here without pyg-lib, so it is fed the same samples).
 import json
 import os
 import sys
@@ -40,11 +43,17 @@ def main():
         emb = torch.nn.Embedding(n, dim, sparse=True, device=dev)
         with torch.no_grad():
             emb.weight.normal_(0.0, 0.1, generator=gen)
+    impl = sys.argv[10] if len(sys.argv) > 10 else "torch"
     layers = torch.nn.ModuleList()
     for i in range(len(fanouts)):
         out = classes if i == len(fanouts) - 1 else dim
         inp = features if (i == 0 and features > 0) else dim
-        layers.append(torch.nn.ModuleDict({"self": torch.nn.Linear(inp, out, bias=True), "neigh": torch.nn.Linear(inp, out, bias=False)}))
+        if impl == "pyg":
+            from torch_geometric.nn import SAGEConv
+
+            layers.append(SAGEConv(inp, out, aggr="mean", root_weight=True, bias=True))
+        else:
+            layers.append(torch.nn.ModuleDict({"self": torch.nn.Linear(inp, out, bias=True), "neigh": torch.nn.Linear(inp, out, bias=False)}))
     layers.to(dev)
     sparse_opt = torch.optim.SGD(emb.parameters(), lr=lr) if emb is not None else None
     dense_opt = torch.optim.Adam(layers.parameters(), lr=lr)
@@ -67,7 +76,14 @@ def main():
             nodes = uniq
         h = emb(nodes) if emb is not None else feat[nodes].float()
         for i, (self_idx, nb_idx) in enumerate(blocks):
-            h = layers[i]["self"](h[self_idx]) + layers[i]["neigh"](h[nb_idx].mean(1))
+            if impl == "pyg":
+                # Bipartite: sources are every row of h, targets the block's seeds; edges seed <- sampled neighbour.
+                k = nb_idx.shape[1]
+                dst = torch.arange(self_idx.numel(), device=dev).repeat_interleave(k)
+                edge_index = torch.stack([nb_idx.flatten(), dst])
+                h = layers[i]((h, h[self_idx]), edge_index, size=(h.shape[0], self_idx.numel()))
+            else:
+                h = layers[i]["self"](h[self_idx]) + layers[i]["neigh"](h[nb_idx].mean(1))
             if i < len(blocks) - 1:
                 h = torch.relu(h)
         loss = torch.nn.functional.cross_entropy(h, seeds % classes)
@@ -91,7 +107,8 @@ def main():
         windows.append(time.perf_counter() - t0)
     seconds = sorted(windows)[len(windows) // 2]
     print("RESULT " + json.dumps({"seedsPerSecond": batch * steps / seconds, "msPerStep": 1000 * seconds / steps,
-                                  "torch": torch.__version__, "loadSeconds": load_seconds}))
+                                  "torch": torch.__version__, "loadSeconds": load_seconds, "layers": impl,
+                                  **({"pyg": __import__("torch_geometric").__version__} if impl == "pyg" else {})}))
 
 
 if __name__ == "__main__":

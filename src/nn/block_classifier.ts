@@ -19,7 +19,7 @@ export abstract class BlockNodeClassifier {
     this.inputs = new NodeInputs(config);
   }
 
-  abstract readonly kind: 'gat' | 'gcn';
+  abstract readonly kind: 'gat' | 'gcn' | 'mlp';
 
   /** Writes the model to `dir` (wm.nn.loadNodeClassifier reads it back). */
   save(dir: string, info: {classNames?: string[]; data?: string} = {}): Promise<SavedClassifierInfo> {

@@ -6,10 +6,11 @@ import * as path from 'path';
 import type {Embedding, EmbeddingMemory} from './embedding';
 import {GatClassifier} from './gat_classifier';
 import {GcnClassifier} from './gcn_classifier';
+import {MlpClassifier} from './mlp_classifier';
 import {GraphSageClassifier, NodeModelConfig} from './graphsage';
 import {readChecked, readClassifierInfo, SavedClassifierInfo} from './saved_classifier';
 
-export type NodeClassifierModel = GraphSageClassifier | GatClassifier | GcnClassifier;
+export type NodeClassifierModel = GraphSageClassifier | GatClassifier | GcnClassifier | MlpClassifier;
 
 /** Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. */
 export function loadNodeClassifier(
@@ -18,7 +19,7 @@ export function loadNodeClassifier(
 ): {model: NodeClassifierModel; info: SavedClassifierInfo} {
   const metaFile = path.join(dir, 'classifier.json');
   const info = readClassifierInfo(dir);
-  if (!['sage', 'gat', 'gcn'].includes(info.kind)) throw new Error(`${metaFile}: unknown kind '${info.kind}'`);
+  if (!['sage', 'gat', 'gcn', 'mlp'].includes(info.kind)) throw new Error(`${metaFile}: unknown kind '${info.kind}'`);
   const c = info.config;
   if (info.classNames.length !== c.numClasses)
     throw new Error(`${metaFile}: ${info.classNames.length} class names for ${c.numClasses} classes`);
@@ -39,7 +40,9 @@ export function loadNodeClassifier(
       ? new GraphSageClassifier(config)
       : info.kind === 'gat'
         ? new GatClassifier({...config, heads: info.heads ?? 4})
-        : new GcnClassifier(config);
+        : info.kind === 'mlp'
+          ? new MlpClassifier(config)
+          : new GcnClassifier(config);
   try {
     const vars = model.denseVariables;
     const shapes = vars.map((v) => v.shape.join('x')).join(', ');

@@ -16,7 +16,7 @@ import type {FullGraph, NodeModelConfig} from './graphsage';
 
 /** What saving and predicting need of a node classifier (GraphSAGE, GAT and GCN have it). */
 export interface SavableNodeClassifier {
-  readonly kind: 'sage' | 'gat' | 'gcn';
+  readonly kind: 'sage' | 'gat' | 'gcn' | 'mlp';
   readonly config: NodeModelConfig & {heads?: number};
   readonly denseVariables: tf.Variable[];
   readonly embedding: Embedding | undefined;
@@ -34,7 +34,7 @@ export interface FileRecord {
 export interface SavedClassifierInfo {
   format: typeof FORMAT;
   version: 1;
-  kind: 'sage' | 'gat' | 'gcn';
+  kind: 'sage' | 'gat' | 'gcn' | 'mlp';
   heads?: number;
   config: Omit<NodeModelConfig, 'communicator' | 'embeddingMemory' | 'embeddingOptimizer'>;
   classNames: string[];
