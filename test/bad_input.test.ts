@@ -147,6 +147,18 @@ describe('bad input is refused, named and cleaned up', () => {
       expect(() => wm.graph.csbm({vertices: 20, classes: 2, features: 2, signal: NaN})).to.throw(/csbm: signal must be a finite/);
     });
 
+    it("an Adam handed another set of variables says so instead of stepping one with the other's moments", () => {
+      const opt = wm.train.adam(0.01);
+      const w = tf.variable(tf.ones([8, 1])),
+        v = tf.variable(tf.ones([3]));
+      opt.minimize(() => tf.sum(w) as tf.Scalar, false, [w]);
+      expect(() => opt.minimize(() => tf.sum(v) as tf.Scalar, false, [v])).to.throw(
+        /adam: gradient 0 is for '.*' \[3\], but this optimizer's moments at that position are for '.*' \[8,1\]: .*one optimizer per set of variables/,
+      );
+      tf.dispose([w, v]);
+      opt.dispose();
+    });
+
     it('tf.tile with a negative count names the repetition', () => {
       expect(() => tf.tile(tf.ones([4, 10]), [-1, 1])).to.throw(/reps\[0\] must be a non-negative integer, got -1/);
       expect(tf.tile(tf.ones([2, 3]), [0, 2]).shape).to.deep.equal([0, 6]);

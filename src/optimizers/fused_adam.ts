@@ -80,7 +80,17 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
       (g == null || (g.dtype === 'float32' && tf.util.arraysEqual(g.shape, vars[i].shape))),
   );
   if (!ok) return false;
-  // Moments are indexed by position, as tfjs does (the same list order every step).
+  // Moments are indexed by position, as tfjs does (the same list order every step): an optimizer
+  // handed another set of variables would step one variable with another's moments.
+  entries.forEach(([name], i) => {
+    const held = o.accumulatedFirstMoment[i];
+    if (held != null && !tf.util.arraysEqual(held.variable.shape, vars[i].shape)) {
+      throw new Error(
+        `adam: gradient ${i} is for '${name}' [${vars[i].shape}], but this optimizer's moments at that position are for ` +
+          `'${held.originalName}' [${held.variable.shape}]: it keeps them by position, so use one optimizer per set of variables`,
+      );
+    }
+  });
   entries.forEach(([name], i) => {
     for (const [list, suffix] of [
       [o.accumulatedFirstMoment, 'm'],
