@@ -64,8 +64,13 @@ export function nodeModelCandidates(data: NodeClassificationData): Candidate[] {
     const words = o.normalizeFeatures ? ', features normalised' : '';
     const reg =
       o.dropout !== recipe.dropout || o.weightDecay !== recipe.weightDecay ? `, dropout ${o.dropout}, weight decay ${o.weightDecay}` : '';
-    // One layer of an MLP is a logistic regression.
-    const kind = model === 'mlp' && o.fanouts!.length === 1 ? 'logistic regression' : nodeModelName(model);
+    // One layer of an MLP is a logistic regression, or with fit 'class-means' the nearest class mean.
+    const kind =
+      model === 'mlp' && o.fanouts!.length === 1
+        ? o.fit === 'class-means'
+          ? 'nearest class mean'
+          : 'logistic regression'
+        : nodeModelName(model);
     return {name: `${kind} on ${inputs}${words}${reg}`, options: o};
   };
   if (!data.features) {
@@ -84,6 +89,7 @@ export function nodeModelCandidates(data: NodeClassificationData): Candidate[] {
     ...(normalize ? [c('gcn', 'features')] : []),
     // The graph unused: where neighbours mostly differ in class (heterophily), the features alone do best.
     // Before the costlier models, so they win their ties: the list's order is the preference.
+    c('mlp', 'features', {fanouts: [25], fit: 'class-means', normalizeFeatures: false}),
     c('mlp', 'features', {normalizeFeatures: normalize, fanouts: [25]}),
     c('mlp', 'features', {normalizeFeatures: normalize}),
     c('sage', 'features', {normalizeFeatures: normalize}),

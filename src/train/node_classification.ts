@@ -111,6 +111,12 @@ export interface NodeClassificationOptions {
    * the noisiest (the best of 200 epochs of a jumpy curve). The model search sets it. Default false.
    */
   heldOutScore?: boolean;
+  /**
+   * 'gradient' (the default): trained by Adam. 'class-means': a one-layer MLP over features whose
+   * weights are set, not trained, to classify each vertex by its nearest training class mean (the
+   * features-only baseline as a model that saves and predicts like the others).
+   */
+  fit?: 'gradient' | 'class-means';
   /** Compute the SGC baseline beside the model (a logistic regression; the search skips it). Default true. */
   baselines?: boolean;
   /** Storage of the feature table (float16 / bfloat16 halve it); it lives where embeddingMemory says. */
@@ -202,6 +208,42 @@ export function splitLabelled(labels: Int32Array, trainFraction: number, valFrac
   return {train: s.train.map((i) => labelled[i]), val: s.val.map((i) => labelled[i]), test: s.test.map((i) => labelled[i])};
 }
 
+/**
+ * Sets a one-layer model's [w, bias] so that argmax(x w + b) is the training class mean nearest to x:
+ * w's column c is mean_c, b_c = -|mean_c|^2 / 2 (argmin |x - mean_c|^2 drops the |x|^2 all classes share).
+ */
+function setClassMeans(
+  vars: tf.Variable[],
+  values: Float32Array,
+  dim: number,
+  labels: Int32Array,
+  train: Int32Array,
+  classes: number,
+): void {
+  const means = new Float64Array(classes * dim),
+    counts = new Float64Array(classes);
+  for (const v of train) {
+    ++counts[labels[v]];
+    for (let k = 0; k < dim; ++k) means[labels[v] * dim + k] += values[v * dim + k];
+  }
+  const w = new Float32Array(dim * classes),
+    b = new Float32Array(classes);
+  for (let c = 0; c < classes; ++c) {
+    let sq = 0;
+    for (let k = 0; k < dim; ++k) {
+      const m = counts[c] ? means[c * dim + k] / counts[c] : 0;
+      w[k * classes + c] = m;
+      sq += m * m;
+    }
+    // A class without training vertices is never predicted.
+    b[c] = counts[c] ? -sq / 2 : -Infinity;
+  }
+  tf.tidy(() => {
+    vars[0].assign(tf.tensor2d(w, [dim, classes]));
+    vars[1].assign(tf.tensor1d(b));
+  });
+}
+
 /** Share of `ids` whose predicted class is their label. */
 export function accuracy(pred: Int32Array, labels: Int32Array, ids: Int32Array): number {
   let ok = 0;
@@ -250,6 +292,12 @@ export async function trainNodeClassification(
     embeddingMemory: o.embeddingMemory,
   };
   const model = createNodeClassifier(o.model, common, o.heads);
+  const fitted = o.fit === 'class-means';
+  if (fitted) {
+    if (o.model !== 'mlp' || o.fanouts.length !== 1 || !f)
+      throw new RangeError("fit 'class-means' needs model 'mlp' with one layer (fanouts of length 1) over features");
+    setClassMeans(model.denseVariables, f.values, f.dim, data.labels, split.train, data.numClasses);
+  }
   const sage = model instanceof GraphSageClassifier ? model : undefined;
   const full = fullGraph(data.graph);
   const optimizer = adam(o.learningRate); // tf.train.adam's step in one native pass
@@ -277,13 +325,13 @@ export async function trainNodeClassification(
     return tf.add(softmaxCrossEntropy(y, logits), tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
   };
   try {
-    for (let epoch = 1; epoch <= o.epochs; ++epoch) {
+    for (let epoch = 1; epoch <= (fitted ? 1 : o.epochs); ++epoch) {
       if (o.patience && best.bestEpoch > 0 && epoch - best.bestEpoch > o.patience) break;
       const started = Date.now();
       const order = shuffle(split.train.slice(), rng);
       let lossSum = 0,
         batches = 0;
-      if (trainIds) {
+      if (trainIds && !fitted) {
         const dropoutSeed = Math.floor(rng() * 2 ** 31);
         const loss = optimizer.minimize(
           () => lossOf(trainLabels, tf.gather(model.forwardFull(full, dropoutSeed), trainIds) as tf.Tensor2D),
@@ -295,7 +343,7 @@ export async function trainNodeClassification(
         ++batches;
         loss.dispose();
       }
-      for (let b = 0; !trainIds && b < order.length; b += o.batchSize) {
+      for (let b = 0; !trainIds && !fitted && b < order.length; b += o.batchSize) {
         const seeds = order.subarray(b, Math.min(order.length, b + o.batchSize));
         const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, o.fanouts, rng) : undefined;
         const sub =
