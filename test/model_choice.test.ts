@@ -231,3 +231,105 @@ describe('choosing node classifiers on validation', () => {
     expect(search).to.not.match(/test/);
   });
 });
+
+describe('first contact', () => {
+  it("node2vec's probe splits only the labelled vertices", async () => {
+    const {logisticProbe} = await import('../src/train/node2vec');
+    const emb = wm.nn.embedding({rows: 40, dim: 4, init: {seed: 3}});
+    const labels = Int32Array.from({length: 40}, (_, i) => (i % 5 === 0 ? -1 : i % 2));
+    const r = await logisticProbe(emb, labels, 2, {steps: 5});
+    expect(r.testAcc).to.be.within(0, 1);
+    await logisticProbe(emb, new Int32Array(40).fill(-1), 2).then(
+      () => expect.fail('probed without labels'),
+      (e: Error) => expect(e.message).to.match(/logisticProbe: 0 labelled vertices; the probe needs at least 4/),
+    );
+    emb.dispose();
+  });
+
+  it("dataParallel's minimize takes tf's (f, returnCost, varList) as well as (f, varList)", () => {
+    const comm = wm.createCommunicator(wm.getUniqueId(), 0, 1);
+    const w = tf.variable(tf.ones([3]));
+    const dp = wm.dataParallel(tf.train.sgd(0.1), comm);
+    const f = () => tf.sum(tf.square(w)) as tf.Scalar;
+    const cost = dp.minimize(f, true, [w])!;
+    expect(cost.dataSync()[0]).to.be.closeTo(3, 1e-6);
+    expect(dp.minimize(f, false)).to.equal(null);
+    const again = dp.minimize(f, [w]);
+    expect(again.rank).to.equal(0);
+    tf.dispose([w, cost, again]);
+    comm.destroy();
+  });
+
+  it('createNodeClassifier needs only the sizes; softmaxCrossEntropy takes plain class ids and names a bad one', () => {
+    const {createNodeClassifier} = require('../src/train/node_classification') as typeof import('../src/train/node_classification');
+    const m = createNodeClassifier('gcn', {numNodes: 10, numClasses: 3});
+    expect(m.config.hiddenDim).to.equal(64);
+    m.dispose();
+    const logits = tf.randomNormal([3, 4]);
+    const loss: tf.Scalar = wm.nn.softmaxCrossEntropy([0, 3, 1], logits);
+    expect(loss.rank).to.equal(0);
+    expect(() => wm.nn.softmaxCrossEntropy([0, 1.5, 1], logits)).to.throw(/softmaxCrossEntropy: labels: indices\[1\] = 1.5/);
+    expect(() => wm.nn.softmaxCrossEntropy('x' as never, logits)).to.throw(
+      /labels must be a tensor, an Int32Array or an array of class ids/,
+    );
+    tf.dispose([logits, loss]);
+  });
+
+  it('plain arrays as seeds: sampleSubgraph and uniqueAndRelabel', () => {
+    const g = wm.graph.CsrGraph.fromEdges(
+      {numVertices: 6, src: Int32Array.from([0, 1, 2, 3]), dst: Int32Array.from([1, 2, 3, 4]), directed: false},
+      {symmetric: true},
+    );
+    const sub = wm.graph.sampleSubgraph(g, [1, 3], [2], {seed: 1});
+    expect(Array.from(sub.layers[0].dst)).to.deep.equal([1, 3]);
+    sub.dispose();
+    expect(Array.from(wm.graph.uniqueAndRelabel([5, 2, 5]).unique)).to.deep.equal([5, 2]);
+    expect(() => wm.graph.sampleSubgraph(g, [1, 2.5], [2])).to.throw(/sampleSubgraph: seeds: indices\[1\] = 2.5/);
+  });
+
+  it('the largest component kept is said: polblogs keeps 1,222 of its 1,490 vertices', async () => {
+    const path = require('path') as typeof import('path');
+    const d = await wm.graph.loadDataset(path.resolve(__dirname, '..', '..', 'data', 'polblogs'));
+    expect(d.component).to.deep.equal({kept: 1222, of: 1490});
+  });
+
+  it('npm run plot redraws a run with its own title', async function () {
+    this.timeout(60_000);
+    const fs = require('fs') as typeof import('fs');
+    const path = require('path') as typeof import('path');
+    const os = require('os') as typeof import('os');
+    const {spawnSync} = require('child_process') as typeof import('child_process');
+    const {MetricsLog} = await import('../src/train/metrics_log');
+    const {plotTrainingCurves} = await import('../src/train/plot');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-plot-'));
+    const log = new MetricsLog(path.join(dir, 'metrics.jsonl'));
+    const records = [1, 2, 3].map((epoch) => ({seed: 0, epoch, loss: 1 / epoch, trainAcc: 0.5, valAcc: 0.4, testAcc: 0.4}));
+    for (const r of records) log.write({type: 'epoch', ...r});
+    await plotTrainingCurves(records, path.join(dir, 'first'), 'GCN on a title to keep', undefined, undefined, log);
+    const r = spawnSync(process.execPath, [path.resolve(__dirname, '..', 'examples', 'plot-metrics.js'), path.join(dir, 'metrics.jsonl')], {
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).to.equal(0);
+    expect(fs.readFileSync(path.join(dir, 'metrics.svg'), 'utf8')).to.include('GCN on a title to keep');
+  });
+});
+
+describe('fit class-means', () => {
+  it('a one-layer model set to the nearest training class mean predicts what the features-only baseline does', async () => {
+    const data = wm.graph.csbm({vertices: 600, classes: 4, features: 16, homophily: 0.3, signal: 2, seed: 4});
+    const r = await trainNodeClassification(data, {
+      model: 'mlp',
+      inputs: 'features',
+      fanouts: [1],
+      fit: 'class-means',
+      smooth: false,
+      seed: 2,
+    });
+    expect(r.history).to.have.length(1);
+    expect(r.modelTestAcc).to.equal(r.baselines.featuresOnly!.test);
+    await trainNodeClassification(data, {model: 'gcn', inputs: 'features', fit: 'class-means', epochs: 1}).then(
+      () => expect.fail('fitted a GCN by class means'),
+      (e: Error) => expect(e.message).to.match(/fit 'class-means' needs model 'mlp' with one layer/),
+    );
+  });
+});
