@@ -52,6 +52,9 @@ describe('GCN', () => {
     tf.dispose(logits);
     full.dispose();
     model.dispose();
-    await expectReject(trainNodeClassification(data, {model: 'gin' as never, epochs: 1}), /model must be one of sage, gat, gcn, got 'gin'/);
+    await expectReject(
+      trainNodeClassification(data, {model: 'gin' as never, epochs: 1}),
+      /model must be one of sage, gat, gcn, mlp, got 'gin'/,
+    );
   });
 });

@@ -37,9 +37,11 @@ describe('plots', () => {
       expect(none).to.equal(0);
       expect(ours).to.be.greaterThan(500);
       expect(fs.existsSync(plotFontFile())).to.equal(true);
-      // Each chart has its own legend: the loss chart's names only the loss, the accuracy chart's its three series.
+      // Each chart has its own legends: the loss chart's colours are the seeds; the accuracy chart's colours
+      // are its three series and its dash patterns the seeds.
       const legends = svg.match(/class="mark-group role-legend"/g) ?? [];
-      expect(legends.length).to.equal(2);
+      expect(legends.length).to.equal(3);
+      for (const name of ['seed 0', 'seed 1', 'train', 'validation', 'test']) expect(svg).to.include(`>${name}<`);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

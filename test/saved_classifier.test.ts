@@ -83,7 +83,7 @@ describe('node features in training', () => {
       expect(r.baselines.labelPropagation.test).to.be.below(0.4);
       expect(r.testAcc).to.be.greaterThan(0.85);
       const info = wm.nn.readClassifierInfo(dir);
-      expect(info.features).to.deep.equal({dim: 16});
+      expect(info.features).to.deep.equal({dim: 16, from: 'data', normalized: false});
       expect(info.embedding).to.equal(undefined);
       expect(() => wm.nn.loadNodeClassifier(dir)).to.throw(/reads 16 node features; pass \{features/);
       const table = wm.nn.featureTable(data.features!.values, 1200, 16);
