@@ -163,11 +163,9 @@ export function citationGraph(options: CitationOptions = {}): NodeClassification
   const classStart = new Int32Array(c + 1);
   for (let v = 0; v < n; ++v) ++classStart[labels[v] + 1];
   for (let y = 0; y < c; ++y) classStart[y + 1] += classStart[y];
+  // Cumulative weights in class order: a class's vertices are the range [classStart[y], classStart[y + 1]).
   const cumByClass = new Float64Array(n);
-  for (let y = 0; y < c; ++y) {
-    let s = 0;
-    for (let i = classStart[y]; i < classStart[y + 1]; ++i) cumByClass[i] = s += weight[byClass[i]];
-  }
+  byClass.reduce((s, v, i) => (cumByClass[i] = s + weight[v]), 0);
   const cumAll = new Float64Array(n);
   weight.reduce((s, w, i) => (cumAll[i] = s + w), 0);
   const m = Math.round((n * degree) / 2);
@@ -179,18 +177,7 @@ export function citationGraph(options: CitationOptions = {}): NodeClassification
       u = drawCumulative(cumAll, rng);
       const y = labels[u];
       if (rng() < h) {
-        // cumByClass restarts at each class: draw within [classStart[y], classStart[y + 1]).
-        const lo = classStart[y],
-          hi = classStart[y + 1];
-        const x = rng() * cumByClass[hi - 1];
-        let a = lo,
-          b = hi - 1;
-        while (a < b) {
-          const mid = (a + b) >> 1;
-          if (cumByClass[mid] < x) a = mid + 1;
-          else b = mid;
-        }
-        v = byClass[a];
+        v = byClass[drawCumulative(cumByClass, rng, classStart[y], classStart[y + 1])];
       } else {
         do v = drawCumulative(cumAll, rng);
         while (labels[v] === y && c > 1);

@@ -7,9 +7,21 @@ import type {CsrBlock} from '../graph/aggregate';
 import type {SampledSubgraph} from '../graph/subgraph';
 import {dropout} from './dropout';
 import {Embedding} from './embedding';
-import {FullGraph, NodeModelConfig, predictedClasses} from './graphsage';
+import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './graphsage';
 import {NodeInputs} from './node_inputs';
 import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
+
+/** A projection and its bias per layer, input width → hidden → … → classes: Glorot weights, zero biases. */
+export function denseLayers(inWidth: number, c: NodeModelConfig): {w: tf.Variable; bias: tf.Variable}[] {
+  return Array.from({length: c.numLayers}, (_, l) => {
+    const inDim = l === 0 ? inWidth : c.hiddenDim;
+    const outDim = l === c.numLayers - 1 ? c.numClasses : c.hiddenDim;
+    return tf.tidy(() => ({
+      w: tf.variable(glorot([inDim, outDim], inDim, outDim, c.seed + 10 * l + 1)),
+      bias: tf.variable(tf.zeros([outDim])),
+    }));
+  });
+}
 
 export abstract class BlockNodeClassifier {
   /** What the first layer reads: learnable embeddings (updated sparsely by step()), features, or both. */

@@ -7,8 +7,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {CsrBlock} from '../graph/aggregate';
-import {BlockNodeClassifier} from './block_classifier';
-import {glorot, NodeModelConfig} from './graphsage';
+import {BlockNodeClassifier, denseLayers} from './block_classifier';
+import {NodeModelConfig} from './graphsage';
 
 interface DenseLayer {
   w: tf.Variable; // [in, out]
@@ -17,18 +17,11 @@ interface DenseLayer {
 
 export class MlpClassifier extends BlockNodeClassifier {
   readonly kind = 'mlp' as const;
-  private readonly layers: DenseLayer[] = [];
+  private readonly layers: DenseLayer[];
 
   constructor(config: NodeModelConfig) {
     super(config);
-    const {hiddenDim, numClasses, numLayers, seed} = config;
-    for (let l = 0; l < numLayers; ++l) {
-      const inDim = l === 0 ? this.inputs.width : hiddenDim;
-      const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
-      this.layers.push(
-        tf.tidy(() => ({w: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 1)), bias: tf.variable(tf.zeros([outDim]))})),
-      );
-    }
+    this.layers = denseLayers(this.inputs.width, config);
   }
 
   get denseVariables(): tf.Variable[] {
