@@ -8,6 +8,7 @@ export type {FullGraph, GraphSageConfig, NodeModelConfig, SampledBlock} from './
 export {GatClassifier} from './gat_classifier';
 export type {GatConfig} from './gat_classifier';
 export {GcnClassifier} from './gcn_classifier';
+export {MlpClassifier} from './mlp_classifier';
 export type {GcnConfig} from './gcn_classifier';
 export {softmaxCrossEntropy} from './softmax_cross_entropy';
 export type {LossReduction} from './softmax_cross_entropy';
