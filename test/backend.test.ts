@@ -182,9 +182,17 @@ describe('wholememory backend', () => {
     }
   });
 
-  it('reports GPU memory in tf.memory() when on a GPU', () => {
-    const m = tf.memory() as tf.MemoryInfo & {numBytesInGPU?: number};
-    expect(m.numBytesInGPU).to.be.a('number');
+  it('reports GPU memory in tf.memory(): what device tensors hold on a GPU, 0 on the CPU', () => {
+    type Info = tf.MemoryInfo & {numBytesInGPU: number};
+    const before = (tf.memory() as Info).numBytesInGPU;
+    expect(before).to.be.a('number');
+    // A 4 MiB tensor shows in the count while it lives (the allocator may round up), and leaves it when disposed.
+    const t = tf.fill([1 << 20], 2);
+    const during = (tf.memory() as Info).numBytesInGPU;
+    if (wm.deviceInfo().gpu) expect(during - before).to.be.within(4 << 20, 8 << 20);
+    else expect(during).to.equal(0);
+    t.dispose();
+    expect((tf.memory() as Info).numBytesInGPU).to.equal(before);
   });
 
   it('data() lets the event loop run while a device read is in flight', async function () {
