@@ -11,18 +11,6 @@ import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './graphsage'
 import {NodeInputs} from './node_inputs';
 import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 
-/** A projection and its bias per layer, input width → hidden → … → classes: Glorot weights, zero biases. */
-export function denseLayers(inWidth: number, c: NodeModelConfig): {w: tf.Variable; bias: tf.Variable}[] {
-  return Array.from({length: c.numLayers}, (_, l) => {
-    const inDim = l === 0 ? inWidth : c.hiddenDim;
-    const outDim = l === c.numLayers - 1 ? c.numClasses : c.hiddenDim;
-    return tf.tidy(() => ({
-      w: tf.variable(glorot([inDim, outDim], inDim, outDim, c.seed + 10 * l + 1)),
-      bias: tf.variable(tf.zeros([outDim])),
-    }));
-  });
-}
-
 export abstract class BlockNodeClassifier {
   /** What the first layer reads: learnable embeddings (updated sparsely by step()), features, or both. */
   readonly inputs: NodeInputs;
@@ -96,5 +84,31 @@ export abstract class BlockNodeClassifier {
   dispose(): void {
     tf.dispose(this.denseVariables);
     this.inputs.dispose();
+  }
+}
+
+/** A block classifier whose layers are each a projection and a bias (GCN, MLP): Glorot weights, zero biases. */
+export abstract class ProjectionClassifier extends BlockNodeClassifier {
+  protected readonly layers: {w: tf.Variable; bias: tf.Variable}[];
+
+  constructor(config: NodeModelConfig) {
+    super(config);
+    this.layers = Array.from({length: config.numLayers}, (_, l) => {
+      const inDim = l === 0 ? this.inputs.width : config.hiddenDim;
+      const outDim = l === config.numLayers - 1 ? config.numClasses : config.hiddenDim;
+      return tf.tidy(() => ({
+        w: tf.variable(glorot([inDim, outDim], inDim, outDim, config.seed + 10 * l + 1)),
+        bias: tf.variable(tf.zeros([outDim])),
+      }));
+    });
+  }
+
+  get denseVariables(): tf.Variable[] {
+    return this.layers.flatMap((l) => [l.w, l.bias]);
+  }
+
+  /** The projections, not the biases. */
+  get weightVariables(): tf.Variable[] {
+    return this.layers.map((l) => l.w);
   }
 }

@@ -7,34 +7,13 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {aggregate, CsrBlock} from '../graph/aggregate';
-import {BlockNodeClassifier, denseLayers} from './block_classifier';
+import {ProjectionClassifier} from './block_classifier';
 import {NodeModelConfig} from './graphsage';
 
 export type GcnConfig = NodeModelConfig;
 
-interface GcnLayer {
-  w: tf.Variable; // [in, out]
-  bias: tf.Variable; // [out]
-}
-
-export class GcnClassifier extends BlockNodeClassifier {
+export class GcnClassifier extends ProjectionClassifier {
   readonly kind = 'gcn' as const;
-  private readonly layers: GcnLayer[];
-
-  constructor(config: GcnConfig) {
-    super(config);
-    this.layers = denseLayers(this.inputs.width, config);
-  }
-
-  get denseVariables(): tf.Variable[] {
-    return this.layers.flatMap((l) => [l.w, l.bias]);
-  }
-
-  /** The projections, not the biases. */
-  get weightVariables(): tf.Variable[] {
-    return this.layers.map((l) => l.w);
-  }
-
   // Â (x W) = (Â x) W: the sparse product runs over the narrower side. Aggregating
   // first, the projection, bias and ReLU are one fused matMul (one kernel each way).
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {

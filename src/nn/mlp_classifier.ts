@@ -7,30 +7,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {CsrBlock} from '../graph/aggregate';
-import {BlockNodeClassifier, denseLayers} from './block_classifier';
-import {NodeModelConfig} from './graphsage';
+import {ProjectionClassifier} from './block_classifier';
 
-interface DenseLayer {
-  w: tf.Variable; // [in, out]
-  bias: tf.Variable; // [out]
-}
-
-export class MlpClassifier extends BlockNodeClassifier {
+export class MlpClassifier extends ProjectionClassifier {
   readonly kind = 'mlp' as const;
-  private readonly layers: DenseLayer[];
-
-  constructor(config: NodeModelConfig) {
-    super(config);
-    this.layers = denseLayers(this.inputs.width, config);
-  }
-
-  get denseVariables(): tf.Variable[] {
-    return this.layers.flatMap((l) => [l.w, l.bias]);
-  }
-
-  get weightVariables(): tf.Variable[] {
-    return this.layers.map((l) => l.w);
-  }
 
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
     const layer = this.layers[l];
