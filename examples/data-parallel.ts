@@ -12,7 +12,8 @@ import {Command, Option} from 'commander';
 import * as wm from '../src/index';
 import {loadDataset} from '../src/graph/dataset';
 import {sampleSubgraph} from '../src/graph/subgraph';
-import {fullGraph, GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
+import {GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
+import {fullGraph} from '../src/nn/node_model';
 import {MetricsLog} from '../src/train/metrics_log';
 import {
   accuracy,

@@ -7,7 +7,7 @@ import type {CsrBlock} from '../graph/aggregate';
 import type {SampledSubgraph} from '../graph/subgraph';
 import {dropout} from './dropout';
 import {Embedding} from './embedding';
-import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './graphsage';
+import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
 import {NodeInputs} from './node_inputs';
 import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 

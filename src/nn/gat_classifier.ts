@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {CsrBlock} from '../graph/aggregate';
 import {BlockNodeClassifier} from './block_classifier';
 import {gatAggregate} from './gat';
-import {glorot, NodeModelConfig} from './graphsage';
+import {glorot, NodeModelConfig} from './node_model';
 
 export interface GatConfig extends NodeModelConfig {
   /** Attention heads of a hidden layer: each hiddenDim / heads wide. */

@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {aggregate, CsrBlock} from '../graph/aggregate';
 import {ProjectionClassifier} from './block_classifier';
-import {NodeModelConfig} from './graphsage';
+import {NodeModelConfig} from './node_model';
 
 export type GcnConfig = NodeModelConfig;
 

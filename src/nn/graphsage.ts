@@ -2,42 +2,18 @@
 // sampled neighbourhoods and evaluated on full ones.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {aggregate, CsrBlock} from '../graph/aggregate';
+import {aggregate} from '../graph/aggregate';
 import {CsrGraph} from '../graph/csr';
 import type {SampledSubgraph} from '../graph/subgraph';
 import {FixedFanoutSubgraph, meanOfNeighbors} from '../graph/fixed_subgraph';
-import type {Communicator} from '../memory/communicator';
 import {dropout} from './dropout';
-import {Embedding, EmbeddingMemory} from './embedding';
+import {Embedding} from './embedding';
 import {NodeInputs} from './node_inputs';
 import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 import {sageLayer} from './sage_layer';
-import {adam, SparseOptimizerConfig} from './sparse_optimizer';
 import {sampleNeighbors} from '../graph/native_sampling';
+import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
 import {Rng} from '../util/random';
-
-/** What the node classifiers (GraphSAGE, GAT, GCN) share: their node-embedding table and layer sizes. */
-export interface NodeModelConfig {
-  numNodes: number;
-  numClasses: number;
-  /** Width of the learnable node embeddings; 0 for none (then `features` must be given). */
-  embeddingDim: number;
-  /** A read-only feature table (wm.nn.featureTable) the first layer reads beside the embeddings; the caller owns it. */
-  features?: Embedding;
-  hiddenDim: number;
-  /** Layers = hidden layers + the output layer (2 for the classic model). */
-  numLayers: number;
-  dropout: number;
-  seed: number;
-  /** Learning rate of the embedding table's sparse (lazy) Adam. */
-  embeddingLearningRate: number;
-  /** The table's sparse optimizer (default: lazy Adam at embeddingLearningRate; its two moments triple the table's memory). */
-  embeddingOptimizer?: SparseOptimizerConfig;
-  /** Where the table lives (default: the GPU if there is one, else host memory). */
-  embeddingMemory?: EmbeddingMemory;
-  /** The ranks sharing the table when it is WholeMemory ('continuous' / 'chunked'). */
-  communicator?: Communicator;
-}
 
 export type GraphSageConfig = NodeModelConfig;
 
@@ -60,36 +36,10 @@ export function sampleBlock(graph: CsrGraph, seeds: Int32Array, fanouts: number[
   return {depths, fanouts};
 }
 
-/** The whole graph as one aggregation block (exact mean over every neighbour; evaluation). */
-export interface FullGraph {
-  numNodes: number;
-  block: CsrBlock;
-  dispose(): void;
-}
-
-/** Each row's highest logit's class, on the host. */
-export function predictedClasses(logits: () => tf.Tensor2D): Int32Array {
-  const pred = tf.tidy(() => tf.argMax(logits(), 1));
-  const out = pred.dataSync() as Int32Array;
-  pred.dispose();
-  return out;
-}
-
-export function fullGraph(graph: CsrGraph): FullGraph {
-  const block = CsrBlock.fromGraph(graph);
-  return {numNodes: graph.numVertices, block, dispose: () => block.dispose()};
-}
-
 interface SageLayer {
   wSelf: tf.Variable;
   wNeigh: tf.Variable;
   bias: tf.Variable;
-}
-
-/** Glorot-uniform weights of `shape` for a layer from fanIn to fanOut units. */
-export function glorot(shape: number[], fanIn: number, fanOut: number, seed: number): tf.Tensor {
-  const limit = Math.sqrt(6 / (fanIn + fanOut));
-  return tf.randomUniform(shape, -limit, limit, 'float32', seed);
 }
 
 export class GraphSageClassifier {

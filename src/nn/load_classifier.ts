@@ -7,7 +7,8 @@ import type {Embedding, EmbeddingMemory} from './embedding';
 import {GatClassifier} from './gat_classifier';
 import {GcnClassifier} from './gcn_classifier';
 import {MlpClassifier} from './mlp_classifier';
-import {GraphSageClassifier, NodeModelConfig} from './graphsage';
+import {GraphSageClassifier} from './graphsage';
+import {NodeModelConfig} from './node_model';
 import {readChecked, readClassifierInfo, SavedClassifierInfo} from './saved_classifier';
 
 export type NodeClassifierModel = GraphSageClassifier | GatClassifier | GcnClassifier | MlpClassifier;

@@ -10,7 +10,7 @@ import {structureFeatures} from '../graph/structure_features';
 import type {Communicator} from '../memory/communicator';
 import type {FeatureSource} from './feature_source';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
-import type {NodeModelConfig} from './graphsage';
+import type {NodeModelConfig} from './node_model';
 import {adam} from './sparse_optimizer';
 
 export class NodeInputs {

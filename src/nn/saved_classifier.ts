@@ -12,7 +12,7 @@ import * as path from 'path';
 import {ensureDir, sha256Hex as sha256, writeFileAtomically} from '../util/files';
 import type {Embedding} from './embedding';
 import type {FeatureSource} from './feature_source';
-import type {FullGraph, NodeModelConfig} from './graphsage';
+import type {FullGraph, NodeModelConfig} from './node_model';
 
 /** What saving and predicting need of a node classifier (GraphSAGE, GAT and GCN have it). */
 export interface SavableNodeClassifier {

@@ -16,7 +16,7 @@ import type {Communicator} from '../memory/communicator';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {adam as sparseAdam} from '../nn/sparse_optimizer';
-import {predictedClasses} from '../nn/graphsage';
+import {predictedClasses} from '../nn/node_model';
 import {rowDots} from '../nn/row_dots';
 import {seededRng, shuffle} from '../util/random';
 import {accuracy} from './node_classification';
