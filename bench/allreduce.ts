@@ -14,7 +14,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
-import {WIRE_CODES} from '../src/distributed/allreduce';
+import {WIRE_CODES} from '../src/memory/allreduce';
 import * as wm from '../src/index';
 import {callWindowsUs, median, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
 

@@ -14,7 +14,7 @@ import * as path from 'path';
 import {Command, InvalidArgumentError} from 'commander';
 
 import * as wm from '../src/index';
-import {readLaunchEnv} from '../src/distributed/launch_env';
+import {readLaunchEnv} from '../src/memory/launch_env';
 import {CsrGraph} from '../src/graph/csr';
 import {loadDataset} from '../src/graph/dataset';
 import {readEdgeList} from '../src/graph/edge_list';

@@ -21,10 +21,10 @@ export {
   malloc,
   ncclStatus,
 } from './memory/communicator';
-export type {CommunicatorOptions, MallocOptions} from './memory/communicator';
+export type {CommunicatorOptions} from './memory/communicator';
 export {WholeMemoryTensor} from './memory/whole_memory_tensor';
-export type {MemoryLocation, MemoryType} from './memory/whole_memory_tensor';
-export {readLaunchEnv} from './distributed/launch_env';
+export type {MallocOptions, MemoryLocation, MemoryType} from './memory/whole_memory_tensor';
+export {readLaunchEnv} from './memory/launch_env';
 export {dataParallel} from './distributed/data_parallel';
 export type {DataParallel, DataParallelOptions, LayerWeight} from './distributed/data_parallel';
 export * as nn from './nn/index';
@@ -42,7 +42,7 @@ export {
   unmanage,
 } from './memory/managed';
 export type {ManagedMemoryInfo, ToOptions} from './memory/managed';
-export type {AllReduceAlgorithm, AllReduceOptions, ReduceOp, WireType} from './distributed/allreduce';
+export type {AllReduceAlgorithm, AllReduceOptions, ReduceOp, WireType} from './memory/allreduce';
 export {close, deleteShared as delete, open, share, sharedDescriptorOf, update} from './share/shared_objects';
 export type {SharedDescriptor, SharedDType, SharedLocation} from './share/shared_objects';
 export {Mirror, mirror} from './share/mirror';

@@ -4,7 +4,7 @@ import * as path from 'path';
 
 import {expect} from 'chai';
 
-import {readLaunchEnv} from '../src/distributed/launch_env';
+import {readLaunchEnv} from '../src/memory/launch_env';
 
 describe('launch environment', () => {
   it('reads torchrun-style variables', () => {

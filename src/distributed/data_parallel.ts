@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {Communicator} from '../memory/communicator';
-import {isWireType, WireType} from './allreduce';
+import {isWireType, WireType} from '../memory/allreduce';
 import {applyAdamFused, isAdam} from '../optimizers/fused_adam';
 
 export interface DataParallel {

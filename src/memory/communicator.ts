@@ -3,16 +3,15 @@
 // distributed tensors) must be called by every rank in the same order, and
 // fails with an error naming the missing rank after the timeout instead of
 // hanging.
-import {DataType} from '@tensorflow/tfjs-core';
 
 import {deviceStatus} from '../native/device';
 import {NativeCommunicator} from '../native/addon';
 import * as tf from '@tensorflow/tfjs-core';
 
-import {AllReduceOptions, AllReducer} from '../distributed/allreduce';
-import {groupSecret} from '../distributed/group_secret';
-import {readLaunchEnv} from '../distributed/launch_env';
-import {MemoryLocation, MemoryType, WholeMemoryTensor} from './whole_memory_tensor';
+import {AllReduceOptions, AllReducer} from './allreduce';
+import {groupSecret} from './group_secret';
+import {readLaunchEnv} from './launch_env';
+import {MallocOptions, WholeMemoryTensor} from './whole_memory_tensor';
 import {memoryNative} from '../native/domains';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -22,21 +21,6 @@ export const MAX_RANKS = 2 ** 16;
 export interface CommunicatorOptions {
   /** Bound on every collective, in ms (default 60 s). */
   timeoutMs?: number;
-}
-
-export interface MallocOptions {
-  type?: MemoryType;
-  location?: MemoryLocation;
-  shape: number[];
-  dtype?: DataType;
-  /** Rows per rank are a multiple of this. */
-  minGranularity?: number;
-  /**
-   * Single process only (wm.malloc): the GPUs that hold the tensor, one part
-   * each, mapped as one range (continuous) or chunks (chunked) that every
-   * listed GPU reads over NVLink. Default: every GPU of the machine.
-   */
-  devices?: number[];
 }
 
 const live = new Set<Communicator>();

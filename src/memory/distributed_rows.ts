@@ -5,11 +5,11 @@
 // (On GPUs the same exchange runs in native/src/cuda/distributed_exchange.cu,
 // through NCCL.)
 import {indexError} from '../backend/index_validation';
-import type {Communicator} from './communicator';
+import type {Group} from './group';
 import {packParts, unpackParts} from './parts';
 
 export interface RowLayout {
-  comm: Communicator;
+  comm: Group;
   rows: number;
   rowsPerRank: number;
   rowBytes: number;

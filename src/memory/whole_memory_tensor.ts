@@ -13,7 +13,7 @@ import {deviceStatus} from '../native/device';
 import {NativeDeviceMemory, NativeHostMemory} from '../native/addon';
 import {ensureDir, readFileNamed, sha256Hex, writeFileAtomically} from '../util/files';
 import {bytesOf, readRows, RowLayout, sendRows} from './distributed_rows';
-import type {Communicator, MallocOptions} from './communicator';
+import type {Group} from './group';
 import {int32Ids} from '../util/arrays';
 import {checkCapacity, checkRows, elementsOf} from './capacity';
 import {memoryNative} from '../native/domains';
@@ -24,6 +24,21 @@ export type MemoryLocation = 'device' | 'host';
 const TYPE_CODES: {[t in MemoryType]: number} = {continuous: 0, chunked: 1, distributed: 2};
 const DTYPES = ['float32', 'int32'] as const;
 type RowDType = (typeof DTYPES)[number];
+
+export interface MallocOptions {
+  type?: MemoryType;
+  location?: MemoryLocation;
+  shape: number[];
+  dtype?: tf.DataType;
+  /** Rows per rank are a multiple of this. */
+  minGranularity?: number;
+  /**
+   * Single process only (wm.malloc): the GPUs that hold the tensor, one part
+   * each, mapped as one range (continuous) or chunks (chunked) that every
+   * listed GPU reads over NVLink. Default: every GPU of the machine.
+   */
+  devices?: number[];
+}
 
 /** What save() writes to meta.json beside the parts. */
 interface PartsMeta {
@@ -53,10 +68,10 @@ export class WholeMemoryTensor {
   readonly rowElements: number;
   private mem: NativeHostMemory | NativeDeviceMemory | undefined;
   /** Set by single-process malloc: the private communicator to close on free. */
-  ownedCommunicator?: Communicator;
+  ownedCommunicator?: Group;
 
   private constructor(
-    readonly comm: Communicator,
+    readonly comm: Group,
     readonly shape: number[],
     readonly dtype: RowDType,
     readonly type: MemoryType,
@@ -69,7 +84,7 @@ export class WholeMemoryTensor {
   }
 
   /** @internal Collective; use comm.malloc(). */
-  static allocate(comm: Communicator, opts: MallocOptions): WholeMemoryTensor {
+  static allocate(comm: Group, opts: MallocOptions): WholeMemoryTensor {
     const {shape} = opts;
     const type = opts.type ?? 'continuous';
     const dtype = (opts.dtype ?? 'float32') as RowDType;
@@ -110,7 +125,7 @@ export class WholeMemoryTensor {
   }
 
   // One process may spread a tensor over several GPUs; many processes use one GPU each.
-  private static devicesFor(comm: Communicator, type: MemoryType, devices: number[] | undefined): number[] | undefined {
+  private static devicesFor(comm: Group, type: MemoryType, devices: number[] | undefined): number[] | undefined {
     if (devices === undefined) return undefined;
     if (comm.size > 1)
       throw new RangeError(

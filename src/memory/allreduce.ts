@@ -18,7 +18,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {NativeHostMemory} from '../native/addon';
 import {deviceStatus} from '../native/device';
-import type {Communicator} from '../memory/communicator';
+import type {Group} from './group';
 import {memoryNative} from '../native/domains';
 
 export type ReduceOp = 'sum' | 'mean';
@@ -62,7 +62,7 @@ export class AllReducer {
   /** The path the last GPU call took ('one-shot', 'two-shot' or 'nccl'). */
   lastPath = '';
 
-  constructor(private readonly comm: Communicator) {}
+  constructor(private readonly comm: Group) {}
 
   /** Collective: every rank passes tensors of the same shapes, in the same order. */
   private lastSignature?: string;
