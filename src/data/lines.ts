@@ -4,9 +4,10 @@ import * as fs from 'fs';
 import * as readline from 'readline';
 import * as zlib from 'zlib';
 
+import {checkFile} from '../util/files';
+
 export async function* readLines(file: string): AsyncGenerator<{line: string; lineNo: number}> {
-  if (!fs.existsSync(file)) throw new Error(`${file}: no such file`);
-  if (!fs.statSync(file).isFile()) throw new Error(`${file}: ${fs.statSync(file).isDirectory() ? 'a folder' : 'not a regular file'}, expected a file`);
+  checkFile(file);
   const raw = fs.createReadStream(file);
   const input = file.endsWith('.gz') ? raw.pipe(zlib.createGunzip()) : raw;
   let failure: Error | undefined;

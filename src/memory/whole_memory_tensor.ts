@@ -11,7 +11,7 @@ import {typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory'
 import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_validation';
 import {deviceStatus} from '../native/device';
 import {NativeDeviceMemory, NativeHostMemory} from '../native/addon';
-import {ensureDir, readFileNamed, sha256Hex, writeFileAtomically} from '../util/files';
+import {ensureDir, FileDigest, readFileNamed, readRecorded, sha256Hex, writeFileAtomically} from '../util/files';
 import {bytesOf, readRows, RowLayout, sendRows} from './distributed_rows';
 import type {Group} from './group';
 import {int32Ids} from '../util/arrays';
@@ -46,7 +46,7 @@ interface PartsMeta {
   dtype: string;
   ranks: number;
   rowsPerRank: number;
-  parts: {bytes: number; sha256: string}[];
+  parts: FileDigest[];
 }
 
 const partName = (rank: number, ranks: number) => `part-${rank}-of-${ranks}.bin`;
@@ -356,13 +356,12 @@ export class WholeMemoryTensor {
 
   private readPart(dir: string): Float32Array | Int32Array {
     const metaFile = path.join(dir, 'meta.json');
+    const text = readFileNamed(metaFile, 'load').toString('utf8');
     let meta: PartsMeta;
     try {
-      meta = JSON.parse(readFileNamed(metaFile, 'load').toString('utf8'));
+      meta = JSON.parse(text);
     } catch (e) {
-      throw new Error(
-        (e as Error).message.startsWith('load:') ? (e as Error).message : `load: ${metaFile} is not valid JSON (${(e as Error).message})`,
-      );
+      throw new Error(`load: ${metaFile} is not valid JSON (${(e as Error).message})`);
     }
     const bad = (what: string) => new Error(`load: ${metaFile}: ${what}`);
     if (typeof meta !== 'object' || meta === null) throw bad('not an object');
@@ -376,11 +375,9 @@ export class WholeMemoryTensor {
     if (!listed || !Number.isSafeInteger(listed.bytes) || typeof listed.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(listed.sha256))
       throw bad(`parts[${this.comm.rank}] needs bytes and sha256 (64 hex digits), got ${JSON.stringify(listed)}`);
     const file = path.join(dir, partName(this.comm.rank, this.comm.size));
-    const bytes = readFileNamed(file, 'load');
+    const bytes = readRecorded(file, listed, metaFile, 'load');
     const expected = this.localRange.count * this.rowElements * 4;
     if (bytes.length !== expected) throw new Error(`load: ${file} holds ${bytes.length} bytes, this rank's rows need ${expected}`);
-    if (bytes.length !== listed.bytes) throw new Error(`load: ${file} holds ${bytes.length} bytes, ${metaFile} says ${listed.bytes}`);
-    if (sha256Hex(bytes) !== listed.sha256) throw new Error(`load: ${file} does not match its SHA-256 in ${metaFile} (corrupted)`);
     const data = typedArray(this.dtype, expected / 4);
     new Uint8Array(data.buffer).set(bytes);
     return data;

@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {ensureDir, sha256Hex as sha256, writeFileAtomically} from '../util/files';
+import {ensureDir, FileDigest, sha256Hex as sha256, writeFileAtomically} from '../util/files';
 import type {Embedding} from './embedding';
 import type {FeatureSource} from './feature_source';
 import type {FullGraph, NodeModelConfig} from './node_model';
@@ -25,10 +25,8 @@ export interface SavableNodeClassifier {
 
 export const FORMAT = 'tfjs-wm-node-classifier';
 
-export interface FileRecord {
+export interface FileRecord extends FileDigest {
   file: string;
-  bytes: number;
-  sha256: string;
 }
 
 export interface SavedClassifierInfo {

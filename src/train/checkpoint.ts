@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {Communicator} from '../memory/communicator';
 import {Embedding} from '../nn/embedding';
-import {deadTemps, ensureDir, sha256Hex as sha256, tempName, writeFileSynced} from '../util/files';
+import {checkFile, deadTemps, ensureDir, FileDigest, readRecorded, sha256Hex as sha256, tempName, writeFileSynced} from '../util/files';
 
 export interface CheckpointContents {
   step: number;
@@ -34,7 +34,7 @@ interface Meta {
   variables: {[name: string]: {shape: number[]; dtype: string}};
   optimizer: {name: string; shape: number[]; dtype: string}[];
   /** Every data file of the shard: its size and SHA-256 (hex). */
-  files?: {[file: string]: {bytes: number; sha256: string}};
+  files?: {[file: string]: FileDigest};
 }
 
 function bytesOf(a: Float32Array | Int32Array | Uint8Array): Uint8Array {
@@ -177,19 +177,17 @@ function readShard(shard: string, rank: number, ranks: number, c: Omit<Checkpoin
   // A file's bytes, checked against the manifest and the size its contents must have.
   const read = (name: string, expectBytes?: number): Uint8Array => {
     const file = path.join(shard, name);
-    if (!fs.existsSync(file)) throw new Error(`loadCheckpoint: ${file} is missing`);
-    const data = new Uint8Array(fs.readFileSync(file));
     const listed = meta.files?.[name];
-    if (meta.files && !listed) throw new Error(`loadCheckpoint: ${file} is not in ${metaFile}'s file list`);
-    if (listed && data.byteLength !== listed.bytes) {
-      throw new Error(`loadCheckpoint: ${file} holds ${data.byteLength} bytes, ${metaFile} says ${listed.bytes} (truncated or replaced)`);
+    if (meta.files && !listed) {
+      checkFile(file, 'loadCheckpoint');
+      throw new Error(`loadCheckpoint: ${file} is not in ${metaFile}'s file list`);
     }
+    // A copy: the typed views below need their own aligned buffer.
+    const data = new Uint8Array(readRecorded(file, listed, metaFile, 'loadCheckpoint'));
     if (expectBytes !== undefined && data.byteLength !== expectBytes) {
       throw new Error(`loadCheckpoint: ${file} holds ${data.byteLength} bytes; its shape needs ${expectBytes}`);
     }
     if (data.byteLength % 4) throw new Error(`loadCheckpoint: ${file} holds ${data.byteLength} bytes, not whole 4-byte values`);
-    if (listed && sha256(data) !== listed.sha256)
-      throw new Error(`loadCheckpoint: ${file} does not match its SHA-256 in ${metaFile} (corrupted)`);
     return data;
   };
   const floats = (b: Uint8Array) => new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);

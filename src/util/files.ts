@@ -67,21 +67,46 @@ export function ensureDir(dir: string, what: string): void {
   }
 }
 
-/** Reads a whole file, naming it when it is missing, a folder or unreadable. */
-export function readFileNamed(file: string, what: string): Buffer {
+/** Throws unless `file` is a regular file, naming it (prefixed by `what`) when it is missing, a folder or unreadable. */
+export function checkFile(file: string, what?: string): void {
+  const named = what ? `${what}: ${file}` : file;
   let st: fs.Stats;
   try {
     st = fs.statSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new Error(`${what}: ${file} ${code === 'ENOENT' ? 'is missing' : `cannot be read (${code ?? (e as Error).message})`}`);
+    throw new Error(`${named} ${code === 'ENOENT' ? 'is missing' : `cannot be read (${code ?? (e as Error).message})`}`);
   }
-  if (!st.isFile()) throw new Error(`${what}: ${file} is ${st.isDirectory() ? 'a folder' : 'not a regular file'}, expected a file`);
+  if (!st.isFile()) throw new Error(`${named} is ${st.isDirectory() ? 'a folder' : 'not a regular file'}, expected a file`);
+}
+
+/** Reads a whole file, naming it when it is missing, a folder or unreadable. */
+export function readFileNamed(file: string, what: string): Buffer {
+  checkFile(file, what);
   try {
     return fs.readFileSync(file);
   } catch (e) {
     throw new Error(`${what}: ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+}
+
+/** Size and SHA-256 of a file, as a manifest records them. */
+export interface FileDigest {
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * Reads a file a manifest (`manifest`, named in errors) records, refusing it when its size or SHA-256
+ * differs from the record. Without a record the file is only read.
+ */
+export function readRecorded(file: string, record: FileDigest | undefined, manifest: string, what: string): Buffer {
+  const data = readFileNamed(file, what);
+  if (record && data.byteLength !== record.bytes)
+    throw new Error(`${what}: ${file} holds ${data.byteLength} bytes, ${manifest} says ${record.bytes} (truncated or replaced)`);
+  if (record && sha256Hex(data) !== record.sha256)
+    throw new Error(`${what}: ${file} does not match its SHA-256 in ${manifest} (corrupted)`);
+  return data;
 }
 
 // Temporary names carry the host and process that made them, so a later
@@ -107,7 +132,7 @@ function alive(pid: number): boolean {
 /**
  * The temporary siblings of `base` (made by tempName) whose process on this
  * host is gone, or (`includeOwn`) that this process left from an earlier
- * call that failed half way: full paths, oldest kind first.
+ * call that failed half way: their full paths.
  */
 export function deadTemps(base: string, kind: 'tmp' | 'old', includeOwn = false): string[] {
   const dir = path.dirname(base);
