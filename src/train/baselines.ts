@@ -11,7 +11,8 @@ export interface BaselineAccuracy {
   test: number;
 }
 
-function accuracyOf(scores: Float64Array, classes: number, labels: Int32Array, ids: Int32Array): number {
+/** Share of `ids` whose highest score (rows of `classes` scores) is their label. */
+export function scoreAccuracy(scores: Float64Array, classes: number, labels: Int32Array, ids: Int32Array): number {
   let ok = 0;
   for (const v of ids) {
     let best = 0;
@@ -44,23 +45,27 @@ function propagate(graph: CsrGraph, y0: Float64Array, classes: number, alpha: nu
   return y;
 }
 
-/** Propagates y0, its training rows set to their labels' one-hot rows, and scores the split. */
+/** Propagates y0, its training rows set to their labels' one-hot rows. */
 function propagateLabelled(
   graph: CsrGraph,
   y0: Float64Array,
   labels: Int32Array,
   classes: number,
-  split: Split,
+  train: Int32Array,
   alpha: number,
   rounds: number,
-): BaselineAccuracy {
-  for (const v of split.train) {
+): Float64Array {
+  for (const v of train) {
     y0.fill(0, v * classes, (v + 1) * classes);
     y0[v * classes + labels[v]] = 1;
   }
-  const y = propagate(graph, y0, classes, alpha, rounds);
-  return {val: accuracyOf(y, classes, labels, split.val), test: accuracyOf(y, classes, labels, split.test)};
+  return propagate(graph, y0, classes, alpha, rounds);
 }
+
+const onSplit = (scores: Float64Array, classes: number, labels: Int32Array, split: Split): BaselineAccuracy => ({
+  val: scoreAccuracy(scores, classes, labels, split.val),
+  test: scoreAccuracy(scores, classes, labels, split.test),
+});
 
 export function labelPropagation(
   graph: CsrGraph,
@@ -70,7 +75,8 @@ export function labelPropagation(
   alpha = 0.9,
   rounds = 50,
 ): BaselineAccuracy {
-  return propagateLabelled(graph, new Float64Array(graph.numVertices * classes), labels, classes, split, alpha, rounds);
+  const y = propagateLabelled(graph, new Float64Array(graph.numVertices * classes), labels, classes, split.train, alpha, rounds);
+  return onSplit(y, classes, labels, split);
 }
 
 /**
@@ -87,18 +93,43 @@ export function smoothPredictions(
   alpha = 0.8,
   rounds = 50,
 ): BaselineAccuracy {
-  return propagateLabelled(graph, Float64Array.from(probs), labels, classes, split, alpha, rounds);
+  return onSplit(smoothedScores(graph, probs, labels, classes, split.train, alpha, rounds), classes, labels, split);
 }
 
-/** Each vertex to the class whose training mean of the features is nearest. */
-export function nearestClassMean(values: Float32Array, dim: number, labels: Int32Array, classes: number, split: Split): BaselineAccuracy {
+/** The scores smoothPredictions judges: one propagation, for callers that score several vertex sets. */
+export function smoothedScores(
+  graph: CsrGraph,
+  probs: Float32Array,
+  labels: Int32Array,
+  classes: number,
+  train: Int32Array,
+  alpha = 0.8,
+  rounds = 50,
+): Float64Array {
+  return propagateLabelled(graph, Float64Array.from(probs), labels, classes, train, alpha, rounds);
+}
+
+/** Each class's mean of the training vertices' features (rows of `dim`), and how many it has. */
+export function classMeans(
+  values: Float32Array,
+  dim: number,
+  labels: Int32Array,
+  classes: number,
+  train: Int32Array,
+): {means: Float64Array; counts: Float64Array} {
   const means = new Float64Array(classes * dim),
     counts = new Float64Array(classes);
-  for (const v of split.train) {
+  for (const v of train) {
     counts[labels[v]]++;
     for (let k = 0; k < dim; ++k) means[labels[v] * dim + k] += values[v * dim + k];
   }
   for (let c = 0; c < classes; ++c) for (let k = 0; k < dim; ++k) means[c * dim + k] /= Math.max(1, counts[c]);
+  return {means, counts};
+}
+
+/** Each vertex to the class whose training mean of the features is nearest. */
+export function nearestClassMean(values: Float32Array, dim: number, labels: Int32Array, classes: number, split: Split): BaselineAccuracy {
+  const {means, counts} = classMeans(values, dim, labels, classes, split.train);
   const n = labels.length;
   const scores = new Float64Array(n * classes);
   for (let v = 0; v < n; ++v) {
@@ -108,5 +139,5 @@ export function nearestClassMean(values: Float32Array, dim: number, labels: Int3
       scores[v * classes + c] = counts[c] > 0 ? -d : -Infinity;
     }
   }
-  return {val: accuracyOf(scores, classes, labels, split.val), test: accuracyOf(scores, classes, labels, split.test)};
+  return onSplit(scores, classes, labels, split);
 }

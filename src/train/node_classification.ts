@@ -15,7 +15,7 @@ import {fullGraph, NodeModelConfig, predictedClasses} from '../nn/node_model';
 import {Rng, seededRng, shuffle} from '../util/random';
 import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
-import {BaselineAccuracy, labelPropagation, nearestClassMean, smoothPredictions} from './baselines';
+import {BaselineAccuracy, classMeans, labelPropagation, nearestClassMean, scoreAccuracy, smoothedScores} from './baselines';
 import {saveNodeClassifier} from '../nn/saved_classifier';
 import {featureTable, inputFeatures} from '../nn/node_inputs';
 import type {FeatureSource} from '../nn/feature_source';
@@ -221,18 +221,13 @@ function setClassMeans(
   train: Int32Array,
   classes: number,
 ): void {
-  const means = new Float64Array(classes * dim),
-    counts = new Float64Array(classes);
-  for (const v of train) {
-    ++counts[labels[v]];
-    for (let k = 0; k < dim; ++k) means[labels[v] * dim + k] += values[v * dim + k];
-  }
+  const {means, counts} = classMeans(values, dim, labels, classes, train);
   const w = new Float32Array(dim * classes),
     b = new Float32Array(classes);
   for (let c = 0; c < classes; ++c) {
     let sq = 0;
     for (let k = 0; k < dim; ++k) {
-      const m = counts[c] ? means[c * dim + k] / counts[c] : 0;
+      const m = means[c * dim + k];
       w[k * classes + c] = m;
       sq += m * m;
     }
@@ -262,14 +257,21 @@ export async function trainNodeClassification(
   const split: Split = data.split ?? splitLabelled(data.labels, o.trainFraction, o.valFraction, rng);
   checkNodeModel(o.model, o.sampler);
   const baselines: RunResult['baselines'] = {labelPropagation: labelPropagation(data.graph, data.labels, data.numClasses, split)};
+  // Feature rows are made once per source: the baselines and the model may read the same ones.
+  const made = new Map<string, {values: Float32Array; dim: number}>();
+  const rowsFor = (s: FeatureSource) => {
+    const key = `${s.from} ${s.normalized}`;
+    if (!made.has(key)) made.set(key, inputFeatures(data, s));
+    return made.get(key)!;
+  };
   if (data.features) {
     baselines.featuresOnly = nearestClassMean(data.features.values, data.features.dim, data.labels, data.numClasses, split);
     if (o.baselines ?? true) {
-      const f = inputFeatures(data, {from: 'data', normalized: true});
+      const f = rowsFor({from: 'data', normalized: true});
       baselines.sgc = sgc(data.graph, f.values, f.dim, data.labels, data.numClasses, split);
     }
   } else if (o.baselines ?? true) {
-    const f = inputFeatures(data, {from: 'structure', normalized: false});
+    const f = rowsFor({from: 'structure', normalized: false});
     baselines.structureOnly = nearestClassMean(f.values, f.dim, data.labels, data.numClasses, split);
   }
   const inputs = o.inputs ?? (data.features ? 'both' : 'embeddings');
@@ -277,8 +279,12 @@ export async function trainNodeClassification(
     throw new Error(`inputs '${inputs}': ${data.name} has no node features`);
   // What the feature table holds: the data's features (normalised if asked), or the graph's structure features.
   const source: FeatureSource | undefined =
-    inputs === 'embeddings' ? undefined : {from: inputs === 'structure' ? 'structure' : 'data', normalized: !!o.normalizeFeatures};
-  const f = source && inputFeatures(data, source);
+    inputs === 'embeddings'
+      ? undefined
+      : inputs === 'structure'
+        ? {from: 'structure', normalized: false}
+        : {from: 'data', normalized: !!o.normalizeFeatures};
+  const f = source && rowsFor(source);
   const features = f && featureTable(f.values, data.graph.numVertices, f.dim, {memory: o.embeddingMemory, dtype: o.featureDtype});
   const common = {
     numNodes: data.graph.numVertices,
@@ -393,10 +399,12 @@ export async function trainNodeClassification(
       onEpoch(m);
     }
     if (bestProbs) {
-      const smoothed = smoothPredictions(data.graph, bestProbs, labels, data.numClasses, {...split, val: select});
-      if (o.smooth === true || smoothed.val >= best.modelValAcc) {
-        best = {...best, valAcc: smoothed.val, testAcc: smoothed.test, smoothed: true};
-        if (scoreOn) best.heldOutValAcc = smoothPredictions(data.graph, bestProbs, labels, data.numClasses, {...split, val: scoreOn}).val;
+      // One propagation, judged on each vertex set.
+      const scores = smoothedScores(data.graph, bestProbs, labels, data.numClasses, split.train);
+      const on = (ids: Int32Array) => scoreAccuracy(scores, data.numClasses, labels, ids);
+      if (o.smooth === true || on(select) >= best.modelValAcc) {
+        best = {...best, valAcc: on(select), testAcc: on(split.test), smoothed: true};
+        if (scoreOn) best.heldOutValAcc = on(scoreOn);
       }
     }
   } finally {

@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {aggregate, CsrBlock} from '../graph/aggregate';
 import {CsrGraph} from '../graph/csr';
 import {Split} from '../graph/split';
+import {predictedClasses} from '../nn/node_model';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {BaselineAccuracy} from './baselines';
 
@@ -50,9 +51,7 @@ export function sgc(
     x.dispose();
     const accuracyOf = (xs: tf.Tensor2D, ids: Int32Array) => {
       if (ids.length === 0) return NaN;
-      const predicted = tf.tidy(() => tf.argMax(tf.add(tf.matMul(xs, w), b), 1));
-      const pred = predicted.dataSync();
-      predicted.dispose();
+      const pred = predictedClasses(() => tf.add(tf.matMul(xs, w), b) as tf.Tensor2D);
       let ok = 0;
       ids.forEach((v, i) => (ok += pred[i] === labels[v] ? 1 : 0));
       return ok / ids.length;
