@@ -63,39 +63,58 @@ export function describePeerAccess(gpus: {index: number; peerAccess: boolean[]}[
   return gpus.map((g) => `${g.index}→[${g.peerAccess.map((p, j) => (j === g.index ? '-' : p ? j : 'x')).join(' ')}]`).join('  ');
 }
 
-/** Why the GPU is not used, in a user's words, from the report and the reason the runtime gave. */
-export function fallbackCause(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
-  if (reason.includes('TFJS_WHOLEMEMORY_DEVICE')) return 'TFJS_WHOLEMEMORY_DEVICE=cpu asks for the CPU';
-  if (report.addon === null) return `no native addon for ${report.platform}`;
-  if (!builtWithCuda) return 'the addon was compiled without CUDA';
-  if (report.cudaDriver === null) return 'no NVIDIA driver on this machine (libcuda.so.1 not found)';
-  if (report.cudaRuntime !== null && versionCode(report.cudaDriver) < versionCode(report.cudaRuntime))
-    return `the NVIDIA driver supports CUDA ${report.cudaDriver}, older than the ${report.cudaRuntime} this addon needs`;
-  const old = report.gpus.find((g) => Number(g.computeCapability) < 7.5);
-  if (old !== undefined) return `${old.name} is older than Turing`;
-  return 'the driver sees no GPU';
-}
-
-/** What to do so the GPU is used, from the report and the reason the runtime gave. */
-export function fallbackAdvice(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
-  if (reason.includes('TFJS_WHOLEMEMORY_DEVICE')) return 'unset TFJS_WHOLEMEMORY_DEVICE to use the GPU';
+/**
+ * Why the GPU is not used, in a user's words (`cause`), and what to do so it is (`advice`), from the report
+ * and the reason the runtime gave: one chain of cases, so the two always describe the same one.
+ */
+export function diagnoseFallback(
+  report: Omit<InstallReport, 'fallback'>,
+  reason: string,
+  builtWithCuda: boolean,
+): {cause: string; advice: string} {
+  if (reason.includes('TFJS_WHOLEMEMORY_DEVICE'))
+    return {cause: 'TFJS_WHOLEMEMORY_DEVICE=cpu asks for the CPU', advice: 'unset TFJS_WHOLEMEMORY_DEVICE to use the GPU'};
   if (report.addon === null)
-    return (
-      `no prebuilt addon for ${report.platform} (Node-API ${report.napi}): compile it with CMake and a C++ compiler (nvcc for the GPU): ` +
-      'npm install-scripts approve tfjs-backend-wholememory && npm rebuild tfjs-backend-wholememory'
-    );
+    return {
+      cause: `no native addon for ${report.platform}`,
+      advice:
+        `no prebuilt addon for ${report.platform} (Node-API ${report.napi}): compile it with CMake and a C++ compiler (nvcc for the GPU): ` +
+        'npm install-scripts approve tfjs-backend-wholememory && npm rebuild tfjs-backend-wholememory',
+    };
   if (!builtWithCuda)
-    return (
-      'this addon was compiled without nvcc: install the CUDA toolkit (13.0 or newer) and compile again ' +
-      '(npm rebuild tfjs-backend-wholememory --build-from-source, or npm run build:native in a checkout)'
-    );
-  if (report.cudaDriver === null) return 'install the NVIDIA driver (libcuda.so.1, version 580 or newer for CUDA 13) and check nvidia-smi';
+    return {
+      cause: 'the addon was compiled without CUDA',
+      advice:
+        'this addon was compiled without nvcc: install the CUDA toolkit (13.0 or newer) and compile again ' +
+        '(npm rebuild tfjs-backend-wholememory --build-from-source, or npm run build:native in a checkout)',
+    };
+  if (report.cudaDriver === null)
+    return {
+      cause: 'no NVIDIA driver on this machine (libcuda.so.1 not found)',
+      advice: 'install the NVIDIA driver (libcuda.so.1, version 580 or newer for CUDA 13) and check nvidia-smi',
+    };
   if (report.cudaRuntime !== null && versionCode(report.cudaDriver) < versionCode(report.cudaRuntime))
-    return `the driver supports CUDA ${report.cudaDriver}, the addon needs ${report.cudaRuntime}: update the NVIDIA driver (580 or newer)`;
+    return {
+      cause: `the NVIDIA driver supports CUDA ${report.cudaDriver}, older than the ${report.cudaRuntime} this addon needs`,
+      advice: `the driver supports CUDA ${report.cudaDriver}, the addon needs ${report.cudaRuntime}: update the NVIDIA driver (580 or newer)`,
+    };
   const old = report.gpus.find((g) => Number(g.computeCapability) < 7.5);
   if (old !== undefined)
-    return `${old.name} (compute capability ${old.computeCapability}) is older than Turing (7.5), which this build needs`;
-  return 'the driver sees no GPU: check nvidia-smi and CUDA_VISIBLE_DEVICES';
+    return {
+      cause: `${old.name} is older than Turing`,
+      advice: `${old.name} (compute capability ${old.computeCapability}) is older than Turing (7.5), which this build needs`,
+    };
+  return {cause: 'the driver sees no GPU', advice: 'the driver sees no GPU: check nvidia-smi and CUDA_VISIBLE_DEVICES'};
+}
+
+/** diagnoseFallback's cause alone. */
+export function fallbackCause(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
+  return diagnoseFallback(report, reason, builtWithCuda).cause;
+}
+
+/** diagnoseFallback's advice alone. */
+export function fallbackAdvice(report: Omit<InstallReport, 'fallback'>, reason: string, builtWithCuda: boolean): string {
+  return diagnoseFallback(report, reason, builtWithCuda).advice;
 }
 
 export function installReport(): InstallReport {
@@ -114,14 +133,7 @@ export function installReport(): InstallReport {
       cpuThreads: null,
       problems: [],
     };
-    return {
-      ...partial,
-      fallback: {
-        cause: fallbackCause(partial, status.reason, false),
-        reason: status.reason,
-        advice: fallbackAdvice(partial, status.reason, false),
-      },
-    };
+    return {...partial, fallback: {reason: status.reason, ...diagnoseFallback(partial, status.reason, false)}};
   }
   const rt = runtimeNative();
   const setup = rt.cudaSetup();
@@ -150,12 +162,6 @@ export function installReport(): InstallReport {
   };
   return {
     ...report,
-    fallback: status.gpu
-      ? null
-      : {
-          cause: fallbackCause(report, status.reason, status.builtWithCuda),
-          reason: status.reason,
-          advice: fallbackAdvice(report, status.reason, status.builtWithCuda),
-        },
+    fallback: status.gpu ? null : {reason: status.reason, ...diagnoseFallback(report, status.reason, status.builtWithCuda)},
   };
 }
