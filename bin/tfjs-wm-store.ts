@@ -24,9 +24,10 @@ const program = new Command()
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
-  const {list, stop} = program.opts();
+  const o = program.opts();
+  const {list, stop} = o;
   // The default folder is checked here, so a refusal is reported like any other error.
-  const socket: string = program.opts().socket ?? defaultStorePath();
+  const socket: string = o.socket ?? defaultStorePath();
   if (list || stop) {
     const client = await wm.connectStore(socket);
     if (list) for (const d of await client.list()) console.log(JSON.stringify(d));

@@ -14,43 +14,18 @@ export async function startBackend(): Promise<{where: string; dev: ReturnType<ty
   if (fallback) console.log(`no GPU in use: ${fallback.cause} (npx tfjs-wm-doctor says more)`);
   return {where: dev.gpu ? `GPU ${dev.device} (${dev.name})` : 'CPU', dev};
 }
-export function positiveInt(name: string): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive integer, got "${v}"`);
-    return n;
-  };
-}
-
-export function nonNegativeInt(name: string): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer, got "${v}"`);
-    return n;
-  };
-}
-
-export function positiveNumber(name: string): (v: string) => number {
+/** A commander parser of a number option: `name` must be `what`, which `ok` tests. */
+function numberOption(name: string, what: string, ok: (x: number, text: string) => boolean): (v: string) => number {
   return (v) => {
     const x = Number(v);
-    if (!Number.isFinite(x) || x <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}"`);
+    if (!ok(x, v)) throw new InvalidArgumentError(`${name} must be ${what}, got "${v}"`);
     return x;
   };
 }
 
-export function nonNegativeNumber(name: string): (v: string) => number {
-  return (v) => {
-    const x = Number(v);
-    if (!Number.isFinite(x) || x < 0) throw new InvalidArgumentError(`${name} must be a non-negative number, got "${v}"`);
-    return x;
-  };
-}
-
+export const positiveInt = (name: string) => numberOption(name, 'a positive integer', (x) => Number.isInteger(x) && x > 0);
+export const nonNegativeInt = (name: string) => numberOption(name, 'a non-negative integer', (x) => Number.isSafeInteger(x) && x >= 0);
+export const positiveNumber = (name: string) => numberOption(name, 'a positive number', (x) => Number.isFinite(x) && x > 0);
+export const nonNegativeNumber = (name: string) => numberOption(name, 'a non-negative number', (x) => Number.isFinite(x) && x >= 0);
 /** A rate in [0, 1). */
-export function fraction(name: string): (v: string) => number {
-  return (v) => {
-    const x = Number(v);
-    if (!(x >= 0 && x < 1) || v.trim() === '') throw new InvalidArgumentError(`${name} must be a number in [0, 1), got "${v}"`);
-    return x;
-  };
-}
+export const fraction = (name: string) => numberOption(name, 'a number in [0, 1)', (x, text) => x >= 0 && x < 1 && text.trim() !== '');

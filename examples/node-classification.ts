@@ -105,8 +105,20 @@ function numericSpec(flag: string, spec: string, known: string[], defaults: Reco
 }
 
 const CSBM_KEYS = ['vertices', 'classes', 'features', 'degree', 'homophily', 'signal', 'seed'];
-const CITATION_KEYS = ['vertices', 'classes', 'words', 'wordsPerVertex', 'wordSignal', 'topicShare', 'degree', 'homophily'];
-CITATION_KEYS.push('labelsPerClass', 'validation', 'test', 'seed');
+const CITATION_KEYS = [
+  'vertices',
+  'classes',
+  'words',
+  'wordsPerVertex',
+  'wordSignal',
+  'topicShare',
+  'degree',
+  'homophily',
+  'labelsPerClass',
+  'validation',
+  'test',
+  'seed',
+];
 
 async function dataFrom(o: Record<string, string | boolean | undefined>) {
   if (typeof o.csbm === 'string')

@@ -119,8 +119,9 @@ export function citationGraph(options: CitationOptions = {}): NodeClassification
   }
   const rng = seededRng(checkSeed('citationGraph', options.seed ?? 1));
 
-  // Classes of Zipf-like sizes (real benchmarks' classes are unequal), shuffled over the papers.
-  const classWeights = zipfCumulative(c).map((x, i, a) => (i ? x - a[i - 1] : x) ** 0.5);
+  // Classes of Zipf-like sizes (real benchmarks' classes are unequal): each paper draws one, the first
+  // c papers one class each so that none is empty.
+  const classWeights = Float64Array.from({length: c}, (_, i) => (1 / (i + 1)) ** 0.5);
   const labels = new Int32Array(n);
   const cumClass = new Float64Array(c);
   classWeights.reduce((s, w, i) => (cumClass[i] = s + w), 0);

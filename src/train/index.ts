@@ -13,7 +13,7 @@ export {EpochProgress} from './progress';
 export {DEFAULT_NODE2VEC, logisticProbe, skipGramLoss, trainNode2Vec} from './node2vec';
 export type {Node2VecEpoch, Node2VecOptions, Node2VecResult, ProbeResult} from './node2vec';
 export {readEmbeddingText, writeEmbeddingText} from './embedding_text';
-export {nodeModelCandidates, searchNodeModel} from './model_search';
+export {GCN_RECIPE, nodeModelCandidates, searchNodeModel} from './model_search';
 export type {Candidate, CandidateResult, SearchResult} from './model_search';
 export {labelPropagation, nearestClassMean, smoothPredictions} from './baselines';
 export {sgc} from './sgc';
