@@ -118,7 +118,10 @@ export interface NodeClassificationOptions {
    * features-only baseline as a model that saves and predicts like the others).
    */
   fit?: 'gradient' | 'class-means';
-  /** Compute the SGC baseline beside the model (a logistic regression; the search skips it). Default true. */
+  /**
+   * Compute the baselines beyond label propagation beside the model (features alone and SGC, or the
+   * structure features alone; the search, which reads none of them, skips them). Default true.
+   */
   baselines?: boolean;
   /** Storage of the feature table (float16 / bfloat16 halve it); it lives where embeddingMemory says. */
   featureDtype?: EmbeddingDType;
@@ -264,13 +267,11 @@ export async function trainNodeClassification(
     if (!made.has(key)) made.set(key, inputFeatures(data, s));
     return made.get(key)!;
   };
-  if (data.features) {
+  if (data.features && (o.baselines ?? true)) {
     baselines.featuresOnly = nearestClassMean(data.features.values, data.features.dim, data.labels, data.numClasses, split);
-    if (o.baselines ?? true) {
-      const f = rowsFor({from: 'data', normalized: true});
-      baselines.sgc = sgc(data.graph, f.values, f.dim, data.labels, data.numClasses, split);
-    }
-  } else if (o.baselines ?? true) {
+    const f = rowsFor({from: 'data', normalized: true});
+    baselines.sgc = sgc(data.graph, f.values, f.dim, data.labels, data.numClasses, split);
+  } else if (!data.features && (o.baselines ?? true)) {
     const f = rowsFor({from: 'structure', normalized: false});
     baselines.structureOnly = nearestClassMean(f.values, f.dim, data.labels, data.numClasses, split);
   }
