@@ -3,6 +3,9 @@
 // (type imports included) must go to its own layer or one below it. The layers are read from the
 // document's "## Layers" block (top to bottom, the programs first), so the map and the check are one
 // source. Prints each upward import and exits 1 if there is one. (Circles: `npm run lint:imports`.)
+// Also the domain rule of src/native/domains.ts: only the backend, the kernels and the native loader
+// hold the whole addon; code elsewhere under src/ reaches it through its domain module
+// (graphNative(), layerNative(), ...), never through `backend.native` or native() / nativeAddon().
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -53,6 +56,23 @@ function resolve(from, spec) {
   return undefined;
 }
 
+// Folders that may hold the whole addon.
+const WHOLE_ADDON = ['src/backend/', 'src/kernels/', 'src/kernel_utils/', 'src/native/'];
+
+/** Uses of the whole addon in a file above the backend: `x.native.` and the loaders' functions. */
+function addonBypasses(file, rel) {
+  if (!rel.startsWith('src/') || WHOLE_ADDON.some((p) => rel.startsWith(p))) return [];
+  const out = [];
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  lines.forEach((line, i) => {
+    if (/^\s*(\/\/|\*)/.test(line)) return;
+    if (/\.native\b/.test(line)) out.push(`${rel}:${i + 1}: the whole addon through .native (use its domain module, src/native/domains.ts)`);
+    if (/^\s*import\b[^;]*\b(native|nativeAddon)\b[^;]*from\s+'[^']*native\/(device|addon)'/.test(line))
+      out.push(`${rel}:${i + 1}: imports the whole addon (use its domain module, src/native/domains.ts)`);
+  });
+  return out;
+}
+
 function main() {
   const layers = readLayers(path.join(root, 'docs', 'architecture.md'));
   const problems = [];
@@ -65,6 +85,7 @@ function main() {
         if (rel.startsWith('src/')) problems.push(`${rel}: in no layer of docs/architecture.md`);
         continue;
       }
+      problems.push(...addonBypasses(file, rel));
       for (const spec of importsOf(file)) {
         const target = resolve(file, spec);
         if (!target) continue;
@@ -74,7 +95,7 @@ function main() {
     }
   }
   for (const p of problems) console.error(p);
-  console.log(`layers: ${layers.length} read from docs/architecture.md; ${problems.length} upward import(s)`);
+  console.log(`layers: ${layers.length} read from docs/architecture.md; ${problems.length} upward import(s) or addon bypass(es)`);
   process.exit(problems.length ? 1 : 0);
 }
 

@@ -9,7 +9,7 @@ import * as wm from '../src/index';
 import {dropoutThreshold} from '../src/nn/dropout';
 import {rng} from './helpers';
 
-// Wellons' lowbias32, as wm/dropout_mask.h (positions below 2^32: block 0).
+// Wellons' lowbias32, as kernels/dropout_mask.h (positions below 2^32: block 0).
 function hash32(x: number): number {
   x = (x ^ (x >>> 16)) >>> 0;
   x = Math.imul(x, 0x7feb352d) >>> 0;

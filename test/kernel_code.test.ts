@@ -15,6 +15,14 @@ function findNvcc(): string | undefined {
   return candidates.find((c) => spawnSync(c, ['--version'], {stdio: 'ignore'}).status === 0);
 }
 
+/** A CUDA file of the core by name: native/src/<domain>/<file>. */
+function sourceOf(file: string): string {
+  const src = path.join(root, 'native', 'src');
+  const domain = fs.readdirSync(src).find((d) => fs.existsSync(path.join(src, d, file)));
+  if (domain === undefined) throw new Error(`no native/src/<domain>/${file}`);
+  return path.join(src, domain, file);
+}
+
 /** The PTX of one kernel file, split by entry (mangled name -> body). */
 function entries(nvcc: string, file: string): Map<string, string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ptx-'));
@@ -27,8 +35,9 @@ function entries(nvcc: string, file: string): Map<string, string> {
         '-arch=sm_90a',
         '-O3',
         `-I${path.join(root, 'native', 'include')}`,
+        `-I${path.join(root, 'native', 'src')}`,
         '-ptx',
-        path.join(root, 'native', 'src', 'cuda', file),
+        sourceOf(file),
         '-o',
         out,
       ],

@@ -12,11 +12,9 @@
 #include "wm/device_whole_memory.h"
 #include "wm/embedding.h"
 #include "wm/flag_barrier.h"
-#include "wm/host_ops.h"
 #include "wm/host_whole_memory.h"
 #include "wm/nccl_comm.h"
 #include "wm/peer_allreduce.h"
-#include "wm/ops.h"
 #include "wm/runtime.h"
 
 namespace {

@@ -7,9 +7,7 @@
 
 #include "napi_args.h"
 #include "wm/cuda_setup.h"
-#include "wm/host_ops.h"
 #include "wm/managed.h"
-#include "wm/ops.h"
 #include "wm/runtime.h"
 
 namespace {

@@ -7,7 +7,8 @@ import {MathBackendCPU} from '@tensorflow/tfjs-backend-cpu';
 import {backend_util, BackendTimingInfo, DataId, DataType, engine, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {ManagedResidency} from './managed_residency';
-import {NativeAddon, NativeDType} from '../native/addon';
+import {NativeAddon} from '../native/addon';
+import {NativeDType} from '../native/ops';
 
 export interface DeviceBuffer {
   ptr: number;

@@ -5,9 +5,10 @@
 import {DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {nativeDType, typedArrayFor, WholeMemoryBackend} from './backend_wholememory';
-import {Buf, NativeAddon, NativeDType} from '../native/addon';
+import {NativeAddon} from '../native/addon';
+import {Buf, NativeDType, NativeOps} from '../native/ops';
 
-export type {Buf} from '../native/addon';
+export type {Buf} from '../native/ops';
 
 export interface KernelRunner {
   readonly where: 'device' | 'host';
@@ -26,11 +27,7 @@ export interface KernelRunner {
    * 2-D convolutions as implicit GEMMs (windows read in place), on the GPU only: the CPU core
    * multiplies window copies with its vectorised matmul instead (conv_windows.ts).
    */
-  conv2d?: {
-    forward(x: Buf, w: Buf, y: Buf, g: number[], outC: number): void;
-    inputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number): void;
-    filterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], outC: number): void;
-  };
+  conv2d?: {forward: NativeOps['conv2dForward']; inputGrad: NativeOps['conv2dInputGrad']; filterGrad: NativeOps['conv2dFilterGrad']};
   /** Adds row r of x [rows, inner] into row ids[r] of y [numSegments, inner]; ids outside [0, numSegments) are skipped. */
   segmentSum: NativeAddon['segmentSum'];
   /**
@@ -77,12 +74,7 @@ class Runner implements KernelRunner {
     this.conv2d =
       where === 'host' || process.env.WM_CONV_IMPLICIT === '0'
         ? undefined
-        : {
-            forward: (x: Buf, w: Buf, y: Buf, g: number[], outC: number) => n.conv2dForward(x, w, y, g, outC),
-            inputGrad: (dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number) =>
-              n.conv2dInputGrad(dy, w, dx, g, outC, dyH, dyW),
-            filterGrad: (x: Buf, dy: Buf, dw: Buf, g: number[], outC: number) => n.conv2dFilterGrad(x, dy, dw, g, outC),
-          };
+        : {forward: n.conv2dForward, inputGrad: n.conv2dInputGrad, filterGrad: n.conv2dFilterGrad};
   }
   input(t: TensorInfo): Buf {
     return this.where === 'device' ? this.b.devicePtr(t) : this.b.hostArray(t);

@@ -1,6 +1,6 @@
 // tf.relu's gradient as one native pass where this backend runs it natively
 // (the GPU or the host CPU core), tfjs-core's Step-then-Multiply elsewhere;
-// the same values either way (ReluGrad in wm/elementwise.h multiplies dy by
+// the same values either way (ReluGrad in kernels/elementwise.h multiplies dy by
 // step(x) as tfjs does, NaNs included). Registered over tfjs-core's: the
 // gradient registry is global, so it must serve every backend.
 import * as tf from '@tensorflow/tfjs-core';

@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {float32Of} from '../util/arrays';
 import {CsrGraph} from './csr';
+import {graphNative} from '../native/domains';
 
 export type AggregateReduce = 'mean' | 'sum' | 'gcn';
 
@@ -275,7 +276,7 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
       // deviceOutputs frees the output if the product throws (a bad WM_SPMM_SLAB, a CUDA error).
       return b.deviceOutputs([[c.numRows, dim]], ([ptr]) => {
         if (c.numRows * dim === 0) return;
-        b.native.csrSpmm(
+        graphNative().csrSpmm(
           b.devicePtr(d.rowPtr),
           b.devicePtr(d.colIdx),
           d.weight ? b.devicePtr(d.weight) : 0,
@@ -292,7 +293,7 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
       })[0] as tf.Tensor2D;
     }
     const out = new Float32Array(c.numRows * dim);
-    b.native.csrSpmm(
+    graphNative().csrSpmm(
       c.rowPtr,
       c.colIdx,
       c.weight ?? null,

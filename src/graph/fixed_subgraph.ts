@@ -12,6 +12,7 @@ import {onSideStream} from '../backend/side_stream';
 import {type DeviceCsr, hopSeed} from './native_sampling';
 import {checkSeeds} from './seeds';
 import type {WholeMemoryCsr} from './whole_memory_csr';
+import {graphNative} from '../native/domains';
 
 export interface FixedFanoutLayer {
   /** This layer's outputs are the first numDst of its inputs. */
@@ -136,7 +137,7 @@ function relabel(graph: DeviceCsr | WholeMemoryCsr, dst: tf.Tensor1D, ids: tf.Te
   const neighbors = tf.engine().makeTensorFromTensorInfo(out.info) as tf.Tensor1D;
   let count: number;
   try {
-    count = b.native.relabelVertices(
+    count = graphNative().relabelVertices(
       b.devicePtr(dst),
       dst.size,
       b.devicePtr(ids),
@@ -218,7 +219,7 @@ function scatterMean(dy: tf.Tensor2D, layer: FixedFanoutLayer, inputs: number): 
     return tf.unsortedSegmentSum(each, neighbors, inputs) as tf.Tensor2D;
   }
   return b.deviceOutputs([[inputs, dim]], ([ptr]) => {
-    b.native.neighborMeanGrad(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(dy), dim, ptr, inputs);
+    graphNative().neighborMeanGrad(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(dy), dim, ptr, inputs);
   })[0] as tf.Tensor2D;
 }
 
@@ -231,6 +232,6 @@ function gatherMean(x: tf.Tensor2D, layer: FixedFanoutLayer): tf.Tensor2D {
     return tf.mean(tf.reshape(tf.gather(x, neighbors), [numDst, fanout, x.shape[1]]), 1) as tf.Tensor2D;
   }
   return b.deviceOutputs([[numDst, x.shape[1]]], ([ptr]) => {
-    b.native.neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), x.shape[1], ptr);
+    graphNative().neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), x.shape[1], ptr);
   })[0] as tf.Tensor2D;
 }

@@ -128,15 +128,15 @@ export function sampleOnDevice(
   const launch = (flag: number) => {
     if (opts.replace ?? true) {
       const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
-      b.native.sampleWithReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, ptr, flag, byVertex);
+      graphNative().sampleWithReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, ptr, flag, byVertex);
       out = {ids: tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D};
     } else {
       const off = b.makeDeviceOutput([n + 1], 'int32');
-      b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, 0, flag, byVertex);
+      graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, 0, flag, byVertex);
       const total = new Int32Array(1);
-      b.native.download(off.ptr + 4 * n, total);
+      graphNative().download(off.ptr + 4 * n, total);
       const ids = b.makeDeviceOutput([total[0]], 'int32');
-      b.native.sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, ids.ptr, flag, byVertex);
+      graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, ids.ptr, flag, byVertex);
       out = {
         offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D,
         ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D,
@@ -235,7 +235,7 @@ export class VertexMap {
     if (this.ptr === 0) {
       const n = Math.max(this.numVertices, 1);
       this.ptr = b.allocDevice(n * 4);
-      b.native.fill(1 /* int32 */, this.ptr, n, 2147483647);
+      graphNative().fill(1 /* int32 */, this.ptr, n, 2147483647);
     }
     return this.ptr;
   }
@@ -283,7 +283,7 @@ export function deviceNegativePairs(csr: DeviceCsr, count: number, opts: {seed?:
   const src = b.makeDeviceOutput([count], 'int32'),
     dst = b.makeDeviceOutput([count], 'int32');
   const exhausted = count
-    ? b.native.negativePairs(b.devicePtr(csr.rowPtr), b.devicePtr(csr.colIdx), csr.graph.numVertices, count, seed, src.ptr, dst.ptr)
+    ? graphNative().negativePairs(b.devicePtr(csr.rowPtr), b.devicePtr(csr.colIdx), csr.graph.numVertices, count, seed, src.ptr, dst.ptr)
     : 0;
   const out = {
     src: tf.engine().makeTensorFromTensorInfo(src.info) as tf.Tensor1D,

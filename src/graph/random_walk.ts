@@ -93,7 +93,7 @@ export function walkOnDevice(
   const n = starts.size;
   const {info, ptr} = b.makeDeviceOutput([n, length], 'int32');
   const sp = n ? b.devicePtr(starts) : 0;
-  const launch = (flag: number) => b.native.randomWalks(rowPtr, colIdx, numVertices, sp, n, length, seed, bias, ptr, flag);
+  const launch = (flag: number) => graphNative().randomWalks(rowPtr, colIdx, numVertices, sp, n, length, seed, bias, ptr, flag);
   const bad = launchForVertices(b, starts, numVertices, launch);
   const walks = tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
   if (bad >= 0) {
@@ -144,7 +144,7 @@ export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tenso
     const [center, context] = b.deviceOutputs(
       [[total], [total]],
       ([c, x]) => {
-        if (total > 0) b.native.walkPairs(b.devicePtr(walks), n, length, window, c, x);
+        if (total > 0) graphNative().walkPairs(b.devicePtr(walks), n, length, window, c, x);
       },
       'int32',
     ) as tf.Tensor1D[];
@@ -152,7 +152,7 @@ export function walkPairs(walks: tf.Tensor2D, window: number): {center: tf.Tenso
   } else if (b instanceof WholeMemoryBackend && b.hostKernels) {
     const center = new Int32Array(total),
       context = new Int32Array(total);
-    if (total > 0) b.native.walkPairs(walks.dataSync() as Int32Array, n, length, window, center, context);
+    if (total > 0) graphNative().walkPairs(walks.dataSync() as Int32Array, n, length, window, center, context);
     pairs = {center: tf.tensor1d(center, 'int32'), context: tf.tensor1d(context, 'int32')};
   } else {
     pairs = pairsFromOps(walks, window);
@@ -199,7 +199,7 @@ export function randomVertices(count: number, numVertices: number, opts: {seed?:
   let out: tf.Tensor1D;
   if (b instanceof WholeMemoryBackend && b.gpu) {
     const {info, ptr} = b.makeDeviceOutput([count], 'int32');
-    b.native.randomVertices(count, numVertices, seed, ptr);
+    graphNative().randomVertices(count, numVertices, seed, ptr);
     out = tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D;
   } else {
     const ids = new Int32Array(count);

@@ -3,7 +3,7 @@
 import {DataType, KernelConfig, KernelFunc, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, nativeDType, WholeMemoryBackend} from '../backend/backend_wholememory';
-import {NativeDType} from '../native/addon';
+import {NativeDType} from '../native/ops';
 import {KernelRunner, runnerFor} from '../backend/runner';
 
 export type KernelArgs = Parameters<KernelFunc>[0];

@@ -1,4 +1,4 @@
-// Operation codes shared with native/include/wm/ops.h (same order).
+// Operation codes shared with native/src/kernels/ops.h (same order).
 export const enum UnaryOp {
   Neg = 0,
   Abs,

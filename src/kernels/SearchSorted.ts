@@ -1,15 +1,7 @@
 import {KernelConfig, SearchSorted, SearchSortedAttrs, TensorInfo} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {Buf, NativeDType, nativeOp} from '../native/addon';
 import {backendOf, nativeRunner, nd, NUMERIC} from '../kernel_utils/kernel_utils';
-
-// For each value, the position of the first entry of its row of the sorted sequence not less than it
-// ('left') or greater than it ('right'), as int32 (native/src/{cuda,host}/search_sorted.*).
-const searchSorted =
-  nativeOp<(dt: NativeDType, sorted: Buf, values: Buf, out: Buf, batch: number, seqLen: number, numValues: number, right: boolean) => void>(
-    'searchSorted',
-  );
 
 // tf.searchSorted: sortedSequence [batch, seqLen] and values [batch, numValues] (the op makes both 2-D).
 export const searchSortedConfig: KernelConfig = {
@@ -28,7 +20,16 @@ export const searchSortedConfig: KernelConfig = {
     const numValues = values.shape[1];
     const out = runner.output(values.shape, 'int32');
     if (batch * numValues > 0) {
-      searchSorted(nd(values.dtype), runner.input(sorted), runner.input(values), out.buf, batch, seqLen, numValues, side === 'right');
+      runner.native.searchSorted(
+        nd(values.dtype),
+        runner.input(sorted),
+        runner.input(values),
+        out.buf,
+        batch,
+        seqLen,
+        numValues,
+        side === 'right',
+      );
     }
     return out.info;
   },

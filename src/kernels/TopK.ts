@@ -1,11 +1,7 @@
 import {KernelConfig, TensorInfo, TopK, TopKAttrs, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {Buf, NativeDType, nativeOp} from '../native/addon';
 import {backendOf, nativeRunner, NUMERIC, nd} from '../kernel_utils/kernel_utils';
-
-// The k largest entries of each row of [rows, n], largest first, ties by position (native/src/*/top_k.*).
-const topK = nativeOp<(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number) => void>('topK');
 
 // tf.topk over the last axis: values largest first, equal values in order of
 // position. Always sorted (sorted: false lets tfjs return any order of the same set).
@@ -24,7 +20,7 @@ export const topKConfig: KernelConfig = {
     const values = runner.output(shape, x.dtype);
     const indices = runner.output(shape, 'int32');
     const rows = n === 0 ? 0 : util.sizeFromShape(x.shape) / n;
-    if (rows * k > 0) topK(nd(x.dtype), runner.input(x), values.buf, indices.buf, rows, n, k);
+    if (rows * k > 0) runner.native.topK(nd(x.dtype), runner.input(x), values.buf, indices.buf, rows, n, k);
     return [values.info, indices.info];
   },
 };

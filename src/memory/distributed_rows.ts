@@ -2,7 +2,7 @@
 // tables alike): rank r holds rows [r * rowsPerRank, ...). Reads and writes
 // are collectives (every rank calls them with its own indices) whose rows
 // travel through the communicator to and from their owners, as raw bytes.
-// (On GPUs the same exchange runs in native/src/cuda/distributed_exchange.cu,
+// (On GPUs the same exchange runs in native/src/collectives/distributed_exchange.cu,
 // through NCCL.)
 import {indexError} from '../backend/index_validation';
 import type {Group} from './group';

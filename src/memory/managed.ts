@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {bytesPerElement, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {deviceStatus} from '../native/device';
+import {memoryNative} from '../native/domains';
 
 function backend(): WholeMemoryBackend {
   const b = tf.backend();
@@ -48,7 +49,7 @@ export function manage(t: tf.Tensor): tf.Tensor {
   const bytes = t.size * bytesPerElement(t.dtype);
   const ptr = b.allocManaged(bytes);
   const src = b.devicePtr(t);
-  if (bytes) b.native.copyDeviceToDevice(ptr, src, bytes);
+  if (bytes) memoryNative().copyDeviceToDevice(ptr, src, bytes);
   return tf.engine().makeTensorFromTensorInfo(b.adoptBuffer(t.shape, t.dtype, {ptr, bytes, managed: true}));
 }
 
@@ -60,7 +61,7 @@ export function unmanage(t: tf.Tensor): tf.Tensor {
   const bytes = t.size * bytesPerElement(t.dtype);
   const ptr = b.allocDevice(bytes);
   const src = b.devicePtr(t);
-  if (bytes) b.native.copyDeviceToDevice(ptr, src, bytes);
+  if (bytes) memoryNative().copyDeviceToDevice(ptr, src, bytes);
   return tf.engine().makeTensorFromTensorInfo(b.adoptBuffer(t.shape, t.dtype, {ptr, bytes, managed: false}));
 }
 
@@ -97,14 +98,14 @@ export function to(t: tf.Tensor, device: string, opts: ToOptions = {}): tf.Tenso
   const buf = b.deviceBuffer(t.dataId);
   if (buf?.managed) {
     if (where >= 0) {
-      b.native.managedAdvise(buf.ptr, buf.bytes, where, where);
-      b.native.managedPrefetch(buf.ptr, buf.bytes, where);
+      memoryNative().managedAdvise(buf.ptr, buf.bytes, where, where);
+      memoryNative().managedPrefetch(buf.ptr, buf.bytes, where);
       b.residency.touch(buf.ptr, buf.bytes);
     } else {
-      b.native.managedAdvise(buf.ptr, buf.bytes, -1, b.deviceIndex);
-      b.native.managedPrefetch(buf.ptr, buf.bytes, -1);
+      memoryNative().managedAdvise(buf.ptr, buf.bytes, -1, b.deviceIndex);
+      memoryNative().managedPrefetch(buf.ptr, buf.bytes, -1);
       b.residency.forget(buf.ptr);
-      if (!opts.nonBlocking) b.native.synchronize();
+      if (!opts.nonBlocking) memoryNative().synchronize();
     }
     return view(t);
   }
@@ -139,6 +140,6 @@ export interface ManagedMemoryInfo {
 
 export function managedMemoryInfo(): ManagedMemoryInfo {
   const b = backend();
-  const m = b.gpu ? b.native.managedInfo() : {bytesInUse: 0, bytesCached: 0, allocations: 0, hits: 0, misses: 0};
+  const m = b.gpu ? memoryNative().managedInfo() : {bytesInUse: 0, bytesCached: 0, allocations: 0, hits: 0, misses: 0};
   return {...m, residentBytes: b.residency.resident, budget: b.residency.budget};
 }

@@ -3,11 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-export const enum NativeDType {
-  F32 = 0,
-  I32 = 1,
-  Bool = 2,
-}
+import type {Buf, NativeDType, NativeOps, OptBuf} from './ops';
 
 export interface NativeInfo {
   builtWithCuda: boolean;
@@ -143,13 +139,6 @@ export interface NativeDeviceMemory {
 /** lr, beta1, beta2, epsilon, 1 - beta1, 1 - beta2, 1 - beta1^t, 1 - beta2^t (see wm/dense_optimizer.h). */
 export type AdamScalars = [number, number, number, number, number, number, number, number];
 
-/**
- * An op's buffer: a device address (the op runs on the GPU) or a typed array (it runs on the C++ CPU core).
- * Every op of the addon takes either; all of one call's buffers live in one place.
- */
-export type Buf = number | Float32Array | Int32Array | Uint8Array;
-/** An optional buffer: 0 (device) or null (host) for none. */
-export type OptBuf = Buf | null;
 /** A CSR array on the host: an Int32Array, or continuous int32 host WholeMemory read in place. */
 export type HostInt32Source = Int32Array | NativeHostMemory;
 /** The source of a CSR for sampling and walks: also continuous int32 host WholeMemory (read in place). */
@@ -163,7 +152,11 @@ export interface WalkBias {
   uniform: boolean;
 }
 
-export interface NativeAddon {
+/**
+ * The calls written by hand in native/addon/*_bindings.cc: objects (communicators, WholeMemory handles,
+ * embedding tables), runtime queries, shared buffers. `npm run lint:ops` checks each against its binding.
+ */
+export interface NativeBindings {
   /** Kernels, copies and allocations go to the side stream while on (wm/runtime.h). */
   useSideStream(on: boolean): void;
   mainWaitsForSide(): void;
@@ -261,80 +254,8 @@ export interface NativeAddon {
     skipped: Buf,
   ): void;
   bootstrapUniqueId(host: string, port: number, nonce?: string, secretHex?: string): string;
-  /** Graph operations (native/include/wm/graph_ops.h). */
-  uniqueInt32(x: Buf, n: number, values: Buf, inverse: Buf): number;
-  /** One hop's unique-and-relabel over a vertex map (wm/graph_ops.h); returns the count. */
-  relabelVertices(dst: Buf, nDst: number, ids: Buf, nIds: number, numVertices: number, map: Buf, values: Buf, neighbors: Buf): number;
-  /** Row dots (wm/row_dots.h), then graph attention's passes (wm/graph_ops.h). */
-  rowDots(a: Buf, b: Buf, n: number, m: number, d: number, out: Buf): void;
-  rowDotsGrad(a: Buf, b: Buf, g: number | Float32Array, n: number, m: number, d: number, dA: Buf, dB: Buf): void;
-  gatForward(
-    rowPtr: Buf,
-    colIdx: Buf,
-    numRows: number,
-    numCols: number,
-    feat: Buf,
-    src: Buf,
-    dst: Buf,
-    heads: number,
-    dim: number,
-    slope: number,
-    out: Buf,
-    alpha: number | Float32Array,
-  ): void;
-  gatBackwardRows(
-    rowPtr: Buf,
-    colIdx: Buf,
-    numRows: number,
-    numCols: number,
-    feat: Buf,
-    src: Buf,
-    dst: Buf,
-    heads: number,
-    dim: number,
-    slope: number,
-    alpha: number | Float32Array,
-    dOut: Buf,
-    dz: Buf,
-    dDst: Buf,
-  ): void;
-  gatBackwardCols(
-    rowPtrT: Buf,
-    colIdxT: Buf,
-    edgeT: Buf,
-    numCols: number,
-    numRows: number,
-    alpha: number | Float32Array,
-    dz: Buf,
-    dOut: Buf,
-    heads: number,
-    dim: number,
-    dFeat: Buf,
-    dSrc: Buf,
-  ): void;
-  /** splits: int32 device array of long rows and their chunks (csrSplits in graph/aggregate.ts), or 0 with numLong 0. */
-  csrSpmm(
-    rowPtr: Buf,
-    colIdx: Buf,
-    weight: OptBuf,
-    rowScale: OptBuf,
-    numRows: number,
-    x: Buf,
-    dim: number,
-    out: Buf,
-    splits: OptBuf,
-    numLong: number,
-    numChunks: number,
-    chunkEntries: number,
-  ): void;
-  neighborMean(neighbors: Buf, numRows: number, fanout: number, x: Buf, dim: number, out: Buf): void;
   /** Adam over many tensors: 7 addresses per tensor (param, grad, m, v, outParam, outM, outV), one size per tensor. */
   denseAdam(buffers: Buf[], sizes: number[], ...scalars: AdamScalars): void;
-  neighborMeanGrad(neighbors: Buf, numRows: number, fanout: number, dy: Buf, dim: number, dx: Buf, numInputs: number): void;
-  /** y = act(y + bias) in place; its gradient dz and the bias gradient (wm/ops.h). */
-  biasActivation(y: Buf, bias: Buf, rows: number, cols: number, relu: boolean): void;
-  biasActivationGrad(dy: Buf, y: Buf, rows: number, cols: number, relu: boolean, dz: Buf, dBias: Buf): void;
-  negativePairs(rowPtr: Buf, colIdx: Buf, numVertices: number, count: number, seed: number, src: Buf, dst: Buf): number;
   randomWalks(
     rowPtr: CsrSource,
     colIdx: CsrSource,
@@ -347,8 +268,6 @@ export interface NativeAddon {
     out: Buf,
     errorFlag: OptBuf,
   ): number | undefined;
-  walkPairs(walks: Buf, n: number, length: number, window: number, center: Buf, context: Buf): void;
-  randomVertices(count: number, numVertices: number, seed: number, out: Buf): void;
   /** Shared buffers: a whole cudaMalloc allocation and its CUDA IPC handle (hex). */
   sharedDeviceAlloc(bytes: number): {ptr: number; handle: string};
   sharedDeviceFree(ptr: number): void;
@@ -393,143 +312,14 @@ export interface NativeAddon {
   synchronize(): void;
   emptyCache(): void;
   memoryInfo(): NativeMemoryInfo;
-  unary(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
-  binary(
-    op: number,
-    dtIn: NativeDType,
-    dtOut: NativeDType,
-    a: Buf,
-    b: Buf,
-    y: Buf,
-    shape: number[],
-    aStrides: number[],
-    bStrides: number[],
-  ): void;
-  binaryFlat(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, n: number): void;
-  /** The 2-D window kernels: buffers are device addresses or (the CPU core) typed arrays; g is the 14 numbers of wm::Window2D. */
-  depthwiseConv2d(x: Buf, w: Buf, y: Buf, g: number[], mult: number): void;
-  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], mult: number, dyH: number, dyW: number): void;
-  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], mult: number): void;
-  conv2dForward(x: Buf, w: Buf, y: Buf, g: number[], outC: number): void;
-  conv2dInputGrad(dy: Buf, w: Buf, dx: Buf, g: number[], outC: number, dyH: number, dyW: number): void;
-  conv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, g: number[], outC: number): void;
-  pool2d(op: number, x: Buf, y: Buf, g: number[]): void;
-  pool2dGrad(op: number, dy: Buf, argmax: OptBuf, dx: Buf, g: number[]): void;
-  binaryScalar(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, value: number, scalarFirst: boolean, y: Buf, n: number): void;
-  select(
-    dt: NativeDType,
-    cond: Buf,
-    a: Buf,
-    b: Buf,
-    y: Buf,
-    shape: number[],
-    condStrides: number[],
-    aStrides: number[],
-    bStrides: number[],
-  ): void;
-  fill(dt: NativeDType, y: Buf, n: number, value: number): void;
-  stridedCopy(
-    elemSize: number,
-    src: Buf,
-    srcOffset: number,
-    srcStrides: number[],
-    srcMod: number[],
-    dst: Buf,
-    dstOffset: number,
-    dstStrides: number[],
-    shape: number[],
-  ): void;
-  reduce(op: number, dtIn: NativeDType, dtOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
-  softmax(x: Buf, y: Buf, outer: number, inner: number, log: boolean): void;
-  /** The k largest entries of each row of [rows, n], largest first, ties by position (wm/ops.h). */
-  topK(dt: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
-  /** Running sums (products) along the middle axis of [outer, n, inner] (wm/ops.h). */
-  cumulative(
-    product: boolean,
-    dt: NativeDType,
-    x: Buf,
-    y: Buf,
-    outer: number,
-    n: number,
-    inner: number,
-    exclusive: boolean,
-    reverse: boolean,
-  ): void;
-  /** C = op(A) op(B) + beta C (beta default 0). */
-  batchMatMul(
-    a: Buf,
-    b: Buf,
-    c: Buf,
-    batch: number,
-    m: number,
-    n: number,
-    k: number,
-    transA: boolean,
-    transB: boolean,
-    aBatchStride: number,
-    bBatchStride: number,
-    beta?: number,
-  ): void;
-  /** Gathers rows; on the host returns the position of the first out-of-range index (nothing written) or -1, on the GPU sets errorFlag. */
-  gather(
-    dt: NativeDType,
-    x: Buf,
-    indices: Buf,
-    y: Buf,
-    outer: number,
-    axisDim: number,
-    inner: number,
-    numIndices: number,
-    outerPerBatch: number,
-    errorFlag: OptBuf,
-  ): number | undefined;
-  /** Adds row r of x [rows, inner] into row ids[r] of y; ids outside [0, numSegments) are skipped. */
-  segmentSum(dt: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number): void;
-  scatterNd(
-    dt: NativeDType,
-    indices: Buf,
-    updates: Buf,
-    y: Buf,
-    numUpdates: number,
-    indexDepth: number,
-    sliceSize: number,
-    dims: number[],
-    errorFlag: OptBuf,
-  ): void;
-  /** y = x * scale where the mask of (seed, position) keeps it (wm/dropout_mask.h), else 0; seed as two 32-bit halves. */
-  dropout(x: Buf, y: Buf, n: number, threshold: number, scale: number, seedHigh: number, seedLow: number): void;
-  oneHot(dt: NativeDType, indices: Buf, y: Buf, n: number, depth: number, onValue: number, offValue: number): void;
-
-  // The same kernels over host typed arrays (the CPU path).
-  /** Softmax cross-entropy (wm/ops.h): rowLoss and total are optional (0 / null). */
-  softmaxCrossEntropy(
-    logits: Buf,
-    labels: Buf,
-    classIds: boolean,
-    rows: number,
-    classes: number,
-    scale: number,
-    rowLoss: OptBuf,
-    total: OptBuf,
-  ): void;
-  softmaxCrossEntropyGrad(
-    logits: Buf,
-    labels: Buf,
-    classIds: boolean,
-    rows: number,
-    classes: number,
-    dLoss: Buf,
-    perRow: boolean,
-    scale: number,
-    dLogits: Buf,
-  ): void;
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
   cpuThreads(): number;
   /** CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates and self loops dropped. Host only. */
   buildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};
-  /** Fills src and dst with R-MAT edges over 2^scale vertices. Host only. */
-  rmat(scale: number, a: number, b: number, c: number, seed: number, permute: boolean, src: Int32Array, dst: Int32Array): void;
 }
+
+/** The whole addon: the op table (./ops.ts) and the hand-written bindings. */
+export type NativeAddon = NativeOps & NativeBindings;
 
 const PACKAGE_NAME = 'tfjs-backend-wholememory';
 
@@ -597,21 +387,4 @@ export function nativeAddon(): NativeAddon {
     loadedFrom = file;
   }
   return loaded;
-}
-
-/**
- * An op of the addon's table (native/include/wm/op_registry.h) by name, typed by the caller: kernels bind
- * their own op this way. Resolved on the first call, so importing a kernel never loads the addon.
- */
-export function nativeOp<F extends (...args: never[]) => unknown>(name: string): F {
-  let fn: F | undefined;
-  const call = (...args: Parameters<F>): ReturnType<F> => {
-    if (fn === undefined) {
-      const found = (nativeAddon() as unknown as Record<string, unknown>)[name];
-      if (typeof found !== 'function') throw new Error(`tfjs-backend-wholememory: the addon has no op "${name}"`);
-      fn = found as F;
-    }
-    return fn(...args) as ReturnType<F>;
-  };
-  return call as unknown as F;
 }

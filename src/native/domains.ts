@@ -1,28 +1,70 @@
 // What each layer above the backend may call of the addon: the addon typed
 // down to one domain, so graph code reaches the graph ops only, shared
 // objects their own calls, and so on. The backend and kernels use the whole
-// addon (src/native/device.ts).
+// addon (src/native/device.ts); `npm run lint:layers` refuses `.native.` and
+// the whole addon anywhere else.
 import type {NativeAddon} from './addon';
 import {native} from './device';
 
 type Part<K extends keyof NativeAddon> = () => Pick<NativeAddon, K>;
 
-/** Sampling, walks, negative pairs, CSR building, R-MAT, unique (src/graph/). */
+/** Sampling, walks, negative pairs, CSR building and products, R-MAT, unique, relabelling (src/graph/). */
 export const graphNative: Part<
   | 'sampleWithReplacement'
   | 'sampleWithoutReplacement'
   | 'negativePairs'
   | 'randomWalks'
   | 'randomVertices'
+  | 'walkPairs'
   | 'buildCsr'
   | 'rmat'
   | 'uniqueInt32'
+  | 'relabelVertices'
+  | 'csrSpmm'
+  | 'neighborMean'
+  | 'neighborMeanGrad'
+  | 'fill'
+  | 'download'
+> = native;
+
+/** The layers' fused passes: GraphSAGE, GAT, row dots, dropout, the fused loss (src/nn/). */
+export const layerNative: Part<
+  | 'batchMatMul'
+  | 'biasActivation'
+  | 'biasActivationGrad'
+  | 'neighborMean'
+  | 'neighborMeanGrad'
+  | 'gatForward'
+  | 'gatBackwardRows'
+  | 'gatBackwardCols'
+  | 'rowDots'
+  | 'rowDotsGrad'
+  | 'dropout'
+  | 'softmaxCrossEntropy'
+  | 'softmaxCrossEntropyGrad'
 > = native;
 
 /** Embedding tables' kernels and the memory they live in (src/nn/). */
 export const embeddingNative: Part<
-  'embeddingInit' | 'embeddingGather' | 'embeddingWriteRows' | 'embeddingApply' | 'NativeDeviceMemory' | 'NativeHostMemory'
+  | 'embeddingInit'
+  | 'embeddingGather'
+  | 'embeddingWriteRows'
+  | 'embeddingApply'
+  | 'distributedEmbeddingGather'
+  | 'distributedEmbeddingWrite'
+  | 'distributedEmbeddingApply'
+  | 'NativeDeviceMemory'
+  | 'NativeHostMemory'
+  | 'pinnedHostAlloc'
+  | 'pinnedHostFree'
+  | 'fill'
+  | 'upload'
+  | 'download'
+  | 'synchronize'
 > = native;
+
+/** The fused dense Adam step (src/optimizers/). */
+export const optimizerNative: Part<'denseAdam'> = native;
 
 /** Shared objects: memfd segments, CUDA IPC buffers, descriptors, peers (src/share/). */
 export const shareNative: Part<
@@ -32,6 +74,7 @@ export const shareNative: Part<
   | 'upload'
   | 'download'
   | 'copyDeviceToDevice'
+  | 'synchronize'
   | 'sharedDeviceAlloc'
   | 'sharedDeviceClose'
   | 'sharedDeviceFree'
@@ -43,9 +86,19 @@ export const shareNative: Part<
   | 'sharedHostWrite'
 > = native;
 
-/** Communicators, WholeMemory handles, memory figures (src/memory/, src/distributed/). */
+/** Communicators, WholeMemory handles, managed memory, memory figures (src/memory/, src/distributed/). */
 export const memoryNative: Part<
-  'NativeCommunicator' | 'bootstrapUniqueId' | 'ncclStatus' | 'NativeDeviceMemory' | 'NativeHostMemory' | 'memoryInfo'
+  | 'NativeCommunicator'
+  | 'bootstrapUniqueId'
+  | 'ncclStatus'
+  | 'NativeDeviceMemory'
+  | 'NativeHostMemory'
+  | 'memoryInfo'
+  | 'copyDeviceToDevice'
+  | 'managedAdvise'
+  | 'managedPrefetch'
+  | 'managedInfo'
+  | 'synchronize'
 > = native;
 
 /** The runtime's queries and caches (src/wm.ts). */

@@ -1,11 +1,12 @@
 // Dropout in one native pass each way. tf.dropout draws its mask on the host
 // in JavaScript and applies it with four more kernels (on a GPU the mask is
 // uploaded every step); here the mask is a pure function of (seed, position)
-// (native/include/wm/dropout_mask.h), the same on the CPU and the GPU, and
+// (native/src/kernels/dropout_mask.h), the same on the CPU and the GPU, and
 // the gradient rebuilds it from the seed instead of keeping it.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {layerNative} from '../native/domains';
 
 /** The mask's threshold for a rate: a position whose 24-bit draw u satisfies u >= threshold is kept. */
 export function dropoutThreshold(rate: number): number {
@@ -30,9 +31,9 @@ export function dropout(x: tf.Tensor, rate: number, seed: number): tf.Tensor {
   const high = Math.floor(seed / 2 ** 32),
     low = seed >>> 0;
   const apply = (t: tf.Tensor): tf.Tensor => {
-    if (b.gpu) return b.deviceOutputs([t.shape], ([y]) => b.native.dropout(b.devicePtr(t), y, t.size, threshold, scale, high, low))[0];
+    if (b.gpu) return b.deviceOutputs([t.shape], ([y]) => layerNative().dropout(b.devicePtr(t), y, t.size, threshold, scale, high, low))[0];
     const y = new Float32Array(t.size);
-    b.native.dropout(b.hostArray(t), y, t.size, threshold, scale, high, low);
+    layerNative().dropout(b.hostArray(t), y, t.size, threshold, scale, high, low);
     return tf.tensor(y, t.shape, 'float32');
   };
   const f = tf.customGrad(((t: tf.Tensor) => ({value: apply(t), gradFunc: (dy: tf.Tensor) => apply(dy)})) as unknown as Parameters<

@@ -11,6 +11,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {CsrBlock} from '../graph/aggregate';
+import {layerNative} from '../native/domains';
 
 export interface GatOptions {
   /** LeakyReLU slope of the attention logits (GAT's 0.2). */
@@ -87,7 +88,7 @@ function forward(
         [nnz, heads],
       ],
       ([out, alpha]) => {
-        b.native.gatForward(
+        layerNative().gatForward(
           b.devicePtr(d.rowPtr),
           b.devicePtr(d.colIdx),
           rows,
@@ -106,7 +107,7 @@ function forward(
   }
   const out = new Float32Array(rows * heads * dim),
     alpha = new Float32Array(nnz * heads);
-  b.native.gatForward(
+  layerNative().gatForward(
     c.rowPtr,
     c.colIdx,
     rows,
@@ -152,7 +153,7 @@ function backward(
         ([dFeat, dSrc, dDst]) => {
           const dyp = b.devicePtr(dy),
             ap = b.devicePtr(alpha);
-          b.native.gatBackwardRows(
+          layerNative().gatBackwardRows(
             b.devicePtr(d.rowPtr),
             b.devicePtr(d.colIdx),
             rows,
@@ -168,7 +169,7 @@ function backward(
             dz,
             dDst,
           );
-          b.native.gatBackwardCols(
+          layerNative().gatBackwardCols(
             b.devicePtr(dt.rowPtr),
             b.devicePtr(dt.colIdx),
             dt.edge ? b.devicePtr(dt.edge) : 0,
@@ -194,7 +195,7 @@ function backward(
     dDst = new Float32Array(rows * heads);
   const dFeat = new Float32Array(cols * heads * dim),
     dSrc = new Float32Array(cols * heads);
-  b.native.gatBackwardRows(
+  layerNative().gatBackwardRows(
     c.rowPtr,
     c.colIdx,
     rows,
@@ -210,7 +211,7 @@ function backward(
     dz,
     dDst,
   );
-  b.native.gatBackwardCols(t.rowPtr, t.colIdx, t.edge!, cols, rows, a, dz, g, heads, dim, dFeat, dSrc);
+  layerNative().gatBackwardCols(t.rowPtr, t.colIdx, t.edge!, cols, rows, a, dz, g, heads, dim, dFeat, dSrc);
   return [tf.tensor3d(dFeat, [cols, heads, dim]), tf.tensor2d(dSrc, [cols, heads]), tf.tensor2d(dDst, [rows, heads])];
 }
 

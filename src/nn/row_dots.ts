@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {layerNative} from '../native/domains';
 
 /** out[j, i] = a[i] . b[j, i]: a float32 [n, d], b float32 [m, n, d], out [m, n]. Differentiable in both. */
 export function rowDots(a: tf.Tensor2D, b: tf.Tensor3D): tf.Tensor2D {
@@ -36,9 +37,9 @@ export function rowDots(a: tf.Tensor2D, b: tf.Tensor3D): tf.Tensor2D {
 }
 
 function forward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, n: number, m: number, d: number): tf.Tensor {
-  if (be.gpu) return be.deviceOutputs([[m, n]], ([out]) => be.native.rowDots(be.devicePtr(a), be.devicePtr(b), n, m, d, out))[0];
+  if (be.gpu) return be.deviceOutputs([[m, n]], ([out]) => layerNative().rowDots(be.devicePtr(a), be.devicePtr(b), n, m, d, out))[0];
   const out = new Float32Array(m * n);
-  be.native.rowDots(a.dataSync() as Float32Array, b.dataSync() as Float32Array, n, m, d, out);
+  layerNative().rowDots(a.dataSync() as Float32Array, b.dataSync() as Float32Array, n, m, d, out);
   return tf.tensor2d(out, [m, n]);
 }
 
@@ -49,12 +50,12 @@ function backward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, dy: tf.Ten
         [n, d],
         [m, n, d],
       ],
-      ([dA, dB]) => be.native.rowDotsGrad(be.devicePtr(a), be.devicePtr(b), be.devicePtr(dy), n, m, d, dA, dB),
+      ([dA, dB]) => layerNative().rowDotsGrad(be.devicePtr(a), be.devicePtr(b), be.devicePtr(dy), n, m, d, dA, dB),
     );
   }
   const dA = new Float32Array(n * d),
     dB = new Float32Array(m * n * d);
-  be.native.rowDotsGrad(a.dataSync() as Float32Array, b.dataSync() as Float32Array, dy.dataSync() as Float32Array, n, m, d, dA, dB);
+  layerNative().rowDotsGrad(a.dataSync() as Float32Array, b.dataSync() as Float32Array, dy.dataSync() as Float32Array, n, m, d, dA, dB);
   return [tf.tensor2d(dA, [n, d]), tf.tensor3d(dB, [m, n, d])];
 }
 

@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {FixedFanoutLayer, meanOfNeighbors} from '../graph/fixed_subgraph';
+import {layerNative} from '../native/domains';
 
 /**
  * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
@@ -39,11 +40,11 @@ export function sageLayer(
     let y: tf.Tensor;
     try {
       [y] = b.deviceOutputs([[numDst, outDim]], ([out]) => {
-        b.native.neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), inDim, mean);
+        layerNative().neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), inDim, mean);
         // Row-major [numDst, inDim] x [inDim, outDim]; h's first numDst rows are the layer's own vertices.
-        b.native.batchMatMul(b.devicePtr(x), b.devicePtr(ws), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
-        b.native.batchMatMul(mean, b.devicePtr(wn), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
-        b.native.biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
+        layerNative().batchMatMul(b.devicePtr(x), b.devicePtr(ws), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
+        layerNative().batchMatMul(mean, b.devicePtr(wn), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
+        layerNative().biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
       });
     } finally {
       b.freeDevice(mean); // stream-ordered: reused only after the GEMM that reads it
@@ -73,14 +74,14 @@ function backward(
     return b.deviceOutputs([[inputs, inDim], [inDim, outDim], [inDim, outDim], [outDim]], ([dh, dWs, dWn, dBias]) => {
       const xp = b.devicePtr(x),
         nb = b.devicePtr(neighbors);
-      b.native.biasActivationGrad(b.devicePtr(dy), b.devicePtr(y), numDst, outDim, relu, dz, dBias);
+      layerNative().biasActivationGrad(b.devicePtr(dy), b.devicePtr(y), numDst, outDim, relu, dz, dBias);
       // The mean again (one cheap kernel) rather than holding it from the forward.
-      b.native.neighborMean(nb, numDst, fanout, xp, inDim, mean);
-      b.native.batchMatMul(xp, dz, dWs, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
-      b.native.batchMatMul(mean, dz, dWn, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
-      b.native.batchMatMul(dz, b.devicePtr(wn), dMean, 1, numDst, inDim, outDim, false, true, 0, 0, 0);
-      b.native.neighborMeanGrad(nb, numDst, fanout, dMean, inDim, dh, inputs); // zeroes dh first
-      b.native.batchMatMul(dz, b.devicePtr(ws), dh, 1, numDst, inDim, outDim, false, true, 0, 0, 1);
+      layerNative().neighborMean(nb, numDst, fanout, xp, inDim, mean);
+      layerNative().batchMatMul(xp, dz, dWs, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
+      layerNative().batchMatMul(mean, dz, dWn, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
+      layerNative().batchMatMul(dz, b.devicePtr(wn), dMean, 1, numDst, inDim, outDim, false, true, 0, 0, 0);
+      layerNative().neighborMeanGrad(nb, numDst, fanout, dMean, inDim, dh, inputs); // zeroes dh first
+      layerNative().batchMatMul(dz, b.devicePtr(ws), dh, 1, numDst, inDim, outDim, false, true, 0, 0, 1);
     });
   } finally {
     for (const p of [dz, mean, dMean]) b.freeDevice(p);

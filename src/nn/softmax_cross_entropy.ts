@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {knownValid, markValid} from '../backend/index_validation';
 import {int32Ids} from '../util/arrays';
+import {layerNative} from '../native/domains';
 
 export type LossReduction = 'mean' | 'sum' | 'none';
 
@@ -111,11 +112,11 @@ function forward(
   const perRow = outShape.length === 1;
   if (b.gpu) {
     return b.deviceOutputs([outShape], ([ptr]) => {
-      b.native.softmaxCrossEntropy(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, scale, perRow ? ptr : 0, perRow ? 0 : ptr);
+      layerNative().softmaxCrossEntropy(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, scale, perRow ? ptr : 0, perRow ? 0 : ptr);
     })[0];
   }
   const out = new Float32Array(perRow ? rows : 1);
-  b.native.softmaxCrossEntropy(b.hostArray(x), b.hostArray(y), ids, rows, classes, scale, perRow ? out : null, perRow ? null : out);
+  layerNative().softmaxCrossEntropy(b.hostArray(x), b.hostArray(y), ids, rows, classes, scale, perRow ? out : null, perRow ? null : out);
   return tf.tensor(out, outShape, 'float32');
 }
 
@@ -132,11 +133,11 @@ function backward(
 ): tf.Tensor {
   if (b.gpu) {
     return b.deviceOutputs([[rows, classes]], ([ptr]) => {
-      b.native.softmaxCrossEntropyGrad(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, b.devicePtr(dy), perRow, scale, ptr);
+      layerNative().softmaxCrossEntropyGrad(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, b.devicePtr(dy), perRow, scale, ptr);
     })[0];
   }
   const out = new Float32Array(rows * classes);
-  b.native.softmaxCrossEntropyGrad(b.hostArray(x), b.hostArray(y), ids, rows, classes, b.hostArray(dy), perRow, scale, out);
+  layerNative().softmaxCrossEntropyGrad(b.hostArray(x), b.hostArray(y), ids, rows, classes, b.hostArray(dy), perRow, scale, out);
   return tf.tensor(out, [rows, classes], 'float32');
 }
 

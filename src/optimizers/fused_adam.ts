@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import type {AdamScalars} from '../native/addon';
+import {optimizerNative} from '../native/domains';
 
 // What tfjs' Optimizer.applyGradients takes.
 type Grads = Parameters<tf.AdamOptimizer['applyGradients']>[0];
@@ -126,7 +127,7 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
       addresses.push(inputs[0], b.devicePtr(entries[i][1]), inputs[1], inputs[2], ...outs);
       sizes.push(vars[i].size);
     }
-    b.native.denseAdam(addresses, sizes, ...scalars);
+    optimizerNative().denseAdam(addresses, sizes, ...scalars);
     for (const t of written) b.deviceWritten(t);
   } else {
     const arrays: Float32Array[] = [];
@@ -139,7 +140,7 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
       state.forEach((t, k) => replaced.push([t, tf.tensor(outs[k], t.shape, 'float32')]));
       sizes.push(vars[i].size);
     }
-    b.native.denseAdam(arrays, sizes, ...scalars);
+    optimizerNative().denseAdam(arrays, sizes, ...scalars);
   }
   for (const [v, t] of replaced) v.assign(t);
   tf.dispose(replaced.map(([, t]) => t));

@@ -213,7 +213,7 @@ function writeInto(target: WriteTarget, values: tf.Tensor | ArrayLike<number>): 
     if (target.ptr !== undefined) {
       const b = backend();
       if (size) shareNative().copyDeviceToDevice(target.ptr, b.devicePtr(values), descriptor.bytes);
-      b.native.synchronize();
+      shareNative().synchronize();
       return;
     }
     writeHost(target, values.dataSync() as Typed);

@@ -17,10 +17,9 @@
 #include "wm/bootstrap.h"
 #include "wm/embedding.h"
 #include "wm/ptr_gen.h"
+#include "wm/slice_layout.h"
 
 namespace wm {
-
-enum class MemoryType : int { Continuous = 0, Chunked = 1, Distributed = 2 };
 
 class HostWholeMemory {
  public:
@@ -84,5 +83,12 @@ class HostWholeMemory {
   ChunkedHandle deviceHandle_{};  // each slice's device address
   uint64_t deviceBase_ = 0;       // continuous, when the slices' device addresses abut
 };
+
+namespace host {
+// out = scale * (slice 0 + slice 1 + ...), slices strideElems floats apart (continuous memory, rank order).
+void sumSlices(const float* base, int slices, int64_t strideElems, int64_t n, float scale, float* out);
+// out = in rounded to wire 0 (float32), 1 (float16) or 2 (bfloat16), kept as float32.
+void roundToWire(const float* in, float* out, int64_t n, int wire);
+}  // namespace host
 
 }  // namespace wm

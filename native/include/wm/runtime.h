@@ -68,4 +68,12 @@ PendingRead* beginRead(uint64_t src, size_t bytes);
 void finishRead(PendingRead* r, void* dst);  // also releases r
 void cancelRead(PendingRead* r);
 
+// Whether cuBLAS was found at run time (false without CUDA).
+bool cublasAvailable();
+
+namespace host {
+// Threads the C++ CPU kernels use (the pool's workers and the caller).
+int threads();
+}  // namespace host
+
 }  // namespace wm

@@ -1,0 +1,236 @@
+#include "wm/peer_allreduce.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "collectives/allreduce_device.cuh"
+#include "wm/device_whole_memory.h"
+
+namespace wm {
+namespace {
+
+using ar::kArThreads;
+using ar::kChunkSpan;
+using ar::kMaxBlocks;
+using ar::kMaxGridBlocks;
+using ar::kSignalBytes;
+
+int64_t envBytes(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoll(v) : fallback;
+}
+
+enum class Kernel { OneShotPush, OneShotPull, Stream, StreamPush, TwoShot };
+
+// One vector per thread for small messages (latency); for large ones, up to
+// one block per SM (the fewest any rank has: block b meets block b, so every
+// rank must launch the same grid) keeps NVLink busy, barriers stay cheap.
+void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& t, int maxBlocks) {
+  const bool twoShot = kind == Kernel::TwoShot;
+  int64_t perBlock = twoShot ? 2 * kArThreads : kArThreads;
+  if (kind == Kernel::Stream || kind == Kernel::StreamPush) perBlock = p.chunkVecs;
+  const int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, maxBlocks));
+  switch (kind) {
+    case Kernel::TwoShot:
+      ar::launchTwoShot(wire, blocks, p, t);
+      break;
+    case Kernel::OneShotPush:
+      ar::launchOneShot(true, wire, blocks, p, t);
+      break;
+    case Kernel::OneShotPull:
+      ar::launchOneShot(false, wire, blocks, p, t);
+      break;
+    case Kernel::Stream:
+      ar::launchOneShotStream(false, wire, blocks, p, t);
+      break;
+    case Kernel::StreamPush:
+      ar::launchOneShotStream(true, wire, blocks, p, t);
+      break;
+  }
+}
+
+}  // namespace
+
+bool PeerAllReduce::supported(Bootstrap& boot) {
+  auto all = boot.allgather(std::to_string(currentDevice()), "allReduce (devices)");
+  if (boot.size() > kMaxRanks) return false;
+  std::vector<int> devices;
+  for (auto& s : all) devices.push_back(std::stoi(s));
+  for (int a : devices)
+    for (int b : devices) {
+      if (a == b) continue;
+      int can = 0;
+      if (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || !can) {
+        cudaGetLastError();
+        return false;
+      }
+    }
+  return true;
+}
+
+PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
+    : boot_(boot),
+      bufferBytes_(bufferBytes),
+      // Measured (bench:allreduce, H200 NVLink): with two ranks two-shot moves
+      // the same bytes as one-shot plus a second barrier, so one-shot always;
+      // with more, two-shot wins from about half a MiB.
+      oneShotMax_(envBytes("WM_AR_ONESHOT_MAX", boot.size() <= 2 ? int64_t{1} << 62 : int64_t{512} << 10)),
+      // -1: by wire type (see run()).
+      pushMax_(envBytes("WM_AR_PUSH_MAX", -1)),
+      // Measured on 2 x H200 (10 packing warps, 32 KiB chunks; pulled with
+      // two blocks per SM, two alternated runs): pulled 6 MiB
+      // bfloat16 28.5-28.6 µs against 30.6 streamed, float32 27.6-27.7
+      // against 28.8-28.9; 8 MiB bfloat16 37.8 against 36.5-36.9.
+      streamAbove_(envBytes("WM_AR_STREAM_ABOVE", int64_t{6} << 20)),
+      streamPush_(static_cast<int>(envBytes("WM_AR_STREAM_PUSH", -1))),
+      // 10 of 16 warps packing, 32 KiB per flag: of 4-12 warps and 24-192 KiB
+      // the fastest at 16-256 MiB (bfloat16 16 MiB: 63.7 µs; 8 warps and 48
+      // KiB 68.4, 4 warps 80, 192 KiB 91; bench/results/allreduce-2xh200-2026-11-23-0520-tuning.txt).
+      stagers_(32 * static_cast<int>(std::clamp<int64_t>(envBytes("WM_AR_STAGER_WARPS", 10), 1, kArThreads / 32 - 1))),
+      chunkBytes_(std::max<int64_t>(16, envBytes("WM_AR_CHUNK_BYTES", 32 << 10))),
+      maxBufferBytes_(std::max(bufferBytes, envBytes("WM_AR_BUFFER_MAX", int64_t{64} << 20) / 256 * 256)) {
+  WM_REQUIRE(boot.size() <= kMaxRanks, "allReduce: the peer-to-peer path serves at most 8 ranks");
+  WM_REQUIRE(bufferBytes > 0 && bufferBytes % 256 == 0, "allReduce: the buffer size must be a positive multiple of 256");
+  timeoutNs_ = static_cast<int64_t>(boot.timeoutMs()) * 1000000;
+  int sms = 0;
+  WM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, currentDevice()));
+  minSms_ = kMaxBlocks;
+  for (auto& s : boot.allgather(std::to_string(sms), "allReduce (SM counts)")) minSms_ = std::min(minSms_, std::max(1, std::stoi(s)));
+  maxBlocks_ = std::min(kMaxGridBlocks, minSms_);
+  // At most two: every block must be resident at once (see kMaxBlocks).
+  pullPerSm_ = static_cast<int>(std::clamp<int64_t>(envBytes("WM_AR_PULL_BLOCKS_PER_SM", 0), 0, 2));
+  WM_CUDA(cudaHostAlloc(&errHost_, sizeof(int), cudaHostAllocMapped));
+  *errHost_ = 0;
+  WM_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev_), errHost_, 0));
+  allocate(bufferBytes);
+}
+
+// Collective: (re)maps every rank's buffers, four of bufferBytes (input and
+// result, twice) after the signal flags, all zero. Callers have made sure no
+// kernel of any rank still uses the old ones.
+void PeerAllReduce::allocate(int64_t bufferBytes) {
+  mem_.reset();
+  bufferBytes_ = bufferBytes;
+  int64_t bytes = kSignalBytes + 4 * bufferBytes;
+  mem_ = std::make_unique<DeviceWholeMemory>(boot_, MemoryType::Continuous, boot_.size(), bytes, 1);
+  sliceBytes_ = mem_->rowsPerRank() * bytes;
+  WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(mem_->localSlice()), 0, kSignalBytes, stream()));
+  parity_ = 0;
+  synchronize();
+  boot_.barrier("allReduce (buffers ready)");
+}
+
+// The pulled one-shot's grid. Measured on 2 x H200 (three
+// alternated runs): two blocks per SM pay once a thread would pull four
+// vectors with one (4 MiB: bfloat16 22.1-22.6 µs against 23.3-23.4, float32
+// 20.8-20.9 against 21.7-21.8) and lose below (bfloat16 2 MiB: 17.1-17.4
+// against 16.0-16.2).
+int PeerAllReduce::pullBlocks(int64_t nvec) const {
+  const int64_t perSm = pullPerSm_ > 0 ? pullPerSm_ : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1;
+  return static_cast<int>(std::clamp<int64_t>(perSm * minSms_, 1, kMaxBlocks));
+}
+
+PeerAllReduce::~PeerAllReduce() {
+  cudaStreamSynchronize(stream());
+  mem_.reset();
+  if (errHost_) cudaFreeHost(errHost_);
+}
+
+void PeerAllReduce::checkError() {
+  if (!broken_.empty()) fail(broken_);
+  int e = *reinterpret_cast<volatile int*>(errHost_);
+  if (e != 0) {
+    broken_ = "allReduce: rank " + std::to_string(e - 1) + " did not reach the all-reduce within " + std::to_string(boot_.timeoutMs()) +
+              " ms (it exited, or called something else); the peer-to-peer all-reduce of this communicator is unusable";
+    fail(broken_);
+  }
+}
+
+bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out, const std::vector<int64_t>& counts,
+                        WireType wire, float scale, AllReduceAlgo algo, const std::vector<uint64_t>& params, float lr) {
+  checkError();
+  WM_REQUIRE(in.size() == out.size() && in.size() == counts.size(), "allReduce: one input, output and count per tensor");
+  WM_REQUIRE(params.empty() || params.size() == in.size(), "allReduce: one parameter per tensor for the fused SGD step");
+  const int elemBytes = wire == WireType::F32 ? 4 : 2;
+  const int V = 16 / elemBytes;
+  ar::Params p{};
+  p.rank = boot_.rank();
+  p.ranks = boot_.size();
+  p.scale = scale;
+  p.lr = lr;
+  p.timeoutNs = static_cast<unsigned long long>(timeoutNs_);
+  p.err = errDev_;
+  // Buffers grow (collectively: every rank sees the same counts) to the
+  // message, up to maxBufferBytes_: each extra round costs a barrier and a
+  // pipeline's fill and drain (bfloat16, 64 MiB on 2 x H200: 306 µs in four
+  // rounds of 16 MiB, 274 in one).
+  int64_t need = 0;
+  for (size_t first = 0; first < in.size(); first += kMaxTensors) {
+    int64_t vecs = 0;
+    for (size_t i = first; i < std::min(in.size(), first + kMaxTensors); ++i) vecs += (counts[i] + V - 1) / V;
+    need = std::max(need, vecs * 16);
+  }
+  if (need > bufferBytes_ && bufferBytes_ < maxBufferBytes_) {
+    int64_t grown = bufferBytes_;
+    while (grown < need && grown < maxBufferBytes_) grown *= 2;
+    synchronize();
+    boot_.barrier("allReduce (growing buffers)");
+    try {
+      allocate(std::min(grown, maxBufferBytes_));
+    } catch (const std::exception& e) {
+      broken_ = std::string("allReduce: growing the peer-to-peer buffers failed (") + e.what() +
+                "); set WM_AR_BUFFER_MAX lower; the peer-to-peer all-reduce of this communicator is unusable";
+      throw;
+    }
+  }
+  p.base = reinterpret_cast<uint8_t*>(mem_->table().ptr);
+  p.slice = sliceBytes_;
+  const int64_t bufVecs = bufferBytes_ / 16;
+  p.slotBytes = 2 * bufferBytes_ / p.ranks / 256 * 256;
+  bool usedTwoShot = false;
+  // Tensors go in batches of kMaxTensors; a batch's vectors in rounds of a buffer.
+  for (size_t first = 0; first < in.size(); first += kMaxTensors) {
+    ar::Tensors t{};
+    t.n = static_cast<int>(std::min<size_t>(kMaxTensors, in.size() - first));
+    t.firstVec[0] = 0;
+    for (int i = 0; i < t.n; ++i) {
+      t.in[i] = reinterpret_cast<const float*>(in[first + i]);
+      t.out[i] = reinterpret_cast<float*>(out[first + i]);
+      t.param[i] = params.empty() ? nullptr : reinterpret_cast<const float*>(params[first + i]);
+      t.count[i] = counts[first + i];
+      t.firstVec[i + 1] = t.firstVec[i] + (counts[first + i] + V - 1) / V;
+    }
+    const int64_t total = t.firstVec[t.n];
+    const bool twoShot = algo == AllReduceAlgo::TwoShot || (algo == AllReduceAlgo::Auto && total * 16 > oneShotMax_ && p.ranks > 1);
+    usedTwoShot |= twoShot;
+    // Measured on 2 x H200: float32 pushes to 1 MiB; a 16-bit wire pulls 1 MiB
+    // faster (bfloat16 12.4 µs against 14.2 pushed, three runs alike).
+    const int64_t pushMax = pushMax_ >= 0 ? pushMax_ : wire == WireType::F32 ? int64_t{1} << 20 : int64_t{512} << 10;
+    // Measured on 2 x H200: the streamed kernel pushes float32 (16 / 32 MiB:
+    // 59.3 / 105.8 µs against 62.5 / 112.2 pulled) and pulls 16-bit wires
+    // (bfloat16 16 / 32 / 64 MiB: 68.7 / 120.0 / 221.4 against 82.0 / 135.0 / 236.0).
+    const bool streamPush = streamPush_ == 1 || (streamPush_ < 0 && wire == WireType::F32);
+    const Kernel kind = twoShot                      ? Kernel::TwoShot
+                        : total * 16 <= pushMax      ? Kernel::OneShotPush
+                        : total * 16 <= streamAbove_ ? Kernel::OneShotPull
+                        : streamPush                 ? Kernel::StreamPush
+                                                     : Kernel::Stream;
+    // Pushed rounds: R slots fill a parity's two buffers.
+    const int64_t roundVecs = kind == Kernel::OneShotPush || kind == Kernel::StreamPush ? p.slotBytes / 16 : bufVecs;
+    p.stagers = stagers_;
+    // A block's chunks must fit its progress flag's span.
+    p.chunkVecs = std::max<int64_t>(chunkBytes_ / 16, (roundVecs / std::max(1, maxBlocks_) + 1) / (kChunkSpan - 1) + 1);
+    for (int64_t begin = 0; begin < total; begin += roundVecs) {
+      p.vecBegin = begin;
+      p.nvec = std::min(roundVecs, total - begin);
+      p.epoch = ++epoch_;
+      p.inOff = kSignalBytes + parity_ * 2 * bufferBytes_;
+      p.resOff = p.inOff + bufferBytes_;
+      parity_ ^= 1;
+      launch(kind, wire, p, t, kind == Kernel::OneShotPull ? pullBlocks(p.nvec) : maxBlocks_);
+    }
+  }
+  return usedTwoShot;
+}
+
+}  // namespace wm

@@ -1,0 +1,63 @@
+// Dispatch over storage type x index type x address generator, shared by the
+// embedding kernels. A kernel is written once as a template over
+// (Gen = PtrGen<T*, T> or PtrGen<const ChunkedHandle, T>, IdxT).
+#pragma once
+#include "runtime/launch.cuh"
+#include "wm/embedding.h"
+#include "wm/embedding_math.h"
+
+namespace wm {
+
+// The chunked handle travels to the kernel by value.
+template <typename T>
+struct ContiguousTable {
+  T* base;
+  __device__ __forceinline__ T* row(int64_t r, int64_t dim) const { return PtrGen<T*, T>(base).At(r * dim); }
+};
+template <typename T>
+struct ChunkedTable {
+  ChunkedHandle h;
+  __device__ __forceinline__ T* row(int64_t r, int64_t dim) const { return PtrGen<const ChunkedHandle, T>(h).At(r * dim); }
+};
+
+// Calls f.template operator()<Table, IdxT>(table) for the right instantiation.
+template <typename F>
+void dispatchTable(const TableRef& t, IndexType it, F&& f) {
+  auto withIdx = [&](auto table) {
+    if (it == IndexType::I32)
+      f.template run<decltype(table), int32_t>(table);
+    else
+      f.template run<decltype(table), int64_t>(table);
+  };
+  auto withStorage = [&](auto tag) {
+    using T = decltype(tag);
+    if (t.chunked)
+      withIdx(ChunkedTable<T>{*t.chunked});
+    else
+      withIdx(ContiguousTable<T>{reinterpret_cast<T*>(t.ptr)});
+  };
+  switch (t.storage) {
+    case StorageType::F32:
+      withStorage(float{});
+      break;
+    case StorageType::F16:
+      withStorage(Half16{});
+      break;
+    case StorageType::BF16:
+      withStorage(BFloat16{});
+      break;
+  }
+}
+
+template <typename Table>
+struct StorageOf;
+template <typename T>
+struct StorageOf<ContiguousTable<T>> {
+  using type = T;
+};
+template <typename T>
+struct StorageOf<ChunkedTable<T>> {
+  using type = T;
+};
+
+}  // namespace wm

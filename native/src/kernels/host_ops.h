@@ -1,0 +1,23 @@
+// Host kernels that other code calls directly (native/tests/ checks their edge cases): the rest of the
+// C++ CPU core is reached through the op table only. Same scalar definitions as the CUDA kernels
+// (kernels/elementwise.h); large loops are split over the machine's cores.
+#pragma once
+#include <cstdint>
+
+#include "kernels/ops.h"
+#include "wm/dtype.h"
+
+namespace wm {
+namespace host {
+
+// The k largest entries of each row of a [rows, n] float32 or int32 view, largest first, equal values in
+// order of position (tfjs' TopK): values [rows, k] and their int32 positions in the row.
+void topK(DType dt, const void* x, void* values, int32_t* indices, int64_t rows, int64_t n, int64_t k);
+
+// GatherV2 on a [outer, axisDim, inner] view with int32 indices: returns the position of the first
+// out-of-range index (nothing written), or -1.
+int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim, int64_t inner,
+               int64_t numIndices, int64_t outerPerBatch);
+
+}  // namespace host
+}  // namespace wm

@@ -1,0 +1,181 @@
+// Splits [0, n) over the machine's cores for loops big enough to repay it;
+// small loops run inline. The threads are a pool started once: starting and
+// joining a thread per call cost tens of µs, and a training step on the CPU
+// makes dozens of these calls.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/affinity.h"
+
+namespace wm {
+namespace host {
+
+class ThreadPool {
+ public:
+  // Never destroyed: worker threads may still wait on it while the process exits.
+  static ThreadPool& get() {
+    static ThreadPool* pool = new ThreadPool(poolThreads() - 1);
+    return *pool;
+  }
+
+  // Threads for this process, the calling one included: WM_THREADS if set;
+  // else the CPUs this process may run on (affinityCpus) shared among
+  // the ranks a launcher started on this host (LOCAL_WORLD_SIZE: ours and
+  // torchrun's; Open MPI's local size), at most 16. Four ranks on two cores
+  // each running two threads queue behind one another.
+  static unsigned poolThreads() {
+    if (const char* v = std::getenv("WM_THREADS"); v && *v) {
+      char* end = nullptr;
+      const long n = std::strtol(v, &end, 10);
+      if (*end != '\0' || n < 1 || n > 1024)
+        throw std::invalid_argument(std::string("environment: WM_THREADS must be an integer from 1 to 1024, got '") + v + "'");
+      return static_cast<unsigned>(n);
+    }
+    const long cpus = affinityCpus();
+    long local = 1;
+    for (const char* name : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) {
+      const char* v = std::getenv(name);
+      if (v && *v) {
+        local = std::max(1L, std::strtol(v, nullptr, 10));
+        break;
+      }
+    }
+    return static_cast<unsigned>(std::clamp(cpus / local, 1L, 16L));
+  }
+
+  unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
+
+  // Runs task(0) .. task(count - 1), task(0) on the calling thread, and
+  // returns when all are done; rethrows the first exception a task threw.
+  // From inside a pool task it runs them all inline (waiting for the pool
+  // there could wait for itself).
+  void run(int64_t count, const std::function<void(int64_t)>& task) {
+    if (count <= 0) return;
+    if (insideWorker() || workers() == 0 || count == 1) {
+      for (int64_t i = 0; i < count; ++i) task(i);
+      return;
+    }
+    Batch batch;
+    batch.remaining = count - 1;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (int64_t i = 1; i < count; ++i) queue_.push_back([&batch, &task, i] { batch.run(task, i); });
+    }
+    cv_.notify_all();
+    batch.run(task, 0, /*counted=*/false);
+    std::unique_lock<std::mutex> lock(batch.mu);
+    batch.done.wait(lock, [&] { return batch.remaining == 0; });
+    if (batch.error) std::rethrow_exception(batch.error);
+  }
+
+ private:
+  struct Batch {
+    std::mutex mu;
+    std::condition_variable done;
+    int64_t remaining = 0;
+    std::exception_ptr error;
+    void run(const std::function<void(int64_t)>& task, int64_t i, bool counted = true) {
+      std::exception_ptr e;
+      try {
+        task(i);
+      } catch (...) {
+        e = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      if (e && !error) error = e;
+      if (counted && --remaining == 0) done.notify_one();
+    }
+  };
+
+  explicit ThreadPool(unsigned n) {
+    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
+  }
+
+  static bool& insideWorker() {
+    static thread_local bool inside = false;
+    return inside;
+  }
+
+  void work() {
+    insideWorker() = true;
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty(); });
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  std::vector<std::thread> threads_;
+};
+
+template <typename F>
+void parallelFor(int64_t n, int64_t minPerThread, F&& body) {
+  ThreadPool& pool = ThreadPool::get();
+  int64_t threads = std::min<int64_t>(pool.workers() + 1, n / std::max<int64_t>(minPerThread, 1));
+  if (threads <= 1) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  const int64_t chunk = (n + threads - 1) / threads;
+  pool.run(threads, [&](int64_t t) {
+    const int64_t begin = t * chunk, end = std::min(n, begin + chunk);
+    if (begin < end) body(begin, end);
+  });
+}
+
+// parallelFor over rows whose costs differ (CSR rows: a power-law graph's hubs):
+// [0, n) cut where the running cost `prefix(i)` (non-decreasing, prefix(0) = 0)
+// crosses equal shares, a part per thread (the caller runs only the first part
+// of a batch, so more parts than threads would queue behind the workers).
+template <typename Prefix, typename F>
+void parallelForByCost(int64_t n, int64_t minCostPerPart, Prefix&& prefix, F&& body) {
+  ThreadPool& pool = ThreadPool::get();
+  const int64_t total = n > 0 ? static_cast<int64_t>(prefix(n)) : 0;
+  const int64_t parts = std::min<int64_t>(pool.workers() + 1, std::max<int64_t>(1, total / std::max<int64_t>(minCostPerPart, 1)));
+  if (parts <= 1 || n <= 1) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  // Part t starts at the first row whose prefix reaches t * total / parts.
+  std::vector<int64_t> cut(static_cast<size_t>(parts) + 1, n);
+  cut[0] = 0;
+  for (int64_t t = 1; t < parts; ++t) {
+    const int64_t goal = total / parts * t + (total % parts) * t / parts;
+    int64_t lo = cut[static_cast<size_t>(t - 1)], hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (static_cast<int64_t>(prefix(mid)) < goal)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    cut[static_cast<size_t>(t)] = lo;
+  }
+  pool.run(parts, [&](int64_t t) {
+    const int64_t begin = cut[static_cast<size_t>(t)], end = cut[static_cast<size_t>(t) + 1];
+    if (begin < end) body(begin, end);
+  });
+}
+
+}  // namespace host
+}  // namespace wm

@@ -1,0 +1,305 @@
+// C++ tests of the core's parts that JavaScript reaches only indirectly: the argument reader, the
+// bootstrap's framing and authentication, the slice layout, and edge cases of host kernels. Built by
+// CMake (target wm_native_tests) and run by ctest from `npm test`; no GPU needed.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collectives/socket_io.h"
+#include "kernels/host_ops.h"
+#include "wm/bootstrap.h"
+#include "wm/graph_ops.h"
+#include "wm/hmac_sha256.h"
+#include "wm/op_registry.h"
+#include "wm/slice_layout.h"
+
+namespace {
+
+int failures = 0;
+int checks = 0;
+
+#define EXPECT(cond)                                                                   \
+  do {                                                                                 \
+    ++checks;                                                                          \
+    if (!(cond)) {                                                                     \
+      ++failures;                                                                      \
+      std::cerr << __FILE__ << ":" << __LINE__ << ": expected " << #cond << std::endl; \
+    }                                                                                  \
+  } while (0)
+
+// f must throw an exception whose message contains every one of `parts`.
+void expectThrows(const std::function<void()>& f, const std::vector<std::string>& parts, int line) {
+  ++checks;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    const std::string m = e.what();
+    for (const std::string& p : parts)
+      if (m.find(p) == std::string::npos) {
+        ++failures;
+        std::cerr << __FILE__ << ":" << line << ": message \"" << m << "\" lacks \"" << p << "\"" << std::endl;
+      }
+    return;
+  }
+  ++failures;
+  std::cerr << __FILE__ << ":" << line << ": expected an exception" << std::endl;
+}
+#define EXPECT_THROWS(f, ...) expectThrows(f, {__VA_ARGS__}, __LINE__)
+
+// ---- the argument reader -------------------------------------------------------------------------
+struct Value {
+  wm::OpArgs::Kind kind = wm::OpArgs::Kind::Missing;
+  double number = 0;
+  std::vector<double> array;
+  wm::OpArgs::Typed typed{nullptr, 0, wm::OpArgs::Element::Other};
+};
+Value num(double v) { return Value{wm::OpArgs::Kind::Number, v, {}, {}}; }
+Value arr(std::vector<double> v) { return Value{wm::OpArgs::Kind::Array, 0, std::move(v), {}}; }
+template <typename T>
+Value typed(std::vector<T>& v, wm::OpArgs::Element e) {
+  return Value{wm::OpArgs::Kind::Typed, 0, {}, {v.data(), static_cast<int64_t>(v.size()), e}};
+}
+Value null() { return Value{wm::OpArgs::Kind::Null, 0, {}, {}}; }
+
+class FakeArgs : public wm::OpArgs {
+ public:
+  FakeArgs(const char* op, std::vector<Value> v) : wm::OpArgs(op), v_(std::move(v)) {}
+  size_t size() const override { return v_.size(); }
+  Kind kind(size_t i) const override { return i < v_.size() ? v_[i].kind : Kind::Missing; }
+  double rawNumber(size_t i) const override { return v_[i].number; }
+  bool rawTruthy(size_t i) const override { return v_[i].kind == Kind::Number ? v_[i].number != 0 : v_[i].kind != Kind::Null; }
+  std::vector<double> rawArray(size_t i) const override { return v_[i].array; }
+  Typed rawTyped(size_t i) const override { return v_[i].typed; }
+
+ private:
+  std::vector<Value> v_;
+};
+
+void testArgumentReader() {
+  std::vector<float> f5(5, 1.f);
+  std::vector<int32_t> i5(5, 0);
+  FakeArgs a("topK", {num(0), typed(f5, wm::OpArgs::Element::Float32), num(-1), num(2.5), arr({2, 3}), arr({2, 0.5}),
+                      typed(i5, wm::OpArgs::Element::Int32), null()});
+  EXPECT(a.count(0, "dtype") == 0);
+  EXPECT(a.dtype(0, "dtype") == wm::DType::F32);
+  EXPECT_THROWS([&] { a.count(2, "rows"); }, "topK", "argument 2 (rows)", "must not be negative");
+  EXPECT_THROWS([&] { a.count(3, "k"); }, "argument 3 (k)", "must be an integer");
+  EXPECT(a.integer(2, "seed") == -1);
+  EXPECT(a.number(3, "alpha") == 2.5);
+  EXPECT_THROWS([&] { a.number(4, "alpha"); }, "argument 4 (alpha)", "must be a number");
+  EXPECT((a.dims(4, "shape") == std::vector<int64_t>{2, 3}));
+  EXPECT_THROWS([&] { a.dims(5, "shape"); }, "argument 5 (shape)", "entry 1");
+  EXPECT(a.floats(1, "x", 5) == f5.data());
+  EXPECT_THROWS([&] { a.floats(1, "x", 6); }, "argument 1 (x)", "holds 5 elements, needs 6");
+  EXPECT_THROWS([&] { a.floats(6, "x", 1); }, "argument 6 (x)");
+  EXPECT(a.floatsOrNull(7, "weight", 3) == nullptr);
+  EXPECT(a.floatsOrNull(8, "weight", 3) == nullptr);  // missing
+  EXPECT(a.flag(8, "log", true) == true);
+  EXPECT_THROWS(
+      [&] {
+        FakeArgs b("reduce", {num(3)});
+        b.dtype(0, "dtypeIn");
+      },
+      "reduce", "argument 0 (dtypeIn)", "must be 0 (float32)");
+  EXPECT_THROWS(
+      [&] {
+        FakeArgs b("gather", {num(1.5)});
+        b.address(0, "x");
+      },
+      "argument 0 (x)", "not a device address");
+
+  // A host CSR: rowPtr from 0, non-decreasing; colIdx in [0, cols).
+  std::vector<int32_t> rowPtr{0, 2, 3}, colIdx{1, 0, 1}, badRows{0, 2, 1}, badCols{1, 0, 7};
+  FakeArgs g("csrSpmm", {typed(rowPtr, wm::OpArgs::Element::Int32), typed(colIdx, wm::OpArgs::Element::Int32)});
+  EXPECT(g.csr(0, 1, 2, 2) == 3);
+  FakeArgs g2("csrSpmm", {typed(badRows, wm::OpArgs::Element::Int32), typed(colIdx, wm::OpArgs::Element::Int32)});
+  EXPECT_THROWS([&] { g2.csr(0, 1, 2, 2); }, "argument 0 (rowPtr)", "decreases at row 1");
+  FakeArgs g3("csrSpmm", {typed(rowPtr, wm::OpArgs::Element::Int32), typed(badCols, wm::OpArgs::Element::Int32)});
+  EXPECT_THROWS([&] { g3.csr(0, 1, 2, 2); }, "argument 1 (colIdx)");
+}
+
+// ---- framing and authentication --------------------------------------------------------------------
+std::string hex(const wm::auth::Digest& d) { return wm::auth::toHex(std::string(reinterpret_cast<const char*>(d.data()), d.size())); }
+
+void testAuthentication() {
+  // FIPS 180-4's "abc" and RFC 4231's test case 2.
+  EXPECT(hex(wm::auth::sha256("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT(hex(wm::auth::sha256("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT(hex(wm::auth::hmacSha256("Jefe", "what do ya want for nothing?")) ==
+         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  // RFC 4231 test case 6: a key longer than the block is hashed first.
+  EXPECT(hex(wm::auth::hmacSha256(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First")) ==
+         "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT(wm::auth::equalDigests("abcd", "abcd"));
+  EXPECT(!wm::auth::equalDigests("abcd", "abce"));
+  EXPECT(!wm::auth::equalDigests("abcd", "abc"));
+  EXPECT(wm::auth::fromHex("00ff10", "id") == std::string("\x00\xff\x10", 3));
+  EXPECT_THROWS([] { wm::auth::fromHex("abc", "the group secret"); }, "the group secret");
+  EXPECT_THROWS([] { wm::auth::fromHex("zz", "the group secret"); }, "the group secret");
+  EXPECT(wm::auth::randomBytes(16) != wm::auth::randomBytes(16));
+}
+
+void testFraming() {
+  namespace net = wm::net;
+  int sv[2];
+  EXPECT(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  std::string got;
+  EXPECT(net::sendFrame(sv[0], "hello", net::deadlineIn(1000)) == net::IoResult::Ok);
+  EXPECT(net::recvFrame(sv[1], got, net::deadlineIn(1000)) == net::IoResult::Ok && got == "hello");
+  EXPECT(net::sendFrame(sv[0], "", net::deadlineIn(1000)) == net::IoResult::Ok);
+  EXPECT(net::recvFrame(sv[1], got, net::deadlineIn(1000)) == net::IoResult::Ok && got.empty());
+  // A frame announced past the bound is refused before its bytes are read.
+  EXPECT(net::sendFrame(sv[0], std::string(5000, 'x'), net::deadlineIn(1000)) == net::IoResult::Ok);
+  EXPECT(net::recvFrame(sv[1], got, net::deadlineIn(1000), net::kMaxHandshakeBytes) == net::IoResult::Malformed);
+  ::close(sv[0]);
+  ::close(sv[1]);
+  // Nothing arrives: the wait ends at its deadline.
+  EXPECT(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  EXPECT(net::recvFrame(sv[1], got, net::deadlineIn(50)) == net::IoResult::TimedOut);
+  // The peer leaves in the middle of a frame: Closed, not a hang.
+  const uint64_t len = 100;
+  EXPECT(::write(sv[0], &len, sizeof len) == static_cast<ssize_t>(sizeof len));
+  EXPECT(::write(sv[0], "abc", 3) == 3);
+  ::close(sv[0]);
+  EXPECT(net::recvFrame(sv[1], got, net::deadlineIn(1000)) == net::IoResult::Closed);
+  ::close(sv[1]);
+}
+
+void testBootstrap() {
+  // Two ranks in two threads meet, allgather in rank order.
+  {
+    const std::string id = wm::bootstrapUniqueId("127.0.0.1", 0);
+    std::vector<std::string> seen1;
+    std::string error1;
+    std::thread peer([&] {
+      try {
+        wm::Bootstrap b(id, 1, 2, 5000);
+        seen1 = b.allgather("from 1", "test");
+      } catch (const std::exception& e) {
+        error1 = e.what();
+      }
+    });
+    wm::Bootstrap b(id, 0, 2, 5000);
+    const std::vector<std::string> seen0 = b.allgather("from 0", "test");
+    peer.join();
+    EXPECT(error1.empty());
+    EXPECT((seen0 == std::vector<std::string>{"from 0", "from 1"}));
+    EXPECT(seen0 == seen1);
+  }
+  // A stranger with the right address but another secret is dropped: rank 0 waits for rank 1 until its
+  // deadline and names it; the stranger fails too.
+  {
+    const std::string id = wm::bootstrapUniqueId("127.0.0.1", 0);
+    const std::string forged = id.substr(0, id.rfind(':') + 1) + std::string(64, 'a');
+    std::string strangerError;
+    std::thread stranger([&] {
+      try {
+        wm::Bootstrap b(forged, 1, 2, 1500);
+      } catch (const std::exception& e) {
+        strangerError = e.what();
+      }
+    });
+    EXPECT_THROWS([&] { wm::Bootstrap b(id, 0, 2, 1500); }, "rank(s) 1 did not join");
+    stranger.join();
+    EXPECT(!strangerError.empty());
+  }
+  EXPECT_THROWS([] { wm::Bootstrap b(wm::bootstrapUniqueId("127.0.0.1", 0), 0, wm::kMaxRanks + 1, 100); }, "size must be in [1, 65536]");
+  EXPECT_THROWS([] { wm::bootstrapUniqueId("127.0.0.1", 0, "", "abcd"); }, "at least 16 bytes");
+}
+
+// ---- the slice layout ------------------------------------------------------------------------------
+void testSliceLayout() {
+  wm::SliceLayout l = wm::sliceLayout(10, 4, 1, 3, 4096, "malloc");
+  EXPECT(l.rowsPerPart == 1024 && l.sliceBytes == 4096);
+  l = wm::sliceLayout(0, 4, 1, 2, 4096, "malloc");
+  EXPECT(l.rowsPerPart == 1024);
+  l = wm::sliceLayout(1, 6, 3, 1, 4096, "malloc");  // 2048 rows make whole pages; a multiple of 3 too
+  EXPECT(l.rowsPerPart == 6144 && l.sliceBytes % 4096 == 0);
+  std::mt19937_64 rng(7);
+  for (int t = 0; t < 2000; ++t) {
+    const int64_t rows = static_cast<int64_t>(rng() % 100000), rowBytes = 1 + static_cast<int64_t>(rng() % 1000);
+    const int64_t gran = 1 + static_cast<int64_t>(rng() % 17), parts = 1 + static_cast<int64_t>(rng() % 9);
+    const int64_t unit = int64_t{1} << (rng() % 22);
+    l = wm::sliceLayout(rows, rowBytes, gran, parts, unit, "malloc");
+    EXPECT(l.rowsPerPart * parts >= rows);
+    EXPECT(l.rowsPerPart % gran == 0);
+    EXPECT(l.sliceBytes == l.rowsPerPart * rowBytes && l.sliceBytes % unit == 0);
+    // the smallest such: one step fewer would not hold the rows (or would be empty)
+    const int64_t step = [&] {
+      for (int64_t s = gran;; s += gran)
+        if ((s * rowBytes) % unit == 0) return s;
+    }();
+    EXPECT(l.rowsPerPart == step || (l.rowsPerPart - step) * parts < rows);
+  }
+  EXPECT_THROWS([] { wm::sliceLayout(-1, 4, 1, 1, 4096, "malloc"); }, "malloc: rows must not be negative");
+  EXPECT_THROWS([] { wm::sliceLayout(1, 0, 1, 1, 4096, "embedding"); }, "embedding: a row must have at least one byte");
+  EXPECT_THROWS([] { wm::sliceLayout(1, 4, 0, 1, 4096, "malloc"); }, "minGranularity");
+}
+
+// ---- host kernels at their edges -------------------------------------------------------------------
+void testHostKernels() {
+  // gather: the first out-of-range index is reported, and nothing is written.
+  std::vector<float> x{1, 2, 3, 4, 5, 6};  // [3, 2]
+  std::vector<int32_t> idx{2, 0, 3};
+  std::vector<float> y(6, -1.f);
+  EXPECT(wm::host::gather(4, x.data(), idx.data(), y.data(), 1, 3, 2, 3, 1) == 2);
+  EXPECT(y == std::vector<float>(6, -1.f));
+  idx = {2, 0, -1};
+  EXPECT(wm::host::gather(4, x.data(), idx.data(), y.data(), 1, 3, 2, 3, 1) == 2);
+  idx = {2, 0};
+  EXPECT(wm::host::gather(4, x.data(), idx.data(), y.data(), 1, 3, 2, 2, 1) == -1);
+  EXPECT((std::vector<float>(y.begin(), y.begin() + 4) == std::vector<float>{5, 6, 1, 2}));
+  EXPECT(wm::host::gather(4, x.data(), idx.data(), y.data(), 1, 3, 2, 0, 1) == -1);  // no indices
+
+  // topK: ties by position, k = n, and empty inputs.
+  std::vector<float> v{1, 3, 3, 2};
+  std::vector<float> vals(4);
+  std::vector<int32_t> ids(4);
+  wm::host::topK(wm::DType::F32, v.data(), vals.data(), ids.data(), 1, 4, 4);
+  EXPECT((vals == std::vector<float>{3, 3, 2, 1}) && (ids == std::vector<int32_t>{1, 2, 3, 0}));
+  wm::host::topK(wm::DType::F32, v.data(), vals.data(), ids.data(), 0, 4, 2);
+  wm::host::topK(wm::DType::F32, v.data(), vals.data(), ids.data(), 1, 4, 0);
+
+  // CSR building: duplicates and self loops dropped, rows sorted, symmetric adds reverses; offsets 64-bit.
+  std::vector<int32_t> src{0, 0, 1, 2, 2}, dst{1, 1, 1, 0, 1};
+  wm::host::CsrArrays c = wm::host::buildCsr(3, src.data(), dst.data(), 5, false);
+  EXPECT((c.rowPtr == std::vector<int64_t>{0, 1, 1, 3}) && (c.colIdx == std::vector<int32_t>{1, 0, 1}));
+  c = wm::host::buildCsr(3, src.data(), dst.data(), 5, true);
+  EXPECT((c.rowPtr == std::vector<int64_t>{0, 2, 4, 6}) && (c.colIdx == std::vector<int32_t>{1, 2, 0, 2, 0, 1}));
+  c = wm::host::buildCsr(0, nullptr, nullptr, 0, true);
+  EXPECT(c.rowPtr == std::vector<int64_t>{0} && c.colIdx.empty());
+}
+
+}  // namespace
+
+int main() {
+  const std::vector<std::pair<const char*, void (*)()>> tests = {
+      {"argument reader", testArgumentReader},
+      {"authentication", testAuthentication},
+      {"framing", testFraming},
+      {"bootstrap", testBootstrap},
+      {"slice layout", testSliceLayout},
+      {"host kernels", testHostKernels},
+  };
+  for (const auto& [name, test] : tests) {
+    const int before = failures;
+    try {
+      test();
+    } catch (const std::exception& e) {
+      ++failures;
+      std::cerr << name << ": unexpected exception: " << e.what() << std::endl;
+    }
+    std::cout << (failures == before ? "ok   " : "FAIL ") << name << std::endl;
+  }
+  std::cout << checks << " checks, " << failures << " failed" << std::endl;
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,248 @@
+// The signatures of the addon's op table (native/include/wm/op_registry.h): every op registered with
+// WM_OP, said once. Parameter names and positions are the ones its C++ bodies read (a.count(4, "rows")),
+// and `npm run lint:ops` (scripts/check-op-signatures.js) fails when the two disagree or an op is
+// registered without a type here (or typed here without a registration).
+
+export const enum NativeDType {
+  F32 = 0,
+  I32 = 1,
+  Bool = 2,
+}
+
+/**
+ * An op's buffer: a device address (the op runs on the GPU) or a typed array (it runs on the C++ CPU core).
+ * Every op of the addon takes either; all of one call's buffers live in one place.
+ */
+export type Buf = number | Float32Array | Int32Array | Uint8Array;
+/** An optional buffer: 0 (device) or null (host) for none. */
+export type OptBuf = Buf | null;
+
+/** The table's ops: each runs its host body for typed arrays, its device body for device addresses. */
+export interface NativeOps {
+  /** Graph operations (native/include/wm/graph_ops.h). */
+  uniqueInt32(x: Buf, n: number, values: Buf, inverse: Buf): number;
+  /** One hop's unique-and-relabel over a vertex map (wm/graph_ops.h); returns the count. */
+  relabelVertices(dst: Buf, nDst: number, ids: Buf, nIds: number, numVertices: number, map: Buf, values: Buf, neighbors: Buf): number;
+  /** Row dots (graph/row_dots.h), then graph attention's passes (wm/graph_ops.h). */
+  rowDots(a: Buf, b: Buf, n: number, m: number, d: number, out: Buf): void;
+  rowDotsGrad(a: Buf, b: Buf, g: number | Float32Array, n: number, m: number, d: number, dA: Buf, dB: Buf): void;
+  gatForward(
+    rowPtr: Buf,
+    colIdx: Buf,
+    numRows: number,
+    numCols: number,
+    feat: Buf,
+    src: Buf,
+    dst: Buf,
+    heads: number,
+    dim: number,
+    slope: number,
+    out: Buf,
+    alpha: number | Float32Array,
+  ): void;
+  gatBackwardRows(
+    rowPtr: Buf,
+    colIdx: Buf,
+    numRows: number,
+    numCols: number,
+    feat: Buf,
+    src: Buf,
+    dst: Buf,
+    heads: number,
+    dim: number,
+    slope: number,
+    alpha: number | Float32Array,
+    dOut: Buf,
+    dz: Buf,
+    dDst: Buf,
+  ): void;
+  gatBackwardCols(
+    rowPtrT: Buf,
+    colIdxT: Buf,
+    edgeT: Buf,
+    numCols: number,
+    numRows: number,
+    alpha: number | Float32Array,
+    dz: Buf,
+    dOut: Buf,
+    heads: number,
+    dim: number,
+    dFeat: Buf,
+    dSrc: Buf,
+  ): void;
+  /** splits: int32 device array of long rows and their chunks (csrSplits in graph/aggregate.ts), or 0 with numLong 0. */
+  csrSpmm(
+    rowPtr: Buf,
+    colIdx: Buf,
+    weight: OptBuf,
+    rowScale: OptBuf,
+    numRows: number,
+    x: Buf,
+    dim: number,
+    out: Buf,
+    splits: OptBuf,
+    numLong: number,
+    numChunks: number,
+    chunkEntries: number,
+  ): void;
+  neighborMean(neighbors: Buf, numRows: number, fanout: number, x: Buf, dim: number, out: Buf): void;
+  neighborMeanGrad(neighbors: Buf, numRows: number, fanout: number, dy: Buf, dim: number, dx: Buf, numInputs: number): void;
+  /** y = act(y + bias) in place; its gradient dz and the bias gradient (kernels/ops.h). */
+  biasActivation(y: Buf, bias: Buf, rows: number, cols: number, relu: boolean): void;
+  biasActivationGrad(dy: Buf, y: Buf, rows: number, cols: number, relu: boolean, dz: Buf, dBias: Buf): void;
+  negativePairs(rowPtr: Buf, colIdx: Buf, numVertices: number, count: number, seed: number, src: Buf, dst: Buf): number;
+  walkPairs(walks: Buf, n: number, length: number, window: number, center: Buf, context: Buf): void;
+  randomVertices(count: number, numVertices: number, seed: number, out: Buf): void;
+  unary(op: number, dtypeIn: NativeDType, dtypeOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
+  binary(
+    op: number,
+    dtypeIn: NativeDType,
+    dtypeOut: NativeDType,
+    a: Buf,
+    b: Buf,
+    y: Buf,
+    shape: number[],
+    aStrides: number[],
+    bStrides: number[],
+  ): void;
+  binaryFlat(op: number, dtypeIn: NativeDType, dtypeOut: NativeDType, a: Buf, b: Buf, y: Buf, n: number): void;
+  /** The 2-D window kernels: buffers are device addresses or (the CPU core) typed arrays; g is the 14 numbers of wm::Window2D. */
+  depthwiseConv2d(x: Buf, w: Buf, y: Buf, geometry: number[], mult: number): void;
+  depthwiseConv2dInputGrad(dy: Buf, w: Buf, dx: Buf, geometry: number[], mult: number, dyH: number, dyW: number): void;
+  depthwiseConv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, geometry: number[], mult: number): void;
+  conv2dForward(x: Buf, w: Buf, y: Buf, geometry: number[], outC: number): void;
+  conv2dInputGrad(dy: Buf, w: Buf, dx: Buf, geometry: number[], outC: number, dyH: number, dyW: number): void;
+  conv2dFilterGrad(x: Buf, dy: Buf, dw: Buf, geometry: number[], outC: number): void;
+  pool2d(op: number, x: Buf, y: Buf, geometry: number[]): void;
+  pool2dGrad(op: number, dy: Buf, argmax: OptBuf, dx: Buf, geometry: number[]): void;
+  binaryScalar(
+    op: number,
+    dtypeIn: NativeDType,
+    dtypeOut: NativeDType,
+    x: Buf,
+    value: number,
+    scalarFirst: boolean,
+    y: Buf,
+    n: number,
+  ): void;
+  select(
+    dtype: NativeDType,
+    cond: Buf,
+    a: Buf,
+    b: Buf,
+    y: Buf,
+    shape: number[],
+    condStrides: number[],
+    aStrides: number[],
+    bStrides: number[],
+  ): void;
+  fill(dtype: NativeDType, y: Buf, n: number, value: number): void;
+  stridedCopy(
+    elemSize: number,
+    src: Buf,
+    srcOffset: number,
+    srcStrides: number[],
+    srcMod: number[],
+    dst: Buf,
+    dstOffset: number,
+    dstStrides: number[],
+    shape: number[],
+  ): void;
+  reduce(op: number, dtypeIn: NativeDType, dtypeOut: NativeDType, x: Buf, y: Buf, outer: number, inner: number, after?: number): void;
+  softmax(x: Buf, y: Buf, outer: number, inner: number, log: boolean): void;
+  /** The k largest entries of each row of [rows, n], largest first, ties by position (kernels/ops.h). */
+  topK(dtype: NativeDType, x: Buf, values: Buf, indices: Buf, rows: number, n: number, k: number): void;
+  /** Running sums (products) along the middle axis of [outer, n, inner] (kernels/ops.h). */
+  cumulative(
+    product: boolean,
+    dtype: NativeDType,
+    x: Buf,
+    y: Buf,
+    outer: number,
+    n: number,
+    inner: number,
+    exclusive: boolean,
+    reverse: boolean,
+  ): void;
+  /** C = op(A) op(B) + beta C (beta default 0). */
+  batchMatMul(
+    a: Buf,
+    b: Buf,
+    c: Buf,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: boolean,
+    transB: boolean,
+    aBatchStride: number,
+    bBatchStride: number,
+    beta?: number,
+  ): void;
+  /** Gathers rows; on the host returns the position of the first out-of-range index (nothing written) or -1, on the GPU sets errorFlag. */
+  gather(
+    dtype: NativeDType,
+    x: Buf,
+    indices: Buf,
+    y: Buf,
+    outer: number,
+    axisDim: number,
+    inner: number,
+    numIndices: number,
+    outerPerBatch: number,
+    errorFlag: OptBuf,
+  ): number | undefined;
+  /** Adds row r of x [rows, inner] into row ids[r] of y; ids outside [0, numSegments) are skipped. */
+  segmentSum(dtype: NativeDType, x: Buf, ids: Buf, y: Buf, rows: number, inner: number, numSegments: number): void;
+  scatterNd(
+    dtype: NativeDType,
+    indices: Buf,
+    updates: Buf,
+    y: Buf,
+    numUpdates: number,
+    indexDepth: number,
+    sliceSize: number,
+    dims: number[],
+    errorFlag: OptBuf,
+  ): void;
+  /** y = x * scale where the mask of (seed, position) keeps it (kernels/dropout_mask.h), else 0; seed as two 32-bit halves. */
+  dropout(x: Buf, y: Buf, n: number, threshold: number, scale: number, seedHigh: number, seedLow: number): void;
+  oneHot(dtype: NativeDType, indices: Buf, y: Buf, n: number, depth: number, onValue: number, offValue: number): void;
+
+  // The same kernels over host typed arrays (the CPU path).
+  /** Softmax cross-entropy (kernels/ops.h): rowLoss and total are optional (0 / null). */
+  softmaxCrossEntropy(
+    logits: Buf,
+    labels: Buf,
+    classIds: boolean,
+    rows: number,
+    classes: number,
+    scale: number,
+    rowLoss: OptBuf,
+    total: OptBuf,
+  ): void;
+  softmaxCrossEntropyGrad(
+    logits: Buf,
+    labels: Buf,
+    classIds: boolean,
+    rows: number,
+    classes: number,
+    dLoss: Buf,
+    perRow: boolean,
+    scale: number,
+    dLogits: Buf,
+  ): void;
+  /** Fills src and dst with R-MAT edges over 2^scale vertices. Host only. */
+  rmat(scale: number, a: number, b: number, c: number, seed: number, permute: boolean, src: Int32Array, dst: Int32Array): void;
+  /** For each value, its insertion position in its row of sorted [batch, seqLen] (wm's sorted_search). */
+  searchSorted(
+    dtype: NativeDType,
+    sorted: Buf,
+    values: Buf,
+    out: Buf,
+    batch: number,
+    seqLen: number,
+    numValues: number,
+    right: boolean,
+  ): void;
+}

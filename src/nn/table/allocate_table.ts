@@ -1,0 +1,67 @@
+// Which TableStorage a table's memory option makes: the one dispatcher over the kinds of memory.
+import {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import {Communicator, soloCommunicator} from '../../memory/communicator';
+import {deviceStatus} from '../../native/device';
+import {embeddingNative} from '../../native/domains';
+import {DeviceTable} from './device_table';
+import {DistributedTable} from './distributed_table';
+import {HostTable} from './host_table';
+import {TableRequest, TableStorage} from './table_storage';
+
+export type TableMemory = 'device' | 'host' | 'continuous' | 'chunked' | 'distributed' | 'managed';
+
+/**
+ * Storage for `memory` on this machine (`gpu`: tensors live on the GPU). Shared kinds use `communicator`,
+ * or a group of this process alone (destroyed with the table).
+ */
+export function allocateTable(
+  r: TableRequest,
+  memory: TableMemory,
+  gpu: boolean,
+  backend: unknown,
+  communicator?: Communicator,
+): TableStorage {
+  const b = backend instanceof WholeMemoryBackend && backend.gpu ? backend : undefined;
+  const needBackend = () => {
+    if (!b) throw new Error(`embedding: memory '${memory}' needs the 'wholememory' backend active`);
+    return b;
+  };
+  const group = (): [Communicator, () => void] => {
+    if (communicator) return [communicator, () => {}];
+    const own = soloCommunicator();
+    return [own, () => own.destroy()];
+  };
+  switch (memory) {
+    case 'managed':
+    case 'device': {
+      // Without a GPU, managed memory is host memory.
+      if (!gpu && memory === 'managed') return HostTable.arrays(r);
+      if (!gpu) throw new Error(`embedding: memory 'device' needs a GPU (${deviceStatus().reason}); use 'host'`);
+      const d = needBackend();
+      const alloc = memory === 'managed' ? (m: number) => d.allocManaged(m) : (m: number) => d.allocDevice(m);
+      return DeviceTable.buffers(d, r, alloc, (p) => d.freeDevice(p), memory === 'managed');
+    }
+    case 'host':
+      // With a GPU: pinned host memory mapped for it; the GPU kernels read it over the bus.
+      if (!gpu) return HostTable.arrays(r);
+      return DeviceTable.buffers(
+        needBackend(),
+        r,
+        (m) => embeddingNative().pinnedHostAlloc(m),
+        (p) => embeddingNative().pinnedHostFree(p),
+        false,
+      );
+    case 'continuous':
+    case 'chunked': {
+      const [comm, done] = group();
+      const type = memory === 'continuous' ? 0 : 1;
+      return gpu ? DeviceTable.wholeMemory(needBackend(), r, comm, type, done) : HostTable.wholeMemory(r, comm, type, done);
+    }
+    case 'distributed': {
+      const [comm, done] = group();
+      return new DistributedTable(r, comm, gpu ? needBackend() : undefined, done);
+    }
+    default:
+      throw new RangeError(`embedding: memory must be device, host, continuous, chunked, distributed or managed, got '${memory}'`);
+  }
+}

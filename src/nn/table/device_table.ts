@@ -1,0 +1,173 @@
+// An embedding table the GPU kernels address: one buffer per array in device memory ('device'),
+// CUDA managed memory ('managed', within the residency budget) or pinned host memory the GPU reads
+// over the bus ('host'); or GPU WholeMemory shared by a group ('continuous' through CUDA VMM,
+// 'chunked' through CUDA IPC), its optimizer state continuous so the kernels address it by one pointer.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import {checkIndexTensor, indexError, knownValid, markValid} from '../../backend/index_validation';
+import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
+import type {Communicator} from '../../memory/communicator';
+import {embeddingNative} from '../../native/domains';
+import {nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
+
+/** A device word counting skipped (non-finite) gradient elements. */
+export function skippedCounter(b: WholeMemoryBackend): number {
+  const p = b.allocDevice(8);
+  embeddingNative().upload(p, new BigUint64Array([0n]));
+  return p;
+}
+
+export function readSkipped(counter: number): number {
+  const word = new BigUint64Array(1);
+  embeddingNative().download(counter, word);
+  return Number(word[0]);
+}
+
+export class DeviceTable implements TableStorage {
+  readonly where = 'device' as const;
+  readonly checksInCollective = false;
+  readonly first: number;
+  readonly count: number;
+  readonly stateCount: number;
+
+  private constructor(
+    private readonly b: WholeMemoryBackend,
+    private readonly r: TableRequest,
+    private readonly table: NativeTable,
+    private readonly states: StateBuffer[],
+    private readonly counter: number,
+    private readonly freeAll: () => void,
+    private readonly managed: boolean,
+    readonly group?: Communicator,
+  ) {
+    const mem = table.memory;
+    this.first = mem ? mem.localFirstRow : 0;
+    this.count = mem ? mem.localRowCount : r.rows;
+    this.stateCount = r.states;
+  }
+
+  /** One buffer each for the table and its states from `alloc` (device, managed or pinned host memory). */
+  static buffers(
+    b: WholeMemoryBackend,
+    r: TableRequest,
+    alloc: (bytes: number) => number,
+    free: (ptr: number) => void,
+    managed: boolean,
+  ): DeviceTable {
+    const n = r.rows * r.dim;
+    const table = nativeTable(r);
+    table.ptr = alloc(n * r.elementBytes);
+    const states = Array.from({length: 2}, (_, i) => {
+      if (i >= r.states) return 0;
+      const p = alloc(n * 4);
+      embeddingNative().fill(0, p, n, 0);
+      return p;
+    });
+    const counter = skippedCounter(b);
+    const freeAll = () => {
+      free(table.ptr!);
+      states.forEach((p) => free(p));
+      b.freeDevice(counter);
+    };
+    return new DeviceTable(b, r, table, states, counter, freeAll, managed);
+  }
+
+  /** GPU WholeMemory over `comm` (type 0 continuous, 1 chunked). */
+  static wholeMemory(b: WholeMemoryBackend, r: TableRequest, comm: Communicator, type: number, onRelease: () => void): DeviceTable {
+    const make = (t: number, rowBytes: number) =>
+      new (embeddingNative().NativeDeviceMemory)(comm.nativeComm, t, r.rows, Math.max(rowBytes, 1), 1);
+    const mem = make(type, r.dim * r.elementBytes);
+    const stateMems = Array.from({length: r.states}, () => make(0, r.dim * 4));
+    for (const m of stateMems) m.writeLocal(new Float32Array(m.localRowCount * r.dim));
+    const table = nativeTable(r);
+    table.memory = mem;
+    const counter = skippedCounter(b);
+    const states = [stateMems[0]?.address ?? 0, stateMems[1]?.address ?? 0];
+    const freeAll = () => {
+      mem.free();
+      stateMems.forEach((m) => m.free());
+      b.freeDevice(counter);
+      onRelease();
+    };
+    return new DeviceTable(b, r, table, states, counter, freeAll, false, comm);
+  }
+
+  // Managed tables tell the residency budget when the GPU is about to use them.
+  private touch(): void {
+    if (!this.managed) return;
+    const n = this.r.rows * this.r.dim;
+    this.b.residency.touch(this.table.ptr!, n * this.r.elementBytes);
+    for (const st of this.states) if (typeof st === 'number' && st !== 0) this.b.residency.touch(st, n * 4);
+  }
+
+  init(kind: number, scale: number, seed: number): void {
+    embeddingNative().embeddingInit(this.table, this.first, this.count, seed, kind, scale, true);
+    this.touch();
+    embeddingNative().synchronize();
+  }
+
+  gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
+    const b = this.b;
+    const n = idx.size;
+    const hostIds = b.data.get(idx.dataId).values as Int32Array | undefined;
+    // Indices with a host copy are checked here; device-only ones by the kernel.
+    const kernelChecks = hostIds == null && !knownValid(idx, this.r.rows);
+    if (!kernelChecks) checkIndexTensor(idx, this.r.rows, what);
+    const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
+    this.touch();
+    const launch = (flag: number) => {
+      if (n > 0) embeddingNative().embeddingGather(this.table, b.devicePtr(idx), 0, n, ptr, flag);
+    };
+    if (!kernelChecks) {
+      launch(0);
+    } else {
+      const bad = b.withErrorFlag(launch);
+      if (bad >= 0) {
+        b.disposeData(info.dataId, true);
+        throw indexError(what, idx.dataSync()[bad], bad, this.r.rows);
+      }
+      markValid(idx, this.r.rows);
+    }
+    return tf.engine().makeTensorFromTensorInfo(info);
+  }
+
+  write(idx: tf.Tensor, values: tf.Tensor): void {
+    if (idx.size) embeddingNative().embeddingWriteRows(this.table, this.b.devicePtr(idx), 0, idx.size, this.b.devicePtr(values), 0);
+  }
+
+  apply(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean): void {
+    if (idx.size === 0) return;
+    this.touch();
+    const [s0, s1] = withState ? this.states : [0, 0];
+    embeddingNative().embeddingApply(
+      this.table,
+      s0 as number,
+      s1 as number,
+      this.b.devicePtr(idx),
+      0,
+      idx.size,
+      this.b.devicePtr(grads),
+      code,
+      params,
+      0,
+      this.counter,
+    );
+  }
+
+  readState(i: number): Float32Array {
+    return readStateRows(this.states[i], this.r.dim, this.first, this.count);
+  }
+
+  writeState(i: number, values: Float32Array): void {
+    writeStateRows(this.states[i], this.r.dim, this.first, values);
+  }
+
+  skipped(): number {
+    return readSkipped(this.counter);
+  }
+
+  release(): void {
+    this.freeAll();
+  }
+}

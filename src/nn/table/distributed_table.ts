@@ -1,0 +1,175 @@
+// A rank's part of a 'distributed' embedding table: rows [first, first + count) in its own memory
+// (GPU buffers, or host arrays without a GPU); every read, write and update is a collective that moves
+// rows to and from their owners (NCCL all-to-all on GPUs, the communicator's exchange on the CPU), so
+// a table may span hosts. Indices are checked inside the collective: every rank fails together.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
+import type {Communicator} from '../../memory/communicator';
+import {bytesOf, readRows, RowLayout, sendRows} from '../../memory/distributed_rows';
+import {embeddingNative} from '../../native/domains';
+import {readSkipped, skippedCounter} from './device_table';
+import {asFloat32, asInt32, nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
+
+export class DistributedTable implements TableStorage {
+  readonly checksInCollective = true;
+  readonly first: number;
+  readonly count: number;
+  readonly stateCount: number;
+  readonly where: 'device' | 'host';
+  private readonly layout: RowLayout;
+  private readonly table: NativeTable;
+  private readonly states: StateBuffer[];
+  private readonly counter: number = 0;
+  private skippedElements = 0;
+
+  /** On the GPU when `b` is given (device buffers), else host arrays. */
+  constructor(
+    private readonly r: TableRequest,
+    readonly group: Communicator,
+    private readonly b: WholeMemoryBackend | undefined,
+    private readonly onRelease: () => void,
+  ) {
+    const rowsPerRank = Math.max(1, Math.ceil(r.rows / group.size));
+    this.first = Math.min(r.rows, group.rank * rowsPerRank);
+    this.count = Math.max(0, Math.min(r.rows, this.first + rowsPerRank) - this.first);
+    this.stateCount = r.states;
+    this.layout = {comm: group, rows: r.rows, rowsPerRank, rowBytes: r.dim * 4, noun: 'table'};
+    this.table = nativeTable(r, this.count, this.first);
+    const n = this.count * r.dim;
+    this.where = b ? 'device' : 'host';
+    if (b) {
+      this.table.ptr = b.allocDevice(n * r.elementBytes);
+      this.states = Array.from({length: 2}, (_, i) => {
+        if (i >= r.states) return 0;
+        const p = b.allocDevice(n * 4);
+        embeddingNative().fill(0, p, n, 0);
+        return p;
+      });
+      this.counter = skippedCounter(b);
+    } else {
+      this.table.array = r.elementBytes === 4 ? new Float32Array(n) : new Uint16Array(n);
+      this.states = Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(n) : null));
+    }
+  }
+
+  init(kind: number, scale: number, seed: number): void {
+    embeddingNative().embeddingInit(this.table, 0, this.count, seed, kind, scale, this.b !== undefined);
+    if (this.b) embeddingNative().synchronize();
+  }
+
+  gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
+    const b = this.b;
+    if (!b) {
+      const out = readRows(
+        this.layout,
+        asInt32(idx.dataSync()),
+        (local) => {
+          const rows = new Float32Array(local.length * this.r.dim);
+          embeddingNative().embeddingGather(this.table, local, 0, local.length, rows, null);
+          return bytesOf(rows);
+        },
+        what,
+      );
+      return tf.tensor(new Float32Array(out.buffer), shape, 'float32');
+    }
+    const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
+    try {
+      embeddingNative().distributedEmbeddingGather(
+        this.group.nativeComm,
+        this.table,
+        this.r.rows,
+        this.layout.rowsPerRank,
+        idx.size ? b.devicePtr(idx) : 0,
+        idx.size,
+        ptr,
+      );
+    } catch (e) {
+      b.disposeData(info.dataId, true);
+      throw e;
+    }
+    return tf.engine().makeTensorFromTensorInfo(info);
+  }
+
+  write(idx: tf.Tensor, values: tf.Tensor, what: string): void {
+    const b = this.b;
+    if (!b) {
+      const host = asInt32(idx.dataSync());
+      const write = (local: Int32Array, v: Uint8Array) =>
+        embeddingNative().embeddingWriteRows(this.table, local, 0, local.length, new Float32Array(v.buffer), null);
+      sendRows(this.layout, host, bytesOf(asFloat32(values.dataSync())), write, what);
+      return;
+    }
+    embeddingNative().distributedEmbeddingWrite(
+      this.group.nativeComm,
+      this.table,
+      this.r.rows,
+      this.layout.rowsPerRank,
+      idx.size ? b.devicePtr(idx) : 0,
+      idx.size,
+      idx.size ? b.devicePtr(values) : 0,
+    );
+  }
+
+  apply(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean, what: string): void {
+    const [s0, s1] = withState ? this.states : [null, null];
+    const b = this.b;
+    if (!b) {
+      const update = (local: Int32Array, g: Uint8Array) => {
+        this.skippedElements += embeddingNative().embeddingApply(
+          this.table,
+          s0 as Float32Array | null,
+          s1 as Float32Array | null,
+          local,
+          0,
+          local.length,
+          new Float32Array(g.buffer),
+          code,
+          params,
+          null,
+          null,
+        ) as number;
+      };
+      sendRows(this.layout, asInt32(idx.dataSync()), bytesOf(asFloat32(grads.dataSync())), update, what);
+      return;
+    }
+    embeddingNative().distributedEmbeddingApply(
+      this.group.nativeComm,
+      this.table,
+      this.r.rows,
+      this.layout.rowsPerRank,
+      (s0 ?? 0) as number,
+      (s1 ?? 0) as number,
+      idx.size ? b.devicePtr(idx) : 0,
+      idx.size,
+      idx.size ? b.devicePtr(grads) : 0,
+      code,
+      params,
+      this.counter,
+    );
+  }
+
+  // The state holds only this rank's rows: offsets from its first.
+  readState(i: number): Float32Array {
+    return readStateRows(this.states[i], this.r.dim, 0, this.count);
+  }
+
+  writeState(i: number, values: Float32Array): void {
+    writeStateRows(this.states[i], this.r.dim, 0, values);
+  }
+
+  skipped(): number {
+    return this.b ? readSkipped(this.counter) : this.skippedElements;
+  }
+
+  release(): void {
+    const b = this.b;
+    if (b) {
+      b.freeDevice(this.table.ptr!);
+      this.states.forEach((p) => b.freeDevice(p as number));
+      b.freeDevice(this.counter);
+    }
+    this.onRelease();
+  }
+}

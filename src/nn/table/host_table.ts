@@ -1,0 +1,109 @@
+// An embedding table the C++ CPU core reads in place: typed arrays (memory 'host', 'managed' and
+// 'device' without a GPU), or host WholeMemory shared by a group ('continuous', 'chunked' on a
+// machine without a GPU): each rank initialises its own slice, every rank reads every row.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {indexError} from '../../backend/index_validation';
+import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
+import type {Communicator} from '../../memory/communicator';
+import {embeddingNative} from '../../native/domains';
+import {asFloat32, asInt32, nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
+
+export class HostTable implements TableStorage {
+  readonly where = 'host' as const;
+  readonly checksInCollective = false;
+  readonly first: number;
+  readonly count: number;
+  readonly stateCount: number;
+  private skippedElements = 0;
+
+  private constructor(
+    private readonly r: TableRequest,
+    private readonly table: NativeTable,
+    private readonly states: StateBuffer[],
+    private readonly freeAll: () => void,
+    readonly group?: Communicator,
+  ) {
+    const mem = table.memory;
+    this.first = mem ? mem.localFirstRow : 0;
+    this.count = mem ? mem.localRowCount : r.rows;
+    this.stateCount = r.states;
+  }
+
+  /** Typed arrays of this process. */
+  static arrays(r: TableRequest): HostTable {
+    const n = r.rows * r.dim;
+    const table = nativeTable(r);
+    table.array = r.elementBytes === 4 ? new Float32Array(n) : new Uint16Array(n);
+    const states = Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(n) : null));
+    return new HostTable(r, table, states, () => {});
+  }
+
+  /** Host WholeMemory over `comm` (type 0 continuous, 1 chunked); state continuous beside it. */
+  static wholeMemory(r: TableRequest, comm: Communicator, type: number, onRelease: () => void): HostTable {
+    const make = (t: number, rowBytes: number) =>
+      new (embeddingNative().NativeHostMemory)(comm.nativeComm, t, r.rows, Math.max(rowBytes, 1), 1);
+    const mem = make(type, r.dim * r.elementBytes);
+    // memfd pages are born zero: the state needs no fill.
+    const states: (NativeHostMemory | null)[] = Array.from({length: 2}, (_, i) => (i < r.states ? make(0, r.dim * 4) : null));
+    const table = nativeTable(r);
+    table.memory = mem;
+    const free = () => {
+      mem.free();
+      states.forEach((s) => s?.free());
+      onRelease();
+    };
+    return new HostTable(r, table, states, free, comm);
+  }
+
+  init(kind: number, scale: number, seed: number): void {
+    embeddingNative().embeddingInit(this.table, this.first, this.count, seed, kind, scale, false);
+  }
+
+  gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
+    const host = idx.dataSync() as Int32Array;
+    const out = new Float32Array(host.length * this.r.dim);
+    const bad = embeddingNative().embeddingGather(this.table, host, 0, host.length, out, null) as number;
+    if (bad >= 0) throw indexError(what, host[bad], bad, this.r.rows);
+    return tf.tensor(out, shape, 'float32');
+  }
+
+  write(idx: tf.Tensor, values: tf.Tensor): void {
+    const host = asInt32(idx.dataSync());
+    embeddingNative().embeddingWriteRows(this.table, host, 0, host.length, asFloat32(values.dataSync()), null);
+  }
+
+  apply(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean): void {
+    const host = asInt32(idx.dataSync());
+    const [s0, s1] = withState ? this.states : [null, null];
+    this.skippedElements += embeddingNative().embeddingApply(
+      this.table,
+      s0 as Float32Array | NativeHostMemory | null,
+      s1 as Float32Array | NativeHostMemory | null,
+      host,
+      0,
+      host.length,
+      asFloat32(grads.dataSync()),
+      code,
+      params,
+      null,
+      null,
+    ) as number;
+  }
+
+  readState(i: number): Float32Array {
+    return readStateRows(this.states[i], this.r.dim, this.first, this.count);
+  }
+
+  writeState(i: number, values: Float32Array): void {
+    writeStateRows(this.states[i], this.r.dim, this.first, values);
+  }
+
+  skipped(): number {
+    return this.skippedElements;
+  }
+
+  release(): void {
+    this.freeAll();
+  }
+}

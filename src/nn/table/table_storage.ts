@@ -1,0 +1,76 @@
+// Where an embedding table's rows and optimizer state live, one implementation per kind of memory
+// (as WholeGraph's gather_op_impl_* per memory type): host arrays or host WholeMemory
+// (host_table.ts), GPU buffers or GPU WholeMemory (device_table.ts), a rank's part of a distributed
+// table (distributed_table.ts). `Embedding` (../embedding.ts) keeps the API and validation and calls
+// one of these; allocate_table.ts picks it.
+import * as tf from '@tensorflow/tfjs-core';
+
+import type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
+import type {Communicator} from '../../memory/communicator';
+import {embeddingNative} from '../../native/domains';
+
+/** What every kind of storage is made from. */
+export interface TableRequest {
+  rows: number;
+  dim: number;
+  /** 0 float32, 1 float16, 2 bfloat16 (wm/embedding.h). */
+  storage: number;
+  /** Bytes per stored element (4 or 2). */
+  elementBytes: number;
+  /** Optimizer state arrays (float32, the table's shape): 0, 1 or 2. */
+  states: number;
+}
+
+/** A state array: a device address (0: none), a host array (null: none), or WholeMemory. */
+export type StateBuffer = number | Float32Array | NativeHostMemory | NativeDeviceMemory | null;
+
+export interface TableStorage {
+  /** Where the kernels run: 'device' (the table is addressed by the GPU) or 'host' (the C++ CPU core). */
+  readonly where: 'device' | 'host';
+  /** Rows this process owns (in checkpoints): all, or its part of a shared table. */
+  readonly first: number;
+  readonly count: number;
+  /** The group a shared table lives in (barriers after collective writes), if any. */
+  readonly group?: Communicator;
+  /** Whether indices are checked inside a collective (every rank fails together) rather than before the call. */
+  readonly checksInCollective: boolean;
+  /** Fills this process's rows (kind 0 uniform, 1 normal, 2 zeros) and waits for the writes. */
+  init(kind: number, scale: number, seed: number): void;
+  /** Rows at int32 indices `idx` as a float32 tensor of `shape`; throws naming `what` on an index out of range. */
+  gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor;
+  /** Overwrites rows (float32 values, rounded to the storage type). */
+  write(idx: tf.Tensor, values: tf.Tensor, what: string): void;
+  /** One sparse optimizer rule over rows (the state arrays when withState); returns the skipped non-finite elements (host). */
+  apply(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean, what: string): void;
+  /** The state arrays in use (optimizer states), each readable and writable by this process's rows. */
+  readonly stateCount: number;
+  readState(i: number): Float32Array;
+  writeState(i: number, values: Float32Array): void;
+  /** Gradient elements skipped because they were NaN or infinite. */
+  skipped(): number;
+  release(): void;
+}
+
+/** The NativeTable the kernels take for a request. */
+export function nativeTable(r: TableRequest, rows = r.rows, rowBase?: number): NativeTable {
+  return rowBase === undefined ? {rows, dim: r.dim, storage: r.storage} : {rows, dim: r.dim, storage: r.storage, rowBase};
+}
+
+/** Rows [first, first + count) of a state array, as float32. */
+export function readStateRows(st: StateBuffer, dim: number, first: number, count: number): Float32Array {
+  const out = new Float32Array(count * dim);
+  if (typeof st === 'number') embeddingNative().download(st + first * dim * 4, out);
+  else if (st instanceof Float32Array) out.set(st.subarray(first * dim, (first + count) * dim));
+  else if (st !== null) st.readLocal(out);
+  return out;
+}
+
+export function writeStateRows(st: StateBuffer, dim: number, first: number, v: Float32Array): void {
+  if (typeof st === 'number') embeddingNative().upload(st + first * dim * 4, v);
+  else if (st instanceof Float32Array) st.set(v, first * dim);
+  else if (st !== null) st.writeLocal(v);
+}
+
+// dataSync() of a float32 tensor is a Float32Array already; copy only if not.
+export const asFloat32 = (v: ArrayLike<number>) => (v instanceof Float32Array ? v : Float32Array.from(v));
+export const asInt32 = (v: ArrayLike<number>) => (v instanceof Int32Array ? v : Int32Array.from(v));
