@@ -50,3 +50,27 @@ describe('documents cite paths that exist', () => {
     });
   }
 });
+
+// The documents say what is true now; how things came to be is CHANGELOG.md's and the commit log's.
+const HISTORY = [
+  /What changed/,
+  /\bsession \d+/i,
+  /\bbefore this (change|kernel|commit)\b/i,
+  /\bused to (take|be|run)\b/i,
+  /\bno longer\b/i,
+  /\bwas added\b/i,
+  /\bpreviously\b/i,
+];
+
+describe('documents speak of the present', () => {
+  const docs = ['README.md', 'DEVELOPERS.md', ...fs.readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`)];
+  for (const doc of docs) {
+    it(doc, () => {
+      const lines = fs.readFileSync(path.join(root, doc), 'utf8').split('\n');
+      const found = lines.flatMap((line, i) =>
+        HISTORY.some((re) => re.test(line)) ? [`${doc}:${i + 1}: ${line.trim().slice(0, 100)}`] : [],
+      );
+      expect(found, `${doc} tells history (move it to CHANGELOG.md)`).to.deep.equal([]);
+    });
+  }
+});
