@@ -24,6 +24,34 @@ export function readSkipped(counter: number): number {
   return Number(word[0]);
 }
 
+/**
+ * GPU-addressed arrays for `table` (n elements): the rows from `alloc`, zeroed state arrays beside them,
+ * and a skipped-element counter; `release` frees all three.
+ */
+export function deviceArrays(
+  b: WholeMemoryBackend,
+  table: NativeTable,
+  n: number,
+  r: TableRequest,
+  alloc: (bytes: number) => number,
+  free: (ptr: number) => void,
+): {states: number[]; counter: number; release: () => void} {
+  table.ptr = alloc(n * r.elementBytes);
+  const states = Array.from({length: 2}, (_, i) => {
+    if (i >= r.states) return 0;
+    const p = alloc(n * 4);
+    embeddingNative().fill(0, p, n, 0);
+    return p;
+  });
+  const counter = skippedCounter(b);
+  const release = () => {
+    free(table.ptr!);
+    states.forEach((p) => free(p));
+    b.freeDevice(counter);
+  };
+  return {states, counter, release};
+}
+
 export class DeviceTable implements TableStorage {
   readonly where = 'device' as const;
   readonly checksInCollective = false;
@@ -55,22 +83,9 @@ export class DeviceTable implements TableStorage {
     free: (ptr: number) => void,
     managed: boolean,
   ): DeviceTable {
-    const n = r.rows * r.dim;
     const table = nativeTable(r);
-    table.ptr = alloc(n * r.elementBytes);
-    const states = Array.from({length: 2}, (_, i) => {
-      if (i >= r.states) return 0;
-      const p = alloc(n * 4);
-      embeddingNative().fill(0, p, n, 0);
-      return p;
-    });
-    const counter = skippedCounter(b);
-    const freeAll = () => {
-      free(table.ptr!);
-      states.forEach((p) => free(p));
-      b.freeDevice(counter);
-    };
-    return new DeviceTable(b, r, table, states, counter, freeAll, managed);
+    const {states, counter, release} = deviceArrays(b, table, r.rows * r.dim, r, alloc, free);
+    return new DeviceTable(b, r, table, states, counter, release, managed);
   }
 
   /** GPU WholeMemory over `comm` (type 0 continuous, 1 chunked). */

@@ -9,7 +9,8 @@ import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
-import {readSkipped, skippedCounter} from './device_table';
+import {deviceArrays, readSkipped} from './device_table';
+import {hostArrays} from './host_table';
 import {asFloat32, asInt32, nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
 
 export class DistributedTable implements TableStorage {
@@ -22,6 +23,7 @@ export class DistributedTable implements TableStorage {
   private readonly table: NativeTable;
   private readonly states: StateBuffer[];
   private readonly counter: number = 0;
+  private readonly releaseArrays: () => void = () => {};
   private skippedElements = 0;
 
   /** On the GPU when `b` is given (device buffers), else host arrays. */
@@ -40,17 +42,19 @@ export class DistributedTable implements TableStorage {
     const n = this.count * r.dim;
     this.where = b ? 'device' : 'host';
     if (b) {
-      this.table.ptr = b.allocDevice(n * r.elementBytes);
-      this.states = Array.from({length: 2}, (_, i) => {
-        if (i >= r.states) return 0;
-        const p = b.allocDevice(n * 4);
-        embeddingNative().fill(0, p, n, 0);
-        return p;
-      });
-      this.counter = skippedCounter(b);
+      const arrays = deviceArrays(
+        b,
+        this.table,
+        n,
+        r,
+        (m) => b.allocDevice(m),
+        (p) => b.freeDevice(p),
+      );
+      this.states = arrays.states;
+      this.counter = arrays.counter;
+      this.releaseArrays = arrays.release;
     } else {
-      this.table.array = r.elementBytes === 4 ? new Float32Array(n) : new Uint16Array(n);
-      this.states = Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(n) : null));
+      this.states = hostArrays(this.table, n, r);
     }
   }
 
@@ -164,12 +168,7 @@ export class DistributedTable implements TableStorage {
   }
 
   release(): void {
-    const b = this.b;
-    if (b) {
-      b.freeDevice(this.table.ptr!);
-      this.states.forEach((p) => b.freeDevice(p as number));
-      b.freeDevice(this.counter);
-    }
+    this.releaseArrays();
     this.onRelease();
   }
 }

@@ -9,6 +9,12 @@ import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
 import {asFloat32, asInt32, nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
 
+/** Typed arrays for `table` (n elements) and its state arrays (null where the optimizer has none). */
+export function hostArrays(table: NativeTable, n: number, r: TableRequest): (Float32Array | null)[] {
+  table.array = r.elementBytes === 4 ? new Float32Array(n) : new Uint16Array(n);
+  return Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(n) : null));
+}
+
 export class HostTable implements TableStorage {
   readonly where = 'host' as const;
   readonly checksInCollective = false;
@@ -32,11 +38,8 @@ export class HostTable implements TableStorage {
 
   /** Typed arrays of this process. */
   static arrays(r: TableRequest): HostTable {
-    const n = r.rows * r.dim;
     const table = nativeTable(r);
-    table.array = r.elementBytes === 4 ? new Float32Array(n) : new Uint16Array(n);
-    const states = Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(n) : null));
-    return new HostTable(r, table, states, () => {});
+    return new HostTable(r, table, hostArrays(table, r.rows * r.dim, r), () => {});
   }
 
   /** Host WholeMemory over `comm` (type 0 continuous, 1 chunked); state continuous beside it. */
