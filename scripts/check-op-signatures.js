@@ -37,8 +37,10 @@ function bodyAt(text, open) {
   return text.slice(open);
 }
 
-const BUFFER_READERS = new Set(['address', 'tensor', 'floats', 'ints', 'bytes', 'length', 'typed', 'floatsOrNull']);
-const NUMBER_READERS = new Set(['count', 'integer', 'number']);
+const BUFFER_READERS = new Set(['address', 'tensor', 'floats', 'ints', 'bytes', 'length', 'typed', 'floatsOrNull', 'indices']);
+const NUMBER_READERS = new Set(['count', 'integer', 'number', 'indexType', 'optimizer']);
+// Readers of objects: the TypeScript type that carries what they read.
+const OBJECT_READERS = {table: ['NativeTable'], optimizerParams: ['NativeOptimizerParams'], state: ['typed', 'null', 'NativeHostMemory']};
 
 /** Reads of one body: position -> {names: Set, readers: Set, optional: bool}. */
 function readsOf(body, argName) {
@@ -125,6 +127,7 @@ function needs(readers) {
     else if (r === 'dims' || r === 'window') need.add('array');
     else if (r === 'address') need.add('number');
     else if (BUFFER_READERS.has(r)) need.add('typed');
+    else if (OBJECT_READERS[r]) for (const t of OBJECT_READERS[r]) need.add(t);
   }
   return need;
 }
@@ -157,10 +160,14 @@ function checkSignature(where, name, params, bodies) {
   const last = Math.max(-1, ...positions.keys());
   const restAt = params.findIndex((p) => p.rest);
   if (restAt < 0 && params.length !== last + 1)
-    problems.push(`${where}: ${name} takes ${params.length} parameters in TypeScript; its C++ reads positions up to ${last} (${last + 1} arguments)`);
+    problems.push(
+      `${where}: ${name} takes ${params.length} parameters in TypeScript; its C++ reads positions up to ${last} (${last + 1} arguments)`,
+    );
   for (const [i, p] of positions) {
     if (p.names.size > 1)
-      problems.push(`${where}: ${name}: argument ${i} is read under different names (${[...p.names].map(([n, ps]) => `${n} in ${ps.join('/')}`).join(', ')})`);
+      problems.push(
+        `${where}: ${name}: argument ${i} is read under different names (${[...p.names].map(([n, ps]) => `${n} in ${ps.join('/')}`).join(', ')})`,
+      );
     const param = restAt >= 0 && i >= restAt ? params[restAt] : params[i];
     if (!param) continue;
     if (param.rest) continue;
@@ -169,10 +176,14 @@ function checkSignature(where, name, params, bodies) {
       problems.push(`${where}: ${name}: parameter ${i} is "${param.name}" in TypeScript and "${cname}" in C++`);
     for (const n of needs(p.readers))
       if (!param.accepts.has(n) && !(n === 'number' && param.accepts.size === 0))
-        problems.push(`${where}: ${name}: parameter ${i} (${param.name}: ${param.type}) must admit ${n === 'typed' ? 'a typed array' : n} (C++ reads it with ${[...p.readers].join(', ')})`);
+        problems.push(
+          `${where}: ${name}: parameter ${i} (${param.name}: ${param.type}) must admit ${n === 'typed' ? 'a typed array' : n} (C++ reads it with ${[...p.readers].join(', ')})`,
+        );
     const cOptional = p.optional && p.places.size > 0;
     if (cOptional !== param.optional && !(param.accepts.has('null') && cOptional))
-      problems.push(`${where}: ${name}: parameter ${i} (${param.name}) is ${param.optional ? '' : 'not '}optional in TypeScript but ${cOptional ? '' : 'not '}in C++`);
+      problems.push(
+        `${where}: ${name}: parameter ${i} (${param.name}) is ${param.optional ? '' : 'not '}optional in TypeScript but ${cOptional ? '' : 'not '}in C++`,
+      );
   }
 }
 
@@ -193,8 +204,8 @@ for (const name of ops.keys())
 const bindings = interfaceMembers('src/native/addon.ts', 'NativeBindings');
 const classes = {
   NativeCommunicator: interfaceMembers('src/native/addon.ts', 'NativeCommunicator'),
-  NativeHostMemory: interfaceMembers('src/native/addon.ts', 'NativeHostMemory'),
-  NativeDeviceMemory: interfaceMembers('src/native/addon.ts', 'NativeDeviceMemory'),
+  NativeHostMemory: interfaceMembers('src/native/handles.ts', 'NativeHostMemory'),
+  NativeDeviceMemory: interfaceMembers('src/native/handles.ts', 'NativeDeviceMemory'),
 };
 const exported = new Set();
 const memberNames = new Set();
@@ -218,7 +229,8 @@ for (const name of exported)
     problems.push(`native/addon: "${name}" is exported but not typed in NativeBindings (src/native/addon.ts)`);
 const classMembers = new Set(Object.values(classes).flatMap((c) => [...c.keys()]));
 for (const name of memberNames)
-  if (!classMembers.has(name)) problems.push(`native/addon: class member "${name}" is not typed on NativeCommunicator, NativeHostMemory or NativeDeviceMemory`);
+  if (!classMembers.has(name))
+    problems.push(`native/addon: class member "${name}" is not typed on NativeCommunicator, NativeHostMemory or NativeDeviceMemory`);
 for (const [cls, members] of Object.entries(classes))
   for (const name of members.keys())
     if (!memberNames.has(name)) problems.push(`src/native/addon.ts: ${cls} types "${name}", which no binding defines`);
@@ -230,7 +242,8 @@ for (const [name, {reads, file}] of argReads) {
     const param = t.params[i];
     const cname = [...r.names][0];
     if (!param) problems.push(`${file}: ${name} reads argument ${i} (${cname}); NativeBindings types ${t.params.length} parameters`);
-    else if (!param.rest && param.name !== cname) problems.push(`src/native/addon.ts: ${name}: parameter ${i} is "${param.name}" in TypeScript and "${cname}" in ${file}`);
+    else if (!param.rest && param.name !== cname)
+      problems.push(`src/native/addon.ts: ${name}: parameter ${i} is "${param.name}" in TypeScript and "${cname}" in ${file}`);
   }
 }
 
@@ -239,4 +252,6 @@ if (problems.length) {
   console.error(`\n${problems.length} disagreement(s) between the addon's C++ and its TypeScript types`);
   process.exit(1);
 }
-console.log(`op signatures: ${registered.size} table ops and ${exported.size - [...exported].filter((e) => registered.has(e)).length} bindings agree with their TypeScript types`);
+console.log(
+  `op signatures: ${registered.size} table ops and ${exported.size - [...exported].filter((e) => registered.has(e)).length} bindings agree with their TypeScript types`,
+);

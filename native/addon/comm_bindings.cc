@@ -425,6 +425,7 @@ class HostMemoryWrap : public SlicedMemoryWrap<HostMemoryWrap, wm::HostWholeMemo
 };
 
 Napi::FunctionReference* deviceMemoryCtor = nullptr;
+Napi::FunctionReference* hostMemoryCtor = nullptr;
 
 // new NativeDeviceMemory(communicator, type, rows, rowBytes, granularityRows, devices?: number[])
 class DeviceMemoryWrap : public SlicedMemoryWrap<DeviceMemoryWrap, wm::DeviceWholeMemory> {
@@ -528,7 +529,7 @@ wm::NcclComm& ncclOfCommunicator(const Napi::Value& v) {
 }
 
 wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v) {
-  if (!v.IsObject()) return nullptr;
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(hostMemoryCtor->Value())) return nullptr;
   auto* w = HostMemoryWrap::Unwrap(v.As<Napi::Object>());
   if (!w || !w->get()) throw Napi::Error::New(v.Env(), "the WholeMemory tensor was freed");
   return w->get();
@@ -546,7 +547,9 @@ void InitComm(Napi::Env env, Napi::Object exports) {
   Napi::Function comm = CommunicatorWrap::Define(env);
   communicatorCtor = new Napi::FunctionReference(Napi::Persistent(comm));
   exports.Set("NativeCommunicator", comm);
-  exports.Set("NativeHostMemory", HostMemoryWrap::Define(env));
+  Napi::Function hostMemory = HostMemoryWrap::Define(env);
+  hostMemoryCtor = new Napi::FunctionReference(Napi::Persistent(hostMemory));
+  exports.Set("NativeHostMemory", hostMemory);
   Napi::Function deviceMemory = DeviceMemoryWrap::Define(env);
   deviceMemoryCtor = new Napi::FunctionReference(Napi::Persistent(deviceMemory));
   exports.Set("NativeDeviceMemory", deviceMemory);

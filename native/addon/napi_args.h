@@ -5,6 +5,7 @@
 #pragma once
 #include <napi.h>
 
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -95,11 +96,23 @@ class Args : public wm::OpArgs {
       case napi_float64_array:
         e = Element::Float64;
         break;
+      case napi_bigint64_array:
+        e = Element::BigInt64;
+        break;
       default:
         break;
     }
     return Typed{data, static_cast<int64_t>(length), e};
   }
+
+  double rawField(size_t i, const char* key) const override {
+    if (!info_[i].IsObject()) return NAN;
+    const Napi::Value v = info_[i].As<Napi::Object>().Get(key);
+    return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+  }
+  // Defined beside the handles they unwrap (embedding_bindings.cc).
+  wm::TableRef rawTable(size_t i, const char* name) const override;
+  void* rawHostMemory(size_t i, const char* name, int64_t* bytes) const override;
 
   // The N-API-only shapes: strings, objects, any typed array (its bytes).
   std::string string(size_t i, const char* name) const {

@@ -4,10 +4,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -17,6 +19,7 @@
 #include "collectives/socket_io.h"
 #include "kernels/host_ops.h"
 #include "wm/bootstrap.h"
+#include "wm/embedding.h"
 #include "wm/graph_ops.h"
 #include "wm/hmac_sha256.h"
 #include "wm/op_registry.h"
@@ -61,8 +64,10 @@ struct Value {
   double number = 0;
   std::vector<double> array;
   wm::OpArgs::Typed typed{nullptr, 0, wm::OpArgs::Element::Other};
+  std::map<std::string, double> fields;  // an object's number properties
 };
 Value num(double v) { return Value{wm::OpArgs::Kind::Number, v, {}, {}}; }
+Value object(std::map<std::string, double> fields) { return Value{wm::OpArgs::Kind::Other, 0, {}, {}, std::move(fields)}; }
 Value arr(std::vector<double> v) { return Value{wm::OpArgs::Kind::Array, 0, std::move(v), {}}; }
 template <typename T>
 Value typed(std::vector<T>& v, wm::OpArgs::Element e) {
@@ -79,6 +84,10 @@ class FakeArgs : public wm::OpArgs {
   bool rawTruthy(size_t i) const override { return v_[i].kind == Kind::Number ? v_[i].number != 0 : v_[i].kind != Kind::Null; }
   std::vector<double> rawArray(size_t i) const override { return v_[i].array; }
   Typed rawTyped(size_t i) const override { return v_[i].typed; }
+  double rawField(size_t i, const char* key) const override {
+    const auto it = v_[i].fields.find(key);
+    return it == v_[i].fields.end() ? NAN : it->second;
+  }
 
  private:
   std::vector<Value> v_;
@@ -116,6 +125,36 @@ void testArgumentReader() {
         b.address(0, "x");
       },
       "argument 0 (x)", "not a device address");
+
+  // The embedding readers: index arrays of the declared width, optimizer state, parameters, tables.
+  std::vector<int32_t> i32{1, 2, 3};
+  std::vector<int64_t> i64{1, 2, 3};
+  std::vector<float> st(12, 0.f);
+  const std::map<std::string, double> params{{"lr", 0.1},   {"beta1", 0.9},     {"beta2", 0.999},       {"rho", 0.9},
+                                             {"eps", 1e-8}, {"weightDecay", 0}, {"biasCorrection1", 1}, {"biasCorrection2", 1}};
+  std::map<std::string, double> noLr = params;
+  noLr.erase("lr");
+  FakeArgs e("embeddingApply", {object({{"rows", 4}, {"dim", 3}, {"storage", 0}}), typed(st, wm::OpArgs::Element::Float32), null(),
+                                typed(i32, wm::OpArgs::Element::Int32), num(0), num(3), typed(i64, wm::OpArgs::Element::BigInt64), num(4),
+                                object(params), object(noLr), num(2)});
+  EXPECT(e.indexType(4, "indexType") == wm::IndexType::I32);
+  EXPECT_THROWS([&] { e.indexType(7, "indexType"); }, "argument 7 (indexType)", "must be 0 (int32) or 1 (int64)");
+  EXPECT(e.indices(3, "indices", wm::IndexType::I32, 3) == i32.data());
+  EXPECT(e.indices(6, "indices", wm::IndexType::I64, 3) == i64.data());
+  EXPECT_THROWS([&] { e.indices(6, "indices", wm::IndexType::I32, 3); }, "argument 6 (indices)", "must be an Int32Array (indexType 0)");
+  EXPECT_THROWS([&] { e.indices(3, "indices", wm::IndexType::I32, 4); }, "argument 3 (indices)", "holds 3 entries, needs 4");
+  EXPECT(e.state(1, "state0", 12) == st.data());
+  EXPECT(e.state(2, "state1", 12) == nullptr);
+  EXPECT_THROWS([&] { e.state(1, "state0", 13); }, "argument 1 (state0)", "needs 13");
+  EXPECT_THROWS([&] { e.state(0, "state0", 1); }, "argument 0 (state0)", "must be a typed array or null");
+  EXPECT(e.optimizer(10, "opt") == wm::SparseOptimizer::AdaGrad);
+  EXPECT_THROWS([&] { e.optimizer(7, "opt"); }, "argument 7 (opt)", "must be 0 (sgd)");
+  EXPECT(e.optimizerParams(8, "params").lr == 0.1f);
+  EXPECT_THROWS([&] { e.optimizerParams(9, "params"); }, "argument 9 (params)", ".lr must be a finite number");
+  EXPECT_THROWS([&] { e.optimizerParams(5, "params"); }, "argument 5 (params)", "must be an object");
+  // A front end without handles has no tables to give.
+  EXPECT_THROWS([&] { e.table(0, "table"); }, "argument 0 (table)", "must be an embedding table");
+  EXPECT_THROWS([&] { e.table(4, "table"); }, "argument 4 (table)", "must be an embedding table {ptr");
 
   // A host CSR: rowPtr from 0, non-decreasing; colIdx in [0, cols).
   std::vector<int32_t> rowPtr{0, 2, 3}, colIdx{1, 0, 1}, badRows{0, 2, 1}, badCols{1, 0, 7};

@@ -3,7 +3,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
+import type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
 import type {Buf, NativeDType, NativeOps, OptBuf} from './ops';
+
+export type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
 
 export interface NativeInfo {
   builtWithCuda: boolean;
@@ -70,70 +73,12 @@ export interface NativeCommunicator {
   destroy(): void;
 }
 
-export interface NativeHostMemory {
-  readonly rowsPerRank: number;
-  readonly localFirstRow: number;
-  readonly localRowCount: number;
-  gather(indices: Int32Array, out: ArrayBufferView): number;
-  scatter(indices: Int32Array, values: ArrayBufferView): number;
-  readLocal(out: ArrayBufferView): void;
-  writeLocal(values: ArrayBufferView): void;
-  /** On a GPU: device int32 indices, device float32 rows, read/written over the bus (not for distributed memory). */
-  deviceGather(indices: number, n: number, out: number, errorFlag: number): void;
-  deviceScatter(indices: number, n: number, values: number, errorFlag: number): void;
-  /** On a GPU: continuous memory's device address (pinned and mapped on first use). */
-  readonly deviceAddress: number;
-  /** out = scale * the sum of every rank's slice (continuous memory). */
-  sumSlices(scale: number, out: Float32Array): void;
-  /** values into this rank's rows from byteOffset on; wire 1 (float16) or 2 (bfloat16): float32 values, each rounded to it. */
-  writeLocalAt(values: ArrayBufferView, byteOffset: number, wire?: number): void;
-  /** The ranks meet through an arrival counter in this memory (wm/flag_barrier.h); names a rank that is gone or late. */
-  flagBarrier(epoch: number, timeoutMs: number, pids: Int32Array, what: string): void;
-  free(): void;
-}
-
-/** A table for the embedding kernels: device address, host array, or host WholeMemory. */
-export interface NativeTable {
-  ptr?: number;
-  array?: ArrayBufferView;
-  memory?: NativeHostMemory | NativeDeviceMemory;
-  rows: number;
-  dim: number;
-  storage: number;
-  /** The global index of row 0 (a rank's part of a distributed table; initial values follow it). */
-  rowBase?: number;
-}
-
-export interface NativeOptimizerParams {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  rho: number;
-  eps: number;
-  weightDecay: number;
-  biasCorrection1: number;
-  biasCorrection2: number;
-}
-
 export interface NativeManagedInfo {
   bytesInUse: number;
   bytesCached: number;
   allocations: number;
   hits: number;
   misses: number;
-}
-
-export interface NativeDeviceMemory {
-  readonly rowsPerRank: number;
-  /** Continuous memory's one device address (0 for chunked). */
-  readonly address: number;
-  readonly localFirstRow: number;
-  readonly localRowCount: number;
-  gather(indices: number, n: number, out: number, errorFlag: number): void;
-  scatter(indices: number, n: number, values: number, errorFlag: number): void;
-  readLocal(out: ArrayBufferView): void;
-  writeLocal(values: ArrayBufferView): void;
-  free(): void;
 }
 
 /** lr, beta1, beta2, epsilon, 1 - beta1, 1 - beta2, 1 - beta1^t, 1 - beta2^t (see wm/dense_optimizer.h). */
@@ -205,21 +150,6 @@ export interface NativeBindings {
   pinnedHostAlloc(bytes: number): number;
   pinnedHostFree(ptr: number): void;
   embeddingInit(table: NativeTable, firstRow: number, count: number, seed: number, kind: number, scale: number, onDevice: boolean): void;
-  embeddingGather(table: NativeTable, indices: Buf, indexType: number, n: number, out: Buf, errorFlag: OptBuf): number | undefined;
-  embeddingWriteRows(table: NativeTable, indices: Buf, indexType: number, n: number, values: Buf, errorFlag: OptBuf): number | undefined;
-  embeddingApply(
-    table: NativeTable,
-    state0: OptBuf | NativeHostMemory,
-    state1: OptBuf | NativeHostMemory,
-    indices: Buf,
-    indexType: number,
-    n: number,
-    grads: Buf,
-    opt: number,
-    params: NativeOptimizerParams,
-    errorFlag: OptBuf,
-    skipped: OptBuf,
-  ): number | undefined;
   /** Distributed tables on GPUs (collectives; rows travel as float32 through NCCL). */
   distributedEmbeddingGather(
     comm: NativeCommunicator,

@@ -3,6 +3,8 @@
 // and `npm run lint:ops` (scripts/check-op-signatures.js) fails when the two disagree or an op is
 // registered without a type here (or typed here without a registration).
 
+import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
+
 export const enum NativeDType {
   F32 = 0,
   I32 = 1,
@@ -245,4 +247,37 @@ export interface NativeOps {
     numValues: number,
     right: boolean,
   ): void;
+  /**
+   * Embedding tables (wm/embedding.h): host bodies return the first bad index position (-1: none) for
+   * gather and write and the skipped gradient elements for the step; device bodies write them to errorFlag / skipped.
+   */
+  embeddingGather(
+    table: NativeTable,
+    indices: Buf | BigInt64Array,
+    indexType: number,
+    n: number,
+    out: Buf,
+    errorFlag: OptBuf,
+  ): number | undefined;
+  embeddingWriteRows(
+    table: NativeTable,
+    indices: Buf | BigInt64Array,
+    indexType: number,
+    n: number,
+    values: Buf,
+    errorFlag: OptBuf,
+  ): number | undefined;
+  embeddingApply(
+    table: NativeTable,
+    state0: OptBuf | NativeHostMemory,
+    state1: OptBuf | NativeHostMemory,
+    indices: Buf | BigInt64Array,
+    indexType: number,
+    n: number,
+    grads: Buf,
+    opt: number,
+    params: NativeOptimizerParams,
+    errorFlag: OptBuf,
+    skipped: OptBuf,
+  ): number | undefined;
 }

@@ -18,13 +18,19 @@ namespace wm {
 
 enum class Place { Device, Host };
 
+// The embedding domain's argument types (wm/embedding.h); its readers are defined there.
+struct TableRef;
+struct OptimizerParams;
+enum class IndexType : int;
+enum class SparseOptimizer : int;
+
 // An op's positional arguments. The raw readers are the front end's; the
 // checked readers below are the one place arguments are validated, and every
 // failure names the op, the argument's position and name, and the rule broken.
 class OpArgs {
  public:
   enum class Kind { Missing, Null, Number, Boolean, Array, Typed, Other };
-  enum class Element { Other, Int8, Uint8, Int32, Float32, Float64 };
+  enum class Element { Other, Int8, Uint8, Int32, Float32, Float64, BigInt64 };
   struct Typed {
     void* data;
     int64_t length;  // elements
@@ -41,6 +47,12 @@ class OpArgs {
   virtual bool rawTruthy(size_t i) const = 0;
   virtual std::vector<double> rawArray(size_t i) const = 0;
   virtual Typed rawTyped(size_t i) const = 0;
+  // A number-valued property of an object argument (NaN when absent or not a number).
+  virtual double rawField(size_t i, const char* key) const = 0;
+  // The front end's handles: an embedding table object, and continuous host memory behind a handle
+  // (its base and bytes). The defaults reject: a front end without handles has none to give.
+  virtual TableRef rawTable(size_t i, const char* name) const;
+  virtual void* rawHostMemory(size_t i, const char* name, int64_t* bytes) const;
 
   std::string where(size_t i, const char* name) const;
   [[noreturn]] void reject(size_t i, const char* name, const std::string& rule) const;
@@ -70,6 +82,17 @@ class OpArgs {
   Window2D window(size_t i, const char* name) const;
   // A typed array's element count.
   int64_t length(size_t i, const char* name) const;
+
+  // The embedding domain's readers (native/src/embedding/embedding_args.cc).
+  TableRef table(size_t i, const char* name) const;
+  IndexType indexType(size_t i, const char* name) const;
+  // Host indices: an Int32Array (int32) or BigInt64Array (int64) holding at least n entries.
+  const void* indices(size_t i, const char* name, IndexType type, int64_t n) const;
+  // Optimizer state on the host: null (none), a Float32Array, or continuous host WholeMemory.
+  float* state(size_t i, const char* name, int64_t need) const;
+  SparseOptimizer optimizer(size_t i, const char* name) const;
+  OptimizerParams optimizerParams(size_t i, const char* name) const;
+
   bool present(size_t i) const {
     const Kind k = kind(i);
     return k != Kind::Missing && k != Kind::Null;

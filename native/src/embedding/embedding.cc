@@ -12,6 +12,7 @@
 #include "runtime/parallel.h"
 #include "wm/embedding.h"
 #include "wm/embedding_math.h"
+#include "wm/op_registry.h"
 #include "wm/status.h"
 
 namespace wm {
@@ -219,4 +220,32 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
 }
 
 }  // namespace host
+
 }  // namespace wm
+
+// The host bodies return the first bad index position (-1: none) for gather and write, and the
+// skipped gradient elements for the optimizer step (a bad index throws before any write).
+WM_OP(embeddingGather, Host, a) {
+  const wm::TableRef t = a.table(0, "table");
+  const wm::IndexType type = a.indexType(2, "indexType");
+  const int64_t n = a.count(3, "n");
+  a.returns(static_cast<double>(wm::host::embeddingGather(t, a.indices(1, "indices", type, n), type, n, a.floats(4, "out", n * t.dim))));
+}
+
+WM_OP(embeddingWriteRows, Host, a) {
+  const wm::TableRef t = a.table(0, "table");
+  const wm::IndexType type = a.indexType(2, "indexType");
+  const int64_t n = a.count(3, "n");
+  a.returns(
+      static_cast<double>(wm::host::embeddingWriteRows(t, a.indices(1, "indices", type, n), type, n, a.floats(4, "values", n * t.dim))));
+}
+
+WM_OP(embeddingApply, Host, a) {
+  const wm::TableRef t = a.table(0, "table");
+  const wm::IndexType type = a.indexType(4, "indexType");
+  const int64_t n = a.count(5, "n");
+  const int64_t cells = t.rows * t.dim;
+  a.returns(static_cast<double>(wm::host::embeddingApply(t, a.state(1, "state0", cells), a.state(2, "state1", cells),
+                                                         a.indices(3, "indices", type, n), type, n, a.floats(6, "grads", n * t.dim),
+                                                         a.optimizer(7, "opt"), a.optimizerParams(8, "params"))));
+}

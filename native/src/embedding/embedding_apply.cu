@@ -6,6 +6,7 @@
 
 #include "embedding/embedding_common.cuh"
 #include "wm/runtime.h"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -250,3 +251,11 @@ void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uin
 }
 
 }  // namespace wm
+
+// embeddingApply(table, state0, state1, indices, indexType, n, grads, opt, params, errorFlag, skipped)
+WM_OP(embeddingApply, Device, a) {
+  const wm::TableRef t = a.table(0, "table");
+  wm::embeddingApply(t, a.address(1, "state0"), a.address(2, "state1"), a.address(3, "indices"), a.indexType(4, "indexType"),
+                     a.count(5, "n"), a.address(6, "grads"), a.optimizer(7, "opt"), a.optimizerParams(8, "params"),
+                     a.address(9, "errorFlag"), a.address(10, "skipped"));
+}

@@ -2,6 +2,7 @@
 // or 8 half/bfloat16 elements) when the row width allows, so rows are read
 // with full-width loads whatever the storage type.
 #include "embedding/embedding_common.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -96,3 +97,10 @@ void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int6
 }
 
 }  // namespace wm
+
+// embeddingGather(table, indices, indexType, n, out, errorFlag)
+WM_OP(embeddingGather, Device, a) {
+  const wm::TableRef t = a.table(0, "table");
+  wm::embeddingGather(t, a.address(1, "indices"), a.indexType(2, "indexType"), a.count(3, "n"), a.address(4, "out"),
+                      a.address(5, "errorFlag"));
+}

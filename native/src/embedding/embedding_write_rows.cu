@@ -1,6 +1,7 @@
 // Writes float32 rows into a table of any storage type (initialisation,
 // checkpoint loads, user writes).
 #include "embedding/embedding_common.cuh"
+#include "wm/op_registry.h"
 
 namespace wm {
 namespace {
@@ -40,3 +41,10 @@ void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, i
 }
 
 }  // namespace wm
+
+// embeddingWriteRows(table, indices, indexType, n, values, errorFlag)
+WM_OP(embeddingWriteRows, Device, a) {
+  const wm::TableRef t = a.table(0, "table");
+  wm::embeddingWriteRows(t, a.address(1, "indices"), a.indexType(2, "indexType"), a.count(3, "n"), a.address(4, "values"),
+                         a.address(5, "errorFlag"));
+}

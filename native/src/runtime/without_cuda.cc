@@ -133,11 +133,5 @@ void managedPrefetch(uint64_t, size_t, int) { noCuda("managedPrefetch"); }
 uint64_t pinnedHostAlloc(size_t) { noCuda("pinnedHostAlloc"); }
 void pinnedHostFree(uint64_t) { noCuda("pinnedHostFree"); }
 void embeddingInit(const TableRef&, int64_t, int64_t, uint64_t, int, float) { noCuda("embeddingInit"); }
-void embeddingGather(const TableRef&, uint64_t, IndexType, int64_t, uint64_t, uint64_t) { noCuda("embeddingGather"); }
-void embeddingWriteRows(const TableRef&, uint64_t, IndexType, int64_t, uint64_t, uint64_t) { noCuda("embeddingWriteRows"); }
-void embeddingApply(const TableRef&, uint64_t, uint64_t, uint64_t, IndexType, int64_t, uint64_t, SparseOptimizer, const OptimizerParams&,
-                    uint64_t, uint64_t) {
-  noCuda("embeddingApply");
-}
 
 }  // namespace wm

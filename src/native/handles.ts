@@ -1,0 +1,61 @@
+// The handles and objects the addon's ops take as arguments: WholeMemory on the host or the GPU, and
+// what the embedding ops read (a table, an optimizer's parameters). Both the op table's signatures
+// (ops.ts) and the hand-written bindings (addon.ts) name them.
+
+export interface NativeHostMemory {
+  readonly rowsPerRank: number;
+  readonly localFirstRow: number;
+  readonly localRowCount: number;
+  gather(indices: Int32Array, out: ArrayBufferView): number;
+  scatter(indices: Int32Array, values: ArrayBufferView): number;
+  readLocal(out: ArrayBufferView): void;
+  writeLocal(values: ArrayBufferView): void;
+  /** On a GPU: device int32 indices, device float32 rows, read/written over the bus (not for distributed memory). */
+  deviceGather(indices: number, n: number, out: number, errorFlag: number): void;
+  deviceScatter(indices: number, n: number, values: number, errorFlag: number): void;
+  /** On a GPU: continuous memory's device address (pinned and mapped on first use). */
+  readonly deviceAddress: number;
+  /** out = scale * the sum of every rank's slice (continuous memory). */
+  sumSlices(scale: number, out: Float32Array): void;
+  /** values into this rank's rows from byteOffset on; wire 1 (float16) or 2 (bfloat16): float32 values, each rounded to it. */
+  writeLocalAt(values: ArrayBufferView, byteOffset: number, wire?: number): void;
+  /** The ranks meet through an arrival counter in this memory (wm/flag_barrier.h); names a rank that is gone or late. */
+  flagBarrier(epoch: number, timeoutMs: number, pids: Int32Array, what: string): void;
+  free(): void;
+}
+
+/** A table for the embedding kernels: device address, host array, or host WholeMemory. */
+export interface NativeTable {
+  ptr?: number;
+  array?: ArrayBufferView;
+  memory?: NativeHostMemory | NativeDeviceMemory;
+  rows: number;
+  dim: number;
+  storage: number;
+  /** The global index of row 0 (a rank's part of a distributed table; initial values follow it). */
+  rowBase?: number;
+}
+
+export interface NativeOptimizerParams {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  rho: number;
+  eps: number;
+  weightDecay: number;
+  biasCorrection1: number;
+  biasCorrection2: number;
+}
+
+export interface NativeDeviceMemory {
+  readonly rowsPerRank: number;
+  /** Continuous memory's one device address (0 for chunked). */
+  readonly address: number;
+  readonly localFirstRow: number;
+  readonly localRowCount: number;
+  gather(indices: number, n: number, out: number, errorFlag: number): void;
+  scatter(indices: number, n: number, values: number, errorFlag: number): void;
+  readLocal(out: ArrayBufferView): void;
+  writeLocal(values: ArrayBufferView): void;
+  free(): void;
+}
