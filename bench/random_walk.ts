@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
-import {DeviceCsr} from '../src/graph/native_sampling';
+import {DeviceCsr} from '../src/graph/device_csr';
 import {trainNode2Vec} from '../src/train/node2vec';
 import {seededRng} from '../src/util/random';
 import {envPositiveInt, timeMs, torchJsonWithFiles, writeBenchResult} from './bench_util';

@@ -206,6 +206,7 @@ const classes = {
   NativeCommunicator: interfaceMembers('src/native/addon.ts', 'NativeCommunicator'),
   NativeHostMemory: interfaceMembers('src/native/handles.ts', 'NativeHostMemory'),
   NativeDeviceMemory: interfaceMembers('src/native/handles.ts', 'NativeDeviceMemory'),
+  NativeGraph: interfaceMembers('src/native/handles.ts', 'NativeGraph'),
 };
 const exported = new Set();
 const memberNames = new Set();

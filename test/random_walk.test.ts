@@ -14,7 +14,7 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
 import {loadDataset} from '../src/graph/dataset';
-import {DeviceCsr} from '../src/graph/native_sampling';
+import {DeviceCsr} from '../src/graph/device_csr';
 import {pairsFromOps} from '../src/graph/random_walk';
 import {soloCommunicator} from '../src/memory/communicator';
 import {Embedding} from '../src/nn/embedding';

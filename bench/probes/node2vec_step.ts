@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../../src/index';
 import {CsrGraph} from '../../src/graph/csr';
-import {DeviceCsr} from '../../src/graph/native_sampling';
+import {DeviceCsr} from '../../src/graph/device_csr';
 import {Embedding} from '../../src/nn/embedding';
 import {adam} from '../../src/nn/sparse_optimizer';
 import {contextIds, skipGramLoss} from '../../src/train/node2vec';

@@ -1,7 +1,9 @@
-// Bindings of the graph operations whose CSR may be host WholeMemory (an
-// object, which the op table's readers do not take): sampling, walks, and
-// building a CSR. Seeds or starts in a typed array run the host version;
-// device addresses the CUDA one. Both return or record the first bad seed.
+// Bindings of the graph operations whose CSR may be an object (host
+// WholeMemory, a NativeGraph), which the op table's readers do not take:
+// sampling, walks, and building a CSR. Seeds or starts in a typed array run
+// the host version; device addresses the CUDA one. Both return or record the
+// first bad seed. Row offsets are int32 (graphs from JavaScript arrays) or
+// int64 (a NativeGraph, a BigInt64Array; on the GPU, wideOffsets).
 #include <napi.h>
 
 #include <algorithm>
@@ -10,10 +12,12 @@
 #include "napi_args.h"
 #include "wm/graph_ops.h"
 #include "wm/host_whole_memory.h"
+#include "wm/native_graph.h"
 #include "wm/random_walk.h"
 #include "wm/sampling.h"
 
-wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);  // comm_bindings.cc
+wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);           // comm_bindings.cc
+const wm::host::NativeGraph* unwrapNativeGraph(const Napi::Value& v);  // native_graph_bindings.cc
 
 namespace {
 
@@ -36,15 +40,43 @@ Int32Source int32Source(const Args& a, size_t i, const char* name) {
   return {reinterpret_cast<const int32_t*>(m->continuousBase()), m->rows()};
 }
 
-// The host CSR: rowPtr [numVertices + 1] and colIdx (its length is nnz).
+// The host CSR: a NativeGraph in place of rowPtr (colIdx then unused), or rowPtr [numVertices + 1]
+// (int32 source, or BigInt64Array) and colIdx (its length is nnz).
 struct HostCsr {
-  Int32Source rowPtr, colIdx;
-  HostCsr(const Args& a, int64_t numVertices) : rowPtr(int32Source(a, 0, "rowPtr")), colIdx(int32Source(a, 1, "colIdx")) {
-    if (rowPtr.length != numVertices + 1) a.reject(0, "rowPtr", "must hold numVertices + 1 entries");
+  const int32_t* rowPtr32 = nullptr;
+  const int64_t* rowPtr64 = nullptr;
+  const int32_t* colIdx = nullptr;
+  int64_t nnz = 0;
+
+  HostCsr(const Args& a, int64_t numVertices) {
+    if (const wm::host::NativeGraph* g = unwrapNativeGraph(a[0])) {
+      if (g->numVertices() != numVertices) a.reject(2, "numVertices", "must be the graph's " + std::to_string(g->numVertices()));
+      rowPtr64 = g->rowPtr();
+      colIdx = g->colIdx();
+      nnz = g->numEdges();
+      return;
+    }
+    const Int32Source c = int32Source(a, 1, "colIdx");
+    colIdx = c.data;
+    nnz = c.length;
+    if (a.kind(0) == Args::Kind::Typed && a.rawTyped(0).element == Args::Element::BigInt64) {
+      if (a.rawTyped(0).length != numVertices + 1) a.reject(0, "rowPtr", "must hold numVertices + 1 entries");
+      rowPtr64 = static_cast<const int64_t*>(a.rawTyped(0).data);
+      return;
+    }
+    const Int32Source r = int32Source(a, 0, "rowPtr");
+    if (r.length != numVertices + 1) a.reject(0, "rowPtr", "must hold numVertices + 1 entries");
+    rowPtr32 = r.data;
+  }
+
+  // f(rowPtr) with the offsets' own type.
+  template <typename F>
+  auto visit(F&& f) const {
+    return rowPtr64 ? f(rowPtr64) : f(rowPtr32);
   }
 };
 
-// sampleWithReplacement(rowPtr, colIdx, numVertices, seeds, n, fanout, seed, out, errorFlag, keyByVertex?)
+// sampleWithReplacement(rowPtr, colIdx, numVertices, seeds, n, fanout, seed, out, errorFlag, keyByVertex?, wideOffsets?)
 //   -> on the host, the first bad seed's position or -1
 Napi::Value SampleWithReplacement(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -55,17 +87,20 @@ Napi::Value SampleWithReplacement(const Napi::CallbackInfo& info) {
     const bool byVertex = a.flag(9, "keyByVertex");
     if (a[3].IsTypedArray()) {
       const HostCsr g(a, numVertices);
-      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithReplacement(
-                                               g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "seeds", n), n, fanout,
-                                               seed, a.ints(7, "out", n * fanout), byVertex)));
+      const int32_t* seeds = a.ints(3, "seeds", n);
+      int32_t* out = a.ints(7, "out", n * fanout);
+      return Napi::Number::New(info.Env(), static_cast<double>(g.visit([&](auto rowPtr) {
+                                 return wm::host::sampleWithReplacement(rowPtr, g.colIdx, g.nnz, numVertices, seeds, n, fanout, seed, out,
+                                                                        byVertex);
+                               })));
     }
     wm::sampleWithReplacement(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "seeds"), n, fanout, seed,
-                              a.address(7, "out"), a.address(8, "errorFlag"), byVertex);
+                              a.address(7, "out"), a.address(8, "errorFlag"), byVertex, a.flag(10, "wideOffsets"));
     return info.Env().Undefined();
   });
 }
 
-// sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, n, fanout, seed, offsets, out | null, errorFlag, keyByVertex?)
+// sampleWithoutReplacement(rowPtr, colIdx, numVertices, seeds, n, fanout, seed, offsets, out | null, errorFlag, keyByVertex?, wideOffsets?)
 //   -> on the host, the first bad seed's position or -1 (out null: offsets only)
 Napi::Value SampleWithoutReplacement(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -76,14 +111,17 @@ Napi::Value SampleWithoutReplacement(const Napi::CallbackInfo& info) {
     const bool byVertex = a.flag(10, "keyByVertex");
     if (a[3].IsTypedArray()) {
       const HostCsr g(a, numVertices);
+      const int32_t* seeds = a.ints(3, "seeds", n);
       int32_t* offsets = a.ints(7, "offsets", n + 1);
       int32_t* out = a.present(8) ? a.ints(8, "out", 0) : nullptr;
-      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::sampleWithoutReplacement(
-                                               g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "seeds", n), n, fanout,
-                                               seed, offsets, out, byVertex)));
+      return Napi::Number::New(info.Env(), static_cast<double>(g.visit([&](auto rowPtr) {
+                                 return wm::host::sampleWithoutReplacement(rowPtr, g.colIdx, g.nnz, numVertices, seeds, n, fanout, seed,
+                                                                           offsets, out, byVertex);
+                               })));
     }
     wm::sampleWithoutReplacement(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "seeds"), n, fanout, seed,
-                                 a.address(7, "offsets"), a.address(8, "out"), a.address(9, "errorFlag"), byVertex);
+                                 a.address(7, "offsets"), a.address(8, "out"), a.address(9, "errorFlag"), byVertex,
+                                 a.flag(11, "wideOffsets"));
     return info.Env().Undefined();
   });
 }
@@ -109,9 +147,10 @@ Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
     const wm::WalkBias bias = walkBias(a, 7);
     if (a[3].IsTypedArray()) {
       const HostCsr g(a, numVertices);
-      return Napi::Number::New(info.Env(), static_cast<double>(wm::host::randomWalks(
-                                               g.rowPtr.data, g.colIdx.data, g.colIdx.length, numVertices, a.ints(3, "starts", n), n,
-                                               static_cast<int>(length), seed, bias, a.ints(8, "out", n * length))));
+      if (!g.rowPtr32) a.reject(0, "rowPtr", "must have int32 offsets: random walks over 64-bit offsets are not implemented");
+      return Napi::Number::New(
+          info.Env(), static_cast<double>(wm::host::randomWalks(g.rowPtr32, g.colIdx, g.nnz, numVertices, a.ints(3, "starts", n), n,
+                                                                static_cast<int>(length), seed, bias, a.ints(8, "out", n * length))));
     }
     wm::randomWalks(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "starts"), n, static_cast<int>(length), seed,
                     bias, a.address(8, "out"), a.address(9, "errorFlag"));

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {HostInt32Source} from '../native/addon';
+import type {HostInt32Source, RowPtrSource} from '../native/addon';
 import {knownValid} from '../backend/index_validation';
 import {CsrGraph} from './csr';
 import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
@@ -25,8 +25,8 @@ export interface SampleOptions {
   keyBy?: 'position' | 'vertex';
 }
 
-function checkArgs(g: CsrGraph, fanout: number, seed: number, seeds: number): void {
-  g.validate('sampleNeighbors');
+/** @internal The checks every sampler makes of its fan-out, seed and seed count. */
+export function checkSampleArgs(fanout: number, seed: number, seeds: number): void {
   if (!Number.isInteger(fanout) || fanout < 0)
     throw new RangeError(`sampleNeighbors: fanout must be a non-negative integer, got ${fanout}`);
   // One call's samples are counted by int32 offsets.
@@ -36,7 +36,6 @@ function checkArgs(g: CsrGraph, fanout: number, seed: number, seeds: number): vo
     );
   }
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`sampleNeighbors: seed must be a non-negative integer, got ${seed}`);
-  if (g.numEdges > 2 ** 31 - 1) throw new RangeError('sampleNeighbors: graphs past 2^31 edges need 64-bit offsets (not built yet)');
 }
 
 const MAX_SAMPLES = 2 ** 31 - 1;
@@ -60,8 +59,8 @@ export function hopSeed(seed: number, hop: number): number {
  * continuous host WholeMemory read in place); what: the caller, for errors.
  */
 export function sampleOnHost(
-  rowPtr: HostInt32Source,
-  colIdx: HostInt32Source,
+  rowPtr: RowPtrSource,
+  colIdx: HostInt32Source | null,
   numVertices: number,
   seeds: Int32Array,
   fanout: number,
@@ -108,7 +107,10 @@ export function sampleOnHost(
   return {offsets, ids};
 }
 
-/** @internal The GPU sampler over a graph's arrays at device addresses rowPtr and colIdx. */
+/**
+ * @internal The GPU sampler over a graph's arrays at device addresses rowPtr and colIdx (int64 row
+ * offsets when wideOffsets, else int32).
+ */
 export function sampleOnDevice(
   b: WholeMemoryBackend,
   rowPtr: number,
@@ -118,6 +120,7 @@ export function sampleOnDevice(
   fanout: number,
   opts: SampleOptions,
   what: string,
+  wideOffsets = false,
 ): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
   const byVertex = keyByVertex(opts);
   if (seeds.dtype !== 'int32') throw new TypeError(`${what}: seeds must be int32, got ${seeds.dtype}`);
@@ -128,15 +131,28 @@ export function sampleOnDevice(
   const launch = (flag: number) => {
     if (opts.replace ?? true) {
       const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
-      graphNative().sampleWithReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, ptr, flag, byVertex);
+      graphNative().sampleWithReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, ptr, flag, byVertex, wideOffsets);
       out = {ids: tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor1D};
     } else {
       const off = b.makeDeviceOutput([n + 1], 'int32');
-      graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, 0, flag, byVertex);
+      graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, 0, flag, byVertex, wideOffsets);
       const total = new Int32Array(1);
       graphNative().download(off.ptr + 4 * n, total);
       const ids = b.makeDeviceOutput([total[0]], 'int32');
-      graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, ids.ptr, flag, byVertex);
+      graphNative().sampleWithoutReplacement(
+        rowPtr,
+        colIdx,
+        numVertices,
+        sp,
+        n,
+        fanout,
+        seed,
+        off.ptr,
+        ids.ptr,
+        flag,
+        byVertex,
+        wideOffsets,
+      );
       out = {
         offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D,
         ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D,
@@ -159,66 +175,9 @@ export function sampleNeighbors(
   opts: SampleOptions = {},
 ): {offsets?: Int32Array; ids: Int32Array} {
   const ids = int32Ids(seeds, 'sampleNeighbors: seeds');
-  checkArgs(g, fanout, opts.seed ?? 0, ids.length);
+  g.validate('sampleNeighbors');
+  checkSampleArgs(fanout, opts.seed ?? 0, ids.length);
   return sampleOnHost(g.rowPtr, g.colIdx, g.numVertices, ids, fanout, opts, 'sampleNeighbors');
-}
-
-/** A CSR graph uploaded to the GPU once, sampled there. */
-export class DeviceCsr {
-  readonly rowPtr: tf.Tensor1D;
-  readonly colIdx: tf.Tensor1D;
-  /** Scratch for relabelling samples of this graph on the GPU. */
-  readonly vertexMap: VertexMap;
-
-  get numVertices(): number {
-    return this.graph.numVertices;
-  }
-
-  constructor(readonly graph: CsrGraph) {
-    graph.validate('DeviceCsr');
-    this.rowPtr = tf.tensor1d(graph.rowPtr, 'int32');
-    this.colIdx = tf.tensor1d(graph.colIdx.length ? graph.colIdx : new Int32Array(1), 'int32');
-    this.vertexMap = new VertexMap(graph.numVertices);
-  }
-
-  /** Seeds on the GPU in, sampled ids (and offsets without replacement) on the GPU out. */
-  sample(seeds: tf.Tensor1D, fanout: number, opts: SampleOptions = {}): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
-    const b = tf.backend() as WholeMemoryBackend;
-    if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.sample needs the wholememory backend on a GPU');
-    checkArgs(this.graph, fanout, opts.seed ?? 0, seeds.size);
-    return sampleOnDevice(
-      b,
-      b.devicePtr(this.rowPtr),
-      b.devicePtr(this.colIdx),
-      this.graph.numVertices,
-      seeds,
-      fanout,
-      opts,
-      'DeviceCsr.sample',
-    );
-  }
-
-  /** Walks from starts on the GPU: an int32 tensor [starts.size, length] (see wm.graph.randomWalks). */
-  randomWalks(starts: tf.Tensor1D, length: number, opts: WalkOptions = {}): tf.Tensor2D {
-    const b = tf.backend() as WholeMemoryBackend;
-    if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('DeviceCsr.randomWalks needs the wholememory backend on a GPU');
-    checkGraph(this.graph, opts, 'DeviceCsr.randomWalks');
-    return walkOnDevice(
-      b,
-      b.devicePtr(this.rowPtr),
-      b.devicePtr(this.colIdx),
-      this.numVertices,
-      starts,
-      length,
-      opts,
-      'DeviceCsr.randomWalks',
-    );
-  }
-
-  dispose(): void {
-    tf.dispose([this.rowPtr, this.colIdx]);
-    this.vertexMap.free();
-  }
 }
 
 /**
@@ -246,7 +205,8 @@ export class VertexMap {
   }
 }
 
-function checkNegatives(g: CsrGraph, count: number, seed: number): void {
+/** @internal */
+export function checkNegatives(g: CsrGraph, count: number, seed: number): void {
   g.requireSortedRows('sampleNegativePairs');
   if (g.numVertices < 2) throw new RangeError('sampleNegativePairs: the graph needs at least two vertices');
   if (!Number.isInteger(count) || count < 0)
@@ -255,7 +215,8 @@ function checkNegatives(g: CsrGraph, count: number, seed: number): void {
     throw new RangeError(`sampleNegativePairs: seed must be a non-negative integer, got ${seed}`);
 }
 
-function exhaustedError(n: number): Error {
+/** @internal */
+export function exhaustedError(n: number): Error {
   return new Error(`sampleNegativePairs: ${n} pair(s) found only edges in every try; the graph is too dense for negative sampling`);
 }
 
@@ -272,26 +233,4 @@ export function sampleNegativePairs(g: CsrGraph, count: number, opts: {seed?: nu
   const exhausted = graphNative().negativePairs(g.rowPtr, g.colIdx, g.numVertices, count, seed, src, dst);
   if (exhausted > 0) throw exhaustedError(exhausted);
   return {src, dst};
-}
-
-/** On the GPU: negative pairs as int32 tensors (see sampleNegativePairs). */
-export function deviceNegativePairs(csr: DeviceCsr, count: number, opts: {seed?: number} = {}): {src: tf.Tensor1D; dst: tf.Tensor1D} {
-  const b = tf.backend() as WholeMemoryBackend;
-  if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error('deviceNegativePairs needs the wholememory backend on a GPU');
-  const seed = opts.seed ?? 0;
-  checkNegatives(csr.graph, count, seed);
-  const src = b.makeDeviceOutput([count], 'int32'),
-    dst = b.makeDeviceOutput([count], 'int32');
-  const exhausted = count
-    ? graphNative().negativePairs(b.devicePtr(csr.rowPtr), b.devicePtr(csr.colIdx), csr.graph.numVertices, count, seed, src.ptr, dst.ptr)
-    : 0;
-  const out = {
-    src: tf.engine().makeTensorFromTensorInfo(src.info) as tf.Tensor1D,
-    dst: tf.engine().makeTensorFromTensorInfo(dst.info) as tf.Tensor1D,
-  };
-  if (exhausted > 0) {
-    tf.dispose([out.src, out.dst]);
-    throw exhaustedError(exhausted);
-  }
-  return out;
 }

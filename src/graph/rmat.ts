@@ -27,7 +27,8 @@ export interface RmatOptions {
   inScript?: boolean;
 }
 
-export function rmat(o: RmatOptions): EdgeList {
+/** @internal The options checked, defaults filled: what both generators (edge lists, native graphs) draw from. */
+export function rmatParams(o: RmatOptions): Required<Omit<RmatOptions, 'inScript'>> {
   const {scale} = o;
   if (!Number.isInteger(scale) || scale < 1 || scale > 31) throw new RangeError(`rmat: scale must be an integer in [1, 31], got ${scale}`);
   const keep = o.vertices ?? 2 ** scale;
@@ -35,8 +36,23 @@ export function rmat(o: RmatOptions): EdgeList {
     throw new RangeError(`rmat: vertices must be an integer in [1, 2^scale = ${2 ** scale}], got ${o.vertices}`);
   if (keep < 2 ** scale && o.permute === false)
     throw new RangeError('rmat: vertices below 2^scale needs permute (the kept ids would be the densest corner)');
-  const edges = generate(o);
-  return keep === edges.numVertices ? edges : induced(edges, keep);
+  const a = o.a ?? 0.57,
+    b = o.b ?? 0.19,
+    c = o.c ?? 0.19;
+  if (!(a > 0 && b >= 0 && c >= 0 && a + b + c < 1)) throw new RangeError(`rmat: a, b, c must be non-negative with a + b + c < 1`);
+  const edgeFactor = o.edgeFactor ?? 16;
+  if (!(edgeFactor >= 0 && Number.isFinite(edgeFactor)))
+    throw new RangeError(`rmat: edgeFactor must be a non-negative number, got ${edgeFactor}`);
+  const seed = o.seed ?? 1;
+  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32)
+    throw new RangeError(`rmat: seed must be an integer in [0, 2^32), got ${seed}`);
+  return {scale, edgeFactor, a, b, c, seed, permute: o.permute ?? true, vertices: keep};
+}
+
+export function rmat(o: RmatOptions): EdgeList {
+  const p = rmatParams(o);
+  const edges = generate({...o, ...p});
+  return p.vertices === edges.numVertices ? edges : induced(edges, p.vertices);
 }
 
 function induced(e: EdgeList, keep: number): EdgeList {
@@ -53,22 +69,18 @@ function induced(e: EdgeList, keep: number): EdgeList {
   return {numVertices: keep, src, dst, directed: true};
 }
 
-function generate(o: RmatOptions): EdgeList {
-  const {scale} = o;
-  const a = o.a ?? 0.57,
-    b = o.b ?? 0.19,
-    c = o.c ?? 0.19;
-  if (!(a > 0 && b >= 0 && c >= 0 && a + b + c < 1)) throw new RangeError(`rmat: a, b, c must be non-negative with a + b + c < 1`);
+function generate(o: Required<Omit<RmatOptions, 'inScript'>> & {inScript?: boolean}): EdgeList {
+  const {scale, a, b, c} = o;
   const n = 2 ** scale;
-  const m = Math.round(n * (o.edgeFactor ?? 16));
+  const m = Math.round(n * o.edgeFactor);
   const src = new Int32Array(m),
     dst = new Int32Array(m);
   // The C++ core draws exactly what the loop below draws, much faster.
   if (deviceStatus().addonLoaded && !o.inScript) {
-    graphNative().rmat(scale, a, b, c, o.seed ?? 1, o.permute ?? true, src, dst);
+    graphNative().rmat(scale, a, b, c, o.seed, o.permute, src, dst);
     return {numVertices: n, src, dst, directed: true};
   }
-  const rng = seededRng(o.seed ?? 1);
+  const rng = seededRng(o.seed);
   for (let e = 0; e < m; ++e) {
     let u = 0,
       v = 0;
@@ -82,7 +94,7 @@ function generate(o: RmatOptions): EdgeList {
     src[e] = u;
     dst[e] = v;
   }
-  if (o.permute ?? true) {
+  if (o.permute) {
     const perm = Int32Array.from({length: n}, (_, i) => i);
     for (let i = n - 1; i > 0; --i) {
       const j = Math.floor(rng() * (i + 1));

@@ -3,10 +3,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
+import type {NativeDeviceMemory, NativeGraph, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
 import type {Buf, NativeDType, NativeOps, OptBuf} from './ops';
 
-export type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
+export type {NativeDeviceMemory, NativeGraph, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
 
 export interface NativeInfo {
   builtWithCuda: boolean;
@@ -88,6 +88,8 @@ export type AdamScalars = [number, number, number, number, number, number, numbe
 export type HostInt32Source = Int32Array | NativeHostMemory;
 /** The source of a CSR for sampling and walks: also continuous int32 host WholeMemory (read in place). */
 export type CsrSource = Buf | NativeHostMemory;
+/** Row offsets for sampling: also int64 (a BigInt64Array), or a NativeGraph in their place (its columns then come with it). */
+export type RowPtrSource = CsrSource | BigInt64Array | NativeGraph;
 
 /** node2vec's step weights relative to the largest (wm/random_walk.h). */
 export interface WalkBias {
@@ -107,8 +109,8 @@ export interface NativeBindings {
   mainWaitsForSide(): void;
   sideWaitsForMain(): void;
   sampleWithReplacement(
-    rowPtr: CsrSource,
-    colIdx: CsrSource,
+    rowPtr: RowPtrSource,
+    colIdx: CsrSource | null,
     numVertices: number,
     seeds: Buf,
     n: number,
@@ -117,10 +119,11 @@ export interface NativeBindings {
     out: Buf,
     errorFlag: OptBuf,
     keyByVertex?: boolean,
+    wideOffsets?: boolean,
   ): number | undefined;
   sampleWithoutReplacement(
-    rowPtr: CsrSource,
-    colIdx: CsrSource,
+    rowPtr: RowPtrSource,
+    colIdx: CsrSource | null,
     numVertices: number,
     seeds: Buf,
     n: number,
@@ -130,6 +133,7 @@ export interface NativeBindings {
     out: OptBuf,
     errorFlag: OptBuf,
     keyByVertex?: boolean,
+    wideOffsets?: boolean,
   ): number | undefined;
   NativeDeviceMemory: new (
     comm: NativeCommunicator,
@@ -246,6 +250,22 @@ export interface NativeBindings {
   cpuThreads(): number;
   /** CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates and self loops dropped. Host only. */
   buildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};
+  /** Graphs in native memory (wm/native_graph.h): int64 offsets, int32 columns. */
+  graphFromEdges(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): NativeGraph;
+  graphRmat(
+    scale: number,
+    edgeFactor: number,
+    a: number,
+    b: number,
+    c: number,
+    seed: number,
+    permute: boolean,
+    vertices: number,
+    symmetric: boolean,
+  ): NativeGraph;
+  graphLoad(path: string): NativeGraph;
+  /** The class itself, for instanceof: its instances come from graphFromEdges, graphRmat and graphLoad. */
+  NativeGraph: abstract new () => NativeGraph;
 }
 
 /** The whole addon: the op table (./ops.ts) and the hand-written bindings. */

@@ -17,6 +17,9 @@ export const graphNative: Part<
   | 'randomVertices'
   | 'walkPairs'
   | 'buildCsr'
+  | 'graphFromEdges'
+  | 'graphRmat'
+  | 'graphLoad'
   | 'rmat'
   | 'uniqueInt32'
   | 'relabelVertices'
@@ -24,6 +27,7 @@ export const graphNative: Part<
   | 'neighborMean'
   | 'neighborMeanGrad'
   | 'fill'
+  | 'upload'
   | 'download'
 > = native;
 

@@ -59,3 +59,21 @@ export interface NativeDeviceMemory {
   writeLocal(values: ArrayBufferView): void;
   free(): void;
 }
+
+/** A CSR graph in native memory (wm/native_graph.h): int64 row offsets, int32 columns. */
+export interface NativeGraph {
+  readonly numVertices: number;
+  readonly numEdges: number;
+  /** Bytes of its arrays: (numVertices + 1) * 8 + numEdges * 4. */
+  readonly bytes: number;
+  /** The note saved with it (empty unless loaded from a file that has one). */
+  readonly meta: string;
+  save(path: string, meta: string): void;
+  /** A small graph's arrays (numEdges below 2^31) into Int32Arrays of numVertices + 1 and numEdges entries. */
+  copyCsr(rowPtr: Int32Array, colIdx: Int32Array): void;
+  degrees(vertices: Int32Array, n: number, out: Int32Array): void;
+  neighbors(v: number): Int32Array;
+  /** The arrays into device memory: (numVertices + 1) * 8 bytes at rowPtr, numEdges * 4 at colIdx. */
+  copyToDevice(rowPtr: number, colIdx: number): void;
+  free(): void;
+}

@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {CsrGraph} from '../graph/csr';
-import {DeviceCsr} from '../graph/native_sampling';
+import {DeviceCsr} from '../graph/device_csr';
 import {markValid, validRows} from '../backend/index_validation';
 import {checkGraph, randomVertices, randomWalks, walkBias, walkPairs, walkTensor} from '../graph/random_walk';
 import {randomSplit} from '../graph/split';

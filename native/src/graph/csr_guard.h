@@ -11,8 +11,9 @@
 namespace wm {
 namespace host {
 
+template <typename Off>
 struct CsrGuard {
-  const int32_t* rowPtr;
+  const Off* rowPtr;
   int64_t numVertices;
   int64_t nnz;  // colIdx's true length
 

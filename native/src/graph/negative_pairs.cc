@@ -11,7 +11,7 @@ namespace host {
 int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, int64_t count, uint64_t seed,
                       int32_t* src, int32_t* dst) {
   std::atomic<int64_t> exhausted{0};
-  const CsrGuard guard{rowPtr, numVertices, nnz};
+  const CsrGuard<int32_t> guard{rowPtr, numVertices, nnz};
   std::atomic<bool> changed{false};
   parallelFor(count, 4096, [&](int64_t begin, int64_t end) {
     int64_t mine = 0;
@@ -32,7 +32,7 @@ int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz,
     }
     exhausted += mine;
   });
-  if (changed) CsrGuard::changed("negativePairs");
+  if (changed) CsrGuard<int32_t>::changed("negativePairs");
   return exhausted;
 }
 

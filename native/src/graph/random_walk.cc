@@ -20,7 +20,7 @@ int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, i
   for (int64_t i = 0; i < n; ++i)
     if (starts[i] < 0 || starts[i] >= numVertices) return i;
   if (length == 0) return -1;
-  const CsrGuard guard{rowPtr, numVertices, nnz};
+  const CsrGuard<int32_t> guard{rowPtr, numVertices, nnz};
   std::atomic<bool> changed{false};
   parallelFor(n, 256, [&](int64_t b, int64_t e) {
     for (int64_t g0 = b; g0 < e; g0 += kGroup) {
@@ -47,7 +47,7 @@ int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, i
       }
     }
   });
-  if (changed) CsrGuard::changed("randomWalks");
+  if (changed) CsrGuard<int32_t>::changed("randomWalks");
   return -1;
 }
 

@@ -11,7 +11,8 @@
 namespace wm {
 namespace {
 
-__global__ void withReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n, int fanout,
+template <typename Off>
+__global__ void withReplacement(const Off* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n, int fanout,
                                 uint64_t seed, int32_t* out, unsigned long long* err, bool byVertex) {
   WM_GRID_STRIDE(i, n) {
     const int32_t v = seeds[i];
@@ -20,17 +21,18 @@ __global__ void withReplacement(const int32_t* rowPtr, const int32_t* colIdx, in
   }
 }
 
-__global__ void counts(const int32_t* rowPtr, int64_t nv, const int32_t* seeds, int64_t n, int fanout, int32_t* c,
-                       unsigned long long* err) {
+template <typename Off>
+__global__ void counts(const Off* rowPtr, int64_t nv, const int32_t* seeds, int64_t n, int fanout, int32_t* c, unsigned long long* err) {
   WM_GRID_STRIDE(i, n) {
     const int32_t v = seeds[i];
     if (!startInGraph(v, nv, i, err, c, 1)) continue;
-    int32_t d = rowPtr[v + 1] - rowPtr[v];
-    c[i] = d < fanout ? d : fanout;
+    const int64_t d = rowPtr[v + 1] - rowPtr[v];
+    c[i] = static_cast<int32_t>(d < fanout ? d : fanout);
   }
 }
 
-__global__ void withoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n, int fanout,
+template <typename Off>
+__global__ void withoutReplacement(const Off* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n, int fanout,
                                    uint64_t seed, const int32_t* offsets, int32_t* out, bool byVertex) {
   WM_GRID_STRIDE(i, n) {
     const int32_t v = seeds[i];
@@ -39,25 +41,24 @@ __global__ void withoutReplacement(const int32_t* rowPtr, const int32_t* colIdx,
   }
 }
 
-}  // namespace
-
-void sampleWithReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
+template <typename Off>
+void launchWithReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
                            uint64_t out, uint64_t errorFlag, bool keyByVertex) {
-  if (n == 0 || fanout == 0) return;
-  withReplacement<<<gridFor(n), kThreads, 0, stream()>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds), n,
-                                                         fanout, seed, as<int32_t>(out), reinterpret_cast<unsigned long long*>(errorFlag),
-                                                         keyByVertex);
+  withReplacement<Off><<<gridFor(n), kThreads, 0, stream()>>>(as<Off>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds), n,
+                                                              fanout, seed, as<int32_t>(out),
+                                                              reinterpret_cast<unsigned long long*>(errorFlag), keyByVertex);
   WM_CUDA_LAUNCHED();
 }
 
-void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
+template <typename Off>
+void launchWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
                               uint64_t offsets, uint64_t out, uint64_t errorFlag, bool keyByVertex) {
   cudaStream_t s = stream();
   auto* off = as<int32_t>(offsets);
   WM_CUDA(cudaMemsetAsync(off, 0, sizeof(int32_t), s));
   if (n == 0) return;
-  counts<<<gridFor(n), kThreads, 0, s>>>(as<int32_t>(rowPtr), numVertices, as<int32_t>(seeds), n, fanout, off + 1,
-                                         reinterpret_cast<unsigned long long*>(errorFlag));
+  counts<Off><<<gridFor(n), kThreads, 0, s>>>(as<Off>(rowPtr), numVertices, as<int32_t>(seeds), n, fanout, off + 1,
+                                              reinterpret_cast<unsigned long long*>(errorFlag));
   WM_CUDA_LAUNCHED();
   size_t temp = 0;
   WM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, temp, off + 1, off + 1, static_cast<int>(n), s));
@@ -65,9 +66,24 @@ void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVerti
   WM_CUDA(cub::DeviceScan::InclusiveSum(reinterpret_cast<void*>(scratch), temp, off + 1, off + 1, static_cast<int>(n), s));
   deviceFree(scratch);
   if (out == 0) return;  // sizing pass: the caller reads offsets[n]
-  withoutReplacement<<<gridFor(n), kThreads, 0, s>>>(as<int32_t>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds), n, fanout,
-                                                     seed, off, as<int32_t>(out), keyByVertex);
+  withoutReplacement<Off><<<gridFor(n), kThreads, 0, s>>>(as<Off>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds), n, fanout,
+                                                          seed, off, as<int32_t>(out), keyByVertex);
   WM_CUDA_LAUNCHED();
+}
+
+}  // namespace
+
+void sampleWithReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
+                           uint64_t out, uint64_t errorFlag, bool keyByVertex, bool wideOffsets) {
+  if (n == 0 || fanout == 0) return;
+  (wideOffsets ? launchWithReplacement<int64_t> : launchWithReplacement<int32_t>)(rowPtr, colIdx, numVertices, seeds, n, fanout, seed, out,
+                                                                                  errorFlag, keyByVertex);
+}
+
+void sampleWithoutReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
+                              uint64_t offsets, uint64_t out, uint64_t errorFlag, bool keyByVertex, bool wideOffsets) {
+  (wideOffsets ? launchWithoutReplacement<int64_t> : launchWithoutReplacement<int32_t>)(rowPtr, colIdx, numVertices, seeds, n, fanout, seed,
+                                                                                        offsets, out, errorFlag, keyByVertex);
 }
 
 }  // namespace wm

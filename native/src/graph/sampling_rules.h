@@ -4,7 +4,9 @@
 
 namespace wm {
 
-WM_EHD void sampleOneWithReplacement(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout, uint64_t seed,
+// Off: the row offsets' type (int32 for graphs from JavaScript arrays, int64 for native graphs).
+template <typename Off>
+WM_EHD void sampleOneWithReplacement(const Off* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout, uint64_t seed,
                                      int32_t* out) {
   int64_t start = rowPtr[v], deg = rowPtr[v + 1] - start;
   for (int k = 0; k < fanout; ++k) out[k] = deg == 0 ? v : colIdx[start + hashBelow(sampleHash(seed, i, k), deg)];
@@ -12,7 +14,8 @@ WM_EHD void sampleOneWithReplacement(const int32_t* rowPtr, const int32_t* colId
 
 // Floyd's algorithm: `take` distinct positions out of deg, O(take^2) checks
 // (fan-outs are small), no scratch beyond the output.
-WM_EHD void sampleOneWithoutReplacement(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout, uint64_t seed,
+template <typename Off>
+WM_EHD void sampleOneWithoutReplacement(const Off* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout, uint64_t seed,
                                         int32_t* out) {
   int64_t start = rowPtr[v], deg = rowPtr[v + 1] - start;
   if (deg <= fanout) {
@@ -23,11 +26,11 @@ WM_EHD void sampleOneWithoutReplacement(const int32_t* rowPtr, const int32_t* co
   for (int64_t j = deg - fanout; j < deg; ++j) {
     int64_t t = hashBelow(sampleHash(seed, i, static_cast<uint64_t>(j)), j + 1);
     bool seen = false;
-    for (int q = 0; q < taken; ++q) seen = seen || out[q] == static_cast<int32_t>(start + t);
-    // Positions are tracked as CSR offsets first, mapped to vertices below.
-    out[taken++] = static_cast<int32_t>(seen ? start + j : start + t);
+    for (int q = 0; q < taken; ++q) seen = seen || out[q] == static_cast<int32_t>(t);
+    // Positions within the row (< deg < 2^31) are tracked first, mapped to vertices below.
+    out[taken++] = static_cast<int32_t>(seen ? j : t);
   }
-  for (int q = 0; q < taken; ++q) out[q] = colIdx[out[q]];
+  for (int q = 0; q < taken; ++q) out[q] = colIdx[start + out[q]];
 }
 
 }  // namespace wm

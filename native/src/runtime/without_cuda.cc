@@ -60,10 +60,10 @@ void finishRead(PendingRead*, void*) { noCuda("finishRead"); }
 void cancelRead(PendingRead*) {}
 
 bool cublasAvailable() { return false; }
-void sampleWithReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, bool) {
+void sampleWithReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, bool, bool) {
   noCuda("sampleWithReplacement");
 }
-void sampleWithoutReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, uint64_t, bool) {
+void sampleWithoutReplacement(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, uint64_t, uint64_t, uint64_t, bool, bool) {
   noCuda("sampleWithoutReplacement");
 }
 DeviceWholeMemory::DeviceWholeMemory(Bootstrap&, MemoryType, int64_t, int64_t, int64_t, const std::vector<int>&) {

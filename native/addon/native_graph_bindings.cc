@@ -1,0 +1,203 @@
+// The NativeGraph class (wm/native_graph.h): a CSR with int64 offsets kept in
+// native memory, made by graphFromEdges / graphRmat / graphLoad. JavaScript
+// holds the handle; copies out of it are the caller's choice (a small graph's
+// arrays, a vertex's neighbours, the whole graph into device memory).
+#include <napi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "napi_args.h"
+#include "wm/native_graph.h"
+#include "wm/runtime.h"
+
+namespace {
+
+using wm::host::NativeGraph;
+using wmnapi::Args;
+using wmnapi::guarded;
+
+Napi::FunctionReference* graphCtor = nullptr;
+
+class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeGraph",
+                       {
+                           InstanceAccessor("numVertices", &NativeGraphWrap::NumVertices, nullptr),
+                           InstanceAccessor("numEdges", &NativeGraphWrap::NumEdges, nullptr),
+                           InstanceAccessor("bytes", &NativeGraphWrap::Bytes, nullptr),
+                           InstanceAccessor("meta", &NativeGraphWrap::Meta, nullptr),
+                           InstanceMethod("save", &NativeGraphWrap::Save),
+                           InstanceMethod("copyCsr", &NativeGraphWrap::CopyCsr),
+                           InstanceMethod("degrees", &NativeGraphWrap::Degrees),
+                           InstanceMethod("neighbors", &NativeGraphWrap::Neighbors),
+                           InstanceMethod("copyToDevice", &NativeGraphWrap::CopyToDevice),
+                           InstanceMethod("free", &NativeGraphWrap::Free),
+                       });
+  }
+
+  // Made only by the factories below, which pass the graph as an External.
+  explicit NativeGraphWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeGraphWrap>(info) {
+    if (info.Length() != 1 || !info[0].IsExternal())
+      throw Napi::TypeError::New(info.Env(), "NativeGraph: made by graphFromEdges, graphRmat or graphLoad, not by new");
+    graph_.reset(info[0].As<Napi::External<NativeGraph>>().Data());
+  }
+
+  NativeGraph& get(const Napi::Env& env) const {
+    if (!graph_) throw Napi::Error::New(env, "NativeGraph: the graph was freed");
+    return *graph_;
+  }
+
+  static Napi::Value wrap(Napi::Env env, std::unique_ptr<NativeGraph> g) {
+    Napi::Value ext = Napi::External<NativeGraph>::New(env, g.get());
+    Napi::Object o = graphCtor->New({ext});
+    g.release();  // owned by the wrap now
+    return o;
+  }
+
+ private:
+  Napi::Value NumVertices(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).numVertices()));
+  }
+  Napi::Value NumEdges(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).numEdges()));
+  }
+  Napi::Value Bytes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).bytes())); }
+  Napi::Value Meta(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), get(info.Env()).meta()); }
+
+  // save(path, meta)
+  Napi::Value Save(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.save");
+      get(info.Env()).save(a.string(0, "path"), a.string(1, "meta"));
+      return info.Env().Undefined();
+    });
+  }
+
+  // copyCsr(rowPtr: Int32Array [numVertices + 1], colIdx: Int32Array [numEdges]): a small graph's arrays.
+  Napi::Value CopyCsr(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.copyCsr");
+      const NativeGraph& g = get(info.Env());
+      if (g.numEdges() > INT32_MAX)
+        wm::fail("NativeGraph.copyCsr: " + std::to_string(g.numEdges()) +
+                 " edges need 64-bit offsets; Int32Array offsets stop at 2^31 - 1");
+      int32_t* rowPtr = a.ints(0, "rowPtr", g.numVertices() + 1);
+      int32_t* colIdx = a.ints(1, "colIdx", g.numEdges());
+      for (int64_t v = 0; v <= g.numVertices(); ++v) rowPtr[v] = static_cast<int32_t>(g.rowPtr()[v]);
+      if (g.numEdges() > 0) std::memcpy(colIdx, g.colIdx(), static_cast<size_t>(g.numEdges()) * 4);
+      return info.Env().Undefined();
+    });
+  }
+
+  // degrees(vertices: Int32Array, n, out: Int32Array)
+  Napi::Value Degrees(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.degrees");
+      const NativeGraph& g = get(info.Env());
+      const int64_t n = a.count(1, "n");
+      const int32_t* v = a.ints(0, "vertices", n);
+      int32_t* out = a.ints(2, "out", n);
+      for (int64_t i = 0; i < n; ++i) {
+        if (v[i] < 0 || v[i] >= g.numVertices())
+          a.reject(0, "vertices", "entry " + std::to_string(i) + " = " + std::to_string(v[i]) + " is not a vertex of the graph");
+        out[i] = static_cast<int32_t>(g.rowPtr()[v[i] + 1] - g.rowPtr()[v[i]]);
+      }
+      return info.Env().Undefined();
+    });
+  }
+
+  // neighbors(v) -> Int32Array (a copy, ascending)
+  Napi::Value Neighbors(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.neighbors");
+      const NativeGraph& g = get(info.Env());
+      const int64_t v = a.count(0, "v");
+      if (v >= g.numVertices()) a.reject(0, "v", "must be a vertex of the graph (below " + std::to_string(g.numVertices()) + ")");
+      const int64_t begin = g.rowPtr()[v], len = g.rowPtr()[v + 1] - begin;
+      auto out = Napi::Int32Array::New(info.Env(), static_cast<size_t>(len));
+      if (len > 0) std::memcpy(out.Data(), g.colIdx() + begin, static_cast<size_t>(len) * 4);
+      return out;
+    });
+  }
+
+  // copyToDevice(rowPtr, colIdx): device addresses of (numVertices + 1) * 8 and numEdges * 4 bytes.
+  Napi::Value CopyToDevice(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.copyToDevice");
+      const NativeGraph& g = get(info.Env());
+      const uint64_t rowPtr = a.address(0, "rowPtr"), colIdx = a.address(1, "colIdx");
+      wm::copyHostToDevice(rowPtr, g.rowPtr(), static_cast<size_t>(g.numVertices() + 1) * 8);
+      if (g.numEdges() > 0) wm::copyHostToDevice(colIdx, g.colIdx(), static_cast<size_t>(g.numEdges()) * 4);
+      return info.Env().Undefined();
+    });
+  }
+
+  Napi::Value Free(const Napi::CallbackInfo& info) {
+    graph_.reset();
+    return info.Env().Undefined();
+  }
+
+  std::unique_ptr<NativeGraph> graph_;
+};
+
+// graphFromEdges(numVertices, src, dst, symmetric) -> NativeGraph
+Napi::Value GraphFromEdges(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphFromEdges");
+    const int64_t m = a.length(1, "src");
+    if (a.length(2, "dst") != m) a.reject(2, "dst", "must hold as many entries as src");
+    return NativeGraphWrap::wrap(
+        info.Env(), NativeGraph::fromEdges(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m, a.flag(3, "symmetric")));
+  });
+}
+
+// graphRmat(scale, edgeFactor, a, b, c, seed, permute, vertices, symmetric) -> NativeGraph
+Napi::Value GraphRmat(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphRmat");
+    wm::host::RmatSpec s;
+    s.scale = static_cast<int>(a.count(0, "scale"));
+    s.edgeFactor = a.number(1, "edgeFactor");
+    s.a = a.number(2, "a");
+    s.b = a.number(3, "b");
+    s.c = a.number(4, "c");
+    if (!(s.a > 0 && s.b >= 0 && s.c >= 0 && s.a + s.b + s.c < 1))
+      a.reject(2, "a", "a, b, c must be non-negative with a > 0 and a + b + c < 1");
+    const int64_t seed = a.count(5, "seed");
+    if (seed > UINT32_MAX) a.reject(5, "seed", "must be below 2^32");
+    s.seed = static_cast<uint32_t>(seed);
+    s.permute = a.flag(6, "permute");
+    s.vertices = a.count(7, "vertices");
+    s.symmetric = a.flag(8, "symmetric");
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::rmat(s));
+  });
+}
+
+// graphLoad(path) -> NativeGraph (throws naming the file when it is not a whole, unchanged graph file)
+Napi::Value GraphLoad(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphLoad");
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::load(a.string(0, "path")));
+  });
+}
+
+}  // namespace
+
+// The graph behind a NativeGraph object, or null when the value is not one.
+const NativeGraph* unwrapNativeGraph(const Napi::Value& v) {
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(graphCtor->Value())) return nullptr;
+  return &NativeGraphWrap::Unwrap(v.As<Napi::Object>())->get(v.Env());
+}
+
+void InitNativeGraph(Napi::Env env, Napi::Object exports) {
+  Napi::Function c = NativeGraphWrap::Define(env);
+  graphCtor = new Napi::FunctionReference(Napi::Persistent(c));
+  exports.Set("NativeGraph", c);
+  exports.Set("graphFromEdges", Napi::Function::New(env, GraphFromEdges, "graphFromEdges"));
+  exports.Set("graphRmat", Napi::Function::New(env, GraphRmat, "graphRmat"));
+  exports.Set("graphLoad", Napi::Function::New(env, GraphLoad, "graphLoad"));
+}

@@ -1,0 +1,87 @@
+// A graph in native memory: CSR with int64 row offsets and int32 column ids
+// (vertices < 2^31), built, saved and loaded by multithreaded C++ so that no
+// graph-sized array passes through JavaScript. The same class holds a
+// 10-vertex graph and a 3-billion-entry one.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace wm {
+namespace host {
+
+// Pages for graph-sized arrays: anonymous memory (huge pages advised), or a
+// read-only mapping of a file. Move-only; unmapped when destroyed.
+class PageArray {
+ public:
+  PageArray() = default;
+  // Zero-filled, faulted in as written. Throws naming `what` when the memory cannot be had.
+  static PageArray allocate(size_t bytes, const std::string& what);
+  // bytes of `path` from `offset` (any alignment) on, read-only.
+  static PageArray mapFile(int fd, size_t offset, size_t bytes, const std::string& path);
+  PageArray(PageArray&& o) noexcept;
+  PageArray& operator=(PageArray&& o) noexcept;
+  PageArray(const PageArray&) = delete;
+  PageArray& operator=(const PageArray&) = delete;
+  ~PageArray();
+
+  void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+  // Returns the pages past `bytes` to the system (anonymous memory only).
+  void shrink(size_t bytes);
+
+ private:
+  void release();
+  void* map_ = nullptr;  // what munmap takes
+  size_t mapBytes_ = 0;
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// The R-MAT draws of src/graph/rmat.ts: 2^scale vertices, edges = round(2^scale * edgeFactor),
+// vertices relabelled by a seeded permutation when permute; only the edges between the first
+// `vertices` (after relabelling) are kept.
+struct RmatSpec {
+  int scale = 16;
+  double edgeFactor = 16;
+  double a = 0.57, b = 0.19, c = 0.19;
+  uint32_t seed = 1;
+  bool permute = true;
+  int64_t vertices = -1;  // -1: all 2^scale
+  bool symmetric = true;
+};
+
+class NativeGraph {
+ public:
+  // CSR from edges: rows sorted ascending, duplicates and self loops dropped; symmetric adds each reverse edge.
+  static std::unique_ptr<NativeGraph> fromEdges(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric);
+  // The R-MAT graph drawn twice from its per-edge streams (degrees, then placement): no edge arrays.
+  static std::unique_ptr<NativeGraph> rmat(const RmatSpec& spec);
+  // A graph file written by save(): header, row offsets, columns, checksum; mapped read-only.
+  // Throws (naming the file and what is wrong) when it is not one, is truncated, or fails its checksum.
+  static std::unique_ptr<NativeGraph> load(const std::string& path);
+  // Writes the file atomically (a temporary beside it, then renamed). `meta` is kept with it (load returns it).
+  void save(const std::string& path, const std::string& meta) const;
+
+  int64_t numVertices() const { return numVertices_; }
+  int64_t numEdges() const { return numEdges_; }
+  const int64_t* rowPtr() const { return static_cast<const int64_t*>(rowPtr_.data()); }
+  const int32_t* colIdx() const { return static_cast<const int32_t*>(colIdx_.data()); }
+  const std::string& meta() const { return meta_; }
+  // Bytes the arrays take: (numVertices + 1) * 8 + numEdges * 4.
+  int64_t bytes() const { return (numVertices_ + 1) * 8 + numEdges_ * 4; }
+  // A 64-bit digest of both arrays (the file records it).
+  uint64_t checksum() const;
+
+ private:
+  NativeGraph() = default;
+  // Turns unsorted rows in `col` (row v at [start[v], start[v + 1])) into the final CSR.
+  static std::unique_ptr<NativeGraph> finish(int64_t numVertices, PageArray&& start, PageArray&& col);
+  int64_t numVertices_ = 0, numEdges_ = 0;
+  PageArray rowPtr_, colIdx_;  // anonymous memory, or the loaded file's pages
+  std::string meta_;
+};
+
+}  // namespace host
+}  // namespace wm

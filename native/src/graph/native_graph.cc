@@ -1,0 +1,405 @@
+// NativeGraph (wm/native_graph.h): CSR with int64 offsets built in parallel
+// (degrees by atomic counts, entries placed by atomic cursors, each row then
+// sorted and deduplicated, rows compacted), and its file: a 4 KiB header, the
+// offsets, the columns and a caller's note, with a checksum over all three.
+#include "wm/native_graph.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "graph/rmat_draws.h"
+#include "runtime/huge_pages.h"
+#include "runtime/parallel.h"
+#include "wm/status.h"
+
+namespace wm {
+namespace host {
+
+// ---- PageArray ------------------------------------------------------------------------------------
+PageArray PageArray::allocate(size_t bytes, const std::string& what) {
+  PageArray p;
+  if (bytes == 0) return p;
+  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) fail(what + ": cannot allocate " + std::to_string(bytes) + " bytes of host memory (" + std::strerror(errno) + ")");
+  preferHugePages(m, bytes);
+  p.map_ = p.data_ = m;
+  p.mapBytes_ = p.bytes_ = bytes;
+  return p;
+}
+
+PageArray PageArray::mapFile(int fd, size_t offset, size_t bytes, const std::string& path) {
+  PageArray p;
+  if (bytes == 0) return p;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t start = offset / page * page;
+  void* m = mmap(nullptr, bytes + (offset - start), PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(start));
+  if (m == MAP_FAILED) fail(path + ": cannot map " + std::to_string(bytes) + " bytes (" + std::strerror(errno) + ")");
+  p.map_ = m;
+  p.mapBytes_ = bytes + (offset - start);
+  p.data_ = static_cast<uint8_t*>(m) + (offset - start);
+  p.bytes_ = bytes;
+  return p;
+}
+
+PageArray::PageArray(PageArray&& o) noexcept { *this = std::move(o); }
+
+PageArray& PageArray::operator=(PageArray&& o) noexcept {
+  if (this != &o) {
+    release();
+    std::swap(map_, o.map_);
+    std::swap(mapBytes_, o.mapBytes_);
+    std::swap(data_, o.data_);
+    std::swap(bytes_, o.bytes_);
+  }
+  return *this;
+}
+
+PageArray::~PageArray() { release(); }
+
+void PageArray::release() {
+  if (map_) munmap(map_, mapBytes_);
+  map_ = data_ = nullptr;
+  mapBytes_ = bytes_ = 0;
+}
+
+void PageArray::shrink(size_t bytes) {
+  if (bytes >= bytes_ || map_ != data_) return;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t keep = (bytes + page - 1) / page * page;
+  if (keep < mapBytes_) {
+    munmap(static_cast<uint8_t*>(map_) + keep, mapBytes_ - keep);
+    mapBytes_ = keep;
+  }
+  bytes_ = bytes;
+  if (bytes_ == 0) release();
+}
+
+namespace {
+
+constexpr int64_t kMaxVertices = INT32_MAX;  // column ids are int32
+
+// out[i] = in[0] + ... + in[i], in per-thread blocks (two passes); in may be out (each index reads
+// and writes only itself).
+void inclusiveScan(const int64_t* in, int64_t* out, int64_t n) {
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(ThreadPool::get().workers() + 1, n / (1 << 16)));
+  const int64_t chunk = (n + parts - 1) / parts;
+  std::vector<int64_t> sums(static_cast<size_t>(parts) + 1, 0);
+  ThreadPool::get().run(parts, [&](int64_t t) {
+    int64_t s = 0;
+    for (int64_t i = t * chunk, e = std::min(n, (t + 1) * chunk); i < e; ++i) s += in[i];
+    sums[static_cast<size_t>(t) + 1] = s;
+  });
+  for (int64_t t = 0; t < parts; ++t) sums[static_cast<size_t>(t) + 1] += sums[static_cast<size_t>(t)];
+  ThreadPool::get().run(parts, [&](int64_t t) {
+    int64_t s = sums[static_cast<size_t>(t)];
+    for (int64_t i = t * chunk, e = std::min(n, (t + 1) * chunk); i < e; ++i) out[i] = s += in[i];
+  });
+}
+
+int64_t fetchAdd(int64_t* p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+
+// 64-bit digest of a byte range: 1 MiB blocks hashed in parallel (four lanes of multiply-xorshift
+// over 8-byte words), the block digests combined in order. Not cryptographic: it catches truncation
+// and corruption, and the structure is checked on load regardless.
+uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+
+uint64_t digest(const uint8_t* p, size_t bytes, uint64_t seed) {
+  constexpr size_t kBlock = size_t{1} << 20;
+  const int64_t blocks = static_cast<int64_t>((bytes + kBlock - 1) / kBlock);
+  std::vector<uint64_t> h(static_cast<size_t>(blocks));
+  parallelFor(blocks, 4, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const uint8_t* q = p + static_cast<size_t>(k) * kBlock;
+      const size_t len = std::min(kBlock, bytes - static_cast<size_t>(k) * kBlock);
+      uint64_t lane[4] = {seed + 1, seed + 2, seed + 3, seed + 4};
+      size_t i = 0;
+      for (; i + 32 <= len; i += 32)
+        for (int l = 0; l < 4; ++l) {
+          uint64_t w;
+          std::memcpy(&w, q + i + 8 * l, 8);
+          lane[l] = (lane[l] ^ w) * 0x9e3779b97f4a7c15ull;
+          lane[l] ^= lane[l] >> 29;
+        }
+      uint64_t tail = 0;
+      for (; i < len; ++i) tail = (tail << 8 | q[i]) * 0x100000001b3ull;
+      h[static_cast<size_t>(k)] = mix(lane[0] ^ mix(lane[1] ^ mix(lane[2] ^ mix(lane[3] ^ tail ^ len))));
+    }
+  });
+  uint64_t out = mix(seed ^ bytes);
+  for (uint64_t x : h) out = mix(out ^ x);
+  return out;
+}
+
+// ---- the file ---------------------------------------------------------------------------------------
+constexpr char kMagic[8] = {'W', 'M', 'C', 'S', 'R', '6', '4', '\1'};
+constexpr size_t kHeaderBytes = 4096;
+
+struct Header {
+  char magic[8];
+  uint64_t headerBytes, numVertices, numEdges, rowPtrOffset, colIdxOffset, metaOffset, metaBytes, fileBytes, checksum;
+};
+
+size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+Header layout(int64_t n, int64_t m, size_t metaBytes) {
+  Header h{};
+  std::memcpy(h.magic, kMagic, 8);
+  h.headerBytes = kHeaderBytes;
+  h.numVertices = static_cast<uint64_t>(n);
+  h.numEdges = static_cast<uint64_t>(m);
+  h.rowPtrOffset = kHeaderBytes;
+  h.colIdxOffset = roundUp(h.rowPtrOffset + static_cast<size_t>(n + 1) * 8, kHeaderBytes);
+  h.metaOffset = h.colIdxOffset + static_cast<size_t>(m) * 4;
+  h.metaBytes = metaBytes;
+  h.fileBytes = h.metaOffset + metaBytes;
+  return h;
+}
+
+void writeAll(int fd, const void* p, size_t bytes, size_t at, const std::string& path) {
+  const uint8_t* q = static_cast<const uint8_t*>(p);
+  while (bytes > 0) {
+    const ssize_t w = pwrite(fd, q, std::min<size_t>(bytes, size_t{1} << 30), static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) fail(path + ": write failed (" + std::strerror(errno) + ")");
+    q += w;
+    at += static_cast<size_t>(w);
+    bytes -= static_cast<size_t>(w);
+  }
+}
+
+}  // namespace
+
+// ---- building ---------------------------------------------------------------------------------------
+std::unique_ptr<NativeGraph> NativeGraph::finish(int64_t n, PageArray&& start, PageArray&& col) {
+  int64_t* st = static_cast<int64_t*>(start.data());
+  int32_t* c = static_cast<int32_t*>(col.data());
+  // Sort and deduplicate each row where it lies; kept[v] = entries row v keeps (reusing a count array).
+  PageArray keptPages = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph");
+  int64_t* kept = static_cast<int64_t*>(keptPages.data());
+  parallelForByCost(
+      n, 1 << 16, [&](int64_t v) { return st[v] + v; },
+      [&](int64_t b, int64_t e) {
+        for (int64_t v = b; v < e; ++v) {
+          int32_t* row = c + st[v];
+          const int64_t len = st[v + 1] - st[v];
+          std::sort(row, row + len);
+          int64_t k = 0;
+          for (int64_t j = 0; j < len; ++j) {
+            if (row[j] == v || (k > 0 && row[k - 1] == row[j])) continue;
+            row[k++] = row[j];
+          }
+          kept[v] = k;
+        }
+      });
+  auto g = std::unique_ptr<NativeGraph>(new NativeGraph());
+  g->numVertices_ = n;
+  g->rowPtr_ = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "NativeGraph row offsets");
+  int64_t* rp = static_cast<int64_t*>(g->rowPtr_.data());
+  rp[0] = 0;
+  inclusiveScan(kept, rp + 1, n);
+  keptPages = PageArray();
+  g->numEdges_ = rp[n];
+  g->colIdx_ = PageArray::allocate(static_cast<size_t>(g->numEdges_) * 4, "NativeGraph columns");
+  int32_t* out = static_cast<int32_t*>(g->colIdx_.data());
+  parallelForByCost(
+      n, 1 << 18, [&](int64_t v) { return rp[v] + v; },
+      [&](int64_t b, int64_t e) {
+        for (int64_t v = b; v < e; ++v) std::memcpy(out + rp[v], c + st[v], static_cast<size_t>(rp[v + 1] - rp[v]) * 4);
+      });
+  return g;
+}
+
+std::unique_ptr<NativeGraph> NativeGraph::fromEdges(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric) {
+  WM_REQUIRE(n >= 0 && n <= kMaxVertices, "NativeGraph.fromEdges: numVertices must be in [0, 2^31 - 1], got " + std::to_string(n));
+  // The first edge naming a vertex outside the graph, found in parallel (each part's first, the least of them).
+  std::atomic<int64_t> bad{m};
+  parallelFor(m, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e && i < bad.load(std::memory_order_relaxed); ++i)
+      if (src[i] < 0 || src[i] >= n || dst[i] < 0 || dst[i] >= n) {
+        int64_t cur = bad.load();
+        while (i < cur && !bad.compare_exchange_weak(cur, i)) {
+        }
+        break;
+      }
+  });
+  if (bad.load() < m) {
+    const int64_t i = bad.load();
+    fail("NativeGraph.fromEdges: edge " + std::to_string(i) + " (" + std::to_string(src[i]) + ", " + std::to_string(dst[i]) +
+         ") names a vertex outside [0, " + std::to_string(n) + ")");
+  }
+  PageArray start = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "NativeGraph");
+  int64_t* st = static_cast<int64_t*>(start.data());
+  parallelFor(m, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      fetchAdd(st + src[i] + 1, 1);
+      if (symmetric) fetchAdd(st + dst[i] + 1, 1);
+    }
+  });
+  inclusiveScan(st + 1, st + 1, n);
+  const int64_t total = st[n];
+  PageArray col = PageArray::allocate(static_cast<size_t>(total) * 4, "NativeGraph");
+  int32_t* c = static_cast<int32_t*>(col.data());
+  {
+    PageArray cursorPages = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph");
+    int64_t* cur = static_cast<int64_t*>(cursorPages.data());
+    std::memcpy(cur, st, static_cast<size_t>(n) * 8);
+    parallelFor(m, 1 << 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        c[fetchAdd(cur + src[i], 1)] = dst[i];
+        if (symmetric) c[fetchAdd(cur + dst[i], 1)] = src[i];
+      }
+    });
+  }
+  return finish(n, std::move(start), std::move(col));
+}
+
+std::unique_ptr<NativeGraph> NativeGraph::rmat(const RmatSpec& s) {
+  WM_REQUIRE(s.scale >= 1 && s.scale <= 31, "NativeGraph.rmat: scale must be in [1, 31], got " + std::to_string(s.scale));
+  const int64_t full = int64_t{1} << s.scale;
+  const int64_t n = s.vertices < 0 ? full : s.vertices;
+  WM_REQUIRE(n >= 1 && n <= std::min(full, kMaxVertices),
+             "NativeGraph.rmat: vertices must be in [1, 2^scale] and below 2^31, got " + std::to_string(n));
+  WM_REQUIRE(n == full || s.permute, "NativeGraph.rmat: vertices below 2^scale needs permute (the kept ids would be the densest corner)");
+  const double drawn = static_cast<double>(full) * s.edgeFactor;
+  WM_REQUIRE(s.edgeFactor >= 0 && drawn < 9.0e15, "NativeGraph.rmat: edgeFactor must be non-negative and give fewer than 2^53 edges");
+  const RmatDraws draws{s.scale, static_cast<int64_t>(std::llround(drawn)), s.a, s.b, s.c, s.seed};
+  std::vector<int32_t> perm;
+  if (s.permute) perm = draws.permutation();
+  const auto label = [&](int32_t u) { return s.permute ? perm[static_cast<size_t>(u)] : u; };
+  // Pass 1: degrees of the kept edges; pass 2 draws the same edges again and places them.
+  PageArray start = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "NativeGraph.rmat");
+  int64_t* st = static_cast<int64_t*>(start.data());
+  draws.forEach([&](int64_t, int32_t u0, int32_t v0) {
+    const int32_t u = label(u0), v = label(v0);
+    if (u >= n || v >= n) return;
+    fetchAdd(st + u + 1, 1);
+    if (s.symmetric) fetchAdd(st + v + 1, 1);
+  });
+  inclusiveScan(st + 1, st + 1, n);
+  PageArray col = PageArray::allocate(static_cast<size_t>(st[n]) * 4, "NativeGraph.rmat");
+  int32_t* c = static_cast<int32_t*>(col.data());
+  {
+    PageArray cursorPages = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph.rmat");
+    int64_t* cur = static_cast<int64_t*>(cursorPages.data());
+    std::memcpy(cur, st, static_cast<size_t>(n) * 8);
+    draws.forEach([&](int64_t, int32_t u0, int32_t v0) {
+      const int32_t u = label(u0), v = label(v0);
+      if (u >= n || v >= n) return;
+      c[fetchAdd(cur + u, 1)] = v;
+      if (s.symmetric) c[fetchAdd(cur + v, 1)] = u;
+    });
+  }
+  return finish(n, std::move(start), std::move(col));
+}
+
+uint64_t NativeGraph::checksum() const {
+  const uint64_t a = digest(static_cast<const uint8_t*>(rowPtr_.data()), static_cast<size_t>(numVertices_ + 1) * 8, 1);
+  const uint64_t b = digest(static_cast<const uint8_t*>(colIdx_.data()), static_cast<size_t>(numEdges_) * 4, 2);
+  const uint64_t c = digest(reinterpret_cast<const uint8_t*>(meta_.data()), meta_.size(), 3);
+  return mix(a ^ mix(b ^ mix(c)));
+}
+
+// ---- files ------------------------------------------------------------------------------------------
+void NativeGraph::save(const std::string& path, const std::string& meta) const {
+  Header h = layout(numVertices_, numEdges_, meta.size());
+  {
+    // The checksum covers the note as it will be read back.
+    const uint64_t a = digest(static_cast<const uint8_t*>(rowPtr_.data()), static_cast<size_t>(numVertices_ + 1) * 8, 1);
+    const uint64_t b = digest(static_cast<const uint8_t*>(colIdx_.data()), static_cast<size_t>(numEdges_) * 4, 2);
+    const uint64_t c = digest(reinterpret_cast<const uint8_t*>(meta.data()), meta.size(), 3);
+    h.checksum = mix(a ^ mix(b ^ mix(c)));
+  }
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(path + ": cannot create " + tmp + " (" + std::strerror(errno) + ")");
+  try {
+    std::vector<uint8_t> head(kHeaderBytes, 0);
+    std::memcpy(head.data(), &h, sizeof h);
+    writeAll(fd, head.data(), head.size(), 0, path);
+    writeAll(fd, rowPtr_.data(), static_cast<size_t>(numVertices_ + 1) * 8, h.rowPtrOffset, path);
+    writeAll(fd, colIdx_.data(), static_cast<size_t>(numEdges_) * 4, h.colIdxOffset, path);
+    writeAll(fd, meta.data(), meta.size(), h.metaOffset, path);
+    if (ftruncate(fd, static_cast<off_t>(h.fileBytes)) != 0 || fsync(fd) != 0)
+      fail(path + ": cannot finish " + tmp + " (" + std::strerror(errno) + ")");
+  } catch (...) {
+    close(fd);
+    unlink(tmp.c_str());
+    throw;
+  }
+  close(fd);
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    unlink(tmp.c_str());
+    fail(path + ": cannot rename " + tmp + " into place (" + std::strerror(e) + ")");
+  }
+}
+
+std::unique_ptr<NativeGraph> NativeGraph::load(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path + ": cannot open (" + std::strerror(errno) + ")");
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat sb {};
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) fail(path + ": not a regular file");
+  const size_t size = static_cast<size_t>(sb.st_size);
+  Header h{};
+  if (size < kHeaderBytes || pread(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || std::memcmp(h.magic, kMagic, 8) != 0)
+    fail(path + ": not a graph file (no WMCSR64 header)");
+  if (h.numVertices > static_cast<uint64_t>(kMaxVertices) || h.numEdges > (uint64_t{1} << 40) || h.metaBytes > (uint64_t{1} << 30))
+    fail(path + ": the header's sizes are out of range (" + std::to_string(h.numVertices) + " vertices, " + std::to_string(h.numEdges) +
+         " edges)");
+  const Header want = layout(static_cast<int64_t>(h.numVertices), static_cast<int64_t>(h.numEdges), h.metaBytes);
+  if (h.headerBytes != want.headerBytes || h.rowPtrOffset != want.rowPtrOffset || h.colIdxOffset != want.colIdxOffset ||
+      h.metaOffset != want.metaOffset || h.fileBytes != want.fileBytes)
+    fail(path + ": the header's layout is inconsistent");
+  if (size != h.fileBytes)
+    fail(path + ": " + std::to_string(size) + " bytes, the header says " + std::to_string(h.fileBytes) +
+         (size < h.fileBytes ? " (truncated)" : " (extra bytes)"));
+  auto g = std::unique_ptr<NativeGraph>(new NativeGraph());
+  g->numVertices_ = static_cast<int64_t>(h.numVertices);
+  g->numEdges_ = static_cast<int64_t>(h.numEdges);
+  g->rowPtr_ = PageArray::mapFile(fd, h.rowPtrOffset, static_cast<size_t>(g->numVertices_ + 1) * 8, path);
+  g->colIdx_ = PageArray::mapFile(fd, h.colIdxOffset, static_cast<size_t>(g->numEdges_) * 4, path);
+  g->meta_.resize(h.metaBytes);
+  if (h.metaBytes && pread(fd, g->meta_.data(), h.metaBytes, static_cast<off_t>(h.metaOffset)) != static_cast<ssize_t>(h.metaBytes))
+    fail(path + ": cannot read its note");
+  if (g->checksum() != h.checksum) fail(path + ": checksum mismatch (the file is damaged or was changed)");
+  // The structure, checked as well: a file is untrusted input, and the samplers index with these arrays.
+  const int64_t n = g->numVertices_, m = g->numEdges_;
+  const int64_t* rp = g->rowPtr();
+  const int32_t* c = g->colIdx();
+  if (rp[0] != 0 || rp[n] != m) fail(path + ": row offsets must run from 0 to the edge count");
+  std::atomic<bool> ok{true};
+  parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t v = b; v < e && ok.load(std::memory_order_relaxed); ++v)
+      if (rp[v + 1] < rp[v] || rp[v + 1] > m) ok = false;
+  });
+  if (!ok) fail(path + ": row offsets decrease or pass the edge count");
+  parallelFor(m, 1 << 20, [&](int64_t b, int64_t e) {
+    bool mine = true;
+    for (int64_t i = b; i < e; ++i) mine &= c[i] >= 0 && c[i] < n;
+    if (!mine) ok = false;
+  });
+  if (!ok) fail(path + ": a column names a vertex outside [0, " + std::to_string(n) + ")");
+  return g;
+}
+
+}  // namespace host
+}  // namespace wm

@@ -1,0 +1,138 @@
+// A CSR graph copied to the GPU once and sampled there: from Int32Array
+// arrays (a CsrGraph: int32 offsets) or from native memory (a NativeCsr: int64
+// offsets, copied by the addon without passing through JavaScript).
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {graphNative} from '../native/domains';
+import {CsrGraph} from './csr';
+import {NativeCsr} from './native_csr';
+import {checkNegatives, checkSampleArgs, exhaustedError, SampleOptions, sampleOnDevice, VertexMap} from './native_sampling';
+import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
+
+function gpuBackend(what: string): WholeMemoryBackend {
+  const b = tf.backend();
+  if (!(b instanceof WholeMemoryBackend) || !b.gpu) throw new Error(`${what} needs the wholememory backend on a GPU`);
+  return b;
+}
+
+export class DeviceCsr {
+  /** Device addresses of the row offsets (int64 when wideOffsets, else int32) and the int32 columns. */
+  readonly rowPtr: number;
+  readonly colIdx: number;
+  /** Whether the row offsets are int64 (a NativeCsr's) rather than int32 (a CsrGraph's). */
+  readonly wideOffsets: boolean;
+  readonly numVertices: number;
+  readonly numEdges: number;
+  /** Scratch for relabelling samples of this graph on the GPU. */
+  readonly vertexMap: VertexMap;
+  private readonly b: WholeMemoryBackend;
+  private freed = false;
+
+  /** The graph's arrays into device memory (the graph itself stays where it is; free it apart). */
+  constructor(readonly graph: CsrGraph | NativeCsr) {
+    this.b = gpuBackend('DeviceCsr');
+    if (graph instanceof CsrGraph) graph.validate('DeviceCsr');
+    this.numVertices = graph.numVertices;
+    this.numEdges = graph.numEdges;
+    this.wideOffsets = graph instanceof NativeCsr;
+    const offsetBytes = (this.numVertices + 1) * (this.wideOffsets ? 8 : 4);
+    this.rowPtr = this.b.allocDevice(offsetBytes);
+    try {
+      this.colIdx = this.b.allocDevice(Math.max(this.numEdges, 1) * 4);
+    } catch (e) {
+      this.b.freeDevice(this.rowPtr);
+      throw e;
+    }
+    try {
+      if (graph instanceof NativeCsr) graph.handle().copyToDevice(this.rowPtr, this.colIdx);
+      else {
+        graphNative().upload(this.rowPtr, graph.rowPtr);
+        if (graph.colIdx.length) graphNative().upload(this.colIdx, graph.colIdx);
+      }
+    } catch (e) {
+      this.b.freeDevice(this.rowPtr);
+      this.b.freeDevice(this.colIdx);
+      throw e;
+    }
+    this.vertexMap = new VertexMap(this.numVertices);
+  }
+
+  /** Device bytes of the graph's arrays. */
+  get bytes(): number {
+    return (this.numVertices + 1) * (this.wideOffsets ? 8 : 4) + this.numEdges * 4;
+  }
+
+  /** Seeds on the GPU in, sampled ids (and offsets without replacement) on the GPU out. */
+  sample(seeds: tf.Tensor1D, fanout: number, opts: SampleOptions = {}): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
+    this.live('sample');
+    checkSampleArgs(fanout, opts.seed ?? 0, seeds.size);
+    return sampleOnDevice(
+      gpuBackend('DeviceCsr.sample'),
+      this.rowPtr,
+      this.colIdx,
+      this.numVertices,
+      seeds,
+      fanout,
+      opts,
+      'DeviceCsr.sample',
+      this.wideOffsets,
+    );
+  }
+
+  /** Walks from starts on the GPU: an int32 tensor [starts.size, length] (see wm.graph.randomWalks). */
+  randomWalks(starts: tf.Tensor1D, length: number, opts: WalkOptions = {}): tf.Tensor2D {
+    this.live('randomWalks');
+    checkGraph(this.smallGraph('randomWalks'), opts, 'DeviceCsr.randomWalks');
+    return walkOnDevice(
+      gpuBackend('DeviceCsr.randomWalks'),
+      this.rowPtr,
+      this.colIdx,
+      this.numVertices,
+      starts,
+      length,
+      opts,
+      'DeviceCsr.randomWalks',
+    );
+  }
+
+  /** @internal The CsrGraph this was made from; walks and negative pairs read int32 offsets only. */
+  smallGraph(what: string): CsrGraph {
+    if (this.graph instanceof CsrGraph) return this.graph;
+    throw new Error(
+      `DeviceCsr.${what}: implemented for int32 offsets (a CsrGraph) only; this graph is a NativeCsr of ${this.numEdges} entries`,
+    );
+  }
+
+  dispose(): void {
+    if (this.freed) return;
+    this.freed = true;
+    this.b.freeDevice(this.rowPtr);
+    this.b.freeDevice(this.colIdx);
+    this.vertexMap.free();
+  }
+
+  private live(what: string): void {
+    if (this.freed) throw new Error(`DeviceCsr.${what}: the graph was disposed`);
+  }
+}
+
+/** On the GPU: negative pairs as int32 tensors (see sampleNegativePairs). */
+export function deviceNegativePairs(csr: DeviceCsr, count: number, opts: {seed?: number} = {}): {src: tf.Tensor1D; dst: tf.Tensor1D} {
+  const b = gpuBackend('deviceNegativePairs');
+  const seed = opts.seed ?? 0;
+  const graph = csr.smallGraph('negativePairs');
+  checkNegatives(graph, count, seed);
+  const src = b.makeDeviceOutput([count], 'int32'),
+    dst = b.makeDeviceOutput([count], 'int32');
+  const exhausted = count ? graphNative().negativePairs(csr.rowPtr, csr.colIdx, graph.numVertices, count, seed, src.ptr, dst.ptr) : 0;
+  const out = {
+    src: tf.engine().makeTensorFromTensorInfo(src.info) as tf.Tensor1D,
+    dst: tf.engine().makeTensorFromTensorInfo(dst.info) as tf.Tensor1D,
+  };
+  if (exhausted > 0) {
+    tf.dispose([out.src, out.dst]);
+    throw exhaustedError(exhausted);
+  }
+  return out;
+}

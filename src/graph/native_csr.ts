@@ -1,0 +1,128 @@
+// A graph held in native memory: CSR with int64 row offsets and int32 columns
+// (vertices below 2^31), built, generated, saved and loaded by multithreaded
+// C++ (wm/native_graph.h). JavaScript holds a handle; no graph-sized array
+// crosses into it unless asked for (toCsrGraph, for small graphs). Graphs past
+// 2^31 edges, which Int32Array offsets cannot describe, live here.
+import type {NativeGraph} from '../native/addon';
+import {graphNative} from '../native/domains';
+import {int32Ids} from '../util/arrays';
+import {CsrGraph} from './csr';
+import {EdgeList} from './edge_list';
+import {checkSampleArgs, SampleOptions, sampleOnHost} from './native_sampling';
+import {RmatOptions, rmatParams} from './rmat';
+
+export class NativeCsr {
+  private graph: NativeGraph | undefined;
+
+  private constructor(graph: NativeGraph) {
+    this.graph = graph;
+  }
+
+  /**
+   * CSR from an edge list: rows sorted ascending, duplicates and self loops dropped; `symmetric` adds
+   * every reverse edge. The same graph as CsrGraph.fromEdges, with 64-bit offsets.
+   */
+  static fromEdges(edges: EdgeList, opts: {symmetric: boolean}): NativeCsr {
+    if (edges.src.length !== edges.dst.length)
+      throw new RangeError(`NativeCsr.fromEdges: src and dst differ in length (${edges.src.length} and ${edges.dst.length})`);
+    return new NativeCsr(graphNative().graphFromEdges(edges.numVertices, edges.src, edges.dst, opts.symmetric));
+  }
+
+  /**
+   * The R-MAT graph of `rmat(opts)` made into CSR (symmetric by default) without an edge list: edges
+   * are drawn twice from their seeded streams (degrees, then placement), so memory holds only the CSR.
+   * The same graph as CsrGraph.fromEdges(rmat(opts), {symmetric}).
+   */
+  static rmat(opts: RmatOptions & {symmetric?: boolean}): NativeCsr {
+    const p = rmatParams(opts);
+    return new NativeCsr(
+      graphNative().graphRmat(p.scale, p.edgeFactor, p.a, p.b, p.c, p.seed, p.permute, p.vertices, opts.symmetric ?? true),
+    );
+  }
+
+  /**
+   * A graph file written by save(), mapped read-only (the pages are shared with other processes that
+   * load it). Throws naming the file when it is not a graph file, is truncated, fails its checksum or
+   * holds offsets or columns out of range.
+   */
+  static load(file: string): NativeCsr {
+    return new NativeCsr(graphNative().graphLoad(file));
+  }
+
+  /** Writes the graph to `file` (atomically: a temporary beside it, renamed); `meta` is kept with it. */
+  save(file: string, meta = ''): void {
+    this.handle().save(file, meta);
+  }
+
+  get numVertices(): number {
+    return this.handle().numVertices;
+  }
+
+  /** CSR entries (directed edges; an undirected edge counts twice). May exceed 2^31. */
+  get numEdges(): number {
+    return this.handle().numEdges;
+  }
+
+  /** Bytes of its arrays: (numVertices + 1) * 8 of offsets and numEdges * 4 of columns. */
+  get bytes(): number {
+    return this.handle().bytes;
+  }
+
+  /** The note saved with the graph ('' for one built here). */
+  get meta(): string {
+    return this.handle().meta;
+  }
+
+  degree(v: number): number {
+    const out = new Int32Array(1);
+    this.handle().degrees(Int32Array.of(this.vertex(v, 'degree')), 1, out);
+    return out[0];
+  }
+
+  /** Degrees of many vertices at once. */
+  degrees(vertices: Int32Array | ArrayLike<number>): Int32Array {
+    const ids = int32Ids(vertices, 'NativeCsr.degrees: vertices');
+    const out = new Int32Array(ids.length);
+    this.handle().degrees(ids, ids.length, out);
+    return out;
+  }
+
+  /** A copy of v's neighbours, ascending. */
+  neighbors(v: number): Int32Array {
+    return this.handle().neighbors(this.vertex(v, 'neighbors'));
+  }
+
+  /** The graph as Int32Array CSR (a copy); refused past 2^31 - 1 edges, which Int32Array offsets cannot hold. */
+  toCsrGraph(): CsrGraph {
+    const g = this.handle();
+    const rowPtr = new Int32Array(g.numVertices + 1),
+      colIdx = new Int32Array(g.numEdges <= 2 ** 31 - 1 ? g.numEdges : 0);
+    g.copyCsr(rowPtr, colIdx);
+    return new CsrGraph(rowPtr, colIdx).trusted();
+  }
+
+  /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without (as sampleNeighbors). */
+  sample(seeds: Int32Array | ArrayLike<number>, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
+    const ids = int32Ids(seeds, 'NativeCsr.sample: seeds');
+    checkSampleArgs(fanout, opts.seed ?? 0, ids.length);
+    return sampleOnHost(this.handle(), null, this.numVertices, ids, fanout, opts, 'NativeCsr.sample');
+  }
+
+  /** Frees the native memory now (else when the handle is collected). */
+  free(): void {
+    this.graph?.free();
+    this.graph = undefined;
+  }
+
+  /** @internal The handle, for the samplers and DeviceCsr. */
+  handle(): NativeGraph {
+    if (!this.graph) throw new Error('NativeCsr: the graph was freed');
+    return this.graph;
+  }
+
+  private vertex(v: number, what: string): number {
+    if (!Number.isInteger(v) || v < 0 || v >= this.numVertices)
+      throw new RangeError(`NativeCsr.${what}: v must be a vertex in [0, ${this.numVertices}), got ${v}`);
+    return v;
+  }
+}

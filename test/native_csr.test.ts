@@ -1,0 +1,274 @@
+// Graphs in native memory (NativeCsr: int64 offsets by construction) against
+// the Int32Array builders and samplers on random graphs; their files (round
+// trip, truncation, damage, strangers); on a GPU, DeviceCsr over int64 offsets.
+// WM_BIG_GRAPH=1 adds a graph past 2^31 entries (GPU machines: ~25 GB of host memory).
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
+import * as wm from '../src/index';
+import {CsrGraph} from '../src/graph/csr';
+import {DeviceCsr} from '../src/graph/device_csr';
+import {EdgeList} from '../src/graph/edge_list';
+import {NativeCsr} from '../src/graph/native_csr';
+import {sampleNeighbors} from '../src/graph/native_sampling';
+import {rmat} from '../src/graph/rmat';
+import {graphNative} from '../src/native/domains';
+import {seededRng} from '../src/util/random';
+import {gpuOnly} from './helpers';
+
+/** m random edges over n vertices, with duplicates and self loops on purpose. */
+function randomEdges(n: number, m: number, seed: number): EdgeList {
+  const r = seededRng(seed);
+  const src = new Int32Array(m),
+    dst = new Int32Array(m);
+  for (let i = 0; i < m; ++i) {
+    src[i] = Math.floor(r() * n);
+    dst[i] = i % 7 === 0 ? src[i] : Math.floor(r() * n);
+    if (i % 5 === 0 && i > 0) {
+      src[i] = src[i - 1];
+      dst[i] = dst[i - 1];
+    }
+  }
+  return {numVertices: n, src, dst, directed: true};
+}
+
+function sameGraph(native: NativeCsr, ref: CsrGraph, what: string): void {
+  expect(native.numVertices, `${what}: vertices`).to.equal(ref.numVertices);
+  expect(native.numEdges, `${what}: edges`).to.equal(ref.numEdges);
+  const g = native.toCsrGraph();
+  expect(Array.from(g.rowPtr), `${what}: rowPtr`).to.deep.equal(Array.from(ref.rowPtr));
+  expect(Array.from(g.colIdx), `${what}: colIdx`).to.deep.equal(Array.from(ref.colIdx));
+}
+
+function tmpDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'wm-native-csr-'));
+}
+
+describe('graphs in native memory (NativeCsr)', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  it('fromEdges builds the graph CsrGraph builds, symmetric or not, odd and empty sizes', () => {
+    for (const [n, m, seed] of [
+      [1, 0, 1],
+      [0, 0, 2],
+      [7, 30, 3],
+      [101, 997, 4],
+      [5000, 70001, 5],
+    ]) {
+      const e = randomEdges(n, m, seed);
+      for (const symmetric of [true, false]) {
+        const g = NativeCsr.fromEdges(e, {symmetric});
+        sameGraph(g, CsrGraph.fromEdgesInScript(e, {symmetric}), `n=${n} m=${m} symmetric=${symmetric}`);
+        g.free();
+      }
+    }
+  });
+
+  it('rmat draws the graph of rmat() made into CSR, without an edge list', () => {
+    for (const o of [
+      {scale: 10, seed: 3},
+      {scale: 11, edgeFactor: 5, vertices: 1500, seed: 9},
+      {scale: 9, permute: false, seed: 1},
+      {scale: 12, edgeFactor: 3.3, a: 0.45, b: 0.25, c: 0.2, vertices: 3001, seed: 77},
+    ]) {
+      for (const symmetric of [true, false]) {
+        const g = NativeCsr.rmat({...o, symmetric});
+        sameGraph(g, CsrGraph.fromEdgesInScript(rmat({...o, inScript: true}), {symmetric}), `${JSON.stringify(o)} symmetric=${symmetric}`);
+        g.free();
+      }
+    }
+  });
+
+  it('refuses edges outside the graph and bad generator options by name', () => {
+    const e: EdgeList = {numVertices: 4, src: Int32Array.of(0, 1, 2), dst: Int32Array.of(1, 4, 0), directed: true};
+    expect(() => NativeCsr.fromEdges(e, {symmetric: true})).to.throw(/edge 1 \(1, 4\) names a vertex outside \[0, 4\)/);
+    expect(() => NativeCsr.fromEdges({...e, dst: Int32Array.of(1, 2)}, {symmetric: true})).to.throw(/src and dst differ in length/);
+    expect(() => NativeCsr.rmat({scale: 40})).to.throw(/scale must be an integer in \[1, 31\]/);
+    expect(() => NativeCsr.rmat({scale: 8, vertices: 100, permute: false})).to.throw(/needs permute/);
+    expect(() => NativeCsr.rmat({scale: 8, seed: -1})).to.throw(/seed must be an integer/);
+    expect(() => NativeCsr.rmat({scale: 8, edgeFactor: NaN})).to.throw(/edgeFactor/);
+  });
+
+  it('degree, degrees, neighbors and free', () => {
+    const e = randomEdges(300, 4000, 12);
+    const g = NativeCsr.fromEdges(e, {symmetric: true}),
+      ref = CsrGraph.fromEdgesInScript(e, {symmetric: true});
+    for (const v of [0, 1, 150, 299]) {
+      expect(g.degree(v)).to.equal(ref.degree(v));
+      expect(Array.from(g.neighbors(v))).to.deep.equal(Array.from(ref.neighbors(v)));
+    }
+    expect(Array.from(g.degrees([3, 4, 5]))).to.deep.equal([3, 4, 5].map((v) => ref.degree(v)));
+    expect(g.bytes).to.equal(301 * 8 + ref.numEdges * 4);
+    expect(() => g.degree(300)).to.throw(/v must be a vertex in \[0, 300\), got 300/);
+    expect(() => g.degrees([0, -1])).to.throw(/entry 1 = -1 is not a vertex/);
+    g.free();
+    expect(() => g.numVertices).to.throw(/the graph was freed/);
+    g.free(); // twice is harmless
+  });
+
+  it('samples what sampleNeighbors samples over the Int32Array graph (int64 offsets, both modes, both keys)', () => {
+    const e = randomEdges(2000, 30000, 21);
+    const g = NativeCsr.fromEdges(e, {symmetric: true}),
+      ref = CsrGraph.fromEdgesInScript(e, {symmetric: true});
+    const seeds = Int32Array.from({length: 777}, (_, i) => (i * 7919) % 2000);
+    for (const replace of [true, false])
+      for (const keyBy of ['position', 'vertex'] as const)
+        for (const fanout of [0, 1, 5, 40]) {
+          const opts = {replace, keyBy, seed: 5 + fanout};
+          const got = g.sample(seeds, fanout, opts),
+            want = sampleNeighbors(ref, seeds, fanout, opts);
+          expect(Array.from(got.ids), `replace=${replace} ${keyBy} fanout=${fanout}`).to.deep.equal(Array.from(want.ids));
+          if (!replace) expect(Array.from(got.offsets!)).to.deep.equal(Array.from(want.offsets!));
+        }
+    expect(() => g.sample([0, 2000], 3)).to.throw(/2000/);
+    g.free();
+  });
+
+  it('the host samplers read int64 offsets from a BigInt64Array as they read int32 ones', () => {
+    const e = randomEdges(500, 6000, 8);
+    const ref = CsrGraph.fromEdgesInScript(e, {symmetric: true});
+    const wide = BigInt64Array.from(Array.from(ref.rowPtr, (x) => BigInt(x)));
+    const seeds = Int32Array.from({length: 300}, (_, i) => (i * 31) % 500);
+    const a = new Int32Array(seeds.length * 6),
+      b = new Int32Array(seeds.length * 6);
+    graphNative().sampleWithReplacement(ref.rowPtr, ref.colIdx, 500, seeds, seeds.length, 6, 9, a, null);
+    graphNative().sampleWithReplacement(wide, ref.colIdx, 500, seeds, seeds.length, 6, 9, b, null);
+    expect(Array.from(b)).to.deep.equal(Array.from(a));
+    expect(() => graphNative().sampleWithReplacement(wide.subarray(1), ref.colIdx, 500, seeds, 1, 1, 0, b, null)).to.throw(
+      /argument 0 \(rowPtr\) must hold numVertices \+ 1 entries/,
+    );
+  });
+
+  it('saves and loads: the same arrays and note; truncated, damaged and foreign files are refused by name', () => {
+    const dir = tmpDir();
+    try {
+      const e = randomEdges(3000, 40000, 31);
+      const g = NativeCsr.fromEdges(e, {symmetric: true});
+      const file = path.join(dir, 'g.wmcsr');
+      g.save(file, '{"source":"test"}');
+      const h = NativeCsr.load(file);
+      expect(h.meta).to.equal('{"source":"test"}');
+      sameGraph(h, g.toCsrGraph(), 'loaded');
+      expect(fs.readdirSync(dir)).to.deep.equal(['g.wmcsr']); // no temporary left
+      h.free();
+      const bytes = fs.readFileSync(file);
+      // Truncated.
+      fs.writeFileSync(path.join(dir, 'short'), bytes.subarray(0, bytes.length - 3));
+      expect(() => NativeCsr.load(path.join(dir, 'short'))).to.throw(/short: \d+ bytes, the header says \d+ \(truncated\)/);
+      // One column changed: the checksum fails.
+      const damaged = Buffer.from(bytes);
+      damaged[8192 + 5] ^= 1;
+      fs.writeFileSync(path.join(dir, 'damaged'), damaged);
+      expect(() => NativeCsr.load(path.join(dir, 'damaged'))).to.throw(/damaged: checksum mismatch/);
+      // The header's counts changed: its layout no longer fits.
+      const counts = Buffer.from(bytes);
+      counts.writeBigUInt64LE(counts.readBigUInt64LE(24) + 1n, 24);
+      fs.writeFileSync(path.join(dir, 'counts'), counts);
+      expect(() => NativeCsr.load(path.join(dir, 'counts'))).to.throw(/counts: /);
+      fs.writeFileSync(path.join(dir, 'text'), 'src\tdst\n0\t1\n');
+      expect(() => NativeCsr.load(path.join(dir, 'text'))).to.throw(/text: not a graph file/);
+      expect(() => NativeCsr.load(path.join(dir, 'absent'))).to.throw(/absent: cannot open/);
+      expect(() => NativeCsr.load(dir)).to.throw(/not a regular file/);
+      g.free();
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('on a GPU: DeviceCsr over a NativeCsr (int64 offsets) samples what the host samples', function () {
+    gpuOnly(this);
+    const g = NativeCsr.rmat({scale: 14, edgeFactor: 12, seed: 4});
+    const dev = new DeviceCsr(g);
+    expect(dev.wideOffsets).to.equal(true);
+    const seeds = Int32Array.from({length: 4096}, (_, i) => (i * 104729) % g.numVertices);
+    for (const replace of [true, false]) {
+      const want = g.sample(seeds, 10, {replace, seed: 3});
+      const s = tf.tensor1d(seeds, 'int32');
+      const got = dev.sample(s, 10, {replace, seed: 3});
+      expect(Array.from(got.ids.dataSync()), `replace=${replace}`).to.deep.equal(Array.from(want.ids));
+      if (!replace) expect(Array.from(got.offsets!.dataSync())).to.deep.equal(Array.from(want.offsets!));
+      tf.dispose([s, got.ids, got.offsets ?? []].flat());
+    }
+    // The fixed-fan-out tree every sampled model reads.
+    const tree = wm.graph.sampleFixedTree(dev, seeds.subarray(0, 256), [5, 3], {seed: 2});
+    expect(tree.depths[2].size).to.equal(256 * 5 * 3);
+    tree.dispose();
+    expect(() => dev.randomWalks(tf.tensor1d([0], 'int32'), 3)).to.throw(/int32 offsets \(a CsrGraph\) only/);
+    dev.dispose();
+    g.free();
+  });
+
+  it('on a GPU with WM_BIG_GRAPH=1: a graph past 2^31 entries, sampled and aggregated on the GPU as on the host', function () {
+    gpuOnly(this);
+    if (process.env.WM_BIG_GRAPH !== '1') this.skip();
+    this.timeout(1200000);
+    const t0 = Date.now();
+    const g = NativeCsr.rmat({scale: 26, edgeFactor: 24, seed: 7});
+    const buildSeconds = (Date.now() - t0) / 1000;
+    expect(g.numEdges).to.be.greaterThan(2 ** 31);
+    const t1 = Date.now();
+    const dev = new DeviceCsr(g);
+    const uploadSeconds = (Date.now() - t1) / 1000;
+    // Seeds whose rows start past 2^31 (the last vertices) and the hubs, and random ones.
+    const n = g.numVertices;
+    const seeds = new Int32Array(8192);
+    for (let i = 0; i < 4096; ++i) seeds[i] = n - 1 - i;
+    const r = seededRng(5);
+    for (let i = 4096; i < seeds.length; ++i) seeds[i] = Math.floor(r() * n);
+    const firstRow = g.degrees(Int32Array.of(0))[0]; // touch the API on the big graph
+    expect(firstRow).to.be.at.least(0);
+    const s = tf.tensor1d(seeds, 'int32');
+    for (const replace of [true, false]) {
+      const want = g.sample(seeds, 25, {replace, seed: 11});
+      const got = dev.sample(s, 25, {replace, seed: 11});
+      expect(
+        Array.from(got.ids.dataSync()).every((x, i) => x === want.ids[i]),
+        `replace=${replace}: GPU = host`,
+      ).to.equal(true);
+      tf.dispose([got.ids, got.offsets ?? []].flat());
+      // Every sampled id is a neighbour of its seed (or the seed, for an isolated vertex).
+      if (replace)
+        for (let i = 0; i < 256; ++i) {
+          const nb = new Set(g.neighbors(seeds[i]));
+          for (let k = 0; k < 25; ++k)
+            expect(nb.has(want.ids[i * 25 + k]) || (nb.size === 0 && want.ids[i * 25 + k] === seeds[i])).to.equal(true);
+        }
+    }
+    // Aggregation over the sampled tree: the GPU's fused mean against a float64 mean of the host's samples.
+    const dim = 16;
+    const feat = tf.randomUniform([n, dim], -1, 1, 'float32', 3) as tf.Tensor2D;
+    const few = seeds.subarray(4096 - 512, 4096 + 512);
+    const tree = wm.graph.sampleFixedTree(dev, few, [10], {seed: 4});
+    const hop = tree.depths[1];
+    const b = tf.backend() as WholeMemoryBackend;
+    const [mean] = b.deviceOutputs([[few.length, dim]], ([ptr]) => {
+      graphNative().neighborMean(b.devicePtr(hop), few.length, 10, b.devicePtr(feat), dim, ptr);
+    });
+    const ids = hop.dataSync(),
+      m = mean.dataSync();
+    const host = g.sample(few, 10, {seed: 4 /* hop 0's seed */, replace: true}).ids;
+    expect(Array.from(ids)).to.deep.equal(Array.from(host));
+    const rows = tf.gather(feat, tf.tensor1d(host, 'int32')).dataSync();
+    for (let i = 0; i < few.length; ++i)
+      for (let d = 0; d < dim; ++d) {
+        let sum = 0;
+        for (let k = 0; k < 10; ++k) sum += rows[(i * 10 + k) * dim + d];
+        expect(Math.abs(m[i * dim + d] - sum / 10)).to.be.below(1e-5);
+      }
+    tf.dispose([s, feat, mean]);
+    tree.dispose();
+    console.log(
+      `      big graph: ${n} vertices, ${g.numEdges} entries (${(g.bytes / 1e9).toFixed(1)} GB), built in ${buildSeconds.toFixed(1)} s, ` +
+        `copied to the GPU in ${uploadSeconds.toFixed(1)} s`,
+    );
+    dev.dispose();
+    g.free();
+  });
+});
