@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|samplers|step]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|samplers|step]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -26,6 +26,11 @@ for what in "${@:-all}"; do
     # The scale benchmark: 100M vertices, 128-wide float32 embeddings in continuous WholeMemory (one run per rank count).
     big) BENCH_SCALE=27 BENCH_VERTICES=100000000 BENCH_EDGE_FACTOR=10 BENCH_REPEATS=${BENCH_REPEATS:-1} \
           BENCH_OUT=$out/bench-graphsage-100m.json node dist/bench/graphsage.js 2>&1 | tee "$out/bench-graphsage-100m.log" | tail -12 || status=1 ;;
+    # A native graph past 2^31 CSR entries (~25 GB of host memory): built, copied to the GPU, sampled and aggregated there as on the host.
+    bigGraph) WM_BIG_GRAPH=1 WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 1200000 dist/test/native_csr.test.js 2>&1 |
+          tee "$out/test-big-graph.log" | tail -16 || status=1 ;;
+    # GraphSAGE on a graph shaped like ogbn-papers100M (~3.2B CSR entries, 28 GB of float16 features): one GPU.
+    papers100m) BENCH_OUT=$out/bench-papers100m.json node dist/bench/papers100m.js 2>&1 | tee "$out/bench-papers100m.log" | tail -14 || status=1 ;;
     # Compact subgraphs against sampling trees (fixed shapes, no wait per step), one rank, same graph.
     samplers) for s in subgraph tree; do
         BENCH_SAMPLER=$s BENCH_SCALE=${BENCH_SCALE:-20} BENCH_RANKS=1 BENCH_TORCH=0 BENCH_REPEATS=${BENCH_REPEATS:-3} BENCH_STEPS=40 \

@@ -36,7 +36,8 @@ export class NativeCsr {
   static rmat(opts: RmatOptions & {symmetric?: boolean}): NativeCsr {
     const p = rmatParams(opts);
     return new NativeCsr(
-      graphNative().graphRmat(p.scale, p.edgeFactor, p.a, p.b, p.c, p.seed, p.permute, p.vertices, opts.symmetric ?? true),
+      // mulberry32 keeps the seed's low 32 bits, as rmat() does
+      graphNative().graphRmat(p.scale, p.edgeFactor, p.a, p.b, p.c, p.seed % 2 ** 32, p.permute, p.vertices, opts.symmetric ?? true),
     );
   }
 

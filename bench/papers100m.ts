@@ -1,0 +1,161 @@
+// `npm run bench:papers100m`: sampled GraphSAGE training on a generated graph
+// shaped like ogbn-papers100M (WholeGraph's published setting): 111M vertices,
+// about 3.2 billion CSR entries (R-MAT, made undirected), 128 float16 features
+// per vertex, 172 classes, 3 layers, fan-out 30/30/30, hidden 256, batch 1024.
+// The graph is generated natively (NativeCsr.rmat: no edge list, int64
+// offsets) and copied to the GPU; the features are generated where they live
+// (a float16 table initialised by the native kernels, never a JavaScript array).
+// Runs: features in GPU memory, then in pinned host memory read over the bus.
+// An epoch is ogbn-papers100M's 1,207,179 training vertices; its time is
+// estimated from the measured steps (the steps are timed, not a whole epoch).
+// Environment: BENCH_SCALE (default 27), BENCH_VERTICES (default 111,059,956),
+// BENCH_EDGE_FACTOR (default 18: ~3.2B entries at the defaults), BENCH_FEATURES (128),
+// BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 20), BENCH_RUNS ("device,host").
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+import {DeviceCsr} from '../src/graph/device_csr';
+import {NativeCsr} from '../src/graph/native_csr';
+import {GraphSageClassifier} from '../src/nn/graphsage';
+import {int32Of} from '../src/util/arrays';
+import {seededRng} from '../src/util/random';
+import {writeBenchResult} from './bench_util';
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 27);
+const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
+const EDGE_FACTOR = Number(process.env.BENCH_EDGE_FACTOR ?? 18);
+const FEATURES = Number(process.env.BENCH_FEATURES ?? 128);
+const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
+const STEPS = Number(process.env.BENCH_STEPS ?? 20);
+const RUNS = (process.env.BENCH_RUNS ?? 'device,host').split(',') as ('device' | 'host')[];
+const FANOUTS = [30, 30, 30];
+const HIDDEN = 256,
+  CLASSES = 172,
+  TRAIN_VERTICES = 1_207_179;
+
+interface Run {
+  features: string;
+  seedsPerSecond: number;
+  msPerStep: number;
+  epochSeconds: number;
+  featureBytes: number;
+}
+
+function gb(bytes: number): string {
+  return `${(bytes / 1e9).toFixed(1)} GB`;
+}
+
+function train(csr: DeviceCsr, memory: 'device' | 'host'): Run {
+  const n = csr.numVertices;
+  const t0 = Date.now();
+  const features = wm.nn.embedding({rows: n, dim: FEATURES, dtype: 'float16', memory, init: {type: 'uniform', scale: 1, seed: 11}});
+  console.log(`features in ${memory} memory: ${gb(n * FEATURES * 2)} initialised in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const model = new GraphSageClassifier({
+    numNodes: n,
+    numClasses: CLASSES,
+    embeddingDim: 0,
+    features,
+    hiddenDim: HIDDEN,
+    numLayers: FANOUTS.length,
+    dropout: 0,
+    seed: 3,
+    embeddingLearningRate: 0, // no embedding table: the inputs are features
+  });
+  const optimizer = wm.train.adam(0.003);
+  const rng = seededRng(100);
+  // Distinct random seeds (the sampler's rule), as an epoch's shuffled batches are: a mark per vertex, cleared after.
+  const marked = new Uint8Array(n);
+  const sizes: number[][] = [];
+  const step = () => {
+    const seeds = new Int32Array(BATCH);
+    for (let i = 0; i < BATCH;) {
+      const v = Math.floor(rng() * n);
+      if (!marked[v]) {
+        marked[v] = 1;
+        seeds[i++] = v;
+      }
+    }
+    for (const v of seeds) marked[v] = 0;
+    const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: Math.floor(rng() * 2 ** 31)});
+    if (sizes.length < 3) sizes.push([sub.inputIds.size, ...sub.layers.map((l) => l.numDst)]);
+    const y = int32Of(BATCH, (i) => seeds[i] % CLASSES); // the task does not matter, the work does
+    const loss = optimizer.minimize(
+      () => wm.nn.softmaxCrossEntropy(y, model.forwardFixed(sub, true)) as tf.Scalar,
+      true,
+      model.trainableVariables,
+    )!;
+    sub.dispose();
+    loss.dispose();
+  };
+  for (let i = 0; i < 3; ++i) step();
+  wm.synchronize();
+  console.log(`distinct vertices per hop (inputs, then each layer's outputs), first steps: ${sizes.map((x) => x.join('/')).join('; ')}`);
+  const s0 = process.hrtime.bigint();
+  for (let i = 0; i < STEPS; ++i) step();
+  wm.synchronize();
+  const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
+  model.dispose();
+  features.dispose();
+  const seedsPerSecond = (BATCH * STEPS) / seconds;
+  return {
+    features: memory === 'device' ? 'GPU memory' : 'pinned host memory, no cache',
+    seedsPerSecond,
+    msPerStep: (1000 * seconds) / STEPS,
+    epochSeconds: TRAIN_VERTICES / seedsPerSecond,
+    featureBytes: n * FEATURES * 2,
+  };
+}
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const info = wm.deviceInfo();
+  if (!info.gpu) throw new Error(`bench:papers100m needs a GPU (${info.reason})`);
+  const t0 = Date.now();
+  const graph = NativeCsr.rmat({scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: VERTICES, seed: 1});
+  const buildSeconds = (Date.now() - t0) / 1000;
+  const offsetBytes = (graph.numVertices + 1) * 8,
+    columnBytes = graph.numEdges * 4;
+  console.log(
+    `graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries (offsets ${gb(offsetBytes)}, columns ${gb(columnBytes)}), ` +
+      `generated in ${buildSeconds.toFixed(1)} s`,
+  );
+  const t1 = Date.now();
+  const csr = new DeviceCsr(graph);
+  const uploadSeconds = (Date.now() - t1) / 1000;
+  graph.free(); // the GPU copy is what the sampler reads
+  console.log(`graph copied to the GPU in ${uploadSeconds.toFixed(1)} s`);
+  const runs: Run[] = [];
+  for (const memory of RUNS) {
+    const r = train(csr, memory);
+    runs.push(r);
+    console.log(`features in ${r.features}: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`);
+  }
+  csr.dispose();
+  console.log(
+    `\nGraphSAGE, 3 layers, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, batch ${BATCH}, ${FEATURES} float16 features, ${info.name}; ` +
+      `epoch = ${TRAIN_VERTICES} training vertices, estimated from ${STEPS} timed steps`,
+  );
+  console.log('| features | seeds/s | ms per step | epoch (s) |');
+  console.log('| --- | --- | --- | --- |');
+  for (const r of runs)
+    console.log(`| ${r.features} | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} |`);
+  writeBenchResult('papers100m', {
+    device: info.name,
+    scale: SCALE,
+    vertices: VERTICES,
+    edgeFactor: EDGE_FACTOR,
+    csrEntries: csr.numEdges,
+    buildSeconds,
+    uploadSeconds,
+    bytes: {offsets: offsetBytes, columns: columnBytes, features: VERTICES * FEATURES * 2},
+    batch: BATCH,
+    fanouts: FANOUTS,
+    steps: STEPS,
+    runs,
+  });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
