@@ -44,8 +44,7 @@ export function rmatParams(o: RmatOptions): Required<Omit<RmatOptions, 'inScript
   if (!(edgeFactor >= 0 && Number.isFinite(edgeFactor)))
     throw new RangeError(`rmat: edgeFactor must be a non-negative number, got ${edgeFactor}`);
   const seed = o.seed ?? 1;
-  if (!Number.isSafeInteger(seed) || seed < 0)
-    throw new RangeError(`rmat: seed must be a non-negative integer, got ${seed}`);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`rmat: seed must be a non-negative integer, got ${seed}`);
   return {scale, edgeFactor, a, b, c, seed, permute: o.permute ?? true, vertices: keep};
 }
 
