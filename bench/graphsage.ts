@@ -44,7 +44,7 @@ import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
+import {distinctSeeds, hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -226,24 +226,8 @@ async function rank(): Promise<void> {
       );
     }
   };
-  // Distinct random seeds: a mark per vertex, cleared after (a Set cost 0.1 ms per step).
-  if (n < BATCH)
-    throw new RangeError(
-      `bench:graphsage: ${BATCH} distinct seeds per step need a graph of at least as many vertices (${n}); raise BENCH_SCALE`,
-    );
-  const marked = new Uint8Array(n);
-  const step = () => {
-    const seeds = new Int32Array(BATCH);
-    for (let i = 0; i < BATCH;) {
-      const v = Math.floor(rng() * n);
-      if (!marked[v]) {
-        marked[v] = 1;
-        seeds[i++] = v;
-      }
-    }
-    for (const v of seeds) marked[v] = 0;
-    trainOn(seeds, Math.floor(rng() * 2 ** 31));
-  };
+  const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:graphsage', '; raise BENCH_SCALE');
+  const step = () => trainOn(nextSeeds(), Math.floor(rng() * 2 ** 31));
   for (let i = 0; i < 3; ++i) step();
   wm.synchronize();
   if (process.env.BENCH_PROFILE) await profile();

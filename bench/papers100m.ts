@@ -19,7 +19,7 @@ import {NativeCsr} from '../src/graph/native_csr';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {writeBenchResult} from './bench_util';
+import {distinctSeeds, writeBenchResult} from './bench_util';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 27);
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
@@ -63,19 +63,10 @@ function train(csr: DeviceCsr, memory: 'device' | 'host'): Run {
   });
   const optimizer = wm.train.adam(0.003);
   const rng = seededRng(100);
-  // Distinct random seeds (the sampler's rule), as an epoch's shuffled batches are: a mark per vertex, cleared after.
-  const marked = new Uint8Array(n);
+  const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:papers100m');
   const sizes: number[][] = [];
   const step = () => {
-    const seeds = new Int32Array(BATCH);
-    for (let i = 0; i < BATCH;) {
-      const v = Math.floor(rng() * n);
-      if (!marked[v]) {
-        marked[v] = 1;
-        seeds[i++] = v;
-      }
-    }
-    for (const v of seeds) marked[v] = 0;
+    const seeds = nextSeeds();
     const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: Math.floor(rng() * 2 ** 31)});
     if (sizes.length < 3) sizes.push([sub.inputIds.size, ...sub.layers.map((l) => l.numDst)]);
     const y = int32Of(BATCH, (i) => seeds[i] % CLASSES); // the task does not matter, the work does

@@ -1,6 +1,6 @@
 // Bindings of the graph operations whose CSR may be an object (host
 // WholeMemory, a NativeGraph), which the op table's readers do not take:
-// sampling, walks, and building a CSR. Seeds or starts in a typed array run
+// sampling and walks. Seeds or starts in a typed array run
 // the host version; device addresses the CUDA one. Both return or record the
 // first bad seed. Row offsets are int32 (graphs from JavaScript arrays) or
 // int64 (a NativeGraph, a BigInt64Array; on the GPU, wideOffsets).
@@ -158,29 +158,10 @@ Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
   });
 }
 
-// buildCsr(numVertices, src, dst, symmetric) -> {rowPtr: Int32Array, colIdx: Int32Array} (host only: it allocates its result)
-Napi::Value BuildCsr(const Napi::CallbackInfo& info) {
-  return guarded(info.Env(), [&]() -> Napi::Value {
-    Args a(info, "buildCsr");
-    const int64_t m = a.length(1, "src");
-    wm::host::CsrArrays c =
-        wm::host::buildCsr(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m, a.flag(3, "symmetric"));
-    auto rowPtr = Napi::Int32Array::New(info.Env(), c.rowPtr.size());
-    for (size_t i = 0; i < c.rowPtr.size(); ++i) rowPtr[i] = static_cast<int32_t>(c.rowPtr[i]);
-    auto colIdx = Napi::Int32Array::New(info.Env(), c.colIdx.size());
-    std::copy(c.colIdx.begin(), c.colIdx.end(), colIdx.Data());
-    auto out = Napi::Object::New(info.Env());
-    out.Set("rowPtr", rowPtr);
-    out.Set("colIdx", colIdx);
-    return out;
-  });
-}
-
 }  // namespace
 
 void InitGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("sampleWithReplacement", Napi::Function::New(env, SampleWithReplacement, "sampleWithReplacement"));
   exports.Set("sampleWithoutReplacement", Napi::Function::New(env, SampleWithoutReplacement, "sampleWithoutReplacement"));
   exports.Set("randomWalks", Napi::Function::New(env, RandomWalks, "randomWalks"));
-  exports.Set("buildCsr", Napi::Function::New(env, BuildCsr, "buildCsr"));
 }

@@ -22,6 +22,7 @@
 #include "wm/embedding.h"
 #include "wm/graph_ops.h"
 #include "wm/hmac_sha256.h"
+#include "wm/native_graph.h"
 #include "wm/op_registry.h"
 #include "wm/slice_layout.h"
 
@@ -310,12 +311,16 @@ void testHostKernels() {
 
   // CSR building: duplicates and self loops dropped, rows sorted, symmetric adds reverses; offsets 64-bit.
   std::vector<int32_t> src{0, 0, 1, 2, 2}, dst{1, 1, 1, 0, 1};
-  wm::host::CsrArrays c = wm::host::buildCsr(3, src.data(), dst.data(), 5, false);
-  EXPECT((c.rowPtr == std::vector<int64_t>{0, 1, 1, 3}) && (c.colIdx == std::vector<int32_t>{1, 0, 1}));
-  c = wm::host::buildCsr(3, src.data(), dst.data(), 5, true);
-  EXPECT((c.rowPtr == std::vector<int64_t>{0, 2, 4, 6}) && (c.colIdx == std::vector<int32_t>{1, 2, 0, 2, 0, 1}));
-  c = wm::host::buildCsr(0, nullptr, nullptr, 0, true);
-  EXPECT(c.rowPtr == std::vector<int64_t>{0} && c.colIdx.empty());
+  auto arrays = [](const wm::host::NativeGraph& g) {
+    return std::make_pair(std::vector<int64_t>(g.rowPtr(), g.rowPtr() + g.numVertices() + 1),
+                          std::vector<int32_t>(g.colIdx(), g.colIdx() + g.numEdges()));
+  };
+  auto c = arrays(*wm::host::NativeGraph::fromEdges(3, src.data(), dst.data(), 5, false));
+  EXPECT((c.first == std::vector<int64_t>{0, 1, 1, 3}) && (c.second == std::vector<int32_t>{1, 0, 1}));
+  c = arrays(*wm::host::NativeGraph::fromEdges(3, src.data(), dst.data(), 5, true));
+  EXPECT((c.first == std::vector<int64_t>{0, 2, 4, 6}) && (c.second == std::vector<int32_t>{1, 2, 0, 2, 0, 1}));
+  c = arrays(*wm::host::NativeGraph::fromEdges(0, nullptr, nullptr, 0, true));
+  EXPECT(c.first == std::vector<int64_t>{0} && c.second.empty());
 }
 
 }  // namespace

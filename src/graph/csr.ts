@@ -1,6 +1,7 @@
 // Compressed sparse rows: rowPtr[v]..rowPtr[v+1] index v's neighbours in colIdx.
 import {deviceStatus} from '../native/device';
 import {EdgeList} from './edge_list';
+import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 
 export class CsrGraph {
@@ -95,10 +96,22 @@ export class CsrGraph {
   static fromEdges(edges: EdgeList, opts: {symmetric: boolean}): CsrGraph {
     // The C++ core when the addon loaded (the same result, many times faster).
     if (deviceStatus().addonLoaded) {
-      const {rowPtr, colIdx} = graphNative().buildCsr(edges.numVertices, edges.src, edges.dst, opts.symmetric);
-      return new CsrGraph(rowPtr, colIdx).trusted();
+      const g = graphNative().graphFromEdges(edges.numVertices, edges.src, edges.dst, opts.symmetric);
+      try {
+        return CsrGraph.fromNative(g);
+      } finally {
+        g.free();
+      }
     }
     return CsrGraph.fromEdgesInScript(edges, opts);
+  }
+
+  /** @internal A native graph's arrays as Int32Array CSR (a copy); refused past 2^31 - 1 edges, which Int32Array offsets cannot hold. */
+  static fromNative(g: NativeGraph): CsrGraph {
+    const rowPtr = new Int32Array(g.numVertices + 1),
+      colIdx = new Int32Array(g.numEdges <= 2 ** 31 - 1 ? g.numEdges : 0);
+    g.copyCsr(rowPtr, colIdx);
+    return new CsrGraph(rowPtr, colIdx).trusted();
   }
 
   /** @internal fromEdges in TypeScript (no addon; and the tests' reference). */

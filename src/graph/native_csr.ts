@@ -75,9 +75,7 @@ export class NativeCsr {
   }
 
   degree(v: number): number {
-    const out = new Int32Array(1);
-    this.handle().degrees(Int32Array.of(this.vertex(v, 'degree')), 1, out);
-    return out[0];
+    return this.degrees([this.vertex(v, 'degree')])[0];
   }
 
   /** Degrees of many vertices at once. */
@@ -95,11 +93,7 @@ export class NativeCsr {
 
   /** The graph as Int32Array CSR (a copy); refused past 2^31 - 1 edges, which Int32Array offsets cannot hold. */
   toCsrGraph(): CsrGraph {
-    const g = this.handle();
-    const rowPtr = new Int32Array(g.numVertices + 1),
-      colIdx = new Int32Array(g.numEdges <= 2 ** 31 - 1 ? g.numEdges : 0);
-    g.copyCsr(rowPtr, colIdx);
-    return new CsrGraph(rowPtr, colIdx).trusted();
+    return CsrGraph.fromNative(this.handle());
   }
 
   /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without (as sampleNeighbors). */

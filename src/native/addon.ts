@@ -249,7 +249,6 @@ export interface NativeBindings {
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
   cpuThreads(): number;
   /** CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates and self loops dropped. Host only. */
-  buildCsr(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array};
   /** Graphs in native memory (wm/native_graph.h): int64 offsets, int32 columns. */
   graphFromEdges(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): NativeGraph;
   graphRmat(

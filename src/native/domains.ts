@@ -16,7 +16,6 @@ export const graphNative: Part<
   | 'randomWalks'
   | 'randomVertices'
   | 'walkPairs'
-  | 'buildCsr'
   | 'graphFromEdges'
   | 'graphRmat'
   | 'graphLoad'

@@ -83,13 +83,6 @@ void neighborMeanGrad(uint64_t neighbors, int64_t numRows, int64_t fanout, uint6
 int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src, uint64_t dst);
 
 namespace host {
-struct CsrArrays {
-  std::vector<int64_t> rowPtr;
-  std::vector<int32_t> colIdx;
-};
-// CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates
-// and self loops dropped.
-CsrArrays buildCsr(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric);
 // m R-MAT edges over 2^scale vertices, the draws of src/graph/rmat.ts.
 void rmatEdges(int scale, int64_t m, double a, double b, double c, uint32_t seed, bool permute, int32_t* src, int32_t* dst);
 int64_t uniqueInt32(const int32_t* x, int64_t n, int32_t* values, int32_t* inverse);

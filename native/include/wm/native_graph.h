@@ -76,6 +76,7 @@ class NativeGraph {
 
  private:
   NativeGraph() = default;
+  uint64_t checksumWith(const std::string& meta) const;
   // Turns unsorted rows in `col` (row v at [start[v], start[v + 1])) into the final CSR.
   static std::unique_ptr<NativeGraph> finish(int64_t numVertices, PageArray&& start, PageArray&& col);
   int64_t numVertices_ = 0, numEdges_ = 0;

@@ -225,7 +225,7 @@ std::unique_ptr<NativeGraph> NativeGraph::finish(int64_t n, PageArray&& start, P
 }
 
 std::unique_ptr<NativeGraph> NativeGraph::fromEdges(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric) {
-  WM_REQUIRE(n >= 0 && n <= kMaxVertices, "NativeGraph.fromEdges: numVertices must be in [0, 2^31 - 1], got " + std::to_string(n));
+  WM_REQUIRE(n >= 0 && n <= kMaxVertices, "fromEdges: numVertices must be in [0, 2^31 - 1], got " + std::to_string(n));
   // The first edge naming a vertex outside the graph, found in parallel (each part's first, the least of them).
   std::atomic<int64_t> bad{m};
   parallelFor(m, 1 << 16, [&](int64_t b, int64_t e) {
@@ -239,7 +239,7 @@ std::unique_ptr<NativeGraph> NativeGraph::fromEdges(int64_t n, const int32_t* sr
   });
   if (bad.load() < m) {
     const int64_t i = bad.load();
-    fail("NativeGraph.fromEdges: edge " + std::to_string(i) + " (" + std::to_string(src[i]) + ", " + std::to_string(dst[i]) +
+    fail("fromEdges: edge " + std::to_string(i) + " (" + std::to_string(src[i]) + ", " + std::to_string(dst[i]) +
          ") names a vertex outside [0, " + std::to_string(n) + ")");
   }
   PageArray start = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "NativeGraph");
@@ -307,23 +307,20 @@ std::unique_ptr<NativeGraph> NativeGraph::rmat(const RmatSpec& s) {
   return finish(n, std::move(start), std::move(col));
 }
 
-uint64_t NativeGraph::checksum() const {
+uint64_t NativeGraph::checksum() const { return checksumWith(meta_); }
+
+// The file's checksum covers the offsets, the columns and the note as it will be read back.
+uint64_t NativeGraph::checksumWith(const std::string& meta) const {
   const uint64_t a = digest(static_cast<const uint8_t*>(rowPtr_.data()), static_cast<size_t>(numVertices_ + 1) * 8, 1);
   const uint64_t b = digest(static_cast<const uint8_t*>(colIdx_.data()), static_cast<size_t>(numEdges_) * 4, 2);
-  const uint64_t c = digest(reinterpret_cast<const uint8_t*>(meta_.data()), meta_.size(), 3);
+  const uint64_t c = digest(reinterpret_cast<const uint8_t*>(meta.data()), meta.size(), 3);
   return mix(a ^ mix(b ^ mix(c)));
 }
 
 // ---- files ------------------------------------------------------------------------------------------
 void NativeGraph::save(const std::string& path, const std::string& meta) const {
   Header h = layout(numVertices_, numEdges_, meta.size());
-  {
-    // The checksum covers the note as it will be read back.
-    const uint64_t a = digest(static_cast<const uint8_t*>(rowPtr_.data()), static_cast<size_t>(numVertices_ + 1) * 8, 1);
-    const uint64_t b = digest(static_cast<const uint8_t*>(colIdx_.data()), static_cast<size_t>(numEdges_) * 4, 2);
-    const uint64_t c = digest(reinterpret_cast<const uint8_t*>(meta.data()), meta.size(), 3);
-    h.checksum = mix(a ^ mix(b ^ mix(c)));
-  }
+  h.checksum = checksumWith(meta);
   const std::string tmp = path + ".tmp-" + std::to_string(getpid());
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(path + ": cannot create " + tmp + " (" + std::strerror(errno) + ")");
