@@ -28,7 +28,34 @@ Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
   return wmnapi::guarded(info.Env(), std::forward<F>(f));
 }
 
-// A table object {ptr | array | memory, rows, dim, storage, rowBase?}: a device address, a host typed array,
+// A table's row cache {hot, slotOf, slots} (wm::RowCache), beside a contiguous table: device addresses
+// beside a device address, typed arrays (slotOf an Int32Array of one entry per row) beside a host array.
+wm::RowCache cacheOf(const Args& a, size_t i, const char* name, const wm::TableRef& t, bool hostTable, const Napi::Object& c) {
+  if (t.chunked != nullptr || t.ptr == 0) a.reject(i, name, ".cache needs one contiguous table");
+  const Napi::Value slots = c.Get("slots"), hot = c.Get("hot"), slotOf = c.Get("slotOf");
+  if (!slots.IsNumber() || !(slots.As<Napi::Number>().DoubleValue() >= 0) || slots.As<Napi::Number>().DoubleValue() > 2147483647.0)
+    a.reject(i, name, ".cache.slots must be an integer in [0, 2^31)");
+  wm::RowCache rc;
+  rc.slots = slots.As<Napi::Number>().Int64Value();
+  if (hostTable && hot.IsTypedArray() && slotOf.IsTypedArray()) {
+    const Napi::TypedArray h = hot.As<Napi::TypedArray>(), s = slotOf.As<Napi::TypedArray>();
+    if (s.TypedArrayType() != napi_int32_array || static_cast<int64_t>(s.ElementLength()) < t.rows)
+      a.reject(i, name, ".cache.slotOf must be an Int32Array of one entry per row");
+    if (static_cast<double>(h.ByteLength()) < static_cast<double>(rc.slots) * t.dim * wm::storageBytes(t.storage))
+      a.reject(i, name, ".cache.hot holds fewer bytes than its slots need");
+    rc.hot = reinterpret_cast<uint64_t>(wmnapi::typedBytes(h));
+    rc.slotOf = reinterpret_cast<uint64_t>(wmnapi::typedBytes(s));
+  } else if (!hostTable && hot.IsNumber() && slotOf.IsNumber()) {
+    rc.hot = static_cast<uint64_t>(hot.As<Napi::Number>().Int64Value());
+    rc.slotOf = static_cast<uint64_t>(slotOf.As<Napi::Number>().Int64Value());
+  } else {
+    a.reject(i, name, ".cache must hold hot and slotOf where the table is: device addresses beside .ptr, typed arrays beside .array");
+  }
+  if (rc.slotOf == 0) a.reject(i, name, ".cache.slotOf must not be 0");
+  return rc;
+}
+
+// A table object {ptr | array | memory, rows, dim, storage, rowBase?, cache?}: a device address, a host typed array,
 // or a WholeMemory handle (device: its mapped address; host: continuous base or chunked handle).
 wm::TableRef tableOf(const Args& a, size_t i, const char* name) {
   auto field = [&](const char* key) {
@@ -60,10 +87,15 @@ wm::TableRef tableOf(const Args& a, size_t i, const char* name) {
     else
       t.chunked = &m->chunkedHandle();
   } else if (o.Get("array").IsTypedArray()) {
-    t.ptr = reinterpret_cast<uint64_t>(wmnapi::typedBytes(o.Get("array").As<Napi::TypedArray>()));
+    const Napi::TypedArray arr = o.Get("array").As<Napi::TypedArray>();
+    if (static_cast<double>(arr.ByteLength()) < static_cast<double>(t.rows) * t.dim * wm::storageBytes(t.storage))
+      a.reject(i, name, ".array holds fewer bytes than rows x dim elements of its storage");
+    t.ptr = reinterpret_cast<uint64_t>(wmnapi::typedBytes(arr));
   } else {
     t.ptr = static_cast<uint64_t>(field("ptr"));
   }
+  const Napi::Value cache = o.Get("cache");
+  if (cache.IsObject()) t.cache = cacheOf(a, i, name, t, o.Get("array").IsTypedArray(), cache.As<Napi::Object>());
   return t;
 }
 

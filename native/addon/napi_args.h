@@ -87,6 +87,9 @@ class Args : public wm::OpArgs {
       case napi_uint8_clamped_array:
         e = Element::Uint8;
         break;
+      case napi_uint16_array:
+        e = Element::Uint16;
+        break;
       case napi_int32_array:
         e = Element::Int32;
         break;

@@ -34,6 +34,15 @@ export interface NativeTable {
   storage: number;
   /** The global index of row 0 (a rank's part of a distributed table; initial values follow it). */
   rowBase?: number;
+  /** Rows kept in faster memory (wm::RowCache): device addresses beside `ptr`, typed arrays beside `array`. */
+  cache?: NativeRowCache;
+}
+
+export interface NativeRowCache {
+  hot: number | Float32Array | Uint16Array;
+  /** One entry per table row: its slot, or -1. */
+  slotOf: number | Int32Array;
+  slots: number;
 }
 
 export interface NativeOptimizerParams {

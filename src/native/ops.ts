@@ -280,4 +280,25 @@ export interface NativeOps {
     errorFlag: OptBuf,
     skipped: OptBuf,
   ): number | undefined;
+  /**
+   * The row cache (wm::RowCache): copies table rows ids[0..n) into slots 0..n of `hot` and records
+   * them in slotOf; copies the slots back; adds the lookups whose row is cached to *hits (the host
+   * body returns them). `table` is the contiguous table behind the cache.
+   */
+  rowCacheLoad(
+    table: NativeTable,
+    ids: number | Int32Array,
+    n: number,
+    hot: number | Float32Array | Uint16Array,
+    slotOf: number | Int32Array,
+  ): void;
+  rowCacheStore(table: NativeTable, ids: number | Int32Array, n: number, hot: number | Float32Array | Uint16Array): void;
+  rowCacheHits(
+    slotOf: number | Int32Array,
+    rows: number,
+    indices: Buf | BigInt64Array,
+    indexType: number,
+    n: number,
+    hits: OptBuf,
+  ): number | undefined;
 }

@@ -20,6 +20,7 @@ import {int32Ids} from '../util/arrays';
 import {checkSeed} from '../util/random';
 import {checkCapacity, checkRows} from '../memory/capacity';
 import {allocateTable, TableMemory} from './table/allocate_table';
+import {cacheBytes, CacheStats} from './table/row_cache';
 import {embeddingNative} from '../native/domains';
 import type {TableStorage} from './table/table_storage';
 
@@ -54,6 +55,22 @@ export interface EmbeddingOptions {
    * and steps are collectives: every rank calls them, with its own indices.
    */
   communicator?: Communicator;
+  /** A cache of the hottest rows in GPU memory, in front of a 'host' or 'managed' table (see Embedding.cache). */
+  cache?: EmbeddingCacheOptions;
+}
+
+/**
+ * Which rows a table keeps in its cache, and how many. The rows live in GPU memory; a cached row is
+ * read, written and stepped there, so a trainable table stays exact. Without a GPU the cache is a
+ * second host array (the same results, nothing faster).
+ */
+export interface EmbeddingCacheOptions {
+  /** Candidate rows, hottest first (wm.nn.hottestRows ranks degrees or access counts); cut to the budget. */
+  rows: Int32Array | ArrayLike<number>;
+  /** Bytes for the cache: its rows, a 4-byte slot per table row, a 4-byte id per cached row. */
+  bytes?: number;
+  /** Or a share of the table's rows, in [0, 1]. With neither, every listed row is cached. */
+  fraction?: number;
 }
 
 const STORAGE = {float32: 0, float16: 1, bfloat16: 2} as const;
@@ -102,6 +119,59 @@ export class Embedding {
     this.store.init(kind, scale, seed);
     this.store.group?.barrier();
     this.anchor = tf.tidy(() => tf.variable(tf.scalar(0), true, `wm_embedding_anchor_${anchors++}`));
+    if (o.cache) {
+      try {
+        this.cache(o.cache);
+      } catch (e) {
+        this.dispose();
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Keeps the first rows of `o.rows` that fit the budget in the cache, replacing what it held (its rows
+   * go back to the table first); null empties it. Returns the new cache's counts. Tables in 'host' or
+   * 'managed' memory have a cache; 'device' tables need none, shared and distributed ones have none.
+   */
+  cache(o: EmbeddingCacheOptions | null): CacheStats | undefined {
+    const s = this.live('cache');
+    const gpu = deviceStatus().gpu;
+    if (!s.cache || (gpu && this.memory === 'device')) {
+      const why = this.memory === 'device' ? 'its rows are in GPU memory already' : 'tables shared by a group have none';
+      throw new Error(`embedding.cache: a cache goes in front of a 'host' or 'managed' table; this one is '${this.memory}' (${why})`);
+    }
+    if (o === null) {
+      s.cache.set(null, 'embedding.cache');
+      return undefined;
+    }
+    const listed = int32Ids(o.rows, 'embedding.cache: rows');
+    let k = listed.length;
+    const rowBytes = this.dim * (this.dtype === 'float32' ? 4 : 2);
+    if (o.fraction !== undefined) {
+      if (!(o.fraction >= 0 && o.fraction <= 1)) throw new RangeError(`embedding.cache: fraction must be in [0, 1], got ${o.fraction}`);
+      k = Math.min(k, Math.floor(o.fraction * this.rows));
+    }
+    if (o.bytes !== undefined) {
+      const map = cacheBytes(0, this.rows, rowBytes);
+      if (!(o.bytes >= map) || !Number.isFinite(o.bytes))
+        throw new RangeError(
+          `embedding.cache: bytes must be a finite number of at least ${map} (the row map of ${this.rows} rows), got ${o.bytes}`,
+        );
+      k = Math.min(k, Math.floor((o.bytes - map) / (rowBytes + 4)));
+    }
+    s.cache.set(listed.subarray(0, k), 'embedding.cache');
+    return s.cache.stats();
+  }
+
+  /** The cache's counts (rows held, bytes, lookups, hits, hit rate), or undefined without a cache. */
+  cacheStats(): CacheStats | undefined {
+    return this.store?.cache?.stats();
+  }
+
+  /** Starts the cache's lookup and hit counts again (after a warm-up, say). */
+  resetCacheCounts(): void {
+    this.store?.cache?.resetCounts();
   }
 
   // Table and optimizer state against the memory they go to: a GPU holds its

@@ -1,6 +1,8 @@
 // wm.nn: building blocks for graph-embedding models.
 export {Embedding, embedding} from './embedding';
-export type {EmbeddingDType, EmbeddingInit, EmbeddingMemory, EmbeddingOptions} from './embedding';
+export type {EmbeddingCacheOptions, EmbeddingDType, EmbeddingInit, EmbeddingMemory, EmbeddingOptions} from './embedding';
+export {hottestRows} from './table/row_cache';
+export type {CacheStats} from './table/row_cache';
 export {adagrad, adam, rmsprop, sgd} from './sparse_optimizer';
 export type {SparseOptimizerConfig, SparseOptimizerName} from './sparse_optimizer';
 export {GraphSageClassifier, sampleBlock} from './graphsage';

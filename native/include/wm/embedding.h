@@ -25,8 +25,20 @@ struct OptimizerParams {
   float biasCorrection2 = 1.f;  // 1 - beta2^t
 };
 
+// Rows of a contiguous table kept in faster memory (GPU memory in front of a
+// pinned-host or managed table): `slots` rows at `hot` (the table's storage
+// type), and `slotOf[r]` the slot holding row r, or -1. A cached row lives
+// only in its slot: every kernel reads and writes it there, so the table stays
+// exact without a write-through; the slots go back to the table when the
+// cache is emptied (rowCacheStore).
+struct RowCache {
+  uint64_t hot = 0;
+  uint64_t slotOf = 0;
+  int64_t slots = 0;
+};
+
 // A table of rows x dim elements: either one contiguous address or a chunked
-// handle (chunks hold whole rows).
+// handle (chunks hold whole rows), optionally with a row cache.
 struct TableRef {
   uint64_t ptr = 0;
   const ChunkedHandle* chunked = nullptr;
@@ -35,6 +47,8 @@ struct TableRef {
   // The global index of row 0 (a rank's part of a distributed table): the
   // initial values are those of the global rows, whoever holds them.
   int64_t rowBase = 0;
+  RowCache cache;
+  bool cached() const { return cache.slotOf != 0; }
 };
 
 // ---- device (CUDA) ----
@@ -54,7 +68,18 @@ void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uin
 // Fills rows [firstRow, firstRow + count) with initialValue(seed, element, kind, scale).
 void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint64_t seed, int kind, float scale);
 
+// The row cache (row_cache.cu): copies table rows ids[0..n) into slots 0..n and
+// records them in slotOf; copies the slots back to their rows; counts the
+// indices whose row is cached into *hits (uint64). `table` is the one behind
+// the cache (no cache of its own).
+void rowCacheLoad(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot, int32_t* slotOf);
+void rowCacheStore(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot);
+void rowCacheHits(const int32_t* slotOf, int64_t rows, uint64_t indices, IndexType it, int64_t n, uint64_t hits);
+
 namespace host {
+void rowCacheLoad(const TableRef& table, const int32_t* ids, int64_t n, void* hot, int32_t* slotOf);
+void rowCacheStore(const TableRef& table, const int32_t* ids, int64_t n, const void* hot);
+int64_t rowCacheHits(const int32_t* slotOf, int64_t rows, const void* indices, IndexType it, int64_t n);
 void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint64_t seed, int kind, float scale);
 int64_t embeddingGather(const TableRef& table, const void* indices, IndexType it, int64_t n, float* out);
 int64_t embeddingWriteRows(const TableRef& table, const void* indices, IndexType it, int64_t n, const float* values);

@@ -30,7 +30,7 @@ enum class SparseOptimizer : int;
 class OpArgs {
  public:
   enum class Kind { Missing, Null, Number, Boolean, Array, Typed, Other };
-  enum class Element { Other, Int8, Uint8, Int32, Float32, Float64, BigInt64 };
+  enum class Element { Other, Int8, Uint8, Uint16, Int32, Float32, Float64, BigInt64 };
   struct Typed {
     void* data;
     int64_t length;  // elements
@@ -85,6 +85,8 @@ class OpArgs {
 
   // The embedding domain's readers (native/src/embedding/embedding_args.cc).
   TableRef table(size_t i, const char* name) const;
+  // The contiguous table behind a row cache (one without a cache of its own).
+  TableRef cacheBackingTable(size_t i, const char* name) const;
   IndexType indexType(size_t i, const char* name) const;
   // Host indices: an Int32Array (int32) or BigInt64Array (int64) holding at least n entries.
   const void* indices(size_t i, const char* name, IndexType type, int64_t n) const;

@@ -23,6 +23,10 @@ template <typename T>
 struct Rows {
   const TableRef& t;
   T* row(int64_t r) const {
+    if (t.cached()) {
+      const int32_t s = reinterpret_cast<const int32_t*>(t.cache.slotOf)[r];
+      if (s >= 0) return reinterpret_cast<T*>(t.cache.hot) + s * t.dim;
+    }
     return t.chunked ? PtrGen<const ChunkedHandle, T>(*t.chunked).At(r * t.dim) : PtrGen<T*, T>(reinterpret_cast<T*>(t.ptr)).At(r * t.dim);
   }
 };

@@ -22,6 +22,13 @@ TableRef OpArgs::table(size_t i, const char* name) const {
   return t;
 }
 
+TableRef OpArgs::cacheBackingTable(size_t i, const char* name) const {
+  const TableRef t = table(i, name);
+  if (t.cached()) reject(i, name, "must be the table behind the cache, without a cache of its own");
+  if (t.chunked != nullptr || (t.ptr == 0 && t.rows * t.dim > 0)) reject(i, name, "must be one contiguous table (a row cache needs one)");
+  return t;
+}
+
 IndexType OpArgs::indexType(size_t i, const char* name) const {
   const int64_t v = count(i, name);
   if (v > 1) reject(i, name, "must be 0 (int32) or 1 (int64)");

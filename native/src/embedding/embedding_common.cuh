@@ -20,6 +20,19 @@ struct ChunkedTable {
   __device__ __forceinline__ T* row(int64_t r, int64_t dim) const { return PtrGen<const ChunkedHandle, T>(h).At(r * dim); }
 };
 
+// A contiguous table with a row cache (wm::RowCache): a cached row is read and
+// written in its slot, every other row in the table.
+template <typename T>
+struct CachedTable {
+  T* base;
+  T* hot;
+  const int32_t* slotOf;
+  __device__ __forceinline__ T* row(int64_t r, int64_t dim) const {
+    const int32_t s = slotOf[r];
+    return s >= 0 ? hot + static_cast<int64_t>(s) * dim : base + r * dim;
+  }
+};
+
 // Calls f.template operator()<Table, IdxT>(table) for the right instantiation.
 template <typename F>
 void dispatchTable(const TableRef& t, IndexType it, F&& f) {
@@ -33,6 +46,9 @@ void dispatchTable(const TableRef& t, IndexType it, F&& f) {
     using T = decltype(tag);
     if (t.chunked)
       withIdx(ChunkedTable<T>{*t.chunked});
+    else if (t.cached())
+      withIdx(
+          CachedTable<T>{reinterpret_cast<T*>(t.ptr), reinterpret_cast<T*>(t.cache.hot), reinterpret_cast<const int32_t*>(t.cache.slotOf)});
     else
       withIdx(ContiguousTable<T>{reinterpret_cast<T*>(t.ptr)});
   };
@@ -57,6 +73,10 @@ struct StorageOf<ContiguousTable<T>> {
 };
 template <typename T>
 struct StorageOf<ChunkedTable<T>> {
+  using type = T;
+};
+template <typename T>
+struct StorageOf<CachedTable<T>> {
   using type = T;
 };
 

@@ -16,6 +16,8 @@ const char* elementName(int bytes) {
   switch (bytes) {
     case 1:
       return "a Uint8Array";
+    case 2:
+      return "a Uint16Array";
     case 4:
       return "an array of 4-byte elements";
     case 8:
@@ -30,6 +32,8 @@ int elementBytes(OpArgs::Element e) {
     case OpArgs::Element::Int8:
     case OpArgs::Element::Uint8:
       return 1;
+    case OpArgs::Element::Uint16:
+      return 2;
     case OpArgs::Element::Int32:
     case OpArgs::Element::Float32:
       return 4;

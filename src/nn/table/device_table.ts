@@ -9,6 +9,7 @@ import {checkIndexTensor, indexError, knownValid, markValid} from '../../backend
 import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
+import {TableCache} from './row_cache';
 import {nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
 
 /** A device word counting skipped (non-finite) gradient elements. */
@@ -58,6 +59,8 @@ export class DeviceTable implements TableStorage {
   readonly first: number;
   readonly count: number;
   readonly stateCount: number;
+  /** One buffer's tables (pinned host, managed, device) can keep rows in a GPU cache; WholeMemory cannot. */
+  readonly cache?: TableCache;
 
   private constructor(
     private readonly b: WholeMemoryBackend,
@@ -73,6 +76,7 @@ export class DeviceTable implements TableStorage {
     this.first = mem ? mem.localFirstRow : 0;
     this.count = mem ? mem.localRowCount : r.rows;
     this.stateCount = r.states;
+    if (!mem) this.cache = new TableCache(table, r, b);
   }
 
   /** One buffer each for the table and its states from `alloc` (device, managed or pinned host memory). */
@@ -144,6 +148,7 @@ export class DeviceTable implements TableStorage {
       }
       markValid(idx, this.r.rows);
     }
+    this.cache?.count(b.devicePtr(idx), n);
     return tf.engine().makeTensorFromTensorInfo(info);
   }
 
@@ -183,6 +188,7 @@ export class DeviceTable implements TableStorage {
   }
 
   release(): void {
+    this.cache?.release();
     this.freeAll();
   }
 }

@@ -7,6 +7,7 @@ import {indexError} from '../../backend/index_validation';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
+import {TableCache} from './row_cache';
 import {asFloat32, asInt32, nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
 
 /** Typed arrays for `table` (n elements) and its state arrays (null where the optimizer has none). */
@@ -21,6 +22,8 @@ export class HostTable implements TableStorage {
   readonly first: number;
   readonly count: number;
   readonly stateCount: number;
+  /** Typed-array tables have a cache (the CPU core runs its logic); host WholeMemory has none. */
+  readonly cache?: TableCache;
   private skippedElements = 0;
 
   private constructor(
@@ -34,6 +37,7 @@ export class HostTable implements TableStorage {
     this.first = mem ? mem.localFirstRow : 0;
     this.count = mem ? mem.localRowCount : r.rows;
     this.stateCount = r.states;
+    if (!mem) this.cache = new TableCache(table, r, undefined);
   }
 
   /** Typed arrays of this process. */
@@ -68,6 +72,7 @@ export class HostTable implements TableStorage {
     const out = new Float32Array(host.length * this.r.dim);
     const bad = embeddingNative().embeddingGather(this.table, host, 0, host.length, out, null) as number;
     if (bad >= 0) throw indexError(what, host[bad], bad, this.r.rows);
+    this.cache?.count(host, host.length);
     return tf.tensor(out, shape, 'float32');
   }
 
@@ -107,6 +112,7 @@ export class HostTable implements TableStorage {
   }
 
   release(): void {
+    this.cache?.release();
     this.freeAll();
   }
 }

@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
+import type {TableCache} from './row_cache';
 
 /** What every kind of storage is made from. */
 export interface TableRequest {
@@ -48,6 +49,8 @@ export interface TableStorage {
   writeState(i: number, values: Float32Array): void;
   /** Gradient elements skipped because they were NaN or infinite. */
   skipped(): number;
+  /** The row cache's place: absent where the memory cannot have one (WholeMemory, distributed tables). */
+  readonly cache?: TableCache;
   release(): void;
 }
 

@@ -1,0 +1,266 @@
+// The row cache in front of an embedding table: a cached table gives exactly what the same table
+// without a cache gives (reads, writes, every sparse optimizer step, exported state), whatever rows
+// the cache holds and however often it changes; its counts equal the lookups' hits; its budget cuts
+// the rows it keeps; what it refuses is refused by name. On a GPU the cache is GPU memory in front of
+// pinned-host and managed tables; without one it is a host array, the same logic on the CPU core.
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import type {NativeTable} from '../src/native/handles';
+import {embeddingNative} from '../src/native/domains';
+import {rng} from './helpers';
+
+const DTYPES: wm.nn.EmbeddingDType[] = ['float32', 'float16', 'bfloat16'];
+const memories = (): wm.nn.EmbeddingMemory[] => (wm.deviceInfo().gpu ? ['host', 'managed'] : ['host']);
+
+function randomIds(n: number, rows: number, r: () => number): Int32Array {
+  const ids = Int32Array.from({length: n}, () => Math.floor(r() * rows));
+  if (n >= 3) {
+    ids[0] = rows - 1;
+    ids[1] = ids[2]; // a duplicate
+  }
+  return ids;
+}
+
+/** A random choice of k distinct rows, in random order. */
+function someRows(rows: number, k: number, r: () => number): Int32Array {
+  const all = Int32Array.from({length: rows}, (_, i) => i);
+  for (let i = rows - 1; i > 0; --i) {
+    const j = Math.floor(r() * (i + 1));
+    [all[i], all[j]] = [all[j], all[i]];
+  }
+  return all.slice(0, k);
+}
+
+function readAll(t: wm.nn.Embedding): Float32Array {
+  const x = t.read(Int32Array.from({length: t.rows}, (_, i) => i));
+  const v = x.dataSync() as Float32Array;
+  x.dispose();
+  return v;
+}
+
+function expectSame(a: ArrayLike<number>, b: ArrayLike<number>, what: string): void {
+  expect(a.length, `${what}: length`).to.equal(b.length);
+  for (let i = 0; i < a.length; ++i) if (!Object.is(a[i], b[i])) expect.fail(`${what}: [${i}] = ${a[i]} with the cache, ${b[i]} without`);
+}
+
+describe('row cache', function () {
+  this.timeout(120000);
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  it('ranks rows by count, hottest first, ties by id (counting sort against a plain sort)', () => {
+    const r = rng(5);
+    for (const [n, k, max] of [
+      [0, 0, 10],
+      [1, 1, 10],
+      [1000, 100, 7],
+      [1000, 1000, 50],
+      [5000, 1234, 3_000_000], // counts past the counting sort's top bucket
+      [300, 500, 2], // k past the rows
+    ]) {
+      const counts = Float64Array.from({length: n}, () => Math.floor(r() * r() * max));
+      const want = Array.from({length: n}, (_, i) => i)
+        .sort((a, b) => counts[b] - counts[a] || a - b)
+        .slice(0, k);
+      expect(Array.from(wm.nn.hottestRows(counts, k)), `n ${n}, k ${k}`).to.deep.equal(want);
+      expect(Array.from(wm.nn.hottestRows(Int32Array.from(counts), k)), `n ${n}, k ${k}, Int32Array`).to.deep.equal(want);
+    }
+    expect(() => wm.nn.hottestRows([1, -1], 1)).to.throw(/counts\[1\] must be a finite non-negative number/);
+    expect(() => wm.nn.hottestRows([1, 2], 1.5)).to.throw(/k must be a non-negative integer/);
+  });
+
+  it('the ops: a cached row is read, written and stepped in its slot, and goes back to the table when stored', () => {
+    // Host bodies over typed arrays; the GPU runs the same through CachedTable (the GPU test below).
+    const native = embeddingNative();
+    const rows = 10,
+      dim = 4;
+    const array = Float32Array.from({length: rows * dim}, (_, i) => i);
+    const table: NativeTable = {array, rows, dim, storage: 0};
+    const hot = new Float32Array(2 * dim),
+      slotOf = new Int32Array(rows).fill(-1);
+    native.rowCacheLoad(table, Int32Array.of(7, 2), 2, hot, slotOf);
+    expect(Array.from(hot)).to.deep.equal([28, 29, 30, 31, 8, 9, 10, 11]);
+    expect(Array.from(slotOf)).to.deep.equal([-1, -1, 1, -1, -1, -1, -1, 0, -1, -1]);
+    hot.fill(-5, 0, dim); // only the slot changes: reads must see it
+    const cachedTable: NativeTable = {...table, cache: {hot, slotOf, slots: 2}};
+    const out = new Float32Array(3 * dim);
+    expect(native.embeddingGather(cachedTable, Int32Array.of(7, 3, 2), 0, 3, out, null)).to.equal(-1);
+    expect(Array.from(out)).to.deep.equal([-5, -5, -5, -5, 12, 13, 14, 15, 8, 9, 10, 11]);
+    native.embeddingWriteRows(cachedTable, Int32Array.of(2), 0, 1, Float32Array.of(1, 2, 3, 4), null);
+    expect(Array.from(array.subarray(8, 12)), 'the table behind a cached row').to.deep.equal([8, 9, 10, 11]);
+    expect(Array.from(hot.subarray(4, 8))).to.deep.equal([1, 2, 3, 4]);
+    expect(native.rowCacheHits(slotOf, rows, Int32Array.of(7, 7, 0, 2, 9), 0, 5, null)).to.equal(3);
+    native.rowCacheStore(table, Int32Array.of(7, 2), 2, hot);
+    expect(Array.from(array.subarray(28, 32))).to.deep.equal([-5, -5, -5, -5]);
+    expect(Array.from(array.subarray(8, 12))).to.deep.equal([1, 2, 3, 4]);
+    // What the readers refuse.
+    const g = (t: NativeTable) => native.embeddingGather(t, Int32Array.of(0), 0, 1, out, null);
+    expect(() => g({...table, cache: {hot, slotOf: new Int32Array(3), slots: 2}})).to.throw(
+      /argument 0 \(table\) \.cache\.slotOf must be an Int32Array of one entry per row/,
+    );
+    expect(() => g({...table, cache: {hot: new Float32Array(3), slotOf, slots: 2}})).to.throw(
+      /\.cache\.hot holds fewer bytes than its slots need/,
+    );
+    expect(() => g({...table, cache: {hot: 1 << 20, slotOf: 1 << 21, slots: 2}})).to.throw(
+      /\.cache must hold hot and slotOf where the table is/,
+    );
+    expect(() => native.rowCacheLoad(cachedTable, Int32Array.of(1), 1, hot, slotOf)).to.throw(
+      /rowCacheLoad: argument 0 \(table\) must be the table behind the cache/,
+    );
+    expect(() => native.rowCacheLoad(table, Int32Array.of(10), 1, hot, slotOf)).to.throw(
+      /row cache: id 10 at position 0 is outside the table's 10 rows/,
+    );
+    expect(() => native.rowCacheLoad(table, Int32Array.of(1), 1, new Uint16Array(8), slotOf)).to.throw(
+      /argument 3 \(hot\) must be an array of 4-byte elements/,
+    );
+    expect(() => native.embeddingGather({array: new Float32Array(3), rows, dim, storage: 0}, Int32Array.of(0), 0, 1, out, null)).to.throw(
+      /\.array holds fewer bytes than rows x dim elements/,
+    );
+  });
+
+  for (const memory of memories()) {
+    for (const dtype of DTYPES) {
+      for (const dim of [3, 16]) {
+        it(`${memory} ${dtype} dim ${dim}: reads, writes and Adam steps equal the uncached table's, bit for bit`, () => {
+          const rows = 517;
+          const r = rng(dim * 31 + DTYPES.indexOf(dtype));
+          const make = () =>
+            wm.nn.embedding({rows, dim, dtype, memory, optimizer: wm.nn.adam({lr: 0.05}), init: {type: 'normal', scale: 0.5, seed: 9}});
+          const plain = make(),
+            cached = make();
+          try {
+            let chosen = someRows(rows, 150, r);
+            cached.cache({rows: chosen});
+            const inCache = (set: Int32Array) => {
+              const s = new Set(set);
+              return (ids: Int32Array) => ids.reduce((h, id) => h + (s.has(id) ? 1 : 0), 0);
+            };
+            let hitsOf = inCache(chosen);
+            let lookups = 0,
+              hits = 0;
+            expectSame(readAll(cached), readAll(plain), 'initial rows');
+            lookups += rows;
+            hits += 150;
+            for (let step = 1; step <= 6; ++step) {
+              const ids = randomIds(200, rows, r);
+              const grads = tf.tensor2d(
+                Float32Array.from({length: ids.length * dim}, () => r() * 2 - 1),
+                [ids.length, dim],
+              );
+              plain.applyGradients(ids, grads);
+              cached.applyGradients(ids, grads);
+              grads.dispose();
+              const wIds = randomIds(40, rows, r).filter((v, i, a) => a.indexOf(v) === i);
+              const values = Float32Array.from({length: wIds.length * dim}, () => r() * 4 - 2);
+              plain.write(wIds, values);
+              cached.write(wIds, values);
+              const some = randomIds(333, rows, r);
+              const a = cached.read(some),
+                b = plain.read(some);
+              expectSame(a.dataSync(), b.dataSync(), `step ${step}: read`);
+              tf.dispose([a, b]);
+              lookups += some.length;
+              hits += hitsOf(some);
+              const st = cached.cacheStats()!;
+              expect([st.lookups, st.hits, st.slots], `step ${step}: counts`).to.deep.equal([lookups, hits, 150]);
+              if (step === 3) {
+                // Other rows: the slots go back to the table first, then the new rows come in.
+                chosen = someRows(rows, 150, r);
+                cached.cache({rows: chosen});
+                hitsOf = inCache(chosen);
+                lookups = hits = 0;
+              }
+            }
+            const x = cached.exportState(),
+              y = plain.exportState();
+            expectSame(x.rows, y.rows, 'exported rows');
+            x.states.forEach((s, i) => expectSame(s, y.states[i], `exported state ${i}`));
+            cached.cache(null);
+            expect(cached.cacheStats()).to.equal(undefined);
+            expectSame(readAll(cached), readAll(plain), 'after emptying the cache');
+          } finally {
+            plain.dispose();
+            cached.dispose();
+          }
+        });
+      }
+    }
+
+    it(`${memory}: reads come from the cache, not the table behind it, until the cache is emptied`, () => {
+      const rows = 64,
+        dim = 8;
+      const t = wm.nn.embedding({rows, dim, memory, init: {type: 'normal', seed: 3}});
+      try {
+        const want = readAll(t);
+        t.cache({rows: [5, 40]});
+        // The table behind the cache (white box): overwrite row 5 there; the cache holds the row now.
+        const inner = (t as unknown as {store: {table: NativeTable}}).store.table;
+        const junk = new Float32Array(dim).fill(1234);
+        if (inner.array) (inner.array as Float32Array).set(junk, 5 * dim);
+        else embeddingNative().upload(inner.ptr! + 5 * dim * 4, junk);
+        expectSame(readAll(t), want, 'rows read through the cache');
+        t.cache(null); // the slots go back to the table
+        expectSame(readAll(t), want, 'rows after the cache is emptied');
+      } finally {
+        t.dispose();
+      }
+    });
+
+    it(`${memory}: a budget in bytes or as a share of the rows keeps the hottest rows first`, () => {
+      const rows = 1000,
+        dim = 8;
+      const t = wm.nn.embedding({rows, dim, dtype: 'float16', memory, init: {seed: 4}});
+      try {
+        const ranking = Int32Array.from({length: rows}, (_, i) => rows - 1 - i);
+        expect(t.cache({rows: ranking, fraction: 0.25})!.slots).to.equal(250);
+        // 1000 rows x 4 bytes of map, then 16 + 4 bytes a slot
+        const st = t.cache({rows: ranking, bytes: 4000 + 20 * 37 + 19})!;
+        expect([st.slots, st.bytes]).to.deep.equal([37, 4000 + 20 * 37]);
+        const got = t.read([rows - 1, rows - 37, rows - 38]);
+        got.dispose();
+        const s2 = t.cacheStats()!;
+        expect([s2.lookups, s2.hits, s2.hitRate]).to.deep.equal([3, 2, 2 / 3]);
+        t.resetCacheCounts();
+        expect(t.cacheStats()!.lookups).to.equal(0);
+      } finally {
+        t.dispose();
+      }
+    });
+
+    it(`${memory}: refusals name the rule, and the table is unchanged after them`, () => {
+      const t = wm.nn.embedding({rows: 50, dim: 4, memory, init: {seed: 2}});
+      try {
+        const before = readAll(t);
+        expect(() => t.cache({rows: [1, 2, 1]})).to.throw(/embedding.cache: row 1 is listed twice/);
+        expect(() => t.cache({rows: [1, 50]})).to.throw(/embedding.cache: row 50 at position 1 is outside the table's 50 rows/);
+        expect(() => t.cache({rows: [1], fraction: 1.5})).to.throw(/fraction must be in \[0, 1\]/);
+        expect(() => t.cache({rows: [1], bytes: 100})).to.throw(/bytes must be a finite number of at least 200/);
+        expect(() => t.cache({rows: [0.5]})).to.throw(/rows: indices\[0\] = 0.5 is not an integer id/);
+        expect(t.cacheStats()).to.equal(undefined);
+        expectSame(readAll(t), before, 'rows after the refusals');
+      } finally {
+        t.dispose();
+      }
+    });
+  }
+
+  it('a cache given at creation; tables without one say why', () => {
+    const t = wm.nn.embedding({rows: 20, dim: 2, memory: 'host', cache: {rows: [19, 3, 7]}, init: {seed: 1}});
+    expect(t.cacheStats()!.slots).to.equal(3);
+    t.dispose();
+    const shared = wm.nn.embedding({rows: 20, dim: 2, memory: 'continuous'});
+    try {
+      expect(() => shared.cache({rows: [1]})).to.throw(/a cache goes in front of a 'host' or 'managed' table; this one is 'continuous'/);
+    } finally {
+      shared.dispose();
+    }
+    if (wm.deviceInfo().gpu) {
+      const d = wm.nn.embedding({rows: 20, dim: 2, memory: 'device'});
+      expect(() => d.cache({rows: [1]})).to.throw(/its rows are in GPU memory already/);
+      d.dispose();
+    }
+  });
+});
