@@ -5,12 +5,15 @@
 // The graph is generated natively (NativeCsr.rmat: no edge list, int64
 // offsets) and copied to the GPU; the features are generated where they live
 // (a float16 table initialised by the native kernels, never a JavaScript array).
-// Runs: features in GPU memory, then in pinned host memory read over the bus.
+// Runs: features in GPU memory; in pinned host memory with a GPU cache of a
+// quarter of their rows (the highest-degree vertices, or the rows a pre-sampling
+// pass of 20 batches read most); in pinned host memory with no cache.
 // An epoch is ogbn-papers100M's 1,207,179 training vertices; its time is
 // estimated from the measured steps (the steps are timed, not a whole epoch).
 // Environment: BENCH_SCALE (default 27), BENCH_VERTICES (default 111,059,956),
 // BENCH_EDGE_FACTOR (default 18: ~3.2B entries at the defaults), BENCH_FEATURES (128),
-// BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 20), BENCH_RUNS ("device,host").
+// BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 20), BENCH_CACHE (share of rows cached, 0.25),
+// BENCH_RUNS (default "device,degree,sampled,host").
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
@@ -27,7 +30,10 @@ const EDGE_FACTOR = Number(process.env.BENCH_EDGE_FACTOR ?? 18);
 const FEATURES = Number(process.env.BENCH_FEATURES ?? 128);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
 const STEPS = Number(process.env.BENCH_STEPS ?? 20);
-const RUNS = (process.env.BENCH_RUNS ?? 'device,host').split(',') as ('device' | 'host')[];
+type RunKind = 'device' | 'degree' | 'sampled' | 'host';
+const RUNS = (process.env.BENCH_RUNS ?? 'device,degree,sampled,host').split(',') as RunKind[];
+const CACHE_SHARE = Number(process.env.BENCH_CACHE ?? 0.25);
+const PRESAMPLE_BATCHES = 20;
 const FANOUTS = [30, 30, 30];
 const HIDDEN = 256,
   CLASSES = 172,
@@ -39,17 +45,47 @@ interface Run {
   msPerStep: number;
   epochSeconds: number;
   featureBytes: number;
+  cacheBytes?: number;
+  hitRate?: number;
+  rankSeconds?: number;
 }
 
 function gb(bytes: number): string {
   return `${(bytes / 1e9).toFixed(1)} GB`;
 }
 
-function train(csr: DeviceCsr, memory: 'device' | 'host'): Run {
+// The rows a pre-sampling pass reads, counted per vertex (the same sampler and seeds' distribution as training).
+function sampledCounts(csr: DeviceCsr): Uint32Array {
+  const counts = new Uint32Array(csr.numVertices);
+  const rng = seededRng(77);
+  const nextSeeds = distinctSeeds(csr.numVertices, BATCH, rng, 'bench:papers100m');
+  for (let b = 0; b < PRESAMPLE_BATCHES; ++b) {
+    const sub = wm.graph.sampleFixedSubgraph(csr, nextSeeds(), FANOUTS, {seed: Math.floor(rng() * 2 ** 31)});
+    for (const v of sub.inputIds.dataSync()) ++counts[v];
+    sub.dispose();
+  }
+  return counts;
+}
+
+function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): Run {
   const n = csr.numVertices;
   const t0 = Date.now();
+  const memory = kind === 'device' ? 'device' : 'host';
   const features = wm.nn.embedding({rows: n, dim: FEATURES, dtype: 'float16', memory, init: {type: 'uniform', scale: 1, seed: 11}});
   console.log(`features in ${memory} memory: ${gb(n * FEATURES * 2)} initialised in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  let rankSeconds: number | undefined;
+  if (kind === 'degree' || kind === 'sampled') {
+    const r0 = Date.now();
+    const counts = kind === 'degree' ? degrees! : sampledCounts(csr);
+    const ranking = wm.nn.hottestRows(counts, Math.ceil(CACHE_SHARE * n));
+    rankSeconds = (Date.now() - r0) / 1000;
+    const c0 = Date.now();
+    const st = features.cache({rows: ranking, fraction: CACHE_SHARE})!;
+    console.log(
+      `cache: ${st.slots} rows by ${kind === 'degree' ? 'degree' : `reads in ${PRESAMPLE_BATCHES} pre-sampled batches`} ` +
+        `(ranked in ${rankSeconds.toFixed(1)} s), ${gb(st.bytes)} of GPU memory, filled in ${((Date.now() - c0) / 1000).toFixed(1)} s`,
+    );
+  }
   const model = new GraphSageClassifier({
     numNodes: n,
     numClasses: CLASSES,
@@ -81,19 +117,31 @@ function train(csr: DeviceCsr, memory: 'device' | 'host'): Run {
   for (let i = 0; i < 3; ++i) step();
   wm.synchronize();
   console.log(`distinct vertices per hop (inputs, then each layer's outputs), first steps: ${sizes.map((x) => x.join('/')).join('; ')}`);
+  features.resetCacheCounts();
   const s0 = process.hrtime.bigint();
   for (let i = 0; i < STEPS; ++i) step();
   wm.synchronize();
   const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
+  const cache = features.cacheStats();
   model.dispose();
   features.dispose();
   const seedsPerSecond = (BATCH * STEPS) / seconds;
+  const share = `${Math.round(CACHE_SHARE * 100)} %`;
+  const names: {[k in RunKind]: string} = {
+    device: 'GPU memory',
+    degree: `pinned host memory, GPU cache of ${share} of rows by degree`,
+    sampled: `pinned host memory, GPU cache of ${share} of rows by pre-sampling`,
+    host: 'pinned host memory, no cache',
+  };
   return {
-    features: memory === 'device' ? 'GPU memory' : 'pinned host memory, no cache',
+    features: names[kind],
     seedsPerSecond,
     msPerStep: (1000 * seconds) / STEPS,
     epochSeconds: TRAIN_VERTICES / seedsPerSecond,
     featureBytes: n * FEATURES * 2,
+    cacheBytes: cache?.bytes,
+    hitRate: cache?.hitRate,
+    rankSeconds,
   };
 }
 
@@ -113,23 +161,30 @@ async function main(): Promise<void> {
   const t1 = Date.now();
   const csr = new DeviceCsr(graph);
   const uploadSeconds = (Date.now() - t1) / 1000;
+  const degrees = RUNS.includes('degree') ? graph.degrees(Int32Array.from({length: graph.numVertices}, (_, i) => i)) : undefined;
   graph.free(); // the GPU copy is what the sampler reads
   console.log(`graph copied to the GPU in ${uploadSeconds.toFixed(1)} s`);
   const runs: Run[] = [];
-  for (const memory of RUNS) {
-    const r = train(csr, memory);
+  for (const kind of RUNS) {
+    const r = train(csr, kind, degrees);
     runs.push(r);
-    console.log(`features in ${r.features}: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`);
+    const hits = r.hitRate === undefined ? '' : `, cache hit rate ${(100 * r.hitRate).toFixed(1)} %`;
+    console.log(`features in ${r.features}: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step${hits}`);
   }
   csr.dispose();
   console.log(
     `\nGraphSAGE, 3 layers, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, batch ${BATCH}, ${FEATURES} float16 features, ${info.name}; ` +
       `epoch = ${TRAIN_VERTICES} training vertices, estimated from ${STEPS} timed steps`,
   );
-  console.log('| features | seeds/s | ms per step | epoch (s) |');
-  console.log('| --- | --- | --- | --- |');
-  for (const r of runs)
-    console.log(`| ${r.features} | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} |`);
+  console.log('| features | seeds/s | ms per step | epoch (s) | cache hit rate | cache |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const r of runs) {
+    const hit = r.hitRate === undefined ? '' : `${(100 * r.hitRate).toFixed(1)} %`;
+    const bytes = r.cacheBytes === undefined ? '' : gb(r.cacheBytes);
+    console.log(
+      `| ${r.features} | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} | ${hit} | ${bytes} |`,
+    );
+  }
   writeBenchResult('papers100m', {
     device: info.name,
     scale: SCALE,

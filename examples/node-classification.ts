@@ -85,6 +85,11 @@ const program = new Command()
   .addOption(
     new Option('--feature-dtype <dtype>', 'storage of the feature table').choices(['float32', 'float16', 'bfloat16']).default('float32'),
   )
+  .option(
+    '--feature-cache <share>',
+    'with --memory host or managed on a GPU: the share of the feature rows kept in a GPU cache, highest degree first',
+    fraction('--feature-cache'),
+  )
   .option('--no-search', 'train the options as given instead of choosing the model on the validation split')
   .option('--search-seconds <n>', 'time budget of the model choice', positiveNumber('--search-seconds'), 180)
   .option('--no-smooth', "report the model's own predictions, not smoothed over the graph with the training labels")
@@ -148,6 +153,7 @@ const OPTION_KEYS: [string, keyof NodeClassificationOptions][] = [
   ['memory', 'embeddingMemory'],
   ['inputs', 'inputs'],
   ['featureDtype', 'featureDtype'],
+  ['featureCache', 'featureCache'],
   ['smooth', 'smooth'],
 ];
 
@@ -222,7 +228,7 @@ async function main(): Promise<void> {
         progress.tick(
           `seed ${seed} epoch ${String(m.epoch).padStart(3)}/${run.epochs} loss ${m.loss.toFixed(4)} ` +
             `train ${m.trainAcc.toFixed(3)} val ${m.valAcc.toFixed(3)}`,
-          `${Math.round(m.seedsPerSecond)} seeds/s`,
+          `${Math.round(m.seedsPerSecond)} seeds/s` + (m.cache ? ` | cache hits ${(100 * m.cache.hitRate).toFixed(1)} %` : ''),
         );
       },
     );

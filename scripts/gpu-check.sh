@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|samplers|step]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|rowCache|hostGather|samplers|step]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -31,6 +31,11 @@ for what in "${@:-all}"; do
           tee "$out/test-big-graph.log" | tail -16 || status=1 ;;
     # GraphSAGE on a graph shaped like ogbn-papers100M (~3.2B CSR entries, 28 GB of float16 features): one GPU.
     papers100m) BENCH_OUT=$out/bench-papers100m.json node dist/bench/papers100m.js 2>&1 | tee "$out/bench-papers100m.log" | tail -14 || status=1 ;;
+    # The row cache's tests alone (part of tests too).
+    rowCache) WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 300000 dist/test/row_cache.test.js 2>&1 | tee "$out/test-row-cache.log" | tail -30 || status=1 ;;
+    # Random rows gathered from pinned host memory against the copy engine's rate (a CUDA probe).
+    hostGather) nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/host_gather bench/probes/host_gather.cu &&
+          /tmp/host_gather 2>&1 | tee "$out/host-gather.txt" || status=1 ;;
     # Compact subgraphs against sampling trees (fixed shapes, no wait per step), one rank, same graph.
     samplers) for s in subgraph tree; do
         BENCH_SAMPLER=$s BENCH_SCALE=${BENCH_SCALE:-20} BENCH_RANKS=1 BENCH_TORCH=0 BENCH_REPEATS=${BENCH_REPEATS:-3} BENCH_STEPS=40 \

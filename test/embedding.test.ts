@@ -5,6 +5,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
+import type {NativeTable} from '../src/native/handles';
+import {embeddingNative} from '../src/native/domains';
 import {rng} from './helpers';
 
 // 'distributed' here is a group of one process (on a GPU: NCCL with one rank); several ranks: whole_memory.test.ts.
@@ -86,7 +88,8 @@ describe('wm.nn.embedding', () => {
             Int32Array.from({length: rows}, (_, i) => i),
             Float32Array.from(values),
           );
-          for (const n of [0, 1, 7, 200]) {
+          // 5,000: past the size from which pinned host tables are read in row order (sorted, then placed back).
+          for (const n of [0, 1, 7, 200, 5000]) {
             const ids = randomIds(n, rows, n + 1);
             const got = emb.read(ids);
             expect(got.shape).to.deep.equal([n, dim]);
@@ -237,6 +240,55 @@ describe('wm.nn.embedding', () => {
       emb.dispose();
     });
   }
+
+  it('pinned host tables read in row order: device-only ids, int64 ids, a bad index reported at its position', function () {
+    if (!wm.deviceInfo().gpu) this.skip();
+    const rows = 30_000,
+      n = 20_000;
+    for (const dim of [3, 128]) {
+      const host = wm.nn.embedding({rows, dim, dtype: 'float16', memory: 'host', init: {type: 'normal', seed: 5}});
+      const device = wm.nn.embedding({rows, dim, dtype: 'float16', memory: 'device', init: {type: 'normal', seed: 5}});
+      try {
+        const ids = randomIds(n, rows, 9);
+        // Made on the GPU (no host copy): the kernel checks them, and the host ids check cannot run first.
+        const onDevice = () => tf.tidy(() => tf.add(tf.tensor1d(ids, 'int32'), tf.zerosLike(tf.tensor1d(ids, 'int32'))));
+        const idx = onDevice();
+        const a = host.read(idx),
+          b = device.read(ids);
+        expect(Array.from(a.dataSync())).to.deep.equal(Array.from(b.dataSync()));
+        tf.dispose([a, b, idx]);
+        ids[12_345] = rows + 7;
+        const bad = onDevice();
+        expect(() => host.read(bad)).to.throw(new RegExp(`index ${rows + 7} at position 12345 is outside the table's ${rows} rows`));
+        bad.dispose();
+        // int64 indices through the op itself, against the int32 gather.
+        ids[12_345] = 4;
+        const b2 = wm.backend();
+        const table = (host as unknown as {store: {table: NativeTable}}).store.table;
+        const ids64 = b2.allocDevice(n * 8),
+          ids32 = b2.allocDevice(n * 4),
+          out64 = b2.allocDevice(n * dim * 4),
+          out32 = b2.allocDevice(n * dim * 4);
+        embeddingNative().upload(
+          ids64,
+          BigInt64Array.from(ids, (v) => BigInt(v)),
+        );
+        embeddingNative().upload(ids32, ids);
+        embeddingNative().embeddingGather(table, ids64, 1, n, out64, 0);
+        embeddingNative().embeddingGather(table, ids32, 0, n, out32, 0);
+        const x = new Float32Array(n * dim),
+          y = new Float32Array(n * dim);
+        embeddingNative().download(out64, x);
+        embeddingNative().download(out32, y);
+        expect(x.some((v) => v !== 0)).to.equal(true);
+        expect(Array.from(x)).to.deep.equal(Array.from(y));
+        [ids64, ids32, out64, out32].forEach((p) => b2.freeDevice(p));
+      } finally {
+        host.dispose();
+        device.dispose();
+      }
+    }
+  });
 
   it('trains inside optimizer.minimize: sparse step, no dense gradient, no leaks', () => {
     const emb = wm.nn.embedding({rows: 20, dim: 4, optimizer: wm.nn.adam({lr: 0.05}), init: {type: 'normal', scale: 0.5, seed: 9}});

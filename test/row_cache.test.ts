@@ -247,6 +247,31 @@ describe('row cache', function () {
     });
   }
 
+  it('training with a feature cache: the same losses and accuracies as without, and its hit rate per epoch', async () => {
+    const data = wm.graph.csbm({vertices: 600, classes: 4, degree: 10, homophily: 0.8, features: 24, seed: 3});
+    const memory: wm.nn.EmbeddingMemory = 'host';
+    const opts = {
+      inputs: 'features' as const,
+      epochs: 3,
+      seed: 1,
+      embeddingMemory: memory,
+      featureDtype: 'float16' as const,
+      baselines: false,
+    };
+    const seen: wm.train.EpochMetrics[] = [];
+    const plain = await wm.train.trainNodeClassification(data, opts);
+    const cached = await wm.train.trainNodeClassification(data, {...opts, featureCache: 0.2}, (m) => seen.push(m));
+    const pick = (r: typeof plain) => r.history.map((m) => [m.loss, m.trainAcc, m.valAcc, m.testAcc]);
+    expect(pick(cached)).to.deep.equal(pick(plain));
+    expect(seen.length).to.equal(3);
+    for (const m of seen) {
+      expect(m.cache!.lookups).to.be.greaterThan(0);
+      expect(m.cache!.hitRate).to.equal(m.cache!.hits / m.cache!.lookups);
+      expect(m.cache!.hitRate, 'a fifth of the rows cached: some reads hit, not all').to.be.within(0.05, 0.95);
+    }
+    expect(plain.history[0].cache).to.equal(undefined);
+  });
+
   it('a cache given at creation; tables without one say why', () => {
     const t = wm.nn.embedding({rows: 20, dim: 2, memory: 'host', cache: {rows: [19, 3, 7]}, init: {seed: 1}});
     expect(t.cacheStats()!.slots).to.equal(3);

@@ -21,6 +21,7 @@ import {featureTable, inputFeatures} from '../nn/node_inputs';
 import type {FeatureSource} from '../nn/feature_source';
 import type {EmbeddingDType} from '../nn/embedding';
 import {sgc} from './sgc';
+import {hottestRows} from '../nn/table/row_cache';
 
 export const NODE_MODELS = ['sage', 'gat', 'gcn', 'mlp'] as const;
 export type NodeModelKind = (typeof NODE_MODELS)[number];
@@ -126,6 +127,11 @@ export interface NodeClassificationOptions {
   /** Storage of the feature table (float16 / bfloat16 halve it); it lives where embeddingMemory says. */
   featureDtype?: EmbeddingDType;
   /**
+   * With the features in 'host' or 'managed' memory: the share of their rows kept in a GPU cache, the
+   * highest-degree vertices first (0 or absent: none). Each epoch's metrics carry the cache's hit rate.
+   */
+  featureCache?: number;
+  /**
    * Smooth the best epoch's predictions over the graph with the training labels (smoothPredictions):
    * the reported test accuracy is then the smoothed one (the model's own stays in `modelTestAcc`).
    * 'auto' (the default) smooths when that gives a validation accuracy at least the model's own.
@@ -177,6 +183,8 @@ export interface EpochMetrics {
   testAcc: number;
   seconds: number;
   seedsPerSecond: number;
+  /** The feature cache's lookups and hits over the epoch's training steps (with featureCache). */
+  cache?: {lookups: number; hits: number; hitRate: number};
 }
 
 export interface RunResult {
@@ -287,6 +295,11 @@ export async function trainNodeClassification(
         : {from: 'data', normalized: !!o.normalizeFeatures};
   const f = source && rowsFor(source);
   const features = f && featureTable(f.values, data.graph.numVertices, f.dim, {memory: o.embeddingMemory, dtype: o.featureDtype});
+  if (features && o.featureCache) {
+    const {rowPtr} = data.graph;
+    const degrees = Int32Array.from({length: data.graph.numVertices}, (_, v) => rowPtr[v + 1] - rowPtr[v]);
+    features.cache({rows: hottestRows(degrees, data.graph.numVertices), fraction: o.featureCache});
+  }
   const common = {
     numNodes: data.graph.numVertices,
     numClasses: data.numClasses,
@@ -336,6 +349,7 @@ export async function trainNodeClassification(
     for (let epoch = 1; epoch <= (fitted ? 1 : o.epochs); ++epoch) {
       if (o.patience && best.bestEpoch > 0 && epoch - best.bestEpoch > o.patience) break;
       const started = Date.now();
+      features?.resetCacheCounts();
       const order = shuffle(split.train.slice(), rng);
       let lossSum = 0,
         batches = 0;
@@ -370,6 +384,7 @@ export async function trainNodeClassification(
         loss.dispose();
       }
       const trainSeconds = (Date.now() - started) / 1000;
+      const cache = features?.cacheStats();
       // One full forward per epoch: the classes now, the probabilities too when this epoch becomes the best.
       const logits = tf.tidy(() => model.forwardFull(full));
       const predicted = predictedClasses(() => logits);
@@ -382,6 +397,7 @@ export async function trainNodeClassification(
         testAcc: accuracy(predicted, labels, split.test),
         seconds: (Date.now() - started) / 1000,
         seedsPerSecond: split.train.length / trainSeconds,
+        ...(cache ? {cache: {lookups: cache.lookups, hits: cache.hits, hitRate: cache.hitRate}} : {}),
       };
       best.history.push(m);
       // Ties go to the later epoch: with ~120 validation vertices accuracy
