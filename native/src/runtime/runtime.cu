@@ -329,7 +329,8 @@ void copyDeviceToHost(void* dst, uint64_t src, size_t bytes) {
 
 void copyDeviceToDevice(uint64_t dst, uint64_t src, size_t bytes) {
   if (bytes == 0) return;
-  WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToDevice, stream()));
+  // Default: either side may be pinned host memory (one address space), e.g. a pinned table's rows.
+  WM_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes, cudaMemcpyDefault, stream()));
 }
 
 struct PendingRead {
