@@ -13,7 +13,14 @@
 // Environment: BENCH_SCALE (default 27), BENCH_VERTICES (default 111,059,956),
 // BENCH_EDGE_FACTOR (default 18: ~3.2B entries at the defaults), BENCH_FEATURES (128),
 // BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 20), BENCH_CACHE (share of rows cached, 0.25),
-// BENCH_RUNS (default "device,degree,sampled,host").
+// BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
+// BENCH_GRAPH_DIR (where the graph file for PyTorch goes, default the system's temporary folder; removed after).
+// PyTorch runs first, on the graph file this run saves (bench/torch/graphsage.py maps it with numpy), so the
+// two never hold GPU memory at once; it holds what it can, or its error is reported.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
@@ -22,7 +29,7 @@ import {NativeCsr} from '../src/graph/native_csr';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {distinctSeeds, writeBenchResult} from './bench_util';
+import {distinctSeeds, torchJson, writeBenchResult} from './bench_util';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 27);
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
@@ -34,6 +41,53 @@ type RunKind = 'device' | 'degree' | 'sampled' | 'host';
 const RUNS = (process.env.BENCH_RUNS ?? 'device,degree,sampled,host').split(',') as RunKind[];
 const CACHE_SHARE = Number(process.env.BENCH_CACHE ?? 0.25);
 const PRESAMPLE_BATCHES = 20;
+const TORCH_LAYERS = (process.env.BENCH_TORCH ?? 'pyg,torch').split(',').filter((x) => x !== '');
+
+interface TorchRun {
+  layers: string;
+  seedsPerSecond?: number;
+  msPerStep?: number;
+  epochSeconds?: number;
+  loadSeconds?: number;
+  torch?: string;
+  pyg?: string;
+  error?: string;
+}
+
+// The same model in PyTorch on the same graph (bench/torch/graphsage.py over the saved file).
+function torchRuns(graph: NativeCsr): TorchRun[] {
+  if (TORCH_LAYERS.length === 0) return [];
+  const dir = fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-papers100m-'));
+  const file = path.join(dir, 'graph.wmcsr');
+  try {
+    const t0 = Date.now();
+    graph.save(file);
+    console.log(`graph saved for PyTorch in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return TORCH_LAYERS.map((layers) => {
+      const args = [
+        file,
+        String(BATCH),
+        String(STEPS),
+        FANOUTS.join(','),
+        String(HIDDEN),
+        String(CLASSES),
+        '0.003',
+        '1',
+        String(FEATURES),
+        layers,
+      ];
+      const r = torchJson<{seedsPerSecond: number; msPerStep: number; loadSeconds: number; torch: string; pyg?: string}>(
+        'graphsage.py',
+        args,
+      );
+      if (!r) return {layers, error: 'the PyTorch side stopped (its last line is printed above)'};
+      console.log(`PyTorch (${layers} layers): ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`);
+      return {layers, ...r, epochSeconds: TRAIN_VERTICES / r.seedsPerSecond};
+    });
+  } finally {
+    fs.rmSync(dir, {recursive: true, force: true});
+  }
+}
 const FANOUTS = [30, 30, 30];
 const HIDDEN = 256,
   CLASSES = 172,
@@ -158,6 +212,7 @@ async function main(): Promise<void> {
     `graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries (offsets ${gb(offsetBytes)}, columns ${gb(columnBytes)}), ` +
       `generated in ${buildSeconds.toFixed(1)} s`,
   );
+  const torch = torchRuns(graph);
   const t1 = Date.now();
   const csr = new DeviceCsr(graph);
   const uploadSeconds = (Date.now() - t1) / 1000;
@@ -185,6 +240,14 @@ async function main(): Promise<void> {
       `| ${r.features} | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} | ${hit} | ${bytes} |`,
     );
   }
+  for (const t of torch) {
+    const name = `PyTorch ${t.torch ?? ''}${t.pyg ? `, PyG ${t.pyg} SAGEConv` : ', torch ops'}, features in GPU memory`;
+    if (t.error) console.log(`| PyTorch (${t.layers} layers) | ${t.error} | | | | |`);
+    else console.log(`| ${name} | ${t.seedsPerSecond!.toFixed(0)} | ${t.msPerStep!.toFixed(1)} | ${t.epochSeconds!.toFixed(1)} | | |`);
+  }
+  const ours = runs.find((r) => r.features === 'GPU memory');
+  for (const t of torch.filter((x) => x.seedsPerSecond && ours))
+    console.log(`ours (GPU memory) / PyTorch (${t.layers} layers): ${(ours!.seedsPerSecond / t.seedsPerSecond!).toFixed(2)}x seeds/s`);
   writeBenchResult('papers100m', {
     device: info.name,
     scale: SCALE,
@@ -198,6 +261,7 @@ async function main(): Promise<void> {
     fanouts: FANOUTS,
     steps: STEPS,
     runs,
+    torch,
   });
 }
 

@@ -1,6 +1,8 @@
-# PyTorch side of `npm run bench:graphsage`: the same model and sampling as
-# ours, on one GPU, over the graph files the Node side saved (saveCsr: raw
-# int32 row_ptr / col_idx beside header.json). Everything per step runs on
+# PyTorch side of `npm run bench:graphsage` and `npm run bench:papers100m`: the
+# same model and sampling as ours, on one GPU, over the graph the Node side
+# saved: a folder (saveCsr: raw int32 row_ptr / col_idx beside header.json), or
+# a NativeCsr file (`*.wmcsr`: int64 row offsets and int32 columns at the
+# offsets its header gives, mapped with numpy, not read into Python lists). Everything per step runs on
 # the GPU: seeds, neighbour sampling (uniform with replacement, a vertex
 # without neighbours samples itself), unique-and-relabel (torch.unique), the
 # embedding lookup, 2 GraphSAGE mean layers, sparse SGD on the embeddings and
@@ -19,17 +21,36 @@ import numpy as np
 import torch
 
 
+def native_csr(path, dev):
+    """A NativeCsr file's offsets (int64) and columns (int32) on `dev`, copied in slices from the mapping."""
+    head = np.fromfile(path, dtype="<u8", count=10)
+    if bytes(np.array(head[:1]).view(np.uint8)[:7]) != b"WMCSR64":
+        raise ValueError(f"{path}: not a NativeCsr file")
+    n, m, row_at, col_at = (int(x) for x in head[2:6])
+    mm = np.memmap(path, dtype=np.uint8, mode="r")
+    rowptr = torch.from_numpy(np.frombuffer(mm, dtype="<i8", count=n + 1, offset=row_at).copy()).to(dev)
+    col = torch.empty(m, dtype=torch.int32, device=dev)
+    cols = np.frombuffer(mm, dtype="<i4", count=m, offset=col_at)
+    step = 1 << 28
+    for at in range(0, m, step):
+        col[at:at + step].copy_(torch.from_numpy(cols[at:at + step].copy()))
+    return rowptr, col, n
+
+
 def main():
     folder, batch, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     fanouts = [int(f) for f in sys.argv[4].split(",")]
     dim, classes, lr = int(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7])
     dev = torch.device("cuda")
     t0 = time.perf_counter()
-    header = json.load(open(os.path.join(folder, "header.json")))
-    n = header["numVertices"]
-    rowptr = torch.from_numpy(np.fromfile(os.path.join(folder, "row_ptr.i32"), dtype=np.int32)).to(dev).long()
-    col = torch.from_numpy(np.fromfile(os.path.join(folder, "col_idx.i32"), dtype=np.int32)).to(dev)
-    assert rowptr.numel() == n + 1 and col.numel() == header["numEdges"]
+    if folder.endswith(".wmcsr"):
+        rowptr, col, n = native_csr(folder, dev)
+    else:
+        header = json.load(open(os.path.join(folder, "header.json")))
+        n = header["numVertices"]
+        rowptr = torch.from_numpy(np.fromfile(os.path.join(folder, "row_ptr.i32"), dtype=np.int32)).to(dev).long()
+        col = torch.from_numpy(np.fromfile(os.path.join(folder, "col_idx.i32"), dtype=np.int32)).to(dev)
+        assert rowptr.numel() == n + 1 and col.numel() == header["numEdges"]
     load_seconds = time.perf_counter() - t0
 
     gen = torch.Generator(device=dev)
@@ -37,7 +58,8 @@ def main():
     # features > 0: fixed float16 node features (WholeGraph's papers100M setting) instead of a learnable table.
     features = int(sys.argv[9]) if len(sys.argv) > 9 else 0
     if features > 0:
-        feat = (torch.rand(n, features, device=dev, generator=gen) * 2 - 1).half()
+        # Drawn in float16 where it lives: a float32 draw of papers100M's table would need 57 GB at once.
+        feat = torch.rand(n, features, device=dev, generator=gen, dtype=torch.float16).mul_(2).sub_(1)
         emb = None
     else:
         emb = torch.nn.Embedding(n, dim, sparse=True, device=dev)
