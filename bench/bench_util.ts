@@ -160,7 +160,7 @@ export function torchJsonWithFiles<T>(script: string, files: Record<string, Arra
   }
 }
 
-/** Runs bench/torch/<script> with args and parses the JSON line it prints last; undefined (and says why) if it fails. */
+/** Runs bench/torch/<script> with args and parses the JSON line it prints last (`RESULT ` before it or not); undefined (and says why) if it fails. */
 export function torchJson<T>(script: string, args: string[]): T | undefined {
   const root = path.resolve(__dirname, '..', '..');
   const r = spawnSync('python3', [path.join(root, 'bench', 'torch', script), ...args], {encoding: 'utf8'});
@@ -168,5 +168,6 @@ export function torchJson<T>(script: string, args: string[]): T | undefined {
     console.log(`(PyTorch side not run: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()})`);
     return undefined;
   }
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as T;
+  // Scripts that print several results mark them `RESULT {json}`; the others print the JSON alone.
+  return JSON.parse(r.stdout.trim().split('\n').pop()!.replace(/^RESULT /, '')) as T;
 }
