@@ -169,5 +169,11 @@ export function torchJson<T>(script: string, args: string[]): T | undefined {
     return undefined;
   }
   // Scripts that print several results mark them `RESULT {json}`; the others print the JSON alone.
-  return JSON.parse(r.stdout.trim().split('\n').pop()!.replace(/^RESULT /, '')) as T;
+  return JSON.parse(
+    r.stdout
+      .trim()
+      .split('\n')
+      .pop()!
+      .replace(/^RESULT /, ''),
+  ) as T;
 }

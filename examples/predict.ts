@@ -35,9 +35,10 @@ async function main(): Promise<void> {
   const rows = info.features ? wm.nn.inputFeatures(data, source) : undefined;
   const features = rows ? wm.nn.featureTable(rows.values, data.graph.numVertices, rows.dim) : undefined;
   const {model} = wm.nn.loadNodeClassifier(o.model, {features});
-  const g = wm.nn.fullGraph(data.graph);
+  // GraphSAGE predicts layer by layer (any graph size); the other models take the graph as one block.
+  const g = model.kind === 'sage' ? undefined : wm.nn.fullGraph(data.graph);
   try {
-    const p = wm.nn.predictNodes(model, g);
+    const p = wm.nn.predictNodes(model, g ?? data.graph);
     const lines = Array.from(
       p.vertices,
       (v, i) => `${data.originalIds[v]}\t${info.classNames[p.classes[i]]}\t${p.probabilities[i].toFixed(6)}`,
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
       }
     } else process.stdout.write(text);
   } finally {
-    g.dispose();
+    g?.dispose();
     model.dispose();
     features?.dispose();
   }

@@ -34,6 +34,7 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
                            InstanceMethod("copyCsr", &NativeGraphWrap::CopyCsr),
                            InstanceMethod("degrees", &NativeGraphWrap::Degrees),
                            InstanceMethod("neighbors", &NativeGraphWrap::Neighbors),
+                           InstanceMethod("rows", &NativeGraphWrap::Rows),
                            InstanceMethod("copyToDevice", &NativeGraphWrap::CopyToDevice),
                            InstanceMethod("free", &NativeGraphWrap::Free),
                        });
@@ -120,6 +121,30 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
       const int64_t begin = g.rowPtr()[v], len = g.rowPtr()[v + 1] - begin;
       auto out = Napi::Int32Array::New(info.Env(), static_cast<size_t>(len));
       if (len > 0) std::memcpy(out.Data(), g.colIdx() + begin, static_cast<size_t>(len) * 4);
+      return out;
+    });
+  }
+
+  // rows(first, count) -> {offsets: Int32Array [count + 1] from 0, columns: Int32Array}: a copy of rows
+  // [first, first + count), for work done a batch of rows at a time (refused past 2^31 - 1 entries).
+  Napi::Value Rows(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.rows");
+      const NativeGraph& g = get(info.Env());
+      const int64_t first = a.count(0, "first"), count = a.count(1, "count");
+      if (first + count > g.numVertices())
+        a.reject(1, "count", "reaches row " + std::to_string(first + count) + ", past the graph's " + std::to_string(g.numVertices()));
+      const int64_t* rp = g.rowPtr();
+      const int64_t base = rp[first], entries = rp[first + count] - base;
+      if (entries > INT32_MAX)
+        a.reject(1, "count", "covers " + std::to_string(entries) + " entries; a batch of rows holds at most 2^31 - 1");
+      auto offsets = Napi::Int32Array::New(info.Env(), static_cast<size_t>(count + 1));
+      for (int64_t r = 0; r <= count; ++r) offsets[r] = static_cast<int32_t>(rp[first + r] - base);
+      auto columns = Napi::Int32Array::New(info.Env(), static_cast<size_t>(entries));
+      if (entries > 0) std::memcpy(columns.Data(), g.colIdx() + base, static_cast<size_t>(entries) * 4);
+      Napi::Object out = Napi::Object::New(info.Env());
+      out.Set("offsets", offsets);
+      out.Set("columns", columns);
       return out;
     });
   }

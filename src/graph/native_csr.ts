@@ -86,6 +86,16 @@ export class NativeCsr {
     return out;
   }
 
+  /** Rows [first, first + count): offsets from 0 and their columns (copies; at most 2^31 - 1 entries). */
+  rows(first: number, count: number): {offsets: Int32Array; columns: Int32Array} {
+    for (const [k, v] of [
+      ['first', first],
+      ['count', count],
+    ] as const)
+      if (!Number.isInteger(v) || v < 0) throw new RangeError(`NativeCsr.rows: ${k} must be a non-negative integer, got ${v}`);
+    return this.handle().rows(first, count);
+  }
+
   /** A copy of v's neighbours, ascending. */
   neighbors(v: number): Int32Array {
     return this.handle().neighbors(this.vertex(v, 'neighbors'));

@@ -80,6 +80,8 @@ export interface NativeGraph {
   save(path: string, meta: string): void;
   /** A small graph's arrays (numEdges below 2^31) into Int32Arrays of numVertices + 1 and numEdges entries. */
   copyCsr(rowPtr: Int32Array, colIdx: Int32Array): void;
+  /** Rows [first, first + count): offsets from 0 and their columns (copies). */
+  rows(first: number, count: number): {offsets: Int32Array; columns: Int32Array};
   degrees(vertices: Int32Array, n: number, out: Int32Array): void;
   neighbors(v: number): Int32Array;
   /** The arrays into device memory: (numVertices + 1) * 8 bytes at rowPtr, numEdges * 4 at colIdx. */

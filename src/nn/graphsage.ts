@@ -13,6 +13,7 @@ import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 import {sageLayer} from './sage_layer';
 import {sampleNeighbors} from '../graph/native_sampling';
 import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
+import {LayerwiseGraph, layerwiseInference, LayerwiseOptions, tableArgMax} from './layerwise';
 import {Rng} from '../util/random';
 
 export type GraphSageConfig = NodeModelConfig;
@@ -170,6 +171,41 @@ export class GraphSageClassifier {
       h = this.applyLayer(l, h, aggregate(h, g.block, 'mean'), dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
     }
     return h;
+  }
+
+  /**
+   * Every vertex's outputs of layer `o.layers` (default the last: logits; one less: the vertex
+   * embeddings before the output layer), computed layer by layer over full neighbourhoods
+   * (layerwise.ts): equal to forwardFull's, for graphs of any size. A table the caller disposes.
+   */
+  inferLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions & {layers?: number} = {}): Embedding {
+    const upTo = o.layers ?? this.layers.length;
+    if (!Number.isInteger(upTo) || upTo < 1 || upTo > this.layers.length)
+      throw new RangeError(`inferLayerwise: layers must be an integer in [1, ${this.layers.length}], got ${o.layers}`);
+    if (graph.numVertices !== this.config.numNodes)
+      throw new RangeError(`inferLayerwise: the graph has ${graph.numVertices} vertices, the model's inputs ${this.config.numNodes}`);
+    return layerwiseInference(
+      graph,
+      {
+        widths: this.layers.slice(0, upTo).map((w) => w.bias.shape[0]),
+        inputs: (ids) => this.inputs.read(ids),
+        layer: (l, h, block) => {
+          const self = tf.slice(h, [0, 0], [block.numRows, h.shape[1]]) as tf.Tensor2D;
+          return this.applyLayer(l, self, aggregate(h, block, 'mean'));
+        },
+      },
+      o,
+    );
+  }
+
+  /** The predicted class of every vertex, layer by layer over full neighbourhoods (inferLayerwise). */
+  predictLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions = {}): Int32Array {
+    const logits = this.inferLayerwise(graph, o);
+    try {
+      return tableArgMax(logits, o.batchSize);
+    } finally {
+      logits.dispose();
+    }
   }
 
   /** The predicted class of every vertex (full neighbourhoods). */

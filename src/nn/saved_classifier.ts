@@ -13,6 +13,7 @@ import {ensureDir, FileDigest, sha256Hex as sha256, writeFileAtomically} from '.
 import type {Embedding} from './embedding';
 import type {FeatureSource} from './feature_source';
 import type {FullGraph, NodeModelConfig} from './node_model';
+import type {LayerwiseGraph, LayerwiseOptions} from './layerwise';
 
 /** What saving and predicting need of a node classifier (GraphSAGE, GAT and GCN have it). */
 export interface SavableNodeClassifier {
@@ -21,6 +22,8 @@ export interface SavableNodeClassifier {
   readonly denseVariables: tf.Variable[];
   readonly embedding: Embedding | undefined;
   forwardFull(g: FullGraph): tf.Tensor2D;
+  /** Every vertex's logits layer by layer over full neighbourhoods (models that have it: GraphSAGE). */
+  inferLayerwise?(graph: LayerwiseGraph, o?: LayerwiseOptions): Embedding;
 }
 
 export const FORMAT = 'tfjs-wm-node-classifier';
@@ -127,16 +130,42 @@ export function readClassifierInfo(dir: string): SavedClassifierInfo {
 /** Class ids and their probabilities for `vertices` (default: every vertex) over the whole graph. */
 export function predictNodes(
   model: SavableNodeClassifier,
-  graph: FullGraph,
+  graph: FullGraph | LayerwiseGraph,
   vertices?: Int32Array,
+  o: LayerwiseOptions = {},
 ): {vertices: Int32Array; classes: Int32Array; probabilities: Float32Array} {
-  const ids = vertices ?? Int32Array.from({length: graph.numNodes}, (_, i) => i);
-  for (const v of ids) if (!(v >= 0 && v < graph.numNodes)) throw new RangeError(`predict: vertex ${v} is not in [0, ${graph.numNodes})`);
-  return tf.tidy(() => {
-    const probs = tf.softmax(model.forwardFull(graph));
-    const picked = tf.gather(probs, tf.tensor1d(ids, 'int32'));
-    const classes = tf.argMax(picked, 1).dataSync() as Int32Array;
-    const p = tf.max(picked, 1).dataSync() as Float32Array;
-    return {vertices: ids, classes: Int32Array.from(classes), probabilities: Float32Array.from(p)};
-  });
+  const n = 'block' in graph ? graph.numNodes : graph.numVertices;
+  const ids = vertices ?? Int32Array.from({length: n}, (_, i) => i);
+  for (const v of ids) if (!(v >= 0 && v < n)) throw new RangeError(`predict: vertex ${v} is not in [0, ${n})`);
+  // Each picked row's class and its probability, the logits made and freed inside.
+  const pick = (logits: () => tf.Tensor2D): [Int32Array, Float32Array] => {
+    const [c, p] = tf.tidy(() => {
+      const probs = tf.softmax(logits());
+      return [tf.argMax(probs, 1), tf.max(probs, 1)];
+    });
+    const out: [Int32Array, Float32Array] = [Int32Array.from(c.dataSync()), Float32Array.from(p.dataSync())];
+    tf.dispose([c, p]);
+    return out;
+  };
+  if (!('block' in graph)) {
+    if (!model.inferLayerwise) throw new Error(`predict: a '${model.kind}' model takes the whole graph as one block (wm.nn.fullGraph)`);
+    // Layer by layer over full neighbourhoods: graphs of any size; the picked rows read a batch at a time.
+    const table = model.inferLayerwise(graph, o);
+    try {
+      const classes = new Int32Array(ids.length),
+        probabilities = new Float32Array(ids.length);
+      const batch = o.batchSize ?? 65_536;
+      for (let at = 0; at < ids.length; at += batch) {
+        const part = ids.subarray(at, Math.min(ids.length, at + batch));
+        const [c, p] = pick(() => table.read(part) as tf.Tensor2D);
+        classes.set(c, at);
+        probabilities.set(p, at);
+      }
+      return {vertices: ids, classes, probabilities};
+    } finally {
+      table.dispose();
+    }
+  }
+  const [classes, probabilities] = pick(() => tf.gather(model.forwardFull(graph), tf.tensor1d(ids, 'int32')) as tf.Tensor2D);
+  return {vertices: ids, classes, probabilities};
 }

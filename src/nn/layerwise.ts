@@ -1,0 +1,144 @@
+// Exact inference over every vertex, one layer at a time (as PyG's and DGL's layer-wise inference):
+// layer l is computed for all vertices, a batch of consecutive rows at a time, each over its full
+// neighbourhood, reading layer l - 1's outputs of the batch and its neighbours from a table; the
+// outputs go to a table of their own (pinned host memory by default: a graph's hidden states need not
+// fit the GPU). No sampling, so the result equals the full-graph forward; memory holds one batch's
+// block and two layers' tables, whatever the graph's size.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {CsrBlock} from '../graph/aggregate';
+import {CsrGraph} from '../graph/csr';
+import type {NativeCsr} from '../graph/native_csr';
+import {uniqueAndRelabel} from '../graph/subgraph';
+import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
+
+/** A graph whose rows a pass reads: JavaScript CSR arrays, or a graph in native memory (64-bit offsets). */
+export type LayerwiseGraph = CsrGraph | NativeCsr;
+
+export interface LayerwiseProgress {
+  /** The layer being computed (1-based) and how many there are. */
+  layer: number;
+  layers: number;
+  /** Rows done in this layer, of all. */
+  rows: number;
+  totalRows: number;
+  /** Rows per second over the pass so far, and the seconds left for the whole pass. */
+  rowsPerSecond: number;
+  etaSeconds: number;
+}
+
+export interface LayerwiseOptions {
+  /** Rows computed together (default 65,536; fewer when their neighbourhoods are large). */
+  batchSize?: number;
+  /** Where each layer's outputs live (default 'host': pinned host memory with a GPU). */
+  memory?: EmbeddingMemory;
+  /** Storage of the intermediate outputs (default 'float32'; 'float16' halves them). */
+  dtype?: EmbeddingDType;
+  /** Called after every batch. */
+  onProgress?: (p: LayerwiseProgress) => void;
+}
+
+/** What a model gives a pass: its layer count and widths, its inputs for given vertices, and one layer's step. */
+export interface LayerwiseModel {
+  /** Output width of each layer. */
+  widths: number[];
+  /** The first layer's inputs for vertices `ids` [ids.length, inputWidth]. */
+  inputs(ids: Int32Array): tf.Tensor2D;
+  /**
+   * Layer l's outputs for the block's rows [block rows, width], from `h` (the previous outputs of
+   * the block's columns; its first rows are the rows themselves, in order).
+   */
+  layer(l: number, h: tf.Tensor2D, block: CsrBlock): tf.Tensor2D;
+}
+
+/** Rows [first, first + count) of `g`: offsets from 0 and their columns. */
+export function graphRows(g: LayerwiseGraph, first: number, count: number): {offsets: Int32Array; columns: Int32Array} {
+  if (g instanceof CsrGraph) {
+    const base = g.rowPtr[first];
+    const offsets = Int32Array.from(g.rowPtr.subarray(first, first + count + 1), (x) => x - base);
+    return {offsets, columns: g.colIdx.subarray(base, g.rowPtr[first + count])};
+  }
+  return g.rows(first, count);
+}
+
+/**
+ * Runs `model` over every vertex of `graph` layer by layer and returns the last layer's outputs as a
+ * table (rows = vertices; the caller disposes it).
+ */
+export function layerwiseInference(graph: LayerwiseGraph, model: LayerwiseModel, o: LayerwiseOptions = {}): Embedding {
+  const n = graph.numVertices;
+  const batch = o.batchSize ?? 65_536;
+  if (!Number.isInteger(batch) || batch < 1)
+    throw new RangeError(`layerwise inference: batchSize must be a positive integer, got ${batch}`);
+  const layers = model.widths.length;
+  const started = Date.now();
+  let previous: Embedding | undefined;
+  try {
+    for (let l = 0; l < layers; ++l) {
+      const out = new Embedding({
+        rows: n,
+        dim: model.widths[l],
+        memory: o.memory ?? 'host',
+        dtype: o.dtype ?? 'float32',
+        init: {type: 'zeros'},
+      });
+      try {
+        for (let first = 0; first < n; first += batch) {
+          const count = Math.min(batch, n - first);
+          const {offsets, columns} = graphRows(graph, first, count);
+          // The rows first, so that they are the prefix of the block's columns.
+          const ids = new Int32Array(count + columns.length);
+          for (let i = 0; i < count; ++i) ids[i] = first + i;
+          ids.set(columns, count);
+          const {unique, inverse} = uniqueAndRelabel(ids);
+          const block = new CsrBlock(offsets, inverse.subarray(count), unique.length);
+          try {
+            const rows = unique.subarray(0, count);
+            const result = tf.tidy(() => {
+              const h = previous ? (previous.read(unique) as tf.Tensor2D) : model.inputs(unique);
+              return model.layer(l, h, block);
+            });
+            out.write(rows, result);
+            result.dispose();
+          } finally {
+            block.dispose();
+          }
+          if (o.onProgress) {
+            const done = l * n + first + count;
+            const rate = done / Math.max((Date.now() - started) / 1000, 1e-9);
+            o.onProgress({
+              layer: l + 1,
+              layers,
+              rows: first + count,
+              totalRows: n,
+              rowsPerSecond: rate,
+              etaSeconds: (layers * n - done) / rate,
+            });
+          }
+        }
+      } catch (e) {
+        out.dispose();
+        throw e;
+      }
+      previous?.dispose();
+      previous = out;
+    }
+  } catch (e) {
+    previous?.dispose();
+    throw e;
+  }
+  return previous!;
+}
+
+/** Each row's highest column of a table of logits, read a batch at a time. */
+export function tableArgMax(table: Embedding, batchSize = 65_536): Int32Array {
+  const out = new Int32Array(table.rows);
+  for (let first = 0; first < table.rows; first += batchSize) {
+    const count = Math.min(batchSize, table.rows - first);
+    const ids = Int32Array.from({length: count}, (_, i) => first + i);
+    const best = tf.tidy(() => tf.argMax(table.read(ids), 1));
+    out.set(best.dataSync() as Int32Array, first);
+    best.dispose();
+  }
+  return out;
+}
