@@ -5,6 +5,8 @@
 // The graph is generated natively (NativeCsr.rmat: no edge list, int64
 // offsets) and copied to the GPU; the features are generated where they live
 // (a float16 table initialised by the native kernels, never a JavaScript array).
+// Layer-wise inference (every vertex, full neighbourhoods, the model's first layer into a float16 table in
+// pinned host memory) runs for a measured time and its rate is reported: a whole pass does not fit one run.
 // Runs: features in GPU memory; in pinned host memory with a GPU cache of a
 // quarter of their rows (the highest-degree vertices, or the rows a pre-sampling
 // pass of 20 batches read most); in pinned host memory with no cache.
@@ -13,6 +15,7 @@
 // Environment: BENCH_SCALE (default 27), BENCH_VERTICES (default 111,059,956),
 // BENCH_EDGE_FACTOR (default 18: ~3.2B entries at the defaults), BENCH_FEATURES (128),
 // BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 20), BENCH_CACHE (share of rows cached, 0.25),
+// BENCH_LAYERWISE_SECONDS (default 60: how long layer-wise inference runs before its rate is taken; 0: skipped),
 // BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
 // BENCH_GRAPH_DIR (where the graph file for PyTorch goes, default the system's temporary folder; removed after).
 // PyTorch runs first, on the graph file this run saves (bench/torch/graphsage.py maps it with numpy), so the
@@ -41,6 +44,68 @@ type RunKind = 'device' | 'degree' | 'sampled' | 'host';
 const RUNS = (process.env.BENCH_RUNS ?? 'device,degree,sampled,host').split(',') as RunKind[];
 const CACHE_SHARE = Number(process.env.BENCH_CACHE ?? 0.25);
 const PRESAMPLE_BATCHES = 20;
+const LAYERWISE_SECONDS = Number(process.env.BENCH_LAYERWISE_SECONDS ?? 60);
+
+interface LayerwiseRun {
+  /** Rows of the first layer computed in the measured time, and their rate. */
+  rows: number;
+  seconds: number;
+  rowsPerSecond: number;
+  /** Seconds one layer over every vertex takes at that rate. */
+  layerSeconds: number;
+}
+
+class EnoughMeasured extends Error {}
+
+// The first layer over every vertex's full neighbourhood (features on the GPU, outputs to pinned host
+// memory), timed from its first batch for LAYERWISE_SECONDS, then stopped.
+function layerwiseRun(graph: NativeCsr): LayerwiseRun | undefined {
+  if (!(LAYERWISE_SECONDS > 0)) return undefined;
+  const n = graph.numVertices;
+  const features = wm.nn.embedding({
+    rows: n,
+    dim: FEATURES,
+    dtype: 'float16',
+    memory: 'device',
+    init: {type: 'uniform', scale: 1, seed: 11},
+  });
+  const model = new GraphSageClassifier({
+    numNodes: n,
+    numClasses: CLASSES,
+    embeddingDim: 0,
+    features,
+    hiddenDim: HIDDEN,
+    numLayers: FANOUTS.length,
+    dropout: 0,
+    seed: 3,
+    embeddingLearningRate: 0,
+  });
+  let first: {rows: number; at: number} | undefined, last: {rows: number; at: number} | undefined;
+  try {
+    model
+      .inferLayerwise(graph, {
+        layers: 1,
+        dtype: 'float16',
+        onProgress: (p) => {
+          wm.synchronize();
+          const at = Date.now();
+          first ??= {rows: p.rows, at};
+          last = {rows: p.rows, at};
+          if (at - first.at > LAYERWISE_SECONDS * 1000) throw new EnoughMeasured();
+        },
+      })
+      .dispose();
+  } catch (e) {
+    if (!(e instanceof EnoughMeasured)) throw e;
+  } finally {
+    model.dispose();
+    features.dispose();
+  }
+  if (!first || !last || last.at === first.at) return undefined;
+  const rows = last.rows - first.rows,
+    seconds = (last.at - first.at) / 1000;
+  return {rows, seconds, rowsPerSecond: rows / seconds, layerSeconds: n / (rows / seconds)};
+}
 const TORCH_LAYERS = (process.env.BENCH_TORCH ?? 'pyg,torch').split(',').filter((x) => x !== '');
 
 interface TorchRun {
@@ -217,7 +282,6 @@ async function main(): Promise<void> {
   const csr = new DeviceCsr(graph);
   const uploadSeconds = (Date.now() - t1) / 1000;
   const degrees = RUNS.includes('degree') ? graph.degrees(Int32Array.from({length: graph.numVertices}, (_, i) => i)) : undefined;
-  graph.free(); // the GPU copy is what the sampler reads
   console.log(`graph copied to the GPU in ${uploadSeconds.toFixed(1)} s`);
   const runs: Run[] = [];
   for (const kind of RUNS) {
@@ -227,6 +291,8 @@ async function main(): Promise<void> {
     console.log(`features in ${r.features}: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step${hits}`);
   }
   csr.dispose();
+  const layerwise = layerwiseRun(graph);
+  graph.free();
   console.log(
     `\nGraphSAGE, 3 layers, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, batch ${BATCH}, ${FEATURES} float16 features, ${info.name}; ` +
       `epoch = ${TRAIN_VERTICES} training vertices, estimated from ${STEPS} timed steps`,
@@ -248,6 +314,12 @@ async function main(): Promise<void> {
   const ours = runs.find((r) => r.features === 'GPU memory');
   for (const t of torch.filter((x) => x.seedsPerSecond && ours))
     console.log(`ours (GPU memory) / PyTorch (${t.layers} layers): ${(ours!.seedsPerSecond / t.seedsPerSecond!).toFixed(2)}x seeds/s`);
+  if (layerwise)
+    console.log(
+      `layer-wise inference, first layer (${FEATURES} -> ${HIDDEN}) over full neighbourhoods: ${layerwise.rows} vertices in ` +
+        `${layerwise.seconds.toFixed(1)} s measured, ${layerwise.rowsPerSecond.toFixed(0)} vertices/s; every vertex at this rate: ` +
+        `${layerwise.layerSeconds.toFixed(0)} s per layer (the later layers read ${HIDDEN}-wide rows, not ${FEATURES})`,
+    );
   writeBenchResult('papers100m', {
     device: info.name,
     scale: SCALE,
@@ -262,6 +334,7 @@ async function main(): Promise<void> {
     steps: STEPS,
     runs,
     torch,
+    layerwise,
   });
 }
 
