@@ -55,6 +55,21 @@ interface LayerwiseRun {
   layerSeconds: number;
 }
 
+// The benchmark's model: 3-layer GraphSAGE over the feature table (no embedding table).
+function benchModel(n: number, features: wm.nn.Embedding): GraphSageClassifier {
+  return new GraphSageClassifier({
+    numNodes: n,
+    numClasses: CLASSES,
+    embeddingDim: 0,
+    features,
+    hiddenDim: HIDDEN,
+    numLayers: FANOUTS.length,
+    dropout: 0,
+    seed: 3,
+    embeddingLearningRate: 0,
+  });
+}
+
 class EnoughMeasured extends Error {}
 
 // The first layer over every vertex's full neighbourhood (features on the GPU, outputs to pinned host
@@ -69,17 +84,7 @@ function layerwiseRun(graph: NativeCsr): LayerwiseRun | undefined {
     memory: 'device',
     init: {type: 'uniform', scale: 1, seed: 11},
   });
-  const model = new GraphSageClassifier({
-    numNodes: n,
-    numClasses: CLASSES,
-    embeddingDim: 0,
-    features,
-    hiddenDim: HIDDEN,
-    numLayers: FANOUTS.length,
-    dropout: 0,
-    seed: 3,
-    embeddingLearningRate: 0,
-  });
+  const model = benchModel(n, features);
   let first: {rows: number; at: number} | undefined, last: {rows: number; at: number} | undefined;
   try {
     model
@@ -205,17 +210,7 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
         `(ranked in ${rankSeconds.toFixed(1)} s), ${gb(st.bytes)} of GPU memory, filled in ${((Date.now() - c0) / 1000).toFixed(1)} s`,
     );
   }
-  const model = new GraphSageClassifier({
-    numNodes: n,
-    numClasses: CLASSES,
-    embeddingDim: 0,
-    features,
-    hiddenDim: HIDDEN,
-    numLayers: FANOUTS.length,
-    dropout: 0,
-    seed: 3,
-    embeddingLearningRate: 0, // no embedding table: the inputs are features
-  });
+  const model = benchModel(n, features);
   const optimizer = wm.train.adam(0.003);
   const rng = seededRng(100);
   const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:papers100m');
