@@ -35,10 +35,19 @@ async function main(): Promise<void> {
   const rows = info.features ? wm.nn.inputFeatures(data, source) : undefined;
   const features = rows ? wm.nn.featureTable(rows.values, data.graph.numVertices, rows.dim) : undefined;
   const {model} = wm.nn.loadNodeClassifier(o.model, {features});
-  // GraphSAGE predicts layer by layer (any graph size); the other models take the graph as one block.
-  const g = model.kind === 'sage' ? undefined : wm.nn.fullGraph(data.graph);
   try {
-    const p = wm.nn.predictNodes(model, g ?? data.graph);
+    // Layer by layer over full neighbourhoods: the same predictions as one full-graph forward, at any size.
+    let shown = 0;
+    const p = wm.nn.predictNodes(model, data.graph, undefined, {
+      onProgress: (q) => {
+        if (Date.now() - shown < 2000 && q.rows < q.totalRows) return; // a line every two seconds, and each layer's end
+        shown = Date.now();
+        const pct = ((100 * q.rows) / Math.max(q.totalRows, 1)).toFixed(0);
+        console.error(
+          `predict: layer ${q.layer}/${q.layers}, ${pct} % of the vertices, ${q.rowsPerSecond.toFixed(0)} vertices/s, ETA ${q.etaSeconds.toFixed(0)} s`,
+        );
+      },
+    });
     const lines = Array.from(
       p.vertices,
       (v, i) => `${data.originalIds[v]}\t${info.classNames[p.classes[i]]}\t${p.probabilities[i].toFixed(6)}`,
@@ -54,7 +63,6 @@ async function main(): Promise<void> {
       }
     } else process.stdout.write(text);
   } finally {
-    g?.dispose();
     model.dispose();
     features?.dispose();
   }

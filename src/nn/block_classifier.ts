@@ -9,6 +9,7 @@ import {dropout} from './dropout';
 import {Embedding} from './embedding';
 import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
 import {NodeInputs} from './node_inputs';
+import {classifierLayerwise, LayerwiseGraph, LayerwiseOptions, predictFromTable} from './layerwise';
 import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 
 export abstract class BlockNodeClassifier {
@@ -74,6 +75,30 @@ export abstract class BlockNodeClassifier {
     for (let l = 0; l < this.config.numLayers; ++l)
       h = this.applyLayer(l, h, g.block, dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
     return h;
+  }
+
+  /**
+   * Every vertex's outputs of layer `o.layers` (default the last: logits), computed layer by layer
+   * over full neighbourhoods (layerwise.ts): equal to forwardFull's, for graphs of any size. A table
+   * the caller disposes.
+   */
+  inferLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions & {layers?: number} = {}): Embedding {
+    const {numLayers, hiddenDim, numClasses} = this.config;
+    return classifierLayerwise(
+      graph,
+      this.config.numNodes,
+      {
+        widths: Array.from({length: numLayers}, (_, l) => (l === numLayers - 1 ? numClasses : hiddenDim)),
+        inputs: (ids) => this.inputs.read(ids),
+        layer: (l, h, block) => this.applyLayer(l, h, block),
+      },
+      o,
+    );
+  }
+
+  /** The predicted class of every vertex, layer by layer over full neighbourhoods (inferLayerwise). */
+  predictLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions = {}): Int32Array {
+    return predictFromTable(this.inferLayerwise(graph, o), o.batchSize);
   }
 
   /** The predicted class of every vertex. */

@@ -13,7 +13,7 @@ import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 import {sageLayer} from './sage_layer';
 import {sampleNeighbors} from '../graph/native_sampling';
 import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
-import {LayerwiseGraph, layerwiseInference, LayerwiseOptions, tableArgMax} from './layerwise';
+import {classifierLayerwise, LayerwiseGraph, LayerwiseOptions, predictFromTable} from './layerwise';
 import {Rng} from '../util/random';
 
 export type GraphSageConfig = NodeModelConfig;
@@ -179,15 +179,11 @@ export class GraphSageClassifier {
    * (layerwise.ts): equal to forwardFull's, for graphs of any size. A table the caller disposes.
    */
   inferLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions & {layers?: number} = {}): Embedding {
-    const upTo = o.layers ?? this.layers.length;
-    if (!Number.isInteger(upTo) || upTo < 1 || upTo > this.layers.length)
-      throw new RangeError(`inferLayerwise: layers must be an integer in [1, ${this.layers.length}], got ${o.layers}`);
-    if (graph.numVertices !== this.config.numNodes)
-      throw new RangeError(`inferLayerwise: the graph has ${graph.numVertices} vertices, the model's inputs ${this.config.numNodes}`);
-    return layerwiseInference(
+    return classifierLayerwise(
       graph,
+      this.config.numNodes,
       {
-        widths: this.layers.slice(0, upTo).map((w) => w.bias.shape[0]),
+        widths: this.layers.map((w) => w.bias.shape[0]),
         inputs: (ids) => this.inputs.read(ids),
         layer: (l, h, block) => {
           const self = tf.slice(h, [0, 0], [block.numRows, h.shape[1]]) as tf.Tensor2D;
@@ -200,12 +196,7 @@ export class GraphSageClassifier {
 
   /** The predicted class of every vertex, layer by layer over full neighbourhoods (inferLayerwise). */
   predictLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions = {}): Int32Array {
-    const logits = this.inferLayerwise(graph, o);
-    try {
-      return tableArgMax(logits, o.batchSize);
-    } finally {
-      logits.dispose();
-    }
+    return predictFromTable(this.inferLayerwise(graph, o), o.batchSize);
   }
 
   /** The predicted class of every vertex (full neighbourhoods). */

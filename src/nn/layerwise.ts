@@ -51,6 +51,12 @@ export interface LayerwiseModel {
   layer(l: number, h: tf.Tensor2D, block: CsrBlock): tf.Tensor2D;
 }
 
+/** The graph degrees of vertices `ids` (what GCN's normalisation reads for a block's columns). */
+function degreesOf(g: LayerwiseGraph, ids: Int32Array): Int32Array {
+  if (g instanceof CsrGraph) return Int32Array.from(ids, (v) => g.rowPtr[v + 1] - g.rowPtr[v]);
+  return g.degrees(ids);
+}
+
 /** Rows [first, first + count) of `g`: offsets from 0 and their columns. */
 export function graphRows(g: LayerwiseGraph, first: number, count: number): {offsets: Int32Array; columns: Int32Array} {
   if (g instanceof CsrGraph) {
@@ -91,7 +97,7 @@ export function layerwiseInference(graph: LayerwiseGraph, model: LayerwiseModel,
           for (let i = 0; i < count; ++i) ids[i] = first + i;
           ids.set(columns, count);
           const {unique, inverse} = uniqueAndRelabel(ids);
-          const block = new CsrBlock(offsets, inverse.subarray(count), unique.length);
+          const block = new CsrBlock(offsets, inverse.subarray(count), unique.length, degreesOf(graph, unique));
           try {
             const rows = unique.subarray(0, count);
             const result = tf.tidy(() => {
@@ -128,6 +134,34 @@ export function layerwiseInference(graph: LayerwiseGraph, model: LayerwiseModel,
     throw e;
   }
   return previous!;
+}
+
+/**
+ * A node classifier's layer-wise pass up to layer `o.layers` (default its last): the checks every
+ * classifier shares, then layerwiseInference. `widths` are all its layers' output widths.
+ */
+export function classifierLayerwise(
+  graph: LayerwiseGraph,
+  numNodes: number,
+  model: LayerwiseModel,
+  o: LayerwiseOptions & {layers?: number},
+): Embedding {
+  const all = model.widths.length;
+  const upTo = o.layers ?? all;
+  if (!Number.isInteger(upTo) || upTo < 1 || upTo > all)
+    throw new RangeError(`inferLayerwise: layers must be an integer in [1, ${all}], got ${o.layers}`);
+  if (graph.numVertices !== numNodes)
+    throw new RangeError(`inferLayerwise: the graph has ${graph.numVertices} vertices, the model's inputs ${numNodes}`);
+  return layerwiseInference(graph, {...model, widths: model.widths.slice(0, upTo)}, o);
+}
+
+/** Each row's highest column of a table of logits, read a batch at a time; the table is disposed. */
+export function predictFromTable(logits: Embedding, batchSize?: number): Int32Array {
+  try {
+    return tableArgMax(logits, batchSize);
+  } finally {
+    logits.dispose();
+  }
 }
 
 /** Each row's highest column of a table of logits, read a batch at a time. */

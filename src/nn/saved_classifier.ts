@@ -22,8 +22,8 @@ export interface SavableNodeClassifier {
   readonly denseVariables: tf.Variable[];
   readonly embedding: Embedding | undefined;
   forwardFull(g: FullGraph): tf.Tensor2D;
-  /** Every vertex's logits layer by layer over full neighbourhoods (models that have it: GraphSAGE). */
-  inferLayerwise?(graph: LayerwiseGraph, o?: LayerwiseOptions): Embedding;
+  /** Every vertex's logits layer by layer over full neighbourhoods. */
+  inferLayerwise(graph: LayerwiseGraph, o?: LayerwiseOptions): Embedding;
 }
 
 export const FORMAT = 'tfjs-wm-node-classifier';
@@ -148,7 +148,6 @@ export function predictNodes(
     return out;
   };
   if (!('block' in graph)) {
-    if (!model.inferLayerwise) throw new Error(`predict: a '${model.kind}' model takes the whole graph as one block (wm.nn.fullGraph)`);
     // Layer by layer over full neighbourhoods: graphs of any size; the picked rows read a batch at a time.
     const table = model.inferLayerwise(graph, o);
     try {
