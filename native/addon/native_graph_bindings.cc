@@ -139,7 +139,8 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
       if (entries > INT32_MAX)
         a.reject(1, "count", "covers " + std::to_string(entries) + " entries; a batch of rows holds at most 2^31 - 1");
       auto offsets = Napi::Int32Array::New(info.Env(), static_cast<size_t>(count + 1));
-      for (int64_t r = 0; r <= count; ++r) offsets[r] = static_cast<int32_t>(rp[first + r] - base);
+      int32_t* o = offsets.Data();
+      for (int64_t r = 0; r <= count; ++r) o[r] = static_cast<int32_t>(rp[first + r] - base);
       auto columns = Napi::Int32Array::New(info.Env(), static_cast<size_t>(entries));
       if (entries > 0) std::memcpy(columns.Data(), g.colIdx() + base, static_cast<size_t>(entries) * 4);
       Napi::Object out = Napi::Object::New(info.Env());
