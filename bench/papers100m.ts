@@ -5,13 +5,13 @@
 // The graph is generated natively (NativeCsr.rmat: no edge list, int64
 // offsets) and copied to the GPU; the features are generated where they live
 // (a float16 table initialised by the native kernels, never a JavaScript array).
-// Layer-wise inference (every vertex, full neighbourhoods, the model's first layer into a float16 table in
-// pinned host memory) runs for a measured time and its rate is reported: a whole pass does not fit one run.
 // Runs: features in GPU memory; in pinned host memory with a GPU cache of a
 // quarter of their rows (the highest-degree vertices, or the rows a pre-sampling
 // pass of 20 batches read most); in pinned host memory with no cache.
 // An epoch is ogbn-papers100M's 1,207,179 training vertices; its time is
 // estimated from the measured steps (the steps are timed, not a whole epoch).
+// Layer-wise inference (every vertex, full neighbourhoods, the model's first layer into a float16 table in
+// pinned host memory) runs for a measured time and its rate is reported: a whole pass does not fit one run.
 // Environment: BENCH_SCALE (default 27), BENCH_VERTICES (default 111,059,956),
 // BENCH_EDGE_FACTOR (default 18: ~3.2B entries at the defaults), BENCH_FEATURES (128),
 // BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 20), BENCH_CACHE (share of rows cached, 0.25),
@@ -45,6 +45,11 @@ const RUNS = (process.env.BENCH_RUNS ?? 'device,degree,sampled,host').split(',')
 const CACHE_SHARE = Number(process.env.BENCH_CACHE ?? 0.25);
 const PRESAMPLE_BATCHES = 20;
 const LAYERWISE_SECONDS = Number(process.env.BENCH_LAYERWISE_SECONDS ?? 60);
+const TORCH_LAYERS = (process.env.BENCH_TORCH ?? 'pyg,torch').split(',').filter((x) => x !== '');
+const FANOUTS = [30, 30, 30];
+const HIDDEN = 256,
+  CLASSES = 172,
+  TRAIN_VERTICES = 1_207_179;
 
 interface LayerwiseRun {
   /** Rows of the first layer computed in the measured time, and their rate. */
@@ -111,7 +116,6 @@ function layerwiseRun(graph: NativeCsr): LayerwiseRun | undefined {
     seconds = (last.at - first.at) / 1000;
   return {rows, seconds, rowsPerSecond: rows / seconds, layerSeconds: n / (rows / seconds)};
 }
-const TORCH_LAYERS = (process.env.BENCH_TORCH ?? 'pyg,torch').split(',').filter((x) => x !== '');
 
 interface TorchRun {
   layers: string;
@@ -158,10 +162,6 @@ function torchRuns(graph: NativeCsr): TorchRun[] {
     fs.rmSync(dir, {recursive: true, force: true});
   }
 }
-const FANOUTS = [30, 30, 30];
-const HIDDEN = 256,
-  CLASSES = 172,
-  TRAIN_VERTICES = 1_207_179;
 
 interface Run {
   features: string;
@@ -276,7 +276,7 @@ async function main(): Promise<void> {
   const t1 = Date.now();
   const csr = new DeviceCsr(graph);
   const uploadSeconds = (Date.now() - t1) / 1000;
-  const degrees = RUNS.includes('degree') ? graph.degrees(Int32Array.from({length: graph.numVertices}, (_, i) => i)) : undefined;
+  const degrees = RUNS.includes('degree') ? graph.degrees() : undefined;
   console.log(`graph copied to the GPU in ${uploadSeconds.toFixed(1)} s`);
   const runs: Run[] = [];
   for (const kind of RUNS) {

@@ -85,6 +85,20 @@ export class CsrGraph {
     return this.rowPtr[v + 1] - this.rowPtr[v];
   }
 
+  /** Degrees of `vertices` (every vertex when omitted), as NativeCsr.degrees. */
+  degrees(vertices?: Int32Array): Int32Array {
+    const {rowPtr} = this;
+    if (!vertices) return Int32Array.from({length: this.numVertices}, (_, v) => rowPtr[v + 1] - rowPtr[v]);
+    return Int32Array.from(vertices, (v) => rowPtr[v + 1] - rowPtr[v]);
+  }
+
+  /** Rows [first, first + count): offsets from 0 and their columns (the columns a view), as NativeCsr.rows. */
+  rows(first: number, count: number): {offsets: Int32Array; columns: Int32Array} {
+    const base = this.rowPtr[first];
+    const offsets = Int32Array.from(this.rowPtr.subarray(first, first + count + 1), (x) => x - base);
+    return {offsets, columns: this.colIdx.subarray(base, this.rowPtr[first + count])};
+  }
+
   neighbors(v: number): Int32Array {
     return this.colIdx.subarray(this.rowPtr[v], this.rowPtr[v + 1]);
   }

@@ -78,9 +78,9 @@ export class NativeCsr {
     return this.degrees([this.vertex(v, 'degree')])[0];
   }
 
-  /** Degrees of many vertices at once. */
-  degrees(vertices: Int32Array | ArrayLike<number>): Int32Array {
-    const ids = int32Ids(vertices, 'NativeCsr.degrees: vertices');
+  /** Degrees of many vertices at once (every vertex when omitted). */
+  degrees(vertices?: Int32Array | ArrayLike<number>): Int32Array {
+    const ids = vertices ? int32Ids(vertices, 'NativeCsr.degrees: vertices') : Int32Array.from({length: this.numVertices}, (_, v) => v);
     const out = new Int32Array(ids.length);
     this.handle().degrees(ids, ids.length, out);
     return out;

@@ -62,8 +62,7 @@ export function sampleSubgraph(
     all.set(drawn.ids, dst.length);
     const {unique, inverse} = uniqueAndRelabel(all);
     const colIdx = inverse.subarray(dst.length);
-    const degrees = int32Of(unique.length, (i) => g.degree(unique[i]));
-    layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx, unique.length, degrees)});
+    layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx, unique.length, g.degrees(unique))});
     dst = unique;
   });
   return {layers, dispose: () => layers.forEach((l) => l.block.dispose())};

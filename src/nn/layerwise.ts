@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {CsrBlock} from '../graph/aggregate';
-import {CsrGraph} from '../graph/csr';
+import type {CsrGraph} from '../graph/csr';
 import type {NativeCsr} from '../graph/native_csr';
 import {uniqueAndRelabel} from '../graph/subgraph';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
@@ -51,22 +51,6 @@ export interface LayerwiseModel {
   layer(l: number, h: tf.Tensor2D, block: CsrBlock): tf.Tensor2D;
 }
 
-/** The graph degrees of vertices `ids` (what GCN's normalisation reads for a block's columns). */
-function degreesOf(g: LayerwiseGraph, ids: Int32Array): Int32Array {
-  if (g instanceof CsrGraph) return Int32Array.from(ids, (v) => g.rowPtr[v + 1] - g.rowPtr[v]);
-  return g.degrees(ids);
-}
-
-/** Rows [first, first + count) of `g`: offsets from 0 and their columns. */
-export function graphRows(g: LayerwiseGraph, first: number, count: number): {offsets: Int32Array; columns: Int32Array} {
-  if (g instanceof CsrGraph) {
-    const base = g.rowPtr[first];
-    const offsets = Int32Array.from(g.rowPtr.subarray(first, first + count + 1), (x) => x - base);
-    return {offsets, columns: g.colIdx.subarray(base, g.rowPtr[first + count])};
-  }
-  return g.rows(first, count);
-}
-
 /**
  * Runs `model` over every vertex of `graph` layer by layer and returns the last layer's outputs as a
  * table (rows = vertices; the caller disposes it).
@@ -91,13 +75,14 @@ export function layerwiseInference(graph: LayerwiseGraph, model: LayerwiseModel,
       try {
         for (let first = 0; first < n; first += batch) {
           const count = Math.min(batch, n - first);
-          const {offsets, columns} = graphRows(graph, first, count);
+          const {offsets, columns} = graph.rows(first, count);
           // The rows first, so that they are the prefix of the block's columns.
           const ids = new Int32Array(count + columns.length);
           for (let i = 0; i < count; ++i) ids[i] = first + i;
           ids.set(columns, count);
           const {unique, inverse} = uniqueAndRelabel(ids);
-          const block = new CsrBlock(offsets, inverse.subarray(count), unique.length, degreesOf(graph, unique));
+          // With the graph's degrees: GCN normalises by them (the columns' whole rows are not in the block).
+          const block = new CsrBlock(offsets, inverse.subarray(count), unique.length, graph.degrees(unique));
           try {
             const rows = unique.subarray(0, count);
             const result = tf.tidy(() => {

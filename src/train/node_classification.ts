@@ -296,9 +296,7 @@ export async function trainNodeClassification(
   const f = source && rowsFor(source);
   const features = f && featureTable(f.values, data.graph.numVertices, f.dim, {memory: o.embeddingMemory, dtype: o.featureDtype});
   if (features && o.featureCache) {
-    const {rowPtr} = data.graph;
-    const degrees = Int32Array.from({length: data.graph.numVertices}, (_, v) => rowPtr[v + 1] - rowPtr[v]);
-    features.cache({rows: hottestRows(degrees, data.graph.numVertices), fraction: o.featureCache});
+    features.cache({rows: hottestRows(data.graph.degrees(), data.graph.numVertices), fraction: o.featureCache});
   }
   const common = {
     numNodes: data.graph.numVertices,

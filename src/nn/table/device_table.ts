@@ -9,8 +9,7 @@ import {checkIndexTensor, indexError, knownValid, markValid} from '../../backend
 import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
-import {TableCache} from './row_cache';
-import {nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
+import {AddressedTable, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
 /** A device word counting skipped (non-finite) gradient elements. */
 export function skippedCounter(b: WholeMemoryBackend): number {
@@ -53,30 +52,21 @@ export function deviceArrays(
   return {states, counter, release};
 }
 
-export class DeviceTable implements TableStorage {
+// One buffer's tables (pinned host, managed, device) can keep rows in a GPU cache; WholeMemory cannot.
+export class DeviceTable extends AddressedTable implements TableStorage {
   readonly where = 'device' as const;
-  readonly checksInCollective = false;
-  readonly first: number;
-  readonly count: number;
-  readonly stateCount: number;
-  /** One buffer's tables (pinned host, managed, device) can keep rows in a GPU cache; WholeMemory cannot. */
-  readonly cache?: TableCache;
 
   private constructor(
     private readonly b: WholeMemoryBackend,
-    private readonly r: TableRequest,
-    private readonly table: NativeTable,
-    private readonly states: StateBuffer[],
+    r: TableRequest,
+    table: NativeTable,
+    states: StateBuffer[],
     private readonly counter: number,
-    private readonly freeAll: () => void,
+    freeAll: () => void,
     private readonly managed: boolean,
-    readonly group?: Communicator,
+    group?: Communicator,
   ) {
-    const mem = table.memory;
-    this.first = mem ? mem.localFirstRow : 0;
-    this.count = mem ? mem.localRowCount : r.rows;
-    this.stateCount = r.states;
-    if (!mem) this.cache = new TableCache(table, r, b);
+    super(r, table, states, freeAll, b, group);
   }
 
   /** One buffer each for the table and its states from `alloc` (device, managed or pinned host memory). */
@@ -175,20 +165,7 @@ export class DeviceTable implements TableStorage {
     );
   }
 
-  readState(i: number): Float32Array {
-    return readStateRows(this.states[i], this.r.dim, this.first, this.count);
-  }
-
-  writeState(i: number, values: Float32Array): void {
-    writeStateRows(this.states[i], this.r.dim, this.first, values);
-  }
-
   skipped(): number {
     return readSkipped(this.counter);
-  }
-
-  release(): void {
-    this.cache?.release();
-    this.freeAll();
   }
 }

@@ -7,8 +7,7 @@ import {indexError} from '../../backend/index_validation';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
-import {TableCache} from './row_cache';
-import {asFloat32, asInt32, nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
+import {AddressedTable, asFloat32, asInt32, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
 /** Typed arrays for `table` (n elements) and its state arrays (null where the optimizer has none). */
 export function hostArrays(table: NativeTable, n: number, r: TableRequest): (Float32Array | null)[] {
@@ -16,28 +15,13 @@ export function hostArrays(table: NativeTable, n: number, r: TableRequest): (Flo
   return Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(n) : null));
 }
 
-export class HostTable implements TableStorage {
+// Typed-array tables have a cache (the CPU core runs its logic); host WholeMemory has none.
+export class HostTable extends AddressedTable implements TableStorage {
   readonly where = 'host' as const;
-  readonly checksInCollective = false;
-  readonly first: number;
-  readonly count: number;
-  readonly stateCount: number;
-  /** Typed-array tables have a cache (the CPU core runs its logic); host WholeMemory has none. */
-  readonly cache?: TableCache;
   private skippedElements = 0;
 
-  private constructor(
-    private readonly r: TableRequest,
-    private readonly table: NativeTable,
-    private readonly states: StateBuffer[],
-    private readonly freeAll: () => void,
-    readonly group?: Communicator,
-  ) {
-    const mem = table.memory;
-    this.first = mem ? mem.localFirstRow : 0;
-    this.count = mem ? mem.localRowCount : r.rows;
-    this.stateCount = r.states;
-    if (!mem) this.cache = new TableCache(table, r, undefined);
+  private constructor(r: TableRequest, table: NativeTable, states: StateBuffer[], freeAll: () => void, group?: Communicator) {
+    super(r, table, states, freeAll, undefined, group);
   }
 
   /** Typed arrays of this process. */
@@ -99,20 +83,7 @@ export class HostTable implements TableStorage {
     ) as number;
   }
 
-  readState(i: number): Float32Array {
-    return readStateRows(this.states[i], this.r.dim, this.first, this.count);
-  }
-
-  writeState(i: number, values: Float32Array): void {
-    writeStateRows(this.states[i], this.r.dim, this.first, values);
-  }
-
   skipped(): number {
     return this.skippedElements;
-  }
-
-  release(): void {
-    this.cache?.release();
-    this.freeAll();
   }
 }

@@ -8,7 +8,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
-import type {TableCache} from './row_cache';
+import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import {TableCache} from './row_cache';
 
 /** What every kind of storage is made from. */
 export interface TableRequest {
@@ -52,6 +53,47 @@ export interface TableStorage {
   /** The row cache's place: absent where the memory cannot have one (WholeMemory, distributed tables). */
   readonly cache?: TableCache;
   release(): void;
+}
+
+/**
+ * What the tables one process addresses whole share (host arrays or host WholeMemory, GPU buffers or
+ * GPU WholeMemory): the rows it owns, the state arrays, the row cache (a table in one buffer has one;
+ * `cacheOn`: the backend whose GPU holds it, or none for a host cache), and releasing them.
+ */
+export abstract class AddressedTable {
+  readonly checksInCollective = false;
+  readonly first: number;
+  readonly count: number;
+  readonly stateCount: number;
+  readonly cache?: TableCache;
+
+  protected constructor(
+    protected readonly r: TableRequest,
+    protected readonly table: NativeTable,
+    protected readonly states: StateBuffer[],
+    private readonly freeAll: () => void,
+    cacheOn: WholeMemoryBackend | undefined,
+    readonly group?: Communicator,
+  ) {
+    const mem = table.memory;
+    this.first = mem ? mem.localFirstRow : 0;
+    this.count = mem ? mem.localRowCount : r.rows;
+    this.stateCount = r.states;
+    if (!mem) this.cache = new TableCache(table, r, cacheOn);
+  }
+
+  readState(i: number): Float32Array {
+    return readStateRows(this.states[i], this.r.dim, this.first, this.count);
+  }
+
+  writeState(i: number, values: Float32Array): void {
+    writeStateRows(this.states[i], this.r.dim, this.first, values);
+  }
+
+  release(): void {
+    this.cache?.release();
+    this.freeAll();
+  }
 }
 
 /** The NativeTable the kernels take for a request. */
