@@ -9,20 +9,8 @@ import {checkIndexTensor, indexError, knownValid, markValid} from '../../backend
 import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
+import {deviceCounter, readCounter} from './device_counter';
 import {AddressedTable, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
-
-/** A device word counting skipped (non-finite) gradient elements. */
-export function skippedCounter(b: WholeMemoryBackend): number {
-  const p = b.allocDevice(8);
-  embeddingNative().upload(p, new BigUint64Array([0n]));
-  return p;
-}
-
-export function readSkipped(counter: number): number {
-  const word = new BigUint64Array(1);
-  embeddingNative().download(counter, word);
-  return Number(word[0]);
-}
 
 /**
  * GPU-addressed arrays for `table` (n elements): the rows from `alloc`, zeroed state arrays beside them,
@@ -43,7 +31,7 @@ export function deviceArrays(
     embeddingNative().fill(0, p, n, 0);
     return p;
   });
-  const counter = skippedCounter(b);
+  const counter = deviceCounter(b);
   const release = () => {
     free(table.ptr!);
     states.forEach((p) => free(p));
@@ -91,7 +79,7 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     for (const m of stateMems) m.writeLocal(new Float32Array(m.localRowCount * r.dim));
     const table = nativeTable(r);
     table.memory = mem;
-    const counter = skippedCounter(b);
+    const counter = deviceCounter(b);
     const states = [stateMems[0]?.address ?? 0, stateMems[1]?.address ?? 0];
     const freeAll = () => {
       mem.free();
@@ -166,6 +154,6 @@ export class DeviceTable extends AddressedTable implements TableStorage {
   }
 
   skipped(): number {
-    return readSkipped(this.counter);
+    return readCounter(this.counter);
   }
 }

@@ -9,7 +9,8 @@ import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
-import {deviceArrays, readSkipped} from './device_table';
+import {deviceArrays} from './device_table';
+import {readCounter} from './device_counter';
 import {hostArrays} from './host_table';
 import {asFloat32, asInt32, nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
 
@@ -164,7 +165,7 @@ export class DistributedTable implements TableStorage {
   }
 
   skipped(): number {
-    return this.b ? readSkipped(this.counter) : this.skippedElements;
+    return this.b ? readCounter(this.counter) : this.skippedElements;
   }
 
   release(): void {

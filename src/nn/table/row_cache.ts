@@ -7,6 +7,7 @@ import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import type {NativeRowCache, NativeTable} from '../../native/handles';
 import {checkCapacity} from '../../memory/capacity';
 import {embeddingNative} from '../../native/domains';
+import {deviceCounter, readCounter, resetCounter} from './device_counter';
 
 /** The table's shape as the cache needs it (a CachedShape is one). */
 export interface CachedShape {
@@ -133,7 +134,6 @@ class RowCache {
 
   private constructor(
     private readonly table: NativeTable,
-    readonly slots: number,
     readonly bytes: number,
     private readonly ids: number | Int32Array,
     private readonly cache: NativeRowCache,
@@ -161,18 +161,17 @@ class RowCache {
       native.rowCacheLoad(table, sorted, slots, hot, slotOf);
       const cache = {hot, slotOf, slots};
       table.cache = cache;
-      return new RowCache(table, slots, bytes, sorted, cache, 0, () => {});
+      return new RowCache(table, bytes, sorted, cache, 0, () => {});
     }
     checkCapacity(`${what} (${slots} rows)`, bytes + 8, 'device');
     const hot = b.allocDevice(Math.max(slots * rowBytes, 1));
     const slotOf = b.allocDevice(Math.max(r.rows * 4, 1));
     const devIds = b.allocDevice(Math.max(slots * 4, 1));
-    const hits = b.allocDevice(8);
+    const hits = deviceCounter(b);
     const freeAll = () => [hot, slotOf, devIds, hits].forEach((p) => b.freeDevice(p));
     try {
       native.fill(1 /* int32 */, slotOf, r.rows, -1);
       native.upload(devIds, sorted);
-      native.upload(hits, new BigUint64Array(1));
       native.rowCacheLoad(table, devIds, slots, hot, slotOf);
       native.synchronize();
     } catch (e) {
@@ -181,7 +180,7 @@ class RowCache {
     }
     const cache = {hot, slotOf, slots};
     table.cache = cache;
-    return new RowCache(table, slots, bytes, devIds, cache, hits, freeAll);
+    return new RowCache(table, bytes, devIds, cache, hits, freeAll);
   }
 
   /** Adds a gather of `n` rows at `indices` (a device address, or host int32 ids) to the counts. */
@@ -195,13 +194,12 @@ class RowCache {
     }
   }
 
+  get slots(): number {
+    return this.cache.slots;
+  }
+
   stats(): CacheStats {
-    let hits = this.hostHits;
-    if (this.hitCounter !== 0) {
-      const word = new BigUint64Array(1);
-      embeddingNative().download(this.hitCounter, word);
-      hits = Number(word[0]);
-    }
+    const hits = this.hitCounter !== 0 ? readCounter(this.hitCounter) : this.hostHits;
     return {slots: this.slots, bytes: this.bytes, lookups: this.lookups, hits, hitRate: this.lookups > 0 ? hits / this.lookups : 0};
   }
 
@@ -209,7 +207,7 @@ class RowCache {
   resetCounts(): void {
     this.lookups = 0;
     this.hostHits = 0;
-    if (this.hitCounter !== 0) embeddingNative().upload(this.hitCounter, new BigUint64Array(1));
+    if (this.hitCounter !== 0) resetCounter(this.hitCounter);
   }
 
   /** Frees the cache without copying back (the table goes with it). */
