@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "runtime/check.h"
+#include "runtime/copy_rows.h"
 #include "runtime/launch.cuh"
 #include "runtime/scratch.cuh"
 #include "wm/distributed.h"
@@ -30,30 +31,6 @@ __global__ void ownerKernel(const int32_t* idx, int64_t n, int64_t rows, int64_t
 __global__ void localIndexKernel(const int32_t* idx, const int32_t* perm, const int32_t* ownerSorted, int64_t n, int64_t rowsPerRank,
                                  int32_t* localIdx) {
   WM_GRID_STRIDE(j, n) localIdx[j] = static_cast<int32_t>(idx[perm[j]] - ownerSorted[j] * rowsPerRank);
-}
-
-// dst[dstRow ? dstRow[j] : j] = src[srcRow ? srcRow[j] : j], rows of `words` 4-byte words.
-template <typename W>
-__global__ void copyRowsKernel(const W* src, const int32_t* srcRow, W* dst, const int32_t* dstRow, int64_t n, int64_t words) {
-  WM_GRID_STRIDE(t, n * words) {
-    int64_t j = t / words, k = t - j * words;
-    int64_t s = srcRow ? srcRow[j] : j, d = dstRow ? dstRow[j] : j;
-    dst[d * words + k] = src[s * words + k];
-  }
-}
-
-void copyRows(uint64_t src, const int32_t* srcRow, uint64_t dst, const int32_t* dstRow, int64_t n, int64_t rowBytes) {
-  if (n == 0 || rowBytes == 0) return;
-  if (rowBytes % 16 == 0 && src % 16 == 0 && dst % 16 == 0) {
-    int64_t w = rowBytes / 16;
-    copyRowsKernel<<<gridFor(n * w), kThreads, 0, stream()>>>(reinterpret_cast<const uint4*>(src), srcRow, reinterpret_cast<uint4*>(dst),
-                                                              dstRow, n, w);
-  } else {
-    int64_t w = rowBytes / 4;
-    copyRowsKernel<<<gridFor(n * w), kThreads, 0, stream()>>>(reinterpret_cast<const uint32_t*>(src), srcRow,
-                                                              reinterpret_cast<uint32_t*>(dst), dstRow, n, w);
-  }
-  WM_CUDA_LAUNCHED();
 }
 
 // Of each run of equal rows (sorted stably), only the last entry writes.

@@ -1,48 +1,17 @@
 // The row cache's device side (wm::RowCache): filling the slots from the
-// table, copying them back, and counting the lookups that hit. The gather,
+// table and copying them back (copyRows), and counting the lookups that hit. The gather,
 // write and optimizer kernels need nothing of their own: CachedTable
 // (embedding_common.cuh) sends each row to its slot or to the table.
 #include "embedding/embedding_common.cuh"
+#include "runtime/copy_rows.h"
 #include "wm/op_registry.h"
 
 namespace wm {
 namespace {
 
-// Row ids[i] of the table <-> slot i, in words of W (16 bytes when rows and
-// bases allow). Loading also records slotOf[ids[i]] = i.
-template <typename W, bool kLoad>
-__global__ void moveKernel(char* table, const int32_t* ids, int64_t n, int64_t rowWords, char* hot, int32_t* slotOf) {
-  WM_GRID_STRIDE(t, n * rowWords) {
-    const int64_t i = t / rowWords, k = t - i * rowWords;
-    const int64_t r = ids[i];
-    W* master = reinterpret_cast<W*>(table) + r * rowWords + k;
-    W* slot = reinterpret_cast<W*>(hot) + i * rowWords + k;
-    if constexpr (kLoad) {
-      *slot = *master;
-      if (k == 0) slotOf[r] = static_cast<int32_t>(i);
-    } else {
-      *master = *slot;
-    }
-  }
-}
-
-template <bool kLoad>
-void move(const TableRef& t, const int32_t* ids, int64_t n, uint64_t hot, int32_t* slotOf) {
-  const int64_t rowBytes = t.dim * storageBytes(t.storage);
-  if (n == 0) return;
-  auto launch = [&](auto word) {
-    using W = decltype(word);
-    const int64_t rowWords = rowBytes / static_cast<int64_t>(sizeof(W));
-    moveKernel<W, kLoad>
-        <<<gridFor(n * std::max<int64_t>(rowWords, 1)), kThreads, 0, stream()>>>(as<char>(t.ptr), ids, n, rowWords, as<char>(hot), slotOf);
-  };
-  if (rowBytes % 16 == 0 && t.ptr % 16 == 0 && hot % 16 == 0)
-    launch(uint4{});
-  else if (rowBytes % 4 == 0 && t.ptr % 4 == 0 && hot % 4 == 0)
-    launch(uint32_t{});
-  else
-    launch(uint16_t{});
-  WM_CUDA_LAUNCHED();
+// Slot i holds row ids[i].
+__global__ void slotsKernel(const int32_t* ids, int64_t n, int32_t* slotOf) {
+  WM_GRID_STRIDE(i, n) slotOf[ids[i]] = static_cast<int32_t>(i);
 }
 
 // One atomic per block: lookups are many, the counter is one word.
@@ -65,10 +34,15 @@ __global__ void hitsKernel(const int32_t* slotOf, int64_t rows, const IdxT* idx,
 }  // namespace
 
 void rowCacheLoad(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot, int32_t* slotOf) {
-  move<true>(table, ids, n, hot, slotOf);
+  if (n == 0) return;
+  copyRows(table.ptr, ids, hot, nullptr, n, table.dim * storageBytes(table.storage));
+  slotsKernel<<<gridFor(n), kThreads, 0, stream()>>>(ids, n, slotOf);
+  WM_CUDA_LAUNCHED();
 }
 
-void rowCacheStore(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot) { move<false>(table, ids, n, hot, nullptr); }
+void rowCacheStore(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot) {
+  copyRows(hot, nullptr, table.ptr, ids, n, table.dim * storageBytes(table.storage));
+}
 
 void rowCacheHits(const int32_t* slotOf, int64_t rows, uint64_t indices, IndexType it, int64_t n, uint64_t hits) {
   if (n == 0) return;
