@@ -141,23 +141,18 @@ export function classifierLayerwise(
 }
 
 /** Each row's highest column of a table of logits, read a batch at a time; the table is disposed. */
-export function predictFromTable(logits: Embedding, batchSize?: number): Int32Array {
+export function predictFromTable(logits: Embedding, batchSize = 65_536): Int32Array {
   try {
-    return tableArgMax(logits, batchSize);
+    const out = new Int32Array(logits.rows);
+    for (let first = 0; first < logits.rows; first += batchSize) {
+      const count = Math.min(batchSize, logits.rows - first);
+      const ids = Int32Array.from({length: count}, (_, i) => first + i);
+      const best = tf.tidy(() => tf.argMax(logits.read(ids), 1));
+      out.set(best.dataSync() as Int32Array, first);
+      best.dispose();
+    }
+    return out;
   } finally {
     logits.dispose();
   }
-}
-
-/** Each row's highest column of a table of logits, read a batch at a time. */
-export function tableArgMax(table: Embedding, batchSize = 65_536): Int32Array {
-  const out = new Int32Array(table.rows);
-  for (let first = 0; first < table.rows; first += batchSize) {
-    const count = Math.min(batchSize, table.rows - first);
-    const ids = Int32Array.from({length: count}, (_, i) => first + i);
-    const best = tf.tidy(() => tf.argMax(table.read(ids), 1));
-    out.set(best.dataSync() as Int32Array, first);
-    best.dispose();
-  }
-  return out;
 }
