@@ -207,6 +207,8 @@ const classes = {
   NativeHostMemory: interfaceMembers('src/native/handles.ts', 'NativeHostMemory'),
   NativeDeviceMemory: interfaceMembers('src/native/handles.ts', 'NativeDeviceMemory'),
   NativeGraph: interfaceMembers('src/native/handles.ts', 'NativeGraph'),
+  NativeHostArray: interfaceMembers('src/native/handles.ts', 'NativeHostArray'),
+  NativeTextColumns: interfaceMembers('src/native/handles.ts', 'NativeTextColumns'),
 };
 const exported = new Set();
 const memberNames = new Set();
@@ -231,7 +233,7 @@ for (const name of exported)
 const classMembers = new Set(Object.values(classes).flatMap((c) => [...c.keys()]));
 for (const name of memberNames)
   if (!classMembers.has(name))
-    problems.push(`native/addon: class member "${name}" is not typed on NativeCommunicator, NativeHostMemory or NativeDeviceMemory`);
+    problems.push(`native/addon: class member "${name}" is not typed on any of ${Object.keys(classes).join(', ')}`);
 for (const [cls, members] of Object.entries(classes))
   for (const name of members.keys())
     if (!memberNames.has(name)) problems.push(`src/native/addon.ts: ${cls} types "${name}", which no binding defines`);

@@ -207,3 +207,137 @@ describe('generated graphs and baselines', () => {
     expect(nearestClassMean(noisy.features!.values, 8, noisy.labels, 5, s2).test).to.be.greaterThan(0.9);
   });
 });
+
+describe('the dataset cache (loadDataset {cache})', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dataset-cache-'));
+  });
+  afterEach(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+  const gz = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(file), {recursive: true});
+    fs.writeFileSync(file, zlib.gzipSync(Buffer.from(text)));
+  };
+
+  /** An OGB-layout folder of n vertices with features, labels (some nan) and a split. */
+  function ogbFolder(n: number): void {
+    const edges: string[] = [];
+    for (let v = 0; v < n; ++v) edges.push(`${v},${(v + 1) % n}`, `${v},${(v * 7 + 3) % n}`);
+    gz(path.join(dir, 'raw', 'edge.csv.gz'), edges.join('\n') + '\n');
+    gz(path.join(dir, 'raw', 'num-node-list.csv.gz'), `${n}\n`);
+    gz(path.join(dir, 'raw', 'num-edge-list.csv.gz'), `${edges.length}\n`);
+    gz(
+      path.join(dir, 'raw', 'node-label.csv.gz'),
+      Array.from({length: n}, (_, v) => (v % 11 === 3 ? 'nan' : `${v % 5}.0`)).join('\n') + '\n',
+    );
+    gz(path.join(dir, 'raw', 'node-feat.csv.gz'), Array.from({length: n}, (_, v) => `${v / 8},${-v},0.25`).join('\n') + '\n');
+    gz(path.join(dir, 'split', 'time', 'train.csv.gz'), '0\n1\n2\n4\n5\n');
+    gz(path.join(dir, 'split', 'time', 'valid.csv.gz'), '6\n7\n');
+    gz(path.join(dir, 'split', 'time', 'test.csv.gz'), '8\n9\n10\n');
+  }
+
+  function plain(d: Awaited<ReturnType<typeof loadDataset>>) {
+    return {
+      rowPtr: Array.from(d.graph.rowPtr),
+      colIdx: Array.from(d.graph.colIdx),
+      labels: Array.from(d.labels),
+      originalIds: Array.from(d.originalIds),
+      features: d.features && {...d.features, values: Array.from(d.features.values)},
+      split: d.split && {train: Array.from(d.split.train), val: Array.from(d.split.val), test: Array.from(d.split.test)},
+      classNames: d.classNames,
+      numClasses: d.numClasses,
+      component: d.component,
+      name: d.name,
+    };
+  }
+
+  async function load(opts: {cache?: boolean | string} = {cache: true}): Promise<{data: ReturnType<typeof plain>; said: string[]}> {
+    const said: string[] = [];
+    const d = await loadDataset(dir, {...opts, onProgress: (m) => said.push(m)});
+    return {data: plain(d), said};
+  }
+
+  it('OGB folder: the second load maps the cache and gives the same data; cache: false reads the sources', async () => {
+    ogbFolder(60);
+    const first = await load();
+    expect(first.said.join('\n'))
+      .to.match(/cache not used: no cache/)
+      .and.match(/wrote the cache in .*\.wmcache/);
+    expect(fs.existsSync(path.join(dir, '.wmcache', 'graph.wmcsr'))).to.equal(true);
+    const second = await load();
+    expect(second.said.join('\n'))
+      .to.match(/read the cache/)
+      .and.not.match(/built the graph/);
+    expect(second.data).to.deep.equal(first.data);
+    expect(first.data.classNames).to.deep.equal(['0', '1', '2', '3', '4']);
+    expect(first.data.labels[3]).to.equal(-1);
+    const fresh = await load({cache: false});
+    expect(fresh.said.join('\n'))
+      .to.match(/built the graph/)
+      .and.not.match(/cache not used|wrote the cache|read the cache/);
+    expect(fresh.data).to.deep.equal(first.data);
+    // Arrays mapped from the cache are the process's own: writing one changes neither the file nor the next load.
+    const mapped = await loadDataset(dir, {cache: true});
+    mapped.features!.values.fill(7);
+    mapped.graph.colIdx[0] = 59;
+    expect((await load()).data).to.deep.equal(first.data);
+  });
+
+  it('a changed, added or removed source file, another cache folder, a truncated or damaged cache: rebuilt, never trusted', async () => {
+    ogbFolder(40);
+    const base = await load();
+    // The same size, rewritten: the sample hash (and time) differ.
+    gz(path.join(dir, 'raw', 'node-feat.csv.gz'), Array.from({length: 40}, (_, v) => `${v / 8},${-v},0.75`).join('\n') + '\n');
+    let r = await load();
+    expect(r.said.join('\n')).to.match(/raw\/node-feat\.csv\.gz changed since the cache was written/);
+    expect(r.data.features!.values[2]).to.equal(0.75);
+    expect((await load()).said.join('\n')).to.match(/read the cache/);
+    // Truncated arrays file.
+    const arrays = path.join(dir, '.wmcache', 'arrays.wmdata');
+    fs.truncateSync(arrays, fs.statSync(arrays).size - 100);
+    r = await load();
+    expect(r.said.join('\n')).to.match(/arrays\.wmdata: .*truncated/);
+    expect(r.data.features!.values.length).to.equal(120);
+    // One byte of the features changed.
+    const bytes = fs.readFileSync(arrays);
+    const header = JSON.parse(bytes.toString('utf8', 80, 80 + bytes.readUInt32LE(8))) as {sections: {features: {offset: number}}};
+    bytes[header.sections.features.offset + 17] ^= 0x40;
+    fs.writeFileSync(arrays, bytes);
+    r = await load();
+    expect(r.said.join('\n')).to.match(/section 'features' fails its digest/);
+    // One byte of the graph file changed.
+    const graph = path.join(dir, '.wmcache', 'graph.wmcsr');
+    const g = fs.readFileSync(graph);
+    g[4096 + 8] ^= 1;
+    fs.writeFileSync(graph, g);
+    r = await load();
+    expect(r.said.join('\n')).to.match(/graph\.wmcsr: checksum mismatch/);
+    expect(r.data.rowPtr).to.deep.equal(base.data.rowPtr);
+    // A cache folder named by the caller.
+    const elsewhere = path.join(dir, 'elsewhere');
+    await load({cache: elsewhere});
+    expect((await load({cache: elsewhere})).said.join('\n')).to.match(/read the cache in .*elsewhere/);
+    expect(fs.existsSync(path.join(elsewhere, 'arrays.wmdata'))).to.equal(true);
+  });
+
+  it('TSV folder: the largest component cached with its original ids; adding a feature file makes the cache stale', async () => {
+    const n = 30;
+    fs.writeFileSync(path.join(dir, 'edges.tsv'), ringEdges(n, n + 2) + `${n}\t${n + 1}\n`);
+    fs.writeFileSync(
+      path.join(dir, 'vertex_value.tsv'),
+      Array.from({length: n + 2}, (_, v) => `${v}\t${['a', 'b', 'c'][v % 3]}`).join('\n'),
+    );
+    const first = await load();
+    expect(first.data.component).to.deep.equal({kept: n, of: n + 2});
+    const second = await load();
+    expect(second.said.join('\n')).to.match(/read the cache/);
+    expect(second.data).to.deep.equal(first.data);
+    const rows = Array.from({length: n + 2}, (_, v) => `${v}\t${v}\t1`);
+    fs.writeFileSync(path.join(dir, 'vertex_features.tsv'), rows.join('\n'));
+    const third = await load();
+    expect(third.said.join('\n')).to.match(/vertex_features\.tsv changed/);
+    expect(third.data.features!.dim).to.equal(2);
+    expect(third.data.features!.values.slice(0, 4)).to.deep.equal([0, 1, 1, 1]);
+  });
+});

@@ -9,6 +9,7 @@ void InitEmbedding(Napi::Env env, Napi::Object exports);    // embedding_binding
 void InitShare(Napi::Env env, Napi::Object exports);        // share_bindings.cc
 void InitGraph(Napi::Env env, Napi::Object exports);        // graph_bindings.cc
 void InitNativeGraph(Napi::Env env, Napi::Object exports);  // native_graph_bindings.cc
+void InitHostArrays(Napi::Env env, Napi::Object exports);   // host_array_bindings.cc
 void InitOptimizers(Napi::Env env, Napi::Object exports);   // optimizer_bindings.cc
 
 namespace {
@@ -21,6 +22,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitShare(env, exports);
   InitGraph(env, exports);
   InitNativeGraph(env, exports);
+  InitHostArrays(env, exports);
   InitOptimizers(env, exports);
   return exports;
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "host_array.h"
 #include "napi_args.h"
 #include "wm/native_graph.h"
 #include "wm/runtime.h"
@@ -35,6 +36,7 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
                            InstanceMethod("degrees", &NativeGraphWrap::Degrees),
                            InstanceMethod("neighbors", &NativeGraphWrap::Neighbors),
                            InstanceMethod("rows", &NativeGraphWrap::Rows),
+                           InstanceMethod("columns", &NativeGraphWrap::Columns),
                            InstanceMethod("copyToDevice", &NativeGraphWrap::CopyToDevice),
                            InstanceMethod("free", &NativeGraphWrap::Free),
                        });
@@ -44,7 +46,9 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
   explicit NativeGraphWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeGraphWrap>(info) {
     if (info.Length() != 1 || !info[0].IsExternal())
       throw Napi::TypeError::New(info.Env(), "NativeGraph: made by graphFromEdges, graphRmat or graphLoad, not by new");
-    graph_.reset(info[0].As<Napi::External<NativeGraph>>().Data());
+    graph_ = info[0].As<Napi::External<NativeGraph>>().Data();
+    // The columns' pages outlive this object while a typed array views them.
+    pages_ = std::shared_ptr<const NativeGraph>(graph_);
   }
 
   NativeGraph& get(const Napi::Env& env) const {
@@ -69,16 +73,16 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
   Napi::Value Bytes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).bytes())); }
   Napi::Value Meta(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), get(info.Env()).meta()); }
 
-  // save(path, meta)
+  // save(path, meta, durable = true)
   Napi::Value Save(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       Args a(info, "NativeGraph.save");
-      get(info.Env()).save(a.string(0, "path"), a.string(1, "meta"));
+      get(info.Env()).save(a.string(0, "path"), a.string(1, "meta"), a.flag(2, "durable", true));
       return info.Env().Undefined();
     });
   }
 
-  // copyCsr(rowPtr: Int32Array [numVertices + 1], colIdx: Int32Array [numEdges]): a small graph's arrays.
+  // copyCsr(rowPtr: Int32Array [numVertices + 1], colIdx: Int32Array [numEdges] | null): a small graph's arrays.
   Napi::Value CopyCsr(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       Args a(info, "NativeGraph.copyCsr");
@@ -87,9 +91,9 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
         wm::fail("NativeGraph.copyCsr: " + std::to_string(g.numEdges()) +
                  " edges need 64-bit offsets; Int32Array offsets stop at 2^31 - 1");
       int32_t* rowPtr = a.ints(0, "rowPtr", g.numVertices() + 1);
-      int32_t* colIdx = a.ints(1, "colIdx", g.numEdges());
+      int32_t* colIdx = info[1].IsNull() ? nullptr : a.ints(1, "colIdx", g.numEdges());
       for (int64_t v = 0; v <= g.numVertices(); ++v) rowPtr[v] = static_cast<int32_t>(g.rowPtr()[v]);
-      if (g.numEdges() > 0) std::memcpy(colIdx, g.colIdx(), static_cast<size_t>(g.numEdges()) * 4);
+      if (colIdx && g.numEdges() > 0) std::memcpy(colIdx, g.colIdx(), static_cast<size_t>(g.numEdges()) * 4);
       return info.Env().Undefined();
     });
   }
@@ -150,6 +154,16 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
     });
   }
 
+  // columns() -> Int32Array [numEdges] viewing the graph's columns (no copy; they stay alive while it does)
+  Napi::Value Columns(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      const NativeGraph& g = get(info.Env());
+      // The view shares ownership of the graph: an aliasing pointer to its column pages.
+      auto owner = std::shared_ptr<const wm::host::PageArray>(pages_, &g.columnPages());
+      return wmnapi::viewPages(info.Env(), owner, "int32", g.numEdges());
+    });
+  }
+
   // copyToDevice(rowPtr, colIdx): device addresses of (numVertices + 1) * 8 and numEdges * 4 bytes.
   Napi::Value CopyToDevice(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
@@ -163,11 +177,13 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
   }
 
   Napi::Value Free(const Napi::CallbackInfo& info) {
-    graph_.reset();
+    graph_ = nullptr;
+    pages_.reset();
     return info.Env().Undefined();
   }
 
-  std::unique_ptr<NativeGraph> graph_;
+  NativeGraph* graph_ = nullptr;  // owned by pages_
+  std::shared_ptr<const NativeGraph> pages_;
 };
 
 // graphFromEdges(numVertices, src, dst, symmetric) -> NativeGraph
@@ -178,6 +194,32 @@ Napi::Value GraphFromEdges(const Napi::CallbackInfo& info) {
     if (a.length(2, "dst") != m) a.reject(2, "dst", "must hold as many entries as src");
     return NativeGraphWrap::wrap(
         info.Env(), NativeGraph::fromEdges(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m, a.flag(3, "symmetric")));
+  });
+}
+
+// graphFromEdgeArrays(numVertices, src: HostArray, dst: HostArray, symmetric) -> NativeGraph; the
+// HostArrays are taken (freed as soon as the edges are placed when nothing else views them)
+Napi::Value GraphFromEdgeArrays(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphFromEdgeArrays");
+    const int64_t n = a.count(0, "numVertices");
+    const bool symmetric = a.flag(3, "symmetric");
+    int64_t m = 0, m2 = 0;
+    wm::host::PageArray src = wmnapi::takeHostArray(info[1], "int32", "graphFromEdgeArrays: src", &m);
+    wm::host::PageArray dst = wmnapi::takeHostArray(info[2], "int32", "graphFromEdgeArrays: dst", &m2);
+    if (m != m2) a.reject(2, "dst", "must hold as many ids as src (" + std::to_string(m) + "), got " + std::to_string(m2));
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::fromEdgeArrays(n, std::move(src), std::move(dst), m, symmetric));
+  });
+}
+
+// graphFromCsr(rowPtr: Int32Array, colIdx: Int32Array) -> NativeGraph (a copy, with 64-bit offsets; checked)
+Napi::Value GraphFromCsr(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphFromCsr");
+    const int64_t n1 = a.length(0, "rowPtr");
+    if (n1 < 1) a.reject(0, "rowPtr", "must hold numVertices + 1 offsets");
+    const int64_t m = a.length(1, "colIdx");
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::fromCsr(n1 - 1, a.ints(0, "rowPtr", n1), a.ints(1, "colIdx", m), m));
   });
 }
 
@@ -224,6 +266,8 @@ void InitNativeGraph(Napi::Env env, Napi::Object exports) {
   graphCtor = new Napi::FunctionReference(Napi::Persistent(c));
   exports.Set("NativeGraph", c);
   exports.Set("graphFromEdges", Napi::Function::New(env, GraphFromEdges, "graphFromEdges"));
+  exports.Set("graphFromEdgeArrays", Napi::Function::New(env, GraphFromEdgeArrays, "graphFromEdgeArrays"));
+  exports.Set("graphFromCsr", Napi::Function::New(env, GraphFromCsr, "graphFromCsr"));
   exports.Set("graphRmat", Napi::Function::New(env, GraphRmat, "graphRmat"));
   exports.Set("graphLoad", Napi::Function::New(env, GraphLoad, "graphLoad"));
 }

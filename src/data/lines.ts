@@ -1,15 +1,22 @@
-// Text read line by line, gzip-inflated on the way when the name ends in
-// .gz: files of any size in bounded memory. Each line comes with its number.
+// Text read from a file, gzip-inflated on the way when the name ends in .gz:
+// as chunks of bytes (for the native parsers) or line by line (for small
+// files read here). Files of any size in bounded memory; a failure to read or
+// inflate names the file.
 import * as fs from 'fs';
 import * as readline from 'readline';
 import * as zlib from 'zlib';
 
 import {checkFile} from '../util/files';
 
-export async function* readLines(file: string): AsyncGenerator<{line: string; lineNo: number}> {
+// Large reads and inflation pieces: fewer calls into the parsers, and the
+// inflation (on libuv's threads) runs ahead while a piece is parsed.
+const CHUNK_BYTES = 4 << 20;
+
+/** The file's bytes as a stream, inflated when it ends in .gz; errors name the file. */
+function openText(file: string): {input: NodeJS.ReadableStream & {destroy(): void}; close: () => void; failure: () => Error | undefined} {
   checkFile(file);
-  const raw = fs.createReadStream(file);
-  const input = file.endsWith('.gz') ? raw.pipe(zlib.createGunzip()) : raw;
+  const raw = fs.createReadStream(file, {highWaterMark: CHUNK_BYTES});
+  const input = file.endsWith('.gz') ? raw.pipe(zlib.createGunzip({chunkSize: 1 << 20})) : raw;
   let failure: Error | undefined;
   const fail = (e: Error) => {
     failure ??= new Error(`${file}: ${file.endsWith('.gz') ? 'cannot inflate' : 'cannot read'}: ${e.message}`);
@@ -17,18 +24,41 @@ export async function* readLines(file: string): AsyncGenerator<{line: string; li
   };
   raw.on('error', fail);
   input.on('error', fail);
-  const rl = readline.createInterface({input, crlfDelay: Infinity});
+  return {input, close: () => raw.destroy(), failure: () => failure};
+}
+
+/** Each piece of the file's text (inflated), in order. */
+export async function* readChunks(file: string): AsyncGenerator<Uint8Array> {
+  const t = openText(file);
+  try {
+    for await (const chunk of t.input) {
+      if (t.failure()) break;
+      yield chunk as Uint8Array;
+    }
+  } catch (e) {
+    if (!t.failure()) throw new Error(`${file}: ${file.endsWith('.gz') ? 'cannot inflate' : 'cannot read'}: ${(e as Error).message}`);
+  } finally {
+    t.close();
+  }
+  const f = t.failure();
+  if (f) throw f;
+}
+
+export async function* readLines(file: string): AsyncGenerator<{line: string; lineNo: number}> {
+  const t = openText(file);
+  const rl = readline.createInterface({input: t.input, crlfDelay: Infinity});
   let lineNo = 0;
   try {
     for await (const line of rl) {
-      if (failure) break;
+      if (t.failure()) break;
       yield {line, lineNo: ++lineNo};
     }
   } catch (e) {
-    fail(e as Error);
+    if (!t.failure()) throw new Error(`${file}: ${file.endsWith('.gz') ? 'cannot inflate' : 'cannot read'}: ${(e as Error).message}`);
   } finally {
     rl.close();
-    raw.destroy();
+    t.close();
   }
-  if (failure) throw failure;
+  const f = t.failure();
+  if (f) throw f;
 }

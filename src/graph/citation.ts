@@ -16,7 +16,7 @@ import * as os from 'os';
 
 import {checkSeed, Rng, randInt, seededRng} from '../util/random';
 import {CsrGraph} from './csr';
-import {NodeClassificationData} from './dataset';
+import {NodeClassificationData} from './node_data';
 import {planetoidSplit} from './split';
 
 export interface CitationOptions {

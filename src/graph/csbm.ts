@@ -7,7 +7,7 @@ import * as os from 'os';
 
 import {checkSeed, Rng, randInt, seededRng} from '../util/random';
 import {CsrGraph} from './csr';
-import {NodeClassificationData} from './dataset';
+import {NodeClassificationData} from './node_data';
 
 export interface CsbmOptions {
   vertices: number;

@@ -128,6 +128,21 @@ export class CsrGraph {
     return new CsrGraph(rowPtr, colIdx).trusted();
   }
 
+  /**
+   * @internal A native graph seen as Int32Array CSR: the columns viewed in native memory (no copy; they
+   * stay alive with the view), the offsets copied to int32. Refused past 2^31 - 1 entries, naming `where`.
+   * The graph's builder or loader checked its structure and sorted its rows.
+   */
+  static viewNative(g: NativeGraph, where: string): CsrGraph {
+    if (g.numEdges > 2 ** 31 - 1)
+      throw new RangeError(
+        `${where}: ${g.numEdges} CSR entries are past the 2^31 - 1 that Int32Array offsets hold; keep such a graph native (NativeCsr)`,
+      );
+    const rowPtr = new Int32Array(g.numVertices + 1);
+    g.copyCsr(rowPtr, null);
+    return new CsrGraph(rowPtr, g.columns()).trusted();
+  }
+
   /** @internal fromEdges in TypeScript (no addon; and the tests' reference). */
   static fromEdgesInScript(edges: EdgeList, opts: {symmetric: boolean}): CsrGraph {
     const n = edges.numVertices;

@@ -2,55 +2,95 @@
 // (edges.tsv, vertex_value.tsv with class numbers or names, optional
 // vertex_features.npy / .tsv and split/{train,valid,test}.txt), or the layout
 // the ogb Python package leaves on disk for ogbn-* (raw/*.csv.gz and
-// split/<name>/*.csv.gz), read streaming through zlib so features go
-// straight into their table. Every error names the file and line (or byte).
+// split/<name>/*.csv.gz). Edge lists, ids and numbers are parsed by native
+// code as the files are read and inflated (src/data/text_table.ts), the graph
+// is built natively, and what was loaded is kept in a binary cache that the
+// next load maps instead (dataset_cache.ts). Every error names the file and
+// line (or byte).
 import * as fs from 'fs';
 import * as path from 'path';
 
 import {readNpy} from '../data/npy';
 import {readLines} from '../data/lines';
+import {readIdList, readTextTable} from './text_table';
+import type {NativeGraph} from '../native/addon';
+import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
-import {EdgeList, parseVertexId, readEdgeList, vertexBound} from './edge_list';
+import {cacheDirFor, readCache, sourceBytes, stampSources, writeCache} from './dataset_cache';
+import {edgeFileHeader, parseVertexId, vertexBound, vertexCount} from './edge_list';
+import type {NodeClassificationData, VertexFeatures} from './node_data';
 import {Split} from './split';
 
-export interface VertexFeatures {
-  /** [numVertices, dim], row-major, float32. */
-  values: Float32Array;
-  dim: number;
-  /** The file they came from and its element type there. */
-  source: string;
-  stored: 'float32' | 'float16' | 'float64';
+export type {NodeClassificationData, VertexFeatures} from './node_data';
+
+export interface LoadDatasetOptions {
+  /**
+   * The binary cache: true keeps it in `<folder>/.wmcache/` (or, when the folder is not writable, in
+   * `$XDG_CACHE_HOME` or `~/.cache`, under tfjs-backend-wholememory/datasets/); a string names the folder;
+   * false reads the sources every time. The default caches folders whose source files hold 64 MiB or more.
+   */
+  cache?: boolean | string;
+  /** What the loader is doing: each file read, the graph built, the cache used, rebuilt (and why) or written. */
+  onProgress?: (message: string) => void;
 }
 
-export interface NodeClassificationData {
-  name: string;
-  /** Undirected: the largest connected component when the data has no fixed split, else every vertex. */
-  graph: CsrGraph;
-  /** Class of each vertex of `graph` (0..numClasses-1), -1 for a vertex without a label. */
-  labels: Int32Array;
-  numClasses: number;
-  /** Each class's name as the data gives it (numbers as written), classes numbered in sorted order. */
-  classNames: string[];
-  /** Id in the original files of each vertex of `graph`. */
-  originalIds: Int32Array;
-  features?: VertexFeatures;
-  /** A fixed split from the data (vertices of `graph`); without one, callers draw random splits. */
-  split?: Split;
-  /**
-   * Without a fixed split only the largest connected component is kept (the literature's protocol: a
-   * vertex cut off from every label cannot be classified from the graph): how many of the file's vertices
-   * that is. Vertices outside it are in no split and get no prediction.
-   */
-  component?: {kept: number; of: number};
-}
+/** Source files of this many bytes or more are cached by default: smaller ones load in well under a second. */
+const CACHE_FROM_BYTES = 64 << 20;
 
 const MIN_VERTICES = 10;
 
 /** Loads a dataset folder (see the file comment); `folder` names it in errors. */
-export async function loadDataset(folder: string): Promise<NodeClassificationData> {
+export async function loadDataset(folder: string, options: LoadDatasetOptions = {}): Promise<NodeClassificationData> {
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new Error(`${folder}: not a dataset folder`);
-  if (fs.existsSync(path.join(folder, 'raw', 'edge.csv.gz'))) return loadOgb(folder);
-  return loadTsvFolder(folder);
+  const ogb = fs.existsSync(path.join(folder, 'raw', 'edge.csv.gz'));
+  const say = options.onProgress ?? (() => {});
+  // The sources are stamped before they are read: a file changed while loading makes the cache stale.
+  const sources = stampSources(folder, ogb ? ogbFiles(folder) : tsvFiles(folder));
+  const cache = options.cache ?? sourceBytes(sources) >= CACHE_FROM_BYTES;
+  const dir = cache === false ? undefined : cacheDirFor(folder, cache);
+  if (dir) {
+    const t = Date.now();
+    const hit = readCache(dir, sources);
+    if ('data' in hit) {
+      hit.graph.free(); // the views keep the pages
+      say(`read the cache in ${dir} (${((Date.now() - t) / 1000).toFixed(2)} s)`);
+      return hit.data;
+    }
+    say(`cache not used: ${hit.why}`);
+  }
+  const {data, graph} = ogb ? await loadOgb(folder, say) : await loadTsvFolder(folder, say);
+  if (dir) {
+    const t = Date.now();
+    try {
+      writeCache(dir, sources, data, graph);
+      say(`wrote the cache in ${dir} (${((Date.now() - t) / 1000).toFixed(2)} s)`);
+    } catch (e) {
+      say(`cache not written: ${(e as Error).message}`);
+    }
+  }
+  graph.free();
+  return data;
+}
+
+/** Files a TSV folder's load reads or would read (missing ones recorded too: adding one changes the data). */
+function tsvFiles(folder: string): string[] {
+  const split = ['train.txt', 'valid.txt', 'test.txt'].map((f) => path.join('split', f));
+  void folder;
+  return ['edges.tsv', 'vertex_value.tsv', 'vertex_features.npy', 'vertex_features.tsv', ...split];
+}
+
+function ogbFiles(folder: string): string[] {
+  const raw = ['num-node-list.csv.gz', 'num-edge-list.csv.gz', 'edge.csv.gz', 'node-label.csv.gz', 'node-feat.csv.gz'];
+  const splitRoot = path.join(folder, 'split');
+  const names = fs.existsSync(splitRoot) ? fs.readdirSync(splitRoot).sort() : [];
+  const split = names.flatMap((d) => ['train.csv.gz', 'valid.csv.gz', 'test.csv.gz'].map((f) => path.join('split', d, f)));
+  return [...raw.map((f) => path.join('raw', f)), ...split];
+}
+
+/** The graph loaded, and the same graph in native memory (for the cache). */
+interface Loaded {
+  data: NodeClassificationData;
+  graph: NativeGraph;
 }
 
 // ---- labels ----
@@ -75,6 +115,15 @@ function numberClasses(raw: RawLabels, numVertices: number): {labels: Int32Array
   return {labels, classNames: names};
 }
 
+/** Class ids from one number per vertex (NaN: unlabelled), classes in numeric order and named as numbers. */
+function numberNumericClasses(values: Float64Array): {labels: Int32Array; classNames: string[]} {
+  const distinct = [...new Set(values)].filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  const id = new Map(distinct.map((x, i) => [x, i]));
+  const labels = new Int32Array(values.length);
+  for (let v = 0; v < values.length; ++v) labels[v] = Number.isNaN(values[v]) ? -1 : id.get(values[v])!;
+  return {labels, classNames: distinct.map(String)};
+}
+
 async function readLabels(file: string, numVertices: number): Promise<RawLabels> {
   const out: RawLabels = {vertices: [], values: []};
   const firstLine = new Int32Array(numVertices); // 0: no line yet
@@ -95,38 +144,31 @@ async function readLabels(file: string, numVertices: number): Promise<RawLabels>
   return out;
 }
 
-// ---- features ----
-
-/** fields[first..first+dim) as numbers into row `row` of values; `at` (file:line) names a bad one. */
-function storeRow(fields: string[], first: number, dim: number, values: Float32Array, row: number, at: string): void {
-  for (let k = 0; k < dim; ++k) {
-    const x = Number(fields[first + k]);
-    if (!Number.isFinite(x)) throw new Error(`${at}: value ${k + 1} ("${fields[first + k]}") is not a finite number`);
-    values[row * dim + k] = x;
-  }
-}
-
-async function readFeatureTsv(file: string, numVertices: number): Promise<VertexFeatures> {
-  let dim = -1;
-  let values = new Float32Array(0);
-  const seen = new Uint8Array(numVertices);
-  let rows = 0;
+/** The line of `file` holding its k-th row (rows: lines that are not blank or comments), for messages. */
+async function lineOfRow(file: string, k: number): Promise<number> {
+  let row = -1;
   for await (const {line, lineNo} of readLines(file)) {
     const t = line.trim();
-    if (t.length === 0 || t.startsWith('#')) continue;
-    const f = t.split(/[\t, ]+/);
-    const v = parseVertexId(f[0]);
-    if (!(v < numVertices)) throw new Error(`${file}:${lineNo}: vertex id "${f[0]}" is not in [0, ${numVertices})`);
-    if (dim < 0) {
-      dim = f.length - 1;
-      if (dim < 1) throw new Error(`${file}:${lineNo}: a vertex id and at least one value per line`);
-      values = new Float32Array(numVertices * dim);
-    }
-    if (f.length - 1 !== dim) throw new Error(`${file}:${lineNo}: ${f.length - 1} values where the first row had ${dim}`);
-    if (seen[v]) throw new Error(`${file}:${lineNo}: vertex ${v} has a second row`);
+    if (t.length === 0 || t.startsWith('#') || t.startsWith('%')) continue;
+    if (++row === k) return lineNo;
+  }
+  return 0;
+}
+
+// ---- features ----
+
+async function readFeatureTsv(file: string, numVertices: number): Promise<VertexFeatures> {
+  const t = await readTextTable(file, {ids: 1, values: -1, idBound: numVertices, comments: true});
+  const {rows, width: dim} = t.summary;
+  const ids = t.ids(0).view() as Int32Array;
+  const rowsRead = rows ? (t.values().view() as Float32Array) : new Float32Array(0);
+  const values = new Float32Array(numVertices * dim);
+  const seen = new Uint8Array(numVertices);
+  for (let r = 0; r < rows; ++r) {
+    const v = ids[r];
+    if (seen[v]) throw new Error(`${file}:${await lineOfRow(file, r)}: vertex ${v} has a second row`);
     seen[v] = 1;
-    ++rows;
-    storeRow(f, 1, dim, values, v, `${file}:${lineNo}`);
+    values.set(rowsRead.subarray(r * dim, (r + 1) * dim), v * dim);
   }
   if (rows !== numVertices) throw new Error(`${file}: ${rows} rows of features for ${numVertices} vertices`);
   return {values, dim, source: file, stored: 'float32'};
@@ -143,19 +185,21 @@ function readFeatureNpy(file: string, numVertices: number): VertexFeatures {
   return {values: a.data, dim: a.shape[1], source: file, stored: a.stored};
 }
 
+/** One row of numbers per vertex, in vertex order (OGB's node-feat.csv.gz). */
+async function readFeatureRows(file: string, numVertices: number): Promise<VertexFeatures> {
+  const t = await readTextTable(file, {values: -1});
+  const {rows, width} = t.summary;
+  if (rows !== numVertices) throw new Error(`${file}: ${rows} rows of features for ${numVertices} vertices`);
+  return {values: t.values().view() as Float32Array, dim: width, source: file, stored: 'float32'};
+}
+
 // ---- splits ----
 
 async function readIds(file: string, numVertices: number, labels: Int32Array): Promise<Int32Array> {
-  const ids: number[] = [];
-  for await (const {line, lineNo} of readLines(file)) {
-    const t = line.trim();
-    if (t.length === 0 || t.startsWith('#')) continue;
-    const v = parseVertexId(t);
-    if (!(v < numVertices)) throw new Error(`${file}:${lineNo}: vertex id "${t}" is not in [0, ${numVertices})`);
-    if (labels[v] < 0) throw new Error(`${file}:${lineNo}: vertex ${v} has no label`);
-    ids.push(v);
-  }
-  return Int32Array.from(ids);
+  const ids = await readIdList(file, numVertices);
+  for (let k = 0; k < ids.length; ++k)
+    if (labels[ids[k]] < 0) throw new Error(`${file}:${await lineOfRow(file, k)}: vertex ${ids[k]} has no label`);
+  return ids;
 }
 
 async function readSplit(dir: string, names: [string, string, string], numVertices: number, labels: Int32Array): Promise<Split> {
@@ -171,31 +215,49 @@ async function readSplit(dir: string, names: [string, string, string], numVertic
   return {train, val, test};
 }
 
+// ---- edges ----
+
+/** An edge file parsed and made into an undirected CSR in native memory; n: the vertices, or from the file. */
+async function readGraph(file: string, n: number | undefined, say: (m: string) => void): Promise<{graph: NativeGraph; edges: number}> {
+  const t0 = Date.now();
+  const t = await readTextTable(file, n === undefined ? {ids: 2, comments: true, extraFields: true} : {ids: 2, idBound: n});
+  const {rows, maxId, maxIdLine, comments} = t.summary;
+  const vertices = n ?? vertexCount(file, edgeFileHeader(comments).vertices, maxId, maxIdLine, rows);
+  say(`read ${rows} edges from ${file} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  const t1 = Date.now();
+  const graph = graphNative().graphFromEdgeArrays(vertices, t.ids(0), t.ids(1), true);
+  say(`built the graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries (${((Date.now() - t1) / 1000).toFixed(1)} s)`);
+  return {graph, edges: rows};
+}
+
 // ---- assembly ----
 
 async function assemble(
   name: string,
-  edges: EdgeList,
-  raw: RawLabels,
+  native: NativeGraph,
+  labelled: {labels: Int32Array; classNames: string[]},
   features: VertexFeatures | undefined,
   split: ((labels: Int32Array) => Promise<Split>) | undefined,
   where: string,
-): Promise<NodeClassificationData> {
-  const {labels: all, classNames} = numberClasses(raw, edges.numVertices);
-  const full = CsrGraph.fromEdges(edges, {symmetric: true});
+): Promise<Loaded> {
+  const {labels: all, classNames} = labelled;
+  const full = CsrGraph.viewNative(native, where);
   if (split) {
     if (classNames.length < 2) throw new Error(`${where}: ${classNames.length} distinct label(s); nothing to classify`);
     const s = await split(all);
     const originalIds = Int32Array.from({length: full.numVertices}, (_, i) => i);
-    return {name, graph: full, labels: all, numClasses: classNames.length, classNames, originalIds, features, split: s};
+    return {
+      data: {name, graph: full, labels: all, numClasses: classNames.length, classNames, originalIds, features, split: s},
+      graph: native,
+    };
   }
   const {vertices, graph} = full.largestComponent();
   // Train, validation and test each need vertices, and accuracy needs two classes.
-  let labelled = 0;
-  for (const v of vertices) if (all[v] >= 0) ++labelled;
-  if (graph.numVertices < MIN_VERTICES || graph.numEdges === 0 || labelled < MIN_VERTICES) {
+  let labelledCount = 0;
+  for (const v of vertices) if (all[v] >= 0) ++labelledCount;
+  if (graph.numVertices < MIN_VERTICES || graph.numEdges === 0 || labelledCount < MIN_VERTICES) {
     throw new Error(
-      `${where}: the largest connected component has ${graph.numVertices} vertices (${labelled} labelled) and ${graph.numEdges} edges; ` +
+      `${where}: the largest connected component has ${graph.numVertices} vertices (${labelledCount} labelled) and ${graph.numEdges} edges; ` +
         `node classification needs at least ${MIN_VERTICES} connected, labelled vertices to split into train, validation and test`,
     );
   }
@@ -210,37 +272,47 @@ async function assemble(
     vertices.forEach((v, i) => values.set(f!.values.subarray(v * f!.dim, (v + 1) * f!.dim), i * f!.dim));
     f = {...f, values};
   }
+  // The component is a new graph: its native copy is what the cache keeps.
+  const kept = vertices.length === full.numVertices ? native : graphNative().graphFromCsr(graph.rowPtr, graph.colIdx);
+  if (kept !== native) native.free();
   return {
-    name,
-    graph,
-    labels,
-    numClasses: classNames.length,
-    classNames,
-    originalIds: vertices,
-    features: f,
-    component: {kept: vertices.length, of: full.numVertices},
+    data: {
+      name,
+      graph,
+      labels,
+      numClasses: classNames.length,
+      classNames,
+      originalIds: vertices,
+      features: f,
+      component: {kept: vertices.length, of: full.numVertices},
+    },
+    graph: kept,
   };
 }
 
-async function loadTsvFolder(folder: string): Promise<NodeClassificationData> {
+async function loadTsvFolder(folder: string, say: (m: string) => void): Promise<Loaded> {
   const edgesPath = path.join(folder, 'edges.tsv');
   const labelsPath = path.join(folder, 'vertex_value.tsv');
   for (const p of [edgesPath, labelsPath]) {
     if (!fs.existsSync(p)) throw new Error(`${folder}: ${path.basename(p)} is missing (need edges.tsv and vertex_value.tsv)`);
   }
-  const edges = readEdgeList(edgesPath);
-  if (edges.src.length === 0)
-    throw new Error(`${edgesPath}: no edges; node classification needs at least ${MIN_VERTICES} connected vertices`);
-  const n = edges.numVertices;
-  const raw = await readLabels(labelsPath, n);
-  const npy = path.join(folder, 'vertex_features.npy'),
-    tsv = path.join(folder, 'vertex_features.tsv');
-  const features = fs.existsSync(npy) ? readFeatureNpy(npy, n) : fs.existsSync(tsv) ? await readFeatureTsv(tsv, n) : undefined;
-  const splitDir = path.join(folder, 'split');
-  const split = fs.existsSync(splitDir)
-    ? (labels: Int32Array) => readSplit(splitDir, ['train.txt', 'valid.txt', 'test.txt'], n, labels)
-    : undefined;
-  return assemble(path.basename(path.resolve(folder)), edges, raw, features, split, folder);
+  const {graph, edges} = await readGraph(edgesPath, undefined, say);
+  try {
+    if (edges === 0) throw new Error(`${edgesPath}: no edges; node classification needs at least ${MIN_VERTICES} connected vertices`);
+    const n = graph.numVertices;
+    const raw = await readLabels(labelsPath, n);
+    const npy = path.join(folder, 'vertex_features.npy'),
+      tsv = path.join(folder, 'vertex_features.tsv');
+    const features = fs.existsSync(npy) ? readFeatureNpy(npy, n) : fs.existsSync(tsv) ? await readFeatureTsv(tsv, n) : undefined;
+    const splitDir = path.join(folder, 'split');
+    const split = fs.existsSync(splitDir)
+      ? (labels: Int32Array) => readSplit(splitDir, ['train.txt', 'valid.txt', 'test.txt'], n, labels)
+      : undefined;
+    return await assemble(path.basename(path.resolve(folder)), graph, numberClasses(raw, n), features, split, folder);
+  } catch (e) {
+    graph.free();
+    throw e;
+  }
 }
 
 // ---- OGB (ogbn-*) ----
@@ -256,87 +328,46 @@ async function readSingleNumber(file: string): Promise<number> {
   throw new Error(`${file}: empty`);
 }
 
-/** a copied into an array twice as long (at most `cap`). */
-function grow(a: Int32Array<ArrayBuffer>, cap: number): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(Math.min(cap, 2 * a.length));
-  b.set(a);
-  return b;
-}
-
-async function loadOgb(folder: string): Promise<NodeClassificationData> {
+async function loadOgb(folder: string, say: (m: string) => void): Promise<Loaded> {
   const raw = path.join(folder, 'raw');
   const n = await readSingleNumber(path.join(raw, 'num-node-list.csv.gz'));
   const m = await readSingleNumber(path.join(raw, 'num-edge-list.csv.gz'));
   if (n > 2 ** 31 - 1) throw new Error(`${raw}/num-node-list.csv.gz: ${n} vertices is past int32 ids`);
-  // The counts are the files' word: arrays grow with the edges actually read,
-  // so a wrong count costs an error, not its allocation.
-  if (m > 2 ** 32 - 1) throw new Error(`${raw}/num-edge-list.csv.gz: ${m} edges is past the 2^32 - 1 this loader holds`);
   if (n > vertexBound(m))
     throw new Error(`${raw}/num-node-list.csv.gz: ${n} vertices for ${m} edges is past the ${vertexBound(m)} allowed`);
-  let src = new Int32Array(Math.min(m, 1 << 20)),
-    dst = new Int32Array(src.length);
-  let e = 0;
-  const edgeFile = path.join(raw, 'edge.csv.gz');
-  for await (const {line, lineNo} of readLines(edgeFile)) {
-    if (line.trim() === '') continue;
-    const comma = line.indexOf(',');
-    const a = parseVertexId(line.slice(0, comma).trim()),
-      b = parseVertexId(line.slice(comma + 1).trim());
-    if (comma < 0 || !(a < n) || !(b < n)) {
-      throw new Error(`${edgeFile}:${lineNo}: expected two vertex ids in [0, ${n}), got "${line}"`);
-    }
-    if (e >= m) throw new Error(`${edgeFile}:${lineNo}: more edges than num-edge-list.csv.gz's ${m}`);
-    if (e === src.length) [src, dst] = [grow(src, m), grow(dst, m)];
-    src[e] = a;
-    dst[e++] = b;
-  }
-  if (e !== m) throw new Error(`${edgeFile}: ${e} edges, num-edge-list.csv.gz says ${m}`);
-  const labelFile = path.join(raw, 'node-label.csv.gz');
-  const labels: RawLabels = {vertices: [], values: []};
-  let rows = 0;
-  for await (const {line, lineNo} of readLines(labelFile)) {
-    if (rows >= n) throw new Error(`${labelFile}:${lineNo}: more rows than the ${n} vertices`);
-    const t = line.trim();
-    // papers100M leaves most vertices unlabelled: "nan" (or an empty row).
-    if (t !== '' && t.toLowerCase() !== 'nan') {
-      if (!Number.isFinite(Number(t))) throw new Error(`${labelFile}:${lineNo}: label "${t}" is not a number`);
-      labels.vertices.push(rows);
-      labels.values.push(t);
-    }
-    ++rows;
-  }
-  if (rows !== n) throw new Error(`${labelFile}: ${rows} rows for ${n} vertices`);
-  const featFile = path.join(raw, 'node-feat.csv.gz');
-  let features: VertexFeatures | undefined;
-  if (fs.existsSync(featFile)) {
-    let dim = -1,
-      r = 0;
-    let values = new Float32Array(0);
-    for await (const {line, lineNo} of readLines(featFile)) {
-      const f = line.split(',');
-      if (dim < 0) {
-        dim = f.length;
-        values = new Float32Array(n * dim); // one allocation: the rows go straight into the table
-      }
-      if (f.length !== dim) throw new Error(`${featFile}:${lineNo}: ${f.length} values where the first row had ${dim}`);
-      if (r >= n) throw new Error(`${featFile}:${lineNo}: more rows than the ${n} vertices`);
-      storeRow(f, 0, dim, values, r, `${featFile}:${lineNo}`);
-      ++r;
-    }
-    if (r !== n) throw new Error(`${featFile}: ${r} rows of features for ${n} vertices`);
-    features = {values, dim, source: featFile, stored: 'float32'};
-  }
   const splitRoot = path.join(folder, 'split');
   const names = fs.existsSync(splitRoot) ? fs.readdirSync(splitRoot).filter((d) => fs.statSync(path.join(splitRoot, d)).isDirectory()) : [];
   if (names.length !== 1) throw new Error(`${splitRoot}: expected one split folder (time, sales_history, …), found ${names.length}`);
   const splitDir = path.join(splitRoot, names[0]);
-  const edges: EdgeList = {numVertices: n, src, dst, directed: true};
-  return assemble(
-    path.basename(path.resolve(folder)),
-    edges,
-    labels,
-    features,
-    (l) => readSplit(splitDir, ['train.csv.gz', 'valid.csv.gz', 'test.csv.gz'], n, l),
-    folder,
-  );
+  const edgeFile = path.join(raw, 'edge.csv.gz'),
+    labelFile = path.join(raw, 'node-label.csv.gz'),
+    featFile = path.join(raw, 'node-feat.csv.gz');
+  // The labels are read while the edges are; the features after the graph is built, so the edge
+  // columns are freed before the feature table is made (the peak stays near what is kept).
+  const [{graph, edges}, labelValues] = await Promise.all([
+    readGraph(edgeFile, n, say),
+    readTextTable(labelFile, {values: 1, doubles: true, nanValues: true, blankRows: true}),
+  ]);
+  try {
+    if (edges !== m) throw new Error(`${edgeFile}: ${edges} edges, num-edge-list.csv.gz says ${m}`);
+    if (labelValues.summary.rows !== n) throw new Error(`${labelFile}: ${labelValues.summary.rows} rows for ${n} vertices`);
+    const labelled = numberNumericClasses(labelValues.values().view() as Float64Array);
+    let features: VertexFeatures | undefined;
+    if (fs.existsSync(featFile)) {
+      const t = Date.now();
+      features = await readFeatureRows(featFile, n);
+      say(`read ${n} rows of ${features.dim} features from ${featFile} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+    }
+    return await assemble(
+      path.basename(path.resolve(folder)),
+      graph,
+      labelled,
+      features,
+      (l) => readSplit(splitDir, ['train.csv.gz', 'valid.csv.gz', 'test.csv.gz'], n, l),
+      folder,
+    );
+  } catch (e) {
+    graph.free();
+    throw e;
+  }
 }

@@ -51,10 +51,9 @@ export function readEdgeList(path: string): EdgeList {
     const line = raw.trim();
     if (line.length === 0) continue;
     if (line.startsWith('#') || line.startsWith('%')) {
-      const v = /vertices=(\d+)/.exec(line);
-      if (v) declaredVertices = Number(v[1]);
-      const d = /directed=(\w+)/.exec(line);
-      if (d) directed = d[1] === '1' || d[1].toLowerCase() === 'true';
+      const h = edgeFileHeader([line]);
+      if (h.vertices >= 0) declaredVertices = h.vertices;
+      if (/directed=/.test(line)) directed = h.directed;
       continue;
     }
     const f = splitFields(line);
@@ -70,28 +69,50 @@ export function readEdgeList(path: string): EdgeList {
     dst.push(b);
     if (a > maxId || b > maxId) [maxId, maxLine] = [Math.max(a, b), lineNo];
   }
+  const n = vertexCount(path, declaredVertices, maxId, maxLine, src.length);
+  return {numVertices: n, src: Int32Array.from(src), dst: Int32Array.from(dst), directed};
+}
+
+/**
+ * The vertices of an edge file: the header's `vertices=` (-1: none) or the largest id + 1. Refused, naming
+ * the file and line, when an id is not below the declared count or the count is far past the edges' ids
+ * (ids must number the vertices densely: per-vertex arrays of a stray id cost gigabytes).
+ */
+export function vertexCount(path: string, declaredVertices: number, maxId: number, maxLine: number, edges: number): number {
   if (declaredVertices >= 0 && maxId >= declaredVertices) {
     throw new Error(`${path}:${maxLine}: vertex id ${maxId} is not below the declared vertices=${declaredVertices}`);
   }
   if (declaredVertices > MAX_VERTEX_ID + 1)
     throw new Error(`${path}: vertices=${declaredVertices} is past ${MAX_VERTEX_ID + 1}, the most int32 ids allow`);
-  // Ids index arrays of every vertex: one far past the rest costs gigabytes.
   const n = Math.max(declaredVertices, maxId + 1);
-  if (n > vertexBound(src.length)) {
+  if (n > vertexBound(edges)) {
     const why = n === declaredVertices ? `the header's vertices=${n}` : `vertex id ${maxId} (line ${maxLine})`;
     throw new Error(
-      `${path}: ${why} makes a graph of ${n} vertices from ${src.length} edges; ids must number the vertices densely ` +
-        `from 0 (at most ${vertexBound(src.length)} vertices for ${src.length} edges: ${SPARE_VERTICES} + ${VERTICES_PER_ID} per id in the file)`,
+      `${path}: ${why} makes a graph of ${n} vertices from ${edges} edges; ids must number the vertices densely ` +
+        `from 0 (at most ${vertexBound(edges)} vertices for ${edges} edges: ${SPARE_VERTICES} + ${VERTICES_PER_ID} per id in the file)`,
     );
   }
   const bytes = 16 * n;
   if (bytes > os.totalmem() / 2) {
     throw new Error(
       `${path}:${maxLine}: vertex id ${maxId} makes a graph of ${n} vertices (${(bytes / 2 ** 30).toFixed(1)} GiB of ` +
-        `per-vertex arrays) from ${src.length} edges; number the vertices densely from 0`,
+        `per-vertex arrays) from ${edges} edges; number the vertices densely from 0`,
     );
   }
-  return {numVertices: Math.max(declaredVertices, maxId + 1), src: Int32Array.from(src), dst: Int32Array.from(dst), directed};
+  return n;
+}
+
+/** The `# directed=… vertices=…` header of an edge file's comment lines (vertices -1 when not given). */
+export function edgeFileHeader(comments: string[]): {vertices: number; directed: boolean} {
+  let vertices = -1,
+    directed = false;
+  for (const line of comments) {
+    const v = /vertices=(\d+)/.exec(line);
+    if (v) vertices = Number(v[1]);
+    const d = /directed=(\w+)/.exec(line);
+    if (d) directed = d[1] === '1' || d[1].toLowerCase() === 'true';
+  }
+  return {vertices, directed};
 }
 
 const MAX_VERTEX_ID = 2 ** 31 - 2;

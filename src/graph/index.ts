@@ -1,7 +1,7 @@
 // wm.graph: reading graphs, CSR, sampling, generators and splits.
 export {CsrGraph} from './csr';
 export {loadDataset} from './dataset';
-export type {NodeClassificationData, VertexFeatures} from './dataset';
+export type {LoadDatasetOptions, NodeClassificationData, VertexFeatures} from './dataset';
 export {readEdgeList, readVertexValues} from './edge_list';
 export type {EdgeList} from './edge_list';
 export {sampleNegatives, splitEdges} from './link_split';

@@ -3,10 +3,27 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import type {NativeDeviceMemory, NativeGraph, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
+import type {
+  NativeDeviceMemory,
+  NativeGraph,
+  NativeHostArray,
+  NativeHostMemory,
+  NativeOptimizerParams,
+  NativeTable,
+  NativeTextColumns,
+} from './handles';
 import type {Buf, NativeDType, NativeOps, OptBuf} from './ops';
 
-export type {NativeDeviceMemory, NativeGraph, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
+export type {
+  NativeDeviceMemory,
+  NativeGraph,
+  NativeHostArray,
+  NativeHostMemory,
+  NativeOptimizerParams,
+  NativeTable,
+  NativeTextColumns,
+  TextColumnsSummary,
+} from './handles';
 
 export interface NativeInfo {
   builtWithCuda: boolean;
@@ -88,6 +105,26 @@ export type AdamScalars = [number, number, number, number, number, number, numbe
 export type HostInt32Source = Int32Array | NativeHostMemory;
 /** The source of a CSR for sampling and walks: also continuous int32 host WholeMemory (read in place). */
 export type CsrSource = Buf | NativeHostMemory;
+/** How a text table reads (wm/text_columns.h). */
+export interface TextColumnsSpec {
+  /** Leading vertex-id columns (decimal, at most 2^31 - 2). */
+  ids?: number;
+  /** Number columns after them; -1: as many as the first row holds. */
+  values?: number;
+  /** Numbers kept as float64 (else float32). */
+  doubles?: boolean;
+  /** "nan" reads as NaN (else every number must be finite). */
+  nanValues?: boolean;
+  /** An empty line is a row of NaN. */
+  blankRows?: boolean;
+  /** Lines starting with # or % are comments. */
+  comments?: boolean;
+  /** Fields past the columns are ignored (else refused). */
+  extraFields?: boolean;
+  /** Ids must be below this. */
+  idBound?: number;
+}
+
 /** Row offsets for sampling: also int64 (a BigInt64Array), or a NativeGraph in their place (its columns then come with it). */
 export type RowPtrSource = CsrSource | BigInt64Array | NativeGraph;
 
@@ -263,8 +300,20 @@ export interface NativeBindings {
     symmetric: boolean,
   ): NativeGraph;
   graphLoad(path: string): NativeGraph;
+  /** CSR from parsed edge columns it takes over (freed once placed unless a view holds them). */
+  graphFromEdgeArrays(numVertices: number, src: NativeHostArray, dst: NativeHostArray, symmetric: boolean): NativeGraph;
+  /** A checked copy of int32 CSR arrays with 64-bit offsets. */
+  graphFromCsr(rowPtr: Int32Array, colIdx: Int32Array): NativeGraph;
+  /** A text table parser (wm/text_columns.h); `name` starts its error messages. */
+  textColumns(name: string, spec: TextColumnsSpec): NativeTextColumns;
+  /** `length` elements of `dtype` at byte `offset` of a file, mapped copy-on-write. */
+  hostArrayMap(path: string, offset: number, length: number, dtype: NativeHostArray['dtype']): NativeHostArray;
+  /** The 64-bit digest (16 hex digits) of a typed array's bytes, as graph files record theirs. */
+  digest(bytes: ArrayBufferView, seed: number): string;
   /** The class itself, for instanceof: its instances come from graphFromEdges, graphRmat and graphLoad. */
   NativeGraph: abstract new () => NativeGraph;
+  /** The class of textColumns' columns and hostArrayMap's arrays. */
+  HostArray: abstract new () => NativeHostArray;
 }
 
 /** The whole addon: the op table (./ops.ts) and the hand-written bindings. */

@@ -19,6 +19,8 @@ export const graphNative: Part<
   | 'graphFromEdges'
   | 'graphRmat'
   | 'graphLoad'
+  | 'graphFromEdgeArrays'
+  | 'graphFromCsr'
   | 'rmat'
   | 'uniqueInt32'
   | 'relabelVertices'
@@ -29,6 +31,9 @@ export const graphNative: Part<
   | 'upload'
   | 'download'
 > = native;
+
+/** Text tables parsed natively, files mapped as typed arrays, digests (the dataset loader and its cache, src/graph/). */
+export const dataNative: Part<'textColumns' | 'hostArrayMap' | 'digest'> = native;
 
 /** The layers' fused passes: GraphSAGE, GAT, row dots, dropout, the fused loss (src/nn/). */
 export const layerNative: Part<

@@ -77,9 +77,12 @@ export interface NativeGraph {
   readonly bytes: number;
   /** The note saved with it (empty unless loaded from a file that has one). */
   readonly meta: string;
-  save(path: string, meta: string): void;
-  /** A small graph's arrays (numEdges below 2^31) into Int32Arrays of numVertices + 1 and numEdges entries. */
-  copyCsr(rowPtr: Int32Array, colIdx: Int32Array): void;
+  /** durable (default true): the data reaches the disk before the file appears under its name. */
+  save(path: string, meta: string, durable?: boolean): void;
+  /** A small graph's arrays (numEdges below 2^31) into Int32Arrays of numVertices + 1 and numEdges entries (offsets only with null). */
+  copyCsr(rowPtr: Int32Array, colIdx: Int32Array | null): void;
+  /** The columns as an Int32Array viewing native memory (no copy; it keeps the pages alive). */
+  columns(): Int32Array;
   /** Rows [first, first + count): offsets from 0 and their columns (copies). */
   rows(first: number, count: number): {offsets: Int32Array; columns: Int32Array};
   degrees(vertices: Int32Array, n: number, out: Int32Array): void;
@@ -87,4 +90,38 @@ export interface NativeGraph {
   /** The arrays into device memory: (numVertices + 1) * 8 bytes at rowPtr, numEdges * 4 at colIdx. */
   copyToDevice(rowPtr: number, colIdx: number): void;
   free(): void;
+}
+
+/** Native host memory as a typed array may view it (native/addon/host_array.h). */
+export interface NativeHostArray {
+  readonly length: number;
+  readonly dtype: 'int32' | 'float32' | 'float64';
+  /** A typed array over the pages, no copy (refused past 2^32 - 1 elements); it keeps the pages alive. */
+  view(): Int32Array | Float32Array | Float64Array;
+  /** Drops this object's hold on the pages (views keep them). */
+  free(): void;
+}
+
+/** What a text table held once parsed (wm/text_columns.h). */
+export interface TextColumnsSummary {
+  rows: number;
+  lines: number;
+  /** Numbers per row. */
+  width: number;
+  /** The largest id in any id column (-1: none) and the line it was first read on. */
+  maxId: number;
+  maxIdLine: number;
+  /** The first comment lines (at most 64). */
+  comments: string[];
+}
+
+/** A text table parsed in chunks (wm/text_columns.h). */
+export interface NativeTextColumns {
+  push(bytes: Uint8Array): void;
+  finish(): void;
+  summary(): TextColumnsSummary;
+  /** Id column k (taken: once each). */
+  ids(column: number): NativeHostArray;
+  /** The numbers, row-major (taken once). */
+  values(doubles: boolean): NativeHostArray;
 }

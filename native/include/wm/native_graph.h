@@ -5,39 +5,14 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "wm/page_array.h"
+
 namespace wm {
 namespace host {
-
-// Pages for graph-sized arrays: anonymous memory (huge pages advised), or a
-// read-only mapping of a file. Move-only; unmapped when destroyed.
-class PageArray {
- public:
-  PageArray() = default;
-  // Zero-filled, faulted in as written. Throws naming `what` when the memory cannot be had.
-  static PageArray allocate(size_t bytes, const std::string& what);
-  // bytes of `path` from `offset` (any alignment) on, read-only.
-  static PageArray mapFile(int fd, size_t offset, size_t bytes, const std::string& path);
-  PageArray(PageArray&& o) noexcept;
-  PageArray& operator=(PageArray&& o) noexcept;
-  PageArray(const PageArray&) = delete;
-  PageArray& operator=(const PageArray&) = delete;
-  ~PageArray();
-
-  void* data() const { return data_; }
-  size_t bytes() const { return bytes_; }
-  // Returns the pages past `bytes` to the system (anonymous memory only).
-  void shrink(size_t bytes);
-
- private:
-  void release();
-  void* map_ = nullptr;  // what munmap takes
-  size_t mapBytes_ = 0;
-  void* data_ = nullptr;
-  size_t bytes_ = 0;
-};
 
 // The R-MAT draws of src/graph/rmat.ts: 2^scale vertices, edges = round(2^scale * edgeFactor),
 // vertices relabelled by a seeded permutation when permute; only the edges between the first
@@ -56,19 +31,28 @@ class NativeGraph {
  public:
   // CSR from edges: rows sorted ascending, duplicates and self loops dropped; symmetric adds each reverse edge.
   static std::unique_ptr<NativeGraph> fromEdges(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric);
+  // The same from edge arrays it takes over: they are freed once the edges are placed, so the peak
+  // is the edges plus one copy of the entries.
+  static std::unique_ptr<NativeGraph> fromEdgeArrays(int64_t numVertices, PageArray&& src, PageArray&& dst, int64_t m, bool symmetric);
+  // A copy of CSR arrays with int32 offsets, checked: offsets from 0 to m, never decreasing, columns
+  // vertices; rows are kept as given.
+  static std::unique_ptr<NativeGraph> fromCsr(int64_t numVertices, const int32_t* rowPtr, const int32_t* colIdx, int64_t m);
   // The R-MAT graph drawn twice from its per-edge streams (degrees, then placement): no edge arrays.
   static std::unique_ptr<NativeGraph> rmat(const RmatSpec& spec);
   // A graph file written by save(): header, row offsets, columns, checksum; mapped read-only.
   // Throws (naming the file and what is wrong) when it is not one, is truncated, or fails its checksum.
   static std::unique_ptr<NativeGraph> load(const std::string& path);
   // Writes the file atomically (a temporary beside it, then renamed). `meta` is kept with it (load returns it).
-  void save(const std::string& path, const std::string& meta) const;
+  // durable: the data reaches the disk before the rename (a cache, checked when read, may skip it).
+  void save(const std::string& path, const std::string& meta, bool durable = true) const;
 
   int64_t numVertices() const { return numVertices_; }
   int64_t numEdges() const { return numEdges_; }
   const int64_t* rowPtr() const { return static_cast<const int64_t*>(rowPtr_.data()); }
   const int32_t* colIdx() const { return static_cast<const int32_t*>(colIdx_.data()); }
   const std::string& meta() const { return meta_; }
+  // The pages holding the columns (for views that share them).
+  const PageArray& columnPages() const { return colIdx_; }
   // Bytes the arrays take: (numVertices + 1) * 8 + numEdges * 4.
   int64_t bytes() const { return (numVertices_ + 1) * 8 + numEdges_ * 4; }
   // A 64-bit digest of both arrays (the file records it).
@@ -77,6 +61,8 @@ class NativeGraph {
  private:
   NativeGraph() = default;
   uint64_t checksumWith(const std::string& meta) const;
+  static std::unique_ptr<NativeGraph> build(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric,
+                                            const std::function<void()>& edgesPlaced);
   // Turns unsorted rows in `col` (row v at [start[v], start[v + 1])) into the final CSR.
   static std::unique_ptr<NativeGraph> finish(int64_t numVertices, PageArray&& start, PageArray&& col);
   int64_t numVertices_ = 0, numEdges_ = 0;

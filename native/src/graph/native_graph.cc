@@ -13,75 +13,16 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "graph/rmat_draws.h"
-#include "runtime/huge_pages.h"
 #include "runtime/parallel.h"
 #include "wm/status.h"
 
 namespace wm {
 namespace host {
-
-// ---- PageArray ------------------------------------------------------------------------------------
-PageArray PageArray::allocate(size_t bytes, const std::string& what) {
-  PageArray p;
-  if (bytes == 0) return p;
-  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m == MAP_FAILED) fail(what + ": cannot allocate " + std::to_string(bytes) + " bytes of host memory (" + std::strerror(errno) + ")");
-  preferHugePages(m, bytes);
-  p.map_ = p.data_ = m;
-  p.mapBytes_ = p.bytes_ = bytes;
-  return p;
-}
-
-PageArray PageArray::mapFile(int fd, size_t offset, size_t bytes, const std::string& path) {
-  PageArray p;
-  if (bytes == 0) return p;
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t start = offset / page * page;
-  void* m = mmap(nullptr, bytes + (offset - start), PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(start));
-  if (m == MAP_FAILED) fail(path + ": cannot map " + std::to_string(bytes) + " bytes (" + std::strerror(errno) + ")");
-  p.map_ = m;
-  p.mapBytes_ = bytes + (offset - start);
-  p.data_ = static_cast<uint8_t*>(m) + (offset - start);
-  p.bytes_ = bytes;
-  return p;
-}
-
-PageArray::PageArray(PageArray&& o) noexcept { *this = std::move(o); }
-
-PageArray& PageArray::operator=(PageArray&& o) noexcept {
-  if (this != &o) {
-    release();
-    std::swap(map_, o.map_);
-    std::swap(mapBytes_, o.mapBytes_);
-    std::swap(data_, o.data_);
-    std::swap(bytes_, o.bytes_);
-  }
-  return *this;
-}
-
-PageArray::~PageArray() { release(); }
-
-void PageArray::release() {
-  if (map_) munmap(map_, mapBytes_);
-  map_ = data_ = nullptr;
-  mapBytes_ = bytes_ = 0;
-}
-
-void PageArray::shrink(size_t bytes) {
-  if (bytes >= bytes_ || map_ != data_) return;
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t keep = (bytes + page - 1) / page * page;
-  if (keep < mapBytes_) {
-    munmap(static_cast<uint8_t*>(map_) + keep, mapBytes_ - keep);
-    mapBytes_ = keep;
-  }
-  bytes_ = bytes;
-  if (bytes_ == 0) release();
-}
 
 namespace {
 
@@ -106,44 +47,6 @@ void inclusiveScan(const int64_t* in, int64_t* out, int64_t n) {
 }
 
 int64_t fetchAdd(int64_t* p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-
-// 64-bit digest of a byte range: 1 MiB blocks hashed in parallel (four lanes of multiply-xorshift
-// over 8-byte words), the block digests combined in order. Not cryptographic: it catches truncation
-// and corruption, and the structure is checked on load regardless.
-uint64_t mix(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 33);
-}
-
-uint64_t digest(const uint8_t* p, size_t bytes, uint64_t seed) {
-  constexpr size_t kBlock = size_t{1} << 20;
-  const int64_t blocks = static_cast<int64_t>((bytes + kBlock - 1) / kBlock);
-  std::vector<uint64_t> h(static_cast<size_t>(blocks));
-  parallelFor(blocks, 4, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) {
-      const uint8_t* q = p + static_cast<size_t>(k) * kBlock;
-      const size_t len = std::min(kBlock, bytes - static_cast<size_t>(k) * kBlock);
-      uint64_t lane[4] = {seed + 1, seed + 2, seed + 3, seed + 4};
-      size_t i = 0;
-      for (; i + 32 <= len; i += 32)
-        for (int l = 0; l < 4; ++l) {
-          uint64_t w;
-          std::memcpy(&w, q + i + 8 * l, 8);
-          lane[l] = (lane[l] ^ w) * 0x9e3779b97f4a7c15ull;
-          lane[l] ^= lane[l] >> 29;
-        }
-      uint64_t tail = 0;
-      for (; i < len; ++i) tail = (tail << 8 | q[i]) * 0x100000001b3ull;
-      h[static_cast<size_t>(k)] = mix(lane[0] ^ mix(lane[1] ^ mix(lane[2] ^ mix(lane[3] ^ tail ^ len))));
-    }
-  });
-  uint64_t out = mix(seed ^ bytes);
-  for (uint64_t x : h) out = mix(out ^ x);
-  return out;
-}
 
 // ---- the file ---------------------------------------------------------------------------------------
 constexpr char kMagic[8] = {'W', 'M', 'C', 'S', 'R', '6', '4', '\1'};
@@ -188,9 +91,11 @@ void writeAll(int fd, const void* p, size_t bytes, size_t at, const std::string&
 std::unique_ptr<NativeGraph> NativeGraph::finish(int64_t n, PageArray&& start, PageArray&& col) {
   int64_t* st = static_cast<int64_t*>(start.data());
   int32_t* c = static_cast<int32_t*>(col.data());
-  // Sort and deduplicate each row where it lies; kept[v] = entries row v keeps (reusing a count array).
-  PageArray keptPages = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph");
-  int64_t* kept = static_cast<int64_t*>(keptPages.data());
+  // Sort and deduplicate each row where it lies; rp[v + 1] = entries row v keeps, then summed into offsets.
+  auto g = std::unique_ptr<NativeGraph>(new NativeGraph());
+  g->numVertices_ = n;
+  g->rowPtr_ = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "NativeGraph row offsets");
+  int64_t* rp = static_cast<int64_t*>(g->rowPtr_.data());
   parallelForByCost(
       n, 1 << 16, [&](int64_t v) { return st[v] + v; },
       [&](int64_t b, int64_t e) {
@@ -203,28 +108,38 @@ std::unique_ptr<NativeGraph> NativeGraph::finish(int64_t n, PageArray&& start, P
             if (row[j] == v || (k > 0 && row[k - 1] == row[j])) continue;
             row[k++] = row[j];
           }
-          kept[v] = k;
+          rp[v + 1] = k;
         }
       });
-  auto g = std::unique_ptr<NativeGraph>(new NativeGraph());
-  g->numVertices_ = n;
-  g->rowPtr_ = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "NativeGraph row offsets");
-  int64_t* rp = static_cast<int64_t*>(g->rowPtr_.data());
   rp[0] = 0;
-  inclusiveScan(kept, rp + 1, n);
-  keptPages = PageArray();
+  inclusiveScan(rp + 1, rp + 1, n);
+  // Rows move left in place (rp[v] <= st[v]), in order, so no second column array is needed: the
+  // peak stays at one copy of the entries.
+  for (int64_t v = 0; v < n; ++v)
+    if (rp[v] != st[v]) std::memmove(c + rp[v], c + st[v], static_cast<size_t>(rp[v + 1] - rp[v]) * 4);
+  start = PageArray();
   g->numEdges_ = rp[n];
-  g->colIdx_ = PageArray::allocate(static_cast<size_t>(g->numEdges_) * 4, "NativeGraph columns");
-  int32_t* out = static_cast<int32_t*>(g->colIdx_.data());
-  parallelForByCost(
-      n, 1 << 18, [&](int64_t v) { return rp[v] + v; },
-      [&](int64_t b, int64_t e) {
-        for (int64_t v = b; v < e; ++v) std::memcpy(out + rp[v], c + st[v], static_cast<size_t>(rp[v + 1] - rp[v]) * 4);
-      });
+  col.shrink(static_cast<size_t>(g->numEdges_) * 4);
+  g->colIdx_ = std::move(col);
   return g;
 }
 
 std::unique_ptr<NativeGraph> NativeGraph::fromEdges(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric) {
+  return build(n, src, dst, m, symmetric, [] {});
+}
+
+std::unique_ptr<NativeGraph> NativeGraph::fromEdgeArrays(int64_t n, PageArray&& src, PageArray&& dst, int64_t m, bool symmetric) {
+  WM_REQUIRE(src.bytes() >= static_cast<size_t>(m) * 4 && dst.bytes() >= static_cast<size_t>(m) * 4,
+             "fromEdgeArrays: src and dst must hold " + std::to_string(m) + " ids each");
+  PageArray s = std::move(src), d = std::move(dst);
+  return build(n, static_cast<const int32_t*>(s.data()), static_cast<const int32_t*>(d.data()), m, symmetric, [&] {
+    s = PageArray();
+    d = PageArray();
+  });
+}
+
+std::unique_ptr<NativeGraph> NativeGraph::build(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric,
+                                                const std::function<void()>& edgesPlaced) {
   WM_REQUIRE(n >= 0 && n <= kMaxVertices, "fromEdges: numVertices must be in [0, 2^31 - 1], got " + std::to_string(n));
   // The first edge naming a vertex outside the graph, found in parallel (each part's first, the least of them).
   std::atomic<int64_t> bad{m};
@@ -265,7 +180,28 @@ std::unique_ptr<NativeGraph> NativeGraph::fromEdges(int64_t n, const int32_t* sr
       }
     });
   }
+  edgesPlaced();
   return finish(n, std::move(start), std::move(col));
+}
+
+std::unique_ptr<NativeGraph> NativeGraph::fromCsr(int64_t n, const int32_t* rowPtr, const int32_t* colIdx, int64_t m) {
+  WM_REQUIRE(n >= 0 && n <= kMaxVertices, "fromCsr: numVertices must be in [0, 2^31 - 1], got " + std::to_string(n));
+  WM_REQUIRE(rowPtr[0] == 0 && rowPtr[n] == m, "fromCsr: rowPtr must run from 0 to colIdx's length " + std::to_string(m));
+  for (int64_t v = 0; v < n; ++v) WM_REQUIRE(rowPtr[v + 1] >= rowPtr[v], "fromCsr: rowPtr decreases at vertex " + std::to_string(v));
+  auto g = std::unique_ptr<NativeGraph>(new NativeGraph());
+  g->numVertices_ = n;
+  g->numEdges_ = m;
+  g->rowPtr_ = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "NativeGraph row offsets");
+  g->colIdx_ = PageArray::allocate(static_cast<size_t>(m) * 4, "NativeGraph columns");
+  int64_t* rp = static_cast<int64_t*>(g->rowPtr_.data());
+  for (int64_t v = 0; v <= n; ++v) rp[v] = rowPtr[v];
+  int32_t* c = static_cast<int32_t*>(g->colIdx_.data());
+  for (int64_t e = 0; e < m; ++e) {
+    WM_REQUIRE(colIdx[e] >= 0 && colIdx[e] < n, "fromCsr: colIdx[" + std::to_string(e) + "] = " + std::to_string(colIdx[e]) +
+                                                    " is not a vertex in [0, " + std::to_string(n) + ")");
+    c[e] = colIdx[e];
+  }
+  return g;
 }
 
 std::unique_ptr<NativeGraph> NativeGraph::rmat(const RmatSpec& s) {
@@ -311,18 +247,19 @@ uint64_t NativeGraph::checksum() const { return checksumWith(meta_); }
 
 // The file's checksum covers the offsets, the columns and the note as it will be read back.
 uint64_t NativeGraph::checksumWith(const std::string& meta) const {
-  const uint64_t a = digest(static_cast<const uint8_t*>(rowPtr_.data()), static_cast<size_t>(numVertices_ + 1) * 8, 1);
-  const uint64_t b = digest(static_cast<const uint8_t*>(colIdx_.data()), static_cast<size_t>(numEdges_) * 4, 2);
-  const uint64_t c = digest(reinterpret_cast<const uint8_t*>(meta.data()), meta.size(), 3);
-  return mix(a ^ mix(b ^ mix(c)));
+  const uint64_t a = digest(rowPtr_.data(), static_cast<size_t>(numVertices_ + 1) * 8, 1);
+  const uint64_t b = digest(colIdx_.data(), static_cast<size_t>(numEdges_) * 4, 2);
+  const uint64_t c = digest(meta.data(), meta.size(), 3);
+  return mixDigest(a ^ mixDigest(b ^ mixDigest(c)));
 }
 
 // ---- files ------------------------------------------------------------------------------------------
-void NativeGraph::save(const std::string& path, const std::string& meta) const {
+void NativeGraph::save(const std::string& path, const std::string& meta, bool durable) const {
   Header h = layout(numVertices_, numEdges_, meta.size());
   h.checksum = checksumWith(meta);
   const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  unlink(tmp.c_str());  // a dead writer's temporary of this pid; never follow a link planted there
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) fail(path + ": cannot create " + tmp + " (" + std::strerror(errno) + ")");
   try {
     std::vector<uint8_t> head(kHeaderBytes, 0);
@@ -331,7 +268,7 @@ void NativeGraph::save(const std::string& path, const std::string& meta) const {
     writeAll(fd, rowPtr_.data(), static_cast<size_t>(numVertices_ + 1) * 8, h.rowPtrOffset, path);
     writeAll(fd, colIdx_.data(), static_cast<size_t>(numEdges_) * 4, h.colIdxOffset, path);
     writeAll(fd, meta.data(), meta.size(), h.metaOffset, path);
-    if (ftruncate(fd, static_cast<off_t>(h.fileBytes)) != 0 || fsync(fd) != 0)
+    if (ftruncate(fd, static_cast<off_t>(h.fileBytes)) != 0 || (durable && fsync(fd) != 0))
       fail(path + ": cannot finish " + tmp + " (" + std::strerror(errno) + ")");
   } catch (...) {
     close(fd);

@@ -1,0 +1,257 @@
+// The binary cache of a loaded dataset: the graph as a graph file (NativeGraph,
+// 64-bit offsets) and the vertex arrays (labels, ids, features, split) in one
+// file of aligned sections, both mapped on the next load instead of parsing
+// text again. The cache records each source file's size, modification time,
+// inode and a hash of its first and last MiB (the whole of a small file), the
+// loader's format, and a digest of every section; any disagreement, a missing
+// or truncated file, or arrays out of range, and it is rebuilt, never trusted.
+import {randomBytes} from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import type {NativeGraph} from '../native/addon';
+import {dataNative, graphNative} from '../native/domains';
+import {ensureDir, sha256Hex} from '../util/files';
+import {CsrGraph} from './csr';
+import type {NodeClassificationData} from './node_data';
+import type {Split} from './split';
+
+/** The loader's format: a cache written under another is rebuilt. */
+const FORMAT = 1;
+const MAGIC = 'WMDATA1\n';
+const PREFIX_BYTES = 80; // magic, JSON length (u32), reserved (u32), SHA-256 of the JSON (64 hex)
+const ALIGN = 64;
+const SAMPLE_BYTES = 1 << 20;
+const GRAPH_FILE = 'graph.wmcsr';
+const ARRAYS_FILE = 'arrays.wmdata';
+
+/** Where a dataset's cache goes, or undefined for none (see LoadOptions.cache). */
+export function cacheDirFor(folder: string, cache: boolean | string): string {
+  if (typeof cache === 'string') return path.resolve(cache);
+  const beside = path.join(folder, '.wmcache');
+  try {
+    fs.accessSync(fs.existsSync(beside) ? beside : folder, fs.constants.W_OK);
+    return beside;
+  } catch {
+    const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+    return path.join(base, 'tfjs-backend-wholememory', 'datasets', sha256Hex(Buffer.from(fs.realpathSync(folder))).slice(0, 24));
+  }
+}
+
+export type SourceStamp = {file: string; missing: true} | {file: string; size: number; mtimeNs: string; ino: string; sample: string};
+
+/** What identifies each source file now (relative names; absent files recorded as missing). */
+export function stampSources(folder: string, files: string[]): SourceStamp[] {
+  return files.map((file) => {
+    const full = path.join(folder, file);
+    let st: fs.BigIntStats;
+    try {
+      st = fs.statSync(full, {bigint: true});
+    } catch {
+      return {file, missing: true};
+    }
+    if (!st.isFile()) return {file, missing: true}; // the loader names what is there instead
+    const size = Number(st.size);
+    const fd = fs.openSync(full, 'r');
+    try {
+      const head = Buffer.alloc(Math.min(size, SAMPLE_BYTES));
+      fs.readSync(fd, head, 0, head.length, 0);
+      const tail = Buffer.alloc(Math.min(Math.max(0, size - head.length), SAMPLE_BYTES));
+      fs.readSync(fd, tail, 0, tail.length, size - tail.length);
+      const sample = sha256Hex(Buffer.concat([head, tail]));
+      return {file, size, mtimeNs: st.mtimeNs.toString(), ino: st.ino.toString(), sample};
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+}
+
+/** Bytes of the source files that exist. */
+export function sourceBytes(stamps: SourceStamp[]): number {
+  return stamps.reduce((a, s) => a + ('size' in s ? s.size : 0), 0);
+}
+
+interface Section {
+  offset: number;
+  length: number;
+  dtype: 'int32' | 'float32';
+  digest: string;
+}
+
+interface Header {
+  format: number;
+  buildId: string;
+  sources: SourceStamp[];
+  name: string;
+  numClasses: number;
+  classNames: string[];
+  component?: {kept: number; of: number};
+  features?: {dim: number; source: string; stored: 'float32' | 'float16' | 'float64'};
+  split: boolean;
+  sections: Record<string, Section>;
+}
+
+const DIGEST_SEED = 11;
+
+function writeAll(fd: number, view: ArrayBufferView, at: number): void {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  for (let done = 0; done < bytes.length;) {
+    const n = fs.writeSync(fd, bytes, done, Math.min(bytes.length - done, 1 << 30), at + done);
+    if (n <= 0) throw new Error(`cannot write the dataset cache (wrote ${n} bytes)`);
+    done += n;
+  }
+}
+
+/** Writes the cache (each file atomically: a temporary beside it, renamed); `graph` is data.graph in native memory. */
+export function writeCache(dir: string, sources: SourceStamp[], data: NodeClassificationData, graph: NativeGraph): void {
+  ensureDir(dir, 'loadDataset cache');
+  const arrays: [string, Int32Array | Float32Array][] = [
+    ['labels', data.labels],
+    ['originalIds', data.originalIds],
+  ];
+  if (data.features) arrays.push(['features', data.features.values]);
+  if (data.split) arrays.push(['train', data.split.train], ['val', data.split.val], ['test', data.split.test]);
+  const header: Header = {
+    format: FORMAT,
+    buildId: randomBytes(12).toString('hex'),
+    sources,
+    name: data.name,
+    numClasses: data.numClasses,
+    classNames: data.classNames,
+    component: data.component,
+    features: data.features && {dim: data.features.dim, source: data.features.source, stored: data.features.stored},
+    split: !!data.split,
+    sections: {},
+  };
+  // Offsets depend on the header's length, which depends on the offsets' digits: lay out with room to spare.
+  let json = '';
+  for (let room = 4096; ; room *= 2) {
+    let at = Math.ceil((PREFIX_BYTES + room) / ALIGN) * ALIGN;
+    for (const [name, a] of arrays) {
+      header.sections[name] = {
+        offset: at,
+        length: a.length,
+        dtype: a instanceof Float32Array ? 'float32' : 'int32',
+        digest: header.sections[name]?.digest ?? dataNative().digest(a, DIGEST_SEED),
+      };
+      at = Math.ceil((at + a.byteLength) / ALIGN) * ALIGN;
+    }
+    json = JSON.stringify(header);
+    if (Buffer.byteLength(json) <= room) break;
+  }
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  prefix.write(MAGIC, 0, 'latin1');
+  prefix.writeUInt32LE(Buffer.byteLength(json), 8);
+  prefix.write(sha256Hex(Buffer.from(json)), 16, 'latin1');
+  const file = path.join(dir, ARRAYS_FILE);
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = fs.openSync(tmp, 'wx', 0o644);
+  try {
+    writeAll(fd, prefix, 0);
+    writeAll(fd, Buffer.from(json), PREFIX_BYTES);
+    // No fsync: a cache cut short by a crash fails its size or digest checks and is rebuilt.
+    for (const [name, a] of arrays) writeAll(fd, a, header.sections[name].offset);
+  } catch (e) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, {force: true});
+    throw e;
+  }
+  fs.closeSync(fd);
+  fs.renameSync(tmp, file);
+  graph.save(path.join(dir, GRAPH_FILE), JSON.stringify({buildId: header.buildId}), false);
+}
+
+/** The cached dataset, or why it cannot be used (then the caller loads the sources and writes it again). */
+export function readCache(dir: string, sources: SourceStamp[]): {data: NodeClassificationData; graph: NativeGraph} | {why: string} {
+  const file = path.join(dir, ARRAYS_FILE),
+    graphFile = path.join(dir, GRAPH_FILE);
+  if (!fs.existsSync(file) || !fs.existsSync(graphFile)) return {why: `no cache in ${dir} yet`};
+  let graph: NativeGraph | undefined;
+  try {
+    const header = readHeader(file);
+    if (header.format !== FORMAT) return {why: `${file} was written by another loader format (${header.format}, this one reads ${FORMAT})`};
+    const changed = sources.find((s, i) => JSON.stringify(s) !== JSON.stringify(header.sources[i]));
+    if (changed || header.sources.length !== sources.length)
+      return {why: `${changed ? changed.file : 'the list of source files'} changed since the cache was written`};
+    graph = graphNative().graphLoad(graphFile);
+    if (safeJson(graph.meta)?.buildId !== header.buildId) throw new Error(`${graphFile} belongs to another build of the cache`);
+    const data = assembleCached(file, header, graph);
+    return {data, graph};
+  } catch (e) {
+    graph?.free();
+    return {why: (e as Error).message};
+  }
+}
+
+function safeJson(text: string): {buildId?: string} | undefined {
+  try {
+    return JSON.parse(text) as {buildId?: string};
+  } catch {
+    return undefined;
+  }
+}
+
+function readHeader(file: string): Header {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const prefix = Buffer.alloc(PREFIX_BYTES);
+    if (fs.readSync(fd, prefix, 0, PREFIX_BYTES, 0) !== PREFIX_BYTES || prefix.toString('latin1', 0, 8) !== MAGIC)
+      throw new Error(`${file}: not a dataset cache file`);
+    const n = prefix.readUInt32LE(8);
+    const json = Buffer.alloc(n);
+    if (n > 1 << 26 || fs.readSync(fd, json, 0, n, PREFIX_BYTES) !== n) throw new Error(`${file}: truncated header`);
+    if (sha256Hex(json) !== prefix.toString('latin1', 16, 80)) throw new Error(`${file}: the header fails its checksum`);
+    return JSON.parse(json.toString()) as Header;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function section<T extends Int32Array | Float32Array>(file: string, h: Header, name: string, dtype: Section['dtype']): T {
+  const s = h.sections[name];
+  if (!s || s.dtype !== dtype) throw new Error(`${file}: no ${dtype} section '${name}'`);
+  const view = dataNative().hostArrayMap(file, s.offset, s.length, dtype).view() as T;
+  if (dataNative().digest(view, DIGEST_SEED) !== s.digest)
+    throw new Error(`${file}: section '${name}' fails its digest (damaged or changed)`);
+  return view;
+}
+
+// The arrays index other arrays (labels by vertex, splits by id): each is checked against the graph.
+function assembleCached(file: string, h: Header, g: NativeGraph): NodeClassificationData {
+  const graph = CsrGraph.viewNative(g, file);
+  const n = graph.numVertices;
+  const labels = section<Int32Array>(file, h, 'labels', 'int32');
+  const originalIds = section<Int32Array>(file, h, 'originalIds', 'int32');
+  if (labels.length !== n || originalIds.length !== n) throw new Error(`${file}: labels and ids must have one entry per vertex (${n})`);
+  if (!Number.isInteger(h.numClasses) || h.classNames.length !== h.numClasses)
+    throw new Error(`${file}: the class count disagrees with the names`);
+  for (let v = 0; v < n; ++v) {
+    if (!(labels[v] >= -1 && labels[v] < h.numClasses)) throw new Error(`${file}: the label of vertex ${v} is out of range`);
+    if (originalIds[v] < 0) throw new Error(`${file}: the original id of vertex ${v} is negative`);
+  }
+  let split: Split | undefined;
+  if (h.split) {
+    const [train, val, test] = (['train', 'val', 'test'] as const).map((k) => section<Int32Array>(file, h, k, 'int32'));
+    for (const part of [train, val, test])
+      for (const v of part)
+        if (!(v >= 0 && v < n && labels[v] >= 0)) throw new Error(`${file}: a split names vertex ${v}, not a labelled vertex`);
+    split = {train, val, test};
+  }
+  const data: NodeClassificationData = {
+    name: h.name,
+    graph,
+    labels,
+    numClasses: h.numClasses,
+    classNames: h.classNames,
+    originalIds,
+    split,
+    component: h.component,
+  };
+  if (h.features) {
+    const values = section<Float32Array>(file, h, 'features', 'float32');
+    if (values.length !== n * h.features.dim) throw new Error(`${file}: the features are not ${n} rows of ${h.features.dim}`);
+    data.features = {...h.features, values};
+  }
+  return data;
+}

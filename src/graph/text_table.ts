@@ -1,0 +1,31 @@
+// Text tables (edge lists, id lists, rows of numbers; TSV, CSV, gzip) parsed
+// by native code (wm/text_columns.h) into native columns, a chunk at a time as
+// the file is read and inflated: nothing file-sized is held in JavaScript.
+import type {NativeHostArray, NativeTextColumns, TextColumnsSpec, TextColumnsSummary} from '../native/addon';
+import {dataNative} from '../native/domains';
+import {readChunks} from '../data/lines';
+
+export type {NativeHostArray, TextColumnsSpec, TextColumnsSummary};
+
+export interface TextTable {
+  summary: TextColumnsSummary;
+  /** Id column k, taken (once each). */
+  ids(column: number): NativeHostArray;
+  /** The numbers row-major, taken once (float64 when the spec said doubles). */
+  values(): NativeHostArray;
+}
+
+/** Parses `file` (inflated when it ends in .gz); errors name the file and line. */
+export async function readTextTable(file: string, spec: TextColumnsSpec): Promise<TextTable> {
+  const parser: NativeTextColumns = dataNative().textColumns(file, spec);
+  for await (const chunk of readChunks(file)) parser.push(chunk);
+  parser.finish();
+  const summary = parser.summary();
+  return {summary, ids: (k) => parser.ids(k), values: () => parser.values(!!spec.doubles)};
+}
+
+/** A file of vertex ids, one per line (a split), as an Int32Array viewing native memory. */
+export async function readIdList(file: string, bound: number): Promise<Int32Array> {
+  const t = await readTextTable(file, {ids: 1, idBound: bound, comments: true});
+  return t.ids(0).view() as Int32Array;
+}
