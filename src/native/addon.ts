@@ -14,16 +14,7 @@ import type {
 } from './handles';
 import type {Buf, NativeDType, NativeOps, OptBuf} from './ops';
 
-export type {
-  NativeDeviceMemory,
-  NativeGraph,
-  NativeHostArray,
-  NativeHostMemory,
-  NativeOptimizerParams,
-  NativeTable,
-  NativeTextColumns,
-  TextColumnsSummary,
-} from './handles';
+export type * from './handles';
 
 export interface NativeInfo {
   builtWithCuda: boolean;

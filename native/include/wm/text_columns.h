@@ -54,6 +54,7 @@ class TextColumns {
   void parseRange(const char* b, const char* e, Part& out) const;
   void append(Part& part, int64_t firstLine);
   void parseSequential(const char* b, const char* e);
+  void parseTail();
   const char* firstRowSetsWidth(const char* b, const char* e);
   [[noreturn]] void failAt(int64_t line, const std::string& what) const;
 

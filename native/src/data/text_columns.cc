@@ -256,6 +256,16 @@ const char* TextColumns::firstRowSetsWidth(const char* b, const char* e) {
   return e;
 }
 
+// The line kept from the last chunk, completed (or the file's last line), parsed on its own.
+void TextColumns::parseTail() {
+  std::string line;
+  line.swap(tail_);
+  if (width_ < 0)
+    firstRowSetsWidth(line.data(), line.data() + line.size());
+  else
+    parseSequential(line.data(), line.data() + line.size());
+}
+
 void TextColumns::push(const char* p, size_t n) {
   WM_REQUIRE(!finished_, name_ + ": text pushed after finish");
   const char* e = p + n;
@@ -267,12 +277,7 @@ void TextColumns::push(const char* p, size_t n) {
       return;
     }
     tail_.append(p, static_cast<size_t>(nl + 1 - p));
-    std::string line;
-    line.swap(tail_);
-    if (width_ < 0)
-      firstRowSetsWidth(line.data(), line.data() + line.size());
-    else
-      parseSequential(line.data(), line.data() + line.size());
+    parseTail();
     p = nl + 1;
   }
   const char* last = static_cast<const char*>(memrchr(p, '\n', static_cast<size_t>(e - p)));
@@ -307,14 +312,7 @@ void TextColumns::push(const char* p, size_t n) {
 
 void TextColumns::finish() {
   WM_REQUIRE(!finished_, name_ + ": finish called twice");
-  if (!tail_.empty()) {
-    std::string line;
-    line.swap(tail_);
-    if (width_ < 0)
-      firstRowSetsWidth(line.data(), line.data() + line.size());
-    else
-      parseSequential(line.data(), line.data() + line.size());
-  }
+  if (!tail_.empty()) parseTail();
   finished_ = true;
   if (width_ < 0) width_ = 0;
 }
