@@ -31,7 +31,7 @@ function parse(
   }
   const s = p.summary();
   const ids = Array.from({length: spec.ids ?? 0}, (_, k) => Array.from(p.ids(k).view()));
-  return {ids, values: s.width > 0 ? Array.from(p.values(!!spec.doubles).view()) : [], width: s.width, comments: s.comments};
+  return {ids, values: s.width > 0 ? Array.from(p.values().view()) : [], width: s.width, comments: s.comments};
 }
 
 describe('text tables parsed natively (wm/text_columns.h)', () => {

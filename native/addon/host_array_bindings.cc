@@ -3,11 +3,6 @@
 // dataset loader and its binary cache build on.
 #include <napi.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -171,12 +166,11 @@ class TextColumnsWrap : public Napi::ObjectWrap<TextColumnsWrap> {
     });
   }
 
-  // values(doubles) -> HostArray of float32 or float64, rows * width (taken from the parser)
+  // values() -> HostArray of float32, or float64 when the spec said doubles; rows * width (taken from the parser)
   Napi::Value Values(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
-      Args a(info, "TextColumns.values");
       wm::host::TextColumns& p = get();
-      return wrapHostArray(info.Env(), p.takeValues(), a.flag(0, "doubles") ? "float64" : "float32", p.rows() * p.width());
+      return wrapHostArray(info.Env(), p.takeValues(), p.doubles() ? "float64" : "float32", p.rows() * p.width());
     });
   }
 
@@ -223,18 +217,7 @@ Napi::Value HostArrayMap(const Napi::CallbackInfo& info) {
     const int64_t offset = a.count(1, "offset"), length = a.count(2, "length");
     const size_t bytes = static_cast<size_t>(length) * elementBytes(dtype);
     if (offset % static_cast<int64_t>(elementBytes(dtype)) != 0) a.reject(1, "offset", "must be a multiple of the element size");
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) wm::fail(path + ": cannot open (" + std::strerror(errno) + ")");
-    struct Closer {
-      int fd;
-      ~Closer() { close(fd); }
-    } closer{fd};
-    struct stat sb {};
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) wm::fail(path + ": not a regular file");
-    if (static_cast<uint64_t>(offset) + bytes > static_cast<uint64_t>(sb.st_size))
-      wm::fail(path + ": " + std::to_string(sb.st_size) + " bytes, too short for " + std::to_string(bytes) + " bytes at " +
-               std::to_string(offset) + " (truncated)");
-    return wrapHostArray(info.Env(), PageArray::mapFile(fd, static_cast<size_t>(offset), bytes, path), dtype, length);
+    return wrapHostArray(info.Env(), PageArray::mapPath(path, static_cast<size_t>(offset), bytes), dtype, length);
   });
 }
 

@@ -12,6 +12,11 @@ import {checkFile} from '../util/files';
 // inflation (on libuv's threads) runs ahead while a piece is parsed.
 const CHUNK_BYTES = 4 << 20;
 
+/** The error for a failure to read (or inflate) `file`. */
+function readFailure(file: string, e: Error): Error {
+  return new Error(`${file}: ${file.endsWith('.gz') ? 'cannot inflate' : 'cannot read'}: ${e.message}`);
+}
+
 /** The file's bytes as a stream, inflated when it ends in .gz; errors name the file. */
 function openText(file: string): {input: NodeJS.ReadableStream & {destroy(): void}; close: () => void; failure: () => Error | undefined} {
   checkFile(file);
@@ -19,7 +24,7 @@ function openText(file: string): {input: NodeJS.ReadableStream & {destroy(): voi
   const input = file.endsWith('.gz') ? raw.pipe(zlib.createGunzip({chunkSize: 1 << 20})) : raw;
   let failure: Error | undefined;
   const fail = (e: Error) => {
-    failure ??= new Error(`${file}: ${file.endsWith('.gz') ? 'cannot inflate' : 'cannot read'}: ${e.message}`);
+    failure ??= readFailure(file, e);
     input.destroy();
   };
   raw.on('error', fail);
@@ -36,7 +41,7 @@ export async function* readChunks(file: string): AsyncGenerator<Uint8Array> {
       yield chunk as Uint8Array;
     }
   } catch (e) {
-    if (!t.failure()) throw new Error(`${file}: ${file.endsWith('.gz') ? 'cannot inflate' : 'cannot read'}: ${(e as Error).message}`);
+    if (!t.failure()) throw readFailure(file, e as Error);
   } finally {
     t.close();
   }
@@ -54,7 +59,7 @@ export async function* readLines(file: string): AsyncGenerator<{line: string; li
       yield {line, lineNo: ++lineNo};
     }
   } catch (e) {
-    if (!t.failure()) throw new Error(`${file}: ${file.endsWith('.gz') ? 'cannot inflate' : 'cannot read'}: ${(e as Error).message}`);
+    if (!t.failure()) throw readFailure(file, e as Error);
   } finally {
     rl.close();
     t.close();

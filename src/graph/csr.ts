@@ -112,7 +112,7 @@ export class CsrGraph {
     if (deviceStatus().addonLoaded) {
       const g = graphNative().graphFromEdges(edges.numVertices, edges.src, edges.dst, opts.symmetric);
       try {
-        return CsrGraph.fromNative(g);
+        return CsrGraph.viewNative(g, 'CsrGraph.fromEdges'); // the view keeps the columns when g is freed
       } finally {
         g.free();
       }

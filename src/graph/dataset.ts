@@ -45,14 +45,13 @@ export async function loadDataset(folder: string, options: LoadDatasetOptions = 
   const ogb = fs.existsSync(path.join(folder, 'raw', 'edge.csv.gz'));
   const say = options.onProgress ?? (() => {});
   // The sources are stamped before they are read: a file changed while loading makes the cache stale.
-  const sources = stampSources(folder, ogb ? ogbFiles(folder) : tsvFiles(folder));
+  const sources = stampSources(folder, ogb ? ogbFiles(folder) : TSV_FILES);
   const cache = options.cache ?? sourceBytes(sources) >= CACHE_FROM_BYTES;
   const dir = cache === false ? undefined : cacheDirFor(folder, cache);
   if (dir) {
     const t = Date.now();
     const hit = readCache(dir, sources);
     if ('data' in hit) {
-      hit.graph.free(); // the views keep the pages
       say(`read the cache in ${dir} (${((Date.now() - t) / 1000).toFixed(2)} s)`);
       return hit.data;
     }
@@ -61,23 +60,29 @@ export async function loadDataset(folder: string, options: LoadDatasetOptions = 
   const {data, graph} = ogb ? await loadOgb(folder, say) : await loadTsvFolder(folder, say);
   if (dir) {
     const t = Date.now();
+    // A graph the loader made in JavaScript (the largest component) is copied to native memory only here.
+    const native = graph ?? graphNative().graphFromCsr(data.graph.rowPtr, data.graph.colIdx);
     try {
-      writeCache(dir, sources, data, graph);
+      writeCache(dir, sources, data, native);
       say(`wrote the cache in ${dir} (${((Date.now() - t) / 1000).toFixed(2)} s)`);
     } catch (e) {
       say(`cache not written: ${(e as Error).message}`);
+    } finally {
+      if (native !== graph) native.free();
     }
   }
-  graph.free();
+  graph?.free(); // data.graph's view keeps the pages
   return data;
 }
 
 /** Files a TSV folder's load reads or would read (missing ones recorded too: adding one changes the data). */
-function tsvFiles(folder: string): string[] {
-  const split = ['train.txt', 'valid.txt', 'test.txt'].map((f) => path.join('split', f));
-  void folder;
-  return ['edges.tsv', 'vertex_value.tsv', 'vertex_features.npy', 'vertex_features.tsv', ...split];
-}
+const TSV_FILES = [
+  'edges.tsv',
+  'vertex_value.tsv',
+  'vertex_features.npy',
+  'vertex_features.tsv',
+  ...['train.txt', 'valid.txt', 'test.txt'].map((f) => path.join('split', f)),
+];
 
 function ogbFiles(folder: string): string[] {
   const raw = ['num-node-list.csv.gz', 'num-edge-list.csv.gz', 'edge.csv.gz', 'node-label.csv.gz', 'node-feat.csv.gz'];
@@ -87,10 +92,10 @@ function ogbFiles(folder: string): string[] {
   return [...raw.map((f) => path.join('raw', f)), ...split];
 }
 
-/** The graph loaded, and the same graph in native memory (for the cache). */
+/** The data loaded, and data.graph in native memory where the loader built it there (for the cache). */
 interface Loaded {
   data: NodeClassificationData;
-  graph: NativeGraph;
+  graph?: NativeGraph;
 }
 
 // ---- labels ----
@@ -104,14 +109,16 @@ interface RawLabels {
 /** Class ids per vertex (-1: unlabelled) from the labels given; numbers sort numerically, names as strings. */
 function numberClasses(raw: RawLabels, numVertices: number): {labels: Int32Array; classNames: string[]} {
   const given = [...new Set(raw.values)];
-  const numeric = given.every((s) => s.trim() !== '' && Number.isFinite(Number(s)));
-  // Numbers are named as numbers ("1.0" and "1" are class "1").
-  const nameOf = numeric ? (x: string) => String(Number(x)) : (x: string) => x;
-  const names = [...new Set(given.map(nameOf))];
-  names.sort(numeric ? (a, b) => Number(a) - Number(b) : (a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (given.every((s) => s.trim() !== '' && Number.isFinite(Number(s)))) {
+    // Numbers are named as numbers ("1.0" and "1" are class "1").
+    const values = new Float64Array(numVertices).fill(NaN);
+    raw.vertices.forEach((v, i) => (values[v] = Number(raw.values[i])));
+    return numberNumericClasses(values);
+  }
+  const names = given.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const id = new Map(names.map((n, i) => [n, i]));
   const labels = new Int32Array(numVertices).fill(-1);
-  raw.vertices.forEach((v, i) => (labels[v] = id.get(nameOf(raw.values[i]))!));
+  raw.vertices.forEach((v, i) => (labels[v] = id.get(raw.values[i])!));
   return {labels, classNames: names};
 }
 
@@ -272,9 +279,7 @@ async function assemble(
     vertices.forEach((v, i) => values.set(f!.values.subarray(v * f!.dim, (v + 1) * f!.dim), i * f!.dim));
     f = {...f, values};
   }
-  // The component is a new graph: its native copy is what the cache keeps.
-  const kept = vertices.length === full.numVertices ? native : graphNative().graphFromCsr(graph.rowPtr, graph.colIdx);
-  if (kept !== native) native.free();
+  native.free(); // the component is a new graph, in JavaScript arrays
   return {
     data: {
       name,
@@ -286,7 +291,6 @@ async function assemble(
       features: f,
       component: {kept: vertices.length, of: full.numVertices},
     },
-    graph: kept,
   };
 }
 

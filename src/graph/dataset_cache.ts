@@ -124,17 +124,13 @@ export function writeCache(dir: string, sources: SourceStamp[], data: NodeClassi
     split: !!data.split,
     sections: {},
   };
+  const digests = arrays.map(([, a]) => dataNative().digest(a, DIGEST_SEED));
   // Offsets depend on the header's length, which depends on the offsets' digits: lay out with room to spare.
   let json = '';
   for (let room = 4096; ; room *= 2) {
     let at = Math.ceil((PREFIX_BYTES + room) / ALIGN) * ALIGN;
-    for (const [name, a] of arrays) {
-      header.sections[name] = {
-        offset: at,
-        length: a.length,
-        dtype: a instanceof Float32Array ? 'float32' : 'int32',
-        digest: header.sections[name]?.digest ?? dataNative().digest(a, DIGEST_SEED),
-      };
+    for (const [k, [name, a]] of arrays.entries()) {
+      header.sections[name] = {offset: at, length: a.length, dtype: a instanceof Float32Array ? 'float32' : 'int32', digest: digests[k]};
       at = Math.ceil((at + a.byteLength) / ALIGN) * ALIGN;
     }
     json = JSON.stringify(header);
@@ -163,7 +159,7 @@ export function writeCache(dir: string, sources: SourceStamp[], data: NodeClassi
 }
 
 /** The cached dataset, or why it cannot be used (then the caller loads the sources and writes it again). */
-export function readCache(dir: string, sources: SourceStamp[]): {data: NodeClassificationData; graph: NativeGraph} | {why: string} {
+export function readCache(dir: string, sources: SourceStamp[]): {data: NodeClassificationData} | {why: string} {
   const file = path.join(dir, ARRAYS_FILE),
     graphFile = path.join(dir, GRAPH_FILE);
   if (!fs.existsSync(file) || !fs.existsSync(graphFile)) return {why: `no cache in ${dir} yet`};
@@ -176,11 +172,11 @@ export function readCache(dir: string, sources: SourceStamp[]): {data: NodeClass
       return {why: `${changed ? changed.file : 'the list of source files'} changed since the cache was written`};
     graph = graphNative().graphLoad(graphFile);
     if (safeJson(graph.meta)?.buildId !== header.buildId) throw new Error(`${graphFile} belongs to another build of the cache`);
-    const data = assembleCached(file, header, graph);
-    return {data, graph};
+    return {data: assembleCached(file, header, graph)};
   } catch (e) {
-    graph?.free();
     return {why: (e as Error).message};
+  } finally {
+    graph?.free(); // data.graph's view keeps the pages
   }
 }
 

@@ -21,7 +21,7 @@ export async function readTextTable(file: string, spec: TextColumnsSpec): Promis
   for await (const chunk of readChunks(file)) parser.push(chunk);
   parser.finish();
   const summary = parser.summary();
-  return {summary, ids: (k) => parser.ids(k), values: () => parser.values(!!spec.doubles)};
+  return {summary, ids: (k) => parser.ids(k), values: () => parser.values()};
 }
 
 /** A file of vertex ids, one per line (a split), as an Int32Array viewing native memory. */

@@ -123,5 +123,5 @@ export interface NativeTextColumns {
   /** Id column k (taken: once each). */
   ids(column: number): NativeHostArray;
   /** The numbers, row-major (taken once). */
-  values(doubles: boolean): NativeHostArray;
+  values(): NativeHostArray;
 }

@@ -19,6 +19,8 @@ class PageArray {
   // bytes of `path` from `offset` (any alignment) on, copy-on-write: readable and writable here,
   // the file unchanged.
   static PageArray mapFile(int fd, size_t offset, size_t bytes, const std::string& path);
+  // The same by name: the file must be a regular file holding offset + bytes (else "truncated").
+  static PageArray mapPath(const std::string& path, size_t offset, size_t bytes);
   PageArray(PageArray&& o) noexcept;
   PageArray& operator=(PageArray&& o) noexcept;
   PageArray(const PageArray&) = delete;

@@ -39,6 +39,8 @@ class TextColumns {
   int64_t lines() const { return lines_; }
   // Numbers per row (-1 before the first row when the spec says "as many as the first row").
   int width() const { return width_; }
+  // Whether the numbers are kept as float64 (the spec's doubles).
+  bool doubles() const { return spec_.doubles; }
   // The largest id read in any id column and the line it was first seen on (-1, 0 before any).
   int64_t maxId() const { return maxId_; }
   int64_t maxIdLine() const { return maxIdLine_; }

@@ -1,7 +1,9 @@
 // PageArray and digest (wm/page_array.h).
 #include "wm/page_array.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +52,21 @@ PageArray PageArray::mapFile(int fd, size_t offset, size_t bytes, const std::str
   p.data_ = static_cast<uint8_t*>(m) + (offset - start);
   p.bytes_ = bytes;
   return p;
+}
+
+PageArray PageArray::mapPath(const std::string& path, size_t offset, size_t bytes) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path + ": cannot open (" + std::strerror(errno) + ")");
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat sb {};
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) fail(path + ": not a regular file");
+  if (static_cast<uint64_t>(offset) + bytes > static_cast<uint64_t>(sb.st_size))
+    fail(path + ": " + std::to_string(sb.st_size) + " bytes, too short for " + std::to_string(bytes) + " bytes at " +
+         std::to_string(offset) + " (truncated)");
+  return mapFile(fd, offset, bytes, path);  // the mapping outlives the descriptor
 }
 
 PageArray::PageArray(PageArray&& o) noexcept { *this = std::move(o); }
