@@ -47,6 +47,21 @@ class PageArray {
   size_t bytes_ = 0;
 };
 
+// A regular file opened read-only, closed when destroyed; throws naming it when it is not one.
+class ReadOnlyFile {
+ public:
+  explicit ReadOnlyFile(const std::string& path);
+  ~ReadOnlyFile();
+  ReadOnlyFile(const ReadOnlyFile&) = delete;
+  ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+  int fd() const { return fd_; }
+  size_t size() const { return size_; }
+
+ private:
+  int fd_;
+  size_t size_ = 0;
+};
+
 // A 64-bit digest of `bytes` at p (1 MiB blocks hashed in parallel, combined in order). Not
 // cryptographic: it catches truncation and corruption; loaders check structure regardless.
 uint64_t digest(const void* p, size_t bytes, uint64_t seed);

@@ -6,7 +6,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -284,15 +283,9 @@ void NativeGraph::save(const std::string& path, const std::string& meta, bool du
 }
 
 std::unique_ptr<NativeGraph> NativeGraph::load(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path + ": cannot open (" + std::strerror(errno) + ")");
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
-  struct stat sb {};
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) fail(path + ": not a regular file");
-  const size_t size = static_cast<size_t>(sb.st_size);
+  const ReadOnlyFile file(path);
+  const int fd = file.fd();
+  const size_t size = file.size();
   Header h{};
   if (size < kHeaderBytes || pread(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || std::memcmp(h.magic, kMagic, 8) != 0)
     fail(path + ": not a graph file (no WMCSR64 header)");

@@ -54,19 +54,24 @@ PageArray PageArray::mapFile(int fd, size_t offset, size_t bytes, const std::str
   return p;
 }
 
-PageArray PageArray::mapPath(const std::string& path, size_t offset, size_t bytes) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path + ": cannot open (" + std::strerror(errno) + ")");
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
+ReadOnlyFile::ReadOnlyFile(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+  if (fd_ < 0) fail(path + ": cannot open (" + std::strerror(errno) + ")");
   struct stat sb {};
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) fail(path + ": not a regular file");
-  if (static_cast<uint64_t>(offset) + bytes > static_cast<uint64_t>(sb.st_size))
-    fail(path + ": " + std::to_string(sb.st_size) + " bytes, too short for " + std::to_string(bytes) + " bytes at " +
+  if (fstat(fd_, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd_);
+    fail(path + ": not a regular file");
+  }
+  size_ = static_cast<size_t>(sb.st_size);
+}
+
+ReadOnlyFile::~ReadOnlyFile() { close(fd_); }
+
+PageArray PageArray::mapPath(const std::string& path, size_t offset, size_t bytes) {
+  const ReadOnlyFile file(path);
+  if (static_cast<uint64_t>(offset) + bytes > file.size())
+    fail(path + ": " + std::to_string(file.size()) + " bytes, too short for " + std::to_string(bytes) + " bytes at " +
          std::to_string(offset) + " (truncated)");
-  return mapFile(fd, offset, bytes, path);  // the mapping outlives the descriptor
+  return mapFile(file.fd(), offset, bytes, path);  // the mapping outlives the descriptor
 }
 
 PageArray::PageArray(PageArray&& o) noexcept { *this = std::move(o); }
