@@ -17,6 +17,7 @@ import {EdgeList} from '../src/graph/edge_list';
 import {NativeCsr} from '../src/graph/native_csr';
 import {sampleNeighbors} from '../src/graph/native_sampling';
 import {rmat} from '../src/graph/rmat';
+import {soloCommunicator} from '../src/memory/communicator';
 import {graphNative} from '../src/native/domains';
 import {seededRng} from '../src/util/random';
 import {gpuOnly} from './helpers';
@@ -146,6 +147,76 @@ describe('graphs in native memory (NativeCsr)', () => {
     );
   });
 
+  it('walks and negative pairs over int64 offsets: the same as over the Int32Array graph, uniform and node2vec', () => {
+    for (const [n, m, seed] of [
+      [2, 1, 1],
+      [97, 500, 2],
+      [1000, 9000, 3],
+    ]) {
+      const edges = randomEdges(n, m, seed);
+      const ref = CsrGraph.fromEdges(edges, {symmetric: true});
+      const g = NativeCsr.fromEdges(edges, {symmetric: true});
+      const starts = Int32Array.from({length: 333}, (_, i) => (i * 7919) % n);
+      for (const opts of [{seed: 5}, {p: 0.5, q: 2, seed: 6}, {p: 4, q: 0.25, seed: 7}]) {
+        const want = wm.graph.randomWalks(ref, starts, 9, opts);
+        const got = wm.graph.randomWalks(g, starts, 9, opts);
+        expect(Array.from(got), `n=${n} ${JSON.stringify(opts)}`).to.deep.equal(Array.from(want));
+      }
+      if (n > 2) {
+        const want = wm.graph.sampleNegativePairs(ref, 777, {seed: 8});
+        const got = wm.graph.sampleNegativePairs(g, 777, {seed: 8});
+        expect(Array.from(got.src)).to.deep.equal(Array.from(want.src));
+        expect(Array.from(got.dst)).to.deep.equal(Array.from(want.dst));
+        for (let i = 0; i < 777; ++i) {
+          expect(got.src[i]).to.not.equal(got.dst[i]);
+          expect(Array.from(g.neighbors(got.src[i]))).to.not.include(got.dst[i]);
+        }
+      }
+      expect(() => wm.graph.randomWalks(g, [n], 3)).to.throw(/randomWalks/);
+      g.free();
+    }
+  });
+
+  it('walks and negative pairs refuse a NativeCsr whose rows are out of order, naming the row', () => {
+    // Row 1 holds 3 before 0: fine for uniform walks, refused where rows are searched by bisection.
+    const rowPtr = Int32Array.of(0, 1, 3, 4, 5),
+      colIdx = Int32Array.of(1, 3, 0, 1, 1);
+    const g = wm.graph.NativeCsr.fromCsr(rowPtr, colIdx);
+    expect(g.hasSortedRows()).to.equal(false);
+    expect(wm.graph.randomWalks(g, [0, 1, 2, 3], 4, {seed: 1}).length).to.equal(16);
+    expect(() => wm.graph.randomWalks(g, [0], 4, {p: 2})).to.throw(
+      /randomWalks: the neighbours of vertex 1 are not in ascending order \(3,0\)/,
+    );
+    expect(() => wm.graph.sampleNegativePairs(g, 4)).to.throw(/sampleNegativePairs: the neighbours of vertex 1/);
+    g.free();
+  });
+
+  it('in WholeMemory (int64 offsets): samples and walks what the NativeCsr does, on the host and, with a GPU, on the device', async () => {
+    const g = NativeCsr.rmat({scale: 11, edgeFactor: 9, seed: 12});
+    const seeds = Int32Array.from({length: 1500}, (_, i) => (i * 7919) % g.numVertices);
+    const t = tf.tensor1d(seeds, 'int32');
+    const locations: Array<'host' | 'device'> = wm.deviceInfo().gpu ? ['host', 'device'] : ['host'];
+    for (const location of locations) {
+      const held = wm.graph.WholeMemoryCsr.create(soloCommunicator(), g, {location});
+      expect(held.wideOffsets).to.equal(true);
+      for (const replace of [true, false]) {
+        const want = g.sample(seeds, 7, {replace, seed: 4});
+        const got = held.sample(t, 7, {replace, seed: 4});
+        expect(Array.from(await got.ids.data()), `${location} replace=${replace}`).to.deep.equal(Array.from(want.ids));
+        if (!replace) expect(Array.from(await got.offsets!.data())).to.deep.equal(Array.from(want.offsets!));
+        tf.dispose([got.ids, got.offsets ?? []].flat());
+      }
+      const walks = held.randomWalks(t, 6, {p: 0.5, q: 2, seed: 5});
+      expect(Array.from(await walks.data()), `${location} walks`).to.deep.equal(
+        Array.from(wm.graph.randomWalks(g, seeds, 6, {p: 0.5, q: 2, seed: 5})),
+      );
+      walks.dispose();
+      held.free();
+    }
+    t.dispose();
+    g.free();
+  });
+
   it('saves and loads: the same arrays and note; truncated, damaged and foreign files are refused by name', () => {
     const dir = tmpDir();
     try {
@@ -200,7 +271,20 @@ describe('graphs in native memory (NativeCsr)', () => {
     const tree = wm.graph.sampleFixedTree(dev, seeds.subarray(0, 256), [5, 3], {seed: 2});
     expect(tree.depths[2].size).to.equal(256 * 5 * 3);
     tree.dispose();
-    expect(() => dev.randomWalks(tf.tensor1d([0], 'int32'), 3)).to.throw(/int32 offsets \(a CsrGraph\) only/);
+    // Walks and negative pairs over the int64 offsets on the GPU: the host's draws.
+    const starts = tf.tensor1d(seeds.subarray(0, 1024), 'int32');
+    for (const opts of [{seed: 5}, {p: 0.5, q: 2, seed: 6}]) {
+      const walks = dev.randomWalks(starts, 8, opts);
+      expect(Array.from(walks.dataSync()), JSON.stringify(opts)).to.deep.equal(
+        Array.from(wm.graph.randomWalks(g, seeds.subarray(0, 1024), 8, opts)),
+      );
+      walks.dispose();
+    }
+    const neg = wm.graph.deviceNegativePairs(dev, 5000, {seed: 9});
+    const hostNeg = wm.graph.sampleNegativePairs(g, 5000, {seed: 9});
+    expect(Array.from(neg.src.dataSync())).to.deep.equal(Array.from(hostNeg.src));
+    expect(Array.from(neg.dst.dataSync())).to.deep.equal(Array.from(hostNeg.dst));
+    tf.dispose([starts, neg.src, neg.dst]);
     dev.dispose();
     g.free();
   });
@@ -264,6 +348,16 @@ describe('graphs in native memory (NativeCsr)', () => {
       }
     tf.dispose([s, feat, mean]);
     tree.dispose();
+    const hostWalks = wm.graph.randomWalks(g, seeds.subarray(0, 2048), 6, {p: 0.5, q: 2, seed: 3});
+    // Walks and negative pairs on the GPU over offsets past 2^31: the host's draws.
+    const starts = tf.tensor1d(seeds.subarray(0, 2048), 'int32');
+    const walks = dev.randomWalks(starts, 6, {p: 0.5, q: 2, seed: 3});
+    expect(Array.from(walks.dataSync()).every((x, i) => x === hostWalks[i])).to.equal(true);
+    const neg = wm.graph.deviceNegativePairs(dev, 100000, {seed: 9});
+    const hostNeg = wm.graph.sampleNegativePairs(g, 100000, {seed: 9});
+    expect(Array.from(neg.src.dataSync()).every((x, i) => x === hostNeg.src[i])).to.equal(true);
+    expect(Array.from(neg.dst.dataSync()).every((x, i) => x === hostNeg.dst[i])).to.equal(true);
+    tf.dispose([starts, walks, neg.src, neg.dst]);
     console.log(
       `      big graph: ${n} vertices, ${g.numEdges} entries (${(g.bytes / 1e9).toFixed(1)} GB), built in ${buildSeconds.toFixed(1)} s, ` +
         `copied to the GPU in ${uploadSeconds.toFixed(1)} s`,

@@ -41,7 +41,8 @@ Int32Source int32Source(const Args& a, size_t i, const char* name) {
 }
 
 // The host CSR: a NativeGraph in place of rowPtr (colIdx then unused), or rowPtr [numVertices + 1]
-// (int32 source, or BigInt64Array) and colIdx (its length is nnz).
+// (int32 source, BigInt64Array, or continuous host WholeMemory of 8-byte rows: int64 offsets) and
+// colIdx (its length is nnz).
 struct HostCsr {
   const int32_t* rowPtr32 = nullptr;
   const int64_t* rowPtr64 = nullptr;
@@ -62,6 +63,12 @@ struct HostCsr {
     if (a.kind(0) == Args::Kind::Typed && a.rawTyped(0).element == Args::Element::BigInt64) {
       if (a.rawTyped(0).length != numVertices + 1) a.reject(0, "rowPtr", "must hold numVertices + 1 entries");
       rowPtr64 = static_cast<const int64_t*>(a.rawTyped(0).data);
+      return;
+    }
+    if (wm::HostWholeMemory* m = a[0].IsObject() && !a[0].IsTypedArray() ? unwrapHostMemory(a[0]) : nullptr;
+        m && m->continuousBase() && m->rowBytes() == 8) {
+      if (m->rows() != numVertices + 1) a.reject(0, "rowPtr", "must hold numVertices + 1 entries");
+      rowPtr64 = reinterpret_cast<const int64_t*>(m->continuousBase());
       return;
     }
     const Int32Source r = int32Source(a, 0, "rowPtr");
@@ -137,7 +144,7 @@ wm::WalkBias walkBias(const Args& a, size_t i) {
   return {f("back"), f("near"), f("far"), o.Get("uniform").ToBoolean()};
 }
 
-// randomWalks(rowPtr, colIdx, numVertices, starts, n, length, seed, bias, out, errorFlag)
+// randomWalks(rowPtr, colIdx, numVertices, starts, n, length, seed, bias, out, errorFlag, wideOffsets?)
 //   -> on the host, the first bad start's position or -1
 Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -147,13 +154,15 @@ Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
     const wm::WalkBias bias = walkBias(a, 7);
     if (a[3].IsTypedArray()) {
       const HostCsr g(a, numVertices);
-      if (!g.rowPtr32) a.reject(0, "rowPtr", "must have int32 offsets: random walks over 64-bit offsets are not implemented");
-      return Napi::Number::New(
-          info.Env(), static_cast<double>(wm::host::randomWalks(g.rowPtr32, g.colIdx, g.nnz, numVertices, a.ints(3, "starts", n), n,
-                                                                static_cast<int>(length), seed, bias, a.ints(8, "out", n * length))));
+      const int32_t* starts = a.ints(3, "starts", n);
+      int32_t* out = a.ints(8, "out", n * length);
+      return Napi::Number::New(info.Env(), static_cast<double>(g.visit([&](auto rowPtr) {
+                                 return wm::host::randomWalks(rowPtr, g.colIdx, g.nnz, numVertices, starts, n, static_cast<int>(length),
+                                                              seed, bias, out);
+                               })));
     }
     wm::randomWalks(a.address(0, "rowPtr"), a.address(1, "colIdx"), numVertices, a.address(3, "starts"), n, static_cast<int>(length), seed,
-                    bias, a.address(8, "out"), a.address(9, "errorFlag"));
+                    bias, a.address(8, "out"), a.address(9, "errorFlag"), a.flag(10, "wideOffsets"));
     return info.Env().Undefined();
   });
 }

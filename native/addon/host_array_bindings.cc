@@ -23,8 +23,8 @@ Napi::FunctionReference* textColumnsCtor = nullptr;
 
 size_t elementBytes(const std::string& dtype) {
   if (dtype == "int32" || dtype == "float32") return 4;
-  if (dtype == "float64") return 8;
-  wm::fail("HostArray: dtype must be int32, float32 or float64, got '" + dtype + "'");
+  if (dtype == "float64" || dtype == "int64") return 8;
+  wm::fail("HostArray: dtype must be int32, int64, float32 or float64, got '" + dtype + "'");
 }
 
 // The longest typed array this Node makes (buffer.constants.MAX_LENGTH elements of one byte).
@@ -247,6 +247,7 @@ Napi::Value viewPages(Napi::Env env, std::shared_ptr<const PageArray> pages, con
                                                env, data, bytes, [](Napi::Env, void*, Held* h) { delete h; }, new Held{std::move(pages)});
   if (dtype == "int32") return Napi::Int32Array::New(env, static_cast<size_t>(length), buffer, 0);
   if (dtype == "float32") return Napi::Float32Array::New(env, static_cast<size_t>(length), buffer, 0);
+  if (dtype == "int64") return Napi::BigInt64Array::New(env, static_cast<size_t>(length), buffer, 0);
   return Napi::Float64Array::New(env, static_cast<size_t>(length), buffer, 0);
 }
 

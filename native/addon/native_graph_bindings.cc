@@ -37,6 +37,8 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
                            InstanceMethod("neighbors", &NativeGraphWrap::Neighbors),
                            InstanceMethod("rows", &NativeGraphWrap::Rows),
                            InstanceMethod("columns", &NativeGraphWrap::Columns),
+                           InstanceMethod("offsets", &NativeGraphWrap::Offsets),
+                           InstanceMethod("firstUnsortedRow", &NativeGraphWrap::FirstUnsortedRow),
                            InstanceMethod("copyToDevice", &NativeGraphWrap::CopyToDevice),
                            InstanceMethod("free", &NativeGraphWrap::Free),
                        });
@@ -161,6 +163,21 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
       // The view shares ownership of the graph: an aliasing pointer to its column pages.
       auto owner = std::shared_ptr<const wm::host::PageArray>(pages_, &g.columnPages());
       return wmnapi::viewPages(info.Env(), owner, "int32", g.numEdges());
+    });
+  }
+
+  // firstUnsortedRow() -> the first vertex whose neighbours are not in ascending order, or -1
+  Napi::Value FirstUnsortedRow(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(),
+                   [&]() -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).firstUnsortedRow())); });
+  }
+
+  // offsets() -> BigInt64Array [numVertices + 1] viewing the graph's row offsets (no copy)
+  Napi::Value Offsets(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      const NativeGraph& g = get(info.Env());
+      auto owner = std::shared_ptr<const wm::host::PageArray>(pages_, &g.offsetPages());
+      return wmnapi::viewPages(info.Env(), owner, "int64", g.numVertices() + 1);
     });
   }
 

@@ -7,7 +7,8 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
 import {NativeCsr} from './native_csr';
-import {checkNegatives, checkSampleArgs, exhaustedError, SampleOptions, sampleOnDevice, VertexMap} from './native_sampling';
+import {checkNegatives, exhaustedError} from './negative_pairs';
+import {checkSampleArgs, SampleOptions, sampleOnDevice, VertexMap} from './native_sampling';
 import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
 
 function gpuBackend(what: string): WholeMemoryBackend {
@@ -83,7 +84,7 @@ export class DeviceCsr {
   /** Walks from starts on the GPU: an int32 tensor [starts.size, length] (see wm.graph.randomWalks). */
   randomWalks(starts: tf.Tensor1D, length: number, opts: WalkOptions = {}): tf.Tensor2D {
     this.live('randomWalks');
-    checkGraph(this.smallGraph('randomWalks'), opts, 'DeviceCsr.randomWalks');
+    checkGraph(this.graph, opts, 'DeviceCsr.randomWalks');
     return walkOnDevice(
       gpuBackend('DeviceCsr.randomWalks'),
       this.rowPtr,
@@ -93,14 +94,7 @@ export class DeviceCsr {
       length,
       opts,
       'DeviceCsr.randomWalks',
-    );
-  }
-
-  /** @internal The CsrGraph this was made from; walks and negative pairs read int32 offsets only. */
-  smallGraph(what: string): CsrGraph {
-    if (this.graph instanceof CsrGraph) return this.graph;
-    throw new Error(
-      `DeviceCsr.${what}: implemented for int32 offsets (a CsrGraph) only; this graph is a NativeCsr of ${this.numEdges} entries`,
+      this.wideOffsets,
     );
   }
 
@@ -121,11 +115,12 @@ export class DeviceCsr {
 export function deviceNegativePairs(csr: DeviceCsr, count: number, opts: {seed?: number} = {}): {src: tf.Tensor1D; dst: tf.Tensor1D} {
   const b = gpuBackend('deviceNegativePairs');
   const seed = opts.seed ?? 0;
-  const graph = csr.smallGraph('negativePairs');
-  checkNegatives(graph, count, seed);
+  checkNegatives(csr.graph, count, seed);
   const src = b.makeDeviceOutput([count], 'int32'),
     dst = b.makeDeviceOutput([count], 'int32');
-  const exhausted = count ? graphNative().negativePairs(csr.rowPtr, csr.colIdx, graph.numVertices, count, seed, src.ptr, dst.ptr) : 0;
+  const exhausted = count
+    ? graphNative().negativePairs(csr.rowPtr, csr.colIdx, csr.numVertices, count, seed, src.ptr, dst.ptr, csr.wideOffsets)
+    : 0;
   const out = {
     src: tf.engine().makeTensorFromTensorInfo(src.info) as tf.Tensor1D,
     dst: tf.engine().makeTensorFromTensorInfo(dst.info) as tf.Tensor1D,

@@ -13,6 +13,7 @@ import {RmatOptions, rmatParams} from './rmat';
 
 export class NativeCsr {
   private graph: NativeGraph | undefined;
+  private sortedRows = false;
 
   private constructor(graph: NativeGraph) {
     this.graph = graph;
@@ -26,6 +27,14 @@ export class NativeCsr {
     if (edges.src.length !== edges.dst.length)
       throw new RangeError(`NativeCsr.fromEdges: src and dst differ in length (${edges.src.length} and ${edges.dst.length})`);
     return new NativeCsr(graphNative().graphFromEdges(edges.numVertices, edges.src, edges.dst, opts.symmetric));
+  }
+
+  /**
+   * CSR arrays copied as they are (rows keep their order): offsets must run from 0 to colIdx.length
+   * without decreasing, and every column must be a vertex (refused by position otherwise).
+   */
+  static fromCsr(rowPtr: Int32Array, colIdx: Int32Array): NativeCsr {
+    return new NativeCsr(graphNative().graphFromCsr(rowPtr, colIdx));
   }
 
   /**
@@ -99,6 +108,23 @@ export class NativeCsr {
   /** A copy of v's neighbours, ascending. */
   neighbors(v: number): Int32Array {
     return this.handle().neighbors(this.vertex(v, 'neighbors'));
+  }
+
+  /** Whether every row's neighbours are in ascending order (the builders sort them; fromCsr and files need not). */
+  hasSortedRows(): boolean {
+    if (!this.sortedRows) this.sortedRows = this.handle().firstUnsortedRow() < 0;
+    return this.sortedRows;
+  }
+
+  /** Throws unless hasSortedRows(): negative sampling and node2vec walks search rows by bisection. */
+  requireSortedRows(what: string): this {
+    if (this.hasSortedRows()) return this;
+    const v = this.handle().firstUnsortedRow();
+    const row = this.neighbors(v);
+    throw new RangeError(
+      `${what}: the neighbours of vertex ${v} are not in ascending order (${Array.from(row.subarray(0, 8))}${row.length > 8 ? ', ...' : ''}); ` +
+        'build the graph with NativeCsr.fromEdges or sort each row',
+    );
   }
 
   /** The graph as Int32Array CSR (a copy); refused past 2^31 - 1 edges, which Int32Array offsets cannot hold. */

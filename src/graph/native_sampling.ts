@@ -8,7 +8,6 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import type {HostInt32Source, RowPtrSource} from '../native/addon';
 import {knownValid} from '../backend/index_validation';
 import {CsrGraph} from './csr';
-import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
 import {badSeed, launchForVertices} from './seeds';
 import {graphNative} from '../native/domains';
 import {int32Ids} from '../util/arrays';
@@ -203,34 +202,4 @@ export class VertexMap {
     if (this.ptr !== 0) (tf.backend() as WholeMemoryBackend).freeDevice(this.ptr);
     this.ptr = 0;
   }
-}
-
-/** @internal */
-export function checkNegatives(g: CsrGraph, count: number, seed: number): void {
-  g.requireSortedRows('sampleNegativePairs');
-  if (g.numVertices < 2) throw new RangeError('sampleNegativePairs: the graph needs at least two vertices');
-  if (!Number.isInteger(count) || count < 0)
-    throw new RangeError(`sampleNegativePairs: count must be a non-negative integer, got ${count}`);
-  if (!Number.isSafeInteger(seed) || seed < 0)
-    throw new RangeError(`sampleNegativePairs: seed must be a non-negative integer, got ${seed}`);
-}
-
-/** @internal */
-export function exhaustedError(n: number): Error {
-  return new Error(`sampleNegativePairs: ${n} pair(s) found only edges in every try; the graph is too dense for negative sampling`);
-}
-
-/**
- * `count` uniform pairs u != v that are not edges (rows' neighbours must be
- * sorted, as CsrGraph.fromEdges makes them), drawn natively from a
- * counter-based hash: the CPU and DeviceCsr.negativePairs return the same pairs.
- */
-export function sampleNegativePairs(g: CsrGraph, count: number, opts: {seed?: number} = {}): {src: Int32Array; dst: Int32Array} {
-  const seed = opts.seed ?? 0;
-  checkNegatives(g, count, seed);
-  const src = new Int32Array(count),
-    dst = new Int32Array(count);
-  const exhausted = graphNative().negativePairs(g.rowPtr, g.colIdx, g.numVertices, count, seed, src, dst);
-  if (exhausted > 0) throw exhaustedError(exhausted);
-  return {src, dst};
 }

@@ -5,9 +5,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {HostInt32Source, WalkBias} from '../native/addon';
+import type {HostInt32Source, RowPtrSource, WalkBias} from '../native/addon';
 import {markValid, validRows} from '../backend/index_validation';
 import {CsrGraph} from './csr';
+import {NativeCsr} from './native_csr';
 import {badSeed, launchForVertices} from './seeds';
 import {graphNative} from '../native/domains';
 import {int32Ids} from '../util/arrays';
@@ -59,8 +60,8 @@ export function walkTensor(walks: Int32Array, length: number, numVertices: numbe
 
 /** @internal Walks over a graph's arrays on the host: [starts.length * length], row-major. */
 export function walkOnHost(
-  rowPtr: HostInt32Source,
-  colIdx: HostInt32Source,
+  rowPtr: RowPtrSource,
+  colIdx: HostInt32Source | null,
   numVertices: number,
   starts: Int32Array,
   length: number,
@@ -76,7 +77,10 @@ export function walkOnHost(
   return out;
 }
 
-/** @internal Walks over a graph's arrays at device addresses: an int32 tensor [starts.size, length]. */
+/**
+ * @internal Walks over a graph's arrays at device addresses (int64 row offsets when wideOffsets, else
+ * int32): an int32 tensor [starts.size, length].
+ */
 export function walkOnDevice(
   b: WholeMemoryBackend,
   rowPtr: number,
@@ -86,6 +90,7 @@ export function walkOnDevice(
   length: number,
   opts: WalkOptions,
   what: string,
+  wideOffsets = false,
 ): tf.Tensor2D {
   const {bias, seed} = walkBias(what, length, opts);
   if (starts.dtype !== 'int32') throw new TypeError(`${what}: starts must be int32, got ${starts.dtype}`);
@@ -93,7 +98,8 @@ export function walkOnDevice(
   const n = starts.size;
   const {info, ptr} = b.makeDeviceOutput([n, length], 'int32');
   const sp = n ? b.devicePtr(starts) : 0;
-  const launch = (flag: number) => graphNative().randomWalks(rowPtr, colIdx, numVertices, sp, n, length, seed, bias, ptr, flag);
+  const launch = (flag: number) =>
+    graphNative().randomWalks(rowPtr, colIdx, numVertices, sp, n, length, seed, bias, ptr, flag, wideOffsets);
   const bad = launchForVertices(b, starts, numVertices, launch);
   const walks = tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
   if (bad >= 0) {
@@ -110,18 +116,29 @@ export function walkOnDevice(
  * first), on the host: an Int32Array [starts.length * length], walk i at
  * [i * length, (i + 1) * length). Uniform (DeepWalk) by default; p and q give
  * node2vec's second-order walks (rows must be sorted, as fromEdges makes
- * them). A vertex without neighbours keeps the walk where it is.
+ * them). A vertex without neighbours keeps the walk where it is. The graph's
+ * offsets may be int32 (a CsrGraph) or int64 (a NativeCsr, read in place).
  */
-export function randomWalks(g: CsrGraph, starts: Int32Array | ArrayLike<number>, length: number, opts: WalkOptions = {}): Int32Array {
+export function randomWalks(
+  g: CsrGraph | NativeCsr,
+  starts: Int32Array | ArrayLike<number>,
+  length: number,
+  opts: WalkOptions = {},
+): Int32Array {
   checkGraph(g, opts, 'randomWalks');
-  return walkOnHost(g.rowPtr, g.colIdx, g.numVertices, int32Ids(starts, 'randomWalks: starts'), length, opts, 'randomWalks');
+  const ids = int32Ids(starts, 'randomWalks: starts');
+  return g instanceof NativeCsr
+    ? walkOnHost(g.handle(), null, g.numVertices, ids, length, opts, 'randomWalks')
+    : walkOnHost(g.rowPtr, g.colIdx, g.numVertices, ids, length, opts, 'randomWalks');
 }
 
-/** @internal Validates g (and, for node2vec's p and q, its row order) once. */
-export function checkGraph(g: CsrGraph, opts: WalkOptions, what: string): void {
+/**
+ * @internal Validates g (and, for node2vec's p and q, its row order) once; a NativeCsr's arrays were
+ * checked when it was built or loaded.
+ */
+export function checkGraph(g: CsrGraph | NativeCsr, opts: WalkOptions, what: string): void {
   if (secondOrder(opts)) g.requireSortedRows(what);
-  else g.validate(what);
-  if (g.numEdges > 2 ** 31 - 1) throw new RangeError(`${what}: graphs past 2^31 edges need 64-bit offsets (not built yet)`);
+  else if (g instanceof CsrGraph) g.validate(what);
 }
 
 /**

@@ -2,6 +2,9 @@
 // in continuous WholeMemory, spread over the ranks' GPUs (or shared host
 // memory), sampled in place by the same kernels as a local graph — on the
 // GPU over NVLink (or the bus, for host memory), on the CPU by the C++ core.
+// From a CsrGraph the row offsets are int32; from a NativeCsr they are int64
+// (rows of two int32 words, so a rank's slice never splits an offset) and the
+// columns are written from the native graph's pages without a copy.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
@@ -10,6 +13,7 @@ import {deviceStatus} from '../native/device';
 import type {Communicator} from '../memory/communicator';
 import type {MemoryLocation, WholeMemoryTensor} from '../memory/whole_memory_tensor';
 import {CsrGraph} from './csr';
+import {NativeCsr} from './native_csr';
 import {sampleOnDevice, sampleOnHost, SampleOptions, VertexMap} from './native_sampling';
 import {secondOrder, walkOnDevice, walkOnHost, WalkOptions, walkTensor} from './random_walk';
 
@@ -24,6 +28,8 @@ export class WholeMemoryCsr {
     readonly numEdges: number,
     readonly location: MemoryLocation,
     private readonly sortedRows: boolean,
+    /** Whether the row offsets are int64 (the graph was a NativeCsr). */
+    readonly wideOffsets: boolean,
   ) {
     this.vertexMap = new VertexMap(numVertices);
   }
@@ -32,8 +38,9 @@ export class WholeMemoryCsr {
    * Collective: every rank passes the same graph (each writes only its own
    * rows; afterwards the local copy may be dropped).
    */
-  static create(comm: Communicator, graph: CsrGraph, opts: {location?: MemoryLocation} = {}): WholeMemoryCsr {
-    graph.validate('WholeMemoryCsr.create');
+  static create(comm: Communicator, graph: CsrGraph | NativeCsr, opts: {location?: MemoryLocation} = {}): WholeMemoryCsr {
+    if (graph instanceof CsrGraph) graph.validate('WholeMemoryCsr.create');
+    const wide = graph instanceof NativeCsr;
     const location = opts.location ?? (deviceStatus().gpu ? 'device' : 'host');
     const sizes = comm.allgatherJson([graph.numVertices, graph.numEdges], 'graph sizes');
     sizes.forEach(([v, e], r) => {
@@ -43,18 +50,34 @@ export class WholeMemoryCsr {
         );
       }
     });
-    const put = (values: Int32Array) => {
-      const t = comm.malloc({type: 'continuous', location, shape: [Math.max(values.length, 1)], dtype: 'int32'});
+    // values: rows of `width` int32 words; each rank writes its own rows.
+    const put = (values: Int32Array, width: number) => {
+      const rows = values.length / width;
+      const t = comm.malloc({type: 'continuous', location, shape: width === 1 ? [Math.max(rows, 1)] : [rows, width], dtype: 'int32'});
       const {first, count} = t.localRange;
-      const mine = new Int32Array(count);
-      mine.set(values.subarray(first, Math.min(values.length, first + count)));
-      t.writeLocal(mine);
+      const end = Math.min(rows, first + count);
+      if (end - first === count) t.writeLocal(values.subarray(first * width, end * width));
+      else {
+        const mine = new Int32Array(count * width);
+        mine.set(values.subarray(first * width, end * width));
+        t.writeLocal(mine);
+      }
       return t;
     };
-    const rowPtr = put(graph.rowPtr),
-      colIdx = put(graph.colIdx);
+    let rowPtr: WholeMemoryTensor;
+    if (graph instanceof NativeCsr) {
+      const offsets = graph.handle().offsets();
+      rowPtr = put(new Int32Array(offsets.buffer, offsets.byteOffset, offsets.length * 2), 2);
+    } else rowPtr = put(graph.rowPtr, 1);
+    let colIdx: WholeMemoryTensor;
+    try {
+      colIdx = put(graph instanceof NativeCsr ? graph.handle().columns() : graph.colIdx, 1);
+    } catch (e) {
+      rowPtr.free();
+      throw e;
+    }
     comm.barrier();
-    return new WholeMemoryCsr(rowPtr, colIdx, graph.numVertices, graph.numEdges, location, graph.hasSortedRows());
+    return new WholeMemoryCsr(rowPtr, colIdx, graph.numVertices, graph.numEdges, location, graph.hasSortedRows(), wide);
   }
 
   private address(t: WholeMemoryTensor): number {
@@ -81,7 +104,17 @@ export class WholeMemoryCsr {
     if (!Number.isInteger(fanout) || fanout < 0) throw new RangeError(`sample: fanout must be a non-negative integer, got ${fanout}`);
     const b = tf.backend() as WholeMemoryBackend;
     if (b.gpu)
-      return sampleOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, seeds, fanout, opts, 'sample');
+      return sampleOnDevice(
+        b,
+        this.address(this.rowPtr),
+        this.address(this.colIdx),
+        this.numVertices,
+        seeds,
+        fanout,
+        opts,
+        'sample',
+        this.wideOffsets,
+      );
     const h = this.onHost('sample', seeds, 'seeds');
     const got = sampleOnHost(h.rowPtr, h.colIdx, this.numVertices, h.ids, fanout, opts, 'sample');
     return {ids: tf.tensor1d(got.ids, 'int32'), offsets: got.offsets && tf.tensor1d(got.offsets, 'int32')};
@@ -99,7 +132,17 @@ export class WholeMemoryCsr {
     }
     const b = tf.backend() as WholeMemoryBackend;
     if (b.gpu)
-      return walkOnDevice(b, this.address(this.rowPtr), this.address(this.colIdx), this.numVertices, starts, length, opts, 'randomWalks');
+      return walkOnDevice(
+        b,
+        this.address(this.rowPtr),
+        this.address(this.colIdx),
+        this.numVertices,
+        starts,
+        length,
+        opts,
+        'randomWalks',
+        this.wideOffsets,
+      );
     const h = this.onHost('randomWalks', starts, 'starts');
     const walks = walkOnHost(h.rowPtr, h.colIdx, this.numVertices, h.ids, length, opts, 'randomWalks');
     return walkTensor(walks, length, this.numVertices);

@@ -177,7 +177,16 @@ export class WholeMemoryTensor {
     if (data.length !== this.localRange.count * this.rowElements) {
       throw new RangeError(`writeLocal: expected ${this.localRange.count * this.rowElements} values, got ${data.length}`);
     }
-    this.live('writeLocal').writeLocal(this.dtype === 'float32' ? Float32Array.from(data) : Int32Array.from(data));
+    // Typed arrays of the tensor's own type go as they are (a rank's slice of a graph is large).
+    const typed =
+      this.dtype === 'float32'
+        ? data instanceof Float32Array
+          ? data
+          : Float32Array.from(data)
+        : data instanceof Int32Array
+          ? data
+          : Int32Array.from(data);
+    this.live('writeLocal').writeLocal(typed);
   }
 
   private checkIndices(what: string, idx: Int32Array): void {

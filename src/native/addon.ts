@@ -219,8 +219,8 @@ export interface NativeBindings {
   /** Adam over many tensors: 7 addresses per tensor (param, grad, m, v, outParam, outM, outV), one size per tensor. */
   denseAdam(buffers: Buf[], sizes: number[], ...scalars: AdamScalars): void;
   randomWalks(
-    rowPtr: CsrSource,
-    colIdx: CsrSource,
+    rowPtr: RowPtrSource,
+    colIdx: CsrSource | null,
     numVertices: number,
     starts: Buf,
     n: number,
@@ -229,6 +229,7 @@ export interface NativeBindings {
     bias: WalkBias,
     out: Buf,
     errorFlag: OptBuf,
+    wideOffsets?: boolean,
   ): number | undefined;
   /** Shared buffers: a whole cudaMalloc allocation and its CUDA IPC handle (hex). */
   sharedDeviceAlloc(bytes: number): {ptr: number; handle: string};

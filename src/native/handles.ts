@@ -83,6 +83,10 @@ export interface NativeGraph {
   copyCsr(rowPtr: Int32Array, colIdx: Int32Array | null): void;
   /** The columns as an Int32Array viewing native memory (no copy; it keeps the pages alive). */
   columns(): Int32Array;
+  /** The row offsets as a BigInt64Array viewing native memory (no copy; it keeps the pages alive). */
+  offsets(): BigInt64Array;
+  /** The first vertex whose neighbours are not in ascending order, or -1 (a parallel pass over the columns). */
+  firstUnsortedRow(): number;
   /** Rows [first, first + count): offsets from 0 and their columns (copies). */
   rows(first: number, count: number): {offsets: Int32Array; columns: Int32Array};
   degrees(vertices: Int32Array, n: number, out: Int32Array): void;

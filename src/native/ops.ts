@@ -16,6 +16,8 @@ export const enum NativeDType {
  * Every op of the addon takes either; all of one call's buffers live in one place.
  */
 export type Buf = number | Float32Array | Int32Array | Uint8Array;
+/** Row offsets on the host: int32, or int64 (a native graph's, viewed in place; wideOffsets). */
+export type OffsetsBuf = Buf | BigInt64Array;
 /** An optional buffer: 0 (device) or null (host) for none. */
 export type OptBuf = Buf | null;
 
@@ -92,7 +94,16 @@ export interface NativeOps {
   /** y = act(y + bias) in place; its gradient dz and the bias gradient (kernels/ops.h). */
   biasActivation(y: Buf, bias: Buf, rows: number, cols: number, relu: boolean): void;
   biasActivationGrad(dy: Buf, y: Buf, rows: number, cols: number, relu: boolean, dz: Buf, dBias: Buf): void;
-  negativePairs(rowPtr: Buf, colIdx: Buf, numVertices: number, count: number, seed: number, src: Buf, dst: Buf): number;
+  negativePairs(
+    rowPtr: OffsetsBuf,
+    colIdx: Buf,
+    numVertices: number,
+    count: number,
+    seed: number,
+    src: Buf,
+    dst: Buf,
+    wideOffsets?: boolean,
+  ): number;
   walkPairs(walks: Buf, n: number, length: number, window: number, center: Buf, context: Buf): void;
   randomVertices(count: number, numVertices: number, seed: number, out: Buf): void;
   unary(op: number, dtypeIn: NativeDType, dtypeOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;

@@ -18,7 +18,9 @@ WM_EHD void negativeDraw(uint64_t seed, int64_t i, int k, int64_t numVertices, i
 }
 
 // Whether u -> v is an edge (each row's neighbours sorted ascending).
-WM_EHD bool csrHasEdge(const int32_t* rowPtr, const int32_t* colIdx, int32_t u, int32_t v) {
+// Off: the row offsets' type, int32_t (graphs from JavaScript arrays) or int64_t (native graphs).
+template <typename Off>
+WM_EHD bool csrHasEdge(const Off* rowPtr, const int32_t* colIdx, int32_t u, int32_t v) {
   int64_t lo = rowPtr[u], hi = rowPtr[u + 1];
   while (lo < hi) {
     int64_t mid = (lo + hi) >> 1;
@@ -80,7 +82,9 @@ void neighborMean(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t 
 void neighborMeanGrad(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t dy, int64_t dim, uint64_t dx, int64_t numInputs);
 // count pairs u != v that are not edges; returns how many needed every try
 // (then the last draw stands) — 0 unless the graph is nearly complete.
-int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src, uint64_t dst);
+// wideOffsets: rowPtr holds int64 offsets (else int32).
+int64_t negativePairs(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, int64_t count, uint64_t seed, uint64_t src, uint64_t dst,
+                      bool wideOffsets);
 
 namespace host {
 // m R-MAT edges over 2^scale vertices, the draws of src/graph/rmat.ts.
@@ -88,7 +92,8 @@ void rmatEdges(int scale, int64_t m, double a, double b, double c, uint32_t seed
 int64_t uniqueInt32(const int32_t* x, int64_t n, int32_t* values, int32_t* inverse);
 void csrSpmm(const int32_t* rowPtr, const int32_t* colIdx, const float* weight, const float* rowScale, int64_t numRows, const float* x,
              int64_t dim, float* out);
-int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, int64_t count, uint64_t seed,
+template <typename Off>
+int64_t negativePairs(const Off* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, int64_t count, uint64_t seed,
                       int32_t* src, int32_t* dst);
 // The host versions of the graph attention passes above.
 void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src, const float* dst,

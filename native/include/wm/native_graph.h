@@ -51,12 +51,16 @@ class NativeGraph {
   const int64_t* rowPtr() const { return static_cast<const int64_t*>(rowPtr_.data()); }
   const int32_t* colIdx() const { return static_cast<const int32_t*>(colIdx_.data()); }
   const std::string& meta() const { return meta_; }
-  // The pages holding the columns (for views that share them).
+  // The pages holding the offsets and the columns (for views that share them).
+  const PageArray& offsetPages() const { return rowPtr_; }
   const PageArray& columnPages() const { return colIdx_; }
   // Bytes the arrays take: (numVertices + 1) * 8 + numEdges * 4.
   int64_t bytes() const { return (numVertices_ + 1) * 8 + numEdges_ * 4; }
   // A 64-bit digest of both arrays (the file records it).
   uint64_t checksum() const;
+  // The first vertex whose neighbours are not in ascending order, or -1 (node2vec's walks and negative
+  // pairs search rows by bisection). Checked in parallel on each call.
+  int64_t firstUnsortedRow() const;
 
  private:
   NativeGraph() = default;

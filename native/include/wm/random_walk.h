@@ -32,14 +32,16 @@ WM_EHD uint64_t walkHash(uint64_t seed, int64_t walk, int step, int k) {
   return sampleHash(seed ^ 0x77616c6bull, static_cast<uint64_t>(walk), (static_cast<uint64_t>(step) << 8) | static_cast<uint64_t>(k));
 }
 
-WM_EHD float walkWeight(const int32_t* rowPtr, const int32_t* colIdx, int32_t prev, int32_t x, const WalkBias& b) {
+template <typename Off>
+WM_EHD float walkWeight(const Off* rowPtr, const int32_t* colIdx, int32_t prev, int32_t x, const WalkBias& b) {
   if (x == prev) return b.back;
   return csrHasEdge(rowPtr, colIdx, prev, x) ? b.near : b.far;
 }
 
 // The vertex after cur (reached from prev; prev < 0 at the first step).
 // A vertex without neighbours keeps the walk where it is.
-WM_EHD int32_t walkStep(const int32_t* rowPtr, const int32_t* colIdx, int32_t prev, int32_t cur, uint64_t seed, int64_t walk, int step,
+template <typename Off>
+WM_EHD int32_t walkStep(const Off* rowPtr, const int32_t* colIdx, int32_t prev, int32_t cur, uint64_t seed, int64_t walk, int step,
                         const WalkBias& b) {
   int64_t start = rowPtr[cur], deg = rowPtr[cur + 1] - start;
   if (deg == 0) return cur;
@@ -71,7 +73,8 @@ WM_EHD int32_t walkStep(const int32_t* rowPtr, const int32_t* colIdx, int32_t pr
 }
 
 // Walk `walk` from v: out[0] = v, out[1 .. length) the vertices after it.
-WM_EHD void walkOne(const int32_t* rowPtr, const int32_t* colIdx, int32_t v, int64_t walk, int length, uint64_t seed, const WalkBias& b,
+template <typename Off>
+WM_EHD void walkOne(const Off* rowPtr, const int32_t* colIdx, int32_t v, int64_t walk, int length, uint64_t seed, const WalkBias& b,
                     int32_t* out) {
   int32_t prev = -1, cur = v;
   if (length > 0) out[0] = v;
@@ -121,8 +124,9 @@ void walkPairs(uint64_t walks, int64_t n, int length, int window, uint64_t cente
 // Device: out [n, length] (int32) = walks from starts[i]. Returns nothing; a
 // start outside [0, numVertices) sets errorFlag (when given) to the lowest
 // such position and its walk to zeros.
+// wideOffsets: rowPtr holds int64 offsets (else int32).
 void randomWalks(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t starts, int64_t n, int length, uint64_t seed,
-                 WalkBias bias, uint64_t out, uint64_t errorFlag);
+                 WalkBias bias, uint64_t out, uint64_t errorFlag, bool wideOffsets);
 
 // Device: out[i] = randomVertex(seed, i, numVertices) for i < count (int32).
 void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, uint64_t out);
@@ -131,7 +135,8 @@ namespace host {
 void walkPairs(const int32_t* walks, int64_t n, int length, int window, int32_t* center, int32_t* context);
 void randomVertices(int64_t count, int64_t numVertices, uint64_t seed, int32_t* out);
 // Returns the first start outside [0, numVertices) (nothing written) or -1.
-int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, const int32_t* starts, int64_t n,
+template <typename Off>
+int64_t randomWalks(const Off* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, const int32_t* starts, int64_t n,
                     int length, uint64_t seed, WalkBias bias, int32_t* out);
 }  // namespace host
 

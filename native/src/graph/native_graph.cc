@@ -244,6 +244,23 @@ std::unique_ptr<NativeGraph> NativeGraph::rmat(const RmatSpec& s) {
 
 uint64_t NativeGraph::checksum() const { return checksumWith(meta_); }
 
+int64_t NativeGraph::firstUnsortedRow() const {
+  const int64_t* rp = rowPtr();
+  const int32_t* c = colIdx();
+  std::atomic<int64_t> first{numVertices_};
+  parallelFor(numVertices_, 1 << 14, [&](int64_t b, int64_t e) {
+    for (int64_t v = b; v < e && v < first.load(std::memory_order_relaxed); ++v)
+      for (int64_t i = rp[v] + 1; i < rp[v + 1]; ++i)
+        if (c[i] < c[i - 1]) {
+          int64_t seen = first.load();
+          while (v < seen && !first.compare_exchange_weak(seen, v)) {
+          }
+          break;
+        }
+  });
+  return first == numVertices_ ? -1 : first.load();
+}
+
 // The file's checksum covers the offsets, the columns and the note as it will be read back.
 uint64_t NativeGraph::checksumWith(const std::string& meta) const {
   const uint64_t a = digest(rowPtr_.data(), static_cast<size_t>(numVertices_ + 1) * 8, 1);

@@ -8,10 +8,11 @@
 namespace wm {
 namespace host {
 
-int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, int64_t count, uint64_t seed,
+template <typename Off>
+int64_t negativePairs(const Off* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, int64_t count, uint64_t seed,
                       int32_t* src, int32_t* dst) {
   std::atomic<int64_t> exhausted{0};
-  const CsrGuard<int32_t> guard{rowPtr, numVertices, nnz};
+  const CsrGuard<Off> guard{rowPtr, numVertices, nnz};
   std::atomic<bool> changed{false};
   parallelFor(count, 4096, [&](int64_t begin, int64_t end) {
     int64_t mine = 0;
@@ -32,17 +33,28 @@ int64_t negativePairs(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz,
     }
     exhausted += mine;
   });
-  if (changed) CsrGuard<int32_t>::changed("negativePairs");
+  if (changed) CsrGuard<Off>::changed("negativePairs");
   return exhausted;
 }
+
+template int64_t negativePairs<int32_t>(const int32_t*, const int32_t*, int64_t, int64_t, int64_t, uint64_t, int32_t*, int32_t*);
+template int64_t negativePairs<int64_t>(const int64_t*, const int32_t*, int64_t, int64_t, int64_t, uint64_t, int32_t*, int32_t*);
 
 }  // namespace host
 }  // namespace wm
 
-// negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst) -> pairs that exhausted their tries
+// negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst, wideOffsets?) -> pairs that exhausted their tries
+// rowPtr: an Int32Array, or a BigInt64Array with wideOffsets (a native graph's offsets, viewed in place).
 WM_OP(negativePairs, Host, a) {
   const int64_t numVertices = a.count(2, "numVertices"), count = a.count(3, "count");
-  a.returns(static_cast<double>(wm::host::negativePairs(a.ints(0, "rowPtr", numVertices + 1), a.ints(1, "colIdx", 0), a.length(1, "colIdx"),
-                                                        numVertices, count, static_cast<uint64_t>(a.count(4, "seed")),
-                                                        a.ints(5, "src", count), a.ints(6, "dst", count))));
+  const int32_t* colIdx = a.ints(1, "colIdx", 0);
+  const int64_t nnz = a.length(1, "colIdx");
+  const uint64_t seed = static_cast<uint64_t>(a.count(4, "seed"));
+  int32_t* src = a.ints(5, "src", count);
+  int32_t* dst = a.ints(6, "dst", count);
+  const int64_t exhausted =
+      a.flag(7, "wideOffsets", false)
+          ? wm::host::negativePairs(a.longs(0, "rowPtr", numVertices + 1), colIdx, nnz, numVertices, count, seed, src, dst)
+          : wm::host::negativePairs(a.ints(0, "rowPtr", numVertices + 1), colIdx, nnz, numVertices, count, seed, src, dst);
+  a.returns(static_cast<double>(exhausted));
 }

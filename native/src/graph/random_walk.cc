@@ -15,12 +15,13 @@ namespace {
 constexpr int kGroup = 16;
 }  // namespace
 
-int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, const int32_t* starts, int64_t n,
+template <typename Off>
+int64_t randomWalks(const Off* rowPtr, const int32_t* colIdx, int64_t nnz, int64_t numVertices, const int32_t* starts, int64_t n,
                     int length, uint64_t seed, WalkBias bias, int32_t* out) {
   for (int64_t i = 0; i < n; ++i)
     if (starts[i] < 0 || starts[i] >= numVertices) return i;
   if (length == 0) return -1;
-  const CsrGuard<int32_t> guard{rowPtr, numVertices, nnz};
+  const CsrGuard<Off> guard{rowPtr, numVertices, nnz};
   std::atomic<bool> changed{false};
   parallelFor(n, 256, [&](int64_t b, int64_t e) {
     for (int64_t g0 = b; g0 < e; g0 += kGroup) {
@@ -47,9 +48,14 @@ int64_t randomWalks(const int32_t* rowPtr, const int32_t* colIdx, int64_t nnz, i
       }
     }
   });
-  if (changed) CsrGuard<int32_t>::changed("randomWalks");
+  if (changed) CsrGuard<Off>::changed("randomWalks");
   return -1;
 }
+
+template int64_t randomWalks<int32_t>(const int32_t*, const int32_t*, int64_t, int64_t, const int32_t*, int64_t, int, uint64_t, WalkBias,
+                                      int32_t*);
+template int64_t randomWalks<int64_t>(const int64_t*, const int32_t*, int64_t, int64_t, const int32_t*, int64_t, int, uint64_t, WalkBias,
+                                      int32_t*);
 
 }  // namespace host
 }  // namespace wm

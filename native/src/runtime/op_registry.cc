@@ -148,6 +148,10 @@ int32_t* OpArgs::ints(size_t i, const char* name, int64_t need) const {
   return static_cast<int32_t*>(exactly(*this, i, name, need, Element::Int32, "an Int32Array"));
 }
 
+int64_t* OpArgs::longs(size_t i, const char* name, int64_t need) const {
+  return static_cast<int64_t*>(exactly(*this, i, name, need, Element::BigInt64, "a BigInt64Array"));
+}
+
 float* OpArgs::floatsOrNull(size_t i, const char* name, int64_t need) const {
   const Kind k = kind(i);
   if (k == Kind::Missing || k == Kind::Null || (k == Kind::Number && rawNumber(i) == 0)) return nullptr;

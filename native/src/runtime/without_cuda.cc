@@ -83,7 +83,9 @@ void sharedDeviceFree(uint64_t) { noCuda("sharing GPU memory"); }
 uint64_t sharedDeviceOpen(const std::string&) { noCuda("opening shared GPU memory"); }
 void sharedDeviceClose(uint64_t) {}
 void denseAdam(const std::vector<AdamTensor<uint64_t>>&, const AdamScalars&) { noCuda("denseAdam"); }
-void randomWalks(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, WalkBias, uint64_t, uint64_t) { noCuda("randomWalks"); }
+void randomWalks(uint64_t, uint64_t, int64_t, uint64_t, int64_t, int, uint64_t, WalkBias, uint64_t, uint64_t, bool) {
+  noCuda("randomWalks");
+}
 bool ncclAvailable() { return false; }
 std::string ncclStatus() { return "built without CUDA"; }
 NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) { noCuda("NCCL"); }
