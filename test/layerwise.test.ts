@@ -6,7 +6,9 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {CsrGraph} from '../src/graph/csr';
+import {DeviceCsr} from '../src/graph/device_csr';
 import {NativeCsr} from '../src/graph/native_csr';
+import type {LayerwiseGraph} from '../src/nn/layerwise';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import type {LayerwiseProgress} from '../src/nn/layerwise';
 import {rng} from './helpers';
@@ -29,6 +31,20 @@ function randomGraph(n: number, m: number, seed: number): {csr: CsrGraph; src: I
     dst[e] = Math.floor(r() * (n - 3));
   }
   return {csr: CsrGraph.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true}), src, dst};
+}
+
+/** The graph as arrays and natively, and with a GPU both copied there (blocks then built on the GPU). */
+function graphsOf(csr: CsrGraph, native: NativeCsr): LayerwiseGraph[] {
+  return wm.deviceInfo().gpu ? [csr, native, new DeviceCsr(csr), new DeviceCsr(native)] : [csr, native];
+}
+
+function nameOf(g: LayerwiseGraph): string {
+  const base = (x: CsrGraph | NativeCsr) => (x instanceof CsrGraph ? 'arrays' : 'native');
+  return g instanceof DeviceCsr ? `${base(g.graph)} on the GPU` : base(g);
+}
+
+function disposeGraphs(gs: LayerwiseGraph[]): void {
+  for (const g of gs) if (g instanceof DeviceCsr) g.dispose();
 }
 
 describe('layer-wise inference', function () {
@@ -59,15 +75,16 @@ describe('layer-wise inference', function () {
       embeddingLearningRate: 0.01,
     });
     const full = wm.nn.fullGraph(csr);
+    const graphs = graphsOf(csr, native);
     try {
       const want = tf.tidy(() => model.forwardFull(full)).dataSync() as Float32Array;
       const wantClasses = model.predict(full);
-      for (const graph of [csr, native]) {
+      for (const graph of graphs) {
         for (const batchSize of [1, 7, 64, n, n + 50]) {
           const seen: LayerwiseProgress[] = [];
           const logits = model.inferLayerwise(graph, {batchSize, onProgress: (p) => seen.push(p)});
           const all = logits.read(Int32Array.from({length: n}, (_, i) => i));
-          expectClose(all.dataSync(), want, 1e-5, `${graph instanceof CsrGraph ? 'arrays' : 'native'}, batch ${batchSize}`);
+          expectClose(all.dataSync(), want, 1e-5, `${nameOf(graph)}, batch ${batchSize}`);
           all.dispose();
           logits.dispose();
           const last = seen[seen.length - 1];
@@ -92,6 +109,7 @@ describe('layer-wise inference', function () {
       expect([emb.rows, emb.dim]).to.deep.equal([n, 16]);
       emb.dispose();
     } finally {
+      disposeGraphs(graphs);
       full.dispose();
       model.dispose();
       features.dispose();
@@ -121,19 +139,21 @@ describe('layer-wise inference', function () {
             ? new wm.nn.GatClassifier({...config, heads: 3})
             : new wm.nn.MlpClassifier(config);
       const full = wm.nn.fullGraph(csr);
+      const graphs = graphsOf(csr, native);
       try {
         const want = tf.tidy(() => model.forwardFull(full)).dataSync() as Float32Array;
-        for (const graph of [csr, native]) {
+        for (const graph of graphs) {
           for (const batchSize of [5, 64, n]) {
             const logits = model.inferLayerwise(graph, {batchSize});
             const all = logits.read(Int32Array.from({length: n}, (_, i) => i));
-            expectClose(all.dataSync(), want, 1e-5, `${kind}, ${graph instanceof CsrGraph ? 'arrays' : 'native'}, batch ${batchSize}`);
+            expectClose(all.dataSync(), want, 1e-5, `${kind}, ${nameOf(graph)}, batch ${batchSize}`);
             all.dispose();
             logits.dispose();
           }
         }
         expect(Array.from(model.predictLayerwise(native, {batchSize: 20}))).to.deep.equal(Array.from(model.predict(full)));
       } finally {
+        disposeGraphs(graphs);
         full.dispose();
         model.dispose();
         native.free();

@@ -13,6 +13,8 @@ import {graphNative} from '../native/domains';
 
 export type AggregateReduce = 'mean' | 'sum' | 'gcn';
 
+const EMPTY_COLUMNS = new Int32Array(1);
+
 /** @internal */
 export interface Csr {
   rowPtr: Int32Array;
@@ -161,6 +163,8 @@ export class CsrBlock {
   private readonly csr: Csr;
   private readonly derived = new Map<string, Csr>();
   private readonly device = new Map<Csr, DeviceCsrArrays>();
+  // Device copies by host array: products that share the block's offsets or columns upload them once.
+  private readonly uploaded = new Map<Int32Array | Float32Array, tf.Tensor>();
 
   /**
    * degrees: each column's degree in the whole graph (sampleSubgraph attaches them): 'gcn'
@@ -168,7 +172,25 @@ export class CsrBlock {
    */
   readonly degrees?: Int32Array;
 
-  constructor(rowPtr: Int32Array, colIdx: Int32Array, numCols: number, degrees?: Int32Array) {
+  /** trusted: @internal (see CsrBlock.trusted). */
+  constructor(
+    rowPtr: Int32Array,
+    colIdx: Int32Array,
+    numCols: number,
+    degrees?: Int32Array,
+    trusted?: {device?: {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D}},
+  ) {
+    if (trusted) {
+      this.degrees = degrees;
+      this.csr = {rowPtr, colIdx, numRows: rowPtr.length - 1, numCols};
+      const d = trusted.device;
+      if (d) {
+        this.uploaded.set(rowPtr, d.rowPtr);
+        if (colIdx.length) this.uploaded.set(colIdx, d.colIdx);
+        else d.colIdx.dispose();
+      }
+      return;
+    }
     if (!(rowPtr instanceof Int32Array) || !(colIdx instanceof Int32Array))
       throw new TypeError('CsrBlock: rowPtr and colIdx must be Int32Arrays');
     // Copies: the caller keeps its arrays and may change them; the block's
@@ -199,6 +221,21 @@ export class CsrBlock {
 
   static fromGraph(g: CsrGraph): CsrBlock {
     return new CsrBlock(g.rowPtr, g.colIdx, g.numVertices);
+  }
+
+  /**
+   * @internal A block made by native code whose output is in range by construction (the GPU's
+   * relabelling), taken without a copy or a check; `device` holds the same arrays already on the GPU
+   * (the block owns them from here).
+   */
+  static trusted(
+    rowPtr: Int32Array,
+    colIdx: Int32Array,
+    numCols: number,
+    degrees: Int32Array | undefined,
+    device?: {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D},
+  ): CsrBlock {
+    return new CsrBlock(rowPtr, colIdx, numCols, degrees, {device});
   }
 
   get numRows(): number {
@@ -237,13 +274,20 @@ export class CsrBlock {
   onDevice(c: Csr): DeviceCsrArrays {
     let d = this.device.get(c);
     if (!d) {
-      d = tf.tidy(() => ({
-        rowPtr: tf.keep(tf.tensor1d(c.rowPtr, 'int32')),
-        colIdx: tf.keep(tf.tensor1d(c.colIdx.length ? c.colIdx : new Int32Array(1), 'int32')),
-        edge: c.edge && c.edge.length ? tf.keep(tf.tensor1d(c.edge, 'int32')) : undefined,
-        weight: c.weight && c.weight.length ? tf.keep(tf.tensor1d(c.weight)) : undefined,
-        rowScale: c.rowScale && c.rowScale.length ? tf.keep(tf.tensor1d(c.rowScale)) : undefined,
-      }));
+      const up = (a: Int32Array | Float32Array | undefined): tf.Tensor | undefined => {
+        if (!a || !a.length) return undefined;
+        let t = this.uploaded.get(a);
+        if (!t) this.uploaded.set(a, (t = tf.tensor1d(a, a instanceof Int32Array ? 'int32' : 'float32')));
+        return t;
+      };
+      d = {
+        rowPtr: up(c.rowPtr)!,
+        // An empty block still passes an address.
+        colIdx: up(c.colIdx.length ? c.colIdx : EMPTY_COLUMNS)!,
+        edge: up(c.edge),
+        weight: up(c.weight),
+        rowScale: up(c.rowScale),
+      };
       this.device.set(c, d);
     }
     return d;
@@ -260,8 +304,9 @@ export class CsrBlock {
   }
 
   dispose(): void {
-    for (const d of this.device.values())
-      tf.dispose([d.rowPtr, d.colIdx, d.edge ?? [], d.weight ?? [], d.rowScale ?? [], d.splits?.array ?? []].flat());
+    for (const d of this.device.values()) d.splits?.array.dispose();
+    tf.dispose([...this.uploaded.values()]);
+    this.uploaded.clear();
     this.device.clear();
   }
 }

@@ -24,6 +24,7 @@ export const graphNative: Part<
   | 'rmat'
   | 'uniqueInt32'
   | 'relabelVertices'
+  | 'csrSliceOffsets'
   | 'csrSpmm'
   | 'neighborMean'
   | 'neighborMeanGrad'

@@ -104,6 +104,8 @@ export interface NativeOps {
     dst: Buf,
     wideOffsets?: boolean,
   ): number;
+  /** out [count + 1] int32: the offsets of rows [first, first + count) of a graph on the GPU, from 0. */
+  csrSliceOffsets(rowPtr: Buf, first: number, count: number, out: Buf, wideOffsets?: boolean): void;
   walkPairs(walks: Buf, n: number, length: number, window: number, center: Buf, context: Buf): void;
   randomVertices(count: number, numVertices: number, seed: number, out: Buf): void;
   unary(op: number, dtypeIn: NativeDType, dtypeOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;

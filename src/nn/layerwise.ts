@@ -7,13 +7,14 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {CsrBlock} from '../graph/aggregate';
-import type {CsrGraph} from '../graph/csr';
-import type {NativeCsr} from '../graph/native_csr';
-import {uniqueAndRelabel} from '../graph/subgraph';
+import {rowBlock, RowsGraph} from '../graph/row_blocks';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
 
-/** A graph whose rows a pass reads: JavaScript CSR arrays, or a graph in native memory (64-bit offsets). */
-export type LayerwiseGraph = CsrGraph | NativeCsr;
+/**
+ * A graph whose rows a pass reads: JavaScript CSR arrays, a graph in native memory (64-bit offsets),
+ * or either on the GPU (a DeviceCsr: each batch's block is then built there).
+ */
+export type LayerwiseGraph = RowsGraph;
 
 export interface LayerwiseProgress {
   /** The layer being computed (1-based) and how many there are. */
@@ -42,8 +43,8 @@ export interface LayerwiseOptions {
 export interface LayerwiseModel {
   /** Output width of each layer. */
   widths: number[];
-  /** The first layer's inputs for vertices `ids` [ids.length, inputWidth]. */
-  inputs(ids: Int32Array): tf.Tensor2D;
+  /** The first layer's inputs for vertices `ids` [ids.length, inputWidth] (ids on the host or the GPU). */
+  inputs(ids: Int32Array | tf.Tensor1D): tf.Tensor2D;
   /**
    * Layer l's outputs for the block's rows [block rows, width], from `h` (the previous outputs of
    * the block's columns; its first rows are the rows themselves, in order).
@@ -75,24 +76,19 @@ export function layerwiseInference(graph: LayerwiseGraph, model: LayerwiseModel,
       try {
         for (let first = 0; first < n; first += batch) {
           const count = Math.min(batch, n - first);
-          const {offsets, columns} = graph.rows(first, count);
-          // The rows first, so that they are the prefix of the block's columns.
-          const ids = new Int32Array(count + columns.length);
-          for (let i = 0; i < count; ++i) ids[i] = first + i;
-          ids.set(columns, count);
-          const {unique, inverse} = uniqueAndRelabel(ids);
-          // With the graph's degrees: GCN normalises by them (the columns' whole rows are not in the block).
-          const block = new CsrBlock(offsets, inverse.subarray(count), unique.length, graph.degrees(unique));
+          const rb = rowBlock(graph, first, count);
           try {
-            const rows = unique.subarray(0, count);
             const result = tf.tidy(() => {
-              const h = previous ? (previous.read(unique) as tf.Tensor2D) : model.inputs(unique);
-              return model.layer(l, h, block);
+              const h = previous ? (previous.read(rb.ids) as tf.Tensor2D) : model.inputs(rb.ids);
+              return model.layer(l, h, rb.block);
             });
-            out.write(rows, result);
+            out.write(
+              Int32Array.from({length: count}, (_, i) => first + i),
+              result,
+            );
             result.dispose();
           } finally {
-            block.dispose();
+            rb.dispose();
           }
           if (o.onProgress) {
             const done = l * n + first + count;

@@ -1,0 +1,99 @@
+// The block of a run of consecutive rows over their full neighbourhoods, the unit of layer-wise
+// inference: its columns are the rows themselves first (in order), then every other vertex they
+// reach, each once. On the host from the graph's rows; with the graph on the GPU (a DeviceCsr) built
+// there: the rows' columns read in place, relabelled through the graph's vertex map in a few launches
+// (no sort), and only the block's own arrays copied back for the products that need them.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {markValid} from '../backend/index_validation';
+import {graphNative} from '../native/domains';
+import {CsrBlock} from './aggregate';
+import {CsrGraph} from './csr';
+import {DeviceCsr} from './device_csr';
+import {NativeCsr} from './native_csr';
+import {uniqueAndRelabel} from './subgraph';
+
+/** A graph whose rows a pass reads: JavaScript CSR arrays, a graph in native memory, or either on the GPU. */
+export type RowsGraph = CsrGraph | NativeCsr | DeviceCsr;
+
+export interface RowBlock {
+  /** Row r aggregates the columns of vertex first + r; with the graph's degrees (GCN's normalisation). */
+  block: CsrBlock;
+  /** The block's columns as vertex ids, the rows first: a host array, or a tensor on the GPU. */
+  ids: Int32Array | tf.Tensor1D;
+  dispose(): void;
+}
+
+const MAX_ENTRIES = 2 ** 31 - 1;
+
+/** The block of rows [first, first + count) of `graph` (see the file's comment). */
+export function rowBlock(graph: RowsGraph, first: number, count: number): RowBlock {
+  if (!Number.isInteger(first) || !Number.isInteger(count) || first < 0 || count < 0 || first + count > graph.numVertices)
+    throw new RangeError(`rowBlock: rows [${first}, ${first + count}) must lie in [0, ${graph.numVertices})`);
+  if (graph instanceof DeviceCsr) return onDevice(graph, first, count);
+  const {offsets, columns} = graph.rows(first, count);
+  // The rows first, so that they are the prefix of the block's columns.
+  const ids = new Int32Array(count + columns.length);
+  for (let i = 0; i < count; ++i) ids[i] = first + i;
+  ids.set(columns, count);
+  const {unique, inverse} = uniqueAndRelabel(ids);
+  // With the graph's degrees: GCN normalises by them (the columns' whole rows are not in the block).
+  const block = new CsrBlock(offsets, inverse.subarray(count), unique.length, graph.degrees(unique));
+  return {block, ids: unique, dispose: () => block.dispose()};
+}
+
+function onDevice(dev: DeviceCsr, first: number, count: number): RowBlock {
+  const b = tf.backend() as WholeMemoryBackend;
+  const g = dev.graph;
+  const start = g instanceof NativeCsr ? g.handle().offsets() : g.rowPtr;
+  const base = Number(start[first]),
+    entries = Number(start[first + count]) - base;
+  if (entries + count > MAX_ENTRIES)
+    throw new RangeError(
+      `rowBlock: rows [${first}, ${first + count}) hold ${entries} entries; a block holds at most 2^31 - 1 with its rows: use fewer rows`,
+    );
+  const made: tf.Tensor[] = [];
+  try {
+    const rows = tf.range(first, first + count, 1, 'int32') as tf.Tensor1D;
+    made.push(rows);
+    const off = b.makeDeviceOutput([count + 1], 'int32');
+    const offsets = tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D;
+    made.push(offsets);
+    graphNative().csrSliceOffsets(dev.rowPtr, first, count, off.ptr, dev.wideOffsets);
+    const nb = b.makeDeviceOutput([entries], 'int32');
+    const neighbors = tf.engine().makeTensorFromTensorInfo(nb.info) as tf.Tensor1D;
+    made.push(neighbors);
+    const valuesPtr = b.allocDevice(Math.max(count + entries, 1) * 4);
+    let unique: number;
+    try {
+      unique = graphNative().relabelVertices(
+        count ? b.devicePtr(rows) : 0,
+        count,
+        dev.colIdx + 4 * base,
+        entries,
+        dev.numVertices,
+        dev.vertexMap.address(b),
+        valuesPtr,
+        nb.ptr,
+      );
+    } catch (e) {
+      b.freeDevice(valuesPtr);
+      throw e;
+    }
+    // The buffer holds room for every candidate; the tensor is its first `unique`.
+    const ids = tf.engine().makeTensorFromTensorInfo(b.adoptBuffer([unique], 'int32', {ptr: valuesPtr, bytes: unique * 4})) as tf.Tensor1D;
+    made.push(ids);
+    markValid(ids, dev.numVertices);
+    const hostIds = ids.dataSync() as Int32Array;
+    const block = CsrBlock.trusted(offsets.dataSync() as Int32Array, neighbors.dataSync() as Int32Array, unique, g.degrees(hostIds), {
+      rowPtr: offsets,
+      colIdx: neighbors,
+    });
+    rows.dispose();
+    return {block, ids, dispose: () => (block.dispose(), ids.dispose())};
+  } catch (e) {
+    tf.dispose(made);
+    throw e;
+  }
+}
