@@ -97,6 +97,21 @@ describe('graphs in native memory (NativeCsr)', () => {
     expect(() => NativeCsr.rmat({scale: 8, edgeFactor: NaN})).to.throw(/edgeFactor/);
   });
 
+  it('views of the offsets and columns, whole or a part, equal the arrays; a part past the end is refused', () => {
+    const edges = randomEdges(300, 2000, 9);
+    const ref = CsrGraph.fromEdges(edges, {symmetric: true});
+    const g = NativeCsr.fromEdges(edges, {symmetric: true});
+    const h = g.handle();
+    expect(Array.from(h.offsets(), Number)).to.deep.equal(Array.from(ref.rowPtr));
+    expect(Array.from(h.columns())).to.deep.equal(Array.from(ref.colIdx));
+    expect(Array.from(h.offsets(17, 40), Number)).to.deep.equal(Array.from(ref.rowPtr.subarray(17, 57)));
+    expect(Array.from(h.columns(101, 333))).to.deep.equal(Array.from(ref.colIdx.subarray(101, 434)));
+    expect(h.columns(ref.numEdges).length).to.equal(0);
+    expect(() => h.columns(10, ref.numEdges)).to.throw(/NativeGraph.columns: argument 1 \(count\) reaches/);
+    expect(() => h.offsets(301, 1)).to.throw(/NativeGraph.offsets: argument 1 \(count\) reaches 302, past the array's 301 entries/);
+    g.free();
+  });
+
   it('degree, degrees, neighbors and free', () => {
     const e = randomEdges(300, 4000, 12);
     const g = NativeCsr.fromEdges(e, {symmetric: true}),

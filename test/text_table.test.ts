@@ -121,6 +121,25 @@ describe('text tables parsed natively (wm/text_columns.h)', () => {
     }
   });
 
+  it('host arrays: a view past 4 GiB is refused with the numbers (Node cannot make it), a view of a part is not', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-view-'));
+    try {
+      const file = path.join(dir, 'sparse.bin');
+      const elements = 2 ** 30 + 16;
+      fs.writeFileSync(file, Buffer.alloc(0));
+      fs.truncateSync(file, elements * 4); // sparse: no disk, no memory
+      const a = dataNative().hostArrayMap(file, 0, elements, 'int32');
+      expect(() => a.view()).to.throw(/spans at most 4 GiB; this one would span 4294967360 bytes \(1073741840 int32 elements\)/);
+      a.free();
+      const part = dataNative()
+        .hostArrayMap(file, 4 * 2 ** 29, 2 ** 29, 'int32')
+        .view();
+      expect([part.length, part[part.length - 1]]).to.deep.equal([2 ** 29, 0]);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
   it('host arrays: a column is taken once; a view outlives its handle; a viewed column given to a graph is copied, not moved', () => {
     const p = dataNative().textColumns('t', {ids: 2});
     p.push(Buffer.from('0 1\n1 2\n2 0\n'));

@@ -13,9 +13,10 @@
 
 namespace wmnapi {
 
-// A typed array of `length` elements of `dtype` ("int32", "float32", "float64") viewing `pages`
-// without a copy; `pages` stay alive while the view does.
-Napi::Value viewPages(Napi::Env env, std::shared_ptr<const wm::host::PageArray> pages, const std::string& dtype, int64_t length);
+// A typed array of `length` elements of `dtype` ("int32", "int64", "float32", "float64") viewing `pages`
+// from element `first` without a copy; `pages` stay alive while the view does. At most 4 GiB.
+Napi::Value viewPages(Napi::Env env, std::shared_ptr<const wm::host::PageArray> pages, const std::string& dtype, int64_t length,
+                      int64_t first = 0);
 
 // A new HostArray object over `pages`.
 Napi::Value wrapHostArray(Napi::Env env, wm::host::PageArray&& pages, const std::string& dtype, int64_t length);

@@ -27,8 +27,10 @@ size_t elementBytes(const std::string& dtype) {
   wm::fail("HostArray: dtype must be int32, int64, float32 or float64, got '" + dtype + "'");
 }
 
-// The longest typed array this Node makes (buffer.constants.MAX_LENGTH elements of one byte).
-constexpr int64_t kMaxViewElements = (int64_t{1} << 32) - 1;
+// The largest external ArrayBuffer Node 20 makes: 4 GiB (buffer.constants.MAX_LENGTH). Past it
+// napi_create_external_arraybuffer fails after taking the finalizer, and node-addon-api frees its
+// data twice, so the size is checked here, before the call.
+constexpr int64_t kMaxViewBytes = int64_t{1} << 32;
 
 // What a view's finalizer releases, and what a new HostArray object receives.
 struct Held {
@@ -235,13 +237,13 @@ Napi::Value Digest(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
-Napi::Value viewPages(Napi::Env env, std::shared_ptr<const PageArray> pages, const std::string& dtype, int64_t length) {
-  const size_t bytes = static_cast<size_t>(length) * elementBytes(dtype);
-  if (length > kMaxViewElements)
-    wm::fail("a typed array holds at most 2^32 - 1 elements; this array has " + std::to_string(length) +
-             " (keep it native: a table or a NativeCsr)");
-  WM_REQUIRE(bytes <= pages->bytes(), "viewPages: the pages are shorter than the view");
-  void* data = pages->data();  // read before the pages move into the finalizer's hold
+Napi::Value viewPages(Napi::Env env, std::shared_ptr<const PageArray> pages, const std::string& dtype, int64_t length, int64_t first) {
+  const size_t bytes = static_cast<size_t>(length) * elementBytes(dtype), skip = static_cast<size_t>(first) * elementBytes(dtype);
+  if (static_cast<int64_t>(bytes) > kMaxViewBytes)
+    wm::fail("a typed array viewing native memory spans at most 4 GiB; this one would span " + std::to_string(bytes) + " bytes (" +
+             std::to_string(length) + " " + dtype + " elements): keep it native (a table or a NativeCsr) or view it in parts");
+  WM_REQUIRE(first >= 0 && skip + bytes <= pages->bytes(), "viewPages: the pages are shorter than the view");
+  void* data = static_cast<char*>(pages->data()) + skip;  // read before the pages move into the finalizer's hold
   Napi::ArrayBuffer buffer = length == 0 ? Napi::ArrayBuffer::New(env, 0)
                                          : Napi::ArrayBuffer::New(
                                                env, data, bytes, [](Napi::Env, void*, Held* h) { delete h; }, new Held{std::move(pages)});

@@ -116,6 +116,8 @@ class Args : public wm::OpArgs {
   // Defined beside the handles they unwrap (embedding_bindings.cc).
   wm::TableRef rawTable(size_t i, const char* name) const override;
   void* rawHostMemory(size_t i, const char* name, int64_t* bytes) const override;
+  // native_graph_bindings.cc
+  const wm::host::NativeGraph* rawGraph(size_t i, const char* name) const override;
 
   // The N-API-only shapes: strings, objects, any typed array (its bytes).
   std::string string(size_t i, const char* name) const {

@@ -156,14 +156,26 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
     });
   }
 
-  // columns() -> Int32Array [numEdges] viewing the graph's columns (no copy; they stay alive while it does)
+  // columns(first?, count?) -> Int32Array viewing the graph's columns [first, first + count) (default all;
+  // no copy; they stay alive while it does; at most 4 GiB a view)
   Napi::Value Columns(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.columns");
       const NativeGraph& g = get(info.Env());
+      const auto [first, count] = range(a, g.numEdges());
       // The view shares ownership of the graph: an aliasing pointer to its column pages.
       auto owner = std::shared_ptr<const wm::host::PageArray>(pages_, &g.columnPages());
-      return wmnapi::viewPages(info.Env(), owner, "int32", g.numEdges());
+      return wmnapi::viewPages(info.Env(), owner, "int32", count, first);
     });
+  }
+
+  // [first, first + count) of `length` from arguments 0 and 1 (default: all).
+  static std::pair<int64_t, int64_t> range(const Args& a, int64_t length) {
+    const int64_t first = a.present(0) ? a.count(0, "first") : 0;
+    const int64_t count = a.present(1) ? a.count(1, "count") : length - std::min(first, length);
+    if (first + count > length)
+      a.reject(1, "count", "reaches " + std::to_string(first + count) + ", past the array's " + std::to_string(length) + " entries");
+    return {first, count};
   }
 
   // firstUnsortedRow() -> the first vertex whose neighbours are not in ascending order, or -1
@@ -172,12 +184,15 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
                    [&]() -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).firstUnsortedRow())); });
   }
 
-  // offsets() -> BigInt64Array [numVertices + 1] viewing the graph's row offsets (no copy)
+  // offsets(first?, count?) -> BigInt64Array viewing the graph's row offsets [first, first + count) (default
+  // all numVertices + 1; no copy)
   Napi::Value Offsets(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.offsets");
       const NativeGraph& g = get(info.Env());
+      const auto [first, count] = range(a, g.numVertices() + 1);
       auto owner = std::shared_ptr<const wm::host::PageArray>(pages_, &g.offsetPages());
-      return wmnapi::viewPages(info.Env(), owner, "int64", g.numVertices() + 1);
+      return wmnapi::viewPages(info.Env(), owner, "int64", count, first);
     });
   }
 
@@ -277,6 +292,8 @@ const NativeGraph* unwrapNativeGraph(const Napi::Value& v) {
   if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(graphCtor->Value())) return nullptr;
   return &NativeGraphWrap::Unwrap(v.As<Napi::Object>())->get(v.Env());
 }
+
+const wm::host::NativeGraph* wmnapi::Args::rawGraph(size_t i, const char*) const { return unwrapNativeGraph(info_[i]); }
 
 void InitNativeGraph(Napi::Env env, Napi::Object exports) {
   Napi::Function c = NativeGraphWrap::Define(env);

@@ -277,7 +277,8 @@ export class CsrBlock {
       const up = (a: Int32Array | Float32Array | undefined): tf.Tensor | undefined => {
         if (!a || !a.length) return undefined;
         let t = this.uploaded.get(a);
-        if (!t) this.uploaded.set(a, (t = tf.tensor1d(a, a instanceof Int32Array ? 'int32' : 'float32')));
+        // Kept: the block outlives the tidy scope of the product that first uploads it.
+        if (!t) this.uploaded.set(a, (t = tf.keep(tf.tensor1d(a, a instanceof Int32Array ? 'int32' : 'float32'))));
         return t;
       };
       d = {

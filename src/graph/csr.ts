@@ -4,6 +4,9 @@ import {EdgeList} from './edge_list';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 
+// The most one typed array viewing native memory spans (Node's external ArrayBuffers).
+const MAX_VIEW_BYTES = 2 ** 32;
+
 export class CsrGraph {
   constructor(
     readonly rowPtr: Int32Array,
@@ -130,14 +133,16 @@ export class CsrGraph {
 
   /**
    * @internal A native graph seen as Int32Array CSR: the columns viewed in native memory (no copy; they
-   * stay alive with the view), the offsets copied to int32. Refused past 2^31 - 1 entries, naming `where`.
-   * The graph's builder or loader checked its structure and sorted its rows.
+   * stay alive with the view), the offsets copied to int32. Columns past the 4 GiB a view spans are
+   * copied instead; refused past 2^31 - 1 entries, naming `where`. The graph's builder or loader checked
+   * its structure and sorted its rows.
    */
   static viewNative(g: NativeGraph, where: string): CsrGraph {
     if (g.numEdges > 2 ** 31 - 1)
       throw new RangeError(
         `${where}: ${g.numEdges} CSR entries are past the 2^31 - 1 that Int32Array offsets hold; keep such a graph native (NativeCsr)`,
       );
+    if (g.numEdges * 4 > MAX_VIEW_BYTES) return CsrGraph.fromNative(g);
     const rowPtr = new Int32Array(g.numVertices + 1);
     g.copyCsr(rowPtr, null);
     return new CsrGraph(rowPtr, g.columns()).trusted();

@@ -36,7 +36,7 @@ export function sampleNegativePairs(
     dst = new Int32Array(count);
   const exhausted =
     g instanceof NativeCsr
-      ? graphNative().negativePairs(g.handle().offsets(), g.handle().columns(), g.numVertices, count, seed, src, dst, true)
+      ? graphNative().negativePairs(g.handle(), null, g.numVertices, count, seed, src, dst)
       : graphNative().negativePairs(g.rowPtr, g.colIdx, g.numVertices, count, seed, src, dst);
   if (exhausted > 0) throw exhaustedError(exhausted);
   return {src, dst};

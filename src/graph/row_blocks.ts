@@ -46,9 +46,10 @@ export function rowBlock(graph: RowsGraph, first: number, count: number): RowBlo
 function onDevice(dev: DeviceCsr, first: number, count: number): RowBlock {
   const b = tf.backend() as WholeMemoryBackend;
   const g = dev.graph;
-  const start = g instanceof NativeCsr ? g.handle().offsets() : g.rowPtr;
-  const base = Number(start[first]),
-    entries = Number(start[first + count]) - base;
+  // The rows' first and last offsets, read on the host.
+  const ends = g instanceof NativeCsr ? g.handle().offsets(first, count + 1) : g.rowPtr.subarray(first, first + count + 1);
+  const base = Number(ends[0]),
+    entries = Number(ends[count]) - base;
   if (entries + count > MAX_ENTRIES)
     throw new RangeError(
       `rowBlock: rows [${first}, ${first + count}) hold ${entries} entries; a block holds at most 2^31 - 1 with its rows: use fewer rows`,
@@ -58,11 +59,11 @@ function onDevice(dev: DeviceCsr, first: number, count: number): RowBlock {
     const rows = tf.range(first, first + count, 1, 'int32') as tf.Tensor1D;
     made.push(rows);
     const off = b.makeDeviceOutput([count + 1], 'int32');
-    const offsets = tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D;
+    const offsets = tf.keep(tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D);
     made.push(offsets);
     graphNative().csrSliceOffsets(dev.rowPtr, first, count, off.ptr, dev.wideOffsets);
     const nb = b.makeDeviceOutput([entries], 'int32');
-    const neighbors = tf.engine().makeTensorFromTensorInfo(nb.info) as tf.Tensor1D;
+    const neighbors = tf.keep(tf.engine().makeTensorFromTensorInfo(nb.info) as tf.Tensor1D);
     made.push(neighbors);
     const valuesPtr = b.allocDevice(Math.max(count + entries, 1) * 4);
     let unique: number;
@@ -82,7 +83,10 @@ function onDevice(dev: DeviceCsr, first: number, count: number): RowBlock {
       throw e;
     }
     // The buffer holds room for every candidate; the tensor is its first `unique`.
-    const ids = tf.engine().makeTensorFromTensorInfo(b.adoptBuffer([unique], 'int32', {ptr: valuesPtr, bytes: unique * 4})) as tf.Tensor1D;
+    // Kept like the block's arrays: the caller may be inside a tidy scope and dispose them itself.
+    const ids = tf.keep(
+      tf.engine().makeTensorFromTensorInfo(b.adoptBuffer([unique], 'int32', {ptr: valuesPtr, bytes: unique * 4})) as tf.Tensor1D,
+    );
     made.push(ids);
     markValid(ids, dev.numVertices);
     const hostIds = ids.dataSync() as Int32Array;

@@ -50,28 +50,41 @@ export class WholeMemoryCsr {
         );
       }
     });
-    // values: rows of `width` int32 words; each rank writes its own rows.
-    const put = (values: Int32Array, width: number) => {
-      const rows = values.length / width;
+    // `rows` rows of `width` int32 words; each rank writes its own, `slice(first, count)` of them (a
+    // NativeCsr's are viewed in place, a rank's part at a time).
+    const put = (rows: number, width: number, slice: (first: number, count: number) => Int32Array) => {
       const t = comm.malloc({type: 'continuous', location, shape: width === 1 ? [Math.max(rows, 1)] : [rows, width], dtype: 'int32'});
-      const {first, count} = t.localRange;
-      const end = Math.min(rows, first + count);
-      if (end - first === count) t.writeLocal(values.subarray(first * width, end * width));
-      else {
-        const mine = new Int32Array(count * width);
-        mine.set(values.subarray(first * width, end * width));
-        t.writeLocal(mine);
+      try {
+        const {first, count} = t.localRange;
+        const end = Math.min(rows, first + count);
+        const part = end > first ? slice(first, end - first) : new Int32Array(0);
+        if (end - first === count) t.writeLocal(part);
+        else {
+          const mine = new Int32Array(count * width);
+          mine.set(part);
+          t.writeLocal(mine);
+        }
+      } catch (e) {
+        t.free();
+        throw e;
       }
       return t;
     };
+    const n = graph.numVertices,
+      m = graph.numEdges;
     let rowPtr: WholeMemoryTensor;
     if (graph instanceof NativeCsr) {
-      const offsets = graph.handle().offsets();
-      rowPtr = put(new Int32Array(offsets.buffer, offsets.byteOffset, offsets.length * 2), 2);
-    } else rowPtr = put(graph.rowPtr, 1);
+      // int64 offsets as rows of two words: a rank's slice never splits one.
+      rowPtr = put(n + 1, 2, (first, count) => {
+        const o = graph.handle().offsets(first, count);
+        return new Int32Array(o.buffer, o.byteOffset, o.length * 2);
+      });
+    } else rowPtr = put(n + 1, 1, (first, count) => graph.rowPtr.subarray(first, first + count));
     let colIdx: WholeMemoryTensor;
     try {
-      colIdx = put(graph instanceof NativeCsr ? graph.handle().columns() : graph.colIdx, 1);
+      colIdx = put(m, 1, (first, count) =>
+        graph instanceof NativeCsr ? graph.handle().columns(first, count) : graph.colIdx.subarray(first, first + count),
+      );
     } catch (e) {
       rowPtr.free();
       throw e;

@@ -81,10 +81,10 @@ export interface NativeGraph {
   save(path: string, meta: string, durable?: boolean): void;
   /** A small graph's arrays (numEdges below 2^31) into Int32Arrays of numVertices + 1 and numEdges entries (offsets only with null). */
   copyCsr(rowPtr: Int32Array, colIdx: Int32Array | null): void;
-  /** The columns as an Int32Array viewing native memory (no copy; it keeps the pages alive). */
-  columns(): Int32Array;
-  /** The row offsets as a BigInt64Array viewing native memory (no copy; it keeps the pages alive). */
-  offsets(): BigInt64Array;
+  /** Columns [first, first + count) (default all) as an Int32Array viewing native memory (no copy; it keeps the pages alive; at most 4 GiB). */
+  columns(first?: number, count?: number): Int32Array;
+  /** Row offsets [first, first + count) (default all numVertices + 1) as a BigInt64Array viewing native memory (at most 4 GiB). */
+  offsets(first?: number, count?: number): BigInt64Array;
   /** The first vertex whose neighbours are not in ascending order, or -1 (a parallel pass over the columns). */
   firstUnsortedRow(): number;
   /** Rows [first, first + count): offsets from 0 and their columns (copies). */

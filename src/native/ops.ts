@@ -3,7 +3,7 @@
 // and `npm run lint:ops` (scripts/check-op-signatures.js) fails when the two disagree or an op is
 // registered without a type here (or typed here without a registration).
 
-import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
+import type {NativeGraph, NativeHostMemory, NativeOptimizerParams, NativeTable} from './handles';
 
 export const enum NativeDType {
   F32 = 0,
@@ -95,8 +95,8 @@ export interface NativeOps {
   biasActivation(y: Buf, bias: Buf, rows: number, cols: number, relu: boolean): void;
   biasActivationGrad(dy: Buf, y: Buf, rows: number, cols: number, relu: boolean, dz: Buf, dBias: Buf): void;
   negativePairs(
-    rowPtr: OffsetsBuf,
-    colIdx: Buf,
+    rowPtr: OffsetsBuf | NativeGraph,
+    colIdx: Buf | null,
     numVertices: number,
     count: number,
     seed: number,

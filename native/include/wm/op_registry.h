@@ -18,6 +18,11 @@ namespace wm {
 
 enum class Place { Device, Host };
 
+// A graph in native memory (wm/native_graph.h), which graph ops take in place of a CSR's arrays.
+namespace host {
+class NativeGraph;
+}
+
 // The embedding domain's argument types (wm/embedding.h); its readers are defined there.
 struct TableRef;
 struct OptimizerParams;
@@ -53,6 +58,7 @@ class OpArgs {
   // (its base and bytes). The defaults reject: a front end without handles has none to give.
   virtual TableRef rawTable(size_t i, const char* name) const;
   virtual void* rawHostMemory(size_t i, const char* name, int64_t* bytes) const;
+  virtual const host::NativeGraph* rawGraph(size_t i, const char* name) const;
 
   std::string where(size_t i, const char* name) const;
   [[noreturn]] void reject(size_t i, const char* name, const std::string& rule) const;
@@ -78,6 +84,8 @@ class OpArgs {
   int64_t* longs(size_t i, const char* name, int64_t need) const;
   // floats()/ints(), or nullptr when the argument is null, undefined, 0 or missing.
   float* floatsOrNull(size_t i, const char* name, int64_t need) const;
+  // A graph in native memory (a NativeGraph object), read in place: graphs past what a typed array holds.
+  const host::NativeGraph& graph(size_t i, const char* name) const;
   // A host CSR in Int32Arrays: rowPtr [rows + 1] from 0, non-decreasing; colIdx entries in [0, cols). Returns nnz.
   int64_t csr(size_t rowPtrArg, size_t colIdxArg, int64_t rows, int64_t cols) const;
   // The 14 numbers of a wm::Window2D.

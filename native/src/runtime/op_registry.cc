@@ -148,6 +148,15 @@ int32_t* OpArgs::ints(size_t i, const char* name, int64_t need) const {
   return static_cast<int32_t*>(exactly(*this, i, name, need, Element::Int32, "an Int32Array"));
 }
 
+const host::NativeGraph* OpArgs::rawGraph(size_t i, const char* name) const { reject(i, name, "must be a typed array"); }
+
+const host::NativeGraph& OpArgs::graph(size_t i, const char* name) const {
+  if (kind(i) != Kind::Other) reject(i, name, "must be a native graph (a NativeGraph)");
+  const host::NativeGraph* g = rawGraph(i, name);
+  if (!g) reject(i, name, "must be a native graph (a NativeGraph)");
+  return *g;
+}
+
 int64_t* OpArgs::longs(size_t i, const char* name, int64_t need) const {
   return static_cast<int64_t*>(exactly(*this, i, name, need, Element::BigInt64, "a BigInt64Array"));
 }
