@@ -17,6 +17,7 @@ import {EdgeList} from '../src/graph/edge_list';
 import {NativeCsr} from '../src/graph/native_csr';
 import {sampleNeighbors} from '../src/graph/native_sampling';
 import {rmat} from '../src/graph/rmat';
+import {writeNpy} from '../src/data/npy';
 import {soloCommunicator} from '../src/memory/communicator';
 import {graphNative} from '../src/native/domains';
 import {seededRng} from '../src/util/random';
@@ -230,6 +231,67 @@ describe('graphs in native memory (NativeCsr)', () => {
     }
     t.dispose();
     g.free();
+  });
+
+  it('fromNpy: edge matrices [2, m] and [m, 2], int32 and int64, build the graph fromEdges builds; bad files named', () => {
+    const dir = tmpDir();
+    try {
+      const edges = randomEdges(500, 4000, 13);
+      const m = edges.src.length;
+      const want = NativeCsr.fromEdges(edges, {symmetric: true}).toCsrGraph();
+      const rowsLayout = new Int32Array(2 * m),
+        pairs = new Int32Array(2 * m);
+      rowsLayout.set(edges.src);
+      rowsLayout.set(edges.dst, m);
+      for (let i = 0; i < m; ++i) [pairs[2 * i], pairs[2 * i + 1]] = [edges.src[i], edges.dst[i]];
+      const cases: Array<[string, Int32Array | BigInt64Array, number[]]> = [
+        ['i4-2m', rowsLayout, [2, m]],
+        ['i8-2m', BigInt64Array.from(rowsLayout, BigInt), [2, m]],
+        ['i4-m2', pairs, [m, 2]],
+        ['i8-m2', BigInt64Array.from(pairs, BigInt), [m, 2]],
+      ];
+      for (const [name, data, shape] of cases) {
+        const file = path.join(dir, `${name}.npy`);
+        writeNpy(file, data, shape);
+        // The largest id here is below 499 now and then: name the vertex count.
+        const g = NativeCsr.fromNpy(file, {symmetric: true, numVertices: 500});
+        sameGraph(g, want, name);
+        g.free();
+      }
+      // Without numVertices: the largest id + 1.
+      const small = path.join(dir, 'small.npy');
+      writeNpy(small, Int32Array.of(0, 3, 1, 2), [2, 2]);
+      const g = NativeCsr.fromNpy(small, {symmetric: false});
+      expect([g.numVertices, g.numEdges]).to.deep.equal([4, 2]);
+      expect(Array.from(g.neighbors(0))).to.deep.equal([1]);
+      expect(Array.from(g.neighbors(3))).to.deep.equal([2]);
+      g.free();
+      // An id past int32, a negative id, an id past numVertices, a wrong dtype, shape and length.
+      const big = path.join(dir, 'big.npy');
+      writeNpy(big, BigInt64Array.of(0n, 1n, 2n, 2n ** 31n), [2, 2]);
+      expect(() => NativeCsr.fromNpy(big, {symmetric: true})).to.throw(
+        /big\.npy: edge 1 \(1, 2147483648\) holds an id outside \[0, 2\^31 - 1\)/,
+      );
+      const neg = path.join(dir, 'neg.npy');
+      writeNpy(neg, Int32Array.of(0, -1, 2, 2), [2, 2]);
+      expect(() => NativeCsr.fromNpy(neg, {symmetric: true, numVertices: 3})).to.throw(
+        /neg\.npy: fromEdges: edge 1 \(-1, 2\) names a vertex outside \[0, 3\)/,
+      );
+      expect(() => NativeCsr.fromNpy(small, {symmetric: true, numVertices: 3})).to.throw(/small\.npy: fromEdges: edge 1 \(3, 2\)/);
+      const floats = path.join(dir, 'floats.npy');
+      writeNpy(floats, Float32Array.of(0, 1), [2, 1]);
+      expect(() => NativeCsr.fromNpy(floats, {symmetric: true})).to.throw(/ids must be little-endian int32 or int64, the file holds '<f4'/);
+      const flat = path.join(dir, 'flat.npy');
+      writeNpy(flat, Int32Array.of(0, 1, 2), [3]);
+      expect(() => NativeCsr.fromNpy(flat, {symmetric: true})).to.throw(/shape \(3\) is not \[2, m\] or \[m, 2\]/);
+      const cut = path.join(dir, 'cut.npy');
+      fs.writeFileSync(cut, fs.readFileSync(path.join(dir, 'i4-2m.npy')).subarray(0, 200));
+      expect(() => NativeCsr.fromNpy(cut, {symmetric: true})).to.throw(
+        /cut\.npy: 4000 edges of int32 need 32128 bytes, the file holds 200/,
+      );
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
   });
 
   it('saves and loads: the same arrays and note; truncated, damaged and foreign files are refused by name', () => {

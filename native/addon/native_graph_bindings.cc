@@ -244,6 +244,23 @@ Napi::Value GraphFromEdgeArrays(const Napi::CallbackInfo& info) {
   });
 }
 
+// graphFromEdgeMatrix(path, offset, m, int64, pairsInRows, numVertices (-1: the largest id + 1), symmetric) -> NativeGraph
+// The caller read the file's header (src/data/npy.ts); the file is read here, in place.
+Napi::Value GraphFromEdgeMatrix(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphFromEdgeMatrix");
+    wm::host::EdgeMatrix e;
+    e.path = a.string(0, "path");
+    e.offset = static_cast<size_t>(a.count(1, "offset"));
+    e.m = a.count(2, "m");
+    e.int64 = a.flag(3, "int64");
+    e.pairsInRows = a.flag(4, "pairsInRows");
+    const int64_t n = a.integer(5, "numVertices");
+    if (n < -1) a.reject(5, "numVertices", "must be a vertex count, or -1 for the largest id + 1");
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::fromEdgeMatrix(e, n, a.flag(6, "symmetric")));
+  });
+}
+
 // graphFromCsr(rowPtr: Int32Array, colIdx: Int32Array) -> NativeGraph (a copy, with 64-bit offsets; checked)
 Napi::Value GraphFromCsr(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -302,6 +319,7 @@ void InitNativeGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("graphFromEdges", Napi::Function::New(env, GraphFromEdges, "graphFromEdges"));
   exports.Set("graphFromEdgeArrays", Napi::Function::New(env, GraphFromEdgeArrays, "graphFromEdgeArrays"));
   exports.Set("graphFromCsr", Napi::Function::New(env, GraphFromCsr, "graphFromCsr"));
+  exports.Set("graphFromEdgeMatrix", Napi::Function::New(env, GraphFromEdgeMatrix, "graphFromEdgeMatrix"));
   exports.Set("graphRmat", Napi::Function::New(env, GraphRmat, "graphRmat"));
   exports.Set("graphLoad", Napi::Function::New(env, GraphLoad, "graphLoad"));
 }

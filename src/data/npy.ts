@@ -47,16 +47,44 @@ function parseHeader(text: string, file: string, at: number): {descr: string; fo
   return {descr: descr[1], fortran: fortran[1] === 'True', shape: dims};
 }
 
+/** What a .npy header says, and where the data starts. */
+export interface NpyHeader {
+  shape: number[];
+  /** NumPy's dtype string, e.g. '<f4', '<i8'. */
+  descr: string;
+  fortran: boolean;
+  /** Byte offset of the data, and the file's size. */
+  dataStart: number;
+  fileBytes: number;
+}
+
+/** The header of a .npy file, read without reading its data (a graph's edges may be many GB). */
+export function readNpyHeader(file: string): NpyHeader {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const fileBytes = fs.fstatSync(fd).size;
+    const head = Buffer.alloc(12);
+    const got = fs.readSync(fd, head, 0, 12, 0);
+    if (got < 10 || MAGIC.some((b, i) => head[i] !== b)) throw new Error(`${file}: byte 0: not a .npy file (no \\x93NUMPY magic)`);
+    const major = head[6];
+    if (major < 1 || major > 3) throw new Error(`${file}: byte 6: .npy format version ${major} is not 1, 2 or 3`);
+    const lenBytes = major === 1 ? 2 : 4;
+    const headerLen = lenBytes === 2 ? head.readUInt16LE(8) : head.readUInt32LE(8);
+    const dataStart = 8 + lenBytes + headerLen;
+    if (dataStart > fileBytes) throw new Error(`${file}: byte ${8 + lenBytes}: the header says ${headerLen} bytes, the file ends at ${fileBytes}`);
+    const text = Buffer.alloc(headerLen);
+    fs.readSync(fd, text, 0, headerLen, 8 + lenBytes);
+    const header = parseHeader(text.toString(major === 3 ? 'utf8' : 'latin1'), file, 8 + lenBytes);
+    return {...header, dataStart, fileBytes};
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export function readNpy(file: string): NpyArray {
+  const header = readNpyHeader(file);
+  const dataStart = header.dataStart;
   const buf = fs.readFileSync(file);
-  if (buf.length < 10 || MAGIC.some((b, i) => buf[i] !== b)) throw new Error(`${file}: byte 0: not a .npy file (no \\x93NUMPY magic)`);
-  const major = buf[6];
-  if (major < 1 || major > 3) throw new Error(`${file}: byte 6: .npy format version ${major} is not 1, 2 or 3`);
-  const lenBytes = major === 1 ? 2 : 4;
-  const headerLen = lenBytes === 2 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-  const dataStart = 8 + lenBytes + headerLen;
-  if (dataStart > buf.length) throw new Error(`${file}: byte ${8 + lenBytes}: the header says ${headerLen} bytes, the file ends at ${buf.length}`);
-  const header = parseHeader(buf.subarray(8 + lenBytes, dataStart).toString(major === 3 ? 'utf8' : 'latin1'), file, 8 + lenBytes);
   if (header.fortran) throw new Error(`${file}: Fortran-order arrays are not read here; save with C order (np.ascontiguousarray)`);
   const kinds: Record<string, [NpyArray['stored'], number]> = {
     '<f4': ['float32', 4],
@@ -82,9 +110,10 @@ export function readNpy(file: string): NpyArray {
   return {shape: header.shape, data, stored};
 }
 
-/** Writes a C-order float32 .npy (version 1): for fixtures and exports. */
-export function writeNpy(file: string, data: Float32Array, shape: number[]): void {
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+/** Writes a C-order .npy (version 1) of float32, int32 or int64: for fixtures and exports. */
+export function writeNpy(file: string, data: Float32Array | Int32Array | BigInt64Array, shape: number[]): void {
+  const descr = data instanceof Float32Array ? '<f4' : data instanceof Int32Array ? '<i4' : '<i8';
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
   const pad = 64 - ((10 + header.length + 1) % 64);
   header += ' '.repeat(pad % 64) + '\n';
   const head = Buffer.alloc(10);

@@ -3,6 +3,7 @@
 // C++ (wm/native_graph.h). JavaScript holds a handle; no graph-sized array
 // crosses into it unless asked for (toCsrGraph, for small graphs). Graphs past
 // 2^31 edges, which Int32Array offsets cannot describe, live here.
+import {readNpyHeader} from '../data/npy';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 import {int32Ids} from '../util/arrays';
@@ -27,6 +28,35 @@ export class NativeCsr {
     if (edges.src.length !== edges.dst.length)
       throw new RangeError(`NativeCsr.fromEdges: src and dst differ in length (${edges.src.length} and ${edges.dst.length})`);
     return new NativeCsr(graphNative().graphFromEdges(edges.numVertices, edges.src, edges.dst, opts.symmetric));
+  }
+
+  /**
+   * CSR from an edge matrix saved by NumPy (`np.save('edges.npy', edge_index)`): shape [2, m] (sources,
+   * then destinations: PyG's and OGB's edge_index) or [m, 2], int32 or int64, C order. The file is read
+   * natively in place (int32 [2, m] is mapped, not copied); `numVertices` defaults to the largest id + 1.
+   * Rows sorted, duplicates and self loops dropped, as fromEdges; errors name the file and the edge.
+   */
+  static fromNpy(file: string, opts: {symmetric: boolean; numVertices?: number}): NativeCsr {
+    const h = readNpyHeader(file);
+    const int64 = h.descr === '<i8' || h.descr === '=i8';
+    if (!int64 && h.descr !== '<i4' && h.descr !== '=i4')
+      throw new TypeError(`NativeCsr.fromNpy: ${file}: ids must be little-endian int32 or int64, the file holds '${h.descr}'`);
+    if (h.fortran) throw new RangeError(`NativeCsr.fromNpy: ${file}: a Fortran-order array; save it in C order (np.ascontiguousarray)`);
+    const [rows, cols] = h.shape;
+    if (h.shape.length !== 2 || (rows !== 2 && cols !== 2))
+      throw new RangeError(`NativeCsr.fromNpy: ${file}: shape (${h.shape.join(', ')}) is not [2, m] or [m, 2]`);
+    // [2, 2] is read as [2, m], as PyG stores edge_index.
+    const pairsInRows = rows !== 2;
+    const m = pairsInRows ? rows : cols;
+    const need = h.dataStart + 2 * m * (int64 ? 8 : 4);
+    if (h.fileBytes !== need)
+      throw new RangeError(
+        `NativeCsr.fromNpy: ${file}: ${m} edges of ${int64 ? 'int64' : 'int32'} need ${need} bytes, the file holds ${h.fileBytes}`,
+      );
+    const n = opts.numVertices ?? -1;
+    if (opts.numVertices !== undefined && (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1))
+      throw new RangeError(`NativeCsr.fromNpy: numVertices must be an integer in [0, 2^31 - 1], got ${opts.numVertices}`);
+    return new NativeCsr(graphNative().graphFromEdgeMatrix(file, h.dataStart, m, int64, pairsInRows, n, opts.symmetric));
   }
 
   /**

@@ -294,6 +294,16 @@ export interface NativeBindings {
   graphLoad(path: string): NativeGraph;
   /** CSR from parsed edge columns it takes over (freed once placed unless a view holds them). */
   graphFromEdgeArrays(numVertices: number, src: NativeHostArray, dst: NativeHostArray, symmetric: boolean): NativeGraph;
+  /** CSR from an edge matrix in a file ([2, m] or, pairsInRows, [m, 2]; int32 or int64), read in place; numVertices -1: the largest id + 1. */
+  graphFromEdgeMatrix(
+    path: string,
+    offset: number,
+    m: number,
+    int64: boolean,
+    pairsInRows: boolean,
+    numVertices: number,
+    symmetric: boolean,
+  ): NativeGraph;
   /** A checked copy of int32 CSR arrays with 64-bit offsets. */
   graphFromCsr(rowPtr: Int32Array, colIdx: Int32Array): NativeGraph;
   /** A text table parser (wm/text_columns.h); `name` starts its error messages. */

@@ -21,6 +21,7 @@ export const graphNative: Part<
   | 'graphLoad'
   | 'graphFromEdgeArrays'
   | 'graphFromCsr'
+  | 'graphFromEdgeMatrix'
   | 'rmat'
   | 'uniqueInt32'
   | 'relabelVertices'

@@ -27,8 +27,22 @@ struct RmatSpec {
   bool symmetric = true;
 };
 
+// Edges stored as a matrix of vertex ids in a file (NumPy's edge_index): `m` edges from byte `offset`, int32
+// or int64, little-endian, C order; [2, m] (sources, then destinations: PyG's and OGB's layout) or, with
+// pairsInRows, [m, 2].
+struct EdgeMatrix {
+  std::string path;
+  size_t offset = 0;
+  int64_t m = 0;
+  bool int64 = false;
+  bool pairsInRows = false;
+};
+
 class NativeGraph {
  public:
+  // CSR from an edge matrix in a file, read in place (int32 [2, m] is mapped, not copied; other layouts
+  // are converted in parallel). numVertices -1: the largest id + 1. Errors name the file and the edge.
+  static std::unique_ptr<NativeGraph> fromEdgeMatrix(const EdgeMatrix& e, int64_t numVertices, bool symmetric);
   // CSR from edges: rows sorted ascending, duplicates and self loops dropped; symmetric adds each reverse edge.
   static std::unique_ptr<NativeGraph> fromEdges(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric);
   // The same from edge arrays it takes over: they are freed once the edges are placed, so the peak
