@@ -294,6 +294,50 @@ describe('graphs in native memory (NativeCsr)', () => {
     }
   });
 
+  it('csbmNative: a seed gives one graph; homophily, degree, class sizes and features as asked; rows the same in any blocks', () => {
+    const n = 20000,
+      c = 5,
+      f = 16;
+    for (const homophily of [0.8, 0.2]) {
+      const a = wm.graph.csbmNative({vertices: n, classes: c, degree: 10, homophily, features: f, signal: 2, seed: 3});
+      const b = wm.graph.csbmNative({vertices: n, classes: c, degree: 10, homophily, features: f, signal: 2, seed: 3});
+      const other = wm.graph.csbmNative({vertices: n, classes: c, degree: 10, homophily, seed: 4});
+      const ga = a.graph.toCsrGraph();
+      sameGraph(b.graph, ga, 'same seed');
+      expect(Array.from(b.labels)).to.deep.equal(Array.from(a.labels));
+      expect(Array.from(other.graph.toCsrGraph().colIdx.subarray(0, 50))).to.not.deep.equal(Array.from(ga.colIdx.subarray(0, 50)));
+      // Entries within a class, the mean degree, the class sizes.
+      let inside = 0;
+      for (let v = 0; v < n; ++v)
+        for (let e = ga.rowPtr[v]; e < ga.rowPtr[v + 1]; ++e) inside += a.labels[ga.colIdx[e]] === a.labels[v] ? 1 : 0;
+      expect(inside / ga.numEdges, `homophily ${homophily}`).to.be.closeTo(homophily, 0.02);
+      expect(ga.numEdges / n).to.be.within(9.5, 10);
+      const sizes = new Array(c).fill(0);
+      for (const y of a.labels) ++sizes[y];
+      for (const size of sizes) expect(size).to.be.within(0.9 * (n / c), 1.1 * (n / c));
+      expect(a.featureDim).to.equal(f);
+      // Features: any blocks give the same rows; class averages lie at distance `signal` from the origin, noise of variance 1.
+      const all = a.featureRows(0, n);
+      const parts = [a.featureRows(0, 777), a.featureRows(777, 9000), a.featureRows(9777, n - 9777)];
+      expect(Array.from(parts.flatMap((p) => Array.from(p)))).to.deep.equal(Array.from(all));
+      expect(Array.from(b.featureRows(5000, 10))).to.deep.equal(Array.from(all.subarray(5000 * f, 5010 * f)));
+      const sums = Array.from({length: c}, () => new Float64Array(f));
+      for (let v = 0; v < n; ++v) for (let k = 0; k < f; ++k) sums[a.labels[v]][k] += all[v * f + k];
+      const centres = sums.map((s, y) => s.map((x) => x / sizes[y]));
+      for (const centre of centres) expect(Math.hypot(...centre)).to.be.closeTo(2, 0.15);
+      let squares = 0;
+      for (let v = 0; v < n; ++v) for (let k = 0; k < f; ++k) squares += (all[v * f + k] - centres[a.labels[v]][k]) ** 2;
+      expect(squares / (n * f)).to.be.closeTo(1, 0.05);
+      for (const g of [a, b, other]) g.graph.free();
+    }
+    expect(() => wm.graph.csbmNative({vertices: 5, classes: 2})).to.throw(/csbm: vertices must be an integer in \[10,/);
+    expect(() => wm.graph.csbmNative({vertices: 100, classes: 2, homophily: 2})).to.throw(/homophily must be in \[0, 1\], got 2/);
+    const g = wm.graph.csbmNative({vertices: 100, classes: 3, seed: 1});
+    expect(() => g.featureRows(90, 20)).to.throw(/rows \[90, 110\) must lie in \[0, 100\)/);
+    expect(g.featureRows(0, 100).length).to.equal(0);
+    g.graph.free();
+  });
+
   it('saves and loads: the same arrays and note; truncated, damaged and foreign files are refused by name', () => {
     const dir = tmpDir();
     try {

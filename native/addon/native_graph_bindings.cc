@@ -261,6 +261,44 @@ Napi::Value GraphFromEdgeMatrix(const Napi::CallbackInfo& info) {
   });
 }
 
+// The CSBM spec from arguments 0-4: vertices, classes, degree, homophily, seed.
+wm::host::CsbmSpec csbmSpec(const Args& a) {
+  wm::host::CsbmSpec s;
+  s.vertices = a.count(0, "vertices");
+  s.classes = static_cast<int32_t>(std::min<int64_t>(a.count(1, "classes"), INT32_MAX));
+  s.degree = a.number(2, "degree");
+  s.homophily = a.number(3, "homophily");
+  s.seed = static_cast<uint64_t>(a.count(4, "seed"));
+  return s;
+}
+
+// graphCsbm(vertices, classes, degree, homophily, seed, labels: Int32Array [vertices], written) -> NativeGraph
+Napi::Value GraphCsbm(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphCsbm");
+    const wm::host::CsbmSpec s = csbmSpec(a);
+    int32_t* labels = a.ints(5, "labels", s.vertices);
+    wm::host::csbmLabels(s, labels);
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::csbm(s, labels));
+  });
+}
+
+// csbmFeatures(vertices, classes, degree, homophily, seed, labels, means: Float32Array [classes * dim], dim, first, count,
+//   out: Float32Array [count * dim])
+Napi::Value CsbmFeatures(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "csbmFeatures");
+    const wm::host::CsbmSpec s = csbmSpec(a);
+    const int64_t dim = a.count(7, "dim"), first = a.count(8, "first"), count = a.count(9, "count");
+    if (first + count > s.vertices) a.reject(9, "count", "reaches row " + std::to_string(first + count) + ", past the graph's vertices");
+    const int32_t* labels = a.ints(5, "labels", s.vertices);
+    for (int64_t v = first; v < first + count; ++v)
+      if (labels[v] < 0 || labels[v] >= s.classes) a.reject(5, "labels", "labels[" + std::to_string(v) + "] is not a class");
+    wm::host::csbmFeatures(s, labels, a.floats(6, "means", int64_t{s.classes} * dim), dim, first, count, a.floats(10, "out", count * dim));
+    return info.Env().Undefined();
+  });
+}
+
 // graphFromCsr(rowPtr: Int32Array, colIdx: Int32Array) -> NativeGraph (a copy, with 64-bit offsets; checked)
 Napi::Value GraphFromCsr(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
@@ -319,6 +357,8 @@ void InitNativeGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("graphFromEdges", Napi::Function::New(env, GraphFromEdges, "graphFromEdges"));
   exports.Set("graphFromEdgeArrays", Napi::Function::New(env, GraphFromEdgeArrays, "graphFromEdgeArrays"));
   exports.Set("graphFromCsr", Napi::Function::New(env, GraphFromCsr, "graphFromCsr"));
+  exports.Set("graphCsbm", Napi::Function::New(env, GraphCsbm, "graphCsbm"));
+  exports.Set("csbmFeatures", Napi::Function::New(env, CsbmFeatures, "csbmFeatures"));
   exports.Set("graphFromEdgeMatrix", Napi::Function::New(env, GraphFromEdgeMatrix, "graphFromEdgeMatrix"));
   exports.Set("graphRmat", Napi::Function::New(env, GraphRmat, "graphRmat"));
   exports.Set("graphLoad", Napi::Function::New(env, GraphLoad, "graphLoad"));

@@ -6,7 +6,9 @@
 import * as os from 'os';
 
 import {checkSeed, Rng, randInt, seededRng} from '../util/random';
+import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
+import {NativeCsr} from './native_csr';
 import {NodeClassificationData} from './node_data';
 
 export interface CsbmOptions {
@@ -32,7 +34,8 @@ function gaussian(rng: Rng): number {
   return Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
 }
 
-export function csbm(options: CsbmOptions): NodeClassificationData {
+/** The options with their defaults, checked (both generators). */
+function csbmParams(options: CsbmOptions) {
   const n = options.vertices,
     c = options.classes;
   const f = options.features ?? 0,
@@ -47,6 +50,27 @@ export function csbm(options: CsbmOptions): NodeClassificationData {
   if (!(h >= 0 && h <= 1)) throw new RangeError(`csbm: homophily must be in [0, 1], got ${h}`);
   if (!(signal >= 0 && signal < Infinity)) throw new RangeError(`csbm: signal must be a finite non-negative number, got ${signal}`);
   const seed = checkSeed('csbm', options.seed ?? 1);
+  return {n, c, f, degree, h, signal, seed};
+}
+
+/** Class means of length `signal` in random directions [classes][features]. */
+function classMeans(rng: Rng, c: number, f: number, signal: number): Float64Array[] {
+  return Array.from({length: c}, () => {
+    const v = Float64Array.from({length: f}, () => gaussian(rng));
+    let squares = 0;
+    for (const x of v) squares += x * x;
+    const norm = Math.sqrt(squares) || 1;
+    return v.map((x) => (x / norm) * signal);
+  });
+}
+
+function csbmName(p: ReturnType<typeof csbmParams>): string {
+  return `csbm(${p.n} vertices, ${p.c} classes, degree ${p.degree}, homophily ${p.h}${p.f ? `, ${p.f} features, signal ${p.signal}` : ''})`;
+}
+
+export function csbm(options: CsbmOptions): NodeClassificationData {
+  const p = csbmParams(options);
+  const {n, c, f, degree, h, seed} = p;
   // Both directions of every edge are CSR entries with int32 offsets.
   if (n * degree > MAX_ENTRIES)
     throw new RangeError(`csbm: vertices x degree is ${n * degree}, past the ${MAX_ENTRIES} edge entries a graph may hold here`);
@@ -94,24 +118,67 @@ export function csbm(options: CsbmOptions): NodeClassificationData {
   let features: NodeClassificationData['features'];
   if (f > 0) {
     // Class means of length `signal` in random directions; unit Gaussian noise per coordinate.
-    const means = Array.from({length: c}, () => {
-      const v = Float64Array.from({length: f}, () => gaussian(rng));
-      let squares = 0;
-      for (const x of v) squares += x * x;
-      const norm = Math.sqrt(squares) || 1;
-      return v.map((x) => (x / norm) * signal);
-    });
+    const means = classMeans(rng, c, f, p.signal);
     const values = new Float32Array(n * f);
     for (let v = 0; v < n; ++v) for (let k = 0; k < f; ++k) values[v * f + k] = means[labels[v]][k] + gaussian(rng);
     features = {values, dim: f, source: 'csbm', stored: 'float32'};
   }
   return {
-    name: `csbm(${n} vertices, ${c} classes, degree ${degree}, homophily ${h}${f ? `, ${f} features, signal ${signal}` : ''})`,
+    name: csbmName(p),
     graph,
     labels,
     numClasses: c,
     classNames: Array.from({length: c}, (_, i) => `class ${i}`),
     originalIds: Int32Array.from({length: n}, (_, i) => i),
     features,
+  };
+}
+
+/** A CSBM drawn natively: the graph in native memory, features made on demand a block of rows at a time. */
+export interface NativeCsbm {
+  name: string;
+  graph: NativeCsr;
+  labels: Int32Array;
+  numClasses: number;
+  /** Feature width (0: none). */
+  featureDim: number;
+  /** Rows [first, first + count) of the features, row-major (the same rows whatever the blocks asked for). */
+  featureRows(first: number, count: number): Float32Array;
+}
+
+/**
+ * The model of csbm() drawn by native code in parallel, for graphs of any size (past 2^31 CSR entries
+ * too): every label, edge and feature comes from a hash of the seed and its index, so a seed gives one
+ * graph whatever the thread count. Labels are uniform per vertex (classes of near-equal size, not exactly
+ * equal); it is not the same graph as csbm() draws for the same seed. Features are never held whole:
+ * featureRows makes any block of them, for a table to take a block at a time.
+ */
+export function csbmNative(options: CsbmOptions): NativeCsbm {
+  const p = csbmParams(options);
+  const {n, c, f, degree, h, seed} = p;
+  const m = Math.round((n * degree) / 2);
+  // Labels and members, the edge arrays and the CSR entries at once (the edges are freed once placed).
+  const bytes = 16 * n + 8 * m + 8 * m;
+  if (bytes > os.totalmem() * 0.9)
+    throw new RangeError(
+      `csbm: ${n} vertices of degree ${degree} need about ${gib(bytes)} of host memory to build; this machine has ${gib(os.totalmem())}`,
+    );
+  const labels = new Int32Array(n);
+  const graph = NativeCsr.adopt(graphNative().graphCsbm(n, c, degree, h, seed, labels));
+  const means = new Float32Array(c * f);
+  classMeans(seededRng(seed), c, f, p.signal).forEach((mean, y) => means.set(mean, y * f));
+  return {
+    name: `native ${csbmName(p)}`,
+    graph,
+    labels,
+    numClasses: c,
+    featureDim: f,
+    featureRows: (first, count) => {
+      if (!Number.isInteger(first) || !Number.isInteger(count) || first < 0 || count < 0 || first + count > n)
+        throw new RangeError(`csbm.featureRows: rows [${first}, ${first + count}) must lie in [0, ${n})`);
+      const out = new Float32Array(count * f);
+      if (f > 0 && count > 0) graphNative().csbmFeatures(n, c, degree, h, seed, labels, means, f, first, count, out);
+      return out;
+    },
   };
 }

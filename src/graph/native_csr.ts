@@ -80,6 +80,11 @@ export class NativeCsr {
     );
   }
 
+  /** @internal A handle a native generator made (the NativeCsr owns it from here). */
+  static adopt(graph: NativeGraph): NativeCsr {
+    return new NativeCsr(graph);
+  }
+
   /**
    * A graph file written by save(), mapped read-only (the pages are shared with other processes that
    * load it). Throws naming the file when it is not a graph file, is truncated, fails its checksum or

@@ -304,6 +304,22 @@ export interface NativeBindings {
     numVertices: number,
     symmetric: boolean,
   ): NativeGraph;
+  /** The CSBM graph (wm/native_graph.h CsbmSpec), its labels written into `labels` [vertices]. */
+  graphCsbm(vertices: number, classes: number, degree: number, homophily: number, seed: number, labels: Int32Array): NativeGraph;
+  /** Rows [first, first + count) of a CSBM's features into out [count * dim]: class means plus hashed unit noise. */
+  csbmFeatures(
+    vertices: number,
+    classes: number,
+    degree: number,
+    homophily: number,
+    seed: number,
+    labels: Int32Array,
+    means: Float32Array,
+    dim: number,
+    first: number,
+    count: number,
+    out: Float32Array,
+  ): void;
   /** A checked copy of int32 CSR arrays with 64-bit offsets. */
   graphFromCsr(rowPtr: Int32Array, colIdx: Int32Array): NativeGraph;
   /** A text table parser (wm/text_columns.h); `name` starts its error messages. */

@@ -22,6 +22,8 @@ export const graphNative: Part<
   | 'graphFromEdgeArrays'
   | 'graphFromCsr'
   | 'graphFromEdgeMatrix'
+  | 'graphCsbm'
+  | 'csbmFeatures'
   | 'rmat'
   | 'uniqueInt32'
   | 'relabelVertices'

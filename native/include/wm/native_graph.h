@@ -38,8 +38,28 @@ struct EdgeMatrix {
   bool pairsInRows = false;
 };
 
+// The contextual stochastic block model drawn natively (src/graph/csbm.ts describes the model): labels
+// uniform over `classes` from a hash of the vertex, m = round(n * degree / 2) undirected edges each from a
+// hash of its index (a uniform source; a target in its class with probability `homophily`, else outside
+// it), so any thread draws any edge and a seed gives one graph.
+struct CsbmSpec {
+  int64_t vertices = 0;
+  int32_t classes = 2;
+  double degree = 10;
+  double homophily = 0.8;
+  uint64_t seed = 1;
+};
+
+// labels [vertices] of the CSBM `s` (in [0, classes)).
+void csbmLabels(const CsbmSpec& s, int32_t* labels);
+// Rows [first, first + count) of its features [vertices, dim]: the vertex's class mean (means [classes, dim])
+// plus unit Gaussian noise from a hash of (seed, vertex, coordinate): any chunking gives the same rows.
+void csbmFeatures(const CsbmSpec& s, const int32_t* labels, const float* means, int64_t dim, int64_t first, int64_t count, float* out);
+
 class NativeGraph {
  public:
+  // The CSBM graph of `s` over `labels` (csbmLabels'), symmetric, rows sorted, duplicates and self loops dropped.
+  static std::unique_ptr<NativeGraph> csbm(const CsbmSpec& s, const int32_t* labels);
   // CSR from an edge matrix in a file, read in place (int32 [2, m] is mapped, not copied; other layouts
   // are converted in parallel). numVertices -1: the largest id + 1. Errors name the file and the edge.
   static std::unique_ptr<NativeGraph> fromEdgeMatrix(const EdgeMatrix& e, int64_t numVertices, bool symmetric);
