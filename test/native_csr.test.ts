@@ -88,6 +88,12 @@ describe('graphs in native memory (NativeCsr)', () => {
     }
   });
 
+  it('a graph that cannot fit is refused before anything is drawn, with the numbers', () => {
+    expect(() => NativeCsr.rmat({scale: 31, edgeFactor: 64, seed: 1})).to.throw(
+      /NativeCsr.rmat \(scale 31, edge factor 64: up to 137438953472 edges\): 1040.00 GiB of host memory asked for, and this machine has/,
+    );
+  });
+
   it('refuses edges outside the graph and bad generator options by name', () => {
     const e: EdgeList = {numVertices: 4, src: Int32Array.of(0, 1, 2), dst: Int32Array.of(1, 4, 0), directed: true};
     expect(() => NativeCsr.fromEdges(e, {symmetric: true})).to.throw(/edge 1 \(1, 4\) names a vertex outside \[0, 4\)/);

@@ -4,6 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {checkCapacity} from '../memory/capacity';
 import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
 import {NativeCsr} from './native_csr';
@@ -38,6 +39,7 @@ export class DeviceCsr {
     this.numEdges = graph.numEdges;
     this.wideOffsets = graph instanceof NativeCsr;
     const offsetBytes = (this.numVertices + 1) * (this.wideOffsets ? 8 : 4);
+    checkCapacity(`DeviceCsr (${this.numVertices} vertices, ${this.numEdges} entries)`, offsetBytes + this.numEdges * 4, 'device');
     this.rowPtr = this.b.allocDevice(offsetBytes);
     try {
       this.colIdx = this.b.allocDevice(Math.max(this.numEdges, 1) * 4);

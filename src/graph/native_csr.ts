@@ -4,6 +4,7 @@
 // crosses into it unless asked for (toCsrGraph, for small graphs). Graphs past
 // 2^31 edges, which Int32Array offsets cannot describe, live here.
 import {readNpyHeader} from '../data/npy';
+import {checkCapacity} from '../memory/capacity';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 import {int32Ids} from '../util/arrays';
@@ -53,6 +54,8 @@ export class NativeCsr {
       throw new RangeError(
         `NativeCsr.fromNpy: ${file}: ${m} edges of ${int64 ? 'int64' : 'int32'} need ${need} bytes, the file holds ${h.fileBytes}`,
       );
+    // The two id columns and the entries (both ways when symmetric), before anything is read.
+    checkCapacity(`NativeCsr.fromNpy (${m} edges)`, 8 * m + (opts.symmetric ? 8 : 4) * m, 'host');
     const n = opts.numVertices ?? -1;
     if (opts.numVertices !== undefined && (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1))
       throw new RangeError(`NativeCsr.fromNpy: numVertices must be an integer in [0, 2^31 - 1], got ${opts.numVertices}`);
@@ -74,6 +77,13 @@ export class NativeCsr {
    */
   static rmat(opts: RmatOptions & {symmetric?: boolean}): NativeCsr {
     const p = rmatParams(opts);
+    // At most every drawn edge kept, both ways when symmetric, and the offsets: refused before drawing.
+    const drawn = Math.round(2 ** p.scale * p.edgeFactor);
+    checkCapacity(
+      `NativeCsr.rmat (scale ${p.scale}, edge factor ${p.edgeFactor}: up to ${drawn} edges)`,
+      ((opts.symmetric ?? true) ? 2 : 1) * drawn * 4 + (p.vertices + 1) * 8,
+      'host',
+    );
     return new NativeCsr(
       // mulberry32 keeps the seed's low 32 bits, as rmat() does
       graphNative().graphRmat(p.scale, p.edgeFactor, p.a, p.b, p.c, p.seed % 2 ** 32, p.permute, p.vertices, opts.symmetric ?? true),
