@@ -28,6 +28,11 @@ export function checkRows(what: string, rows: number): void {
   if (rows > MAX_ROWS) throw new RangeError(`${what}: ${rows} rows is more than ${MAX_ROWS} (2^31 - 1), the most int32 ids can address`);
 }
 
+/** Bytes the GPU has free now (0 without a GPU). */
+export function deviceFreeBytes(): number {
+  return deviceStatus().gpu ? memoryNative().memoryInfo().freeBytes : 0;
+}
+
 /**
  * Throws unless `bytes` fit where they are going: host (and host shared)
  * memory against the machine's physical memory, device memory against what

@@ -3,11 +3,15 @@
 // neighbourhood, reading layer l - 1's outputs of the batch and its neighbours from a table; the
 // outputs go to a table of their own (pinned host memory by default: a graph's hidden states need not
 // fit the GPU). No sampling, so the result equals the full-graph forward; memory holds one batch's
-// block and two layers' tables, whatever the graph's size.
+// block and two layers' tables, whatever the graph's size. With a GPU the blocks are built there, from
+// the graph copied to the GPU for the pass when it fits (row_blocks.ts).
 import * as tf from '@tensorflow/tfjs-core';
 
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {CsrBlock} from '../graph/aggregate';
+import {DeviceCsr} from '../graph/device_csr';
 import {rowBlock, RowsGraph} from '../graph/row_blocks';
+import {deviceFreeBytes} from '../memory/capacity';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
 
 /**
@@ -37,6 +41,21 @@ export interface LayerwiseOptions {
   dtype?: EmbeddingDType;
   /** Called after every batch. */
   onProgress?: (p: LayerwiseProgress) => void;
+  /**
+   * With a GPU, a graph on the host is copied there for the pass (and freed after it), so each batch's
+   * block is built on the GPU, when its arrays take at most half the GPU's free memory (default true).
+   */
+  blocksOnGpu?: boolean;
+}
+
+/** The graph a pass reads rows from: a host graph copied to the GPU when o allows and it fits there. */
+function passGraph(graph: LayerwiseGraph, o: LayerwiseOptions): {graph: RowsGraph; copied?: DeviceCsr} {
+  const b = tf.backend();
+  if (graph instanceof DeviceCsr || o.blocksOnGpu === false || !(b instanceof WholeMemoryBackend && b.gpu)) return {graph};
+  const bytes = (graph.numVertices + 1) * 8 + graph.numEdges * 4;
+  if (bytes > deviceFreeBytes() / 2) return {graph};
+  const copied = new DeviceCsr(graph);
+  return {graph: copied, copied};
 }
 
 /** What a model gives a pass: its layer count and widths, its inputs for given vertices, and one layer's step. */
@@ -57,6 +76,15 @@ export interface LayerwiseModel {
  * table (rows = vertices; the caller disposes it).
  */
 export function layerwiseInference(graph: LayerwiseGraph, model: LayerwiseModel, o: LayerwiseOptions = {}): Embedding {
+  const {graph: rows, copied} = passGraph(graph, o);
+  try {
+    return passOver(rows, model, o);
+  } finally {
+    copied?.dispose();
+  }
+}
+
+function passOver(graph: RowsGraph, model: LayerwiseModel, o: LayerwiseOptions): Embedding {
   const n = graph.numVertices;
   const batch = o.batchSize ?? 65_536;
   if (!Number.isInteger(batch) || batch < 1)
