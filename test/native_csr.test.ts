@@ -395,7 +395,8 @@ describe('graphs in native memory (NativeCsr)', () => {
       tf.dispose([s, got.ids, got.offsets ?? []].flat());
     }
     // The fixed-fan-out tree every sampled model reads.
-    const tree = wm.graph.sampleFixedTree(dev, seeds.subarray(0, 256), [5, 3], {seed: 2});
+    // Seeds as a plain array.
+    const tree = wm.graph.sampleFixedTree(dev, Array.from(seeds.subarray(0, 256)), [5, 3], {seed: 2});
     expect(tree.depths[2].size).to.equal(256 * 5 * 3);
     tree.dispose();
     // Walks and negative pairs over the int64 offsets on the GPU: the host's draws.

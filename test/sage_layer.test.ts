@@ -87,6 +87,67 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     );
   }
 
+  it("a sampleSubgraph layer (a CsrBlock) works too: output and gradients equal a float64 reference's", async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const r = rng(21);
+    const n = 60;
+    const src = Int32Array.from({length: 240}, () => Math.floor(r() * n)),
+      dst = Int32Array.from({length: 240}, () => Math.floor(r() * n));
+    const g = wm.graph.CsrGraph.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true});
+    // Plain arrays as seeds.
+    const sub = wm.graph.sampleSubgraph(g, [3, 8, 13, 21, 34], [4, 3], {seed: 2});
+    const layer = sub.layers[0];
+    const inDim = 5,
+      outDim = 3;
+    const hv = Float32Array.from({length: layer.src.length * inDim}, () => r() * 2 - 1);
+    const wv = Float32Array.from({length: inDim * outDim * 2 + outDim}, () => r() * 2 - 1);
+    const h = tf.tensor2d(hv, [layer.src.length, inDim]);
+    const ws = tf.tensor2d(wv.subarray(0, inDim * outDim), [inDim, outDim]),
+      wn = tf.tensor2d(wv.subarray(inDim * outDim, 2 * inDim * outDim), [inDim, outDim]),
+      bias = tf.tensor1d(wv.subarray(2 * inDim * outDim));
+    const y = wm.nn.sageLayer(h, layer, ws, wn, bias, false);
+    const grads = tf.grads((x: tf.Tensor) => tf.sum(tf.square(wm.nn.sageLayer(x as tf.Tensor2D, layer, ws, wn, bias, false))))([h]);
+    // float64: out[i] = h[i] ws + mean of h[j] over i's block row · wn + bias; d/dh of sum(out^2).
+    const rows = layer.dst.length;
+    const nbrs = Array.from({length: rows}, (_, i) => {
+      const out: number[] = [];
+      const entries = layer.block.entries(false);
+      for (let e = entries.rowPtr[i]; e < entries.rowPtr[i + 1]; ++e) out.push(entries.colIdx[e]);
+      return out;
+    });
+    const W = (k: number, j: number, off: number) => wv[off + k * outDim + j];
+    const want = new Float64Array(rows * outDim),
+      dh = new Float64Array(layer.src.length * inDim);
+    for (let i = 0; i < rows; ++i)
+      for (let j = 0; j < outDim; ++j) {
+        let z = wv[2 * inDim * outDim + j];
+        for (let k = 0; k < inDim; ++k) {
+          let mean = 0;
+          for (const c of nbrs[i]) mean += hv[c * inDim + k] / Math.max(nbrs[i].length, 1);
+          z += hv[i * inDim + k] * W(k, j, 0) + mean * W(k, j, inDim * outDim);
+        }
+        want[i * outDim + j] = z;
+        for (let k = 0; k < inDim; ++k) {
+          dh[i * inDim + k] += 2 * z * W(k, j, 0);
+          for (const c of nbrs[i]) dh[c * inDim + k] += (2 * z * W(k, j, inDim * outDim)) / nbrs[i].length;
+        }
+      }
+    const got = y.dataSync(),
+      gotDh = grads[0].dataSync();
+    want.forEach((v, i) => expect(got[i]).to.be.closeTo(v, 1e-4));
+    dh.forEach((v, i) => expect(gotDh[i]).to.be.closeTo(v, 1e-4));
+    expect(() => wm.nn.sageLayer(tf.zeros([2, inDim]) as tf.Tensor2D, layer, ws, wn, bias, false)).to.throw(
+      new RegExp(`the layer reads ${layer.src.length} input rows \\(its src\\), h has 2`),
+    );
+    // The fixed samplers read graphs on the GPU: a host graph is named, not a TypeError from inside.
+    expect(() => wm.graph.sampleFixedTree(g as never, [1, 2], [3])).to.throw(
+      /sampleFixedTree: graph must be a DeviceCsr or a WholeMemoryCsr/,
+    );
+    expect(() => wm.graph.sampleFixedSubgraph(g as never, [1, 2], [3])).to.throw(/sampleFixedSubgraph: graph must be a DeviceCsr/);
+    tf.dispose([h, ws, wn, bias, y, ...grads]);
+    sub.dispose();
+  });
+
   it('names mismatched shapes', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const h = tf.zeros([10, 4]) as tf.Tensor2D,

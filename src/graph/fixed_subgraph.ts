@@ -14,6 +14,7 @@ import {hopSeed} from './native_sampling';
 import {checkSeeds} from './seeds';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 import {graphNative} from '../native/domains';
+import {int32Ids} from '../util/arrays';
 
 export interface FixedFanoutLayer {
   /** This layer's outputs are the first numDst of its inputs. */
@@ -39,12 +40,23 @@ export interface FixedFanoutSubgraph {
  */
 export function sampleFixedSubgraph(
   graph: DeviceCsr | WholeMemoryCsr,
-  seeds: tf.Tensor1D | Int32Array,
+  seeds: tf.Tensor1D | Int32Array | ArrayLike<number>,
   fanouts: number[],
   opts: {seed?: number} = {},
 ): FixedFanoutSubgraph {
+  onGpuGraph('sampleFixedSubgraph', graph);
+  const s = seeds instanceof tf.Tensor ? seeds : int32Ids(seeds, 'sampleFixedSubgraph: seeds');
   // On the side stream: the two counts read back wait for the sampling only, not for the training queued before it.
-  return onSideStream(() => sampleOnStream(graph, seeds, fanouts, opts), {waitForMain: !(seeds instanceof Int32Array)});
+  return onSideStream(() => sampleOnStream(graph, s, fanouts, opts), {waitForMain: !(s instanceof Int32Array)});
+}
+
+// The fixed samplers read a graph on the GPU or in WholeMemory; a host graph gets a message, not a TypeError.
+function onGpuGraph(what: string, graph: unknown): void {
+  if (!(graph && typeof graph === 'object' && 'sample' in graph && 'vertexMap' in graph))
+    throw new TypeError(
+      `${what}: graph must be a DeviceCsr or a WholeMemoryCsr (a graph on the GPU or in WholeMemory); ` +
+        'copy a CsrGraph or NativeCsr there with new wm.graph.DeviceCsr(graph), or sample on the host with sampleSubgraph',
+    );
 }
 
 function sampleOnStream(
@@ -101,10 +113,12 @@ function sampleOnStream(
  */
 export function sampleFixedTree(
   graph: DeviceCsr | WholeMemoryCsr,
-  seeds: Int32Array,
+  seedIds: Int32Array | ArrayLike<number>,
   fanouts: number[],
   opts: {seed?: number} = {},
 ): {depths: tf.Tensor1D[]; fanouts: number[]; dispose(): void} {
+  onGpuGraph('sampleFixedTree', graph);
+  const seeds = int32Ids(seedIds, 'sampleFixedTree: seeds');
   checkFanouts('sampleFixedTree', fanouts);
   checkSeeds('sampleFixedTree', graph.numVertices, seeds);
   const depths = [tf.tensor1d(seeds, 'int32')];

@@ -8,28 +8,33 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {aggregate} from '../graph/aggregate';
 import {FixedFanoutLayer, meanOfNeighbors} from '../graph/fixed_subgraph';
+import type {SubgraphLayer} from '../graph/subgraph';
 import {layerNative} from '../native/domains';
 
 /**
  * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
- * act ReLU when `relu`, else the identity. Differentiable in h and the weights.
+ * act ReLU when `relu`, else the identity. Differentiable in h and the weights. `layer` is a layer of
+ * sampleFixedSubgraph (a fixed fan-out: one fused op each way on the GPU) or of sampleSubgraph (a
+ * CsrBlock: the neighbour mean by the block's product, the rest from tfjs ops).
  */
 export function sageLayer(
   h: tf.Tensor2D,
-  layer: FixedFanoutLayer,
+  layer: FixedFanoutLayer | SubgraphLayer,
   wSelf: tf.Tensor2D,
   wNeigh: tf.Tensor2D,
   bias: tf.Tensor1D,
   relu: boolean,
 ): tf.Tensor2D {
+  if ('block' in layer) return blockLayer(h, layer, wSelf, wNeigh, bias, relu);
+  if (!('numDst' in layer) || !('neighbors' in layer))
+    throw new TypeError(
+      'sageLayer: layer must be a layer of sampleFixedSubgraph {numDst, fanout, neighbors} or of sampleSubgraph {dst, src, block}',
+    );
   const [inputs, inDim] = h.shape;
   const outDim = wSelf.shape[1];
-  if (wSelf.shape[0] !== inDim || wNeigh.shape[0] !== inDim || wNeigh.shape[1] !== outDim || bias.shape[0] !== outDim) {
-    throw new RangeError(
-      `sageLayer: h [${h.shape}] needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`,
-    );
-  }
+  checkWeights(h, wSelf, wNeigh, bias);
   if (layer.numDst > inputs) throw new RangeError(`sageLayer: the layer has ${layer.numDst} outputs but h only ${inputs} rows`);
   const b = tf.backend();
   if (!(b instanceof WholeMemoryBackend && b.gpu) || layer.numDst * outDim * inDim === 0)
@@ -86,6 +91,35 @@ function backward(
   } finally {
     for (const p of [dz, mean, dMean]) b.freeDevice(p);
   }
+}
+
+function checkWeights(h: tf.Tensor2D, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D): void {
+  const inDim = h.shape[1],
+    outDim = wSelf.shape[1];
+  if (wSelf.shape[0] !== inDim || wNeigh.shape[0] !== inDim || wNeigh.shape[1] !== outDim || bias.shape[0] !== outDim) {
+    throw new RangeError(
+      `sageLayer: h [${h.shape}] needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`,
+    );
+  }
+}
+
+// A sampleSubgraph layer: its outputs are the first dst.length of its inputs, its block the neighbour lists.
+function blockLayer(
+  h: tf.Tensor2D,
+  layer: SubgraphLayer,
+  wSelf: tf.Tensor2D,
+  wNeigh: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  relu: boolean,
+): tf.Tensor2D {
+  checkWeights(h, wSelf, wNeigh, bias);
+  if (h.shape[0] !== layer.block.numCols)
+    throw new RangeError(`sageLayer: the layer reads ${layer.block.numCols} input rows (its src), h has ${h.shape[0]}`);
+  return tf.tidy(() => {
+    const self = tf.slice(h, [0, 0], [layer.block.numRows, h.shape[1]]);
+    const z = tf.add(tf.add(tf.matMul(self, wSelf), tf.matMul(aggregate(h, layer.block, 'mean'), wNeigh)), bias) as tf.Tensor2D;
+    return relu ? tf.relu(z) : z;
+  });
 }
 
 // Elsewhere (the CPU, empty layers): the same layer from tfjs ops.
