@@ -10,7 +10,7 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {markValid} from '../backend/index_validation';
 import {onSideStream} from '../backend/side_stream';
 import type {DeviceCsr} from './device_csr';
-import {hopSeed} from './native_sampling';
+import {hopSeed, relabelOnGpu} from './native_sampling';
 import {checkSeeds} from './seeds';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 import {graphNative} from '../native/domains';
@@ -147,29 +147,7 @@ function relabel(graph: DeviceCsr | WholeMemoryCsr, dst: tf.Tensor1D, ids: tf.Te
     indices.dispose();
     return {values: values as tf.Tensor1D, neighbors};
   }
-  const valuesPtr = b.allocDevice(n * 4);
-  const out = b.makeDeviceOutput([ids.size], 'int32');
-  const neighbors = tf.engine().makeTensorFromTensorInfo(out.info) as tf.Tensor1D;
-  let count: number;
-  try {
-    count = graphNative().relabelVertices(
-      b.devicePtr(dst),
-      dst.size,
-      b.devicePtr(ids),
-      ids.size,
-      graph.numVertices,
-      graph.vertexMap.address(b),
-      valuesPtr,
-      out.ptr,
-    );
-  } catch (e) {
-    b.freeDevice(valuesPtr);
-    neighbors.dispose();
-    throw e;
-  }
-  // The buffer holds room for every candidate; the tensor is its first `count`.
-  const values = tf.engine().makeTensorFromTensorInfo(b.adoptBuffer([count], 'int32', {ptr: valuesPtr, bytes: count * 4})) as tf.Tensor1D;
-  return {values, neighbors};
+  return relabelOnGpu(b, graph, b.devicePtr(dst), dst.size, b.devicePtr(ids), ids.size);
 }
 
 function checkFanouts(what: string, fanouts: number[]): void {

@@ -180,6 +180,35 @@ export function sampleNeighbors(
 }
 
 /**
+ * @internal Unique-and-relabel on the GPU through a graph's vertex map (relabelVertices): the distinct
+ * vertices of dst (n at address dst) then ids (m at address ids), in first-occurrence order, so dst's
+ * distinct vertices are their prefix; and each of ids' positions among them. Both tensors are the caller's.
+ */
+export function relabelOnGpu(
+  b: WholeMemoryBackend,
+  graph: {numVertices: number; vertexMap: VertexMap},
+  dst: number,
+  n: number,
+  ids: number,
+  m: number,
+): {values: tf.Tensor1D; neighbors: tf.Tensor1D} {
+  const valuesPtr = b.allocDevice(Math.max(n + m, 1) * 4);
+  const out = b.makeDeviceOutput([m], 'int32');
+  const neighbors = tf.engine().makeTensorFromTensorInfo(out.info) as tf.Tensor1D;
+  let count: number;
+  try {
+    count = graphNative().relabelVertices(dst, n, ids, m, graph.numVertices, graph.vertexMap.address(b), valuesPtr, out.ptr);
+  } catch (e) {
+    b.freeDevice(valuesPtr);
+    neighbors.dispose();
+    throw e;
+  }
+  // The buffer holds room for every candidate; the tensor is its first `count`.
+  const values = tf.engine().makeTensorFromTensorInfo(b.adoptBuffer([count], 'int32', {ptr: valuesPtr, bytes: count * 4})) as tf.Tensor1D;
+  return {values, neighbors};
+}
+
+/**
  * A graph holder's scratch for relabelling samples on the GPU
  * (relabelVertices in wm/graph_ops.h): one int32 per vertex, INT32_MAX
  * between uses; allocated at the first use, freed with the graph.

@@ -12,6 +12,7 @@ import {CsrBlock} from './aggregate';
 import {CsrGraph} from './csr';
 import {DeviceCsr} from './device_csr';
 import {NativeCsr} from './native_csr';
+import {relabelOnGpu} from './native_sampling';
 import {uniqueAndRelabel} from './subgraph';
 
 /** A graph whose rows a pass reads: JavaScript CSR arrays, a graph in native memory, or either on the GPU. */
@@ -62,32 +63,13 @@ function onDevice(dev: DeviceCsr, first: number, count: number): RowBlock {
     const offsets = tf.keep(tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D);
     made.push(offsets);
     graphNative().csrSliceOffsets(dev.rowPtr, first, count, off.ptr, dev.wideOffsets);
-    const nb = b.makeDeviceOutput([entries], 'int32');
-    const neighbors = tf.keep(tf.engine().makeTensorFromTensorInfo(nb.info) as tf.Tensor1D);
-    made.push(neighbors);
-    const valuesPtr = b.allocDevice(Math.max(count + entries, 1) * 4);
-    let unique: number;
-    try {
-      unique = graphNative().relabelVertices(
-        count ? b.devicePtr(rows) : 0,
-        count,
-        dev.colIdx + 4 * base,
-        entries,
-        dev.numVertices,
-        dev.vertexMap.address(b),
-        valuesPtr,
-        nb.ptr,
-      );
-    } catch (e) {
-      b.freeDevice(valuesPtr);
-      throw e;
-    }
-    // The buffer holds room for every candidate; the tensor is its first `unique`.
-    // Kept like the block's arrays: the caller may be inside a tidy scope and dispose them itself.
-    const ids = tf.keep(
-      tf.engine().makeTensorFromTensorInfo(b.adoptBuffer([unique], 'int32', {ptr: valuesPtr, bytes: unique * 4})) as tf.Tensor1D,
-    );
-    made.push(ids);
+    // The rows first, so that they are the prefix of the block's columns; the columns read in place.
+    const relabelled = relabelOnGpu(b, dev, count ? b.devicePtr(rows) : 0, count, dev.colIdx + 4 * base, entries);
+    // Kept: the caller may be inside a tidy scope and dispose them itself.
+    const neighbors = tf.keep(relabelled.neighbors),
+      ids = tf.keep(relabelled.values);
+    made.push(neighbors, ids);
+    const unique = ids.size;
     markValid(ids, dev.numVertices);
     const hostIds = ids.dataSync() as Int32Array;
     const block = CsrBlock.trusted(offsets.dataSync() as Int32Array, neighbors.dataSync() as Int32Array, unique, g.degrees(hostIds), {
