@@ -6,6 +6,7 @@
 import {int32Ids, int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import {CsrGraph} from './csr';
+import {NativeCsr} from './native_csr';
 import {hopSeed, sampleNeighbors, SampleOptions} from './native_sampling';
 import {graphNative} from '../native/domains';
 
@@ -36,10 +37,10 @@ export function uniqueAndRelabel(ids: Int32Array | ArrayLike<number>): {unique: 
 /**
  * Samples fanouts[l] neighbours per vertex per hop (fanouts[0] next to the
  * seeds), without replacement unless opts.replace, seeded as sampleNeighbors.
- * Seeds must be distinct.
+ * Seeds must be distinct. The graph's offsets may be int32 (a CsrGraph) or int64 (a NativeCsr).
  */
 export function sampleSubgraph(
-  g: CsrGraph,
+  g: CsrGraph | NativeCsr,
   seedIds: Int32Array | ArrayLike<number>,
   fanouts: number[],
   opts: SampleOptions = {},
@@ -54,7 +55,10 @@ export function sampleSubgraph(
   fanouts.forEach((fanout, hop) => {
     const seed = hopSeed(opts.seed ?? 0, hop);
     const replace = opts.replace ?? false;
-    const drawn = sampleNeighbors(g, dst, fanout, {replace, seed, keyBy: opts.keyBy});
+    const drawn =
+      g instanceof NativeCsr
+        ? g.sample(dst, fanout, {replace, seed, keyBy: opts.keyBy})
+        : sampleNeighbors(g, dst, fanout, {replace, seed, keyBy: opts.keyBy});
     const offsets = drawn.offsets ?? int32Of(dst.length + 1, (i) => i * fanout);
     // dst first, so that the outputs are a prefix of the inputs.
     const all = new Int32Array(dst.length + drawn.ids.length);
