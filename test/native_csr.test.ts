@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as zlib from 'zlib';
 
 import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
@@ -237,6 +238,34 @@ describe('graphs in native memory (NativeCsr)', () => {
     }
     t.dispose();
     g.free();
+  });
+
+  it('fromEdgeFile: an edge list (gzip or not, header, comments) parsed natively equals readEdgeList into CsrGraph', async () => {
+    const dir = tmpDir();
+    try {
+      const edges = randomEdges(400, 3000, 17);
+      const lines = ['# vertices=420', '% a comment'];
+      for (let i = 0; i < edges.src.length; ++i) lines.push(`${edges.src[i]}\t${edges.dst[i]}${i % 3 ? '' : '\t0.5'}`);
+      const plain = path.join(dir, 'edges.tsv'),
+        gz = path.join(dir, 'edges.tsv.gz');
+      fs.writeFileSync(plain, lines.join('\n') + '\n');
+      fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(plain)));
+      const want = CsrGraph.fromEdges({...edges, numVertices: 420}, {symmetric: true});
+      for (const file of [plain, gz]) {
+        const g = await NativeCsr.fromEdgeFile(file, {symmetric: true});
+        sameGraph(g, want, path.basename(file));
+        g.free();
+      }
+      const bad = path.join(dir, 'bad.tsv');
+      fs.writeFileSync(bad, '0\t1\n1\t2\n2\tx\n');
+      let err = '';
+      await NativeCsr.fromEdgeFile(bad, {symmetric: true}).catch((e) => (err = (e as Error).message));
+      expect(err).to.match(/bad\.tsv:3: /);
+      await NativeCsr.fromEdgeFile(plain, {symmetric: true, numVertices: 10}).catch((e) => (err = (e as Error).message));
+      expect(err).to.match(/edges\.tsv:\d+: /);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
   });
 
   it('fromNpy: edge matrices [2, m] and [m, 2], int32 and int64, build the graph fromEdges builds; bad files named', () => {

@@ -17,7 +17,8 @@ import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
 import {cacheDirFor, readCache, sourceBytes, stampSources, writeCache} from './dataset_cache';
-import {edgeFileHeader, parseVertexId, vertexBound, vertexCount} from './edge_list';
+import {parseVertexId, vertexBound} from './edge_list';
+import {edgeFileGraph} from './native_csr';
 import type {NodeClassificationData, VertexFeatures} from './node_data';
 import {Split} from './split';
 
@@ -227,14 +228,12 @@ async function readSplit(dir: string, names: [string, string, string], numVertic
 /** An edge file parsed and made into an undirected CSR in native memory; n: the vertices, or from the file. */
 async function readGraph(file: string, n: number | undefined, say: (m: string) => void): Promise<{graph: NativeGraph; edges: number}> {
   const t0 = Date.now();
-  const t = await readTextTable(file, n === undefined ? {ids: 2, comments: true, extraFields: true} : {ids: 2, idBound: n});
-  const {rows, maxId, maxIdLine, comments} = t.summary;
-  const vertices = n ?? vertexCount(file, edgeFileHeader(comments).vertices, maxId, maxIdLine, rows);
-  say(`read ${rows} edges from ${file} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-  const t1 = Date.now();
-  const graph = graphNative().graphFromEdgeArrays(vertices, t.ids(0), t.ids(1), true);
-  say(`built the graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries (${((Date.now() - t1) / 1000).toFixed(1)} s)`);
-  return {graph, edges: rows};
+  const {graph, edges} = await edgeFileGraph(file, {symmetric: true, numVertices: n});
+  say(
+    `read ${file} and built the graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries ` +
+      `(${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+  );
+  return {graph, edges};
 }
 
 // ---- assembly ----

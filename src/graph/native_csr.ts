@@ -9,7 +9,8 @@ import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 import {int32Ids} from '../util/arrays';
 import {CsrGraph} from './csr';
-import {EdgeList} from './edge_list';
+import {EdgeList, edgeFileHeader, vertexCount} from './edge_list';
+import {readTextTable} from './text_table';
 import {checkSampleArgs, SampleOptions, sampleOnHost} from './native_sampling';
 import {RmatOptions, rmatParams} from './rmat';
 
@@ -29,6 +30,17 @@ export class NativeCsr {
     if (edges.src.length !== edges.dst.length)
       throw new RangeError(`NativeCsr.fromEdges: src and dst differ in length (${edges.src.length} and ${edges.dst.length})`);
     return new NativeCsr(graphNative().graphFromEdges(edges.numVertices, edges.src, edges.dst, opts.symmetric));
+  }
+
+  /**
+   * CSR from an edge-list file (TSV, CSV or whitespace, gzip or not; `# vertices=N` headers and comments
+   * read as readEdgeList reads them), parsed natively as the file is read: any size, past 2^31 entries
+   * too, with nothing file-sized in JavaScript. With numVertices every id must be below it and a line
+   * holds exactly two ids (OGB's edge files); without, extra fields are ignored and the vertex count
+   * comes from the header or the largest id. Errors name the file and line.
+   */
+  static async fromEdgeFile(file: string, opts: {symmetric: boolean; numVertices?: number}): Promise<NativeCsr> {
+    return new NativeCsr((await edgeFileGraph(file, opts)).graph);
   }
 
   /**
@@ -201,4 +213,20 @@ export class NativeCsr {
       throw new RangeError(`NativeCsr.${what}: v must be a vertex in [0, ${this.numVertices}), got ${v}`);
     return v;
   }
+}
+
+/** @internal NativeCsr.fromEdgeFile's graph, and the edges (lines) the file held. */
+export async function edgeFileGraph(
+  file: string,
+  opts: {symmetric: boolean; numVertices?: number},
+): Promise<{graph: NativeGraph; edges: number}> {
+  const n = opts.numVertices;
+  if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1))
+    throw new RangeError(`NativeCsr.fromEdgeFile: numVertices must be an integer in [0, 2^31 - 1], got ${n}`);
+  const t = await readTextTable(file, n === undefined ? {ids: 2, comments: true, extraFields: true} : {ids: 2, idBound: n});
+  const {rows, maxId, maxIdLine, comments} = t.summary;
+  const vertices = n ?? vertexCount(file, edgeFileHeader(comments).vertices, maxId, maxIdLine, rows);
+  // The id columns (parsed) and the entries, both ways when symmetric.
+  checkCapacity(`NativeCsr.fromEdgeFile (${rows} edges)`, 8 * rows + (opts.symmetric ? 8 : 4) * rows + 8 * vertices, 'host');
+  return {graph: graphNative().graphFromEdgeArrays(vertices, t.ids(0), t.ids(1), opts.symmetric), edges: rows};
 }
