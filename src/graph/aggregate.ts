@@ -166,11 +166,17 @@ export class CsrBlock {
   // Device copies by host array: products that share the block's offsets or columns upload them once.
   private readonly uploaded = new Map<Int32Array | Float32Array, tf.Tensor>();
 
+  // Each column's degree in the whole graph, or how to get them when first asked for.
+  private degreesOf?: Int32Array | (() => Int32Array);
+
   /**
-   * degrees: each column's degree in the whole graph (sampleSubgraph attaches them): 'gcn'
-   * aggregation then normalises by the graph's degrees (see gcnNormalized).
+   * Each column's degree in the whole graph (sampleSubgraph attaches them): 'gcn' aggregation then
+   * normalises by the graph's degrees (see gcnNormalized).
    */
-  readonly degrees?: Int32Array;
+  get degrees(): Int32Array | undefined {
+    if (typeof this.degreesOf === 'function') this.degreesOf = this.degreesOf();
+    return this.degreesOf;
+  }
 
   /** trusted: @internal (see CsrBlock.trusted). */
   constructor(
@@ -178,10 +184,10 @@ export class CsrBlock {
     colIdx: Int32Array,
     numCols: number,
     degrees?: Int32Array,
-    trusted?: {device?: {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D}},
+    trusted?: {device?: {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D}; degrees?: () => Int32Array},
   ) {
     if (trusted) {
-      this.degrees = degrees;
+      this.degreesOf = trusted.degrees ?? degrees;
       this.csr = {rowPtr, colIdx, numRows: rowPtr.length - 1, numCols};
       const d = trusted.device;
       if (d) {
@@ -211,7 +217,7 @@ export class CsrBlock {
       if (!(degrees instanceof Int32Array) || degrees.length !== numCols) {
         throw new RangeError(`CsrBlock: degrees must be an Int32Array of numCols (${numCols}) entries`);
       }
-      this.degrees = degrees = degrees.slice();
+      this.degreesOf = degrees = degrees.slice();
       degrees.forEach((d, v) => {
         if (d < 0) throw new RangeError(`CsrBlock: degrees[${v}] = ${d} is negative`);
       });
@@ -226,16 +232,16 @@ export class CsrBlock {
   /**
    * @internal A block made by native code whose output is in range by construction (the GPU's
    * relabelling), taken without a copy or a check; `device` holds the same arrays already on the GPU
-   * (the block owns them from here).
+   * (the block owns them from here); `degrees` are computed when 'gcn' first asks for them.
    */
   static trusted(
     rowPtr: Int32Array,
     colIdx: Int32Array,
     numCols: number,
-    degrees: Int32Array | undefined,
+    degrees: () => Int32Array,
     device?: {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D},
   ): CsrBlock {
-    return new CsrBlock(rowPtr, colIdx, numCols, degrees, {device});
+    return new CsrBlock(rowPtr, colIdx, numCols, undefined, {device, degrees});
   }
 
   get numRows(): number {

@@ -71,11 +71,14 @@ function onDevice(dev: DeviceCsr, first: number, count: number): RowBlock {
     made.push(neighbors, ids);
     const unique = ids.size;
     markValid(ids, dev.numVertices);
-    const hostIds = ids.dataSync() as Int32Array;
-    const block = CsrBlock.trusted(offsets.dataSync() as Int32Array, neighbors.dataSync() as Int32Array, unique, g.degrees(hostIds), {
-      rowPtr: offsets,
-      colIdx: neighbors,
-    });
+    // The graph's degrees of the columns only when a product asks (GCN's), while the block lives.
+    const block = CsrBlock.trusted(
+      offsets.dataSync() as Int32Array,
+      neighbors.dataSync() as Int32Array,
+      unique,
+      () => g.degrees(ids.dataSync() as Int32Array),
+      {rowPtr: offsets, colIdx: neighbors},
+    );
     rows.dispose();
     return {block, ids, dispose: () => (block.dispose(), ids.dispose())};
   } catch (e) {
