@@ -1,4 +1,4 @@
-// The neighbour loader: every seed once per epoch in batches of the asked size, layers that fit the
+// The neighbour loaders: every seed (or edge) once per epoch in batches of the asked size, layers that fit the
 // layers (the seeds last, the features' rows first), the same batches for the same seed, a prepared
 // batch freed when a loop stops early, and a model trained from it learning a CSBM's classes.
 import * as tf from '@tensorflow/tfjs-core';
@@ -6,10 +6,10 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {NativeCsr} from '../src/graph/native_csr';
-import {NeighborBatch, NeighborLoader} from '../src/nn/neighbor_loader';
+import {LinkNeighborLoader, NeighborBatch, NeighborLoader} from '../src/nn/neighbor_loader';
 
-async function collect(loader: AsyncIterable<NeighborBatch>, keep = false): Promise<NeighborBatch[]> {
-  const out: NeighborBatch[] = [];
+async function collect<B extends {dispose(): void}>(loader: AsyncIterable<B>, keep = false): Promise<B[]> {
+  const out: B[] = [];
   for await (const b of loader) {
     out.push(b);
     if (!keep) b.dispose();
@@ -148,6 +148,118 @@ describe('wm.nn.NeighborLoader', function () {
       b.dispose();
     }
     expect(right / test.length, 'test accuracy').to.be.above(0.8);
+    tf.dispose(w.flat());
+    opt.dispose();
+    features.dispose();
+  });
+});
+
+describe('wm.nn.LinkNeighborLoader', function () {
+  this.timeout(120000);
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  const data = wm.graph.csbm({vertices: 500, classes: 5, features: 8, degree: 8, homophily: 0.95, signal: 1, seed: 5});
+  const all = edgesOf(data.graph);
+  // One direction of each undirected edge.
+  const keep = Array.from(all.src.keys()).filter((e) => all.src[e] < all.dst[e]);
+  const src = Int32Array.from(keep, (e) => all.src[e]),
+    dst = Int32Array.from(keep, (e) => all.dst[e]);
+
+  it('every edge once per epoch with its negative pairs; rows that find the endpoints among the outputs', async () => {
+    const features = wm.nn.featureTable(data.features!.values, 500, 8);
+    const loader = new LinkNeighborLoader(data.graph, {src, dst}, {fanouts: [4, 2], batchSize: 100, negatives: 2, features, seed: 3});
+    expect(loader.length).to.equal(Math.ceil(src.length / 100));
+    const seen: string[] = [];
+    for await (const b of loader) {
+      const m = b.index + 1 < loader.length ? 100 : src.length - 100 * b.index;
+      expect(b.src.length).to.equal(3 * m);
+      for (let i = 0; i < m; ++i) seen.push(`${b.src[i]},${b.dst[i]}`);
+      const label = b.label.dataSync();
+      const out = b.layers[b.layers.length - 1].dst;
+      const sr = b.srcRow.dataSync(),
+        dr = b.dstRow.dataSync();
+      for (let i = 0; i < b.src.length; ++i) {
+        expect(label[i]).to.equal(i < m ? 1 : 0);
+        expect([out[sr[i]], out[dr[i]]]).to.deep.equal([b.src[i], b.dst[i]]);
+        if (i >= m) {
+          expect(b.src[i]).to.not.equal(b.dst[i]);
+          expect(Array.from(data.graph.neighbors(b.src[i]))).to.not.include(b.dst[i]);
+        }
+      }
+      expect(b.x!.shape).to.deep.equal([b.layers[0].src.length, 8]);
+      b.dispose();
+    }
+    expect(seen.sort()).to.deep.equal(Array.from(src, (u, i) => `${u},${dst[i]}`).sort());
+    features.dispose();
+  });
+
+  it('the same seed, the same batches; bad options named', async () => {
+    const a = await collect(new LinkNeighborLoader(data.graph, {src, dst}, {fanouts: [3], batchSize: 64, seed: 8}).epoch(2));
+    const b = await collect(
+      new LinkNeighborLoader(data.graph, {src: Array.from(src), dst: Array.from(dst)}, {fanouts: [3], batchSize: 64, seed: 8}).epoch(2),
+    );
+    a.forEach((x, i) =>
+      expect(Array.from((x as never as {src: Int32Array}).src)).to.deep.equal(Array.from((b[i] as never as {src: Int32Array}).src)),
+    );
+    const g = data.graph;
+    expect(() => new LinkNeighborLoader(g, {src: [1, 2], dst: [3]}, {fanouts: [2], batchSize: 2})).to.throw(
+      /src and dst differ in length \(2 and 1\)/,
+    );
+    expect(() => new LinkNeighborLoader(g, {src: [1], dst: [500]}, {fanouts: [2], batchSize: 2})).to.throw(
+      /dst\[0\] = 500 is not a vertex/,
+    );
+    expect(() => new LinkNeighborLoader(g, {src: [1], dst: [2]}, {fanouts: [2], batchSize: 2, negatives: -1})).to.throw(
+      /negatives must be a non-negative integer, got -1/,
+    );
+    const unsorted = new wm.graph.CsrGraph(Int32Array.of(0, 2, 3, 4), Int32Array.of(2, 1, 0, 0));
+    expect(() => new LinkNeighborLoader(unsorted, {src: [0], dst: [1]}, {fanouts: [1], batchSize: 1})).to.throw(
+      /the neighbours of vertex 0 are not in ascending order/,
+    );
+  });
+
+  it('a GraphSAGE encoder with a dot decoder trained from it ranks held-out edges above non-edges', async () => {
+    const features = wm.nn.featureTable(data.features!.values, 500, 8);
+    const cut = Math.floor(src.length * 0.8);
+    const w = [
+      [tf.variable(wm.nn.glorot([8, 16], 8, 16, 1)), tf.variable(wm.nn.glorot([8, 16], 8, 16, 2)), tf.variable(tf.zeros([16]))],
+      [tf.variable(wm.nn.glorot([16, 16], 16, 16, 3)), tf.variable(wm.nn.glorot([16, 16], 16, 16, 4)), tf.variable(tf.zeros([16]))],
+    ] as [tf.Variable<tf.Rank.R2>, tf.Variable<tf.Rank.R2>, tf.Variable<tf.Rank.R1>][];
+    const score = (b: wm.nn.LinkBatch) =>
+      tf.tidy(() => {
+        const h = b.layers.reduce((x, layer, l) => wm.nn.sageLayer(x, layer, w[l][0], w[l][1], w[l][2], l === 0), b.x!);
+        return tf.sum(tf.mul(tf.gather(h, b.srcRow), tf.gather(h, b.dstRow)), 1);
+      });
+    const opt = tf.train.adam(0.01);
+    const train = new LinkNeighborLoader(
+      data.graph,
+      {src: src.subarray(0, cut), dst: dst.subarray(0, cut)},
+      {fanouts: [5, 5], batchSize: 128, features, seed: 1},
+    );
+    for (let e = 0; e < 10; ++e)
+      for await (const b of train) {
+        opt.minimize(() => tf.losses.sigmoidCrossEntropy(b.label, score(b)) as tf.Scalar);
+        b.dispose();
+      }
+    const test = new LinkNeighborLoader(
+      data.graph,
+      {src: src.subarray(cut), dst: dst.subarray(cut)},
+      {fanouts: [5, 5], batchSize: 1000, features, shuffle: false, seed: 9},
+    );
+    const pos: number[] = [],
+      neg: number[] = [];
+    for await (const b of test) {
+      const s = score(b);
+      const v = s.dataSync(),
+        l = b.label.dataSync();
+      v.forEach((x, i) => (l[i] ? pos : neg).push(x));
+      s.dispose();
+      b.dispose();
+    }
+    let wins = 0;
+    for (const p of pos) for (const q of neg) wins += p > q ? 1 : p === q ? 0.5 : 0;
+    expect(wins / (pos.length * neg.length), 'AUC').to.be.above(0.75);
     tf.dispose(w.flat());
     opt.dispose();
     features.dispose();

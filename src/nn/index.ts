@@ -17,8 +17,16 @@ export type {GcnConfig} from './gcn_classifier';
 export {softmaxCrossEntropy} from './softmax_cross_entropy';
 export type {LossReduction} from './softmax_cross_entropy';
 export {sageLayer} from './sage_layer';
-export {NeighborLoader} from './neighbor_loader';
-export type {NeighborBatch, NeighborLoaderOptions, RowSource} from './neighbor_loader';
+export {LinkNeighborLoader, NeighborLoader} from './neighbor_loader';
+export type {
+  LinkBatch,
+  LinkNeighborLoaderOptions,
+  LoaderOptions,
+  NeighborBatch,
+  NeighborLoaderOptions,
+  RowSource,
+  SampledBatch,
+} from './neighbor_loader';
 export {dropout} from './dropout';
 export {gatAggregate} from './gat';
 export {rowDots} from './row_dots';
