@@ -251,11 +251,24 @@ describe('graphs in native memory (NativeCsr)', () => {
       fs.writeFileSync(plain, lines.join('\n') + '\n');
       fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(plain)));
       const want = CsrGraph.fromEdges({...edges, numVertices: 420}, {symmetric: true});
-      for (const file of [plain, gz]) {
-        const g = await NativeCsr.fromEdgeFile(file, {symmetric: true});
-        sameGraph(g, want, path.basename(file));
-        g.free();
+      // The third field of every third line is not read, and a warning says so.
+      const warnings: string[] = [];
+      const onWarning = (w: Error & {code?: string}) => w.code === 'WM_EDGE_FIELDS_IGNORED' && warnings.push(w.message);
+      process.on('warning', onWarning);
+      try {
+        for (const file of [plain, gz]) {
+          const g = await NativeCsr.fromEdgeFile(file, {symmetric: true});
+          sameGraph(g, want, path.basename(file));
+          g.free();
+        }
+        await new Promise((r) => setImmediate(r));
+      } finally {
+        process.off('warning', onWarning);
       }
+      expect(warnings.length).to.equal(2);
+      expect(warnings[0]).to.match(
+        /edges\.tsv: 1000 of 3000 edges hold fields past the two vertex ids \(the first on line 3: edge weights\?\)/,
+      );
       const bad = path.join(dir, 'bad.tsv');
       fs.writeFileSync(bad, '0\t1\n1\t2\n2\tx\n');
       let err = '';

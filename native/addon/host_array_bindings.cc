@@ -152,6 +152,8 @@ class TextColumnsWrap : public Napi::ObjectWrap<TextColumnsWrap> {
       o.Set("width", p.width());
       o.Set("maxId", static_cast<double>(p.maxId()));
       o.Set("maxIdLine", static_cast<double>(p.maxIdLine()));
+      o.Set("extraRows", static_cast<double>(p.extraRows()));
+      o.Set("extraLine", static_cast<double>(p.extraLine()));
       Napi::Array c = Napi::Array::New(info.Env(), p.comments().size());
       for (size_t i = 0; i < p.comments().size(); ++i) c.Set(static_cast<uint32_t>(i), p.comments()[i]);
       o.Set("comments", c);

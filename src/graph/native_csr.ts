@@ -224,8 +224,15 @@ export async function edgeFileGraph(
   if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1))
     throw new RangeError(`NativeCsr.fromEdgeFile: numVertices must be an integer in [0, 2^31 - 1], got ${n}`);
   const t = await readTextTable(file, n === undefined ? {ids: 2, comments: true, extraFields: true} : {ids: 2, idBound: n});
-  const {rows, maxId, maxIdLine, comments} = t.summary;
+  const {rows, maxId, maxIdLine, comments, extraRows, extraLine} = t.summary;
   const vertices = n ?? vertexCount(file, edgeFileHeader(comments).vertices, maxId, maxIdLine, rows);
+  // Never dropped without a word: Node prints the warning (process.on('warning') receives it).
+  if (extraRows > 0)
+    process.emitWarning(
+      `${file}: ${extraRows} of ${rows} edges hold fields past the two vertex ids (the first on line ${extraLine}: edge weights?); ` +
+        'they are not read: the graph is built unweighted',
+      {code: 'WM_EDGE_FIELDS_IGNORED'},
+    );
   // The id columns (parsed) and the entries, both ways when symmetric.
   checkCapacity(`NativeCsr.fromEdgeFile (${rows} edges)`, 8 * rows + (opts.symmetric ? 8 : 4) * rows + 8 * vertices, 'host');
   return {graph: graphNative().graphFromEdgeArrays(vertices, t.ids(0), t.ids(1), opts.symmetric), edges: rows};

@@ -115,6 +115,9 @@ export interface TextColumnsSummary {
   /** The largest id in any id column (-1: none) and the line it was first read on. */
   maxId: number;
   maxIdLine: number;
+  /** Rows holding fields past the columns (kept only with extraFields, which ignores them), and the first one's line. */
+  extraRows: number;
+  extraLine: number;
   /** The first comment lines (at most 64). */
   comments: string[];
 }

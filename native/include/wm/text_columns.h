@@ -44,6 +44,9 @@ class TextColumns {
   // The largest id read in any id column and the line it was first seen on (-1, 0 before any).
   int64_t maxId() const { return maxId_; }
   int64_t maxIdLine() const { return maxIdLine_; }
+  // Rows holding fields past the columns (read only with extraFields, which ignores them) and the first one's line.
+  int64_t extraRows() const { return extraRows_; }
+  int64_t extraLine() const { return extraLine_; }
   const std::vector<std::string>& comments() const { return comments_; }
 
   // The column's pages: rows() int32 ids, or rows() * width() numbers (float32 or float64). Each
@@ -65,7 +68,7 @@ class TextColumns {
   std::string tail_;
   bool finished_ = false;
   int width_;
-  int64_t rows_ = 0, lines_ = 0, maxId_ = -1, maxIdLine_ = 0;
+  int64_t rows_ = 0, lines_ = 0, maxId_ = -1, maxIdLine_ = 0, extraRows_ = 0, extraLine_ = 0;
   std::vector<PageArray> ids_;
   std::vector<bool> taken_;
   PageArray values_;

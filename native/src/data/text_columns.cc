@@ -99,7 +99,8 @@ struct TextColumns::Part {
   std::vector<double> doubles;
   int64_t lines = 0, rows = 0;
   int64_t maxId = -1, maxIdLine = 0;
-  int64_t errorLine = 0;  // 0: no error
+  int64_t extraRows = 0, extraLine = 0;  // rows with fields past the columns (extraFields), and the first one's line
+  int64_t errorLine = 0;                 // 0: no error
   std::string error;
   std::vector<std::pair<int64_t, std::string>> comments;
 
@@ -110,7 +111,7 @@ struct TextColumns::Part {
     doubles.clear();
     lines = rows = 0;
     maxId = -1;
-    maxIdLine = errorLine = 0;
+    maxIdLine = errorLine = extraRows = extraLine = 0;
     error.clear();
     comments.clear();
   }
@@ -191,7 +192,9 @@ void TextColumns::parseRange(const char* b, const char* e, Part& out) const {
                    (spec_.nanValues ? "number (or nan)" : "finite number"));
       spec_.doubles ? out.doubles.push_back(x) : out.floats.push_back(static_cast<float>(x));
     }
-    if (!spec_.extraFields && nextField(q, le, fb, fe)) {
+    if (spec_.extraFields && nextField(q, le, fb, fe)) {
+      if (out.extraRows++ == 0) out.extraLine = out.lines;
+    } else if (!spec_.extraFields && nextField(q, le, fb, fe)) {
       const int64_t got = countFields(lb, le) - nIds;
       if (width == 0) return bad("expected " + idCountWords(nIds) + ", got " + std::to_string(got + nIds) + " fields in " + quoted(lb, le));
       return bad(std::to_string(got) + " values where " +
@@ -209,6 +212,8 @@ void TextColumns::append(Part& part, int64_t firstLine) {
     maxId_ = part.maxId;
     maxIdLine_ = firstLine + part.maxIdLine;
   }
+  if (part.extraRows > 0 && extraRows_ == 0) extraLine_ = firstLine + part.extraLine;
+  extraRows_ += part.extraRows;
   if (part.rows > 0) {
     for (size_t k = 0; k < ids_.size(); ++k) {
       WM_REQUIRE(!taken_[k], name_ + ": the id column was taken before the end");
