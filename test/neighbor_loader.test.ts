@@ -103,6 +103,24 @@ describe('wm.nn.NeighborLoader', function () {
     await new Promise((r) => setImmediate(r));
     expect(tf.memory().numTensors).to.equal(before);
     features.dispose();
+    // A batch that fails while the previous one trains surfaces at the loop, naming the cause.
+    let reads = 0;
+    const failing = {
+      read: (ids: Int32Array) => {
+        if (++reads === 2) throw new Error('feature store offline');
+        return tf.zeros([ids.length, 2]);
+      },
+    };
+    let caught = '';
+    try {
+      for await (const b of new NeighborLoader(data.graph, seeds, {fanouts: [2], batchSize: 50, features: failing})) {
+        await new Promise((r) => setTimeout(r, 20)); // the next batch fails meanwhile
+        b.dispose();
+      }
+    } catch (e) {
+      caught = (e as Error).message;
+    }
+    expect(caught).to.equal('feature store offline');
     const g = data.graph;
     expect(() => new NeighborLoader(g, [1, 1], {fanouts: [2], batchSize: 2})).to.throw(/seeds must be distinct/);
     expect(() => new NeighborLoader(g, [600], {fanouts: [2], batchSize: 2})).to.throw(

@@ -109,6 +109,9 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
         next = undefined;
         // Sampled once the loop gives the event loop a turn (awaiting the GPU), else when asked for.
         pending = b + 1 < count ? this.later(order, e, b + 1) : undefined;
+        // Handled now: a batch that fails while the loop still trains on this one is reported at the await below,
+        // not as an unhandled rejection.
+        pending?.catch(() => undefined);
         yield current;
         if (pending) next = await pending;
         pending = undefined;
