@@ -37,7 +37,7 @@ function bodyAt(text, open) {
   return text.slice(open);
 }
 
-const BUFFER_READERS = new Set(['address', 'tensor', 'floats', 'ints', 'longs', 'bytes', 'length', 'typed', 'floatsOrNull', 'indices']);
+const BUFFER_READERS = new Set(['address', 'tensor', 'floats', 'ints', 'bytes', 'length', 'typed', 'floatsOrNull', 'indices']);
 const NUMBER_READERS = new Set(['count', 'integer', 'number', 'indexType', 'optimizer']);
 // Readers of objects: the TypeScript type that carries what they read.
 const OBJECT_READERS = {graph: ['NativeGraph'], table: ['NativeTable'], cacheBackingTable: ['NativeTable'], optimizerParams: ['NativeOptimizerParams'], state: ['typed', 'null', 'NativeHostMemory']};

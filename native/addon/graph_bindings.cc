@@ -65,8 +65,7 @@ struct HostCsr {
       rowPtr64 = static_cast<const int64_t*>(a.rawTyped(0).data);
       return;
     }
-    if (wm::HostWholeMemory* m = a[0].IsObject() && !a[0].IsTypedArray() ? unwrapHostMemory(a[0]) : nullptr;
-        m && m->continuousBase() && m->rowBytes() == 8) {
+    if (wm::HostWholeMemory* m = unwrapHostMemory(a[0]); m && m->continuousBase() && m->rowBytes() == 8) {
       if (m->rows() != numVertices + 1) a.reject(0, "rowPtr", "must hold numVertices + 1 entries");
       rowPtr64 = reinterpret_cast<const int64_t*>(m->continuousBase());
       return;

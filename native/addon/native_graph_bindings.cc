@@ -277,9 +277,7 @@ Napi::Value GraphCsbm(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "graphCsbm");
     const wm::host::CsbmSpec s = csbmSpec(a);
-    int32_t* labels = a.ints(5, "labels", s.vertices);
-    wm::host::csbmLabels(s, labels);
-    return NativeGraphWrap::wrap(info.Env(), NativeGraph::csbm(s, labels));
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::csbm(s, a.ints(5, "labels", s.vertices)));
   });
 }
 

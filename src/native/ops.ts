@@ -16,8 +16,6 @@ export const enum NativeDType {
  * Every op of the addon takes either; all of one call's buffers live in one place.
  */
 export type Buf = number | Float32Array | Int32Array | Uint8Array;
-/** Row offsets on the host: int32, or int64 (a native graph's, viewed in place; wideOffsets). */
-export type OffsetsBuf = Buf | BigInt64Array;
 /** An optional buffer: 0 (device) or null (host) for none. */
 export type OptBuf = Buf | null;
 
@@ -95,7 +93,7 @@ export interface NativeOps {
   biasActivation(y: Buf, bias: Buf, rows: number, cols: number, relu: boolean): void;
   biasActivationGrad(dy: Buf, y: Buf, rows: number, cols: number, relu: boolean, dz: Buf, dBias: Buf): void;
   negativePairs(
-    rowPtr: OffsetsBuf | NativeGraph,
+    rowPtr: Buf | NativeGraph,
     colIdx: Buf | null,
     numVertices: number,
     count: number,

@@ -50,16 +50,15 @@ struct CsbmSpec {
   uint64_t seed = 1;
 };
 
-// labels [vertices] of the CSBM `s` (in [0, classes)).
-void csbmLabels(const CsbmSpec& s, int32_t* labels);
 // Rows [first, first + count) of its features [vertices, dim]: the vertex's class mean (means [classes, dim])
 // plus unit Gaussian noise from a hash of (seed, vertex, coordinate): any chunking gives the same rows.
 void csbmFeatures(const CsbmSpec& s, const int32_t* labels, const float* means, int64_t dim, int64_t first, int64_t count, float* out);
 
 class NativeGraph {
  public:
-  // The CSBM graph of `s` over `labels` (csbmLabels'), symmetric, rows sorted, duplicates and self loops dropped.
-  static std::unique_ptr<NativeGraph> csbm(const CsbmSpec& s, const int32_t* labels);
+  // The CSBM graph of `s`, its labels drawn into `labels` [vertices] (in [0, classes)); symmetric, rows
+  // sorted, duplicates and self loops dropped.
+  static std::unique_ptr<NativeGraph> csbm(const CsbmSpec& s, int32_t* labels);
   // CSR from an edge matrix in a file, read in place (int32 [2, m] is mapped, not copied; other layouts
   // are converted in parallel). numVertices -1: the largest id + 1. Errors name the file and the edge.
   static std::unique_ptr<NativeGraph> fromEdgeMatrix(const EdgeMatrix& e, int64_t numVertices, bool symmetric);

@@ -80,8 +80,6 @@ class OpArgs {
   void* tensor(size_t i, const char* name, DType dt, int64_t need) const;
   float* floats(size_t i, const char* name, int64_t need) const;
   int32_t* ints(size_t i, const char* name, int64_t need) const;
-  // A BigInt64Array (a native graph's 64-bit row offsets, viewed in place).
-  int64_t* longs(size_t i, const char* name, int64_t need) const;
   // floats()/ints(), or nullptr when the argument is null, undefined, 0 or missing.
   float* floatsOrNull(size_t i, const char* name, int64_t need) const;
   // A graph in native memory (a NativeGraph object), read in place: graphs past what a typed array holds.

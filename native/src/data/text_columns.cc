@@ -192,13 +192,15 @@ void TextColumns::parseRange(const char* b, const char* e, Part& out) const {
                    (spec_.nanValues ? "number (or nan)" : "finite number"));
       spec_.doubles ? out.doubles.push_back(x) : out.floats.push_back(static_cast<float>(x));
     }
-    if (spec_.extraFields && nextField(q, le, fb, fe)) {
+    if (nextField(q, le, fb, fe)) {
+      if (!spec_.extraFields) {
+        const int64_t got = countFields(lb, le) - nIds;
+        if (width == 0)
+          return bad("expected " + idCountWords(nIds) + ", got " + std::to_string(got + nIds) + " fields in " + quoted(lb, le));
+        return bad(std::to_string(got) + " values where " +
+                   (spec_.values < 0 ? "the first row had " + std::to_string(width) : std::to_string(width) + " are expected"));
+      }
       if (out.extraRows++ == 0) out.extraLine = out.lines;
-    } else if (!spec_.extraFields && nextField(q, le, fb, fe)) {
-      const int64_t got = countFields(lb, le) - nIds;
-      if (width == 0) return bad("expected " + idCountWords(nIds) + ", got " + std::to_string(got + nIds) + " fields in " + quoted(lb, le));
-      return bad(std::to_string(got) + " values where " +
-                 (spec_.values < 0 ? "the first row had " + std::to_string(width) : std::to_string(width) + " are expected"));
     }
     ++out.rows;
   }

@@ -32,23 +32,16 @@ void checkSpec(const CsbmSpec& s) {
 
 }  // namespace
 
-void csbmLabels(const CsbmSpec& s, int32_t* labels) {
-  checkSpec(s);
-  parallelFor(s.vertices, 1 << 16, [&](int64_t b, int64_t e) {
-    for (int64_t v = b; v < e; ++v)
-      labels[v] = static_cast<int32_t>(hashBelow(sampleHash(s.seed ^ kLabelStream, static_cast<uint64_t>(v), 0), s.classes));
-  });
-}
-
-std::unique_ptr<NativeGraph> NativeGraph::csbm(const CsbmSpec& s, const int32_t* labels) {
+std::unique_ptr<NativeGraph> NativeGraph::csbm(const CsbmSpec& s, int32_t* labels) {
   checkSpec(s);
   const int64_t n = s.vertices, c = s.classes;
+  parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t v = b; v < e; ++v)
+      labels[v] = static_cast<int32_t>(hashBelow(sampleHash(s.seed ^ kLabelStream, static_cast<uint64_t>(v), 0), c));
+  });
   // Each class's vertices, contiguous (a counting sort by label).
   std::vector<int64_t> start(static_cast<size_t>(c) + 1, 0);
-  for (int64_t v = 0; v < n; ++v) {
-    WM_REQUIRE(labels[v] >= 0 && labels[v] < c, "csbm: labels[" + std::to_string(v) + "] is not a class in [0, " + std::to_string(c) + ")");
-    ++start[static_cast<size_t>(labels[v]) + 1];
-  }
+  for (int64_t v = 0; v < n; ++v) ++start[static_cast<size_t>(labels[v]) + 1];
   for (int64_t y = 0; y < c; ++y) start[static_cast<size_t>(y) + 1] += start[static_cast<size_t>(y)];
   PageArray members = PageArray::allocate(static_cast<size_t>(n) * 4, "csbm class members");
   int32_t* mem = static_cast<int32_t*>(members.data());

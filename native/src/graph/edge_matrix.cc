@@ -17,22 +17,6 @@ namespace {
 
 constexpr int64_t kIdLimit = INT32_MAX;  // ids below it: column ids are int32
 
-// The first position in [0, n) where bad(i) holds, or n; found in parallel (each part's first, the least).
-template <typename F>
-int64_t firstWhere(int64_t n, F bad) {
-  std::atomic<int64_t> first{n};
-  parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e && i < first.load(std::memory_order_relaxed); ++i)
-      if (bad(i)) {
-        int64_t cur = first.load();
-        while (i < cur && !first.compare_exchange_weak(cur, i)) {
-        }
-        break;
-      }
-  });
-  return first.load();
-}
-
 }  // namespace
 
 std::unique_ptr<NativeGraph> NativeGraph::fromEdgeMatrix(const EdgeMatrix& e, int64_t numVertices, bool symmetric) {
@@ -59,25 +43,23 @@ std::unique_ptr<NativeGraph> NativeGraph::fromEdgeMatrix(const EdgeMatrix& e, in
       }
       return static_cast<const int32_t*>(raw.data())[k];
     };
-    const int64_t bad = firstWhere(m, [&](int64_t i) {
+    int32_t* s = static_cast<int32_t*>(src.data());
+    int32_t* d = static_cast<int32_t*>(dst.data());
+    // Converted in one pass over the file; the pass stops at an id that is not a vertex id.
+    const int64_t bad = parallelFirst(m, 1 << 16, [&](int64_t i) {
       const int64_t u = at(s0 + sStep * i), v = at(d0 + sStep * i);
-      return u < 0 || u >= kIdLimit || v < 0 || v >= kIdLimit;
+      if (u < 0 || u >= kIdLimit || v < 0 || v >= kIdLimit) return true;
+      s[i] = static_cast<int32_t>(u);
+      d[i] = static_cast<int32_t>(v);
+      return false;
     });
     if (bad < m)
       fail(e.path + ": edge " + std::to_string(bad) + " (" + std::to_string(at(s0 + sStep * bad)) + ", " +
            std::to_string(at(d0 + sStep * bad)) + ") holds an id outside [0, 2^31 - 1)");
-    int32_t* s = static_cast<int32_t*>(src.data());
-    int32_t* d = static_cast<int32_t*>(dst.data());
-    parallelFor(m, 1 << 16, [&](int64_t b, int64_t end) {
-      for (int64_t i = b; i < end; ++i) {
-        s[i] = static_cast<int32_t>(at(s0 + sStep * i));
-        d[i] = static_cast<int32_t>(at(d0 + sStep * i));
-      }
-    });
   }
-  const int32_t* s = static_cast<const int32_t*>(src.data());
-  const int32_t* d = static_cast<const int32_t*>(dst.data());
   if (numVertices < 0) {
+    const int32_t* s = static_cast<const int32_t*>(src.data());
+    const int32_t* d = static_cast<const int32_t*>(dst.data());
     // The largest id + 1 (negative ids are refused by the build, naming the edge).
     std::atomic<int32_t> most{-1};
     parallelFor(m, 1 << 16, [&](int64_t b, int64_t end) {

@@ -140,19 +140,9 @@ std::unique_ptr<NativeGraph> NativeGraph::fromEdgeArrays(int64_t n, PageArray&& 
 std::unique_ptr<NativeGraph> NativeGraph::build(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric,
                                                 const std::function<void()>& edgesPlaced) {
   WM_REQUIRE(n >= 0 && n <= kMaxVertices, "fromEdges: numVertices must be in [0, 2^31 - 1], got " + std::to_string(n));
-  // The first edge naming a vertex outside the graph, found in parallel (each part's first, the least of them).
-  std::atomic<int64_t> bad{m};
-  parallelFor(m, 1 << 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e && i < bad.load(std::memory_order_relaxed); ++i)
-      if (src[i] < 0 || src[i] >= n || dst[i] < 0 || dst[i] >= n) {
-        int64_t cur = bad.load();
-        while (i < cur && !bad.compare_exchange_weak(cur, i)) {
-        }
-        break;
-      }
-  });
-  if (bad.load() < m) {
-    const int64_t i = bad.load();
+  // The first edge naming a vertex outside the graph.
+  const int64_t i = parallelFirst(m, 1 << 16, [&](int64_t e) { return src[e] < 0 || src[e] >= n || dst[e] < 0 || dst[e] >= n; });
+  if (i < m) {
     fail("fromEdges: edge " + std::to_string(i) + " (" + std::to_string(src[i]) + ", " + std::to_string(dst[i]) +
          ") names a vertex outside [0, " + std::to_string(n) + ")");
   }
@@ -247,18 +237,12 @@ uint64_t NativeGraph::checksum() const { return checksumWith(meta_); }
 int64_t NativeGraph::firstUnsortedRow() const {
   const int64_t* rp = rowPtr();
   const int32_t* c = colIdx();
-  std::atomic<int64_t> first{numVertices_};
-  parallelFor(numVertices_, 1 << 14, [&](int64_t b, int64_t e) {
-    for (int64_t v = b; v < e && v < first.load(std::memory_order_relaxed); ++v)
-      for (int64_t i = rp[v] + 1; i < rp[v + 1]; ++i)
-        if (c[i] < c[i - 1]) {
-          int64_t seen = first.load();
-          while (v < seen && !first.compare_exchange_weak(seen, v)) {
-          }
-          break;
-        }
+  const int64_t v = parallelFirst(numVertices_, 1 << 14, [&](int64_t r) {
+    for (int64_t i = rp[r] + 1; i < rp[r + 1]; ++i)
+      if (c[i] < c[i - 1]) return true;
+    return false;
   });
-  return first == numVertices_ ? -1 : first.load();
+  return v == numVertices_ ? -1 : v;
 }
 
 // The file's checksum covers the offsets, the columns and the note as it will be read back.

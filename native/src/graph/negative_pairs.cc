@@ -44,24 +44,19 @@ template int64_t negativePairs<int64_t>(const int64_t*, const int32_t*, int64_t,
 }  // namespace host
 }  // namespace wm
 
-// negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst, wideOffsets?) -> pairs that exhausted their tries
-// rowPtr: an Int32Array, a BigInt64Array with wideOffsets, or a NativeGraph read in place (colIdx then null).
+// negativePairs(rowPtr, colIdx, numVertices, count, seed, src, dst) -> pairs that exhausted their tries
+// rowPtr: an Int32Array (int32 offsets), or a NativeGraph read in place (int64 offsets; colIdx then null).
 WM_OP(negativePairs, Host, a) {
   const int64_t numVertices = a.count(2, "numVertices"), count = a.count(3, "count");
   const uint64_t seed = static_cast<uint64_t>(a.count(4, "seed"));
   int32_t* src = a.ints(5, "src", count);
   int32_t* dst = a.ints(6, "dst", count);
-  const bool wide = a.flag(7, "wideOffsets", false);
   if (a.kind(0) == wm::OpArgs::Kind::Other) {
     const wm::host::NativeGraph& g = a.graph(0, "rowPtr");
     if (g.numVertices() != numVertices) a.reject(2, "numVertices", "must be the graph's " + std::to_string(g.numVertices()));
     a.returns(static_cast<double>(wm::host::negativePairs(g.rowPtr(), g.colIdx(), g.numEdges(), numVertices, count, seed, src, dst)));
     return;
   }
-  const int32_t* colIdx = a.ints(1, "colIdx", 0);
-  const int64_t nnz = a.length(1, "colIdx");
-  const int64_t exhausted =
-      wide ? wm::host::negativePairs(a.longs(0, "rowPtr", numVertices + 1), colIdx, nnz, numVertices, count, seed, src, dst)
-           : wm::host::negativePairs(a.ints(0, "rowPtr", numVertices + 1), colIdx, nnz, numVertices, count, seed, src, dst);
-  a.returns(static_cast<double>(exhausted));
+  a.returns(static_cast<double>(wm::host::negativePairs(a.ints(0, "rowPtr", numVertices + 1), a.ints(1, "colIdx", 0), a.length(1, "colIdx"),
+                                                        numVertices, count, seed, src, dst)));
 }

@@ -157,10 +157,6 @@ const host::NativeGraph& OpArgs::graph(size_t i, const char* name) const {
   return *g;
 }
 
-int64_t* OpArgs::longs(size_t i, const char* name, int64_t need) const {
-  return static_cast<int64_t*>(exactly(*this, i, name, need, Element::BigInt64, "a BigInt64Array"));
-}
-
 float* OpArgs::floatsOrNull(size_t i, const char* name, int64_t need) const {
   const Kind k = kind(i);
   if (k == Kind::Missing || k == Kind::Null || (k == Kind::Number && rawNumber(i) == 0)) return nullptr;

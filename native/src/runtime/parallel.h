@@ -143,6 +143,23 @@ void parallelFor(int64_t n, int64_t minPerThread, F&& body) {
   });
 }
 
+// The first i in [0, n) where found(i) holds, or n: parts searched in parallel, each stopping at its
+// first hit or once an earlier part has one (found may run on positions past the answer, never on all).
+template <typename F>
+int64_t parallelFirst(int64_t n, int64_t minPerThread, F&& found) {
+  std::atomic<int64_t> first{n};
+  parallelFor(n, minPerThread, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e && i < first.load(std::memory_order_relaxed); ++i)
+      if (found(i)) {
+        int64_t cur = first.load();
+        while (i < cur && !first.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+  });
+  return first.load();
+}
+
 // parallelFor over rows whose costs differ (CSR rows: a power-law graph's hubs):
 // [0, n) cut where the running cost `prefix(i)` (non-decreasing, prefix(0) = 0)
 // crosses equal shares, a part per thread (the caller runs only the first part
