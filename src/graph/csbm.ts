@@ -8,7 +8,7 @@ import * as os from 'os';
 import {checkSeed, Rng, randInt, seededRng} from '../util/random';
 import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
-import {NativeCsr} from './native_csr';
+import {checkBuild, NativeCsr} from './native_csr';
 import {NodeClassificationData} from './node_data';
 
 export interface CsbmOptions {
@@ -156,13 +156,8 @@ export interface NativeCsbm {
 export function csbmNative(options: CsbmOptions): NativeCsbm {
   const p = csbmParams(options);
   const {n, c, f, degree, h, seed} = p;
-  const m = Math.round((n * degree) / 2);
-  // Labels and members, the edge arrays and the CSR entries at once (the edges are freed once placed).
-  const bytes = 16 * n + 8 * m + 8 * m;
-  if (bytes > os.totalmem() * 0.9)
-    throw new RangeError(
-      `csbm: ${n} vertices of degree ${degree} need about ${gib(bytes)} of host memory to build; this machine has ${gib(os.totalmem())}`,
-    );
+  const edges = Math.round((n * degree) / 2);
+  checkBuild(`csbm (${n} vertices of degree ${degree})`, {edges, vertices: n, symmetric: true, edgeArrays: true});
   const labels = new Int32Array(n);
   const graph = NativeCsr.adopt(graphNative().graphCsbm(n, c, degree, h, seed, labels));
   const means = new Float32Array(c * f);

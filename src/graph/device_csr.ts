@@ -39,7 +39,7 @@ export class DeviceCsr {
     this.numEdges = graph.numEdges;
     this.wideOffsets = graph instanceof NativeCsr;
     const offsetBytes = (this.numVertices + 1) * (this.wideOffsets ? 8 : 4);
-    checkCapacity(`DeviceCsr (${this.numVertices} vertices, ${this.numEdges} entries)`, offsetBytes + this.numEdges * 4, 'device');
+    checkCapacity(`DeviceCsr (${this.numVertices} vertices, ${this.numEdges} entries)`, DeviceCsr.bytesOf(graph), 'device');
     this.rowPtr = this.b.allocDevice(offsetBytes);
     try {
       this.colIdx = this.b.allocDevice(Math.max(this.numEdges, 1) * 4);
@@ -63,7 +63,12 @@ export class DeviceCsr {
 
   /** Device bytes of the graph's arrays. */
   get bytes(): number {
-    return (this.numVertices + 1) * (this.wideOffsets ? 8 : 4) + this.numEdges * 4;
+    return DeviceCsr.bytesOf(this.graph);
+  }
+
+  /** Device bytes a DeviceCsr of `graph` takes: its offsets (int64 for a NativeCsr) and columns. */
+  static bytesOf(graph: CsrGraph | NativeCsr): number {
+    return (graph.numVertices + 1) * (graph instanceof NativeCsr ? 8 : 4) + graph.numEdges * 4;
   }
 
   /** Seeds on the GPU in, sampled ids (and offsets without replacement) on the GPU out. */

@@ -66,8 +66,7 @@ export class NativeCsr {
       throw new RangeError(
         `NativeCsr.fromNpy: ${file}: ${m} edges of ${int64 ? 'int64' : 'int32'} need ${need} bytes, the file holds ${h.fileBytes}`,
       );
-    // The two id columns and the entries (both ways when symmetric), before anything is read.
-    checkCapacity(`NativeCsr.fromNpy (${m} edges)`, 8 * m + (opts.symmetric ? 8 : 4) * m, 'host');
+    checkBuild(`NativeCsr.fromNpy (${m} edges)`, {edges: m, vertices: opts.numVertices ?? 0, symmetric: opts.symmetric, edgeArrays: true});
     const n = opts.numVertices ?? -1;
     if (opts.numVertices !== undefined && (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1))
       throw new RangeError(`NativeCsr.fromNpy: numVertices must be an integer in [0, 2^31 - 1], got ${opts.numVertices}`);
@@ -89,13 +88,14 @@ export class NativeCsr {
    */
   static rmat(opts: RmatOptions & {symmetric?: boolean}): NativeCsr {
     const p = rmatParams(opts);
-    // At most every drawn edge kept, both ways when symmetric, and the offsets: refused before drawing.
+    // At most every drawn edge kept (no edge arrays: the edges are drawn twice), refused before drawing.
     const drawn = Math.round(2 ** p.scale * p.edgeFactor);
-    checkCapacity(
-      `NativeCsr.rmat (scale ${p.scale}, edge factor ${p.edgeFactor}: up to ${drawn} edges)`,
-      ((opts.symmetric ?? true) ? 2 : 1) * drawn * 4 + (p.vertices + 1) * 8,
-      'host',
-    );
+    checkBuild(`NativeCsr.rmat (scale ${p.scale}, edge factor ${p.edgeFactor}: up to ${drawn} edges)`, {
+      edges: drawn,
+      vertices: p.vertices,
+      symmetric: opts.symmetric ?? true,
+      edgeArrays: false,
+    });
     return new NativeCsr(
       // mulberry32 keeps the seed's low 32 bits, as rmat() does
       graphNative().graphRmat(p.scale, p.edgeFactor, p.a, p.b, p.c, p.seed % 2 ** 32, p.permute, p.vertices, opts.symmetric ?? true),
@@ -233,7 +233,16 @@ export async function edgeFileGraph(
         'they are not read: the graph is built unweighted',
       {code: 'WM_EDGE_FIELDS_IGNORED'},
     );
-  // The id columns (parsed) and the entries, both ways when symmetric.
-  checkCapacity(`NativeCsr.fromEdgeFile (${rows} edges)`, 8 * rows + (opts.symmetric ? 8 : 4) * rows + 8 * vertices, 'host');
+  checkBuild(`NativeCsr.fromEdgeFile (${rows} edges)`, {edges: rows, vertices, symmetric: opts.symmetric, edgeArrays: true});
   return {graph: graphNative().graphFromEdgeArrays(vertices, t.ids(0), t.ids(1), opts.symmetric), edges: rows};
+}
+
+/**
+ * @internal Refuses a native graph build that cannot fit in host memory, before it starts: the CSR's
+ * offsets and entries (every edge both ways when symmetric) and, with edgeArrays, the two id columns
+ * the build holds until the edges are placed.
+ */
+export function checkBuild(what: string, o: {edges: number; vertices: number; symmetric: boolean; edgeArrays: boolean}): void {
+  const entries = (o.symmetric ? 2 : 1) * o.edges;
+  checkCapacity(what, entries * 4 + (o.vertices + 1) * 8 + (o.edgeArrays ? 8 * o.edges : 0), 'host');
 }

@@ -52,8 +52,7 @@ export interface LayerwiseOptions {
 function passGraph(graph: LayerwiseGraph, o: LayerwiseOptions): {graph: RowsGraph; copied?: DeviceCsr} {
   const b = tf.backend();
   if (graph instanceof DeviceCsr || o.blocksOnGpu === false || !(b instanceof WholeMemoryBackend && b.gpu)) return {graph};
-  const bytes = (graph.numVertices + 1) * 8 + graph.numEdges * 4;
-  if (bytes > deviceFreeBytes() / 2) return {graph};
+  if (DeviceCsr.bytesOf(graph) > deviceFreeBytes() / 2) return {graph};
   const copied = new DeviceCsr(graph);
   return {graph: copied, copied};
 }

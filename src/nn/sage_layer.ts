@@ -38,7 +38,7 @@ export function sageLayer(
   if (layer.numDst > inputs) throw new RangeError(`sageLayer: the layer has ${layer.numDst} outputs but h only ${inputs} rows`);
   const b = tf.backend();
   if (!(b instanceof WholeMemoryBackend && b.gpu) || layer.numDst * outDim * inDim === 0)
-    return composite(h, layer, wSelf, wNeigh, bias, relu);
+    return composite(h, layer.numDst, () => meanOfNeighbors(h, layer), wSelf, wNeigh, bias, relu);
   const {numDst, fanout, neighbors} = layer;
   const f = tf.customGrad(((x: tf.Tensor, ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
     const mean = b.allocDevice(numDst * inDim * 4);
@@ -115,25 +115,23 @@ function blockLayer(
   checkWeights(h, wSelf, wNeigh, bias);
   if (h.shape[0] !== layer.block.numCols)
     throw new RangeError(`sageLayer: the layer reads ${layer.block.numCols} input rows (its src), h has ${h.shape[0]}`);
-  return tf.tidy(() => {
-    const self = tf.slice(h, [0, 0], [layer.block.numRows, h.shape[1]]);
-    const z = tf.add(tf.add(tf.matMul(self, wSelf), tf.matMul(aggregate(h, layer.block, 'mean'), wNeigh)), bias) as tf.Tensor2D;
-    return relu ? tf.relu(z) : z;
-  });
+  return composite(h, layer.block.numRows, () => aggregate(h, layer.block, 'mean'), wSelf, wNeigh, bias, relu);
 }
 
-// Elsewhere (the CPU, empty layers): the same layer from tfjs ops.
+// The layer from tfjs ops over its first numDst rows and their neighbour mean (a CsrBlock's, or a fixed
+// fan-out's elsewhere than the GPU and for empty layers).
 function composite(
   h: tf.Tensor2D,
-  layer: FixedFanoutLayer,
+  numDst: number,
+  mean: () => tf.Tensor2D,
   wSelf: tf.Tensor2D,
   wNeigh: tf.Tensor2D,
   bias: tf.Tensor1D,
   relu: boolean,
 ): tf.Tensor2D {
   return tf.tidy(() => {
-    const self = tf.slice(h, [0, 0], [layer.numDst, h.shape[1]]);
-    const z = tf.add(tf.add(tf.matMul(self, wSelf), tf.matMul(meanOfNeighbors(h, layer), wNeigh)), bias) as tf.Tensor2D;
+    const self = tf.slice(h, [0, 0], [numDst, h.shape[1]]);
+    const z = tf.add(tf.add(tf.matMul(self, wSelf), tf.matMul(mean(), wNeigh)), bias) as tf.Tensor2D;
     return relu ? tf.relu(z) : z;
   });
 }
