@@ -1,13 +1,16 @@
 #!/bin/bash
 # Packs .device/ for a GPU run (see DEVELOPERS.md): ../shared/device/pack.sh
 # for node and npm, then a slimmer deps.tar.xz: the tfjs packages ship source
-# maps and browser bundles (~270 MB) that would not fit the 64 MiB transfer.
+# maps and browser bundles (~270 MB) that would not fit the 64 MiB transfer, and
+# the formatters and bundlers run no test there.
 # Extra paths (another build's addon, say) go into the same archive.
 set -euo pipefail
 [ -f package.json ] || { echo "run from the project root" >&2; exit 2; }
 bash ../shared/device/pack.sh >/dev/null
 tar -cf - --exclude='*.map' --exclude='*.min.js' --exclude='*.es2017.js' --exclude='*.esm.js' \
     --exclude='node_modules/typescript' \
+    --exclude='node_modules/clang-format' --exclude='node_modules/prettier' --exclude='node_modules/@esbuild' \
+    --exclude='node_modules/@babel' --exclude='node_modules/@vue' \
     --exclude='node_modules/@expo-google-fonts/inter/*Italic' --exclude='node_modules/@expo-google-fonts/inter/[1235-9]0*' \
     --exclude='node_modules/@expo-google-fonts/inter/*/*.png' --exclude='node_modules/@expo-google-fonts/inter/*.png' \
     --exclude='node_modules/@tensorflow/*/src' --exclude='*.d.ts' --exclude='build/CMakeFiles' \

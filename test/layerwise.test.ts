@@ -105,6 +105,15 @@ describe('layer-wise inference', function () {
       expectClose(h.dataSync(), want, 2e-2, 'float16 intermediates');
       tf.dispose(h);
       half.dispose();
+      // Each layer's table where it is asked for (a list, one place a layer), or chosen by size ('auto').
+      const places: wm.nn.LayerwiseMemory[] = wm.deviceInfo().gpu ? ['device', 'host', 'auto'] : ['host', 'auto', 'host'];
+      const placed = model.inferLayerwise(native, {batchSize: 64, memory: places});
+      expect(placed.memory).to.equal(wm.deviceInfo().gpu ? 'device' : 'host');
+      const p = placed.read(Int32Array.from({length: n}, (_, i) => i));
+      expectClose(p.dataSync(), want, 1e-5, `memory ${places.join(', ')}`);
+      tf.dispose(p);
+      placed.dispose();
+      expect(Array.from(model.predictLayerwise(native, {batchSize: 64, memory: places}))).to.deep.equal(Array.from(wantClasses));
       // The vertex embeddings before the output layer.
       const emb = model.inferLayerwise(native, {layers: 2, batchSize: 100});
       expect([emb.rows, emb.dim]).to.deep.equal([n, 16]);
@@ -179,6 +188,8 @@ describe('layer-wise inference', function () {
       expect(() => model.inferLayerwise(csr, {layers: 3})).to.throw(/layers must be an integer in \[1, 2\], got 3/);
       const other = randomGraph(60, 100, 2).csr;
       expect(() => model.inferLayerwise(other)).to.throw(/the graph has 60 vertices, the model's inputs 50/);
+      expect(() => model.predictLayerwise(other)).to.throw(/predictLayerwise: the graph has 60 vertices, the model's inputs 50/);
+      expect(() => model.inferLayerwise(csr, {memory: ['host']})).to.throw(/memory lists 1 places for 2 layers/);
       const native = NativeCsr.fromEdges(
         {numVertices: 5, src: Int32Array.of(0, 1), dst: Int32Array.of(1, 2), directed: false},
         {symmetric: true},

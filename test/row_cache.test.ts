@@ -189,6 +189,45 @@ describe('row cache', function () {
       }
     }
 
+    it(`${memory}: large reads (hits from the slots, misses read in row order, sorted or not) equal the uncached table's; a bad index is named`, () => {
+      const rows = 30_011,
+        n = 20_000;
+      for (const [dtype, dim] of [
+        ['float16', 128],
+        ['float32', 3],
+        ['bfloat16', 16],
+      ] as const) {
+        const make = () => wm.nn.embedding({rows, dim, dtype, memory, init: {type: 'normal', seed: 5}});
+        const plain = make(),
+          cached = make();
+        try {
+          const r = rng(dim);
+          // Made on the GPU where there is one (no host copy), so the kernel checks the ids.
+          const idsOf = (ids: Int32Array) => tf.tidy(() => tf.add(tf.tensor1d(ids, 'int32'), tf.zerosLike(tf.tensor1d(ids, 'int32'))));
+          // Most rows cached (misses below the sort's threshold), then few (thousands of misses, sorted).
+          for (const share of [0.97, 0.2]) {
+            cached.cache({rows: someRows(rows, Math.round(share * rows), r)});
+            const ids = randomIds(n, rows, r);
+            const idx = idsOf(ids);
+            const a = cached.read(idx),
+              b = plain.read(ids);
+            expectSame(a.dataSync(), b.dataSync(), `${dtype} dim ${dim}, ${share} of rows cached`);
+            tf.dispose([a, b, idx]);
+            const bad = Int32Array.from(ids);
+            bad[12_345] = rows + 7;
+            const badIdx = idsOf(bad);
+            expect(() => cached.read(badIdx)).to.throw(
+              new RegExp(`index ${rows + 7} at position 12345 is outside the table's ${rows} rows`),
+            );
+            badIdx.dispose();
+          }
+        } finally {
+          plain.dispose();
+          cached.dispose();
+        }
+      }
+    });
+
     it(`${memory}: reads come from the cache, not the table behind it, until the cache is emptied`, () => {
       const rows = 64,
         dim = 8;

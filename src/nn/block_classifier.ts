@@ -9,7 +9,7 @@ import {dropout} from './dropout';
 import {Embedding} from './embedding';
 import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
 import {NodeInputs} from './node_inputs';
-import {classifierLayerwise, LayerwiseGraph, LayerwiseOptions, predictFromTable} from './layerwise';
+import {classifierLayerwise, classifierPredictLayerwise, LayerwiseGraph, LayerwiseModel, LayerwiseOptions} from './layerwise';
 import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 
 export abstract class BlockNodeClassifier {
@@ -83,22 +83,24 @@ export abstract class BlockNodeClassifier {
    * the caller disposes.
    */
   inferLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions & {layers?: number} = {}): Embedding {
-    const {numLayers, hiddenDim, numClasses} = this.config;
-    return classifierLayerwise(
-      graph,
-      this.config.numNodes,
-      {
-        widths: Array.from({length: numLayers}, (_, l) => (l === numLayers - 1 ? numClasses : hiddenDim)),
-        inputs: (ids) => this.inputs.read(ids),
-        layer: (l, h, block) => this.applyLayer(l, h, block),
-      },
-      o,
-    );
+    return classifierLayerwise(graph, this.config.numNodes, this.layerwiseModel(), o);
   }
 
-  /** The predicted class of every vertex, layer by layer over full neighbourhoods (inferLayerwise). */
+  /**
+   * The predicted class of every vertex, layer by layer over full neighbourhoods (inferLayerwise); the
+   * last layer's logits are read a batch at a time, never kept.
+   */
   predictLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions = {}): Int32Array {
-    return predictFromTable(this.inferLayerwise(graph, o), o.batchSize);
+    return classifierPredictLayerwise(graph, this.config.numNodes, this.layerwiseModel(), o);
+  }
+
+  private layerwiseModel(): LayerwiseModel {
+    const {numLayers, hiddenDim, numClasses} = this.config;
+    return {
+      widths: Array.from({length: numLayers}, (_, l) => (l === numLayers - 1 ? numClasses : hiddenDim)),
+      inputs: (ids) => this.inputs.read(ids),
+      layer: (l, h, block) => this.applyLayer(l, h, block),
+    };
   }
 
   /** The predicted class of every vertex. */

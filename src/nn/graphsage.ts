@@ -13,7 +13,7 @@ import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 import {sageLayer} from './sage_layer';
 import {sampleNeighbors} from '../graph/native_sampling';
 import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
-import {classifierLayerwise, LayerwiseGraph, LayerwiseOptions, predictFromTable} from './layerwise';
+import {classifierLayerwise, classifierPredictLayerwise, LayerwiseGraph, LayerwiseModel, LayerwiseOptions} from './layerwise';
 import {Rng} from '../util/random';
 
 export type GraphSageConfig = NodeModelConfig;
@@ -179,24 +179,26 @@ export class GraphSageClassifier {
    * (layerwise.ts): equal to forwardFull's, for graphs of any size. A table the caller disposes.
    */
   inferLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions & {layers?: number} = {}): Embedding {
-    return classifierLayerwise(
-      graph,
-      this.config.numNodes,
-      {
-        widths: this.layers.map((w) => w.bias.shape[0]),
-        inputs: (ids) => this.inputs.read(ids),
-        layer: (l, h, block) => {
-          const self = tf.slice(h, [0, 0], [block.numRows, h.shape[1]]) as tf.Tensor2D;
-          return this.applyLayer(l, self, aggregate(h, block, 'mean'));
-        },
-      },
-      o,
-    );
+    return classifierLayerwise(graph, this.config.numNodes, this.layerwiseModel(), o);
   }
 
-  /** The predicted class of every vertex, layer by layer over full neighbourhoods (inferLayerwise). */
+  /**
+   * The predicted class of every vertex, layer by layer over full neighbourhoods (inferLayerwise); the
+   * last layer's logits are read a batch at a time, never kept.
+   */
   predictLayerwise(graph: LayerwiseGraph, o: LayerwiseOptions = {}): Int32Array {
-    return predictFromTable(this.inferLayerwise(graph, o), o.batchSize);
+    return classifierPredictLayerwise(graph, this.config.numNodes, this.layerwiseModel(), o);
+  }
+
+  private layerwiseModel(): LayerwiseModel {
+    return {
+      widths: this.layers.map((w) => w.bias.shape[0]),
+      inputs: (ids) => this.inputs.read(ids),
+      layer: (l, h, block) => {
+        const self = tf.slice(h, [0, 0], [block.numRows, h.shape[1]]) as tf.Tensor2D;
+        return this.applyLayer(l, self, aggregate(h, block, 'mean'));
+      },
+    };
   }
 
   /** The predicted class of every vertex (full neighbourhoods). */

@@ -1,9 +1,10 @@
 // Exact inference over every vertex, one layer at a time (as PyG's and DGL's layer-wise inference):
 // layer l is computed for all vertices, a batch of consecutive rows at a time, each over its full
 // neighbourhood, reading layer l - 1's outputs of the batch and its neighbours from a table; the
-// outputs go to a table of their own (pinned host memory by default: a graph's hidden states need not
-// fit the GPU). No sampling, so the result equals the full-graph forward; memory holds one batch's
-// block and two layers' tables, whatever the graph's size. With a GPU the blocks are built there, from
+// outputs go to a table of their own (GPU memory when it fits with room to spare, else pinned host memory:
+// a graph's hidden states need not fit the GPU). No sampling, so the result equals the full-graph forward;
+// memory holds one batch's block and two layers' tables, whatever the graph's size; predictions take no
+// table for the last layer (each batch's classes are read as it is computed). With a GPU the blocks are built there, from
 // the graph copied to the GPU for the pass when it fits (row_blocks.ts).
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -20,6 +21,8 @@ import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
  */
 export type LayerwiseGraph = RowsGraph;
 
+export type LayerwiseMemory = EmbeddingMemory | 'auto';
+
 export interface LayerwiseProgress {
   /** The layer being computed (1-based) and how many there are. */
   layer: number;
@@ -27,6 +30,8 @@ export interface LayerwiseProgress {
   /** Rows done in this layer, of all. */
   rows: number;
   totalRows: number;
+  /** Where this layer's outputs go; undefined for a last layer that keeps no table (predictions). */
+  memory?: EmbeddingMemory;
   /** Rows per second over the pass so far, and the seconds left for the whole pass. */
   rowsPerSecond: number;
   etaSeconds: number;
@@ -35,8 +40,13 @@ export interface LayerwiseProgress {
 export interface LayerwiseOptions {
   /** Rows computed together (default 65,536; fewer when their neighbourhoods are large). */
   batchSize?: number;
-  /** Where each layer's outputs live (default 'host': pinned host memory with a GPU). */
-  memory?: EmbeddingMemory;
+  /**
+   * Where each layer's outputs live: one place for every layer or one per layer computed (predictions
+   * keep no table for the last layer: its entry is not used). 'auto' (the default) puts a layer's table
+   * in GPU memory when it takes at most three quarters of what the GPU has free as the layer starts, else
+   * in pinned host memory ('host'); without a GPU every table is host memory.
+   */
+  memory?: LayerwiseMemory | LayerwiseMemory[];
   /** Storage of the intermediate outputs (default 'float32'; 'float16' halves them). */
   dtype?: EmbeddingDType;
   /** Called after every batch. */
@@ -77,29 +87,77 @@ export interface LayerwiseModel {
 export function layerwiseInference(graph: LayerwiseGraph, model: LayerwiseModel, o: LayerwiseOptions = {}): Embedding {
   const {graph: rows, copied} = passGraph(graph, o);
   try {
-    return passOver(rows, model, o);
+    return passOver(rows, model, o)!;
   } finally {
     copied?.dispose();
   }
 }
 
-function passOver(graph: RowsGraph, model: LayerwiseModel, o: LayerwiseOptions): Embedding {
+/**
+ * Runs `model` over every vertex as layerwiseInference does, but hands each batch of the last layer's
+ * outputs to `consume` (its first row and the rows, disposed after the call) instead of keeping a table.
+ */
+export function layerwiseEach(
+  graph: LayerwiseGraph,
+  model: LayerwiseModel,
+  o: LayerwiseOptions,
+  consume: (first: number, rows: tf.Tensor2D) => void,
+): void {
+  const {graph: rows, copied} = passGraph(graph, o);
+  try {
+    passOver(rows, model, o, consume);
+  } finally {
+    copied?.dispose();
+  }
+}
+
+/**
+ * 'auto' puts a layer's table on the GPU when it takes at most this share of the free memory: the rest
+ * holds each batch's block and inputs (a batch of 65,536 rows over full neighbourhoods reads ~2M rows).
+ */
+const AUTO_DEVICE_SHARE = 0.75;
+
+/** Where layer l's table goes (see LayerwiseOptions.memory). */
+function layerMemory(o: LayerwiseOptions, l: number, layers: number, bytes: number): EmbeddingMemory {
+  const m = o.memory ?? 'auto';
+  if (Array.isArray(m) && m.length !== layers)
+    throw new RangeError(`layerwise inference: memory lists ${m.length} places for ${layers} layers`);
+  const chosen = Array.isArray(m) ? m[l] : m;
+  if (chosen !== 'auto') return chosen;
+  const b = tf.backend();
+  const gpu = b instanceof WholeMemoryBackend && b.gpu;
+  return gpu && bytes <= AUTO_DEVICE_SHARE * deviceFreeBytes() ? 'device' : 'host';
+}
+
+const DTYPE_BYTES: {[k in EmbeddingDType]: number} = {float32: 4, float16: 2, bfloat16: 2};
+
+function passOver(
+  graph: RowsGraph,
+  model: LayerwiseModel,
+  o: LayerwiseOptions,
+  consume?: (first: number, rows: tf.Tensor2D) => void,
+): Embedding | undefined {
   const n = graph.numVertices;
   const batch = o.batchSize ?? 65_536;
   if (!Number.isInteger(batch) || batch < 1)
     throw new RangeError(`layerwise inference: batchSize must be a positive integer, got ${batch}`);
   const layers = model.widths.length;
+  const dtype = o.dtype ?? 'float32';
+  if (Array.isArray(o.memory)) layerMemory(o, 0, layers, 0); // a list of the wrong length, refused before any work
   const started = Date.now();
   let previous: Embedding | undefined;
   try {
     for (let l = 0; l < layers; ++l) {
-      const out = new Embedding({
-        rows: n,
-        dim: model.widths[l],
-        memory: o.memory ?? 'host',
-        dtype: o.dtype ?? 'float32',
-        init: {type: 'zeros'},
-      });
+      const kept = !(consume && l === layers - 1);
+      const out = kept
+        ? new Embedding({
+            rows: n,
+            dim: model.widths[l],
+            memory: layerMemory(o, l, layers, n * model.widths[l] * DTYPE_BYTES[dtype]),
+            dtype,
+            init: {type: 'zeros'},
+          })
+        : undefined;
       try {
         for (let first = 0; first < n; first += batch) {
           const count = Math.min(batch, n - first);
@@ -109,11 +167,16 @@ function passOver(graph: RowsGraph, model: LayerwiseModel, o: LayerwiseOptions):
               const h = previous ? (previous.read(rb.ids) as tf.Tensor2D) : model.inputs(rb.ids);
               return model.layer(l, h, rb.block);
             });
-            out.write(
-              Int32Array.from({length: count}, (_, i) => first + i),
-              result,
-            );
-            result.dispose();
+            try {
+              if (out)
+                out.write(
+                  Int32Array.from({length: count}, (_, i) => first + i),
+                  result,
+                );
+              else consume!(first, result);
+            } finally {
+              result.dispose();
+            }
           } finally {
             rb.dispose();
           }
@@ -123,6 +186,7 @@ function passOver(graph: RowsGraph, model: LayerwiseModel, o: LayerwiseOptions):
             o.onProgress({
               layer: l + 1,
               layers,
+              memory: out?.memory,
               rows: first + count,
               totalRows: n,
               rowsPerSecond: rate,
@@ -131,7 +195,7 @@ function passOver(graph: RowsGraph, model: LayerwiseModel, o: LayerwiseOptions):
           }
         }
       } catch (e) {
-        out.dispose();
+        out?.dispose();
         throw e;
       }
       previous?.dispose();
@@ -141,7 +205,7 @@ function passOver(graph: RowsGraph, model: LayerwiseModel, o: LayerwiseOptions):
     previous?.dispose();
     throw e;
   }
-  return previous!;
+  return previous;
 }
 
 /**
@@ -158,24 +222,34 @@ export function classifierLayerwise(
   const upTo = o.layers ?? all;
   if (!Number.isInteger(upTo) || upTo < 1 || upTo > all)
     throw new RangeError(`inferLayerwise: layers must be an integer in [1, ${all}], got ${o.layers}`);
-  if (graph.numVertices !== numNodes)
-    throw new RangeError(`inferLayerwise: the graph has ${graph.numVertices} vertices, the model's inputs ${numNodes}`);
+  checkVertices(graph, numNodes, 'inferLayerwise');
   return layerwiseInference(graph, {...model, widths: model.widths.slice(0, upTo)}, o);
 }
 
-/** Each row's highest column of a table of logits, read a batch at a time; the table is disposed. */
-export function predictFromTable(logits: Embedding, batchSize = 65_536): Int32Array {
-  try {
-    const out = new Int32Array(logits.rows);
-    for (let first = 0; first < logits.rows; first += batchSize) {
-      const count = Math.min(batchSize, logits.rows - first);
-      const ids = Int32Array.from({length: count}, (_, i) => first + i);
-      const best = tf.tidy(() => tf.argMax(logits.read(ids), 1));
+/**
+ * A node classifier's predicted class of every vertex, layer by layer over full neighbourhoods: the
+ * last layer's logits are turned into classes a batch at a time, never kept as a table.
+ */
+export function classifierPredictLayerwise(
+  graph: LayerwiseGraph,
+  numNodes: number,
+  model: LayerwiseModel,
+  o: LayerwiseOptions,
+): Int32Array {
+  checkVertices(graph, numNodes, 'predictLayerwise');
+  const out = new Int32Array(graph.numVertices);
+  layerwiseEach(graph, model, o, (first, logits) => {
+    const best = tf.argMax(logits, 1);
+    try {
       out.set(best.dataSync() as Int32Array, first);
+    } finally {
       best.dispose();
     }
-    return out;
-  } finally {
-    logits.dispose();
-  }
+  });
+  return out;
+}
+
+function checkVertices(graph: LayerwiseGraph, numNodes: number, what: string): void {
+  if (graph.numVertices !== numNodes)
+    throw new RangeError(`${what}: the graph has ${graph.numVertices} vertices, the model's inputs ${numNodes}`);
 }

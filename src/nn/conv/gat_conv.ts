@@ -1,0 +1,79 @@
+// Graph attention (Veličković et al.; PyG's GATConv): per head, feat = x W, each edge's weight the
+// softmax over the row's entries of leakyRelu(a_src · feat_src + a_dst · feat_dst), the row's output
+// the weighted sum of its sources' feat; heads concatenated or averaged, then the bias and activation.
+// The edge softmax and weighted sum are one native op each way (wm.nn.gatAggregate).
+import * as tf from '@tensorflow/tfjs-core';
+import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
+
+import {gatAggregate} from '../gat';
+import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
+import {blockOf} from './graph_input';
+
+export interface GatConvArgs extends GraphConvArgs {
+  /** Attention heads (default 1); `units` is each head's width. */
+  heads?: number;
+  /** Concatenates the heads (default true: heads * units columns) or averages them (units columns). */
+  concat?: boolean;
+  /** The attention logits' LeakyReLU slope (default 0.2). */
+  negativeSlope?: number;
+}
+
+export class GatConv extends GraphConv {
+  static readonly className = 'WmGatConv';
+  readonly heads: number;
+  readonly concat: boolean;
+  readonly negativeSlope: number;
+  private w?: LayerVariable;
+  private attSrc?: LayerVariable;
+  private attDst?: LayerVariable;
+  private b?: LayerVariable;
+
+  constructor(args: GatConvArgs) {
+    super(args, 'gatConv');
+    this.heads = args.heads ?? 1;
+    if (!Number.isInteger(this.heads) || this.heads < 1)
+      throw new RangeError(`gatConv: heads must be a positive integer, got ${args.heads}`);
+    this.concat = args.concat ?? true;
+    this.negativeSlope = args.negativeSlope ?? 0.2;
+    if (!Number.isFinite(this.negativeSlope))
+      throw new RangeError(`gatConv: negativeSlope must be a finite number, got ${args.negativeSlope}`);
+  }
+
+  protected override outputWidth(): number {
+    return this.concat ? this.heads * this.units : this.units;
+  }
+
+  override build(inputShape: Shape | Shape[]): void {
+    this.w = this.kernel('kernel', [lastDim(inputShape, 'gatConv'), this.heads * this.units]);
+    this.attSrc = this.kernel('attentionSource', [this.heads, this.units]);
+    this.attDst = this.kernel('attentionTarget', [this.heads, this.units]);
+    this.b = this.biasWeight(this.outputWidth());
+    this.built = true;
+  }
+
+  override call(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs): tf.Tensor2D {
+    return tf.tidy(() => {
+      const {x, graph} = this.inputsOf(inputs, kwargs, 'gatConv');
+      const block = blockOf(graph, 'gatConv');
+      const {heads, units} = this;
+      const feat = tf.reshape(tf.matMul(x, this.w!.read() as tf.Tensor2D), [x.shape[0], heads, units]) as tf.Tensor3D;
+      const src = tf.sum(tf.mul(feat, this.attSrc!.read()), 2) as tf.Tensor2D;
+      const featDst = tf.slice(feat, [0, 0, 0], [block.numRows, heads, units]);
+      const dst = tf.sum(tf.mul(featDst, this.attDst!.read()), 2) as tf.Tensor2D;
+      const out = gatAggregate(block, feat, src, dst, {negativeSlope: this.negativeSlope});
+      let y = (this.concat ? tf.reshape(out, [block.numRows, heads * units]) : tf.mean(out, 1)) as tf.Tensor2D;
+      if (this.b) y = tf.add(y, this.b.read());
+      return this.activate(y);
+    });
+  }
+
+  override getConfig(): tf.serialization.ConfigDict {
+    return {...super.getConfig(), heads: this.heads, concat: this.concat, negativeSlope: this.negativeSlope};
+  }
+}
+tf.serialization.registerClass(GatConv);
+
+/** Graph attention (PyG's GATConv) as a tfjs layer: `gatConv({units, heads}).apply(x, {graph})`. */
+export function gatConv(args: GatConvArgs): GatConv {
+  return new GatConv(args);
+}

@@ -1,0 +1,75 @@
+// GIN's layer (Xu et al.; PyG's GINConv with a two-layer MLP): act(MLP((1 + eps) x_self + sum of
+// neighbours)), MLP = Linear -> ReLU -> Linear; eps fixed or learned. The neighbour sum is the native
+// sparse product (or the fixed fan-out's gather).
+import * as tf from '@tensorflow/tfjs-core';
+import {initializers, LayerVariable, Shape} from '@tensorflow/tfjs-layers';
+
+import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
+import {outputRows} from './graph_input';
+import {reduceNeighbors} from './neighbor_reduce';
+
+export interface GinConvArgs extends GraphConvArgs {
+  /** The MLP's hidden width (default units). */
+  hiddenUnits?: number;
+  /** The weight of the row's own input is 1 + eps (default eps 0). */
+  eps?: number;
+  /** Learns eps (default false). */
+  trainEps?: boolean;
+}
+
+export class GinConv extends GraphConv {
+  static readonly className = 'WmGinConv';
+  readonly hiddenUnits: number;
+  readonly eps: number;
+  readonly trainEps: boolean;
+  private w1?: LayerVariable;
+  private b1?: LayerVariable;
+  private w2?: LayerVariable;
+  private b2?: LayerVariable;
+  private epsWeight?: LayerVariable;
+
+  constructor(args: GinConvArgs) {
+    super(args, 'ginConv');
+    this.hiddenUnits = args.hiddenUnits ?? args.units;
+    if (!Number.isInteger(this.hiddenUnits) || this.hiddenUnits < 1)
+      throw new RangeError(`ginConv: hiddenUnits must be a positive integer, got ${args.hiddenUnits}`);
+    this.eps = args.eps ?? 0;
+    if (!Number.isFinite(this.eps)) throw new RangeError(`ginConv: eps must be a finite number, got ${args.eps}`);
+    this.trainEps = args.trainEps ?? false;
+  }
+
+  override build(inputShape: Shape | Shape[]): void {
+    this.w1 = this.kernel('kernel1', [lastDim(inputShape, 'ginConv'), this.hiddenUnits]);
+    this.b1 = this.biasWeight(this.hiddenUnits);
+    this.w2 = this.kernel('kernel2', [this.hiddenUnits, this.units]);
+    if (this.useBias) this.b2 = this.addWeight('bias2', [this.units], 'float32', initializers.zeros(), undefined, true);
+    if (this.trainEps) this.epsWeight = this.addWeight('eps', [1], 'float32', initializers.constant({value: this.eps}), undefined, true);
+    this.built = true;
+  }
+
+  override call(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs): tf.Tensor2D {
+    return tf.tidy(() => {
+      const {x, graph} = this.inputsOf(inputs, kwargs, 'ginConv');
+      const rows = outputRows(graph, 'ginConv');
+      if (rows > x.shape[0]) throw new RangeError(`ginConv: the graph computes ${rows} rows, the input has only ${x.shape[0]}`);
+      const self = tf.slice(x, [0, 0], [rows, x.shape[1]]);
+      const scale = this.epsWeight ? tf.add(1, this.epsWeight.read()) : tf.scalar(1 + this.eps);
+      let h: tf.Tensor = tf.add(tf.mul(self, scale), reduceNeighbors(x, graph, 'sum', 'ginConv'));
+      h = tf.matMul(h as tf.Tensor2D, this.w1!.read() as tf.Tensor2D);
+      if (this.b1) h = tf.add(h, this.b1.read());
+      h = tf.matMul(tf.relu(h) as tf.Tensor2D, this.w2!.read() as tf.Tensor2D);
+      if (this.b2) h = tf.add(h, this.b2.read());
+      return this.activate(h);
+    });
+  }
+
+  override getConfig(): tf.serialization.ConfigDict {
+    return {...super.getConfig(), hiddenUnits: this.hiddenUnits, eps: this.eps, trainEps: this.trainEps};
+  }
+}
+tf.serialization.registerClass(GinConv);
+
+/** GIN's layer (PyG's GINConv over a two-layer MLP) as a tfjs layer. */
+export function ginConv(args: GinConvArgs): GinConv {
+  return new GinConv(args);
+}

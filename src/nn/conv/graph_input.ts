@@ -1,0 +1,74 @@
+// What a graph layer reads its edges from, given per call (`layer.apply(x, {graph})`) or for every
+// layer a model calls inside `withGraph(graph, fn)`: one graph for all of them (full-batch training),
+// or one per graph layer in call order (a sampled subgraph's layers, input layer first, as DGL's blocks).
+// The rows a layer computes are the first rows of its inputs (the samplers and full graphs put them there).
+import {CsrBlock} from '../../graph/aggregate';
+import type {FixedFanoutLayer, FixedFanoutSubgraph} from '../../graph/fixed_subgraph';
+import type {SampledSubgraph, SubgraphLayer} from '../../graph/subgraph';
+import type {FullGraph} from '../node_model';
+
+/** One layer's edges: a CSR block, a full graph, a layer of sampleSubgraph or of sampleFixedSubgraph. */
+export type GraphLayerInput = CsrBlock | FullGraph | SubgraphLayer | FixedFanoutLayer;
+
+/** What withGraph takes: one layer's edges for every layer, a list, or a sampled subgraph (its layers). */
+export type GraphInput = GraphLayerInput | GraphLayerInput[] | SampledSubgraph | FixedFanoutSubgraph;
+
+interface Scope {
+  layers: GraphLayerInput[];
+  /** One graph read by every layer, or the next of `layers` to hand out. */
+  shared: boolean;
+  next: number;
+}
+
+const scopes: Scope[] = [];
+
+/**
+ * Runs fn with `graph` as the edges of every graph layer called inside it without a `graph` argument
+ * (a tf.sequential or tf.model of graph layers: `withGraph(sub, () => model.apply(x))`). With a list or a
+ * sampled subgraph, the k-th graph layer called reads its k-th layer.
+ */
+export function withGraph<T>(graph: GraphInput, fn: () => T): T {
+  const layers = Array.isArray(graph)
+    ? graph
+    : 'layers' in graph && Array.isArray(graph.layers)
+      ? graph.layers
+      : [graph as GraphLayerInput];
+  scopes.push({layers, shared: !Array.isArray(graph) && !('layers' in graph && Array.isArray(graph.layers)), next: 0});
+  try {
+    return fn();
+  } finally {
+    scopes.pop();
+  }
+}
+
+/** The edges a layer reads: its own argument, else its turn in the innermost withGraph. */
+export function graphFor(given: unknown, what: string): GraphLayerInput {
+  if (given !== undefined) return given as GraphLayerInput;
+  const s = scopes[scopes.length - 1];
+  if (!s)
+    throw new Error(`${what}: no graph: pass {graph} as apply's second argument, or call the model inside wm.nn.withGraph(graph, ...)`);
+  if (s.shared) return s.layers[0];
+  if (s.next >= s.layers.length)
+    throw new RangeError(`${what}: the graph given to withGraph has ${s.layers.length} layers, and this is graph layer ${s.next + 1}`);
+  return s.layers[s.next++];
+}
+
+/** The block of a layer's edges, or an error naming the layer and what it got. */
+export function blockOf(g: GraphLayerInput, what: string): CsrBlock {
+  if (g instanceof CsrBlock) return g;
+  if (g && typeof g === 'object' && 'block' in g && g.block instanceof CsrBlock) return g.block;
+  if (isFixed(g))
+    throw new TypeError(
+      `${what}: needs a CSR block (a layer of sampleSubgraph, a full graph or a CsrBlock), got a fixed fan-out layer of sampleFixedSubgraph`,
+    );
+  throw new TypeError(`${what}: graph must be a CsrBlock, a full graph, or a layer of sampleSubgraph or sampleFixedSubgraph`);
+}
+
+export function isFixed(g: GraphLayerInput): g is FixedFanoutLayer {
+  return g !== null && typeof g === 'object' && 'numDst' in g && 'fanout' in g && 'neighbors' in g;
+}
+
+/** Rows the layer computes: the first rows of its inputs. */
+export function outputRows(g: GraphLayerInput, what: string): number {
+  return isFixed(g) ? g.numDst : blockOf(g, what).numRows;
+}

@@ -1,0 +1,86 @@
+// GraphSAGE's layer (Hamilton et al.; PyG's SAGEConv): act(x_self W_root + reduce(neighbours) W + b),
+// optionally L2-normalised. Mean aggregation with a root weight and a ReLU or no activation runs as the
+// fused native layer (wm.nn.sageLayer: one op each way on the GPU); the other choices compose the
+// neighbour reduction with tfjs ops.
+import * as tf from '@tensorflow/tfjs-core';
+import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
+
+import {sageLayer} from '../sage_layer';
+import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
+import {blockOf, isFixed, outputRows} from './graph_input';
+import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
+
+export interface SageConvArgs extends GraphConvArgs {
+  /** How the neighbours' rows are combined (default 'mean'). */
+  aggregator?: NeighborReduce;
+  /** Adds the row's own input through a weight of its own (default true). */
+  rootWeight?: boolean;
+  /** L2-normalises each output row (default false). */
+  normalize?: boolean;
+}
+
+export class SageConv extends GraphConv {
+  static readonly className = 'WmSageConv';
+  readonly aggregator: NeighborReduce;
+  readonly rootWeight: boolean;
+  readonly normalize: boolean;
+  private wNeigh?: LayerVariable;
+  private wRoot?: LayerVariable;
+  private b?: LayerVariable;
+
+  constructor(args: SageConvArgs) {
+    super(args, 'sageConv');
+    this.aggregator = args.aggregator ?? 'mean';
+    if (!NEIGHBOR_REDUCES.includes(this.aggregator))
+      throw new RangeError(`sageConv: aggregator must be one of ${NEIGHBOR_REDUCES.join(', ')}, got '${args.aggregator}'`);
+    this.rootWeight = args.rootWeight ?? true;
+    this.normalize = args.normalize ?? false;
+  }
+
+  override build(inputShape: Shape | Shape[]): void {
+    const d = lastDim(inputShape, 'sageConv');
+    this.wNeigh = this.kernel('neighborKernel', [d, this.units]);
+    if (this.rootWeight) this.wRoot = this.kernel('rootKernel', [d, this.units]);
+    this.b = this.biasWeight(this.units);
+    this.built = true;
+  }
+
+  override call(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs): tf.Tensor2D {
+    return tf.tidy(() => {
+      const {x, graph} = this.inputsOf(inputs, kwargs, 'sageConv');
+      const rows = outputRows(graph, 'sageConv');
+      if (rows > x.shape[0]) throw new RangeError(`sageConv: the graph computes ${rows} rows, the input has only ${x.shape[0]}`);
+      let y: tf.Tensor2D;
+      const fusable = this.aggregator === 'mean' && this.wRoot && this.b && (this.activation === 'relu' || this.activation === 'linear');
+      if (fusable) {
+        const layer = isFixed(graph) ? graph : {block: blockOf(graph, 'sageConv'), dst: new Int32Array(0), src: new Int32Array(0)};
+        y = sageLayer(
+          x,
+          layer,
+          this.wRoot!.read() as tf.Tensor2D,
+          this.wNeigh!.read() as tf.Tensor2D,
+          this.b!.read() as tf.Tensor1D,
+          this.activation === 'relu',
+        );
+      } else {
+        y = tf.matMul(reduceNeighbors(x, graph, this.aggregator, 'sageConv'), this.wNeigh!.read() as tf.Tensor2D);
+        if (this.wRoot) y = tf.add(y, tf.matMul(tf.slice(x, [0, 0], [rows, x.shape[1]]), this.wRoot.read() as tf.Tensor2D));
+        if (this.b) y = tf.add(y, this.b.read());
+        y = this.activate(y);
+      }
+      // PyG's normalize: each row divided by its L2 norm (at least 1e-12), through the squared norm so a
+      // zero row's gradient is zero, not NaN.
+      return this.normalize ? (tf.mul(y, tf.rsqrt(tf.maximum(tf.sum(tf.square(y), 1, true), 1e-24))) as tf.Tensor2D) : y;
+    });
+  }
+
+  override getConfig(): tf.serialization.ConfigDict {
+    return {...super.getConfig(), aggregator: this.aggregator, rootWeight: this.rootWeight, normalize: this.normalize};
+  }
+}
+tf.serialization.registerClass(SageConv);
+
+/** GraphSAGE's layer (PyG's SAGEConv) as a tfjs layer: `sageConv({units, aggregator}).apply(x, {graph})`. */
+export function sageConv(args: SageConvArgs): SageConv {
+  return new SageConv(args);
+}

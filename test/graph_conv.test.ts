@@ -1,0 +1,293 @@
+// The graph layers (wm.nn.gcnConv, sageConv, ginConv, gatConv): outputs and gradients against the same
+// layer written with dense tfjs ops from the adjacency, on random graphs with isolated vertices and a hub,
+// over CSR blocks and fixed fan-out layers; a tf.sequential of them saved and loaded; errors by name.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+import * as tfl from '@tensorflow/tfjs-layers';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {CsrBlock} from '../src/graph/aggregate';
+import {CsrGraph} from '../src/graph/csr';
+import {rng} from './helpers';
+
+function closeTo(got: ArrayLike<number>, want: ArrayLike<number>, tol: number, what: string): void {
+  expect(got.length, `${what}: length`).to.equal(want.length);
+  for (let i = 0; i < want.length; ++i) {
+    const t = tol * Math.max(1, Math.abs(want[i]));
+    if (!(Math.abs(got[i] - want[i]) <= t)) expect.fail(`${what}: [${i}] = ${got[i]}, the dense reference gives ${want[i]} (±${t})`);
+  }
+}
+
+/** A symmetric random graph: vertex 0 a hub, the last two isolated. */
+function randomGraph(n: number, m: number, seed: number): CsrGraph {
+  const r = rng(seed);
+  const src = Int32Array.from({length: m}, (_, e) => (e % 4 === 0 ? 0 : Math.floor(r() * (n - 2))));
+  const dst = Int32Array.from({length: m}, () => Math.floor(r() * (n - 2)));
+  return CsrGraph.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true});
+}
+
+/** The dense adjacency [rows, cols] of a block (entry counts: a repeated column counts twice). */
+function dense(block: {rowPtr: Int32Array; colIdx: Int32Array}, rows: number, cols: number): Float32Array {
+  const a = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; ++r) for (let e = block.rowPtr[r]; e < block.rowPtr[r + 1]; ++e) a[r * cols + block.colIdx[e]] += 1;
+  return a;
+}
+
+/** Each row's reduction of its neighbours' rows, with tfjs ops per row (the reference of sageConv). */
+function reduceRef(x: tf.Tensor2D, rows: number[][], how: 'mean' | 'sum' | 'max' | 'min'): tf.Tensor2D {
+  const d = x.shape[1];
+  return tf.stack(
+    rows.map((nb) => {
+      if (nb.length === 0) return tf.zeros([d]);
+      const g = tf.gather(x, tf.tensor1d(nb, 'int32'));
+      return how === 'mean' ? tf.mean(g, 0) : how === 'sum' ? tf.sum(g, 0) : how === 'max' ? tf.max(g, 0) : tf.min(g, 0);
+    }),
+  ) as tf.Tensor2D;
+}
+
+function rowsOf(g: CsrGraph): number[][] {
+  return Array.from({length: g.numVertices}, (_, v) => Array.from(g.colIdx.subarray(g.rowPtr[v], g.rowPtr[v + 1])));
+}
+
+/** Output and the gradients of sum(out * probe) in x and every weight. */
+function withGrads(layer: tfl.layers.Layer, x: tf.Tensor2D, f: (x: tf.Tensor2D) => tf.Tensor2D): {y: Float32Array; g: Float32Array[]} {
+  const y = f(x);
+  const probe = tf.randomNormal(y.shape, 0, 1, 'float32', 4);
+  const names = layer.trainableWeights.map((w) => w.name);
+  const {grads} = tf.variableGrads(() => tf.sum(tf.mul(f(x), probe)) as tf.Scalar);
+  const gx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(f(xx as tf.Tensor2D), probe)))(x);
+  const out = {
+    y: y.dataSync() as Float32Array,
+    g: [gx.dataSync() as Float32Array, ...names.map((k) => grads[k].dataSync() as Float32Array)],
+  };
+  tf.dispose([y, probe, gx, ...Object.values(grads)]);
+  return out;
+}
+
+describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
+  this.timeout(120000);
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  const n = 61,
+    inDim = 7;
+  const graph = randomGraph(n, 180, 3);
+  const r = rng(5);
+  const xValues = Float32Array.from({length: n * inDim}, () => r() * 2 - 1);
+
+  it('gcnConv: act(Â x W + b) with self loops and symmetric normalisation, or the plain sum; gradients in x and the weights', () => {
+    const block = CsrBlock.fromGraph(graph);
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    for (const [units, normalize, activation] of [
+      [4, true, 'relu'],
+      [11, false, 'linear'],
+    ] as const) {
+      const layer = wm.nn.gcnConv({units, normalize, activation, seed: 1});
+      const got = withGrads(layer, x, (xx) => layer.apply(xx, {graph: block}) as tf.Tensor2D);
+      const [w, b] = layer.getWeights();
+      // Â from the dense adjacency: (A + I) scaled by 1/sqrt(deg_r deg_c), degrees counting the self loop.
+      const a = dense(graph, n, n);
+      if (normalize) {
+        const deg = new Float32Array(n);
+        for (let i = 0; i < n; ++i) {
+          a[i * n + i] += 1;
+          for (let j = 0; j < n; ++j) deg[i] += a[i * n + j];
+        }
+        for (let i = 0; i < n; ++i) for (let j = 0; j < n; ++j) a[i * n + j] /= Math.sqrt(deg[i] * deg[j]);
+      }
+      const A = tf.tensor2d(a, [n, n]);
+      const ref = (xx: tf.Tensor2D) => {
+        const y = tf.add(tf.matMul(A, tf.matMul(xx, w)), b);
+        return (activation === 'relu' ? tf.relu(y) : y) as tf.Tensor2D;
+      };
+      const want = withGrads(layer, x, ref);
+      closeTo(got.y, want.y, 1e-4, `gcnConv units ${units}: output`);
+      got.g.forEach((g, i) => closeTo(g, want.g[i], 1e-4, `gcnConv units ${units}: gradient ${i}`));
+      A.dispose();
+      layer.dispose();
+    }
+    x.dispose();
+    block.dispose();
+  });
+
+  for (const aggregator of ['mean', 'sum', 'max', 'min'] as const) {
+    it(`sageConv (${aggregator}): over a full-graph block, with and without a root weight, normalised or not`, () => {
+      const block = CsrBlock.fromGraph(graph);
+      const x = tf.tensor2d(xValues, [n, inDim]);
+      for (const [rootWeight, normalize, activation] of [
+        [true, false, 'relu'],
+        [false, true, 'tanh'],
+      ] as const) {
+        const layer = wm.nn.sageConv({units: 5, aggregator, rootWeight, normalize, activation, seed: 2});
+        const got = withGrads(layer, x, (xx) => layer.apply(xx, {graph: block}) as tf.Tensor2D);
+        const ws = layer.getWeights();
+        const ref = (xx: tf.Tensor2D) => {
+          let y = tf.matMul(reduceRef(xx, rowsOf(graph), aggregator), ws[0]);
+          if (rootWeight) y = tf.add(y, tf.matMul(xx, ws[1]));
+          y = tf.add(y, ws[ws.length - 1]);
+          y = activation === 'relu' ? tf.relu(y) : tf.tanh(y);
+          return (normalize ? tf.div(y, tf.sqrt(tf.maximum(tf.sum(tf.square(y), 1, true), 1e-24))) : y) as tf.Tensor2D;
+        };
+        const want = withGrads(layer, x, ref);
+        closeTo(got.y, want.y, 1e-4, `sageConv ${aggregator} root ${rootWeight}: output`);
+        got.g.forEach((g, i) => closeTo(g, want.g[i], 1e-4, `sageConv ${aggregator} root ${rootWeight}: gradient ${i}`));
+        layer.dispose();
+      }
+      x.dispose();
+      block.dispose();
+    });
+  }
+
+  it('sageConv over fixed fan-out layers (the fused layer for mean): equal to the same reduction of the sampled rows', () => {
+    const numDst = 13,
+      fanout = 4;
+    const nb = Int32Array.from({length: numDst * fanout}, () => Math.floor(r() * n));
+    const neighbors = tf.tensor1d(nb, 'int32');
+    const layerIn = {numDst, fanout, neighbors: neighbors as tf.Tensor1D};
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    const rows = Array.from({length: numDst}, (_, i) => Array.from(nb.subarray(i * fanout, (i + 1) * fanout)));
+    for (const aggregator of ['mean', 'sum', 'max', 'min'] as const) {
+      const layer = wm.nn.sageConv({units: 6, aggregator, activation: 'relu', seed: 3});
+      const got = withGrads(layer, x, (xx) => layer.apply(xx, {graph: layerIn}) as tf.Tensor2D);
+      const [wn, wr, b] = layer.getWeights();
+      const ref = (xx: tf.Tensor2D) =>
+        tf.relu(
+          tf.add(tf.add(tf.matMul(reduceRef(xx, rows, aggregator), wn), tf.matMul(tf.slice(xx, [0, 0], [numDst, inDim]), wr)), b),
+        ) as tf.Tensor2D;
+      const want = withGrads(layer, x, ref);
+      closeTo(got.y, want.y, 1e-4, `fixed ${aggregator}: output`);
+      got.g.forEach((g, i) => closeTo(g, want.g[i], 1e-4, `fixed ${aggregator}: gradient ${i}`));
+      layer.dispose();
+    }
+    tf.dispose([x, neighbors]);
+  });
+
+  it('ginConv: MLP((1 + eps) x + sum of neighbours), eps fixed or learned', () => {
+    const block = CsrBlock.fromGraph(graph);
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    for (const trainEps of [false, true]) {
+      const layer = wm.nn.ginConv({units: 3, hiddenUnits: 8, eps: 0.25, trainEps, seed: 4});
+      const got = withGrads(layer, x, (xx) => layer.apply(xx, {graph: block}) as tf.Tensor2D);
+      const [w1, b1, w2, b2, eps] = layer.getWeights();
+      const ref = (xx: tf.Tensor2D) => {
+        const scale = eps ? tf.add(1, eps) : tf.scalar(1.25);
+        const h = tf.add(tf.mul(xx, scale), reduceRef(xx, rowsOf(graph), 'sum'));
+        return tf.add(tf.matMul(tf.relu(tf.add(tf.matMul(h, w1), b1)), w2), b2) as tf.Tensor2D;
+      };
+      const want = withGrads(layer, x, ref);
+      closeTo(got.y, want.y, 1e-4, `ginConv trainEps ${trainEps}: output`);
+      got.g.forEach((g, i) => closeTo(g, want.g[i], 1e-4, `ginConv trainEps ${trainEps}: gradient ${i}`));
+      expect(layer.trainableWeights.length).to.equal(trainEps ? 5 : 4);
+      layer.dispose();
+    }
+    x.dispose();
+    block.dispose();
+  });
+
+  it('gatConv: heads concatenated or averaged, against a dense masked softmax', () => {
+    const block = CsrBlock.fromGraph(graph);
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    const a = dense(graph, n, n);
+    for (const [heads, concat] of [
+      [3, true],
+      [2, false],
+    ] as const) {
+      const units = 4;
+      const layer = wm.nn.gatConv({units, heads, concat, activation: 'elu', seed: 5});
+      const got = withGrads(layer, x, (xx) => layer.apply(xx, {graph: block}) as tf.Tensor2D);
+      const [w, as, ad, b] = layer.getWeights();
+      const mask = tf.tensor2d(a, [n, n]);
+      const ref = (xx: tf.Tensor2D) => {
+        const feat = tf.reshape(tf.matMul(xx, w), [n, heads, units]);
+        const outs: tf.Tensor[] = [];
+        for (let h = 0; h < heads; ++h) {
+          const fh = tf.squeeze(tf.slice(feat, [0, h, 0], [n, 1, units]), [1]) as tf.Tensor2D;
+          const s = tf.matMul(fh, tf.reshape(tf.slice(as, [h, 0], [1, units]), [units, 1]));
+          const d = tf.matMul(fh, tf.reshape(tf.slice(ad, [h, 0], [1, units]), [units, 1]));
+          const logits = tf.leakyRelu(tf.add(d, tf.transpose(s)), 0.2);
+          // A softmax over each row's entries (the graph has no repeated entries); rows without entries give zeros.
+          const z = tf.where(tf.cast(mask, 'bool'), logits, tf.fill(logits.shape, -1e30));
+          const e = tf.mul(tf.exp(tf.sub(z, tf.max(z, 1, true))), mask);
+          const alpha = tf.div(e, tf.maximum(tf.sum(e, 1, true), 1e-12));
+          outs.push(tf.matMul(alpha, fh));
+        }
+        const y = concat ? tf.concat(outs, 1) : tf.div(tf.addN(outs), heads);
+        return tf.elu(tf.add(y, b)) as tf.Tensor2D;
+      };
+      const want = withGrads(layer, x, ref);
+      closeTo(got.y, want.y, 1e-4, `gatConv ${heads} heads: output`);
+      got.g.forEach((g, i) => closeTo(g, want.g[i], 2e-4, `gatConv ${heads} heads: gradient ${i}`));
+      expect(layer.computeOutputShape([null, inDim] as unknown as number[])).to.deep.equal([null, concat ? heads * units : units]);
+      mask.dispose();
+      layer.dispose();
+    }
+    x.dispose();
+    block.dispose();
+  });
+
+  it('a tf.sequential of graph layers runs inside withGraph (one block for all, or one per layer), saves and loads', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graph-layers-'));
+    const block = CsrBlock.fromGraph(graph);
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    try {
+      const model = tfl.sequential({
+        layers: [
+          wm.nn.gcnConv({units: 8, activation: 'relu', inputShape: [inDim], seed: 1, kernelRegularizer: {l2: 5e-4}}),
+          wm.nn.sageConv({units: 6, aggregator: 'max', activation: 'relu', seed: 2}),
+          wm.nn.gatConv({units: 3, heads: 2, concat: false, seed: 3}),
+        ],
+      });
+      const want = wm.nn.withGraph(block, () => model.apply(x) as tf.Tensor);
+      // One graph per layer, in call order: the same block three times gives the same outputs.
+      const listed = wm.nn.withGraph([block, block, block], () => model.apply(x) as tf.Tensor);
+      closeTo(listed.dataSync(), want.dataSync(), 0, 'a list of blocks');
+      expect(() => wm.nn.withGraph([block, block], () => model.apply(x))).to.throw(
+        /the graph given to withGraph has 2 layers, and this is graph layer 3/,
+      );
+      const penalties = model.calculateLosses(); // the L2 penalty of the first layer's kernel
+      expect(penalties.length).to.equal(1);
+      tf.dispose(penalties);
+      await model.save(`file://${dir}`);
+      const loaded = await tfl.loadLayersModel(`file://${dir}/model.json`);
+      expect(loaded.layers.map((l) => l.getClassName())).to.deep.equal(['WmGcnConv', 'WmSageConv', 'WmGatConv']);
+      expect((loaded.layers[1] as wm.nn.SageConv).aggregator).to.equal('max');
+      const again = wm.nn.withGraph(block, () => loaded.apply(x) as tf.Tensor);
+      closeTo(again.dataSync(), want.dataSync(), 0, 'the loaded model');
+      tf.dispose([want, listed, again]);
+      model.layers.forEach((l) => l.dispose());
+      loaded.layers.forEach((l) => l.dispose());
+    } finally {
+      x.dispose();
+      block.dispose();
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('refuses what it cannot do, by name', () => {
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    const fixed = {numDst: 3, fanout: 2, neighbors: tf.tensor1d([0, 1, 2, 3, 4, 5], 'int32') as tf.Tensor1D};
+    const block = CsrBlock.fromGraph(graph);
+    try {
+      expect(() => wm.nn.gcnConv({units: 0})).to.throw(/gcnConv: units must be a positive integer, got 0/);
+      expect(() => wm.nn.sageConv({units: 2, aggregator: 'median' as 'mean'})).to.throw(
+        /sageConv: aggregator must be one of mean, sum, max, min/,
+      );
+      expect(() => wm.nn.gatConv({units: 2, activation: 'swish' as 'relu'})).to.throw(/gatConv: activation must be one of/);
+      expect(() => wm.nn.gcnConv({units: 2}).apply(x)).to.throw(/gcnConv: no graph: pass \{graph\}/);
+      expect(() => wm.nn.gcnConv({units: 2}).apply(x, {graph: fixed})).to.throw(/gcnConv: needs a CSR block .* got a fixed fan-out layer/);
+      const small = tf.slice(x, [0, 0], [10, inDim]);
+      expect(() => wm.nn.sageConv({units: 2, aggregator: 'sum'}).apply(small, {graph: block})).to.throw(
+        /sageConv: the graph computes 61 rows, the input has only 10/,
+      );
+      small.dispose();
+    } finally {
+      tf.dispose([x, fixed.neighbors]);
+      block.dispose();
+    }
+  });
+});
