@@ -302,7 +302,6 @@ async function main(): Promise<void> {
   const uploadSeconds = (Date.now() - t1) / 1000;
   const degrees = RUNS.includes('degree') ? graph.degrees() : undefined;
   const csrEntries = graph.numEdges;
-  graph.free(); // from here the GPU's copy serves every run: host memory is left to the tables
   console.log(`graph copied to the GPU in ${uploadSeconds.toFixed(1)} s`);
   const runs: Run[] = [];
   for (const kind of RUNS) {
@@ -318,6 +317,7 @@ async function main(): Promise<void> {
     layerwise = {error: (e as Error).message};
   }
   csr.dispose();
+  graph.free();
   console.log(
     `\nGraphSAGE, 3 layers, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, batch ${BATCH}, ${FEATURES} float16 features, ${info.name}; ` +
       `epoch = ${TRAIN_VERTICES} training vertices, estimated from ${STEPS} timed steps`,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|rowCache|hostGather|samplers|step]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|rowCache|hostGather|samplers|step|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -46,6 +46,17 @@ for what in "${@:-all}"; do
     step) BENCH_SCALE=${BENCH_SCALE:-20} BENCH_RANKS=1 BENCH_TORCH=0 BENCH_REPEATS=1 BENCH_STEPS=40 BENCH_WINDOWS=3 BENCH_PROFILE=$out/step-profile.txt \
           BENCH_CPU_PROFILE=$out/step-cpu BENCH_GRAPH_DIR=/tmp/wm-step BENCH_KEEP_GRAPH=1 node dist/bench/graphsage.js 2>&1 | grep -E "^ours" || status=1
       cut -c1-1200 "$out/step-profile.txt" ;;
+    # Several GPUs: the peer-access matrix, the multi-rank tests, the all-reduce (2 and every GPU, with PyTorch's
+    # symmetric-memory and NCCL paths beside it) and data-parallel GraphSAGE with float16 features on 1, 2, 4... GPUs.
+    multi) node dist/bin/tfjs-wm-doctor.js 2>&1 | tee "$out/doctor.log" | grep -iE -A8 "peer|nvlink" | head -24
+      WM_REQUIRE_GPU=1 timeout "${MULTI_TEST_SECONDS:-300}" npx mocha --grep "rank|GPUs|all-reduce|WholeMemory|data.parallel" 2>&1 |
+        tee "$out/test-multi.log" | grep -E "passing|failing|pending|^\s+[0-9]+\) " | head -30 || status=1
+      for n in 2 $(nvidia-smi -L | wc -l); do
+        BENCH_RANKS=$n BENCH_SIZES=${BENCH_SIZES:-4096,65536,262144,524288,67108864} BENCH_OUT=$out/bench-allreduce-$n.json \
+          timeout "${MULTI_AR_SECONDS:-100}" node dist/bench/allreduce.js 2>&1 | tee "$out/bench-allreduce-$n.log" | tail -16 || status=1
+      done
+      BENCH_SCALE=${BENCH_SCALE:-22} BENCH_FEATURES=128 BENCH_REPEATS=1 BENCH_WINDOWS=3 BENCH_TORCH=0 BENCH_OUT=$out/bench-graphsage.json \
+        timeout "${MULTI_SAGE_SECONDS:-150}" node dist/bench/graphsage.js 2>&1 | tee "$out/bench-graphsage.log" | tail -10 || status=1 ;;
     main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1
       link_data=()  # pack-device.sh carries the graph: ../shared is not on the device machine
       [ -d .device/datasets/cond-mat-2005 ] && link_data=(--data .device/datasets/cond-mat-2005)

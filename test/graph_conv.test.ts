@@ -1,6 +1,7 @@
 // The graph layers (wm.nn.gcnConv, sageConv, ginConv, gatConv): outputs and gradients against the same
 // layer written with dense tfjs ops from the adjacency, on random graphs with isolated vertices and a hub,
 // over CSR blocks and fixed fan-out layers; a tf.sequential of them saved and loaded; errors by name.
+import {execFileSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -266,6 +267,16 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
       block.dispose();
       fs.rmSync(dir, {recursive: true, force: true});
     }
+  });
+
+  it("the guide's models (examples/gnn-layers) learn a CSBM graph: GCN and GAT full-batch, GraphSAGE from a NeighborLoader", () => {
+    const script = path.join(__dirname, '..', 'examples', 'gnn-layers.js');
+    const out = execFileSync(process.execPath, [script, '--epochs', '60', '--vertices', '2000'], {encoding: 'utf8'});
+    const acc = (name: string) => Number(new RegExp(`${name}: test accuracy ([0-9.]+) %`).exec(out)?.[1]);
+    // Six classes: chance is 16.7 %.
+    expect(acc('GCN'), out).to.be.above(80);
+    expect(acc('GAT'), out).to.be.above(70);
+    expect(acc('GraphSAGE'), out).to.be.above(50);
   });
 
   it('refuses what it cannot do, by name', () => {

@@ -92,6 +92,7 @@ export class AllReducer {
         }
       });
     }
+    if (this.broken) throw new Error(this.broken);
     this.checkAgreement(tensors, op, wire, sgd !== undefined);
     if (!this.gpu) {
       const reduced = this.onHost(tensors, op, wire);
@@ -111,7 +112,15 @@ export class AllReducer {
   private checkAgreement(tensors: tf.Tensor[], op: string, wire: string, step: boolean): void {
     const signature = `${op} ${wire} ${step ? 'sgd' : ''} ${tensors.map((t) => `[${t.shape}]`).join(' ')}`;
     if (signature === this.lastSignature) return;
-    const all = this.comm.allgatherJson(signature, 'allReduce (shapes)');
+    let all: string[];
+    try {
+      all = this.comm.allgatherJson(signature, 'allReduce (shapes)');
+    } catch (e) {
+      // The others may have gone on to a data exchange this rank will not join: a later call of this rank
+      // would pair with one of theirs (on GPUs, with a launch still waiting for it) and sum the wrong tensors.
+      this.broken = `${(e as Error).message}; this communicator's all-reduce is unusable`;
+      throw new Error(this.broken);
+    }
     const differ = all.map((s, r) => (s === all[0] ? -1 : r)).filter((r) => r >= 0);
     if (differ.length) {
       const show = (r: number) => `rank ${r}: ${all[r].length > 200 ? `${all[r].slice(0, 200)}...` : all[r]}`;

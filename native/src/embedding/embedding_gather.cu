@@ -25,24 +25,21 @@ struct Vec {
   T v[VEC];
 };
 
-// The cached rows of a cached table alone: row() is null for a row outside the slots.
+// A cached table's slots read by slot number (the split pass looked each row's slot up): a lookup
+// without a slot (-1) is skipped, for the miss pass to write.
 template <typename T>
-struct CachedHitsTable {
+struct HotSlotsTable {
   const T* hot;
-  const int32_t* slotOf;
-  __device__ __forceinline__ const T* row(int64_t r, int64_t dim) const {
-    const int32_t s = slotOf[r];
-    return s >= 0 ? hot + static_cast<int64_t>(s) * dim : nullptr;
-  }
+  __device__ __forceinline__ const T* row(int64_t s, int64_t dim) const { return hot + s * dim; }
 };
 
 template <typename Table>
 struct SkipsRows : std::false_type {};
 template <typename T>
-struct SkipsRows<CachedHitsTable<T>> : std::true_type {};
+struct SkipsRows<HotSlotsTable<T>> : std::true_type {};
 }  // namespace
 template <typename T>
-struct StorageOf<CachedHitsTable<T>> {
+struct StorageOf<HotSlotsTable<T>> {
   using type = T;
 };
 namespace {
@@ -143,11 +140,12 @@ bool rowsInHostMemory(const TableRef& t) {
   return a.type == cudaMemoryTypeHost;
 }
 
-// The lookups of a cached table that miss its slots (bad indices too, so the miss pass reports them),
-// appended with their positions: one atomic per warp that has any.
+// Splits a cached table's lookups: each one's slot (-1 for a miss) into slots[i], read in order by the
+// hits' gather (no second lookup of the map there), and the misses (bad indices too, so the miss pass
+// reports them) appended with their positions: one atomic per warp that has any.
 template <typename IdxT>
-__global__ void missesKernel(const int32_t* slotOf, int64_t rows, const IdxT* idx, int64_t n, IdxT* missIdx, int32_t* missPos,
-                             unsigned long long* missCount) {
+__global__ void splitKernel(const int32_t* slotOf, int64_t rows, const IdxT* idx, int64_t n, int32_t* slots, IdxT* missIdx,
+                            int32_t* missPos, unsigned long long* missCount) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int lane = threadIdx.x & 31;
   // The bound is uniform across each warp (base steps by whole blocks), as the ballot needs.
@@ -157,7 +155,9 @@ __global__ void missesKernel(const int32_t* slotOf, int64_t rows, const IdxT* id
     bool miss = false;
     if (i < n) {
       r = idx[i];
-      miss = r < 0 || r >= rows || slotOf[r] < 0;
+      const int32_t slot = r < 0 || r >= rows ? -1 : slotOf[r];
+      slots[i] = slot;
+      miss = slot < 0;
     }
     const unsigned mask = __ballot_sync(0xffffffffu, miss);
     if (mask == 0) continue;
@@ -190,24 +190,21 @@ void sortedGather(const TableRef& table, uint64_t indices, int64_t n, uint64_t o
 }
 
 // The hits of a cached table, read from their slots in arrival order.
-void gatherHits(const TableRef& t, IndexType it, uint64_t indices, int64_t n, uint64_t out) {
-  auto withIdx = [&](auto table) {
-    Launch l{t, indices, out, 0, n, nullptr};
-    if (it == IndexType::I32)
-      l.run<decltype(table), int32_t>(table);
-    else
-      l.run<decltype(table), int64_t>(table);
-  };
-  const auto* slotOf = reinterpret_cast<const int32_t*>(t.cache.slotOf);
+void gatherHits(const TableRef& t, const int32_t* slots, int64_t n, uint64_t out) {
+  TableRef hot = t;  // the slots as a table of their own: slots[i] < 0 is skipped
+  hot.ptr = t.cache.hot;
+  hot.rows = t.cache.slots;
+  hot.cache = RowCache{};
+  Launch l{hot, reinterpret_cast<uint64_t>(slots), out, 0, n, nullptr};
   switch (t.storage) {
     case StorageType::F32:
-      withIdx(CachedHitsTable<float>{reinterpret_cast<const float*>(t.cache.hot), slotOf});
+      l.run<HotSlotsTable<float>, int32_t>({reinterpret_cast<const float*>(hot.ptr)});
       break;
     case StorageType::F16:
-      withIdx(CachedHitsTable<Half16>{reinterpret_cast<const Half16*>(t.cache.hot), slotOf});
+      l.run<HotSlotsTable<Half16>, int32_t>({reinterpret_cast<const Half16*>(hot.ptr)});
       break;
     case StorageType::BF16:
-      withIdx(CachedHitsTable<BFloat16>{reinterpret_cast<const BFloat16*>(t.cache.hot), slotOf});
+      l.run<HotSlotsTable<BFloat16>, int32_t>({reinterpret_cast<const BFloat16*>(hot.ptr)});
       break;
   }
 }
@@ -218,18 +215,19 @@ template <typename IdxT>
 void cachedGather(const TableRef& table, uint64_t indices, int64_t n, uint64_t out, uint64_t errorFlag) {
   const IndexType it = std::is_same_v<IdxT, int32_t> ? IndexType::I32 : IndexType::I64;
   Scratch s;
+  auto* slots = s.get<int32_t>(n);
   auto* missIdx = s.get<IdxT>(n);
   auto* missPos = s.get<int32_t>(n);
   auto* missCount = s.get<unsigned long long>(1);
   WM_CUDA(cudaMemsetAsync(missCount, 0, sizeof(unsigned long long), stream()));
-  missesKernel<IdxT><<<gridFor(n), kThreads, 0, stream()>>>(reinterpret_cast<const int32_t*>(table.cache.slotOf), table.rows,
-                                                            as<const IdxT>(indices), n, missIdx, missPos, missCount);
+  splitKernel<IdxT><<<gridFor(n), kThreads, 0, stream()>>>(reinterpret_cast<const int32_t*>(table.cache.slotOf), table.rows,
+                                                           as<const IdxT>(indices), n, slots, missIdx, missPos, missCount);
   WM_CUDA_LAUNCHED();
   // The count comes back while the hits are gathered: the misses' launch waits for it alone.
   PendingRead* pending = beginRead(reinterpret_cast<uint64_t>(missCount), sizeof(unsigned long long));
   unsigned long long m = 0;
   try {
-    gatherHits(table, it, indices, n, out);
+    gatherHits(table, slots, n, out);
   } catch (...) {
     cancelRead(pending);
     throw;
