@@ -269,6 +269,95 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
     }
   });
 
+  it('edge weights: sum, mean and gcn over a weighted block, the layers over it, and max / min of weighted messages', () => {
+    const base = CsrBlock.fromGraph(graph);
+    const m = graph.colIdx.length;
+    const w = Float32Array.from({length: m}, () => 0.1 + 2 * r());
+    const block = base.withWeights(w);
+    expect(base.weights).to.equal(undefined);
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    // The dense weighted adjacency, and each row's entry count.
+    const aw = new Float32Array(n * n),
+      count = new Float32Array(n);
+    for (let v = 0; v < n; ++v)
+      for (let e = graph.rowPtr[v]; e < graph.rowPtr[v + 1]; ++e) {
+        aw[v * n + graph.colIdx[e]] += w[e];
+        ++count[v];
+      }
+    const gcnDense = Float32Array.from(aw);
+    for (let v = 0; v < n; ++v) gcnDense[v * n + v] += 1; // the graph has no self loops: each gains one of weight 1
+    const rowSum = new Float32Array(n),
+      colSum = new Float32Array(n);
+    for (let i = 0; i < n; ++i)
+      for (let j = 0; j < n; ++j) {
+        rowSum[i] += gcnDense[i * n + j];
+        colSum[j] += gcnDense[i * n + j];
+      }
+    for (let i = 0; i < n; ++i) for (let j = 0; j < n; ++j) gcnDense[i * n + j] /= Math.sqrt(rowSum[i] * colSum[j]);
+    const A = tf.tensor2d(aw, [n, n]),
+      G = tf.tensor2d(gcnDense, [n, n]),
+      inv = tf.tensor2d(
+        Float32Array.from(count, (c) => (c > 0 ? 1 / c : 0)),
+        [n, 1],
+      );
+    const refs: {[k in 'sum' | 'mean' | 'gcn']: (xx: tf.Tensor2D) => tf.Tensor2D} = {
+      sum: (xx) => tf.matMul(A, xx),
+      mean: (xx) => tf.mul(tf.matMul(A, xx), inv) as tf.Tensor2D,
+      gcn: (xx) => tf.matMul(G, xx),
+    };
+    const probe = tf.randomNormal([n, inDim], 0, 1, 'float32', 9);
+    for (const reduce of ['sum', 'mean', 'gcn'] as const) {
+      const got = wm.graph.aggregate(x, block, reduce),
+        want = refs[reduce](x);
+      closeTo(got.dataSync(), want.dataSync(), 1e-4, `weighted ${reduce}`);
+      const g1 = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, block, reduce), probe)))(x);
+      const g2 = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(refs[reduce](xx as tf.Tensor2D), probe)))(x);
+      closeTo(g1.dataSync(), g2.dataSync(), 1e-4, `weighted ${reduce}: gradient`);
+      tf.dispose([got, want, g1, g2]);
+    }
+    // The layers read the block's weights: gcnConv's output is act(G x W + b).
+    const layer = wm.nn.gcnConv({units: 4, seed: 8});
+    const y = layer.apply(x, {graph: block}) as tf.Tensor;
+    const [k, b] = layer.getWeights();
+    closeTo(y.dataSync(), tf.add(tf.matMul(G, tf.matMul(x, k)), b).dataSync(), 1e-4, 'gcnConv over a weighted block');
+    // Max and min take the weighted messages w_e x_c.
+    const rows = rowsOf(graph);
+    for (const how of ['max', 'min'] as const) {
+      const sage = wm.nn.sageConv({units: 3, aggregator: how, rootWeight: false, useBias: false, seed: 9});
+      const got = sage.apply(x, {graph: block}) as tf.Tensor;
+      const [wn] = sage.getWeights();
+      const want = tf.tidy(() =>
+        tf.matMul(
+          tf.stack(
+            rows.map((nb, v) => {
+              if (nb.length === 0) return tf.zeros([inDim]);
+              const ws = tf.tensor2d(w.subarray(graph.rowPtr[v], graph.rowPtr[v + 1]), [nb.length, 1]);
+              const msgs = tf.mul(tf.gather(x, tf.tensor1d(nb, 'int32')), ws);
+              return how === 'max' ? tf.max(msgs, 0) : tf.min(msgs, 0);
+            }),
+          ) as tf.Tensor2D,
+          wn,
+        ),
+      );
+      closeTo(got.dataSync(), want.dataSync(), 1e-4, `sageConv ${how} over weighted messages`);
+      tf.dispose([got, want]);
+      sage.dispose();
+    }
+    expect(() => wm.nn.gatConv({units: 2}).apply(x, {graph: block})).to.throw(
+      /gatAggregate: the block has edge weights, which attention does not read/,
+    );
+    expect(() => base.withWeights(new Float32Array(3))).to.throw(
+      new RegExp(`withWeights: weights must hold one number per entry \\(${m}\\), got 3`),
+    );
+    const bad = Float32Array.from(w);
+    bad[5] = NaN;
+    expect(() => base.withWeights(bad)).to.throw(/withWeights: weights\[5\] = NaN is not a finite number/);
+    tf.dispose([x, A, G, inv, probe, y]);
+    layer.dispose();
+    block.dispose();
+    base.dispose();
+  });
+
   it("the guide's models (examples/gnn-layers) learn a CSBM graph: GCN and GAT full-batch, GraphSAGE from a NeighborLoader", () => {
     const script = path.join(__dirname, '..', 'examples', 'gnn-layers.js');
     const out = execFileSync(process.execPath, [script, '--epochs', '60', '--vertices', '2000'], {encoding: 'utf8'});

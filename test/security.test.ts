@@ -469,12 +469,13 @@ describe('robustness: bad inputs are refused by name, nothing crashes', () => {
       const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
       const c = wm.communicatorFromEnv({timeoutMs: 10000});
       const attempt = (what, n) => {
-        try { c.allReduce(tf.ones([n])); console.log(what + ' MIXED'); }
+        try { console.log(what + ' RETURNED ' + c.allReduce(tf.ones([n]))[0].dataSync()[0]); }
         catch (e) { console.log(what + ' THREW ' + e.message); }
       };
       attempt('first', c.rank === 0 ? 10 : 20);
       console.log('AGREED ' + c.allReduce(tf.ones([10]))[0].dataSync()[0]);
       attempt('later', c.rank === 0 ? 10 : 20);
+      attempt('after', 10);
       wm.finalize();`;
     const file = path.join(root, 'dist', 'test', `wm-ar-mismatch-${process.pid}.js`);
     fs.writeFileSync(file, script);
@@ -486,10 +487,22 @@ describe('robustness: bad inputs are refused by name, nothing crashes', () => {
         new RegExp(`\\[${rank}\\] first THREW allReduce: ranks disagree .* rank 0: sum float32 +\\[10\\]; rank 1: sum float32 +\\[20\\]`),
       );
       expect(r.out).to.include(`[${rank}] AGREED 2`);
-      // Rank 1 changes alone: its check meets rank 0's next exchange, and both throw naming the call.
-      expect(r.out).to.match(new RegExp(`\\[${rank}\\] later THREW .*rank 1 called #\\d+ allReduce \\(shapes\\)`));
+      // Once a call failed, the communicator's all-reduce stays unusable: no later call pairs with a stale one.
+      expect(r.out, r.out).to.match(new RegExp(`\\[${rank}\\] after THREW .*(unusable|rank ${1 - rank})`));
     }
-    expect(r.out).to.not.include('MIXED');
+    if (wm.deviceInfo().gpu) {
+      // Rank 1 changes alone. Rank 0, whose shapes did not change, is already in the GPU's exchange, which waits
+      // for rank 1 until the timeout: its result is NaN (never a sum of stale data), and its next call names rank 1.
+      expect(r.out, r.out).to.match(/\[0\] later (RETURNED NaN|THREW .*rank 1)/);
+      expect(r.out, r.out).to.match(/\[0\] after THREW allReduce: rank 1 did not reach the all-reduce/);
+      expect(r.out, r.out).to.match(/\[1\] later THREW allReduce \(shapes\): rank 0/);
+    } else {
+      // On the host, rank 1's check meets rank 0's next exchange, and both throw naming the call.
+      for (const rank of [0, 1])
+        expect(r.out).to.match(new RegExp(`\\[${rank}\\] later THREW .*rank 1 called #\\d+ allReduce \\(shapes\\)`));
+    }
+    // A result is the agreed sum or NaN, never one rank's own tensor.
+    expect(r.out, r.out).to.not.match(/(later|after) RETURNED (?!NaN)/);
   });
 });
 

@@ -123,6 +123,12 @@ function transpose(c: Csr, entryWeight?: (row: number, entry: number) => number)
  */
 function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
   const {numRows, numCols} = c;
+  // Entry weights (CsrBlock.withWeights) count in the degrees as PyG's edge_weight does; self loops weigh 1.
+  const w = c.weight;
+  if (w && degrees)
+    throw new RangeError(
+      "aggregate: 'gcn' over a sampled block estimates each row from the graph's degrees, which edge weights do not enter; weigh a whole-graph block",
+    );
   const hasSelf = new Uint8Array(numRows);
   if (!degrees) {
     for (let r = 0; r < numRows; ++r) {
@@ -135,14 +141,18 @@ function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
   if (degrees) {
     for (let v = 0; v < numCols; ++v) deg[v] = degrees[v] + 1;
   } else {
-    for (const col of c.colIdx) ++deg[col];
+    c.colIdx.forEach((col, e) => (deg[col] += w ? w[e] : 1));
     for (let r = 0; r < numRows; ++r) if (!hasSelf[r]) ++deg[r];
   }
   const colIdx = new Int32Array(rowPtr[numRows]),
     weight = new Float32Array(rowPtr[numRows]);
   for (let r = 0; r < numRows; ++r) {
     const listed = c.rowPtr[r + 1] - c.rowPtr[r];
-    const rowDeg = degrees ? deg[r] : rowPtr[r + 1] - rowPtr[r];
+    let rowDeg = degrees ? deg[r] : rowPtr[r + 1] - rowPtr[r];
+    if (w) {
+      rowDeg = hasSelf[r] ? 0 : 1;
+      for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) rowDeg += w[e];
+    }
     const scale = degrees && listed > 0 ? degrees[r] / listed : 1;
     let at = rowPtr[r];
     const put = (col: number, w: number) => {
@@ -150,7 +160,7 @@ function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
       weight[at++] = w / Math.sqrt(rowDeg * deg[col]);
     };
     if (!hasSelf[r]) put(r, 1);
-    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) put(c.colIdx[e], scale);
+    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) put(c.colIdx[e], w ? w[e] : scale);
   }
   return {rowPtr, colIdx, weight, numRows, numCols};
 }
@@ -248,6 +258,32 @@ export class CsrBlock {
     return this.csr.numRows;
   }
 
+  /** Each entry's weight (entry order), when the block has them (withWeights). */
+  get weights(): Float32Array | undefined {
+    return this.csr.weight;
+  }
+
+  /**
+   * The same block with a weight per entry, in entry order (rowPtr / colIdx's): 'sum' aggregates w_e x_c,
+   * 'mean' the same divided by the row's entries (PyG's weighted messages), 'gcn' normalises by weighted
+   * degrees (PyG's GCNConv edge_weight; self loops weigh 1). A copy: this block is unchanged.
+   */
+  withWeights(weights: Float32Array | ArrayLike<number>): CsrBlock {
+    const m = this.csr.colIdx.length;
+    if (!weights || typeof weights.length !== 'number' || weights.length !== m)
+      throw new RangeError(`CsrBlock.withWeights: weights must hold one number per entry (${m}), got ${weights?.length}`);
+    const w = Float32Array.from(weights);
+    w.forEach((x, e) => {
+      if (!Number.isFinite(x)) throw new RangeError(`CsrBlock.withWeights: weights[${e}] = ${weights[e]} is not a finite number`);
+    });
+    const degrees = this.degreesOf;
+    const b = new CsrBlock(this.csr.rowPtr, this.csr.colIdx, this.numCols, undefined, {
+      degrees: typeof degrees === 'function' ? degrees : degrees ? () => degrees : undefined,
+    });
+    b.csr.weight = w;
+    return b;
+  }
+
   get numCols(): number {
     return this.csr.numCols;
   }
@@ -266,7 +302,11 @@ export class CsrBlock {
         c = transpose(forward, (_, e) => forward.weight![e]);
       }
     } else if (!backward) c = reduce === 'sum' ? this.csr : {...this.csr, rowScale: float32Of(this.numRows, inv)};
-    else c = transpose(this.csr, reduce === 'mean' ? inv : undefined);
+    else {
+      const w = this.csr.weight;
+      const mean = reduce === 'mean';
+      c = transpose(this.csr, w ? (r, e) => w[e] * (mean ? inv(r) : 1) : mean ? inv : undefined);
+    }
     this.derived.set(key, c);
     return c;
   }

@@ -35,6 +35,8 @@ export function gatAggregate(
   if (typeof slope !== 'number' || !Number.isFinite(slope))
     throw new RangeError(`gatAggregate: negativeSlope must be a finite number, got ${slope}`);
   if (!(block instanceof CsrBlock)) throw new TypeError('gatAggregate: block must be a CsrBlock');
+  if (block.weights)
+    throw new TypeError('gatAggregate: the block has edge weights, which attention does not read; pass the block without them');
   for (const [name, t, rank] of [
     ['feat', feat, 3],
     ['src', src, 2],

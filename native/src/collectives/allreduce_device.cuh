@@ -66,10 +66,10 @@ __device__ __forceinline__ uint64_t* flag(const Params& p, int owner, int phase,
   return reinterpret_cast<uint64_t*>(p.base + owner * p.slice) + (phase * kMaxBlocks + block) * kMaxRanks + from;
 }
 
-// Spins until *f reaches target (flags only grow). Bounded:
+// Spins until *f reaches target (flags only grow); false if it never did. Bounded:
 // after the timeout, or once another wait has given up, rank q is recorded as
 // missing and the wait ends.
-__device__ inline void waitFlag(const Params& p, const uint64_t* f, uint64_t target, int q) {
+__device__ inline bool waitFlag(const Params& p, const uint64_t* f, uint64_t target, int q) {
   unsigned long long start = 0;
   for (uint32_t spin = 0; loadAcquire(f) < target; ++spin) {
     if ((spin & 1023) != 1023) continue;
@@ -78,22 +78,25 @@ __device__ inline void waitFlag(const Params& p, const uint64_t* f, uint64_t tar
     volatile int* err = p.err;
     if (*err != 0 || now - start > p.timeoutNs) {
       atomicCAS_system(p.err, 0, q + 1);
-      return;
+      return false;
     }
   }
+  return true;
 }
 
 // Block b of every rank meets here: its writes before (of every thread of the
 // block, remote writes included: the release at system scope after the
 // block's barrier covers them) are visible to block b of every peer after.
-__device__ inline void barrier(const Params& p, int phase) {
+// False when a peer's block never came: what this block would read of it is stale.
+__device__ inline bool barrier(const Params& p, int phase) {
   __syncthreads();
   const int q = threadIdx.x;
+  bool met = true;
   if (q < p.ranks) {
     storeRelease(flag(p, q, phase, blockIdx.x, p.rank), p.epoch);
-    waitFlag(p, flag(p, p.rank, phase, blockIdx.x, q), p.epoch, q);
+    met = waitFlag(p, flag(p, p.rank, phase, blockIdx.x, q), p.epoch, q);
   }
-  __syncthreads();
+  return __syncthreads_and(met) != 0;
 }
 
 template <typename T>
@@ -162,6 +165,16 @@ __device__ __forceinline__ void storeOutput(const Tensors& t, int64_t v, float (
     for (int k = 0; k < V; ++k)
       if (k < valid) dst[k] = param ? param[k] - lr * x[k] : x[k];
   }
+}
+
+// Outputs of vectors lo + tid, lo + tid + n, ... (below hi) set to NaN: a block whose peer never came
+// writes no sum of stale data that would read as a result (the call's error is raised at the next one).
+template <int V>
+__device__ inline void poisonRange(const Params& p, const Tensors& t, int64_t lo, int64_t hi, int tid, int n) {
+  float x[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) x[k] = __int_as_float(0x7fc00000);
+  for (int64_t v = lo + tid; v < hi; v += n) storeOutput<V>(t, p.vecBegin + v, x, p.lr);
 }
 
 template <typename T>

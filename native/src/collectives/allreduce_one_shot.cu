@@ -22,8 +22,10 @@ __global__ void __launch_bounds__(kArThreads) oneShotKernel(Params p, Tensors t)
   int64_t a, b;
   blockRange(0, p.nvec, a, b);
   packRange<T, U>(p, t, a, b, threadIdx.x, blockDim.x, PackedStore<T, R, Push>(p));
-  barrier(p, 0);
-  reduceOneShot<T, R, Push, U>(p, t, a, b, threadIdx.x, blockDim.x);
+  if (barrier(p, 0))
+    reduceOneShot<T, R, Push, U>(p, t, a, b, threadIdx.x, blockDim.x);
+  else
+    poisonRange<Wire<T>::V>(p, t, a, b, threadIdx.x, blockDim.x);
 }
 
 template <typename T, int R>

@@ -27,11 +27,18 @@ __global__ void __launch_bounds__(kArThreads) oneShotStreamKernel(Params p, Tens
     return;
   }
   const int tid = threadIdx.x - p.stagers, n = blockDim.x - p.stagers;
+  // Set once a peer's chunk never came: this block's later chunks are written as NaN, not stale sums.
+  __shared__ int missed;
+  if (tid == 0) missed = 0;
+  namedBarrier(2, n);
   for (int c = 0; c < chunks; ++c) {
-    if (tid < R) waitFlag(p, flag(p, p.rank, 2, blockIdx.x, tid), base + c + 1, tid);
+    if (tid < R && !waitFlag(p, flag(p, p.rank, 2, blockIdx.x, tid), base + c + 1, tid)) missed = 1;
     namedBarrier(2, n);
     const int64_t lo = a + c * p.chunkVecs;
-    reduceOneShot<T, R, Push, 4>(p, t, lo, min(b, lo + p.chunkVecs), tid, n);
+    if (missed)
+      poisonRange<Wire<T>::V>(p, t, lo, min(b, lo + p.chunkVecs), tid, n);
+    else
+      reduceOneShot<T, R, Push, 4>(p, t, lo, min(b, lo + p.chunkVecs), tid, n);
   }
 }
 

@@ -20,23 +20,30 @@ __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t)
     blockRange(min(p.nvec, s * seg), min(p.nvec, (s + 1) * seg), a, b);
     packRange<T>(p, t, a, b, threadIdx.x, blockDim.x, [&](int64_t v, const typename Wire<T>::Pack& w) { mine[v] = w; });
   }
-  barrier(p, 0);
+  bool met = barrier(p, 0);
   {
     int64_t a, b;
     blockRange(min(p.nvec, p.rank * seg), min(p.nvec, (p.rank + 1) * seg), a, b);
     auto* result = area<T>(p, p.rank, p.resOff);
     for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
       float acc[V];
-      reduceVec<T, R>(
-          p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
+      if (met)
+        reduceVec<T, R>(
+            p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
+      else
+        for (int k = 0; k < V; ++k) acc[k] = __int_as_float(0x7fc00000);  // a stale sum never reads as a result
       result[v] = pack<T>(acc);
     }
   }
-  barrier(p, 1);
+  met = barrier(p, 1) && met;
   for (int s = 0; s < p.ranks; ++s) {
     int64_t a, b;
     blockRange(min(p.nvec, s * seg), min(p.nvec, (s + 1) * seg), a, b);
     const auto* theirs = area<T>(p, s, p.resOff);
+    if (!met) {
+      poisonRange<V>(p, t, a, b, threadIdx.x, blockDim.x);
+      continue;
+    }
     for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
       typename Wire<T>::Pack w;
       *reinterpret_cast<uint4*>(&w) = __ldcg(reinterpret_cast<const uint4*>(theirs + v));

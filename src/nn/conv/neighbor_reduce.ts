@@ -1,7 +1,7 @@
 // Each output row's reduction of its neighbours' input rows (mean, sum, max or min) over any layer's
 // edges: fixed fan-outs read [rows, fanout] neighbours (the mean by the fused native kernel), CSR blocks
 // sum and average by the native sparse product; max and min over a block pad each row to the block's
-// longest (a row without neighbours gives zeros, as PyG's).
+// longest (a row without neighbours gives zeros, as PyG's). A block's edge weights scale each message.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {aggregate, CsrBlock} from '../../graph/aggregate';
@@ -44,15 +44,20 @@ function paddedExtreme(x: tf.Tensor2D, block: CsrBlock, reduce: 'max' | 'min', w
   // Padding reads an extra row that never wins: -inf for max, +inf for min.
   const pad = block.numCols;
   const index = new Int32Array(rows * width).fill(pad);
+  const w = block.weights;
+  const scale = w ? new Float32Array(rows * width).fill(1) : undefined;
   const empty: number[] = [];
   for (let r = 0; r < rows; ++r) {
     const a = rowPtr[r],
       n = rowPtr[r + 1] - a;
     if (n === 0) empty.push(r);
     index.set(colIdx.subarray(a, a + n), r * width);
+    scale?.set(w!.subarray(a, a + n), r * width);
   }
   const sentinel = tf.fill([1, dim], reduce === 'max' ? -Infinity : Infinity);
-  const padded = tf.reshape(tf.gather(tf.concat([x, sentinel], 0), tf.tensor1d(index, 'int32')), [rows, width, dim]);
+  let padded = tf.reshape(tf.gather(tf.concat([x, sentinel], 0), tf.tensor1d(index, 'int32')), [rows, width, dim]);
+  // Weighted messages w_e x_c, as the sum and mean take them (the padding keeps weight 1).
+  if (scale) padded = tf.mul(padded, tf.tensor3d(scale, [rows, width, 1]));
   const r = (reduce === 'max' ? tf.max(padded, 1) : tf.min(padded, 1)) as tf.Tensor2D;
   if (empty.length === 0) return r;
   const keep = new Float32Array(rows).fill(1);
