@@ -358,6 +358,47 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
     base.dispose();
   });
 
+  it('layer-wise inference of a model of graph layers equals its full-graph apply, over CSR arrays and native graphs', () => {
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    const features = wm.nn.featureTable(xValues, n, inDim);
+    const block = CsrBlock.fromGraph(graph);
+    const native = wm.graph.NativeCsr.fromCsr(graph.rowPtr, graph.colIdx);
+    const model = tfl.sequential({
+      layers: [
+        tfl.layers.dense({units: 9, inputShape: [inDim], activation: 'tanh'}), // before the first graph layer: the inputs' shaping
+        wm.nn.gcnConv({units: 8, activation: 'relu', seed: 1}),
+        tfl.layers.dropout({rate: 0.5}), // a follower: identity at inference
+        wm.nn.sageConv({units: 6, aggregator: 'max', activation: 'relu', seed: 2}),
+        wm.nn.ginConv({units: 5, seed: 3}),
+        wm.nn.gatConv({units: 3, heads: 2, seed: 4}),
+      ],
+    });
+    try {
+      const want = wm.nn.withGraph(block, () => model.apply(x) as tf.Tensor);
+      const wantData = want.dataSync();
+      for (const g of [graph, native])
+        for (const batchSize of [7, n]) {
+          const table = wm.nn.inferLayerwise(model, g, features, {batchSize});
+          const got = table.read(Int32Array.from({length: n}, (_, i) => i));
+          closeTo(got.dataSync(), wantData, 1e-4, `${g === graph ? 'arrays' : 'native'}, batches of ${batchSize}`);
+          tf.dispose(got);
+          table.dispose();
+        }
+      const classes = wm.nn.predictLayerwise(model, native, features, {batchSize: 10});
+      expect(Array.from(classes)).to.deep.equal(Array.from(tf.argMax(want, 1).dataSync()));
+      want.dispose();
+      expect(() =>
+        wm.nn.inferLayerwise(tfl.sequential({layers: [tfl.layers.dense({units: 2, inputShape: [inDim]})]}), graph, features),
+      ).to.throw(/the model has no graph layer/);
+    } finally {
+      x.dispose();
+      features.dispose();
+      block.dispose();
+      native.free();
+      model.layers.forEach((l) => l.dispose());
+    }
+  });
+
   it("the guide's models (examples/gnn-layers) learn a CSBM graph: GCN and GAT full-batch, GraphSAGE from a NeighborLoader", () => {
     const script = path.join(__dirname, '..', 'examples', 'gnn-layers.js');
     const out = execFileSync(process.execPath, [script, '--epochs', '60', '--vertices', '2000'], {encoding: 'utf8'});

@@ -12,3 +12,5 @@ export type {GraphActivation, GraphConvArgs, GraphInitializer, GraphKwargs} from
 export {withGraph} from './graph_input';
 export type {GraphInput, GraphLayerInput} from './graph_input';
 export type {NeighborReduce} from './neighbor_reduce';
+export {inferLayerwise, predictLayerwise} from './layerwise_model';
+export type {LayerwiseInputs} from './layerwise_model';
