@@ -231,6 +231,36 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
     block.dispose();
   });
 
+  it('gatConv: attention dropout while training (a mask per call, the same for the same seed), none at inference', () => {
+    const block = CsrBlock.fromGraph(graph);
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    const make = () => wm.nn.gatConv({units: 4, heads: 2, dropout: 0.5, seed: 11});
+    const a = make(),
+      b = make(),
+      plain = wm.nn.gatConv({units: 4, heads: 2, seed: 11});
+    try {
+      const infer = a.apply(x, {graph: block}) as tf.Tensor;
+      const ref = plain.apply(x, {graph: block}) as tf.Tensor;
+      closeTo(infer.dataSync(), ref.dataSync(), 0, 'inference ignores the dropout');
+      const t1 = a.apply(x, {graph: block, training: true}) as tf.Tensor;
+      const t2 = a.apply(x, {graph: block, training: true}) as tf.Tensor;
+      const u1 = b.apply(x, {graph: block, training: true}) as tf.Tensor;
+      closeTo(u1.dataSync(), t1.dataSync(), 0, 'the same seed, the same first mask');
+      const differ = (p: tf.Tensor, q: tf.Tensor) => p.dataSync().some((v, i) => Math.abs(v - q.dataSync()[i]) > 1e-6);
+      expect(differ(t1, ref), 'a training call drops coefficients').to.equal(true);
+      expect(differ(t1, t2), 'each training call draws its own mask').to.equal(true);
+      const {value, grads} = tf.variableGrads(() => tf.sum(a.apply(x, {graph: block, training: true}) as tf.Tensor) as tf.Scalar);
+      for (const w of a.trainableWeights) expect(Array.from(grads[w.name].dataSync()).every(Number.isFinite), w.name).to.equal(true);
+      expect(a.getConfig().dropout).to.equal(0.5);
+      expect(() => wm.nn.gatConv({units: 2, dropout: 1})).to.throw(/gatConv: dropout must be in \[0, 1\), got 1/);
+      tf.dispose([infer, ref, t1, t2, u1, value, ...Object.values(grads)]);
+    } finally {
+      [a, b, plain].forEach((l) => l.dispose());
+      x.dispose();
+      block.dispose();
+    }
+  });
+
   it('a tf.sequential of graph layers runs inside withGraph (one block for all, or one per layer), saves and loads', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graph-layers-'));
     const block = CsrBlock.fromGraph(graph);
@@ -344,7 +374,7 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
       sage.dispose();
     }
     expect(() => wm.nn.gatConv({units: 2}).apply(x, {graph: block})).to.throw(
-      /gatAggregate: the block has edge weights, which attention does not read/,
+      /gatConv: the block has edge weights, which attention does not read/,
     );
     expect(() => base.withWeights(new Float32Array(3))).to.throw(
       new RegExp(`withWeights: weights must hold one number per entry \\(${m}\\), got 3`),

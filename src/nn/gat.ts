@@ -12,6 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {CsrBlock} from '../graph/aggregate';
 import {layerNative} from '../native/domains';
+import {dropout} from './dropout';
 
 export interface GatOptions {
   /** LeakyReLU slope of the attention logits (GAT's 0.2). */
@@ -222,7 +223,14 @@ function backward(
  * maximum, taken on the host, only steadies the exponentials: the softmax does not depend on it).
  * bench:gat times it on our backend too, against the fused op.
  */
-export function composite(block: CsrBlock, feat: tf.Tensor3D, src: tf.Tensor2D, dst: tf.Tensor2D, slope: number): tf.Tensor3D {
+export function composite(
+  block: CsrBlock,
+  feat: tf.Tensor3D,
+  src: tf.Tensor2D,
+  dst: tf.Tensor2D,
+  slope: number,
+  attentionDropout?: {rate: number; seed: number},
+): tf.Tensor3D {
   const c = block.entries(false),
     rows = block.numRows,
     heads = feat.shape[1];
@@ -238,7 +246,9 @@ export function composite(block: CsrBlock, feat: tf.Tensor3D, src: tf.Tensor2D, 
       for (let h = 0; h < heads; ++h) max[r * heads + h] = Math.max(max[r * heads + h], zs[e * heads + h]);
     });
     const ex = tf.exp(tf.sub(z, tf.gather(tf.tensor2d(max, [rows, heads]), rowT)));
-    const alpha = tf.div(ex, tf.gather(tf.unsortedSegmentSum(ex, rowT, rows), rowT));
+    let alpha = tf.div(ex, tf.gather(tf.unsortedSegmentSum(ex, rowT, rows), rowT));
+    // GAT's dropout on the attention coefficients (each entry's weight zeroed, the others scaled up).
+    if (attentionDropout && attentionDropout.rate > 0) alpha = dropout(alpha, attentionDropout.rate, attentionDropout.seed);
     return tf.unsortedSegmentSum(tf.mul(tf.expandDims(alpha, 2), tf.gather(feat, colT)), rowT, rows) as tf.Tensor3D;
   });
 }

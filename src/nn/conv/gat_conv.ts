@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
-import {gatAggregate} from '../gat';
+import {composite, gatAggregate} from '../gat';
 import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
 import {blockOf} from './graph_input';
 
@@ -16,6 +16,11 @@ export interface GatConvArgs extends GraphConvArgs {
   concat?: boolean;
   /** The attention logits' LeakyReLU slope (default 0.2). */
   negativeSlope?: number;
+  /**
+   * Dropout on the attention coefficients while training (PyG's `dropout`; default 0). Training steps with
+   * it take the coefficients from tfjs ops (the fused op computes them without a mask); inference is fused.
+   */
+  dropout?: number;
 }
 
 export class GatConv extends GraphConv {
@@ -23,6 +28,8 @@ export class GatConv extends GraphConv {
   readonly heads: number;
   readonly concat: boolean;
   readonly negativeSlope: number;
+  readonly dropout: number;
+  private calls = 0;
   private w?: LayerVariable;
   private attSrc?: LayerVariable;
   private attDst?: LayerVariable;
@@ -37,6 +44,9 @@ export class GatConv extends GraphConv {
     this.negativeSlope = args.negativeSlope ?? 0.2;
     if (!Number.isFinite(this.negativeSlope))
       throw new RangeError(`gatConv: negativeSlope must be a finite number, got ${args.negativeSlope}`);
+    this.dropout = args.dropout ?? 0;
+    if (!(typeof this.dropout === 'number' && this.dropout >= 0 && this.dropout < 1))
+      throw new RangeError(`gatConv: dropout must be in [0, 1), got ${args.dropout}`);
   }
 
   protected override outputWidth(): number {
@@ -60,7 +70,16 @@ export class GatConv extends GraphConv {
       const src = tf.sum(tf.mul(feat, this.attSrc!.read()), 2) as tf.Tensor2D;
       const featDst = tf.slice(feat, [0, 0, 0], [block.numRows, heads, units]);
       const dst = tf.sum(tf.mul(featDst, this.attDst!.read()), 2) as tf.Tensor2D;
-      const out = gatAggregate(block, feat, src, dst, {negativeSlope: this.negativeSlope});
+      if (block.weights)
+        throw new TypeError('gatConv: the block has edge weights, which attention does not read; pass the block without them');
+      // Each training call its own mask, the same sequence for the same seed.
+      const drop = kwargs?.training === true && this.dropout > 0;
+      const out = drop
+        ? composite(block, feat, src, dst, this.negativeSlope, {
+            rate: this.dropout,
+            seed: Math.abs(this.seed ?? 0) * 1_000_003 + this.calls++,
+          })
+        : gatAggregate(block, feat, src, dst, {negativeSlope: this.negativeSlope});
       let y = (this.concat ? tf.reshape(out, [block.numRows, heads * units]) : tf.mean(out, 1)) as tf.Tensor2D;
       if (this.b) y = tf.add(y, this.b.read());
       return this.activate(y);
@@ -68,7 +87,7 @@ export class GatConv extends GraphConv {
   }
 
   override getConfig(): tf.serialization.ConfigDict {
-    return {...super.getConfig(), heads: this.heads, concat: this.concat, negativeSlope: this.negativeSlope};
+    return {...super.getConfig(), heads: this.heads, concat: this.concat, negativeSlope: this.negativeSlope, dropout: this.dropout};
   }
 }
 tf.serialization.registerClass(GatConv);
