@@ -148,11 +148,9 @@ function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
     weight = new Float32Array(rowPtr[numRows]);
   for (let r = 0; r < numRows; ++r) {
     const listed = c.rowPtr[r + 1] - c.rowPtr[r];
-    let rowDeg = degrees ? deg[r] : rowPtr[r + 1] - rowPtr[r];
-    if (w) {
-      rowDeg = hasSelf[r] ? 0 : 1;
-      for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) rowDeg += w[e];
-    }
+    // Entries counted, or weighed (an added self loop weighs 1); with the graph's degrees, those.
+    let rowDeg = degrees ? deg[r] : w ? (hasSelf[r] ? 0 : 1) : rowPtr[r + 1] - rowPtr[r];
+    if (w) for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) rowDeg += w[e];
     const scale = degrees && listed > 0 ? degrees[r] / listed : 1;
     let at = rowPtr[r];
     const put = (col: number, w: number) => {

@@ -207,7 +207,6 @@ export class AllReducer {
   // sockets (2 processes on the CPU box, 1 KiB: 15-33 µs per call through the sockets, 5-14 here).
   // A failure leaves the reducer unusable: a rank may have gone on to read a slice being rewritten.
   private meet(): void {
-    if (this.broken) throw new Error(this.broken);
     if (!this.meeting) {
       // Collective, once: a page per rank, so each rank's flag sits in its own memory.
       const flags = new (memoryNative().NativeHostMemory)(this.comm.nativeComm, 0, this.comm.size, 4096, 1, 'allReduce (flags)');

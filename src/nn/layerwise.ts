@@ -85,12 +85,7 @@ export interface LayerwiseModel {
  * table (rows = vertices; the caller disposes it).
  */
 export function layerwiseInference(graph: LayerwiseGraph, model: LayerwiseModel, o: LayerwiseOptions = {}): Embedding {
-  const {graph: rows, copied} = passGraph(graph, o);
-  try {
-    return passOver(rows, model, o)!;
-  } finally {
-    copied?.dispose();
-  }
+  return onPassGraph(graph, o, (rows) => passOver(rows, model, o)!);
 }
 
 /**
@@ -103,9 +98,28 @@ export function layerwiseEach(
   o: LayerwiseOptions,
   consume: (first: number, rows: tf.Tensor2D) => void,
 ): void {
+  onPassGraph(graph, o, (rows) => passOver(rows, model, o, consume));
+}
+
+/** Every vertex's highest output of the model's last layer, read a batch at a time (no table kept). */
+export function predictLayerwiseClasses(graph: LayerwiseGraph, model: LayerwiseModel, o: LayerwiseOptions): Int32Array {
+  const out = new Int32Array(graph.numVertices);
+  layerwiseEach(graph, model, o, (first, logits) => {
+    const best = tf.argMax(logits, 1);
+    try {
+      out.set(best.dataSync() as Int32Array, first);
+    } finally {
+      best.dispose();
+    }
+  });
+  return out;
+}
+
+/** f over the graph a pass reads (passGraph), its GPU copy freed after. */
+function onPassGraph<T>(graph: LayerwiseGraph, o: LayerwiseOptions, f: (rows: RowsGraph) => T): T {
   const {graph: rows, copied} = passGraph(graph, o);
   try {
-    passOver(rows, model, o, consume);
+    return f(rows);
   } finally {
     copied?.dispose();
   }
@@ -118,10 +132,8 @@ export function layerwiseEach(
 const AUTO_DEVICE_SHARE = 0.75;
 
 /** Where layer l's table goes (see LayerwiseOptions.memory). */
-function layerMemory(o: LayerwiseOptions, l: number, layers: number, bytes: number): EmbeddingMemory {
+function layerMemory(o: LayerwiseOptions, l: number, bytes: number): EmbeddingMemory {
   const m = o.memory ?? 'auto';
-  if (Array.isArray(m) && m.length !== layers)
-    throw new RangeError(`layerwise inference: memory lists ${m.length} places for ${layers} layers`);
   const chosen = Array.isArray(m) ? m[l] : m;
   if (chosen !== 'auto') return chosen;
   const b = tf.backend();
@@ -143,7 +155,8 @@ function passOver(
     throw new RangeError(`layerwise inference: batchSize must be a positive integer, got ${batch}`);
   const layers = model.widths.length;
   const dtype = o.dtype ?? 'float32';
-  if (Array.isArray(o.memory)) layerMemory(o, 0, layers, 0); // a list of the wrong length, refused before any work
+  if (Array.isArray(o.memory) && o.memory.length !== layers)
+    throw new RangeError(`layerwise inference: memory lists ${o.memory.length} places for ${layers} layers`);
   const started = Date.now();
   let previous: Embedding | undefined;
   try {
@@ -153,7 +166,7 @@ function passOver(
         ? new Embedding({
             rows: n,
             dim: model.widths[l],
-            memory: layerMemory(o, l, layers, n * model.widths[l] * DTYPE_BYTES[dtype]),
+            memory: layerMemory(o, l, n * model.widths[l] * DTYPE_BYTES[dtype]),
             dtype,
             init: {type: 'zeros'},
           })
@@ -237,16 +250,7 @@ export function classifierPredictLayerwise(
   o: LayerwiseOptions,
 ): Int32Array {
   checkVertices(graph, numNodes, 'predictLayerwise');
-  const out = new Int32Array(graph.numVertices);
-  layerwiseEach(graph, model, o, (first, logits) => {
-    const best = tf.argMax(logits, 1);
-    try {
-      out.set(best.dataSync() as Int32Array, first);
-    } finally {
-      best.dispose();
-    }
-  });
-  return out;
+  return predictLayerwiseClasses(graph, model, o);
 }
 
 function checkVertices(graph: LayerwiseGraph, numNodes: number, what: string): void {

@@ -169,11 +169,13 @@ __device__ __forceinline__ void storeOutput(const Tensors& t, int64_t v, float (
 
 // Outputs of vectors lo + tid, lo + tid + n, ... (below hi) set to NaN: a block whose peer never came
 // writes no sum of stale data that would read as a result (the call's error is raised at the next one).
+__device__ __forceinline__ float quietNaN() { return __int_as_float(0x7fc00000); }
+
 template <int V>
 __device__ inline void poisonRange(const Params& p, const Tensors& t, int64_t lo, int64_t hi, int tid, int n) {
   float x[V];
 #pragma unroll
-  for (int k = 0; k < V; ++k) x[k] = __int_as_float(0x7fc00000);
+  for (int k = 0; k < V; ++k) x[k] = quietNaN();
   for (int64_t v = lo + tid; v < hi; v += n) storeOutput<V>(t, p.vecBegin + v, x, p.lr);
 }
 

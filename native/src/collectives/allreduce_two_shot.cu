@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t)
         reduceVec<T, R>(
             p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
       else
-        for (int k = 0; k < V; ++k) acc[k] = __int_as_float(0x7fc00000);  // a stale sum never reads as a result
+        for (int k = 0; k < V; ++k) acc[k] = quietNaN();  // a stale sum never reads as a result
       result[v] = pack<T>(acc);
     }
   }

@@ -11,8 +11,6 @@
 // are the rows the bus carries.
 #include <cuda_runtime.h>
 
-#include <type_traits>
-
 #include "embedding/embedding_common.cuh"
 #include "runtime/scratch.cuh"
 #include "wm/op_registry.h"
@@ -24,25 +22,6 @@ template <typename T, int VEC>
 struct Vec {
   T v[VEC];
 };
-
-// A cached table's slots read by slot number (the split pass looked each row's slot up): a lookup
-// without a slot (-1) is skipped, for the miss pass to write.
-template <typename T>
-struct HotSlotsTable {
-  const T* hot;
-  __device__ __forceinline__ const T* row(int64_t s, int64_t dim) const { return hot + s * dim; }
-};
-
-template <typename Table>
-struct SkipsRows : std::false_type {};
-template <typename T>
-struct SkipsRows<HotSlotsTable<T>> : std::true_type {};
-}  // namespace
-template <typename T>
-struct StorageOf<HotSlotsTable<T>> {
-  using type = T;
-};
-namespace {
 
 // Each thread moves kUnroll vectors a grid apart per pass: their index and
 // row loads are all issued before any store, so more of the random row reads
@@ -69,14 +48,7 @@ __global__ void gatherKernel(Table table, const IdxT* idx, const int32_t* pos, i
       const int64_t r = static_cast<int64_t>(idx[i]);
       at[u] = pos ? static_cast<int64_t>(pos[i]) * perRow + k : t;
       bad[u] = r < 0 || r >= rows;
-      const T* p = bad[u] ? nullptr : table.row(r, dim);
-      if constexpr (SkipsRows<Table>::value) {
-        if (p == nullptr) {
-          at[u] = -1;  // the miss pass writes this row
-          continue;
-        }
-      }
-      if (!bad[u]) v[u] = *reinterpret_cast<const Vec<T, VEC>*>(p + k * VEC);
+      if (!bad[u]) v[u] = *reinterpret_cast<const Vec<T, VEC>*>(table.row(r, dim) + k * VEC);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -176,37 +148,33 @@ __global__ void splitKernel(const int32_t* slotOf, int64_t rows, const IdxT* idx
 // Sorting pays for itself from a few thousand host rows; below, the sort's launches cost more than order saves.
 constexpr int64_t kSortFrom = 4096;
 
+// Rows idx[i] to output rows pos[i], read in row order: the pairs sorted by row first. Valid rows need
+// bitsBelow(rows) bits; a bad index sorts anywhere and is reported at its position.
 template <typename IdxT>
-void sortedGather(const TableRef& table, uint64_t indices, int64_t n, uint64_t out, uint64_t errorFlag) {
-  Scratch s;
+void gatherInRowOrder(Scratch& s, const TableRef& table, const IdxT* idx, const int32_t* pos, int64_t n, uint64_t out, uint64_t errorFlag) {
   auto* keys = s.get<IdxT>(n);
-  auto* pos = s.get<int32_t>(n);
   auto* order = s.get<int32_t>(n);
-  iota(pos, n);
-  // Valid rows need bitsBelow(rows) bits; a bad index sorts anywhere and is reported at its position.
-  radixSortPairs(s, as<const IdxT>(indices), keys, pos, order, n, bitsBelow(std::max<int64_t>(table.rows, 2)));
+  radixSortPairs(s, idx, keys, pos, order, n, bitsBelow(std::max<int64_t>(table.rows, 2)));
   dispatchTable(table, std::is_same_v<IdxT, int32_t> ? IndexType::I32 : IndexType::I64,
                 Launch{table, reinterpret_cast<uint64_t>(keys), out, errorFlag, n, order});
 }
 
-// The hits of a cached table, read from their slots in arrival order.
+template <typename IdxT>
+void sortedGather(const TableRef& table, uint64_t indices, int64_t n, uint64_t out, uint64_t errorFlag) {
+  Scratch s;
+  auto* pos = s.get<int32_t>(n);
+  iota(pos, n);
+  gatherInRowOrder(s, table, as<const IdxT>(indices), pos, n, out, errorFlag);
+}
+
+// The hits of a cached table, read from their slots in arrival order: the slots are a contiguous table of
+// their own, and a lookup without one (slot -1, outside it) gives a zero row that the miss pass overwrites.
 void gatherHits(const TableRef& t, const int32_t* slots, int64_t n, uint64_t out) {
-  TableRef hot = t;  // the slots as a table of their own: slots[i] < 0 is skipped
+  TableRef hot = t;
   hot.ptr = t.cache.hot;
   hot.rows = t.cache.slots;
   hot.cache = RowCache{};
-  Launch l{hot, reinterpret_cast<uint64_t>(slots), out, 0, n, nullptr};
-  switch (t.storage) {
-    case StorageType::F32:
-      l.run<HotSlotsTable<float>, int32_t>({reinterpret_cast<const float*>(hot.ptr)});
-      break;
-    case StorageType::F16:
-      l.run<HotSlotsTable<Half16>, int32_t>({reinterpret_cast<const Half16*>(hot.ptr)});
-      break;
-    case StorageType::BF16:
-      l.run<HotSlotsTable<BFloat16>, int32_t>({reinterpret_cast<const BFloat16*>(hot.ptr)});
-      break;
-  }
+  dispatchTable(hot, IndexType::I32, Launch{hot, reinterpret_cast<uint64_t>(slots), out, 0, n, nullptr});
 }
 
 // A cached table over pinned host memory: the hits from their slots, then the misses compacted and, when
@@ -237,14 +205,10 @@ void cachedGather(const TableRef& table, uint64_t indices, int64_t n, uint64_t o
   TableRef behind = table;  // a miss is in no slot: read from the table itself
   behind.cache = RowCache{};
   const auto count = static_cast<int64_t>(m);
-  if (count < kSortFrom) {
+  if (count < kSortFrom)
     dispatchTable(behind, it, Launch{behind, reinterpret_cast<uint64_t>(missIdx), out, errorFlag, count, missPos});
-    return;
-  }
-  auto* keys = s.get<IdxT>(count);
-  auto* order = s.get<int32_t>(count);
-  radixSortPairs(s, static_cast<const IdxT*>(missIdx), keys, missPos, order, count, bitsBelow(std::max<int64_t>(table.rows, 2)));
-  dispatchTable(behind, it, Launch{behind, reinterpret_cast<uint64_t>(keys), out, errorFlag, count, order});
+  else
+    gatherInRowOrder(s, behind, static_cast<const IdxT*>(missIdx), missPos, count, out, errorFlag);
 }
 
 }  // namespace

@@ -107,8 +107,7 @@ export abstract class GraphConv extends layers.Layer {
   }
 
   override computeOutputShape(inputShape: Shape | Shape[]): Shape {
-    const s = (Array.isArray(inputShape[0]) ? inputShape[0] : inputShape) as Shape;
-    return [s[0], this.outputWidth()];
+    return [firstShape(inputShape)[0], this.outputWidth()];
   }
 
   /** The output's columns. */
@@ -132,8 +131,13 @@ export abstract class GraphConv extends layers.Layer {
 
 /** The width of the last axis of a layer's input shape. */
 export function lastDim(inputShape: Shape | Shape[], what: string): number {
-  const s = (Array.isArray(inputShape[0]) ? inputShape[0] : inputShape) as Shape;
+  const s = firstShape(inputShape);
   const d = s[s.length - 1];
   if (d === null || d === undefined) throw new RangeError(`${what}: the input's feature width must be known`);
   return d;
+}
+
+/** The features' shape: a layer given [x] or x. */
+function firstShape(inputShape: Shape | Shape[]): Shape {
+  return (Array.isArray(inputShape[0]) ? inputShape[0] : inputShape) as Shape;
 }

@@ -28,12 +28,8 @@ const scopes: Scope[] = [];
  * sampled subgraph, the k-th graph layer called reads its k-th layer.
  */
 export function withGraph<T>(graph: GraphInput, fn: () => T): T {
-  const layers = Array.isArray(graph)
-    ? graph
-    : 'layers' in graph && Array.isArray(graph.layers)
-      ? graph.layers
-      : [graph as GraphLayerInput];
-  scopes.push({layers, shared: !Array.isArray(graph) && !('layers' in graph && Array.isArray(graph.layers)), next: 0});
+  const list = Array.isArray(graph) ? graph : 'layers' in graph && Array.isArray(graph.layers) ? graph.layers : undefined;
+  scopes.push({layers: list ?? [graph as GraphLayerInput], shared: !list, next: 0});
   try {
     return fn();
   } finally {

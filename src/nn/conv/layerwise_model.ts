@@ -7,7 +7,7 @@ import type {LayersModel} from '@tensorflow/tfjs-layers';
 
 import type {CsrBlock} from '../../graph/aggregate';
 import type {Embedding} from '../embedding';
-import {LayerwiseGraph, layerwiseEach, layerwiseInference, LayerwiseModel, LayerwiseOptions} from '../layerwise';
+import {LayerwiseGraph, layerwiseInference, LayerwiseModel, LayerwiseOptions, predictLayerwiseClasses} from '../layerwise';
 import {GraphConv} from './graph_conv';
 
 /** What gives the model's inputs for a run of vertices: a feature table, an embedding, NodeInputs. */
@@ -52,14 +52,5 @@ export function inferLayerwise(model: LayersModel, graph: LayerwiseGraph, inputs
 
 /** Every vertex's predicted class (the last layer's highest output), its logits read a batch at a time, never kept. */
 export function predictLayerwise(model: LayersModel, graph: LayerwiseGraph, inputs: LayerwiseInputs, o: LayerwiseOptions = {}): Int32Array {
-  const out = new Int32Array(graph.numVertices);
-  layerwiseEach(graph, modelLayerwise(model, inputs), o, (first, logits) => {
-    const best = tf.argMax(logits, 1);
-    try {
-      out.set(best.dataSync() as Int32Array, first);
-    } finally {
-      best.dispose();
-    }
-  });
-  return out;
+  return predictLayerwiseClasses(graph, modelLayerwise(model, inputs), o);
 }

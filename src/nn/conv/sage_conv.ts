@@ -1,13 +1,13 @@
 // GraphSAGE's layer (Hamilton et al.; PyG's SAGEConv): act(x_self W_root + reduce(neighbours) W + b),
-// optionally L2-normalised. Mean aggregation with a root weight and a ReLU or no activation runs as the
-// fused native layer (wm.nn.sageLayer: one op each way on the GPU); the other choices compose the
-// neighbour reduction with tfjs ops.
+// optionally L2-normalised. Over a fixed fan-out, mean aggregation with a root weight and a ReLU or no
+// activation runs as the fused native layer (wm.nn.sageLayer: one op each way on the GPU); the rest
+// composes the neighbour reduction (the native sparse product over a CSR block) with tfjs ops.
 import * as tf from '@tensorflow/tfjs-core';
 import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
 import {sageLayer} from '../sage_layer';
 import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
-import {blockOf, isFixed, outputRows} from './graph_input';
+import {isFixed, outputRows} from './graph_input';
 import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
 
 export interface SageConvArgs extends GraphConvArgs {
@@ -51,12 +51,17 @@ export class SageConv extends GraphConv {
       const rows = outputRows(graph, 'sageConv');
       if (rows > x.shape[0]) throw new RangeError(`sageConv: the graph computes ${rows} rows, the input has only ${x.shape[0]}`);
       let y: tf.Tensor2D;
-      const fusable = this.aggregator === 'mean' && this.wRoot && this.b && (this.activation === 'relu' || this.activation === 'linear');
+      // The fused op serves fixed fan-outs; over a CSR block it composes the same tfjs ops as below.
+      const fusable =
+        isFixed(graph) &&
+        this.aggregator === 'mean' &&
+        this.wRoot &&
+        this.b &&
+        (this.activation === 'relu' || this.activation === 'linear');
       if (fusable) {
-        const layer = isFixed(graph) ? graph : {block: blockOf(graph, 'sageConv'), dst: new Int32Array(0), src: new Int32Array(0)};
         y = sageLayer(
           x,
-          layer,
+          graph,
           this.wRoot!.read() as tf.Tensor2D,
           this.wNeigh!.read() as tf.Tensor2D,
           this.b!.read() as tf.Tensor1D,
