@@ -5,7 +5,10 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 
 import {writeNpy} from '../src/data/npy';
-import {loadDataset} from '../src/graph/dataset';
+import {loadDataset, NodeClassificationData} from '../src/graph/dataset';
+import {NativeCsr} from '../src/graph/native_csr';
+import {NativeFeatures} from '../src/graph/native_features';
+import {featureTable} from '../src/nn/node_inputs';
 
 // A ring of n vertices with chords: one connected component.
 function ringEdges(n: number, declared = n): string {
@@ -20,6 +23,15 @@ function npyOf(descr: string, shape: number[], body: Buffer): Buffer {
   const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, 0, 0]);
   head.writeUInt16LE(header.length, 8);
   return Buffer.concat([head, Buffer.from(header, 'latin1'), body]);
+}
+
+/** The float16 bits of a value float16 holds exactly. */
+function float16Bits(x: number): number {
+  if (x === 0) return 0;
+  const sign = x < 0 ? 0x8000 : 0;
+  const a = Math.abs(x);
+  const e = Math.floor(Math.log2(a));
+  return sign | ((e + 15) << 10) | Math.round((a / 2 ** e - 1) * 1024);
 }
 
 async function failure(p: Promise<unknown>): Promise<string> {
@@ -237,7 +249,7 @@ describe('the dataset cache (loadDataset {cache})', () => {
     gz(path.join(dir, 'split', 'time', 'test.csv.gz'), '8\n9\n10\n');
   }
 
-  function plain(d: Awaited<ReturnType<typeof loadDataset>>) {
+  function plain(d: NodeClassificationData) {
     return {
       rowPtr: Array.from(d.graph.rowPtr),
       colIdx: Array.from(d.graph.colIdx),
@@ -319,6 +331,114 @@ describe('the dataset cache (loadDataset {cache})', () => {
     await load({cache: elsewhere});
     expect((await load({cache: elsewhere})).said.join('\n')).to.match(/read the cache in .*elsewhere/);
     expect(fs.existsSync(path.join(elsewhere, 'arrays.wmdata'))).to.equal(true);
+  });
+
+  it("into: 'native' gives the same dataset as a NativeCsr and windowed features, from the sources and from the cache", async () => {
+    ogbFolder(50);
+    const arrays = (await load({cache: false})).data;
+    const saved = NativeFeatures.windowValues;
+    NativeFeatures.windowValues = 12; // four rows of three a window: every multi-window path at this size
+    try {
+      for (const round of ['sources', 'cache written', 'cache read']) {
+        const said: string[] = [];
+        const d = await loadDataset(dir, {into: 'native', cache: true, onProgress: (m) => said.push(m)});
+        expect(said.join('\n'), round).to.match(round === 'cache read' ? /read the cache/ : /built the graph/);
+        try {
+          expect(d.graph).to.be.instanceOf(NativeCsr);
+          const csr = d.graph.toCsrGraph();
+          expect(Array.from(csr.rowPtr), round).to.deep.equal(arrays.rowPtr);
+          expect(Array.from(csr.colIdx), round).to.deep.equal(arrays.colIdx);
+          expect(Array.from(d.labels)).to.deep.equal(arrays.labels);
+          expect(d.split && Array.from(d.split.test)).to.deep.equal(arrays.split!.test);
+          const f = d.features!;
+          expect([f.rows, f.dim, f.stored]).to.deep.equal([50, 3, 'float32']);
+          expect(f.windowRows).to.equal(4);
+          expect(Array.from(f.read(7, 9))).to.deep.equal(arrays.features!.values.slice(21, 48));
+          expect(Array.from(f.toArray())).to.deep.equal(arrays.features!.values);
+          expect(() => f.read(45, 6)).to.throw(/rows \[45, 51\) are not within \[0, 50\)/);
+        } finally {
+          d.graph.free();
+        }
+        if (round === 'sources') fs.rmSync(path.join(dir, '.wmcache'), {recursive: true, force: true});
+      }
+      // The arrays form reads the same cache (its features section written and digested in windows).
+      expect((await load()).data).to.deep.equal(arrays);
+    } finally {
+      NativeFeatures.windowValues = saved;
+    }
+  });
+
+  it('edges.npy for edges.tsv; a .npy feature file stays out of the cache and is mapped again; featureTable fills a table from either form', async () => {
+    const n = 40,
+      dim = 5;
+    fs.writeFileSync(path.join(dir, 'edges.tsv'), ringEdges(n));
+    fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), Array.from({length: n}, (_, v) => `${v}\t${v % 4}`).join('\n'));
+    fs.mkdirSync(path.join(dir, 'split'));
+    fs.writeFileSync(path.join(dir, 'split', 'train.txt'), '0\n1\n2\n3\n');
+    fs.writeFileSync(path.join(dir, 'split', 'valid.txt'), '4\n5\n');
+    fs.writeFileSync(path.join(dir, 'split', 'test.txt'), '6\n7\n');
+    // float16 rows: exact small binary fractions.
+    const values = Float32Array.from({length: n * dim}, (_, i) => ((i * 37) % 64) / 8 - 4);
+    const bits = Buffer.alloc(n * dim * 2);
+    values.forEach((x, i) => bits.writeUInt16LE(float16Bits(x), i * 2));
+    fs.writeFileSync(path.join(dir, 'vertex_features.npy'), npyOf('<f2', [n, dim], bits));
+    // edges.npy ([2, m] int32, as PyG's edge_index) in place of edges.tsv: the same graph.
+    const fromTsv = await loadDataset(dir, {cache: false});
+    const src: number[] = [],
+      dst: number[] = [];
+    for (let v = 0; v < n; ++v) (src.push(v, v), dst.push((v + 1) % n, (v + 5) % n));
+    writeNpy(path.join(dir, 'edges.npy'), Int32Array.from([...src, ...dst]), [2, src.length]);
+    expect(await failure(loadDataset(dir, {cache: false}))).to.match(/both edges\.tsv and edges\.npy; keep one/);
+    fs.rmSync(path.join(dir, 'edges.tsv'));
+    const first = await loadDataset(dir, {into: 'native', cache: true});
+    const csr = first.graph.toCsrGraph();
+    expect([Array.from(csr.rowPtr), Array.from(csr.colIdx)]).to.deep.equal([
+      Array.from(fromTsv.graph.rowPtr),
+      Array.from(fromTsv.graph.colIdx),
+    ]);
+    first.graph.free();
+    const cacheFile = path.join(dir, '.wmcache', 'arrays.wmdata');
+    const raw = fs.readFileSync(cacheFile);
+    const header = JSON.parse(raw.toString('utf8', 80, 80 + raw.readUInt32LE(8))) as {
+      sections: Record<string, unknown>;
+      features: {inSource?: string; stored: string};
+    };
+    expect(header.sections).to.not.have.property('features');
+    expect(header.features).to.include({inSource: 'vertex_features.npy', stored: 'float16'});
+    const said: string[] = [];
+    const d = await loadDataset(dir, {into: 'native', cache: true, onProgress: (m) => said.push(m)});
+    expect(said.join('\n')).to.match(/read the cache/);
+    const a = await loadDataset(dir, {cache: true});
+    expect(Array.from(a.features!.values)).to.deep.equal(Array.from(values));
+    try {
+      for (const source of [d.features!, a.features!]) {
+        const table = featureTable(source, {memory: 'host'});
+        try {
+          expect([table.rows, table.dim]).to.deep.equal([n, dim]);
+          expect(Array.from(table.read(Int32Array.from([39, 0, 17])).dataSync())).to.deep.equal([
+            ...values.slice(39 * dim, 40 * dim),
+            ...values.slice(0, dim),
+            ...values.slice(17 * dim, 18 * dim),
+          ]);
+        } finally {
+          table.dispose();
+        }
+      }
+    } finally {
+      d.graph.free();
+    }
+    // A value that is not finite is named when the rows are read.
+    bits.writeUInt16LE(0x7e00, (12 * dim + 2) * 2);
+    fs.writeFileSync(path.join(dir, 'vertex_features.npy'), npyOf('<f2', [n, dim], bits));
+    const bad = await loadDataset(dir, {into: 'native', cache: true});
+    try {
+      expect(() => featureTable(bad.features!, {memory: 'host'})).to.throw(
+        /vertex_features\.npy: row 12 holds a value that is not finite \(NaN\)/,
+      );
+    } finally {
+      bad.graph.free();
+    }
+    expect(await failure(loadDataset(dir, {into: 'wide' as 'native'}))).to.match(/into must be 'arrays' or 'native', got wide/);
   });
 
   it('TSV folder: the largest component cached with its original ids; adding a feature file makes the cache stale', async () => {

@@ -22,9 +22,10 @@ Napi::FunctionReference* hostArrayCtor = nullptr;
 Napi::FunctionReference* textColumnsCtor = nullptr;
 
 size_t elementBytes(const std::string& dtype) {
+  if (dtype == "float16") return 2;
   if (dtype == "int32" || dtype == "float32") return 4;
   if (dtype == "float64" || dtype == "int64") return 8;
-  wm::fail("HostArray: dtype must be int32, int64, float32 or float64, got '" + dtype + "'");
+  wm::fail("HostArray: dtype must be float16, int32, int64, float32 or float64, got '" + dtype + "'");
 }
 
 // The largest external ArrayBuffer Node 20 makes: 4 GiB (buffer.constants.MAX_LENGTH). Past it
@@ -81,11 +82,16 @@ class HostArrayWrap : public Napi::ObjectWrap<HostArrayWrap> {
   Napi::Value Length(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(length_)); }
   Napi::Value Dtype(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), dtype_); }
 
-  // view() -> a typed array over the pages (no copy)
+  // view(first = 0, count = length - first) -> a typed array over those elements of the pages (no copy)
   Napi::Value View(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       if (!pages_) wm::fail("HostArray.view: the array was freed or taken");
-      return viewPages(info.Env(), pages_, dtype_, length_);
+      Args a(info, "HostArray.view");
+      const int64_t first = a.present(0) ? a.count(0, "first") : 0;
+      if (first > length_) a.reject(0, "first", "must be at most the length (" + std::to_string(length_) + ")");
+      const int64_t count = a.present(1) ? a.count(1, "count") : length_ - first;
+      if (count > length_ - first) a.reject(1, "count", "must be at most length - first (" + std::to_string(length_ - first) + ")");
+      return viewPages(info.Env(), pages_, dtype_, count, first);
     });
   }
 
@@ -252,6 +258,7 @@ Napi::Value viewPages(Napi::Env env, std::shared_ptr<const PageArray> pages, con
   if (dtype == "int32") return Napi::Int32Array::New(env, static_cast<size_t>(length), buffer, 0);
   if (dtype == "float32") return Napi::Float32Array::New(env, static_cast<size_t>(length), buffer, 0);
   if (dtype == "int64") return Napi::BigInt64Array::New(env, static_cast<size_t>(length), buffer, 0);
+  if (dtype == "float16") return Napi::Uint16Array::New(env, static_cast<size_t>(length), buffer, 0, napi_uint16_array);
   return Napi::Float64Array::New(env, static_cast<size_t>(length), buffer, 0);
 }
 

@@ -81,10 +81,8 @@ export function readNpyHeader(file: string): NpyHeader {
   }
 }
 
-export function readNpy(file: string): NpyArray {
-  const header = readNpyHeader(file);
-  const dataStart = header.dataStart;
-  const buf = fs.readFileSync(file);
+/** The float element type of a .npy header and its width in bytes; refused, naming the file, for any other. */
+export function npyFloatKind(header: NpyHeader, file: string): {stored: NpyArray['stored']; width: number} {
   if (header.fortran) throw new Error(`${file}: Fortran-order arrays are not read here; save with C order (np.ascontiguousarray)`);
   const kinds: Record<string, [NpyArray['stored'], number]> = {
     '<f4': ['float32', 4],
@@ -94,15 +92,31 @@ export function readNpy(file: string): NpyArray {
   };
   const kind = kinds[header.descr];
   if (!kind) throw new Error(`${file}: dtype '${header.descr}' is not little-endian float32, float16 or float64`);
-  const [stored, width] = kind;
   const count = header.shape.reduce((a, b) => a * b, 1);
-  const want = count * width;
-  const have = buf.length - dataStart;
+  const want = count * kind[1];
+  const have = header.fileBytes - header.dataStart;
   if (have !== want) {
-    throw new Error(`${file}: byte ${dataStart}: shape (${header.shape.join(', ')}) of ${stored} needs ${want} bytes of data, the file holds ${have}`);
+    throw new Error(
+      `${file}: byte ${header.dataStart}: shape (${header.shape.join(', ')}) of ${kind[0]} needs ${want} bytes of data, the file holds ${have}`,
+    );
   }
+  return {stored: kind[0], width: kind[1]};
+}
+
+/** float16 bits as float32 values, into `out` (a new array by default). */
+export function float16ToFloat32(bits: Uint16Array, out = new Float32Array(bits.length)): Float32Array {
+  for (let i = 0; i < bits.length; ++i) out[i] = float16Table[bits[i]];
+  return out;
+}
+
+export function readNpy(file: string): NpyArray {
+  const header = readNpyHeader(file);
+  const {stored} = npyFloatKind(header, file);
+  const buf = fs.readFileSync(file);
+  if (buf.length !== header.fileBytes) throw new Error(`${file}: changed while read (${header.fileBytes} bytes, then ${buf.length})`);
+  const count = header.shape.reduce((a, b) => a * b, 1);
   const data = new Float32Array(count);
-  const raw = buf.subarray(dataStart);
+  const raw = buf.subarray(header.dataStart);
   // float32 is copied as it is (the bytes are little-endian, as the platforms Node runs on are).
   if (stored === 'float32') new Uint8Array(data.buffer).set(raw);
   else if (stored === 'float64') for (let i = 0; i < count; ++i) data[i] = raw.readDoubleLE(i * 8);

@@ -1,16 +1,16 @@
 // Node-classification datasets from a folder: the ../shared/datasets layout
-// (edges.tsv, vertex_value.tsv with class numbers or names, optional
-// vertex_features.npy / .tsv and split/{train,valid,test}.txt), or the layout
-// the ogb Python package leaves on disk for ogbn-* (raw/*.csv.gz and
-// split/<name>/*.csv.gz). Edge lists, ids and numbers are parsed by native
+// (edges.tsv or a NumPy edges.npy, vertex_value.tsv with class numbers or
+// names, optional vertex_features.npy / .tsv and split/{train,valid,test}.txt),
+// or the layout the ogb Python package leaves on disk for ogbn-* (raw/*.csv.gz
+// and split/<name>/*.csv.gz). Edge lists, ids and numbers are parsed by native
 // code as the files are read and inflated (src/data/text_table.ts), the graph
 // is built natively, and what was loaded is kept in a binary cache that the
-// next load maps instead (dataset_cache.ts). Every error names the file and
-// line (or byte).
+// next load maps instead (dataset_cache.ts). The result is handed over as
+// JavaScript arrays, or with graph and features left native (any size).
+// Every error names the file and line (or byte).
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {readNpy} from '../data/npy';
 import {readLines} from '../data/lines';
 import {readIdList, readTextTable} from './text_table';
 import type {NativeGraph} from '../native/addon';
@@ -18,11 +18,12 @@ import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
 import {cacheDirFor, readCache, sourceBytes, stampSources, writeCache} from './dataset_cache';
 import {parseVertexId, vertexBound} from './edge_list';
-import {edgeFileGraph} from './native_csr';
-import type {NodeClassificationData, VertexFeatures} from './node_data';
+import {edgeFileGraph, edgeMatrixGraph, NativeCsr} from './native_csr';
+import {NativeFeatures} from './native_features';
+import type {LoadedParts, NativeNodeClassificationData, NodeClassificationData} from './node_data';
 import {Split} from './split';
 
-export type {NodeClassificationData, VertexFeatures} from './node_data';
+export type {NativeNodeClassificationData, NodeClassificationData, VertexFeatures} from './node_data';
 
 export interface LoadDatasetOptions {
   /**
@@ -33,6 +34,15 @@ export interface LoadDatasetOptions {
   cache?: boolean | string;
   /** What the loader is doing: each file read, the graph built, the cache used, rebuilt (and why) or written. */
   onProgress?: (message: string) => void;
+  /**
+   * The form of the result (both come from the same loading and the same cache):
+   * - 'arrays' (default): `graph` a CsrGraph (int32 offsets: below 2^31 CSR entries), `features.values` one Float32Array;
+   * - 'native': `graph` a NativeCsr (int64 offsets) and `features` a NativeFeatures read a window of rows at a time
+   *   from the mapped .npy file or cache, for a dataset of any size (ogbn-papers100M's 3.2 billion entries and
+   *   111M x 128 features): nothing graph- or table-sized crosses into JavaScript. wm.nn.featureTable(data.features)
+   *   puts the features in a table of any memory type.
+   */
+  into?: 'arrays' | 'native';
 }
 
 /** Source files of this many bytes or more are cached by default: smaller ones load in well under a second. */
@@ -41,8 +51,15 @@ const CACHE_FROM_BYTES = 64 << 20;
 const MIN_VERTICES = 10;
 
 /** Loads a dataset folder (see the file comment); `folder` names it in errors. */
-export async function loadDataset(folder: string, options: LoadDatasetOptions = {}): Promise<NodeClassificationData> {
+export function loadDataset(folder: string, options?: LoadDatasetOptions & {into?: 'arrays'}): Promise<NodeClassificationData>;
+export function loadDataset(folder: string, options: LoadDatasetOptions & {into: 'native'}): Promise<NativeNodeClassificationData>;
+export async function loadDataset(
+  folder: string,
+  options: LoadDatasetOptions = {},
+): Promise<NodeClassificationData | NativeNodeClassificationData> {
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new Error(`${folder}: not a dataset folder`);
+  const into = options.into ?? 'arrays';
+  if (into !== 'arrays' && into !== 'native') throw new RangeError(`loadDataset: into must be 'arrays' or 'native', got ${String(into)}`);
   const ogb = fs.existsSync(path.join(folder, 'raw', 'edge.csv.gz'));
   const say = options.onProgress ?? (() => {});
   // The sources are stamped before they are read: a file changed while loading makes the cache stale.
@@ -51,34 +68,42 @@ export async function loadDataset(folder: string, options: LoadDatasetOptions = 
   const dir = cache === false ? undefined : cacheDirFor(folder, cache);
   if (dir) {
     const t = Date.now();
-    const hit = readCache(dir, sources);
-    if ('data' in hit) {
+    const hit = readCache(dir, sources, folder);
+    if ('parts' in hit) {
       say(`read the cache in ${dir} (${((Date.now() - t) / 1000).toFixed(2)} s)`);
-      return hit.data;
+      return handOver(hit.parts, into, folder);
     }
     say(`cache not used: ${hit.why}`);
   }
-  const {data, graph} = ogb ? await loadOgb(folder, say) : await loadTsvFolder(folder, say);
+  const parts = ogb ? await loadOgb(folder, say) : await loadTsvFolder(folder, say);
   if (dir) {
     const t = Date.now();
-    // A graph the loader made in JavaScript (the largest component) is copied to native memory only here.
-    const native = graph ?? graphNative().graphFromCsr(data.graph.rowPtr, data.graph.colIdx);
     try {
-      writeCache(dir, sources, data, native);
+      writeCache(dir, sources, parts, folder);
       say(`wrote the cache in ${dir} (${((Date.now() - t) / 1000).toFixed(2)} s)`);
     } catch (e) {
       say(`cache not written: ${(e as Error).message}`);
-    } finally {
-      if (native !== graph) native.free();
     }
   }
-  graph?.free(); // data.graph's view keeps the pages
-  return data;
+  return handOver(parts, into, folder);
+}
+
+/** The dataset in the form asked for; the parts' graph is adopted or viewed and freed (the view keeps its pages). */
+function handOver(parts: LoadedParts, into: 'arrays' | 'native', where: string): NodeClassificationData | NativeNodeClassificationData {
+  if (into === 'native') return {...parts.vertices, graph: NativeCsr.adopt(parts.graph), features: parts.features};
+  try {
+    const graph = CsrGraph.viewNative(parts.graph, `${where} (load it with {into: 'native'})`);
+    const f = parts.features;
+    return {...parts.vertices, graph, features: f && {values: f.toArray(), dim: f.dim, source: f.source, stored: f.stored}};
+  } finally {
+    parts.graph.free();
+  }
 }
 
 /** Files a TSV folder's load reads or would read (missing ones recorded too: adding one changes the data). */
 const TSV_FILES = [
   'edges.tsv',
+  'edges.npy',
   'vertex_value.tsv',
   'vertex_features.npy',
   'vertex_features.tsv',
@@ -91,12 +116,6 @@ function ogbFiles(folder: string): string[] {
   const names = fs.existsSync(splitRoot) ? fs.readdirSync(splitRoot).sort() : [];
   const split = names.flatMap((d) => ['train.csv.gz', 'valid.csv.gz', 'test.csv.gz'].map((f) => path.join('split', d, f)));
   return [...raw.map((f) => path.join('raw', f)), ...split];
-}
-
-/** The data loaded, and data.graph in native memory where the loader built it there (for the cache). */
-interface Loaded {
-  data: NodeClassificationData;
-  graph?: NativeGraph;
 }
 
 // ---- labels ----
@@ -165,7 +184,7 @@ async function lineOfRow(file: string, k: number): Promise<number> {
 
 // ---- features ----
 
-async function readFeatureTsv(file: string, numVertices: number): Promise<VertexFeatures> {
+async function readFeatureTsv(file: string, numVertices: number): Promise<NativeFeatures> {
   const t = await readTextTable(file, {ids: 1, values: -1, idBound: numVertices, comments: true});
   const {rows, width: dim} = t.summary;
   const ids = t.ids(0).view() as Int32Array;
@@ -179,26 +198,15 @@ async function readFeatureTsv(file: string, numVertices: number): Promise<Vertex
     values.set(rowsRead.subarray(r * dim, (r + 1) * dim), v * dim);
   }
   if (rows !== numVertices) throw new Error(`${file}: ${rows} rows of features for ${numVertices} vertices`);
-  return {values, dim, source: file, stored: 'float32'};
+  return NativeFeatures.fromArray(values, numVertices, dim, file, 'float32');
 }
 
-function readFeatureNpy(file: string, numVertices: number): VertexFeatures {
-  const a = readNpy(file);
-  if (a.shape.length !== 2) throw new Error(`${file}: features must be [vertices, features], got shape (${a.shape.join(', ')})`);
-  if (a.shape[0] !== numVertices) throw new Error(`${file}: ${a.shape[0]} rows of features for ${numVertices} vertices`);
-  for (let i = 0; i < a.data.length; ++i) {
-    if (!Number.isFinite(a.data[i]))
-      throw new Error(`${file}: row ${Math.floor(i / a.shape[1])} holds a value that is not finite (${a.data[i]})`);
-  }
-  return {values: a.data, dim: a.shape[1], source: file, stored: a.stored};
-}
-
-/** One row of numbers per vertex, in vertex order (OGB's node-feat.csv.gz). */
-async function readFeatureRows(file: string, numVertices: number): Promise<VertexFeatures> {
+/** One row of numbers per vertex, in vertex order (OGB's node-feat.csv.gz), left in native memory. */
+async function readFeatureRows(file: string, numVertices: number): Promise<NativeFeatures> {
   const t = await readTextTable(file, {values: -1});
   const {rows, width} = t.summary;
   if (rows !== numVertices) throw new Error(`${file}: ${rows} rows of features for ${numVertices} vertices`);
-  return {values: t.values().view() as Float32Array, dim: width, source: file, stored: 'float32'};
+  return NativeFeatures.fromHostArray(t.values(), rows, width, file);
 }
 
 // ---- splits ----
@@ -225,10 +233,14 @@ async function readSplit(dir: string, names: [string, string, string], numVertic
 
 // ---- edges ----
 
-/** An edge file parsed and made into an undirected CSR in native memory; n: the vertices, or from the file. */
+/**
+ * An edge file (text, or a NumPy edge matrix read in place) made into an undirected CSR in native memory;
+ * n: the vertices, or from the file.
+ */
 async function readGraph(file: string, n: number | undefined, say: (m: string) => void): Promise<{graph: NativeGraph; edges: number}> {
   const t0 = Date.now();
-  const {graph, edges} = await edgeFileGraph(file, {symmetric: true, numVertices: n});
+  const opts = {symmetric: true, numVertices: n};
+  const {graph, edges} = file.endsWith('.npy') ? edgeMatrixGraph(file, opts) : await edgeFileGraph(file, opts);
   say(
     `read ${file} and built the graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries ` +
       `(${((Date.now() - t0) / 1000).toFixed(1)} s)`,
@@ -242,21 +254,25 @@ async function assemble(
   name: string,
   native: NativeGraph,
   labelled: {labels: Int32Array; classNames: string[]},
-  features: VertexFeatures | undefined,
+  features: NativeFeatures | undefined,
   split: ((labels: Int32Array) => Promise<Split>) | undefined,
   where: string,
-): Promise<Loaded> {
+): Promise<LoadedParts> {
   const {labels: all, classNames} = labelled;
-  const full = CsrGraph.viewNative(native, where);
+  const n = native.numVertices;
   if (split) {
     if (classNames.length < 2) throw new Error(`${where}: ${classNames.length} distinct label(s); nothing to classify`);
     const s = await split(all);
-    const originalIds = Int32Array.from({length: full.numVertices}, (_, i) => i);
-    return {
-      data: {name, graph: full, labels: all, numClasses: classNames.length, classNames, originalIds, features, split: s},
-      graph: native,
-    };
+    const originalIds = Int32Array.from({length: n}, (_, i) => i);
+    return {vertices: {name, labels: all, numClasses: classNames.length, classNames, originalIds, split: s}, graph: native, features};
   }
+  // The component is found over int32 offsets; a dataset past them comes with its split (as OGB's do).
+  if (native.numEdges > 2 ** 31 - 1)
+    throw new RangeError(
+      `${where}: ${native.numEdges} CSR entries and no split/: without a split the loader keeps the largest connected ` +
+        `component, which it finds over int32 offsets (at most 2^31 - 1 entries); give the dataset a split`,
+    );
+  const full = CsrGraph.viewNative(native, where);
   const {vertices, graph} = full.largestComponent();
   // Train, validation and test each need vertices, and accuracy needs two classes.
   let labelledCount = 0;
@@ -274,30 +290,35 @@ async function assemble(
     throw new Error(`${where}: every labelled vertex of the largest component has the same label; nothing to classify`);
   let f = features;
   if (f) {
-    const values = new Float32Array(vertices.length * f.dim);
-    vertices.forEach((v, i) => values.set(f!.values.subarray(v * f!.dim, (v + 1) * f!.dim), i * f!.dim));
-    f = {...f, values};
+    const every = f.toArray(),
+      dim = f.dim;
+    const values = new Float32Array(vertices.length * dim);
+    vertices.forEach((v, i) => values.set(every.subarray(v * dim, (v + 1) * dim), i * dim));
+    f = NativeFeatures.fromArray(values, vertices.length, dim, f.source, f.stored);
   }
-  native.free(); // the component is a new graph, in JavaScript arrays
+  const component = graphNative().graphFromCsr(graph.rowPtr, graph.colIdx);
+  native.free();
   return {
-    data: {
+    vertices: {
       name,
-      graph,
       labels,
       numClasses: classNames.length,
       classNames,
       originalIds: vertices,
-      features: f,
-      component: {kept: vertices.length, of: full.numVertices},
+      component: {kept: vertices.length, of: n},
     },
+    graph: component,
+    features: f,
   };
 }
 
-async function loadTsvFolder(folder: string, say: (m: string) => void): Promise<Loaded> {
-  const edgesPath = path.join(folder, 'edges.tsv');
+async function loadTsvFolder(folder: string, say: (m: string) => void): Promise<LoadedParts> {
+  const [tsv, npy] = ['edges.tsv', 'edges.npy'].map((f) => path.join(folder, f));
+  if (fs.existsSync(tsv) && fs.existsSync(npy)) throw new Error(`${folder}: both edges.tsv and edges.npy; keep one`);
+  const edgesPath = fs.existsSync(npy) ? npy : tsv;
   const labelsPath = path.join(folder, 'vertex_value.tsv');
   for (const p of [edgesPath, labelsPath]) {
-    if (!fs.existsSync(p)) throw new Error(`${folder}: ${path.basename(p)} is missing (need edges.tsv and vertex_value.tsv)`);
+    if (!fs.existsSync(p)) throw new Error(`${folder}: ${path.basename(p)} is missing (need edges.tsv or edges.npy, and vertex_value.tsv)`);
   }
   const {graph, edges} = await readGraph(edgesPath, undefined, say);
   try {
@@ -306,7 +327,7 @@ async function loadTsvFolder(folder: string, say: (m: string) => void): Promise<
     const raw = await readLabels(labelsPath, n);
     const npy = path.join(folder, 'vertex_features.npy'),
       tsv = path.join(folder, 'vertex_features.tsv');
-    const features = fs.existsSync(npy) ? readFeatureNpy(npy, n) : fs.existsSync(tsv) ? await readFeatureTsv(tsv, n) : undefined;
+    const features = fs.existsSync(npy) ? NativeFeatures.fromNpy(npy, n) : fs.existsSync(tsv) ? await readFeatureTsv(tsv, n) : undefined;
     const splitDir = path.join(folder, 'split');
     const split = fs.existsSync(splitDir)
       ? (labels: Int32Array) => readSplit(splitDir, ['train.txt', 'valid.txt', 'test.txt'], n, labels)
@@ -331,7 +352,7 @@ async function readSingleNumber(file: string): Promise<number> {
   throw new Error(`${file}: empty`);
 }
 
-async function loadOgb(folder: string, say: (m: string) => void): Promise<Loaded> {
+async function loadOgb(folder: string, say: (m: string) => void): Promise<LoadedParts> {
   const raw = path.join(folder, 'raw');
   const n = await readSingleNumber(path.join(raw, 'num-node-list.csv.gz'));
   const m = await readSingleNumber(path.join(raw, 'num-edge-list.csv.gz'));
@@ -355,7 +376,7 @@ async function loadOgb(folder: string, say: (m: string) => void): Promise<Loaded
     if (edges !== m) throw new Error(`${edgeFile}: ${edges} edges, num-edge-list.csv.gz says ${m}`);
     if (labelValues.summary.rows !== n) throw new Error(`${labelFile}: ${labelValues.summary.rows} rows for ${n} vertices`);
     const labelled = numberNumericClasses(labelValues.values().view() as Float64Array);
-    let features: VertexFeatures | undefined;
+    let features: NativeFeatures | undefined;
     if (fs.existsSync(featFile)) {
       const t = Date.now();
       features = await readFeatureRows(featFile, n);

@@ -1,7 +1,9 @@
 // The binary cache of a loaded dataset: the graph as a graph file (NativeGraph,
 // 64-bit offsets) and the vertex arrays (labels, ids, features, split) in one
 // file of aligned sections, both mapped on the next load instead of parsing
-// text again. The cache records each source file's size, modification time,
+// text again. Features that come from a .npy file are not copied: the file is
+// a source like the others, and is mapped again. Sections are written and
+// digested a window at a time, so they may be larger than a typed array. The cache records each source file's size, modification time,
 // inode and a hash of its first and last MiB (the whole of a small file), the
 // loader's format, and a digest of every section; any disagreement, a missing
 // or truncated file, or arrays out of range, and it is rebuilt, never trusted.
@@ -13,12 +15,12 @@ import * as path from 'path';
 import type {NativeGraph} from '../native/addon';
 import {dataNative, graphNative} from '../native/domains';
 import {ensureDir, sha256Hex} from '../util/files';
-import {CsrGraph} from './csr';
-import type {NodeClassificationData} from './node_data';
+import {NativeFeatures} from './native_features';
+import type {LoadedParts} from './node_data';
 import type {Split} from './split';
 
 /** The loader's format: a cache written under another is rebuilt. */
-const FORMAT = 1;
+const FORMAT = 2;
 const MAGIC = 'WMDATA1\n';
 const PREFIX_BYTES = 80; // magic, JSON length (u32), reserved (u32), SHA-256 of the JSON (64 hex)
 const ALIGN = 64;
@@ -87,7 +89,8 @@ interface Header {
   numClasses: number;
   classNames: string[];
   component?: {kept: number; of: number};
-  features?: {dim: number; source: string; stored: 'float32' | 'float16' | 'float64'};
+  /** inSource: the features are the rows of this .npy file of the folder (no section). */
+  features?: {dim: number; source: string; stored: 'float32' | 'float16' | 'float64'; inSource?: string};
   split: boolean;
   sections: Record<string, Section>;
 }
@@ -103,15 +106,47 @@ function writeAll(fd: number, view: ArrayBufferView, at: number): void {
   }
 }
 
-/** Writes the cache (each file atomically: a temporary beside it, renamed); `graph` is data.graph in native memory. */
-export function writeCache(dir: string, sources: SourceStamp[], data: NodeClassificationData, graph: NativeGraph): void {
+/** A section's contents as windows of typed arrays, written and digested one window at a time. */
+interface SectionData {
+  length: number;
+  dtype: Section['dtype'];
+  windows(): Iterable<Int32Array | Float32Array>;
+}
+
+function arraySection(a: Int32Array | Float32Array): SectionData {
+  return {length: a.length, dtype: a instanceof Float32Array ? 'float32' : 'int32', windows: () => [a]};
+}
+
+function featureSection(f: NativeFeatures): SectionData {
+  return {
+    length: f.rows * f.dim,
+    dtype: 'float32',
+    *windows() {
+      for (let r = 0; r < f.rows; r += f.windowRows) yield f.read(r, Math.min(f.windowRows, f.rows - r));
+    },
+  };
+}
+
+/** One window's digest as it is; several windows' digests digested together. */
+function digestOf(windows: Iterable<ArrayBufferView>): string {
+  const parts: string[] = [];
+  for (const w of windows) parts.push(dataNative().digest(w, DIGEST_SEED));
+  return parts.length === 1 ? parts[0] : dataNative().digest(Buffer.from(parts.join('')), DIGEST_SEED);
+}
+
+/** Writes the cache (each file atomically: a temporary beside it, renamed); `folder` holds the sources. */
+export function writeCache(dir: string, sources: SourceStamp[], parts: LoadedParts, folder: string): void {
   ensureDir(dir, 'loadDataset cache');
-  const arrays: [string, Int32Array | Float32Array][] = [
-    ['labels', data.labels],
-    ['originalIds', data.originalIds],
+  const {vertices: data, features} = parts;
+  const arrays: [string, SectionData][] = [
+    ['labels', arraySection(data.labels)],
+    ['originalIds', arraySection(data.originalIds)],
   ];
-  if (data.features) arrays.push(['features', data.features.values]);
-  if (data.split) arrays.push(['train', data.split.train], ['val', data.split.val], ['test', data.split.test]);
+  // Rows of a .npy source stay in it (mapped on the next load); features made by the loader are copied.
+  const inSource = features && path.resolve(features.source) === path.resolve(folder, 'vertex_features.npy') && !data.component;
+  if (features && !inSource) arrays.push(['features', featureSection(features)]);
+  if (data.split)
+    arrays.push(['train', arraySection(data.split.train)], ['val', arraySection(data.split.val)], ['test', arraySection(data.split.test)]);
   const header: Header = {
     format: FORMAT,
     buildId: randomBytes(12).toString('hex'),
@@ -120,18 +155,23 @@ export function writeCache(dir: string, sources: SourceStamp[], data: NodeClassi
     numClasses: data.numClasses,
     classNames: data.classNames,
     component: data.component,
-    features: data.features && {dim: data.features.dim, source: data.features.source, stored: data.features.stored},
+    features: features && {
+      dim: features.dim,
+      source: features.source,
+      stored: features.stored,
+      ...(inSource ? {inSource: 'vertex_features.npy'} : {}),
+    },
     split: !!data.split,
     sections: {},
   };
-  const digests = arrays.map(([, a]) => dataNative().digest(a, DIGEST_SEED));
+  const digests = arrays.map(([, a]) => digestOf(a.windows()));
   // Offsets depend on the header's length, which depends on the offsets' digits: lay out with room to spare.
   let json = '';
   for (let room = 4096; ; room *= 2) {
     let at = Math.ceil((PREFIX_BYTES + room) / ALIGN) * ALIGN;
     for (const [k, [name, a]] of arrays.entries()) {
-      header.sections[name] = {offset: at, length: a.length, dtype: a instanceof Float32Array ? 'float32' : 'int32', digest: digests[k]};
-      at = Math.ceil((at + a.byteLength) / ALIGN) * ALIGN;
+      header.sections[name] = {offset: at, length: a.length, dtype: a.dtype, digest: digests[k]};
+      at = Math.ceil((at + a.length * 4) / ALIGN) * ALIGN;
     }
     json = JSON.stringify(header);
     if (Buffer.byteLength(json) <= room) break;
@@ -147,7 +187,13 @@ export function writeCache(dir: string, sources: SourceStamp[], data: NodeClassi
     writeAll(fd, prefix, 0);
     writeAll(fd, Buffer.from(json), PREFIX_BYTES);
     // No fsync: a cache cut short by a crash fails its size or digest checks and is rebuilt.
-    for (const [name, a] of arrays) writeAll(fd, a, header.sections[name].offset);
+    for (const [name, a] of arrays) {
+      let at = header.sections[name].offset;
+      for (const w of a.windows()) {
+        writeAll(fd, w, at);
+        at += w.byteLength;
+      }
+    }
   } catch (e) {
     fs.closeSync(fd);
     fs.rmSync(tmp, {force: true});
@@ -155,11 +201,11 @@ export function writeCache(dir: string, sources: SourceStamp[], data: NodeClassi
   }
   fs.closeSync(fd);
   fs.renameSync(tmp, file);
-  graph.save(path.join(dir, GRAPH_FILE), JSON.stringify({buildId: header.buildId}), false);
+  parts.graph.save(path.join(dir, GRAPH_FILE), JSON.stringify({buildId: header.buildId}), false);
 }
 
 /** The cached dataset, or why it cannot be used (then the caller loads the sources and writes it again). */
-export function readCache(dir: string, sources: SourceStamp[]): {data: NodeClassificationData} | {why: string} {
+export function readCache(dir: string, sources: SourceStamp[], folder: string): {parts: LoadedParts} | {why: string} {
   const file = path.join(dir, ARRAYS_FILE),
     graphFile = path.join(dir, GRAPH_FILE);
   if (!fs.existsSync(file) || !fs.existsSync(graphFile)) return {why: `no cache in ${dir} yet`};
@@ -172,11 +218,13 @@ export function readCache(dir: string, sources: SourceStamp[]): {data: NodeClass
       return {why: `${changed ? changed.file : 'the list of source files'} changed since the cache was written`};
     graph = graphNative().graphLoad(graphFile);
     if (safeJson(graph.meta)?.buildId !== header.buildId) throw new Error(`${graphFile} belongs to another build of the cache`);
-    return {data: assembleCached(file, header, graph)};
+    const parts = assembleCached(file, header, graph, folder);
+    graph = undefined; // the parts own it
+    return {parts};
   } catch (e) {
     return {why: (e as Error).message};
   } finally {
-    graph?.free(); // data.graph's view keeps the pages
+    graph?.free();
   }
 }
 
@@ -214,8 +262,7 @@ function section<T extends Int32Array | Float32Array>(file: string, h: Header, n
 }
 
 // The arrays index other arrays (labels by vertex, splits by id): each is checked against the graph.
-function assembleCached(file: string, h: Header, g: NativeGraph): NodeClassificationData {
-  const graph = CsrGraph.viewNative(g, file);
+function assembleCached(file: string, h: Header, graph: NativeGraph, folder: string): LoadedParts {
   const n = graph.numVertices;
   const labels = section<Int32Array>(file, h, 'labels', 'int32');
   const originalIds = section<Int32Array>(file, h, 'originalIds', 'int32');
@@ -234,20 +281,22 @@ function assembleCached(file: string, h: Header, g: NativeGraph): NodeClassifica
         if (!(v >= 0 && v < n && labels[v] >= 0)) throw new Error(`${file}: a split names vertex ${v}, not a labelled vertex`);
     split = {train, val, test};
   }
-  const data: NodeClassificationData = {
-    name: h.name,
-    graph,
-    labels,
-    numClasses: h.numClasses,
-    classNames: h.classNames,
-    originalIds,
-    split,
-    component: h.component,
-  };
-  if (h.features) {
-    const values = section<Float32Array>(file, h, 'features', 'float32');
-    if (values.length !== n * h.features.dim) throw new Error(`${file}: the features are not ${n} rows of ${h.features.dim}`);
-    data.features = {...h.features, values};
+  let features: NativeFeatures | undefined;
+  if (h.features?.inSource !== undefined) {
+    if (h.features.inSource !== 'vertex_features.npy') throw new Error(`${file}: features in an unknown source '${h.features.inSource}'`);
+    features = NativeFeatures.fromNpy(path.join(folder, h.features.inSource), n);
+    if (features.dim !== h.features.dim) throw new Error(`${file}: the features are not ${n} rows of ${h.features.dim}`);
+  } else if (h.features) {
+    const s = h.sections.features;
+    if (!s || s.dtype !== 'float32') throw new Error(`${file}: no float32 section 'features'`);
+    if (s.length !== n * h.features.dim) throw new Error(`${file}: the features are not ${n} rows of ${h.features.dim}`);
+    features = NativeFeatures.fromFile(file, s.offset, n, h.features.dim, 'float32', 4, h.features.source);
+    if (digestOf(featureSection(features).windows()) !== s.digest)
+      throw new Error(`${file}: section 'features' fails its digest (damaged or changed)`);
   }
-  return data;
+  return {
+    vertices: {name: h.name, labels, numClasses: h.numClasses, classNames: h.classNames, originalIds, split, component: h.component},
+    graph,
+    features,
+  };
 }

@@ -1,7 +1,8 @@
 // wm.graph: reading graphs, CSR, sampling, generators and splits.
 export {CsrGraph} from './csr';
 export {loadDataset} from './dataset';
-export type {LoadDatasetOptions, NodeClassificationData, VertexFeatures} from './dataset';
+export type {LoadDatasetOptions, NativeNodeClassificationData, NodeClassificationData, VertexFeatures} from './dataset';
+export {NativeFeatures} from './native_features';
 export {readEdgeList, readVertexValues} from './edge_list';
 export type {EdgeList} from './edge_list';
 export {sampleNegatives, splitEdges} from './link_split';

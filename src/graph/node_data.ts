@@ -1,5 +1,9 @@
-// What a node-classification dataset holds once loaded or generated.
+// What a node-classification dataset holds once loaded or generated: in JavaScript arrays (CsrGraph,
+// Float32Array features), or with the graph and features left in native memory (any size).
+import type {NativeGraph} from '../native/addon';
 import type {CsrGraph} from './csr';
+import type {NativeCsr} from './native_csr';
+import type {NativeFeatures} from './native_features';
 import type {Split} from './split';
 
 export interface VertexFeatures {
@@ -31,4 +35,20 @@ export interface NodeClassificationData {
    * that is. Vertices outside it are in no split and get no prediction.
    */
   component?: {kept: number; of: number};
+}
+
+/** The same dataset with the graph and features in native memory (loadDataset(folder, {into: 'native'})). */
+export interface NativeNodeClassificationData extends Omit<NodeClassificationData, 'graph' | 'features'> {
+  /** int64 offsets: any number of edges. The caller frees it (graph.free()) when done. */
+  graph: NativeCsr;
+  /** Read a window of rows at a time, or into a feature table with wm.nn.featureTable(data.features). */
+  features?: NativeFeatures;
+}
+
+/** @internal A dataset as the loader and its cache hold it before it is handed over in either form. */
+export interface LoadedParts {
+  vertices: Omit<NodeClassificationData, 'graph' | 'features'>;
+  /** Owned: viewed (then freed) for the 'arrays' form, adopted by the 'native' one. */
+  graph: NativeGraph;
+  features?: NativeFeatures;
 }

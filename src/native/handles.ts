@@ -99,9 +99,12 @@ export interface NativeGraph {
 /** Native host memory as a typed array may view it (native/addon/host_array.h). */
 export interface NativeHostArray {
   readonly length: number;
-  readonly dtype: 'int32' | 'float32' | 'float64';
-  /** A typed array over the pages, no copy (refused past 2^32 - 1 elements); it keeps the pages alive. */
-  view(): Int32Array | Float32Array | Float64Array;
+  readonly dtype: 'int32' | 'float32' | 'float64' | 'float16';
+  /**
+   * A typed array over elements [first, first + count) of the pages (default: all), no copy (refused past
+   * 4 GiB: view larger arrays in parts); it keeps the pages alive. float16 is viewed as its bits (Uint16Array).
+   */
+  view(first?: number, count?: number): Int32Array | Float32Array | Float64Array | Uint16Array;
   /** Drops this object's hold on the pages (views keep them). */
   free(): void;
 }

@@ -36,6 +36,7 @@ export {loadNodeClassifier} from './load_classifier';
 export type {NodeClassifierModel} from './load_classifier';
 export type {SavableNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 export {featureTable, inputFeatures, NodeInputs, rowNormalized} from './node_inputs';
+export type {FeatureTableOptions} from './node_inputs';
 export type {FeatureSource} from './feature_source';
 export {layerwiseEach, layerwiseInference} from './layerwise';
 export type {LayerwiseGraph, LayerwiseMemory, LayerwiseModel, LayerwiseOptions, LayerwiseProgress} from './layerwise';

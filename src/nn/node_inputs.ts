@@ -5,13 +5,20 @@
 // by side.
 import * as tf from '@tensorflow/tfjs-core';
 
-import type {NodeClassificationData} from '../graph/dataset';
+import type {NodeClassificationData, VertexFeatures} from '../graph/dataset';
+import {NativeFeatures} from '../graph/native_features';
 import {structureFeatures} from '../graph/structure_features';
 import type {Communicator} from '../memory/communicator';
 import type {FeatureSource} from './feature_source';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
 import type {NodeModelConfig} from './node_model';
 import {adam} from './sparse_optimizer';
+
+export interface FeatureTableOptions {
+  memory?: EmbeddingMemory;
+  dtype?: EmbeddingDType;
+  communicator?: Communicator;
+}
 
 export class NodeInputs {
   /** The learnable table (absent when embeddingDim is 0). */
@@ -82,35 +89,57 @@ export class NodeInputs {
 }
 
 /**
- * A read-only feature table for node classifiers: `values` [rows, dim] in an embedding table of any
- * memory type and storage dtype (float16 / bfloat16 halve it), written once; the caller disposes it.
- * With a communicator (memory shared by the ranks) it is collective: every rank passes the same values
- * and writes its own share of the rows, in the same number of calls, then all meet at a barrier.
+ * A read-only feature table for node classifiers: the rows in an embedding table of any memory type and
+ * storage dtype (float16 / bfloat16 halve it), written once; the caller disposes it. The rows come from
+ * `values` [rows, dim], or from a dataset's features in either form (`data.features`: a Float32Array, or
+ * NativeFeatures read a window at a time, so a table past what JavaScript arrays hold is filled without one).
+ * With a communicator (memory shared by the ranks) it is collective: every rank passes the same rows and
+ * writes its own share of them, in the same number of calls, then all meet at a barrier.
  */
+export function featureTable(features: NativeFeatures | VertexFeatures, opts?: FeatureTableOptions): Embedding;
+export function featureTable(values: Float32Array, rows: number, dim: number, opts?: FeatureTableOptions): Embedding;
 export function featureTable(
-  values: Float32Array,
-  rows: number,
-  dim: number,
-  opts: {memory?: EmbeddingMemory; dtype?: EmbeddingDType; communicator?: Communicator} = {},
+  source: Float32Array | NativeFeatures | VertexFeatures,
+  rowsOrOpts?: number | FeatureTableOptions,
+  dimArg?: number,
+  optsArg?: FeatureTableOptions,
 ): Embedding {
-  if (values.length !== rows * dim) throw new RangeError(`featureTable: ${values.length} values for ${rows} rows of ${dim}`);
+  let rows: number, dim: number, opts: FeatureTableOptions;
+  let read: (first: number, count: number) => Float32Array;
+  if (source instanceof NativeFeatures) {
+    ({rows, dim} = source);
+    opts = (rowsOrOpts as FeatureTableOptions | undefined) ?? {};
+    read = (first, count) => source.read(first, count);
+  } else {
+    const values = source instanceof Float32Array ? source : source.values;
+    [rows, dim] = source instanceof Float32Array ? [rowsOrOpts as number, dimArg as number] : [values.length / source.dim, source.dim];
+    opts = (source instanceof Float32Array ? optsArg : (rowsOrOpts as FeatureTableOptions | undefined)) ?? {};
+    if (!Number.isInteger(rows) || !Number.isInteger(dim) || values.length !== rows * dim)
+      throw new RangeError(`featureTable: ${values.length} values for ${rows} rows of ${dim}`);
+    read = (first, count) => values.subarray(first * dim, (first + count) * dim);
+  }
   const comm = opts.communicator;
   const table = new Embedding({rows, dim, memory: opts.memory, dtype: opts.dtype, communicator: comm, init: {type: 'zeros'}});
-  const [rank, size] = comm ? [comm.rank, comm.size] : [0, 1];
-  const first = Math.floor((rows * rank) / size),
-    last = Math.floor((rows * (rank + 1)) / size);
-  // Every rank makes as many calls as the largest share needs (writes to distributed memory are collective).
-  const chunk = Math.max(1, Math.floor((1 << 22) / Math.max(1, dim)));
-  const calls = Math.ceil(Math.ceil(rows / size) / chunk);
-  for (let c = 0; c < calls; ++c) {
-    const begin = Math.min(last, first + c * chunk),
-      end = Math.min(last, begin + chunk);
-    table.write(
-      Int32Array.from({length: end - begin}, (_, i) => begin + i),
-      values.subarray(begin * dim, end * dim),
-    );
+  try {
+    const [rank, size] = comm ? [comm.rank, comm.size] : [0, 1];
+    const first = Math.floor((rows * rank) / size),
+      last = Math.floor((rows * (rank + 1)) / size);
+    // Every rank makes as many calls as the largest share needs (writes to distributed memory are collective).
+    const chunk = Math.max(1, Math.floor((1 << 22) / Math.max(1, dim)));
+    const calls = Math.ceil(Math.ceil(rows / size) / chunk);
+    for (let c = 0; c < calls; ++c) {
+      const begin = Math.min(last, first + c * chunk),
+        end = Math.min(last, begin + chunk);
+      table.write(
+        Int32Array.from({length: end - begin}, (_, i) => begin + i),
+        read(begin, end - begin),
+      );
+    }
+    comm?.barrier();
+  } catch (e) {
+    table.dispose();
+    throw e;
   }
-  comm?.barrier();
   return table;
 }
 
