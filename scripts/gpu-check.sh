@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|rowCache|hostGather|samplers|step|multi]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|datasetScale|ranks|rowCache|hostGather|samplers|step|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -31,6 +31,13 @@ for what in "${@:-all}"; do
           tee "$out/test-big-graph.log" | tail -16 || status=1 ;;
     # GraphSAGE on a graph shaped like ogbn-papers100M (~3.2B CSR entries, 28 GB of float16 features): one GPU.
     papers100m) BENCH_OUT=$out/bench-papers100m.json node dist/bench/papers100m.js 2>&1 | tee "$out/bench-papers100m.log" | tail -14 || status=1 ;;
+    # A folder shaped like ogbn-papers100M (41 GB of .npy and text, a 14 GB graph cache beside it: the disk needs
+    # ~60 GB free) loaded with {into: 'native'} twice, its features put in a float16 table in pinned host memory.
+    datasetScale) BENCH_LAYOUT=npy BENCH_DIR=${BENCH_DIR:-$PWD/.bench-data/papers100m-folder} BENCH_OUT=$out/bench-dataset-npy.json \
+          node dist/bench/dataset_load.js 2>&1 | tee "$out/bench-dataset-npy.log" | tail -14 || status=1 ;;
+    # The multi-process tests alone (ranks share the GPUs where there are fewer GPUs than ranks).
+    ranks) WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 300000 --grep "across processes" dist/test/whole_memory.test.js 2>&1 |
+          tee "$out/test-ranks.log" | tail -40 || status=1 ;;
     # The row cache's tests alone (part of tests too).
     rowCache) WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 300000 dist/test/row_cache.test.js 2>&1 | tee "$out/test-row-cache.log" | tail -30 || status=1 ;;
     # Random rows gathered from pinned host memory against the copy engine's rate (a CUDA probe).

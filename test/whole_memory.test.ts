@@ -27,6 +27,16 @@ function launch(n: number, mode: string, env: NodeJS.ProcessEnv = {}, timeoutMs 
   return {status: r.status, out: `${r.stdout}${r.stderr}`};
 }
 
+/**
+ * The environment for n ranks on the GPU: a GPU each where there are n, else ranks sharing the GPUs
+ * (WM_SHARE_GPU=1: CUDA IPC, VMM and the peer all-reduce between processes of one GPU); undefined on the CPU.
+ */
+function gpuRanks(n: number): NodeJS.ProcessEnv | undefined {
+  const {gpu, deviceCount} = wm.deviceInfo();
+  if (!gpu) return undefined;
+  return deviceCount >= n ? {} : {WM_SHARE_GPU: '1'};
+}
+
 const shmEntries = () => (fs.existsSync('/dev/shm') ? fs.readdirSync('/dev/shm').sort() : []);
 
 // The all-reduce fixture checks 16-bit wires against this reference: check the reference first.
@@ -63,11 +73,13 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r}`);
     });
-    it(`GPU memory (continuous via CUDA VMM, chunked via CUDA IPC, distributed via NCCL): ${n} rank(s), one GPU each`, function () {
-      if (wm.deviceInfo().deviceCount < n) this.skip();
-      const {status, out} = launch(n, 'check', {WM_TEST_LOCATION: 'device'});
+    it(`GPU memory (continuous via CUDA VMM, chunked via CUDA IPC; distributed via NCCL with a GPU per rank): ${n} rank(s)`, function () {
+      const env = gpuRanks(n);
+      if (!env) this.skip();
+      const {status, out} = launch(n, 'check', {WM_TEST_LOCATION: 'device', ...env});
       expect(status, out).to.equal(0);
-      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r} (device: continuous, chunked, distributed)`);
+      const types = env.WM_SHARE_GPU ? 'continuous, chunked' : 'continuous, chunked, distributed';
+      for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK rank ${r} (device: ${types})`);
     });
   }
 
@@ -78,8 +90,9 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK graph rank ${r} (host)`);
     });
     it(`a graph stored once in WholeMemory over the GPUs, sampled whole by every rank: ${n} rank(s)`, function () {
-      if (wm.deviceInfo().deviceCount < n) this.skip();
-      const {status, out} = launch(n, 'graph', {WM_TEST_LOCATION: 'device'});
+      const env = gpuRanks(n);
+      if (!env) this.skip();
+      const {status, out} = launch(n, 'graph', {WM_TEST_LOCATION: 'device', ...env});
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK graph rank ${r} (device)`);
     });
@@ -101,37 +114,42 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
   }
 
   for (const n of [2, 4]) {
-    it(`one embedding table shared by ${n} ranks: writes and sparse steps seen by all`, function () {
-      if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < n) this.skip();
-      const {status, out} = launch(n, 'embedding');
+    it(`one embedding table shared by ${n} ranks: writes and sparse steps seen by all`, () => {
+      const {status, out} = launch(n, 'embedding', gpuRanks(n));
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK embedding rank ${r}`);
     });
   }
 
   for (const n of [1, 2, 4]) {
-    it(`all-reduce and data-parallel training match single-process results: ${n} rank(s)`, function () {
-      if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < n) this.skip();
-      const {status, out} = launch(n, 'allreduce');
+    it(`all-reduce and data-parallel training match single-process results: ${n} rank(s)`, () => {
+      const {status, out} = launch(n, 'allreduce', gpuRanks(n));
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK allreduce rank ${r}`);
     });
   }
 
   for (const n of [2, 4]) {
-    it(`GPU all-reduce: one-shot, two-shot, NCCL; float32/bfloat16/float16 wire; 1 element to 64 MiB; 1,000 calls back to back: ${n} GPUs`, function () {
-      if (wm.deviceInfo().deviceCount < n) this.skip();
+    it(`GPU all-reduce: one-shot, two-shot, NCCL (a GPU per rank); float32/bfloat16/float16 wire; 1 element to 64 MiB; calls back to back: ${n} ranks`, function () {
+      const env = gpuRanks(n);
+      if (!env) this.skip();
       this.timeout(300_000);
-      const {status, out} = launch(n, 'allreduce-gpu', {}, 280_000);
+      const {status, out} = launch(n, 'allreduce-gpu', env, 280_000);
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK allreduce-gpu rank ${r}`);
     });
   }
 
-  it('GPU all-reduce in rounds: 1 MiB buffers that may not grow, every path and wire type: 2 GPUs', function () {
-    if (wm.deviceInfo().deviceCount < 2) this.skip();
+  it('GPU all-reduce in rounds: 1 MiB buffers that may not grow, every path and wire type: 2 ranks', function () {
+    const env = gpuRanks(2);
+    if (!env) this.skip();
     this.timeout(300_000);
-    const {status, out} = launch(2, 'allreduce-gpu', {WM_AR_BUFFER_BYTES: String(1 << 20), WM_AR_BUFFER_MAX: String(1 << 20)}, 280_000);
+    const {status, out} = launch(
+      2,
+      'allreduce-gpu',
+      {WM_AR_BUFFER_BYTES: String(1 << 20), WM_AR_BUFFER_MAX: String(1 << 20), ...env},
+      280_000,
+    );
     expect(status, out).to.equal(0);
     for (let r = 0; r < 2; ++r) expect(out).to.include(`[${r}] OK allreduce-gpu rank ${r}`);
   });
@@ -157,8 +175,9 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
   });
 
   it('GPU all-reduce: a rank killed between calls makes the other fail naming it within the timeout', function () {
-    if (wm.deviceInfo().deviceCount < 2) this.skip();
-    const {status, out} = launch(2, 'allreduce-die');
+    const env = gpuRanks(2);
+    if (!env) this.skip();
+    const {status, out} = launch(2, 'allreduce-die', env);
     expect(status).to.not.equal(0);
     expect(out).to.match(/ERROR rank 0 after \d+ ms: .*rank 1 did not reach the all-reduce within 1500 ms/);
     expect(out).to.not.include('UNEXPECTED');
@@ -177,8 +196,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     for (const c of curves.slice(1)) c.forEach((l, i) => expect(l).to.be.closeTo(curves[0][i], 1e-4 * Math.max(1, curves[0][i])));
   });
 
-  it('the data-parallel example trains with its table in WholeMemory on 2 ranks', function () {
-    if (wm.deviceInfo().gpu && wm.deviceInfo().deviceCount < 2) this.skip();
+  it('the data-parallel example trains with its table in WholeMemory on 2 ranks', () => {
     const r = spawnSync(
       process.execPath,
       [
@@ -191,7 +209,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
         '--out',
         fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-')),
       ],
-      {encoding: 'utf8', timeout: 120_000},
+      {encoding: 'utf8', timeout: 120_000, env: {...process.env, ...gpuRanks(2)}},
     );
     expect(r.status, r.stdout + r.stderr).to.equal(0);
     expect(r.stdout).to.match(/\[0\] GraphSAGE, 2 rank\(s\), table in continuous WholeMemory: test accuracy \d+\.\d+ %/);
@@ -263,6 +281,18 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
       expect(one, model).to.have.length(4);
       expect(exactEpochs(2, 3, ['--model', model]), model).to.deep.equal(one);
     }
+  });
+
+  it('ranks on one GPU: refused by name unless WM_SHARE_GPU=1, and then NCCL paths refuse them by name', function () {
+    if (!wm.deviceInfo().gpu) this.skip();
+    const one = {WM_TEST_LOCATION: 'device', WM_DEVICE: '0'};
+    let r = launch(2, 'check', {...one, WM_TEST_TYPES: 'continuous'});
+    expect(r.status).to.not.equal(0);
+    expect(r.out).to.match(/malloc: ranks 0 and 1 use the same GPU 0 \(WM_SHARE_GPU=1 lets ranks share a GPU/);
+    r = launch(2, 'check', {...one, WM_TEST_TYPES: 'distributed', WM_SHARE_GPU: '1'});
+    expect(r.status).to.not.equal(0);
+    expect(r.out).to.match(/NCCL init: ranks 0 and 1 use the same GPU 0; NCCL needs a GPU per rank/);
+    expect(r.out).to.not.include('UNEXPECTED');
   });
 
   it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {

@@ -67,7 +67,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
  private:
   // Collective, once: whether every pair of the group's GPUs has peer access.
   bool peerOk(wm::Bootstrap& boot) {
-    if (peerOk_ < 0) peerOk_ = wm::PeerAllReduce::supported(boot) ? 1 : 0;
+    if (peerOk_ < 0) peerOk_ = wm::PeerAllReduce::supported(boot, &sharedGpu_) ? 1 : 0;
     return peerOk_ == 1;
   }
   // Collective on first use: every rank's buffers (WM_AR_BUFFER_BYTES each to start with).
@@ -112,7 +112,9 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
         ncclMin_ = v && *v ? std::atoll(v) : boot.size() <= 2 ? int64_t{1} << 62 : int64_t{16} << 20;
       }
       // NCCL reduces float32 here: for 16-bit wires our kernels move half the bytes.
-      bool useNccl = algo == 3 || (algo == 0 && (!peers || (bytes >= ncclMin_ && wire == wm::WireType::F32)) && wm::ncclAvailable());
+      // Ranks sharing a GPU (WM_SHARE_GPU) keep to the peer paths: NCCL refuses them.
+      bool useNccl =
+          algo == 3 || (algo == 0 && !sharedGpu_ && (!peers || (bytes >= ncclMin_ && wire == wm::WireType::F32)) && wm::ncclAvailable());
       if (useNccl) {
         auto& n = nccl(info.Env());
         if (peer_) peer_->checkError();
@@ -215,6 +217,7 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
   std::unique_ptr<wm::NcclComm> nccl_;
   std::unique_ptr<wm::PeerAllReduce> peer_;
   int peerOk_ = -1;
+  bool sharedGpu_ = false;
   int64_t ncclMin_ = -1;  // float32 bytes from which Auto takes NCCL
 };
 

@@ -32,3 +32,4 @@ export {planetoidSplit, randomSplit} from './split';
 export type {Split} from './split';
 export {randomVertices, randomWalks, walkPairs} from './random_walk';
 export type {WalkOptions} from './random_walk';
+export * as transforms from './transforms';

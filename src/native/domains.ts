@@ -36,8 +36,8 @@ export const graphNative: Part<
   | 'download'
 > = native;
 
-/** Text tables parsed natively, files mapped as typed arrays, digests (the dataset loader and its cache, src/graph/). */
-export const dataNative: Part<'textColumns' | 'hostArrayMap' | 'digest'> = native;
+/** Text tables parsed natively, files mapped as typed arrays, feature rows converted and checked, digests (the dataset loader and its cache, src/graph/). */
+export const dataNative: Part<'textColumns' | 'hostArrayMap' | 'digest' | 'floatRows'> = native;
 
 /** The layers' fused passes: GraphSAGE, GAT, row dots, dropout, the fused loss (src/nn/). */
 export const layerNative: Part<

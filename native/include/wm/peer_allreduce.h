@@ -43,8 +43,9 @@ class PeerAllReduce {
   constexpr static int kMaxTensors = 64;
 
   // Collective. Whether every pair of the group's GPUs has peer access: the
-  // same answer on every rank (each checks the whole matrix).
-  static bool supported(Bootstrap& boot);
+  // same answer on every rank (each checks the whole matrix). sharedGpu:
+  // whether two ranks drive one GPU (allowed by WM_SHARE_GPU=1).
+  static bool supported(Bootstrap& boot, bool* sharedGpu = nullptr);
   // Collective: maps every rank's buffers (bufferBytes per buffer, four per
   // rank; they grow with larger messages, up to WM_AR_BUFFER_MAX, 64 MiB).
   PeerAllReduce(Bootstrap& boot, int64_t bufferBytes);

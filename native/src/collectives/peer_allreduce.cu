@@ -51,11 +51,16 @@ void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& 
 
 }  // namespace
 
-bool PeerAllReduce::supported(Bootstrap& boot) {
+bool PeerAllReduce::supported(Bootstrap& boot, bool* sharedGpu) {
   auto all = boot.allgather(std::to_string(currentDevice()), "allReduce (devices)");
-  if (boot.size() > kMaxRanks) return false;
   std::vector<int> devices;
   for (auto& s : all) devices.push_back(std::stoi(s));
+  if (sharedGpu) {
+    std::vector<int> sorted = devices;
+    std::sort(sorted.begin(), sorted.end());
+    *sharedGpu = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  }
+  if (boot.size() > kMaxRanks) return false;
   for (int a : devices)
     for (int b : devices) {
       if (a == b) continue;

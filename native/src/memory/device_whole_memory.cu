@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "runtime/check.h"
+#include "runtime/gpu_sharing.h"
 #include "runtime/driver_api.h"
 #include "wm/runtime.h"
 
@@ -27,8 +28,9 @@ std::vector<int> rankDevices(Bootstrap& comm, int device, bool needPeers) {
   std::vector<int> devices;
   for (int q = 0; q < comm.size(); ++q) {
     int other = std::stoi(all[q]);
-    if (other == device && q != comm.rank())
-      fail("malloc: ranks " + std::to_string(q) + " and " + std::to_string(comm.rank()) + " use the same " + gpu(device));
+    if (other == device && q != comm.rank() && !gpuSharingAllowed())
+      fail("malloc: ranks " + std::to_string(q) + " and " + std::to_string(comm.rank()) + " use the same " + gpu(device) +
+           " (WM_SHARE_GPU=1 lets ranks share a GPU, for tests on fewer GPUs than ranks)");
     if (needPeers && other != device) requirePeer(device, other);
     devices.push_back(other);
   }
