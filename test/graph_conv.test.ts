@@ -245,7 +245,8 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
       const t1 = a.apply(x, {graph: block, training: true}) as tf.Tensor;
       const t2 = a.apply(x, {graph: block, training: true}) as tf.Tensor;
       const u1 = b.apply(x, {graph: block, training: true}) as tf.Tensor;
-      closeTo(u1.dataSync(), t1.dataSync(), 0, 'the same seed, the same first mask');
+      // The same mask (GPU sums with atomics may round differently; another mask differs by far more).
+      closeTo(u1.dataSync(), t1.dataSync(), 1e-5, 'the same seed, the same first mask');
       const differ = (p: tf.Tensor, q: tf.Tensor) => p.dataSync().some((v, i) => Math.abs(v - q.dataSync()[i]) > 1e-6);
       expect(differ(t1, ref), 'a training call drops coefficients').to.equal(true);
       expect(differ(t1, t2), 'each training call draws its own mask').to.equal(true);
