@@ -91,6 +91,29 @@ describe('wm.nn.NeighborLoader', function () {
     native.free();
   });
 
+  it('the next batch is ready while the loop awaits the current one (prefetch), and never sampled twice', async () => {
+    const read: number[] = []; // the batch whose features were read, in order
+    let current = -1;
+    const features = {
+      read: (ids: Int32Array) => {
+        read.push(current);
+        return tf.zeros([ids.length, 1]);
+      },
+    };
+    const loader = new NeighborLoader(data.graph, seeds, {fanouts: [2], batchSize: 50, features, shuffle: false});
+    const seen: number[] = [];
+    for await (const b of loader) {
+      current = b.index;
+      const readsBefore = read.length;
+      await new Promise((r) => setTimeout(r, 5)); // the step awaiting the GPU
+      // During the await the loader read batch b + 1's features (none after the last batch).
+      seen.push(read.length - readsBefore);
+      b.dispose();
+    }
+    expect(seen).to.deep.equal([1, 1, 1, 1, 0]);
+    expect(read.length).to.equal(loader.length);
+  });
+
   it('a loop that stops early leaves nothing behind; bad options are named', async () => {
     const features = wm.nn.featureTable(data.features!.values, 600, 8);
     const before = tf.memory().numTensors;

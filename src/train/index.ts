@@ -2,7 +2,7 @@
 export {loadCheckpoint, saveCheckpoint} from './checkpoint';
 export {adam, FusedAdamOptimizer} from '../optimizers/fused_adam';
 export type {CheckpointContents} from './checkpoint';
-export {hitsAtK, rocAuc} from './link_metrics';
+export {hitsAtK, meanReciprocalRank, rocAuc} from './link_metrics';
 export {DEFAULT_LINK_PREDICTION, trainLinkPrediction} from './link_prediction';
 export type {LinkEpochMetrics, LinkPredictionOptions} from './link_prediction';
 export {MetricsLog} from './metrics_log';
@@ -17,3 +17,5 @@ export {GCN_RECIPE, nodeModelCandidates, searchNodeModel} from './model_search';
 export type {Candidate, CandidateResult, SearchResult} from './model_search';
 export {labelPropagation, nearestClassMean, smoothPredictions} from './baselines';
 export {sgc} from './sgc';
+export {commonNeighbours, trainGnnLinkPrediction} from './gnn_link_prediction';
+export type {GnnLinkEpoch, GnnLinkPredictionOptions, GnnLinkResult, LinkScores} from './gnn_link_prediction';

@@ -24,3 +24,30 @@ export function hitsAtK(pos: ArrayLike<number>, neg: ArrayLike<number>, k: numbe
   for (let i = 0; i < pos.length; ++i) if (pos[i] > kth) ++hits;
   return hits / pos.length;
 }
+
+/**
+ * Mean reciprocal rank of each positive among the negatives: 1 / (1 + the negatives scoring above it, ties
+ * counted half), averaged over the positives (OGB's MRR, with one shared list of negatives).
+ */
+export function meanReciprocalRank(pos: ArrayLike<number>, neg: ArrayLike<number>): number {
+  if (pos.length === 0) return 0;
+  const sorted = Float64Array.from(neg).sort();
+  // Negatives strictly above p, and those equal to it, by binary search.
+  const above = (p: number, strict: boolean) => {
+    let lo = 0,
+      hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (strict ? sorted[mid] <= p : sorted[mid] < p) lo = mid + 1;
+      else hi = mid;
+    }
+    return sorted.length - lo;
+  };
+  let sum = 0;
+  for (let i = 0; i < pos.length; ++i) {
+    const higher = above(pos[i], true),
+      ties = above(pos[i], false) - higher;
+    sum += 1 / (1 + higher + ties / 2);
+  }
+  return sum / pos.length;
+}
