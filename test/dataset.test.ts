@@ -445,6 +445,85 @@ describe('the dataset cache (loadDataset {cache})', () => {
     expect(await failure(loadDataset(dir, {into: 'wide' as 'native'}))).to.match(/into must be 'arrays' or 'native', got wide/);
   });
 
+  it('edge weights: a third column of edges.tsv and a one-column OGB edge-feat.csv.gz, summed per entry, cached, in both forms', async () => {
+    // Weighted ring with chords, one edge given twice and one given both ways; vertices 30, 31: a pair apart.
+    const n = 30;
+    const edges: [number, number, number][] = [];
+    for (let v = 0; v < n; ++v) edges.push([v, (v + 1) % n, 1 + v / 8], [v, (v + 5) % n, 0.25]);
+    edges.push([0, 1, 2], [6, 5, 0.5], [30, 31, 4], [7, 7, 9]);
+    fs.writeFileSync(path.join(dir, 'edges.tsv'), '# vertices=32\n' + edges.map((e) => e.join('\t')).join('\n') + '\n');
+    fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), Array.from({length: 32}, (_, v) => `${v}\t${v % 3}`).join('\n'));
+    const want = (g: {rowPtr: ArrayLike<number>; colIdx: ArrayLike<number>}, ids: ArrayLike<number>) => {
+      const out: number[] = [];
+      for (let i = 0; i < ids.length; ++i)
+        for (let e = g.rowPtr[i]; e < g.rowPtr[i + 1]; ++e) {
+          const [u, v] = [ids[i], ids[g.colIdx[e]]];
+          out.push(edges.filter(([a, b]) => a !== b && ((a === u && b === v) || (a === v && b === u))).reduce((x, [, , w]) => x + w, 0));
+        }
+      return out;
+    };
+    const said: string[] = [];
+    const d = await loadDataset(dir, {cache: true, onProgress: (m) => said.push(m)});
+    expect(said.join('\n')).to.match(/weighted/);
+    expect(d.component).to.deep.equal({kept: 30, of: 32});
+    expect(Array.from(d.edgeWeights!)).to.deep.equal(want(d.graph, d.originalIds));
+    const again = await loadDataset(dir, {into: 'native', cache: true});
+    try {
+      expect(Array.from(again.edgeWeights!)).to.deep.equal(Array.from(d.edgeWeights!));
+    } finally {
+      again.graph.free();
+    }
+    // A field past the weight is not read, and a warning says so.
+    const warnings: string[] = [];
+    const onWarning = (w: Error & {code?: string}) => w.code === 'WM_EDGE_FIELDS_IGNORED' && warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      fs.appendFileSync(path.join(dir, 'edges.tsv'), '3\t9\t1\tx\n');
+      await loadDataset(dir, {cache: false});
+      // A later weight that is not a number is named; a first third field that is not one leaves the graph unweighted.
+      fs.writeFileSync(path.join(dir, 'edges.tsv'), edges.map((e) => e.join('\t')).join('\n') + '\n0\t1\tkg\n');
+      expect(await failure(loadDataset(dir, {cache: false}))).to.match(/edges\.tsv:65: /);
+      fs.writeFileSync(path.join(dir, 'edges.tsv'), edges.map(([u, v], i) => `${u}\t${v}\tt${i}`).join('\n') + '\n');
+      expect((await loadDataset(dir, {cache: false})).edgeWeights).to.equal(undefined);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.join('\n')).to.match(
+      /edges\.tsv: 1 of \d+ edges hold fields past the two vertex ids and the weight \(the first on line \d+\)/,
+    );
+    // OGB: one column per edge is the weight; wider edge features are named, not read.
+    const ogb = path.join(dir, 'ogb');
+    const gzw = (f: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(ogb, f)), {recursive: true});
+      fs.writeFileSync(path.join(ogb, f), zlib.gzipSync(Buffer.from(text)));
+    };
+    const pairs = Array.from({length: 20}, (_, v) => [v, (v + 1) % 20]);
+    gzw('raw/edge.csv.gz', pairs.map((p) => p.join(',')).join('\n') + '\n');
+    gzw('raw/num-node-list.csv.gz', '20\n');
+    gzw('raw/num-edge-list.csv.gz', '20\n');
+    gzw('raw/node-label.csv.gz', Array.from({length: 20}, (_, v) => `${v % 2}`).join('\n') + '\n');
+    gzw('raw/edge-feat.csv.gz', pairs.map((_, i) => `${i + 1}`).join('\n') + '\n');
+    gzw('split/s/train.csv.gz', '0\n1\n2\n3\n');
+    gzw('split/s/valid.csv.gz', '4\n5\n');
+    gzw('split/s/test.csv.gz', '6\n7\n');
+    const o = await loadDataset(ogb, {cache: false});
+    // Vertex 0's row: 1 (edge 0 -> 1, weight 1) and 19 (edge 19 -> 0, weight 20).
+    expect(Array.from(o.graph.neighbors(0))).to.deep.equal([1, 19]);
+    expect(Array.from(o.edgeWeights!.subarray(0, 2))).to.deep.equal([1, 20]);
+    gzw('raw/edge-feat.csv.gz', pairs.map(() => '1,2').join('\n') + '\n');
+    const ws: string[] = [];
+    const on2 = (w: Error & {code?: string}) => w.code === 'WM_EDGE_FIELDS_IGNORED' && ws.push(w.message);
+    process.on('warning', on2);
+    try {
+      expect((await loadDataset(ogb, {cache: false})).edgeWeights).to.equal(undefined);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', on2);
+    }
+    expect(ws.join('\n')).to.match(/edge-feat\.csv\.gz: 2 features per edge are not read/);
+  });
+
   it('TSV folder: the largest component cached with its original ids; adding a feature file makes the cache stale', async () => {
     const n = 30;
     fs.writeFileSync(path.join(dir, 'edges.tsv'), ringEdges(n, n + 2) + `${n}\t${n + 1}\n`);

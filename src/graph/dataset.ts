@@ -111,7 +111,7 @@ const TSV_FILES = [
 ];
 
 function ogbFiles(folder: string): string[] {
-  const raw = ['num-node-list.csv.gz', 'num-edge-list.csv.gz', 'edge.csv.gz', 'node-label.csv.gz', 'node-feat.csv.gz'];
+  const raw = ['num-node-list.csv.gz', 'num-edge-list.csv.gz', 'edge.csv.gz', 'edge-feat.csv.gz', 'node-label.csv.gz', 'node-feat.csv.gz'];
   const splitRoot = path.join(folder, 'split');
   const names = fs.existsSync(splitRoot) ? fs.readdirSync(splitRoot).sort() : [];
   const split = names.flatMap((d) => ['train.csv.gz', 'valid.csv.gz', 'test.csv.gz'].map((f) => path.join('split', d, f)));
@@ -237,15 +237,34 @@ async function readSplit(dir: string, names: [string, string, string], numVertic
  * An edge file (text, or a NumPy edge matrix read in place) made into an undirected CSR in native memory;
  * n: the vertices, or from the file.
  */
-async function readGraph(file: string, n: number | undefined, say: (m: string) => void): Promise<{graph: NativeGraph; edges: number}> {
+async function readGraph(
+  file: string,
+  n: number | undefined,
+  say: (m: string) => void,
+  weights?: 'column' | Float32Array,
+): Promise<{graph: NativeGraph; edges: number; weights?: Float32Array}> {
   const t0 = Date.now();
-  const opts = {symmetric: true, numVertices: n};
-  const {graph, edges} = file.endsWith('.npy') ? edgeMatrixGraph(file, opts) : await edgeFileGraph(file, opts);
+  const opts = {symmetric: true, numVertices: n, weights};
+  const built: {graph: NativeGraph; edges: number; weights?: Float32Array} = file.endsWith('.npy')
+    ? edgeMatrixGraph(file, opts)
+    : await edgeFileGraph(file, opts);
+  const {graph} = built;
   say(
     `read ${file} and built the graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries ` +
-      `(${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+      `(${((Date.now() - t0) / 1000).toFixed(1)} s)${built.weights ? ', weighted' : ''}`,
   );
-  return {graph, edges};
+  return built;
+}
+
+/** Whether the first edge line of a text edge list holds a number in a third field (its weight; other fields are warned of and skipped). */
+async function hasWeightColumn(file: string): Promise<boolean> {
+  for await (const {line} of readLines(file)) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#') || t.startsWith('%')) continue;
+    const fields = t.split(/[\s,]+/);
+    return fields.length >= 3 && fields[2] !== '' && Number.isFinite(Number(fields[2]));
+  }
+  return false;
 }
 
 // ---- assembly ----
@@ -257,6 +276,7 @@ async function assemble(
   features: NativeFeatures | undefined,
   split: ((labels: Int32Array) => Promise<Split>) | undefined,
   where: string,
+  edgeWeights?: Float32Array,
 ): Promise<LoadedParts> {
   const {labels: all, classNames} = labelled;
   const n = native.numVertices;
@@ -264,7 +284,11 @@ async function assemble(
     if (classNames.length < 2) throw new Error(`${where}: ${classNames.length} distinct label(s); nothing to classify`);
     const s = await split(all);
     const originalIds = Int32Array.from({length: n}, (_, i) => i);
-    return {vertices: {name, labels: all, numClasses: classNames.length, classNames, originalIds, split: s}, graph: native, features};
+    return {
+      vertices: {name, labels: all, numClasses: classNames.length, classNames, originalIds, split: s, edgeWeights},
+      graph: native,
+      features,
+    };
   }
   // The component is found over int32 offsets; a dataset past them comes with its split (as OGB's do).
   if (native.numEdges > 2 ** 31 - 1)
@@ -296,6 +320,17 @@ async function assemble(
     vertices.forEach((v, i) => values.set(every.subarray(v * dim, (v + 1) * dim), i * dim));
     f = NativeFeatures.fromArray(values, vertices.length, dim, f.source, f.stored);
   }
+  // A component's rows are whole rows of the full graph, in order: their weights are too.
+  let weights: Float32Array | undefined;
+  if (edgeWeights) {
+    weights = new Float32Array(graph.numEdges);
+    let at = 0;
+    for (const v of vertices) {
+      const row = edgeWeights.subarray(full.rowPtr[v], full.rowPtr[v + 1]);
+      weights.set(row, at);
+      at += row.length;
+    }
+  }
   const component = graphNative().graphFromCsr(graph.rowPtr, graph.colIdx);
   native.free();
   return {
@@ -306,6 +341,7 @@ async function assemble(
       classNames,
       originalIds: vertices,
       component: {kept: vertices.length, of: n},
+      edgeWeights: weights,
     },
     graph: component,
     features: f,
@@ -320,7 +356,8 @@ async function loadTsvFolder(folder: string, say: (m: string) => void): Promise<
   for (const p of [edgesPath, labelsPath]) {
     if (!fs.existsSync(p)) throw new Error(`${folder}: ${path.basename(p)} is missing (need edges.tsv or edges.npy, and vertex_value.tsv)`);
   }
-  const {graph, edges} = await readGraph(edgesPath, undefined, say);
+  const weighted = edgesPath === tsv && (await hasWeightColumn(tsv));
+  const {graph, edges, weights} = await readGraph(edgesPath, undefined, say, weighted ? 'column' : undefined);
   try {
     if (edges === 0) throw new Error(`${edgesPath}: no edges; node classification needs at least ${MIN_VERTICES} connected vertices`);
     const n = graph.numVertices;
@@ -332,7 +369,7 @@ async function loadTsvFolder(folder: string, say: (m: string) => void): Promise<
     const split = fs.existsSync(splitDir)
       ? (labels: Int32Array) => readSplit(splitDir, ['train.txt', 'valid.txt', 'test.txt'], n, labels)
       : undefined;
-    return await assemble(path.basename(path.resolve(folder)), graph, numberClasses(raw, n), features, split, folder);
+    return await assemble(path.basename(path.resolve(folder)), graph, numberClasses(raw, n), features, split, folder, weights);
   } catch (e) {
     graph.free();
     throw e;
@@ -365,11 +402,23 @@ async function loadOgb(folder: string, say: (m: string) => void): Promise<Loaded
   const splitDir = path.join(splitRoot, names[0]);
   const edgeFile = path.join(raw, 'edge.csv.gz'),
     labelFile = path.join(raw, 'node-label.csv.gz'),
-    featFile = path.join(raw, 'node-feat.csv.gz');
+    featFile = path.join(raw, 'node-feat.csv.gz'),
+    edgeFeatFile = path.join(raw, 'edge-feat.csv.gz');
+  // One number per edge is its weight; wider edge features are not read, and that is said.
+  let edgeWeights: Float32Array | undefined;
+  if (fs.existsSync(edgeFeatFile)) {
+    const t = await readTextTable(edgeFeatFile, {values: -1});
+    if (t.summary.rows !== m) throw new Error(`${edgeFeatFile}: ${t.summary.rows} rows for ${m} edges`);
+    if (t.summary.width === 1) edgeWeights = t.values().view() as Float32Array;
+    else
+      process.emitWarning(`${edgeFeatFile}: ${t.summary.width} features per edge are not read (one per edge is read as its weight)`, {
+        code: 'WM_EDGE_FIELDS_IGNORED',
+      });
+  }
   // The labels are read while the edges are; the features after the graph is built, so the edge
   // columns are freed before the feature table is made (the peak stays near what is kept).
-  const [{graph, edges}, labelValues] = await Promise.all([
-    readGraph(edgeFile, n, say),
+  const [{graph, edges, weights}, labelValues] = await Promise.all([
+    readGraph(edgeFile, n, say, edgeWeights),
     readTextTable(labelFile, {values: 1, doubles: true, nanValues: true, blankRows: true}),
   ]);
   try {
@@ -389,6 +438,7 @@ async function loadOgb(folder: string, say: (m: string) => void): Promise<Loaded
       features,
       (l) => readSplit(splitDir, ['train.csv.gz', 'valid.csv.gz', 'test.csv.gz'], n, l),
       folder,
+      weights,
     );
   } catch (e) {
     graph.free();

@@ -145,6 +145,7 @@ export function writeCache(dir: string, sources: SourceStamp[], parts: LoadedPar
   // Rows of a .npy source stay in it (mapped on the next load); features made by the loader are copied.
   const inSource = features && path.resolve(features.source) === path.resolve(folder, 'vertex_features.npy') && !data.component;
   if (features && !inSource) arrays.push(['features', featureSection(features)]);
+  if (data.edgeWeights) arrays.push(['edgeWeights', arraySection(data.edgeWeights)]);
   if (data.split)
     arrays.push(['train', arraySection(data.split.train)], ['val', arraySection(data.split.val)], ['test', arraySection(data.split.test)]);
   const header: Header = {
@@ -281,6 +282,11 @@ function assembleCached(file: string, h: Header, graph: NativeGraph, folder: str
         if (!(v >= 0 && v < n && labels[v] >= 0)) throw new Error(`${file}: a split names vertex ${v}, not a labelled vertex`);
     split = {train, val, test};
   }
+  let edgeWeights: Float32Array | undefined;
+  if (h.sections.edgeWeights) {
+    edgeWeights = section<Float32Array>(file, h, 'edgeWeights', 'float32');
+    if (edgeWeights.length !== graph.numEdges) throw new Error(`${file}: ${edgeWeights.length} edge weights for ${graph.numEdges} entries`);
+  }
   let features: NativeFeatures | undefined;
   if (h.features?.inSource !== undefined) {
     if (h.features.inSource !== 'vertex_features.npy') throw new Error(`${file}: features in an unknown source '${h.features.inSource}'`);
@@ -295,7 +301,16 @@ function assembleCached(file: string, h: Header, graph: NativeGraph, folder: str
       throw new Error(`${file}: section 'features' fails its digest (damaged or changed)`);
   }
   return {
-    vertices: {name: h.name, labels, numClasses: h.numClasses, classNames: h.classNames, originalIds, split, component: h.component},
+    vertices: {
+      name: h.name,
+      labels,
+      numClasses: h.numClasses,
+      classNames: h.classNames,
+      originalIds,
+      split,
+      component: h.component,
+      edgeWeights,
+    },
     graph,
     features,
   };

@@ -198,23 +198,41 @@ export class NativeCsr {
 /** @internal NativeCsr.fromEdgeFile's graph, and the edges (lines) the file held. */
 export async function edgeFileGraph(
   file: string,
-  opts: {symmetric: boolean; numVertices?: number},
-): Promise<{graph: NativeGraph; edges: number}> {
+  opts: {symmetric: boolean; numVertices?: number; weights?: 'column' | Float32Array},
+): Promise<{graph: NativeGraph; edges: number; weights?: Float32Array}> {
   const n = opts.numVertices;
   if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1))
     throw new RangeError(`NativeCsr.fromEdgeFile: numVertices must be an integer in [0, 2^31 - 1], got ${n}`);
-  const t = await readTextTable(file, n === undefined ? {ids: 2, comments: true, extraFields: true} : {ids: 2, idBound: n});
+  const column = opts.weights === 'column';
+  const spec = n === undefined ? {ids: 2, comments: true, extraFields: true} : {ids: 2, idBound: n};
+  const t = await readTextTable(file, column ? {...spec, values: 1, extraFields: true} : spec);
   const {rows, maxId, maxIdLine, comments, extraRows, extraLine} = t.summary;
   const vertices = n ?? vertexCount(file, edgeFileHeader(comments).vertices, maxId, maxIdLine, rows);
   // Never dropped without a word: Node prints the warning (process.on('warning') receives it).
   if (extraRows > 0)
     process.emitWarning(
-      `${file}: ${extraRows} of ${rows} edges hold fields past the two vertex ids (the first on line ${extraLine}: edge weights?); ` +
-        'they are not read: the graph is built unweighted',
+      `${file}: ${extraRows} of ${rows} edges hold fields past the two vertex ids${column ? ' and the weight' : ''} ` +
+        `(the first on line ${extraLine}${column ? '' : ': edge weights?'}); they are not read${column ? '' : ': the graph is built unweighted'}`,
       {code: 'WM_EDGE_FIELDS_IGNORED'},
     );
   checkBuild(`NativeCsr.fromEdgeFile (${rows} edges)`, {edges: rows, vertices, symmetric: opts.symmetric, edgeArrays: true});
-  return {graph: graphNative().graphFromEdgeArrays(vertices, t.ids(0), t.ids(1), opts.symmetric), edges: rows};
+  if (opts.weights === undefined)
+    return {graph: graphNative().graphFromEdgeArrays(vertices, t.ids(0), t.ids(1), opts.symmetric), edges: rows};
+  // Weighted: the edges stay until each weight is placed in the CSR's entry order.
+  const w = column ? (t.values().view() as Float32Array) : (opts.weights as Float32Array);
+  if (w.length !== rows) throw new RangeError(`${file}: ${rows} edges, ${w.length} weights`);
+  const src = t.ids(0).view() as Int32Array,
+    dst = t.ids(1).view() as Int32Array;
+  const graph = graphNative().graphFromEdges(vertices, src, dst, opts.symmetric);
+  try {
+    const weights = new Float32Array(graph.numEdges);
+    const bad = graphNative().csrEdgeWeights(graph, src, dst, w, rows, opts.symmetric, weights);
+    if (bad >= 0) throw new Error(`${file}: edge ${bad} (${src[bad]}, ${dst[bad]}) is not in the graph built from it`);
+    return {graph, edges: rows, weights};
+  } catch (e) {
+    graph.free();
+    throw e;
+  }
 }
 
 /** @internal NativeCsr.fromNpy's build, and the edge count read (for loaders that check it). */

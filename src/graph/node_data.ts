@@ -27,6 +27,12 @@ export interface NodeClassificationData {
   /** Id in the original files of each vertex of `graph`. */
   originalIds: Int32Array;
   features?: VertexFeatures;
+  /**
+   * The weight of each entry of `graph`, in entry order, when the data has them (a third column of
+   * edges.tsv, or OGB's one-column edge-feat.csv.gz): duplicate edges add up, and an undirected edge's two
+   * entries carry its weight. `CsrBlock.withWeights` hands them to the layers.
+   */
+  edgeWeights?: Float32Array;
   /** A fixed split from the data (vertices of `graph`); without one, callers draw random splits. */
   split?: Split;
   /**

@@ -22,6 +22,7 @@ export const graphNative: Part<
   | 'graphFromEdgeArrays'
   | 'graphFromCsr'
   | 'graphFromEdgeMatrix'
+  | 'csrEdgeWeights'
   | 'graphCsbm'
   | 'csbmFeatures'
   | 'rmat'

@@ -106,6 +106,8 @@ export interface NativeOps {
   csrSliceOffsets(rowPtr: Buf, first: number, count: number, out: Buf, wideOffsets?: boolean): void;
   walkPairs(walks: Buf, n: number, length: number, window: number, center: Buf, context: Buf): void;
   randomVertices(count: number, numVertices: number, seed: number, out: Buf): void;
+  /** Edge weights in the graph's entry order from the weighted edges it was built from; -1, or the first edge it lacks. */
+  csrEdgeWeights(graph: NativeGraph, src: Buf, dst: Buf, weights: Buf, m: number, symmetric: boolean, out: Buf): number;
   /** Values as float32 into out (stored 0 float32: out may be null, checked only; 1 float16 bits; 2 float64); the first non-finite position or -1. */
   floatRows(values: Float32Array | Uint16Array | Float64Array, stored: number, n: number, out: OptBuf): number;
   unary(op: number, dtypeIn: NativeDType, dtypeOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
