@@ -46,13 +46,21 @@ export class NativeFeatures {
     width: number,
     source: string,
   ): NativeFeatures {
-    return new NativeFeatures(rows, dim, source, stored, (first, count) => {
+    const map = (first: number, count: number) => {
       const part = dataNative().hostArrayMap(file, offset + first * width, count, stored);
       try {
         return part.view() as Float32Array | Uint16Array | Float64Array;
       } finally {
         part.free();
       }
+    };
+    // Up to what one view holds, one mapping serves every window (each mapping's pages count once more in
+    // the process's memory); past it, each window maps its own part.
+    if (rows * dim * width > 2 ** 32) return new NativeFeatures(rows, dim, source, stored, map);
+    let whole: Float32Array | Uint16Array | Float64Array | undefined;
+    return new NativeFeatures(rows, dim, source, stored, (first, count) => {
+      whole ??= map(0, rows * dim);
+      return whole.subarray(first, first + count);
     });
   }
 
