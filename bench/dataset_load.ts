@@ -18,7 +18,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 
-import {float16ToFloat32} from '../src/data/npy';
+import {float16ToFloat32, npyHeader} from '../src/data/npy';
 import {loadDataset} from '../src/graph/dataset';
 import {featureTable} from '../src/nn/node_inputs';
 import {seededRng} from '../src/util/random';
@@ -85,15 +85,6 @@ function fillRandom(out: Uint32Array, state: {s: number}): void {
     out[i] = x >>> 0;
   }
   state.s = x;
-}
-
-/** A .npy header for a C-order array (version 1, padded to 64 bytes). */
-function npyHeader(descr: string, shape: number[]): Buffer {
-  let dict = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  dict += ' '.repeat((64 - ((10 + dict.length + 1) % 64)) % 64) + '\n';
-  const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, 0, 0]);
-  head.writeUInt16LE(dict.length, 8);
-  return Buffer.concat([head, Buffer.from(dict, 'latin1')]);
 }
 
 /** Writes `count` 32-bit words made by `fill` a block at a time after `header`, reporting the rate. */

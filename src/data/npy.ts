@@ -124,9 +124,8 @@ export function readNpy(file: string): NpyArray {
   return {shape: header.shape, data, stored};
 }
 
-/** Writes a C-order .npy (version 1) of float32, int32 or int64: for fixtures and exports. */
-export function writeNpy(file: string, data: Float32Array | Int32Array | BigInt64Array, shape: number[]): void {
-  const descr = data instanceof Float32Array ? '<f4' : data instanceof Int32Array ? '<i4' : '<i8';
+/** The header of a C-order .npy (version 1, padded to 64 bytes) of `descr` ('<f4', '<f2', '<i4', '<i8') and `shape`. */
+export function npyHeader(descr: string, shape: number[]): Buffer {
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
   const pad = 64 - ((10 + header.length + 1) % 64);
   header += ' '.repeat(pad % 64) + '\n';
@@ -135,5 +134,11 @@ export function writeNpy(file: string, data: Float32Array | Int32Array | BigInt6
   head[6] = 1;
   head[7] = 0;
   head.writeUInt16LE(header.length, 8);
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  return Buffer.concat([head, Buffer.from(header, 'latin1')]);
+}
+
+/** Writes a C-order .npy (version 1) of float32, int32 or int64: for fixtures and exports. */
+export function writeNpy(file: string, data: Float32Array | Int32Array | BigInt64Array, shape: number[]): void {
+  const descr = data instanceof Float32Array ? '<f4' : data instanceof Int32Array ? '<i4' : '<i8';
+  fs.writeFileSync(file, Buffer.concat([npyHeader(descr, shape), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
 }

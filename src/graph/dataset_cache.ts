@@ -3,10 +3,11 @@
 // file of aligned sections, both mapped on the next load instead of parsing
 // text again. Features that come from a .npy file are not copied: the file is
 // a source like the others, and is mapped again. Sections are written and
-// digested a window at a time, so they may be larger than a typed array. The cache records each source file's size, modification time,
-// inode and a hash of its first and last MiB (the whole of a small file), the
-// loader's format, and a digest of every section; any disagreement, a missing
-// or truncated file, or arrays out of range, and it is rebuilt, never trusted.
+// digested a window at a time, so they may be larger than a typed array. The
+// cache records each source file's size, modification time, inode and a hash
+// of its first and last MiB (the whole of a small file), the loader's format,
+// and a digest of every section; any disagreement, a missing or truncated
+// file, or arrays out of range, and it is rebuilt, never trusted.
 import {randomBytes} from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -121,9 +122,7 @@ function featureSection(f: NativeFeatures): SectionData {
   return {
     length: f.rows * f.dim,
     dtype: 'float32',
-    *windows() {
-      for (let r = 0; r < f.rows; r += f.windowRows) yield f.read(r, Math.min(f.windowRows, f.rows - r));
-    },
+    windows: () => f.float32Windows(),
   };
 }
 

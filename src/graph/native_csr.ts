@@ -209,12 +209,12 @@ export async function edgeFileGraph(
   const {rows, maxId, maxIdLine, comments, extraRows, extraLine} = t.summary;
   const vertices = n ?? vertexCount(file, edgeFileHeader(comments).vertices, maxId, maxIdLine, rows);
   // Never dropped without a word: Node prints the warning (process.on('warning') receives it).
-  if (extraRows > 0)
-    process.emitWarning(
-      `${file}: ${extraRows} of ${rows} edges hold fields past the two vertex ids${column ? ' and the weight' : ''} ` +
-        `(the first on line ${extraLine}${column ? '' : ': edge weights?'}); they are not read${column ? '' : ': the graph is built unweighted'}`,
-      {code: 'WM_EDGE_FIELDS_IGNORED'},
-    );
+  if (extraRows > 0) {
+    const what = column
+      ? `fields past the two vertex ids and the weight (the first on line ${extraLine}); they are not read`
+      : `fields past the two vertex ids (the first on line ${extraLine}: edge weights?); they are not read: the graph is built unweighted`;
+    process.emitWarning(`${file}: ${extraRows} of ${rows} edges hold ${what}`, {code: 'WM_EDGE_FIELDS_IGNORED'});
+  }
   checkBuild(`NativeCsr.fromEdgeFile (${rows} edges)`, {edges: rows, vertices, symmetric: opts.symmetric, edgeArrays: true});
   if (opts.weights === undefined)
     return {graph: graphNative().graphFromEdgeArrays(vertices, t.ids(0), t.ids(1), opts.symmetric), edges: rows};

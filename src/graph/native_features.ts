@@ -103,6 +103,18 @@ export class NativeFeatures {
     return values;
   }
 
+  /**
+   * @internal The rows as float32 a window of windowRows at a time, for copying and digesting: float32 pages
+   * as they are (every source the loader keeps them from was checked when parsed or read), others through read().
+   */
+  *float32Windows(): Generator<Float32Array> {
+    for (let r = 0; r < this.rows; r += this.windowRows) {
+      const count = Math.min(this.windowRows, this.rows - r);
+      const raw = this.dim === 0 ? new Float32Array(0) : this.window(r * this.dim, count * this.dim);
+      yield raw instanceof Float32Array ? raw : this.read(r, count);
+    }
+  }
+
   /** Every row in one Float32Array (the 'arrays' form of a dataset); refused past what a typed array holds. */
   toArray(): Float32Array {
     const total = this.rows * this.dim;

@@ -57,23 +57,27 @@ export function addSelfLoops(): Transform {
   };
 }
 
-/** Feature rows scaled to sum to 1 (PyG's NormalizeFeatures; rows with a negative value or summing to 0 unchanged). */
+/** Features scaled so each row sums to 1 (rows with a negative value or summing to 0 unchanged); a copy. */
+export function rowNormalized(f: {values: Float32Array; dim: number}): Float32Array {
+  const out = f.values.slice();
+  for (let r = 0; r < out.length / f.dim; ++r) {
+    const row = out.subarray(r * f.dim, (r + 1) * f.dim);
+    let sum = 0,
+      negative = false;
+    for (const x of row) {
+      sum += x;
+      negative ||= x < 0;
+    }
+    if (!negative && sum > 0) for (let k = 0; k < row.length; ++k) row[k] /= sum;
+  }
+  return out;
+}
+
+/** Feature rows scaled to sum to 1 (PyG's NormalizeFeatures; rows with a negative value or summing to 0 kept), a copy. */
 export function normalizeFeatures(): Transform {
   return (data) => {
     if (!data.features) throw new Error(`normalizeFeatures: ${data.name} has no node features`);
-    const {dim} = data.features;
-    const values = data.features.values.slice();
-    for (let r = 0; r < values.length / dim; ++r) {
-      const row = values.subarray(r * dim, (r + 1) * dim);
-      let sum = 0,
-        negative = false;
-      for (const x of row) {
-        sum += x;
-        negative ||= x < 0;
-      }
-      if (!negative && sum > 0) for (let k = 0; k < dim; ++k) row[k] /= sum;
-    }
-    return {...data, features: {...data.features, values}};
+    return {...data, features: {...data.features, values: rowNormalized(data.features)}};
   };
 }
 

@@ -8,11 +8,14 @@ import * as tf from '@tensorflow/tfjs-core';
 import type {NodeClassificationData, VertexFeatures} from '../graph/dataset';
 import {NativeFeatures} from '../graph/native_features';
 import {structureFeatures} from '../graph/structure_features';
+import {rowNormalized} from '../graph/transforms';
 import type {Communicator} from '../memory/communicator';
 import type {FeatureSource} from './feature_source';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
 import type {NodeModelConfig} from './node_model';
 import {adam} from './sparse_optimizer';
+
+export {rowNormalized};
 
 export interface FeatureTableOptions {
   memory?: EmbeddingMemory;
@@ -141,22 +144,6 @@ export function featureTable(
     throw e;
   }
   return table;
-}
-
-/** Features scaled so each row sums to 1 (rows with a negative value or summing to 0 unchanged); a copy. */
-export function rowNormalized(f: {values: Float32Array; dim: number}): Float32Array {
-  const out = f.values.slice();
-  for (let r = 0; r < out.length / f.dim; ++r) {
-    const row = out.subarray(r * f.dim, (r + 1) * f.dim);
-    let sum = 0,
-      negative = false;
-    for (const x of row) {
-      sum += x;
-      negative ||= x < 0;
-    }
-    if (!negative && sum > 0) for (let k = 0; k < row.length; ++k) row[k] /= sum;
-  }
-  return out;
 }
 
 /** The feature rows a model with this source reads for `data` (saved models record the source, so predictions read the same). */

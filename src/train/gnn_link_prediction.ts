@@ -149,13 +149,13 @@ export async function trainGnnLinkPrediction(
     }
     return out;
   };
-  const evaluate = (): {val: LinkScores; test: LinkScores} => {
+  // Validation each epoch; the test pairs only at a new best validation AUC (the scores the result reports).
+  const evaluate = (best: LinkScores | undefined): {val: LinkScores; test?: LinkScores} => {
     const emb = inferLayerwise(encoder, split.train, table);
     try {
-      return {
-        val: scoresOf(score(split.valEdges, emb), score(split.valNegatives, emb), k),
-        test: scoresOf(score(split.testEdges, emb), score(split.testNegatives, emb), k),
-      };
+      const val = scoresOf(score(split.valEdges, emb), score(split.valNegatives, emb), k);
+      if (best && val.auc <= best.auc) return {val};
+      return {val, test: scoresOf(score(split.testEdges, emb), score(split.testNegatives, emb), k)};
     } finally {
       emb.dispose();
     }
@@ -178,10 +178,10 @@ export async function trainGnnLinkPrediction(
         loss.dispose();
         b.dispose();
       }
-      const scores = evaluate();
-      const m = {epoch: e + 1, loss: lossSum / Math.max(1, batches), val: scores.val, seconds: (performance.now() - t0) / 1000};
+      const {val, test} = evaluate(best?.val);
+      const m = {epoch: e + 1, loss: lossSum / Math.max(1, batches), val, seconds: (performance.now() - t0) / 1000};
       history.push(m);
-      if (!best || scores.val.auc > best.val.auc) best = {epoch: e + 1, val: scores.val, test: scores.test};
+      if (test) best = {epoch: e + 1, val, test};
       onEpoch(m);
     }
   } finally {

@@ -2,10 +2,8 @@
 // float32 checked in place. A table the size of papers100M's features (14
 // billion values) passes through here a window at a time, so the loop runs on
 // every core instead of in JavaScript.
-#include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "runtime/parallel.h"
 #include "wm/embedding_math.h"
@@ -15,32 +13,23 @@ namespace wm {
 namespace host {
 namespace {
 
-// Converts [b, e) into out (when given) and lowers `bad` to the first position there that is not finite.
+// Converts in[0, n) into out (when given); the first position that is not finite, or n.
 template <typename T>
-void convertPart(const T* in, float* out, int64_t b, int64_t e, std::atomic<int64_t>& bad) {
-  for (int64_t i = b; i < e; ++i) {
+int64_t convert(const T* in, float* out, int64_t n) {
+  return parallelFirst(n, 1 << 16, [&](int64_t i) {
     const float v = static_cast<float>(toFloat(in[i]));
     if (out) out[i] = v;
-    if (!std::isfinite(v)) {
-      int64_t seen = bad.load();
-      while (i < seen && !bad.compare_exchange_weak(seen, i)) {
-      }
-      return;
-    }
-  }
+    return !std::isfinite(v);
+  });
 }
 
 }  // namespace
 
 int64_t floatRows(const void* in, int stored, int64_t n, float* out) {
-  std::atomic<int64_t> bad{std::numeric_limits<int64_t>::max()};
-  parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
-    if (stored == 0) convertPart(static_cast<const float*>(in), out == in ? nullptr : out, b, e, bad);
-    if (stored == 1) convertPart(static_cast<const Half16*>(in), out, b, e, bad);
-    if (stored == 2) convertPart(static_cast<const double*>(in), out, b, e, bad);
-  });
-  const int64_t first = bad.load();
-  return first == std::numeric_limits<int64_t>::max() ? -1 : first;
+  const int64_t first = stored == 0   ? convert(static_cast<const float*>(in), out == in ? nullptr : out, n)
+                        : stored == 1 ? convert(static_cast<const Half16*>(in), out, n)
+                                      : convert(static_cast<const double*>(in), out, n);
+  return first == n ? -1 : first;
 }
 
 }  // namespace host

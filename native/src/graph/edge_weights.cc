@@ -6,12 +6,10 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 #include "runtime/parallel.h"
 #include "wm/native_graph.h"
 #include "wm/op_registry.h"
-#include "wm/status.h"
 
 namespace wm {
 namespace host {
@@ -40,7 +38,6 @@ int64_t csrEdgeWeights(const NativeGraph& g, const int32_t* src, const int32_t* 
   const int32_t* col = g.colIdx();
   const int64_t n = g.numVertices();
   std::fill(out, out + g.numEdges(), 0.f);
-  std::atomic<int64_t> bad{m};
   auto entry = [&](int32_t u, int32_t v) -> int64_t {
     if (u < 0 || u >= n || v < 0 || v >= n) return -1;
     const int32_t* b = col + rowPtr[u];
@@ -48,22 +45,16 @@ int64_t csrEdgeWeights(const NativeGraph& g, const int32_t* src, const int32_t* 
     const int32_t* at = std::lower_bound(b, e, v);
     return at != e && *at == v ? at - col : -1;
   };
-  parallelFor(m, 1 << 14, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      if (src[i] == dst[i]) continue;
-      const int64_t k = entry(src[i], dst[i]);
-      const int64_t r = symmetric ? entry(dst[i], src[i]) : 0;
-      if (k < 0 || r < 0) {
-        int64_t seen = bad.load();
-        while (i < seen && !bad.compare_exchange_weak(seen, i)) {
-        }
-        return;
-      }
-      atomicAdd(out + k, w[i]);
-      if (symmetric) atomicAdd(out + r, w[i]);
-    }
+  const int64_t bad = parallelFirst(m, 1 << 14, [&](int64_t i) {
+    if (src[i] == dst[i]) return false;
+    const int64_t k = entry(src[i], dst[i]);
+    const int64_t r = symmetric ? entry(dst[i], src[i]) : 0;
+    if (k < 0 || r < 0) return true;
+    atomicAdd(out + k, w[i]);
+    if (symmetric) atomicAdd(out + r, w[i]);
+    return false;
   });
-  return bad.load() == m ? -1 : bad.load();
+  return bad == m ? -1 : bad;
 }
 
 }  // namespace host
