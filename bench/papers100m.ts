@@ -19,7 +19,11 @@
 // BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 20), BENCH_CACHE (share of rows cached, 0.25),
 // BENCH_LAYERWISE_SECONDS (default 600: how long layer-wise prediction may run before it stops; 0: skipped),
 // BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
-// BENCH_GRAPH_DIR (where the graph file for PyTorch goes, default the system's temporary folder; removed after).
+// BENCH_GRAPH_DIR (where the graph file for PyTorch and the ranks goes, default the system's temporary folder;
+// removed after), BENCH_RANKS (say "2,4": data-parallel runs on that many ranks, a GPU each, after the one-GPU
+// runs: every rank maps the saved graph and copies it to its GPU, the features are one float16 table chunked
+// over the ranks' GPUs (WholeMemory, read over NVLink), each rank trains on its own batches and the dense
+// gradients are all-reduced; an epoch's training vertices are shared between the ranks).
 // PyTorch runs first, on the graph file this run saves (bench/torch/graphsage.py maps it with numpy), so the
 // two never hold GPU memory at once; it holds what it can, or its error is reported.
 import * as fs from 'fs';
@@ -34,7 +38,7 @@ import {NativeCsr} from '../src/graph/native_csr';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {distinctSeeds, torchJson, writeBenchResult} from './bench_util';
+import {distinctSeeds, rankOrMain, resultOnRanks, torchJson, writeBenchResult} from './bench_util';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 27);
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
@@ -48,6 +52,10 @@ const CACHE_SHARE = Number(process.env.BENCH_CACHE ?? 0.25);
 const PRESAMPLE_BATCHES = 20;
 const LAYERWISE_SECONDS = Number(process.env.BENCH_LAYERWISE_SECONDS ?? 600);
 const TORCH_LAYERS = (process.env.BENCH_TORCH ?? 'pyg,torch').split(',').filter((x) => x !== '');
+const RANKS = (process.env.BENCH_RANKS ?? '')
+  .split(',')
+  .filter((x) => x !== '')
+  .map(Number);
 const FANOUTS = [30, 30, 30];
 const HIDDEN = 256,
   CLASSES = 172,
@@ -153,38 +161,118 @@ interface TorchRun {
 }
 
 // The same model in PyTorch on the same graph (bench/torch/graphsage.py over the saved file).
-function torchRuns(graph: NativeCsr): TorchRun[] {
-  if (TORCH_LAYERS.length === 0) return [];
+function torchRuns(file: string | undefined): TorchRun[] {
+  if (!file) return [];
+  return TORCH_LAYERS.map((layers) => {
+    const args = [
+      file,
+      String(BATCH),
+      String(STEPS),
+      FANOUTS.join(','),
+      String(HIDDEN),
+      String(CLASSES),
+      '0.003',
+      '1',
+      String(FEATURES),
+      layers,
+    ];
+    const r = torchJson<{seedsPerSecond: number; msPerStep: number; loadSeconds: number; torch: string; pyg?: string}>(
+      'graphsage.py',
+      args,
+    );
+    if (!r) return {layers, error: 'the PyTorch side stopped (its last line is printed above)'};
+    console.log(`PyTorch (${layers} layers): ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`);
+    return {layers, ...r, epochSeconds: TRAIN_VERTICES / r.seedsPerSecond};
+  });
+}
+
+// The graph written once for PyTorch and the ranks (mapped by both); undefined when neither runs.
+function savedGraph(graph: NativeCsr): {file: string; remove(): void} | undefined {
+  if (TORCH_LAYERS.length === 0 && RANKS.length === 0) return undefined;
   const dir = fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-papers100m-'));
   const file = path.join(dir, 'graph.wmcsr');
-  try {
-    const t0 = Date.now();
-    graph.save(file);
-    console.log(`graph saved for PyTorch in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    return TORCH_LAYERS.map((layers) => {
-      const args = [
-        file,
-        String(BATCH),
-        String(STEPS),
-        FANOUTS.join(','),
-        String(HIDDEN),
-        String(CLASSES),
-        '0.003',
-        '1',
-        String(FEATURES),
-        layers,
-      ];
-      const r = torchJson<{seedsPerSecond: number; msPerStep: number; loadSeconds: number; torch: string; pyg?: string}>(
-        'graphsage.py',
-        args,
-      );
-      if (!r) return {layers, error: 'the PyTorch side stopped (its last line is printed above)'};
-      console.log(`PyTorch (${layers} layers): ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`);
-      return {layers, ...r, epochSeconds: TRAIN_VERTICES / r.seedsPerSecond};
-    });
-  } finally {
-    fs.rmSync(dir, {recursive: true, force: true});
-  }
+  const t0 = Date.now();
+  graph.save(file);
+  console.log(`graph saved for PyTorch and the ranks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return {file, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
+}
+
+interface RankRun {
+  ranks: number;
+  seedsPerSecond: number;
+  msPerStep: number;
+  epochSeconds: number;
+  /** Seconds to map the graph file and copy it to each GPU, and to fill the chunked feature table. */
+  graphSeconds: number;
+  featureSeconds: number;
+}
+
+// One training step of `model` on `seeds`: the subgraph sampled on the GPU, the loss minimised by `minimize`.
+function stepOn(
+  csr: DeviceCsr,
+  model: GraphSageClassifier,
+  seeds: Int32Array,
+  sampleSeed: number,
+  minimize: (f: () => tf.Scalar) => tf.Scalar,
+  sizes?: number[][],
+): void {
+  const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed});
+  if (sizes && sizes.length < 3) sizes.push([sub.inputIds.size, ...sub.layers.map((l) => l.numDst)]);
+  const y = int32Of(seeds.length, (i) => seeds[i] % CLASSES); // the task does not matter, the work does
+  const loss = minimize(() => wm.nn.softmaxCrossEntropy(y, model.forwardFixed(sub, true)) as tf.Scalar);
+  sub.dispose();
+  loss.dispose();
+}
+
+// A rank of the data-parallel runs (BENCH_RANKS): the graph on its GPU, the features chunked over every rank's.
+async function rank(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const comm = wm.communicatorFromEnv();
+  const g0 = Date.now();
+  const graph = NativeCsr.load(process.env.BENCH_GRAPH_FILE!);
+  const csr = new DeviceCsr(graph);
+  graph.free();
+  const graphSeconds = (Date.now() - g0) / 1000;
+  const n = csr.numVertices;
+  const f0 = Date.now();
+  const features = wm.nn.embedding({
+    rows: n,
+    dim: FEATURES,
+    dtype: 'float16',
+    memory: 'chunked',
+    communicator: comm,
+    init: {type: 'uniform', scale: 1, seed: 11},
+  });
+  comm.barrier();
+  const featureSeconds = (Date.now() - f0) / 1000;
+  const model = benchModel(n, features);
+  const dp = wm.dataParallel(wm.train.adam(0.003), comm);
+  dp.broadcastVariables(model.denseVariables);
+  const rng = seededRng(100 + comm.rank);
+  const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:papers100m');
+  const step = () => stepOn(csr, model, nextSeeds(), Math.floor(rng() * 2 ** 31), (f) => dp.minimize(f, model.trainableVariables));
+  for (let i = 0; i < 3; ++i) step();
+  wm.synchronize();
+  comm.barrier();
+  const s0 = process.hrtime.bigint();
+  for (let i = 0; i < STEPS; ++i) step();
+  wm.synchronize();
+  comm.barrier();
+  const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
+  const seedsPerSecond = (BATCH * STEPS * comm.size) / seconds;
+  const result: RankRun = {
+    ranks: comm.size,
+    seedsPerSecond,
+    msPerStep: (1000 * seconds) / STEPS,
+    epochSeconds: TRAIN_VERTICES / seedsPerSecond,
+    graphSeconds,
+    featureSeconds,
+  };
+  if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  model.dispose();
+  features.dispose();
+  csr.dispose();
+  comm.destroy();
 }
 
 interface Run {
@@ -239,19 +327,8 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
   const rng = seededRng(100);
   const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:papers100m');
   const sizes: number[][] = [];
-  const step = () => {
-    const seeds = nextSeeds();
-    const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: Math.floor(rng() * 2 ** 31)});
-    if (sizes.length < 3) sizes.push([sub.inputIds.size, ...sub.layers.map((l) => l.numDst)]);
-    const y = int32Of(BATCH, (i) => seeds[i] % CLASSES); // the task does not matter, the work does
-    const loss = optimizer.minimize(
-      () => wm.nn.softmaxCrossEntropy(y, model.forwardFixed(sub, true)) as tf.Scalar,
-      true,
-      model.trainableVariables,
-    )!;
-    sub.dispose();
-    loss.dispose();
-  };
+  const minimize = (f: () => tf.Scalar) => optimizer.minimize(f, true, model.trainableVariables)!;
+  const step = () => stepOn(csr, model, nextSeeds(), Math.floor(rng() * 2 ** 31), minimize, sizes);
   for (let i = 0; i < 3; ++i) step();
   wm.synchronize();
   console.log(`distinct vertices per hop (inputs, then each layer's outputs), first steps: ${sizes.map((x) => x.join('/')).join('; ')}`);
@@ -284,6 +361,8 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
 }
 
 async function main(): Promise<void> {
+  for (const r of RANKS)
+    if (!(Number.isInteger(r) && r >= 1)) throw new RangeError(`BENCH_RANKS must list positive integers, got '${process.env.BENCH_RANKS}'`);
   await tf.setBackend(wm.BACKEND_NAME);
   const info = wm.deviceInfo();
   if (!info.gpu) throw new Error(`bench:papers100m needs a GPU (${info.reason})`);
@@ -296,7 +375,8 @@ async function main(): Promise<void> {
     `graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries (offsets ${gb(offsetBytes)}, columns ${gb(columnBytes)}), ` +
       `generated in ${buildSeconds.toFixed(1)} s`,
   );
-  const torch = torchRuns(graph);
+  const saved = savedGraph(graph);
+  const torch = torchRuns(saved?.file);
   const t1 = Date.now();
   const csr = new DeviceCsr(graph);
   const uploadSeconds = (Date.now() - t1) / 1000;
@@ -318,6 +398,19 @@ async function main(): Promise<void> {
   }
   csr.dispose();
   graph.free();
+  const rankRuns: RankRun[] = [];
+  try {
+    if (saved) process.env.BENCH_GRAPH_FILE = saved.file;
+    for (const ranks of RANKS) {
+      const r = resultOnRanks<RankRun>(ranks, __filename, 'RESULT ');
+      console.log(
+        `${ranks} ranks, features chunked over their GPUs: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`,
+      );
+      rankRuns.push(r);
+    }
+  } finally {
+    saved?.remove();
+  }
   console.log(
     `\nGraphSAGE, 3 layers, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, batch ${BATCH}, ${FEATURES} float16 features, ${info.name}; ` +
       `epoch = ${TRAIN_VERTICES} training vertices, estimated from ${STEPS} timed steps`,
@@ -336,7 +429,13 @@ async function main(): Promise<void> {
     if (t.error) console.log(`| PyTorch (${t.layers} layers) | ${t.error} | | | | |`);
     else console.log(`| ${name} | ${t.seedsPerSecond!.toFixed(0)} | ${t.msPerStep!.toFixed(1)} | ${t.epochSeconds!.toFixed(1)} | | |`);
   }
+  for (const r of rankRuns)
+    console.log(
+      `| ${r.ranks} GPUs, data parallel, features chunked over them | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} | | |`,
+    );
   const ours = runs.find((r) => r.features === 'GPU memory');
+  for (const r of rankRuns.filter(() => ours))
+    console.log(`${r.ranks} GPUs / 1 GPU (features in GPU memory): ${(ours!.epochSeconds / r.epochSeconds).toFixed(2)}x epoch speed`);
   for (const t of torch.filter((x) => x.seedsPerSecond && ours))
     console.log(`ours (GPU memory) / PyTorch (${t.layers} layers): ${(ours!.seedsPerSecond / t.seedsPerSecond!).toFixed(2)}x seeds/s`);
   if (layerwise && 'error' in layerwise) console.log(`\nlayer-wise prediction stopped: ${layerwise.error}`);
@@ -369,10 +468,13 @@ async function main(): Promise<void> {
     runs,
     torch,
     layerwise,
+    rankRuns,
   });
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+rankOrMain(rank, () =>
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  }),
+);

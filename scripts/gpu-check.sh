@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|datasetScale|ranks|rowCache|hostGather|samplers|step|multi]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|datasetScale|ranks|rowCache|hostGather|samplers|step|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -31,6 +31,10 @@ for what in "${@:-all}"; do
           tee "$out/test-big-graph.log" | tail -16 || status=1 ;;
     # GraphSAGE on a graph shaped like ogbn-papers100M (~3.2B CSR entries, 28 GB of float16 features): one GPU.
     papers100m) BENCH_OUT=$out/bench-papers100m.json node dist/bench/papers100m.js 2>&1 | tee "$out/bench-papers100m.log" | tail -14 || status=1 ;;
+    # The same graph on every GPU of the machine: one GPU, then data parallel with the features chunked over the GPUs.
+    papers100mRanks) n=$(nvidia-smi -L | wc -l)
+      BENCH_RUNS=device BENCH_TORCH= BENCH_LAYERWISE_SECONDS=0 BENCH_RANKS=$n BENCH_GRAPH_DIR=/dev/shm BENCH_OUT=$out/bench-papers100m-ranks.json \
+          node dist/bench/papers100m.js 2>&1 | tee "$out/bench-papers100m-ranks.log" | tail -14 || status=1 ;;
     # A folder shaped like ogbn-papers100M (41 GB of .npy and text, a 14 GB graph cache beside it: the disk needs
     # ~60 GB free) loaded with {into: 'native'} twice, its features put in a float16 table in pinned host memory.
     datasetScale) BENCH_LAYOUT=npy BENCH_DIR=${BENCH_DIR:-$PWD/.bench-data/papers100m-folder} BENCH_OUT=$out/bench-dataset-npy.json \

@@ -190,18 +190,23 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
     block.dispose();
   });
 
-  it('gatConv: heads concatenated or averaged, against a dense masked softmax', () => {
+  it('gatConv: heads concatenated or averaged, with or without a residual weight, against a dense masked softmax', () => {
     const block = CsrBlock.fromGraph(graph);
     const x = tf.tensor2d(xValues, [n, inDim]);
     const a = dense(graph, n, n);
-    for (const [heads, concat] of [
-      [3, true],
-      [2, false],
+    for (const [heads, concat, residual] of [
+      [3, true, false],
+      [2, false, false],
+      [2, true, true],
+      [3, false, true],
     ] as const) {
       const units = 4;
-      const layer = wm.nn.gatConv({units, heads, concat, activation: 'elu', seed: 5});
+      const layer = wm.nn.gatConv({units, heads, concat, residual, activation: 'elu', seed: 5});
       const got = withGrads(layer, x, (xx) => layer.apply(xx, {graph: block}) as tf.Tensor2D);
-      const [w, as, ad, b] = layer.getWeights();
+      const weights = layer.getWeights();
+      const [w, as, ad] = weights;
+      const res = residual ? weights[3] : undefined;
+      const b = weights[weights.length - 1];
       const mask = tf.tensor2d(a, [n, n]);
       const ref = (xx: tf.Tensor2D) => {
         const feat = tf.reshape(tf.matMul(xx, w), [n, heads, units]);
@@ -218,11 +223,11 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
           outs.push(tf.matMul(alpha, fh));
         }
         const y = concat ? tf.concat(outs, 1) : tf.div(tf.addN(outs), heads);
-        return tf.elu(tf.add(y, b)) as tf.Tensor2D;
+        return tf.elu(tf.add(res ? tf.add(y, tf.matMul(xx, res)) : y, b)) as tf.Tensor2D;
       };
       const want = withGrads(layer, x, ref);
-      closeTo(got.y, want.y, 1e-4, `gatConv ${heads} heads: output`);
-      got.g.forEach((g, i) => closeTo(g, want.g[i], 2e-4, `gatConv ${heads} heads: gradient ${i}`));
+      closeTo(got.y, want.y, 1e-4, `gatConv ${heads} heads, residual ${residual}: output`);
+      got.g.forEach((g, i) => closeTo(g, want.g[i], 2e-4, `gatConv ${heads} heads, residual ${residual}: gradient ${i}`));
       expect(layer.computeOutputShape([null, inDim] as unknown as number[])).to.deep.equal([null, concat ? heads * units : units]);
       mask.dispose();
       layer.dispose();

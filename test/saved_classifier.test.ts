@@ -69,6 +69,45 @@ describe('saved node classifiers', () => {
       fs.rmSync(dir, {recursive: true, force: true});
     }
   });
+
+  it('a GAT whose attention vectors are recorded as [1, heads, dim] loads into its gatConv layers and predicts the same', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-gat-'));
+    try {
+      const data = await loadDataset(path.join(root, 'data', 'polblogs'));
+      const config = {
+        numNodes: data.graph.numVertices,
+        numClasses: data.numClasses,
+        embeddingDim: 8,
+        hiddenDim: 8,
+        numLayers: 2,
+        dropout: 0,
+        seed: 4,
+        embeddingLearningRate: 0.02,
+        heads: 2,
+      };
+      const model = new wm.nn.GatClassifier(config);
+      const g = wm.nn.fullGraph(data.graph);
+      const want = wm.nn.predictNodes(model, g);
+      await model.save(dir);
+      model.dispose();
+      const file = path.join(dir, 'classifier.json');
+      const info = JSON.parse(fs.readFileSync(file, 'utf8'));
+      // Per layer: kernel, attention source, attention target, residual kernel, bias.
+      info.dense.shapes = info.dense.shapes.map((s: number[], i: number) => (i % 5 === 1 || i % 5 === 2 ? [1, ...s] : s));
+      fs.writeFileSync(file, JSON.stringify(info));
+      const {model: again} = wm.nn.loadNodeClassifier(dir);
+      const got = wm.nn.predictNodes(again, g);
+      expect(Array.from(got.probabilities)).to.deep.equal(Array.from(want.probabilities));
+      again.dispose();
+      // A shape that would move values is refused.
+      info.dense.shapes[5] = [...info.dense.shapes[5]].reverse(); // the output layer's kernel, [8, 2]
+      fs.writeFileSync(file, JSON.stringify(info));
+      expect(() => wm.nn.loadNodeClassifier(dir)).to.throw(/dense shapes .* differ from the model's/);
+      g.dispose();
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
 });
 
 describe('node features in training', () => {

@@ -1,6 +1,6 @@
 // What the node classifiers that run one layer per CSR block share (GCN,
-// GAT): the node-embedding table, training over a compact sampled subgraph's
-// blocks, evaluation over the whole graph as one block.
+// GAT, MLP): the node-embedding table, training over a compact sampled
+// subgraph's blocks, evaluation over the whole graph as one block.
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {CsrBlock} from '../graph/aggregate';
@@ -114,7 +114,7 @@ export abstract class BlockNodeClassifier {
   }
 }
 
-/** A block classifier whose layers are each a projection and a bias (GCN, MLP): Glorot weights, zero biases. */
+/** A block classifier whose layers are each a projection and a bias (MLP): Glorot weights, zero biases. */
 export abstract class ProjectionClassifier extends BlockNodeClassifier {
   protected readonly layers: {w: tf.Variable; bias: tf.Variable}[];
 

@@ -1,15 +1,16 @@
-// A graph attention network (GAT) over learnable node embeddings, trained on
-// compact sampled subgraphs and evaluated on the whole graph: the main job's
-// `--model gat`. Each layer projects into `heads` heads, attends over each
-// vertex's neighbours with wm.nn.gatAggregate (one native op each way), and
-// adds a linear self term (the sampled blocks have no self loops) and a
-// bias; hidden layers concatenate their heads and apply ELU, as in the GAT
-// paper, the output layer has one head.
+// A graph attention network (GAT) over learnable node embeddings and/or
+// features, trained on compact sampled subgraphs and evaluated on the whole
+// graph: the main job's `--model gat`. A stack of the public gatConv layer
+// (the edge softmax and weighted sum one native op each way) with its
+// residual weight (the sampled blocks have no self loops, so each row keeps
+// its own input through it); hidden layers concatenate `heads` heads and
+// apply ELU, as in the GAT paper, the output layer has one head.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {CsrBlock} from '../graph/aggregate';
 import {BlockNodeClassifier} from './block_classifier';
-import {gatAggregate} from './gat';
+import {GatConv, gatConv} from './conv/gat_conv';
+import {builtConv} from './conv/graph_conv';
 import {glorot, NodeModelConfig} from './node_model';
 
 export interface GatConfig extends NodeModelConfig {
@@ -19,19 +20,10 @@ export interface GatConfig extends NodeModelConfig {
   negativeSlope?: number;
 }
 
-interface GatLayer {
-  heads: number;
-  dim: number;
-  w: tf.Variable; // [in, heads * dim]
-  aSrc: tf.Variable; // [1, heads, dim]
-  aDst: tf.Variable; // [1, heads, dim]
-  wSelf: tf.Variable; // [in, heads * dim]
-  bias: tf.Variable; // [heads * dim]
-}
-
 export class GatClassifier extends BlockNodeClassifier {
   readonly kind = 'gat' as const;
-  private readonly layers: GatLayer[] = [];
+  /** One gatConv per layer, input layer first. */
+  readonly convs: GatConv[];
 
   constructor(override readonly config: GatConfig) {
     super(config);
@@ -39,51 +31,41 @@ export class GatClassifier extends BlockNodeClassifier {
     if (!Number.isInteger(heads) || heads < 1 || hiddenDim % heads !== 0) {
       throw new RangeError(`GatClassifier: heads must be a positive integer dividing hiddenDim (${hiddenDim}), got ${heads}`);
     }
-    for (let l = 0; l < numLayers; ++l) {
+    this.convs = Array.from({length: numLayers}, (_, l) => {
       const inDim = l === 0 ? this.inputs.width : hiddenDim;
       const last = l === numLayers - 1;
       const h = last ? 1 : heads,
         dim = last ? numClasses : hiddenDim / heads,
         s = seed + 10 * l;
-      this.layers.push(
-        tf.tidy(() => ({
-          heads: h,
-          dim,
-          w: tf.variable(glorot([inDim, h * dim], inDim, h * dim, s + 1)),
-          aSrc: tf.variable(glorot([1, h, dim], dim, h * dim, s + 2)),
-          aDst: tf.variable(glorot([1, h, dim], dim, h * dim, s + 3)),
-          wSelf: tf.variable(glorot([inDim, h * dim], inDim, h * dim, s + 4)),
-          bias: tf.variable(tf.zeros([h * dim])),
-        })),
-      );
-    }
+      const conv = gatConv({
+        units: dim,
+        heads: h,
+        residual: true,
+        negativeSlope: config.negativeSlope,
+        activation: last ? 'linear' : 'elu',
+      });
+      // Weights in gatConv's order: kernel, attention source and target, residual, bias.
+      return builtConv(conv, inDim, () => [
+        glorot([inDim, h * dim], inDim, h * dim, s + 1),
+        tf.reshape(glorot([1, h, dim], dim, h * dim, s + 2), [h, dim]),
+        tf.reshape(glorot([1, h, dim], dim, h * dim, s + 3), [h, dim]),
+        glorot([inDim, h * dim], inDim, h * dim, s + 4),
+        tf.zeros([h * dim]),
+      ]);
+    });
   }
 
   /** The dense parameters. */
   get denseVariables(): tf.Variable[] {
-    return this.layers.flatMap((l) => [l.w, l.aSrc, l.aDst, l.wSelf, l.bias]);
+    return this.convs.flatMap((c) => ['kernel', 'attentionSource', 'attentionTarget', 'residualKernel', 'bias'].map((n) => c.variable(n)));
   }
 
   /** What weight decay applies to (the projections, not the attention vectors or biases). */
   get weightVariables(): tf.Variable[] {
-    return this.layers.flatMap((l) => [l.w, l.wSelf]);
+    return this.convs.flatMap((c) => [c.variable('kernel'), c.variable('residualKernel')]);
   }
 
-  // One layer over a block whose rows are the first `block.numRows` of h's.
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
-    const layer = this.layers[l],
-      rows = block.numRows,
-      n = h.shape[0];
-    const x = this.dropped(h, l, dropoutSeed);
-    const feat = tf.reshape(tf.matMul(x, layer.w), [n, layer.heads, layer.dim]) as tf.Tensor3D;
-    const src = tf.sum(tf.mul(feat, layer.aSrc), 2) as tf.Tensor2D;
-    const dst = tf.sum(tf.mul(tf.slice(feat, [0, 0, 0], [rows, layer.heads, layer.dim]), layer.aDst), 2) as tf.Tensor2D;
-    const attended = tf.reshape(gatAggregate(block, feat, src, dst, {negativeSlope: this.config.negativeSlope}), [
-      rows,
-      layer.heads * layer.dim,
-    ]);
-    const self = tf.matMul(tf.slice(x, [0, 0], [rows, x.shape[1]]), layer.wSelf);
-    const out = tf.add(tf.add(attended, self), layer.bias) as tf.Tensor2D;
-    return l === this.layers.length - 1 ? out : tf.elu(out);
+    return this.convs[l].apply(this.dropped(h, l, dropoutSeed), {graph: block}) as tf.Tensor2D;
   }
 }

@@ -1,29 +1,47 @@
 // A graph convolutional network (Kipf and Welling's GCN) over learnable node
-// embeddings, trained on compact sampled subgraphs and evaluated on the whole
-// graph: the main job's `--model gcn`. Each layer is act(Â h W + b) with Â
-// the symmetric normalisation with self loops by the graph's degrees
-// (wm.graph.aggregate's 'gcn': one native sparse product each way); ReLU
-// between layers, dropout before each projection as in the paper.
+// embeddings and/or features, trained on compact sampled subgraphs and
+// evaluated on the whole graph: the main job's `--model gcn`. A stack of the
+// public gcnConv layer (one native sparse product each way, the narrower side
+// aggregated): ReLU between layers, dropout before each layer as in the paper.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {aggregate, CsrBlock} from '../graph/aggregate';
-import {ProjectionClassifier} from './block_classifier';
-import {NodeModelConfig} from './node_model';
+import {CsrBlock} from '../graph/aggregate';
+import {BlockNodeClassifier} from './block_classifier';
+import {GcnConv, gcnConv} from './conv/gcn_conv';
+import {builtConv} from './conv/graph_conv';
+import {glorot, NodeModelConfig} from './node_model';
 
 export type GcnConfig = NodeModelConfig;
 
-export class GcnClassifier extends ProjectionClassifier {
+export class GcnClassifier extends BlockNodeClassifier {
   readonly kind = 'gcn' as const;
-  // Â (x W) = (Â x) W: the sparse product runs over the narrower side. Aggregating
-  // first, the projection, bias and ReLU are one fused matMul (one kernel each way).
+  /** One gcnConv per layer, input layer first. */
+  readonly convs: GcnConv[];
+
+  constructor(config: GcnConfig) {
+    super(config);
+    const {hiddenDim, numClasses, numLayers, seed} = config;
+    this.convs = Array.from({length: numLayers}, (_, l) => {
+      const inDim = l === 0 ? this.inputs.width : hiddenDim;
+      const last = l === numLayers - 1;
+      const units = last ? numClasses : hiddenDim;
+      return builtConv(gcnConv({units, activation: last ? 'linear' : 'relu'}), inDim, () => [
+        glorot([inDim, units], inDim, units, seed + 10 * l + 1),
+        tf.zeros([units]),
+      ]);
+    });
+  }
+
+  get denseVariables(): tf.Variable[] {
+    return this.convs.flatMap((c) => [c.variable('kernel'), c.variable('bias')]);
+  }
+
+  /** The projections, not the biases. */
+  get weightVariables(): tf.Variable[] {
+    return this.convs.map((c) => c.variable('kernel'));
+  }
+
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {
-    const layer = this.layers[l];
-    const x = this.dropped(h, l, dropoutSeed);
-    const [inDim, outDim] = layer.w.shape;
-    const activation = l === this.layers.length - 1 ? 'linear' : 'relu';
-    if (inDim <= outDim)
-      return tf.fused.matMul({a: aggregate(x, block, 'gcn'), b: layer.w as tf.Tensor2D, bias: layer.bias, activation}) as tf.Tensor2D;
-    const out = tf.add(aggregate(tf.matMul(x, layer.w), block, 'gcn'), layer.bias) as tf.Tensor2D;
-    return activation === 'relu' ? tf.relu(out) : out;
+    return this.convs[l].apply(this.dropped(h, l, dropoutSeed), {graph: block}) as tf.Tensor2D;
   }
 }

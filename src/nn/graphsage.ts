@@ -1,18 +1,21 @@
-// GraphSAGE (mean aggregator) over learnable node embeddings, trained on
-// sampled neighbourhoods and evaluated on full ones.
+// GraphSAGE (mean aggregator) over learnable node embeddings and/or features,
+// trained on sampled neighbourhoods and evaluated on full ones: a stack of the
+// public sageConv layer (over a fixed fan-out, one fused native op each way
+// on the GPU), ReLU between layers, dropout on each layer's input.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {aggregate} from '../graph/aggregate';
 import {CsrGraph} from '../graph/csr';
 import type {SampledSubgraph} from '../graph/subgraph';
-import {FixedFanoutSubgraph, meanOfNeighbors} from '../graph/fixed_subgraph';
+import type {FixedFanoutLayer, FixedFanoutSubgraph} from '../graph/fixed_subgraph';
 import {dropout} from './dropout';
 import {Embedding} from './embedding';
 import {NodeInputs} from './node_inputs';
 import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
-import {sageLayer} from './sage_layer';
+import type {GraphLayerInput} from './conv/graph_input';
+import {SageConv, sageConv} from './conv/sage_conv';
 import {sampleNeighbors} from '../graph/native_sampling';
 import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
+import {builtConv} from './conv/graph_conv';
 import {classifierLayerwise, classifierPredictLayerwise, LayerwiseGraph, LayerwiseModel, LayerwiseOptions} from './layerwise';
 import {Rng} from '../util/random';
 
@@ -37,42 +40,38 @@ export function sampleBlock(graph: CsrGraph, seeds: Int32Array, fanouts: number[
   return {depths, fanouts};
 }
 
-interface SageLayer {
-  wSelf: tf.Variable;
-  wNeigh: tf.Variable;
-  bias: tf.Variable;
-}
-
 export class GraphSageClassifier {
   readonly kind = 'sage' as const;
   /** What the first layer reads: learnable embeddings (updated sparsely by step()), features, or both. */
   readonly inputs: NodeInputs;
-  private readonly layers: SageLayer[] = [];
+  /** One sageConv per layer (mean aggregator, root weight), input layer first. */
+  readonly convs: SageConv[];
+  private readonly trees = new Map<string, tf.Tensor1D>();
 
   constructor(readonly config: GraphSageConfig) {
     const {hiddenDim, numClasses, numLayers, seed} = config;
     this.inputs = new NodeInputs(config);
-    for (let l = 0; l < numLayers; ++l) {
+    this.convs = Array.from({length: numLayers}, (_, l) => {
       const inDim = l === 0 ? this.inputs.width : hiddenDim;
-      const outDim = l === numLayers - 1 ? numClasses : hiddenDim;
-      this.layers.push(
-        tf.tidy(() => ({
-          wSelf: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 1)),
-          wNeigh: tf.variable(glorot([inDim, outDim], inDim, outDim, seed + 10 * l + 2)),
-          bias: tf.variable(tf.zeros([outDim])),
-        })),
-      );
-    }
+      const last = l === numLayers - 1;
+      const units = last ? numClasses : hiddenDim;
+      // Weights in sageConv's order: neighbours' kernel, root kernel, bias.
+      return builtConv(sageConv({units, aggregator: 'mean', activation: last ? 'linear' : 'relu'}), inDim, () => [
+        glorot([inDim, units], inDim, units, seed + 10 * l + 2),
+        glorot([inDim, units], inDim, units, seed + 10 * l + 1),
+        tf.zeros([units]),
+      ]);
+    });
+  }
+
+  /** The dense layers' weights and biases (what data parallelism averages; saved in this order). */
+  get denseVariables(): tf.Variable[] {
+    return this.convs.flatMap((c) => [c.variable('rootKernel'), c.variable('neighborKernel'), c.variable('bias')]);
   }
 
   /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
-  /** The dense layers' weights and biases (what data parallelism averages). */
-  get denseVariables(): tf.Variable[] {
-    return this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias]);
-  }
-
   get trainableVariables(): tf.Variable[] {
-    return [...this.inputs.anchors, ...this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias])];
+    return [...this.inputs.anchors, ...this.denseVariables];
   }
 
   /** Writes the model to `dir` (wm.nn.loadNodeClassifier reads it back). */
@@ -85,20 +84,16 @@ export class GraphSageClassifier {
     return this.inputs.embedding;
   }
 
+  /** What weight decay applies to (the kernels, not the biases). */
   get weightVariables(): tf.Variable[] {
-    return this.layers.flatMap((l) => [l.wSelf, l.wNeigh]);
+    return this.convs.flatMap((c) => [c.variable('rootKernel'), c.variable('neighborKernel')]);
   }
 
-  private applyLayer(l: number, self: tf.Tensor2D, neighMean: tf.Tensor2D, dropoutSeed?: number): tf.Tensor2D {
-    const layer = this.layers[l];
-    let k = 0;
-    // One native pass each way (wm.nn.dropout; tf.dropout's mask is drawn in JavaScript on the host).
-    const drop = (t: tf.Tensor2D) =>
-      dropoutSeed !== undefined && this.config.dropout > 0
-        ? (dropout(t, this.config.dropout, (dropoutSeed + 2 * l + k++) >>> 0) as tf.Tensor2D)
-        : t;
-    const out = tf.add(tf.add(tf.matMul(drop(self), layer.wSelf), tf.matMul(drop(neighMean), layer.wNeigh)), layer.bias) as tf.Tensor2D;
-    return l === this.layers.length - 1 ? out : tf.relu(out);
+  // Layer l over `graph`, its input dropped out first on a training pass (a seed; one native pass each way).
+  private applyLayer(l: number, h: tf.Tensor2D, graph: GraphLayerInput, dropoutSeed?: number): tf.Tensor2D {
+    const x =
+      dropoutSeed !== undefined && this.config.dropout > 0 ? (dropout(h, this.config.dropout, dropoutSeed >>> 0) as tf.Tensor2D) : h;
+    return this.convs[l].apply(x, {graph}) as tf.Tensor2D;
   }
 
   /**
@@ -106,22 +101,40 @@ export class GraphSageClassifier {
    * With a dropout seed this is a training pass (seeded, reproducible dropout).
    */
   forwardSampled(block: SampledBlock, training: boolean, dropoutSeed = 0): tf.Tensor2D {
-    if (block.fanouts.length !== this.layers.length) {
-      throw new Error(`forwardSampled: the block has ${block.fanouts.length} fan-outs, the model ${this.layers.length} layers`);
+    if (block.fanouts.length !== this.convs.length) {
+      throw new Error(`forwardSampled: the block has ${block.fanouts.length} fan-outs, the model ${this.convs.length} layers`);
     }
     let h: tf.Tensor2D[] = block.depths.map((ids) => this.inputs.lookup(ids));
-    for (let l = 0; l < this.layers.length; ++l) {
+    for (let l = 0; l < this.convs.length; ++l) {
       const next: tf.Tensor2D[] = [];
       for (let d = 0; d < h.length - 1; ++d) {
+        // Depth d's rows, then their fan-out's: row i's neighbours are rows n + i * f ... n + i * f + f - 1.
         const n = h[d].shape[0],
-          f = block.fanouts[d],
-          dim = h[d + 1].shape[1];
-        const neighMean = tf.mean(tf.reshape(h[d + 1], [n, f, dim]), 1) as tf.Tensor2D;
-        next.push(this.applyLayer(l, h[d], neighMean, training ? dropoutSeed + 1000 * d : undefined));
+          f = block.fanouts[d];
+        const layer: FixedFanoutLayer = {numDst: n, fanout: f, neighbors: this.treeNeighbors(n, f)};
+        next.push(this.applyLayer(l, tf.concat([h[d], h[d + 1]]), layer, training ? dropoutSeed + 1000 * d + l : undefined));
       }
       h = next;
     }
     return h[0];
+  }
+
+  // n, n + 1, ... n + n * f - 1, kept from step to step: the backward pass reads them after the forward's
+  // tensors are gone, and a step's shapes repeat (its batch size and fan-outs).
+  private treeNeighbors(n: number, f: number): tf.Tensor1D {
+    const key = `${n}x${f}`;
+    let t = this.trees.get(key);
+    if (!t) {
+      if (this.trees.size >= 8) this.disposeTrees();
+      t = tf.keep(tf.range(n, n + n * f, 1, 'int32') as tf.Tensor1D);
+      this.trees.set(key, t);
+    }
+    return t;
+  }
+
+  private disposeTrees(): void {
+    tf.dispose([...this.trees.values()]);
+    this.trees.clear();
   }
 
   /**
@@ -130,32 +143,24 @@ export class GraphSageClassifier {
    * by the native CSR product.
    */
   forwardSubgraph(sub: SampledSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
-    if (sub.layers.length !== this.layers.length) {
-      throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
+    if (sub.layers.length !== this.convs.length) {
+      throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.convs.length}`);
     }
     let h = this.inputs.lookup(sub.layers[0].src);
     sub.layers.forEach((layer, l) => {
-      const self = tf.slice(h, [0, 0], [layer.dst.length, h.shape[1]]) as tf.Tensor2D;
-      h = this.applyLayer(l, self, aggregate(h, layer.block, 'mean'), training ? dropoutSeed + 1000 * l : undefined);
+      h = this.applyLayer(l, h, layer, training ? dropoutSeed + 1000 * l : undefined);
     });
     return h;
   }
 
   /** Logits [seeds, classes] from a fixed fan-out subgraph sampled where the graph lives (sampleFixedSubgraph). */
   forwardFixed(sub: FixedFanoutSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
-    if (sub.layers.length !== this.layers.length)
-      throw new Error(`forwardFixed: the subgraph has ${sub.layers.length} layers, the model ${this.layers.length}`);
+    if (sub.layers.length !== this.convs.length)
+      throw new Error(`forwardFixed: the subgraph has ${sub.layers.length} layers, the model ${this.convs.length}`);
     let h = this.inputs.lookup(sub.inputIds);
-    const dropout = training && this.config.dropout > 0;
+    // Each layer one fused op each way on the GPU (sageConv over a fixed fan-out); tfjs ops elsewhere.
     sub.layers.forEach((layer, l) => {
-      if (!dropout) {
-        // One op each way on the GPU (sageLayer); tfjs ops elsewhere.
-        const w = this.layers[l];
-        h = sageLayer(h, layer, w.wSelf as tf.Tensor2D, w.wNeigh as tf.Tensor2D, w.bias as tf.Tensor1D, l < this.layers.length - 1);
-        return;
-      }
-      const self = tf.slice(h, [0, 0], [layer.numDst, h.shape[1]]) as tf.Tensor2D;
-      h = this.applyLayer(l, self, meanOfNeighbors(h, layer), dropoutSeed + 1000 * l);
+      h = this.applyLayer(l, h, layer, training ? dropoutSeed + 1000 * l : undefined);
     });
     return h;
   }
@@ -167,8 +172,8 @@ export class GraphSageClassifier {
    */
   forwardFull(g: FullGraph, dropoutSeed?: number): tf.Tensor2D {
     let h = dropoutSeed === undefined ? this.inputs.read() : this.inputs.lookup(this.inputs.allIds);
-    for (let l = 0; l < this.layers.length; ++l) {
-      h = this.applyLayer(l, h, aggregate(h, g.block, 'mean'), dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
+    for (let l = 0; l < this.convs.length; ++l) {
+      h = this.applyLayer(l, h, g.block, dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
     }
     return h;
   }
@@ -192,12 +197,9 @@ export class GraphSageClassifier {
 
   private layerwiseModel(): LayerwiseModel {
     return {
-      widths: this.layers.map((w) => w.bias.shape[0]),
+      widths: this.convs.map((c) => c.units),
       inputs: (ids) => this.inputs.read(ids),
-      layer: (l, h, block) => {
-        const self = tf.slice(h, [0, 0], [block.numRows, h.shape[1]]) as tf.Tensor2D;
-        return this.applyLayer(l, self, aggregate(h, block, 'mean'));
-      },
+      layer: (l, h, block) => this.applyLayer(l, h, block),
     };
   }
 
@@ -207,7 +209,8 @@ export class GraphSageClassifier {
   }
 
   dispose(): void {
-    tf.dispose(this.layers.flatMap((l) => [l.wSelf, l.wNeigh, l.bias]));
+    tf.dispose(this.denseVariables);
+    this.disposeTrees();
     this.inputs.dispose();
   }
 }

@@ -46,8 +46,10 @@ export function loadNodeClassifier(
           : new GcnClassifier(config);
   try {
     const vars = model.denseVariables;
+    // Axes of one are dropped before comparing: they do not move a value ([1, heads, dim] holds what [heads, dim] does).
+    const squeezed = (s: number[][]) => s.map((d) => d.filter((x) => x !== 1).join('x')).join(', ');
     const shapes = vars.map((v) => v.shape.join('x')).join(', ');
-    if (shapes !== info.dense.shapes.map((s) => s.join('x')).join(', ')) {
+    if (squeezed(vars.map((v) => v.shape)) !== squeezed(info.dense.shapes)) {
       throw new Error(
         `${metaFile}: dense shapes ${info.dense.shapes.map((s) => s.join('x')).join(', ')} differ from the model's ${shapes}`,
       );

@@ -8,7 +8,9 @@
 // GPU's address translation for host pages, and order is what it needs.
 // A cached table over host memory reads its hits in place from their slots
 // (GPU memory: order costs nothing there) and sorts only its misses, which
-// are the rows the bus carries.
+// are the rows the bus carries. A table chunked over several GPUs is read in
+// row order too: its peers' rows come over NVLink, where random reads of a
+// large table are bound by the same translation of far addresses.
 #include <cuda_runtime.h>
 
 #include "embedding/embedding_common.cuh"
@@ -215,7 +217,7 @@ void cachedGather(const TableRef& table, uint64_t indices, int64_t n, uint64_t o
 
 void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t out, uint64_t errorFlag) {
   if (n == 0 || table.dim == 0) return;
-  const bool sortable = n >= kSortFrom && n < (int64_t{1} << 31) && rowsInHostMemory(table);
+  const bool sortable = n >= kSortFrom && n < (int64_t{1} << 31) && (table.chunked != nullptr || rowsInHostMemory(table));
   if (sortable && table.cached()) {
     if (it == IndexType::I32)
       cachedGather<int32_t>(table, indices, n, out, errorFlag);

@@ -21,6 +21,11 @@ export interface GatConvArgs extends GraphConvArgs {
    * it take the coefficients from tfjs ops (the fused op computes them without a mask); inference is fused.
    */
   dropout?: number;
+  /**
+   * Adds each output row's own input through a weight of its own (PyG's `residual`; default false): sampled
+   * blocks carry no self loops, so this is how a row keeps its own features there.
+   */
+  residual?: boolean;
 }
 
 export class GatConv extends GraphConv {
@@ -29,10 +34,12 @@ export class GatConv extends GraphConv {
   readonly concat: boolean;
   readonly negativeSlope: number;
   readonly dropout: number;
+  readonly residual: boolean;
   private calls = 0;
   private w?: LayerVariable;
   private attSrc?: LayerVariable;
   private attDst?: LayerVariable;
+  private res?: LayerVariable;
   private b?: LayerVariable;
 
   constructor(args: GatConvArgs) {
@@ -47,6 +54,7 @@ export class GatConv extends GraphConv {
     this.dropout = args.dropout ?? 0;
     if (!(typeof this.dropout === 'number' && this.dropout >= 0 && this.dropout < 1))
       throw new RangeError(`gatConv: dropout must be in [0, 1), got ${args.dropout}`);
+    this.residual = args.residual ?? false;
   }
 
   protected override outputWidth(): number {
@@ -57,6 +65,7 @@ export class GatConv extends GraphConv {
     this.w = this.kernel('kernel', [lastDim(inputShape, 'gatConv'), this.heads * this.units]);
     this.attSrc = this.kernel('attentionSource', [this.heads, this.units]);
     this.attDst = this.kernel('attentionTarget', [this.heads, this.units]);
+    if (this.residual) this.res = this.kernel('residualKernel', [lastDim(inputShape, 'gatConv'), this.outputWidth()]);
     this.b = this.biasWeight(this.outputWidth());
     this.built = true;
   }
@@ -81,13 +90,21 @@ export class GatConv extends GraphConv {
           })
         : gatAggregate(block, feat, src, dst, {negativeSlope: this.negativeSlope});
       let y = (this.concat ? tf.reshape(out, [block.numRows, heads * units]) : tf.mean(out, 1)) as tf.Tensor2D;
+      if (this.res) y = tf.add(y, tf.matMul(tf.slice(x, [0, 0], [block.numRows, x.shape[1]]), this.res.read() as tf.Tensor2D));
       if (this.b) y = tf.add(y, this.b.read());
       return this.activate(y);
     });
   }
 
   override getConfig(): tf.serialization.ConfigDict {
-    return {...super.getConfig(), heads: this.heads, concat: this.concat, negativeSlope: this.negativeSlope, dropout: this.dropout};
+    return {
+      ...super.getConfig(),
+      heads: this.heads,
+      concat: this.concat,
+      negativeSlope: this.negativeSlope,
+      dropout: this.dropout,
+      residual: this.residual,
+    };
   }
 }
 tf.serialization.registerClass(GatConv);

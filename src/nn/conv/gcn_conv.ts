@@ -36,7 +36,10 @@ export class GcnConv extends GraphConv {
       const block = blockOf(graph, 'gcnConv');
       const reduce = this.normalize ? 'gcn' : 'sum';
       const w = this.w!.read() as tf.Tensor2D;
-      // Â (x W) = (Â x) W: the product runs over the narrower of the two widths.
+      // Â (x W) = (Â x) W: the product runs over the narrower of the two widths. Aggregating first, the
+      // projection, bias and ReLU are one fused matMul (one kernel each way).
+      if (w.shape[0] <= w.shape[1] && (this.activation === 'relu' || this.activation === 'linear'))
+        return tf.fused.matMul({a: aggregate(x, block, reduce), b: w, bias: this.b?.read(), activation: this.activation}) as tf.Tensor2D;
       let y = w.shape[0] > w.shape[1] ? aggregate(tf.matMul(x, w), block, reduce) : tf.matMul(aggregate(x, block, reduce), w);
       if (this.b) y = tf.add(y, this.b.read());
       return this.activate(y);

@@ -91,6 +91,13 @@ export abstract class GraphConv extends layers.Layer {
     return this.addWeight(name, shape, 'float32', init, reg, true);
   }
 
+  /** The variable behind weight `name` ('kernel', 'bias', ...): what an optimizer or data parallelism is given. */
+  variable(name: string): tf.Variable {
+    const w = this.weights.find((v) => v.originalName === name || v.originalName.endsWith(`/${name}`));
+    if (!w) throw new RangeError(`${this.name}: no weight named '${name}'${this.built ? '' : ' (the layer is not built yet)'}`);
+    return w.read() as tf.Variable;
+  }
+
   protected biasWeight(size: number): LayerVariable | undefined {
     return this.useBias ? this.addWeight('bias', [size], 'float32', initializers.zeros(), undefined, true) : undefined;
   }
@@ -140,4 +147,19 @@ export function lastDim(inputShape: Shape | Shape[], what: string): number {
 /** The features' shape: a layer given [x] or x. */
 function firstShape(inputShape: Shape | Shape[]): Shape {
   return (Array.isArray(inputShape[0]) ? inputShape[0] : inputShape) as Shape;
+}
+
+/**
+ * `conv` built for inputs `inDim` wide, its weights set to `init()` (in the layer's order): the classifiers
+ * keep their own seeded draws, so a seed gives the weights it always gave.
+ */
+export function builtConv<T extends GraphConv>(conv: T, inDim: number, init: () => tf.Tensor[]): T {
+  conv.build([null, inDim]);
+  const values = tf.tidy(init);
+  try {
+    conv.setWeights(values);
+  } finally {
+    tf.dispose(values);
+  }
+  return conv;
 }
