@@ -1,6 +1,7 @@
 // `npm run predict -- --model DIR [--data DIR] [--out predictions.tsv]`: a
 // node classifier saved by `npm start -- --save DIR` predicts every vertex of
-// its dataset (or --data's): `vertex<TAB>class name<TAB>probability` per
+// its dataset (or --data's: any graph with the same features, for a model
+// that reads features only): `vertex<TAB>class name<TAB>probability` per
 // line, the vertex by its id in the data files.
 import * as path from 'path';
 
@@ -25,8 +26,11 @@ async function main(): Promise<void> {
   const folder = o.data ?? info.data;
   if (!folder) throw new Error(`${o.model}: the model records no dataset (trained on generated data?); pass --data`);
   const data = await wm.graph.loadDataset(folder);
-  if (data.graph.numVertices !== info.config.numNodes) {
-    throw new Error(`${folder}: ${data.graph.numVertices} vertices, the model was trained on ${info.config.numNodes}`);
+  // A learnable embedding per vertex ties the model to its graph; a features-only model applies to any graph.
+  if (info.embedding && data.graph.numVertices !== info.config.numNodes) {
+    throw new Error(
+      `${folder}: ${data.graph.numVertices} vertices; the model holds a learnable embedding for each of the ${info.config.numNodes} it was trained on`,
+    );
   }
   const source: wm.nn.FeatureSource = {from: info.features?.from ?? 'data', normalized: info.features?.normalized ?? false};
   if (info.features && source.from === 'data' && !data.features)

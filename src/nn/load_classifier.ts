@@ -13,7 +13,11 @@ import {readChecked, readClassifierInfo, SavedClassifierInfo} from './saved_clas
 
 export type NodeClassifierModel = GraphSageClassifier | GatClassifier | GcnClassifier | MlpClassifier;
 
-/** Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. */
+/**
+ * Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. A model
+ * that reads features only (no learnable embeddings) is inductive: given the feature table of another graph,
+ * of any size, it predicts that graph's vertices.
+ */
 export function loadNodeClassifier(
   dir: string,
   opts: {embeddingMemory?: EmbeddingMemory; features?: Embedding} = {},
@@ -35,7 +39,19 @@ export function loadNodeClassifier(
   if (info.features && opts.features!.dim !== info.features.dim) {
     throw new Error(`${metaFile}: the model reads ${info.features.dim} features, the table given has ${opts.features!.dim}`);
   }
-  const config: NodeModelConfig = {...c, embeddingMemory: opts.embeddingMemory, features: info.features ? opts.features : undefined};
+  // A model without a learnable table reads features only: it applies to any graph, of the features' size.
+  if (info.embedding && opts.features && opts.features.rows !== c.numNodes) {
+    throw new Error(
+      `${metaFile}: the model holds a learnable embedding per vertex of its graph (${c.numNodes}); the feature table given has ${opts.features.rows} rows`,
+    );
+  }
+  const numNodes = !info.embedding && opts.features ? opts.features.rows : c.numNodes;
+  const config: NodeModelConfig = {
+    ...c,
+    numNodes,
+    embeddingMemory: opts.embeddingMemory,
+    features: info.features ? opts.features : undefined,
+  };
   const model =
     info.kind === 'sage'
       ? new GraphSageClassifier(config)
