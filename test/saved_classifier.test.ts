@@ -153,8 +153,16 @@ describe('inductive node classifiers', () => {
       // Two disjoint parts of one citation-like graph (as PPI's graphs are drawn from one distribution).
       const all = wm.graph.citationGraph({vertices: 3000, classes: 4, words: 300, wordSignal: 0.5, validation: 200, test: 400, seed: 6});
       const n = all.graph.numVertices;
-      const a = induced(all, Int32Array.from({length: 1800}, (_, i) => i), 'first part');
-      const b = induced(all, Int32Array.from({length: n - 1800}, (_, i) => 1800 + i), 'second part');
+      const a = induced(
+        all,
+        Int32Array.from({length: 1800}, (_, i) => i),
+        'first part',
+      );
+      const b = induced(
+        all,
+        Int32Array.from({length: n - 1800}, (_, i) => 1800 + i),
+        'second part',
+      );
       for (const model of ['sage', 'gcn'] as const) {
         const out = path.join(dir, model);
         await trainNodeClassification(a, {model, inputs: 'features', epochs: 15, seed: 3, saveTo: out, baselines: false});
