@@ -115,16 +115,14 @@ export function pinFromEnv(name: string): void {
 
 /**
  * Runs `script` on n ranks under tfjs-wm-run and returns the JSON its rank 0
- * printed after `marker` (exits with the ranks' output when there is none).
+ * printed after `marker` (throws with the ranks' output when there is none).
  */
 export function resultOnRanks<T>(n: number, script: string, marker: string): T {
   const root = path.resolve(__dirname, '..', '..');
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), script], {encoding: 'utf8'});
   const line = (r.stdout || '').split('\n').find((l) => l.includes(marker));
-  if (!line) {
-    console.log(r.stdout, r.stderr);
-    process.exit(1);
-  }
+  // Thrown, not exited: the caller's cleanup (a graph file in shared memory, say) still runs.
+  if (!line) throw new Error(`${n} ranks gave no result (status ${r.status}):\n${r.stdout}${r.stderr}`);
   return JSON.parse(line.slice(line.indexOf(marker) + marker.length)) as T;
 }
 

@@ -333,6 +333,8 @@ function main(): void {
   const maxRanks = Number(process.env.BENCH_RANKS ?? (info.gpu ? info.deviceCount : 1));
   const dir = process.env.BENCH_GRAPH_DIR ?? path.join(os.tmpdir(), `wm-bench-rmat-${SCALE}-${EDGE_FACTOR}-${VERTICES ?? 'all'}`);
   const existed = fs.existsSync(path.join(dir, 'header.json'));
+  // Removed however the run ends (a failed rank included), unless it was there before or is to be kept.
+  if (!existed && !process.env.BENCH_KEEP_GRAPH) process.on('exit', () => fs.rmSync(dir, {recursive: true, force: true}));
   const built = existed ? undefined : buildGraph(dir);
   const header = JSON.parse(fs.readFileSync(path.join(dir, 'header.json'), 'utf8')) as {numVertices: number; numEdges: number};
   process.env.BENCH_GRAPH_DIR = dir;
@@ -356,7 +358,6 @@ function main(): void {
   }
   const torch = !info.gpu ? {skipped: 'no GPU'} : process.env.BENCH_TORCH === '0' ? {skipped: 'BENCH_TORCH=0'} : torchSide(dir, 'torch');
   const pyg = 'skipped' in torch ? torch : torchSide(dir, 'pyg');
-  if (!existed && !process.env.BENCH_KEEP_GRAPH) fs.rmSync(dir, {recursive: true, force: true});
   const where = info.gpu ? `${info.name}` : 'CPU (host memory)';
   console.log(
     `\nGraphSAGE, ${FEATURES > 0 ? `${FEATURES} float16 node features` : `${DIM}-wide float32 embeddings`} (ours: continuous WholeMemory), fan-out ${FANOUTS.join('/')}, ${BATCH} seeds per rank per step, ${where}`,

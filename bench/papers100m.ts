@@ -192,9 +192,11 @@ function savedGraph(graph: NativeCsr): {file: string; remove(): void} | undefine
   const dir = fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-papers100m-'));
   const file = path.join(dir, 'graph.wmcsr');
   const t0 = Date.now();
+  const remove = () => fs.rmSync(dir, {recursive: true, force: true});
+  process.on('exit', remove); // however the run ends: the file may sit in shared memory (/dev/shm)
   graph.save(file);
   console.log(`graph saved for PyTorch and the ranks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return {file, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
+  return {file, remove};
 }
 
 interface RankRun {
