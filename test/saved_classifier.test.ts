@@ -9,6 +9,7 @@ import {CsrGraph} from '../src/graph/csr';
 import {loadDataset} from '../src/graph/dataset';
 import type {NodeClassificationData} from '../src/graph/node_data';
 import {trainNodeClassification} from '../src/train/node_classification';
+import {writeNpy} from '../src/data/npy';
 
 const root = path.join(__dirname, '..', '..');
 
@@ -182,12 +183,35 @@ describe('inductive node classifiers', () => {
         g.dispose();
         features.dispose();
       }
+      // npm run predict on the other part as a dataset folder: every vertex of it predicted.
+      const other = path.join(dir, 'other');
+      fs.mkdirSync(other);
+      const edges: string[] = [];
+      for (let v = 0; v < b.graph.numVertices; ++v)
+        for (let e = b.graph.rowPtr[v]; e < b.graph.rowPtr[v + 1]; ++e) if (v < b.graph.colIdx[e]) edges.push(`${v}\t${b.graph.colIdx[e]}`);
+      fs.writeFileSync(path.join(other, 'edges.tsv'), edges.join('\n') + '\n');
+      fs.writeFileSync(path.join(other, 'vertex_value.tsv'), Array.from(b.labels, (y, v) => `${v}\t${y}`).join('\n') + '\n');
+      writeNpy(path.join(other, 'vertex_features.npy'), b.features!.values, [b.graph.numVertices, b.features!.dim]);
+      const tsv = path.join(dir, 'other.tsv');
+      const r = spawnSync(
+        process.execPath,
+        [path.join(root, 'dist', 'examples', 'predict.js'), '--model', path.join(dir, 'sage'), '--data', other, '--out', tsv],
+        {encoding: 'utf8'},
+      );
+      expect(r.status, r.stderr).to.equal(0);
+      const kept = (await loadDataset(other)).graph.numVertices;
+      expect(fs.readFileSync(tsv, 'utf8').trim().split('\n').length).to.equal(kept);
       // With a learnable table the model is its graph's: another graph's features are refused by name.
       const out = path.join(dir, 'both');
       await trainNodeClassification(a, {model: 'sage', inputs: 'both', epochs: 1, saveTo: out, baselines: false});
       const rows = wm.nn.inputFeatures(b, {from: 'data', normalized: false});
       const features = wm.nn.featureTable(rows.values, b.graph.numVertices, rows.dim);
       expect(() => wm.nn.loadNodeClassifier(out, {features})).to.throw(/learnable embedding per vertex of its graph \(1800\)/);
+      const refused = spawnSync(process.execPath, [path.join(root, 'dist', 'examples', 'predict.js'), '--model', out, '--data', other], {
+        encoding: 'utf8',
+      });
+      expect(refused.status).to.equal(1);
+      expect(refused.stderr).to.match(/the model holds a learnable embedding for each of the 1800 it was trained on/);
       features.dispose();
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
