@@ -689,6 +689,31 @@ describe('graphs', () => {
       'the step moved the rows',
     ).to.equal(true);
     tf.dispose([ra, rb, before]);
+    // Trees of 20 batch sizes with dropout: each pass's backward reads the ranges it made; nothing stays after dispose.
+    const start = tf.memory().numTensors;
+    const m = new wm.nn.GraphSageClassifier({...models[0].config, dropout: 0.3});
+    for (let k = 1; k <= 20; ++k) {
+      const s = seeds.subarray(0, 20 + k);
+      const blk = wm.nn.sampleBlock(g, s, [4, 3], seededRng(k));
+      const yk = tf.tidy(() =>
+        tf.oneHot(
+          tf.tensor1d(
+            Int32Array.from(s, (v) => v % 3),
+            'int32',
+          ),
+          3,
+        ),
+      );
+      const {value, grads} = tf.variableGrads(
+        () => tf.losses.softmaxCrossEntropy(yk, m.forwardSampled(blk, true, k)) as tf.Scalar,
+        m.trainableVariables,
+      );
+      expect(Number.isFinite(value.dataSync()[0]), `batch of ${s.length}`).to.equal(true);
+      m.inputs.step();
+      tf.dispose([value, yk, ...Object.values(grads)]);
+    }
+    m.dispose();
+    expect(tf.memory().numTensors).to.equal(start);
     expect(() => wm.graph.sampleFixedTree(holder, Int32Array.from([0, g.numVertices]), [2])).to.throw(
       `sampleFixedTree: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`,
     );

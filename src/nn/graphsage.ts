@@ -104,6 +104,8 @@ export class GraphSageClassifier {
     if (block.fanouts.length !== this.convs.length) {
       throw new Error(`forwardSampled: the block has ${block.fanouts.length} fan-outs, the model ${this.convs.length} layers`);
     }
+    // Batches of other sizes add ranges; dropped between passes (a pass's backward reads its own).
+    if (this.trees.size > 16) this.disposeTrees();
     let h: tf.Tensor2D[] = block.depths.map((ids) => this.inputs.lookup(ids));
     for (let l = 0; l < this.convs.length; ++l) {
       const next: tf.Tensor2D[] = [];
@@ -125,7 +127,6 @@ export class GraphSageClassifier {
     const key = `${n}x${f}`;
     let t = this.trees.get(key);
     if (!t) {
-      if (this.trees.size >= 8) this.disposeTrees();
       t = tf.keep(tf.range(n, n + n * f, 1, 'int32') as tf.Tensor1D);
       this.trees.set(key, t);
     }
