@@ -249,9 +249,10 @@ async function main(): Promise<void> {
     console.log(`made in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
   const sourceDir = NPY ? DIR : path.join(DIR, 'raw');
-  const onDisk = fs
-    .readdirSync(sourceDir)
-    .reduce((a, f) => a + (fs.statSync(path.join(sourceDir, f)).isFile() ? fs.statSync(path.join(sourceDir, f)).size : 0), 0);
+  const onDisk = fs.readdirSync(sourceDir).reduce((a, f) => {
+    const s = fs.statSync(path.join(sourceDir, f));
+    return a + (s.isFile() ? s.size : 0);
+  }, 0);
   fs.rmSync(path.join(DIR, '.wmcache'), {recursive: true, force: true});
   console.log('first load (parse, build, write the cache):');
   const first = loadInChild();

@@ -8,7 +8,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {rowNormalized} from '../src/nn/node_inputs';
+import {rowNormalized} from '../src/graph/transforms';
 import {GCN_RECIPE} from '../src/train/model_search';
 import {trainNodeClassification} from '../src/train/node_classification';
 import {envPositiveInt, torchJsonWithFiles, writeBenchResult} from './bench_util';

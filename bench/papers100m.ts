@@ -187,16 +187,16 @@ function torchRuns(file: string | undefined): TorchRun[] {
 }
 
 // The graph written once for PyTorch and the ranks (mapped by both); undefined when neither runs.
-function savedGraph(graph: NativeCsr): {file: string; remove(): void} | undefined {
+function savedGraph(graph: NativeCsr): string | undefined {
   if (TORCH_LAYERS.length === 0 && RANKS.length === 0) return undefined;
   const dir = fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-papers100m-'));
   const file = path.join(dir, 'graph.wmcsr');
   const t0 = Date.now();
-  const remove = () => fs.rmSync(dir, {recursive: true, force: true});
-  process.on('exit', remove); // however the run ends: the file may sit in shared memory (/dev/shm)
+  // Removed however the run ends: the file may sit in shared memory (/dev/shm).
+  process.on('exit', () => fs.rmSync(dir, {recursive: true, force: true}));
   graph.save(file);
   console.log(`graph saved for PyTorch and the ranks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return {file, remove};
+  return file;
 }
 
 interface RankRun {
@@ -378,7 +378,7 @@ async function main(): Promise<void> {
       `generated in ${buildSeconds.toFixed(1)} s`,
   );
   const saved = savedGraph(graph);
-  const torch = torchRuns(saved?.file);
+  const torch = torchRuns(saved);
   const t1 = Date.now();
   const csr = new DeviceCsr(graph);
   const uploadSeconds = (Date.now() - t1) / 1000;
@@ -401,17 +401,13 @@ async function main(): Promise<void> {
   csr.dispose();
   graph.free();
   const rankRuns: RankRun[] = [];
-  try {
-    if (saved) process.env.BENCH_GRAPH_FILE = saved.file;
-    for (const ranks of RANKS) {
-      const r = resultOnRanks<RankRun>(ranks, __filename, 'RESULT ');
-      console.log(
-        `${ranks} ranks, features chunked over their GPUs: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`,
-      );
-      rankRuns.push(r);
-    }
-  } finally {
-    saved?.remove();
+  if (saved) process.env.BENCH_GRAPH_FILE = saved;
+  for (const ranks of RANKS) {
+    const r = resultOnRanks<RankRun>(ranks, __filename, 'RESULT ');
+    console.log(
+      `${ranks} ranks, features chunked over their GPUs: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`,
+    );
+    rankRuns.push(r);
   }
   console.log(
     `\nGraphSAGE, 3 layers, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, batch ${BATCH}, ${FEATURES} float16 features, ${info.name}; ` +
@@ -436,8 +432,9 @@ async function main(): Promise<void> {
       `| ${r.ranks} GPUs, data parallel, features chunked over them | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} | | |`,
     );
   const ours = runs.find((r) => r.features === 'GPU memory');
-  for (const r of rankRuns.filter(() => ours))
-    console.log(`${r.ranks} GPUs / 1 GPU (features in GPU memory): ${(ours!.epochSeconds / r.epochSeconds).toFixed(2)}x epoch speed`);
+  if (ours)
+    for (const r of rankRuns)
+      console.log(`${r.ranks} GPUs / 1 GPU (features in GPU memory): ${(ours.epochSeconds / r.epochSeconds).toFixed(2)}x epoch speed`);
   for (const t of torch.filter((x) => x.seedsPerSecond && ours))
     console.log(`ours (GPU memory) / PyTorch (${t.layers} layers): ${(ours!.seedsPerSecond / t.seedsPerSecond!).toFixed(2)}x seeds/s`);
   if (layerwise && 'error' in layerwise) console.log(`\nlayer-wise prediction stopped: ${layerwise.error}`);

@@ -8,7 +8,7 @@ import * as wm from '../src/index';
 import {labelPropagation, nearestClassMean} from '../src/train/baselines';
 import {nodeModelCandidates, searchNodeModel} from '../src/train/model_search';
 import {trainNodeClassification} from '../src/train/node_classification';
-import {rowNormalized} from '../src/nn/node_inputs';
+import {rowNormalized} from '../src/graph/transforms';
 import {rng} from './helpers';
 
 describe('choosing node classifiers on validation', () => {

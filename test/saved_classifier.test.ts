@@ -5,7 +5,6 @@ import * as os from 'os';
 import * as path from 'path';
 
 import * as wm from '../src/index';
-import {CsrGraph} from '../src/graph/csr';
 import {loadDataset} from '../src/graph/dataset';
 import type {NodeClassificationData} from '../src/graph/node_data';
 import {trainNodeClassification} from '../src/train/node_classification';
@@ -114,23 +113,9 @@ describe('saved node classifiers', () => {
   });
 });
 
-/** The subgraph induced by `keep` (relabelled in its order), with its features and labels. */
+/** The subgraph induced by `keep` (ascending; relabelled in its order), with its features and labels. */
 function induced(data: NodeClassificationData, keep: Int32Array, name: string): NodeClassificationData {
-  const at = new Int32Array(data.graph.numVertices).fill(-1);
-  keep.forEach((v, i) => (at[v] = i));
-  const src: number[] = [],
-    dst: number[] = [];
-  const {rowPtr, colIdx} = data.graph;
-  for (const v of keep)
-    for (let e = rowPtr[v]; e < rowPtr[v + 1]; ++e)
-      if (at[colIdx[e]] >= 0 && v < colIdx[e]) {
-        src.push(at[v]);
-        dst.push(at[colIdx[e]]);
-      }
-  const graph = CsrGraph.fromEdges(
-    {numVertices: keep.length, src: Int32Array.from(src), dst: Int32Array.from(dst), directed: false},
-    {symmetric: true},
-  );
+  const graph = data.graph.induced(keep);
   const f = data.features!;
   const values = new Float32Array(keep.length * f.dim);
   keep.forEach((v, i) => values.set(f.values.subarray(v * f.dim, (v + 1) * f.dim), i * f.dim));

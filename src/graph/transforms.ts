@@ -33,16 +33,14 @@ export function addSelfLoops(): Transform {
   return (data) => {
     const g = data.graph;
     const n = g.numVertices;
-    let missing = 0;
-    for (let v = 0; v < n; ++v) if (!g.neighbors(v).includes(v)) ++missing;
+    const has = Uint8Array.from({length: n}, (_, v) => (g.neighbors(v).includes(v) ? 1 : 0));
     const rowPtr = new Int32Array(n + 1),
-      colIdx = new Int32Array(g.numEdges + missing);
+      colIdx = new Int32Array(g.numEdges + n - has.reduce((a, x) => a + x, 0));
     let at = 0;
     for (let v = 0; v < n; ++v) {
       rowPtr[v] = at;
       const row = g.neighbors(v);
-      const has = row.includes(v);
-      let placed = has;
+      let placed = has[v] === 1;
       for (const u of row) {
         if (!placed && u > v) {
           colIdx[at++] = v;

@@ -7,7 +7,7 @@ import type {CsrBlock} from '../graph/aggregate';
 import type {SampledSubgraph} from '../graph/subgraph';
 import {dropout} from './dropout';
 import {Embedding} from './embedding';
-import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
+import {FullGraph, glorot, layerWidths, NodeModelConfig, predictedClasses} from './node_model';
 import {NodeInputs} from './node_inputs';
 import {classifierLayerwise, classifierPredictLayerwise, LayerwiseGraph, LayerwiseModel, LayerwiseOptions} from './layerwise';
 import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
@@ -120,14 +120,12 @@ export abstract class ProjectionClassifier extends BlockNodeClassifier {
 
   constructor(config: NodeModelConfig) {
     super(config);
-    this.layers = Array.from({length: config.numLayers}, (_, l) => {
-      const inDim = l === 0 ? this.inputs.width : config.hiddenDim;
-      const outDim = l === config.numLayers - 1 ? config.numClasses : config.hiddenDim;
-      return tf.tidy(() => ({
-        w: tf.variable(glorot([inDim, outDim], inDim, outDim, config.seed + 10 * l + 1)),
-        bias: tf.variable(tf.zeros([outDim])),
-      }));
-    });
+    this.layers = layerWidths(config, this.inputs.width).map(({inDim, units}, l) =>
+      tf.tidy(() => ({
+        w: tf.variable(glorot([inDim, units], inDim, units, config.seed + 10 * l + 1)),
+        bias: tf.variable(tf.zeros([units])),
+      })),
+    );
   }
 
   get denseVariables(): tf.Variable[] {

@@ -11,7 +11,7 @@ import {CsrBlock} from '../graph/aggregate';
 import {BlockNodeClassifier} from './block_classifier';
 import {GatConv, gatConv} from './conv/gat_conv';
 import {builtConv} from './conv/graph_conv';
-import {glorot, NodeModelConfig} from './node_model';
+import {glorot, layerWidths, NodeModelConfig} from './node_model';
 
 export interface GatConfig extends NodeModelConfig {
   /** Attention heads of a hidden layer: each hiddenDim / heads wide. */
@@ -24,18 +24,19 @@ export class GatClassifier extends BlockNodeClassifier {
   readonly kind = 'gat' as const;
   /** One gatConv per layer, input layer first. */
   readonly convs: GatConv[];
+  private readonly dense: tf.Variable[];
+  private readonly projections: tf.Variable[];
 
   constructor(override readonly config: GatConfig) {
     super(config);
-    const {hiddenDim, heads, numClasses, numLayers, seed} = config;
+    const {hiddenDim, heads, seed} = config;
     if (!Number.isInteger(heads) || heads < 1 || hiddenDim % heads !== 0) {
       throw new RangeError(`GatClassifier: heads must be a positive integer dividing hiddenDim (${hiddenDim}), got ${heads}`);
     }
-    this.convs = Array.from({length: numLayers}, (_, l) => {
-      const inDim = l === 0 ? this.inputs.width : hiddenDim;
-      const last = l === numLayers - 1;
+    // A hidden layer's width is split over its heads; the output layer has one.
+    this.convs = layerWidths(config, this.inputs.width).map(({inDim, units, last}, l) => {
       const h = last ? 1 : heads,
-        dim = last ? numClasses : hiddenDim / heads,
+        dim = units / h,
         s = seed + 10 * l;
       const conv = gatConv({
         units: dim,
@@ -53,16 +54,20 @@ export class GatClassifier extends BlockNodeClassifier {
         tf.zeros([h * dim]),
       ]);
     });
+    this.dense = this.convs.flatMap((c) =>
+      ['kernel', 'attentionSource', 'attentionTarget', 'residualKernel', 'bias'].map((n) => c.variable(n)),
+    );
+    this.projections = this.convs.flatMap((c) => [c.variable('kernel'), c.variable('residualKernel')]);
   }
 
   /** The dense parameters. */
   get denseVariables(): tf.Variable[] {
-    return this.convs.flatMap((c) => ['kernel', 'attentionSource', 'attentionTarget', 'residualKernel', 'bias'].map((n) => c.variable(n)));
+    return this.dense;
   }
 
   /** What weight decay applies to (the projections, not the attention vectors or biases). */
   get weightVariables(): tf.Variable[] {
-    return this.convs.flatMap((c) => [c.variable('kernel'), c.variable('residualKernel')]);
+    return this.projections;
   }
 
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {

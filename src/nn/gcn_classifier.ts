@@ -9,7 +9,7 @@ import {CsrBlock} from '../graph/aggregate';
 import {BlockNodeClassifier} from './block_classifier';
 import {GcnConv, gcnConv} from './conv/gcn_conv';
 import {builtConv} from './conv/graph_conv';
-import {glorot, NodeModelConfig} from './node_model';
+import {glorot, layerWidths, NodeModelConfig} from './node_model';
 
 export type GcnConfig = NodeModelConfig;
 
@@ -17,28 +17,28 @@ export class GcnClassifier extends BlockNodeClassifier {
   readonly kind = 'gcn' as const;
   /** One gcnConv per layer, input layer first. */
   readonly convs: GcnConv[];
+  private readonly dense: tf.Variable[];
+  private readonly kernels: tf.Variable[];
 
   constructor(config: GcnConfig) {
     super(config);
-    const {hiddenDim, numClasses, numLayers, seed} = config;
-    this.convs = Array.from({length: numLayers}, (_, l) => {
-      const inDim = l === 0 ? this.inputs.width : hiddenDim;
-      const last = l === numLayers - 1;
-      const units = last ? numClasses : hiddenDim;
-      return builtConv(gcnConv({units, activation: last ? 'linear' : 'relu'}), inDim, () => [
-        glorot([inDim, units], inDim, units, seed + 10 * l + 1),
+    this.convs = layerWidths(config, this.inputs.width).map(({inDim, units, last}, l) =>
+      builtConv(gcnConv({units, activation: last ? 'linear' : 'relu'}), inDim, () => [
+        glorot([inDim, units], inDim, units, config.seed + 10 * l + 1),
         tf.zeros([units]),
-      ]);
-    });
+      ]),
+    );
+    this.dense = this.convs.flatMap((c) => [c.variable('kernel'), c.variable('bias')]);
+    this.kernels = this.dense.filter((_, i) => i % 2 === 0);
   }
 
   get denseVariables(): tf.Variable[] {
-    return this.convs.flatMap((c) => [c.variable('kernel'), c.variable('bias')]);
+    return this.dense;
   }
 
   /** The projections, not the biases. */
   get weightVariables(): tf.Variable[] {
-    return this.convs.map((c) => c.variable('kernel'));
+    return this.kernels;
   }
 
   protected applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D {

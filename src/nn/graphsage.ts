@@ -14,7 +14,7 @@ import {saveNodeClassifier, SavedClassifierInfo} from './saved_classifier';
 import type {GraphLayerInput} from './conv/graph_input';
 import {SageConv, sageConv} from './conv/sage_conv';
 import {sampleNeighbors} from '../graph/native_sampling';
-import {FullGraph, glorot, NodeModelConfig, predictedClasses} from './node_model';
+import {FullGraph, glorot, layerWidths, NodeModelConfig, predictedClasses} from './node_model';
 import {builtConv} from './conv/graph_conv';
 import {classifierLayerwise, classifierPredictLayerwise, LayerwiseGraph, LayerwiseModel, LayerwiseOptions} from './layerwise';
 import {Rng} from '../util/random';
@@ -47,26 +47,26 @@ export class GraphSageClassifier {
   /** One sageConv per layer (mean aggregator, root weight), input layer first. */
   readonly convs: SageConv[];
   private readonly trees = new Map<string, tf.Tensor1D>();
+  private readonly dense: tf.Variable[];
+  private readonly kernels: tf.Variable[];
 
   constructor(readonly config: GraphSageConfig) {
-    const {hiddenDim, numClasses, numLayers, seed} = config;
     this.inputs = new NodeInputs(config);
-    this.convs = Array.from({length: numLayers}, (_, l) => {
-      const inDim = l === 0 ? this.inputs.width : hiddenDim;
-      const last = l === numLayers - 1;
-      const units = last ? numClasses : hiddenDim;
+    this.convs = layerWidths(config, this.inputs.width).map(({inDim, units, last}, l) =>
       // Weights in sageConv's order: neighbours' kernel, root kernel, bias.
-      return builtConv(sageConv({units, aggregator: 'mean', activation: last ? 'linear' : 'relu'}), inDim, () => [
-        glorot([inDim, units], inDim, units, seed + 10 * l + 2),
-        glorot([inDim, units], inDim, units, seed + 10 * l + 1),
+      builtConv(sageConv({units, aggregator: 'mean', activation: last ? 'linear' : 'relu'}), inDim, () => [
+        glorot([inDim, units], inDim, units, config.seed + 10 * l + 2),
+        glorot([inDim, units], inDim, units, config.seed + 10 * l + 1),
         tf.zeros([units]),
-      ]);
-    });
+      ]),
+    );
+    this.dense = this.convs.flatMap((c) => [c.variable('rootKernel'), c.variable('neighborKernel'), c.variable('bias')]);
+    this.kernels = this.dense.filter((_, i) => i % 3 !== 2);
   }
 
   /** The dense layers' weights and biases (what data parallelism averages; saved in this order). */
   get denseVariables(): tf.Variable[] {
-    return this.convs.flatMap((c) => [c.variable('rootKernel'), c.variable('neighborKernel'), c.variable('bias')]);
+    return this.dense;
   }
 
   /** Dense parameters, plus the anchor that carries the table's sparse gradient. */
@@ -86,7 +86,7 @@ export class GraphSageClassifier {
 
   /** What weight decay applies to (the kernels, not the biases). */
   get weightVariables(): tf.Variable[] {
-    return this.convs.flatMap((c) => [c.variable('rootKernel'), c.variable('neighborKernel')]);
+    return this.kernels;
   }
 
   // Layer l over `graph`, its input dropped out first on a training pass (a seed; one native pass each way).

@@ -35,7 +35,8 @@ export {predictNodes, readClassifierInfo, saveNodeClassifier} from './saved_clas
 export {loadNodeClassifier} from './load_classifier';
 export type {NodeClassifierModel} from './load_classifier';
 export type {SavableNodeClassifier, SavedClassifierInfo} from './saved_classifier';
-export {featureTable, inputFeatures, NodeInputs, rowNormalized} from './node_inputs';
+export {featureTable, inputFeatures, NodeInputs} from './node_inputs';
+export {rowNormalized} from '../graph/transforms';
 export type {FeatureTableOptions} from './node_inputs';
 export type {FeatureSource} from './feature_source';
 export {layerwiseEach, layerwiseInference} from './layerwise';

@@ -15,8 +15,6 @@ import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
 import type {NodeModelConfig} from './node_model';
 import {adam} from './sparse_optimizer';
 
-export {rowNormalized};
-
 export interface FeatureTableOptions {
   memory?: EmbeddingMemory;
   dtype?: EmbeddingDType;

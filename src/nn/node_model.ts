@@ -57,3 +57,11 @@ export function glorot(shape: number[], fanIn: number, fanOut: number, seed: num
   const limit = Math.sqrt(6 / (fanIn + fanOut));
   return tf.randomUniform(shape, -limit, limit, 'float32', seed);
 }
+
+/** Each layer's input and output widths over inputs `inputWidth` wide: hidden layers hiddenDim wide, the last numClasses. */
+export function layerWidths(c: NodeModelConfig, inputWidth: number): {inDim: number; units: number; last: boolean}[] {
+  return Array.from({length: c.numLayers}, (_, l) => {
+    const last = l === c.numLayers - 1;
+    return {inDim: l === 0 ? inputWidth : c.hiddenDim, units: last ? c.numClasses : c.hiddenDim, last};
+  });
+}

@@ -15,8 +15,9 @@ import {inferLayerwise} from '../nn/conv/layerwise_model';
 import type {Embedding} from '../nn/embedding';
 import {LinkNeighborLoader} from '../nn/neighbor_loader';
 import {featureTable} from '../nn/node_inputs';
-import {checkSeed, seededRng} from '../util/random';
+import {checkSeed} from '../util/random';
 import {hitsAtK, meanReciprocalRank, rocAuc} from './link_metrics';
+import {linkSplitRng} from './link_prediction';
 
 export interface GnnLinkPredictionOptions {
   epochs?: number;
@@ -105,7 +106,7 @@ export async function trainGnnLinkPrediction(
       `trainGnnLinkPrediction: ${features.values.length} feature values for ${graph.numVertices} vertices of ${features.dim}`,
     );
   // The split trainLinkPrediction draws for the same seed: the shallow model is scored on the same pairs.
-  const split = splitEdges(graph, o.valFraction ?? 0.05, o.testFraction ?? 0.1, seededRng(seed * 9973 + 5));
+  const split = splitEdges(graph, o.valFraction ?? 0.05, o.testFraction ?? 0.1, linkSplitRng(seed));
   const table = featureTable(features.values, graph.numVertices, features.dim);
   const encoder = tfl.sequential({
     layers: fanouts.map((_, l) =>

@@ -8,7 +8,7 @@ import {EdgePairs, splitEdges} from '../graph/link_split';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {adam} from '../nn/sparse_optimizer';
 import {int32Of} from '../util/arrays';
-import {randInt, seededRng, shuffle} from '../util/random';
+import {randInt, Rng, seededRng, shuffle} from '../util/random';
 import {hitsAtK, rocAuc} from './link_metrics';
 
 export interface LinkPredictionOptions {
@@ -51,13 +51,18 @@ export function pairScores(emb: Embedding, pairs: EdgePairs): Float32Array {
   return tf.tidy(() => tf.sum(tf.mul(emb.read(pairs.src), emb.read(pairs.dst)), 1).dataSync() as Float32Array);
 }
 
+/** The random numbers whose first draws split the edges for `seed` (the shallow and the GNN models share the split). */
+export function linkSplitRng(seed: number): Rng {
+  return seededRng(seed * 9973 + 5);
+}
+
 export async function trainLinkPrediction(
   graph: CsrGraph,
   options: Partial<LinkPredictionOptions>,
   onEpoch: (m: LinkEpochMetrics) => void = () => {},
 ): Promise<LinkEpochMetrics> {
   const o = {...DEFAULT_LINK_PREDICTION, ...options};
-  const rng = seededRng(o.seed * 9973 + 5);
+  const rng = linkSplitRng(o.seed);
   const split = splitEdges(graph, o.valFraction, o.testFraction, rng);
   const n = graph.numVertices;
   const emb = new Embedding({
