@@ -44,6 +44,27 @@ describe('dataset transforms (wm.graph.transforms)', () => {
     expect(() => T.compose(T.toUndirected(), 3 as unknown as T.Transform)).to.throw(/argument 1 is not a transform/);
   });
 
+  it('edge weights: addSelfLoops keeps them in entry order (a new loop weighs 1); toUndirected and randomLinkSplit drop them, saying so', () => {
+    const d = {...data(), edgeWeights: Float32Array.from([1, 2, 3, 4, 5, 6])};
+    expect(Array.from(T.addSelfLoops()(d).edgeWeights!)).to.deep.equal([1, 1, 2, 1, 3, 4, 5, 6, 1, 1]);
+    const said: string[] = [];
+    const emit = process.emitWarning;
+    process.emitWarning = ((m: string) => void said.push(m)) as typeof process.emitWarning;
+    try {
+      expect(T.toUndirected()(d).edgeWeights).to.equal(undefined);
+      const undirected = {...T.toUndirected()(data()), edgeWeights: new Float32Array(8).fill(2)};
+      expect(T.randomLinkSplit({val: 0.2, test: 0.2, seed: 1})(undirected).train.edgeWeights).to.equal(undefined);
+      expect(T.toUndirected()(data()).edgeWeights).to.equal(undefined);
+    } finally {
+      process.emitWarning = emit;
+    }
+    expect(said).to.deep.equal([
+      "toUndirected: t's edge weights are not carried to the new graph; it is unweighted",
+      "randomLinkSplit: t's edge weights are not carried to the new graph; it is unweighted",
+    ]);
+    expect(d.edgeWeights.length).to.equal(6);
+  });
+
   it('normalizeFeatures: rows sum to 1 (rows with a negative value or summing to 0 kept), a copy', () => {
     const d = data();
     const n = T.normalizeFeatures()(d);

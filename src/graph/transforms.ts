@@ -17,18 +17,30 @@ export function compose(...transforms: Transform[]): Transform {
   return (data) => transforms.reduce((d, t) => t(d), data);
 }
 
-/** Every edge both ways, duplicates and self loops dropped, rows sorted (PyG's ToUndirected). */
+/**
+ * The dataset over a new graph: edge weights, which follow the old graph's entries, are dropped, and that is
+ * said (a warning naming the transform), never left beside entries they no longer match.
+ */
+function withGraph(data: NodeClassificationData, graph: CsrGraph, what: string): NodeClassificationData {
+  if (data.edgeWeights)
+    process.emitWarning(`${what}: ${data.name}'s edge weights are not carried to the new graph; it is unweighted`, {
+      code: 'WM_EDGE_WEIGHTS_DROPPED',
+    });
+  return {...data, graph, edgeWeights: undefined};
+}
+
+/** Every edge both ways, duplicates and self loops dropped, rows sorted (PyG's ToUndirected); edge weights dropped. */
 export function toUndirected(): Transform {
   return (data) => {
     const {rowPtr, colIdx} = data.graph;
     const src = new Int32Array(colIdx.length);
     for (let u = 0; u < data.graph.numVertices; ++u) src.fill(u, rowPtr[u], rowPtr[u + 1]);
     const graph = CsrGraph.fromEdges({numVertices: data.graph.numVertices, src, dst: colIdx.slice(), directed: true}, {symmetric: true});
-    return {...data, graph};
+    return withGraph(data, graph, 'toUndirected');
   };
 }
 
-/** A self loop at every vertex that has none, rows kept sorted (PyG's AddSelfLoops). */
+/** A self loop at every vertex that has none, rows kept sorted (PyG's AddSelfLoops); edge weights kept, each new loop weighing 1. */
 export function addSelfLoops(): Transform {
   return (data) => {
     const g = data.graph;
@@ -36,22 +48,29 @@ export function addSelfLoops(): Transform {
     const has = Uint8Array.from({length: n}, (_, v) => (g.neighbors(v).includes(v) ? 1 : 0));
     const rowPtr = new Int32Array(n + 1),
       colIdx = new Int32Array(g.numEdges + n - has.reduce((a, x) => a + x, 0));
+    const w = data.edgeWeights,
+      weights = w && new Float32Array(colIdx.length);
     let at = 0;
+    const loop = (v: number) => {
+      if (weights) weights[at] = 1;
+      colIdx[at++] = v;
+    };
     for (let v = 0; v < n; ++v) {
       rowPtr[v] = at;
-      const row = g.neighbors(v);
       let placed = has[v] === 1;
-      for (const u of row) {
+      for (let e = g.rowPtr[v]; e < g.rowPtr[v + 1]; ++e) {
+        const u = g.colIdx[e];
         if (!placed && u > v) {
-          colIdx[at++] = v;
+          loop(v);
           placed = true;
         }
+        if (weights) weights[at] = w![e];
         colIdx[at++] = u;
       }
-      if (!placed) colIdx[at++] = v;
+      if (!placed) loop(v);
     }
     rowPtr[n] = at;
-    return {...data, graph: new CsrGraph(rowPtr, colIdx).validate('addSelfLoops')};
+    return {...data, graph: new CsrGraph(rowPtr, colIdx).validate('addSelfLoops'), edgeWeights: weights};
   };
 }
 
@@ -119,8 +138,9 @@ export interface LinkSplitOptions {
 }
 
 /**
- * Held-out edges for link prediction (PyG's RandomLinkSplit): the dataset over the training edges only, and
- * the validation and test edges with as many negative pairs (non-edges of the whole graph) each.
+ * Held-out edges for link prediction (PyG's RandomLinkSplit): the dataset over the training edges only (edge
+ * weights dropped), and the validation and test edges with as many negative pairs (non-edges of the whole
+ * graph) each.
  */
 export function randomLinkSplit(
   o: LinkSplitOptions = {},
@@ -132,6 +152,6 @@ export function randomLinkSplit(
   const seed = checkSeed('randomLinkSplit', o.seed ?? 0);
   return (data) => {
     const edges = splitEdges(data.graph, val, test, seededRng(seed));
-    return {train: {...data, graph: edges.train}, edges};
+    return {train: withGraph(data, edges.train, 'randomLinkSplit'), edges};
   };
 }
