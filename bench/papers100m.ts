@@ -16,7 +16,8 @@
 // reported.
 // Environment: BENCH_SCALE (default 27), BENCH_VERTICES (default 111,059,956),
 // BENCH_EDGE_FACTOR (default 18: ~3.2B entries at the defaults), BENCH_FEATURES (128),
-// BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 20), BENCH_CACHE (share of rows cached, 0.25),
+// BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 100), BENCH_CACHE (share of rows cached, 0.25),
+// BENCH_PROFILE_STEPS (default 5: steps after the timed ones under wm.profileOps, each op's GPU time per step; 0: none),
 // BENCH_LAYERWISE_SECONDS (default 600: how long layer-wise prediction may run before it stops; 0: skipped),
 // BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
 // BENCH_GRAPH_DIR (where the graph file for PyTorch and the ranks goes, default the system's temporary folder;
@@ -45,11 +46,12 @@ const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
 const EDGE_FACTOR = Number(process.env.BENCH_EDGE_FACTOR ?? 18);
 const FEATURES = Number(process.env.BENCH_FEATURES ?? 128);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
-const STEPS = Number(process.env.BENCH_STEPS ?? 20);
+const STEPS = Number(process.env.BENCH_STEPS ?? 100);
 type RunKind = 'device' | 'degree' | 'sampled' | 'host';
 const RUNS = (process.env.BENCH_RUNS ?? 'device,degree,sampled,host').split(',') as RunKind[];
 const CACHE_SHARE = Number(process.env.BENCH_CACHE ?? 0.25);
 const PRESAMPLE_BATCHES = 20;
+const PROFILE_STEPS = Number(process.env.BENCH_PROFILE_STEPS ?? 5);
 const LAYERWISE_SECONDS = Number(process.env.BENCH_LAYERWISE_SECONDS ?? 600);
 const TORCH_LAYERS = (process.env.BENCH_TORCH ?? 'pyg,torch').split(',').filter((x) => x !== '');
 const RANKS = (process.env.BENCH_RANKS ?? '')
@@ -277,6 +279,13 @@ async function rank(): Promise<void> {
   comm.destroy();
 }
 
+interface StepProfile {
+  /** Wall ms per step under profiling (an event pair per op), and the GPU ops' summed ms per step. */
+  msPerStep: number;
+  gpuOpMsPerStep: number;
+  ops: {name: string; where: string; callsPerStep: number; msPerStep: number}[];
+}
+
 interface Run {
   features: string;
   seedsPerSecond: number;
@@ -286,6 +295,7 @@ interface Run {
   cacheBytes?: number;
   hitRate?: number;
   rankSeconds?: number;
+  profile?: StepProfile;
 }
 
 function gb(bytes: number): string {
@@ -340,6 +350,7 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
   wm.synchronize();
   const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
   const cache = features.cacheStats();
+  const profile = PROFILE_STEPS > 0 ? profiledSteps(step) : undefined;
   model.dispose();
   features.dispose();
   const seedsPerSecond = (BATCH * STEPS) / seconds;
@@ -359,7 +370,26 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
     cacheBytes: cache?.bytes,
     hitRate: cache?.hitRate,
     rankSeconds,
+    profile,
   };
+}
+
+// Where a step's time goes: PROFILE_STEPS more steps under wm.profileOps (not part of the timed steps), each
+// native op's GPU milliseconds per step, the slowest first.
+function profiledSteps(step: () => void): StepProfile {
+  const p = wm.profileOps(() => {
+    for (let i = 0; i < PROFILE_STEPS; ++i) step();
+  });
+  const ops = p.ops.map((o) => ({name: o.name, where: o.where, callsPerStep: o.calls / PROFILE_STEPS, msPerStep: o.ms / PROFILE_STEPS}));
+  const top = ops
+    .slice(0, 12)
+    .map((o) => `${o.name} ${o.msPerStep.toFixed(2)}${o.where === 'cpu' ? ' (cpu)' : ''}`)
+    .join(', ');
+  const gpuMs = ops.filter((o) => o.where === 'gpu').reduce((a, o) => a + o.msPerStep, 0);
+  console.log(
+    `  profiled (${PROFILE_STEPS} steps): ${(p.wallMs / PROFILE_STEPS).toFixed(2)} ms per step, GPU ops ${gpuMs.toFixed(2)} ms; per step: ${top}`,
+  );
+  return {msPerStep: p.wallMs / PROFILE_STEPS, gpuOpMsPerStep: gpuMs, ops};
 }
 
 async function main(): Promise<void> {

@@ -83,6 +83,64 @@ export function synchronize(): void {
   if (deviceStatus().gpu) runtimeNative().synchronize();
 }
 
+/** One native op's share of a profiled call (profileOps). */
+export interface OpTime {
+  name: string;
+  /** 'gpu': the GPU's own time between CUDA events on the stream the op ran on; 'cpu': the host clock around its C++ body. */
+  where: 'gpu' | 'cpu';
+  calls: number;
+  ms: number;
+}
+
+export interface OpProfile<T> {
+  result: T;
+  /** Every native op f ran (the table's ops, the samplers, walks and the fused Adam step), the slowest first. */
+  ops: OpTime[];
+  /** f's wall time, the GPU work it queued included. GPU ops on the two streams may overlap, so their sum can exceed it. */
+  wallMs: number;
+}
+
+let profiling = false;
+
+/**
+ * Runs f and says where its time went, op by op: which native ops ran, how often, and their time on the GPU
+ * (or on the host clock for ops that ran on the CPU). Kernels tfjs-backend-cpu runs are not native ops and
+ * are not listed. Timing adds an event pair per GPU op; for figures to quote, time without it.
+ */
+export function profileOps<T>(f: () => Promise<T>): Promise<OpProfile<T>>;
+export function profileOps<T>(f: () => T): OpProfile<T>;
+export function profileOps<T>(f: () => T | Promise<T>): OpProfile<T> | Promise<OpProfile<T>> {
+  if (profiling) throw new Error('profileOps: a profiled call is already running (profiles do not nest)');
+  const rt = deviceStatus().addonLoaded ? runtimeNative() : undefined;
+  const take = (): OpTime[] =>
+    (rt?.takeOpTimes() ?? []).map((o) => ({name: o.name, where: o.device ? 'gpu' : 'cpu', calls: o.calls, ms: o.ms}));
+  synchronize();
+  take(); // what ran before is not this call's
+  profiling = true;
+  rt?.setOpTiming(true);
+  const started = performance.now();
+  const finish = (result: T): OpProfile<T> => {
+    synchronize();
+    const wallMs = performance.now() - started;
+    rt?.setOpTiming(false);
+    profiling = false;
+    return {result, ops: take(), wallMs};
+  };
+  const stop = (e: unknown): never => {
+    rt?.setOpTiming(false);
+    profiling = false;
+    take();
+    throw e;
+  };
+  let r: T | Promise<T>;
+  try {
+    r = f();
+  } catch (e) {
+    return stop(e);
+  }
+  return r instanceof Promise ? r.then(finish, stop) : finish(r);
+}
+
 /** Returns cached, unused device memory to the driver. */
 export function emptyCache(): void {
   if (!deviceStatus().gpu) return;

@@ -213,4 +213,45 @@ describe('wholememory backend', () => {
     expect(ticks).to.be.greaterThan(0);
     big.dispose();
   });
+
+  it('profileOps lists the native ops a call ran, their calls and time, where they ran; it does not nest and stops on errors', async () => {
+    const where = wm.deviceInfo().gpu ? 'gpu' : 'cpu';
+    const ai = randomInput([97, 61], 'float32', 1),
+      bi = randomInput([61, 33], 'float32', 2);
+    const a = tf.tensor(ai.values, ai.shape),
+      b = tf.tensor(bi.values, bi.shape);
+    const before = tf.tidy(() => tf.matMul(a, b).sum()); // untimed: not part of the profile below
+    const p = wm.profileOps(() => tf.tidy(() => [0, 1, 2].map(() => tf.relu(tf.matMul(a, b)).dataSync()[0])));
+    expect(p.result).to.have.length(3);
+    const mm = p.ops.find((o) => o.name === 'batchMatMul')!;
+    expect(mm, JSON.stringify(p.ops)).to.not.equal(undefined);
+    expect(mm.calls).to.equal(3);
+    expect(mm.where).to.equal(where);
+    expect(mm.ms).to.be.greaterThan(0);
+    expect(
+      p.ops.find((o) => o.name === 'reduce'),
+      'an op run before the profile',
+    ).to.equal(undefined);
+    for (let i = 1; i < p.ops.length; ++i) expect(p.ops[i - 1].ms).to.be.at.least(p.ops[i].ms);
+    expect(p.wallMs).to.be.greaterThan(0);
+    expect(() => wm.profileOps(() => wm.profileOps(() => 1))).to.throw(/profileOps: a profiled call is already running/);
+    expect(() =>
+      wm.profileOps(() => {
+        tf.tidy(() => tf.matMul(a, b).dataSync());
+        throw new Error('inside');
+      }),
+    ).to.throw('inside');
+    const q = await wm.profileOps(async () => {
+      const s = tf.sum(a);
+      const v = (await s.data())[0];
+      s.dispose();
+      return v;
+    });
+    expect(q.result).to.be.closeTo(
+      tf.tidy(() => tf.sum(a).dataSync()[0]),
+      1e-3,
+    );
+    expect(q.ops.map((o) => o.name)).to.deep.equal(['reduce'], "only the second call's op, none of the failed call's");
+    tf.dispose([a, b, before]);
+  });
 });

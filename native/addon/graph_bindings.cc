@@ -13,6 +13,7 @@
 #include "wm/graph_ops.h"
 #include "wm/host_whole_memory.h"
 #include "wm/native_graph.h"
+#include "wm/op_timing.h"
 #include "wm/random_walk.h"
 #include "wm/sampling.h"
 
@@ -87,6 +88,7 @@ struct HostCsr {
 Napi::Value SampleWithReplacement(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "sampleWithReplacement");
+    const wm::OpTimer timer("sampleWithReplacement", !a[3].IsTypedArray());
     const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n");
     const int fanout = static_cast<int>(a.count(5, "fanout"));
     const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
@@ -111,6 +113,7 @@ Napi::Value SampleWithReplacement(const Napi::CallbackInfo& info) {
 Napi::Value SampleWithoutReplacement(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "sampleWithoutReplacement");
+    const wm::OpTimer timer("sampleWithoutReplacement", !a[3].IsTypedArray());
     const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n");
     const int fanout = static_cast<int>(a.count(5, "fanout"));
     const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
@@ -148,6 +151,7 @@ wm::WalkBias walkBias(const Args& a, size_t i) {
 Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "randomWalks");
+    const wm::OpTimer timer("randomWalks", !a[3].IsTypedArray());
     const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n"), length = a.count(5, "length");
     const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
     const wm::WalkBias bias = walkBias(a, 7);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "napi_args.h"
+#include "wm/op_timing.h"
 #include "wm/runtime.h"
 
 namespace {
@@ -22,6 +23,7 @@ Napi::Value CallOp(const Napi::CallbackInfo& info) {
         wm::fail(op->name + ": this build has no CUDA (nvcc was not found when it was built); pass typed arrays to run it on the CPU");
       wm::fail(op->name + " runs on the CPU only: pass typed arrays, not device addresses");
     }
+    const wm::OpTimer timer(op->name.c_str(), !host);
     body(a);
     return a.hasResult() ? Napi::Value(Napi::Number::New(info.Env(), a.result())) : info.Env().Undefined();
   });

@@ -9,6 +9,7 @@
 
 #include "napi_args.h"
 #include "wm/dense_optimizer.h"
+#include "wm/op_timing.h"
 
 namespace {
 
@@ -62,6 +63,7 @@ Napi::Value DenseAdam(const Napi::CallbackInfo& info) {
       else
         device[t] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], n};
     }
+    const wm::OpTimer timer("denseAdam", !host);
     if (host)
       wm::host::denseAdam(onHost, scalars);
     else

@@ -8,6 +8,7 @@
 #include "napi_args.h"
 #include "wm/cuda_setup.h"
 #include "wm/managed.h"
+#include "wm/op_timing.h"
 #include "wm/runtime.h"
 
 namespace {
@@ -297,6 +298,29 @@ WM_FN(PinnedHostFree) {
   });
 }
 
+// setOpTiming(on); takeOpTimes() -> [{name, device, calls, ms}], the slowest first: see wm/op_timing.h.
+WM_FN(SetOpTiming) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    wm::setOpTiming(info[0].ToBoolean().Value());
+    return info.Env().Undefined();
+  });
+}
+WM_FN(TakeOpTimes) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    const std::vector<wm::OpTime> times = wm::takeOpTimes();
+    Napi::Array out = Napi::Array::New(info.Env(), times.size());
+    for (uint32_t i = 0; i < times.size(); ++i) {
+      Napi::Object o = Napi::Object::New(info.Env());
+      o.Set("name", times[i].name);
+      o.Set("device", times[i].device);
+      o.Set("calls", static_cast<double>(times[i].calls));
+      o.Set("ms", times[i].ms);
+      out.Set(i, o);
+    }
+    return out;
+  });
+}
+
 }  // namespace
 
 void InitRuntime(Napi::Env env, Napi::Object exports) {
@@ -322,6 +346,8 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
       {"synchronize", Synchronize},
       {"emptyCache", EmptyCache},
       {"memoryInfo", MemoryInfo},
+      {"setOpTiming", SetOpTiming},
+      {"takeOpTimes", TakeOpTimes},
       {"cpuThreads", CpuThreads},
       {"managedAlloc", ManagedAlloc},
       {"managedFree", ManagedFree},

@@ -96,6 +96,7 @@ import {reciprocalConfig} from './Reciprocal';
 import {reluConfig} from './Relu';
 import {relu6Config} from './Relu6';
 import {reluGradConfig} from './ReluGrad';
+import {sageFixedLayerConfig} from './SageFixedLayer';
 import {reshapeConfig} from './Reshape';
 import {reverseConfig} from './Reverse';
 import {roundConfig} from './Round';
@@ -219,6 +220,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   reciprocalConfig,
   relu6Config,
   reluGradConfig,
+  sageFixedLayerConfig,
   reluConfig,
   reshapeConfig,
   reverseConfig,

@@ -275,6 +275,9 @@ export interface NativeBindings {
   synchronize(): void;
   emptyCache(): void;
   memoryInfo(): NativeMemoryInfo;
+  /** Op timing (wm/op_timing.h): on or off; the totals since the last take, the slowest first (cleared). */
+  setOpTiming(on: boolean): void;
+  takeOpTimes(): {name: string; device: boolean; calls: number; ms: number}[];
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
   cpuThreads(): number;
   /** CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates and self loops dropped. Host only. */

@@ -128,4 +128,6 @@ export const runtimeNative: Part<
   | 'cudaSetup'
   | 'kernelImage'
   | 'ncclStatus'
+  | 'setOpTiming'
+  | 'takeOpTimes'
 > = native;

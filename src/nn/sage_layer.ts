@@ -1,17 +1,15 @@
 // One GraphSAGE layer (mean aggregator) over a fixed fan-out layer as a
-// single op each way on the GPU. Composed from tfjs ops the layer is about
-// seven kernels forward and twelve backward, each paying tfjs' dispatch;
-// here: the neighbour mean, two GEMMs into one output (the second
-// accumulates), and the bias + ReLU epilogue; backward the ReLU mask with
-// the bias gradient, three GEMMs and the neighbour scatter, the self part
-// accumulated straight into the input gradient's first rows.
+// single kernel on the GPU (kernels/SageFixedLayer.ts; its gradient an input
+// at a time, gradients/sage_fixed_layer_gradient.ts). Composed from tfjs ops
+// the layer is about seven kernels forward and twelve backward, each paying
+// tfjs' dispatch.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {SageFixedLayerAttrs, WM_SAGE_FIXED_LAYER} from '../kernels/SageFixedLayer';
 import {aggregate} from '../graph/aggregate';
 import {FixedFanoutLayer, meanOfNeighbors} from '../graph/fixed_subgraph';
 import type {SubgraphLayer} from '../graph/subgraph';
-import {layerNative} from '../native/domains';
 
 /**
  * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
@@ -40,57 +38,10 @@ export function sageLayer(
   if (!(b instanceof WholeMemoryBackend && b.gpu) || layer.numDst * outDim * inDim === 0)
     return composite(h, layer.numDst, () => meanOfNeighbors(h, layer), wSelf, wNeigh, bias, relu);
   const {numDst, fanout, neighbors} = layer;
-  const f = tf.customGrad(((x: tf.Tensor, ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
-    const mean = b.allocDevice(numDst * inDim * 4);
-    let y: tf.Tensor;
-    try {
-      [y] = b.deviceOutputs([[numDst, outDim]], ([out]) => {
-        layerNative().neighborMean(b.devicePtr(neighbors), numDst, fanout, b.devicePtr(x), inDim, mean);
-        // Row-major [numDst, inDim] x [inDim, outDim]; h's first numDst rows are the layer's own vertices.
-        layerNative().batchMatMul(b.devicePtr(x), b.devicePtr(ws), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
-        layerNative().batchMatMul(mean, b.devicePtr(wn), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
-        layerNative().biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
-      });
-    } finally {
-      b.freeDevice(mean); // stream-ordered: reused only after the GEMM that reads it
-    }
-    save([x, ws, wn, y]);
-    return {value: y, gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(b, layer, saved, dy, inputs, inDim, outDim, relu)};
-  }) as unknown as Parameters<typeof tf.customGrad>[0]);
-  return f(h, wSelf, wNeigh, bias) as tf.Tensor2D;
-}
-
-function backward(
-  b: WholeMemoryBackend,
-  layer: FixedFanoutLayer,
-  saved: tf.Tensor[],
-  dy: tf.Tensor,
-  inputs: number,
-  inDim: number,
-  outDim: number,
-  relu: boolean,
-): tf.Tensor[] {
-  const [x, ws, wn, y] = saved;
-  const {numDst, fanout, neighbors} = layer;
-  const dz = b.allocDevice(numDst * outDim * 4),
-    mean = b.allocDevice(numDst * inDim * 4),
-    dMean = b.allocDevice(numDst * inDim * 4);
-  try {
-    return b.deviceOutputs([[inputs, inDim], [inDim, outDim], [inDim, outDim], [outDim]], ([dh, dWs, dWn, dBias]) => {
-      const xp = b.devicePtr(x),
-        nb = b.devicePtr(neighbors);
-      layerNative().biasActivationGrad(b.devicePtr(dy), b.devicePtr(y), numDst, outDim, relu, dz, dBias);
-      // The mean again (one cheap kernel) rather than holding it from the forward.
-      layerNative().neighborMean(nb, numDst, fanout, xp, inDim, mean);
-      layerNative().batchMatMul(xp, dz, dWs, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
-      layerNative().batchMatMul(mean, dz, dWn, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
-      layerNative().batchMatMul(dz, b.devicePtr(wn), dMean, 1, numDst, inDim, outDim, false, true, 0, 0, 0);
-      layerNative().neighborMeanGrad(nb, numDst, fanout, dMean, inDim, dh, inputs); // zeroes dh first
-      layerNative().batchMatMul(dz, b.devicePtr(ws), dh, 1, numDst, inDim, outDim, false, true, 0, 0, 1);
-    });
-  } finally {
-    for (const p of [dz, mean, dMean]) b.freeDevice(p);
-  }
+  const attrs: SageFixedLayerAttrs = {numDst, fanout, relu};
+  return tf
+    .engine()
+    .runKernel(WM_SAGE_FIXED_LAYER, {x: h, wSelf, wNeigh, bias, neighbors}, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }
 
 function checkWeights(h: tf.Tensor2D, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D): void {

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "runtime/check.h"
+#include "wm/op_timing.h"
 #include "wm/runtime.h"
 
 namespace wm {
@@ -398,6 +399,43 @@ void cancelRead(PendingRead* p) {
   // The copy may still be in flight into the staging buffer we are about to recycle.
   if (p->done) cudaEventSynchronize(p->done);
   releasePending(p);
+}
+
+// Events for wm/op_timing.h, kept for reuse: creating one per op would cost more than many ops.
+namespace {
+std::mutex timingMu;
+std::vector<cudaEvent_t> timingPool;
+}  // namespace
+
+void* recordTimingEvent() {
+  cudaEvent_t e = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(timingMu);
+    if (!timingPool.empty()) {
+      e = timingPool.back();
+      timingPool.pop_back();
+    }
+  }
+  if (e == nullptr) WM_CUDA(cudaEventCreate(&e));
+  try {
+    WM_CUDA(cudaEventRecord(e, stream()));
+  } catch (...) {
+    releaseTimingEvent(e);
+    throw;
+  }
+  return e;
+}
+
+float timingEventMs(void* start, void* end) {
+  float ms = 0;
+  WM_CUDA(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));
+  return ms;
+}
+
+void releaseTimingEvent(void* event) {
+  if (event == nullptr) return;
+  std::lock_guard<std::mutex> lock(timingMu);
+  timingPool.push_back(static_cast<cudaEvent_t>(event));
 }
 
 }  // namespace wm

@@ -14,6 +14,7 @@
 #include "graph/row_dots.h"
 #include "wm/sampling.h"
 #include "kernels/ops.h"
+#include "wm/op_timing.h"
 #include "wm/runtime.h"
 #include "wm/status.h"
 
@@ -37,6 +38,9 @@ void selectDevice(int) { noCuda("selectDevice"); }
 int currentDevice() { noCuda("currentDevice"); }
 std::string deviceName() { noCuda("deviceName"); }
 void synchronize() {}
+void* recordTimingEvent() { noCuda("recordTimingEvent"); }
+float timingEventMs(void*, void*) { noCuda("timingEventMs"); }
+void releaseTimingEvent(void*) {}
 void useSideStream(bool) {}
 void mainWaitsForSide() {}
 void sideWaitsForMain() {}

@@ -1,0 +1,103 @@
+#include "wm/op_timing.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <map>
+#include <mutex>
+
+#include "wm/runtime.h"
+
+namespace wm {
+namespace {
+
+struct Pending {
+  const char* name;
+  void* start;
+  void* end;
+};
+
+struct Timing {
+  std::atomic<bool> on{false};
+  std::mutex mu;
+  std::vector<Pending> pending;  // device calls whose events are read at the next take
+  std::map<std::pair<std::string, bool>, std::pair<int64_t, double>> totals;
+};
+
+Timing& timing() {
+  static Timing* t = new Timing();  // never destroyed: ops may run during exit
+  return *t;
+}
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void setOpTiming(bool on) { timing().on.store(on); }
+bool opTimingOn() { return timing().on.load(); }
+
+OpTimer::OpTimer(const char* name, bool device) {
+  if (!opTimingOn()) return;
+  name_ = name;
+  device_ = device;
+  if (device)
+    start_ = recordTimingEvent();
+  else
+    startNs_ = nowNs();
+}
+
+OpTimer::~OpTimer() {
+  if (name_ == nullptr) return;
+  Timing& t = timing();
+  if (device_) {
+    void* end = nullptr;
+    try {
+      end = recordTimingEvent();
+    } catch (...) {
+      releaseTimingEvent(start_);  // the op's own error is what the caller sees
+      return;
+    }
+    std::lock_guard<std::mutex> lock(t.mu);
+    t.pending.push_back({name_, start_, end});
+    return;
+  }
+  const double ms = static_cast<double>(nowNs() - startNs_) / 1e6;
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto& total = t.totals[{name_, false}];
+  total.first += 1;
+  total.second += ms;
+}
+
+std::vector<OpTime> takeOpTimes() {
+  Timing& t = timing();
+  std::vector<Pending> pending;
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    pending.swap(t.pending);
+  }
+  if (!pending.empty()) synchronize();
+  std::lock_guard<std::mutex> lock(t.mu);
+  std::exception_ptr failed;
+  for (const Pending& p : pending) {
+    if (!failed) try {
+        auto& total = t.totals[{p.name, true}];
+        total.second += timingEventMs(p.start, p.end);
+        total.first += 1;
+      } catch (...) {
+        failed = std::current_exception();  // every event still goes back to the pool
+      }
+    releaseTimingEvent(p.start);
+    releaseTimingEvent(p.end);
+  }
+  if (failed) std::rethrow_exception(failed);
+  std::vector<OpTime> out;
+  for (const auto& [key, v] : t.totals) out.push_back({key.first, key.second, v.first, v.second});
+  t.totals.clear();
+  std::sort(out.begin(), out.end(), [](const OpTime& a, const OpTime& b) { return a.ms > b.ms; });
+  return out;
+}
+
+}  // namespace wm
