@@ -252,6 +252,24 @@ describe('wholememory backend', () => {
       1e-3,
     );
     expect(q.ops.map((o) => o.name)).to.deep.equal(['reduce'], "only the second call's op, none of the failed call's");
+    // More ops than the GPU's pending events are held for (added up as the GPU finishes them): every call counted.
+    const many = wm.profileOps(() => {
+      let x: tf.Tensor = tf.scalar(0);
+      for (let i = 0; i < 5000; ++i) {
+        const y = tf.add(x, 1);
+        x.dispose();
+        x = y;
+      }
+      const v = x.dataSync()[0];
+      x.dispose();
+      return v;
+    });
+    expect(many.result).to.equal(5000);
+    const adds = many.ops.filter((o) => o.name.startsWith('binary'));
+    expect(
+      adds.reduce((n, o) => n + o.calls, 0),
+      JSON.stringify(many.ops),
+    ).to.equal(5000);
     tf.dispose([a, b, before]);
   });
 });

@@ -39,9 +39,10 @@ class OpTimer {
 };
 
 // The device side, in the CUDA runtime (runtime.cu; without_cuda.cc refuses):
-// an event recorded on the current stream, the milliseconds between two, and
-// its return to the pool.
+// an event recorded on the current stream, whether the GPU has passed it, the
+// milliseconds between two, and its return to the pool.
 void* recordTimingEvent();
+bool timingEventDone(void* event);
 float timingEventMs(void* start, void* end);
 void releaseTimingEvent(void* event);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -21,13 +22,39 @@ struct Pending {
 struct Timing {
   std::atomic<bool> on{false};
   std::mutex mu;
-  std::vector<Pending> pending;  // device calls whose events are read at the next take
+  std::deque<Pending> pending;  // device calls whose events are read at the next take
   std::map<std::pair<std::string, bool>, std::pair<int64_t, double>> totals;
 };
 
 Timing& timing() {
   static Timing* t = new Timing();  // never destroyed: ops may run during exit
   return *t;
+}
+
+// A long profiled call would hold an event pair per GPU op until the take: past this many, the calls the
+// GPU has finished are added up as they go.
+constexpr size_t kDrainAt = 4096;
+
+void addLocked(Timing& t, const Pending& p) {
+  auto& total = t.totals[{p.name, true}];
+  total.second += timingEventMs(p.start, p.end);
+  total.first += 1;
+}
+
+void drainFinishedLocked(Timing& t) {
+  while (!t.pending.empty() && timingEventDone(t.pending.front().end)) {
+    const Pending p = t.pending.front();
+    t.pending.pop_front();
+    try {
+      addLocked(t, p);
+    } catch (...) {
+      releaseTimingEvent(p.start);
+      releaseTimingEvent(p.end);
+      throw;
+    }
+    releaseTimingEvent(p.start);
+    releaseTimingEvent(p.end);
+  }
 }
 
 int64_t nowNs() {
@@ -62,6 +89,12 @@ OpTimer::~OpTimer() {
     }
     std::lock_guard<std::mutex> lock(t.mu);
     t.pending.push_back({name_, start_, end});
+    if (t.pending.size() >= kDrainAt) try {
+        drainFinishedLocked(t);
+      } catch (...) {
+        // Not from a destructor: a call whose events cannot be read is left out; a CUDA error that
+        // sticks is raised by the next op.
+      }
     return;
   }
   const double ms = static_cast<double>(nowNs() - startNs_) / 1e6;
@@ -73,7 +106,7 @@ OpTimer::~OpTimer() {
 
 std::vector<OpTime> takeOpTimes() {
   Timing& t = timing();
-  std::vector<Pending> pending;
+  std::deque<Pending> pending;
   {
     std::lock_guard<std::mutex> lock(t.mu);
     pending.swap(t.pending);
@@ -83,9 +116,7 @@ std::vector<OpTime> takeOpTimes() {
   std::exception_ptr failed;
   for (const Pending& p : pending) {
     if (!failed) try {
-        auto& total = t.totals[{p.name, true}];
-        total.second += timingEventMs(p.start, p.end);
-        total.first += 1;
+        addLocked(t, p);
       } catch (...) {
         failed = std::current_exception();  // every event still goes back to the pool
       }

@@ -426,6 +426,13 @@ void* recordTimingEvent() {
   return e;
 }
 
+bool timingEventDone(void* event) {
+  const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(event));
+  if (e == cudaErrorNotReady) return false;
+  WM_CUDA(e);
+  return true;
+}
+
 float timingEventMs(void* start, void* end) {
   float ms = 0;
   WM_CUDA(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));

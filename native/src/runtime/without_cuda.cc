@@ -39,6 +39,7 @@ int currentDevice() { noCuda("currentDevice"); }
 std::string deviceName() { noCuda("deviceName"); }
 void synchronize() {}
 void* recordTimingEvent() { noCuda("recordTimingEvent"); }
+bool timingEventDone(void*) { noCuda("timingEventDone"); }
 float timingEventMs(void*, void*) { noCuda("timingEventMs"); }
 void releaseTimingEvent(void*) {}
 void useSideStream(bool) {}
