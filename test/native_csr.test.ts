@@ -64,6 +64,7 @@ describe('graphs in native memory (NativeCsr)', () => {
       [7, 30, 3],
       [101, 997, 4],
       [5000, 70001, 5],
+      [20011, 400003, 6], // rows cut into parts (one per thread), each placing its own
     ]) {
       const e = randomEdges(n, m, seed);
       for (const symmetric of [true, false]) {
