@@ -163,9 +163,9 @@ std::unique_ptr<NativeGraph> NativeGraph::build(int64_t n, const int32_t* src, c
     int64_t* cur = static_cast<int64_t*>(cursorPages.data());
     std::memcpy(cur, st, static_cast<size_t>(n) * 8);
     // Each part owns a run of rows (balanced by entries) and reads every edge, placing its own rows'
-    // entries with plain stores. Entries land at random over the columns: with an atomic cursor per
-    // entry (a locked instruction on x86) each store's cache miss was waited out before the next, and
-    // placing took 5x the count; plain stores overlap their misses.
+    // entries with plain stores. Entries land at random over the columns: an atomic cursor per entry
+    // (a locked instruction on x86) would wait out each store's cache miss before the next; plain
+    // stores overlap their misses.
     parallelForByCost(
         n, 1 << 16, [&](int64_t v) { return st[v]; },
         [&](int64_t lo, int64_t hi) {
