@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collectives/socket_io.h"
+#include "graph/place_entries.h"
 #include "kernels/host_ops.h"
 #include "wm/bootstrap.h"
 #include "wm/embedding.h"
@@ -321,6 +322,40 @@ void testHostKernels() {
   EXPECT((c.first == std::vector<int64_t>{0, 2, 4, 6}) && (c.second == std::vector<int32_t>{1, 2, 0, 2, 0, 1}));
   c = arrays(*wm::host::NativeGraph::fromEdges(0, nullptr, nullptr, 0, true));
   EXPECT(c.first == std::vector<int64_t>{0} && c.second.empty());
+
+  // Entries placed through the bucketing buffer: each row's entries in the edges' order, whatever the
+  // chunk, the threads' shares and the blocks of rows (all small here, so every path runs).
+  std::mt19937 gen(7);
+  for (const int64_t n : {1, 5, 1000}) {
+    const int64_t m = n == 1 ? 3 : 20 * n + 3;
+    std::vector<int32_t> s(static_cast<size_t>(m)), d(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) {
+      // Vertex 0 a hub: a quarter of the edges start there.
+      s[static_cast<size_t>(i)] = gen() % 4 == 0 ? 0 : static_cast<int32_t>(gen() % n);
+      d[static_cast<size_t>(i)] = static_cast<int32_t>(gen() % n);
+    }
+    for (const bool symmetric : {false, true}) {
+      std::vector<int64_t> st(static_cast<size_t>(n) + 1, 0);
+      for (int64_t i = 0; i < m; ++i) {
+        ++st[static_cast<size_t>(s[static_cast<size_t>(i)]) + 1];
+        if (symmetric) ++st[static_cast<size_t>(d[static_cast<size_t>(i)]) + 1];
+      }
+      for (int64_t v = 0; v < n; ++v) st[static_cast<size_t>(v) + 1] += st[static_cast<size_t>(v)];
+      std::vector<int32_t> want(static_cast<size_t>(st.back()));
+      std::vector<int64_t> cur(st.begin(), st.end() - 1);
+      for (int64_t i = 0; i < m; ++i) {
+        const int32_t u = s[static_cast<size_t>(i)], v = d[static_cast<size_t>(i)];
+        want[static_cast<size_t>(cur[static_cast<size_t>(u)]++)] = v;
+        if (symmetric) want[static_cast<size_t>(cur[static_cast<size_t>(v)]++)] = u;
+      }
+      for (const int64_t chunkEntries : {n < 1000 ? int64_t{5} : int64_t{4001}, int64_t{997}, int64_t{1} << 25})
+        for (const int64_t blockEntries : {int64_t{1}, int64_t{64}, int64_t{1} << 20}) {
+          std::vector<int32_t> got(want.size(), -1);
+          wm::host::placeEntries(n, s.data(), d.data(), m, symmetric, st.data(), got.data(), chunkEntries, 1, blockEntries);
+          EXPECT(got == want);
+        }
+    }
+  }
 }
 
 }  // namespace

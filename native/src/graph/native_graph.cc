@@ -1,6 +1,6 @@
 // NativeGraph (wm/native_graph.h): CSR with int64 offsets built in parallel
-// (degrees by atomic counts, entries placed by the thread that owns their row,
-// each row then sorted and deduplicated, rows compacted), and its file: a 4 KiB header, the
+// (degrees by atomic counts, entries bucketed by blocks of rows and placed a
+// block per thread, each row then sorted and deduplicated, rows compacted), and its file: a 4 KiB header, the
 // offsets, the columns and a caller's note, with a checksum over all three.
 #include "wm/native_graph.h"
 
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/place_entries.h"
 #include "graph/rmat_draws.h"
 #include "runtime/parallel.h"
 #include "wm/status.h"
@@ -158,24 +159,7 @@ std::unique_ptr<NativeGraph> NativeGraph::build(int64_t n, const int32_t* src, c
   const int64_t total = st[n];
   PageArray col = PageArray::allocate(static_cast<size_t>(total) * 4, "NativeGraph");
   int32_t* c = static_cast<int32_t*>(col.data());
-  {
-    PageArray cursorPages = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph");
-    int64_t* cur = static_cast<int64_t*>(cursorPages.data());
-    std::memcpy(cur, st, static_cast<size_t>(n) * 8);
-    // Each part owns a run of rows (balanced by entries) and reads every edge, placing its own rows'
-    // entries with plain stores. Entries land at random over the columns: an atomic cursor per entry
-    // (a locked instruction on x86) would wait out each store's cache miss before the next; plain
-    // stores overlap their misses.
-    parallelForByCost(
-        n, 1 << 16, [&](int64_t v) { return st[v]; },
-        [&](int64_t lo, int64_t hi) {
-          for (int64_t i = 0; i < m; ++i) {
-            const int64_t s = src[i], d = dst[i];
-            if (s >= lo && s < hi) c[cur[s]++] = static_cast<int32_t>(d);
-            if (symmetric && d >= lo && d < hi) c[cur[d]++] = static_cast<int32_t>(s);
-          }
-        });
-  }
+  placeEntries(n, src, dst, m, symmetric, st, c);
   edgesPlaced();
   return finish(n, std::move(start), std::move(col));
 }
