@@ -351,8 +351,25 @@ void testHostKernels() {
       for (const int64_t chunkEntries : {n < 1000 ? int64_t{5} : int64_t{4001}, int64_t{997}, int64_t{1} << 25})
         for (const int64_t blockEntries : {int64_t{1}, int64_t{64}, int64_t{1} << 20}) {
           std::vector<int32_t> got(want.size(), -1);
-          wm::host::placeEntries(n, s.data(), d.data(), m, symmetric, st.data(), got.data(), chunkEntries, 1, blockEntries);
+          const wm::host::PlacementOptions o{chunkEntries, 1, blockEntries};
+          wm::host::placeEntries(n, s.data(), d.data(), m, symmetric, st.data(), got.data(), o);
           EXPECT(got == want);
+          // The same edges a few at a time through one placer, with non-edges (a negative src) among them.
+          std::vector<int32_t> again(want.size(), -1), ps, pd;
+          wm::host::EntryPlacer placer(n, st.data(), again.data(), symmetric, o);
+          const int64_t step = n < 1000 ? 9 : 2003;
+          for (int64_t i0 = 0; i0 < m; i0 += step) {
+            ps.clear();
+            pd.clear();
+            for (int64_t i = i0; i < std::min(m, i0 + step); ++i) {
+              ps.push_back(s[static_cast<size_t>(i)]);
+              pd.push_back(d[static_cast<size_t>(i)]);
+              ps.push_back(-1);
+              pd.push_back(static_cast<int32_t>(gen() % n));
+            }
+            placer.place(ps.data(), pd.data(), static_cast<int64_t>(ps.size()));
+          }
+          EXPECT(again == want);
         }
     }
   }

@@ -210,15 +210,22 @@ std::unique_ptr<NativeGraph> NativeGraph::rmat(const RmatSpec& s) {
   PageArray col = PageArray::allocate(static_cast<size_t>(st[n]) * 4, "NativeGraph.rmat");
   int32_t* c = static_cast<int32_t*>(col.data());
   {
-    PageArray cursorPages = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph.rmat");
-    int64_t* cur = static_cast<int64_t*>(cursorPages.data());
-    std::memcpy(cur, st, static_cast<size_t>(n) * 8);
-    draws.forEach([&](int64_t, int32_t u0, int32_t v0) {
-      const int32_t u = label(u0), v = label(v0);
-      if (u >= n || v >= n) return;
-      c[fetchAdd(cur + u, 1)] = v;
-      if (s.symmetric) c[fetchAdd(cur + v, 1)] = u;
-    });
+    // The edges drawn again a chunk at a time into a buffer (the dropped ones as non-edges), and placed.
+    EntryPlacer placer(n, st, c, s.symmetric);
+    const int64_t chunk = placer.chunkEdges();
+    PageArray edgePages = PageArray::allocate(static_cast<size_t>(std::min(chunk, draws.m)) * 8, "NativeGraph.rmat edges");
+    auto* eu = static_cast<int32_t*>(edgePages.data());
+    int32_t* ev = eu + std::min(chunk, draws.m);
+    for (int64_t e0 = 0; e0 < draws.m; e0 += chunk) {
+      const int64_t len = std::min(chunk, draws.m - e0);
+      draws.forEachIn(e0, e0 + len, [&](int64_t e, int32_t u0, int32_t v0) {
+        const int32_t u = label(u0), v = label(v0);
+        const bool kept = u < n && v < n;
+        eu[e - e0] = kept ? u : -1;
+        ev[e - e0] = v;
+      });
+      placer.place(eu, ev, len);
+    }
   }
   return finish(n, std::move(start), std::move(col));
 }

@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <vector>
 
 #include "runtime/parallel.h"
-#include "wm/page_array.h"
 
 namespace wm {
 namespace host {
@@ -16,29 +14,37 @@ namespace host {
 // would also wait out each miss before the next. So the edges go a chunk at a time through a bounded
 // buffer, bucketed by blocks of rows (each thread its own positions: no atomics); then each block's
 // entries are placed by one thread, its writes confined to the block's few MiB of columns.
-void placeEntries(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric, const int64_t* st, int32_t* c,
-                  int64_t chunkEntries, int64_t minPerPart, int64_t blockEntries) {
-  if (m == 0) return;
+EntryPlacer::EntryPlacer(int64_t n, const int64_t* st, int32_t* c, bool symmetric, const PlacementOptions& o)
+    : n_(n), c_(c), symmetric_(symmetric), minPerPart_(std::max<int64_t>(1, o.minPerPart)) {
+  if (n <= 0) return;
   const int64_t total = st[n];
   // Blocks of 2^shift rows, about blockEntries entries each on average.
-  int shift = 0;
-  while (shift < 31 && std::ldexp(static_cast<double>(total), shift) < static_cast<double>(n) * static_cast<double>(blockEntries)) ++shift;
-  const int64_t blocks = ((n - 1) >> shift) + 1;
+  while (shift_ < 31 &&
+         std::ldexp(static_cast<double>(total), static_cast<int>(shift_)) < static_cast<double>(n) * static_cast<double>(o.blockEntries))
+    ++shift_;
+  blocks_ = ((n - 1) >> shift_) + 1;
   const int64_t perEdge = symmetric ? 2 : 1;
-  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(m, chunkEntries / perEdge));
-  PageArray bufferPages = PageArray::allocate(static_cast<size_t>(chunk * perEdge) * 8, "NativeGraph placement buffer");
-  auto* buf = static_cast<int32_t*>(bufferPages.data());  // (row, column) pairs
-  PageArray cursorPages = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph");
-  auto* cur = static_cast<int64_t*>(cursorPages.data());
-  std::memcpy(cur, st, static_cast<size_t>(n) * 8);
-  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(ThreadPool::get().workers() + 1, chunk / std::max<int64_t>(1, minPerPart)));
-  std::vector<int64_t> counts(static_cast<size_t>(parts * blocks)), blockStart(static_cast<size_t>(blocks) + 1);
-  for (int64_t e0 = 0; e0 < m; e0 += chunk) {
-    const int64_t len = std::min(chunk, m - e0), per = (len + parts - 1) / parts;
-    std::fill(counts.begin(), counts.end(), 0);
+  chunk_ = std::max<int64_t>(1, std::min<int64_t>(std::max<int64_t>(1, total / perEdge), o.chunkEntries / perEdge));
+  buffer_ = PageArray::allocate(static_cast<size_t>(chunk_ * perEdge) * 8, "NativeGraph placement buffer");
+  cursors_ = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph placement cursors");
+  std::memcpy(cursors_.data(), st, static_cast<size_t>(n) * 8);
+  parts_ = std::max<int64_t>(1, std::min<int64_t>(ThreadPool::get().workers() + 1, chunk_ / minPerPart_));
+  counts_.resize(static_cast<size_t>(parts_ * blocks_));
+  blockStart_.resize(static_cast<size_t>(blocks_) + 1);
+}
+
+void EntryPlacer::place(const int32_t* src, const int32_t* dst, int64_t m) {
+  auto* buf = static_cast<int32_t*>(buffer_.data());  // (row, column) pairs
+  auto* cur = static_cast<int64_t*>(cursors_.data());
+  const int64_t shift = shift_, blocks = blocks_, parts = parts_;
+  const bool symmetric = symmetric_;
+  for (int64_t e0 = 0; e0 < m; e0 += chunk_) {
+    const int64_t len = std::min(chunk_, m - e0), per = (len + parts - 1) / parts;
+    std::fill(counts_.begin(), counts_.end(), 0);
     ThreadPool::get().run(parts, [&](int64_t t) {
-      int64_t* cnt = counts.data() + t * blocks;
+      int64_t* cnt = counts_.data() + t * blocks;
       for (int64_t i = e0 + t * per, e = std::min(e0 + len, i + per); i < e; ++i) {
+        if (src[i] < 0) continue;
         ++cnt[src[i] >> shift];
         if (symmetric) ++cnt[dst[i] >> shift];
       }
@@ -46,18 +52,19 @@ void placeEntries(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, 
     // Each part's first position in each block's run of the buffer.
     int64_t at = 0;
     for (int64_t b = 0; b < blocks; ++b) {
-      blockStart[static_cast<size_t>(b)] = at;
+      blockStart_[static_cast<size_t>(b)] = at;
       for (int64_t t = 0; t < parts; ++t) {
-        const int64_t k = counts[static_cast<size_t>(t * blocks + b)];
-        counts[static_cast<size_t>(t * blocks + b)] = at;
+        const int64_t k = counts_[static_cast<size_t>(t * blocks + b)];
+        counts_[static_cast<size_t>(t * blocks + b)] = at;
         at += k;
       }
     }
-    blockStart[static_cast<size_t>(blocks)] = at;
+    blockStart_[static_cast<size_t>(blocks)] = at;
     ThreadPool::get().run(parts, [&](int64_t t) {
-      int64_t* pos = counts.data() + t * blocks;
+      int64_t* pos = counts_.data() + t * blocks;
       for (int64_t i = e0 + t * per, e = std::min(e0 + len, i + per); i < e; ++i) {
         const int32_t u = src[i], v = dst[i];
+        if (u < 0) continue;
         int64_t& p = pos[u >> shift];
         buf[2 * p] = u;
         buf[2 * p + 1] = v;
@@ -70,13 +77,20 @@ void placeEntries(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, 
         }
       }
     });
+    int32_t* c = c_;
     parallelForByCost(
-        blocks, minPerPart, [&](int64_t b) { return blockStart[static_cast<size_t>(b)]; },
+        blocks, minPerPart_, [&](int64_t b) { return blockStart_[static_cast<size_t>(b)]; },
         [&](int64_t b0, int64_t b1) {
-          for (int64_t k = blockStart[static_cast<size_t>(b0)], e = blockStart[static_cast<size_t>(b1)]; k < e; ++k)
+          for (int64_t k = blockStart_[static_cast<size_t>(b0)], e = blockStart_[static_cast<size_t>(b1)]; k < e; ++k)
             c[cur[buf[2 * k]]++] = buf[2 * k + 1];
         });
   }
+}
+
+void placeEntries(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric, const int64_t* st, int32_t* c,
+                  const PlacementOptions& o) {
+  if (m == 0) return;
+  EntryPlacer(n, st, c, symmetric, o).place(src, dst, m);
 }
 
 }  // namespace host

@@ -37,9 +37,16 @@ struct RmatDraws {
   // f(e, u, v) for every edge, in parallel ranges (f must be safe to call from several threads).
   template <typename F>
   void forEach(F&& f) const {
+    forEachIn(0, m, f);
+  }
+
+  // f(e, u, v) for the edges [from, to).
+  template <typename F>
+  void forEachIn(int64_t from, int64_t to, F&& f) const {
     // (a + b) + c as the TypeScript evaluates it; branch-free quadrant picks (random draws mispredict).
     const double ab = a + b, abc = ab + c;
-    parallelFor(m, 1 << 16, [&](int64_t first, int64_t last) {
+    parallelFor(to - from, 1 << 16, [&](int64_t b, int64_t e) {
+      const int64_t first = from + b, last = from + e;
       Mulberry32 rng{seed + static_cast<uint32_t>(first) * perEdge()};
       for (int64_t e = first; e < last; ++e) {
         uint32_t u = 0, v = 0;
