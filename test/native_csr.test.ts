@@ -81,6 +81,7 @@ describe('graphs in native memory (NativeCsr)', () => {
       {scale: 11, edgeFactor: 5, vertices: 1500, seed: 9},
       {scale: 9, permute: false, seed: 4294967301},
       {scale: 12, edgeFactor: 3.3, a: 0.45, b: 0.25, c: 0.2, vertices: 3001, seed: 77},
+      {scale: 15, edgeFactor: 8, vertices: 40, seed: 5}, // 262,144 edges drawn for a few kept: placed in edge-sized chunks
     ]) {
       for (const symmetric of [true, false]) {
         const g = NativeCsr.rmat({...o, symmetric});

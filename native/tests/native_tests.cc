@@ -356,7 +356,7 @@ void testHostKernels() {
           EXPECT(got == want);
           // The same edges a few at a time through one placer, with non-edges (a negative src) among them.
           std::vector<int32_t> again(want.size(), -1), ps, pd;
-          wm::host::EntryPlacer placer(n, st.data(), again.data(), symmetric, o);
+          wm::host::EntryPlacer placer(n, st.data(), again.data(), symmetric, 2 * m, o);
           const int64_t step = n < 1000 ? 9 : 2003;
           for (int64_t i0 = 0; i0 < m; i0 += step) {
             ps.clear();

@@ -211,7 +211,7 @@ std::unique_ptr<NativeGraph> NativeGraph::rmat(const RmatSpec& s) {
   int32_t* c = static_cast<int32_t*>(col.data());
   {
     // The edges drawn again a chunk at a time into a buffer (the dropped ones as non-edges), and placed.
-    EntryPlacer placer(n, st, c, s.symmetric);
+    EntryPlacer placer(n, st, c, s.symmetric, draws.m);
     const int64_t chunk = placer.chunkEdges();
     PageArray edgePages = PageArray::allocate(static_cast<size_t>(std::min(chunk, draws.m)) * 8, "NativeGraph.rmat edges");
     auto* eu = static_cast<int32_t*>(edgePages.data());

@@ -14,7 +14,7 @@ namespace host {
 // would also wait out each miss before the next. So the edges go a chunk at a time through a bounded
 // buffer, bucketed by blocks of rows (each thread its own positions: no atomics); then each block's
 // entries are placed by one thread, its writes confined to the block's few MiB of columns.
-EntryPlacer::EntryPlacer(int64_t n, const int64_t* st, int32_t* c, bool symmetric, const PlacementOptions& o)
+EntryPlacer::EntryPlacer(int64_t n, const int64_t* st, int32_t* c, bool symmetric, int64_t edges, const PlacementOptions& o)
     : n_(n), c_(c), symmetric_(symmetric), minPerPart_(std::max<int64_t>(1, o.minPerPart)) {
   if (n <= 0) return;
   const int64_t total = st[n];
@@ -24,7 +24,8 @@ EntryPlacer::EntryPlacer(int64_t n, const int64_t* st, int32_t* c, bool symmetri
     ++shift_;
   blocks_ = ((n - 1) >> shift_) + 1;
   const int64_t perEdge = symmetric ? 2 : 1;
-  chunk_ = std::max<int64_t>(1, std::min<int64_t>(std::max<int64_t>(1, total / perEdge), o.chunkEntries / perEdge));
+  // By the edges, not the entries: R-MAT with few vertices kept draws many edges for few entries.
+  chunk_ = std::max<int64_t>(1, std::min<int64_t>(edges, o.chunkEntries / perEdge));
   buffer_ = PageArray::allocate(static_cast<size_t>(chunk_ * perEdge) * 8, "NativeGraph placement buffer");
   cursors_ = PageArray::allocate(static_cast<size_t>(n) * 8, "NativeGraph placement cursors");
   std::memcpy(cursors_.data(), st, static_cast<size_t>(n) * 8);
@@ -90,7 +91,7 @@ void EntryPlacer::place(const int32_t* src, const int32_t* dst, int64_t m) {
 void placeEntries(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, bool symmetric, const int64_t* st, int32_t* c,
                   const PlacementOptions& o) {
   if (m == 0) return;
-  EntryPlacer(n, st, c, symmetric, o).place(src, dst, m);
+  EntryPlacer(n, st, c, symmetric, m, o).place(src, dst, m);
 }
 
 }  // namespace host

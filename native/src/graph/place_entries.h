@@ -19,7 +19,8 @@ struct PlacementOptions {
 
 class EntryPlacer {
  public:
-  EntryPlacer(int64_t n, const int64_t* st, int32_t* c, bool symmetric, const PlacementOptions& o = {});
+  // edges: how many edges all calls of place() will pass at most (sizes the buffer for small graphs).
+  EntryPlacer(int64_t n, const int64_t* st, int32_t* c, bool symmetric, int64_t edges, const PlacementOptions& o = {});
   // Places m more edges after those placed before; an edge whose src is negative is no edge. src and dst
   // may be reused once it returns.
   void place(const int32_t* src, const int32_t* dst, int64_t m);
