@@ -119,17 +119,18 @@ export function profileOps<T>(f: () => T | Promise<T>): OpProfile<T> | Promise<O
   profiling = true;
   rt?.setOpTiming(true);
   const started = performance.now();
+  const end = (): OpTime[] => {
+    rt?.setOpTiming(false);
+    profiling = false;
+    return take();
+  };
   const finish = (result: T): OpProfile<T> => {
     synchronize();
     const wallMs = performance.now() - started;
-    rt?.setOpTiming(false);
-    profiling = false;
-    return {result, ops: take(), wallMs};
+    return {result, ops: end(), wallMs};
   };
   const stop = (e: unknown): never => {
-    rt?.setOpTiming(false);
-    profiling = false;
-    take();
+    end();
     throw e;
   };
   let r: T | Promise<T>;

@@ -88,12 +88,13 @@ struct HostCsr {
 Napi::Value SampleWithReplacement(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "sampleWithReplacement");
-    const wm::OpTimer timer("sampleWithReplacement", !a[3].IsTypedArray());
+    const bool onHost = a[3].IsTypedArray();
+    const wm::OpTimer timer("sampleWithReplacement", !onHost);
     const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n");
     const int fanout = static_cast<int>(a.count(5, "fanout"));
     const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
     const bool byVertex = a.flag(9, "keyByVertex");
-    if (a[3].IsTypedArray()) {
+    if (onHost) {
       const HostCsr g(a, numVertices);
       const int32_t* seeds = a.ints(3, "seeds", n);
       int32_t* out = a.ints(7, "out", n * fanout);
@@ -113,12 +114,13 @@ Napi::Value SampleWithReplacement(const Napi::CallbackInfo& info) {
 Napi::Value SampleWithoutReplacement(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "sampleWithoutReplacement");
-    const wm::OpTimer timer("sampleWithoutReplacement", !a[3].IsTypedArray());
+    const bool onHost = a[3].IsTypedArray();
+    const wm::OpTimer timer("sampleWithoutReplacement", !onHost);
     const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n");
     const int fanout = static_cast<int>(a.count(5, "fanout"));
     const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
     const bool byVertex = a.flag(10, "keyByVertex");
-    if (a[3].IsTypedArray()) {
+    if (onHost) {
       const HostCsr g(a, numVertices);
       const int32_t* seeds = a.ints(3, "seeds", n);
       int32_t* offsets = a.ints(7, "offsets", n + 1);
@@ -151,11 +153,12 @@ wm::WalkBias walkBias(const Args& a, size_t i) {
 Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "randomWalks");
-    const wm::OpTimer timer("randomWalks", !a[3].IsTypedArray());
+    const bool onHost = a[3].IsTypedArray();
+    const wm::OpTimer timer("randomWalks", !onHost);
     const int64_t numVertices = a.count(2, "numVertices"), n = a.count(4, "n"), length = a.count(5, "length");
     const uint64_t seed = static_cast<uint64_t>(a.count(6, "seed"));
     const wm::WalkBias bias = walkBias(a, 7);
-    if (a[3].IsTypedArray()) {
+    if (onHost) {
       const HostCsr g(a, numVertices);
       const int32_t* starts = a.ints(3, "starts", n);
       int32_t* out = a.ints(8, "out", n * length);

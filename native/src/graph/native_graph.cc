@@ -1,7 +1,8 @@
 // NativeGraph (wm/native_graph.h): CSR with int64 offsets built in parallel
 // (degrees by atomic counts, entries bucketed by blocks of rows and placed a
-// block per thread, each row then sorted and deduplicated, rows compacted), and its file: a 4 KiB header, the
-// offsets, the columns and a caller's note, with a checksum over all three.
+// block per thread, each row then sorted and deduplicated, rows compacted),
+// and its file: a 4 KiB header, the offsets, the columns and a caller's note,
+// with a checksum over all three.
 #include "wm/native_graph.h"
 
 #include <fcntl.h>
@@ -213,9 +214,9 @@ std::unique_ptr<NativeGraph> NativeGraph::rmat(const RmatSpec& s) {
     // The edges drawn again a chunk at a time into a buffer (the dropped ones as non-edges), and placed.
     EntryPlacer placer(n, st, c, s.symmetric, draws.m);
     const int64_t chunk = placer.chunkEdges();
-    PageArray edgePages = PageArray::allocate(static_cast<size_t>(std::min(chunk, draws.m)) * 8, "NativeGraph.rmat edges");
+    PageArray edgePages = PageArray::allocate(static_cast<size_t>(chunk) * 8, "NativeGraph.rmat edges");
     auto* eu = static_cast<int32_t*>(edgePages.data());
-    int32_t* ev = eu + std::min(chunk, draws.m);
+    int32_t* ev = eu + chunk;
     for (int64_t e0 = 0; e0 < draws.m; e0 += chunk) {
       const int64_t len = std::min(chunk, draws.m - e0);
       draws.forEachIn(e0, e0 + len, [&](int64_t e, int32_t u0, int32_t v0) {

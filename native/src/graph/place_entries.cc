@@ -15,7 +15,7 @@ namespace host {
 // buffer, bucketed by blocks of rows (each thread its own positions: no atomics); then each block's
 // entries are placed by one thread, its writes confined to the block's few MiB of columns.
 EntryPlacer::EntryPlacer(int64_t n, const int64_t* st, int32_t* c, bool symmetric, int64_t edges, const PlacementOptions& o)
-    : n_(n), c_(c), symmetric_(symmetric), minPerPart_(std::max<int64_t>(1, o.minPerPart)) {
+    : c_(c), symmetric_(symmetric), minPerPart_(std::max<int64_t>(1, o.minPerPart)) {
   if (n <= 0) return;
   const int64_t total = st[n];
   // Blocks of 2^shift rows, about blockEntries entries each on average.

@@ -28,7 +28,6 @@ class EntryPlacer {
   int64_t chunkEdges() const { return chunk_; }
 
  private:
-  int64_t n_;
   int32_t* c_;
   bool symmetric_;
   int64_t minPerPart_, shift_ = 0, blocks_ = 1, chunk_ = 1, parts_ = 1;

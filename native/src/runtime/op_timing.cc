@@ -35,25 +35,29 @@ Timing& timing() {
 // GPU has finished are added up as they go.
 constexpr size_t kDrainAt = 4096;
 
-void addLocked(Timing& t, const Pending& p) {
-  auto& total = t.totals[{p.name, true}];
-  total.second += timingEventMs(p.start, p.end);
+void addLocked(Timing& t, const char* name, bool device, double ms) {
+  auto& total = t.totals[{name, device}];
   total.first += 1;
+  total.second += ms;
+}
+
+// A GPU call the stream has passed, added up; its events go back to the pool whether or not they read.
+void settleLocked(Timing& t, const Pending& p) {
+  struct Release {
+    const Pending& p;
+    ~Release() {
+      releaseTimingEvent(p.start);
+      releaseTimingEvent(p.end);
+    }
+  } release{p};
+  addLocked(t, p.name, true, timingEventMs(p.start, p.end));
 }
 
 void drainFinishedLocked(Timing& t) {
   while (!t.pending.empty() && timingEventDone(t.pending.front().end)) {
     const Pending p = t.pending.front();
     t.pending.pop_front();
-    try {
-      addLocked(t, p);
-    } catch (...) {
-      releaseTimingEvent(p.start);
-      releaseTimingEvent(p.end);
-      throw;
-    }
-    releaseTimingEvent(p.start);
-    releaseTimingEvent(p.end);
+    settleLocked(t, p);
   }
 }
 
@@ -99,9 +103,7 @@ OpTimer::~OpTimer() {
   }
   const double ms = static_cast<double>(nowNs() - startNs_) / 1e6;
   std::lock_guard<std::mutex> lock(t.mu);
-  auto& total = t.totals[{name_, false}];
-  total.first += 1;
-  total.second += ms;
+  addLocked(t, name_, false, ms);
 }
 
 std::vector<OpTime> takeOpTimes() {
@@ -115,13 +117,16 @@ std::vector<OpTime> takeOpTimes() {
   std::lock_guard<std::mutex> lock(t.mu);
   std::exception_ptr failed;
   for (const Pending& p : pending) {
-    if (!failed) try {
-        addLocked(t, p);
-      } catch (...) {
-        failed = std::current_exception();  // every event still goes back to the pool
-      }
-    releaseTimingEvent(p.start);
-    releaseTimingEvent(p.end);
+    if (failed) {  // every event still goes back to the pool
+      releaseTimingEvent(p.start);
+      releaseTimingEvent(p.end);
+      continue;
+    }
+    try {
+      settleLocked(t, p);
+    } catch (...) {
+      failed = std::current_exception();
+    }
   }
   if (failed) std::rethrow_exception(failed);
   std::vector<OpTime> out;
