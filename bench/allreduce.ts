@@ -16,7 +16,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import {WIRE_CODES} from '../src/memory/allreduce';
 import * as wm from '../src/index';
-import {callWindowsUs, median, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
+import {callWindowsUs, cpuProfileFromEnv, median, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const GPU = wm.deviceInfo().gpu;
@@ -78,6 +78,8 @@ async function rank(): Promise<void> {
   const warmUp = tf.randomNormal([4096]);
   for (const wire of ['bfloat16', 'float32'] as const) time(warmUp, {wire}, 1000);
   warmUp.dispose();
+  // BENCH_CPU_PROFILE=<dir>: where each rank's host time goes in the timed calls.
+  const stopProfile = await cpuProfileFromEnv(`allreduce-rank${comm.rank}-of-${comm.size}`);
   // Size by size, every wire at each: measured wire after wire, the first wire's small messages took
   // more host time per call than the same calls later in the run (2 x H200: bfloat16 first
   // 9.2-11 µs, float32 first 7.0-8.8 for both).
@@ -123,6 +125,7 @@ async function rank(): Promise<void> {
       x.dispose();
     }
   }
+  await stopProfile();
   rows.sort(
     (a, b) => WIRES.indexOf(a.dtype as 'bfloat16' | 'float32') - WIRES.indexOf(b.dtype as 'bfloat16' | 'float32') || a.bytes - b.bytes,
   );

@@ -2,6 +2,7 @@
 // after warm-up, and results collected from ranks started by the launcher.
 import {execSync, spawnSync} from 'child_process';
 import * as fs from 'fs';
+import * as inspector from 'inspector/promises';
 import * as os from 'os';
 import * as path from 'path';
 
@@ -174,4 +175,25 @@ export function torchJson<T>(script: string, args: string[]): T | undefined {
       .pop()!
       .replace(/^RESULT /, ''),
   ) as T;
+}
+
+/**
+ * BENCH_CPU_PROFILE=<dir>: starts a V8 CPU profile (100 µs samples) of this process and returns
+ * the function that stops it and writes `<dir>/<name>.cpuprofile` (where the host's time goes;
+ * Node refuses --cpu-prof in NODE_OPTIONS, and ranks are started by the launcher). Without it, a no-op.
+ */
+export async function cpuProfileFromEnv(name: string): Promise<() => Promise<void>> {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  if (!dir) return async () => {};
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', {interval: 100});
+  await session.post('Profiler.start');
+  return async () => {
+    const {profile} = await session.post('Profiler.stop');
+    fs.mkdirSync(dir, {recursive: true});
+    fs.writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
 }

@@ -29,7 +29,6 @@
 // travel in bfloat16).
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as inspector from 'inspector/promises';
 import * as os from 'os';
 import * as path from 'path';
 
@@ -44,7 +43,7 @@ import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {distinctSeeds, hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
+import {cpuProfileFromEnv, distinctSeeds, hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -238,13 +237,7 @@ async function rank(): Promise<void> {
   const windows: number[] = [];
   const stepTimes: number[] = [];
   // BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each rank's timed windows (where the host's time per step goes).
-  const cpuProfile = process.env.BENCH_CPU_PROFILE ? new inspector.Session() : undefined;
-  if (cpuProfile) {
-    cpuProfile.connect();
-    await cpuProfile.post('Profiler.enable');
-    await cpuProfile.post('Profiler.setSamplingInterval', {interval: 100});
-    await cpuProfile.post('Profiler.start');
-  }
+  const stopProfile = await cpuProfileFromEnv(`rank${comm.rank}-of-${comm.size}`);
   const cpu0 = process.cpuUsage();
   for (let w = 0; w < WINDOWS; ++w) {
     const s0 = process.hrtime.bigint();
@@ -257,12 +250,7 @@ async function rank(): Promise<void> {
     comm.barrier();
     windows.push(Number(process.hrtime.bigint() - s0) / 1e9);
   }
-  if (cpuProfile) {
-    const {profile: prof} = await cpuProfile.post('Profiler.stop');
-    fs.mkdirSync(process.env.BENCH_CPU_PROFILE!, {recursive: true});
-    fs.writeFileSync(path.join(process.env.BENCH_CPU_PROFILE!, `rank${comm.rank}-of-${comm.size}.cpuprofile`), JSON.stringify(prof));
-    cpuProfile.disconnect();
-  }
+  await stopProfile();
   const seconds = median(windows);
   const cpu = process.cpuUsage(cpu0);
   const cpuMsPerStep = (cpu.user + cpu.system) / 1e3 / (WINDOWS * STEPS);

@@ -105,11 +105,14 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
       for (auto c : counts) bytes += c * 4;
       const bool peers = peerOk(boot);
       // Measured, float32 (bench/results): on 2 x H200 our streamed one-shot
-      // beats NCCL at every size (64 MiB: 198 µs against 274), so never there;
-      // on 4 x H200 NCCL beats our two-shot from 16 MiB (117 against 128 µs).
+      // beats NCCL at every size (64 MiB: 198 µs against 274); on 4 x H100 the
+      // pushed two-shot beats NCCL called from here (16 / 64 MiB: 92.7 / 339.7
+      // µs against 139.3 / 368.5; NCCL's call waits for its end, to bound a lost
+      // rank). So Auto takes NCCL only where the GPUs lack peer access, or from
+      // WM_AR_NCCL_MIN bytes when that is set.
       if (ncclMin_ < 0) {  // once per communicator: the call is on the small messages' host path
         const char* v = std::getenv("WM_AR_NCCL_MIN");
-        ncclMin_ = v && *v ? std::atoll(v) : boot.size() <= 2 ? int64_t{1} << 62 : int64_t{16} << 20;
+        ncclMin_ = v && *v ? std::atoll(v) : int64_t{1} << 62;
       }
       // NCCL reduces float32 here: for 16-bit wires our kernels move half the bytes.
       // Ranks sharing a GPU (WM_SHARE_GPU) keep to the peer paths: NCCL refuses them.

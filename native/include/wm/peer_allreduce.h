@@ -15,8 +15,11 @@
 //             for float32 wires, pulled for 16-bit ones: each measured
 //             faster on H200s);
 //   two-shot: reduce-scatter then all-gather through a second barrier
-//             (medium and large messages: each byte crosses NVLink twice
-//             instead of n - 1 times).
+//             (from 512 KiB on more than two ranks: each byte crosses NVLink
+//             twice instead of n - 1 times). Pushed: each rank writes
+//             segment s of its packed inputs into rank s's buffer, rank s
+//             sums them (local reads) and writes the sum into every rank's
+//             result buffer, so NVLink carries writes only.
 // Two buffer sets alternate, so a rank never overwrites a buffer a peer may
 // still be reading (it must first pass the next call's barrier, which its
 // peers reach only after finishing this call). Every wait on a peer's flag is
@@ -68,7 +71,9 @@ class PeerAllReduce {
   Bootstrap& boot_;
   std::unique_ptr<DeviceWholeMemory> mem_;
   int64_t bufferBytes_, sliceBytes_ = 0, oneShotMax_, pushMax_, streamAbove_;
-  int streamPush_, stagers_;  // streamed one-shot: push (1), pull (0) or by wire (-1); packing threads
+  int streamPush_;    // streamed one-shot: push (1), pull (0) or by wire (-1)
+  bool twoShotPush_;  // two-shot: pushed (WM_AR_TWO_SHOT_PUSH, default) or pulled
+  int stagers_;       // streamed one-shot: packing threads
   int64_t chunkBytes_, maxBufferBytes_;
   void allocate(int64_t bufferBytes);
   int pullBlocks(int64_t nvec) const;

@@ -364,7 +364,7 @@ void dispatch(WireType wire, int blocks, const Params& p, const Tensors& t) {
 // blocks: every rank must launch the same grid (block b meets block b).
 void launchOneShot(bool push, WireType wire, int blocks, const Params& p, const Tensors& t);
 void launchOneShotStream(bool push, WireType wire, int blocks, const Params& p, const Tensors& t);
-void launchTwoShot(WireType wire, int blocks, const Params& p, const Tensors& t);
+void launchTwoShot(bool push, WireType wire, int blocks, const Params& p, const Tensors& t);
 
 }  // namespace ar
 }  // namespace wm

@@ -4,65 +4,117 @@ namespace wm {
 namespace ar {
 namespace {
 
-// Two-shot (chosen from 512 KiB when more than two ranks): every rank packs its inputs,
-// meets, reduces its own segment of every rank's buffer into its result
-// buffer, meets again, and reads every rank's reduced segment: each byte
-// crosses NVLink twice instead of n - 1 times.
-template <typename T, int R>
+// Two-shot (chosen from 512 KiB when more than two ranks): a reduce-scatter
+// then an all-gather through a second barrier; each byte crosses NVLink twice
+// instead of n - 1 times. Segment s of the message (an n-th) belongs to rank s.
+//   Pulled: every rank packs its inputs into its own buffer, meets, reads
+//   its segment of every rank's buffer and reduces it into its result buffer,
+//   meets again, and reads every rank's reduced segment.
+//   Pushed: every rank packs segment s of its inputs straight into slot
+//   `rank` of rank s's input buffer, meets, sums the slots of its own
+//   segment (local reads) and writes the sum into every rank's result buffer,
+//   meets again, and unpacks its own result buffer (local reads). NVLink
+//   carries posted writes only, and no pass reads its own packed copy back.
+// Block b handles chunk b of every segment in every pass: exactly what block
+// b of the segment's owner (and of every reader) handles, so a block waits
+// only for block b of its peers.
+template <typename T, int R, bool Push>
 __global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t) {
+  using Pack = typename Wire<T>::Pack;
   constexpr int V = Wire<T>::V;
-  int64_t seg = (p.nvec + p.ranks - 1) / p.ranks;
-  auto* mine = area<T>(p, p.rank, p.inOff);
-  // Block b packs chunk b of every segment: exactly what block b of the
-  // segment's owner will read.
-  for (int s = 0; s < p.ranks; ++s) {
+  const int64_t seg = (p.nvec + R - 1) / R;
+  auto segRange = [&](int s, int64_t& a, int64_t& b) { blockRange(min(p.nvec, s * seg), min(p.nvec, (s + 1) * seg), a, b); };
+  const int tid = threadIdx.x, n = blockDim.x;
+  for (int k = 0; k < R; ++k) {
+    const int s = Push ? (p.rank + k) % R : k;  // pushed: the writers of a buffer spread out
     int64_t a, b;
-    blockRange(min(p.nvec, s * seg), min(p.nvec, (s + 1) * seg), a, b);
-    packRange<T>(p, t, a, b, threadIdx.x, blockDim.x, [&](int64_t v, const typename Wire<T>::Pack& w) { mine[v] = w; });
+    segRange(s, a, b);
+    // Pushed: vector v of segment s lands at v - s * seg of slot `rank` of rank s's input buffer.
+    Pack* dst = Push ? area<T>(p, s, p.inOff) + p.rank * seg : area<T>(p, p.rank, p.inOff);
+    const int64_t first = Push ? s * seg : 0;
+    packRange<T>(p, t, a, b, tid, n, [&](int64_t v, const Pack& w) { dst[v - first] = w; });
   }
   bool met = barrier(p, 0);
   {
     int64_t a, b;
-    blockRange(min(p.nvec, p.rank * seg), min(p.nvec, (p.rank + 1) * seg), a, b);
-    auto* result = area<T>(p, p.rank, p.resOff);
-    for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-      float acc[V];
-      if (met)
-        reduceVec<T, R>(
-            p, v, [](int q) { return q; }, [&](int) { return p.inOff; }, acc);
-      else
-        for (int k = 0; k < V; ++k) acc[k] = quietNaN();  // a stale sum never reads as a result
-      result[v] = pack<T>(acc);
+    segRange(p.rank, a, b);
+    const int64_t lo = p.rank * seg;
+    Pack* result = area<T>(p, p.rank, p.resOff);
+    constexpr int U = R <= 4 ? 2 : 1;  // R x U loads in flight within 128 registers
+    for (int64_t v0 = a + tid; v0 < b; v0 += int64_t{n} * U) {
+      uint4 raw[U][R];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (v0 + u * n < b)
+          loadPeers<T, R>(
+              p, Push ? v0 + u * n - lo : v0 + u * n, [&](int q) { return Push ? p.rank : q; },
+              [&](int q) { return Push ? p.inOff + q * seg * 16 : p.inOff; }, raw[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t v = v0 + u * n;
+        if (v >= b) break;
+        float acc[V];
+        sumPeers<T, R>(p, raw[u], acc);
+        if (!met)
+          for (int k = 0; k < V; ++k) acc[k] = quietNaN();  // a stale sum never reads as a result
+        const Pack w = pack<T>(acc);
+        if (Push) {
+#pragma unroll
+          for (int k = 0; k < R; ++k) area<T>(p, (p.rank + k) % R, p.resOff)[v] = w;
+        } else {
+          result[v] = w;
+        }
+      }
     }
   }
   met = barrier(p, 1) && met;
-  for (int s = 0; s < p.ranks; ++s) {
+  for (int s = 0; s < R; ++s) {
     int64_t a, b;
-    blockRange(min(p.nvec, s * seg), min(p.nvec, (s + 1) * seg), a, b);
-    const auto* theirs = area<T>(p, s, p.resOff);
+    segRange(s, a, b);
     if (!met) {
-      poisonRange<V>(p, t, a, b, threadIdx.x, blockDim.x);
+      poisonRange<V>(p, t, a, b, tid, n);
       continue;
     }
-    for (int64_t v = a + threadIdx.x; v < b; v += blockDim.x) {
-      typename Wire<T>::Pack w;
-      *reinterpret_cast<uint4*>(&w) = __ldcg(reinterpret_cast<const uint4*>(theirs + v));
-      float x[V];
+    const Pack* theirs = area<T>(p, Push ? p.rank : s, p.resOff);
+    constexpr int U = 4;
+    for (int64_t v0 = a + tid; v0 < b; v0 += int64_t{n} * U) {
+      Pack w[U];
 #pragma unroll
-      for (int k = 0; k < V; ++k) x[k] = toFloat(w.v[k]);
-      storeOutput<V>(t, p.vecBegin + v, x, p.lr);
+      for (int u = 0; u < U; ++u)
+        if (v0 + u * n < b) *reinterpret_cast<uint4*>(&w[u]) = __ldcg(reinterpret_cast<const uint4*>(theirs + v0 + u * n));
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (v0 + u * n >= b) break;
+        float x[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) x[k] = toFloat(w[u].v[k]);
+        storeOutput<V>(t, p.vecBegin + v0 + u * n, x, p.lr);
+      }
     }
   }
 }
 
 template <typename T, int R>
-struct TwoShot {
-  static void launch(int blocks, const Params& p, const Tensors& t) { twoShotKernel<T, R><<<blocks, kArThreads, 0, stream()>>>(p, t); }
+struct TwoShotPull {
+  static void launch(int blocks, const Params& p, const Tensors& t) {
+    twoShotKernel<T, R, false><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  }
+};
+template <typename T, int R>
+struct TwoShotPush {
+  static void launch(int blocks, const Params& p, const Tensors& t) {
+    twoShotKernel<T, R, true><<<blocks, kArThreads, 0, stream()>>>(p, t);
+  }
 };
 
 }  // namespace
 
-void launchTwoShot(WireType wire, int blocks, const Params& p, const Tensors& t) { dispatch<TwoShot>(wire, blocks, p, t); }
+void launchTwoShot(bool push, WireType wire, int blocks, const Params& p, const Tensors& t) {
+  if (push)
+    dispatch<TwoShotPush>(wire, blocks, p, t);
+  else
+    dispatch<TwoShotPull>(wire, blocks, p, t);
+}
 
 }  // namespace ar
 }  // namespace wm

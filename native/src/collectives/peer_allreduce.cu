@@ -20,19 +20,22 @@ int64_t envBytes(const char* name, int64_t fallback) {
   return v && *v ? std::atoll(v) : fallback;
 }
 
-enum class Kernel { OneShotPush, OneShotPull, Stream, StreamPush, TwoShot };
+enum class Kernel { OneShotPush, OneShotPull, Stream, StreamPush, TwoShot, TwoShotPush };
 
 // One vector per thread for small messages (latency); for large ones, up to
 // one block per SM (the fewest any rank has: block b meets block b, so every
 // rank must launch the same grid) keeps NVLink busy, barriers stay cheap.
 void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& t, int maxBlocks) {
-  const bool twoShot = kind == Kernel::TwoShot;
+  const bool twoShot = kind == Kernel::TwoShot || kind == Kernel::TwoShotPush;
   int64_t perBlock = twoShot ? 2 * kArThreads : kArThreads;
   if (kind == Kernel::Stream || kind == Kernel::StreamPush) perBlock = p.chunkVecs;
   const int blocks = static_cast<int>(std::clamp<int64_t>((p.nvec + perBlock - 1) / perBlock, 1, maxBlocks));
   switch (kind) {
     case Kernel::TwoShot:
-      ar::launchTwoShot(wire, blocks, p, t);
+      ar::launchTwoShot(false, wire, blocks, p, t);
+      break;
+    case Kernel::TwoShotPush:
+      ar::launchTwoShot(true, wire, blocks, p, t);
       break;
     case Kernel::OneShotPush:
       ar::launchOneShot(true, wire, blocks, p, t);
@@ -88,6 +91,10 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
       // against 28.8-28.9; 8 MiB bfloat16 37.8 against 36.5-36.9.
       streamAbove_(envBytes("WM_AR_STREAM_ABOVE", int64_t{6} << 20)),
       streamPush_(static_cast<int>(envBytes("WM_AR_STREAM_PUSH", -1))),
+      // Measured on 4 x H100 in one call (pushed against pulled): bfloat16 1 / 4 / 16 / 64 MiB
+      // 18.6 / 35.7 / 103.6 / 385.6 µs against 23.6 / 41.5 / 132.2 / 471.3; float32 4 / 16 / 64 MiB
+      // 33.6 / 92.7 / 339.7 against 40.6 / 127.3 / 454.0.
+      twoShotPush_(envBytes("WM_AR_TWO_SHOT_PUSH", 1) != 0),
       // 10 of 16 warps packing, 32 KiB per flag: of 4-12 warps and 24-192 KiB
       // the fastest at 16-256 MiB (bfloat16 16 MiB: 63.7 µs; 8 warps and 48
       // KiB 68.4, 4 warps 80, 192 KiB 91; bench/results/allreduce-2xh200-2026-11-23-0520-tuning.txt).
@@ -215,13 +222,16 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
     // 59.3 / 105.8 µs against 62.5 / 112.2 pulled) and pulls 16-bit wires
     // (bfloat16 16 / 32 / 64 MiB: 68.7 / 120.0 / 221.4 against 82.0 / 135.0 / 236.0).
     const bool streamPush = streamPush_ == 1 || (streamPush_ < 0 && wire == WireType::F32);
-    const Kernel kind = twoShot                      ? Kernel::TwoShot
+    const Kernel kind = twoShot                      ? (twoShotPush_ ? Kernel::TwoShotPush : Kernel::TwoShot)
                         : total * 16 <= pushMax      ? Kernel::OneShotPush
                         : total * 16 <= streamAbove_ ? Kernel::OneShotPull
                         : streamPush                 ? Kernel::StreamPush
                                                      : Kernel::Stream;
-    // Pushed rounds: R slots fill a parity's two buffers.
-    const int64_t roundVecs = kind == Kernel::OneShotPush || kind == Kernel::StreamPush ? p.slotBytes / 16 : bufVecs;
+    // Pushed one-shot rounds: R slots fill a parity's two buffers; pushed two-shot rounds: R
+    // slots of a segment fill the input buffer.
+    const int64_t roundVecs = kind == Kernel::OneShotPush || kind == Kernel::StreamPush ? p.slotBytes / 16
+                              : kind == Kernel::TwoShotPush                             ? bufVecs / p.ranks * p.ranks
+                                                                                        : bufVecs;
     p.stagers = stagers_;
     // A block's chunks must fit its progress flag's span.
     p.chunkVecs = std::max<int64_t>(chunkBytes_ / 16, (roundVecs / std::max(1, maxBlocks_) + 1) / (kChunkSpan - 1) + 1);
