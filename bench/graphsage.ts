@@ -330,10 +330,21 @@ function main(): void {
     `R-MAT scale ${SCALE}: ${header.numVertices} vertices, ${header.numEdges / 2} undirected edges` +
       (built ? ` (built in ${built.seconds.toFixed(1)} s)` : ` (read from ${dir})`),
   );
+  const rankCounts = [1, 2, 4, 8].filter((r) => r <= maxRanks);
+  // Whole runs differ more than windows within a run (by up to 1.5x on the shared GPU hosts): the median of
+  // REPEATS runs. The rank counts take turns within each repeat (1, 2, 4, 1, 2, 4...): a host's speed drifts
+  // over minutes, and a scaling ratio should compare runs made at the same time.
+  const runsOf = new Map<number, Result[]>(rankCounts.map((r) => [r, []]));
+  for (let k = 0; k < REPEATS; ++k) {
+    for (const ranks of rankCounts) {
+      const run = resultOnRanks<Result>(ranks, __filename, 'RESULT ');
+      runsOf.get(ranks)!.push(run);
+      if (REPEATS > 1) console.log(`repeat ${k + 1}/${REPEATS}, ${ranks} rank(s): ${run.seedsPerSecond.toFixed(0)} seeds/s`);
+    }
+  }
   const rows: Result[] = [];
-  for (const ranks of [1, 2, 4, 8].filter((r) => r <= maxRanks)) {
-    // Whole runs differ more than windows within a run (by up to 1.5x on the shared GPU hosts): the median of REPEATS runs.
-    const runs = Array.from({length: REPEATS}, () => resultOnRanks<Result>(ranks, __filename, 'RESULT '));
+  for (const ranks of rankCounts) {
+    const runs = runsOf.get(ranks)!;
     const r = [...runs].sort((a, b) => a.seedsPerSecond - b.seedsPerSecond)[Math.floor(REPEATS / 2)];
     r.runs = runs.map((x) => Math.round(x.seedsPerSecond)); // in the order they ran
     rows.push(r);
