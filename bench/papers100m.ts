@@ -16,7 +16,8 @@
 // reported.
 // Environment: BENCH_SCALE (default 27), BENCH_VERTICES (default 111,059,956),
 // BENCH_EDGE_FACTOR (default 18: ~3.2B entries at the defaults), BENCH_FEATURES (128),
-// BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 100), BENCH_CACHE (share of rows cached, 0.25),
+// BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 100), BENCH_WARMUP_STEPS (untimed steps before
+// them, ours and PyTorch's alike, default 20), BENCH_CACHE (share of rows cached, 0.25),
 // BENCH_PROFILE_STEPS (default 5: steps after the timed ones under wm.profileOps, each op's GPU time per step; 0: none),
 // BENCH_LAYERWISE_SECONDS (default 600: how long layer-wise prediction may run before it stops; 0: skipped),
 // BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
@@ -47,6 +48,9 @@ const EDGE_FACTOR = Number(process.env.BENCH_EDGE_FACTOR ?? 18);
 const FEATURES = Number(process.env.BENCH_FEATURES ?? 128);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
 const STEPS = Number(process.env.BENCH_STEPS ?? 100);
+// Untimed steps before the timed ones: with 3, one H100's 60 timed steps took 6.8 ms each where the 5
+// profiled steps right after them took 4.6 ms of wall time.
+const WARMUP_STEPS = Number(process.env.BENCH_WARMUP_STEPS ?? 20);
 type RunKind = 'device' | 'degree' | 'sampled' | 'host';
 const RUNS = (process.env.BENCH_RUNS ?? 'device,degree,sampled,host').split(',') as RunKind[];
 const CACHE_SHARE = Number(process.env.BENCH_CACHE ?? 0.25);
@@ -177,6 +181,7 @@ function torchRuns(file: string | undefined): TorchRun[] {
       '1',
       String(FEATURES),
       layers,
+      String(WARMUP_STEPS),
     ];
     const r = torchJson<{seedsPerSecond: number; msPerStep: number; loadSeconds: number; torch: string; pyg?: string}>(
       'graphsage.py',
@@ -255,7 +260,7 @@ async function rank(): Promise<void> {
   const rng = seededRng(100 + comm.rank);
   const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:papers100m');
   const step = () => stepOn(csr, model, nextSeeds(), Math.floor(rng() * 2 ** 31), (f) => dp.minimize(f, model.trainableVariables));
-  for (let i = 0; i < 3; ++i) step();
+  for (let i = 0; i < WARMUP_STEPS; ++i) step();
   wm.synchronize();
   comm.barrier();
   const s0 = process.hrtime.bigint();
@@ -341,7 +346,7 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
   const sizes: number[][] = [];
   const minimize = (f: () => tf.Scalar) => optimizer.minimize(f, true, model.trainableVariables)!;
   const step = () => stepOn(csr, model, nextSeeds(), Math.floor(rng() * 2 ** 31), minimize, sizes);
-  for (let i = 0; i < 3; ++i) step();
+  for (let i = 0; i < WARMUP_STEPS; ++i) step();
   wm.synchronize();
   console.log(`distinct vertices per hop (inputs, then each layer's outputs), first steps: ${sizes.map((x) => x.join('/')).join('; ')}`);
   features.resetCacheCounts();
