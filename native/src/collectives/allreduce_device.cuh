@@ -217,13 +217,6 @@ __device__ __forceinline__ void sumPeers(const Params& p, const uint4 (&raw)[R],
   for (int k = 0; k < V; ++k) acc[k] *= p.scale;
 }
 
-template <typename T, int R, typename Owner, typename Offset>
-__device__ __forceinline__ void reduceVec(const Params& p, int64_t v, Owner owner, Offset offset, float (&acc)[Wire<T>::V]) {
-  uint4 raw[R];
-  loadPeers<T, R>(p, v, owner, offset, raw);
-  sumPeers<T, R>(p, raw, acc);
-}
-
 // This block's share of vectors [lo, hi): same split on every rank.
 __device__ __forceinline__ void blockRange(int64_t lo, int64_t hi, int64_t& a, int64_t& b) {
   int64_t per = (hi - lo + gridDim.x - 1) / gridDim.x;
@@ -272,6 +265,9 @@ __device__ __forceinline__ void reduceRange(const Params& p, const Tensors& t, i
   }
 }
 
+// The k-th rank after `rank` (itself first), wrapping: R writers of one buffer start at different places.
+__device__ __forceinline__ int rankAfter(int rank, int k, int ranks) { return rank + k < ranks ? rank + k : rank + k - ranks; }
+
 // The one-shot layouts, as packRange's store: pushed, each rank writes its
 // packed vectors into its slot (inOff + rank * slotBytes) of every rank's
 // buffer and, after meeting, reads the R slots of its own; pulled, each
@@ -283,11 +279,7 @@ class PackedStore {
   __device__ __forceinline__ void operator()(int64_t v, const typename Wire<T>::Pack& w) const {
     if (Push) {
 #pragma unroll
-      for (int k = 0; k < R; ++k) {
-        // Own slot first, then the following ranks: the R writers of a slice spread out.
-        const int q = p_.rank + k < R ? p_.rank + k : p_.rank + k - R;
-        area<T>(p_, q, slot_)[v] = w;
-      }
+      for (int k = 0; k < R; ++k) area<T>(p_, rankAfter(p_.rank, k, R), slot_)[v] = w;
     } else {
       mine_[v] = w;
     }

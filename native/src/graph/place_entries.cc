@@ -42,13 +42,17 @@ void EntryPlacer::place(const int32_t* src, const int32_t* dst, int64_t m) {
   for (int64_t e0 = 0; e0 < m; e0 += chunk_) {
     const int64_t len = std::min(chunk_, m - e0), per = (len + parts - 1) / parts;
     std::fill(counts_.begin(), counts_.end(), 0);
-    ThreadPool::get().run(parts, [&](int64_t t) {
-      int64_t* cnt = counts_.data() + t * blocks;
+    // f(u, v) for each entry (row u, column v) of part t's edges of this chunk (non-edges skipped).
+    auto eachEntry = [&](int64_t t, auto&& f) {
       for (int64_t i = e0 + t * per, e = std::min(e0 + len, i + per); i < e; ++i) {
         if (src[i] < 0) continue;
-        ++cnt[src[i] >> shift];
-        if (symmetric) ++cnt[dst[i] >> shift];
+        f(src[i], dst[i]);
+        if (symmetric) f(dst[i], src[i]);
       }
+    };
+    ThreadPool::get().run(parts, [&](int64_t t) {
+      int64_t* cnt = counts_.data() + t * blocks;
+      eachEntry(t, [&](int32_t u, int32_t) { ++cnt[u >> shift]; });
     });
     // Each part's first position in each block's run of the buffer.
     int64_t at = 0;
@@ -63,20 +67,11 @@ void EntryPlacer::place(const int32_t* src, const int32_t* dst, int64_t m) {
     blockStart_[static_cast<size_t>(blocks)] = at;
     ThreadPool::get().run(parts, [&](int64_t t) {
       int64_t* pos = counts_.data() + t * blocks;
-      for (int64_t i = e0 + t * per, e = std::min(e0 + len, i + per); i < e; ++i) {
-        const int32_t u = src[i], v = dst[i];
-        if (u < 0) continue;
-        int64_t& p = pos[u >> shift];
-        buf[2 * p] = u;
-        buf[2 * p + 1] = v;
-        ++p;
-        if (symmetric) {
-          int64_t& q = pos[v >> shift];
-          buf[2 * q] = v;
-          buf[2 * q + 1] = u;
-          ++q;
-        }
-      }
+      eachEntry(t, [&](int32_t u, int32_t v) {
+        const int64_t q = pos[u >> shift]++;
+        buf[2 * q] = u;
+        buf[2 * q + 1] = v;
+      });
     });
     int32_t* c = c_;
     parallelForByCost(

@@ -41,8 +41,9 @@ void addLocked(Timing& t, const char* name, bool device, double ms) {
   total.second += ms;
 }
 
-// A GPU call the stream has passed, added up; its events go back to the pool whether or not they read.
-void settleLocked(Timing& t, const Pending& p) {
+// A GPU call the stream has passed, added up (unless `add` is false); its events go back to the pool
+// whether or not they read.
+void settleLocked(Timing& t, const Pending& p, bool add = true) {
   struct Release {
     const Pending& p;
     ~Release() {
@@ -50,7 +51,7 @@ void settleLocked(Timing& t, const Pending& p) {
       releaseTimingEvent(p.end);
     }
   } release{p};
-  addLocked(t, p.name, true, timingEventMs(p.start, p.end));
+  if (add) addLocked(t, p.name, true, timingEventMs(p.start, p.end));
 }
 
 void drainFinishedLocked(Timing& t) {
@@ -117,13 +118,8 @@ std::vector<OpTime> takeOpTimes() {
   std::lock_guard<std::mutex> lock(t.mu);
   std::exception_ptr failed;
   for (const Pending& p : pending) {
-    if (failed) {  // every event still goes back to the pool
-      releaseTimingEvent(p.start);
-      releaseTimingEvent(p.end);
-      continue;
-    }
     try {
-      settleLocked(t, p);
+      settleLocked(t, p, !failed);  // after a failed read, every event still goes back to the pool
     } catch (...) {
       failed = std::current_exception();
     }
