@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|datasetScale|ranks|rowCache|hostGather|samplers|step|multi]...
+# Usage: bash scripts/gpu-check.sh [tests|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -47,6 +47,10 @@ for what in "${@:-all}"; do
     # Random rows gathered from pinned host memory against the copy engine's rate (a CUDA probe).
     hostGather) nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/host_gather bench/probes/host_gather.cu &&
           /tmp/host_gather 2>&1 | tee "$out/host-gather.txt" || status=1 ;;
+    # What a launch costs the host against its parameter bytes (a CUDA probe), then one rank's GPU all-reduce call layer by layer.
+    launchCost) nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/launch_params bench/probes/launch_params.cu &&
+          /tmp/launch_params 2>&1 | tee "$out/launch-params.txt" || status=1
+      node dist/bin/tfjs-wm-run.js -n 1 dist/bench/probes/allreduce_layers.js 2>&1 | tee "$out/allreduce-layers.txt" | tail -18 || status=1 ;;
     # Compact subgraphs against sampling trees (fixed shapes, no wait per step), one rank, same graph.
     samplers) for s in subgraph tree; do
         BENCH_SAMPLER=$s BENCH_SCALE=${BENCH_SCALE:-20} BENCH_RANKS=1 BENCH_TORCH=0 BENCH_REPEATS=${BENCH_REPEATS:-3} BENCH_STEPS=40 \

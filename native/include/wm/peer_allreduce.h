@@ -81,6 +81,7 @@ class PeerAllReduce {
   int parity_ = 0;
   int maxBlocks_ = 1;
   int minSms_ = 1, pullPerSm_ = 0;  // the pulled one-shot's grid: by size, or WM_AR_PULL_BLOCKS_PER_SM blocks per SM
+  int twoShotPerSm_ = 1;            // the two-shot's blocks per SM (WM_AR_TWO_SHOT_BLOCKS_PER_SM)
   int* errHost_ = nullptr;
   int* errDev_ = nullptr;
   int64_t timeoutNs_;

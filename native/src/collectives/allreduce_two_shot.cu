@@ -17,9 +17,12 @@ namespace {
 //   carries posted writes only, and no pass reads its own packed copy back.
 // Block b handles chunk b of every segment in every pass: exactly what block
 // b of the segment's owner (and of every reader) handles, so a block waits
-// only for block b of its peers.
+// only for block b of its peers. At most 64 registers a thread (ptxas
+// sm_90a: no spills but float16's 4-rank pushed kernel, 4 bytes), so two
+// blocks fit an SM and all of a two-per-SM grid is resident at once
+// (WM_AR_TWO_SHOT_BLOCKS_PER_SM).
 template <typename T, int R, bool Push>
-__global__ void __launch_bounds__(kArThreads) twoShotKernel(Params p, Tensors t) {
+__global__ void __launch_bounds__(kArThreads, 2) twoShotKernel(Params p, Tensors t) {
   using Pack = typename Wire<T>::Pack;
   constexpr int V = Wire<T>::V;
   const int64_t seg = (p.nvec + R - 1) / R;
