@@ -138,13 +138,7 @@ export class AllReducer {
   private sameAsLast(tensors: Tensor[], op: string, wire: string, step: boolean): boolean {
     const l = this.last;
     if (!l || l.op !== op || l.wire !== wire || l.step !== step || l.shapes.length !== tensors.length) return false;
-    for (let i = 0; i < tensors.length; ++i) {
-      const a = l.shapes[i],
-        b = tensors[i].shape;
-      if (a.length !== b.length) return false;
-      for (let k = 0; k < a.length; ++k) if (a[k] !== b[k]) return false;
-    }
-    return true;
+    return tensors.every((t, i) => util.arraysEqual(l.shapes[i], t.shape));
   }
 
   // The step where no kernel fused it (CPU, NCCL): params - lr * reduced.

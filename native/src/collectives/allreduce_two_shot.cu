@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(kArThreads, 2) twoShotKernel(Params p, Tensors
         if (v0 + u * n < b)
           loadPeers<T, R>(
               p, Push ? v0 + u * n - lo : v0 + u * n, [&](int q) { return Push ? p.rank : q; },
-              [&](int q) { return Push ? p.inOff + q * seg * 16 : p.inOff; }, raw[u]);
+              [&](int q) { return Push ? p.inOff + q * seg * int64_t{sizeof(Pack)} : p.inOff; }, raw[u]);
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int64_t v = v0 + u * n;

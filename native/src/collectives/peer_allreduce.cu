@@ -23,8 +23,8 @@ int64_t envBytes(const char* name, int64_t fallback) {
 enum class Kernel { OneShotPush, OneShotPull, Stream, StreamPush, TwoShot, TwoShotPush };
 
 // One vector per thread for small messages (latency); for large ones, up to
-// one block per SM (the fewest any rank has: block b meets block b, so every
-// rank must launch the same grid) keeps NVLink busy, barriers stay cheap.
+// maxBlocks (PeerAllReduce::maxGrid: the same on every rank, since block b
+// meets block b) keeps NVLink busy, barriers stay cheap.
 void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& t, int maxBlocks) {
   const bool twoShot = kind == Kernel::TwoShot || kind == Kernel::TwoShotPush;
   int64_t perBlock = twoShot ? 2 * kArThreads : kArThreads;
@@ -136,14 +136,19 @@ void PeerAllReduce::allocate(int64_t bufferBytes) {
   boot_.barrier("allReduce (buffers ready)");
 }
 
-// The pulled one-shot's grid. Measured on 2 x H200 (three
-// alternated runs): two blocks per SM pay once a thread would pull four
-// vectors with one (4 MiB: bfloat16 22.1-22.6 µs against 23.3-23.4, float32
-// 20.8-20.9 against 21.7-21.8) and lose below (bfloat16 2 MiB: 17.1-17.4
-// against 16.0-16.2).
-int PeerAllReduce::pullBlocks(int64_t nvec) const {
-  const int64_t perSm = pullPerSm_ > 0 ? pullPerSm_ : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1;
-  return static_cast<int>(std::clamp<int64_t>(perSm * minSms_, 1, kMaxBlocks));
+// The most blocks a round's kernel may launch: one per SM of the GPU with the
+// fewest (at most kMaxGridBlocks); the pulled one-shot and the two-shot may
+// launch two (at most kMaxBlocks, the flag slots; their kernels keep to 64
+// registers so all are resident at once). The pulled one-shot, measured on
+// 2 x H200 (three alternated runs): two blocks per SM pay once a thread
+// would pull four vectors with one (4 MiB: bfloat16 22.1-22.6 µs against
+// 23.3-23.4, float32 20.8-20.9 against 21.7-21.8) and lose below (bfloat16
+// 2 MiB: 17.1-17.4 against 16.0-16.2).
+int PeerAllReduce::maxGrid(bool pulledOneShot, bool twoShot, int64_t nvec) const {
+  auto perSm = [&](int k) { return std::min(kMaxBlocks, k * minSms_); };
+  if (pulledOneShot) return perSm(pullPerSm_ > 0 ? pullPerSm_ : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1);
+  if (twoShot && twoShotPerSm_ > 1) return perSm(twoShotPerSm_);
+  return maxBlocks_;
 }
 
 PeerAllReduce::~PeerAllReduce() {
@@ -246,10 +251,7 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
       p.inOff = kSignalBytes + parity_ * 2 * bufferBytes_;
       p.resOff = p.inOff + bufferBytes_;
       parity_ ^= 1;
-      const int blocks = kind == Kernel::OneShotPull    ? pullBlocks(p.nvec)
-                         : twoShot && twoShotPerSm_ > 1 ? std::min(kMaxBlocks, twoShotPerSm_ * minSms_)
-                                                        : maxBlocks_;
-      launch(kind, wire, p, t, blocks);
+      launch(kind, wire, p, t, maxGrid(kind == Kernel::OneShotPull, twoShot, p.nvec));
     }
   }
   return usedTwoShot;
