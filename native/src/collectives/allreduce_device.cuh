@@ -196,14 +196,19 @@ __device__ __forceinline__ typename Wire<T>::Pack* area(const Params& p, int own
 // at area<T>(p, owner(q), offset(q)) (the same on every rank: every rank gets
 // the same bits). R (the number of ranks) is a template argument so that the
 // R loads are issued together, not one after another.
+// A rank given as `skip` is left out (its contribution comes from elsewhere).
 template <typename T, int R, typename Owner, typename Offset>
-__device__ __forceinline__ void loadPeers(const Params& p, int64_t v, Owner owner, Offset offset, uint4 (&raw)[R]) {
+__device__ __forceinline__ void loadPeers(const Params& p, int64_t v, Owner owner, Offset offset, uint4 (&raw)[R], int skip = -1) {
 #pragma unroll
-  for (int q = 0; q < R; ++q) raw[q] = __ldcg(reinterpret_cast<const uint4*>(area<T>(p, owner(q), offset(q)) + v));
+  for (int q = 0; q < R; ++q)
+    if (q != skip) raw[q] = __ldcg(reinterpret_cast<const uint4*>(area<T>(p, owner(q), offset(q)) + v));
 }
 
+// Rank `mine` (if any) contributes `own` in place of raw[mine], chosen by a select per rank: an
+// indexed store into raw would put the array in local memory.
 template <typename T, int R>
-__device__ __forceinline__ void sumPeers(const Params& p, const uint4 (&raw)[R], float (&acc)[Wire<T>::V]) {
+__device__ __forceinline__ void sumPeers(const Params& p, const uint4 (&raw)[R], float (&acc)[Wire<T>::V], int mine = -1,
+                                         const typename Wire<T>::Pack& own = {}) {
   constexpr int V = Wire<T>::V;
 #pragma unroll
   for (int k = 0; k < V; ++k) acc[k] = 0.f;
@@ -211,7 +216,7 @@ __device__ __forceinline__ void sumPeers(const Params& p, const uint4 (&raw)[R],
   for (int q = 0; q < R; ++q) {
     const auto& w = *reinterpret_cast<const typename Wire<T>::Pack*>(&raw[q]);
 #pragma unroll
-    for (int k = 0; k < V; ++k) acc[k] += toFloat(w.v[k]);
+    for (int k = 0; k < V; ++k) acc[k] += toFloat(q == mine ? own.v[k] : w.v[k]);
   }
 #pragma unroll
   for (int k = 0; k < V; ++k) acc[k] *= p.scale;
