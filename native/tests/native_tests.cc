@@ -1,11 +1,12 @@
 // C++ tests of the core's parts that JavaScript reaches only indirectly: the argument reader, the
-// bootstrap's framing and authentication, the slice layout, and edge cases of host kernels. Built by
-// CMake (target wm_native_tests) and run by ctest from `npm test`; no GPU needed.
+// bootstrap's framing and authentication, the slice layout, which ranks share a GPU, and edge cases of
+// host kernels. Built by CMake (target wm_native_tests) and run by ctest from `npm test`; no GPU needed.
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "collectives/socket_io.h"
 #include "graph/place_entries.h"
 #include "kernels/host_ops.h"
+#include "runtime/gpu_sharing.h"
 #include "wm/bootstrap.h"
 #include "wm/embedding.h"
 #include "wm/graph_ops.h"
@@ -286,6 +288,26 @@ void testSliceLayout() {
   EXPECT_THROWS([] { wm::sliceLayout(1, 4, 0, 1, 4096, "malloc"); }, "minGranularity");
 }
 
+// ---- ranks sharing a GPU ---------------------------------------------------------------------------
+void testGpuSharing() {
+  int p = -1, q = -1;
+  EXPECT(!wm::sharedGpuRanks({}, p, q));
+  EXPECT(!wm::sharedGpuRanks({3}, p, q));
+  EXPECT(!wm::sharedGpuRanks({0, 1, 2, 3}, p, q));
+  EXPECT(wm::sharedGpuRanks({0, 0}, p, q) && p == 0 && q == 1);
+  EXPECT(wm::sharedGpuRanks({2, 0, 1, 0, 2}, p, q) && p == 0 && q == 4);  // the first rank that shares, then its first partner
+  EXPECT(wm::sharedGpuRanks({5, 1, 7, 1}, p, q) && p == 1 && q == 3);
+  const char* saved = std::getenv("WM_SHARE_GPU");
+  const std::string keep = saved ? saved : "";
+  for (const auto& [value, allowed] : std::vector<std::pair<const char*, bool>>{{"1", true}, {"0", false}, {"11", false}, {"", false}}) {
+    setenv("WM_SHARE_GPU", value, 1);
+    EXPECT(wm::gpuSharingAllowed() == allowed);
+  }
+  unsetenv("WM_SHARE_GPU");
+  EXPECT(!wm::gpuSharingAllowed());
+  if (saved) setenv("WM_SHARE_GPU", keep.c_str(), 1);
+}
+
 // ---- host kernels at their edges -------------------------------------------------------------------
 void testHostKernels() {
   // gather: the first out-of-range index is reported, and nothing is written.
@@ -384,6 +406,7 @@ int main() {
       {"framing", testFraming},
       {"bootstrap", testBootstrap},
       {"slice layout", testSliceLayout},
+      {"GPU sharing", testGpuSharing},
       {"host kernels", testHostKernels},
   };
   for (const auto& [name, test] : tests) {

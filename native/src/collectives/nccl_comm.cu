@@ -10,6 +10,7 @@
 
 #include "runtime/check.h"
 #include "collectives/nccl_loader.h"
+#include "runtime/gpu_sharing.h"
 #include "wm/runtime.h"
 
 namespace wm {
@@ -51,12 +52,11 @@ NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) {
   // NCCL takes one GPU per rank; ranks sharing one (WM_SHARE_GPU) are told so here, by name, not by NCCL's
   // "duplicate GPU" after a half-made communicator.
   // Every rank checks every pair, so all fail together and none waits in NCCL's init for the others.
-  auto devices = boot_->allgather(std::to_string(currentDevice()), "NCCL init (devices)");
-  for (int p = 0; p < boot_->size(); ++p)
-    for (int q = p + 1; q < boot_->size(); ++q)
-      if (devices[p] == devices[q])
-        fail("NCCL init: ranks " + std::to_string(p) + " and " + std::to_string(q) + " use the same GPU " + devices[q] +
-             "; NCCL needs a GPU per rank (ranks sharing a GPU keep to WholeMemory 'continuous' or 'chunked' and the peer all-reduce)");
+  const std::vector<int> devices = groupDevices(*boot_, "NCCL init (devices)");
+  int p = 0, q = 0;
+  if (sharedGpuRanks(devices, p, q))
+    fail("NCCL init: ranks " + std::to_string(p) + " and " + std::to_string(q) + " use the same GPU " + std::to_string(devices[q]) +
+         "; NCCL needs a GPU per rank (ranks sharing a GPU keep to WholeMemory 'continuous' or 'chunked' and the peer all-reduce)");
   // Shared hosts: never NVLink multicast (NVLS) unless the user asked for it.
   setenv("NCCL_NVLS_ENABLE", "0", 0);
   std::string mine;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "collectives/allreduce_device.cuh"
+#include "runtime/gpu_sharing.h"
 #include "wm/device_whole_memory.h"
 
 namespace wm {
@@ -55,13 +56,10 @@ void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& 
 }  // namespace
 
 bool PeerAllReduce::supported(Bootstrap& boot, bool* sharedGpu) {
-  auto all = boot.allgather(std::to_string(currentDevice()), "allReduce (devices)");
-  std::vector<int> devices;
-  for (auto& s : all) devices.push_back(std::stoi(s));
+  const std::vector<int> devices = groupDevices(boot, "allReduce (devices)");
   if (sharedGpu) {
-    std::vector<int> sorted = devices;
-    std::sort(sorted.begin(), sorted.end());
-    *sharedGpu = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+    int p = 0, q = 0;
+    *sharedGpu = sharedGpuRanks(devices, p, q);
   }
   if (boot.size() > kMaxRanks) return false;
   for (int a : devices)

@@ -24,16 +24,14 @@ void requirePeer(int from, int to) {
 
 // Every rank says which GPU it drives; the GPU of each part.
 std::vector<int> rankDevices(Bootstrap& comm, int device, bool needPeers) {
-  auto all = comm.allgather(std::to_string(device), "malloc (devices)");
-  std::vector<int> devices;
-  for (int q = 0; q < comm.size(); ++q) {
-    int other = std::stoi(all[q]);
-    if (other == device && q != comm.rank() && !gpuSharingAllowed())
-      fail("malloc: ranks " + std::to_string(q) + " and " + std::to_string(comm.rank()) + " use the same " + gpu(device) +
-           " (WM_SHARE_GPU=1 lets ranks share a GPU, for tests on fewer GPUs than ranks)");
-    if (needPeers && other != device) requirePeer(device, other);
-    devices.push_back(other);
-  }
+  const std::vector<int> devices = groupDevices(comm, "malloc (devices)");
+  int p = 0, q = 0;
+  if (!gpuSharingAllowed() && sharedGpuRanks(devices, p, q))
+    fail("malloc: ranks " + std::to_string(p) + " and " + std::to_string(q) + " use the same " + gpu(devices[q]) +
+         " (WM_SHARE_GPU=1 lets ranks share a GPU, for tests on fewer GPUs than ranks)");
+  if (needPeers)
+    for (int other : devices)
+      if (other != device) requirePeer(device, other);
   return devices;
 }
 
