@@ -290,13 +290,13 @@ void testSliceLayout() {
 
 // ---- ranks sharing a GPU ---------------------------------------------------------------------------
 void testGpuSharing() {
-  int p = -1, q = -1;
-  EXPECT(!wm::sharedGpuRanks({}, p, q));
-  EXPECT(!wm::sharedGpuRanks({3}, p, q));
-  EXPECT(!wm::sharedGpuRanks({0, 1, 2, 3}, p, q));
-  EXPECT(wm::sharedGpuRanks({0, 0}, p, q) && p == 0 && q == 1);
-  EXPECT(wm::sharedGpuRanks({2, 0, 1, 0, 2}, p, q) && p == 0 && q == 4);  // the first rank that shares, then its first partner
-  EXPECT(wm::sharedGpuRanks({5, 1, 7, 1}, p, q) && p == 1 && q == 3);
+  using Pair = std::pair<int, int>;
+  EXPECT(!wm::sharedGpuRanks({}));
+  EXPECT(!wm::sharedGpuRanks({3}));
+  EXPECT(!wm::sharedGpuRanks({0, 1, 2, 3}));
+  EXPECT(wm::sharedGpuRanks({0, 0}) == Pair(0, 1));
+  EXPECT(wm::sharedGpuRanks({2, 0, 1, 0, 2}) == Pair(0, 4));  // the first rank that shares, then its first partner
+  EXPECT(wm::sharedGpuRanks({5, 1, 7, 1}) == Pair(1, 3));
   const char* saved = std::getenv("WM_SHARE_GPU");
   const std::string keep = saved ? saved : "";
   for (const auto& [value, allowed] : std::vector<std::pair<const char*, bool>>{{"1", true}, {"0", false}, {"11", false}, {"", false}}) {

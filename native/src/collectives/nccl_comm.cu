@@ -50,12 +50,11 @@ NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) {
   const NcclApi& a = api();
   version_ = a.version;
   // NCCL takes one GPU per rank; ranks sharing one (WM_SHARE_GPU) are told so here, by name, not by NCCL's
-  // "duplicate GPU" after a half-made communicator.
-  // Every rank checks every pair, so all fail together and none waits in NCCL's init for the others.
+  // "duplicate GPU" after a half-made communicator; all ranks fail together, none waits in NCCL's init.
   const std::vector<int> devices = groupDevices(*boot_, "NCCL init (devices)");
-  int p = 0, q = 0;
-  if (sharedGpuRanks(devices, p, q))
-    fail("NCCL init: ranks " + std::to_string(p) + " and " + std::to_string(q) + " use the same GPU " + std::to_string(devices[q]) +
+  if (const auto shared = sharedGpuRanks(devices))
+    fail("NCCL init: ranks " + std::to_string(shared->first) + " and " + std::to_string(shared->second) + " use the same GPU " +
+         std::to_string(devices[shared->second]) +
          "; NCCL needs a GPU per rank (ranks sharing a GPU keep to WholeMemory 'continuous' or 'chunked' and the peer all-reduce)");
   // Shared hosts: never NVLink multicast (NVLS) unless the user asked for it.
   setenv("NCCL_NVLS_ENABLE", "0", 0);

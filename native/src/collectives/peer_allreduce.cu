@@ -57,10 +57,7 @@ void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& 
 
 bool PeerAllReduce::supported(Bootstrap& boot, bool* sharedGpu) {
   const std::vector<int> devices = groupDevices(boot, "allReduce (devices)");
-  if (sharedGpu) {
-    int p = 0, q = 0;
-    *sharedGpu = sharedGpuRanks(devices, p, q);
-  }
+  if (sharedGpu) *sharedGpu = sharedGpuRanks(devices).has_value();
   if (boot.size() > kMaxRanks) return false;
   for (int a : devices)
     for (int b : devices) {

@@ -22,16 +22,17 @@ void requirePeer(int from, int to) {
     fail("malloc: " + gpu(from) + " cannot access " + gpu(to) + " directly (no peer access); use type 'distributed' or location 'host'");
 }
 
-// Every rank says which GPU it drives; the GPU of each part.
-std::vector<int> rankDevices(Bootstrap& comm, int device, bool needPeers) {
+// Every rank says which GPU it drives (its current device); the GPU of each part.
+std::vector<int> rankDevices(Bootstrap& comm, bool needPeers) {
   const std::vector<int> devices = groupDevices(comm, "malloc (devices)");
-  int p = 0, q = 0;
-  if (!gpuSharingAllowed() && sharedGpuRanks(devices, p, q))
-    fail("malloc: ranks " + std::to_string(p) + " and " + std::to_string(q) + " use the same " + gpu(devices[q]) +
-         " (WM_SHARE_GPU=1 lets ranks share a GPU, for tests on fewer GPUs than ranks)");
+  const auto shared = gpuSharingAllowed() ? std::nullopt : sharedGpuRanks(devices);
+  if (shared)
+    fail("malloc: ranks " + std::to_string(shared->first) + " and " + std::to_string(shared->second) + " use the same " +
+         gpu(devices[shared->second]) + " (WM_SHARE_GPU=1 lets ranks share a GPU, for tests on fewer GPUs than ranks)");
+  const int mine = devices[comm.rank()];
   if (needPeers)
     for (int other : devices)
-      if (other != device) requirePeer(device, other);
+      if (other != mine) requirePeer(mine, other);
   return devices;
 }
 
@@ -69,7 +70,7 @@ DeviceWholeMemory::DeviceWholeMemory(Bootstrap& comm, MemoryType type, int64_t r
     ownFirst_ = 0;
     ownCount_ = parts_;
   } else {
-    devices_ = rankDevices(comm, device_, type != MemoryType::Distributed);
+    devices_ = rankDevices(comm, type != MemoryType::Distributed);
     parts_ = comm.size();
     ownFirst_ = comm.rank();
     ownCount_ = 1;

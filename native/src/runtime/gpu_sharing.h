@@ -4,7 +4,9 @@
 // one GPU, so its paths stay one GPU per rank.
 #pragma once
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wm/bootstrap.h"
@@ -24,13 +26,13 @@ inline std::vector<int> groupDevices(Bootstrap& boot, const std::string& what) {
   return devices;
 }
 
-// The first ranks p < q (in that order) that drive the same GPU; false when every rank has its own.
+// The first ranks p < q (in that order) that drive the same GPU; none when every rank has its own.
 // Every rank finds the same pair, so all fail together and name the same ranks.
-inline bool sharedGpuRanks(const std::vector<int>& devices, int& p, int& q) {
-  for (p = 0; p < static_cast<int>(devices.size()); ++p)
-    for (q = p + 1; q < static_cast<int>(devices.size()); ++q)
-      if (devices[p] == devices[q]) return true;
-  return false;
+inline std::optional<std::pair<int, int>> sharedGpuRanks(const std::vector<int>& devices) {
+  for (int p = 0; p < static_cast<int>(devices.size()); ++p)
+    for (int q = p + 1; q < static_cast<int>(devices.size()); ++q)
+      if (devices[p] == devices[q]) return std::make_pair(p, q);
+  return std::nullopt;
 }
 
 }  // namespace wm
