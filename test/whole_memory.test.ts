@@ -141,17 +141,23 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
   }
 
   // 3 ranks: a pushed two-shot round is a multiple of the rank count (65,535 of a 1 MiB buffer's 65,536
-  // vectors), so a message's rounds and segments fall where no power of two puts them. A GPU per rank
+  // vectors), so a message's rounds and segments fall where no power of two puts them; in three stages
+  // (every two-shot round, whatever its size), its stages and their segments too. A GPU per rank
   // (three ranks taking turns on fewer GPUs would make this run long).
-  for (const n of [2, 3]) {
-    it(`GPU all-reduce in rounds: 1 MiB buffers that may not grow, every path and wire type: ${n} ranks`, function () {
+  for (const [n, stages] of [
+    [2, ''],
+    [3, ''],
+    [3, '3'],
+  ] as const) {
+    it(`GPU all-reduce in rounds: 1 MiB buffers that may not grow, every path and wire type: ${n} ranks${stages ? `, the two-shot in ${stages} stages` : ''}`, function () {
       const env = gpuRanks(n);
       if (!env || (n > 2 && env.WM_SHARE_GPU)) this.skip();
       this.timeout(300_000);
+      const staged = stages ? {WM_AR_TWO_SHOT_STAGES: stages, WM_AR_TWO_SHOT_STAGED_FROM: '0'} : {};
       const {status, out} = launch(
         n,
         'allreduce-gpu',
-        {WM_AR_BUFFER_BYTES: String(1 << 20), WM_AR_BUFFER_MAX: String(1 << 20), ...env},
+        {WM_AR_BUFFER_BYTES: String(1 << 20), WM_AR_BUFFER_MAX: String(1 << 20), ...staged, ...env},
         280_000,
       );
       expect(status, out).to.equal(0);

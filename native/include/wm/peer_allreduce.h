@@ -82,6 +82,8 @@ class PeerAllReduce {
   int maxBlocks_ = 1;
   int minSms_ = 1, pullPerSm_ = 0;  // the pulled one-shot's grid: by size, or WM_AR_PULL_BLOCKS_PER_SM blocks per SM
   int twoShotPerSm_ = 1;            // the two-shot's blocks per SM (WM_AR_TWO_SHOT_BLOCKS_PER_SM)
+  int twoShotStages_ = 1;           // the two-shot's stages per round (WM_AR_TWO_SHOT_STAGES)
+  int64_t stagedFrom_ = 0;          // the round's bytes from which it goes in stages (WM_AR_TWO_SHOT_STAGED_FROM)
   int* errHost_ = nullptr;
   int* errDev_ = nullptr;
   int64_t timeoutNs_;

@@ -40,6 +40,7 @@ struct Params {
   int rank, ranks;
   uint64_t epoch;          // 64-bit: a flag some block has not touched for billions of rounds still reads as behind
   int64_t vecBegin, nvec;  // this round's vectors
+  int64_t stageVecs;       // two-shot: vectors per stage (a multiple of the ranks; epochs epoch, epoch + 1, ...)
   float scale;
   float lr;
   int64_t chunkVecs;  // streamed one-shot: vectors per flag
@@ -88,16 +89,18 @@ __device__ inline bool waitFlag(const Params& p, const uint64_t* f, uint64_t tar
 // block, remote writes included: the release at system scope after the
 // block's barrier covers them) are visible to block b of every peer after.
 // False when a peer's block never came: what this block would read of it is stale.
-__device__ inline bool barrier(const Params& p, int phase) {
+// The two-shot's stages meet at epochs p.epoch, p.epoch + 1, ...
+__device__ inline bool barrier(const Params& p, int phase, uint64_t epoch) {
   __syncthreads();
   const int q = threadIdx.x;
   bool met = true;
   if (q < p.ranks) {
-    storeRelease(flag(p, q, phase, blockIdx.x, p.rank), p.epoch);
-    met = waitFlag(p, flag(p, p.rank, phase, blockIdx.x, q), p.epoch, q);
+    storeRelease(flag(p, q, phase, blockIdx.x, p.rank), epoch);
+    met = waitFlag(p, flag(p, p.rank, phase, blockIdx.x, q), epoch, q);
   }
   return __syncthreads_and(met) != 0;
 }
+__device__ inline bool barrier(const Params& p, int phase) { return barrier(p, phase, p.epoch); }
 
 template <typename T>
 struct Wire {

@@ -110,6 +110,13 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
   // float32 16 / 64 MiB 89.5-90.1 / 331.4-332.0 against 91.9-92.7 / 340.1-340.5 with one; bfloat16
   // 16 MiB 97.8-98.7 against 102.6, 64 MiB 388.1-389.9 against 384.4-385.1; 1-4 MiB alike.
   twoShotPerSm_ = static_cast<int>(std::clamp<int64_t>(envBytes("WM_AR_TWO_SHOT_BLOCKS_PER_SM", 2), 1, 2));
+  // The two-shot in stages, for rounds from 32 MiB (allreduce_two_shot.cu). Measured on 4 x H100, two
+  // alternated runs each, µs per call (one stage; 2 / 3 / 4 stages): bfloat16 64 MiB 353.4-357.9;
+  // 320.2-321.2 / 353.8-354.5 / 321.7-323.1; float32 64 MiB 315.5-317.6; 302.6-302.7 / 335.2-335.7 /
+  // 306.0-306.8 (NCCL from C++ 328.0-329.6); 16 MiB: bfloat16 92.8-93.5; 98.8-99.1 / 118.8-119.1 /
+  // 108.6-122.2, float32 87.2-87.9; 92.9-93.4 / 113.5-114.5 / 103.1-103.6.
+  twoShotStages_ = static_cast<int>(std::clamp<int64_t>(envBytes("WM_AR_TWO_SHOT_STAGES", 2), 1, 8));
+  stagedFrom_ = envBytes("WM_AR_TWO_SHOT_STAGED_FROM", int64_t{32} << 20);
   WM_CUDA(cudaHostAlloc(&errHost_, sizeof(int), cudaHostAllocMapped));
   *errHost_ = 0;
   WM_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev_), errHost_, 0));
@@ -231,22 +238,28 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
                         : total * 16 <= streamAbove_ ? Kernel::OneShotPull
                         : streamPush                 ? Kernel::StreamPush
                                                      : Kernel::Stream;
-    // Pushed one-shot rounds: R slots fill a parity's two buffers; pushed two-shot rounds: R
-    // slots of a segment fill the input buffer.
+    // Pushed one-shot rounds: R slots fill a parity's two buffers; two-shot rounds: whole segments of
+    // whole stages (pushed, R slots of a segment fill the input buffer).
     const int64_t roundVecs = kind == Kernel::OneShotPush || kind == Kernel::StreamPush ? p.slotBytes / 16
-                              : kind == Kernel::TwoShotPush                             ? bufVecs / p.ranks * p.ranks
-                                                                                        : bufVecs;
+                              : twoShot ? bufVecs / (int64_t{p.ranks} * twoShotStages_) * (int64_t{p.ranks} * twoShotStages_)
+                                        : bufVecs;
     p.stagers = stagers_;
     // A block's chunks must fit its progress flag's span.
     p.chunkVecs = std::max<int64_t>(chunkBytes_ / 16, (roundVecs / std::max(1, maxBlocks_) + 1) / (kChunkSpan - 1) + 1);
     for (int64_t begin = 0; begin < total; begin += roundVecs) {
       p.vecBegin = begin;
       p.nvec = std::min(roundVecs, total - begin);
-      p.epoch = ++epoch_;
+      // A stage's segments fill whole slots (stageVecs a multiple of the ranks); stages * stageVecs <= roundVecs.
+      const int stages = twoShot && p.nvec * 16 >= stagedFrom_ ? twoShotStages_ : 1;
+      p.stageVecs = ((p.nvec + stages - 1) / stages + p.ranks - 1) / p.ranks * p.ranks;
+      p.epoch = epoch_ + 1;
+      epoch_ += twoShot ? (p.nvec + p.stageVecs - 1) / p.stageVecs : 1;  // one epoch per stage
       p.inOff = kSignalBytes + parity_ * 2 * bufferBytes_;
       p.resOff = p.inOff + bufferBytes_;
       parity_ ^= 1;
-      launch(kind, wire, p, t, maxGrid(kind == Kernel::OneShotPull, twoShot, p.nvec));
+      // A two-shot of several stages runs one block an SM (allreduce_two_shot.cu).
+      const bool staged = twoShot && p.stageVecs < p.nvec;
+      launch(kind, wire, p, t, staged ? maxBlocks_ : maxGrid(kind == Kernel::OneShotPull, twoShot, p.nvec));
     }
   }
   return usedTwoShot;
