@@ -35,10 +35,10 @@ namespace {
 // only for block b of its peers. In one stage at most 64 registers a thread
 // (ptxas sm_90a: no spills), so two blocks fit an SM and all of a two-per-SM
 // grid is resident at once (WM_AR_TWO_SHOT_BLOCKS_PER_SM); in several, one
-// block an SM with up to 128 (in 64 the stage loop spilled 4-416 bytes).
+// block an SM with up to 128 (in 64 the stage loop spills, ptxas sm_90a).
 
-// Stage j of the round: its vectors (from `first`, round-relative), its part of the buffers (the same
-// offset in bytes) and its epoch. Every pass below addresses vectors within its stage.
+// Stage j of the round: its vectors (from `first`, round-relative) and its part of the buffers (the same
+// offset in bytes); it meets at epoch p.epoch + j. Every pass below addresses vectors within its stage.
 // `rank` and `zero` are p.rank and 0 hidden from the compiler, one pair per pass: addresses the passes
 // would share are computed again in each instead of held in registers across the stages.
 struct Stage {
