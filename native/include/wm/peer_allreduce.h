@@ -76,7 +76,7 @@ class PeerAllReduce {
   int stagers_;       // streamed one-shot: packing threads
   int64_t chunkBytes_, maxBufferBytes_;
   void allocate(int64_t bufferBytes);
-  int maxGrid(bool pulledOneShot, bool twoShot, int64_t nvec) const;
+  int maxGrid(bool pulledOneShot, bool twoShot, bool staged, int64_t nvec) const;
   uint64_t epoch_ = 0;
   int parity_ = 0;
   int maxBlocks_ = 1;

@@ -49,6 +49,9 @@ struct Params {
   int* err;  // host-mapped: 1 + the rank that never arrived
 };
 
+// The round's stages (two-shot; one for every other kernel): the epochs it takes, the kernel it runs.
+__host__ __device__ __forceinline__ int64_t stageCount(const Params& p) { return (p.nvec + p.stageVecs - 1) / p.stageVecs; }
+
 __device__ __forceinline__ uint64_t loadAcquire(const uint64_t* p) {
   uint64_t v;
   asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");

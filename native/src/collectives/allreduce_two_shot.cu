@@ -37,43 +37,43 @@ namespace {
 // grid is resident at once (WM_AR_TWO_SHOT_BLOCKS_PER_SM); in several, one
 // block an SM with up to 128 (in 64 the stage loop spills, ptxas sm_90a).
 
-// Stage j of the round: its vectors (from `first`, round-relative) and its part of the buffers (the same
-// offset in bytes); it meets at epoch p.epoch + j. Every pass below addresses vectors within its stage.
-// `rank` and `zero` are p.rank and 0 hidden from the compiler, one pair per pass: addresses the passes
-// would share are computed again in each instead of held in registers across the stages.
+// Stage j of the round: its vectors (from `first`, round-relative, `seg` to a segment) and its part of
+// the buffers (the same offset in bytes); it meets at epoch p.epoch + j. Every pass below addresses
+// vectors within its stage. `rank` and `zero` are p.rank and 0 hidden from the compiler, one pair per
+// pass: addresses the passes would share are computed again in each instead of held in registers
+// across the stages.
 struct Stage {
-  int64_t first, nvec;
+  int64_t first, nvec, seg;
   int rank, zero;
 };
+template <int R>
 __device__ __forceinline__ Stage stageOf(const Params& p, int j) {
   int64_t first = min(p.nvec, j * p.stageVecs);
   int rank = p.rank, zero = 0;
   asm volatile("" : "+l"(first), "+r"(rank), "+r"(zero));
-  return {first, min(p.nvec, first + p.stageVecs) - first, rank, zero};
+  const int64_t nvec = min(p.nvec, first + p.stageVecs) - first;
+  return {first, nvec, (nvec + R - 1) / R, rank, zero};
 }
 
 // This block's share of segment s of the stage.
-template <int R>
 __device__ __forceinline__ void segRange(const Stage& st, int s, int64_t& a, int64_t& b) {
-  const int64_t seg = (st.nvec + R - 1) / R;
-  blockRange(min(st.nvec, s * seg), min(st.nvec, (s + 1) * seg), a, b);
+  blockRange(min(st.nvec, s * st.seg), min(st.nvec, (s + 1) * st.seg), a, b);
 }
 
 // First pass: the inputs packed into the wire type, where their segment's reducer reads them.
 template <typename T, int R, bool Push, bool Local>
 __device__ __forceinline__ void sendInputs(const Params& p, const Tensors& t, int j) {
-  const Stage st = stageOf(p, j);
+  const Stage st = stageOf<R>(p, j);
   using Pack = typename Wire<T>::Pack;
-  const int64_t seg = (st.nvec + R - 1) / R;
   const int64_t inOff = p.inOff + st.first * int64_t{sizeof(Pack)};
   const int tid = threadIdx.x, n = blockDim.x;
   for (int k = Local ? 1 : 0; k < R; ++k) {
     const int s = Push ? rankAfter(st.rank, k, R) : k;  // pushed: the writers of a buffer spread out
     int64_t a, b;
-    segRange<R>(st, s, a, b);
+    segRange(st, s, a, b);
     // Pushed: vector v of segment s lands at v - s * seg of slot `rank` of rank s's input buffer.
-    Pack* dst = Push ? area<T>(p, s + st.zero, inOff) + st.rank * seg : area<T>(p, st.rank, inOff);
-    const int64_t first = st.first + (Push ? s * seg : 0);
+    Pack* dst = Push ? area<T>(p, s + st.zero, inOff) + st.rank * st.seg : area<T>(p, st.rank, inOff);
+    const int64_t first = st.first + (Push ? s * st.seg : 0);
     packRange<T>(p, t, st.first + a, st.first + b, tid, n, [&](int64_t v, const Pack& w) { dst[v - first] = w; });
   }
 }
@@ -81,17 +81,16 @@ __device__ __forceinline__ void sendInputs(const Params& p, const Tensors& t, in
 // Second pass: this rank's segment summed over the ranks, its sum written where its readers read it.
 template <typename T, int R, bool Push, bool Local>
 __device__ __forceinline__ void reduceSegment(const Params& p, const Tensors& t, int j, bool met) {
-  const Stage st = stageOf(p, j);
+  const Stage st = stageOf<R>(p, j);
   using Pack = typename Wire<T>::Pack;
   constexpr int V = Wire<T>::V;
   const int mine = Local ? st.rank : -1;  // the rank whose contribution comes from the inputs
-  const int64_t seg = (st.nvec + R - 1) / R;
   const int64_t inOff = p.inOff + st.first * int64_t{sizeof(Pack)}, resOff = p.resOff + st.first * int64_t{sizeof(Pack)};
   const int64_t at = p.vecBegin + st.first;  // the stage's first vector of the tensors
   const int tid = threadIdx.x, n = blockDim.x;
   int64_t a, b;
-  segRange<R>(st, st.rank, a, b);
-  const int64_t lo = st.rank * seg;
+  segRange(st, st.rank, a, b);
+  const int64_t lo = st.rank * st.seg;
   // reduceRange's loop with a store of its own: giving reduceRange a store to call moved kernels of
   // the streamed one-shot from no spills to 16-28 bytes (ptxas, sm_90a), and those are measured paths.
   // R x U loads in flight within 64 registers (the local path's own values take the second U's room).
@@ -103,7 +102,7 @@ __device__ __forceinline__ void reduceSegment(const Params& p, const Tensors& t,
       if (v0 + u * n < b)
         loadPeers<T, R>(
             p, Push ? v0 + u * n - lo : v0 + u * n, [&](int q) { return Push ? st.rank : q + st.zero; },
-            [&](int q) { return Push ? inOff + q * seg * int64_t{sizeof(Pack)} : inOff; }, raw[u], mine);
+            [&](int q) { return Push ? inOff + q * st.seg * int64_t{sizeof(Pack)} : inOff; }, raw[u], mine);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int64_t v = v0 + u * n;
@@ -133,7 +132,7 @@ __device__ __forceinline__ void reduceSegment(const Params& p, const Tensors& t,
 // Third pass: every segment's sum unpacked into the outputs (pushed: from its own result buffer).
 template <typename T, int R, bool Push, bool Local>
 __device__ __forceinline__ void unpackResults(const Params& p, const Tensors& t, int j, bool met) {
-  const Stage st = stageOf(p, j);
+  const Stage st = stageOf<R>(p, j);
   using Pack = typename Wire<T>::Pack;
   constexpr int V = Wire<T>::V;
   const int64_t resOff = p.resOff + st.first * int64_t{sizeof(Pack)};
@@ -141,7 +140,7 @@ __device__ __forceinline__ void unpackResults(const Params& p, const Tensors& t,
   const int tid = threadIdx.x, n = blockDim.x;
   for (int s = 0; s < R; ++s) {
     int64_t a, b;
-    segRange<R>(st, s, a, b);
+    segRange(st, s, a, b);
     if (!met) {
       poisonRange<V>(p, t, st.first + a, st.first + b, tid, n);
       continue;
@@ -169,7 +168,7 @@ __device__ __forceinline__ void unpackResults(const Params& p, const Tensors& t,
 template <typename T, int R, bool Push, bool Staged>
 __global__ void __launch_bounds__(kArThreads, Staged ? 1 : 2) twoShotKernel(Params p, Tensors t) {
   constexpr bool Local = Push && R <= 4;  // its own part skips the buffers (see above)
-  const int stages = Staged ? static_cast<int>((p.nvec + p.stageVecs - 1) / p.stageVecs) : 1;
+  const int stages = Staged ? static_cast<int>(stageCount(p)) : 1;
   sendInputs<T, R, Push, Local>(p, t, 0);
 #pragma unroll 1
   for (int j = 0; j < stages; ++j) {
@@ -183,7 +182,7 @@ __global__ void __launch_bounds__(kArThreads, Staged ? 1 : 2) twoShotKernel(Para
 
 template <typename T, int R, bool Push>
 void launchStages(int blocks, const Params& p, const Tensors& t) {
-  if (p.stageVecs < p.nvec)
+  if (stageCount(p) > 1)
     twoShotKernel<T, R, Push, true><<<blocks, kArThreads, 0, stream()>>>(p, t);
   else
     twoShotKernel<T, R, Push, false><<<blocks, kArThreads, 0, stream()>>>(p, t);

@@ -145,11 +145,12 @@ void PeerAllReduce::allocate(int64_t bufferBytes) {
 // 2 x H200 (three alternated runs): two blocks per SM pay once a thread
 // would pull four vectors with one (4 MiB: bfloat16 22.1-22.6 µs against
 // 23.3-23.4, float32 20.8-20.9 against 21.7-21.8) and lose below (bfloat16
-// 2 MiB: 17.1-17.4 against 16.0-16.2).
-int PeerAllReduce::maxGrid(bool pulledOneShot, bool twoShot, int64_t nvec) const {
+// 2 MiB: 17.1-17.4 against 16.0-16.2). A two-shot in several stages takes up to 128 registers a
+// thread and runs one block per SM (allreduce_two_shot.cu).
+int PeerAllReduce::maxGrid(bool pulledOneShot, bool twoShot, bool staged, int64_t nvec) const {
   auto perSm = [&](int k) { return std::min(kMaxBlocks, k * minSms_); };
   if (pulledOneShot) return perSm(pullPerSm_ > 0 ? pullPerSm_ : nvec >= int64_t{4} * kArThreads * maxBlocks_ ? 2 : 1);
-  if (twoShot && twoShotPerSm_ > 1) return perSm(twoShotPerSm_);
+  if (twoShot && !staged && twoShotPerSm_ > 1) return perSm(twoShotPerSm_);
   return maxBlocks_;
 }
 
@@ -253,13 +254,11 @@ bool PeerAllReduce::run(const std::vector<uint64_t>& in, const std::vector<uint6
       const int stages = twoShot && p.nvec * 16 >= stagedFrom_ ? twoShotStages_ : 1;
       p.stageVecs = ((p.nvec + stages - 1) / stages + p.ranks - 1) / p.ranks * p.ranks;
       p.epoch = epoch_ + 1;
-      epoch_ += twoShot ? (p.nvec + p.stageVecs - 1) / p.stageVecs : 1;  // one epoch per stage
+      epoch_ += ar::stageCount(p);  // one epoch per stage
       p.inOff = kSignalBytes + parity_ * 2 * bufferBytes_;
       p.resOff = p.inOff + bufferBytes_;
       parity_ ^= 1;
-      // A two-shot of several stages runs one block an SM (allreduce_two_shot.cu).
-      const bool staged = twoShot && p.stageVecs < p.nvec;
-      launch(kind, wire, p, t, staged ? maxBlocks_ : maxGrid(kind == Kernel::OneShotPull, twoShot, p.nvec));
+      launch(kind, wire, p, t, maxGrid(kind == Kernel::OneShotPull, twoShot, ar::stageCount(p) > 1, p.nvec));
     }
   }
   return usedTwoShot;
