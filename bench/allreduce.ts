@@ -50,6 +50,10 @@ interface Row {
   bytes: number;
   auto: number;
   autoHost: number;
+  /** Every rank's host µs per call for the automatic path (rank order): the kernels wait for the slowest. */
+  autoHostByRank?: number[];
+  /** The automatic path's windows, µs per call in the order they ran. */
+  autoWindows: number[];
   autoPath: string;
   oneShot?: number;
   twoShot?: number;
@@ -73,11 +77,31 @@ async function rank(): Promise<void> {
       x.size * 4 <= 1 << 20 ? 500 : 10,
       () => comm.barrier(),
     );
-  // Untimed first: the first sizes measured (bfloat16's) came out slower than the same calls later in
-  // the run (host µs per call 14 at 1 KiB, then 7-9), whichever size went first.
-  const warmUp = tf.randomNormal([4096]);
-  for (const wire of ['bfloat16', 'float32'] as const) time(warmUp, {wire}, 1000);
+  // Untimed first, every call the sweep makes, for BENCH_WARM_MS of rank 0's clock (default 3000): after
+  // 19,000 automatic calls alone the first size measured still came out slower than the same calls later in
+  // the run (4 x H100: bfloat16 4 KiB 12.0-17.2 µs in every run, 6.4 from C++). The forced paths' option
+  // objects, NCCL's communicator and its threads, and the C++ loops all come before the first window.
+  const warmUp = tf.randomNormal([Math.max(1, Math.min(SIZES[0], 64 << 10) / 4)]);
+  const warmOut = GPU ? (tf.backend() as WholeMemoryBackend).makeDeviceOutput(warmUp.shape, 'float32') : undefined;
+  const warmMs = Number(process.env.BENCH_WARM_MS ?? 3000);
+  const warmStart = Date.now();
+  let warmRounds = 0;
+  do {
+    for (const wire of WIRES) {
+      for (const algorithm of FORCED ? (['auto', 'one-shot', 'two-shot'] as const) : (['auto'] as const))
+        for (let i = 0; i < 500; ++i) comm.allReduce(warmUp, {wire, algorithm})[0].dispose();
+      if (FORCED && wire === 'float32') for (let i = 0; i < 100; ++i) comm.allReduce(warmUp, {algorithm: 'nccl'})[0].dispose();
+      if (warmOut) {
+        const b = tf.backend() as WholeMemoryBackend;
+        for (const algo of [1, 2, ...(wire === 'float32' && wm.ncclStatus().startsWith('NCCL') ? [3] : [])])
+          comm.nativeComm.allReduceLoop(b.devicePtr(warmUp), warmOut.ptr, warmUp.size, WIRE_CODES[wire], algo, 100);
+      }
+    }
+    ++warmRounds;
+  } while (comm.allgatherJson(Date.now() - warmStart < warmMs, 'warm-up')[0]);
+  if (warmOut) (tf.backend() as WholeMemoryBackend).disposeData(warmOut.info.dataId);
   warmUp.dispose();
+  const warmUpMs = Date.now() - warmStart;
   // BENCH_CPU_PROFILE=<dir>: where each rank's host time goes in the timed calls.
   const stopProfile = await cpuProfileFromEnv(`allreduce-rank${comm.rank}-of-${comm.size}`);
   // Size by size, every wire at each: measured wire after wire, the first wire's small messages took
@@ -89,7 +113,14 @@ async function rank(): Promise<void> {
       const x = tf.randomNormal([bytes / esize]);
       const reps = bytes <= 1 << 20 ? 200 : bytes <= 64 << 20 ? 50 : 10;
       const auto = time(x, {wire}, reps);
-      const row: Row = {dtype: wire, bytes, auto: auto.us, autoHost: auto.hostUs, autoPath: comm.lastAllReducePath};
+      const row: Row = {
+        dtype: wire,
+        bytes,
+        auto: auto.us,
+        autoHost: auto.hostUs,
+        autoWindows: auto.windowsUs.map((us) => Math.round(us * 100) / 100),
+        autoPath: comm.lastAllReducePath,
+      };
       if (bytes <= 64 << 20 && FORCED) {
         row.oneShot = time(x, {wire, algorithm: 'one-shot'}, reps).us;
         row.twoShot = time(x, {wire, algorithm: 'two-shot'}, reps).us;
@@ -126,10 +157,15 @@ async function rank(): Promise<void> {
     }
   }
   await stopProfile();
+  const hostByRank = comm.allgatherJson(
+    rows.map((r) => r.autoHost),
+    'host µs',
+  );
+  rows.forEach((r, i) => (r.autoHostByRank = hostByRank.map((h) => Math.round(h[i] * 100) / 100)));
   rows.sort(
     (a, b) => WIRES.indexOf(a.dtype as 'bfloat16' | 'float32') - WIRES.indexOf(b.dtype as 'bfloat16' | 'float32') || a.bytes - b.bytes,
   );
-  if (comm.rank === 0) process.stdout.write(`OURS ${JSON.stringify(rows)}\n`);
+  if (comm.rank === 0) process.stdout.write(`OURS ${JSON.stringify({rows, warmUpMs, warmRounds})}\n`);
   comm.destroy();
 }
 
@@ -151,28 +187,35 @@ function main(): void {
   const torchLine = (torch.stdout || '').split('\n').find((l) => l.startsWith('{'));
   const ref = torchLine ? JSON.parse(torchLine) : undefined;
   if (!ref) console.log(`(PyTorch side not run: ${(torch.stderr || '').trim().split('\n').slice(-3).join(' ')})`);
-  const rows = resultOnRanks<Row[]>(n, __filename, 'OURS ');
+  const {rows, warmUpMs, warmRounds} = resultOnRanks<{rows: Row[]; warmUpMs: number; warmRounds: number}>(n, __filename, 'OURS ');
   const bus = (bytes: number, us?: number) => (us ? ((((2 * (n - 1)) / n) * bytes) / us / 1e3).toFixed(0) : '');
   const f = (us?: number) => (us === undefined ? '' : us.toFixed(1));
-  console.log(`\nall-reduce on ${n} x ${wm.deviceInfo().name}, back-to-back calls; µs per call (bus GB/s)`);
+  const slowest = (r: Row) => {
+    const h = r.autoHostByRank ?? [r.autoHost];
+    const worst = h.indexOf(Math.max(...h));
+    return `${f(h[worst])} (rank ${worst})`;
+  };
   console.log(
-    '| wire | bytes | ours auto | host µs | path | ours from C++ | ours one-shot | ours two-shot | ours NCCL (f32) | NCCL from C++ | torch NCCL | torch one-shot | torch two-shot | torch two-shot, f32 in/out |',
+    `\nall-reduce on ${n} x ${wm.deviceInfo().name}, back-to-back calls after ${warmUpMs} ms of warm-up (${warmRounds} rounds); µs per call (bus GB/s)`,
+  );
+  console.log(
+    '| wire | bytes | ours auto | host µs, rank 0 / slowest | path | ours from C++ | ours one-shot | ours two-shot | ours NCCL (f32) | NCCL from C++ | torch NCCL | torch one-shot | torch two-shot | torch two-shot, f32 in/out |',
   );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const t = ref?.results.find((x: {dtype: string; bytes: number}) => x.dtype === r.dtype && x.bytes === r.bytes);
     console.log(
-      `| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${f(r.autoHost)} | ${r.autoPath} | ${f(r.autoFromCpp)} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ${f(r.ncclFromCpp)} | ` +
+      `| ${r.dtype} | ${r.bytes} | ${f(r.auto)} (${bus(r.bytes, r.auto)}) | ${f(r.autoHost)} / ${slowest(r)} | ${r.autoPath} | ${f(r.autoFromCpp)} | ${f(r.oneShot)} | ${f(r.twoShot)} | ${f(r.nccl)} | ${f(r.ncclFromCpp)} | ` +
         `${t ? `${f(t.ncclUs)} (${bus(r.bytes, t.ncclUs)})` : ''} | ${f(t?.oneShotUs)} | ${f(t?.twoShotUs)} | ${f(t?.twoShotFloat32Us)} |`,
     );
   }
   if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}; ours: ${wm.ncclStatus()}`);
-  writeBenchResult('allreduce', {ranks: n, device: wm.deviceInfo().name, ours: rows, torch: ref});
+  writeBenchResult('allreduce', {ranks: n, device: wm.deviceInfo().name, warmUpMs, ours: rows, torch: ref});
 }
 
 function mainCpu(): void {
   const n = Number(process.env.BENCH_RANKS ?? 2);
-  const rows = resultOnRanks<Row[]>(n, __filename, 'OURS ');
+  const {rows} = resultOnRanks<{rows: Row[]}>(n, __filename, 'OURS ');
   console.log(`\nall-reduce on the CPU: ${n} processes over shared memory (${wm.deviceInfo().reason ?? 'no GPU'}), µs per call`);
   console.log('| bytes | ours | ours GB/s | copy of the message (Float32Array.set) | ours / copy |');
   console.log('| --- | --- | --- | --- | --- |');

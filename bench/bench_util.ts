@@ -65,9 +65,15 @@ export function timeTensorsMs(fn: () => tf.Tensor | tf.Tensor[], reps = 20, warm
 /**
  * µs per call of fn, called back to back in 9 windows of `reps` (median), after `warm` calls; and the
  * host's share, the time to queue a window's calls (no wait inside a window: the GPU queue holds it),
- * so host ~ total says the host is the limit. beforeWindow: e.g. a barrier, so ranks start together.
+ * so host ~ total says the host is the limit; and each window's µs per call, in order. beforeWindow: e.g. a
+ * barrier, so ranks start together.
  */
-export function callWindowsUs(fn: () => void, reps: number, warm: number, beforeWindow?: () => void): {us: number; hostUs: number} {
+export function callWindowsUs(
+  fn: () => void,
+  reps: number,
+  warm: number,
+  beforeWindow?: () => void,
+): {us: number; hostUs: number; windowsUs: number[]} {
   for (let i = 0; i < warm; ++i) fn();
   const times: number[] = [],
     host: number[] = [];
@@ -81,7 +87,7 @@ export function callWindowsUs(fn: () => void, reps: number, warm: number, before
     times.push(Number(process.hrtime.bigint() - t0) / 1e3 / reps);
     host.push(Number(t1 - t0) / 1e3 / reps);
   }
-  return {us: median(times), hostUs: median(host)};
+  return {us: median(times), hostUs: median(host), windowsUs: times};
 }
 
 /**

@@ -15,7 +15,8 @@
 // that many vertices, default all), BENCH_EDGE_FACTOR (default 16),
 // BENCH_RANKS (default: every GPU, or 1), BENCH_BATCH, BENCH_STEPS (per timed window;
 // the median of BENCH_WINDOWS windows, default 5, is a run's figure; the
-// median of BENCH_REPEATS runs, default 3, is reported),
+// median of BENCH_REPEATS runs, default 3, is reported; the scaling is also given repeat by repeat, each
+// run against the one-rank run of its repeat),
 // BENCH_GRAPH_DIR (where the graph files go; kept if it existed), BENCH_TORCH=0 (skip PyTorch).
 // BENCH_FEATURES=F: node features instead of learnable embeddings (WholeGraph's papers100M setting): F
 // seeded random values per vertex, stored as float16 in continuous WholeMemory (ours: wm.nn.featureTable;
@@ -26,7 +27,8 @@
 // BENCH_EMBEDDING_MEMORY=device (each rank its own table, no NVLink reads),
 // BENCH_GRAPH_MEMORY=device (each rank its own copy of the CSR),
 // BENCH_ALLREDUCE=0 (ranks step alone: no all-reduce, no waiting on peers), BENCH_WIRE=bfloat16 (gradients
-// travel in bfloat16).
+// travel in bfloat16). BENCH_FEATURE_CACHE=f: with BENCH_FEATURES, each rank of 2 or more caches up to f x the
+// rows, the highest-degree ones other GPUs hold (Embedding.cache in front of continuous WholeMemory).
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -67,6 +69,8 @@ interface Result {
   loadSeconds: number;
   stepMs: {p10: number; p50: number; p90: number; max: number; probeUs: number[]}[];
   cpuMsPerStep: number;
+  /** Rank 0's feature cache (BENCH_FEATURE_CACHE): rows, bytes, lookups and hits over the whole run. */
+  featureCache?: wm.nn.CacheStats;
   runs?: number[];
 }
 
@@ -94,6 +98,18 @@ async function rank(): Promise<void> {
       dtype: 'float16',
       communicator: ownTable ? undefined : comm,
     });
+    // BENCH_FEATURE_CACHE=f (with 2 or more ranks): each rank keeps copies of the highest-degree rows the other
+    // GPUs hold, up to f x the table's rows, in its own GPU memory (a sampled row is drawn about in proportion
+    // to its degree).
+    const cacheShare = Number(process.env.BENCH_FEATURE_CACHE ?? 0);
+    if (cacheShare > 0 && comm.size > 1 && !ownTable) {
+      const {first, count} = features.localRows();
+      const degree = Float64Array.from({length: n}, (_, v) =>
+        v >= first && v < first + count ? 0 : graph.rowPtr[v + 1] - graph.rowPtr[v],
+      );
+      const k = Math.floor(cacheShare * n);
+      features.cache({rows: wm.nn.hottestRows(degree, k).subarray(0, k)});
+    }
   }
   const model = new GraphSageClassifier({
     numNodes: n,
@@ -273,6 +289,7 @@ async function rank(): Promise<void> {
     loadSeconds,
     stepMs,
     cpuMsPerStep,
+    featureCache: features?.cacheStats(),
   };
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   model.dispose();
@@ -352,9 +369,20 @@ function main(): void {
       `ours, ${ranks} rank(s): ${r.seedsPerSecond.toFixed(0)} seeds/s (runs: ${r.runs.join(', ')}); step ms p10/p50/p90/max per rank: ` +
         r.stepMs.map((s) => [s.p10, s.p50, s.p90, s.max].map((x) => x.toFixed(2)).join('/')).join(', ') +
         `; host probe µs before/after per rank: ${r.stepMs.map((s) => s.probeUs.map((x) => x.toFixed(0)).join('/')).join(', ')}` +
-        `; rank 0 CPU ${r.cpuMsPerStep.toFixed(2)} ms per step`,
+        `; rank 0 CPU ${r.cpuMsPerStep.toFixed(2)} ms per step` +
+        (r.featureCache ? `; rank 0 feature cache ${r.featureCache.slots} rows, hit rate ${r.featureCache.hitRate.toFixed(3)}` : ''),
     );
   }
+  // Each repeat's runs against the one-rank run of the same repeat (made minutes apart at most): the median
+  // of these ratios is the scaling figure a drifting host moves least.
+  const scaling = rankCounts.slice(1).map((ranks) => {
+    const perRepeat = runsOf.get(ranks)!.map((run, k) => run.seedsPerSecond / runsOf.get(1)![k].seedsPerSecond);
+    return {ranks, perRepeat: perRepeat.map((x) => Math.round(x * 1000) / 1000), median: median(perRepeat)};
+  });
+  for (const s of scaling)
+    console.log(
+      `scaling, ${s.ranks} ranks against 1 within each repeat: ${s.perRepeat.map((x) => `${x.toFixed(2)}×`).join(', ')} (median ${s.median.toFixed(2)}×)`,
+    );
   const torch = !info.gpu ? {skipped: 'no GPU'} : process.env.BENCH_TORCH === '0' ? {skipped: 'BENCH_TORCH=0'} : torchSide(dir, 'torch');
   const pyg = 'skipped' in torch ? torch : torchSide(dir, 'pyg');
   const where = info.gpu ? `${info.name}` : 'CPU (host memory)';
@@ -391,6 +419,7 @@ function main(): void {
     fanouts: FANOUTS,
     device: where,
     results: rows,
+    scaling,
     torch,
     pyg,
   });

@@ -315,9 +315,30 @@ describe('row cache', function () {
     const t = wm.nn.embedding({rows: 20, dim: 2, memory: 'host', cache: {rows: [19, 3, 7]}, init: {seed: 1}});
     expect(t.cacheStats()!.slots).to.equal(3);
     t.dispose();
-    const shared = wm.nn.embedding({rows: 20, dim: 2, memory: 'continuous'});
+    const chunked = wm.nn.embedding({rows: 20, dim: 2, memory: 'chunked'});
     try {
-      expect(() => shared.cache({rows: [1]})).to.throw(/a cache goes in front of a 'host' or 'managed' table; this one is 'continuous'/);
+      expect(() => chunked.cache({rows: [1]})).to.throw(
+        /a cache goes in front of a 'host', 'managed' or 'continuous' table; this one is 'chunked'/,
+      );
+    } finally {
+      chunked.dispose();
+    }
+    const distributed = wm.nn.embedding({rows: 20, dim: 2, memory: 'distributed'});
+    try {
+      expect(() => distributed.cache({rows: [1]})).to.throw(/this one is 'distributed' \(its rows move by collectives\)/);
+    } finally {
+      distributed.dispose();
+    }
+    // A continuous table's cache: the table is read-only while it holds rows, writable again once emptied.
+    const shared = wm.nn.embedding({rows: 20, dim: 2, memory: 'continuous', cache: {rows: [4, 9]}, init: {seed: 2}});
+    try {
+      const before = readAll(shared);
+      expect(shared.cacheStats()!.slots).to.equal(2);
+      expect(() => shared.write([4], new Float32Array(2))).to.throw(/read-only here while it does; empty it first \(cache\(null\)\)/);
+      shared.cache(null);
+      expectSame(readAll(shared), before, 'rows after the cache is emptied');
+      shared.write([4], new Float32Array([1, 2]));
+      expect(Array.from(shared.read([4]).dataSync())).to.deep.equal([1, 2]);
     } finally {
       shared.dispose();
     }

@@ -49,14 +49,16 @@ wm::RowCache cacheOf(const Args& a, size_t i, const char* name, const wm::TableR
     rc.hot = static_cast<uint64_t>(hot.As<Napi::Number>().Int64Value());
     rc.slotOf = static_cast<uint64_t>(slotOf.As<Napi::Number>().Int64Value());
   } else {
-    a.reject(i, name, ".cache must hold hot and slotOf where the table is: device addresses beside .ptr, typed arrays beside .array");
+    a.reject(i, name,
+             ".cache must hold hot and slotOf where the table is: device addresses beside a GPU table, typed arrays beside a host one");
   }
   if (rc.slotOf == 0) a.reject(i, name, ".cache.slotOf must not be 0");
   return rc;
 }
 
 // A table object {ptr | array | memory, rows, dim, storage, rowBase?, cache?}: a device address, a host typed array,
-// or a WholeMemory handle (device: its mapped address; host: continuous base or chunked handle).
+// or a WholeMemory handle (device: its mapped address; host: continuous base or chunked handle). A cache beside
+// WholeMemory is this process's own (continuous tables only): device addresses on a GPU, typed arrays on the host.
 wm::TableRef tableOf(const Args& a, size_t i, const char* name) {
   auto field = [&](const char* key) {
     const double v = a.rawField(i, key);
@@ -71,22 +73,26 @@ wm::TableRef tableOf(const Args& a, size_t i, const char* name) {
   t.storage = static_cast<wm::StorageType>(field("storage"));
   if (o.Has("rowBase")) t.rowBase = field("rowBase");
   const Napi::Value memory = o.Get("memory");
+  bool hostTable = false;
   if (memory.IsObject()) {
     if (wm::DeviceWholeMemory* d = unwrapDeviceMemory(memory)) {
       wm::TableRef dt = d->table();  // addresses the WholeMemory; keep our storage type and width
       dt.rows = t.rows;
       dt.dim = t.dim;
       dt.storage = t.storage;
-      return dt;
+      t = dt;
+    } else {
+      wm::HostWholeMemory* m = unwrapHostMemory(memory);
+      if (m == nullptr) a.reject(i, name, ".memory must be a WholeMemory handle");
+      if (m->type() == wm::MemoryType::Distributed) a.reject(i, name, "is distributed: its rows are gathered collectively");
+      hostTable = true;
+      if (m->continuousBase())
+        t.ptr = reinterpret_cast<uint64_t>(m->continuousBase());
+      else
+        t.chunked = &m->chunkedHandle();
     }
-    wm::HostWholeMemory* m = unwrapHostMemory(memory);
-    if (m == nullptr) a.reject(i, name, ".memory must be a WholeMemory handle");
-    if (m->type() == wm::MemoryType::Distributed) a.reject(i, name, "is distributed: its rows are gathered collectively");
-    if (m->continuousBase())
-      t.ptr = reinterpret_cast<uint64_t>(m->continuousBase());
-    else
-      t.chunked = &m->chunkedHandle();
   } else if (o.Get("array").IsTypedArray()) {
+    hostTable = true;
     const Napi::TypedArray arr = o.Get("array").As<Napi::TypedArray>();
     if (static_cast<double>(arr.ByteLength()) < static_cast<double>(t.rows) * t.dim * wm::storageBytes(t.storage))
       a.reject(i, name, ".array holds fewer bytes than rows x dim elements of its storage");
@@ -95,7 +101,7 @@ wm::TableRef tableOf(const Args& a, size_t i, const char* name) {
     t.ptr = static_cast<uint64_t>(field("ptr"));
   }
   const Napi::Value cache = o.Get("cache");
-  if (cache.IsObject()) t.cache = cacheOf(a, i, name, t, o.Get("array").IsTypedArray(), cache.As<Napi::Object>());
+  if (cache.IsObject()) t.cache = cacheOf(a, i, name, t, hostTable, cache.As<Napi::Object>());
   return t;
 }
 

@@ -55,14 +55,16 @@ export interface EmbeddingOptions {
    * and steps are collectives: every rank calls them, with its own indices.
    */
   communicator?: Communicator;
-  /** A cache of the hottest rows in GPU memory, in front of a 'host' or 'managed' table (see Embedding.cache). */
+  /** A cache of the hottest rows in GPU memory, in front of a 'host', 'managed' or 'continuous' table (see Embedding.cache). */
   cache?: EmbeddingCacheOptions;
 }
 
 /**
  * Which rows a table keeps in its cache, and how many. The rows live in GPU memory; a cached row is
  * read, written and stepped there, so a trainable table stays exact. Without a GPU the cache is a
- * second host array (the same results, nothing faster).
+ * second host array (the same results, nothing faster). In front of a 'continuous' table shared by a
+ * group, each rank's cache is its own copy of rows (those its batches read most, most of them on other
+ * GPUs): the table is then read-only on that rank (features), and emptying the cache copies nothing back.
  */
 export interface EmbeddingCacheOptions {
   /** Candidate rows, hottest first (wm.nn.hottestRows ranks degrees or access counts); cut to the budget. */
@@ -131,15 +133,25 @@ export class Embedding {
 
   /**
    * Keeps the first rows of `o.rows` that fit the budget in the cache, replacing what it held (its rows
-   * go back to the table first); null empties it. Returns the new cache's counts. Tables in 'host' or
-   * 'managed' memory have a cache; 'device' tables need none, shared and distributed ones have none.
+   * go back to the table first); null empties it. Returns the new cache's counts. Tables in 'host',
+   * 'managed' or 'continuous' memory have a cache; 'device' tables need none; 'chunked' and
+   * 'distributed' ones have none. Not collective: a shared table's cache is this rank's alone, and
+   * while it holds rows the table is read-only on this rank (write, add and steps are refused): keep
+   * rows there that no rank writes meanwhile.
    */
   cache(o: EmbeddingCacheOptions | null): CacheStats | undefined {
     const s = this.live('cache');
     const gpu = deviceStatus().gpu;
     if (!s.cache || (gpu && this.memory === 'device')) {
-      const why = this.memory === 'device' ? 'its rows are in GPU memory already' : 'tables shared by a group have none';
-      throw new Error(`embedding.cache: a cache goes in front of a 'host' or 'managed' table; this one is '${this.memory}' (${why})`);
+      const why =
+        this.memory === 'device'
+          ? 'its rows are in GPU memory already'
+          : this.memory === 'chunked'
+            ? 'its rows are in one address range per rank; continuous memory has a cache'
+            : 'its rows move by collectives';
+      throw new Error(
+        `embedding.cache: a cache goes in front of a 'host', 'managed' or 'continuous' table; this one is '${this.memory}' (${why})`,
+      );
     }
     if (o === null) {
       s.cache.set(null, 'embedding.cache');
@@ -188,6 +200,18 @@ export class Embedding {
   private live(what: string): TableStorage {
     if (this.store === undefined) throw new Error(`embedding.${what}: the table was disposed`);
     return this.store;
+  }
+
+  // A shared table's cache holds this rank's copies of rows: a write here would miss the other ranks'
+  // reads of them (and theirs this rank's copies), so the table is read-only while the cache holds rows.
+  private writable(what: string): TableStorage {
+    const s = this.live(what);
+    if (s.cache?.readOnly) {
+      throw new Error(
+        `embedding.${what}: this rank holds a cache of the shared '${this.memory}' table, which is read-only here while it does; empty it first (cache(null))`,
+      );
+    }
+    return s;
   }
 
   private indices(ids: tf.Tensor | ArrayLike<number>, what: string): tf.Tensor {
@@ -240,7 +264,7 @@ export class Embedding {
 
   /** Overwrites rows with float32 values [n, dim] (rounded to the storage type). */
   write(ids: tf.Tensor | ArrayLike<number>, values: tf.Tensor | Float32Array): void {
-    const s = this.live('write');
+    const s = this.writable('write');
     const idx = this.indices(ids, 'write');
     try {
       const n = idx.size;
@@ -281,7 +305,7 @@ export class Embedding {
     params: NativeOptimizerParams,
     withState: boolean,
   ): void {
-    const s = this.live(what);
+    const s = this.writable(what);
     const idx = this.indices(ids, what);
     try {
       if (grads.size !== idx.size * this.dim || grads.dtype !== 'float32') {

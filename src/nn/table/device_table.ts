@@ -40,7 +40,8 @@ export function deviceArrays(
   return {states, counter, release};
 }
 
-// One buffer's tables (pinned host, managed, device) can keep rows in a GPU cache; WholeMemory cannot.
+// One buffer's tables (pinned host, managed, device) can keep rows in a GPU cache; so can continuous
+// WholeMemory (each rank its own read-only copies of rows, most of them on other GPUs); chunked cannot.
 export class DeviceTable extends AddressedTable implements TableStorage {
   readonly where = 'device' as const;
 
@@ -53,8 +54,9 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     freeAll: () => void,
     private readonly managed: boolean,
     group?: Communicator,
+    memoryType?: number,
   ) {
-    super(r, table, states, freeAll, b, group);
+    super(r, table, states, freeAll, b, group, memoryType);
   }
 
   /** One buffer each for the table and its states from `alloc` (device, managed or pinned host memory). */
@@ -87,7 +89,7 @@ export class DeviceTable extends AddressedTable implements TableStorage {
       b.freeDevice(counter);
       onRelease();
     };
-    return new DeviceTable(b, r, table, states, counter, freeAll, false, comm);
+    return new DeviceTable(b, r, table, states, counter, freeAll, false, comm, type);
   }
 
   // Managed tables tell the residency budget when the GPU is about to use them.

@@ -15,13 +15,20 @@ export function hostArrays(table: NativeTable, n: number, r: TableRequest): (Flo
   return Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(n) : null));
 }
 
-// Typed-array tables have a cache (the CPU core runs its logic); host WholeMemory has none.
+// Typed-array tables and continuous host WholeMemory have a cache (the CPU core runs its logic); chunked has none.
 export class HostTable extends AddressedTable implements TableStorage {
   readonly where = 'host' as const;
   private skippedElements = 0;
 
-  private constructor(r: TableRequest, table: NativeTable, states: StateBuffer[], freeAll: () => void, group?: Communicator) {
-    super(r, table, states, freeAll, undefined, group);
+  private constructor(
+    r: TableRequest,
+    table: NativeTable,
+    states: StateBuffer[],
+    freeAll: () => void,
+    group?: Communicator,
+    memoryType?: number,
+  ) {
+    super(r, table, states, freeAll, undefined, group, memoryType);
   }
 
   /** Typed arrays of this process. */
@@ -44,7 +51,7 @@ export class HostTable extends AddressedTable implements TableStorage {
       states.forEach((s) => s?.free());
       onRelease();
     };
-    return new HostTable(r, table, states, free, comm);
+    return new HostTable(r, table, states, free, comm, type);
   }
 
   init(kind: number, scale: number, seed: number): void {

@@ -87,7 +87,11 @@ function checkCacheIds(ids: Int32Array, rows: number, what: string): void {
   }
 }
 
-/** A table's place for a cache: empty, or one RowCache at a time. */
+/**
+ * A table's place for a cache: empty, or one RowCache at a time. A shared table's cache (continuous
+ * WholeMemory) is this process's copies of rows other processes may read too: the table is read-only
+ * here while it holds them, and emptying it copies nothing back.
+ */
 export class TableCache {
   private current?: RowCache;
 
@@ -95,13 +99,20 @@ export class TableCache {
     private readonly table: NativeTable,
     private readonly r: CachedShape,
     private readonly b: WholeMemoryBackend | undefined,
+    readonly shared: boolean,
   ) {}
 
   /** Keeps rows `ids` (distinct) in the cache, after emptying the one before; null only empties it. */
   set(ids: Int32Array | null, what: string): void {
-    this.current?.detach();
+    if (this.shared) this.current?.discard();
+    else this.current?.detach();
     this.current = undefined;
     if (ids !== null) this.current = RowCache.attach(this.table, this.r, ids, this.b, what);
+  }
+
+  /** Whether writes are refused: a shared table's cache holds copies the other processes would not see change. */
+  get readOnly(): boolean {
+    return this.shared && this.current !== undefined;
   }
 
   stats(): CacheStats | undefined {
@@ -210,7 +221,7 @@ class RowCache {
     if (this.hitCounter !== 0) resetCounter(this.hitCounter);
   }
 
-  /** Frees the cache without copying back (the table goes with it). */
+  /** Frees the cache without copying back (the table goes with it, or its rows never changed in the slots). */
   discard(): void {
     delete this.table.cache;
     this.free();

@@ -50,15 +50,16 @@ export interface TableStorage {
   writeState(i: number, values: Float32Array): void;
   /** Gradient elements skipped because they were NaN or infinite. */
   skipped(): number;
-  /** The row cache's place: absent where the memory cannot have one (WholeMemory, distributed tables). */
+  /** The row cache's place: absent where the memory cannot have one (chunked WholeMemory, distributed tables). */
   readonly cache?: TableCache;
   release(): void;
 }
 
 /**
  * What the tables one process addresses whole share (host arrays or host WholeMemory, GPU buffers or
- * GPU WholeMemory): the rows it owns, the state arrays, the row cache (a table in one buffer has one;
- * `cacheOn`: the backend whose GPU holds it, or none for a host cache), and releasing them.
+ * GPU WholeMemory): the rows it owns, the state arrays, the row cache (a table in one address range has
+ * one: a buffer, or continuous WholeMemory, whose cache is this process's own and read-only; `cacheOn`:
+ * the backend whose GPU holds it, or none for a host cache), and releasing them.
  */
 export abstract class AddressedTable {
   readonly checksInCollective = false;
@@ -74,12 +75,14 @@ export abstract class AddressedTable {
     private readonly freeAll: () => void,
     cacheOn: WholeMemoryBackend | undefined,
     readonly group?: Communicator,
+    memoryType?: number,
   ) {
     const mem = table.memory;
     this.first = mem ? mem.localFirstRow : 0;
     this.count = mem ? mem.localRowCount : r.rows;
     this.stateCount = r.states;
-    if (!mem) this.cache = new TableCache(table, r, cacheOn);
+    // WholeMemory type 0 is continuous: one address range, like a buffer (chunked is one range per rank).
+    if (!mem || memoryType === 0) this.cache = new TableCache(table, r, cacheOn, mem !== undefined);
   }
 
   readState(i: number): Float32Array {
