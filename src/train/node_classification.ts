@@ -127,8 +127,8 @@ export interface NodeClassificationOptions {
   /** Storage of the feature table (float16 / bfloat16 halve it); it lives where embeddingMemory says. */
   featureDtype?: EmbeddingDType;
   /**
-   * With the features in 'host' or 'managed' memory: the share of their rows kept in a GPU cache, the
-   * highest-degree vertices first (0 or absent: none). Each epoch's metrics carry the cache's hit rate.
+   * With the features in 'host', 'managed' or 'continuous' memory: the share of their rows kept in a GPU
+   * cache, the highest-degree vertices first (0 or absent: none). Each epoch's metrics carry the cache's hit rate.
    */
   featureCache?: number;
   /**
