@@ -4,6 +4,8 @@
 // updates in place (sparse, never all-reduced); the dense layers' gradients
 // are averaged over the ranks (wm.dataParallel). Each global batch of seed
 // vertices is split evenly between the ranks. Rank 0 evaluates and logs.
+// Features, when the data has them, are a read-only table beside the embeddings; with --feature-cache each
+// rank keeps the highest-degree feature rows the other ranks hold in a cache of its own.
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -25,7 +27,7 @@ import {
   splitLabelled,
 } from '../src/train/node_classification';
 import {seededRng, shuffle} from '../src/util/random';
-import {nonNegativeInt, positiveInt} from './cli';
+import {fraction, nonNegativeInt, positiveInt} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const program = new Command()
@@ -61,6 +63,12 @@ const program = new Command()
       'both',
     ]),
   )
+  .option(
+    '--feature-cache <share>',
+    'with --memory continuous and features: the share of the feature rows each rank keeps in a cache of its own (its GPU memory with GPUs), the highest-degree rows the other ranks hold',
+    fraction('--feature-cache'),
+    0,
+  )
   .option('--seed <n>', 'split and initialisation seed', nonNegativeInt('--seed'), 0)
   .option('--out <folder>', 'metrics (rank 0)', path.join(root, 'runs', 'data-parallel'))
   .parse();
@@ -85,6 +93,15 @@ async function main(): Promise<void> {
     inputs === 'embeddings'
       ? undefined
       : wm.nn.featureTable(data.features!.values, data.graph.numVertices, data.features!.dim, {memory: o.memory, communicator: comm});
+  if (o.featureCache > 0) {
+    if (!features) throw new Error(`--feature-cache: there are no features (--inputs ${inputs})`);
+    if (o.memory !== 'continuous') throw new Error(`--feature-cache needs --memory continuous; a ${o.memory} table has no cache`);
+    // The rows this rank holds are in its own memory already: rank the others' by degree.
+    const {first, count} = features.localRows();
+    const degrees = data.graph.degrees();
+    const others = Float64Array.from(degrees, (d, v) => (v >= first && v < first + count ? 0 : d));
+    features.cache({rows: wm.nn.hottestRows(others, data.graph.numVertices), fraction: o.featureCache});
+  }
   const model = createNodeClassifier(
     o.model,
     {
@@ -163,7 +180,9 @@ async function main(): Promise<void> {
     wm.synchronize();
     comm.barrier(); // every rank's table updates are in before anyone evaluates
     // Every rank predicts (reading a distributed table is a collective); rank 0 logs.
+    const cache = features?.cacheStats(); // this epoch's training reads, before evaluation reads every row
     const p = model.predict(full);
+    features?.resetCacheCounts();
     if (comm.rank === 0) {
       const acc = (ids: Int32Array) => accuracy(p, data.labels, ids);
       const m = {
@@ -173,11 +192,13 @@ async function main(): Promise<void> {
         testAcc: acc(split.test),
         seconds: (Date.now() - t0) / 1000,
         ranks: comm.size,
+        ...(cache ? {cacheHitRate: cache.hitRate} : {}),
       };
       log!.write({type: 'epoch', ...m});
       if (m.valAcc >= best.val) best = {val: m.valAcc, test: m.testAcc, epoch};
       console.log(
-        `epoch ${String(epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} val ${m.valAcc.toFixed(3)} test ${m.testAcc.toFixed(3)} | ${m.seconds.toFixed(2)} s`,
+        `epoch ${String(epoch).padStart(3)}/${o.epochs} loss ${m.loss.toFixed(4)} val ${m.valAcc.toFixed(3)} test ${m.testAcc.toFixed(3)} | ${m.seconds.toFixed(2)} s` +
+          (cache ? ` | rank 0's feature cache hit rate ${cache.hitRate.toFixed(3)}` : ''),
       );
     }
     comm.barrier();

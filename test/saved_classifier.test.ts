@@ -244,7 +244,7 @@ describe('node features in training', () => {
 });
 
 describe('node features over several processes', () => {
-  it('the data-parallel example shares the feature table between 2 ranks (continuous WholeMemory, on the CPU) and learns from it', async function () {
+  it('the data-parallel example shares the feature table between 2 ranks (continuous WholeMemory, on the CPU) and learns from it, with or without a feature cache on each rank', async function () {
     this.timeout(180000);
     const {writeNpy} = await import('../src/data/npy');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dpfeat-'));
@@ -257,7 +257,7 @@ describe('node features over several processes', () => {
       fs.writeFileSync(path.join(dir, 'edges.tsv'), lines.join('\n'));
       fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), Array.from(d.labels, (y, v) => `${v}\tc${y}`).join('\n'));
       writeNpy(path.join(dir, 'vertex_features.npy'), d.features!.values, [n, 16]);
-      const run = (inputs: string) => {
+      const run = (inputs: string, ...more: string[]) => {
         const r = spawnSync(
           process.execPath,
           [
@@ -273,6 +273,7 @@ describe('node features over several processes', () => {
             'continuous',
             '--inputs',
             inputs,
+            ...more,
             '--out',
             path.join(dir, 'out'),
           ],
@@ -281,11 +282,21 @@ describe('node features over several processes', () => {
         expect(r.status, r.stdout + r.stderr).to.equal(0);
         const m = /test accuracy ([\d.]+) %/.exec(r.stdout);
         expect(m, r.stdout).to.not.equal(null);
-        return Number(m![1]);
+        return {accuracy: Number(m![1]), out: r.stdout};
       };
       // Homophily near chance: only the features can tell the classes apart.
-      expect(run('features')).to.be.greaterThan(75);
-      expect(run('embeddings')).to.be.below(50);
+      const plain = run('features');
+      expect(plain.accuracy).to.be.greaterThan(75);
+      expect(run('embeddings').accuracy).to.be.below(50);
+      // Each rank's cache of the rows the other holds: the same reads, so the same training, and its hit rate.
+      const cached = run('features', '--feature-cache', '0.3');
+      const losses = (out: string) => Array.from(out.matchAll(/epoch +\d+\/8 loss ([\d.]+)/g), (x) => x[1]);
+      expect(losses(cached.out)).to.have.length(8);
+      expect(losses(cached.out)).to.deep.equal(losses(plain.out));
+      expect(cached.accuracy).to.equal(plain.accuracy);
+      const rates = Array.from(cached.out.matchAll(/feature cache hit rate ([\d.]+)/g), (x) => Number(x[1]));
+      expect(rates, cached.out).to.have.length(8);
+      for (const h of rates) expect(h, 'a third of the rows, the highest-degree ones: some reads hit, not all').to.be.within(0.05, 0.95);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }
