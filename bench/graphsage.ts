@@ -103,12 +103,7 @@ async function rank(): Promise<void> {
     // to its degree).
     const cacheShare = Number(process.env.BENCH_FEATURE_CACHE ?? 0);
     if (cacheShare > 0 && comm.size > 1 && !ownTable) {
-      const {first, count} = features.localRows();
-      const degree = Float64Array.from({length: n}, (_, v) =>
-        v >= first && v < first + count ? 0 : graph.rowPtr[v + 1] - graph.rowPtr[v],
-      );
-      const k = Math.floor(cacheShare * n);
-      features.cache({rows: wm.nn.hottestRows(degree, k).subarray(0, k)});
+      features.cache({rows: wm.nn.hottestRows(graph.degrees(), Math.floor(cacheShare * n), features.localRows())});
     }
   }
   const model = new GraphSageClassifier({

@@ -97,10 +97,8 @@ async function main(): Promise<void> {
     if (!features) throw new Error(`--feature-cache: there are no features (--inputs ${inputs})`);
     if (o.memory !== 'continuous') throw new Error(`--feature-cache needs --memory continuous; a ${o.memory} table has no cache`);
     // The rows this rank holds are in its own memory already: rank the others' by degree.
-    const {first, count} = features.localRows();
-    const degrees = data.graph.degrees();
-    const others = Float64Array.from(degrees, (d, v) => (v >= first && v < first + count ? 0 : d));
-    features.cache({rows: wm.nn.hottestRows(others, data.graph.numVertices), fraction: o.featureCache});
+    const ranked = wm.nn.hottestRows(data.graph.degrees(), data.graph.numVertices, features.localRows());
+    features.cache({rows: ranked, fraction: o.featureCache});
   }
   const model = createNodeClassifier(
     o.model,

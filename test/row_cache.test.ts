@@ -68,6 +68,22 @@ describe('row cache', function () {
       expect(Array.from(wm.nn.hottestRows(counts, k)), `n ${n}, k ${k}`).to.deep.equal(want);
       expect(Array.from(wm.nn.hottestRows(Int32Array.from(counts), k)), `n ${n}, k ${k}, Int32Array`).to.deep.equal(want);
     }
+    // A run of rows left out (a rank's own rows of a shared table), at the start, the middle, past the end.
+    const counts = Float64Array.from({length: 400}, () => Math.floor(r() * r() * 30));
+    for (const [first, count, k] of [
+      [0, 100, 50],
+      [150, 100, 400],
+      [350, 500, 20],
+      [400, 10, 400],
+      [0, 400, 5],
+    ]) {
+      const want = Array.from({length: 400}, (_, i) => i)
+        .filter((i) => i < first || i >= first + count)
+        .sort((a, b) => counts[b] - counts[a] || a - b)
+        .slice(0, k);
+      expect(Array.from(wm.nn.hottestRows(counts, k, {first, count})), `except ${first} + ${count}, k ${k}`).to.deep.equal(want);
+    }
+    expect(() => wm.nn.hottestRows([1, 2], 1, {first: -1, count: 1})).to.throw(/except must be \{first, count\} of non-negative integers/);
     expect(() => wm.nn.hottestRows([1, -1], 1)).to.throw(/counts\[1\] must be a finite non-negative number/);
     expect(() => wm.nn.hottestRows([1, 2], 1.5)).to.throw(/k must be a non-negative integer/);
   });

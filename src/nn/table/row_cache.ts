@@ -39,19 +39,33 @@ export function cacheBytes(slots: number, rows: number, rowBytes: number): numbe
 /**
  * The `k` rows with the highest counts (degrees, or how often a pre-sampling pass read each row),
  * hottest first, ties by row id: a counting sort, one pass over the counts for the histogram and
- * one to place (a 100M-row table ranks in about a second).
+ * one to place (a 100M-row table ranks in about a second). `except`: a run of rows left out (a shared
+ * table's `localRows()`: the rows a rank holds itself need no cache).
  */
-export function hottestRows(counts: Int32Array | Uint32Array | Float64Array | ArrayLike<number>, k: number): Int32Array {
+export function hottestRows(
+  counts: Int32Array | Uint32Array | Float64Array | ArrayLike<number>,
+  k: number,
+  except?: {first: number; count: number},
+): Int32Array {
   const n = counts.length;
   if (!Number.isInteger(k) || k < 0) throw new RangeError(`hottestRows: k must be a non-negative integer, got ${k}`);
-  k = Math.min(k, n);
+  if (
+    except !== undefined &&
+    !(Number.isSafeInteger(except.first) && except.first >= 0 && Number.isSafeInteger(except.count) && except.count >= 0)
+  )
+    throw new RangeError(
+      `hottestRows: except must be {first, count} of non-negative integers, got {first: ${except.first}, count: ${except.count}}`,
+    );
+  const lo = except ? Math.min(except.first, n) : 0,
+    hi = except ? Math.min(except.first + except.count, n) : 0;
+  k = Math.min(k, n - (hi - lo));
   // Counts at or above CAP share the top bucket and are ordered exactly among themselves afterwards.
   const CAP = 1 << 20;
   const hist = new Float64Array(CAP + 1);
   for (let i = 0; i < n; ++i) {
     const c = counts[i];
     if (!(c >= 0) || !Number.isFinite(c)) throw new RangeError(`hottestRows: counts[${i}] must be a finite non-negative number, got ${c}`);
-    ++hist[Math.min(Math.floor(c), CAP)];
+    if (i < lo || i >= hi) ++hist[Math.min(Math.floor(c), CAP)];
   }
   // Start of each bucket in descending order, and the lowest bucket that still fits in k.
   const start = new Float64Array(CAP + 1);
@@ -65,6 +79,7 @@ export function hottestRows(counts: Int32Array | Uint32Array | Float64Array | Ar
   }
   const out = new Int32Array(Math.min(at, n));
   for (let i = 0; i < n; ++i) {
+    if (i >= lo && i < hi) continue;
     const b = Math.min(Math.floor(counts[i]), CAP);
     if (b >= lowest) out[start[b]++] = i;
   }
