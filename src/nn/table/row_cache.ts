@@ -1,8 +1,9 @@
 // A row cache in front of a contiguous table (wm::RowCache in wm/embedding.h): the hottest rows of a
 // pinned-host or managed table kept in GPU memory. A cached row lives only in its slot (every gather,
 // write and optimizer step reads and writes it there), so a trainable table stays exact with no
-// write-through; emptying the cache copies the slots back. On a machine without a GPU the same logic
-// runs on the CPU core over typed arrays, which is how the tests check it everywhere.
+// write-through; emptying the cache copies the slots back. In front of continuous WholeMemory each rank's
+// cache holds read-only copies (TableCache.shared). On a machine without a GPU the same logic runs on
+// the CPU core over typed arrays, which is how the tests check it everywhere.
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import type {NativeRowCache, NativeTable} from '../../native/handles';
 import {checkCapacity} from '../../memory/capacity';
