@@ -62,7 +62,8 @@ for what in "${@:-all}"; do
           BENCH_CPU_PROFILE=$out/step-cpu BENCH_GRAPH_DIR=/tmp/wm-step BENCH_KEEP_GRAPH=1 node dist/bench/graphsage.js 2>&1 | grep -E "^ours" || status=1
       cut -c1-1200 "$out/step-profile.txt" ;;
     # Several GPUs: the peer-access matrix, the multi-rank tests, the all-reduce (2 and every GPU, with PyTorch's
-    # symmetric-memory and NCCL paths beside it) and data-parallel GraphSAGE with float16 features on 1, 2, 4... GPUs.
+    # symmetric-memory and NCCL paths beside it) and data-parallel GraphSAGE with float16 features on 1, 2, 4... GPUs
+    # (three repeats, the rank counts taking turns).
     multi) node dist/bin/tfjs-wm-doctor.js 2>&1 | tee "$out/doctor.log" | grep -iE -A8 "peer|nvlink" | head -24
       WM_REQUIRE_GPU=1 timeout "${MULTI_TEST_SECONDS:-300}" npx mocha --grep "rank|GPUs|all-reduce|WholeMemory|data.parallel" 2>&1 |
         tee "$out/test-multi.log" | grep -E "passing|failing|pending|^\s+[0-9]+\) " | head -30 || status=1
@@ -70,8 +71,10 @@ for what in "${@:-all}"; do
         BENCH_RANKS=$n BENCH_SIZES=${BENCH_SIZES:-4096,65536,262144,524288,67108864} BENCH_OUT=$out/bench-allreduce-$n.json \
           timeout "${MULTI_AR_SECONDS:-100}" node dist/bench/allreduce.js 2>&1 | tee "$out/bench-allreduce-$n.log" | tail -16 || status=1
       done
-      BENCH_SCALE=${BENCH_SCALE:-22} BENCH_FEATURES=128 BENCH_REPEATS=1 BENCH_WINDOWS=3 BENCH_TORCH=0 BENCH_OUT=$out/bench-graphsage.json \
-        timeout "${MULTI_SAGE_SECONDS:-150}" node dist/bench/graphsage.js 2>&1 | tee "$out/bench-graphsage.log" | tail -10 || status=1 ;;
+      # Three repeats (the scaling is given repeat by repeat); MULTI_FEATURE_CACHE=f: each rank caches f x the rows.
+      BENCH_SCALE=${BENCH_SCALE:-22} BENCH_FEATURES=128 BENCH_FEATURE_CACHE=${MULTI_FEATURE_CACHE:-0} BENCH_REPEATS=3 BENCH_WINDOWS=3 \
+        BENCH_TORCH=0 BENCH_OUT=$out/bench-graphsage.json timeout "${MULTI_SAGE_SECONDS:-200}" node dist/bench/graphsage.js 2>&1 |
+        tee "$out/bench-graphsage.log" | grep -E "^ours|^scaling" | cut -c1-300 || status=1 ;;
     main|all) node dist/examples/node-classification.js --out "$out/main" 2>&1 | tee "$out/main.log" | tail -4 || status=1
       link_data=()  # pack-device.sh carries the graph: ../shared is not on the device machine
       [ -d .device/datasets/cond-mat-2005 ] && link_data=(--data .device/datasets/cond-mat-2005)
