@@ -82,7 +82,8 @@ async function rank(): Promise<void> {
   // the run (4 x H100: bfloat16 4 KiB 12.0-17.2 µs in every run, 6.4 from C++). The forced paths' option
   // objects, NCCL's communicator and its threads, and the C++ loops all come before the first window.
   const warmUp = tf.randomNormal([Math.max(1, Math.min(SIZES[0], 64 << 10) / 4)]);
-  const warmOut = GPU ? (tf.backend() as WholeMemoryBackend).makeDeviceOutput(warmUp.shape, 'float32') : undefined;
+  const b = tf.backend() as WholeMemoryBackend;
+  const warmOut = GPU ? b.makeDeviceOutput(warmUp.shape, 'float32') : undefined;
   const warmMs = Number(process.env.BENCH_WARM_MS ?? 3000);
   const warmStart = Date.now();
   let warmRounds = 0;
@@ -92,14 +93,13 @@ async function rank(): Promise<void> {
         for (let i = 0; i < 500; ++i) comm.allReduce(warmUp, {wire, algorithm})[0].dispose();
       if (FORCED && wire === 'float32') for (let i = 0; i < 100; ++i) comm.allReduce(warmUp, {algorithm: 'nccl'})[0].dispose();
       if (warmOut) {
-        const b = tf.backend() as WholeMemoryBackend;
         for (const algo of [1, 2, ...(wire === 'float32' && wm.ncclStatus().startsWith('NCCL') ? [3] : [])])
           comm.nativeComm.allReduceLoop(b.devicePtr(warmUp), warmOut.ptr, warmUp.size, WIRE_CODES[wire], algo, 100);
       }
     }
     ++warmRounds;
   } while (comm.allgatherJson(Date.now() - warmStart < warmMs, 'warm-up')[0]);
-  if (warmOut) (tf.backend() as WholeMemoryBackend).disposeData(warmOut.info.dataId);
+  if (warmOut) b.disposeData(warmOut.info.dataId);
   warmUp.dispose();
   const warmUpMs = Date.now() - warmStart;
   // BENCH_CPU_PROFILE=<dir>: where each rank's host time goes in the timed calls.
@@ -128,7 +128,6 @@ async function rank(): Promise<void> {
       if (wire === 'float32' && FORCED) row.nccl = time(x, {algorithm: 'nccl'}, reps).us;
       if (GPU) {
         // The same calls queued from C++ (no Node dispatch), and a plain ncclAllReduce loop: the median of 5.
-        const b = tf.backend() as WholeMemoryBackend;
         const out = b.makeDeviceOutput(x.shape, 'float32');
         const loop = (algo: number) => {
           comm.nativeComm.allReduceLoop(b.devicePtr(x), out.ptr, x.size, WIRE_CODES[wire], algo, 10);

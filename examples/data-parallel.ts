@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       : wm.nn.featureTable(data.features!.values, data.graph.numVertices, data.features!.dim, {memory: o.memory, communicator: comm});
   if (o.featureCache > 0) {
     if (!features) throw new Error(`--feature-cache: there are no features (--inputs ${inputs})`);
-    if (o.memory !== 'continuous') throw new Error(`--feature-cache needs --memory continuous; a ${o.memory} table has no cache`);
+    // Tables that take no cache (chunked, distributed) are refused by embedding.cache, naming why.
     // The rows this rank holds are in its own memory already: rank the others' by degree.
     const ranked = wm.nn.hottestRows(data.graph.degrees(), data.graph.numVertices, features.localRows());
     features.cache({rows: ranked, fraction: o.featureCache});
