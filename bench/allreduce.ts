@@ -164,7 +164,8 @@ async function rank(): Promise<void> {
   rows.sort(
     (a, b) => WIRES.indexOf(a.dtype as 'bfloat16' | 'float32') - WIRES.indexOf(b.dtype as 'bfloat16' | 'float32') || a.bytes - b.bytes,
   );
-  if (comm.rank === 0) process.stdout.write(`OURS ${JSON.stringify({rows, warmUpMs, warmRounds})}\n`);
+  const cpuBinding = comm.allgatherJson(wm.deviceInfo().cpuBinding ?? '', 'CPU binding');
+  if (comm.rank === 0) process.stdout.write(`OURS ${JSON.stringify({rows, warmUpMs, warmRounds, cpuBinding})}\n`);
   comm.destroy();
 }
 
@@ -186,7 +187,11 @@ function main(): void {
   const torchLine = (torch.stdout || '').split('\n').find((l) => l.startsWith('{'));
   const ref = torchLine ? JSON.parse(torchLine) : undefined;
   if (!ref) console.log(`(PyTorch side not run: ${(torch.stderr || '').trim().split('\n').slice(-3).join(' ')})`);
-  const {rows, warmUpMs, warmRounds} = resultOnRanks<{rows: Row[]; warmUpMs: number; warmRounds: number}>(n, __filename, 'OURS ');
+  const {rows, warmUpMs, warmRounds, cpuBinding} = resultOnRanks<{rows: Row[]; warmUpMs: number; warmRounds: number; cpuBinding: string[]}>(
+    n,
+    __filename,
+    'OURS ',
+  );
   const bus = (bytes: number, us?: number) => (us ? ((((2 * (n - 1)) / n) * bytes) / us / 1e3).toFixed(0) : '');
   const f = (us?: number) => (us === undefined ? '' : us.toFixed(1));
   const slowest = (r: Row) => {
@@ -209,7 +214,8 @@ function main(): void {
     );
   }
   if (ref) console.log(`torch ${ref.torch}, NCCL ${ref.nccl}; ours: ${wm.ncclStatus()}`);
-  writeBenchResult('allreduce', {ranks: n, device: wm.deviceInfo().name, warmUpMs, ours: rows, torch: ref});
+  console.log(`ranks' CPUs (WM_CPU_BIND): ${cpuBinding.map((c, r) => `rank ${r}: ${c}`).join('; ')}`);
+  writeBenchResult('allreduce', {ranks: n, device: wm.deviceInfo().name, warmUpMs, cpuBinding, ours: rows, torch: ref});
 }
 
 function mainCpu(): void {

@@ -13,7 +13,7 @@ import * as net from 'net';
 import * as path from 'path';
 import * as readline from 'readline';
 
-import {Command, InvalidArgumentError} from 'commander';
+import {Command, InvalidArgumentError, Option} from 'commander';
 
 /** A commander parser for an integer option in [min, max]. */
 function integer(flag: string, min: number, max: number, what: string) {
@@ -48,6 +48,13 @@ const program = new Command()
     'after SIGTERM, how long the ranks get before SIGKILL',
     integer('--grace', 0, 3_600_000, 'milliseconds from 0 to 3600000'),
     5000,
+  )
+  .addOption(
+    new Option(
+      '--cpu-bind <mode>',
+      "GPU ranks' CPUs: numa (those local to the rank's GPU), cores (a share of those cores of each rank's own) or none " +
+        '(default: WM_CPU_BIND, else none)',
+    ).choices(['none', 'numa', 'cores']),
   )
   .argument('<script>', 'the program each rank runs')
   .argument('[args...]', 'its arguments')
@@ -128,6 +135,7 @@ async function main(): Promise<void> {
           WM_RUN_ID: runId,
           WM_RUN_SECRET: secret,
           NCCL_NVLS_ENABLE: process.env.NCCL_NVLS_ENABLE ?? '0',
+          ...(o.cpuBind ? {WM_CPU_BIND: o.cpuBind} : {}),
         },
       });
       children.push(child);

@@ -12,6 +12,8 @@ export interface DeviceInfo extends DeviceStatus {
   device?: number;
   name?: string;
   cublas?: boolean;
+  /** The CPUs this process runs on, as WM_CPU_BIND (`tfjs-wm-run --cpu-bind`) bound it, in words. */
+  cpuBinding?: string;
   /**
    * Threads of the C++ CPU kernels: WM_THREADS, else the CPUs this process may run on shared among the
    * ranks a launcher started on this host (LOCAL_WORLD_SIZE), at most 16. Absent without the addon.

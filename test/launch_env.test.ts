@@ -5,6 +5,14 @@ import * as path from 'path';
 import {expect} from 'chai';
 
 import {readLaunchEnv} from '../src/memory/launch_env';
+import {deviceStatus} from '../src/native/device';
+
+// "0-3,8" -> [0, 1, 2, 3, 8]
+const cpuList = (s: string) =>
+  s.split(',').flatMap((part) => {
+    const [a, b] = part.split('-').map(Number);
+    return Array.from({length: (b ?? a) - a + 1}, (_, i) => a + i);
+  });
 
 describe('launch environment', () => {
   it('reads torchrun-style variables', () => {
@@ -29,5 +37,40 @@ describe('launch environment', () => {
     const r = spawnSync(process.execPath, [launcher, '-n', '0', 'x.js'], {encoding: 'utf8'});
     expect(r.status).to.not.equal(0);
     expect(r.stderr).to.match(/-n must be a whole number of ranks from 1 to 65536, got "0"/);
+  });
+
+  it('the launcher binds GPU ranks to CPUs of their own with --cpu-bind cores, and refuses an unknown mode', function () {
+    this.timeout(60000);
+    const launcher = path.resolve(__dirname, '..', 'bin', 'tfjs-wm-run.js');
+    const bad = spawnSync(process.execPath, [launcher, '-n', '1', '--cpu-bind', 'core', 'x.js'], {encoding: 'utf8'});
+    expect(bad.status).to.not.equal(0);
+    expect(bad.stderr).to.match(/--cpu-bind <mode>' argument 'core' is invalid. Allowed choices are none, numa, cores/);
+
+    const rank = path.join(__dirname, 'fixtures', 'cpu_binding_rank.js');
+    const r = spawnSync(process.execPath, [launcher, '-n', '2', '--cpu-bind', 'cores', rank], {encoding: 'utf8', timeout: 50000});
+    expect(r.status, r.stderr).to.equal(0);
+    const lines = r.stdout
+      .split('\n')
+      .filter((l) => l.includes('BINDING '))
+      .map((l) => JSON.parse(l.slice(l.indexOf('BINDING ') + 8)))
+      .sort((a, b) => a.rank - b.rank);
+    expect(lines.map((l) => l.env)).to.deep.equal(['cores', 'cores']);
+    if (!deviceStatus().gpu) {
+      // Only a process that binds to a GPU binds its CPUs: CPU ranks share the host as the scheduler decides.
+      expect(lines.map((l) => l.binding)).to.deep.equal([undefined, undefined]);
+      return;
+    }
+    // Each rank runs on exactly the CPUs it reports; ranks whose GPUs share local CPUs hold disjoint shares
+    // of them when there are cores enough (the native tests check the split itself on a made-up host).
+    const sets = lines.map((l) => {
+      expect(l.binding).to.match(/^CPUs [0-9,-]+ \(share [12] of /);
+      const said = cpuList(/^CPUs ([0-9,-]+)/.exec(l.binding)![1]);
+      expect(cpuList(l.allowed)).to.deep.equal(said);
+      return said;
+    });
+    const cores = lines.map((l) => Number(/of (\d+) of the (\d+) cores/.exec(l.binding)![2]));
+    if (lines.every((l) => / of 2 of /.test(l.binding)) && cores[0] >= 2) {
+      expect(sets[0].filter((c) => sets[1].includes(c))).to.deep.equal([]);
+    }
   });
 });

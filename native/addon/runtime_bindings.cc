@@ -9,6 +9,7 @@
 #include "wm/cuda_setup.h"
 #include "wm/managed.h"
 #include "wm/op_timing.h"
+#include "wm/cpu_binding.h"
 #include "wm/runtime.h"
 
 namespace {
@@ -35,6 +36,7 @@ WM_FN(DeviceDetails) {
     o.Set("device", wm::currentDevice());
     o.Set("name", wm::deviceName());
     o.Set("cublas", wm::cublasAvailable());
+    o.Set("cpuBinding", wm::cpuBinding());
     return o;
   });
 }

@@ -1,6 +1,7 @@
 // C++ tests of the core's parts that JavaScript reaches only indirectly: the argument reader, the
-// bootstrap's framing and authentication, the slice layout, which ranks share a GPU, and edge cases of
-// host kernels. Built by CMake (target wm_native_tests) and run by ctest from `npm test`; no GPU needed.
+// bootstrap's framing and authentication, the slice layout, which ranks share a GPU, which CPUs a GPU
+// rank is bound to, and edge cases of host kernels. Built by CMake (target wm_native_tests) and run by
+// ctest from `npm test`; no GPU needed.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -8,6 +9,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -22,6 +25,7 @@
 #include "kernels/host_ops.h"
 #include "runtime/gpu_sharing.h"
 #include "wm/bootstrap.h"
+#include "wm/cpu_binding.h"
 #include "wm/embedding.h"
 #include "wm/graph_ops.h"
 #include "wm/hmac_sha256.h"
@@ -308,6 +312,81 @@ void testGpuSharing() {
   if (saved) setenv("WM_SHARE_GPU", keep.c_str(), 1);
 }
 
+// ---- which CPUs a GPU rank is bound to ---------------------------------------------------------------
+// A fake sysfs: two sockets of 8 cores with two threads each (CPU c and c + 16 are siblings), socket 0
+// local to the GPU at 0000:18:00.0 and socket 1 to the one at 0000:9a:00.0.
+void testCpuBinding() {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("wm-sysfs-" + std::to_string(getpid()));
+  auto put = [&](const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text << "\n";
+  };
+  put(root / "bus/pci/devices/0000:18:00.0/local_cpulist", "0-7,16-23");
+  put(root / "bus/pci/devices/0000:9a:00.0/local_cpulist", "8-15,24-31");
+  for (int c = 0; c < 32; ++c) {
+    const fs::path dir = root / ("devices/system/cpu/cpu" + std::to_string(c)) / "topology";
+    put(dir / "physical_package_id", std::to_string((c % 16) / 8));
+    put(dir / "core_id", std::to_string(c % 8));
+  }
+  using V = std::vector<int>;
+  V all;
+  for (int c = 0; c < 32; ++c) all.push_back(c);
+
+  EXPECT(wm::parseCpuList("0-3,8,10-11", "t") == V({0, 1, 2, 3, 8, 10, 11}));
+  EXPECT(wm::parseCpuList("5,1-2,2", "t") == V({1, 2, 5}));
+  EXPECT(wm::parseCpuList("", "t").empty());
+  EXPECT_THROWS([] { wm::parseCpuList("3-1", "local_cpulist"); }, "local_cpulist", "'3-1'", "CPU list");
+  EXPECT_THROWS([] { wm::parseCpuList("0-x", "t"); }, "'0-x'");
+  EXPECT_THROWS([] { wm::parseCpuList("1-", "t"); }, "'1-'");
+  EXPECT(wm::formatCpuList({0, 1, 2, 3, 8, 10, 11}) == "0-3,8,10-11");
+  EXPECT(wm::formatCpuList({}).empty());
+
+  const auto cores = wm::physicalCores({0, 1, 16, 17, 8}, root.string());
+  EXPECT(cores == std::vector<V>({{0, 16}, {1, 17}, {8}}));
+  EXPECT(wm::physicalCores({0, 1}, (root / "missing").string()) == std::vector<V>({{0}, {1}}));  // no topology: one core each
+
+  const std::vector<V> eight = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
+  EXPECT(wm::coreShare(eight, 0, 3) == V({0, 1, 2}));
+  EXPECT(wm::coreShare(eight, 1, 3) == V({3, 4, 5}));
+  EXPECT(wm::coreShare(eight, 2, 3) == V({6, 7}));
+  EXPECT(wm::coreShare({{0, 2}, {1, 3}}, 2, 3) == V({0, 2}));  // fewer cores than shares: core k % cores
+  EXPECT(wm::coreShare({}, 0, 1).empty());
+  EXPECT_THROWS([&] { wm::coreShare(eight, 3, 3); }, "share 3 of 3");
+
+  using wm::CpuBindMode;
+  const std::vector<std::string> buses = {"0000:18:00.0", "00000000:18:00.0", "0000:9A:00.0", "0000:9a:00.0"};
+  EXPECT(wm::planCpuBinding(CpuBindMode::None, all, buses, 0, root.string()).cpus.empty());
+  const auto numa = wm::planCpuBinding(CpuBindMode::Numa, all, buses, 2, root.string());
+  EXPECT(numa.cpus == wm::parseCpuList("8-15,24-31", "t"));
+  EXPECT(numa.describe.find("8-15,24-31") != std::string::npos);
+  // Ranks 0 and 1 split socket 0's cores, ranks 2 and 3 socket 1's; each core with its sibling.
+  EXPECT(wm::planCpuBinding(CpuBindMode::Cores, all, buses, 0, root.string()).cpus == wm::parseCpuList("0-3,16-19", "t"));
+  const auto second = wm::planCpuBinding(CpuBindMode::Cores, all, buses, 1, root.string());
+  EXPECT(second.cpus == wm::parseCpuList("4-7,20-23", "t"));
+  EXPECT(second.describe.find("share 2 of 2 of the 8 cores") != std::string::npos);
+  EXPECT(wm::planCpuBinding(CpuBindMode::Cores, all, buses, 3, root.string()).cpus == wm::parseCpuList("12-15,28-31", "t"));
+  // Only the CPUs this process may use; a GPU sysfs knows nothing of shares all of them.
+  EXPECT(wm::planCpuBinding(CpuBindMode::Numa, {2, 3, 9}, buses, 0, root.string()).cpus == V({2, 3}));
+  EXPECT(wm::planCpuBinding(CpuBindMode::Cores, {0, 1, 2, 3}, {"0000:01:00.0", "0000:02:00.0"}, 1, root.string()).cpus == V({2, 3}));
+  EXPECT_THROWS([&] { wm::planCpuBinding(CpuBindMode::Cores, all, buses, 4, root.string()); }, "local rank 4");
+
+  const char* saved = std::getenv("WM_CPU_BIND");
+  const std::string keep = saved ? saved : "";
+  for (const auto& [value, mode] : std::vector<std::pair<const char*, CpuBindMode>>{
+           {"", CpuBindMode::None}, {"none", CpuBindMode::None}, {"numa", CpuBindMode::Numa}, {"cores", CpuBindMode::Cores}}) {
+    setenv("WM_CPU_BIND", value, 1);
+    EXPECT(wm::cpuBindModeFromEnv() == mode);
+  }
+  setenv("WM_CPU_BIND", "core", 1);
+  EXPECT_THROWS([] { wm::cpuBindModeFromEnv(); }, "WM_CPU_BIND", "none, numa or cores", "'core'");
+  if (saved)
+    setenv("WM_CPU_BIND", keep.c_str(), 1);
+  else
+    unsetenv("WM_CPU_BIND");
+  fs::remove_all(root);
+}
+
 // ---- host kernels at their edges -------------------------------------------------------------------
 void testHostKernels() {
   // gather: the first out-of-range index is reported, and nothing is written.
@@ -407,6 +486,7 @@ int main() {
       {"bootstrap", testBootstrap},
       {"slice layout", testSliceLayout},
       {"GPU sharing", testGpuSharing},
+      {"CPU binding", testCpuBinding},
       {"host kernels", testHostKernels},
   };
   for (const auto& [name, test] : tests) {

@@ -262,7 +262,7 @@ export interface NativeBindings {
   ) => NativeHostMemory;
 
   info(): NativeInfo;
-  deviceDetails(): {device: number; name: string; cublas: boolean};
+  deviceDetails(): {device: number; name: string; cublas: boolean; cpuBinding: string};
   cudaSetup(): NativeCudaSetup;
   kernelImage(): {binaryVersion: number; ptxVersion: number; cublas: string; nccl: string};
   selectDevice(device: number): void;

@@ -2,6 +2,7 @@
 // taskset narrow it; hardware_concurrency does not see that).
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #ifdef __linux__
@@ -17,6 +18,13 @@ inline int affinityCpus() {
   if (sched_getaffinity(0, sizeof(set), &set) == 0) cpus = std::max(1, CPU_COUNT(&set));
 #endif
   return cpus;
+}
+
+// Whether this process was bound to a share of the host's cores of its own (WM_CPU_BIND=cores): its
+// affinity mask is then already its part, not one to divide among the host's ranks.
+inline std::atomic<bool>& boundToCoreShare() {
+  static std::atomic<bool> bound{false};
+  return bound;
 }
 
 }  // namespace wm

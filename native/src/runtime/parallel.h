@@ -33,7 +33,8 @@ class ThreadPool {
   // Threads for this process, the calling one included: WM_THREADS if set;
   // else the CPUs this process may run on (affinityCpus) shared among
   // the ranks a launcher started on this host (LOCAL_WORLD_SIZE: ours and
-  // torchrun's; Open MPI's local size), at most 16. Four ranks on two cores
+  // torchrun's; Open MPI's local size), or all of them once bound to a
+  // share of its own (WM_CPU_BIND=cores), at most 16. Four ranks on two cores
   // each running two threads queue behind one another.
   static unsigned poolThreads() {
     if (const char* v = std::getenv("WM_THREADS"); v && *v) {
@@ -46,6 +47,7 @@ class ThreadPool {
     const long cpus = affinityCpus();
     long local = 1;
     for (const char* name : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) {
+      if (boundToCoreShare()) break;
       const char* v = std::getenv(name);
       if (v && *v) {
         local = std::max(1L, std::strtol(v, nullptr, 10));

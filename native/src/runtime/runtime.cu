@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -5,7 +6,9 @@
 #include <vector>
 #include <mutex>
 
+#include "runtime/affinity.h"
 #include "runtime/check.h"
+#include "wm/cpu_binding.h"
 #include "wm/op_timing.h"
 #include "wm/runtime.h"
 
@@ -18,6 +21,8 @@ struct Runtime {
   int count = 0;
   std::string reason;
   int device = -1;
+  bool deviceFromLocalRank = false;  // chosen by LOCAL_RANK, as every rank of the launch chooses
+  std::string cpuBinding = "not bound (WM_CPU_BIND=none)";
   cudaStream_t stream = nullptr;
   // The side stream (sampling): work that must not wait behind the main
   // stream's queue. `onSide` selects where kernels, copies and allocations go.
@@ -63,13 +68,48 @@ void probeLocked(Runtime& r) {
   }
 }
 
-int defaultDevice(int count) {
-  const char* envs[] = {"WM_DEVICE", "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"};
-  for (const char* name : envs) {
+int envInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+int defaultDevice(int count, bool* fromLocalRank) {
+  *fromLocalRank = false;
+  if (const char* v = std::getenv("WM_DEVICE"); v && *v) return std::atoi(v) % count;
+  for (const char* name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}) {
     const char* v = std::getenv(name);
-    if (v && *v) return std::atoi(v) % count;
+    if (v && *v) {
+      *fromLocalRank = true;
+      return std::atoi(v) % count;
+    }
   }
   return 0;
+}
+
+std::string pciBusId(int device) {
+  char id[32] = {0};
+  return cudaDeviceGetPCIBusId(id, sizeof(id), device) == cudaSuccess ? std::string(id) : std::string();
+}
+
+// WM_CPU_BIND (cpu_binding.h), once, as the process binds to its GPU. Where every local rank chose
+// its GPU from LOCAL_RANK, this rank knows the others' GPUs and splits the cores it shares with
+// them; a GPU chosen otherwise (WM_DEVICE, selectDevice) is planned for as if alone.
+void bindCpusLocked(Runtime& r) {
+  const CpuBindMode mode = cpuBindModeFromEnv();
+  if (mode == CpuBindMode::None) return;
+  std::vector<std::string> buses;
+  int localRank = 0;
+  if (r.deviceFromLocalRank) {
+    const int size = std::max(1, envInt("LOCAL_WORLD_SIZE", envInt("OMPI_COMM_WORLD_LOCAL_SIZE", 1)));
+    localRank = envInt("LOCAL_RANK", envInt("OMPI_COMM_WORLD_LOCAL_RANK", 0));
+    for (int q = 0; q < std::max(size, localRank + 1); ++q) buses.push_back(pciBusId(q % r.count));
+  } else {
+    buses.push_back(pciBusId(r.device));
+  }
+  const CpuPlan plan = planCpuBinding(mode, allowedCpus(), buses, localRank, "/sys");
+  applyCpuBinding(plan.cpus);
+  boundToCoreShare() = mode == CpuBindMode::Cores && !plan.cpus.empty();
+  r.cpuBinding = plan.describe;
 }
 
 // Lazily binds the process to its device: stream and pool.
@@ -78,8 +118,9 @@ Runtime& ready() {
   std::lock_guard<std::mutex> lock(r.mu);
   probeLocked(r);
   if (r.count == 0) fail("no usable GPU: " + r.reason);
-  if (r.device < 0) r.device = defaultDevice(r.count);
+  if (r.device < 0) r.device = defaultDevice(r.count, &r.deviceFromLocalRank);
   if (r.stream == nullptr) {
+    bindCpusLocked(r);
     WM_CUDA(cudaSetDevice(r.device));
     WM_CUDA(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
     WM_CUDA(cudaDeviceGetDefaultMemPool(&r.pool, r.device));
@@ -154,6 +195,12 @@ void selectDevice(int device) {
 }
 
 int currentDevice() { return ready().device; }
+
+std::string cpuBinding() {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.cpuBinding;
+}
 
 std::string deviceName() {
   Runtime& r = ready();

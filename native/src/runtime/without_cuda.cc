@@ -5,6 +5,7 @@
 #include "wm/cuda_setup.h"
 #include "wm/dense_optimizer.h"
 #include "wm/device_whole_memory.h"
+#include "wm/cpu_binding.h"
 #include "wm/peer_allreduce.h"
 #include "wm/graph_ops.h"
 #include "wm/shared_buffer.h"
@@ -37,6 +38,7 @@ std::string ncclLocation() { return ""; }
 void selectDevice(int) { noCuda("selectDevice"); }
 int currentDevice() { noCuda("currentDevice"); }
 std::string deviceName() { noCuda("deviceName"); }
+std::string cpuBinding() { return "not bound (no GPU)"; }
 void synchronize() {}
 void* recordTimingEvent() { noCuda("recordTimingEvent"); }
 bool timingEventDone(void*) { noCuda("timingEventDone"); }
