@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
+import {AllReducePlan} from '../src/memory/allreduce_plan';
 import * as wm from '../src/index';
 import {pinFromEnv} from './bench_util';
 
@@ -39,7 +40,10 @@ async function main(): Promise<void> {
   const out = b.makeDeviceOutput(x.shape, 'float32');
   const px = b.devicePtr(x);
   run('comm.allReduce (64 KiB float32) + dispose', () => comm.allReduce(x)[0].dispose());
-  run('the native call alone', () => comm.nativeComm.allReduceDevice([px], [out.ptr], [x.size], 0, false, 0));
+  const plan = new AllReducePlan(1);
+  plan.header(0, false, 0, false);
+  plan.tensor(0, px, out.ptr, x.size);
+  run('the native call alone', () => comm.nativeComm.allReduceDevice(plan.data));
   run('make + dispose an output tensor', () => tf.engine().makeTensorFromTensorInfo(b.makeDeviceOutput(x.shape, 'float32').info).dispose());
   b.disposeData(out.info.dataId);
   comm.destroy();

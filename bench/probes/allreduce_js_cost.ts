@@ -16,14 +16,13 @@ async function main(): Promise<void> {
   // Stubs: the device path without a device.
   const x = tf.randomNormal([1024]);
   comm.allReduce(x)[0].dispose(); // makes the reducer (the CPU path: no GPU here)
-  const stub = comm as unknown as {reducer: {gpu: boolean}; nativeComm: {allReduceDevice: () => string}};
+  const stub = comm as unknown as {reducer: {gpu: boolean}; nativeComm: {allReduceDevice: (plan: Float64Array) => number}};
   stub.reducer.gpu = true;
-  Object.defineProperty(stub.nativeComm, 'allReduceDevice', {value: () => 'one-shot'}); // the prototype's is read-only
+  Object.defineProperty(stub.nativeComm, 'allReduceDevice', {value: () => 0}); // the prototype's is read-only
   b.devicePtr = () => fake;
-  b.makeDeviceOutput = (shape, dtype) => ({
-    info: b.adoptBuffer(shape, dtype, {ptr: fake, bytes: 4, managed: false, release: () => {}}),
-    ptr: fake,
-  });
+  const fakeBuffer = () => ({ptr: fake, bytes: 4, managed: false, release: () => {}});
+  b.makeDeviceOutput = (shape, dtype) => ({info: b.adoptBuffer(shape, dtype, fakeBuffer()), ptr: fake});
+  b.adoptDeviceAllocation = (shape, dtype) => b.adoptBuffer(shape, dtype, fakeBuffer());
   const rows: string[] = ['| what | µs per call |', '| --- | --- |'];
   const row = (what: string, fn: () => void) => rows.push(`| ${what} | ${callWindowsUs(fn, 20000, 20000).us.toFixed(3)} |`);
   row('comm.allReduce(x)[0].dispose()', () => comm.allReduce(x)[0].dispose());

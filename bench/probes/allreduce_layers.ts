@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../../src/backend/backend_wholememory';
 import {WIRE_CODES} from '../../src/memory/allreduce';
+import {AllReducePlan} from '../../src/memory/allreduce_plan';
 import * as wm from '../../src/index';
 import {callWindowsUs, median} from '../bench_util';
 
@@ -28,7 +29,10 @@ async function main(): Promise<void> {
       const full = windowUs(() => comm.allReduce(x, {wire})[0].dispose(), reps);
       const out = b.makeDeviceOutput(x.shape, 'float32');
       const xp = b.devicePtr(x);
-      const addon = windowUs(() => comm.nativeComm.allReduceDevice([xp], [out.ptr], [n], WIRE_CODES[wire], false, 0), reps);
+      const plan = new AllReducePlan(1);
+      plan.header(WIRE_CODES[wire], false, 0, false);
+      plan.tensor(0, xp, out.ptr, n);
+      const addon = windowUs(() => comm.nativeComm.allReduceDevice(plan.data), reps);
       comm.nativeComm.allReduceLoop(xp, out.ptr, n, WIRE_CODES[wire], 1, 20);
       const cpp = median(Array.from({length: 5}, () => comm.nativeComm.allReduceLoop(xp, out.ptr, n, WIRE_CODES[wire], 1, reps)));
       b.disposeData(out.info.dataId);

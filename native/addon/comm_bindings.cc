@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "wm/allreduce_plan.h"
 #include "wm/bootstrap.h"
 #include "wm/device_whole_memory.h"
 #include "wm/embedding.h"
@@ -79,60 +80,75 @@ class CommunicatorWrap : public Napi::ObjectWrap<CommunicatorWrap> {
     return *peer_;
   }
 
-  // allReduceDevice(ins, outs, counts, wire (0 f32, 1 f16, 2 bf16), mean, algo (0 auto, 1 one-shot,
-  // 2 two-shot, 3 NCCL), params?, lr?) -> the path taken. Float32 device arrays; queued on the
-  // stream. With params the peer paths fuse the SGD step (out = param - lr * reduced); the NCCL
-  // path returns "nccl" and leaves the step to the caller.
+  // allReduceDevice(plan: Float64Array) -> the path taken: 0 one-shot, 1 two-shot, 2 NCCL. The plan
+  // (wm/allreduce_plan.h) names float32 device arrays, the wire, the op and the algorithm; queued on
+  // the stream. With kPlanAllocates the outputs come from the device pool here and their addresses go
+  // into the plan (freed again if the call fails). With params the peer paths fuse the SGD step
+  // (out = param - lr * reduced); the NCCL path leaves the step to the caller.
   Napi::Value AllReduceDevice(const Napi::CallbackInfo& info) {
     return guarded(info.Env(), [&]() -> Napi::Value {
       auto& boot = comm(info.Env());
       wmnapi::Args args(info, "allReduceDevice");
-      auto list = [&](size_t i, const char* name) {
-        const std::vector<int64_t> d = args.dims(i, name);
-        return std::vector<uint64_t>(d.begin(), d.end());
-      };
-      std::vector<uint64_t> ins = list(0, "ins"), outs = list(1, "outs");
-      std::vector<int64_t> counts = args.dims(2, "counts");
-      std::vector<uint64_t> params = args.present(6) ? list(6, "params") : std::vector<uint64_t>{};
-      const float lr = args.present(7) ? static_cast<float>(args.number(7, "lr")) : 0.f;
-      const int64_t wireCode = args.count(3, "wire");
-      if (wireCode > 2) args.reject(3, "wire", "must be 0 (float32), 1 (float16) or 2 (bfloat16)");
-      auto wire = static_cast<wm::WireType>(wireCode);
-      bool mean = args.flag(4, "mean");
-      const int algo = static_cast<int>(args.count(5, "algo"));
-      if (algo > 3) args.reject(5, "algo", "must be 0 (auto), 1 (one-shot), 2 (two-shot) or 3 (NCCL)");
+      if (args.kind(0) != wm::OpArgs::Kind::Typed) args.reject(0, "plan", "must be a Float64Array");
+      const wm::OpArgs::Typed raw = args.rawTyped(0);
+      if (raw.element != wm::OpArgs::Element::Float64) args.reject(0, "plan", "must be a Float64Array");
+      double* planData = static_cast<double*>(raw.data);
+      wm::AllReducePlan p = wm::readAllReducePlan(planData, raw.length);
       int64_t bytes = 0;
-      for (auto c : counts) bytes += c * 4;
-      const bool peers = peerOk(boot);
-      // Measured, float32 (bench/results): on 2 x H200 our streamed one-shot
-      // beats NCCL at every size (64 MiB: 198 µs against 274); on 4 x H100 the
-      // pushed two-shot beats NCCL called from here (16 / 64 MiB: 92.7 / 339.7
-      // µs against 139.3 / 368.5; NCCL's call waits for its end, to bound a lost
-      // rank). So Auto takes NCCL only where the GPUs lack peer access, or from
-      // WM_AR_NCCL_MIN bytes when that is set.
-      if (ncclMin_ < 0) {  // once per communicator: the call is on the small messages' host path
-        const char* v = std::getenv("WM_AR_NCCL_MIN");
-        ncclMin_ = v && *v ? std::atoll(v) : int64_t{1} << 62;
+      for (auto c : p.counts) bytes += c * 4;
+      std::vector<uint64_t> allocated;
+      if (p.allocates) {
+        try {
+          for (int64_t k = 0; k < p.n; ++k) {
+            allocated.push_back(wm::deviceAlloc(static_cast<size_t>(p.counts[k]) * 4));
+            p.outs[k] = allocated.back();
+          }
+        } catch (...) {
+          for (uint64_t a : allocated) wm::deviceFree(a);
+          throw;
+        }
       }
-      // NCCL reduces float32 here: for 16-bit wires our kernels move half the bytes.
-      // Ranks sharing a GPU (WM_SHARE_GPU) keep to the peer paths: NCCL refuses them.
-      bool useNccl =
-          algo == 3 || (algo == 0 && !sharedGpu_ && (!peers || (bytes >= ncclMin_ && wire == wm::WireType::F32)) && wm::ncclAvailable());
-      if (useNccl) {
-        auto& n = nccl(info.Env());
-        if (peer_) peer_->checkError();
-        n.allReduce(ins, outs, counts, 7 /* float32 */, mean ? 4 /* avg */ : 0 /* sum */, "allReduce (NCCL)");
-        // Bounded: a rank lost mid-call surfaces here, never as a hang later.
-        n.wait("allReduce (NCCL)");
-        return Napi::String::New(info.Env(), "nccl");
+      try {
+        const int path = reduce(info.Env(), boot, p, bytes);
+        for (int64_t k = 0; k < static_cast<int64_t>(allocated.size()); ++k)
+          planData[wm::planOutputSlot(p.n, k)] = static_cast<double>(allocated[k]);
+        return Napi::Number::New(info.Env(), path);
+      } catch (...) {
+        for (uint64_t a : allocated) wm::deviceFree(a);
+        throw;
       }
-      if (!peers)
-        throw Napi::Error::New(info.Env(), "allReduce: the GPUs of this group lack peer access to each other and NCCL is not available (" +
-                                               wm::ncclStatus() + ")");
-      auto a = static_cast<wm::AllReduceAlgo>(algo == 3 ? 0 : algo);
-      bool two = peer(boot).run(ins, outs, counts, wire, mean ? 1.f / boot.size() : 1.f, a, params, lr);
-      return Napi::String::New(info.Env(), two ? "two-shot" : "one-shot");
     });
+  }
+  // The all-reduce of a read plan: 0 one-shot, 1 two-shot, 2 NCCL.
+  int reduce(const Napi::Env& env, wm::Bootstrap& boot, const wm::AllReducePlan& p, int64_t bytes) {
+    const bool peers = peerOk(boot);
+    // Measured, float32 (bench/results): on 2 x H200 our streamed one-shot
+    // beats NCCL at every size (64 MiB: 198 µs against 274); on 4 x H100 the
+    // pushed two-shot beats NCCL called from here (16 / 64 MiB: 92.7 / 339.7
+    // µs against 139.3 / 368.5; NCCL's call waits for its end, to bound a lost
+    // rank). So Auto takes NCCL only where the GPUs lack peer access, or from
+    // WM_AR_NCCL_MIN bytes when that is set.
+    if (ncclMin_ < 0) {  // once per communicator: the call is on the small messages' host path
+      const char* v = std::getenv("WM_AR_NCCL_MIN");
+      ncclMin_ = v && *v ? std::atoll(v) : int64_t{1} << 62;
+    }
+    // NCCL reduces float32 here: for 16-bit wires our kernels move half the bytes.
+    // Ranks sharing a GPU (WM_SHARE_GPU) keep to the peer paths: NCCL refuses them.
+    const bool useNccl = p.algo == 3 || (p.algo == 0 && !sharedGpu_ && (!peers || (bytes >= ncclMin_ && p.wire == wm::WireType::F32)) &&
+                                         wm::ncclAvailable());
+    if (useNccl) {
+      auto& n = nccl(env);
+      if (peer_) peer_->checkError();
+      n.allReduce(p.ins, p.outs, p.counts, 7 /* float32 */, p.mean ? 4 /* avg */ : 0 /* sum */, "allReduce (NCCL)");
+      // Bounded: a rank lost mid-call surfaces here, never as a hang later.
+      n.wait("allReduce (NCCL)");
+      return 2;
+    }
+    if (!peers)
+      throw Napi::Error::New(
+          env, "allReduce: the GPUs of this group lack peer access to each other and NCCL is not available (" + wm::ncclStatus() + ")");
+    const auto a = static_cast<wm::AllReduceAlgo>(p.algo == 3 ? 0 : p.algo);
+    return peer(boot).run(p.ins, p.outs, p.counts, p.wire, p.mean ? 1.f / boot.size() : 1.f, a, p.params, p.lr) ? 1 : 0;
   }
   // allReduceLoop(in, out, count, wire, algo (1 one-shot, 2 two-shot, 3 NCCL), calls) -> µs per call:
   // `calls` all-reduces of one float32 device array queued back to back from C++ and waited for

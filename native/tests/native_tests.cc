@@ -1,7 +1,7 @@
 // C++ tests of the core's parts that JavaScript reaches only indirectly: the argument reader, the
 // bootstrap's framing and authentication, the slice layout, which ranks share a GPU, which CPUs a GPU
-// rank is bound to, and edge cases of host kernels. Built by CMake (target wm_native_tests) and run by
-// ctest from `npm test`; no GPU needed.
+// rank is bound to, the all-reduce's plan, and edge cases of host kernels. Built by CMake (target
+// wm_native_tests) and run by ctest from `npm test`; no GPU needed.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,6 +24,7 @@
 #include "graph/place_entries.h"
 #include "kernels/host_ops.h"
 #include "runtime/gpu_sharing.h"
+#include "wm/allreduce_plan.h"
 #include "wm/bootstrap.h"
 #include "wm/cpu_binding.h"
 #include "wm/embedding.h"
@@ -387,6 +388,35 @@ void testCpuBinding() {
   fs::remove_all(root);
 }
 
+// ---- the all-reduce's plan (one Float64Array from JavaScript) ----------------------------------------
+void testAllReducePlan() {
+  using P = std::vector<double>;
+  const auto read = [](const P& v) { return wm::readAllReducePlan(v.data(), static_cast<int64_t>(v.size())); };
+  // Two tensors, bfloat16 wire, mean, two-shot, outputs given, no SGD step.
+  const wm::AllReducePlan a = read({2, 2, 1, 2, 0, 0, 4096, 8192, 12288, 16384, 5, 7, 0, 0});
+  EXPECT(a.n == 2 && a.wire == wm::WireType::BF16 && a.mean && a.algo == 2 && !a.allocates && a.params.empty());
+  EXPECT(a.ins == std::vector<uint64_t>({4096, 8192}) && a.outs == std::vector<uint64_t>({12288, 16384}));
+  EXPECT(a.counts == std::vector<int64_t>({5, 7}));
+  EXPECT(wm::planOutputSlot(2, 1) == 9);
+  // Outputs allocated by the addon (their slots unread), the fused SGD step.
+  const wm::AllReducePlan b = read({1, 0, 0, 0, 0.25, 3, 4096, 0, 3, 65536});
+  EXPECT(b.allocates && b.lr == 0.25f && b.params == std::vector<uint64_t>({65536}) && b.outs == std::vector<uint64_t>({0}));
+  EXPECT(read({0, 0, 0, 0, 0, 0}).n == 0);
+  const double addressPast53 = 9007199254740992.0;
+  EXPECT_THROWS([&] { read({1, 0, 0, 0, 0, 0, 4096, 4096}); }, "plan of 1 tensors holds 10 numbers, got 8");
+  EXPECT_THROWS([&] { read({1, 0}); }, "at least 6 numbers, got 2");
+  EXPECT_THROWS([&] { read({1.5, 0, 0, 0, 0, 0}); }, "plan[0]", "(tensors) must be an integer");
+  EXPECT_THROWS([&] { read({1, 3, 0, 0, 0, 0, 4096, 4096, 1, 0}); }, "plan[1]", "wire");
+  EXPECT_THROWS([&] { read({1, 0, 2, 0, 0, 0, 4096, 4096, 1, 0}); }, "plan[2]", "mean");
+  EXPECT_THROWS([&] { read({1, 0, 0, 4, 0, 0, 4096, 4096, 1, 0}); }, "plan[3]", "algo");
+  EXPECT_THROWS([&] { read({1, 0, 0, 0, 0, 4, 4096, 4096, 1, 0}); }, "plan[5]", "flags");
+  EXPECT_THROWS([&] { read({1, 0, 0, 0, NAN, 2, 4096, 4096, 1, 8192}); }, "plan[4]", "lr", "finite");
+  EXPECT_THROWS([&] { read({1, 0, 0, 0, 0, 0, 0, 4096, 1, 0}); }, "plan[6]", "input's device address");
+  EXPECT_THROWS([&] { read({1, 0, 0, 0, 0, 0, 4096, addressPast53, 1, 0}); }, "plan[7]", "output's device address");
+  EXPECT_THROWS([&] { read({1, 0, 0, 0, 0, 0, 4096, 4096, -1, 0}); }, "plan[8]", "element count");
+  EXPECT_THROWS([&] { read({1, 0, 0, 0, 0.5, 2, 4096, 4096, 1, 0}); }, "plan[9]", "parameter's device address");
+}
+
 // ---- host kernels at their edges -------------------------------------------------------------------
 void testHostKernels() {
   // gather: the first out-of-range index is reported, and nothing is written.
@@ -487,6 +517,7 @@ int main() {
       {"slice layout", testSliceLayout},
       {"GPU sharing", testGpuSharing},
       {"CPU binding", testCpuBinding},
+      {"all-reduce plan", testAllReducePlan},
       {"host kernels", testHostKernels},
   };
   for (const auto& [name, test] : tests) {

@@ -231,6 +231,16 @@ export class WholeMemoryBackend extends MathBackendCPU {
   }
 
   /**
+   * A tensor over a buffer the addon allocated for it from the device pool (one call that allocates and
+   * fills its outputs saves the allocations' own calls); freed with the tensor. Not with UVM on: tensors
+   * are then managed memory, which makeDeviceOutput allocates.
+   */
+  adoptDeviceAllocation(shape: number[], dtype: DataType, ptr: number): TensorInfo {
+    this.liveDevice.set(ptr, 'device');
+    return this.adoptBuffer(shape, dtype, {ptr, bytes: util.sizeFromShape(shape) * bytesPerElement(dtype), managed: false});
+  }
+
+  /**
    * New device tensors of these shapes, written by `fill` (given their
    * addresses). If fill throws, they are freed before the error goes on.
    */

@@ -14,11 +14,12 @@
 // writing the next call's data never overwrites a slice another rank may
 // still be reading.
 // Named imports: the namespace import's getters took 3% of a 4 KiB GPU all-reduce's host time (V8 profile).
-import {backend, dispose, engine, mul, sub, Tensor, tensor, tidy, util} from '@tensorflow/tfjs-core';
+import {backend, dispose, engine, mul, sub, Tensor, tensor, TensorInfo, tidy, util} from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {NativeHostMemory} from '../native/addon';
 import {deviceStatus} from '../native/device';
+import {ALLREDUCE_PATHS, AllReducePlan} from './allreduce_plan';
 import type {Group} from './group';
 import {memoryNative} from '../native/domains';
 
@@ -55,6 +56,7 @@ interface HostBuffer {
 
 export class AllReducer {
   private buffers: [HostBuffer | undefined, HostBuffer | undefined] = [undefined, undefined];
+  private readonly plans = new Map<number, AllReducePlan>();
   private next = 0;
   // CPU: where the ranks meet (shared memory, see wm/flag_barrier.h) and whom to check on while waiting.
   private meeting?: {flags: NativeHostMemory; pids: Int32Array; epoch: number};
@@ -156,25 +158,45 @@ export class AllReducer {
     sgd?: {params: Tensor[]; lr: number},
   ): Tensor[] {
     const b = backend() as WholeMemoryBackend;
-    const outs = tensors.map((t) => b.makeDeviceOutput(t.shape, 'float32'));
-    const live = tensors.map((t, i) => i).filter((i) => tensors[i].size > 0);
+    let live = 0;
+    for (const t of tensors) if (t.size > 0) ++live;
+    const plan = this.planFor(live);
+    // The addon allocates the outputs in the same call, except under UVM (managed memory: ours to make).
+    const allocates = !b.uvm;
+    plan.header(WIRE_CODES[wire], op === 'mean', ALGO_CODES[algorithm], allocates, sgd?.lr);
+    // Empty tensors and, under UVM, every output are made here; the rest come back from the addon.
+    const infos: (TensorInfo | undefined)[] = new Array(tensors.length);
+    let k = 0;
     try {
-      this.lastPath = this.comm.nativeComm.allReduceDevice(
-        live.map((i) => b.devicePtr(tensors[i])),
-        live.map((i) => outs[i].ptr),
-        live.map((i) => tensors[i].size),
-        WIRE_CODES[wire],
-        op === 'mean',
-        ALGO_CODES[algorithm],
-        sgd ? live.map((i) => b.devicePtr(sgd.params[i])) : undefined,
-        sgd?.lr,
-      );
+      for (let i = 0; i < tensors.length; ++i) {
+        const t = tensors[i];
+        let out = 0;
+        if (t.size === 0 || !allocates) {
+          const o = b.makeDeviceOutput(t.shape, 'float32');
+          infos[i] = o.info;
+          out = o.ptr;
+        }
+        if (t.size > 0) plan.tensor(k++, b.devicePtr(t), out, t.size, sgd ? b.devicePtr(sgd.params[i]) : 0);
+      }
+      this.lastPath = ALLREDUCE_PATHS[this.comm.nativeComm.allReduceDevice(plan.data)];
     } catch (e) {
-      outs.forEach((o) => b.disposeData(o.info.dataId));
+      for (const info of infos) if (info) b.disposeData(info.dataId);
       throw e;
     }
-    const result = outs.map((o) => engine().makeTensorFromTensorInfo(o.info));
+    k = 0;
+    const result = tensors.map((t, i) => {
+      const info = infos[i] ?? b.adoptDeviceAllocation(t.shape, 'float32', plan.output(k));
+      if (t.size > 0) ++k;
+      return engine().makeTensorFromTensorInfo(info);
+    });
     return sgd && this.lastPath === 'nccl' ? this.sgdStep(result, sgd) : result;
+  }
+
+  // One plan per tensor count, rewritten for each call (a training loop reduces the same list each step).
+  private planFor(n: number): AllReducePlan {
+    let plan = this.plans.get(n);
+    if (!plan) this.plans.set(n, (plan = new AllReducePlan(n)));
+    return plan;
   }
 
   // Slices are whole pages so rank r's slice is exactly row r, in rank r's own memory.

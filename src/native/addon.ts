@@ -54,19 +54,12 @@ export interface NativeMemoryInfo {
 
 export interface NativeCommunicator {
   /**
-   * Float32 device arrays (ins may equal outs); wire 0 f32, 1 f16, 2 bf16; algo 0 auto, 1 one-shot,
-   * 2 two-shot, 3 NCCL. Queued on the stream (NCCL calls wait, bounded). Returns the path taken.
+   * The all-reduce of a plan (src/memory/allreduce_plan.ts: float32 device arrays, ins may equal outs;
+   * wire, op, algorithm; outputs allocated here when the plan says so, their addresses written into
+   * it). Queued on the stream (NCCL calls wait, bounded). Returns the path taken: 0 one-shot, 1
+   * two-shot, 2 NCCL.
    */
-  allReduceDevice(
-    ins: number[],
-    outs: number[],
-    counts: number[],
-    wire: number,
-    mean: boolean,
-    algo: number,
-    params?: number[],
-    lr?: number,
-  ): string;
+  allReduceDevice(plan: Float64Array): number;
   /**
    * Benchmarks: `calls` all-reduces (sums) of one float32 device array queued back to back from C++,
    * waited for once; µs per call. algo 1 one-shot, 2 two-shot, 3 NCCL. Collective.
