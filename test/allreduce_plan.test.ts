@@ -63,7 +63,7 @@ describe('GPU all-reduce plan (the addon stubbed)', () => {
     const reducer = new AllReducer(group);
     (reducer as unknown as {gpu: boolean}).gpu = true;
     const restore = () => Object.assign(b, saved);
-    return {b, reducer, plans, freed, adopted, restore, addressOf};
+    return {b, reducer, plans, freed, adopted, restore};
   }
 
   it('sends live tensors only, lets the addon allocate their outputs and adopts the addresses it wrote', () => {

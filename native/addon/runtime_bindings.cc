@@ -6,10 +6,10 @@
 #include <string>
 
 #include "napi_args.h"
+#include "wm/cpu_binding.h"
 #include "wm/cuda_setup.h"
 #include "wm/managed.h"
 #include "wm/op_timing.h"
-#include "wm/cpu_binding.h"
 #include "wm/runtime.h"
 
 namespace {

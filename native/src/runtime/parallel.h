@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runtime/affinity.h"
+#include "runtime/local_ranks.h"
 
 namespace wm {
 namespace host {
@@ -45,15 +46,7 @@ class ThreadPool {
       return static_cast<unsigned>(n);
     }
     const long cpus = affinityCpus();
-    long local = 1;
-    for (const char* name : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) {
-      if (boundToCoreShare()) break;
-      const char* v = std::getenv(name);
-      if (v && *v) {
-        local = std::max(1L, std::strtol(v, nullptr, 10));
-        break;
-      }
-    }
+    const long local = boundToCoreShare() ? 1 : localWorldSize();
     return static_cast<unsigned>(std::clamp(cpus / local, 1L, 16L));
   }
 

@@ -8,6 +8,7 @@
 
 #include "runtime/affinity.h"
 #include "runtime/check.h"
+#include "runtime/local_ranks.h"
 #include "wm/cpu_binding.h"
 #include "wm/op_timing.h"
 #include "wm/runtime.h"
@@ -68,20 +69,12 @@ void probeLocked(Runtime& r) {
   }
 }
 
-int envInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
 int defaultDevice(int count, bool* fromLocalRank) {
   *fromLocalRank = false;
   if (const char* v = std::getenv("WM_DEVICE"); v && *v) return std::atoi(v) % count;
-  for (const char* name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}) {
-    const char* v = std::getenv(name);
-    if (v && *v) {
-      *fromLocalRank = true;
-      return std::atoi(v) % count;
-    }
+  if (const auto q = localRank()) {
+    *fromLocalRank = true;
+    return static_cast<int>(*q % count);
   }
   return 0;
 }
@@ -98,15 +91,13 @@ void bindCpusLocked(Runtime& r) {
   const CpuBindMode mode = cpuBindModeFromEnv();
   if (mode == CpuBindMode::None) return;
   std::vector<std::string> buses;
-  int localRank = 0;
+  const int mine = r.deviceFromLocalRank ? static_cast<int>(*localRank()) : 0;
   if (r.deviceFromLocalRank) {
-    const int size = std::max(1, envInt("LOCAL_WORLD_SIZE", envInt("OMPI_COMM_WORLD_LOCAL_SIZE", 1)));
-    localRank = envInt("LOCAL_RANK", envInt("OMPI_COMM_WORLD_LOCAL_RANK", 0));
-    for (int q = 0; q < std::max(size, localRank + 1); ++q) buses.push_back(pciBusId(q % r.count));
+    for (long q = 0; q < std::max(localWorldSize(), mine + 1L); ++q) buses.push_back(pciBusId(static_cast<int>(q % r.count)));
   } else {
     buses.push_back(pciBusId(r.device));
   }
-  const CpuPlan plan = planCpuBinding(mode, allowedCpus(), buses, localRank, "/sys");
+  const CpuPlan plan = planCpuBinding(mode, allowedCpus(), buses, mine, "/sys");
   applyCpuBinding(plan.cpus);
   boundToCoreShare() = mode == CpuBindMode::Cores && !plan.cpus.empty();
   r.cpuBinding = plan.describe;

@@ -2,10 +2,10 @@
 // device entry points the bindings call directly (allocations, copies,
 // communicators, sampling, embeddings) refuse with a clear error. Ops of the
 // op table need nothing here: without their .cu files they have no device body.
+#include "wm/cpu_binding.h"
 #include "wm/cuda_setup.h"
 #include "wm/dense_optimizer.h"
 #include "wm/device_whole_memory.h"
-#include "wm/cpu_binding.h"
 #include "wm/peer_allreduce.h"
 #include "wm/graph_ops.h"
 #include "wm/shared_buffer.h"
