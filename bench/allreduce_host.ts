@@ -2,13 +2,13 @@
 // comm.allReduce, the native call alone (output made once), and making and
 // disposing an output tensor (no GPU work at all: it shows a rank whose host
 // is slower). Run on 2+ GPUs: node dist/bin/tfjs-wm-run.js -n 2 dist/bench/allreduce_host.js
-// PIN="0-7;8-15" pins rank i to the i-th CPU list (taskset) first.
+// PIN="0-7;8-15" pins rank i to the i-th CPU list (taskset) first; PIN_MAIN="2;18" its JavaScript thread alone.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import {AllReducePlan} from '../src/memory/allreduce_plan';
 import * as wm from '../src/index';
-import {pinFromEnv} from './bench_util';
+import {pinFromEnv, pinMainThreadFromEnv} from './bench_util';
 
 async function main(): Promise<void> {
   pinFromEnv('PIN');
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     return;
   }
   const comm = wm.communicatorFromEnv();
+  pinMainThreadFromEnv('PIN_MAIN');
   const b = tf.backend() as WholeMemoryBackend;
   const x = tf.randomNormal([16384]);
   const calls = 3000;
