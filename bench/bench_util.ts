@@ -10,7 +10,6 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 
-/** A positive integer setting from the environment (fallback when unset); a bad value names the variable. */
 /**
  * A batch drawer of `batch` distinct vertices of [0, n), the way an epoch loader hands out shuffled
  * training vertices: each epoch draws a stride a coprime to n and a start b, and its steps take the
@@ -44,6 +43,7 @@ export function distinctSeeds(n: number, batch: number, rng: () => number, what:
   };
 }
 
+/** A positive integer setting from the environment (fallback when unset); a bad value names the variable. */
 export function envPositiveInt(name: string, fallback: number): number {
   const v = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer, got ${process.env[name]}`);
