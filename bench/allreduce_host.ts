@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../src/backend/backend_wholememory';
 import {AllReducePlan} from '../src/memory/allreduce_plan';
 import * as wm from '../src/index';
-import {pinFromEnv, pinMainThreadFromEnv} from './bench_util';
+import {pinFromEnv} from './bench_util';
 
 async function main(): Promise<void> {
   pinFromEnv('PIN');
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     return;
   }
   const comm = wm.communicatorFromEnv();
-  pinMainThreadFromEnv('PIN_MAIN');
+  pinFromEnv('PIN_MAIN', 'mainThread');
   const b = tf.backend() as WholeMemoryBackend;
   const x = tf.randomNormal([16384]);
   const calls = 3000;

@@ -124,24 +124,16 @@ export function hostProbeUs(): number {
   return median(t);
 }
 
-/** name="0-7;8-15" (an environment variable) pins local rank i and all its threads to the i-th CPU list. */
-export function pinFromEnv(name: string): void {
-  const lists = process.env[name];
-  if (!lists) return;
-  const list = lists.split(';')[Number(process.env.LOCAL_RANK ?? process.env.RANK ?? 0)];
-  if (list) execSync(`taskset -a -p -c ${list} ${process.pid}`, {stdio: 'ignore'});
-}
-
 /**
- * `name`="2;18;34;50": rank i's JavaScript thread alone on the i-th CPU list (taskset on the main
- * thread only; threads it starts later inherit the list). Called once the backend and the
- * communicator are up, so the driver's and the pools' threads keep the whole machine.
+ * `name`="0-15;16-31": rank i on the i-th CPU list (taskset), every thread of it; with `mainThread`, its
+ * JavaScript thread alone (threads it starts later inherit the list: call it once the backend and the
+ * communicator are up, so the driver's and the pools' threads keep the whole machine).
  */
-export function pinMainThreadFromEnv(name: string): void {
+export function pinFromEnv(name: string, which: 'process' | 'mainThread' = 'process'): void {
   const lists = process.env[name];
   if (!lists) return;
   const list = lists.split(';')[Number(process.env.LOCAL_RANK ?? process.env.RANK ?? 0)];
-  if (list) execSync(`taskset -p -c ${list} ${process.pid}`, {stdio: 'ignore'});
+  if (list) execSync(`taskset ${which === 'process' ? '-a ' : ''}-p -c ${list} ${process.pid}`, {stdio: 'ignore'});
 }
 
 /**

@@ -15,7 +15,8 @@ for what in "${@:-all}"; do
     # The GPU suite in about half the time on 4+ GPUs: the test files alternately into two halves run at once,
     # one on GPUs 0-1 and one on GPUs 2-3, then the 3- and 4-rank cases (whole_memory.test) on every GPU.
     testsSplit) if (( $(nvidia-smi -L | wc -l) < 4 )); then echo "testsSplit needs 4 GPUs: run tests instead"; status=1; continue; fi
-      build/wm_native_tests > "$out/native.log" 2>&1; tail -1 "$out/native.log"; grep -q " 0 failed" "$out/native.log" || status=1
+      build/wm_native_tests > "$out/native.log" 2>&1 || status=1
+      tail -1 "$out/native.log"
       files=($(ls dist/test/*.test.js | sort)); half=(); other=()
       for i in "${!files[@]}"; do if (( i % 2 == 0 )); then half+=("${files[$i]}"); else other+=("${files[$i]}"); fi; done
       CUDA_VISIBLE_DEVICES=0,1 WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 120000 --reporter dot "${half[@]}" > "$out/test-gpu-a.log" 2>&1 &

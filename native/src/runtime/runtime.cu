@@ -23,7 +23,7 @@ struct Runtime {
   std::string reason;
   int device = -1;
   bool deviceFromLocalRank = false;  // chosen by LOCAL_RANK, as every rank of the launch chooses
-  std::string cpuBinding = "not bound (WM_CPU_BIND=none)";
+  std::string cpuBinding;            // planCpuBinding's words, once the process binds to its GPU
   cudaStream_t stream = nullptr;
   // The side stream (sampling): work that must not wait behind the main
   // stream's queue. `onSide` selects where kernels, copies and allocations go.
@@ -89,12 +89,11 @@ std::string pciBusId(int device) {
 // them; a GPU chosen otherwise (WM_DEVICE, selectDevice) is planned for as if alone.
 void bindCpusLocked(Runtime& r) {
   const CpuBindMode mode = cpuBindModeFromEnv();
-  if (mode == CpuBindMode::None) return;
   std::vector<std::string> buses;
   const int mine = r.deviceFromLocalRank ? static_cast<int>(*localRank()) : 0;
-  if (r.deviceFromLocalRank) {
+  if (mode != CpuBindMode::None && r.deviceFromLocalRank) {
     for (long q = 0; q < std::max(localWorldSize(), mine + 1L); ++q) buses.push_back(pciBusId(static_cast<int>(q % r.count)));
-  } else {
+  } else if (mode != CpuBindMode::None) {
     buses.push_back(pciBusId(r.device));
   }
   const CpuPlan plan = planCpuBinding(mode, allowedCpus(), buses, mine, "/sys");
