@@ -140,7 +140,12 @@ cudaStream_t stream() {
 namespace {
 void ensureSide(Runtime& r) {
   if (r.side != nullptr) return;
-  WM_CUDA(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
+  // The highest priority: the GPU starts the side stream's blocks (sampling,
+  // whose counts the host waits for) before the queued training kernels' next
+  // blocks, so the host's wait is the sampling's own time, not the step's.
+  int least = 0, greatest = 0;
+  WM_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  WM_CUDA(cudaStreamCreateWithPriority(&r.side, cudaStreamNonBlocking, greatest));
   WM_CUDA(cudaEventCreateWithFlags(&r.sideDone, cudaEventDisableTiming));
   WM_CUDA(cudaEventCreateWithFlags(&r.mainDone, cudaEventDisableTiming));
 }
