@@ -118,6 +118,13 @@ Runtime& ready() {
     // driver at every synchronisation: this is what makes it a caching allocator.
     uint64_t threshold = UINT64_MAX;
     WM_CUDA(cudaMemPoolSetAttribute(r.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    // A block the main stream freed goes to the side stream only once that
+    // free has run (or the side stream already waits for it): by default the
+    // pool would make the side stream's sampling wait for the main stream's
+    // queued training, and on several GPUs for the peers' all-reduce, the
+    // very wait the side stream exists to avoid.
+    int no = 0;
+    WM_CUDA(cudaMemPoolSetAttribute(r.pool, cudaMemPoolReuseAllowInternalDependencies, &no));
   }
   return r;
 }
@@ -140,12 +147,7 @@ cudaStream_t stream() {
 namespace {
 void ensureSide(Runtime& r) {
   if (r.side != nullptr) return;
-  // The highest priority: the GPU starts the side stream's blocks (sampling,
-  // whose counts the host waits for) before the queued training kernels' next
-  // blocks, so the host's wait is the sampling's own time, not the step's.
-  int least = 0, greatest = 0;
-  WM_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  WM_CUDA(cudaStreamCreateWithPriority(&r.side, cudaStreamNonBlocking, greatest));
+  WM_CUDA(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
   WM_CUDA(cudaEventCreateWithFlags(&r.sideDone, cudaEventDisableTiming));
   WM_CUDA(cudaEventCreateWithFlags(&r.mainDone, cudaEventDisableTiming));
 }
