@@ -56,12 +56,13 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
     smallGemm(a, b, c, m, n, k, transA, transB, beta);
     return;
   }
+  Cublas* cb = cublas();
   const int64_t kIntMax = 0x7fffffff;
-  if (cublas() && m <= kIntMax && n <= kIntMax && k <= kIntMax && batch <= kIntMax) {
+  if (cb && m <= kIntMax && n <= kIntMax && k <= kIntMax && batch <= kIntMax) {
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
     const float one = 1.f;
     // The handle follows whichever stream is current (the main or the side stream).
-    Cublas* cb = cublasOn(stream());
+    WM_REQUIRE(cb->setStream(cb->handle, stream()) == 0, "cublasSetStream failed");
     int ldb = static_cast<int>(transB ? k : n);
     int lda = static_cast<int>(transA ? m : k);
     int st = cb->sgemmStridedBatched(cb->handle, transB ? kCublasOpT : kCublasOpN, transA ? kCublasOpT : kCublasOpN, static_cast<int>(n),

@@ -31,38 +31,25 @@ Cublas* cublas() {
     c->create = reinterpret_cast<decltype(c->create)>(dlsym(lib, "cublasCreate_v2"));
     c->setStream = reinterpret_cast<decltype(c->setStream)>(dlsym(lib, "cublasSetStream_v2"));
     c->sgemmStridedBatched = reinterpret_cast<decltype(c->sgemmStridedBatched)>(dlsym(lib, "cublasSgemmStridedBatched"));
-    if (!c->create || !c->setStream || !c->sgemmStridedBatched || c->create(&c->handle) != 0) {
+    if (!c->create || !c->setStream || !c->sgemmStridedBatched || c->create(&c->handle) != 0 || c->setStream(c->handle, stream()) != 0) {
       delete c;
       return;
     }
-    // Optional: older cuBLAS lack the call, and then use their own pool.
+    // A workspace of our own, once: without it cuBLAS may allocate one on a
+    // call (PyTorch sets one for the same reason). Optional: older cuBLAS lack the call.
     c->setWorkspace = reinterpret_cast<decltype(c->setWorkspace)>(dlsym(lib, "cublasSetWorkspace_v2"));
+    if (c->setWorkspace) {
+      constexpr size_t kWorkspace = size_t{32} << 20;
+      void* ws = nullptr;
+      if (cudaMalloc(&ws, kWorkspace) == cudaSuccess) {
+        if (c->setWorkspace(c->handle, ws, kWorkspace) != 0) cudaFree(ws);
+      } else {
+        cudaGetLastError();
+      }
+    }
     loaded = c;
   });
   return loaded;
-}
-
-Cublas* cublasOn(cudaStream_t s) {
-  Cublas* c = cublas();
-  if (c == nullptr || (c->bound == s && s != nullptr)) return c;
-  WM_REQUIRE(c->setStream(c->handle, s) == 0, "cublasSetStream failed");
-  c->bound = s;
-  if (!c->setWorkspace) return c;
-  // A workspace of our own per stream, made once: without it cuBLAS may
-  // allocate one on a call (PyTorch keeps one per handle and stream too).
-  constexpr size_t kWorkspace = size_t{32} << 20;
-  void* ws = nullptr;
-  for (const auto& e : c->workspaces)
-    if (e.first == s) ws = e.second;
-  if (ws == nullptr) {
-    if (cudaMalloc(&ws, kWorkspace) != cudaSuccess) {
-      cudaGetLastError();
-      return c;  // cuBLAS's own pool serves this stream
-    }
-    c->workspaces.emplace_back(s, ws);
-  }
-  WM_REQUIRE(c->setWorkspace(c->handle, ws, kWorkspace) == 0, "cublasSetWorkspace failed");
-  return c;
 }
 
 }  // namespace wm

@@ -4,8 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace wm {
 
@@ -19,21 +17,11 @@ struct Cublas {
   int (*sgemmStridedBatched)(CublasHandle, int, int, int, int, int, const float*, const float*, int, long long, const float*, int,
                              long long, const float*, float*, int, long long, int);
   CublasHandle handle;
-  std::string path;              // the file it was loaded from
-  cudaStream_t bound = nullptr;  // the stream the handle runs on
-  // Our workspace for each stream the handle has run on (the main and the
-  // side stream): kernels on two streams may run at once and must not share one.
-  std::vector<std::pair<cudaStream_t, void*>> workspaces;
+  std::string path;  // the file it was loaded from
 };
 
-// The loaded library, or nullptr when cuBLAS is absent (then our own kernel
-// runs); WM_NO_CUBLAS=1 forces the latter.
+// The loaded library bound to our stream, or nullptr when cuBLAS is absent
+// (then our own kernel runs); WM_NO_CUBLAS=1 forces the latter.
 Cublas* cublas();
-
-// The library with its handle on stream `s` and that stream's workspace:
-// rebinds only when the stream changed (the main and the side stream take
-// turns), and sets the workspace again then, since cublasSetStream drops it
-// back to cuBLAS's default pool. Throws when cuBLAS refuses either call.
-Cublas* cublasOn(cudaStream_t s);
 
 }  // namespace wm

@@ -118,13 +118,6 @@ Runtime& ready() {
     // driver at every synchronisation: this is what makes it a caching allocator.
     uint64_t threshold = UINT64_MAX;
     WM_CUDA(cudaMemPoolSetAttribute(r.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-    // A block the main stream freed goes to the side stream only once that
-    // free has run (or the side stream already waits for it): by default the
-    // pool would make the side stream's sampling wait for the main stream's
-    // queued training, and on several GPUs for the peers' all-reduce, the
-    // very wait the side stream exists to avoid.
-    int no = 0;
-    WM_CUDA(cudaMemPoolSetAttribute(r.pool, cudaMemPoolReuseAllowInternalDependencies, &no));
   }
   return r;
 }
