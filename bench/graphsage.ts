@@ -33,6 +33,7 @@ import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import {PerformanceObserver} from 'perf_hooks';
 
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -67,7 +68,8 @@ interface Result {
   seedsPerSecond: number;
   msPerStep: number;
   loadSeconds: number;
-  stepMs: {p10: number; p50: number; p90: number; max: number; probeUs: number[]}[];
+  /** Per rank: its step times (host wall time), the host probe before and after, and V8's garbage collection in the timed steps. */
+  stepMs: {p10: number; p50: number; p90: number; max: number; probeUs: number[]; gcMsPerStep: number; gcPerStep: number}[];
   cpuMsPerStep: number;
   /** Rank 0's feature cache (BENCH_FEATURE_CACHE): rows, bytes, lookups and hits over the whole run. */
   featureCache?: wm.nn.CacheStats;
@@ -249,6 +251,16 @@ async function rank(): Promise<void> {
   const stepTimes: number[] = [];
   // BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each rank's timed windows (where the host's time per step goes).
   const stopProfile = await cpuProfileFromEnv(`rank${comm.rank}-of-${comm.size}`);
+  // V8's pauses in the timed steps (a host-bound step's tail, and in data parallel every rank's): entries
+  // arrive on the event loop, after the synchronous windows (takeRecords has none before).
+  const gc = {ms: 0, count: 0};
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gc.ms += e.duration;
+      gc.count++;
+    }
+  });
+  gcObserver.observe({entryTypes: ['gc']});
   const cpu0 = process.cpuUsage();
   for (let w = 0; w < WINDOWS; ++w) {
     const s0 = process.hrtime.bigint();
@@ -262,20 +274,23 @@ async function rank(): Promise<void> {
     windows.push(Number(process.hrtime.bigint() - s0) / 1e9);
   }
   await stopProfile();
+  await new Promise((resolve) => setTimeout(resolve, 50)); // V8 hands its entries over a timer turn later
+  gcObserver.disconnect();
   const seconds = median(windows);
   const cpu = process.cpuUsage(cpu0);
   const cpuMsPerStep = (cpu.user + cpu.system) / 1e3 / (WINDOWS * STEPS);
   // Each rank's spread of step times (host wall time; steps end at host syncs), summed into rank 0's result.
   const q = (f: number) => [...stepTimes].sort((x, y) => x - y)[Math.min(stepTimes.length - 1, Math.floor(f * stepTimes.length))];
   const probeAfter = hostProbeUs();
-  const mine = new Float32Array(6 * comm.size);
-  mine.set([q(0.1), q(0.5), q(0.9), q(1), probeBefore, probeAfter], 6 * comm.rank);
+  const mine = new Float32Array(8 * comm.size);
+  const steps = WINDOWS * STEPS;
+  mine.set([q(0.1), q(0.5), q(0.9), q(1), probeBefore, probeAfter, gc.ms / steps, gc.count / steps], 8 * comm.rank);
   const [all] = comm.allReduce([tf.tensor1d(mine)], {op: 'sum'});
   const spread = all.dataSync();
   all.dispose();
   const stepMs = Array.from({length: comm.size}, (_, r) => {
-    const [p10, p50, p90, max, before, after] = spread.subarray(6 * r, 6 * r + 6);
-    return {p10, p50, p90, max, probeUs: [before, after]};
+    const [p10, p50, p90, max, before, after, gcMsPerStep, gcPerStep] = spread.subarray(8 * r, 8 * r + 8);
+    return {p10, p50, p90, max, probeUs: [before, after], gcMsPerStep, gcPerStep};
   });
   const result: Result = {
     ranks: comm.size,
@@ -364,6 +379,7 @@ function main(): void {
       `ours, ${ranks} rank(s): ${r.seedsPerSecond.toFixed(0)} seeds/s (runs: ${r.runs.join(', ')}); step ms p10/p50/p90/max per rank: ` +
         r.stepMs.map((s) => [s.p10, s.p50, s.p90, s.max].map((x) => x.toFixed(2)).join('/')).join(', ') +
         `; host probe µs before/after per rank: ${r.stepMs.map((s) => s.probeUs.map((x) => x.toFixed(0)).join('/')).join(', ')}` +
+        `; GC ms (pauses) per step per rank: ${r.stepMs.map((s) => `${s.gcMsPerStep.toFixed(3)} (${s.gcPerStep.toFixed(2)})`).join(', ')}` +
         `; rank 0 CPU ${r.cpuMsPerStep.toFixed(2)} ms per step` +
         (r.featureCache ? `; rank 0 feature cache ${r.featureCache.slots} rows, hit rate ${r.featureCache.hitRate.toFixed(3)}` : ''),
     );
