@@ -278,12 +278,12 @@ async function rank(): Promise<void> {
   gcObserver.disconnect();
   const seconds = median(windows);
   const cpu = process.cpuUsage(cpu0);
-  const cpuMsPerStep = (cpu.user + cpu.system) / 1e3 / (WINDOWS * STEPS);
+  const steps = WINDOWS * STEPS;
+  const cpuMsPerStep = (cpu.user + cpu.system) / 1e3 / steps;
   // Each rank's spread of step times (host wall time; steps end at host syncs), summed into rank 0's result.
   const q = (f: number) => [...stepTimes].sort((x, y) => x - y)[Math.min(stepTimes.length - 1, Math.floor(f * stepTimes.length))];
   const probeAfter = hostProbeUs();
   const mine = new Float32Array(8 * comm.size);
-  const steps = WINDOWS * STEPS;
   mine.set([q(0.1), q(0.5), q(0.9), q(1), probeBefore, probeAfter, gc.ms / steps, gc.count / steps], 8 * comm.rank);
   const [all] = comm.allReduce([tf.tensor1d(mine)], {op: 'sum'});
   const spread = all.dataSync();

@@ -20,7 +20,7 @@ for what in "${@:-all}"; do
       build/wm_native_tests > "$out/native.log" 2>&1 || status=1
       tail -1 "$out/native.log"
       multi=(dist/test/whole_memory.test.js dist/test/security.test.js)
-      files=($(ls dist/test/*.test.js | sort | grep -v -e whole_memory.test.js -e security.test.js)); half=(); other=()
+      files=($(ls dist/test/*.test.js | sort | grep -v -x -F "${multi[@]/#/-e}")); half=(); other=()
       for i in "${!files[@]}"; do if (( i % 2 == 0 )); then half+=("${files[$i]}"); else other+=("${files[$i]}"); fi; done
       if (( gpus >= 4 )); then first=0,1; second=2,3; else first=0; second=1; fi
       CUDA_VISIBLE_DEVICES=$first WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 120000 --reporter dot "${half[@]}" > "$out/test-gpu-a.log" 2>&1 &

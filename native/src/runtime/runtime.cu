@@ -89,12 +89,14 @@ std::string pciBusId(int device) {
 // them; a GPU chosen otherwise (WM_DEVICE, selectDevice) is planned for as if alone.
 void bindCpusLocked(Runtime& r) {
   const CpuBindMode mode = cpuBindModeFromEnv();
-  std::vector<std::string> buses;
+  std::vector<std::string> buses;  // none without a binding: the plan then only says so
   const int mine = r.deviceFromLocalRank ? static_cast<int>(*localRank()) : 0;
-  if (mode != CpuBindMode::None && r.deviceFromLocalRank) {
-    for (long q = 0; q < std::max(localWorldSize(), mine + 1L); ++q) buses.push_back(pciBusId(static_cast<int>(q % r.count)));
-  } else if (mode != CpuBindMode::None) {
-    buses.push_back(pciBusId(r.device));
+  if (mode != CpuBindMode::None) {
+    if (r.deviceFromLocalRank) {
+      for (long q = 0; q < std::max(localWorldSize(), mine + 1L); ++q) buses.push_back(pciBusId(static_cast<int>(q % r.count)));
+    } else {
+      buses.push_back(pciBusId(r.device));
+    }
   }
   const CpuPlan plan = planCpuBinding(mode, allowedCpus(), buses, mine, "/sys");
   applyCpuBinding(plan.cpus);
