@@ -35,18 +35,8 @@ Cublas* cublas() {
       delete c;
       return;
     }
-    // A workspace of our own, once: without it cuBLAS may allocate one on a
-    // call (PyTorch sets one for the same reason). Optional: older cuBLAS lack the call.
-    c->setWorkspace = reinterpret_cast<decltype(c->setWorkspace)>(dlsym(lib, "cublasSetWorkspace_v2"));
-    if (c->setWorkspace) {
-      constexpr size_t kWorkspace = size_t{32} << 20;
-      void* ws = nullptr;
-      if (cudaMalloc(&ws, kWorkspace) == cudaSuccess) {
-        if (c->setWorkspace(c->handle, ws, kWorkspace) != 0) cudaFree(ws);
-      } else {
-        cudaGetLastError();
-      }
-    }
+    // No workspace of ours: batchMatMul binds the handle to the current stream on every call, and
+    // cublasSetStream puts cuBLAS back on its own workspace pool each time.
     loaded = c;
   });
   return loaded;

@@ -13,7 +13,6 @@ enum { kCublasOpN = 0, kCublasOpT = 1 };
 struct Cublas {
   int (*create)(CublasHandle*);
   int (*setStream)(CublasHandle, cudaStream_t);
-  int (*setWorkspace)(CublasHandle, void*, size_t);
   int (*sgemmStridedBatched)(CublasHandle, int, int, int, int, int, const float*, const float*, int, long long, const float*, int,
                              long long, const float*, float*, int, long long, int);
   CublasHandle handle;
