@@ -78,6 +78,17 @@ function freePort(host: string): Promise<number> {
 async function main(): Promise<void> {
   const o = program.opts();
   const [script, args] = [program.args[0], program.args.slice(1)];
+  // Node's own resolution (a path, or a package's module): a script it cannot find is named before any rank starts.
+  try {
+    require.resolve(path.resolve(script));
+  } catch {
+    try {
+      require.resolve(script, {paths: [process.cwd()]});
+    } catch {
+      process.stderr.write(`tfjs-wm-run: the script ${script} is not there (from ${process.cwd()})\n`);
+      process.exit(2);
+    }
+  }
   const n: number = o.nprocPerNode;
   const port = Number(o.masterPort) || (await freePort(o.masterAddr));
   const runId = crypto.randomBytes(8).toString('hex');

@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {MetricSeries, PlotRecord, plotTrainingCurves} from '../src/train/plot';
+import {checkTrustedFile} from '../src/util/trusted_files';
 
 async function main(): Promise<void> {
   const file = process.argv[2];
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
     console.error(`usage: npm run plot -- <metrics.jsonl>${file ? ` (no file ${file})` : ''}`);
     process.exit(2);
   }
+  checkTrustedFile(file, 'plot'); // a metrics file another user could have written is not drawn as this run's
   const lines = fs
     .readFileSync(file, 'utf8')
     .split('\n')

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   // The rows the model was trained on: the data's (normalised as then) or the graph's structure features.
   const rows = info.features ? wm.nn.inputFeatures(data, source) : undefined;
   const features = rows ? wm.nn.featureTable(rows.values, data.graph.numVertices, rows.dim) : undefined;
-  const {model} = wm.nn.loadNodeClassifier(o.model, {features});
+  const {model} = wm.nn.loadNodeClassifier(o.model, {features, graph: data.graph});
   try {
     // Layer by layer over full neighbourhoods: the same predictions as one full-graph forward, at any size.
     let shown = 0;

@@ -13,6 +13,8 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {loadCheckpoint, saveCheckpoint} from '../src/train/checkpoint';
 import {tempName} from '../src/util/files';
+import {committedShard, recommit} from './helpers';
+import {NativeCsr} from '../src/graph/native_csr';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
@@ -283,35 +285,62 @@ describe('bad input is refused, named and cleaned up', () => {
   });
 
   describe('checkpoints and saved tensors', () => {
-    it("later saves remove dead savers' folders, restore a parked shard, and leave a live saver's alone", async () => {
+    it("a commit removes unfinished saves and older sets, leaves a live saver's set alone, and a torn set is never loaded", async () => {
       const dir = tmpDir();
       const v = tf.variable(tf.tensor1d([1, 2, 3]), true, `bad_input_v_${Math.random()}`);
       await saveCheckpoint(dir, {step: 1, variables: {v}});
-      const shard = path.join(dir, 'rank-0');
-      const dead = deadPid();
-      const deadTmp = tempName(shard, 'tmp').replace(/-\d+$/, `-${dead}`);
-      const deadOld = tempName(shard, 'old').replace(/-\d+$/, `-${dead}`);
+      const first = path.basename(path.dirname(committedShard(dir)));
+      // A dead saver's set (its shard never renamed into place) and a live saver's.
+      const dead = path.join(dir, 'set-9-00000000000000aa');
+      fs.mkdirSync(dead);
+      const deadTmp = tempName(path.join(dead, 'rank-0'), 'tmp').replace(/-\d+$/, `-${deadPid()}`);
       fs.mkdirSync(deadTmp);
       fs.writeFileSync(path.join(deadTmp, 'var-v.bin'), Buffer.alloc(1 << 16));
-      fs.cpSync(shard, deadOld, {recursive: true});
       const sleeper = spawn('sleep', ['30']);
-      const liveTmp = tempName(shard, 'tmp').replace(/-\d+$/, `-${sleeper.pid}`);
-      fs.mkdirSync(liveTmp);
+      const live = path.join(dir, 'set-8-00000000000000bb');
+      fs.mkdirSync(live);
+      fs.mkdirSync(tempName(path.join(live, 'rank-0'), 'tmp').replace(/-\d+$/, `-${sleeper.pid}`));
       try {
         await saveCheckpoint(dir, {step: 2, variables: {v}});
-        expect(fs.existsSync(deadTmp)).to.equal(false);
-        expect(fs.existsSync(deadOld)).to.equal(false);
-        expect(fs.existsSync(liveTmp)).to.equal(true);
-        // A save killed between its renames: only the parked folder is whole; the next save restores it first.
-        fs.renameSync(shard, deadOld);
-        fs.mkdirSync(shard);
-        fs.writeFileSync(path.join(shard, 'partial'), 'x');
-        const loaded = await loadCheckpoint(dir, {variables: {v}});
-        expect(loaded.step).to.equal(2);
+        const second = path.basename(path.dirname(committedShard(dir)));
+        expect(fs.existsSync(dead)).to.equal(false);
+        expect(fs.readdirSync(dir).sort()).to.deep.equal(['COMMIT.json', first, second, path.basename(live)].sort());
+        // A whole shard that no commit names (a save whose other ranks never finished) is not loaded.
+        fs.cpSync(path.join(dir, second), path.join(dir, 'set-3-00000000000000cc'), {recursive: true});
+        v.assign(tf.tensor1d([0, 0, 0]));
+        expect((await loadCheckpoint(dir, {variables: {v}})).step).to.equal(2);
+        expect(Array.from(v.dataSync())).to.deep.equal([1, 2, 3]);
         await saveCheckpoint(dir, {step: 3, variables: {v}});
-        expect(fs.readdirSync(dir).sort()).to.deep.equal(['rank-0', path.basename(liveTmp)].sort());
+        const third = path.basename(path.dirname(committedShard(dir)));
+        expect(fs.readdirSync(dir).sort()).to.deep.equal(['COMMIT.json', second, third, path.basename(live)].sort());
       } finally {
         sleeper.kill();
+        v.dispose();
+      }
+    });
+
+    it('a damaged newest checkpoint is passed over, with a warning naming its step, for the one before', async () => {
+      const dir = tmpDir();
+      const v = tf.variable(tf.tensor1d([1, 2, 3]), true, `bad_input_d_${Math.random()}`);
+      await saveCheckpoint(dir, {step: 4, variables: {v}});
+      v.assign(tf.tensor1d([5, 6, 7]));
+      await saveCheckpoint(dir, {step: 5, variables: {v}});
+      const f = path.join(committedShard(dir), 'var-v.bin');
+      const b = fs.readFileSync(f);
+      b[2] ^= 1;
+      fs.writeFileSync(f, b);
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(w.message);
+      process.on('warning', onWarning);
+      try {
+        expect((await loadCheckpoint(dir, {variables: {v}})).step).to.equal(4);
+        await new Promise((r) => setImmediate(r));
+        expect(Array.from(v.dataSync())).to.deep.equal([1, 2, 3]);
+        expect(warnings.join('\n')).to.match(
+          /loadCheckpoint: the save of step 5 is not whole \(rank 0: .*var-v\.bin does not match its SHA-256/,
+        );
+      } finally {
+        process.off('warning', onWarning);
         v.dispose();
       }
     });
@@ -329,7 +358,7 @@ describe('bad input is refused, named and cleaned up', () => {
       const opt = tf.train.adam(0.1);
       opt.minimize(() => tf.sum(tf.square(v)) as tf.Scalar, false, [v]);
       await saveCheckpoint(dir, {step: 1, variables: {v}, optimizer: opt});
-      const metaFile = path.join(dir, 'rank-0', 'meta.json');
+      const metaFile = path.join(committedShard(dir), 'meta.json');
       const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
       const slot = meta.optimizer.findIndex((w: {name: string}) => w.name.endsWith('/m'));
       expect(slot).to.be.greaterThan(0);
@@ -344,6 +373,7 @@ describe('bad input is refused, named and cleaned up', () => {
         const copy = JSON.parse(JSON.stringify(meta));
         edit(copy);
         fs.writeFileSync(metaFile, JSON.stringify(copy));
+        recommit(dir);
         const r = await timed(() => loadCheckpoint(dir, {variables: {v}, optimizer: opt}));
         expect(r.error?.message).to.match(
           /loadCheckpoint: .*meta\.json: (optimizer slot \d+ \('.*'\) must be (float32|int32)|rank must be 0|files\['var-v\.bin'\] needs)/,
@@ -351,6 +381,7 @@ describe('bad input is refused, named and cleaned up', () => {
       }
       expect(JSON.stringify(await Promise.all((await opt.getWeights()).map((w) => w.tensor.array())))).to.equal(before);
       fs.writeFileSync(metaFile, JSON.stringify(meta));
+      recommit(dir);
       await loadCheckpoint(dir, {variables: {v}, optimizer: opt});
       opt.minimize(() => tf.sum(tf.square(v)) as tf.Scalar, false, [v]);
       v.dispose();
@@ -366,26 +397,171 @@ describe('bad input is refused, named and cleaned up', () => {
         Float32Array.from({length: 64 * 8}, (_, i) => Math.sin(i)),
       );
       t.save(dir);
-      const part = path.join(dir, 'part-0-of-1.bin');
+      const part = path.join(committedShard(dir), 'part.bin');
       const bytes = fs.readFileSync(part);
       const flipped = Buffer.from(bytes);
       flipped[101] ^= 0x40;
       fs.writeFileSync(part, flipped);
       const u = wm.malloc({shape: [64, 8], dtype: 'float32'});
       u.scatter(rows, new Float32Array(64 * 8).fill(7));
-      expect(() => u.load(dir)).to.throw(/load: .*part-0-of-1\.bin does not match its SHA-256 in .*meta\.json \(corrupted\)/);
+      expect(() => u.load(dir)).to.throw(/load: .*part\.bin does not match its SHA-256 in .*meta\.json \(corrupted\)/);
       fs.writeFileSync(part, bytes.subarray(0, 100));
-      expect(() => u.load(dir)).to.throw(/part-0-of-1\.bin holds 100 bytes/);
+      expect(() => u.load(dir)).to.throw(/part\.bin holds 100 bytes/);
       fs.writeFileSync(part, bytes);
-      const meta = fs.readFileSync(path.join(dir, 'meta.json'));
-      fs.writeFileSync(path.join(dir, 'meta.json'), '{"shape": [64, 8], "dt');
+      const metaFile = path.join(committedShard(dir), 'meta.json');
+      const meta = fs.readFileSync(metaFile);
+      fs.writeFileSync(metaFile, '{"shape": [64, 8], "dt');
+      expect(() => u.load(dir)).to.throw(/load: .*meta\.json does not match its digest in the commit/);
+      recommit(dir);
       expect(() => u.load(dir)).to.throw(/load: .*meta\.json is not valid JSON/);
       expect(Array.from(u.gather([5]).dataSync())).to.deep.equal(new Array(8).fill(7)); // nothing loaded
-      fs.writeFileSync(path.join(dir, 'meta.json'), meta);
+      fs.writeFileSync(metaFile, meta);
+      recommit(dir);
       u.load(dir);
       expect(Array.from(u.gather(rows).dataSync())).to.deep.equal(Array.from(t.gather(rows).dataSync()));
       t.free();
       u.free();
+    });
+  });
+
+  describe('ids, graphs a model belongs to, bounds', () => {
+    const g = () =>
+      wm.graph.CsrGraph.fromEdges(
+        {numVertices: 6, src: Int32Array.from([0, 1, 2, 3, 4]), dst: Int32Array.from([1, 2, 3, 4, 5]), directed: false},
+        {symmetric: true},
+      );
+
+    it('ids given as a number, a Set, an object or a float tensor are refused by name; an int32 tensor is read', () => {
+      const graph = g();
+      const bad: [unknown, RegExp][] = [
+        [5, /got number 5/],
+        [new Set([1, 2]), /got a Set/],
+        [{length: 2}, /got a Object/],
+        [tf.tensor1d([1, 2], 'float32'), /a tensor of ids must be 1-D int32, got a 1-D float32 tensor/],
+      ];
+      for (const [ids, message] of bad) {
+        expect(() => graph.degrees(ids as number[]), String(ids)).to.throw(/CsrGraph\.degrees: vertices: /);
+        expect(() => graph.degrees(ids as number[]), String(ids)).to.throw(message);
+        expect(() => new wm.nn.NeighborLoader(graph, ids as number[], {fanouts: [2], batchSize: 2}), String(ids)).to.throw(
+          /NeighborLoader: seeds: /,
+        );
+        expect(() => new wm.nn.LinkNeighborLoader(graph, {src: ids as number[], dst: [1]}, {fanouts: [2], batchSize: 2})).to.throw(
+          /LinkNeighborLoader: src: /,
+        );
+      }
+      const emb = wm.nn.embedding({rows: 6, dim: 2});
+      expect(() => emb.read(new Set([1]) as unknown as number[])).to.throw(/embedding\.read: ids must be an array/);
+      expect(() => emb.read(3 as unknown as number[])).to.throw(/embedding\.read: ids must be an array/);
+      emb.dispose();
+      const ids = tf.tensor1d([0, 5, 2], 'int32');
+      expect(Array.from(graph.degrees(ids))).to.deep.equal([1, 1, 2]);
+      expect(new wm.nn.NeighborLoader(graph, ids, {fanouts: [2], batchSize: 2}).length).to.equal(2);
+      expect(() => graph.degrees([6])).to.throw(/CsrGraph\.degrees: vertices\[0\] = 6 is not a vertex \(0 to 5\)/);
+      ids.dispose();
+    });
+
+    it('a model with learnable embeddings refuses a graph other than its own (a relabelled one too)', async () => {
+      const dir = tmpDir();
+      const data = wm.graph.csbm({vertices: 60, classes: 3, features: 4, degree: 4, homophily: 0.9, signal: 2, seed: 5});
+      const model = new wm.nn.GcnClassifier({
+        numNodes: 60,
+        numClasses: 3,
+        embeddingDim: 4,
+        hiddenDim: 8,
+        numLayers: 2,
+        dropout: 0,
+        seed: 1,
+        embeddingLearningRate: 0.01,
+      });
+      await wm.nn.saveNodeClassifier(model, dir, {graph: data.graph});
+      model.dispose();
+      // The same edges with two vertices' ids swapped.
+      const swap = (v: number) => (v === 0 ? 1 : v === 1 ? 0 : v);
+      const {rowPtr, colIdx} = data.graph;
+      const src: number[] = [],
+        dst: number[] = [];
+      for (let v = 0; v < 60; ++v) for (let i = rowPtr[v]; i < rowPtr[v + 1]; ++i) (src.push(swap(v)), dst.push(swap(colIdx[i])));
+      const relabelled = wm.graph.CsrGraph.fromEdges(
+        {numVertices: 60, src: Int32Array.from(src), dst: Int32Array.from(dst), directed: true},
+        {symmetric: false},
+      );
+      expect(() => wm.nn.loadNodeClassifier(dir, {graph: relabelled})).to.throw(
+        /learnable embedding per vertex of the graph it was trained on .* the graph given is another/,
+      );
+      const {model: back} = wm.nn.loadNodeClassifier(dir, {graph: data.graph});
+      back.dispose();
+      const native = NativeCsr.fromCsr(data.graph.rowPtr, data.graph.colIdx);
+      expect(native.checksum()).to.equal(data.graph.checksum());
+      native.free();
+    });
+
+    it('LinkNeighborLoader bounds negatives up front, naming them', () => {
+      const started = Date.now();
+      expect(() => new wm.nn.LinkNeighborLoader(g(), {src: [0, 1], dst: [1, 2]}, {fanouts: [2], batchSize: 512, negatives: 1e9})).to.throw(
+        /LinkNeighborLoader: negatives \(1000000000\) with batchSize 512 make \d+ pairs a batch, past the 134217728/,
+      );
+      expect(Date.now() - started).to.be.below(1000);
+    });
+
+    it("a model.json's weight paths stay inside its folder", async () => {
+      const dir = tmpDir();
+      const m = tfl.sequential({layers: [tfl.layers.dense({units: 2, inputShape: [3]})]});
+      await m.save(`file://${path.join(dir, 'model')}`);
+      const outside = path.join(dir, 'outside.bin');
+      const modelJson = path.join(dir, 'model', 'model.json');
+      const j = JSON.parse(fs.readFileSync(modelJson, 'utf8'));
+      const weights = path.join(dir, 'model', j.weightsManifest[0].paths[0]);
+      fs.copyFileSync(weights, outside);
+      j.weightsManifest[0].paths = ['../outside.bin'];
+      fs.writeFileSync(modelJson, JSON.stringify(j));
+      let error = '';
+      await tfl.loadLayersModel(`file://${modelJson}`).catch((e) => (error = (e as Error).message));
+      expect(error).to.match(/weight path "\.\.\/outside\.bin" must name a file inside the model's folder/);
+      m.dispose();
+    });
+
+    it('a source edited in the middle with its size and modification time kept makes the cache stale (its change time moved)', async () => {
+      const dir = tmpDir();
+      const n = 200_000;
+      const edges = Array.from({length: n}, (_, v) => `${v}\t${(v + 1) % n}`).join('\n') + '\n';
+      fs.writeFileSync(path.join(dir, 'edges.tsv'), edges);
+      expect(edges.length).to.be.above(2 << 20);
+      fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), Array.from({length: n}, (_, v) => `${v}\t${v % 2}`).join('\n') + '\n');
+      await wm.graph.loadDataset(dir, {cache: true});
+      const file = path.join(dir, 'edges.tsv');
+      const st = fs.statSync(file);
+      const mid = Buffer.from(edges);
+      const at = mid.indexOf('\n100000\t100001\n') + 1;
+      mid.write('100000\t100002', at); // the same length
+      fs.writeFileSync(file, mid);
+      fs.utimesSync(file, st.atime, st.mtime);
+      const said: string[] = [];
+      const d = await wm.graph.loadDataset(dir, {cache: true, onProgress: (m) => said.push(m)});
+      expect(said.join('\n')).to.match(/edges\.tsv changed since the cache was written/);
+      expect(Array.from(d.graph.neighbors(100000))).to.include(100002);
+    });
+
+    it('a graph file of the earlier format says so, and how to make one', () => {
+      const dir = tmpDir();
+      const file = path.join(dir, 'g.wmcsr');
+      const graph = NativeCsr.fromCsr(Int32Array.from([0, 1, 1]), Int32Array.from([1]));
+      graph.save(file);
+      graph.free();
+      const b = fs.readFileSync(file);
+      b[7] = 1;
+      fs.writeFileSync(file, b);
+      expect(() => NativeCsr.load(file)).to.throw(
+        /a graph file of format 1; this version reads format 2 \(save the graph again from its source\)/,
+      );
+    });
+
+    it('the launcher names a script that is not there, without a stack trace', () => {
+      const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', '2', '/nonexistent/train.js'], {
+        encoding: 'utf8',
+      });
+      expect(r.status).to.equal(2);
+      expect(r.stderr).to.match(/tfjs-wm-run: the script \/nonexistent\/train\.js is not there/);
+      expect(r.stderr).to.not.match(/\n\s+at /);
     });
   });
 

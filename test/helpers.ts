@@ -1,6 +1,10 @@
 // Shared test helpers: seeded random data, running one function on the
 // 'wholememory' and the 'cpu' backends with the same inputs, and comparing.
 import * as tf from '@tensorflow/tfjs-core';
+import {createHash} from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
@@ -146,4 +150,23 @@ export function assertGpuIfRequired(): void {
 /** Skips a test that only means something on a GPU. */
 export function gpuOnly(ctx: Mocha.Context): void {
   if (!wm.deviceInfo().gpu) ctx.skip();
+}
+
+/** The newest committed shard folder of a checkpoint or WholeMemory save in `dir` (util/committed_sets.ts). */
+export function committedShard(dir: string, rank = 0): string {
+  const commit = JSON.parse(fs.readFileSync(path.join(dir, 'COMMIT.json'), 'utf8'));
+  return path.join(dir, commit.sets[0].name, `rank-${rank}`);
+}
+
+/** Records the newest set's meta.json files as they are now in COMMIT.json (a test's edit of them, made consistent). */
+export function recommit(dir: string): void {
+  const file = path.join(dir, 'COMMIT.json');
+  const commit = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const set = commit.sets[0];
+  set.shards.forEach((s: {digest: string}, r: number) => {
+    s.digest = createHash('sha256')
+      .update(fs.readFileSync(path.join(dir, set.name, `rank-${r}`, 'meta.json')))
+      .digest('hex');
+  });
+  fs.writeFileSync(file, JSON.stringify(commit));
 }

@@ -13,6 +13,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {SharePeer} from './fixtures/share_peer';
+import {committedShard, recommit} from './helpers';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
@@ -523,9 +524,13 @@ describe('robustness: corrupt files are refused by name before anything changes'
     a.emb.applyGradients([1, 2, 3], tf.ones([3, 8]));
     a.opt.minimize(() => tf.sum(tf.matMul(tf.ones([2, 8]), a.w)) as tf.Scalar);
     await saveCheckpoint(dir, {step: 7, embeddings: {e: a.emb}, variables: {w: a.w}, optimizer: a.opt});
-    const shard = path.join(dir, 'rank-0');
+    const shard = committedShard(dir);
     const pristine = new Map(fs.readdirSync(shard).map((f) => [f, fs.readFileSync(path.join(shard, f))]));
-    const restore = () => pristine.forEach((b, f) => fs.writeFileSync(path.join(shard, f), b));
+    const commit = fs.readFileSync(path.join(dir, 'COMMIT.json'));
+    const restore = () => {
+      pristine.forEach((b, f) => fs.writeFileSync(path.join(shard, f), b));
+      fs.writeFileSync(path.join(dir, 'COMMIT.json'), commit);
+    };
     const meta = () => JSON.parse(pristine.get('meta.json')!.toString());
     const b = make();
     const snapshot = () => [Array.from(b.emb.read([0, 1, 2, 49]).dataSync()), Array.from(b.w.dataSync())];
@@ -561,7 +566,7 @@ describe('robustness: corrupt files are refused by name before anything changes'
       [
         'steps -1',
         () => fs.writeFileSync(path.join(shard, 'meta.json'), JSON.stringify({...meta(), step: -1})),
-        /meta\.json: step must be a non-negative integer, got -1/,
+        /meta\.json: step must be the commit's \(7\), got -1/,
       ],
       [
         'wrong slot dtype',
@@ -577,6 +582,7 @@ describe('robustness: corrupt files are refused by name before anything changes'
     ];
     for (const [what, corrupt, message] of cases) {
       corrupt();
+      recommit(dir); // the commit made to agree with an edited meta.json: its fields are checked next
       let error: Error | undefined;
       await loadCheckpoint(dir, {embeddings: {e: b.emb}, variables: {w: b.w}, optimizer: b.opt}).catch((e) => (error = e as Error));
       expect(error?.message, what).to.match(message);

@@ -316,6 +316,32 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(shmEntries()).to.deep.equal(before);
   });
 
+  it('a checkpoint is one commit over the ranks: a rank behind loads the newest set all hold, a rank dead mid-save commits nothing', function () {
+    this.timeout(120_000);
+    const {out} = launch(2, 'ckpt-torn', {WM_TEST_TIMEOUT_MS: '5000'});
+    for (const r of [0, 1]) expect(out, out).to.match(new RegExp(`LOADED rank ${r} step 5 values 5,5,5,5 `));
+    expect(out).to.match(
+      /loadCheckpoint: the ranks' newest saves disagree \(rank 0 step 10, rank 1 step 5\); using the newest all of them hold/,
+    );
+    expect(out).to.match(/SAVE FAILED rank 0: .*rank 1/);
+    expect(out).to.match(/COMMITTED rank 0 step 10/);
+    expect(out).to.not.match(/UNEXPECTED/);
+  });
+
+  it('a WholeMemory save a rank dies in leaves the previous save whole: the next launch loads it on every rank', function () {
+    this.timeout(120_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-torn-'));
+    try {
+      const torn = launch(2, 'save-torn', {WM_TEST_TIMEOUT_MS: '5000', WM_TEST_DIR: dir});
+      expect(torn.out, torn.out).to.match(/SAVE FAILED rank 0: .*rank 1/);
+      const back = launch(2, 'save-load', {WM_TEST_DIR: dir});
+      expect(back.status, back.out).to.equal(0);
+      for (const r of [0, 1]) expect(back.out).to.match(new RegExp(`LOADED rank ${r} rows 1\n`));
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
   it('GPU memory: a rank killed mid-collective leaves no device memory behind', function () {
     if (wm.deviceInfo().deviceCount < 2) this.skip();
     wm.synchronize();

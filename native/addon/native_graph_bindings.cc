@@ -5,6 +5,8 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -31,6 +33,7 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
                            InstanceAccessor("numEdges", &NativeGraphWrap::NumEdges, nullptr),
                            InstanceAccessor("bytes", &NativeGraphWrap::Bytes, nullptr),
                            InstanceAccessor("meta", &NativeGraphWrap::Meta, nullptr),
+                           InstanceAccessor("checksum", &NativeGraphWrap::Checksum, nullptr),
                            InstanceMethod("save", &NativeGraphWrap::Save),
                            InstanceMethod("copyCsr", &NativeGraphWrap::CopyCsr),
                            InstanceMethod("degrees", &NativeGraphWrap::Degrees),
@@ -74,6 +77,14 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
   }
   Napi::Value Bytes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).bytes())); }
   Napi::Value Meta(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), get(info.Env()).meta()); }
+  // The checksum of the graph's offsets and columns (not its note), 16 hex digits: what identifies the graph a model was trained on.
+  Napi::Value Checksum(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(get(info.Env()).structureChecksum()));
+      return Napi::String::New(info.Env(), hex);
+    });
+  }
 
   // save(path, meta, durable = true)
   Napi::Value Save(const Napi::CallbackInfo& info) {
@@ -111,7 +122,12 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
       for (int64_t i = 0; i < n; ++i) {
         if (v[i] < 0 || v[i] >= g.numVertices())
           a.reject(0, "vertices", "entry " + std::to_string(i) + " = " + std::to_string(v[i]) + " is not a vertex of the graph");
-        out[i] = static_cast<int32_t>(g.rowPtr()[v[i] + 1] - g.rowPtr()[v[i]]);
+        const int64_t d = g.rowPtr()[v[i] + 1] - g.rowPtr()[v[i]];
+        if (d > INT32_MAX)
+          a.reject(0, "vertices",
+                   "entry " + std::to_string(i) + ": vertex " + std::to_string(v[i]) + " has " + std::to_string(d) +
+                       " entries, past what an int32 degree holds (2^31 - 1); read its offsets (NativeCsr.offsets)");
+        out[i] = static_cast<int32_t>(d);
       }
       return info.Env().Undefined();
     });
@@ -125,6 +141,10 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
       const int64_t v = a.count(0, "v");
       if (v >= g.numVertices()) a.reject(0, "v", "must be a vertex of the graph (below " + std::to_string(g.numVertices()) + ")");
       const int64_t begin = g.rowPtr()[v], len = g.rowPtr()[v + 1] - begin;
+      if (len > INT32_MAX)
+        a.reject(0, "v",
+                 "vertex " + std::to_string(v) + " has " + std::to_string(len) +
+                     " neighbours, past what one typed array holds (2^31 - 1); read them in parts (NativeCsr.columns)");
       auto out = Napi::Int32Array::New(info.Env(), static_cast<size_t>(len));
       if (len > 0) std::memcpy(out.Data(), g.colIdx() + begin, static_cast<size_t>(len) * 4);
       return out;

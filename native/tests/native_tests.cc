@@ -32,6 +32,7 @@
 #include "wm/hmac_sha256.h"
 #include "wm/native_graph.h"
 #include "wm/op_registry.h"
+#include "wm/page_array.h"
 #include "wm/slice_layout.h"
 
 namespace {
@@ -508,6 +509,36 @@ void testHostKernels() {
 
 }  // namespace
 
+// The digest covers every byte: each byte of buffers of every length up to 100, and of the last
+// 100 bytes and both sides of the block boundary of a buffer past one 1 MiB block, flipped in turn,
+// changes it; a buffer and the same with a zero byte appended differ.
+void testDigest() {
+  std::mt19937_64 rng(7);
+  auto flips = [&](std::vector<uint8_t>& b, size_t from, size_t to) {
+    const uint64_t base = wm::host::digest(b.data(), b.size(), 11);
+    bool all = true;
+    for (size_t i = from; i < to; ++i) {
+      b[i] ^= 0x01;
+      all &= wm::host::digest(b.data(), b.size(), 11) != base;
+      b[i] ^= 0x01;
+    }
+    EXPECT(all);
+    EXPECT(wm::host::digest(b.data(), b.size(), 11) == base);
+  };
+  for (size_t n = 1; n <= 100; ++n) {
+    std::vector<uint8_t> b(n);
+    for (auto& x : b) x = static_cast<uint8_t>(rng());
+    flips(b, 0, n);
+    std::vector<uint8_t> longer = b;
+    longer.push_back(0);
+    EXPECT(wm::host::digest(longer.data(), longer.size(), 11) != wm::host::digest(b.data(), b.size(), 11));
+  }
+  std::vector<uint8_t> big((size_t{1} << 20) + 77);
+  for (auto& x : big) x = static_cast<uint8_t>(rng());
+  flips(big, big.size() - 100, big.size());
+  flips(big, (size_t{1} << 20) - 40, (size_t{1} << 20) + 40);
+}
+
 int main() {
   const std::vector<std::pair<const char*, void (*)()>> tests = {
       {"argument reader", testArgumentReader},
@@ -519,6 +550,7 @@ int main() {
       {"CPU binding", testCpuBinding},
       {"all-reduce plan", testAllReducePlan},
       {"host kernels", testHostKernels},
+      {"digest", testDigest},
   };
   for (const auto& [name, test] : tests) {
     const int before = failures;

@@ -3,6 +3,7 @@ import {deviceStatus} from '../native/device';
 import {EdgeList} from './edge_list';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
+import {Ids, int32Ids, int32Of} from '../util/arrays';
 
 // The most one typed array viewing native memory spans (Node's external ArrayBuffers).
 const MAX_VIEW_BYTES = 2 ** 32;
@@ -85,14 +86,31 @@ export class CsrGraph {
   }
 
   degree(v: number): number {
-    return this.rowPtr[v + 1] - this.rowPtr[v];
+    return this.degrees([v])[0];
   }
 
-  /** Degrees of `vertices` (every vertex when omitted), as NativeCsr.degrees. */
-  degrees(vertices?: Int32Array): Int32Array {
-    const {rowPtr} = this;
-    if (!vertices) return Int32Array.from({length: this.numVertices}, (_, v) => rowPtr[v + 1] - rowPtr[v]);
-    return Int32Array.from(vertices, (v) => rowPtr[v + 1] - rowPtr[v]);
+  /** Degrees of `vertices` (every vertex when omitted; ids as `int32Ids` reads them), as NativeCsr.degrees. */
+  degrees(vertices?: Ids): Int32Array {
+    const {rowPtr, numVertices: n} = this;
+    if (vertices === undefined) return int32Of(n, (v) => rowPtr[v + 1] - rowPtr[v]);
+    const ids = int32Ids(vertices, 'CsrGraph.degrees: vertices');
+    const out = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; ++i) {
+      const v = ids[i];
+      if (v < 0 || v >= n) throw new RangeError(`CsrGraph.degrees: vertices[${i}] = ${v} is not a vertex (0 to ${n - 1})`);
+      out[i] = rowPtr[v + 1] - rowPtr[v];
+    }
+    return out;
+  }
+
+  /** What identifies the graph (its offsets and columns), as NativeCsr.checksum gives it for the same graph. */
+  checksum(): string {
+    const g = graphNative().graphFromCsr(this.rowPtr, this.colIdx);
+    try {
+      return g.checksum;
+    } finally {
+      g.free();
+    }
   }
 
   /** Rows [first, first + count): offsets from 0 and their columns (the columns a view), as NativeCsr.rows. */

@@ -27,9 +27,11 @@ export type {NativeNodeClassificationData, NodeClassificationData, VertexFeature
 
 export interface LoadDatasetOptions {
   /**
-   * The binary cache: true keeps it in `<folder>/.wmcache/` (or, when the folder is not writable, in
-   * `$XDG_CACHE_HOME` or `~/.cache`, under tfjs-backend-wholememory/datasets/); a string names the folder;
-   * false reads the sources every time. The default caches folders whose source files hold 64 MiB or more.
+   * The binary cache: true keeps it in `<folder>/.wmcache/` when the dataset folder is yours (or root's)
+   * and no one else may write in it, else in `$XDG_CACHE_HOME` or `~/.cache`, under
+   * tfjs-backend-wholememory/datasets/; a string names the folder; false reads the sources every time.
+   * A cache is used only where no other user can write (docs/robustness.md); a place that fails is
+   * passed over with a warning. The default caches folders whose source files hold 64 MiB or more.
    */
   cache?: boolean | string;
   /** What the loader is doing: each file read, the graph built, the cache used, rebuilt (and why) or written. */
@@ -65,7 +67,10 @@ export async function loadDataset(
   // The sources are stamped before they are read: a file changed while loading makes the cache stale.
   const sources = stampSources(folder, ogb ? ogbFiles(folder) : TSV_FILES);
   const cache = options.cache ?? sourceBytes(sources) >= CACHE_FROM_BYTES;
-  const dir = cache === false ? undefined : cacheDirFor(folder, cache);
+  const dir =
+    cache === false
+      ? undefined
+      : cacheDirFor(folder, cache, (line) => process.emitWarning(`loadDataset: ${line}`, {code: 'WM_CACHE_NOT_USED'}));
   if (dir) {
     const t = Date.now();
     const hit = readCache(dir, sources, folder);

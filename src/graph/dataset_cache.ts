@@ -4,7 +4,7 @@
 // text again. Features that come from a .npy file are not copied: the file is
 // a source like the others, and is mapped again. Sections are written and
 // digested a window at a time, so they may be larger than a typed array. The
-// cache records each source file's size, modification time, inode and a hash
+// cache records each source file's size, modification and change times, inode and a hash
 // of its first and last MiB (the whole of a small file), the loader's format,
 // and a digest of every section; any disagreement, a missing or truncated
 // file, or arrays out of range, and it is rebuilt, never trusted.
@@ -16,12 +16,13 @@ import * as path from 'path';
 import type {NativeGraph} from '../native/addon';
 import {dataNative, graphNative} from '../native/domains';
 import {ensureDir, sha256Hex} from '../util/files';
+import {trustedFolder, untrustedFileReason, untrustedFolderReason} from '../util/trusted_files';
 import {NativeFeatures} from './native_features';
 import type {LoadedParts} from './node_data';
 import type {Split} from './split';
 
 /** The loader's format: a cache written under another is rebuilt. */
-const FORMAT = 2;
+const FORMAT = 3;
 const MAGIC = 'WMDATA1\n';
 const PREFIX_BYTES = 80; // magic, JSON length (u32), reserved (u32), SHA-256 of the JSON (64 hex)
 const ALIGN = 64;
@@ -29,22 +30,52 @@ const SAMPLE_BYTES = 1 << 20;
 const GRAPH_FILE = 'graph.wmcsr';
 const ARRAYS_FILE = 'arrays.wmdata';
 
-/** Where a dataset's cache goes, or undefined for none (see LoadOptions.cache). */
-export function cacheDirFor(folder: string, cache: boolean | string): string {
-  if (typeof cache === 'string') return path.resolve(cache);
+/**
+ * Where a dataset's cache goes (see LoadOptions.cache), or undefined for nowhere. A place is used only
+ * when it is trusted (util/trusted_files.ts: this user's or root's, written by no one else, up to /),
+ * made 0700; `<folder>/.wmcache` only when the dataset folder is trusted too. A place that fails is
+ * passed over with a one-line warning (`warn`) for the next: the folder named, else the user's cache.
+ */
+export function cacheDirFor(folder: string, cache: boolean | string, warn: (line: string) => void): string | undefined {
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  const userCache = path.join(base, 'tfjs-backend-wholememory', 'datasets', sha256Hex(Buffer.from(fs.realpathSync(folder))).slice(0, 24));
   const beside = path.join(folder, '.wmcache');
+  const places: string[] = [];
+  if (typeof cache === 'string') places.push(path.resolve(cache));
+  else if (untrustedFolderReason(folder) === undefined && writable(folder)) places.push(beside);
+  else if (fs.existsSync(beside)) warn(`dataset cache ${beside} not used: ${untrustedFolderReason(folder) ?? `${folder} is read-only`}`);
+  places.push(userCache);
+  for (const dir of places) {
+    try {
+      ensureDir(dir, 'loadDataset cache', 0o700);
+      const real = trustedFolder(dir, 'loadDataset cache');
+      const st = fs.statSync(real);
+      if (st.uid === process.getuid?.() && (st.mode & 0o077) !== 0) fs.chmodSync(real, 0o700); // a cache is private
+      return real;
+    } catch (e) {
+      warn(`dataset cache ${dir} not used: ${(e as Error).message.replace(/^loadDataset cache: /, '')}`);
+    }
+  }
+  return undefined;
+}
+
+function writable(folder: string): boolean {
   try {
-    fs.accessSync(fs.existsSync(beside) ? beside : folder, fs.constants.W_OK);
-    return beside;
+    fs.accessSync(folder, fs.constants.W_OK);
+    return true;
   } catch {
-    const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-    return path.join(base, 'tfjs-backend-wholememory', 'datasets', sha256Hex(Buffer.from(fs.realpathSync(folder))).slice(0, 24));
+    return false;
   }
 }
 
-export type SourceStamp = {file: string; missing: true} | {file: string; size: number; mtimeNs: string; ino: string; sample: string};
+export type SourceStamp =
+  {file: string; missing: true} | {file: string; size: number; mtimeNs: string; ctimeNs: string; ino: string; sample: string};
 
-/** What identifies each source file now (relative names; absent files recorded as missing). */
+/**
+ * What identifies each source file now (relative names; absent files recorded as missing): its size,
+ * inode, modification time, change time (which no one can set back: any write to the file moves it,
+ * even one that restores the modification time) and a hash of its first and last MiB.
+ */
 export function stampSources(folder: string, files: string[]): SourceStamp[] {
   return files.map((file) => {
     const full = path.join(folder, file);
@@ -63,7 +94,7 @@ export function stampSources(folder: string, files: string[]): SourceStamp[] {
       const tail = Buffer.alloc(Math.min(Math.max(0, size - head.length), SAMPLE_BYTES));
       fs.readSync(fd, tail, 0, tail.length, size - tail.length);
       const sample = sha256Hex(Buffer.concat([head, tail]));
-      return {file, size, mtimeNs: st.mtimeNs.toString(), ino: st.ino.toString(), sample};
+      return {file, size, mtimeNs: st.mtimeNs.toString(), ctimeNs: st.ctimeNs.toString(), ino: st.ino.toString(), sample};
     } finally {
       fs.closeSync(fd);
     }
@@ -182,7 +213,7 @@ export function writeCache(dir: string, sources: SourceStamp[], parts: LoadedPar
   prefix.write(sha256Hex(Buffer.from(json)), 16, 'latin1');
   const file = path.join(dir, ARRAYS_FILE);
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fd = fs.openSync(tmp, 'wx', 0o644);
+  const fd = fs.openSync(tmp, 'wx', 0o600);
   try {
     writeAll(fd, prefix, 0);
     writeAll(fd, Buffer.from(json), PREFIX_BYTES);
@@ -202,13 +233,16 @@ export function writeCache(dir: string, sources: SourceStamp[], parts: LoadedPar
   fs.closeSync(fd);
   fs.renameSync(tmp, file);
   parts.graph.save(path.join(dir, GRAPH_FILE), JSON.stringify({buildId: header.buildId}), false);
+  fs.chmodSync(path.join(dir, GRAPH_FILE), 0o600);
 }
 
 /** The cached dataset, or why it cannot be used (then the caller loads the sources and writes it again). */
 export function readCache(dir: string, sources: SourceStamp[], folder: string): {parts: LoadedParts} | {why: string} {
   const file = path.join(dir, ARRAYS_FILE),
     graphFile = path.join(dir, GRAPH_FILE);
-  if (!fs.existsSync(file) || !fs.existsSync(graphFile)) return {why: `no cache in ${dir} yet`};
+  if (!fs.existsSync(file) && !fs.existsSync(graphFile)) return {why: `no cache in ${dir} yet`};
+  const untrusted = untrustedFileReason(file) ?? untrustedFileReason(graphFile);
+  if (untrusted !== undefined) return {why: untrusted};
   let graph: NativeGraph | undefined;
   try {
     const header = readHeader(file);
@@ -236,17 +270,37 @@ function safeJson(text: string): {buildId?: string} | undefined {
   }
 }
 
+/**
+ * The header, checked, and every byte outside the sections checked too: the reserved word and the
+ * padding are zeros, the file ends where its last section does (the sections carry their own digests).
+ */
 function readHeader(file: string): Header {
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${file}: not a regular file`);
     const prefix = Buffer.alloc(PREFIX_BYTES);
     if (fs.readSync(fd, prefix, 0, PREFIX_BYTES, 0) !== PREFIX_BYTES || prefix.toString('latin1', 0, 8) !== MAGIC)
       throw new Error(`${file}: not a dataset cache file`);
     const n = prefix.readUInt32LE(8);
     const json = Buffer.alloc(n);
     if (n > 1 << 26 || fs.readSync(fd, json, 0, n, PREFIX_BYTES) !== n) throw new Error(`${file}: truncated header`);
-    if (sha256Hex(json) !== prefix.toString('latin1', 16, 80)) throw new Error(`${file}: the header fails its checksum`);
-    return JSON.parse(json.toString()) as Header;
+    if (sha256Hex(json) !== prefix.toString('latin1', 16, 80) || prefix.readUInt32LE(12) !== 0)
+      throw new Error(`${file}: the header fails its checksum`);
+    const header = JSON.parse(json.toString()) as Header;
+    const spans = Object.values(header.sections ?? {})
+      .map((x) => [x.offset, x.offset + x.length * 4])
+      .sort((a, b) => a[0] - b[0]);
+    let at = PREFIX_BYTES + n;
+    for (const [from, to] of [...spans, [st.size, st.size]]) {
+      if (!(Number.isSafeInteger(from) && Number.isSafeInteger(to) && from >= at && to <= st.size))
+        throw new Error(`${file}: its sections overlap or pass the end of the file (truncated or damaged)`);
+      const gap = Buffer.alloc(from - at);
+      if (fs.readSync(fd, gap, 0, gap.length, at) !== gap.length || gap.some((b) => b !== 0))
+        throw new Error(`${file}: the padding between sections is not zero (damaged or changed)`);
+      at = to;
+    }
+    return header;
   } finally {
     fs.closeSync(fd);
   }

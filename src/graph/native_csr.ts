@@ -7,12 +7,13 @@ import {readNpyHeader} from '../data/npy';
 import {checkCapacity} from '../memory/capacity';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
-import {int32Ids} from '../util/arrays';
+import {Ids, int32Ids} from '../util/arrays';
 import {CsrGraph} from './csr';
 import {EdgeList, edgeFileHeader, vertexCount} from './edge_list';
 import {readTextTable} from './text_table';
 import {checkSampleArgs, SampleOptions, sampleOnHost} from './native_sampling';
 import {RmatOptions, rmatParams} from './rmat';
+import {checkTrustedFile} from '../util/trusted_files';
 
 export class NativeCsr {
   private graph: NativeGraph | undefined;
@@ -90,9 +91,11 @@ export class NativeCsr {
   /**
    * A graph file written by save(), mapped read-only (the pages are shared with other processes that
    * load it). Throws naming the file when it is not a graph file, is truncated, fails its checksum or
-   * holds offsets or columns out of range.
+   * holds offsets or columns out of range, and refuses a file another user could have written
+   * (`checkTrustedFile`: docs/robustness.md).
    */
   static load(file: string): NativeCsr {
+    checkTrustedFile(file, 'NativeCsr.load');
     return new NativeCsr(graphNative().graphLoad(file));
   }
 
@@ -115,6 +118,11 @@ export class NativeCsr {
     return this.handle().bytes;
   }
 
+  /** What identifies the graph: a checksum of its offsets and columns (16 hex digits; the note left out). */
+  checksum(): string {
+    return this.handle().checksum;
+  }
+
   /** The note saved with the graph ('' for one built here). */
   get meta(): string {
     return this.handle().meta;
@@ -125,7 +133,7 @@ export class NativeCsr {
   }
 
   /** Degrees of many vertices at once (every vertex when omitted). */
-  degrees(vertices?: Int32Array | ArrayLike<number>): Int32Array {
+  degrees(vertices?: Ids): Int32Array {
     const ids = vertices ? int32Ids(vertices, 'NativeCsr.degrees: vertices') : Int32Array.from({length: this.numVertices}, (_, v) => v);
     const out = new Int32Array(ids.length);
     this.handle().degrees(ids, ids.length, out);
@@ -170,7 +178,7 @@ export class NativeCsr {
   }
 
   /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without (as sampleNeighbors). */
-  sample(seeds: Int32Array | ArrayLike<number>, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
+  sample(seeds: Ids, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
     const ids = int32Ids(seeds, 'NativeCsr.sample: seeds');
     checkSampleArgs(fanout, opts.seed ?? 0, ids.length);
     return sampleOnHost(this.handle(), null, this.numVertices, ids, fanout, opts, 'NativeCsr.sample');

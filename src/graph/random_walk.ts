@@ -11,7 +11,7 @@ import {CsrGraph} from './csr';
 import {NativeCsr} from './native_csr';
 import {badSeed, launchForVertices} from './seeds';
 import {graphNative} from '../native/domains';
-import {int32Ids} from '../util/arrays';
+import {Ids, int32Ids} from '../util/arrays';
 
 export interface WalkOptions {
   /** node2vec's return parameter: a step back to the previous vertex weighs 1/p (default 1). */
@@ -119,12 +119,7 @@ export function walkOnDevice(
  * them). A vertex without neighbours keeps the walk where it is. The graph's
  * offsets may be int32 (a CsrGraph) or int64 (a NativeCsr, read in place).
  */
-export function randomWalks(
-  g: CsrGraph | NativeCsr,
-  starts: Int32Array | ArrayLike<number>,
-  length: number,
-  opts: WalkOptions = {},
-): Int32Array {
+export function randomWalks(g: CsrGraph | NativeCsr, starts: Ids, length: number, opts: WalkOptions = {}): Int32Array {
   checkGraph(g, opts, 'randomWalks');
   const ids = int32Ids(starts, 'randomWalks: starts');
   return g instanceof NativeCsr

@@ -8,7 +8,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {ensureDir, readFileNamed, writeFileAtomically} from '../util/files';
+import {checkFile, ensureDir, readFileNamed, writeFileAtomically} from '../util/files';
+import {checkTrustedFile} from '../util/trusted_files';
 
 const SCHEME = 'file://';
 const MODEL_JSON = 'model.json';
@@ -56,6 +57,7 @@ export class FileHandler implements tf.io.IOHandler {
     const file =
       fs.existsSync(this.location) && fs.statSync(this.location).isDirectory() ? path.join(this.location, MODEL_JSON) : this.location;
     if (!fs.existsSync(file)) throw new Error(`${file}: no such model file`);
+    checkTrustedFile(file, 'load');
     let modelJSON: tf.io.ModelJSON;
     const text = readFileNamed(file, 'load').toString('utf8');
     try {
@@ -74,7 +76,12 @@ export class FileHandler implements tf.io.IOHandler {
         const want = group.weights.reduce((a, s) => a + specBytes(s), 0);
         const parts = group.paths.map((p) => {
           const f = path.resolve(dir, p);
+          // A weight path names a file inside the model's own folder: never one above it or elsewhere.
+          if (typeof p !== 'string' || path.isAbsolute(p) || path.relative(dir, f).split(path.sep)[0] === '..')
+            throw new Error(`${file}: weight path ${JSON.stringify(p)} must name a file inside the model's folder ${dir}`);
           if (!fs.existsSync(f)) throw new Error(`${file}: weight file ${p} is missing`);
+          checkFile(f, `${file}: weight file`);
+          checkTrustedFile(f, 'load');
           return readFileNamed(f, `${file}: weight file`);
         });
         const got = parts.reduce((a, b) => a + b.length, 0);

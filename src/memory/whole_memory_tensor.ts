@@ -11,7 +11,8 @@ import {typedArrayFor, WholeMemoryBackend} from '../backend/backend_wholememory'
 import {checkIndexArray, checkIndexTensor, indexError} from '../backend/index_validation';
 import {deviceStatus} from '../native/device';
 import {NativeDeviceMemory, NativeHostMemory} from '../native/addon';
-import {ensureDir, FileDigest, readFileNamed, readRecorded, sha256Hex, writeFileAtomically} from '../util/files';
+import {beginSet, loadSet, ShardRecord} from '../util/committed_sets';
+import {FileDigest, readFileNamed, readRecorded, sha256Hex, writeFileSynced} from '../util/files';
 import {bytesOf, readRows, RowLayout, sendRows} from './distributed_rows';
 import type {Group} from './group';
 import {int32Ids} from '../util/arrays';
@@ -40,16 +41,16 @@ export interface MallocOptions {
   devices?: number[];
 }
 
-/** What save() writes to meta.json beside the parts. */
-interface PartsMeta {
+/** What save() writes to meta.json beside a rank's part. */
+interface PartMeta {
   shape: number[];
   dtype: string;
   ranks: number;
   rowsPerRank: number;
-  parts: FileDigest[];
+  part: FileDigest;
 }
 
-const partName = (rank: number, ranks: number) => `part-${rank}-of-${ranks}.bin`;
+const PART_FILE = 'part.bin';
 
 function typedArray(dtype: RowDType, n: number): Float32Array | Int32Array {
   return typedArrayFor(dtype, n) as Float32Array | Int32Array;
@@ -318,57 +319,54 @@ export class WholeMemoryTensor {
   }
 
   /**
-   * Collective: each rank writes its rows to `dir/part-<rank>-of-<size>.bin`
-   * (to a temporary name, then renamed, so a killed save leaves the previous
-   * file intact); rank 0 then writes meta.json with every part's size and
-   * SHA-256.
+   * Collective: each rank writes its rows and their record (shape, size, SHA-256) as its shard of one
+   * set, committed once every rank's is whole (util/committed_sets.ts): a save killed on any rank
+   * leaves the previous save the one loaded. `dir` must be a folder only this user (or root) can write.
    */
   save(dir: string): void {
     const {count} = this.localRange;
     const data = typedArray(this.dtype, count * this.rowElements);
     this.live('save').readLocal(data);
-    ensureDir(dir, 'save');
     const bytes = new Uint8Array(data.buffer);
-    writeFileAtomically(path.join(dir, partName(this.comm.rank, this.comm.size)), bytes);
-    const parts = this.comm.allgatherJson({bytes: bytes.byteLength, sha256: sha256Hex(bytes)}, 'save');
-    if (this.comm.rank === 0) {
-      const meta: PartsMeta = {shape: this.shape, dtype: this.dtype, ranks: this.comm.size, rowsPerRank: this.rowsPerRank, parts};
-      writeFileAtomically(path.join(dir, 'meta.json'), new TextEncoder().encode(JSON.stringify(meta)));
+    const set = beginSet(dir, this.comm, 'save');
+    try {
+      writeFileSynced(path.join(set.folder, PART_FILE), bytes);
+      const meta: PartMeta = {
+        shape: this.shape,
+        dtype: this.dtype,
+        ranks: this.comm.size,
+        rowsPerRank: this.rowsPerRank,
+        part: {bytes: bytes.byteLength, sha256: sha256Hex(bytes)},
+      };
+      const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
+      writeFileSynced(path.join(set.folder, 'meta.json'), metaBytes);
+      set.commit({step: 0, digest: sha256Hex(metaBytes)});
+    } catch (e) {
+      set.abandon();
+      throw e;
     }
-    this.comm.barrier();
   }
 
   /**
-   * Collective: reads what save() wrote (same shape, dtype and number of
-   * ranks). Every rank checks meta.json and its part (size, SHA-256) first;
-   * if any rank's check fails, every rank throws naming that file and no
-   * rank's rows change.
+   * Collective: reads the newest save every rank holds whole (same shape, dtype and number of ranks).
+   * Every rank checks its record and part (size, SHA-256) first; if a rank's check fails, the save
+   * before it is tried, and if none passes every rank throws naming the rank and file; no rank's rows
+   * change until every rank has read its part.
    */
   load(dir: string): void {
-    let data: Float32Array | Int32Array | undefined;
-    let error = '';
-    try {
-      data = this.readPart(dir);
-    } catch (e) {
-      error = (e as Error).message;
-    }
-    const errors = this.comm.allgatherJson(error, 'load');
-    const failed = errors[this.comm.rank] ? this.comm.rank : errors.findIndex((m) => m !== '');
-    if (failed >= 0) {
-      throw new Error(
-        failed === this.comm.rank ? error : `load: rank ${failed} could not read its part (${errors[failed]}); nothing was loaded`,
-      );
-    }
-    this.live('load').writeLocal(data!);
+    const {value} = loadSet(dir, this.comm, 'load', (folder, record) => this.readPart(folder, record));
+    this.live('load').writeLocal(value);
     this.comm.barrier();
   }
 
-  private readPart(dir: string): Float32Array | Int32Array {
-    const metaFile = path.join(dir, 'meta.json');
-    const text = readFileNamed(metaFile, 'load').toString('utf8');
-    let meta: PartsMeta;
+  private readPart(folder: string, record: ShardRecord): Float32Array | Int32Array {
+    const metaFile = path.join(folder, 'meta.json');
+    const text = readFileNamed(metaFile, 'load');
+    if (sha256Hex(text) !== record.digest)
+      throw new Error(`load: ${metaFile} does not match its digest in the commit (damaged or replaced)`);
+    let meta: PartMeta;
     try {
-      meta = JSON.parse(text);
+      meta = JSON.parse(text.toString('utf8'));
     } catch (e) {
       throw new Error(`load: ${metaFile} is not valid JSON (${(e as Error).message})`);
     }
@@ -380,10 +378,10 @@ export class WholeMemoryTensor {
       );
     }
     if (meta.rowsPerRank !== this.rowsPerRank) throw bad(`rowsPerRank is ${meta.rowsPerRank}, this tensor has ${this.rowsPerRank}`);
-    const listed = Array.isArray(meta.parts) ? meta.parts[this.comm.rank] : undefined;
+    const listed = meta.part;
     if (!listed || !Number.isSafeInteger(listed.bytes) || typeof listed.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(listed.sha256))
-      throw bad(`parts[${this.comm.rank}] needs bytes and sha256 (64 hex digits), got ${JSON.stringify(listed)}`);
-    const file = path.join(dir, partName(this.comm.rank, this.comm.size));
+      throw bad(`part needs bytes and sha256 (64 hex digits), got ${JSON.stringify(listed)}`);
+    const file = path.join(folder, PART_FILE);
     const bytes = readRecorded(file, listed, metaFile, 'load');
     const expected = this.localRange.count * this.rowElements * 4;
     if (bytes.length !== expected) throw new Error(`load: ${file} holds ${bytes.length} bytes, this rank's rows need ${expected}`);

@@ -77,6 +77,8 @@ export interface NativeGraph {
   readonly bytes: number;
   /** The note saved with it (empty unless loaded from a file that has one). */
   readonly meta: string;
+  /** The checksum of its offsets and columns (16 hex digits; the note left out): what identifies the graph. */
+  readonly checksum: string;
   /** durable (default true): the data reaches the disk before the file appears under its name. */
   save(path: string, meta: string, durable?: boolean): void;
   /** A small graph's arrays (numEdges below 2^31) into Int32Arrays of numVertices + 1 and numEdges entries (offsets only with null). */

@@ -16,11 +16,12 @@ export type NodeClassifierModel = GraphSageClassifier | GatClassifier | GcnClass
 /**
  * Reads a classifier saved by saveNodeClassifier; every file is checked before the model is built. A model
  * that reads features only (no learnable embeddings) is inductive: given the feature table of another graph,
- * of any size, it predicts that graph's vertices.
+ * of any size, it predicts that graph's vertices. A model with a learnable embedding per vertex belongs to the
+ * graph it was trained on: given `graph`, another graph (a relabelled one too) is refused.
  */
 export function loadNodeClassifier(
   dir: string,
-  opts: {embeddingMemory?: EmbeddingMemory; features?: Embedding} = {},
+  opts: {embeddingMemory?: EmbeddingMemory; features?: Embedding; graph?: {checksum(): string}} = {},
 ): {model: NodeClassifierModel; info: SavedClassifierInfo} {
   const metaFile = path.join(dir, 'classifier.json');
   const info = readClassifierInfo(dir);
@@ -28,6 +29,12 @@ export function loadNodeClassifier(
   const c = info.config;
   if (info.classNames.length !== c.numClasses)
     throw new Error(`${metaFile}: ${info.classNames.length} class names for ${c.numClasses} classes`);
+  if (info.embedding && info.graph && opts.graph && opts.graph.checksum() !== info.graph.checksum) {
+    throw new Error(
+      `${metaFile}: the model holds a learnable embedding per vertex of the graph it was trained on (checksum ${info.graph.checksum}); ` +
+        `the graph given is another (checksum ${opts.graph.checksum()}): its vertices are not the ones the embeddings belong to`,
+    );
+  }
   const denseCount = info.dense.shapes.reduce((a, s) => a + s.reduce((x, y) => x * y, 1), 0);
   const dense = readChecked(dir, info.dense, denseCount * 4);
   const rows = info.embedding ? readChecked(dir, info.embedding, c.numNodes * c.embeddingDim * 4) : undefined;

@@ -10,7 +10,7 @@ import type {CsrGraph} from '../graph/csr';
 import type {NativeCsr} from '../graph/native_csr';
 import {sampleNegativePairs} from '../graph/negative_pairs';
 import {sampleSubgraph, SampledSubgraph, SubgraphLayer, uniqueAndRelabel} from '../graph/subgraph';
-import {int32Ids} from '../util/arrays';
+import {Ids, int32Ids} from '../util/arrays';
 import {checkSeed, randInt, seededRng} from '../util/random';
 
 /** What gives a batch its input rows: an embedding or feature table, NodeInputs, anything with read(ids). */
@@ -37,7 +37,7 @@ export interface LoaderOptions {
 
 export interface NeighborLoaderOptions extends LoaderOptions {
   /** A label per vertex; each batch's y holds its seeds'. */
-  labels?: Int32Array | ArrayLike<number>;
+  labels?: Ids;
 }
 
 /** What every batch holds. */
@@ -183,7 +183,7 @@ export class NeighborLoader extends SampledLoader<NeighborBatch> {
   private readonly seeds: Int32Array;
   private readonly labels?: Int32Array;
 
-  constructor(graph: CsrGraph | NativeCsr, seeds: Int32Array | ArrayLike<number>, o: NeighborLoaderOptions) {
+  constructor(graph: CsrGraph | NativeCsr, seeds: Ids, o: NeighborLoaderOptions) {
     const what = 'NeighborLoader';
     const ids = int32Ids(seeds, `${what}: seeds`).slice();
     super(graph, ids.length, o, what);
@@ -228,16 +228,15 @@ export interface LinkBatch extends SampledBatch {
 }
 
 /** Link-level batches: edges and negative pairs, the sampled layers of their endpoints, and features. */
+/** Pairs (edges and negatives) one link batch may hold: 2^27, 1 GiB of int32 endpoints and their relabelled rows. */
+const MAX_BATCH_PAIRS = 2 ** 27;
+
 export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
   private readonly src: Int32Array;
   private readonly dst: Int32Array;
   private readonly negatives: number;
 
-  constructor(
-    graph: CsrGraph | NativeCsr,
-    edges: {src: Int32Array | ArrayLike<number>; dst: Int32Array | ArrayLike<number>},
-    o: LinkNeighborLoaderOptions,
-  ) {
+  constructor(graph: CsrGraph | NativeCsr, edges: {src: Ids; dst: Ids}, o: LinkNeighborLoaderOptions) {
     const what = 'LinkNeighborLoader';
     const src = int32Ids(edges.src, `${what}: src`),
       dst = int32Ids(edges.dst, `${what}: dst`);
@@ -247,6 +246,13 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
     checkVertices(what, 'dst', dst, graph.numVertices);
     const k = o.negatives ?? 1;
     if (!Number.isInteger(k) || k < 0) throw new RangeError(`${what}: negatives must be a non-negative integer, got ${k}`);
+    // A batch holds (1 + negatives) pairs per edge, each endpoint an int32 id: bounded before anything is drawn.
+    const pairs = (1 + k) * Math.min(o.batchSize, src.length);
+    if (pairs > MAX_BATCH_PAIRS)
+      throw new RangeError(
+        `${what}: negatives (${k}) with batchSize ${o.batchSize} make ${pairs} pairs a batch, past the ${MAX_BATCH_PAIRS} a batch may hold; ` +
+          'lower negatives or batchSize',
+      );
     if (k > 0) graph.requireSortedRows(what);
     [this.src, this.dst, this.negatives] = [src, dst, k];
   }

@@ -10,6 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {ensureDir, FileDigest, sha256Hex as sha256, writeFileAtomically} from '../util/files';
+import {checkTrustedFile} from '../util/trusted_files';
 import type {Embedding} from './embedding';
 import type {FeatureSource} from './feature_source';
 import type {FullGraph, NodeModelConfig} from './node_model';
@@ -41,6 +42,11 @@ export interface SavedClassifierInfo {
   classNames: string[];
   /** The dataset the model was trained on, as given (predictions need its graph). */
   data?: string;
+  /**
+   * The graph a model with a learnable embedding per vertex was trained on (its checksum: CsrGraph /
+   * NativeCsr.checksum()); loadNodeClassifier refuses another graph given to it.
+   */
+  graph?: {checksum: string};
   dense: {shapes: number[][]} & FileRecord;
   /** The learnable table (absent for a features-only model). */
   embedding?: {rows: number; dim: number} & FileRecord;
@@ -55,7 +61,7 @@ export interface SavedClassifierInfo {
 export async function saveNodeClassifier(
   model: SavableNodeClassifier,
   dir: string,
-  info: {classNames?: string[]; data?: string; features?: FeatureSource} = {},
+  info: {classNames?: string[]; data?: string; features?: FeatureSource; graph?: {checksum(): string}} = {},
 ): Promise<SavedClassifierInfo> {
   ensureDir(dir, 'save');
   const c = model.config;
@@ -95,6 +101,7 @@ export async function saveNodeClassifier(
     },
     classNames: info.classNames ?? Array.from({length: c.numClasses}, (_, i) => String(i)),
     ...(info.data !== undefined ? {data: info.data} : {}),
+    ...(info.graph && model.embedding ? {graph: {checksum: info.graph.checksum()}} : {}),
     dense: {shapes: vars.map((v) => v.shape), ...record('dense.bin', dense)},
     ...(rows ? {embedding: {rows: c.numNodes, dim: c.embeddingDim, ...record('embedding.bin', rows)}} : {}),
     ...(c.features ? {features: {dim: c.features.dim, ...(info.features ?? {})}} : {}),
@@ -106,6 +113,7 @@ export async function saveNodeClassifier(
 export function readChecked(dir: string, rec: FileRecord, wantBytes: number): Float32Array {
   const file = path.join(dir, rec.file);
   if (!fs.existsSync(file)) throw new Error(`${file}: missing`);
+  checkTrustedFile(file, 'loadNodeClassifier');
   const b = fs.readFileSync(file);
   if (b.length !== rec.bytes || b.length !== wantBytes)
     throw new Error(`${file}: ${b.length} bytes, classifier.json says ${rec.bytes} (the shapes ${wantBytes})`);
@@ -117,6 +125,7 @@ export function readChecked(dir: string, rec: FileRecord, wantBytes: number): Fl
 export function readClassifierInfo(dir: string): SavedClassifierInfo {
   const metaFile = path.join(dir, 'classifier.json');
   if (!fs.existsSync(metaFile)) throw new Error(`${metaFile}: missing (not a saved node classifier)`);
+  checkTrustedFile(metaFile, 'loadNodeClassifier');
   let info: SavedClassifierInfo;
   try {
     info = JSON.parse(fs.readFileSync(metaFile, 'utf8'));

@@ -1,18 +1,18 @@
 // Checkpoints: embedding tables (rows and sparse optimizer state), dense
 // variables, a tfjs optimizer's slots, the step and any JSON the caller
-// adds. Each rank writes its own shard directory `rank-<r>`; a shard is
-// written under a temporary name and renamed into place, so a save killed
-// half way leaves the previous checkpoint whole. meta.json lists every
-// file's size and SHA-256; loading checks every file and field first and
-// changes nothing unless all of them hold.
-import * as fs from 'fs';
+// adds. Each rank writes its own shard of a set committed as one
+// (util/committed_sets.ts): a save killed half way, on any rank, leaves the
+// previous checkpoint whole and the one every rank loads. A shard's
+// meta.json lists every file's size and SHA-256; loading checks every file
+// and field first and changes nothing unless all of them hold.
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import {Communicator} from '../memory/communicator';
 import {Embedding} from '../nn/embedding';
-import {checkFile, deadTemps, ensureDir, FileDigest, readRecorded, sha256Hex as sha256, tempName, writeFileSynced} from '../util/files';
+import {beginSet, loadSet, ShardRecord, SOLO} from '../util/committed_sets';
+import {checkFile, FileDigest, readFileNamed, readRecorded, sha256Hex as sha256, writeFileSynced} from '../util/files';
 
 export interface CheckpointContents {
   step: number;
@@ -41,81 +41,65 @@ function bytesOf(a: Float32Array | Int32Array | Uint8Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
-function shardDir(dir: string, rank: number): string {
-  return path.join(dir, `rank-${rank}`);
-}
-
+/**
+ * Saves a checkpoint into `dir`: with a communicator, every rank its shard, committed as one set
+ * (util/committed_sets.ts), so a rank that dies mid-save leaves the previous checkpoint the one loaded.
+ * `dir` must be a folder only this user (or root) can write, up to / (docs/robustness.md).
+ */
 export async function saveCheckpoint(dir: string, c: CheckpointContents): Promise<void> {
-  const rank = c.communicator?.rank ?? 0,
-    ranks = c.communicator?.size ?? 1;
+  const group = c.communicator ?? SOLO;
   if (!Number.isSafeInteger(c.step) || c.step < 0)
     throw new RangeError(`saveCheckpoint: step must be a non-negative integer, got ${c.step}`);
-  const final = shardDir(dir, rank);
-  ensureDir(dir, 'saveCheckpoint');
-  clearDeadSaves(final);
-  const tmp = tempName(final, 'tmp');
-  fs.rmSync(tmp, {recursive: true, force: true});
-  fs.mkdirSync(tmp);
-  const meta: Meta = {step: c.step, rank, ranks, extra: c.extra ?? null, embeddings: {}, variables: {}, optimizer: [], files: {}};
-  const write = (file: string, data: Uint8Array) => {
-    writeFileSynced(path.join(tmp, file), data);
-    meta.files![file] = {bytes: data.byteLength, sha256: sha256(data)};
+  const meta: Meta = {
+    step: c.step,
+    rank: group.rank,
+    ranks: group.size,
+    extra: c.extra ?? null,
+    embeddings: {},
+    variables: {},
+    optimizer: [],
+    files: {},
   };
-  for (const [name, emb] of Object.entries(c.embeddings ?? {})) {
-    const st = emb.exportState();
-    write(`emb-${name}.rows.bin`, bytesOf(st.rows));
-    st.states.forEach((s, i) => write(`emb-${name}.state${i}.bin`, bytesOf(s)));
-    meta.embeddings[name] = {rows: emb.rows, dim: emb.dim, dtype: emb.dtype, steps: st.steps, states: st.states.length};
-  }
-  for (const [name, v] of Object.entries(c.variables ?? {})) {
-    write(`var-${name}.bin`, bytesOf((await v.data()) as Float32Array | Int32Array));
-    meta.variables[name] = {shape: v.shape, dtype: v.dtype};
-  }
-  if (c.optimizer) {
-    const weights = await c.optimizer.getWeights();
-    for (let i = 0; i < weights.length; ++i) {
-      const w = weights[i];
-      write(`opt-${i}.bin`, bytesOf((await w.tensor.data()) as Float32Array | Int32Array));
-      meta.optimizer.push({name: w.name, shape: w.tensor.shape, dtype: w.tensor.dtype});
+  const set = beginSet(dir, group, 'saveCheckpoint', c.step);
+  try {
+    const write = (file: string, data: Uint8Array) => {
+      writeFileSynced(path.join(set.folder, file), data);
+      meta.files![file] = {bytes: data.byteLength, sha256: sha256(data)};
+    };
+    for (const [name, emb] of Object.entries(c.embeddings ?? {})) {
+      const st = emb.exportState();
+      write(`emb-${name}.rows.bin`, bytesOf(st.rows));
+      st.states.forEach((s, i) => write(`emb-${name}.state${i}.bin`, bytesOf(s)));
+      meta.embeddings[name] = {rows: emb.rows, dim: emb.dim, dtype: emb.dtype, steps: st.steps, states: st.states.length};
     }
+    for (const [name, v] of Object.entries(c.variables ?? {})) {
+      write(`var-${name}.bin`, bytesOf((await v.data()) as Float32Array | Int32Array));
+      meta.variables[name] = {shape: v.shape, dtype: v.dtype};
+    }
+    if (c.optimizer) {
+      const weights = await c.optimizer.getWeights();
+      for (let i = 0; i < weights.length; ++i) {
+        const w = weights[i];
+        write(`opt-${i}.bin`, bytesOf((await w.tensor.data()) as Float32Array | Int32Array));
+        meta.optimizer.push({name: w.name, shape: w.tensor.shape, dtype: w.tensor.dtype});
+      }
+    }
+  } catch (e) {
+    set.abandon();
+    throw e;
   }
-  writeFileSynced(path.join(tmp, 'meta.json'), new TextEncoder().encode(JSON.stringify(meta, null, 1)));
-  // Swap in: the old shard stays intact until the new one is complete.
-  const old = tempName(final, 'old');
-  if (fs.existsSync(final)) fs.renameSync(final, old);
-  fs.renameSync(tmp, final);
-  fs.rmSync(old, {recursive: true, force: true});
-  c.communicator?.barrier();
+  const metaBytes = new TextEncoder().encode(JSON.stringify(meta, null, 1));
+  writeFileSynced(path.join(set.folder, 'meta.json'), metaBytes);
+  set.commit({step: c.step, digest: sha256(metaBytes)});
 }
 
 /**
- * What savers killed on this host left beside a shard: their half-written
- * `.tmp-` folders go; a parked `.old-` folder is the last whole checkpoint
- * when the shard itself is missing (killed between the two renames), so it
- * is moved back into place, and removed otherwise. Live savers' folders stay.
+ * Restores a checkpoint into the given objects (same shapes); returns its step and extra. With a
+ * communicator, every rank loads the same committed set: the newest every rank holds whole.
  */
-function clearDeadSaves(final: string): void {
-  for (const t of deadTemps(final, 'tmp', true)) fs.rmSync(t, {recursive: true, force: true});
-  for (const o of deadTemps(final, 'old', true)) {
-    if (!fs.existsSync(path.join(final, 'meta.json')) && fs.existsSync(path.join(o, 'meta.json'))) {
-      fs.rmSync(final, {recursive: true, force: true});
-      fs.renameSync(o, final);
-    } else fs.rmSync(o, {recursive: true, force: true});
-  }
-}
-
-/** Restores a checkpoint into the given objects (same shapes); returns its step and extra. */
 export async function loadCheckpoint(dir: string, c: Omit<CheckpointContents, 'step' | 'extra'>): Promise<{step: number; extra: unknown}> {
-  const rank = c.communicator?.rank ?? 0,
-    ranks = c.communicator?.size ?? 1;
-  let shard = shardDir(dir, rank);
-  if (!fs.existsSync(path.join(shard, 'meta.json'))) {
-    // A save killed between its two renames leaves the previous shard as .old-<pid>.
-    const parked = fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.startsWith(`rank-${rank}.old-`)) : undefined;
-    if (parked === undefined) throw new Error(`loadCheckpoint: ${shard} holds no checkpoint`);
-    shard = path.join(dir, parked);
-  }
-  const plan = readShard(shard, rank, ranks, c);
+  const group = c.communicator ?? SOLO;
+  const {value: plan} = loadSet(dir, group, 'loadCheckpoint', (shard, record) => readShard(shard, group.rank, group.size, record, c));
   // Everything was read and checked: only now does anything change.
   for (const [name, emb] of Object.entries(c.embeddings ?? {})) emb.importState(plan.embeddings[name]);
   for (const [name, v] of Object.entries(c.variables ?? {})) {
@@ -127,7 +111,6 @@ export async function loadCheckpoint(dir: string, c: Omit<CheckpointContents, 's
     await c.optimizer.setWeights(weights);
     weights.forEach((w) => w.tensor.dispose());
   }
-  c.communicator?.barrier();
   return {step: plan.meta.step, extra: plan.meta.extra};
 }
 
@@ -154,17 +137,21 @@ function slotRule(name: string): {dtype: string; shape?: number[]; why: string} 
  * against the shape it holds and against the manifest, its SHA-256, and the
  * shapes the caller's objects have. Throws naming the file and the rule.
  */
-function readShard(shard: string, rank: number, ranks: number, c: Omit<CheckpointContents, 'step' | 'extra'>) {
+function readShard(shard: string, rank: number, ranks: number, record: ShardRecord, c: Omit<CheckpointContents, 'step' | 'extra'>) {
   const metaFile = path.join(shard, 'meta.json');
+  const metaBytes = readFileNamed(metaFile, 'loadCheckpoint');
+  if (sha256(metaBytes) !== record.digest)
+    throw new Error(`loadCheckpoint: ${metaFile} does not match its digest in the commit (damaged or replaced)`);
   let meta: Meta;
   try {
-    meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Meta;
+    meta = JSON.parse(metaBytes.toString('utf8')) as Meta;
   } catch (e) {
     throw new Error(`loadCheckpoint: ${metaFile} is not valid JSON (${(e as Error).message})`);
   }
   const bad = (what: string) => new Error(`loadCheckpoint: ${metaFile}: ${what}`);
   if (typeof meta !== 'object' || meta === null) throw bad('not an object');
-  if (!isCount(meta.step)) throw bad(`step must be a non-negative integer, got ${JSON.stringify(meta.step)}`);
+  if (!isCount(meta.step) || meta.step !== record.step)
+    throw bad(`step must be the commit's (${record.step}), got ${JSON.stringify(meta.step)}`);
   if (meta.ranks !== ranks) throw new Error(`loadCheckpoint: ${metaFile}: saved by ${meta.ranks} rank(s), loading with ${ranks}`);
   if (meta.rank !== rank) throw bad(`rank must be ${rank} (the shard's folder), got ${JSON.stringify(meta.rank)}`);
   for (const k of ['embeddings', 'variables'] as const) if (typeof meta[k] !== 'object' || meta[k] === null) throw bad(`${k} is missing`);

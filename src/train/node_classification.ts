@@ -408,7 +408,13 @@ export async function trainNodeClassification(
           bestProbs = (await probs.data()) as Float32Array;
           probs.dispose();
         }
-        if (o.saveTo) await saveNodeClassifier(model, o.saveTo, {classNames: data.classNames, data: o.dataLocation, features: source});
+        if (o.saveTo)
+          await saveNodeClassifier(model, o.saveTo, {
+            classNames: data.classNames,
+            data: o.dataLocation,
+            features: source,
+            graph: data.graph,
+          });
       }
       logits.dispose();
       onEpoch(m);

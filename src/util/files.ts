@@ -19,8 +19,13 @@ export function writeFileSynced(file: string, bytes: Uint8Array): void {
 export function writeFileAtomically(file: string, bytes: Uint8Array): void {
   for (const stale of deadTemps(file, 'tmp')) fs.rmSync(stale, {force: true});
   const tmp = tempName(file, 'tmp');
-  writeFileSynced(tmp, bytes);
-  fs.renameSync(tmp, file);
+  try {
+    writeFileSynced(tmp, bytes);
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, {force: true});
+    throw e;
+  }
 }
 
 /** SHA-256 of bytes, as hex (the integrity record of checkpoints and saved models). */
@@ -32,9 +37,10 @@ export function sha256Hex(bytes: Uint8Array): string {
  * Creates `dir` and its missing parents, one level at a time, and fails at
  * once naming the path when a place cannot hold it: an ancestor that is a
  * file, a read-only or virtual file system (Node's recursive mkdirSync spins
- * forever on /proc), no permission. `what` names the caller in the error.
+ * forever on /proc), no permission. `what` names the caller in the error;
+ * the folders made get `mode` (less the umask).
  */
-export function ensureDir(dir: string, what: string): void {
+export function ensureDir(dir: string, what: string, mode = 0o777): void {
   const full = path.resolve(dir);
   const missing: string[] = [];
   let at = full;
@@ -58,7 +64,7 @@ export function ensureDir(dir: string, what: string): void {
   }
   for (const d of missing.reverse()) {
     try {
-      fs.mkdirSync(d);
+      fs.mkdirSync(d, {mode});
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' && fs.statSync(d).isDirectory()) continue; // made by a concurrent saver
@@ -127,6 +133,22 @@ function alive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's live process
   }
+}
+
+/** Whether `dir` holds a temporary (made by tempName) of a process on this host that is still running. */
+export function holdsLiveTemp(dir: string): boolean {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return false;
+  }
+  const mark = `.tmp-${HOST}-`;
+  return names.some((n) => {
+    const at = n.lastIndexOf(mark);
+    const pid = n.slice(at + mark.length);
+    return at > 0 && /^\d+$/.test(pid) && Number(pid) !== process.pid && alive(Number(pid));
+  });
 }
 
 /**

@@ -89,8 +89,10 @@ class NativeGraph {
   const PageArray& columnPages() const { return colIdx_; }
   // Bytes the arrays take: (numVertices + 1) * 8 + numEdges * 4.
   int64_t bytes() const { return (numVertices_ + 1) * 8 + numEdges_ * 4; }
-  // A 64-bit digest of both arrays (the file records it).
+  // A 64-bit digest of both arrays and the note (the file records it).
   uint64_t checksum() const;
+  // A 64-bit digest of both arrays alone: the same graph gives the same, whatever note it carries.
+  uint64_t structureChecksum() const { return checksumWith(""); }
   // The first vertex whose neighbours are not in ascending order, or -1 (node2vec's walks and negative
   // pairs search rows by bisection). Checked in parallel on each call.
   int64_t firstUnsortedRow() const;

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/place_entries.h"
@@ -50,7 +51,8 @@ void inclusiveScan(const int64_t* in, int64_t* out, int64_t n) {
 int64_t fetchAdd(int64_t* p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 
 // ---- the file ---------------------------------------------------------------------------------------
-constexpr char kMagic[8] = {'W', 'M', 'C', 'S', 'R', '6', '4', '\1'};
+// The last byte is the format: 2 digests every byte (format 1's checksum skipped part of each array's tail).
+constexpr char kMagic[8] = {'W', 'M', 'C', 'S', 'R', '6', '4', '\2'};
 constexpr size_t kHeaderBytes = 4096;
 
 struct Header {
@@ -287,8 +289,11 @@ std::unique_ptr<NativeGraph> NativeGraph::load(const std::string& path) {
   const int fd = file.fd();
   const size_t size = file.size();
   Header h{};
-  if (size < kHeaderBytes || pread(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || std::memcmp(h.magic, kMagic, 8) != 0)
+  if (size < kHeaderBytes || pread(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || std::memcmp(h.magic, kMagic, 7) != 0)
     fail(path + ": not a graph file (no WMCSR64 header)");
+  if (h.magic[7] != kMagic[7])
+    fail(path + ": a graph file of format " + std::to_string(static_cast<int>(h.magic[7])) + "; this version reads format " +
+         std::to_string(static_cast<int>(kMagic[7])) + " (save the graph again from its source)");
   if (h.numVertices > static_cast<uint64_t>(kMaxVertices) || h.numEdges > (uint64_t{1} << 40) || h.metaBytes > (uint64_t{1} << 30))
     fail(path + ": the header's sizes are out of range (" + std::to_string(h.numVertices) + " vertices, " + std::to_string(h.numEdges) +
          " edges)");
@@ -299,6 +304,15 @@ std::unique_ptr<NativeGraph> NativeGraph::load(const std::string& path) {
   if (size != h.fileBytes)
     fail(path + ": " + std::to_string(size) + " bytes, the header says " + std::to_string(h.fileBytes) +
          (size < h.fileBytes ? " (truncated)" : " (extra bytes)"));
+  // Every byte is checked: the padding after the header and after the offsets must be zeros (the checksum covers the rest).
+  const size_t rowPtrEnd = h.rowPtrOffset + (h.numVertices + 1) * 8;
+  for (const auto& [from, to] : {std::pair<size_t, size_t>{sizeof h, kHeaderBytes}, {rowPtrEnd, h.colIdxOffset}}) {
+    std::vector<uint8_t> pad(to - from);
+    if (!pad.empty() && pread(fd, pad.data(), pad.size(), static_cast<off_t>(from)) != static_cast<ssize_t>(pad.size()))
+      fail(path + ": cannot read its padding");
+    for (const uint8_t b : pad)
+      if (b != 0) fail(path + ": checksum mismatch (the file is damaged or was changed: padding is not zero)");
+  }
   auto g = std::unique_ptr<NativeGraph>(new NativeGraph());
   g->numVertices_ = static_cast<int64_t>(h.numVertices);
   g->numEdges_ = static_cast<int64_t>(h.numEdges);

@@ -54,7 +54,8 @@ PageArray PageArray::mapFile(int fd, size_t offset, size_t bytes, const std::str
   return p;
 }
 
-ReadOnlyFile::ReadOnlyFile(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+// O_NONBLOCK: opening a FIFO planted in a file's place returns at once (and is refused below) instead of waiting for a writer.
+ReadOnlyFile::ReadOnlyFile(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {
   if (fd_ < 0) fail(path + ": cannot open (" + std::strerror(errno) + ")");
   struct stat sb {};
   if (fstat(fd_, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -128,7 +129,8 @@ void PageArray::resize(size_t bytes) {
   bytes_ = bytes;
 }
 
-// Four lanes of multiply-xorshift over 8-byte words per 1 MiB block; the block digests mixed in order.
+// Four lanes of multiply-xorshift over 8-byte words per 1 MiB block (each step a bijection of its lane, so
+// any change to one word changes the digest; the block's last words zero-padded); the block digests mixed in order.
 uint64_t mixDigest(uint64_t h) {
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
@@ -155,9 +157,17 @@ uint64_t digest(const void* data, size_t bytes, uint64_t seed) {
           lane[l] = (lane[l] ^ w) * 0x9e3779b97f4a7c15ull;
           lane[l] ^= lane[l] >> 29;
         }
-      uint64_t tail = 0;
-      for (; i < len; ++i) tail = (tail << 8 | q[i]) * 0x100000001b3ull;
-      h[static_cast<size_t>(k)] = mixDigest(lane[0] ^ mixDigest(lane[1] ^ mixDigest(lane[2] ^ mixDigest(lane[3] ^ tail ^ len))));
+      if (i < len) {  // the last words, zero-padded to a whole round (the length, mixed in below, tells them apart)
+        uint8_t last[32] = {};
+        std::memcpy(last, q + i, len - i);
+        for (int l = 0; l < 4; ++l) {
+          uint64_t w;
+          std::memcpy(&w, last + 8 * l, 8);
+          lane[l] = (lane[l] ^ w) * 0x9e3779b97f4a7c15ull;
+          lane[l] ^= lane[l] >> 29;
+        }
+      }
+      h[static_cast<size_t>(k)] = mixDigest(lane[0] ^ mixDigest(lane[1] ^ mixDigest(lane[2] ^ mixDigest(lane[3] ^ len))));
     }
   });
   uint64_t out = mixDigest(seed ^ bytes);
