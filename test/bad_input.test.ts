@@ -12,7 +12,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {loadCheckpoint, saveCheckpoint} from '../src/train/checkpoint';
-import {tempName} from '../src/util/files';
+import {tempName, writeFileAtomically} from '../src/util/files';
 import {committedShard, recommit} from './helpers';
 import {NativeCsr} from '../src/graph/native_csr';
 
@@ -553,6 +553,14 @@ describe('bad input is refused, named and cleaned up', () => {
       expect(() => NativeCsr.load(file)).to.throw(
         /a graph file of format 1; this version reads format 2 \(save the graph again from its source\)/,
       );
+    });
+
+    it('an atomic write that cannot rename into place (a folder there) leaves no temporary behind', () => {
+      const dir = tmpDir();
+      const target = path.join(dir, 'predictions.tsv');
+      fs.mkdirSync(path.join(target, 'inside'), {recursive: true});
+      expect(() => writeFileAtomically(target, Buffer.from('x'))).to.throw();
+      expect(fs.readdirSync(dir)).to.deep.equal(['predictions.tsv']);
     });
 
     it('the launcher names a script that is not there, without a stack trace', () => {
