@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
+import type {HostGraph} from '../src/graph/graph_store';
 import {CsrGraph} from '../src/graph/csr';
 import {DeviceCsr} from '../src/graph/device_csr';
 import {NativeCsr} from '../src/graph/native_csr';
@@ -39,8 +40,8 @@ function graphsOf(csr: CsrGraph, native: NativeCsr): LayerwiseGraph[] {
 }
 
 function nameOf(g: LayerwiseGraph): string {
-  const base = (x: CsrGraph | NativeCsr) => (x instanceof CsrGraph ? 'arrays' : 'native');
-  return g instanceof DeviceCsr ? `${base(g.graph)} on the GPU` : base(g);
+  const base = (x: HostGraph) => (x.place === 'script' ? 'arrays' : 'native');
+  return g.place === 'device' ? `${base(g.graph)} on the GPU` : base(g);
 }
 
 function disposeGraphs(gs: LayerwiseGraph[]): void {

@@ -4,11 +4,17 @@ import {EdgeList} from './edge_list';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 import {Ids, int32Ids, int32Of} from '../util/arrays';
+import type {HostGraph, SampleOptions} from './graph_store';
+import {sampleHostGraph} from './native_sampling';
 
 // The most one typed array viewing native memory spans (Node's external ArrayBuffers).
 const MAX_VIEW_BYTES = 2 ** 32;
 
-export class CsrGraph {
+export class CsrGraph implements HostGraph {
+  readonly place = 'script' as const;
+  readonly samples = 'arrays' as const;
+  readonly wideOffsets = false;
+
   constructor(
     readonly rowPtr: Int32Array,
     readonly colIdx: Int32Array,
@@ -18,7 +24,7 @@ export class CsrGraph {
     }
   }
 
-  private checked = false;
+  private valid = false;
   private sortedRows = false;
 
   /**
@@ -27,7 +33,7 @@ export class CsrGraph {
    * samplers read these arrays unchecked, so they call this first.
    */
   validate(what = 'CsrGraph'): this {
-    if (this.checked) return this;
+    if (this.valid) return this;
     const n = this.numVertices,
       {rowPtr, colIdx} = this;
     if (rowPtr[0] !== 0) throw new RangeError(`${what}: rowPtr[0] must be 0, got ${rowPtr[0]}`);
@@ -38,13 +44,39 @@ export class CsrGraph {
       const c = colIdx[e];
       if (!(c >= 0 && c < n)) throw new RangeError(`${what}: colIdx[${e}] = ${c} is not a vertex in [0, ${n})`);
     }
-    this.checked = true;
+    this.valid = true;
     return this;
+  }
+
+  checked(what: string): this {
+    return this.validate(what);
+  }
+
+  csrSource(): {rowPtr: Int32Array; colIdx: Int32Array} {
+    return {rowPtr: this.rowPtr, colIdx: this.colIdx};
+  }
+
+  offsets(first: number, count: number): Int32Array {
+    return this.rowPtr.subarray(first, first + count);
+  }
+
+  columns(first: number, count: number): Int32Array {
+    return this.colIdx.subarray(first, first + count);
+  }
+
+  copyToDevice(rowPtr: number, colIdx: number): void {
+    graphNative().upload(rowPtr, this.rowPtr);
+    if (this.colIdx.length) graphNative().upload(colIdx, this.colIdx);
+  }
+
+  /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without. */
+  sample(seeds: Ids, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
+    return sampleHostGraph(this, seeds, fanout, opts, 'sampleNeighbors');
   }
 
   /** @internal Built valid (fromEdges): skips validate()'s pass. */
   trusted(): this {
-    this.checked = true;
+    this.valid = true;
     this.sortedRows = true;
     return this;
   }

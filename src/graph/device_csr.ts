@@ -6,11 +6,10 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {checkCapacity} from '../memory/capacity';
 import {graphNative} from '../native/domains';
-import {CsrGraph} from './csr';
-import {NativeCsr} from './native_csr';
 import {checkNegatives, exhaustedError} from './negative_pairs';
 import {checkSampleArgs, SampleOptions, sampleOnDevice, VertexMap} from './native_sampling';
 import {checkGraph, walkOnDevice, WalkOptions} from './random_walk';
+import type {GraphStore, HostGraph} from './graph_store';
 
 function gpuBackend(what: string): WholeMemoryBackend {
   const b = tf.backend();
@@ -18,7 +17,9 @@ function gpuBackend(what: string): WholeMemoryBackend {
   return b;
 }
 
-export class DeviceCsr {
+export class DeviceCsr implements GraphStore {
+  readonly place = 'device' as const;
+  readonly samples = 'tensors' as const;
   /** Device addresses of the row offsets (int64 when wideOffsets, else int32) and the int32 columns. */
   readonly rowPtr: number;
   readonly colIdx: number;
@@ -32,12 +33,12 @@ export class DeviceCsr {
   private freed = false;
 
   /** The graph's arrays into device memory (the graph itself stays where it is; free it apart). */
-  constructor(readonly graph: CsrGraph | NativeCsr) {
+  constructor(readonly graph: HostGraph) {
     this.b = gpuBackend('DeviceCsr');
-    if (graph instanceof CsrGraph) graph.validate('DeviceCsr');
+    graph.checked('DeviceCsr');
     this.numVertices = graph.numVertices;
     this.numEdges = graph.numEdges;
-    this.wideOffsets = graph instanceof NativeCsr;
+    this.wideOffsets = graph.wideOffsets;
     const offsetBytes = (this.numVertices + 1) * (this.wideOffsets ? 8 : 4);
     checkCapacity(`DeviceCsr (${this.numVertices} vertices, ${this.numEdges} entries)`, DeviceCsr.bytesOf(graph), 'device');
     this.rowPtr = this.b.allocDevice(offsetBytes);
@@ -48,11 +49,7 @@ export class DeviceCsr {
       throw e;
     }
     try {
-      if (graph instanceof NativeCsr) graph.handle().copyToDevice(this.rowPtr, this.colIdx);
-      else {
-        graphNative().upload(this.rowPtr, graph.rowPtr);
-        if (graph.colIdx.length) graphNative().upload(this.colIdx, graph.colIdx);
-      }
+      graph.copyToDevice(this.rowPtr, this.colIdx);
     } catch (e) {
       this.b.freeDevice(this.rowPtr);
       this.b.freeDevice(this.colIdx);
@@ -67,8 +64,8 @@ export class DeviceCsr {
   }
 
   /** Device bytes a DeviceCsr of `graph` takes: its offsets (int64 for a NativeCsr) and columns. */
-  static bytesOf(graph: CsrGraph | NativeCsr): number {
-    return (graph.numVertices + 1) * (graph instanceof NativeCsr ? 8 : 4) + graph.numEdges * 4;
+  static bytesOf(graph: GraphStore): number {
+    return (graph.numVertices + 1) * (graph.wideOffsets ? 8 : 4) + graph.numEdges * 4;
   }
 
   /** Seeds on the GPU in, sampled ids (and offsets without replacement) on the GPU out. */

@@ -20,7 +20,7 @@ export {meanOfNeighbors, sampleFixedSubgraph, sampleFixedTree} from './fixed_sub
 export type {FixedFanoutLayer, FixedFanoutSubgraph} from './fixed_subgraph';
 export type {SampledSubgraph, SubgraphLayer} from './subgraph';
 export type {AggregateReduce} from './aggregate';
-export type {SampleOptions} from './native_sampling';
+export type {GraphPlace, GraphStore, HostGraph, SampleOptions} from './graph_store';
 export {loadCsr, saveCsr} from './csr_file';
 export {rmat} from './rmat';
 export {csbm, csbmNative} from './csbm';

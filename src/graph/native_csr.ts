@@ -11,11 +11,15 @@ import {Ids, int32Ids} from '../util/arrays';
 import {CsrGraph} from './csr';
 import {EdgeList, edgeFileHeader, vertexCount} from './edge_list';
 import {readTextTable} from './text_table';
-import {checkSampleArgs, SampleOptions, sampleOnHost} from './native_sampling';
+import type {HostGraph, SampleOptions} from './graph_store';
+import {sampleHostGraph} from './native_sampling';
 import {RmatOptions, rmatParams} from './rmat';
 import {checkTrustedFile} from '../util/trusted_files';
 
-export class NativeCsr {
+export class NativeCsr implements HostGraph {
+  readonly place = 'host' as const;
+  readonly samples = 'arrays' as const;
+  readonly wideOffsets = true;
   private graph: NativeGraph | undefined;
   private sortedRows = false;
 
@@ -179,9 +183,31 @@ export class NativeCsr {
 
   /** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without (as sampleNeighbors). */
   sample(seeds: Ids, fanout: number, opts: SampleOptions = {}): {offsets?: Int32Array; ids: Int32Array} {
-    const ids = int32Ids(seeds, 'NativeCsr.sample: seeds');
-    checkSampleArgs(fanout, opts.seed ?? 0, ids.length);
-    return sampleOnHost(this.handle(), null, this.numVertices, ids, fanout, opts, 'NativeCsr.sample');
+    return sampleHostGraph(this, seeds, fanout, opts, 'NativeCsr.sample');
+  }
+
+  /** Its arrays were checked when it was built or loaded. */
+  checked(_what: string): this {
+    this.handle();
+    return this;
+  }
+
+  csrSource(): {rowPtr: NativeGraph; colIdx: null} {
+    return {rowPtr: this.handle(), colIdx: null};
+  }
+
+  /** Row offsets [first, first + count), int64, viewing native memory (at most 4 GiB a view). */
+  offsets(first: number, count: number): BigInt64Array {
+    return this.handle().offsets(first, count);
+  }
+
+  /** Columns [first, first + count), viewing native memory (at most 4 GiB a view). */
+  columns(first: number, count: number): Int32Array {
+    return this.handle().columns(first, count);
+  }
+
+  copyToDevice(rowPtr: number, colIdx: number): void {
+    this.handle().copyToDevice(rowPtr, colIdx);
   }
 
   /** Frees the native memory now (else when the handle is collected). */

@@ -7,22 +7,12 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import type {HostInt32Source, RowPtrSource} from '../native/addon';
 import {knownValid} from '../backend/index_validation';
-import {CsrGraph} from './csr';
+import type {HostGraph, SampleOptions} from './graph_store';
 import {badSeed, launchForVertices} from './seeds';
 import {graphNative} from '../native/domains';
-import {int32Ids} from '../util/arrays';
+import {Ids, int32Ids} from '../util/arrays';
 
-export interface SampleOptions {
-  /** With replacement: exactly fanout per seed (a vertex without neighbours samples itself). */
-  replace?: boolean;
-  seed?: number;
-  /**
-   * 'position' (default): draws keyed by the seed's position in the call.
-   * 'vertex': keyed by the seed vertex, so a vertex gets the same neighbours
-   * whichever call or process samples it (exact data parallelism), on the CPU and the GPU alike.
-   */
-  keyBy?: 'position' | 'vertex';
-}
+export type {SampleOptions} from './graph_store';
 
 /** @internal The checks every sampler makes of its fan-out, seed and seed count. */
 export function checkSampleArgs(fanout: number, seed: number, seeds: number): void {
@@ -166,17 +156,29 @@ export function sampleOnDevice(
   return out!;
 }
 
-/** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without. */
+/** On the host: ids [seeds * fanout] with replacement, or {offsets, ids} without (the graph's own sample()). */
 export function sampleNeighbors(
-  g: CsrGraph,
-  seeds: Int32Array | ArrayLike<number>,
+  g: HostGraph,
+  seeds: Ids,
   fanout: number,
   opts: SampleOptions = {},
 ): {offsets?: Int32Array; ids: Int32Array} {
-  const ids = int32Ids(seeds, 'sampleNeighbors: seeds');
-  g.validate('sampleNeighbors');
+  return g.sample(seeds, fanout, opts);
+}
+
+/** @internal A host graph's sampler: the seeds read and checked, the graph's arrays sampled natively. */
+export function sampleHostGraph(
+  g: HostGraph,
+  seeds: Ids,
+  fanout: number,
+  opts: SampleOptions,
+  what: string,
+): {offsets?: Int32Array; ids: Int32Array} {
+  const ids = int32Ids(seeds, `${what}: seeds`);
+  g.checked(what);
   checkSampleArgs(fanout, opts.seed ?? 0, ids.length);
-  return sampleOnHost(g.rowPtr, g.colIdx, g.numVertices, ids, fanout, opts, 'sampleNeighbors');
+  const {rowPtr, colIdx} = g.csrSource();
+  return sampleOnHost(rowPtr, colIdx, g.numVertices, ids, fanout, opts, what);
 }
 
 /**

@@ -2,11 +2,10 @@
 // counter-based hash (wm/graph_ops.h), so the CPU and the GPU return the same pairs, over int32 offsets
 // (a CsrGraph) or int64 ones (a NativeCsr) alike. Edge tests search rows by bisection: rows must be sorted.
 import {graphNative} from '../native/domains';
-import {CsrGraph} from './csr';
-import {NativeCsr} from './native_csr';
+import type {HostGraph} from './graph_store';
 
 /** @internal The checks of both places; the graph's rows must be sorted. */
-export function checkNegatives(g: CsrGraph | NativeCsr, count: number, seed: number): void {
+export function checkNegatives(g: HostGraph, count: number, seed: number): void {
   g.requireSortedRows('sampleNegativePairs');
   if (g.numVertices < 2) throw new RangeError('sampleNegativePairs: the graph needs at least two vertices');
   if (!Number.isInteger(count) || count < 0)
@@ -25,19 +24,13 @@ export function exhaustedError(n: number): Error {
  * CsrGraph.fromEdges and NativeCsr's builders make them), on the host: DeviceCsr's
  * deviceNegativePairs returns the same pairs.
  */
-export function sampleNegativePairs(
-  g: CsrGraph | NativeCsr,
-  count: number,
-  opts: {seed?: number} = {},
-): {src: Int32Array; dst: Int32Array} {
+export function sampleNegativePairs(g: HostGraph, count: number, opts: {seed?: number} = {}): {src: Int32Array; dst: Int32Array} {
   const seed = opts.seed ?? 0;
   checkNegatives(g, count, seed);
   const src = new Int32Array(count),
     dst = new Int32Array(count);
-  const exhausted =
-    g instanceof NativeCsr
-      ? graphNative().negativePairs(g.handle(), null, g.numVertices, count, seed, src, dst)
-      : graphNative().negativePairs(g.rowPtr, g.colIdx, g.numVertices, count, seed, src, dst);
+  const {rowPtr, colIdx} = g.csrSource();
+  const exhausted = graphNative().negativePairs(rowPtr, colIdx, g.numVertices, count, seed, src, dst);
   if (exhausted > 0) throw exhaustedError(exhausted);
   return {src, dst};
 }

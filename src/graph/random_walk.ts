@@ -7,11 +7,10 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import type {HostInt32Source, RowPtrSource, WalkBias} from '../native/addon';
 import {markValid, validRows} from '../backend/index_validation';
-import {CsrGraph} from './csr';
-import {NativeCsr} from './native_csr';
 import {badSeed, launchForVertices} from './seeds';
 import {graphNative} from '../native/domains';
 import {Ids, int32Ids} from '../util/arrays';
+import type {HostGraph} from './graph_store';
 
 export interface WalkOptions {
   /** node2vec's return parameter: a step back to the previous vertex weighs 1/p (default 1). */
@@ -119,21 +118,20 @@ export function walkOnDevice(
  * them). A vertex without neighbours keeps the walk where it is. The graph's
  * offsets may be int32 (a CsrGraph) or int64 (a NativeCsr, read in place).
  */
-export function randomWalks(g: CsrGraph | NativeCsr, starts: Ids, length: number, opts: WalkOptions = {}): Int32Array {
+export function randomWalks(g: HostGraph, starts: Ids, length: number, opts: WalkOptions = {}): Int32Array {
   checkGraph(g, opts, 'randomWalks');
   const ids = int32Ids(starts, 'randomWalks: starts');
-  return g instanceof NativeCsr
-    ? walkOnHost(g.handle(), null, g.numVertices, ids, length, opts, 'randomWalks')
-    : walkOnHost(g.rowPtr, g.colIdx, g.numVertices, ids, length, opts, 'randomWalks');
+  const {rowPtr, colIdx} = g.csrSource();
+  return walkOnHost(rowPtr, colIdx, g.numVertices, ids, length, opts, 'randomWalks');
 }
 
 /**
  * @internal Validates g (and, for node2vec's p and q, its row order) once; a NativeCsr's arrays were
  * checked when it was built or loaded.
  */
-export function checkGraph(g: CsrGraph | NativeCsr, opts: WalkOptions, what: string): void {
+export function checkGraph(g: HostGraph, opts: WalkOptions, what: string): void {
   if (secondOrder(opts)) g.requireSortedRows(what);
-  else if (g instanceof CsrGraph) g.validate(what);
+  else g.checked(what);
 }
 
 /**

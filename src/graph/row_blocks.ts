@@ -9,14 +9,13 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {markValid} from '../backend/index_validation';
 import {graphNative} from '../native/domains';
 import {CsrBlock} from './aggregate';
-import {CsrGraph} from './csr';
+import type {HostGraph} from './graph_store';
 import {DeviceCsr} from './device_csr';
-import {NativeCsr} from './native_csr';
 import {relabelOnGpu} from './native_sampling';
 import {uniqueAndRelabel} from './subgraph';
 
 /** A graph whose rows a pass reads: JavaScript CSR arrays, a graph in native memory, or either on the GPU. */
-export type RowsGraph = CsrGraph | NativeCsr | DeviceCsr;
+export type RowsGraph = HostGraph | DeviceCsr;
 
 export interface RowBlock {
   /** Row r aggregates the columns of vertex first + r; with the graph's degrees (GCN's normalisation). */
@@ -32,7 +31,7 @@ const MAX_ENTRIES = 2 ** 31 - 1;
 export function rowBlock(graph: RowsGraph, first: number, count: number): RowBlock {
   if (!Number.isInteger(first) || !Number.isInteger(count) || first < 0 || count < 0 || first + count > graph.numVertices)
     throw new RangeError(`rowBlock: rows [${first}, ${first + count}) must lie in [0, ${graph.numVertices})`);
-  if (graph instanceof DeviceCsr) return onDevice(graph, first, count);
+  if (graph.place === 'device') return onDevice(graph, first, count);
   const {offsets, columns} = graph.rows(first, count);
   // The rows first, so that they are the prefix of the block's columns.
   const ids = new Int32Array(count + columns.length);
@@ -48,7 +47,7 @@ function onDevice(dev: DeviceCsr, first: number, count: number): RowBlock {
   const b = tf.backend() as WholeMemoryBackend;
   const g = dev.graph;
   // The rows' first and last offsets, read on the host.
-  const ends = g instanceof NativeCsr ? g.handle().offsets(first, count + 1) : g.rowPtr.subarray(first, first + count + 1);
+  const ends = g.offsets(first, count + 1);
   const base = Number(ends[0]),
     entries = Number(ends[count]) - base;
   if (entries + count > MAX_ENTRIES)

@@ -3,12 +3,11 @@
 // hop samples neighbours of the current vertices, and unique-and-relabel
 // turns them into a compact CsrBlock over the distinct vertices — every
 // vertex is computed once per layer, however many sampled paths reach it.
-import {int32Ids, int32Of} from '../util/arrays';
+import {Ids, int32Ids, int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
-import {CsrGraph} from './csr';
-import {NativeCsr} from './native_csr';
 import {hopSeed, sampleNeighbors, SampleOptions} from './native_sampling';
 import {graphNative} from '../native/domains';
+import type {HostGraph} from './graph_store';
 
 export interface SubgraphLayer {
   /** Global ids of this layer's outputs: a prefix of `src`. */
@@ -39,12 +38,7 @@ export function uniqueAndRelabel(ids: Int32Array | ArrayLike<number>): {unique: 
  * seeds), without replacement unless opts.replace, seeded as sampleNeighbors.
  * Seeds must be distinct. The graph's offsets may be int32 (a CsrGraph) or int64 (a NativeCsr).
  */
-export function sampleSubgraph(
-  g: CsrGraph | NativeCsr,
-  seedIds: Int32Array | ArrayLike<number>,
-  fanouts: number[],
-  opts: SampleOptions = {},
-): SampledSubgraph {
+export function sampleSubgraph(g: HostGraph, seedIds: Ids, fanouts: number[], opts: SampleOptions = {}): SampledSubgraph {
   const seeds = int32Ids(seedIds, 'sampleSubgraph: seeds');
   if (!Array.isArray(fanouts) || fanouts.some((f) => !Number.isInteger(f) || f < 0))
     throw new RangeError(`sampleSubgraph: fanouts must be an array of non-negative integers, got ${JSON.stringify(fanouts)}`);
@@ -55,10 +49,7 @@ export function sampleSubgraph(
   fanouts.forEach((fanout, hop) => {
     const seed = hopSeed(opts.seed ?? 0, hop);
     const replace = opts.replace ?? false;
-    const drawn =
-      g instanceof NativeCsr
-        ? g.sample(dst, fanout, {replace, seed, keyBy: opts.keyBy})
-        : sampleNeighbors(g, dst, fanout, {replace, seed, keyBy: opts.keyBy});
+    const drawn = g.sample(dst, fanout, {replace, seed, keyBy: opts.keyBy});
     const offsets = drawn.offsets ?? int32Of(dst.length + 1, (i) => i * fanout);
     // dst first, so that the outputs are a prefix of the inputs.
     const all = new Int32Array(dst.length + drawn.ids.length);

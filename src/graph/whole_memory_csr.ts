@@ -12,12 +12,13 @@ import {NativeDeviceMemory, NativeHostMemory} from '../native/addon';
 import {deviceStatus} from '../native/device';
 import type {Communicator} from '../memory/communicator';
 import type {MemoryLocation, WholeMemoryTensor} from '../memory/whole_memory_tensor';
-import {CsrGraph} from './csr';
-import {NativeCsr} from './native_csr';
 import {sampleOnDevice, sampleOnHost, SampleOptions, VertexMap} from './native_sampling';
 import {secondOrder, walkOnDevice, walkOnHost, WalkOptions, walkTensor} from './random_walk';
+import type {GraphStore, HostGraph} from './graph_store';
 
-export class WholeMemoryCsr {
+export class WholeMemoryCsr implements GraphStore {
+  readonly place = 'wholememory' as const;
+  readonly samples = 'tensors' as const;
   /** Scratch for relabelling samples on this rank's GPU. */
   readonly vertexMap: VertexMap;
 
@@ -38,9 +39,9 @@ export class WholeMemoryCsr {
    * Collective: every rank passes the same graph (each writes only its own
    * rows; afterwards the local copy may be dropped).
    */
-  static create(comm: Communicator, graph: CsrGraph | NativeCsr, opts: {location?: MemoryLocation} = {}): WholeMemoryCsr {
-    if (graph instanceof CsrGraph) graph.validate('WholeMemoryCsr.create');
-    const wide = graph instanceof NativeCsr;
+  static create(comm: Communicator, graph: HostGraph, opts: {location?: MemoryLocation} = {}): WholeMemoryCsr {
+    graph.checked('WholeMemoryCsr.create');
+    const wide = graph.wideOffsets;
     const location = opts.location ?? (deviceStatus().gpu ? 'device' : 'host');
     const sizes = comm.allgatherJson([graph.numVertices, graph.numEdges], 'graph sizes');
     sizes.forEach(([v, e], r) => {
@@ -72,19 +73,14 @@ export class WholeMemoryCsr {
     };
     const n = graph.numVertices,
       m = graph.numEdges;
-    let rowPtr: WholeMemoryTensor;
-    if (graph instanceof NativeCsr) {
-      // int64 offsets as rows of two words: a rank's slice never splits one.
-      rowPtr = put(n + 1, 2, (first, count) => {
-        const o = graph.handle().offsets(first, count);
-        return new Int32Array(o.buffer, o.byteOffset, o.length * 2);
-      });
-    } else rowPtr = put(n + 1, 1, (first, count) => graph.rowPtr.subarray(first, first + count));
+    // int64 offsets as rows of two words: a rank's slice never splits one.
+    const rowPtr = put(n + 1, wide ? 2 : 1, (first, count) => {
+      const o = graph.offsets(first, count);
+      return new Int32Array(o.buffer, o.byteOffset, o.byteLength / 4);
+    });
     let colIdx: WholeMemoryTensor;
     try {
-      colIdx = put(m, 1, (first, count) =>
-        graph instanceof NativeCsr ? graph.handle().columns(first, count) : graph.colIdx.subarray(first, first + count),
-      );
+      colIdx = put(m, 1, (first, count) => graph.columns(first, count));
     } catch (e) {
       rowPtr.free();
       throw e;

@@ -61,7 +61,7 @@ export interface LayerwiseOptions {
 /** The graph a pass reads rows from: a host graph copied to the GPU when o allows and it fits there. */
 function passGraph(graph: LayerwiseGraph, o: LayerwiseOptions): {graph: RowsGraph; copied?: DeviceCsr} {
   const b = tf.backend();
-  if (graph instanceof DeviceCsr || o.blocksOnGpu === false || !(b instanceof WholeMemoryBackend && b.gpu)) return {graph};
+  if (graph.place === 'device' || o.blocksOnGpu === false || !(b instanceof WholeMemoryBackend && b.gpu)) return {graph};
   if (DeviceCsr.bytesOf(graph) > deviceFreeBytes() / 2) return {graph};
   const copied = new DeviceCsr(graph);
   return {graph: copied, copied};

@@ -6,8 +6,7 @@
 // GPU), so a step does not wait for its sampling.
 import * as tf from '@tensorflow/tfjs-core';
 
-import type {CsrGraph} from '../graph/csr';
-import type {NativeCsr} from '../graph/native_csr';
+import type {HostGraph} from '../graph/graph_store';
 import {sampleNegativePairs} from '../graph/negative_pairs';
 import {sampleSubgraph, SampledSubgraph, SubgraphLayer, uniqueAndRelabel} from '../graph/subgraph';
 import {Ids, int32Ids} from '../util/arrays';
@@ -65,7 +64,7 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
   private epochs = 0;
 
   constructor(
-    protected readonly graph: CsrGraph | NativeCsr,
+    protected readonly graph: HostGraph,
     private readonly items: number,
     o: LoaderOptions,
     what: string,
@@ -183,7 +182,7 @@ export class NeighborLoader extends SampledLoader<NeighborBatch> {
   private readonly seeds: Int32Array;
   private readonly labels?: Int32Array;
 
-  constructor(graph: CsrGraph | NativeCsr, seeds: Ids, o: NeighborLoaderOptions) {
+  constructor(graph: HostGraph, seeds: Ids, o: NeighborLoaderOptions) {
     const what = 'NeighborLoader';
     const ids = int32Ids(seeds, `${what}: seeds`).slice();
     super(graph, ids.length, o, what);
@@ -236,7 +235,7 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
   private readonly dst: Int32Array;
   private readonly negatives: number;
 
-  constructor(graph: CsrGraph | NativeCsr, edges: {src: Ids; dst: Ids}, o: LinkNeighborLoaderOptions) {
+  constructor(graph: HostGraph, edges: {src: Ids; dst: Ids}, o: LinkNeighborLoaderOptions) {
     const what = 'LinkNeighborLoader';
     const src = int32Ids(edges.src, `${what}: src`),
       dst = int32Ids(edges.dst, `${what}: dst`);
