@@ -105,7 +105,10 @@ void NcclComm::allReduce(const std::vector<uint64_t>&, const std::vector<uint64_
                          const std::string&) {
   noCuda("NCCL");
 }
-bool PeerAllReduce::supported(Bootstrap&) { return false; }
+bool PeerAllReduce::supported(Bootstrap&, bool* sharedGpu) {
+  if (sharedGpu) *sharedGpu = false;
+  return false;
+}
 PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes) : boot_(boot), bufferBytes_(bufferBytes), oneShotMax_(0), timeoutNs_(0) {
   noCuda("allReduce on GPUs");
 }
