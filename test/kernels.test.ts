@@ -925,6 +925,14 @@ describe('native kernels match tfjs-backend-cpu', () => {
         [[2, 0], [0, 3], false, false],
         [[1, 1], [1, 1], false, false],
         [[33, 65], [65, 31], false, false],
+        // The host core's tiles: 12 and 6 rows by 32 and 16 columns, ragged edges, several k panels, A and B read transposed in place.
+        [[37, 515], [515, 45], false, false],
+        [[515, 37], [45, 515], true, true],
+        [[515, 29], [515, 16], true, false],
+        [[29, 515], [7, 515], false, true],
+        [[8, 29, 300], [8, 300, 50], false, false],
+        [[8, 300, 29], [8, 50, 300], true, true],
+        [[3, 0], [0, 40], false, false],
       ];
       for (const [sa, sb, ta, tb] of cases) {
         await checkAgainstCpu(
@@ -954,7 +962,7 @@ describe('native kernels match tfjs-backend-cpu', () => {
       ];
       for (const [sa, sb, ta, tb] of cases) {
         // Sums over thousands of terms: float32 rounding grows with k.
-        const k = ta ? sa[0] : sa[1];
+        const k = ta ? sa[sa.length - 2] : sa[sa.length - 1]; // the contracted axis (batched shapes too)
         await checkAgainstCpu(
           `BatchMatMul ${sa} ${sb} ${ta} ${tb}`,
           [randomInput(sa, 'float32', next()), randomInput(sb, 'float32', next())],

@@ -8,8 +8,10 @@ export interface DeviceStatus {
   gpu: boolean;
   builtWithCuda: boolean;
   deviceCount: number;
-  /** Why the GPU path is off, when it is. */
+  /** Why the GPU path is off, when it is, in a user's terms ("no GPU: no NVIDIA driver on this machine ..."). */
   reason: string;
+  /** What the CUDA runtime said, when the GPU path is off for want of one (the doctor diagnoses from it). */
+  runtimeReason?: string;
   /** Whether the native addon loaded (it carries the C++ CPU kernels too). */
   addonLoaded: boolean;
 }
@@ -25,6 +27,20 @@ function unavailable(reason: string): NativeAddon {
   });
 }
 
+/**
+ * Why there is no GPU, in the user's terms: a machine without an NVIDIA driver has no GPU (the runtime
+ * calls that "driver insufficient", kept in runtimeReason).
+ */
+function noGpuReason(a: NativeAddon, builtWithCuda: boolean, runtime: string): string {
+  if (!builtWithCuda) return runtime || 'no GPU: the addon was compiled without CUDA (the CPU core alone)';
+  try {
+    if (a.cudaSetup().driverVersion === 0) return 'no GPU: no NVIDIA driver on this machine (libcuda.so.1 not found)';
+  } catch {
+    // the report below stands
+  }
+  return runtime;
+}
+
 /** Loads the addon once and decides between the GPU and the CPU path. */
 export function deviceStatus(): DeviceStatus {
   if (status !== undefined) return status;
@@ -37,7 +53,8 @@ export function deviceStatus(): DeviceStatus {
       gpu,
       builtWithCuda: info.builtWithCuda,
       deviceCount: info.deviceCount,
-      reason: gpu ? '' : forcedCpu ? 'TFJS_WHOLEMEMORY_DEVICE=cpu' : info.reason,
+      reason: gpu ? '' : forcedCpu ? 'TFJS_WHOLEMEMORY_DEVICE=cpu' : noGpuReason(addon, info.builtWithCuda, info.reason),
+      ...(gpu || forcedCpu ? {} : {runtimeReason: info.reason}),
       addonLoaded: true,
     };
   } catch (e) {

@@ -162,6 +162,11 @@ export function installReport(): InstallReport {
   };
   return {
     ...report,
-    fallback: status.gpu ? null : {reason: status.reason, ...diagnoseFallback(report, status.reason, status.builtWithCuda)},
+    fallback: status.gpu
+      ? null
+      : {
+          reason: status.runtimeReason ?? status.reason,
+          ...diagnoseFallback(report, status.runtimeReason ?? status.reason, status.builtWithCuda),
+        },
   };
 }

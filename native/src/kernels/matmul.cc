@@ -1,8 +1,9 @@
 // Host batched matrix product, float32, row-major. B is brought into [k, n]
-// row order (A into [m, k]) once per batch. Where the CPU has AVX2 and FMA
-// (checked at run time), blocks of 4 rows x 16 columns are accumulated in
-// registers, so each load of B feeds eight FMAs; elsewhere, and for the edge
-// rows and columns, the inner loop is a contiguous axpy the compiler vectorises.
+// row order once per batch; A is read in place, transposed or not (strided).
+// Where the CPU has AVX2 and FMA (checked at run time), blocks of 4 rows x 16
+// columns are accumulated in registers, so each load of B feeds eight FMAs,
+// then 8 columns and a masked tail; elsewhere the inner loop is a contiguous
+// axpy the compiler vectorises.
 #include <algorithm>
 #include <vector>
 
@@ -19,120 +20,214 @@ namespace wm {
 namespace host {
 namespace {
 
-// C[i, j0..n) for rows [rb, re): c = sum_p A[i, p] B[p, j], the plain way.
-void axpyRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, int64_t j0, int64_t n, int64_t k) {
+// A as the kernels read it: element (i, p) at a[i * rs + p * cs]. A row-major [m, k] matrix has rs = k,
+// cs = 1; a transposed one (stored [k, m]) rs = 1, cs = m, read in place: no copy of A is made.
+struct StridedA {
+  const float* a;
+  int64_t rs, cs;
+  const float* row(int64_t i) const { return a + i * rs; }
+};
+
+// C[i, j0..n) for rows [rb, re) over a strided A, the plain way (edge rows and machines without AVX2).
+void axpyStrided(StridedA A, const float* B, float* C, int64_t rb, int64_t re, int64_t j0, int64_t n, int64_t k) {
   for (int64_t i = rb; i < re; ++i) {
     float* ci = C + i * n;
     for (int64_t j = j0; j < n; ++j) ci[j] = 0.f;
-    const float* ai = A + i * k;
+    const float* ai = A.row(i);
     for (int64_t p = 0; p < k; ++p) {
-      const float s = ai[p];
+      const float s = ai[p * A.cs];
       const float* bp = B + p * n;
       for (int64_t j = j0; j < n; ++j) ci[j] += s * bp[j];
     }
   }
 }
 
-// dst [cols, rows] = rows [r0, r1) of src [rows, cols] transposed, in 32x32
-// tiles (a column walk of a large matrix misses the cache at every element).
-void transposeRows(const float* src, float* dst, int64_t rows, int64_t cols, int64_t r0, int64_t r1) {
-  constexpr int64_t kTile = 32;
-  for (int64_t rt = r0; rt < r1; rt += kTile) {
-    const int64_t re = std::min(r1, rt + kTile);
-    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-      const int64_t c1 = std::min(cols, c0 + kTile);
-      for (int64_t r = rt; r < re; ++r)
-        for (int64_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
-    }
-  }
-}
-
-// The same over the threads: a convolution's filter gradient transposes its
-// window matrix (2.4M floats).
-void transposeInto(const float* src, float* dst, int64_t rows, int64_t cols) {
-  parallelFor(rows, std::max<int64_t>(32, (1 << 14) / std::max<int64_t>(cols, 1)),
-              [&](int64_t rb, int64_t re) { transposeRows(src, dst, rows, cols, rb, re); });
-}
-
-// Few columns (a depthwise convolution's channel multiplier, a matrix times
-// a vector): one running sum per output over B's column made contiguous
-// (Bt is [n, k]); the axpy form spent its time restarting a loop of n.
-void dotRows(const float* A, const float* Bt, float* C, int64_t rb, int64_t re, int64_t n, int64_t k) {
-  for (int64_t i = rb; i < re; ++i) {
-    const float* ai = A + i * k;
-    for (int64_t j = 0; j < n; ++j) {
-      const float* bj = Bt + j * k;
-      float s = 0.f;
-      for (int64_t p = 0; p < k; ++p) s += ai[p] * bj[p];
-      C[i * n + j] = s;
-    }
-  }
-}
-
 #ifdef WM_HOST_AVX2
-__attribute__((target("avx2,fma"))) void blockedRows(const float* A, const float* B, float* C, int64_t rb, int64_t re, int64_t n,
-                                                     int64_t k) {
-  int64_t i = rb;
-  for (; i + 4 <= re; i += 4) {
-    const float* a0 = A + i * k;
-    const float* a1 = a0 + k;
-    const float* a2 = a1 + k;
-    const float* a3 = a2 + k;
+// The packed product (the BLIS scheme, one level): B is packed a panel of kKc rows at a time into
+// strips of 16 columns (zero-padded; a transposed B is packed from where it is), and each task computes
+// a tile of up to 6 rows x 16 columns of C with 12 accumulators in registers over the panel: each
+// 16-float row of the strip feeds 12 FMAs. A is read in place (strided: transposed or not).
+constexpr int64_t kKc = 256;
+
+// Rows [p0, p0 + kc) of B (element (p, j) at b[p * rsB + j * csB]) into strips [kc][W].
+template <int W>
+void packB(const float* b, int64_t rsB, int64_t csB, int64_t p0, int64_t kc, int64_t n, int64_t strip, float* out) {
+  const int64_t j0 = strip * W, w = std::min<int64_t>(W, n - j0);
+  for (int64_t p = 0; p < kc; ++p) {
+    float* o = out + p * W;
+    const float* row = b + (p0 + p) * rsB + j0 * csB;
     int64_t j = 0;
-    for (; j + 16 <= n; j += 16) {
-      __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-      __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(), c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-      for (int64_t p = 0; p < k; ++p) {
-        const __m256 b0 = _mm256_loadu_ps(B + p * n + j), b1 = _mm256_loadu_ps(B + p * n + j + 8);
-        __m256 x = _mm256_broadcast_ss(a0 + p);
-        c00 = _mm256_fmadd_ps(x, b0, c00), c01 = _mm256_fmadd_ps(x, b1, c01);
-        x = _mm256_broadcast_ss(a1 + p);
-        c10 = _mm256_fmadd_ps(x, b0, c10), c11 = _mm256_fmadd_ps(x, b1, c11);
-        x = _mm256_broadcast_ss(a2 + p);
-        c20 = _mm256_fmadd_ps(x, b0, c20), c21 = _mm256_fmadd_ps(x, b1, c21);
-        x = _mm256_broadcast_ss(a3 + p);
-        c30 = _mm256_fmadd_ps(x, b0, c30), c31 = _mm256_fmadd_ps(x, b1, c31);
-      }
-      float* c = C + i * n + j;
-      _mm256_storeu_ps(c, c00), _mm256_storeu_ps(c + 8, c01);
-      _mm256_storeu_ps(c + n, c10), _mm256_storeu_ps(c + n + 8, c11);
-      _mm256_storeu_ps(c + 2 * n, c20), _mm256_storeu_ps(c + 2 * n + 8, c21);
-      _mm256_storeu_ps(c + 3 * n, c30), _mm256_storeu_ps(c + 3 * n + 8, c31);
-    }
-    if (j < n) axpyRows(A, B, C, i, i + 4, j, n, k);
+    if (csB == 1)
+      for (; j < w; ++j) o[j] = row[j];
+    else
+      for (; j < w; ++j) o[j] = row[j * csB];
+    for (; j < W; ++j) o[j] = 0.f;
   }
-  if (i < re) axpyRows(A, B, C, i, re, 0, n, k);
 }
 
+// A tile's results (R rows of W floats, in t) into C rows [i, i + R), columns [j0, j0 + w), added to
+// what C holds when `accumulate`.
+template <int R, int W>
+void storeTile(const float* t, float* C, int64_t ldc, int64_t i, int64_t j0, int64_t w, bool accumulate) {
+  for (int r = 0; r < R; ++r) {
+    float* c = C + (i + r) * ldc + j0;
+    for (int64_t j = 0; j < w; ++j) c[j] = accumulate ? c[j] + t[r * W + j] : t[r * W + j];
+  }
+}
+
+// C rows [i, i + R) x columns [j0, j0 + w) (+)= A rows times the packed strip over kc rows: AVX2, 16
+// columns as two registers a row. Columns: A's rows are columns of the stored matrix (a transposed A,
+// rs = 1): one pointer walks its rows.
+template <int R, bool Columns>
+__attribute__((target("avx2,fma"))) void tile16(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc,
+                                                int64_t j0, int64_t w, bool accumulate) {
+  const float* a[R];
+  for (int r = 0; r < R; ++r) a[r] = A.row(i + r) + p0 * A.cs;
+  const float* q = a[0];
+  const int64_t cs = A.cs;
+  __m256 lo[R], hi[R];
+  for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m256 b0 = _mm256_loadu_ps(strip + p * 16), b1 = _mm256_loadu_ps(strip + p * 16 + 8);
+    for (int r = 0; r < R; ++r) {
+      const __m256 x = _mm256_broadcast_ss(Columns ? q + r : a[r] + p);
+      lo[r] = _mm256_fmadd_ps(x, b0, lo[r]);
+      hi[r] = _mm256_fmadd_ps(x, b1, hi[r]);
+    }
+    if (Columns) q += cs;
+  }
+  if (w == 16) {
+    for (int r = 0; r < R; ++r) {
+      float* c = C + (i + r) * ldc + j0;
+      if (accumulate) lo[r] = _mm256_add_ps(lo[r], _mm256_loadu_ps(c)), hi[r] = _mm256_add_ps(hi[r], _mm256_loadu_ps(c + 8));
+      _mm256_storeu_ps(c, lo[r]);
+      _mm256_storeu_ps(c + 8, hi[r]);
+    }
+    return;
+  }
+  alignas(32) float t[R * 16];
+  for (int r = 0; r < R; ++r) _mm256_store_ps(t + r * 16, lo[r]), _mm256_store_ps(t + r * 16 + 8, hi[r]);
+  storeTile<R, 16>(t, C, ldc, i, j0, w, accumulate);
+}
+
+// The same with AVX-512: 32 columns as two registers a row, up to 12 rows (24 accumulators).
+template <int R, bool Columns>
+__attribute__((target("avx512f"))) void tile32(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc,
+                                               int64_t j0, int64_t w, bool accumulate) {
+  const float* a[R];
+  for (int r = 0; r < R; ++r) a[r] = A.row(i + r) + p0 * A.cs;
+  const float* q = a[0];
+  const int64_t cs = A.cs;
+  __m512 lo[R], hi[R];
+  for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m512 b0 = _mm512_loadu_ps(strip + p * 32), b1 = _mm512_loadu_ps(strip + p * 32 + 16);
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_set1_ps(Columns ? q[r] : a[r][p]);
+      lo[r] = _mm512_fmadd_ps(x, b0, lo[r]);
+      hi[r] = _mm512_fmadd_ps(x, b1, hi[r]);
+    }
+    if (Columns) q += cs;
+  }
+  if (w == 32) {
+    for (int r = 0; r < R; ++r) {
+      float* c = C + (i + r) * ldc + j0;
+      if (accumulate) lo[r] = _mm512_add_ps(lo[r], _mm512_loadu_ps(c)), hi[r] = _mm512_add_ps(hi[r], _mm512_loadu_ps(c + 16));
+      _mm512_storeu_ps(c, lo[r]);
+      _mm512_storeu_ps(c + 16, hi[r]);
+    }
+    return;
+  }
+  alignas(64) float t[R * 32];
+  for (int r = 0; r < R; ++r) _mm512_store_ps(t + r * 32, lo[r]), _mm512_store_ps(t + r * 32 + 16, hi[r]);
+  storeTile<R, 32>(t, C, ldc, i, j0, w, accumulate);
+}
+
+using TileFn = void (*)(StridedA, int64_t, int64_t, const float*, int64_t, float*, int64_t, int64_t, int64_t, bool);
+
+// The tile function for `rows` rows (1 to R) and A's layout, for W-column strips.
+template <int W, int R>
+TileFn tileFor(int64_t rows, bool columns) {
+  if constexpr (R > 1)
+    if (rows < R) return tileFor<W, R - 1>(rows, columns);
+  if constexpr (W == 16) return columns ? &tile16<R, true> : &tile16<R, false>;
+  return columns ? &tile32<R, true> : &tile32<R, false>;
+}
+
+// C [m, n] = A [m, k] B [k, n] (B's element (p, j) at b[p * rsB + j * csB]) in tiles of MR rows by W
+// columns; `threads`: spread the tiles over the pool (else on this thread). Each panel's tiles cover C
+// once, so the sums of every element run in the same order whatever the thread count.
+template <int W, int MR>
+void packedProduct(StridedA A, const float* b, int64_t rsB, int64_t csB, float* C, int64_t m, int64_t n, int64_t k, bool threads) {
+  const int64_t strips = (n + W - 1) / W, rowTiles = (m + MR - 1) / MR;
+  const bool columns = A.cs != 1;
+  const TileFn full = tileFor<W, MR>(MR, columns), last = tileFor<W, MR>(m - (rowTiles - 1) * MR, columns);
+  std::vector<float> packed(static_cast<size_t>(strips * std::min(k, kKc) * W));
+  if (k == 0) std::fill(C, C + m * n, 0.f);
+  for (int64_t p0 = 0; p0 < k; p0 += kKc) {
+    const int64_t kc = std::min(kKc, k - p0);
+    const bool acc = p0 > 0;
+    auto pack = [&](int64_t sb, int64_t se) {
+      for (int64_t s = sb; s < se; ++s) packB<W>(b, rsB, csB, p0, kc, n, s, packed.data() + s * kc * W);
+    };
+    auto tiles = [&](int64_t tb, int64_t te) {
+      for (int64_t t = tb; t < te; ++t) {
+        const int64_t it = t / strips, s = t % strips;
+        (it == rowTiles - 1 ? last : full)(A, it * MR, p0, packed.data() + s * kc * W, kc, C, n, s * W, std::min<int64_t>(W, n - s * W),
+                                           acc);
+      }
+    };
+    if (threads) {
+      parallelFor(strips, std::max<int64_t>(1, (1 << 14) / (kc * W)), pack);
+      parallelFor(rowTiles * strips, std::max<int64_t>(1, (1 << 16) / (kc * MR * W)), tiles);
+    } else {
+      pack(0, strips);
+      tiles(0, rowTiles * strips);
+    }
+  }
+}
 #endif
 
-// C [m, n] = rows [0, m) of A [m, k] times B [k, n], on this thread.
-void rowsSerial(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k) {
+// C [m, n] = A [m, k] times B (element (p, j) at b[p * rsB + j * csB]).
+void product(StridedA A, const float* b, int64_t rsB, int64_t csB, float* C, int64_t m, int64_t n, int64_t k, bool threads) {
 #ifdef WM_HOST_AVX2
+  if (hasAvx512() && n > 16) {  // 16 columns or fewer: a 32-column strip would be half padding
+    packedProduct<32, 12>(A, b, rsB, csB, C, m, n, k, threads);
+    return;
+  }
   if (hasAvx2Fma()) {
-    blockedRows(A, B, C, 0, m, n, k);
+    packedProduct<16, 6>(A, b, rsB, csB, C, m, n, k, threads);
     return;
   }
 #endif
-  axpyRows(A, B, C, 0, m, 0, n, k);
+  // Without AVX2: B in [k, n] row order, then rows of C as contiguous axpys.
+  std::vector<float> bt;
+  const float* B = b;
+  if (csB != 1) {
+    bt.resize(static_cast<size_t>(k * n));
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) bt[p * n + j] = b[p * rsB + j * csB];
+    B = bt.data();
+  }
+  if (threads)
+    parallelFor(m, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(n * k, 1)),
+                [&](int64_t rb, int64_t re) { axpyStrided(A, B, C, rb, re, 0, n, k); });
+  else
+    axpyStrided(A, B, C, 0, m, 0, n, k);
 }
 
-// A^T B with a long k and a small result (a weight gradient X^T dY over many
-// rows; a convolution's filter gradient): every 4-row block of the result
-// streamed all of B, k x n floats, from memory. Split k into fixed chunks
-// instead, each a product whose B panel stays in cache, and add the partial
-// results in chunk order (the same sums whatever the thread count).
+// A^T B with a long k and a small result (a weight gradient X^T dY over many rows; a convolution's
+// filter gradient): every 4-row block of the result would stream all of B, k x n floats, from memory.
+// Split k into fixed chunks instead, each a product whose B panel stays in cache (A read in place),
+// and add the partial results in chunk order (the same sums whatever the thread count).
 constexpr int64_t kSplitK = 4096;
 void splitKTransposedA(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k) {
   const int64_t chunks = (k + kSplitK - 1) / kSplitK;
   std::vector<float> partial(static_cast<size_t>(chunks * m * n));
   parallelFor(chunks, 1, [&](int64_t cb, int64_t ce) {
-    std::vector<float> at;
     for (int64_t ch = cb; ch < ce; ++ch) {
       const int64_t p0 = ch * kSplitK, kc = std::min(k, p0 + kSplitK) - p0;
-      at.resize(static_cast<size_t>(m * kc));
-      transposeRows(A + p0 * m, at.data(), kc, m, 0, kc);
-      rowsSerial(at.data(), B + p0 * n, partial.data() + ch * m * n, m, n, kc);
+      product({A + p0 * m, 1, m}, B + p0 * n, n, 1, partial.data() + ch * m * n, m, n, kc, false);
     }
   });
   for (int64_t e = 0; e < m * n; ++e) {
@@ -146,53 +241,27 @@ void splitKTransposedA(const float* A, const float* B, float* C, int64_t m, int6
 
 void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k, bool transA, bool transB,
                  int64_t aBatchStride, int64_t bBatchStride) {
-  std::vector<float> at, bt;
-  for (int64_t z = 0; z < batch; ++z) {
+  const bool splitK = transA && !transB && k >= 2 * kSplitK && m * n <= (1 << 16);
+  // Many small products: one per thread (each on its own), not each spread over the threads.
+  const bool perThread = batch > 1 && m * n * k < (1 << 21) && !splitK;
+  auto one = [&](int64_t z, bool threads) {
     const float* A = a + z * aBatchStride;
     const float* B = b + z * bBatchStride;
     float* C = c + z * m * n;
-    if (transA && !transB && k >= 2 * kSplitK && m * n <= (1 << 16)) {
+    if (splitK) {
       splitKTransposedA(A, B, C, m, n, k);
-      continue;
+      return;
     }
-    if (transA) {  // A is [k, m]
-      at.resize(m * k);
-      transposeInto(A, at.data(), k, m);
-      A = at.data();
-    }
-    const float* Ar = A;
-    constexpr int64_t kFewColumns = 4;
-    if (n <= kFewColumns) {
-      // dotRows wants B's columns contiguous: a transposed B already is.
-      const float* Bt = B;
-      if (!transB) {
-        bt.resize(k * n);
-        transposeInto(B, bt.data(), k, n);
-        Bt = bt.data();
-      }
-      parallelFor(m, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(n * k, 1)),
-                  [&](int64_t rb, int64_t re) { dotRows(Ar, Bt, C, rb, re, n, k); });
-      continue;
-    }
-    if (transB) {  // B is [n, k]
-      bt.resize(k * n);
-      transposeInto(B, bt.data(), n, k);
-      B = bt.data();
-    }
-    const float* Br = B;
-    // Chunks of whole 4-row blocks, so only the last chunk has edge rows.
-    const int64_t minRows = std::max<int64_t>(4, ((1 << 16) / std::max<int64_t>(n * k, 1) + 3) / 4 * 4);
-    parallelFor((m + 3) / 4, std::max<int64_t>(1, minRows / 4), [&](int64_t qb, int64_t qe) {
-      const int64_t rb = qb * 4, re = std::min(m, qe * 4);
-#ifdef WM_HOST_AVX2
-      if (hasAvx2Fma()) {
-        blockedRows(Ar, Br, C, rb, re, n, k);
-        return;
-      }
-#endif
-      axpyRows(Ar, Br, C, rb, re, 0, n, k);
+    const StridedA As = transA ? StridedA{A, 1, m} : StridedA{A, k, 1};  // a transposed A ([k, m]) read in place
+    // A transposed B ([n, k]) is read in place too: element (p, j) at B[j * k + p].
+    product(As, B, transB ? 1 : n, transB ? k : 1, C, m, n, k, threads);
+  };
+  if (perThread)
+    parallelFor(batch, 1, [&](int64_t zb, int64_t ze) {
+      for (int64_t z = zb; z < ze; ++z) one(z, false);
     });
-  }
+  else
+    for (int64_t z = 0; z < batch; ++z) one(z, true);
 }
 
 }  // namespace host

@@ -1,0 +1,65 @@
+// The CPU matrix product (tf.matMul on the 'wholememory' backend's C++ core) beside NumPy/OpenBLAS in the
+// same run, same threads, float32: the shapes GNN training makes (X·W, Xᵀ·dY, dY·Wᵀ on Cora, CiteSeer and
+// ogbn-arxiv widths; tall-skinny and wide-short; batched; every transpose variant), each the median of
+// BENCH_REPS. `npm run bench:matmul-cpu`; TFJS_WHOLEMEMORY_DEVICE=cpu on a GPU machine.
+import * as os from 'os';
+
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+import {envPositiveInt, timeTensorsMs, torchJson, writeBenchResult} from './bench_util';
+
+type Shape = [batch: number, m: number, n: number, k: number, transA: boolean, transB: boolean, what: string];
+
+const SHAPES: Shape[] = [
+  [1, 2708, 16, 1433, false, false, 'Cora X·W'],
+  [1, 1433, 16, 2708, true, false, 'Cora Xᵀ·dY'],
+  [1, 2708, 1433, 16, false, true, 'Cora dY·Wᵀ'],
+  [1, 2708, 7, 16, false, false, 'Cora H·W2'],
+  [1, 16, 7, 2708, true, false, 'Cora Hᵀ·dY2'],
+  [1, 3327, 16, 3703, false, false, 'CiteSeer X·W'],
+  [1, 3703, 16, 3327, true, false, 'CiteSeer Xᵀ·dY'],
+  [1, 169343, 256, 128, false, false, 'arxiv X·W (tall)'],
+  [1, 128, 256, 169343, true, false, 'arxiv Xᵀ·dY (long k)'],
+  [1, 169343, 128, 256, false, true, 'arxiv dY·Wᵀ'],
+  [1, 256, 256, 256, false, false, 'square 256'],
+  [1, 1024, 1024, 1024, false, false, 'square 1024'],
+  [1, 1024, 1024, 1024, true, true, 'square 1024 ᵀ·ᵀ'],
+  [1, 64, 4096, 64, false, false, 'wide-short'],
+  [64, 128, 64, 128, false, false, 'batched 64×'],
+  [64, 128, 64, 128, true, true, 'batched 64× ᵀ·ᵀ'],
+];
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const reps = envPositiveInt('BENCH_REPS', 15);
+  const threads = wm.deviceInfo().hostThreads;
+  const ours = SHAPES.map(([batch, m, n, k, ta, tb]) => {
+    const a = tf.randomNormal(batch === 1 ? (ta ? [k, m] : [m, k]) : ta ? [batch, k, m] : [batch, m, k], 0, 1, 'float32', 1);
+    const b = tf.randomNormal(batch === 1 ? (tb ? [n, k] : [k, n]) : tb ? [batch, n, k] : [batch, k, n], 0, 1, 'float32', 2);
+    const ms = timeTensorsMs(() => tf.matMul(a, b, ta, tb), reps);
+    tf.dispose([a, b]);
+    return ms;
+  });
+  process.env.OPENBLAS_NUM_THREADS = String(threads);
+  const np = torchJson<{ms: number[]; numpy: string; blas: string}>('matmul_numpy.py', [
+    JSON.stringify(SHAPES.map((s) => s.slice(0, 6))),
+    String(reps),
+  ]);
+  const rows = SHAPES.map((s, i) => {
+    const [batch, m, n, k, ta, tb, what] = s;
+    return {what, batch, m, n, k, transA: ta, transB: tb, oursMs: ours[i], numpyMs: np?.ms[i], ratio: np ? ours[i] / np.ms[i] : undefined};
+  });
+  writeBenchResult('matmul_cpu', {machine: `${os.cpus()[0].model}, ${threads} threads`, numpy: np?.numpy, blas: np?.blas, reps, rows});
+  console.log(`threads ${threads}; NumPy ${np?.numpy ?? '-'} (${np?.blas ?? 'not run'})`);
+  console.log('shape                      ours ms   numpy ms   ours/numpy');
+  for (const r of rows)
+    console.log(
+      `${r.what.padEnd(26)} ${r.oursMs.toFixed(3).padStart(8)} ${(r.numpyMs?.toFixed(3) ?? '-').padStart(10)} ${(r.ratio?.toFixed(2) ?? '-').padStart(10)}`,
+    );
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
