@@ -1,4 +1,4 @@
-// Operation codes shared with native/src/kernels/ops.h (same order).
+// Operation codes shared with the C++ enums (same order; `npm run lint:op-codes` checks it).
 export const enum UnaryOp {
   Neg = 0,
   Abs,
