@@ -457,6 +457,9 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
       expect(() => wm.nn.gatConv({units: 2, activation: 'swish' as 'relu'})).to.throw(/gatConv: activation must be one of/);
       expect(() => wm.nn.gcnConv({units: 2}).apply(x)).to.throw(/gcnConv: no graph: pass \{graph\}/);
       expect(() => wm.nn.gcnConv({units: 2}).apply(x, {graph: fixed})).to.throw(/gcnConv: needs a CSR block .* got a fixed fan-out layer/);
+      expect(() => wm.nn.gcnConv({units: 2}).apply(x, {graph: graph as unknown as CsrBlock})).to.throw(
+        /gcnConv: graph must be a layer's edges, got a graph \(CsrGraph\): make its block with wm\.graph\.CsrBlock\.fromGraph\(graph\)/,
+      );
       const small = tf.slice(x, [0, 0], [10, inDim]);
       expect(() => wm.nn.sageConv({units: 2, aggregator: 'sum'}).apply(small, {graph: block})).to.throw(
         /sageConv: the graph computes 61 rows, the input has only 10/,

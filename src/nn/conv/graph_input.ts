@@ -57,6 +57,12 @@ export function blockOf(g: GraphLayerInput, what: string): CsrBlock {
     throw new TypeError(
       `${what}: needs a CSR block (a layer of sampleSubgraph, a full graph or a CsrBlock), got a fixed fan-out layer of sampleFixedSubgraph`,
     );
+  // A graph store (CsrGraph, NativeCsr, ...) is not a layer's edges: say how to make them.
+  if (g && typeof g === 'object' && 'place' in g && 'numVertices' in g)
+    throw new TypeError(
+      `${what}: graph must be a layer's edges, got a graph (${(g as {constructor: {name: string}}).constructor.name}): ` +
+        'make its block with wm.graph.CsrBlock.fromGraph(graph) (or use a full graph or a sampled subgraph)',
+    );
   throw new TypeError(`${what}: graph must be a CsrBlock, a full graph, or a layer of sampleSubgraph or sampleFixedSubgraph`);
 }
 
