@@ -70,7 +70,7 @@ const program = new Command()
     0,
   )
   .option('--seed <n>', 'split and initialisation seed', nonNegativeInt('--seed'), 0)
-  .option('--out <folder>', 'metrics (rank 0)', path.join(root, 'runs', 'data-parallel'))
+  .option('--out <folder>', 'metrics (rank 0)', path.join(process.cwd(), 'runs', 'data-parallel'))
   .parse();
 
 async function main(): Promise<void> {

@@ -38,7 +38,7 @@ const program = new Command()
     '--memory <kind>',
     'embedding table memory: device, host, managed, continuous, chunked (continuous: over every GPU of the machine)',
   )
-  .option('--out <folder>', 'metrics and plots', path.join(root, 'runs', 'link-prediction'))
+  .option('--out <folder>', 'metrics and plots', path.join(process.cwd(), 'runs', 'link-prediction'))
   .parse();
 
 /**

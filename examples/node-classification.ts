@@ -94,7 +94,7 @@ const program = new Command()
   .option('--search-seconds <n>', 'time budget of the model choice', positiveNumber('--search-seconds'), 180)
   .option('--no-smooth', "report the model's own predictions, not smoothed over the graph with the training labels")
   .option('--save <folder>', "save the first seed's model (its best validation epoch) there; npm run predict reads it")
-  .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(root, 'runs', 'node-classification'))
+  .option('--out <folder>', 'where metrics.jsonl and the plots go', path.join(process.cwd(), 'runs', 'node-classification'))
   .parse();
 
 /** `key=value,…` of numbers, each key one of `known`; `flag` names the option in errors. */

@@ -58,7 +58,7 @@ const program = new Command()
   .option('--lr <x>', 'learning rate (sparse lazy Adam)', positiveNumber('--lr'), d.learningRate)
   .option('--memory <kind>', 'where the tables live: device, host, managed, continuous, chunked (default: device with a GPU, else host)')
   .option('--seed <n>', 'seed of the walks, negatives and initial values', nonNegativeInt('--seed'), d.seed)
-  .option('--out <folder>', 'where metrics.jsonl, the plots and embeddings.txt go', path.join(root, 'runs', 'node2vec'))
+  .option('--out <folder>', 'where metrics.jsonl, the plots and embeddings.txt go', path.join(process.cwd(), 'runs', 'node2vec'))
   .parse();
 
 /** What the embeddings are judged on: the graph to walk, per-epoch figures, the closing line. */

@@ -1,5 +1,7 @@
-// Progress for long training: a bar with rate and ETA on terminals
-// (cli-progress), and one plain line per epoch everywhere (logs, CI).
+// Progress for long training: on terminals a bar with rate and ETA
+// (cli-progress) and a line per epoch above it; elsewhere (logs, CI) a plain
+// line for the first and the last epoch and at most one every `everySeconds`
+// between (10 by default), so a log of 1,000 short epochs stays readable.
 import {MultiBar, Presets, SingleBar} from 'cli-progress';
 
 export class EpochProgress {
@@ -7,11 +9,17 @@ export class EpochProgress {
   private readonly bar: SingleBar;
   private readonly started = Date.now();
   private done = 0;
+  private printed = 0;
+  private readonly everySeconds: number;
 
   constructor(
     readonly totalEpochs: number,
     label: string,
+    opts: {everySeconds?: number} = {},
   ) {
+    this.everySeconds = opts.everySeconds ?? 10;
+    if (!(this.everySeconds >= 0))
+      throw new RangeError(`EpochProgress: everySeconds must be a non-negative number, got ${opts.everySeconds}`);
     this.multibar = new MultiBar(
       {
         format: `${label} [{bar}] {percentage}% | epoch {value}/{total} | {rate} | ETA {eta_formatted}`,
@@ -32,7 +40,10 @@ export class EpochProgress {
     const eta = (elapsed / this.done) * (this.totalEpochs - this.done);
     const text = `${line} | ${rate} | ETA ${eta.toFixed(0)} s`;
     if (tty) this.multibar.log(text + '\n');
-    else process.stdout.write(text + '\n');
+    else if (this.done === 1 || this.done >= this.totalEpochs || Date.now() - this.printed >= this.everySeconds * 1000) {
+      process.stdout.write(text + '\n');
+      this.printed = Date.now();
+    }
     this.bar.update(this.done, {rate});
   }
 
