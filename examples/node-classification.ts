@@ -209,7 +209,7 @@ async function main(): Promise<void> {
     );
     chosen = search.chosen.options;
     chosenName = search.chosen.name;
-    console.log(`chosen: ${chosenName} (the best validation accuracy); test accuracy below is of this model alone`);
+    console.log(`chosen: ${chosenName} (the best validation accuracy)`);
     log.write({type: 'search', results: search.results.map((r) => ({...r, candidate: r.candidate.name})), chosen: chosenName});
   }
   const run = {...all, ...chosen, ...given};
@@ -228,11 +228,18 @@ async function main(): Promise<void> {
         progress.tick(
           `seed ${seed} epoch ${String(m.epoch).padStart(3)}/${run.epochs} loss ${m.loss.toFixed(4)} ` +
             `train ${m.trainAcc.toFixed(3)} val ${m.valAcc.toFixed(3)}`,
-          `${Math.round(m.seedsPerSecond)} seeds/s` + (m.cache ? ` | cache hits ${(100 * m.cache.hitRate).toFixed(1)} %` : ''),
+          // Full-batch: every training vertex is a step's output, so the rate counts them.
+          `${Math.round(m.seedsPerSecond)} ${run.fullBatch ? 'training vertices' : 'seeds'}/s` +
+            (m.cache ? ` | cache hits ${(100 * m.cache.hitRate).toFixed(1)} %` : ''),
         );
       },
     );
     results.push(r);
+    // Each seed's result as it finishes: a long run says how it goes before the summary.
+    console.log(
+      `seed ${seed}: test ${(100 * r.testAcc).toFixed(1)} % (validation ${(100 * r.valAcc).toFixed(1)} %, best epoch ${r.bestEpoch}` +
+        `${r.smoothed ? `; smoothed: the model alone ${(100 * r.modelTestAcc).toFixed(1)} %` : ''})`,
+    );
     log.write({
       type: 'seed',
       seed,
@@ -280,13 +287,12 @@ async function main(): Promise<void> {
     undefined,
     log,
   );
-  console.log(`per seed test accuracy: ${accs.map((a) => (100 * a).toFixed(1)).join(', ')}`);
   // Smoothing uses the training labels: the headline says so, so nobody compares it with a plain model's figure unawares.
   const smoothed = results.filter((r) => r.smoothed).length;
   const how = smoothed
-    ? `predictions smoothed over the graph with the training labels${smoothed < accs.length ? ` on ${smoothed} of ${accs.length} seeds` : ''}, ` +
-      `as validation chose; the model alone: ${pct(own)}`
-    : 'the model alone; smoothing did not help on validation';
+    ? `the model's predictions smoothed over the graph with the training labels${smoothed < accs.length ? ` on ${smoothed} of ${accs.length} seeds` : ''}, ` +
+      `as validation chose; without smoothing: ${pct(own)}`
+    : 'the model, unsmoothed: smoothing did not help on validation';
   console.log(
     `test accuracy ${(100 * mean).toFixed(2)} ± ${(100 * std).toFixed(2)} % over ${accs.length} seeds, ${chosenName ?? nodeModelName(run.model!)} ` +
       `(${how}; ${seconds.toFixed(1)} s on ${where})`,

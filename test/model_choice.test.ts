@@ -225,7 +225,7 @@ describe('choosing node classifiers on validation', () => {
     expect(r.stdout).to.match(/GCN on features, features normalised\s+validation \d+\.\d %/);
     expect(r.stdout).to.match(/chosen: .* \(the best validation accuracy\)/);
     expect(r.stdout).to.match(
-      /test accuracy \d+\.\d\d ± \d+\.\d\d % over 2 seeds, .* \((predictions smoothed over the graph with the training labels|the model alone)/,
+      /test accuracy \d+\.\d\d ± \d+\.\d\d % over 2 seeds, .* \((the model's predictions smoothed over the graph with the training labels|the model, unsmoothed)/,
     );
     const search = r.stdout.slice(r.stdout.indexOf('choosing'), r.stdout.indexOf('chosen:'));
     expect(search).to.not.match(/test/);
