@@ -194,8 +194,22 @@ describe('choosing node classifiers on validation', () => {
       const short = candidates.map((c) => ({...c, options: {...c.options, epochs: 5}}));
       const s = await searchNodeModel(data, {}, {budgetSeconds: 1e-3, candidates: short});
       expect(s.results[0].valAcc).to.be.a('number');
-      expect(s.results.slice(1).every((r) => /the search's 0.001 s were spent/.test(r.skipped ?? ''))).to.equal(true);
+      expect(s.results.slice(1).every((r) => /it would not end within the search's 0.001 s/.test(r.skipped ?? ''))).to.equal(true);
       expect(s.chosen).to.equal(short[0]);
+    });
+
+    it('the budget is a bound: a candidate it stops before its epochs are done is not chosen, and the search ends within it', async () => {
+      const data = wm.graph.csbm({vertices: 300, classes: 3, degree: 8, homophily: 0.9, seed: 2});
+      const [first, second] = nodeModelCandidates(data);
+      const quick = {...first, options: {...first.options, epochs: 1}};
+      const endless = {...second, options: {...second.options, epochs: 100_000}};
+      const started = Date.now();
+      const s = await searchNodeModel(data, {}, {budgetSeconds: 3, candidates: [quick, endless]});
+      const seconds = (Date.now() - started) / 1000;
+      expect(s.results[1].skipped).to.match(/the search's 3 s ran out before it finished/);
+      expect(s.results[1].valAcc).to.equal(undefined);
+      expect(s.chosen).to.equal(quick);
+      expect(seconds).to.be.below(4.5);
     });
   });
 

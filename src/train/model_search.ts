@@ -110,9 +110,11 @@ export function nodeModelCandidates(data: NodeClassificationData): Candidate[] {
  * Trains each candidate on the splits of `seeds` (default 0 and 1: a
  * validation set of ~100 vertices moves in steps of 1 %, so one split alone
  * picks by noise) and returns the one with the best mean validation accuracy
- * (the first on ties: the list's order is the preference). Candidates that
- * would start after `budgetSeconds` are skipped and say so. `onResult` hears
- * each one as it finishes.
+ * (the first on ties: the list's order is the preference). `budgetSeconds`
+ * bounds the search (past it by at most one epoch): a candidate is skipped when
+ * the slowest so far would not fit in what is left, and one the budget stops
+ * before its epochs are done is not chosen; each says so. The first candidate
+ * always runs whole. `onResult` hears each one as it finishes.
  */
 export async function searchNodeModel(
   data: NodeClassificationData,
@@ -128,30 +130,38 @@ export async function searchNodeModel(
   const started = Date.now();
   const results: CandidateResult[] = [];
   let best: {candidate: Candidate; valAcc: number} | undefined;
+  let slowest = 0;
+  const deadline = started + budget * 1000;
   for (const candidate of candidates) {
     const elapsed = (Date.now() - started) / 1000;
     let r: CandidateResult;
-    if (best && elapsed >= budget) {
-      r = {candidate, seconds: 0, skipped: `the search's ${budget} s were spent`};
+    if (best && elapsed + slowest > budget) {
+      r = {candidate, seconds: 0, skipped: `it would not end within the search's ${budget} s (${(budget - elapsed).toFixed(0)} s left)`};
     } else {
       const t0 = Date.now();
       const runs: RunResult[] = [];
       for (const seed of seeds) {
-        runs.push(
-          await trainNodeClassification(data, {
-            ...base,
-            ...candidate.options,
-            seed,
-            saveTo: undefined,
-            baselines: false,
-            heldOutScore: true,
-          }),
-        );
+        const run = await trainNodeClassification(data, {
+          ...base,
+          ...candidate.options,
+          seed,
+          saveTo: undefined,
+          baselines: false,
+          heldOutScore: true,
+          ...(best ? {deadline} : {}),
+        });
+        runs.push(run);
+        if (run.cutShort) break;
       }
-      // Scored on the validation half its epoch and smoothing were not chosen on.
-      const valAcc = runs.reduce((a, run) => a + run.heldOutValAcc!, 0) / runs.length;
-      r = {candidate, valAcc, smoothed: runs.some((run) => run.smoothed), seconds: (Date.now() - t0) / 1000};
-      if (!best || valAcc > best.valAcc) best = {candidate, valAcc};
+      const seconds = (Date.now() - t0) / 1000;
+      slowest = Math.max(slowest, seconds);
+      if (runs.some((run) => run.cutShort)) r = {candidate, seconds, skipped: `the search's ${budget} s ran out before it finished`};
+      else {
+        // Scored on the validation half its epoch and smoothing were not chosen on.
+        const valAcc = runs.reduce((a, run) => a + run.heldOutValAcc!, 0) / runs.length;
+        r = {candidate, valAcc, smoothed: runs.some((run) => run.smoothed), seconds};
+        if (!best || valAcc > best.valAcc) best = {candidate, valAcc};
+      }
     }
     results.push(r);
     opts.onResult?.(r);

@@ -154,6 +154,11 @@ export interface NodeClassificationOptions {
   saveTo?: string;
   /** The dataset's location, recorded with a saved model (predictions need its graph). */
   dataLocation?: string;
+  /**
+   * A time (Date.now() ms) after which no further epoch starts: the run stops with what it has and
+   * says so (`cutShort`). The first epoch always runs. Default none.
+   */
+  deadline?: number;
 }
 
 export const DEFAULT_NODE_CLASSIFICATION: NodeClassificationOptions = {
@@ -201,6 +206,8 @@ export interface RunResult {
   smoothed: boolean;
   /** With heldOutScore: the accuracy on the validation half the choices were not made on. */
   heldOutValAcc?: number;
+  /** Whether the deadline stopped the run before its epochs (or patience) were done. */
+  cutShort?: boolean;
   /** Parameter-free baselines on the same split (train/baselines.ts). */
   baselines: {
     labelPropagation: BaselineAccuracy;
@@ -346,6 +353,10 @@ export async function trainNodeClassification(
   try {
     for (let epoch = 1; epoch <= (fitted ? 1 : o.epochs); ++epoch) {
       if (o.patience && best.bestEpoch > 0 && epoch - best.bestEpoch > o.patience) break;
+      if (o.deadline !== undefined && epoch > 1 && Date.now() >= o.deadline) {
+        best.cutShort = true;
+        break;
+      }
       const started = Date.now();
       features?.resetCacheCounts();
       const order = shuffle(split.train.slice(), rng);
