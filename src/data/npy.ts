@@ -104,7 +104,7 @@ export function npyFloatKind(header: NpyHeader, file: string): {stored: NpyArray
 }
 
 /** float16 bits as float32 values, into `out` (a new array by default). */
-export function float16ToFloat32(bits: Uint16Array, out = new Float32Array(bits.length)): Float32Array {
+export function float16ToFloat32(bits: Uint16Array, out: Float32Array = new Float32Array(bits.length)): Float32Array {
   for (let i = 0; i < bits.length; ++i) out[i] = float16Table[bits[i]];
   return out;
 }

@@ -19,7 +19,7 @@ export interface RowLayout {
 
 const copyOf = (b: Uint8Array) => b.slice();
 const i32 = (b: Uint8Array) => new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-export const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+export const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 interface Routed {
   /** For each owner: positions (in the caller's order) of the indices it holds. */

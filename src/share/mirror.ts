@@ -33,11 +33,13 @@ export class Mirror<T extends Typed = Typed> {
     this.done = true;
     this.writeBack?.(this.data);
   }
-
-  [disposeSymbol](): void {
-    this.dispose();
-  }
 }
+
+// Set on the prototype rather than declared in the class: the type files then need no computed symbol
+// key, which TypeScript before 5.2 cannot read.
+(Mirror.prototype as unknown as Record<symbol, () => void>)[disposeSymbol] = function (this: Mirror) {
+  this.dispose();
+};
 
 /**
  * A host copy of a tensor's data. copyIn: start from the current contents

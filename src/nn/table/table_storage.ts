@@ -120,5 +120,5 @@ export function writeStateRows(st: StateBuffer, dim: number, first: number, v: F
 }
 
 // dataSync() of a float32 tensor is a Float32Array already; copy only if not.
-export const asFloat32 = (v: ArrayLike<number>) => (v instanceof Float32Array ? v : Float32Array.from(v));
-export const asInt32 = (v: ArrayLike<number>) => (v instanceof Int32Array ? v : Int32Array.from(v));
+export const asFloat32 = (v: ArrayLike<number>): Float32Array => (v instanceof Float32Array ? v : Float32Array.from(v));
+export const asInt32 = (v: ArrayLike<number>): Int32Array => (v instanceof Int32Array ? v : Int32Array.from(v));
