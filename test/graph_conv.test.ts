@@ -190,18 +190,22 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
     block.dispose();
   });
 
-  it('gatConv: heads concatenated or averaged, with or without a residual weight, against a dense masked softmax', () => {
+  it('gatConv: heads concatenated or averaged, with or without a residual weight and self loops, against a dense masked softmax', () => {
     const block = CsrBlock.fromGraph(graph);
     const x = tf.tensor2d(xValues, [n, inDim]);
-    const a = dense(graph, n, n);
-    for (const [heads, concat, residual] of [
-      [3, true, false],
-      [2, false, false],
-      [2, true, true],
-      [3, false, true],
+    for (const [heads, concat, residual, addSelfLoops] of [
+      [3, true, false, false],
+      [2, false, false, false],
+      [2, true, true, false],
+      [3, false, true, false],
+      [3, true, false, true],
+      [2, false, true, true],
     ] as const) {
+      // Self loops (the default, as PyG's GATConv): each row attends over its own input too.
+      const a = Float32Array.from(dense(graph, n, n));
+      if (addSelfLoops) for (let i = 0; i < n; ++i) a[i * n + i] = 1;
       const units = 4;
-      const layer = wm.nn.gatConv({units, heads, concat, residual, activation: 'elu', seed: 5});
+      const layer = wm.nn.gatConv({units, heads, concat, residual, addSelfLoops, activation: 'elu', seed: 5});
       const got = withGrads(layer, x, (xx) => layer.apply(xx, {graph: block}) as tf.Tensor2D);
       const weights = layer.getWeights();
       const [w, as, ad] = weights;
@@ -226,13 +230,33 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
         return tf.elu(tf.add(res ? tf.add(y, tf.matMul(xx, res)) : y, b)) as tf.Tensor2D;
       };
       const want = withGrads(layer, x, ref);
-      closeTo(got.y, want.y, 1e-4, `gatConv ${heads} heads, residual ${residual}: output`);
-      got.g.forEach((g, i) => closeTo(g, want.g[i], 2e-4, `gatConv ${heads} heads, residual ${residual}: gradient ${i}`));
+      closeTo(got.y, want.y, 1e-4, `gatConv ${heads} heads, residual ${residual}, loops ${addSelfLoops}: output`);
+      got.g.forEach((g, i) =>
+        closeTo(g, want.g[i], 2e-4, `gatConv ${heads} heads, residual ${residual}, loops ${addSelfLoops}: gradient ${i}`),
+      );
       expect(layer.computeOutputShape([null, inDim] as unknown as number[])).to.deep.equal([null, concat ? heads * units : units]);
       mask.dispose();
       layer.dispose();
     }
     x.dispose();
+    block.dispose();
+  });
+
+  it('gatConv adds self loops by default; a config saved before the option existed loads without them', () => {
+    const GatConv = wm.nn.gatConv({units: 2}).constructor as typeof import('../src/nn/conv/gat_conv').GatConv;
+    expect(wm.nn.gatConv({units: 2}).addSelfLoops).to.equal(true);
+    expect(wm.nn.gatConv({units: 2}).getConfig().addSelfLoops).to.equal(true);
+    const old = GatConv.fromConfig(GatConv, {units: 2, heads: 1}) as unknown as {addSelfLoops: boolean};
+    expect(old.addSelfLoops).to.equal(false);
+    const block = CsrBlock.fromGraph(graph);
+    const looped = block.withSelfLoops();
+    expect(looped).to.equal(block.withSelfLoops()); // made once
+    for (let r = 0; r < looped.numRows; ++r) {
+      const own = [] as number[];
+      for (let e = graph.rowPtr[r]; e < graph.rowPtr[r + 1]; ++e) if (graph.colIdx[e] !== r) own.push(graph.colIdx[e]);
+      const rp = (looped as unknown as {csr: {rowPtr: Int32Array; colIdx: Int32Array}}).csr;
+      expect(Array.from(rp.colIdx.subarray(rp.rowPtr[r], rp.rowPtr[r + 1]))).to.deep.equal([...own, r]);
+    }
     block.dispose();
   });
 

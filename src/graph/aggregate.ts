@@ -286,6 +286,42 @@ export class CsrBlock {
     return this.csr.numCols;
   }
 
+  private loops?: CsrBlock;
+
+  /**
+   * The block with each row's self loop (row r reads column r, its own input: the rows are the
+   * columns' prefix), any it had replaced by one (PyG's remove_self_loops then add_self_loops); a loop
+   * weighs 1 where entries have weights. Made once per block.
+   */
+  withSelfLoops(): CsrBlock {
+    if (this.loops) return this.loops;
+    const {rowPtr, colIdx, numRows, numCols, weight} = this.csr;
+    if (numRows > numCols)
+      throw new RangeError(
+        `CsrBlock.withSelfLoops: the block has ${numRows} rows and ${numCols} columns; a row's loop needs its own column`,
+      );
+    const offsets = new Int32Array(numRows + 1);
+    const cols: number[] = [];
+    const w: number[] = [];
+    for (let r = 0; r < numRows; ++r) {
+      for (let e = rowPtr[r]; e < rowPtr[r + 1]; ++e)
+        if (colIdx[e] !== r) {
+          cols.push(colIdx[e]);
+          if (weight) w.push(weight[e]);
+        }
+      cols.push(r);
+      if (weight) w.push(1);
+      offsets[r + 1] = cols.length;
+    }
+    const degrees = this.degreesOf;
+    const b = new CsrBlock(offsets, Int32Array.from(cols), numCols, undefined, {
+      degrees: typeof degrees === 'function' ? degrees : degrees ? () => degrees : undefined,
+    });
+    if (weight) b.csr.weight = Float32Array.from(w);
+    this.loops = b;
+    return b;
+  }
+
   /** @internal The product each direction needs. */
   product(reduce: AggregateReduce, backward: boolean): Csr {
     const key = `${reduce}${backward ? '-t' : ''}`;
@@ -353,6 +389,7 @@ export class CsrBlock {
     tf.dispose([...this.uploaded.values()]);
     this.uploaded.clear();
     this.device.clear();
+    this.loops?.dispose(); // its device copies go with this block
   }
 }
 

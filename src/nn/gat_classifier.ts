@@ -41,7 +41,9 @@ export class GatClassifier extends BlockNodeClassifier {
       const conv = gatConv({
         units: dim,
         heads: h,
+        // The residual weight carries each row's own input (sampled blocks hold no self loops).
         residual: true,
+        addSelfLoops: false,
         negativeSlope: config.negativeSlope,
         activation: last ? 'linear' : 'elu',
       });

@@ -26,6 +26,11 @@ export interface GatConvArgs extends GraphConvArgs {
    * blocks carry no self loops, so this is how a row keeps its own features there.
    */
   residual?: boolean;
+  /**
+   * Attends over each row's own input too: a self loop per row, any present replaced (PyG's
+   * `add_self_loops`; default true). With false a row attends over its neighbours alone.
+   */
+  addSelfLoops?: boolean;
 }
 
 export class GatConv extends GraphConv {
@@ -35,6 +40,7 @@ export class GatConv extends GraphConv {
   readonly negativeSlope: number;
   readonly dropout: number;
   readonly residual: boolean;
+  readonly addSelfLoops: boolean;
   private calls = 0;
   private w?: LayerVariable;
   private attSrc?: LayerVariable;
@@ -55,6 +61,15 @@ export class GatConv extends GraphConv {
     if (!(typeof this.dropout === 'number' && this.dropout >= 0 && this.dropout < 1))
       throw new RangeError(`gatConv: dropout must be in [0, 1), got ${args.dropout}`);
     this.residual = args.residual ?? false;
+    this.addSelfLoops = args.addSelfLoops ?? true;
+  }
+
+  /** A saved layer's config: one saved before addSelfLoops existed attended without self loops, and still does. */
+  static override fromConfig<T extends tf.serialization.Serializable>(
+    cls: tf.serialization.SerializableConstructor<T>,
+    config: tf.serialization.ConfigDict,
+  ): T {
+    return new cls({addSelfLoops: false, ...config});
   }
 
   protected override outputWidth(): number {
@@ -73,7 +88,8 @@ export class GatConv extends GraphConv {
   override call(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs): tf.Tensor2D {
     return tf.tidy(() => {
       const {x, graph} = this.inputsOf(inputs, kwargs, 'gatConv');
-      const block = blockOf(graph, 'gatConv');
+      const given = blockOf(graph, 'gatConv');
+      const block = this.addSelfLoops ? given.withSelfLoops() : given;
       const {heads, units} = this;
       const feat = tf.reshape(tf.matMul(x, this.w!.read() as tf.Tensor2D), [x.shape[0], heads, units]) as tf.Tensor3D;
       const src = tf.sum(tf.mul(feat, this.attSrc!.read()), 2) as tf.Tensor2D;
@@ -104,6 +120,7 @@ export class GatConv extends GraphConv {
       negativeSlope: this.negativeSlope,
       dropout: this.dropout,
       residual: this.residual,
+      addSelfLoops: this.addSelfLoops,
     };
   }
 }
