@@ -107,3 +107,48 @@ describe('wm.nn.dropout', () => {
     }
   });
 });
+
+describe('wm.nn.dropoutLayer', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  it('a new mask per training call, the sequence fixed by the seed; the identity at inference', () => {
+    const x = tf.ones([64, 32]);
+    const masks = (seed: number) => {
+      const layer = wm.nn.dropoutLayer({rate: 0.5, seed});
+      return [0, 1, 2].map(() => tf.tidy(() => Array.from((layer.apply(x, {training: true}) as tf.Tensor).dataSync())));
+    };
+    const [a, b, c] = masks(7);
+    expect(a).to.not.deep.equal(b);
+    expect(b).to.not.deep.equal(c);
+    expect(masks(7)).to.deep.equal([a, b, c]);
+    for (const m of [a, b, c]) {
+      const zeros = m.filter((v) => v === 0).length / m.length;
+      expect(zeros).to.be.within(0.4, 0.6);
+      expect(m.every((v) => v === 0 || v === 2)).to.equal(true);
+    }
+    const layer = wm.nn.dropoutLayer({rate: 0.5, seed: 7});
+    expect(Array.from((layer.apply(x) as tf.Tensor).dataSync())).to.deep.equal(new Array(64 * 32).fill(1));
+    expect(() => wm.nn.dropoutLayer({rate: 1})).to.throw(/dropoutLayer: rate must be in \[0, 1\), got 1/);
+    expect(() => wm.nn.dropoutLayer({rate: 0.1, seed: -1})).to.throw(/dropoutLayer: seed must be an integer/);
+    x.dispose();
+  });
+
+  it('trains inside a tf.sequential with model.fit and round-trips through its config', async () => {
+    const tfl = await import('@tensorflow/tfjs-layers');
+    const model = tfl.sequential({
+      layers: [wm.nn.dropoutLayer({rate: 0.2, seed: 3, inputShape: [8]}), tfl.layers.dense({units: 1, kernelInitializer: 'zeros'})],
+    });
+    model.compile({optimizer: tf.train.sgd(0.1), loss: 'meanSquaredError'});
+    const xs = tf.randomNormal([64, 8], 0, 1, 'float32', 1);
+    const ys = tf.sum(xs, 1, true);
+    const h = await model.fit(xs, ys, {epochs: 20, verbose: 0});
+    const losses = h.history.loss as number[];
+    expect(losses[losses.length - 1]).to.be.below(losses[0] * 0.5);
+    const cfg = model.layers[0].getConfig();
+    expect(cfg).to.include({rate: 0.2, seed: 3});
+    tf.dispose([xs, ys]);
+    model.dispose();
+  });
+});

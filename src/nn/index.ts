@@ -28,6 +28,8 @@ export type {
   SampledBatch,
 } from './neighbor_loader';
 export {dropout} from './dropout';
+export {DropoutLayer, dropoutLayer} from './dropout_layer';
+export type {DropoutLayerArgs} from './dropout_layer';
 export {gatAggregate} from './gat';
 export {rowDots} from './row_dots';
 export type {GatOptions} from './gat';
