@@ -62,8 +62,8 @@ async function main(): Promise<void> {
   // GCN (PyG: GCNConv(F, 16) -> ReLU -> GCNConv(16, C)).
   const gcn = tf.sequential({
     layers: [
-      wm.nn.gcnConv({units: 16, activation: 'relu', inputShape: [f.dim], kernelRegularizer: {l2: 5e-4}, seed: 1}),
-      tf.layers.dropout({rate: 0.5}),
+      wm.nn.gcnConv({units: 16, activation: 'relu', inputShape: [f.dim], kernelRegularizer: {weightDecay: 5e-4}, seed: 1}),
+      wm.nn.dropoutLayer({rate: 0.5, seed: 2}),
       wm.nn.gcnConv({units: data.numClasses, seed: 2}),
     ],
   });
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const gat = tf.sequential({
     layers: [
       wm.nn.gatConv({units: 8, heads: 8, activation: 'elu', inputShape: [f.dim], seed: 3}),
-      tf.layers.dropout({rate: 0.6}),
+      wm.nn.dropoutLayer({rate: 0.6, seed: 3}),
       wm.nn.gatConv({units: data.numClasses, heads: 1, seed: 4}),
     ],
   });
@@ -90,8 +90,8 @@ async function main(): Promise<void> {
   });
   const sage = tf.sequential({
     layers: [
-      wm.nn.sageConv({units: 64, activation: 'relu', inputShape: [f.dim], kernelRegularizer: {l2: 5e-4}, seed: 5}),
-      tf.layers.dropout({rate: 0.5}),
+      wm.nn.sageConv({units: 64, activation: 'relu', inputShape: [f.dim], kernelRegularizer: {weightDecay: 5e-4}, seed: 5}),
+      wm.nn.dropoutLayer({rate: 0.5, seed: 2}),
       wm.nn.sageConv({units: data.numClasses, seed: 6}),
     ],
   });

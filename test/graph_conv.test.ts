@@ -242,6 +242,29 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
     block.dispose();
   });
 
+  it("kernelRegularizer's weightDecay is PyTorch's weight_decay: half tfjs' l2 penalty, the same gradient as PyTorch's", () => {
+    const x = tf.tensor2d(xValues, [n, inDim]);
+    const block = CsrBlock.fromGraph(graph);
+    const penalty = (reg: {l2?: number; weightDecay?: number}) => {
+      const layer = wm.nn.gcnConv({units: 3, seed: 2, kernelRegularizer: reg});
+      tf.dispose(layer.apply(x, {graph: block}) as tf.Tensor);
+      const w = layer.getWeights()[0];
+      const [loss] = layer.losses.map((f) => (f as () => tf.Scalar)().dataSync()[0]);
+      const sq = tf.sum(tf.square(w)).dataSync()[0];
+      layer.dispose();
+      return {loss, sq};
+    };
+    const wd = penalty({weightDecay: 4e-3});
+    expect(wd.loss).to.be.closeTo((4e-3 / 2) * wd.sq, 1e-6); // d/dw = 4e-3 * w, as torch's weight_decay
+    const l2 = penalty({l2: 4e-3});
+    expect(l2.loss).to.be.closeTo(4e-3 * l2.sq, 1e-6);
+    expect(() => wm.nn.gcnConv({units: 2, kernelRegularizer: {weightDecay: -1}})).to.throw(
+      /kernelRegularizer\.weightDecay must be a non-negative number/,
+    );
+    x.dispose();
+    block.dispose();
+  });
+
   it('gatConv adds self loops by default; a config saved before the option existed loads without them', () => {
     const GatConv = wm.nn.gatConv({units: 2}).constructor as typeof import('../src/nn/conv/gat_conv').GatConv;
     expect(wm.nn.gatConv({units: 2}).addSelfLoops).to.equal(true);

@@ -18,8 +18,12 @@ export interface GraphConvArgs {
   useBias?: boolean;
   /** The weights' initializer (default 'glorotUniform', as PyG's and DGL's layers). */
   kernelInitializer?: GraphInitializer;
-  /** L1 / L2 penalties on the weights (not the biases): `tf.addN(layer.calculateLosses())` is their sum. */
-  kernelRegularizer?: {l1?: number; l2?: number};
+  /**
+   * Penalties on the weights (not the biases): `tf.addN(layer.calculateLosses())` is their sum. `l1` /
+   * `l2` as tfjs means them (l2 adds l2 * sum(w^2): a gradient of 2 * l2 * w); `weightDecay` as PyTorch's
+   * optimizers mean it (a gradient of weightDecay * w: the same as l2 = weightDecay / 2).
+   */
+  kernelRegularizer?: {l1?: number; l2?: number; weightDecay?: number};
   /** Seed of the initializer (a fixed seed gives the same weights). */
   seed?: number;
   /** The input's feature width, for the first layer of a tf.sequential (or batchInputShape, as tfjs-layers). */
@@ -51,7 +55,7 @@ export abstract class GraphConv extends layers.Layer {
   readonly activation: GraphActivation;
   readonly useBias: boolean;
   readonly kernelInitializer: GraphInitializer;
-  readonly kernelRegularizer?: {l1?: number; l2?: number};
+  readonly kernelRegularizer?: {l1?: number; l2?: number; weightDecay?: number};
   readonly seed?: number;
   private weightCount = 0;
 
@@ -69,7 +73,7 @@ export abstract class GraphConv extends layers.Layer {
       throw new RangeError(`${what}: kernelInitializer must be one of ${INITIALIZERS.join(', ')}, got '${args.kernelInitializer}'`);
     const reg = args.kernelRegularizer;
     if (reg !== undefined)
-      for (const k of ['l1', 'l2'] as const)
+      for (const k of ['l1', 'l2', 'weightDecay'] as const)
         if (reg[k] !== undefined && !(Number.isFinite(reg[k]) && reg[k]! >= 0))
           throw new RangeError(`${what}: kernelRegularizer.${k} must be a non-negative number, got ${reg[k]}`);
     this.kernelRegularizer = reg;
@@ -86,7 +90,10 @@ export abstract class GraphConv extends layers.Layer {
         ? initializers.zeros()
         : (initializers[this.kernelInitializer] as (a: {seed?: number}) => Init)({seed});
     const reg = this.kernelRegularizer
-      ? regularizers.l1l2({l1: this.kernelRegularizer.l1 ?? 0, l2: this.kernelRegularizer.l2 ?? 0})
+      ? regularizers.l1l2({
+          l1: this.kernelRegularizer.l1 ?? 0,
+          l2: (this.kernelRegularizer.l2 ?? 0) + (this.kernelRegularizer.weightDecay ?? 0) / 2,
+        })
       : undefined;
     return this.addWeight(name, shape, 'float32', init, reg, true);
   }
