@@ -1,0 +1,49 @@
+// Two copies of tfjs-core in one process are refused by name, whichever loads first.
+import {spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import {expect} from 'chai';
+
+const root = path.resolve(__dirname, '..', '..');
+
+describe('one copy of tfjs-core', () => {
+  it("a second copy loaded beside the package's is named, with both folders and how to merge them", function () {
+    this.timeout(60_000);
+    // A second copy of tfjs-core in a folder of its own (its bundle and package.json are all it needs).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tfjs-copy-'));
+    const other = path.join(dir, 'node_modules', '@tensorflow', 'tfjs-core');
+    try {
+      fs.mkdirSync(path.join(other, 'dist'), {recursive: true});
+      const ours = path.join(root, 'node_modules', '@tensorflow', 'tfjs-core');
+      fs.copyFileSync(path.join(ours, 'package.json'), path.join(other, 'package.json'));
+      fs.copyFileSync(path.join(ours, 'dist', 'tf-core.node.js'), path.join(other, 'dist', 'tf-core.node.js'));
+      const run = (script: string) =>
+        spawnSync(process.execPath, ['-e', script], {
+          encoding: 'utf8',
+          env: {...process.env, NODE_PATH: path.join(root, 'node_modules')},
+        });
+      const pkg = JSON.stringify(path.join(root, 'dist', 'src', 'index.js'));
+      const first = run(`require(${JSON.stringify(other)}); require(${pkg});`);
+      expect(first.status).to.not.equal(0);
+      expect(first.stderr).to.match(/two copies of @tensorflow\/tfjs-core are loaded: .*\(this package's\)/);
+      expect(first.stderr).to.include(fs.realpathSync(other));
+      expect(first.stderr).to.match(/npm dedupe/);
+      // The package first: the copy loaded after it is refused when the backend is made.
+      const after = run(
+        `const tf = require('@tensorflow/tfjs-core'); require(${pkg}); require(${JSON.stringify(other)});` +
+          "tf.setBackend('wholememory').then((ok) => console.log('set', ok));",
+      );
+      expect(`${after.stdout}${after.stderr}`).to.match(/two copies of @tensorflow\/tfjs-core are loaded/);
+      expect(after.stdout).to.match(/set false/);
+      // One copy: loads and sets the backend.
+      const one = run(
+        `const tf = require('@tensorflow/tfjs-core'); require(${pkg}); tf.setBackend('wholememory').then((ok) => console.log('set', ok));`,
+      );
+      expect(one.stdout, one.stderr).to.match(/set true/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+});
