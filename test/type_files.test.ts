@@ -30,7 +30,14 @@ describe('type files', () => {
   it('a strict consumer program compiles against them with TypeScript 5.0 (skipLibCheck off)', function () {
     this.timeout(120_000);
     const tsc = path.join(root, 'node_modules', 'typescript-5.0', 'bin', 'tsc');
-    if (!fs.existsSync(tsc)) this.skip(); // devDependency typescript-5.0 not installed
+    // Needs the devDependency typescript-5.0 with its lib files and the package's type files (a copy made
+    // for a run elsewhere may leave .d.ts files out).
+    const needed = [
+      tsc,
+      path.join(root, 'node_modules', 'typescript-5.0', 'lib', 'lib.es5.d.ts'),
+      path.join(root, 'dist', 'src', 'index.d.ts'),
+    ];
+    if (!needed.every((f) => fs.existsSync(f))) this.skip();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-types-'));
     try {
       fs.mkdirSync(path.join(dir, 'node_modules', '@tensorflow'), {recursive: true});
