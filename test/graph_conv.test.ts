@@ -314,6 +314,34 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
     }
   });
 
+  it('model.fit trains a model of graph layers full-batch inside an awaited withGraph; nested scopes read their own graph', async () => {
+    const data = wm.graph.csbm({vertices: 300, classes: 3, features: 12, degree: 6, homophily: 0.9, signal: 2, seed: 4});
+    const block = CsrBlock.fromGraph(data.graph);
+    const x = tf.tensor2d(data.features!.values, [300, 12]);
+    const y = tf.oneHot(tf.tensor1d(data.labels, 'int32'), 3);
+    const model = tfl.sequential({
+      layers: [wm.nn.gcnConv({units: 16, activation: 'relu', inputShape: [12], seed: 1}), wm.nn.gcnConv({units: 3, seed: 2})],
+    });
+    model.compile({optimizer: tf.train.adam(0.05), loss: (t: tf.Tensor, p: tf.Tensor) => tf.losses.softmaxCrossEntropy(t, p)});
+    const h = await wm.nn.withGraph(block, () => model.fit(x, y, {batchSize: 300, epochs: 30, shuffle: false, verbose: 0}));
+    const losses = h.history.loss as number[];
+    expect(losses[losses.length - 1]).to.be.below(losses[0] * 0.5);
+    // Outside any scope the layers say so; an inner scope's graph is the one read inside it.
+    expect(() => model.apply(x)).to.throw(/no graph/);
+    const other = CsrBlock.fromGraph(
+      wm.graph.CsrGraph.fromEdges({numVertices: 300, src: new Int32Array(0), dst: new Int32Array(0), directed: true}, {symmetric: false}),
+    );
+    const outer = wm.nn.withGraph(block, () => tf.tidy(() => Array.from((model.apply(x) as tf.Tensor).dataSync())));
+    const inner = wm.nn.withGraph(block, () =>
+      wm.nn.withGraph(other, () => tf.tidy(() => Array.from((model.apply(x) as tf.Tensor).dataSync()))),
+    );
+    expect(inner).to.not.deep.equal(outer);
+    tf.dispose([x, y]);
+    model.dispose();
+    block.dispose();
+    other.dispose();
+  });
+
   it('a tf.sequential of graph layers runs inside withGraph (one block for all, or one per layer), saves and loads', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graph-layers-'));
     const block = CsrBlock.fromGraph(graph);

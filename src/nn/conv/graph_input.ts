@@ -2,6 +2,8 @@
 // layer a model calls inside `withGraph(graph, fn)`: one graph for all of them (full-batch training),
 // or one per graph layer in call order (a sampled subgraph's layers, input layer first, as DGL's blocks).
 // The rows a layer computes are the first rows of its inputs (the samplers and full graphs put them there).
+import {AsyncLocalStorage} from 'async_hooks';
+
 import {CsrBlock} from '../../graph/aggregate';
 import type {FixedFanoutLayer, FixedFanoutSubgraph} from '../../graph/fixed_subgraph';
 import type {SampledSubgraph, SubgraphLayer} from '../../graph/subgraph';
@@ -20,27 +22,25 @@ interface Scope {
   next: number;
 }
 
-const scopes: Scope[] = [];
+// The innermost withGraph's scope, carried through fn's awaits too (model.fit's steps run after them).
+const scopes = new AsyncLocalStorage<Scope>();
 
 /**
  * Runs fn with `graph` as the edges of every graph layer called inside it without a `graph` argument
  * (a tf.sequential or tf.model of graph layers: `withGraph(sub, () => model.apply(x))`). With a list or a
- * sampled subgraph, the k-th graph layer called reads its k-th layer.
+ * sampled subgraph, the k-th graph layer called reads its k-th layer. fn may be async: its awaited work
+ * reads the same graph (`await withGraph(block, () => model.fit(x, y, {batchSize: numNodes, shuffle: false}))`
+ * trains a model of graph layers full-batch with tfjs-layers' fit).
  */
 export function withGraph<T>(graph: GraphInput, fn: () => T): T {
   const list = Array.isArray(graph) ? graph : 'layers' in graph && Array.isArray(graph.layers) ? graph.layers : undefined;
-  scopes.push({layers: list ?? [graph as GraphLayerInput], shared: !list, next: 0});
-  try {
-    return fn();
-  } finally {
-    scopes.pop();
-  }
+  return scopes.run({layers: list ?? [graph as GraphLayerInput], shared: !list, next: 0}, fn);
 }
 
 /** The edges a layer reads: its own argument, else its turn in the innermost withGraph. */
 export function graphFor(given: unknown, what: string): GraphLayerInput {
   if (given !== undefined) return given as GraphLayerInput;
-  const s = scopes[scopes.length - 1];
+  const s = scopes.getStore();
   if (!s)
     throw new Error(`${what}: no graph: pass {graph} as apply's second argument, or call the model inside wm.nn.withGraph(graph, ...)`);
   if (s.shared) return s.layers[0];
