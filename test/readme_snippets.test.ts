@@ -1,4 +1,4 @@
-// Every ```js snippet of the README runs as written: each is saved as a file
+// Every ```js snippet of the README and docs/api.md runs as written: each is saved as a file
 // in a new project folder whose node_modules holds this package (and its
 // tfjs), then run with node (or under tfjs-wm-run when its first line says
 // `tfjs-wm-run -n N`). A snippet that fails, or prints an error, fails here.
@@ -30,7 +30,9 @@ export function readmeSnippets(readme: string): {line: number; code: string}[] {
 
 describe('README snippets run as written', function () {
   this.timeout(180_000);
-  const snippets = readmeSnippets(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
+  const snippets = ['README.md', path.join('docs', 'api.md')].flatMap((doc) =>
+    readmeSnippets(fs.readFileSync(path.join(root, doc), 'utf8')).map((s) => ({...s, doc})),
+  );
   let project: string;
 
   before(() => {
@@ -47,7 +49,7 @@ describe('README snippets run as written', function () {
 
   for (const [k, s] of snippets.entries()) {
     const ranks = /tfjs-wm-run -n (\d+)/.exec(s.code.split('\n')[0]);
-    it(`README.md:${s.line}${ranks ? ` (under tfjs-wm-run -n ${ranks[1]})` : ''}`, () => {
+    it(`${s.doc}:${s.line}${ranks ? ` (under tfjs-wm-run -n ${ranks[1]})` : ''}`, () => {
       const file = path.join(project, `snippet-${k}.js`);
       fs.writeFileSync(file, s.code);
       const args = ranks ? [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', ranks[1], file] : [file];
@@ -60,7 +62,7 @@ describe('README snippets run as written', function () {
         env: {...process.env, XDG_RUNTIME_DIR: path.join(project, 'runtime'), ...(cpu ? {TFJS_WHOLEMEMORY_DEVICE: 'cpu'} : {})},
       });
       const out = `${r.stdout}\n${r.stderr}`;
-      expect(r.status, `README.md:${s.line} exited ${r.status} ${r.signal ?? ''}:\n${out}`).to.equal(0);
+      expect(r.status, `${s.doc}:${s.line} exited ${r.status} ${r.signal ?? ''}:\n${out}`).to.equal(0);
       expect(out).to.not.match(/Error:|UnhandledPromiseRejection/);
     });
   }
