@@ -463,16 +463,7 @@ describe('bad input is refused, named and cleaned up', () => {
     it('a model with learnable embeddings refuses a graph other than its own (a relabelled one too)', async () => {
       const dir = tmpDir();
       const data = wm.graph.csbm({vertices: 60, classes: 3, features: 4, degree: 4, homophily: 0.9, signal: 2, seed: 5});
-      const model = new wm.nn.GcnClassifier({
-        numNodes: 60,
-        numClasses: 3,
-        embeddingDim: 4,
-        hiddenDim: 8,
-        numLayers: 2,
-        dropout: 0,
-        seed: 1,
-        embeddingLearningRate: 0.01,
-      });
+      const model = wm.train.createNodeClassifier('gcn', {numNodes: 60, numClasses: 3, embeddingDim: 4, hiddenDim: 8});
       await wm.nn.saveNodeClassifier(model, dir, {graph: data.graph});
       model.dispose();
       // The same edges with two vertices' ids swapped.

@@ -274,10 +274,7 @@ export class CsrBlock {
     w.forEach((x, e) => {
       if (!Number.isFinite(x)) throw new RangeError(`CsrBlock.withWeights: weights[${e}] = ${weights[e]} is not a finite number`);
     });
-    const degrees = this.degreesOf;
-    const b = new CsrBlock(this.csr.rowPtr, this.csr.colIdx, this.numCols, undefined, {
-      degrees: typeof degrees === 'function' ? degrees : degrees ? () => degrees : undefined,
-    });
+    const b = new CsrBlock(this.csr.rowPtr, this.csr.colIdx, this.numCols, undefined, {degrees: this.lazyDegrees()});
     b.csr.weight = w;
     return b;
   }
@@ -287,6 +284,12 @@ export class CsrBlock {
   }
 
   private loops?: CsrBlock;
+
+  // This block's column degrees for a block made from it over the same columns: computed when first asked.
+  private lazyDegrees(): (() => Int32Array) | undefined {
+    const d = this.degreesOf;
+    return typeof d === 'function' ? d : d ? () => d : undefined;
+  }
 
   /**
    * The block with each row's self loop (row r reads column r, its own input: the rows are the
@@ -300,24 +303,23 @@ export class CsrBlock {
       throw new RangeError(
         `CsrBlock.withSelfLoops: the block has ${numRows} rows and ${numCols} columns; a row's loop needs its own column`,
       );
+    // At most every entry plus a loop per row; trimmed to what was written.
     const offsets = new Int32Array(numRows + 1);
-    const cols: number[] = [];
-    const w: number[] = [];
+    const cols = new Int32Array(rowPtr[numRows] + numRows);
+    const w = weight ? new Float32Array(cols.length) : undefined;
+    let n = 0;
     for (let r = 0; r < numRows; ++r) {
       for (let e = rowPtr[r]; e < rowPtr[r + 1]; ++e)
         if (colIdx[e] !== r) {
-          cols.push(colIdx[e]);
-          if (weight) w.push(weight[e]);
+          if (w) w[n] = weight![e];
+          cols[n++] = colIdx[e];
         }
-      cols.push(r);
-      if (weight) w.push(1);
-      offsets[r + 1] = cols.length;
+      if (w) w[n] = 1;
+      cols[n++] = r;
+      offsets[r + 1] = n;
     }
-    const degrees = this.degreesOf;
-    const b = new CsrBlock(offsets, Int32Array.from(cols), numCols, undefined, {
-      degrees: typeof degrees === 'function' ? degrees : degrees ? () => degrees : undefined,
-    });
-    if (weight) b.csr.weight = Float32Array.from(w);
+    const b = new CsrBlock(offsets, cols.subarray(0, n), numCols, undefined, {degrees: this.lazyDegrees()});
+    if (w) b.csr.weight = w.subarray(0, n);
     this.loops = b;
     return b;
   }

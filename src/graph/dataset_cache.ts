@@ -42,8 +42,11 @@ export function cacheDirFor(folder: string, cache: boolean | string, warn: (line
   const beside = path.join(folder, '.wmcache');
   const places: string[] = [];
   if (typeof cache === 'string') places.push(path.resolve(cache));
-  else if (untrustedFolderReason(folder) === undefined && writable(folder)) places.push(beside);
-  else if (fs.existsSync(beside)) warn(`dataset cache ${beside} not used: ${untrustedFolderReason(folder) ?? `${folder} is read-only`}`);
+  else {
+    const why = untrustedFolderReason(folder) ?? (writable(folder) ? undefined : `${folder} is read-only`);
+    if (why === undefined) places.push(beside);
+    else if (fs.existsSync(beside)) warn(`dataset cache ${beside} not used: ${why}`);
+  }
   places.push(userCache);
   for (const dir of places) {
     try {

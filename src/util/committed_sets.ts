@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {deadTemps, ensureDir, holdsLiveTemp, tempName, writeFileAtomically} from './files';
-import {checkTrustedFile, trustedFolder} from './trusted_files';
+import {trustedFolder, untrustedFileReason} from './trusted_files';
 
 /** The part of a communicator a save needs (a process alone is a group of one). */
 export interface SaveGroup {
@@ -48,11 +48,15 @@ function shardFolder(set: string, rank: number): string {
   return path.join(set, `rank-${rank}`);
 }
 
-/** The sets `dir`'s COMMIT.json names (newest first), [] when there is none; throws when it is damaged. */
+/**
+ * The sets the COMMIT.json of `dir` (a trusted folder's real path) names, newest first; [] when there is
+ * none; throws when it is damaged or not a file only this user wrote.
+ */
 function readCommit(dir: string, what: string): CommittedSet[] {
   const file = path.join(dir, COMMIT_FILE);
   if (!fs.existsSync(file)) return [];
-  checkTrustedFile(file, what);
+  const untrusted = untrustedFileReason(file);
+  if (untrusted !== undefined) throw new Error(`${what}: refusing ${file}: ${untrusted}`);
   let c: Commit;
   try {
     c = JSON.parse(fs.readFileSync(file, 'utf8')) as Commit;

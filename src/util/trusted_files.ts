@@ -18,28 +18,33 @@ function ownerOk(st: fs.Stats): boolean {
   return st.uid === myUid() || st.uid === 0;
 }
 
+/** `dir`'s real path, and why others could change what it holds (undefined when only this user and root can). */
+function inspectFolder(dir: string, holdsOwnFile: boolean): {real?: string; why?: string} {
+  let real: string;
+  try {
+    real = fs.realpathSync(dir);
+  } catch (e) {
+    return {why: `${dir} cannot be resolved (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`};
+  }
+  for (let at = real, leaf = true; ; leaf = false) {
+    const st = fs.lstatSync(at);
+    if (!st.isDirectory()) return {real, why: `${at} is not a folder`};
+    if (!ownerOk(st)) return {real, why: `${at} belongs to uid ${st.uid}, not to this user (uid ${myUid()}) or root`};
+    if ((st.mode & 0o022) !== 0 && ((leaf && !holdsOwnFile) || (st.mode & STICKY) === 0))
+      return {real, why: `${at} may be written by other users (mode ${(st.mode & 0o7777).toString(8)})`};
+    const up = path.dirname(at);
+    if (up === at) return {real};
+    at = up;
+  }
+}
+
 /**
  * Why others could change what `dir` holds, or undefined when only this user and root can. `dir` must
  * exist. `holdsOwnFile`: only a file of this user's in it is read, so `dir` itself may be sticky (others
  * can add entries there but not move or replace this user's).
  */
 export function untrustedFolderReason(dir: string, holdsOwnFile = false): string | undefined {
-  let real: string;
-  try {
-    real = fs.realpathSync(dir);
-  } catch (e) {
-    return `${dir} cannot be resolved (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
-  }
-  for (let at = real, leaf = true; ; leaf = false) {
-    const st = fs.lstatSync(at);
-    if (!st.isDirectory()) return `${at} is not a folder`;
-    if (!ownerOk(st)) return `${at} belongs to uid ${st.uid}, not to this user (uid ${myUid()}) or root`;
-    if ((st.mode & 0o022) !== 0 && ((leaf && !holdsOwnFile) || (st.mode & STICKY) === 0))
-      return `${at} may be written by other users (mode ${(st.mode & 0o7777).toString(8)})`;
-    const up = path.dirname(at);
-    if (up === at) return undefined;
-    at = up;
-  }
+  return inspectFolder(dir, holdsOwnFile).why;
 }
 
 /**
@@ -47,9 +52,9 @@ export function untrustedFolderReason(dir: string, holdsOwnFile = false): string
  * folder, the rule it broke and `what` (the caller).
  */
 export function trustedFolder(dir: string, what: string, holdsOwnFile = false): string {
-  const why = untrustedFolderReason(dir, holdsOwnFile);
+  const {real, why} = inspectFolder(dir, holdsOwnFile);
   if (why !== undefined) throw new Error(`${what}: ${dir} is not a folder only you can write (${why}); use a folder of your own`);
-  return fs.realpathSync(dir);
+  return real!;
 }
 
 /** Why `file` (in a trusted folder) cannot be trusted, or undefined: a regular file, not a link, this user's or root's, written by no one else. */
