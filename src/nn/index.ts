@@ -44,3 +44,4 @@ export type {FeatureSource} from './feature_source';
 export {layerwiseEach, layerwiseInference} from './layerwise';
 export type {LayerwiseGraph, LayerwiseMemory, LayerwiseModel, LayerwiseOptions, LayerwiseProgress} from './layerwise';
 export * from './conv/index';
+export * as kge from './kge/index';

@@ -1,0 +1,218 @@
+// Knowledge graphs as (head, relation, tail) triples: the benchmarks' text format (`train.txt`,
+// `valid.txt`, `test.txt`, one `head<TAB>relation<TAB>tail` a line, names mapped to ids in the order
+// they are first seen, or by `entities.dict` / `relations.dict` (`id<TAB>name`) where the folder has
+// them), the name maps written beside a model and read back, and the checks every consumer relies on.
+import * as fs from 'fs';
+import * as path from 'path';
+
+import {readLines} from '../data/lines';
+import {writeFileAtomically} from '../util/files';
+
+/** Triples as three aligned int32 columns. */
+export interface Triples {
+  heads: Int32Array;
+  relations: Int32Array;
+  tails: Int32Array;
+}
+
+export interface KnowledgeGraph {
+  numEntities: number;
+  numRelations: number;
+  train: Triples;
+  valid: Triples;
+  test: Triples;
+  /** Names by id, where the graph came from named text. */
+  entityNames?: string[];
+  relationNames?: string[];
+}
+
+export const SPLIT_FILES = ['train.txt', 'valid.txt', 'test.txt'] as const;
+
+export function tripleCount(t: Triples): number {
+  return t.heads.length;
+}
+
+export function emptyTriples(): Triples {
+  return {heads: new Int32Array(0), relations: new Int32Array(0), tails: new Int32Array(0)};
+}
+
+/** Triples from three equally long columns of ids, checked against the counts (`what` names the caller). */
+export function checkTriples(t: Triples, numEntities: number, numRelations: number, what: string): void {
+  const n = t.heads?.length;
+  for (const k of ['heads', 'relations', 'tails'] as const) {
+    if (!(t[k] instanceof Int32Array)) throw new TypeError(`${what}: ${k} must be an Int32Array`);
+    if (t[k].length !== n)
+      throw new RangeError(`${what}: heads, relations and tails must be equally long, got ${n}, ${t.relations.length}, ${t.tails.length}`);
+  }
+  for (const [k, limit, noun] of [
+    ['heads', numEntities, 'entity'],
+    ['tails', numEntities, 'entity'],
+    ['relations', numRelations, 'relation'],
+  ] as const) {
+    const a = t[k];
+    for (let i = 0; i < a.length; ++i) {
+      if (a[i] < 0 || a[i] >= limit) throw new RangeError(`${what}: ${k}[${i}] = ${a[i]} is not an ${noun} id in [0, ${limit})`);
+    }
+  }
+}
+
+/** The knowledge graph's counts and every split checked against them. */
+export function checkKnowledgeGraph(kg: KnowledgeGraph, what: string): void {
+  for (const k of ['numEntities', 'numRelations'] as const) {
+    if (!Number.isInteger(kg[k]) || kg[k] < 1 || kg[k] > 2 ** 31 - 1)
+      throw new RangeError(`${what}: ${k} must be an integer in [1, 2^31), got ${kg[k]}`);
+  }
+  for (const s of ['train', 'valid', 'test'] as const) checkTriples(kg[s], kg.numEntities, kg.numRelations, `${what} (${s})`);
+  if (tripleCount(kg.train) === 0) throw new RangeError(`${what}: the training split holds no triples`);
+}
+
+/** Names to ids, in the order first seen, or fixed by a dictionary file. */
+class NameMap {
+  readonly ids = new Map<string, number>();
+  readonly names: string[] = [];
+  constructor(
+    readonly noun: string,
+    readonly fixed: boolean,
+  ) {}
+
+  id(name: string, file: string, lineNo: number): number {
+    const found = this.ids.get(name);
+    if (found !== undefined) return found;
+    if (this.fixed) throw new RangeError(`${file}:${lineNo}: ${this.noun} '${name}' is not in the ${this.noun} dictionary`);
+    if (this.names.length === 2 ** 31 - 1) throw new RangeError(`${file}:${lineNo}: more than 2^31 - 1 ${this.noun} names`);
+    this.ids.set(name, this.names.length);
+    this.names.push(name);
+    return this.names.length - 1;
+  }
+}
+
+/** The fields of one line: tab-separated, or separated by runs of spaces where the line has no tab. */
+function fields(line: string): string[] {
+  return line.includes('\t') ? line.split('\t') : line.trim().split(/\s+/);
+}
+
+/** `id<TAB>name` lines (RotatE's and DGL-KE's `entities.dict`): ids 0..n-1, each once, names distinct. */
+async function readDictionary(file: string, noun: string): Promise<NameMap> {
+  const m = new NameMap(noun, true);
+  const byId: (string | undefined)[] = [];
+  for await (const {line, lineNo} of readLines(file)) {
+    if (line.trim() === '') continue;
+    const f = fields(line);
+    if (f.length !== 2) throw new RangeError(`${file}:${lineNo}: a line must be 'id<TAB>name', got ${f.length} fields`);
+    const id = Number(f[0]);
+    if (!Number.isInteger(id) || id < 0 || id >= 2 ** 31 - 1)
+      throw new RangeError(`${file}:${lineNo}: id '${f[0]}' is not a non-negative integer below 2^31 - 1`);
+    if (byId[id] !== undefined) throw new RangeError(`${file}:${lineNo}: id ${id} is given twice`);
+    if (m.ids.has(f[1])) throw new RangeError(`${file}:${lineNo}: ${noun} '${f[1]}' is given twice`);
+    byId[id] = f[1];
+    m.ids.set(f[1], id);
+  }
+  for (let i = 0; i < byId.length; ++i) {
+    if (byId[i] === undefined) throw new RangeError(`${file}: ids must run from 0 without gaps; ${i} is missing`);
+    m.names.push(byId[i]!);
+  }
+  if (m.names.length === 0) throw new RangeError(`${file}: no ${noun}s`);
+  return m;
+}
+
+/** One split's triples, names mapped through the maps (which grow unless fixed). */
+export async function readTripleFile(file: string, entities: NameMap, relations: NameMap): Promise<Triples> {
+  const h: number[] = [],
+    r: number[] = [],
+    t: number[] = [];
+  for await (const {line, lineNo} of readLines(file)) {
+    if (line.trim() === '') continue;
+    const f = fields(line);
+    if (f.length !== 3) throw new RangeError(`${file}:${lineNo}: a line must be 'head<TAB>relation<TAB>tail', got ${f.length} fields`);
+    if (f.some((x) => x === '')) throw new RangeError(`${file}:${lineNo}: a field is empty`);
+    h.push(entities.id(f[0], file, lineNo));
+    r.push(relations.id(f[1], file, lineNo));
+    t.push(entities.id(f[2], file, lineNo));
+  }
+  return {heads: Int32Array.from(h), relations: Int32Array.from(r), tails: Int32Array.from(t)};
+}
+
+/**
+ * A knowledge graph from a folder of the benchmarks' text files: `train.txt` (required), `valid.txt`
+ * and `test.txt` (each optional, also as `.gz`). Names become ids in the order first seen (train
+ * first), unless the folder has `entities.dict` and `relations.dict`, which then fix them. A line
+ * that is not three fields, or a name not in a dictionary, is refused naming the file and line.
+ */
+export async function readKnowledgeGraph(dir: string): Promise<KnowledgeGraph> {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`readKnowledgeGraph: ${dir} is not a folder`);
+  const find = (name: string) => [path.join(dir, name), path.join(dir, name + '.gz')].find((f) => fs.existsSync(f));
+  if (!find('train.txt')) throw new Error(`readKnowledgeGraph: ${dir} has no train.txt (one 'head<TAB>relation<TAB>tail' a line)`);
+  const entDict = find('entities.dict'),
+    relDict = find('relations.dict');
+  if ((entDict === undefined) !== (relDict === undefined))
+    throw new Error(
+      `readKnowledgeGraph: ${dir} has ${entDict ? 'entities.dict' : 'relations.dict'} without ${entDict ? 'relations.dict' : 'entities.dict'}; give both or neither`,
+    );
+  const entities = entDict ? await readDictionary(entDict, 'entity') : new NameMap('entity', false);
+  const relations = relDict ? await readDictionary(relDict, 'relation') : new NameMap('relation', false);
+  const splits: Triples[] = [];
+  for (const name of SPLIT_FILES) {
+    const f = find(name);
+    splits.push(f ? await readTripleFile(f, entities, relations) : emptyTriples());
+  }
+  const kg: KnowledgeGraph = {
+    numEntities: entities.names.length,
+    numRelations: relations.names.length,
+    train: splits[0],
+    valid: splits[1],
+    test: splits[2],
+    entityNames: entities.names,
+    relationNames: relations.names,
+  };
+  checkKnowledgeGraph(kg, `readKnowledgeGraph(${dir})`);
+  return kg;
+}
+
+/** Writes `entities.tsv` and `relations.tsv` (`id<TAB>name`) into `dir`; ids stand for names where a graph has none. */
+export function writeNameMaps(
+  dir: string,
+  kg: Pick<KnowledgeGraph, 'numEntities' | 'numRelations' | 'entityNames' | 'relationNames'>,
+): void {
+  const text = (names: string[] | undefined, n: number) =>
+    Buffer.from(Array.from({length: n}, (_, i) => `${i}\t${names ? names[i] : i}\n`).join(''));
+  writeFileAtomically(path.join(dir, 'entities.tsv'), text(kg.entityNames, kg.numEntities));
+  writeFileAtomically(path.join(dir, 'relations.tsv'), text(kg.relationNames, kg.numRelations));
+}
+
+/** The name maps writeNameMaps wrote: names by id. */
+export async function readNameMaps(dir: string): Promise<{entityNames: string[]; relationNames: string[]}> {
+  const e = await readDictionary(path.join(dir, 'entities.tsv'), 'entity');
+  const r = await readDictionary(path.join(dir, 'relations.tsv'), 'relation');
+  return {entityNames: e.names, relationNames: r.names};
+}
+
+/** Each (entity, relation) pair's known partners over the given splits, for filtered ranking. */
+export class KnownPartners {
+  // key: fixed * numRelations + relation (< 2^53 for any int32 ids), value: partner ids
+  private readonly tails = new Map<number, number[]>();
+  private readonly heads = new Map<number, number[]>();
+
+  constructor(
+    readonly numRelations: number,
+    splits: Triples[],
+  ) {
+    for (const s of splits) {
+      for (let i = 0; i < s.heads.length; ++i) {
+        const r = s.relations[i];
+        push(this.tails, s.heads[i] * numRelations + r, s.tails[i]);
+        push(this.heads, s.tails[i] * numRelations + r, s.heads[i]);
+      }
+    }
+  }
+
+  /** Known tails of (head, relation, ?) when side is 'tail'; known heads of (?, relation, tail) when 'head'. */
+  of(side: 'head' | 'tail', fixed: number, relation: number): readonly number[] {
+    return (side === 'tail' ? this.tails : this.heads).get(fixed * this.numRelations + relation) ?? [];
+  }
+}
+
+function push(m: Map<number, number[]>, key: number, v: number): void {
+  const l = m.get(key);
+  if (l) l.push(v);
+  else m.set(key, [v]);
+}

@@ -1,0 +1,247 @@
+// Training knowledge-graph embeddings: shuffled batches of training triples, each batch cut into chunks
+// that share one draw of negative entities (the batch corrupts tails on even steps, heads on odd ones, as
+// DGL-KE alternates them), the model's loss over the positives' and the negatives' scores plus an optional
+// L2 or N3 regularizer of the positives' rows, and one sparse step of each table. Several ranks train one
+// model together with the tables in WholeMemory ('continuous' or 'chunked'): step k is rank k mod size's,
+// and the tables are updated in place.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {NegativeDistribution, NegativeSampler} from '../graph/kge_negatives';
+import {checkKnowledgeGraph, KnowledgeGraph, tripleCount} from '../graph/triples';
+import type {Communicator} from '../memory/communicator';
+import {EmbeddingDType, EmbeddingMemory} from '../nn/embedding';
+import {kgeModel} from '../nn/kge/index';
+import {checkKgeLoss, kgeLoss, KgeLossName} from '../nn/kge/kge_loss';
+import {KgeModel, KgeModelName, KgeSide} from '../nn/kge/kge_model';
+import {adagrad, adam, sgd} from '../nn/sparse_optimizer';
+import {seededRng, shuffle} from '../util/random';
+import {evaluateKge, RankingMetrics} from './kge_ranking';
+
+export interface KgeTrainOptions {
+  model: KgeModelName;
+  dim: number;
+  /** gamma of the distance models (see KgeOptions.margin); default the model's. */
+  margin?: number;
+  pNorm?: 1 | 2;
+  /** Positives per step. */
+  batchSize: number;
+  /** Negatives per chunk, shared by its positives. */
+  negatives: number;
+  /** Positives per chunk (at most batchSize; the batch is a whole number of chunks). */
+  chunkSize: number;
+  negativeDistribution: NegativeDistribution;
+  loss: KgeLossName;
+  adversarialTemperature: number;
+  lossMargin: number;
+  regularization: 'none' | 'l2' | 'n3';
+  regularizationWeight: number;
+  optimizer: 'adam' | 'adagrad' | 'sgd';
+  learningRate: number;
+  epochs: number;
+  /** Evaluate on the validation split every this many epochs (0: never); filtered, a sample of evalTriples. */
+  evalEvery: number;
+  evalTriples: number;
+  memory?: EmbeddingMemory;
+  dtype?: EmbeddingDType;
+  communicator?: Communicator;
+  seed: number;
+}
+
+export const DEFAULT_KGE: KgeTrainOptions = {
+  model: 'rotatE',
+  dim: 200,
+  batchSize: 1024,
+  negatives: 256,
+  chunkSize: 256,
+  negativeDistribution: 'uniform',
+  loss: 'logistic',
+  adversarialTemperature: 1,
+  lossMargin: 1,
+  regularization: 'none',
+  regularizationWeight: 0,
+  optimizer: 'adam',
+  learningRate: 0.001,
+  epochs: 50,
+  evalEvery: 0,
+  evalTriples: 1000,
+  seed: 0,
+};
+
+export interface KgeEpoch {
+  epoch: number;
+  loss: number;
+  seconds: number;
+  triplesPerSecond: number;
+  valid?: RankingMetrics;
+}
+
+export interface KgeTrainResult {
+  /** The trained model; the caller disposes it. */
+  model: KgeModel;
+  epochs: KgeEpoch[];
+}
+
+function checkOptions(o: KgeTrainOptions): void {
+  const what = 'trainKge';
+  for (const k of ['dim', 'batchSize', 'negatives', 'chunkSize', 'epochs', 'evalTriples'] as const) {
+    if (!Number.isInteger(o[k]) || o[k] < 1) throw new RangeError(`${what}: ${k} must be a positive integer, got ${o[k]}`);
+  }
+  if (!Number.isInteger(o.evalEvery) || o.evalEvery < 0)
+    throw new RangeError(`${what}: evalEvery must be a non-negative integer, got ${o.evalEvery}`);
+  if (!['none', 'l2', 'n3'].includes(o.regularization))
+    throw new RangeError(`${what}: regularization must be 'none', 'l2' or 'n3', got ${o.regularization}`);
+  if (!(Number.isFinite(o.regularizationWeight) && o.regularizationWeight >= 0))
+    throw new RangeError(`${what}: regularizationWeight must be a finite number >= 0, got ${o.regularizationWeight}`);
+  if (!['adam', 'adagrad', 'sgd'].includes(o.optimizer))
+    throw new RangeError(`${what}: optimizer must be 'adam', 'adagrad' or 'sgd', got ${o.optimizer}`);
+  if (!(Number.isFinite(o.learningRate) && o.learningRate > 0))
+    throw new RangeError(`${what}: learningRate must be a finite number > 0, got ${o.learningRate}`);
+  checkKgeLoss(o, what);
+}
+
+/** The sizes of one epoch's steps: positives per step (a whole number of chunks), chunk size, steps. */
+export function kgeSteps(
+  triples: number,
+  o: Pick<KgeTrainOptions, 'batchSize' | 'chunkSize'>,
+): {batch: number; chunk: number; steps: number} {
+  const chunk = Math.min(o.chunkSize, o.batchSize, triples);
+  const batch = Math.floor(Math.min(o.batchSize, triples) / chunk) * chunk;
+  return {batch, chunk, steps: Math.floor(triples / batch)};
+}
+
+/**
+ * Trains a model on kg.train. An epoch is floor(train / batch) steps over a new shuffle (the few
+ * triples past the last whole batch wait for the next shuffle). onEpoch gets each epoch's figures.
+ */
+export async function trainKge(
+  kg: KnowledgeGraph,
+  options: Partial<KgeTrainOptions>,
+  onEpoch: (m: KgeEpoch, model: KgeModel) => void | Promise<void> = () => {},
+): Promise<KgeTrainResult> {
+  const o = {...DEFAULT_KGE, ...options};
+  checkOptions(o);
+  checkKnowledgeGraph(kg, 'trainKge');
+  const comm = o.communicator,
+    rank = comm?.rank ?? 0,
+    ranks = comm?.size ?? 1;
+  if (ranks > 1 && o.memory !== 'continuous' && o.memory !== 'chunked') {
+    throw new RangeError(
+      `trainKge: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous' or 'chunked', got ${o.memory}`,
+    );
+  }
+  const n = tripleCount(kg.train);
+  const {batch, chunk, steps} = kgeSteps(n, o);
+  const optimizer = {adam, adagrad, sgd}[o.optimizer]({lr: o.learningRate});
+  const model = kgeModel(o.model, {
+    numEntities: kg.numEntities,
+    numRelations: kg.numRelations,
+    dim: o.dim,
+    margin: o.margin,
+    pNorm: o.pNorm,
+    memory: o.memory,
+    dtype: o.dtype,
+    communicator: comm,
+    optimizer,
+    seed: o.seed,
+  });
+  const negatives = new NegativeSampler(kg.numEntities, o.negativeDistribution, kg.train);
+  const [heads, relations, tails] = [kg.train.heads, kg.train.relations, kg.train.tails].map((a) => tf.tensor1d(a, 'int32'));
+  const opt = tf.train.sgd(0); // carries the tables' gradients; there are no dense parameters
+  const rng = seededRng(o.seed * 7919 + 11);
+  const epochs: KgeEpoch[] = [];
+  let draw = o.seed * 1000003;
+  try {
+    for (let epoch = 1; epoch <= o.epochs; ++epoch) {
+      const started = Date.now();
+      const order = tf.tensor1d(
+        shuffle(
+          Int32Array.from({length: n}, (_, i) => i),
+          rng,
+        ),
+        'int32',
+      );
+      let lossSum: tf.Tensor = tf.scalar(0);
+      let done = 0;
+      for (let s = 0; s < steps; ++s, ++draw) {
+        if (s % ranks !== rank) continue;
+        const loss = tf.tidy(() => {
+          const at = tf.slice(order, s * batch, batch);
+          const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
+          const [h, r, t] = [heads, relations, tails].map((c) => tf.gather(c, at) as tf.Tensor1D);
+          const neg = negatives.draw((batch / chunk) * o.negatives, draw);
+          return opt.minimize(() => stepLoss(model, o, side === 'tail' ? h : t, r, side === 'tail' ? t : h, neg, side, chunk), true, [
+            model.entity.anchor,
+            model.relation.anchor,
+          ])!;
+        });
+        model.entity.step();
+        model.relation.step();
+        const next = tf.add(lossSum, loss);
+        tf.dispose([lossSum, loss]);
+        lossSum = next;
+        done += batch;
+      }
+      order.dispose();
+      let loss = (await lossSum.data())[0],
+        all = {steps: Math.ceil((steps - rank) / ranks), triples: done};
+      lossSum.dispose();
+      if (comm && ranks > 1) {
+        const each = comm.allgatherJson({loss, ...all}, 'trainKge epoch');
+        loss = each.reduce((a, e) => a + e.loss, 0);
+        all = {steps: each.reduce((a, e) => a + e.steps, 0), triples: each.reduce((a, e) => a + e.triples, 0)};
+      }
+      const seconds = (Date.now() - started) / 1000;
+      const m: KgeEpoch = {epoch, loss: loss / Math.max(all.steps, 1), seconds, triplesPerSecond: all.triples / seconds};
+      if (o.evalEvery > 0 && epoch % o.evalEvery === 0 && tripleCount(kg.valid) > 0) {
+        m.valid = evaluateKge(model, kg.valid, {filter: [kg.train, kg.valid, kg.test], maxTriples: o.evalTriples, seed: o.seed});
+      }
+      epochs.push(m);
+      await onEpoch(m, model);
+      if (comm && ranks > 1) comm.barrier(); // no rank writes while another evaluates the epoch
+    }
+  } catch (e) {
+    model.dispose();
+    throw e;
+  } finally {
+    tf.dispose([heads, relations, tails]);
+    negatives.dispose();
+    opt.dispose();
+  }
+  return {model, epochs};
+}
+
+/**
+ * One step's loss: the queries of (fixed, relation) scored against their own candidates (the
+ * positives) and against their chunk's negatives. All entity rows come from one lookup, so the
+ * entity table's step gets one block of row gradients.
+ */
+export function stepLoss(
+  model: KgeModel,
+  o: Pick<KgeTrainOptions, 'loss' | 'adversarialTemperature' | 'lossMargin' | 'regularization' | 'regularizationWeight' | 'negatives'>,
+  fixed: tf.Tensor1D,
+  relation: tf.Tensor1D,
+  own: tf.Tensor1D,
+  negatives: tf.Tensor1D,
+  side: KgeSide,
+  chunk: number,
+): tf.Scalar {
+  const b = fixed.size,
+    w = model.entity.dim,
+    g = b / chunk,
+    k = o.negatives;
+  const rows = model.entity.lookup(tf.concat([fixed, own, negatives])) as tf.Tensor2D;
+  const [f, c, negRows] = tf.split(rows, [b, b, g * k], 0) as tf.Tensor2D[];
+  const r = model.relation.lookup(relation) as tf.Tensor2D;
+  const q = model.query(f, r, side);
+  const pos = model.pairScore(q, c);
+  const neg = tf.reshape(model.groupScores(tf.reshape(q, [g, chunk, w]), tf.reshape(negRows, [g, k, w])), [b, k]) as tf.Tensor2D;
+  let loss = kgeLoss(pos, neg, o);
+  if (o.regularization !== 'none' && o.regularizationWeight > 0) {
+    const reg = tf.add(
+      tf.add(model.regularizer(f, o.regularization), model.regularizer(c, o.regularization)),
+      model.regularizer(r, o.regularization),
+    );
+    loss = tf.add(loss, tf.mul(o.regularizationWeight / b, reg));
+  }
+  return loss;
+}

@@ -1,0 +1,388 @@
+// Knowledge-graph embeddings: each model's scores (both sides, one candidate and groups of candidates) and
+// gradients against a float64 reference on random data; the losses against float64; the negatives'
+// distributions; the filtered ranking against a brute-force one; the text format and its errors; the
+// name maps' round trip; the planted patterns each model can and cannot express; training leaves nothing behind.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {NegativeSampler} from '../src/graph/kge_negatives';
+import {patternedKg, triplesOf} from '../src/graph/kg_patterns';
+import {KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps} from '../src/graph/triples';
+import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
+import {trainKge} from '../src/train/kge';
+import {evaluateKge, rankTriples} from '../src/train/kge_ranking';
+import {seededRng} from '../src/util/random';
+import {expectReject} from './helpers';
+
+type Side = 'head' | 'tail';
+
+/** The float64 score of one triple from rows h, r, t (the stored layouts). */
+function referenceScore(m: KgeModel, h: Float64Array, r: Float64Array, t: Float64Array): number {
+  const {dim: d, margin, pNorm, initScale} = m.config;
+  let s = 0;
+  switch (m.name) {
+    case 'transE':
+      for (let i = 0; i < d; ++i) s += pNorm === 1 ? Math.abs(h[i] + r[i] - t[i]) : (h[i] + r[i] - t[i]) ** 2;
+      return margin - (pNorm === 1 ? s : Math.sqrt(s));
+    case 'distMult':
+      for (let i = 0; i < d; ++i) s += h[i] * r[i] * t[i];
+      return s;
+    case 'complEx':
+      for (let i = 0; i < d; ++i) {
+        const [hr, hi, rr, ri, tr, ti] = [h[i], h[d + i], r[i], r[d + i], t[i], t[d + i]];
+        s += hr * rr * tr + hi * rr * ti + hr * ri * ti - hi * ri * tr;
+      }
+      return s;
+    case 'rotatE':
+      for (let i = 0; i < d; ++i) {
+        const p = (r[i] * Math.PI) / initScale;
+        const re = h[i] * Math.cos(p) - h[d + i] * Math.sin(p) - t[i],
+          im = h[i] * Math.sin(p) + h[d + i] * Math.cos(p) - t[d + i];
+        s += Math.sqrt(re * re + im * im);
+      }
+      return margin - s;
+  }
+}
+
+function randomRows(rng: () => number, n: number, w: number): Float32Array {
+  return Float32Array.from({length: n * w}, () => rng() * 2 - 1);
+}
+
+const row = (a: Float32Array | Float64Array, i: number, w: number) => Float64Array.from(a.subarray(i * w, (i + 1) * w));
+
+function expectNear(got: number, want: number, what: string, tol = 2e-4): void {
+  expect(Math.abs(got - want), `${what}: ${got} vs ${want}`).to.be.at.most(tol * (1 + Math.abs(want)));
+}
+
+const options = (name: KgeModelName, dim: number, extra = {}) => ({
+  numEntities: 10,
+  numRelations: 3,
+  dim,
+  ...(name === 'transE' ? extra : {}),
+  seed: 3,
+});
+
+describe('knowledge-graph embeddings (wm.nn.kge)', function () {
+  this.timeout(300000);
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  for (const name of KGE_MODELS) {
+    for (const extra of name === 'transE' ? [{pNorm: 1}, {pNorm: 2}] : [{}]) {
+      it(`${name} ${JSON.stringify(extra)}: scores of both sides, alone and in groups, against float64`, () => {
+        const rng = seededRng(name.length * 13 + 1);
+        const before = tf.memory().numTensors;
+        for (const dim of [1, 5, 16]) {
+          const m = kgeModel(name, options(name, dim, extra));
+          const [ew, rw] = [m.entity.dim, m.relation.dim];
+          const n = 7,
+            k = 5;
+          const f = randomRows(rng, n, ew),
+            r = randomRows(rng, n, rw),
+            c = randomRows(rng, n * k, ew);
+          for (const side of ['tail', 'head'] as Side[]) {
+            const ref = (i: number, j: number) =>
+              side === 'tail'
+                ? referenceScore(m, row(f, i, ew), row(r, i, rw), row(c, j, ew))
+                : referenceScore(m, row(c, j, ew), row(r, i, rw), row(f, i, ew));
+            tf.tidy(() => {
+              const q = m.query(tf.tensor2d(f, [n, ew]), tf.tensor2d(r, [n, rw]), side);
+              const own = m.pairScore(q, tf.tensor2d(c.subarray(0, n * ew), [n, ew])).dataSync();
+              for (let i = 0; i < n; ++i) expectNear(own[i], ref(i, i), `${side} pair ${i} (dim ${dim})`);
+              // One group of all queries against k candidates, and n groups of one query against k candidates each.
+              const all = m
+                .groupScores(tf.reshape(q, [1, n, ew]) as tf.Tensor3D, tf.tensor3d(c.subarray(0, k * ew), [1, k, ew]))
+                .dataSync();
+              for (let i = 0; i < n; ++i) for (let j = 0; j < k; ++j) expectNear(all[i * k + j], ref(i, j), `${side} group (${i}, ${j})`);
+              const each = m.groupScores(tf.reshape(q, [n, 1, ew]) as tf.Tensor3D, tf.tensor3d(c, [n, k, ew])).dataSync();
+              for (let i = 0; i < n; ++i)
+                for (let j = 0; j < k; ++j) expectNear(each[i * k + j], ref(i, i * k + j), `${side} groups (${i}, ${j})`);
+            });
+          }
+          m.dispose();
+        }
+        expect(tf.memory().numTensors).to.equal(before);
+      });
+
+      it(`${name} ${JSON.stringify(extra)}: gradients of group scores against float64 central differences`, () => {
+        const rng = seededRng(name.length * 17 + 5);
+        const dim = 4;
+        const m = kgeModel(name, options(name, dim, extra));
+        const [ew, rw] = [m.entity.dim, m.relation.dim];
+        const n = 3,
+          k = 4;
+        const f = randomRows(rng, n, ew),
+          r = randomRows(rng, n, rw),
+          c = randomRows(rng, k, ew),
+          w = Float64Array.from({length: n * k}, () => rng() * 2 - 1);
+        for (const side of ['tail', 'head'] as Side[]) {
+          const total = (F: Float64Array, R: Float64Array, C: Float64Array) => {
+            let s = 0;
+            for (let i = 0; i < n; ++i)
+              for (let j = 0; j < k; ++j) {
+                const [fi, ri, cj] = [F.subarray(i * ew, (i + 1) * ew), R.subarray(i * rw, (i + 1) * rw), C.subarray(j * ew, (j + 1) * ew)];
+                s += w[i * k + j] * (side === 'tail' ? referenceScore(m, fi, ri, cj) : referenceScore(m, cj, ri, fi));
+              }
+            return s;
+          };
+          const grads = tf.grads((F: tf.Tensor, R: tf.Tensor, C: tf.Tensor) =>
+            tf.sum(
+              tf.mul(
+                m.groupScores(
+                  tf.reshape(m.query(F as tf.Tensor2D, R as tf.Tensor2D, side), [1, n, ew]) as tf.Tensor3D,
+                  tf.reshape(C, [1, k, ew]) as tf.Tensor3D,
+                ),
+                tf.tensor3d(Float32Array.from(w), [1, n, k]),
+              ),
+            ),
+          )([tf.tensor2d(f, [n, ew]), tf.tensor2d(r, [n, rw]), tf.tensor2d(c, [k, ew])]);
+          const inputs = [Float64Array.from(f), Float64Array.from(r), Float64Array.from(c)];
+          grads.forEach((g, which) => {
+            const got = g.dataSync();
+            const x = inputs[which];
+            for (let e = 0; e < x.length; ++e) {
+              const keep = x[e],
+                h = 1e-6;
+              x[e] = keep + h;
+              const up = total(inputs[0], inputs[1], inputs[2]);
+              x[e] = keep - h;
+              const down = total(inputs[0], inputs[1], inputs[2]);
+              x[e] = keep;
+              expectNear(got[e], (up - down) / (2 * h), `${side} d/d${['fixed', 'relation', 'candidates'][which]}[${e}]`, 2e-3);
+            }
+          });
+          tf.dispose(grads);
+        }
+        m.dispose();
+      });
+    }
+  }
+
+  it('the losses against float64: logistic with and without self-adversarial weights, margin; gradients flow only through the scores', () => {
+    const rng = seededRng(4);
+    const n = 5,
+      k = 3;
+    const pos = Float32Array.from({length: n}, () => rng() * 6 - 3),
+      neg = Float32Array.from({length: n * k}, () => rng() * 6 - 3);
+    const softplus = (x: number) => Math.log1p(Math.exp(x));
+    for (const o of [
+      {loss: 'logistic', adversarialTemperature: 0, lossMargin: 1},
+      {loss: 'logistic', adversarialTemperature: 0.7, lossMargin: 1},
+      {loss: 'margin', adversarialTemperature: 0, lossMargin: 2},
+    ] as const) {
+      let want = 0;
+      if (o.loss === 'margin') {
+        for (let i = 0; i < n; ++i) for (let j = 0; j < k; ++j) want += Math.max(0, o.lossMargin - pos[i] + neg[i * k + j]) / (n * k);
+      } else {
+        let p = 0,
+          q = 0;
+        for (let i = 0; i < n; ++i) {
+          p += softplus(-pos[i]) / n;
+          const e = Array.from({length: k}, (_, j) => Math.exp(o.adversarialTemperature * neg[i * k + j]));
+          const z = e.reduce((a, b) => a + b, 0);
+          for (let j = 0; j < k; ++j) q += (((o.adversarialTemperature > 0 ? e[j] / z : 1 / k) * softplus(neg[i * k + j])) / n) as number;
+        }
+        want = (p + q) / 2;
+      }
+      const got = tf.tidy(() => kgeLoss(tf.tensor1d(pos), tf.tensor2d(neg, [n, k]), o).dataSync()[0]);
+      expectNear(got, want, `${o.loss} ${o.adversarialTemperature}`, 1e-5);
+      // With weights held constant, d loss / d neg_ij = w_ij sigmoid(neg_ij) / (2n).
+      if (o.loss === 'logistic') {
+        const g = tf.tidy(() =>
+          tf
+            .grad((x: tf.Tensor) => kgeLoss(tf.tensor1d(pos), x as tf.Tensor2D, o))(tf.tensor2d(neg, [n, k]))
+            .dataSync(),
+        );
+        for (let i = 0; i < n; ++i) {
+          const e = Array.from({length: k}, (_, j) => Math.exp(o.adversarialTemperature * neg[i * k + j]));
+          const z = e.reduce((a, b) => a + b, 0);
+          for (let j = 0; j < k; ++j) {
+            const wij = o.adversarialTemperature > 0 ? e[j] / z : 1 / k;
+            expectNear(g[i * k + j], wij / (1 + Math.exp(-neg[i * k + j])) / (2 * n), `d/dneg (${i}, ${j})`, 1e-4);
+          }
+        }
+      }
+    }
+  });
+
+  it('negatives: uniform draws spread evenly, degree draws follow the training degrees (chi-square), the same seed the same ids', () => {
+    const entities = 20;
+    const heads = Int32Array.from({length: 300}, (_, i) => (i < 200 ? 0 : i % entities)),
+      tails = Int32Array.from({length: 300}, (_, i) => (i * 7) % entities);
+    const degree = new Float64Array(entities);
+    for (const e of [...heads, ...tails]) degree[e] += 1;
+    for (const distribution of ['uniform', 'degree'] as const) {
+      const s = new NegativeSampler(entities, distribution, {heads, tails});
+      const draws = 60000;
+      const t = s.draw(draws, 5),
+        ids = t.dataSync();
+      const again = s.draw(draws, 5);
+      expect(Array.from(again.dataSync().subarray(0, 100))).to.deep.equal(Array.from(ids.subarray(0, 100)));
+      tf.dispose([t, again]);
+      const seen = new Float64Array(entities);
+      for (const e of ids) seen[e] += 1;
+      let chi = 0;
+      for (let e = 0; e < entities; ++e) {
+        const expected = distribution === 'uniform' ? draws / entities : (draws * degree[e]) / 600;
+        chi += (seen[e] - expected) ** 2 / expected;
+      }
+      // 19 degrees of freedom: the 0.999 quantile is 43.8.
+      expect(chi, `${distribution} chi-square`).to.be.below(43.8);
+      s.dispose();
+    }
+    expect(() => new NegativeSampler(5, 'zipf' as 'uniform')).to.throw(/distribution must be 'uniform' or 'degree'/);
+  });
+
+  it('filtered and raw ranks equal a brute-force ranking over every entity, in blocks smaller than the entities', () => {
+    const kg = patternedKg({entities: 40, pairs: 30, seed: 2});
+    for (const name of KGE_MODELS) {
+      const m = kgeModel(name, {numEntities: kg.numEntities, numRelations: kg.numRelations, dim: 6, seed: 1});
+      const t = kg.test;
+      const all = [kg.train, kg.valid, kg.test];
+      const known = new Set<string>();
+      for (const s of all) for (let i = 0; i < s.heads.length; ++i) known.add(`${s.heads[i]} ${s.relations[i]} ${s.tails[i]}`);
+      for (const filtered of [true, false]) {
+        let differ = 0;
+        const got = rankTriples(m, t, {filter: filtered ? all : [], blockBytes: 1 << 16});
+        const n = t.heads.length;
+        for (const [si, side] of (['tail', 'head'] as const).entries()) {
+          for (let i = 0; i < n; ++i) {
+            const [h, r, tt] = [t.heads[i], t.relations[i], t.tails[i]];
+            const every = Int32Array.from({length: kg.numEntities}, (_, e) => e);
+            const same = (v: number) => new Int32Array(kg.numEntities).fill(v);
+            const scores = side === 'tail' ? m.score(same(h), same(r), every) : m.score(every, same(r), same(tt));
+            const s = scores.dataSync();
+            scores.dispose();
+            const own = side === 'tail' ? tt : h;
+            let rank = 1;
+            for (let e = 0; e < kg.numEntities; ++e) {
+              if (e === own) continue;
+              if (filtered && known.has(side === 'tail' ? `${h} ${r} ${e}` : `${e} ${r} ${tt}`)) continue;
+              if (s[e] >= s[own]) ++rank;
+            }
+            // Scores within rounding of the truth may fall either way; anything else must agree exactly.
+            expect(Math.abs(got[si * n + i] - rank), `${name} ${side} ${i} filtered ${filtered}`).to.be.at.most(1);
+            if (got[si * n + i] !== rank) ++differ;
+          }
+        }
+        expect(differ, `${name}: ranks off by one (filtered ${filtered})`).to.be.at.most(Math.ceil(0.02 * n));
+      }
+      m.dispose();
+    }
+  });
+
+  it('a model that scores every entity alike ranks last, not first', () => {
+    const kg = patternedKg({entities: 30, pairs: 20, seed: 1});
+    const m = kgeModel('distMult', {numEntities: kg.numEntities, numRelations: kg.numRelations, dim: 4, seed: 1});
+    m.entity.write(
+      Int32Array.from({length: kg.numEntities}, (_, i) => i),
+      new Float32Array(kg.numEntities * 4).fill(0.5),
+    );
+    const r = evaluateKge(m, kg.test);
+    expect(r.meanRank).to.equal(kg.numEntities);
+    expect(r.hits10).to.equal(0);
+    m.dispose();
+  });
+
+  it('reads the benchmarks text format: names mapped in order, dictionaries honoured, bad lines named by file and line; name maps round trip', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'train.txt'), 'a\tlikes\tb\nb\tlikes\tc\n\nc\tknows\ta\n');
+      fs.writeFileSync(path.join(dir, 'valid.txt'), 'a\tknows\tc\n');
+      fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\ta\n');
+      const kg = await readKnowledgeGraph(dir);
+      expect(kg.numEntities).to.equal(4);
+      expect(kg.numRelations).to.equal(2);
+      expect(kg.entityNames).to.deep.equal(['a', 'b', 'c', 'd']);
+      expect(Array.from(kg.train.tails)).to.deep.equal([1, 2, 0]);
+      expect(Array.from(kg.test.heads)).to.deep.equal([3]);
+      const out = path.join(dir, 'model');
+      fs.mkdirSync(out);
+      writeNameMaps(out, kg);
+      expect(await readNameMaps(out)).to.deep.equal({entityNames: kg.entityNames, relationNames: kg.relationNames});
+      fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\ta\nd likes\n');
+      await expectReject(readKnowledgeGraph(dir), /test\.txt:2: a line must be 'head<TAB>relation<TAB>tail', got 2 fields/);
+      fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\ta\n');
+      fs.writeFileSync(path.join(dir, 'entities.dict'), '0\ta\n1\tb\n2\tc\n');
+      fs.writeFileSync(path.join(dir, 'relations.dict'), '0\tlikes\n1\tknows\n');
+      await expectReject(readKnowledgeGraph(dir), /test\.txt:1: entity 'd' is not in the entity dictionary/);
+      fs.writeFileSync(path.join(dir, 'entities.dict'), '0\ta\n1\tb\n2\tc\n4\td\n');
+      await expectReject(readKnowledgeGraph(dir), /entities\.dict: ids must run from 0 without gaps; 3 is missing/);
+      fs.writeFileSync(path.join(dir, 'entities.dict'), '3\td\n0\ta\n1\tb\n2\tc\n');
+      const fixed = await readKnowledgeGraph(dir);
+      expect(Array.from(fixed.test.heads)).to.deep.equal([3]);
+      fs.rmSync(path.join(dir, 'relations.dict'));
+      await expectReject(readKnowledgeGraph(dir), /has entities\.dict without relations\.dict/);
+      await expectReject(readKnowledgeGraph(path.join(dir, 'model')), /has no train\.txt/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('bad options are refused by name before anything is allocated', async () => {
+    const kg = patternedKg({entities: 20, pairs: 10, seed: 1});
+    const before = tf.memory().numTensors;
+    expect(() => kgeModel('transH' as KgeModelName, {numEntities: 3, numRelations: 1, dim: 2})).to.throw(
+      /model must be one of transE, distMult, complEx, rotatE/,
+    );
+    expect(() => kgeModel('rotatE', {numEntities: 3, numRelations: 1, dim: 2, pNorm: 2})).to.throw(/pNorm is transE's option/);
+    expect(() => kgeModel('distMult', {numEntities: 0, numRelations: 1, dim: 2})).to.throw(
+      /numEntities must be an integer in \[1, 2\^31\)/,
+    );
+    await expectReject(trainKge(kg, {chunkSize: 0}), /chunkSize must be a positive integer/);
+    await expectReject(trainKge(kg, {loss: 'hinge' as 'margin'}), /loss must be 'logistic' or 'margin'/);
+    const bad: KnowledgeGraph = {...kg, test: {...kg.test, tails: kg.test.tails.map(() => 99)}};
+    await expectReject(trainKge(bad, {}), /tails\[0\] = 99 is not an entity id in \[0, 20\)/);
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+
+  it('each model recovers the patterns it can express: rotatE composition and inverse; distMult neither antisymmetry nor composition', async () => {
+    const before = tf.memory().numTensors;
+    const mrr = async (model: KgeModelName, kg: ReturnType<typeof patternedKg>, test: Triples) => {
+      const {model: m, epochs} = await trainKge(kg, {
+        model,
+        dim: 32,
+        epochs: 100,
+        batchSize: 256,
+        chunkSize: 64,
+        negatives: 64,
+        learningRate: 0.02,
+        seed: 1,
+      });
+      expect(epochs[epochs.length - 1].loss).to.be.below(epochs[0].loss);
+      const r = evaluateKge(m, test, {filter: [kg.train, kg.valid, kg.test]}).mrr;
+      return {m, r};
+    };
+    const composition = patternedKg({entities: 200, pairs: 200, seed: 1, patterns: ['composition']});
+    const rot = await mrr('rotatE', composition, composition.test);
+    const dm = await mrr('distMult', composition, composition.test);
+    expect(rot.r, 'rotatE composition MRR').to.be.above(0.9);
+    expect(dm.r, 'distMult composition MRR').to.be.below(rot.r - 0.4);
+    rot.m.dispose();
+    dm.m.dispose();
+    const inverse = patternedKg({entities: 200, pairs: 200, seed: 1, patterns: ['inverse']});
+    const inv = await mrr('rotatE', inverse, inverse.test);
+    expect(inv.r, 'rotatE inverse MRR').to.be.above(0.9);
+    inv.m.dispose();
+    // Antisymmetry: the share of training triples scored above their reverse.
+    const anti = patternedKg({entities: 200, pairs: 200, seed: 1, patterns: ['antisymmetric']});
+    const above = async (model: KgeModelName) => {
+      const {m} = await mrr(model, anti, anti.test);
+      const a = triplesOf(anti.train, 0);
+      const [s1, s2] = [m.score(a.heads, a.relations, a.tails), m.score(a.tails, a.relations, a.heads)];
+      const [x, y] = [s1.dataSync(), s2.dataSync()];
+      tf.dispose([s1, s2]);
+      m.dispose();
+      return x.filter((v, i) => v > y[i]).length / x.length;
+    };
+    expect(await above('rotatE'), 'rotatE antisymmetry').to.be.above(0.95);
+    expect(await above('distMult'), 'distMult antisymmetry').to.be.below(0.7);
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+});
