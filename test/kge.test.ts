@@ -16,6 +16,7 @@ import {KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
 import {trainKge} from '../src/train/kge';
 import {evaluateKge, rankTriples} from '../src/train/kge_ranking';
+import {loadKgeModel, saveKgeModel, topCandidates} from '../src/train/kge_saved';
 import {seededRng} from '../src/util/random';
 import {expectReject} from './helpers';
 
@@ -384,5 +385,42 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     expect(await above('rotatE'), 'rotatE antisymmetry').to.be.above(0.95);
     expect(await above('distMult'), 'distMult antisymmetry').to.be.below(0.7);
     expect(tf.memory().numTensors).to.equal(before);
+  });
+
+  it('a saved model loads with the same scores and names; its top candidates match a brute-force ranking; a changed file is refused', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-save-'));
+    const before = tf.memory().numTensors;
+    try {
+      const kg = patternedKg({entities: 50, pairs: 30, seed: 3});
+      const {model: m} = await trainKge(kg, {model: 'complEx', dim: 8, epochs: 2, batchSize: 64, chunkSize: 16, negatives: 8});
+      saveKgeModel(m, dir, {...kg, entityNames: Array.from({length: kg.numEntities}, (_, i) => `e${i}`)});
+      const {model: back, entityNames, relationNames} = await loadKgeModel(dir);
+      expect(entityNames[7]).to.equal('e7');
+      expect(relationNames).to.deep.equal(kg.relationNames);
+      const t = kg.test;
+      const [a, b] = [m.score(t.heads, t.relations, t.tails), back.score(t.heads, t.relations, t.tails)];
+      expect(Array.from(b.dataSync())).to.deep.equal(Array.from(a.dataSync()));
+      tf.dispose([a, b]);
+      const every = Int32Array.from({length: kg.numEntities}, (_, i) => i);
+      const s = back.score(new Int32Array(kg.numEntities).fill(4), new Int32Array(kg.numEntities).fill(1), every);
+      const want = Array.from(s.dataSync())
+        .map((score, id) => ({id, score}))
+        .sort((x, y) => y.score - x.score || x.id - y.id)
+        .slice(0, 5);
+      s.dispose();
+      const top = topCandidates(back, 4, 1, 'tail', 5);
+      expect(top.ids).to.deep.equal(want.map((w) => w.id));
+      expect(() => topCandidates(back, 50, 1, 'tail', 5)).to.throw(/entity 50 is not an id in \[0, 50\)/);
+      m.dispose();
+      back.dispose();
+      const f = path.join(dir, 'relation.npy');
+      const bytes = fs.readFileSync(f);
+      bytes[bytes.length - 1] ^= 1;
+      fs.writeFileSync(f, bytes);
+      await expectReject(loadKgeModel(dir), /relation\.npy: its SHA-256 differs from kge\.json's/);
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
   });
 });

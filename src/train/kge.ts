@@ -60,7 +60,7 @@ export const DEFAULT_KGE: KgeTrainOptions = {
   regularization: 'none',
   regularizationWeight: 0,
   optimizer: 'adam',
-  learningRate: 0.001,
+  learningRate: 0.01,
   epochs: 50,
   evalEvery: 0,
   evalTriples: 1000,
