@@ -15,7 +15,7 @@ import * as wm from '../src/index';
 import {patternedKg} from '../src/graph/kg_patterns';
 import {Triples} from '../src/graph/triples';
 import {KgeModelName} from '../src/nn/kge/kge_model';
-import {KgeTrainOptions, trainKge} from '../src/train/kge';
+import {DEFAULT_KGE, KgeTrainOptions, trainKge} from '../src/train/kge';
 import {evaluateKge} from '../src/train/kge_ranking';
 import {seededRng, shuffle} from '../src/util/random';
 import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const negatives = envPositiveInt('BENCH_KGE_NEGATIVES', 256),
     chunk = envPositiveInt('BENCH_KGE_CHUNK', 256);
   const evalTriples = envPositiveInt('BENCH_KGE_EVAL', 500);
-  const lr = Number(process.env.BENCH_KGE_LR ?? 0.001);
+  const lr = Number(process.env.BENCH_KGE_LR ?? DEFAULT_KGE.learningRate);
   const models = (process.env.BENCH_KGE_MODELS ?? 'transE,distMult,complEx,rotatE').split(',') as KgeModelName[];
   const kg = patternedKg({entities, pairs, seed: 1});
   console.log(

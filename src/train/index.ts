@@ -19,3 +19,9 @@ export {labelPropagation, nearestClassMean, smoothPredictions} from './baselines
 export {sgc} from './sgc';
 export {commonNeighbours, trainGnnLinkPrediction} from './gnn_link_prediction';
 export type {GnnLinkEpoch, GnnLinkPredictionOptions, GnnLinkResult, LinkScores} from './gnn_link_prediction';
+export {DEFAULT_KGE, kgeSteps, trainKge} from './kge';
+export type {KgeEpoch, KgeTrainOptions, KgeTrainResult} from './kge';
+export {evaluateKge, rankMetrics, rankTriples} from './kge_ranking';
+export type {RankingMetrics, RankingOptions} from './kge_ranking';
+export {loadKgeModel, readKgeInfo, saveKgeModel, topCandidates} from './kge_saved';
+export type {SavedKgeInfo} from './kge_saved';
