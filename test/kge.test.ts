@@ -14,6 +14,8 @@ import {NegativeSampler} from '../src/graph/kge_negatives';
 import {patternedKg, triplesOf} from '../src/graph/kg_patterns';
 import {KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps} from '../src/graph/triples';
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
+import {chunkLoss, composite} from '../src/nn/kge/chunk_loss';
+import type {KgeLossOptions} from '../src/nn/kge/kge_loss';
 import {trainKge} from '../src/train/kge';
 import {evaluateKge, rankTriples} from '../src/train/kge_ranking';
 import {loadKgeModel, saveKgeModel, topCandidates} from '../src/train/kge_saved';
@@ -164,6 +166,78 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       });
     }
   }
+
+  it('the native chunk loss (value and the gradients of queries, own candidates and negatives) against the tfjs ops on tfjs-backend-cpu: every scorer and loss, odd sizes, one group and many, no positives', () => {
+    const rng = seededRng(31);
+    const before = tf.memory().numTensors;
+    const losses: KgeLossOptions[] = [
+      {loss: 'logistic', adversarialTemperature: 0, lossMargin: 1},
+      {loss: 'logistic', adversarialTemperature: 0.8, lossMargin: 1},
+      {loss: 'margin', adversarialTemperature: 0, lossMargin: 3},
+    ];
+    for (const [name, extra] of [
+      ['transE', {pNorm: 1}],
+      ['transE', {pNorm: 2}],
+      ['distMult', {}],
+      ['complEx', {}],
+      ['rotatE', {}],
+    ] as const) {
+      for (const [dim, b, chunk, k] of [
+        [1, 6, 3, 5],
+        [5, 6, 6, 4],
+        [16, 12, 4, 33],
+        [33, 9, 1, 2],
+        [8, 0, 4, 3],
+        [40, 64, 32, 40],
+      ]) {
+        const m = kgeModel(name, {numEntities: 4, numRelations: 2, dim, margin: 2, ...extra});
+        const w = m.entity.dim,
+          n = (b / chunk) * k;
+        const q = randomRows(rng, b, w),
+          own = randomRows(rng, b, w),
+          neg = randomRows(rng, n, w);
+        for (const o of losses) {
+          const run = (f: typeof chunkLoss): [number, Float64Array, Float64Array, Float64Array] => {
+            const inputs = [tf.tensor2d(q, [b, w]), tf.tensor2d(own, [b, w]), tf.tensor2d(neg, [n, w])];
+            const {value, grads} = tf.valueAndGrads((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor) =>
+              f(m, x as tf.Tensor2D, y as tf.Tensor2D, z as tf.Tensor2D, chunk, o),
+            )(inputs);
+            const out: [number, Float64Array, Float64Array, Float64Array] = [
+              value.dataSync()[0],
+              ...(grads.map((g) => Float64Array.from(g.dataSync())) as [Float64Array, Float64Array, Float64Array]),
+            ];
+            tf.dispose([...inputs, value, ...grads]);
+            return out;
+          };
+          const got = run(chunkLoss);
+          tf.setBackend('cpu');
+          const want = run((mm, x, y, z, c, oo) => composite(mm, x, y, z, c, k, oo));
+          tf.setBackend(wm.BACKEND_NAME);
+          const what = `${name} ${JSON.stringify(extra)} ${o.loss} ${o.adversarialTemperature} dim ${dim} b ${b} chunk ${chunk} k ${k}`;
+          expectNear(got[0], want[0], `${what}: loss`, 1e-4);
+          ['dq', 'dOwn', 'dNeg'].forEach((g, gi) => {
+            const [a, e] = [got[gi + 1] as Float64Array, want[gi + 1] as Float64Array];
+            expect(a.length, `${what}: ${g} length`).to.equal(e.length);
+            const scale = Math.max(1e-3, ...Array.from(e, Math.abs));
+            for (let i = 0; i < e.length; ++i)
+              expect(Math.abs(a[i] - e[i]), `${what}: ${g}[${i}] ${a[i]} vs ${e[i]}`).to.be.at.most(2e-3 * scale);
+          });
+        }
+        m.dispose();
+      }
+    }
+    expect(() =>
+      tf.tidy(() => {
+        const m = kgeModel('distMult', {numEntities: 2, numRelations: 1, dim: 2});
+        try {
+          return chunkLoss(m, tf.zeros([4, 2]), tf.zeros([4, 2]), tf.zeros([3, 2]), 3, losses[0]);
+        } finally {
+          m.dispose();
+        }
+      }),
+    ).to.throw(/chunk must be a positive divisor of 4, got 3/);
+    expect(tf.memory().numTensors).to.equal(before);
+  });
 
   it('the losses against float64: logistic with and without self-adversarial weights, margin; gradients flow only through the scores', () => {
     const rng = seededRng(4);

@@ -60,6 +60,7 @@ export const layerNative: Part<
 /** Embedding tables' kernels and the memory they live in (src/nn/). */
 export const embeddingNative: Part<
   | 'embeddingInit'
+  | 'kgeChunkLoss'
   | 'embeddingGather'
   | 'embeddingWriteRows'
   | 'embeddingApply'

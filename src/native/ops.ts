@@ -28,6 +28,24 @@ export interface NativeOps {
   /** Row dots (graph/row_dots.h), then graph attention's passes (wm/graph_ops.h). */
   rowDots(a: Buf, b: Buf, n: number, m: number, d: number, out: Buf): void;
   rowDotsGrad(a: Buf, b: Buf, g: number | Float32Array, n: number, m: number, d: number, dA: Buf, dB: Buf): void;
+  kgeChunkLoss(
+    scorer: number,
+    lossKind: number,
+    rows: number,
+    chunk: number,
+    negatives: number,
+    width: number,
+    margin: number,
+    temperature: number,
+    lossMargin: number,
+    q: Buf,
+    own: Buf,
+    neg: Buf,
+    loss: Buf,
+    dq: Buf,
+    dOwn: Buf,
+    dNeg: Buf,
+  ): void;
   gatForward(
     rowPtr: Buf,
     colIdx: Buf,

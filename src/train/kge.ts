@@ -11,7 +11,8 @@ import {checkKnowledgeGraph, KnowledgeGraph, tripleCount} from '../graph/triples
 import type {Communicator} from '../memory/communicator';
 import {EmbeddingDType, EmbeddingMemory} from '../nn/embedding';
 import {kgeModel} from '../nn/kge/index';
-import {checkKgeLoss, kgeLoss, KgeLossName} from '../nn/kge/kge_loss';
+import {chunkLoss} from '../nn/kge/chunk_loss';
+import {checkKgeLoss, KgeLossName} from '../nn/kge/kge_loss';
 import {KgeModel, KgeModelName, KgeSide} from '../nn/kge/kge_model';
 import {adagrad, adam, sgd} from '../nn/sparse_optimizer';
 import {seededRng, shuffle} from '../util/random';
@@ -212,8 +213,8 @@ export async function trainKge(
 
 /**
  * One step's loss: the queries of (fixed, relation) scored against their own candidates (the
- * positives) and against their chunk's negatives. All entity rows come from one lookup, so the
- * entity table's step gets one block of row gradients.
+ * positives) and against their chunk's negatives (chunkLoss: one native op with its gradients). All
+ * entity rows come from one lookup, so the entity table's step gets one block of row gradients.
  */
 export function stepLoss(
   model: KgeModel,
@@ -226,16 +227,12 @@ export function stepLoss(
   chunk: number,
 ): tf.Scalar {
   const b = fixed.size,
-    w = model.entity.dim,
     g = b / chunk,
     k = o.negatives;
   const rows = model.entity.lookup(tf.concat([fixed, own, negatives])) as tf.Tensor2D;
   const [f, c, negRows] = tf.split(rows, [b, b, g * k], 0) as tf.Tensor2D[];
   const r = model.relation.lookup(relation) as tf.Tensor2D;
-  const q = model.query(f, r, side);
-  const pos = model.pairScore(q, c);
-  const neg = tf.reshape(model.groupScores(tf.reshape(q, [g, chunk, w]), tf.reshape(negRows, [g, k, w])), [b, k]) as tf.Tensor2D;
-  let loss = kgeLoss(pos, neg, o);
+  let loss = chunkLoss(model, model.query(f, r, side), c, negRows, chunk, o);
   if (o.regularization !== 'none' && o.regularizationWeight > 0) {
     const reg = tf.add(
       tf.add(model.regularizer(f, o.regularization), model.regularizer(c, o.regularization)),

@@ -1,0 +1,171 @@
+// The KGE chunk loss on the CPU (the GPU's definitions, wm::kge's per-coordinate rules), and the
+// argument reader both bodies share.
+#include "embedding/kge_chunk_loss.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "runtime/parallel.h"
+#include "wm/op_registry.h"
+
+namespace wm {
+
+KgeChunkArgs kgeChunkArgs(const OpArgs& a) {
+  KgeChunkArgs k;
+  const int64_t scorer = a.count(0, "scorer"), loss = a.count(1, "lossKind");
+  if (scorer > 3) a.reject(0, "scorer", "must be 0 (dot), 1 (L1), 2 (L2) or 3 (complex), got " + std::to_string(scorer));
+  if (loss > 1) a.reject(1, "lossKind", "must be 0 (logistic) or 1 (margin), got " + std::to_string(loss));
+  k.scorer = static_cast<KgeScorer>(scorer);
+  k.loss = static_cast<KgeLoss>(loss);
+  k.rows = a.count(2, "rows");
+  k.chunk = a.count(3, "chunk");
+  k.negatives = a.count(4, "negatives");
+  k.width = a.count(5, "width");
+  if (k.chunk < 1) a.reject(3, "chunk", "must be at least 1, got 0");
+  if (k.rows % k.chunk != 0)
+    a.reject(3, "chunk", "must divide rows (" + std::to_string(k.rows) + ") into whole groups, got " + std::to_string(k.chunk));
+  if (k.negatives < 1) a.reject(4, "negatives", "must be at least 1, got 0");
+  if (k.scorer == KgeScorer::Complex && k.width % 2 != 0)
+    a.reject(5, "width", "must be even for the complex scorer (real and imaginary halves), got " + std::to_string(k.width));
+  const double margin = a.number(6, "margin"), temperature = a.number(7, "temperature"), lossMargin = a.number(8, "lossMargin");
+  if (!std::isfinite(margin)) a.reject(6, "margin", "must be finite");
+  if (!(std::isfinite(temperature) && temperature >= 0)) a.reject(7, "temperature", "must be a finite number >= 0");
+  if (!(std::isfinite(lossMargin) && lossMargin >= 0)) a.reject(8, "lossMargin", "must be a finite number >= 0");
+  k.margin = static_cast<float>(margin);
+  k.temperature = static_cast<float>(temperature);
+  k.lossMargin = static_cast<float>(lossMargin);
+  return k;
+}
+
+namespace host {
+namespace {
+
+template <KgeScorer S>
+float raw(const float* q, const float* c, int64_t width) {
+  float sum = 0.f;
+  if (S == KgeScorer::Complex) {
+    const int64_t h = width / 2;
+    for (int64_t k = 0; k < h; ++k) sum += kge::term<S>(q[k], c[k], q[h + k], c[h + k]);
+  } else {
+    for (int64_t k = 0; k < width; ++k) sum += kge::term<S>(q[k], c[k], 0.f, 0.f);
+  }
+  return kge::finish<S>(sum);
+}
+
+// out (+)= g * d term / d q over a pair's coordinates; the candidate's side with `candidate`.
+template <KgeScorer S>
+void addGrad(const float* q, const float* c, int64_t width, float g, bool candidate, float* out) {
+  const int64_t n = S == KgeScorer::Complex ? width / 2 : width;
+  for (int64_t k = 0; k < n; ++k) {
+    float re = 0.f, im = 0.f;
+    const bool cx = S == KgeScorer::Complex;
+    kge::termGrad<S>(q[k], c[k], cx ? q[n + k] : 0.f, cx ? c[n + k] : 0.f, &re, &im);
+    if (candidate) {
+      if (S == KgeScorer::Dot)
+        re = q[k];
+      else
+        re = -re, im = -im;
+    }
+    out[k] += g * re;
+    if (cx) out[n + k] += g * im;
+  }
+}
+
+// The loss of row i from its positive score and its negative scores s[0..K) (overwritten with the
+// coefficients G); returns the row's loss and sets *gPos.
+template <KgeScorer S>
+float rowLoss(const KgeChunkArgs& k, float posRaw, float* r, float* gPos) {
+  const int64_t K = k.negatives;
+  const float pos = kge::score<S>(posRaw, k.margin);
+  double loss = 0;
+  float dPos = 0.f;
+  if (k.loss == KgeLoss::Logistic) {
+    const float scale = 1.f / (2.f * static_cast<float>(k.rows));
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < K; ++j) mx = std::max(mx, k.temperature * kge::score<S>(r[j], k.margin));
+    float z = 0.f;
+    for (int64_t j = 0; j < K; ++j) z += k.temperature > 0.f ? expf(k.temperature * kge::score<S>(r[j], k.margin) - mx) : 1.f;
+    loss += kge::softplus(-pos);
+    dPos = -kge::sigmoid(-pos) * scale;
+    for (int64_t j = 0; j < K; ++j) {
+      const float s = kge::score<S>(r[j], k.margin);
+      const float w = (k.temperature > 0.f ? expf(k.temperature * s - mx) : 1.f) / z;
+      loss += w * kge::softplus(s);
+      r[j] = kge::coefficient<S>(w * kge::sigmoid(s) * scale, r[j]);
+    }
+    loss *= scale;
+  } else {
+    const float scale = 1.f / (static_cast<float>(k.rows) * static_cast<float>(K));
+    for (int64_t j = 0; j < K; ++j) {
+      const float s = kge::score<S>(r[j], k.margin);
+      const float x = k.lossMargin - pos + s;
+      const bool active = x > 0.f;
+      if (active) loss += x, dPos -= scale;
+      r[j] = kge::coefficient<S>(active ? scale : 0.f, r[j]);
+    }
+    loss *= scale;
+  }
+  *gPos = kge::coefficient<S>(dPos, posRaw);
+  return static_cast<float>(loss);
+}
+
+template <KgeScorer S>
+void run(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn, float* dNeg) {
+  const int64_t w = k.width, C = k.chunk, K = k.negatives, G = k.groups();
+  // G's of every (positive, negative) pair: [rows, K].
+  std::vector<float> coef(static_cast<size_t>(k.rows * K));
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const float* qi = q + i * w;
+      const float* negs = neg + (i / C) * K * w;
+      float* r = coef.data() + i * K;
+      for (int64_t j = 0; j < K; ++j) r[j] = raw<S>(qi, negs + j * w, w);
+      float gPos = 0.f;
+      loss[i] = rowLoss<S>(k, raw<S>(qi, own + i * w, w), r, &gPos);
+      float* dqi = dq + i * w;
+      float* doi = dOwn + i * w;
+      std::fill(dqi, dqi + w, 0.f);
+      std::fill(doi, doi + w, 0.f);
+      addGrad<S>(qi, own + i * w, w, gPos, false, dqi);
+      addGrad<S>(qi, own + i * w, w, gPos, true, doi);
+      for (int64_t j = 0; j < K; ++j) addGrad<S>(qi, negs + j * w, w, r[j], false, dqi);
+    }
+  });
+  // Each negative's gradient: its group's positives in order.
+  parallelFor(G * K, 16, [&](int64_t lo, int64_t hi) {
+    for (int64_t n = lo; n < hi; ++n) {
+      const int64_t g = n / K, j = n % K;
+      float* dn = dNeg + n * w;
+      std::fill(dn, dn + w, 0.f);
+      for (int64_t i = g * C; i < (g + 1) * C; ++i) addGrad<S>(q + i * w, neg + n * w, w, coef[static_cast<size_t>(i * K + j)], true, dn);
+    }
+  });
+}
+
+}  // namespace
+
+void kgeChunkLoss(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn,
+                  float* dNeg) {
+  switch (k.scorer) {
+    case KgeScorer::Dot:
+      return run<KgeScorer::Dot>(k, q, own, neg, loss, dq, dOwn, dNeg);
+    case KgeScorer::L1:
+      return run<KgeScorer::L1>(k, q, own, neg, loss, dq, dOwn, dNeg);
+    case KgeScorer::L2:
+      return run<KgeScorer::L2>(k, q, own, neg, loss, dq, dOwn, dNeg);
+    case KgeScorer::Complex:
+      return run<KgeScorer::Complex>(k, q, own, neg, loss, dq, dOwn, dNeg);
+  }
+}
+
+}  // namespace host
+}  // namespace wm
+
+// kgeChunkLoss(scorer, lossKind, rows, chunk, negatives, width, margin, temperature, lossMargin, q, own, neg, loss, dq, dOwn, dNeg)
+WM_OP(kgeChunkLoss, Host, a) {
+  const wm::KgeChunkArgs k = wm::kgeChunkArgs(a);
+  const int64_t qs = k.rows * k.width, ns = k.groups() * k.negatives * k.width;
+  wm::host::kgeChunkLoss(k, a.floats(9, "q", qs), a.floats(10, "own", qs), a.floats(11, "neg", ns), a.floats(12, "loss", k.rows),
+                         a.floats(13, "dq", qs), a.floats(14, "dOwn", qs), a.floats(15, "dNeg", ns));
+}

@@ -1,0 +1,224 @@
+// The KGE chunk loss on the GPU in four launches: every (positive, negative) pair's raw value by
+// 32 x 32 tiles of a group (coordinates staged in shared memory), each positive's loss and coefficients
+// by a warp per positive (the softmax over its negatives, its own candidate's score and gradients),
+// then the queries' gradients (a thread per coordinate, the group's negatives in order) and the
+// negatives' gradients (a thread per coordinate, the group's positives in order): no atomics, the same
+// sums whatever the GPU.
+#include <algorithm>
+
+#include "embedding/kge_chunk_loss.h"
+#include "runtime/launch.cuh"
+#include "runtime/scratch.cuh"
+#include "wm/op_registry.h"
+#include "wm/runtime.h"
+#include "wm/status.h"
+
+namespace wm {
+namespace {
+
+constexpr int kTile = 32;
+
+template <KgeScorer S>
+__global__ void rawKernel(KgeChunkArgs k, const float* q, const float* neg, float* raw) {
+  constexpr bool cx = S == KgeScorer::Complex;
+  __shared__ float sq[kTile][kTile + 1], sn[kTile][kTile + 1];
+  __shared__ float sqi[cx ? kTile : 1][kTile + 1], sni[cx ? kTile : 1][kTile + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * kTile + tx;
+  const int64_t w = k.width, coords = k.coords(), half = w / 2, C = k.chunk, K = k.negatives, G = k.groups();
+  const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kTile, j0 = static_cast<int64_t>(blockIdx.x) * kTile;
+  for (int64_t g = blockIdx.z; g < G; g += gridDim.z) {
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int64_t c0 = 0; c0 < coords; c0 += kTile) {
+      for (int e = t; e < kTile * kTile; e += kTile * 8) {
+        const int r = e / kTile, c = e % kTile;
+        const int64_t kk = c0 + c;
+        const int64_t qi = g * C + i0 + r, nj = g * K + j0 + r;
+        const bool qok = i0 + r < C && kk < coords, nok = j0 + r < K && kk < coords;
+        sq[r][c] = qok ? q[qi * w + kk] : 0.f;
+        sn[r][c] = nok ? neg[nj * w + kk] : 0.f;
+        if (cx) {
+          sqi[r][c] = qok ? q[qi * w + half + kk] : 0.f;
+          sni[r][c] = nok ? neg[nj * w + half + kk] : 0.f;
+        }
+      }
+      __syncthreads();
+      const int n = coords - c0 < kTile ? static_cast<int>(coords - c0) : kTile;
+      for (int c = 0; c < n; ++c) {
+        const float nv = sn[tx][c], nvi = cx ? sni[tx][c] : 0.f;
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[r] += kge::term<S>(sq[ty + 8 * r][c], nv, cx ? sqi[ty + 8 * r][c] : 0.f, nvi);
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int64_t i = i0 + ty + 8 * r, j = j0 + tx;
+      if (i < C && j < K) raw[(g * C + i) * K + j] = kge::finish<S>(acc[r]);
+    }
+  }
+}
+
+__device__ __forceinline__ float warpSum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__device__ __forceinline__ float warpMax(float v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// A warp per positive: its score, its loss, the coefficients of its pairs (over raw, in place), and
+// the first part of its query's gradient (its own candidate's) with the candidate's gradient.
+template <KgeScorer S>
+__global__ void rowKernel(KgeChunkArgs k, const float* q, const float* own, float* raw, float* loss, float* dq, float* dOwn) {
+  constexpr bool cx = S == KgeScorer::Complex;
+  const int lane = threadIdx.x % 32;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
+  const int64_t w = k.width, coords = k.coords(), half = w / 2, K = k.negatives;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x / 32) + threadIdx.x / 32; i < k.rows; i += warps) {
+    const float* qr = q + i * w;
+    const float* orow = own + i * w;
+    float sum = 0.f;
+    for (int64_t c = lane; c < coords; c += 32) sum += kge::term<S>(qr[c], orow[c], cx ? qr[half + c] : 0.f, cx ? orow[half + c] : 0.f);
+    const float posRaw = kge::finish<S>(warpSum(sum));
+    const float pos = kge::score<S>(posRaw, k.margin);
+    float* r = raw + i * K;
+    float total = 0.f, dPos = 0.f;
+    if (k.loss == KgeLoss::Logistic) {
+      const float scale = 1.f / (2.f * static_cast<float>(k.rows));
+      float mx = -INFINITY;
+      for (int64_t j = lane; j < K; j += 32) mx = fmaxf(mx, k.temperature * kge::score<S>(r[j], k.margin));
+      mx = warpMax(mx);
+      float z = 0.f;
+      for (int64_t j = lane; j < K; j += 32) z += k.temperature > 0.f ? expf(k.temperature * kge::score<S>(r[j], k.margin) - mx) : 1.f;
+      z = warpSum(z);
+      for (int64_t j = lane; j < K; j += 32) {
+        const float s = kge::score<S>(r[j], k.margin);
+        const float wgt = (k.temperature > 0.f ? expf(k.temperature * s - mx) : 1.f) / z;
+        total += wgt * kge::softplus(s);
+        r[j] = kge::coefficient<S>(wgt * kge::sigmoid(s) * scale, r[j]);
+      }
+      total = (warpSum(total) + kge::softplus(-pos)) * scale;
+      dPos = -kge::sigmoid(-pos) * scale;
+    } else {
+      const float scale = 1.f / (static_cast<float>(k.rows) * static_cast<float>(K));
+      float active = 0.f;
+      for (int64_t j = lane; j < K; j += 32) {
+        const float x = k.lossMargin - pos + kge::score<S>(r[j], k.margin);
+        if (x > 0.f) total += x, active += 1.f;
+        r[j] = kge::coefficient<S>(x > 0.f ? scale : 0.f, r[j]);
+      }
+      total = warpSum(total) * scale;
+      dPos = -warpSum(active) * scale;
+    }
+    if (lane == 0) loss[i] = total;
+    const float gPos = kge::coefficient<S>(dPos, posRaw);
+    for (int64_t c = lane; c < coords; c += 32) {
+      float re = 0.f, im = 0.f;
+      kge::termGrad<S>(qr[c], orow[c], cx ? qr[half + c] : 0.f, cx ? orow[half + c] : 0.f, &re, &im);
+      dq[i * w + c] = gPos * re;
+      dOwn[i * w + c] = S == KgeScorer::Dot ? gPos * qr[c] : -gPos * re;
+      if (cx) {
+        dq[i * w + half + c] = gPos * im;
+        dOwn[i * w + half + c] = -gPos * im;
+      }
+    }
+  }
+}
+
+// dq[i] += sum over the group's negatives j (in order) of G[i, j] d term / d q.
+template <KgeScorer S>
+__global__ void queryGradKernel(KgeChunkArgs k, const float* q, const float* neg, const float* coef, float* dq) {
+  constexpr bool cx = S == KgeScorer::Complex;
+  const int64_t w = k.width, coords = k.coords(), half = w / 2, C = k.chunk, K = k.negatives;
+  WM_GRID_STRIDE(t, k.rows * coords) {
+    const int64_t i = t / coords, c = t % coords, g = i / C;
+    const float qv = q[i * w + c], qvi = cx ? q[i * w + half + c] : 0.f;
+    const float* r = coef + i * K;
+    float re = 0.f, im = 0.f;
+    for (int64_t j = 0; j < K; ++j) {
+      const float* nr = neg + (g * K + j) * w;
+      float a = 0.f, b = 0.f;
+      kge::termGrad<S>(qv, nr[c], qvi, cx ? nr[half + c] : 0.f, &a, &b);
+      re += r[j] * a;
+      im += r[j] * b;
+    }
+    dq[i * w + c] += re;
+    if (cx) dq[i * w + half + c] += im;
+  }
+}
+
+// dNeg[n] = sum over the group's positives i (in order) of G[i, j] d term / d candidate.
+template <KgeScorer S>
+__global__ void negativeGradKernel(KgeChunkArgs k, const float* q, const float* neg, const float* coef, float* dNeg) {
+  constexpr bool cx = S == KgeScorer::Complex;
+  const int64_t w = k.width, coords = k.coords(), half = w / 2, C = k.chunk, K = k.negatives;
+  WM_GRID_STRIDE(t, k.groups() * K * coords) {
+    const int64_t n = t / coords, c = t % coords, g = n / K, j = n % K;
+    const float nv = neg[n * w + c], nvi = cx ? neg[n * w + half + c] : 0.f;
+    float re = 0.f, im = 0.f;
+    for (int64_t i = g * C; i < (g + 1) * C; ++i) {
+      const float gc = coef[i * K + j];
+      const float qv = q[i * w + c];
+      if (S == KgeScorer::Dot) {
+        re += gc * qv;
+      } else {
+        float a = 0.f, b = 0.f;
+        kge::termGrad<S>(qv, nv, cx ? q[i * w + half + c] : 0.f, nvi, &a, &b);
+        re -= gc * a;
+        im -= gc * b;
+      }
+    }
+    dNeg[n * w + c] = re;
+    if (cx) dNeg[n * w + half + c] = im;
+  }
+}
+
+template <KgeScorer S>
+void run(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn, float* dNeg) {
+  const int64_t G = k.groups(), K = k.negatives, C = k.chunk, coords = k.coords();
+  Scratch scratch;
+  float* coef = scratch.get<float>(k.rows * K);
+  const dim3 tiles(static_cast<unsigned>((K + kTile - 1) / kTile), static_cast<unsigned>((C + kTile - 1) / kTile),
+                   static_cast<unsigned>(std::min<int64_t>(G, 65535)));
+  WM_REQUIRE((C + kTile - 1) / kTile <= 65535, "kgeChunkLoss: chunks of more than 2,097,120 positives");
+  rawKernel<S><<<tiles, dim3(kTile, 8), 0, stream()>>>(k, q, neg, coef);
+  WM_CUDA_LAUNCHED();
+  const int64_t warpsPerBlock = kThreads / 32;
+  const unsigned rowBlocks = static_cast<unsigned>(std::min<int64_t>((k.rows + warpsPerBlock - 1) / warpsPerBlock, 65535));
+  rowKernel<S><<<rowBlocks, kThreads, 0, stream()>>>(k, q, own, coef, loss, dq, dOwn);
+  WM_CUDA_LAUNCHED();
+  if (coords > 0) {
+    queryGradKernel<S><<<gridFor(k.rows * coords), kThreads, 0, stream()>>>(k, q, neg, coef, dq);
+    WM_CUDA_LAUNCHED();
+    negativeGradKernel<S><<<gridFor(G * K * coords), kThreads, 0, stream()>>>(k, q, neg, coef, dNeg);
+    WM_CUDA_LAUNCHED();
+  }
+}
+
+}  // namespace
+
+void kgeChunkLoss(const KgeChunkArgs& k, uint64_t q, uint64_t own, uint64_t neg, uint64_t loss, uint64_t dq, uint64_t dOwn, uint64_t dNeg) {
+  if (k.rows == 0) return;
+  const float *pq = as<float>(q), *po = as<float>(own), *pn = as<float>(neg);
+  float *pl = as<float>(loss), *pdq = as<float>(dq), *pdo = as<float>(dOwn), *pdn = as<float>(dNeg);
+  switch (k.scorer) {
+    case KgeScorer::Dot:
+      return run<KgeScorer::Dot>(k, pq, po, pn, pl, pdq, pdo, pdn);
+    case KgeScorer::L1:
+      return run<KgeScorer::L1>(k, pq, po, pn, pl, pdq, pdo, pdn);
+    case KgeScorer::L2:
+      return run<KgeScorer::L2>(k, pq, po, pn, pl, pdq, pdo, pdn);
+    case KgeScorer::Complex:
+      return run<KgeScorer::Complex>(k, pq, po, pn, pl, pdq, pdo, pdn);
+  }
+}
+
+}  // namespace wm
+
+// kgeChunkLoss(scorer, lossKind, rows, chunk, negatives, width, margin, temperature, lossMargin, q, own, neg, loss, dq, dOwn, dNeg)
+WM_OP(kgeChunkLoss, Device, a) {
+  const wm::KgeChunkArgs k = wm::kgeChunkArgs(a);
+  wm::kgeChunkLoss(k, a.address(9, "q"), a.address(10, "own"), a.address(11, "neg"), a.address(12, "loss"), a.address(13, "dq"),
+                   a.address(14, "dOwn"), a.address(15, "dNeg"));
+}

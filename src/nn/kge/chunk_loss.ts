@@ -1,0 +1,116 @@
+// A training step's scores, loss and gradients for knowledge-graph embeddings as one native op
+// (`kgeChunkLoss`, native/src/embedding/kge_chunk_loss.*): the queries scored against their own
+// candidates and against their chunk's negatives, the loss, and the gradients with respect to the
+// queries, the own candidates and the negatives, without the [batch, negatives, width] differences the
+// tfjs ops would hold. Differentiable through tfjs (the gradients are made with the loss and handed
+// back); other backends get the same function composed of tfjs ops.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import {embeddingNative} from '../../native/domains';
+import {kgeLoss, KgeLossOptions} from './kge_loss';
+import type {KgeModel} from './kge_model';
+
+/** The native op's scorer code of a model: 0 dot, 1 L1, 2 L2, 3 sum of complex moduli. */
+function scorerOf(model: KgeModel): number {
+  switch (model.name) {
+    case 'distMult':
+    case 'complEx':
+      return 0;
+    case 'transE':
+      return model.config.pNorm === 1 ? 1 : 2;
+    case 'rotatE':
+      return 3;
+  }
+}
+
+/**
+ * The loss of queries q [b, w] against their own candidates own [b, w] (the positives) and against the
+ * negatives neg [b / chunk * k, w] of their chunk (chunk positives share k negatives).
+ */
+export function chunkLoss(
+  model: KgeModel,
+  q: tf.Tensor2D,
+  own: tf.Tensor2D,
+  neg: tf.Tensor2D,
+  chunk: number,
+  o: KgeLossOptions,
+): tf.Scalar {
+  const [b, w] = q.shape;
+  if (own.shape[0] !== b || own.shape[1] !== w) throw new RangeError(`chunkLoss: own must be [${b}, ${w}] like q, got [${own.shape}]`);
+  if (!Number.isInteger(chunk) || chunk < 1 || b % chunk !== 0)
+    throw new RangeError(`chunkLoss: chunk must be a positive divisor of ${b}, got ${chunk}`);
+  const groups = b / chunk;
+  const k = groups > 0 ? neg.shape[0] / groups : 0;
+  if (neg.shape[1] !== w || !Number.isInteger(k) || (groups > 0 && k < 1))
+    throw new RangeError(`chunkLoss: neg must be [${groups} x k, ${w}] (k negatives per chunk), got [${neg.shape}]`);
+  const be = tf.backend();
+  if (!(be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels)) || b === 0) return composite(model, q, own, neg, chunk, k, o);
+  const args = [
+    scorerOf(model),
+    o.loss === 'logistic' ? 0 : 1,
+    b,
+    chunk,
+    k,
+    w,
+    model.config.margin,
+    o.adversarialTemperature,
+    o.lossMargin,
+  ] as const;
+  const f = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor, save: tf.GradSaveFunc) => {
+    const [loss, ...grads] = forward(be, args, x, y, z, b, w, neg.shape[0]);
+    save(grads);
+    return {value: tf.sum(loss), gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved.map((g) => tf.mul(g, dy))};
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(q, own, neg) as tf.Scalar;
+}
+
+function forward(
+  be: WholeMemoryBackend,
+  args: readonly [number, number, number, number, number, number, number, number, number],
+  q: tf.Tensor,
+  own: tf.Tensor,
+  neg: tf.Tensor,
+  b: number,
+  w: number,
+  n: number,
+): tf.Tensor[] {
+  const native = embeddingNative();
+  if (be.gpu) {
+    return be.deviceOutputs([[b], [b, w], [b, w], [n, w]], ([loss, dq, dOwn, dNeg]) =>
+      native.kgeChunkLoss(...args, be.devicePtr(q), be.devicePtr(own), be.devicePtr(neg), loss, dq, dOwn, dNeg),
+    );
+  }
+  const loss = new Float32Array(b),
+    dq = new Float32Array(b * w),
+    dOwn = new Float32Array(b * w),
+    dNeg = new Float32Array(n * w);
+  native.kgeChunkLoss(
+    ...args,
+    q.dataSync() as Float32Array,
+    own.dataSync() as Float32Array,
+    neg.dataSync() as Float32Array,
+    loss,
+    dq,
+    dOwn,
+    dNeg,
+  );
+  return [tf.tensor1d(loss), tf.tensor2d(dq, [b, w]), tf.tensor2d(dOwn, [b, w]), tf.tensor2d(dNeg, [n, w])];
+}
+
+/** The same loss from tfjs ops: the model's pair and group scores, then kgeLoss. */
+export function composite(
+  model: KgeModel,
+  q: tf.Tensor2D,
+  own: tf.Tensor2D,
+  neg: tf.Tensor2D,
+  chunk: number,
+  k: number,
+  o: KgeLossOptions,
+): tf.Scalar {
+  const [b, w] = q.shape,
+    groups = b / chunk;
+  const pos = model.pairScore(q, own);
+  const scores = tf.reshape(model.groupScores(tf.reshape(q, [groups, chunk, w]), tf.reshape(neg, [groups, k, w])), [b, k]) as tf.Tensor2D;
+  return kgeLoss(pos, scores, o);
+}
