@@ -12,7 +12,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {patternedKg} from '../src/graph/kg_patterns';
+import {freebaseShapedKg, patternedKg} from '../src/graph/kg_patterns';
 import {Triples} from '../src/graph/triples';
 import {KgeModelName} from '../src/nn/kge/kge_model';
 import {DEFAULT_KGE, KgeTrainOptions, trainKge} from '../src/train/kge';
@@ -105,7 +105,8 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(dir, {recursive: true, force: true});
   }
-  writeBenchResult('kge', {device: dev, entities, pairs, dim, epochs, batch, negatives, chunk, lr, evalTriples, rows});
+  const freebase = await freebaseRows(dev.gpu);
+  writeBenchResult('kge', {device: dev, entities, pairs, dim, epochs, batch, negatives, chunk, lr, evalTriples, rows, freebase});
   console.log('\nmodel     setting                              ours triples/s  PyG triples/s  ratio  ours MRR  PyG MRR');
   for (const r of rows) {
     const ratio = r.pygTriplesPerSecond ? (r.triplesPerSecond / r.pygTriplesPerSecond).toFixed(2) + 'x' : '-';
@@ -113,6 +114,58 @@ async function main(): Promise<void> {
       `${r.model.padEnd(9)} ${r.setting.padEnd(36)} ${r.triplesPerSecond.toFixed(0).padStart(14)} ${(r.pygTriplesPerSecond?.toFixed(0) ?? '-').padStart(14)} ${ratio.padStart(6)} ${r.mrr.toFixed(3).padStart(9)} ${(r.pygMrr?.toFixed(3) ?? '-').padStart(8)}`,
     );
   }
+}
+
+/**
+ * BENCH_KGE_FREEBASE=<fraction>: a Freebase-shaped graph at that fraction of Freebase's size (1: 86,054,151
+ * entities, 14,824 relations, 338,586,276 triples), transE (dim 400) and complEx (dim 200: 400 stored numbers),
+ * bfloat16 tables, 256 negatives per chunk of 256, batch BENCH_KGE_FREEBASE_BATCH, sparse SGD (no optimizer state
+ * beside a table this size), one epoch: triples/s and the epoch's seconds.
+ */
+async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
+  const fraction = Number(process.env.BENCH_KGE_FREEBASE ?? 0);
+  if (!(fraction > 0)) return undefined;
+  const started = Date.now();
+  const kg = freebaseShapedKg({
+    entities: Math.round(86054151 * fraction),
+    relations: 14824,
+    triples: Math.round(338586276 * fraction),
+    seed: 1,
+  });
+  console.log(
+    `Freebase-shaped x ${fraction}: ${kg.numEntities} entities, ${kg.train.heads.length} triples drawn in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  const out: object[] = [];
+  for (const [model, dim] of [
+    ['transE', 400],
+    ['complEx', 200],
+  ] as const) {
+    const batch = envPositiveInt('BENCH_KGE_FREEBASE_BATCH', 8192);
+    const {model: m, epochs} = await trainKge(kg, {
+      model,
+      dim,
+      dtype: 'bfloat16',
+      epochs: 1,
+      batchSize: batch,
+      chunkSize: 256,
+      negatives: 256,
+      optimizer: 'sgd',
+      learningRate: 0.1,
+    });
+    m.dispose();
+    const row = {
+      model,
+      dim,
+      batch,
+      triplesPerSecond: epochs[0].triplesPerSecond,
+      epochSeconds: epochs[0].seconds,
+      loss: epochs[0].loss,
+      gpu,
+    };
+    console.log(JSON.stringify(row));
+    out.push(row);
+  }
+  return out;
 }
 
 main().catch((e) => {

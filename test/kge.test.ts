@@ -11,8 +11,8 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {NegativeSampler} from '../src/graph/kge_negatives';
-import {patternedKg, triplesOf} from '../src/graph/kg_patterns';
-import {KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps} from '../src/graph/triples';
+import {freebaseShapedKg, patternedKg, triplesOf} from '../src/graph/kg_patterns';
+import {checkTriples, KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps} from '../src/graph/triples';
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
 import {chunkLoss, composite} from '../src/nn/kge/chunk_loss';
 import type {KgeLossOptions} from '../src/nn/kge/kge_loss';
@@ -237,6 +237,27 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       }),
     ).to.throw(/chunk must be a positive divisor of 4, got 3/);
     expect(tf.memory().numTensors).to.equal(before);
+  });
+
+  it('Freebase-shaped graphs: the same triples whatever the split into calls, Zipf relations, hub entities, no self loops, bad sizes named', () => {
+    const o = {entities: 5000, relations: 50, triples: 200000, validTriples: 100, testTriples: 100, seed: 4};
+    const kg = freebaseShapedKg(o);
+    const again = freebaseShapedKg({...o, triples: 1000, validTriples: 0, testTriples: 0});
+    expect(Array.from(again.train.tails)).to.deep.equal(Array.from(kg.train.tails.subarray(0, 1000)));
+    expect(Array.from(again.train.relations)).to.deep.equal(Array.from(kg.train.relations.subarray(0, 1000)));
+    checkTriples(kg.train, o.entities, o.relations, 'generated');
+    expect(kg.train.heads.some((h, i) => h === kg.train.tails[i])).to.equal(false);
+    const rel = new Float64Array(o.relations);
+    for (const r of kg.train.relations) rel[r] += 1;
+    // Zipf 1.1: relation 0 against relation 9 is 10^1.1 = 12.6 times as frequent.
+    expect(rel[0] / rel[9]).to.be.within(11, 14.5);
+    const degree = new Float64Array(o.entities);
+    for (const t of [kg.train.heads, kg.train.tails]) for (const e of t) degree[e] += 1;
+    const sorted = Array.from(degree).sort((a, b) => b - a);
+    const top = sorted.slice(0, 50).reduce((a, b) => a + b, 0) / 400000;
+    expect(top, "the top 1% of entities' share of the ends").to.be.above(0.15);
+    expect(() => freebaseShapedKg({...o, entities: 0})).to.throw(/argument 0 \(numEntities\) must be in \[1, 2\^31\), got 0/);
+    expect(() => freebaseShapedKg({...o, skew: 0.5})).to.throw(/skew\) must be a finite number >= 1/);
   });
 
   it('the losses against float64: logistic with and without self-adversarial weights, margin; gradients flow only through the scores', () => {

@@ -36,6 +36,6 @@ export * as transforms from './transforms';
 export {checkKnowledgeGraph, KnownPartners, readKnowledgeGraph, readNameMaps, writeNameMaps} from './triples';
 export type {KnowledgeGraph, Triples} from './triples';
 export {patternedKg, RELATION_PATTERNS, triplesOf} from './kg_patterns';
-export type {PatternedKg, PatternedKgOptions, RelationPattern} from './kg_patterns';
+export type {FreebaseShapedOptions, PatternedKg, PatternedKgOptions, RelationPattern} from './kg_patterns';
 export {NegativeSampler} from './kge_negatives';
 export type {NegativeDistribution} from './kge_negatives';

@@ -1,4 +1,5 @@
-// Small knowledge graphs with planted relation patterns (seeded), for tests and for the README's table of
+// Generated knowledge graphs: Freebase-shaped ones at any size (freebaseShapedKg, drawn natively), and
+// small ones with planted relation patterns (seeded), for tests and for the README's table of
 // which model recovers which pattern. Each relation follows one pattern over random entity pairs; the
 // held-out triples (valid, test) are ones the pattern implies from the training triples, so only a model
 // that can express the pattern ranks them well:
@@ -8,7 +9,8 @@
 //   antisymmetric  r(a, b) for a before b in a hidden order, never r(b, a): ranked like any relation
 //   one-to-many    r(a, b_1..b_k): some of a's tails held out
 import type {KnowledgeGraph, Triples} from './triples';
-import {randInt, seededRng} from '../util/random';
+import {graphNative} from '../native/domains';
+import {checkSeed, randInt, seededRng} from '../util/random';
 
 export type RelationPattern = 'symmetric' | 'inverse' | 'composition' | 'antisymmetric' | 'oneToMany';
 export const RELATION_PATTERNS: readonly RelationPattern[] = ['symmetric', 'inverse', 'composition', 'antisymmetric', 'oneToMany'];
@@ -152,5 +154,62 @@ export function triplesOf(t: Triples, relation: number): Triples {
     heads: Int32Array.from(keep, (i) => t.heads[i]),
     relations: Int32Array.from(keep, (i) => t.relations[i]),
     tails: Int32Array.from(keep, (i) => t.tails[i]),
+  };
+}
+
+export interface FreebaseShapedOptions {
+  /** Freebase (DGL-KE's full set): 86,054,151 entities, 14,824 relations, 338,586,276 triples. */
+  entities: number;
+  relations: number;
+  /** Training triples; validTriples and testTriples more are drawn after them. */
+  triples: number;
+  validTriples?: number;
+  testTriples?: number;
+  /** Entity skew: an entity's rank is floor(entities * u^skew); 1 is uniform (default 3: heavy-tailed degrees). */
+  skew?: number;
+  /** Zipf exponent of the relation frequencies (default 1.1). */
+  exponent?: number;
+  seed?: number;
+}
+
+/**
+ * A knowledge graph shaped like Freebase at any size, drawn natively on every core from counter-based
+ * hashes (native/src/graph/kg_triples.cc): Zipf relation frequencies, heavy-tailed entity degrees, the
+ * tail never the head. The same options give the same triples on any machine.
+ */
+export function freebaseShapedKg(o: FreebaseShapedOptions): KnowledgeGraph {
+  const valid = o.validTriples ?? 0,
+    test = o.testTriples ?? 0;
+  for (const [k, v] of [
+    ['triples', o.triples],
+    ['validTriples', valid],
+    ['testTriples', test],
+  ] as const) {
+    if (!Number.isSafeInteger(v) || v < 0 || v > 2 ** 31 - 1)
+      throw new RangeError(`freebaseShapedKg: ${k} must be an integer in [0, 2^31), got ${v}`);
+  }
+  if (o.triples < 1) throw new RangeError(`freebaseShapedKg: triples must be at least 1, got ${o.triples}`);
+  const draw = (first: number, count: number): Triples => {
+    const t = {heads: new Int32Array(count), relations: new Int32Array(count), tails: new Int32Array(count)};
+    graphNative().kgTriples(
+      o.entities,
+      o.relations,
+      first,
+      count,
+      checkSeed('freebaseShapedKg', o.seed ?? 0),
+      o.skew ?? 3,
+      o.exponent ?? 1.1,
+      t.heads,
+      t.relations,
+      t.tails,
+    );
+    return t;
+  };
+  return {
+    numEntities: o.entities,
+    numRelations: o.relations,
+    train: draw(0, o.triples),
+    valid: draw(o.triples, valid),
+    test: draw(o.triples + valid, test),
   };
 }

@@ -10,6 +10,7 @@ type Part<K extends keyof NativeAddon> = () => Pick<NativeAddon, K>;
 
 /** Sampling, walks, negative pairs, CSR building and products, R-MAT, unique, relabelling (src/graph/). */
 export const graphNative: Part<
+  | 'kgTriples'
   | 'sampleWithReplacement'
   | 'sampleWithoutReplacement'
   | 'negativePairs'

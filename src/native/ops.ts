@@ -28,6 +28,18 @@ export interface NativeOps {
   /** Row dots (graph/row_dots.h), then graph attention's passes (wm/graph_ops.h). */
   rowDots(a: Buf, b: Buf, n: number, m: number, d: number, out: Buf): void;
   rowDotsGrad(a: Buf, b: Buf, g: number | Float32Array, n: number, m: number, d: number, dA: Buf, dB: Buf): void;
+  kgTriples(
+    numEntities: number,
+    numRelations: number,
+    first: number,
+    count: number,
+    seed: number,
+    skew: number,
+    exponent: number,
+    heads: Int32Array,
+    relations: Int32Array,
+    tails: Int32Array,
+  ): void;
   kgeChunkLoss(
     scorer: number,
     lossKind: number,
