@@ -4,13 +4,17 @@
 // patterns, on the GPU when there is one, else the CPU. Each epoch's loss and rate (and the filtered
 // validation MRR every --eval-every epochs) go to metrics.jsonl and a plot; the test split is ranked at
 // the end (filtered MRR, mean rank, Hits@1/3/10, both sides); the model is saved with its name maps.
+// Under the launcher (node dist/bin/tfjs-wm-run.js -n 2 dist/examples/kge.js) the ranks share both tables in
+// WholeMemory (continuous unless --memory says chunked) and split each epoch's steps.
 //   npm run kge -- --data DIR --model rotate
 //   npm run kge -- --model runs/kge --query "head relation ?"     (or "? relation tail")
 import * as path from 'path';
 
 import {Command, InvalidArgumentError} from 'commander';
 
+import * as wm from '../src/index';
 import {patternedKg} from '../src/graph/kg_patterns';
+import {readLaunchEnv} from '../src/memory/launch_env';
 import {KnowledgeGraph, readKnowledgeGraph, tripleCount} from '../src/graph/triples';
 import {KGE_MODELS, KgeModelName} from '../src/nn/kge/kge_model';
 import {DEFAULT_KGE, KgeEpoch, trainKge} from '../src/train/kge';
@@ -74,7 +78,10 @@ const program = new Command()
   .option('--lr <x>', 'learning rate', positiveNumber('--lr'), d.learningRate)
   .option('--eval-every <n>', 'filtered validation MRR every n epochs (0: never)', nonNegativeInt('--eval-every'), 5)
   .option('--eval-triples <n>', 'validation triples ranked each time (a seeded sample)', positiveInt('--eval-triples'), d.evalTriples)
-  .option('--memory <kind>', 'where the tables live: device, host, managed (default: device with a GPU, else host)')
+  .option(
+    '--memory <kind>',
+    'where the tables live: device, host, managed, continuous, chunked (default: device with a GPU, else host; continuous under the launcher)',
+  )
   .option('--seed <n>', 'seed of the initial values, shuffles and negatives', nonNegativeInt('--seed'), d.seed)
   .option('--out <folder>', 'where metrics.jsonl, the plot and the saved model go', path.join(process.cwd(), 'runs', 'kge'))
   .parse();
@@ -105,13 +112,19 @@ async function query(): Promise<void> {
 async function train(): Promise<void> {
   const model = choice('--model', KGE_MODELS)(o.model) as KgeModelName;
   const {where} = await startBackend();
+  // Under the launcher (tfjs-wm-run -n N) the ranks share both tables in WholeMemory and split each epoch's steps.
+  const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
+  const lead = (comm?.rank ?? 0) === 0;
+  const memory = o.memory ?? (comm ? 'continuous' : undefined);
   const kg: KnowledgeGraph = o.data ? await readKnowledgeGraph(o.data) : patternedKg({entities: 2000, pairs: 1500, seed: o.seed});
   const name = o.data ? path.basename(path.resolve(o.data)) : 'a generated graph with planted patterns';
-  console.log(
-    `${name}: ${kg.numEntities} entities, ${kg.numRelations} relations, ${tripleCount(kg.train)} / ${tripleCount(kg.valid)} / ${tripleCount(kg.test)} triples; ${model} (dim ${o.dim}) on ${where}`,
-  );
-  const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
-  const progress = new EpochProgress(o.epochs, `kge ${model}`);
+  const ranks = comm ? `, ${comm.size} ranks sharing ${memory} tables` : '';
+  if (lead)
+    console.log(
+      `${name}: ${kg.numEntities} entities, ${kg.numRelations} relations, ${tripleCount(kg.train)} / ${tripleCount(kg.valid)} / ${tripleCount(kg.test)} triples; ${model} (dim ${o.dim}) on ${where}${ranks}`,
+    );
+  const log = lead ? new MetricsLog(path.join(o.out, 'metrics.jsonl')) : undefined;
+  const progress = lead ? new EpochProgress(o.epochs, `kge ${model}`) : undefined;
   const history: PlotRecord[] = [];
   const started = Date.now();
   const options = {
@@ -129,38 +142,46 @@ async function train(): Promise<void> {
     regularizationWeight: o.regularizationWeight,
     optimizer: o.optimizer,
     learningRate: o.lr,
-    evalEvery: o.evalEvery,
+    evalEvery: lead ? o.evalEvery : 0,
     evalTriples: o.evalTriples,
-    memory: o.memory,
+    memory,
     seed: o.seed,
   };
-  const {model: m} = await trainKge(kg, options, (e: KgeEpoch) => {
-    log.write({type: 'epoch', seed: o.seed, ...e, valid: undefined, validMrr: e.valid?.mrr, validHits10: e.valid?.hits10});
+  const {model: m} = await trainKge(kg, {...options, communicator: comm}, (e: KgeEpoch) => {
+    if (!lead) return;
+    log!.write({type: 'epoch', seed: o.seed, ...e, valid: undefined, validMrr: e.valid?.mrr, validHits10: e.valid?.hits10});
     history.push({seed: o.seed, epoch: e.epoch, loss: e.loss, ...(e.valid ? {validMrr: e.valid.mrr, validHits10: e.valid.hits10} : {})});
     const v = e.valid ? ` | valid MRR ${e.valid.mrr.toFixed(3)}, Hits@10 ${e.valid.hits10.toFixed(3)}` : '';
-    progress.tick(`epoch ${e.epoch}: loss ${e.loss.toFixed(4)}${v}`, `${Math.round(e.triplesPerSecond).toLocaleString('en-US')} triples/s`);
-  });
-  progress.stop();
-  const seconds = (Date.now() - started) / 1000;
-  const test = tripleCount(kg.test) > 0 ? evaluateKge(m, kg.test, {filter: [kg.train, kg.valid, kg.test]}) : undefined;
-  log.write({type: 'summary', model, seconds, device: where, test});
-  const plots = await plotTrainingCurves(
-    history,
-    path.join(o.out, 'metrics'),
-    `${model} on ${name}`,
-    {validMrr: 'validation MRR', validHits10: 'validation Hits@10'},
-    'filtered ranking',
-    log,
-  );
-  saveKgeModel(m, o.out, kg, {options, test, data: o.data ?? null});
-  m.dispose();
-  if (test)
-    console.log(
-      `test (filtered, both sides, ${test.queries} queries): MRR ${test.mrr.toFixed(4)}, mean rank ${test.meanRank.toFixed(1)}, Hits@1 ${test.hits1.toFixed(4)}, Hits@3 ${test.hits3.toFixed(4)}, Hits@10 ${test.hits10.toFixed(4)}`,
+    progress!.tick(
+      `epoch ${e.epoch}: loss ${e.loss.toFixed(4)}${v}`,
+      `${Math.round(e.triplesPerSecond).toLocaleString('en-US')} triples/s`,
     );
-  console.log(
-    `${seconds.toFixed(1)} s on ${where}\nmetrics: ${log.file}\nplots: ${plots.join(', ')}\nmodel: ${o.out} (kge.json, entity.npy, relation.npy, entities.tsv, relations.tsv)`,
-  );
+  });
+  progress?.stop();
+  const seconds = (Date.now() - started) / 1000;
+  if (lead) {
+    const test = tripleCount(kg.test) > 0 ? evaluateKge(m, kg.test, {filter: [kg.train, kg.valid, kg.test]}) : undefined;
+    log!.write({type: 'summary', model, seconds, device: where, ranks: comm?.size ?? 1, test});
+    const plots = await plotTrainingCurves(
+      history,
+      path.join(o.out, 'metrics'),
+      `${model} on ${name}`,
+      {validMrr: 'validation MRR', validHits10: 'validation Hits@10'},
+      'filtered ranking',
+      log,
+    );
+    saveKgeModel(m, o.out, kg, {options, test, data: o.data ?? null});
+    if (test)
+      console.log(
+        `test (filtered, both sides, ${test.queries} queries): MRR ${test.mrr.toFixed(4)}, mean rank ${test.meanRank.toFixed(1)}, Hits@1 ${test.hits1.toFixed(4)}, Hits@3 ${test.hits3.toFixed(4)}, Hits@10 ${test.hits10.toFixed(4)}`,
+      );
+    console.log(
+      `${seconds.toFixed(1)} s on ${where}\nmetrics: ${log!.file}\nplots: ${plots.join(', ')}\nmodel: ${o.out} (kge.json, entity.npy, relation.npy, entities.tsv, relations.tsv)`,
+    );
+  }
+  comm?.barrier(); // the tables are shared: none is freed while rank 0 still reads them
+  m.dispose();
+  comm?.destroy();
 }
 
 (o.query ? query() : train()).catch((e) => {

@@ -2,6 +2,7 @@
 // gradients against a float64 reference on random data; the losses against float64; the negatives'
 // distributions; the filtered ranking against a brute-force one; the text format and its errors; the
 // name maps' round trip; the planted patterns each model can and cannot express; training leaves nothing behind.
+import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -516,6 +517,76 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('npm run kge on 2 ranks (tables shared in WholeMemory, updates applied in turns) ranks as well as one process; the saved model answers a query', () => {
+    const root = path.resolve(__dirname, '..');
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ranks-'));
+    const args = [
+      '--model',
+      'complex',
+      '--epochs',
+      '20',
+      '--dim',
+      '32',
+      '--negatives',
+      '32',
+      '--chunk-size',
+      '32',
+      '--seed',
+      '1',
+      '--eval-every',
+      '0',
+    ];
+    const env = {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'};
+    const mrr = (stdout: string) => Number(/test \(filtered, both sides, \d+ queries\): MRR ([\d.]+)/.exec(stdout)![1]);
+    try {
+      const ranks = spawnSync(
+        process.execPath,
+        [
+          path.join(root, 'bin', 'tfjs-wm-run.js'),
+          '-n',
+          '2',
+          path.join(root, 'examples', 'kge.js'),
+          ...args,
+          '--out',
+          path.join(out, 'two'),
+        ],
+        {encoding: 'utf8', env},
+      );
+      expect(ranks.status, ranks.stderr).to.equal(0);
+      expect(ranks.stdout).to.match(/2 ranks sharing continuous tables/);
+      const one = spawnSync(process.execPath, [path.join(root, 'examples', 'kge.js'), ...args, '--out', path.join(out, 'one')], {
+        encoding: 'utf8',
+        env,
+      });
+      expect(one.status, one.stderr).to.equal(0);
+      expect(mrr(one.stdout)).to.be.above(0.2);
+      expect(Math.abs(mrr(ranks.stdout) - mrr(one.stdout)), `2 ranks ${mrr(ranks.stdout)}, 1 rank ${mrr(one.stdout)}`).to.be.below(0.05);
+      const summary = fs
+        .readFileSync(path.join(out, 'two', 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .find((r) => r.type === 'summary');
+      expect(summary.ranks).to.equal(2);
+      const q = spawnSync(
+        process.execPath,
+        [path.join(root, 'examples', 'kge.js'), '--model', path.join(out, 'two'), '--query', '? symmetric_0 7', '--top', '3'],
+        {encoding: 'utf8', env},
+      );
+      expect(q.status, q.stderr).to.equal(0);
+      expect(q.stdout).to.match(/the 3 best heads of \? symmetric_0 7/);
+      const bad = spawnSync(
+        process.execPath,
+        [path.join(root, 'examples', 'kge.js'), '--model', path.join(out, 'two'), '--query', 'x symmetric_0 ?'],
+        {encoding: 'utf8', env},
+      );
+      expect(bad.status).to.equal(1);
+      expect(bad.stderr).to.match(/--query: entity 'x' is not in the saved model's entities\.tsv/);
+    } finally {
+      fs.rmSync(out, {recursive: true, force: true});
     }
   });
 });

@@ -3,7 +3,7 @@
 // DGL-KE alternates them), the model's loss over the positives' and the negatives' scores plus an optional
 // L2 or N3 regularizer of the positives' rows, and one sparse step of each table. Several ranks train one
 // model together with the tables in WholeMemory ('continuous' or 'chunked'): step k is rank k mod size's,
-// and the tables are updated in place.
+// the ranks' gradients of one round come from the same tables, and their updates go in one at a time.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {NegativeDistribution, NegativeSampler} from '../graph/kge_negatives';
@@ -15,6 +15,8 @@ import {chunkLoss} from '../nn/kge/chunk_loss';
 import {checkKgeLoss, KgeLossName} from '../nn/kge/kge_loss';
 import {KgeModel, KgeModelName, KgeSide} from '../nn/kge/kge_model';
 import {adagrad, adam, sgd} from '../nn/sparse_optimizer';
+import {deviceStatus} from '../native/device';
+import {embeddingNative} from '../native/domains';
 import {seededRng, shuffle} from '../util/random';
 import {evaluateKge, RankingMetrics} from './kge_ranking';
 
@@ -163,25 +165,42 @@ export async function trainKge(
       );
       let lossSum: tf.Tensor = tf.scalar(0);
       let done = 0;
-      for (let s = 0; s < steps; ++s, ++draw) {
-        if (s % ranks !== rank) continue;
-        const loss = tf.tidy(() => {
-          const at = tf.slice(order, s * batch, batch);
-          const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
-          const [h, r, t] = [heads, relations, tails].map((c) => tf.gather(c, at) as tf.Tensor1D);
-          const neg = negatives.draw((batch / chunk) * o.negatives, draw);
-          return opt.minimize(() => stepLoss(model, o, side === 'tail' ? h : t, r, side === 'tail' ? t : h, neg, side, chunk), true, [
-            model.entity.anchor,
-            model.relation.anchor,
-          ])!;
-        });
-        model.entity.step();
-        model.relation.step();
-        const next = tf.add(lossSum, loss);
-        tf.dispose([lossSum, loss]);
-        lossSum = next;
-        done += batch;
+      // Rounds: step k of the epoch is rank k mod size's. Every rank computes its step's gradients from the
+      // tables as the last round left them, then the ranks apply theirs one after another (a barrier between
+      // turns), so no update to a shared row is lost to another rank's.
+      for (let round = 0; round * ranks < steps; ++round) {
+        const s = round * ranks + rank;
+        if (s < steps) {
+          const loss = tf.tidy(() => {
+            const at = tf.slice(order, s * batch, batch);
+            const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
+            const [h, r, t] = [heads, relations, tails].map((c) => tf.gather(c, at) as tf.Tensor1D);
+            const neg = negatives.draw((batch / chunk) * o.negatives, draw + s);
+            return opt.minimize(() => stepLoss(model, o, side === 'tail' ? h : t, r, side === 'tail' ? t : h, neg, side, chunk), true, [
+              model.entity.anchor,
+              model.relation.anchor,
+            ])!;
+          });
+          const next = tf.add(lossSum, loss);
+          tf.dispose([lossSum, loss]);
+          lossSum = next;
+          done += batch;
+        }
+        for (let turn = 0; turn < ranks; ++turn) {
+          if (turn === rank && s < steps) {
+            model.entity.step();
+            model.relation.step();
+          } else if (turn !== rank && round * ranks + turn < steps) {
+            model.entity.countSteps(1); // Adam's bias correction counts every rank's steps
+            model.relation.countSteps(1);
+          }
+          if (comm && ranks > 1) {
+            if (turn === rank && deviceStatus().gpu) embeddingNative().synchronize(); // this rank's updates are in before the next turn
+            comm.barrier();
+          }
+        }
       }
+      draw += steps;
       order.dispose();
       let loss = (await lossSum.data())[0],
         all = {steps: Math.ceil((steps - rank) / ranks), triples: done};
