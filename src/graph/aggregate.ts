@@ -252,6 +252,11 @@ export class CsrBlock {
     return new CsrBlock(rowPtr, colIdx, numCols, undefined, {device, degrees});
   }
 
+  /** The block's rows as given: rowPtr [numRows + 1] and colIdx (positions among the columns). */
+  get arrays(): {rowPtr: Int32Array; colIdx: Int32Array} {
+    return {rowPtr: this.csr.rowPtr, colIdx: this.csr.colIdx};
+  }
+
   get numRows(): number {
     return this.csr.numRows;
   }

@@ -1,0 +1,252 @@
+// Typed graphs (PyG's HeteroData): vertex types with counts; edge types (source type, relation,
+// destination type), each a graph in native memory with 64-bit offsets whose row v lists the sources of
+// destination v's incoming edges (the direction messages and samplers follow); features per vertex type;
+// labels and splits on one target type. Transforms: reverse relations added (PyG's ToUndirected), and
+// the whole as one homogeneous graph with each type's id offset and each entry's relation id (what
+// R-GCN-style kernels read).
+import type {Split} from './split';
+import {NativeCsr} from './native_csr';
+
+/** (source type, relation, destination type). */
+export type EdgeType = readonly [string, string, string];
+
+/** An edge type's key: `paper___cites___paper`, as OGB names its relation folders. */
+export function edgeTypeKey(t: EdgeType): string {
+  return `${t[0]}___${t[1]}___${t[2]}`;
+}
+
+export interface TypedEdges {
+  /** Source ids (of the source type) and destination ids (of the destination type), one pair per edge. */
+  src: Int32Array;
+  dst: Int32Array;
+}
+
+export interface HeteroRelation {
+  type: EdgeType;
+  /** Row v (a destination vertex) lists the sources of its incoming edges, duplicates kept. */
+  graph: NativeCsr;
+  numEdges: number;
+}
+
+export interface HeteroFeatures {
+  /** Rows of `dim` float32 values, one per vertex of the type. */
+  values: Float32Array;
+  dim: number;
+}
+
+export interface HeteroLabels {
+  /** The type whose vertices carry labels. */
+  type: string;
+  /** One class per vertex of the type; -1 where a vertex has none. */
+  labels: Int32Array;
+  numClasses: number;
+  split?: Split;
+}
+
+const NAME = /^[A-Za-z0-9_.-]+$/;
+
+function checkName(what: string, name: string): void {
+  if (typeof name !== 'string' || !NAME.test(name) || name.includes('___'))
+    throw new RangeError(`HeteroGraph: ${what} '${name}' must be letters, digits, '_', '.' or '-' (and no '___')`);
+}
+
+/** Row-sorted CSR of one relation: row = destination, columns = sources, in edge order within a row. */
+function relationCsr(key: string, e: TypedEdges, numSrc: number, numDst: number): NativeCsr {
+  if (!(e.src instanceof Int32Array) || !(e.dst instanceof Int32Array) || e.src.length !== e.dst.length)
+    throw new RangeError(`HeteroGraph: edges of ${key} must be two Int32Arrays of one length (src, dst)`);
+  const m = e.src.length;
+  const rowPtr = new Int32Array(numDst + 1);
+  for (let i = 0; i < m; ++i) {
+    const s = e.src[i],
+      d = e.dst[i];
+    if (!(s >= 0 && s < numSrc)) throw new RangeError(`HeteroGraph: ${key} edge ${i}: source ${s} is not an id in [0, ${numSrc})`);
+    if (!(d >= 0 && d < numDst)) throw new RangeError(`HeteroGraph: ${key} edge ${i}: destination ${d} is not an id in [0, ${numDst})`);
+    ++rowPtr[d + 1];
+  }
+  for (let v = 0; v < numDst; ++v) rowPtr[v + 1] += rowPtr[v];
+  const at = rowPtr.slice(0, numDst),
+    colIdx = new Int32Array(m);
+  for (let i = 0; i < m; ++i) colIdx[at[e.dst[i]]++] = e.src[i];
+  // Columns are source ids: a square graph over the larger of the two counts holds them.
+  if (numSrc > numDst) {
+    const wide = new Int32Array(numSrc + 1).fill(m);
+    wide.set(rowPtr);
+    return NativeCsr.fromCsr(wide, colIdx);
+  }
+  return NativeCsr.fromCsr(rowPtr, colIdx);
+}
+
+export class HeteroGraph {
+  readonly numNodes: Readonly<Record<string, number>>;
+  readonly relations: ReadonlyMap<string, HeteroRelation>;
+  readonly features: Readonly<Record<string, HeteroFeatures>>;
+  readonly labels?: HeteroLabels;
+
+  private constructor(
+    numNodes: Record<string, number>,
+    relations: Map<string, HeteroRelation>,
+    features: Record<string, HeteroFeatures>,
+    labels?: HeteroLabels,
+  ) {
+    this.numNodes = numNodes;
+    this.relations = relations;
+    this.features = features;
+    this.labels = labels;
+  }
+
+  /**
+   * A typed graph from each vertex type's count and each edge type's (src, dst) pairs; features and
+   * labels checked against the counts. Every limit is checked before anything is built.
+   */
+  static fromEdges(
+    numNodes: Record<string, number>,
+    edges: ReadonlyArray<{type: EdgeType; edges: TypedEdges}>,
+    opts: {features?: Record<string, HeteroFeatures>; labels?: HeteroLabels} = {},
+  ): HeteroGraph {
+    const types = Object.keys(numNodes);
+    if (types.length === 0) throw new RangeError('HeteroGraph: no vertex types');
+    for (const t of types) {
+      checkName('vertex type', t);
+      const n = numNodes[t];
+      if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1)
+        throw new RangeError(`HeteroGraph: vertex type '${t}' has ${n} vertices; a count is an integer in [0, 2^31)`);
+    }
+    const seen = new Set<string>();
+    for (const {type} of edges) {
+      if (!Array.isArray(type) || type.length !== 3)
+        throw new TypeError('HeteroGraph: an edge type is [source type, relation, destination type]');
+      checkName('relation', type[1]);
+      for (const end of [type[0], type[2]])
+        if (!(end in numNodes))
+          throw new RangeError(`HeteroGraph: edge type ${edgeTypeKey(type)} names vertex type '${end}', which has no count`);
+      const key = edgeTypeKey(type);
+      if (seen.has(key)) throw new RangeError(`HeteroGraph: edge type ${key} is given twice`);
+      seen.add(key);
+    }
+    for (const [t, f] of Object.entries(opts.features ?? {})) {
+      if (!(t in numNodes)) throw new RangeError(`HeteroGraph: features for vertex type '${t}', which has no count`);
+      if (!Number.isInteger(f.dim) || f.dim < 1 || !(f.values instanceof Float32Array) || f.values.length !== numNodes[t] * f.dim)
+        throw new RangeError(
+          `HeteroGraph: features of '${t}' must be a Float32Array of ${numNodes[t]} x dim values, got ${f.values?.length} for dim ${f.dim}`,
+        );
+    }
+    const l = opts.labels;
+    if (l) {
+      if (!(l.type in numNodes)) throw new RangeError(`HeteroGraph: labels on vertex type '${l.type}', which has no count`);
+      if (!(l.labels instanceof Int32Array) || l.labels.length !== numNodes[l.type])
+        throw new RangeError(`HeteroGraph: labels of '${l.type}' must be an Int32Array of ${numNodes[l.type]}, got ${l.labels?.length}`);
+      for (let v = 0; v < l.labels.length; ++v)
+        if (l.labels[v] < -1 || l.labels[v] >= l.numClasses)
+          throw new RangeError(`HeteroGraph: label ${v} of '${l.type}' is ${l.labels[v]}, not in [-1, ${l.numClasses})`);
+    }
+    const relations = new Map<string, HeteroRelation>();
+    try {
+      for (const {type, edges: e} of edges) {
+        const key = edgeTypeKey(type);
+        relations.set(key, {
+          type: [type[0], type[1], type[2]],
+          graph: relationCsr(key, e, numNodes[type[0]], numNodes[type[2]]),
+          numEdges: e.src.length,
+        });
+      }
+    } catch (err) {
+      for (const r of relations.values()) r.graph.free();
+      throw err;
+    }
+    return new HeteroGraph({...numNodes}, relations, {...(opts.features ?? {})}, l);
+  }
+
+  get nodeTypes(): string[] {
+    return Object.keys(this.numNodes);
+  }
+
+  get edgeTypes(): EdgeType[] {
+    return [...this.relations.values()].map((r) => r.type);
+  }
+
+  /** The relation of `type`, by its triple or its key; a missing one is refused by name. */
+  relation(type: EdgeType | string): HeteroRelation {
+    const key = typeof type === 'string' ? type : edgeTypeKey(type);
+    const r = this.relations.get(key);
+    if (!r) throw new RangeError(`HeteroGraph: no edge type ${key}; the graph has ${[...this.relations.keys()].join(', ')}`);
+    return r;
+  }
+
+  /** A relation's edges as (src, dst) pairs, in its rows' order. */
+  edgesOf(type: EdgeType | string): TypedEdges {
+    const r = this.relation(type);
+    const numDst = this.numNodes[r.type[2]];
+    const offsets = r.graph.offsets(0, numDst + 1),
+      cols = r.graph.columns(0, r.numEdges);
+    const src = Int32Array.from(cols),
+      dst = new Int32Array(r.numEdges);
+    for (let v = 0; v < numDst; ++v) dst.fill(v, Number(offsets[v]), Number(offsets[v + 1]));
+    return {src, dst};
+  }
+
+  /**
+   * PyG's ToUndirected: each relation (a, r, b) between two types gains its reverse (b, rev_r, a); a
+   * relation within one type gains the reverse of each edge in the same relation. The features and
+   * labels are shared with this graph.
+   */
+  toUndirected(): HeteroGraph {
+    const out: {type: EdgeType; edges: TypedEdges}[] = [];
+    for (const r of this.relations.values()) {
+      const e = this.edgesOf(r.type);
+      const [a, rel, b] = r.type;
+      if (a === b) {
+        const src = new Int32Array(2 * e.src.length),
+          dst = new Int32Array(2 * e.src.length);
+        src.set(e.src);
+        src.set(e.dst, e.src.length);
+        dst.set(e.dst);
+        dst.set(e.src, e.src.length);
+        out.push({type: r.type, edges: {src, dst}});
+      } else {
+        out.push({type: r.type, edges: e});
+        const rev: EdgeType = [b, `rev_${rel}`, a];
+        if (!this.relations.has(edgeTypeKey(rev))) out.push({type: rev, edges: {src: e.dst, dst: e.src}});
+      }
+    }
+    return HeteroGraph.fromEdges({...this.numNodes}, out, {features: {...this.features}, labels: this.labels});
+  }
+
+  /**
+   * The graph as one homogeneous graph: type t's vertex v is vertex offsets[t] + v (types in
+   * nodeTypes' order); `edgeType[k]` is the relation id (edgeTypes' order) of entry k of the graph's
+   * rows. Row v lists the sources of v's incoming edges, as each relation's rows do.
+   */
+  toHomogeneous(): {graph: NativeCsr; offsets: Record<string, number>; numVertices: number; edgeTypes: EdgeType[]; edgeType: Int32Array} {
+    const offsets: Record<string, number> = {};
+    let n = 0;
+    for (const t of this.nodeTypes) {
+      offsets[t] = n;
+      n += this.numNodes[t];
+    }
+    if (n > 2 ** 31 - 1) throw new RangeError(`HeteroGraph.toHomogeneous: ${n} vertices in all is past int32 ids`);
+    const types = this.edgeTypes;
+    const rowPtr = new Int32Array(n + 1);
+    const parts = types.map((t) => this.edgesOf(t));
+    types.forEach((t, i) => {
+      for (const d of parts[i].dst) ++rowPtr[offsets[t[2]] + d + 1];
+    });
+    for (let v = 0; v < n; ++v) rowPtr[v + 1] += rowPtr[v];
+    const at = rowPtr.slice(0, n),
+      colIdx = new Int32Array(rowPtr[n]),
+      edgeType = new Int32Array(rowPtr[n]);
+    types.forEach((t, i) => {
+      const {src, dst} = parts[i];
+      for (let k = 0; k < src.length; ++k) {
+        const slot = at[offsets[t[2]] + dst[k]]++;
+        colIdx[slot] = offsets[t[0]] + src[k];
+        edgeType[slot] = i;
+      }
+    });
+    return {graph: NativeCsr.fromCsr(rowPtr, colIdx), offsets, numVertices: n, edgeTypes: types, edgeType};
+  }
+
+  /** Frees every relation's graph. */
+  free(): void {
+    for (const r of this.relations.values()) r.graph.free();
+  }
+}

@@ -1,0 +1,249 @@
+// Typed graphs: built from edges (each relation's rows against a reference), the reverse relations of
+// toUndirected, the homogeneous graph with type offsets and relation ids, OGB's heterogeneous layout read
+// from a folder the test writes (ogbn-mag's shape in miniature), and bad input named by file, line and rule.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as zlib from 'zlib';
+
+import {expect} from 'chai';
+
+import {edgeTypeKey, HeteroGraph} from '../src/graph/hetero_graph';
+import {readOgbHetero} from '../src/graph/ogb_hetero';
+import {sampleTypedSubgraph} from '../src/graph/typed_sampling';
+import {seededRng} from '../src/util/random';
+import {expectReject} from './helpers';
+
+const gz = (file: string, text: string) => {
+  fs.mkdirSync(path.dirname(file), {recursive: true});
+  fs.writeFileSync(file, zlib.gzipSync(Buffer.from(text)));
+};
+
+/** Each destination's sources, sorted, from (src, dst) pairs. */
+function incoming(src: Int32Array, dst: Int32Array, n: number): number[][] {
+  const rows: number[][] = Array.from({length: n}, () => []);
+  src.forEach((s, i) => rows[dst[i]].push(s));
+  return rows.map((r) => r.sort((a, b) => a - b));
+}
+
+function randomEdges(rng: () => number, m: number, ns: number, nd: number) {
+  return {src: Int32Array.from({length: m}, () => Math.floor(rng() * ns)), dst: Int32Array.from({length: m}, () => Math.floor(rng() * nd))};
+}
+
+describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
+  it('each relation holds its edges as rows of destinations (duplicates kept, ids of different types never mixed); reverse relations; one homogeneous graph with relation ids', () => {
+    const rng = seededRng(5);
+    const numNodes = {paper: 7, author: 11, institution: 3};
+    const writes = randomEdges(rng, 30, 11, 7),
+      cites = randomEdges(rng, 20, 7, 7),
+      affiliated = randomEdges(rng, 9, 11, 3);
+    writes.src[0] = 4; // an author and a paper with the same id: not a self loop
+    writes.dst[0] = 4;
+    writes.src[1] = 4;
+    writes.dst[1] = 4; // the same edge twice: kept
+    const g = HeteroGraph.fromEdges(numNodes, [
+      {type: ['author', 'writes', 'paper'], edges: writes},
+      {type: ['paper', 'cites', 'paper'], edges: cites},
+      {type: ['author', 'affiliated_with', 'institution'], edges: affiliated},
+    ]);
+    try {
+      for (const [key, e, n] of [
+        ['author___writes___paper', writes, 7],
+        ['paper___cites___paper', cites, 7],
+        ['author___affiliated_with___institution', affiliated, 3],
+      ] as const) {
+        const back = g.edgesOf(key);
+        expect(incoming(back.src, back.dst, n)).to.deep.equal(incoming(e.src, e.dst, n));
+        expect(g.relation(key).numEdges).to.equal(e.src.length);
+      }
+      const u = g.toUndirected();
+      try {
+        expect(u.edgeTypes.map(edgeTypeKey)).to.deep.equal([
+          'author___writes___paper',
+          'paper___rev_writes___author',
+          'paper___cites___paper',
+          'author___affiliated_with___institution',
+          'institution___rev_affiliated_with___author',
+        ]);
+        const rev = u.edgesOf('paper___rev_writes___author');
+        expect(incoming(rev.src, rev.dst, 11)).to.deep.equal(incoming(writes.dst, writes.src, 11));
+        const both = u.edgesOf('paper___cites___paper');
+        expect(both.src.length).to.equal(40);
+      } finally {
+        u.free();
+      }
+      const h = g.toHomogeneous();
+      try {
+        expect(h.offsets).to.deep.equal({paper: 0, author: 7, institution: 18});
+        expect(h.numVertices).to.equal(21);
+        // Every entry back to its relation: the relation's edges, shifted by the type offsets.
+        const got = new Map<number, [number, number][]>();
+        const offsets = h.graph.offsets(0, 22);
+        for (let v = 0; v < 21; ++v) {
+          const cols = h.graph.neighbors(v);
+          for (let k = 0; k < cols.length; ++k) {
+            const r = h.edgeType[Number(offsets[v]) + k];
+            if (!got.has(r)) got.set(r, []);
+            got.get(r)!.push([cols[k], v]);
+          }
+        }
+        h.edgeTypes.forEach((t, r) => {
+          const e = g.edgesOf(t);
+          const want = Array.from(e.src, (s, i) => [s + h.offsets[t[0]], e.dst[i] + h.offsets[t[2]]]).sort();
+          expect((got.get(r) ?? []).sort(), edgeTypeKey(t)).to.deep.equal(want);
+        });
+      } finally {
+        h.graph.free();
+      }
+    } finally {
+      g.free();
+    }
+    expect(() =>
+      HeteroGraph.fromEdges({paper: 3}, [{type: ['paper', 'cites', 'venue'], edges: {src: new Int32Array(0), dst: new Int32Array(0)}}]),
+    ).to.throw(/names vertex type 'venue', which has no count/);
+    expect(() =>
+      HeteroGraph.fromEdges({paper: 3}, [{type: ['paper', 'cites', 'paper'], edges: {src: Int32Array.of(1), dst: Int32Array.of(3)}}]),
+    ).to.throw(/paper___cites___paper edge 0: destination 3 is not an id in \[0, 3\)/);
+    expect(() => HeteroGraph.fromEdges({'pa per': 3}, [])).to.throw(/vertex type 'pa per' must be letters/);
+  });
+
+  it("reads OGB's heterogeneous layout (ogbn-mag's files): counts, relations, features, labels, the split; bad files named by file, line and rule", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ogb-hetero-'));
+    const raw = path.join(dir, 'raw');
+    const rng = seededRng(9);
+    try {
+      gz(path.join(raw, 'num-node-dict.csv.gz'), 'author,field_of_study,institution,paper\n6,4,2,8\n');
+      gz(
+        path.join(raw, 'triplet-type-list.csv.gz'),
+        'author,affiliated_with,institution\nauthor,writes,paper\npaper,cites,paper\npaper,has_topic,field_of_study\n',
+      );
+      const rel = (key: string, ns: number, nd: number, m: number) => {
+        const e = randomEdges(rng, m, ns, nd);
+        gz(path.join(raw, 'relations', key, 'edge.csv.gz'), Array.from(e.src, (s, i) => `${s},${e.dst[i]}\n`).join(''));
+        gz(path.join(raw, 'relations', key, 'num-edge-list.csv.gz'), `${m}\n`);
+        return e;
+      };
+      const edges = {
+        author___affiliated_with___institution: rel('author___affiliated_with___institution', 6, 2, 5),
+        author___writes___paper: rel('author___writes___paper', 6, 8, 12),
+        paper___cites___paper: rel('paper___cites___paper', 8, 8, 10),
+        paper___has_topic___field_of_study: rel('paper___has_topic___field_of_study', 8, 4, 9),
+      };
+      const feats = Float32Array.from({length: 8 * 3}, () => Math.round(rng() * 100) / 10);
+      gz(
+        path.join(raw, 'node-feat', 'paper', 'node-feat.csv.gz'),
+        Array.from({length: 8}, (_, v) => Array.from(feats.subarray(3 * v, 3 * v + 3)).join(',') + '\n').join(''),
+      );
+      gz(path.join(raw, 'node-label', 'paper', 'node-label.csv.gz'), '3\n0\n1\n2\n3\n1\n0\n2\n');
+      for (const [name, ids] of [
+        ['train', '0\n1\n2\n3\n'],
+        ['valid', '4\n5\n'],
+        ['test', '6\n7\n'],
+      ])
+        gz(path.join(dir, 'split', 'time', 'paper', `${name}.csv.gz`), ids);
+      const g = await readOgbHetero(dir);
+      try {
+        expect(g.numNodes).to.deep.equal({author: 6, field_of_study: 4, institution: 2, paper: 8});
+        for (const [key, e] of Object.entries(edges)) {
+          const back = g.edgesOf(key);
+          const n = g.numNodes[key.split('___')[2]];
+          expect(incoming(back.src, back.dst, n), key).to.deep.equal(incoming(e.src, e.dst, n));
+        }
+        expect(g.features.paper.dim).to.equal(3);
+        expect(Array.from(g.features.paper.values)).to.deep.equal(Array.from(feats));
+        expect(g.labels!.type).to.equal('paper');
+        expect(g.labels!.numClasses).to.equal(4);
+        expect(Array.from(g.labels!.split!.val)).to.deep.equal([4, 5]);
+      } finally {
+        g.free();
+      }
+      // An id past its type's count, named by file and line.
+      gz(path.join(raw, 'relations', 'author___affiliated_with___institution', 'edge.csv.gz'), '0,1\n5,2\n');
+      await expectReject(
+        readOgbHetero(dir),
+        /author___affiliated_with___institution\/edge\.csv\.gz:2: institution id 2 is past the 2 vertices of type 'institution'/,
+      );
+      gz(path.join(raw, 'relations', 'author___affiliated_with___institution', 'edge.csv.gz'), '0,1\n5,1\n');
+      await expectReject(readOgbHetero(dir), /edge\.csv\.gz: 2 edges, num-edge-list\.csv\.gz says 5/);
+      gz(path.join(raw, 'relations', 'author___affiliated_with___institution', 'num-edge-list.csv.gz'), '2\n');
+      // A relation folder the triplet list does not name; a type the dictionary does not have; labels of the wrong length.
+      fs.mkdirSync(path.join(raw, 'relations', 'paper___in___venue'));
+      await expectReject(readOgbHetero(dir), /paper___in___venue: a relation folder triplet-type-list\.csv\.gz does not list/);
+      fs.rmdirSync(path.join(raw, 'relations', 'paper___in___venue'));
+      gz(path.join(raw, 'triplet-type-list.csv.gz'), 'author,affiliated_with,institution\nauthor,writes,venue\n');
+      await expectReject(readOgbHetero(dir), /triplet-type-list\.csv\.gz:2: vertex type 'venue' is not in num-node-dict\.csv\.gz/);
+      gz(
+        path.join(raw, 'triplet-type-list.csv.gz'),
+        'author,affiliated_with,institution\nauthor,writes,paper\npaper,cites,paper\npaper,has_topic,field_of_study\n',
+      );
+      gz(path.join(raw, 'node-label', 'paper', 'node-label.csv.gz'), '3\n0\n1\n');
+      await expectReject(readOgbHetero(dir), /node-label\.csv\.gz: 3 labels for 8 vertices of 'paper'/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('typed sampling: every drawn edge is an edge of its relation, up to the fan-out per row (all of them below it), each type relabelled on its own with the frontier first; per-relation fan-outs; seeded', () => {
+    const rng = seededRng(13);
+    const numNodes = {paper: 40, author: 25, field: 6};
+    const g = HeteroGraph.fromEdges(numNodes, [
+      {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 120, 25, 40)},
+      {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 150, 40, 40)},
+      {type: ['paper', 'has_topic', 'field'], edges: randomEdges(rng, 60, 40, 6)},
+      {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 120, 40, 25)},
+    ]);
+    try {
+      const rows = new Map(
+        g.edgeTypes.map((t) => [
+          edgeTypeKey(t),
+          (() => {
+            const e = g.edgesOf(t);
+            return incoming(e.src, e.dst, numNodes[t[2] as keyof typeof numNodes]);
+          })(),
+        ]),
+      );
+      const seeds = Int32Array.of(3, 17, 0, 39, 22);
+      for (const replace of [false, true]) {
+        const sub = sampleTypedSubgraph(g, 'paper', seeds, [4, 3], {seed: 7, replace});
+        try {
+          expect(sub.layers.length).to.equal(2);
+          expect(Array.from(sub.layers[1].dst.paper)).to.deep.equal(Array.from(seeds));
+          expect(sub.layers[1].dst.author.length).to.equal(0);
+          sub.layers.forEach((layer, li) => {
+            const fanout = [3, 4][li];
+            for (const t of Object.keys(numNodes))
+              expect(Array.from(layer.src[t].subarray(0, layer.dst[t].length)), `layer ${li} ${t}: frontier first`).to.deep.equal(
+                Array.from(layer.dst[t]),
+              );
+            for (const [key, block] of Object.entries(layer.blocks)) {
+              const [s, , d] = key.split('___');
+              const {rowPtr, colIdx} = block.arrays;
+              expect(rowPtr.length - 1).to.equal(layer.dst[d].length);
+              for (let i = 0; i < layer.dst[d].length; ++i) {
+                const inRows = rows.get(key)![layer.dst[d][i]];
+                const got = Array.from(colIdx.subarray(rowPtr[i], rowPtr[i + 1]), (c) => layer.src[s][c]);
+                for (const x of got) expect(inRows, `${key}: ${x} -> ${layer.dst[d][i]}`).to.include(x);
+                if (!replace) expect(got.length).to.equal(Math.min(fanout, inRows.length));
+                else expect(got.length).to.equal(inRows.length === 0 ? 0 : fanout);
+              }
+            }
+          });
+          const again = sampleTypedSubgraph(g, 'paper', seeds, [4, 3], {seed: 7, replace});
+          expect(Array.from(again.layers[0].src.author)).to.deep.equal(Array.from(sub.layers[0].src.author));
+          again.dispose();
+        } finally {
+          sub.dispose();
+        }
+      }
+      const only = sampleTypedSubgraph(g, 'paper', seeds, {paper___cites___paper: [2, 2]}, {seed: 1});
+      expect(only.layers[0].src.author.length).to.equal(0);
+      expect(only.layers[1].blocks.author___writes___paper.arrays.colIdx.length).to.equal(0);
+      only.dispose();
+      expect(() => sampleTypedSubgraph(g, 'venue', seeds, [2])).to.throw(/seed type 'venue' is not a vertex type/);
+      expect(() => sampleTypedSubgraph(g, 'paper', Int32Array.of(40), [2])).to.throw(/seeds\[0\] = 40 is not a 'paper' id in \[0, 40\)/);
+      expect(() => sampleTypedSubgraph(g, 'paper', seeds, {paper___in___venue: [2]})).to.throw(/no edge type paper___in___venue/);
+    } finally {
+      g.free();
+    }
+  });
+});
