@@ -11,6 +11,9 @@ import {expect} from 'chai';
 import {edgeTypeKey, HeteroGraph} from '../src/graph/hetero_graph';
 import {readOgbHetero} from '../src/graph/ogb_hetero';
 import {sampleTypedSubgraph} from '../src/graph/typed_sampling';
+import * as tf from '@tensorflow/tfjs-core';
+import * as wm from '../src/index';
+import {rgcnConv} from '../src/nn/hetero/rgcn_conv';
 import {seededRng} from '../src/util/random';
 import {expectReject} from './helpers';
 
@@ -242,6 +245,120 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       expect(() => sampleTypedSubgraph(g, 'venue', seeds, [2])).to.throw(/seed type 'venue' is not a vertex type/);
       expect(() => sampleTypedSubgraph(g, 'paper', Int32Array.of(40), [2])).to.throw(/seeds\[0\] = 40 is not a 'paper' id in \[0, 40\)/);
       expect(() => sampleTypedSubgraph(g, 'paper', seeds, {paper___in___venue: [2]})).to.throw(/no edge type paper___in___venue/);
+    } finally {
+      g.free();
+    }
+  });
+
+  it('rgcnConv (own matrices, bases, blocks; mean and sum) against dense tfjs ops on tfjs-backend-cpu: outputs, input and weight gradients', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(17);
+    const numNodes = {paper: 30, author: 20};
+    const g = HeteroGraph.fromEdges(numNodes, [
+      {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 80, 20, 30)},
+      {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 90, 30, 30)},
+      {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 80, 30, 20)},
+    ]);
+    const before = tf.memory().numTensors;
+    try {
+      const sub = sampleTypedSubgraph(g, 'paper', Int32Array.of(1, 5, 9, 12, 28, 3), [3, 4], {seed: 2});
+      const layer = sub.layers[0];
+      const keys = g.edgeTypes.map(edgeTypeKey);
+      const inDim = 6,
+        units = 4;
+      const xv: Record<string, Float32Array> = {};
+      for (const t of Object.keys(layer.src)) xv[t] = Float32Array.from({length: layer.src[t].length * inDim}, () => rng() * 2 - 1);
+      const wv: Record<string, Float32Array> = {};
+      for (const t of Object.keys(layer.dst)) wv[t] = Float32Array.from({length: layer.dst[t].length * units}, () => rng() * 2 - 1);
+      for (const extra of [{}, {numBases: 2}, {numBlocks: 2}, {aggr: 'sum' as const}]) {
+        const conv = rgcnConv({inDim, units, relations: keys, seed: 3, ...extra});
+        const loss = (out: Record<string, tf.Tensor2D>) =>
+          tf.addN(Object.entries(out).map(([t, o]) => tf.sum(tf.mul(o, tf.tensor2d(wv[t], o.shape))))) as tf.Scalar;
+        // Ours, on this backend: the loss's gradients by every input and every weight.
+        const xs = Object.fromEntries(Object.entries(xv).map(([t, v]) => [t, tf.tensor2d(v, [v.length / inDim, inDim])]));
+        const oursT = tf.tidy(() => {
+          const types = Object.keys(xs);
+          const f = (...inputs: tf.Tensor[]) =>
+            loss(conv.apply(Object.fromEntries(types.map((t, i) => [t, inputs[i] as tf.Tensor2D])), layer));
+          const {value, grads} = tf.valueAndGrads(f)(types.map((t) => xs[t]));
+          const wg = tf.variableGrads(() => f(...types.map((t) => xs[t])), conv.variables).grads;
+          return [value, ...grads, ...conv.variables.map((v) => wg[v.name])];
+        });
+        const ours = oursT.map((t) => Float64Array.from(t.dataSync()));
+        tf.dispose(oursT);
+        // The reference: the same weights as dense tensors, each relation's block as a dense matrix, on tfjs-backend-cpu.
+        const weights = conv.variables.map((v) => ({shape: v.shape, values: v.dataSync().slice() as Float32Array}));
+        tf.setBackend('cpu');
+        const refT = tf.tidy(() => {
+          const types = Object.keys(xs);
+          const inputs = types.map((t) => tf.tensor2d(xv[t], [xv[t].length / inDim, inDim]));
+          const ws = weights.map((w) => tf.tensor(w.values, w.shape));
+          const f = (...all: tf.Tensor[]) => {
+            const x = Object.fromEntries(types.map((t, i) => [t, all[i] as tf.Tensor2D]));
+            const [w, ...rest] = all.slice(types.length);
+            let k = 0;
+            const comp = 'numBases' in extra ? rest[k++] : undefined;
+            const root = rest[k++],
+              bias = rest[k++];
+            const wr = (r: number): tf.Tensor2D => {
+              if ('numBlocks' in extra) {
+                const blocks = tf.unstack(tf.squeeze(tf.slice(w, [r, 0, 0, 0], [1, -1, -1, -1]), [0]));
+                const rows = inDim / 2,
+                  cols = units / 2;
+                return tf.concat(
+                  [tf.concat([blocks[0], tf.zeros([rows, cols])], 1), tf.concat([tf.zeros([rows, cols]), blocks[1]], 1)],
+                  0,
+                ) as tf.Tensor2D;
+              }
+              if (comp)
+                return tf.reshape(tf.matMul(tf.slice(comp, [r, 0], [1, -1]), tf.reshape(w, [2, -1])), [inDim, units]) as tf.Tensor2D;
+              return tf.squeeze(tf.slice(w, [r, 0, 0], [1, -1, -1]), [0]) as tf.Tensor2D;
+            };
+            const out: Record<string, tf.Tensor2D> = {};
+            for (const [t, rows] of Object.entries(layer.dst)) {
+              if (rows.length === 0) continue;
+              let h = tf.matMul(tf.slice(x[t], [0, 0], [rows.length, inDim]), root as tf.Tensor2D);
+              for (const [key, block] of Object.entries(layer.blocks)) {
+                const [src, , dst] = key.split('___');
+                if (dst !== t) continue;
+                const {rowPtr, colIdx} = block.arrays;
+                const dense = new Float32Array(rows.length * layer.src[src].length);
+                for (let i = 0; i < rows.length; ++i) {
+                  const deg = rowPtr[i + 1] - rowPtr[i];
+                  for (let e = rowPtr[i]; e < rowPtr[i + 1]; ++e)
+                    dense[i * layer.src[src].length + colIdx[e]] += 'aggr' in extra ? 1 : 1 / deg;
+                }
+                h = tf.add(
+                  h,
+                  tf.matMul(tf.matMul(tf.tensor2d(dense, [rows.length, layer.src[src].length]), x[src]), wr(keys.indexOf(key))),
+                );
+              }
+              out[t] = tf.add(h, bias) as tf.Tensor2D;
+            }
+            return loss(out);
+          };
+          const {value, grads} = tf.valueAndGrads(f)([...inputs, ...ws]);
+          return [value, ...grads];
+        });
+        const ref = refT.map((t) => Float64Array.from(t.dataSync()));
+        tf.dispose(refT);
+        tf.setBackend(wm.BACKEND_NAME);
+        expect(ours.length).to.equal(ref.length);
+        ours.forEach((a, i) => {
+          const scale = Math.max(1e-3, ...Array.from(ref[i], Math.abs));
+          for (let j = 0; j < a.length; ++j)
+            expect(Math.abs(a[j] - ref[i][j]), `${JSON.stringify(extra)} output ${i} [${j}]: ${a[j]} vs ${ref[i][j]}`).to.be.at.most(
+              1e-4 * scale,
+            );
+        });
+        tf.dispose(Object.values(xs));
+        conv.dispose();
+      }
+      sub.dispose();
+      expect(tf.memory().numTensors).to.equal(before);
+      expect(() => rgcnConv({inDim: 6, units: 4, relations: keys, numBlocks: 4})).to.throw(
+        /numBlocks must be a positive integer dividing inDim \(6\)/,
+      );
     } finally {
       g.free();
     }

@@ -45,3 +45,5 @@ export {layerwiseEach, layerwiseInference} from './layerwise';
 export type {LayerwiseGraph, LayerwiseMemory, LayerwiseModel, LayerwiseOptions, LayerwiseProgress} from './layerwise';
 export * from './conv/index';
 export * as kge from './kge/index';
+export {RgcnConv, rgcnConv} from './hetero/rgcn_conv';
+export type {RgcnConvOptions} from './hetero/rgcn_conv';
