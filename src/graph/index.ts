@@ -44,3 +44,5 @@ export type {EdgeType, HeteroFeatures, HeteroLabels, HeteroRelation, TypedEdges}
 export {readOgbHetero} from './ogb_hetero';
 export {sampleTypedSubgraph} from './typed_sampling';
 export type {TypedFanouts, TypedLayer, TypedSubgraph} from './typed_sampling';
+export {heteroCsbm} from './hetero_csbm';
+export type {HeteroCsbmOptions} from './hetero_csbm';

@@ -25,3 +25,5 @@ export {evaluateKge, rankMetrics, rankTriples} from './kge_ranking';
 export type {RankingMetrics, RankingOptions} from './kge_ranking';
 export {loadKgeModel, readKgeInfo, saveKgeModel, topCandidates} from './kge_saved';
 export type {SavedKgeInfo} from './kge_saved';
+export {DEFAULT_TYPED_NODE_CLASSIFICATION, flattened, trainTypedNodeClassification} from './typed_node_classification';
+export type {TypedModelKind, TypedNodeClassificationOptions, TypedRunResult} from './typed_node_classification';
