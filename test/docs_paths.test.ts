@@ -74,3 +74,19 @@ describe('documents speak of the present', () => {
     });
   }
 });
+
+describe("the README's figures match the result files they cite", () => {
+  it('the knowledge-graph pattern table is bench/results/kge-patterns-cpubox.json, to three places', () => {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const result = JSON.parse(fs.readFileSync(path.join(root, 'bench', 'results', 'kge-patterns-cpubox.json'), 'utf8')) as {
+      table: Record<string, Record<string, number>>;
+    };
+    const models = ['transE', 'distMult', 'complEx', 'rotatE'];
+    for (const pattern of ['symmetric', 'inverse', 'composition', 'antisymmetric']) {
+      const row = new RegExp(`^\\| ${pattern}[^|]* \\|(.*)\\|$`, 'm').exec(readme);
+      expect(row, `README: no row for ${pattern}`).to.not.equal(null);
+      const cells = row![1].split('|').map((c) => c.trim());
+      expect(cells).to.deep.equal(models.map((m) => result.table[pattern][m].toFixed(3)));
+    }
+  });
+});
