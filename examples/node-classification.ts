@@ -3,6 +3,7 @@
 // GPU when there is one, else the CPU. Protocol as in the literature: largest
 // connected component, random 10% train / 10% validation / 80% test per
 // seed, test accuracy at the best validation epoch, mean over seeds.
+import * as fs from 'fs';
 import * as path from 'path';
 
 import {Command, Option} from 'commander';
@@ -22,6 +23,7 @@ import {
 import {nodeModelCandidates, searchNodeModel} from '../src/train/model_search';
 import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
+import {runTyped} from './typed-node-classification';
 import {fraction, nonNegativeInt, nonNegativeNumber, positiveInt, positiveNumber, startBackend} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -34,6 +36,10 @@ const program = new Command()
   .option(
     '--csbm <spec>',
     'train on a generated contextual SBM instead, e.g. vertices=2000,classes=10,degree=10,homophily=0.8,features=0,signal=1,seed=1',
+  )
+  .option(
+    '--hetero-csbm [spec]',
+    'train on a generated typed graph whose labels depend on the relation (R-GCN, the flattened graph and the features alone), e.g. papers=2000,authors=500,classes=4,dim=16,signal=0.3,degree=4,seed=1',
   )
   .option(
     '--citation [spec]',
@@ -167,8 +173,48 @@ function trainingOptions(o: Record<string, unknown>, keep: (key: string) => bool
   return out as Partial<NodeClassificationOptions>;
 }
 
+const HETERO_CSBM_KEYS = ['papers', 'authors', 'classes', 'dim', 'signal', 'degree', 'seed'];
+
+/** A typed graph to train on: --hetero-csbm, or a folder in OGB's heterogeneous layout (its relations made two-way). */
+async function typedData(
+  o: Record<string, string | boolean | undefined>,
+): Promise<{graph: wm.graph.HeteroGraph; name: string} | undefined> {
+  if (o.heteroCsbm !== undefined)
+    return {
+      graph: wm.graph.heteroCsbm(numericSpec('--hetero-csbm', typeof o.heteroCsbm === 'string' ? o.heteroCsbm : '', HETERO_CSBM_KEYS)),
+      name: 'a generated typed graph',
+    };
+  const folder = o.data as string;
+  if (!fs.existsSync(path.join(folder, 'raw', 'num-node-dict.csv.gz'))) return undefined;
+  const read = await wm.graph.readOgbHetero(folder);
+  try {
+    return {graph: read.toUndirected(), name: path.basename(path.resolve(folder))};
+  } finally {
+    read.free();
+  }
+}
+
 async function main(): Promise<void> {
   const o = program.opts();
+  const typed = await typedData(o);
+  if (typed) {
+    const {where} = await startBackend();
+    try {
+      await runTyped(typed.graph, typed.name, where, {
+        seeds: o.seeds,
+        out: o.out,
+        options: {
+          epochs: program.getOptionValueSource('epochs') === 'cli' ? o.epochs : undefined,
+          hidden: o.hidden,
+          fanouts: o.fanouts,
+          learningRate: o.lr,
+        },
+      });
+    } finally {
+      typed.graph.free();
+    }
+    return;
+  }
   checkNodeModel(o.model, o.sampler);
   if (o.model === 'gat' && o.hidden % o.heads !== 0) throw new Error(`--heads (${o.heads}) must divide --hidden (${o.hidden})`);
   const {where, dev} = await startBackend();

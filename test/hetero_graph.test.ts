@@ -1,6 +1,7 @@
 // Typed graphs: built from edges (each relation's rows against a reference), the reverse relations of
 // toUndirected, the homogeneous graph with type offsets and relation ids, OGB's heterogeneous layout read
 // from a folder the test writes (ogbn-mag's shape in miniature), and bad input named by file, line and rule.
+import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -33,6 +34,41 @@ function incoming(src: Int32Array, dst: Int32Array, n: number): number[][] {
 
 function randomEdges(rng: () => number, m: number, ns: number, nd: number) {
   return {src: Int32Array.from({length: m}, () => Math.floor(rng() * ns)), dst: Int32Array.from({length: m}, () => Math.floor(rng() * nd))};
+}
+
+/** A folder in OGB's heterogeneous layout (ogbn-mag's shape in miniature); returns what it holds. */
+function writeOgbHetero(dir: string, rng: () => number) {
+  const raw = path.join(dir, 'raw');
+  gz(path.join(raw, 'num-node-dict.csv.gz'), 'author,field_of_study,institution,paper\n6,4,2,8\n');
+  gz(
+    path.join(raw, 'triplet-type-list.csv.gz'),
+    'author,affiliated_with,institution\nauthor,writes,paper\npaper,cites,paper\npaper,has_topic,field_of_study\n',
+  );
+  const rel = (key: string, ns: number, nd: number, m: number) => {
+    const e = randomEdges(rng, m, ns, nd);
+    gz(path.join(raw, 'relations', key, 'edge.csv.gz'), Array.from(e.src, (s, i) => `${s},${e.dst[i]}\n`).join(''));
+    gz(path.join(raw, 'relations', key, 'num-edge-list.csv.gz'), `${m}\n`);
+    return e;
+  };
+  const edges = {
+    author___affiliated_with___institution: rel('author___affiliated_with___institution', 6, 2, 5),
+    author___writes___paper: rel('author___writes___paper', 6, 8, 12),
+    paper___cites___paper: rel('paper___cites___paper', 8, 8, 10),
+    paper___has_topic___field_of_study: rel('paper___has_topic___field_of_study', 8, 4, 9),
+  };
+  const feats = Float32Array.from({length: 8 * 3}, () => Math.round(rng() * 100) / 10);
+  gz(
+    path.join(raw, 'node-feat', 'paper', 'node-feat.csv.gz'),
+    Array.from({length: 8}, (_, v) => Array.from(feats.subarray(3 * v, 3 * v + 3)).join(',') + '\n').join(''),
+  );
+  gz(path.join(raw, 'node-label', 'paper', 'node-label.csv.gz'), '3\n0\n1\n2\n3\n1\n0\n2\n');
+  for (const [name, ids] of [
+    ['train', '0\n1\n2\n3\n'],
+    ['valid', '4\n5\n'],
+    ['test', '6\n7\n'],
+  ])
+    gz(path.join(dir, 'split', 'time', 'paper', `${name}.csv.gz`), ids);
+  return {edges, feats};
 }
 
 describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
@@ -117,35 +153,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     const raw = path.join(dir, 'raw');
     const rng = seededRng(9);
     try {
-      gz(path.join(raw, 'num-node-dict.csv.gz'), 'author,field_of_study,institution,paper\n6,4,2,8\n');
-      gz(
-        path.join(raw, 'triplet-type-list.csv.gz'),
-        'author,affiliated_with,institution\nauthor,writes,paper\npaper,cites,paper\npaper,has_topic,field_of_study\n',
-      );
-      const rel = (key: string, ns: number, nd: number, m: number) => {
-        const e = randomEdges(rng, m, ns, nd);
-        gz(path.join(raw, 'relations', key, 'edge.csv.gz'), Array.from(e.src, (s, i) => `${s},${e.dst[i]}\n`).join(''));
-        gz(path.join(raw, 'relations', key, 'num-edge-list.csv.gz'), `${m}\n`);
-        return e;
-      };
-      const edges = {
-        author___affiliated_with___institution: rel('author___affiliated_with___institution', 6, 2, 5),
-        author___writes___paper: rel('author___writes___paper', 6, 8, 12),
-        paper___cites___paper: rel('paper___cites___paper', 8, 8, 10),
-        paper___has_topic___field_of_study: rel('paper___has_topic___field_of_study', 8, 4, 9),
-      };
-      const feats = Float32Array.from({length: 8 * 3}, () => Math.round(rng() * 100) / 10);
-      gz(
-        path.join(raw, 'node-feat', 'paper', 'node-feat.csv.gz'),
-        Array.from({length: 8}, (_, v) => Array.from(feats.subarray(3 * v, 3 * v + 3)).join(',') + '\n').join(''),
-      );
-      gz(path.join(raw, 'node-label', 'paper', 'node-label.csv.gz'), '3\n0\n1\n2\n3\n1\n0\n2\n');
-      for (const [name, ids] of [
-        ['train', '0\n1\n2\n3\n'],
-        ['valid', '4\n5\n'],
-        ['test', '6\n7\n'],
-      ])
-        gz(path.join(dir, 'split', 'time', 'paper', `${name}.csv.gz`), ids);
+      const {edges, feats} = writeOgbHetero(dir, rng);
       const g = await readOgbHetero(dir);
       try {
         expect(g.numNodes).to.deep.equal({author: 6, field_of_study: 4, institution: 2, paper: 8});
@@ -383,6 +391,25 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
       g.free();
+    }
+  });
+
+  it('the main job on an OGB heterogeneous folder trains R-GCN, the flattened graph and the features alone, and chooses on validation', function () {
+    this.timeout(120000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-typed-main-'));
+    try {
+      writeOgbHetero(dir, seededRng(3));
+      const example = path.resolve(__dirname, '..', 'examples', 'node-classification.js');
+      const r = spawnSync(process.execPath, [example, '--data', dir, '--seeds', '1', '--epochs', '2', '--out', path.join(dir, 'run')], {
+        encoding: 'utf8',
+        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
+      });
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(/relations author affiliated_with institution \(5\), institution rev_affiliated_with author \(5\)/);
+      for (const m of ['rgcn', 'flattened', 'features']) expect(r.stdout).to.match(new RegExp(`^${m}\\s+seed 0: test`, 'm'));
+      expect(r.stdout).to.match(/chosen on validation: (rgcn|flattened|features)/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
     }
   });
 });

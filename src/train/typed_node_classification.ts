@@ -91,7 +91,8 @@ export async function trainTypedNodeClassification(
   graph: HeteroGraph,
   options: Partial<TypedNodeClassificationOptions> = {},
 ): Promise<TypedRunResult> {
-  const o = {...DEFAULT_TYPED_NODE_CLASSIFICATION, ...options};
+  // Options left undefined keep their defaults.
+  const o = {...DEFAULT_TYPED_NODE_CLASSIFICATION, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))};
   const started = Date.now();
   const l0 = graph.labels;
   if (!l0?.split) throw new RangeError('trainTypedNodeClassification: the graph needs labels with a split on its labelled type');
