@@ -15,6 +15,7 @@ import {sampleTypedSubgraph} from '../src/graph/typed_sampling';
 import * as tf from '@tensorflow/tfjs-core';
 import * as wm from '../src/index';
 import {rgcnConv} from '../src/nn/hetero/rgcn_conv';
+import {rgatConv} from '../src/nn/hetero/rgat_conv';
 import {heteroCsbm} from '../src/graph/hetero_csbm';
 import {flattened, trainTypedNodeClassification} from '../src/train/typed_node_classification';
 import {seededRng} from '../src/util/random';
@@ -406,10 +407,62 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       });
       expect(r.status, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/relations author affiliated_with institution \(5\), institution rev_affiliated_with author \(5\)/);
-      for (const m of ['rgcn', 'flattened', 'features']) expect(r.stdout).to.match(new RegExp(`^${m}\\s+seed 0: test`, 'm'));
-      expect(r.stdout).to.match(/chosen on validation: (rgcn|flattened|features)/);
+      for (const m of ['rgcn', 'rgat', 'flattened', 'features']) expect(r.stdout).to.match(new RegExp(`^${m}\\s+seed 0: test`, 'm'));
+      expect(r.stdout).to.match(/chosen on validation: (rgcn|rgat|flattened|features)/);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('rgatConv (heads concatenated or averaged) on the native attention against the same layer on tfjs-backend-cpu (tfjs ops): outputs, input and weight gradients', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(23);
+    const numNodes = {paper: 30, author: 20};
+    const g = HeteroGraph.fromEdges(numNodes, [
+      {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 80, 20, 30)},
+      {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 90, 30, 30)},
+      {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 80, 30, 20)},
+    ]);
+    const before = tf.memory().numTensors;
+    try {
+      const sub = sampleTypedSubgraph(g, 'paper', Int32Array.of(2, 8, 13, 21, 29), [4, 3], {seed: 5});
+      const layer = sub.layers[0];
+      const inDim = 5;
+      const xv: Record<string, Float32Array> = {};
+      for (const t of Object.keys(layer.src)) xv[t] = Float32Array.from({length: layer.src[t].length * inDim}, () => rng() * 2 - 1);
+      for (const concat of [true, false]) {
+        const conv = rgatConv({inDim, units: 3, heads: 2, relations: g.edgeTypes.map(edgeTypeKey), concat, seed: 4});
+        const run = () => {
+          const types = Object.keys(xv);
+          const xs = types.map((t) => tf.tensor2d(xv[t], [xv[t].length / inDim, inDim]));
+          const f = (...inputs: tf.Tensor[]) => {
+            const out = conv.apply(Object.fromEntries(types.map((t, i) => [t, inputs[i] as tf.Tensor2D])), layer);
+            return tf.addN(Object.values(out).map((o) => tf.sum(tf.mul(o, tf.sin(tf.range(0, o.size).reshape(o.shape)))))) as tf.Scalar;
+          };
+          const all = tf.tidy(() => {
+            const {value, grads} = tf.valueAndGrads(f)(xs);
+            const wg = tf.variableGrads(() => f(...xs), conv.variables).grads;
+            return [value, ...grads, ...conv.variables.map((v) => wg[v.name])];
+          });
+          const values = all.map((t) => Float64Array.from(t.dataSync()));
+          tf.dispose([...all, ...xs]);
+          return values;
+        };
+        const ours = run();
+        tf.setBackend('cpu');
+        const ref = run();
+        tf.setBackend(wm.BACKEND_NAME);
+        ours.forEach((a, i) => {
+          const scale = Math.max(1e-3, ...Array.from(ref[i], Math.abs));
+          for (let j = 0; j < a.length; ++j)
+            expect(Math.abs(a[j] - ref[i][j]), `concat ${concat} output ${i} [${j}]: ${a[j]} vs ${ref[i][j]}`).to.be.at.most(1e-4 * scale);
+        });
+        conv.dispose();
+      }
+      sub.dispose();
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      g.free();
     }
   });
 });

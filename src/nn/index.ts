@@ -47,3 +47,5 @@ export * from './conv/index';
 export * as kge from './kge/index';
 export {RgcnConv, rgcnConv} from './hetero/rgcn_conv';
 export type {RgcnConvOptions} from './hetero/rgcn_conv';
+export {RgatConv, rgatConv} from './hetero/rgat_conv';
+export type {RgatConvOptions} from './hetero/rgat_conv';

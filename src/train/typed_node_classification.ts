@@ -1,5 +1,5 @@
 // Node classification on a typed graph: the labelled type's training vertices in shuffled batches, each
-// batch's typed sampled layers, a stack of rgcnConv layers (relu between), softmax cross-entropy; judged on
+// batch's typed sampled layers, a stack of rgcnConv or rgatConv layers (relu between), softmax cross-entropy; judged on
 // the validation and test vertices with every neighbour taken (an exact pass). Beside it the two baselines
 // a relational model must beat: the same stack over the graph flattened to one vertex type and one relation
 // (types ignored), and the labelled type's features alone (a logistic regression).
@@ -8,13 +8,14 @@ import * as tf from '@tensorflow/tfjs-core';
 import {HeteroGraph} from '../graph/hetero_graph';
 import {sampleTypedSubgraph, TypedSubgraph} from '../graph/typed_sampling';
 import {edgeTypeKey} from '../graph/hetero_graph';
+import {RgatConv} from '../nn/hetero/rgat_conv';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {int32Of} from '../util/arrays';
 import {seededRng, shuffle} from '../util/random';
 import {adam} from '../optimizers/fused_adam';
 
-export type TypedModelKind = 'rgcn' | 'flattened' | 'features';
+export type TypedModelKind = 'rgcn' | 'rgat' | 'flattened' | 'features';
 
 export interface TypedNodeClassificationOptions {
   model: TypedModelKind;
@@ -22,6 +23,8 @@ export interface TypedNodeClassificationOptions {
   /** Sampled neighbours per hop for training (one hop per layer). */
   fanouts: number[];
   numBases?: number;
+  /** Attention heads of rgat (they split hidden). */
+  heads: number;
   epochs: number;
   batchSize: number;
   learningRate: number;
@@ -32,6 +35,7 @@ export const DEFAULT_TYPED_NODE_CLASSIFICATION: TypedNodeClassificationOptions =
   model: 'rgcn',
   hidden: 32,
   fanouts: [10, 10],
+  heads: 2,
   epochs: 30,
   batchSize: 256,
   learningRate: 0.01,
@@ -96,8 +100,10 @@ export async function trainTypedNodeClassification(
   const started = Date.now();
   const l0 = graph.labels;
   if (!l0?.split) throw new RangeError('trainTypedNodeClassification: the graph needs labels with a split on its labelled type');
-  if (!['rgcn', 'flattened', 'features'].includes(o.model))
-    throw new RangeError(`trainTypedNodeClassification: model must be rgcn, flattened or features, got ${o.model}`);
+  if (!['rgcn', 'rgat', 'flattened', 'features'].includes(o.model))
+    throw new RangeError(`trainTypedNodeClassification: model must be rgcn, rgat, flattened or features, got ${o.model}`);
+  if (o.model === 'rgat' && o.hidden % o.heads !== 0)
+    throw new RangeError(`trainTypedNodeClassification: heads (${o.heads}) must divide hidden (${o.hidden})`);
   const g = o.model === 'flattened' ? flattened(graph) : graph;
   try {
     const l = g.labels!,
@@ -106,16 +112,13 @@ export async function trainTypedNodeClassification(
     const hops = o.model === 'features' ? 0 : o.fanouts.length;
     const widths = [dim, ...Array.from({length: Math.max(hops - 1, 0)}, () => o.hidden)];
     const relations = g.edgeTypes.map(edgeTypeKey);
-    const convs = widths.map(
-      (w, i) =>
-        new RgcnConv({
-          inDim: w,
-          units: i === widths.length - 1 ? l.numClasses : o.hidden,
-          relations,
-          numBases: o.numBases,
-          seed: o.seed * 31 + i,
-        }),
-    );
+    const convs: (RgcnConv | RgatConv)[] = widths.map((w, i) => {
+      const last = i === widths.length - 1,
+        seed = o.seed * 31 + i;
+      if (o.model === 'rgat')
+        return new RgatConv({inDim: w, units: last ? l.numClasses : o.hidden / o.heads, heads: o.heads, concat: !last, relations, seed});
+      return new RgcnConv({inDim: w, units: last ? l.numClasses : o.hidden, relations, numBases: o.numBases, seed});
+    });
     const head = hops === 0 ? tf.tidy(() => tf.variable(tf.randomNormal([dim, l.numClasses], 0, 0.1, 'float32', o.seed))) : undefined;
     const vars = [...convs.flatMap((c) => c.variables), ...(head ? [head] : [])];
     const forward = (ids: Int32Array, fanouts: number[], seed: number): tf.Tensor2D => {
