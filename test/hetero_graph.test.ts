@@ -18,6 +18,7 @@ import {rgcnConv} from '../src/nn/hetero/rgcn_conv';
 import {rgatConv} from '../src/nn/hetero/rgat_conv';
 import {heteroCsbm} from '../src/graph/hetero_csbm';
 import {flattened, trainTypedNodeClassification} from '../src/train/typed_node_classification';
+import {TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {seededRng} from '../src/util/random';
 import {expectReject} from './helpers';
 
@@ -460,6 +461,41 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         conv.dispose();
       }
       sub.dispose();
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      g.free();
+    }
+  });
+
+  it("the typed neighbour loader: every training seed once per pass in shuffled batches, their labels, every type's input rows (features or zeros); a new order each pass", async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = heteroCsbm({papers: 200, authors: 40, seed: 4});
+    const before = tf.memory().numTensors;
+    try {
+      const loader = new TypedNeighborLoader(g, {fanouts: [3, 2], batchSize: 32, shuffle: true, seed: 1});
+      expect(loader.seedType).to.equal('paper');
+      const passes: number[][] = [];
+      for (let pass = 0; pass < 2; ++pass) {
+        const seen: number[] = [];
+        for await (const b of loader) {
+          seen.push(...b.seeds);
+          expect(Array.from(b.y!.dataSync())).to.deep.equal(Array.from(b.seeds, (v) => g.labels!.labels[v]));
+          const src = b.sub.layers[0].src;
+          expect(b.x.paper.shape).to.deep.equal([src.paper.length, 16]);
+          const row = Array.from(b.x.paper.dataSync().slice(0, 16));
+          expect(row).to.deep.equal(Array.from(g.features.paper.values.subarray(src.paper[0] * 16, src.paper[0] * 16 + 16)));
+          if (src.author.length) expect(Array.from(new Set(b.x.author.dataSync()))).to.deep.equal([0]);
+          b.dispose();
+        }
+        expect([...seen].sort((x, y) => x - y)).to.deep.equal(Array.from(g.labels!.split!.train).sort((x, y) => x - y));
+        passes.push(seen);
+      }
+      expect(passes[0]).to.not.deep.equal(passes[1]);
+      expect(loader.length).to.equal(Math.ceil(g.labels!.split!.train.length / 32));
+      expect(() => new TypedNeighborLoader(g, {seedType: 'venue', fanouts: [2], batchSize: 8})).to.throw(
+        /seedType 'venue' is not a vertex type/,
+      );
+      expect(() => new TypedNeighborLoader(g, {seedType: 'author', fanouts: [2], batchSize: 8})).to.throw(/no seeds given/);
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
       g.free();

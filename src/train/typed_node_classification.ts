@@ -1,18 +1,16 @@
-// Node classification on a typed graph: the labelled type's training vertices in shuffled batches, each
-// batch's typed sampled layers, a stack of rgcnConv or rgatConv layers (relu between), softmax cross-entropy; judged on
+// Node classification on a typed graph: the labelled type's training vertices in shuffled batches from the
+// TypedNeighborLoader (each batch's typed sampled layers and inputs), a stack of rgcnConv or rgatConv layers (relu between), softmax cross-entropy; judged on
 // the validation and test vertices with every neighbour taken (an exact pass). Beside it the two baselines
 // a relational model must beat: the same stack over the graph flattened to one vertex type and one relation
 // (types ignored), and the labelled type's features alone (a logistic regression).
 import * as tf from '@tensorflow/tfjs-core';
 
 import {HeteroGraph} from '../graph/hetero_graph';
-import {sampleTypedSubgraph, TypedSubgraph} from '../graph/typed_sampling';
 import {edgeTypeKey} from '../graph/hetero_graph';
 import {RgatConv} from '../nn/hetero/rgat_conv';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
-import {int32Of} from '../util/arrays';
-import {seededRng, shuffle} from '../util/random';
+import {TypedBatch, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
 import {adam} from '../optimizers/fused_adam';
 
 export type TypedModelKind = 'rgcn' | 'rgat' | 'flattened' | 'features';
@@ -76,20 +74,6 @@ export function flattened(g: HeteroGraph): HeteroGraph {
   }
 }
 
-/** Every type's input rows for a sampled layer: its features, or zeros of the common width where it has none. */
-function inputs(g: HeteroGraph, sub: TypedSubgraph, dim: number): Record<string, tf.Tensor2D> {
-  const first = sub.layers[0].src;
-  return Object.fromEntries(
-    Object.entries(first).map(([t, ids]) => {
-      const f = g.features[t];
-      if (!f) return [t, tf.zeros([ids.length, dim]) as tf.Tensor2D];
-      const rows = new Float32Array(ids.length * dim);
-      ids.forEach((v, i) => rows.set(f.values.subarray(v * f.dim, (v + 1) * f.dim), i * dim));
-      return [t, tf.tensor2d(rows, [ids.length, dim])];
-    }),
-  );
-}
-
 /** Trains one model on g's labelled type; returns its validation and test accuracy. */
 export async function trainTypedNodeClassification(
   graph: HeteroGraph,
@@ -121,66 +105,39 @@ export async function trainTypedNodeClassification(
     });
     const head = hops === 0 ? tf.tidy(() => tf.variable(tf.randomNormal([dim, l.numClasses], 0, 0.1, 'float32', o.seed))) : undefined;
     const vars = [...convs.flatMap((c) => c.variables), ...(head ? [head] : [])];
-    const forward = (ids: Int32Array, fanouts: number[], seed: number): tf.Tensor2D => {
-      if (head) {
-        const rows = new Float32Array(ids.length * dim);
-        const f = g.features[l.type];
-        ids.forEach((v, i) => rows.set(f.values.subarray(v * f.dim, (v + 1) * f.dim), i * dim));
-        return tf.matMul(tf.tensor2d(rows, [ids.length, dim]), head);
-      }
-      const sub = sampleTypedSubgraph(g, l.type, ids, fanouts, {seed});
-      try {
-        let h = inputs(g, sub, dim);
-        sub.layers.forEach((layer, i) => {
-          const out = convs[i].apply(h, layer);
-          h = i < convs.length - 1 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.relu(x) as tf.Tensor2D])) : out;
-        });
-        return h[l.type];
-      } finally {
-        sub.dispose();
-      }
+    const forward = (b: TypedBatch): tf.Tensor2D => {
+      if (head) return tf.matMul(b.x[l.type], head);
+      let h = b.x;
+      b.sub.layers.forEach((layer, i) => {
+        const out = convs[i].apply(h, layer);
+        h = i < convs.length - 1 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.relu(x) as tf.Tensor2D])) : out;
+      });
+      return h[l.type];
     };
+    const fanouts = hops === 0 ? [] : o.fanouts;
     const opt = adam(o.learningRate);
-    const rng = seededRng(o.seed * 7 + 1);
+    const train = new TypedNeighborLoader(g, {seeds: split.train, fanouts, batchSize: o.batchSize, shuffle: true, seed: o.seed});
+    // Every neighbour taken: the pass over validation and test vertices is exact.
     const all = Math.max(1, ...Object.values(g.numNodes));
-    const predict = (ids: Int32Array) => {
-      const pred = new Int32Array(ids.length);
-      for (let b = 0; b < ids.length; b += 1024) {
-        const part = ids.subarray(b, b + 1024);
-        const p = tf.tidy(() =>
-          tf.argMax(
-            forward(
-              part,
-              o.fanouts.map(() => all),
-              0,
-            ),
-            1,
-          ),
-        );
-        pred.set(p.dataSync() as Int32Array, b);
-        p.dispose();
+    const acc = async (ids: Int32Array) => {
+      let ok = 0;
+      for await (const b of new TypedNeighborLoader(g, {seeds: ids, fanouts: fanouts.map(() => all), batchSize: 1024})) {
+        const p = tf.tidy(() => tf.argMax(forward(b), 1));
+        const pred = p.dataSync();
+        pred.forEach((c, i) => (ok += c === l.labels[b.seeds[i]] ? 1 : 0));
+        tf.dispose(p);
+        b.dispose();
       }
-      return pred;
-    };
-    const acc = (ids: Int32Array) => {
-      const p = predict(ids);
-      return ids.length ? p.filter((c, i) => c === l.labels[ids[i]]).length / ids.length : NaN;
+      return ids.length ? ok / ids.length : NaN;
     };
     try {
-      let step = 0;
       for (let epoch = 0; epoch < o.epochs; ++epoch) {
-        const order = shuffle(split.train.slice(), rng);
-        for (let b = 0; b < order.length; b += o.batchSize, ++step) {
-          const ids = order.subarray(b, b + o.batchSize);
-          const y = tf.tensor1d(
-            int32Of(ids.length, (i) => l.labels[ids[i]]),
-            'int32',
-          );
-          opt.minimize(() => softmaxCrossEntropy(y, forward(ids, o.fanouts, o.seed * 1000003 + step)), false, vars);
-          y.dispose();
+        for await (const b of train) {
+          opt.minimize(() => softmaxCrossEntropy(b.y!, forward(b)), false, vars);
+          b.dispose();
         }
       }
-      return {model: o.model, valAcc: acc(split.val), testAcc: acc(split.test), seconds: (Date.now() - started) / 1000};
+      return {model: o.model, valAcc: await acc(split.val), testAcc: await acc(split.test), seconds: (Date.now() - started) / 1000};
     } finally {
       convs.forEach((c) => c.dispose());
       head?.dispose();

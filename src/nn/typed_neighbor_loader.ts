@@ -1,0 +1,103 @@
+// PyG's NeighborLoader over HeteroData: seeds of one vertex type in (shuffled) batches, each batch's typed
+// sampled layers, every type's input rows (its features; zeros of the common width for a type without
+// them) and the seeds' labels. An async iterator, as NeighborLoader is; batches are sampled when asked for.
+import * as tf from '@tensorflow/tfjs-core';
+
+import type {HeteroGraph} from '../graph/hetero_graph';
+import {sampleTypedSubgraph, TypedFanouts, TypedSubgraph} from '../graph/typed_sampling';
+import {int32Ids, int32Of} from '../util/arrays';
+import {checkSeed, seededRng, shuffle} from '../util/random';
+
+export interface TypedNeighborLoaderOptions {
+  /** The seeds' vertex type (default: the labelled type). */
+  seedType?: string;
+  /** The seed ids (default: the labelled type's training split). */
+  seeds?: ArrayLike<number>;
+  fanouts: TypedFanouts;
+  batchSize: number;
+  shuffle?: boolean;
+  replace?: boolean;
+  seed?: number;
+}
+
+export interface TypedBatch {
+  seeds: Int32Array;
+  sub: TypedSubgraph;
+  /** Every type's input rows for sub.layers[0].src (features, or zeros of the common width). */
+  x: Record<string, tf.Tensor2D>;
+  /** The seeds' labels, where the seeds are of the labelled type. */
+  y?: tf.Tensor1D;
+  dispose(): void;
+}
+
+/** Rows of `ids` of type `type` from the graph's features, or zeros `width` wide where the type has none. */
+export function typedInputs(g: HeteroGraph, type: string, ids: Int32Array, width: number): tf.Tensor2D {
+  const f = g.features[type];
+  if (!f) return tf.zeros([ids.length, width]);
+  const rows = new Float32Array(ids.length * width);
+  ids.forEach((v, i) => rows.set(f.values.subarray(v * f.dim, (v + 1) * f.dim), i * width));
+  return tf.tensor2d(rows, [ids.length, width]);
+}
+
+export class TypedNeighborLoader {
+  readonly seedType: string;
+  readonly seeds: Int32Array;
+  /** The input width every type's rows have: the widest feature table (1 without features). */
+  readonly width: number;
+  private epoch = 0;
+
+  constructor(
+    readonly graph: HeteroGraph,
+    private readonly o: TypedNeighborLoaderOptions,
+  ) {
+    const l = graph.labels;
+    this.seedType = o.seedType ?? l?.type ?? '';
+    if (!(this.seedType in graph.numNodes))
+      throw new RangeError(`TypedNeighborLoader: seedType '${this.seedType}' is not a vertex type (${graph.nodeTypes.join(', ')})`);
+    const given = o.seeds ?? (l?.type === this.seedType ? l.split?.train : undefined);
+    if (!given) throw new RangeError('TypedNeighborLoader: no seeds given, and the seed type has no training split');
+    this.seeds = int32Ids(given, 'TypedNeighborLoader: seeds').slice();
+    if (!Number.isInteger(o.batchSize) || o.batchSize < 1)
+      throw new RangeError(`TypedNeighborLoader: batchSize must be a positive integer, got ${o.batchSize}`);
+    checkSeed('TypedNeighborLoader', o.seed ?? 0);
+    this.width = Math.max(1, ...Object.values(graph.features).map((f) => f.dim));
+  }
+
+  /** Batches per pass over the seeds. */
+  get length(): number {
+    return Math.ceil(this.seeds.length / this.o.batchSize);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<TypedBatch> {
+    const epoch = this.epoch++;
+    const order = this.o.shuffle ? shuffle(this.seeds.slice(), seededRng((this.o.seed ?? 0) * 7919 + epoch)) : this.seeds;
+    const l = this.graph.labels;
+    for (let b = 0, k = 0; b < order.length; b += this.o.batchSize, ++k) {
+      const seeds = order.slice(b, b + this.o.batchSize);
+      const sub = sampleTypedSubgraph(this.graph, this.seedType, seeds, this.o.fanouts, {
+        seed: (this.o.seed ?? 0) * 1000003 + epoch * 65537 + k,
+        replace: this.o.replace,
+      });
+      const x = Object.fromEntries(
+        Object.entries(sub.layers[0]?.src ?? {[this.seedType]: seeds}).map(([t, ids]) => [t, typedInputs(this.graph, t, ids, this.width)]),
+      );
+      const y =
+        l && l.type === this.seedType
+          ? tf.tensor1d(
+              int32Of(seeds.length, (i) => l.labels[seeds[i]]),
+              'int32',
+            )
+          : undefined;
+      yield {
+        seeds,
+        sub,
+        x,
+        y,
+        dispose: () => {
+          sub.dispose();
+          tf.dispose([...Object.values(x), ...(y ? [y] : [])]);
+        },
+      };
+    }
+  }
+}
