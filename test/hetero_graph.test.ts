@@ -492,6 +492,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       }
       expect(passes[0]).to.not.deep.equal(passes[1]);
       expect(loader.length).to.equal(Math.ceil(g.labels!.split!.train.length / 32));
+      loader.dispose();
       expect(() => new TypedNeighborLoader(g, {seedType: 'venue', fanouts: [2], batchSize: 8})).to.throw(
         /seedType 'venue' is not a vertex type/,
       );

@@ -1,6 +1,7 @@
 // PyG's NeighborLoader over HeteroData: seeds of one vertex type in (shuffled) batches, each batch's typed
 // sampled layers, every type's input rows (its features; zeros of the common width for a type without
-// them) and the seeds' labels. An async iterator, as NeighborLoader is; batches are sampled when asked for.
+// them; rows gathered from each type's table on the backend's device) and the seeds' labels. An async
+// iterator, as NeighborLoader is; batches are sampled when asked for; dispose() frees the tables.
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {HeteroGraph} from '../graph/hetero_graph';
@@ -30,13 +31,18 @@ export interface TypedBatch {
   dispose(): void;
 }
 
-/** Rows of `ids` of type `type` from the graph's features, or zeros `width` wide where the type has none. */
-export function typedInputs(g: HeteroGraph, type: string, ids: Int32Array, width: number): tf.Tensor2D {
-  const f = g.features[type];
-  if (!f) return tf.zeros([ids.length, width]);
-  const rows = new Float32Array(ids.length * width);
-  ids.forEach((v, i) => rows.set(f.values.subarray(v * f.dim, (v + 1) * f.dim), i * width));
-  return tf.tensor2d(rows, [ids.length, width]);
+/** Rows `ids` of a feature table (a tensor on the backend's device), padded with zeros to `width`; zeros where there is no table. */
+export function typedInputs(table: tf.Tensor2D | undefined, ids: Int32Array, width: number): tf.Tensor2D {
+  if (!table) return tf.zeros([ids.length, width]);
+  return tf.tidy(() => {
+    const rows = tf.gather(table, tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
+    return table.shape[1] < width
+      ? (tf.pad(rows, [
+          [0, 0],
+          [0, width - table.shape[1]],
+        ]) as tf.Tensor2D)
+      : rows;
+  });
 }
 
 export class TypedNeighborLoader {
@@ -45,6 +51,8 @@ export class TypedNeighborLoader {
   /** The input width every type's rows have: the widest feature table (1 without features). */
   readonly width: number;
   private epoch = 0;
+  // Each featured type's table on the backend's device, made at the first batch (rows are gathered there).
+  private tables?: Record<string, tf.Tensor2D>;
 
   constructor(
     readonly graph: HeteroGraph,
@@ -78,8 +86,12 @@ export class TypedNeighborLoader {
         seed: (this.o.seed ?? 0) * 1000003 + epoch * 65537 + k,
         replace: this.o.replace,
       });
+      this.tables ??= Object.fromEntries(
+        Object.entries(this.graph.features).map(([t, f]) => [t, tf.tensor2d(f.values, [f.values.length / f.dim, f.dim])]),
+      );
+      const tables = this.tables;
       const x = Object.fromEntries(
-        Object.entries(sub.layers[0]?.src ?? {[this.seedType]: seeds}).map(([t, ids]) => [t, typedInputs(this.graph, t, ids, this.width)]),
+        Object.entries(sub.layers[0]?.src ?? {[this.seedType]: seeds}).map(([t, ids]) => [t, typedInputs(tables[t], ids, this.width)]),
       );
       const y =
         l && l.type === this.seedType
@@ -99,5 +111,11 @@ export class TypedNeighborLoader {
         },
       };
     }
+  }
+
+  /** Frees the feature tables the loader holds on the device. */
+  dispose(): void {
+    if (this.tables) tf.dispose(Object.values(this.tables));
+    this.tables = undefined;
   }
 }

@@ -121,12 +121,16 @@ export async function trainTypedNodeClassification(
     const all = Math.max(1, ...Object.values(g.numNodes));
     const acc = async (ids: Int32Array) => {
       let ok = 0;
-      for await (const b of new TypedNeighborLoader(g, {seeds: ids, fanouts: fanouts.map(() => all), batchSize: 1024})) {
-        const p = tf.tidy(() => tf.argMax(forward(b), 1));
-        const pred = p.dataSync();
-        pred.forEach((c, i) => (ok += c === l.labels[b.seeds[i]] ? 1 : 0));
-        tf.dispose(p);
-        b.dispose();
+      const loader = new TypedNeighborLoader(g, {seeds: ids, fanouts: fanouts.map(() => all), batchSize: 1024});
+      try {
+        for await (const b of loader) {
+          const p = tf.tidy(() => tf.argMax(forward(b), 1));
+          p.dataSync().forEach((c, i) => (ok += c === l.labels[b.seeds[i]] ? 1 : 0));
+          tf.dispose(p);
+          b.dispose();
+        }
+      } finally {
+        loader.dispose();
       }
       return ids.length ? ok / ids.length : NaN;
     };
@@ -141,6 +145,7 @@ export async function trainTypedNodeClassification(
     } finally {
       convs.forEach((c) => c.dispose());
       head?.dispose();
+      train.dispose();
       opt.dispose();
     }
   } finally {

@@ -1,0 +1,67 @@
+# The PyG side of bench:hetero: PyG's RGCNConv (num_bases=8, mean aggregation, root weight, bias) on the
+# batches bench/hetero.ts sampled and trained, each layer in its homogeneous form (every type's inputs in
+# one matrix, the relations' edges with their relation ids), types without features as zeros, two
+# layers with relu between, cross-entropy on the seeds, Adam. Prints steps per second over the batches
+# after two warm-up ones (the batches are read to the GPU before the clock starts).
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch_geometric.nn import RGCNConv
+
+
+def main():
+    d = sys.argv[1]
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    types, relations, hidden, classes = meta["types"], meta["relations"], meta["hidden"], meta["classes"]
+    dev = "cuda"
+    paper = types.index("paper")
+    batches = []
+    for k, b in enumerate(meta["batches"]):
+        layers = []
+        for l in b["layers"]:
+            a = torch.from_numpy(np.fromfile(os.path.join(d, l["file"]), dtype=np.int32).astype(np.int64)).to(dev)
+            m = l["edges"]
+            layers.append((a[:m], a[m : 2 * m], a[2 * m :], l["counts"], l["outCounts"]))
+        x = torch.from_numpy(np.fromfile(os.path.join(d, f"b{k}x.f32"), dtype=np.float32)).to(dev).view(-1, 128)
+        y = torch.from_numpy(np.fromfile(os.path.join(d, f"b{k}y.i32"), dtype=np.int32).astype(np.int64)).to(dev)
+        batches.append((layers, x, y))
+    convs = torch.nn.ModuleList(
+        [RGCNConv(128, hidden, len(relations), num_bases=8), RGCNConv(hidden, classes, len(relations), num_bases=8)]
+    ).to(dev)
+    opt = torch.optim.Adam(convs.parameters(), lr=0.01)
+
+    def step(layers, x_paper, y):
+        # Layer 0's inputs: papers' features, zeros elsewhere, in the layer's type order.
+        counts = layers[0][3]
+        x = torch.cat([x_paper if i == paper else torch.zeros(c, 128, device=dev) for i, c in enumerate(counts)])
+        for li, (src, dst, et, counts, out_counts) in enumerate(layers):
+            h = convs[li](x, torch.stack([src, dst]), et)
+            if li == 0:
+                h = F.relu(h)
+            # The next layer's inputs: each type's outputs (the first rows of its inputs).
+            starts = np.cumsum([0] + counts[:-1])
+            x = torch.cat([h[s : s + n] for s, n in zip(starts, out_counts)])
+        loss = F.cross_entropy(x[: y.numel()], y) if paper == 0 else F.cross_entropy(x[sum(out_counts[:paper]) :][: y.numel()], y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    for layers, x, y in batches[:2]:
+        step(layers, x, y)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for layers, x, y in batches[2:]:
+        step(layers, x, y)
+    torch.cuda.synchronize()
+    import torch_geometric
+
+    print(json.dumps({"stepsPerSecond": (len(batches) - 2) / (time.perf_counter() - t0), "torch": torch.__version__, "pyg": torch_geometric.__version__}))
+
+
+if __name__ == "__main__":
+    main()
