@@ -27,3 +27,5 @@ export {loadKgeModel, readKgeInfo, saveKgeModel, topCandidates} from './kge_save
 export type {SavedKgeInfo} from './kge_saved';
 export {DEFAULT_TYPED_NODE_CLASSIFICATION, flattened, trainTypedNodeClassification} from './typed_node_classification';
 export type {TypedModelKind, TypedNodeClassificationOptions, TypedRunResult} from './typed_node_classification';
+export {DEFAULT_RGCN_LINK, trainRgcnLinkPrediction} from './rgcn_link_prediction';
+export type {RgcnLinkOptions, RgcnLinkResult} from './rgcn_link_prediction';
