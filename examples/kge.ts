@@ -76,7 +76,7 @@ const program = new Command()
     d.optimizer,
   )
   .option('--lr <x>', 'learning rate', positiveNumber('--lr'), d.learningRate)
-  .option('--eval-every <n>', 'filtered validation MRR every n epochs (0: never)', nonNegativeInt('--eval-every'), 5)
+  .option('--eval-every <n>', 'filtered validation MRR every n epochs (0: never)', nonNegativeInt('--eval-every'), 10)
   .option('--eval-triples <n>', 'validation triples ranked each time (a seeded sample)', positiveInt('--eval-triples'), d.evalTriples)
   .option(
     '--memory <kind>',
