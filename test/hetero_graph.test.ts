@@ -19,6 +19,7 @@ import {rgatConv} from '../src/nn/hetero/rgat_conv';
 import {heteroCsbm} from '../src/graph/hetero_csbm';
 import {flattened, trainTypedNodeClassification} from '../src/train/typed_node_classification';
 import {TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
+import {TypedLinkLoader} from '../src/nn/typed_link_loader';
 import {seededRng} from '../src/util/random';
 import {expectReject} from './helpers';
 
@@ -497,6 +498,42 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         /seedType 'venue' is not a vertex type/,
       );
       expect(() => new TypedNeighborLoader(g, {seedType: 'author', fanouts: [2], batchSize: 8})).to.throw(/no seeds given/);
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      g.free();
+    }
+  });
+
+  it("the typed link loader: every edge of one relation once per pass with its negatives, both ends' neighbourhoods, each pair's rows among the outputs (between types and within one)", async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = heteroCsbm({papers: 120, authors: 30, seed: 6});
+    const before = tf.memory().numTensors;
+    try {
+      for (const edgeType of ['author___writes___paper', 'paper___agrees___paper']) {
+        const loader = new TypedLinkLoader(g, {edgeType, fanouts: [3, 2], batchSize: 50, negatives: 2, shuffle: true, seed: 2});
+        const [s0, , d0] = edgeType.split('___');
+        const want = g.edgesOf(edgeType);
+        const seen: string[] = [];
+        for await (const b of loader) {
+          const p = b.label.dataSync().filter((v) => v === 1).length;
+          expect(b.src.length).to.equal(3 * p);
+          const last = b.sub.layers[b.sub.layers.length - 1];
+          const [sr, dr] = [b.srcRow.dataSync(), b.dstRow.dataSync()];
+          for (let i = 0; i < b.src.length; ++i) {
+            expect(last.dst[s0][sr[i]], `${edgeType} pair ${i} source`).to.equal(b.src[i]);
+            expect(last.dst[d0][dr[i]], `${edgeType} pair ${i} destination`).to.equal(b.dst[i]);
+            if (i >= p) expect(b.src[i]).to.equal(b.src[Math.floor((i - p) / 2)]);
+          }
+          for (let i = 0; i < p; ++i) seen.push(`${b.src[i]} ${b.dst[i]}`);
+          expect(b.x[s0].shape[1]).to.equal(16);
+          b.dispose();
+        }
+        expect(seen.sort()).to.deep.equal(Array.from(want.src, (v, i) => `${v} ${want.dst[i]}`).sort());
+        loader.dispose();
+      }
+      expect(() => new TypedLinkLoader(g, {edgeType: 'paper___cites___paper', fanouts: [2], batchSize: 8})).to.throw(
+        /no edge type paper___cites___paper/,
+      );
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
       g.free();

@@ -46,3 +46,4 @@ export {sampleTypedSubgraph} from './typed_sampling';
 export type {TypedFanouts, TypedLayer, TypedSubgraph} from './typed_sampling';
 export {heteroCsbm} from './hetero_csbm';
 export type {HeteroCsbmOptions} from './hetero_csbm';
+export {sampleTypedSeeds} from './typed_sampling';

@@ -50,17 +50,32 @@ export function sampleTypedSubgraph(
   fanouts: TypedFanouts,
   opts: SampleOptions = {},
 ): TypedSubgraph {
-  if (!(seedType in g.numNodes))
-    throw new RangeError(`sampleTypedSubgraph: seed type '${seedType}' is not a vertex type (${g.nodeTypes.join(', ')})`);
-  const seeds = int32Ids(seedIds, 'sampleTypedSubgraph: seeds');
-  const n = g.numNodes[seedType];
-  for (let i = 0; i < seeds.length; ++i)
-    if (seeds[i] < 0 || seeds[i] >= n)
-      throw new RangeError(`sampleTypedSubgraph: seeds[${i}] = ${seeds[i]} is not a '${seedType}' id in [0, ${n})`);
-  if (uniqueAndRelabel(seeds).unique.length !== seeds.length) throw new RangeError('sampleTypedSubgraph: seeds must be distinct');
+  return sampleTypedSeeds(g, {[seedType]: seedIds}, fanouts, opts);
+}
+
+/** sampleTypedSubgraph from seeds of several types (a link's two ends): each type's seeds distinct, the first type named seedType. */
+export function sampleTypedSeeds(
+  g: HeteroGraph,
+  seedsByType: Record<string, Ids>,
+  fanouts: TypedFanouts,
+  opts: SampleOptions = {},
+): TypedSubgraph {
+  const given: Record<string, Int32Array> = {};
+  for (const [t, ids] of Object.entries(seedsByType)) {
+    if (!(t in g.numNodes)) throw new RangeError(`sampleTypedSubgraph: seed type '${t}' is not a vertex type (${g.nodeTypes.join(', ')})`);
+    const seeds = int32Ids(ids, 'sampleTypedSubgraph: seeds');
+    const n = g.numNodes[t];
+    for (let i = 0; i < seeds.length; ++i)
+      if (seeds[i] < 0 || seeds[i] >= n)
+        throw new RangeError(`sampleTypedSubgraph: seeds[${i}] = ${seeds[i]} is not a '${t}' id in [0, ${n})`);
+    if (uniqueAndRelabel(seeds).unique.length !== seeds.length) throw new RangeError('sampleTypedSubgraph: seeds must be distinct');
+    given[t] = seeds.slice();
+  }
+  const seedType = Object.keys(given)[0];
+  if (seedType === undefined) throw new RangeError('sampleTypedSubgraph: no seed type given');
   const {hops, of} = fanoutsOf(g, fanouts);
   const empty = new Int32Array(0);
-  let dst: Record<string, Int32Array> = Object.fromEntries(g.nodeTypes.map((t) => [t, t === seedType ? seeds.slice() : empty]));
+  let dst: Record<string, Int32Array> = Object.fromEntries(g.nodeTypes.map((t) => [t, given[t] ?? empty]));
   const layers: TypedLayer[] = [];
   const relations = [...g.relations.values()];
   for (let hop = 0; hop < hops; ++hop) {

@@ -51,3 +51,5 @@ export {RgatConv, rgatConv} from './hetero/rgat_conv';
 export type {RgatConvOptions} from './hetero/rgat_conv';
 export {TypedNeighborLoader, typedInputs} from './typed_neighbor_loader';
 export type {TypedBatch, TypedNeighborLoaderOptions} from './typed_neighbor_loader';
+export {TypedLinkLoader} from './typed_link_loader';
+export type {TypedLinkBatch, TypedLinkLoaderOptions} from './typed_link_loader';

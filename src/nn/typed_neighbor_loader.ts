@@ -45,14 +45,36 @@ export function typedInputs(table: tf.Tensor2D | undefined, ids: Int32Array, wid
   });
 }
 
+/** Each featured type's table on the backend's device, made when first asked for; rows are gathered there. */
+export class FeatureTables {
+  private tables?: Record<string, tf.Tensor2D>;
+  /** The input width every type's rows have: the widest feature table (1 without features). */
+  readonly width: number;
+
+  constructor(readonly graph: HeteroGraph) {
+    this.width = Math.max(1, ...Object.values(graph.features).map((f) => f.dim));
+  }
+
+  /** Every type's input rows for `src` (features, or zeros of the common width). */
+  inputs(src: Record<string, Int32Array>): Record<string, tf.Tensor2D> {
+    this.tables ??= Object.fromEntries(
+      Object.entries(this.graph.features).map(([t, f]) => [t, tf.tensor2d(f.values, [f.values.length / f.dim, f.dim])]),
+    );
+    const tables = this.tables;
+    return Object.fromEntries(Object.entries(src).map(([t, ids]) => [t, typedInputs(tables[t], ids, this.width)]));
+  }
+
+  dispose(): void {
+    if (this.tables) tf.dispose(Object.values(this.tables));
+    this.tables = undefined;
+  }
+}
+
 export class TypedNeighborLoader {
   readonly seedType: string;
   readonly seeds: Int32Array;
-  /** The input width every type's rows have: the widest feature table (1 without features). */
-  readonly width: number;
   private epoch = 0;
-  // Each featured type's table on the backend's device, made at the first batch (rows are gathered there).
-  private tables?: Record<string, tf.Tensor2D>;
+  private readonly features: FeatureTables;
 
   constructor(
     readonly graph: HeteroGraph,
@@ -68,7 +90,7 @@ export class TypedNeighborLoader {
     if (!Number.isInteger(o.batchSize) || o.batchSize < 1)
       throw new RangeError(`TypedNeighborLoader: batchSize must be a positive integer, got ${o.batchSize}`);
     checkSeed('TypedNeighborLoader', o.seed ?? 0);
-    this.width = Math.max(1, ...Object.values(graph.features).map((f) => f.dim));
+    this.features = new FeatureTables(graph);
   }
 
   /** Batches per pass over the seeds. */
@@ -86,13 +108,7 @@ export class TypedNeighborLoader {
         seed: (this.o.seed ?? 0) * 1000003 + epoch * 65537 + k,
         replace: this.o.replace,
       });
-      this.tables ??= Object.fromEntries(
-        Object.entries(this.graph.features).map(([t, f]) => [t, tf.tensor2d(f.values, [f.values.length / f.dim, f.dim])]),
-      );
-      const tables = this.tables;
-      const x = Object.fromEntries(
-        Object.entries(sub.layers[0]?.src ?? {[this.seedType]: seeds}).map(([t, ids]) => [t, typedInputs(tables[t], ids, this.width)]),
-      );
+      const x = this.features.inputs(sub.layers[0]?.src ?? {[this.seedType]: seeds});
       const y =
         l && l.type === this.seedType
           ? tf.tensor1d(
@@ -113,9 +129,13 @@ export class TypedNeighborLoader {
     }
   }
 
+  /** The input width every type's rows have. */
+  get width(): number {
+    return this.features.width;
+  }
+
   /** Frees the feature tables the loader holds on the device. */
   dispose(): void {
-    if (this.tables) tf.dispose(Object.values(this.tables));
-    this.tables = undefined;
+    this.features.dispose();
   }
 }
