@@ -539,4 +539,16 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       g.free();
     }
   });
+
+  it("the typed example (the guide's loop) trains R-GCN by hand and reports accuracies above the features alone", function () {
+    this.timeout(120000);
+    const example = path.resolve(__dirname, '..', 'examples', 'typed-graph.js');
+    const r = spawnSync(process.execPath, [example, '--epochs', '2'], {
+      encoding: 'utf8',
+      env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
+    });
+    expect(r.status, r.stderr).to.equal(0);
+    const test = Number(/epoch 2: loss [\d.]+, validation [\d.]+ %, test ([\d.]+) %/.exec(r.stdout)![1]);
+    expect(test).to.be.above(80);
+  });
 });
