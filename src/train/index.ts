@@ -29,3 +29,5 @@ export {DEFAULT_TYPED_NODE_CLASSIFICATION, flattened, trainTypedNodeClassificati
 export type {TypedModelKind, TypedNodeClassificationOptions, TypedRunResult} from './typed_node_classification';
 export {DEFAULT_RGCN_LINK, trainRgcnLinkPrediction} from './rgcn_link_prediction';
 export type {RgcnLinkOptions, RgcnLinkResult} from './rgcn_link_prediction';
+export {DEFAULT_TYPED_LINK, trainTypedLinkPrediction} from './typed_link_prediction';
+export type {TypedLinkOptions, TypedLinkResult} from './typed_link_prediction';
