@@ -75,6 +75,25 @@ function writeOgbHetero(dir: string, rng: () => number) {
   return {edges, feats};
 }
 
+/** A small typed graph: papers citing papers, authors writing papers, and the reverse. */
+function papersAndAuthors(rng: () => number): HeteroGraph {
+  return HeteroGraph.fromEdges({paper: 30, author: 20}, [
+    {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 80, 20, 30)},
+    {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 90, 30, 30)},
+    {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 80, 30, 20)},
+  ]);
+}
+
+/** Every array of `ours` within 1e-4 of the largest magnitude of the matching reference array. */
+function expectAllNear(ours: Float64Array[], ref: Float64Array[], what: string): void {
+  expect(ours.length).to.equal(ref.length);
+  ours.forEach((a, i) => {
+    const scale = Math.max(1e-3, ...Array.from(ref[i], Math.abs));
+    for (let j = 0; j < a.length; ++j)
+      expect(Math.abs(a[j] - ref[i][j]), `${what} output ${i} [${j}]: ${a[j]} vs ${ref[i][j]}`).to.be.at.most(1e-4 * scale);
+  });
+}
+
 describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
   it('each relation holds its edges as rows of destinations (duplicates kept, ids of different types never mixed); reverse relations; one homogeneous graph with relation ids', () => {
     const rng = seededRng(5);
@@ -267,12 +286,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
   it('rgcnConv (own matrices, bases, blocks; mean and sum) against dense tfjs ops on tfjs-backend-cpu: outputs, input and weight gradients', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(17);
-    const numNodes = {paper: 30, author: 20};
-    const g = HeteroGraph.fromEdges(numNodes, [
-      {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 80, 20, 30)},
-      {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 90, 30, 30)},
-      {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 80, 30, 20)},
-    ]);
+    const g = papersAndAuthors(rng);
     const before = tf.memory().numTensors;
     try {
       const sub = sampleTypedSubgraph(g, 'paper', Int32Array.of(1, 5, 9, 12, 28, 3), [3, 4], {seed: 2});
@@ -358,13 +372,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         tf.dispose(refT);
         tf.setBackend(wm.BACKEND_NAME);
         expect(ours.length).to.equal(ref.length);
-        ours.forEach((a, i) => {
-          const scale = Math.max(1e-3, ...Array.from(ref[i], Math.abs));
-          for (let j = 0; j < a.length; ++j)
-            expect(Math.abs(a[j] - ref[i][j]), `${JSON.stringify(extra)} output ${i} [${j}]: ${a[j]} vs ${ref[i][j]}`).to.be.at.most(
-              1e-4 * scale,
-            );
-        });
+        expectAllNear(ours, ref, JSON.stringify(extra));
         tf.dispose(Object.values(xs));
         conv.dispose();
       }
@@ -420,12 +428,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
   it('rgatConv (heads concatenated or averaged) on the native attention against the same layer on tfjs-backend-cpu (tfjs ops): outputs, input and weight gradients', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(23);
-    const numNodes = {paper: 30, author: 20};
-    const g = HeteroGraph.fromEdges(numNodes, [
-      {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 80, 20, 30)},
-      {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 90, 30, 30)},
-      {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 80, 30, 20)},
-    ]);
+    const g = papersAndAuthors(rng);
     const before = tf.memory().numTensors;
     try {
       const sub = sampleTypedSubgraph(g, 'paper', Int32Array.of(2, 8, 13, 21, 29), [4, 3], {seed: 5});
@@ -455,11 +458,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         tf.setBackend('cpu');
         const ref = run();
         tf.setBackend(wm.BACKEND_NAME);
-        ours.forEach((a, i) => {
-          const scale = Math.max(1e-3, ...Array.from(ref[i], Math.abs));
-          for (let j = 0; j < a.length; ++j)
-            expect(Math.abs(a[j] - ref[i][j]), `concat ${concat} output ${i} [${j}]: ${a[j]} vs ${ref[i][j]}`).to.be.at.most(1e-4 * scale);
-        });
+        expectAllNear(ours, ref, `concat ${concat}`);
         conv.dispose();
       }
       sub.dispose();

@@ -116,7 +116,7 @@ async function readDictionary(file: string, noun: string): Promise<NameMap> {
 }
 
 /** One split's triples, names mapped through the maps (which grow unless fixed). */
-export async function readTripleFile(file: string, entities: NameMap, relations: NameMap): Promise<Triples> {
+async function readTripleFile(file: string, entities: NameMap, relations: NameMap): Promise<Triples> {
   const h: number[] = [],
     r: number[] = [],
     t: number[] = [];

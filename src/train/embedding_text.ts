@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {Embedding} from '../nn/embedding';
-import {ensureDir} from '../util/files';
+import {ensureDir, writeFileInPieces} from '../util/files';
 
 /**
  * Writes every row of `emb` to `file`; keys[i] names row i (default: i, e.g.
@@ -23,10 +23,8 @@ export function writeEmbeddingText(emb: Embedding, file: string, opts: {keys?: A
     throw new RangeError(`writeEmbeddingText: keys holds ${opts.keys.length} names for ${rows} rows`);
   if (!Number.isInteger(chunk) || chunk < 1) throw new RangeError(`writeEmbeddingText: chunkRows must be a positive integer, got ${chunk}`);
   ensureDir(path.dirname(path.resolve(file)), 'writeEmbeddingText');
-  const tmp = `${file}.partial-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, `${rows} ${dim}\n`);
+  writeFileInPieces(file, (put) => {
+    put(`${rows} ${dim}\n`);
     for (let first = 0; first < rows; first += chunk) {
       const ids = Int32Array.from({length: Math.min(chunk, rows - first)}, (_, i) => first + i);
       const t = emb.read(ids);
@@ -37,19 +35,9 @@ export function writeEmbeddingText(emb: Embedding, file: string, opts: {keys?: A
         const row = Array.from(v.subarray(i * dim, (i + 1) * dim), (x) => Number(x.toPrecision(9)));
         lines.push(`${opts.keys ? opts.keys[first + i] : first + i} ${row.join(' ')}`);
       }
-      fs.writeSync(fd, lines.join('\n') + '\n');
+      put(lines.join('\n') + '\n');
     }
-    fs.closeSync(fd);
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    try {
-      fs.closeSync(fd);
-    } catch {
-      // already closed
-    }
-    fs.rmSync(tmp, {force: true});
-    throw e;
-  }
+  });
 }
 
 /** Reads word2vec's text format: the keys (as written) and the values [rows * dim], row by row. */

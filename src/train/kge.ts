@@ -19,6 +19,7 @@ import {deviceStatus} from '../native/device';
 import {embeddingNative} from '../native/domains';
 import {seededRng, shuffle} from '../util/random';
 import {evaluateKge, RankingMetrics} from './kge_ranking';
+import {sumOverRanks} from './rank_totals';
 
 export interface KgeTrainOptions {
   model: KgeModelName;
@@ -202,16 +203,14 @@ export async function trainKge(
       }
       draw += steps;
       order.dispose();
-      let loss = (await lossSum.data())[0],
-        all = {steps: Math.ceil((steps - rank) / ranks), triples: done};
+      const all = sumOverRanks(
+        comm,
+        {loss: (await lossSum.data())[0], steps: Math.ceil((steps - rank) / ranks), triples: done},
+        'trainKge epoch',
+      );
       lossSum.dispose();
-      if (comm && ranks > 1) {
-        const each = comm.allgatherJson({loss, ...all}, 'trainKge epoch');
-        loss = each.reduce((a, e) => a + e.loss, 0);
-        all = {steps: each.reduce((a, e) => a + e.steps, 0), triples: each.reduce((a, e) => a + e.triples, 0)};
-      }
       const seconds = (Date.now() - started) / 1000;
-      const m: KgeEpoch = {epoch, loss: loss / Math.max(all.steps, 1), seconds, triplesPerSecond: all.triples / seconds};
+      const m: KgeEpoch = {epoch, loss: all.loss / Math.max(all.steps, 1), seconds, triplesPerSecond: all.triples / seconds};
       if (o.evalEvery > 0 && epoch % o.evalEvery === 0 && tripleCount(kg.valid) > 0) {
         m.valid = evaluateKge(model, kg.valid, {filter: [kg.train, kg.valid, kg.test], maxTriples: o.evalTriples, seed: o.seed});
       }

@@ -15,7 +15,7 @@ import {KnowledgeGraph, readNameMaps, writeNameMaps} from '../graph/triples';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {kgeModel} from '../nn/kge/index';
 import {KgeConfig, KgeModel, KgeSide, KGE_MODELS} from '../nn/kge/kge_model';
-import {ensureDir, tempName, writeFileAtomically} from '../util/files';
+import {ensureDir, writeFileAtomically, writeFileInPieces} from '../util/files';
 import {checkTrustedFile} from '../util/trusted_files';
 
 const BLOCK_BYTES = 64 << 20;
@@ -44,38 +44,28 @@ function rowsPerBlock(dim: number): number {
 
 /** Writes a table's rows as float32 .npy, a block at a time, durably (temporary name, then rename). */
 function writeTable(table: Embedding, dir: string, name: string): TableFile {
-  const file = path.join(dir, name);
-  const tmp = tempName(file, 'tmp');
   const hash = createHash('sha256');
-  const fd = fs.openSync(tmp, 'w', 0o600);
   let bytes = 0;
-  try {
-    const put = (b: Uint8Array) => {
-      fs.writeSync(fd, b);
-      hash.update(b);
-      bytes += b.length;
-    };
-    put(npyHeader('<f4', [table.rows, table.dim]));
-    const step = rowsPerBlock(table.dim);
-    for (let r0 = 0; r0 < table.rows; r0 += step) {
-      const n = Math.min(step, table.rows - r0);
-      const t = table.read(Int32Array.from({length: n}, (_, i) => r0 + i));
-      const v = t.dataSync() as Float32Array;
-      t.dispose();
-      put(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-    }
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    try {
-      fs.closeSync(fd);
-    } catch {
-      // closed already
-    }
-    fs.rmSync(tmp, {force: true});
-    throw e;
-  }
+  writeFileInPieces(
+    path.join(dir, name),
+    (put) => {
+      const add = (b: Uint8Array) => {
+        put(b);
+        hash.update(b);
+        bytes += b.length;
+      };
+      add(npyHeader('<f4', [table.rows, table.dim]));
+      const step = rowsPerBlock(table.dim);
+      for (let r0 = 0; r0 < table.rows; r0 += step) {
+        const n = Math.min(step, table.rows - r0);
+        const t = table.read(Int32Array.from({length: n}, (_, i) => r0 + i));
+        const v = t.dataSync() as Float32Array;
+        t.dispose();
+        add(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+      }
+    },
+    0o600,
+  );
   return {file: name, rows: table.rows, dim: table.dim, bytes, sha256: hash.digest('hex')};
 }
 

@@ -21,6 +21,7 @@ import {rowDots} from '../nn/row_dots';
 import {seededRng, shuffle} from '../util/random';
 import {accuracy} from './node_classification';
 import {adam} from '../optimizers/fused_adam';
+import {sumOverRanks} from './rank_totals';
 
 export interface Node2VecOptions {
   dim: number;
@@ -203,16 +204,11 @@ export async function trainNode2Vec(
         pairs += c.size;
         ++steps;
       }
-      let [loss, all] = [(await lossSum.data())[0], {steps, pairs}];
+      // Every rank's steps are in the tables once all are here; the loss is the mean over all steps.
+      const all = sumOverRanks(comm, {loss: (await lossSum.data())[0], steps, pairs}, 'node2vec epoch');
       lossSum.dispose();
-      if (comm && ranks > 1) {
-        // Every rank's steps are in the tables once all are here; the loss is the mean over all steps.
-        const each = comm.allgatherJson({loss, steps, pairs}, 'node2vec epoch');
-        loss = each.reduce((a, e) => a + e.loss, 0);
-        all = {steps: each.reduce((a, e) => a + e.steps, 0), pairs: each.reduce((a, e) => a + e.pairs, 0)};
-      }
       const seconds = (Date.now() - started) / 1000;
-      const m = {epoch, loss: loss / Math.max(all.steps, 1), seconds, pairsPerSecond: all.pairs / seconds};
+      const m = {epoch, loss: all.loss / Math.max(all.steps, 1), seconds, pairsPerSecond: all.pairs / seconds};
       epochs.push(m);
       await onEpoch(m, center);
       if (comm && ranks > 1) comm.barrier(); // no rank writes while another evaluates the epoch

@@ -68,16 +68,17 @@ export async function trainRgcnLinkPrediction(
       `trainRgcnLinkPrediction: features must hold ${n} rows of dim values, got ${features.values.length} for dim ${features.dim}`,
     );
   // Each relation r as two edge types: r (head -> tail: messages to the tail) and its reverse.
-  const edges: {type: EdgeType; edges: {src: Int32Array; dst: Int32Array}}[] = [];
-  for (let r = 0; r < R; ++r) {
-    const at = Array.from(kg.train.relations.keys()).filter((i) => kg.train.relations[i] === r);
+  // The training triples bucketed by relation in one pass.
+  const byRelation: number[][] = Array.from({length: R}, () => []);
+  kg.train.relations.forEach((r, i) => byRelation[r].push(i));
+  const edges = byRelation.flatMap((at, r) => {
     const h = Int32Array.from(at, (i) => kg.train.heads[i]),
       t = Int32Array.from(at, (i) => kg.train.tails[i]);
-    edges.push(
-      {type: ['entity', `r${r}`, 'entity'], edges: {src: h, dst: t}},
-      {type: ['entity', `rev_r${r}`, 'entity'], edges: {src: t, dst: h}},
-    );
-  }
+    return [
+      {type: ['entity', `r${r}`, 'entity'] as EdgeType, edges: {src: h, dst: t}},
+      {type: ['entity', `rev_r${r}`, 'entity'] as EdgeType, edges: {src: t, dst: h}},
+    ];
+  });
   const g = HeteroGraph.fromEdges({entity: n}, edges);
   const layer = fullLayer(g, n);
   const relations = g.edgeTypes.map(edgeTypeKey);

@@ -28,6 +28,34 @@ export function writeFileAtomically(file: string, bytes: Uint8Array): void {
   }
 }
 
+/**
+ * writeFileAtomically for output written a piece at a time (too large for one buffer): `write` gets `put`,
+ * which appends bytes or text; the file is synced under a temporary name and renamed when `write` returns,
+ * and removed if it throws.
+ */
+export function writeFileInPieces(file: string, write: (put: (piece: Uint8Array | string) => void) => void, mode = 0o666): void {
+  for (const stale of deadTemps(file, 'tmp')) fs.rmSync(stale, {force: true});
+  const tmp = tempName(file, 'tmp');
+  const fd = fs.openSync(tmp, 'w', mode);
+  try {
+    write((piece) => {
+      if (typeof piece === 'string') fs.writeSync(fd, piece);
+      else fs.writeSync(fd, piece);
+    });
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // closed already
+    }
+    fs.rmSync(tmp, {force: true});
+    throw e;
+  }
+}
+
 /** SHA-256 of bytes, as hex (the integrity record of checkpoints and saved models). */
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
