@@ -152,6 +152,19 @@ describe('wm.nn.embedding', () => {
       for (let i = 0; i < Math.min(n, 75); ++i) ids[(i * 7) % n] = Math.floor(rows / 3);
       return ids;
     };
+    // Hot rows: one row 1,000 times (a run over 30-odd windows), one 64 times, one 32 times, among random ids.
+    const hotIds = (rows: number, seed: number): Int32Array => {
+      const ids = randomIds(1300, rows, seed);
+      for (let i = 0; i < 1000; ++i) ids[i] = 1;
+      for (let i = 1000; i < 1064; ++i) ids[i] = 2;
+      for (let i = 1064; i < 1096; ++i) ids[i] = rows - 1;
+      const r = rng(seed + 1);
+      for (let i = ids.length - 1; i > 0; --i) {
+        const j = Math.floor(r() * (i + 1));
+        [ids[i], ids[j]] = [ids[j], ids[i]];
+      }
+      return ids;
+    };
     const sumByRow = (ids: Int32Array, g: Float64Array, dim: number): Map<number, Float64Array> => {
       const sum = new Map<number, Float64Array>();
       ids.forEach((r, i) => {
@@ -199,10 +212,12 @@ describe('wm.nn.embedding', () => {
 
     it(`adam over wide rows and runs of one row longer than 32 positions: ${memory}`, () => {
       const [config, rule] = RULES.adam;
-      for (const [rows, dim] of [
-        [90, 128],
-        [30, 260],
-        [64, 33],
+      for (const [rows, dim, hot] of [
+        [90, 128, 0],
+        [30, 260, 0],
+        [64, 33, 0],
+        [70, 36, 1],
+        [50, 7, 1],
       ]) {
         const emb = wm.nn.embedding({rows, dim, memory, optimizer: config});
         const all = Int32Array.from({length: rows}, (_, i) => i);
@@ -210,7 +225,7 @@ describe('wm.nn.embedding', () => {
         const ref = Float64Array.from(emb.read(all).dataSync());
         const state = Array.from({length: rows * dim}, () => [0, 0]);
         for (let t = 1; t <= 2; ++t) {
-          const ids = longRunIds(150, rows, 40 + t);
+          const ids = hot ? hotIds(rows, 40 + t) : longRunIds(150, rows, 40 + t);
           const g = randomRows(ids.length, dim, 60 + t);
           const grads = tf.tensor2d(Float32Array.from(g), [ids.length, dim]);
           emb.applyGradients(ids, grads);

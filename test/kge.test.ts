@@ -191,6 +191,8 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         [33, 9, 1, 2],
         [8, 0, 4, 3],
         [40, 64, 32, 40],
+        [20, 34, 17, 16],
+        [70, 150, 75, 70],
       ]) {
         const m = kgeModel(name, {numEntities: 4, numRelations: 2, dim, margin: 2, ...extra});
         const w = m.entity.dim,

@@ -1,7 +1,11 @@
 // Sparse optimizer step: sort (index, position) pairs with CUB; each run of
 // equal indices is one distinct row, owned by one warp that sums the run's
 // gradient rows and applies the update in place. No dense gradient, no
-// atomics on the table, every row written by exactly one warp.
+// atomics on the table, every row written by exactly one warp. A run longer
+// than a warp's window of 32 positions (a hot row: a popular entity, a
+// frequent relation) is summed in two passes: every window that continues a
+// run first sums its share into one row of `cont`, and the run's owner adds
+// those rows, one per window, instead of the positions one at a time.
 #include <cub/device/device_radix_sort.cuh>
 
 #include "embedding/embedding_common.cuh"
@@ -33,6 +37,7 @@ struct Window {
   const KeyT* keys;
   const int* pos;
   const float* grads;
+  const float* cont;  // per window: the sum of its first run's gradient rows, where that run began before it
   float *s0, *s1;
   int64_t n, dim, base;
   int lane, myPos;
@@ -46,7 +51,65 @@ struct Run {
   long long r;
   int h, end;
   bool spills;
+  int64_t lastWindow;  // when it spills: the window where it ends
 };
+
+// The window of the last position holding `key`, searching sorted keys[from, n) (keys[from] == key).
+template <typename KeyT>
+__device__ int64_t lastWindowOf(const KeyT* keys, int64_t from, int64_t n, KeyT key) {
+  int64_t lo = from, hi = n;  // keys[lo] == key; the answer is in [lo, hi)
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] == key)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo / 32;
+}
+
+// Each window that continues a run from the window before it: the sum of that run's gradient rows within
+// the window, in order, into cont[window]. A warp per window.
+template <typename KeyT>
+__global__ void continuationKernel(const KeyT* keys, const int* pos, int64_t n, int64_t dim, const float* grads, float* cont) {
+  const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  for (int64_t w = ((blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5) + 1; w * 32 < n; w += warps) {
+    const int64_t base = w * 32;
+    const KeyT first = keys[base];
+    if (keys[base - 1] != first) continue;
+    const int64_t i = base + lane;
+    const unsigned same = __ballot_sync(0xffffffffu, i < n && keys[i] == first);
+    const int len = __ffs(~same) ? __ffs(~same) - 1 : 32;  // the piece is a prefix of the window
+    const int myPos = i < n ? pos[i] : 0;
+    float* out = cont + w * dim;
+    if ((dim & 3) == 0) {
+      for (int64_t j = lane * 4; j - lane * 4 < dim; j += 128) {
+        float4 g = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int q = 0; q < len; ++q) {
+          const int at = __shfl_sync(0xffffffffu, myPos, q);
+          if (j < dim) {
+            const float4 d = *reinterpret_cast<const float4*>(grads + static_cast<int64_t>(at) * dim + j);
+            g.x += d.x;
+            g.y += d.y;
+            g.z += d.z;
+            g.w += d.w;
+          }
+        }
+        if (j < dim) *reinterpret_cast<float4*>(out + j) = g;
+      }
+    } else {
+      for (int64_t j = lane; j - lane < dim; j += 32) {
+        float g = 0.f;
+        for (int q = 0; q < len; ++q) {
+          const int at = __shfl_sync(0xffffffffu, myPos, q);
+          if (j < dim) g += grads[static_cast<int64_t>(at) * dim + j];
+        }
+        if (j < dim) out[j] = g;
+      }
+    }
+  }
+}
 
 // Adds the gradient rows of the run's positions after its first (loaded with
 // the row) to g, elements [j, j + 4).
@@ -62,8 +125,11 @@ __device__ __forceinline__ void addRestOfRun(const Window<KeyT>& c, const Run& r
       g.w += d.w;
     }
   }
-  for (int64_t q = c.base + 32; run.spills && mine && q < c.n && c.keys[q] == static_cast<KeyT>(run.r); ++q) {
-    float4 d = *reinterpret_cast<const float4*>(c.grads + static_cast<int64_t>(c.pos[q]) * c.dim + j);
+  if (!run.spills || !mine) return;
+  const int64_t first = c.base / 32 + 1;
+#pragma unroll 8
+  for (int64_t w = first; w <= run.lastWindow; ++w) {
+    const float4 d = *reinterpret_cast<const float4*>(c.cont + w * c.dim + j);
     g.x += d.x;
     g.y += d.y;
     g.z += d.z;
@@ -122,8 +188,8 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
       const int at = __shfl_sync(0xffffffffu, c.myPos, q);
       if (mine) g += c.grads[static_cast<int64_t>(at) * c.dim + j];
     }
-    for (int64_t q = c.base + 32; run.spills && mine && q < c.n && c.keys[q] == static_cast<KeyT>(run.r); ++q) {
-      g += c.grads[static_cast<int64_t>(c.pos[q]) * c.dim + j];
+    if (run.spills && mine) {
+      for (int64_t w = c.base / 32 + 1; w <= run.lastWindow; ++w) g += c.cont[w * c.dim + j];
     }
     if (!mine) continue;
     float* a = c.s0 ? c.s0 + run.r * c.dim + j : nullptr;
@@ -153,11 +219,11 @@ constexpr int kApplyBlocksPerSm = 5;
 template <typename Table, typename KeyT>
 __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
     applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n, int64_t dim, int64_t rows,
-                const float* grads, SparseOptimizer opt, OptimizerParams p, unsigned long long* skipped) {
+                const float* grads, const float* cont, SparseOptimizer opt, OptimizerParams p, unsigned long long* skipped) {
   using T = typename StorageOf<Table>::type;
   const int64_t warp = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5;
   const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
-  Window<KeyT> c{keys, pos, grads, s0, s1, n, dim, 0, static_cast<int>(threadIdx.x & 31), 0, opt, p};
+  Window<KeyT> c{keys, pos, grads, cont, s0, s1, n, dim, 0, static_cast<int>(threadIdx.x & 31), 0, opt, p};
   unsigned long long bad = 0;
   for (c.base = warp * 32; c.base < n; c.base += warps * 32) {
     const int64_t i = c.base + c.lane;
@@ -175,6 +241,7 @@ __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
       // The run ends at the next head in this window, or at its last position and maybe beyond.
       run.end = heads ? __ffs(heads) - 1 : valid;
       run.spills = !heads && valid == 32 && c.base + 32 < n && keys[c.base + 32] == static_cast<KeyT>(run.r);
+      run.lastWindow = run.spills ? lastWindowOf(keys, c.base + 32, n, static_cast<KeyT>(run.r)) : 0;
       if (run.r < 0 || run.r >= rows) continue;  // reported by initPositions; the caller validated first
       T* row = table.row(run.r, dim);
       if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(row) & (4 * sizeof(T) - 1)) == 0)
@@ -198,6 +265,7 @@ struct ApplyLaunch {
   const int* pos;
   int64_t n, dim, rows;
   const float* grads;
+  const float* cont;
   SparseOptimizer opt;
   OptimizerParams p;
   unsigned long long* skip;
@@ -205,7 +273,7 @@ struct ApplyLaunch {
   template <typename Table, typename IdxT>
   void run(Table table) {
     unsigned blocks = gridFor((n + 31) / 32 * 32);
-    applyKernel<Table, KeyT><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, opt, p, skip);
+    applyKernel<Table, KeyT><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
   }
 };
 
@@ -219,22 +287,29 @@ void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const 
                                           static_cast<int>(sizeof(KeyT) * 8), s));
   auto align = [](size_t x) { return (x + 255) / 256 * 256; };
   size_t keyB = align(n * sizeof(KeyT)), posB = align(n * sizeof(int));
+  const int64_t windows = (n + 31) / 32;
+  size_t contB = align(static_cast<size_t>(windows) * table.dim * sizeof(float));
   Scratch scratch;
-  scratch.ptr = deviceAlloc(keyB + 2 * posB + align(temp));
+  scratch.ptr = deviceAlloc(keyB + 2 * posB + align(temp) + contB);
   uint8_t* base = reinterpret_cast<uint8_t*>(scratch.ptr);
   auto* keysOut = reinterpret_cast<KeyT*>(base);
   auto* posIn = reinterpret_cast<int*>(base + keyB);
   auto* posOut = reinterpret_cast<int*>(base + keyB + posB);
   void* tempPtr = base + keyB + 2 * posB;
+  auto* cont = reinterpret_cast<float*>(base + keyB + 2 * posB + align(temp));
   initPositions<KeyT><<<gridFor(n), kThreads, 0, s>>>(indices, n, table.rows, posIn, reinterpret_cast<unsigned long long*>(errorFlag));
   WM_CUDA_LAUNCHED();
   // Only the bits a valid row index can have; invalid ones were reported above.
   int bits = 1;
   while (bits < static_cast<int>(sizeof(KeyT) * 8 - 1) && (1ll << bits) < table.rows) ++bits;
   WM_CUDA(cub::DeviceRadixSort::SortPairs(tempPtr, temp, indices, keysOut, posIn, posOut, static_cast<int>(n), 0, bits, s));
+  if (windows > 1) {
+    continuationKernel<KeyT><<<gridFor((windows - 1) * 32), kThreads, 0, s>>>(keysOut, posOut, n, table.dim, as<float>(grads), cont);
+    WM_CUDA_LAUNCHED();
+  }
   dispatchTable(table, IndexType::I32,
-                ApplyLaunch<KeyT>{as<float>(state0), as<float>(state1), keysOut, posOut, n, table.dim, table.rows, as<float>(grads), opt, p,
-                                  reinterpret_cast<unsigned long long*>(skipped), s});
+                ApplyLaunch<KeyT>{as<float>(state0), as<float>(state1), keysOut, posOut, n, table.dim, table.rows, as<float>(grads), cont,
+                                  opt, p, reinterpret_cast<unsigned long long*>(skipped), s});
   WM_CUDA_LAUNCHED();
 }
 

@@ -1,9 +1,10 @@
-// The KGE chunk loss on the GPU in four launches: every (positive, negative) pair's raw value by
-// 32 x 32 tiles of a group (coordinates staged in shared memory), each positive's loss and coefficients
-// by a warp per positive (the softmax over its negatives, its own candidate's score and gradients),
-// then the queries' gradients (a thread per coordinate, the group's negatives in order) and the
-// negatives' gradients (a thread per coordinate, the group's positives in order): no atomics, the same
-// sums whatever the GPU.
+// The KGE chunk loss on the GPU in four launches: every (positive, negative) pair's raw value, each
+// positive's loss and coefficients by a warp per positive (the softmax over its negatives, its own
+// candidate's score and gradients), then the queries' gradients (over the group's negatives in order)
+// and the negatives' gradients (over the group's positives in order): no atomics, the same sums
+// whatever the GPU. Groups of at least 16 positives and 16 negatives go through register-tiled kernels
+// shaped as a matrix product (a block per 64 x 64 outputs, 4 x 4 per thread, operands staged 16 at a
+// time in shared memory); smaller groups through a thread per output coordinate.
 #include <algorithm>
 
 #include "embedding/kge_chunk_loss.h"
@@ -55,6 +56,149 @@ __global__ void rawKernel(KgeChunkArgs k, const float* q, const float* neg, floa
       const int64_t i = i0 + ty + 8 * r, j = j0 + tx;
       if (i < C && j < K) raw[(g * C + i) * K + j] = kge::finish<S>(acc[r]);
     }
+  }
+}
+
+// The register-tiled kernels: a block of 16 x 16 threads owns 64 x 64 outputs of a group, thread (tx, ty)
+// those at rows ty + 16 r and columns tx + 16 m (r, m < 4); the summed-over axis goes 16 at a time.
+constexpr int kBig = 64, kStep = 16, kPer = 4;
+
+// raw[g][i][j] for i < chunk, j < negatives: columns are the group's negatives.
+template <KgeScorer S>
+__global__ void __launch_bounds__(256) rawTiledKernel(KgeChunkArgs k, const float* q, const float* neg, float* raw) {
+  constexpr bool cx = S == KgeScorer::Complex;
+  __shared__ float sq[kStep][kBig], sn[kStep][kBig];
+  __shared__ float sqi[cx ? kStep : 1][kBig], sni[cx ? kStep : 1][kBig];
+  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 16 + tx;
+  const int64_t w = k.width, coords = k.coords(), half = w / 2, C = k.chunk, K = k.negatives, G = k.groups();
+  const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kBig, j0 = static_cast<int64_t>(blockIdx.x) * kBig;
+  for (int64_t g = blockIdx.z; g < G; g += gridDim.z) {
+    float acc[kPer][kPer] = {};
+    for (int64_t c0 = 0; c0 < coords; c0 += kStep) {
+      for (int e = t; e < kStep * kBig; e += 256) {
+        const int r = e / kStep, c = e % kStep;  // c fastest: a row's coordinates are adjacent in memory
+        const int64_t kk = c0 + c, qi = g * C + i0 + r, nj = g * K + j0 + r;
+        const bool qok = i0 + r < C && kk < coords, nok = j0 + r < K && kk < coords;
+        sq[c][r] = qok ? q[qi * w + kk] : 0.f;
+        sn[c][r] = nok ? neg[nj * w + kk] : 0.f;
+        if (cx) {
+          sqi[c][r] = qok ? q[qi * w + half + kk] : 0.f;
+          sni[c][r] = nok ? neg[nj * w + half + kk] : 0.f;
+        }
+      }
+      __syncthreads();
+      const int n = coords - c0 < kStep ? static_cast<int>(coords - c0) : kStep;
+      for (int c = 0; c < n; ++c) {
+        float a[kPer], b[kPer], ai[kPer], bi[kPer];
+#pragma unroll
+        for (int x = 0; x < kPer; ++x) {
+          a[x] = sq[c][ty + 16 * x];
+          b[x] = sn[c][tx + 16 * x];
+          ai[x] = cx ? sqi[c][ty + 16 * x] : 0.f;
+          bi[x] = cx ? sni[c][tx + 16 * x] : 0.f;
+        }
+#pragma unroll
+        for (int r = 0; r < kPer; ++r)
+#pragma unroll
+          for (int m = 0; m < kPer; ++m) acc[r][m] += kge::term<S>(a[r], b[m], ai[r], bi[m]);
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int r = 0; r < kPer; ++r)
+#pragma unroll
+      for (int m = 0; m < kPer; ++m) {
+        const int64_t i = i0 + ty + 16 * r, j = j0 + tx + 16 * m;
+        if (i < C && j < K) raw[(g * C + i) * K + j] = kge::finish<S>(acc[r][m]);
+      }
+  }
+}
+
+// The gradients of one side's rows, tiled: with kQuery, dq[i][c] += sum over the group's negatives j of
+// G[i][j] d term / d q (the rows are the group's positives, the summed axis its negatives); else
+// dNeg[j][c] = sum over the group's positives i of G[i][j] d term / d candidate. Outputs are (row,
+// coordinate) pairs, 64 x 64 a block; each thread keeps its 4 x 4 own-row values in registers.
+template <KgeScorer S, bool kQuery>
+__global__ void __launch_bounds__(256) gradTiledKernel(KgeChunkArgs k, const float* q, const float* neg, const float* coef, float* out) {
+  constexpr bool cx = S == KgeScorer::Complex;
+  __shared__ float sg[kStep][kBig], so[kStep][kBig];
+  __shared__ float soi[cx ? kStep : 1][kBig];
+  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 16 + tx;
+  const int64_t w = k.width, coords = k.coords(), half = w / 2, C = k.chunk, K = k.negatives, G = k.groups();
+  const int64_t rows = kQuery ? C : K, along = kQuery ? K : C;
+  const float* self = kQuery ? q : neg;
+  const float* other = kQuery ? neg : q;
+  const int64_t o0 = static_cast<int64_t>(blockIdx.y) * kBig, c0 = static_cast<int64_t>(blockIdx.x) * kBig;
+  for (int64_t g = blockIdx.z; g < G; g += gridDim.z) {
+    const int64_t selfBase = g * rows, otherBase = g * along;
+    float v[kPer][kPer], vi[kPer][kPer], re[kPer][kPer] = {}, im[kPer][kPer] = {};
+#pragma unroll
+    for (int r = 0; r < kPer; ++r)
+#pragma unroll
+      for (int m = 0; m < kPer; ++m) {
+        const int64_t o = o0 + ty + 16 * r, c = c0 + tx + 16 * m;
+        const bool ok = o < rows && c < coords;
+        v[r][m] = ok ? self[(selfBase + o) * w + c] : 0.f;
+        vi[r][m] = cx && ok ? self[(selfBase + o) * w + half + c] : 0.f;
+      }
+    for (int64_t l0 = 0; l0 < along; l0 += kStep) {
+      for (int e = t; e < kStep * kBig; e += 256) {
+        // G[i][j] is at coef[(g C + i) K + j]: along j for the queries (l fastest), along i for the negatives.
+        const int l = kQuery ? e % kStep : e / kBig, o = kQuery ? e / kStep : e % kBig;
+        const int64_t gi = kQuery ? o0 + o : l0 + l, gj = kQuery ? l0 + l : o0 + o;
+        sg[l][o] = (kQuery ? o0 + o < rows && l0 + l < along : l0 + l < along && o0 + o < rows) ? coef[(g * C + gi) * K + gj] : 0.f;
+      }
+      for (int e = t; e < kStep * kBig; e += 256) {
+        const int l = e / kBig, c = e % kBig;
+        const bool ok = l0 + l < along && c0 + c < coords;
+        so[l][c] = ok ? other[(otherBase + l0 + l) * w + c0 + c] : 0.f;
+        if (cx) soi[l][c] = ok ? other[(otherBase + l0 + l) * w + half + c0 + c] : 0.f;
+      }
+      __syncthreads();
+#pragma unroll 4
+      for (int l = 0; l < kStep; ++l) {
+        float gl[kPer], ol[kPer], oli[kPer];
+#pragma unroll
+        for (int x = 0; x < kPer; ++x) {
+          gl[x] = sg[l][ty + 16 * x];
+          ol[x] = so[l][tx + 16 * x];
+          oli[x] = cx ? soi[l][tx + 16 * x] : 0.f;
+        }
+#pragma unroll
+        for (int r = 0; r < kPer; ++r)
+#pragma unroll
+          for (int m = 0; m < kPer; ++m) {
+            float a = 0.f, b = 0.f;
+            if (kQuery) {
+              kge::termGrad<S>(v[r][m], ol[m], vi[r][m], oli[m], &a, &b);
+              re[r][m] += gl[r] * a;
+              if (cx) im[r][m] += gl[r] * b;
+            } else if (S == KgeScorer::Dot) {
+              re[r][m] += gl[r] * ol[m];
+            } else {
+              kge::termGrad<S>(ol[m], v[r][m], oli[m], vi[r][m], &a, &b);
+              re[r][m] -= gl[r] * a;
+              if (cx) im[r][m] -= gl[r] * b;
+            }
+          }
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int r = 0; r < kPer; ++r)
+#pragma unroll
+      for (int m = 0; m < kPer; ++m) {
+        const int64_t o = o0 + ty + 16 * r, c = c0 + tx + 16 * m;
+        if (o >= rows || c >= coords) continue;
+        float* row = out + (selfBase + o) * w;
+        if (kQuery) {
+          row[c] += re[r][m];
+          if (cx) row[half + c] += im[r][m];
+        } else {
+          row[c] = re[r][m];
+          if (cx) row[half + c] = im[r][m];
+        }
+      }
   }
 }
 
@@ -179,16 +323,27 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
   const int64_t G = k.groups(), K = k.negatives, C = k.chunk, coords = k.coords();
   Scratch scratch;
   float* coef = scratch.get<float>(k.rows * K);
-  const dim3 tiles(static_cast<unsigned>((K + kTile - 1) / kTile), static_cast<unsigned>((C + kTile - 1) / kTile),
-                   static_cast<unsigned>(std::min<int64_t>(G, 65535)));
+  const unsigned groups = static_cast<unsigned>(std::min<int64_t>(G, 65535));
+  const bool tiled = C >= kStep && K >= kStep;
+  auto blocksOf = [](int64_t n, int64_t tile) { return static_cast<unsigned>((n + tile - 1) / tile); };
   WM_REQUIRE((C + kTile - 1) / kTile <= 65535, "kgeChunkLoss: chunks of more than 2,097,120 positives");
-  rawKernel<S><<<tiles, dim3(kTile, 8), 0, stream()>>>(k, q, neg, coef);
+  if (tiled) {
+    rawTiledKernel<S><<<dim3(blocksOf(K, kBig), blocksOf(C, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef);
+  } else {
+    rawKernel<S><<<dim3(blocksOf(K, kTile), blocksOf(C, kTile), groups), dim3(kTile, 8), 0, stream()>>>(k, q, neg, coef);
+  }
   WM_CUDA_LAUNCHED();
   const int64_t warpsPerBlock = kThreads / 32;
   const unsigned rowBlocks = static_cast<unsigned>(std::min<int64_t>((k.rows + warpsPerBlock - 1) / warpsPerBlock, 65535));
   rowKernel<S><<<rowBlocks, kThreads, 0, stream()>>>(k, q, own, coef, loss, dq, dOwn);
   WM_CUDA_LAUNCHED();
-  if (coords > 0) {
+  if (coords > 0 && tiled) {
+    gradTiledKernel<S, true><<<dim3(blocksOf(coords, kBig), blocksOf(C, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef, dq);
+    WM_CUDA_LAUNCHED();
+    gradTiledKernel<S, false>
+        <<<dim3(blocksOf(coords, kBig), blocksOf(K, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef, dNeg);
+    WM_CUDA_LAUNCHED();
+  } else if (coords > 0) {
     queryGradKernel<S><<<gridFor(k.rows * coords), kThreads, 0, stream()>>>(k, q, neg, coef, dq);
     WM_CUDA_LAUNCHED();
     negativeGradKernel<S><<<gridFor(G * K * coords), kThreads, 0, stream()>>>(k, q, neg, coef, dNeg);
