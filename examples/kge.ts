@@ -13,7 +13,7 @@ import * as path from 'path';
 import {Command, InvalidArgumentError} from 'commander';
 
 import * as wm from '../src/index';
-import {patternedKg} from '../src/graph/kg_patterns';
+import {freebaseShapedKg, patternedKg} from '../src/graph/kg_patterns';
 import {readLaunchEnv} from '../src/memory/launch_env';
 import {KnowledgeGraph, readKnowledgeGraph, tripleCount} from '../src/graph/triples';
 import {KGE_MODELS, KgeModelName} from '../src/nn/kge/kge_model';
@@ -41,6 +41,11 @@ const program = new Command()
     'Knowledge-graph embeddings: train on a folder of triples (or a generated graph), rank the test split, save; or query a saved model.',
   )
   .option('--data <folder>', 'a folder with train.txt, valid.txt, test.txt (default: a generated graph with planted relation patterns)')
+  .option(
+    '--freebase-shaped <fraction>',
+    'instead of --data: a generated graph shaped like Freebase at that fraction of its size (1: 86M entities, 14,824 relations, 338M triples; Zipf relations, heavy-tailed degrees)',
+    positiveNumber('--freebase-shaped'),
+  )
   .option(
     '--model <name|folder>',
     `the model to train (${KGE_MODELS.join(', ')}; case ignored), or with --query the folder of a saved model`,
@@ -82,11 +87,31 @@ const program = new Command()
     '--memory <kind>',
     'where the tables live: device, host, managed, continuous, chunked (default: device with a GPU, else host; continuous under the launcher)',
   )
+  .option(
+    '--dtype <type>',
+    "the tables' storage: float32, float16 or bfloat16 (arithmetic in float32)",
+    choice('--dtype', ['float32', 'float16', 'bfloat16'] as const),
+    'float32',
+  )
+  .option('--no-save', 'do not save the trained model (tables of millions of rows take gigabytes)')
   .option('--seed <n>', 'seed of the initial values, shuffles and negatives', nonNegativeInt('--seed'), d.seed)
   .option('--out <folder>', 'where metrics.jsonl, the plot and the saved model go', path.join(process.cwd(), 'runs', 'kge'))
   .parse();
 
 const o = program.opts();
+
+// Freebase's shape (DGL-KE's full set) at a fraction of its size, with 1,000 validation and test triples.
+function freebaseShaped(fraction: number, seed: number): KnowledgeGraph {
+  if (!(fraction <= 1)) throw new Error(`--freebase-shaped must be a fraction in (0, 1], got ${fraction}`);
+  return freebaseShapedKg({
+    entities: Math.max(2, Math.round(86054151 * fraction)),
+    relations: Math.max(1, Math.min(14824, Math.round(14824 * fraction * 100))),
+    triples: Math.max(1, Math.round(338586276 * fraction)),
+    validTriples: 1000,
+    testTriples: 1000,
+    seed,
+  });
+}
 
 async function query(): Promise<void> {
   const {where} = await startBackend();
@@ -116,8 +141,17 @@ async function train(): Promise<void> {
   const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
   const lead = (comm?.rank ?? 0) === 0;
   const memory = o.memory ?? (comm ? 'continuous' : undefined);
-  const kg: KnowledgeGraph = o.data ? await readKnowledgeGraph(o.data) : patternedKg({entities: 2000, pairs: 1500, seed: o.seed});
-  const name = o.data ? path.basename(path.resolve(o.data)) : 'a generated graph with planted patterns';
+  if (o.data && o.freebaseShaped) throw new Error('--data and --freebase-shaped: give one');
+  const kg: KnowledgeGraph = o.data
+    ? await readKnowledgeGraph(o.data)
+    : o.freebaseShaped
+      ? freebaseShaped(o.freebaseShaped, o.seed)
+      : patternedKg({entities: 2000, pairs: 1500, seed: o.seed});
+  const name = o.data
+    ? path.basename(path.resolve(o.data))
+    : o.freebaseShaped
+      ? `a Freebase-shaped graph (x ${o.freebaseShaped})`
+      : 'a generated graph with planted patterns';
   const ranks = comm ? `, ${comm.size} ranks sharing ${memory} tables` : '';
   if (lead)
     console.log(
@@ -145,6 +179,7 @@ async function train(): Promise<void> {
     evalEvery: lead ? o.evalEvery : 0,
     evalTriples: o.evalTriples,
     memory,
+    dtype: o.dtype,
     seed: o.seed,
   };
   const {model: m} = await trainKge(kg, {...options, communicator: comm}, (e: KgeEpoch) => {
@@ -170,13 +205,14 @@ async function train(): Promise<void> {
       'filtered ranking',
       log,
     );
-    saveKgeModel(m, o.out, kg, {options, test, data: o.data ?? null});
+    if (o.save) saveKgeModel(m, o.out, kg, {options, test, data: o.data ?? null});
     if (test)
       console.log(
         `test (filtered, both sides, ${test.queries} queries): MRR ${test.mrr.toFixed(4)}, mean rank ${test.meanRank.toFixed(1)}, Hits@1 ${test.hits1.toFixed(4)}, Hits@3 ${test.hits3.toFixed(4)}, Hits@10 ${test.hits10.toFixed(4)}`,
       );
     console.log(
-      `${seconds.toFixed(1)} s on ${where}\nmetrics: ${log!.file}\nplots: ${plots.join(', ')}\nmodel: ${o.out} (kge.json, entity.npy, relation.npy, entities.tsv, relations.tsv)`,
+      `${seconds.toFixed(1)} s on ${where}\nmetrics: ${log!.file}\nplots: ${plots.join(', ')}` +
+        (o.save ? `\nmodel: ${o.out} (kge.json, entity.npy, relation.npy, entities.tsv, relations.tsv)` : ''),
     );
   }
   comm?.barrier(); // the tables are shared: none is freed while rank 0 still reads them

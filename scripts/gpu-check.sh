@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|multi]...
+# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -51,6 +51,15 @@ for what in "${@:-all}"; do
           tee "$out/test-big-graph.log" | tail -16 || status=1 ;;
     # GraphSAGE on a graph shaped like ogbn-papers100M (~3.2B CSR entries, 28 GB of float16 features): one GPU.
     papers100m) BENCH_OUT=$out/bench-papers100m.json node dist/bench/papers100m.js 2>&1 | tee "$out/bench-papers100m.log" | tail -14 || status=1 ;;
+    # KG embeddings on a Freebase-shaped graph (BENCH_KGE_FRACTION of Freebase's size) on 1, 2, 4... ranks (every
+    # GPU; the tables in continuous WholeMemory past one rank): each run's epoch rate, from npm run kge.
+    kgeRanks) n=$(nvidia-smi -L | wc -l)
+      args=(--freebase-shaped "${BENCH_KGE_FRACTION:-0.05}" --model "${BENCH_KGE_MODEL:-transE}" --dim 400 --dtype bfloat16 --epochs 2
+            --batch-size 8192 --chunk-size 256 --negatives 256 --optimizer sgd --lr 0.1 --eval-every 0 --no-save --out /tmp/kge-ranks)
+      for (( r = 1; r <= n; r *= 2 )); do
+        if (( r == 1 )); then cmd=(node dist/examples/kge.js); else cmd=(node dist/bin/tfjs-wm-run.js -n $r dist/examples/kge.js); fi
+        echo "ranks $r:"; "${cmd[@]}" "${args[@]}" 2>&1 | tee "$out/kge-ranks-$r.log" | grep -E "epoch|test|error" || status=1
+      done ;;
     # The same graph on every GPU of the machine: one GPU, then data parallel with the features chunked over the GPUs.
     papers100mRanks) n=$(nvidia-smi -L | wc -l)
       BENCH_RUNS=device BENCH_TORCH= BENCH_LAYERWISE_SECONDS=0 BENCH_RANKS=$n BENCH_GRAPH_DIR=/dev/shm BENCH_OUT=$out/bench-papers100m-ranks.json \

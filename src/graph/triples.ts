@@ -192,22 +192,35 @@ export class KnownPartners {
   private readonly tails = new Map<number, number[]>();
   private readonly heads = new Map<number, number[]>();
 
+  /**
+   * The partners in `splits`; with `only`, just those of the listed queries (keys from
+   * KnownPartners.key): one pass over the splits that holds only what those queries need, whatever
+   * the graph's size.
+   */
   constructor(
     readonly numRelations: number,
     splits: Triples[],
+    only?: {tail: Set<number>; head: Set<number>},
   ) {
     for (const s of splits) {
       for (let i = 0; i < s.heads.length; ++i) {
         const r = s.relations[i];
-        push(this.tails, s.heads[i] * numRelations + r, s.tails[i]);
-        push(this.heads, s.tails[i] * numRelations + r, s.heads[i]);
+        const tk = KnownPartners.key(s.heads[i], r, numRelations),
+          hk = KnownPartners.key(s.tails[i], r, numRelations);
+        if (!only || only.tail.has(tk)) push(this.tails, tk, s.tails[i]);
+        if (!only || only.head.has(hk)) push(this.heads, hk, s.heads[i]);
       }
     }
   }
 
+  /** The key of the query (fixed, relation, ?) or (?, relation, fixed). */
+  static key(fixed: number, relation: number, numRelations: number): number {
+    return fixed * numRelations + relation;
+  }
+
   /** Known tails of (head, relation, ?) when side is 'tail'; known heads of (?, relation, tail) when 'head'. */
   of(side: 'head' | 'tail', fixed: number, relation: number): readonly number[] {
-    return (side === 'tail' ? this.tails : this.heads).get(fixed * this.numRelations + relation) ?? [];
+    return (side === 'tail' ? this.tails : this.heads).get(KnownPartners.key(fixed, relation, this.numRelations)) ?? [];
   }
 }
 

@@ -73,8 +73,14 @@ export function rankTriples(model: KgeModel, triples: Triples, o: RankingOptions
   for (const s of sides) if (s !== 'tail' && s !== 'head') throw new RangeError(`rankTriples: sides must be 'tail' or 'head', got ${s}`);
   const budget = o.blockBytes ?? (deviceStatus().gpu ? 256 << 20 : 4 << 20);
   if (!(budget >= 1 << 16)) throw new RangeError(`rankTriples: blockBytes must be at least 65536, got ${o.blockBytes}`);
-  const known = new KnownPartners(numRelations, o.filter ?? []);
   const which = picked(tripleCount(triples), o);
+  // The filter holds the partners of the ranked queries only: one pass over the splits, memory for what is asked.
+  const wanted = {tail: new Set<number>(), head: new Set<number>()};
+  for (const i of which) {
+    wanted.tail.add(KnownPartners.key(triples.heads[i], triples.relations[i], numRelations));
+    wanted.head.add(KnownPartners.key(triples.tails[i], triples.relations[i], numRelations));
+  }
+  const known = new KnownPartners(numRelations, o.filter ?? [], wanted);
   const q = which.length;
   const out = new Float64Array(q * sides.length);
   if (q === 0) return out;
