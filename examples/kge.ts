@@ -26,6 +26,8 @@ import {EpochProgress} from '../src/train/progress';
 import {nonNegativeInt, nonNegativeNumber, positiveInt, positiveNumber, startBackend} from './cli';
 
 const d = DEFAULT_KGE;
+// How long the other ranks wait for rank 0's own work (ranking, saving).
+const LEAD_WORK_MS = 2 * 3600_000;
 
 function choice<T extends string>(name: string, allowed: readonly T[]): (v: string) => T {
   return (v) => {
@@ -177,6 +179,7 @@ async function train(): Promise<void> {
     optimizer: o.optimizer,
     learningRate: o.lr,
     evalEvery: lead ? o.evalEvery : 0,
+    leadWorkMs: LEAD_WORK_MS,
     evalTriples: o.evalTriples,
     memory,
     dtype: o.dtype,
@@ -215,7 +218,9 @@ async function train(): Promise<void> {
         (o.save ? `\nmodel: ${o.out} (kge.json, entity.npy, relation.npy, entities.tsv, relations.tsv)` : ''),
     );
   }
-  comm?.barrier(); // the tables are shared: none is freed while rank 0 still reads them
+  // The tables are shared: none is freed while rank 0 still ranks the test split and saves (minutes on tables
+  // of tens of millions of rows; should rank 0 fail, the launcher ends the others).
+  comm?.barrier(LEAD_WORK_MS);
   m.dispose();
   comm?.destroy();
 }

@@ -177,6 +177,13 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(out).to.not.include('UNEXPECTED');
   });
 
+  it("a barrier given its own timeout waits past the communicator's, which holds again for the next barrier", () => {
+    const {out} = launch(2, 'barrier-wait');
+    for (const r of [0, 1]) expect(out, out).to.include(`WAITED rank ${r}, timeout back to 800 ms`);
+    expect(out).to.match(/ERROR rank 1: barrier: rank 0 did not answer within 800 ms/);
+    expect(out).to.not.include('UNEXPECTED');
+  });
+
   it('CPU all-reduce: a rank that is alive but late is named once the timeout is up', function () {
     if (wm.deviceInfo().gpu) this.skip();
     const {out} = launch(2, 'allreduce-late');

@@ -101,9 +101,20 @@ export class Communicator {
     if (this.destroyed) throw new Error('the communicator was destroyed');
   }
 
-  barrier(): void {
+  /**
+   * Waits for every rank. `timeoutMs` (default: the communicator's) bounds this wait only: a rank that
+   * waits while another does long work of its own (ranking a test split, saving) says how long.
+   */
+  barrier(timeoutMs?: number): void {
     this.check();
-    this.nativeComm.barrier('barrier');
+    if (timeoutMs === undefined || timeoutMs === this.timeout) return this.nativeComm.barrier('barrier');
+    const keep = this.timeout;
+    this.timeoutMs = timeoutMs;
+    try {
+      this.nativeComm.barrier('barrier');
+    } finally {
+      this.timeoutMs = keep;
+    }
   }
 
   /** Every rank's bytes, in rank order. */

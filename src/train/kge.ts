@@ -48,6 +48,8 @@ export interface KgeTrainOptions {
   memory?: EmbeddingMemory;
   dtype?: EmbeddingDType;
   communicator?: Communicator;
+  /** With several ranks: how long the others wait at an epoch's end while one evaluates or reports (default 10 minutes). */
+  leadWorkMs?: number;
   seed: number;
 }
 
@@ -96,6 +98,8 @@ function checkOptions(o: KgeTrainOptions): void {
     throw new RangeError(`${what}: regularization must be 'none', 'l2' or 'n3', got ${o.regularization}`);
   if (!(Number.isFinite(o.regularizationWeight) && o.regularizationWeight >= 0))
     throw new RangeError(`${what}: regularizationWeight must be a finite number >= 0, got ${o.regularizationWeight}`);
+  if (o.leadWorkMs !== undefined && !(Number.isFinite(o.leadWorkMs) && o.leadWorkMs > 0))
+    throw new RangeError(`${what}: leadWorkMs must be a finite number > 0, got ${o.leadWorkMs}`);
   if (!['adam', 'adagrad', 'sgd'].includes(o.optimizer))
     throw new RangeError(`${what}: optimizer must be 'adam', 'adagrad' or 'sgd', got ${o.optimizer}`);
   if (!(Number.isFinite(o.learningRate) && o.learningRate > 0))
@@ -216,7 +220,7 @@ export async function trainKge(
       }
       epochs.push(m);
       await onEpoch(m, model);
-      if (comm && ranks > 1) comm.barrier(); // no rank writes while another evaluates the epoch
+      if (comm && ranks > 1) comm.barrier(Math.max(o.leadWorkMs ?? 600_000, comm.timeoutMs)); // no rank writes while another evaluates the epoch
     }
   } catch (e) {
     model.dispose();
