@@ -468,6 +468,165 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     }
   });
 
+  it('heteroConv (a sageConv or gatConv per relation; sum, mean, max, cat) against a float64 reference: relations within a type and between types of different widths', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(29);
+    const g = papersAndAuthors(rng);
+    const before = tf.memory().numTensors;
+    try {
+      const sub = sampleTypedSubgraph(g, 'paper', Int32Array.of(0, 4, 7, 11, 19, 25, 27), [3, 5], {seed: 3});
+      const layer = sub.layers[0];
+      const keys = g.edgeTypes.map(edgeTypeKey);
+      const rowsOf = (t: string) => layer.src[t].length;
+      const xv = (dims: Record<string, number>): Record<string, Float64Array> =>
+        Object.fromEntries(Object.keys(layer.src).map((t) => [t, Float64Array.from({length: rowsOf(t) * dims[t]}, () => rng() * 2 - 1)]));
+      const tensors = (v: Record<string, Float64Array>, dims: Record<string, number>) =>
+        Object.fromEntries(Object.entries(v).map(([t, a]) => [t, tf.tensor2d(Float32Array.from(a), [rowsOf(t), dims[t]])]));
+      const matVec = (x: Float64Array, row: number, width: number, w: Float64Array, cols: number, out: Float64Array) => {
+        for (let k = 0; k < width; ++k) for (let c = 0; c < cols; ++c) out[c] += x[row * width + k] * w[k * cols + c];
+      };
+      // One relation's output rows, in float64: SAGE (mean of neighbours W + own W_root + b) or GAT (PyG's, no self loops).
+      const reference = (
+        kind: 'sage' | 'gat',
+        key: string,
+        x: Record<string, Float64Array>,
+        dims: Record<string, number>,
+        w: Float64Array[],
+      ) => {
+        const [s, , d] = key.split('___');
+        const {rowPtr, colIdx} = layer.blocks[key].arrays;
+        const n = layer.dst[d].length;
+        if (kind === 'sage') {
+          const units = w[2].length;
+          const out = new Float64Array(n * units);
+          for (let i = 0; i < n; ++i) {
+            const o = new Float64Array(units);
+            const deg = rowPtr[i + 1] - rowPtr[i];
+            for (let e = rowPtr[i]; e < rowPtr[i + 1]; ++e) {
+              const part = new Float64Array(units);
+              matVec(x[s], colIdx[e], dims[s], w[0], units, part);
+              for (let c = 0; c < units; ++c) o[c] += part[c] / deg;
+            }
+            matVec(x[d], i, dims[d], w[1], units, o);
+            for (let c = 0; c < units; ++c) out[i * units + c] = o[c] + w[2][c];
+          }
+          return out;
+        }
+        const [heads, units] = [2, 3];
+        const z = (t: string, row: number) => {
+          const o = new Float64Array(heads * units);
+          matVec(x[t], row, dims[t], w[0], heads * units, o);
+          return o;
+        };
+        const out = new Float64Array(n * heads * units);
+        for (let i = 0; i < n; ++i) {
+          const zi = z(d, i);
+          for (let h = 0; h < heads; ++h) {
+            const logits: number[] = [],
+              zs: Float64Array[] = [];
+            for (let e = rowPtr[i]; e < rowPtr[i + 1]; ++e) {
+              const zj = z(s, colIdx[e]);
+              let a = 0;
+              for (let c = 0; c < units; ++c) a += zj[h * units + c] * w[1][h * units + c] + zi[h * units + c] * w[2][h * units + c];
+              logits.push(a > 0 ? a : 0.2 * a);
+              zs.push(zj);
+            }
+            const m = Math.max(...logits);
+            const ex = logits.map((l) => Math.exp(l - m));
+            const sum = ex.reduce((a, b) => a + b, 0);
+            for (let c = 0; c < units; ++c) {
+              let acc = 0;
+              ex.forEach((e, k) => (acc += (e / sum) * zs[k][h * units + c]));
+              out[(i * heads + h) * units + c] = acc + w[3][h * units + c];
+            }
+          }
+        }
+        return out;
+      };
+      const combine = (aggr: string, parts: Float64Array[], width: number) => {
+        if (parts.length === 1) return parts[0];
+        const n = parts[0].length / width;
+        if (aggr === 'cat') {
+          const out = new Float64Array(n * width * parts.length);
+          for (let i = 0; i < n; ++i)
+            parts.forEach((p, k) => out.set(p.subarray(i * width, (i + 1) * width), (i * parts.length + k) * width));
+          return out;
+        }
+        return parts[0].map((_, j) => {
+          const v = parts.map((p) => p[j]);
+          return aggr === 'sum'
+            ? v.reduce((a, b) => a + b, 0)
+            : aggr === 'mean'
+              ? v.reduce((a, b) => a + b, 0) / v.length
+              : aggr === 'max'
+                ? Math.max(...v)
+                : Math.min(...v);
+        });
+      };
+      for (const [kind, aggr] of [
+        ['sage', 'sum'],
+        ['sage', 'mean'],
+        ['sage', 'max'],
+        ['sage', 'cat'],
+        ['gat', 'sum'],
+      ] as const) {
+        const dims: Record<string, number> = kind === 'sage' ? {paper: 6, author: 4} : {paper: 5, author: 5};
+        const convs = Object.fromEntries(
+          keys.map((k, i) => [
+            k,
+            kind === 'sage'
+              ? wm.nn.sageConv({units: 3, seed: 10 + i})
+              : wm.nn.gatConv({units: 3, heads: 2, addSelfLoops: false, seed: 10 + i}),
+          ]),
+        );
+        const conv = wm.nn.heteroConv(convs, aggr);
+        const x = xv(dims);
+        const xs = tensors(x, dims);
+        const out = conv.apply(xs, layer);
+        // Reference: each relation into its destination type, combined in the order the layers were given.
+        const parts = new Map<string, Float64Array[]>();
+        for (const k of keys) {
+          const w = convs[k].getWeights().map((t) => Float64Array.from(t.dataSync()));
+          const d = k.split('___')[2];
+          parts.set(d, [...(parts.get(d) ?? []), reference(kind, k, x, dims, w)]);
+        }
+        const width = kind === 'sage' ? 3 : 6;
+        expect(Object.keys(out).sort()).to.deep.equal([...parts.keys()].sort());
+        for (const [t, p] of parts) {
+          const want = combine(aggr, p, width);
+          expect(out[t].shape, `${kind} ${aggr} ${t}`).to.deep.equal([layer.dst[t].length, aggr === 'cat' ? width * p.length : width]);
+          expectAllNear([Float64Array.from(out[t].dataSync())], [want], `${kind} ${aggr} ${t}`);
+        }
+        expect(conv.variables.length).to.equal(kind === 'sage' ? 9 : 12);
+        tf.dispose([...Object.values(out), ...Object.values(xs)]);
+        conv.dispose();
+      }
+      // Bad input: a key that is not an edge type key, one of no edge type of the layer, gcnConv and a GAT with self loops between two types.
+      expect(() => wm.nn.heteroConv({paper_cites_paper: wm.nn.sageConv({units: 2})})).to.throw(
+        /'paper_cites_paper' is not an edge type key/,
+      );
+      expect(() => wm.nn.heteroConv({[keys[0]]: wm.nn.sageConv({units: 2})}, 'prod' as 'sum')).to.throw(/aggr must be one of sum, mean/);
+      const xs = tensors(xv({paper: 4, author: 4}), {paper: 4, author: 4});
+      for (const [convs, error] of [
+        [{author___likes___paper: wm.nn.sageConv({units: 2})}, /edge type author___likes___paper is not one of the layer's/],
+        [
+          {author___writes___paper: wm.nn.gcnConv({units: 2})},
+          /gcnConv: edges between two vertex types .* use sageConv, ginConv or gatConv/,
+        ],
+        [{author___writes___paper: wm.nn.gatConv({units: 2})}, /gatConv: edges between two vertex types .* addSelfLoops: false/],
+      ] as const) {
+        const bad = wm.nn.heteroConv(convs);
+        expect(() => bad.apply(xs, layer)).to.throw(error);
+        bad.dispose();
+      }
+      tf.dispose(Object.values(xs));
+      sub.dispose();
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      g.free();
+    }
+  });
+
   it("the typed neighbour loader: every training seed once per pass in shuffled batches, their labels, every type's input rows (features or zeros); a new order each pass", async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const g = heteroCsbm({papers: 200, authors: 40, seed: 4});

@@ -15,6 +15,14 @@ export function edgeTypeKey(t: EdgeType): string {
   return `${t[0]}___${t[1]}___${t[2]}`;
 }
 
+/** The edge type of a key edgeTypeKey made; `what` names the argument when the key is not one. */
+export function parseEdgeTypeKey(key: string, what: string): EdgeType {
+  const parts = typeof key === 'string' ? key.split('___') : [];
+  if (parts.length !== 3 || parts.some((p) => p.length === 0))
+    throw new RangeError(`${what}: '${key}' is not an edge type key (source___relation___destination, as edgeTypeKey makes)`);
+  return [parts[0], parts[1], parts[2]];
+}
+
 export interface TypedEdges {
   /** Source ids (of the source type) and destination ids (of the destination type), one pair per edge. */
   src: Int32Array;

@@ -39,7 +39,7 @@ export {patternedKg, RELATION_PATTERNS, triplesOf} from './kg_patterns';
 export type {FreebaseShapedOptions, PatternedKg, PatternedKgOptions, RelationPattern} from './kg_patterns';
 export {NegativeSampler} from './kge_negatives';
 export type {NegativeDistribution} from './kge_negatives';
-export {edgeTypeKey, HeteroGraph} from './hetero_graph';
+export {edgeTypeKey, HeteroGraph, parseEdgeTypeKey} from './hetero_graph';
 export type {EdgeType, HeteroFeatures, HeteroLabels, HeteroRelation, TypedEdges} from './hetero_graph';
 export {readOgbHetero} from './ogb_hetero';
 export {sampleTypedSubgraph} from './typed_sampling';

@@ -48,6 +48,8 @@ export * as kge from './kge/index';
 export {RgcnConv, rgcnConv} from './hetero/rgcn_conv';
 export type {RgcnConvOptions} from './hetero/rgcn_conv';
 export {RgatConv, rgatConv} from './hetero/rgat_conv';
+export {HeteroConv, heteroConv} from './hetero/hetero_conv';
+export type {HeteroAggregation} from './hetero/hetero_conv';
 export type {RgatConvOptions} from './hetero/rgat_conv';
 export {TypedNeighborLoader, typedInputs} from './typed_neighbor_loader';
 export type {TypedBatch, TypedNeighborLoaderOptions} from './typed_neighbor_loader';

@@ -87,13 +87,25 @@ export class GatConv extends GraphConv {
 
   override call(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs): tf.Tensor2D {
     return tf.tidy(() => {
-      const {x, graph} = this.inputsOf(inputs, kwargs, 'gatConv');
+      const {x, graph, ownRows, bipartite} = this.inputsOf(inputs, kwargs, 'gatConv');
       const given = blockOf(graph, 'gatConv');
+      if (bipartite && this.addSelfLoops)
+        throw new TypeError(
+          'gatConv: edges between two vertex types (a pair of inputs) have no self loops: make the layer with addSelfLoops: false',
+        );
+      const xDst = bipartite ? ownRows() : undefined;
+      if (xDst && xDst.shape[1] !== x.shape[1])
+        throw new RangeError(
+          `gatConv: sources and destinations share one weight: they must be as wide, got ${x.shape[1]} and ${xDst.shape[1]}`,
+        );
       const block = this.addSelfLoops ? given.withSelfLoops() : given;
       const {heads, units} = this;
-      const feat = tf.reshape(tf.matMul(x, this.w!.read() as tf.Tensor2D), [x.shape[0], heads, units]) as tf.Tensor3D;
+      const w = this.w!.read() as tf.Tensor2D;
+      const feat = tf.reshape(tf.matMul(x, w), [x.shape[0], heads, units]) as tf.Tensor3D;
       const src = tf.sum(tf.mul(feat, this.attSrc!.read()), 2) as tf.Tensor2D;
-      const featDst = tf.slice(feat, [0, 0, 0], [block.numRows, heads, units]);
+      const featDst = xDst
+        ? tf.reshape(tf.matMul(xDst, w), [block.numRows, heads, units])
+        : tf.slice(feat, [0, 0, 0], [block.numRows, heads, units]);
       const dst = tf.sum(tf.mul(featDst, this.attDst!.read()), 2) as tf.Tensor2D;
       if (block.weights)
         throw new TypeError('gatConv: the block has edge weights, which attention does not read; pass the block without them');
@@ -106,7 +118,7 @@ export class GatConv extends GraphConv {
           })
         : gatAggregate(block, feat, src, dst, {negativeSlope: this.negativeSlope});
       let y = (this.concat ? tf.reshape(out, [block.numRows, heads * units]) : tf.mean(out, 1)) as tf.Tensor2D;
-      if (this.res) y = tf.add(y, tf.matMul(tf.slice(x, [0, 0], [block.numRows, x.shape[1]]), this.res.read() as tf.Tensor2D));
+      if (this.res) y = tf.add(y, tf.matMul(xDst ?? ownRows(), this.res.read() as tf.Tensor2D));
       if (this.b) y = tf.add(y, this.b.read());
       return this.activate(y);
     });

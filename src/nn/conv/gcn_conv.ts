@@ -32,7 +32,11 @@ export class GcnConv extends GraphConv {
 
   override call(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs): tf.Tensor2D {
     return tf.tidy(() => {
-      const {x, graph} = this.inputsOf(inputs, kwargs, 'gcnConv');
+      const {x, graph, bipartite} = this.inputsOf(inputs, kwargs, 'gcnConv');
+      if (bipartite)
+        throw new TypeError(
+          "gcnConv: edges between two vertex types (a pair of inputs) have no symmetric normalisation: use sageConv, ginConv or gatConv there, as PyG's GCNConv does",
+        );
       const block = blockOf(graph, 'gcnConv');
       const reduce = this.normalize ? 'gcn' : 'sum';
       const w = this.w!.read() as tf.Tensor2D;

@@ -5,7 +5,6 @@ import * as tf from '@tensorflow/tfjs-core';
 import {initializers, LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
 import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
-import {outputRows} from './graph_input';
 import {reduceNeighbors} from './neighbor_reduce';
 
 export interface GinConvArgs extends GraphConvArgs {
@@ -49,10 +48,12 @@ export class GinConv extends GraphConv {
 
   override call(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs): tf.Tensor2D {
     return tf.tidy(() => {
-      const {x, graph} = this.inputsOf(inputs, kwargs, 'ginConv');
-      const rows = outputRows(graph, 'ginConv');
-      if (rows > x.shape[0]) throw new RangeError(`ginConv: the graph computes ${rows} rows, the input has only ${x.shape[0]}`);
-      const self = tf.slice(x, [0, 0], [rows, x.shape[1]]);
+      const {x, graph, ownRows} = this.inputsOf(inputs, kwargs, 'ginConv');
+      const self = ownRows();
+      if (self.shape[1] !== x.shape[1])
+        throw new RangeError(
+          `ginConv: sources and destinations must be as wide (their rows are added), got ${x.shape[1]} and ${self.shape[1]}`,
+        );
       const scale = this.epsWeight ? tf.add(1, this.epsWeight.read()) : tf.scalar(1 + this.eps);
       let h: tf.Tensor = tf.add(tf.mul(self, scale), reduceNeighbors(x, graph, 'sum', 'ginConv'));
       h = tf.matMul(h as tf.Tensor2D, this.w1!.read() as tf.Tensor2D);

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import {initializers, layers, LayerVariable, regularizers, Shape} from '@tensorflow/tfjs-layers';
 
-import {graphFor, GraphLayerInput} from './graph_input';
+import {graphFor, GraphLayerInput, outputRows} from './graph_input';
 
 export type GraphActivation = 'linear' | 'relu' | 'elu' | 'tanh' | 'sigmoid' | 'leakyRelu';
 export type GraphInitializer = 'glorotUniform' | 'glorotNormal' | 'heUniform' | 'heNormal' | 'zeros';
@@ -113,11 +113,33 @@ export abstract class GraphConv extends layers.Layer {
     return ACTIVATIONS[this.activation](x) as tf.Tensor2D;
   }
 
-  /** The input matrix and this call's edges. */
-  protected inputsOf(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs, what: string): {x: tf.Tensor2D; graph: GraphLayerInput} {
-    const x = (Array.isArray(inputs) ? inputs[0] : inputs) as tf.Tensor2D;
+  /**
+   * The input matrix, this call's edges, and the destinations' own rows (ownRows, made when asked): one matrix x whose first rows
+   * are the destinations (one vertex type), or [xSrc, xDst] for edges from one vertex type to another
+   * (PyG's (x_src, x_dst) pair: the neighbours' rows, then the rows the layer computes, each type its width).
+   */
+  protected inputsOf(
+    inputs: tf.Tensor | tf.Tensor[],
+    kwargs: GraphKwargs,
+    what: string,
+  ): {x: tf.Tensor2D; graph: GraphLayerInput; ownRows: () => tf.Tensor2D; bipartite: boolean} {
+    const list = Array.isArray(inputs) ? inputs : [inputs];
+    if (list.length > 2)
+      throw new TypeError(`${what}: the input must be a matrix or a pair [sources, destinations], got ${list.length} tensors`);
+    const x = list[0] as tf.Tensor2D;
     if (!(x instanceof tf.Tensor) || x.rank !== 2) throw new TypeError(`${what}: the input must be a matrix [rows, features]`);
-    return {x, graph: graphFor(kwargs?.graph, what)};
+    const graph = graphFor(kwargs?.graph, what);
+    const rows = outputRows(graph, what);
+    if (list.length === 2) {
+      const xDst = list[1] as tf.Tensor2D;
+      if (!(xDst instanceof tf.Tensor) || xDst.rank !== 2)
+        throw new TypeError(`${what}: the destinations' input (the pair's second) must be a matrix [rows, features]`);
+      if (xDst.shape[0] !== rows)
+        throw new RangeError(`${what}: the graph computes ${rows} rows, the destinations' input has ${xDst.shape[0]}`);
+      return {x, graph, ownRows: () => xDst, bipartite: true};
+    }
+    if (rows > x.shape[0]) throw new RangeError(`${what}: the graph computes ${rows} rows, the input has only ${x.shape[0]}`);
+    return {x, graph, ownRows: () => tf.slice(x, [0, 0], [rows, x.shape[1]]), bipartite: false};
   }
 
   override computeOutputShape(inputShape: Shape | Shape[]): Shape {
@@ -143,12 +165,18 @@ export abstract class GraphConv extends layers.Layer {
   }
 }
 
-/** The width of the last axis of a layer's input shape. */
+/** The width of the last axis of a layer's input shape (the sources' with a pair of inputs). */
 export function lastDim(inputShape: Shape | Shape[], what: string): number {
   const s = firstShape(inputShape);
   const d = s[s.length - 1];
   if (d === null || d === undefined) throw new RangeError(`${what}: the input's feature width must be known`);
   return d;
+}
+
+/** The destinations' width: the pair's second input's, or the one input's. */
+export function dstDim(inputShape: Shape | Shape[], what: string): number {
+  const pair = Array.isArray(inputShape[0]) && inputShape.length === 2;
+  return pair ? lastDim((inputShape as Shape[])[1], what) : lastDim(inputShape, what);
 }
 
 /** The features' shape: a layer given [x] or x. */

@@ -6,8 +6,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
 import {sageLayer} from '../sage_layer';
-import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
-import {isFixed, outputRows} from './graph_input';
+import {dstDim, GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
+import {isFixed} from './graph_input';
 import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
 
 export interface SageConvArgs extends GraphConvArgs {
@@ -40,19 +40,18 @@ export class SageConv extends GraphConv {
   override build(inputShape: Shape | Shape[]): void {
     const d = lastDim(inputShape, 'sageConv');
     this.wNeigh = this.kernel('neighborKernel', [d, this.units]);
-    if (this.rootWeight) this.wRoot = this.kernel('rootKernel', [d, this.units]);
+    if (this.rootWeight) this.wRoot = this.kernel('rootKernel', [dstDim(inputShape, 'sageConv'), this.units]);
     this.b = this.biasWeight(this.units);
     this.built = true;
   }
 
   override call(inputs: tf.Tensor | tf.Tensor[], kwargs: GraphKwargs): tf.Tensor2D {
     return tf.tidy(() => {
-      const {x, graph} = this.inputsOf(inputs, kwargs, 'sageConv');
-      const rows = outputRows(graph, 'sageConv');
-      if (rows > x.shape[0]) throw new RangeError(`sageConv: the graph computes ${rows} rows, the input has only ${x.shape[0]}`);
+      const {x, graph, ownRows, bipartite} = this.inputsOf(inputs, kwargs, 'sageConv');
       let y: tf.Tensor2D;
       // The fused op serves fixed fan-outs; over a CSR block it composes the same tfjs ops as below.
       const fusable =
+        !bipartite &&
         isFixed(graph) &&
         this.aggregator === 'mean' &&
         this.wRoot &&
@@ -69,7 +68,7 @@ export class SageConv extends GraphConv {
         );
       } else {
         y = tf.matMul(reduceNeighbors(x, graph, this.aggregator, 'sageConv'), this.wNeigh!.read() as tf.Tensor2D);
-        if (this.wRoot) y = tf.add(y, tf.matMul(tf.slice(x, [0, 0], [rows, x.shape[1]]), this.wRoot.read() as tf.Tensor2D));
+        if (this.wRoot) y = tf.add(y, tf.matMul(ownRows(), this.wRoot.read() as tf.Tensor2D));
         if (this.b) y = tf.add(y, this.b.read());
         y = this.activate(y);
       }

@@ -6,6 +6,7 @@
 // bias. Heads are concatenated (units x heads wide) or averaged.
 import * as tf from '@tensorflow/tfjs-core';
 
+import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {gatAggregate} from '../gat';
 import {glorot} from '../node_model';
@@ -90,7 +91,7 @@ export class RgatConv {
         const xd = tf.slice(x[t], [0, 0], [n, inDim]) as tf.Tensor2D;
         let h: tf.Tensor2D = this.root ? tf.matMul(xd, this.root) : tf.zeros([n, this.outDim]);
         for (const [key, block] of Object.entries(layer.blocks)) {
-          const [s, , d] = key.split('___');
+          const [s, , d] = parseEdgeTypeKey(key, "rgatConv: the layer's blocks");
           if (d !== t || block.arrays.colIdx.length === 0) continue;
           const r = this.index.get(key);
           if (r === undefined) throw new RangeError(`rgatConv: the layer has edge type ${key}, the conv has no weights for it`);

@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {aggregate} from '../../graph/aggregate';
+import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {glorot} from '../node_model';
 
@@ -117,7 +118,7 @@ export class RgcnConv {
           ? tf.matMul(tf.slice(x[t], [0, 0], [rows.length, inDim]), this.root)
           : tf.zeros([rows.length, units]);
         for (const [key, block] of Object.entries(layer.blocks)) {
-          const [s, , d] = key.split('___');
+          const [s, , d] = parseEdgeTypeKey(key, "rgcnConv: the layer's blocks");
           if (d !== t || block.arrays.colIdx.length === 0) continue;
           const r = this.index.get(key);
           if (r === undefined) throw new RangeError(`rgcnConv: the layer has edge type ${key}, the conv has no weights for it`);
