@@ -396,9 +396,10 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       expect(flat.relation('node___edge___node').numEdges).to.equal([...g.relations.values()].reduce((a, r) => a + r.numEdges, 0));
       flat.free();
       const acc: Record<string, number> = {};
-      for (const model of ['features', 'flattened', 'rgcn'] as const)
+      for (const model of ['features', 'flattened', 'rgcn', 'sage'] as const)
         acc[model] = (await trainTypedNodeClassification(g, {model, epochs: 10, seed: 1})).testAcc;
       expect(acc.rgcn, JSON.stringify(acc)).to.be.above(acc.flattened + 0.05);
+      expect(acc.sage, JSON.stringify(acc)).to.be.above(acc.flattened + 0.05);
       expect(acc.flattened, JSON.stringify(acc)).to.be.above(acc.features + 0.1);
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
@@ -418,8 +419,9 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       });
       expect(r.status, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/relations author affiliated_with institution \(5\), institution rev_affiliated_with author \(5\)/);
-      for (const m of ['rgcn', 'rgat', 'flattened', 'features']) expect(r.stdout).to.match(new RegExp(`^${m}\\s+seed 0: test`, 'm'));
-      expect(r.stdout).to.match(/chosen on validation: (rgcn|rgat|flattened|features)/);
+      for (const m of ['rgcn', 'rgat', 'sage', 'flattened', 'features'])
+        expect(r.stdout).to.match(new RegExp(`^${m}\\s+seed 0: test`, 'm'));
+      expect(r.stdout).to.match(/chosen on validation: (rgcn|rgat|sage|flattened|features)/);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

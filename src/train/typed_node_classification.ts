@@ -1,5 +1,6 @@
 // Node classification on a typed graph: the labelled type's training vertices in shuffled batches from the
-// TypedNeighborLoader (each batch's typed sampled layers and inputs), a stack of rgcnConv or rgatConv layers (relu between), softmax cross-entropy; judged on
+// TypedNeighborLoader (each batch's typed sampled layers and inputs), a stack of rgcnConv, rgatConv or heteroConv(sageConv)
+// layers (relu between), softmax cross-entropy; judged on
 // the validation and test vertices with every neighbour taken (an exact pass). Beside it the two baselines
 // a relational model must beat: the same stack over the graph flattened to one vertex type and one relation
 // (types ignored), and the labelled type's features alone (a logistic regression).
@@ -7,13 +8,17 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {HeteroGraph} from '../graph/hetero_graph';
 import {edgeTypeKey} from '../graph/hetero_graph';
+import {sageConv} from '../nn/conv/sage_conv';
+import {HeteroConv} from '../nn/hetero/hetero_conv';
 import {RgatConv} from '../nn/hetero/rgat_conv';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {TypedBatch, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
 import {adam} from '../optimizers/fused_adam';
 
-export type TypedModelKind = 'rgcn' | 'rgat' | 'flattened' | 'features';
+/** 'sage': PyG's HeteroConv of SAGEConv (a SAGE layer per relation, summed). */
+export type TypedModelKind = 'rgcn' | 'rgat' | 'sage' | 'flattened' | 'features';
+export const TYPED_MODELS: TypedModelKind[] = ['rgcn', 'rgat', 'sage', 'flattened', 'features'];
 
 export interface TypedNodeClassificationOptions {
   model: TypedModelKind;
@@ -84,8 +89,8 @@ export async function trainTypedNodeClassification(
   const started = Date.now();
   const l0 = graph.labels;
   if (!l0?.split) throw new RangeError('trainTypedNodeClassification: the graph needs labels with a split on its labelled type');
-  if (!['rgcn', 'rgat', 'flattened', 'features'].includes(o.model))
-    throw new RangeError(`trainTypedNodeClassification: model must be rgcn, rgat, flattened or features, got ${o.model}`);
+  if (!TYPED_MODELS.includes(o.model))
+    throw new RangeError(`trainTypedNodeClassification: model must be one of ${TYPED_MODELS.join(', ')}, got ${o.model}`);
   if (o.model === 'rgat' && o.hidden % o.heads !== 0)
     throw new RangeError(`trainTypedNodeClassification: heads (${o.heads}) must divide hidden (${o.hidden})`);
   const g = o.model === 'flattened' ? flattened(graph) : graph;
@@ -96,15 +101,28 @@ export async function trainTypedNodeClassification(
     const hops = o.model === 'features' ? 0 : o.fanouts.length;
     const widths = [dim, ...Array.from({length: Math.max(hops - 1, 0)}, () => o.hidden)];
     const relations = g.edgeTypes.map(edgeTypeKey);
-    const convs: (RgcnConv | RgatConv)[] = widths.map((w, i) => {
+    const convs: (RgcnConv | RgatConv | HeteroConv)[] = widths.map((w, i) => {
       const last = i === widths.length - 1,
         seed = o.seed * 31 + i;
+      if (o.model === 'sage')
+        return new HeteroConv(
+          Object.fromEntries(relations.map((key, r) => [key, sageConv({units: last ? l.numClasses : o.hidden, seed: seed * 1009 + r})])),
+        );
       if (o.model === 'rgat')
         return new RgatConv({inDim: w, units: last ? l.numClasses : o.hidden / o.heads, heads: o.heads, concat: !last, relations, seed});
       return new RgcnConv({inDim: w, units: last ? l.numClasses : o.hidden, relations, numBases: o.numBases, seed});
     });
     const head = hops === 0 ? tf.tidy(() => tf.variable(tf.randomNormal([dim, l.numClasses], 0, 0.1, 'float32', o.seed))) : undefined;
-    const vars = [...convs.flatMap((c) => c.variables), ...(head ? [head] : [])];
+    // heteroConv's layers make their weights on their first call (their widths are the inputs'): the
+    // variables are gathered after the first batch's forward pass.
+    let vars: tf.Variable[] | undefined;
+    const variables = (b: TypedBatch): tf.Variable[] => {
+      if (!vars) {
+        if (o.model === 'sage') tf.dispose(tf.tidy(() => forward(b)));
+        vars = [...convs.flatMap((c) => c.variables), ...(head ? [head] : [])];
+      }
+      return vars;
+    };
     const forward = (b: TypedBatch): tf.Tensor2D => {
       if (head) return tf.matMul(b.x[l.type], head);
       let h = b.x;
@@ -137,7 +155,7 @@ export async function trainTypedNodeClassification(
     try {
       for (let epoch = 0; epoch < o.epochs; ++epoch) {
         for await (const b of train) {
-          opt.minimize(() => softmaxCrossEntropy(b.y!, forward(b)), false, vars);
+          opt.minimize(() => softmaxCrossEntropy(b.y!, forward(b)), false, variables(b));
           b.dispose();
         }
       }
