@@ -1,5 +1,5 @@
 // The main job on a typed graph (`npm start -- --data <ogb-hetero folder>` or `--hetero-csbm`): every
-// relation with its reverse (ToUndirected), then R-GCN, R-GAT, a SAGE layer per relation (PyG's HeteroConv), the
+// relation with its reverse (ToUndirected), then R-GCN, R-GAT, a SAGE layer per relation (PyG's HeteroConv), HGT, the
 // flattened graph (types ignored) and the labelled type's features alone, each over several seeds; the model with
 // the best mean validation accuracy is the one chosen, and all are printed (what a relational model adds, by how much).
 import * as path from 'path';

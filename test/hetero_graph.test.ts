@@ -84,6 +84,13 @@ function papersAndAuthors(rng: () => number): HeteroGraph {
   ]);
 }
 
+/** The error function (Abramowitz and Stegun 7.1.26, |error| < 1.5e-7). */
+function erf(x: number): number {
+  const t = 1 / (1 + 0.3275911 * Math.abs(x));
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return x >= 0 ? y : -y;
+}
+
 /** Every array of `ours` within 1e-4 of the largest magnitude of the matching reference array. */
 function expectAllNear(ours: Float64Array[], ref: Float64Array[], what: string): void {
   expect(ours.length).to.equal(ref.length);
@@ -396,10 +403,11 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       expect(flat.relation('node___edge___node').numEdges).to.equal([...g.relations.values()].reduce((a, r) => a + r.numEdges, 0));
       flat.free();
       const acc: Record<string, number> = {};
-      for (const model of ['features', 'flattened', 'rgcn', 'sage'] as const)
+      for (const model of ['features', 'flattened', 'rgcn', 'sage', 'hgt'] as const)
         acc[model] = (await trainTypedNodeClassification(g, {model, epochs: 10, seed: 1})).testAcc;
       expect(acc.rgcn, JSON.stringify(acc)).to.be.above(acc.flattened + 0.05);
       expect(acc.sage, JSON.stringify(acc)).to.be.above(acc.flattened + 0.05);
+      expect(acc.hgt, JSON.stringify(acc)).to.be.above(acc.flattened + 0.05);
       expect(acc.flattened, JSON.stringify(acc)).to.be.above(acc.features + 0.1);
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
@@ -622,6 +630,139 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         bad.dispose();
       }
       tf.dispose(Object.values(xs));
+      sub.dispose();
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      g.free();
+    }
+  });
+
+  it('hgtConv (PyG HGTConv: one softmax over every relation into a type, the gate where widths agree) against a float64 reference; gradients against tfjs-backend-cpu', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(31);
+    const g = papersAndAuthors(rng);
+    const before = tf.memory().numTensors;
+    try {
+      const sub = sampleTypedSubgraph(g, 'paper', Int32Array.of(3, 6, 10, 17, 22, 26), [4, 3], {seed: 7});
+      const layer = sub.layers[0];
+      const relations = g.edgeTypes.map(edgeTypeKey);
+      for (const [units, heads, inDim] of [
+        [4, 2, {paper: 6, author: 5}],
+        [6, 3, {paper: 6, author: 6}],
+      ] as const) {
+        const conv = wm.nn.hgtConv({inDim: {...inDim}, units, heads, nodeTypes: ['paper', 'author'], relations, seed: 3});
+        const types = Object.keys(layer.src);
+        const xv = Object.fromEntries(
+          types.map((t) => [t, Float64Array.from({length: layer.src[t].length * inDim[t as 'paper']}, () => rng() * 2 - 1)]),
+        );
+        const xs = () =>
+          Object.fromEntries(types.map((t) => [t, tf.tensor2d(Float32Array.from(xv[t]), [layer.src[t].length, inDim[t as 'paper']])]));
+        // Float64 reference from the layer's weights (in its variables' order: per type kqv, bias, out, bias, skip; per relation k, v, p).
+        const w = conv.variables.map((v) => Float64Array.from(v.dataSync()));
+        const per = (t: string) => w.slice(['paper', 'author'].indexOf(t) * 5, ['paper', 'author'].indexOf(t) * 5 + 5);
+        const rel = (key: string) => w.slice(10 + relations.indexOf(key) * 3, 13 + relations.indexOf(key) * 3);
+        const dh = units / heads;
+        const kqvRow = (t: string, i: number) => {
+          const [W, b] = per(t),
+            width = inDim[t as 'paper'];
+          return Float64Array.from({length: 3 * units}, (_, c) => {
+            let a = b[c];
+            for (let k = 0; k < width; ++k) a += xv[t][i * width + k] * W[k * 3 * units + c];
+            return a;
+          });
+        };
+        const want: Record<string, Float64Array> = {};
+        for (const d of types) {
+          const n = layer.dst[d].length;
+          const into = relations.filter((k) => k.split('___')[2] === d);
+          if (n === 0 || into.length === 0) continue;
+          const out = new Float64Array(n * units);
+          for (let i = 0; i < n; ++i) {
+            const q = kqvRow(d, i).subarray(units, 2 * units);
+            const agg = new Float64Array(units);
+            for (let h = 0; h < heads; ++h) {
+              const logit: number[] = [],
+                val: Float64Array[] = [];
+              for (const key of into) {
+                const s = key.split('___')[0];
+                const [K, V, P] = rel(key);
+                const {rowPtr, colIdx} = layer.blocks[key].arrays;
+                for (let e = rowPtr[i]; e < rowPtr[i + 1]; ++e) {
+                  const row = kqvRow(s, colIdx[e]);
+                  const kp = new Float64Array(dh),
+                    vp = new Float64Array(dh);
+                  for (let a = 0; a < dh; ++a)
+                    for (let c = 0; c < dh; ++c) {
+                      kp[c] += row[h * dh + a] * K[(h * dh + a) * dh + c];
+                      vp[c] += row[2 * units + h * dh + a] * V[(h * dh + a) * dh + c];
+                    }
+                  let dot = 0;
+                  for (let c = 0; c < dh; ++c) dot += q[h * dh + c] * kp[c];
+                  logit.push((dot * P[h]) / Math.sqrt(dh));
+                  val.push(vp);
+                }
+              }
+              if (logit.length === 0) continue;
+              const m = Math.max(...logit);
+              const ex = logit.map((l) => Math.exp(l - m));
+              const sum = ex.reduce((a, b) => a + b, 0);
+              ex.forEach((e, k) => {
+                for (let c = 0; c < dh; ++c) agg[h * dh + c] += (e / sum) * val[k][c];
+              });
+            }
+            const [, , O, ob, skip] = per(d);
+            const gelu = Array.from(agg, (a) => 0.5 * a * (1 + erf(a / Math.SQRT2)));
+            const gate = 1 / (1 + Math.exp(-skip[0]));
+            for (let c = 0; c < units; ++c) {
+              let o = ob[c];
+              for (let k = 0; k < units; ++k) o += gelu[k] * O[k * units + c];
+              out[i * units + c] = inDim[d as 'paper'] === units ? gate * o + (1 - gate) * xv[d][i * units + c] : o;
+            }
+          }
+          want[d] = out;
+        }
+        const inputs = xs();
+        const got = conv.apply(inputs, layer);
+        expect(Object.keys(got).sort()).to.deep.equal(Object.keys(want).sort());
+        for (const t of Object.keys(want)) expectAllNear([Float64Array.from(got[t].dataSync())], [want[t]], `hgtConv units ${units} ${t}`);
+        tf.dispose([...Object.values(got), ...Object.values(inputs)]);
+        // Gradients of the inputs and every weight: the same on tfjs-backend-cpu.
+        const run = () => {
+          const x = xs();
+          const f = () => {
+            const o = conv.apply(x, layer);
+            return tf.addN(Object.values(o).map((v) => tf.sum(tf.mul(v, tf.sin(tf.range(0, v.size).reshape(v.shape)))))) as tf.Scalar;
+          };
+          const all = tf.tidy(() => {
+            const {value, grads} = tf.valueAndGrads((...a: tf.Tensor[]) => {
+              const o = conv.apply(Object.fromEntries(types.map((t, i) => [t, a[i] as tf.Tensor2D])), layer);
+              return tf.addN(Object.values(o).map((v) => tf.sum(tf.mul(v, tf.sin(tf.range(0, v.size).reshape(v.shape)))))) as tf.Scalar;
+            })(types.map((t) => x[t]));
+            const wg = tf.variableGrads(f, conv.variables).grads;
+            // The gate's weight has a gradient only where a type's input is as wide as the output.
+            return [value, ...grads, ...conv.variables.filter((v) => wg[v.name]).map((v) => wg[v.name])];
+          });
+          const values = all.map((t) => Float64Array.from(t.dataSync()));
+          tf.dispose([...all, ...Object.values(x)]);
+          return values;
+        };
+        const ours = run();
+        tf.setBackend('cpu');
+        const ref = run();
+        tf.setBackend(wm.BACKEND_NAME);
+        expect(ours.length).to.equal(1 + types.length + conv.variables.length - (units === 4 ? 2 : 0));
+        expectAllNear(ours, ref, `hgtConv gradients units ${units}`);
+        conv.dispose();
+      }
+      expect(() => wm.nn.hgtConv({inDim: 4, units: 5, heads: 2, nodeTypes: ['paper'], relations: ['paper___cites___paper']})).to.throw(
+        /units must be a positive multiple of heads \(2\), got 5/,
+      );
+      expect(() => wm.nn.hgtConv({inDim: 4, units: 4, nodeTypes: ['paper'], relations: ['author___writes___paper']})).to.throw(
+        /relation author___writes___paper names 'author', not one of nodeTypes/,
+      );
+      const partial = wm.nn.hgtConv({inDim: 4, units: 4, nodeTypes: ['paper', 'author'], relations: [relations[0]]});
+      expect(() => partial.apply({}, layer)).to.throw(/the layer has edge type .*, the conv has no weights for it/);
+      partial.dispose();
       sub.dispose();
       expect(tf.memory().numTensors).to.equal(before);
     } finally {

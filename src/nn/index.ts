@@ -50,6 +50,8 @@ export type {RgcnConvOptions} from './hetero/rgcn_conv';
 export {RgatConv, rgatConv} from './hetero/rgat_conv';
 export {HeteroConv, heteroConv} from './hetero/hetero_conv';
 export type {HeteroAggregation} from './hetero/hetero_conv';
+export {HgtConv, hgtConv} from './hetero/hgt_conv';
+export type {HgtConvOptions} from './hetero/hgt_conv';
 export type {RgatConvOptions} from './hetero/rgat_conv';
 export {TypedNeighborLoader, typedInputs} from './typed_neighbor_loader';
 export type {TypedBatch, TypedNeighborLoaderOptions} from './typed_neighbor_loader';

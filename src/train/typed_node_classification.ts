@@ -10,15 +10,19 @@ import {HeteroGraph} from '../graph/hetero_graph';
 import {edgeTypeKey} from '../graph/hetero_graph';
 import {sageConv} from '../nn/conv/sage_conv';
 import {HeteroConv} from '../nn/hetero/hetero_conv';
+import {HgtConv} from '../nn/hetero/hgt_conv';
 import {RgatConv} from '../nn/hetero/rgat_conv';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {TypedBatch, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
 import {adam} from '../optimizers/fused_adam';
 
-/** 'sage': PyG's HeteroConv of SAGEConv (a SAGE layer per relation, summed). */
-export type TypedModelKind = 'rgcn' | 'rgat' | 'sage' | 'flattened' | 'features';
-export const TYPED_MODELS: TypedModelKind[] = ['rgcn', 'rgat', 'sage', 'flattened', 'features'];
+/**
+ * 'sage': PyG's HeteroConv of SAGEConv (a SAGE layer per relation, summed); 'hgt': HGT layers (hidden wide, its
+ * heads) and a linear map of the labelled type's rows to the classes, as PyG's HGT example.
+ */
+export type TypedModelKind = 'rgcn' | 'rgat' | 'sage' | 'hgt' | 'flattened' | 'features';
+export const TYPED_MODELS: TypedModelKind[] = ['rgcn', 'rgat', 'sage', 'hgt', 'flattened', 'features'];
 
 export interface TypedNodeClassificationOptions {
   model: TypedModelKind;
@@ -91,7 +95,7 @@ export async function trainTypedNodeClassification(
   if (!l0?.split) throw new RangeError('trainTypedNodeClassification: the graph needs labels with a split on its labelled type');
   if (!TYPED_MODELS.includes(o.model))
     throw new RangeError(`trainTypedNodeClassification: model must be one of ${TYPED_MODELS.join(', ')}, got ${o.model}`);
-  if (o.model === 'rgat' && o.hidden % o.heads !== 0)
+  if ((o.model === 'rgat' || o.model === 'hgt') && o.hidden % o.heads !== 0)
     throw new RangeError(`trainTypedNodeClassification: heads (${o.heads}) must divide hidden (${o.hidden})`);
   const g = o.model === 'flattened' ? flattened(graph) : graph;
   try {
@@ -101,9 +105,10 @@ export async function trainTypedNodeClassification(
     const hops = o.model === 'features' ? 0 : o.fanouts.length;
     const widths = [dim, ...Array.from({length: Math.max(hops - 1, 0)}, () => o.hidden)];
     const relations = g.edgeTypes.map(edgeTypeKey);
-    const convs: (RgcnConv | RgatConv | HeteroConv)[] = widths.map((w, i) => {
+    const convs: (RgcnConv | RgatConv | HeteroConv | HgtConv)[] = widths.map((w, i) => {
       const last = i === widths.length - 1,
         seed = o.seed * 31 + i;
+      if (o.model === 'hgt') return new HgtConv({inDim: w, units: o.hidden, heads: o.heads, nodeTypes: g.nodeTypes, relations, seed});
       if (o.model === 'sage')
         return new HeteroConv(
           Object.fromEntries(relations.map((key, r) => [key, sageConv({units: last ? l.numClasses : o.hidden, seed: seed * 1009 + r})])),
@@ -112,7 +117,9 @@ export async function trainTypedNodeClassification(
         return new RgatConv({inDim: w, units: last ? l.numClasses : o.hidden / o.heads, heads: o.heads, concat: !last, relations, seed});
       return new RgcnConv({inDim: w, units: last ? l.numClasses : o.hidden, relations, numBases: o.numBases, seed});
     });
-    const head = hops === 0 ? tf.tidy(() => tf.variable(tf.randomNormal([dim, l.numClasses], 0, 0.1, 'float32', o.seed))) : undefined;
+    // A linear map to the classes: the features-alone baseline's model, and HGT's last step.
+    const headIn = hops === 0 ? dim : o.model === 'hgt' ? o.hidden : 0;
+    const head = headIn ? tf.tidy(() => tf.variable(tf.randomNormal([headIn, l.numClasses], 0, 0.1, 'float32', o.seed))) : undefined;
     // heteroConv's layers make their weights on their first call (their widths are the inputs'): the
     // variables are gathered after the first batch's forward pass.
     let vars: tf.Variable[] | undefined;
@@ -124,13 +131,15 @@ export async function trainTypedNodeClassification(
       return vars;
     };
     const forward = (b: TypedBatch): tf.Tensor2D => {
-      if (head) return tf.matMul(b.x[l.type], head);
+      if (hops === 0) return tf.matMul(b.x[l.type], head!);
       let h = b.x;
       b.sub.layers.forEach((layer, i) => {
         const out = convs[i].apply(h, layer);
-        h = i < convs.length - 1 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.relu(x) as tf.Tensor2D])) : out;
+        // HGT's layers end in their own gelu and gate; the others take a ReLU between layers.
+        const between = i < convs.length - 1 && o.model !== 'hgt';
+        h = between ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.relu(x) as tf.Tensor2D])) : out;
       });
-      return h[l.type];
+      return head ? tf.matMul(h[l.type], head) : h[l.type];
     };
     const fanouts = hops === 0 ? [] : o.fanouts;
     const opt = adam(o.learningRate);
