@@ -89,4 +89,73 @@ describe("the README's figures match the result files they cite", () => {
       expect(cells).to.deep.equal(models.map((m) => result.table[pattern][m].toFixed(3)));
     }
   });
+
+  // Each row of the Performance table names its result file; its figure is computed here from that file.
+  const results = (file: string) => JSON.parse(fs.readFileSync(path.join(root, 'bench', 'results', file), 'utf8'));
+  const x = (r: number) => `${r.toFixed(2)}×`;
+  const range = (rs: number[]) => `${x(Math.min(...rs)).slice(0, -1)}–${x(Math.max(...rs))}`;
+  const thousands = (v: number) => Math.round(v).toLocaleString('en-US');
+  type AllReduceRow = {dtype: string; bytes: number; auto: number};
+  type AllReduce = {ours: AllReduceRow[]; torch: {results: {dtype: string; bytes: number; ncclUs: number; twoShotUs: number}[]}};
+  const torchOf = (d: AllReduce, r: AllReduceRow) => d.torch.results.find((t) => t.dtype === r.dtype && t.bytes === r.bytes)!;
+  const smallCells = (file: string) => {
+    const d = results(file) as AllReduce;
+    const rs = d.ours.filter((r) => r.bytes >= 4096 && r.bytes <= 512 << 10).map((r) => r.auto / torchOf(d, r).twoShotUs);
+    return `${range(rs)} torch's two-shot (${rs.filter((r) => r <= 1).length} of ${rs.length} cells at or below)`;
+  };
+  const FIGURES: Record<string, () => string> = {
+    'papers100m-training-h200-2026-11-27.json': () => {
+      const d = results('papers100m-training-h200-2026-11-27.json');
+      const ours = d.runs.find((r: {features: string}) => r.features === 'GPU memory').seedsPerSecond;
+      const pyg = d.torch.find((t: {layers: string}) => t.layers === 'pyg').seedsPerSecond;
+      return `${x(ours / pyg)} PyG's seeds/s (${thousands(ours)} / ${thousands(pyg)})`;
+    },
+    'embedding-h100-2026-11-25.json': () => {
+      const d = results('embedding-h100-2026-11-25.json');
+      const pick = (rows: {op: string; dim: number; dtype: string; ms: number}[]) =>
+        rows.find((r) => r.op === 'gather' && r.dim === 128 && r.dtype === 'float32')!.ms;
+      const [ours, torch] = [pick(d.ours), pick(d.torch.results)];
+      return `${x(torch / ours)} faster (${ours.toFixed(3)} / ${torch.toFixed(3)} ms)`;
+    },
+    'ops-h100-2026-11-24.json': () => {
+      const rows = results('ops-h100-2026-11-24.json').rows as {what: string; addUs: number}[];
+      const [ours, torch] = ['wholememory', 'torch'].map((w) => rows.find((r) => r.what.startsWith(w))!.addUs);
+      return `${x(ours / torch)} the time (${ours.toFixed(1)} / ${torch.toFixed(1)} µs)`;
+    },
+    'allreduce-2xh200-another-host-2026-11-28.json': () => {
+      const d = results('allreduce-2xh200-another-host-2026-11-28.json') as AllReduce;
+      const big = (dtype: string) => {
+        const r = d.ours.find((o) => o.dtype === dtype && o.bytes === 64 << 20)!;
+        return torchOf(d, r).ncclUs / r.auto;
+      };
+      return `64 MiB: ${x(big('float32'))} (float32), ${x(big('bfloat16'))} (bfloat16) NCCL's speed; 4–512 KiB: ${smallCells('allreduce-2xh200-another-host-2026-11-28.json')}`;
+    },
+    'allreduce-4xh200-plan-repeat-2026-11-28.json': () => smallCells('allreduce-4xh200-plan-repeat-2026-11-28.json'),
+    'allreduce-4xh200-small-2026-11-28.json': () => smallCells('allreduce-4xh200-small-2026-11-28.json'),
+    'kge-h200-2026-11-28.json': () => {
+      const rows = results('kge-h200-2026-11-28.json').rows as {triplesPerSecond: number; pygTriplesPerSecond?: number}[];
+      return `${range(rows.filter((r) => r.pygTriplesPerSecond).map((r) => r.triplesPerSecond / r.pygTriplesPerSecond!))} PyG's triples/s`;
+    },
+    'hetero-h200-2026-11-28.json': () => {
+      const d = results('hetero-h200-2026-11-28.json');
+      return `${x(d.oursStepsPerSecond / d.pygStepsPerSecond)} PyG's steps/s (${d.oursStepsPerSecond.toFixed(1)} / ${d.pygStepsPerSecond.toFixed(1)})`;
+    },
+  };
+
+  it('every row of the Performance table is computed from the result file it names', () => {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Performance'), readme.indexOf('## More'));
+    const rows = table.split('\n').filter((l) => l.startsWith('|') && !/^\|\s*(benchmark|-)/.test(l));
+    expect(rows.length).to.be.above(5);
+    const cited = new Set<string>();
+    for (const row of rows) {
+      const file = /bench\/results\/([\w.-]+\.json)/.exec(row)?.[1];
+      expect(file, `README row cites no result file: ${row}`).to.not.equal(undefined);
+      const figure = FIGURES[file!];
+      expect(figure, `README row cites ${file}, whose figure this test does not compute`).to.not.equal(undefined);
+      expect(row, `README row for ${file}`).to.include(figure());
+      cited.add(file!);
+    }
+    expect([...cited].sort()).to.deep.equal(Object.keys(FIGURES).sort());
+  });
 });
