@@ -96,6 +96,9 @@ const program = new Command()
     'float32',
   )
   .option('--no-save', 'do not save the trained model (tables of millions of rows take gigabytes)')
+  .option('--checkpoint <folder>', 'save both tables with their optimizer state there every --checkpoint-every epochs')
+  .option('--checkpoint-every <n>', 'epochs between checkpoints', positiveInt('--checkpoint-every'), 1)
+  .option('--resume', "continue after the newest checkpoint in --checkpoint's folder (the same model and options)")
   .option('--seed <n>', 'seed of the initial values, shuffles and negatives', nonNegativeInt('--seed'), d.seed)
   .option('--out <folder>', 'where metrics.jsonl, the plot and the saved model go', path.join(process.cwd(), 'runs', 'kge'))
   .parse();
@@ -159,7 +162,7 @@ async function train(): Promise<void> {
     console.log(
       `${name}: ${kg.numEntities} entities, ${kg.numRelations} relations, ${tripleCount(kg.train)} / ${tripleCount(kg.valid)} / ${tripleCount(kg.test)} triples; ${model} (dim ${o.dim}) on ${where}${ranks}`,
     );
-  const log = lead ? new MetricsLog(path.join(o.out, 'metrics.jsonl')) : undefined;
+  const log = lead ? new MetricsLog(path.join(o.out, 'metrics.jsonl'), {append: !!o.resume}) : undefined;
   const progress = lead ? new EpochProgress(o.epochs, `kge ${model}`) : undefined;
   const history: PlotRecord[] = [];
   const started = Date.now();
@@ -185,8 +188,21 @@ async function train(): Promise<void> {
     dtype: o.dtype,
     seed: o.seed,
   };
-  const {model: m} = await trainKge(kg, {...options, communicator: comm}, (e: KgeEpoch) => {
+  if (o.resume && !o.checkpoint) throw new Error('--resume needs --checkpoint <folder>');
+  const checkpoint = o.checkpoint ? {dir: path.resolve(o.checkpoint), every: o.checkpointEvery, resume: !!o.resume} : undefined;
+  const {model: m} = await trainKge(kg, {...options, checkpoint, communicator: comm}, (e: KgeEpoch) => {
     if (!lead) return;
+    if (history.length === 0 && e.epoch > 1) {
+      // Resumed from a checkpoint: the log keeps the epochs before it, and the plot draws them too.
+      progress!.resumeAfter(e.epoch - 1);
+      for (const r of log!.retain((r) => r.type === 'epoch' && Number(r.epoch) < e.epoch))
+        history.push({
+          seed: o.seed,
+          epoch: Number(r.epoch),
+          loss: Number(r.loss),
+          ...(r.validMrr !== undefined ? {validMrr: Number(r.validMrr), validHits10: Number(r.validHits10)} : {}),
+        });
+    }
     log!.write({type: 'epoch', seed: o.seed, ...e, valid: undefined, validMrr: e.valid?.mrr, validHits10: e.valid?.hits10});
     history.push({seed: o.seed, epoch: e.epoch, loss: e.loss, ...(e.valid ? {validMrr: e.valid.mrr, validHits10: e.valid.hits10} : {})});
     const v = e.valid ? ` | valid MRR ${e.valid.mrr.toFixed(3)}, Hits@10 ${e.valid.hits10.toFixed(3)}` : '';

@@ -486,6 +486,39 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     expect(tf.memory().numTensors).to.equal(before);
   });
 
+  it('checkpoints: a run resumed after 2 of 4 epochs ends with the tables and optimizer state of one run of 4; a checkpoint of another model (tables of the same shapes) is refused', async () => {
+    const kg = patternedKg({entities: 60, pairs: 40, seed: 4});
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ckpt-'));
+    const o = {model: 'complEx' as const, dim: 6, batchSize: 32, chunkSize: 16, negatives: 8, optimizer: 'adam' as const, seed: 2};
+    const state = (m: KgeModel) => [m.entity, m.relation].map((e) => e.exportState());
+    try {
+      const whole = await trainKge(kg, {...o, epochs: 4});
+      const first = await trainKge(kg, {...o, epochs: 2, checkpoint: {dir, every: 1}});
+      first.model.dispose();
+      const resumed = await trainKge(kg, {...o, epochs: 4, checkpoint: {dir, every: 2, resume: true}});
+      expect(resumed.epochs.map((e) => e.epoch)).to.deep.equal([3, 4]);
+      expect(resumed.epochs.map((e) => e.loss)).to.deep.equal(whole.epochs.slice(2).map((e) => e.loss));
+      const [a, b] = [state(whole.model), state(resumed.model)];
+      for (let t = 0; t < 2; ++t) {
+        expect(Array.from(b[t].rows), `table ${t} rows`).to.deep.equal(Array.from(a[t].rows));
+        expect(
+          b[t].states.map((x) => Array.from(x)),
+          `table ${t} optimizer state`,
+        ).to.deep.equal(a[t].states.map((x) => Array.from(x)));
+        expect(b[t].steps).to.equal(a[t].steps);
+      }
+      whole.model.dispose();
+      resumed.model.dispose();
+      await expectReject(
+        trainKge(kg, {...o, model: 'transE', dim: 12, epochs: 5, checkpoint: {dir, every: 1, resume: true}}),
+        /holds a complEx model, not transE/,
+      );
+      await expectReject(trainKge(kg, {...o, checkpoint: {dir, every: 0}}), /checkpoint.every must be a positive integer, got 0/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
   it('a saved model loads with the same scores and names; its top candidates match a brute-force ranking; a changed file is refused', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-save-'));
     const before = tf.memory().numTensors;
@@ -520,6 +553,49 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('npm run kge --checkpoint, then --resume: the run goes on from the checkpoint, its log and plot keep the epochs before', () => {
+    const root = path.resolve(__dirname, '..');
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-resume-'));
+    const env = {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'};
+    const run = (...extra: string[]) =>
+      spawnSync(
+        process.execPath,
+        [
+          path.join(root, 'examples', 'kge.js'),
+          '--dim',
+          '8',
+          '--eval-every',
+          '0',
+          '--no-save',
+          '--out',
+          out,
+          '--checkpoint',
+          path.join(out, 'ckpt'),
+          ...extra,
+        ],
+        {encoding: 'utf8', env},
+      );
+    try {
+      const first = run('--epochs', '2');
+      expect(first.status, first.stderr).to.equal(0);
+      const resumed = run('--epochs', '3', '--resume');
+      expect(resumed.status, resumed.stderr).to.equal(0);
+      expect(resumed.stdout).to.match(/^epoch 3: loss/m);
+      expect(resumed.stdout).to.not.match(/^epoch [12]: /m);
+      const epochs = fs
+        .readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"type":"epoch"'))
+        .map((l) => JSON.parse(l).epoch);
+      expect(epochs).to.deep.equal([1, 2, 3]);
+      const alone = spawnSync(process.execPath, [path.join(root, 'examples', 'kge.js'), '--resume'], {encoding: 'utf8', env});
+      expect(alone.status).to.equal(1);
+      expect(alone.stderr).to.match(/--resume needs --checkpoint <folder>/);
+    } finally {
+      fs.rmSync(out, {recursive: true, force: true});
     }
   });
 

@@ -11,7 +11,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {Communicator} from '../memory/communicator';
 import {Embedding} from '../nn/embedding';
-import {beginSet, loadSet, ShardRecord, SOLO} from '../util/committed_sets';
+import {beginSet, hasCommit, loadSet, ShardRecord, SOLO} from '../util/committed_sets';
 import {checkFile, FileDigest, readFileNamed, readRecorded, sha256Hex as sha256, writeFileSynced} from '../util/files';
 
 export interface CheckpointContents {
@@ -91,6 +91,11 @@ export async function saveCheckpoint(dir: string, c: CheckpointContents): Promis
   const metaBytes = new TextEncoder().encode(JSON.stringify(meta, null, 1));
   writeFileSynced(path.join(set.folder, 'meta.json'), metaBytes);
   set.commit({step: c.step, digest: sha256(metaBytes)});
+}
+
+/** Whether `dir` holds a committed checkpoint (what loadCheckpoint would try). */
+export function hasCheckpoint(dir: string): boolean {
+  return hasCommit(dir);
 }
 
 /**

@@ -15,6 +15,7 @@ import {chunkLoss} from '../nn/kge/chunk_loss';
 import {checkKgeLoss, KgeLossName} from '../nn/kge/kge_loss';
 import {KgeModel, KgeModelName, KgeSide} from '../nn/kge/kge_model';
 import {adagrad, adam, sgd} from '../nn/sparse_optimizer';
+import {hasCheckpoint, loadCheckpoint, saveCheckpoint} from './checkpoint';
 import {deviceStatus} from '../native/device';
 import {embeddingNative} from '../native/domains';
 import {seededRng, shuffle} from '../util/random';
@@ -48,6 +49,11 @@ export interface KgeTrainOptions {
   memory?: EmbeddingMemory;
   dtype?: EmbeddingDType;
   communicator?: Communicator;
+  /**
+   * Saves both tables (rows and optimizer state) into `dir` every `every` epochs (saveCheckpoint: each rank
+   * its shard, committed as one); with `resume`, training continues after the newest checkpoint there.
+   */
+  checkpoint?: {dir: string; every: number; resume?: boolean};
   /** With several ranks: how long the others wait at an epoch's end while one evaluates or reports (default 10 minutes). */
   leadWorkMs?: number;
   seed: number;
@@ -98,6 +104,13 @@ function checkOptions(o: KgeTrainOptions): void {
     throw new RangeError(`${what}: regularization must be 'none', 'l2' or 'n3', got ${o.regularization}`);
   if (!(Number.isFinite(o.regularizationWeight) && o.regularizationWeight >= 0))
     throw new RangeError(`${what}: regularizationWeight must be a finite number >= 0, got ${o.regularizationWeight}`);
+  if (o.checkpoint !== undefined) {
+    const c = o.checkpoint;
+    if (typeof c.dir !== 'string' || c.dir === '')
+      throw new RangeError(`${what}: checkpoint.dir must be a folder, got ${JSON.stringify(c.dir)}`);
+    if (!Number.isInteger(c.every) || c.every < 1)
+      throw new RangeError(`${what}: checkpoint.every must be a positive integer, got ${c.every}`);
+  }
   if (o.leadWorkMs !== undefined && !(Number.isFinite(o.leadWorkMs) && o.leadWorkMs > 0))
     throw new RangeError(`${what}: leadWorkMs must be a finite number > 0, got ${o.leadWorkMs}`);
   if (!['adam', 'adagrad', 'sgd'].includes(o.optimizer))
@@ -155,19 +168,29 @@ export async function trainKge(
   const negatives = new NegativeSampler(kg.numEntities, o.negativeDistribution, kg.train);
   const [heads, relations, tails] = [kg.train.heads, kg.train.relations, kg.train.tails].map((a) => tf.tensor1d(a, 'int32'));
   const opt = tf.train.sgd(0); // carries the tables' gradients; there are no dense parameters
-  const rng = seededRng(o.seed * 7919 + 11);
   const epochs: KgeEpoch[] = [];
-  let draw = o.seed * 1000003;
+  const tables = {entity: model.entity, relation: model.relation};
   try {
-    for (let epoch = 1; epoch <= o.epochs; ++epoch) {
+    let first = 1;
+    if (o.checkpoint?.resume && hasCheckpoint(o.checkpoint.dir)) {
+      const {extra} = await loadCheckpoint(o.checkpoint.dir, {embeddings: tables, communicator: comm});
+      const saved = extra as {epoch?: unknown; model?: unknown};
+      if (saved?.model !== o.model)
+        throw new RangeError(`trainKge: the checkpoint in ${o.checkpoint.dir} holds a ${String(saved?.model)} model, not ${o.model}`);
+      if (!Number.isInteger(saved.epoch)) throw new RangeError(`trainKge: the checkpoint in ${o.checkpoint.dir} records no epoch`);
+      first = (saved.epoch as number) + 1;
+    }
+    for (let epoch = first; epoch <= o.epochs; ++epoch) {
       const started = Date.now();
+      // Each epoch's shuffle and negatives from the seed and the epoch alone: a resumed run draws what a whole one does.
       const order = tf.tensor1d(
         shuffle(
           Int32Array.from({length: n}, (_, i) => i),
-          rng,
+          seededRng(o.seed * 7919 + 11 + epoch * 104729),
         ),
         'int32',
       );
+      const draw = o.seed * 1000003 + (epoch - 1) * steps;
       let lossSum: tf.Tensor = tf.scalar(0);
       let done = 0;
       // Rounds: step k of the epoch is rank k mod size's. Every rank computes its step's gradients from the
@@ -205,7 +228,6 @@ export async function trainKge(
           }
         }
       }
-      draw += steps;
       order.dispose();
       const all = sumOverRanks(
         comm,
@@ -221,6 +243,8 @@ export async function trainKge(
       epochs.push(m);
       await onEpoch(m, model);
       if (comm && ranks > 1) comm.barrier(Math.max(o.leadWorkMs ?? 600_000, comm.timeoutMs)); // no rank writes while another evaluates the epoch
+      if (o.checkpoint && (epoch % o.checkpoint.every === 0 || epoch === o.epochs))
+        await saveCheckpoint(o.checkpoint.dir, {step: epoch, embeddings: tables, extra: {epoch, model: o.model}, communicator: comm});
     }
   } catch (e) {
     model.dispose();

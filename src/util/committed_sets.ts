@@ -42,6 +42,11 @@ interface Commit {
 }
 
 const COMMIT_FILE = 'COMMIT.json';
+
+/** Whether `dir` holds a commit (a save to load; loadSet still checks it whole). */
+export function hasCommit(dir: string): boolean {
+  return fs.existsSync(path.join(dir, COMMIT_FILE));
+}
 const SET_NAME = /^set-\d+-[0-9a-f]{16}$/;
 
 function shardFolder(set: string, rank: number): string {
