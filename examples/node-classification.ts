@@ -208,6 +208,8 @@ async function main(): Promise<void> {
           hidden: o.hidden,
           fanouts: o.fanouts,
           learningRate: o.lr,
+          // On a typed graph, --inputs embeddings gives each type without features a learnable row per vertex.
+          featurelessInputs: o.inputs === 'embeddings' ? 'embeddings' : undefined,
         },
       });
     } finally {

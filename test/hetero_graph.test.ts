@@ -408,6 +408,13 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       expect(acc.rgcn, JSON.stringify(acc)).to.be.above(acc.flattened + 0.05);
       expect(acc.sage, JSON.stringify(acc)).to.be.above(acc.flattened + 0.05);
       expect(acc.hgt, JSON.stringify(acc)).to.be.above(acc.flattened + 0.05);
+      // Learnable rows for the authors (they have no features): trained by their sparse step, nothing left behind.
+      const learnt = await trainTypedNodeClassification(g, {model: 'rgcn', epochs: 3, seed: 1, featurelessInputs: 'embeddings'});
+      expect(learnt.testAcc, JSON.stringify(learnt)).to.be.above(acc.features + 0.1);
+      await expectReject(
+        trainTypedNodeClassification(g, {featurelessInputs: 'random' as 'zeros'}),
+        /featurelessInputs must be 'zeros' or 'embeddings', got random/,
+      );
       expect(acc.flattened, JSON.stringify(acc)).to.be.above(acc.features + 0.1);
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
@@ -421,10 +428,15 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     try {
       writeOgbHetero(dir, seededRng(3));
       const example = path.resolve(__dirname, '..', 'examples', 'node-classification.js');
-      const r = spawnSync(process.execPath, [example, '--data', dir, '--seeds', '1', '--epochs', '2', '--out', path.join(dir, 'run')], {
-        encoding: 'utf8',
-        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
-      });
+      // --inputs embeddings: the types without features (authors, institutions) learn a row each.
+      const r = spawnSync(
+        process.execPath,
+        [example, '--data', dir, '--seeds', '1', '--epochs', '2', '--inputs', 'embeddings', '--out', path.join(dir, 'run')],
+        {
+          encoding: 'utf8',
+          env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
+        },
+      );
       expect(r.status, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/relations author affiliated_with institution \(5\), institution rev_affiliated_with author \(5\)/);
       for (const m of ['rgcn', 'rgat', 'sage', 'flattened', 'features'])

@@ -13,7 +13,9 @@ import {HeteroConv} from '../nn/hetero/hetero_conv';
 import {HgtConv} from '../nn/hetero/hgt_conv';
 import {RgatConv} from '../nn/hetero/rgat_conv';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
+import {Embedding, embedding} from '../nn/embedding';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
+import {adam as sparseAdam} from '../nn/sparse_optimizer';
 import {TypedBatch, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
 import {adam} from '../optimizers/fused_adam';
 
@@ -35,6 +37,11 @@ export interface TypedNodeClassificationOptions {
   epochs: number;
   batchSize: number;
   learningRate: number;
+  /**
+   * What a type without features reads: 'zeros' (the common width), or 'embeddings': a learnable row per
+   * vertex (a table of the common width trained by sparse Adam, as PyG's ogbn-mag example learns authors').
+   */
+  featurelessInputs: 'zeros' | 'embeddings';
   seed: number;
 }
 
@@ -46,6 +53,7 @@ export const DEFAULT_TYPED_NODE_CLASSIFICATION: TypedNodeClassificationOptions =
   epochs: 30,
   batchSize: 256,
   learningRate: 0.01,
+  featurelessInputs: 'zeros',
   seed: 0,
 };
 
@@ -95,6 +103,8 @@ export async function trainTypedNodeClassification(
   if (!l0?.split) throw new RangeError('trainTypedNodeClassification: the graph needs labels with a split on its labelled type');
   if (!TYPED_MODELS.includes(o.model))
     throw new RangeError(`trainTypedNodeClassification: model must be one of ${TYPED_MODELS.join(', ')}, got ${o.model}`);
+  if (o.featurelessInputs !== 'zeros' && o.featurelessInputs !== 'embeddings')
+    throw new RangeError(`trainTypedNodeClassification: featurelessInputs must be 'zeros' or 'embeddings', got ${o.featurelessInputs}`);
   if ((o.model === 'rgat' || o.model === 'hgt') && o.hidden % o.heads !== 0)
     throw new RangeError(`trainTypedNodeClassification: heads (${o.heads}) must divide hidden (${o.hidden})`);
   const g = o.model === 'flattened' ? flattened(graph) : graph;
@@ -117,6 +127,18 @@ export async function trainTypedNodeClassification(
         return new RgatConv({inDim: w, units: last ? l.numClasses : o.hidden / o.heads, heads: o.heads, concat: !last, relations, seed});
       return new RgcnConv({inDim: w, units: last ? l.numClasses : o.hidden, relations, numBases: o.numBases, seed});
     });
+    // Learnable rows for the types without features (none for the features-alone baseline and the flattened graph).
+    const learnt: Record<string, Embedding> =
+      o.featurelessInputs === 'embeddings' && hops > 0
+        ? Object.fromEntries(
+            g.nodeTypes
+              .filter((t) => !g.features[t] && g.numNodes[t] > 0)
+              .map((t, i) => [
+                t,
+                embedding({rows: g.numNodes[t], dim, optimizer: sparseAdam({lr: o.learningRate}), init: {seed: o.seed * 131 + i + 1}}),
+              ]),
+          )
+        : {};
     // A linear map to the classes: the features-alone baseline's model, and HGT's last step.
     const headIn = hops === 0 ? dim : o.model === 'hgt' ? o.hidden : 0;
     const head = headIn ? tf.tidy(() => tf.variable(tf.randomNormal([headIn, l.numClasses], 0, 0.1, 'float32', o.seed))) : undefined;
@@ -126,13 +148,15 @@ export async function trainTypedNodeClassification(
     const variables = (b: TypedBatch): tf.Variable[] => {
       if (!vars) {
         if (o.model === 'sage') tf.dispose(tf.tidy(() => forward(b)));
-        vars = [...convs.flatMap((c) => c.variables), ...(head ? [head] : [])];
+        vars = [...convs.flatMap((c) => c.variables), ...(head ? [head] : []), ...Object.values(learnt).map((e) => e.anchor)];
       }
       return vars;
     };
     const forward = (b: TypedBatch): tf.Tensor2D => {
       if (hops === 0) return tf.matMul(b.x[l.type], head!);
       let h = b.x;
+      const ids = b.sub.layers[0].src;
+      for (const [t, e] of Object.entries(learnt)) if (ids[t]?.length) h = {...h, [t]: e.lookup(ids[t]) as tf.Tensor2D};
       b.sub.layers.forEach((layer, i) => {
         const out = convs[i].apply(h, layer);
         // HGT's layers end in their own gelu and gate; the others take a ReLU between layers.
@@ -165,12 +189,14 @@ export async function trainTypedNodeClassification(
       for (let epoch = 0; epoch < o.epochs; ++epoch) {
         for await (const b of train) {
           opt.minimize(() => softmaxCrossEntropy(b.y!, forward(b)), false, variables(b));
+          for (const e of Object.values(learnt)) e.step();
           b.dispose();
         }
       }
       return {model: o.model, valAcc: await acc(split.val), testAcc: await acc(split.test), seconds: (Date.now() - started) / 1000};
     } finally {
       convs.forEach((c) => c.dispose());
+      Object.values(learnt).forEach((e) => e.dispose());
       head?.dispose();
       train.dispose();
       opt.dispose();
