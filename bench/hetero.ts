@@ -14,48 +14,13 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {edgeTypeKey, EdgeType, HeteroGraph, TypedEdges} from '../src/graph/hetero_graph';
+import {edgeTypeKey} from '../src/graph/hetero_graph';
 import {RgcnConv} from '../src/nn/hetero/rgcn_conv';
 import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
 import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
-import {seededRng} from '../src/util/random';
 import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
-
-function magShaped(scale: number): HeteroGraph {
-  const n = (x: number) => Math.max(1, Math.round(x * scale));
-  const numNodes = {paper: n(736389), author: n(1134649), institution: n(8740), field_of_study: n(59965)};
-  const rng = seededRng(1);
-  const edges = (m: number, ns: number, nd: number): TypedEdges => ({
-    src: Int32Array.from({length: m}, () => Math.floor(rng() * ns)),
-    dst: Int32Array.from({length: m}, () => Math.floor(rng() * nd)),
-  });
-  const rel: [EdgeType, number][] = [
-    [['paper', 'cites', 'paper'], n(5416271)],
-    [['author', 'writes', 'paper'], n(7145660)],
-    [['author', 'affiliated_with', 'institution'], n(1043998)],
-    [['paper', 'has_topic', 'field_of_study'], n(7505078)],
-  ];
-  const dim = 128,
-    classes = 349;
-  const values = Float32Array.from({length: numNodes.paper * dim}, () => rng() * 2 - 1);
-  const labels = Int32Array.from({length: numNodes.paper}, () => Math.floor(rng() * classes));
-  const train = Int32Array.from({length: Math.floor(numNodes.paper * 0.85)}, (_, i) => i);
-  const g = HeteroGraph.fromEdges(
-    numNodes,
-    rel.map(([type, m]) => ({
-      type,
-      edges: edges(m, numNodes[type[0] as keyof typeof numNodes], numNodes[type[2] as keyof typeof numNodes]),
-    })),
-    {
-      features: {paper: {values, dim}},
-      labels: {type: 'paper', labels, numClasses: classes, split: {train, val: new Int32Array(0), test: new Int32Array(0)}},
-    },
-  );
-  const u = g.toUndirected();
-  g.free();
-  return u;
-}
+import {magShaped} from './mag_shaped';
 
 /** A batch for PyG: each layer's types' input counts, its edges (source and destination index in the layer's homogeneous form) and relation ids. */
 function dumpBatch(b: TypedBatch, types: string[], relations: string[], dir: string, k: number): object {

@@ -11,6 +11,35 @@ import {edgeTypeKey, HeteroGraph} from './hetero_graph';
 import {hopSeed, SampleOptions} from './native_sampling';
 import {uniqueAndRelabel} from './subgraph';
 
+// Relabelling a type's ids through a mark per vertex of the type (its new id, or -1): one pass in order,
+// where sorting would take n log n. The marks live with the graph and are left all -1 after each use.
+// Types past this many vertices relabel by sorting (uniqueAndRelabel) instead of holding 4 bytes each.
+const MAX_MARKED_VERTICES = 1 << 28;
+const marksOf = new WeakMap<HeteroGraph, Map<string, Int32Array>>();
+
+function relabelType(g: HeteroGraph, type: string, all: Int32Array): {unique: Int32Array; inverse: Int32Array} {
+  const n = g.numNodes[type];
+  if (n > MAX_MARKED_VERTICES) return uniqueAndRelabel(all);
+  let byType = marksOf.get(g);
+  if (!byType) marksOf.set(g, (byType = new Map()));
+  let marks = byType.get(type);
+  if (!marks) byType.set(type, (marks = new Int32Array(n).fill(-1)));
+  const unique = new Int32Array(all.length),
+    inverse = new Int32Array(all.length);
+  let count = 0;
+  for (let i = 0; i < all.length; ++i) {
+    const v = all[i];
+    let m = marks[v];
+    if (m < 0) {
+      m = marks[v] = count;
+      unique[count++] = v;
+    }
+    inverse[i] = m;
+  }
+  for (let j = 0; j < count; ++j) marks[unique[j]] = -1;
+  return {unique: unique.slice(0, count), inverse};
+}
+
 export interface TypedLayer {
   /** Per vertex type: this layer's outputs (global ids of the type), a prefix of its inputs. */
   dst: Record<string, Int32Array>;
@@ -110,7 +139,7 @@ export function sampleTypedSeeds(
         at += d.ids.length;
         return at - d.ids.length;
       });
-      const {unique, inverse} = uniqueAndRelabel(all);
+      const {unique, inverse} = relabelType(g, t, all);
       src[t] = unique;
       mine.forEach((d, i) => positions.set(d.key, inverse.subarray(starts[i], starts[i] + d.ids.length)));
     }

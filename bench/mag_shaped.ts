@@ -1,0 +1,41 @@
+// A typed graph shaped like ogbn-mag (bench:hetero's and its probes'): ogbn-mag's types and counts (736,389
+// papers, 1,134,649 authors, 8,740 institutions, 59,965 fields of study), its four relations at their sizes
+// drawn uniformly and seeded, every relation made two-way (about 42M edges), 128 float32 features on
+// papers, 349 classes, 85 % of the papers for training; `scale` shrinks every count.
+import {EdgeType, HeteroGraph, TypedEdges} from '../src/graph/hetero_graph';
+import {seededRng} from '../src/util/random';
+
+export function magShaped(scale: number): HeteroGraph {
+  const n = (x: number) => Math.max(1, Math.round(x * scale));
+  const numNodes = {paper: n(736389), author: n(1134649), institution: n(8740), field_of_study: n(59965)};
+  const rng = seededRng(1);
+  const edges = (m: number, ns: number, nd: number): TypedEdges => ({
+    src: Int32Array.from({length: m}, () => Math.floor(rng() * ns)),
+    dst: Int32Array.from({length: m}, () => Math.floor(rng() * nd)),
+  });
+  const rel: [EdgeType, number][] = [
+    [['paper', 'cites', 'paper'], n(5416271)],
+    [['author', 'writes', 'paper'], n(7145660)],
+    [['author', 'affiliated_with', 'institution'], n(1043998)],
+    [['paper', 'has_topic', 'field_of_study'], n(7505078)],
+  ];
+  const dim = 128,
+    classes = 349;
+  const values = Float32Array.from({length: numNodes.paper * dim}, () => rng() * 2 - 1);
+  const labels = Int32Array.from({length: numNodes.paper}, () => Math.floor(rng() * classes));
+  const train = Int32Array.from({length: Math.floor(numNodes.paper * 0.85)}, (_, i) => i);
+  const g = HeteroGraph.fromEdges(
+    numNodes,
+    rel.map(([type, m]) => ({
+      type,
+      edges: edges(m, numNodes[type[0] as keyof typeof numNodes], numNodes[type[2] as keyof typeof numNodes]),
+    })),
+    {
+      features: {paper: {values, dim}},
+      labels: {type: 'paper', labels, numClasses: classes, split: {train, val: new Int32Array(0), test: new Int32Array(0)}},
+    },
+  );
+  const u = g.toUndirected();
+  g.free();
+  return u;
+}
