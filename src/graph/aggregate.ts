@@ -85,20 +85,28 @@ export function csrSplits(c: Csr, chunkEntries = SPMM_CHUNK_ENTRIES): {array: In
   return {array, numLong, numChunks};
 }
 
-function transpose(c: Csr, entryWeight?: (row: number, entry: number) => number): Csr {
+/**
+ * The block transposed, each entry with its forward position; with weights, entry e of row r weighs
+ * entryWeight[e] x rowWeight[r] (each 1 where absent).
+ */
+function transpose(c: Csr, w: {entryWeight?: Float32Array; rowWeight?: Float32Array} = {}): Csr {
+  const {rowPtr: fwdPtr, colIdx: fwdCol} = c;
+  const m = fwdCol.length;
   const rowPtr = new Int32Array(c.numCols + 1);
-  for (const col of c.colIdx) ++rowPtr[col + 1];
+  for (let e = 0; e < m; ++e) ++rowPtr[fwdCol[e] + 1];
   for (let i = 0; i < c.numCols; ++i) rowPtr[i + 1] += rowPtr[i];
   const fill = rowPtr.slice(0, c.numCols);
-  const colIdx = new Int32Array(c.colIdx.length),
-    edge = new Int32Array(c.colIdx.length);
-  const weight = entryWeight ? new Float32Array(c.colIdx.length) : undefined;
+  const colIdx = new Int32Array(m),
+    edge = new Int32Array(m);
+  const {entryWeight, rowWeight} = w;
+  const weight = entryWeight || rowWeight ? new Float32Array(m) : undefined;
   for (let r = 0; r < c.numRows; ++r) {
-    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) {
-      const at = fill[c.colIdx[e]]++;
+    const rw = rowWeight ? rowWeight[r] : 1;
+    for (let e = fwdPtr[r], end = fwdPtr[r + 1]; e < end; ++e) {
+      const at = fill[fwdCol[e]]++;
       colIdx[at] = r;
       edge[at] = e;
-      if (weight) weight[at] = entryWeight!(r, e);
+      if (weight) weight[at] = (entryWeight ? entryWeight[e] : 1) * rw;
     }
   }
   return {rowPtr, colIdx, edge, weight, numRows: c.numCols, numCols: c.numRows};
@@ -340,13 +348,11 @@ export class CsrBlock {
       if (!backward) c = gcnNormalized(this.csr, this.degrees);
       else {
         const forward = this.product('gcn', false);
-        c = transpose(forward, (_, e) => forward.weight![e]);
+        c = transpose(forward, {entryWeight: forward.weight});
       }
     } else if (!backward) c = reduce === 'sum' ? this.csr : {...this.csr, rowScale: float32Of(this.numRows, inv)};
     else {
-      const w = this.csr.weight;
-      const mean = reduce === 'mean';
-      c = transpose(this.csr, w ? (r, e) => w[e] * (mean ? inv(r) : 1) : mean ? inv : undefined);
+      c = transpose(this.csr, {entryWeight: this.csr.weight, rowWeight: reduce === 'mean' ? float32Of(this.numRows, inv) : undefined});
     }
     this.derived.set(key, c);
     return c;
