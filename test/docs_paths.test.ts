@@ -158,4 +158,35 @@ describe("the README's figures match the result files they cite", () => {
     }
     expect([...cited].sort()).to.deep.equal(Object.keys(FIGURES).sort());
   });
+
+  it("the main job's table is bench/results/main-job-table-cpubox.json, to two places", () => {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const {rows} = results('main-job-table-cpubox.json') as {rows: {graph: string; [k: string]: unknown}[]};
+    const lines = readme.split('\n');
+    const header = lines.findIndex((l) => l.startsWith('| graph | chosen | ours |'));
+    expect(header, 'README: the main job table').to.be.at.least(0);
+    const table = lines.slice(
+      header + 2,
+      lines.findIndex((l, i) => i > header && !l.startsWith('|')),
+    );
+    expect(table.length).to.equal(rows.length);
+    const cell = (v: unknown, always = false) => {
+      if (!Array.isArray(v)) return '';
+      const [m, s] = v as number[];
+      // A baseline that does not vary over seeds (a fixed split's) is its mean alone.
+      return !always && (100 * s).toFixed(2) === '0.00' ? (100 * m).toFixed(2) : `${(100 * m).toFixed(2)} ± ${(100 * s).toFixed(2)}`;
+    };
+    for (const r of rows) {
+      const line = table.find((l) => l.startsWith(`| ${r.graph}`));
+      expect(line, `README: no row for ${r.graph}`).to.not.equal(undefined);
+      const cells = line!.split('|').map((c) => c.trim());
+      expect(cells.slice(3, 8), r.graph).to.deep.equal([
+        cell(r.ours, true),
+        cell(r.labelPropagation),
+        cell(r.featuresOnly),
+        cell(r.sgc),
+        cell(r.structureOnly),
+      ]);
+    }
+  });
 });
