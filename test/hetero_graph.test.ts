@@ -11,7 +11,7 @@ import {expect} from 'chai';
 
 import {edgeTypeKey, HeteroGraph} from '../src/graph/hetero_graph';
 import {readOgbHetero} from '../src/graph/ogb_hetero';
-import {sampleTypedSubgraph} from '../src/graph/typed_sampling';
+import {sampleTypedSubgraph, TypedLayer} from '../src/graph/typed_sampling';
 import * as tf from '@tensorflow/tfjs-core';
 import * as wm from '../src/index';
 import {rgcnConv} from '../src/nn/hetero/rgcn_conv';
@@ -776,6 +776,55 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       expect(() => partial.apply({}, layer)).to.throw(/the layer has edge type .*, the conv has no weights for it/);
       partial.dispose();
       sub.dispose();
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      g.free();
+    }
+  });
+
+  it('typedLayerwise: every vertex a layer at a time equals one pass of the whole 2-hop neighbourhoods (R-GCN, two layers); bad options named', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(37);
+    const g = papersAndAuthors(rng);
+    const before = tf.memory().numTensors;
+    try {
+      const keys = g.edgeTypes.map(edgeTypeKey);
+      const tables = Object.fromEntries(
+        g.nodeTypes.map((t) => [
+          t,
+          tf.tensor2d(
+            Float32Array.from({length: g.numNodes[t] * 5}, () => rng() * 2 - 1),
+            [g.numNodes[t], 5],
+          ),
+        ]),
+      );
+      const convs = [
+        rgcnConv({inDim: 5, units: 4, relations: keys, numBases: 2, seed: 1}),
+        rgcnConv({inDim: 4, units: 3, relations: keys, seed: 2}),
+      ];
+      const layers = convs.map((c, i) => (x: Record<string, tf.Tensor2D>, layer: TypedLayer) => {
+        const out = c.apply(x, layer);
+        return i === 0 ? Object.fromEntries(Object.entries(out).map(([t, v]) => [t, tf.relu(v) as tf.Tensor2D])) : out;
+      });
+      const inputs = (t: string, ids: Int32Array) => tf.gather(tables[t], tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
+      for (const batchSize of [7, 1024]) {
+        const all = wm.nn.typedLayerwise(g, inputs, layers, {batchSize});
+        expect(all.paper.shape).to.deep.equal([30, 3]);
+        const papers = Int32Array.from({length: 30}, (_, i) => i);
+        const sub = sampleTypedSubgraph(g, 'paper', papers, [1000, 1000]);
+        const want = tf.tidy(() => {
+          let h: Record<string, tf.Tensor2D> = Object.fromEntries(Object.entries(sub.layers[0].src).map(([t, ids]) => [t, inputs(t, ids)]));
+          sub.layers.forEach((layer, i) => (h = layers[i](h, layer)));
+          return h.paper;
+        });
+        expectAllNear([Float64Array.from(all.paper.dataSync())], [Float64Array.from(want.dataSync())], `batchSize ${batchSize}`);
+        tf.dispose([want, ...Object.values(all)]);
+        sub.dispose();
+      }
+      expect(() => wm.nn.typedLayerwise(g, inputs, layers, {batchSize: 0})).to.throw(/batchSize must be a positive integer, got 0/);
+      expect(() => wm.nn.typedLayerwise(g, inputs, [])).to.throw(/no layers/);
+      convs.forEach((c) => c.dispose());
+      tf.dispose(Object.values(tables));
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
       g.free();

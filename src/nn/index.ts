@@ -51,6 +51,8 @@ export {RgatConv, rgatConv} from './hetero/rgat_conv';
 export {HeteroConv, heteroConv} from './hetero/hetero_conv';
 export type {HeteroAggregation} from './hetero/hetero_conv';
 export {HgtConv, hgtConv} from './hetero/hgt_conv';
+export {typedLayerwise} from './typed_layerwise';
+export type {TypedLayerFn} from './typed_layerwise';
 export type {HgtConvOptions} from './hetero/hgt_conv';
 export type {RgatConvOptions} from './hetero/rgat_conv';
 export {TypedNeighborLoader, typedInputs} from './typed_neighbor_loader';
