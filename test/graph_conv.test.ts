@@ -81,6 +81,30 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
   const r = rng(5);
   const xValues = Float32Array.from({length: n * inDim}, () => r() * 2 - 1);
 
+  it('a seed of 0 is a seed: layers, Glorot weights and the features baseline of the typed trainer draw the same values every time', async () => {
+    // tfjs' seeded ops take 0 for no seed (Math.random); ours map it to a fixed seed of its own.
+    const weightsOf = () => {
+      const layer = wm.nn.sageConv({units: 3, seed: 0});
+      const x = tf.ones([4, 2]);
+      const block = new CsrBlock(Int32Array.of(0, 1, 2, 3, 4), Int32Array.of(1, 2, 3, 0), 4);
+      tf.dispose(layer.apply(x, {graph: block}) as tf.Tensor);
+      const w = layer.getWeights().map((t) => Array.from(t.dataSync()));
+      layer.dispose();
+      tf.dispose(x);
+      block.dispose();
+      return w;
+    };
+    expect(weightsOf()).to.deep.equal(weightsOf());
+    const g = wm.graph.heteroCsbm({papers: 200, authors: 50, seed: 2});
+    try {
+      const run = () => wm.train.trainTypedNodeClassification(g, {model: 'features', epochs: 2, seed: 0});
+      const [a, b] = [await run(), await run()];
+      expect([a.valAcc, a.testAcc]).to.deep.equal([b.valAcc, b.testAcc]);
+    } finally {
+      g.free();
+    }
+  });
+
   it('gcnConv: act(Â x W + b) with self loops and symmetric normalisation, or the plain sum; gradients in x and the weights', () => {
     const block = CsrBlock.fromGraph(graph);
     const x = tf.tensor2d(xValues, [n, inDim]);

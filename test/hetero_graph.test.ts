@@ -12,6 +12,7 @@ import {expect} from 'chai';
 import {edgeTypeKey, HeteroGraph} from '../src/graph/hetero_graph';
 import {readOgbHetero} from '../src/graph/ogb_hetero';
 import {sampleTypedSubgraph, TypedLayer} from '../src/graph/typed_sampling';
+import type {TypedLayerFn} from '../src/nn/typed_layerwise';
 import * as tf from '@tensorflow/tfjs-core';
 import * as wm from '../src/index';
 import {rgcnConv} from '../src/nn/hetero/rgcn_conv';
@@ -782,7 +783,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     }
   });
 
-  it('typedLayerwise: every vertex a layer at a time equals one pass of the whole 2-hop neighbourhoods (R-GCN, two layers); bad options named', async () => {
+  it('typedLayerwise: every vertex a layer at a time equals one pass of the whole 2-hop neighbourhoods (R-GCN and HGT, two layers); bad options named', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(37);
     const g = papersAndAuthors(rng);
@@ -798,32 +799,45 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
           ),
         ]),
       );
-      const convs = [
-        rgcnConv({inDim: 5, units: 4, relations: keys, numBases: 2, seed: 1}),
-        rgcnConv({inDim: 4, units: 3, relations: keys, seed: 2}),
-      ];
-      const layers = convs.map((c, i) => (x: Record<string, tf.Tensor2D>, layer: TypedLayer) => {
-        const out = c.apply(x, layer);
-        return i === 0 ? Object.fromEntries(Object.entries(out).map(([t, v]) => [t, tf.relu(v) as tf.Tensor2D])) : out;
-      });
       const inputs = (t: string, ids: Int32Array) => tf.gather(tables[t], tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
-      for (const batchSize of [7, 1024]) {
-        const all = wm.nn.typedLayerwise(g, inputs, layers, {batchSize});
-        expect(all.paper.shape).to.deep.equal([30, 3]);
-        const papers = Int32Array.from({length: 30}, (_, i) => i);
-        const sub = sampleTypedSubgraph(g, 'paper', papers, [1000, 1000]);
-        const want = tf.tidy(() => {
-          let h: Record<string, tf.Tensor2D> = Object.fromEntries(Object.entries(sub.layers[0].src).map(([t, ids]) => [t, inputs(t, ids)]));
-          sub.layers.forEach((layer, i) => (h = layers[i](h, layer)));
-          return h.paper;
+      const stacks: [string, {apply: TypedLayerFn; dispose(): void}[]][] = [
+        [
+          'rgcn',
+          [rgcnConv({inDim: 5, units: 4, relations: keys, numBases: 2, seed: 1}), rgcnConv({inDim: 4, units: 3, relations: keys, seed: 2})],
+        ],
+        [
+          'hgt',
+          [
+            wm.nn.hgtConv({inDim: 5, units: 4, heads: 2, nodeTypes: g.nodeTypes, relations: keys, seed: 1}),
+            wm.nn.hgtConv({inDim: 4, units: 3, nodeTypes: g.nodeTypes, relations: keys, seed: 2}),
+          ],
+        ],
+      ];
+      for (const [kind, convs] of stacks) {
+        const layers = convs.map((c, i) => (x: Record<string, tf.Tensor2D>, layer: TypedLayer) => {
+          const out = c.apply(x, layer);
+          return i === 0 && kind === 'rgcn' ? Object.fromEntries(Object.entries(out).map(([t, v]) => [t, tf.relu(v) as tf.Tensor2D])) : out;
         });
-        expectAllNear([Float64Array.from(all.paper.dataSync())], [Float64Array.from(want.dataSync())], `batchSize ${batchSize}`);
-        tf.dispose([want, ...Object.values(all)]);
-        sub.dispose();
+        for (const batchSize of [7, 1024]) {
+          const all = wm.nn.typedLayerwise(g, inputs, layers, {batchSize});
+          expect(all.paper.shape).to.deep.equal([30, 3]);
+          const papers = Int32Array.from({length: 30}, (_, i) => i);
+          const sub = sampleTypedSubgraph(g, 'paper', papers, [1000, 1000]);
+          const want = tf.tidy(() => {
+            let h: Record<string, tf.Tensor2D> = Object.fromEntries(
+              Object.entries(sub.layers[0].src).map(([t, ids]) => [t, inputs(t, ids)]),
+            );
+            sub.layers.forEach((layer, i) => (h = layers[i](h, layer)));
+            return h.paper;
+          });
+          expectAllNear([Float64Array.from(all.paper.dataSync())], [Float64Array.from(want.dataSync())], `${kind} batchSize ${batchSize}`);
+          tf.dispose([want, ...Object.values(all)]);
+          sub.dispose();
+        }
+        expect(() => wm.nn.typedLayerwise(g, inputs, layers, {batchSize: 0})).to.throw(/batchSize must be a positive integer, got 0/);
+        convs.forEach((c) => c.dispose());
       }
-      expect(() => wm.nn.typedLayerwise(g, inputs, layers, {batchSize: 0})).to.throw(/batchSize must be a positive integer, got 0/);
       expect(() => wm.nn.typedLayerwise(g, inputs, [])).to.throw(/no layers/);
-      convs.forEach((c) => c.dispose());
       tf.dispose(Object.values(tables));
       expect(tf.memory().numTensors).to.equal(before);
     } finally {

@@ -7,7 +7,7 @@
 // Native products (wm.graph.aggregate), on the GPU or the CPU.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {checkSeed} from '../util/random';
+import {checkSeed, tfSeed} from '../util/random';
 import {aggregate, CsrBlock} from './aggregate';
 import {CsrGraph} from './csr';
 
@@ -31,7 +31,7 @@ export function structureFeatures(graph: CsrGraph, o: StructureFeatureOptions = 
   const block = CsrBlock.fromGraph(graph);
   try {
     const out = tf.tidy(() => {
-      let h: tf.Tensor2D = tf.randomNormal([graph.numVertices, dim], 0, 1, 'float32', seed);
+      let h: tf.Tensor2D = tf.randomNormal([graph.numVertices, dim], 0, 1, 'float32', tfSeed(seed));
       const parts: tf.Tensor2D[] = [];
       for (let p = 0; p < powers; ++p) {
         h = aggregate(h, block, 'gcn');

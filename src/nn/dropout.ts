@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {layerNative} from '../native/domains';
+import {tfSeed} from '../util/random';
 
 /** The mask's threshold for a rate: a position whose 24-bit draw u satisfies u >= threshold is kept. */
 export function dropoutThreshold(rate: number): number {
@@ -25,7 +26,7 @@ export function dropout(x: tf.Tensor, rate: number, seed: number): tf.Tensor {
   if (!(Number.isSafeInteger(seed) && seed >= 0)) throw new RangeError(`dropout: seed must be an integer from 0 to 2^53 - 1, got ${seed}`);
   if (rate === 0) return x.clone();
   const b = tf.backend();
-  if (!(b instanceof WholeMemoryBackend) || !(b.gpu || b.hostKernels)) return tf.dropout(x, rate, undefined, seed);
+  if (!(b instanceof WholeMemoryBackend) || !(b.gpu || b.hostKernels)) return tf.dropout(x, rate, undefined, tfSeed(seed));
   const threshold = dropoutThreshold(rate),
     scale = Math.fround(1 / (1 - rate));
   const high = Math.floor(seed / 2 ** 32),

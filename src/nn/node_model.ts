@@ -8,6 +8,7 @@ import type {CsrGraph} from '../graph/csr';
 import type {Communicator} from '../memory/communicator';
 import type {Embedding, EmbeddingMemory} from './embedding';
 import type {SparseOptimizerConfig} from './sparse_optimizer';
+import {tfSeed} from '../util/random';
 
 /** What the node classifiers share: their inputs (features, a node-embedding table or both) and layer sizes. */
 export interface NodeModelConfig {
@@ -55,7 +56,7 @@ export function fullGraph(graph: CsrGraph): FullGraph {
 /** Glorot-uniform weights of `shape` for a layer from fanIn to fanOut units. */
 export function glorot(shape: number[], fanIn: number, fanOut: number, seed: number): tf.Tensor {
   const limit = Math.sqrt(6 / (fanIn + fanOut));
-  return tf.randomUniform(shape, -limit, limit, 'float32', seed);
+  return tf.randomUniform(shape, -limit, limit, 'float32', tfSeed(seed));
 }
 
 /** Each layer's input and output widths over inputs `inputWidth` wide: hidden layers hiddenDim wide, the last numClasses. */

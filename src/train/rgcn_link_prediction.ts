@@ -13,7 +13,7 @@ import type {TypedLayer} from '../graph/typed_sampling';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
 import {DistMult} from '../nn/kge/distmult';
 import {adam} from '../optimizers/fused_adam';
-import {seededRng} from '../util/random';
+import {seededRng, tfSeed} from '../util/random';
 import {evaluateKge, RankingMetrics} from './kge_ranking';
 
 export interface RgcnLinkOptions {
@@ -85,12 +85,12 @@ export async function trainRgcnLinkPrediction(
   const inDim = features?.dim ?? o.dim;
   const input = features
     ? tf.tensor2d(features.values, [n, features.dim])
-    : tf.tidy(() => tf.variable(tf.randomNormal([n, o.dim], 0, 1 / Math.sqrt(o.dim), 'float32', o.seed)));
+    : tf.tidy(() => tf.variable(tf.randomNormal([n, o.dim], 0, 1 / Math.sqrt(o.dim), 'float32', tfSeed(o.seed))));
   const convs = [
     new RgcnConv({inDim, units: o.dim, relations, numBases: o.numBases, seed: o.seed * 17 + 1}),
     new RgcnConv({inDim: o.dim, units: o.dim, relations, numBases: o.numBases, seed: o.seed * 17 + 2}),
   ];
-  const relVec = tf.tidy(() => tf.variable(tf.randomNormal([R, o.dim], 1, 0.1, 'float32', o.seed + 3)));
+  const relVec = tf.tidy(() => tf.variable(tf.randomNormal([R, o.dim], 1, 0.1, 'float32', tfSeed(o.seed + 3))));
   const vars = [...convs.flatMap((c) => c.variables), relVec, ...(features ? [] : [input as tf.Variable])];
   const encode = (): tf.Tensor2D => {
     const h1 = tf.relu(convs[0].apply({entity: input as tf.Tensor2D}, layer).entity) as tf.Tensor2D;

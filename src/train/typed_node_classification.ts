@@ -20,6 +20,7 @@ import type {TypedLayer} from '../graph/typed_sampling';
 import {typedLayerwise} from '../nn/typed_layerwise';
 import {FeatureTables, TypedBatch, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
 import {adam} from '../optimizers/fused_adam';
+import {tfSeed} from '../util/random';
 
 /**
  * 'sage': PyG's HeteroConv of SAGEConv (a SAGE layer per relation, summed); 'hgt': HGT layers (hidden wide, its
@@ -143,7 +144,9 @@ export async function trainTypedNodeClassification(
         : {};
     // A linear map to the classes: the features-alone baseline's model, and HGT's last step.
     const headIn = hops === 0 ? dim : o.model === 'hgt' ? o.hidden : 0;
-    const head = headIn ? tf.tidy(() => tf.variable(tf.randomNormal([headIn, l.numClasses], 0, 0.1, 'float32', o.seed))) : undefined;
+    const head = headIn
+      ? tf.tidy(() => tf.variable(tf.randomNormal([headIn, l.numClasses], 0, 0.1, 'float32', tfSeed(o.seed))))
+      : undefined;
     // heteroConv's layers make their weights on their first call (their widths are the inputs'): the
     // variables are gathered after the first batch's forward pass.
     let vars: tf.Variable[] | undefined;

@@ -36,3 +36,11 @@ export function shuffle<T extends {length: number; [i: number]: number}>(a: T, r
   }
   return a;
 }
+
+/**
+ * The seed to hand tfjs' seeded random ops (tf.randomNormal, tf.randomUniform, tfjs-layers' initializers):
+ * they take a seed of 0 for none and draw from Math.random, so 0 maps to a fixed non-zero seed of its own.
+ */
+export function tfSeed(seed: number): number {
+  return seed === 0 ? 0x5eed5eed : seed;
+}

@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {initializers, layers, LayerVariable, regularizers, Shape} from '@tensorflow/tfjs-layers';
 
 import {graphFor, GraphLayerInput, outputRows} from './graph_input';
+import {tfSeed} from '../../util/random';
 
 export type GraphActivation = 'linear' | 'relu' | 'elu' | 'tanh' | 'sigmoid' | 'leakyRelu';
 export type GraphInitializer = 'glorotUniform' | 'glorotNormal' | 'heUniform' | 'heNormal' | 'zeros';
@@ -83,7 +84,7 @@ export abstract class GraphConv extends layers.Layer {
 
   /** A trainable weight with the layer's initializer and regularizer (each weight its own seed). */
   protected kernel(name: string, shape: number[]): LayerVariable {
-    const seed = this.seed === undefined ? undefined : this.seed + 7919 * this.weightCount++;
+    const seed = this.seed === undefined ? undefined : tfSeed(this.seed + 7919 * this.weightCount++);
     type Init = ReturnType<typeof initializers.zeros>;
     const init: Init =
       this.kernelInitializer === 'zeros'
