@@ -835,6 +835,12 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
           sub.dispose();
         }
         expect(() => wm.nn.typedLayerwise(g, inputs, layers, {batchSize: 0})).to.throw(/batchSize must be a positive integer, got 0/);
+        const papersOnly = wm.nn.typedLayerwise(g, inputs, layers, {lastTypes: ['paper']});
+        expect(Object.keys(papersOnly)).to.deep.equal(['paper']);
+        tf.dispose(Object.values(papersOnly));
+        expect(() => wm.nn.typedLayerwise(g, inputs, layers, {lastTypes: ['venue']})).to.throw(
+          /lastTypes names 'venue', not a vertex type/,
+        );
         convs.forEach((c) => c.dispose());
       }
       expect(() => wm.nn.typedLayerwise(g, inputs, [])).to.throw(/no layers/);

@@ -15,22 +15,38 @@ export type TypedLayerFn = (x: Record<string, tf.Tensor2D>, layer: TypedLayer) =
  * Each type's outputs of the last of `layers`, for all of its vertices ([numNodes[t], width], one tensor
  * per type the last layer gives outputs for; the caller disposes them). `inputs(type, ids)` gives the
  * first layer's input rows. Types a layer gives no outputs for are absent from the next layer's inputs.
+ * `lastTypes`: the types the last layer computes (default: every type), as a classifier needs its own.
  */
 export function typedLayerwise(
   g: HeteroGraph,
   inputs: (type: string, ids: Int32Array) => tf.Tensor2D,
   layers: TypedLayerFn[],
-  o: {batchSize?: number} = {},
+  o: {batchSize?: number; lastTypes?: string[]} = {},
 ): Record<string, tf.Tensor2D> {
   const batch = o.batchSize ?? 1024;
   if (!Number.isInteger(batch) || batch < 1)
     throw new RangeError(`typedLayerwise: batchSize must be a positive integer, got ${o.batchSize}`);
   if (layers.length === 0) throw new RangeError('typedLayerwise: no layers');
-  // Every neighbour: a fan-out no row's degree reaches.
-  const all = Math.max(1, ...[...g.relations.values()].map((r) => r.numEdges));
+  for (const t of o.lastTypes ?? [])
+    if (!(t in g.numNodes)) throw new RangeError(`typedLayerwise: lastTypes names '${t}', not a vertex type (${g.nodeTypes.join(', ')})`);
+  // Every neighbour: each relation's fan-out is its largest in-degree. A block of rows is cut so that it
+  // times the largest fan-out into its type stays within what one sampling call returns.
+  const fanouts: Record<string, number[]> = {};
+  const widest: Record<string, number> = {};
+  for (const [key, r] of g.relations) {
+    const rows = g.numNodes[r.type[2]];
+    let most = 0;
+    for (let b = 0; b < rows; b += 1 << 20) {
+      const offsets = r.graph.offsets(b, Math.min(rows - b, 1 << 20) + 1); // (first, count)
+      for (let i = 0; i + 1 < offsets.length; ++i) most = Math.max(most, Number(offsets[i + 1]) - Number(offsets[i]));
+    }
+    fanouts[key] = [most];
+    widest[r.type[2]] = Math.max(widest[r.type[2]] ?? 0, most);
+  }
   let previous: Record<string, tf.Tensor2D> | undefined;
   try {
-    for (const f of layers) {
+    for (const [li, f] of layers.entries()) {
+      const types = li === layers.length - 1 && o.lastTypes ? o.lastTypes : g.nodeTypes;
       const read = (t: string, ids: Int32Array): tf.Tensor2D | undefined => {
         if (!previous) return inputs(t, ids);
         const table = previous[t];
@@ -38,10 +54,11 @@ export function typedLayerwise(
       };
       const parts = new Map<string, tf.Tensor2D[]>();
       try {
-        for (const t of g.nodeTypes) {
-          for (let b = 0; b < g.numNodes[t]; b += batch) {
-            const ids = Int32Array.from({length: Math.min(batch, g.numNodes[t] - b)}, (_, i) => b + i);
-            const sub = sampleTypedSeeds(g, {[t]: ids}, [all]);
+        for (const t of types) {
+          const rows = Math.max(1, Math.min(batch, Math.floor(2 ** 30 / Math.max(1, widest[t] ?? 0))));
+          for (let b = 0; b < g.numNodes[t]; b += rows) {
+            const ids = Int32Array.from({length: Math.min(rows, g.numNodes[t] - b)}, (_, i) => b + i);
+            const sub = sampleTypedSeeds(g, {[t]: ids}, fanouts);
             try {
               const layer = sub.layers[0];
               const y = tf.tidy(() => {

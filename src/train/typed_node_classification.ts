@@ -196,7 +196,7 @@ export async function trainTypedNodeClassification(
           const between = i < convs.length - 1 && o.model !== 'hgt';
           return between ? Object.fromEntries(Object.entries(out).map(([t, v]) => [t, tf.relu(v) as tf.Tensor2D])) : out;
         });
-        const last = typedLayerwise(g, inputsOf, layers, {batchSize: 1024});
+        const last = typedLayerwise(g, inputsOf, layers, {batchSize: 1024, lastTypes: [l.type]});
         try {
           const p = tf.tidy(() => tf.argMax(head ? tf.matMul(last[l.type], head) : last[l.type], 1));
           const out = Int32Array.from(p.dataSync());
