@@ -130,7 +130,6 @@ describe("the README's figures match the result files they cite", () => {
       };
       return `64 MiB: ${x(big('float32'))} (float32), ${x(big('bfloat16'))} (bfloat16) NCCL's speed; 4–512 KiB: ${smallCells('allreduce-2xh200-another-host-2026-11-28.json')}`;
     },
-    'allreduce-4xh200-plan-repeat-2026-11-28.json': () => smallCells('allreduce-4xh200-plan-repeat-2026-11-28.json'),
     'allreduce-4xh200-small-2026-11-28.json': () => smallCells('allreduce-4xh200-small-2026-11-28.json'),
     'kge-h200-2026-11-28.json': () => {
       const rows = results('kge-h200-2026-11-28.json').rows as {triplesPerSecond: number; pygTriplesPerSecond?: number}[];
