@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {MetricSeries, PlotRecord, plotTrainingCurves} from '../src/train/plot';
-import {checkTrustedFile} from '../src/util/trusted_files';
+import {readMetrics} from '../src/train/metrics_log';
 
 async function main(): Promise<void> {
   const file = process.argv[2];
@@ -12,18 +12,8 @@ async function main(): Promise<void> {
     console.error(`usage: npm run plot -- <metrics.jsonl>${file ? ` (no file ${file})` : ''}`);
     process.exit(2);
   }
-  checkTrustedFile(file, 'plot'); // a metrics file another user could have written is not drawn as this run's
-  const lines = fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l, i) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        throw new Error(`${file}:${i + 1}: not a JSON line`);
-      }
-    });
+  // A metrics file another user could have written is not drawn as this run's.
+  const lines = readMetrics(file, 'plot') as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   const records = lines.filter((r) => r.type === 'epoch').map((r) => ({seed: 0, ...r})) as PlotRecord[];
   if (records.length === 0) throw new Error(`${file} has no epoch records`);
   // The run's own plot record (title, series); for a log without one, guessed from the fields.

@@ -34,12 +34,8 @@ export function typedLayerwise(
   const fanouts: Record<string, number[]> = {};
   const widest: Record<string, number> = {};
   for (const [key, r] of g.relations) {
-    const rows = g.numNodes[r.type[2]];
     let most = 0;
-    for (let b = 0; b < rows; b += 1 << 20) {
-      const offsets = r.graph.offsets(b, Math.min(rows - b, 1 << 20) + 1); // (first, count)
-      for (let i = 0; i + 1 < offsets.length; ++i) most = Math.max(most, Number(offsets[i + 1]) - Number(offsets[i]));
-    }
+    for (const d of r.graph.degrees()) most = Math.max(most, d);
     fanouts[key] = [most];
     widest[r.type[2]] = Math.max(widest[r.type[2]] ?? 0, most);
   }

@@ -21,20 +21,9 @@ export class MetricsLog {
     fs.appendFileSync(this.file, JSON.stringify(record) + '\n');
   }
 
-  /** The records the file holds, in order (a file another user could have written is refused). */
+  /** The records the file holds, in order. */
   read(): Record<string, unknown>[] {
-    checkTrustedFile(this.file, 'metrics');
-    return fs
-      .readFileSync(this.file, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l, i) => {
-        try {
-          return JSON.parse(l) as Record<string, unknown>;
-        } catch {
-          throw new Error(`${this.file}:${i + 1}: not a JSON line`);
-        }
-      });
+    return readMetrics(this.file, 'metrics');
   }
 
   /** Keeps only the records `keep` accepts (atomically); returns them. */
@@ -43,4 +32,20 @@ export class MetricsLog {
     writeFileAtomically(this.file, Buffer.from(kept.map((r) => JSON.stringify(r) + '\n').join('')));
     return kept;
   }
+}
+
+/** A metrics file's records, in order; a file another user could have written is refused (naming `what`). */
+export function readMetrics(file: string, what: string): Record<string, unknown>[] {
+  checkTrustedFile(file, what);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l, i) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        throw new Error(`${file}:${i + 1}: not a JSON line`);
+      }
+    });
 }

@@ -10,6 +10,7 @@ import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {gatAggregate} from '../gat';
 import {glorot} from '../node_model';
+import {checkTypedInputs} from './typed_inputs';
 
 export interface RgatConvOptions {
   inDim: number;
@@ -77,12 +78,7 @@ export class RgatConv {
 
   apply(x: Record<string, tf.Tensor2D>, layer: TypedLayer): Record<string, tf.Tensor2D> {
     const {inDim, units, heads, concat, negativeSlope} = this.config;
-    for (const [t, rows] of Object.entries(layer.src)) {
-      const xt = x[t];
-      if (rows.length > 0 && !xt) throw new RangeError(`rgatConv: no input rows for vertex type '${t}' (the layer reads ${rows.length})`);
-      if (xt && (xt.rank !== 2 || xt.shape[0] !== rows.length || xt.shape[1] !== inDim))
-        throw new RangeError(`rgatConv: inputs of '${t}' must be [${rows.length}, ${inDim}], got [${xt.shape}]`);
-    }
+    checkTypedInputs('rgatConv', x, layer, inDim);
     return tf.tidy(() => {
       const out: Record<string, tf.Tensor2D> = {};
       for (const [t, rows] of Object.entries(layer.dst)) {

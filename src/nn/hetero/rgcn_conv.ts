@@ -10,6 +10,7 @@ import {aggregate} from '../../graph/aggregate';
 import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {glorot} from '../node_model';
+import {checkTypedInputs} from './typed_inputs';
 
 export interface RgcnConvOptions {
   /** Input width (every vertex type's). */
@@ -104,12 +105,7 @@ export class RgcnConv {
    */
   apply(x: Record<string, tf.Tensor2D>, layer: TypedLayer): Record<string, tf.Tensor2D> {
     const {inDim, units} = this.config;
-    for (const [t, rows] of Object.entries(layer.src)) {
-      const xt = x[t];
-      if (rows.length > 0 && !xt) throw new RangeError(`rgcnConv: no input rows for vertex type '${t}' (the layer reads ${rows.length})`);
-      if (xt && (xt.rank !== 2 || xt.shape[0] !== rows.length || xt.shape[1] !== inDim))
-        throw new RangeError(`rgcnConv: inputs of '${t}' must be [${rows.length}, ${inDim}], got [${xt.shape}]`);
-    }
+    checkTypedInputs('rgcnConv', x, layer, inDim);
     const out: Record<string, tf.Tensor2D> = {};
     return tf.tidy(() => {
       for (const [t, rows] of Object.entries(layer.dst)) {
