@@ -102,6 +102,39 @@ function expectAllNear(ours: Float64Array[], ref: Float64Array[], what: string):
   });
 }
 
+/**
+ * A typed layer's value under a fixed weighting of its outputs and its gradients (the inputs', then each variable's
+ * that gets one), on the wholememory backend and then on tfjs-backend-cpu: [ours, reference].
+ */
+function gradsOnBothBackends(
+  conv: {apply(x: Record<string, tf.Tensor2D>, layer: TypedLayer): Record<string, tf.Tensor2D>; variables: tf.Variable[]},
+  layer: TypedLayer,
+  inputs: () => Record<string, tf.Tensor2D>,
+): [Float64Array[], Float64Array[]] {
+  const run = () => {
+    const x = inputs();
+    const types = Object.keys(x);
+    const f = (...a: tf.Tensor[]) => {
+      const out = conv.apply(Object.fromEntries(types.map((t, i) => [t, a[i] as tf.Tensor2D])), layer);
+      return tf.addN(Object.values(out).map((o) => tf.sum(tf.mul(o, tf.sin(tf.range(0, o.size).reshape(o.shape)))))) as tf.Scalar;
+    };
+    const xs = types.map((t) => x[t]);
+    const all = tf.tidy(() => {
+      const {value, grads} = tf.valueAndGrads(f)(xs);
+      const wg = tf.variableGrads(() => f(...xs), conv.variables).grads;
+      return [value, ...grads, ...conv.variables.filter((v) => wg[v.name]).map((v) => wg[v.name])];
+    });
+    const values = all.map((t) => Float64Array.from(t.dataSync()));
+    tf.dispose([...all, ...xs]);
+    return values;
+  };
+  const ours = run();
+  tf.setBackend('cpu');
+  const ref = run();
+  tf.setBackend(wm.BACKEND_NAME);
+  return [ours, ref];
+}
+
 describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
   it('each relation holds its edges as rows of destinations (duplicates kept, ids of different types never mixed); reverse relations; one homogeneous graph with relation ids', () => {
     const rng = seededRng(5);
@@ -461,26 +494,9 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       for (const t of Object.keys(layer.src)) xv[t] = Float32Array.from({length: layer.src[t].length * inDim}, () => rng() * 2 - 1);
       for (const concat of [true, false]) {
         const conv = rgatConv({inDim, units: 3, heads: 2, relations: g.edgeTypes.map(edgeTypeKey), concat, seed: 4});
-        const run = () => {
-          const types = Object.keys(xv);
-          const xs = types.map((t) => tf.tensor2d(xv[t], [xv[t].length / inDim, inDim]));
-          const f = (...inputs: tf.Tensor[]) => {
-            const out = conv.apply(Object.fromEntries(types.map((t, i) => [t, inputs[i] as tf.Tensor2D])), layer);
-            return tf.addN(Object.values(out).map((o) => tf.sum(tf.mul(o, tf.sin(tf.range(0, o.size).reshape(o.shape)))))) as tf.Scalar;
-          };
-          const all = tf.tidy(() => {
-            const {value, grads} = tf.valueAndGrads(f)(xs);
-            const wg = tf.variableGrads(() => f(...xs), conv.variables).grads;
-            return [value, ...grads, ...conv.variables.map((v) => wg[v.name])];
-          });
-          const values = all.map((t) => Float64Array.from(t.dataSync()));
-          tf.dispose([...all, ...xs]);
-          return values;
-        };
-        const ours = run();
-        tf.setBackend('cpu');
-        const ref = run();
-        tf.setBackend(wm.BACKEND_NAME);
+        const [ours, ref] = gradsOnBothBackends(conv, layer, () =>
+          Object.fromEntries(Object.entries(xv).map(([t, v]) => [t, tf.tensor2d(v, [v.length / inDim, inDim])])),
+        );
         expectAllNear(ours, ref, `concat ${concat}`);
         conv.dispose();
       }
@@ -739,30 +755,9 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         expect(Object.keys(got).sort()).to.deep.equal(Object.keys(want).sort());
         for (const t of Object.keys(want)) expectAllNear([Float64Array.from(got[t].dataSync())], [want[t]], `hgtConv units ${units} ${t}`);
         tf.dispose([...Object.values(got), ...Object.values(inputs)]);
-        // Gradients of the inputs and every weight: the same on tfjs-backend-cpu.
-        const run = () => {
-          const x = xs();
-          const f = () => {
-            const o = conv.apply(x, layer);
-            return tf.addN(Object.values(o).map((v) => tf.sum(tf.mul(v, tf.sin(tf.range(0, v.size).reshape(v.shape)))))) as tf.Scalar;
-          };
-          const all = tf.tidy(() => {
-            const {value, grads} = tf.valueAndGrads((...a: tf.Tensor[]) => {
-              const o = conv.apply(Object.fromEntries(types.map((t, i) => [t, a[i] as tf.Tensor2D])), layer);
-              return tf.addN(Object.values(o).map((v) => tf.sum(tf.mul(v, tf.sin(tf.range(0, v.size).reshape(v.shape)))))) as tf.Scalar;
-            })(types.map((t) => x[t]));
-            const wg = tf.variableGrads(f, conv.variables).grads;
-            // The gate's weight has a gradient only where a type's input is as wide as the output.
-            return [value, ...grads, ...conv.variables.filter((v) => wg[v.name]).map((v) => wg[v.name])];
-          });
-          const values = all.map((t) => Float64Array.from(t.dataSync()));
-          tf.dispose([...all, ...Object.values(x)]);
-          return values;
-        };
-        const ours = run();
-        tf.setBackend('cpu');
-        const ref = run();
-        tf.setBackend(wm.BACKEND_NAME);
+        // Gradients of the inputs and every weight (the gate's only where a type's input is as wide as the
+        // output): the same on tfjs-backend-cpu.
+        const [ours, ref] = gradsOnBothBackends(conv, layer, xs);
         expect(ours.length).to.equal(1 + types.length + conv.variables.length - (units === 4 ? 2 : 0));
         expectAllNear(ours, ref, `hgtConv gradients units ${units}`);
         conv.dispose();
