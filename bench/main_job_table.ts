@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
+import {readMetrics} from '../src/train/metrics_log';
 import {writeBenchResult} from './bench_util';
 
 /** Each row: what the README calls the graph and the main job's data arguments. */
@@ -34,11 +35,7 @@ function run(args: string[]): {summary: Summary; smoothed: boolean} {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     if (r.status !== 0) throw new Error(`npm start -- ${args.join(' ')} failed (${r.status}): ${r.stdout.slice(-2000)}`);
-    const records = fs
-      .readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as Summary);
+    const records = readMetrics(path.join(out, 'metrics.jsonl'), 'bench:main-job') as Summary[];
     const summary = records.find((x) => x.type === 'summary');
     if (!summary) throw new Error(`npm start -- ${args.join(' ')} wrote no summary`);
     return {summary, smoothed: records.some((x) => x.type === 'seed' && (x as {smoothed?: boolean}).smoothed === true)};
