@@ -50,6 +50,13 @@ export function envPositiveInt(name: string, fallback: number): number {
   return v;
 }
 
+/** One of `choices` from the environment variable `name`, else `fallback`. */
+export function envChoice<T extends string>(name: string, choices: readonly T[], fallback: T): T {
+  const v = process.env[name] ?? fallback;
+  if (!(choices as readonly string[]).includes(v)) throw new RangeError(`${name} must be one of ${choices.join(', ')}, got ${v}`);
+  return v as T;
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];

@@ -18,7 +18,7 @@ import {KgeModelName} from '../src/nn/kge/kge_model';
 import {DEFAULT_KGE, KgeTrainOptions, trainKge} from '../src/train/kge';
 import {evaluateKge} from '../src/train/kge_ranking';
 import {seededRng, shuffle} from '../src/util/random';
-import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
+import {envChoice, envPositiveInt, torchJson, writeBenchResult} from './bench_util';
 
 interface Row {
   model: string;
@@ -119,8 +119,8 @@ async function main(): Promise<void> {
 /**
  * BENCH_KGE_FREEBASE=<fraction>: a Freebase-shaped graph at that fraction of Freebase's size (1: 86,054,151
  * entities, 14,824 relations, 338,586,276 triples), transE (dim 400) and complEx (dim 200: 400 stored numbers),
- * bfloat16 tables, 256 negatives per chunk of 256, batch BENCH_KGE_FREEBASE_BATCH, sparse SGD (no optimizer state
- * beside a table this size), one epoch: triples/s and the epoch's seconds.
+ * bfloat16 tables, 256 negatives per chunk of 256, batch BENCH_KGE_FREEBASE_BATCH, the sparse optimizer
+ * BENCH_KGE_FREEBASE_OPTIMIZER (sgd: no state; rowAdagrad: a float per row), one epoch: triples/s and the epoch's seconds.
  */
 async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
   const fraction = Number(process.env.BENCH_KGE_FREEBASE ?? 0);
@@ -141,6 +141,7 @@ async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
     ['complEx', 200],
   ] as const) {
     const batch = envPositiveInt('BENCH_KGE_FREEBASE_BATCH', 8192);
+    const optimizer = envChoice('BENCH_KGE_FREEBASE_OPTIMIZER', ['sgd', 'rowAdagrad'] as const, 'sgd');
     const {model: m, epochs} = await trainKge(kg, {
       model,
       dim,
@@ -149,7 +150,7 @@ async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
       batchSize: batch,
       chunkSize: 256,
       negatives: 256,
-      optimizer: 'sgd',
+      optimizer,
       learningRate: 0.1,
     });
     m.dispose();
@@ -157,6 +158,7 @@ async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
       model,
       dim,
       batch,
+      optimizer,
       triplesPerSecond: epochs[0].triplesPerSecond,
       epochSeconds: epochs[0].seconds,
       loss: epochs[0].loss,

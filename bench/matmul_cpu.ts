@@ -1,13 +1,13 @@
 // The CPU matrix product (tf.matMul on the 'wholememory' backend's C++ core) beside NumPy/OpenBLAS in the
 // same run, same threads, float32: the shapes GNN training makes (X·W, Xᵀ·dY, dY·Wᵀ on Cora, CiteSeer and
 // ogbn-arxiv widths; tall-skinny and wide-short; batched; every transpose variant), each the median of
-// BENCH_REPS. `npm run bench:matmul-cpu`; TFJS_WHOLEMEMORY_DEVICE=cpu on a GPU machine.
+// BENCH_REPS, then the median over BENCH_ROUNDS rounds. `npm run bench:matmul-cpu`; TFJS_WHOLEMEMORY_DEVICE=cpu on a GPU machine.
 import * as os from 'os';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {envPositiveInt, timeTensorsMs, torchJson, writeBenchResult} from './bench_util';
+import {envPositiveInt, median, timeTensorsMs, torchJson, writeBenchResult} from './bench_util';
 
 type Shape = [batch: number, m: number, n: number, k: number, transA: boolean, transB: boolean, what: string];
 
@@ -33,24 +33,45 @@ const SHAPES: Shape[] = [
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const reps = envPositiveInt('BENCH_REPS', 15);
+  // Rounds of ours then NumPy's, each side's figure the median over rounds: a shared machine's slow spells
+  // fall on both sides alike instead of on whichever ran in them.
+  const rounds = envPositiveInt('BENCH_ROUNDS', 3);
   const threads = wm.deviceInfo().hostThreads;
-  const ours = SHAPES.map(([batch, m, n, k, ta, tb]) => {
-    const a = tf.randomNormal(batch === 1 ? (ta ? [k, m] : [m, k]) : ta ? [batch, k, m] : [batch, m, k], 0, 1, 'float32', 1);
-    const b = tf.randomNormal(batch === 1 ? (tb ? [n, k] : [k, n]) : tb ? [batch, n, k] : [batch, k, n], 0, 1, 'float32', 2);
-    const ms = timeTensorsMs(() => tf.matMul(a, b, ta, tb), reps);
-    tf.dispose([a, b]);
-    return ms;
-  });
   process.env.OPENBLAS_NUM_THREADS = String(threads);
-  const np = torchJson<{ms: number[]; numpy: string; blas: string}>('matmul_numpy.py', [
-    JSON.stringify(SHAPES.map((s) => s.slice(0, 6))),
-    String(reps),
-  ]);
+  const oursRounds: number[][] = [],
+    npRounds: number[][] = [];
+  let np: {ms: number[]; numpy: string; blas: string} | undefined;
+  for (let r = 0; r < rounds; ++r) {
+    oursRounds.push(
+      SHAPES.map(([batch, m, n, k, ta, tb]) => {
+        const a = tf.randomNormal(batch === 1 ? (ta ? [k, m] : [m, k]) : ta ? [batch, k, m] : [batch, m, k], 0, 1, 'float32', 1);
+        const b = tf.randomNormal(batch === 1 ? (tb ? [n, k] : [k, n]) : tb ? [batch, n, k] : [batch, k, n], 0, 1, 'float32', 2);
+        const ms = timeTensorsMs(() => tf.matMul(a, b, ta, tb), reps);
+        tf.dispose([a, b]);
+        return ms;
+      }),
+    );
+    np = torchJson<{ms: number[]; numpy: string; blas: string}>('matmul_numpy.py', [
+      JSON.stringify(SHAPES.map((s) => s.slice(0, 6))),
+      String(reps),
+    ]);
+    if (np) npRounds.push(np.ms);
+  }
+  const medianOver = (runs: number[][], i: number) => median(runs.map((r) => r[i]));
+  const ours = SHAPES.map((_, i) => medianOver(oursRounds, i));
+  if (np) np = {...np, ms: SHAPES.map((_, i) => medianOver(npRounds, i))};
   const rows = SHAPES.map((s, i) => {
     const [batch, m, n, k, ta, tb, what] = s;
     return {what, batch, m, n, k, transA: ta, transB: tb, oursMs: ours[i], numpyMs: np?.ms[i], ratio: np ? ours[i] / np.ms[i] : undefined};
   });
-  writeBenchResult('matmul_cpu', {machine: `${os.cpus()[0].model}, ${threads} threads`, numpy: np?.numpy, blas: np?.blas, reps, rows});
+  writeBenchResult('matmul_cpu', {
+    machine: `${os.cpus()[0].model}, ${threads} threads`,
+    numpy: np?.numpy,
+    blas: np?.blas,
+    reps,
+    rounds,
+    rows,
+  });
   console.log(`threads ${threads}; NumPy ${np?.numpy ?? '-'} (${np?.blas ?? 'not run'})`);
   console.log('shape                      ours ms   numpy ms   ours/numpy');
   for (const r of rows)

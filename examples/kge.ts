@@ -78,8 +78,8 @@ const program = new Command()
   .option('--regularization-weight <x>', 'weight of the regularizer', nonNegativeNumber('--regularization-weight'), d.regularizationWeight)
   .option(
     '--optimizer <kind>',
-    'adam, adagrad or sgd (sparse: only the rows a step touched)',
-    choice('--optimizer', ['adam', 'adagrad', 'sgd'] as const),
+    'adam, adagrad, rowAdagrad (one state per entity) or sgd (sparse: only the rows a step touched)',
+    choice('--optimizer', ['adam', 'adagrad', 'rowAdagrad', 'sgd'] as const),
     d.optimizer,
   )
   .option('--lr <x>', 'learning rate', positiveNumber('--lr'), d.learningRate)

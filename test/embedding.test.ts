@@ -341,3 +341,80 @@ describe('wm.nn.embedding', () => {
     expect(() => wm.nn.embedding({rows: 2, dim: 2, memory: 'striped' as never})).to.throw(/memory must be/);
   });
 });
+
+// Row-wise AdaGrad: one state per row, the mean of the row's squared summed gradient (weight decay added).
+describe('wm.nn.rowAdagrad', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  const lr = 0.1,
+    wd = 0.01,
+    eps = 1e-10;
+  for (const memory of memories()) {
+    for (const dtype of ['float32', 'bfloat16'] as wm.nn.EmbeddingDType[]) {
+      it(`keeps one state per row and steps each row against it, as a float64 reference: ${memory} ${dtype}`, () => {
+        for (const [rows, dim] of [
+          [50, 6],
+          [40, 33],
+          [9, 130],
+        ]) {
+          const emb = wm.nn.embedding({rows, dim, dtype, memory, optimizer: wm.nn.rowAdagrad({lr, weightDecay: wd})});
+          emb.write(
+            Int32Array.from({length: rows}, (_, i) => i),
+            Float32Array.from(randomRows(rows, dim, 5)),
+          );
+          const ref = Float64Array.from(emb.read(Int32Array.from({length: rows}, (_, i) => i)).dataSync());
+          const state = new Float64Array(rows);
+          let nonFinite = 0;
+          for (let t = 1; t <= 3; ++t) {
+            // Step 2: row 3 a hundred times (a run past two warp windows), and a NaN and an Inf element.
+            const ids = t === 2 ? Int32Array.from([...randomIds(20, rows, 7), ...new Array(100).fill(3)]) : randomIds(40, rows, 100 + t);
+            const g = Float32Array.from(randomRows(ids.length, dim, 300 + t));
+            if (t === 2) {
+              g[1] = NaN;
+              g[dim + 2] = Infinity;
+            }
+            const grads = tf.tensor2d(g, [ids.length, dim]);
+            emb.applyGradients(ids, grads);
+            grads.dispose();
+            const sum = new Map<number, Float64Array>();
+            ids.forEach((r, i) => {
+              const acc = sum.get(r) ?? new Float64Array(dim);
+              for (let j = 0; j < dim; ++j) acc[j] += g[i * dim + j];
+              sum.set(r, acc);
+            });
+            for (const [r, acc] of sum) {
+              let squares = 0;
+              for (let j = 0; j < dim; ++j) if (Number.isFinite(acc[j])) squares += (acc[j] + wd * ref[r * dim + j]) ** 2;
+              state[r] += squares / dim;
+              for (let j = 0; j < dim; ++j) {
+                if (!Number.isFinite(acc[j])) {
+                  ++nonFinite;
+                  continue;
+                }
+                const gj = acc[j] + wd * ref[r * dim + j];
+                ref[r * dim + j] -= (lr * gj) / (Math.sqrt(state[r]) + eps);
+              }
+            }
+          }
+          const what = `rowAdagrad ${memory} ${dtype} ${rows}x${dim}`;
+          const got = emb.read(Int32Array.from({length: rows}, (_, i) => i)).dataSync();
+          // bfloat16 rounds every stored row after each step; the reference keeps float64 rows.
+          expectNear(got, ref, dtype === 'float32' ? 1e-5 : 3e-2, what);
+          expect(emb.skippedGradients(), `${what}: skipped`).to.equal(nonFinite);
+          const saved = emb.exportState();
+          expect(saved.states.length).to.equal(1);
+          expect(saved.states[0].length, `${what}: one state per row`).to.equal(rows);
+          expectNear(saved.states[0], state, dtype === 'float32' ? 1e-5 : 3e-2, `${what}: states`);
+          expect(() => emb.importState({...saved, states: [new Float32Array(rows * dim)]})).to.throw(
+            new RegExp(`optimizer state 0 holds ${rows * dim} values, the table's hold ${rows}`),
+          );
+          emb.importState(saved);
+          expectNear(emb.exportState().states[0], saved.states[0], 0, `${what}: states restored`);
+          emb.dispose();
+        }
+      });
+    }
+  }
+});

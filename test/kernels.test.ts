@@ -933,6 +933,11 @@ describe('native kernels match tfjs-backend-cpu', () => {
         [[8, 29, 300], [8, 300, 50], false, false],
         [[8, 300, 29], [8, 50, 300], true, true],
         [[3, 0], [0, 40], false, false],
+        // 8 columns or fewer (a product into a few classes): tiles of 12 rows by 8 columns.
+        [[37, 300], [300, 7], false, false],
+        [[300, 37], [5, 300], true, true],
+        [[2708, 16], [16, 8], false, false],
+        [[300, 13], [300, 1], true, false],
       ];
       for (const [sa, sb, ta, tb] of cases) {
         await checkAgainstCpu(

@@ -1,6 +1,8 @@
 // The package as users get it: npm pack with the compiled addon inside as the prebuilt one
 // (scripts/pack-prebuilt.sh), installed into a new project where no compiler, CMake or nvcc is on
-// PATH. Dependencies come from this checkout's node_modules, so the install needs no registry.
+// PATH, beside the project's own @tensorflow/tfjs (a peer: the install keeps the user's copy), and
+// the README's snippets run there as written. Dependencies come from this checkout's node_modules, so
+// the install needs no registry.
 import {expect} from 'chai';
 import {spawnSync, SpawnSyncReturns} from 'child_process';
 import * as fs from 'fs';
@@ -9,6 +11,7 @@ import * as path from 'path';
 
 import * as wm from '../src/index';
 import {addonLocation} from '../src/native/addon';
+import {readmeSnippets} from './snippets';
 
 const root = path.join(__dirname, '..', '..');
 const TOOLCHAIN = ['g++', 'gcc', 'cc', 'c++', 'clang', 'cmake', 'nvcc', 'make', 'ninja'];
@@ -93,6 +96,24 @@ describe('prebuilt package', () => {
     // [[1.5,-2],[3,4.25]]^2 + 1
     expect(out.y).to.deep.equal([1.5 * 1.5 - 2 * 3 + 1, 1.5 * -2 - 2 * 4.25 + 1, 3 * 1.5 + 4.25 * 3 + 1, 3 * -2 + 4.25 * 4.25 + 1]);
     if (wm.deviceInfo().gpu) expect(out.kernels).to.be.a('string');
+
+    // One copy of tfjs-core and of tfjs-layers: the project's, which the package uses.
+    for (const pkg of ['tfjs-core', 'tfjs-layers']) {
+      const copies = run('find', [app, '-path', `*/@tensorflow/${pkg}/package.json`], app, process.env)
+        .stdout.trim()
+        .split('\n');
+      expect(copies, pkg).to.deep.equal([path.join(app, 'node_modules', '@tensorflow', pkg, 'package.json')]);
+    }
+    // The README's snippets (they require the user's '@tensorflow/tfjs'), as written, in the project.
+    const snippets = readmeSnippets(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
+    expect(snippets.length).to.be.at.least(2);
+    for (const [k, snippet] of snippets.entries()) {
+      const file = path.join(app, `readme-${k}.js`);
+      fs.writeFileSync(file, snippet.code);
+      const r = run(path.join(bin, 'node'), [file], app, env);
+      expect(r.status, `README.md:${snippet.line}\n${r.stdout}${r.stderr}`).to.equal(0);
+      expect(r.stderr, `README.md:${snippet.line}`).to.not.match(/already registered|Error/);
+    }
 
     // The doctor, as the installed package runs it.
     const doctor = run(path.join(bin, 'node'), [path.join(pkgDir, 'dist', 'bin', 'tfjs-wm-doctor.js')], app, env);

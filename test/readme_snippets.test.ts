@@ -10,23 +10,9 @@ import * as path from 'path';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
+import {readmeSnippets} from './snippets';
 
 const root = path.resolve(__dirname, '..', '..');
-
-/** The README's ```js blocks, with the line each starts on. */
-export function readmeSnippets(readme: string): {line: number; code: string}[] {
-  const out: {line: number; code: string}[] = [];
-  const lines = readme.split('\n');
-  for (let i = 0; i < lines.length; ++i) {
-    if (lines[i].trim() !== '```js') continue;
-    const start = i + 1;
-    let j = start;
-    while (j < lines.length && lines[j].trim() !== '```') ++j;
-    out.push({line: start + 1, code: lines.slice(start, j).join('\n') + '\n'});
-    i = j;
-  }
-  return out;
-}
 
 describe('README snippets run as written', function () {
   this.timeout(180_000);

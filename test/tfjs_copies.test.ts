@@ -8,7 +8,7 @@ import {expect} from 'chai';
 
 const root = path.resolve(__dirname, '..', '..');
 
-describe('one copy of tfjs-core', () => {
+describe('one copy of tfjs-core and of tfjs-layers', () => {
   it("a second copy loaded beside the package's is named, with both folders and how to merge them", function () {
     this.timeout(60_000);
     // A second copy of tfjs-core in a folder of its own (its bundle and package.json are all it needs).
@@ -42,6 +42,28 @@ describe('one copy of tfjs-core', () => {
         `const tf = require('@tensorflow/tfjs-core'); require(${pkg}); tf.setBackend('wholememory').then((ok) => console.log('set', ok));`,
       );
       expect(one.stdout, one.stderr).to.match(/set true/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+  it('a second copy of tfjs-layers is named too', function () {
+    this.timeout(60_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-layers-copy-'));
+    const other = path.join(dir, 'node_modules', '@tensorflow', 'tfjs-layers');
+    try {
+      fs.mkdirSync(path.join(other, 'dist'), {recursive: true});
+      const ours = path.join(root, 'node_modules', '@tensorflow', 'tfjs-layers');
+      fs.copyFileSync(path.join(ours, 'package.json'), path.join(other, 'package.json'));
+      fs.copyFileSync(path.join(ours, 'dist', 'tf-layers.node.js'), path.join(other, 'dist', 'tf-layers.node.js'));
+      const pkg = JSON.stringify(path.join(root, 'dist', 'src', 'index.js'));
+      const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(other)}); require(${pkg});`], {
+        encoding: 'utf8',
+        env: {...process.env, NODE_PATH: path.join(root, 'node_modules')},
+      });
+      expect(r.status).to.not.equal(0);
+      expect(r.stderr).to.match(/two copies of @tensorflow\/tfjs-layers are loaded: .*\(this package's\)/);
+      expect(r.stderr).to.include(fs.realpathSync(other));
+      expect(r.stderr).to.match(/Layers of one are not layers to the other's models/);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

@@ -1,7 +1,8 @@
 // Where a KGE training epoch's time goes (wm.profileOps): native op time against wall time, per model.
 // Default: the WN18RR-sized generated graph of bench:kge with its default chunked negatives. With
 // BENCH_KGE_FREEBASE=<fraction>: bench:kge's Freebase-shaped setting (dim 400 numbers a row, bfloat16
-// tables, batch 8192, 256 negatives per chunk of 256, sparse SGD) on a graph that fraction of Freebase's size.
+// tables, batch 8192, 256 negatives per chunk of 256, sparse SGD or BENCH_KGE_FREEBASE_OPTIMIZER) on a graph
+// that fraction of Freebase's size.
 // Prints the ten costliest ops.
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -9,6 +10,7 @@ import * as wm from '../../src/index';
 import {freebaseShapedKg, patternedKg} from '../../src/graph/kg_patterns';
 import {KgeModelName} from '../../src/nn/kge/kge_model';
 import {KgeTrainOptions, trainKge} from '../../src/train/kge';
+import {envChoice} from '../bench_util';
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
@@ -34,7 +36,7 @@ async function main(): Promise<void> {
             batchSize: 8192,
             chunkSize: 256,
             negatives: 256,
-            optimizer: 'sgd',
+            optimizer: envChoice('BENCH_KGE_FREEBASE_OPTIMIZER', ['sgd', 'rowAdagrad'] as const, 'sgd'),
             learningRate: 0.1,
           }
         : {model, dim: 128, epochs: 1, batchSize: 1024, chunkSize: 256, negatives: 256};

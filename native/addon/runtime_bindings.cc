@@ -8,6 +8,7 @@
 #include "napi_args.h"
 #include "wm/cpu_binding.h"
 #include "wm/cuda_setup.h"
+#include "wm/host_heap.h"
 #include "wm/managed.h"
 #include "wm/op_timing.h"
 #include "wm/runtime.h"
@@ -231,6 +232,9 @@ WM_FN(MemoryInfo) {
 WM_FN(CpuThreads) {
   return guarded(info.Env(), [&]() -> Napi::Value { return Napi::Number::New(info.Env(), wm::host::threads()); });
 }
+WM_FN(KeepHostBlocksInHeap) {
+  return guarded(info.Env(), [&]() -> Napi::Value { return Napi::Boolean::New(info.Env(), wm::host::keepBlocksInHeap()); });
+}
 
 // ---- managed (unified) memory ----
 
@@ -351,6 +355,7 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
       {"setOpTiming", SetOpTiming},
       {"takeOpTimes", TakeOpTimes},
       {"cpuThreads", CpuThreads},
+      {"keepHostBlocksInHeap", KeepHostBlocksInHeap},
       {"managedAlloc", ManagedAlloc},
       {"managedFree", ManagedFree},
       {"managedEmptyCache", ManagedEmptyCache},

@@ -145,7 +145,7 @@ void testArgumentReader() {
   std::map<std::string, double> noLr = params;
   noLr.erase("lr");
   FakeArgs e("embeddingApply", {object({{"rows", 4}, {"dim", 3}, {"storage", 0}}), typed(st, wm::OpArgs::Element::Float32), null(),
-                                typed(i32, wm::OpArgs::Element::Int32), num(0), num(3), typed(i64, wm::OpArgs::Element::BigInt64), num(4),
+                                typed(i32, wm::OpArgs::Element::Int32), num(0), num(3), typed(i64, wm::OpArgs::Element::BigInt64), num(5),
                                 object(params), object(noLr), num(2)});
   EXPECT(e.indexType(4, "indexType") == wm::IndexType::I32);
   EXPECT_THROWS([&] { e.indexType(7, "indexType"); }, "argument 7 (indexType)", "must be 0 (int32) or 1 (int64)");
@@ -158,7 +158,8 @@ void testArgumentReader() {
   EXPECT_THROWS([&] { e.state(1, "state0", 13); }, "argument 1 (state0)", "needs 13");
   EXPECT_THROWS([&] { e.state(0, "state0", 1); }, "argument 0 (state0)", "must be a typed array or null");
   EXPECT(e.optimizer(10, "opt") == wm::SparseOptimizer::AdaGrad);
-  EXPECT_THROWS([&] { e.optimizer(7, "opt"); }, "argument 7 (opt)", "must be 0 (sgd)");
+  EXPECT_THROWS([&] { e.optimizer(7, "opt"); }, "argument 7 (opt)", "must be 0 (sgd)", "4 (row-wise adagrad)");
+  EXPECT(wm::stateWidth(wm::SparseOptimizer::RowAdaGrad, 3) == 1 && wm::stateWidth(wm::SparseOptimizer::Adam, 3) == 3);
   EXPECT(e.optimizerParams(8, "params").lr == 0.1f);
   EXPECT_THROWS([&] { e.optimizerParams(9, "params"); }, "argument 9 (params)", ".lr must be a finite number");
   EXPECT_THROWS([&] { e.optimizerParams(5, "params"); }, "argument 5 (params)", "must be an object");

@@ -57,6 +57,30 @@ export function typedArrayFor(dtype: DataType, size: number): Float32Array | Int
   throw new Error(`dtype ${dtype} has no device representation`);
 }
 
+// A kernel output on the host that the kernel writes whole, as a device output is: memory from malloc, not
+// zeroed (a zeroed array costs a pass over its bytes, and calloc's fresh pages a fault each, which for a
+// large output take as long as the kernel). Small ones stay V8's own. WM_HOST_POISON=1 fills them with NaN
+// (int32: 0x7fc00000, bool: 0xff) instead, so a kernel that leaves part of its output unwritten shows.
+const UNZEROED_FROM_BYTES = 4096;
+const POISON = process.env.WM_HOST_POISON === '1';
+
+export function unzeroedArrayFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
+  const bytes = size * bytesPerElement(dtype);
+  if (bytes < UNZEROED_FROM_BYTES && !POISON) return typedArrayFor(dtype, size);
+  const buffer = Buffer.allocUnsafeSlow(bytes).buffer;
+  const out =
+    dtype === 'float32'
+      ? new Float32Array(buffer, 0, size)
+      : dtype === 'int32'
+        ? new Int32Array(buffer, 0, size)
+        : dtype === 'bool'
+          ? new Uint8Array(buffer, 0, size)
+          : undefined;
+  if (out === undefined) throw new Error(`dtype ${dtype} has no device representation`);
+  if (POISON) (new Uint32Array(buffer, 0, bytes >> 2).fill(0x7fc00000), new Uint8Array(buffer, bytes & ~3).fill(0xff));
+  return out;
+}
+
 // Device uploads need the exact array type of the dtype (some CPU kernels
 // leave e.g. an Int32Array behind a float32 tensor).
 function exactArray(values: backend_util.BackendValues, dtype: DataType): Float32Array | Int32Array | Uint8Array {
@@ -88,6 +112,8 @@ export class WholeMemoryBackend extends MathBackendCPU {
     super();
     this.gpu = gpu;
     this.hostKernels = hostKernels;
+    // Host kernel outputs are malloc's (unzeroedArrayFor): let each step's reuse the last one's pages.
+    if (hostKernels) native.keepHostBlocksInHeap();
     this.residency = new ManagedResidency(native, () => this.deviceIndex);
     // The CPU backend's "install tfjs-node" hint does not apply to us.
     (this as unknown as {firstUse: boolean}).firstUse = false;

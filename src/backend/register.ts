@@ -11,24 +11,24 @@ import {registerBackend} from '@tensorflow/tfjs-core';
 import * as path from 'path';
 
 import {deviceStatus, native} from '../native/device';
-import {checkOneTfjsCore} from '../util/tfjs_copies';
+import {checkOneTfjsCopy, ourCopies} from '../util/tfjs_copies';
 import {BACKEND_NAME} from './backend_name';
 import {WholeMemoryBackend} from './backend_wholememory';
 
 let registered = false;
 
-// The tfjs-core this package uses: another copy loaded beside it is refused by name.
-const OUR_CORE = path.dirname(require.resolve('@tensorflow/tfjs-core/package.json'));
+// The tfjs-core and tfjs-layers this package uses: another copy of either loaded beside them is refused by name.
+const OURS = ourCopies();
 
 export function registerWholeMemoryBackend(): void {
   if (registered) return;
   registered = true;
-  checkOneTfjsCore(OUR_CORE);
+  checkOneTfjsCopy(OURS);
   // Priority 3 (above cpu's 1): importing the package makes it the default.
   registerBackend(
     BACKEND_NAME,
     () => {
-      checkOneTfjsCore(OUR_CORE); // a copy loaded after this package, before the backend is made
+      checkOneTfjsCopy(OURS); // a copy loaded after this package, before the backend is made
       const s = deviceStatus();
       // The C++ CPU kernels need the addon; TFJS_WHOLEMEMORY_HOST_KERNELS=0
       // forwards every host kernel to tfjs-backend-cpu instead.

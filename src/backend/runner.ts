@@ -4,7 +4,7 @@
 // once against it.
 import {DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {nativeDType, typedArrayFor, WholeMemoryBackend} from './backend_wholememory';
+import {nativeDType, unzeroedArrayFor, WholeMemoryBackend} from './backend_wholememory';
 import {NativeAddon} from '../native/addon';
 import {Buf, NativeDType, NativeOps} from '../native/ops';
 
@@ -18,6 +18,7 @@ export interface KernelRunner {
    */
   readonly native: NativeAddon;
   input(t: TensorInfo): Buf;
+  /** A new tensor for the kernel to write whole: not zeroed, on the GPU or the host alike. */
   output(shape: number[], dtype: DataType): {info: TensorInfo; buf: Buf};
   /** The addon's binary, or binaryFlat when neither operand broadcasts (no shape arrays to convert). */
   binary: NativeAddon['binary'];
@@ -84,7 +85,7 @@ class Runner implements KernelRunner {
       const {info, ptr} = this.b.makeDeviceOutput(shape, dtype);
       return {info, buf: ptr as Buf};
     }
-    const values = typedArrayFor(dtype, util.sizeFromShape(shape));
+    const values = unzeroedArrayFor(dtype, util.sizeFromShape(shape));
     return {info: this.b.makeTensorInfo(shape, dtype, values), buf: values as Buf};
   }
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {

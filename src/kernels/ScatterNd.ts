@@ -27,8 +27,9 @@ export const scatterNdConfig: KernelConfig = {
       }
     }
     if (runner.where === 'host') {
-      // A new host array is zeros already; the addon checks every index again before it writes.
+      // The addon checks every index again before it writes.
       const {info, buf} = runner.output(shape, updates.dtype);
+      runner.native.fill(nd(updates.dtype), buf, util.sizeFromShape(shape), 0);
       if (numUpdates * sliceSize > 0) {
         runner.native.scatterNd(
           nd(updates.dtype),

@@ -273,6 +273,8 @@ export interface NativeBindings {
   takeOpTimes(): {name: string; device: boolean; calls: number; ms: number}[];
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
   cpuThreads(): number;
+  /** glibc keeps blocks up to 32 MiB in its heap and the heap up to 1 GiB (wm/host_heap.h), unless WM_HOST_HEAP=system; true when set. */
+  keepHostBlocksInHeap(): boolean;
   /** CSR from edges (symmetric adds each reverse edge); rows sorted, duplicates and self loops dropped. Host only. */
   /** Graphs in native memory (wm/native_graph.h): int64 offsets, int32 columns. */
   graphFromEdges(numVertices: number, src: Int32Array, dst: Int32Array, symmetric: boolean): NativeGraph;

@@ -15,7 +15,7 @@ import {checkIndexArray, checkIndexTensor, knownValid, markValid} from '../backe
 import type {NativeOptimizerParams} from '../native/addon';
 import {deviceStatus} from '../native/device';
 import type {Communicator} from '../memory/communicator';
-import {optimizerCode, sgd, SparseOptimizerConfig, stateCount, stepParams} from './sparse_optimizer';
+import {optimizerCode, sgd, SparseOptimizerConfig, stateCount, stateWidth, stepParams} from './sparse_optimizer';
 import {int32Ids} from '../util/arrays';
 import {checkSeed} from '../util/random';
 import {checkCapacity, checkRows} from '../memory/capacity';
@@ -107,7 +107,8 @@ export class Embedding {
     this.checkFits(o, gpu);
     const elementBytes = this.dtype === 'float32' ? 4 : 2;
     const states = this.optimizer ? stateCount(this.optimizer) : 0;
-    const request = {rows: this.rows, dim: this.dim, storage: STORAGE[this.dtype], elementBytes, states};
+    const width = this.optimizer ? stateWidth(this.optimizer, this.dim) : this.dim;
+    const request = {rows: this.rows, dim: this.dim, storage: STORAGE[this.dtype], elementBytes, states, stateWidth: width};
     this.store = allocateTable(request, this.memory, gpu, tf.backend(), o.communicator);
     const init = o.init ?? {};
     const kind = INIT_KIND[init.type ?? 'normal'];
@@ -190,7 +191,8 @@ export class Embedding {
   // rank's part of a group's table; host shared memory holds all of it.
   private checkFits(o: EmbeddingOptions, gpu: boolean): void {
     const states = this.optimizer ? stateCount(this.optimizer) : 0;
-    const total = this.rows * this.dim * ((this.dtype === 'float32' ? 4 : 2) + 4 * states);
+    const width = this.optimizer ? stateWidth(this.optimizer, this.dim) : this.dim;
+    const total = this.rows * (this.dim * (this.dtype === 'float32' ? 4 : 2) + 4 * states * width);
     const grouped = this.memory === 'continuous' || this.memory === 'chunked' || this.memory === 'distributed';
     const where = !gpu || this.memory === 'host' ? 'host' : this.memory === 'managed' ? 'managed' : 'device';
     const share = grouped && (where === 'device' || this.memory === 'distributed') ? Math.ceil(total / (o.communicator?.size ?? 1)) : total;
@@ -356,10 +358,11 @@ export class Embedding {
     return {rows, states, steps: this.steps, skipped: this.skippedGradients()};
   }
 
-  /** What exportState() returns here, without reading it: values per array and optimizer states. */
-  exportStateShape(): {elements: number; states: number} {
+  /** What exportState() returns here, without reading it: values of the rows, optimizer states, values of each state. */
+  exportStateShape(): {elements: number; states: number; stateElements: number} {
     const s = this.live('exportStateShape');
-    return {elements: s.count * this.dim, states: s.stateCount};
+    const width = this.optimizer ? stateWidth(this.optimizer, this.dim) : this.dim;
+    return {elements: s.count * this.dim, states: s.stateCount, stateElements: s.count * width};
   }
 
   /** Restores what exportState() returned (same rows, dim, optimizer). */
@@ -369,6 +372,11 @@ export class Embedding {
       throw new RangeError(`embedding.importState: ${state.rows.length} values for ${s.count} rows of ${this.dim}`);
     if (state.states.length !== s.stateCount)
       throw new RangeError(`embedding.importState: ${state.states.length} optimizer states, the table has ${s.stateCount}`);
+    const {stateElements} = this.exportStateShape();
+    state.states.forEach((v, i) => {
+      if (v.length !== stateElements)
+        throw new RangeError(`embedding.importState: optimizer state ${i} holds ${v.length} values, the table's hold ${stateElements}`);
+    });
     this.write(
       Int32Array.from({length: s.count}, (_, i) => s.first + i),
       state.rows,

@@ -3,7 +3,7 @@ export {Embedding, embedding} from './embedding';
 export type {EmbeddingCacheOptions, EmbeddingDType, EmbeddingInit, EmbeddingMemory, EmbeddingOptions} from './embedding';
 export {hottestRows} from './table/row_cache';
 export type {CacheStats} from './table/row_cache';
-export {adagrad, adam, rmsprop, sgd} from './sparse_optimizer';
+export {adagrad, adam, rmsprop, rowAdagrad, sgd} from './sparse_optimizer';
 export type {SparseOptimizerConfig, SparseOptimizerName} from './sparse_optimizer';
 export {GraphSageClassifier, sampleBlock} from './graphsage';
 export type {GraphSageConfig, SampledBlock} from './graphsage';

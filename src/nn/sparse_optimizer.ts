@@ -8,15 +8,19 @@
 // and its state keep their values, and Embedding.skippedGradients() counts them.
 import {NativeOptimizerParams} from '../native/addon';
 
-export type SparseOptimizerName = 'sgd' | 'adam' | 'adagrad' | 'rmsprop';
+/**
+ * 'rowAdagrad': AdaGrad with one state per row, the mean of its squared gradients (PyTorch-BigGraph's and
+ * DGL-KE's optimizer for tables of tens of millions of rows: a float per row instead of one per element).
+ */
+export type SparseOptimizerName = 'sgd' | 'adam' | 'adagrad' | 'rmsprop' | 'rowAdagrad';
 
 /** The optimizer and its hyperparameters: the native step's parameters less the bias corrections, which depend on the step. */
 export interface SparseOptimizerConfig extends Omit<NativeOptimizerParams, 'biasCorrection1' | 'biasCorrection2'> {
   name: SparseOptimizerName;
 }
 
-const CODES: {[k in SparseOptimizerName]: number} = {sgd: 0, adam: 1, adagrad: 2, rmsprop: 3};
-const STATES: {[k in SparseOptimizerName]: number} = {sgd: 0, adam: 2, adagrad: 1, rmsprop: 1};
+const CODES: {[k in SparseOptimizerName]: number} = {sgd: 0, adam: 1, adagrad: 2, rmsprop: 3, rowAdagrad: 4};
+const STATES: {[k in SparseOptimizerName]: number} = {sgd: 0, adam: 2, adagrad: 1, rmsprop: 1, rowAdagrad: 1};
 
 function make(name: SparseOptimizerName, o: Partial<SparseOptimizerConfig>): SparseOptimizerConfig {
   const c: SparseOptimizerConfig = {
@@ -25,7 +29,7 @@ function make(name: SparseOptimizerName, o: Partial<SparseOptimizerConfig>): Spa
     beta1: 0.9,
     beta2: 0.999,
     rho: 0.9,
-    eps: name === 'adagrad' ? 1e-10 : 1e-8,
+    eps: name === 'adagrad' || name === 'rowAdagrad' ? 1e-10 : 1e-8,
     weightDecay: 0,
     ...o,
   };
@@ -41,6 +45,7 @@ function make(name: SparseOptimizerName, o: Partial<SparseOptimizerConfig>): Spa
 export const sgd = (o: {lr?: number; weightDecay?: number} = {}) => make('sgd', o);
 export const adam = (o: {lr?: number; beta1?: number; beta2?: number; eps?: number; weightDecay?: number} = {}) => make('adam', o);
 export const adagrad = (o: {lr?: number; eps?: number; weightDecay?: number} = {}) => make('adagrad', o);
+export const rowAdagrad = (o: {lr?: number; eps?: number; weightDecay?: number} = {}) => make('rowAdagrad', o);
 export const rmsprop = (o: {lr?: number; rho?: number; eps?: number; weightDecay?: number} = {}) => make('rmsprop', o);
 
 export function optimizerCode(c: SparseOptimizerConfig): number {
@@ -49,6 +54,11 @@ export function optimizerCode(c: SparseOptimizerConfig): number {
 
 export function stateCount(c: SparseOptimizerConfig): number {
   return STATES[c.name];
+}
+
+/** Floats per row in each state array for rows `dim` wide: one for rowAdagrad, else dim (wm/embedding.h's stateWidth). */
+export function stateWidth(c: SparseOptimizerConfig, dim: number): number {
+  return c.name === 'rowAdagrad' ? 1 : dim;
 }
 
 /** Parameters for step t (1-based). */

@@ -201,7 +201,7 @@ function readShard(shard: string, rank: number, ranks: number, record: ShardReco
       throw new Error(`loadCheckpoint: embedding '${name}' has ${m.states} optimizer state(s) there, ${want.states} here`);
     embeddings[name] = {
       rows: floats(read(`emb-${name}.rows.bin`, want.elements * 4)),
-      states: Array.from({length: m.states}, (_, i) => floats(read(`emb-${name}.state${i}.bin`, want.elements * 4))),
+      states: Array.from({length: m.states}, (_, i) => floats(read(`emb-${name}.state${i}.bin`, want.stateElements * 4))),
       steps: m.steps,
     };
   }

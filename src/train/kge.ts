@@ -14,7 +14,7 @@ import {kgeModel} from '../nn/kge/index';
 import {chunkLoss} from '../nn/kge/chunk_loss';
 import {checkKgeLoss, KgeLossName} from '../nn/kge/kge_loss';
 import {KgeModel, KgeModelName, KgeSide} from '../nn/kge/kge_model';
-import {adagrad, adam, sgd} from '../nn/sparse_optimizer';
+import {adagrad, adam, rowAdagrad, sgd} from '../nn/sparse_optimizer';
 import {hasCheckpoint, loadCheckpoint, saveCheckpoint} from './checkpoint';
 import {deviceStatus} from '../native/device';
 import {embeddingNative} from '../native/domains';
@@ -40,7 +40,8 @@ export interface KgeTrainOptions {
   lossMargin: number;
   regularization: 'none' | 'l2' | 'n3';
   regularizationWeight: number;
-  optimizer: 'adam' | 'adagrad' | 'sgd';
+  /** 'rowAdagrad': one state per row (a float per entity instead of dim): PyTorch-BigGraph's and DGL-KE's choice for tables of millions of entities. */
+  optimizer: 'adam' | 'adagrad' | 'rowAdagrad' | 'sgd';
   learningRate: number;
   epochs: number;
   /** Evaluate on the validation split every this many epochs (0: never); filtered, a sample of evalTriples. */
@@ -113,8 +114,8 @@ function checkOptions(o: KgeTrainOptions): void {
   }
   if (o.leadWorkMs !== undefined && !(Number.isFinite(o.leadWorkMs) && o.leadWorkMs > 0))
     throw new RangeError(`${what}: leadWorkMs must be a finite number > 0, got ${o.leadWorkMs}`);
-  if (!['adam', 'adagrad', 'sgd'].includes(o.optimizer))
-    throw new RangeError(`${what}: optimizer must be 'adam', 'adagrad' or 'sgd', got ${o.optimizer}`);
+  if (!['adam', 'adagrad', 'rowAdagrad', 'sgd'].includes(o.optimizer))
+    throw new RangeError(`${what}: optimizer must be 'adam', 'adagrad', 'rowAdagrad' or 'sgd', got ${o.optimizer}`);
   if (!(Number.isFinite(o.learningRate) && o.learningRate > 0))
     throw new RangeError(`${what}: learningRate must be a finite number > 0, got ${o.learningRate}`);
   checkKgeLoss(o, what);
@@ -152,7 +153,7 @@ export async function trainKge(
   }
   const n = tripleCount(kg.train);
   const {batch, chunk, steps} = kgeSteps(n, o);
-  const optimizer = {adam, adagrad, sgd}[o.optimizer]({lr: o.learningRate});
+  const optimizer = {adam, adagrad, rowAdagrad, sgd}[o.optimizer]({lr: o.learningRate});
   const model = kgeModel(o.model, {
     numEntities: kg.numEntities,
     numRelations: kg.numRelations,

@@ -11,7 +11,12 @@ namespace wm {
 
 enum class StorageType : int { F32 = 0, F16 = 1, BF16 = 2 };
 enum class IndexType : int { I32 = 0, I64 = 1 };
-enum class SparseOptimizer : int { SGD = 0, Adam = 1, AdaGrad = 2, RMSProp = 3 };
+// RowAdaGrad: one state per row (the mean of its squared gradients), as PyTorch-BigGraph and DGL-KE keep
+// it for tables of tens of millions of rows, where a state per element would double the table.
+enum class SparseOptimizer : int { SGD = 0, Adam = 1, AdaGrad = 2, RMSProp = 3, RowAdaGrad = 4 };
+
+// Floats per row in each state array of `opt` for rows `dim` wide.
+inline int64_t stateWidth(SparseOptimizer opt, int64_t dim) { return opt == SparseOptimizer::RowAdaGrad ? 1 : dim; }
 
 inline int storageBytes(StorageType s) { return s == StorageType::F32 ? 4 : 2; }
 
@@ -59,7 +64,8 @@ void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int6
 void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values, uint64_t errorFlag);
 // Merges duplicate indices (sum of their gradient rows), then applies the
 // optimizer to each touched row in place. state0/state1 are float32 tables
-// of the same shape (Adam: m, v; AdaGrad/RMSProp: state0). Non-finite
+// of the same shape (Adam: m, v; AdaGrad/RMSProp: state0), or for RowAdaGrad
+// state0 alone with one float per row (stateWidth). Non-finite
 // gradient elements are skipped (the element and its state keep their
 // values) and counted into *skipped (uint64) when given.
 void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uint64_t indices, IndexType it, int64_t n, uint64_t grads,

@@ -146,7 +146,24 @@ WM_EHD bool applyRule(SparseOptimizer opt, const OptimizerParams& p, float& w, f
       w -= p.lr * g / (sqrtf(s) + p.eps);
       break;
     }
+    case SparseOptimizer::RowAdaGrad:  // a rule per row: rowAdaGradSquare, then rowAdaGradStep
+      return false;
   }
+  return true;
+}
+
+// Row-wise AdaGrad, in two passes over a row's summed gradient g: each finite element's square (weight decay
+// added), whose mean over the row's dim elements the row's state grows by; then each finite element's step
+// against the new state. Non-finite elements add nothing and keep their values (false).
+WM_EHD float rowAdaGradSquare(const OptimizerParams& p, float w, float g) {
+  if (!finite(g)) return 0.f;
+  g += p.weightDecay * w;
+  return g * g;
+}
+WM_EHD bool rowAdaGradStep(const OptimizerParams& p, float& w, float g, float rowState) {
+  if (!finite(g)) return false;
+  g += p.weightDecay * w;
+  w -= p.lr * g / (sqrtf(rowState) + p.eps);
   return true;
 }
 

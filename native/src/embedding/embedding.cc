@@ -137,6 +137,9 @@ void withRule(SparseOptimizer opt, F&& f) {
     case SparseOptimizer::RMSProp:
       f(std::integral_constant<SparseOptimizer, SparseOptimizer::RMSProp>{});
       break;
+    case SparseOptimizer::RowAdaGrad:
+      f(std::integral_constant<SparseOptimizer, SparseOptimizer::RowAdaGrad>{});
+      break;
   }
 }
 
@@ -174,6 +177,7 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
   if (bad >= 0)
     fail("embedding apply: index " + std::to_string(indexAt(idx, it, bad)) + " at position " + std::to_string(bad) +
          " is outside the table's " + std::to_string(t.rows) + " rows");
+  if (opt == SparseOptimizer::RowAdaGrad && s0 == nullptr) fail("embedding apply: row-wise adagrad needs state0 (one float per row)");
   // Group duplicate indices: sort (row, position) pairs; each run is one row.
   const auto order = sortedPairs(idx, it, n, t.rows);
   std::vector<int64_t> heads;
@@ -190,13 +194,14 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
         int64_t mine = 0;
         // Rows and their state, a few groups ahead (see prefetchRow).
         constexpr int64_t kAhead = 4;
-        const int64_t rowBytes = t.dim * static_cast<int64_t>(sizeof(T)), stateBytes = t.dim * 4;
+        const int64_t width = stateWidth(opt, t.dim);
+        const int64_t rowBytes = t.dim * static_cast<int64_t>(sizeof(T)), stateBytes = width * 4;
         for (int64_t u = ub; u < ue; ++u) {
           if (u + kAhead < ue) {
             const int64_t next = order[heads[u + kAhead]].first;
             prefetchRow<true>(rows.row(next), rowBytes);
             for (float* s : {s0, s1})
-              if (s) prefetchRow<true>(s + next * t.dim, stateBytes);
+              if (s) prefetchRow<true>(s + next * width, stateBytes);
           }
           int64_t begin = heads[u], end = u + 1 < groups ? heads[u + 1] : n;
           int64_t r = order[begin].first;
@@ -206,6 +211,20 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
             for (int64_t j = 0; j < t.dim; ++j) g[j] += gr[j];
           }
           T* w = rows.row(r);
+          if constexpr (decltype(rule)::value == SparseOptimizer::RowAdaGrad) {
+            float squares = 0.f;
+            for (int64_t j = 0; j < t.dim; ++j) squares += rowAdaGradSquare(p, toFloat(w[j]), g[j]);
+            const float state = s0[r] + (t.dim > 0 ? squares / static_cast<float>(t.dim) : 0.f);
+            s0[r] = state;
+            for (int64_t j = 0; j < t.dim; ++j) {
+              float x = toFloat(w[j]);
+              if (rowAdaGradStep(p, x, g[j], state))
+                w[j] = fromFloat<T>(x);
+              else
+                ++mine;
+            }
+            continue;
+          }
           float* a = s0 ? s0 + r * t.dim : nullptr;
           float* c = s1 ? s1 + r * t.dim : nullptr;
           for (int64_t j = 0; j < t.dim; ++j) {
@@ -248,8 +267,9 @@ WM_OP(embeddingApply, Host, a) {
   const wm::TableRef t = a.table(0, "table");
   const wm::IndexType type = a.indexType(4, "indexType");
   const int64_t n = a.count(5, "n");
-  const int64_t cells = t.rows * t.dim;
+  const wm::SparseOptimizer opt = a.optimizer(7, "opt");
+  const int64_t cells = t.rows * wm::stateWidth(opt, t.dim);
   a.returns(static_cast<double>(wm::host::embeddingApply(t, a.state(1, "state0", cells), a.state(2, "state1", cells),
-                                                         a.indices(3, "indices", type, n), type, n, a.floats(6, "grads", n * t.dim),
-                                                         a.optimizer(7, "opt"), a.optimizerParams(8, "params"))));
+                                                         a.indices(3, "indices", type, n), type, n, a.floats(6, "grads", n * t.dim), opt,
+                                                         a.optimizerParams(8, "params"))));
 }

@@ -176,6 +176,48 @@ __device__ __forceinline__ unsigned long long applyVec(const Window<KeyT>& c, T*
   return bad;
 }
 
+// Element j of the run's summed gradient row (0 where !mine); every lane calls it (the shuffles need the warp).
+template <typename KeyT>
+__device__ __forceinline__ float runGradient(const Window<KeyT>& c, const Run& run, int64_t j, bool mine) {
+  float g = 0.f;
+  for (int q = run.h; q < run.end; ++q) {
+    const int at = __shfl_sync(0xffffffffu, c.myPos, q);
+    if (mine) g += c.grads[static_cast<int64_t>(at) * c.dim + j];
+  }
+  if (run.spills && mine) {
+    for (int64_t w = c.base / 32 + 1; w <= run.lastWindow; ++w) g += c.cont[w * c.dim + j];
+  }
+  return g;
+}
+
+// Row-wise AdaGrad (one state per row, s0[r]): the summed gradient twice, one element per lane: first the
+// mean of its squares over the row, which the row's state grows by, then each element's step against it.
+template <typename T, typename KeyT>
+__device__ unsigned long long applyRowWise(const Window<KeyT>& c, T* w, const Run& run) {
+  float squares = 0.f;
+  for (int64_t j = c.lane; j - c.lane < c.dim; j += 32) {
+    const bool mine = j < c.dim;
+    const float g = runGradient(c, run, j, mine);
+    if (mine) squares += rowAdaGradSquare(c.p, toFloat(w[j]), g);
+  }
+  for (int o = 16; o > 0; o >>= 1) squares += __shfl_xor_sync(0xffffffffu, squares, o);
+  const float state = c.s0[run.r] + squares / static_cast<float>(c.dim);
+  __syncwarp();
+  if (c.lane == 0) c.s0[run.r] = state;
+  unsigned long long bad = 0;
+  for (int64_t j = c.lane; j - c.lane < c.dim; j += 32) {
+    const bool mine = j < c.dim;
+    const float g = runGradient(c, run, j, mine);
+    if (!mine) continue;
+    float x = toFloat(w[j]);
+    if (rowAdaGradStep(c.p, x, g, state))
+      w[j] = fromFloat<T>(x);
+    else
+      ++bad;
+  }
+  return bad;
+}
+
 // Any width or alignment: one element per lane.
 template <typename T, typename KeyT>
 __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run& run) {
@@ -183,14 +225,7 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
   for (int64_t j = c.lane; j - c.lane < c.dim; j += 32) {
     const bool mine = j < c.dim;
     float x = mine ? toFloat(w[j]) : 0.f;
-    float g = 0.f;
-    for (int q = run.h; q < run.end; ++q) {
-      const int at = __shfl_sync(0xffffffffu, c.myPos, q);
-      if (mine) g += c.grads[static_cast<int64_t>(at) * c.dim + j];
-    }
-    if (run.spills && mine) {
-      for (int64_t w = c.base / 32 + 1; w <= run.lastWindow; ++w) g += c.cont[w * c.dim + j];
-    }
+    const float g = runGradient(c, run, j, mine);
     if (!mine) continue;
     float* a = c.s0 ? c.s0 + run.r * c.dim + j : nullptr;
     float* b = c.s1 ? c.s1 + run.r * c.dim + j : nullptr;
@@ -244,7 +279,9 @@ __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
       run.lastWindow = run.spills ? lastWindowOf(keys, c.base + 32, n, static_cast<KeyT>(run.r)) : 0;
       if (run.r < 0 || run.r >= rows) continue;  // reported by initPositions; the caller validated first
       T* row = table.row(run.r, dim);
-      if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(row) & (4 * sizeof(T) - 1)) == 0)
+      if (opt == SparseOptimizer::RowAdaGrad)
+        bad += applyRowWise(c, row, run);
+      else if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(row) & (4 * sizeof(T) - 1)) == 0)
         bad += applyVec(c, row, run);
       else
         bad += applyScalar(c, row, run);
@@ -319,6 +356,7 @@ void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uin
                     SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped) {
   if (n == 0 || table.dim == 0) return;
   WM_REQUIRE(n < (1ll << 31), "embedding apply: at most 2^31 - 1 indices per step");
+  WM_REQUIRE(opt != SparseOptimizer::RowAdaGrad || state0 != 0, "embedding apply: row-wise adagrad needs state0 (one float per row)");
   if (it == IndexType::I32)
     sortedApply<int32_t>(table, state0, state1, as<int32_t>(indices), n, grads, opt, p, errorFlag, skipped);
   else

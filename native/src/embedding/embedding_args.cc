@@ -57,7 +57,8 @@ float* OpArgs::state(size_t i, const char* name, int64_t need) const {
 
 SparseOptimizer OpArgs::optimizer(size_t i, const char* name) const {
   const int64_t v = count(i, name);
-  if (v > static_cast<int64_t>(SparseOptimizer::RMSProp)) reject(i, name, "must be 0 (sgd), 1 (adam), 2 (adagrad) or 3 (rmsprop)");
+  if (v > static_cast<int64_t>(SparseOptimizer::RowAdaGrad))
+    reject(i, name, "must be 0 (sgd), 1 (adam), 2 (adagrad), 3 (rmsprop) or 4 (row-wise adagrad)");
   return static_cast<SparseOptimizer>(v);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/huge_pages.h"
 #include "runtime/parallel.h"
 #include "wm/op_registry.h"
 #include "kernels/dropout_mask.h"
@@ -13,6 +14,7 @@ namespace host {
 
 void dropout(const float* x, float* y, int64_t n, uint32_t threshold, float scale, uint64_t seed) {
   constexpr int64_t kBlock = int64_t{1} << 32;
+  preferHugePages(y, static_cast<size_t>(n) * sizeof(float));  // a fresh output: fewer page faults
   parallelFor(n, 1 << 14, [=](int64_t b, int64_t e) {
     for (int64_t lo = b; lo < e;) {
       const int64_t hi = std::min(e, (lo / kBlock + 1) * kBlock);

@@ -5,9 +5,11 @@
 // then 8 columns and a masked tail; elsewhere the inner loop is a contiguous
 // axpy the compiler vectorises.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "runtime/cpu_features.h"
+#include "runtime/huge_pages.h"
 #include "runtime/parallel.h"
 #include "wm/op_registry.h"
 #include "kernels/host_ops.h"
@@ -49,6 +51,17 @@ void axpyStrided(StridedA A, const float* B, float* C, int64_t rb, int64_t re, i
 // 16-float row of the strip feeds 12 FMAs. A is read in place (strided: transposed or not).
 constexpr int64_t kKc = 256;
 
+// f(integral_constant<int, 0>) ... f(integral_constant<int, R - 1>): a tile's rows unrolled in the source, so
+// its accumulators are registers (a loop over an array of them leaves GCC storing each to the stack per step).
+template <typename F, int... I>
+__attribute__((always_inline)) inline void unrolled(F&& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int R, typename F>
+__attribute__((always_inline)) inline void eachRow(F&& f) {
+  unrolled(f, std::make_integer_sequence<int, R>{});
+}
+
 // Rows [p0, p0 + kc) of B (element (p, j) at b[p * rsB + j * csB]) into strips [kc][W].
 template <int W>
 void packB(const float* b, int64_t rsB, int64_t csB, int64_t p0, int64_t kc, int64_t n, int64_t strip, float* out) {
@@ -78,70 +91,100 @@ void storeTile(const float* t, float* C, int64_t ldc, int64_t i, int64_t j0, int
 // C rows [i, i + R) x columns [j0, j0 + w) (+)= A rows times the packed strip over kc rows: AVX2, 16
 // columns as two registers a row. Columns: A's rows are columns of the stored matrix (a transposed A,
 // rs = 1): one pointer walks its rows.
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
 template <int R, bool Columns>
-__attribute__((target("avx2,fma"))) void tile16(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc,
-                                                int64_t j0, int64_t w, bool accumulate) {
+void tile16(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t j0, int64_t w,
+            bool accumulate) {
   const float* a[R];
-  for (int r = 0; r < R; ++r) a[r] = A.row(i + r) + p0 * A.cs;
+  eachRow<R>([&](auto r) { a[r] = A.row(i + r) + p0 * A.cs; });
   const float* q = a[0];
   const int64_t cs = A.cs;
   __m256 lo[R], hi[R];
-  for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
+  eachRow<R>([&](auto r) { lo[r] = hi[r] = _mm256_setzero_ps(); });
   for (int64_t p = 0; p < kc; ++p) {
     const __m256 b0 = _mm256_loadu_ps(strip + p * 16), b1 = _mm256_loadu_ps(strip + p * 16 + 8);
-    for (int r = 0; r < R; ++r) {
+    eachRow<R>([&](auto r) {
       const __m256 x = _mm256_broadcast_ss(Columns ? q + r : a[r] + p);
       lo[r] = _mm256_fmadd_ps(x, b0, lo[r]);
       hi[r] = _mm256_fmadd_ps(x, b1, hi[r]);
-    }
+    });
     if (Columns) q += cs;
   }
   if (w == 16) {
-    for (int r = 0; r < R; ++r) {
+    eachRow<R>([&](auto r) {
       float* c = C + (i + r) * ldc + j0;
       if (accumulate) lo[r] = _mm256_add_ps(lo[r], _mm256_loadu_ps(c)), hi[r] = _mm256_add_ps(hi[r], _mm256_loadu_ps(c + 8));
       _mm256_storeu_ps(c, lo[r]);
       _mm256_storeu_ps(c + 8, hi[r]);
-    }
+    });
     return;
   }
   alignas(32) float t[R * 16];
-  for (int r = 0; r < R; ++r) _mm256_store_ps(t + r * 16, lo[r]), _mm256_store_ps(t + r * 16 + 8, hi[r]);
+  eachRow<R>([&](auto r) { _mm256_store_ps(t + r * 16, lo[r]), _mm256_store_ps(t + r * 16 + 8, hi[r]); });
   storeTile<R, 16>(t, C, ldc, i, j0, w, accumulate);
 }
+#pragma GCC pop_options
+
+// Up to 8 columns (a product into a few classes, H W2 or its gradient): one register a row, up to 12 rows,
+// where a 16-column strip would be half padding.
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+template <int R, bool Columns>
+void tile8(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t j0, int64_t w,
+           bool accumulate) {
+  const float* a[R];
+  eachRow<R>([&](auto r) { a[r] = A.row(i + r) + p0 * A.cs; });
+  const float* q = a[0];
+  const int64_t cs = A.cs;
+  __m256 acc[R];
+  eachRow<R>([&](auto r) { acc[r] = _mm256_setzero_ps(); });
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m256 b0 = _mm256_loadu_ps(strip + p * 8);
+    eachRow<R>([&](auto r) { acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(Columns ? q + r : a[r] + p), b0, acc[r]); });
+    if (Columns) q += cs;
+  }
+  alignas(32) float t[R * 8];
+  eachRow<R>([&](auto r) { _mm256_store_ps(t + r * 8, acc[r]); });
+  storeTile<R, 8>(t, C, ldc, i, j0, w, accumulate);
+}
+#pragma GCC pop_options
 
 // The same with AVX-512: 32 columns as two registers a row, up to 12 rows (24 accumulators).
+#pragma GCC push_options
+#pragma GCC target("avx512f")
 template <int R, bool Columns>
-__attribute__((target("avx512f"))) void tile32(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc,
-                                               int64_t j0, int64_t w, bool accumulate) {
+void tile32(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t j0, int64_t w,
+            bool accumulate) {
   const float* a[R];
-  for (int r = 0; r < R; ++r) a[r] = A.row(i + r) + p0 * A.cs;
+  eachRow<R>([&](auto r) { a[r] = A.row(i + r) + p0 * A.cs; });
   const float* q = a[0];
   const int64_t cs = A.cs;
   __m512 lo[R], hi[R];
-  for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm512_setzero_ps();
+  eachRow<R>([&](auto r) { lo[r] = hi[r] = _mm512_setzero_ps(); });
   for (int64_t p = 0; p < kc; ++p) {
     const __m512 b0 = _mm512_loadu_ps(strip + p * 32), b1 = _mm512_loadu_ps(strip + p * 32 + 16);
-    for (int r = 0; r < R; ++r) {
+    eachRow<R>([&](auto r) {
       const __m512 x = _mm512_set1_ps(Columns ? q[r] : a[r][p]);
       lo[r] = _mm512_fmadd_ps(x, b0, lo[r]);
       hi[r] = _mm512_fmadd_ps(x, b1, hi[r]);
-    }
+    });
     if (Columns) q += cs;
   }
   if (w == 32) {
-    for (int r = 0; r < R; ++r) {
+    eachRow<R>([&](auto r) {
       float* c = C + (i + r) * ldc + j0;
       if (accumulate) lo[r] = _mm512_add_ps(lo[r], _mm512_loadu_ps(c)), hi[r] = _mm512_add_ps(hi[r], _mm512_loadu_ps(c + 16));
       _mm512_storeu_ps(c, lo[r]);
       _mm512_storeu_ps(c + 16, hi[r]);
-    }
+    });
     return;
   }
   alignas(64) float t[R * 32];
-  for (int r = 0; r < R; ++r) _mm512_store_ps(t + r * 32, lo[r]), _mm512_store_ps(t + r * 32 + 16, hi[r]);
+  eachRow<R>([&](auto r) { _mm512_store_ps(t + r * 32, lo[r]), _mm512_store_ps(t + r * 32 + 16, hi[r]); });
   storeTile<R, 32>(t, C, ldc, i, j0, w, accumulate);
 }
+#pragma GCC pop_options
 
 using TileFn = void (*)(StridedA, int64_t, int64_t, const float*, int64_t, float*, int64_t, int64_t, int64_t, bool);
 
@@ -150,6 +193,7 @@ template <int W, int R>
 TileFn tileFor(int64_t rows, bool columns) {
   if constexpr (R > 1)
     if (rows < R) return tileFor<W, R - 1>(rows, columns);
+  if constexpr (W == 8) return columns ? &tile8<R, true> : &tile8<R, false>;
   if constexpr (W == 16) return columns ? &tile16<R, true> : &tile16<R, false>;
   return columns ? &tile32<R, true> : &tile32<R, false>;
 }
@@ -191,6 +235,10 @@ void packedProduct(StridedA A, const float* b, int64_t rsB, int64_t csB, float* 
 // C [m, n] = A [m, k] times B (element (p, j) at b[p * rsB + j * csB]).
 void product(StridedA A, const float* b, int64_t rsB, int64_t csB, float* C, int64_t m, int64_t n, int64_t k, bool threads) {
 #ifdef WM_HOST_AVX2
+  if (hasAvx2Fma() && n <= 8) {
+    packedProduct<8, 12>(A, b, rsB, csB, C, m, n, k, threads);
+    return;
+  }
   if (hasAvx512() && n > 16) {  // 16 columns or fewer: a 32-column strip would be half padding
     packedProduct<32, 12>(A, b, rsB, csB, C, m, n, k, threads);
     return;
@@ -241,6 +289,7 @@ void splitKTransposedA(const float* A, const float* B, float* C, int64_t m, int6
 
 void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k, bool transA, bool transB,
                  int64_t aBatchStride, int64_t bBatchStride) {
+  preferHugePages(c, static_cast<size_t>(batch * m * n) * sizeof(float));  // a fresh output: fewer page faults
   const bool splitK = transA && !transB && k >= 2 * kSplitK && m * n <= (1 << 16);
   // Many small products: one per thread (each on its own), not each spread over the threads.
   const bool perThread = batch > 1 && m * n * k < (1 << 21) && !splitK;

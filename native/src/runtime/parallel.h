@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -63,15 +64,20 @@ class ThreadPool {
       return;
     }
     Batch batch;
-    batch.remaining = count - 1;
+    batch.remaining.store(count - 1);
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (int64_t i = 1; i < count; ++i) queue_.push_back([&batch, &task, i] { batch.run(task, i); });
+      queued_.fetch_add(count - 1);
     }
-    cv_.notify_all();
+    if (sleepers_.load() > 0) cv_.notify_all();
     batch.run(task, 0, /*counted=*/false);
-    std::unique_lock<std::mutex> lock(batch.mu);
-    batch.done.wait(lock, [&] { return batch.remaining == 0; });
+    // The other parts usually finish within microseconds of this one: spin on the count first, then sleep.
+    spinUntil([&] { return batch.remaining.load(std::memory_order_acquire) == 0; });
+    {
+      std::unique_lock<std::mutex> lock(batch.mu);
+      batch.done.wait(lock, [&] { return batch.remaining.load() == 0; });
+    }
     if (batch.error) std::rethrow_exception(batch.error);
   }
 
@@ -79,23 +85,61 @@ class ThreadPool {
   struct Batch {
     std::mutex mu;
     std::condition_variable done;
-    int64_t remaining = 0;
+    std::atomic<int64_t> remaining{0};
     std::exception_ptr error;
     void run(const std::function<void(int64_t)>& task, int64_t i, bool counted = true) {
-      std::exception_ptr e;
       try {
         task(i);
       } catch (...) {
-        e = std::current_exception();
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
       }
+      if (!counted) return;
+      // The last part wakes the caller; under the lock, so a caller about to sleep sees the count or the wake.
       std::lock_guard<std::mutex> lock(mu);
-      if (e && !error) error = e;
-      if (counted && --remaining == 0) done.notify_one();
+      if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) done.notify_one();
     }
   };
 
-  explicit ThreadPool(unsigned n) {
+  explicit ThreadPool(unsigned n) : spinNs_(spinMicros() * 1000) {
     for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
+  }
+
+  // How long an idle thread polls for work before it sleeps, and a caller for its batch's end: waking a
+  // sleeping thread costs tens of µs (more in a virtual machine, where it is an interrupt to another vCPU),
+  // as much as a small kernel itself, and a training step issues its kernels back to back. WM_SPIN_US
+  // (0 to 10,000; default 200) sets it; 0 sleeps at once, for hosts whose cores other work needs.
+  static int64_t spinMicros() {
+    if (const char* v = std::getenv("WM_SPIN_US"); v && *v) {
+      char* end = nullptr;
+      const long n = std::strtol(v, &end, 10);
+      if (*end != '\0' || n < 0 || n > 10000)
+        throw std::invalid_argument(std::string("environment: WM_SPIN_US must be an integer from 0 to 10000, got '") + v + "'");
+      return n;
+    }
+    return 200;
+  }
+
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+
+  // Polls ready() for up to the spin time; true once it holds.
+  template <typename Ready>
+  bool spinUntil(Ready&& ready) const {
+    if (spinNs_ == 0) return ready();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(spinNs_);
+    for (;;) {
+      for (int i = 0; i < 64; ++i) {
+        if (ready()) return true;
+        pause();
+      }
+      if (std::chrono::steady_clock::now() >= until) return ready();
+    }
   }
 
   static bool& insideWorker() {
@@ -106,20 +150,29 @@ class ThreadPool {
   void work() {
     insideWorker() = true;
     for (;;) {
+      spinUntil([&] { return queued_.load(std::memory_order_acquire) > 0; });
       std::function<void()> job;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return !queue_.empty(); });
+        if (queue_.empty()) {
+          sleepers_.fetch_add(1);
+          cv_.wait(lock, [&] { return !queue_.empty(); });
+          sleepers_.fetch_sub(1);
+        }
         job = std::move(queue_.front());
         queue_.pop_front();
+        queued_.fetch_sub(1);
       }
       job();
     }
   }
 
+  const int64_t spinNs_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
+  std::atomic<int64_t> queued_{0};  // queue_.size(), readable without the lock
+  std::atomic<int> sleepers_{0};    // threads waiting on cv_ (read by run: no wake call when none sleep)
   std::vector<std::thread> threads_;
 };
 

@@ -13,20 +13,21 @@ import {deviceCounter, readCounter} from './device_counter';
 import {AddressedTable, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
 /**
- * GPU-addressed arrays for `table` (n elements): the rows from `alloc`, zeroed state arrays beside them,
- * and a skipped-element counter; `release` frees all three.
+ * GPU-addressed arrays for `table` (`rows` of r.dim): the rows from `alloc`, zeroed state arrays beside them
+ * (r.stateWidth a row), and a skipped-element counter; `release` frees all three.
  */
 export function deviceArrays(
   b: WholeMemoryBackend,
   table: NativeTable,
-  n: number,
+  rows: number,
   r: TableRequest,
   alloc: (bytes: number) => number,
   free: (ptr: number) => void,
 ): {states: number[]; counter: number; release: () => void} {
-  table.ptr = alloc(n * r.elementBytes);
+  table.ptr = alloc(rows * r.dim * r.elementBytes);
   const states = Array.from({length: 2}, (_, i) => {
     if (i >= r.states) return 0;
+    const n = rows * r.stateWidth;
     const p = alloc(n * 4);
     embeddingNative().fill(0, p, n, 0);
     return p;
@@ -68,7 +69,7 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     managed: boolean,
   ): DeviceTable {
     const table = nativeTable(r);
-    const {states, counter, release} = deviceArrays(b, table, r.rows * r.dim, r, alloc, free);
+    const {states, counter, release} = deviceArrays(b, table, r.rows, r, alloc, free);
     return new DeviceTable(b, r, table, states, counter, release, managed);
   }
 
@@ -77,8 +78,8 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     const make = (t: number, rowBytes: number) =>
       new (embeddingNative().NativeDeviceMemory)(comm.nativeComm, t, r.rows, Math.max(rowBytes, 1), 1);
     const mem = make(type, r.dim * r.elementBytes);
-    const stateMems = Array.from({length: r.states}, () => make(0, r.dim * 4));
-    for (const m of stateMems) m.writeLocal(new Float32Array(m.localRowCount * r.dim));
+    const stateMems = Array.from({length: r.states}, () => make(0, r.stateWidth * 4));
+    for (const m of stateMems) m.writeLocal(new Float32Array(m.localRowCount * r.stateWidth));
     const table = nativeTable(r);
     table.memory = mem;
     const counter = deviceCounter(b);
@@ -95,9 +96,9 @@ export class DeviceTable extends AddressedTable implements TableStorage {
   // Managed tables tell the residency budget when the GPU is about to use them.
   private touch(): void {
     if (!this.managed) return;
-    const n = this.r.rows * this.r.dim;
-    this.b.residency.touch(this.table.ptr!, n * this.r.elementBytes);
-    for (const st of this.states) if (typeof st === 'number' && st !== 0) this.b.residency.touch(st, n * 4);
+    const rows = this.r.rows;
+    this.b.residency.touch(this.table.ptr!, rows * this.r.dim * this.r.elementBytes);
+    for (const st of this.states) if (typeof st === 'number' && st !== 0) this.b.residency.touch(st, rows * this.r.stateWidth * 4);
   }
 
   init(kind: number, scale: number, seed: number): void {

@@ -40,13 +40,12 @@ export class DistributedTable implements TableStorage {
     this.stateCount = r.states;
     this.layout = {comm: group, rows: r.rows, rowsPerRank, rowBytes: r.dim * 4, noun: 'table'};
     this.table = nativeTable(r, this.count, this.first);
-    const n = this.count * r.dim;
     this.where = b ? 'device' : 'host';
     if (b) {
       const arrays = deviceArrays(
         b,
         this.table,
-        n,
+        this.count,
         r,
         (m) => b.allocDevice(m),
         (p) => b.freeDevice(p),
@@ -55,7 +54,7 @@ export class DistributedTable implements TableStorage {
       this.counter = arrays.counter;
       this.releaseArrays = arrays.release;
     } else {
-      this.states = hostArrays(this.table, n, r);
+      this.states = hostArrays(this.table, this.count, r);
     }
   }
 
@@ -157,11 +156,11 @@ export class DistributedTable implements TableStorage {
 
   // The state holds only this rank's rows: offsets from its first.
   readState(i: number): Float32Array {
-    return readStateRows(this.states[i], this.r.dim, 0, this.count);
+    return readStateRows(this.states[i], this.r.stateWidth, 0, this.count);
   }
 
   writeState(i: number, values: Float32Array): void {
-    writeStateRows(this.states[i], this.r.dim, 0, values);
+    writeStateRows(this.states[i], this.r.stateWidth, 0, values);
   }
 
   skipped(): number {

@@ -9,10 +9,10 @@ import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
 import {AddressedTable, asFloat32, asInt32, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
-/** Typed arrays for `table` (n elements) and its state arrays (null where the optimizer has none). */
-export function hostArrays(table: NativeTable, n: number, r: TableRequest): (Float32Array | null)[] {
-  table.array = r.elementBytes === 4 ? new Float32Array(n) : new Uint16Array(n);
-  return Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(n) : null));
+/** Typed arrays for `table` (`rows` of r.dim) and its state arrays (r.stateWidth a row; null where the optimizer has none). */
+export function hostArrays(table: NativeTable, rows: number, r: TableRequest): (Float32Array | null)[] {
+  table.array = r.elementBytes === 4 ? new Float32Array(rows * r.dim) : new Uint16Array(rows * r.dim);
+  return Array.from({length: 2}, (_, i) => (i < r.states ? new Float32Array(rows * r.stateWidth) : null));
 }
 
 // Typed-array tables and continuous host WholeMemory have a cache (the CPU core runs its logic); chunked has none.
@@ -34,7 +34,7 @@ export class HostTable extends AddressedTable implements TableStorage {
   /** Typed arrays of this process. */
   static arrays(r: TableRequest): HostTable {
     const table = nativeTable(r);
-    return new HostTable(r, table, hostArrays(table, r.rows * r.dim, r), () => {});
+    return new HostTable(r, table, hostArrays(table, r.rows, r), () => {});
   }
 
   /** Host WholeMemory over `comm` (type 0 continuous, 1 chunked); state continuous beside it. */
@@ -43,7 +43,7 @@ export class HostTable extends AddressedTable implements TableStorage {
       new (embeddingNative().NativeHostMemory)(comm.nativeComm, t, r.rows, Math.max(rowBytes, 1), 1);
     const mem = make(type, r.dim * r.elementBytes);
     // memfd pages are born zero: the state needs no fill.
-    const states: (NativeHostMemory | null)[] = Array.from({length: 2}, (_, i) => (i < r.states ? make(0, r.dim * 4) : null));
+    const states: (NativeHostMemory | null)[] = Array.from({length: 2}, (_, i) => (i < r.states ? make(0, r.stateWidth * 4) : null));
     const table = nativeTable(r);
     table.memory = mem;
     const free = () => {

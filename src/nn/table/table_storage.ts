@@ -19,8 +19,10 @@ export interface TableRequest {
   storage: number;
   /** Bytes per stored element (4 or 2). */
   elementBytes: number;
-  /** Optimizer state arrays (float32, the table's shape): 0, 1 or 2. */
+  /** Optimizer state arrays (float32): 0, 1 or 2. */
   states: number;
+  /** Floats per row in each state array: dim, or 1 for a row-wise optimizer. */
+  stateWidth: number;
 }
 
 /** A state array: a device address (0: none), a host array (null: none), or WholeMemory. */
@@ -86,11 +88,11 @@ export abstract class AddressedTable {
   }
 
   readState(i: number): Float32Array {
-    return readStateRows(this.states[i], this.r.dim, this.first, this.count);
+    return readStateRows(this.states[i], this.r.stateWidth, this.first, this.count);
   }
 
   writeState(i: number, values: Float32Array): void {
-    writeStateRows(this.states[i], this.r.dim, this.first, values);
+    writeStateRows(this.states[i], this.r.stateWidth, this.first, values);
   }
 
   release(): void {
@@ -104,18 +106,18 @@ export function nativeTable(r: TableRequest, rows = r.rows, rowBase?: number): N
   return rowBase === undefined ? {rows, dim: r.dim, storage: r.storage} : {rows, dim: r.dim, storage: r.storage, rowBase};
 }
 
-/** Rows [first, first + count) of a state array, as float32. */
-export function readStateRows(st: StateBuffer, dim: number, first: number, count: number): Float32Array {
-  const out = new Float32Array(count * dim);
-  if (typeof st === 'number') embeddingNative().download(st + first * dim * 4, out);
-  else if (st instanceof Float32Array) out.set(st.subarray(first * dim, (first + count) * dim));
+/** Rows [first, first + count) of a state array `width` floats a row, as float32. */
+export function readStateRows(st: StateBuffer, width: number, first: number, count: number): Float32Array {
+  const out = new Float32Array(count * width);
+  if (typeof st === 'number') embeddingNative().download(st + first * width * 4, out);
+  else if (st instanceof Float32Array) out.set(st.subarray(first * width, (first + count) * width));
   else if (st !== null) st.readLocal(out);
   return out;
 }
 
-export function writeStateRows(st: StateBuffer, dim: number, first: number, v: Float32Array): void {
-  if (typeof st === 'number') embeddingNative().upload(st + first * dim * 4, v);
-  else if (st instanceof Float32Array) st.set(v, first * dim);
+export function writeStateRows(st: StateBuffer, width: number, first: number, v: Float32Array): void {
+  if (typeof st === 'number') embeddingNative().upload(st + first * width * 4, v);
+  else if (st instanceof Float32Array) st.set(v, first * width);
   else if (st !== null) st.writeLocal(v);
 }
 
