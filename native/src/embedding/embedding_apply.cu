@@ -127,7 +127,7 @@ __device__ __forceinline__ void addRestOfRun(const Window<KeyT>& c, const Run& r
   }
   if (!run.spills || !mine) return;
   const int64_t first = c.base / 32 + 1;
-#pragma unroll 8
+#pragma unroll 1
   for (int64_t w = first; w <= run.lastWindow; ++w) {
     const float4 d = *reinterpret_cast<const float4*>(c.cont + w * c.dim + j);
     g.x += d.x;
@@ -135,6 +135,15 @@ __device__ __forceinline__ void addRestOfRun(const Window<KeyT>& c, const Run& r
     g.z += d.z;
     g.w += d.w;
   }
+}
+
+// Elements [j, j + 4) of the run's summed gradient row (zeros where !mine); every lane calls it.
+template <typename KeyT>
+__device__ __forceinline__ float4 runGradient4(const Window<KeyT>& c, const Run& run, int64_t j, bool mine) {
+  const int at = __shfl_sync(0xffffffffu, c.myPos, run.h);
+  float4 g = mine ? *reinterpret_cast<const float4*>(c.grads + static_cast<int64_t>(at) * c.dim + j) : make_float4(0.f, 0.f, 0.f, 0.f);
+  addRestOfRun(c, run, j, mine, g);
+  return g;
 }
 
 // Rows of whole 4-element groups: each lane moves 4 elements (16 bytes of
@@ -149,12 +158,10 @@ __device__ __forceinline__ unsigned long long applyVec(const Window<KeyT>& c, T*
   for (int64_t j = c.lane * 4; j - c.lane * 4 < c.dim; j += 128) {
     const bool mine = j < c.dim;  // every lane runs the loop: the shuffles need the whole warp
     const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
-    const int at = __shfl_sync(0xffffffffu, c.myPos, run.h);
     Quad<T> x = mine ? *reinterpret_cast<const Quad<T>*>(w + j) : Quad<T>{};
     float4 a4 = mine && c.s0 ? *reinterpret_cast<const float4*>(c.s0 + run.r * c.dim + j) : zero;
     float4 b4 = mine && c.s1 ? *reinterpret_cast<const float4*>(c.s1 + run.r * c.dim + j) : zero;
-    float4 g = mine ? *reinterpret_cast<const float4*>(c.grads + static_cast<int64_t>(at) * c.dim + j) : zero;
-    addRestOfRun(c, run, j, mine, g);
+    const float4 g = runGradient4(c, run, j, mine);
     if (!mine) continue;
     float gs[4] = {g.x, g.y, g.z, g.w};
     float as4[4] = {a4.x, a4.y, a4.z, a4.w}, bs4[4] = {b4.x, b4.y, b4.z, b4.w};
@@ -218,6 +225,44 @@ __device__ unsigned long long applyRowWise(const Window<KeyT>& c, T* w, const Ru
   return bad;
 }
 
+// The same over whole 4-element groups (the row aligned to them): each lane 4 elements of the row and a
+// float4 of each gradient row, as applyVec.
+template <typename T, typename KeyT>
+__device__ unsigned long long applyRowWiseVec(const Window<KeyT>& c, T* w, const Run& run) {
+  float squares = 0.f;
+  for (int64_t j = c.lane * 4; j - c.lane * 4 < c.dim; j += 128) {
+    const bool mine = j < c.dim;
+    const Quad<T> x = mine ? *reinterpret_cast<const Quad<T>*>(w + j) : Quad<T>{};
+    const float4 g = runGradient4(c, run, j, mine);
+    if (!mine) continue;
+    const float gs[4] = {g.x, g.y, g.z, g.w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) squares += rowAdaGradSquare(c.p, toFloat(x.v[e]), gs[e]);
+  }
+  for (int o = 16; o > 0; o >>= 1) squares += __shfl_xor_sync(0xffffffffu, squares, o);
+  const float state = c.s0[run.r] + squares / static_cast<float>(c.dim);
+  __syncwarp();
+  if (c.lane == 0) c.s0[run.r] = state;
+  unsigned long long bad = 0;
+  for (int64_t j = c.lane * 4; j - c.lane * 4 < c.dim; j += 128) {
+    const bool mine = j < c.dim;
+    Quad<T> x = mine ? *reinterpret_cast<const Quad<T>*>(w + j) : Quad<T>{};
+    const float4 g = runGradient4(c, run, j, mine);
+    if (!mine) continue;
+    const float gs[4] = {g.x, g.y, g.z, g.w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      float xe = toFloat(x.v[e]);
+      if (rowAdaGradStep(c.p, xe, gs[e], state))
+        x.v[e] = fromFloat<T>(xe);
+      else
+        ++bad;
+    }
+    *reinterpret_cast<Quad<T>*>(w + j) = x;
+  }
+  return bad;
+}
+
 // Any width or alignment: one element per lane.
 template <typename T, typename KeyT>
 __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run& run) {
@@ -243,15 +288,13 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
 // updates the row and its state in place. Rows are owned by exactly one warp.
 // The warp reads its 32 keys and positions once (coalesced) and passes them
 // by shuffle.
-// Five resident blocks per multiprocessor (48 registers, no spills): on an H200, two runs each, SGD
-// 0.469-0.471 ms against 0.490-0.504 with four (61 registers); six (40 registers, spills) 0.554,
-// eight 0.756. Turing holds 1,024 threads per multiprocessor, so four there.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+// Four resident blocks per multiprocessor (up to 64 registers): the hot-row path (a run's continuing
+// windows) holds more live values than 48 registers, and with five blocks the kernel spilled up to 184
+// bytes a thread, every row paying for it. Before that path five blocks ran SGD in 0.47 ms against 0.49-0.50
+// with four (H200).
 constexpr int kApplyBlocksPerSm = 4;
-#else
-constexpr int kApplyBlocksPerSm = 5;
-#endif
-template <typename Table, typename KeyT>
+// RowWise: row-wise AdaGrad's kernel, apart so the per-element optimizers' keeps its registers.
+template <typename Table, typename KeyT, bool RowWise>
 __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
     applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n, int64_t dim, int64_t rows,
                 const float* grads, const float* cont, SparseOptimizer opt, OptimizerParams p, unsigned long long* skipped) {
@@ -279,12 +322,11 @@ __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
       run.lastWindow = run.spills ? lastWindowOf(keys, c.base + 32, n, static_cast<KeyT>(run.r)) : 0;
       if (run.r < 0 || run.r >= rows) continue;  // reported by initPositions; the caller validated first
       T* row = table.row(run.r, dim);
-      if (opt == SparseOptimizer::RowAdaGrad)
-        bad += applyRowWise(c, row, run);
-      else if ((dim & 3) == 0 && (reinterpret_cast<uintptr_t>(row) & (4 * sizeof(T) - 1)) == 0)
-        bad += applyVec(c, row, run);
+      const bool quads = (dim & 3) == 0 && (reinterpret_cast<uintptr_t>(row) & (4 * sizeof(T) - 1)) == 0;
+      if constexpr (RowWise)
+        bad += quads ? applyRowWiseVec(c, row, run) : applyRowWise(c, row, run);
       else
-        bad += applyScalar(c, row, run);
+        bad += quads ? applyVec(c, row, run) : applyScalar(c, row, run);
     }
   }
   if (bad && skipped) atomicAdd(skipped, bad);
@@ -310,7 +352,10 @@ struct ApplyLaunch {
   template <typename Table, typename IdxT>
   void run(Table table) {
     unsigned blocks = gridFor((n + 31) / 32 * 32);
-    applyKernel<Table, KeyT><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
+    if (opt == SparseOptimizer::RowAdaGrad)
+      applyKernel<Table, KeyT, true><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
+    else
+      applyKernel<Table, KeyT, false><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
   }
 };
 
