@@ -14,10 +14,14 @@ async function main(): Promise<void> {
   }
   // A metrics file another user could have written is not drawn as this run's.
   const lines = readMetrics(file, 'plot') as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const records = lines.filter((r) => r.type === 'epoch').map((r) => ({seed: 0, ...r})) as PlotRecord[];
+  // The run's own plot record (title, series, and on a file of several models the one drawn); for a log
+  // without one, guessed from the fields.
+  const drawn = lines.filter((r) => r.type === 'plot').pop() as
+    {title: string; series: MetricSeries; panel: string; model?: string} | undefined;
+  const records = lines
+    .filter((r) => r.type === 'epoch' && (drawn?.model === undefined || r.model === drawn.model))
+    .map((r) => ({seed: 0, ...r})) as PlotRecord[];
   if (records.length === 0) throw new Error(`${file} has no epoch records`);
-  // The run's own plot record (title, series); for a log without one, guessed from the fields.
-  const drawn = lines.filter((r) => r.type === 'plot').pop() as {title: string; series: MetricSeries; panel: string} | undefined;
   const auc = 'valAuc' in records[0];
   const series: MetricSeries =
     drawn?.series ??

@@ -18,6 +18,7 @@ import * as wm from '../src/index';
 import {rgcnConv} from '../src/nn/hetero/rgcn_conv';
 import {rgatConv} from '../src/nn/hetero/rgat_conv';
 import {heteroCsbm} from '../src/graph/hetero_csbm';
+import {readMetrics} from '../src/train/metrics_log';
 import {flattened, trainTypedNodeClassification} from '../src/train/typed_node_classification';
 import {TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {TypedLinkLoader} from '../src/nn/typed_link_loader';
@@ -449,6 +450,24 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         trainTypedNodeClassification(g, {featurelessInputs: 'random' as 'zeros'}),
         /featurelessInputs must be 'zeros' or 'embeddings', got random/,
       );
+      // Each epoch's figures, to a callback and in the result: validation every evalEvery epochs and at the last.
+      const seen: number[] = [];
+      const judged = await trainTypedNodeClassification(g, {
+        model: 'rgcn',
+        epochs: 5,
+        evalEvery: 2,
+        seed: 1,
+        onEpoch: (m) => seen.push(m.epoch),
+      });
+      expect(seen).to.deep.equal([1, 2, 3, 4, 5]);
+      expect(judged.history.map((m) => m.valAcc !== undefined)).to.deep.equal([false, true, false, true, true]);
+      expect(judged.history[4].valAcc).to.equal(judged.valAcc);
+      for (const m of judged.history) {
+        expect(m.loss, JSON.stringify(m)).to.be.above(0);
+        expect(m.seedsPerSecond, JSON.stringify(m)).to.be.above(0).and.below(Infinity);
+      }
+      expect(judged.history[4].loss, 'the loss falls').to.be.below(judged.history[0].loss);
+      await expectReject(trainTypedNodeClassification(g, {evalEvery: -1}), /evalEvery must be a non-negative integer, got -1/);
       expect(acc.flattened, JSON.stringify(acc)).to.be.above(acc.features + 0.1);
       expect(tf.memory().numTensors).to.equal(before);
     } finally {
@@ -476,6 +495,15 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       for (const m of ['rgcn', 'rgat', 'sage', 'flattened', 'features'])
         expect(r.stdout).to.match(new RegExp(`^${m}\\s+seed 0: test`, 'm'));
       expect(r.stdout).to.match(/chosen on validation: (rgcn|rgat|sage|flattened|features)/);
+      // Every epoch of every run in the metrics file (validation each epoch: --eval-every's default on a small
+      // graph), and the chosen model's curves drawn.
+      const lines = readMetrics(path.join(dir, 'run', 'metrics.jsonl'), 'test');
+      const epochs = lines.filter((l) => l.type === 'epoch');
+      expect(epochs.length).to.equal(6 * 2);
+      expect(epochs.every((e) => typeof e.loss === 'number' && typeof e.valAcc === 'number')).to.equal(true);
+      const chosen = /chosen on validation: (\w+)/.exec(r.stdout)![1];
+      expect(lines.filter((l) => l.type === 'plot').pop()?.model).to.equal(chosen);
+      for (const f of ['metrics.svg', 'metrics.png']) expect(fs.existsSync(path.join(dir, 'run', f)), f).to.equal(true);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

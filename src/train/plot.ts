@@ -63,10 +63,13 @@ export async function plotTrainingCurves(
   // The run's metrics say how they were drawn, so `npm run plot` draws them again the same way.
   log?.write({type: 'plot', title, series, panel});
   const [vega, vegaLite] = await Promise.all([importEsm('vega'), importEsm('vega-lite')]);
-  const rows = records.flatMap((r) => [
-    {seed: `seed ${r.seed}`, epoch: r.epoch, metric: 'loss', value: r.loss, panel: 'training loss'},
-    ...Object.entries(series).map(([field, name]) => ({seed: `seed ${r.seed}`, epoch: r.epoch, metric: name, value: r[field], panel})),
-  ]);
+  // Epochs without a figure (a metric judged every few epochs) are left out, so each line joins the epochs that have one.
+  const rows = records
+    .flatMap((r) => [
+      {seed: `seed ${r.seed}`, epoch: r.epoch, metric: 'loss', value: r.loss, panel: 'training loss'},
+      ...Object.entries(series).map(([field, name]) => ({seed: `seed ${r.seed}`, epoch: r.epoch, metric: name, value: r[field], panel})),
+    ])
+    .filter((row) => typeof row.value === 'number' && Number.isFinite(row.value));
   const seeds = new Set(records.map((r) => r.seed)).size;
   const maxEpoch = Math.max(...records.map((r) => r.epoch));
   const line = (panel: string, yTitle: string, scale: object, bySeed: boolean) => ({

@@ -46,6 +46,25 @@ export interface TypedNodeClassificationOptions {
    */
   featurelessInputs: 'zeros' | 'embeddings';
   seed: number;
+  /**
+   * Validation accuracy every this many epochs (the exact layer-wise pass over the whole graph, as at the end);
+   * 0: only at the end.
+   */
+  evalEvery: number;
+  /** Called after each epoch with its figures (progress bars, metrics files). */
+  onEpoch?: (m: TypedEpochMetrics) => void;
+}
+
+/** One epoch of a typed run. */
+export interface TypedEpochMetrics {
+  epoch: number;
+  /** Mean training loss over the epoch's batches. */
+  loss: number;
+  seconds: number;
+  /** Training seeds per second of the epoch's training (sampling included). */
+  seedsPerSecond: number;
+  /** Validation accuracy, in the epochs evalEvery asks for. */
+  valAcc?: number;
 }
 
 export const DEFAULT_TYPED_NODE_CLASSIFICATION: TypedNodeClassificationOptions = {
@@ -58,6 +77,7 @@ export const DEFAULT_TYPED_NODE_CLASSIFICATION: TypedNodeClassificationOptions =
   learningRate: 0.01,
   featurelessInputs: 'zeros',
   seed: 0,
+  evalEvery: 0,
 };
 
 export interface TypedRunResult {
@@ -65,6 +85,8 @@ export interface TypedRunResult {
   valAcc: number;
   testAcc: number;
   seconds: number;
+  /** Every epoch's figures, in order. */
+  history: TypedEpochMetrics[];
 }
 
 /** The graph with one vertex type ('node': each type's vertices in turn) and one relation ('edge'): types ignored. */
@@ -108,6 +130,8 @@ export async function trainTypedNodeClassification(
     throw new RangeError(`trainTypedNodeClassification: model must be one of ${TYPED_MODELS.join(', ')}, got ${o.model}`);
   if (o.featurelessInputs !== 'zeros' && o.featurelessInputs !== 'embeddings')
     throw new RangeError(`trainTypedNodeClassification: featurelessInputs must be 'zeros' or 'embeddings', got ${o.featurelessInputs}`);
+  if (!Number.isInteger(o.evalEvery) || o.evalEvery < 0)
+    throw new RangeError(`trainTypedNodeClassification: evalEvery must be a non-negative integer, got ${o.evalEvery}`);
   if ((o.model === 'rgat' || o.model === 'hgt') && o.hidden % o.heads !== 0)
     throw new RangeError(`trainTypedNodeClassification: heads (${o.heads}) must divide hidden (${o.hidden})`);
   const g = o.model === 'flattened' ? flattened(graph) : graph;
@@ -214,16 +238,46 @@ export async function trainTypedNodeClassification(
       for (const v of ids) ok += pred[v] === l.labels[v] ? 1 : 0;
       return ids.length ? ok / ids.length : NaN;
     };
+    const history: TypedEpochMetrics[] = [];
+    let pred: Int32Array | undefined; // the last epoch's predictions
     try {
-      for (let epoch = 0; epoch < o.epochs; ++epoch) {
+      for (let epoch = 1; epoch <= o.epochs; ++epoch) {
+        const epochStarted = performance.now();
+        // Each batch's loss stays on the device until the epoch's end: one read an epoch, not one a batch.
+        const losses: tf.Scalar[] = [];
         for await (const b of train) {
-          opt.minimize(() => softmaxCrossEntropy(b.y!, forward(b)), false, variables(b));
+          losses.push(opt.minimize(() => softmaxCrossEntropy(b.y!, forward(b)), true, variables(b))!);
           for (const e of Object.values(learnt)) e.step();
           b.dispose();
         }
+        const total = losses.length ? tf.addN(losses) : undefined;
+        const loss = total ? (await total.data())[0] / losses.length : NaN;
+        tf.dispose([...losses, ...(total ? [total] : [])]);
+        const trainSeconds = (performance.now() - epochStarted) / 1000;
+        const m: TypedEpochMetrics = {
+          epoch,
+          loss,
+          seconds: trainSeconds,
+          seedsPerSecond: split.train.length / Math.max(trainSeconds, 1e-9),
+        };
+        // The last epoch is always judged (the run's result); others every evalEvery epochs.
+        if (epoch === o.epochs || (o.evalEvery > 0 && epoch % o.evalEvery === 0)) {
+          const p = predictAll();
+          if (epoch === o.epochs) pred = p;
+          m.valAcc = acc(p, split.val);
+          m.seconds = (performance.now() - epochStarted) / 1000;
+        }
+        history.push(m);
+        o.onEpoch?.(m);
       }
-      const pred = predictAll();
-      return {model: o.model, valAcc: acc(pred, split.val), testAcc: acc(pred, split.test), seconds: (Date.now() - started) / 1000};
+      pred ??= predictAll();
+      return {
+        model: o.model,
+        valAcc: acc(pred, split.val),
+        testAcc: acc(pred, split.test),
+        seconds: (Date.now() - started) / 1000,
+        history,
+      };
     } finally {
       convs.forEach((c) => c.dispose());
       Object.values(learnt).forEach((e) => e.dispose());
