@@ -475,6 +475,61 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     }
   });
 
+  it('a trained typed classifier (kept, saved, loaded) predicts what it did; a graph of another schema and a changed file are refused', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = heteroCsbm({seed: 3, papers: 600, authors: 150});
+    const before = tf.memory().numTensors;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-typed-save-'));
+    try {
+      // rgcn with learnt author rows, sage (weights made on a first batch), hgt, and the features alone.
+      for (const [model, extra] of [
+        ['rgcn', {featurelessInputs: 'embeddings'}],
+        ['sage', {}],
+        ['hgt', {}],
+        ['features', {}],
+      ] as const) {
+        const r = await trainTypedNodeClassification(g, {model, epochs: 3, seed: 2, keep: true, ...extra});
+        const trained = r.classifier!;
+        const want = trained.predictAll();
+        // The kept model's predictions are the run's: its validation accuracy is theirs.
+        const split = g.labels!.split!;
+        const acc = split.val.reduce((a, v) => a + (want.classes[v] === g.labels!.labels[v] ? 1 : 0), 0) / split.val.length;
+        expect(acc, model).to.equal(r.valAcc);
+        const at = path.join(dir, model);
+        const info = await wm.nn.saveTypedClassifier(trained, at);
+        expect(Object.keys(info.tables)).to.deep.equal(model === 'rgcn' ? ['author'] : []);
+        trained.dispose();
+        const loaded = wm.nn.loadTypedClassifier(at, g);
+        const got = loaded.predictAll();
+        expect(Array.from(got.classes), model).to.deep.equal(Array.from(want.classes));
+        for (let i = 0; i < want.probabilities.length; ++i)
+          expect(Math.abs(got.probabilities[i] - want.probabilities[i]), `${model} [${i}]`).to.be.below(1e-5);
+        loaded.dispose();
+      }
+      const other = heteroCsbm({seed: 3, papers: 500, authors: 150});
+      try {
+        expect(() => wm.nn.loadTypedClassifier(path.join(dir, 'rgcn'), other)).to.throw(
+          /the graph has 500 vertices of type 'paper', the model's 600/,
+        );
+      } finally {
+        other.free();
+      }
+      const dense = path.join(dir, 'sage', 'dense.bin');
+      const bytes = fs.readFileSync(dense);
+      bytes[0] ^= 1;
+      fs.writeFileSync(dense, bytes);
+      expect(() => wm.nn.loadTypedClassifier(path.join(dir, 'sage'), g)).to.throw(
+        /dense\.bin: its SHA-256 differs from typed-classifier\.json's/,
+      );
+      expect(() => wm.nn.loadTypedClassifier(path.join(dir, 'nothing'), g)).to.throw(/typed-classifier\.json: missing/);
+      await expectReject(trainTypedNodeClassification(g, {model: 'flattened', keep: true}), /keep is for the typed models/);
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+      g.free();
+    }
+  });
+
   it('the main job on an OGB heterogeneous folder trains R-GCN, the flattened graph and the features alone, and chooses on validation', function () {
     this.timeout(120000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-typed-main-'));

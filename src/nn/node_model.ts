@@ -48,6 +48,17 @@ export function predictedClasses(logits: () => tf.Tensor2D): Int32Array {
   return out;
 }
 
+/** Each row's most probable class and its probability (the softmax of `logits`, made and freed inside). */
+export function classesAndProbabilities(logits: () => tf.Tensor2D): [Int32Array, Float32Array] {
+  const [c, p] = tf.tidy(() => {
+    const probs = tf.softmax(logits());
+    return [tf.argMax(probs, 1), tf.max(probs, 1)];
+  });
+  const out: [Int32Array, Float32Array] = [Int32Array.from(c.dataSync()), Float32Array.from(p.dataSync())];
+  tf.dispose([c, p]);
+  return out;
+}
+
 export function fullGraph(graph: CsrGraph): FullGraph {
   const block = CsrBlock.fromGraph(graph);
   return {numNodes: graph.numVertices, block, dispose: () => block.dispose()};

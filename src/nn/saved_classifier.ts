@@ -13,7 +13,7 @@ import {ensureDir, FileDigest, sha256Hex as sha256, writeFileAtomically} from '.
 import {checkTrustedFile} from '../util/trusted_files';
 import type {Embedding} from './embedding';
 import type {FeatureSource} from './feature_source';
-import type {FullGraph, NodeModelConfig} from './node_model';
+import {classesAndProbabilities, FullGraph, NodeModelConfig} from './node_model';
 import type {LayerwiseGraph, LayerwiseOptions} from './layerwise';
 
 /** What saving and predicting need of a node classifier (GraphSAGE, GAT and GCN have it). */
@@ -110,30 +110,42 @@ export async function saveNodeClassifier(
   return meta;
 }
 
-export function readChecked(dir: string, rec: FileRecord, wantBytes: number): Float32Array {
+/** A float32 file a manifest records (its size and SHA-256), checked against both before it is read. */
+export function readChecked(
+  dir: string,
+  rec: FileRecord,
+  wantBytes: number,
+  manifest = 'classifier.json',
+  what = 'loadNodeClassifier',
+): Float32Array {
   const file = path.join(dir, rec.file);
   if (!fs.existsSync(file)) throw new Error(`${file}: missing`);
-  checkTrustedFile(file, 'loadNodeClassifier');
+  checkTrustedFile(file, what);
   const b = fs.readFileSync(file);
   if (b.length !== rec.bytes || b.length !== wantBytes)
-    throw new Error(`${file}: ${b.length} bytes, classifier.json says ${rec.bytes} (the shapes ${wantBytes})`);
-  if (sha256(b) !== rec.sha256) throw new Error(`${file}: its SHA-256 differs from classifier.json's (the file changed after saving)`);
+    throw new Error(`${file}: ${b.length} bytes, ${manifest} says ${rec.bytes} (the shapes ${wantBytes})`);
+  if (sha256(b) !== rec.sha256) throw new Error(`${file}: its SHA-256 differs from ${manifest}'s (the file changed after saving)`);
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
+/** A saved model's JSON manifest `name` in `dir`, trusted and parsed, of version 1 of `format`. */
+export function readManifest<T extends {format: string; version: number}>(dir: string, name: string, format: string, what: string): T {
+  const file = path.join(dir, name);
+  if (!fs.existsSync(file)) throw new Error(`${file}: missing (not a saved ${format})`);
+  checkTrustedFile(file, what);
+  let info: T;
+  try {
+    info = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: not JSON (${(e as Error).message})`);
+  }
+  if (info.format !== format || info.version !== 1) throw new Error(`${file}: not a version-1 ${format}`);
+  return info;
 }
 
 /** classifier.json of a saved classifier (what it needs to load: its kind, sizes, dataset, features). */
 export function readClassifierInfo(dir: string): SavedClassifierInfo {
-  const metaFile = path.join(dir, 'classifier.json');
-  if (!fs.existsSync(metaFile)) throw new Error(`${metaFile}: missing (not a saved node classifier)`);
-  checkTrustedFile(metaFile, 'loadNodeClassifier');
-  let info: SavedClassifierInfo;
-  try {
-    info = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
-  } catch (e) {
-    throw new Error(`${metaFile}: not JSON (${(e as Error).message})`);
-  }
-  if (info.format !== FORMAT || info.version !== 1) throw new Error(`${metaFile}: not a version-1 ${FORMAT}`);
-  return info;
+  return readManifest<SavedClassifierInfo>(dir, 'classifier.json', FORMAT, 'loadNodeClassifier');
 }
 
 /** Class ids and their probabilities for `vertices` (default: every vertex) over the whole graph. */
@@ -146,16 +158,7 @@ export function predictNodes(
   const n = 'block' in graph ? graph.numNodes : graph.numVertices;
   const ids = vertices ?? Int32Array.from({length: n}, (_, i) => i);
   for (const v of ids) if (!(v >= 0 && v < n)) throw new RangeError(`predict: vertex ${v} is not in [0, ${n})`);
-  // Each picked row's class and its probability, the logits made and freed inside.
-  const pick = (logits: () => tf.Tensor2D): [Int32Array, Float32Array] => {
-    const [c, p] = tf.tidy(() => {
-      const probs = tf.softmax(logits());
-      return [tf.argMax(probs, 1), tf.max(probs, 1)];
-    });
-    const out: [Int32Array, Float32Array] = [Int32Array.from(c.dataSync()), Float32Array.from(p.dataSync())];
-    tf.dispose([c, p]);
-    return out;
-  };
+  const pick = classesAndProbabilities;
   if (!('block' in graph)) {
     // Layer by layer over full neighbourhoods: graphs of any size; the picked rows read a batch at a time.
     const table = model.inferLayerwise(graph, o);

@@ -7,27 +7,14 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {HeteroGraph} from '../graph/hetero_graph';
-import {edgeTypeKey} from '../graph/hetero_graph';
-import {sageConv} from '../nn/conv/sage_conv';
-import {HeteroConv} from '../nn/hetero/hetero_conv';
-import {HgtConv} from '../nn/hetero/hgt_conv';
-import {RgatConv} from '../nn/hetero/rgat_conv';
-import {RgcnConv} from '../nn/hetero/rgcn_conv';
-import {Embedding, embedding} from '../nn/embedding';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
-import {adam as sparseAdam} from '../nn/sparse_optimizer';
-import type {TypedLayer} from '../graph/typed_sampling';
-import {typedLayerwise} from '../nn/typed_layerwise';
-import {FeatureTables, TypedBatch, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
+import {TYPED_MODELS, TypedNodeClassifier} from '../nn/typed_classifier';
+import {TypedNeighborLoader} from '../nn/typed_neighbor_loader';
 import {adam} from '../optimizers/fused_adam';
-import {tfSeed} from '../util/random';
 
-/**
- * 'sage': PyG's HeteroConv of SAGEConv (a SAGE layer per relation, summed); 'hgt': HGT layers (hidden wide, its
- * heads) and a linear map of the labelled type's rows to the classes, as PyG's HGT example.
- */
-export type TypedModelKind = 'rgcn' | 'rgat' | 'sage' | 'hgt' | 'flattened' | 'features';
-export const TYPED_MODELS: TypedModelKind[] = ['rgcn', 'rgat', 'sage', 'hgt', 'flattened', 'features'];
+export {TYPED_MODELS} from '../nn/typed_classifier';
+export type {TypedModelKind} from '../nn/typed_classifier';
+import type {TypedModelKind} from '../nn/typed_classifier';
 
 export interface TypedNodeClassificationOptions {
   model: TypedModelKind;
@@ -53,6 +40,11 @@ export interface TypedNodeClassificationOptions {
   evalEvery: number;
   /** Called after each epoch with its figures (progress bars, metrics files). */
   onEpoch?: (m: TypedEpochMetrics) => void;
+  /**
+   * Return the trained classifier in the result (`classifier`: the caller predicts with it, saves it with
+   * wm.nn.saveTypedClassifier and disposes it) instead of disposing it. Not for the 'flattened' baseline.
+   */
+  keep?: boolean;
 }
 
 /** One epoch of a typed run. */
@@ -87,6 +79,8 @@ export interface TypedRunResult {
   seconds: number;
   /** Every epoch's figures, in order. */
   history: TypedEpochMetrics[];
+  /** The trained classifier, with `keep`. */
+  classifier?: TypedNodeClassifier;
 }
 
 /** The graph with one vertex type ('node': each type's vertices in turn) and one relation ('edge'): types ignored. */
@@ -132,137 +126,57 @@ export async function trainTypedNodeClassification(
     throw new RangeError(`trainTypedNodeClassification: featurelessInputs must be 'zeros' or 'embeddings', got ${o.featurelessInputs}`);
   if (!Number.isInteger(o.evalEvery) || o.evalEvery < 0)
     throw new RangeError(`trainTypedNodeClassification: evalEvery must be a non-negative integer, got ${o.evalEvery}`);
+  if (o.keep && o.model === 'flattened')
+    throw new RangeError(
+      "trainTypedNodeClassification: keep is for the typed models; the 'flattened' baseline's graph is not the one given",
+    );
   if ((o.model === 'rgat' || o.model === 'hgt') && o.hidden % o.heads !== 0)
     throw new RangeError(`trainTypedNodeClassification: heads (${o.heads}) must divide hidden (${o.hidden})`);
   const g = o.model === 'flattened' ? flattened(graph) : graph;
   try {
-    const l = g.labels!,
-      split = l.split!;
-    const dim = Math.max(1, ...Object.values(g.features).map((f) => f.dim));
+    const split = g.labels!.split!;
     const hops = o.model === 'features' ? 0 : o.fanouts.length;
-    const widths = [dim, ...Array.from({length: Math.max(hops - 1, 0)}, () => o.hidden)];
-    const relations = g.edgeTypes.map(edgeTypeKey);
-    const convs: (RgcnConv | RgatConv | HeteroConv | HgtConv)[] = widths.map((w, i) => {
-      const last = i === widths.length - 1,
-        seed = o.seed * 31 + i;
-      if (o.model === 'hgt') return new HgtConv({inDim: w, units: o.hidden, heads: o.heads, nodeTypes: g.nodeTypes, relations, seed});
-      if (o.model === 'sage')
-        return new HeteroConv(
-          Object.fromEntries(relations.map((key, r) => [key, sageConv({units: last ? l.numClasses : o.hidden, seed: seed * 1009 + r})])),
-        );
-      if (o.model === 'rgat')
-        return new RgatConv({inDim: w, units: last ? l.numClasses : o.hidden / o.heads, heads: o.heads, concat: !last, relations, seed});
-      return new RgcnConv({inDim: w, units: last ? l.numClasses : o.hidden, relations, numBases: o.numBases, seed});
+    const model = new TypedNodeClassifier(g, {
+      model: o.model,
+      hidden: o.hidden,
+      layers: hops,
+      numBases: o.numBases,
+      heads: o.heads,
+      featurelessInputs: o.featurelessInputs,
+      learningRate: o.learningRate,
+      seed: o.seed,
     });
-    // Learnable rows for the types without features (none for the features-alone baseline and the flattened graph).
-    const learnt: Record<string, Embedding> =
-      o.featurelessInputs === 'embeddings' && hops > 0
-        ? Object.fromEntries(
-            g.nodeTypes
-              .filter((t) => !g.features[t] && g.numNodes[t] > 0)
-              .map((t, i) => [
-                t,
-                embedding({rows: g.numNodes[t], dim, optimizer: sparseAdam({lr: o.learningRate}), init: {seed: o.seed * 131 + i + 1}}),
-              ]),
-          )
-        : {};
-    // A linear map to the classes: the features-alone baseline's model, and HGT's last step.
-    const headIn = hops === 0 ? dim : o.model === 'hgt' ? o.hidden : 0;
-    const head = headIn
-      ? tf.tidy(() => tf.variable(tf.randomNormal([headIn, l.numClasses], 0, 0.1, 'float32', tfSeed(o.seed))))
-      : undefined;
-    // heteroConv's layers make their weights on their first call (their widths are the inputs'): the
-    // variables are gathered after the first batch's forward pass.
-    let vars: tf.Variable[] | undefined;
-    const variables = (b: TypedBatch): tf.Variable[] => {
-      if (!vars) {
-        if (o.model === 'sage') tf.dispose(tf.tidy(() => forward(b)));
-        vars = [...convs.flatMap((c) => c.variables), ...(head ? [head] : []), ...Object.values(learnt).map((e) => e.anchor)];
-      }
-      return vars;
-    };
-    const forward = (b: TypedBatch): tf.Tensor2D => {
-      if (hops === 0) return tf.matMul(b.x[l.type], head!);
-      let h = b.x;
-      const ids = b.sub.layers[0].src;
-      for (const [t, e] of Object.entries(learnt)) if (ids[t]?.length) h = {...h, [t]: e.lookup(ids[t]) as tf.Tensor2D};
-      b.sub.layers.forEach((layer, i) => {
-        const out = convs[i].apply(h, layer);
-        // HGT's layers end in their own gelu and gate; the others take a ReLU between layers.
-        const between = i < convs.length - 1 && o.model !== 'hgt';
-        h = between ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.relu(x) as tf.Tensor2D])) : out;
-      });
-      return head ? tf.matMul(h[l.type], head) : h[l.type];
-    };
     const fanouts = hops === 0 ? [] : o.fanouts;
     const opt = adam(o.learningRate);
     const train = new TypedNeighborLoader(g, {seeds: split.train, fanouts, batchSize: o.batchSize, shuffle: true, seed: o.seed});
-    // The predicted class of every vertex of the labelled type, exactly (every neighbour), a layer at a time.
-    const predictAll = (): Int32Array => {
-      const feats = new FeatureTables(g);
-      feats.inputs({}); // its tables made here, outside the tidy scopes that read them
-      try {
-        const inputsOf = (t: string, ids: Int32Array): tf.Tensor2D =>
-          learnt[t] ? (learnt[t].read(ids) as tf.Tensor2D) : feats.inputs({[t]: ids})[t];
-        const n = g.numNodes[l.type];
-        if (hops === 0) {
-          const out = new Int32Array(n);
-          for (let b = 0; b < n; b += 4096) {
-            const ids = Int32Array.from({length: Math.min(4096, n - b)}, (_, i) => b + i);
-            const p = tf.tidy(() => tf.argMax(tf.matMul(inputsOf(l.type, ids), head!), 1));
-            out.set(p.dataSync() as Int32Array, b);
-            p.dispose();
-          }
-          return out;
-        }
-        const layers = convs.map((c, i) => (x: Record<string, tf.Tensor2D>, layer: TypedLayer) => {
-          const out = c.apply(x, layer);
-          const between = i < convs.length - 1 && o.model !== 'hgt';
-          return between ? Object.fromEntries(Object.entries(out).map(([t, v]) => [t, tf.relu(v) as tf.Tensor2D])) : out;
-        });
-        const last = typedLayerwise(g, inputsOf, layers, {batchSize: 1024, lastTypes: [l.type]});
-        try {
-          const p = tf.tidy(() => tf.argMax(head ? tf.matMul(last[l.type], head) : last[l.type], 1));
-          const out = Int32Array.from(p.dataSync());
-          p.dispose();
-          return out;
-        } finally {
-          tf.dispose(Object.values(last));
-        }
-      } finally {
-        feats.dispose();
-      }
-    };
+    const labels = g.labels!.labels;
     const acc = (pred: Int32Array, ids: Int32Array) => {
       let ok = 0;
-      for (const v of ids) ok += pred[v] === l.labels[v] ? 1 : 0;
+      for (const v of ids) ok += pred[v] === labels[v] ? 1 : 0;
       return ids.length ? ok / ids.length : NaN;
     };
     const history: TypedEpochMetrics[] = [];
     let pred: Int32Array | undefined; // the last epoch's predictions
+    let kept = false;
     try {
+      const variables = model.variables(() => model.firstBatch(fanouts)).concat(Object.values(model.learnt).map((e) => e.anchor));
       for (let epoch = 1; epoch <= o.epochs; ++epoch) {
         const epochStarted = performance.now();
         // Each batch's loss stays on the device until the epoch's end: one read an epoch, not one a batch.
         const losses: tf.Scalar[] = [];
         for await (const b of train) {
-          losses.push(opt.minimize(() => softmaxCrossEntropy(b.y!, forward(b)), true, variables(b))!);
-          for (const e of Object.values(learnt)) e.step();
+          losses.push(opt.minimize(() => softmaxCrossEntropy(b.y!, model.forward(b)), true, variables)!);
+          model.stepTables();
           b.dispose();
         }
         const total = losses.length ? tf.addN(losses) : undefined;
         const loss = total ? (await total.data())[0] / losses.length : NaN;
         tf.dispose([...losses, ...(total ? [total] : [])]);
         const trainSeconds = (performance.now() - epochStarted) / 1000;
-        const m: TypedEpochMetrics = {
-          epoch,
-          loss,
-          seconds: trainSeconds,
-          seedsPerSecond: split.train.length / Math.max(trainSeconds, 1e-9),
-        };
+        const m: TypedEpochMetrics = {epoch, loss, seconds: trainSeconds, seedsPerSecond: split.train.length / trainSeconds};
         // The last epoch is always judged (the run's result); others every evalEvery epochs.
         if (epoch === o.epochs || (o.evalEvery > 0 && epoch % o.evalEvery === 0)) {
-          const p = predictAll();
+          const p = model.predictAll().classes;
           if (epoch === o.epochs) pred = p;
           m.valAcc = acc(p, split.val);
           m.seconds = (performance.now() - epochStarted) / 1000;
@@ -270,18 +184,21 @@ export async function trainTypedNodeClassification(
         history.push(m);
         o.onEpoch?.(m);
       }
-      pred ??= predictAll();
-      return {
+      pred ??= model.predictAll().classes;
+      const result: TypedRunResult = {
         model: o.model,
         valAcc: acc(pred, split.val),
         testAcc: acc(pred, split.test),
         seconds: (Date.now() - started) / 1000,
         history,
       };
+      if (o.keep) {
+        result.classifier = model;
+        kept = true;
+      }
+      return result;
     } finally {
-      convs.forEach((c) => c.dispose());
-      Object.values(learnt).forEach((e) => e.dispose());
-      head?.dispose();
+      if (!kept) model.dispose();
       train.dispose();
       opt.dispose();
     }
