@@ -24,7 +24,7 @@ import {nodeModelCandidates, searchNodeModel} from '../src/train/model_search';
 import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 import {DEFAULT_TYPED_NODE_CLASSIFICATION} from '../src/train/typed_node_classification';
-import {runTyped} from './typed-node-classification';
+import {readTypedFolder, runTyped} from './typed-node-classification';
 import {fraction, nonNegativeInt, nonNegativeNumber, positiveInt, positiveNumber, startBackend} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -191,13 +191,8 @@ async function typedData(
       name: 'a generated typed graph',
     };
   const folder = o.data as string;
-  if (!fs.existsSync(path.join(folder, 'raw', 'num-node-dict.csv.gz'))) return undefined;
-  const read = await wm.graph.readOgbHetero(folder);
-  try {
-    return {graph: read.toUndirected(), name: path.basename(path.resolve(folder))};
-  } finally {
-    read.free();
-  }
+  const graph = await readTypedFolder(folder);
+  return graph && {graph, name: path.basename(path.resolve(folder))};
 }
 
 /** Ten validation points a run where a pass over the whole graph is cheap (up to 1M edges), else none before the end. */
@@ -215,6 +210,8 @@ async function main(): Promise<void> {
       await runTyped(typed.graph, typed.name, where, {
         seeds: o.seeds,
         out: o.out,
+        save: o.save,
+        data: o.heteroCsbm === undefined ? path.resolve(o.data) : undefined,
         options: {
           epochs: program.getOptionValueSource('epochs') === 'cli' ? o.epochs : undefined,
           hidden: o.hidden,

@@ -2,7 +2,9 @@
 // node classifier saved by `npm start -- --save DIR` predicts every vertex of
 // its dataset (or --data's: any graph with the same features, for a model
 // that reads features only): `vertex<TAB>class name<TAB>probability` per
-// line, the vertex by its id in the data files.
+// line, the vertex by its id in the data files. A typed classifier (saved by `npm start -- --data <OGB
+// heterogeneous folder> --save DIR`) predicts every vertex of its labelled type the same way.
+import * as fs from 'fs';
 import * as path from 'path';
 
 import {Command} from 'commander';
@@ -10,6 +12,7 @@ import {Command} from 'commander';
 import * as wm from '../src/index';
 import {ensureDir, writeFileAtomically} from '../src/util/files';
 import {startBackend} from './cli';
+import {readTypedFolder} from './typed-node-classification';
 
 const program = new Command()
   .name('npm run predict --')
@@ -19,9 +22,46 @@ const program = new Command()
   .option('--out <file>', 'where the predictions go (default: standard output)')
   .parse();
 
+/** Writes the lines to --out (its folder made as a save's would be) or standard output. */
+function emit(lines: string[], out: string | undefined): void {
+  const text = lines.join('\n') + '\n';
+  if (!out) {
+    process.stdout.write(text);
+    return;
+  }
+  // A place that cannot hold the file is named.
+  ensureDir(path.dirname(path.resolve(out)), 'predict --out');
+  writeFileAtomically(out, Buffer.from(text));
+  console.error(`${lines.length} predictions: ${out}`);
+}
+
+/** A typed classifier over its folder's graph: every vertex of the labelled type. */
+async function predictTyped(o: {model: string; data?: string; out?: string}): Promise<void> {
+  const info = wm.nn.readTypedClassifierInfo(o.model);
+  const folder = o.data ?? info.data;
+  if (!folder) throw new Error(`${o.model}: the model records no dataset (trained on generated data?); pass --data`);
+  const graph = await readTypedFolder(folder);
+  if (!graph) throw new Error(`${folder}: not a folder in OGB's heterogeneous layout (raw/num-node-dict.csv.gz)`);
+  try {
+    const model = wm.nn.loadTypedClassifier(o.model, graph);
+    try {
+      const p = model.predictAll();
+      emit(
+        Array.from(p.classes, (c, v) => `${v}\t${c}\t${p.probabilities[v].toFixed(6)}`),
+        o.out,
+      );
+    } finally {
+      model.dispose();
+    }
+  } finally {
+    graph.free();
+  }
+}
+
 async function main(): Promise<void> {
   const o = program.opts();
   await startBackend();
+  if (fs.existsSync(path.join(o.model, wm.nn.TYPED_MANIFEST))) return predictTyped({model: o.model, data: o.data, out: o.out});
   const info = wm.nn.readClassifierInfo(o.model);
   const folder = o.data ?? info.data;
   if (!folder) throw new Error(`${o.model}: the model records no dataset (trained on generated data?); pass --data`);
@@ -56,16 +96,10 @@ async function main(): Promise<void> {
       p.vertices,
       (v, i) => `${data.originalIds[v]}\t${info.classNames[p.classes[i]]}\t${p.probabilities[i].toFixed(6)}`,
     );
-    const text = lines.join('\n') + '\n';
-    if (o.out) {
-      // The folder is made as a save's would be; a place that cannot hold the file is named.
-      ensureDir(path.dirname(path.resolve(o.out)), 'predict --out');
-      writeFileAtomically(o.out, Buffer.from(text));
-      console.error(`${lines.length} predictions: ${o.out}`);
-      if (data.component && data.component.kept < data.component.of) {
-        console.error(`(the ${data.component.of - data.component.kept} vertices outside the largest connected component have none)`);
-      }
-    } else process.stdout.write(text);
+    emit(lines, o.out);
+    if (o.out && data.component && data.component.kept < data.component.of) {
+      console.error(`(the ${data.component.of - data.component.kept} vertices outside the largest connected component have none)`);
+    }
   } finally {
     model.dispose();
     features?.dispose();

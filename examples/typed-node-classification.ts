@@ -2,7 +2,10 @@
 // relation with its reverse (ToUndirected), then R-GCN, R-GAT, a SAGE layer per relation (PyG's HeteroConv), HGT, the
 // flattened graph (types ignored) and the labelled type's features alone, each over several seeds; the model with
 // the best mean validation accuracy is the one chosen, and all are printed (what a relational model adds, by how much).
+import * as fs from 'fs';
 import * as path from 'path';
+
+import * as wm from '../src/index';
 
 import type {HeteroGraph} from '../src/graph/hetero_graph';
 import {MetricsLog} from '../src/train/metrics_log';
@@ -16,6 +19,17 @@ import {
   TypedNodeClassificationOptions,
 } from '../src/train/typed_node_classification';
 
+/** A folder in OGB's heterogeneous layout, its relations made two-way (as the main job trains on it); undefined for another folder. */
+export async function readTypedFolder(folder: string): Promise<HeteroGraph | undefined> {
+  if (!fs.existsSync(path.join(folder, 'raw', 'num-node-dict.csv.gz'))) return undefined;
+  const read = await wm.graph.readOgbHetero(folder);
+  try {
+    return read.toUndirected();
+  } finally {
+    read.free();
+  }
+}
+
 function meanSd(xs: number[]): string {
   const m = xs.reduce((a, b) => a + b, 0) / xs.length;
   const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(xs.length - 1, 1));
@@ -26,7 +40,14 @@ export async function runTyped(
   graph: HeteroGraph,
   name: string,
   where: string,
-  o: {seeds: number; out: string; options: Partial<TypedNodeClassificationOptions>},
+  o: {
+    seeds: number;
+    out: string;
+    options: Partial<TypedNodeClassificationOptions>;
+    /** Save the chosen model's first seed there (`data`: the folder it was trained on, recorded for npm run predict). */
+    save?: string;
+    data?: string;
+  },
 ): Promise<void> {
   const l = graph.labels;
   if (!l?.split) throw new Error(`${name}: a typed graph needs labels and a split on one vertex type (node-label/ and split/)`);
@@ -34,16 +55,18 @@ export async function runTyped(
   const relations = graph.edgeTypes.map((t) => `${t.join(' ')} (${graph.relation(t).numEdges})`).join(', ');
   console.log(`${name}: vertices ${types}; relations ${relations}; ${l.numClasses} classes on '${l.type}'; training on ${where}`);
   const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
-  const rows: {model: TypedModelKind; val: number[]; test: number[]; curves: PlotRecord[]}[] = [];
+  const rows: {model: TypedModelKind; val: number[]; test: number[]; curves: PlotRecord[]; kept?: wm.nn.TypedNodeClassifier}[] = [];
   const epochs = o.options.epochs ?? DEFAULT_TYPED_NODE_CLASSIFICATION.epochs;
   const progress = new EpochProgress(TYPED_MODELS.length * o.seeds * epochs, 'training');
   for (const model of TYPED_MODELS) {
-    const row = {model, val: [] as number[], test: [] as number[], curves: [] as PlotRecord[]};
+    const row: (typeof rows)[number] = {model, val: [], test: [], curves: []};
     for (let seed = 0; seed < o.seeds; ++seed) {
       const r = await trainTypedNodeClassification(graph, {
         ...o.options,
         model,
         seed,
+        // With --save, each typed model's first seed is kept until the choice (the baseline is not saved).
+        keep: o.save !== undefined && seed === 0 && model !== 'flattened',
         onEpoch: (m) => {
           log.write({type: 'epoch', model, seed, ...m});
           row.curves.push({seed, epoch: m.epoch, loss: m.loss, ...(m.valAcc === undefined ? {} : {valAcc: m.valAcc})});
@@ -54,7 +77,8 @@ export async function runTyped(
           );
         },
       });
-      const {history: _history, ...result} = r;
+      const {history: _history, classifier, ...result} = r;
+      row.kept = classifier;
       log.write({type: 'run', ...result, seed});
       row.val.push(r.valAcc);
       row.test.push(r.testAcc);
@@ -67,6 +91,15 @@ export async function runTyped(
   progress.stop();
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const chosen = rows.reduce((a, b) => (mean(b.val) > mean(a.val) ? b : a));
+  if (o.save) {
+    if (chosen.kept) {
+      await wm.nn.saveTypedClassifier(chosen.kept, o.save, {data: o.data});
+      console.log(`model (${chosen.model}, seed 0): ${o.save}; npm run predict -- --model ${o.save} reads it`);
+    } else {
+      console.log(`--save: the chosen model is the ${chosen.model} baseline, which is not saved`);
+    }
+    for (const r of rows) r.kept?.dispose();
+  }
   console.log(`\nmodel      validation %     test %   (${o.seeds} seeds)`);
   for (const r of rows)
     console.log(`${(r.model + (r === chosen ? ' *' : '')).padEnd(10)} ${meanSd(r.val).padStart(14)} ${meanSd(r.test).padStart(14)}`);

@@ -530,7 +530,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     }
   });
 
-  it('the main job on an OGB heterogeneous folder trains R-GCN, the flattened graph and the features alone, and chooses on validation', function () {
+  it('the main job on an OGB heterogeneous folder trains R-GCN, the flattened graph and the features alone, chooses on validation, and saves the choice for npm run predict', async function () {
     this.timeout(120000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-typed-main-'));
     try {
@@ -539,7 +539,11 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       // --inputs embeddings: the types without features (authors, institutions) learn a row each.
       const r = spawnSync(
         process.execPath,
-        [example, '--data', dir, '--seeds', '1', '--epochs', '2', '--inputs', 'embeddings', '--out', path.join(dir, 'run')],
+        [
+          example,
+          ...['--data', dir, '--seeds', '1', '--epochs', '2', '--inputs', 'embeddings'],
+          ...['--out', path.join(dir, 'run'), '--save', path.join(dir, 'model')],
+        ],
         {
           encoding: 'utf8',
           env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
@@ -559,6 +563,23 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       const chosen = /chosen on validation: (\w+)/.exec(r.stdout)![1];
       expect(lines.filter((l) => l.type === 'plot').pop()?.model).to.equal(chosen);
       for (const f of ['metrics.svg', 'metrics.png']) expect(fs.existsSync(path.join(dir, 'run', f)), f).to.equal(true);
+      // --save kept the chosen model (unless a baseline was chosen); npm run predict reads it over the folder it names.
+      if (chosen !== 'flattened') {
+        expect(r.stdout).to.match(new RegExp(`model \\(${chosen}, seed 0\\): .*npm run predict`));
+        const predict = path.resolve(__dirname, '..', 'examples', 'predict.js');
+        const out = path.join(dir, 'predictions.tsv');
+        const p = spawnSync(process.execPath, [predict, '--model', path.join(dir, 'model'), '--out', out], {
+          encoding: 'utf8',
+          env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
+        });
+        expect(p.status, p.stderr).to.equal(0);
+        const rows = fs.readFileSync(out, 'utf8').trim().split('\n');
+        const read = await readOgbHetero(dir);
+        const papers = read.numNodes.paper;
+        read.free();
+        expect(rows.length).to.equal(papers);
+        for (const line of rows) expect(line).to.match(/^\d+\t\d+\t[01]\.\d{6}$/);
+      }
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

@@ -54,7 +54,7 @@ export {HgtConv, hgtConv} from './hetero/hgt_conv';
 export {typedLayerwise} from './typed_layerwise';
 export {TYPED_MODELS, TypedNodeClassifier} from './typed_classifier';
 export type {TypedClassifierConfig, TypedModelKind} from './typed_classifier';
-export {loadTypedClassifier, readTypedClassifierInfo, saveTypedClassifier, typedSchema} from './saved_typed_classifier';
+export {loadTypedClassifier, readTypedClassifierInfo, saveTypedClassifier, TYPED_MANIFEST, typedSchema} from './saved_typed_classifier';
 export type {SavedTypedClassifierInfo, TypedSchema} from './saved_typed_classifier';
 export type {TypedLayerFn} from './typed_layerwise';
 export type {HgtConvOptions} from './hetero/hgt_conv';

@@ -13,7 +13,8 @@ import {FileRecord, readChecked, readManifest} from './saved_classifier';
 import {TYPED_MODELS, TypedClassifierConfig, TypedNodeClassifier} from './typed_classifier';
 
 export const TYPED_FORMAT = 'tfjs-wm-typed-node-classifier';
-const MANIFEST = 'typed-classifier.json';
+export const TYPED_MANIFEST = 'typed-classifier.json';
+const MANIFEST = TYPED_MANIFEST;
 
 /** What a typed model reads of its graph: any graph with the same schema serves (the same graph, or it regrown). */
 export interface TypedSchema {
@@ -35,6 +36,8 @@ export interface SavedTypedClassifierInfo {
   dense: {shapes: number[][]} & FileRecord;
   /** The learnable rows of each type without features, by type. */
   tables: Record<string, {rows: number; dim: number} & FileRecord>;
+  /** The dataset folder the model was trained on, as given (predictions need its graph). */
+  data?: string;
 }
 
 export function typedSchema(g: HeteroGraph): TypedSchema {
@@ -51,7 +54,11 @@ export function typedSchema(g: HeteroGraph): TypedSchema {
 }
 
 /** Writes a trained typed classifier to `dir` (created if missing). */
-export async function saveTypedClassifier(model: TypedNodeClassifier, dir: string): Promise<SavedTypedClassifierInfo> {
+export async function saveTypedClassifier(
+  model: TypedNodeClassifier,
+  dir: string,
+  info: {data?: string} = {},
+): Promise<SavedTypedClassifierInfo> {
   ensureDir(dir, 'saveTypedClassifier');
   const vars = model.variables(() => model.firstBatch(Array.from({length: model.layers}, () => 4)));
   const dense = new Float32Array(vars.reduce((a, v) => a + v.size, 0));
@@ -72,16 +79,17 @@ export async function saveTypedClassifier(model: TypedNodeClassifier, dir: strin
     tables[t] = {rows: e.rows, dim: e.dim, ...record(`table-${i}.bin`, Float32Array.from(rows.dataSync()))};
     tf.dispose([ids, rows]);
   });
-  const info: SavedTypedClassifierInfo = {
+  const saved: SavedTypedClassifierInfo = {
     format: TYPED_FORMAT,
     version: 1,
     config: {...model.config},
     schema: typedSchema(model.graph),
     dense: {shapes: vars.map((v) => v.shape), ...record('dense.bin', dense)},
     tables,
+    ...(info.data !== undefined ? {data: info.data} : {}),
   };
-  writeFileAtomically(path.join(dir, MANIFEST), Buffer.from(JSON.stringify(info, null, 2)));
-  return info;
+  writeFileAtomically(path.join(dir, MANIFEST), Buffer.from(JSON.stringify(saved, null, 2)));
+  return saved;
 }
 
 /** typed-classifier.json of a saved typed classifier. */
