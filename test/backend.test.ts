@@ -11,6 +11,8 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {nativeHere, randomInput} from './helpers';
 
+const r2s = (r: {stdout: string; stderr: string}) => r.stdout + r.stderr;
+
 describe('wholememory backend', () => {
   before(async () => {
     expect(await tf.setBackend(wm.BACKEND_NAME)).to.equal(true);
@@ -51,6 +53,35 @@ describe('wholememory backend', () => {
     expect(threads({LOCAL_WORLD_SIZE: '2'})).to.equal(`threads ${Math.min(16, Math.max(1, Math.floor(cpus / 2)))}`);
     expect(threads({WM_THREADS: 'many'})).to.equal("error environment: WM_THREADS must be an integer from 1 to 1024, got 'many'");
     expect(threads({WM_THREADS: '0'})).to.match(/^error environment: WM_THREADS must be an integer from 1 to 1024/);
+    // How long idle threads poll before they sleep: checked when the pool starts.
+    expect(threads({WM_THREADS: '2', WM_SPIN_US: '0'})).to.equal('threads 2');
+    expect(threads({WM_SPIN_US: 'long'})).to.equal("error environment: WM_SPIN_US must be an integer from 0 to 10000, got 'long'");
+  });
+
+  it('host kernel outputs are written whole: a product and a scatter with outputs left unwritten filled with NaN first (WM_HOST_POISON), with and without polling threads', () => {
+    const run = (env: NodeJS.ProcessEnv) =>
+      spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const tf = require('@tensorflow/tfjs-core');
+        const wm = require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'index'))});
+        tf.setBackend('wholememory').then((ok) => {
+          if (!ok) { console.log('no backend'); return; }
+          const a = tf.ones([300, 40]), b = tf.ones([40, 7]);
+          const p = tf.matMul(a, b).dataSync();
+          const s = tf.scatterND(tf.tensor2d([[1], [3]], [2, 1], 'int32'), tf.ones([2, 2000]), [5, 2000]).dataSync();
+          console.log('sums', p.reduce((x, y) => x + y, 0), s.reduce((x, y) => x + y, 0), s.some((v) => Number.isNaN(v)));
+        });`,
+        ],
+        {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu', ...env}},
+      );
+    for (const env of [{WM_HOST_POISON: '1'}, {WM_HOST_POISON: '1', WM_THREADS: '2', WM_SPIN_US: '0'}]) {
+      const r = run(env);
+      expect(r.stdout.trim().split('\n').pop(), r.stderr).to.equal(`sums ${300 * 7 * 40} 4000 false`);
+    }
+    const bad = run({WM_HOST_HEAP: 'huge'});
+    expect(`${r2s(bad)}`).to.match(/WM_HOST_HEAP must be 'reuse' or 'system', got 'huge'/);
   });
 
   it('reads data back synchronously and asynchronously', async () => {
