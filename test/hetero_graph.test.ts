@@ -522,6 +522,17 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         /dense\.bin: its SHA-256 differs from typed-classifier\.json's/,
       );
       expect(() => wm.nn.loadTypedClassifier(path.join(dir, 'nothing'), g)).to.throw(/typed-classifier\.json: missing/);
+      // A manifest's config is checked before anything is built from it.
+      const manifest = path.join(dir, 'hgt', 'typed-classifier.json');
+      const info = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+      for (const [field, value, rule] of [
+        ['hidden', -4, /config\.hidden must be an integer in \[1, 65536\], got -4/],
+        ['heads', 7, /config\.heads must be an integer in \[1, 1024\] that divides hidden/],
+        ['model', 'flattened', /config\.model must be one of rgcn, rgat, sage, hgt, features, got flattened/],
+      ] as const) {
+        fs.writeFileSync(manifest, JSON.stringify({...info, config: {...info.config, [field]: value}}));
+        expect(() => wm.nn.loadTypedClassifier(path.join(dir, 'hgt'), g), field).to.throw(rule);
+      }
       await expectReject(trainTypedNodeClassification(g, {model: 'flattened', keep: true}), /keep is for the typed models/);
       expect(tf.memory().numTensors).to.equal(before);
     } finally {

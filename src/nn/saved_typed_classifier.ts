@@ -92,11 +92,29 @@ export async function saveTypedClassifier(
   return saved;
 }
 
-/** typed-classifier.json of a saved typed classifier. */
+/** typed-classifier.json of a saved typed classifier, its config checked before anything is built from it. */
 export function readTypedClassifierInfo(dir: string): SavedTypedClassifierInfo {
   const info = readManifest<SavedTypedClassifierInfo>(dir, MANIFEST, TYPED_FORMAT, 'loadTypedClassifier');
-  if (!TYPED_MODELS.includes(info.config?.model) || info.config.model === 'flattened')
-    throw new Error(`${path.join(dir, MANIFEST)}: config.model must be one of rgcn, rgat, sage, hgt, features, got ${info.config?.model}`);
+  const bad = (rule: string) => new Error(`${path.join(dir, MANIFEST)}: ${rule}`);
+  const c = info.config ?? ({} as TypedClassifierConfig);
+  if (!TYPED_MODELS.includes(c.model) || c.model === 'flattened')
+    throw bad(`config.model must be one of rgcn, rgat, sage, hgt, features, got ${c.model}`);
+  const int = (v: unknown, lo: number, hi: number) => Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi;
+  if (!int(c.hidden, 1, 1 << 16)) throw bad(`config.hidden must be an integer in [1, 65536], got ${c.hidden}`);
+  if (!int(c.layers, 0, 16)) throw bad(`config.layers must be an integer in [0, 16], got ${c.layers}`);
+  if (!int(c.heads, 1, 1024) || ((c.model === 'rgat' || c.model === 'hgt') && c.hidden % c.heads !== 0))
+    throw bad(`config.heads must be an integer in [1, 1024] that divides hidden for rgat and hgt, got ${c.heads}`);
+  if (c.numBases !== undefined && c.numBases !== null && !int(c.numBases, 1, 1 << 16))
+    throw bad(`config.numBases must be an integer in [1, 65536] when given, got ${c.numBases}`);
+  if (c.featurelessInputs !== 'zeros' && c.featurelessInputs !== 'embeddings')
+    throw bad(`config.featurelessInputs must be 'zeros' or 'embeddings', got ${c.featurelessInputs}`);
+  if (!(Number.isFinite(c.learningRate) && c.learningRate >= 0) || !Number.isInteger(c.seed))
+    throw bad(`config.learningRate must be a finite number >= 0 and config.seed an integer, got ${c.learningRate}, ${c.seed}`);
+  const shapes = info.dense?.shapes;
+  if (!Array.isArray(shapes) || !shapes.every((s) => Array.isArray(s) && s.every((d) => int(d, 0, 2 ** 31 - 1))))
+    throw bad('dense.shapes must be a list of shapes of non-negative integers');
+  for (const [t, r] of Object.entries(info.tables ?? {}))
+    if (!int(r?.rows, 0, 2 ** 31 - 1) || !int(r?.dim, 1, 1 << 16)) throw bad(`tables.${t}: rows and dim must be integers`);
   return info;
 }
 
