@@ -348,6 +348,16 @@ describe('wm.nn.rowAdagrad', () => {
     await tf.setBackend(wm.BACKEND_NAME);
   });
 
+  it('counts one float of state per row when it checks that a table fits', () => {
+    // 86,054,151 rows (Freebase's entities) of 8,192 bfloat16, more than any machine here holds: AdaGrad's state
+    // is a float per element on top, row-wise AdaGrad's a float per row. Each is refused with the sum it needs.
+    const big = (optimizer: wm.nn.SparseOptimizerConfig) => () =>
+      wm.nn.embedding({rows: 86054151, dim: 8192, dtype: 'bfloat16', memory: 'host', optimizer});
+    const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(2);
+    expect(big(wm.nn.adagrad())).to.throw(new RegExp(`${gib(86054151 * 8192 * (2 + 4))} GiB of host memory asked for`));
+    expect(big(wm.nn.rowAdagrad())).to.throw(new RegExp(`${gib(86054151 * (8192 * 2 + 4))} GiB of host memory asked for`));
+  });
+
   const lr = 0.1,
     wd = 0.01,
     eps = 1e-10;
