@@ -21,6 +21,9 @@
 // BENCH_PROFILE_STEPS (default 5: steps after the timed ones under wm.profileOps, each op's GPU time per step; 0: none),
 // BENCH_LAYERWISE_SECONDS (default 600: how long layer-wise prediction may run before it stops; 0: skipped),
 // BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
+// BENCH_GRAPH (rmat (default): R-MAT, skewed, its hubs' neighbourhoods shared by many seeds; uniform: a contextual
+// SBM of the same vertices and mean degree BENCH_DEGREE (default 29, ogbn-papers100M's), near-uniform degrees,
+// no locality: each step reads several times the distinct rows R-MAT's does),
 // BENCH_GRAPH_DIR (where the graph file for PyTorch and the ranks goes, default the system's temporary folder;
 // removed after), BENCH_RANKS (say "2,4": data-parallel runs on that many ranks, a GPU each, after the one-GPU
 // runs: every rank maps the saved graph and copies it to its GPU, the features are one float16 table chunked
@@ -40,12 +43,14 @@ import {NativeCsr} from '../src/graph/native_csr';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {distinctSeeds, rankOrMain, resultOnRanks, torchJson, writeBenchResult} from './bench_util';
+import {distinctSeeds, envChoice, rankOrMain, resultOnRanks, torchJson, writeBenchResult} from './bench_util';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 27);
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
 const EDGE_FACTOR = Number(process.env.BENCH_EDGE_FACTOR ?? 18);
 const FEATURES = Number(process.env.BENCH_FEATURES ?? 128);
+const GRAPH = envChoice('BENCH_GRAPH', ['rmat', 'uniform'] as const, 'rmat');
+const DEGREE = Number(process.env.BENCH_DEGREE ?? 29);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
 const STEPS = Number(process.env.BENCH_STEPS ?? 100);
 // Untimed steps before the timed ones: with 3, one H100's 60 timed steps took 6.8 ms each where the 5
@@ -404,12 +409,15 @@ async function main(): Promise<void> {
   const info = wm.deviceInfo();
   if (!info.gpu) throw new Error(`bench:papers100m needs a GPU (${info.reason})`);
   const t0 = Date.now();
-  const graph = NativeCsr.rmat({scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: VERTICES, seed: 1});
+  const graph =
+    GRAPH === 'rmat'
+      ? NativeCsr.rmat({scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: VERTICES, seed: 1})
+      : wm.graph.csbmNative({vertices: VERTICES, classes: 2, degree: DEGREE, homophily: 0.5, features: 0, seed: 1}).graph;
   const buildSeconds = (Date.now() - t0) / 1000;
   const offsetBytes = (graph.numVertices + 1) * 8,
     columnBytes = graph.numEdges * 4;
   console.log(
-    `graph: ${graph.numVertices} vertices, ${graph.numEdges} CSR entries (offsets ${gb(offsetBytes)}, columns ${gb(columnBytes)}), ` +
+    `graph (${GRAPH}): ${graph.numVertices} vertices, ${graph.numEdges} CSR entries (offsets ${gb(offsetBytes)}, columns ${gb(columnBytes)}), ` +
       `generated in ${buildSeconds.toFixed(1)} s`,
   );
   const saved = savedGraph(graph);
@@ -487,8 +495,9 @@ async function main(): Promise<void> {
         `| ${l.layer} | ${l.memory} | ${l.rows} | ${l.seconds.toFixed(1)} | ${l.rowsPerSecond.toFixed(0)} | ${l.wallSeconds.toFixed(1)} | ${l.complete ? 'yes' : 'no'} |`,
       );
   }
-  writeBenchResult('papers100m', {
+  writeBenchResult(GRAPH === 'rmat' ? 'papers100m' : `papers100m-${GRAPH}`, {
     device: info.name,
+    graph: GRAPH === 'rmat' ? 'rmat' : `${GRAPH}, mean degree ${DEGREE}`,
     scale: SCALE,
     vertices: VERTICES,
     edgeFactor: EDGE_FACTOR,
