@@ -24,6 +24,8 @@ export type {GraphPlace, GraphStore, HostGraph, SampleOptions} from './graph_sto
 export {loadCsr, saveCsr} from './csr_file';
 export {rmat} from './rmat';
 export {csbm, csbmNative} from './csbm';
+export {batchGraphs} from './graph_batch';
+export type {GraphBatch, SmallGraph} from './graph_batch';
 export {citationGraph} from './citation';
 export type {CitationOptions} from './citation';
 export type {CsbmOptions, NativeCsbm} from './csbm';

@@ -52,6 +52,8 @@ export {HeteroConv, heteroConv} from './hetero/hetero_conv';
 export type {HeteroAggregation} from './hetero/hetero_conv';
 export {HgtConv, hgtConv} from './hetero/hgt_conv';
 export {typedLayerwise} from './typed_layerwise';
+export {globalAddPool, globalMaxPool, globalMeanPool, globalPool} from './global_pool';
+export type {GlobalPool} from './global_pool';
 export {TYPED_MODELS, TypedNodeClassifier} from './typed_classifier';
 export type {TypedClassifierConfig, TypedModelKind} from './typed_classifier';
 export {loadTypedClassifier, readTypedClassifierInfo, saveTypedClassifier, TYPED_MANIFEST, typedSchema} from './saved_typed_classifier';

@@ -41,6 +41,20 @@ function paddedExtreme(x: tf.Tensor2D, block: CsrBlock, reduce: 'max' | 'min', w
         'sample the neighbourhoods with a fan-out, or use mean or sum',
     );
   if (width === 0) return tf.zeros([rows, dim]);
+  // Inside a tidy: called bare (a global max pool), its intermediates would outlive it.
+  return tf.tidy(() => paddedExtremeOf(x, block, reduce, rowPtr, colIdx, rows, width, dim));
+}
+
+function paddedExtremeOf(
+  x: tf.Tensor2D,
+  block: CsrBlock,
+  reduce: 'max' | 'min',
+  rowPtr: Int32Array,
+  colIdx: Int32Array,
+  rows: number,
+  width: number,
+  dim: number,
+): tf.Tensor2D {
   // Padding reads an extra row that never wins: -inf for max, +inf for min.
   const pad = block.numCols;
   const index = new Int32Array(rows * width).fill(pad);

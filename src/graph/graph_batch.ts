@@ -1,0 +1,114 @@
+// Many small graphs as one (PyG's Batch.from_data_list): their vertices numbered one graph after another,
+// their edges block-diagonal, a batch vector naming each vertex's graph, and the pooling block whose row g
+// reads graph g's vertices, so a global pooling is a neighbour reduction over it (wm.nn.globalAddPool).
+import {CsrBlock} from './aggregate';
+import {CsrGraph} from './csr';
+
+/** One small graph: vertices 0..numVertices-1, edges (src[i], dst[i]), optional features and label. */
+export interface SmallGraph {
+  numVertices: number;
+  src: ArrayLike<number>;
+  dst: ArrayLike<number>;
+  /** [numVertices, dim] row-major; every graph of a batch has features of one width, or none has. */
+  features?: Float32Array;
+  /** The graph's target (a class id or a value); every graph of a batch has one, or none has. */
+  label?: number;
+}
+
+export interface GraphBatch {
+  numGraphs: number;
+  numVertices: number;
+  /** The graphs' edges block-diagonal (made two-way with `symmetric`; duplicates and self loops dropped). */
+  graph: CsrGraph;
+  /** Each vertex's graph. */
+  batch: Int32Array;
+  /** Graph g's vertices are [ptr[g], ptr[g + 1]). */
+  ptr: Int32Array;
+  /** [numVertices, dim] row-major, where the graphs have features. */
+  features?: Float32Array;
+  dim: number;
+  labels?: Float32Array;
+  /** Row g reads graph g's vertices: what the global poolings reduce over. */
+  pool: CsrBlock;
+  /** Frees what the pooling block keeps on the device (its arrays, uploaded once on first use). */
+  dispose(): void;
+}
+
+/** The graphs as one batch; `symmetric` (default true) adds each edge's reverse. */
+export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {}): GraphBatch {
+  if (!Array.isArray(graphs) || graphs.length === 0) throw new RangeError('batchGraphs: graphs must be a non-empty array');
+  const withFeatures = graphs[0].features !== undefined,
+    withLabels = graphs[0].label !== undefined;
+  const ptr = new Int32Array(graphs.length + 1);
+  let edges = 0,
+    dim = 0;
+  graphs.forEach((g, i) => {
+    const n = g.numVertices;
+    if (!Number.isInteger(n) || n < 0)
+      throw new RangeError(`batchGraphs: graphs[${i}].numVertices must be a non-negative integer, got ${n}`);
+    if (ptr[i] + n > 2 ** 31 - 1) throw new RangeError('batchGraphs: more than 2^31 - 1 vertices in one batch');
+    ptr[i + 1] = ptr[i] + n;
+    if (g.src.length !== g.dst.length)
+      throw new RangeError(`batchGraphs: graphs[${i}]: src and dst must be equally long, got ${g.src.length} and ${g.dst.length}`);
+    for (const [side, ids] of [
+      ['src', g.src],
+      ['dst', g.dst],
+    ] as const)
+      for (let e = 0; e < ids.length; ++e)
+        if (!(Number.isInteger(ids[e]) && ids[e] >= 0 && ids[e] < n))
+          throw new RangeError(`batchGraphs: graphs[${i}].${side}[${e}] = ${ids[e]} is not a vertex of its ${n}`);
+    edges += g.src.length;
+    if ((g.features !== undefined) !== withFeatures)
+      throw new RangeError(
+        `batchGraphs: graphs[${i}] ${withFeatures ? 'lacks' : 'has'} features, graphs[0] ${withFeatures ? 'has' : 'lacks'} them`,
+      );
+    if (g.features) {
+      if (!(g.features instanceof Float32Array)) throw new TypeError(`batchGraphs: graphs[${i}].features must be a Float32Array`);
+      const d = n > 0 ? g.features.length / n : dim;
+      if (n > 0 && !Number.isInteger(d))
+        throw new RangeError(`batchGraphs: graphs[${i}].features holds ${g.features.length} values for ${n} vertices`);
+      if (i > 0 && n > 0 && d !== dim && dim > 0)
+        throw new RangeError(`batchGraphs: graphs[${i}]'s features are ${d} wide, the batch's ${dim}`);
+      if (n > 0) dim = d;
+    }
+    if ((g.label !== undefined) !== withLabels)
+      throw new RangeError(
+        `batchGraphs: graphs[${i}] ${withLabels ? 'lacks' : 'has'} a label, graphs[0] ${withLabels ? 'has' : 'lacks'} one`,
+      );
+    if (g.label !== undefined && !Number.isFinite(g.label))
+      throw new RangeError(`batchGraphs: graphs[${i}].label must be a finite number, got ${g.label}`);
+  });
+  const n = ptr[graphs.length];
+  const src = new Int32Array(edges),
+    dst = new Int32Array(edges),
+    batch = new Int32Array(n);
+  const features = withFeatures ? new Float32Array(n * dim) : undefined;
+  let at = 0;
+  graphs.forEach((g, i) => {
+    const base = ptr[i];
+    for (let e = 0; e < g.src.length; ++e, ++at) {
+      src[at] = base + g.src[e];
+      dst[at] = base + g.dst[e];
+    }
+    batch.fill(i, base, ptr[i + 1]);
+    if (features && g.features) features.set(g.features, base * dim);
+  });
+  const graph = CsrGraph.fromEdges({numVertices: n, src, dst, directed: !(o.symmetric ?? true)}, {symmetric: o.symmetric ?? true});
+  const pool = new CsrBlock(
+    ptr,
+    Int32Array.from({length: n}, (_, v) => v),
+    n,
+  );
+  return {
+    numGraphs: graphs.length,
+    numVertices: n,
+    graph,
+    batch,
+    ptr,
+    ...(features ? {features} : {}),
+    dim,
+    ...(withLabels ? {labels: Float32Array.from(graphs, (g) => g.label!)} : {}),
+    pool,
+    dispose: () => pool.dispose(),
+  };
+}

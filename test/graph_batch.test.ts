@@ -1,0 +1,109 @@
+// Batches of small graphs (wm.graph.batchGraphs) and the global poolings over them, against per-graph
+// references on random graphs of varied sizes (one without vertices, one without edges), gradients included.
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {seededRng} from '../src/util/random';
+
+describe('batches of small graphs and their global poolings', () => {
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  const sizes = [3, 1, 7, 0, 5, 9, 2],
+    dim = 4;
+  const rng = seededRng(5);
+  const graphs: wm.graph.SmallGraph[] = sizes.map((n, i) => {
+    const m = n > 1 ? 2 * n : 0;
+    return {
+      numVertices: n,
+      src: Int32Array.from({length: m}, () => Math.floor(rng() * n)),
+      dst: Int32Array.from({length: m}, () => Math.floor(rng() * n)),
+      features: Float32Array.from({length: n * dim}, () => rng() * 2 - 1),
+      label: i % 3,
+    };
+  });
+
+  it('numbers the vertices graph after graph, keeps every edge within its graph, and names each vertex its graph', () => {
+    const b = wm.graph.batchGraphs(graphs);
+    expect(b.numGraphs).to.equal(sizes.length);
+    expect(b.numVertices).to.equal(27);
+    expect(Array.from(b.ptr)).to.deep.equal([0, 3, 4, 11, 11, 16, 25, 27]);
+    expect(Array.from(b.batch.subarray(0, 5))).to.deep.equal([0, 0, 0, 1, 2]);
+    expect(Array.from(b.labels!)).to.deep.equal([0, 1, 2, 0, 1, 2, 0]);
+    expect(b.dim).to.equal(dim);
+    // Each graph's edges, both ways, self loops and duplicates dropped, shifted by its first vertex.
+    const want = new Set<string>();
+    graphs.forEach((g, i) => {
+      for (let e = 0; e < g.src.length; ++e) {
+        const [s, d] = [b.ptr[i] + g.src[e], b.ptr[i] + g.dst[e]];
+        if (s !== d) want.add(`${s}-${d}`).add(`${d}-${s}`);
+      }
+    });
+    const got = new Set<string>();
+    for (let v = 0; v < b.numVertices; ++v) for (const u of b.graph.neighbors(v)) got.add(`${u}-${v}`);
+    expect([...got].sort()).to.deep.equal([...want].sort());
+    for (let v = 0; v < b.numVertices; ++v) for (const u of b.graph.neighbors(v)) expect(b.batch[u]).to.equal(b.batch[v]);
+    expect(Array.from(b.features!.subarray(3 * dim, 4 * dim))).to.deep.equal(Array.from(graphs[1].features!));
+  });
+
+  it('pools each graph (add, mean, max) as a per-graph reference does, and passes gradients back to the right rows', () => {
+    const before = tf.memory().numTensors;
+    const b = wm.graph.batchGraphs(graphs);
+    const x = tf.tensor2d(b.features!, [b.numVertices, dim]);
+    const w = tf.tensor2d(
+      Float32Array.from({length: sizes.length * dim}, () => rng() * 2 - 1),
+      [sizes.length, dim],
+    );
+    const wv = w.arraySync();
+    const rows = (g: number) =>
+      Array.from({length: b.ptr[g + 1] - b.ptr[g]}, (_, k) =>
+        Array.from(b.features!.subarray((b.ptr[g] + k) * dim, (b.ptr[g] + k + 1) * dim)),
+      );
+    for (const how of ['add', 'mean', 'max'] as const) {
+      const got = wm.nn.globalPool(x, b, how);
+      expect(got.shape).to.deep.equal([sizes.length, dim]);
+      const gv = got.arraySync();
+      got.dispose();
+      const grad = tf.grad((t: tf.Tensor) => tf.sum(tf.mul(wm.nn.globalPool(t as tf.Tensor2D, b, how), w)))(x);
+      const dx = grad.arraySync() as number[][];
+      grad.dispose();
+      const wantDx = Array.from({length: b.numVertices}, () => new Array(dim).fill(0));
+      for (let g = 0; g < sizes.length; ++g) {
+        const r = rows(g);
+        for (let j = 0; j < dim; ++j) {
+          const col = r.map((row) => row[j]);
+          const sum = col.reduce((a, v) => a + v, 0);
+          const want = r.length === 0 ? 0 : how === 'add' ? sum : how === 'mean' ? sum / r.length : Math.max(...col);
+          expect(Math.abs(gv[g][j] - want), `${how} graph ${g} [${j}]`).to.be.below(1e-5);
+          if (how === 'max') {
+            if (r.length) wantDx[b.ptr[g] + col.indexOf(Math.max(...col))][j] = wv[g][j];
+          } else for (let k = 0; k < r.length; ++k) wantDx[b.ptr[g] + k][j] = how === 'add' ? wv[g][j] : wv[g][j] / r.length;
+        }
+      }
+      for (let v = 0; v < b.numVertices; ++v)
+        for (let j = 0; j < dim; ++j) expect(Math.abs(dx[v][j] - wantDx[v][j]), `${how} d x[${v}][${j}]`).to.be.below(1e-5);
+    }
+    tf.dispose([x, w]);
+    b.dispose();
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+
+  it('refuses graphs that do not fit together, naming the graph and the rule', () => {
+    const g = (o: Partial<wm.graph.SmallGraph>): wm.graph.SmallGraph => ({numVertices: 2, src: [0], dst: [1], ...o});
+    expect(() => wm.graph.batchGraphs([])).to.throw(/graphs must be a non-empty array/);
+    expect(() => wm.graph.batchGraphs([g({}), g({dst: [2]})])).to.throw(/graphs\[1\]\.dst\[0\] = 2 is not a vertex of its 2/);
+    expect(() => wm.graph.batchGraphs([g({numVertices: -1})])).to.throw(/graphs\[0\]\.numVertices must be a non-negative integer/);
+    expect(() => wm.graph.batchGraphs([g({src: [0, 1]})])).to.throw(/src and dst must be equally long, got 2 and 1/);
+    expect(() => wm.graph.batchGraphs([g({features: new Float32Array(4)}), g({})])).to.throw(
+      /graphs\[1\] lacks features, graphs\[0\] has them/,
+    );
+    expect(() => wm.graph.batchGraphs([g({features: new Float32Array(4)}), g({features: new Float32Array(6)})])).to.throw(
+      /graphs\[1\]'s features are 3 wide, the batch's 2/,
+    );
+    expect(() => wm.graph.batchGraphs([g({label: 1}), g({})])).to.throw(/graphs\[1\] lacks a label, graphs\[0\] has one/);
+    const b = wm.graph.batchGraphs([g({})]);
+    expect(() => wm.nn.globalAddPool(tf.zeros([3, 2]) as tf.Tensor2D, b)).to.throw(/globalAddPool: x has 3 rows, the batch 2 vertices/);
+  });
+});
