@@ -1,10 +1,16 @@
 // Batches of small graphs (wm.graph.batchGraphs) and the global poolings over them, against per-graph
-// references on random graphs of varied sizes (one without vertices, one without edges), gradients included.
+// references on random graphs of varied sizes (one without vertices, one without edges), gradients included;
+// TU-format folders the tests write, read and refused.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
 import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {seededRng} from '../src/util/random';
+import {expectReject} from './helpers';
 
 describe('batches of small graphs and their global poolings', () => {
   before(async () => {
@@ -105,5 +111,59 @@ describe('batches of small graphs and their global poolings', () => {
     expect(() => wm.graph.batchGraphs([g({label: 1}), g({})])).to.throw(/graphs\[1\] lacks a label, graphs\[0\] has one/);
     const b = wm.graph.batchGraphs([g({})]);
     expect(() => wm.nn.globalAddPool(tf.zeros([3, 2]) as tf.Tensor2D, b)).to.throw(/globalAddPool: x has 3 rows, the batch 2 vertices/);
+  });
+});
+
+describe('TU-format graph classification folders (wm.graph.readTuDataset)', () => {
+  const write = (dir: string, files: Record<string, string>) => {
+    fs.mkdirSync(dir, {recursive: true});
+    for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
+  };
+  // Three graphs: a triangle (vertices 1-3), an edge (4-5), a path (6-8); labels -1 / 1 as MUTAG writes them.
+  const tu = {
+    'TOY_A.txt': '1, 2\n2, 1\n2, 3\n3, 2\n3, 1\n1, 3\n4, 5\n5, 4\n6, 7\n7, 6\n7, 8\n8, 7\n',
+    'TOY_graph_indicator.txt': '1\n1\n1\n2\n2\n3\n3\n3\n',
+    'TOY_graph_labels.txt': '1\n-1\n1\n',
+    'TOY_node_labels.txt': '0\n2\n0\n1\n1\n2\n0\n0\n',
+    'TOY_node_attributes.txt': '0.5, 1\n1.5, 2\n2.5, 3\n3.5, 4\n4.5, 5\n5.5, 6\n6.5, 7\n7.5, 8\n',
+  };
+  let dir = '';
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tu-'))));
+  afterEach(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+  it('reads each graph with its vertices from 0, attributes then one-hot vertex labels as features, classes in sorted order', async () => {
+    write(path.join(dir, 'TOY'), tu);
+    const d = await wm.graph.readTuDataset(path.join(dir, 'TOY'));
+    expect(d.name).to.equal('TOY');
+    expect(d.numClasses).to.equal(2);
+    expect(d.classLabels).to.deep.equal([-1, 1]);
+    expect(d.dim).to.equal(2 + 3);
+    expect(d.graphs.map((g) => [g.numVertices, g.label])).to.deep.equal([
+      [3, 1],
+      [2, 0],
+      [3, 1],
+    ]);
+    expect(Array.from(d.graphs[1].src)).to.deep.equal([0, 1]);
+    expect(Array.from(d.graphs[2].dst)).to.deep.equal([1, 0, 2, 1]);
+    // Vertex 7 (graph 3's second): attributes 6.5, 7; vertex label 0 -> one-hot [1, 0, 0].
+    expect(Array.from(d.graphs[2].features!.subarray(5, 10))).to.deep.equal([6.5, 7, 1, 0, 0]);
+    const b = wm.graph.batchGraphs(d.graphs);
+    expect(b.numVertices).to.equal(8);
+    expect(Array.from(b.labels!)).to.deep.equal([1, 0, 1]);
+    b.dispose();
+  });
+
+  it('refuses graphs out of order, edges between graphs and counts that disagree, naming file and line', async () => {
+    const bad = async (name: string, changes: Record<string, string>, rule: RegExp) => {
+      const at = path.join(dir, name);
+      write(at, Object.fromEntries(Object.entries({...tu, ...changes}).map(([f, t]) => [f.replace('TOY', name), t])));
+      await expectReject(wm.graph.readTuDataset(at), rule);
+    };
+    await bad('A', {'TOY_graph_indicator.txt': '1\n1\n2\n1\n2\n3\n3\n3\n'}, /A_graph_indicator\.txt:4: graphs must come in order/);
+    await bad('B', {'TOY_A.txt': '1, 2\n3, 4\n'}, /B_A\.txt: edge 2 \(3, 4\) joins graph 1 to graph 2/);
+    await bad('C', {'TOY_graph_labels.txt': '1\n-1\n'}, /C_graph_labels\.txt: 2 labels for the 3 graphs/);
+    await bad('D', {'TOY_A.txt': '1, 9\n'}, /D_A\.txt: edge 1: vertex 9 is not one of the 8 vertices/);
+    await bad('E', {'TOY_node_labels.txt': '0\n'}, /E_node_labels\.txt: 1 lines for 8 vertices/);
+    await bad('F', {'TOY_A.txt': '1; 2\n'}, /F_A\.txt:1: an edge must be numbers separated by commas/);
   });
 });

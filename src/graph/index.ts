@@ -26,6 +26,8 @@ export {rmat} from './rmat';
 export {csbm, csbmNative} from './csbm';
 export {batchGraphs} from './graph_batch';
 export type {GraphBatch, SmallGraph} from './graph_batch';
+export {readTuDataset} from './tu_dataset';
+export type {TuDataset} from './tu_dataset';
 export {citationGraph} from './citation';
 export type {CitationOptions} from './citation';
 export type {CsbmOptions, NativeCsbm} from './csbm';
