@@ -167,3 +167,53 @@ describe('TU-format graph classification folders (wm.graph.readTuDataset)', () =
     await bad('F', {'TOY_A.txt': '1; 2\n'}, /F_A\.txt:1: an edge must be numbers separated by commas/);
   });
 });
+
+describe('GraphLoader: small graphs in shuffled batches', () => {
+  const graphs: wm.graph.SmallGraph[] = Array.from({length: 10}, (_, i) => ({
+    numVertices: 1 + (i % 4),
+    src: [0],
+    dst: [i % 4],
+    features: new Float32Array((1 + (i % 4)) * 2).fill(i),
+    label: i,
+  }));
+
+  it('covers every graph once a pass in batches of batchSize (the last shorter), a new seeded order each pass', async () => {
+    const orders = async (seed: number) => {
+      const loader = new wm.graph.GraphLoader(graphs, {batchSize: 4, shuffle: true, seed});
+      expect(loader.length).to.equal(3);
+      const passes: number[][] = [];
+      for (let pass = 0; pass < 2; ++pass) {
+        const seen: number[] = [];
+        const sizes: number[] = [];
+        for await (const b of loader) {
+          sizes.push(b.numGraphs);
+          // Each batch's labels and features are its graphs'.
+          expect(Array.from(b.labels!)).to.deep.equal(Array.from(b.indices));
+          b.indices.forEach((g, k) => expect(b.features![b.ptr[k] * 2]).to.equal(g));
+          seen.push(...b.indices);
+          b.dispose();
+        }
+        expect(sizes).to.deep.equal([4, 4, 2]);
+        expect([...seen].sort((a, b) => a - b)).to.deep.equal(Array.from({length: 10}, (_, i) => i));
+        passes.push(seen);
+      }
+      return passes;
+    };
+    const a = await orders(3),
+      b = await orders(3);
+    expect(a).to.deep.equal(b);
+    expect(a[0]).to.not.deep.equal(a[1]);
+    const kept = new wm.graph.GraphLoader(graphs, {batchSize: 10});
+    for await (const batch of kept) {
+      expect(Array.from(batch.indices)).to.deep.equal(Array.from({length: 10}, (_, i) => i));
+      batch.dispose();
+    }
+  });
+
+  it('refuses a bad batch size and a bad graph when it is made', () => {
+    expect(() => new wm.graph.GraphLoader(graphs, {batchSize: 0})).to.throw(/GraphLoader: batchSize must be a positive integer, got 0/);
+    expect(() => new wm.graph.GraphLoader([...graphs, {numVertices: 1, src: [0], dst: [3]}], {batchSize: 2})).to.throw(
+      /graphs\[10\]\.dst\[0\] = 3 is not a vertex of its 1/,
+    );
+  });
+});

@@ -27,6 +27,8 @@ export {csbm, csbmNative} from './csbm';
 export {batchGraphs} from './graph_batch';
 export type {GraphBatch, SmallGraph} from './graph_batch';
 export {readTuDataset} from './tu_dataset';
+export {GraphLoader} from './graph_loader';
+export type {GraphLoaderOptions} from './graph_loader';
 export type {TuDataset} from './tu_dataset';
 export {citationGraph} from './citation';
 export type {CitationOptions} from './citation';
