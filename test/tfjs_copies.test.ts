@@ -7,24 +7,28 @@ import * as path from 'path';
 import {expect} from 'chai';
 
 const root = path.resolve(__dirname, '..', '..');
+const pkg = JSON.stringify(path.join(root, 'dist', 'src', 'index.js'));
+
+/** A second copy of `name` (its package.json and Node bundle are all it needs) in a new folder; `dir` to remove after. */
+function secondCopy(name: string, bundle: string): {dir: string; other: string} {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `wm-${name}-copy-`));
+  const other = path.join(dir, 'node_modules', '@tensorflow', name);
+  fs.mkdirSync(path.join(other, 'dist'), {recursive: true});
+  const ours = path.join(root, 'node_modules', '@tensorflow', name);
+  fs.copyFileSync(path.join(ours, 'package.json'), path.join(other, 'package.json'));
+  fs.copyFileSync(path.join(ours, 'dist', bundle), path.join(other, 'dist', bundle));
+  return {dir, other};
+}
+
+/** `script` in a new Node process that resolves packages from this checkout. */
+const run = (script: string) =>
+  spawnSync(process.execPath, ['-e', script], {encoding: 'utf8', env: {...process.env, NODE_PATH: path.join(root, 'node_modules')}});
 
 describe('one copy of tfjs-core and of tfjs-layers', () => {
   it("a second copy loaded beside the package's is named, with both folders and how to merge them", function () {
     this.timeout(60_000);
-    // A second copy of tfjs-core in a folder of its own (its bundle and package.json are all it needs).
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tfjs-copy-'));
-    const other = path.join(dir, 'node_modules', '@tensorflow', 'tfjs-core');
+    const {dir, other} = secondCopy('tfjs-core', 'tf-core.node.js');
     try {
-      fs.mkdirSync(path.join(other, 'dist'), {recursive: true});
-      const ours = path.join(root, 'node_modules', '@tensorflow', 'tfjs-core');
-      fs.copyFileSync(path.join(ours, 'package.json'), path.join(other, 'package.json'));
-      fs.copyFileSync(path.join(ours, 'dist', 'tf-core.node.js'), path.join(other, 'dist', 'tf-core.node.js'));
-      const run = (script: string) =>
-        spawnSync(process.execPath, ['-e', script], {
-          encoding: 'utf8',
-          env: {...process.env, NODE_PATH: path.join(root, 'node_modules')},
-        });
-      const pkg = JSON.stringify(path.join(root, 'dist', 'src', 'index.js'));
       const first = run(`require(${JSON.stringify(other)}); require(${pkg});`);
       expect(first.status).to.not.equal(0);
       expect(first.stderr).to.match(/two copies of @tensorflow\/tfjs-core are loaded: .*\(this package's\)/);
@@ -48,18 +52,9 @@ describe('one copy of tfjs-core and of tfjs-layers', () => {
   });
   it('a second copy of tfjs-layers is named too', function () {
     this.timeout(60_000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-layers-copy-'));
-    const other = path.join(dir, 'node_modules', '@tensorflow', 'tfjs-layers');
+    const {dir, other} = secondCopy('tfjs-layers', 'tf-layers.node.js');
     try {
-      fs.mkdirSync(path.join(other, 'dist'), {recursive: true});
-      const ours = path.join(root, 'node_modules', '@tensorflow', 'tfjs-layers');
-      fs.copyFileSync(path.join(ours, 'package.json'), path.join(other, 'package.json'));
-      fs.copyFileSync(path.join(ours, 'dist', 'tf-layers.node.js'), path.join(other, 'dist', 'tf-layers.node.js'));
-      const pkg = JSON.stringify(path.join(root, 'dist', 'src', 'index.js'));
-      const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(other)}); require(${pkg});`], {
-        encoding: 'utf8',
-        env: {...process.env, NODE_PATH: path.join(root, 'node_modules')},
-      });
+      const r = run(`require(${JSON.stringify(other)}); require(${pkg});`);
       expect(r.status).to.not.equal(0);
       expect(r.stderr).to.match(/two copies of @tensorflow\/tfjs-layers are loaded: .*\(this package's\)/);
       expect(r.stderr).to.include(fs.realpathSync(other));

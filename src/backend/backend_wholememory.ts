@@ -50,11 +50,20 @@ export function bytesPerElement(dtype: DataType): number {
   return dtype === 'bool' ? 1 : 4;
 }
 
+const ARRAY_OF: {[d: string]: Float32ArrayConstructor | Int32ArrayConstructor | Uint8ArrayConstructor} = {
+  float32: Float32Array,
+  int32: Int32Array,
+  bool: Uint8Array,
+};
+
+function arrayOf(dtype: DataType): Float32ArrayConstructor | Int32ArrayConstructor | Uint8ArrayConstructor {
+  const a = ARRAY_OF[dtype];
+  if (!a) throw new Error(`dtype ${dtype} has no device representation`);
+  return a;
+}
+
 export function typedArrayFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
-  if (dtype === 'float32') return new Float32Array(size);
-  if (dtype === 'int32') return new Int32Array(size);
-  if (dtype === 'bool') return new Uint8Array(size);
-  throw new Error(`dtype ${dtype} has no device representation`);
+  return new (arrayOf(dtype))(size);
 }
 
 // A kernel output on the host that the kernel writes whole, as a device output is: memory from malloc, not
@@ -68,17 +77,11 @@ export function unzeroedArrayFor(dtype: DataType, size: number): Float32Array | 
   const bytes = size * bytesPerElement(dtype);
   if (bytes < UNZEROED_FROM_BYTES && !POISON) return typedArrayFor(dtype, size);
   const buffer = Buffer.allocUnsafeSlow(bytes).buffer;
-  const out =
-    dtype === 'float32'
-      ? new Float32Array(buffer, 0, size)
-      : dtype === 'int32'
-        ? new Int32Array(buffer, 0, size)
-        : dtype === 'bool'
-          ? new Uint8Array(buffer, 0, size)
-          : undefined;
-  if (out === undefined) throw new Error(`dtype ${dtype} has no device representation`);
-  if (POISON) (new Uint32Array(buffer, 0, bytes >> 2).fill(0x7fc00000), new Uint8Array(buffer, bytes & ~3).fill(0xff));
-  return out;
+  if (POISON) {
+    new Uint32Array(buffer, 0, bytes >> 2).fill(0x7fc00000);
+    new Uint8Array(buffer, bytes & ~3).fill(0xff);
+  }
+  return new (arrayOf(dtype))(buffer, 0, size);
 }
 
 // Device uploads need the exact array type of the dtype (some CPU kernels

@@ -34,8 +34,17 @@ export interface GraphBatch {
   dispose(): void;
 }
 
-/** The graphs as one batch; `symmetric` (default true) adds each edge's reverse. */
-export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {}): GraphBatch {
+/**
+ * Checks that the graphs fit in one batch (ids within each graph, features of one width on all or none, a label on
+ * all or none), naming the graph and the rule; returns each graph's first vertex (ptr), the edges and the width.
+ */
+export function checkGraphs(graphs: SmallGraph[]): {
+  ptr: Int32Array;
+  edges: number;
+  dim: number;
+  withFeatures: boolean;
+  withLabels: boolean;
+} {
   if (!Array.isArray(graphs) || graphs.length === 0) throw new RangeError('batchGraphs: graphs must be a non-empty array');
   const withFeatures = graphs[0].features !== undefined,
     withLabels = graphs[0].label !== undefined;
@@ -78,6 +87,12 @@ export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {})
     if (g.label !== undefined && !Number.isFinite(g.label))
       throw new RangeError(`batchGraphs: graphs[${i}].label must be a finite number, got ${g.label}`);
   });
+  return {ptr, edges, dim, withFeatures, withLabels};
+}
+
+/** The graphs as one batch; `symmetric` (default true) adds each edge's reverse. */
+export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {}): GraphBatch {
+  const {ptr, edges, dim, withFeatures, withLabels} = checkGraphs(graphs);
   const n = ptr[graphs.length];
   const src = new Int32Array(edges),
     dst = new Int32Array(edges),

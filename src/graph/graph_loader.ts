@@ -2,7 +2,7 @@
 // order per pass) or keeps their order, and yields one GraphBatch per batchSize graphs, the last one shorter.
 // The caller disposes each batch.
 import {checkSeed, seededRng, shuffle} from '../util/random';
-import {batchGraphs, GraphBatch, SmallGraph} from './graph_batch';
+import {batchGraphs, checkGraphs, GraphBatch, SmallGraph} from './graph_batch';
 
 export interface GraphLoaderOptions {
   batchSize: number;
@@ -23,8 +23,7 @@ export class GraphLoader {
     if (!Number.isInteger(o.batchSize) || o.batchSize < 1)
       throw new RangeError(`GraphLoader: batchSize must be a positive integer, got ${o.batchSize}`);
     checkSeed('GraphLoader', o.seed ?? 0);
-    // Every graph checked now, not in the middle of a pass.
-    batchGraphs(graphs, {symmetric: o.symmetric}).dispose();
+    checkGraphs(graphs); // every graph checked now, not in the middle of a pass
   }
 
   /** Batches per pass. */

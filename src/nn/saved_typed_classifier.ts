@@ -60,7 +60,7 @@ export async function saveTypedClassifier(
   info: {data?: string} = {},
 ): Promise<SavedTypedClassifierInfo> {
   ensureDir(dir, 'saveTypedClassifier');
-  const vars = model.variables(() => model.firstBatch(Array.from({length: model.layers}, () => 4)));
+  const vars = model.variables();
   const dense = new Float32Array(vars.reduce((a, v) => a + v.size, 0));
   let at = 0;
   for (const v of vars) {
@@ -151,7 +151,7 @@ export function loadTypedClassifier(dir: string, graph: HeteroGraph): TypedNodeC
   );
   const model = new TypedNodeClassifier(graph, info.config);
   try {
-    const vars = model.variables(() => model.firstBatch(Array.from({length: model.layers}, () => 4)));
+    const vars = model.variables();
     const shapes = vars.map((v) => v.shape);
     if (JSON.stringify(shapes) !== JSON.stringify(info.dense.shapes))
       throw new Error(

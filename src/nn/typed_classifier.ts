@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {edgeTypeKey, HeteroGraph} from '../graph/hetero_graph';
-import {sampleTypedSubgraph, TypedLayer} from '../graph/typed_sampling';
+import type {TypedLayer} from '../graph/typed_sampling';
 import {tfSeed} from '../util/random';
 import {sageConv} from './conv/sage_conv';
 import {Embedding, embedding} from './embedding';
@@ -17,7 +17,7 @@ import {RgatConv} from './hetero/rgat_conv';
 import {RgcnConv} from './hetero/rgcn_conv';
 import {adam as sparseAdam} from './sparse_optimizer';
 import {typedLayerwise} from './typed_layerwise';
-import {FeatureTables, TypedBatch} from './typed_neighbor_loader';
+import {FeatureTables, TypedBatch, TypedNeighborLoader} from './typed_neighbor_loader';
 
 /**
  * 'sage': PyG's HeteroConv of SAGEConv (a SAGE layer per relation, summed); 'hgt': HGT layers (hidden wide, its
@@ -115,47 +115,26 @@ export class TypedNodeClassifier {
 
   /**
    * The dense variables in a fixed order. heteroConv's layers make their weights on their first call (their
-   * widths are the inputs'): `batch` (a first batch) is run once through them when they have none yet.
+   * widths are the inputs'): a sage model without them yet runs one batch of up to 1,024 training vertices
+   * (so every type a layer reads is there), sampled with `fanouts`, through its layers first.
    */
-  variables(batch?: () => TypedBatch): tf.Variable[] {
+  variables(fanouts: number[] = Array.from({length: this.layers}, () => 4)): tf.Variable[] {
     if (!this.vars) {
       if (this.config.model === 'sage') {
-        if (!batch) throw new Error('TypedNodeClassifier.variables: a sage model makes its weights on a first batch; give one');
-        const b = batch();
+        const train = this.graph.labels!.split?.train;
+        const seeds = train?.length ? train.slice(0, 1024) : Int32Array.of(0);
+        const loader = new TypedNeighborLoader(this.graph, {seeds, fanouts, batchSize: seeds.length});
+        const b = loader.batch(seeds, 0);
         try {
           tf.dispose(tf.tidy(() => this.forward(b)));
         } finally {
           b.dispose();
+          loader.dispose();
         }
       }
       this.vars = [...this.convs.flatMap((c) => c.variables), ...(this.head ? [this.head] : [])];
     }
     return this.vars;
-  }
-
-  /**
-   * A batch of up to 1,024 training vertices (so every type a layer reads is there), `fanouts` sampled: what
-   * variables() runs once through a sage model's layers.
-   */
-  firstBatch(fanouts: number[]): TypedBatch {
-    const train = this.graph.labels!.split?.train;
-    const seeds = train?.length ? train.slice(0, 1024) : Int32Array.of(0);
-    const sub = sampleTypedSubgraph(this.graph, this.labelType, seeds, fanouts, {seed: 0});
-    const feats = new FeatureTables(this.graph);
-    try {
-      const x = feats.inputs(sub.layers[0]?.src ?? {[this.labelType]: seeds});
-      return {
-        seeds,
-        sub,
-        x,
-        dispose: () => {
-          sub.dispose();
-          tf.dispose(Object.values(x));
-        },
-      };
-    } finally {
-      feats.dispose();
-    }
   }
 
   /** The sparse steps of the learnable rows (after each dense step). */

@@ -101,32 +101,32 @@ export class TypedNeighborLoader {
   async *[Symbol.asyncIterator](): AsyncGenerator<TypedBatch> {
     const epoch = this.epoch++;
     const order = this.o.shuffle ? shuffle(this.seeds.slice(), seededRng((this.o.seed ?? 0) * 7919 + epoch)) : this.seeds;
+    for (let b = 0, k = 0; b < order.length; b += this.o.batchSize, ++k)
+      yield this.batch(order.slice(b, b + this.o.batchSize), (this.o.seed ?? 0) * 1000003 + epoch * 65537 + k);
+  }
+
+  /** The batch of `seeds` (of the seed type), their layers sampled with `sampleSeed`; the caller disposes it. */
+  batch(seeds: Int32Array, sampleSeed: number): TypedBatch {
     const l = this.graph.labels;
-    for (let b = 0, k = 0; b < order.length; b += this.o.batchSize, ++k) {
-      const seeds = order.slice(b, b + this.o.batchSize);
-      const sub = sampleTypedSubgraph(this.graph, this.seedType, seeds, this.o.fanouts, {
-        seed: (this.o.seed ?? 0) * 1000003 + epoch * 65537 + k,
-        replace: this.o.replace,
-      });
-      const x = this.features.inputs(sub.layers[0]?.src ?? {[this.seedType]: seeds});
-      const y =
-        l && l.type === this.seedType
-          ? tf.tensor1d(
-              int32Of(seeds.length, (i) => l.labels[seeds[i]]),
-              'int32',
-            )
-          : undefined;
-      yield {
-        seeds,
-        sub,
-        x,
-        y,
-        dispose: () => {
-          sub.dispose();
-          tf.dispose([...Object.values(x), ...(y ? [y] : [])]);
-        },
-      };
-    }
+    const sub = sampleTypedSubgraph(this.graph, this.seedType, seeds, this.o.fanouts, {seed: sampleSeed, replace: this.o.replace});
+    const x = this.features.inputs(sub.layers[0]?.src ?? {[this.seedType]: seeds});
+    const y =
+      l && l.type === this.seedType
+        ? tf.tensor1d(
+            int32Of(seeds.length, (i) => l.labels[seeds[i]]),
+            'int32',
+          )
+        : undefined;
+    return {
+      seeds,
+      sub,
+      x,
+      y,
+      dispose: () => {
+        sub.dispose();
+        tf.dispose([...Object.values(x), ...(y ? [y] : [])]);
+      },
+    };
   }
 
   /** The input width every type's rows have. */

@@ -10,6 +10,7 @@ import {HeteroGraph} from '../graph/hetero_graph';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {TYPED_MODELS, TypedNodeClassifier} from '../nn/typed_classifier';
 import {TypedNeighborLoader} from '../nn/typed_neighbor_loader';
+import {accuracy} from './node_classification';
 import {adam} from '../optimizers/fused_adam';
 
 export {TYPED_MODELS} from '../nn/typed_classifier';
@@ -150,16 +151,12 @@ export async function trainTypedNodeClassification(
     const opt = adam(o.learningRate);
     const train = new TypedNeighborLoader(g, {seeds: split.train, fanouts, batchSize: o.batchSize, shuffle: true, seed: o.seed});
     const labels = g.labels!.labels;
-    const acc = (pred: Int32Array, ids: Int32Array) => {
-      let ok = 0;
-      for (const v of ids) ok += pred[v] === labels[v] ? 1 : 0;
-      return ids.length ? ok / ids.length : NaN;
-    };
+    const acc = (pred: Int32Array, ids: Int32Array) => accuracy(pred, labels, ids);
     const history: TypedEpochMetrics[] = [];
     let pred: Int32Array | undefined; // the last epoch's predictions
     let kept = false;
     try {
-      const variables = model.variables(() => model.firstBatch(fanouts)).concat(Object.values(model.learnt).map((e) => e.anchor));
+      const variables = model.variables(fanouts).concat(Object.values(model.learnt).map((e) => e.anchor));
       for (let epoch = 1; epoch <= o.epochs; ++epoch) {
         const epochStarted = performance.now();
         // Each batch's loss stays on the device until the epoch's end: one read an epoch, not one a batch.

@@ -42,40 +42,29 @@ function paddedExtreme(x: tf.Tensor2D, block: CsrBlock, reduce: 'max' | 'min', w
     );
   if (width === 0) return tf.zeros([rows, dim]);
   // Inside a tidy: called bare (a global max pool), its intermediates would outlive it.
-  return tf.tidy(() => paddedExtremeOf(x, block, reduce, rowPtr, colIdx, rows, width, dim));
-}
-
-function paddedExtremeOf(
-  x: tf.Tensor2D,
-  block: CsrBlock,
-  reduce: 'max' | 'min',
-  rowPtr: Int32Array,
-  colIdx: Int32Array,
-  rows: number,
-  width: number,
-  dim: number,
-): tf.Tensor2D {
-  // Padding reads an extra row that never wins: -inf for max, +inf for min.
-  const pad = block.numCols;
-  const index = new Int32Array(rows * width).fill(pad);
-  const w = block.weights;
-  const scale = w ? new Float32Array(rows * width).fill(1) : undefined;
-  const empty: number[] = [];
-  for (let r = 0; r < rows; ++r) {
-    const a = rowPtr[r],
-      n = rowPtr[r + 1] - a;
-    if (n === 0) empty.push(r);
-    index.set(colIdx.subarray(a, a + n), r * width);
-    scale?.set(w!.subarray(a, a + n), r * width);
-  }
-  const sentinel = tf.fill([1, dim], reduce === 'max' ? -Infinity : Infinity);
-  let padded = tf.reshape(tf.gather(tf.concat([x, sentinel], 0), tf.tensor1d(index, 'int32')), [rows, width, dim]);
-  // Weighted messages w_e x_c, as the sum and mean take them (the padding keeps weight 1).
-  if (scale) padded = tf.mul(padded, tf.tensor3d(scale, [rows, width, 1]));
-  const r = (reduce === 'max' ? tf.max(padded, 1) : tf.min(padded, 1)) as tf.Tensor2D;
-  if (empty.length === 0) return r;
-  const keep = new Float32Array(rows).fill(1);
-  for (const e of empty) keep[e] = 0;
-  // where(), not a product: an empty row's infinity times zero would be NaN.
-  return tf.where(tf.tensor2d(keep, [rows, 1]).cast('bool').tile([1, dim]), r, tf.zerosLike(r)) as tf.Tensor2D;
+  return tf.tidy(() => {
+    // Padding reads an extra row that never wins: -inf for max, +inf for min.
+    const pad = block.numCols;
+    const index = new Int32Array(rows * width).fill(pad);
+    const w = block.weights;
+    const scale = w ? new Float32Array(rows * width).fill(1) : undefined;
+    const empty: number[] = [];
+    for (let r = 0; r < rows; ++r) {
+      const a = rowPtr[r],
+        n = rowPtr[r + 1] - a;
+      if (n === 0) empty.push(r);
+      index.set(colIdx.subarray(a, a + n), r * width);
+      scale?.set(w!.subarray(a, a + n), r * width);
+    }
+    const sentinel = tf.fill([1, dim], reduce === 'max' ? -Infinity : Infinity);
+    let padded = tf.reshape(tf.gather(tf.concat([x, sentinel], 0), tf.tensor1d(index, 'int32')), [rows, width, dim]);
+    // Weighted messages w_e x_c, as the sum and mean take them (the padding keeps weight 1).
+    if (scale) padded = tf.mul(padded, tf.tensor3d(scale, [rows, width, 1]));
+    const r = (reduce === 'max' ? tf.max(padded, 1) : tf.min(padded, 1)) as tf.Tensor2D;
+    if (empty.length === 0) return r;
+    const keep = new Float32Array(rows).fill(1);
+    for (const e of empty) keep[e] = 0;
+    // where(), not a product: an empty row's infinity times zero would be NaN.
+    return tf.where(tf.tensor2d(keep, [rows, 1]).cast('bool').tile([1, dim]), r, tf.zerosLike(r)) as tf.Tensor2D;
+  });
 }
