@@ -11,35 +11,17 @@ import * as tf from '@tensorflow/tfjs-core';
 import * as wm from '../src/index';
 
 /**
- * A batch drawer of `batch` distinct vertices of [0, n), the way an epoch loader hands out shuffled
- * training vertices: each epoch draws a stride a coprime to n and a start b, and its steps take the
- * sequence b, b + a, b + 2a, ... (mod n) batch by batch, so no vertex repeats within an epoch. A step
- * costs one pass over its batch: marking random vertices in an n-byte array cost 0.7-1.1 ms per step
- * at 16,384 seeds on a 4 x H200 host whose memory answers a random read in ~180 ns, host work the
- * timed step then carried. `what` names the bench in errors, `hint` ends them.
+ * A loader's batches epoch after epoch, one per call: a benchmark's steps run on past an epoch's end
+ * (each epoch a new order; the loader samples the next batch while the caller trains on this one).
  */
-export function distinctSeeds(n: number, batch: number, rng: () => number, what: string, hint = ''): () => Int32Array {
-  if (n < batch) throw new RangeError(`${what}: ${batch} distinct seeds per step need a graph of at least as many vertices (${n})${hint}`);
-  const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));
-  const stepsPerEpoch = Math.floor(n / batch);
-  let stride = 1,
-    next = 0,
-    step = stepsPerEpoch;
-  return () => {
-    if (step === stepsPerEpoch) {
-      stride = 1 + Math.floor(rng() * (n - 1));
-      while (n > 1 && gcd(n, stride) !== 1) stride = (stride % (n - 1)) + 1;
-      next = Math.floor(rng() * n);
-      step = 0;
+export function batchesOf<B>(loader: AsyncIterable<B>): () => Promise<B> {
+  let it = loader[Symbol.asyncIterator]();
+  return async () => {
+    for (;;) {
+      const r = await it.next();
+      if (!r.done) return r.value;
+      it = loader[Symbol.asyncIterator]();
     }
-    ++step;
-    const seeds = new Int32Array(batch);
-    for (let i = 0; i < batch; ++i) {
-      seeds[i] = next;
-      next += stride;
-      if (next >= n) next -= n;
-    }
-    return seeds;
   };
 }
 

@@ -6,7 +6,7 @@
 // nn.Embedding(sparse=True) on its GPU) updated by sparse SGD, 2 GraphSAGE
 // layers (mean aggregator, hidden 128, 16 classes) under Adam, compact
 // subgraphs sampled per step where the graph lives (ours: the CSR in
-// WholeMemory, sampleFixedSubgraph; torch: on its GPU) with fan-out 25/10 (uniform with replacement,
+// WholeMemory, NeighborLoader's batches; torch: on its GPU) with fan-out 25/10 (uniform with replacement,
 // GraphSAGE's fixed-size sampling; a vertex without neighbours samples
 // itself), BATCH seeds per rank per step, data parallel over the ranks.
 // The graph is built once here and saved (loadCsr/saveCsr): every rank and
@@ -21,7 +21,7 @@
 // BENCH_FEATURES=F: node features instead of learnable embeddings (WholeGraph's papers100M setting): F
 // seeded random values per vertex, stored as float16 in continuous WholeMemory (ours: wm.nn.featureTable;
 // torch: a float16 tensor on its GPU), read per batch and widened to float32; no sparse step.
-// BENCH_SAMPLER=tree: ours samples the GraphSAGE tree (wm.graph.sampleFixedTree, every occurrence its
+// BENCH_SAMPLER=tree: ours samples the GraphSAGE tree (the loader's sampler 'tree', every occurrence its
 // own row, no unique-and-relabel) instead of compact subgraphs; PyTorch keeps its compact subgraphs.
 // To find where scaling goes, three switches take parts out of the sharing:
 // BENCH_EMBEDDING_MEMORY=device (each rank its own table, no NVLink reads),
@@ -46,7 +46,7 @@ import {GraphSageClassifier} from '../src/nn/graphsage';
 import {sgd} from '../src/nn/sparse_optimizer';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {cpuProfileFromEnv, distinctSeeds, hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
+import {batchesOf, cpuProfileFromEnv, hostProbeUs, median, pinFromEnv, rankOrMain, resultOnRanks, writeBenchResult} from './bench_util';
 
 const root = path.resolve(__dirname, '..', '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 16);
@@ -126,41 +126,36 @@ async function rank(): Promise<void> {
   const dp = wm.dataParallel(optimizer, comm, {wire: (process.env.BENCH_WIRE ?? 'float32') as wm.WireType});
   if (allReduce) dp.broadcastVariables(model.denseVariables);
   const minimize = (f: () => tf.Scalar, vars: tf.Variable[]) => (allReduce ? dp.minimize(f, vars) : optimizer.minimize(f, true, vars)!);
-  const rng = seededRng(100 + comm.rank);
-  // One training step on the given seeds; `lap` (profiling) is called after each phase.
-  const trainOn = (seeds: Int32Array, sampleSeed: number, lap?: (phase: string) => void) => {
-    // On the CPU the C++ host sampler is the faster of the two (the fixed path's gather and mean go through tfjs ops).
-    // BENCH_SAMPLER=tree: the sampling tree, no relabelling (fixed shapes, no wait for the GPU in a step).
-    let logits: () => tf.Tensor2D, sampled: {dispose(): void};
-    if (TREE && gpu) {
-      const tree = wm.graph.sampleFixedTree(csr, seeds, FANOUTS, {seed: sampleSeed});
-      logits = () => model.forwardSampled(tree, true);
-      sampled = tree;
-    } else if (TREE) {
-      const block = wm.nn.sampleBlock(graph, seeds, FANOUTS, seededRng(sampleSeed));
-      logits = () => model.forwardSampled(block, true);
-      sampled = {dispose: () => undefined}; // plain arrays
-    } else if (gpu) {
-      const fixed = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed});
-      logits = () => model.forwardFixed(fixed, true);
-      sampled = fixed;
-    } else {
-      const host = wm.graph.sampleSubgraph(graph, seeds, FANOUTS, {seed: sampleSeed, replace: true});
-      logits = () => model.forwardSubgraph(host, true);
-      sampled = host;
-    }
-    lap?.('sample');
+  // Every vertex a seed, in a new order each epoch, BATCH a step: sampled where the graph lives (the GPU's
+  // fixed fan-out sampler over the graph in WholeMemory; on the CPU the C++ host sampler, with replacement
+  // as on the GPU), the next batch while this one trains. BENCH_SAMPLER=tree: the sampling trees, no
+  // relabelling (fixed shapes, no wait for the GPU in a step).
+  const loader = new wm.nn.NeighborLoader(
+    gpu ? csr : graph,
+    int32Of(n, (i) => i),
+    {
+      fanouts: FANOUTS,
+      batchSize: BATCH,
+      sampler: TREE ? 'tree' : 'subgraph',
+      replace: true,
+      dropLast: true,
+      seed: 100 + comm.rank,
+    },
+  );
+  // One training step on a batch; `lap` (profiling) is called after each phase.
+  const trainOn = (batch: wm.nn.NeighborBatch, lap?: (phase: string) => void) => {
     // Synthetic labels: the task does not matter, the work does. Class ids for the native loss (torch's cross_entropy takes ids too).
+    const seeds = batch.seeds;
     const y = int32Of(seeds.length, (i) => seeds[i] % CLASSES);
     if (lap) {
-      tf.dispose(logits());
+      tf.dispose(model.forward(batch, batch.seed));
       lap('forward');
     }
-    const loss = minimize(() => wm.nn.softmaxCrossEntropy(y, logits()) as tf.Scalar, model.trainableVariables);
+    const loss = minimize(() => wm.nn.softmaxCrossEntropy(y, model.forward(batch, batch.seed)) as tf.Scalar, model.trainableVariables);
     lap?.('forward+backward+dense step');
     model.inputs.step();
     lap?.('embedding step');
-    sampled.dispose();
+    batch.dispose();
     loss.dispose();
   };
   // BENCH_PROFILE=<file>: where a step's time goes, and which kernels ran on the CPU fallback.
@@ -170,15 +165,18 @@ async function rank(): Promise<void> {
     const fixedSeeds = (i: number) => Int32Array.from({length: BATCH}, (_, k) => (k * 7919 + i * 104729) % n);
     for (let i = 0; i < 5; ++i) {
       let t = process.hrtime.bigint();
-      trainOn(fixedSeeds(i), i, (phase) => {
+      const lap = (phase: string) => {
         wm.synchronize();
         at[phase] = (at[phase] ?? 0) + Number(process.hrtime.bigint() - t) / 1e6 / 5;
         t = process.hrtime.bigint();
-      });
+      };
+      const batch = loader.batch(fixedSeeds(i), i);
+      lap('sample');
+      trainOn(batch, lap);
     }
     // One more step under tf.profile: the kernels that take the time.
     const kernels = new Map<string, {ms: number; calls: number}>();
-    const p = await tf.profile(() => trainOn(fixedSeeds(5), 99));
+    const p = await tf.profile(() => trainOn(loader.batch(fixedSeeds(5), 99)));
     for (const k of p.kernels) {
       const e = kernels.get(k.name) ?? {ms: 0, calls: 0};
       e.ms += k.kernelTimeMs as number;
@@ -224,7 +222,7 @@ async function rank(): Promise<void> {
       const STEPS_TRACED = 20;
       wm.synchronize();
       const t0 = process.hrtime.bigint();
-      for (let i = 0; i < STEPS_TRACED; ++i) trainOn(fixedSeeds(10 + i), 200 + i);
+      for (let i = 0; i < STEPS_TRACED; ++i) trainOn(loader.batch(fixedSeeds(10 + i), 200 + i));
       wm.synchronize();
       const wall = Number(process.hrtime.bigint() - t0) / 1e3 / STEPS_TRACED;
       for (const [k, f] of originals) addon[k] = f;
@@ -238,9 +236,11 @@ async function rank(): Promise<void> {
       );
     }
   };
-  const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:graphsage', '; raise BENCH_SCALE');
-  const step = () => trainOn(nextSeeds(), Math.floor(rng() * 2 ** 31));
-  for (let i = 0; i < 3; ++i) step();
+  if (n < BATCH)
+    throw new RangeError(`bench:graphsage: ${BATCH} seeds per step need a graph of at least as many vertices (${n}); raise BENCH_SCALE`);
+  const nextBatch = batchesOf(loader);
+  const step = async () => trainOn(await nextBatch());
+  for (let i = 0; i < 3; ++i) await step();
   wm.synchronize();
   if (process.env.BENCH_PROFILE) await profile();
   const probeBefore = hostProbeUs();
@@ -266,7 +266,7 @@ async function rank(): Promise<void> {
     const s0 = process.hrtime.bigint();
     for (let i = 0; i < STEPS; ++i) {
       const t = process.hrtime.bigint();
-      step();
+      await step();
       stepTimes.push(Number(process.hrtime.bigint() - t) / 1e6);
     }
     wm.synchronize();

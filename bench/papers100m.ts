@@ -43,7 +43,7 @@ import {NativeCsr} from '../src/graph/native_csr';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {distinctSeeds, envChoice, rankOrMain, resultOnRanks, torchJson, writeBenchResult} from './bench_util';
+import {batchesOf, envChoice, rankOrMain, resultOnRanks, torchJson, writeBenchResult} from './bench_util';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 27);
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
@@ -221,20 +221,37 @@ interface RankRun {
   featureSeconds: number;
 }
 
-// One training step of `model` on `seeds`: the subgraph sampled on the GPU, the loss minimised by `minimize`.
+// The training vertices: TRAIN_VERTICES distinct vertices drawn with a seeded stride (ogbn-papers100M's
+// count), in a new order each epoch, sampled on the GPU (fixed fan-out), the next batch while one trains.
+function trainLoader(csr: DeviceCsr, seed: number, share?: wm.nn.LoaderShare): wm.nn.NeighborLoader {
+  const n = csr.numVertices;
+  const count = Math.min(TRAIN_VERTICES, n);
+  const stride = coprimeStride(n, seededRng(5));
+  const train = int32Of(count, (i) => (i * stride) % n);
+  return new wm.nn.NeighborLoader(csr, train, {fanouts: FANOUTS, batchSize: BATCH * (share?.size ?? 1), dropLast: true, seed, share});
+}
+
+// A stride coprime to n: i * stride mod n visits distinct vertices spread over the whole graph.
+function coprimeStride(n: number, rng: () => number): number {
+  const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));
+  let stride = 1 + Math.floor(rng() * (n - 1));
+  while (n > 1 && gcd(n, stride) !== 1) stride = (stride % (n - 1)) + 1;
+  return stride;
+}
+
+// One training step of `model` on a loader's batch, the loss minimised by `minimize`.
 function stepOn(
-  csr: DeviceCsr,
   model: GraphSageClassifier,
-  seeds: Int32Array,
-  sampleSeed: number,
+  batch: wm.nn.NeighborBatch,
   minimize: (f: () => tf.Scalar) => tf.Scalar,
   sizes?: number[][],
 ): void {
-  const sub = wm.graph.sampleFixedSubgraph(csr, seeds, FANOUTS, {seed: sampleSeed});
-  if (sizes && sizes.length < 3) sizes.push([sub.inputIds.size, ...sub.layers.map((l) => l.numDst)]);
+  if (sizes && sizes.length < 3)
+    sizes.push([(batch.inputIds as tf.Tensor1D).size, ...batch.layers.map((l) => ('numDst' in l ? l.numDst : l.block.numRows))]);
+  const seeds = batch.seeds;
   const y = int32Of(seeds.length, (i) => seeds[i] % CLASSES); // the task does not matter, the work does
-  const loss = minimize(() => wm.nn.softmaxCrossEntropy(y, model.forwardFixed(sub, true)) as tf.Scalar);
-  sub.dispose();
+  const loss = minimize(() => wm.nn.softmaxCrossEntropy(y, model.forward(batch, batch.seed)) as tf.Scalar);
+  batch.dispose();
   loss.dispose();
 }
 
@@ -262,14 +279,15 @@ async function rank(): Promise<void> {
   const model = benchModel(n, features);
   const dp = wm.dataParallel(wm.train.adam(0.003), comm);
   dp.broadcastVariables(model.denseVariables);
-  const rng = seededRng(100 + comm.rank);
-  const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:papers100m');
-  const step = () => stepOn(csr, model, nextSeeds(), Math.floor(rng() * 2 ** 31), (f) => dp.minimize(f, model.trainableVariables));
-  for (let i = 0; i < WARMUP_STEPS; ++i) step();
+  // Every rank walks one order of the training vertices and takes its share of each batch of BATCH x ranks.
+  const loader = trainLoader(csr, 100, {rank: comm.rank, size: comm.size});
+  const nextBatch = batchesOf(loader);
+  const step = async () => stepOn(model, await nextBatch(), (f) => dp.minimize(f, model.trainableVariables));
+  for (let i = 0; i < WARMUP_STEPS; ++i) await step();
   wm.synchronize();
   comm.barrier();
   const s0 = process.hrtime.bigint();
-  for (let i = 0; i < STEPS; ++i) step();
+  for (let i = 0; i < STEPS; ++i) await step();
   wm.synchronize();
   comm.barrier();
   const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
@@ -313,19 +331,18 @@ function gb(bytes: number): string {
 }
 
 // The rows a pre-sampling pass reads, counted per vertex (the same sampler and seeds' distribution as training).
-function sampledCounts(csr: DeviceCsr): Uint32Array {
+async function sampledCounts(csr: DeviceCsr): Promise<Uint32Array> {
   const counts = new Uint32Array(csr.numVertices);
-  const rng = seededRng(77);
-  const nextSeeds = distinctSeeds(csr.numVertices, BATCH, rng, 'bench:papers100m');
-  for (let b = 0; b < PRESAMPLE_BATCHES; ++b) {
-    const sub = wm.graph.sampleFixedSubgraph(csr, nextSeeds(), FANOUTS, {seed: Math.floor(rng() * 2 ** 31)});
-    for (const v of sub.inputIds.dataSync()) ++counts[v];
-    sub.dispose();
+  let b = 0;
+  for await (const batch of trainLoader(csr, 77)) {
+    for (const v of (batch.inputIds as tf.Tensor1D).dataSync()) ++counts[v];
+    batch.dispose();
+    if (++b === PRESAMPLE_BATCHES) break;
   }
   return counts;
 }
 
-function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): Run {
+async function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): Promise<Run> {
   const n = csr.numVertices;
   const t0 = Date.now();
   const memory = kind === 'device' ? 'device' : 'host';
@@ -334,7 +351,7 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
   let rankSeconds: number | undefined;
   if (kind === 'degree' || kind === 'sampled') {
     const r0 = Date.now();
-    const counts = kind === 'degree' ? degrees! : sampledCounts(csr);
+    const counts = kind === 'degree' ? degrees! : await sampledCounts(csr);
     const ranking = wm.nn.hottestRows(counts, Math.ceil(CACHE_SHARE * n));
     rankSeconds = (Date.now() - r0) / 1000;
     const c0 = Date.now();
@@ -346,21 +363,20 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
   }
   const model = benchModel(n, features);
   const optimizer = wm.train.adam(0.003);
-  const rng = seededRng(100);
-  const nextSeeds = distinctSeeds(n, BATCH, rng, 'bench:papers100m');
   const sizes: number[][] = [];
   const minimize = (f: () => tf.Scalar) => optimizer.minimize(f, true, model.trainableVariables)!;
-  const step = () => stepOn(csr, model, nextSeeds(), Math.floor(rng() * 2 ** 31), minimize, sizes);
-  for (let i = 0; i < WARMUP_STEPS; ++i) step();
+  const nextBatch = batchesOf(trainLoader(csr, 100));
+  const step = async () => stepOn(model, await nextBatch(), minimize, sizes);
+  for (let i = 0; i < WARMUP_STEPS; ++i) await step();
   wm.synchronize();
   console.log(`distinct vertices per hop (inputs, then each layer's outputs), first steps: ${sizes.map((x) => x.join('/')).join('; ')}`);
   features.resetCacheCounts();
   const s0 = process.hrtime.bigint();
-  for (let i = 0; i < STEPS; ++i) step();
+  for (let i = 0; i < STEPS; ++i) await step();
   wm.synchronize();
   const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
   const cache = features.cacheStats();
-  const profile = PROFILE_STEPS > 0 ? profiledSteps(step) : undefined;
+  const profile = PROFILE_STEPS > 0 ? await profiledSteps(step) : undefined;
   model.dispose();
   features.dispose();
   const seedsPerSecond = (BATCH * STEPS) / seconds;
@@ -386,9 +402,9 @@ function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): 
 
 // Where a step's time goes: PROFILE_STEPS more steps under wm.profileOps (not part of the timed steps), each
 // native op's GPU milliseconds per step, the slowest first.
-function profiledSteps(step: () => void): StepProfile {
-  const p = wm.profileOps(() => {
-    for (let i = 0; i < PROFILE_STEPS; ++i) step();
+async function profiledSteps(step: () => Promise<void>): Promise<StepProfile> {
+  const p = await wm.profileOps(async () => {
+    for (let i = 0; i < PROFILE_STEPS; ++i) await step();
   });
   const ops = p.ops.map((o) => ({name: o.name, where: o.where, callsPerStep: o.calls / PROFILE_STEPS, msPerStep: o.ms / PROFILE_STEPS}));
   const top = ops
@@ -430,7 +446,7 @@ async function main(): Promise<void> {
   console.log(`graph copied to the GPU in ${uploadSeconds.toFixed(1)} s`);
   const runs: Run[] = [];
   for (const kind of RUNS) {
-    const r = train(csr, kind, degrees);
+    const r = await train(csr, kind, degrees);
     runs.push(r);
     const hits = r.hitRate === undefined ? '' : `, cache hit rate ${(100 * r.hitRate).toFixed(1)} %`;
     console.log(`features in ${r.features}: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step${hits}`);

@@ -13,8 +13,6 @@ import {Command, Option} from 'commander';
 
 import * as wm from '../src/index';
 import {loadDataset} from '../src/graph/dataset';
-import {sampleSubgraph} from '../src/graph/subgraph';
-import {GraphSageClassifier, sampleBlock} from '../src/nn/graphsage';
 import {fullGraph} from '../src/nn/node_model';
 import {MetricsLog} from '../src/train/metrics_log';
 import {
@@ -26,7 +24,7 @@ import {
   nodeModelName,
   splitLabelled,
 } from '../src/train/node_classification';
-import {seededRng, shuffle} from '../src/util/random';
+import {seededRng} from '../src/util/random';
 import {fraction, nonNegativeInt, positiveInt} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -121,50 +119,37 @@ async function main(): Promise<void> {
   dp.broadcastVariables(model.denseVariables);
   const full = fullGraph(data.graph);
   const log = comm.rank === 0 ? new MetricsLog(path.join(o.out, 'metrics.jsonl')) : undefined;
-  const share = Math.ceil(o.batchSize / comm.size);
-  // Each rank samples its own neighbourhoods; exactly: the same stream everywhere, draws keyed by vertex.
-  const sampler = seededRng(1000 + (o.exact ? 0 : comm.rank));
+  // Every rank walks the same order of the training vertices and takes its share of each global batch;
+  // each samples its own neighbourhoods (exactly: draws keyed by vertex, the same on every rank).
+  const loader = new wm.nn.NeighborLoader(data.graph, split.train, {
+    fanouts: [25, 10],
+    batchSize: o.batchSize,
+    sampler: o.sampler,
+    keyBy: o.exact ? 'vertex' : 'position',
+    labels: data.labels,
+    seed: o.seed,
+    share: {rank: comm.rank, size: comm.size},
+  });
   const started = Date.now();
   let best = {val: -1, test: NaN, epoch: 0};
   for (let epoch = 1; epoch <= o.epochs; ++epoch) {
     const t0 = Date.now();
-    const order = shuffle(split.train.slice(), rng);
     let lossSum = 0,
       steps = 0;
-    for (let b = 0; b < order.length; b += o.batchSize) {
-      const batch = order.subarray(b, Math.min(order.length, b + o.batchSize));
-      const mine = batch.subarray(Math.min(batch.length, comm.rank * share), Math.min(batch.length, (comm.rank + 1) * share));
-      // A rank with no seeds this step still joins the all-reduce (with a zero loss); exactly,
-      // with no seeds at all (a stand-in seed would touch table rows).
-      const seeds = mine.length || o.exact ? mine : batch.subarray(0, 1);
-      const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, [25, 10], sampler) : undefined;
-      const hopSeed = Math.floor(sampler() * 2 ** 31);
-      const sub =
-        o.sampler === 'subgraph'
-          ? sampleSubgraph(data.graph, seeds, [25, 10], {seed: hopSeed, keyBy: o.exact ? 'vertex' : 'position'})
-          : undefined;
-      const y = tf.tidy(() =>
-        tf.oneHot(
-          tf.tensor1d(
-            Int32Array.from(seeds, (v) => data.labels[v]),
-            'int32',
-          ),
-          data.numClasses,
-        ),
-      );
-      const weight = mine.length ? 1 : 0;
-      const forward = () =>
-        block
-          ? (model as GraphSageClassifier).forwardSampled(block, true, epoch * 1000 + steps)
-          : model.forwardSubgraph(sub!, true, epoch * 1000 + steps);
+    for await (const batch of loader) {
+      const y = tf.oneHot(batch.y!, data.numClasses);
+      // A rank with no seeds this step (the last batch's share) still joins the all-reduce, with a zero loss.
       // Exactly: each rank's loss is its share of the global batch's mean loss, and the shares add up.
+      const globalSize = Math.min(o.batchSize, split.train.length - batch.index * o.batchSize);
+      const dividedBy = o.exact ? globalSize : Math.max(1, batch.seeds.length);
       const lossOf = () =>
-        (o.exact
-          ? tf.div(tf.sum(tf.losses.softmaxCrossEntropy(y, forward(), undefined, undefined, tf.Reduction.NONE)), batch.length)
-          : tf.mul(tf.losses.softmaxCrossEntropy(y, forward()), weight)) as tf.Scalar;
+        tf.div(
+          tf.sum(tf.losses.softmaxCrossEntropy(y, model.forward(batch, batch.seed), undefined, undefined, tf.Reduction.NONE)),
+          dividedBy,
+        ) as tf.Scalar;
       const loss = dp.minimize(lossOf, model.trainableVariables);
       model.inputs.step();
-      sub?.dispose();
+      batch.dispose();
       if (o.exact) {
         const [total] = comm.allReduce(loss, {op: 'sum'});
         lossSum += total.dataSync()[0];

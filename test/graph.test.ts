@@ -578,7 +578,7 @@ describe('graphs', () => {
     });
     const whole = wm.graph.sampleSubgraph(g, seeds, [maxDegree, maxDegree], {seed: 1});
     const full = wm.nn.fullGraph(g);
-    const a = model.forwardSubgraph(whole, false),
+    const a = model.forward(whole),
       b = tf.gather(model.forwardFull(full), tf.tensor1d(seeds, 'int32'));
     const av = a.dataSync(),
       bv = b.dataSync();
@@ -628,18 +628,25 @@ describe('graphs', () => {
     }
   });
 
-  it("sampling trees where the graph lives: the host sampler's draws, the same logits and gradients through forwardSampled", async () => {
+  it("sampling trees where the graph lives: the host sampler's draws, each depth's layers as GraphSAGE computes them, the same gradients", async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const g = CsrGraph.fromEdges(rmat({scale: 9, edgeFactor: 3, seed: 8}), {symmetric: true});
     const seeds = Int32Array.from({length: 41}, (_, i) => (i * 37) % g.numVertices);
     const comm = soloCommunicator();
     const holder = wm.deviceInfo().gpu ? new DeviceCsr(g) : wm.graph.WholeMemoryCsr.create(comm, g, {location: 'host'});
-    const tree = wm.graph.sampleFixedTree(holder, seeds, [4, 3], {seed: 17});
-    // The host chain with the same hop seeds.
+    const tree = wm.graph.sampleTree(holder, seeds, [4, 3], {seed: 17});
+    const onHost = wm.graph.sampleTree(g, seeds, [4, 3], {seed: 17});
+    // The host chain with the same hop seeds: the depths one after the other are the input rows.
     const host: Int32Array[] = [seeds];
     [4, 3].forEach((f, hop) => host.push(sampleNeighbors(g, host[hop], f, {seed: 17 + hop * 0x9e3779b9}).ids));
-    expect(tree.depths.map((d) => d.size)).to.deep.equal([41, 164, 492]);
-    tree.depths.forEach((d, i) => expect(Array.from(d.dataSync()), `depth ${i}`).to.deep.equal(Array.from(host[i])));
+    const chain = host.flatMap((d) => Array.from(d));
+    expect(chain.length).to.equal(41 + 164 + 492);
+    expect(Array.from((tree.inputIds as tf.Tensor1D).dataSync())).to.deep.equal(chain);
+    expect(Array.from(onHost.inputIds as Int32Array)).to.deep.equal(chain);
+    // Layer 0 computes depths 0 and 1 (fan-outs 4 and 3: a block), layer 1 depth 0 (fan-out 4: a fixed layer).
+    expect(tree.layers.map((l) => (wm.graph.isFixedLayer(l) ? `fixed ${l.numDst}x${l.fanout}` : `block ${l.block.numRows}`))).to.deep.equal(
+      ['block 205', 'fixed 41x4'],
+    );
     // Two identical models, one fed each way; the embedding step (three lookups' rows, merged) included.
     const make = () =>
       new wm.nn.GraphSageClassifier({
@@ -660,18 +667,37 @@ describe('graphs', () => {
       ),
       3,
     );
-    const run = (model: wm.nn.GraphSageClassifier, block: wm.nn.SampledBlock) => {
-      const {value, grads} = tf.variableGrads(
-        () => tf.losses.softmaxCrossEntropy(y, model.forwardSampled(block, true)) as tf.Scalar,
-        model.trainableVariables,
-      );
+    // GraphSAGE over a tree as its paper computes it: each depth's rows from its own rows and its children's
+    // (the children's positions kept for the backward pass, which reads them after the forward's tidy).
+    const ranges: tf.Tensor[] = [];
+    const byDepth = (model: wm.nn.GraphSageClassifier, depths: Int32Array[], fanouts: number[]) => {
+      let h = depths.map((ids) => model.inputs.lookup(ids));
+      model.convs.forEach((conv) => {
+        h = h.slice(0, -1).map((hd, d) => {
+          const n = hd.shape[0],
+            f = fanouts[d];
+          const neighbors = tf.keep(tf.range(n, n + n * f, 1, 'int32') as tf.Tensor1D);
+          ranges.push(neighbors);
+          const layer = {numDst: n, fanout: f, neighbors};
+          return conv.apply(tf.concat([hd, h[d + 1]]), {graph: layer}) as tf.Tensor2D;
+        });
+      });
+      return h[0];
+    };
+    const run = (model: wm.nn.GraphSageClassifier, logits: () => tf.Tensor2D) => {
+      const {value, grads} = tf.variableGrads(() => tf.losses.softmaxCrossEntropy(y, logits()) as tf.Scalar, model.trainableVariables);
       model.inputs.step();
       const out = {loss: value.dataSync()[0], grads: model.denseVariables.map((v) => Array.from(grads[v.name].dataSync()))};
       tf.dispose([value, ...Object.values(grads)]);
       return out;
     };
-    const a = run(models[0], tree),
-      b = run(models[1], {depths: host, fanouts: [4, 3]});
+    const a = run(models[0], () => models[0].forward(tree)),
+      b = run(models[1], () => byDepth(models[1], host, [4, 3]));
+    tf.dispose(ranges);
+    const third = make(); // the host's tree through a third identical model
+    const c = run(third, () => third.forward(onHost));
+    third.dispose();
+    expect(c.loss).to.be.closeTo(b.loss, 1e-5);
     expect(a.loss).to.be.closeTo(b.loss, 1e-5);
     a.grads.forEach((ga, i) =>
       ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))),
@@ -689,12 +715,15 @@ describe('graphs', () => {
       'the step moved the rows',
     ).to.equal(true);
     tf.dispose([ra, rb, before]);
-    // Trees of 20 batch sizes with dropout: each pass's backward reads the ranges it made; nothing stays after dispose.
+    // Trees of 20 batch sizes with dropout, twice: each pass's backward reads the layers it was given; a few
+    // shapes' layers are kept for the next step (a bounded count: the second round adds none).
     const start = tf.memory().numTensors;
     const m = new wm.nn.GraphSageClassifier({...models[0].config, dropout: 0.3});
-    for (let k = 1; k <= 20; ++k) {
-      const s = seeds.subarray(0, 20 + k);
-      const blk = wm.nn.sampleBlock(g, s, [4, 3], seededRng(k));
+    const afterRound: number[] = [];
+    let oneShape = 0;
+    for (let k = 1; k <= 40; ++k) {
+      const s = seeds.subarray(0, 20 + (k % 20) + 1);
+      const blk = wm.graph.sampleTree(holder, s, [4, 3], {seed: k});
       const yk = tf.tidy(() =>
         tf.oneHot(
           tf.tensor1d(
@@ -705,20 +734,25 @@ describe('graphs', () => {
         ),
       );
       const {value, grads} = tf.variableGrads(
-        () => tf.losses.softmaxCrossEntropy(yk, m.forwardSampled(blk, true, k)) as tf.Scalar,
+        () => tf.losses.softmaxCrossEntropy(yk, m.forward(blk, k)) as tf.Scalar,
         m.trainableVariables,
       );
       expect(Number.isFinite(value.dataSync()[0]), `batch of ${s.length}`).to.equal(true);
       m.inputs.step();
+      blk.dispose();
       tf.dispose([value, yk, ...Object.values(grads)]);
+      if (k === 1) oneShape = tf.memory().numTensors - start;
+      if (k % 20 === 0) afterRound.push(tf.memory().numTensors - start);
     }
     m.dispose();
-    expect(tf.memory().numTensors).to.equal(start);
-    expect(() => wm.graph.sampleFixedTree(holder, Int32Array.from([0, g.numVertices]), [2])).to.throw(
-      `sampleFixedTree: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`,
+    expect(afterRound[1]).to.equal(afterRound[0]);
+    expect(afterRound[1]).to.be.at.most(8 * oneShape); // eight unused shapes kept at most
+    expect(() => wm.graph.sampleTree(holder, Int32Array.from([0, g.numVertices]), [2])).to.throw(
+      `sampleTree: seed vertex ${g.numVertices} at position 1 is not in [0, ${g.numVertices})`,
     );
-    expect(() => wm.graph.sampleFixedTree(holder, seeds, [2, 0])).to.throw(/fanouts\[1\] must be a positive integer, got 0/);
+    expect(() => wm.graph.sampleTree(holder, seeds, [2, 0])).to.throw(/fanouts\[1\] must be a positive integer, got 0/);
     tree.dispose();
+    onHost.dispose();
     y.dispose();
     models.forEach((m) => m.dispose());
     if (holder instanceof DeviceCsr) holder.dispose();
@@ -768,8 +802,8 @@ describe('graphs', () => {
       model.inputs.step();
       return {loss: value.dataSync()[0], grads: model.denseVariables.map((v) => Array.from(grads[v.name].dataSync()))};
     };
-    const a = run(() => model.forwardFixed(fixed, true)),
-      b = run(() => model.forwardSubgraph(host, true));
+    const a = run(() => model.forward(fixed, 0)),
+      b = run(() => model.forward(host, 0));
     expect(a.loss).to.be.closeTo(b.loss, 1e-5);
     a.grads.forEach((ga, i) =>
       ga.forEach((x, j) => expect(x, `grad ${i}[${j}]`).to.be.closeTo(b.grads[i][j], 1e-5 * (1 + Math.abs(b.grads[i][j])))),

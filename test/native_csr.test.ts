@@ -440,8 +440,8 @@ describe('graphs in native memory (NativeCsr)', () => {
     }
     // The fixed-fan-out tree every sampled model reads.
     // Seeds as a plain array.
-    const tree = wm.graph.sampleFixedTree(dev, Array.from(seeds.subarray(0, 256)), [5, 3], {seed: 2});
-    expect(tree.depths[2].size).to.equal(256 * 5 * 3);
+    const tree = wm.graph.sampleTree(dev, Array.from(seeds.subarray(0, 256)), [5, 3], {seed: 2});
+    expect((tree.inputIds as tf.Tensor1D).size).to.equal(256 + 256 * 5 + 256 * 5 * 3);
     tree.dispose();
     // Walks and negative pairs over the int64 offsets on the GPU: the host's draws.
     const starts = tf.tensor1d(seeds.subarray(0, 1024), 'int32');
@@ -501,8 +501,8 @@ describe('graphs in native memory (NativeCsr)', () => {
     const dim = 16;
     const feat = tf.randomUniform([n, dim], -1, 1, 'float32', 3) as tf.Tensor2D;
     const few = seeds.subarray(4096 - 512, 4096 + 512);
-    const tree = wm.graph.sampleFixedTree(dev, few, [10], {seed: 4});
-    const hop = tree.depths[1];
+    const tree = wm.graph.sampleTree(dev, few, [10], {seed: 4});
+    const hop = tf.slice(tree.inputIds as tf.Tensor1D, few.length, few.length * 10); // the first hop, after the seeds
     const b = tf.backend() as WholeMemoryBackend;
     const [mean] = b.deviceOutputs([[few.length, dim]], ([ptr]) => {
       graphNative().neighborMean(b.devicePtr(hop), few.length, 10, b.devicePtr(feat), dim, ptr);
@@ -518,7 +518,7 @@ describe('graphs in native memory (NativeCsr)', () => {
         for (let k = 0; k < 10; ++k) sum += rows[(i * 10 + k) * dim + d];
         expect(Math.abs(m[i * dim + d] - sum / 10)).to.be.below(1e-5);
       }
-    tf.dispose([s, feat, mean]);
+    tf.dispose([s, feat, mean, hop]);
     tree.dispose();
     const hostWalks = wm.graph.randomWalks(g, seeds.subarray(0, 2048), 6, {p: 0.5, q: 2, seed: 3});
     // Walks and negative pairs on the GPU over offsets past 2^31: the host's draws.

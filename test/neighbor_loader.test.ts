@@ -6,6 +6,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {NativeCsr} from '../src/graph/native_csr';
+import {soloCommunicator} from '../src/memory/communicator';
 import {LinkNeighborLoader, NeighborBatch, NeighborLoader} from '../src/nn/neighbor_loader';
 
 async function collect<B extends {dispose(): void}>(loader: AsyncIterable<B>, keep = false): Promise<B[]> {
@@ -17,6 +18,8 @@ async function collect<B extends {dispose(): void}>(loader: AsyncIterable<B>, ke
   return out;
 }
 
+// A host graph's compact subgraphs: layers with their vertices' global ids.
+const hostLayers = (b: {layers: unknown[]}) => b.layers as wm.graph.SubgraphLayer[];
 describe('wm.nn.NeighborLoader', function () {
   this.timeout(120000);
   before(async () => {
@@ -54,19 +57,20 @@ describe('wm.nn.NeighborLoader', function () {
     });
     const [b] = await collect(loader, true);
     expect(b.layers.length).to.equal(2);
-    expect(Array.from(b.layers[1].dst)).to.deep.equal(Array.from(b.seeds));
-    expect(Array.from(b.layers[1].src.subarray(0, b.seeds.length))).to.deep.equal(Array.from(b.seeds));
-    expect(Array.from(b.layers[0].dst)).to.deep.equal(Array.from(b.layers[1].src));
-    expect(b.x!.shape).to.deep.equal([b.layers[0].src.length, 8]);
-    const want = Array.from(b.layers[0].src).flatMap((v) => Array.from(data.features!.values.subarray(v * 8, v * 8 + 8)));
+    expect(Array.from(hostLayers(b)[1].dst)).to.deep.equal(Array.from(b.seeds));
+    expect(Array.from(hostLayers(b)[1].src.subarray(0, b.seeds.length))).to.deep.equal(Array.from(b.seeds));
+    expect(Array.from(hostLayers(b)[0].dst)).to.deep.equal(Array.from(hostLayers(b)[1].src));
+    expect(b.x!.shape).to.deep.equal([hostLayers(b)[0].src.length, 8]);
+    const want = Array.from(hostLayers(b)[0].src).flatMap((v) => Array.from(data.features!.values.subarray(v * 8, v * 8 + 8)));
     expect(Array.from(b.x!.dataSync())).to.deep.equal(want);
     expect(Array.from(b.y!.dataSync())).to.deep.equal(Array.from(b.seeds, (v) => data.labels[v]));
     // Each sampled neighbour is a neighbour of its row's vertex.
-    const entries = b.layers[1].block.entries(false);
+    const entries = hostLayers(b)[1].block.entries(false);
     for (let r = 0; r < b.seeds.length; ++r) {
       const nb = new Set(data.graph.neighbors(b.seeds[r]));
       expect(entries.rowPtr[r + 1] - entries.rowPtr[r]).to.equal(Math.min(4, nb.size));
-      for (let e = entries.rowPtr[r]; e < entries.rowPtr[r + 1]; ++e) expect(nb.has(b.layers[1].src[entries.colIdx[e]])).to.equal(true);
+      for (let e = entries.rowPtr[r]; e < entries.rowPtr[r + 1]; ++e)
+        expect(nb.has(hostLayers(b)[1].src[entries.colIdx[e]])).to.equal(true);
     }
     b.dispose();
     features.dispose();
@@ -82,12 +86,12 @@ describe('wm.nn.NeighborLoader', function () {
     const [ea, eb] = [await collect(a), await collect(b)];
     ea.forEach((x, i) => {
       expect(Array.from(x.seeds)).to.deep.equal(Array.from(eb[i].seeds));
-      expect(Array.from(x.layers[0].src)).to.deep.equal(Array.from(eb[i].layers[0].src));
+      expect(Array.from(hostLayers(x)[0].src)).to.deep.equal(Array.from(hostLayers(eb[i])[0].src));
     });
     const second = await collect(a);
     expect(Array.from(second[0].seeds)).to.not.deep.equal(Array.from(ea[0].seeds));
     const again = await collect(new NeighborLoader(data.graph, seeds, {fanouts: [3, 2], batchSize: 40, seed: 9}).epoch(1));
-    expect(Array.from(again[2].layers[0].src)).to.deep.equal(Array.from(second[2].layers[0].src));
+    expect(Array.from(hostLayers(again[2])[0].src)).to.deep.equal(Array.from(hostLayers(second[2])[0].src));
     native.free();
   });
 
@@ -156,6 +160,99 @@ describe('wm.nn.NeighborLoader', function () {
     );
   });
 
+  it("picks the graph's sampler: a GPU graph's fixed fan-outs, trees on either, and batch(seeds) draws an epoch's batch", async () => {
+    const g = data.graph;
+    const features = wm.nn.featureTable(data.features!.values, 600, 8);
+    // A graph sampled as tensors: on the GPU a DeviceCsr, elsewhere WholeMemory in host memory (the same sampler).
+    const comm = soloCommunicator();
+    const held = wm.deviceInfo().gpu ? new wm.graph.DeviceCsr(g) : wm.graph.WholeMemoryCsr.create(comm, g, {location: 'host'});
+    const onGpu = new NeighborLoader(held, seeds, {fanouts: [4, 3], batchSize: 64, seed: 5, features, labels: data.labels});
+    for await (const b of onGpu) {
+      const want = wm.graph.sampleFixedSubgraph(held, b.seeds, [4, 3], {seed: b.seed});
+      const got = b.inputIds as tf.Tensor1D;
+      expect(Array.from(got.dataSync())).to.deep.equal(Array.from(want.inputIds.dataSync()));
+      b.layers.forEach((l, i) => {
+        const w = want.layers[i];
+        if (!wm.graph.isFixedLayer(l)) throw new Error('a GPU graph gives fixed fan-out layers');
+        expect([l.numDst, l.fanout]).to.deep.equal([w.numDst, w.fanout]);
+        expect(Array.from(l.neighbors.dataSync())).to.deep.equal(Array.from(w.neighbors.dataSync()));
+      });
+      // The features of the input rows, gathered where the ids are.
+      const rows = Array.from(got.dataSync()).flatMap((v) => Array.from(data.features!.values.subarray(v * 8, v * 8 + 8)));
+      expect(Array.from(b.x!.dataSync())).to.deep.equal(rows);
+      want.dispose();
+      b.dispose();
+    }
+    expect(() => new NeighborLoader(held, seeds, {fanouts: [2], batchSize: 8, replace: false})).to.throw(
+      /NeighborLoader: a graph on the GPU samples a fixed fan-out with replacement: leave replace unset or true/,
+    );
+    expect(() => new NeighborLoader(held, seeds, {fanouts: [2, 0], batchSize: 8})).to.throw(
+      /fanouts must be a non-empty array of positive integers, got \[2,0\]/,
+    );
+    // Trees, on the host graph and the GPU graph alike: what sampleTree draws with the batch's seed.
+    for (const graph of [g, held]) {
+      const trees = new NeighborLoader(graph, seeds, {fanouts: [3, 2], batchSize: 100, sampler: 'tree', seed: 6});
+      for await (const b of trees) {
+        const want = wm.graph.sampleTree(g, b.seeds, [3, 2], {seed: b.seed});
+        const ids = b.inputIds instanceof Int32Array ? b.inputIds : (b.inputIds as tf.Tensor1D).dataSync();
+        expect(Array.from(ids)).to.deep.equal(Array.from(want.inputIds as Int32Array));
+        expect(ids.length).to.equal(b.seeds.length * (1 + 3 + 6));
+        want.dispose();
+        b.dispose();
+      }
+    }
+    // batch(seeds, seed): the epoch's batch for the same seeds and stream.
+    const host = new NeighborLoader(g, seeds, {fanouts: [4, 3], batchSize: 50, seed: 8, labels: data.labels});
+    for await (const b of host) {
+      const again = host.batch(b.seeds, b.seed);
+      expect([again.epoch, again.index]).to.deep.equal([-1, -1]);
+      expect(Array.from(again.inputIds as Int32Array)).to.deep.equal(Array.from(b.inputIds as Int32Array));
+      expect(Array.from(again.y!.dataSync())).to.deep.equal(Array.from(b.y!.dataSync()));
+      again.dispose();
+      b.dispose();
+    }
+    expect(() => host.batch([3, 600], 1)).to.throw(/NeighborLoader.batch: seeds\[1\] = 600 is not a vertex of the graph/);
+    expect(() => new NeighborLoader(g, seeds, {fanouts: [2], batchSize: 8, sampler: 'walk' as never})).to.throw(
+      /sampler must be 'subgraph' or 'tree', got 'walk'/,
+    );
+    features.dispose();
+    if (held instanceof wm.graph.DeviceCsr) held.dispose();
+    else held.free();
+  });
+
+  it('a {rank, size} share: each rank its part of every batch of one order, the same number of batches', async () => {
+    const whole = await collect(new NeighborLoader(data.graph, seeds, {fanouts: [3], batchSize: 60, seed: 2}));
+    const parts = await Promise.all(
+      [0, 1, 2].map((rank) =>
+        collect(new NeighborLoader(data.graph, seeds, {fanouts: [3], batchSize: 60, seed: 2, share: {rank, size: 3}, keyBy: 'vertex'})),
+      ),
+    );
+    parts.forEach((p) => expect(p.length).to.equal(whole.length));
+    whole.forEach((b, i) => {
+      const joined = parts.flatMap((p) => Array.from(p[i].seeds));
+      expect(joined).to.deep.equal(Array.from(b.seeds));
+    });
+    // 250 seeds in batches of 60: the last batch's 10 seeds go to rank 0 (4), rank 1 (4), rank 2 (2).
+    expect(parts.map((p) => p[p.length - 1].seeds.length)).to.deep.equal([4, 4, 2]);
+    // Keyed by vertex, a vertex's neighbours are the same whichever rank draws them.
+    const one = await collect(new NeighborLoader(data.graph, seeds, {fanouts: [3], batchSize: 60, seed: 2, keyBy: 'vertex'}), true);
+    const split = await collect(
+      new NeighborLoader(data.graph, seeds, {fanouts: [3], batchSize: 60, seed: 2, keyBy: 'vertex', share: {rank: 1, size: 3}}),
+      true,
+    );
+    const neighbours = (b: NeighborBatch) => {
+      const l = hostLayers(b)[0];
+      const e = l.block.entries(false);
+      return new Map(Array.from(l.dst, (v, r) => [v, Array.from(e.colIdx.subarray(e.rowPtr[r], e.rowPtr[r + 1]), (c) => l.src[c]).sort()]));
+    };
+    const all = neighbours(one[0]);
+    for (const [v, nb] of neighbours(split[0])) expect(nb, `vertex ${v}`).to.deep.equal(all.get(v));
+    [...one, ...split].forEach((b) => b.dispose());
+    expect(() => new NeighborLoader(data.graph, seeds, {fanouts: [3], batchSize: 8, share: {rank: 3, size: 3}})).to.throw(
+      /share must be \{rank, size\} with 0 <= rank < size, got \{"rank":3,"size":3\}/,
+    );
+  });
+
   it('a two-layer GraphSAGE trained from the loader learns the classes (sageLayer over its layers)', async () => {
     const features = wm.nn.featureTable(data.features!.values, 600, 8);
     const train = Array.from({length: 300}, (_, i) => i * 2);
@@ -165,7 +262,7 @@ describe('wm.nn.NeighborLoader', function () {
       [tf.variable(wm.nn.glorot([16, 4], 16, 4, 3)), tf.variable(wm.nn.glorot([16, 4], 16, 4, 4)), tf.variable(tf.zeros([4]))],
     ] as [tf.Variable<tf.Rank.R2>, tf.Variable<tf.Rank.R2>, tf.Variable<tf.Rank.R1>][];
     const forward = (b: NeighborBatch) =>
-      b.layers.reduce((h, layer, l) => wm.nn.sageLayer(h, layer, w[l][0], w[l][1], w[l][2], l === 0), b.x!);
+      hostLayers(b).reduce((h, layer, l) => wm.nn.sageLayer(h, layer, w[l][0], w[l][1], w[l][2], l === 0), b.x!);
     const opt = tf.train.adam(0.02);
     const loader = new NeighborLoader(data.graph, train, {fanouts: [5, 5], batchSize: 64, features, labels: data.labels, seed: 4});
     for (let e = 0; e < 15; ++e)
@@ -218,7 +315,7 @@ describe('wm.nn.LinkNeighborLoader', function () {
       expect(b.src.length).to.equal(3 * m);
       for (let i = 0; i < m; ++i) seen.push(`${b.src[i]},${b.dst[i]}`);
       const label = b.label.dataSync();
-      const out = b.layers[b.layers.length - 1].dst;
+      const out = hostLayers(b)[b.layers.length - 1].dst;
       const sr = b.srcRow.dataSync(),
         dr = b.dstRow.dataSync();
       for (let i = 0; i < b.src.length; ++i) {
@@ -229,7 +326,7 @@ describe('wm.nn.LinkNeighborLoader', function () {
           expect(Array.from(data.graph.neighbors(b.src[i]))).to.not.include(b.dst[i]);
         }
       }
-      expect(b.x!.shape).to.deep.equal([b.layers[0].src.length, 8]);
+      expect(b.x!.shape).to.deep.equal([hostLayers(b)[0].src.length, 8]);
       b.dispose();
     }
     expect(seen.sort()).to.deep.equal(Array.from(src, (u, i) => `${u},${dst[i]}`).sort());

@@ -13,24 +13,10 @@ import type {DeviceCsr} from './device_csr';
 import {hopSeed, relabelOnGpu} from './native_sampling';
 import {checkSeeds} from './seeds';
 import type {WholeMemoryCsr} from './whole_memory_csr';
+import type {FixedFanoutLayer, SampledSubgraph} from './sampled_subgraph';
+import type {GraphStore, SampleOptions} from './graph_store';
 import {graphNative} from '../native/domains';
 import {int32Ids} from '../util/arrays';
-
-export interface FixedFanoutLayer {
-  /** This layer's outputs are the first numDst of its inputs. */
-  numDst: number;
-  fanout: number;
-  /** [numDst * fanout] positions among this layer's inputs: row i's sampled neighbours. */
-  neighbors: tf.Tensor1D;
-}
-
-export interface FixedFanoutSubgraph {
-  /** Global ids of the input layer's vertices (whose features to read); the seeds come first, in order. */
-  inputIds: tf.Tensor1D;
-  /** Input layer first; the last layer's outputs are the seeds. */
-  layers: FixedFanoutLayer[];
-  dispose(): void;
-}
 
 /**
  * Samples fanouts[l] neighbours per vertex per hop (fanouts[0] next to the
@@ -42,29 +28,30 @@ export function sampleFixedSubgraph(
   graph: DeviceCsr | WholeMemoryCsr,
   seeds: tf.Tensor1D | Int32Array | ArrayLike<number>,
   fanouts: number[],
-  opts: {seed?: number} = {},
-): FixedFanoutSubgraph {
-  onGpuGraph('sampleFixedSubgraph', graph);
+  opts: Pick<SampleOptions, 'seed' | 'keyBy'> = {},
+): SampledSubgraph<FixedFanoutLayer> & {inputIds: tf.Tensor1D} {
+  gpuGraph('sampleFixedSubgraph', graph);
   const s = seeds instanceof tf.Tensor ? seeds : int32Ids(seeds, 'sampleFixedSubgraph: seeds');
   // On the side stream: the two counts read back wait for the sampling only, not for the training queued before it.
   return onSideStream(() => sampleOnStream(graph, s, fanouts, opts), {waitForMain: !(s instanceof Int32Array)});
 }
 
-// The fixed samplers read a graph on the GPU or in WholeMemory; a host graph gets a message, not a TypeError.
-function onGpuGraph(what: string, graph: unknown): void {
+/** @internal The graph as one the GPU samples (a DeviceCsr or WholeMemoryCsr); a host graph gets a message, not a TypeError. */
+export function gpuGraph(what: string, graph: GraphStore | unknown): DeviceCsr | WholeMemoryCsr {
   if (!(graph && typeof graph === 'object' && 'sample' in graph && 'vertexMap' in graph))
     throw new TypeError(
       `${what}: graph must be a DeviceCsr or a WholeMemoryCsr (a graph on the GPU or in WholeMemory); ` +
         'copy a CsrGraph or NativeCsr there with new wm.graph.DeviceCsr(graph), or sample on the host with sampleSubgraph',
     );
+  return graph as DeviceCsr | WholeMemoryCsr;
 }
 
 function sampleOnStream(
   graph: DeviceCsr | WholeMemoryCsr,
   seeds: tf.Tensor1D | Int32Array,
   fanouts: number[],
-  opts: {seed?: number},
-): FixedFanoutSubgraph {
+  opts: Pick<SampleOptions, 'seed' | 'keyBy'>,
+): SampledSubgraph<FixedFanoutLayer> & {inputIds: tf.Tensor1D} {
   checkFanouts('sampleFixedSubgraph', fanouts);
   // Host seeds are checked here, so the GPU sampler needs no error flag (a
   // wait for the GPU); later hops' vertices come from the graph itself.
@@ -85,7 +72,7 @@ function sampleOnStream(
   let dst: tf.Tensor1D = first;
   try {
     fanouts.forEach((fanout, hop) => {
-      const {ids} = graph.sample(dst, fanout, {replace: true, seed: hopSeed(opts.seed ?? 0, hop)});
+      const {ids} = graph.sample(dst, fanout, {replace: true, seed: hopSeed(opts.seed ?? 0, hop), keyBy: opts.keyBy});
       // dst is distinct, so the first-occurrence order puts it first: the outputs are a prefix of the inputs.
       const {values, neighbors} = relabel(graph, dst, ids);
       ids.dispose();
@@ -103,39 +90,6 @@ function sampleOnStream(
   return {inputIds: dst, layers, dispose: () => tf.dispose([dst, ...layers.map((l) => l.neighbors)])};
 }
 
-/**
- * GraphSAGE's sampling tree where the graph lives: depths[0] are the seeds,
- * depths[l] holds fanouts[l-1] neighbours (with replacement) of every entry
- * of depths[l-1], in order, each occurrence drawn on its own — what
- * sampleNeighbors draws for the same hop seeds. No relabelling, so every
- * shape is fixed by the seed count and fan-outs: a step needs no wait for the
- * GPU. For GraphSageClassifier.forwardSampled.
- */
-export function sampleFixedTree(
-  graph: DeviceCsr | WholeMemoryCsr,
-  seedIds: Int32Array | ArrayLike<number>,
-  fanouts: number[],
-  opts: {seed?: number} = {},
-): {depths: tf.Tensor1D[]; fanouts: number[]; dispose(): void} {
-  onGpuGraph('sampleFixedTree', graph);
-  const seeds = int32Ids(seedIds, 'sampleFixedTree: seeds');
-  checkFanouts('sampleFixedTree', fanouts);
-  checkSeeds('sampleFixedTree', graph.numVertices, seeds);
-  const depths = [tf.tensor1d(seeds, 'int32')];
-  markValid(depths[0], graph.numVertices);
-  try {
-    fanouts.forEach((fanout, hop) => {
-      const {ids} = graph.sample(depths[hop], fanout, {replace: true, seed: hopSeed(opts.seed ?? 0, hop)});
-      markValid(ids, graph.numVertices); // drawn from the graph's own columns
-      depths.push(ids);
-    });
-  } catch (e) {
-    tf.dispose(depths);
-    throw e;
-  }
-  return {depths, fanouts: [...fanouts], dispose: () => tf.dispose(depths)};
-}
-
 // tf.unique(concat(dst, ids)) split into the distinct vertices and the ids'
 // positions among them: on the GPU one native pass over the graph's vertex map.
 function relabel(graph: DeviceCsr | WholeMemoryCsr, dst: tf.Tensor1D, ids: tf.Tensor1D): {values: tf.Tensor1D; neighbors: tf.Tensor1D} {
@@ -150,7 +104,8 @@ function relabel(graph: DeviceCsr | WholeMemoryCsr, dst: tf.Tensor1D, ids: tf.Te
   return relabelOnGpu(b, graph, b.devicePtr(dst), dst.size, b.devicePtr(ids), ids.size);
 }
 
-function checkFanouts(what: string, fanouts: number[]): void {
+/** @internal Each fan-out a positive integer, or an error naming it. */
+export function checkFanouts(what: string, fanouts: number[]): void {
   fanouts.forEach((f, i) => {
     if (!Number.isInteger(f) || f < 1) throw new RangeError(`${what}: fanouts[${i}] must be a positive integer, got ${f}`);
   });

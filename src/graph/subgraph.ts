@@ -8,21 +8,7 @@ import {CsrBlock} from './aggregate';
 import {hopSeed, sampleNeighbors, SampleOptions} from './native_sampling';
 import {graphNative} from '../native/domains';
 import type {HostGraph} from './graph_store';
-
-export interface SubgraphLayer {
-  /** Global ids of this layer's outputs: a prefix of `src`. */
-  dst: Int32Array;
-  /** Global ids of this layer's inputs. */
-  src: Int32Array;
-  /** Row i aggregates the sampled neighbours of dst[i], as positions in `src`. */
-  block: CsrBlock;
-}
-
-export interface SampledSubgraph {
-  /** Input layer first: layers[0].src are the vertices whose features to read; the last layer's dst are the seeds. */
-  layers: SubgraphLayer[];
-  dispose(): void;
-}
+import type {SampledSubgraph, SubgraphLayer} from './sampled_subgraph';
 
 /** Distinct values of xs in order of first occurrence, and each x's position among them (C++ core). */
 export function uniqueAndRelabel(ids: Int32Array | ArrayLike<number>): {unique: Int32Array; inverse: Int32Array} {
@@ -35,10 +21,16 @@ export function uniqueAndRelabel(ids: Int32Array | ArrayLike<number>): {unique: 
 
 /**
  * Samples fanouts[l] neighbours per vertex per hop (fanouts[0] next to the
- * seeds), without replacement unless opts.replace, seeded as sampleNeighbors.
+ * seeds), without replacement unless opts.replace, seeded as sampleNeighbors: a compact
+ * subgraph whose layers hold their edges (a CSR block) and their vertices' global ids.
  * Seeds must be distinct. The graph's offsets may be int32 (a CsrGraph) or int64 (a NativeCsr).
  */
-export function sampleSubgraph(g: HostGraph, seedIds: Ids, fanouts: number[], opts: SampleOptions = {}): SampledSubgraph {
+export function sampleSubgraph(
+  g: HostGraph,
+  seedIds: Ids,
+  fanouts: number[],
+  opts: SampleOptions = {},
+): SampledSubgraph<SubgraphLayer> & {inputIds: Int32Array} {
   const seeds = int32Ids(seedIds, 'sampleSubgraph: seeds');
   if (!Array.isArray(fanouts) || fanouts.some((f) => !Number.isInteger(f) || f < 0))
     throw new RangeError(`sampleSubgraph: fanouts must be an array of non-negative integers, got ${JSON.stringify(fanouts)}`);
@@ -60,5 +52,5 @@ export function sampleSubgraph(g: HostGraph, seedIds: Ids, fanouts: number[], op
     layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx, unique.length, g.degrees(unique))});
     dst = unique;
   });
-  return {layers, dispose: () => layers.forEach((l) => l.block.dispose())};
+  return {inputIds: dst, layers, dispose: () => layers.forEach((l) => l.block.dispose())};
 }

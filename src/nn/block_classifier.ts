@@ -1,10 +1,10 @@
-// What the node classifiers that run one layer per CSR block share (GCN,
-// GAT, MLP): the node-embedding table, training over a compact sampled
-// subgraph's blocks, evaluation over the whole graph as one block.
+// What the node classifiers share (GraphSAGE, GCN, GAT, MLP): the node-embedding table, training over
+// a sampled subgraph's layers (each a block of edges or a fixed fan-out), evaluation over the whole
+// graph as one block, layer-wise inference, saving.
 import * as tf from '@tensorflow/tfjs-core';
 
-import type {CsrBlock} from '../graph/aggregate';
-import type {SampledSubgraph} from '../graph/subgraph';
+import type {SampledSubgraph} from '../graph/sampled_subgraph';
+import type {GraphLayerInput} from './conv/graph_input';
 import {dropout} from './dropout';
 import {Embedding} from './embedding';
 import {FullGraph, glorot, layerWidths, NodeModelConfig, predictedClasses} from './node_model';
@@ -20,7 +20,7 @@ export abstract class BlockNodeClassifier {
     this.inputs = new NodeInputs(config);
   }
 
-  abstract readonly kind: 'gat' | 'gcn' | 'mlp';
+  abstract readonly kind: 'sage' | 'gat' | 'gcn' | 'mlp';
 
   /** Writes the model to `dir` (wm.nn.loadNodeClassifier reads it back). */
   save(dir: string, info: {classNames?: string[]; data?: string} = {}): Promise<SavedClassifierInfo> {
@@ -38,8 +38,8 @@ export abstract class BlockNodeClassifier {
   /** What weight decay applies to. */
   abstract get weightVariables(): tf.Variable[];
 
-  /** Layer l over a block whose rows are the first `block.numRows` of h's; a dropout seed makes it a training pass. */
-  protected abstract applyLayer(l: number, h: tf.Tensor2D, block: CsrBlock, dropoutSeed?: number): tf.Tensor2D;
+  /** Layer l over `graph`, whose output rows are the first rows of h; a dropout seed makes it a training pass. */
+  protected abstract applyLayer(l: number, h: tf.Tensor2D, graph: GraphLayerInput, dropoutSeed?: number): tf.Tensor2D;
 
   /** Layer l's input with the config's dropout applied on a training pass (a dropout seed), else as it is. */
   protected dropped(h: tf.Tensor2D, l: number, dropoutSeed?: number): tf.Tensor2D {
@@ -53,14 +53,19 @@ export abstract class BlockNodeClassifier {
     return [...this.inputs.anchors, ...this.denseVariables];
   }
 
-  /** Logits [seeds, classes] from a compact sampled subgraph (sampleSubgraph). */
-  forwardSubgraph(sub: SampledSubgraph, training: boolean, dropoutSeed = 0): tf.Tensor2D {
-    if (sub.layers.length !== this.config.numLayers) {
-      throw new Error(`forwardSubgraph: the subgraph has ${sub.layers.length} layers, the model ${this.config.numLayers}`);
-    }
-    let h = this.inputs.lookup(sub.layers[0].src);
+  /**
+   * Logits [seeds, classes] from a sampled subgraph (any sampler's, a loader's batch): the input rows
+   * read once, then each layer over its edges or fixed fan-out. With a dropout seed this is a training
+   * pass (seeded, reproducible dropout; the embedding rows carry their sparse gradient).
+   */
+  forward(sub: SampledSubgraph, dropoutSeed?: number): tf.Tensor2D {
+    if (!sub || !Array.isArray(sub.layers) || sub.inputIds === undefined)
+      throw new TypeError("forward: sub must be a sampled subgraph {inputIds, layers} (a sampler's result or a loader's batch)");
+    if (sub.layers.length !== this.config.numLayers)
+      throw new RangeError(`forward: the subgraph has ${sub.layers.length} layers, the model ${this.config.numLayers}`);
+    let h = this.inputs.lookup(sub.inputIds);
     sub.layers.forEach((layer, l) => {
-      h = this.applyLayer(l, h, layer.block, training ? dropoutSeed + 1000 * l : undefined);
+      h = this.applyLayer(l, h, layer, dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
     });
     return h;
   }

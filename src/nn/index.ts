@@ -5,8 +5,8 @@ export {hottestRows} from './table/row_cache';
 export type {CacheStats} from './table/row_cache';
 export {adagrad, adam, rmsprop, rowAdagrad, sgd} from './sparse_optimizer';
 export type {SparseOptimizerConfig, SparseOptimizerName} from './sparse_optimizer';
-export {GraphSageClassifier, sampleBlock} from './graphsage';
-export type {GraphSageConfig, SampledBlock} from './graphsage';
+export {GraphSageClassifier} from './graphsage';
+export type {GraphSageConfig} from './graphsage';
 export {fullGraph, glorot, predictedClasses} from './node_model';
 export type {FullGraph, NodeModelConfig} from './node_model';
 export {GatClassifier} from './gat_classifier';
@@ -21,7 +21,9 @@ export {LinkNeighborLoader, NeighborLoader} from './neighbor_loader';
 export type {
   LinkBatch,
   LinkNeighborLoaderOptions,
+  LoaderGraph,
   LoaderOptions,
+  LoaderShare,
   NeighborBatch,
   NeighborLoaderOptions,
   RowSource,

@@ -1,20 +1,36 @@
 // Mini-batches for sampled GNN training, as PyG's NeighborLoader and LinkNeighborLoader give them: the
-// seeds (or edges) in shuffled batches, each batch's sampled layers over the graph (fan-outs per hop,
-// the seeds' own first), the features of the rows its first layer reads, and the seeds' labels (or the
-// edges' endpoints with negative pairs). Async iterators: each `for await` is one epoch, and while a
-// batch trains the next one is sampled (on the CPU's native samplers, when the training loop awaits the
-// GPU), so a step does not wait for its sampling.
+// seeds (or edges) in shuffled batches, each batch a sampled subgraph over the graph (fan-outs per hop,
+// the seeds' own first), the features of its input rows, and the seeds' labels (or the edges' endpoints
+// with negative pairs). The one place a sampler is picked for a graph: a host graph's compact subgraphs
+// are sampled by the C++ core, a GPU graph's (DeviceCsr, WholeMemoryCsr) on the GPU with a fixed fan-out;
+// `sampler: 'tree'` samples GraphSAGE's trees instead. Async iterators: each `for await` is one epoch, and
+// while a batch trains the next one is sampled, so a step does not wait for its sampling. With `share`,
+// each data-parallel rank takes its part of every batch of one order.
 import * as tf from '@tensorflow/tfjs-core';
 
+import type {DeviceCsr} from '../graph/device_csr';
+import {sampleFixedSubgraph} from '../graph/fixed_subgraph';
 import type {HostGraph} from '../graph/graph_store';
 import {sampleNegativePairs} from '../graph/negative_pairs';
-import {sampleSubgraph, SampledSubgraph, SubgraphLayer, uniqueAndRelabel} from '../graph/subgraph';
-import {Ids, int32Ids} from '../util/arrays';
+import type {SampledSubgraph} from '../graph/sampled_subgraph';
+import {sampleTree} from '../graph/sample_tree';
+import {sampleSubgraph, uniqueAndRelabel} from '../graph/subgraph';
+import type {WholeMemoryCsr} from '../graph/whole_memory_csr';
+import {Ids, int32Ids, int32Of} from '../util/arrays';
 import {checkSeed, randInt, seededRng} from '../util/random';
 
 /** What gives a batch its input rows: an embedding or feature table, NodeInputs, anything with read(ids). */
 export interface RowSource {
-  read(ids: Int32Array): tf.Tensor;
+  read(ids: Int32Array | tf.Tensor1D): tf.Tensor;
+}
+
+/** A graph a loader samples: in host memory (CsrGraph, NativeCsr) or on the GPU (DeviceCsr, WholeMemoryCsr). */
+export type LoaderGraph = HostGraph | DeviceCsr | WholeMemoryCsr;
+
+/** One data-parallel rank's share: `rank` of `size` ranks, each taking its part of every batch. */
+export interface LoaderShare {
+  rank: number;
+  size: number;
 }
 
 /** What every loader takes. */
@@ -26,8 +42,23 @@ export interface LoaderOptions {
   shuffle?: boolean;
   /** Seeds the order and the sampling (default 0): the same seed, the same batches. */
   seed?: number;
-  /** Sampling with replacement (default false: up to fan-out distinct neighbours). */
+  /**
+   * Sampling with replacement: exactly fan-out draws per vertex (default false on a host graph: up to
+   * fan-out distinct neighbours; a graph on the GPU samples with replacement only).
+   */
   replace?: boolean;
+  /**
+   * 'subgraph' (default): compact subgraphs, each vertex once per layer. 'tree': GraphSAGE's sampling
+   * trees (every draw its own row, nothing relabelled; with replacement), for GraphSAGE.
+   */
+  sampler?: 'subgraph' | 'tree';
+  /**
+   * 'position' (default): draws keyed by a seed's position in its batch. 'vertex': keyed by the vertex,
+   * so a vertex gets the same neighbours whichever rank samples it (exact data parallelism).
+   */
+  keyBy?: 'position' | 'vertex';
+  /** A data-parallel rank's share: every rank walks the same order and takes its part of each batch. */
+  share?: LoaderShare;
   /** Leaves out a last batch smaller than batchSize (default false). */
   dropLast?: boolean;
   /** Rows of the first layer's inputs, gathered into each batch's x. */
@@ -39,17 +70,19 @@ export interface NeighborLoaderOptions extends LoaderOptions {
   labels?: Ids;
 }
 
-/** What every batch holds. */
-export interface SampledBatch {
+/**
+ * What every batch holds: a sampled subgraph (inputIds, then one layer per hop: what every model's
+ * forward(sub) takes) with its place in the epoch. dispose() frees its tensors and blocks (the loop that
+ * takes a batch owns it).
+ */
+export interface SampledBatch extends SampledSubgraph {
   /** The epoch and this batch's position in it. */
   epoch: number;
   index: number;
-  /** The input layer first: layers[0].src are the rows x holds; the last layer's dst are the seeds. */
-  layers: SubgraphLayer[];
-  /** features.read(layers[0].src) [layers[0].src.length, width], with features. */
+  /** The batch's random stream (its sampling seed): a training step derives its dropout seed from it. */
+  seed: number;
+  /** features.read(inputIds) [input rows, width], with features. */
   x?: tf.Tensor2D;
-  /** Frees the batch's tensors and blocks (the loop that takes a batch owns it). */
-  dispose(): void;
 }
 
 export interface NeighborBatch extends SampledBatch {
@@ -58,36 +91,69 @@ export interface NeighborBatch extends SampledBatch {
   y?: tf.Tensor1D;
 }
 
-// The epochs, orders, prefetching and sampling every loader shares; `items` are what is batched.
+// The epochs, orders, prefetching and sampling every loader shares; `items` are what is batched: their
+// count (batches hold positions 0 .. items - 1) or the values themselves (batches hold them, copied in a run).
 abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B> {
   protected readonly o: Required<Omit<LoaderOptions, 'features'>> & Pick<LoaderOptions, 'features'>;
   private epochs = 0;
 
   constructor(
-    protected readonly graph: HostGraph,
-    private readonly items: number,
+    protected readonly graph: LoaderGraph,
+    private readonly items: number | Int32Array,
     o: LoaderOptions,
     what: string,
   ) {
-    if (!Array.isArray(o.fanouts) || o.fanouts.length === 0 || o.fanouts.some((f) => !Number.isInteger(f) || f < 0))
-      throw new RangeError(`${what}: fanouts must be a non-empty array of non-negative integers, got ${JSON.stringify(o.fanouts)}`);
+    if (!graph || typeof graph !== 'object' || !('samples' in graph) || !('numVertices' in graph))
+      throw new TypeError(`${what}: graph must be a CsrGraph, NativeCsr, DeviceCsr or WholeMemoryCsr`);
+    const onGpu = graph.samples === 'tensors';
+    const positiveFanouts = onGpu || o.sampler === 'tree';
+    if (!Array.isArray(o.fanouts) || o.fanouts.length === 0 || o.fanouts.some((f) => !Number.isInteger(f) || f < (positiveFanouts ? 1 : 0)))
+      throw new RangeError(
+        `${what}: fanouts must be a non-empty array of ${positiveFanouts ? 'positive' : 'non-negative'} integers, got ${JSON.stringify(o.fanouts)}`,
+      );
     if (!Number.isInteger(o.batchSize) || o.batchSize < 1)
       throw new RangeError(`${what}: batchSize must be a positive integer, got ${o.batchSize}`);
+    const sampler = o.sampler ?? 'subgraph';
+    if (sampler !== 'subgraph' && sampler !== 'tree')
+      throw new RangeError(`${what}: sampler must be 'subgraph' or 'tree', got '${sampler}'`);
+    const keyBy = o.keyBy ?? 'position';
+    if (keyBy !== 'position' && keyBy !== 'vertex') throw new RangeError(`${what}: keyBy must be 'position' or 'vertex', got '${keyBy}'`);
+    // A fixed fan-out (the GPU's sampler, the trees) draws with replacement.
+    const fixed = onGpu || sampler === 'tree';
+    if (fixed && o.replace === false)
+      throw new RangeError(
+        `${what}: ${onGpu ? 'a graph on the GPU' : "sampler 'tree'"} samples a fixed fan-out with replacement: leave replace unset or true` +
+          (onGpu ? ', or sample on the host from a CsrGraph or NativeCsr' : ''),
+      );
+    const share = o.share ?? {rank: 0, size: 1};
+    if (!Number.isInteger(share.size) || share.size < 1 || !Number.isInteger(share.rank) || share.rank < 0 || share.rank >= share.size)
+      throw new RangeError(`${what}: share must be {rank, size} with 0 <= rank < size, got ${JSON.stringify(o.share)}`);
     this.o = {
       fanouts: [...o.fanouts],
       batchSize: o.batchSize,
       shuffle: o.shuffle ?? true,
       seed: checkSeed(what, o.seed ?? 0),
-      replace: o.replace ?? false,
+      replace: o.replace ?? fixed,
       dropLast: o.dropLast ?? false,
+      sampler,
+      keyBy,
+      share: {rank: share.rank, size: share.size},
       features: o.features,
     };
   }
 
+  /** The host graph, or an error naming what needs one. */
+  protected hostGraph(what: string): HostGraph {
+    if (this.graph.samples !== 'arrays')
+      throw new TypeError(`${what}: needs a graph in host memory (a CsrGraph or NativeCsr), got a graph on the GPU`);
+    return this.graph;
+  }
+
   /** Batches in an epoch. */
   get length(): number {
-    const whole = Math.floor(this.items / this.o.batchSize);
-    return this.o.dropLast || this.items % this.o.batchSize === 0 ? whole : whole + 1;
+    const items = typeof this.items === 'number' ? this.items : this.items.length;
+    const whole = Math.floor(items / this.o.batchSize);
+    return this.o.dropLast || items % this.o.batchSize === 0 ? whole : whole + 1;
   }
 
   /** The next epoch's batches (each `for await` over the loader is one epoch). */
@@ -101,66 +167,81 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
     const order = this.order(e);
     const count = this.length;
     let next: B | undefined = count > 0 ? this.batchOf(order, e, 0) : undefined;
-    let pending: Promise<B> | undefined;
+    // The batch after the one the loop holds: made once the loop gives the event loop a turn (awaiting the
+    // GPU, a file), else when the loop asks for it; a loop that never yields the event loop (one queueing
+    // GPU work step after step) gets it made right then, after the step it queued, with no turn to wait for.
+    let ahead: {made?: B; failed?: unknown; handle?: NodeJS.Immediate} = {};
     try {
       for (let b = 0; b < count; ++b) {
         const current = next!;
         next = undefined;
-        // Sampled once the loop gives the event loop a turn (awaiting the GPU), else when asked for.
-        pending = b + 1 < count ? this.later(order, e, b + 1) : undefined;
-        // Handled now: a batch that fails while the loop still trains on this one is reported at the await below,
-        // not as an unhandled rejection.
-        pending?.catch(() => undefined);
+        const slot: typeof ahead = (ahead = {});
+        if (b + 1 < count)
+          slot.handle = setImmediate(() => {
+            slot.handle = undefined;
+            try {
+              slot.made = this.batchOf(order, e, b + 1);
+            } catch (err) {
+              slot.failed = err; // reported at the loop, when it asks for this batch
+            }
+          });
         yield current;
-        if (pending) next = await pending;
-        pending = undefined;
+        if (b + 1 === count) break;
+        if (slot.handle) clearImmediate(slot.handle);
+        slot.handle = undefined;
+        if (slot.failed !== undefined) throw slot.failed;
+        next = slot.made ?? this.batchOf(order, e, b + 1);
+        slot.made = undefined;
       }
     } finally {
-      // A loop that stops early leaves the prepared batch here.
+      // A loop that stops early leaves the prepared batch here, and nothing scheduled.
       next?.dispose();
-      if (pending)
-        pending.then(
-          (p) => p.dispose(),
-          () => undefined,
-        );
+      if (ahead.handle) clearImmediate(ahead.handle);
+      ahead.made?.dispose();
     }
   }
 
-  /** Batch b of epoch e over `part`, its share of the epoch's order; `seed` its sampling stream. */
+  /** Batch b of epoch e over `part`, this rank's share of the epoch's order; `seed` its sampling stream. */
   protected abstract make(part: Int32Array, e: number, b: number, seed: number): B;
 
-  /** The layers sampled from `seeds` and their input rows' features. */
+  /** The subgraph sampled from `seeds` by the graph's sampler, and its input rows' features. */
   protected sampled(seeds: Int32Array, seed: number): {sub: SampledSubgraph; x?: tf.Tensor2D} {
-    const sub = sampleSubgraph(this.graph, seeds, this.o.fanouts, {seed, replace: this.o.replace});
+    const {fanouts, replace, keyBy, sampler} = this.o;
+    const g = this.graph;
+    const sub =
+      sampler === 'tree'
+        ? sampleTree(g, seeds, fanouts, {seed, keyBy})
+        : g.samples === 'arrays'
+          ? sampleSubgraph(g, seeds, fanouts, {seed, replace, keyBy})
+          : sampleFixedSubgraph(g, seeds, fanouts, {seed, keyBy});
     try {
-      return {sub, x: this.o.features ? (this.o.features.read(sub.layers[0].src) as tf.Tensor2D) : undefined};
+      return {sub, x: this.o.features ? (this.o.features.read(sub.inputIds) as tf.Tensor2D) : undefined};
     } catch (err) {
       sub.dispose();
       throw err;
     }
   }
 
-  private later(order: Int32Array, e: number, b: number): Promise<B> {
-    return new Promise((resolve, reject) =>
-      setImmediate(() => {
-        try {
-          resolve(this.batchOf(order, e, b));
-        } catch (err) {
-          reject(err);
-        }
-      }),
-    );
-  }
-
   private batchOf(order: Int32Array, e: number, b: number): B {
-    const part = order.subarray(b * this.o.batchSize, Math.min(order.length, (b + 1) * this.o.batchSize));
-    // Each batch of each epoch draws from its own stream.
-    return this.make(part, e, b, (this.o.seed * 1_000_003 + e * 7_919 + b) % 2 ** 31);
+    const whole = order.subarray(b * this.o.batchSize, Math.min(order.length, (b + 1) * this.o.batchSize));
+    const {rank, size} = this.o.share;
+    const each = Math.ceil(whole.length / size);
+    const part = whole.subarray(Math.min(whole.length, rank * each), Math.min(whole.length, (rank + 1) * each));
+    // Each batch of each epoch draws from its own stream; each rank too, unless draws are keyed by vertex
+    // (then every rank draws a vertex's neighbours alike).
+    const stream = (this.o.seed * 1_000_003 + e * 7_919 + b) % 2 ** 31;
+    return this.make(part, e, b, this.o.keyBy === 'vertex' ? stream : (stream + rank * 0x5bd1e995) % 2 ** 31);
   }
 
-  // Epoch e's order of the items: a seeded shuffle of 0 .. items - 1, or in order.
+  // Epoch e's order of the items: a seeded shuffle of them (or of 0 .. items - 1), or as they are.
   private order(e: number): Int32Array {
-    const order = Int32Array.from({length: this.items}, (_, i) => i);
+    let order: Int32Array;
+    if (typeof this.items === 'number') {
+      order = new Int32Array(this.items);
+      for (let i = 0; i < order.length; ++i) order[i] = i;
+    } else {
+      order = this.items.slice();
+    }
     if (!this.o.shuffle) return order;
     const rng = seededRng((this.o.seed * 0x9e3779b1 + e * 0x85ebca6b) % 2 ** 32);
     for (let i = order.length - 1; i > 0; --i) {
@@ -179,14 +260,12 @@ function checkVertices(what: string, name: string, ids: Int32Array, n: number): 
 
 /** Node-level batches: seeds, their sampled layers, features and labels. */
 export class NeighborLoader extends SampledLoader<NeighborBatch> {
-  private readonly seeds: Int32Array;
   private readonly labels?: Int32Array;
 
-  constructor(graph: HostGraph, seeds: Ids, o: NeighborLoaderOptions) {
+  constructor(graph: LoaderGraph, seeds: Ids, o: NeighborLoaderOptions) {
     const what = 'NeighborLoader';
     const ids = int32Ids(seeds, `${what}: seeds`).slice();
-    super(graph, ids.length, o, what);
-    this.seeds = ids;
+    super(graph, ids, o, what);
     const n = graph.numVertices;
     checkVertices(what, 'seeds', ids, n);
     if (uniqueAndRelabel(ids).unique.length !== ids.length) throw new RangeError(`${what}: seeds must be distinct`);
@@ -196,17 +275,41 @@ export class NeighborLoader extends SampledLoader<NeighborBatch> {
     }
   }
 
+  /**
+   * The batch of `seeds` (distinct vertices of the graph, of the caller's choosing), sampled with
+   * `sampleSeed` as an epoch's batches are (epoch and index -1); the caller disposes it.
+   */
+  batch(seeds: Ids, sampleSeed: number): NeighborBatch {
+    const what = 'NeighborLoader.batch';
+    const ids = int32Ids(seeds, `${what}: seeds`);
+    checkVertices(what, 'seeds', ids, this.graph.numVertices);
+    return this.seedBatch(ids, -1, -1, checkSeed(what, sampleSeed));
+  }
+
   protected make(part: Int32Array, e: number, b: number, seed: number): NeighborBatch {
-    const seeds = Int32Array.from(part, (i) => this.seeds[i]);
+    return this.seedBatch(part.slice(), e, b, seed); // the order holds the seeds themselves
+  }
+
+  private seedBatch(seeds: Int32Array, e: number, b: number, seed: number): NeighborBatch {
     const {sub, x} = this.sampled(seeds, seed);
     const labels = this.labels;
     const y = labels
       ? tf.tensor1d(
-          Int32Array.from(seeds, (v) => labels[v]),
+          int32Of(seeds.length, (i) => labels[seeds[i]]),
           'int32',
         )
       : undefined;
-    return {epoch: e, index: b, seeds, layers: sub.layers, x, y, dispose: () => (sub.dispose(), tf.dispose([x ?? [], y ?? []].flat()))};
+    return {
+      epoch: e,
+      index: b,
+      seed,
+      seeds,
+      inputIds: sub.inputIds,
+      layers: sub.layers,
+      x,
+      y,
+      dispose: () => (sub.dispose(), tf.dispose([x ?? [], y ?? []].flat())),
+    };
   }
 }
 
@@ -235,7 +338,7 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
   private readonly dst: Int32Array;
   private readonly negatives: number;
 
-  constructor(graph: HostGraph, edges: {src: Ids; dst: Ids}, o: LinkNeighborLoaderOptions) {
+  constructor(graph: LoaderGraph, edges: {src: Ids; dst: Ids}, o: LinkNeighborLoaderOptions) {
     const what = 'LinkNeighborLoader';
     const src = int32Ids(edges.src, `${what}: src`),
       dst = int32Ids(edges.dst, `${what}: dst`);
@@ -252,14 +355,15 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
         `${what}: negatives (${k}) with batchSize ${o.batchSize} make ${pairs} pairs a batch, past the ${MAX_BATCH_PAIRS} a batch may hold; ` +
           'lower negatives or batchSize',
       );
-    if (k > 0) graph.requireSortedRows(what);
+    if (k > 0) this.hostGraph(what).requireSortedRows(what);
     [this.src, this.dst, this.negatives] = [src, dst, k];
   }
 
   protected make(part: Int32Array, e: number, b: number, seed: number): LinkBatch {
     const m = part.length,
       neg = this.negatives * m;
-    const pairs = neg > 0 ? sampleNegativePairs(this.graph, neg, {seed}) : {src: new Int32Array(0), dst: new Int32Array(0)};
+    const pairs =
+      neg > 0 ? sampleNegativePairs(this.hostGraph('LinkNeighborLoader'), neg, {seed}) : {src: new Int32Array(0), dst: new Int32Array(0)};
     const src = new Int32Array(m + neg),
       dst = new Int32Array(m + neg);
     part.forEach((i, k) => ((src[k] = this.src[i]), (dst[k] = this.dst[i])));
@@ -279,8 +383,10 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
     return {
       epoch: e,
       index: b,
+      seed,
       src,
       dst,
+      inputIds: sub.inputIds,
       layers: sub.layers,
       x,
       ...made,

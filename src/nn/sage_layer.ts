@@ -8,8 +8,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {SageFixedLayerAttrs, WM_SAGE_FIXED_LAYER} from '../kernels/SageFixedLayer';
 import {aggregate} from '../graph/aggregate';
-import {FixedFanoutLayer, meanOfNeighbors} from '../graph/fixed_subgraph';
-import type {SubgraphLayer} from '../graph/subgraph';
+import {meanOfNeighbors} from '../graph/fixed_subgraph';
+import type {BlockLayer, FixedFanoutLayer} from '../graph/sampled_subgraph';
 
 /**
  * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
@@ -19,7 +19,7 @@ import type {SubgraphLayer} from '../graph/subgraph';
  */
 export function sageLayer(
   h: tf.Tensor2D,
-  layer: FixedFanoutLayer | SubgraphLayer,
+  layer: FixedFanoutLayer | BlockLayer,
   wSelf: tf.Tensor2D,
   wNeigh: tf.Tensor2D,
   bias: tf.Tensor1D,
@@ -54,10 +54,10 @@ function checkWeights(h: tf.Tensor2D, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, b
   }
 }
 
-// A sampleSubgraph layer: its outputs are the first dst.length of its inputs, its block the neighbour lists.
+// A layer of edges: its outputs are the first block.numRows of its inputs, its block the neighbour lists.
 function blockLayer(
   h: tf.Tensor2D,
-  layer: SubgraphLayer,
+  layer: BlockLayer,
   wSelf: tf.Tensor2D,
   wNeigh: tf.Tensor2D,
   bias: tf.Tensor1D,

@@ -6,13 +6,13 @@ import * as tf from '@tensorflow/tfjs-core';
 import {NodeClassificationData} from '../graph/dataset';
 import {randomSplit, Split} from '../graph/split';
 import {EmbeddingMemory} from '../nn/embedding';
-import {sampleSubgraph} from '../graph/subgraph';
+import {NeighborLoader} from '../nn/neighbor_loader';
 import {GatClassifier} from '../nn/gat_classifier';
 import {GcnClassifier} from '../nn/gcn_classifier';
 import {MlpClassifier} from '../nn/mlp_classifier';
-import {GraphSageClassifier, sampleBlock} from '../nn/graphsage';
+import {GraphSageClassifier} from '../nn/graphsage';
 import {fullGraph, NodeModelConfig, predictedClasses} from '../nn/node_model';
-import {Rng, seededRng, shuffle} from '../util/random';
+import {Rng, seededRng} from '../util/random';
 import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {BaselineAccuracy, classMeans, labelPropagation, nearestClassMean, scoreAccuracy, smoothedScores} from './baselines';
@@ -324,7 +324,6 @@ export async function trainNodeClassification(
       throw new RangeError("fit 'class-means' needs model 'mlp' with one layer (fanouts of length 1) over features");
     setClassMeans(model.denseVariables, f.values, f.dim, data.labels, split.train, data.numClasses);
   }
-  const sage = model instanceof GraphSageClassifier ? model : undefined;
   const full = fullGraph(data.graph);
   const optimizer = adam(o.learningRate); // tf.train.adam's step in one native pass
   const labels = data.labels;
@@ -345,8 +344,20 @@ export async function trainNodeClassification(
   const select = o.heldOutScore ? split.val.filter((_, i) => i % 2 === 0) : split.val;
   const scoreOn = o.heldOutScore ? split.val.filter((_, i) => i % 2 === 1) : undefined;
   const trainLabels = Int32Array.from(split.train, (v) => labels[v]);
+  // Sampled mini-batches: the training vertices in a new order each epoch, each batch's subgraph
+  // sampled while the one before trains.
+  const loader =
+    trainIds || fitted
+      ? undefined
+      : new NeighborLoader(data.graph, split.train, {
+          fanouts: o.fanouts,
+          batchSize: o.batchSize,
+          sampler: o.sampler,
+          labels,
+          seed: (o.seed * 7919 + 17) % 2 ** 31,
+        });
   // The loss of one step: softmax cross-entropy plus L2 weight decay on the projections.
-  const lossOf = (y: Int32Array, logits: tf.Tensor2D) => {
+  const lossOf = (y: Int32Array | tf.Tensor1D, logits: tf.Tensor2D) => {
     const l2 = tf.addN(model.weightVariables.map((w) => tf.sum(tf.square(w))));
     return tf.add(softmaxCrossEntropy(y, logits), tf.mul(l2, o.weightDecay / 2)) as tf.Scalar;
   };
@@ -359,7 +370,6 @@ export async function trainNodeClassification(
       }
       const started = Date.now();
       features?.resetCacheCounts();
-      const order = shuffle(split.train.slice(), rng);
       let lossSum = 0,
         batches = 0;
       if (trainIds && !fitted) {
@@ -374,20 +384,11 @@ export async function trainNodeClassification(
         ++batches;
         loss.dispose();
       }
-      for (let b = 0; !trainIds && !fitted && b < order.length; b += o.batchSize) {
-        const seeds = order.subarray(b, Math.min(order.length, b + o.batchSize));
-        const block = o.sampler === 'tree' ? sampleBlock(data.graph, seeds, o.fanouts, rng) : undefined;
-        const sub =
-          o.sampler === 'subgraph' ? sampleSubgraph(data.graph, seeds, o.fanouts, {seed: Math.floor(rng() * 2 ** 31)}) : undefined;
-        const dropoutSeed = Math.floor(rng() * 2 ** 31);
-        const y = Int32Array.from(seeds, (v) => labels[v]); // class ids: the native loss needs no one-hot matrix
-        const loss = optimizer.minimize(
-          () => lossOf(y, block ? sage!.forwardSampled(block, true, dropoutSeed) : model.forwardSubgraph(sub!, true, dropoutSeed)),
-          true,
-          model.trainableVariables,
-        )!;
+      for await (const batch of loader?.epoch(epoch - 1) ?? []) {
+        const dropoutSeed = (batch.seed ^ 0x2545f491) >>> 0;
+        const loss = optimizer.minimize(() => lossOf(batch.y!, model.forward(batch, dropoutSeed)), true, model.trainableVariables)!;
         model.inputs.step();
-        sub?.dispose();
+        batch.dispose();
         lossSum += (await loss.data())[0];
         ++batches;
         loss.dispose();

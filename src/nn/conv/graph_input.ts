@@ -5,15 +5,15 @@
 import {AsyncLocalStorage} from 'async_hooks';
 
 import {CsrBlock} from '../../graph/aggregate';
-import type {FixedFanoutLayer, FixedFanoutSubgraph} from '../../graph/fixed_subgraph';
-import type {SampledSubgraph, SubgraphLayer} from '../../graph/subgraph';
+import type {BlockLayer, FixedFanoutLayer, SampledSubgraph} from '../../graph/sampled_subgraph';
+import {isFixedLayer} from '../../graph/sampled_subgraph';
 import type {FullGraph} from '../node_model';
 
-/** One layer's edges: a CSR block, a full graph, a layer of sampleSubgraph or of sampleFixedSubgraph. */
-export type GraphLayerInput = CsrBlock | FullGraph | SubgraphLayer | FixedFanoutLayer;
+/** One layer's edges: a CSR block, a full graph, or a layer of a sampled subgraph (a block or a fixed fan-out). */
+export type GraphLayerInput = CsrBlock | FullGraph | BlockLayer | FixedFanoutLayer;
 
 /** What withGraph takes: one layer's edges for every layer, a list, or a sampled subgraph (its layers). */
-export type GraphInput = GraphLayerInput | GraphLayerInput[] | SampledSubgraph | FixedFanoutSubgraph;
+export type GraphInput = GraphLayerInput | GraphLayerInput[] | SampledSubgraph;
 
 interface Scope {
   layers: GraphLayerInput[];
@@ -53,7 +53,7 @@ export function graphFor(given: unknown, what: string): GraphLayerInput {
 export function blockOf(g: GraphLayerInput, what: string): CsrBlock {
   if (g instanceof CsrBlock) return g;
   if (g && typeof g === 'object' && 'block' in g && g.block instanceof CsrBlock) return g.block;
-  if (isFixed(g))
+  if (isFixedLayer(g))
     throw new TypeError(
       `${what}: needs a CSR block (a layer of sampleSubgraph, a full graph or a CsrBlock), got a fixed fan-out layer of sampleFixedSubgraph`,
     );
@@ -66,11 +66,7 @@ export function blockOf(g: GraphLayerInput, what: string): CsrBlock {
   throw new TypeError(`${what}: graph must be a CsrBlock, a full graph, or a layer of sampleSubgraph or sampleFixedSubgraph`);
 }
 
-export function isFixed(g: GraphLayerInput): g is FixedFanoutLayer {
-  return g !== null && typeof g === 'object' && 'numDst' in g && 'fanout' in g && 'neighbors' in g;
-}
-
 /** Rows the layer computes: the first rows of its inputs. */
 export function outputRows(g: GraphLayerInput, what: string): number {
-  return isFixed(g) ? g.numDst : blockOf(g, what).numRows;
+  return isFixedLayer(g) ? g.numDst : blockOf(g, what).numRows;
 }

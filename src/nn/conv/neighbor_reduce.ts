@@ -6,7 +6,8 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {aggregate, CsrBlock} from '../../graph/aggregate';
 import {meanOfNeighbors} from '../../graph/fixed_subgraph';
-import {blockOf, GraphLayerInput, isFixed} from './graph_input';
+import {isFixedLayer} from '../../graph/sampled_subgraph';
+import {blockOf, GraphLayerInput} from './graph_input';
 
 export type NeighborReduce = 'mean' | 'sum' | 'max' | 'min';
 export const NEIGHBOR_REDUCES: NeighborReduce[] = ['mean', 'sum', 'max', 'min'];
@@ -16,7 +17,7 @@ const MAX_PADDED_VALUES = 2 ** 28;
 
 export function reduceNeighbors(x: tf.Tensor2D, g: GraphLayerInput, reduce: NeighborReduce, what: string): tf.Tensor2D {
   const dim = x.shape[1];
-  if (isFixed(g)) {
+  if (isFixedLayer(g)) {
     if (reduce === 'mean') return meanOfNeighbors(x, g);
     const rows = tf.reshape(tf.gather(x, g.neighbors), [g.numDst, g.fanout, dim]);
     const r = reduce === 'sum' ? tf.sum(rows, 1) : reduce === 'max' ? tf.max(rows, 1) : tf.min(rows, 1);

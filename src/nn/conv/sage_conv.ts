@@ -7,7 +7,7 @@ import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
 import {sageLayer} from '../sage_layer';
 import {dstDim, GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
-import {isFixed} from './graph_input';
+import {isFixedLayer} from '../../graph/sampled_subgraph';
 import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
 
 export interface SageConvArgs extends GraphConvArgs {
@@ -52,7 +52,7 @@ export class SageConv extends GraphConv {
       // The fused op serves fixed fan-outs; over a CSR block it composes the same tfjs ops as below.
       const fusable =
         !bipartite &&
-        isFixed(graph) &&
+        isFixedLayer(graph) &&
         this.aggregator === 'mean' &&
         this.wRoot &&
         this.b &&

@@ -1,0 +1,47 @@
+// The one shape every sampler returns (DGL's blocks, PyG's sampled Data): the input layer's vertex ids,
+// then one layer per hop, input layer first, each holding its edges (a CSR block over its inputs) or a
+// fixed fan-out (a dense [outputs, fanout] matrix of positions among its inputs). A layer's outputs are
+// the first rows of its inputs, so a model runs `h = layer(h)` from the input rows to the seeds' rows.
+import type * as tf from '@tensorflow/tfjs-core';
+
+import type {CsrBlock} from './aggregate';
+
+/** A layer's edges: row i aggregates block's row i, whose entries are positions among the layer's inputs. */
+export interface BlockLayer {
+  block: CsrBlock;
+}
+
+/** A layer of a host sampler: its edges, and the global ids of its outputs and inputs. */
+export interface SubgraphLayer extends BlockLayer {
+  /** Global ids of this layer's outputs: a prefix of `src`. */
+  dst: Int32Array;
+  /** Global ids of this layer's inputs. */
+  src: Int32Array;
+}
+
+/** A layer with the same number of sampled neighbours for every output row. */
+export interface FixedFanoutLayer {
+  /** This layer's outputs are the first numDst of its inputs. */
+  numDst: number;
+  fanout: number;
+  /** [numDst * fanout] positions among this layer's inputs: row i's sampled neighbours. */
+  neighbors: tf.Tensor1D;
+}
+
+export type SampledLayer = BlockLayer | FixedFanoutLayer;
+
+export interface SampledSubgraph<L extends SampledLayer = SampledLayer> {
+  /**
+   * Global ids of the input layer's rows (whose features to read), the seeds first, in order: an
+   * Int32Array where the graph is sampled on the host, an int32 tensor where it is sampled on the GPU.
+   */
+  inputIds: Int32Array | tf.Tensor1D;
+  /** One layer per hop, input layer first; the last layer's outputs are the seeds. */
+  layers: L[];
+  dispose(): void;
+}
+
+/** Whether a layer is a fixed fan-out (else it holds a CSR block). */
+export function isFixedLayer(l: unknown): l is FixedFanoutLayer {
+  return l !== null && typeof l === 'object' && 'numDst' in l && 'fanout' in l && 'neighbors' in l;
+}
