@@ -25,6 +25,7 @@ import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 import {DEFAULT_TYPED_NODE_CLASSIFICATION} from '../src/train/typed_node_classification';
 import {readTypedFolder, runTyped} from './typed-node-classification';
+import {runGraphs} from './graph-classification';
 import {fraction, nonNegativeInt, nonNegativeNumber, positiveInt, positiveNumber, startBackend} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -42,6 +43,12 @@ const program = new Command()
     '--hetero-csbm [spec]',
     'train on a generated typed graph whose labels depend on the relation (R-GCN, the flattened graph and the features alone), e.g. papers=2000,authors=500,classes=4,dim=16,signal=0.3,degree=4,seed=1',
   )
+  .option(
+    '--graphs [spec]',
+    'graph classification on generated graphs whose class is their random-graph family (GIN, GCN, GraphSAGE with pooling, k-fold), e.g. ' +
+      'graphs=600,classes=3,minVertices=12,maxVertices=30,degree=4,noise=2,signal=0,seed=1; --data also takes a TU folder (<NAME>_A.txt, ...)',
+  )
+  .option('--folds <n>', 'graph classification: folds of the cross-validation', positiveInt('--folds'), 10)
   .option(
     '--citation [spec]',
     'train on a generated citation-like graph instead (bag-of-words features, 20 labels per class / 500 / 1000), e.g. ' +
@@ -201,8 +208,46 @@ function defaultEvalEvery(g: wm.graph.HeteroGraph, epochs = DEFAULT_TYPED_NODE_C
   return edges <= 1e6 ? Math.max(1, Math.round(epochs / 10)) : 0;
 }
 
+const GRAPH_KEYS = ['graphs', 'classes', 'minVertices', 'maxVertices', 'degree', 'noise', 'signal', 'seed'];
+
+/** Graph classification data: --graphs (generated), or a TU folder given as --data. */
+async function graphData(
+  o: Record<string, string | boolean | undefined>,
+): Promise<{graphs: wm.graph.SmallGraph[]; numClasses: number; name: string} | undefined> {
+  if (o.graphs !== undefined) {
+    const spec = numericSpec('--graphs', typeof o.graphs === 'string' ? o.graphs : '', GRAPH_KEYS);
+    return {...wm.graph.graphFamilies(spec), name: 'generated graph families'};
+  }
+  const folder = o.data as string;
+  const isTu =
+    fs.existsSync(folder) &&
+    fs.statSync(folder).isDirectory() &&
+    fs.readdirSync(folder).some((f) => /_graph_indicator\.txt(\.gz)?$/.test(f));
+  if (!isTu) return undefined;
+  const tu = await wm.graph.readTuDataset(folder);
+  return {graphs: tu.graphs, numClasses: tu.numClasses, name: tu.name};
+}
+
 async function main(): Promise<void> {
   const o = program.opts();
+  const graphs = await graphData(o);
+  if (graphs) {
+    const {where} = await startBackend();
+    const cli = (k: string) => program.getOptionValueSource(k) === 'cli';
+    await runGraphs(graphs, where, {
+      out: cli('out') ? o.out : path.join(process.cwd(), 'runs', 'graph-classification'),
+      search: o.search,
+      options: {
+        folds: o.folds,
+        ...(cli('epochs') ? {epochs: o.epochs} : {}),
+        ...(cli('hidden') ? {hiddenDim: o.hidden} : {}),
+        ...(cli('lr') ? {learningRate: o.lr} : {}),
+        ...(cli('dropout') ? {dropout: o.dropout} : {}),
+        ...(cli('batchSize') ? {batchSize: o.batchSize} : {}),
+      },
+    });
+    return;
+  }
   const typed = await typedData(o);
   if (typed) {
     const {where} = await startBackend();

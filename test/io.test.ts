@@ -5,6 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 import '../src/index';
+import {rejection} from './rejection';
 
 function tmpDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'wm-io-'));
@@ -16,15 +17,6 @@ function smallModel(): tf.Sequential {
   });
   m.compile({optimizer: 'adam', loss: 'categoricalCrossentropy'});
   return m;
-}
-
-async function rejects(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('file:// model IO', () => {
@@ -58,14 +50,14 @@ describe('file:// model IO', () => {
       const bin = path.join(dir, 'weights.bin');
       const whole = fs.readFileSync(bin);
       fs.writeFileSync(bin, whole.subarray(0, whole.length - 4));
-      expect((await rejects(tf.loadLayersModel(`file://${dir}/model.json`))).message).to.match(
+      expect((await rejection(tf.loadLayersModel(`file://${dir}/model.json`))).message).to.match(
         /weights\.bin hold \d+ bytes, the manifest says \d+/,
       );
       fs.rmSync(bin);
-      expect((await rejects(tf.loadLayersModel(`file://${dir}/model.json`))).message).to.match(/weight file \.\/weights\.bin is missing/);
+      expect((await rejection(tf.loadLayersModel(`file://${dir}/model.json`))).message).to.match(/weight file \.\/weights\.bin is missing/);
       fs.writeFileSync(path.join(dir, 'model.json'), '{"modelTopology": ');
-      expect((await rejects(tf.loadLayersModel(`file://${dir}/model.json`))).message).to.match(/model\.json: not a model\.json/);
-      expect((await rejects(tf.loadLayersModel(`file://${dir}/nothing.json`))).message).to.match(/nothing\.json: no such model file/);
+      expect((await rejection(tf.loadLayersModel(`file://${dir}/model.json`))).message).to.match(/model\.json: not a model\.json/);
+      expect((await rejection(tf.loadLayersModel(`file://${dir}/nothing.json`))).message).to.match(/nothing\.json: no such model file/);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

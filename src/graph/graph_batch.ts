@@ -30,7 +30,9 @@ export interface GraphBatch {
   labels?: Float32Array;
   /** Row g reads graph g's vertices: what the global poolings reduce over. */
   pool: CsrBlock;
-  /** Frees what the pooling block keeps on the device (its arrays, uploaded once on first use). */
+  /** The block-diagonal edges as the block a graph layer reads (`layer.apply(x, {graph: b.edges})`). */
+  edges: CsrBlock;
+  /** Frees what the blocks keep on the device (their arrays, uploaded once on first use). */
   dispose(): void;
 }
 
@@ -92,10 +94,10 @@ export function checkGraphs(graphs: SmallGraph[]): {
 
 /** The graphs as one batch; `symmetric` (default true) adds each edge's reverse. */
 export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {}): GraphBatch {
-  const {ptr, edges, dim, withFeatures, withLabels} = checkGraphs(graphs);
+  const {ptr, edges: edgeCount, dim, withFeatures, withLabels} = checkGraphs(graphs);
   const n = ptr[graphs.length];
-  const src = new Int32Array(edges),
-    dst = new Int32Array(edges),
+  const src = new Int32Array(edgeCount),
+    dst = new Int32Array(edgeCount),
     batch = new Int32Array(n);
   const features = withFeatures ? new Float32Array(n * dim) : undefined;
   let at = 0;
@@ -109,6 +111,7 @@ export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {})
     if (features && g.features) features.set(g.features, base * dim);
   });
   const graph = CsrGraph.fromEdges({numVertices: n, src, dst, directed: !(o.symmetric ?? true)}, {symmetric: o.symmetric ?? true});
+  const edges = CsrBlock.fromGraph(graph);
   const pool = new CsrBlock(
     ptr,
     Int32Array.from({length: n}, (_, v) => v),
@@ -124,6 +127,7 @@ export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {})
     dim,
     ...(withLabels ? {labels: Float32Array.from(graphs, (g) => g.label!)} : {}),
     pool,
-    dispose: () => pool.dispose(),
+    edges,
+    dispose: () => (pool.dispose(), edges.dispose()),
   };
 }

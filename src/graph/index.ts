@@ -54,3 +54,5 @@ export type {TypedFanouts, TypedLayer, TypedSubgraph} from './typed_sampling';
 export {heteroCsbm} from './hetero_csbm';
 export type {HeteroCsbmOptions} from './hetero_csbm';
 export {sampleTypedSeeds} from './typed_sampling';
+export {DEFAULT_GRAPH_FAMILIES, graphFamilies} from './graph_families';
+export type {GraphFamiliesOptions} from './graph_families';

@@ -56,6 +56,8 @@ export {HgtConv, hgtConv} from './hetero/hgt_conv';
 export {typedLayerwise} from './typed_layerwise';
 export {globalAddPool, globalMaxPool, globalMeanPool, globalPool} from './global_pool';
 export type {GlobalPool} from './global_pool';
+export {GRAPH_CONVS, GraphClassifier} from './graph_classifier';
+export type {GraphClassifierConfig, GraphConvKind} from './graph_classifier';
 export {TYPED_MODELS, TypedNodeClassifier} from './typed_classifier';
 export type {TypedClassifierConfig, TypedModelKind} from './typed_classifier';
 export {loadTypedClassifier, readTypedClassifierInfo, saveTypedClassifier, TYPED_MANIFEST, typedSchema} from './saved_typed_classifier';

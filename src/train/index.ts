@@ -31,3 +31,5 @@ export {DEFAULT_RGCN_LINK, trainRgcnLinkPrediction} from './rgcn_link_prediction
 export type {RgcnLinkOptions, RgcnLinkResult} from './rgcn_link_prediction';
 export {DEFAULT_TYPED_LINK, trainTypedLinkPrediction} from './typed_link_prediction';
 export type {TypedLinkOptions, TypedLinkResult} from './typed_link_prediction';
+export {classifyGraphs, DEFAULT_GRAPH_CLASSIFICATION, meanStd, stratifiedFolds, trainGraphClassification} from './graph_classification';
+export type {GraphClassificationOptions, GraphClassificationResult, GraphEpochMetrics, GraphFoldResult} from './graph_classification';

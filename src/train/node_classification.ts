@@ -179,14 +179,18 @@ export const DEFAULT_NODE_CLASSIFICATION: NodeClassificationOptions = {
   seed: 0,
 };
 
-export interface EpochMetrics {
-  seed: number;
+/** What every trainer reports of an epoch: its loss and accuracies, and its seconds. */
+export interface EpochFigures {
   epoch: number;
   loss: number;
   trainAcc: number;
   valAcc: number;
   testAcc: number;
   seconds: number;
+}
+
+export interface EpochMetrics extends EpochFigures {
+  seed: number;
   seedsPerSecond: number;
   /** The feature cache's lookups and hits over the epoch's training steps (with featureCache). */
   cache?: {lookups: number; hits: number; hitRate: number};

@@ -1,0 +1,100 @@
+// A classifier of whole small graphs (the GIN paper's model; PyG's GIN example): graph layers over a batch's
+// block-diagonal graph, every layer's vertex outputs (the input's too) pooled per graph and joined (the
+// paper's readout over all depths), then a two-layer MLP into the classes. With conv 'none' the edges are
+// never read: the pooled inputs alone (DeepSets), the baseline that says what the edges add.
+import * as tf from '@tensorflow/tfjs-core';
+
+import type {GraphBatch} from '../graph/graph_batch';
+import {dropout} from './dropout';
+import {GraphConv} from './conv/graph_conv';
+import {ginConv} from './conv/gin_conv';
+import {gcnConv} from './conv/gcn_conv';
+import {sageConv} from './conv/sage_conv';
+import {globalPool, GlobalPool} from './global_pool';
+import {glorot} from './node_model';
+
+export const GRAPH_CONVS = ['gin', 'gcn', 'sage', 'none'] as const;
+export type GraphConvKind = (typeof GRAPH_CONVS)[number];
+
+export interface GraphClassifierConfig {
+  /** Width of each vertex's features (1 for graphs without features: a constant column). */
+  inDim: number;
+  numClasses: number;
+  /** 'gin' (learned eps, a two-layer MLP per layer), 'gcn', 'sage', or 'none' (the edges unused). */
+  conv: GraphConvKind;
+  /** How a graph's vertex rows become one row: 'add' (GIN's), 'mean' or 'max'. */
+  pool: GlobalPool;
+  hiddenDim: number;
+  /** Graph layers (0 with conv 'none'). */
+  numLayers: number;
+  /** Dropout before the MLP's output layer on a training pass. */
+  dropout: number;
+  seed: number;
+}
+
+export class GraphClassifier {
+  readonly convs: GraphConv[];
+  private readonly head: {w1: tf.Variable; b1: tf.Variable; w2: tf.Variable; b2: tf.Variable};
+
+  constructor(readonly config: GraphClassifierConfig) {
+    const {inDim, numClasses, conv, pool, hiddenDim, numLayers, dropout: rate, seed} = config;
+    const positive = (v: number, name: string) => {
+      if (!Number.isInteger(v) || v < 1) throw new RangeError(`GraphClassifier: ${name} must be a positive integer, got ${v}`);
+    };
+    positive(inDim, 'inDim');
+    positive(hiddenDim, 'hiddenDim');
+    if (!Number.isInteger(numClasses) || numClasses < 2)
+      throw new RangeError(`GraphClassifier: numClasses must be an integer of at least 2, got ${numClasses}`);
+    if (!GRAPH_CONVS.includes(conv)) throw new RangeError(`GraphClassifier: conv must be one of ${GRAPH_CONVS.join(', ')}, got '${conv}'`);
+    if (!['add', 'mean', 'max'].includes(pool)) throw new RangeError(`GraphClassifier: pool must be add, mean or max, got '${pool}'`);
+    const layers = conv === 'none' ? 0 : numLayers;
+    if (conv !== 'none') positive(numLayers, 'numLayers');
+    if (!(rate >= 0 && rate < 1)) throw new RangeError(`GraphClassifier: dropout must be in [0, 1), got ${rate}`);
+    this.convs = Array.from({length: layers}, (_, l) => {
+      const args = {units: hiddenDim, activation: 'relu' as const, seed: seed * 101 + l};
+      const c: GraphConv =
+        conv === 'gin' ? ginConv({...args, trainEps: true}) : conv === 'gcn' ? gcnConv(args) : sageConv({...args, aggregator: 'mean'});
+      c.build([null, l === 0 ? inDim : hiddenDim]);
+      return c;
+    });
+    const joined = inDim + layers * hiddenDim;
+    this.head = tf.tidy(() => ({
+      w1: tf.variable(glorot([joined, hiddenDim], joined, hiddenDim, seed * 101 + 50)),
+      b1: tf.variable(tf.zeros([hiddenDim])),
+      w2: tf.variable(glorot([hiddenDim, numClasses], hiddenDim, numClasses, seed * 101 + 51)),
+      b2: tf.variable(tf.zeros([numClasses])),
+    }));
+  }
+
+  /** Every trainable weight: the graph layers', then the MLP's. */
+  get trainableVariables(): tf.Variable[] {
+    const {w1, b1, w2, b2} = this.head;
+    return [...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read() as tf.Variable)), w1, b1, w2, b2];
+  }
+
+  /**
+   * Logits [numGraphs, numClasses] of a batch of graphs (wm.graph.batchGraphs, a GraphLoader's batch; its
+   * features, or a constant column where it has none). With a dropout seed this is a training pass.
+   */
+  forward(b: GraphBatch, dropoutSeed?: number): tf.Tensor2D {
+    const dim = b.features ? b.dim : 1;
+    if (dim !== this.config.inDim)
+      throw new RangeError(`GraphClassifier.forward: the batch's vertices have ${dim} features, the model takes ${this.config.inDim}`);
+    return tf.tidy(() => {
+      let h = (b.features ? tf.tensor2d(b.features, [b.numVertices, dim]) : tf.ones([b.numVertices, 1])) as tf.Tensor2D;
+      const pooled = [globalPool(h, b, this.config.pool)];
+      for (const c of this.convs) {
+        h = c.apply(h, {graph: b.edges}) as tf.Tensor2D;
+        pooled.push(globalPool(h, b, this.config.pool));
+      }
+      const {w1, b1, w2, b2} = this.head;
+      let z = tf.relu(tf.add(tf.matMul(pooled.length > 1 ? tf.concat(pooled, 1) : pooled[0], w1), b1)) as tf.Tensor2D;
+      if (dropoutSeed !== undefined && this.config.dropout > 0) z = dropout(z, this.config.dropout, dropoutSeed >>> 0) as tf.Tensor2D;
+      return tf.add(tf.matMul(z, w2), b2) as tf.Tensor2D;
+    });
+  }
+
+  dispose(): void {
+    tf.dispose([...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read())), ...Object.values(this.head)]);
+  }
+}

@@ -1,0 +1,173 @@
+// Graph classification: the generated families (their rules kept, the same graphs for the same seed), a
+// classifier whose logits for a batch are each graph's alone, stratified folds, and k-fold training where
+// GIN tells the families apart and the edge-blind baseline cannot.
+import {spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+import {expect} from 'chai';
+
+import * as wm from '../src/index';
+import {rejection} from './rejection';
+
+describe('graph classification', function () {
+  this.timeout(300000);
+  before(async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+  });
+
+  it('graphFamilies: labels by family, features of one width, no self loops or repeated edges, seeded; bad options named', () => {
+    const a = wm.graph.graphFamilies({graphs: 40, classes: 4, noise: 3, signal: 0.5, seed: 2});
+    expect(a.dim).to.equal(5);
+    expect(a.graphs.map((g) => g.label)).to.deep.equal(Array.from({length: 40}, (_, i) => i % 4));
+    for (const g of a.graphs) {
+      expect(g.numVertices).to.be.within(12, 30);
+      expect(g.features!.length).to.equal(g.numVertices * 5);
+      const seen = new Set<string>();
+      for (let e = 0; e < g.src.length; ++e) {
+        const [u, v] = [g.src[e], g.dst[e]];
+        expect(u).to.not.equal(v);
+        expect(u >= 0 && v < g.numVertices).to.equal(true);
+        const key = `${Math.min(u, v)},${Math.max(u, v)}`;
+        expect(seen.has(key), key).to.equal(false);
+        seen.add(key);
+      }
+    }
+    const b = wm.graph.graphFamilies({graphs: 40, classes: 4, noise: 3, signal: 0.5, seed: 2});
+    expect(b.graphs.map((g) => Array.from(g.src))).to.deep.equal(a.graphs.map((g) => Array.from(g.src)));
+    expect(() => wm.graph.graphFamilies({classes: 5})).to.throw(/classes must be an integer in \[2, 4\], got 5/);
+    expect(() => wm.graph.graphFamilies({minVertices: 10, maxVertices: 8})).to.throw(/maxVertices must be an integer in \[10/);
+  });
+
+  it("a batch's logits are each graph's alone (every graph layer kind and pooling), and the gradients reach every weight", () => {
+    const {graphs, dim} = wm.graph.graphFamilies({graphs: 7, classes: 3, noise: 2, seed: 5});
+    for (const [conv, pool] of [
+      ['gin', 'add'],
+      ['gcn', 'mean'],
+      ['sage', 'max'],
+      ['none', 'add'],
+    ] as const) {
+      const model = new wm.nn.GraphClassifier({inDim: dim, numClasses: 3, conv, pool, hiddenDim: 8, numLayers: 2, dropout: 0.5, seed: 1});
+      const batch = wm.graph.batchGraphs(graphs);
+      const all = model.forward(batch);
+      expect(all.shape).to.deep.equal([7, 3]);
+      const got = all.arraySync();
+      graphs.forEach((g, i) => {
+        const one = wm.graph.batchGraphs([g]);
+        const alone = model.forward(one);
+        alone.arraySync()[0].forEach((x, c) => expect(got[i][c], `${conv} graph ${i} class ${c}`).to.be.closeTo(x, 1e-4));
+        alone.dispose();
+        one.dispose();
+      });
+      const {grads} = tf.variableGrads(
+        () =>
+          wm.nn.softmaxCrossEntropy(
+            Int32Array.from(graphs, (g) => g.label!),
+            model.forward(batch, 7),
+          ) as tf.Scalar,
+        model.trainableVariables,
+      );
+      for (const v of model.trainableVariables) {
+        const gv = grads[v.name].dataSync();
+        expect(gv.every(Number.isFinite), `${conv} ${v.name}`).to.equal(true);
+      }
+      // GIN learns its eps: its gradient is there and not zero.
+      if (conv === 'gin') expect(model.trainableVariables.some((v) => v.shape.length === 1 && v.shape[0] === 1)).to.equal(true);
+      tf.dispose([all, ...Object.values(grads)]);
+      batch.dispose();
+      model.dispose();
+    }
+    expect(
+      () => new wm.nn.GraphClassifier({inDim: 3, numClasses: 1, conv: 'gin', pool: 'add', hiddenDim: 8, numLayers: 2, dropout: 0, seed: 0}),
+    ).to.throw(/numClasses must be an integer of at least 2, got 1/);
+    expect(
+      () =>
+        new wm.nn.GraphClassifier({
+          inDim: 3,
+          numClasses: 2,
+          conv: 'gat' as never,
+          pool: 'add',
+          hiddenDim: 8,
+          numLayers: 2,
+          dropout: 0,
+          seed: 0,
+        }),
+    ).to.throw(/conv must be one of gin, gcn, sage, none, got 'gat'/);
+  });
+
+  it('stratified folds: each fold holds each class a share within one graph of the others', () => {
+    const labels = Int32Array.from({length: 103}, (_, i) => (i % 7 === 0 ? 2 : i % 2));
+    const fold = wm.train.stratifiedFolds(labels, 10, 3);
+    for (const c of [0, 1, 2]) {
+      const counts = Array.from({length: 10}, (_, k) => labels.filter((y, i) => y === c && fold[i] === k).length);
+      expect(Math.max(...counts) - Math.min(...counts), `class ${c}: ${counts}`).to.be.at.most(1);
+    }
+  });
+
+  it('k-fold training: GIN tells the families apart where the pooled features alone cannot', async () => {
+    const data = wm.graph.graphFamilies({graphs: 300, classes: 3, noise: 2, seed: 1});
+    const o = {folds: 3, epochs: 40, seed: 0};
+    const epochs: number[] = [];
+    const gin = await wm.train.trainGraphClassification(data, {...o, conv: 'gin', pool: 'add'}, (m) => epochs.push(m.epoch));
+    const blind = await wm.train.trainGraphClassification(data, {...o, conv: 'none', pool: 'add'});
+    expect(gin.folds.map((f) => f.fold)).to.deep.equal([0, 1, 2]);
+    expect(epochs.length).to.equal(3 * 40);
+    expect(gin.testAcc[0], 'GIN').to.be.above(0.7);
+    expect(blind.testAcc[0], 'edges unused').to.be.below(0.5);
+    const relabelled = {graphs: data.graphs.map((g, i) => ({...g, label: i === 4 ? 3 : g.label})), numClasses: 3};
+    expect((await rejection(wm.train.trainGraphClassification(relabelled, o))).message).to.match(
+      /graphs\[4\].label must be a class id in \[0, 3\), got 3/,
+    );
+    expect((await rejection(wm.train.trainGraphClassification(data, {...o, folds: 2}))).message).to.match(
+      /folds must be an integer of at least 3, got 2/,
+    );
+  });
+
+  it('the main job on graph classification data: generated families with the model search, a TU folder as --data', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graphs-main-'));
+    const example = path.resolve(__dirname, '..', 'examples', 'node-classification.js');
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [example, ...args, '--out', path.join(dir, 'run')], {
+        encoding: 'utf8',
+        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'},
+      });
+    try {
+      const gen = run(['--graphs', 'graphs=60,seed=2', '--folds', '3', '--epochs', '2']);
+      expect(gen.status, gen.stderr).to.equal(0);
+      expect(gen.stdout).to.match(/generated graph families: 60 graphs, 3 classes/);
+      expect(gen.stdout).to.match(/chosen: (GIN|GCN|GraphSAGE)/);
+      expect(gen.stdout).to.match(/test accuracy \d+\.\d\d ± \d+\.\d\d % over 3 folds/);
+      expect(gen.stdout).to.match(/baseline, same folds: the pooled features alone \(edges unused\)/);
+      const records = fs
+        .readFileSync(path.join(dir, 'run', 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(records.filter((r) => r.type === 'epoch').length).to.equal(3 * 2);
+      expect(records.some((r) => r.type === 'summary' && r.folds === 3)).to.equal(true);
+      // The same graphs written in the TU format (ids from 1, graphs in order) and read back through --data.
+      const {graphs} = wm.graph.graphFamilies({graphs: 30, seed: 3});
+      const tu = path.join(dir, 'FAM');
+      fs.mkdirSync(tu);
+      const lines = {a: [] as string[], ind: [] as string[], lab: [] as string[]};
+      let first = 1;
+      graphs.forEach((g, i) => {
+        for (let e = 0; e < g.src.length; ++e) lines.a.push(`${first + g.src[e]}, ${first + g.dst[e]}`);
+        for (let v = 0; v < g.numVertices; ++v) lines.ind.push(String(i + 1));
+        lines.lab.push(String(g.label));
+        first += g.numVertices;
+      });
+      fs.writeFileSync(path.join(tu, 'FAM_A.txt'), lines.a.join('\n') + '\n');
+      fs.writeFileSync(path.join(tu, 'FAM_graph_indicator.txt'), lines.ind.join('\n') + '\n');
+      fs.writeFileSync(path.join(tu, 'FAM_graph_labels.txt'), lines.lab.join('\n') + '\n');
+      const folder = run(['--data', tu, '--folds', '3', '--epochs', '2', '--no-search']);
+      expect(folder.status, folder.stderr).to.equal(0);
+      expect(folder.stdout).to.match(/FAM: 30 graphs, 3 classes, [\d.]+ vertices and [\d.]+ edges a graph on average, no features/);
+      expect(folder.stdout).to.match(/over 3 folds, GIN, sum pooling/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+});
