@@ -248,13 +248,13 @@ export class CsrBlock {
   /**
    * @internal A block made by native code whose output is in range by construction (the GPU's
    * relabelling), taken without a copy or a check; `device` holds the same arrays already on the GPU
-   * (the block owns them from here); `degrees` are computed when 'gcn' first asks for them.
+   * (the block owns them from here); `degrees` are computed when 'gcn' first asks for them (none: the block has none).
    */
   static trusted(
     rowPtr: Int32Array,
     colIdx: Int32Array,
     numCols: number,
-    degrees: () => Int32Array,
+    degrees?: () => Int32Array,
     device?: {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D},
   ): CsrBlock {
     return new CsrBlock(rowPtr, colIdx, numCols, undefined, {device, degrees});

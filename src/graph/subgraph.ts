@@ -49,7 +49,9 @@ export function sampleSubgraph(
     all.set(drawn.ids, dst.length);
     const {unique, inverse} = uniqueAndRelabel(all);
     const colIdx = inverse.subarray(dst.length);
-    layers.unshift({dst, src: unique, block: new CsrBlock(offsets, colIdx, unique.length, g.degrees(unique))});
+    // In range by construction (the relabelling's positions, the sampler's offsets): no copy or check; the
+    // columns' degrees in the whole graph are read when 'gcn' first asks for them.
+    layers.unshift({dst, src: unique, block: CsrBlock.trusted(offsets, colIdx, unique.length, () => g.degrees(unique))});
     dst = unique;
   });
   return {inputIds: dst, layers, dispose: () => layers.forEach((l) => l.block.dispose())};

@@ -144,7 +144,9 @@ export function sampleTypedSeeds(
       mine.forEach((d, i) => positions.set(d.key, inverse.subarray(starts[i], starts[i] + d.ids.length)));
     }
     const blocks: Record<string, CsrBlock> = {};
-    for (const d of drawn) blocks[d.key] = new CsrBlock(d.offsets, positions.get(d.key)!, src[d.r.type[0]].length);
+    // The positions come from the relabelling (each below its type's count) and the offsets from the sampler: in range
+    // by construction, taken without a copy or a check (a batch's blocks hold hundreds of thousands of entries).
+    for (const d of drawn) blocks[d.key] = CsrBlock.trusted(d.offsets, positions.get(d.key)!, src[d.r.type[0]].length);
     layers.unshift({dst, src, blocks});
     dst = src;
   }
