@@ -261,6 +261,54 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     }
   });
 
+  it('keeps what it read in the binary cache: mapped back while the sources stand, parsed again when one changes or a cached file is damaged', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ogb-hetero-cache-'));
+    const said: string[] = [];
+    const read = () => readOgbHetero(dir, {cache: true, onProgress: (l) => said.push(l)});
+    const same = (a: HeteroGraph, b: HeteroGraph) => {
+      expect(b.numNodes).to.deep.equal(a.numNodes);
+      for (const t of a.edgeTypes) {
+        const [x, y] = [a.edgesOf(t), b.edgesOf(t)];
+        expect([Array.from(y.src), Array.from(y.dst)], t.join(' ')).to.deep.equal([Array.from(x.src), Array.from(x.dst)]);
+      }
+      expect(Array.from(b.features.paper.values)).to.deep.equal(Array.from(a.features.paper.values));
+      expect(Array.from(b.labels!.labels)).to.deep.equal(Array.from(a.labels!.labels));
+      expect(Array.from(b.labels!.split!.test)).to.deep.equal(Array.from(a.labels!.split!.test));
+    };
+    try {
+      writeOgbHetero(dir, seededRng(4));
+      const first = await read();
+      expect(said.pop()).to.match(/^wrote the cache in .*\.wmcache/);
+      const second = await read();
+      expect(said.pop()).to.match(/^read the cache in /);
+      same(first, second);
+      second.free();
+      // A source written again (its change time moves, whatever its bytes): parsed again and rewritten.
+      const labelsFile = path.join(dir, 'raw', 'node-label', 'paper', 'node-label.csv.gz');
+      fs.writeFileSync(labelsFile, fs.readFileSync(labelsFile));
+      const third = await read();
+      expect(said.slice(-2)[0]).to.match(/cache not used: raw\/node-label\/paper\/node-label\.csv\.gz changed since the cache was written/);
+      same(first, third);
+      third.free();
+      // A cached array damaged: its digest fails, the folder is parsed again.
+      const cached = path.join(dir, '.wmcache', 'hetero', 'features-0.f32');
+      const bytes = fs.readFileSync(cached);
+      bytes[5] ^= 0xff;
+      fs.writeFileSync(cached, bytes);
+      const fourth = await read();
+      expect(said.slice(-2)[0]).to.match(/cache not used: .*features-0\.f32: fails its digest/);
+      same(first, fourth);
+      fourth.free();
+      first.free();
+      // cache: false reads the text every time and writes nothing new.
+      said.length = 0;
+      (await readOgbHetero(dir, {cache: false, onProgress: (l) => said.push(l)})).free();
+      expect(said).to.deep.equal([]);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
   it('typed sampling: every drawn edge is an edge of its relation, up to the fan-out per row (all of them below it), each type relabelled on its own with the frontier first; per-relation fan-outs; seeded', () => {
     const rng = seededRng(13);
     const numNodes = {paper: 40, author: 25, field: 6};

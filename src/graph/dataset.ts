@@ -16,7 +16,7 @@ import {readIdList, readTextTable} from './text_table';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
-import {cacheDirFor, readCache, sourceBytes, stampSources, writeCache} from './dataset_cache';
+import {readCache, throughCache, writeCache} from './dataset_cache';
 import {parseVertexId, vertexBound} from './edge_list';
 import {edgeFileGraph, edgeMatrixGraph, NativeCsr} from './native_csr';
 import {NativeFeatures} from './native_features';
@@ -47,9 +47,6 @@ export interface LoadDatasetOptions {
   into?: 'arrays' | 'native';
 }
 
-/** Source files of this many bytes or more are cached by default: smaller ones load in well under a second. */
-const CACHE_FROM_BYTES = 64 << 20;
-
 const MIN_VERTICES = 10;
 
 /** Loads a dataset folder (see the file comment); `folder` names it in errors. */
@@ -64,32 +61,19 @@ export async function loadDataset(
   if (into !== 'arrays' && into !== 'native') throw new RangeError(`loadDataset: into must be 'arrays' or 'native', got ${String(into)}`);
   const ogb = fs.existsSync(path.join(folder, 'raw', 'edge.csv.gz'));
   const say = options.onProgress ?? (() => {});
-  // The sources are stamped before they are read: a file changed while loading makes the cache stale.
-  const sources = stampSources(folder, ogb ? ogbFiles(folder) : TSV_FILES);
-  const cache = options.cache ?? sourceBytes(sources) >= CACHE_FROM_BYTES;
-  const dir =
-    cache === false
-      ? undefined
-      : cacheDirFor(folder, cache, (line) => process.emitWarning(`loadDataset: ${line}`, {code: 'WM_CACHE_NOT_USED'}));
-  if (dir) {
-    const t = Date.now();
-    const hit = readCache(dir, sources, folder);
-    if ('parts' in hit) {
-      say(`read the cache in ${dir} (${((Date.now() - t) / 1000).toFixed(2)} s)`);
-      return handOver(hit.parts, into, folder);
-    }
-    say(`cache not used: ${hit.why}`);
-  }
-  const parts = ogb ? await loadOgb(folder, say) : await loadTsvFolder(folder, say);
-  if (dir) {
-    const t = Date.now();
-    try {
-      writeCache(dir, sources, parts, folder);
-      say(`wrote the cache in ${dir} (${((Date.now() - t) / 1000).toFixed(2)} s)`);
-    } catch (e) {
-      say(`cache not written: ${(e as Error).message}`);
-    }
-  }
+  const parts = await throughCache({
+    what: 'loadDataset',
+    folder,
+    files: ogb ? ogbFiles(folder) : TSV_FILES,
+    cache: options.cache,
+    say,
+    read: (dir, sources) => {
+      const hit = readCache(dir, sources, folder);
+      return 'parts' in hit ? {value: hit.parts} : hit;
+    },
+    parse: () => (ogb ? loadOgb(folder, say) : loadTsvFolder(folder, say)),
+    write: (dir, sources, p) => writeCache(dir, sources, p, folder),
+  });
   return handOver(parts, into, folder);
 }
 

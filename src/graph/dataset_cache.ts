@@ -21,6 +21,9 @@ import {NativeFeatures} from './native_features';
 import type {LoadedParts} from './node_data';
 import type {Split} from './split';
 
+/** Source files of this many bytes or more are cached by default: smaller ones load in well under a second. */
+export const CACHE_FROM_BYTES = 64 << 20;
+
 /** The loader's format: a cache written under another is rebuilt. */
 const FORMAT = 3;
 const MAGIC = 'WMDATA1\n';
@@ -60,6 +63,48 @@ export function cacheDirFor(folder: string, cache: boolean | string, warn: (line
     }
   }
   return undefined;
+}
+
+/**
+ * A reader through its binary cache: the sources stamped before anything is read (a file changed while
+ * reading makes the cache stale), the cache read where it stands, else the folder parsed and the cache
+ * written. `cache` as LoadOptions.cache (default: sources of CACHE_FROM_BYTES or more); `say` hears each step.
+ */
+export async function throughCache<T>(o: {
+  what: string;
+  folder: string;
+  files: string[];
+  cache?: boolean | string;
+  say: (line: string) => void;
+  read(dir: string, sources: SourceStamp[]): {value: T} | {why: string};
+  parse(): Promise<T>;
+  write(dir: string, sources: SourceStamp[], value: T): void;
+}): Promise<T> {
+  const sources = stampSources(o.folder, o.files);
+  const cache = o.cache ?? sourceBytes(sources) >= CACHE_FROM_BYTES;
+  const warn = (line: string) => process.emitWarning(`${o.what}: ${line}`, {code: 'WM_CACHE_NOT_USED'});
+  const dir = cache === false ? undefined : cacheDirFor(o.folder, cache, warn);
+  const seconds = (t: number) => ((Date.now() - t) / 1000).toFixed(2);
+  if (dir) {
+    const t = Date.now();
+    const hit = o.read(dir, sources);
+    if ('value' in hit) {
+      o.say(`read the cache in ${dir} (${seconds(t)} s)`);
+      return hit.value;
+    }
+    o.say(`cache not used: ${hit.why}`);
+  }
+  const value = await o.parse();
+  if (dir) {
+    const t = Date.now();
+    try {
+      o.write(dir, sources, value);
+      o.say(`wrote the cache in ${dir} (${seconds(t)} s)`);
+    } catch (e) {
+      o.say(`cache not written: ${(e as Error).message}`);
+    }
+  }
+  return value;
 }
 
 function writable(folder: string): boolean {

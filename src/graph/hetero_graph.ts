@@ -111,6 +111,64 @@ export class HeteroGraph {
     edges: ReadonlyArray<{type: EdgeType; edges: TypedEdges}>,
     opts: {features?: Record<string, HeteroFeatures>; labels?: HeteroLabels} = {},
   ): HeteroGraph {
+    const types = edges.map((e) => e.type);
+    HeteroGraph.check(numNodes, types, opts);
+    const relations = new Map<string, HeteroRelation>();
+    try {
+      for (const {type, edges: e} of edges) {
+        const key = edgeTypeKey(type);
+        relations.set(key, {
+          type: [type[0], type[1], type[2]],
+          graph: relationCsr(key, e, numNodes[type[0]], numNodes[type[2]]),
+          numEdges: e.src.length,
+        });
+      }
+    } catch (err) {
+      for (const r of relations.values()) r.graph.free();
+      throw err;
+    }
+    return new HeteroGraph({...numNodes}, relations, {...(opts.features ?? {})}, opts.labels);
+  }
+
+  /**
+   * @internal A typed graph over relations already built as this class builds them (a relation's rows are its
+   * destinations, its graph square over the larger of its two counts): what the binary cache maps back. Each
+   * graph's size and columns are checked against the counts; the graph takes the relations' graphs.
+   */
+  static fromRelations(
+    numNodes: Record<string, number>,
+    relations: ReadonlyArray<HeteroRelation>,
+    opts: {features?: Record<string, HeteroFeatures>; labels?: HeteroLabels} = {},
+  ): HeteroGraph {
+    const types = relations.map((r) => r.type);
+    HeteroGraph.check(numNodes, types, opts);
+    const map = new Map<string, HeteroRelation>();
+    for (const r of relations) {
+      const key = edgeTypeKey(r.type);
+      const [ns, nd] = [numNodes[r.type[0]], numNodes[r.type[2]]];
+      const g = r.graph;
+      if (g.numVertices !== Math.max(ns, nd) || g.numEdges !== r.numEdges)
+        throw new RangeError(
+          `HeteroGraph: the graph of ${key} has ${g.numVertices} rows and ${g.numEdges} entries; its types need ${Math.max(ns, nd)} and it says ${r.numEdges}`,
+        );
+      const offsets = g.offsets(nd, g.numVertices - nd + 1);
+      if (Number(offsets[0]) !== g.numEdges)
+        throw new RangeError(`HeteroGraph: the graph of ${key} has entries in rows past its ${nd} destinations`);
+      const cols = g.columns(0, g.numEdges);
+      for (let e = 0; e < cols.length; ++e)
+        if (!(cols[e] >= 0 && cols[e] < ns))
+          throw new RangeError(`HeteroGraph: entry ${e} of ${key} is source ${cols[e]}, not an id in [0, ${ns})`);
+      map.set(key, {type: [r.type[0], r.type[1], r.type[2]], graph: g, numEdges: r.numEdges});
+    }
+    return new HeteroGraph({...numNodes}, map, {...(opts.features ?? {})}, opts.labels);
+  }
+
+  // Every limit of a typed graph's description: names, counts, edge types, features, labels and split.
+  private static check(
+    numNodes: Record<string, number>,
+    edgeTypes: ReadonlyArray<EdgeType>,
+    opts: {features?: Record<string, HeteroFeatures>; labels?: HeteroLabels},
+  ): void {
     const types = Object.keys(numNodes);
     if (types.length === 0) throw new RangeError('HeteroGraph: no vertex types');
     for (const t of types) {
@@ -120,7 +178,7 @@ export class HeteroGraph {
         throw new RangeError(`HeteroGraph: vertex type '${t}' has ${n} vertices; a count is an integer in [0, 2^31)`);
     }
     const seen = new Set<string>();
-    for (const {type} of edges) {
+    for (const type of edgeTypes) {
       if (!Array.isArray(type) || type.length !== 3)
         throw new TypeError('HeteroGraph: an edge type is [source type, relation, destination type]');
       checkName('relation', type[1]);
@@ -146,22 +204,11 @@ export class HeteroGraph {
       for (let v = 0; v < l.labels.length; ++v)
         if (l.labels[v] < -1 || l.labels[v] >= l.numClasses)
           throw new RangeError(`HeteroGraph: label ${v} of '${l.type}' is ${l.labels[v]}, not in [-1, ${l.numClasses})`);
+      for (const [part, ids] of Object.entries(l.split ?? {}))
+        for (let i = 0; i < ids.length; ++i)
+          if (!(ids[i] >= 0 && ids[i] < numNodes[l.type]))
+            throw new RangeError(`HeteroGraph: split ${part}[${i}] = ${ids[i]} is not a '${l.type}' id in [0, ${numNodes[l.type]})`);
     }
-    const relations = new Map<string, HeteroRelation>();
-    try {
-      for (const {type, edges: e} of edges) {
-        const key = edgeTypeKey(type);
-        relations.set(key, {
-          type: [type[0], type[1], type[2]],
-          graph: relationCsr(key, e, numNodes[type[0]], numNodes[type[2]]),
-          numEdges: e.src.length,
-        });
-      }
-    } catch (err) {
-      for (const r of relations.values()) r.graph.free();
-      throw err;
-    }
-    return new HeteroGraph({...numNodes}, relations, {...(opts.features ?? {})}, l);
   }
 
   get nodeTypes(): string[] {

@@ -49,6 +49,7 @@ export type {NegativeDistribution} from './kge_negatives';
 export {edgeTypeKey, HeteroGraph, parseEdgeTypeKey} from './hetero_graph';
 export type {EdgeType, HeteroFeatures, HeteroLabels, HeteroRelation, TypedEdges} from './hetero_graph';
 export {readOgbHetero} from './ogb_hetero';
+export type {ReadOgbHeteroOptions} from './ogb_hetero';
 export {sampleTypedSubgraph} from './typed_sampling';
 export type {TypedFanouts, TypedLayer, TypedSubgraph} from './typed_sampling';
 export {heteroCsbm} from './hetero_csbm';

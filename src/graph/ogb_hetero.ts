@@ -5,11 +5,14 @@
 //   raw/node-feat/<type>/node-feat.csv.gz      rows of numbers, one per vertex of the type
 //   raw/node-label/<type>/node-label.csv.gz    one class per vertex of the labelled type
 //   split/<name>/<type>/{train,valid,test}.csv.gz
-// Bad input is refused naming the file, the line and the rule.
+// Bad input is refused naming the file, the line and the rule. What was read is kept in the binary cache
+// (hetero_cache.ts) and mapped back by the next read while the sources are unchanged.
 import * as fs from 'fs';
 import * as path from 'path';
 
 import {readLines} from '../data/lines';
+import {throughCache} from './dataset_cache';
+import {heteroSourceFiles, readHeteroCache, writeHeteroCache} from './hetero_cache';
 import {EdgeType, edgeTypeKey, HeteroFeatures, HeteroGraph, HeteroLabels, TypedEdges} from './hetero_graph';
 import type {Split} from './split';
 import {readIdList, readTextTable} from './text_table';
@@ -123,11 +126,38 @@ async function readSplit(folder: string, labels: HeteroLabels | undefined, numNo
   return {train, val, test};
 }
 
+export interface ReadOgbHeteroOptions {
+  /**
+   * The binary cache, as loadDataset's: true keeps it in `<folder>/.wmcache/` when the folder is yours (or
+   * root's) and no one else may write in it, else in the user's cache; a string names the place; false
+   * never caches. Default: folders whose source files hold 64 MiB or more.
+   */
+  cache?: boolean | string;
+  /** What the reader is doing: the cache read, or not used (and why), or written. */
+  onProgress?: (line: string) => void;
+}
+
 /**
  * A typed graph from a folder in OGB's heterogeneous layout (ogbn-mag's): every relation the triplet list
  * names, the features of each type that has them, the labels and split of the labelled type.
  */
-export async function readOgbHetero(folder: string): Promise<HeteroGraph> {
+export async function readOgbHetero(folder: string, options: ReadOgbHeteroOptions = {}): Promise<HeteroGraph> {
+  return throughCache({
+    what: 'readOgbHetero',
+    folder,
+    files: heteroSourceFiles(folder),
+    cache: options.cache,
+    say: options.onProgress ?? (() => {}),
+    read: (dir, sources) => {
+      const hit = readHeteroCache(dir, sources);
+      return 'graph' in hit ? {value: hit.graph} : hit;
+    },
+    parse: () => parseOgbHetero(folder),
+    write: writeHeteroCache,
+  });
+}
+
+async function parseOgbHetero(folder: string): Promise<HeteroGraph> {
   const raw = path.join(folder, 'raw');
   const numNodes = await readCounts(path.join(raw, 'num-node-dict.csv.gz'));
   const tripletFile = path.join(raw, 'triplet-type-list.csv.gz');
