@@ -5,6 +5,7 @@
 import * as path from 'path';
 
 import type {SmallGraph} from '../src/graph/graph_batch';
+import type {Split} from '../src/graph/split';
 import {GraphConvKind} from '../src/nn/graph_classifier';
 import type {GlobalPool} from '../src/nn/global_pool';
 import {GraphClassificationOptions, trainGraphClassification} from '../src/train/graph_classification';
@@ -23,7 +24,7 @@ const SEARCH_FOLDS = [0, 1];
 const pct = ([m, s]: number[]) => `${(100 * m).toFixed(2)} ± ${(100 * s).toFixed(2)} %`;
 
 export async function runGraphs(
-  data: {graphs: SmallGraph[]; numClasses: number; name: string},
+  data: {graphs: SmallGraph[]; numClasses: number; name: string; split?: Split},
   where: string,
   o: {out: string; search: boolean; options: Partial<GraphClassificationOptions>},
 ): Promise<void> {
@@ -36,25 +37,31 @@ export async function runGraphs(
       `${(edges / graphs.length).toFixed(1)} edges a graph on average, ${dim || 'no'} features; training on ${where}`,
   );
   const started = Date.now();
+  // A folder's own split (OGB's): one run on it; else k-fold cross-validation.
+  const split = data.split;
   const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
   let chosen = CANDIDATES[0];
   if (o.search) {
-    console.log(`choosing the model on the validation folds of folds ${SEARCH_FOLDS.join(' and ')}:`);
+    console.log(
+      split
+        ? "choosing the model on the folder's validation split:"
+        : `choosing the model on the validation folds of folds ${SEARCH_FOLDS.join(' and ')}:`,
+    );
     let best = -1;
     for (const c of CANDIDATES) {
       const t0 = Date.now();
-      const r = await trainGraphClassification(data, {...o.options, conv: c.conv, pool: c.pool, onlyFolds: SEARCH_FOLDS});
+      const r = await trainGraphClassification(data, {...o.options, conv: c.conv, pool: c.pool, onlyFolds: SEARCH_FOLDS, split});
       console.log(`  ${c.name.padEnd(28)} validation ${(100 * r.valAcc[0]).toFixed(1)} %  ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       if (r.valAcc[0] > best) [best, chosen] = [r.valAcc[0], c];
     }
     console.log(`chosen: ${chosen.name} (the best validation accuracy)`);
   }
-  const folds = o.options.folds ?? 10;
+  const folds = split ? 1 : (o.options.folds ?? 10);
   const epochs = o.options.epochs ?? 50;
   const records: PlotRecord[] = [];
   const progress = new EpochProgress(2 * folds * epochs, 'training');
   const run = async (c: {conv: GraphConvKind; pool: GlobalPool; name: string}) =>
-    trainGraphClassification(data, {...o.options, conv: c.conv, pool: c.pool}, (m) => {
+    trainGraphClassification(data, {...o.options, conv: c.conv, pool: c.pool, split}, (m) => {
       if (c === chosen) {
         log.write({type: 'epoch', model: c.name, ...m});
         records.push({...m, seed: m.fold});
@@ -81,12 +88,15 @@ export async function runGraphs(
     chosen: chosen.name,
     testAccMean: model.testAcc[0],
     testAccStd: model.testAcc[1],
+    ...(model.testAuc ? {testAucMean: model.testAuc[0], testAucStd: model.testAuc[1]} : {}),
     baselineTestAccMean: baseline.testAcc[0],
     baselineTestAccStd: baseline.testAcc[1],
     seconds,
   });
-  console.log(`test accuracy ${pct(model.testAcc)} over ${folds} folds, ${chosen.name} (${seconds.toFixed(1)} s on ${where})`);
-  console.log(`baseline, same folds: ${BASELINE.name} ${pct(baseline.testAcc)}`);
+  const over = split ? "on the folder's test split" : `over ${folds} folds`;
+  const auc = (r: typeof model) => (r.testAuc ? `; ROC-AUC ${r.testAuc[0].toFixed(4)} ± ${r.testAuc[1].toFixed(4)}` : '');
+  console.log(`test accuracy ${pct(model.testAcc)} ${over}, ${chosen.name}${auc(model)} (${seconds.toFixed(1)} s on ${where})`);
+  console.log(`baseline, same ${split ? 'split' : 'folds'}: ${BASELINE.name} ${pct(baseline.testAcc)}${auc(baseline)}`);
   const plots = await plotTrainingCurves(
     records,
     path.join(o.out, 'metrics'),

@@ -213,12 +213,17 @@ const GRAPH_KEYS = ['graphs', 'classes', 'minVertices', 'maxVertices', 'degree',
 /** Graph classification data: --graphs (generated), or a TU folder given as --data. */
 async function graphData(
   o: Record<string, string | boolean | undefined>,
-): Promise<{graphs: wm.graph.SmallGraph[]; numClasses: number; name: string} | undefined> {
+): Promise<{graphs: wm.graph.SmallGraph[]; numClasses: number; name: string; split?: wm.graph.Split} | undefined> {
   if (o.graphs !== undefined) {
     const spec = numericSpec('--graphs', typeof o.graphs === 'string' ? o.graphs : '', GRAPH_KEYS);
     return {...wm.graph.graphFamilies(spec), name: 'generated graph families'};
   }
   const folder = o.data as string;
+  if (fs.existsSync(path.join(folder, 'raw', 'graph-label.csv.gz'))) {
+    const ogb = await wm.graph.readOgbGraphs(folder);
+    if (ogb.edgeFeatures) console.log(`${ogb.name}: its edge features are not read (the layers take vertex features)`);
+    return ogb;
+  }
   const isTu =
     fs.existsSync(folder) &&
     fs.statSync(folder).isDirectory() &&

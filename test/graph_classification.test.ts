@@ -5,6 +5,7 @@ import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as zlib from 'zlib';
 
 import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
@@ -97,6 +98,32 @@ describe('graph classification', function () {
     ).to.throw(/conv must be one of gin, gcn, sage, none, got 'gat'/);
   });
 
+  it('batch normalisation: a training pass moves the running statistics evaluation reads; without it nothing moves', () => {
+    const {graphs, dim} = wm.graph.graphFamilies({graphs: 12, classes: 3, noise: 2, seed: 6});
+    const batch = wm.graph.batchGraphs(graphs);
+    for (const batchNorm of [true, false]) {
+      const model = new wm.nn.GraphClassifier({
+        inDim: dim,
+        numClasses: 3,
+        conv: 'gin',
+        pool: 'add',
+        hiddenDim: 8,
+        numLayers: 2,
+        dropout: 0,
+        batchNorm,
+        seed: 2,
+      });
+      const before = model.forward(batch).dataSync();
+      tf.dispose(model.forward(batch, 1)); // a training pass: no weight changes, only the running statistics
+      const after = model.forward(batch).dataSync();
+      const moved = before.some((x, i) => Math.abs(x - after[i]) > 1e-6);
+      expect(moved, `batchNorm ${batchNorm}`).to.equal(batchNorm);
+      expect(model.trainableVariables.length).to.equal(batchNorm ? 2 * 5 + 2 * 2 + 4 : 2 * 5 + 4);
+      model.dispose();
+    }
+    batch.dispose();
+  });
+
   it('stratified folds: each fold holds each class a share within one graph of the others', () => {
     const labels = Int32Array.from({length: 103}, (_, i) => (i % 7 === 0 ? 2 : i % 2));
     const fold = wm.train.stratifiedFolds(labels, 10, 3);
@@ -166,6 +193,87 @@ describe('graph classification', function () {
       expect(folder.status, folder.stderr).to.equal(0);
       expect(folder.stdout).to.match(/FAM: 30 graphs, 3 classes, [\d.]+ vertices and [\d.]+ edges a graph on average, no features/);
       expect(folder.stdout).to.match(/over 3 folds, GIN, sum pooling/);
+      // An OGB graph property folder with its split: one run on it, ROC-AUC beside the accuracy (two classes).
+      const ogb = path.join(dir, 'ogbg-toy');
+      const two = wm.graph.graphFamilies({graphs: 30, classes: 2, noise: 0, seed: 4}).graphs;
+      const put = (file: string, lines: (string | number)[]) => {
+        fs.mkdirSync(path.dirname(path.join(ogb, file)), {recursive: true});
+        fs.writeFileSync(path.join(ogb, file), zlib.gzipSync(lines.join('\n') + '\n'));
+      };
+      put(
+        'raw/num-node-list.csv.gz',
+        two.map((g) => g.numVertices),
+      );
+      put(
+        'raw/num-edge-list.csv.gz',
+        two.map((g) => g.src.length),
+      );
+      put(
+        'raw/edge.csv.gz',
+        two.flatMap((g) => Array.from(g.src, (u, e) => `${u},${g.dst[e]}`)),
+      );
+      put(
+        'raw/graph-label.csv.gz',
+        two.map((g) => g.label!),
+      );
+      put(
+        'split/random/train.csv.gz',
+        Array.from({length: 20}, (_, i) => i),
+      );
+      put('split/random/valid.csv.gz', [20, 21, 22, 23, 24]);
+      put('split/random/test.csv.gz', [25, 26, 27, 28, 29]);
+      const split = run(['--data', ogb, '--epochs', '2', '--no-search']);
+      expect(split.status, split.stderr).to.equal(0);
+      expect(split.stdout).to.match(
+        /test accuracy [\d.]+ ± 0\.00 % on the folder's test split, GIN, sum pooling; ROC-AUC [\d.]+ ± 0\.0000/,
+      );
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it("reads OGB's graph property layout (graphs, vertex features, labels, split); bad files named; trains on its split with ROC-AUC", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ogbg-'));
+    const gz = (file: string, text: string) => {
+      fs.mkdirSync(path.dirname(file), {recursive: true});
+      fs.writeFileSync(file, zlib.gzipSync(text));
+    };
+    try {
+      // 40 graphs of two families (Erdős–Rényi and preferential attachment) with two features per vertex.
+      const {graphs} = wm.graph.graphFamilies({graphs: 40, classes: 2, noise: 1, seed: 8});
+      const raw = path.join(dir, 'raw');
+      gz(path.join(raw, 'num-node-list.csv.gz'), graphs.map((g) => g.numVertices).join('\n') + '\n');
+      gz(path.join(raw, 'num-edge-list.csv.gz'), graphs.map((g) => g.src.length).join('\n') + '\n');
+      gz(path.join(raw, 'edge.csv.gz'), graphs.flatMap((g) => Array.from(g.src, (u, e) => `${u},${g.dst[e]}`)).join('\n') + '\n');
+      const rows = graphs.flatMap((g) => Array.from({length: g.numVertices}, (_, v) => `${g.features![2 * v]},${g.features![2 * v + 1]}`));
+      gz(path.join(raw, 'node-feat.csv.gz'), rows.join('\n') + '\n');
+      gz(path.join(raw, 'graph-label.csv.gz'), graphs.map((g) => g.label).join('\n') + '\n');
+      const ids = (from: number, to: number) => Array.from({length: to - from}, (_, i) => from + i).join('\n') + '\n';
+      gz(path.join(dir, 'split', 'scaffold', 'train.csv.gz'), ids(0, 28));
+      gz(path.join(dir, 'split', 'scaffold', 'valid.csv.gz'), ids(28, 34));
+      gz(path.join(dir, 'split', 'scaffold', 'test.csv.gz'), ids(34, 40));
+      const d = await wm.graph.readOgbGraphs(dir, 'TOY');
+      expect([d.name, d.graphs.length, d.numClasses, d.dim, d.edgeFeatures]).to.deep.equal(['TOY', 40, 2, 2, false]);
+      d.graphs.forEach((g, i) => {
+        expect(Array.from(g.src), `graph ${i}`).to.deep.equal(Array.from(graphs[i].src));
+        expect(Array.from(g.features!)).to.deep.equal(Array.from(graphs[i].features!));
+        expect(g.label).to.equal(graphs[i].label);
+      });
+      expect(Array.from(d.split!.val)).to.deep.equal([28, 29, 30, 31, 32, 33]);
+      // One run on the folder's split: its test graphs are the split's, and with two classes the ROC-AUC is there.
+      const r = await wm.train.trainGraphClassification(d, {split: d.split, epochs: 3});
+      expect(r.folds.length).to.equal(1);
+      expect(r.testAuc![0]).to.be.within(0, 1);
+      // Bad files: an edge past its graph's vertices; labels of the wrong count.
+      const g0 = graphs[0].numVertices;
+      const edges = graphs.flatMap((g) => Array.from(g.src, (u, e) => `${u},${g.dst[e]}`));
+      gz(path.join(raw, 'edge.csv.gz'), [`0,${g0}`, ...edges.slice(1)].join('\n') + '\n');
+      expect((await rejection(wm.graph.readOgbGraphs(dir))).message).to.match(
+        new RegExp(`edge\\.csv\\.gz:1: edge 0,${g0} of graph 0 names a vertex past its ${g0}`),
+      );
+      gz(path.join(raw, 'edge.csv.gz'), edges.join('\n') + '\n');
+      gz(path.join(raw, 'graph-label.csv.gz'), '1\n0\n');
+      expect((await rejection(wm.graph.readOgbGraphs(dir))).message).to.match(/graph-label\.csv\.gz: 2 labels for 40 graphs/);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

@@ -57,3 +57,5 @@ export type {HeteroCsbmOptions} from './hetero_csbm';
 export {sampleTypedSeeds} from './typed_sampling';
 export {DEFAULT_GRAPH_FAMILIES, graphFamilies} from './graph_families';
 export type {GraphFamiliesOptions} from './graph_families';
+export {readOgbGraphs} from './ogb_graphs';
+export type {OgbGraphs} from './ogb_graphs';

@@ -29,12 +29,29 @@ export interface GraphClassifierConfig {
   numLayers: number;
   /** Dropout before the MLP's output layer on a training pass. */
   dropout: number;
+  /**
+   * Batch normalisation of each graph layer's outputs (default true, as PyG's GIN): over the batch's vertex rows on
+   * a training pass (the running mean and variance updated, momentum 0.1), by the running statistics otherwise.
+   */
+  batchNorm?: boolean;
   seed: number;
 }
+
+interface Norm {
+  gamma: tf.Variable;
+  beta: tf.Variable;
+  /** Not trained: the running statistics evaluation reads. */
+  mean: tf.Variable;
+  variance: tf.Variable;
+}
+
+const NORM_MOMENTUM = 0.1,
+  NORM_EPSILON = 1e-5;
 
 export class GraphClassifier {
   readonly convs: GraphConv[];
   private readonly head: {w1: tf.Variable; b1: tf.Variable; w2: tf.Variable; b2: tf.Variable};
+  private readonly norms: Norm[];
 
   constructor(readonly config: GraphClassifierConfig) {
     const {inDim, numClasses, conv, pool, hiddenDim, numLayers, dropout: rate, seed} = config;
@@ -57,6 +74,17 @@ export class GraphClassifier {
       c.build([null, l === 0 ? inDim : hiddenDim]);
       return c;
     });
+    this.norms =
+      config.batchNorm === false
+        ? []
+        : this.convs.map(() =>
+            tf.tidy(() => ({
+              gamma: tf.variable(tf.ones([hiddenDim])),
+              beta: tf.variable(tf.zeros([hiddenDim])),
+              mean: tf.variable(tf.zeros([hiddenDim]), false),
+              variance: tf.variable(tf.ones([hiddenDim]), false),
+            })),
+          );
     const joined = inDim + layers * hiddenDim;
     this.head = tf.tidy(() => ({
       w1: tf.variable(glorot([joined, hiddenDim], joined, hiddenDim, seed * 101 + 50)),
@@ -69,7 +97,14 @@ export class GraphClassifier {
   /** Every trainable weight: the graph layers', then the MLP's. */
   get trainableVariables(): tf.Variable[] {
     const {w1, b1, w2, b2} = this.head;
-    return [...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read() as tf.Variable)), w1, b1, w2, b2];
+    return [
+      ...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read() as tf.Variable)),
+      ...this.norms.flatMap((n) => [n.gamma, n.beta]),
+      w1,
+      b1,
+      w2,
+      b2,
+    ];
   }
 
   /**
@@ -83,10 +118,11 @@ export class GraphClassifier {
     return tf.tidy(() => {
       let h = (b.features ? tf.tensor2d(b.features, [b.numVertices, dim]) : tf.ones([b.numVertices, 1])) as tf.Tensor2D;
       const pooled = [globalPool(h, b, this.config.pool)];
-      for (const c of this.convs) {
+      this.convs.forEach((c, l) => {
         h = c.apply(h, {graph: b.edges}) as tf.Tensor2D;
+        if (this.norms[l]) h = this.normalized(h, this.norms[l], dropoutSeed !== undefined);
         pooled.push(globalPool(h, b, this.config.pool));
-      }
+      });
       const {w1, b1, w2, b2} = this.head;
       let z = tf.relu(tf.add(tf.matMul(pooled.length > 1 ? tf.concat(pooled, 1) : pooled[0], w1), b1)) as tf.Tensor2D;
       if (dropoutSeed !== undefined && this.config.dropout > 0) z = dropout(z, this.config.dropout, dropoutSeed >>> 0) as tf.Tensor2D;
@@ -94,7 +130,25 @@ export class GraphClassifier {
     });
   }
 
+  // Batch normalisation over the rows: the batch's statistics on a training pass (and the running ones moved
+  // toward them), the running ones otherwise.
+  private normalized(h: tf.Tensor2D, n: Norm, training: boolean): tf.Tensor2D {
+    if (training && h.shape[0] > 1) {
+      const {mean, variance} = tf.moments(h, 0);
+      tf.tidy(() => {
+        n.mean.assign(tf.add(tf.mul(n.mean, 1 - NORM_MOMENTUM), tf.mul(mean, NORM_MOMENTUM)));
+        n.variance.assign(tf.add(tf.mul(n.variance, 1 - NORM_MOMENTUM), tf.mul(variance, NORM_MOMENTUM)));
+      });
+      return tf.batchNorm(h, mean, variance, n.beta, n.gamma, NORM_EPSILON) as tf.Tensor2D;
+    }
+    return tf.batchNorm(h, n.mean, n.variance, n.beta, n.gamma, NORM_EPSILON) as tf.Tensor2D;
+  }
+
   dispose(): void {
-    tf.dispose([...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read())), ...Object.values(this.head)]);
+    tf.dispose([
+      ...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read())),
+      ...Object.values(this.head),
+      ...this.norms.flatMap((n) => Object.values(n)),
+    ]);
   }
 }

@@ -1,0 +1,111 @@
+// OGB's graph property layout (ogbg-molhiv, ogbg-ppa, ...), parsed natively:
+//   raw/num-node-list.csv.gz   one vertex count per graph
+//   raw/num-edge-list.csv.gz   one edge count per graph
+//   raw/edge.csv.gz            one `u,v` a line, ids local to their graph, graph after graph
+//   raw/node-feat.csv.gz       optional: rows of numbers, one per vertex, graph after graph
+//   raw/edge-feat.csv.gz       optional: one row per edge (not read: the layers here take vertex features)
+//   raw/graph-label.csv.gz     one class id per graph (a single task)
+//   split/<name>/{train,valid,test}.csv.gz   graph indices
+// Bad input is refused naming the file, the line and the rule.
+import * as fs from 'fs';
+import * as path from 'path';
+
+import type {SmallGraph} from './graph_batch';
+import type {Split} from './split';
+import {readIdList, readTextTable} from './text_table';
+
+export interface OgbGraphs {
+  name: string;
+  graphs: SmallGraph[];
+  numClasses: number;
+  /** Vertex feature width (0: none). */
+  dim: number;
+  /** The folder's split of the graphs (indices), where it has one. */
+  split?: Split;
+  /** Whether the folder has edge features (not read). */
+  edgeFeatures: boolean;
+}
+
+async function counts(file: string, what: string): Promise<Int32Array> {
+  if (!fs.existsSync(file)) throw new Error(`${file}: missing`);
+  const t = await readTextTable(file, {values: 1, doubles: true});
+  const v = t.values().view() as Float64Array;
+  return Int32Array.from(v, (x, i) => {
+    if (!Number.isInteger(x) || x < 0 || x > 2 ** 31 - 1) throw new Error(`${file}:${i + 1}: ${what} ${x} is not a non-negative integer`);
+    return x;
+  });
+}
+
+/** The graphs of a folder in OGB's graph property layout (see the file comment). */
+export async function readOgbGraphs(folder: string, name = path.basename(path.resolve(folder))): Promise<OgbGraphs> {
+  const raw = path.join(folder, 'raw');
+  const nodeFile = path.join(raw, 'num-node-list.csv.gz'),
+    edgeCountFile = path.join(raw, 'num-edge-list.csv.gz');
+  const [nodes, edgeCounts] = [await counts(nodeFile, 'a vertex count'), await counts(edgeCountFile, 'an edge count')];
+  if (nodes.length !== edgeCounts.length)
+    throw new Error(`${edgeCountFile}: ${edgeCounts.length} edge counts for the ${nodes.length} graphs of num-node-list.csv.gz`);
+  const maxNodes = nodes.reduce((a, n) => Math.max(a, n), 0);
+  const edgeFile = path.join(raw, 'edge.csv.gz');
+  if (!fs.existsSync(edgeFile)) throw new Error(`${edgeFile}: missing`);
+  const e = await readTextTable(edgeFile, {ids: 2, idBound: Math.max(1, maxNodes)});
+  const src = e.ids(0).view() as Int32Array,
+    dst = e.ids(1).view() as Int32Array;
+  const totalEdges = edgeCounts.reduce((a, m) => a + m, 0);
+  if (src.length !== totalEdges) throw new Error(`${edgeFile}: ${src.length} edges, num-edge-list.csv.gz sums to ${totalEdges}`);
+  const totalNodes = nodes.reduce((a, n) => a + n, 0);
+  let features: Float32Array | undefined,
+    dim = 0;
+  const featFile = path.join(raw, 'node-feat.csv.gz');
+  if (fs.existsSync(featFile)) {
+    const f = await readTextTable(featFile, {values: -1});
+    if (f.summary.rows !== totalNodes)
+      throw new Error(`${featFile}: ${f.summary.rows} rows of features for the ${totalNodes} vertices num-node-list.csv.gz counts`);
+    features = Float32Array.from(f.values().view() as Float32Array);
+    dim = f.summary.width;
+  }
+  const labelFile = path.join(raw, 'graph-label.csv.gz');
+  if (!fs.existsSync(labelFile)) throw new Error(`${labelFile}: missing`);
+  const l = await readTextTable(labelFile, {values: -1, doubles: true});
+  if (l.summary.width !== 1) throw new Error(`${labelFile}: ${l.summary.width} labels a graph; one task (a class id per graph) is read`);
+  if (l.summary.rows !== nodes.length) throw new Error(`${labelFile}: ${l.summary.rows} labels for ${nodes.length} graphs`);
+  const labelValues = l.values().view() as Float64Array;
+  let numClasses = 0;
+  const graphs: SmallGraph[] = [];
+  let at = 0,
+    firstVertex = 0;
+  for (let g = 0; g < nodes.length; ++g) {
+    const n = nodes[g],
+      m = edgeCounts[g];
+    const y = labelValues[g];
+    if (!Number.isInteger(y) || y < 0) throw new Error(`${labelFile}:${g + 1}: label ${y} is not a class id (a non-negative integer)`);
+    numClasses = Math.max(numClasses, y + 1);
+    for (let k = at; k < at + m; ++k)
+      if (src[k] >= n || dst[k] >= n)
+        throw new Error(
+          `${edgeFile}:${k + 1}: edge ${src[k]},${dst[k]} of graph ${g} names a vertex past its ${n} (ids are local to each graph)`,
+        );
+    graphs.push({
+      numVertices: n,
+      src: src.subarray(at, at + m),
+      dst: dst.subarray(at, at + m),
+      ...(features ? {features: features.subarray(firstVertex * dim, (firstVertex + n) * dim)} : {}),
+      label: y,
+    });
+    at += m;
+    firstVertex += n;
+  }
+  const splitRoot = path.join(folder, 'split');
+  let split: Split | undefined;
+  if (fs.existsSync(splitRoot)) {
+    const names = fs.readdirSync(splitRoot).filter((d) => fs.statSync(path.join(splitRoot, d)).isDirectory());
+    if (names.length !== 1) throw new Error(`${splitRoot}: expected one split folder (scaffold, random, …), found ${names.length}`);
+    const dir = path.join(splitRoot, names[0]);
+    const [train, val, test] = await Promise.all(
+      ['train.csv.gz', 'valid.csv.gz', 'test.csv.gz'].map((f) =>
+        readIdList(path.join(dir, f), nodes.length).then((a) => Int32Array.from(a)),
+      ),
+    );
+    split = {train, val, test};
+  }
+  return {name, graphs, numClasses: Math.max(numClasses, 2), dim, split, edgeFeatures: fs.existsSync(path.join(raw, 'edge-feat.csv.gz'))};
+}
