@@ -32,15 +32,22 @@ export async function runGraphs(
   const vertices = graphs.reduce((a, g) => a + g.numVertices, 0),
     edges = graphs.reduce((a, g) => a + g.src.length, 0);
   const dim = graphs[0].features ? graphs[0].features.length / Math.max(1, graphs[0].numVertices) : 0;
+  const withEdges = graphs.find((g) => g.edgeFeatures && g.src.length > 0);
+  const edgeDim = withEdges ? withEdges.edgeFeatures!.length / withEdges.src.length : 0;
   console.log(
     `${data.name}: ${graphs.length} graphs, ${numClasses} classes, ${(vertices / graphs.length).toFixed(1)} vertices and ` +
-      `${(edges / graphs.length).toFixed(1)} edges a graph on average, ${dim || 'no'} features; training on ${where}`,
+      `${(edges / graphs.length).toFixed(1)} edges a graph on average, ${dim || 'no'} features` +
+      `${edgeDim ? `, ${edgeDim} edge features` : ''}; training on ${where}`,
   );
   const started = Date.now();
   // A folder's own split (OGB's): one run on it; else k-fold cross-validation.
   const split = data.split;
   const log = new MetricsLog(path.join(o.out, 'metrics.jsonl'));
-  let chosen = CANDIDATES[0];
+  // With edge features, GINE (GIN reading them) joins the candidates.
+  const candidates = edgeDim
+    ? [{conv: 'gine' as const, pool: 'add' as const, name: 'GINE (edge features), sum pooling'}, ...CANDIDATES]
+    : CANDIDATES;
+  let chosen = candidates[0];
   if (o.search) {
     console.log(
       split
@@ -48,10 +55,10 @@ export async function runGraphs(
         : `choosing the model on the validation folds of folds ${SEARCH_FOLDS.join(' and ')}:`,
     );
     let best = -1;
-    for (const c of CANDIDATES) {
+    for (const c of candidates) {
       const t0 = Date.now();
       const r = await trainGraphClassification(data, {...o.options, conv: c.conv, pool: c.pool, onlyFolds: SEARCH_FOLDS, split});
-      console.log(`  ${c.name.padEnd(28)} validation ${(100 * r.valAcc[0]).toFixed(1)} %  ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      console.log(`  ${c.name.padEnd(34)} validation ${(100 * r.valAcc[0]).toFixed(1)} %  ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       if (r.valAcc[0] > best) [best, chosen] = [r.valAcc[0], c];
     }
     console.log(`chosen: ${chosen.name} (the best validation accuracy)`);

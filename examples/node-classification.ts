@@ -220,9 +220,7 @@ async function graphData(
   }
   const folder = o.data as string;
   if (fs.existsSync(path.join(folder, 'raw', 'graph-label.csv.gz'))) {
-    const ogb = await wm.graph.readOgbGraphs(folder);
-    if (ogb.edgeFeatures) console.log(`${ogb.name}: its edge features are not read (the layers take vertex features)`);
-    return ogb;
+    return wm.graph.readOgbGraphs(folder);
   }
   const isTu =
     fs.existsSync(folder) &&

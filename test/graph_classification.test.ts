@@ -11,6 +11,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
+import {seededRng} from '../src/util/random';
 import {rejection} from './rejection';
 
 describe('graph classification', function () {
@@ -95,7 +96,7 @@ describe('graph classification', function () {
           dropout: 0,
           seed: 0,
         }),
-    ).to.throw(/conv must be one of gin, gcn, sage, none, got 'gat'/);
+    ).to.throw(/conv must be one of gin, gine, gcn, sage, none, got 'gat'/);
   });
 
   it('batch normalisation: a training pass moves the running statistics evaluation reads; without it nothing moves', () => {
@@ -122,6 +123,70 @@ describe('graph classification', function () {
       model.dispose();
     }
     batch.dispose();
+  });
+
+  it('gineConv: edge features added to each message, outputs and gradients against dense tfjs ops; batches of graphs with edge features', () => {
+    const rng = seededRng(12);
+    const {graphs} = wm.graph.graphFamilies({graphs: 5, classes: 3, noise: 3, seed: 9});
+    const withEdges = graphs.map((g) => ({...g, edgeFeatures: Float32Array.from({length: g.src.length * 2}, () => rng() * 2 - 1)}));
+    const b = wm.graph.batchGraphs(withEdges);
+    const entries = b.edges.arrays.colIdx.length;
+    expect(entries).to.equal(2 * withEdges.reduce((a, g) => a + g.src.length, 0)); // both ways, each once
+    expect([b.edgeDim, b.edgeAttr!.length]).to.deep.equal([2, entries * 2]);
+    const layer = wm.nn.gineConv({units: 5, edgeDim: 2, trainEps: true, eps: 0.3, seed: 4});
+    const x = tf.tensor2d(b.features!, [b.numVertices, 4]);
+    const attr = tf.tensor2d(b.edgeAttr!, [entries, 2]);
+    const out = layer.apply(x, {graph: b.edges, edgeAttr: attr}) as tf.Tensor2D;
+    // The same layer from dense products: one-hot gather and scatter matrices over the block's entries.
+    const {rowPtr, colIdx} = b.edges.arrays;
+    const gatherM = tf.oneHot(tf.tensor1d(colIdx, 'int32'), b.numVertices).toFloat();
+    const rowOf = Int32Array.from({length: entries}, (_, k) =>
+      rowPtr.findIndex((p, r) => r + 1 < rowPtr.length && p <= k && k < rowPtr[r + 1]),
+    );
+    const scatterM = tf.transpose(tf.oneHot(tf.tensor1d(rowOf, 'int32'), b.numVertices).toFloat());
+    const w = Object.fromEntries(layer.weights.map((v) => [v.originalName.split('/').pop()!, v.read()]));
+    const dense = (h: tf.Tensor2D) => {
+      const messages = tf.relu(tf.add(tf.matMul(gatherM, h), tf.add(tf.matMul(attr, w.edgeKernel as tf.Tensor2D), w.edgeBias)));
+      const z = tf.add(tf.mul(h, tf.add(1, w.eps)), tf.matMul(scatterM, messages as tf.Tensor2D));
+      const hidden = tf.relu(tf.add(tf.matMul(z as tf.Tensor2D, w.kernel1 as tf.Tensor2D), w.bias));
+      return tf.add(tf.matMul(hidden as tf.Tensor2D, w.kernel2 as tf.Tensor2D), w.bias2) as tf.Tensor2D;
+    };
+    const want = dense(x).arraySync();
+    out.arraySync().forEach((row, i) => row.forEach((v, j) => expect(v, `out[${i}, ${j}]`).to.be.closeTo(want[i][j], 1e-4)));
+    const dy = tf.randomUniform([b.numVertices, 5], -1, 1, 'float32', 3);
+    const g1 = tf
+      .grad((h: tf.Tensor) => tf.sum(tf.mul(layer.apply(h, {graph: b.edges, edgeAttr: attr}) as tf.Tensor, dy)))(x)
+      .arraySync() as number[][];
+    const g2 = tf
+      .grad((h: tf.Tensor) => tf.sum(tf.mul(dense(h as tf.Tensor2D), dy)))(x)
+      .arraySync() as number[][];
+    g1.forEach((row, i) => row.forEach((v, j) => expect(v, `dx[${i}, ${j}]`).to.be.closeTo(g2[i][j], 1e-4)));
+    expect(() => layer.apply(x, {graph: b.edges})).to.throw(/gineConv: edgeAttr must be \[\d+ entries, 2\]/);
+    // A classifier over GINE: a batch's logits are each graph's alone.
+    const model = new wm.nn.GraphClassifier({
+      inDim: 4,
+      numClasses: 3,
+      conv: 'gine',
+      edgeDim: 2,
+      pool: 'add',
+      hiddenDim: 6,
+      numLayers: 2,
+      dropout: 0,
+      seed: 1,
+    });
+    const all = model.forward(b).arraySync();
+    withEdges.forEach((g, i) => {
+      const one = wm.graph.batchGraphs([g]);
+      model
+        .forward(one)
+        .arraySync()[0]
+        .forEach((v, c) => expect(all[i][c], `graph ${i}`).to.be.closeTo(v, 1e-4));
+      one.dispose();
+    });
+    expect(() => model.forward(wm.graph.batchGraphs(graphs))).to.throw(/'gine' reads edge features 2 wide; the batch's graphs have none/);
+    model.dispose();
+    tf.dispose([x, attr, out, gatherM, scatterM, dy]);
+    b.dispose();
   });
 
   it('stratified folds: each fold holds each class a share within one graph of the others', () => {
@@ -217,16 +282,20 @@ describe('graph classification', function () {
         two.map((g) => g.label!),
       );
       put(
+        'raw/edge-feat.csv.gz',
+        two.flatMap((g) => Array.from(g.src, (u, e) => `${u % 3},${e % 2}`)),
+      );
+      put(
         'split/random/train.csv.gz',
         Array.from({length: 20}, (_, i) => i),
       );
       put('split/random/valid.csv.gz', [20, 21, 22, 23, 24]);
       put('split/random/test.csv.gz', [25, 26, 27, 28, 29]);
-      const split = run(['--data', ogb, '--epochs', '2', '--no-search']);
+      const split = run(['--data', ogb, '--epochs', '2']);
       expect(split.status, split.stderr).to.equal(0);
-      expect(split.stdout).to.match(
-        /test accuracy [\d.]+ ± 0\.00 % on the folder's test split, GIN, sum pooling; ROC-AUC [\d.]+ ± 0\.0000/,
-      );
+      expect(split.stdout).to.match(/no features, 2 edge features; training on/);
+      expect(split.stdout).to.match(/ {2}GINE \(edge features\), sum pooling +validation/);
+      expect(split.stdout).to.match(/test accuracy [\d.]+ ± 0\.00 % on the folder's test split, .*; ROC-AUC [\d.]+ ± 0\.0000/);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }
@@ -253,13 +322,24 @@ describe('graph classification', function () {
       gz(path.join(dir, 'split', 'scaffold', 'valid.csv.gz'), ids(28, 34));
       gz(path.join(dir, 'split', 'scaffold', 'test.csv.gz'), ids(34, 40));
       const d = await wm.graph.readOgbGraphs(dir, 'TOY');
-      expect([d.name, d.graphs.length, d.numClasses, d.dim, d.edgeFeatures]).to.deep.equal(['TOY', 40, 2, 2, false]);
+      expect([d.name, d.graphs.length, d.numClasses, d.dim, d.edgeDim]).to.deep.equal(['TOY', 40, 2, 2, 0]);
       d.graphs.forEach((g, i) => {
         expect(Array.from(g.src), `graph ${i}`).to.deep.equal(Array.from(graphs[i].src));
         expect(Array.from(g.features!)).to.deep.equal(Array.from(graphs[i].features!));
         expect(g.label).to.equal(graphs[i].label);
       });
       expect(Array.from(d.split!.val)).to.deep.equal([28, 29, 30, 31, 32, 33]);
+      // Edge features: a row per edge, graph after graph, beside each graph's edges.
+      const m = graphs.reduce((a, g) => a + g.src.length, 0);
+      gz(path.join(raw, 'edge-feat.csv.gz'), Array.from({length: m}, (_, e) => `${e},${-e}`).join('\n') + '\n');
+      const withEdges = await wm.graph.readOgbGraphs(dir);
+      expect(withEdges.edgeDim).to.equal(2);
+      const second = withEdges.graphs[1];
+      const first = graphs[0].src.length;
+      expect(Array.from(second.edgeFeatures!.subarray(0, 4))).to.deep.equal([first, -first, first + 1, -first - 1]);
+      gz(path.join(raw, 'edge-feat.csv.gz'), '1,2\n');
+      expect((await rejection(wm.graph.readOgbGraphs(dir))).message).to.match(/edge-feat\.csv\.gz: 1 rows of features for the \d+ edges/);
+      fs.rmSync(path.join(raw, 'edge-feat.csv.gz'));
       // One run on the folder's split: its test graphs are the split's, and with two classes the ROC-AUC is there.
       const r = await wm.train.trainGraphClassification(d, {split: d.split, epochs: 3});
       expect(r.folds.length).to.equal(1);

@@ -11,6 +11,8 @@ export interface SmallGraph {
   dst: ArrayLike<number>;
   /** [numVertices, dim] row-major; every graph of a batch has features of one width, or none has. */
   features?: Float32Array;
+  /** [edges, edgeDim] row-major, edge e's beside (src[e], dst[e]); every graph of a batch has them, or none has. */
+  edgeFeatures?: Float32Array;
   /** The graph's target (a class id or a value); every graph of a batch has one, or none has. */
   label?: number;
 }
@@ -30,8 +32,15 @@ export interface GraphBatch {
   labels?: Float32Array;
   /** Row g reads graph g's vertices: what the global poolings reduce over. */
   pool: CsrBlock;
-  /** The block-diagonal edges as the block a graph layer reads (`layer.apply(x, {graph: b.edges})`). */
+  /**
+   * The block-diagonal edges as the block a graph layer reads (`layer.apply(x, {graph: b.edges})`). Where the
+   * graphs have edge features, every edge is an entry (both ways with `symmetric`, repeats kept) in the order of
+   * `edgeAttr`'s rows; else the graph's entries (repeats and self loops dropped).
+   */
   edges: CsrBlock;
+  /** [edges' entries, edgeDim]: each entry's edge features (`gineConv`'s edgeAttr), where the graphs have them. */
+  edgeAttr?: Float32Array;
+  edgeDim: number;
   /** Frees what the blocks keep on the device (their arrays, uploaded once on first use). */
   dispose(): void;
 }
@@ -46,10 +55,13 @@ export function checkGraphs(graphs: SmallGraph[]): {
   dim: number;
   withFeatures: boolean;
   withLabels: boolean;
+  edgeDim: number;
 } {
   if (!Array.isArray(graphs) || graphs.length === 0) throw new RangeError('batchGraphs: graphs must be a non-empty array');
   const withFeatures = graphs[0].features !== undefined,
-    withLabels = graphs[0].label !== undefined;
+    withLabels = graphs[0].label !== undefined,
+    withEdgeFeatures = graphs[0].edgeFeatures !== undefined;
+  let edgeDim = 0;
   const ptr = new Int32Array(graphs.length + 1);
   let edges = 0,
     dim = 0;
@@ -82,6 +94,20 @@ export function checkGraphs(graphs: SmallGraph[]): {
         throw new RangeError(`batchGraphs: graphs[${i}]'s features are ${d} wide, the batch's ${dim}`);
       if (n > 0) dim = d;
     }
+    if ((g.edgeFeatures !== undefined) !== withEdgeFeatures)
+      throw new RangeError(
+        `batchGraphs: graphs[${i}] ${withEdgeFeatures ? 'lacks' : 'has'} edge features, graphs[0] ${withEdgeFeatures ? 'has' : 'lacks'} them`,
+      );
+    if (g.edgeFeatures) {
+      if (!(g.edgeFeatures instanceof Float32Array)) throw new TypeError(`batchGraphs: graphs[${i}].edgeFeatures must be a Float32Array`);
+      const m = g.src.length;
+      const d = m > 0 ? g.edgeFeatures.length / m : edgeDim;
+      if (m > 0 && (!Number.isInteger(d) || d < 1))
+        throw new RangeError(`batchGraphs: graphs[${i}].edgeFeatures holds ${g.edgeFeatures.length} values for ${m} edges`);
+      if (m > 0 && edgeDim > 0 && d !== edgeDim)
+        throw new RangeError(`batchGraphs: graphs[${i}]'s edge features are ${d} wide, the batch's ${edgeDim}`);
+      if (m > 0) edgeDim = d;
+    }
     if ((g.label !== undefined) !== withLabels)
       throw new RangeError(
         `batchGraphs: graphs[${i}] ${withLabels ? 'lacks' : 'has'} a label, graphs[0] ${withLabels ? 'has' : 'lacks'} one`,
@@ -89,12 +115,46 @@ export function checkGraphs(graphs: SmallGraph[]): {
     if (g.label !== undefined && !Number.isFinite(g.label))
       throw new RangeError(`batchGraphs: graphs[${i}].label must be a finite number, got ${g.label}`);
   });
-  return {ptr, edges, dim, withFeatures, withLabels};
+  return {ptr, edges, dim, withFeatures, withLabels, edgeDim};
+}
+
+// Every edge an entry of its destination's row (and its reverse one of its source's, with `symmetric`), in
+// edge order within a row, and each entry's edge features beside it.
+function edgesWithFeatures(
+  src: Int32Array,
+  dst: Int32Array,
+  features: Float32Array,
+  edgeDim: number,
+  n: number,
+  symmetric: boolean,
+): {edges: CsrBlock; edgeAttr: Float32Array} {
+  const m = src.length,
+    entries = symmetric ? 2 * m : m;
+  const rowPtr = new Int32Array(n + 1);
+  for (let e = 0; e < m; ++e) {
+    ++rowPtr[dst[e] + 1];
+    if (symmetric) ++rowPtr[src[e] + 1];
+  }
+  for (let v = 0; v < n; ++v) rowPtr[v + 1] += rowPtr[v];
+  const at = rowPtr.slice(0, n),
+    colIdx = new Int32Array(entries),
+    edgeAttr = new Float32Array(entries * edgeDim);
+  const place = (row: number, col: number, e: number) => {
+    const k = at[row]++;
+    colIdx[k] = col;
+    edgeAttr.set(features.subarray(e * edgeDim, (e + 1) * edgeDim), k * edgeDim);
+  };
+  for (let e = 0; e < m; ++e) {
+    place(dst[e], src[e], e);
+    if (symmetric) place(src[e], dst[e], e);
+  }
+  return {edges: CsrBlock.trusted(rowPtr, colIdx, n), edgeAttr};
 }
 
 /** The graphs as one batch; `symmetric` (default true) adds each edge's reverse. */
 export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {}): GraphBatch {
-  const {ptr, edges: edgeCount, dim, withFeatures, withLabels} = checkGraphs(graphs);
+  const {ptr, edges: edgeCount, dim, withFeatures, withLabels, edgeDim} = checkGraphs(graphs);
+  const edgeFeatures = graphs[0].edgeFeatures ? new Float32Array(edgeCount * edgeDim) : undefined;
   const n = ptr[graphs.length];
   const src = new Int32Array(edgeCount),
     dst = new Int32Array(edgeCount),
@@ -109,9 +169,13 @@ export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {})
     }
     batch.fill(i, base, ptr[i + 1]);
     if (features && g.features) features.set(g.features, base * dim);
+    if (edgeFeatures && g.edgeFeatures) edgeFeatures.set(g.edgeFeatures, (at - g.src.length) * edgeDim);
   });
   const graph = CsrGraph.fromEdges({numVertices: n, src, dst, directed: !(o.symmetric ?? true)}, {symmetric: o.symmetric ?? true});
-  const edges = CsrBlock.fromGraph(graph);
+  const symmetric = o.symmetric ?? true;
+  const {edges, edgeAttr} = edgeFeatures
+    ? edgesWithFeatures(src, dst, edgeFeatures, edgeDim, n, symmetric)
+    : {edges: CsrBlock.fromGraph(graph), edgeAttr: undefined};
   const pool = new CsrBlock(
     ptr,
     Int32Array.from({length: n}, (_, v) => v),
@@ -128,6 +192,8 @@ export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {})
     ...(withLabels ? {labels: Float32Array.from(graphs, (g) => g.label!)} : {}),
     pool,
     edges,
+    ...(edgeAttr ? {edgeAttr} : {}),
+    edgeDim,
     dispose: () => (pool.dispose(), edges.dispose()),
   };
 }

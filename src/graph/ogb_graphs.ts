@@ -3,7 +3,7 @@
 //   raw/num-edge-list.csv.gz   one edge count per graph
 //   raw/edge.csv.gz            one `u,v` a line, ids local to their graph, graph after graph
 //   raw/node-feat.csv.gz       optional: rows of numbers, one per vertex, graph after graph
-//   raw/edge-feat.csv.gz       optional: one row per edge (not read: the layers here take vertex features)
+//   raw/edge-feat.csv.gz       optional: rows of numbers, one per edge (what gineConv reads)
 //   raw/graph-label.csv.gz     one class id per graph (a single task)
 //   split/<name>/{train,valid,test}.csv.gz   graph indices
 // Bad input is refused naming the file, the line and the rule.
@@ -22,8 +22,8 @@ export interface OgbGraphs {
   dim: number;
   /** The folder's split of the graphs (indices), where it has one. */
   split?: Split;
-  /** Whether the folder has edge features (not read). */
-  edgeFeatures: boolean;
+  /** Edge feature width (0: none). */
+  edgeDim: number;
 }
 
 async function counts(file: string, what: string): Promise<Int32Array> {
@@ -34,6 +34,14 @@ async function counts(file: string, what: string): Promise<Int32Array> {
     if (!Number.isInteger(x) || x < 0 || x > 2 ** 31 - 1) throw new Error(`${file}:${i + 1}: ${what} ${x} is not a non-negative integer`);
     return x;
   });
+}
+
+// An optional file of feature rows, one per vertex (or edge) the counts give: none where the file is absent.
+async function featureRows(file: string, rows: number, of: string): Promise<{values?: Float32Array; dim: number}> {
+  if (!fs.existsSync(file)) return {dim: 0};
+  const f = await readTextTable(file, {values: -1});
+  if (f.summary.rows !== rows) throw new Error(`${file}: ${f.summary.rows} rows of features for the ${rows} ${of} counts`);
+  return {values: Float32Array.from(f.values().view() as Float32Array), dim: f.summary.width};
 }
 
 /** The graphs of a folder in OGB's graph property layout (see the file comment). */
@@ -53,16 +61,12 @@ export async function readOgbGraphs(folder: string, name = path.basename(path.re
   const totalEdges = edgeCounts.reduce((a, m) => a + m, 0);
   if (src.length !== totalEdges) throw new Error(`${edgeFile}: ${src.length} edges, num-edge-list.csv.gz sums to ${totalEdges}`);
   const totalNodes = nodes.reduce((a, n) => a + n, 0);
-  let features: Float32Array | undefined,
-    dim = 0;
-  const featFile = path.join(raw, 'node-feat.csv.gz');
-  if (fs.existsSync(featFile)) {
-    const f = await readTextTable(featFile, {values: -1});
-    if (f.summary.rows !== totalNodes)
-      throw new Error(`${featFile}: ${f.summary.rows} rows of features for the ${totalNodes} vertices num-node-list.csv.gz counts`);
-    features = Float32Array.from(f.values().view() as Float32Array);
-    dim = f.summary.width;
-  }
+  const {values: features, dim} = await featureRows(path.join(raw, 'node-feat.csv.gz'), totalNodes, 'vertices num-node-list.csv.gz');
+  const {values: edgeFeatures, dim: edgeDim} = await featureRows(
+    path.join(raw, 'edge-feat.csv.gz'),
+    totalEdges,
+    'edges num-edge-list.csv.gz',
+  );
   const labelFile = path.join(raw, 'graph-label.csv.gz');
   if (!fs.existsSync(labelFile)) throw new Error(`${labelFile}: missing`);
   const l = await readTextTable(labelFile, {values: -1, doubles: true});
@@ -89,6 +93,7 @@ export async function readOgbGraphs(folder: string, name = path.basename(path.re
       src: src.subarray(at, at + m),
       dst: dst.subarray(at, at + m),
       ...(features ? {features: features.subarray(firstVertex * dim, (firstVertex + n) * dim)} : {}),
+      ...(edgeFeatures ? {edgeFeatures: edgeFeatures.subarray(at * edgeDim, (at + m) * edgeDim)} : {}),
       label: y,
     });
     at += m;
@@ -107,5 +112,5 @@ export async function readOgbGraphs(folder: string, name = path.basename(path.re
     );
     split = {train, val, test};
   }
-  return {name, graphs, numClasses: Math.max(numClasses, 2), dim, split, edgeFeatures: fs.existsSync(path.join(raw, 'edge-feat.csv.gz'))};
+  return {name, graphs, numClasses: Math.max(numClasses, 2), dim, edgeDim, split};
 }

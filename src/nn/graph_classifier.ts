@@ -8,20 +8,23 @@ import type {GraphBatch} from '../graph/graph_batch';
 import {dropout} from './dropout';
 import {GraphConv} from './conv/graph_conv';
 import {ginConv} from './conv/gin_conv';
+import {gineConv} from './conv/gine_conv';
 import {gcnConv} from './conv/gcn_conv';
 import {sageConv} from './conv/sage_conv';
 import {globalPool, GlobalPool} from './global_pool';
 import {glorot} from './node_model';
 
-export const GRAPH_CONVS = ['gin', 'gcn', 'sage', 'none'] as const;
+export const GRAPH_CONVS = ['gin', 'gine', 'gcn', 'sage', 'none'] as const;
 export type GraphConvKind = (typeof GRAPH_CONVS)[number];
 
 export interface GraphClassifierConfig {
   /** Width of each vertex's features (1 for graphs without features: a constant column). */
   inDim: number;
   numClasses: number;
-  /** 'gin' (learned eps, a two-layer MLP per layer), 'gcn', 'sage', or 'none' (the edges unused). */
+  /** 'gin' (learned eps, a two-layer MLP per layer), 'gine' (GIN with edge features), 'gcn', 'sage', or 'none' (the edges unused). */
   conv: GraphConvKind;
+  /** Width of the graphs' edge features: what 'gine' reads (each batch's edgeAttr). */
+  edgeDim?: number;
   /** How a graph's vertex rows become one row: 'add' (GIN's), 'mean' or 'max'. */
   pool: GlobalPool;
   hiddenDim: number;
@@ -67,10 +70,17 @@ export class GraphClassifier {
     const layers = conv === 'none' ? 0 : numLayers;
     if (conv !== 'none') positive(numLayers, 'numLayers');
     if (!(rate >= 0 && rate < 1)) throw new RangeError(`GraphClassifier: dropout must be in [0, 1), got ${rate}`);
+    if (conv === 'gine') positive(config.edgeDim ?? 0, "edgeDim (the edge features' width 'gine' reads)");
     this.convs = Array.from({length: layers}, (_, l) => {
       const args = {units: hiddenDim, activation: 'relu' as const, seed: seed * 101 + l};
       const c: GraphConv =
-        conv === 'gin' ? ginConv({...args, trainEps: true}) : conv === 'gcn' ? gcnConv(args) : sageConv({...args, aggregator: 'mean'});
+        conv === 'gin'
+          ? ginConv({...args, trainEps: true})
+          : conv === 'gine'
+            ? gineConv({...args, trainEps: true, edgeDim: config.edgeDim!})
+            : conv === 'gcn'
+              ? gcnConv(args)
+              : sageConv({...args, aggregator: 'mean'});
       c.build([null, l === 0 ? inDim : hiddenDim]);
       return c;
     });
@@ -118,8 +128,9 @@ export class GraphClassifier {
     return tf.tidy(() => {
       let h = (b.features ? tf.tensor2d(b.features, [b.numVertices, dim]) : tf.ones([b.numVertices, 1])) as tf.Tensor2D;
       const pooled = [globalPool(h, b, this.config.pool)];
+      const edgeAttr = this.config.conv === 'gine' ? this.edgeAttrOf(b) : undefined;
       this.convs.forEach((c, l) => {
-        h = c.apply(h, {graph: b.edges}) as tf.Tensor2D;
+        h = c.apply(h, {graph: b.edges, edgeAttr}) as tf.Tensor2D;
         if (this.norms[l]) h = this.normalized(h, this.norms[l], dropoutSeed !== undefined);
         pooled.push(globalPool(h, b, this.config.pool));
       });
@@ -128,6 +139,14 @@ export class GraphClassifier {
       if (dropoutSeed !== undefined && this.config.dropout > 0) z = dropout(z, this.config.dropout, dropoutSeed >>> 0) as tf.Tensor2D;
       return tf.add(tf.matMul(z, w2), b2) as tf.Tensor2D;
     });
+  }
+
+  private edgeAttrOf(b: GraphBatch): tf.Tensor2D {
+    if (!b.edgeAttr || b.edgeDim !== this.config.edgeDim)
+      throw new RangeError(
+        `GraphClassifier.forward: 'gine' reads edge features ${this.config.edgeDim} wide; the batch's graphs have ${b.edgeAttr ? `${b.edgeDim} wide` : 'none'}`,
+      );
+    return tf.tensor2d(b.edgeAttr, [b.edgeAttr.length / b.edgeDim, b.edgeDim]);
   }
 
   // Batch normalisation over the rows: the batch's statistics on a training pass (and the running ones moved

@@ -176,6 +176,8 @@ export async function trainGraphClassification(
   const labels = graphLabels(graphs, numClasses);
   const binary = numClasses === 2;
   const inDim = graphs[0].features ? graphs[0].features.length / Math.max(1, graphs[0].numVertices) : 1;
+  const withEdges = graphs.find((g) => g.edgeFeatures && g.src.length > 0);
+  const edgeDim = withEdges ? withEdges.edgeFeatures!.length / withEdges.src.length : undefined;
   // Each graph's fold: the stratified folds, or the given split as one run (train -1, validation 1, test 0).
   const fold = o.split ? splitFolds(o.split, graphs.length) : stratifiedFolds(labels, o.folds, o.seed);
   const pick = (keep: (f: number) => boolean) => {
@@ -198,6 +200,7 @@ export async function trainGraphClassification(
       numLayers: o.numLayers,
       dropout: o.dropout,
       batchNorm: o.batchNorm,
+      edgeDim,
       seed: o.seed * 31 + k,
     });
     const optimizer = adam(o.learningRate);

@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {initializers, LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
 import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
+import type {GraphLayerInput} from './graph_input';
 import {reduceNeighbors} from './neighbor_reduce';
 
 export interface GinConvArgs extends GraphConvArgs {
@@ -17,7 +18,7 @@ export interface GinConvArgs extends GraphConvArgs {
 }
 
 export class GinConv extends GraphConv {
-  static readonly className = 'WmGinConv';
+  static readonly className: string = 'WmGinConv';
   readonly hiddenUnits: number;
   readonly eps: number;
   readonly trainEps: boolean;
@@ -27,8 +28,8 @@ export class GinConv extends GraphConv {
   private b2?: LayerVariable;
   private epsWeight?: LayerVariable;
 
-  constructor(args: GinConvArgs) {
-    super(args, 'ginConv');
+  constructor(args: GinConvArgs, what = 'ginConv') {
+    super(args, what);
     this.hiddenUnits = args.hiddenUnits ?? args.units;
     if (!Number.isInteger(this.hiddenUnits) || this.hiddenUnits < 1)
       throw new RangeError(`ginConv: hiddenUnits must be a positive integer, got ${args.hiddenUnits}`);
@@ -55,13 +56,18 @@ export class GinConv extends GraphConv {
           `ginConv: sources and destinations must be as wide (their rows are added), got ${x.shape[1]} and ${self.shape[1]}`,
         );
       const scale = this.epsWeight ? tf.add(1, this.epsWeight.read()) : tf.scalar(1 + this.eps);
-      let h: tf.Tensor = tf.add(tf.mul(self, scale), reduceNeighbors(x, graph, 'sum', 'ginConv'));
+      let h: tf.Tensor = tf.add(tf.mul(self, scale), this.neighborSum(x, graph, kwargs));
       h = tf.matMul(h as tf.Tensor2D, this.w1!.read() as tf.Tensor2D);
       if (this.b1) h = tf.add(h, this.b1.read());
       h = tf.matMul(tf.relu(h) as tf.Tensor2D, this.w2!.read() as tf.Tensor2D);
       if (this.b2) h = tf.add(h, this.b2.read());
       return this.activate(h);
     });
+  }
+
+  /** The sum of each row's neighbours' inputs (GINE adds edge features to each first). */
+  protected neighborSum(x: tf.Tensor2D, graph: GraphLayerInput, _kwargs: GraphKwargs): tf.Tensor2D {
+    return reduceNeighbors(x, graph, 'sum', 'ginConv');
   }
 
   override getConfig(): tf.serialization.ConfigDict {

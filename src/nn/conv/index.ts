@@ -5,6 +5,8 @@ export {SageConv, sageConv} from './sage_conv';
 export type {SageConvArgs} from './sage_conv';
 export {GinConv, ginConv} from './gin_conv';
 export type {GinConvArgs} from './gin_conv';
+export {GineConv, gineConv} from './gine_conv';
+export type {GineConvArgs, GineKwargs} from './gine_conv';
 export {GatConv, gatConv} from './gat_conv';
 export type {GatConvArgs} from './gat_conv';
 export {GraphConv} from './graph_conv';
