@@ -6,14 +6,14 @@ import * as path from 'path';
 
 import type {SmallGraph} from '../src/graph/graph_batch';
 import type {Split} from '../src/graph/split';
-import {GraphConvKind} from '../src/nn/graph_classifier';
-import type {GlobalPool} from '../src/nn/global_pool';
+import {GraphConvKind, GraphPool} from '../src/nn/graph_classifier';
+
 import {GraphClassificationOptions, trainGraphClassification} from '../src/train/graph_classification';
 import {MetricsLog} from '../src/train/metrics_log';
 import {plotTrainingCurves, PlotRecord} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 
-const CANDIDATES: {conv: GraphConvKind; pool: GlobalPool; name: string}[] = [
+const CANDIDATES: {conv: GraphConvKind; pool: GraphPool; name: string}[] = [
   {conv: 'gin', pool: 'add', name: 'GIN, sum pooling'},
   {conv: 'gcn', pool: 'mean', name: 'GCN, mean pooling'},
   {conv: 'sage', pool: 'mean', name: 'GraphSAGE, mean pooling'},
@@ -67,7 +67,7 @@ export async function runGraphs(
   const epochs = o.options.epochs ?? 50;
   const records: PlotRecord[] = [];
   const progress = new EpochProgress(2 * folds * epochs, 'training');
-  const run = async (c: {conv: GraphConvKind; pool: GlobalPool; name: string}) =>
+  const run = async (c: {conv: GraphConvKind; pool: GraphPool; name: string}) =>
     trainGraphClassification(data, {...o.options, conv: c.conv, pool: c.pool, split}, (m) => {
       if (c === chosen) {
         log.write({type: 'epoch', model: c.name, ...m});

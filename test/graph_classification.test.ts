@@ -189,6 +189,60 @@ describe('graph classification', function () {
     b.dispose();
   });
 
+  it('attention pooling: each graph softmax-weighted within itself, against a per-graph reference, gradients too', () => {
+    const {graphs} = wm.graph.graphFamilies({graphs: 6, classes: 3, noise: 3, seed: 13});
+    const b = wm.graph.batchGraphs([...graphs, {numVertices: 0, src: [], dst: [], features: new Float32Array(0), label: 0}]);
+    const x = tf.tensor2d(b.features!, [b.numVertices, 4]);
+    const gate = tf.randomNormal([b.numVertices, 1], 0, 3, 'float32', 5) as tf.Tensor2D;
+    const dy = tf.randomUniform([b.numGraphs, 4], -1, 1, 'float32', 6);
+    // The reference: each graph's rows sliced out, a softmax over them, the weighted sum.
+    const reference = (xs: tf.Tensor2D, gs: tf.Tensor2D) =>
+      tf.concat(
+        Array.from({length: b.numGraphs}, (_, g) => {
+          const [from, n] = [b.ptr[g], b.ptr[g + 1] - b.ptr[g]];
+          if (n === 0) return tf.zeros([1, 4]);
+          const w = tf.softmax(tf.reshape(tf.slice(gs, [from, 0], [n, 1]), [1, n]));
+          return tf.matMul(w, tf.slice(xs, [from, 0], [n, 4]));
+        }),
+      ) as tf.Tensor2D;
+    const got = wm.nn.globalAttentionPool(x, gate, b).arraySync(),
+      want = reference(x, gate).arraySync();
+    expect(got.length).to.equal(7);
+    got.forEach((row, g) => row.forEach((v, j) => expect(v, `graph ${g}, column ${j}`).to.be.closeTo(want[g][j], 1e-5)));
+    const grads = (f: (a: tf.Tensor2D, c: tf.Tensor2D) => tf.Tensor2D) =>
+      tf
+        .grads((a: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a as tf.Tensor2D, c as tf.Tensor2D), dy)))([x, gate])
+        .map((t) => t.arraySync() as number[][]);
+    const [g1, g2] = [grads((a, c) => wm.nn.globalAttentionPool(a, c, b)), grads(reference)];
+    g1.forEach((m, k) => m.forEach((row, i) => row.forEach((v, j) => expect(v, `grad ${k}[${i}, ${j}]`).to.be.closeTo(g2[k][i][j], 1e-4))));
+    expect(() => wm.nn.globalAttentionPool(x, tf.zeros([3, 1]) as tf.Tensor2D, b)).to.throw(
+      /gate must be \[\d+ vertices, 1\], got \[3,1\]/,
+    );
+    // A classifier that pools by attention: a batch's logits are each graph's alone.
+    const model = new wm.nn.GraphClassifier({
+      inDim: 4,
+      numClasses: 3,
+      conv: 'gin',
+      pool: 'attention',
+      hiddenDim: 6,
+      numLayers: 2,
+      dropout: 0,
+      seed: 3,
+    });
+    const all = model.forward(b).arraySync();
+    graphs.forEach((g, i) => {
+      const one = wm.graph.batchGraphs([g]);
+      model
+        .forward(one)
+        .arraySync()[0]
+        .forEach((v, c) => expect(all[i][c], `graph ${i}`).to.be.closeTo(v, 1e-4));
+      one.dispose();
+    });
+    model.dispose();
+    tf.dispose([x, gate, dy]);
+    b.dispose();
+  });
+
   it('stratified folds: each fold holds each class a share within one graph of the others', () => {
     const labels = Int32Array.from({length: 103}, (_, i) => (i % 7 === 0 ? 2 : i % 2));
     const fold = wm.train.stratifiedFolds(labels, 10, 3);

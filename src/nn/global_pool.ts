@@ -20,3 +20,24 @@ export function globalPool(x: tf.Tensor2D, b: Pick<GraphBatch, 'pool' | 'numVert
 export const globalAddPool = (x: tf.Tensor2D, b: Pick<GraphBatch, 'pool' | 'numVertices'>) => globalPool(x, b, 'add');
 export const globalMeanPool = (x: tf.Tensor2D, b: Pick<GraphBatch, 'pool' | 'numVertices'>) => globalPool(x, b, 'mean');
 export const globalMaxPool = (x: tf.Tensor2D, b: Pick<GraphBatch, 'pool' | 'numVertices'>) => globalPool(x, b, 'max');
+
+/**
+ * Attention pooling (PyG's AttentionalAggregation): each graph's rows of x weighted by the softmax, within the
+ * graph, of their gate scores ([numVertices, 1], say a linear map of x), and summed: [numGraphs, dim]. A graph
+ * without vertices gives zeros. Differentiable in x and the gates.
+ */
+export function globalAttentionPool(x: tf.Tensor2D, gate: tf.Tensor2D, b: Pick<GraphBatch, 'pool' | 'numVertices' | 'batch'>): tf.Tensor2D {
+  const what = 'globalAttentionPool';
+  if (!(gate instanceof tf.Tensor) || gate.rank !== 2 || gate.shape[1] !== 1 || gate.shape[0] !== b.numVertices)
+    throw new RangeError(
+      `${what}: gate must be [${b.numVertices} vertices, 1], got ${gate instanceof tf.Tensor ? `[${gate.shape}]` : String(gate)}`,
+    );
+  return tf.tidy(() => {
+    const graphOf = tf.tensor1d(b.batch, 'int32');
+    // Each graph's scores less its largest, so the exponentials stay finite.
+    const top = tf.gather(globalPool(gate, b, 'max'), graphOf);
+    const e = tf.exp(tf.sub(gate, top));
+    const weights = tf.div(e, tf.gather(globalPool(e as tf.Tensor2D, b, 'add'), graphOf));
+    return globalPool(tf.mul(x, weights) as tf.Tensor2D, b, 'add');
+  });
+}

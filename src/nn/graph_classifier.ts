@@ -11,10 +11,11 @@ import {ginConv} from './conv/gin_conv';
 import {gineConv} from './conv/gine_conv';
 import {gcnConv} from './conv/gcn_conv';
 import {sageConv} from './conv/sage_conv';
-import {globalPool, GlobalPool} from './global_pool';
+import {globalAttentionPool, globalPool, GlobalPool} from './global_pool';
 import {glorot} from './node_model';
 
 export const GRAPH_CONVS = ['gin', 'gine', 'gcn', 'sage', 'none'] as const;
+export type GraphPool = GlobalPool | 'attention';
 export type GraphConvKind = (typeof GRAPH_CONVS)[number];
 
 export interface GraphClassifierConfig {
@@ -25,8 +26,8 @@ export interface GraphClassifierConfig {
   conv: GraphConvKind;
   /** Width of the graphs' edge features: what 'gine' reads (each batch's edgeAttr). */
   edgeDim?: number;
-  /** How a graph's vertex rows become one row: 'add' (GIN's), 'mean' or 'max'. */
-  pool: GlobalPool;
+  /** How a graph's vertex rows become one row: 'add' (GIN's), 'mean', 'max', or 'attention' (a learned gate per depth). */
+  pool: GraphPool;
   hiddenDim: number;
   /** Graph layers (0 with conv 'none'). */
   numLayers: number;
@@ -55,6 +56,8 @@ export class GraphClassifier {
   readonly convs: GraphConv[];
   private readonly head: {w1: tf.Variable; b1: tf.Variable; w2: tf.Variable; b2: tf.Variable};
   private readonly norms: Norm[];
+  /** With pool 'attention': each depth's gate (a linear map of its rows to one score). */
+  private readonly gates: {w: tf.Variable; b: tf.Variable}[];
 
   constructor(readonly config: GraphClassifierConfig) {
     const {inDim, numClasses, conv, pool, hiddenDim, numLayers, dropout: rate, seed} = config;
@@ -66,7 +69,8 @@ export class GraphClassifier {
     if (!Number.isInteger(numClasses) || numClasses < 2)
       throw new RangeError(`GraphClassifier: numClasses must be an integer of at least 2, got ${numClasses}`);
     if (!GRAPH_CONVS.includes(conv)) throw new RangeError(`GraphClassifier: conv must be one of ${GRAPH_CONVS.join(', ')}, got '${conv}'`);
-    if (!['add', 'mean', 'max'].includes(pool)) throw new RangeError(`GraphClassifier: pool must be add, mean or max, got '${pool}'`);
+    if (!['add', 'mean', 'max', 'attention'].includes(pool))
+      throw new RangeError(`GraphClassifier: pool must be add, mean, max or attention, got '${pool}'`);
     const layers = conv === 'none' ? 0 : numLayers;
     if (conv !== 'none') positive(numLayers, 'numLayers');
     if (!(rate >= 0 && rate < 1)) throw new RangeError(`GraphClassifier: dropout must be in [0, 1), got ${rate}`);
@@ -95,6 +99,12 @@ export class GraphClassifier {
               variance: tf.variable(tf.ones([hiddenDim]), false),
             })),
           );
+    this.gates =
+      pool === 'attention'
+        ? [inDim, ...this.convs.map(() => hiddenDim)].map((width, d) =>
+            tf.tidy(() => ({w: tf.variable(glorot([width, 1], width, 1, seed * 101 + 70 + d)), b: tf.variable(tf.zeros([1]))})),
+          )
+        : [];
     const joined = inDim + layers * hiddenDim;
     this.head = tf.tidy(() => ({
       w1: tf.variable(glorot([joined, hiddenDim], joined, hiddenDim, seed * 101 + 50)),
@@ -110,6 +120,7 @@ export class GraphClassifier {
     return [
       ...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read() as tf.Variable)),
       ...this.norms.flatMap((n) => [n.gamma, n.beta]),
+      ...this.gates.flatMap((g) => [g.w, g.b]),
       w1,
       b1,
       w2,
@@ -127,12 +138,16 @@ export class GraphClassifier {
       throw new RangeError(`GraphClassifier.forward: the batch's vertices have ${dim} features, the model takes ${this.config.inDim}`);
     return tf.tidy(() => {
       let h = (b.features ? tf.tensor2d(b.features, [b.numVertices, dim]) : tf.ones([b.numVertices, 1])) as tf.Tensor2D;
-      const pooled = [globalPool(h, b, this.config.pool)];
+      const pool = (rows: tf.Tensor2D, depth: number) =>
+        this.config.pool === 'attention'
+          ? globalAttentionPool(rows, tf.add(tf.matMul(rows, this.gates[depth].w), this.gates[depth].b) as tf.Tensor2D, b)
+          : globalPool(rows, b, this.config.pool);
+      const pooled = [pool(h, 0)];
       const edgeAttr = this.config.conv === 'gine' ? this.edgeAttrOf(b) : undefined;
       this.convs.forEach((c, l) => {
         h = c.apply(h, {graph: b.edges, edgeAttr}) as tf.Tensor2D;
         if (this.norms[l]) h = this.normalized(h, this.norms[l], dropoutSeed !== undefined);
-        pooled.push(globalPool(h, b, this.config.pool));
+        pooled.push(pool(h, l + 1));
       });
       const {w1, b1, w2, b2} = this.head;
       let z = tf.relu(tf.add(tf.matMul(pooled.length > 1 ? tf.concat(pooled, 1) : pooled[0], w1), b1)) as tf.Tensor2D;
@@ -168,6 +183,7 @@ export class GraphClassifier {
       ...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read())),
       ...Object.values(this.head),
       ...this.norms.flatMap((n) => Object.values(n)),
+      ...this.gates.flatMap((g) => [g.w, g.b]),
     ]);
   }
 }

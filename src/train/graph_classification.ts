@@ -5,8 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {SmallGraph} from '../graph/graph_batch';
 import {GraphLoader} from '../graph/graph_loader';
-import {GraphClassifier, GraphConvKind} from '../nn/graph_classifier';
-import type {GlobalPool} from '../nn/global_pool';
+import {GraphClassifier, GraphConvKind, GraphPool} from '../nn/graph_classifier';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import type {EpochFigures} from './node_classification';
 import {adam} from '../optimizers/fused_adam';
@@ -16,7 +15,7 @@ import {rocAuc} from './link_metrics';
 
 export interface GraphClassificationOptions {
   conv: GraphConvKind;
-  pool: GlobalPool;
+  pool: GraphPool;
   hiddenDim: number;
   numLayers: number;
   dropout: number;
