@@ -14,6 +14,19 @@ import * as wm from '../src/index';
 import {seededRng} from '../src/util/random';
 import {rejection} from './rejection';
 
+// A batch's logits are each graph's alone (evaluation: the running statistics, no dropout).
+function expectEachAlone(model: wm.nn.GraphClassifier, graphs: wm.graph.SmallGraph[], b: wm.graph.GraphBatch): void {
+  const all = model.forward(b).arraySync();
+  graphs.forEach((g, i) => {
+    const one = wm.graph.batchGraphs([g]);
+    model
+      .forward(one)
+      .arraySync()[0]
+      .forEach((v, c) => expect(all[i][c], `graph ${i}`).to.be.closeTo(v, 1e-4));
+    one.dispose();
+  });
+}
+
 describe('graph classification', function () {
   this.timeout(300000);
   before(async () => {
@@ -174,15 +187,7 @@ describe('graph classification', function () {
       dropout: 0,
       seed: 1,
     });
-    const all = model.forward(b).arraySync();
-    withEdges.forEach((g, i) => {
-      const one = wm.graph.batchGraphs([g]);
-      model
-        .forward(one)
-        .arraySync()[0]
-        .forEach((v, c) => expect(all[i][c], `graph ${i}`).to.be.closeTo(v, 1e-4));
-      one.dispose();
-    });
+    expectEachAlone(model, withEdges, b);
     expect(() => model.forward(wm.graph.batchGraphs(graphs))).to.throw(/'gine' reads edge features 2 wide; the batch's graphs have none/);
     model.dispose();
     tf.dispose([x, attr, out, gatherM, scatterM, dy]);
@@ -229,15 +234,7 @@ describe('graph classification', function () {
       dropout: 0,
       seed: 3,
     });
-    const all = model.forward(b).arraySync();
-    graphs.forEach((g, i) => {
-      const one = wm.graph.batchGraphs([g]);
-      model
-        .forward(one)
-        .arraySync()[0]
-        .forEach((v, c) => expect(all[i][c], `graph ${i}`).to.be.closeTo(v, 1e-4));
-      one.dispose();
-    });
+    expectEachAlone(model, graphs, b);
     model.dispose();
     tf.dispose([x, gate, dy]);
     b.dispose();
