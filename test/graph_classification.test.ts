@@ -240,6 +240,29 @@ describe('graph classification', function () {
     b.dispose();
   });
 
+  it("a virtual node per graph: its logits are still each graph's alone, and its weights get gradients", () => {
+    const {graphs, dim} = wm.graph.graphFamilies({graphs: 6, classes: 3, noise: 2, seed: 14});
+    const b = wm.graph.batchGraphs(graphs);
+    const o = {inDim: dim, numClasses: 3, conv: 'gin' as const, pool: 'add' as const, hiddenDim: 6, numLayers: 3, dropout: 0, seed: 2};
+    const model = new wm.nn.GraphClassifier({...o, virtualNode: true});
+    const plain = new wm.nn.GraphClassifier(o);
+    expect(model.trainableVariables.length - plain.trainableVariables.length).to.equal(2 * 2); // a map before layers 2 and 3
+    plain.dispose();
+    expectEachAlone(model, graphs, b);
+    const {grads} = tf.variableGrads(
+      () =>
+        wm.nn.softmaxCrossEntropy(
+          Int32Array.from(graphs, (g) => g.label!),
+          model.forward(b, 3),
+        ) as tf.Scalar,
+      model.trainableVariables,
+    );
+    for (const v of model.trainableVariables) expect(grads[v.name].dataSync().every(Number.isFinite), v.name).to.equal(true);
+    tf.dispose(Object.values(grads));
+    model.dispose();
+    b.dispose();
+  });
+
   it('stratified folds: each fold holds each class a share within one graph of the others', () => {
     const labels = Int32Array.from({length: 103}, (_, i) => (i % 7 === 0 ? 2 : i % 2));
     const fold = wm.train.stratifiedFolds(labels, 10, 3);

@@ -38,6 +38,12 @@ export interface GraphClassifierConfig {
    * a training pass (the running mean and variance updated, momentum 0.1), by the running statistics otherwise.
    */
   batchNorm?: boolean;
+  /**
+   * A virtual node per graph (OGB's GIN-virtual): before each layer after the first, a row per graph, the sum of
+   * the graph's rows and the previous virtual row through a linear map and a ReLU, added to every row of the
+   * graph. Default false.
+   */
+  virtualNode?: boolean;
   seed: number;
 }
 
@@ -58,6 +64,8 @@ export class GraphClassifier {
   private readonly norms: Norm[];
   /** With pool 'attention': each depth's gate (a linear map of its rows to one score). */
   private readonly gates: {w: tf.Variable; b: tf.Variable}[];
+  /** With virtualNode: the map of each layer after the first. */
+  private readonly virtual: {w: tf.Variable; b: tf.Variable}[];
 
   constructor(readonly config: GraphClassifierConfig) {
     const {inDim, numClasses, conv, pool, hiddenDim, numLayers, dropout: rate, seed} = config;
@@ -105,6 +113,14 @@ export class GraphClassifier {
             tf.tidy(() => ({w: tf.variable(glorot([width, 1], width, 1, seed * 101 + 70 + d)), b: tf.variable(tf.zeros([1]))})),
           )
         : [];
+    this.virtual = config.virtualNode
+      ? this.convs.slice(1).map((_, l) =>
+          tf.tidy(() => ({
+            w: tf.variable(glorot([hiddenDim, hiddenDim], hiddenDim, hiddenDim, seed * 101 + 90 + l)),
+            b: tf.variable(tf.zeros([hiddenDim])),
+          })),
+        )
+      : [];
     const joined = inDim + layers * hiddenDim;
     this.head = tf.tidy(() => ({
       w1: tf.variable(glorot([joined, hiddenDim], joined, hiddenDim, seed * 101 + 50)),
@@ -121,6 +137,7 @@ export class GraphClassifier {
       ...this.convs.flatMap((c) => c.trainableWeights.map((w) => w.read() as tf.Variable)),
       ...this.norms.flatMap((n) => [n.gamma, n.beta]),
       ...this.gates.flatMap((g) => [g.w, g.b]),
+      ...this.virtual.flatMap((v) => [v.w, v.b]),
       w1,
       b1,
       w2,
@@ -144,7 +161,15 @@ export class GraphClassifier {
           : globalPool(rows, b, this.config.pool);
       const pooled = [pool(h, 0)];
       const edgeAttr = this.config.conv === 'gine' ? this.edgeAttrOf(b) : undefined;
+      let virtualRows: tf.Tensor2D | undefined; // one per graph
+      const graphOf = this.virtual.length ? tf.tensor1d(b.batch, 'int32') : undefined;
       this.convs.forEach((c, l) => {
+        if (l > 0 && this.virtual.length) {
+          const {w, b: bias} = this.virtual[l - 1];
+          const summed = globalPool(h, b, 'add');
+          virtualRows = tf.relu(tf.add(tf.matMul(virtualRows ? tf.add(summed, virtualRows) : summed, w), bias)) as tf.Tensor2D;
+          h = tf.add(h, tf.gather(virtualRows, graphOf!)) as tf.Tensor2D;
+        }
         h = c.apply(h, {graph: b.edges, edgeAttr}) as tf.Tensor2D;
         if (this.norms[l]) h = this.normalized(h, this.norms[l], dropoutSeed !== undefined);
         pooled.push(pool(h, l + 1));
@@ -184,6 +209,7 @@ export class GraphClassifier {
       ...Object.values(this.head),
       ...this.norms.flatMap((n) => Object.values(n)),
       ...this.gates.flatMap((g) => [g.w, g.b]),
+      ...this.virtual.flatMap((v) => [v.w, v.b]),
     ]);
   }
 }
