@@ -265,6 +265,18 @@ export class CsrBlock {
     return {rowPtr: this.csr.rowPtr, colIdx: this.csr.colIdx};
   }
 
+  private rowOfEntry?: Int32Array;
+
+  /** Each entry's row (entry order): what gathers and segment sums over the entries index by. Made once. */
+  get entryRows(): Int32Array {
+    if (!this.rowOfEntry) {
+      const {rowPtr, colIdx} = this.csr;
+      this.rowOfEntry = new Int32Array(colIdx.length);
+      for (let r = 0; r + 1 < rowPtr.length; ++r) this.rowOfEntry.fill(r, rowPtr[r], rowPtr[r + 1]);
+    }
+    return this.rowOfEntry;
+  }
+
   get numRows(): number {
     return this.csr.numRows;
   }

@@ -106,14 +106,31 @@ export function writeHeteroCache(dir: string, sources: SourceStamp[], g: HeteroG
   }
 }
 
-function readArray<T extends Int32Array | Float32Array>(dir: string, a: ArrayFile, make: (n: number) => T): T {
-  const file = path.join(dir, path.basename(String(a.file)));
+// A file of the cache, by its base name only (a manifest names no other place), if no one else could have written it.
+function cachedFile(dir: string, name: string): string {
+  const file = path.join(dir, path.basename(String(name)));
   const why = untrustedFileReason(file);
   if (why !== undefined) throw new Error(why);
-  const bytes = fs.readFileSync(file);
+  return file;
+}
+
+// An array file read straight into its typed array (one copy), its size and digest checked.
+function readArray<T extends Int32Array | Float32Array>(dir: string, a: ArrayFile, make: (n: number) => T): T {
+  const file = cachedFile(dir, a.file);
   const out = make(a.length);
-  if (bytes.length !== out.byteLength) throw new Error(`${file}: ${bytes.length} bytes, the manifest says ${out.byteLength}`);
-  new Uint8Array(out.buffer).set(bytes);
+  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size !== bytes.length) throw new Error(`${file}: ${size} bytes, the manifest says ${bytes.length}`);
+    for (let at = 0; at < bytes.length;) {
+      const n = fs.readSync(fd, bytes, at, Math.min(bytes.length - at, 1 << 30), at);
+      if (n <= 0) throw new Error(`${file}: truncated while read`);
+      at += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
   if (digest(out) !== a.digest) throw new Error(`${file}: fails its digest (damaged)`);
   return out;
 }
@@ -125,19 +142,14 @@ export function readHeteroCache(dir: string, sources: SourceStamp[]): {graph: He
   if (!fs.existsSync(manifestFile)) return {why: `no cache in ${root} yet`};
   const opened: NativeCsr[] = [];
   try {
-    const untrusted = untrustedFileReason(manifestFile);
-    if (untrusted !== undefined) return {why: untrusted};
-    const m = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest;
+    const m = JSON.parse(fs.readFileSync(cachedFile(root, MANIFEST), 'utf8')) as Manifest;
     if (m.format !== FORMAT) return {why: `${manifestFile} was written by another cache format (${m.format}, this one reads ${FORMAT})`};
     if (JSON.stringify(m.sources) !== JSON.stringify(sources)) {
       const changed = sources.find((s, i) => JSON.stringify(s) !== JSON.stringify(m.sources?.[i]));
       return {why: `${changed ? changed.file : 'the list of source files'} changed since the cache was written`};
     }
     const relations: HeteroRelation[] = m.relations.map((r) => {
-      const file = path.join(root, path.basename(String(r.file)));
-      const why = untrustedFileReason(file);
-      if (why !== undefined) throw new Error(why);
-      const graph = NativeCsr.load(file); // checks its own checksum and structure
+      const graph = NativeCsr.load(cachedFile(root, r.file)); // checks its own checksum and structure
       opened.push(graph);
       return {type: r.type, graph, numEdges: r.numEdges};
     });

@@ -234,8 +234,7 @@ export function composite(
   const c = block.entries(false),
     rows = block.numRows,
     heads = feat.shape[1];
-  const rowOf = new Int32Array(c.colIdx.length);
-  for (let r = 0; r < rows; ++r) rowOf.fill(r, c.rowPtr[r], c.rowPtr[r + 1]);
+  const rowOf = block.entryRows;
   return tf.tidy(() => {
     const colT = tf.tensor1d(c.colIdx, 'int32'),
       rowT = tf.tensor1d(rowOf, 'int32');

@@ -112,14 +112,28 @@ function graphLabels(graphs: SmallGraph[], numClasses: number): Int32Array {
 
 /** The classes the model gives `graphs`, a batch at a time. */
 export async function classifyGraphs(model: GraphClassifier, graphs: SmallGraph[], batchSize = 256): Promise<Int32Array> {
-  const out = new Int32Array(graphs.length);
+  return (await predictGraphs(model, graphs, false, batchSize)).classes;
+}
+
+async function predictGraphs(
+  model: GraphClassifier,
+  graphs: SmallGraph[],
+  positive: boolean,
+  batchSize = 256,
+): Promise<{classes: Int32Array; positive?: Float32Array}> {
+  const classes = new Int32Array(graphs.length),
+    p1 = positive ? new Float32Array(graphs.length) : undefined;
   for await (const b of new GraphLoader(graphs, {batchSize, shuffle: false})) {
-    const pred = tf.tidy(() => tf.argMax(model.forward(b), 1));
-    out.set(await pred.data(), b.indices[0]);
-    pred.dispose();
+    const [c, p] = tf.tidy(() => {
+      const logits = model.forward(b);
+      return [tf.argMax(logits, 1), p1 ? tf.slice(tf.softmax(logits), [0, 1], [-1, 1]) : tf.zeros([0])];
+    });
+    classes.set(await c.data(), b.indices[0]);
+    if (p1) p1.set(await p.data(), b.indices[0]);
+    tf.dispose([c, p]);
     b.dispose();
   }
-  return out;
+  return {classes, positive: p1};
 }
 
 function accuracyOf(pred: Int32Array, labels: Int32Array): number {
@@ -134,20 +148,9 @@ async function evaluate(
   set: {graphs: SmallGraph[]; labels: Int32Array},
   binary: boolean,
 ): Promise<{acc: number; auc?: number}> {
-  const classes = new Int32Array(set.graphs.length),
-    positive = new Float32Array(set.graphs.length);
-  for await (const b of new GraphLoader(set.graphs, {batchSize: 256, shuffle: false})) {
-    const [c, p] = tf.tidy(() => {
-      const logits = model.forward(b);
-      return [tf.argMax(logits, 1), binary ? tf.slice(tf.softmax(logits), [0, 1], [-1, 1]) : tf.zeros([0])];
-    });
-    classes.set(await c.data(), b.indices[0]);
-    if (binary) positive.set(await p.data(), b.indices[0]);
-    tf.dispose([c, p]);
-    b.dispose();
-  }
+  const {classes, positive} = await predictGraphs(model, set.graphs, binary);
   const acc = accuracyOf(classes, set.labels);
-  if (!binary) return {acc};
+  if (!positive) return {acc};
   const pos = positive.filter((_, i) => set.labels[i] === 1),
     neg = positive.filter((_, i) => set.labels[i] === 0);
   return {acc, auc: pos.length && neg.length ? rocAuc(pos, neg) : NaN};

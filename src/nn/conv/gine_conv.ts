@@ -42,19 +42,16 @@ export class GineConv extends GinConv {
 
   protected override neighborSum(x: tf.Tensor2D, graph: GraphLayerInput, kwargs: GineKwargs): tf.Tensor2D {
     const block = blockOf(graph, 'gineConv');
-    const {rowPtr, colIdx} = block.arrays;
+    const {colIdx} = block.arrays;
     const attr = kwargs?.edgeAttr;
     if (!(attr instanceof tf.Tensor) || attr.rank !== 2 || attr.shape[0] !== colIdx.length || attr.shape[1] !== this.edgeDim)
       throw new RangeError(
         `gineConv: edgeAttr must be [${colIdx.length} entries, ${this.edgeDim}] (a row per entry of the graph's block), got ` +
           (attr instanceof tf.Tensor ? `[${attr.shape}]` : String(attr)),
       );
-    const rows = rowPtr.length - 1;
-    const rowOf = new Int32Array(colIdx.length);
-    for (let r = 0; r < rows; ++r) rowOf.fill(r, rowPtr[r], rowPtr[r + 1]);
     const e = tf.add(tf.matMul(attr, this.edgeKernel!.read() as tf.Tensor2D), this.edgeBias!.read());
     const messages = tf.relu(tf.add(tf.gather(x, tf.tensor1d(colIdx, 'int32')), e));
-    return tf.unsortedSegmentSum(messages, tf.tensor1d(rowOf, 'int32'), rows) as tf.Tensor2D;
+    return tf.unsortedSegmentSum(messages, tf.tensor1d(block.entryRows, 'int32'), block.numRows) as tf.Tensor2D;
   }
 
   override getConfig(): tf.serialization.ConfigDict {
