@@ -17,7 +17,7 @@ import {sampleTree} from '../graph/sample_tree';
 import {sampleSubgraph, uniqueAndRelabel} from '../graph/subgraph';
 import type {WholeMemoryCsr} from '../graph/whole_memory_csr';
 import {Ids, int32Ids, int32Of} from '../util/arrays';
-import {checkSeed, randInt, seededRng} from '../util/random';
+import {checkSeed, seededRng, shuffle} from '../util/random';
 
 /** What gives a batch its input rows: an embedding or feature table, NodeInputs, anything with read(ids). */
 export interface RowSource {
@@ -242,13 +242,7 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
     } else {
       order = this.items.slice();
     }
-    if (!this.o.shuffle) return order;
-    const rng = seededRng((this.o.seed * 0x9e3779b1 + e * 0x85ebca6b) % 2 ** 32);
-    for (let i = order.length - 1; i > 0; --i) {
-      const j = randInt(rng, i + 1);
-      [order[i], order[j]] = [order[j], order[i]];
-    }
-    return order;
+    return this.o.shuffle ? shuffle(order, seededRng((this.o.seed * 0x9e3779b1 + e * 0x85ebca6b) % 2 ** 32)) : order;
   }
 }
 
