@@ -1,13 +1,15 @@
 // The CPU matrix product (tf.matMul on the 'wholememory' backend's C++ core) beside NumPy/OpenBLAS in the
 // same run, same threads, float32: the shapes GNN training makes (X·W, Xᵀ·dY, dY·Wᵀ on Cora, CiteSeer and
-// ogbn-arxiv widths; tall-skinny and wide-short; batched; every transpose variant), each the median of
-// BENCH_REPS, then the median over BENCH_ROUNDS rounds. `npm run bench:matmul-cpu`; TFJS_WHOLEMEMORY_DEVICE=cpu on a GPU machine.
+// ogbn-arxiv widths; tall-skinny and wide-short; batched; every transpose variant). Both sides are timed
+// alike, as a loop calls them: warmed up for 300 ms (the JavaScript engine optimises the op path over its first thousands of calls), then 9 windows of back-to-back calls of at least 2 ms
+// each, the median window's ms per call; then the median over BENCH_ROUNDS rounds.
+// `npm run bench:matmul-cpu`; TFJS_WHOLEMEMORY_DEVICE=cpu on a GPU machine.
 import * as os from 'os';
 
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {envPositiveInt, median, timeTensorsMs, torchJson, writeBenchResult} from './bench_util';
+import {callWindowsUs, envPositiveInt, median, timeTensorsMs, torchJson, writeBenchResult} from './bench_util';
 
 type Shape = [batch: number, m: number, n: number, k: number, transA: boolean, transB: boolean, what: string];
 
@@ -32,7 +34,6 @@ const SHAPES: Shape[] = [
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
-  const reps = envPositiveInt('BENCH_REPS', 15);
   // Rounds of ours then NumPy's, each side's figure the median over rounds: a shared machine's slow spells
   // fall on both sides alike instead of on whichever ran in them.
   const rounds = envPositiveInt('BENCH_ROUNDS', 3);
@@ -46,15 +47,14 @@ async function main(): Promise<void> {
       SHAPES.map(([batch, m, n, k, ta, tb]) => {
         const a = tf.randomNormal(batch === 1 ? (ta ? [k, m] : [m, k]) : ta ? [batch, k, m] : [batch, m, k], 0, 1, 'float32', 1);
         const b = tf.randomNormal(batch === 1 ? (tb ? [n, k] : [k, n]) : tb ? [batch, n, k] : [batch, k, n], 0, 1, 'float32', 2);
-        const ms = timeTensorsMs(() => tf.matMul(a, b, ta, tb), reps);
+        const call = () => tf.dispose(tf.matMul(a, b, ta, tb));
+        const once = timeTensorsMs(() => tf.matMul(a, b, ta, tb), 1, 1);
+        const ms = callWindowsUs(call, Math.max(1, Math.ceil(2 / once)), Math.ceil(300 / once)).us / 1e3;
         tf.dispose([a, b]);
         return ms;
       }),
     );
-    np = torchJson<{ms: number[]; numpy: string; blas: string}>('matmul_numpy.py', [
-      JSON.stringify(SHAPES.map((s) => s.slice(0, 6))),
-      String(reps),
-    ]);
+    np = torchJson<{ms: number[]; numpy: string; blas: string}>('matmul_numpy.py', [JSON.stringify(SHAPES.map((s) => s.slice(0, 6)))]);
     if (np) npRounds.push(np.ms);
   }
   const medianOver = (runs: number[][], i: number) => median(runs.map((r) => r[i]));
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     machine: `${os.cpus()[0].model}, ${threads} threads`,
     numpy: np?.numpy,
     blas: np?.blas,
-    reps,
+    timing: 'warm 300 ms; median of 9 windows of calls of >= 2 ms',
     rounds,
     rows,
   });

@@ -84,6 +84,79 @@ describe('wholememory backend', () => {
     expect(`${r2s(bad)}`).to.match(/WM_HOST_HEAP must be 'reuse' or 'system', got 'huge'/);
   });
 
+  it("keeps a disposed tensor's host buffer for the next output of its size, never one a reader holds or a second tensor shares", () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const tf = require('@tensorflow/tfjs-core');
+        const wm = require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'index'))});
+        tf.setBackend('wholememory').then(async (ok) => {
+          if (!ok) { console.log('no backend'); return; }
+          const out = {};
+          const kept = () => tf.memory().numBytesKeptOnHost;
+          const a = tf.randomNormal([300, 40], 0, 1, 'float32', 1), b = tf.randomNormal([40, 7], 0, 1, 'float32', 2);
+          const start = kept();
+          let y = tf.matMul(a, b);
+          y.dispose();
+          out.keptAfterDispose = kept() - start;
+          y = tf.matMul(a, b);
+          out.takenBack = kept() === start;
+          y.dispose();
+          // Read arrays keep their values after the tensor goes and its size is made again ([256, 8]: 8 KiB,
+          // a class's own size, so the reader gets the pooled buffer itself).
+          const c = tf.randomNormal([256, 40], 0, 1, 'float32', 3), d = tf.randomNormal([40, 8], 0, 1, 'float32', 4);
+          const churn = () => { for (let i = 0; i < 4; ++i) tf.dispose(tf.tidy(() => tf.matMul(c, d).mul(i + 3))); };
+          churn();
+          const held = kept();
+          y = tf.matMul(c, d);
+          const v = y.dataSync(), want = Array.from(v);
+          y.dispose();
+          out.readNotKept = kept() === held - 8192;
+          churn();
+          out.readIntact = want.every((x, i) => x === v[i]);
+          y = tf.matMul(c, d);
+          const w = await y.data(), wantAsync = Array.from(w);
+          y.dispose();
+          churn();
+          out.asyncIntact = wantAsync.every((x, i) => x === w[i]);
+          // A size between two classes: the reader gets an exact array of its own.
+          const odd = tf.matMul(tf.ones([1100, 3]), tf.ones([3, 1]));
+          const ov = odd.dataSync();
+          out.exact = ov.length === 1100 && ov.buffer.byteLength === 4400 && ov.every((x) => x === 3);
+          odd.dispose();
+          // A second tensor over the same memory (as a CPU kernel's view makes): the buffer is never reused.
+          y = tf.matMul(c, d);
+          const be = tf.backend(), vals = be.data.get(y.dataId).values;
+          const view = tf.engine().makeTensorFromTensorInfo(be.makeTensorInfo([10], 'float32', vals.subarray(0, 10)));
+          const before = kept(), viewWant = Array.from(vals.subarray(0, 10));
+          y.dispose();
+          out.sharedNotKept = kept() === before;
+          churn();
+          out.viewIntact = Array.from(view.dataSync()).every((x, i) => x === viewWant[i]);
+          console.log(JSON.stringify(out));
+        });`,
+      ],
+      {encoding: 'utf8', env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'}},
+    );
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(out, r.stderr).to.deep.equal({
+      keptAfterDispose: 9216, // 300 x 7 floats, 8,400 bytes: the class of 9,216 (steps of 1,024 from 8 KiB)
+      takenBack: true,
+      readNotKept: true,
+      readIntact: true,
+      asyncIntact: true,
+      exact: true,
+      sharedNotKept: true,
+      viewIntact: true,
+    });
+    const bad = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'index'))})`], {
+      encoding: 'utf8',
+      env: {...process.env, WM_HOST_POOL_MB: 'lots'},
+    });
+    expect(r2s(bad)).to.match(/WM_HOST_POOL_MB must be a number of MiB >= 0, got 'lots'/);
+  });
+
   it('reads data back synchronously and asynchronously', async () => {
     const input = randomInput([17, 3], 'float32', 11);
     const x = tf.tensor(input.values, input.shape);

@@ -938,6 +938,16 @@ describe('native kernels match tfjs-backend-cpu', () => {
         [[300, 37], [5, 300], true, true],
         [[2708, 16], [16, 8], false, false],
         [[300, 13], [300, 1], true, false],
+        // Ragged 8-column strips stored in pieces (7 = 4 + 2 + 1, 6, 5, 3), added to over several k panels.
+        [[37, 600], [600, 7], false, false],
+        [[37, 600], [600, 6], false, false],
+        [[600, 37], [5, 600], true, true],
+        [[37, 600], [600, 3], false, false],
+        // Tile heights balanced (16 rows: 8 + 8; 25: 9 + 8 + 8) and a row-major A packed per row tile (rows of 1,024
+        // floats, several strips).
+        [[16, 300], [300, 40], false, false],
+        [[25, 70], [70, 33], false, false],
+        [[29, 1024], [1024, 70], false, false],
       ];
       for (const [sa, sb, ta, tb] of cases) {
         await checkAgainstCpu(
@@ -961,6 +971,12 @@ describe('native kernels match tfjs-backend-cpu', () => {
         // k long enough for the host core to split it into chunks (8192 and more), with a ragged last chunk.
         [[12289, 21], [12289, 9], true, false],
         [[2, 9000, 5], [2, 9000, 3], true, false],
+        // A small result splits k from 1,024 (chunks of 512) in every layout: a few classes' Hᵀ·dY and its kin.
+        [[2708, 16], [2708, 7], true, false],
+        [[16, 2708], [7, 2708], false, true],
+        [[5, 1500], [1500, 3], false, false],
+        [[1500, 5], [3, 1500], true, true],
+        [[3, 1100, 4], [3, 1100, 5], true, false],
         // More than 65,535 tiles of rows, then of columns (the grid's limits; without cuBLAS too).
         [[4200000, 1], [1, 2], false, false],
         [[2, 1], [1, 4200000], false, false],

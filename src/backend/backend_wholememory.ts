@@ -6,6 +6,7 @@
 import {MathBackendCPU} from '@tensorflow/tfjs-backend-cpu';
 import {backend_util, BackendTimingInfo, DataId, DataType, engine, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
 
+import {claim, dropKept, escape, keptBytes, longerThanValues, release, take} from './host_pool';
 import {ManagedResidency} from './managed_residency';
 import {NativeAddon} from '../native/addon';
 import {NativeDType} from '../native/ops';
@@ -36,6 +37,8 @@ export interface WmMemoryInfo {
   numBytesInGPUReserved: number;
   numBytesInGPUPeak: number;
   numGPUAllocations: number;
+  /** Host buffers of disposed tensors kept for the next outputs of their size (host_pool.ts). */
+  numBytesKeptOnHost: number;
 }
 
 const NO_ERROR = 0xffffffffffffffffn;
@@ -66,20 +69,21 @@ export function typedArrayFor(dtype: DataType, size: number): Float32Array | Int
   return new (arrayOf(dtype))(size);
 }
 
-// A kernel output on the host that the kernel writes whole, as a device output is: memory from malloc, not
-// zeroed (a zeroed array costs a pass over its bytes, and calloc's fresh pages a fault each, which for a
-// large output take as long as the kernel). Small ones stay V8's own. WM_HOST_POISON=1 fills them with NaN
-// (int32: 0x7fc00000, bool: 0xff) instead, so a kernel that leaves part of its output unwritten shows.
+// A kernel output on the host that the kernel writes whole, as a device output is: not zeroed (a zeroed
+// array costs a pass over its bytes, and fresh pages a fault each, which for a large output take as long as
+// the kernel), from the host pool (a disposed tensor's buffer of its size class) or malloc. Small ones stay
+// V8's own. WM_HOST_POISON=1 fills them with NaN (int32: 0x7fc00000, bool: 0xff) instead, so a kernel that
+// leaves part of its output unwritten shows.
 const UNZEROED_FROM_BYTES = 4096;
 const POISON = process.env.WM_HOST_POISON === '1';
 
 export function unzeroedArrayFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
   const bytes = size * bytesPerElement(dtype);
   if (bytes < UNZEROED_FROM_BYTES && !POISON) return typedArrayFor(dtype, size);
-  const buffer = Buffer.allocUnsafeSlow(bytes).buffer;
+  const buffer = take(bytes);
   if (POISON) {
     new Uint32Array(buffer, 0, bytes >> 2).fill(0x7fc00000);
-    new Uint8Array(buffer, bytes & ~3).fill(0xff);
+    new Uint8Array(buffer, bytes & ~3, bytes & 3).fill(0xff);
   }
   return new (arrayOf(dtype))(buffer, 0, size);
 }
@@ -321,13 +325,33 @@ export class WholeMemoryBackend extends MathBackendCPU {
 
   override write(values: backend_util.BackendValues, shape: number[], dtype: DataType): DataId {
     const id = super.write(values, shape, dtype);
+    claim(values, id);
     // Without a GPU, UVM's managed memory is host memory: mark what it made.
     if (this.uvm && !this.gpu) (this.data.get(id) as WmTensorData).managedHost = true;
     return id;
   }
 
+  override move(dataId: DataId, values: backend_util.BackendValues, shape: number[], dtype: DataType, refCount: number): void {
+    super.move(dataId, values, shape, dtype, refCount);
+    claim(values, dataId);
+  }
+
+  // Values handed out leave the host pool for good; those of a longer pooled buffer are replaced by an
+  // exact copy first (a reader's array spans its own buffer), the pooled one going back.
+  private handOut(dataId: DataId): void {
+    const d = this.entry(dataId);
+    if (longerThanValues(d.values)) {
+      const exact = (d.values as Float32Array).slice();
+      release(d.values, dataId);
+      d.values = exact;
+    } else {
+      escape(d.values);
+    }
+  }
+
   override readSync(dataId: DataId): backend_util.BackendValues {
     this.ensureHost(dataId);
+    this.handOut(dataId);
     return super.readSync(dataId);
   }
 
@@ -342,6 +366,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
       if (now !== undefined && now.values == null) now.values = out;
       return out;
     }
+    this.handOut(dataId);
     return super.read(dataId);
   }
 
@@ -357,6 +382,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
       this.disposeData(d.complexTensorInfos.imag.dataId, true);
     }
     this.data.delete(dataId);
+    if (d.values != null) release(d.values, dataId);
     const device = d.device;
     if (device !== undefined) {
       if (device.release) device.release();
@@ -373,6 +399,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
       numBytesInGPUReserved: 0,
       numBytesInGPUPeak: 0,
       numGPUAllocations: 0,
+      numBytesKeptOnHost: keptBytes(),
     };
     if (this.gpu) {
       const m = this.native.memoryInfo();
@@ -401,6 +428,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
     if (this.disposed) return;
     this.disposed = true;
     for (const ptr of [...this.liveDevice.keys()]) this.freeDevice(ptr);
+    dropKept();
     super.dispose();
   }
 }

@@ -62,42 +62,49 @@ __attribute__((always_inline)) inline void eachRow(F&& f) {
   unrolled(f, std::make_integer_sequence<int, R>{});
 }
 
-// Rows [p0, p0 + kc) of B (element (p, j) at b[p * rsB + j * csB]) into strips [kc][W].
+// Rows [p0, p0 + kc) of B (element (p, j) at b[p * rsB + j * csB]) into strips [kc][W]. A row of a
+// B with contiguous rows is copied in pieces of 4, 2 and 1 floats over a zeroed strip row (an element loop
+// costs as much as the product over a short strip; a copy loop becomes a memcpy call per row).
 template <int W>
 void packB(const float* b, int64_t rsB, int64_t csB, int64_t p0, int64_t kc, int64_t n, int64_t strip, float* out) {
   const int64_t j0 = strip * W, w = std::min<int64_t>(W, n - j0);
   for (int64_t p = 0; p < kc; ++p) {
     float* o = out + p * W;
     const float* row = b + (p0 + p) * rsB + j0 * csB;
-    int64_t j = 0;
-    if (csB == 1)
-      for (; j < w; ++j) o[j] = row[j];
-    else
+    if (csB != 1) {
+      int64_t j = 0;
       for (; j < w; ++j) o[j] = row[j * csB];
-    for (; j < W; ++j) o[j] = 0.f;
+      for (; j < W; ++j) o[j] = 0.f;
+      continue;
+    }
+    if (w < W)
+      for (int j = 0; j < W; j += 4) _mm_storeu_ps(o + j, _mm_setzero_ps());
+    int64_t j = 0;
+    for (; j + 4 <= w; j += 4) _mm_storeu_ps(o + j, _mm_loadu_ps(row + j));
+    if (w - j >= 2) _mm_store_sd(reinterpret_cast<double*>(o + j), _mm_load_sd(reinterpret_cast<const double*>(row + j))), j += 2;
+    if (w - j == 1) o[j] = row[j];
   }
 }
 
-// A tile's results (R rows of W floats, in t) into C rows [i, i + R), columns [j0, j0 + w), added to
+// A tile's results (R rows of W floats, in t) into R rows of C (from C, ldc apart), w columns, added to
 // what C holds when `accumulate`.
 template <int R, int W>
-void storeTile(const float* t, float* C, int64_t ldc, int64_t i, int64_t j0, int64_t w, bool accumulate) {
+void storeTile(const float* t, float* C, int64_t ldc, int64_t w, bool accumulate) {
   for (int r = 0; r < R; ++r) {
-    float* c = C + (i + r) * ldc + j0;
+    float* c = C + r * ldc;
     for (int64_t j = 0; j < w; ++j) c[j] = accumulate ? c[j] + t[r * W + j] : t[r * W + j];
   }
 }
 
-// C rows [i, i + R) x columns [j0, j0 + w) (+)= A rows times the packed strip over kc rows: AVX2, 16
+// R rows x w columns of C (+)= R rows of A times the packed strip over kc rows: AVX2, 16
 // columns as two registers a row. Columns: A's rows are columns of the stored matrix (a transposed A,
 // rs = 1): one pointer walks its rows.
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 template <int R, bool Columns>
-void tile16(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t j0, int64_t w,
-            bool accumulate) {
+void tile16(StridedA A, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t w, bool accumulate) {
   const float* a[R];
-  eachRow<R>([&](auto r) { a[r] = A.row(i + r) + p0 * A.cs; });
+  eachRow<R>([&](auto r) { a[r] = A.row(r); });
   const float* q = a[0];
   const int64_t cs = A.cs;
   __m256 lo[R], hi[R];
@@ -113,7 +120,7 @@ void tile16(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, f
   }
   if (w == 16) {
     eachRow<R>([&](auto r) {
-      float* c = C + (i + r) * ldc + j0;
+      float* c = C + r * ldc;
       if (accumulate) lo[r] = _mm256_add_ps(lo[r], _mm256_loadu_ps(c)), hi[r] = _mm256_add_ps(hi[r], _mm256_loadu_ps(c + 8));
       _mm256_storeu_ps(c, lo[r]);
       _mm256_storeu_ps(c + 8, hi[r]);
@@ -122,7 +129,7 @@ void tile16(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, f
   }
   alignas(32) float t[R * 16];
   eachRow<R>([&](auto r) { _mm256_store_ps(t + r * 16, lo[r]), _mm256_store_ps(t + r * 16 + 8, hi[r]); });
-  storeTile<R, 16>(t, C, ldc, i, j0, w, accumulate);
+  storeTile<R, 16>(t, C, ldc, w, accumulate);
 }
 #pragma GCC pop_options
 
@@ -131,10 +138,9 @@ void tile16(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, f
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 template <int R, bool Columns>
-void tile8(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t j0, int64_t w,
-           bool accumulate) {
+void tile8(StridedA A, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t w, bool accumulate) {
   const float* a[R];
-  eachRow<R>([&](auto r) { a[r] = A.row(i + r) + p0 * A.cs; });
+  eachRow<R>([&](auto r) { a[r] = A.row(r); });
   const float* q = a[0];
   const int64_t cs = A.cs;
   __m256 acc[R];
@@ -144,9 +150,29 @@ void tile8(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, fl
     eachRow<R>([&](auto r) { acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(Columns ? q + r : a[r] + p), b0, acc[r]); });
     if (Columns) q += cs;
   }
-  alignas(32) float t[R * 8];
-  eachRow<R>([&](auto r) { _mm256_store_ps(t + r * 8, acc[r]); });
-  storeTile<R, 8>(t, C, ldc, i, j0, w, accumulate);
+  // The first w lanes of each row straight into C, in pieces of 4, 2 and 1 (a masked store is microcoded
+  // on AMD's cores; a copy loop becomes a memmove call per row).
+  eachRow<R>([&](auto r) {
+    float* c = C + r * ldc;
+    if (w == 8) {
+      _mm256_storeu_ps(c, accumulate ? _mm256_add_ps(acc[r], _mm256_loadu_ps(c)) : acc[r]);
+      return;
+    }
+    __m128 v = _mm256_castps256_ps128(acc[r]);
+    int64_t j = 0;
+    if (w >= 4) {
+      _mm_storeu_ps(c, accumulate ? _mm_add_ps(v, _mm_loadu_ps(c)) : v);
+      v = _mm256_extractf128_ps(acc[r], 1);
+      j = 4;
+    }
+    if (w - j >= 2) {
+      const __m128 old = accumulate ? _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(c + j))) : _mm_setzero_ps();
+      _mm_store_sd(reinterpret_cast<double*>(c + j), _mm_castps_pd(_mm_add_ps(v, old)));
+      v = _mm_movehl_ps(v, v);
+      j += 2;
+    }
+    if (w - j == 1) _mm_store_ss(c + j, accumulate ? _mm_add_ss(v, _mm_load_ss(c + j)) : v);
+  });
 }
 #pragma GCC pop_options
 
@@ -154,10 +180,9 @@ void tile8(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, fl
 #pragma GCC push_options
 #pragma GCC target("avx512f")
 template <int R, bool Columns>
-void tile32(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t j0, int64_t w,
-            bool accumulate) {
+void tile32(StridedA A, const float* strip, int64_t kc, float* C, int64_t ldc, int64_t w, bool accumulate) {
   const float* a[R];
-  eachRow<R>([&](auto r) { a[r] = A.row(i + r) + p0 * A.cs; });
+  eachRow<R>([&](auto r) { a[r] = A.row(r); });
   const float* q = a[0];
   const int64_t cs = A.cs;
   __m512 lo[R], hi[R];
@@ -173,7 +198,7 @@ void tile32(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, f
   }
   if (w == 32) {
     eachRow<R>([&](auto r) {
-      float* c = C + (i + r) * ldc + j0;
+      float* c = C + r * ldc;
       if (accumulate) lo[r] = _mm512_add_ps(lo[r], _mm512_loadu_ps(c)), hi[r] = _mm512_add_ps(hi[r], _mm512_loadu_ps(c + 16));
       _mm512_storeu_ps(c, lo[r]);
       _mm512_storeu_ps(c + 16, hi[r]);
@@ -182,11 +207,12 @@ void tile32(StridedA A, int64_t i, int64_t p0, const float* strip, int64_t kc, f
   }
   alignas(64) float t[R * 32];
   eachRow<R>([&](auto r) { _mm512_store_ps(t + r * 32, lo[r]), _mm512_store_ps(t + r * 32 + 16, hi[r]); });
-  storeTile<R, 32>(t, C, ldc, i, j0, w, accumulate);
+  storeTile<R, 32>(t, C, ldc, w, accumulate);
 }
 #pragma GCC pop_options
 
-using TileFn = void (*)(StridedA, int64_t, int64_t, const float*, int64_t, float*, int64_t, int64_t, int64_t, bool);
+// A tile: A at its first row and the panel's first column, C at its first row and the strip's first column.
+using TileFn = void (*)(StridedA, const float*, int64_t, float*, int64_t, int64_t, bool);
 
 // The tile function for `rows` rows (1 to R) and A's layout, for W-column strips.
 template <int W, int R>
@@ -198,14 +224,29 @@ TileFn tileFor(int64_t rows, bool columns) {
   return columns ? &tile32<R, true> : &tile32<R, false>;
 }
 
+// Rows [i, i + R) of a row-major A over columns [p0, p0 + kc) into out as [kc][R] (out's element (r, p)
+// at out[p * R + r]: a transposed A's layout, whose tile walks one pointer). Rows whose length is a
+// multiple of 4 KiB fall in the same few cache sets, so a tile reading 12 of them in place evicts its own
+// lines; packed, they are one contiguous run.
+void packA(StridedA A, int64_t i, int64_t p0, int64_t R, int64_t kc, float* out) {
+  for (int64_t r = 0; r < R; ++r) {
+    const float* a = A.row(i + r) + p0;
+    for (int64_t p = 0; p < kc; ++p) out[p * R + r] = a[p];
+  }
+}
+
 // C [m, n] = A [m, k] B [k, n] (B's element (p, j) at b[p * rsB + j * csB]) in tiles of MR rows by W
 // columns; `threads`: spread the tiles over the pool (else on this thread). Each panel's tiles cover C
-// once, so the sums of every element run in the same order whatever the thread count.
+// once, so the sums of every element run in the same order whatever the thread count. Where a row tile
+// meets more than one strip, a task packs its rows of A once for all the strips it computes.
 template <int W, int MR>
 void packedProduct(StridedA A, const float* b, int64_t rsB, int64_t csB, float* C, int64_t m, int64_t n, int64_t k, bool threads) {
-  const int64_t strips = (n + W - 1) / W, rowTiles = (m + MR - 1) / MR;
-  const bool columns = A.cs != 1;
-  const TileFn full = tileFor<W, MR>(MR, columns), last = tileFor<W, MR>(m - (rowTiles - 1) * MR, columns);
+  // Tiles of equal height where MR does not divide m (16 rows: 8 + 8, not 12 + 4: a short tile feeds fewer
+  // FMAs per load of B).
+  const int64_t strips = (n + W - 1) / W, rowTiles = (m + MR - 1) / MR, rows = (m + rowTiles - 1) / rowTiles;
+  const int64_t lastRows = m - (rowTiles - 1) * rows;
+  const bool packRows = strips > 1 && A.cs == 1, columns = packRows || A.cs != 1;  // a transposed A's tile reads runs already
+  const TileFn full = tileFor<W, MR>(rows, columns), last = tileFor<W, MR>(lastRows, columns);
   std::vector<float> packed(static_cast<size_t>(strips * std::min(k, kKc) * W));
   if (k == 0) std::fill(C, C + m * n, 0.f);
   for (int64_t p0 = 0; p0 < k; p0 += kKc) {
@@ -215,10 +256,17 @@ void packedProduct(StridedA A, const float* b, int64_t rsB, int64_t csB, float* 
       for (int64_t s = sb; s < se; ++s) packB<W>(b, rsB, csB, p0, kc, n, s, packed.data() + s * kc * W);
     };
     auto tiles = [&](int64_t tb, int64_t te) {
+      alignas(64) float rowsOfA[kKc * MR];
+      int64_t packedTile = -1;
       for (int64_t t = tb; t < te; ++t) {
-        const int64_t it = t / strips, s = t % strips;
-        (it == rowTiles - 1 ? last : full)(A, it * MR, p0, packed.data() + s * kc * W, kc, C, n, s * W, std::min<int64_t>(W, n - s * W),
-                                           acc);
+        const int64_t it = t / strips, s = t % strips, h = it == rowTiles - 1 ? lastRows : rows;
+        StridedA At{A.row(it * rows) + p0 * A.cs, A.rs, A.cs};
+        if (packRows) {
+          if (packedTile != it) packA(A, it * rows, p0, h, kc, rowsOfA), packedTile = it;
+          At = {rowsOfA, 1, h};
+        }
+        (it == rowTiles - 1 ? last : full)(At, packed.data() + s * kc * W, kc, C + it * rows * n + s * W, n,
+                                           std::min<int64_t>(W, n - s * W), acc);
       }
     };
     if (threads) {
@@ -264,18 +312,22 @@ void product(StridedA A, const float* b, int64_t rsB, int64_t csB, float* C, int
     axpyStrided(A, B, C, 0, m, 0, n, k);
 }
 
-// A^T B with a long k and a small result (a weight gradient X^T dY over many rows; a convolution's
-// filter gradient): every 4-row block of the result would stream all of B, k x n floats, from memory.
-// Split k into fixed chunks instead, each a product whose B panel stays in cache (A read in place),
-// and add the partial results in chunk order (the same sums whatever the thread count).
-constexpr int64_t kSplitK = 4096;
-void splitKTransposedA(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k) {
-  const int64_t chunks = (k + kSplitK - 1) / kSplitK;
+// A product with a long k and a small result (a weight gradient X^T dY over many rows; a convolution's
+// filter gradient; a few classes' H^T dY): every block of the result would stream all of B, k x n floats,
+// from memory, and a panel at a time over the threads pays a handover per panel for little work. Split k
+// into fixed chunks instead (their length set by the result's size alone), each a product whose B panel
+// stays in cache, one thread each, and add the partial results in chunk order: the same sums whatever the
+// thread count.
+constexpr int64_t kSplitK = 4096, kSplitKSmall = 512, kSmallResult = 4096;
+int64_t splitKChunk(int64_t m, int64_t n) { return m * n <= kSmallResult ? kSplitKSmall : kSplitK; }
+
+void splitK(StridedA A, const float* b, int64_t rsB, int64_t csB, float* C, int64_t m, int64_t n, int64_t k) {
+  const int64_t step = splitKChunk(m, n), chunks = (k + step - 1) / step;
   std::vector<float> partial(static_cast<size_t>(chunks * m * n));
   parallelFor(chunks, 1, [&](int64_t cb, int64_t ce) {
     for (int64_t ch = cb; ch < ce; ++ch) {
-      const int64_t p0 = ch * kSplitK, kc = std::min(k, p0 + kSplitK) - p0;
-      product({A + p0 * m, 1, m}, B + p0 * n, n, 1, partial.data() + ch * m * n, m, n, kc, false);
+      const int64_t p0 = ch * step, kc = std::min(k, p0 + step) - p0;
+      product({A.a + p0 * A.cs, A.rs, A.cs}, b + p0 * rsB, rsB, csB, partial.data() + ch * m * n, m, n, kc, false);
     }
   });
   for (int64_t e = 0; e < m * n; ++e) {
@@ -290,20 +342,20 @@ void splitKTransposedA(const float* A, const float* B, float* C, int64_t m, int6
 void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k, bool transA, bool transB,
                  int64_t aBatchStride, int64_t bBatchStride) {
   preferHugePages(c, static_cast<size_t>(batch * m * n) * sizeof(float));  // a fresh output: fewer page faults
-  const bool splitK = transA && !transB && k >= 2 * kSplitK && m * n <= (1 << 16);
+  const bool split = m * n <= (1 << 16) && k >= 2 * splitKChunk(m, n);
   // Many small products: one per thread (each on its own), not each spread over the threads.
-  const bool perThread = batch > 1 && m * n * k < (1 << 21) && !splitK;
+  const bool perThread = batch > 1 && m * n * k < (1 << 21) && !split;
   auto one = [&](int64_t z, bool threads) {
     const float* A = a + z * aBatchStride;
     const float* B = b + z * bBatchStride;
     float* C = c + z * m * n;
-    if (splitK) {
-      splitKTransposedA(A, B, C, m, n, k);
-      return;
-    }
     const StridedA As = transA ? StridedA{A, 1, m} : StridedA{A, k, 1};  // a transposed A ([k, m]) read in place
     // A transposed B ([n, k]) is read in place too: element (p, j) at B[j * k + p].
-    product(As, B, transB ? 1 : n, transB ? k : 1, C, m, n, k, threads);
+    const int64_t rsB = transB ? 1 : n, csB = transB ? k : 1;
+    if (split)
+      splitK(As, B, rsB, csB, C, m, n, k);
+    else
+      product(As, B, rsB, csB, C, m, n, k, threads);
   };
   if (perThread)
     parallelFor(batch, 1, [&](int64_t zb, int64_t ze) {

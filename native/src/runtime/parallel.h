@@ -12,6 +12,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -53,51 +54,60 @@ class ThreadPool {
 
   unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
 
-  // Runs task(0) .. task(count - 1), task(0) on the calling thread, and
-  // returns when all are done; rethrows the first exception a task threw.
-  // From inside a pool task it runs them all inline (waiting for the pool
-  // there could wait for itself).
+  // Runs task(0) .. task(count - 1) and returns when all are done; rethrows the first exception a task
+  // threw. Parts are claimed one at a time by the calling thread and by the workers it asks to help, so a
+  // worker the system has not yet run (on a small machine, one of its cores busy with the JavaScript
+  // engine's own threads) leaves its parts to the caller instead of holding it up. A part's index says
+  // what it computes, never which thread runs it. From inside a pool task it runs them all inline (waiting
+  // for the pool there could wait for itself).
   void run(int64_t count, const std::function<void(int64_t)>& task) {
     if (count <= 0) return;
     if (insideWorker() || workers() == 0 || count == 1) {
       for (int64_t i = 0; i < count; ++i) task(i);
       return;
     }
-    Batch batch;
-    batch.remaining.store(count - 1);
+    // Shared with the helpers: one that starts after the batch ended finds no part left and never reads task.
+    auto batch = std::make_shared<Batch>(count, &task);
+    const int64_t helpers = std::min<int64_t>(count - 1, workers());
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (int64_t i = 1; i < count; ++i) queue_.push_back([&batch, &task, i] { batch.run(task, i); });
-      queued_.fetch_add(count - 1);
+      for (int64_t i = 0; i < helpers; ++i) queue_.push_back([batch] { batch->work(); });
+      queued_.fetch_add(helpers);
     }
     if (sleepers_.load() > 0) cv_.notify_all();
-    batch.run(task, 0, /*counted=*/false);
-    // The other parts usually finish within microseconds of this one: spin on the count first, then sleep.
-    spinUntil([&] { return batch.remaining.load(std::memory_order_acquire) == 0; });
+    batch->work();
+    // Parts a helper started finish within microseconds: spin on the count first, then sleep.
+    spinUntil([&] { return batch->remaining.load(std::memory_order_acquire) == 0; });
     {
-      std::unique_lock<std::mutex> lock(batch.mu);
-      batch.done.wait(lock, [&] { return batch.remaining.load() == 0; });
+      std::unique_lock<std::mutex> lock(batch->mu);
+      batch->done.wait(lock, [&] { return batch->remaining.load() == 0; });
     }
-    if (batch.error) std::rethrow_exception(batch.error);
+    if (batch->error) std::rethrow_exception(batch->error);
   }
 
  private:
   struct Batch {
+    Batch(int64_t count, const std::function<void(int64_t)>* task) : count(count), task(task), remaining(count) {}
+    const int64_t count;
+    const std::function<void(int64_t)>* const task;  // valid while remaining > 0: the caller waits for it
+    std::atomic<int64_t> next{0};
+    std::atomic<int64_t> remaining;
     std::mutex mu;
     std::condition_variable done;
-    std::atomic<int64_t> remaining{0};
     std::exception_ptr error;
-    void run(const std::function<void(int64_t)>& task, int64_t i, bool counted = true) {
-      try {
-        task(i);
-      } catch (...) {
+    // Claims and runs parts until none is left.
+    void work() {
+      for (int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < count; i = next.fetch_add(1, std::memory_order_relaxed)) {
+        try {
+          (*task)(i);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!error) error = std::current_exception();
+        }
+        // The last part wakes the caller; under the lock, so a caller about to sleep sees the count or the wake.
         std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = std::current_exception();
+        if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) done.notify_one();
       }
-      if (!counted) return;
-      // The last part wakes the caller; under the lock, so a caller about to sleep sees the count or the wake.
-      std::lock_guard<std::mutex> lock(mu);
-      if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) done.notify_one();
     }
   };
 
