@@ -148,7 +148,7 @@ async function train(): Promise<void> {
   const memory = o.memory ?? (comm ? 'continuous' : undefined);
   if (o.data && o.freebaseShaped) throw new Error('--data and --freebase-shaped: give one');
   const kg: KnowledgeGraph = o.data
-    ? await readKnowledgeGraph(o.data)
+    ? await readKnowledgeGraph(o.data, {onProgress: (line) => lead && console.log(`${o.data}: ${line}`)})
     : o.freebaseShaped
       ? freebaseShaped(o.freebaseShaped, o.seed)
       : patternedKg({entities: 2000, pairs: 1500, seed: o.seed});

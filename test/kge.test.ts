@@ -425,6 +425,55 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     }
   });
 
+  it('keeps a read knowledge graph in the binary cache: ids and names mapped back while the sources stand, parsed again when one changes or a cached file is damaged', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-cache-'));
+    const said: string[] = [];
+    const read = () => readKnowledgeGraph(dir, {cache: true, onProgress: (l) => said.push(l)});
+    const columns = (kg: KnowledgeGraph) =>
+      (['train', 'valid', 'test'] as const).map((s) => [kg[s].heads, kg[s].relations, kg[s].tails].map((a) => Array.from(a)));
+    try {
+      const rng = seededRng(5);
+      const name = (i: number) => `/m/${i.toString(36)}_é`; // names as Freebase's, one of them past ASCII
+      const lines = (n: number) =>
+        Array.from(
+          {length: n},
+          () => `${name(Math.floor(rng() * 300))}\trel_${Math.floor(rng() * 7)}\t${name(Math.floor(rng() * 300))}`,
+        ).join('\n') + '\n';
+      fs.writeFileSync(path.join(dir, 'train.txt'), lines(2000));
+      fs.writeFileSync(path.join(dir, 'valid.txt'), lines(50));
+      fs.writeFileSync(path.join(dir, 'test.txt'), lines(60));
+      const first = await read();
+      expect(said.pop()).to.match(/^wrote the cache in .*\.wmcache/);
+      const second = await read();
+      expect(said.pop()).to.match(/^read the cache in /);
+      expect(columns(second)).to.deep.equal(columns(first));
+      expect([second.numEntities, second.numRelations]).to.deep.equal([first.numEntities, first.numRelations]);
+      expect(second.entityNames).to.deep.equal(first.entityNames);
+      expect(second.relationNames).to.deep.equal(first.relationNames);
+      // A source written again: parsed again, the same graph.
+      fs.writeFileSync(path.join(dir, 'valid.txt'), fs.readFileSync(path.join(dir, 'valid.txt')));
+      const third = await read();
+      expect(said.slice(-2)[0]).to.match(/cache not used: valid\.txt changed since the cache was written/);
+      expect(columns(third)).to.deep.equal(columns(first));
+      // Damaged: an id column, then the names.
+      for (const file of ['train-tails.i32', 'entities.txt']) {
+        const cached = path.join(dir, '.wmcache', 'kg', file);
+        const bytes = fs.readFileSync(cached);
+        bytes[3] ^= 0x40;
+        fs.writeFileSync(cached, bytes);
+        const again = await read();
+        expect(said.slice(-2)[0]).to.match(new RegExp(`cache not used: .*${file.replace('.', '\\.')}: fails its digest`));
+        expect(again.entityNames).to.deep.equal(first.entityNames);
+      }
+      // cache: false reads the text and says nothing of a cache.
+      said.length = 0;
+      await readKnowledgeGraph(dir, {cache: false, onProgress: (l) => said.push(l)});
+      expect(said).to.deep.equal([]);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
   it('bad options are refused by name before anything is allocated', async () => {
     const kg = patternedKg({entities: 20, pairs: 10, seed: 1});
     const before = tf.memory().numTensors;

@@ -451,7 +451,7 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
       c.weight ?? null,
       c.rowScale ?? null,
       c.numRows,
-      x.dataSync() as Float32Array,
+      b.hostArray(x) as Float32Array, // read in place: dataSync would hand the array out for good
       dim,
       out,
       null,

@@ -1,12 +1,15 @@
 // Knowledge graphs as (head, relation, tail) triples: the benchmarks' text format (`train.txt`,
 // `valid.txt`, `test.txt`, one `head<TAB>relation<TAB>tail` a line, names mapped to ids in the order
 // they are first seen, or by `entities.dict` / `relations.dict` (`id<TAB>name`) where the folder has
-// them), the name maps written beside a model and read back, and the checks every consumer relies on.
+// them) through the binary cache, the name maps written beside a model and read back, and the checks
+// every consumer relies on.
 import * as fs from 'fs';
 import * as path from 'path';
 
 import {readLines} from '../data/lines';
 import {writeFileAtomically} from '../util/files';
+import {throughCache} from './dataset_cache';
+import {readKgCache, writeKgCache} from './kg_cache';
 
 /** Triples as three aligned int32 columns. */
 export interface Triples {
@@ -66,23 +69,58 @@ export function checkKnowledgeGraph(kg: KnowledgeGraph, what: string): void {
   if (tripleCount(kg.train) === 0) throw new RangeError(`${what}: the training split holds no triples`);
 }
 
+// A JavaScript Map holds at most 2^24 entries; a graph's names (86M entities in Freebase) are spread over
+// this many by a hash of the name.
+const NAME_SHARDS = 64;
+
+function nameShard(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; ++i) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % NAME_SHARDS;
+}
+
 /** Names to ids, in the order first seen, or fixed by a dictionary file. */
 class NameMap {
-  readonly ids = new Map<string, number>();
+  private readonly shards = Array.from({length: NAME_SHARDS}, () => new Map<string, number>());
   readonly names: string[] = [];
   constructor(
     readonly noun: string,
     readonly fixed: boolean,
   ) {}
 
+  get(name: string): number | undefined {
+    return this.shards[nameShard(name)].get(name);
+  }
+
+  set(name: string, id: number): void {
+    this.shards[nameShard(name)].set(name, id);
+  }
+
   id(name: string, file: string, lineNo: number): number {
-    const found = this.ids.get(name);
+    const found = this.get(name);
     if (found !== undefined) return found;
     if (this.fixed) throw new RangeError(`${file}:${lineNo}: ${this.noun} '${name}' is not in the ${this.noun} dictionary`);
     if (this.names.length === 2 ** 31 - 1) throw new RangeError(`${file}:${lineNo}: more than 2^31 - 1 ${this.noun} names`);
-    this.ids.set(name, this.names.length);
+    this.set(name, this.names.length);
     this.names.push(name);
     return this.names.length - 1;
+  }
+}
+
+/** An int32 column that grows by doubling (a number[] of hundreds of millions would take twice the memory and more). */
+class IntColumn {
+  private a = new Int32Array(1024);
+  private n = 0;
+  push(v: number): void {
+    if (this.n === this.a.length) {
+      const b = new Int32Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = v;
+  }
+  take(): Int32Array {
+    return this.a.slice(0, this.n);
   }
 }
 
@@ -103,9 +141,9 @@ async function readDictionary(file: string, noun: string): Promise<NameMap> {
     if (!Number.isInteger(id) || id < 0 || id >= 2 ** 31 - 1)
       throw new RangeError(`${file}:${lineNo}: id '${f[0]}' is not a non-negative integer below 2^31 - 1`);
     if (byId[id] !== undefined) throw new RangeError(`${file}:${lineNo}: id ${id} is given twice`);
-    if (m.ids.has(f[1])) throw new RangeError(`${file}:${lineNo}: ${noun} '${f[1]}' is given twice`);
+    if (m.get(f[1]) !== undefined) throw new RangeError(`${file}:${lineNo}: ${noun} '${f[1]}' is given twice`);
     byId[id] = f[1];
-    m.ids.set(f[1], id);
+    m.set(f[1], id);
   }
   for (let i = 0; i < byId.length; ++i) {
     if (byId[i] === undefined) throw new RangeError(`${file}: ids must run from 0 without gaps; ${i} is missing`);
@@ -117,9 +155,9 @@ async function readDictionary(file: string, noun: string): Promise<NameMap> {
 
 /** One split's triples, names mapped through the maps (which grow unless fixed). */
 async function readTripleFile(file: string, entities: NameMap, relations: NameMap): Promise<Triples> {
-  const h: number[] = [],
-    r: number[] = [],
-    t: number[] = [];
+  const h = new IntColumn(),
+    r = new IntColumn(),
+    t = new IntColumn();
   for await (const {line, lineNo} of readLines(file)) {
     if (line.trim() === '') continue;
     const f = fields(line);
@@ -129,17 +167,47 @@ async function readTripleFile(file: string, entities: NameMap, relations: NameMa
     r.push(relations.id(f[1], file, lineNo));
     t.push(entities.id(f[2], file, lineNo));
   }
-  return {heads: Int32Array.from(h), relations: Int32Array.from(r), tails: Int32Array.from(t)};
+  return {heads: h.take(), relations: r.take(), tails: t.take()};
 }
+
+export interface ReadKnowledgeGraphOptions {
+  /**
+   * Keep what was read in the binary cache, as loadDataset does (default: sources of 64 MiB or more), and
+   * read it from there while the sources stand; a folder path puts the cache there (only a place no other
+   * user can write is used).
+   */
+  cache?: boolean | string;
+  /** What the reader is doing: the cache read, or not used (and why), or written. */
+  onProgress?: (line: string) => void;
+}
+
+/** The files a knowledge-graph folder may hold (relative names), for their stamps. */
+const SOURCE_FILES = [...SPLIT_FILES, 'entities.dict', 'relations.dict'].flatMap((f) => [f, `${f}.gz`]);
 
 /**
  * A knowledge graph from a folder of the benchmarks' text files: `train.txt` (required), `valid.txt`
  * and `test.txt` (each optional, also as `.gz`). Names become ids in the order first seen (train
  * first), unless the folder has `entities.dict` and `relations.dict`, which then fix them. A line
  * that is not three fields, or a name not in a dictionary, is refused naming the file and line.
+ * Through the binary cache (`options.cache`): the next read maps the ids and names back while every
+ * source file stands.
  */
-export async function readKnowledgeGraph(dir: string): Promise<KnowledgeGraph> {
+export async function readKnowledgeGraph(dir: string, options: ReadKnowledgeGraphOptions = {}): Promise<KnowledgeGraph> {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`readKnowledgeGraph: ${dir} is not a folder`);
+  const what = `readKnowledgeGraph(${dir})`;
+  return throughCache({
+    what: 'readKnowledgeGraph',
+    folder: dir,
+    files: SOURCE_FILES,
+    cache: options.cache,
+    say: options.onProgress ?? (() => {}),
+    read: (cacheDir, sources) => readKgCache(cacheDir, sources, (kg) => checkKnowledgeGraph(kg, what)),
+    parse: () => parseKnowledgeGraph(dir, what),
+    write: writeKgCache,
+  });
+}
+
+async function parseKnowledgeGraph(dir: string, what: string): Promise<KnowledgeGraph> {
   const find = (name: string) => [path.join(dir, name), path.join(dir, name + '.gz')].find((f) => fs.existsSync(f));
   if (!find('train.txt')) throw new Error(`readKnowledgeGraph: ${dir} has no train.txt (one 'head<TAB>relation<TAB>tail' a line)`);
   const entDict = find('entities.dict'),
@@ -164,7 +232,7 @@ export async function readKnowledgeGraph(dir: string): Promise<KnowledgeGraph> {
     entityNames: entities.names,
     relationNames: relations.names,
   };
-  checkKnowledgeGraph(kg, `readKnowledgeGraph(${dir})`);
+  checkKnowledgeGraph(kg, what);
   return kg;
 }
 

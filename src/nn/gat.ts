@@ -115,9 +115,9 @@ function forward(
     c.colIdx,
     rows,
     cols,
-    feat.dataSync() as Float32Array,
-    src.dataSync() as Float32Array,
-    dst.dataSync() as Float32Array,
+    b.hostArray(feat) as Float32Array,
+    b.hostArray(src) as Float32Array,
+    b.hostArray(dst) as Float32Array,
     heads,
     dim,
     slope,
@@ -192,8 +192,8 @@ function backward(
       b.freeDevice(dz); // stream-ordered: reused only after the column pass that reads it
     }
   }
-  const a = alpha.dataSync() as Float32Array,
-    g = dy.dataSync() as Float32Array;
+  const a = b.hostArray(alpha) as Float32Array,
+    g = b.hostArray(dy) as Float32Array;
   const dz = new Float32Array(nnz * heads),
     dDst = new Float32Array(rows * heads);
   const dFeat = new Float32Array(cols * heads * dim),
@@ -203,9 +203,9 @@ function backward(
     c.colIdx,
     rows,
     cols,
-    feat.dataSync() as Float32Array,
-    src.dataSync() as Float32Array,
-    dst.dataSync() as Float32Array,
+    b.hostArray(feat) as Float32Array,
+    b.hostArray(src) as Float32Array,
+    b.hostArray(dst) as Float32Array,
     heads,
     dim,
     slope,

@@ -39,7 +39,7 @@ export function rowDots(a: tf.Tensor2D, b: tf.Tensor3D): tf.Tensor2D {
 function forward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, n: number, m: number, d: number): tf.Tensor {
   if (be.gpu) return be.deviceOutputs([[m, n]], ([out]) => layerNative().rowDots(be.devicePtr(a), be.devicePtr(b), n, m, d, out))[0];
   const out = new Float32Array(m * n);
-  layerNative().rowDots(a.dataSync() as Float32Array, b.dataSync() as Float32Array, n, m, d, out);
+  layerNative().rowDots(be.hostArray(a) as Float32Array, be.hostArray(b) as Float32Array, n, m, d, out);
   return tf.tensor2d(out, [m, n]);
 }
 
@@ -55,7 +55,16 @@ function backward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, dy: tf.Ten
   }
   const dA = new Float32Array(n * d),
     dB = new Float32Array(m * n * d);
-  layerNative().rowDotsGrad(a.dataSync() as Float32Array, b.dataSync() as Float32Array, dy.dataSync() as Float32Array, n, m, d, dA, dB);
+  layerNative().rowDotsGrad(
+    be.hostArray(a) as Float32Array,
+    be.hostArray(b) as Float32Array,
+    be.hostArray(dy) as Float32Array,
+    n,
+    m,
+    d,
+    dA,
+    dB,
+  );
   return [tf.tensor2d(dA, [n, d]), tf.tensor3d(dB, [m, n, d])];
 }
 

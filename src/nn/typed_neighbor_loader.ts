@@ -33,7 +33,7 @@ export interface TypedBatch {
 
 /** Rows `ids` of a feature table (a tensor on the backend's device), padded with zeros to `width`; zeros where there is no table. */
 export function typedInputs(table: tf.Tensor2D | undefined, ids: Int32Array, width: number): tf.Tensor2D {
-  if (!table) return tf.zeros([ids.length, width]);
+  if (!table) return tf.fill([ids.length, width], 0) as tf.Tensor2D; // on the device: tf.zeros fills a host array first
   return tf.tidy(() => {
     const rows = tf.gather(table, tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
     return table.shape[1] < width

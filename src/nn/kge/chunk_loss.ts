@@ -87,9 +87,9 @@ function forward(
     dNeg = new Float32Array(n * w);
   native.kgeChunkLoss(
     ...args,
-    q.dataSync() as Float32Array,
-    own.dataSync() as Float32Array,
-    neg.dataSync() as Float32Array,
+    be.hostArray(q) as Float32Array,
+    be.hostArray(own) as Float32Array,
+    be.hostArray(neg) as Float32Array,
     loss,
     dq,
     dOwn,

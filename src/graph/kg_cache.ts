@@ -1,0 +1,149 @@
+// The binary cache of a knowledge graph read from the benchmarks' text files: each split's three id columns
+// as raw int32 arrays with their digests, the entity and relation names as newline-separated text with its
+// digest, and a manifest naming them with the source files' stamps (dataset_cache.ts). It lives in the
+// dataset cache's place (cacheDirFor: only where no other user can write), under `kg/`. Any disagreement (a
+// source changed, a file missing, truncated, of another owner, or failing its digest) and the folder is
+// parsed again and the cache rewritten; what it holds is checked again as a parsed graph is.
+import * as fs from 'fs';
+import * as path from 'path';
+
+import {ArrayFile, cachedFile, cacheDigest, readArrayFile, readCachedBytes, replaceCacheFolder, writeArrayFile} from './cache_files';
+import {SourceStamp} from './dataset_cache';
+
+// A knowledge graph as triples.ts has it (said here again, structurally: triples.ts reads through this module).
+interface Columns {
+  heads: Int32Array;
+  relations: Int32Array;
+  tails: Int32Array;
+}
+export interface CachedKg {
+  numEntities: number;
+  numRelations: number;
+  train: Columns;
+  valid: Columns;
+  test: Columns;
+  entityNames?: string[];
+  relationNames?: string[];
+}
+
+const FORMAT = 1;
+const SUBDIR = 'kg';
+const MANIFEST = 'manifest.json';
+const SPLITS = ['train', 'valid', 'test'] as const;
+const NAMES_PER_WRITE = 1 << 20;
+
+interface NamesFile {
+  file: string;
+  count: number;
+  bytes: number;
+  digest: string;
+}
+
+interface Manifest {
+  format: number;
+  sources: SourceStamp[];
+  numEntities: number;
+  numRelations: number;
+  splits: Record<(typeof SPLITS)[number], {heads: ArrayFile; relations: ArrayFile; tails: ArrayFile}>;
+  names?: {entities: NamesFile; relations: NamesFile};
+}
+
+// Names a line each (a name read from a line holds no newline), written a slice at a time: one string of
+// every name would pass V8's string limit on a large graph.
+function writeNames(dir: string, file: string, names: string[]): NamesFile {
+  const full = path.join(dir, file);
+  const fd = fs.openSync(full, 'w', 0o600);
+  try {
+    for (let i = 0; i < names.length; i += NAMES_PER_WRITE) fs.writeSync(fd, names.slice(i, i + NAMES_PER_WRITE).join('\n') + '\n');
+  } finally {
+    fs.closeSync(fd);
+  }
+  const bytes = fs.readFileSync(full);
+  return {file, count: names.length, bytes: bytes.length, digest: cacheDigest(bytes)};
+}
+
+function readNames(dir: string, n: NamesFile): string[] {
+  const file = cachedFile(dir, n.file);
+  const bytes = Buffer.allocUnsafe(n.bytes);
+  readCachedBytes(file, bytes);
+  if (cacheDigest(bytes) !== n.digest) throw new Error(`${file}: fails its digest (damaged)`);
+  const names: string[] = [];
+  for (let at = 0; at < bytes.length;) {
+    const end = bytes.indexOf(10, at);
+    if (end < 0) throw new Error(`${file}: the last name has no newline`);
+    names.push(bytes.toString('utf8', at, end));
+    at = end + 1;
+  }
+  if (names.length !== n.count) throw new Error(`${file}: ${names.length} names, the manifest says ${n.count}`);
+  return names;
+}
+
+/** Writes `kg` as the cache of its sources in `dir` (a trusted cache folder): built beside, then renamed in place. */
+export function writeKgCache(dir: string, sources: SourceStamp[], kg: CachedKg): void {
+  replaceCacheFolder(dir, SUBDIR, (tmp) => {
+    const splits = {} as Manifest['splits'];
+    for (const s of SPLITS) {
+      const t = kg[s];
+      splits[s] = {
+        heads: writeArrayFile(tmp, `${s}-heads.i32`, t.heads),
+        relations: writeArrayFile(tmp, `${s}-relations.i32`, t.relations),
+        tails: writeArrayFile(tmp, `${s}-tails.i32`, t.tails),
+      };
+    }
+    const manifest: Manifest = {
+      format: FORMAT,
+      sources,
+      numEntities: kg.numEntities,
+      numRelations: kg.numRelations,
+      splits,
+      ...(kg.entityNames && kg.relationNames
+        ? {
+            names: {
+              entities: writeNames(tmp, 'entities.txt', kg.entityNames),
+              relations: writeNames(tmp, 'relations.txt', kg.relationNames),
+            },
+          }
+        : {}),
+    };
+    fs.writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest), {mode: 0o600});
+  });
+}
+
+/**
+ * The knowledge graph the cache in `dir` holds for these sources, or why it is not used; `check` judges it
+ * as a parsed graph is judged (it throws on a count or an id out of range).
+ */
+export function readKgCache(dir: string, sources: SourceStamp[], check: (kg: CachedKg) => void): {value: CachedKg} | {why: string} {
+  const root = path.join(dir, SUBDIR);
+  const manifestFile = path.join(root, MANIFEST);
+  if (!fs.existsSync(manifestFile)) return {why: `no cache in ${root} yet`};
+  try {
+    const m = JSON.parse(fs.readFileSync(cachedFile(root, MANIFEST), 'utf8')) as Manifest;
+    if (m.format !== FORMAT) return {why: `${manifestFile} was written by another cache format (${m.format}, this one reads ${FORMAT})`};
+    if (JSON.stringify(m.sources) !== JSON.stringify(sources)) {
+      const changed = sources.find((s, i) => JSON.stringify(s) !== JSON.stringify(m.sources?.[i]));
+      return {why: `${changed ? changed.file : 'the list of source files'} changed since the cache was written`};
+    }
+    const ids = (a: ArrayFile) => readArrayFile(root, a, (n) => new Int32Array(n));
+    const split = (s: (typeof SPLITS)[number]): Columns => ({
+      heads: ids(m.splits[s].heads),
+      relations: ids(m.splits[s].relations),
+      tails: ids(m.splits[s].tails),
+    });
+    const kg: CachedKg = {
+      numEntities: m.numEntities,
+      numRelations: m.numRelations,
+      train: split('train'),
+      valid: split('valid'),
+      test: split('test'),
+      ...(m.names ? {entityNames: readNames(root, m.names.entities), relationNames: readNames(root, m.names.relations)} : {}),
+    };
+    // Every count and id checked again, as a parsed graph's are.
+    check(kg);
+    if (kg.entityNames && (kg.entityNames.length !== kg.numEntities || kg.relationNames!.length !== kg.numRelations))
+      throw new Error(`the names do not match the counts (${kg.numEntities} entities, ${kg.numRelations} relations)`);
+    return {value: kg};
+  } catch (e) {
+    return {why: `${root}: ${(e as Error).message}`};
+  }
+}
