@@ -57,10 +57,14 @@ function envChunkEntries(): number | undefined {
 
 /** @internal The GPU product's long rows of c and their chunks, in csrSpmm's layout (graph_ops.h); undefined if none. */
 export function csrSplits(c: Csr, chunkEntries = SPMM_CHUNK_ENTRIES): {array: Int32Array; numLong: number; numChunks: number} | undefined {
+  // Locals, not c's fields, in the loops: products of many shapes pass through here, and a field read on an
+  // object of many shapes in a loop of millions of rows cost more than the loop.
+  const rowPtr = c.rowPtr,
+    numRows = c.numRows;
   const longRows: number[] = [];
   let numChunks = 0;
-  for (let r = 0; r < c.numRows; ++r) {
-    const deg = c.rowPtr[r + 1] - c.rowPtr[r];
+  for (let r = 0; r < numRows; ++r) {
+    const deg = rowPtr[r + 1] - rowPtr[r];
     if (deg > chunkEntries) {
       longRows.push(r);
       numChunks += Math.ceil(deg / chunkEntries);
@@ -76,7 +80,7 @@ export function csrSplits(c: Csr, chunkEntries = SPMM_CHUNK_ENTRIES): {array: In
   longRows.forEach((r, i) => {
     array[i] = r;
     chunkPtr[i] = k;
-    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; e += chunkEntries, ++k) {
+    for (let e = rowPtr[r]; e < rowPtr[r + 1]; e += chunkEntries, ++k) {
       chunkRow[k] = r;
       chunkStart[k] = e;
     }
@@ -90,17 +94,17 @@ export function csrSplits(c: Csr, chunkEntries = SPMM_CHUNK_ENTRIES): {array: In
  * entryWeight[e] x rowWeight[r] (each 1 where absent).
  */
 function transpose(c: Csr, w: {entryWeight?: Float32Array; rowWeight?: Float32Array} = {}): Csr {
-  const {rowPtr: fwdPtr, colIdx: fwdCol} = c;
+  const {rowPtr: fwdPtr, colIdx: fwdCol, numRows, numCols} = c; // locals in the loops (see csrSplits)
   const m = fwdCol.length;
-  const rowPtr = new Int32Array(c.numCols + 1);
+  const rowPtr = new Int32Array(numCols + 1);
   for (let e = 0; e < m; ++e) ++rowPtr[fwdCol[e] + 1];
-  for (let i = 0; i < c.numCols; ++i) rowPtr[i + 1] += rowPtr[i];
-  const fill = rowPtr.slice(0, c.numCols);
+  for (let i = 0; i < numCols; ++i) rowPtr[i + 1] += rowPtr[i];
+  const fill = rowPtr.slice(0, numCols);
   const colIdx = new Int32Array(m),
     edge = new Int32Array(m);
   const {entryWeight, rowWeight} = w;
   const weight = entryWeight || rowWeight ? new Float32Array(m) : undefined;
-  for (let r = 0; r < c.numRows; ++r) {
+  for (let r = 0; r < numRows; ++r) {
     const rw = rowWeight ? rowWeight[r] : 1;
     for (let e = fwdPtr[r], end = fwdPtr[r + 1]; e < end; ++e) {
       const at = fill[fwdCol[e]]++;
@@ -109,7 +113,7 @@ function transpose(c: Csr, w: {entryWeight?: Float32Array; rowWeight?: Float32Ar
       if (weight) weight[at] = (entryWeight ? entryWeight[e] : 1) * rw;
     }
   }
-  return {rowPtr, colIdx, edge, weight, numRows: c.numCols, numCols: c.numRows};
+  return {rowPtr, colIdx, edge, weight, numRows: numCols, numCols: numRows};
 }
 
 /**
@@ -137,28 +141,29 @@ function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
     throw new RangeError(
       "aggregate: 'gcn' over a sampled block estimates each row from the graph's degrees, which edge weights do not enter; weigh a whole-graph block",
     );
+  const {rowPtr: inPtr, colIdx: inCol} = c; // locals in the loops (see csrSplits)
   const hasSelf = new Uint8Array(numRows);
   if (!degrees) {
     for (let r = 0; r < numRows; ++r) {
-      for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) if (c.colIdx[e] === r) hasSelf[r] = 1;
+      for (let e = inPtr[r]; e < inPtr[r + 1]; ++e) if (inCol[e] === r) hasSelf[r] = 1;
     }
   }
   const rowPtr = new Int32Array(numRows + 1);
-  for (let r = 0; r < numRows; ++r) rowPtr[r + 1] = rowPtr[r] + c.rowPtr[r + 1] - c.rowPtr[r] + (hasSelf[r] ? 0 : 1);
+  for (let r = 0; r < numRows; ++r) rowPtr[r + 1] = rowPtr[r] + inPtr[r + 1] - inPtr[r] + (hasSelf[r] ? 0 : 1);
   const deg = new Float64Array(numCols);
   if (degrees) {
     for (let v = 0; v < numCols; ++v) deg[v] = degrees[v] + 1;
   } else {
-    c.colIdx.forEach((col, e) => (deg[col] += w ? w[e] : 1));
+    inCol.forEach((col, e) => (deg[col] += w ? w[e] : 1));
     for (let r = 0; r < numRows; ++r) if (!hasSelf[r]) ++deg[r];
   }
   const colIdx = new Int32Array(rowPtr[numRows]),
     weight = new Float32Array(rowPtr[numRows]);
   for (let r = 0; r < numRows; ++r) {
-    const listed = c.rowPtr[r + 1] - c.rowPtr[r];
+    const listed = inPtr[r + 1] - inPtr[r];
     // Entries counted, or weighed (an added self loop weighs 1); with the graph's degrees, those.
     let rowDeg = degrees ? deg[r] : w ? (hasSelf[r] ? 0 : 1) : rowPtr[r + 1] - rowPtr[r];
-    if (w) for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) rowDeg += w[e];
+    if (w) for (let e = inPtr[r]; e < inPtr[r + 1]; ++e) rowDeg += w[e];
     const scale = degrees && listed > 0 ? degrees[r] / listed : 1;
     let at = rowPtr[r];
     const put = (col: number, w: number) => {
@@ -166,7 +171,7 @@ function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
       weight[at++] = w / Math.sqrt(rowDeg * deg[col]);
     };
     if (!hasSelf[r]) put(r, 1);
-    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) put(c.colIdx[e], w ? w[e] : scale);
+    for (let e = inPtr[r]; e < inPtr[r + 1]; ++e) put(inCol[e], w ? w[e] : scale);
   }
   return {rowPtr, colIdx, weight, numRows, numCols};
 }
