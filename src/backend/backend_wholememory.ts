@@ -77,15 +77,15 @@ export function typedArrayFor(dtype: DataType, size: number): Float32Array | Int
 const UNZEROED_FROM_BYTES = 4096;
 const POISON = process.env.WM_HOST_POISON === '1';
 
-export function unzeroedArrayFor(dtype: DataType, size: number): Float32Array | Int32Array | Uint8Array {
+function unzeroedArrayFor(dtype: DataType, size: number): {values: Float32Array | Int32Array | Uint8Array; pooled: boolean} {
   const bytes = size * bytesPerElement(dtype);
-  if (bytes < UNZEROED_FROM_BYTES && !POISON) return typedArrayFor(dtype, size);
+  if (bytes < UNZEROED_FROM_BYTES && !POISON) return {values: typedArrayFor(dtype, size), pooled: false};
   const buffer = take(bytes);
   if (POISON) {
     new Uint32Array(buffer, 0, bytes >> 2).fill(0x7fc00000);
     new Uint8Array(buffer, bytes & ~3, bytes & 3).fill(0xff);
   }
-  return new (arrayOf(dtype))(buffer, 0, size);
+  return {values: new (arrayOf(dtype))(buffer, 0, size), pooled: true};
 }
 
 // Device uploads need the exact array type of the dtype (some CPU kernels
@@ -323,9 +323,28 @@ export class WholeMemoryBackend extends MathBackendCPU {
     }
   }
 
+  /**
+   * A new host tensor for a kernel to write whole (unzeroedArrayFor), and its values. Its buffer, where the
+   * pool gave it, is claimed for it here: tensors written from elsewhere (a user's arrays, tfjs' scalars) are
+   * never pooled and are not looked at (reading a small array's buffer costs V8 an allocation).
+   */
+  hostOutput(shape: number[], dtype: DataType): {info: TensorInfo; values: Float32Array | Int32Array | Uint8Array} {
+    const {values, pooled} = unzeroedArrayFor(dtype, util.sizeFromShape(shape));
+    const info = this.makeTensorInfo(shape, dtype, values);
+    if (pooled) claim(values, info.dataId);
+    return {info, values};
+  }
+
+  /** A CPU kernel's outputs may view an input's memory (a slice's subarray): such a buffer is never pooled again. */
+  claimOutputs(outputs: TensorInfo | TensorInfo[]): void {
+    for (const t of Array.isArray(outputs) ? outputs : [outputs]) {
+      const d = this.data.get(t.dataId) as WmTensorData | undefined;
+      if (d?.values != null) claim(d.values, t.dataId);
+    }
+  }
+
   override write(values: backend_util.BackendValues, shape: number[], dtype: DataType): DataId {
     const id = super.write(values, shape, dtype);
-    claim(values, id);
     // Without a GPU, UVM's managed memory is host memory: mark what it made.
     if (this.uvm && !this.gpu) (this.data.get(id) as WmTensorData).managedHost = true;
     return id;

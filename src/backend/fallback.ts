@@ -35,7 +35,9 @@ export function runOnCpu(kernelName: string, args: Parameters<KernelFunc>[0]): R
   counts.set(kernelName, (counts.get(kernelName) ?? 0) + 1);
   const backend = args.backend as WholeMemoryBackend;
   hostInputs(backend, args.inputs);
-  return cpuKernelFunc(kernelName)(args);
+  const out = cpuKernelFunc(kernelName)(args);
+  backend.claimOutputs(out);
+  return out;
 }
 
 /** The kernel config that always forwards to the CPU. */

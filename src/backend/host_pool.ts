@@ -3,8 +3,8 @@
 // activations every step would otherwise fault in new pages for each (and the collector's threads then
 // compete with the kernel's on a small machine): on a 2-core box a [2708, 1433] product took twice its
 // kernel time. A buffer goes back only where nothing else can still see it:
-// - it was made here (`take`), for one tensor (the first `claim`); a second tensor over the same memory
-//   (a view, a slice, an identity a CPU kernel made) makes it shared for good;
+// - it was made here (`take`), for one tensor (the first `claim`: the backend's hostOutput); a second tensor
+//   over the same memory (a view a CPU fallback kernel made: the backend's claimOutputs) makes it shared for good;
 // - its values were never handed out (`escape`: dataSync, data());
 // Buffers are served by size class (at most 1/8 above the request); a read of a buffer longer than its
 // values returns an exact copy, so what a user holds always spans its own buffer.

@@ -4,7 +4,7 @@
 // once against it.
 import {DataType, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {nativeDType, unzeroedArrayFor, WholeMemoryBackend} from './backend_wholememory';
+import {nativeDType, WholeMemoryBackend} from './backend_wholememory';
 import {NativeAddon} from '../native/addon';
 import {Buf, NativeDType, NativeOps} from '../native/ops';
 
@@ -85,8 +85,8 @@ class Runner implements KernelRunner {
       const {info, ptr} = this.b.makeDeviceOutput(shape, dtype);
       return {info, buf: ptr as Buf};
     }
-    const values = unzeroedArrayFor(dtype, util.sizeFromShape(shape));
-    return {info: this.b.makeTensorInfo(shape, dtype, values), buf: values as Buf};
+    const {info, values} = this.b.hostOutput(shape, dtype);
+    return {info, buf: values as Buf};
   }
   binary(op: number, dtIn: NativeDType, dtOut: NativeDType, a: Buf, b: Buf, y: Buf, shape: number[], as: number[], bs: number[]) {
     if (sameContiguous(shape, as) && sameContiguous(shape, bs)) {
