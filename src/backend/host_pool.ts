@@ -42,6 +42,8 @@ export function sizeClass(bytes: number): number {
 /** A buffer of at least `bytes` for a kernel output: a kept one of its size class, else a new one from malloc. */
 export function take(bytes: number): ArrayBuffer {
   const cls = sizeClass(bytes);
+  // Past what the pool would keep (or with it off): the exact size, never rounded up for nothing.
+  if (cls > LIMIT / 4) return Buffer.allocUnsafeSlow(bytes).buffer;
   const list = free.get(cls);
   const kept = list?.pop();
   let buffer: ArrayBuffer;
@@ -89,7 +91,6 @@ export function release(values: unknown, id: object): void {
   if (o === undefined || o.closed || o.id !== id) return;
   owners.delete(buffer);
   const cls = buffer.byteLength;
-  if (cls > LIMIT / 4) return;
   while (freeBytes + cls > LIMIT && free.size > 0) {
     const [oldest, list] = free.entries().next().value as [number, ArrayBuffer[]];
     list.pop();
