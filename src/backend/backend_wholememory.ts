@@ -69,24 +69,13 @@ export function typedArrayFor(dtype: DataType, size: number): Float32Array | Int
   return new (arrayOf(dtype))(size);
 }
 
-// A kernel output on the host that the kernel writes whole, as a device output is: not zeroed (a zeroed
-// array costs a pass over its bytes, and fresh pages a fault each, which for a large output take as long as
-// the kernel), from the host pool (a disposed tensor's buffer of its size class) or malloc. Small ones stay
-// V8's own. WM_HOST_POISON=1 fills them with NaN (int32: 0x7fc00000, bool: 0xff) instead, so a kernel that
-// leaves part of its output unwritten shows.
+// A kernel output on the host (hostOutput) is written whole by its kernel, as a device output is: not
+// zeroed (a zeroed array costs a pass over its bytes, and fresh pages a fault each, which for a large output
+// take as long as the kernel), from the host pool (a disposed tensor's buffer of its size class) or malloc.
+// Small ones stay V8's own. WM_HOST_POISON=1 fills them with NaN (int32: 0x7fc00000, bool: 0xff) instead, so
+// a kernel that leaves part of its output unwritten shows.
 const UNZEROED_FROM_BYTES = 4096;
 const POISON = process.env.WM_HOST_POISON === '1';
-
-function unzeroedArrayFor(dtype: DataType, size: number): {values: Float32Array | Int32Array | Uint8Array; pooled: boolean} {
-  const bytes = size * bytesPerElement(dtype);
-  if (bytes < UNZEROED_FROM_BYTES && !POISON) return {values: typedArrayFor(dtype, size), pooled: false};
-  const buffer = take(bytes);
-  if (POISON) {
-    new Uint32Array(buffer, 0, bytes >> 2).fill(0x7fc00000);
-    new Uint8Array(buffer, bytes & ~3, bytes & 3).fill(0xff);
-  }
-  return {values: new (arrayOf(dtype))(buffer, 0, size), pooled: true};
-}
 
 // Device uploads need the exact array type of the dtype (some CPU kernels
 // leave e.g. an Int32Array behind a float32 tensor).
@@ -119,7 +108,7 @@ export class WholeMemoryBackend extends MathBackendCPU {
     super();
     this.gpu = gpu;
     this.hostKernels = hostKernels;
-    // Host kernel outputs are malloc's (unzeroedArrayFor): let each step's reuse the last one's pages.
+    // Host kernel outputs are malloc's (hostOutput): let each step's reuse the last one's pages.
     if (hostKernels) native.keepHostBlocksInHeap();
     this.residency = new ManagedResidency(native, () => this.deviceIndex);
     // The CPU backend's "install tfjs-node" hint does not apply to us.
@@ -324,14 +313,25 @@ export class WholeMemoryBackend extends MathBackendCPU {
   }
 
   /**
-   * A new host tensor for a kernel to write whole (unzeroedArrayFor), and its values. Its buffer, where the
-   * pool gave it, is claimed for it here: tensors written from elsewhere (a user's arrays, tfjs' scalars) are
-   * never pooled and are not looked at (reading a small array's buffer costs V8 an allocation).
+   * A new host tensor for a kernel to write whole, and its values (see UNZEROED_FROM_BYTES). Its buffer, where
+   * the pool gave it, is claimed for it here: tensors written from elsewhere (a user's arrays, tfjs' scalars)
+   * are never pooled and are not looked at (reading a small array's buffer costs V8 an allocation).
    */
   hostOutput(shape: number[], dtype: DataType): {info: TensorInfo; values: Float32Array | Int32Array | Uint8Array} {
-    const {values, pooled} = unzeroedArrayFor(dtype, util.sizeFromShape(shape));
+    const size = util.sizeFromShape(shape),
+      bytes = size * bytesPerElement(dtype);
+    if (bytes < UNZEROED_FROM_BYTES && !POISON) {
+      const values = typedArrayFor(dtype, size);
+      return {info: this.makeTensorInfo(shape, dtype, values), values};
+    }
+    const buffer = take(bytes);
+    if (POISON) {
+      new Uint32Array(buffer, 0, bytes >> 2).fill(0x7fc00000);
+      new Uint8Array(buffer, bytes & ~3, bytes & 3).fill(0xff);
+    }
+    const values = new (arrayOf(dtype))(buffer, 0, size);
     const info = this.makeTensorInfo(shape, dtype, values);
-    if (pooled) claim(values, info.dataId);
+    claim(values, info.dataId);
     return {info, values};
   }
 
@@ -348,11 +348,6 @@ export class WholeMemoryBackend extends MathBackendCPU {
     // Without a GPU, UVM's managed memory is host memory: mark what it made.
     if (this.uvm && !this.gpu) (this.data.get(id) as WmTensorData).managedHost = true;
     return id;
-  }
-
-  override move(dataId: DataId, values: backend_util.BackendValues, shape: number[], dtype: DataType, refCount: number): void {
-    super.move(dataId, values, shape, dtype, refCount);
-    claim(values, dataId);
   }
 
   // Values handed out leave the host pool for good; those of a longer pooled buffer are replaced by an

@@ -58,11 +58,16 @@ export function take(bytes: number): ArrayBuffer {
   return buffer;
 }
 
+// The record of the buffer under a tensor's values, where `take` made it.
+function ownerOf(values: unknown): {buffer: ArrayBuffer; o: Owner} | undefined {
+  const buffer = (values as {buffer?: unknown} | null)?.buffer;
+  const o = buffer instanceof ArrayBuffer ? owners.get(buffer) : undefined;
+  return o && {buffer: buffer as ArrayBuffer, o};
+}
+
 /** `id` holds `values`: the first tensor over a buffer from `take` owns it, a second closes it. */
 export function claim(values: unknown, id: object): void {
-  const buffer = (values as {buffer?: unknown} | null)?.buffer;
-  if (!(buffer instanceof ArrayBuffer)) return;
-  const o = owners.get(buffer);
+  const o = ownerOf(values)?.o;
   if (o === undefined || o.id === id) return;
   if (o.id === undefined) o.id = id;
   else o.closed = true;
@@ -70,25 +75,21 @@ export function claim(values: unknown, id: object): void {
 
 /** The values leave the backend (a read): their buffer is never reused. */
 export function escape(values: unknown): void {
-  const buffer = (values as {buffer?: unknown} | null)?.buffer;
-  if (buffer instanceof ArrayBuffer) {
-    const o = owners.get(buffer);
-    if (o !== undefined) o.closed = true;
-  }
+  const found = ownerOf(values);
+  if (found) found.o.closed = true;
 }
 
 /** True when these values lie in a longer kept buffer (a reader must get an exact copy). */
 export function longerThanValues(values: unknown): boolean {
-  const v = values as {buffer?: unknown; byteLength?: number} | null;
-  return v?.buffer instanceof ArrayBuffer && owners.has(v.buffer) && v.buffer.byteLength !== v.byteLength;
+  const found = ownerOf(values);
+  return found !== undefined && found.buffer.byteLength !== (values as ArrayBufferView).byteLength;
 }
 
 /** Tensor `id`, which held `values`, is gone: its buffer is kept for reuse if nothing else can see it. */
 export function release(values: unknown, id: object): void {
-  const buffer = (values as {buffer?: unknown} | null)?.buffer;
-  if (!(buffer instanceof ArrayBuffer)) return;
-  const o = owners.get(buffer);
-  if (o === undefined || o.closed || o.id !== id) return;
+  const found = ownerOf(values);
+  if (found === undefined || found.o.closed || found.o.id !== id) return;
+  const {buffer} = found;
   owners.delete(buffer);
   const cls = buffer.byteLength;
   while (freeBytes + cls > LIMIT && free.size > 0) {

@@ -7,7 +7,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {ArrayFile, cachedFile, readArrayFile, replaceCacheFolder, writeArrayFile} from './cache_files';
+import {
+  ArrayFile,
+  CacheManifest,
+  cachedFile,
+  readArrayFile,
+  readInt32File,
+  readManifest,
+  replaceCacheFolder,
+  writeArrayFile,
+  writeManifest,
+} from './cache_files';
 import {SourceStamp} from './dataset_cache';
 import {EdgeType, HeteroFeatures, HeteroGraph, HeteroLabels, HeteroRelation} from './hetero_graph';
 import {NativeCsr} from './native_csr';
@@ -15,11 +25,8 @@ import type {Split} from './split';
 
 const FORMAT = 1;
 const SUBDIR = 'hetero';
-const MANIFEST = 'manifest.json';
 
-interface Manifest {
-  format: number;
-  sources: SourceStamp[];
+interface Manifest extends CacheManifest {
   numNodes: Record<string, number>;
   relations: {type: EdgeType; file: string; numEdges: number}[];
   features: Record<string, ArrayFile & {dim: number}>;
@@ -76,23 +83,18 @@ export function writeHeteroCache(dir: string, sources: SourceStamp[], g: HeteroG
           }
         : {}),
     };
-    fs.writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest), {mode: 0o600});
+    writeManifest(tmp, manifest);
   });
 }
 
 /** The typed graph the cache in `dir` holds for these sources, or why it is not used. */
-export function readHeteroCache(dir: string, sources: SourceStamp[]): {graph: HeteroGraph} | {why: string} {
+export function readHeteroCache(dir: string, sources: SourceStamp[]): {value: HeteroGraph} | {why: string} {
   const root = path.join(dir, SUBDIR);
-  const manifestFile = path.join(root, MANIFEST);
-  if (!fs.existsSync(manifestFile)) return {why: `no cache in ${root} yet`};
   const opened: NativeCsr[] = [];
   try {
-    const m = JSON.parse(fs.readFileSync(cachedFile(root, MANIFEST), 'utf8')) as Manifest;
-    if (m.format !== FORMAT) return {why: `${manifestFile} was written by another cache format (${m.format}, this one reads ${FORMAT})`};
-    if (JSON.stringify(m.sources) !== JSON.stringify(sources)) {
-      const changed = sources.find((s, i) => JSON.stringify(s) !== JSON.stringify(m.sources?.[i]));
-      return {why: `${changed ? changed.file : 'the list of source files'} changed since the cache was written`};
-    }
+    const read = readManifest<Manifest>(root, FORMAT, sources);
+    if ('why' in read) return read;
+    const m = read.manifest;
     const relations: HeteroRelation[] = m.relations.map((r) => {
       const graph = NativeCsr.load(cachedFile(root, r.file)); // checks its own checksum and structure
       opened.push(graph);
@@ -103,7 +105,7 @@ export function readHeteroCache(dir: string, sources: SourceStamp[]): {graph: He
     let labels: HeteroLabels | undefined;
     if (m.labels) {
       const s = m.labels.split;
-      const ids = (a: ArrayFile) => readArrayFile(root, a, (n) => new Int32Array(n));
+      const ids = (a: ArrayFile) => readInt32File(root, a);
       labels = {
         type: m.labels.type,
         numClasses: m.labels.numClasses,
@@ -114,7 +116,7 @@ export function readHeteroCache(dir: string, sources: SourceStamp[]): {graph: He
     // Every count, id and size checked again against the manifest's vertex counts.
     const graph = HeteroGraph.fromRelations(m.numNodes, relations, {features, labels});
     opened.length = 0; // the graph owns them
-    return {graph};
+    return {value: graph};
   } catch (e) {
     return {why: `${root}: ${(e as Error).message}`};
   } finally {

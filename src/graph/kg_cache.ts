@@ -7,7 +7,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {ArrayFile, cachedFile, cacheDigest, readArrayFile, readCachedBytes, replaceCacheFolder, writeArrayFile} from './cache_files';
+import {
+  ArrayFile,
+  CacheManifest,
+  cachedFile,
+  cacheDigest,
+  readDigestedBytes,
+  readInt32File,
+  readManifest,
+  replaceCacheFolder,
+  writeArrayFile,
+  writeManifest,
+} from './cache_files';
 import {SourceStamp} from './dataset_cache';
 
 // A knowledge graph as triples.ts has it (said here again, structurally: triples.ts reads through this module).
@@ -28,7 +39,6 @@ export interface CachedKg {
 
 const FORMAT = 1;
 const SUBDIR = 'kg';
-const MANIFEST = 'manifest.json';
 const SPLITS = ['train', 'valid', 'test'] as const;
 const NAMES_PER_WRITE = 1 << 20;
 
@@ -39,34 +49,27 @@ interface NamesFile {
   digest: string;
 }
 
-interface Manifest {
-  format: number;
-  sources: SourceStamp[];
+interface Manifest extends CacheManifest {
   numEntities: number;
   numRelations: number;
   splits: Record<(typeof SPLITS)[number], {heads: ArrayFile; relations: ArrayFile; tails: ArrayFile}>;
   names?: {entities: NamesFile; relations: NamesFile};
 }
 
-// Names a line each (a name read from a line holds no newline), written a slice at a time: one string of
-// every name would pass V8's string limit on a large graph.
+// Names a line each (a name read from a line holds no newline), joined a slice at a time (one string of every
+// name would pass V8's string limit on a large graph), digested and written from the one buffer.
 function writeNames(dir: string, file: string, names: string[]): NamesFile {
-  const full = path.join(dir, file);
-  const fd = fs.openSync(full, 'w', 0o600);
-  try {
-    for (let i = 0; i < names.length; i += NAMES_PER_WRITE) fs.writeSync(fd, names.slice(i, i + NAMES_PER_WRITE).join('\n') + '\n');
-  } finally {
-    fs.closeSync(fd);
-  }
-  const bytes = fs.readFileSync(full);
+  const slices: Buffer[] = [];
+  for (let i = 0; i < names.length; i += NAMES_PER_WRITE) slices.push(Buffer.from(names.slice(i, i + NAMES_PER_WRITE).join('\n') + '\n'));
+  const bytes = Buffer.concat(slices);
+  fs.writeFileSync(path.join(dir, file), bytes, {mode: 0o600});
   return {file, count: names.length, bytes: bytes.length, digest: cacheDigest(bytes)};
 }
 
 function readNames(dir: string, n: NamesFile): string[] {
   const file = cachedFile(dir, n.file);
   const bytes = Buffer.allocUnsafe(n.bytes);
-  readCachedBytes(file, bytes);
-  if (cacheDigest(bytes) !== n.digest) throw new Error(`${file}: fails its digest (damaged)`);
+  readDigestedBytes(file, bytes, n.digest);
   const names: string[] = [];
   for (let at = 0; at < bytes.length;) {
     const end = bytes.indexOf(10, at);
@@ -105,7 +108,7 @@ export function writeKgCache(dir: string, sources: SourceStamp[], kg: CachedKg):
           }
         : {}),
     };
-    fs.writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest), {mode: 0o600});
+    writeManifest(tmp, manifest);
   });
 }
 
@@ -115,16 +118,11 @@ export function writeKgCache(dir: string, sources: SourceStamp[], kg: CachedKg):
  */
 export function readKgCache(dir: string, sources: SourceStamp[], check: (kg: CachedKg) => void): {value: CachedKg} | {why: string} {
   const root = path.join(dir, SUBDIR);
-  const manifestFile = path.join(root, MANIFEST);
-  if (!fs.existsSync(manifestFile)) return {why: `no cache in ${root} yet`};
   try {
-    const m = JSON.parse(fs.readFileSync(cachedFile(root, MANIFEST), 'utf8')) as Manifest;
-    if (m.format !== FORMAT) return {why: `${manifestFile} was written by another cache format (${m.format}, this one reads ${FORMAT})`};
-    if (JSON.stringify(m.sources) !== JSON.stringify(sources)) {
-      const changed = sources.find((s, i) => JSON.stringify(s) !== JSON.stringify(m.sources?.[i]));
-      return {why: `${changed ? changed.file : 'the list of source files'} changed since the cache was written`};
-    }
-    const ids = (a: ArrayFile) => readArrayFile(root, a, (n) => new Int32Array(n));
+    const read = readManifest<Manifest>(root, FORMAT, sources);
+    if ('why' in read) return read;
+    const m = read.manifest;
+    const ids = (a: ArrayFile) => readInt32File(root, a);
     const split = (s: (typeof SPLITS)[number]): Columns => ({
       heads: ids(m.splits[s].heads),
       relations: ids(m.splits[s].relations),

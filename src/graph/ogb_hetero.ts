@@ -148,10 +148,7 @@ export async function readOgbHetero(folder: string, options: ReadOgbHeteroOption
     files: heteroSourceFiles(folder),
     cache: options.cache,
     say: options.onProgress ?? (() => {}),
-    read: (dir, sources) => {
-      const hit = readHeteroCache(dir, sources);
-      return 'graph' in hit ? {value: hit.graph} : hit;
-    },
+    read: readHeteroCache,
     parse: () => parseOgbHetero(folder),
     write: writeHeteroCache,
   });

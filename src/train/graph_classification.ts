@@ -3,7 +3,7 @@
 // shuffled batches (GraphLoader); the test accuracy at the best validation epoch, mean and spread over the folds.
 import * as tf from '@tensorflow/tfjs-core';
 
-import type {SmallGraph} from '../graph/graph_batch';
+import {checkGraphs, SmallGraph} from '../graph/graph_batch';
 import {GraphLoader} from '../graph/graph_loader';
 import {GraphClassifier, GraphConvKind, GraphPool} from '../nn/graph_classifier';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
@@ -180,9 +180,8 @@ export async function trainGraphClassification(
     throw new RangeError(`${what}: ${o.folds} folds need at least as many graphs, got ${graphs?.length ?? 0}`);
   const labels = graphLabels(graphs, numClasses);
   const binary = numClasses === 2;
-  const inDim = graphs[0].features ? graphs[0].features.length / Math.max(1, graphs[0].numVertices) : 1;
-  const withEdges = graphs.find((g) => g.edgeFeatures && g.src.length > 0);
-  const edgeDim = withEdges ? withEdges.edgeFeatures!.length / withEdges.src.length : undefined;
+  // The widths of the features and edge features, as every batch's checks find them (0: none).
+  const {dim, edgeDim} = checkGraphs(graphs);
   // Each graph's fold: the stratified folds, or the given split as one run (train -1, validation 1, test 0).
   const fold = o.split ? splitFolds(o.split, graphs.length) : stratifiedFolds(labels, o.folds, o.seed);
   const pick = (keep: (f: number) => boolean) => {
@@ -197,7 +196,7 @@ export async function trainGraphClassification(
       val = pick((f) => f === valFold),
       train = pick((f) => f !== k && f !== valFold && f >= (o.split ? -1 : 0));
     const model = new GraphClassifier({
-      inDim: Number.isInteger(inDim) ? inDim : 1,
+      inDim: dim || 1,
       numClasses,
       conv: o.conv,
       pool: o.pool,
@@ -206,7 +205,7 @@ export async function trainGraphClassification(
       dropout: o.dropout,
       batchNorm: o.batchNorm,
       virtualNode: o.virtualNode,
-      edgeDim,
+      edgeDim: edgeDim || undefined,
       seed: o.seed * 31 + k,
     });
     const optimizer = adam(o.learningRate);
