@@ -6,6 +6,9 @@
 // Also the domain rule of src/native/domains.ts: only the backend, the kernels and the native loader
 // hold the whole addon; code elsewhere under src/ reaches it through its domain module
 // (graphNative(), layerNative(), ...), never through `backend.native` or native() / nativeAddon().
+// And the native core's one rule: native/src/runtime/ includes only itself and the public headers
+// (wm/...), never a domain (kernels/, graph/, collectives/, ...); the public headers include only
+// one another.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -73,6 +76,26 @@ function addonBypasses(file, rel) {
   return out;
 }
 
+/** Quoted includes that break the native rule, as "file:line: what". */
+function nativeProblems() {
+  const out = [];
+  const scan = (dir, allowed) => {
+    for (const e of fs.readdirSync(path.join(root, dir), {withFileTypes: true})) {
+      if (!e.isFile()) continue;
+      const rel = `${dir}/${e.name}`;
+      fs.readFileSync(path.join(root, rel), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          const m = /^\s*#\s*include\s+"([^/"]+)\//.exec(line);
+          if (m && !allowed.includes(m[1])) out.push(`${rel}:${i + 1}: includes ${m[1]}/ (allowed: ${allowed.join(', ')})`);
+        });
+    }
+  };
+  scan('native/src/runtime', ['runtime', 'wm']);
+  scan('native/include/wm', ['wm']);
+  return out;
+}
+
 function main() {
   const layers = readLayers(path.join(root, 'docs', 'architecture.md'));
   const problems = [];
@@ -94,8 +117,9 @@ function main() {
       }
     }
   }
+  problems.push(...nativeProblems());
   for (const p of problems) console.error(p);
-  console.log(`layers: ${layers.length} read from docs/architecture.md; ${problems.length} upward import(s) or addon bypass(es)`);
+  console.log(`layers: ${layers.length} read from docs/architecture.md; ${problems.length} upward import(s), addon bypass(es) or native includes across the rule`);
   process.exit(problems.length ? 1 : 0);
 }
 

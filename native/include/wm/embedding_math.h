@@ -7,12 +7,11 @@
 
 #include "wm/embedding.h"
 
+#include "wm/hash.h"
+
 #ifdef __CUDACC__
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#define WM_EHD __host__ __device__ __forceinline__
-#else
-#define WM_EHD inline
 #endif
 
 namespace wm {
@@ -100,12 +99,6 @@ WM_EHD Half16 fromFloat<Half16>(float f) {
 
 // Counter-based random initial values: element e of a table seeded `seed`
 // gets the same value on the GPU and on the CPU, with no state to carry.
-WM_EHD uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 WM_EHD float unitUniform(uint64_t h) { return static_cast<float>((h >> 40) + 0.5) * (1.f / 16777216.f); }  // (0, 1)
 // kind 0: uniform in [-scale, scale]; 1: normal(0, scale); 2: zeros.
 WM_EHD float initialValue(uint64_t seed, uint64_t element, int kind, float scale) {

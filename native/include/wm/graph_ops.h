@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "wm/embedding_math.h"
 #include "wm/sampling.h"
 
 namespace wm {

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-#include "wm/embedding_math.h"
+#include "wm/hash.h"
 
 namespace wm {
 

@@ -1,4 +1,5 @@
 #include "collectives/nccl_loader.h"
+#include "wm/cuda_setup.h"
 
 #include "runtime/library_path.h"
 
@@ -66,6 +67,11 @@ const NcclApi* ncclApi() {
 std::string ncclUnavailableReason() {
   ncclApi();
   return reason;
+}
+
+std::string ncclLocation() {
+  const NcclApi* a = ncclApi();
+  return a ? a->path : "";
 }
 
 }  // namespace wm

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "kernels/binary_store.cuh"
+#include "kernels/strided_index.cuh"
 #include "runtime/launch.cuh"
 #include "runtime/vec4.cuh"
 #include "wm/op_registry.h"

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernels/binary_store.cuh"
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "runtime/vec4.cuh"
 #include "wm/op_registry.h"

@@ -1,4 +1,5 @@
 // Fill (also ZerosLike/OnesLike).
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "wm/op_registry.h"
 

@@ -1,5 +1,6 @@
 // GatherV2 over an [outer, axisDim, inner] view. Rows are copied with 16-byte
 // accesses when alignment allows, since embedding-style gathers move whole rows.
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "runtime/vec4.cuh"
 #include "wm/op_registry.h"

@@ -1,5 +1,6 @@
 // OneHot: out[i, d] = indices[i] == d ? on : off (indices outside [0, depth)
 // give a row of off, as tfjs-backend-cpu does).
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "wm/op_registry.h"
 

@@ -1,6 +1,7 @@
 // tf.maxPool / tf.avgPool (and the window positions of the maxima that
 // MaxPoolGrad needs) in one kernel: one thread per output element, the
 // window read in place.
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "kernels/window2d_args.h"
 #include "wm/window2d.h"

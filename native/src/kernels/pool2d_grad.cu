@@ -1,6 +1,7 @@
 // The gradients of tf.maxPool and tf.avgPool in one kernel: each input
 // element sums the dy of the windows that hold it (for Max, only those whose
 // maximum it is), a gather with a fixed order instead of a scatter.
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "kernels/window2d_args.h"
 #include "wm/window2d.h"

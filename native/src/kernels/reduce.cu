@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "wm/op_registry.h"
 #include "wm/runtime.h"

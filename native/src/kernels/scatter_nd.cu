@@ -1,4 +1,5 @@
 // ScatterNd: duplicates add up, as in tfjs-backend-cpu.
+#include "kernels/strided_index.cuh"
 #include "runtime/launch.cuh"
 #include "wm/op_registry.h"
 

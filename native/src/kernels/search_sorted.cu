@@ -1,4 +1,5 @@
 // SearchSorted on the GPU: one thread per value (kernels/sorted_search.h).
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "wm/op_registry.h"
 #include "kernels/sorted_search.h"

@@ -1,5 +1,6 @@
 // UnsortedSegmentSum by atomics into a zero-filled output (tf.gather's
 // gradient: every gathered row added back to where it came from).
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "runtime/vec4.cuh"
 #include "wm/op_registry.h"

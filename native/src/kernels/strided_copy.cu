@@ -1,5 +1,6 @@
 // The one data-movement kernel behind Transpose, Slice, StridedSlice, Concat,
 // Pack, Unpack, Tile, Reverse and BroadcastTo (see ops.h).
+#include "kernels/strided_index.cuh"
 #include "runtime/launch.cuh"
 #include "wm/op_registry.h"
 #include "kernels/shape_collapse.h"
@@ -10,7 +11,7 @@ namespace {
 // An element's index is split per axis by division, in 32 bits for copies
 // of fewer than 2^32 elements (convolution window copies have up to seven
 // axes), and the source modulo (Tile) is only taken where some axis wraps.
-// The axis loop is unrolled (see stridedOffset in launch.cuh).
+// The axis loop is unrolled (see stridedOffset in strided_index.cuh).
 template <typename T, typename I, bool MOD>
 __global__ void stridedCopyKernel(const T* src, int64_t srcOffset, Dims srcStrides, Dims srcMod, T* dst, int64_t dstOffset, Dims dstStrides,
                                   Dims shape, int64_t n) {

@@ -2,6 +2,7 @@
 // inputs in integers where the op keeps the integer dtype (as tfjs does).
 #include <cmath>
 
+#include "kernels/ops.h"
 #include "runtime/launch.cuh"
 #include "runtime/vec4.cuh"
 #include "wm/op_registry.h"

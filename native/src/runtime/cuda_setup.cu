@@ -4,7 +4,6 @@
 
 #include "runtime/check.h"
 #include "runtime/cublas_loader.h"
-#include "collectives/nccl_loader.h"
 #include "wm/cuda_setup.h"
 #include "wm/runtime.h"
 
@@ -61,11 +60,6 @@ KernelImage kernelImage() {
 std::string cublasLocation() {
   Cublas* c = cublas();
   return c ? c->path : "";
-}
-
-std::string ncclLocation() {
-  const NcclApi* a = ncclApi();
-  return a ? a->path : "";
 }
 
 }  // namespace wm
