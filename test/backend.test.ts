@@ -9,6 +9,7 @@ import * as tfl from '@tensorflow/tfjs-layers';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
+import {knownValid, markValid} from '../src/backend/index_validation';
 import {nativeHere, randomInput} from './helpers';
 
 const r2s = (r: {stdout: string; stderr: string}) => r.stdout + r.stderr;
@@ -214,6 +215,22 @@ describe('wholememory backend', () => {
     expect(() => tf.add(c, c)).to.throw(/disposed/);
     expect(Array.from(tf.add(a, a).dataSync())).to.deep.equal([2, 2, 2, 2, 2, 2]);
     tf.dispose([a, b]);
+  });
+
+  it('keeps an index check through gathers, slices and concatenations of checked ids', () => {
+    tf.tidy(() => {
+      const ids = tf.tensor1d([3, 0, 2, 1], 'int32');
+      markValid(ids, 4);
+      const picked = tf.gather(ids, tf.tensor1d([2, 0], 'int32'));
+      const part = tf.slice(ids, 1, 2);
+      const joined = tf.concat([picked, part]);
+      expect([picked, part, joined].map((t) => knownValid(t, 4))).to.deep.equal([true, true, true]);
+      expect(Array.from(joined.dataSync())).to.deep.equal([2, 3, 0, 2]);
+      // Unchecked ids, or ids checked against another count, pass nothing on.
+      expect(knownValid(tf.concat([picked, tf.tensor1d([1, 2], 'int32')]), 4)).to.equal(false);
+      expect(knownValid(tf.gather(tf.tensor1d([5, 1], 'int32'), tf.tensor1d([1], 'int32')), 4)).to.equal(false);
+      expect(knownValid(part, 5)).to.equal(false);
+    });
   });
 
   it('trains: gradients and optimizers are registered', () => {

@@ -34,6 +34,16 @@ export function markValid(t: {dataId: object}, rows: number): void {
   validated.set(t.dataId, rows);
 }
 
+/**
+ * Marks `out` checked against the row count every input was checked against, when they agree: the
+ * values of a gather from, a slice of or a concatenation of checked indices are checked indices too.
+ */
+export function inheritValid(out: {dataId: object}, inputs: ReadonlyArray<{dataId: object}>): void {
+  if (inputs.length === 0) return;
+  const rows = validated.get(inputs[0].dataId);
+  if (rows !== undefined && inputs.every((t) => validated.get(t.dataId) === rows)) validated.set(out.dataId, rows);
+}
+
 /** Checks t's values (downloading them if needed) unless already known valid. */
 export function checkIndexTensor(t: tf.Tensor, rows: number, what: string, table = 'table'): void {
   if (knownValid(t, rows)) return;

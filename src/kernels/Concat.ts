@@ -2,6 +2,7 @@ import {backend_util, Concat, ConcatAttrs, KernelConfig, TensorInfo, util} from 
 
 import {bytesPerElement} from '../backend/backend_wholememory';
 import {runOnCpu} from '../backend/fallback';
+import {inheritValid} from '../backend/index_validation';
 import {backendOf, nativeRunner, reshapeView, STORABLE} from '../kernel_utils/kernel_utils';
 
 // Each input is an [outer, inner_i] block copied into columns of the
@@ -39,6 +40,7 @@ export const concatConfig: KernelConfig = {
       runner.native.stridedCopy(elem, runner.input(t), 0, [inner, 1], [outer, inner], buf, column, [outInner, 1], [outer, inner]);
       column += inner;
     }
+    inheritValid(info, nonEmpty);
     return info;
   },
 };

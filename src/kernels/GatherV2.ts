@@ -1,7 +1,7 @@
 import {backend_util, GatherV2, GatherV2Attrs, KernelConfig, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
-import {firstOutside, knownValid, markValid} from '../backend/index_validation';
+import {firstOutside, inheritValid, knownValid, markValid} from '../backend/index_validation';
 import {hostIndices} from '../kernel_utils/index_check';
 import {backendOf, nativeRunner} from '../kernel_utils/kernel_utils';
 
@@ -49,6 +49,7 @@ export const gatherV2Config: KernelConfig = {
       throw new Error(message(backend.hostArray(indices)[bad], axisDim));
     }
     markValid(indices, axisDim);
+    inheritValid(out.info, [x]);
     return out.info;
   },
 };

@@ -1,6 +1,7 @@
 import {KernelConfig, Slice, slice_util, SliceAttrs, TensorInfo, Tensor} from '@tensorflow/tfjs-core';
 
 import {runOnCpu} from '../backend/fallback';
+import {inheritValid} from '../backend/index_validation';
 import {backendOf, contiguousStrides, copyView, nativeRunner, STORABLE} from '../kernel_utils/kernel_utils';
 
 export const sliceConfig: KernelConfig = {
@@ -16,6 +17,8 @@ export const sliceConfig: KernelConfig = {
     slice_util.assertParamsValid(x as Tensor, $begin, $size);
     const strides = contiguousStrides(x.shape);
     const offset = $begin.reduce((acc, b, i) => acc + b * strides[i], 0);
-    return copyView(runner, x, offset, strides, $size);
+    const out = copyView(runner, x, offset, strides, $size);
+    inheritValid(out, [x]);
+    return out;
   },
 };

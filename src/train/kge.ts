@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {NegativeDistribution, NegativeSampler} from '../graph/kge_negatives';
+import {markValid} from '../backend/index_validation';
 import {checkKnowledgeGraph, KnowledgeGraph, tripleCount} from '../graph/triples';
 import type {Communicator} from '../memory/communicator';
 import {EmbeddingDType, EmbeddingMemory} from '../nn/embedding';
@@ -168,6 +169,10 @@ export async function trainKge(
   });
   const negatives = new NegativeSampler(kg.numEntities, o.negativeDistribution, kg.train);
   const [heads, relations, tails] = [kg.train.heads, kg.train.relations, kg.train.tails].map((a) => tf.tensor1d(a, 'int32'));
+  // checkKnowledgeGraph checked them: a step's ids, gathered from these, need no check (on a GPU, a wait) of their own.
+  markValid(heads, kg.numEntities);
+  markValid(tails, kg.numEntities);
+  markValid(relations, kg.numRelations);
   const opt = tf.train.sgd(0); // carries the tables' gradients; there are no dense parameters
   const epochs: KgeEpoch[] = [];
   const tables = {entity: model.entity, relation: model.relation};
@@ -191,6 +196,7 @@ export async function trainKge(
         ),
         'int32',
       );
+      markValid(order, n); // a permutation of 0 .. n - 1
       const draw = o.seed * 1000003 + (epoch - 1) * steps;
       let lossSum: tf.Tensor = tf.scalar(0);
       let done = 0;
