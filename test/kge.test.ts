@@ -16,6 +16,7 @@ import {freebaseShapedKg, patternedKg, triplesOf} from '../src/graph/kg_patterns
 import {checkTriples, KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps} from '../src/graph/triples';
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
 import {chunkLoss, composite} from '../src/nn/kge/chunk_loss';
+import {complexProduct} from '../src/nn/kge/complex_rows';
 import type {KgeLossOptions} from '../src/nn/kge/kge_loss';
 import {trainKge} from '../src/train/kge';
 import {trainRgcnLinkPrediction} from '../src/train/rgcn_link_prediction';
@@ -168,6 +169,68 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       });
     }
   }
+
+  it('complexProduct: values and both gradients against float64, every conjugation, odd sizes, no rows; bad shapes named', () => {
+    const rng = seededRng(29);
+    const before = tf.memory().numTensors;
+    for (const [n, k] of [
+      [7, 5],
+      [1, 1],
+      [33, 64],
+      [0, 3],
+    ]) {
+      const w = 2 * k;
+      const a = randomRows(rng, n, w),
+        b = randomRows(rng, n, w),
+        g = randomRows(rng, n, w);
+      for (const conjA of [false, true])
+        for (const conjB of [false, true]) {
+          // Reference: out = a' b' per coordinate; the loss sum(out . g) has d a_re = g_re b'_re + g_im b'_im, d a'_im = g_im b'_re - g_re b'_im
+          // (negated for a_im when a is conjugated), and the same for b with a'.
+          const out = new Float64Array(n * w),
+            da = new Float64Array(n * w),
+            db = new Float64Array(n * w);
+          for (let i = 0; i < n; ++i)
+            for (let c = 0; c < k; ++c) {
+              const re = i * w + c,
+                im = re + k;
+              const ar = a[re],
+                ai = conjA ? -a[im] : a[im],
+                br = b[re],
+                bi = conjB ? -b[im] : b[im];
+              out[re] = ar * br - ai * bi;
+              out[im] = ar * bi + ai * br;
+              da[re] = g[re] * br + g[im] * bi;
+              da[im] = (g[im] * br - g[re] * bi) * (conjA ? -1 : 1);
+              db[re] = g[re] * ar + g[im] * ai;
+              db[im] = (g[im] * ar - g[re] * ai) * (conjB ? -1 : 1);
+            }
+          tf.tidy(() => {
+            const [ta, tb, tg] = [a, b, g].map((x) => tf.tensor2d(x, [n, w]));
+            const f = (x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.mul(complexProduct(x as tf.Tensor2D, y as tf.Tensor2D, conjA, conjB), tg));
+            const got = complexProduct(ta as tf.Tensor2D, tb as tf.Tensor2D, conjA, conjB).dataSync();
+            const [ga, gb] = tf
+              .grads(f)([ta, tb])
+              .map((t) => t.dataSync());
+            for (const [what, have, want] of [
+              ['out', got, out],
+              ['d a', ga, da],
+              ['d b', gb, db],
+            ] as const)
+              for (let i = 0; i < n * w; ++i) expectNear(have[i], want[i], `${what} [${n}, ${w}] conj ${conjA}/${conjB} at ${i}`, 1e-5);
+          });
+        }
+    }
+    tf.tidy(() => {
+      expect(() => complexProduct(tf.zeros([2, 3]) as tf.Tensor2D, tf.zeros([2, 3]) as tf.Tensor2D)).to.throw(
+        /complexProduct: a must be a float32 \[rows, 2k\] tensor of complex rows, got float32 \[2,3\]/,
+      );
+      expect(() => complexProduct(tf.zeros([2, 4]) as tf.Tensor2D, tf.zeros([3, 4]) as tf.Tensor2D)).to.throw(
+        /complexProduct: b must be \[2,4\] like a, got \[3,4\]/,
+      );
+    });
+    expect(tf.memory().numTensors).to.equal(before);
+  });
 
   it('the native chunk loss (value and the gradients of queries, own candidates and negatives) against the tfjs ops on tfjs-backend-cpu: every scorer and loss, odd sizes, one group and many, no positives', () => {
     const rng = seededRng(31);

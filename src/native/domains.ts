@@ -62,6 +62,7 @@ export const layerNative: Part<
 export const embeddingNative: Part<
   | 'embeddingInit'
   | 'kgeChunkLoss'
+  | 'complexProduct'
   | 'embeddingGather'
   | 'embeddingWriteRows'
   | 'embeddingApply'

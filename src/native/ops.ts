@@ -40,6 +40,7 @@ export interface NativeOps {
     relations: Int32Array,
     tails: Int32Array,
   ): void;
+  complexProduct(rows: number, half: number, conjA: boolean, conjB: boolean, a: Buf, b: Buf, out: Buf): void;
   kgeChunkLoss(
     scorer: number,
     lossKind: number,

@@ -4,10 +4,14 @@
 // and the negatives' gradients (over the group's positives in order): no atomics, the same sums
 // whatever the GPU. Groups of at least 16 positives and 16 negatives go through register-tiled kernels
 // shaped as a matrix product (a block per 64 x 64 outputs, 4 x 4 per thread, operands staged 16 at a
-// time in shared memory); smaller groups through a thread per output coordinate.
+// time in shared memory); smaller groups through a thread per output coordinate. The dot scorer's
+// three products (the raw scores, both gradients) go to cuBLAS where it is loaded: full float32, one
+// strided batch over the groups each.
 #include <algorithm>
+#include <climits>
 
 #include "embedding/kge_chunk_loss.h"
+#include "runtime/cublas_loader.h"
 #include "runtime/launch.cuh"
 #include "runtime/scratch.cuh"
 #include "wm/op_registry.h"
@@ -318,16 +322,41 @@ __global__ void negativeGradKernel(KgeChunkArgs k, const float* q, const float* 
   }
 }
 
+// One column-major strided batch on cuBLAS: C_i = A_i op B_i (+ beta C_i), i < batch.
+void gemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float* A, int64_t lda, int64_t strideA,
+          const float* B, int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc, int64_t strideC, int64_t batch) {
+  const float one = 1.f;
+  const int st =
+      cb->sgemmStridedBatched(cb->handle, transA ? kCublasOpT : kCublasOpN, transB ? kCublasOpT : kCublasOpN, static_cast<int>(m),
+                              static_cast<int>(n), static_cast<int>(k), &one, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb),
+                              strideB, &beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batch));
+  WM_REQUIRE(st == 0, "kgeChunkLoss: cublasSgemmStridedBatched failed with status " + std::to_string(st));
+}
+
+// cuBLAS bound to the current stream when the dot scorer's groups are products it should take, else nullptr.
+Cublas* dotProducts(const KgeChunkArgs& k) {
+  const int64_t G = k.groups(), K = k.negatives, C = k.chunk, w = k.width;
+  if (k.scorer != KgeScorer::Dot || w < 1 || C < kStep || K < kStep || G > INT_MAX || C > INT_MAX || K > INT_MAX || w > INT_MAX)
+    return nullptr;
+  Cublas* cb = cublas();
+  if (cb) WM_REQUIRE(cb->setStream(cb->handle, stream()) == 0, "kgeChunkLoss: cublasSetStream failed");
+  return cb;
+}
+
 template <KgeScorer S>
 void run(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn, float* dNeg) {
-  const int64_t G = k.groups(), K = k.negatives, C = k.chunk, coords = k.coords();
+  const int64_t G = k.groups(), K = k.negatives, C = k.chunk, coords = k.coords(), w = k.width;
   Scratch scratch;
   float* coef = scratch.get<float>(k.rows * K);
   const unsigned groups = static_cast<unsigned>(std::min<int64_t>(G, 65535));
   const bool tiled = C >= kStep && K >= kStep;
   auto blocksOf = [](int64_t n, int64_t tile) { return static_cast<unsigned>((n + tile - 1) / tile); };
   WM_REQUIRE((C + kTile - 1) / kTile <= 65535, "kgeChunkLoss: chunks of more than 2,097,120 positives");
-  if (tiled) {
+  // Row-major X [r, c] is column-major X^T: a group's raw^T [K, C] = N [K, w] Q^T [w, C].
+  Cublas* cb = dotProducts(k);
+  if (cb) {
+    gemm(cb, true, false, K, C, w, neg, w, K * w, q, w, C * w, 0.f, coef, K, C * K, G);
+  } else if (tiled) {
     rawTiledKernel<S><<<dim3(blocksOf(K, kBig), blocksOf(C, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef);
   } else {
     rawKernel<S><<<dim3(blocksOf(K, kTile), blocksOf(C, kTile), groups), dim3(kTile, 8), 0, stream()>>>(k, q, neg, coef);
@@ -337,7 +366,11 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
   const unsigned rowBlocks = static_cast<unsigned>(std::min<int64_t>((k.rows + warpsPerBlock - 1) / warpsPerBlock, 65535));
   rowKernel<S><<<rowBlocks, kThreads, 0, stream()>>>(k, q, own, coef, loss, dq, dOwn);
   WM_CUDA_LAUNCHED();
-  if (coords > 0 && tiled) {
+  if (cb && w > 0) {
+    // dq^T [w, C] += N^T [w, K] coef^T [K, C]; dNeg^T [w, K] = Q^T [w, C] coef [C, K].
+    gemm(cb, false, false, w, C, K, neg, w, K * w, coef, K, C * K, 1.f, dq, w, C * w, G);
+    gemm(cb, false, true, w, K, C, q, w, C * w, coef, K, C * K, 0.f, dNeg, w, K * w, G);
+  } else if (coords > 0 && tiled) {
     gradTiledKernel<S, true><<<dim3(blocksOf(coords, kBig), blocksOf(C, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef, dq);
     WM_CUDA_LAUNCHED();
     gradTiledKernel<S, false>

@@ -3,7 +3,7 @@
 // [-pi, pi]. As a query: h * r against the tails, t * conj(r) against the heads (|r| = 1).
 import * as tf from '@tensorflow/tfjs-core';
 
-import {complexModuli, complexMul, complexParts, complexRows} from './complex_rows';
+import {complexModuli, complexProduct} from './complex_rows';
 import {KgeModel, KgeOptions, KgeSide} from './kge_model';
 
 export class RotatE extends KgeModel {
@@ -13,8 +13,7 @@ export class RotatE extends KgeModel {
 
   query(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide): tf.Tensor2D {
     const phase = tf.mul(relation, Math.PI / this.config.initScale);
-    const r = {re: tf.cos(phase), im: tf.sin(phase)};
-    return complexRows(complexMul(complexParts(fixed), r, side === 'head')) as tf.Tensor2D;
+    return complexProduct(fixed, tf.concat([tf.cos(phase), tf.sin(phase)], 1) as tf.Tensor2D, false, side === 'head');
   }
 
   pairScore(q: tf.Tensor2D, c: tf.Tensor2D): tf.Tensor1D {
