@@ -118,7 +118,8 @@ async function main(): Promise<void> {
 
 /**
  * BENCH_KGE_FREEBASE=<fraction>: a Freebase-shaped graph at that fraction of Freebase's size (1: 86,054,151
- * entities, 14,824 relations, 338,586,276 triples), transE (dim 400) and complEx (dim 200: 400 stored numbers),
+ * entities, 14,824 relations, 338,586,276 triples), transE (dim 400; L1, and L2 as DGL-KE's TransE_l2) and complEx
+ * (dim 200: 400 stored numbers),
  * bfloat16 tables, 256 negatives per chunk of 256, batch BENCH_KGE_FREEBASE_BATCH, the sparse optimizer
  * BENCH_KGE_FREEBASE_OPTIMIZER (sgd: no state; rowAdagrad: a float per row), one epoch: triples/s and the epoch's seconds.
  */
@@ -136,15 +137,17 @@ async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
     `Freebase-shaped x ${fraction}: ${kg.numEntities} entities, ${kg.train.heads.length} triples drawn in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   const out: object[] = [];
-  for (const [model, dim] of [
-    ['transE', 400],
-    ['complEx', 200],
+  for (const [model, dim, pNorm] of [
+    ['transE', 400, 1],
+    ['transE', 400, 2],
+    ['complEx', 200, undefined],
   ] as const) {
     const batch = envPositiveInt('BENCH_KGE_FREEBASE_BATCH', 8192);
     const optimizer = envChoice('BENCH_KGE_FREEBASE_OPTIMIZER', ['sgd', 'rowAdagrad'] as const, 'sgd');
     const {model: m, epochs} = await trainKge(kg, {
       model,
       dim,
+      pNorm,
       dtype: 'bfloat16',
       epochs: 1,
       batchSize: batch,
@@ -157,6 +160,7 @@ async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
     const row = {
       model,
       dim,
+      ...(pNorm ? {pNorm} : {}),
       batch,
       optimizer,
       triplesPerSecond: epochs[0].triplesPerSecond,

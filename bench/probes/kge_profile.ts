@@ -24,12 +24,16 @@ async function main(): Promise<void> {
           seed: 1,
         })
       : patternedKg({entities: 40943, pairs: 15500, seed: 1});
-  const fallback = fraction > 0 ? 'transE,complEx' : 'distMult,rotatE';
-  for (const model of (process.env.BENCH_KGE_MODELS ?? fallback).split(',') as KgeModelName[]) {
+  const fallback = fraction > 0 ? 'transE,transE2,complEx' : 'distMult,rotatE';
+  // transE2: transE with the L2 distance.
+  for (const spec of (process.env.BENCH_KGE_MODELS ?? fallback).split(',')) {
+    const model = (spec === 'transE2' ? 'transE' : spec) as KgeModelName;
+    const pNorm = spec === 'transE2' ? 2 : undefined;
     const opts: Partial<KgeTrainOptions> =
       fraction > 0
         ? {
             model,
+            pNorm,
             dim: model === 'complEx' || model === 'rotatE' ? 200 : 400,
             dtype: 'bfloat16',
             epochs: 1,
@@ -45,7 +49,7 @@ async function main(): Promise<void> {
     p.result.model.dispose();
     const native = p.ops.reduce((a, o) => a + o.ms, 0);
     console.log(
-      `${model}: wall ${p.wallMs.toFixed(0)} ms, native ops ${native.toFixed(0)} ms in ${p.ops.reduce((a, o) => a + o.calls, 0)} calls, ` +
+      `${spec}: wall ${p.wallMs.toFixed(0)} ms, native ops ${native.toFixed(0)} ms in ${p.ops.reduce((a, o) => a + o.calls, 0)} calls, ` +
         `${p.result.epochs[0].triplesPerSecond.toFixed(0)} triples/s`,
     );
     for (const o of [...p.ops].sort((a, b) => b.ms - a.ms).slice(0, 12))

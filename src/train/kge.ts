@@ -173,7 +173,6 @@ export async function trainKge(
   markValid(heads, kg.numEntities);
   markValid(tails, kg.numEntities);
   markValid(relations, kg.numRelations);
-  const opt = tf.train.sgd(0); // carries the tables' gradients; there are no dense parameters
   const epochs: KgeEpoch[] = [];
   const tables = {entity: model.entity, relation: model.relation};
   try {
@@ -211,10 +210,11 @@ export async function trainKge(
             const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
             const [h, r, t] = [heads, relations, tails].map((c) => tf.gather(c, at) as tf.Tensor1D);
             const neg = negatives.draw((batch / chunk) * o.negatives, draw + s);
-            return opt.minimize(() => stepLoss(model, o, side === 'tail' ? h : t, r, side === 'tail' ? t : h, neg, side, chunk), true, [
-              model.entity.anchor,
-              model.relation.anchor,
-            ])!;
+            // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
+            return tf.variableGrads(
+              () => stepLoss(model, o, side === 'tail' ? h : t, r, side === 'tail' ? t : h, neg, side, chunk),
+              [model.entity.anchor, model.relation.anchor],
+            ).value;
           });
           const next = tf.add(lossSum, loss);
           tf.dispose([lossSum, loss]);
@@ -259,7 +259,6 @@ export async function trainKge(
   } finally {
     tf.dispose([heads, relations, tails]);
     negatives.dispose();
-    opt.dispose();
   }
   return {model, epochs};
 }

@@ -4,9 +4,10 @@
 // and the negatives' gradients (over the group's positives in order): no atomics, the same sums
 // whatever the GPU. Groups of at least 16 positives and 16 negatives go through register-tiled kernels
 // shaped as a matrix product (a block per 64 x 64 outputs, 4 x 4 per thread, operands staged 16 at a
-// time in shared memory); smaller groups through a thread per output coordinate. The dot scorer's
-// three products (the raw scores, both gradients) go to cuBLAS where it is loaded: full float32, one
-// strided batch over the groups each.
+// time in shared memory); smaller groups through a thread per output coordinate. Where cuBLAS is
+// loaded, the dot scorer's three products (the raw scores, both gradients) go to it, full float32, one
+// strided batch over the groups each; so do the L2 scorer's, through |q - n|^2 = |q|^2 + |n|^2 - 2 q . n
+// (as PyTorch-BigGraph computes its L2 distances), the norms and coefficient sums in small kernels.
 #include <algorithm>
 #include <climits>
 
@@ -322,21 +323,64 @@ __global__ void negativeGradKernel(KgeChunkArgs k, const float* q, const float* 
   }
 }
 
-// One column-major strided batch on cuBLAS: C_i = A_i op B_i (+ beta C_i), i < batch.
-void gemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float* A, int64_t lda, int64_t strideA,
+// The L2 scorer on products: the squared norm of each row of x [n, w], a warp per row.
+__global__ void squaredNormsKernel(const float* x, int64_t n, int64_t w, float* out) {
+  const int lane = threadIdx.x % 32;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x / 32) + threadIdx.x / 32; i < n; i += warps) {
+    float sum = 0.f;
+    for (int64_t c = lane; c < w; c += 32) sum += x[i * w + c] * x[i * w + c];
+    sum = warpSum(sum);
+    if (lane == 0) out[i] = sum;
+  }
+}
+
+// raw[i][j], the dot product q_i . n_j, becomes the distance sqrt(|q_i|^2 + |n_j|^2 - 2 q_i . n_j + eps).
+__global__ void distancesFromDotsKernel(KgeChunkArgs k, const float* qNorm, const float* nNorm, float* raw) {
+  const int64_t C = k.chunk, K = k.negatives;
+  WM_GRID_STRIDE(t, k.rows * K) {
+    const int64_t i = t / K, j = t % K;
+    raw[t] = kge::finish<KgeScorer::L2>(fmaxf(qNorm[i] + nNorm[(i / C) * K + j] - 2.f * raw[t], 0.f));
+  }
+}
+
+// The L2 gradients' other half: out[o] += (sum of the o-th row's coefficients, or with kQuery false of the
+// o-th negative's column over its group's positives, in order) times x[o]. A warp per row of out.
+template <bool kQuery>
+__global__ void addCoefficientSumsKernel(KgeChunkArgs k, const float* coef, const float* x, float* out) {
+  const int lane = threadIdx.x % 32;
+  const int64_t C = k.chunk, K = k.negatives, w = k.width, rows = kQuery ? k.rows : k.groups() * K;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
+  for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x / 32) + threadIdx.x / 32; o < rows; o += warps) {
+    const int64_t count = kQuery ? K : C, stride = kQuery ? 1 : K, base = kQuery ? o * K : (o / K) * C * K + o % K;
+    float sum = 0.f;
+    for (int64_t l = lane; l < count; l += 32) sum += coef[base + l * stride];
+    sum = warpSum(sum);
+    for (int64_t c = lane; c < w; c += 32) out[o * w + c] += sum * x[o * w + c];
+  }
+}
+
+unsigned warpBlocks(int64_t rows) {
+  const int64_t perBlock = kThreads / 32;
+  return static_cast<unsigned>(std::min<int64_t>((rows + perBlock - 1) / perBlock, 65535));
+}
+
+// One column-major strided batch on cuBLAS: C_i = alpha A_i op B_i (+ beta C_i), i < batch.
+void gemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda, int64_t strideA,
           const float* B, int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc, int64_t strideC, int64_t batch) {
-  const float one = 1.f;
   const int st =
       cb->sgemmStridedBatched(cb->handle, transA ? kCublasOpT : kCublasOpN, transB ? kCublasOpT : kCublasOpN, static_cast<int>(m),
-                              static_cast<int>(n), static_cast<int>(k), &one, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb),
+                              static_cast<int>(n), static_cast<int>(k), &alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb),
                               strideB, &beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batch));
   WM_REQUIRE(st == 0, "kgeChunkLoss: cublasSgemmStridedBatched failed with status " + std::to_string(st));
 }
 
-// cuBLAS bound to the current stream when the dot scorer's groups are products it should take, else nullptr.
-Cublas* dotProducts(const KgeChunkArgs& k) {
+// cuBLAS bound to the current stream when the groups' scores are products it should take (the dot
+// scorer, and L2 through |q - n|^2 = |q|^2 + |n|^2 - 2 q . n), else nullptr.
+Cublas* productsOnCublas(const KgeChunkArgs& k) {
   const int64_t G = k.groups(), K = k.negatives, C = k.chunk, w = k.width;
-  if (k.scorer != KgeScorer::Dot || w < 1 || C < kStep || K < kStep || G > INT_MAX || C > INT_MAX || K > INT_MAX || w > INT_MAX)
+  if ((k.scorer != KgeScorer::Dot && k.scorer != KgeScorer::L2) || w < 1 || C < kStep || K < kStep || G > INT_MAX || C > INT_MAX ||
+      K > INT_MAX || w > INT_MAX)
     return nullptr;
   Cublas* cb = cublas();
   if (cb) WM_REQUIRE(cb->setStream(cb->handle, stream()) == 0, "kgeChunkLoss: cublasSetStream failed");
@@ -353,9 +397,18 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
   auto blocksOf = [](int64_t n, int64_t tile) { return static_cast<unsigned>((n + tile - 1) / tile); };
   WM_REQUIRE((C + kTile - 1) / kTile <= 65535, "kgeChunkLoss: chunks of more than 2,097,120 positives");
   // Row-major X [r, c] is column-major X^T: a group's raw^T [K, C] = N [K, w] Q^T [w, C].
-  Cublas* cb = dotProducts(k);
+  Cublas* cb = productsOnCublas(k);
   if (cb) {
-    gemm(cb, true, false, K, C, w, neg, w, K * w, q, w, C * w, 0.f, coef, K, C * K, G);
+    gemm(cb, true, false, K, C, w, 1.f, neg, w, K * w, q, w, C * w, 0.f, coef, K, C * K, G);
+    if (S == KgeScorer::L2) {
+      float* qNorm = scratch.get<float>(k.rows);
+      float* nNorm = scratch.get<float>(G * K);
+      squaredNormsKernel<<<warpBlocks(k.rows), kThreads, 0, stream()>>>(q, k.rows, w, qNorm);
+      WM_CUDA_LAUNCHED();
+      squaredNormsKernel<<<warpBlocks(G * K), kThreads, 0, stream()>>>(neg, G * K, w, nNorm);
+      WM_CUDA_LAUNCHED();
+      distancesFromDotsKernel<<<gridFor(k.rows * K), kThreads, 0, stream()>>>(k, qNorm, nNorm, coef);
+    }
   } else if (tiled) {
     rawTiledKernel<S><<<dim3(blocksOf(K, kBig), blocksOf(C, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef);
   } else {
@@ -366,10 +419,18 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
   const unsigned rowBlocks = static_cast<unsigned>(std::min<int64_t>((k.rows + warpsPerBlock - 1) / warpsPerBlock, 65535));
   rowKernel<S><<<rowBlocks, kThreads, 0, stream()>>>(k, q, own, coef, loss, dq, dOwn);
   WM_CUDA_LAUNCHED();
-  if (cb && w > 0) {
-    // dq^T [w, C] += N^T [w, K] coef^T [K, C]; dNeg^T [w, K] = Q^T [w, C] coef [C, K].
-    gemm(cb, false, false, w, C, K, neg, w, K * w, coef, K, C * K, 1.f, dq, w, C * w, G);
-    gemm(cb, false, true, w, K, C, q, w, C * w, coef, K, C * K, 0.f, dNeg, w, K * w, G);
+  if (cb) {
+    // dq^T [w, C] += N^T [w, K] coef^T [K, C]; dNeg^T [w, K] = Q^T [w, C] coef [C, K]. For L2, d term / d q is
+    // q - n: dq_i += (sum_j G_ij) q_i - sum_j G_ij n_j, and dNeg_j = (sum_i G_ij) n_j - sum_i G_ij q_i.
+    const float sign = S == KgeScorer::L2 ? -1.f : 1.f;
+    gemm(cb, false, false, w, C, K, sign, neg, w, K * w, coef, K, C * K, 1.f, dq, w, C * w, G);
+    gemm(cb, false, true, w, K, C, sign, q, w, C * w, coef, K, C * K, 0.f, dNeg, w, K * w, G);
+    if (S == KgeScorer::L2) {
+      addCoefficientSumsKernel<true><<<warpBlocks(k.rows), kThreads, 0, stream()>>>(k, coef, q, dq);
+      WM_CUDA_LAUNCHED();
+      addCoefficientSumsKernel<false><<<warpBlocks(G * K), kThreads, 0, stream()>>>(k, coef, neg, dNeg);
+      WM_CUDA_LAUNCHED();
+    }
   } else if (coords > 0 && tiled) {
     gradTiledKernel<S, true><<<dim3(blocksOf(coords, kBig), blocksOf(C, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef, dq);
     WM_CUDA_LAUNCHED();
