@@ -22,7 +22,8 @@ import {trainKge} from '../src/train/kge';
 import {trainRgcnLinkPrediction} from '../src/train/rgcn_link_prediction';
 import {evaluateKge, rankTriples} from '../src/train/kge_ranking';
 import {loadKgeModel, saveKgeModel, topCandidates} from '../src/train/kge_saved';
-import {seededRng} from '../src/util/random';
+import {seededRng, shuffle} from '../src/util/random';
+import {seededPermutation} from '../src/graph/permutation';
 import {expectReject} from './helpers';
 
 type Side = 'head' | 'tail';
@@ -169,6 +170,18 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       });
     }
   }
+
+  it('an epoch order: the native seeded permutation is the JavaScript shuffle of 0 .. n-1 with seededRng, for any size and seed', () => {
+    for (const n of [0, 1, 2, 17, 1000, 100003])
+      for (const seed of [0, 7, 2 ** 32 + 5, 123456789012]) {
+        const want = shuffle(
+          Int32Array.from({length: n}, (_, i) => i),
+          seededRng(seed),
+        );
+        expect(Array.from(seededPermutation(n, seed)), `n ${n} seed ${seed}`).to.deep.equal(Array.from(want));
+      }
+    expect(() => seededPermutation(-1, 0)).to.throw(/seededPermutation: n must be an integer in \[0, 2\^31\), got -1/);
+  });
 
   it('complexProduct: values and both gradients against float64, every conjugation, odd sizes, no rows; bad shapes named', () => {
     const rng = seededRng(29);

@@ -39,7 +39,7 @@ export const graphNative: Part<
 > = native;
 
 /** Text tables parsed natively, files mapped as typed arrays, feature rows converted and checked, digests (the dataset loader and its cache, src/graph/). */
-export const dataNative: Part<'textColumns' | 'hostArrayMap' | 'digest' | 'floatRows'> = native;
+export const dataNative: Part<'textColumns' | 'hostArrayMap' | 'digest' | 'floatRows' | 'seededPermutation'> = native;
 
 /** The layers' fused passes: GraphSAGE, GAT, row dots, dropout, the fused loss (src/nn/). */
 export const layerNative: Part<

@@ -140,6 +140,7 @@ export interface NativeOps {
   /** Edge weights in the graph's entry order from the weighted edges it was built from; -1, or the first edge it lacks. */
   csrEdgeWeights(graph: NativeGraph, src: Buf, dst: Buf, weights: Buf, m: number, symmetric: boolean, out: Buf): number;
   /** Values as float32 into out (stored 0 float32: out may be null, checked only; 1 float16 bits; 2 float64); the first non-finite position or -1. */
+  seededPermutation(n: number, seed: number, out: Int32Array): void;
   floatRows(values: Float32Array | Uint16Array | Float64Array, stored: number, n: number, out: OptBuf): number;
   unary(op: number, dtypeIn: NativeDType, dtypeOut: NativeDType, x: Buf, y: Buf, n: number, alpha: number, beta: number): void;
   binary(

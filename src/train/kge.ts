@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {NegativeDistribution, NegativeSampler} from '../graph/kge_negatives';
 import {markValid} from '../backend/index_validation';
+import {seededPermutation} from '../graph/permutation';
 import {checkKnowledgeGraph, KnowledgeGraph, tripleCount} from '../graph/triples';
 import type {Communicator} from '../memory/communicator';
 import {EmbeddingDType, EmbeddingMemory} from '../nn/embedding';
@@ -19,7 +20,6 @@ import {adagrad, adam, rowAdagrad, sgd} from '../nn/sparse_optimizer';
 import {hasCheckpoint, loadCheckpoint, saveCheckpoint} from './checkpoint';
 import {deviceStatus} from '../native/device';
 import {embeddingNative} from '../native/domains';
-import {seededRng, shuffle} from '../util/random';
 import {evaluateKge, RankingMetrics} from './kge_ranking';
 import {sumOverRanks} from './rank_totals';
 
@@ -188,13 +188,7 @@ export async function trainKge(
     for (let epoch = first; epoch <= o.epochs; ++epoch) {
       const started = Date.now();
       // Each epoch's shuffle and negatives from the seed and the epoch alone: a resumed run draws what a whole one does.
-      const order = tf.tensor1d(
-        shuffle(
-          Int32Array.from({length: n}, (_, i) => i),
-          seededRng(o.seed * 7919 + 11 + epoch * 104729),
-        ),
-        'int32',
-      );
+      const order = tf.tensor1d(seededPermutation(n, o.seed * 7919 + 11 + epoch * 104729), 'int32');
       markValid(order, n); // a permutation of 0 .. n - 1
       const draw = o.seed * 1000003 + (epoch - 1) * steps;
       let lossSum: tf.Tensor = tf.scalar(0);
