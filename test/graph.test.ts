@@ -21,7 +21,7 @@ import {sampleWithoutReplacement, sampleWithReplacement} from '../src/graph/samp
 import {hitsAtK, rocAuc} from '../src/train/link_metrics';
 import {trainLinkPrediction} from '../src/train/link_prediction';
 import {seededRng} from '../src/util/random';
-import {csrSplits} from '../src/graph/aggregate';
+import {csrSplits, transpose} from '../src/graph/aggregate';
 
 /**
  * float32 results against a float64 reference, to float32's precision; `mass`
@@ -388,6 +388,63 @@ describe('graphs', () => {
       1, 3, /* chunkPtr */ 0, 3, 6, /* chunkRow */ 1, 1, 1, 3, 3, 3, /* chunkStart */ 2, 5, 8, 9, 12, 15,
     ]);
     expect(csrSplits({rowPtr, colIdx, numRows: 4, numCols: 1}, 7)).to.equal(undefined);
+  });
+
+  it('transposes blocks: each entry once, the transposed rows in forward order, weights multiplied; small and large blocks, empty rows, hubs', () => {
+    const rng = seededRng(41);
+    // The first difference, named (chai's deep equality is slow on arrays this long).
+    const same = (got: ArrayLike<number>, want: ArrayLike<number>, what: string) => {
+      expect(got.length, `${what}: length`).to.equal(want.length);
+      for (let i = 0; i < want.length; ++i) if (got[i] !== want[i]) expect(got[i], `${what}[${i}]`).to.equal(want[i]);
+    };
+    for (const [rows, cols, perRow, hub] of [
+      [7, 5, 2, false],
+      [300, 40, 20, true],
+      [20000, 3000, 3, false],
+      [6000, 70000, 9, true],
+      [0, 4, 0, false],
+    ] as Array<[number, number, number, boolean]>) {
+      const rowPtr = new Int32Array(rows + 1);
+      for (let r = 0; r < rows; ++r) rowPtr[r + 1] = rowPtr[r] + Math.floor(rng() * (2 * perRow + 1));
+      const m = rowPtr[rows];
+      // With a hub, a third of the entries name column 0.
+      const colIdx = Int32Array.from({length: m}, () => (hub && rng() < 1 / 3 ? 0 : Math.floor(rng() * cols)));
+      const entryWeight = Float32Array.from({length: m}, () => rng() + 0.5),
+        rowWeight = Float32Array.from({length: rows}, () => rng() + 0.5);
+      // Reference: for each column, its entries in forward order.
+      const lists: number[][] = Array.from({length: cols}, () => []);
+      const rowOf = new Int32Array(m);
+      for (let r = 0; r < rows; ++r)
+        for (let e = rowPtr[r]; e < rowPtr[r + 1]; ++e) {
+          lists[colIdx[e]].push(e);
+          rowOf[e] = r;
+        }
+      const edges = lists.flat();
+      const wantPtr = new Int32Array(cols + 1);
+      lists.forEach((l, c) => (wantPtr[c + 1] = wantPtr[c] + l.length));
+      for (const w of [{}, {entryWeight}, {rowWeight}, {entryWeight, rowWeight}] as Array<{
+        entryWeight?: Float32Array;
+        rowWeight?: Float32Array;
+      }>) {
+        const got = transpose({rowPtr, colIdx, numRows: rows, numCols: cols}, w);
+        const what = `${rows} x ${cols}, ${m} entries, weights ${Object.keys(w).join('+') || 'none'}`;
+        expect([got.numRows, got.numCols], what).to.deep.equal([cols, rows]);
+        same(got.rowPtr, wantPtr, `${what}: rowPtr`);
+        same(got.edge!, edges, `${what}: edge`);
+        same(
+          got.colIdx,
+          edges.map((e) => rowOf[e]),
+          `${what}: colIdx`,
+        );
+        if (!w.entryWeight && !w.rowWeight) expect(got.weight, what).to.equal(undefined);
+        else
+          same(
+            got.weight!,
+            edges.map((e) => Math.fround((w.entryWeight ? w.entryWeight[e] : 1) * (w.rowWeight ? w.rowWeight[rowOf[e]] : 1))),
+            `${what}: weight`,
+          );
+      }
+    }
   });
 
   it("aggregates with GCN's symmetric normalisation (self loops added once), forward and gradient, on every backend, against a float64 reference", async () => {

@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {float32Of} from '../util/arrays';
 import {CsrGraph} from './csr';
+import {deviceStatus} from '../native/device';
 import {graphNative} from '../native/domains';
 
 export type AggregateReduce = 'mean' | 'sum' | 'gcn';
@@ -89,13 +90,35 @@ export function csrSplits(c: Csr, chunkEntries = SPMM_CHUNK_ENTRIES): {array: In
   return {array, numLong, numChunks};
 }
 
+// Blocks of at least this many entries are transposed natively (the same result, in threads where they pay).
+const NATIVE_TRANSPOSE_ENTRIES = 4096;
+
 /**
- * The block transposed, each entry with its forward position; with weights, entry e of row r weighs
+ * @internal The block transposed, each entry with its forward position; with weights, entry e of row r weighs
  * entryWeight[e] x rowWeight[r] (each 1 where absent).
  */
-function transpose(c: Csr, w: {entryWeight?: Float32Array; rowWeight?: Float32Array} = {}): Csr {
+export function transpose(c: Csr, w: {entryWeight?: Float32Array; rowWeight?: Float32Array} = {}): Csr {
   const {rowPtr: fwdPtr, colIdx: fwdCol, numRows, numCols} = c; // locals in the loops (see csrSplits)
   const m = fwdCol.length;
+  if (m >= NATIVE_TRANSPOSE_ENTRIES && deviceStatus().addonLoaded) {
+    const rowPtr = new Int32Array(numCols + 1),
+      colIdx = new Int32Array(m),
+      edge = new Int32Array(m);
+    const weight = w.entryWeight || w.rowWeight ? new Float32Array(m) : undefined;
+    graphNative().csrTranspose(
+      fwdPtr,
+      fwdCol,
+      numRows,
+      numCols,
+      w.entryWeight ?? null,
+      w.rowWeight ?? null,
+      rowPtr,
+      colIdx,
+      edge,
+      weight ?? null,
+    );
+    return {rowPtr, colIdx, edge, weight, numRows: numCols, numCols: numRows};
+  }
   const rowPtr = new Int32Array(numCols + 1);
   for (let e = 0; e < m; ++e) ++rowPtr[fwdCol[e] + 1];
   for (let i = 0; i < numCols; ++i) rowPtr[i + 1] += rowPtr[i];

@@ -30,6 +30,7 @@ export const graphNative: Part<
   | 'uniqueInt32'
   | 'relabelVertices'
   | 'csrSliceOffsets'
+  | 'csrTranspose'
   | 'csrSpmm'
   | 'neighborMean'
   | 'neighborMeanGrad'

@@ -41,6 +41,18 @@ export interface NativeOps {
     tails: Int32Array,
   ): void;
   complexProduct(rows: number, half: number, conjA: boolean, conjB: boolean, a: Buf, b: Buf, out: Buf): void;
+  csrTranspose(
+    rowPtr: Int32Array,
+    colIdx: Int32Array,
+    numRows: number,
+    numCols: number,
+    entryWeight: Float32Array | null,
+    rowWeight: Float32Array | null,
+    outRowPtr: Int32Array,
+    outColIdx: Int32Array,
+    outEdge: Int32Array,
+    outWeight: Float32Array | null,
+  ): void;
   kgeChunkLoss(
     scorer: number,
     lossKind: number,
