@@ -24,6 +24,7 @@ import {TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {TypedLinkLoader} from '../src/nn/typed_link_loader';
 import {trainTypedLinkPrediction} from '../src/train/typed_link_prediction';
 import {seededRng} from '../src/util/random';
+import {graphNative} from '../src/native/domains';
 import {expectReject} from './helpers';
 
 const gz = (file: string, text: string) => {
@@ -371,6 +372,42 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     } finally {
       g.free();
     }
+  });
+
+  it('relabels ids by marks natively as the pass in order does: first appearances in order, every position numbered, the marks cleared; ids out of range named', () => {
+    const rng = seededRng(53);
+    for (const [n, space] of [
+      [0, 5],
+      [7, 3],
+      [40000, 100],
+      [300000, 1000000],
+      [300000, 20],
+    ]) {
+      const all = Int32Array.from({length: n}, () => Math.floor(rng() * space));
+      const marks = new Int32Array(space).fill(-1);
+      const unique = new Int32Array(n),
+        inverse = new Int32Array(n);
+      const count = graphNative().relabelByMarks(all, n, marks, space, unique, inverse);
+      const first = new Map<number, number>();
+      const want: number[] = [];
+      all.forEach((v) => {
+        if (!first.has(v)) {
+          first.set(v, want.length);
+          want.push(v);
+        }
+      });
+      expect(count, `n ${n}`).to.equal(want.length);
+      for (let j = 0; j < count; ++j) if (unique[j] !== want[j]) expect(unique[j], `n ${n} unique[${j}]`).to.equal(want[j]);
+      for (let i = 0; i < n; ++i)
+        if (inverse[i] !== first.get(all[i])) expect(inverse[i], `n ${n} inverse[${i}]`).to.equal(first.get(all[i]));
+      expect(
+        marks.every((m) => m === -1),
+        `n ${n}: marks cleared`,
+      ).to.equal(true);
+    }
+    expect(() =>
+      graphNative().relabelByMarks(Int32Array.of(1, 4), 2, new Int32Array(4).fill(-1), 4, new Int32Array(2), new Int32Array(2)),
+    ).to.throw(/all.*entry 1 = 4 is outside \[0, 4\)/);
   });
 
   it('rgcnConv (own matrices, bases, blocks; mean and sum) against dense tfjs ops on tfjs-backend-cpu: outputs, input and weight gradients', async () => {

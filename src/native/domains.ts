@@ -31,6 +31,7 @@ export const graphNative: Part<
   | 'relabelVertices'
   | 'csrSliceOffsets'
   | 'csrTranspose'
+  | 'relabelByMarks'
   | 'csrSpmm'
   | 'neighborMean'
   | 'neighborMeanGrad'

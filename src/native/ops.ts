@@ -53,6 +53,7 @@ export interface NativeOps {
     outEdge: Int32Array,
     outWeight: Float32Array | null,
   ): void;
+  relabelByMarks(all: Int32Array, n: number, marks: Int32Array, numMarks: number, unique: Int32Array, inverse: Int32Array): number;
   kgeChunkLoss(
     scorer: number,
     lossKind: number,
