@@ -72,8 +72,10 @@ constexpr int kBig = 64, kStep = 16, kPer = 4;
 template <KgeScorer S>
 __global__ void __launch_bounds__(256) rawTiledKernel(KgeChunkArgs k, const float* q, const float* neg, float* raw) {
   constexpr bool cx = S == KgeScorer::Complex;
-  __shared__ float sq[kStep][kBig], sn[kStep][kBig];
-  __shared__ float sqi[cx ? kStep : 1][kBig], sni[cx ? kStep : 1][kBig];
+  // A row of kBig + 1: the staging writes go down a column (16 coordinates of one row), which at a
+  // stride of kBig floats would all fall in one shared-memory bank.
+  __shared__ float sq[kStep][kBig + 1], sn[kStep][kBig + 1];
+  __shared__ float sqi[cx ? kStep : 1][kBig + 1], sni[cx ? kStep : 1][kBig + 1];
   const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 16 + tx;
   const int64_t w = k.width, coords = k.coords(), half = w / 2, C = k.chunk, K = k.negatives, G = k.groups();
   const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kBig, j0 = static_cast<int64_t>(blockIdx.x) * kBig;
@@ -126,7 +128,7 @@ __global__ void __launch_bounds__(256) rawTiledKernel(KgeChunkArgs k, const floa
 template <KgeScorer S, bool kQuery>
 __global__ void __launch_bounds__(256) gradTiledKernel(KgeChunkArgs k, const float* q, const float* neg, const float* coef, float* out) {
   constexpr bool cx = S == KgeScorer::Complex;
-  __shared__ float sg[kStep][kBig], so[kStep][kBig];
+  __shared__ float sg[kStep][kBig + 1], so[kStep][kBig];  // sg padded as sq is: the queries' staging writes go down its columns
   __shared__ float soi[cx ? kStep : 1][kBig];
   const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 16 + tx;
   const int64_t w = k.width, coords = k.coords(), half = w / 2, C = k.chunk, K = k.negatives, G = k.groups();
