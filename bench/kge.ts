@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     chunk = envPositiveInt('BENCH_KGE_CHUNK', 256);
   const evalTriples = envPositiveInt('BENCH_KGE_EVAL', 500);
   const lr = Number(process.env.BENCH_KGE_LR ?? DEFAULT_KGE.learningRate);
-  const models = (process.env.BENCH_KGE_MODELS ?? 'transE,distMult,complEx,rotatE').split(',') as KgeModelName[];
+  // BENCH_KGE_MODELS= (empty): no WN18RR-sized rows, only the Freebase-shaped ones (written as kge-freebase).
+  const models = (process.env.BENCH_KGE_MODELS ?? 'transE,distMult,complEx,rotatE').split(',').filter(Boolean) as KgeModelName[];
   const kg = patternedKg({entities, pairs, seed: 1});
   console.log(
     `${kg.numEntities} entities, ${kg.numRelations} relations, ${kg.train.heads.length} / ${kg.valid.heads.length} / ${kg.test.heads.length} triples; dim ${dim}, batch ${batch}, ${epochs} epochs, Adam lr ${lr}`,
@@ -106,7 +107,9 @@ async function main(): Promise<void> {
     fs.rmSync(dir, {recursive: true, force: true});
   }
   const freebase = await freebaseRows(dev.gpu);
-  writeBenchResult('kge', {device: dev, entities, pairs, dim, epochs, batch, negatives, chunk, lr, evalTriples, rows, freebase});
+  if (models.length)
+    writeBenchResult('kge', {device: dev, entities, pairs, dim, epochs, batch, negatives, chunk, lr, evalTriples, rows, freebase});
+  else if (freebase) writeBenchResult('kge-freebase', {device: dev, fraction: Number(process.env.BENCH_KGE_FREEBASE), freebase});
   console.log('\nmodel     setting                              ours triples/s  PyG triples/s  ratio  ours MRR  PyG MRR');
   for (const r of rows) {
     const ratio = r.pygTriplesPerSecond ? (r.triplesPerSecond / r.pygTriplesPerSecond).toFixed(2) + 'x' : '-';
@@ -122,6 +125,7 @@ async function main(): Promise<void> {
  * (dim 200: 400 stored numbers),
  * bfloat16 tables, 256 negatives per chunk of 256, batch BENCH_KGE_FREEBASE_BATCH, the sparse optimizer
  * BENCH_KGE_FREEBASE_OPTIMIZER (sgd: no state; rowAdagrad: a float per row), one epoch: triples/s and the epoch's seconds.
+ * BENCH_KGE_FREEBASE_MODELS picks among transE, transE2 (L2) and complEx (default: all three).
  */
 async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
   const fraction = Number(process.env.BENCH_KGE_FREEBASE ?? 0);
@@ -137,11 +141,13 @@ async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
     `Freebase-shaped x ${fraction}: ${kg.numEntities} entities, ${kg.train.heads.length} triples drawn in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   const out: object[] = [];
-  for (const [model, dim, pNorm] of [
-    ['transE', 400, 1],
-    ['transE', 400, 2],
-    ['complEx', 200, undefined],
+  const chosen = (process.env.BENCH_KGE_FREEBASE_MODELS ?? 'transE,transE2,complEx').split(',');
+  for (const [name, model, dim, pNorm] of [
+    ['transE', 'transE', 400, 1],
+    ['transE2', 'transE', 400, 2],
+    ['complEx', 'complEx', 200, undefined],
   ] as const) {
+    if (!chosen.includes(name)) continue;
     const batch = envPositiveInt('BENCH_KGE_FREEBASE_BATCH', 8192);
     const optimizer = envChoice('BENCH_KGE_FREEBASE_OPTIMIZER', ['sgd', 'rowAdagrad'] as const, 'sgd');
     const {model: m, epochs} = await trainKge(kg, {
