@@ -6,25 +6,11 @@
 #include <cstdint>
 #include <string>
 
+#include "wm/hash.h"
 #include "wm/op_registry.h"
 
 namespace wm {
 namespace host {
-namespace {
-
-// mulberry32 as seededRng writes it in JavaScript (all arithmetic mod 2^32): a double in [0, 1).
-struct Mulberry32 {
-  uint32_t a;
-  double next() {
-    a += 0x6d2b79f5u;
-    uint32_t t = a;
-    t = (t ^ (t >> 15)) * (t | 1u);
-    t ^= t + (t ^ (t >> 7)) * (t | 61u);
-    return static_cast<double>(t ^ (t >> 14)) / 4294967296.0;
-  }
-};
-
-}  // namespace
 
 void seededPermutation(int32_t* out, int64_t n, uint32_t seed) {
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(i);

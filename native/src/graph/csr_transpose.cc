@@ -24,13 +24,7 @@ void csrTranspose(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows,
   for (int64_t p = 1; p < parts; ++p)
     firstRow[p] = std::upper_bound(rowPtr, rowPtr + numRows + 1, static_cast<int32_t>(m * p / parts)) - rowPtr - 1;
   std::vector<std::vector<int32_t>> at(parts, std::vector<int32_t>(numCols, 0));
-  auto inParts = [&](auto&& body) {
-    if (parts == 1)
-      body(0);
-    else
-      ThreadPool::get().run(parts, [&](int64_t p) { body(p); });
-  };
-  inParts([&](int64_t p) {
+  ThreadPool::get().run(parts, [&](int64_t p) {
     int32_t* count = at[p].data();
     for (int64_t e = rowPtr[firstRow[p]]; e < rowPtr[firstRow[p + 1]]; ++e) ++count[colIdx[e]];
   });
@@ -45,7 +39,7 @@ void csrTranspose(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows,
     }
   }
   outPtr[numCols] = static_cast<int32_t>(next);
-  inParts([&](int64_t p) {
+  ThreadPool::get().run(parts, [&](int64_t p) {
     int32_t* slot = at[p].data();
     for (int64_t r = firstRow[p]; r < firstRow[p + 1]; ++r) {
       const float rw = rowWeight ? rowWeight[r] : 1.f;

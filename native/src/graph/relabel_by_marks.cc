@@ -34,13 +34,7 @@ int64_t relabelByMarks(const int32_t* all, int64_t n, int32_t* marks, int32_t* u
     return count;
   }
   auto range = [&](int64_t p) { return std::make_pair(n * p / parts, n * (p + 1) / parts); };
-  auto inParts = [&](auto&& body) {
-    if (parts == 1)
-      body(0);
-    else
-      ThreadPool::get().run(parts, [&](int64_t p) { body(p); });
-  };
-  inParts([&](int64_t p) {
+  ThreadPool::get().run(parts, [&](int64_t p) {
     auto [b, e] = range(p);
     for (int64_t i = b; i < e; ++i) {
       std::atomic<int32_t>& m = claim[all[i]];
@@ -51,14 +45,14 @@ int64_t relabelByMarks(const int32_t* all, int64_t n, int32_t* marks, int32_t* u
   });
   // inverse holds, at a first appearance, its number (the other positions are written in step 3).
   std::vector<int64_t> firsts(parts + 1, 0);
-  inParts([&](int64_t p) {
+  ThreadPool::get().run(parts, [&](int64_t p) {
     auto [b, e] = range(p);
     int64_t c = 0;
     for (int64_t i = b; i < e; ++i) c += claim[all[i]].load(std::memory_order_relaxed) == i;
     firsts[p + 1] = c;
   });
   for (int64_t p = 0; p < parts; ++p) firsts[p + 1] += firsts[p];
-  inParts([&](int64_t p) {
+  ThreadPool::get().run(parts, [&](int64_t p) {
     auto [b, e] = range(p);
     int64_t next = firsts[p];
     for (int64_t i = b; i < e; ++i)
@@ -67,7 +61,7 @@ int64_t relabelByMarks(const int32_t* all, int64_t n, int32_t* marks, int32_t* u
         inverse[i] = static_cast<int32_t>(next++);
       }
   });
-  inParts([&](int64_t p) {
+  ThreadPool::get().run(parts, [&](int64_t p) {
     auto [b, e] = range(p);
     for (int64_t i = b; i < e; ++i) {
       const int32_t first = claim[all[i]].load(std::memory_order_relaxed);
@@ -75,7 +69,7 @@ int64_t relabelByMarks(const int32_t* all, int64_t n, int32_t* marks, int32_t* u
     }
   });
   const int64_t count = firsts[parts];
-  inParts([&](int64_t p) {
+  ThreadPool::get().run(parts, [&](int64_t p) {
     for (int64_t j = count * p / parts; j < count * (p + 1) / parts; ++j) claim[unique[j]].store(-1, std::memory_order_relaxed);
   });
   return count;

@@ -9,20 +9,10 @@
 #include <vector>
 
 #include "runtime/parallel.h"
+#include "wm/hash.h"
 
 namespace wm {
 namespace host {
-
-struct Mulberry32 {
-  uint32_t a;
-  double next() {
-    a += 0x6d2b79f5u;
-    uint32_t t = a;
-    t = (t ^ (t >> 15)) * (t | 1u);
-    t ^= t + (t ^ (t >> 7)) * (t | 61u);
-    return static_cast<double>(t ^ (t >> 14)) / 4294967296.0;
-  }
-};
 
 struct RmatDraws {
   int scale;
