@@ -1,0 +1,152 @@
+// `npm run bench:graphs` — graph classification on many molecule-sized graphs against PyG's DataLoader + GINConv +
+// global_add_pool on the same GPU, the same graphs. BENCH_GRAPHS_COUNT graphs (default 20,000 on a GPU, 2,000 on the
+// CPU) of 15 to 35 vertices (about 25), a random tree and a few more bonds (about 28 bonds: 55 directed edges),
+// 9 atom and 3 bond feature columns (GIN reads the atoms'), two classes. Both sides: 3 GIN layers (a two-layer MLP
+// each, ReLU, batch normalisation), hidden 64, every depth add-pooled and joined, a two-layer MLP, Adam 0.01,
+// cross-entropy. Graphs per second for an epoch of training (shuffled batches, the batching included, after a
+// warm-up epoch) and for inference over every graph, at batch 128 and 1024 (BENCH_GRAPHS_BATCHES).
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+import {SmallGraph} from '../src/graph/graph_batch';
+import {GraphLoader} from '../src/graph/graph_loader';
+import {GraphClassifier} from '../src/nn/graph_classifier';
+import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
+import {adam} from '../src/optimizers/fused_adam';
+import {seededRng} from '../src/util/random';
+import {envPositiveInt, torchJsonWithFiles, writeBenchResult} from './bench_util';
+
+const ATOM = 9,
+  BOND = 3;
+
+/** Molecule-sized graphs: a random tree plus about 3 more bonds, each bond once (the loader makes it two-way). */
+function molecules(count: number, seed: number): SmallGraph[] {
+  const rng = seededRng(seed);
+  return Array.from({length: count}, () => {
+    const n = 15 + Math.floor(rng() * 21);
+    const src: number[] = [],
+      dst: number[] = [];
+    for (let v = 1; v < n; ++v) (src.push(Math.floor(rng() * v)), dst.push(v));
+    for (let k = 0; k < 3; ++k) {
+      const u = Math.floor(rng() * n),
+        v = Math.floor(rng() * n);
+      if (u !== v) (src.push(u), dst.push(v));
+    }
+    const features = Float32Array.from({length: n * ATOM}, () => (rng() < 0.3 ? 1 : 0));
+    const edgeFeatures = Float32Array.from({length: src.length * BOND}, () => (rng() < 0.5 ? 1 : 0));
+    // The class: whether the graph holds more of feature 0 than of feature 1 (a count GIN's sum can read).
+    let c0 = 0,
+      c1 = 0;
+    for (let v = 0; v < n; ++v) ((c0 += features[v * ATOM]), (c1 += features[v * ATOM + 1]));
+    return {numVertices: n, src, dst, features, edgeFeatures, label: c0 > c1 ? 1 : 0};
+  });
+}
+
+interface Rates {
+  trainGraphsPerSecond: number;
+  inferGraphsPerSecond: number;
+  loss: number;
+}
+
+async function ours(graphs: SmallGraph[], batchSize: number): Promise<Rates> {
+  const model = new GraphClassifier({
+    inDim: ATOM,
+    numClasses: 2,
+    conv: 'gin',
+    pool: 'add',
+    hiddenDim: 64,
+    numLayers: 3,
+    dropout: 0,
+    seed: 1,
+  });
+  const optimizer = adam(0.01);
+  const loader = new GraphLoader(graphs, {batchSize, shuffle: true, seed: 1});
+  const epoch = async (): Promise<number> => {
+    let lossSum: tf.Tensor = tf.scalar(0);
+    for await (const b of loader) {
+      const y = Int32Array.from(b.indices, (i) => graphs[i].label!);
+      const loss = optimizer.minimize(() => softmaxCrossEntropy(y, model.forward(b, 1)), true, model.trainableVariables)!;
+      const next = tf.add(lossSum, loss);
+      tf.dispose([lossSum, loss]);
+      lossSum = next;
+      b.dispose();
+    }
+    const total = (await lossSum.data())[0];
+    lossSum.dispose();
+    return total / loader.length;
+  };
+  try {
+    await epoch(); // warm-up
+    let t = Date.now();
+    const loss = await epoch();
+    const trainGraphsPerSecond = graphs.length / ((Date.now() - t) / 1000);
+    const inOrder = new GraphLoader(graphs, {batchSize, shuffle: false});
+    t = Date.now();
+    let last: tf.Tensor | undefined;
+    for await (const b of inOrder) {
+      last?.dispose();
+      last = tf.argMax(model.forward(b), 1);
+      b.dispose();
+    }
+    await last!.data();
+    last!.dispose();
+    return {trainGraphsPerSecond, inferGraphsPerSecond: graphs.length / ((Date.now() - t) / 1000), loss};
+  } finally {
+    optimizer.dispose();
+    model.dispose();
+  }
+}
+
+/** The graphs as flat arrays for PyG: per graph its vertex and bond counts, then the bonds, atoms, bond features, labels. */
+function flat(graphs: SmallGraph[]): Record<string, ArrayBufferView> {
+  const counts = new Int32Array(2 * graphs.length);
+  graphs.forEach((g, i) => ((counts[2 * i] = g.numVertices), (counts[2 * i + 1] = g.src.length)));
+  const bonds = new Int32Array(graphs.reduce((a, g) => a + 2 * g.src.length, 0));
+  let at = 0;
+  for (const g of graphs) for (let e = 0; e < g.src.length; ++e) ((bonds[at++] = g.src[e]), (bonds[at++] = g.dst[e]));
+  const cat = (parts: Float32Array[]) => {
+    const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+    let k = 0;
+    for (const p of parts) (out.set(p, k), (k += p.length));
+    return out;
+  };
+  return {
+    'counts.i32': counts,
+    'bonds.i32': bonds,
+    'x.f32': cat(graphs.map((g) => g.features!)),
+    'edge.f32': cat(graphs.map((g) => g.edgeFeatures!)),
+    'y.i32': Int32Array.from(graphs, (g) => g.label!),
+  };
+}
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const dev = wm.deviceInfo();
+  const count = envPositiveInt('BENCH_GRAPHS_COUNT', dev.gpu ? 20000 : 2000);
+  const batches = (process.env.BENCH_GRAPHS_BATCHES ?? '128,1024').split(',').map(Number);
+  const graphs = molecules(count, 1);
+  const edges = graphs.reduce((a, g) => a + 2 * g.src.length, 0);
+  console.log(
+    `${count} graphs, ${(graphs.reduce((a, g) => a + g.numVertices, 0) / count).toFixed(1)} vertices and ${(edges / count).toFixed(1)} directed edges a graph`,
+  );
+  const rows: object[] = [];
+  for (const batchSize of batches) {
+    const r = await ours(graphs, batchSize);
+    const pyg = dev.gpu ? torchJsonWithFiles<Rates>('graphs.py', flat(graphs), [String(batchSize)]) : undefined;
+    const row = {batchSize, ours: r, pyg};
+    rows.push(row);
+    console.log(
+      `batch ${batchSize}: training ${r.trainGraphsPerSecond.toFixed(0)} graphs/s` +
+        (pyg ? ` (PyG ${pyg.trainGraphsPerSecond.toFixed(0)}, ${(r.trainGraphsPerSecond / pyg.trainGraphsPerSecond).toFixed(2)}x)` : '') +
+        `, inference ${r.inferGraphsPerSecond.toFixed(0)}` +
+        (pyg ? ` (PyG ${pyg.inferGraphsPerSecond.toFixed(0)}, ${(r.inferGraphsPerSecond / pyg.inferGraphsPerSecond).toFixed(2)}x)` : '') +
+        `; loss ${r.loss.toFixed(3)}${pyg ? ` (PyG ${pyg.loss.toFixed(3)})` : ''}`,
+    );
+  }
+  writeBenchResult('graphs', {device: dev, count, rows});
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
