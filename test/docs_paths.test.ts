@@ -140,6 +140,12 @@ describe("the README's figures match the result files they cite", () => {
       const rows = results('kge-h200-2026-11-28.json').rows as {triplesPerSecond: number; pygTriplesPerSecond?: number}[];
       return `${range(rows.filter((r) => r.pygTriplesPerSecond).map((r) => r.triplesPerSecond / r.pygTriplesPerSecond!))} PyG's triples/s`;
     },
+    'graphs-h200-2026-11-29.json': () => {
+      type Rates = {trainGraphsPerSecond: number; inferGraphsPerSecond: number};
+      const rows = results('graphs-h200-2026-11-29.json').rows as {ours: Rates; pyg: Rates}[];
+      const of = (k: keyof Rates) => range(rows.map((r) => r.ours[k] / r.pyg[k]));
+      return `${of('trainGraphsPerSecond')} PyG's training graphs/s, ${of('inferGraphsPerSecond')} its inference`;
+    },
     'hetero-h200-2026-11-29.json': () => {
       const d = results('hetero-h200-2026-11-29.json');
       return (
