@@ -288,6 +288,32 @@ describe('graph classification', function () {
     );
   });
 
+  it('graph regression: standardised targets, the L1 loss and the mean absolute error; GIN reads a density the edge-blind model cannot', async () => {
+    // Each graph's target is its edges per vertex: the structure alone tells it.
+    const families = wm.graph.graphFamilies({graphs: 300, classes: 3, noise: 2, seed: 1});
+    const graphs = families.graphs.map((g) => ({...g, label: g.src.length / g.numVertices}));
+    const o = {folds: 3, epochs: 80, seed: 0, regression: true, onlyFolds: [0]};
+    const epochs: wm.train.GraphEpochMetrics[] = [];
+    const gin = await wm.train.trainGraphClassification({graphs, numClasses: 1}, o, (m) => epochs.push(m));
+    const blind = await wm.train.trainGraphClassification({graphs, numClasses: 1}, {...o, conv: 'none'});
+    // The mean of the training graphs' targets, as a predictor, on fold 0's test graphs.
+    const folds = wm.train.stratifiedFolds(new Int32Array(graphs.length), 3, 0);
+    const ys = graphs.map((g) => g.label);
+    const trainYs = ys.filter((_, i) => folds[i] === 2);
+    const mean = trainYs.reduce((a, y) => a + y, 0) / trainYs.length;
+    const testYs = ys.filter((_, i) => folds[i] === 0);
+    const meanMae = testYs.reduce((a, y) => a + Math.abs(y - mean), 0) / testYs.length;
+    expect(epochs.length).to.equal(80);
+    expect(epochs.every((m) => Number.isNaN(m.valAcc) && m.valMae! >= 0)).to.equal(true);
+    expect(gin.folds[0].testMae).to.equal(gin.testMae![0]);
+    expect(gin.testMae![0], `GIN against the mean's ${meanMae}`).to.be.below(0.7 * meanMae);
+    expect(blind.testMae![0], `edges unused against the mean's ${meanMae}`).to.be.above(0.9 * meanMae);
+    const bad = graphs.map((g, i) => ({...g, label: i === 7 ? NaN : g.label}));
+    expect((await rejection(wm.train.trainGraphClassification({graphs: bad, numClasses: 1}, o))).message).to.match(
+      /graphs\[7\].label must be a finite number \(regression\), got NaN/,
+    );
+  });
+
   it('the main job on graph classification data: generated families with the model search, a TU folder as --data', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graphs-main-'));
     const example = path.resolve(__dirname, '..', 'examples', 'node-classification.js');

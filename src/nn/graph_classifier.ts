@@ -21,7 +21,10 @@ export type GraphConvKind = (typeof GRAPH_CONVS)[number];
 export interface GraphClassifierConfig {
   /** Width of each vertex's features (1 for graphs without features: a constant column). */
   inDim: number;
+  /** Classes (at least 2); with `regression`, the targets predicted (at least 1). */
   numClasses: number;
+  /** The outputs are values (a graph regression: forward's rows are predictions), not class logits. Default false. */
+  regression?: boolean;
   /** 'gin' (learned eps, a two-layer MLP per layer), 'gine' (GIN with edge features), 'gcn', 'sage', or 'none' (the edges unused). */
   conv: GraphConvKind;
   /** Width of the graphs' edge features: what 'gine' reads (each batch's edgeAttr). */
@@ -74,8 +77,11 @@ export class GraphClassifier {
     };
     positive(inDim, 'inDim');
     positive(hiddenDim, 'hiddenDim');
-    if (!Number.isInteger(numClasses) || numClasses < 2)
-      throw new RangeError(`GraphClassifier: numClasses must be an integer of at least 2, got ${numClasses}`);
+    const fewest = config.regression ? 1 : 2;
+    if (!Number.isInteger(numClasses) || numClasses < fewest)
+      throw new RangeError(
+        `GraphClassifier: numClasses must be an integer of at least ${fewest}${config.regression ? ' (the targets)' : ''}, got ${numClasses}`,
+      );
     if (!GRAPH_CONVS.includes(conv)) throw new RangeError(`GraphClassifier: conv must be one of ${GRAPH_CONVS.join(', ')}, got '${conv}'`);
     if (!['add', 'mean', 'max', 'attention'].includes(pool))
       throw new RangeError(`GraphClassifier: pool must be add, mean, max or attention, got '${pool}'`);
@@ -146,7 +152,7 @@ export class GraphClassifier {
   }
 
   /**
-   * Logits [numGraphs, numClasses] of a batch of graphs (wm.graph.batchGraphs, a GraphLoader's batch; its
+   * Logits [numGraphs, numClasses] (with `regression`, the predicted values) of a batch of graphs (wm.graph.batchGraphs, a GraphLoader's batch; its
    * features, or a constant column where it has none). With a dropout seed this is a training pass.
    */
   forward(b: GraphBatch, dropoutSeed?: number): tf.Tensor2D {

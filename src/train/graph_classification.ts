@@ -1,6 +1,8 @@
 // Graph classification as the TU literature reports it: stratified k-fold cross-validation, each fold's test
 // graphs held out, the next fold's graphs the validation set that picks the epoch, the rest trained on in
 // shuffled batches (GraphLoader); the test accuracy at the best validation epoch, mean and spread over the folds.
+// With `regression`, each graph's label is a value: learnt standardised by the training graphs' mean and spread with
+// the L1 loss, the mean absolute error chosen on and reported (lower is better), folds dealt in a seeded order.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {checkGraphs, SmallGraph} from '../graph/graph_batch';
@@ -32,6 +34,8 @@ export interface GraphClassificationOptions {
   onlyFolds?: number[];
   /** A given split of the graphs (indices; an OGB folder's): one run on it in place of the folds. */
   split?: Split;
+  /** Each graph's label is a value to predict (the L1 loss, the mean absolute error): a graph regression. */
+  regression: boolean;
   seed: number;
 }
 
@@ -49,11 +53,16 @@ export const DEFAULT_GRAPH_CLASSIFICATION: GraphClassificationOptions = {
   epochs: 50,
   batchSize: 32,
   folds: 10,
+  regression: false,
   seed: 0,
 };
 
 export interface GraphEpochMetrics extends EpochFigures {
   fold: number;
+  /** With `regression` (the accuracies are NaN): the mean absolute errors. */
+  trainMae?: number;
+  valMae?: number;
+  testMae?: number;
   /** ROC-AUC of the positive class's probability, with two classes. */
   valAuc?: number;
   testAuc?: number;
@@ -62,8 +71,12 @@ export interface GraphEpochMetrics extends EpochFigures {
 export interface GraphFoldResult {
   fold: number;
   bestEpoch: number;
+  /** Accuracy; with `regression`, NaN (the mean absolute errors are valMae, testMae). */
   valAcc: number;
   testAcc: number;
+  /** With `regression`: the mean absolute errors at the best (lowest validation error) epoch. */
+  valMae?: number;
+  testMae?: number;
   /** With two classes: ROC-AUC at the same epoch. */
   valAuc?: number;
   testAuc?: number;
@@ -76,6 +89,9 @@ export interface GraphClassificationResult {
   valAcc: [number, number];
   /** With two classes: the test ROC-AUC's mean and spread. */
   testAuc?: [number, number];
+  /** With `regression`: the test and validation mean absolute errors' mean and spread. */
+  testMae?: [number, number];
+  valMae?: [number, number];
 }
 
 /** Mean and (population) standard deviation. */
@@ -99,6 +115,14 @@ export function stratifiedFolds(labels: Int32Array, folds: number, seed: number)
     next.set(c, k + 1);
   }
   return fold;
+}
+
+function graphTargets(graphs: SmallGraph[]): Float32Array {
+  return Float32Array.from(graphs, (g, i) => {
+    if (typeof g.label !== 'number' || !Number.isFinite(g.label))
+      throw new RangeError(`trainGraphClassification: graphs[${i}].label must be a finite number (regression), got ${g.label}`);
+    return g.label;
+  });
 }
 
 function graphLabels(graphs: SmallGraph[], numClasses: number): Int32Array {
@@ -156,9 +180,38 @@ async function evaluate(
   return {acc, auc: pos.length && neg.length ? rocAuc(pos, neg) : NaN};
 }
 
+/** A regression's targets as the model learns them: standardised by the training graphs' mean and spread. */
+interface TargetScale {
+  mean: number;
+  std: number;
+}
+
+function targetScale(targets: Float32Array): TargetScale {
+  const [mean, std] = meanStd(Array.from(targets));
+  return {mean, std: std > 0 ? std : 1};
+}
+
+/** The mean absolute error of the model's values (in the targets' units) on a set of graphs. */
+async function meanAbsoluteError(
+  model: GraphClassifier,
+  set: {graphs: SmallGraph[]; targets: Float32Array},
+  scale: TargetScale,
+  batchSize = 256,
+): Promise<number> {
+  let sum = 0;
+  for await (const b of new GraphLoader(set.graphs, {batchSize, shuffle: false})) {
+    const pred = tf.tidy(() => tf.reshape(model.forward(b), [-1]));
+    (await pred.data()).forEach((v, i) => (sum += Math.abs(v * scale.std + scale.mean - set.targets[b.indices[i]])));
+    pred.dispose();
+    b.dispose();
+  }
+  return set.graphs.length ? sum / set.graphs.length : NaN;
+}
+
 /**
  * k-fold cross-validation of a graph classifier on `data`: each fold trained from fresh weights, the epoch chosen
- * on its validation fold. Graphs need a label (a class id) each, and features of one width on all or none.
+ * on its validation fold. Graphs need a label (a class id; with `regression` a value, `numClasses` then unread) each,
+ * and features of one width on all or none.
  */
 export async function trainGraphClassification(
   data: {graphs: SmallGraph[]; numClasses: number},
@@ -178,15 +231,21 @@ export async function trainGraphClassification(
   const {graphs, numClasses} = data;
   if (!Array.isArray(graphs) || graphs.length < (o.split ? 1 : o.folds))
     throw new RangeError(`${what}: ${o.folds} folds need at least as many graphs, got ${graphs?.length ?? 0}`);
-  const labels = graphLabels(graphs, numClasses);
-  const binary = numClasses === 2;
+  // Regression: the values to predict; the folds dealt in a seeded order (every graph one "class").
+  const targets = o.regression ? graphTargets(graphs) : undefined;
+  const labels = targets ? new Int32Array(graphs.length) : graphLabels(graphs, numClasses);
+  const binary = !targets && numClasses === 2;
   // The widths of the features and edge features, as every batch's checks find them (0: none).
   const {dim, edgeDim} = checkGraphs(graphs);
   // Each graph's fold: the stratified folds, or the given split as one run (train -1, validation 1, test 0).
   const fold = o.split ? splitFolds(o.split, graphs.length) : stratifiedFolds(labels, o.folds, o.seed);
   const pick = (keep: (f: number) => boolean) => {
     const ids = Int32Array.from(labels.keys()).filter((i) => keep(fold[i]));
-    return {graphs: Array.from(ids, (i) => graphs[i]), labels: Int32Array.from(ids, (i) => labels[i])};
+    return {
+      graphs: Array.from(ids, (i) => graphs[i]),
+      labels: Int32Array.from(ids, (i) => labels[i]),
+      targets: Float32Array.from(ids, (i) => (targets ? targets[i] : NaN)),
+    };
   };
   const results: GraphFoldResult[] = [];
   for (const k of o.split ? [0] : (o.onlyFolds ?? Array.from({length: o.folds}, (_, i) => i))) {
@@ -197,7 +256,8 @@ export async function trainGraphClassification(
       train = pick((f) => f !== k && f !== valFold && f >= (o.split ? -1 : 0));
     const model = new GraphClassifier({
       inDim: dim || 1,
-      numClasses,
+      numClasses: targets ? 1 : numClasses,
+      regression: o.regression,
       conv: o.conv,
       pool: o.pool,
       hiddenDim: o.hiddenDim,
@@ -208,18 +268,33 @@ export async function trainGraphClassification(
       edgeDim: edgeDim || undefined,
       seed: o.seed * 31 + k,
     });
+    // Regression: the model learns the targets standardised by the training graphs' mean and spread.
+    const scale = targetScale(train.targets);
     const optimizer = adam(o.learningRate);
     const loader = new GraphLoader(train.graphs, {batchSize: o.batchSize, shuffle: true, seed: o.seed * 1009 + k});
-    let best: GraphFoldResult = {fold: k, bestEpoch: 0, valAcc: -1, testAcc: NaN};
+    let best: GraphFoldResult = {fold: k, bestEpoch: 0, valAcc: -1, testAcc: NaN, ...(targets ? {valMae: Infinity, testMae: NaN} : {})};
     try {
       for (let epoch = 1; epoch <= o.epochs; ++epoch) {
         const t0 = Date.now();
         let lossSum = 0,
           steps = 0;
         for await (const b of loader) {
-          const y = Int32Array.from(b.indices, (i) => train.labels[i]);
+          const dropoutSeed = (o.seed * 1_000_003 + k * 65_537 + epoch * 257 + steps) % 2 ** 31;
           const loss = optimizer.minimize(
-            () => softmaxCrossEntropy(y, model.forward(b, (o.seed * 1_000_003 + k * 65_537 + epoch * 257 + steps) % 2 ** 31)),
+            () =>
+              targets
+                ? (tf.mean(
+                    tf.abs(
+                      tf.sub(
+                        tf.reshape(model.forward(b, dropoutSeed), [-1]),
+                        Float32Array.from(b.indices, (i) => (train.targets[i] - scale.mean) / scale.std),
+                      ),
+                    ),
+                  ) as tf.Scalar)
+                : softmaxCrossEntropy(
+                    Int32Array.from(b.indices, (i) => train.labels[i]),
+                    model.forward(b, dropoutSeed),
+                  ),
             true,
             model.trainableVariables,
           )!;
@@ -228,20 +303,23 @@ export async function trainGraphClassification(
           loss.dispose();
           ++steps;
         }
+        const figures = {fold: k, epoch, loss: lossSum / steps, seconds: (Date.now() - t0) / 1000};
+        if (targets) {
+          const [tr, va, te] = [
+            await meanAbsoluteError(model, train, scale),
+            await meanAbsoluteError(model, val, scale),
+            await meanAbsoluteError(model, test, scale),
+          ];
+          // Ties go to the later epoch, as in node classification.
+          if (va <= best.valMae!) best = {fold: k, bestEpoch: epoch, valAcc: NaN, testAcc: NaN, valMae: va, testMae: te};
+          onEpoch({...figures, trainAcc: NaN, valAcc: NaN, testAcc: NaN, trainMae: tr, valMae: va, testMae: te});
+          continue;
+        }
         const [tr, va, te] = [await evaluate(model, train, false), await evaluate(model, val, binary), await evaluate(model, test, binary)];
         const aucs = binary ? {valAuc: va.auc, testAuc: te.auc} : {};
         // Ties go to the later epoch, as in node classification.
         if (va.acc >= best.valAcc) best = {fold: k, bestEpoch: epoch, valAcc: va.acc, testAcc: te.acc, ...aucs};
-        onEpoch({
-          fold: k,
-          epoch,
-          loss: lossSum / steps,
-          trainAcc: tr.acc,
-          valAcc: va.acc,
-          testAcc: te.acc,
-          ...aucs,
-          seconds: (Date.now() - t0) / 1000,
-        });
+        onEpoch({...figures, trainAcc: tr.acc, valAcc: va.acc, testAcc: te.acc, ...aucs});
       }
     } finally {
       optimizer.dispose();
@@ -254,6 +332,7 @@ export async function trainGraphClassification(
     testAcc: meanStd(results.map((r) => r.testAcc)),
     valAcc: meanStd(results.map((r) => r.valAcc)),
     ...(binary ? {testAuc: meanStd(results.map((r) => r.testAuc!))} : {}),
+    ...(targets ? {testMae: meanStd(results.map((r) => r.testMae!)), valMae: meanStd(results.map((r) => r.valMae!))} : {}),
   };
 }
 
