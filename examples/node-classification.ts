@@ -49,6 +49,7 @@ const program = new Command()
       'graphs=600,classes=3,minVertices=12,maxVertices=30,degree=4,noise=2,signal=0,seed=1; --data also takes a TU folder (<NAME>_A.txt, ...)',
   )
   .option('--folds <n>', 'graph classification: folds of the cross-validation', positiveInt('--folds'), 10)
+  .option('--regression', 'graph data: the labels are values to predict (read so anyway where one is not a class id)', false)
   .option(
     '--citation [spec]',
     'train on a generated citation-like graph instead (bag-of-words features, 20 labels per class / 500 / 1000), e.g. ' +
@@ -213,14 +214,14 @@ const GRAPH_KEYS = ['graphs', 'classes', 'minVertices', 'maxVertices', 'degree',
 /** Graph classification data: --graphs (generated), or a TU folder given as --data. */
 async function graphData(
   o: Record<string, string | boolean | undefined>,
-): Promise<{graphs: wm.graph.SmallGraph[]; numClasses: number; name: string; split?: wm.graph.Split} | undefined> {
+): Promise<{graphs: wm.graph.SmallGraph[]; numClasses: number; name: string; split?: wm.graph.Split; regression?: boolean} | undefined> {
   if (o.graphs !== undefined) {
     const spec = numericSpec('--graphs', typeof o.graphs === 'string' ? o.graphs : '', GRAPH_KEYS);
     return {...wm.graph.graphFamilies(spec), name: 'generated graph families'};
   }
   const folder = o.data as string;
   if (fs.existsSync(path.join(folder, 'raw', 'graph-label.csv.gz'))) {
-    return wm.graph.readOgbGraphs(folder);
+    return wm.graph.readOgbGraphs(folder, undefined, {regression: o.regression === true});
   }
   const isTu =
     fs.existsSync(folder) &&

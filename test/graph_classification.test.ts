@@ -393,6 +393,18 @@ describe('graph classification', function () {
       expect(split.stdout).to.match(/no features, 2 edge features; training on/);
       expect(split.stdout).to.match(/ {2}GINE \(edge features\), sum pooling +validation/);
       expect(split.stdout).to.match(/test accuracy [\d.]+ ± 0\.00 % on the folder's test split, .*; ROC-AUC [\d.]+ ± 0\.0000/);
+      // Labels that are values (edges per vertex): a graph regression, chosen and reported by the mean absolute error.
+      put(
+        'raw/graph-label.csv.gz',
+        two.map((g) => (g.src.length / g.numVertices).toFixed(4)),
+      );
+      const values = run(['--data', ogb, '--epochs', '2']);
+      expect(values.status, values.stderr).to.equal(0);
+      expect(values.stdout).to.match(/30 graphs, a value to predict each/);
+      expect(values.stdout).to.match(/ {2}GINE \(edge features\), sum pooling +validation MAE [\d.]+/);
+      expect(values.stdout).to.match(/chosen: .* \(the best validation MAE\)/);
+      expect(values.stdout).to.match(/test MAE [\d.]+ ± 0\.0000 on the folder's test split, /);
+      expect(values.stdout).to.match(/baseline, same split: the pooled features alone \(edges unused\) MAE [\d.]+/);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }
@@ -449,6 +461,17 @@ describe('graph classification', function () {
         new RegExp(`edge\\.csv\\.gz:1: edge 0,${g0} of graph 0 names a vertex past its ${g0}`),
       );
       gz(path.join(raw, 'edge.csv.gz'), edges.join('\n') + '\n');
+      // Labels that are not class ids are values (a regression); class ids are too when asked; a value must be finite.
+      gz(path.join(raw, 'graph-label.csv.gz'), graphs.map((g, i) => (i % 3 === 0 ? -0.5 * i : i)).join('\n') + '\n');
+      const values = await wm.graph.readOgbGraphs(dir);
+      expect([values.regression, values.numClasses, values.graphs[3].label, values.graphs[4].label]).to.deep.equal([true, 1, -1.5, 4]);
+      gz(path.join(raw, 'graph-label.csv.gz'), graphs.map((g) => g.label).join('\n') + '\n');
+      expect((await wm.graph.readOgbGraphs(dir)).regression).to.equal(false);
+      expect((await wm.graph.readOgbGraphs(dir, 'TOY', {regression: true})).numClasses).to.equal(1);
+      gz(path.join(raw, 'graph-label.csv.gz'), graphs.map((g, i) => (i === 5 ? 'nan' : 0.5)).join('\n') + '\n');
+      expect((await rejection(wm.graph.readOgbGraphs(dir))).message).to.match(
+        /graph-label\.csv\.gz:6: value 1 \("nan"\) is not a finite number/,
+      );
       gz(path.join(raw, 'graph-label.csv.gz'), '1\n0\n');
       expect((await rejection(wm.graph.readOgbGraphs(dir))).message).to.match(/graph-label\.csv\.gz: 2 labels for 40 graphs/);
     } finally {

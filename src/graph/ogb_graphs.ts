@@ -4,7 +4,8 @@
 //   raw/edge.csv.gz            one `u,v` a line, ids local to their graph, graph after graph
 //   raw/node-feat.csv.gz       optional: rows of numbers, one per vertex, graph after graph
 //   raw/edge-feat.csv.gz       optional: rows of numbers, one per edge (what gineConv reads)
-//   raw/graph-label.csv.gz     one class id per graph (a single task)
+//   raw/graph-label.csv.gz     one class id per graph (a single task), or one value (a regression: ogbg-molesol's,
+//                              read so where a label is not a class id, or when asked)
 //   split/<name>/{train,valid,test}.csv.gz   graph indices
 // Bad input is refused naming the file, the line and the rule.
 import * as fs from 'fs';
@@ -24,6 +25,8 @@ export interface OgbGraphs {
   split?: Split;
   /** Edge feature width (0: none). */
   edgeDim: number;
+  /** The labels are values, not class ids (numClasses is then 1): train with `{regression: true}`. */
+  regression: boolean;
 }
 
 async function counts(file: string, what: string): Promise<Int32Array> {
@@ -45,7 +48,11 @@ async function featureRows(file: string, rows: number, of: string): Promise<{val
 }
 
 /** The graphs of a folder in OGB's graph property layout (see the file comment). */
-export async function readOgbGraphs(folder: string, name = path.basename(path.resolve(folder))): Promise<OgbGraphs> {
+export async function readOgbGraphs(
+  folder: string,
+  name = path.basename(path.resolve(folder)),
+  o: {regression?: boolean} = {},
+): Promise<OgbGraphs> {
   const raw = path.join(folder, 'raw');
   const nodeFile = path.join(raw, 'num-node-list.csv.gz'),
     edgeCountFile = path.join(raw, 'num-edge-list.csv.gz');
@@ -70,9 +77,12 @@ export async function readOgbGraphs(folder: string, name = path.basename(path.re
   const labelFile = path.join(raw, 'graph-label.csv.gz');
   if (!fs.existsSync(labelFile)) throw new Error(`${labelFile}: missing`);
   const l = await readTextTable(labelFile, {values: -1, doubles: true});
-  if (l.summary.width !== 1) throw new Error(`${labelFile}: ${l.summary.width} labels a graph; one task (a class id per graph) is read`);
+  if (l.summary.width !== 1)
+    throw new Error(`${labelFile}: ${l.summary.width} labels a graph; one task (a class id or a value per graph) is read`);
   if (l.summary.rows !== nodes.length) throw new Error(`${labelFile}: ${l.summary.rows} labels for ${nodes.length} graphs`);
   const labelValues = l.values().view() as Float64Array;
+  // Values, not class ids, when asked or when a label is not a non-negative integer.
+  const regression = o.regression === true || labelValues.some((y) => !(Number.isInteger(y) && y >= 0));
   let numClasses = 0;
   const graphs: SmallGraph[] = [];
   let at = 0,
@@ -81,8 +91,11 @@ export async function readOgbGraphs(folder: string, name = path.basename(path.re
     const n = nodes[g],
       m = edgeCounts[g];
     const y = labelValues[g];
-    if (!Number.isInteger(y) || y < 0) throw new Error(`${labelFile}:${g + 1}: label ${y} is not a class id (a non-negative integer)`);
-    numClasses = Math.max(numClasses, y + 1);
+    if (regression) {
+      if (!Number.isFinite(y)) throw new Error(`${labelFile}:${g + 1}: label ${y} is not a finite number`);
+    } else {
+      numClasses = Math.max(numClasses, y + 1);
+    }
     for (let k = at; k < at + m; ++k)
       if (src[k] >= n || dst[k] >= n)
         throw new Error(
@@ -112,5 +125,5 @@ export async function readOgbGraphs(folder: string, name = path.basename(path.re
     );
     split = {train, val, test};
   }
-  return {name, graphs, numClasses: Math.max(numClasses, 2), dim, edgeDim, split};
+  return {name, graphs, numClasses: regression ? 1 : Math.max(numClasses, 2), dim, edgeDim, split, regression};
 }
