@@ -12,13 +12,13 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
-import {freebaseShapedKg, patternedKg} from '../src/graph/kg_patterns';
+import {patternedKg} from '../src/graph/kg_patterns';
 import {Triples} from '../src/graph/triples';
 import {KgeModelName} from '../src/nn/kge/kge_model';
 import {DEFAULT_KGE, KgeTrainOptions, trainKge} from '../src/train/kge';
 import {evaluateKge} from '../src/train/kge_ranking';
 import {seededRng, shuffle} from '../src/util/random';
-import {envChoice, envPositiveInt, torchJson, writeBenchResult} from './bench_util';
+import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
 
 interface Row {
   model: string;
@@ -53,8 +53,7 @@ async function main(): Promise<void> {
     chunk = envPositiveInt('BENCH_KGE_CHUNK', 256);
   const evalTriples = envPositiveInt('BENCH_KGE_EVAL', 500);
   const lr = Number(process.env.BENCH_KGE_LR ?? DEFAULT_KGE.learningRate);
-  // BENCH_KGE_MODELS= (empty): no WN18RR-sized rows, only the Freebase-shaped ones (written as kge-freebase).
-  const models = (process.env.BENCH_KGE_MODELS ?? 'transE,distMult,complEx,rotatE').split(',').filter(Boolean) as KgeModelName[];
+  const models = (process.env.BENCH_KGE_MODELS ?? 'transE,distMult,complEx,rotatE').split(',') as KgeModelName[];
   const kg = patternedKg({entities, pairs, seed: 1});
   console.log(
     `${kg.numEntities} entities, ${kg.numRelations} relations, ${kg.train.heads.length} / ${kg.valid.heads.length} / ${kg.test.heads.length} triples; dim ${dim}, batch ${batch}, ${epochs} epochs, Adam lr ${lr}`,
@@ -106,10 +105,7 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(dir, {recursive: true, force: true});
   }
-  const freebase = await freebaseRows(dev.gpu);
-  if (models.length)
-    writeBenchResult('kge', {device: dev, entities, pairs, dim, epochs, batch, negatives, chunk, lr, evalTriples, rows, freebase});
-  else if (freebase) writeBenchResult('kge-freebase', {device: dev, fraction: Number(process.env.BENCH_KGE_FREEBASE), freebase});
+  writeBenchResult('kge', {device: dev, entities, pairs, dim, epochs, batch, negatives, chunk, lr, evalTriples, rows});
   console.log('\nmodel     setting                              ours triples/s  PyG triples/s  ratio  ours MRR  PyG MRR');
   for (const r of rows) {
     const ratio = r.pygTriplesPerSecond ? (r.triplesPerSecond / r.pygTriplesPerSecond).toFixed(2) + 'x' : '-';
@@ -117,67 +113,6 @@ async function main(): Promise<void> {
       `${r.model.padEnd(9)} ${r.setting.padEnd(36)} ${r.triplesPerSecond.toFixed(0).padStart(14)} ${(r.pygTriplesPerSecond?.toFixed(0) ?? '-').padStart(14)} ${ratio.padStart(6)} ${r.mrr.toFixed(3).padStart(9)} ${(r.pygMrr?.toFixed(3) ?? '-').padStart(8)}`,
     );
   }
-}
-
-/**
- * BENCH_KGE_FREEBASE=<fraction>: a Freebase-shaped graph at that fraction of Freebase's size (1: 86,054,151
- * entities, 14,824 relations, 338,586,276 triples), transE (dim 400; L1, and L2 as DGL-KE's TransE_l2) and complEx
- * (dim 200: 400 stored numbers),
- * bfloat16 tables, 256 negatives per chunk of 256, batch BENCH_KGE_FREEBASE_BATCH, the sparse optimizer
- * BENCH_KGE_FREEBASE_OPTIMIZER (sgd: no state; rowAdagrad: a float per row), one epoch: triples/s and the epoch's seconds.
- * BENCH_KGE_FREEBASE_MODELS picks among transE, transE2 (L2) and complEx (default: all three).
- */
-async function freebaseRows(gpu: boolean): Promise<object[] | undefined> {
-  const fraction = Number(process.env.BENCH_KGE_FREEBASE ?? 0);
-  if (!(fraction > 0)) return undefined;
-  const started = Date.now();
-  const kg = freebaseShapedKg({
-    entities: Math.round(86054151 * fraction),
-    relations: 14824,
-    triples: Math.round(338586276 * fraction),
-    seed: 1,
-  });
-  console.log(
-    `Freebase-shaped x ${fraction}: ${kg.numEntities} entities, ${kg.train.heads.length} triples drawn in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  );
-  const out: object[] = [];
-  const chosen = (process.env.BENCH_KGE_FREEBASE_MODELS ?? 'transE,transE2,complEx').split(',');
-  for (const [name, model, dim, pNorm] of [
-    ['transE', 'transE', 400, 1],
-    ['transE2', 'transE', 400, 2],
-    ['complEx', 'complEx', 200, undefined],
-  ] as const) {
-    if (!chosen.includes(name)) continue;
-    const batch = envPositiveInt('BENCH_KGE_FREEBASE_BATCH', 8192);
-    const optimizer = envChoice('BENCH_KGE_FREEBASE_OPTIMIZER', ['sgd', 'rowAdagrad'] as const, 'sgd');
-    const {model: m, epochs} = await trainKge(kg, {
-      model,
-      dim,
-      pNorm,
-      dtype: 'bfloat16',
-      epochs: 1,
-      batchSize: batch,
-      chunkSize: 256,
-      negatives: 256,
-      optimizer,
-      learningRate: 0.1,
-    });
-    m.dispose();
-    const row = {
-      model,
-      dim,
-      ...(pNorm ? {pNorm} : {}),
-      batch,
-      optimizer,
-      triplesPerSecond: epochs[0].triplesPerSecond,
-      epochSeconds: epochs[0].seconds,
-      loss: epochs[0].loss,
-      gpu,
-    };
-    console.log(JSON.stringify(row));
-    out.push(row);
-  }
-  return out;
 }
 
 main().catch((e) => {
