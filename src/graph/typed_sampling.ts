@@ -5,7 +5,6 @@
 // inputs), and each relation's sampled edges become a block from its source type's inputs to its
 // destination type's outputs. The relations sample with the homogeneous samplers (with or without
 // replacement, seeded per hop and relation).
-import {deviceStatus} from '../native/device';
 import {graphNative} from '../native/domains';
 import {Ids, int32Ids, int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
@@ -13,13 +12,12 @@ import {edgeTypeKey, HeteroGraph} from './hetero_graph';
 import {hopSeed, SampleOptions} from './native_sampling';
 import {uniqueAndRelabel} from './subgraph';
 
-// Relabelling a type's ids through a mark per vertex of the type (its new id, or -1): one pass in order,
-// where sorting would take n log n. The marks live with the graph and are left all -1 after each use.
-// Types past this many vertices relabel by sorting (uniqueAndRelabel) instead of holding 4 bytes each.
+// Relabelling a type's ids through a mark per vertex of the type, natively (relabelByMarks: first appearances
+// in order, in parallel parts where the host has threads), where sorting would take n log n. The marks live
+// with the graph and are left all -1 after each use. Types past this many vertices relabel by sorting
+// (uniqueAndRelabel) instead of holding 4 bytes each.
 const MAX_MARKED_VERTICES = 1 << 28;
 const marksOf = new WeakMap<HeteroGraph, Map<string, Int32Array>>();
-// From this many ids the relabelling runs natively (the same result, in threads).
-const NATIVE_RELABEL_IDS = 16384;
 
 function relabelType(g: HeteroGraph, type: string, all: Int32Array): {unique: Int32Array; inverse: Int32Array} {
   const n = g.numNodes[type];
@@ -30,22 +28,8 @@ function relabelType(g: HeteroGraph, type: string, all: Int32Array): {unique: In
   if (!marks) byType.set(type, (marks = new Int32Array(n).fill(-1)));
   const unique = new Int32Array(all.length),
     inverse = new Int32Array(all.length);
-  if (all.length >= NATIVE_RELABEL_IDS && deviceStatus().addonLoaded) {
-    const distinct = graphNative().relabelByMarks(all, all.length, marks, n, unique, inverse);
-    return {unique: unique.slice(0, distinct), inverse};
-  }
-  let count = 0;
-  for (let i = 0; i < all.length; ++i) {
-    const v = all[i];
-    let m = marks[v];
-    if (m < 0) {
-      m = marks[v] = count;
-      unique[count++] = v;
-    }
-    inverse[i] = m;
-  }
-  for (let j = 0; j < count; ++j) marks[unique[j]] = -1;
-  return {unique: unique.slice(0, count), inverse};
+  const distinct = graphNative().relabelByMarks(all, all.length, marks, n, unique, inverse);
+  return {unique: unique.slice(0, distinct), inverse};
 }
 
 export interface TypedLayer {

@@ -11,7 +11,7 @@
 // minimize() includes by default (pass it in varList if you list variables).
 import * as tf from '@tensorflow/tfjs-core';
 
-import {checkIndexArray, checkIndexTensor, knownValid, markValid} from '../backend/index_validation';
+import {checkIndexArray, checkIndexTensor} from '../backend/index_validation';
 import type {NativeOptimizerParams} from '../native/addon';
 import {deviceStatus} from '../native/device';
 import type {Communicator} from '../memory/communicator';
@@ -331,9 +331,8 @@ export class Embedding {
     const pending = this.pending;
     this.pending = [];
     try {
+      // Parts already checked make a checked whole (the concatenation keeps their check): no second pass over them.
       const ids = pending.length === 1 ? pending[0].ids : tf.concat(pending.map((p) => p.ids));
-      // Parts already checked make a checked whole: no second pass (on the GPU, a wait) over them.
-      if (pending.length > 1 && pending.every((p) => knownValid(p.ids, this.rows))) markValid(ids, this.rows);
       const grads = pending.length === 1 ? pending[0].grads : tf.concat(pending.map((p) => p.grads));
       this.applyGradients(ids, grads);
       if (pending.length > 1) tf.dispose([ids, grads]);

@@ -139,25 +139,39 @@ export async function classifyGraphs(model: GraphClassifier, graphs: SmallGraph[
   return (await predictGraphs(model, graphs, false, batchSize)).classes;
 }
 
+/** Per graph, one value of each output `per` makes of a batch's rows (a value a graph each), a batch at a time. */
+async function graphOutputs(
+  model: GraphClassifier,
+  graphs: SmallGraph[],
+  per: ((rows: tf.Tensor2D) => tf.Tensor)[],
+  batchSize = 256,
+): Promise<Float32Array[]> {
+  const out = per.map(() => new Float32Array(graphs.length));
+  for await (const b of new GraphLoader(graphs, {batchSize, shuffle: false})) {
+    const values = tf.tidy(() => {
+      const rows = model.forward(b);
+      return per.map((f) => f(rows));
+    });
+    for (let k = 0; k < values.length; ++k) out[k].set(await values[k].data(), b.indices[0]);
+    tf.dispose(values);
+    b.dispose();
+  }
+  return out;
+}
+
 async function predictGraphs(
   model: GraphClassifier,
   graphs: SmallGraph[],
   positive: boolean,
   batchSize = 256,
 ): Promise<{classes: Int32Array; positive?: Float32Array}> {
-  const classes = new Int32Array(graphs.length),
-    p1 = positive ? new Float32Array(graphs.length) : undefined;
-  for await (const b of new GraphLoader(graphs, {batchSize, shuffle: false})) {
-    const [c, p] = tf.tidy(() => {
-      const logits = model.forward(b);
-      return [tf.argMax(logits, 1), p1 ? tf.slice(tf.softmax(logits), [0, 1], [-1, 1]) : tf.zeros([0])];
-    });
-    classes.set(await c.data(), b.indices[0]);
-    if (p1) p1.set(await p.data(), b.indices[0]);
-    tf.dispose([c, p]);
-    b.dispose();
-  }
-  return {classes, positive: p1};
+  const [classes, p1] = await graphOutputs(
+    model,
+    graphs,
+    [(logits) => tf.argMax(logits, 1), ...(positive ? [(logits: tf.Tensor2D) => tf.slice(tf.softmax(logits), [0, 1], [-1, 1])] : [])],
+    batchSize,
+  );
+  return {classes: Int32Array.from(classes), positive: p1};
 }
 
 function accuracyOf(pred: Int32Array, labels: Int32Array): number {
@@ -196,15 +210,10 @@ async function meanAbsoluteError(
   model: GraphClassifier,
   set: {graphs: SmallGraph[]; targets: Float32Array},
   scale: TargetScale,
-  batchSize = 256,
 ): Promise<number> {
+  const [values] = await graphOutputs(model, set.graphs, [(rows) => tf.reshape(rows, [-1])]);
   let sum = 0;
-  for await (const b of new GraphLoader(set.graphs, {batchSize, shuffle: false})) {
-    const pred = tf.tidy(() => tf.reshape(model.forward(b), [-1]));
-    (await pred.data()).forEach((v, i) => (sum += Math.abs(v * scale.std + scale.mean - set.targets[b.indices[i]])));
-    pred.dispose();
-    b.dispose();
-  }
+  values.forEach((v, i) => (sum += Math.abs(v * scale.std + scale.mean - set.targets[i])));
   return set.graphs.length ? sum / set.graphs.length : NaN;
 }
 
@@ -244,7 +253,7 @@ export async function trainGraphClassification(
     return {
       graphs: Array.from(ids, (i) => graphs[i]),
       labels: Int32Array.from(ids, (i) => labels[i]),
-      targets: Float32Array.from(ids, (i) => (targets ? targets[i] : NaN)),
+      targets: targets ? Float32Array.from(ids, (i) => targets[i]) : new Float32Array(0),
     };
   };
   const results: GraphFoldResult[] = [];
@@ -269,7 +278,7 @@ export async function trainGraphClassification(
       seed: o.seed * 31 + k,
     });
     // Regression: the model learns the targets standardised by the training graphs' mean and spread.
-    const scale = targetScale(train.targets);
+    const scale = targets ? targetScale(train.targets) : {mean: 0, std: 1};
     const optimizer = adam(o.learningRate);
     const loader = new GraphLoader(train.graphs, {batchSize: o.batchSize, shuffle: true, seed: o.seed * 1009 + k});
     let best: GraphFoldResult = {fold: k, bestEpoch: 0, valAcc: -1, testAcc: NaN, ...(targets ? {valMae: Infinity, testMae: NaN} : {})};
