@@ -7,8 +7,9 @@
 // numBases 8 (PyG: RGCNConv(num_bases=8) over each layer's homogeneous form, the same edges and inputs;
 // types without features take zeros on both sides). Training steps per second (forward, backward, Adam) over
 // BENCH_HETERO_BATCHES batches after two warm-up batches, each batch already on the device as PyG's are (its
-// blocks staged before the clock); and ours end to end, the host sampling and the staging included (PyG's
-// side has no sampler here: pyg-lib is absent); seeds/s = 1024 x steps/s. BENCH_TORCH= (empty) skips PyG.
+// blocks staged before the clock); and ours end to end, the sampling (on the GPU where there is one;
+// BENCH_HETERO_SAMPLE=host: on the host) and the staging included (PyG's side has no sampler here: pyg-lib
+// is absent); seeds/s = 1024 x steps/s. BENCH_TORCH= (empty) skips PyG.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -23,6 +24,7 @@ import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
 import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
 import {magShaped} from './mag_shaped';
+import {typedGraphFor, TypedSampling} from '../src/graph/device_hetero_graph';
 
 /** A batch for PyG: each layer's types' input counts, its edges (source and destination index in the layer's homogeneous form) and relation ids. */
 function dumpBatch(b: TypedBatch, types: string[], relations: string[], dir: string, k: number): object {
@@ -77,7 +79,12 @@ async function main(): Promise<void> {
   ];
   const vars = convs.flatMap((c) => c.variables);
   const opt = adam(0.01);
-  const loader = new TypedNeighborLoader(g, {fanouts: [25, 20], batchSize: 1024, shuffle: true, seed: 1});
+  // Batches sampled on the GPU where there is one (BENCH_HETERO_SAMPLE=host: on the host).
+  const sampleOn = (process.env.BENCH_HETERO_SAMPLE ?? 'auto') as TypedSampling;
+  const sampled = typedGraphFor(g, sampleOn);
+  const where = sampled.graph === g ? 'host' : 'device';
+  console.log(`typed batches sampled on the ${where}`);
+  const loader = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 20], batchSize: 1024, shuffle: true, seed: 1});
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bench-hetero-'));
   const meta: object[] = [];
   let ours = NaN;
@@ -102,12 +109,13 @@ async function main(): Promise<void> {
       );
       wm.synchronize();
     };
-    // A batch's blocks on the device, both directions (the transposes the backward pass reads), before its
-    // step: PyG's side reads its batches to the GPU before its clock starts, so the step is timed alike.
+    // A batch's blocks on the device before its step, both directions (the transposes the backward pass reads,
+    // unless the block's gradient is scattered): PyG's side reads its batches to the GPU before its clock starts,
+    // so the step is timed alike.
     const stage = (b: TypedBatch) => {
       for (const layer of b.sub.layers)
         for (const block of Object.values(layer.blocks))
-          for (const backward of [false, true]) block.productSplits(block.product('mean', backward));
+          for (const backward of block.scatters ? [false] : [false, true]) block.productSplits(block.product('mean', backward));
       wm.synchronize();
     };
     let stageMs = 0;
@@ -137,7 +145,7 @@ async function main(): Promise<void> {
     // BENCH_PROFILE_STEPS (default 3; 0: none) more steps under wm.profileOps, sampling and staging included: each op's ms per step.
     const profiled = Number(process.env.BENCH_PROFILE_STEPS ?? 3);
     if (profiled > 0) {
-      const again = new TypedNeighborLoader(g, {fanouts: [25, 20], batchSize: 1024, shuffle: true, seed: 2});
+      const again = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 20], batchSize: 1024, shuffle: true, seed: 2});
       try {
         const prof = await wm.profileOps(async () => {
           let n = 0;
@@ -172,11 +180,11 @@ async function main(): Promise<void> {
       ratio: pyg ? ours / pyg.stepsPerSecond : undefined,
       trainingRatio: pyg ? oursSteps / pyg.stepsPerSecond : undefined,
     };
-    writeBenchResult('hetero', {device: dev, scale, batches, edges, fanouts: [25, 20], hidden, ...row, pyg});
+    writeBenchResult('hetero', {device: dev, scale, batches, edges, fanouts: [25, 20], hidden, sampledOn: where, ...row, pyg});
     console.log(
       `\nR-GCN, batch 1024, fan-out [25, 20]: training steps on batches already on the device, ours ${oursSteps.toFixed(2)} steps/s` +
         (pyg ? `, PyG RGCNConv ${pyg.stepsPerSecond.toFixed(2)} steps/s: ${(oursSteps / pyg.stepsPerSecond).toFixed(2)}x` : '') +
-        `; ours with sampling and staging, ${ours.toFixed(2)} steps/s (${Math.round(ours * 1024)} seeds/s)` +
+        `; ours with sampling (on the ${where}) and staging, ${ours.toFixed(2)} steps/s (${Math.round(ours * 1024)} seeds/s)` +
         (pyg ? `: ${(ours / pyg.stepsPerSecond).toFixed(2)}x PyG's steps alone` : ''),
     );
   } finally {
@@ -184,6 +192,7 @@ async function main(): Promise<void> {
     convs.forEach((c) => c.dispose());
     opt.dispose();
     loader.dispose();
+    sampled.release();
     g.free();
   }
 }

@@ -25,12 +25,46 @@ import {TypedLinkLoader} from '../src/nn/typed_link_loader';
 import {trainTypedLinkPrediction} from '../src/train/typed_link_prediction';
 import {seededRng} from '../src/util/random';
 import {graphNative} from '../src/native/domains';
-import {expectReject} from './helpers';
+import {expectReject, gpuOnly} from './helpers';
+import {CsrBlock} from '../src/graph/aggregate';
+import {typedGraphFor} from '../src/graph/device_hetero_graph';
+import type {TypedFanouts} from '../src/graph/typed_sampling';
 
 const gz = (file: string, text: string) => {
   fs.mkdirSync(path.dirname(file), {recursive: true});
   fs.writeFileSync(file, zlib.gzipSync(Buffer.from(text)));
 };
+
+/**
+ * The gradient of sum(w * aggregate(x, block, reduce)) in float64 from the forward product's own entries
+ * (dx[c] = sum over entries e of row r into column c of rowScale[r] weight[e] w[r]), and the sum of the
+ * terms' magnitudes: float32 sums in any order (atomics, a transpose's chunks) lie within a small multiple of it.
+ */
+function scatterReference(block: CsrBlock, reduce: 'mean' | 'sum' | 'gcn', w: Float32Array, dim: number) {
+  const c = block.product(reduce, false);
+  const ref = new Float64Array(c.numCols * dim),
+    mag = new Float64Array(c.numCols * dim);
+  for (let r = 0; r < c.numRows; ++r)
+    for (let e = c.rowPtr[r]; e < c.rowPtr[r + 1]; ++e) {
+      const a = (c.rowScale ? c.rowScale[r] : 1) * (c.weight ? c.weight[e] : 1);
+      for (let j = 0; j < dim; ++j) {
+        const t = a * w[r * dim + j];
+        ref[c.colIdx[e] * dim + j] += t;
+        mag[c.colIdx[e] * dim + j] += Math.abs(t);
+      }
+    }
+  return {ref, mag};
+}
+
+/** Within float32 summation-order error of a float64 reference: 4e-6 of the terms' magnitudes, plus 1e-6. */
+function near(got: ArrayLike<number>, want: {ref: Float64Array; mag: Float64Array} | ArrayLike<number>, what: string): void {
+  const ref = 'ref' in want ? want.ref : want,
+    mag = 'mag' in want ? want.mag : undefined;
+  expect(got.length, `${what}: length`).to.equal(ref.length);
+  for (let i = 0; i < ref.length; ++i)
+    if (!(Math.abs(got[i] - ref[i]) <= 1e-6 + 4e-6 * (mag ? mag[i] : 4 * Math.abs(ref[i]))))
+      expect.fail(`${what}: [${i}] is ${got[i]}, expected ${ref[i]}`);
+}
 
 /** Each destination's sources, sorted, from (src, dst) pairs. */
 function incoming(src: Int32Array, dst: Int32Array, n: number): number[][] {
@@ -371,6 +405,162 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       expect(() => sampleTypedSubgraph(g, 'paper', seeds, {paper___in___venue: [2]})).to.throw(/no edge type paper___in___venue/);
     } finally {
       g.free();
+    }
+  });
+
+  it("typed sampling on the GPU (a DeviceHeteroGraph) makes the host sampler's subgraph: the same ids, blocks and draws, with and without replacement; its blocks' products and scattered gradients equal the host's", function () {
+    gpuOnly(this);
+    const rng = seededRng(29);
+    // Sparse relations, so that some frontier rows have no neighbours (with replacement they sample nothing).
+    const numNodes = {paper: 300, author: 170, field: 9};
+    const g = HeteroGraph.fromEdges(numNodes, [
+      {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 260, 170, 300)},
+      {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 900, 300, 300)},
+      {type: ['paper', 'has_topic', 'field'], edges: randomEdges(rng, 400, 300, 9)},
+      {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 260, 300, 170)},
+    ]);
+    const dg = new wm.graph.DeviceHeteroGraph(g);
+    const live = tf.memory().numTensors;
+    try {
+      const seeds = Int32Array.from({length: 61}, (_, i) => (i * 37) % 300);
+      const cases: [TypedFanouts, boolean][] = [
+        [[5, 3], false],
+        [[5, 3], true],
+        [{paper___cites___paper: [4, 2], author___writes___paper: [3, 0]}, false],
+        [[40, 40], false],
+      ];
+      for (const [fanouts, replace] of cases) {
+        for (const seed of [0, 11]) {
+          const host = sampleTypedSubgraph(g, 'paper', seeds, fanouts, {seed, replace});
+          const dev = sampleTypedSubgraph(dg, 'paper', seeds, fanouts, {seed, replace});
+          const what = `${JSON.stringify(fanouts)} replace ${replace} seed ${seed}`;
+          try {
+            expect(dev.layers.length).to.equal(host.layers.length);
+            host.layers.forEach((hl, li) => {
+              const dl = dev.layers[li];
+              for (const t of Object.keys(numNodes)) {
+                expect(Array.from(dl.src[t]), `${what}: layer ${li} ${t} inputs`).to.deep.equal(Array.from(hl.src[t]));
+                expect(Array.from(dl.dst[t]), `${what}: layer ${li} ${t} outputs`).to.deep.equal(Array.from(hl.dst[t]));
+              }
+              expect(Object.keys(dl.blocks).sort()).to.deep.equal(Object.keys(hl.blocks).sort());
+              for (const [key, hb] of Object.entries(hl.blocks)) {
+                const db = dl.blocks[key];
+                expect(Array.from(db.arrays.rowPtr), `${what}: ${key} offsets`).to.deep.equal(Array.from(hb.arrays.rowPtr));
+                expect(Array.from(db.arrays.colIdx), `${what}: ${key} positions`).to.deep.equal(Array.from(hb.arrays.colIdx));
+                expect(db.numCols).to.equal(hb.numCols);
+                expect(db.scatters, 'a GPU-sampled block is differentiated by scattering').to.equal(true);
+                for (const reduce of ['mean', 'sum'] as const) {
+                  const dim = 1 + ((li * 31 + key.length) % 70);
+                  const x = tf.randomNormal([hb.numCols, dim], 0, 1, 'float32', seed + li) as tf.Tensor2D;
+                  const w = tf.randomNormal([hb.numRows, dim], 0, 1, 'float32', seed + 7) as tf.Tensor2D;
+                  const run = (b: typeof hb) => {
+                    const y = wm.graph.aggregate(x, b, reduce);
+                    const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, b, reduce), w)))(x);
+                    const out = [y.dataSync().slice(), dx.dataSync().slice()];
+                    tf.dispose([y, dx]);
+                    return out;
+                  };
+                  const [hy] = run(hb),
+                    [dy, ddx] = run(db);
+                  near(dy, hy, `${what}: ${key} ${reduce} product`);
+                  near(
+                    ddx,
+                    scatterReference(hb, reduce, w.dataSync() as Float32Array, dim),
+                    `${what}: ${key} ${reduce} gradient (scattered)`,
+                  );
+                  tf.dispose([x, w]);
+                }
+              }
+            });
+          } finally {
+            host.dispose();
+            dev.dispose();
+          }
+        }
+      }
+      expect(tf.memory().numTensors, 'tensors left behind').to.equal(live);
+      // The loader over the device graph gives the host loader's batches.
+      const a = new TypedNeighborLoader(g, {seedType: 'paper', seeds, fanouts: [4, 4], batchSize: 25, shuffle: true, seed: 3});
+      const b = new TypedNeighborLoader(dg, {seedType: 'paper', seeds, fanouts: [4, 4], batchSize: 25, shuffle: true, seed: 3});
+      const ha = a.batch(seeds.subarray(0, 25), 5),
+        hb = b.batch(seeds.subarray(0, 25), 5);
+      expect(Array.from(hb.sub.layers[0].src.author)).to.deep.equal(Array.from(ha.sub.layers[0].src.author));
+      expect(Array.from(hb.x.paper.dataSync())).to.deep.equal(Array.from(ha.x.paper.dataSync()));
+      [ha, hb].forEach((x) => x.dispose());
+      [a, b].forEach((x) => x.dispose());
+      expect(() => sampleTypedSubgraph(dg, 'paper', Int32Array.of(300), [2])).to.throw(
+        /seeds\[0\] = 300 is not a 'paper' id in \[0, 300\)/,
+      );
+    } finally {
+      dg.dispose();
+      g.free();
+    }
+    expect(() => sampleTypedSubgraph(dg, 'paper', Int32Array.of(1), [2])).to.throw(/DeviceHeteroGraph.relation: the graph was disposed/);
+  });
+
+  it('where typed batches are sampled: the host graph without a GPU or when asked, the GPU when asked or by default there; a bad place named', async () => {
+    const rng = seededRng(5);
+    const g = HeteroGraph.fromEdges({a: 10, b: 6}, [{type: ['a', 'to', 'b'], edges: randomEdges(rng, 30, 10, 6)}]);
+    try {
+      const host = typedGraphFor(g, 'host');
+      expect(host.graph).to.equal(g);
+      host.release();
+      expect(() => typedGraphFor(g, 'gpu' as 'host')).to.throw(/sampleOn must be 'auto', 'host' or 'device', got 'gpu'/);
+      const auto = typedGraphFor(g);
+      expect(auto.graph === g, 'auto samples on the GPU exactly when there is one').to.equal(!wm.deviceInfo().gpu);
+      auto.release();
+      if (!wm.deviceInfo().gpu) {
+        expect(() => new wm.graph.DeviceHeteroGraph(g)).to.throw(/DeviceHeteroGraph needs the wholememory backend on a GPU/);
+        expect(() => typedGraphFor(g, 'device')).to.throw(/DeviceHeteroGraph needs the wholememory backend on a GPU/);
+      }
+    } finally {
+      g.free();
+    }
+  });
+
+  it('the scattered gradient of a block product (csrSpmmScatter on the GPU; the transposed product elsewhere) and the transposed product equal a float64 reference on random blocks with hub columns, weights, empty rows and odd widths', () => {
+    const rng = seededRng(41);
+    for (const [rows, cols, most] of [
+      [0, 5, 0],
+      [7, 1, 3],
+      [300, 90, 40],
+      [1000, 4000, 25],
+    ]) {
+      const rowPtr = new Int32Array(rows + 1);
+      const colIdx: number[] = [];
+      for (let r = 0; r < rows; ++r) {
+        const k = r % 9 === 4 ? 0 : Math.floor(rng() * (most + 1));
+        // Every third entry on column 0: a hub many rows add into at once.
+        for (let e = 0; e < k; ++e) colIdx.push(e % 3 === 0 ? 0 : Math.floor(rng() * cols));
+        rowPtr[r + 1] = colIdx.length;
+      }
+      const cols32 = Int32Array.from(colIdx);
+      const weights = Float32Array.from(colIdx, () => 0.1 + rng() * 2); // positive: GCN normalises by weighted degrees
+      for (const dim of [1, 33, 128]) {
+        for (const reduce of ['mean', 'sum', 'gcn'] as const) {
+          if (reduce === 'gcn' && rows > cols) continue;
+          for (const weighted of [false, true]) {
+            const plain = new wm.graph.CsrBlock(rowPtr, cols32, cols);
+            const scattered = CsrBlock.trusted(rowPtr.slice(), cols32.slice(), cols, undefined, undefined, true);
+            const [p, sc] = weighted ? [plain.withWeights(weights), scattered.withWeights(weights)] : [plain, scattered];
+            expect(sc.scatters).to.equal(true);
+            const x = tf.randomNormal([cols, dim], 0, 1, 'float32', dim) as tf.Tensor2D;
+            const w = tf.randomNormal([rows, dim], 0, 1, 'float32', dim + 1) as tf.Tensor2D;
+            const grad = (b: CsrBlock) => {
+              const dx = tf.grad((xx: tf.Tensor) => tf.sum(tf.mul(wm.graph.aggregate(xx as tf.Tensor2D, b, reduce), w)))(x);
+              const v = dx.dataSync().slice();
+              dx.dispose();
+              return v;
+            };
+            const want = scatterReference(p, reduce, w.dataSync() as Float32Array, dim);
+            const what = `${rows}x${cols} dim ${dim} ${reduce}${weighted ? ' weighted' : ''}`;
+            near(grad(sc), want, `${what}, scattered`);
+            near(grad(p), want, `${what}, transposed`);
+            tf.dispose([x, w]);
+            [plain, scattered, p, sc].forEach((b) => b.dispose());
+          }
+        }
+      }
     }
   });
 

@@ -228,14 +228,15 @@ export class CsrBlock {
     colIdx: Int32Array,
     numCols: number,
     degrees?: Int32Array,
-    trusted?: {device?: {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D}; degrees?: () => Int32Array},
+    trusted?: {device?: {rowPtr?: tf.Tensor1D; colIdx?: tf.Tensor1D}; degrees?: () => Int32Array; scatter?: boolean},
   ) {
     if (trusted) {
       this.degreesOf = trusted.degrees ?? degrees;
       this.csr = {rowPtr, colIdx, numRows: rowPtr.length - 1, numCols};
+      this.scatters = trusted.scatter ?? false;
       const d = trusted.device;
-      if (d) {
-        this.uploaded.set(rowPtr, d.rowPtr);
+      if (d?.rowPtr) this.uploaded.set(rowPtr, d.rowPtr);
+      if (d?.colIdx) {
         if (colIdx.length) this.uploaded.set(colIdx, d.colIdx);
         else d.colIdx.dispose();
       }
@@ -275,18 +276,27 @@ export class CsrBlock {
 
   /**
    * @internal A block made by native code whose output is in range by construction (the GPU's
-   * relabelling), taken without a copy or a check; `device` holds the same arrays already on the GPU
-   * (the block owns them from here); `degrees` are computed when 'gcn' first asks for them (none: the block has none).
+   * relabelling), taken without a copy or a check; `device` holds the same arrays (either or both) already on the
+   * GPU (the block owns them from here); `degrees` are computed when 'gcn' first asks for them (none: the block has
+   * none); `scatter`: see `scatters`.
    */
   static trusted(
     rowPtr: Int32Array,
     colIdx: Int32Array,
     numCols: number,
     degrees?: () => Int32Array,
-    device?: {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D},
+    device?: {rowPtr?: tf.Tensor1D; colIdx?: tf.Tensor1D},
+    scatter = false,
   ): CsrBlock {
-    return new CsrBlock(rowPtr, colIdx, numCols, undefined, {device, degrees});
+    return new CsrBlock(rowPtr, colIdx, numCols, undefined, {device, degrees, scatter});
   }
+
+  /**
+   * @internal Whether the GPU differentiates the block's products by scattering the forward product's entries
+   * (csrSpmmScatter) rather than through its transpose: a block sampled for one step, whose transpose would be
+   * built on the host and copied over to be read once. Summed in a varying order, as atomics are.
+   */
+  readonly scatters: boolean = false;
 
   /** The block's rows as given: rowPtr [numRows + 1] and colIdx (positions among the columns). */
   get arrays(): {rowPtr: Int32Array; colIdx: Int32Array} {
@@ -327,7 +337,10 @@ export class CsrBlock {
     w.forEach((x, e) => {
       if (!Number.isFinite(x)) throw new RangeError(`CsrBlock.withWeights: weights[${e}] = ${weights[e]} is not a finite number`);
     });
-    const b = new CsrBlock(this.csr.rowPtr, this.csr.colIdx, this.numCols, undefined, {degrees: this.lazyDegrees()});
+    const b = new CsrBlock(this.csr.rowPtr, this.csr.colIdx, this.numCols, undefined, {
+      degrees: this.lazyDegrees(),
+      scatter: this.scatters,
+    });
     b.csr.weight = w;
     return b;
   }
@@ -371,7 +384,7 @@ export class CsrBlock {
       cols[n++] = r;
       offsets[r + 1] = n;
     }
-    const b = new CsrBlock(offsets, cols.subarray(0, n), numCols, undefined, {degrees: this.lazyDegrees()});
+    const b = new CsrBlock(offsets, cols.subarray(0, n), numCols, undefined, {degrees: this.lazyDegrees(), scatter: this.scatters});
     if (w) b.csr.weight = w.subarray(0, n);
     this.loops = b;
     return b;
@@ -502,6 +515,32 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
   });
 }
 
+function onGpu(): boolean {
+  const b = tf.backend();
+  return b instanceof WholeMemoryBackend && b.gpu;
+}
+
+// The transposed product of c on the GPU without its transpose: c's own entries scattered by atomics.
+function scatterProduct(block: CsrBlock, c: Csr, dy: tf.Tensor2D): tf.Tensor2D {
+  const b = tf.backend() as WholeMemoryBackend;
+  const dim = dy.shape[1];
+  const d = block.onDevice(c);
+  return b.deviceOutputs([[c.numCols, dim]], ([ptr]) => {
+    if (c.numCols * dim === 0) return;
+    graphNative().csrSpmmScatter(
+      b.devicePtr(d.rowPtr),
+      b.devicePtr(d.colIdx),
+      d.weight ? b.devicePtr(d.weight) : 0,
+      d.rowScale ? b.devicePtr(d.rowScale) : 0,
+      c.numRows,
+      c.numRows ? b.devicePtr(dy) : 0,
+      dim,
+      ptr,
+      c.numCols,
+    );
+  })[0] as tf.Tensor2D;
+}
+
 /**
  * out[r] = mean (or sum) of x[colIdx[e]] over row r's entries; rows without
  * entries give zeros. 'gcn': GCN's symmetric normalisation with self loops,
@@ -521,7 +560,10 @@ export function aggregate(x: tf.Tensor2D, block: CsrBlock, reduce: AggregateRedu
   if (x.shape[0] !== block.numCols) throw new RangeError(`aggregate: x has ${x.shape[0]} rows, the block reads ${block.numCols}`);
   const f = tf.customGrad(((input: tf.Tensor) => ({
     value: spmm(block, block.product(reduce, false), input as tf.Tensor2D),
-    gradFunc: (dy: tf.Tensor) => spmm(block, block.product(reduce, true), dy as tf.Tensor2D),
+    gradFunc: (dy: tf.Tensor) =>
+      block.scatters && onGpu()
+        ? scatterProduct(block, block.product(reduce, false), dy as tf.Tensor2D)
+        : spmm(block, block.product(reduce, true), dy as tf.Tensor2D),
   })) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(x) as tf.Tensor2D;
 }

@@ -51,7 +51,8 @@ export type {EdgeType, HeteroFeatures, HeteroLabels, HeteroRelation, TypedEdges}
 export {readOgbHetero} from './ogb_hetero';
 export type {ReadOgbHeteroOptions} from './ogb_hetero';
 export {sampleTypedSubgraph} from './typed_sampling';
-export type {TypedFanouts, TypedLayer, TypedSubgraph} from './typed_sampling';
+export type {TypedFanouts, TypedGraph, TypedLayer, TypedSubgraph} from './typed_sampling';
+export {DeviceHeteroGraph} from './device_hetero_graph';
 export {heteroCsbm} from './hetero_csbm';
 export type {HeteroCsbmOptions} from './hetero_csbm';
 export {sampleTypedSeeds} from './typed_sampling';

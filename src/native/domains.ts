@@ -33,6 +33,7 @@ export const graphNative: Part<
   | 'csrTranspose'
   | 'relabelByMarks'
   | 'csrSpmm'
+  | 'csrSpmmScatter'
   | 'neighborMean'
   | 'neighborMeanGrad'
   | 'fill'

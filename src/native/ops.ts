@@ -131,6 +131,18 @@ export interface NativeOps {
     numChunks: number,
     chunkEntries: number,
   ): void;
+  /** The transposed product of a CSR block without its transpose (GPU): dx [numCols, dim] = 0, then dx[colIdx[e]] += rowScale[r] weight[e] dy[r]. */
+  csrSpmmScatter(
+    rowPtr: Buf,
+    colIdx: Buf,
+    weight: OptBuf,
+    rowScale: OptBuf,
+    numRows: number,
+    dy: Buf,
+    dim: number,
+    dx: Buf,
+    numCols: number,
+  ): void;
   neighborMean(neighbors: Buf, numRows: number, fanout: number, x: Buf, dim: number, out: Buf): void;
   neighborMeanGrad(neighbors: Buf, numRows: number, fanout: number, dy: Buf, dim: number, dx: Buf, numInputs: number): void;
   /** y = act(y + bias) in place; its gradient dz and the bias gradient (kernels/ops.h). */

@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {EdgeType, edgeTypeKey, HeteroGraph, TypedEdges} from '../graph/hetero_graph';
-import {sampleTypedSeeds, TypedFanouts, TypedSubgraph} from '../graph/typed_sampling';
+import {hostTypedGraph, sampleTypedSeeds, TypedFanouts, TypedGraph, TypedSubgraph} from '../graph/typed_sampling';
 import {uniqueAndRelabel} from '../graph/subgraph';
 import {checkSeed, randInt, seededRng, shuffle} from '../util/random';
 import {FeatureTables} from './typed_neighbor_loader';
@@ -46,10 +46,17 @@ export class TypedLinkLoader {
   private readonly features: FeatureTables;
   private epoch = 0;
 
+  /** The typed graph (counts, features); its batches are sampled where `sampled` lives. */
+  readonly graph: HeteroGraph;
+  private readonly sampled: TypedGraph;
+
+  /** graph: a HeteroGraph (sampled on the host) or a DeviceHeteroGraph (sampled on the GPU). */
   constructor(
-    readonly graph: HeteroGraph,
+    typed: TypedGraph,
     private readonly o: TypedLinkLoaderOptions,
   ) {
+    const graph = (this.graph = hostTypedGraph(typed));
+    this.sampled = typed;
     const r = graph.relation(o.edgeType);
     [this.srcType, , this.dstType] = r.type;
     this.edges = o.edges ?? graph.edgesOf(edgeTypeKey(r.type));
@@ -107,7 +114,7 @@ export class TypedLinkLoader {
       const us = same ? undefined : uniqueAndRelabel(src),
         ud = same ? undefined : uniqueAndRelabel(dst);
       const seeds = same ? {[this.srcType]: ends!.unique} : {[this.srcType]: us!.unique, [this.dstType]: ud!.unique};
-      const sub = sampleTypedSeeds(this.graph, seeds, this.o.fanouts, {seed: (this.o.seed ?? 0) * 1000003 + epoch * 65537 + step});
+      const sub = sampleTypedSeeds(this.sampled, seeds, this.o.fanouts, {seed: (this.o.seed ?? 0) * 1000003 + epoch * 65537 + step});
       const x = this.features.inputs(sub.layers[0]?.src ?? seeds);
       const srcRow = tf.tensor1d(same ? ends!.inverse.subarray(0, src.length) : us!.inverse, 'int32');
       const dstRow = tf.tensor1d(same ? ends!.inverse.subarray(src.length) : ud!.inverse, 'int32');

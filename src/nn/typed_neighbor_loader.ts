@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {HeteroGraph} from '../graph/hetero_graph';
-import {sampleTypedSubgraph, TypedFanouts, TypedSubgraph} from '../graph/typed_sampling';
+import {hostTypedGraph, sampleTypedSubgraph, TypedFanouts, TypedGraph, TypedSubgraph} from '../graph/typed_sampling';
 import {int32Ids, int32Of} from '../util/arrays';
 import {checkSeed, seededRng, shuffle} from '../util/random';
 
@@ -76,10 +76,17 @@ export class TypedNeighborLoader {
   private epoch = 0;
   private readonly features: FeatureTables;
 
+  /** The typed graph (counts, features, labels); its batches are sampled where `sampled` lives. */
+  readonly graph: HeteroGraph;
+  private readonly sampled: TypedGraph;
+
+  /** graph: a HeteroGraph (sampled on the host) or a DeviceHeteroGraph (sampled on the GPU, the same batches). */
   constructor(
-    readonly graph: HeteroGraph,
+    typed: TypedGraph,
     private readonly o: TypedNeighborLoaderOptions,
   ) {
+    const graph = (this.graph = hostTypedGraph(typed));
+    this.sampled = typed;
     const l = graph.labels;
     this.seedType = o.seedType ?? l?.type ?? '';
     if (!(this.seedType in graph.numNodes))
@@ -108,7 +115,7 @@ export class TypedNeighborLoader {
   /** The batch of `seeds` (of the seed type), their layers sampled with `sampleSeed`; the caller disposes it. */
   batch(seeds: Int32Array, sampleSeed: number): TypedBatch {
     const l = this.graph.labels;
-    const sub = sampleTypedSubgraph(this.graph, this.seedType, seeds, this.o.fanouts, {seed: sampleSeed, replace: this.o.replace});
+    const sub = sampleTypedSubgraph(this.sampled, this.seedType, seeds, this.o.fanouts, {seed: sampleSeed, replace: this.o.replace});
     const x = this.features.inputs(sub.layers[0]?.src ?? {[this.seedType]: seeds});
     const y =
       l && l.type === this.seedType

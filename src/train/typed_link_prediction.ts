@@ -6,6 +6,7 @@
 // corrupted ones, with every neighbour taken.
 import * as tf from '@tensorflow/tfjs-core';
 
+import {releasedOnThrow, typedGraphFor, TypedSampling} from '../graph/device_hetero_graph';
 import {EdgeType, edgeTypeKey, HeteroGraph, TypedEdges} from '../graph/hetero_graph';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
 import {TypedLinkBatch, TypedLinkLoader} from '../nn/typed_link_loader';
@@ -24,6 +25,8 @@ export interface TypedLinkOptions {
   valFraction: number;
   testFraction: number;
   seed: number;
+  /** Where training batches are sampled: 'auto' (the GPU when the backend has one and the relations fit), 'host' or 'device'. */
+  sampleOn?: TypedSampling;
 }
 
 export const DEFAULT_TYPED_LINK: Omit<TypedLinkOptions, 'edgeType'> = {
@@ -99,14 +102,19 @@ export async function trainTypedLinkPrediction(
     return tf.sum(tf.mul(tf.gather(h[b.srcType], b.srcRow), tf.gather(h[b.dstType], b.dstRow)), 1) as tf.Tensor1D;
   };
   const opt = adam(o.learningRate);
-  const loader = new TypedLinkLoader(g, {
-    edgeType: key,
-    edges: train,
-    fanouts: o.fanouts,
-    batchSize: o.batchSize,
-    shuffle: true,
-    seed: o.seed,
-  });
+  const sampled = typedGraphFor(g, o.sampleOn);
+  const loader = releasedOnThrow(
+    sampled,
+    () =>
+      new TypedLinkLoader(sampled.graph, {
+        edgeType: key,
+        edges: train,
+        fanouts: o.fanouts,
+        batchSize: o.batchSize,
+        shuffle: true,
+        seed: o.seed,
+      }),
+  );
   const big = Math.max(...Object.values(g.numNodes));
   const auc = async (e: TypedEdges): Promise<number> => {
     if (e.src.length === 0) return NaN;
@@ -114,7 +122,13 @@ export async function trainTypedLinkPrediction(
     const neg = {src: e.src, dst: e.src.map(() => randInt(rng, nDst))};
     const scores = async (pairs: TypedEdges) => {
       const out: number[] = [];
-      const l = new TypedLinkLoader(g, {edgeType: key, edges: pairs, fanouts: o.fanouts.map(() => big), batchSize: 1024, negatives: 0});
+      const l = new TypedLinkLoader(sampled.graph, {
+        edgeType: key,
+        edges: pairs,
+        fanouts: o.fanouts.map(() => big),
+        batchSize: 1024,
+        negatives: 0,
+      });
       for await (const b of l) {
         const v = tf.tidy(() => logits(b));
         out.push(...v.dataSync());
@@ -143,6 +157,7 @@ export async function trainTypedLinkPrediction(
     return {losses, valAuc: await auc(val), testAuc: await auc(test)};
   } finally {
     loader.dispose();
+    sampled.release();
     convs.forEach((c) => c.dispose());
     opt.dispose();
     g.free();

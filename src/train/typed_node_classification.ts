@@ -6,6 +6,7 @@
 // (types ignored), and the labelled type's features alone (a logistic regression).
 import * as tf from '@tensorflow/tfjs-core';
 
+import {releasedOnThrow, typedGraphFor, TypedSampling} from '../graph/device_hetero_graph';
 import {HeteroGraph} from '../graph/hetero_graph';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {TYPED_MODELS, TypedNodeClassifier} from '../nn/typed_classifier';
@@ -46,6 +47,8 @@ export interface TypedNodeClassificationOptions {
    * wm.nn.saveTypedClassifier and disposes it) instead of disposing it. Not for the 'flattened' baseline.
    */
   keep?: boolean;
+  /** Where training batches are sampled: 'auto' (the GPU when the backend has one and the relations fit), 'host' or 'device'. */
+  sampleOn?: TypedSampling;
 }
 
 /** One epoch of a typed run. */
@@ -149,7 +152,11 @@ export async function trainTypedNodeClassification(
     });
     const fanouts = hops === 0 ? [] : o.fanouts;
     const opt = adam(o.learningRate);
-    const train = new TypedNeighborLoader(g, {seeds: split.train, fanouts, batchSize: o.batchSize, shuffle: true, seed: o.seed});
+    const sampled = typedGraphFor(g, o.sampleOn);
+    const train = releasedOnThrow(
+      sampled,
+      () => new TypedNeighborLoader(sampled.graph, {seeds: split.train, fanouts, batchSize: o.batchSize, shuffle: true, seed: o.seed}),
+    );
     const labels = g.labels!.labels;
     const acc = (pred: Int32Array, ids: Int32Array) => accuracy(pred, labels, ids);
     const history: TypedEpochMetrics[] = [];
@@ -197,6 +204,7 @@ export async function trainTypedNodeClassification(
     } finally {
       if (!kept) model.dispose();
       train.dispose();
+      sampled.release();
       opt.dispose();
     }
   } finally {

@@ -362,11 +362,6 @@ __global__ void addCoefficientSumsKernel(KgeChunkArgs k, const float* coef, cons
   }
 }
 
-unsigned warpBlocks(int64_t rows) {
-  const int64_t perBlock = kThreads / 32;
-  return static_cast<unsigned>(std::min<int64_t>((rows + perBlock - 1) / perBlock, 65535));
-}
-
 // One column-major strided batch on cuBLAS: C_i = alpha A_i op B_i (+ beta C_i), i < batch.
 void gemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda, int64_t strideA,
           const float* B, int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc, int64_t strideC, int64_t batch) {
@@ -417,9 +412,7 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
     rawKernel<S><<<dim3(blocksOf(K, kTile), blocksOf(C, kTile), groups), dim3(kTile, 8), 0, stream()>>>(k, q, neg, coef);
   }
   WM_CUDA_LAUNCHED();
-  const int64_t warpsPerBlock = kThreads / 32;
-  const unsigned rowBlocks = static_cast<unsigned>(std::min<int64_t>((k.rows + warpsPerBlock - 1) / warpsPerBlock, 65535));
-  rowKernel<S><<<rowBlocks, kThreads, 0, stream()>>>(k, q, own, coef, loss, dq, dOwn);
+  rowKernel<S><<<warpBlocks(k.rows), kThreads, 0, stream()>>>(k, q, own, coef, loss, dq, dOwn);
   WM_CUDA_LAUNCHED();
   if (cb) {
     // dq^T [w, C] += N^T [w, K] coef^T [K, C]; dNeg^T [w, K] = Q^T [w, C] coef [C, K]. For L2, d term / d q is

@@ -14,6 +14,13 @@ inline unsigned gridFor(int64_t n) {
   return static_cast<unsigned>(blocks < 1 ? 1 : blocks);
 }
 
+// Blocks of kThreads for a warp per row over `rows` rows (grid-stride loops cover past 65,535 blocks).
+inline unsigned warpBlocks(int64_t rows) {
+  const int64_t perBlock = kThreads / 32;
+  const int64_t blocks = (rows + perBlock - 1) / perBlock;
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks);
+}
+
 // Whether a launch over n elements may index in 32 bits.
 inline bool narrowIndex(int64_t n) { return n <= static_cast<int64_t>(UINT32_MAX); }
 
