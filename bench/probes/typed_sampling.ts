@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   console.log(`ogbn-mag-shaped x ${scale}: built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   const train = g.labels!.split!.train;
   // On the host, then on the GPU where there is one (the same batches).
-  const places: ('host' | 'device')[] = wm.deviceInfo().gpu ? ['host', 'device'] : ['host'];
+  // BENCH_HETERO_SAMPLE=host or device: that place alone.
+  const only = process.env.BENCH_HETERO_SAMPLE;
+  const places = (wm.deviceInfo().gpu ? ['host', 'device'] : ['host']).filter((p) => !only || p === only) as ('host' | 'device')[];
   for (const where of places) {
     const sampled = typedGraphFor(g, where);
     let rows = 0,

@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {markValid} from '../backend/index_validation';
+import {onSideStream} from '../backend/side_stream';
 import {int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import type {DeviceHeteroGraph} from './device_hetero_graph';
@@ -25,7 +26,11 @@ interface Drawn {
   ids?: tf.Tensor1D;
 }
 
-/** @internal sampleTypedSeeds over a DeviceHeteroGraph (seeds and fan-outs checked by the caller). */
+/**
+ * @internal sampleTypedSeeds over a DeviceHeteroGraph (seeds and fan-outs checked by the caller). On the side
+ * stream: its reads back wait for the sampling alone, not for the training steps queued before it, so a loop
+ * samples the next batch while the GPU still trains on this one.
+ */
 export function sampleTypedOnDevice(
   dg: DeviceHeteroGraph,
   given: Record<string, Int32Array>,
@@ -36,6 +41,17 @@ export function sampleTypedOnDevice(
   const b = tf.backend();
   if (!(b instanceof WholeMemoryBackend && b.gpu))
     throw new Error('sampleTypedSubgraph: a DeviceHeteroGraph is sampled on the GPU: the wholememory backend on a GPU is needed');
+  return onSideStream(() => sample(b, dg, given, hops, of, opts));
+}
+
+function sample(
+  b: WholeMemoryBackend,
+  dg: DeviceHeteroGraph,
+  given: Record<string, Int32Array>,
+  hops: number,
+  of: (key: string, hop: number) => number,
+  opts: SampleOptions,
+): TypedSubgraph {
   const g = dg.graph;
   const seedType = Object.keys(given)[0];
   const empty = new Int32Array(0);
@@ -99,14 +115,15 @@ export function sampleTypedOnDevice(
         made.push(values, neighbors);
         markValid(values, g.numNodes[t]); // ids of the type, by construction
         next[t] = values;
-        src[t] = (values.dataSync() as Int32Array).slice();
+        // Tensors are never written: their host copies are the layer's arrays as they are.
+        src[t] = values.dataSync() as Int32Array;
         const host = neighbors.dataSync() as Int32Array;
         let at = 0;
         for (const d of mine) {
           const k = d.ids!.size;
           const device = tf.slice(neighbors, [at], [k]);
           made.push(device);
-          positions.set(d.key, {host: host.slice(at, at + k), device});
+          positions.set(d.key, {host: host.subarray(at, at + k), device});
           at += k;
         }
       }
@@ -133,12 +150,22 @@ export function sampleTypedOnDevice(
     }
   } catch (e) {
     layers.forEach((l) => Object.values(l.blocks).forEach((x) => x.dispose()));
+    tf.dispose(Object.values(frontier));
     throw e;
   } finally {
     tf.dispose(made);
-    tf.dispose(Object.values(frontier));
   }
-  return {seedType, layers, dispose: () => layers.forEach((l) => Object.values(l.blocks).forEach((x) => x.dispose()))};
+  // The last hop's inputs (the seeds where there are no hops) stay on the device: the features are gathered by them.
+  const inputIds = frontier;
+  return {
+    seedType,
+    layers,
+    inputIds,
+    dispose: () => {
+      layers.forEach((l) => Object.values(l.blocks).forEach((x) => x.dispose()));
+      tf.dispose(Object.values(inputIds));
+    },
+  };
 }
 
 // `t` no longer the sampler's to free: a block or the next hop holds it.

@@ -1,6 +1,8 @@
 // What typed sampling returns, wherever it ran (the host's sampler in typed_sampling.ts, the GPU's in
 // typed_sampling_device.ts), and what both check and draw alike: the fan-outs, the seeds and each
 // relation's seed per hop.
+import type * as tf from '@tensorflow/tfjs-core';
+
 import {Ids, int32Ids} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import type {HeteroGraph} from './hetero_graph';
@@ -20,6 +22,8 @@ export interface TypedSubgraph {
   seedType: string;
   /** Input layer first: layers[0].src are the vertices whose features to read; the last layer's dst[seedType] are the seeds. */
   layers: TypedLayer[];
+  /** layers[0].src's ids on the device, per type with inputs, where the sampler made them there (the subgraph's own). */
+  inputIds?: Record<string, tf.Tensor1D>;
   dispose(): void;
 }
 

@@ -115,7 +115,7 @@ export class TypedLinkLoader {
         ud = same ? undefined : uniqueAndRelabel(dst);
       const seeds = same ? {[this.srcType]: ends!.unique} : {[this.srcType]: us!.unique, [this.dstType]: ud!.unique};
       const sub = sampleTypedSeeds(this.sampled, seeds, this.o.fanouts, {seed: (this.o.seed ?? 0) * 1000003 + epoch * 65537 + step});
-      const x = this.features.inputs(sub.layers[0]?.src ?? seeds);
+      const x = this.features.inputs(sub.layers[0]?.src ?? seeds, sub.inputIds);
       const srcRow = tf.tensor1d(same ? ends!.inverse.subarray(0, src.length) : us!.inverse, 'int32');
       const dstRow = tf.tensor1d(same ? ends!.inverse.subarray(src.length) : ud!.inverse, 'int32');
       const label = tf.tensor1d(Float32Array.from({length: src.length}, (_, i) => (i < p ? 1 : 0)));

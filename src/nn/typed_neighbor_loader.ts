@@ -31,11 +31,14 @@ export interface TypedBatch {
   dispose(): void;
 }
 
-/** Rows `ids` of a feature table (a tensor on the backend's device), padded with zeros to `width`; zeros where there is no table. */
-export function typedInputs(table: tf.Tensor2D | undefined, ids: Int32Array, width: number): tf.Tensor2D {
+/**
+ * Rows `ids` of a feature table (a tensor on the backend's device), padded with zeros to `width`; zeros where there
+ * is no table. `onDevice`: the same ids already on the device (read there instead of copying `ids` over).
+ */
+export function typedInputs(table: tf.Tensor2D | undefined, ids: Int32Array, width: number, onDevice?: tf.Tensor1D): tf.Tensor2D {
   if (!table) return tf.fill([ids.length, width], 0) as tf.Tensor2D; // on the device: tf.zeros fills a host array first
   return tf.tidy(() => {
-    const rows = tf.gather(table, tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
+    const rows = tf.gather(table, onDevice ?? tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
     return table.shape[1] < width
       ? (tf.pad(rows, [
           [0, 0],
@@ -55,13 +58,13 @@ export class FeatureTables {
     this.width = Math.max(1, ...Object.values(graph.features).map((f) => f.dim));
   }
 
-  /** Every type's input rows for `src` (features, or zeros of the common width). */
-  inputs(src: Record<string, Int32Array>): Record<string, tf.Tensor2D> {
+  /** Every type's input rows for `src` (features, or zeros of the common width); `onDevice`: some of the ids on the device. */
+  inputs(src: Record<string, Int32Array>, onDevice: Record<string, tf.Tensor1D> = {}): Record<string, tf.Tensor2D> {
     this.tables ??= Object.fromEntries(
       Object.entries(this.graph.features).map(([t, f]) => [t, tf.tensor2d(f.values, [f.values.length / f.dim, f.dim])]),
     );
     const tables = this.tables;
-    return Object.fromEntries(Object.entries(src).map(([t, ids]) => [t, typedInputs(tables[t], ids, this.width)]));
+    return Object.fromEntries(Object.entries(src).map(([t, ids]) => [t, typedInputs(tables[t], ids, this.width, onDevice[t])]));
   }
 
   dispose(): void {
@@ -116,7 +119,7 @@ export class TypedNeighborLoader {
   batch(seeds: Int32Array, sampleSeed: number): TypedBatch {
     const l = this.graph.labels;
     const sub = sampleTypedSubgraph(this.sampled, this.seedType, seeds, this.o.fanouts, {seed: sampleSeed, replace: this.o.replace});
-    const x = this.features.inputs(sub.layers[0]?.src ?? {[this.seedType]: seeds});
+    const x = this.features.inputs(sub.layers[0]?.src ?? {[this.seedType]: seeds}, sub.inputIds);
     const y =
       l && l.type === this.seedType
         ? tf.tensor1d(
