@@ -77,6 +77,16 @@ function randomEdges(rng: () => number, m: number, ns: number, nd: number) {
   return {src: Int32Array.from({length: m}, () => Math.floor(rng() * ns)), dst: Int32Array.from({length: m}, () => Math.floor(rng() * nd))};
 }
 
+/** Papers, authors and fields: writes (and its reverse, drawn apart), cites, has_topic, with `edges` [writes, cites, has_topic] random edges. */
+function papersAuthorsFields(rng: () => number, n: {paper: number; author: number; field: number}, edges: [number, number, number]) {
+  return HeteroGraph.fromEdges(n, [
+    {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, edges[0], n.author, n.paper)},
+    {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, edges[1], n.paper, n.paper)},
+    {type: ['paper', 'has_topic', 'field'], edges: randomEdges(rng, edges[2], n.paper, n.field)},
+    {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, edges[0], n.paper, n.author)},
+  ]);
+}
+
 /** A folder in OGB's heterogeneous layout (ogbn-mag's shape in miniature); returns what it holds. */
 function writeOgbHetero(dir: string, rng: () => number) {
   const raw = path.join(dir, 'raw');
@@ -345,14 +355,8 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
   });
 
   it('typed sampling: every drawn edge is an edge of its relation, up to the fan-out per row (all of them below it), each type relabelled on its own with the frontier first; per-relation fan-outs; seeded', () => {
-    const rng = seededRng(13);
     const numNodes = {paper: 40, author: 25, field: 6};
-    const g = HeteroGraph.fromEdges(numNodes, [
-      {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 120, 25, 40)},
-      {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 150, 40, 40)},
-      {type: ['paper', 'has_topic', 'field'], edges: randomEdges(rng, 60, 40, 6)},
-      {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 120, 40, 25)},
-    ]);
+    const g = papersAuthorsFields(seededRng(13), numNodes, [120, 150, 60]);
     try {
       const rows = new Map(
         g.edgeTypes.map((t) => [
@@ -410,15 +414,9 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
 
   it("typed sampling on the GPU (a DeviceHeteroGraph) makes the host sampler's subgraph: the same ids, blocks and draws, with and without replacement; its blocks' products and scattered gradients equal the host's", function () {
     gpuOnly(this);
-    const rng = seededRng(29);
     // Sparse relations, so that some frontier rows have no neighbours (with replacement they sample nothing).
     const numNodes = {paper: 300, author: 170, field: 9};
-    const g = HeteroGraph.fromEdges(numNodes, [
-      {type: ['author', 'writes', 'paper'], edges: randomEdges(rng, 260, 170, 300)},
-      {type: ['paper', 'cites', 'paper'], edges: randomEdges(rng, 900, 300, 300)},
-      {type: ['paper', 'has_topic', 'field'], edges: randomEdges(rng, 400, 300, 9)},
-      {type: ['paper', 'rev_writes', 'author'], edges: randomEdges(rng, 260, 300, 170)},
-    ]);
+    const g = papersAuthorsFields(seededRng(29), numNodes, [260, 900, 400]);
     const dg = new wm.graph.DeviceHeteroGraph(g);
     const live = tf.memory().numTensors;
     try {

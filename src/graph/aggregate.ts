@@ -470,10 +470,7 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
       return b.deviceOutputs([[c.numRows, dim]], ([ptr]) => {
         if (c.numRows * dim === 0) return;
         graphNative().csrSpmm(
-          b.devicePtr(d.rowPtr),
-          b.devicePtr(d.colIdx),
-          d.weight ? b.devicePtr(d.weight) : 0,
-          d.rowScale ? b.devicePtr(d.rowScale) : 0,
+          ...entryAddresses(b, d),
           c.numRows,
           c.colIdx.length ? b.devicePtr(x) : 0,
           dim,
@@ -515,6 +512,11 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
   });
 }
 
+/** A product's device arrays as the native products take them: offsets, columns, weights and row scales (0: none). */
+function entryAddresses(b: WholeMemoryBackend, d: DeviceCsrArrays): [number, number, number, number] {
+  return [b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), d.weight ? b.devicePtr(d.weight) : 0, d.rowScale ? b.devicePtr(d.rowScale) : 0];
+}
+
 function onGpu(): boolean {
   const b = tf.backend();
   return b instanceof WholeMemoryBackend && b.gpu;
@@ -527,17 +529,7 @@ function scatterProduct(block: CsrBlock, c: Csr, dy: tf.Tensor2D): tf.Tensor2D {
   const d = block.onDevice(c);
   return b.deviceOutputs([[c.numCols, dim]], ([ptr]) => {
     if (c.numCols * dim === 0) return;
-    graphNative().csrSpmmScatter(
-      b.devicePtr(d.rowPtr),
-      b.devicePtr(d.colIdx),
-      d.weight ? b.devicePtr(d.weight) : 0,
-      d.rowScale ? b.devicePtr(d.rowScale) : 0,
-      c.numRows,
-      c.numRows ? b.devicePtr(dy) : 0,
-      dim,
-      ptr,
-      c.numCols,
-    );
+    graphNative().csrSpmmScatter(...entryAddresses(b, d), c.numRows, c.numRows ? b.devicePtr(dy) : 0, dim, ptr, c.numCols);
   })[0] as tf.Tensor2D;
 }
 

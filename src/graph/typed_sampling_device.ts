@@ -44,14 +44,7 @@ export function sampleTypedOnDevice(
   return onSideStream(() => sample(b, dg, given, hops, of, opts));
 }
 
-function sample(
-  b: WholeMemoryBackend,
-  dg: DeviceHeteroGraph,
-  given: Record<string, Int32Array>,
-  hops: number,
-  of: (key: string, hop: number) => number,
-  opts: SampleOptions,
-): TypedSubgraph {
+function sample(b: WholeMemoryBackend, ...[dg, given, hops, of, opts]: Parameters<typeof sampleTypedOnDevice>): TypedSubgraph {
   const g = dg.graph;
   const seedType = Object.keys(given)[0];
   const empty = new Int32Array(0);

@@ -10,18 +10,12 @@
 #include <vector>
 
 #include "runtime/parallel.h"
+#include "wm/hash.h"
 #include "wm/op_registry.h"
 
 namespace wm {
 namespace host {
 namespace {
-
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 double unit(uint64_t h) { return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0); }
 
@@ -33,21 +27,21 @@ void kgTriples(int64_t entities, int64_t relations, int64_t first, int64_t count
   std::vector<double> cumulative(static_cast<size_t>(relations));
   double total = 0;
   for (int64_t r = 0; r < relations; ++r) cumulative[static_cast<size_t>(r)] = total += std::pow(static_cast<double>(r + 1), -exponent);
-  uint64_t a = (mix64(seed ^ 0x51ed270b27u) % static_cast<uint64_t>(entities)) | 1u;
+  uint64_t a = (splitmix64(seed ^ 0x51ed270b27u) % static_cast<uint64_t>(entities)) | 1u;
   while (std::gcd(a, static_cast<uint64_t>(entities)) != 1) a += 2;
-  const uint64_t b = mix64(seed ^ 0x2545f4914f6cdd1dull) % static_cast<uint64_t>(entities);
+  const uint64_t b = splitmix64(seed ^ 0x2545f4914f6cdd1dull) % static_cast<uint64_t>(entities);
   const auto entity = [&](uint64_t h) {
     const auto rank = std::min<uint64_t>(static_cast<uint64_t>(static_cast<double>(entities) * std::pow(unit(h), skew)), entities - 1);
     return static_cast<int32_t>((static_cast<unsigned __int128>(rank) * a + b) % static_cast<uint64_t>(entities));
   };
   parallelFor(count, 1 << 14, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
-      const uint64_t t = static_cast<uint64_t>(first + i), h0 = mix64(mix64(seed) + t * 0xd1b54a32d192ed03ull);
-      const double u = unit(mix64(h0 ^ 1)) * total;
+      const uint64_t t = static_cast<uint64_t>(first + i), h0 = splitmix64(splitmix64(seed) + t * 0xd1b54a32d192ed03ull);
+      const double u = unit(splitmix64(h0 ^ 1)) * total;
       rels[i] = static_cast<int32_t>(
           std::min<int64_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin(), relations - 1));
-      heads[i] = entity(mix64(h0 ^ 2));
-      int32_t tail = entity(mix64(h0 ^ 3));
+      heads[i] = entity(splitmix64(h0 ^ 2));
+      int32_t tail = entity(splitmix64(h0 ^ 3));
       if (tail == heads[i] && entities > 1) tail = static_cast<int32_t>((tail + 1) % entities);
       tails[i] = tail;
     }

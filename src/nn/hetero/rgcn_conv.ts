@@ -3,7 +3,10 @@
 // r-sources x_j W_r, plus a bias. W_r is a relation's own matrix, or with `numBases` a mix of shared bases
 // (W_r = sum_b a_rb V_b), or with `numBlocks` block-diagonal. Every vertex type's inputs are one width
 // (project types first, as PyG's RGCN examples do). Aggregation is the native mean over each relation's
-// block, then one matrix product per relation.
+// block; then, for own matrices and bases, each destination type's aggregates (and its own rows, for the
+// root) are joined side by side and multiplied once by the matching relation matrices stacked (PyG's
+// FastRGCNConv groups the same way): a handful of launches per type, however many relations reach it.
+// Block-diagonal matrices take one product per relation.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {aggregate} from '../../graph/aggregate';
@@ -82,21 +85,20 @@ export class RgcnConv {
 
   private static count = 0;
 
-  /** Relation r's x -> x W_r for rows x [n, in]. */
+  /** Relation r's x -> x W_r for rows x [n, in], W_r block-diagonal. */
   private transform(x: tf.Tensor2D, r: number): tf.Tensor2D {
     const {inDim, units, numBlocks} = this.config;
-    if (numBlocks !== undefined) {
-      const w = tf.squeeze(tf.slice(this.weight, [r, 0, 0, 0], [1, -1, -1, -1]), [0]) as tf.Tensor3D; // [b, in/b, out/b]
-      const xb = tf.transpose(tf.reshape(x, [-1, numBlocks, inDim / numBlocks]), [1, 0, 2]) as tf.Tensor3D; // [b, n, in/b]
-      return tf.reshape(tf.transpose(tf.matMul(xb, w), [1, 0, 2]), [-1, units]) as tf.Tensor2D;
-    }
-    const w = this.comp
-      ? (tf.reshape(tf.matMul(tf.slice(this.comp, [r, 0], [1, -1]), tf.reshape(this.weight, [this.config.numBases!, -1])), [
-          inDim,
-          units,
-        ]) as tf.Tensor2D)
-      : (tf.squeeze(tf.slice(this.weight, [r, 0, 0], [1, -1, -1]), [0]) as tf.Tensor2D);
-    return tf.matMul(x, w);
+    const w = tf.squeeze(tf.slice(this.weight, [r, 0, 0, 0], [1, -1, -1, -1]), [0]) as tf.Tensor3D; // [b, in/b, out/b]
+    const xb = tf.transpose(tf.reshape(x, [-1, numBlocks!, inDim / numBlocks!]), [1, 0, 2]) as tf.Tensor3D; // [b, n, in/b]
+    return tf.reshape(tf.transpose(tf.matMul(xb, w), [1, 0, 2]), [-1, units]) as tf.Tensor2D;
+  }
+
+  /** Every relation's matrix [R, in, out]: the relations' own, or their mixes of the bases. */
+  private matrices(): tf.Tensor3D {
+    const {inDim, units, numBases} = this.config;
+    return this.comp
+      ? (tf.reshape(tf.matMul(this.comp, tf.reshape(this.weight, [numBases!, -1])), [-1, inDim, units]) as tf.Tensor3D)
+      : (this.weight as unknown as tf.Tensor3D);
   }
 
   /**
@@ -106,19 +108,43 @@ export class RgcnConv {
   apply(x: Record<string, tf.Tensor2D>, layer: TypedLayer): Record<string, tf.Tensor2D> {
     const {inDim, units} = this.config;
     checkTypedInputs('rgcnConv', x, layer, inDim);
+    const into = new Map<string, {key: string; source: string; r: number}[]>();
+    for (const [key, block] of Object.entries(layer.blocks)) {
+      const [s, , d] = parseEdgeTypeKey(key, "rgcnConv: the layer's blocks");
+      const r = this.index.get(key);
+      if (r === undefined) throw new RangeError(`rgcnConv: the layer has edge type ${key}, the conv has no weights for it`);
+      if (block.arrays.colIdx.length > 0) into.set(d, [...(into.get(d) ?? []), {key, source: s, r}]);
+    }
     const out: Record<string, tf.Tensor2D> = {};
     return tf.tidy(() => {
+      const grouped = this.config.numBlocks === undefined;
+      const all = grouped ? this.matrices() : undefined;
       for (const [t, rows] of Object.entries(layer.dst)) {
         if (rows.length === 0) continue;
-        let h: tf.Tensor2D = this.root
-          ? tf.matMul(tf.slice(x[t], [0, 0], [rows.length, inDim]), this.root)
-          : tf.zeros([rows.length, units]);
-        for (const [key, block] of Object.entries(layer.blocks)) {
-          const [s, , d] = parseEdgeTypeKey(key, "rgcnConv: the layer's blocks");
-          if (d !== t || block.arrays.colIdx.length === 0) continue;
-          const r = this.index.get(key);
-          if (r === undefined) throw new RangeError(`rgcnConv: the layer has edge type ${key}, the conv has no weights for it`);
-          h = tf.add(h, this.transform(aggregate(x[s], block, this.config.aggr), r));
+        const rels = into.get(t) ?? [];
+        const aggs = rels.map(({key, source}) => aggregate(x[source], layer.blocks[key], this.config.aggr));
+        const own = this.root ? [tf.slice(x[t], [0, 0], [rows.length, inDim]) as tf.Tensor2D] : [];
+        let h: tf.Tensor2D;
+        if (own.length + aggs.length === 0) h = tf.zeros([rows.length, units]);
+        else if (grouped) {
+          // [own | agg_1 | ... | agg_k] [rows, (k + 1) in] times [root; W_r1; ...; W_rk] [(k + 1) in, out].
+          const mats = rels.length
+            ? [
+                tf.reshape(
+                  tf.gather(
+                    all!,
+                    rels.map((x) => x.r),
+                  ),
+                  [-1, units],
+                ),
+              ]
+            : [];
+          const w = [...(this.root ? [this.root] : []), ...mats];
+          const parts = [...own, ...aggs];
+          h = tf.matMul(parts.length === 1 ? parts[0] : tf.concat(parts, 1), w.length === 1 ? w[0] : tf.concat(w, 0));
+        } else {
+          h = own.length ? tf.matMul(own[0], this.root!) : tf.zeros([rows.length, units]);
+          rels.forEach(({r}, i) => (h = tf.add(h, this.transform(aggs[i], r))));
         }
         out[t] = (this.biasVar ? tf.add(h, this.biasVar) : h) as tf.Tensor2D;
       }
