@@ -1,11 +1,12 @@
-// `npm run bench:hetero` — R-GCN on a typed graph shaped like ogbn-mag against PyG's RGCNConv on the same
-// GPU and the same sampled batches. The graph: ogbn-mag's types and counts (736,389 papers, 1,134,649
+// `npm run bench:hetero` — R-GCN and R-GAT on a typed graph shaped like ogbn-mag against PyG's RGCNConv and
+// HeteroConv of GATConv on the same GPU and the same sampled batches. The graph: ogbn-mag's types and counts (736,389 papers, 1,134,649
 // authors, 8,740 institutions, 59,965 fields of study), its four relations at their sizes (cites 5,416,271,
 // writes 7,145,660, affiliated with 1,043,998, has topic 7,505,078) drawn uniformly and seeded, every
 // relation made two-way (about 42M edges), 128 float32 features on papers, 349 classes; BENCH_HETERO_SCALE
 // shrinks every count. Batches of 1024 training papers, fan-out [25, 20] per relation, two layers, hidden 64,
 // numBases 8 (PyG: RGCNConv(num_bases=8) over each layer's homogeneous form, the same edges and inputs;
-// types without features take zeros on both sides). Training steps per second (forward, backward, Adam) over
+// types without features take zeros on both sides); R-GAT 4 heads of 16 then one head of the classes (PyG:
+// HeteroConv({relation: GATConv((-1, -1), heads, add_self_loops=False)}, 'sum') per layer). Training steps per second (forward, backward, Adam) over
 // BENCH_HETERO_BATCHES batches after two warm-up batches, each batch already on the device as PyG's are (its
 // blocks staged before the clock); and ours end to end as a training loop runs it, the sampling (on the GPU
 // where there is one; BENCH_HETERO_SAMPLE=host: on the host) and the staging included, no wait between
@@ -19,6 +20,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {edgeTypeKey} from '../src/graph/hetero_graph';
+import {RgatConv} from '../src/nn/hetero/rgat_conv';
 import {RgcnConv} from '../src/nn/hetero/rgcn_conv';
 import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
 import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
@@ -80,6 +82,13 @@ async function main(): Promise<void> {
   ];
   const vars = convs.flatMap((c) => c.variables);
   const opt = adam(0.01);
+  // R-GAT: 4 heads of 16 concatenated (hidden 64), then one head of the classes; PyG's HeteroConv of GATConv alike.
+  const gats = [
+    new RgatConv({inDim: 128, units: hidden / 4, heads: 4, relations, seed: 3}),
+    new RgatConv({inDim: hidden, units: classes, heads: 1, relations, seed: 4}),
+  ];
+  const gatVars = gats.flatMap((c) => c.variables);
+  const gatOpt = adam(0.01);
   // Batches sampled on the GPU where there is one (BENCH_HETERO_SAMPLE=host: on the host).
   const sampleOn = (process.env.BENCH_HETERO_SAMPLE ?? 'auto') as TypedSampling;
   const sampled = typedGraphFor(g, sampleOn);
@@ -95,20 +104,29 @@ async function main(): Promise<void> {
       sampleMs = 0,
       stepMs = 0,
       lastEnd = Date.now();
-    const step = (b: TypedBatch) => {
-      opt.minimize(
-        () => {
-          let h = b.x;
-          b.sub.layers.forEach((layer, i) => {
-            const out = convs[i].apply(h, layer);
-            h = i === 0 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.relu(x) as tf.Tensor2D])) : out;
-          });
-          return softmaxCrossEntropy(b.y!, h.paper);
-        },
-        false,
-        vars,
-      );
-    };
+    const stepOf =
+      (
+        layers: {apply(x: Record<string, tf.Tensor2D>, l: TypedBatch['sub']['layers'][number]): Record<string, tf.Tensor2D>}[],
+        o: typeof opt,
+        v: tf.Variable[],
+      ) =>
+      (b: TypedBatch) => {
+        o.minimize(
+          () => {
+            let h = b.x;
+            b.sub.layers.forEach((layer, i) => {
+              const out = layers[i].apply(h, layer);
+              h = i === 0 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.relu(x) as tf.Tensor2D])) : out;
+            });
+            return softmaxCrossEntropy(b.y!, h.paper);
+          },
+          false,
+          v,
+        );
+      };
+    const step = stepOf(convs, opt, vars),
+      gatStep = stepOf(gats, gatOpt, gatVars);
+    let gatMs = 0;
     // A batch's blocks on the device before its step, both directions (the transposes the backward pass reads,
     // unless the block's gradient is scattered): PyG's side reads its batches to the GPU before its clock starts,
     // so the step is timed alike.
@@ -125,12 +143,16 @@ async function main(): Promise<void> {
       const t2 = Date.now();
       step(b);
       wm.synchronize();
+      const t3 = Date.now();
+      gatStep(b);
+      wm.synchronize();
       // The first two batches warm up; the rates count sampling, staging and steps, not the dump for PyG.
       if (k >= 2) {
         ++timed;
         sampleMs += t1 - lastEnd;
         stageMs += t2 - t1;
-        stepMs += Date.now() - t2;
+        stepMs += t3 - t2;
+        gatMs += Date.now() - t3;
       }
       meta.push(dumpBatch(b, types, relations, dir, k));
       b.dispose();
@@ -139,15 +161,16 @@ async function main(): Promise<void> {
     }
     const phased = timed / ((sampleMs + stageMs + stepMs) / 1000);
     const oursSteps = timed / (stepMs / 1000);
+    const gatSteps = timed / (gatMs / 1000);
     // As a training loop runs: no wait between batches, so the next batch is sampled (on the GPU's side stream,
     // or on the host) while the GPU still trains on this one; one wait at the end.
-    {
+    const endToEnd = async (train: (b: TypedBatch) => void): Promise<number> => {
       const again = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 20], batchSize: 1024, shuffle: true, seed: 3});
       let n = 0,
         t0 = 0;
       for await (const b of again) {
         stage(b);
-        step(b);
+        train(b);
         b.dispose();
         if (++n === 2) {
           wm.synchronize();
@@ -156,12 +179,14 @@ async function main(): Promise<void> {
         if (n >= batches + 2) break;
       }
       wm.synchronize();
-      ours = batches / ((Date.now() - t0) / 1000);
       again.dispose();
-    }
+      return batches / ((Date.now() - t0) / 1000);
+    };
+    ours = await endToEnd(step);
+    const gatEndToEnd = await endToEnd(gatStep);
     console.log(
       `ours, each phase waited for: ${timed} steps, ${(sampleMs / timed).toFixed(1)} ms sampling, ${(stageMs / timed).toFixed(1)} ms staging the blocks ` +
-        `(transposes, uploads) and ${(stepMs / timed).toFixed(1)} ms training a step`,
+        `(transposes, uploads) and ${(stepMs / timed).toFixed(1)} ms training a step (R-GAT: ${(gatMs / timed).toFixed(1)} ms)`,
     );
     // BENCH_PROFILE_STEPS (default 3; 0: none) more steps under wm.profileOps, sampling and staging included: each op's ms per step.
     const profiled = Number(process.env.BENCH_PROFILE_STEPS ?? 3);
@@ -191,7 +216,7 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({types, relations, hidden, classes, batches: meta}));
     const pyg =
       dev.gpu && process.env.BENCH_TORCH !== ''
-        ? torchJson<{stepsPerSecond: number; torch: string; pyg: string}>('hetero.py', [dir])
+        ? torchJson<{stepsPerSecond: number; rgatStepsPerSecond: number; torch: string; pyg: string}>('hetero.py', [dir])
         : undefined;
     const row = {
       oursStepsPerSecond: ours,
@@ -201,6 +226,13 @@ async function main(): Promise<void> {
       pygStepsPerSecond: pyg?.stepsPerSecond,
       ratio: pyg ? ours / pyg.stepsPerSecond : undefined,
       trainingRatio: pyg ? oursSteps / pyg.stepsPerSecond : undefined,
+      rgat: {
+        oursStepsPerSecond: gatEndToEnd,
+        oursTrainingStepsPerSecond: gatSteps,
+        pygStepsPerSecond: pyg?.rgatStepsPerSecond,
+        ratio: pyg ? gatEndToEnd / pyg.rgatStepsPerSecond : undefined,
+        trainingRatio: pyg ? gatSteps / pyg.rgatStepsPerSecond : undefined,
+      },
     };
     writeBenchResult('hetero', {device: dev, scale, batches, edges, fanouts: [25, 20], hidden, sampledOn: where, ...row, pyg});
     console.log(
@@ -209,10 +241,17 @@ async function main(): Promise<void> {
         `; ours with sampling (on the ${where}) and staging, ${ours.toFixed(2)} steps/s (${Math.round(ours * 1024)} seeds/s)` +
         (pyg ? `: ${(ours / pyg.stepsPerSecond).toFixed(2)}x PyG's steps alone` : ''),
     );
+    console.log(
+      `R-GAT (4 heads): training steps ours ${gatSteps.toFixed(2)} steps/s` +
+        (pyg ? `, PyG HeteroConv(GATConv) ${pyg.rgatStepsPerSecond.toFixed(2)}: ${(gatSteps / pyg.rgatStepsPerSecond).toFixed(2)}x` : '') +
+        `; end to end ${gatEndToEnd.toFixed(2)} steps/s` +
+        (pyg ? `: ${(gatEndToEnd / pyg.rgatStepsPerSecond).toFixed(2)}x PyG's steps alone` : ''),
+    );
   } finally {
     fs.rmSync(dir, {recursive: true, force: true});
-    convs.forEach((c) => c.dispose());
+    [...convs, ...gats].forEach((c) => c.dispose());
     opt.dispose();
+    gatOpt.dispose();
     loader.dispose();
     sampled.release();
     g.free();
