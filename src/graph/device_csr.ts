@@ -68,8 +68,12 @@ export class DeviceCsr implements GraphStore {
     return (graph.numVertices + 1) * (graph.wideOffsets ? 8 : 4) + graph.numEdges * 4;
   }
 
-  /** Seeds on the GPU in, sampled ids (and offsets without replacement) on the GPU out. */
-  sample(seeds: tf.Tensor1D, fanout: number, opts: SampleOptions = {}): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
+  /** Seeds on the GPU in, sampled ids (and offsets without replacement, also as read back) on the GPU out. */
+  sample(
+    seeds: tf.Tensor1D,
+    fanout: number,
+    opts: SampleOptions = {},
+  ): {offsets?: tf.Tensor1D; hostOffsets?: Int32Array; ids: tf.Tensor1D} {
     this.live('sample');
     checkSampleArgs(fanout, opts.seed ?? 0, seeds.size);
     return sampleOnDevice(

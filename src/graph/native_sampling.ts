@@ -98,7 +98,8 @@ export function sampleOnHost(
 
 /**
  * @internal The GPU sampler over a graph's arrays at device addresses rowPtr and colIdx (int64 row
- * offsets when wideOffsets, else int32).
+ * offsets when wideOffsets, else int32). Without replacement the offsets come on the device and, read
+ * back to size the draws, on the host (`hostOffsets`).
  */
 export function sampleOnDevice(
   b: WholeMemoryBackend,
@@ -110,13 +111,13 @@ export function sampleOnDevice(
   opts: SampleOptions,
   what: string,
   wideOffsets = false,
-): {offsets?: tf.Tensor1D; ids: tf.Tensor1D} {
+): {offsets?: tf.Tensor1D; hostOffsets?: Int32Array; ids: tf.Tensor1D} {
   const byVertex = keyByVertex(opts);
   if (seeds.dtype !== 'int32') throw new TypeError(`${what}: seeds must be int32, got ${seeds.dtype}`);
   const seed = opts.seed ?? 0;
   const n = seeds.size,
     sp = n ? b.devicePtr(seeds) : 0;
-  let out: {offsets?: tf.Tensor1D; ids: tf.Tensor1D} | undefined;
+  let out: {offsets?: tf.Tensor1D; hostOffsets?: Int32Array; ids: tf.Tensor1D} | undefined;
   const launch = (flag: number) => {
     if (opts.replace ?? true) {
       const {info, ptr} = b.makeDeviceOutput([n * fanout], 'int32');
@@ -125,9 +126,10 @@ export function sampleOnDevice(
     } else {
       const off = b.makeDeviceOutput([n + 1], 'int32');
       graphNative().sampleWithoutReplacement(rowPtr, colIdx, numVertices, sp, n, fanout, seed, off.ptr, 0, flag, byVertex, wideOffsets);
-      const total = new Int32Array(1);
-      graphNative().download(off.ptr + 4 * n, total);
-      const ids = b.makeDeviceOutput([total[0]], 'int32');
+      // Every row's offset read back at once: the total sizes the draws, and a caller that keeps the offsets on the host needs no second read.
+      const hostOffsets = new Int32Array(n + 1);
+      graphNative().download(off.ptr, hostOffsets);
+      const ids = b.makeDeviceOutput([hostOffsets[n]], 'int32');
       graphNative().sampleWithoutReplacement(
         rowPtr,
         colIdx,
@@ -144,6 +146,7 @@ export function sampleOnDevice(
       );
       out = {
         offsets: tf.engine().makeTensorFromTensorInfo(off.info) as tf.Tensor1D,
+        hostOffsets,
         ids: tf.engine().makeTensorFromTensorInfo(ids.info) as tf.Tensor1D,
       };
     }

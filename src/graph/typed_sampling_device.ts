@@ -71,7 +71,7 @@ function sample(b: WholeMemoryBackend, ...[dg, given, hops, of, opts]: Parameter
           .relation(key)
           .sample(frontier[r.type[2]], fanout, {replace, seed: relationSeed(opts.seed ?? 0, ri, hop), keyBy: opts.keyBy});
         made.push(s.ids, ...(s.offsets ? [s.offsets] : []));
-        if (s.offsets) return {key, source: r.type[0], offsets: s.offsets.dataSync() as Int32Array, deviceOffsets: s.offsets, ids: s.ids};
+        if (s.offsets) return {key, source: r.type[0], offsets: s.hostOffsets!, deviceOffsets: s.offsets, ids: s.ids};
         // With replacement the sampler gives a row without neighbours itself; across types that is no edge.
         const offsets = int32Of(rows.length + 1, (i) => i * fanout);
         const degrees = r.graph.degrees(rows);

@@ -7,7 +7,7 @@ import {Ids, int32Ids} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import type {HeteroGraph} from './hetero_graph';
 import {hopSeed} from './native_sampling';
-import {uniqueAndRelabel} from './subgraph';
+import {allDistinct} from './seeds';
 
 export interface TypedLayer {
   /** Per vertex type: this layer's outputs (global ids of the type), a prefix of its inputs. */
@@ -54,7 +54,7 @@ export function typedSeeds(g: HeteroGraph, seedsByType: Record<string, Ids>): Re
     for (let i = 0; i < seeds.length; ++i)
       if (seeds[i] < 0 || seeds[i] >= n)
         throw new RangeError(`sampleTypedSubgraph: seeds[${i}] = ${seeds[i]} is not a '${t}' id in [0, ${n})`);
-    if (uniqueAndRelabel(seeds).unique.length !== seeds.length) throw new RangeError('sampleTypedSubgraph: seeds must be distinct');
+    if (!allDistinct(seeds)) throw new RangeError('sampleTypedSubgraph: seeds must be distinct');
     given[t] = seeds.slice();
   }
   if (Object.keys(given).length === 0) throw new RangeError('sampleTypedSubgraph: no seed type given');
