@@ -24,6 +24,7 @@ import {nodeModelCandidates, searchNodeModel} from '../src/train/model_search';
 import {PlotRecord, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 import {DEFAULT_TYPED_NODE_CLASSIFICATION} from '../src/train/typed_node_classification';
+import type {TypedFeatureStorage} from '../src/nn/typed_neighbor_loader';
 import {readTypedFolder, runTyped} from './typed-node-classification';
 import {runGraphs} from './graph-classification';
 import {fraction, nonNegativeInt, nonNegativeNumber, positiveInt, positiveNumber, startBackend} from './cli';
@@ -177,6 +178,20 @@ const OPTION_KEYS: [string, keyof NodeClassificationOptions][] = [
   ['smooth', 'smooth'],
 ];
 
+/** A typed graph's feature storage from --memory, --feature-dtype and --feature-cache (undefined: the defaults). */
+function typedFeatureStorage(o: Record<string, unknown>): TypedFeatureStorage | undefined {
+  const given =
+    program.getOptionValueSource('memory') === 'cli' ||
+    program.getOptionValueSource('featureDtype') === 'cli' ||
+    o.featureCache !== undefined;
+  if (!given) return undefined;
+  return {
+    memory: o.memory as TypedFeatureStorage['memory'],
+    dtype: program.getOptionValueSource('featureDtype') === 'cli' ? (o.featureDtype as TypedFeatureStorage['dtype']) : undefined,
+    cache: o.featureCache as number | undefined,
+  };
+}
+
 /** The training options the command line sets (those for which `keep` holds). */
 function trainingOptions(o: Record<string, unknown>, keep: (key: string) => boolean = () => true): Partial<NodeClassificationOptions> {
   const out: Record<string, unknown> = {};
@@ -268,6 +283,8 @@ async function main(): Promise<void> {
           learningRate: o.lr,
           // On a typed graph, --inputs embeddings gives each type without features a learnable row per vertex.
           featurelessInputs: o.inputs === 'embeddings' ? 'embeddings' : undefined,
+          // --memory, --feature-dtype and --feature-cache keep every type's features as they keep a graph's.
+          features: typedFeatureStorage(o),
           evalEvery: o.evalEvery ?? defaultEvalEvery(typed.graph, program.getOptionValueSource('epochs') === 'cli' ? o.epochs : undefined),
         },
       });

@@ -20,7 +20,8 @@ import {rgatConv} from '../src/nn/hetero/rgat_conv';
 import {heteroCsbm} from '../src/graph/hetero_csbm';
 import {readMetrics} from '../src/train/metrics_log';
 import {flattened, trainTypedNodeClassification} from '../src/train/typed_node_classification';
-import {TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
+import {TypedFeatureStorage, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
+import {roundToWire} from './wire_rounding';
 import {TypedLinkLoader} from '../src/nn/typed_link_loader';
 import {trainTypedLinkPrediction} from '../src/train/typed_link_prediction';
 import {seededRng} from '../src/util/random';
@@ -1265,6 +1266,47 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       );
       expect(() => new TypedNeighborLoader(g, {seedType: 'author', fanouts: [2], batchSize: 8})).to.throw(/no seeds given/);
       expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      g.free();
+    }
+  });
+
+  it("a typed graph's features kept as tables in any memory and storage (host, float16, bfloat16, a GPU cache): the loader's rows are the features as stored; training reads them; bad storage named", async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = heteroCsbm({papers: 300, authors: 60, seed: 6});
+    const before = tf.memory().numTensors;
+    try {
+      const seeds = g.labels!.split!.train.slice(0, 40);
+      const rowsOf = (features?: TypedFeatureStorage) => {
+        const loader = new TypedNeighborLoader(g, {seeds, fanouts: [3, 3], batchSize: 40, features});
+        const b = loader.batch(seeds, 9);
+        const out = {ids: b.sub.layers[0].src.paper.slice(), paper: b.x.paper.dataSync().slice(), author: b.x.author.dataSync().slice()};
+        b.dispose();
+        loader.dispose();
+        return out;
+      };
+      const plain = rowsOf();
+      const f = g.features.paper;
+      for (const dtype of ['float32', 'float16', 'bfloat16'] as const) {
+        const got = rowsOf({memory: 'host', dtype});
+        expect(Array.from(got.ids)).to.deep.equal(Array.from(plain.ids));
+        const want = Float32Array.from({length: got.ids.length * f.dim}, (_, i) =>
+          roundToWire(f.values[got.ids[Math.floor(i / f.dim)] * f.dim + (i % f.dim)], dtype),
+        );
+        expect(Array.from(got.paper), `${dtype} rows as stored`).to.deep.equal(Array.from(want));
+        expect(Array.from(new Set(got.author)), 'a type without features: zeros').to.deep.equal(got.author.length ? [0] : []);
+        if (dtype === 'float32') expect(Array.from(got.paper)).to.deep.equal(Array.from(plain.paper));
+      }
+      // With a GPU cache of the most linked half of the papers in front of the host table: the same rows.
+      expect(Array.from(rowsOf({memory: 'host', cache: 0.5}).paper)).to.deep.equal(Array.from(plain.paper));
+      for (const cache of [0, 1.5, NaN])
+        expect(() => new TypedNeighborLoader(g, {seeds, fanouts: [2], batchSize: 8, features: {memory: 'host', cache}})).to.throw(
+          /features.cache must be a share of the rows in \(0, 1\]/,
+        );
+      const r = await trainTypedNodeClassification(g, {epochs: 4, seed: 2, features: {memory: 'host', dtype: 'bfloat16'}});
+      const plainRun = await trainTypedNodeClassification(g, {epochs: 4, seed: 2});
+      expect(Math.abs(r.testAcc - plainRun.testAcc), 'bfloat16 features train as float32 ones do').to.be.below(0.08);
+      expect(tf.memory().numTensors, 'tensors left behind').to.equal(before);
     } finally {
       g.free();
     }

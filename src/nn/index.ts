@@ -66,6 +66,6 @@ export type {TypedLayerFn} from './typed_layerwise';
 export type {HgtConvOptions} from './hetero/hgt_conv';
 export type {RgatConvOptions} from './hetero/rgat_conv';
 export {TypedNeighborLoader, typedInputs} from './typed_neighbor_loader';
-export type {TypedBatch, TypedNeighborLoaderOptions} from './typed_neighbor_loader';
+export type {TypedBatch, TypedFeatureStorage, TypedNeighborLoaderOptions} from './typed_neighbor_loader';
 export {TypedLinkLoader} from './typed_link_loader';
 export type {TypedLinkBatch, TypedLinkLoaderOptions} from './typed_link_loader';

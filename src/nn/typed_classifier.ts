@@ -17,7 +17,7 @@ import {RgatConv} from './hetero/rgat_conv';
 import {RgcnConv} from './hetero/rgcn_conv';
 import {adam as sparseAdam} from './sparse_optimizer';
 import {typedLayerwise} from './typed_layerwise';
-import {FeatureTables, TypedBatch, TypedNeighborLoader} from './typed_neighbor_loader';
+import {FeatureTables, TypedBatch, TypedFeatureStorage, TypedNeighborLoader} from './typed_neighbor_loader';
 
 /**
  * 'sage': PyG's HeteroConv of SAGEConv (a SAGE layer per relation, summed); 'hgt': HGT layers (hidden wide, its
@@ -116,14 +116,15 @@ export class TypedNodeClassifier {
   /**
    * The dense variables in a fixed order. heteroConv's layers make their weights on their first call (their
    * widths are the inputs'): a sage model without them yet runs one batch of up to 1,024 training vertices
-   * (so every type a layer reads is there), sampled with `fanouts`, through its layers first.
+   * (so every type a layer reads is there), sampled with `fanouts` (its features kept as `features` says), through its
+   * layers first.
    */
-  variables(fanouts: number[] = Array.from({length: this.layers}, () => 4)): tf.Variable[] {
+  variables(fanouts: number[] = Array.from({length: this.layers}, () => 4), features?: TypedFeatureStorage): tf.Variable[] {
     if (!this.vars) {
       if (this.config.model === 'sage') {
         const train = this.graph.labels!.split?.train;
         const seeds = train?.length ? train.slice(0, 1024) : Int32Array.of(0);
-        const loader = new TypedNeighborLoader(this.graph, {seeds, fanouts, batchSize: seeds.length});
+        const loader = new TypedNeighborLoader(this.graph, {seeds, fanouts, batchSize: seeds.length, features});
         const b = loader.batch(seeds, 0);
         try {
           tf.dispose(tf.tidy(() => this.forward(b)));
@@ -142,11 +143,14 @@ export class TypedNodeClassifier {
     for (const e of Object.values(this.learnt)) e.step();
   }
 
-  /** Every labelled vertex's class scores' argmax and probability, exactly (every neighbour), a layer at a time. */
-  predictAll(): {classes: Int32Array; probabilities: Float32Array} {
+  /**
+   * Every labelled vertex's class scores' argmax and probability, exactly (every neighbour), a layer at a time;
+   * `features`: how the features are kept meanwhile (as the training loader kept them).
+   */
+  predictAll(features?: TypedFeatureStorage): {classes: Int32Array; probabilities: Float32Array} {
     const g = this.graph,
       l = this.labelType;
-    const feats = new FeatureTables(g);
+    const feats = new FeatureTables(g, features);
     feats.inputs({}); // its tables made here, outside the tidy scopes that read them
     const pick = classesAndProbabilities;
     try {

@@ -9,7 +9,7 @@ import {EdgeType, edgeTypeKey, HeteroGraph, TypedEdges} from '../graph/hetero_gr
 import {hostTypedGraph, sampleTypedSeeds, TypedFanouts, TypedGraph, TypedSubgraph} from '../graph/typed_sampling';
 import {uniqueAndRelabel} from '../graph/subgraph';
 import {checkSeed, randInt, seededRng, shuffle} from '../util/random';
-import {FeatureTables} from './typed_neighbor_loader';
+import {FeatureTables, TypedFeatureStorage} from './typed_neighbor_loader';
 
 export interface TypedLinkLoaderOptions {
   edgeType: EdgeType | string;
@@ -21,6 +21,8 @@ export interface TypedLinkLoaderOptions {
   negatives?: number;
   shuffle?: boolean;
   seed?: number;
+  /** How each type's features are kept (default: float32 tensors on the backend's device). */
+  features?: TypedFeatureStorage;
 }
 
 export interface TypedLinkBatch {
@@ -76,7 +78,7 @@ export class TypedLinkLoader {
     if (!Number.isInteger(k) || k < 0)
       throw new RangeError(`TypedLinkLoader: negatives must be a non-negative integer, got ${o.negatives}`);
     checkSeed('TypedLinkLoader', o.seed ?? 0);
-    this.features = new FeatureTables(graph);
+    this.features = new FeatureTables(graph, o.features);
   }
 
   get length(): number {

@@ -8,6 +8,9 @@ import type {HeteroGraph} from '../graph/hetero_graph';
 import {hostTypedGraph, sampleTypedSubgraph, TypedFanouts, TypedGraph, TypedSubgraph} from '../graph/typed_sampling';
 import {int32Ids, int32Of} from '../util/arrays';
 import {checkSeed, seededRng, shuffle} from '../util/random';
+import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
+import {featureTable} from './node_inputs';
+import {hottestRows} from './table/row_cache';
 
 export interface TypedNeighborLoaderOptions {
   /** The seeds' vertex type (default: the labelled type). */
@@ -19,6 +22,8 @@ export interface TypedNeighborLoaderOptions {
   shuffle?: boolean;
   replace?: boolean;
   seed?: number;
+  /** How each type's features are kept (default: float32 tensors on the backend's device). */
+  features?: TypedFeatureStorage;
 }
 
 export interface TypedBatch {
@@ -35,40 +40,92 @@ export interface TypedBatch {
  * Rows `ids` of a feature table (a tensor on the backend's device), padded with zeros to `width`; zeros where there
  * is no table. `onDevice`: the same ids already on the device (read there instead of copying `ids` over).
  */
-export function typedInputs(table: tf.Tensor2D | undefined, ids: Int32Array, width: number, onDevice?: tf.Tensor1D): tf.Tensor2D {
+export function typedInputs(
+  table: tf.Tensor2D | Embedding | undefined,
+  ids: Int32Array,
+  width: number,
+  onDevice?: tf.Tensor1D,
+): tf.Tensor2D {
   if (!table) return tf.fill([ids.length, width], 0) as tf.Tensor2D; // on the device: tf.zeros fills a host array first
   return tf.tidy(() => {
-    const rows = tf.gather(table, onDevice ?? tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
-    return table.shape[1] < width
+    const at = onDevice ?? tf.tensor1d(ids, 'int32');
+    const rows = (table instanceof Embedding ? table.read(at) : tf.gather(table, at)) as tf.Tensor2D;
+    const dim = rows.shape[1];
+    return dim < width
       ? (tf.pad(rows, [
           [0, 0],
-          [0, width - table.shape[1]],
+          [0, width - dim],
         ]) as tf.Tensor2D)
       : rows;
   });
 }
 
-/** Each featured type's table on the backend's device, made when first asked for; rows are gathered there. */
+/**
+ * How each featured type's rows are kept: by default a float32 tensor on the backend's device; given any of these,
+ * an embedding table (wm.nn.featureTable) in `memory` ('host': pinned host memory, read by the GPU), rows stored
+ * as `dtype` (float16 / bfloat16 halve it), with `cache` (memory 'host' or 'managed' on a GPU) the share of each
+ * type's rows kept in a GPU cache, the most linked first.
+ */
+export interface TypedFeatureStorage {
+  memory?: EmbeddingMemory;
+  dtype?: EmbeddingDType;
+  cache?: number;
+}
+
+/** Each featured type's table (see TypedFeatureStorage), made when first asked for; rows are gathered on the backend's device. */
 export class FeatureTables {
-  private tables?: Record<string, tf.Tensor2D>;
+  private tables?: Record<string, tf.Tensor2D | Embedding>;
   /** The input width every type's rows have: the widest feature table (1 without features). */
   readonly width: number;
 
-  constructor(readonly graph: HeteroGraph) {
+  constructor(
+    readonly graph: HeteroGraph,
+    private readonly storage?: TypedFeatureStorage,
+  ) {
     this.width = Math.max(1, ...Object.values(graph.features).map((f) => f.dim));
+    const c = storage?.cache;
+    if (c !== undefined && !(c > 0 && c <= 1)) throw new RangeError(`features.cache must be a share of the rows in (0, 1], got ${c}`);
   }
 
   /** Every type's input rows for `src` (features, or zeros of the common width); `onDevice`: some of the ids on the device. */
   inputs(src: Record<string, Int32Array>, onDevice: Record<string, tf.Tensor1D> = {}): Record<string, tf.Tensor2D> {
-    this.tables ??= Object.fromEntries(
-      Object.entries(this.graph.features).map(([t, f]) => [t, tf.tensor2d(f.values, [f.values.length / f.dim, f.dim])]),
-    );
+    this.tables ??= this.make();
     const tables = this.tables;
     return Object.fromEntries(Object.entries(src).map(([t, ids]) => [t, typedInputs(tables[t], ids, this.width, onDevice[t])]));
   }
 
+  private make(): Record<string, tf.Tensor2D | Embedding> {
+    const s = this.storage;
+    const made: Record<string, tf.Tensor2D | Embedding> = {};
+    try {
+      for (const [t, f] of Object.entries(this.graph.features)) {
+        const rows = f.values.length / f.dim;
+        if (!s || (s.memory === undefined && s.dtype === undefined && s.cache === undefined)) {
+          made[t] = tf.tensor2d(f.values, [rows, f.dim]);
+          continue;
+        }
+        const table = (made[t] = featureTable(f.values, rows, f.dim, {memory: s.memory, dtype: s.dtype}));
+        if (s.cache !== undefined) table.cache({rows: hottestRows(this.linksOf(t), rows), fraction: s.cache});
+      }
+    } catch (e) {
+      for (const x of Object.values(made)) x.dispose();
+      throw e;
+    }
+    return made;
+  }
+
+  // How often each vertex of `type` is a sampled source: its rows' degrees over the relations into the type (with
+  // reverse relations, what it has out).
+  private linksOf(type: string): Int32Array {
+    const n = this.graph.numNodes[type];
+    const all = Int32Array.from({length: n}, (_, i) => i);
+    const counts = new Int32Array(n);
+    for (const r of this.graph.relations.values()) if (r.type[2] === type) r.graph.degrees(all).forEach((d, v) => (counts[v] += d));
+    return counts;
+  }
+
   dispose(): void {
-    if (this.tables) tf.dispose(Object.values(this.tables));
+    if (this.tables) for (const x of Object.values(this.tables)) x.dispose();
     this.tables = undefined;
   }
 }
@@ -100,7 +157,7 @@ export class TypedNeighborLoader {
     if (!Number.isInteger(o.batchSize) || o.batchSize < 1)
       throw new RangeError(`TypedNeighborLoader: batchSize must be a positive integer, got ${o.batchSize}`);
     checkSeed('TypedNeighborLoader', o.seed ?? 0);
-    this.features = new FeatureTables(graph);
+    this.features = new FeatureTables(graph, o.features);
   }
 
   /** Batches per pass over the seeds. */

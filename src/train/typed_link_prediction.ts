@@ -10,6 +10,7 @@ import {releasedOnThrow, typedGraphFor, TypedSampling} from '../graph/device_het
 import {EdgeType, edgeTypeKey, HeteroGraph, TypedEdges} from '../graph/hetero_graph';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
 import {TypedLinkBatch, TypedLinkLoader} from '../nn/typed_link_loader';
+import type {TypedFeatureStorage} from '../nn/typed_neighbor_loader';
 import {adam} from '../optimizers/fused_adam';
 import {randInt, seededRng, shuffle} from '../util/random';
 import {rocAuc} from './link_metrics';
@@ -27,6 +28,8 @@ export interface TypedLinkOptions {
   seed: number;
   /** Where training batches are sampled: 'auto' (the GPU when the backend has one and the relations fit), 'host' or 'device'. */
   sampleOn?: TypedSampling;
+  /** How each type's features are kept (default: float32 tensors on the backend's device). */
+  features?: TypedFeatureStorage;
 }
 
 export const DEFAULT_TYPED_LINK: Omit<TypedLinkOptions, 'edgeType'> = {
@@ -113,6 +116,7 @@ export async function trainTypedLinkPrediction(
         batchSize: o.batchSize,
         shuffle: true,
         seed: o.seed,
+        features: o.features,
       }),
   );
   const big = Math.max(...Object.values(g.numNodes));
@@ -128,6 +132,7 @@ export async function trainTypedLinkPrediction(
         fanouts: o.fanouts.map(() => big),
         batchSize: 1024,
         negatives: 0,
+        features: o.features,
       });
       for await (const b of l) {
         const v = tf.tidy(() => logits(b));

@@ -10,7 +10,7 @@ import {releasedOnThrow, typedGraphFor, TypedSampling} from '../graph/device_het
 import {HeteroGraph} from '../graph/hetero_graph';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {TYPED_MODELS, TypedNodeClassifier} from '../nn/typed_classifier';
-import {TypedNeighborLoader} from '../nn/typed_neighbor_loader';
+import {TypedFeatureStorage, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
 import {accuracy} from './node_classification';
 import {adam} from '../optimizers/fused_adam';
 
@@ -49,6 +49,8 @@ export interface TypedNodeClassificationOptions {
   keep?: boolean;
   /** Where training batches are sampled: 'auto' (the GPU when the backend has one and the relations fit), 'host' or 'device'. */
   sampleOn?: TypedSampling;
+  /** How each type's features are kept: memory, storage dtype, GPU cache share (default: float32 tensors on the backend's device). */
+  features?: TypedFeatureStorage;
 }
 
 /** One epoch of a typed run. */
@@ -155,7 +157,15 @@ export async function trainTypedNodeClassification(
     const sampled = typedGraphFor(g, o.sampleOn);
     const train = releasedOnThrow(
       sampled,
-      () => new TypedNeighborLoader(sampled.graph, {seeds: split.train, fanouts, batchSize: o.batchSize, shuffle: true, seed: o.seed}),
+      () =>
+        new TypedNeighborLoader(sampled.graph, {
+          seeds: split.train,
+          fanouts,
+          batchSize: o.batchSize,
+          shuffle: true,
+          seed: o.seed,
+          features: o.features,
+        }),
     );
     const labels = g.labels!.labels;
     const acc = (pred: Int32Array, ids: Int32Array) => accuracy(pred, labels, ids);
@@ -163,7 +173,7 @@ export async function trainTypedNodeClassification(
     let pred: Int32Array | undefined; // the last epoch's predictions
     let kept = false;
     try {
-      const variables = model.variables(fanouts).concat(Object.values(model.learnt).map((e) => e.anchor));
+      const variables = model.variables(fanouts, o.features).concat(Object.values(model.learnt).map((e) => e.anchor));
       for (let epoch = 1; epoch <= o.epochs; ++epoch) {
         const epochStarted = performance.now();
         // Each batch's loss stays on the device until the epoch's end: one read an epoch, not one a batch.
@@ -180,7 +190,7 @@ export async function trainTypedNodeClassification(
         const m: TypedEpochMetrics = {epoch, loss, seconds: trainSeconds, seedsPerSecond: split.train.length / trainSeconds};
         // The last epoch is always judged (the run's result); others every evalEvery epochs.
         if (epoch === o.epochs || (o.evalEvery > 0 && epoch % o.evalEvery === 0)) {
-          const p = model.predictAll().classes;
+          const p = model.predictAll(o.features).classes;
           if (epoch === o.epochs) pred = p;
           m.valAcc = acc(p, split.val);
           m.seconds = (performance.now() - epochStarted) / 1000;
@@ -188,7 +198,7 @@ export async function trainTypedNodeClassification(
         history.push(m);
         o.onEpoch?.(m);
       }
-      pred ??= model.predictAll().classes;
+      pred ??= model.predictAll(o.features).classes;
       const result: TypedRunResult = {
         model: o.model,
         valAcc: acc(pred, split.val),
