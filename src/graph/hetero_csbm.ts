@@ -3,8 +3,7 @@
 // noise); `agrees` joins papers of one class, `answers` joins a paper to papers of the next class
 // ((y + 1) mod classes); authors each of one class write papers of their class. A model that ignores
 // types averages `agrees` and `answers` neighbours together and mixes two classes; a relational model
-// reads each relation on its own. Small sizes, drawn here (typed graphs at MAG240M's size: the native
-// generator).
+// reads each relation on its own. Drawn here in script: sizes for tests and examples.
 import {HeteroGraph} from './hetero_graph';
 import {randInt, seededRng} from '../util/random';
 import {randomSplit} from './split';
