@@ -4,7 +4,7 @@ import * as path from 'path';
 
 import {expect} from 'chai';
 
-import {readLaunchEnv} from '../src/memory/launch_env';
+import {firstHost, readLaunchEnv, tasksPerNode} from '../src/memory/launch_env';
 import {deviceStatus} from '../src/native/device';
 
 // "0-3,8" -> [0, 1, 2, 3, 8]
@@ -23,6 +23,58 @@ describe('launch environment', () => {
   it("reads Open MPI's variables", () => {
     const e = readLaunchEnv({OMPI_COMM_WORLD_RANK: '1', OMPI_COMM_WORLD_SIZE: '2', OMPI_COMM_WORLD_LOCAL_RANK: '1', MASTER_PORT: '1234'});
     expect(e).to.deep.include({rank: 1, worldSize: 2, localRank: 1, masterAddr: '127.0.0.1', masterPort: 1234});
+  });
+
+  it("reads Slurm's variables (srun): the rank, its place on its node, the job's first host as the master and a port from the job's id", () => {
+    const slurm = {
+      SLURM_PROCID: '5',
+      SLURM_NTASKS: '7',
+      SLURM_LOCALID: '1',
+      SLURM_NODEID: '1',
+      SLURM_TASKS_PER_NODE: '4,3',
+      SLURM_JOB_NODELIST: 'gpu[07-08]',
+      SLURM_JOB_ID: '123456',
+      SLURM_STEP_ID: '2',
+    };
+    const e = readLaunchEnv(slurm);
+    expect(e).to.deep.equal({
+      rank: 5,
+      worldSize: 7,
+      localRank: 1,
+      localWorldSize: 3,
+      masterAddr: 'gpu07',
+      masterPort: 20000 + ((123456 * 7 + 2) % 20000),
+      runId: 'slurm-123456.2',
+    });
+    // Every task of the step derives the same master and port.
+    expect(readLaunchEnv({...slurm, SLURM_PROCID: '0', SLURM_LOCALID: '0', SLURM_NODEID: '0'})).to.deep.include({
+      masterAddr: 'gpu07',
+      masterPort: e!.masterPort,
+      localWorldSize: 4,
+    });
+    // What is set by hand wins: the master's address and port, and torchrun's variables over Slurm's.
+    expect(readLaunchEnv({...slurm, MASTER_ADDR: 'head', MASTER_PORT: '29500'})).to.deep.include({masterAddr: 'head', masterPort: 29500});
+    expect(readLaunchEnv({...slurm, RANK: '0', WORLD_SIZE: '2', MASTER_PORT: '1234'})).to.deep.include({
+      rank: 0,
+      worldSize: 2,
+      masterPort: 1234,
+    });
+    expect(() => readLaunchEnv({SLURM_PROCID: '0', SLURM_NTASKS: '2'})).to.throw(
+      /MASTER_PORT is not set \(start the ranks with tfjs-wm-run, torchrun, srun/,
+    );
+    expect(() => readLaunchEnv({...slurm, SLURM_TASKS_PER_NODE: '4(2)'})).to.throw(
+      /SLURM_TASKS_PER_NODE=4\(2\) is not a list of counts such as 4\(x2\),3/,
+    );
+    expect(tasksPerNode('4(x2),3,1(x1)')).to.deep.equal([4, 4, 3, 1]);
+    for (const [list, host] of [
+      ['gpu[07-09,12],cpu1', 'gpu07'],
+      ['a1,b2', 'a1'],
+      ['n[1-2]-ib', 'n1-ib'],
+      ['rack[3-4]-node[01-02]', 'rack3-node01'],
+      ['solo', 'solo'],
+    ])
+      expect(firstHost(list), list).to.equal(host);
+    expect(() => firstHost('gpu[a-b]')).to.throw(/has a range that is not numbers/);
   });
 
   it('says nothing outside a launcher, and names bad values', () => {

@@ -2,6 +2,7 @@
 // sockets (another user's processes where this machine allows running one:
 // `setpriv --reuid=65534`), forged descriptors of shared objects, the object
 // store's socket, and the ranks' secret.
+import * as crypto from 'crypto';
 import {spawn, spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
@@ -171,6 +172,49 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
     const dir = privateDir();
     expect(fs.statSync(dir).mode & 0o777).to.equal(0o700);
     expect(fs.readdirSync(dir).filter((f) => f.includes(`t${process.pid}`))).to.deep.equal([]);
+  });
+
+  it("ranks started as srun starts them (Slurm's variables only) find each other, authenticated by a secret file only this user can read; one others can read is refused", async () => {
+    // A job id whose derived port (20000 + (job * 7 + step) mod 20000) is free here.
+    const bindable = (port: number) =>
+      new Promise<boolean>((resolve) => {
+        const srv = net.createServer();
+        srv.once('error', () => resolve(false));
+        srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+      });
+    let job = 1000 + (process.pid % 2000);
+    while (!(await bindable(20000 + ((job * 7) % 20000)))) ++job;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-slurm-'));
+    const secretFile = path.join(dir, 'secret');
+    fs.writeFileSync(secretFile, crypto.randomBytes(32).toString('hex') + '\n', {mode: 0o600});
+    const env = {
+      SLURM_NTASKS: '2',
+      SLURM_NODEID: '0',
+      SLURM_TASKS_PER_NODE: '2',
+      SLURM_JOB_NODELIST: '127.0.0.1',
+      SLURM_JOB_ID: String(job),
+      SLURM_STEP_ID: '0',
+      WM_RUN_SECRET: '',
+      WM_RUN_SECRET_FILE: secretFile,
+    };
+    const script = `
+      const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
+      const c = wm.communicatorFromEnv({timeoutMs: 10000}); c.barrier();
+      console.log('OK ' + c.rank + ' of ' + c.size); wm.finalize();`;
+    try {
+      const [a, b] = await Promise.all([
+        run([process.execPath, '-e', script], {...env, SLURM_PROCID: '0', SLURM_LOCALID: '0'}),
+        run([process.execPath, '-e', script], {...env, SLURM_PROCID: '1', SLURM_LOCALID: '1'}),
+      ]);
+      expect(a.out, a.out).to.include('OK 0 of 2');
+      expect(b.out, b.out).to.include('OK 1 of 2');
+      fs.chmodSync(secretFile, 0o644);
+      const open = await run([process.execPath, '-e', script], {...env, SLURM_PROCID: '0', SLURM_LOCALID: '0'});
+      expect(open.status).to.not.equal(0);
+      expect(open.out).to.match(/secret is open to other users \(mode 644\); refusing to use it/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
   });
 });
 

@@ -3,8 +3,10 @@
 // Launchers that know nothing of it (torchrun, mpirun) get a secret file:
 // rank 0 writes random bytes to a 0600 file in a 0700 directory of this user,
 // the other ranks of the host read it, and rank 0 removes it once every rank
-// has joined. Ranks on other hosts need WM_RUN_SECRET set to one value on
-// every host.
+// has joined. Ranks on other hosts need one secret on every host: WM_RUN_SECRET,
+// or WM_RUN_SECRET_FILE naming a file only this user can read (on a cluster,
+// one in the home directory every node mounts, written once with
+// `(umask 077; openssl rand -hex 32 > ~/.tfjs-wm-secret)`).
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -42,6 +44,12 @@ function sleep(ms: number): void {
 export function groupSecret(env: NodeJS.ProcessEnv, rank: number, runId: string, port: number, timeoutMs: number): GroupSecret {
   const fromEnv = env.WM_RUN_SECRET;
   if (fromEnv) return {secret: checkSecret(fromEnv, 'WM_RUN_SECRET'), done: () => undefined};
+  const given = env.WM_RUN_SECRET_FILE;
+  if (given) {
+    if (!fs.existsSync(given)) throw new Error(`WM_RUN_SECRET_FILE: ${given} does not exist`);
+    checkPrivate(given, 'file'); // a secret other users can read authenticates nobody
+    return {secret: checkSecret(fs.readFileSync(given, 'utf8').trim(), `WM_RUN_SECRET_FILE (${given})`), done: () => undefined};
+  }
   const file = secretFile(runId, port);
   if (rank === 0) {
     const secret = newSecret();
@@ -60,7 +68,8 @@ export function groupSecret(env: NodeJS.ProcessEnv, rank: number, runId: string,
       throw new Error(
         `communicatorFromEnv: no group secret: WM_RUN_SECRET is not set and rank 0 wrote no ${file} within ` +
           `${timeoutMs} ms. Start the ranks with tfjs-wm-run, or set WM_RUN_SECRET to the same random hex ` +
-          '(e.g. `openssl rand -hex 32`) for every rank; ranks on other hosts always need it.',
+          '(e.g. `openssl rand -hex 32`) for every rank, or WM_RUN_SECRET_FILE to a file of it only you can read; ' +
+          'ranks on other hosts always need one of them.',
       );
     }
     sleep(20);
