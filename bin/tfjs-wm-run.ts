@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // tfjs-wm-run: starts N ranks of a Node program on this host, the way
-// torchrun does. Each rank gets RANK, WORLD_SIZE, LOCAL_RANK,
+// torchrun does; with --nnodes M --node-rank R --master-addr HOST --master-port P
+// on each of M hosts, the M * N ranks of one group (every host given the same
+// secret: WM_RUN_SECRET or WM_RUN_SECRET_FILE). Each rank gets RANK, WORLD_SIZE, LOCAL_RANK,
 // LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, WM_RUN_ID and WM_RUN_SECRET (the
 // group's credential: only in the ranks' environment, never on a command line
 // or in a socket name); every output
@@ -28,8 +30,20 @@ function integer(flag: string, min: number, max: number, what: string) {
 const program = new Command()
   .name('tfjs-wm-run')
   .usage('-n <ranks> script.js [args...]')
-  .description('Start ranks of a tfjs-backend-wholememory program on this host.')
+  .description('Start ranks of a tfjs-backend-wholememory program on this host (with --nnodes, its share of a group over several hosts).')
   .requiredOption('-n, --nproc-per-node <n>', 'number of ranks', integer('-n', 1, 65536, 'a whole number of ranks from 1 to 65536'))
+  .option(
+    '--nnodes <m>',
+    'hosts the group spans (each runs tfjs-wm-run with its --node-rank)',
+    integer('--nnodes', 1, 65536, 'a whole number of hosts from 1 to 65536'),
+    1,
+  )
+  .option(
+    '--node-rank <r>',
+    "this host's place among them (rank 0 runs on node 0)",
+    integer('--node-rank', 0, 65535, 'a whole number from 0 to 65535'),
+    0,
+  )
   .option('--master-addr <addr>', 'address rank 0 listens on', '127.0.0.1')
   .option(
     '--master-port <port>',
@@ -90,9 +104,21 @@ async function main(): Promise<void> {
     }
   }
   const n: number = o.nprocPerNode;
+  const nodes: number = o.nnodes,
+    node: number = o.nodeRank;
+  if (node >= nodes) fail(`--node-rank ${node} must be below --nnodes ${nodes}`);
+  if (nodes * n > 65536) fail(`--nnodes ${nodes} x -n ${n} is ${nodes * n} ranks; a group holds at most 65536`);
+  // Across hosts every launcher must name the same port and hand its ranks the same secret and run id.
+  if (nodes > 1 && !Number(o.masterPort)) fail(`--nnodes ${nodes}: give every host the same --master-port`);
+  if (nodes > 1 && !process.env.WM_RUN_SECRET && !process.env.WM_RUN_SECRET_FILE)
+    fail(
+      `--nnodes ${nodes}: every host needs the group's secret: set WM_RUN_SECRET_FILE to a file only you can read ` +
+        '(written once with `(umask 077; openssl rand -hex 32 > ~/.tfjs-wm-secret)` where every host sees it), or WM_RUN_SECRET',
+    );
   const port = Number(o.masterPort) || (await freePort(o.masterAddr));
-  const runId = crypto.randomBytes(8).toString('hex');
-  const secret = crypto.randomBytes(32).toString('hex');
+  const runId = nodes > 1 ? (process.env.WM_RUN_ID ?? `nodes-${o.masterAddr}-${port}`) : crypto.randomBytes(8).toString('hex');
+  // One host: a fresh secret for this launch. Several: the one every host was given (WM_RUN_SECRET, or the file the ranks read).
+  const secret = nodes > 1 ? (process.env.WM_RUN_SECRET ?? '') : crypto.randomBytes(32).toString('hex');
   const children: ChildProcess[] = [];
   // The rank that failed first: a rank killed by a signal we did not send
   // is the cause when the others exit after it, whichever exit event Node
@@ -129,7 +155,8 @@ async function main(): Promise<void> {
   };
 
   await new Promise<void>((resolve) => {
-    for (let rank = 0; rank < n; ++rank) {
+    for (let local = 0; local < n; ++local) {
+      const rank = node * n + local;
       // fd 3: the rank's link to this launcher (it ends the rank when closed).
       const child = spawn(process.execPath, ['--require', LAUNCHER_LINK, script, ...args], {
         stdio: ['inherit', 'pipe', 'pipe', 'pipe'],
@@ -138,8 +165,8 @@ async function main(): Promise<void> {
           WM_LAUNCHER_FD: '3',
           WM_LAUNCHER_GRACE_MS: String(o.grace),
           RANK: String(rank),
-          WORLD_SIZE: String(n),
-          LOCAL_RANK: String(rank),
+          WORLD_SIZE: String(nodes * n),
+          LOCAL_RANK: String(local),
           LOCAL_WORLD_SIZE: String(n),
           MASTER_ADDR: o.masterAddr,
           MASTER_PORT: String(port),
@@ -177,6 +204,11 @@ async function main(): Promise<void> {
     }
   });
   process.exit(firstFailure ? firstFailure.code : 0);
+}
+
+function fail(message: string): never {
+  process.stderr.write(`tfjs-wm-run: ${message}\n`);
+  process.exit(2);
 }
 
 main().catch((e) => {

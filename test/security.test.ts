@@ -174,6 +174,62 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
     expect(fs.readdirSync(dir).filter((f) => f.includes(`t${process.pid}`))).to.deep.equal([]);
   });
 
+  it('tfjs-wm-run over two hosts (--nnodes 2, one launcher per node rank) starts one group of 2 x 2 ranks, given one secret file; without a secret or a port it says what each host needs', async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-nodes-'));
+    const secretFile = path.join(dir, 'secret');
+    fs.writeFileSync(secretFile, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
+    const probe = path.join(dir, 'probe.js');
+    fs.writeFileSync(
+      probe,
+      `const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
+       const c = wm.communicatorFromEnv({timeoutMs: 15000}); c.barrier();
+       console.log('OK ' + c.rank + ' of ' + c.size + ' local ' + process.env.LOCAL_RANK); wm.finalize();`,
+    );
+    const nodes = (node: number, env: NodeJS.ProcessEnv = {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile}, extra: string[] = []) =>
+      run(
+        [
+          process.execPath,
+          launcher,
+          '-n',
+          '2',
+          '--nnodes',
+          '2',
+          '--node-rank',
+          String(node),
+          ...extra,
+          '--master-port',
+          String(port),
+          probe,
+        ],
+        env,
+      );
+    try {
+      const [a, b] = await Promise.all([nodes(0), nodes(1)]);
+      expect(a.status, a.out).to.equal(0);
+      expect(b.status, b.out).to.equal(0);
+      for (const [r, local] of [
+        [0, 0],
+        [1, 1],
+      ])
+        expect(a.out).to.include(`[${r}] OK ${r} of 4 local ${local}`);
+      for (const [r, local] of [
+        [2, 0],
+        [3, 1],
+      ])
+        expect(b.out).to.include(`[${r}] OK ${r} of 4 local ${local}`);
+      const noSecret = await nodes(0, {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: ''});
+      expect(noSecret.status).to.equal(2);
+      expect(noSecret.out).to.match(/--nnodes 2: every host needs the group's secret: set WM_RUN_SECRET_FILE/);
+      const noPort = spawnSync(process.execPath, [launcher, '-n', '1', '--nnodes', '2', probe], {encoding: 'utf8'});
+      expect(noPort.stderr).to.match(/--nnodes 2: give every host the same --master-port/);
+      const badNode = spawnSync(process.execPath, [launcher, '-n', '1', '--nnodes', '2', '--node-rank', '2', probe], {encoding: 'utf8'});
+      expect(badNode.stderr).to.match(/--node-rank 2 must be below --nnodes 2/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
   it("ranks started as srun starts them (Slurm's variables only) find each other, authenticated by a secret file only this user can read; one others can read is refused", async () => {
     // A job id whose derived port (20000 + (job * 7 + step) mod 20000) is free here.
     const bindable = (port: number) =>
