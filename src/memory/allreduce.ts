@@ -212,6 +212,7 @@ export class AllReducer {
   }
 
   private onHost(tensors: Tensor[], op: ReduceOp, wire: WireType): Tensor[] {
+    if (!this.comm.nativeComm.sameHost) return this.acrossHosts(tensors, op);
     const sizes = tensors.map((t) => t.size);
     const n = sizes.reduce((a, b) => a + b, 0);
     const i = this.next;
@@ -227,6 +228,37 @@ export class AllReducer {
     this.meet();
     const out = new Float32Array(n);
     if (n) buf.mem.sumSlices(op === 'mean' ? 1 / this.comm.size : 1, out);
+    at = 0;
+    return tensors.map((t, k) => {
+      const part = tensor(out.subarray(at, at + sizes[k]), t.shape, 'float32');
+      at += sizes[k];
+      return part;
+    });
+  }
+
+  // A group over several hosts shares no memory: every rank's values travel through the group's sockets (as
+  // float32, whatever the wire type) and each rank sums them in rank order, in float32, as sumSlices does.
+  private acrossHosts(tensors: Tensor[], op: ReduceOp): Tensor[] {
+    const sizes = tensors.map((t) => t.size);
+    const mine = new Float32Array(sizes.reduce((a, b) => a + b, 0));
+    let at = 0;
+    for (const t of tensors) {
+      mine.set(t.dataSync() as Float32Array, at);
+      at += t.size;
+    }
+    let all: Uint8Array[];
+    try {
+      all = this.comm.allgather(new Uint8Array(mine.buffer), 'allReduce (across hosts)');
+    } catch (e) {
+      this.broken = `${(e as Error).message}; this communicator's all-reduce is unusable`;
+      throw new Error(this.broken);
+    }
+    const out = new Float32Array(mine.length);
+    for (const bytes of all) {
+      const v = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      for (let j = 0; j < out.length; ++j) out[j] += v[j];
+    }
+    if (op === 'mean') for (let j = 0; j < out.length; ++j) out[j] *= 1 / this.comm.size;
     at = 0;
     return tensors.map((t, k) => {
       const part = tensor(out.subarray(at, at + sizes[k]), t.shape, 'float32');

@@ -1,0 +1,85 @@
+// Two hosts on one Linux machine, for the multi-host tests: two network namespaces joined by a veth pair
+// (addresses of their own, inside the namespaces made here), each command run there in its own IPC, UTS
+// (host name) and mount namespace with its own /dev/shm. Needs root (CI has it); make() says why not
+// otherwise. dispose() deletes the namespaces, the veth pair with them.
+import {spawn, spawnSync} from 'child_process';
+
+export interface HostRun {
+  status: number | null;
+  out: string;
+}
+
+export class TwoHosts {
+  /** Each host's address on the pair, and its host name. */
+  readonly addresses: [string, string];
+  readonly names: [string, string];
+  private readonly ns: [string, string];
+
+  private constructor(tag: string, subnet: number) {
+    this.ns = [`wm2h-${tag}-a`, `wm2h-${tag}-b`];
+    this.addresses = [`10.231.${subnet}.1`, `10.231.${subnet}.2`];
+    this.names = [`wm-host-a-${tag}`, `wm-host-b-${tag}`];
+  }
+
+  /** The two hosts, or why they cannot be made here. */
+  static make(): TwoHosts | {why: string} {
+    if (process.getuid?.() !== 0) return {why: 'not root: network namespaces need it'};
+    const tag = String(process.pid % 100000);
+    const h = new TwoHosts(tag, process.pid % 250);
+    const veth = [`wm${tag}a`, `wm${tag}b`];
+    const steps: string[][] = [
+      ['netns', 'add', h.ns[0]],
+      ['netns', 'add', h.ns[1]],
+      ['link', 'add', veth[0], 'netns', h.ns[0], 'type', 'veth', 'peer', 'name', veth[1], 'netns', h.ns[1]],
+      ...[0, 1].flatMap((i) => [
+        ['-n', h.ns[i], 'addr', 'add', `${h.addresses[i]}/24`, 'dev', veth[i]],
+        ['-n', h.ns[i], 'link', 'set', veth[i], 'up'],
+        ['-n', h.ns[i], 'link', 'set', 'lo', 'up'],
+      ]),
+    ];
+    for (const args of steps) {
+      const r = spawnSync('ip', args, {encoding: 'utf8'});
+      if (r.status !== 0) {
+        h.dispose();
+        return {why: `ip ${args.join(' ')}: ${(r.stderr || r.error?.message || '').trim()}`};
+      }
+    }
+    return h;
+  }
+
+  /** Runs `cmd` on host `i` (its namespaces, its host name, a /dev/shm of its own); `env` added to this process's. */
+  run(i: 0 | 1, cmd: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000): Promise<HostRun> {
+    const inner = `hostname ${this.names[i]} && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"`;
+    const args = [
+      'netns',
+      'exec',
+      this.ns[i],
+      'unshare',
+      '--ipc',
+      '--uts',
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      inner,
+      'sh',
+      ...cmd,
+    ];
+    return new Promise((resolve) => {
+      const child = spawn('ip', args, {env: {...process.env, ...env}});
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('exit', (status) => {
+        clearTimeout(timer);
+        resolve({status, out});
+      });
+    });
+  }
+
+  dispose(): void {
+    for (const ns of this.ns) spawnSync('ip', ['netns', 'del', ns]);
+  }
+}
