@@ -37,7 +37,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     if (dir) fs.rmSync(dir, {recursive: true, force: true});
   });
 
-  const launch = (port: number, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
+  const launch = (port: number, args: string[] = [], env: NodeJS.ProcessEnv = {}, script = ranks) =>
     Promise.all(
       ([0, 1] as const).map((node) =>
         hosts!.run(
@@ -55,7 +55,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
             hosts!.addresses[0],
             '--master-port',
             String(port),
-            ranks,
+            script,
             ...args,
           ],
           // The CPU path, also on a machine with GPUs (one GPU per simulated host is another harness's).
@@ -70,6 +70,20 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     expect(b.status, b.out).to.equal(0);
     for (const r of [0, 1]) expect(a.out).to.include(`[${r}] OK rank ${r} on ${hosts!.names[0]}`);
     for (const r of [2, 3]) expect(b.out).to.include(`[${r}] OK rank ${r} on ${hosts!.names[1]}`);
+  });
+
+  it("the multi-rank suite's all-reduce (odd sizes, several tensors, 16-bit wires bit for bit, data parallel) and distributed WholeMemory (both dtypes, save and load) across the two hosts", async () => {
+    const suite = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
+    for (const [port, mode, env] of [
+      [29613, 'allreduce', {}],
+      [29614, 'check', {WM_TEST_TYPES: 'distributed', WM_TEST_DIR: dir}],
+    ] as const) {
+      const [a, b] = await launch(port, [mode], env, suite);
+      expect(a.status, `${mode}: ${a.out}`).to.equal(0);
+      expect(b.status, `${mode}: ${b.out}`).to.equal(0);
+      for (const r of [0, 1]) expect(a.out, mode).to.match(new RegExp(`\\[${r}\\] OK (${mode} )?rank ${r}`));
+      for (const r of [2, 3]) expect(b.out, mode).to.match(new RegExp(`\\[${r}\\] OK (${mode} )?rank ${r}`));
+    }
   });
 
   it('a rank that dies on one host is named by the ranks on the other, within the timeout', async () => {

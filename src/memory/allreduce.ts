@@ -212,7 +212,7 @@ export class AllReducer {
   }
 
   private onHost(tensors: Tensor[], op: ReduceOp, wire: WireType): Tensor[] {
-    if (!this.comm.nativeComm.sameHost) return this.acrossHosts(tensors, op);
+    if (!this.comm.nativeComm.sameHost) return this.acrossHosts(tensors, op, wire);
     const sizes = tensors.map((t) => t.size);
     const n = sizes.reduce((a, b) => a + b, 0);
     const i = this.next;
@@ -236,9 +236,10 @@ export class AllReducer {
     });
   }
 
-  // A group over several hosts shares no memory: every rank's values travel through the group's sockets (as
-  // float32, whatever the wire type) and each rank sums them in rank order, in float32, as sumSlices does.
-  private acrossHosts(tensors: Tensor[], op: ReduceOp): Tensor[] {
+  // A group over several hosts shares no memory: every rank's values, rounded to the wire type as a slice
+  // would hold them, travel through the group's sockets, and each rank sums them in rank order in float32 and
+  // scales them, as sumSlices does: the bits of one host's all-reduce.
+  private acrossHosts(tensors: Tensor[], op: ReduceOp, wire: WireType): Tensor[] {
     const sizes = tensors.map((t) => t.size);
     const mine = new Float32Array(sizes.reduce((a, b) => a + b, 0));
     let at = 0;
@@ -246,6 +247,7 @@ export class AllReducer {
       mine.set(t.dataSync() as Float32Array, at);
       at += t.size;
     }
+    roundToWire(mine, wire);
     let all: Uint8Array[];
     try {
       all = this.comm.allgather(new Uint8Array(mine.buffer), 'allReduce (across hosts)');
@@ -258,7 +260,10 @@ export class AllReducer {
       const v = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
       for (let j = 0; j < out.length; ++j) out[j] += v[j];
     }
-    if (op === 'mean') for (let j = 0; j < out.length; ++j) out[j] *= 1 / this.comm.size;
+    if (op === 'mean') {
+      const scale = Math.fround(1 / this.comm.size);
+      for (let j = 0; j < out.length; ++j) out[j] *= scale;
+    }
     at = 0;
     return tensors.map((t, k) => {
       const part = tensor(out.subarray(at, at + sizes[k]), t.shape, 'float32');
@@ -291,5 +296,39 @@ export class AllReducer {
     this.buffers = [undefined, undefined];
     this.meeting?.flags.free();
     this.meeting = undefined;
+  }
+}
+
+/**
+ * Values rounded in place to a 16-bit wire type and back (nearest, ties to even), as the shared-memory slices
+ * store them: bfloat16 on the float32 bits; float16 by its step at the value's float32 exponent (2^-24 below
+ * float16's normal range), infinite from 65520 on. Infinities, NaN and zeros stay.
+ */
+function roundToWire(v: Float32Array, wire: WireType): void {
+  if (wire === 'float32') return;
+  const bits = new Uint32Array(v.buffer, v.byteOffset, v.length);
+  for (let i = 0; i < v.length; ++i) {
+    const b = bits[i],
+      exp = (b >>> 23) & 0xff;
+    if (exp === 0xff) continue;
+    if (wire === 'bfloat16') {
+      const low = b & 0xffff;
+      let high = b >>> 16;
+      if (low > 0x8000 || (low === 0x8000 && (high & 1) === 1)) high += 1;
+      bits[i] = (high << 16) >>> 0;
+      continue;
+    }
+    const x = v[i],
+      a = Math.abs(x);
+    if (a === 0) continue;
+    if (a >= 65520) {
+      v[i] = x > 0 ? Infinity : -Infinity;
+      continue;
+    }
+    const step = 2 ** (Math.max(exp - 127, -14) - 10);
+    const q = a / step,
+      whole = Math.floor(q),
+      rest = q - whole;
+    v[i] = Math.sign(x) * (rest > 0.5 || (rest === 0.5 && whole % 2 === 1) ? whole + 1 : whole) * step;
   }
 }
