@@ -86,6 +86,32 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     }
   });
 
+  it('a host that never arrives: the ranks on the one that did name the missing ranks within the timeout, and end', async () => {
+    const t0 = Date.now();
+    const a = await hosts!.run(
+      0,
+      [
+        process.execPath,
+        launcher,
+        '-n',
+        '2',
+        '--nnodes',
+        '2',
+        '--node-rank',
+        '0',
+        '--master-addr',
+        hosts!.addresses[0],
+        '--master-port',
+        '29615',
+        ranks,
+      ],
+      {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', WM_TEST_TIMEOUT_MS: '4000'},
+    );
+    expect(a.status, a.out).to.not.equal(0);
+    expect(a.out, a.out).to.match(/rank\(s\) 2, 3 did not join within 4000 ms/);
+    expect(Date.now() - t0).to.be.below(60_000);
+  });
+
   it('a rank that dies on one host is named by the ranks on the other, within the timeout', async () => {
     const t0 = Date.now();
     const [a, b] = await launch(29612, ['die'], {WM_TEST_DIE: '3', WM_TEST_TIMEOUT_MS: '5000'});

@@ -51,7 +51,10 @@ export function createCommunicator(uniqueId: string, rank: number, size: number,
 export function communicatorFromEnv(opts: CommunicatorOptions = {}): Communicator {
   const env = readLaunchEnv();
   if (env === undefined) {
-    throw new Error('communicatorFromEnv: RANK and WORLD_SIZE are not set; start the program with `npx tfjs-wm-run -n N script.js`');
+    throw new Error(
+      "communicatorFromEnv: no launcher set this process's rank (RANK and WORLD_SIZE, Open MPI's or Slurm's variables); " +
+        'start the program with `npx tfjs-wm-run -n N script.js`, srun, mpirun or torchrun (docs/clusters.md)',
+    );
   }
   // Every rank can compute the id: rank 0 listens where MASTER_ADDR/PORT say,
   // and the secret comes from the launcher (or rank 0's private file).
