@@ -5,6 +5,7 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import {spawnSync} from 'child_process';
 
 import {expect} from 'chai';
 
@@ -72,17 +73,31 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     for (const r of [2, 3]) expect(b.out).to.include(`[${r}] OK rank ${r} on ${hosts!.names[1]}`);
   });
 
-  it("the multi-rank suite's all-reduce (odd sizes, several tensors, 16-bit wires bit for bit, data parallel) and distributed WholeMemory (both dtypes, save and load) across the two hosts", async () => {
+  it("the multi-rank suite's all-reduce (odd sizes, several tensors, 16-bit wires bit for bit, data parallel), distributed WholeMemory (both dtypes, save and load) and exact data-parallel training (the single process's loss curve) across the two hosts", async () => {
     const suite = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
     for (const [port, mode, env] of [
       [29613, 'allreduce', {}],
       [29614, 'check', {WM_TEST_TYPES: 'distributed', WM_TEST_DIR: dir}],
+      [29616, 'dp-exact', {}],
     ] as const) {
       const [a, b] = await launch(port, [mode], env, suite);
       expect(a.status, `${mode}: ${a.out}`).to.equal(0);
       expect(b.status, `${mode}: ${b.out}`).to.equal(0);
       for (const r of [0, 1]) expect(a.out, mode).to.match(new RegExp(`\\[${r}\\] OK (${mode} )?rank ${r}`));
       for (const r of [2, 3]) expect(b.out, mode).to.match(new RegExp(`\\[${r}\\] OK (${mode} )?rank ${r}`));
+      if (mode === 'dp-exact') {
+        // Four ranks over two hosts train as one process does on the same global batch.
+        const one = spawnSync(process.execPath, [launcher, '-n', '1', suite, 'dp-exact'], {
+          encoding: 'utf8',
+          timeout: 120_000,
+          env: {...process.env, CUDA_VISIBLE_DEVICES: ''},
+        });
+        const curve = (out: string) => JSON.parse(out.slice(out.indexOf('LOSSES ') + 7).split('\n')[0]) as number[];
+        const want = curve(one.stdout),
+          got = curve(a.out);
+        expect(got.length).to.equal(want.length);
+        got.forEach((l, i) => expect(l, `step ${i}`).to.be.closeTo(want[i], 1e-4 * Math.max(1, want[i])));
+      }
     }
   });
 
