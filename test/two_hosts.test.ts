@@ -127,6 +127,35 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     expect(Date.now() - t0).to.be.below(60_000);
   });
 
+  it('a whole host killed (its launcher and ranks at once): the ranks on the other name the ranks that left, within the timeout, and end', async () => {
+    const cmd = (node: number) => [
+      process.execPath,
+      launcher,
+      '-n',
+      '2',
+      '--nnodes',
+      '2',
+      '--node-rank',
+      String(node),
+      '--master-addr',
+      hosts!.addresses[0],
+      '--master-port',
+      '29617',
+      ranks,
+      'wait',
+    ];
+    const env = {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', WM_TEST_TIMEOUT_MS: '4000'};
+    const a = hosts!.start(0, cmd(0), env);
+    const b = hosts!.start(1, cmd(1), env);
+    await new Promise((r) => setTimeout(r, 3000)); // the group formed and waiting at its barriers
+    const t0 = Date.now();
+    b.kill();
+    const [ra] = await Promise.all([a.done, b.done]);
+    expect(ra.status, ra.out).to.not.equal(0);
+    expect(ra.out, ra.out).to.match(/ERROR rank [01]: .*rank [23]/);
+    expect(Date.now() - t0, 'named within the timeout and a few seconds').to.be.below(20_000);
+  });
+
   it('a rank that dies on one host is named by the ranks on the other, within the timeout', async () => {
     const t0 = Date.now();
     const [a, b] = await launch(29612, ['die'], {WM_TEST_DIE: '3', WM_TEST_TIMEOUT_MS: '5000'});

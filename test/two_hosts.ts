@@ -49,6 +49,14 @@ export class TwoHosts {
 
   /** Runs `cmd` on host `i` (its namespaces, its host name, a /dev/shm of its own); `env` added to this process's. */
   run(i: 0 | 1, cmd: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000): Promise<HostRun> {
+    return this.start(i, cmd, env, timeoutMs).done;
+  }
+
+  /**
+   * run(), with a way to end it: `kill()` sends SIGKILL to the command and every process of its group on the
+   * host, as a machine that goes down.
+   */
+  start(i: 0 | 1, cmd: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000): {done: Promise<HostRun>; kill(): void} {
     const inner = `hostname ${this.names[i]} && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"`;
     const args = [
       'netns',
@@ -66,17 +74,25 @@ export class TwoHosts {
       'sh',
       ...cmd,
     ];
-    return new Promise((resolve) => {
-      const child = spawn('ip', args, {env: {...process.env, ...env}});
+    const child = spawn('ip', args, {env: {...process.env, ...env}, detached: true});
+    const kill = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const done = new Promise<HostRun>((resolve) => {
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const timer = setTimeout(kill, timeoutMs);
       child.on('exit', (status) => {
         clearTimeout(timer);
         resolve({status, out});
       });
     });
+    return {done, kill};
   }
 
   dispose(): void {
