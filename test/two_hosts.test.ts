@@ -38,32 +38,19 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     if (dir) fs.rmSync(dir, {recursive: true, force: true});
   });
 
+  // Host `node`'s launcher of its two ranks of the four, on the CPU path also on a machine with GPUs (one GPU
+  // per simulated host is another harness's), and the environment every host's ranks get.
+  const command = (node: number, port: number, script = ranks, args: string[] = []) => [
+    process.execPath,
+    launcher,
+    ...['-n', '2', '--nnodes', '2', '--node-rank', String(node), '--master-addr', hosts!.addresses[0], '--master-port', String(port)],
+    script,
+    ...args,
+  ];
+  const hostEnv = (env: NodeJS.ProcessEnv = {}) => ({WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', ...env});
+
   const launch = (port: number, args: string[] = [], env: NodeJS.ProcessEnv = {}, script = ranks) =>
-    Promise.all(
-      ([0, 1] as const).map((node) =>
-        hosts!.run(
-          node,
-          [
-            process.execPath,
-            launcher,
-            '-n',
-            '2',
-            '--nnodes',
-            '2',
-            '--node-rank',
-            String(node),
-            '--master-addr',
-            hosts!.addresses[0],
-            '--master-port',
-            String(port),
-            script,
-            ...args,
-          ],
-          // The CPU path, also on a machine with GPUs (one GPU per simulated host is another harness's).
-          {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', ...env},
-        ),
-      ),
-    );
+    Promise.all(([0, 1] as const).map((node) => hosts!.run(node, command(node, port, script, args), hostEnv(env))));
 
   it('one group of four ranks over both: collectives, a distributed tensor and table across hosts; descriptor-shared memory refused across them', async () => {
     const [a, b] = await launch(29611);
@@ -103,50 +90,16 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
 
   it('a host that never arrives: the ranks on the one that did name the missing ranks within the timeout, and end', async () => {
     const t0 = Date.now();
-    const a = await hosts!.run(
-      0,
-      [
-        process.execPath,
-        launcher,
-        '-n',
-        '2',
-        '--nnodes',
-        '2',
-        '--node-rank',
-        '0',
-        '--master-addr',
-        hosts!.addresses[0],
-        '--master-port',
-        '29615',
-        ranks,
-      ],
-      {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', WM_TEST_TIMEOUT_MS: '4000'},
-    );
+    const a = await hosts!.run(0, command(0, 29615), hostEnv({WM_TEST_TIMEOUT_MS: '4000'}));
     expect(a.status, a.out).to.not.equal(0);
     expect(a.out, a.out).to.match(/rank\(s\) 2, 3 did not join within 4000 ms/);
     expect(Date.now() - t0).to.be.below(60_000);
   });
 
   it('a whole host killed (its launcher and ranks at once): the ranks on the other name the ranks that left, within the timeout, and end', async () => {
-    const cmd = (node: number) => [
-      process.execPath,
-      launcher,
-      '-n',
-      '2',
-      '--nnodes',
-      '2',
-      '--node-rank',
-      String(node),
-      '--master-addr',
-      hosts!.addresses[0],
-      '--master-port',
-      '29617',
-      ranks,
-      'wait',
-    ];
-    const env = {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', WM_TEST_TIMEOUT_MS: '4000'};
-    const a = hosts!.start(0, cmd(0), env);
-    const b = hosts!.start(1, cmd(1), env);
+    const env = hostEnv({WM_TEST_TIMEOUT_MS: '4000'});
+    const a = hosts!.start(0, command(0, 29617, ranks, ['wait']), env);
+    const b = hosts!.start(1, command(1, 29617, ranks, ['wait']), env);
     await new Promise((r) => setTimeout(r, 3000)); // the group formed and waiting at its barriers
     const t0 = Date.now();
     b.kill();
