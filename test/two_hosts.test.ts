@@ -88,6 +88,27 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     }
   });
 
+  it('a stranger on the other host connecting to the master port first is dropped and reported; the group forms and runs', async () => {
+    const env = hostEnv({WM_TEST_JOIN_DELAY_MS: '2500'});
+    const [a, b, stranger] = await Promise.all([
+      hosts!.run(0, command(0, 29618), env),
+      hosts!.run(1, command(1, 29618), env),
+      // From the second host, while its ranks wait: a connection that knows no secret, with bytes of its own.
+      new Promise((r) => setTimeout(r, 800)).then(() =>
+        hosts!.run(1, [
+          process.execPath,
+          '-e',
+          `const s = require('net').connect(29618, '${hosts!.addresses[0]}', () => s.write('hello, rank 0')); s.on('error', () => {}); setTimeout(() => process.exit(0), 6000);`,
+        ]),
+      ),
+    ]);
+    expect(stranger.status).to.equal(0);
+    expect(a.status, a.out).to.equal(0);
+    expect(b.status, b.out).to.equal(0);
+    expect(a.out).to.match(new RegExp(`tfjs-wm bootstrap: dropped a connection from ${hosts!.addresses[1].replace(/\./g, '\\.')}`));
+    for (const r of [2, 3]) expect(b.out).to.include(`[${r}] OK rank ${r} on ${hosts!.names[1]}`);
+  });
+
   it('a host that never arrives: the ranks on the one that did name the missing ranks within the timeout, and end', async () => {
     const t0 = Date.now();
     const a = await hosts!.run(0, command(0, 29615), hostEnv({WM_TEST_TIMEOUT_MS: '4000'}));
