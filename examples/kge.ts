@@ -205,7 +205,9 @@ async function train(): Promise<void> {
     }
     log!.write({type: 'epoch', seed: o.seed, ...e, valid: undefined, validMrr: e.valid?.mrr, validHits10: e.valid?.hits10});
     history.push({seed: o.seed, epoch: e.epoch, loss: e.loss, ...(e.valid ? {validMrr: e.valid.mrr, validHits10: e.valid.hits10} : {})});
-    const v = e.valid ? ` | valid MRR ${e.valid.mrr.toFixed(3)}, Hits@10 ${e.valid.hits10.toFixed(3)}` : '';
+    const v =
+      (e.valid ? ` | valid MRR ${e.valid.mrr.toFixed(3)}, Hits@10 ${e.valid.hits10.toFixed(3)}` : '') +
+      (e.skippedGradients ? ` | ${e.skippedGradients} NaN or infinite gradient elements skipped (lower --lr?)` : '');
     progress!.tick(
       `epoch ${e.epoch}: loss ${e.loss.toFixed(4)}${v}`,
       `${Math.round(e.triplesPerSecond).toLocaleString('en-US')} triples/s`,

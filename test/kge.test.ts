@@ -611,6 +611,29 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     expect(tf.memory().numTensors).to.equal(before);
   });
 
+  it("NaN scores: their gradient elements are skipped and counted in each epoch's figures, the other rows train on; a healthy run counts none", async () => {
+    const kg = patternedKg({entities: 60, pairs: 40, seed: 5});
+    const o = {model: 'distMult' as const, dim: 8, epochs: 3, batchSize: 32, chunkSize: 1, negatives: 1, adversarialTemperature: 0};
+    const healthy = await trainKge(kg, o);
+    expect(healthy.epochs.map((e) => e.skippedGradients)).to.deep.equal([0, 0, 0]);
+    healthy.model.dispose();
+    // After the first epoch one entity's row turns NaN (as an overflowing score would make it).
+    const {model, epochs} = await trainKge(kg, o, (e, m) => {
+      if (e.epoch === 1) m.entity.write([7], new Float32Array(8).fill(NaN));
+    });
+    try {
+      expect(epochs[0].skippedGradients).to.equal(0);
+      expect(epochs[1].skippedGradients).to.be.above(0);
+      const rows = model.entity.read(Array.from({length: kg.numEntities}, (_, i) => i)).dataSync();
+      for (let v = 0; v < kg.numEntities; ++v)
+        if (v !== 7) for (let j = 0; j < 8; ++j) expect(Number.isFinite(rows[v * 8 + j]), `entity ${v}`).to.equal(true);
+      const rel = model.relation.read(Array.from({length: kg.numRelations}, (_, i) => i)).dataSync();
+      expect(Array.from(rel).every(Number.isFinite), 'relation rows').to.equal(true);
+    } finally {
+      model.dispose();
+    }
+  });
+
   it('checkpoints: a run resumed after 2 of 4 epochs ends with the tables and optimizer state of one run of 4; a checkpoint of another model (tables of the same shapes) is refused', async () => {
     const kg = patternedKg({entities: 60, pairs: 40, seed: 4});
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ckpt-'));

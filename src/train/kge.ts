@@ -86,6 +86,11 @@ export interface KgeEpoch {
   loss: number;
   seconds: number;
   triplesPerSecond: number;
+  /**
+   * Gradient elements this rank's sparse steps skipped in the epoch because they were NaN or infinite (scores
+   * that overflowed, a diverging learning rate): the rows they belong to keep their values. 0 in a healthy run.
+   */
+  skippedGradients: number;
   valid?: RankingMetrics;
 }
 
@@ -185,6 +190,8 @@ export async function trainKge(
       if (!Number.isInteger(saved.epoch)) throw new RangeError(`trainKge: the checkpoint in ${o.checkpoint.dir} records no epoch`);
       first = (saved.epoch as number) + 1;
     }
+    const skipped = () => model.entity.skippedGradients() + model.relation.skippedGradients();
+    let skippedBefore = skipped();
     for (let epoch = first; epoch <= o.epochs; ++epoch) {
       const started = Date.now();
       // Each epoch's shuffle and negatives from the seed and the epoch alone: a resumed run draws what a whole one does.
@@ -237,7 +244,15 @@ export async function trainKge(
       );
       lossSum.dispose();
       const seconds = (Date.now() - started) / 1000;
-      const m: KgeEpoch = {epoch, loss: all.loss / Math.max(all.steps, 1), seconds, triplesPerSecond: all.triples / seconds};
+      const skippedNow = skipped();
+      const m: KgeEpoch = {
+        epoch,
+        loss: all.loss / Math.max(all.steps, 1),
+        seconds,
+        triplesPerSecond: all.triples / seconds,
+        skippedGradients: skippedNow - skippedBefore,
+      };
+      skippedBefore = skippedNow;
       if (o.evalEvery > 0 && epoch % o.evalEvery === 0 && tripleCount(kg.valid) > 0) {
         m.valid = evaluateKge(model, kg.valid, {filter: [kg.train, kg.valid, kg.test], maxTriples: o.evalTriples, seed: o.seed});
       }
