@@ -88,6 +88,22 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     }
   });
 
+  it("a barrier's own timeout across hosts, and a checkpoint committed over the ranks of both (a rank behind loads the newest set all hold, a rank dead mid-save commits nothing)", async () => {
+    const suite = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
+    const [a, b] = await launch(29619, ['barrier-wait'], {}, suite);
+    const waited = a.out + b.out;
+    for (const r of [0, 1, 2, 3]) expect(waited, waited).to.include(`WAITED rank ${r}, timeout back to 800 ms`);
+    expect(waited).to.match(/ERROR rank [123]: barrier: rank 0 did not answer within 800 ms/);
+    expect(waited).to.not.include('UNEXPECTED');
+    const [c, d] = await launch(29620, ['ckpt-torn'], {WM_TEST_TIMEOUT_MS: '5000', WM_TEST_DIR: dir}, suite);
+    const torn = c.out + d.out;
+    for (const r of [0, 1, 2, 3]) expect(torn, torn).to.match(new RegExp(`LOADED rank ${r} step 5 values 5,5,5,5 `));
+    expect(torn).to.match(/loadCheckpoint: the ranks' newest saves disagree/);
+    expect(torn).to.match(/SAVE FAILED rank [023]: .*rank 1/);
+    expect(torn).to.match(/COMMITTED rank [023] step 10/);
+    expect(torn).to.not.match(/UNEXPECTED|COMMITTED rank [023] step 15/);
+  });
+
   it('a stranger on the other host connecting to the master port first is dropped and reported; the group forms and runs', async () => {
     const env = hostEnv({WM_TEST_JOIN_DELAY_MS: '2500'});
     const [a, b, stranger] = await Promise.all([
