@@ -60,12 +60,13 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     for (const r of [2, 3]) expect(b.out).to.include(`[${r}] OK rank ${r} on ${hosts!.names[1]}`);
   });
 
-  it("the multi-rank suite's all-reduce (odd sizes, several tensors, 16-bit wires bit for bit, data parallel), distributed WholeMemory (both dtypes, save and load) and exact data-parallel training (the single process's loss curve) across the two hosts", async () => {
+  it("the multi-rank suite's all-reduce (odd sizes, several tensors, 16-bit wires bit for bit, data parallel), distributed WholeMemory (both dtypes, save and load), exact data-parallel training (the single process's loss curve) and a distributed embedding table (writes, reads, sparse steps merged across ranks) across the two hosts", async () => {
     const suite = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
     for (const [port, mode, env] of [
       [29613, 'allreduce', {}],
       [29614, 'check', {WM_TEST_TYPES: 'distributed', WM_TEST_DIR: dir}],
       [29616, 'dp-exact', {}],
+      [29621, 'embedding', {WM_TEST_MEMORIES: 'distributed'}],
     ] as const) {
       const [a, b] = await launch(port, [mode], env, suite);
       expect(a.status, `${mode}: ${a.out}`).to.equal(0);
