@@ -44,6 +44,13 @@ export class TwoHosts {
         return {why: `ip ${args.join(' ')}: ${(r.stderr || r.error?.message || '').trim()}`};
       }
     }
+    // What each command goes through (its own IPC, host name and /dev/shm), tried once: a machine that makes
+    // network namespaces but not the others says so here, not in a failed test.
+    const probe = spawnSync('ip', h.args(0, ['true']), {encoding: 'utf8'});
+    if (probe.status !== 0) {
+      h.dispose();
+      return {why: `unshare --ipc --uts --mount in a network namespace: ${(probe.stderr || probe.error?.message || '').trim()}`};
+    }
     return h;
   }
 
@@ -57,24 +64,7 @@ export class TwoHosts {
    * host, as a machine that goes down.
    */
   start(i: 0 | 1, cmd: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000): {done: Promise<HostRun>; kill(): void} {
-    const inner = `hostname ${this.names[i]} && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"`;
-    const args = [
-      'netns',
-      'exec',
-      this.ns[i],
-      'unshare',
-      '--ipc',
-      '--uts',
-      '--mount',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      inner,
-      'sh',
-      ...cmd,
-    ];
-    const child = spawn('ip', args, {env: {...process.env, ...env}, detached: true});
+    const child = spawn('ip', this.args(i, cmd), {env: {...process.env, ...env}, detached: true});
     const kill = () => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
@@ -93,6 +83,27 @@ export class TwoHosts {
       });
     });
     return {done, kill};
+  }
+
+  // ip's arguments that run `cmd` on host `i`: in its network namespace, with its own IPC, host name and /dev/shm.
+  private args(i: 0 | 1, cmd: string[]): string[] {
+    const inner = `hostname ${this.names[i]} && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"`;
+    return [
+      'netns',
+      'exec',
+      this.ns[i],
+      'unshare',
+      '--ipc',
+      '--uts',
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      inner,
+      'sh',
+      ...cmd,
+    ];
   }
 
   dispose(): void {
