@@ -106,18 +106,23 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
   });
 
   it('a stranger on the other host connecting to the master port first is dropped and reported; the group forms and runs', async () => {
-    const env = hostEnv({WM_TEST_JOIN_DELAY_MS: '2500'});
+    // The second host's ranks join 6 s late; the stranger keeps trying until rank 0 listens.
+    const env = hostEnv({WM_TEST_JOIN_DELAY_MS: '6000'});
     const [a, b, stranger] = await Promise.all([
       hosts!.run(0, command(0, 29618), env),
       hosts!.run(1, command(1, 29618), env),
       // From the second host, while its ranks wait: a connection that knows no secret, with bytes of its own.
-      new Promise((r) => setTimeout(r, 800)).then(() =>
-        hosts!.run(1, [
-          process.execPath,
-          '-e',
-          `const s = require('net').connect(29618, '${hosts!.addresses[0]}', () => s.write('hello, rank 0')); s.on('error', () => {}); setTimeout(() => process.exit(0), 6000);`,
-        ]),
-      ),
+      hosts!.run(1, [
+        process.execPath,
+        '-e',
+        `const net = require('net');
+         const attempt = () => {
+           const s = net.connect(29618, '${hosts!.addresses[0]}', () => { s.write('hello, rank 0'); setTimeout(() => process.exit(0), 3000); });
+           s.on('error', () => setTimeout(attempt, 100));
+         };
+         attempt();
+         setTimeout(() => process.exit(4), 30000);`,
+      ]),
     ]);
     expect(stranger.status).to.equal(0);
     expect(a.status, a.out).to.equal(0);
@@ -138,7 +143,11 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     const env = hostEnv({WM_TEST_TIMEOUT_MS: '4000'});
     const a = hosts!.start(0, command(0, 29617, ranks, ['wait']), env);
     const b = hosts!.start(1, command(1, 29617, ranks, ['wait']), env);
-    await new Promise((r) => setTimeout(r, 3000)); // the group formed and waiting at its barriers
+    // Until the group has formed and waits at its barriers.
+    for (let waited = 0; !/READY rank 0/.test(a.output()); waited += 100) {
+      if (waited > 60_000) throw new Error(`the group did not form: ${a.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const t0 = Date.now();
     b.kill();
     const [ra] = await Promise.all([a.done, b.done]);

@@ -61,9 +61,14 @@ export class TwoHosts {
 
   /**
    * run(), with a way to end it: `kill()` sends SIGKILL to the command and every process of its group on the
-   * host, as a machine that goes down.
+   * host, as a machine that goes down; `output()` is what it printed so far.
    */
-  start(i: 0 | 1, cmd: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000): {done: Promise<HostRun>; kill(): void} {
+  start(
+    i: 0 | 1,
+    cmd: string[],
+    env: NodeJS.ProcessEnv = {},
+    timeoutMs = 90_000,
+  ): {done: Promise<HostRun>; kill(): void; output(): string} {
     const child = spawn('ip', this.args(i, cmd), {env: {...process.env, ...env}, detached: true});
     const kill = () => {
       try {
@@ -72,8 +77,8 @@ export class TwoHosts {
         // already gone
       }
     };
+    let out = '';
     const done = new Promise<HostRun>((resolve) => {
-      let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
       const timer = setTimeout(kill, timeoutMs);
@@ -82,7 +87,7 @@ export class TwoHosts {
         resolve({status, out});
       });
     });
-    return {done, kill};
+    return {done, kill, output: () => out};
   }
 
   // ip's arguments that run `cmd` on host `i`: in its network namespace, with its own IPC, host name and /dev/shm.
