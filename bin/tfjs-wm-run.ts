@@ -17,6 +17,8 @@ import * as readline from 'readline';
 
 import {Command, InvalidArgumentError, Option} from 'commander';
 
+import {slurmMaster} from '../src/memory/launch_env';
+
 /** A commander parser for an integer option in [min, max]. */
 function integer(flag: string, min: number, max: number, what: string) {
   return (v: string) => {
@@ -104,6 +106,20 @@ async function main(): Promise<void> {
     }
   }
   const n: number = o.nprocPerNode;
+  // Under srun with one task per node (`srun --ntasks-per-node 1 tfjs-wm-run -n 4 ...`): this task starts its node's
+  // share; the nodes, this node's place, the master and its port come from the job step's variables (which only srun
+  // sets: a batch script's own shell is not one of several nodes) unless given.
+  const env = process.env;
+  const stepNodes = Number(env.SLURM_STEP_NUM_NODES);
+  const given = (k: string) => program.getOptionValueSource(k) === 'cli';
+  if (stepNodes > 1 && env.SLURM_STEP_NUM_TASKS === env.SLURM_STEP_NUM_NODES && !given('nnodes')) {
+    const m = slurmMaster(env);
+    o.nnodes = stepNodes;
+    if (!given('nodeRank')) o.nodeRank = Number(env.SLURM_NODEID ?? env.SLURM_PROCID);
+    if (!given('masterAddr') && (env.MASTER_ADDR || m.addr)) o.masterAddr = env.MASTER_ADDR || m.addr;
+    if (!given('masterPort') && (env.MASTER_PORT || m.port)) o.masterPort = Number(env.MASTER_PORT) || m.port;
+    if (!Number.isInteger(o.nodeRank) || o.nodeRank < 0) fail(`under srun: SLURM_NODEID=${env.SLURM_NODEID} is not this node's place`);
+  }
   const nodes: number = o.nnodes,
     node: number = o.nodeRank;
   if (node >= nodes) fail(`--node-rank ${node} must be below --nnodes ${nodes}`);

@@ -42,6 +42,27 @@ function freePort(): Promise<number> {
   });
 }
 
+/** A Slurm job id from `from` on whose derived port (20000 + (job * 7 + step) mod 20000, step 0) nothing listens here. */
+async function slurmJob(from: number): Promise<number> {
+  const bindable = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+  let job = from + (process.pid % 2000);
+  while (!(await bindable(20000 + ((job * 7) % 20000)))) ++job;
+  return job;
+}
+
+/** A fresh folder holding a group secret only this user can read (`secretFile`); the caller removes the folder. */
+function secretFolder(prefix: string): {dir: string; secretFile: string} {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const secretFile = path.join(dir, 'secret');
+  fs.writeFileSync(secretFile, crypto.randomBytes(32).toString('hex') + '\n', {mode: 0o600});
+  return {dir, secretFile};
+}
+
 interface Run {
   status: number | null;
   out: string;
@@ -176,9 +197,7 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
 
   it('tfjs-wm-run over two hosts (--nnodes 2, one launcher per node rank) starts one group of 2 x 2 ranks, given one secret file; without a secret or a port it says what each host needs', async () => {
     const port = await freePort();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-nodes-'));
-    const secretFile = path.join(dir, 'secret');
-    fs.writeFileSync(secretFile, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
+    const {dir, secretFile} = secretFolder('wm-nodes-');
     const probe = path.join(dir, 'probe.js');
     fs.writeFileSync(
       probe,
@@ -230,19 +249,42 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
     }
   });
 
-  it("ranks started as srun starts them (Slurm's variables only) find each other, authenticated by a secret file only this user can read; one others can read is refused", async () => {
-    // A job id whose derived port (20000 + (job * 7 + step) mod 20000) is free here.
-    const bindable = (port: number) =>
-      new Promise<boolean>((resolve) => {
-        const srv = net.createServer();
-        srv.once('error', () => resolve(false));
-        srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  it("tfjs-wm-run as one srun task per node (Slurm's variables only) starts its node's share of one group: the nodes, its place, the master and the port from the job", async () => {
+    const job = await slurmJob(3000);
+    const {dir, secretFile} = secretFolder('wm-srun-nodes-');
+    const probe = path.join(dir, 'probe.js');
+    fs.writeFileSync(
+      probe,
+      `const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
+       const c = wm.communicatorFromEnv({timeoutMs: 15000}); c.barrier();
+       console.log('OK ' + c.rank + ' of ' + c.size); wm.finalize();`,
+    );
+    const task = (node: number) =>
+      run([process.execPath, launcher, '-n', '2', probe], {
+        SLURM_STEP_NUM_NODES: '2',
+        SLURM_STEP_NUM_TASKS: '2',
+        SLURM_NODEID: String(node),
+        SLURM_PROCID: String(node),
+        SLURM_JOB_NODELIST: '127.0.0.1',
+        SLURM_JOB_ID: String(job),
+        SLURM_STEP_ID: '0',
+        WM_RUN_SECRET: '',
+        WM_RUN_SECRET_FILE: secretFile,
       });
-    let job = 1000 + (process.pid % 2000);
-    while (!(await bindable(20000 + ((job * 7) % 20000)))) ++job;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-slurm-'));
-    const secretFile = path.join(dir, 'secret');
-    fs.writeFileSync(secretFile, crypto.randomBytes(32).toString('hex') + '\n', {mode: 0o600});
+    try {
+      const [a, b] = await Promise.all([task(0), task(1)]);
+      expect(a.status, a.out).to.equal(0);
+      expect(b.status, b.out).to.equal(0);
+      for (const r of [0, 1]) expect(a.out).to.include(`[${r}] OK ${r} of 4`);
+      for (const r of [2, 3]) expect(b.out).to.include(`[${r}] OK ${r} of 4`);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it("ranks started as srun starts them (Slurm's variables only) find each other, authenticated by a secret file only this user can read; one others can read is refused", async () => {
+    const job = await slurmJob(1000);
+    const {dir, secretFile} = secretFolder('wm-slurm-');
     const env = {
       SLURM_NTASKS: '2',
       SLURM_NODEID: '0',

@@ -55,6 +55,23 @@ interface SlurmTask {
   runId: string;
 }
 
+/**
+ * Where a Slurm job's group meets: the first host of its node list, and a port derived from the job and step ids
+ * (20000 + (job * 7 + step) mod 20000, below the usual ephemeral range): the same on every task, nothing set by
+ * hand. Undefined fields where the variables are missing.
+ */
+export function slurmMaster(env: NodeJS.ProcessEnv): {addr?: string; port?: number; job?: number; step: string} {
+  const list = env.SLURM_STEP_NODELIST || env.SLURM_JOB_NODELIST || env.SLURM_NODELIST;
+  const job = int(env, 'SLURM_JOB_ID') ?? int(env, 'SLURM_JOBID');
+  const step = env.SLURM_STEP_ID ?? '0';
+  return {
+    addr: list ? firstHost(list) : undefined,
+    port: job !== undefined ? 20000 + ((job * 7 + (Number(step) || 0)) % 20000) : undefined,
+    job,
+    step,
+  };
+}
+
 // A task of a Slurm job step (srun): its rank, the step's size, its place on its node, the job's first host.
 function slurmTask(env: NodeJS.ProcessEnv): SlurmTask | undefined {
   const rank = int(env, 'SLURM_PROCID'),
@@ -63,18 +80,15 @@ function slurmTask(env: NodeJS.ProcessEnv): SlurmTask | undefined {
   const node = int(env, 'SLURM_NODEID');
   const perNode = env.SLURM_STEP_TASKS_PER_NODE || env.SLURM_TASKS_PER_NODE;
   const counts = perNode ? tasksPerNode(perNode, env.SLURM_STEP_TASKS_PER_NODE ? 'SLURM_STEP_TASKS_PER_NODE' : 'SLURM_TASKS_PER_NODE') : [];
-  const list = env.SLURM_STEP_NODELIST || env.SLURM_JOB_NODELIST || env.SLURM_NODELIST;
-  const job = int(env, 'SLURM_JOB_ID') ?? int(env, 'SLURM_JOBID');
-  const step = env.SLURM_STEP_ID ?? '0';
+  const m = slurmMaster(env);
   return {
     rank,
     worldSize,
     localRank: int(env, 'SLURM_LOCALID'),
     localWorldSize: node !== undefined ? counts[node] : undefined,
-    master: list ? firstHost(list) : undefined,
-    // One port per job step, the same on every task: 20000 + (job * 7 + step) mod 20000 (below the usual ephemeral range).
-    port: job !== undefined ? 20000 + ((job * 7 + (Number(step) || 0)) % 20000) : undefined,
-    runId: `slurm-${job ?? 'job'}.${step}`,
+    master: m.addr,
+    port: m.port,
+    runId: `slurm-${m.job ?? 'job'}.${m.step}`,
   };
 }
 
