@@ -8,14 +8,13 @@
 // DeviceHeteroGraph (typed_sampling_device.ts), the same draws and the same subgraph either way.
 import {graphNative} from '../native/domains';
 import type {Ids} from '../util/arrays';
-import {int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import {DeviceHeteroGraph} from './device_hetero_graph';
 import {edgeTypeKey, HeteroGraph} from './hetero_graph';
 import type {SampleOptions} from './native_sampling';
 import {uniqueAndRelabel} from './subgraph';
 import {sampleTypedOnDevice} from './typed_sampling_device';
-import {fanoutsOf, keptOffsets, relationSeed, TypedFanouts, TypedLayer, TypedSubgraph, typedSeeds} from './typed_subgraph';
+import {fanoutsOf, nonEmptyRows, relationSeed, TypedFanouts, TypedLayer, TypedSubgraph, typedSeeds} from './typed_subgraph';
 
 export type {TypedFanouts, TypedLayer, TypedSubgraph} from './typed_subgraph';
 
@@ -85,14 +84,9 @@ export function sampleTypedSeeds(
         seed: relationSeed(opts.seed ?? 0, ri, hop),
         keyBy: opts.keyBy,
       });
-      const offsets = s.offsets ?? int32Of(rows.length + 1, (i) => i * fanout);
-      // With replacement the homogeneous sampler gives a row without neighbours itself; across types that is no edge.
-      const degrees = opts.replace ? r.graph.degrees(rows) : undefined;
-      if (!degrees || degrees.every((x) => x > 0)) return {key, r, offsets, ids: s.ids};
-      const kept = keptOffsets(offsets, degrees);
-      const ids = new Int32Array(kept[rows.length]);
-      for (let i = 0; i < rows.length; ++i) if (degrees[i] > 0) ids.set(s.ids.subarray(offsets[i], offsets[i + 1]), kept[i]);
-      return {key, r, offsets: kept, ids};
+      if (s.offsets) return {key, r, offsets: s.offsets, ids: s.ids};
+      const {offsets, kept} = nonEmptyRows(r.graph.degrees(rows), fanout);
+      return {key, r, offsets, ids: kept ? kept.map((e) => s.ids[e]) : s.ids};
     });
     // Per source type: the frontier, then every relation's draws of that type, made unique together.
     const src: Record<string, Int32Array> = {};

@@ -10,12 +10,11 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {markValid} from '../backend/index_validation';
 import {onSideStream} from '../backend/side_stream';
-import {int32Of} from '../util/arrays';
 import {CsrBlock} from './aggregate';
 import type {DeviceHeteroGraph} from './device_hetero_graph';
 import {edgeTypeKey} from './hetero_graph';
 import {relabelOnGpu, SampleOptions} from './native_sampling';
-import {keptOffsets, relationSeed, TypedLayer, TypedSubgraph} from './typed_subgraph';
+import {nonEmptyRows, relationSeed, TypedLayer, TypedSubgraph} from './typed_subgraph';
 
 interface Drawn {
   key: string;
@@ -66,22 +65,20 @@ function sample(b: WholeMemoryBackend, ...[dg, given, hops, of, opts]: Parameter
         const rows = dst[r.type[2]],
           fanout = of(key, hop);
         if (rows.length === 0 || fanout === 0) return {key, source: r.type[0], offsets: new Int32Array(rows.length + 1)};
-        const replace = opts.replace ?? false;
         const s = dg
           .relation(key)
-          .sample(frontier[r.type[2]], fanout, {replace, seed: relationSeed(opts.seed ?? 0, ri, hop), keyBy: opts.keyBy});
+          .sample(frontier[r.type[2]], fanout, {
+            replace: opts.replace ?? false,
+            seed: relationSeed(opts.seed ?? 0, ri, hop),
+            keyBy: opts.keyBy,
+          });
         made.push(s.ids, ...(s.offsets ? [s.offsets] : []));
         if (s.offsets) return {key, source: r.type[0], offsets: s.hostOffsets!, deviceOffsets: s.offsets, ids: s.ids};
-        // With replacement the sampler gives a row without neighbours itself; across types that is no edge.
-        const offsets = int32Of(rows.length + 1, (i) => i * fanout);
-        const degrees = r.graph.degrees(rows);
-        if (degrees.every((x) => x > 0)) return {key, source: r.type[0], offsets, ids: s.ids};
-        const keep = new Int32Array(rows.length * fanout);
-        let n = 0;
-        for (let i = 0; i < rows.length; ++i) if (degrees[i] > 0) for (let j = 0; j < fanout; ++j) keep[n++] = i * fanout + j;
-        const ids = tf.tidy(() => tf.gather(s.ids, tf.tensor1d(keep.subarray(0, n), 'int32')) as tf.Tensor1D);
+        const {offsets, kept} = nonEmptyRows(r.graph.degrees(rows), fanout);
+        if (!kept) return {key, source: r.type[0], offsets, ids: s.ids};
+        const ids = tf.tidy(() => tf.gather(s.ids, tf.tensor1d(kept, 'int32')) as tf.Tensor1D);
         made.push(ids);
-        return {key, source: r.type[0], offsets: keptOffsets(offsets, degrees), ids};
+        return {key, source: r.type[0], offsets, ids};
       });
       // Per source type: the frontier, then every relation's draws of that type, made unique together on the device.
       const src: Record<string, Int32Array> = {};

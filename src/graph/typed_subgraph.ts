@@ -66,9 +66,17 @@ export function relationSeed(seed: number, index: number, hop: number): number {
   return hopSeed(seed + index * 7919, hop);
 }
 
-/** @internal Offsets of fixed fan-out rows (`offsets`) with the rows of no neighbours (degree 0) left empty. */
-export function keptOffsets(offsets: Int32Array, degrees: Int32Array): Int32Array {
-  const kept = new Int32Array(offsets.length);
-  for (let i = 0; i + 1 < offsets.length; ++i) kept[i + 1] = kept[i] + (degrees[i] > 0 ? offsets[i + 1] - offsets[i] : 0);
-  return kept;
+/**
+ * @internal A fixed fan-out draw with replacement (`fanout` entries a row) without the rows that have no neighbours
+ * (the homogeneous sampler gives such a row itself; across types that is no edge): the rows' offsets, and the
+ * positions of the entries kept (undefined when every row has neighbours and all are kept).
+ */
+export function nonEmptyRows(degrees: Int32Array, fanout: number): {offsets: Int32Array; kept?: Int32Array} {
+  const rows = degrees.length;
+  const offsets = new Int32Array(rows + 1);
+  for (let i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + (degrees[i] > 0 ? fanout : 0);
+  if (offsets[rows] === rows * fanout) return {offsets};
+  const kept = new Int32Array(offsets[rows]);
+  for (let i = 0, n = 0; i < rows; ++i) if (degrees[i] > 0) for (let j = 0; j < fanout; ++j) kept[n++] = i * fanout + j;
+  return {offsets, kept};
 }

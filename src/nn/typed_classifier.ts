@@ -17,7 +17,7 @@ import {RgatConv} from './hetero/rgat_conv';
 import {RgcnConv} from './hetero/rgcn_conv';
 import {adam as sparseAdam} from './sparse_optimizer';
 import {typedLayerwise} from './typed_layerwise';
-import {FeatureTables, TypedBatch, TypedFeatureStorage, TypedNeighborLoader} from './typed_neighbor_loader';
+import {FeatureTables, featureTablesFor, TypedBatch, TypedFeatureStorage, TypedNeighborLoader} from './typed_neighbor_loader';
 
 /**
  * 'sage': PyG's HeteroConv of SAGEConv (a SAGE layer per relation, summed); 'hgt': HGT layers (hidden wide, its
@@ -119,7 +119,7 @@ export class TypedNodeClassifier {
    * (so every type a layer reads is there), sampled with `fanouts` (its features kept as `features` says), through its
    * layers first.
    */
-  variables(fanouts: number[] = Array.from({length: this.layers}, () => 4), features?: TypedFeatureStorage): tf.Variable[] {
+  variables(fanouts: number[] = Array.from({length: this.layers}, () => 4), features?: TypedFeatureStorage | FeatureTables): tf.Variable[] {
     if (!this.vars) {
       if (this.config.model === 'sage') {
         const train = this.graph.labels!.split?.train;
@@ -145,12 +145,12 @@ export class TypedNodeClassifier {
 
   /**
    * Every labelled vertex's class scores' argmax and probability, exactly (every neighbour), a layer at a time;
-   * `features`: how the features are kept meanwhile (as the training loader kept them).
+   * `features`: how the features are kept meanwhile, or the training loader's FeatureTables (shared).
    */
-  predictAll(features?: TypedFeatureStorage): {classes: Int32Array; probabilities: Float32Array} {
+  predictAll(features?: TypedFeatureStorage | FeatureTables): {classes: Int32Array; probabilities: Float32Array} {
     const g = this.graph,
       l = this.labelType;
-    const feats = new FeatureTables(g, features);
+    const {tables: feats, owned} = featureTablesFor(g, features);
     feats.inputs({}); // its tables made here, outside the tidy scopes that read them
     const pick = classesAndProbabilities;
     try {
@@ -177,7 +177,7 @@ export class TypedNodeClassifier {
         tf.dispose(Object.values(last));
       }
     } finally {
-      feats.dispose();
+      if (owned) feats.dispose();
     }
   }
 

@@ -9,7 +9,7 @@ import {EdgeType, edgeTypeKey, HeteroGraph, TypedEdges} from '../graph/hetero_gr
 import {hostTypedGraph, sampleTypedSeeds, TypedFanouts, TypedGraph, TypedSubgraph} from '../graph/typed_sampling';
 import {uniqueAndRelabel} from '../graph/subgraph';
 import {checkSeed, randInt, seededRng, shuffle} from '../util/random';
-import {FeatureTables, TypedFeatureStorage} from './typed_neighbor_loader';
+import {FeatureTables, featureTablesFor, TypedFeatureStorage} from './typed_neighbor_loader';
 
 export interface TypedLinkLoaderOptions {
   edgeType: EdgeType | string;
@@ -21,8 +21,8 @@ export interface TypedLinkLoaderOptions {
   negatives?: number;
   shuffle?: boolean;
   seed?: number;
-  /** How each type's features are kept (default: float32 tensors on the backend's device). */
-  features?: TypedFeatureStorage;
+  /** How each type's features are kept, or the FeatureTables another loader reads (see TypedNeighborLoaderOptions). */
+  features?: TypedFeatureStorage | FeatureTables;
 }
 
 export interface TypedLinkBatch {
@@ -46,6 +46,7 @@ export class TypedLinkLoader {
   readonly dstType: string;
   private readonly edges: TypedEdges;
   private readonly features: FeatureTables;
+  private readonly ownsFeatures: boolean;
   private epoch = 0;
 
   /** The typed graph (counts, features); its batches are sampled where `sampled` lives. */
@@ -78,7 +79,7 @@ export class TypedLinkLoader {
     if (!Number.isInteger(k) || k < 0)
       throw new RangeError(`TypedLinkLoader: negatives must be a non-negative integer, got ${o.negatives}`);
     checkSeed('TypedLinkLoader', o.seed ?? 0);
-    this.features = new FeatureTables(graph, o.features);
+    ({tables: this.features, owned: this.ownsFeatures} = featureTablesFor(graph, o.features));
   }
 
   get length(): number {
@@ -141,6 +142,6 @@ export class TypedLinkLoader {
 
   /** Frees the feature tables the loader holds on the device. */
   dispose(): void {
-    this.features.dispose();
+    if (this.ownsFeatures) this.features.dispose();
   }
 }

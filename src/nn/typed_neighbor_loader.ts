@@ -22,8 +22,11 @@ export interface TypedNeighborLoaderOptions {
   shuffle?: boolean;
   replace?: boolean;
   seed?: number;
-  /** How each type's features are kept (default: float32 tensors on the backend's device). */
-  features?: TypedFeatureStorage;
+  /**
+   * How each type's features are kept (default: float32 tensors on the backend's device), or the FeatureTables
+   * another loader or model reads (shared: left for the caller to dispose).
+   */
+  features?: TypedFeatureStorage | FeatureTables;
 }
 
 export interface TypedBatch {
@@ -117,10 +120,13 @@ export class FeatureTables {
   // How often each vertex of `type` is a sampled source: its rows' degrees over the relations into the type (with
   // reverse relations, what it has out).
   private linksOf(type: string): Int32Array {
-    const n = this.graph.numNodes[type];
-    const all = Int32Array.from({length: n}, (_, i) => i);
-    const counts = new Int32Array(n);
-    for (const r of this.graph.relations.values()) if (r.type[2] === type) r.graph.degrees(all).forEach((d, v) => (counts[v] += d));
+    const counts = new Int32Array(this.graph.numNodes[type]);
+    for (const r of this.graph.relations.values())
+      if (r.type[2] === type) {
+        // Every row's degree; a relation's rows past its destination type's count (the source type's larger) are empty.
+        const d = r.graph.degrees();
+        for (let v = 0; v < counts.length; ++v) counts[v] += d[v];
+      }
     return counts;
   }
 
@@ -130,11 +136,22 @@ export class FeatureTables {
   }
 }
 
+/** @internal The tables `features` says: a caller's FeatureTables of `graph` (shared), or new ones of that storage (owned). */
+export function featureTablesFor(
+  graph: HeteroGraph,
+  features?: TypedFeatureStorage | FeatureTables,
+): {tables: FeatureTables; owned: boolean} {
+  if (!(features instanceof FeatureTables)) return {tables: new FeatureTables(graph, features), owned: true};
+  if (features.graph !== graph) throw new RangeError('features: the FeatureTables given are those of another typed graph');
+  return {tables: features, owned: false};
+}
+
 export class TypedNeighborLoader {
   readonly seedType: string;
   readonly seeds: Int32Array;
   private epoch = 0;
   private readonly features: FeatureTables;
+  private readonly ownsFeatures: boolean;
 
   /** The typed graph (counts, features, labels); its batches are sampled where `sampled` lives. */
   readonly graph: HeteroGraph;
@@ -157,7 +174,7 @@ export class TypedNeighborLoader {
     if (!Number.isInteger(o.batchSize) || o.batchSize < 1)
       throw new RangeError(`TypedNeighborLoader: batchSize must be a positive integer, got ${o.batchSize}`);
     checkSeed('TypedNeighborLoader', o.seed ?? 0);
-    this.features = new FeatureTables(graph, o.features);
+    ({tables: this.features, owned: this.ownsFeatures} = featureTablesFor(graph, o.features));
   }
 
   /** Batches per pass over the seeds. */
@@ -203,6 +220,6 @@ export class TypedNeighborLoader {
 
   /** Frees the feature tables the loader holds on the device. */
   dispose(): void {
-    this.features.dispose();
+    if (this.ownsFeatures) this.features.dispose();
   }
 }

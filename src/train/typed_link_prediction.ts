@@ -10,7 +10,7 @@ import {releasedOnThrow, typedGraphFor, TypedSampling} from '../graph/device_het
 import {EdgeType, edgeTypeKey, HeteroGraph, TypedEdges} from '../graph/hetero_graph';
 import {RgcnConv} from '../nn/hetero/rgcn_conv';
 import {TypedLinkBatch, TypedLinkLoader} from '../nn/typed_link_loader';
-import type {TypedFeatureStorage} from '../nn/typed_neighbor_loader';
+import {FeatureTables, TypedFeatureStorage} from '../nn/typed_neighbor_loader';
 import {adam} from '../optimizers/fused_adam';
 import {randInt, seededRng, shuffle} from '../util/random';
 import {rocAuc} from './link_metrics';
@@ -105,6 +105,8 @@ export async function trainTypedLinkPrediction(
     return tf.sum(tf.mul(tf.gather(h[b.srcType], b.srcRow), tf.gather(h[b.dstType], b.dstRow)), 1) as tf.Tensor1D;
   };
   const opt = adam(o.learningRate);
+  // One set of feature tables for the training loader and every scoring one.
+  const tables = new FeatureTables(g, o.features);
   const sampled = typedGraphFor(g, o.sampleOn);
   const loader = releasedOnThrow(
     sampled,
@@ -116,7 +118,7 @@ export async function trainTypedLinkPrediction(
         batchSize: o.batchSize,
         shuffle: true,
         seed: o.seed,
-        features: o.features,
+        features: tables,
       }),
   );
   const big = Math.max(...Object.values(g.numNodes));
@@ -132,7 +134,7 @@ export async function trainTypedLinkPrediction(
         fanouts: o.fanouts.map(() => big),
         batchSize: 1024,
         negatives: 0,
-        features: o.features,
+        features: tables,
       });
       for await (const b of l) {
         const v = tf.tidy(() => logits(b));
@@ -163,6 +165,7 @@ export async function trainTypedLinkPrediction(
   } finally {
     loader.dispose();
     sampled.release();
+    tables.dispose();
     convs.forEach((c) => c.dispose());
     opt.dispose();
     g.free();

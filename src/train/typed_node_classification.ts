@@ -10,7 +10,7 @@ import {releasedOnThrow, typedGraphFor, TypedSampling} from '../graph/device_het
 import {HeteroGraph} from '../graph/hetero_graph';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {TYPED_MODELS, TypedNodeClassifier} from '../nn/typed_classifier';
-import {TypedFeatureStorage, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
+import {FeatureTables, TypedFeatureStorage, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
 import {accuracy} from './node_classification';
 import {adam} from '../optimizers/fused_adam';
 
@@ -154,6 +154,8 @@ export async function trainTypedNodeClassification(
     });
     const fanouts = hops === 0 ? [] : o.fanouts;
     const opt = adam(o.learningRate);
+    // One set of feature tables for the loader, the first batch that sizes the layers and every evaluation.
+    const tables = new FeatureTables(g, o.features);
     const sampled = typedGraphFor(g, o.sampleOn);
     const train = releasedOnThrow(
       sampled,
@@ -164,7 +166,7 @@ export async function trainTypedNodeClassification(
           batchSize: o.batchSize,
           shuffle: true,
           seed: o.seed,
-          features: o.features,
+          features: tables,
         }),
     );
     const labels = g.labels!.labels;
@@ -173,7 +175,7 @@ export async function trainTypedNodeClassification(
     let pred: Int32Array | undefined; // the last epoch's predictions
     let kept = false;
     try {
-      const variables = model.variables(fanouts, o.features).concat(Object.values(model.learnt).map((e) => e.anchor));
+      const variables = model.variables(fanouts, tables).concat(Object.values(model.learnt).map((e) => e.anchor));
       for (let epoch = 1; epoch <= o.epochs; ++epoch) {
         const epochStarted = performance.now();
         // Each batch's loss stays on the device until the epoch's end: one read an epoch, not one a batch.
@@ -190,7 +192,7 @@ export async function trainTypedNodeClassification(
         const m: TypedEpochMetrics = {epoch, loss, seconds: trainSeconds, seedsPerSecond: split.train.length / trainSeconds};
         // The last epoch is always judged (the run's result); others every evalEvery epochs.
         if (epoch === o.epochs || (o.evalEvery > 0 && epoch % o.evalEvery === 0)) {
-          const p = model.predictAll(o.features).classes;
+          const p = model.predictAll(tables).classes;
           if (epoch === o.epochs) pred = p;
           m.valAcc = acc(p, split.val);
           m.seconds = (performance.now() - epochStarted) / 1000;
@@ -198,7 +200,7 @@ export async function trainTypedNodeClassification(
         history.push(m);
         o.onEpoch?.(m);
       }
-      pred ??= model.predictAll(o.features).classes;
+      pred ??= model.predictAll(tables).classes;
       const result: TypedRunResult = {
         model: o.model,
         valAcc: acc(pred, split.val),
@@ -215,6 +217,7 @@ export async function trainTypedNodeClassification(
       if (!kept) model.dispose();
       train.dispose();
       sampled.release();
+      tables.dispose();
       opt.dispose();
     }
   } finally {
