@@ -126,15 +126,15 @@ async function main(): Promise<void> {
   if (nodes * n > 65536) fail(`--nnodes ${nodes} x -n ${n} is ${nodes * n} ranks; a group holds at most 65536`);
   // Across hosts every launcher must name the same port and hand its ranks the same secret and run id.
   if (nodes > 1 && !Number(o.masterPort)) fail(`--nnodes ${nodes}: give every host the same --master-port`);
-  if (nodes > 1 && !process.env.WM_RUN_SECRET && !process.env.WM_RUN_SECRET_FILE)
+  if (nodes > 1 && !env.WM_RUN_SECRET && !env.WM_RUN_SECRET_FILE)
     fail(
       `--nnodes ${nodes}: every host needs the group's secret: set WM_RUN_SECRET_FILE to a file only you can read ` +
         '(written once with `(umask 077; openssl rand -hex 32 > ~/.tfjs-wm-secret)` where every host sees it), or WM_RUN_SECRET',
     );
   const port = Number(o.masterPort) || (await freePort(o.masterAddr));
-  const runId = nodes > 1 ? (process.env.WM_RUN_ID ?? `nodes-${o.masterAddr}-${port}`) : crypto.randomBytes(8).toString('hex');
+  const runId = nodes > 1 ? (env.WM_RUN_ID ?? `nodes-${o.masterAddr}-${port}`) : crypto.randomBytes(8).toString('hex');
   // One host: a fresh secret for this launch. Several: the one every host was given (WM_RUN_SECRET, or the file the ranks read).
-  const secret = nodes > 1 ? (process.env.WM_RUN_SECRET ?? '') : crypto.randomBytes(32).toString('hex');
+  const secret = nodes > 1 ? (env.WM_RUN_SECRET ?? '') : crypto.randomBytes(32).toString('hex');
   const children: ChildProcess[] = [];
   // The rank that failed first: a rank killed by a signal we did not send
   // is the cause when the others exit after it, whichever exit event Node

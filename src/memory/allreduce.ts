@@ -213,8 +213,7 @@ export class AllReducer {
 
   private onHost(tensors: Tensor[], op: ReduceOp, wire: WireType): Tensor[] {
     if (!this.comm.nativeComm.sameHost) return this.acrossHosts(tensors, op, wire);
-    const sizes = tensors.map((t) => t.size);
-    const n = sizes.reduce((a, b) => a + b, 0);
+    const n = tensors.reduce((a, t) => a + t.size, 0);
     const i = this.next;
     this.next ^= 1;
     const buf = this.hostBuffer(i, n);
@@ -228,20 +227,14 @@ export class AllReducer {
     this.meet();
     const out = new Float32Array(n);
     if (n) buf.mem.sumSlices(op === 'mean' ? 1 / this.comm.size : 1, out);
-    at = 0;
-    return tensors.map((t, k) => {
-      const part = tensor(out.subarray(at, at + sizes[k]), t.shape, 'float32');
-      at += sizes[k];
-      return part;
-    });
+    return split(out, tensors);
   }
 
   // A group over several hosts shares no memory: every rank's values, rounded to the wire type as a slice
   // would hold them, travel through the group's sockets, and each rank sums them in rank order in float32 and
   // scales them, as sumSlices does: the bits of one host's all-reduce.
   private acrossHosts(tensors: Tensor[], op: ReduceOp, wire: WireType): Tensor[] {
-    const sizes = tensors.map((t) => t.size);
-    const mine = new Float32Array(sizes.reduce((a, b) => a + b, 0));
+    const mine = new Float32Array(tensors.reduce((a, t) => a + t.size, 0));
     let at = 0;
     for (const t of tensors) {
       mine.set(t.dataSync() as Float32Array, at);
@@ -257,19 +250,18 @@ export class AllReducer {
     }
     const out = new Float32Array(mine.length);
     for (const bytes of all) {
-      const v = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      // Read in place where the bytes are 4-aligned, else from a copy.
+      const v =
+        bytes.byteOffset % 4 === 0
+          ? new Float32Array(bytes.buffer, bytes.byteOffset, out.length)
+          : new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
       for (let j = 0; j < out.length; ++j) out[j] += v[j];
     }
     if (op === 'mean') {
       const scale = Math.fround(1 / this.comm.size);
       for (let j = 0; j < out.length; ++j) out[j] *= scale;
     }
-    at = 0;
-    return tensors.map((t, k) => {
-      const part = tensor(out.subarray(at, at + sizes[k]), t.shape, 'float32');
-      at += sizes[k];
-      return part;
-    });
+    return split(out, tensors);
   }
 
   // Every rank's slice is written once all have passed: through shared memory, not the bootstrap's
@@ -331,4 +323,14 @@ function roundToWire(v: Float32Array, wire: WireType): void {
       rest = q - whole;
     v[i] = Math.sign(x) * (rest > 0.5 || (rest === 0.5 && whole % 2 === 1) ? whole + 1 : whole) * step;
   }
+}
+
+/** `out`'s values as tensors of the shapes of `like`, one after another. */
+function split(out: Float32Array, like: Tensor[]): Tensor[] {
+  let at = 0;
+  return like.map((t) => {
+    const part = tensor(out.subarray(at, at + t.size), t.shape, 'float32');
+    at += t.size;
+    return part;
+  });
 }
