@@ -55,12 +55,22 @@ async function slurmJob(from: number): Promise<number> {
   return job;
 }
 
-/** A fresh folder holding a group secret only this user can read (`secretFile`); the caller removes the folder. */
-function secretFolder(prefix: string): {dir: string; secretFile: string} {
+/**
+ * A fresh folder holding a group secret only this user can read (`secretFile`) and a rank's program (`probe`: joins
+ * the group, and prints "OK <rank> of <size> local <LOCAL_RANK>"); the caller removes the folder.
+ */
+function secretFolder(prefix: string): {dir: string; secretFile: string; probe: string} {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const secretFile = path.join(dir, 'secret');
   fs.writeFileSync(secretFile, crypto.randomBytes(32).toString('hex') + '\n', {mode: 0o600});
-  return {dir, secretFile};
+  const probe = path.join(dir, 'probe.js');
+  fs.writeFileSync(
+    probe,
+    `const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
+     const c = wm.communicatorFromEnv({timeoutMs: 15000}); c.barrier();
+     console.log('OK ' + c.rank + ' of ' + c.size + ' local ' + process.env.LOCAL_RANK); wm.finalize();`,
+  );
+  return {dir, secretFile, probe};
 }
 
 interface Run {
@@ -197,14 +207,7 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
 
   it('tfjs-wm-run over two hosts (--nnodes 2, one launcher per node rank) starts one group of 2 x 2 ranks, given one secret file; without a secret or a port it says what each host needs', async () => {
     const port = await freePort();
-    const {dir, secretFile} = secretFolder('wm-nodes-');
-    const probe = path.join(dir, 'probe.js');
-    fs.writeFileSync(
-      probe,
-      `const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
-       const c = wm.communicatorFromEnv({timeoutMs: 15000}); c.barrier();
-       console.log('OK ' + c.rank + ' of ' + c.size + ' local ' + process.env.LOCAL_RANK); wm.finalize();`,
-    );
+    const {dir, secretFile, probe} = secretFolder('wm-nodes-');
     const nodes = (node: number, env: NodeJS.ProcessEnv = {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile}, extra: string[] = []) =>
       run(
         [
@@ -251,14 +254,7 @@ describe('security: the bootstrap lets in only ranks that know the secret', () =
 
   it("tfjs-wm-run as one srun task per node (Slurm's variables only) starts its node's share of one group: the nodes, its place, the master and the port from the job", async () => {
     const job = await slurmJob(3000);
-    const {dir, secretFile} = secretFolder('wm-srun-nodes-');
-    const probe = path.join(dir, 'probe.js');
-    fs.writeFileSync(
-      probe,
-      `const wm = require(${JSON.stringify(path.join(root, 'dist', 'src', 'index.js'))});
-       const c = wm.communicatorFromEnv({timeoutMs: 15000}); c.barrier();
-       console.log('OK ' + c.rank + ' of ' + c.size); wm.finalize();`,
-    );
+    const {dir, secretFile, probe} = secretFolder('wm-srun-nodes-');
     const task = (node: number) =>
       run([process.execPath, launcher, '-n', '2', probe], {
         SLURM_STEP_NUM_NODES: '2',
