@@ -65,13 +65,11 @@ function sample(b: WholeMemoryBackend, ...[dg, given, hops, of, opts]: Parameter
         const rows = dst[r.type[2]],
           fanout = of(key, hop);
         if (rows.length === 0 || fanout === 0) return {key, source: r.type[0], offsets: new Int32Array(rows.length + 1)};
-        const s = dg
-          .relation(key)
-          .sample(frontier[r.type[2]], fanout, {
-            replace: opts.replace ?? false,
-            seed: relationSeed(opts.seed ?? 0, ri, hop),
-            keyBy: opts.keyBy,
-          });
+        const s = dg.relation(key).sample(frontier[r.type[2]], fanout, {
+          replace: opts.replace ?? false,
+          seed: relationSeed(opts.seed ?? 0, ri, hop),
+          keyBy: opts.keyBy,
+        });
         made.push(s.ids, ...(s.offsets ? [s.offsets] : []));
         if (s.offsets) return {key, source: r.type[0], offsets: s.hostOffsets!, deviceOffsets: s.offsets, ids: s.ids};
         const {offsets, kept} = nonEmptyRows(r.graph.degrees(rows), fanout);
