@@ -35,7 +35,11 @@ const d = DEFAULT_NODE_CLASSIFICATION;
 const program = new Command()
   .name('npm start --')
   .description('Train GraphSAGE (or GAT, GCN) node classification on a graph folder (edges.tsv + vertex_value.tsv).')
-  .option('--data <folder>', 'dataset folder (edges.tsv + vertex_value.tsv, or an ogbn-* folder)', path.join(root, 'data', 'polblogs'))
+  .option(
+    '--data <folder>',
+    'dataset folder (edges.tsv + vertex_value.tsv, an ogbn-* folder, a TU or ogbg-* folder) or an SD file of molecules (.sdf)',
+    path.join(root, 'data', 'polblogs'),
+  )
   .option(
     '--csbm <spec>',
     'train on a generated contextual SBM instead, e.g. vertices=2000,classes=10,degree=10,homophily=0.8,features=0,signal=1,seed=1',
@@ -51,6 +55,7 @@ const program = new Command()
   )
   .option('--folds <n>', 'graph classification: folds of the cross-validation', positiveInt('--folds'), 10)
   .option('--regression', 'graph data: the labels are values to predict (read so anyway where one is not a class id)', false)
+  .option('--target <field>', "an SD file's data item holding each molecule's target (default: the one item it has)")
   .option(
     '--citation [spec]',
     'train on a generated citation-like graph instead (bag-of-words features, 20 labels per class / 500 / 1000), e.g. ' +
@@ -226,7 +231,7 @@ function defaultEvalEvery(g: wm.graph.HeteroGraph, epochs = DEFAULT_TYPED_NODE_C
 
 const GRAPH_KEYS = ['graphs', 'classes', 'minVertices', 'maxVertices', 'degree', 'noise', 'signal', 'seed'];
 
-/** Graph classification data: --graphs (generated), or a TU folder given as --data. */
+/** Graph classification data: --graphs (generated), or as --data a TU folder, an OGB graph property folder or an SD file. */
 async function graphData(
   o: Record<string, string | boolean | undefined>,
 ): Promise<{graphs: wm.graph.SmallGraph[]; numClasses: number; name: string; split?: wm.graph.Split; regression?: boolean} | undefined> {
@@ -235,6 +240,9 @@ async function graphData(
     return {...wm.graph.graphFamilies(spec), name: 'generated graph families'};
   }
   const folder = o.data as string;
+  if (/\.sdf(\.gz)?$/i.test(folder)) {
+    return wm.graph.readSdf(folder, {regression: o.regression === true, ...(typeof o.target === 'string' ? {label: o.target} : {})});
+  }
   if (fs.existsSync(path.join(folder, 'raw', 'graph-label.csv.gz'))) {
     return wm.graph.readOgbGraphs(folder, undefined, {regression: o.regression === true});
   }

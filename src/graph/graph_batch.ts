@@ -3,6 +3,7 @@
 // reads graph g's vertices, so a global pooling is a neighbour reduction over it (wm.nn.globalAddPool).
 import {CsrBlock} from './aggregate';
 import {CsrGraph} from './csr';
+import type {Split} from './split';
 
 /** One small graph: vertices 0..numVertices-1, edges (src[i], dst[i]), optional features and label. */
 export interface SmallGraph {
@@ -15,6 +16,21 @@ export interface SmallGraph {
   edgeFeatures?: Float32Array;
   /** The graph's target (a class id or a value); every graph of a batch has one, or none has. */
   label?: number;
+}
+
+/** Many small graphs and their targets, as the readers give them (readOgbGraphs, readSdf). */
+export interface GraphDataset {
+  name: string;
+  graphs: SmallGraph[];
+  numClasses: number;
+  /** Vertex feature width (0: none). */
+  dim: number;
+  /** The folder's split of the graphs (indices), where it has one. */
+  split?: Split;
+  /** Edge feature width (0: none). */
+  edgeDim: number;
+  /** The labels are values, not class ids (numClasses is then 1): train with `{regression: true}`. */
+  regression: boolean;
 }
 
 export interface GraphBatch {

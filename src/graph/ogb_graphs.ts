@@ -11,23 +11,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import type {SmallGraph} from './graph_batch';
+import type {GraphDataset, SmallGraph} from './graph_batch';
 import type {Split} from './split';
 import {readIdList, readTextTable} from './text_table';
-
-export interface OgbGraphs {
-  name: string;
-  graphs: SmallGraph[];
-  numClasses: number;
-  /** Vertex feature width (0: none). */
-  dim: number;
-  /** The folder's split of the graphs (indices), where it has one. */
-  split?: Split;
-  /** Edge feature width (0: none). */
-  edgeDim: number;
-  /** The labels are values, not class ids (numClasses is then 1): train with `{regression: true}`. */
-  regression: boolean;
-}
 
 async function counts(file: string, what: string): Promise<Int32Array> {
   if (!fs.existsSync(file)) throw new Error(`${file}: missing`);
@@ -52,7 +38,7 @@ export async function readOgbGraphs(
   folder: string,
   name = path.basename(path.resolve(folder)),
   o: {regression?: boolean} = {},
-): Promise<OgbGraphs> {
+): Promise<GraphDataset> {
   const raw = path.join(folder, 'raw');
   const nodeFile = path.join(raw, 'num-node-list.csv.gz'),
     edgeCountFile = path.join(raw, 'num-edge-list.csv.gz');
