@@ -9,7 +9,7 @@ import * as zlib from 'zlib';
 
 import {expect} from 'chai';
 
-import {edgeTypeKey, HeteroGraph} from '../src/graph/hetero_graph';
+import {edgeTypeKey, featureValues, HeteroGraph} from '../src/graph/hetero_graph';
 import {readOgbHetero} from '../src/graph/ogb_hetero';
 import {sampleTypedSubgraph, TypedLayer} from '../src/graph/typed_sampling';
 import type {TypedLayerFn} from '../src/nn/typed_layerwise';
@@ -274,7 +274,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
           expect(incoming(back.src, back.dst, n), key).to.deep.equal(incoming(e.src, e.dst, n));
         }
         expect(g.features.paper.dim).to.equal(3);
-        expect(Array.from(g.features.paper.values)).to.deep.equal(Array.from(feats));
+        expect(Array.from(featureValues(g.features.paper))).to.deep.equal(Array.from(feats));
         expect(g.labels!.type).to.equal('paper');
         expect(g.labels!.numClasses).to.equal(4);
         expect(Array.from(g.labels!.split!.val)).to.deep.equal([4, 5]);
@@ -317,7 +317,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         const [x, y] = [a.edgesOf(t), b.edgesOf(t)];
         expect([Array.from(y.src), Array.from(y.dst)], t.join(' ')).to.deep.equal([Array.from(x.src), Array.from(x.dst)]);
       }
-      expect(Array.from(b.features.paper.values)).to.deep.equal(Array.from(a.features.paper.values));
+      expect(Array.from(featureValues(b.features.paper))).to.deep.equal(Array.from(featureValues(a.features.paper)));
       expect(Array.from(b.labels!.labels)).to.deep.equal(Array.from(a.labels!.labels));
       expect(Array.from(b.labels!.split!.test)).to.deep.equal(Array.from(a.labels!.split!.test));
     };
@@ -1251,7 +1251,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
           const src = b.sub.layers[0].src;
           expect(b.x.paper.shape).to.deep.equal([src.paper.length, 16]);
           const row = Array.from(b.x.paper.dataSync().slice(0, 16));
-          expect(row).to.deep.equal(Array.from(g.features.paper.values.subarray(src.paper[0] * 16, src.paper[0] * 16 + 16)));
+          expect(row).to.deep.equal(Array.from(featureValues(g.features.paper).subarray(src.paper[0] * 16, src.paper[0] * 16 + 16)));
           if (src.author.length) expect(Array.from(new Set(b.x.author.dataSync()))).to.deep.equal([0]);
           b.dispose();
         }
@@ -1291,7 +1291,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         const got = rowsOf({memory: 'host', dtype});
         expect(Array.from(got.ids)).to.deep.equal(Array.from(plain.ids));
         const want = Float32Array.from({length: got.ids.length * f.dim}, (_, i) =>
-          roundToWire(f.values[got.ids[Math.floor(i / f.dim)] * f.dim + (i % f.dim)], dtype),
+          roundToWire(featureValues(f)[got.ids[Math.floor(i / f.dim)] * f.dim + (i % f.dim)], dtype),
         );
         expect(Array.from(got.paper), `${dtype} rows as stored`).to.deep.equal(Array.from(want));
         expect(Array.from(new Set(got.author)), 'a type without features: zeros').to.deep.equal(got.author.length ? [0] : []);

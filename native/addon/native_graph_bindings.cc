@@ -264,20 +264,90 @@ Napi::Value GraphFromEdgeArrays(const Napi::CallbackInfo& info) {
   });
 }
 
+// The edge matrix of arguments 0-4: path, offset, m, int64, pairsInRows.
+wm::host::EdgeMatrix edgeMatrix(const Args& a) {
+  wm::host::EdgeMatrix e;
+  e.path = a.string(0, "path");
+  e.offset = static_cast<size_t>(a.count(1, "offset"));
+  e.m = a.count(2, "m");
+  e.int64 = a.flag(3, "int64");
+  e.pairsInRows = a.flag(4, "pairsInRows");
+  return e;
+}
+
 // graphFromEdgeMatrix(path, offset, m, int64, pairsInRows, numVertices (-1: the largest id + 1), symmetric) -> NativeGraph
 // The caller read the file's header (src/data/npy.ts); the file is read here, in place.
 Napi::Value GraphFromEdgeMatrix(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "graphFromEdgeMatrix");
-    wm::host::EdgeMatrix e;
-    e.path = a.string(0, "path");
-    e.offset = static_cast<size_t>(a.count(1, "offset"));
-    e.m = a.count(2, "m");
-    e.int64 = a.flag(3, "int64");
-    e.pairsInRows = a.flag(4, "pairsInRows");
+    const wm::host::EdgeMatrix e = edgeMatrix(a);
     const int64_t n = a.integer(5, "numVertices");
     if (n < -1) a.reject(5, "numVertices", "must be a vertex count, or -1 for the largest id + 1");
     return NativeGraphWrap::wrap(info.Env(), NativeGraph::fromEdgeMatrix(e, n, a.flag(6, "symmetric")));
+  });
+}
+
+// graphRelation(numVertices, src, dst) -> NativeGraph: a typed graph's relation (row d: the sources of d's edges)
+Napi::Value GraphRelation(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphRelation");
+    const int64_t m = a.length(1, "src");
+    if (a.length(2, "dst") != m) a.reject(2, "dst", "must hold as many entries as src");
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::relation(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m));
+  });
+}
+
+// graphRelationFromEdgeMatrix(path, offset, m, int64, pairsInRows, numVertices) -> NativeGraph
+Napi::Value GraphRelationFromEdgeMatrix(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphRelationFromEdgeMatrix");
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::relationFromEdgeMatrix(edgeMatrix(a), a.count(5, "numVertices")));
+  });
+}
+
+// edgeMatrixMaxIds(path, offset, m, int64, pairsInRows) -> [largest source, largest destination] (-1: none)
+Napi::Value EdgeMatrixMaxIds(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "edgeMatrixMaxIds");
+    const auto [s, d] = NativeGraph::edgeMatrixMaxIds(edgeMatrix(a));
+    Napi::Array out = Napi::Array::New(info.Env(), 2);
+    out.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(s)));
+    out.Set(1u, Napi::Number::New(info.Env(), static_cast<double>(d)));
+    return out;
+  });
+}
+
+// graphTypedDraw(numSrc, numDst, m, srcSkew, dstSkew, homophily, classes, seed, reverse, both, srcLabels?, dstLabels?)
+// -> NativeGraph: a generated relation (wm/native_graph.h TypedDrawSpec); the labels are needed where homophily > 0
+Napi::Value GraphTypedDraw(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphTypedDraw");
+    wm::host::TypedDrawSpec s;
+    s.numSrc = a.count(0, "numSrc");
+    s.numDst = a.count(1, "numDst");
+    s.m = a.count(2, "m");
+    s.srcSkew = a.number(3, "srcSkew");
+    s.dstSkew = a.number(4, "dstSkew");
+    s.homophily = a.number(5, "homophily");
+    s.classes = static_cast<int32_t>(std::min<int64_t>(a.count(6, "classes"), INT32_MAX));
+    s.seed = static_cast<uint64_t>(a.count(7, "seed"));
+    s.reverse = a.flag(8, "reverse");
+    s.both = a.flag(9, "both");
+    const int32_t* srcLabels = a.present(10) ? a.ints(10, "srcLabels", s.numSrc) : nullptr;
+    const int32_t* dstLabels = a.present(11) ? a.ints(11, "dstLabels", s.numDst) : nullptr;
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::typedDraw(s, srcLabels, dstLabels));
+  });
+}
+
+// hashLabels(n, classes, seed, out: Int32Array [n]): labels in [0, classes) from a hash of (seed, vertex)
+Napi::Value HashLabels(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "hashLabels");
+    const int64_t n = a.count(0, "n");
+    const int64_t classes = a.count(1, "classes");
+    if (classes < 1 || classes > INT32_MAX) a.reject(1, "classes", "must be in [1, 2^31 - 1]");
+    wm::host::hashLabels(n, static_cast<int32_t>(classes), static_cast<uint64_t>(a.count(2, "seed")), a.ints(3, "out", n));
+    return info.Env().Undefined();
   });
 }
 
@@ -378,6 +448,11 @@ void InitNativeGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("graphCsbm", Napi::Function::New(env, GraphCsbm, "graphCsbm"));
   exports.Set("csbmFeatures", Napi::Function::New(env, CsbmFeatures, "csbmFeatures"));
   exports.Set("graphFromEdgeMatrix", Napi::Function::New(env, GraphFromEdgeMatrix, "graphFromEdgeMatrix"));
+  exports.Set("graphRelation", Napi::Function::New(env, GraphRelation, "graphRelation"));
+  exports.Set("graphRelationFromEdgeMatrix", Napi::Function::New(env, GraphRelationFromEdgeMatrix, "graphRelationFromEdgeMatrix"));
+  exports.Set("edgeMatrixMaxIds", Napi::Function::New(env, EdgeMatrixMaxIds, "edgeMatrixMaxIds"));
+  exports.Set("graphTypedDraw", Napi::Function::New(env, GraphTypedDraw, "graphTypedDraw"));
+  exports.Set("hashLabels", Napi::Function::New(env, HashLabels, "hashLabels"));
   exports.Set("graphRmat", Napi::Function::New(env, GraphRmat, "graphRmat"));
   exports.Set("graphLoad", Napi::Function::New(env, GraphLoad, "graphLoad"));
 }

@@ -53,8 +53,8 @@ function csbmParams(options: CsbmOptions) {
   return {n, c, f, degree, h, signal, seed};
 }
 
-/** Class means of length `signal` in random directions [classes][features]. */
-function classMeans(rng: Rng, c: number, f: number, signal: number): Float64Array[] {
+/** @internal Class means of length `signal` in random directions [classes][features]. */
+export function classMeans(rng: Rng, c: number, f: number, signal: number): Float64Array[] {
   return Array.from({length: c}, () => {
     const v = Float64Array.from({length: f}, () => gaussian(rng));
     let squares = 0;

@@ -19,7 +19,7 @@ import {
   writeManifest,
 } from './cache_files';
 import {SourceStamp} from './dataset_cache';
-import {EdgeType, HeteroFeatures, HeteroGraph, HeteroLabels, HeteroRelation} from './hetero_graph';
+import {EdgeType, featureValues, HeteroFeatures, HeteroGraph, HeteroLabels, HeteroRelation} from './hetero_graph';
 import {NativeCsr} from './native_csr';
 import type {Split} from './split';
 
@@ -56,7 +56,9 @@ export function writeHeteroCache(dir: string, sources: SourceStamp[], g: HeteroG
       return {type: r.type, file, numEdges: r.numEdges};
     });
     const features: Manifest['features'] = {};
-    Object.entries(g.features).forEach(([t, f], i) => (features[t] = {...writeArrayFile(tmp, `features-${i}.f32`, f.values), dim: f.dim}));
+    Object.entries(g.features).forEach(
+      ([t, f], i) => (features[t] = {...writeArrayFile(tmp, `features-${i}.f32`, featureValues(f)), dim: f.dim}),
+    );
     const l = g.labels;
     const manifest: Manifest = {
       format: FORMAT,

@@ -1,11 +1,14 @@
 // Typed graphs (PyG's HeteroData): vertex types with counts; edge types (source type, relation,
 // destination type), each a graph in native memory with 64-bit offsets whose row v lists the sources of
 // destination v's incoming edges (the direction messages and samplers follow); features per vertex type;
-// labels and splits on one target type. Transforms: reverse relations added (PyG's ToUndirected), and
+// labels and splits on one target type (features as JavaScript rows, or NativeFeatures: a mapped .npy file
+// of any size). Transforms: reverse relations added (PyG's ToUndirected), and
 // the whole as one homogeneous graph with each type's id offset and each entry's relation id (what
 // R-GCN-style kernels read).
+import {graphNative} from '../native/domains';
 import type {Split} from './split';
 import {NativeCsr} from './native_csr';
+import {NativeFeatures} from './native_features';
 
 /** (source type, relation, destination type). */
 export type EdgeType = readonly [string, string, string];
@@ -36,10 +39,15 @@ export interface HeteroRelation {
   numEdges: number;
 }
 
-export interface HeteroFeatures {
-  /** Rows of `dim` float32 values, one per vertex of the type. */
-  values: Float32Array;
-  dim: number;
+/**
+ * A vertex type's features: rows of `dim` float32 values in JavaScript, or a NativeFeatures (rows read a
+ * window at a time from native memory or a mapped .npy file: tables past what a JavaScript array holds).
+ */
+export type HeteroFeatures = {values: Float32Array; dim: number} | NativeFeatures;
+
+/** A type's feature rows in one Float32Array (refused, naming the source, past what a typed array holds). */
+export function featureValues(f: HeteroFeatures): Float32Array {
+  return f instanceof NativeFeatures ? f.toArray() : f.values;
 }
 
 export interface HeteroLabels {
@@ -58,30 +66,18 @@ function checkName(what: string, name: string): void {
     throw new RangeError(`HeteroGraph: ${what} '${name}' must be letters, digits, '_', '.' or '-' (and no '___')`);
 }
 
-/** Row-sorted CSR of one relation: row = destination, columns = sources, in edge order within a row. */
+/** One relation's graph: row = destination, its sources ascending, every edge kept (wm/native_graph.h relation). */
 function relationCsr(key: string, e: TypedEdges, numSrc: number, numDst: number): NativeCsr {
   if (!(e.src instanceof Int32Array) || !(e.dst instanceof Int32Array) || e.src.length !== e.dst.length)
     throw new RangeError(`HeteroGraph: edges of ${key} must be two Int32Arrays of one length (src, dst)`);
-  const m = e.src.length;
-  const rowPtr = new Int32Array(numDst + 1);
-  for (let i = 0; i < m; ++i) {
+  for (let i = 0; i < e.src.length; ++i) {
     const s = e.src[i],
       d = e.dst[i];
     if (!(s >= 0 && s < numSrc)) throw new RangeError(`HeteroGraph: ${key} edge ${i}: source ${s} is not an id in [0, ${numSrc})`);
     if (!(d >= 0 && d < numDst)) throw new RangeError(`HeteroGraph: ${key} edge ${i}: destination ${d} is not an id in [0, ${numDst})`);
-    ++rowPtr[d + 1];
   }
-  for (let v = 0; v < numDst; ++v) rowPtr[v + 1] += rowPtr[v];
-  const at = rowPtr.slice(0, numDst),
-    colIdx = new Int32Array(m);
-  for (let i = 0; i < m; ++i) colIdx[at[e.dst[i]]++] = e.src[i];
   // Columns are source ids: a square graph over the larger of the two counts holds them.
-  if (numSrc > numDst) {
-    const wide = new Int32Array(numSrc + 1).fill(m);
-    wide.set(rowPtr);
-    return NativeCsr.fromCsr(wide, colIdx);
-  }
-  return NativeCsr.fromCsr(rowPtr, colIdx);
+  return NativeCsr.adopt(graphNative().graphRelation(Math.max(numSrc, numDst), e.src, e.dst));
 }
 
 export class HeteroGraph {
@@ -191,7 +187,12 @@ export class HeteroGraph {
     }
     for (const [t, f] of Object.entries(opts.features ?? {})) {
       if (!(t in numNodes)) throw new RangeError(`HeteroGraph: features for vertex type '${t}', which has no count`);
-      if (!Number.isInteger(f.dim) || f.dim < 1 || !(f.values instanceof Float32Array) || f.values.length !== numNodes[t] * f.dim)
+      if (f instanceof NativeFeatures) {
+        if (f.rows !== numNodes[t] || f.dim < 1)
+          throw new RangeError(
+            `HeteroGraph: features of '${t}' (${f.source}) hold ${f.rows} rows of ${f.dim}; the type has ${numNodes[t]} vertices`,
+          );
+      } else if (!Number.isInteger(f.dim) || f.dim < 1 || !(f.values instanceof Float32Array) || f.values.length !== numNodes[t] * f.dim)
         throw new RangeError(
           `HeteroGraph: features of '${t}' must be a Float32Array of ${numNodes[t]} x dim values, got ${f.values?.length} for dim ${f.dim}`,
         );

@@ -269,29 +269,38 @@ export async function edgeFileGraph(
   }
 }
 
-/** @internal NativeCsr.fromNpy's build, and the edge count read (for loaders that check it). */
-export function edgeMatrixGraph(file: string, opts: {symmetric: boolean; numVertices?: number}): {graph: NativeGraph; edges: number} {
+/** @internal The edge matrix of a .npy file: where its ids start, the edges, their width and layout; checked against the file's size. */
+export function edgeMatrixOf(file: string, what: string): {offset: number; m: number; int64: boolean; pairsInRows: boolean} {
   const h = readNpyHeader(file);
   const int64 = h.descr === '<i8' || h.descr === '=i8';
   if (!int64 && h.descr !== '<i4' && h.descr !== '=i4')
-    throw new TypeError(`NativeCsr.fromNpy: ${file}: ids must be little-endian int32 or int64, the file holds '${h.descr}'`);
-  if (h.fortran) throw new RangeError(`NativeCsr.fromNpy: ${file}: a Fortran-order array; save it in C order (np.ascontiguousarray)`);
+    throw new TypeError(`${what}: ${file}: ids must be little-endian int32 or int64, the file holds '${h.descr}'`);
+  if (h.fortran) throw new RangeError(`${what}: ${file}: a Fortran-order array; save it in C order (np.ascontiguousarray)`);
   const [rows, cols] = h.shape;
   if (h.shape.length !== 2 || (rows !== 2 && cols !== 2))
-    throw new RangeError(`NativeCsr.fromNpy: ${file}: shape (${h.shape.join(', ')}) is not [2, m] or [m, 2]`);
+    throw new RangeError(`${what}: ${file}: shape (${h.shape.join(', ')}) is not [2, m] or [m, 2]`);
   // [2, 2] is read as [2, m], as PyG stores edge_index.
   const pairsInRows = rows !== 2;
   const m = pairsInRows ? rows : cols;
   const need = h.dataStart + 2 * m * (int64 ? 8 : 4);
   if (h.fileBytes !== need)
-    throw new RangeError(
-      `NativeCsr.fromNpy: ${file}: ${m} edges of ${int64 ? 'int64' : 'int32'} need ${need} bytes, the file holds ${h.fileBytes}`,
-    );
-  checkBuild(`NativeCsr.fromNpy (${m} edges)`, {edges: m, vertices: opts.numVertices ?? 0, symmetric: opts.symmetric, edgeArrays: true});
+    throw new RangeError(`${what}: ${file}: ${m} edges of ${int64 ? 'int64' : 'int32'} need ${need} bytes, the file holds ${h.fileBytes}`);
+  return {offset: h.dataStart, m, int64, pairsInRows};
+}
+
+/** @internal NativeCsr.fromNpy's build, and the edge count read (for loaders that check it). */
+export function edgeMatrixGraph(file: string, opts: {symmetric: boolean; numVertices?: number}): {graph: NativeGraph; edges: number} {
+  const e = edgeMatrixOf(file, 'NativeCsr.fromNpy');
+  checkBuild(`NativeCsr.fromNpy (${e.m} edges)`, {
+    edges: e.m,
+    vertices: opts.numVertices ?? 0,
+    symmetric: opts.symmetric,
+    edgeArrays: true,
+  });
   const n = opts.numVertices ?? -1;
   if (opts.numVertices !== undefined && (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1))
     throw new RangeError(`NativeCsr.fromNpy: numVertices must be an integer in [0, 2^31 - 1], got ${opts.numVertices}`);
-  return {graph: graphNative().graphFromEdgeMatrix(file, h.dataStart, m, int64, pairsInRows, n, opts.symmetric), edges: m};
+  return {graph: graphNative().graphFromEdgeMatrix(file, e.offset, e.m, e.int64, e.pairsInRows, n, opts.symmetric), edges: e.m};
 }
 
 /**

@@ -77,6 +77,23 @@ export class NativeFeatures {
     return new NativeFeatures(rows, dim, source, 'float32', (first, count) => values.view(first, count) as Float32Array);
   }
 
+  /**
+   * Rows made on request (a generator's): `fill(first, count, out)` writes rows [first, first + count) as
+   * float32, the same rows whichever window asks (nothing is held between reads).
+   */
+  static generated(
+    rows: number,
+    dim: number,
+    source: string,
+    fill: (first: number, count: number, out: Float32Array) => void,
+  ): NativeFeatures {
+    return new NativeFeatures(rows, dim, source, 'float32', (firstValue, count) => {
+      const out = new Float32Array(count);
+      if (count > 0) fill(firstValue / dim, count / dim, out);
+      return out;
+    });
+  }
+
   /** Rows read together by read(): at least one, about 256 MiB of float32. */
   get windowRows(): number {
     return Math.max(1, Math.floor(NativeFeatures.windowValues / Math.max(1, this.dim)));

@@ -302,6 +302,36 @@ export interface NativeBindings {
     numVertices: number,
     symmetric: boolean,
   ): NativeGraph;
+  /** A typed graph's relation: row d the sources of the edges into d, ascending, every edge kept; ids below numVertices. */
+  graphRelation(numVertices: number, src: Int32Array, dst: Int32Array): NativeGraph;
+  /** The same from an edge matrix in a file (as graphFromEdgeMatrix reads it). */
+  graphRelationFromEdgeMatrix(
+    path: string,
+    offset: number,
+    m: number,
+    int64: boolean,
+    pairsInRows: boolean,
+    numVertices: number,
+  ): NativeGraph;
+  /** The largest source and destination ids of an edge matrix in a file (-1: none). */
+  edgeMatrixMaxIds(path: string, offset: number, m: number, int64: boolean, pairsInRows: boolean): [number, number];
+  /** A generated relation (wm/native_graph.h TypedDrawSpec); labels are needed where homophily > 0. */
+  graphTypedDraw(
+    numSrc: number,
+    numDst: number,
+    m: number,
+    srcSkew: number,
+    dstSkew: number,
+    homophily: number,
+    classes: number,
+    seed: number,
+    reverse: boolean,
+    both: boolean,
+    srcLabels: Int32Array | null,
+    dstLabels: Int32Array | null,
+  ): NativeGraph;
+  /** Labels in [0, classes) from a hash of (seed, vertex), into out [n]. */
+  hashLabels(n: number, classes: number, seed: number, out: Int32Array): void;
   /** The CSBM graph (wm/native_graph.h CsbmSpec), its labels written into `labels` [vertices]. */
   graphCsbm(vertices: number, classes: number, degree: number, homophily: number, seed: number, labels: Int32Array): NativeGraph;
   /** Rows [first, first + count) of a CSBM's features into out [count * dim]: class means plus hashed unit noise. */

@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {HeteroGraph} from '../graph/hetero_graph';
+import {NativeFeatures} from '../graph/native_features';
 import {hostTypedGraph, sampleTypedSubgraph, TypedFanouts, TypedGraph, TypedSubgraph} from '../graph/typed_sampling';
 import {int32Ids, int32Of} from '../util/arrays';
 import {checkSeed, seededRng, shuffle} from '../util/random';
@@ -102,13 +103,16 @@ export class FeatureTables {
     const made: Record<string, tf.Tensor2D | Embedding> = {};
     try {
       for (const [t, f] of Object.entries(this.graph.features)) {
-        const rows = f.values.length / f.dim;
-        if (!s || (s.memory === undefined && s.dtype === undefined && s.cache === undefined)) {
+        const rows = this.graph.numNodes[t];
+        const native = f instanceof NativeFeatures;
+        if (!native && (!s || (s.memory === undefined && s.dtype === undefined && s.cache === undefined))) {
           made[t] = tf.tensor2d(f.values, [rows, f.dim]);
           continue;
         }
-        const table = (made[t] = featureTable(f.values, rows, f.dim, {memory: s.memory, dtype: s.dtype}));
-        if (s.cache !== undefined) table.cache({rows: hottestRows(this.linksOf(t), rows), fraction: s.cache});
+        // Native rows are read into the table a window at a time (no array of the whole table in JavaScript).
+        const o = {memory: s?.memory, dtype: s?.dtype};
+        const table = (made[t] = native ? featureTable(f, o) : featureTable(f.values, rows, f.dim, o));
+        if (s?.cache !== undefined) table.cache({rows: hottestRows(this.linksOf(t), rows), fraction: s.cache});
       }
     } catch (e) {
       for (const x of Object.values(made)) x.dispose();

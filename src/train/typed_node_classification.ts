@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {releasedOnThrow, typedGraphFor, TypedSampling} from '../graph/device_hetero_graph';
-import {HeteroGraph} from '../graph/hetero_graph';
+import {featureValues, HeteroGraph} from '../graph/hetero_graph';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {TYPED_MODELS, TypedNodeClassifier} from '../nn/typed_classifier';
 import {FeatureTables, TypedFeatureStorage, TypedNeighborLoader} from '../nn/typed_neighbor_loader';
@@ -105,8 +105,10 @@ export function flattened(g: HeteroGraph): HeteroGraph {
     const split = l.split && {train: shift(l.split.train), val: shift(l.split.val), test: shift(l.split.test)};
     const dim = Math.max(...Object.values(g.features).map((f) => f.dim));
     const values = new Float32Array(n * dim);
-    for (const [t, f] of Object.entries(g.features))
-      for (let v = 0; v < g.numNodes[t]; ++v) values.set(f.values.subarray(v * f.dim, (v + 1) * f.dim), (h.offsets[t] + v) * dim);
+    for (const [t, f] of Object.entries(g.features)) {
+      const rows = featureValues(f);
+      for (let v = 0; v < g.numNodes[t]; ++v) values.set(rows.subarray(v * f.dim, (v + 1) * f.dim), (h.offsets[t] + v) * dim);
+    }
     return HeteroGraph.fromEdges({node: n}, [{type: ['node', 'edge', 'node'], edges: {src, dst}}], {
       features: {node: {values, dim}},
       labels: {type: 'node', labels, numClasses: l.numClasses, split},

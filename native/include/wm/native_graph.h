@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "wm/page_array.h"
 
@@ -54,6 +55,23 @@ struct CsbmSpec {
 // plus unit Gaussian noise from a hash of (seed, vertex, coordinate): any chunking gives the same rows.
 void csbmFeatures(const CsbmSpec& s, const int32_t* labels, const float* means, int64_t dim, int64_t first, int64_t count, float* out);
 
+// One relation of a generated typed graph (src/graph/mag_shaped.ts): m edges, each from a hash of (seed,
+// edge): a source among numSrc drawn skewed (id floor(n u^srcSkew): heavy-tailed degrees, 1 uniform), a
+// destination with probability homophily among the destinations of the source's class (skewed alike within
+// the class), else among all of them. Labels (srcLabels [numSrc], dstLabels [numDst] in [0, classes)) are
+// needed only where homophily > 0. `reverse` builds the relation the other way (rows the sources), and `both`
+// holds each edge both ways (a relation within one type made undirected).
+struct TypedDrawSpec {
+  int64_t numSrc = 0, numDst = 0, m = 0;
+  double srcSkew = 1, dstSkew = 1, homophily = 0;
+  int32_t classes = 1;
+  uint64_t seed = 1;
+  bool reverse = false, both = false;
+};
+
+// Labels in [0, classes) from a hash of (seed, vertex): the same whatever the thread count.
+void hashLabels(int64_t n, int32_t classes, uint64_t seed, int32_t* out);
+
 class NativeGraph {
  public:
   // The CSBM graph of `s`, its labels drawn into `labels` [vertices] (in [0, classes)); symmetric, rows
@@ -67,6 +85,17 @@ class NativeGraph {
   // The same from edge arrays it takes over: they are freed once the edges are placed, so the peak
   // is the edges plus one copy of the entries.
   static std::unique_ptr<NativeGraph> fromEdgeArrays(int64_t numVertices, PageArray&& src, PageArray&& dst, int64_t m, bool symmetric);
+  // A typed graph's relation from its edges: row d lists the sources of the edges into d, ascending, every
+  // edge kept (repeats, and pairs of equal ids: they name vertices of two types). numVertices rows (the
+  // larger of the two types' counts); an id outside [0, numVertices) is refused, naming the edge. The same
+  // graph on any number of threads.
+  static std::unique_ptr<NativeGraph> relation(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m);
+  // The same from an edge matrix in a file (sources, then destinations, as OGB saves a relation's edge_index).
+  static std::unique_ptr<NativeGraph> relationFromEdgeMatrix(const EdgeMatrix& e, int64_t numVertices);
+  // A generated relation (TypedDrawSpec); rows are destinations (sources with reverse), every edge kept.
+  static std::unique_ptr<NativeGraph> typedDraw(const TypedDrawSpec& s, const int32_t* srcLabels, const int32_t* dstLabels);
+  // The largest source and destination ids of an edge matrix in a file (-1 for none), each id checked.
+  static std::pair<int64_t, int64_t> edgeMatrixMaxIds(const EdgeMatrix& e);
   // A copy of CSR arrays with int32 offsets, checked: offsets from 0 to m, never decreasing, columns
   // vertices; rows are kept as given.
   static std::unique_ptr<NativeGraph> fromCsr(int64_t numVertices, const int32_t* rowPtr, const int32_t* colIdx, int64_t m);

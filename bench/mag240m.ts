@@ -1,0 +1,109 @@
+// `npm run bench:mag240m` — R-GAT on a MAG240M-shaped graph (wm.graph.mag240mShaped: its counts at
+// BENCH_MAG240M_SCALE, default 1 on a GPU, 0.001 on a CPU), WholeGraph's MAG240M setting: fan-out [25, 15],
+// hidden 1024 as 4 heads of 256, batch 1024, paper features of BENCH_MAG240M_DIM (default 256) stored as
+// float16 in BENCH_MAG240M_MEMORY (default 'host': pinned host memory) with a GPU cache of BENCH_MAG240M_CACHE
+// of the most linked rows (default 0.1). Trains BENCH_MAG240M_BATCHES batches (default a whole epoch of the
+// training papers) as a training loop runs (the next batch sampled while one trains) and prints the build
+// time, the time per step and the epoch's time (measured, or per step times the epoch's steps when fewer
+// batches ran). WholeGraph's figure: 11.2 s an epoch on 8 A100s (768 features, float16).
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+import {typedGraphFor, TypedSampling} from '../src/graph/device_hetero_graph';
+import {edgeTypeKey} from '../src/graph/hetero_graph';
+import {mag240mShaped} from '../src/graph/mag240m_shaped';
+import {RgatConv} from '../src/nn/hetero/rgat_conv';
+import {EmbeddingMemory} from '../src/nn/embedding';
+import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
+import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
+import {adam} from '../src/optimizers/fused_adam';
+import {EpochProgress} from '../src/train/progress';
+import {envPositiveInt, writeBenchResult} from './bench_util';
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const dev = wm.deviceInfo();
+  const scale = Number(process.env.BENCH_MAG240M_SCALE ?? (dev.gpu ? 1 : 0.001));
+  const dim = envPositiveInt('BENCH_MAG240M_DIM', 256);
+  const memory = (process.env.BENCH_MAG240M_MEMORY ?? 'host') as EmbeddingMemory;
+  const cache = Number(process.env.BENCH_MAG240M_CACHE ?? (dev.gpu ? 0.1 : 0));
+  const t0 = Date.now();
+  const g = mag240mShaped({scale, dim, seed: 1});
+  const buildSeconds = (Date.now() - t0) / 1000;
+  const relations = g.edgeTypes.map(edgeTypeKey);
+  const edges = [...g.relations.values()].reduce((a, r) => a + r.numEdges, 0);
+  const train = g.labels!.split!.train.length;
+  console.log(
+    `MAG240M-shaped x ${scale}: ${g.nodeTypes.map((t) => `${t} ${g.numNodes[t]}`).join(', ')}; ${edges} edges in ${relations.length} relations; ` +
+      `${train} training papers; ${dim} float16 features a paper in ${memory} memory${cache > 0 ? `, ${cache} of them cached on the GPU` : ''} (built in ${buildSeconds.toFixed(1)} s)`,
+  );
+  const classes = g.labels!.numClasses;
+  const layers = [
+    new RgatConv({inDim: dim, units: 256, heads: 4, relations, seed: 1}),
+    new RgatConv({inDim: 1024, units: classes, heads: 1, relations, seed: 2}),
+  ];
+  const vars = layers.flatMap((l) => l.variables);
+  const opt = adam(0.001);
+  const sampled = typedGraphFor(g, (process.env.BENCH_MAG240M_SAMPLE ?? 'auto') as TypedSampling);
+  const loader = new TypedNeighborLoader(sampled.graph, {
+    fanouts: [25, 15],
+    batchSize: 1024,
+    shuffle: true,
+    seed: 1,
+    features: {memory, dtype: 'float16', ...(cache > 0 ? {cache} : {})},
+  });
+  const epochSteps = Math.ceil(train / 1024);
+  const batches = Math.min(epochSteps, envPositiveInt('BENCH_MAG240M_BATCHES', epochSteps));
+  const step = (b: TypedBatch) =>
+    opt.minimize(
+      () => {
+        let h = b.x;
+        b.sub.layers.forEach((layer, i) => {
+          const out = layers[i].apply(h, layer);
+          h = i === 0 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.elu(x) as tf.Tensor2D])) : out;
+        });
+        return softmaxCrossEntropy(b.y!, h.paper);
+      },
+      false,
+      vars,
+    );
+  const progress = new EpochProgress(batches, 'R-GAT steps', {everySeconds: 10});
+  let n = 0,
+    started = 0;
+  try {
+    for await (const b of loader) {
+      step(b);
+      b.dispose();
+      if (++n === 2) {
+        wm.synchronize();
+        started = Date.now(); // after two warm-up steps
+      }
+      const rate = n > 2 ? `${((1024 * (n - 2)) / ((Date.now() - started) / 1000)).toFixed(0)} seeds/s` : 'warming up';
+      progress.tick(`step ${n}/${batches}`, rate);
+      if (n >= batches) break;
+    }
+    wm.synchronize();
+  } finally {
+    progress.stop();
+    loader.dispose();
+    sampled.release();
+    opt.dispose();
+    for (const l of layers) l.dispose();
+    for (const r of g.relations.values()) r.graph.free();
+  }
+  const timed = Math.max(1, n - 2);
+  const stepMs = (Date.now() - started) / timed;
+  const epochSeconds = (stepMs * epochSteps) / 1000;
+  const row = {scale, dim, memory, cache, buildSeconds, steps: n, stepMs, epochSteps, epochSeconds, seedsPerSecond: 1024 / (stepMs / 1000)};
+  writeBenchResult('mag240m', {device: dev, ...row});
+  console.log('\nscale  dim  memory  cache  build s  ms/step  epoch steps  epoch s  seeds/s');
+  console.log(
+    `${String(scale).padEnd(6)} ${String(dim).padEnd(4)} ${memory.padEnd(7)} ${String(cache).padEnd(6)} ${buildSeconds.toFixed(1).padStart(7)} ` +
+      `${stepMs.toFixed(1).padStart(8)} ${String(epochSteps).padStart(12)} ${epochSeconds.toFixed(1).padStart(8)} ${(1024 / (stepMs / 1000)).toFixed(0).padStart(8)}`,
+  );
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+// A typed graph's relation as a NativeGraph (wm/native_graph.h): row d lists the sources of the edges into
+// d, every edge kept. Built in parallel: each row's count by atomic adds, each edge placed at its row's
+// cursor, then each row sorted, so the entries do not depend on the number of threads.
+#include <algorithm>
+#include <string>
+
+#include "runtime/parallel.h"
+#include "wm/native_graph.h"
+#include "wm/status.h"
+
+namespace wm {
+namespace host {
+
+namespace {
+
+constexpr int64_t kMaxRows = INT32_MAX;  // column ids are int32
+
+int64_t fetchAdd(int64_t* p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+
+// out[i] = in[0] + ... + in[i] (n is the rows of one relation: one thread's pass is short beside the placing).
+void prefixSums(int64_t* a, int64_t n) {
+  for (int64_t i = 1; i < n; ++i) a[i] += a[i - 1];
+}
+
+}  // namespace
+
+std::unique_ptr<NativeGraph> NativeGraph::relation(int64_t n, const int32_t* src, const int32_t* dst, int64_t m) {
+  WM_REQUIRE(n >= 0 && n <= kMaxRows, "relation: numVertices must be in [0, 2^31 - 1], got " + std::to_string(n));
+  WM_REQUIRE(m >= 0, "relation: the edge count must not be negative");
+  const int64_t bad = parallelFirst(m, 1 << 16, [&](int64_t e) { return src[e] < 0 || src[e] >= n || dst[e] < 0 || dst[e] >= n; });
+  if (bad < m)
+    fail("relation: edge " + std::to_string(bad) + " (" + std::to_string(src[bad]) + ", " + std::to_string(dst[bad]) +
+         ") names a vertex outside [0, " + std::to_string(n) + ")");
+  PageArray start = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "relation row offsets");
+  int64_t* st = static_cast<int64_t*>(start.data());
+  parallelFor(m, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) fetchAdd(st + dst[i] + 1, 1);
+  });
+  prefixSums(st + 1, n);
+  PageArray cursorPages = PageArray::allocate(static_cast<size_t>(std::max<int64_t>(n, 1)) * 8, "relation cursors");
+  int64_t* cursor = static_cast<int64_t*>(cursorPages.data());
+  std::copy(st, st + n, cursor);
+  PageArray col = PageArray::allocate(static_cast<size_t>(std::max<int64_t>(m, 1)) * 4, "relation columns");
+  int32_t* c = static_cast<int32_t*>(col.data());
+  parallelFor(m, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) c[fetchAdd(cursor + dst[i], 1)] = src[i];
+  });
+  cursorPages = PageArray();
+  parallelForByCost(
+      n, 1 << 16, [&](int64_t v) { return st[v] + v; },
+      [&](int64_t b, int64_t e) {
+        for (int64_t v = b; v < e; ++v) std::sort(c + st[v], c + st[v + 1]);
+      });
+  auto g = std::unique_ptr<NativeGraph>(new NativeGraph());
+  g->numVertices_ = n;
+  g->numEdges_ = m;
+  g->rowPtr_ = std::move(start);
+  col.shrink(static_cast<size_t>(m) * 4);
+  g->colIdx_ = std::move(col);
+  return g;
+}
+
+}  // namespace host
+}  // namespace wm
