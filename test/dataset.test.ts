@@ -221,6 +221,32 @@ describe('generated graphs and baselines', () => {
     expect(labelPropagation(noisy.graph, noisy.labels, 5, s2).test).to.be.below(0.35); // homophily at chance: no graph signal
     expect(nearestClassMean(noisy.features!.values, 8, noisy.labels, 5, s2).test).to.be.greaterThan(0.9);
   });
+
+  it("smoothing weighs a model's predictions by its skill: at chance it is label propagation, a perfect model is taken whole", async () => {
+    const {csbm} = await import('../src/graph/csbm');
+    const {labelPropagation, smoothedScores, smoothingWeight, smoothPredictions, scoreAccuracy} = await import('../src/train/baselines');
+    const {splitLabelled} = await import('../src/train/node_classification');
+    const {seededRng} = await import('../src/util/random');
+    expect([smoothingWeight(0.25, 4), smoothingWeight(0.1, 4), smoothingWeight(1, 4)]).to.deep.equal([0, 0, 1]);
+    expect(smoothingWeight(0.625, 4)).to.be.closeTo(0.5 ** 4, 1e-12);
+    const d = csbm({vertices: 1500, classes: 4, degree: 3, homophily: 0.85, seed: 3});
+    const split = splitLabelled(d.labels, 0.05, 0.1, seededRng(2));
+    // Confidently wrong predictions (a class shifted by one everywhere).
+    const rng = seededRng(9);
+    const wrong = new Float32Array(1500 * 4);
+    for (let v = 0; v < 1500; ++v) wrong[v * 4 + ((d.labels[v] + 1 + Math.floor(rng() * 3)) % 4)] = 1;
+    const lp = labelPropagation(d.graph, d.labels, 4, split);
+    // Weight 0: exactly label propagation's scores, so its accuracy.
+    expect(smoothPredictions(d.graph, wrong, d.labels, 4, split, {weight: 0})).to.deep.equal(lp);
+    // Whole, the wrong predictions pull the smoothed accuracy below label propagation's.
+    expect(smoothPredictions(d.graph, wrong, d.labels, 4, split).test).to.be.below(lp.test - 0.05);
+    // The right predictions, whole, lift it above.
+    const right = new Float32Array(1500 * 4);
+    for (let v = 0; v < 1500; ++v) right[v * 4 + d.labels[v]] = 1;
+    const s = smoothedScores(d.graph, right, d.labels, 4, split.train);
+    expect(scoreAccuracy(s, 4, d.labels, split.test)).to.be.above(lp.test);
+    expect(() => smoothPredictions(d.graph, right, d.labels, 4, split, {weight: 2})).to.throw(/weight must be in \[0, 1\], got 2/);
+  });
 });
 
 describe('the dataset cache (loadDataset {cache})', () => {

@@ -80,9 +80,24 @@ export function labelPropagation(
 }
 
 /**
+ * How much of a model's predictions the smoothing starts from: its validation accuracy's share of the way from
+ * chance (1 / classes) to every vertex right, to the fourth power. A model no better than chance leaves label
+ * propagation itself (the smoothing then starts from the training labels alone); a model right on every
+ * validation vertex is taken whole. On sparse graphs without features, where learned embeddings reach few
+ * vertices, this keeps the result at label propagation's instead of below it (docs/performance.md: the power
+ * was chosen across generated families of graphs, with and without features).
+ */
+export function smoothingWeight(valAcc: number, classes: number): number {
+  const chance = 1 / classes;
+  const skill = Math.max(0, Math.min(1, (valAcc - chance) / (1 - chance)));
+  return Number.isFinite(skill) ? skill ** 4 : 0;
+}
+
+/**
  * A model's class probabilities smoothed over the graph, its training rows replaced by their labels
  * (the "smooth" step of Huang et al., 2021, Correct and Smooth): neighbours' predictions and the known
- * labels correct a vertex's own.
+ * labels correct a vertex's own. `weight` scales the predictions the propagation starts from
+ * (smoothingWeight: 0 is label propagation).
  */
 export function smoothPredictions(
   graph: CsrGraph,
@@ -90,10 +105,9 @@ export function smoothPredictions(
   labels: Int32Array,
   classes: number,
   split: Split,
-  alpha = 0.8,
-  rounds = 50,
+  o: {weight?: number; alpha?: number; rounds?: number} = {},
 ): BaselineAccuracy {
-  return onSplit(smoothedScores(graph, probs, labels, classes, split.train, alpha, rounds), classes, labels, split);
+  return onSplit(smoothedScores(graph, probs, labels, classes, split.train, o), classes, labels, split);
 }
 
 /** The scores smoothPredictions judges: one propagation, for callers that score several vertex sets. */
@@ -103,10 +117,19 @@ export function smoothedScores(
   labels: Int32Array,
   classes: number,
   train: Int32Array,
-  alpha = 0.8,
-  rounds = 50,
+  o: {weight?: number; alpha?: number; rounds?: number} = {},
 ): Float64Array {
-  return propagateLabelled(graph, Float64Array.from(probs), labels, classes, train, alpha, rounds);
+  const weight = o.weight ?? 1;
+  if (!(weight >= 0 && weight <= 1)) throw new RangeError(`smoothPredictions: weight must be in [0, 1], got ${o.weight}`);
+  return propagateLabelled(
+    graph,
+    Float64Array.from(probs, (p) => weight * p),
+    labels,
+    classes,
+    train,
+    o.alpha ?? 0.9,
+    o.rounds ?? 50,
+  );
 }
 
 /** Each class's mean of the training vertices' features (rows of `dim`), and how many it has. */

@@ -15,7 +15,7 @@ export type {Node2VecEpoch, Node2VecOptions, Node2VecResult, ProbeResult} from '
 export {readEmbeddingText, writeEmbeddingText} from './embedding_text';
 export {GCN_RECIPE, nodeModelCandidates, searchNodeModel} from './model_search';
 export type {Candidate, CandidateResult, SearchResult} from './model_search';
-export {labelPropagation, nearestClassMean, smoothPredictions} from './baselines';
+export {labelPropagation, nearestClassMean, smoothingWeight, smoothPredictions} from './baselines';
 export {sgc} from './sgc';
 export {commonNeighbours, trainGnnLinkPrediction} from './gnn_link_prediction';
 export type {GnnLinkEpoch, GnnLinkPredictionOptions, GnnLinkResult, LinkScores} from './gnn_link_prediction';

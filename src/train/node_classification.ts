@@ -15,7 +15,15 @@ import {fullGraph, NodeModelConfig, predictedClasses} from '../nn/node_model';
 import {Rng, seededRng} from '../util/random';
 import {adam} from '../optimizers/fused_adam';
 import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
-import {BaselineAccuracy, classMeans, labelPropagation, nearestClassMean, scoreAccuracy, smoothedScores} from './baselines';
+import {
+  BaselineAccuracy,
+  classMeans,
+  labelPropagation,
+  nearestClassMean,
+  scoreAccuracy,
+  smoothedScores,
+  smoothingWeight,
+} from './baselines';
 import {saveNodeClassifier} from '../nn/saved_classifier';
 import {featureTable, inputFeatures} from '../nn/node_inputs';
 import type {FeatureSource} from '../nn/feature_source';
@@ -132,8 +140,9 @@ export interface NodeClassificationOptions {
    */
   featureCache?: number;
   /**
-   * Smooth the best epoch's predictions over the graph with the training labels (smoothPredictions):
-   * the reported test accuracy is then the smoothed one (the model's own stays in `modelTestAcc`).
+   * Smooth the best epoch's predictions over the graph with the training labels (smoothPredictions, the
+   * predictions weighted by smoothingWeight of the model's validation accuracy): the reported test accuracy
+   * is then the smoothed one (the model's own stays in `modelTestAcc`).
    * 'auto' (the default) smooths when that gives a validation accuracy at least the model's own.
    */
   smooth?: boolean | 'auto';
@@ -437,7 +446,9 @@ export async function trainNodeClassification(
     }
     if (bestProbs) {
       // One propagation, judged on each vertex set.
-      const scores = smoothedScores(data.graph, bestProbs, labels, data.numClasses, split.train);
+      const scores = smoothedScores(data.graph, bestProbs, labels, data.numClasses, split.train, {
+        weight: smoothingWeight(best.modelValAcc, data.numClasses),
+      });
       const on = (ids: Int32Array) => scoreAccuracy(scores, data.numClasses, labels, ids);
       if (o.smooth === true || on(select) >= best.modelValAcc) {
         best = {...best, valAcc: on(select), testAcc: on(split.test), smoothed: true};
