@@ -222,13 +222,16 @@ describe('generated graphs and baselines', () => {
     expect(nearestClassMean(noisy.features!.values, 8, noisy.labels, 5, s2).test).to.be.greaterThan(0.9);
   });
 
-  it("smoothing weighs a model's predictions by its skill: at chance it is label propagation, a perfect model is taken whole", async () => {
+  it("smoothing weighs a model's predictions against label propagation's by their skill: weight 0 is label propagation, wrong predictions whole pull it down, right ones lift it", async () => {
     const {csbm} = await import('../src/graph/csbm');
     const {labelPropagation, smoothedScores, smoothingWeight, smoothPredictions, scoreAccuracy} = await import('../src/train/baselines');
     const {splitLabelled} = await import('../src/train/node_classification');
     const {seededRng} = await import('../src/util/random');
-    expect([smoothingWeight(0.25, 4), smoothingWeight(0.1, 4), smoothingWeight(1, 4)]).to.deep.equal([0, 0, 1]);
-    expect(smoothingWeight(0.625, 4)).to.be.closeTo(0.5 ** 4, 1e-12);
+    // The model's share by both validation accuracies: at chance against a better propagation 0, better than a
+    // propagation at chance 1, equal ones a half; skills (shares of the way from chance) of 2/3 and 1/3: 1 / (1 + (1/2)^8).
+    expect([smoothingWeight(0.25, 0.6, 4), smoothingWeight(1, 0.25, 4), smoothingWeight(0.7, 0.7, 4)]).to.deep.equal([0, 1, 0.5]);
+    expect(smoothingWeight(0.75, 0.5, 4)).to.be.closeTo(1 / (1 + 0.5 ** 8), 1e-12);
+    expect(smoothingWeight(0.25, 0.25, 4)).to.equal(0.5);
     const d = csbm({vertices: 1500, classes: 4, degree: 3, homophily: 0.85, seed: 3});
     const split = splitLabelled(d.labels, 0.05, 0.1, seededRng(2));
     // Confidently wrong predictions (a class shifted by one everywhere).

@@ -80,24 +80,30 @@ export function labelPropagation(
 }
 
 /**
- * How much of a model's predictions the smoothing starts from: its validation accuracy's share of the way from
- * chance (1 / classes) to every vertex right, to the fourth power. A model no better than chance leaves label
- * propagation itself (the smoothing then starts from the training labels alone); a model right on every
- * validation vertex is taken whole. On sparse graphs without features, where learned embeddings reach few
- * vertices, this keeps the result at label propagation's instead of below it (docs/performance.md: the power
- * was chosen across generated families of graphs, with and without features).
+ * How much of a model's predictions the smoothing starts from: a soft choice between the model and label
+ * propagation by their validation accuracies. Each accuracy's share of the way from chance (1 / classes) to every
+ * vertex right, s, weighs s^8; the model gets its share of the two. A model far better than label propagation
+ * is taken whole (heterophilous graphs, where propagation is near chance); one far worse leaves label
+ * propagation itself (sparse graphs without features, where learned embeddings reach few vertices); close ones
+ * are blended. The power was chosen across generated families of graphs, with and without features
+ * (docs/design-notes.md).
  */
-export function smoothingWeight(valAcc: number, classes: number): number {
+export function smoothingWeight(modelValAcc: number, propagationValAcc: number, classes: number): number {
   const chance = 1 / classes;
-  const skill = Math.max(0, Math.min(1, (valAcc - chance) / (1 - chance)));
-  return Number.isFinite(skill) ? skill ** 4 : 0;
+  const weigh = (acc: number) => {
+    const skill = Math.max(0, Math.min(1, (acc - chance) / (1 - chance)));
+    return Number.isFinite(skill) ? skill ** 8 : 0;
+  };
+  const m = weigh(modelValAcc),
+    l = weigh(propagationValAcc);
+  return m + l > 0 ? m / (m + l) : 0.5;
 }
 
 /**
  * A model's class probabilities smoothed over the graph, its training rows replaced by their labels
  * (the "smooth" step of Huang et al., 2021, Correct and Smooth): neighbours' predictions and the known
  * labels correct a vertex's own. `weight` scales the predictions the propagation starts from
- * (smoothingWeight: 0 is label propagation).
+ * (smoothingWeight; 0 is label propagation).
  */
 export function smoothPredictions(
   graph: CsrGraph,

@@ -141,8 +141,8 @@ export interface NodeClassificationOptions {
   featureCache?: number;
   /**
    * Smooth the best epoch's predictions over the graph with the training labels (smoothPredictions, the
-   * predictions weighted by smoothingWeight of the model's validation accuracy): the reported test accuracy
-   * is then the smoothed one (the model's own stays in `modelTestAcc`).
+   * predictions weighted by smoothingWeight of the model's and label propagation's validation accuracies):
+   * the reported test accuracy is then the smoothed one (the model's own stays in `modelTestAcc`).
    * 'auto' (the default) smooths when that gives a validation accuracy at least the model's own.
    */
   smooth?: boolean | 'auto';
@@ -446,9 +446,10 @@ export async function trainNodeClassification(
     }
     if (bestProbs) {
       // One propagation, judged on each vertex set.
-      const scores = smoothedScores(data.graph, bestProbs, labels, data.numClasses, split.train, {
-        weight: smoothingWeight(best.modelValAcc, data.numClasses),
-      });
+      // Label propagation's validation accuracy beside the model's sets how much of the model the smoothing keeps.
+      const propagated = smoothedScores(data.graph, bestProbs, labels, data.numClasses, split.train, {weight: 0});
+      const weight = smoothingWeight(best.modelValAcc, scoreAccuracy(propagated, data.numClasses, labels, select), data.numClasses);
+      const scores = smoothedScores(data.graph, bestProbs, labels, data.numClasses, split.train, {weight});
       const on = (ids: Int32Array) => scoreAccuracy(scores, data.numClasses, labels, ids);
       if (o.smooth === true || on(select) >= best.modelValAcc) {
         best = {...best, valAcc: on(select), testAcc: on(split.test), smoothed: true};
