@@ -264,6 +264,17 @@ Napi::Value GraphFromEdgeArrays(const Napi::CallbackInfo& info) {
   });
 }
 
+// graphRelationFrom(graph, which: 0 same, 1 reversed, 2 both) -> NativeGraph: a relation from another's graph
+Napi::Value GraphRelationFrom(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "graphRelationFrom");
+    const int64_t which = a.count(1, "which");
+    if (which > 2) a.reject(1, "which", "must be 0 (same), 1 (reversed) or 2 (both)");
+    return NativeGraphWrap::wrap(info.Env(),
+                                 NativeGraph::relationFrom(a.graph(0, "graph"), static_cast<NativeGraph::RelationEdges>(which)));
+  });
+}
+
 // The edge matrix of arguments 0-4: path, offset, m, int64, pairsInRows.
 wm::host::EdgeMatrix edgeMatrix(const Args& a) {
   wm::host::EdgeMatrix e;
@@ -449,6 +460,7 @@ void InitNativeGraph(Napi::Env env, Napi::Object exports) {
   exports.Set("csbmFeatures", Napi::Function::New(env, CsbmFeatures, "csbmFeatures"));
   exports.Set("graphFromEdgeMatrix", Napi::Function::New(env, GraphFromEdgeMatrix, "graphFromEdgeMatrix"));
   exports.Set("graphRelation", Napi::Function::New(env, GraphRelation, "graphRelation"));
+  exports.Set("graphRelationFrom", Napi::Function::New(env, GraphRelationFrom, "graphRelationFrom"));
   exports.Set("graphRelationFromEdgeMatrix", Napi::Function::New(env, GraphRelationFromEdgeMatrix, "graphRelationFromEdgeMatrix"));
   exports.Set("edgeMatrixMaxIds", Napi::Function::New(env, EdgeMatrixMaxIds, "edgeMatrixMaxIds"));
   exports.Set("graphTypedDraw", Napi::Function::New(env, GraphTypedDraw, "graphTypedDraw"));

@@ -246,25 +246,28 @@ export class HeteroGraph {
    * labels are shared with this graph.
    */
   toUndirected(): HeteroGraph {
-    const out: {type: EdgeType; edges: TypedEdges}[] = [];
-    for (const r of this.relations.values()) {
-      const e = this.edgesOf(r.type);
-      const [a, rel, b] = r.type;
-      if (a === b) {
-        const src = new Int32Array(2 * e.src.length),
-          dst = new Int32Array(2 * e.src.length);
-        src.set(e.src);
-        src.set(e.dst, e.src.length);
-        dst.set(e.dst);
-        dst.set(e.src, e.src.length);
-        out.push({type: r.type, edges: {src, dst}});
-      } else {
-        out.push({type: r.type, edges: e});
-        const rev: EdgeType = [b, `rev_${rel}`, a];
-        if (!this.relations.has(edgeTypeKey(rev))) out.push({type: rev, edges: {src: e.dst, dst: e.src}});
+    const out: HeteroRelation[] = [];
+    // Built natively from each relation's graph (no edge list in JavaScript: graphs of any size).
+    const from = (r: HeteroRelation, which: 0 | 1 | 2) => NativeCsr.adopt(graphNative().graphRelationFrom(r.graph.handle(), which));
+    try {
+      for (const r of this.relations.values()) {
+        const [a, rel, b] = r.type;
+        if (a === b) {
+          out.push({type: r.type, graph: from(r, 2), numEdges: 2 * r.numEdges});
+        } else {
+          out.push({type: r.type, graph: from(r, 0), numEdges: r.numEdges});
+          const rev: EdgeType = [b, `rev_${rel}`, a];
+          if (!this.relations.has(edgeTypeKey(rev))) out.push({type: rev, graph: from(r, 1), numEdges: r.numEdges});
+        }
       }
+      return HeteroGraph.fromRelations({...this.numNodes}, out, {
+        features: {...this.features},
+        ...(this.labels ? {labels: this.labels} : {}),
+      });
+    } catch (e) {
+      for (const r of out) r.graph.free();
+      throw e;
     }
-    return HeteroGraph.fromEdges({...this.numNodes}, out, {features: {...this.features}, labels: this.labels});
   }
 
   /**

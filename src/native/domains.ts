@@ -24,6 +24,7 @@ export const graphNative: Part<
   | 'graphFromCsr'
   | 'graphFromEdgeMatrix'
   | 'graphRelation'
+  | 'graphRelationFrom'
   | 'graphRelationFromEdgeMatrix'
   | 'edgeMatrixMaxIds'
   | 'graphTypedDraw'

@@ -90,6 +90,10 @@ class NativeGraph {
   // larger of the two types' counts); an id outside [0, numVertices) is refused, naming the edge. The same
   // graph on any number of threads.
   static std::unique_ptr<NativeGraph> relation(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m);
+  // A relation from another relation's graph g: its edges as they are, each the other way (the reverse
+  // relation: rows the sources), or both ways (a relation within one type made undirected); g's row count.
+  enum class RelationEdges { Same, Reversed, Both };
+  static std::unique_ptr<NativeGraph> relationFrom(const NativeGraph& g, RelationEdges which);
   // The same from an edge matrix in a file (sources, then destinations, as OGB saves a relation's edge_index).
   static std::unique_ptr<NativeGraph> relationFromEdgeMatrix(const EdgeMatrix& e, int64_t numVertices);
   // A generated relation (TypedDrawSpec); rows are destinations (sources with reverse), every edge kept.

@@ -60,5 +60,32 @@ std::unique_ptr<NativeGraph> NativeGraph::relation(int64_t n, const int32_t* src
   return g;
 }
 
+std::unique_ptr<NativeGraph> NativeGraph::relationFrom(const NativeGraph& g, RelationEdges which) {
+  const int64_t n = g.numVertices(), m = g.numEdges();
+  const int64_t total = which == RelationEdges::Both ? 2 * m : m;
+  PageArray srcPages = PageArray::allocate(static_cast<size_t>(std::max<int64_t>(total, 1)) * 4, "relation sources");
+  PageArray dstPages = PageArray::allocate(static_cast<size_t>(std::max<int64_t>(total, 1)) * 4, "relation destinations");
+  int32_t* src = static_cast<int32_t*>(srcPages.data());
+  int32_t* dst = static_cast<int32_t*>(dstPages.data());
+  const int64_t* off = g.rowPtr();
+  const int32_t* col = g.colIdx();
+  const bool reversed = which == RelationEdges::Reversed;
+  // Entry e of row v is the edge col[e] -> v.
+  parallelForByCost(
+      n, 1 << 16, [&](int64_t v) { return off[v] + v; },
+      [&](int64_t b, int64_t e) {
+        for (int64_t v = b; v < e; ++v)
+          for (int64_t k = off[v]; k < off[v + 1]; ++k) {
+            src[k] = reversed ? static_cast<int32_t>(v) : col[k];
+            dst[k] = reversed ? col[k] : static_cast<int32_t>(v);
+            if (which == RelationEdges::Both) {
+              src[m + k] = static_cast<int32_t>(v);
+              dst[m + k] = col[k];
+            }
+          }
+      });
+  return relation(n, src, dst, total);
+}
+
 }  // namespace host
 }  // namespace wm
