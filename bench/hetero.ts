@@ -22,10 +22,10 @@ import * as wm from '../src/index';
 import {edgeTypeKey} from '../src/graph/hetero_graph';
 import {RgatConv} from '../src/nn/hetero/rgat_conv';
 import {RgcnConv} from '../src/nn/hetero/rgcn_conv';
-import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
 import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
 import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
+import {typedStep} from './typed_step';
 import {magShaped} from './mag_shaped';
 import {typedGraphFor, TypedSampling} from '../src/graph/device_hetero_graph';
 
@@ -104,28 +104,8 @@ async function main(): Promise<void> {
       sampleMs = 0,
       stepMs = 0,
       lastEnd = Date.now();
-    const stepOf =
-      (
-        layers: {apply(x: Record<string, tf.Tensor2D>, l: TypedBatch['sub']['layers'][number]): Record<string, tf.Tensor2D>}[],
-        o: typeof opt,
-        v: tf.Variable[],
-      ) =>
-      (b: TypedBatch) => {
-        o.minimize(
-          () => {
-            let h = b.x;
-            b.sub.layers.forEach((layer, i) => {
-              const out = layers[i].apply(h, layer);
-              h = i === 0 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.relu(x) as tf.Tensor2D])) : out;
-            });
-            return softmaxCrossEntropy(b.y!, h.paper);
-          },
-          false,
-          v,
-        );
-      };
-    const step = stepOf(convs, opt, vars),
-      gatStep = stepOf(gats, gatOpt, gatVars);
+    const step = typedStep(convs, opt, vars, 'paper'),
+      gatStep = typedStep(gats, gatOpt, gatVars, 'paper');
     let gatMs = 0;
     // A batch's blocks on the device before its step, both directions (the transposes the backward pass reads,
     // unless the block's gradient is scattered): PyG's side reads its batches to the GPU before its clock starts,

@@ -14,11 +14,11 @@ import {edgeTypeKey} from '../src/graph/hetero_graph';
 import {mag240mShaped} from '../src/graph/mag240m_shaped';
 import {RgatConv} from '../src/nn/hetero/rgat_conv';
 import {EmbeddingMemory} from '../src/nn/embedding';
-import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
-import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
+import {TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
 import {EpochProgress} from '../src/train/progress';
 import {envPositiveInt, writeBenchResult} from './bench_util';
+import {typedStep} from './typed_step';
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
@@ -55,19 +55,7 @@ async function main(): Promise<void> {
   const epochSteps = Math.ceil(train / 1024);
   // Timed steps after two warm-up ones, over as many passes of the loader as they take.
   const batches = envPositiveInt('BENCH_MAG240M_BATCHES', epochSteps);
-  const step = (b: TypedBatch) =>
-    opt.minimize(
-      () => {
-        let h = b.x;
-        b.sub.layers.forEach((layer, i) => {
-          const out = layers[i].apply(h, layer);
-          h = i === 0 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, tf.elu(x) as tf.Tensor2D])) : out;
-        });
-        return softmaxCrossEntropy(b.y!, h.paper);
-      },
-      false,
-      vars,
-    );
+  const step = typedStep(layers, opt, vars, 'paper', (x) => tf.elu(x));
   const progress = new EpochProgress(batches + 2, 'R-GAT steps', {everySeconds: 10});
   let n = 0,
     started = 0,

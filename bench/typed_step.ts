@@ -1,0 +1,31 @@
+// One training step over a typed batch, as bench:hetero and bench:mag240m train: each layer over its sampled
+// layer, an activation between them, softmax cross-entropy on the labelled type's rows, the optimizer's update.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
+import type {TypedBatch} from '../src/nn/typed_neighbor_loader';
+
+type TypedLayer = {apply(x: Record<string, tf.Tensor2D>, l: TypedBatch['sub']['layers'][number]): Record<string, tf.Tensor2D>};
+
+export function typedStep(
+  layers: TypedLayer[],
+  opt: {minimize(f: () => tf.Scalar, returnCost: boolean, vars: tf.Variable[]): unknown},
+  vars: tf.Variable[],
+  target: string,
+  activation: (x: tf.Tensor2D) => tf.Tensor2D = tf.relu,
+): (b: TypedBatch) => void {
+  return (b) => {
+    opt.minimize(
+      () => {
+        let h = b.x;
+        b.sub.layers.forEach((layer, i) => {
+          const out = layers[i].apply(h, layer);
+          h = i < layers.length - 1 ? Object.fromEntries(Object.entries(out).map(([t, x]) => [t, activation(x)])) : out;
+        });
+        return softmaxCrossEntropy(b.y!, h[target]);
+      },
+      false,
+      vars,
+    );
+  };
+}
