@@ -438,6 +438,18 @@ describe('graph classification', function () {
         expect(g.label).to.equal(graphs[i].label);
       });
       expect(Array.from(d.split!.val)).to.deep.equal([28, 29, 30, 31, 32, 33]);
+      // Through the binary cache: written, then read back equal (graphs, features, labels, split).
+      const said: string[] = [];
+      const cached = async () => wm.graph.readOgbGraphs(dir, 'TOY', {cache: true, onProgress: (l) => said.push(l)});
+      const written = await cached();
+      const back = await cached();
+      expect([said[said.length - 2], said[said.length - 1]].map((l) => l.split(' ').slice(0, 3).join(' '))).to.deep.equal([
+        'wrote the cache',
+        'read the cache',
+      ]);
+      expect(back).to.deep.equal(written);
+      expect(back).to.deep.equal(d);
+      fs.rmSync(path.join(dir, '.wmcache'), {recursive: true, force: true});
       // Edge features: a row per edge, graph after graph, beside each graph's edges.
       const m = graphs.reduce((a, g) => a + g.src.length, 0);
       gz(path.join(raw, 'edge-feat.csv.gz'), Array.from({length: m}, (_, e) => `${e},${-e}`).join('\n') + '\n');

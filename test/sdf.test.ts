@@ -124,6 +124,44 @@ describe('readSdf', function () {
     expect((await wm.graph.readSdf(bad, {regression: true})).regression).to.equal(true);
   });
 
+  it('keeps what it read in the binary cache: read back equal; other options, a changed file or a damaged array parse again', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-sdf-cache-'));
+    try {
+      const file = path.join(folder, 'mols.sdf');
+      fs.writeFileSync(
+        file,
+        ['CCO', 'c1ccccc1C(=O)[O-]', 'C#N', 'C1CC1'].map((s, i) => record(s, {y: String(0.5 * i - 0.25), id: `m${i}`})).join(''),
+      );
+      const lines: string[] = [];
+      const read = (label = 'y') => wm.graph.readSdf(file, {label, cache: true, onProgress: (l) => lines.push(l)});
+      const first = await read();
+      expect(lines.pop()).to.match(/^wrote the cache in /);
+      const again = await read();
+      expect(lines.pop()).to.match(/^read the cache in /);
+      expect(again).to.deep.equal(first);
+      expect(again.graphs[1].label).to.equal(0.25); // float64 targets kept exactly
+      // Read with another target: parsed again, not the cached one.
+      expect((await rejection(read('id'))).message).to.match(/<id> is "m0", not a finite number/);
+      expect(lines.some((l) => /written for other reader options/.test(l))).to.equal(true);
+      // A changed file is parsed again.
+      fs.appendFileSync(file, record('CC', {y: '3', id: 'm4'}));
+      const grown = await read();
+      expect(grown.graphs.length).to.equal(5);
+      expect(lines.some((l) => /mols\.sdf changed since the cache was written/.test(l))).to.equal(true);
+      // A damaged array file: the cache is not used, and the file is parsed again.
+      const cacheDir = path.join(folder, '.wmcache', 'graphs-mols.sdf');
+      const src = path.join(cacheDir, 'src.i32');
+      const bytes = fs.readFileSync(src);
+      bytes[0] ^= 0xff;
+      fs.writeFileSync(src, bytes);
+      const mended = await read();
+      expect(lines.some((l) => /fails its digest/.test(l))).to.equal(true);
+      expect(mended).to.deep.equal(grown);
+    } finally {
+      fs.rmSync(folder, {recursive: true, force: true});
+    }
+  });
+
   it('trains the graph classifier on the molecules it reads (GINE over the bond columns)', async () => {
     // Rings against chains: 24 molecules, the ring column decides.
     const ring = ['C1CCCCC1', 'c1ccccc1', 'C1CCOC1', 'C1CCNCC1', 'c1ccncc1', 'C1CC1'];

@@ -7,11 +7,13 @@
 //   raw/graph-label.csv.gz     one class id per graph (a single task), or one value (a regression: ogbg-molesol's,
 //                              read so where a label is not a class id, or when asked)
 //   split/<name>/{train,valid,test}.csv.gz   graph indices
-// Bad input is refused naming the file, the line and the rule.
+// Bad input is refused naming the file, the line and the rule. The graphs are kept in the binary cache (graph_cache.ts).
 import * as fs from 'fs';
 import * as path from 'path';
 
+import {throughCache} from './dataset_cache';
 import type {GraphDataset, SmallGraph} from './graph_batch';
+import {graphCacheFolder, readGraphCache, writeGraphCache} from './graph_cache';
 import type {Split} from './split';
 import {readIdList, readTextTable} from './text_table';
 
@@ -37,8 +39,26 @@ async function featureRows(file: string, rows: number, of: string): Promise<{val
 export async function readOgbGraphs(
   folder: string,
   name = path.basename(path.resolve(folder)),
-  o: {regression?: boolean} = {},
+  o: {regression?: boolean; cache?: boolean | string; onProgress?: (line: string) => void} = {},
 ): Promise<GraphDataset> {
+  const options = JSON.stringify({reader: 'ogbg', name, regression: o.regression === true});
+  const sub = graphCacheFolder(path.resolve(folder));
+  const inFolder = (dir: string) =>
+    fs.existsSync(path.join(folder, dir)) ? fs.readdirSync(path.join(folder, dir)).map((f) => path.join(dir, f)) : [];
+  const splits = inFolder('split').flatMap((d) => (fs.statSync(path.join(folder, d)).isDirectory() ? inFolder(d) : []));
+  return throughCache({
+    what: 'readOgbGraphs',
+    folder,
+    files: [...inFolder('raw'), ...splits].filter((f) => fs.statSync(path.join(folder, f)).isFile()).sort(),
+    cache: o.cache,
+    say: o.onProgress ?? (() => {}),
+    read: readGraphCache(sub, options),
+    parse: () => parseOgbGraphs(folder, name, o),
+    write: writeGraphCache(sub, options),
+  });
+}
+
+async function parseOgbGraphs(folder: string, name: string, o: {regression?: boolean}): Promise<GraphDataset> {
   const raw = path.join(folder, 'raw');
   const nodeFile = path.join(raw, 'num-node-list.csv.gz'),
     edgeCountFile = path.join(raw, 'num-edge-list.csv.gz');

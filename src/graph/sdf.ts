@@ -3,7 +3,8 @@
 // (ogbg-mol*'s node-feat / edge-feat), so a model reads an SD file as it reads an OGB folder. The records are
 // split and their data items read here, line by line; each molfile's chemistry (rings, aromaticity, hydrogens,
 // stereo parities) is perceived by openchemlib (npm `openchemlib`, the cheminformatics library of
-// cheminfo.org, BSD-3-Clause, pure JavaScript, loaded on the first call).
+// cheminfo.org, BSD-3-Clause, pure JavaScript, loaded on the first call). The graphs are kept in the binary
+// cache (graph_cache.ts), so a large file is perceived once.
 //
 // Atom columns (integer categories): atomic number - 1, chirality (none, parity 1, parity 2, other), total
 // degree (heavy neighbours and hydrogens), formal charge + 5, hydrogens, radical electrons, hybridisation
@@ -13,7 +14,9 @@
 import * as path from 'path';
 
 import {readLines} from '../data/lines';
+import {throughCache} from './dataset_cache';
 import type {GraphDataset, SmallGraph} from './graph_batch';
+import {graphCacheFolder, readGraphCache, writeGraphCache} from './graph_cache';
 
 export interface SdfOptions {
   /** The data item holding each molecule's target; default: the one item every record has, where there is one. */
@@ -22,6 +25,14 @@ export interface SdfOptions {
   regression?: boolean;
   /** The dataset's name; default the file's name without its extensions. */
   name?: string;
+  /**
+   * The binary cache, as loadDataset's: true keeps it in `.wmcache/` beside the file when its folder is yours and
+   * no one else may write in it, else in the user's cache; a string names the place; false never caches.
+   * Default: files of 64 MiB or more.
+   */
+  cache?: boolean | string;
+  /** What the reader is doing: the cache read, or not used (and why), or written. */
+  onProgress?: (line: string) => void;
 }
 
 /** OGB's atom and bond feature widths. */
@@ -174,6 +185,21 @@ async function* sdfRecords(file: string): AsyncGenerator<SdfRecord> {
 
 /** The molecules of an SD file as graphs with OGB's molecule features and one target each (see the file comment). */
 export async function readSdf(file: string, o: SdfOptions = {}): Promise<GraphDataset> {
+  const options = JSON.stringify({reader: 'sdf', label: o.label ?? null, regression: o.regression === true, name: o.name ?? null});
+  const sub = graphCacheFolder(file);
+  return throughCache({
+    what: 'readSdf',
+    folder: path.dirname(file),
+    files: [path.basename(file)],
+    cache: o.cache,
+    say: o.onProgress ?? (() => {}),
+    read: readGraphCache(sub, options),
+    parse: () => parseSdf(file, o),
+    write: writeGraphCache(sub, options),
+  });
+}
+
+async function parseSdf(file: string, o: SdfOptions): Promise<GraphDataset> {
   const O = openchemlib().Molecule;
   const graphs: SmallGraph[] = [];
   const targets: {text: string; line: number}[] = [];

@@ -1,0 +1,202 @@
+// The binary cache of a dataset of many small graphs (readOgbGraphs, readTuDataset, readSdf): every graph's
+// counts, edges, features and target as raw arrays with their digests, and a manifest naming them with the
+// source files' stamps and the reader's options (a cache read with other options is not used). It lives in
+// the dataset cache's place (cacheDirFor: only where no other user can write), under a folder per source.
+// Any disagreement and the source is parsed again and the cache rewritten; what it holds is checked again
+// as the readers check a parsed dataset (every edge within its graph, every width whole).
+import * as path from 'path';
+
+import {
+  ArrayFile,
+  CacheManifest,
+  readArrayFile,
+  readInt32File,
+  readManifest,
+  replaceCacheFolder,
+  writeArrayFile,
+  writeManifest,
+} from './cache_files';
+import type {SourceStamp} from './dataset_cache';
+import type {GraphDataset, SmallGraph} from './graph_batch';
+import type {Split} from './split';
+
+const FORMAT = 1;
+
+interface Manifest extends CacheManifest {
+  options: string;
+  name: string;
+  numClasses: number;
+  dim: number;
+  edgeDim: number;
+  regression: boolean;
+  vertices: ArrayFile;
+  edges: ArrayFile;
+  src: ArrayFile;
+  dst: ArrayFile;
+  /** The targets as float64, stored as pairs of int32 words. */
+  labels?: ArrayFile;
+  features?: ArrayFile;
+  edgeFeatures?: ArrayFile;
+  split?: {train: ArrayFile; val: ArrayFile; test: ArrayFile};
+}
+
+/** The cache's folder name for a source (letters, digits, '.', '_' and '-' kept). */
+export function graphCacheFolder(source: string): string {
+  return `graphs-${path.basename(source).replace(/[^A-Za-z0-9._-]/g, '_')}`;
+}
+
+const concat = <T extends Int32Array | Float32Array>(parts: ArrayLike<number>[], make: (n: number) => T): T => {
+  const out = make(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+/** Writes `d` as the cache of `sub` for these sources and reader options. */
+export function writeGraphCache(sub: string, options: string): (dir: string, sources: SourceStamp[], d: GraphDataset) => void {
+  return (dir, sources, d) =>
+    replaceCacheFolder(dir, sub, (tmp) => {
+      const g = d.graphs;
+      const has = (k: 'features' | 'edgeFeatures') => g.some((x) => x[k] !== undefined);
+      const labels = g.every((x) => x.label !== undefined) ? Float64Array.from(g, (x) => x.label!) : undefined;
+      const manifest: Manifest = {
+        format: FORMAT,
+        sources,
+        options,
+        name: d.name,
+        numClasses: d.numClasses,
+        dim: d.dim,
+        edgeDim: d.edgeDim,
+        regression: d.regression,
+        vertices: writeArrayFile(
+          tmp,
+          'vertices.i32',
+          Int32Array.from(g, (x) => x.numVertices),
+        ),
+        edges: writeArrayFile(
+          tmp,
+          'edges.i32',
+          Int32Array.from(g, (x) => x.src.length),
+        ),
+        src: writeArrayFile(
+          tmp,
+          'src.i32',
+          concat(
+            g.map((x) => x.src),
+            (n) => new Int32Array(n),
+          ),
+        ),
+        dst: writeArrayFile(
+          tmp,
+          'dst.i32',
+          concat(
+            g.map((x) => x.dst),
+            (n) => new Int32Array(n),
+          ),
+        ),
+        ...(labels ? {labels: writeArrayFile(tmp, 'labels.f64', new Int32Array(labels.buffer))} : {}),
+        ...(has('features')
+          ? {
+              features: writeArrayFile(
+                tmp,
+                'features.f32',
+                concat(
+                  g.map((x) => x.features!),
+                  (n) => new Float32Array(n),
+                ),
+              ),
+            }
+          : {}),
+        ...(has('edgeFeatures')
+          ? {
+              edgeFeatures: writeArrayFile(
+                tmp,
+                'edge-features.f32',
+                concat(
+                  g.map((x) => x.edgeFeatures!),
+                  (n) => new Float32Array(n),
+                ),
+              ),
+            }
+          : {}),
+        ...(d.split
+          ? {
+              split: {
+                train: writeArrayFile(tmp, 'train.i32', d.split.train),
+                val: writeArrayFile(tmp, 'val.i32', d.split.val),
+                test: writeArrayFile(tmp, 'test.i32', d.split.test),
+              },
+            }
+          : {}),
+      };
+      writeManifest(tmp, manifest);
+    });
+}
+
+/** The dataset the cache `sub` holds for these sources and reader options, or why it is not used. */
+export function readGraphCache(
+  sub: string,
+  options: string,
+): (dir: string, sources: SourceStamp[]) => {value: GraphDataset} | {why: string} {
+  return (dir, sources) => {
+    const root = path.join(dir, sub);
+    try {
+      const read = readManifest<Manifest>(root, FORMAT, sources);
+      if ('why' in read) return read;
+      const m = read.manifest;
+      if (m.options !== options) return {why: `${root} was written for other reader options (${m.options}; now ${options})`};
+      const vertices = readInt32File(root, m.vertices),
+        edges = readInt32File(root, m.edges);
+      const src = readInt32File(root, m.src),
+        dst = readInt32File(root, m.dst);
+      const labels = m.labels && new Float64Array(readInt32File(root, m.labels).buffer);
+      const features = m.features && readArrayFile(root, m.features, (n) => new Float32Array(n));
+      const edgeFeatures = m.edgeFeatures && readArrayFile(root, m.edgeFeatures, (n) => new Float32Array(n));
+      if (edges.length !== vertices.length || (labels && labels.length !== vertices.length))
+        throw new Error('the counts of graphs disagree');
+      const graphs: SmallGraph[] = [];
+      let e = 0,
+        v = 0;
+      for (let i = 0; i < vertices.length; ++i) {
+        const n = vertices[i],
+          k = edges[i];
+        if (n < 0 || k < 0 || e + k > src.length) throw new Error(`graph ${i}'s counts run past the arrays`);
+        for (let j = e; j < e + k; ++j)
+          if (src[j] < 0 || src[j] >= n || dst[j] < 0 || dst[j] >= n)
+            throw new Error(`graph ${i}: edge ${j - e} names a vertex past its ${n}`);
+        graphs.push({
+          numVertices: n,
+          src: src.subarray(e, e + k),
+          dst: dst.subarray(e, e + k),
+          ...(features ? {features: features.subarray(v * m.dim, (v + n) * m.dim)} : {}),
+          ...(edgeFeatures ? {edgeFeatures: edgeFeatures.subarray(e * m.edgeDim, (e + k) * m.edgeDim)} : {}),
+          ...(labels ? {label: labels[i]} : {}),
+        });
+        e += k;
+        v += n;
+      }
+      if (e !== src.length || (features && features.length !== v * m.dim) || (edgeFeatures && edgeFeatures.length !== e * m.edgeDim))
+        throw new Error('the arrays hold more than the counts say');
+      const split: Split | undefined = m.split && {
+        train: readInt32File(root, m.split.train),
+        val: readInt32File(root, m.split.val),
+        test: readInt32File(root, m.split.test),
+      };
+      const value: GraphDataset = {
+        name: m.name,
+        graphs,
+        numClasses: m.numClasses,
+        dim: m.dim,
+        edgeDim: m.edgeDim,
+        regression: m.regression,
+        ...(split ? {split} : {}),
+      };
+      return {value};
+    } catch (err) {
+      return {why: `${root} is not a readable cache (${(err as Error).message})`};
+    }
+  };
+}
