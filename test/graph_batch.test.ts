@@ -147,6 +147,14 @@ describe('TU-format graph classification folders (wm.graph.readTuDataset)', () =
     expect(Array.from(d.graphs[2].dst)).to.deep.equal([1, 0, 2, 1]);
     // Vertex 7 (graph 3's second): attributes 6.5, 7; vertex label 0 -> one-hot [1, 0, 0].
     expect(Array.from(d.graphs[2].features!.subarray(5, 10))).to.deep.equal([6.5, 7, 1, 0, 0]);
+    // Through the binary cache: written, read back equal, the class labels kept.
+    const said: string[] = [];
+    const cached = () => wm.graph.readTuDataset(path.join(dir, 'TOY'), undefined, {cache: true, onProgress: (l) => said.push(l)});
+    const written = await cached();
+    const back = await cached();
+    expect(said.map((l) => l.split(' ').slice(0, 3).join(' '))).to.deep.equal(['cache not used:', 'wrote the cache', 'read the cache']);
+    expect(back).to.deep.equal(written);
+    expect(back).to.deep.equal(d);
     const b = wm.graph.batchGraphs(d.graphs);
     expect(b.numVertices).to.equal(8);
     expect(Array.from(b.labels!)).to.deep.equal([1, 0, 1]);

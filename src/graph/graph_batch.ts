@@ -18,7 +18,7 @@ export interface SmallGraph {
   label?: number;
 }
 
-/** Many small graphs and their targets, as the readers give them (readOgbGraphs, readSdf). */
+/** Many small graphs and their targets, as the readers give them (readOgbGraphs, readTuDataset, readSdf). */
 export interface GraphDataset {
   name: string;
   graphs: SmallGraph[];
@@ -31,6 +31,8 @@ export interface GraphDataset {
   edgeDim: number;
   /** The labels are values, not class ids (numClasses is then 1): train with `{regression: true}`. */
   regression: boolean;
+  /** The file's label of each class id, where the reader numbers the classes itself (the TU format's). */
+  classLabels?: number[];
 }
 
 export interface GraphBatch {

@@ -29,6 +29,7 @@ interface Manifest extends CacheManifest {
   dim: number;
   edgeDim: number;
   regression: boolean;
+  classLabels?: number[];
   vertices: ArrayFile;
   edges: ArrayFile;
   src: ArrayFile;
@@ -71,6 +72,7 @@ export function writeGraphCache(sub: string, options: string): (dir: string, sou
         dim: d.dim,
         edgeDim: d.edgeDim,
         regression: d.regression,
+        ...(d.classLabels ? {classLabels: d.classLabels} : {}),
         vertices: writeArrayFile(
           tmp,
           'vertices.i32',
@@ -192,6 +194,7 @@ export function readGraphCache(
         dim: m.dim,
         edgeDim: m.edgeDim,
         regression: m.regression,
+        ...(m.classLabels ? {classLabels: m.classLabels} : {}),
         ...(split ? {split} : {}),
       };
       return {value};

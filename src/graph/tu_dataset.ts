@@ -3,22 +3,18 @@
 // (vertex i's graph, from 1, graphs in order), `<NAME>_graph_labels.txt` (a label per graph), and optionally
 // `<NAME>_node_labels.txt` (a label per vertex, one-hot as features) and `<NAME>_node_attributes.txt` (numbers
 // per vertex, before the one-hot labels as PyG's use_node_attr puts them). Each file may be gzipped. A line
-// that breaks the format is refused naming the file, the line and the rule.
+// that breaks the format is refused naming the file, the line and the rule. The graphs are kept in the binary
+// cache (graph_cache.ts).
 import * as fs from 'fs';
 import * as path from 'path';
 
 import {readLines} from '../data/lines';
-import type {SmallGraph} from './graph_batch';
+import {throughCache} from './dataset_cache';
+import type {GraphDataset, SmallGraph} from './graph_batch';
+import {graphCacheFolder, readGraphCache, writeGraphCache} from './graph_cache';
 
-export interface TuDataset {
-  name: string;
-  graphs: SmallGraph[];
-  numClasses: number;
-  /** The file's label of each class id (classes numbered in sorted order of the labels). */
-  classLabels: number[];
-  /** Feature width: node attributes, then one column per node label. */
-  dim: number;
-}
+/** A TU folder's graphs: `classLabels` holds the file's label of each class id; `dim` is the node attributes, then one column per node label. */
+export type TuDataset = GraphDataset & {classLabels: number[]};
 
 async function numberLines(file: string, perLine: number | 'any', what: string): Promise<number[][]> {
   const rows: number[][] = [];
@@ -35,8 +31,36 @@ async function numberLines(file: string, perLine: number | 'any', what: string):
   return rows;
 }
 
-/** The TU dataset in `folder` (its name: the folder's, or `name`). */
-export async function readTuDataset(folder: string, name = path.basename(path.resolve(folder))): Promise<TuDataset> {
+/**
+ * The TU dataset in `folder` (its name: the folder's, or `name`), through the binary cache (`cache`, `onProgress` as
+ * loadDataset's: by default for sources of 64 MiB or more).
+ */
+export async function readTuDataset(
+  folder: string,
+  name = path.basename(path.resolve(folder)),
+  o: {cache?: boolean | string; onProgress?: (line: string) => void} = {},
+): Promise<TuDataset> {
+  const options = JSON.stringify({reader: 'tu', name});
+  const sub = graphCacheFolder(`${path.resolve(folder)}-${name}`);
+  const files = fs
+    .readdirSync(folder)
+    .filter((f) => f.startsWith(`${name}_`) && /\.txt(\.gz)?$/.test(f))
+    .sort();
+  const d = await throughCache<GraphDataset>({
+    what: 'readTuDataset',
+    folder,
+    files,
+    cache: o.cache,
+    say: o.onProgress ?? (() => {}),
+    read: readGraphCache(sub, options),
+    parse: () => parseTuDataset(folder, name),
+    write: writeGraphCache(sub, options),
+  });
+  if (!d.classLabels) throw new Error(`readTuDataset: ${folder}'s cache holds no class labels`);
+  return {...d, classLabels: d.classLabels};
+}
+
+async function parseTuDataset(folder: string, name: string): Promise<TuDataset> {
   const find = (part: string, required: boolean) => {
     const f = [path.join(folder, `${name}_${part}.txt`), path.join(folder, `${name}_${part}.txt.gz`)].find((p) => fs.existsSync(p));
     if (!f && required) throw new Error(`readTuDataset: ${folder} has no ${name}_${part}.txt`);
@@ -109,5 +133,5 @@ export async function readTuDataset(folder: string, name = path.basename(path.re
       label: classOf.get(label)!,
     };
   });
-  return {name, graphs, numClasses: classLabels.length, classLabels, dim};
+  return {name, graphs, numClasses: classLabels.length, classLabels, dim, edgeDim: 0, regression: false};
 }
