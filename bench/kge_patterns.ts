@@ -1,6 +1,6 @@
 // `npm run bench:kge-patterns` — which relation patterns each model recovers: for each planted pattern
 // (patternedKg with that pattern alone: 300 entities, 300 pairs, 20% of the implied triples held out), each
-// model trained with the default recipe (trainKge's defaults: dim 200, the model's margin, lr 0.01) but 100 epochs of
+// model trained with the default recipe (trainKge's defaults: dim 200, the model's margin, sparse Adagrad at 0.05) but 100 epochs of
 // batches of 256 in chunks of 64 sharing 64 negatives (the graphs are small),
 // then the filtered MRR of the held-out triples (both sides); antisymmetry as the share of training triples
 // scored above their reverse. Seeds 1-3, mean.

@@ -577,7 +577,6 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         batchSize: 256,
         chunkSize: 64,
         negatives: 64,
-        learningRate: 0.02,
         seed: 1,
       });
       expect(epochs[epochs.length - 1].loss).to.be.below(epochs[0].loss);
