@@ -298,13 +298,15 @@ Napi::Value GraphFromEdgeMatrix(const Napi::CallbackInfo& info) {
   });
 }
 
-// graphRelation(numVertices, src, dst) -> NativeGraph: a typed graph's relation (row d: the sources of d's edges)
+// graphRelation(numVertices, src, dst, numSrc, numDst) -> NativeGraph: a typed graph's relation (row d: the sources of
+// d's edges), every source below numSrc and destination below numDst
 Napi::Value GraphRelation(const Napi::CallbackInfo& info) {
   return guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "graphRelation");
     const int64_t m = a.length(1, "src");
     if (a.length(2, "dst") != m) a.reject(2, "dst", "must hold as many entries as src");
-    return NativeGraphWrap::wrap(info.Env(), NativeGraph::relation(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m));
+    return NativeGraphWrap::wrap(info.Env(), NativeGraph::relation(a.count(0, "numVertices"), a.ints(1, "src", m), a.ints(2, "dst", m), m,
+                                                                   a.count(3, "numSrc"), a.count(4, "numDst")));
   });
 }
 

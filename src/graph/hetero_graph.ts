@@ -70,14 +70,13 @@ function checkName(what: string, name: string): void {
 function relationCsr(key: string, e: TypedEdges, numSrc: number, numDst: number): NativeCsr {
   if (!(e.src instanceof Int32Array) || !(e.dst instanceof Int32Array) || e.src.length !== e.dst.length)
     throw new RangeError(`HeteroGraph: edges of ${key} must be two Int32Arrays of one length (src, dst)`);
-  for (let i = 0; i < e.src.length; ++i) {
-    const s = e.src[i],
-      d = e.dst[i];
-    if (!(s >= 0 && s < numSrc)) throw new RangeError(`HeteroGraph: ${key} edge ${i}: source ${s} is not an id in [0, ${numSrc})`);
-    if (!(d >= 0 && d < numDst)) throw new RangeError(`HeteroGraph: ${key} edge ${i}: destination ${d} is not an id in [0, ${numDst})`);
+  // Columns are source ids: a square graph over the larger of the two counts holds them; each end's ids are
+  // checked against its own type's count natively, the first bad edge named.
+  try {
+    return NativeCsr.adopt(graphNative().graphRelation(Math.max(numSrc, numDst), e.src, e.dst, numSrc, numDst));
+  } catch (err) {
+    throw new RangeError(`HeteroGraph: ${key} ${(err as Error).message}`);
   }
-  // Columns are source ids: a square graph over the larger of the two counts holds them.
-  return NativeCsr.adopt(graphNative().graphRelation(Math.max(numSrc, numDst), e.src, e.dst));
 }
 
 export class HeteroGraph {

@@ -31,14 +31,26 @@ export interface LscArraysOptions {
 
 const ROW_CHUNK = 1 << 20;
 
+// The element types a vector is read from, by NumPy's dtype string (float16 is converted after the read).
+const VECTOR_TYPES = {
+  '<f2': Uint16Array,
+  '<f4': Float32Array,
+  '<f8': Float64Array,
+  '<i2': Int16Array,
+  '<i4': Int32Array,
+  '<i8': BigInt64Array,
+  '|i1': Int8Array,
+  '|u1': Uint8Array,
+} as const;
+
 // A one-dimensional .npy of numbers, read a chunk at a time; `each(i, value)` sees every element in order.
-function readVector(file: string, each: (i: number, v: number) => void): number {
+function readVector(file: string, each: (i: number, v: number) => void): void {
   const h = readNpyHeader(file);
-  const kinds: Record<string, number> = {'<f2': 2, '<f4': 4, '<f8': 8, '<i2': 2, '<i4': 4, '<i8': 8, '|i1': 1, '|u1': 1};
-  const width = kinds[h.descr];
-  if (width === undefined) throw new TypeError(`${file}: dtype '${h.descr}' is not a little-endian float or int`);
+  const type = VECTOR_TYPES[h.descr as keyof typeof VECTOR_TYPES];
+  if (type === undefined) throw new TypeError(`${file}: dtype '${h.descr}' is not a little-endian float or int`);
   if (h.fortran || h.shape.length !== 1) throw new RangeError(`${file}: shape (${h.shape.join(', ')}) is not one-dimensional`);
-  const n = h.shape[0];
+  const n = h.shape[0],
+    width = type.BYTES_PER_ELEMENT;
   if (h.fileBytes !== h.dataStart + n * width)
     throw new RangeError(`${file}: ${n} values of ${width} bytes need ${h.dataStart + n * width} bytes, the file holds ${h.fileBytes}`);
   const fd = fs.openSync(file, 'r');
@@ -49,30 +61,14 @@ function readVector(file: string, each: (i: number, v: number) => void): number 
       const got = fs.readSync(fd, buf, 0, count * width, h.dataStart + first * width);
       if (got !== count * width) throw new Error(`${file}: changed while read (short read at value ${first})`);
       // A view of the chunk in its own type (Buffer.alloc's memory starts its own ArrayBuffer: aligned).
-      const raw = buf.buffer;
-      const values: ArrayLike<number> | BigInt64Array =
-        h.descr === '<f2'
-          ? float16ToFloat32(new Uint16Array(raw, 0, count))
-          : h.descr === '<f4'
-            ? new Float32Array(raw, 0, count)
-            : h.descr === '<f8'
-              ? new Float64Array(raw, 0, count)
-              : h.descr === '<i2'
-                ? new Int16Array(raw, 0, count)
-                : h.descr === '<i4'
-                  ? new Int32Array(raw, 0, count)
-                  : h.descr === '<i8'
-                    ? new BigInt64Array(raw, 0, count)
-                    : h.descr === '|i1'
-                      ? new Int8Array(raw, 0, count)
-                      : new Uint8Array(raw, 0, count);
-      const at = values instanceof BigInt64Array ? (k: number) => Number(values[k]) : (k: number) => values[k];
+      const view = new type(buf.buffer, 0, count);
+      const values = view instanceof Uint16Array ? float16ToFloat32(view) : view;
+      const at = values instanceof BigInt64Array ? (k: number) => Number(values[k]) : (k: number) => (values as ArrayLike<number>)[k];
       for (let k = 0; k < count; ++k) each(first + k, at(k));
     }
   } finally {
     fs.closeSync(fd);
   }
-  return n;
 }
 
 function rowsOf(file: string): number {

@@ -302,8 +302,8 @@ export interface NativeBindings {
     numVertices: number,
     symmetric: boolean,
   ): NativeGraph;
-  /** A typed graph's relation: row d the sources of the edges into d, ascending, every edge kept; ids below numVertices. */
-  graphRelation(numVertices: number, src: Int32Array, dst: Int32Array): NativeGraph;
+  /** A typed graph's relation: row d the sources of the edges into d, ascending, every edge kept; sources below numSrc, destinations below numDst. */
+  graphRelation(numVertices: number, src: Int32Array, dst: Int32Array, numSrc: number, numDst: number): NativeGraph;
   /** A relation from another relation's graph: its edges as they are (0), each the other way (1), or both (2). */
   graphRelationFrom(graph: NativeGraph, which: 0 | 1 | 2): NativeGraph;
   /** The same from an edge matrix in a file (as graphFromEdgeMatrix reads it). */

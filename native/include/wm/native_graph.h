@@ -87,9 +87,10 @@ class NativeGraph {
   static std::unique_ptr<NativeGraph> fromEdgeArrays(int64_t numVertices, PageArray&& src, PageArray&& dst, int64_t m, bool symmetric);
   // A typed graph's relation from its edges: row d lists the sources of the edges into d, ascending, every
   // edge kept (repeats, and pairs of equal ids: they name vertices of two types). numVertices rows (the
-  // larger of the two types' counts); an id outside [0, numVertices) is refused, naming the edge. The same
-  // graph on any number of threads.
-  static std::unique_ptr<NativeGraph> relation(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m);
+  // larger of the two types' counts); a source outside [0, numSrc) or a destination outside [0, numDst)
+  // (each numVertices where -1) is refused, naming the edge and its end. The same graph on any number of threads.
+  static std::unique_ptr<NativeGraph> relation(int64_t numVertices, const int32_t* src, const int32_t* dst, int64_t m, int64_t numSrc = -1,
+                                               int64_t numDst = -1);
   // A relation from another relation's graph g: its edges as they are, each the other way (the reverse
   // relation: rows the sources), or both ways (a relation within one type made undirected); g's row count.
   enum class RelationEdges { Same, Reversed, Both };

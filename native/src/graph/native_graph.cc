@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/csr_offsets.h"
 #include "graph/place_entries.h"
 #include "graph/rmat_draws.h"
 #include "runtime/parallel.h"
@@ -29,26 +30,6 @@ namespace host {
 namespace {
 
 constexpr int64_t kMaxVertices = INT32_MAX;  // column ids are int32
-
-// out[i] = in[0] + ... + in[i], in per-thread blocks (two passes); in may be out (each index reads
-// and writes only itself).
-void inclusiveScan(const int64_t* in, int64_t* out, int64_t n) {
-  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(ThreadPool::get().workers() + 1, n / (1 << 16)));
-  const int64_t chunk = (n + parts - 1) / parts;
-  std::vector<int64_t> sums(static_cast<size_t>(parts) + 1, 0);
-  ThreadPool::get().run(parts, [&](int64_t t) {
-    int64_t s = 0;
-    for (int64_t i = t * chunk, e = std::min(n, (t + 1) * chunk); i < e; ++i) s += in[i];
-    sums[static_cast<size_t>(t) + 1] = s;
-  });
-  for (int64_t t = 0; t < parts; ++t) sums[static_cast<size_t>(t) + 1] += sums[static_cast<size_t>(t)];
-  ThreadPool::get().run(parts, [&](int64_t t) {
-    int64_t s = sums[static_cast<size_t>(t)];
-    for (int64_t i = t * chunk, e = std::min(n, (t + 1) * chunk); i < e; ++i) out[i] = s += in[i];
-  });
-}
-
-int64_t fetchAdd(int64_t* p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 
 // ---- the file ---------------------------------------------------------------------------------------
 // The last byte is the format: 2 digests every byte (format 1's checksum skipped part of each array's tail).
@@ -89,6 +70,22 @@ void writeAll(int fd, const void* p, size_t bytes, size_t at, const std::string&
 }
 
 }  // namespace
+
+void inclusiveScan(const int64_t* in, int64_t* out, int64_t n) {
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(ThreadPool::get().workers() + 1, n / (1 << 16)));
+  const int64_t chunk = (n + parts - 1) / parts;
+  std::vector<int64_t> sums(static_cast<size_t>(parts) + 1, 0);
+  ThreadPool::get().run(parts, [&](int64_t t) {
+    int64_t s = 0;
+    for (int64_t i = t * chunk, e = std::min(n, (t + 1) * chunk); i < e; ++i) s += in[i];
+    sums[static_cast<size_t>(t) + 1] = s;
+  });
+  for (int64_t t = 0; t < parts; ++t) sums[static_cast<size_t>(t) + 1] += sums[static_cast<size_t>(t)];
+  ThreadPool::get().run(parts, [&](int64_t t) {
+    int64_t s = sums[static_cast<size_t>(t)];
+    for (int64_t i = t * chunk, e = std::min(n, (t + 1) * chunk); i < e; ++i) out[i] = s += in[i];
+  });
+}
 
 // ---- building ---------------------------------------------------------------------------------------
 std::unique_ptr<NativeGraph> NativeGraph::finish(int64_t n, PageArray&& start, PageArray&& col) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "graph/csr_offsets.h"
 #include "runtime/parallel.h"
 #include "wm/native_graph.h"
 #include "wm/status.h"
@@ -15,28 +16,28 @@ namespace {
 
 constexpr int64_t kMaxRows = INT32_MAX;  // column ids are int32
 
-int64_t fetchAdd(int64_t* p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-
-// out[i] = in[0] + ... + in[i] (n is the rows of one relation: one thread's pass is short beside the placing).
-void prefixSums(int64_t* a, int64_t n) {
-  for (int64_t i = 1; i < n; ++i) a[i] += a[i - 1];
-}
-
 }  // namespace
 
-std::unique_ptr<NativeGraph> NativeGraph::relation(int64_t n, const int32_t* src, const int32_t* dst, int64_t m) {
+std::unique_ptr<NativeGraph> NativeGraph::relation(int64_t n, const int32_t* src, const int32_t* dst, int64_t m, int64_t numSrc,
+                                                   int64_t numDst) {
   WM_REQUIRE(n >= 0 && n <= kMaxRows, "relation: numVertices must be in [0, 2^31 - 1], got " + std::to_string(n));
   WM_REQUIRE(m >= 0, "relation: the edge count must not be negative");
-  const int64_t bad = parallelFirst(m, 1 << 16, [&](int64_t e) { return src[e] < 0 || src[e] >= n || dst[e] < 0 || dst[e] >= n; });
-  if (bad < m)
-    fail("relation: edge " + std::to_string(bad) + " (" + std::to_string(src[bad]) + ", " + std::to_string(dst[bad]) +
-         ") names a vertex outside [0, " + std::to_string(n) + ")");
+  if (numSrc < 0) numSrc = n;
+  if (numDst < 0) numDst = n;
+  WM_REQUIRE(numSrc <= n && numDst <= n, "relation: the types' counts must not pass numVertices");
+  const int64_t bad =
+      parallelFirst(m, 1 << 16, [&](int64_t e) { return src[e] < 0 || src[e] >= numSrc || dst[e] < 0 || dst[e] >= numDst; });
+  if (bad < m) {
+    const bool source = src[bad] < 0 || src[bad] >= numSrc;
+    fail("edge " + std::to_string(bad) + ": " + (source ? "source " : "destination ") + std::to_string(source ? src[bad] : dst[bad]) +
+         " is not an id in [0, " + std::to_string(source ? numSrc : numDst) + ")");
+  }
   PageArray start = PageArray::allocate(static_cast<size_t>(n + 1) * 8, "relation row offsets");
   int64_t* st = static_cast<int64_t*>(start.data());
   parallelFor(m, 1 << 16, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) fetchAdd(st + dst[i] + 1, 1);
   });
-  prefixSums(st + 1, n);
+  inclusiveScan(st + 1, st + 1, n);
   PageArray cursorPages = PageArray::allocate(static_cast<size_t>(std::max<int64_t>(n, 1)) * 8, "relation cursors");
   int64_t* cursor = static_cast<int64_t*>(cursorPages.data());
   std::copy(st, st + n, cursor);
