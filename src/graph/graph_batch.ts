@@ -169,6 +169,47 @@ function edgesWithFeatures(
   return {edges: CsrBlock.trusted(rowPtr, colIdx, n), edgeAttr};
 }
 
+/**
+ * Graphs laid one after another in shared columns (OGB's graph property layout, the graph cache's): graph g has the
+ * next `vertices[g]` vertex rows and `edges[g]` edges, each a view of the columns. Every edge must stay within its
+ * graph's vertices; `badEdge(g, k, n)` says why not for entry k of the columns (graph g of n vertices).
+ */
+export function graphsFromColumns(
+  c: {
+    vertices: ArrayLike<number>;
+    edges: ArrayLike<number>;
+    src: Int32Array;
+    dst: Int32Array;
+    features?: Float32Array;
+    dim: number;
+    edgeFeatures?: Float32Array;
+    edgeDim: number;
+    labels?: ArrayLike<number>;
+  },
+  badEdge: (g: number, k: number, n: number) => string,
+): SmallGraph[] {
+  const graphs: SmallGraph[] = [];
+  let e = 0,
+    v = 0;
+  for (let g = 0; g < c.vertices.length; ++g) {
+    const n = c.vertices[g],
+      m = c.edges[g];
+    if (n < 0 || m < 0 || e + m > c.src.length) throw new Error(`graph ${g}'s counts run past the columns`);
+    for (let k = e; k < e + m; ++k) if (c.src[k] < 0 || c.src[k] >= n || c.dst[k] < 0 || c.dst[k] >= n) throw new Error(badEdge(g, k, n));
+    graphs.push({
+      numVertices: n,
+      src: c.src.subarray(e, e + m),
+      dst: c.dst.subarray(e, e + m),
+      ...(c.features ? {features: c.features.subarray(v * c.dim, (v + n) * c.dim)} : {}),
+      ...(c.edgeFeatures ? {edgeFeatures: c.edgeFeatures.subarray(e * c.edgeDim, (e + m) * c.edgeDim)} : {}),
+      ...(c.labels ? {label: c.labels[g]} : {}),
+    });
+    e += m;
+    v += n;
+  }
+  return graphs;
+}
+
 /** The graphs as one batch; `symmetric` (default true) adds each edge's reverse. */
 export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {}): GraphBatch {
   const {ptr, edges: edgeCount, dim, withFeatures, withLabels, edgeDim} = checkGraphs(graphs);

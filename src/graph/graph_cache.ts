@@ -17,7 +17,7 @@ import {
   writeManifest,
 } from './cache_files';
 import type {SourceStamp} from './dataset_cache';
-import type {GraphDataset, SmallGraph} from './graph_batch';
+import {GraphDataset, graphsFromColumns} from './graph_batch';
 import type {Split} from './split';
 
 const FORMAT = 1;
@@ -159,28 +159,16 @@ export function readGraphCache(
       const edgeFeatures = m.edgeFeatures && readArrayFile(root, m.edgeFeatures, (n) => new Float32Array(n));
       if (edges.length !== vertices.length || (labels && labels.length !== vertices.length))
         throw new Error('the counts of graphs disagree');
-      const graphs: SmallGraph[] = [];
-      let e = 0,
-        v = 0;
-      for (let i = 0; i < vertices.length; ++i) {
-        const n = vertices[i],
-          k = edges[i];
-        if (n < 0 || k < 0 || e + k > src.length) throw new Error(`graph ${i}'s counts run past the arrays`);
-        for (let j = e; j < e + k; ++j)
-          if (src[j] < 0 || src[j] >= n || dst[j] < 0 || dst[j] >= n)
-            throw new Error(`graph ${i}: edge ${j - e} names a vertex past its ${n}`);
-        graphs.push({
-          numVertices: n,
-          src: src.subarray(e, e + k),
-          dst: dst.subarray(e, e + k),
-          ...(features ? {features: features.subarray(v * m.dim, (v + n) * m.dim)} : {}),
-          ...(edgeFeatures ? {edgeFeatures: edgeFeatures.subarray(e * m.edgeDim, (e + k) * m.edgeDim)} : {}),
-          ...(labels ? {label: labels[i]} : {}),
-        });
-        e += k;
-        v += n;
-      }
-      if (e !== src.length || (features && features.length !== v * m.dim) || (edgeFeatures && edgeFeatures.length !== e * m.edgeDim))
+      const graphs = graphsFromColumns(
+        {vertices, edges, src, dst, features, dim: m.dim, edgeFeatures, edgeDim: m.edgeDim, labels},
+        (g, k, n) => `graph ${g}: edge ${k} names a vertex past its ${n}`,
+      );
+      const v = vertices.reduce((a, n) => a + n, 0);
+      if (
+        src.length !== edges.reduce((a, k) => a + k, 0) ||
+        (features && features.length !== v * m.dim) ||
+        (edgeFeatures && edgeFeatures.length !== src.length * m.edgeDim)
+      )
         throw new Error('the arrays hold more than the counts say');
       const split: Split | undefined = m.split && {
         train: readInt32File(root, m.split.train),

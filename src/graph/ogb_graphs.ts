@@ -12,7 +12,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {throughCache} from './dataset_cache';
-import type {GraphDataset, SmallGraph} from './graph_batch';
+import {GraphDataset, graphsFromColumns} from './graph_batch';
 import {graphCacheFolder, readGraphCache, writeGraphCache} from './graph_cache';
 import type {Split} from './split';
 import {readIdList, readTextTable} from './text_table';
@@ -90,34 +90,14 @@ async function parseOgbGraphs(folder: string, name: string, o: {regression?: boo
   // Values, not class ids, when asked or when a label is not a non-negative integer.
   const regression = o.regression === true || labelValues.some((y) => !(Number.isInteger(y) && y >= 0));
   let numClasses = 0;
-  const graphs: SmallGraph[] = [];
-  let at = 0,
-    firstVertex = 0;
-  for (let g = 0; g < nodes.length; ++g) {
-    const n = nodes[g],
-      m = edgeCounts[g];
-    const y = labelValues[g];
-    if (regression) {
-      if (!Number.isFinite(y)) throw new Error(`${labelFile}:${g + 1}: label ${y} is not a finite number`);
-    } else {
-      numClasses = Math.max(numClasses, y + 1);
-    }
-    for (let k = at; k < at + m; ++k)
-      if (src[k] >= n || dst[k] >= n)
-        throw new Error(
-          `${edgeFile}:${k + 1}: edge ${src[k]},${dst[k]} of graph ${g} names a vertex past its ${n} (ids are local to each graph)`,
-        );
-    graphs.push({
-      numVertices: n,
-      src: src.subarray(at, at + m),
-      dst: dst.subarray(at, at + m),
-      ...(features ? {features: features.subarray(firstVertex * dim, (firstVertex + n) * dim)} : {}),
-      ...(edgeFeatures ? {edgeFeatures: edgeFeatures.subarray(at * edgeDim, (at + m) * edgeDim)} : {}),
-      label: y,
-    });
-    at += m;
-    firstVertex += n;
-  }
+  labelValues.forEach((y, g) => {
+    if (!regression) numClasses = Math.max(numClasses, y + 1);
+    else if (!Number.isFinite(y)) throw new Error(`${labelFile}:${g + 1}: label ${y} is not a finite number`);
+  });
+  const graphs = graphsFromColumns(
+    {vertices: nodes, edges: edgeCounts, src, dst, features, dim, edgeFeatures, edgeDim, labels: labelValues},
+    (g, k, n) => `${edgeFile}:${k + 1}: edge ${src[k]},${dst[k]} of graph ${g} names a vertex past its ${n} (ids are local to each graph)`,
+  );
   const splitRoot = path.join(folder, 'split');
   let split: Split | undefined;
   if (fs.existsSync(splitRoot)) {
