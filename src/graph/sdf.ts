@@ -202,9 +202,7 @@ export async function readSdf(file: string, o: SdfOptions = {}): Promise<GraphDa
 async function parseSdf(file: string, o: SdfOptions): Promise<GraphDataset> {
   const O = openchemlib().Molecule;
   const graphs: SmallGraph[] = [];
-  const targets: {text: string; line: number}[] = [];
   let label = o.label;
-  let firstFields: string[] | undefined;
   for await (const r of sdfRecords(file)) {
     let m: OclMolecule;
     try {
@@ -214,7 +212,7 @@ async function parseSdf(file: string, o: SdfOptions): Promise<GraphDataset> {
       throw new Error(`${file}:${r.line}: the molfile of molecule ${graphs.length} is not readable: ${(e as Error).message ?? e}`);
     }
     if (label === undefined) {
-      firstFields = [...r.items.keys()];
+      const firstFields = [...r.items.keys()];
       if (firstFields.length !== 1)
         throw new Error(
           `readSdf: ${file}'s first molecule has ${firstFields.length} data items (${firstFields.join(', ') || 'none'}): name the target with label (the main job's --target)`,
@@ -223,7 +221,9 @@ async function parseSdf(file: string, o: SdfOptions): Promise<GraphDataset> {
     }
     const text = r.items.get(label);
     if (text === undefined) throw new Error(`${file}:${r.line}: molecule ${graphs.length} has no data item <${label}>`);
-    targets.push({text, line: r.line});
+    const y = Number(text);
+    if (text === '' || !Number.isFinite(y))
+      throw new Error(`${file}:${r.line}: <${label}> is ${JSON.stringify(text)}, not a finite number`);
     // Atoms kept by openchemlib as atoms (explicit hydrogens included) are vertices; bonds edges.
     const n = m.getAllAtoms(),
       e = m.getAllBonds();
@@ -237,16 +237,11 @@ async function parseSdf(file: string, o: SdfOptions): Promise<GraphDataset> {
       dst[b] = m.getBondAtom(1, b);
       bondColumns(m, b, edgeFeatures, b * SDF_BOND_COLUMNS, O);
     }
-    graphs.push({numVertices: n, src, dst, features, edgeFeatures});
+    graphs.push({numVertices: n, src, dst, features, edgeFeatures, label: y});
   }
   if (graphs.length === 0) throw new Error(`readSdf: ${file} holds no molecule`);
-  const values = targets.map(({text, line}) => {
-    const y = Number(text);
-    if (text === '' || !Number.isFinite(y)) throw new Error(`${file}:${line}: <${label}> is ${JSON.stringify(text)}, not a finite number`);
-    return y;
-  });
+  const values = graphs.map((g) => g.label!);
   const regression = o.regression === true || values.some((y) => !(Number.isInteger(y) && y >= 0 && y < 2 ** 31));
-  values.forEach((y, g) => (graphs[g].label = y));
   const numClasses = regression
     ? 1
     : Math.max(
