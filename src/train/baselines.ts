@@ -62,10 +62,23 @@ function propagateLabelled(
   return propagate(graph, y0, classes, alpha, rounds);
 }
 
-const onSplit = (scores: Float64Array, classes: number, labels: Int32Array, split: Split): BaselineAccuracy => ({
+/** The accuracy of `scores` on the split's validation and test vertices. */
+export const onSplit = (scores: Float64Array, classes: number, labels: Int32Array, split: Split): BaselineAccuracy => ({
   val: scoreAccuracy(scores, classes, labels, split.val),
   test: scoreAccuracy(scores, classes, labels, split.test),
 });
+
+/** Label propagation's scores: the training labels alone spread over the graph (what labelPropagation judges). */
+export function propagatedLabels(
+  graph: CsrGraph,
+  labels: Int32Array,
+  classes: number,
+  train: Int32Array,
+  alpha = 0.9,
+  rounds = 50,
+): Float64Array {
+  return propagateLabelled(graph, new Float64Array(graph.numVertices * classes), labels, classes, train, alpha, rounds);
+}
 
 export function labelPropagation(
   graph: CsrGraph,
@@ -75,8 +88,7 @@ export function labelPropagation(
   alpha = 0.9,
   rounds = 50,
 ): BaselineAccuracy {
-  const y = propagateLabelled(graph, new Float64Array(graph.numVertices * classes), labels, classes, split.train, alpha, rounds);
-  return onSplit(y, classes, labels, split);
+  return onSplit(propagatedLabels(graph, labels, classes, split.train, alpha, rounds), classes, labels, split);
 }
 
 /**

@@ -18,8 +18,9 @@ import {softmaxCrossEntropy} from '../nn/softmax_cross_entropy';
 import {
   BaselineAccuracy,
   classMeans,
-  labelPropagation,
   nearestClassMean,
+  onSplit,
+  propagatedLabels,
   scoreAccuracy,
   smoothedScores,
   smoothingWeight,
@@ -287,7 +288,9 @@ export async function trainNodeClassification(
   const rng = seededRng(o.seed * 7919 + 17);
   const split: Split = data.split ?? splitLabelled(data.labels, o.trainFraction, o.valFraction, rng);
   checkNodeModel(o.model, o.sampler);
-  const baselines: RunResult['baselines'] = {labelPropagation: labelPropagation(data.graph, data.labels, data.numClasses, split)};
+  // Label propagation's scores: the printed baseline, and what smoothing weighs the model against.
+  const propagated = propagatedLabels(data.graph, data.labels, data.numClasses, split.train);
+  const baselines: RunResult['baselines'] = {labelPropagation: onSplit(propagated, data.numClasses, data.labels, split)};
   // Feature rows are made once per source: the baselines and the model may read the same ones.
   const made = new Map<string, {values: Float32Array; dim: number}>();
   const rowsFor = (s: FeatureSource) => {
@@ -447,7 +450,6 @@ export async function trainNodeClassification(
     if (bestProbs) {
       // One propagation, judged on each vertex set.
       // Label propagation's validation accuracy beside the model's sets how much of the model the smoothing keeps.
-      const propagated = smoothedScores(data.graph, bestProbs, labels, data.numClasses, split.train, {weight: 0});
       const weight = smoothingWeight(best.modelValAcc, scoreAccuracy(propagated, data.numClasses, labels, select), data.numClasses);
       const scores = smoothedScores(data.graph, bestProbs, labels, data.numClasses, split.train, {weight});
       const on = (ids: Int32Array) => scoreAccuracy(scores, data.numClasses, labels, ids);
