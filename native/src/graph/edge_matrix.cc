@@ -18,60 +18,60 @@ namespace {
 
 constexpr int64_t kIdLimit = INT32_MAX;  // ids below it: column ids are int32
 
+// The file's ids in place: edge i's are (i, m + i) in [2, m], (2i, 2i + 1) in [m, 2], int32 or int64.
+struct EdgeIds {
+  explicit EdgeIds(const EdgeMatrix& e)
+      : raw(PageArray::mapPath(e.path, e.offset, 2 * static_cast<size_t>(e.m) * (e.int64 ? 8 : 4))),
+        int64(e.int64),
+        step(e.pairsInRows ? 2 : 1),
+        d0(e.pairsInRows ? 1 : e.m) {}
+  int64_t at(int64_t k) const {
+    if (int64) {
+      int64_t v;
+      std::memcpy(&v, static_cast<const char*>(raw.data()) + static_cast<size_t>(k) * 8, 8);
+      return v;
+    }
+    return static_cast<const int32_t*>(raw.data())[k];
+  }
+  int64_t src(int64_t i) const { return at(step * i); }
+  int64_t dst(int64_t i) const { return at(d0 + step * i); }
+  // The first edge holding an id that is not a vertex id, refused naming the file and the edge.
+  void check(const EdgeMatrix& e) const {
+    const int64_t bad = parallelFirst(e.m, 1 << 16, [&](int64_t i) {
+      const int64_t u = src(i), v = dst(i);
+      return u < 0 || u >= kIdLimit || v < 0 || v >= kIdLimit;
+    });
+    if (bad < e.m)
+      fail(e.path + ": edge " + std::to_string(bad) + " (" + std::to_string(src(bad)) + ", " + std::to_string(dst(bad)) +
+           ") holds an id outside [0, 2^31 - 1)");
+  }
+  PageArray raw;
+  bool int64;
+  int64_t step, d0;
+};
+
 // The two id columns of the file's edges as int32: mapped where the file holds them so, else converted
 // in parallel, each id checked to fit.
 std::pair<PageArray, PageArray> idColumns(const EdgeMatrix& e) {
   const int64_t m = e.m;
-  const size_t width = e.int64 ? 8 : 4, bytes = static_cast<size_t>(m) * width;
   WM_REQUIRE(m >= 0, e.path + ": the edge count must not be negative");
-  PageArray src, dst;
   if (!e.int64 && !e.pairsInRows) {
-    src = PageArray::mapPath(e.path, e.offset, bytes);
-    dst = PageArray::mapPath(e.path, e.offset + bytes, bytes);
-  } else {
-    const PageArray raw = PageArray::mapPath(e.path, e.offset, 2 * bytes);
-    src = PageArray::allocate(static_cast<size_t>(m) * 4, "edge sources");
-    dst = PageArray::allocate(static_cast<size_t>(m) * 4, "edge destinations");
-    // Edge i's ids: (i, m + i) in [2, m], (2i, 2i + 1) in [m, 2].
-    const int64_t s0 = 0, sStep = e.pairsInRows ? 2 : 1, d0 = e.pairsInRows ? 1 : m;
-    auto at = [&](int64_t k) -> int64_t {
-      if (e.int64) {
-        int64_t v;
-        std::memcpy(&v, static_cast<const char*>(raw.data()) + static_cast<size_t>(k) * 8, 8);
-        return v;
-      }
-      return static_cast<const int32_t*>(raw.data())[k];
-    };
-    int32_t* s = static_cast<int32_t*>(src.data());
-    int32_t* d = static_cast<int32_t*>(dst.data());
-    // Converted in one pass over the file; the pass stops at an id that is not a vertex id.
-    const int64_t bad = parallelFirst(m, 1 << 16, [&](int64_t i) {
-      const int64_t u = at(s0 + sStep * i), v = at(d0 + sStep * i);
-      if (u < 0 || u >= kIdLimit || v < 0 || v >= kIdLimit) return true;
-      s[i] = static_cast<int32_t>(u);
-      d[i] = static_cast<int32_t>(v);
-      return false;
-    });
-    if (bad < m)
-      fail(e.path + ": edge " + std::to_string(bad) + " (" + std::to_string(at(s0 + sStep * bad)) + ", " +
-           std::to_string(at(d0 + sStep * bad)) + ") holds an id outside [0, 2^31 - 1)");
+    const size_t bytes = static_cast<size_t>(m) * 4;
+    return {PageArray::mapPath(e.path, e.offset, bytes), PageArray::mapPath(e.path, e.offset + bytes, bytes)};
   }
-  return {std::move(src), std::move(dst)};
-}
-
-// The largest of `ids` (m of them; -1 for none); a negative id is refused, naming the file and the edge.
-int64_t largestId(const EdgeMatrix& e, const int32_t* ids, int64_t m, const char* what) {
-  const int64_t bad = parallelFirst(m, 1 << 16, [&](int64_t i) { return ids[i] < 0; });
-  if (bad < m) fail(e.path + ": edge " + std::to_string(bad) + " has " + what + " " + std::to_string(ids[bad]) + ", a negative id");
-  std::atomic<int32_t> most{-1};
+  const EdgeIds ids(e);
+  ids.check(e);
+  PageArray src = PageArray::allocate(static_cast<size_t>(m) * 4, "edge sources");
+  PageArray dst = PageArray::allocate(static_cast<size_t>(m) * 4, "edge destinations");
+  int32_t* s = static_cast<int32_t*>(src.data());
+  int32_t* d = static_cast<int32_t*>(dst.data());
   parallelFor(m, 1 << 16, [&](int64_t b, int64_t end) {
-    int32_t mine = -1;
-    for (int64_t i = b; i < end; ++i) mine = std::max(mine, ids[i]);
-    int32_t cur = most.load();
-    while (mine > cur && !most.compare_exchange_weak(cur, mine)) {
+    for (int64_t i = b; i < end; ++i) {
+      s[i] = static_cast<int32_t>(ids.src(i));
+      d[i] = static_cast<int32_t>(ids.dst(i));
     }
   });
-  return most.load();
+  return {std::move(src), std::move(dst)};
 }
 
 }  // namespace
@@ -113,9 +113,26 @@ std::unique_ptr<NativeGraph> NativeGraph::relationFromEdgeMatrix(const EdgeMatri
 }
 
 std::pair<int64_t, int64_t> NativeGraph::edgeMatrixMaxIds(const EdgeMatrix& e) {
-  auto [src, dst] = idColumns(e);
-  return {largestId(e, static_cast<const int32_t*>(src.data()), e.m, "source"),
-          largestId(e, static_cast<const int32_t*>(dst.data()), e.m, "destination")};
+  WM_REQUIRE(e.m >= 0, e.path + ": the edge count must not be negative");
+  // Read in place: the ids checked and their largest found without converting a column.
+  const EdgeIds ids(e);
+  ids.check(e);
+  std::atomic<int64_t> mostSrc{-1}, mostDst{-1};
+  const auto raise = [](std::atomic<int64_t>& most, int64_t mine) {
+    int64_t cur = most.load();
+    while (mine > cur && !most.compare_exchange_weak(cur, mine)) {
+    }
+  };
+  parallelFor(e.m, 1 << 16, [&](int64_t b, int64_t end) {
+    int64_t s = -1, d = -1;
+    for (int64_t i = b; i < end; ++i) {
+      s = std::max(s, ids.src(i));
+      d = std::max(d, ids.dst(i));
+    }
+    raise(mostSrc, s);
+    raise(mostDst, d);
+  });
+  return {mostSrc.load(), mostDst.load()};
 }
 
 }  // namespace host
