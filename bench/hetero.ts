@@ -170,20 +170,25 @@ async function main(): Promise<void> {
     );
     // BENCH_PROFILE_STEPS (default 3; 0: none) more steps under wm.profileOps, sampling and staging included: each op's ms per step.
     const profiled = Number(process.env.BENCH_PROFILE_STEPS ?? 3);
-    if (profiled > 0) {
+    for (const [name, train] of profiled > 0
+      ? ([
+          ['R-GCN', step],
+          ['R-GAT', gatStep],
+        ] as const)
+      : []) {
       const again = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 20], batchSize: 1024, shuffle: true, seed: 2});
       try {
         const prof = await wm.profileOps(async () => {
           let n = 0;
           for await (const b of again) {
             stage(b);
-            step(b);
+            train(b);
             b.dispose();
             if (++n >= profiled) break;
           }
         });
         console.log(
-          `profiled (${profiled} steps, sampling and staging included): ${(prof.wallMs / profiled).toFixed(1)} ms a step; per step: ` +
+          `${name} profiled (${profiled} steps, sampling and staging included): ${(prof.wallMs / profiled).toFixed(1)} ms a step; per step: ` +
             prof.ops
               .slice(0, 14)
               .map((o) => `${o.name} ${o.where} ${(o.ms / profiled).toFixed(2)}`)

@@ -10,6 +10,7 @@ import * as zlib from 'zlib';
 import {expect} from 'chai';
 
 import {edgeTypeKey, featureValues, HeteroGraph} from '../src/graph/hetero_graph';
+import {NativeCsr} from '../src/graph/native_csr';
 import {readOgbHetero} from '../src/graph/ogb_hetero';
 import {sampleTypedSubgraph, TypedLayer} from '../src/graph/typed_sampling';
 import type {TypedLayerFn} from '../src/nn/typed_layerwise';
@@ -257,6 +258,21 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       HeteroGraph.fromEdges({paper: 3}, [{type: ['paper', 'cites', 'paper'], edges: {src: Int32Array.of(1), dst: Int32Array.of(3)}}]),
     ).to.throw(/paper___cites___paper edge 0: destination 3 is not an id in \[0, 3\)/);
     expect(() => HeteroGraph.fromEdges({'pa per': 3}, [])).to.throw(/vertex type 'pa per' must be letters/);
+    // A caller's graphs: every source checked against its type's count (natively, any size), no entry past the destinations.
+    const relationOf = (rowPtr: number[], cols: number[]) => NativeCsr.fromCsr(Int32Array.from(rowPtr), Int32Array.from(cols));
+    const fine = relationOf([0, 2, 3, 3, 3, 3], [2, 0, 1]);
+    const far = relationOf([0, 2, 3, 3, 3, 3], [2, 0, 4]);
+    const past = relationOf([0, 1, 1, 1, 2, 2], [1, 0]);
+    try {
+      const writes = (graph: NativeCsr, numEdges: number, counts = {author: 3, paper: 5}) =>
+        HeteroGraph.fromRelations(counts, [{type: ['author', 'writes', 'paper'], graph, numEdges}]);
+      expect(writes(fine, 3).edgesOf('author___writes___paper')).to.deep.equal({src: Int32Array.of(2, 0, 1), dst: Int32Array.of(0, 0, 1)});
+      expect(() => writes(far, 3)).to.throw(/entry 2 of author___writes___paper is source 4, not an id in \[0, 3\)/);
+      expect(() => writes(past, 2, {author: 5, paper: 2})).to.throw(/has entries in rows past its 2 destinations/);
+      expect(() => writes(fine, 4)).to.throw(/has 5 rows and 3 entries; its types need 5 and it says 4/);
+    } finally {
+      for (const x of [fine, far, past]) x.free();
+    }
   });
 
   it("reads OGB's heterogeneous layout (ogbn-mag's files): counts, relations, features, labels, the split; bad files named by file, line and rule", async () => {
@@ -559,6 +575,55 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
             [plain, scattered, p, sc].forEach((b) => b.dispose());
           }
         }
+      }
+    }
+  });
+
+  it("graph attention's gradients on a block sampled for one step (gatBackwardScatter on the GPU; the transposed block elsewhere) equal those through the transposed block, on random blocks with hub columns, empty rows, odd widths and several heads", () => {
+    const rng = seededRng(43);
+    for (const [rows, cols, most] of [
+      [0, 5, 0],
+      [7, 1, 3],
+      [300, 90, 40],
+      [1000, 4000, 25],
+    ]) {
+      const rowPtr = new Int32Array(rows + 1);
+      const colIdx: number[] = [];
+      for (let r = 0; r < rows; ++r) {
+        const k = r % 9 === 4 ? 0 : Math.floor(rng() * (most + 1));
+        for (let e = 0; e < k; ++e) colIdx.push(e % 3 === 0 ? 0 : Math.floor(rng() * cols));
+        rowPtr[r + 1] = colIdx.length;
+      }
+      const cols32 = Int32Array.from(colIdx);
+      for (const [heads, dim] of [
+        [1, 1],
+        [3, 33],
+        [4, 64],
+      ]) {
+        const plain = new wm.graph.CsrBlock(rowPtr, cols32, cols);
+        const scattered = CsrBlock.trusted(rowPtr.slice(), cols32.slice(), cols, undefined, undefined, true);
+        const feat = tf.randomNormal([cols, heads, dim], 0, 1, 'float32', dim) as tf.Tensor3D;
+        const src = tf.randomNormal([cols, heads], 0, 1, 'float32', dim + 1) as tf.Tensor2D;
+        const dst = tf.randomNormal([rows, heads], 0, 1, 'float32', dim + 2) as tf.Tensor2D;
+        const w = tf.randomNormal([rows, heads, dim], 0, 1, 'float32', dim + 3);
+        const grads = (b: CsrBlock) => {
+          const g = tf.grads((f: tf.Tensor, s: tf.Tensor, d: tf.Tensor) =>
+            tf.sum(tf.mul(wm.nn.gatAggregate(b, f as tf.Tensor3D, s as tf.Tensor2D, d as tf.Tensor2D), w)),
+          )([feat, src, dst]);
+          const v = g.map((t) => Float32Array.from(t.dataSync()));
+          tf.dispose(g);
+          return v;
+        };
+        const [got, want] = [grads(scattered), grads(plain)];
+        ['feat', 'src', 'dst'].forEach((name, i) => {
+          const scale = want[i].reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+          expect(got[i].length).to.equal(want[i].length);
+          for (let k = 0; k < want[i].length; ++k)
+            if (!(Math.abs(got[i][k] - want[i][k]) <= 1e-6 + 1e-5 * scale))
+              expect.fail(`${rows}x${cols}, ${heads} heads of ${dim}: d${name}[${k}] is ${got[i][k]} scattered, ${want[i][k]} transposed`);
+        });
+        tf.dispose([feat, src, dst, w]);
+        [plain, scattered].forEach((b) => b.dispose());
       }
     }
   });

@@ -42,6 +42,7 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
                            InstanceMethod("columns", &NativeGraphWrap::Columns),
                            InstanceMethod("offsets", &NativeGraphWrap::Offsets),
                            InstanceMethod("firstUnsortedRow", &NativeGraphWrap::FirstUnsortedRow),
+                           InstanceMethod("firstColumnOutside", &NativeGraphWrap::FirstColumnOutside),
                            InstanceMethod("copyToDevice", &NativeGraphWrap::CopyToDevice),
                            InstanceMethod("free", &NativeGraphWrap::Free),
                        });
@@ -202,6 +203,15 @@ class NativeGraphWrap : public Napi::ObjectWrap<NativeGraphWrap> {
   Napi::Value FirstUnsortedRow(const Napi::CallbackInfo& info) {
     return guarded(info.Env(),
                    [&]() -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).firstUnsortedRow())); });
+  }
+
+  // firstColumnOutside(limit) -> the first entry whose column is not in [0, limit), or -1
+  Napi::Value FirstColumnOutside(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&]() -> Napi::Value {
+      Args a(info, "NativeGraph.firstColumnOutside");
+      const int64_t limit = a.count(0, "limit");
+      return Napi::Number::New(info.Env(), static_cast<double>(get(info.Env()).firstColumnOutside(limit)));
+    });
   }
 
   // offsets(first?, count?) -> BigInt64Array viewing the graph's row offsets [first, first + count) (default

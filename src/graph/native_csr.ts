@@ -206,6 +206,11 @@ export class NativeCsr implements HostGraph {
     return this.handle().columns(first, count);
   }
 
+  /** The first entry whose column is not an id in [0, limit), or -1 (read natively, in parallel: any size). */
+  firstColumnOutside(limit: number): number {
+    return this.handle().firstColumnOutside(limit);
+  }
+
   copyToDevice(rowPtr: number, colIdx: number): void {
     this.handle().copyToDevice(rowPtr, colIdx);
   }

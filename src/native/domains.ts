@@ -60,6 +60,7 @@ export const layerNative: Part<
   | 'gatForward'
   | 'gatBackwardRows'
   | 'gatBackwardCols'
+  | 'gatBackwardScatter'
   | 'rowDots'
   | 'rowDotsGrad'
   | 'dropout'

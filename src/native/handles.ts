@@ -89,6 +89,8 @@ export interface NativeGraph {
   offsets(first?: number, count?: number): BigInt64Array;
   /** The first vertex whose neighbours are not in ascending order, or -1 (a parallel pass over the columns). */
   firstUnsortedRow(): number;
+  /** The first entry whose column is not an id in [0, limit), or -1 (a parallel pass over the columns). */
+  firstColumnOutside(limit: number): number;
   /** Rows [first, first + count): offsets from 0 and their columns (copies). */
   rows(first: number, count: number): {offsets: Int32Array; columns: Int32Array};
   degrees(vertices: Int32Array, n: number, out: Int32Array): void;

@@ -116,6 +116,20 @@ export interface NativeOps {
     dFeat: Buf,
     dSrc: Buf,
   ): void;
+  /** GPU only: the column pass by atomics over the forward block (no transposed block); dFeat and dSrc are zeroed first. */
+  gatBackwardScatter(
+    rowPtr: number,
+    colIdx: number,
+    numRows: number,
+    numCols: number,
+    alpha: number,
+    dz: number,
+    dOut: number,
+    heads: number,
+    dim: number,
+    dFeat: number,
+    dSrc: number,
+  ): void;
   /** splits: int32 device array of long rows and their chunks (csrSplits in graph/aggregate.ts), or 0 with numLong 0. */
   csrSpmm(
     rowPtr: Buf,

@@ -137,14 +137,14 @@ function backward(
   slope: number,
 ): tf.Tensor[] {
   const [feat, src, dst, alpha] = saved;
-  const c = block.entries(false),
-    t = block.entries(true);
+  const c = block.entries(false);
   const rows = block.numRows,
     cols = block.numCols,
     nnz = c.colIdx.length;
   if (b.gpu) {
+    // A block sampled for one step scatters its column pass from the forward block (no transpose made on the host).
     const d = block.onDevice(c),
-      dt = block.onDevice(t);
+      dt = block.scatters ? undefined : block.onDevice(block.entries(true));
     const dz = b.allocDevice(Math.max(1, nnz * heads) * 4);
     try {
       return b.deviceOutputs(
@@ -172,6 +172,22 @@ function backward(
             dz,
             dDst,
           );
+          if (!dt) {
+            layerNative().gatBackwardScatter(
+              b.devicePtr(d.rowPtr),
+              b.devicePtr(d.colIdx),
+              rows,
+              cols,
+              ap,
+              dz,
+              dyp,
+              heads,
+              dim,
+              dFeat,
+              dSrc,
+            );
+            return;
+          }
           layerNative().gatBackwardCols(
             b.devicePtr(dt.rowPtr),
             b.devicePtr(dt.colIdx),
@@ -192,6 +208,7 @@ function backward(
       b.freeDevice(dz); // stream-ordered: reused only after the column pass that reads it
     }
   }
+  const t = block.entries(true);
   const a = b.hostArray(alpha) as Float32Array,
     g = b.hostArray(dy) as Float32Array;
   const dz = new Float32Array(nnz * heads),

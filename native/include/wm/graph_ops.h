@@ -79,6 +79,10 @@ void gatBackwardRows(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t
 // dFeat[s, h, :] = sum alpha_e dOut[r, h, :], dSrc[s, h] = sum dz_e.
 void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
                      int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc);
+// The column pass without the transposed block (GPU): dFeat and dSrc zeroed, then every entry e of row r
+// (source s = colIdx[e]) adds alpha_e dOut[r, h, :] into dFeat[s, h, :] and dz_e into dSrc[s, h], by atomics.
+void gatBackwardScatter(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
+                        int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc);
 // Fixed fan-out mean (GPU): out[r] = mean over e < fanout of x[neighbors[r * fanout + e]].
 void neighborMean(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t x, int64_t dim, uint64_t out);
 // Its gradient (GPU): dx [numInputs, dim] = 0, then dx[neighbors[r * fanout + e]] += dy[r] / fanout.

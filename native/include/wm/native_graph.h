@@ -130,6 +130,9 @@ class NativeGraph {
   // The first vertex whose neighbours are not in ascending order, or -1 (node2vec's walks and negative
   // pairs search rows by bisection). Checked in parallel on each call.
   int64_t firstUnsortedRow() const;
+  // The first entry whose column is not an id in [0, limit), or -1 (a relation's sources checked against
+  // their type's count). Checked in parallel on each call.
+  int64_t firstColumnOutside(int64_t limit) const;
 
  private:
   NativeGraph() = default;

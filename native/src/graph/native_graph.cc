@@ -243,6 +243,12 @@ int64_t NativeGraph::firstUnsortedRow() const {
   return v == numVertices_ ? -1 : v;
 }
 
+int64_t NativeGraph::firstColumnOutside(int64_t limit) const {
+  const int32_t* c = colIdx();
+  const int64_t i = parallelFirst(numEdges_, 1 << 16, [&](int64_t e) { return c[e] < 0 || c[e] >= limit; });
+  return i == numEdges_ ? -1 : i;
+}
+
 // The file's checksum covers the offsets, the columns and the note as it will be read back.
 uint64_t NativeGraph::checksumWith(const std::string& meta) const {
   const uint64_t a = digest(rowPtr_.data(), static_cast<size_t>(numVertices_ + 1) * 8, 1);
