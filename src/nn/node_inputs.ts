@@ -19,6 +19,11 @@ export interface FeatureTableOptions {
   memory?: EmbeddingMemory;
   dtype?: EmbeddingDType;
   communicator?: Communicator;
+  /**
+   * Told how the fill goes, every 10 s while it lasts (rows written, rows/s, ETA) and once at its end when it
+   * lasted longer: a table of many gigabytes takes minutes.
+   */
+  onProgress?: (line: string) => void;
 }
 
 export class NodeInputs {
@@ -128,6 +133,8 @@ export function featureTable(
     // Every rank makes as many calls as the largest share needs (writes to distributed memory are collective).
     const chunk = Math.max(1, Math.floor((1 << 22) / Math.max(1, dim)));
     const calls = Math.ceil(Math.ceil(rows / size) / chunk);
+    const started = Date.now();
+    let told = started;
     for (let c = 0; c < calls; ++c) {
       const begin = Math.min(last, first + c * chunk),
         end = Math.min(last, begin + chunk);
@@ -135,6 +142,17 @@ export function featureTable(
         Int32Array.from({length: end - begin}, (_, i) => begin + i),
         read(begin, end - begin),
       );
+      const now = Date.now();
+      if (opts.onProgress && (now - told >= 10000 || (c === calls - 1 && now - started >= 10000))) {
+        told = now;
+        const done = end - first,
+          seconds = (now - started) / 1000;
+        const rate = done / seconds;
+        opts.onProgress(
+          `feature table: ${done} of ${last - first} rows of ${dim} written, ${rate.toFixed(0)} rows/s` +
+            (end < last ? `, ETA ${((last - end) / rate).toFixed(0)} s` : ` in ${seconds.toFixed(1)} s`),
+        );
+      }
     }
     comm?.barrier();
   } catch (e) {

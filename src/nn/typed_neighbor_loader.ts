@@ -74,6 +74,8 @@ export interface TypedFeatureStorage {
   memory?: EmbeddingMemory;
   dtype?: EmbeddingDType;
   cache?: number;
+  /** Told how filling a large table goes (featureTable's onProgress), the type named. */
+  onProgress?: (line: string) => void;
 }
 
 /** Each featured type's table (see TypedFeatureStorage), made when first asked for; rows are gathered on the backend's device. */
@@ -91,10 +93,15 @@ export class FeatureTables {
     if (c !== undefined && !(c > 0 && c <= 1)) throw new RangeError(`features.cache must be a share of the rows in (0, 1], got ${c}`);
   }
 
+  /** Makes the tables now (they are made on the first batch otherwise): a large table's fill is timed apart from the steps. */
+  prepare(): this {
+    this.tables ??= this.make();
+    return this;
+  }
+
   /** Every type's input rows for `src` (features, or zeros of the common width); `onDevice`: some of the ids on the device. */
   inputs(src: Record<string, Int32Array>, onDevice: Record<string, tf.Tensor1D> = {}): Record<string, tf.Tensor2D> {
-    this.tables ??= this.make();
-    const tables = this.tables;
+    const tables = this.prepare().tables!;
     return Object.fromEntries(Object.entries(src).map(([t, ids]) => [t, typedInputs(tables[t], ids, this.width, onDevice[t])]));
   }
 
@@ -110,9 +117,14 @@ export class FeatureTables {
           continue;
         }
         // Native rows are read into the table a window at a time (no array of the whole table in JavaScript).
-        const o = {memory: s?.memory, dtype: s?.dtype};
+        const say = s?.onProgress;
+        const o = {memory: s?.memory, dtype: s?.dtype, ...(say ? {onProgress: (line: string) => say(`${t} ${line}`)} : {})};
         const table = (made[t] = native ? featureTable(f, o) : featureTable(f.values, rows, f.dim, o));
-        if (s?.cache !== undefined) table.cache({rows: hottestRows(this.linksOf(t), rows), fraction: s.cache});
+        if (s?.cache !== undefined) {
+          const t0 = Date.now();
+          table.cache({rows: hottestRows(this.linksOf(t), rows), fraction: s.cache});
+          say?.(`${t} feature table: a cache of its ${s.cache} most linked rows filled in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        }
       }
     } catch (e) {
       for (const x of Object.values(made)) x.dispose();
