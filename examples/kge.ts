@@ -87,7 +87,7 @@ const program = new Command()
   .option('--eval-triples <n>', 'validation triples ranked each time (a seeded sample)', positiveInt('--eval-triples'), d.evalTriples)
   .option(
     '--memory <kind>',
-    'where the tables live: device, host, managed, continuous, chunked (default: device with a GPU, else host; continuous under the launcher)',
+    "where the tables live: device, host, managed, continuous, chunked, distributed (each rank its share of the rows, updates applied together at each row's owner; default: device with a GPU, else host; continuous under the launcher)",
   )
   .option(
     '--dtype <type>',
@@ -215,6 +215,12 @@ async function train(): Promise<void> {
   });
   progress?.stop();
   const seconds = (Date.now() - started) / 1000;
+  // 'distributed' tables are read by collectives: every rank ranks the test split and reads the rows saved.
+  const collective = comm !== undefined && comm.size > 1 && memory === 'distributed';
+  if (!lead && collective) {
+    if (tripleCount(kg.test) > 0) evaluateKge(m, kg.test, {filter: [kg.train, kg.valid, kg.test]});
+    if (o.save) saveKgeModel(m, o.out, kg, undefined, {writer: false});
+  }
   if (lead) {
     const test = tripleCount(kg.test) > 0 ? evaluateKge(m, kg.test, {filter: [kg.train, kg.valid, kg.test]}) : undefined;
     log!.write({type: 'summary', model, seconds, device: where, ranks: comm?.size ?? 1, test});

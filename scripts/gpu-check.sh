@@ -56,8 +56,10 @@ for what in "${@:-all}"; do
     kgeRanks) n=$(nvidia-smi -L | wc -l)
       args=(--freebase-shaped "${BENCH_KGE_FRACTION:-0.05}" --model "${BENCH_KGE_MODEL:-transE}" --dim 400 --dtype bfloat16 --epochs 2
             --batch-size 8192 --chunk-size 256 --negatives 256 --optimizer sgd --lr 0.1 --eval-every 0 --no-save --out /tmp/kge-ranks)
+      # BENCH_KGE_MEMORY=distributed: each rank its share of the rows, every step's batch shared out (the launcher's default: continuous, updates in turns).
+      mem=(); [ -n "${BENCH_KGE_MEMORY:-}" ] && mem=(--memory "$BENCH_KGE_MEMORY")
       for (( r = 1; r <= n; r *= 2 )); do
-        if (( r == 1 )); then cmd=(node dist/examples/kge.js); else cmd=(node dist/bin/tfjs-wm-run.js -n $r dist/examples/kge.js); fi
+        if (( r == 1 )); then cmd=(node dist/examples/kge.js); else cmd=(node dist/bin/tfjs-wm-run.js -n $r dist/examples/kge.js "${mem[@]}"); fi
         echo "ranks $r:"; "${cmd[@]}" "${args[@]}" 2>&1 | tee "$out/kge-ranks-$r.log" | grep -E "epoch|test|error" || status=1
       done ;;
     # The same graph on every GPU of the machine: one GPU, then data parallel with the features chunked over the GPUs.

@@ -746,7 +746,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     }
   });
 
-  it('npm run kge on 2 ranks (tables shared in WholeMemory, updates applied in turns) ranks as well as one process; the saved model answers a query', () => {
+  it("npm run kge on 2 ranks (tables shared in WholeMemory, updates applied in turns; or 'distributed' tables, each batch shared out and the updates applied together) ranks as well as one process; the saved models answer a query", () => {
     const root = path.resolve(__dirname, '..');
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ranks-'));
     const args = [
@@ -811,6 +811,40 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       );
       expect(bad.status).to.equal(1);
       expect(bad.stderr).to.match(/--query: entity 'x' is not in the saved model's entities\.tsv/);
+      // 'distributed' tables: every rank holds half the rows; each step's batch is shared out, its gradients summed
+      // at each row's owner. Ranked and saved by collective reads on both ranks; the saved rows answer as one process's do.
+      const launch = (extra: string[], dir: string) =>
+        spawnSync(
+          process.execPath,
+          [
+            path.join(root, 'bin', 'tfjs-wm-run.js'),
+            '-n',
+            '2',
+            path.join(root, 'examples', 'kge.js'),
+            ...args,
+            ...extra,
+            '--out',
+            path.join(out, dir),
+          ],
+          {encoding: 'utf8', env},
+        );
+      const together = launch(['--memory', 'distributed'], 'together');
+      expect(together.status, together.stderr).to.equal(0);
+      expect(together.stdout).to.match(/2 ranks sharing distributed tables/);
+      expect(
+        Math.abs(mrr(together.stdout) - mrr(one.stdout)),
+        `distributed ${mrr(together.stdout)}, 1 rank ${mrr(one.stdout)}`,
+      ).to.be.below(0.05);
+      const answer = spawnSync(
+        process.execPath,
+        [path.join(root, 'examples', 'kge.js'), '--model', path.join(out, 'together'), '--query', '? symmetric_0 7', '--top', '3'],
+        {encoding: 'utf8', env},
+      );
+      expect(answer.status, answer.stderr).to.equal(0);
+      expect(answer.stdout).to.match(/the 3 best heads of \? symmetric_0 7/);
+      const small = launch(['--memory', 'distributed', '--batch-size', '16'], 'small');
+      expect(small.status).to.not.equal(0);
+      expect(small.stderr).to.match(/batchSize \(16\) must be at least ranks x chunkSize \(2 x 16\)/);
     } finally {
       fs.rmSync(out, {recursive: true, force: true});
     }

@@ -2,8 +2,10 @@
 // that share one draw of negative entities (the batch corrupts tails on even steps, heads on odd ones, as
 // DGL-KE alternates them), the model's loss over the positives' and the negatives' scores plus an optional
 // L2 or N3 regularizer of the positives' rows, and one sparse step of each table. Several ranks train one
-// model together with the tables in WholeMemory ('continuous' or 'chunked'): step k is rank k mod size's,
-// the ranks' gradients of one round come from the same tables, and their updates go in one at a time.
+// model together with the tables in WholeMemory: in 'continuous' or 'chunked' memory step k is rank k mod
+// size's, the ranks' gradients of one round come from the same tables, and their updates go in one at a
+// time; in 'distributed' memory each step's batch is shared out among the ranks and their gradients are
+// applied in one collective, summed at each row's owner (synchronous data parallelism).
 import * as tf from '@tensorflow/tfjs-core';
 
 import {NegativeDistribution, NegativeSampler} from '../graph/kge_negatives';
@@ -152,13 +154,24 @@ export async function trainKge(
   const comm = o.communicator,
     rank = comm?.rank ?? 0,
     ranks = comm?.size ?? 1;
-  if (ranks > 1 && o.memory !== 'continuous' && o.memory !== 'chunked') {
+  if (ranks > 1 && o.memory !== 'continuous' && o.memory !== 'chunked' && o.memory !== 'distributed') {
     throw new RangeError(
-      `trainKge: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous' or 'chunked', got ${o.memory}`,
+      `trainKge: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous', 'chunked' or 'distributed', got ${o.memory}`,
     );
   }
+  // 'distributed' tables: every rank's step is applied in one collective (each row's owner sums every rank's
+  // gradients for it), so the ranks step together: each round one batch of batchSize triples, a share of it
+  // (whole chunks) per rank, as many updates an epoch as one process makes.
+  const together = ranks > 1 && o.memory === 'distributed';
   const n = tripleCount(kg.train);
-  const {batch, chunk, steps} = kgeSteps(n, o);
+  const sizes = kgeSteps(n, o);
+  const chunk = sizes.chunk;
+  const batch = together ? Math.floor(sizes.batch / (ranks * chunk)) * chunk : sizes.batch; // each rank's share of a step
+  if (batch === 0)
+    throw new RangeError(
+      `trainKge: ${ranks} ranks step together with a share of each batch of whole chunks: batchSize (${o.batchSize}) must be at least ranks x chunkSize (${ranks} x ${chunk})`,
+    );
+  const steps = together ? Math.floor(n / (batch * ranks)) : sizes.steps; // steps of every rank together, or of one rank
   const optimizer = {adam, adagrad, rowAdagrad, sgd}[o.optimizer]({lr: o.learningRate});
   const model = kgeModel(o.model, {
     numEntities: kg.numEntities,
@@ -201,26 +214,34 @@ export async function trainKge(
       let lossSum: tf.Tensor = tf.scalar(0);
       let done = 0;
       // Rounds: step k of the epoch is rank k mod size's. Every rank computes its step's gradients from the
-      // tables as the last round left them, then the ranks apply theirs one after another (a barrier between
-      // turns), so no update to a shared row is lost to another rank's.
-      for (let round = 0; round * ranks < steps; ++round) {
-        const s = round * ranks + rank;
-        if (s < steps) {
+      // tables as the last round left them; then with 'distributed' tables all ranks apply theirs in one
+      // collective step (summed at each row's owner), otherwise one after another (a barrier between turns),
+      // so no update to a shared row is lost to another rank's.
+      const rounds = together ? steps : Math.ceil(steps / ranks);
+      for (let round = 0; round < rounds; ++round) {
+        const s = round * ranks + rank; // this rank's step: its slice of the order, its side and its negatives
+        if (together || s < steps) {
           const loss = tf.tidy(() => {
             const at = tf.slice(order, s * batch, batch);
             const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
             const [h, r, t] = [heads, relations, tails].map((c) => tf.gather(c, at) as tf.Tensor1D);
             const neg = negatives.draw((batch / chunk) * o.negatives, draw + s);
             // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
-            return tf.variableGrads(
-              () => stepLoss(model, o, side === 'tail' ? h : t, r, side === 'tail' ? t : h, neg, side, chunk),
-              [model.entity.anchor, model.relation.anchor],
-            ).value;
+            // Together, each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
+            return tf.variableGrads(() => {
+              const l = stepLoss(model, o, side === 'tail' ? h : t, r, side === 'tail' ? t : h, neg, side, chunk);
+              return together ? tf.mul(l, 1 / ranks) : l;
+            }, [model.entity.anchor, model.relation.anchor]).value;
           });
           const next = tf.add(lossSum, loss);
           tf.dispose([lossSum, loss]);
           lossSum = next;
           done += batch;
+        }
+        if (together) {
+          model.entity.step();
+          model.relation.step();
+          continue;
         }
         for (let turn = 0; turn < ranks; ++turn) {
           if (turn === rank && s < steps) {
@@ -239,7 +260,8 @@ export async function trainKge(
       order.dispose();
       const all = sumOverRanks(
         comm,
-        {loss: (await lossSum.data())[0], steps: Math.ceil((steps - rank) / ranks), triples: done},
+        // Together, a step is the ranks' shares summed: counted once (by rank 0), its loss the shares' sum.
+        {loss: (await lossSum.data())[0], steps: together ? (rank === 0 ? steps : 0) : Math.ceil((steps - rank) / ranks), triples: done},
         'trainKge epoch',
       );
       lossSum.dispose();

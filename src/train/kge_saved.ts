@@ -42,6 +42,18 @@ function rowsPerBlock(dim: number): number {
   return Math.max(1, Math.floor(BLOCK_BYTES / (4 * Math.max(dim, 1))));
 }
 
+/** A table's rows as float32 bytes, a block at a time (reads of a 'distributed' table are collectives: every rank reads alike). */
+function* tableBlocks(table: Embedding): Generator<Uint8Array> {
+  const step = rowsPerBlock(table.dim);
+  for (let r0 = 0; r0 < table.rows; r0 += step) {
+    const n = Math.min(step, table.rows - r0);
+    const t = table.read(Int32Array.from({length: n}, (_, i) => r0 + i));
+    const v = t.dataSync() as Float32Array;
+    t.dispose();
+    yield new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  }
+}
+
 /** Writes a table's rows as float32 .npy, a block at a time, durably (temporary name, then rename). */
 function writeTable(table: Embedding, dir: string, name: string): TableFile {
   const hash = createHash('sha256');
@@ -55,27 +67,29 @@ function writeTable(table: Embedding, dir: string, name: string): TableFile {
         bytes += b.length;
       };
       add(npyHeader('<f4', [table.rows, table.dim]));
-      const step = rowsPerBlock(table.dim);
-      for (let r0 = 0; r0 < table.rows; r0 += step) {
-        const n = Math.min(step, table.rows - r0);
-        const t = table.read(Int32Array.from({length: n}, (_, i) => r0 + i));
-        const v = t.dataSync() as Float32Array;
-        t.dispose();
-        add(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-      }
+      for (const b of tableBlocks(table)) add(b);
     },
     0o600,
   );
   return {file: name, rows: table.rows, dim: table.dim, bytes, sha256: hash.digest('hex')};
 }
 
-/** Saves the model, the graph's name maps and `extra` (options, metrics) into `dir`. */
+/**
+ * Saves the model, the graph's name maps and `extra` (options, metrics) into `dir`. Tables in 'distributed'
+ * memory are read by collectives: every rank of their group calls this, and `writer: false` (every rank but
+ * one) only takes part in the reads.
+ */
 export function saveKgeModel(
   model: KgeModel,
   dir: string,
   names: Pick<KnowledgeGraph, 'numEntities' | 'numRelations' | 'entityNames' | 'relationNames'>,
   extra?: object,
+  o: {writer?: boolean} = {},
 ): void {
+  if (o.writer === false) {
+    for (const table of [model.entity, model.relation]) for (const _ of tableBlocks(table));
+    return;
+  }
   ensureDir(dir, 'saveKgeModel', 0o700);
   const info: SavedKgeInfo = {
     format: 'tfjs-wholememory-kge',
