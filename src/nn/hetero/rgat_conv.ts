@@ -92,13 +92,12 @@ export class RgatConv {
           const r = this.index.get(key);
           if (r === undefined) throw new RangeError(`rgatConv: the layer has edge type ${key}, the conv has no weights for it`);
           const w = tf.squeeze(tf.slice(this.w, [r, 0, 0], [1, -1, -1]), [0]) as tf.Tensor2D;
-          const aSrc = tf.slice(this.attSrc, [r, 0, 0], [1, -1, -1]),
-            aDst = tf.slice(this.attDst, [r, 0, 0], [1, -1, -1]);
+          // A row's attention logit per head, z . a = x (W a): W folded with a first ([inDim, heads]), so the
+          // logits are one narrow product each side rather than a pass over the [rows, heads, units] projections.
+          const folded = (att: tf.Variable) =>
+            tf.sum(tf.mul(tf.reshape(w, [inDim, heads, units]), tf.slice(att, [r, 0, 0], [1, -1, -1])), 2) as tf.Tensor2D;
           const zs = tf.reshape(tf.matMul(x[s], w), [-1, heads, units]) as tf.Tensor3D;
-          const zd = tf.reshape(tf.matMul(xd, w), [n, heads, units]) as tf.Tensor3D;
-          const agg = gatAggregate(block, zs, tf.sum(tf.mul(zs, aSrc), 2) as tf.Tensor2D, tf.sum(tf.mul(zd, aDst), 2) as tf.Tensor2D, {
-            negativeSlope,
-          });
+          const agg = gatAggregate(block, zs, tf.matMul(x[s], folded(this.attSrc)), tf.matMul(xd, folded(this.attDst)), {negativeSlope});
           h = tf.add(h, concat ? tf.reshape(agg, [n, heads * units]) : tf.mean(agg, 1));
         }
         out[t] = (this.biasVar ? tf.add(h, this.biasVar) : h) as tf.Tensor2D;
