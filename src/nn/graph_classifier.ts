@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {GraphBatch} from '../graph/graph_batch';
+import {batchNormTraining} from './batch_norm';
 import {dropout} from './dropout';
 import {GraphConv} from './conv/graph_conv';
 import {ginConv} from './conv/gin_conv';
@@ -199,12 +200,13 @@ export class GraphClassifier {
   // toward them), the running ones otherwise.
   private normalized(h: tf.Tensor2D, n: Norm, training: boolean): tf.Tensor2D {
     if (training && h.shape[0] > 1) {
-      const {mean, variance} = tf.moments(h, 0);
+      const {y, mean, variance} = batchNormTraining(h, n.gamma as tf.Tensor1D, n.beta as tf.Tensor1D, NORM_EPSILON);
       tf.tidy(() => {
-        n.mean.assign(tf.add(tf.mul(n.mean, 1 - NORM_MOMENTUM), tf.mul(mean, NORM_MOMENTUM)));
-        n.variance.assign(tf.add(tf.mul(n.variance, 1 - NORM_MOMENTUM), tf.mul(variance, NORM_MOMENTUM)));
+        n.mean.assign(tf.add(n.mean, tf.mul(tf.sub(mean, n.mean), NORM_MOMENTUM)));
+        n.variance.assign(tf.add(n.variance, tf.mul(tf.sub(variance, n.variance), NORM_MOMENTUM)));
       });
-      return tf.batchNorm(h, mean, variance, n.beta, n.gamma, NORM_EPSILON) as tf.Tensor2D;
+      tf.dispose([mean, variance]);
+      return y;
     }
     return tf.batchNorm(h, n.mean, n.variance, n.beta, n.gamma, NORM_EPSILON) as tf.Tensor2D;
   }
