@@ -11,7 +11,9 @@
 // blocks staged before the clock); and ours end to end as a training loop runs it, the sampling (on the GPU
 // where there is one; BENCH_HETERO_SAMPLE=host: on the host) and the staging included, no wait between
 // batches (PyG's side has no sampler here: pyg-lib is absent), with each phase's time from a pass that waits
-// after each; seeds/s = 1024 x steps/s. BENCH_TORCH= (empty) skips PyG.
+// after each; seeds/s = 1024 x steps/s. Then accuracy: a fresh R-GCN on each side trained BENCH_HETERO_PASSES
+// passes (default 10) over the same timed batches and judged on the same BENCH_HETERO_VAL_BATCHES batches of
+// validation papers (the papers' features carry their class). BENCH_TORCH= (empty) skips PyG.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -25,12 +27,12 @@ import {RgcnConv} from '../src/nn/hetero/rgcn_conv';
 import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
 import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
-import {typedStep} from './typed_step';
+import {typedLogits, typedStep} from './typed_step';
 import {magShaped} from './mag_shaped';
 import {typedGraphFor, TypedSampling} from '../src/graph/device_hetero_graph';
 
 /** A batch for PyG: each layer's types' input counts, its edges (source and destination index in the layer's homogeneous form) and relation ids. */
-function dumpBatch(b: TypedBatch, types: string[], relations: string[], dir: string, k: number): object {
+function dumpBatch(b: TypedBatch, types: string[], relations: string[], dir: string, name: string): object {
   const layers = b.sub.layers.map((layer, li) => {
     const offsets: Record<string, number> = {};
     let total = 0;
@@ -51,14 +53,14 @@ function dumpBatch(b: TypedBatch, types: string[], relations: string[], dir: str
           et.push(relations.indexOf(key));
         }
     }
-    const file = `b${k}l${li}.i32`;
+    const file = `${name}l${li}.i32`;
     fs.writeFileSync(path.join(dir, file), Buffer.from(Int32Array.from([...src, ...dst, ...et]).buffer));
     return {file, edges: src.length, counts: types.map((t) => layer.src[t].length), outCounts: types.map((t) => layer.dst[t].length)};
   });
   const x = b.x.paper.dataSync() as Float32Array;
-  fs.writeFileSync(path.join(dir, `b${k}x.f32`), Buffer.from(x.buffer, x.byteOffset, x.byteLength));
-  fs.writeFileSync(path.join(dir, `b${k}y.i32`), Buffer.from((b.y!.dataSync() as Int32Array).buffer));
-  return {layers, seeds: b.seeds.length};
+  fs.writeFileSync(path.join(dir, `${name}x.f32`), Buffer.from(x.buffer, x.byteOffset, x.byteLength));
+  fs.writeFileSync(path.join(dir, `${name}y.i32`), Buffer.from((b.y!.dataSync() as Int32Array).buffer));
+  return {name, layers, seeds: b.seeds.length};
 }
 
 async function main(): Promise<void> {
@@ -66,6 +68,11 @@ async function main(): Promise<void> {
   const dev = wm.deviceInfo();
   const scale = Number(process.env.BENCH_HETERO_SCALE ?? (dev.gpu ? 1 : 0.01));
   const batches = envPositiveInt('BENCH_HETERO_BATCHES', dev.gpu ? 20 : 4);
+  // Accuracy beside PyG's: a fresh R-GCN trained BENCH_HETERO_PASSES passes over the timed batches (0: none), then
+  // judged on BENCH_HETERO_VAL_BATCHES batches of validation papers; PyG's RGCNConv the same on the same batches.
+  const passes = Number(process.env.BENCH_HETERO_PASSES ?? 10);
+  if (!(Number.isInteger(passes) && passes >= 0)) throw new RangeError(`BENCH_HETERO_PASSES must be a non-negative integer, got ${passes}`);
+  const valCount = envPositiveInt('BENCH_HETERO_VAL_BATCHES', dev.gpu ? 8 : 2);
   const t0 = Date.now();
   const g = magShaped(scale);
   const types = g.nodeTypes,
@@ -96,7 +103,10 @@ async function main(): Promise<void> {
   console.log(`typed batches sampled on the ${where}`);
   const loader = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 20], batchSize: 1024, shuffle: true, seed: 1});
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bench-hetero-'));
-  const meta: object[] = [];
+  const meta: object[] = [],
+    valMeta: object[] = [];
+  const kept: TypedBatch[] = [],
+    valBatches: TypedBatch[] = [];
   let ours = NaN;
   try {
     let k = 0,
@@ -134,8 +144,9 @@ async function main(): Promise<void> {
         stepMs += t3 - t2;
         gatMs += Date.now() - t3;
       }
-      meta.push(dumpBatch(b, types, relations, dir, k));
-      b.dispose();
+      meta.push(dumpBatch(b, types, relations, dir, `b${k}`));
+      if (passes > 0) kept.push(b);
+      else b.dispose();
       lastEnd = Date.now();
       if (++k >= batches + 2) break;
     }
@@ -198,10 +209,49 @@ async function main(): Promise<void> {
         again.dispose();
       }
     }
-    fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({types, relations, hidden, classes, batches: meta}));
+    let accuracy: {ours: number; trainBatches: number; passes: number; valPapers: number} | undefined;
+    if (passes > 0) {
+      const valLoader = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 20], batchSize: 1024, seed: 4, seeds: g.labels!.split!.val});
+      for await (const b of valLoader) {
+        valMeta.push(dumpBatch(b, types, relations, dir, `v${valBatches.length}`));
+        valBatches.push(b);
+        if (valBatches.length >= valCount) break;
+      }
+      valLoader.dispose();
+      const fresh = [
+        new RgcnConv({inDim: 128, units: hidden, relations, numBases: 8, seed: 5}),
+        new RgcnConv({inDim: hidden, units: classes, relations, numBases: 8, seed: 6}),
+      ];
+      const freshOpt = adam(0.01);
+      try {
+        const train = typedStep(
+          fresh,
+          freshOpt,
+          fresh.flatMap((c) => c.variables),
+          'paper',
+        );
+        for (let p = 0; p < passes; ++p) for (const b of kept) train(b);
+        let right = 0,
+          seen = 0;
+        for (const b of valBatches) {
+          const predicted = tf.tidy(() => tf.argMax(typedLogits(fresh, b, 'paper'), 1)).dataSync();
+          const y = b.y!.dataSync();
+          for (let i = 0; i < y.length; ++i) right += predicted[i] === y[i] ? 1 : 0;
+          seen += y.length;
+        }
+        accuracy = {ours: right / seen, trainBatches: kept.length, passes, valPapers: seen};
+        console.log(
+          `R-GCN accuracy: ${passes} passes over ${kept.length} batches, ${(100 * accuracy.ours).toFixed(2)} % of ${seen} validation papers`,
+        );
+      } finally {
+        fresh.forEach((c) => c.dispose());
+        freshOpt.dispose();
+      }
+    }
+    fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({types, relations, hidden, classes, batches: meta, val: valMeta, passes}));
     const pyg =
       dev.gpu && process.env.BENCH_TORCH !== ''
-        ? torchJson<{stepsPerSecond: number; rgatStepsPerSecond: number; torch: string; pyg: string}>('hetero.py', [dir])
+        ? torchJson<{stepsPerSecond: number; rgatStepsPerSecond: number; accuracy?: number; torch: string; pyg: string}>('hetero.py', [dir])
         : undefined;
     const row = {
       oursStepsPerSecond: ours,
@@ -219,7 +269,24 @@ async function main(): Promise<void> {
         trainingRatio: pyg ? gatSteps / pyg.rgatStepsPerSecond : undefined,
       },
     };
-    writeBenchResult('hetero', {device: dev, scale, batches, edges, fanouts: [25, 20], hidden, sampledOn: where, ...row, pyg});
+    const rgcnAccuracy = accuracy && {...accuracy, pyg: pyg?.accuracy};
+    writeBenchResult('hetero', {
+      device: dev,
+      scale,
+      batches,
+      edges,
+      fanouts: [25, 20],
+      hidden,
+      sampledOn: where,
+      ...row,
+      rgcnAccuracy,
+      pyg,
+    });
+    if (rgcnAccuracy?.pyg !== undefined)
+      console.log(
+        `R-GCN validation accuracy after ${passes} passes over the same ${kept.length} batches: ours ${(100 * rgcnAccuracy.ours).toFixed(2)} %, ` +
+          `PyG RGCNConv ${(100 * rgcnAccuracy.pyg).toFixed(2)} % (${(100 * (rgcnAccuracy.ours - rgcnAccuracy.pyg)).toFixed(2)} points)`,
+      );
     console.log(
       `\nR-GCN, batch 1024, fan-out [25, 20]: training steps on batches already on the device, ours ${oursSteps.toFixed(2)} steps/s` +
         (pyg ? `, PyG RGCNConv ${pyg.stepsPerSecond.toFixed(2)} steps/s: ${(oursSteps / pyg.stepsPerSecond).toFixed(2)}x` : '') +
@@ -233,6 +300,7 @@ async function main(): Promise<void> {
         (pyg ? `: ${(gatEndToEnd / pyg.rgatStepsPerSecond).toFixed(2)}x PyG's steps alone` : ''),
     );
   } finally {
+    [...kept, ...valBatches].forEach((b) => b.dispose());
     fs.rmSync(dir, {recursive: true, force: true});
     [...convs, ...gats].forEach((c) => c.dispose());
     opt.dispose();
