@@ -68,6 +68,18 @@ function near(got: ArrayLike<number>, want: {ref: Float64Array; mag: Float64Arra
       expect.fail(`${what}: [${i}] is ${got[i]}, expected ${ref[i]}`);
 }
 
+/** A random block of `rows` rows over `cols` columns, up to `most` entries a row, every ninth row empty, every third entry on column 0 (a hub many rows add into at once). */
+function randomBlock(rng: () => number, rows: number, cols: number, most: number): {rowPtr: Int32Array; cols32: Int32Array} {
+  const rowPtr = new Int32Array(rows + 1);
+  const colIdx: number[] = [];
+  for (let r = 0; r < rows; ++r) {
+    const k = r % 9 === 4 ? 0 : Math.floor(rng() * (most + 1));
+    for (let e = 0; e < k; ++e) colIdx.push(e % 3 === 0 ? 0 : Math.floor(rng() * cols));
+    rowPtr[r + 1] = colIdx.length;
+  }
+  return {rowPtr, cols32: Int32Array.from(colIdx)};
+}
+
 /** Each destination's sources, sorted, from (src, dst) pairs. */
 function incoming(src: Int32Array, dst: Int32Array, n: number): number[][] {
   const rows: number[][] = Array.from({length: n}, () => []);
@@ -541,16 +553,8 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       [300, 90, 40],
       [1000, 4000, 25],
     ]) {
-      const rowPtr = new Int32Array(rows + 1);
-      const colIdx: number[] = [];
-      for (let r = 0; r < rows; ++r) {
-        const k = r % 9 === 4 ? 0 : Math.floor(rng() * (most + 1));
-        // Every third entry on column 0: a hub many rows add into at once.
-        for (let e = 0; e < k; ++e) colIdx.push(e % 3 === 0 ? 0 : Math.floor(rng() * cols));
-        rowPtr[r + 1] = colIdx.length;
-      }
-      const cols32 = Int32Array.from(colIdx);
-      const weights = Float32Array.from(colIdx, () => 0.1 + rng() * 2); // positive: GCN normalises by weighted degrees
+      const {rowPtr, cols32} = randomBlock(rng, rows, cols, most);
+      const weights = Float32Array.from(cols32, () => 0.1 + rng() * 2); // positive: GCN normalises by weighted degrees
       for (const dim of [1, 33, 128]) {
         for (const reduce of ['mean', 'sum', 'gcn'] as const) {
           if (reduce === 'gcn' && rows > cols) continue;
@@ -587,14 +591,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       [300, 90, 40],
       [1000, 4000, 25],
     ]) {
-      const rowPtr = new Int32Array(rows + 1);
-      const colIdx: number[] = [];
-      for (let r = 0; r < rows; ++r) {
-        const k = r % 9 === 4 ? 0 : Math.floor(rng() * (most + 1));
-        for (let e = 0; e < k; ++e) colIdx.push(e % 3 === 0 ? 0 : Math.floor(rng() * cols));
-        rowPtr[r + 1] = colIdx.length;
-      }
-      const cols32 = Int32Array.from(colIdx);
+      const {rowPtr, cols32} = randomBlock(rng, rows, cols, most);
       for (const [heads, dim] of [
         [1, 1],
         [3, 33],

@@ -767,8 +767,9 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     ];
     const env = {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'};
     const mrr = (stdout: string) => Number(/test \(filtered, both sides, \d+ queries\): MRR ([\d.]+)/.exec(stdout)![1]);
-    try {
-      const ranks = spawnSync(
+    const kge = (argv: string[]) => spawnSync(process.execPath, [path.join(root, 'examples', 'kge.js'), ...argv], {encoding: 'utf8', env});
+    const launch = (extra: string[], dir: string) =>
+      spawnSync(
         process.execPath,
         [
           path.join(root, 'bin', 'tfjs-wm-run.js'),
@@ -776,17 +777,23 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
           '2',
           path.join(root, 'examples', 'kge.js'),
           ...args,
+          ...extra,
           '--out',
-          path.join(out, 'two'),
+          path.join(out, dir),
         ],
         {encoding: 'utf8', env},
       );
+    // The model saved in `dir` answers a query (its rows read back from the files).
+    const answers = (dir: string) => {
+      const q = kge(['--model', path.join(out, dir), '--query', '? symmetric_0 7', '--top', '3']);
+      expect(q.status, q.stderr).to.equal(0);
+      expect(q.stdout).to.match(/the 3 best heads of \? symmetric_0 7/);
+    };
+    try {
+      const ranks = launch([], 'two');
       expect(ranks.status, ranks.stderr).to.equal(0);
       expect(ranks.stdout).to.match(/2 ranks sharing continuous tables/);
-      const one = spawnSync(process.execPath, [path.join(root, 'examples', 'kge.js'), ...args, '--out', path.join(out, 'one')], {
-        encoding: 'utf8',
-        env,
-      });
+      const one = kge([...args, '--out', path.join(out, 'one')]);
       expect(one.status, one.stderr).to.equal(0);
       expect(mrr(one.stdout)).to.be.above(0.2);
       expect(Math.abs(mrr(ranks.stdout) - mrr(one.stdout)), `2 ranks ${mrr(ranks.stdout)}, 1 rank ${mrr(one.stdout)}`).to.be.below(0.05);
@@ -797,37 +804,12 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         .map((l) => JSON.parse(l))
         .find((r) => r.type === 'summary');
       expect(summary.ranks).to.equal(2);
-      const q = spawnSync(
-        process.execPath,
-        [path.join(root, 'examples', 'kge.js'), '--model', path.join(out, 'two'), '--query', '? symmetric_0 7', '--top', '3'],
-        {encoding: 'utf8', env},
-      );
-      expect(q.status, q.stderr).to.equal(0);
-      expect(q.stdout).to.match(/the 3 best heads of \? symmetric_0 7/);
-      const bad = spawnSync(
-        process.execPath,
-        [path.join(root, 'examples', 'kge.js'), '--model', path.join(out, 'two'), '--query', 'x symmetric_0 ?'],
-        {encoding: 'utf8', env},
-      );
+      answers('two');
+      const bad = kge(['--model', path.join(out, 'two'), '--query', 'x symmetric_0 ?']);
       expect(bad.status).to.equal(1);
       expect(bad.stderr).to.match(/--query: entity 'x' is not in the saved model's entities\.tsv/);
       // 'distributed' tables: every rank holds half the rows; each step's batch is shared out, its gradients summed
       // at each row's owner. Ranked and saved by collective reads on both ranks; the saved rows answer as one process's do.
-      const launch = (extra: string[], dir: string) =>
-        spawnSync(
-          process.execPath,
-          [
-            path.join(root, 'bin', 'tfjs-wm-run.js'),
-            '-n',
-            '2',
-            path.join(root, 'examples', 'kge.js'),
-            ...args,
-            ...extra,
-            '--out',
-            path.join(out, dir),
-          ],
-          {encoding: 'utf8', env},
-        );
       const together = launch(['--memory', 'distributed'], 'together');
       expect(together.status, together.stderr).to.equal(0);
       expect(together.stdout).to.match(/2 ranks sharing distributed tables/);
@@ -835,13 +817,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         Math.abs(mrr(together.stdout) - mrr(one.stdout)),
         `distributed ${mrr(together.stdout)}, 1 rank ${mrr(one.stdout)}`,
       ).to.be.below(0.05);
-      const answer = spawnSync(
-        process.execPath,
-        [path.join(root, 'examples', 'kge.js'), '--model', path.join(out, 'together'), '--query', '? symmetric_0 7', '--top', '3'],
-        {encoding: 'utf8', env},
-      );
-      expect(answer.status, answer.stderr).to.equal(0);
-      expect(answer.stdout).to.match(/the 3 best heads of \? symmetric_0 7/);
+      answers('together');
       const small = launch(['--memory', 'distributed', '--batch-size', '16'], 'small');
       expect(small.status).to.not.equal(0);
       expect(small.stderr).to.match(/batchSize \(16\) must be at least ranks x chunkSize \(2 x 16\)/);

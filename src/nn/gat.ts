@@ -172,36 +172,17 @@ function backward(
             dz,
             dDst,
           );
-          if (!dt) {
-            layerNative().gatBackwardScatter(
-              b.devicePtr(d.rowPtr),
-              b.devicePtr(d.colIdx),
-              rows,
+          const tail = [ap, dz, dyp, heads, dim, dFeat, dSrc] as const;
+          if (!dt) layerNative().gatBackwardScatter(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), rows, cols, ...tail);
+          else
+            layerNative().gatBackwardCols(
+              b.devicePtr(dt.rowPtr),
+              b.devicePtr(dt.colIdx),
+              dt.edge ? b.devicePtr(dt.edge) : 0,
               cols,
-              ap,
-              dz,
-              dyp,
-              heads,
-              dim,
-              dFeat,
-              dSrc,
+              rows,
+              ...tail,
             );
-            return;
-          }
-          layerNative().gatBackwardCols(
-            b.devicePtr(dt.rowPtr),
-            b.devicePtr(dt.colIdx),
-            dt.edge ? b.devicePtr(dt.edge) : 0,
-            cols,
-            rows,
-            ap,
-            dz,
-            dyp,
-            heads,
-            dim,
-            dFeat,
-            dSrc,
-          );
         },
       );
     } finally {
