@@ -68,6 +68,14 @@ function near(got: ArrayLike<number>, want: {ref: Float64Array; mag: Float64Arra
       expect.fail(`${what}: [${i}] is ${got[i]}, expected ${ref[i]}`);
 }
 
+/** The random blocks' [rows, columns, most entries a row]: none, one column, a few hundred rows, more columns than rows. */
+const BLOCK_SHAPES = [
+  [0, 5, 0],
+  [7, 1, 3],
+  [300, 90, 40],
+  [1000, 4000, 25],
+];
+
 /** A random block of `rows` rows over `cols` columns, up to `most` entries a row, every ninth row empty, every third entry on column 0 (a hub many rows add into at once). */
 function randomBlock(rng: () => number, rows: number, cols: number, most: number): {rowPtr: Int32Array; cols32: Int32Array} {
   const rowPtr = new Int32Array(rows + 1);
@@ -547,12 +555,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
 
   it('the scattered gradient of a block product (csrSpmmScatter on the GPU; the transposed product elsewhere) and the transposed product equal a float64 reference on random blocks with hub columns, weights, empty rows and odd widths', () => {
     const rng = seededRng(41);
-    for (const [rows, cols, most] of [
-      [0, 5, 0],
-      [7, 1, 3],
-      [300, 90, 40],
-      [1000, 4000, 25],
-    ]) {
+    for (const [rows, cols, most] of BLOCK_SHAPES) {
       const {rowPtr, cols32} = randomBlock(rng, rows, cols, most);
       const weights = Float32Array.from(cols32, () => 0.1 + rng() * 2); // positive: GCN normalises by weighted degrees
       for (const dim of [1, 33, 128]) {
@@ -585,12 +588,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
 
   it("graph attention's gradients on a block sampled for one step (gatBackwardScatter on the GPU; the transposed block elsewhere) equal those through the transposed block, on random blocks with hub columns, empty rows, odd widths and several heads", () => {
     const rng = seededRng(43);
-    for (const [rows, cols, most] of [
-      [0, 5, 0],
-      [7, 1, 3],
-      [300, 90, 40],
-      [1000, 4000, 25],
-    ]) {
+    for (const [rows, cols, most] of BLOCK_SHAPES) {
       const {rowPtr, cols32} = randomBlock(rng, rows, cols, most);
       for (const [heads, dim] of [
         [1, 1],
