@@ -23,7 +23,9 @@
 // BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
 // BENCH_GRAPH (rmat (default): R-MAT, skewed, its hubs' neighbourhoods shared by many seeds; uniform: a contextual
 // SBM of the same vertices and mean degree BENCH_DEGREE (default 29, ogbn-papers100M's), near-uniform degrees,
-// no locality: each step reads several times the distinct rows R-MAT's does),
+// no locality: each step reads several times the distinct rows R-MAT's does; powerlaw: wm.graph.powerLawGraph of
+// the same vertices and mean degree, heavy-tailed degrees of exponent 1 + BENCH_SKEW / (BENCH_SKEW - 1), default
+// skew 2, and no communities),
 // BENCH_GRAPH_DIR (where the graph file for PyTorch and the ranks goes, default the system's temporary folder;
 // removed after), BENCH_RANKS (say "2,4": data-parallel runs on that many ranks, a GPU each, after the one-GPU
 // runs: every rank maps the saved graph and copies it to its GPU, the features are one float16 table chunked
@@ -49,7 +51,8 @@ const SCALE = Number(process.env.BENCH_SCALE ?? 27);
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
 const EDGE_FACTOR = Number(process.env.BENCH_EDGE_FACTOR ?? 18);
 const FEATURES = Number(process.env.BENCH_FEATURES ?? 128);
-const GRAPH = envChoice('BENCH_GRAPH', ['rmat', 'uniform'] as const, 'rmat');
+const GRAPH = envChoice('BENCH_GRAPH', ['rmat', 'uniform', 'powerlaw'] as const, 'rmat');
+const SKEW = Number(process.env.BENCH_SKEW ?? 2);
 const DEGREE = Number(process.env.BENCH_DEGREE ?? 29);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1024);
 const STEPS = Number(process.env.BENCH_STEPS ?? 100);
@@ -428,7 +431,9 @@ async function main(): Promise<void> {
   const graph =
     GRAPH === 'rmat'
       ? NativeCsr.rmat({scale: SCALE, edgeFactor: EDGE_FACTOR, vertices: VERTICES, seed: 1})
-      : wm.graph.csbmNative({vertices: VERTICES, classes: 2, degree: DEGREE, homophily: 0.5, features: 0, seed: 1}).graph;
+      : GRAPH === 'powerlaw'
+        ? wm.graph.powerLawGraph({vertices: VERTICES, degree: DEGREE, skew: SKEW, seed: 1})
+        : wm.graph.csbmNative({vertices: VERTICES, classes: 2, degree: DEGREE, homophily: 0.5, features: 0, seed: 1}).graph;
   const buildSeconds = (Date.now() - t0) / 1000;
   const offsetBytes = (graph.numVertices + 1) * 8,
     columnBytes = graph.numEdges * 4;
@@ -513,7 +518,7 @@ async function main(): Promise<void> {
   }
   writeBenchResult(GRAPH === 'rmat' ? 'papers100m' : `papers100m-${GRAPH}`, {
     device: info.name,
-    graph: GRAPH === 'rmat' ? 'rmat' : `${GRAPH}, mean degree ${DEGREE}`,
+    graph: GRAPH === 'rmat' ? 'rmat' : `${GRAPH}, mean degree ${DEGREE}${GRAPH === 'powerlaw' ? `, skew ${SKEW}` : ''}`,
     scale: SCALE,
     vertices: VERTICES,
     edgeFactor: EDGE_FACTOR,

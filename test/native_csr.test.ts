@@ -538,3 +538,41 @@ describe('graphs in native memory (NativeCsr)', () => {
     g.free();
   });
 });
+
+describe('wm.graph.powerLawGraph (heavy-tailed degrees, no communities)', () => {
+  it('has the asked mean degree, symmetric rows, a heavier tail as skew grows (uniform ids at 1), the same graph for a seed; bad options named', () => {
+    const stats = (skew: number, seed = 1) => {
+      const g = wm.graph.powerLawGraph({vertices: 20000, degree: 12, skew, seed});
+      try {
+        expect(g.numVertices).to.equal(20000);
+        expect(g.numEdges).to.equal(240000); // 120,000 edges, each both ways
+        // Symmetric: u lists v as often as v lists u.
+        const count = new Map<string, number>();
+        for (let v = 0; v < 2000; ++v) for (const u of g.neighbors(v)) count.set(`${v},${u}`, (count.get(`${v},${u}`) ?? 0) + 1);
+        for (const [k, c] of count) {
+          const [v, u] = k.split(',').map(Number);
+          expect(g.neighbors(u).filter((x) => x === v).length, `${v} - ${u}`).to.equal(c);
+        }
+        const d = Array.from(g.degrees()).sort((a, b) => b - a);
+        return {max: d[0], top: d.slice(0, 200).reduce((a, x) => a + x, 0) / 240000, checksum: g.checksum()};
+      } finally {
+        g.free();
+      }
+    };
+    const uniform = stats(1),
+      two = stats(2),
+      three = stats(3);
+    expect(uniform.max).to.be.below(3 * 12);
+    expect(two.max).to.be.above(20 * 12);
+    expect(three.max).to.be.above(two.max);
+    // The top 1 % of the vertices hold more of the entries as skew grows (1 % for uniform ids).
+    expect(uniform.top).to.be.below(0.02);
+    expect(two.top).to.be.above(0.05);
+    expect(three.top).to.be.above(two.top);
+    expect(stats(2).checksum).to.equal(two.checksum);
+    expect(stats(2, 2).checksum).to.not.equal(two.checksum);
+    expect(() => wm.graph.powerLawGraph({vertices: 0})).to.throw(/powerLawGraph: vertices must be an integer in \[1, 2\^31\), got 0/);
+    expect(() => wm.graph.powerLawGraph({vertices: 10, skew: 0.5})).to.throw(/skew must be a finite number >= 1, got 0.5/);
+    expect(() => wm.graph.powerLawGraph({vertices: 10, degree: -1})).to.throw(/degree must be a finite number > 0, got -1/);
+  });
+});

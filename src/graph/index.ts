@@ -55,6 +55,8 @@ export type {TypedFanouts, TypedGraph, TypedLayer, TypedSubgraph} from './typed_
 export {DeviceHeteroGraph} from './device_hetero_graph';
 export {heteroCsbm} from './hetero_csbm';
 export {MAG240M_COUNTS, mag240mShaped} from './mag240m_shaped';
+export {powerLawGraph} from './power_law';
+export type {PowerLawOptions} from './power_law';
 export type {Mag240mShapedOptions} from './mag240m_shaped';
 export {readLscArrays} from './lsc_arrays';
 export type {LscArraysOptions} from './lsc_arrays';
