@@ -4,15 +4,18 @@
 // 9 atom and 3 bond feature columns (GIN reads the atoms'), two classes. Both sides: 3 GIN layers (a two-layer MLP
 // each, ReLU, batch normalisation), hidden 64, every depth add-pooled and joined, a two-layer MLP, Adam 0.01,
 // cross-entropy. Graphs per second for an epoch of training (shuffled batches, the batching included, after a
-// warm-up epoch) and for inference over every graph, at batch 128 and 1024 (BENCH_GRAPHS_BATCHES).
+// warm-up epoch) and for inference over every graph, at batch 128 and 1024 (BENCH_GRAPHS_BATCHES). Then the test
+// accuracy of k-fold cross-validation on generated graph families, ours and PyG's on the same folds (accuracyBesidePyg).
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {SmallGraph} from '../src/graph/graph_batch';
+import {graphFamilies} from '../src/graph/graph_families';
 import {GraphLoader} from '../src/graph/graph_loader';
 import {GraphClassifier} from '../src/nn/graph_classifier';
 import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
 import {adam} from '../src/optimizers/fused_adam';
+import {stratifiedFolds, trainGraphClassification} from '../src/train/graph_classification';
 import {seededRng} from '../src/util/random';
 import {envPositiveInt, torchJsonWithFiles, writeBenchResult} from './bench_util';
 
@@ -97,7 +100,7 @@ async function ours(graphs: SmallGraph[], batchSize: number): Promise<Rates> {
   }
 }
 
-/** The graphs as flat arrays for PyG: per graph its vertex and bond counts, then the bonds, atoms, bond features, labels. */
+/** The graphs as flat arrays for PyG: per graph its vertex and bond counts, then the bonds, atoms, bond features (none: empty), labels. */
 function flat(graphs: SmallGraph[]): Record<string, ArrayBufferView> {
   const counts = new Int32Array(2 * graphs.length);
   graphs.forEach((g, i) => ((counts[2 * i] = g.numVertices), (counts[2 * i + 1] = g.src.length)));
@@ -114,9 +117,44 @@ function flat(graphs: SmallGraph[]): Record<string, ArrayBufferView> {
     'counts.i32': counts,
     'bonds.i32': bonds,
     'x.f32': cat(graphs.map((g) => g.features!)),
-    'edge.f32': cat(graphs.map((g) => g.edgeFeatures!)),
+    'edge.f32': cat(graphs.map((g) => g.edgeFeatures ?? new Float32Array(0))),
     'y.i32': Int32Array.from(graphs, (g) => g.label!),
   };
+}
+
+/**
+ * Accuracy beside PyG's on the same folds: generated graph families (four classes only the structure tells apart),
+ * BENCH_GRAPHS_FOLDS-fold cross-validation (default 10 on a GPU, 3 on the CPU) as trainGraphClassification runs it
+ * (a fold tests, the next one picks the epoch, the rest trains; batch 32, Adam 0.01, BENCH_GRAPHS_EPOCHS epochs,
+ * default 30 / 5), the same model on both sides; the test accuracy's mean and spread over the folds.
+ */
+async function accuracyBesidePyg(gpu: boolean): Promise<object> {
+  const folds = envPositiveInt('BENCH_GRAPHS_FOLDS', gpu ? 10 : 3),
+    epochs = envPositiveInt('BENCH_GRAPHS_EPOCHS', gpu ? 30 : 5);
+  const data = graphFamilies({graphs: 800, classes: 4, seed: 1});
+  const t0 = Date.now();
+  const ours = await trainGraphClassification(data, {folds, epochs, seed: 0});
+  const seconds = (Date.now() - t0) / 1000;
+  const foldOf = stratifiedFolds(
+    Int32Array.from(data.graphs, (g) => g.label!),
+    folds,
+    0,
+  );
+  const pyg = gpu
+    ? torchJsonWithFiles<{testAcc: [number, number]; seconds: number}>('graphs.py', {...flat(data.graphs), 'folds.i32': foldOf}, [
+        'accuracy',
+        String(data.dim),
+        String(data.numClasses),
+        String(folds),
+        String(epochs),
+      ])
+    : undefined;
+  const pct = ([m, s]: [number, number]) => `${(100 * m).toFixed(1)} ± ${(100 * s).toFixed(1)} %`;
+  console.log(
+    `graph families (${data.graphs.length} graphs, ${data.numClasses} classes), ${folds}-fold, ${epochs} epochs: test accuracy ours ${pct(ours.testAcc)} (${seconds.toFixed(1)} s)` +
+      (pyg ? `, PyG ${pct(pyg.testAcc)} (${pyg.seconds.toFixed(1)} s)` : ''),
+  );
+  return {graphs: data.graphs.length, classes: data.numClasses, folds, epochs, ours: ours.testAcc, oursSeconds: seconds, pyg};
 }
 
 async function main(): Promise<void> {
@@ -143,7 +181,8 @@ async function main(): Promise<void> {
         `; loss ${r.loss.toFixed(3)}${pyg ? ` (PyG ${pyg.loss.toFixed(3)})` : ''}`,
     );
   }
-  writeBenchResult('graphs', {device: dev, count, rows});
+  const accuracy = await accuracyBesidePyg(dev.gpu);
+  writeBenchResult('graphs', {device: dev, count, rows, accuracy});
 }
 
 main().catch((e) => {
