@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|multi]...
+# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|hetero|kge|graphs|mag240m|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -50,6 +50,13 @@ for what in "${@:-all}"; do
           tee "$out/test-big-graph.log" | tail -16 || status=1 ;;
     # GraphSAGE on a graph shaped like ogbn-papers100M (~3.2B CSR entries, 28 GB of float16 features): one GPU.
     papers100m) BENCH_OUT=$out/bench-papers100m.json node dist/bench/papers100m.js 2>&1 | tee "$out/bench-papers100m.log" | tail -14 || status=1 ;;
+    # The typed, knowledge-graph and small-graph benchmarks against PyG, each with its accuracy beside PyG's where it has one.
+    hetero) BENCH_OUT=$out/bench-hetero.json node dist/bench/hetero.js 2>&1 | tee "$out/bench-hetero.log" | grep -v "^R-.* steps" | tail -8 || status=1 ;;
+    kge) BENCH_OUT=$out/bench-kge.json node dist/bench/kge.js 2>&1 | tee "$out/bench-kge.log" | tail -10 || status=1 ;;
+    graphs) BENCH_OUT=$out/bench-graphs.json node dist/bench/graphs.js 2>&1 | tee "$out/bench-graphs.log" | tail -4 || status=1 ;;
+    # R-GAT on MAG240M's shape at full size (BENCH_MAG240M_BATCHES timed steps, default 200: the epoch's time from them).
+    mag240m) BENCH_MAG240M_BATCHES=${BENCH_MAG240M_BATCHES:-200} BENCH_OUT=$out/bench-mag240m.json node dist/bench/mag240m.js 2>&1 |
+          tee "$out/bench-mag240m.log" | grep -v "^R-GAT steps" | tail -8 || status=1 ;;
     # KG embeddings on a Freebase-shaped graph (BENCH_KGE_FRACTION of Freebase's size) on 1, 2, 4... ranks (every
     # GPU; the tables in continuous WholeMemory past one rank): each run's epoch rate, from npm run kge.
     kgeRanks) n=$(nvidia-smi -L | wc -l)
