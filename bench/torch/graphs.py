@@ -58,6 +58,20 @@ def read(d, dim, edge_dim):
     return data
 
 
+def train_epoch(model, opt, loader, dev):
+    # One pass over the loader's shuffled batches; the summed loss, on the GPU (no wait per batch).
+    model.train()
+    total = torch.zeros((), device=dev)
+    for b in loader:
+        b = b.to(dev)
+        loss = F.cross_entropy(model(b.x, b.edge_index, b.batch), b.y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        total += loss.detach()
+    return total
+
+
 def accuracy(d, dim, classes, folds, epochs):
     # trainGraphClassification's protocol: fold k tests, fold k + 1 picks the epoch (ties to the later one), the
     # rest trains in shuffled batches of 32; the test accuracy at the best validation epoch, over the folds.
@@ -87,13 +101,7 @@ def accuracy(d, dim, classes, folds, epochs):
         loader = DataLoader(train, batch_size=32, shuffle=True)
         best_val, best_test = -1.0, 0.0
         for _ in range(epochs):
-            model.train()
-            for b in loader:
-                b = b.to(dev)
-                loss = F.cross_entropy(model(b.x, b.edge_index, b.batch), b.y)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
+            train_epoch(model, opt, loader, dev)
             va, te = acc(model, val), acc(model, test)
             if va >= best_val:
                 best_val, best_test = va, te
@@ -114,16 +122,7 @@ def main():
     loader = DataLoader(data, batch_size=batch_size, shuffle=True)
 
     def epoch():
-        model.train()
-        total = torch.zeros((), device=dev)
-        for b in loader:
-            b = b.to(dev)
-            loss = F.cross_entropy(model(b.x, b.edge_index, b.batch), b.y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.detach()
-        return total.item() / len(loader)
+        return train_epoch(model, opt, loader, dev).item() / len(loader)
 
     epoch()
     torch.cuda.synchronize()
