@@ -18,7 +18,7 @@ import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/k
 import {chunkLoss, composite} from '../src/nn/kge/chunk_loss';
 import {complexProduct} from '../src/nn/kge/complex_rows';
 import type {KgeLossOptions} from '../src/nn/kge/kge_loss';
-import {trainKge} from '../src/train/kge';
+import {DEFAULT_KGE, stepGradients, stepLoss, trainKge} from '../src/train/kge';
 import {trainRgcnLinkPrediction} from '../src/train/rgcn_link_prediction';
 import {evaluateKge, rankTriples} from '../src/train/kge_ranking';
 import {loadKgeModel, saveKgeModel, topCandidates} from '../src/train/kge_saved';
@@ -243,6 +243,76 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       );
     });
     expect(tf.memory().numTensors).to.equal(before);
+  });
+
+  it("a step with its backward pass written out (stepGradients) is the tape's step: the same loss and the same rows after it, for every model, both sides, one negative or chunks of them, both losses, a weight", () => {
+    const entities = 50,
+      relations = 4,
+      b = 8;
+    const rng = seededRng(17);
+    const ids = (n: number, below: number) =>
+      tf.tensor1d(
+        Int32Array.from({length: n}, () => Math.floor(rng() * below)),
+        'int32',
+      );
+    const rowsOf = (m: KgeModel) =>
+      [m.entity, m.relation].map((t) =>
+        tf.tidy(() => Float32Array.from(t.read(Int32Array.from({length: t.rows}, (_, i) => i)).dataSync())),
+      );
+    let cases = 0;
+    for (const name of KGE_MODELS)
+      for (const pNorm of name === 'transE' ? ([1, 2] as const) : ([1] as const))
+        for (const [chunk, negatives, adversarialTemperature, loss] of [
+          [1, 1, 0, 'logistic'],
+          [4, 5, 1, 'logistic'],
+          [8, 3, 0, 'margin'],
+        ] as const)
+          for (const side of ['tail', 'head'] as const) {
+            const make = () =>
+              kgeModel(name, {
+                numEntities: entities,
+                numRelations: relations,
+                dim: 6,
+                ...(name === 'transE' ? {pNorm} : {}),
+                optimizer: wm.nn.sgd({lr: 0.5}),
+                seed: 5,
+              });
+            const [tape, written] = [make(), make()];
+            const o = {...DEFAULT_KGE, loss, adversarialTemperature, negatives};
+            const [fixed, own, neg] = [ids(b, entities), ids(b, entities), ids((b / chunk) * negatives, entities)];
+            const rel = ids(b, relations);
+            const weight = 0.5;
+            const want = tf.tidy(
+              () =>
+                tf.variableGrads(
+                  () => tf.mul(stepLoss(tape, o, fixed, rel, own, neg, side, chunk), weight),
+                  [tape.entity.anchor, tape.relation.anchor],
+                ).value,
+            );
+            const got = tf.tidy(() => stepGradients(written, o, fixed, rel, own, neg, side, chunk, weight)!);
+            for (const m of [tape, written]) (m.entity.step(), m.relation.step());
+            const what = `${name}${name === 'transE' ? ` L${pNorm}` : ''}, chunk ${chunk} x ${negatives}, ${loss}, ${side}`;
+            expect(got.dataSync()[0], `${what}: loss`).to.be.closeTo(want.dataSync()[0], 1e-5 * (1 + Math.abs(want.dataSync()[0])));
+            const [a, c] = [rowsOf(tape), rowsOf(written)];
+            ['entity', 'relation'].forEach((table, i) => {
+              for (let j = 0; j < a[i].length; ++j)
+                if (!(Math.abs(a[i][j] - c[i][j]) <= 1e-5 * (1 + Math.abs(a[i][j]))))
+                  expect.fail(`${what}: ${table} value ${j} is ${c[i][j]} written out, ${a[i][j]} through the tape`);
+            });
+            tf.dispose([want, got, fixed, own, neg, rel]);
+            tape.dispose();
+            written.dispose();
+            ++cases;
+          }
+    expect(cases).to.equal(30);
+    // With a regularizer (not written out) the tape's path is taken.
+    const m = kgeModel('distMult', {numEntities: entities, numRelations: relations, dim: 4, seed: 1});
+    const [f, r, t, n] = [ids(2, entities), ids(2, relations), ids(2, entities), ids(2, entities)];
+    expect(
+      stepGradients(m, {...DEFAULT_KGE, regularization: 'n3', regularizationWeight: 0.1, negatives: 1}, f, r, t, n, 'tail', 1, 1),
+    ).to.equal(undefined);
+    tf.dispose([f, r, t, n]);
+    m.dispose();
   });
 
   it('the native chunk loss (value and the gradients of queries, own candidates and negatives) against the tfjs ops on tfjs-backend-cpu: every scorer and loss, odd sizes, one group and many, no positives', () => {

@@ -325,6 +325,19 @@ export class Embedding {
     }
   }
 
+  /**
+   * Keeps row gradients for step() as a lookup's backward pass does: grads [n, dim] (float32) for the rows at
+   * ids [n], checked ids (a table's own reads). For training steps that write their backward pass out.
+   */
+  addGradients(ids: tf.Tensor, grads: tf.Tensor): void {
+    this.live('addGradients');
+    if (ids.dtype !== 'int32' || grads.dtype !== 'float32' || grads.size !== ids.size * this.dim)
+      throw new RangeError(
+        `embedding.addGradients: ids must be int32 and grads float32 with ${ids.size} x ${this.dim} elements, got ${ids.dtype} [${ids.shape}] and ${grads.dtype} [${grads.shape}]`,
+      );
+    this.pending.push({ids: tf.keep(tf.reshape(ids, [-1])), grads: tf.keep(tf.reshape(grads, [-1, this.dim]))});
+  }
+
   /** Applies the gradients the lookups since the last step() collected (one optimizer step). */
   step(): void {
     if (this.pending.length === 0) return;

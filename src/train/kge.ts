@@ -15,7 +15,7 @@ import {checkKnowledgeGraph, KnowledgeGraph, tripleCount} from '../graph/triples
 import type {Communicator} from '../memory/communicator';
 import {EmbeddingDType, EmbeddingMemory} from '../nn/embedding';
 import {kgeModel} from '../nn/kge/index';
-import {chunkLoss} from '../nn/kge/chunk_loss';
+import {chunkLoss, chunkLossGradients, chunkLossIsNative} from '../nn/kge/chunk_loss';
 import {checkKgeLoss, KgeLossName} from '../nn/kge/kge_loss';
 import {KgeModel, KgeModelName, KgeSide} from '../nn/kge/kge_model';
 import {adagrad, adam, rowAdagrad, sgd} from '../nn/sparse_optimizer';
@@ -226,12 +226,16 @@ export async function trainKge(
             const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
             const [h, r, t] = [heads, relations, tails].map((c) => tf.gather(c, at) as tf.Tensor1D);
             const neg = negatives.draw((batch / chunk) * o.negatives, draw + s);
-            // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
             // Together, each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
-            return tf.variableGrads(() => {
-              const l = stepLoss(model, o, side === 'tail' ? h : t, r, side === 'tail' ? t : h, neg, side, chunk);
-              return together ? tf.mul(l, 1 / ranks) : l;
-            }, [model.entity.anchor, model.relation.anchor]).value;
+            const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
+            const weight = together ? 1 / ranks : 1;
+            const written = stepGradients(model, o, fixed, r, own, neg, side, chunk, weight);
+            if (written) return written;
+            // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
+            return tf.variableGrads(
+              () => tf.mul(stepLoss(model, o, fixed, r, own, neg, side, chunk), weight),
+              [model.entity.anchor, model.relation.anchor],
+            ).value;
           });
           const next = tf.add(lossSum, loss);
           tf.dispose([lossSum, loss]);
@@ -292,6 +296,38 @@ export async function trainKge(
     negatives.dispose();
   }
   return {model, epochs};
+}
+
+/**
+ * One step's loss as stepLoss computes it, times `weight`, its row gradients written out and kept for the tables'
+ * step() (no tape: a step of few small ops is mostly the tape's bookkeeping otherwise). Undefined where the native
+ * loss does not run (another backend) or with a regularizer: stepLoss then goes through the tape.
+ */
+export function stepGradients(
+  model: KgeModel,
+  o: Pick<KgeTrainOptions, 'loss' | 'adversarialTemperature' | 'lossMargin' | 'regularization' | 'regularizationWeight' | 'negatives'>,
+  fixed: tf.Tensor1D,
+  relation: tf.Tensor1D,
+  own: tf.Tensor1D,
+  negatives: tf.Tensor1D,
+  side: KgeSide,
+  chunk: number,
+  weight: number,
+): tf.Scalar | undefined {
+  if ((o.regularization !== 'none' && o.regularizationWeight > 0) || !chunkLossIsNative(fixed.size)) return undefined;
+  const b = fixed.size,
+    g = b / chunk,
+    k = o.negatives;
+  const ids = tf.concat([fixed, own, negatives]);
+  const rows = model.entity.read(ids) as tf.Tensor2D;
+  const [f, c, negRows] = tf.split(rows, [b, b, g * k], 0) as tf.Tensor2D[];
+  const r = model.relation.read(relation) as tf.Tensor2D;
+  const made = chunkLossGradients(model, model.query(f, r, side), c, negRows, chunk, o)!;
+  const [df, dr] = model.queryGradients(f, r, side, made.dq);
+  const scaled = (x: tf.Tensor) => (weight === 1 ? x : tf.mul(x, weight));
+  model.entity.addGradients(ids, scaled(tf.concat([df, made.dOwn, made.dNeg])));
+  model.relation.addGradients(relation, scaled(dr));
+  return scaled(made.loss) as tf.Scalar;
 }
 
 /**

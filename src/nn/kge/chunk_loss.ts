@@ -36,6 +36,41 @@ export function chunkLoss(
   chunk: number,
   o: KgeLossOptions,
 ): tf.Scalar {
+  const k = checkChunk(q, own, neg, chunk);
+  const be = nativeBackend(q.shape[0]);
+  if (!be) return composite(model, q, own, neg, chunk, k, o);
+  const f = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor, save: tf.GradSaveFunc) => {
+    const [loss, ...grads] = forward(be, nativeArgs(model, q, chunk, k, o), x, y, z, neg.shape[0]);
+    save(grads);
+    return {value: tf.sum(loss), gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved.map((g) => tf.mul(g, dy))};
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(q, own, neg) as tf.Scalar;
+}
+
+/**
+ * The same loss with its gradients with respect to q, own and neg, made by the native op and handed back as
+ * they are (no tape: a training step that applies them itself); undefined where the op is not native (another
+ * backend, or no positives), where chunkLoss composes tfjs ops.
+ */
+export function chunkLossGradients(
+  model: KgeModel,
+  q: tf.Tensor2D,
+  own: tf.Tensor2D,
+  neg: tf.Tensor2D,
+  chunk: number,
+  o: KgeLossOptions,
+): {loss: tf.Scalar; dq: tf.Tensor2D; dOwn: tf.Tensor2D; dNeg: tf.Tensor2D} | undefined {
+  const k = checkChunk(q, own, neg, chunk);
+  const be = nativeBackend(q.shape[0]);
+  if (!be) return undefined;
+  const [loss, dq, dOwn, dNeg] = forward(be, nativeArgs(model, q, chunk, k, o), q, own, neg, neg.shape[0]);
+  const sum = tf.sum(loss) as tf.Scalar;
+  loss.dispose();
+  return {loss: sum, dq: dq as tf.Tensor2D, dOwn: dOwn as tf.Tensor2D, dNeg: dNeg as tf.Tensor2D};
+}
+
+// The shapes chunkLoss takes, checked; the negatives per chunk.
+function checkChunk(q: tf.Tensor2D, own: tf.Tensor2D, neg: tf.Tensor2D, chunk: number): number {
   const [b, w] = q.shape;
   if (own.shape[0] !== b || own.shape[1] !== w) throw new RangeError(`chunkLoss: own must be [${b}, ${w}] like q, got [${own.shape}]`);
   if (!Number.isInteger(chunk) || chunk < 1 || b % chunk !== 0)
@@ -44,25 +79,28 @@ export function chunkLoss(
   const k = groups > 0 ? neg.shape[0] / groups : 0;
   if (neg.shape[1] !== w || !Number.isInteger(k) || (groups > 0 && k < 1))
     throw new RangeError(`chunkLoss: neg must be [${groups} x k, ${w}] (k negatives per chunk), got [${neg.shape}]`);
+  return k;
+}
+
+/** Whether the loss of `positives` queries runs as the native op here (our backend on a GPU or its host kernels). */
+export function chunkLossIsNative(positives: number): boolean {
+  return nativeBackend(positives) !== undefined;
+}
+
+function nativeBackend(positives: number): WholeMemoryBackend | undefined {
   const be = tf.backend();
-  if (!(be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels)) || b === 0) return composite(model, q, own, neg, chunk, k, o);
-  const args = [
-    scorerOf(model),
-    o.loss === 'logistic' ? 0 : 1,
-    b,
-    chunk,
-    k,
-    w,
-    model.config.margin,
-    o.adversarialTemperature,
-    o.lossMargin,
-  ] as const;
-  const f = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [loss, ...grads] = forward(be, args, x, y, z, b, w, neg.shape[0]);
-    save(grads);
-    return {value: tf.sum(loss), gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved.map((g) => tf.mul(g, dy))};
-  }) as unknown as Parameters<typeof tf.customGrad>[0]);
-  return f(q, own, neg) as tf.Scalar;
+  return be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels) && positives > 0 ? be : undefined;
+}
+
+function nativeArgs(
+  model: KgeModel,
+  q: tf.Tensor2D,
+  chunk: number,
+  k: number,
+  o: KgeLossOptions,
+): readonly [number, number, number, number, number, number, number, number, number] {
+  const [b, w] = q.shape;
+  return [scorerOf(model), o.loss === 'logistic' ? 0 : 1, b, chunk, k, w, model.config.margin, o.adversarialTemperature, o.lossMargin];
 }
 
 function forward(
@@ -71,10 +109,9 @@ function forward(
   q: tf.Tensor,
   own: tf.Tensor,
   neg: tf.Tensor,
-  b: number,
-  w: number,
   n: number,
 ): tf.Tensor[] {
+  const [b, w] = q.shape;
   const native = embeddingNative();
   if (be.gpu) {
     return be.deviceOutputs([[b], [b, w], [b, w], [n, w]], ([loss, dq, dOwn, dNeg]) =>
