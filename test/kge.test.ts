@@ -285,11 +285,11 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
             const want = tf.tidy(
               () =>
                 tf.variableGrads(
-                  () => tf.mul(stepLoss(tape, o, fixed, rel, own, neg, side, chunk), weight),
+                  () => tf.mul(stepLoss(tape, o, {fixed, relation: rel, own, negatives: neg, side, chunk}), weight),
                   [tape.entity.anchor, tape.relation.anchor],
                 ).value,
             );
-            const got = tf.tidy(() => stepGradients(written, o, fixed, rel, own, neg, side, chunk, weight)!);
+            const got = tf.tidy(() => stepGradients(written, o, {fixed, relation: rel, own, negatives: neg, side, chunk}, weight)!);
             for (const m of [tape, written]) (m.entity.step(), m.relation.step());
             const what = `${name}${name === 'transE' ? ` L${pNorm}` : ''}, chunk ${chunk} x ${negatives}, ${loss}, ${side}`;
             expect(got.dataSync()[0], `${what}: loss`).to.be.closeTo(want.dataSync()[0], 1e-5 * (1 + Math.abs(want.dataSync()[0])));
@@ -309,7 +309,12 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     const m = kgeModel('distMult', {numEntities: entities, numRelations: relations, dim: 4, seed: 1});
     const [f, r, t, n] = [ids(2, entities), ids(2, relations), ids(2, entities), ids(2, entities)];
     expect(
-      stepGradients(m, {...DEFAULT_KGE, regularization: 'n3', regularizationWeight: 0.1, negatives: 1}, f, r, t, n, 'tail', 1, 1),
+      stepGradients(
+        m,
+        {...DEFAULT_KGE, regularization: 'n3', regularizationWeight: 0.1, negatives: 1},
+        {fixed: f, relation: r, own: t, negatives: n, side: 'tail', chunk: 1},
+        1,
+      ),
     ).to.equal(undefined);
     tf.dispose([f, r, t, n]);
     m.dispose();

@@ -228,14 +228,12 @@ export async function trainKge(
             const neg = negatives.draw((batch / chunk) * o.negatives, draw + s);
             // Together, each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
             const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
+            const scored: KgeStep = {fixed, relation: r, own, negatives: neg, side, chunk};
             const weight = together ? 1 / ranks : 1;
-            const written = stepGradients(model, o, fixed, r, own, neg, side, chunk, weight);
+            const written = stepGradients(model, o, scored, weight);
             if (written) return written;
             // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
-            return tf.variableGrads(
-              () => tf.mul(stepLoss(model, o, fixed, r, own, neg, side, chunk), weight),
-              [model.entity.anchor, model.relation.anchor],
-            ).value;
+            return tf.variableGrads(() => tf.mul(stepLoss(model, o, scored), weight), [model.entity.anchor, model.relation.anchor]).value;
           });
           const next = tf.add(lossSum, loss);
           tf.dispose([lossSum, loss]);
@@ -298,31 +296,35 @@ export async function trainKge(
   return {model, epochs};
 }
 
+/** What a training step scores: the fixed side's, the relations' and the own candidates' ids, its negatives, the side they fill, its chunk size. */
+export interface KgeStep {
+  fixed: tf.Tensor1D;
+  relation: tf.Tensor1D;
+  own: tf.Tensor1D;
+  negatives: tf.Tensor1D;
+  side: KgeSide;
+  chunk: number;
+}
+
+type KgeStepOptions = Pick<
+  KgeTrainOptions,
+  'loss' | 'adversarialTemperature' | 'lossMargin' | 'regularization' | 'regularizationWeight' | 'negatives'
+>;
+
 /**
  * One step's loss as stepLoss computes it, times `weight`, its row gradients written out and kept for the tables'
  * step() (no tape: a step of few small ops is mostly the tape's bookkeeping otherwise). Undefined where the native
  * loss does not run (another backend) or with a regularizer: stepLoss then goes through the tape.
  */
-export function stepGradients(
-  model: KgeModel,
-  o: Pick<KgeTrainOptions, 'loss' | 'adversarialTemperature' | 'lossMargin' | 'regularization' | 'regularizationWeight' | 'negatives'>,
-  fixed: tf.Tensor1D,
-  relation: tf.Tensor1D,
-  own: tf.Tensor1D,
-  negatives: tf.Tensor1D,
-  side: KgeSide,
-  chunk: number,
-  weight: number,
-): tf.Scalar | undefined {
+export function stepGradients(model: KgeModel, o: KgeStepOptions, s: KgeStep, weight: number): tf.Scalar | undefined {
+  const {fixed, relation, own, negatives, side, chunk} = s;
   if ((o.regularization !== 'none' && o.regularizationWeight > 0) || !chunkLossIsNative(fixed.size)) return undefined;
-  const b = fixed.size,
-    g = b / chunk,
-    k = o.negatives;
+  const b = fixed.size;
   const ids = tf.concat([fixed, own, negatives]);
   const rows = model.entity.read(ids) as tf.Tensor2D;
-  const [f, c, negRows] = tf.split(rows, [b, b, g * k], 0) as tf.Tensor2D[];
+  const [f, c, negRows] = tf.split(rows, [b, b, (b / chunk) * o.negatives], 0) as tf.Tensor2D[];
   const r = model.relation.read(relation) as tf.Tensor2D;
-  const made = chunkLossGradients(model, model.query(f, r, side), c, negRows, chunk, o)!;
+  const made = chunkLossGradients(model, {q: model.query(f, r, side), own: c, neg: negRows, chunk}, o)!;
   const [df, dr] = model.queryGradients(f, r, side, made.dq);
   const scaled = (x: tf.Tensor) => (weight === 1 ? x : tf.mul(x, weight));
   model.entity.addGradients(ids, scaled(tf.concat([df, made.dOwn, made.dNeg])));
@@ -335,16 +337,8 @@ export function stepGradients(
  * positives) and against their chunk's negatives (chunkLoss: one native op with its gradients). All
  * entity rows come from one lookup, so the entity table's step gets one block of row gradients.
  */
-export function stepLoss(
-  model: KgeModel,
-  o: Pick<KgeTrainOptions, 'loss' | 'adversarialTemperature' | 'lossMargin' | 'regularization' | 'regularizationWeight' | 'negatives'>,
-  fixed: tf.Tensor1D,
-  relation: tf.Tensor1D,
-  own: tf.Tensor1D,
-  negatives: tf.Tensor1D,
-  side: KgeSide,
-  chunk: number,
-): tf.Scalar {
+export function stepLoss(model: KgeModel, o: KgeStepOptions, s: KgeStep): tf.Scalar {
+  const {fixed, relation, own, negatives, side, chunk} = s;
   const b = fixed.size,
     g = b / chunk,
     k = o.negatives;

@@ -36,13 +36,11 @@ export function chunkLoss(
   chunk: number,
   o: KgeLossOptions,
 ): tf.Scalar {
-  const k = checkChunk(q, own, neg, chunk);
-  const be = nativeBackend(q.shape[0]);
-  if (!be) return composite(model, q, own, neg, chunk, k, o);
-  const f = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [loss, ...grads] = forward(be, nativeArgs(model, q, chunk, k, o), x, y, z, neg.shape[0]);
-    save(grads);
-    return {value: tf.sum(loss), gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved.map((g) => tf.mul(g, dy))};
+  if (!chunkLossIsNative(q.shape[0])) return composite(model, q, own, neg, chunk, checkChunk(q, own, neg, chunk), o);
+  const f = tf.customGrad(((x: tf.Tensor2D, y: tf.Tensor2D, z: tf.Tensor2D, save: tf.GradSaveFunc) => {
+    const made = chunkLossGradients(model, {q: x, own: y, neg: z, chunk}, o)!;
+    save([made.dq, made.dOwn, made.dNeg]);
+    return {value: made.loss, gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved.map((g) => tf.mul(g, dy))};
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(q, own, neg) as tf.Scalar;
 }
@@ -54,12 +52,10 @@ export function chunkLoss(
  */
 export function chunkLossGradients(
   model: KgeModel,
-  q: tf.Tensor2D,
-  own: tf.Tensor2D,
-  neg: tf.Tensor2D,
-  chunk: number,
+  scored: {q: tf.Tensor2D; own: tf.Tensor2D; neg: tf.Tensor2D; chunk: number},
   o: KgeLossOptions,
 ): {loss: tf.Scalar; dq: tf.Tensor2D; dOwn: tf.Tensor2D; dNeg: tf.Tensor2D} | undefined {
+  const {q, own, neg, chunk} = scored;
   const k = checkChunk(q, own, neg, chunk);
   const be = nativeBackend(q.shape[0]);
   if (!be) return undefined;
