@@ -574,5 +574,9 @@ describe('wm.graph.powerLawGraph (heavy-tailed degrees, no communities)', () => 
     expect(() => wm.graph.powerLawGraph({vertices: 0})).to.throw(/powerLawGraph: vertices must be an integer in \[1, 2\^31\), got 0/);
     expect(() => wm.graph.powerLawGraph({vertices: 10, skew: 0.5})).to.throw(/skew must be a finite number >= 1, got 0.5/);
     expect(() => wm.graph.powerLawGraph({vertices: 10, degree: -1})).to.throw(/degree must be a finite number > 0, got -1/);
+    // More than the machine holds: refused with the numbers before anything is drawn.
+    expect(() => wm.graph.powerLawGraph({vertices: 2 ** 31 - 1, degree: 1000})).to.throw(
+      /powerLawGraph \(2147483647 vertices, 1073741823500 edges\): .* of host memory asked for/,
+    );
   });
 });
