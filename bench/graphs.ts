@@ -16,6 +16,7 @@ import {GraphClassifier} from '../src/nn/graph_classifier';
 import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
 import {adam} from '../src/optimizers/fused_adam';
 import {stratifiedFolds, trainGraphClassification} from '../src/train/graph_classification';
+import {concatArrays} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
 import {envPositiveInt, torchJsonWithFiles, writeBenchResult} from './bench_util';
 
@@ -107,12 +108,7 @@ function flat(graphs: SmallGraph[]): Record<string, ArrayBufferView> {
   const bonds = new Int32Array(graphs.reduce((a, g) => a + 2 * g.src.length, 0));
   let at = 0;
   for (const g of graphs) for (let e = 0; e < g.src.length; ++e) ((bonds[at++] = g.src[e]), (bonds[at++] = g.dst[e]));
-  const cat = (parts: Float32Array[]) => {
-    const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
-    let k = 0;
-    for (const p of parts) (out.set(p, k), (k += p.length));
-    return out;
-  };
+  const cat = (parts: Float32Array[]) => concatArrays(parts, (n) => new Float32Array(n));
   return {
     'counts.i32': counts,
     'bonds.i32': bonds,

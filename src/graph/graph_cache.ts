@@ -6,6 +6,7 @@
 // as the readers check a parsed dataset (every edge within its graph, every width whole).
 import * as path from 'path';
 
+import {concatArrays, int32Of} from '../util/arrays';
 import {
   ArrayFile,
   CacheManifest,
@@ -16,7 +17,7 @@ import {
   writeArrayFile,
   writeManifest,
 } from './cache_files';
-import type {SourceStamp} from './dataset_cache';
+import {SourceStamp, throughCache} from './dataset_cache';
 import {GraphDataset, graphsFromColumns} from './graph_batch';
 import type {Split} from './split';
 
@@ -41,28 +42,57 @@ interface Manifest extends CacheManifest {
   split?: {train: ArrayFile; val: ArrayFile; test: ArrayFile};
 }
 
-/** The cache's folder name for a source (letters, digits, '.', '_' and '-' kept). */
-export function graphCacheFolder(source: string): string {
+// The cache's folder name for a source (letters, digits, '.', '_' and '-' kept).
+function graphCacheFolder(source: string): string {
   return `graphs-${path.basename(source).replace(/[^A-Za-z0-9._-]/g, '_')}`;
 }
 
-const concat = <T extends Int32Array | Float32Array>(parts: ArrayLike<number>[], make: (n: number) => T): T => {
-  const out = make(parts.reduce((a, p) => a + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+/**
+ * A many-graph dataset read through the binary cache (throughCache's steps): `source` names the cache's folder
+ * (its base name), `options` are the reader's options a cache must have been written with to be used.
+ */
+export function throughGraphCache(o: {
+  what: string;
+  folder: string;
+  files: string[];
+  source: string;
+  options: object;
+  cache?: boolean | string;
+  onProgress?: (line: string) => void;
+  parse(): Promise<GraphDataset>;
+}): Promise<GraphDataset> {
+  const sub = graphCacheFolder(o.source),
+    options = JSON.stringify(o.options);
+  return throughCache({
+    what: o.what,
+    folder: o.folder,
+    files: o.files,
+    cache: o.cache,
+    say: o.onProgress ?? (() => {}),
+    read: readGraphCache(sub, options),
+    parse: o.parse,
+    write: writeGraphCache(sub, options),
+  });
+}
 
-/** Writes `d` as the cache of `sub` for these sources and reader options. */
-export function writeGraphCache(sub: string, options: string): (dir: string, sources: SourceStamp[], d: GraphDataset) => void {
+// Writes `d` as the cache of `sub` for these sources and reader options.
+function writeGraphCache(sub: string, options: string): (dir: string, sources: SourceStamp[], d: GraphDataset) => void {
   return (dir, sources, d) =>
     replaceCacheFolder(dir, sub, (tmp) => {
       const g = d.graphs;
       const has = (k: 'features' | 'edgeFeatures') => g.some((x) => x[k] !== undefined);
       const labels = g.every((x) => x.label !== undefined) ? Float64Array.from(g, (x) => x.label!) : undefined;
+      // Every graph's part of a column, one after another.
+      const ints = (k: 'src' | 'dst') =>
+        concatArrays(
+          g.map((x) => x[k]),
+          (n) => new Int32Array(n),
+        );
+      const floats = (k: 'features' | 'edgeFeatures') =>
+        concatArrays(
+          g.map((x) => x[k]!),
+          (n) => new Float32Array(n),
+        );
       const manifest: Manifest = {
         format: FORMAT,
         sources,
@@ -76,54 +106,18 @@ export function writeGraphCache(sub: string, options: string): (dir: string, sou
         vertices: writeArrayFile(
           tmp,
           'vertices.i32',
-          Int32Array.from(g, (x) => x.numVertices),
+          int32Of(g.length, (i) => g[i].numVertices),
         ),
         edges: writeArrayFile(
           tmp,
           'edges.i32',
-          Int32Array.from(g, (x) => x.src.length),
+          int32Of(g.length, (i) => g[i].src.length),
         ),
-        src: writeArrayFile(
-          tmp,
-          'src.i32',
-          concat(
-            g.map((x) => x.src),
-            (n) => new Int32Array(n),
-          ),
-        ),
-        dst: writeArrayFile(
-          tmp,
-          'dst.i32',
-          concat(
-            g.map((x) => x.dst),
-            (n) => new Int32Array(n),
-          ),
-        ),
+        src: writeArrayFile(tmp, 'src.i32', ints('src')),
+        dst: writeArrayFile(tmp, 'dst.i32', ints('dst')),
         ...(labels ? {labels: writeArrayFile(tmp, 'labels.f64', new Int32Array(labels.buffer))} : {}),
-        ...(has('features')
-          ? {
-              features: writeArrayFile(
-                tmp,
-                'features.f32',
-                concat(
-                  g.map((x) => x.features!),
-                  (n) => new Float32Array(n),
-                ),
-              ),
-            }
-          : {}),
-        ...(has('edgeFeatures')
-          ? {
-              edgeFeatures: writeArrayFile(
-                tmp,
-                'edge-features.f32',
-                concat(
-                  g.map((x) => x.edgeFeatures!),
-                  (n) => new Float32Array(n),
-                ),
-              ),
-            }
-          : {}),
+        ...(has('features') ? {features: writeArrayFile(tmp, 'features.f32', floats('features'))} : {}),
+        ...(has('edgeFeatures') ? {edgeFeatures: writeArrayFile(tmp, 'edge-features.f32', floats('edgeFeatures'))} : {}),
         ...(d.split
           ? {
               split: {
@@ -138,11 +132,8 @@ export function writeGraphCache(sub: string, options: string): (dir: string, sou
     });
 }
 
-/** The dataset the cache `sub` holds for these sources and reader options, or why it is not used. */
-export function readGraphCache(
-  sub: string,
-  options: string,
-): (dir: string, sources: SourceStamp[]) => {value: GraphDataset} | {why: string} {
+// The dataset the cache `sub` holds for these sources and reader options, or why it is not used.
+function readGraphCache(sub: string, options: string): (dir: string, sources: SourceStamp[]) => {value: GraphDataset} | {why: string} {
   return (dir, sources) => {
     const root = path.join(dir, sub);
     try {

@@ -11,9 +11,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {throughCache} from './dataset_cache';
 import {GraphDataset, graphsFromColumns} from './graph_batch';
-import {graphCacheFolder, readGraphCache, writeGraphCache} from './graph_cache';
+import {throughGraphCache} from './graph_cache';
 import type {Split} from './split';
 import {readIdList, readTextTable} from './text_table';
 
@@ -41,20 +40,18 @@ export async function readOgbGraphs(
   name = path.basename(path.resolve(folder)),
   o: {regression?: boolean; cache?: boolean | string; onProgress?: (line: string) => void} = {},
 ): Promise<GraphDataset> {
-  const options = JSON.stringify({reader: 'ogbg', name, regression: o.regression === true});
-  const sub = graphCacheFolder(path.resolve(folder));
   const inFolder = (dir: string) =>
     fs.existsSync(path.join(folder, dir)) ? fs.readdirSync(path.join(folder, dir)).map((f) => path.join(dir, f)) : [];
   const splits = inFolder('split').flatMap((d) => (fs.statSync(path.join(folder, d)).isDirectory() ? inFolder(d) : []));
-  return throughCache({
+  return throughGraphCache({
     what: 'readOgbGraphs',
     folder,
     files: [...inFolder('raw'), ...splits].filter((f) => fs.statSync(path.join(folder, f)).isFile()).sort(),
+    source: path.resolve(folder),
+    options: {reader: 'ogbg', name, regression: o.regression === true},
     cache: o.cache,
-    say: o.onProgress ?? (() => {}),
-    read: readGraphCache(sub, options),
+    onProgress: o.onProgress,
     parse: () => parseOgbGraphs(folder, name, o),
-    write: writeGraphCache(sub, options),
   });
 }
 

@@ -14,9 +14,8 @@
 import * as path from 'path';
 
 import {readLines} from '../data/lines';
-import {throughCache} from './dataset_cache';
 import type {GraphDataset, SmallGraph} from './graph_batch';
-import {graphCacheFolder, readGraphCache, writeGraphCache} from './graph_cache';
+import {throughGraphCache} from './graph_cache';
 
 export interface SdfOptions {
   /** The data item holding each molecule's target; default: the one item every record has, where there is one. */
@@ -185,17 +184,15 @@ async function* sdfRecords(file: string): AsyncGenerator<SdfRecord> {
 
 /** The molecules of an SD file as graphs with OGB's molecule features and one target each (see the file comment). */
 export async function readSdf(file: string, o: SdfOptions = {}): Promise<GraphDataset> {
-  const options = JSON.stringify({reader: 'sdf', label: o.label ?? null, regression: o.regression === true, name: o.name ?? null});
-  const sub = graphCacheFolder(file);
-  return throughCache({
+  return throughGraphCache({
     what: 'readSdf',
     folder: path.dirname(file),
     files: [path.basename(file)],
+    source: file,
+    options: {reader: 'sdf', label: o.label ?? null, regression: o.regression === true, name: o.name ?? null},
     cache: o.cache,
-    say: o.onProgress ?? (() => {}),
-    read: readGraphCache(sub, options),
+    onProgress: o.onProgress,
     parse: () => parseSdf(file, o),
-    write: writeGraphCache(sub, options),
   });
 }
 

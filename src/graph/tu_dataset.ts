@@ -9,9 +9,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {readLines} from '../data/lines';
-import {throughCache} from './dataset_cache';
 import type {GraphDataset, SmallGraph} from './graph_batch';
-import {graphCacheFolder, readGraphCache, writeGraphCache} from './graph_cache';
+import {throughGraphCache} from './graph_cache';
 
 /** A TU folder's graphs: `classLabels` holds the file's label of each class id; `dim` is the node attributes, then one column per node label. */
 export type TuDataset = GraphDataset & {classLabels: number[]};
@@ -40,21 +39,19 @@ export async function readTuDataset(
   name = path.basename(path.resolve(folder)),
   o: {cache?: boolean | string; onProgress?: (line: string) => void} = {},
 ): Promise<TuDataset> {
-  const options = JSON.stringify({reader: 'tu', name});
-  const sub = graphCacheFolder(`${path.resolve(folder)}-${name}`);
   const files = fs
     .readdirSync(folder)
     .filter((f) => f.startsWith(`${name}_`) && /\.txt(\.gz)?$/.test(f))
     .sort();
-  const d = await throughCache<GraphDataset>({
+  const d = await throughGraphCache({
     what: 'readTuDataset',
     folder,
     files,
+    source: `${path.resolve(folder)}-${name}`,
+    options: {reader: 'tu', name},
     cache: o.cache,
-    say: o.onProgress ?? (() => {}),
-    read: readGraphCache(sub, options),
+    onProgress: o.onProgress,
     parse: () => parseTuDataset(folder, name),
-    write: writeGraphCache(sub, options),
   });
   if (!d.classLabels) throw new Error(`readTuDataset: ${folder}'s cache holds no class labels`);
   return {...d, classLabels: d.classLabels};

@@ -16,6 +16,7 @@ import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {kgeModel} from '../nn/kge/index';
 import {KgeConfig, KgeModel, KgeSide, KGE_MODELS} from '../nn/kge/kge_model';
 import {ensureDir, writeFileAtomically, writeFileInPieces} from '../util/files';
+import {int32Of} from '../util/arrays';
 import {checkTrustedFile} from '../util/trusted_files';
 
 const BLOCK_BYTES = 64 << 20;
@@ -47,7 +48,7 @@ function* tableBlocks(table: Embedding): Generator<Uint8Array> {
   const step = rowsPerBlock(table.dim);
   for (let r0 = 0; r0 < table.rows; r0 += step) {
     const n = Math.min(step, table.rows - r0);
-    const t = table.read(Int32Array.from({length: n}, (_, i) => r0 + i));
+    const t = table.read(int32Of(n, (i) => r0 + i));
     const v = t.dataSync() as Float32Array;
     t.dispose();
     yield new Uint8Array(v.buffer, v.byteOffset, v.byteLength);

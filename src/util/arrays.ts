@@ -16,6 +16,17 @@ export function float32Of(n: number, f: (i: number) => number): Float32Array {
   return a;
 }
 
+/** The parts one after another in one new array made by `make` (Int32Array, Float32Array...). */
+export function concatArrays<T extends Int32Array | Float32Array>(parts: ArrayLike<number>[], make: (n: number) => T): T {
+  const out = make(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** What an id argument may be: an array or typed array of integer ids, or a 1-D int32 tensor. */
 export type Ids = ArrayLike<number> | tf.Tensor;
 
