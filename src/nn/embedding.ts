@@ -253,7 +253,7 @@ export class Embedding {
       return {
         value: tf.reshape(rows, rows.shape),
         gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-          this.pending.push({ids: tf.keep(tf.reshape(saved[0], [-1])), grads: tf.keep(tf.reshape(dy, [-1, this.dim]))});
+          this.addGradients(saved[0], dy);
           return tf.zerosLike(anchor);
         },
       };
@@ -326,7 +326,7 @@ export class Embedding {
   }
 
   /**
-   * Keeps row gradients for step() as a lookup's backward pass does: grads [n, dim] (float32) for the rows at
+   * Keeps row gradients for step(), as a lookup's backward pass does: grads [n, dim] (float32) for the rows at
    * ids [n], checked ids (a table's own reads). For training steps that write their backward pass out.
    */
   addGradients(ids: tf.Tensor, grads: tf.Tensor): void {

@@ -10,6 +10,7 @@ import {NativeFeatures} from '../graph/native_features';
 import {structureFeatures} from '../graph/structure_features';
 import {rowNormalized} from '../graph/transforms';
 import type {Communicator} from '../memory/communicator';
+import {int32Of} from '../util/arrays';
 import type {FeatureSource} from './feature_source';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
 import type {NodeModelConfig} from './node_model';
@@ -139,7 +140,7 @@ export function featureTable(
       const begin = Math.min(last, first + c * chunk),
         end = Math.min(last, begin + chunk);
       table.write(
-        Int32Array.from({length: end - begin}, (_, i) => begin + i),
+        int32Of(end - begin, (i) => begin + i),
         read(begin, end - begin),
       );
       const now = Date.now();
