@@ -565,6 +565,41 @@ describe('native kernels match tfjs-backend-cpu', () => {
         });
       }
     });
+    it('Slice of whole rows on the GPU is a view: the same memory, valid after its parent is disposed or moved to another backend, neither written in place; unaligned starts copy', async function () {
+      gpuOnly(this);
+      await tf.setBackend(wm.BACKEND_NAME);
+      const b = wm.backend();
+      const before = wm.memoryInfo().deviceAllocations;
+      const values = randomInput([64, 64], 'float32', next()).values as Float32Array;
+      const x = tf.tensor2d(values, [64, 64]);
+      const y = tf.slice(x, [4, 0], [6, 64]);
+      expect(b.devicePtr(y), 'a view starts 4 rows into its parent').to.equal(b.devicePtr(x) + 4 * 64 * 4);
+      expect(b.ownsDeviceData(x), 'the parent is not written in place while a view lives').to.equal(false);
+      expect(b.ownsDeviceData(y), 'nor the view').to.equal(false);
+      const [p0, p1] = tf.split(x, [32, 32]);
+      expect(b.devicePtr(p1)).to.equal(b.devicePtr(x) + 32 * 64 * 4);
+      x.dispose();
+      // The parent's memory must not go back to the pool: fresh tensors of its size must not land on it.
+      const others = Array.from({length: 4}, () => tf.fill([64, 64], -1));
+      expect(Array.from(await y.data())).to.deep.equal(Array.from(values.subarray(4 * 64, 10 * 64)));
+      expect(Array.from(await p1.data())).to.deep.equal(Array.from(values.subarray(32 * 64)));
+      const flat = tf.reshape(p1, [32 * 64]);
+      const z = tf.slice(flat, [3], [5]); // starts 12 bytes in: copied
+      expect(b.devicePtr(z)).to.not.equal(b.devicePtr(p1) + 12);
+      expect(Array.from(await z.data())).to.deep.equal(Array.from(values.subarray(32 * 64 + 3, 32 * 64 + 8)));
+      tf.dispose([y, p0, p1, flat, z, ...others]);
+      expect(wm.memoryInfo().deviceAllocations, 'views and parents all freed').to.equal(before);
+      // A parent moved to another backend (tfjs frees its data here by force) leaves its view whole.
+      const solo = tf.tensor2d(values, [64, 64]);
+      const v = tf.slice(solo, [8, 0], [8, 64]);
+      await tf.setBackend('cpu');
+      const moved = tf.add(solo, 1);
+      await tf.setBackend(wm.BACKEND_NAME);
+      const fresh = Array.from({length: 4}, () => tf.fill([64, 64], -2));
+      expect(Array.from(await v.data())).to.deep.equal(Array.from(values.subarray(8 * 64, 16 * 64)));
+      tf.dispose([solo, v, moved, ...fresh]);
+      expect(wm.memoryInfo().deviceAllocations, 'the moved parent freed with its view').to.equal(before);
+    });
     it('PadV2 (and the gradient of Slice, which pads)', async () => {
       for (const dtype of ['float32', 'int32', 'bool'] as tf.DataType[]) {
         const value = dtype === 'bool' ? 1 : dtype === 'int32' ? -7 : 2.5;
@@ -621,6 +656,20 @@ describe('native kernels match tfjs-backend-cpu', () => {
             {kernels: ['Concat']},
           );
         }
+        // More inputs than one GPU launch takes (eight), of odd widths, along rows and along columns.
+        const widths = [1, 7, 0, 13, 2, 5, 9, 3, 1, 11, 4];
+        await checkAgainstCpu(
+          `Concat ${dtype} of ${widths.length} inputs along columns`,
+          widths.map((w) => randomInput([5, w], dtype, next())),
+          (...xs) => tf.concat(xs, 1),
+          {kernels: ['Concat']},
+        );
+        await checkAgainstCpu(
+          `Concat ${dtype} of ${widths.length} inputs along rows`,
+          widths.map((w) => randomInput([w, 3], dtype, next())),
+          (...xs) => tf.concat(xs, 0),
+          {kernels: ['Concat']},
+        );
         await checkAgainstCpu(
           `Concat ${dtype} with empty`,
           [randomInput([2, 0], dtype, next()), randomInput([2, 5], dtype, next()), randomInput([2, 3], dtype, next())],

@@ -16,7 +16,7 @@ import {freebaseShapedKg, patternedKg, triplesOf} from '../src/graph/kg_patterns
 import {checkTriples, KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps} from '../src/graph/triples';
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
 import {chunkLoss, composite} from '../src/nn/kge/chunk_loss';
-import {complexProduct} from '../src/nn/kge/complex_rows';
+import {complexProduct, complexRotation, complexRotationGradients} from '../src/nn/kge/complex_rows';
 import type {KgeLossOptions} from '../src/nn/kge/kge_loss';
 import {DEFAULT_KGE, stepGradients, stepLoss, trainKge} from '../src/train/kge';
 import {trainRgcnLinkPrediction} from '../src/train/rgcn_link_prediction';
@@ -245,6 +245,78 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     expect(tf.memory().numTensors).to.equal(before);
   });
 
+  it('complexRotation: values and the gradients of x and the phases against float64, both directions, odd sizes, no rows; bad shapes named', () => {
+    const rng = seededRng(37);
+    const before = tf.memory().numTensors;
+    const scale = Math.PI / 1.7;
+    for (const [n, k] of [
+      [7, 5],
+      [1, 1],
+      [33, 64],
+      [0, 3],
+    ]) {
+      const w = 2 * k;
+      const x = randomRows(rng, n, w),
+        p = randomRows(rng, n, k),
+        g = randomRows(rng, n, w);
+      for (const conj of [false, true]) {
+        // Reference: u = (cos a, s sin a), a = scale p, s = -1 when conj; out = x u; for the loss sum(out . g):
+        // d x = g conj(u), d p = scale (g_re d out_re / d a + g_im d out_im / d a).
+        const out = new Float64Array(n * w),
+          dx = new Float64Array(n * w),
+          dp = new Float64Array(n * k);
+        for (let i = 0; i < n; ++i)
+          for (let c = 0; c < k; ++c) {
+            const re = i * w + c,
+              im = re + k,
+              a = scale * p[i * k + c],
+              sg = conj ? -1 : 1;
+            const cos = Math.cos(a),
+              sin = sg * Math.sin(a);
+            out[re] = x[re] * cos - x[im] * sin;
+            out[im] = x[re] * sin + x[im] * cos;
+            dx[re] = g[re] * cos + g[im] * sin;
+            dx[im] = g[im] * cos - g[re] * sin;
+            const dCos = -Math.sin(a),
+              dSin = sg * Math.cos(a);
+            dp[i * k + c] = scale * (g[re] * (x[re] * dCos - x[im] * dSin) + g[im] * (x[re] * dSin + x[im] * dCos));
+          }
+        tf.tidy(() => {
+          const tx = tf.tensor2d(x, [n, w]),
+            tp = tf.tensor2d(p, [n, k]),
+            tg = tf.tensor2d(g, [n, w]);
+          const got = complexRotation(tx, tp, scale, conj).dataSync();
+          const taped = tf
+            .grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(complexRotation(a as tf.Tensor2D, b as tf.Tensor2D, scale, conj), tg)))([
+              tx,
+              tp,
+            ])
+            .map((t) => t.dataSync());
+          const direct = complexRotationGradients(tx, tp, scale, conj, tg).map((t) => t.dataSync());
+          for (const [what, have, want] of [
+            ['out', got, out],
+            ['d x (tape)', taped[0], dx],
+            ['d phase (tape)', taped[1], dp],
+            ['d x', direct[0], dx],
+            ['d phase', direct[1], dp],
+          ] as const) {
+            expect(have.length, `${what} length`).to.equal(want.length);
+            for (let i = 0; i < want.length; ++i) expectNear(have[i], want[i], `${what} [${n}, ${w}] conj ${conj} at ${i}`, 1e-4);
+          }
+        });
+      }
+    }
+    tf.tidy(() => {
+      expect(() => complexRotation(tf.zeros([2, 3]) as tf.Tensor2D, tf.zeros([2, 1]) as tf.Tensor2D, 1)).to.throw(
+        /complexRotation: x must be a float32 \[rows, 2k\] tensor of complex rows, got float32 \[2,3\]/,
+      );
+      expect(() => complexRotation(tf.zeros([2, 4]) as tf.Tensor2D, tf.zeros([2, 4]) as tf.Tensor2D, 1)).to.throw(
+        /complexRotation: phase must be float32 \[2, 2\] \(a phase per complex coordinate of x\), got float32 \[2,4\]/,
+      );
+    });
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+
   it("a step with its backward pass written out (stepGradients) is the tape's step: the same loss and the same rows after it, for every model, both sides, one negative or chunks of them, both losses, a weight", () => {
     const entities = 50,
       relations = 4,
@@ -344,6 +416,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         [40, 64, 32, 40],
         [20, 34, 17, 16],
         [70, 150, 75, 70],
+        [24, 512, 256, 200],
       ]) {
         const m = kgeModel(name, {numEntities: 4, numRelations: 2, dim, margin: 2, ...extra});
         const w = m.entity.dim,

@@ -1,5 +1,5 @@
 // Where a KGE training epoch's time goes (wm.profileOps): native op time against wall time, per model.
-// Default: the WN18RR-sized generated graph of bench:kge with its default chunked negatives. With
+// Default: the WN18RR-sized generated graph of bench:kge with its default chunked negatives (BENCH_KGE_PYG=1: PyG's setting). With
 // BENCH_KGE_FREEBASE=<fraction>: bench:kge-freebase's setting and rows (bench/freebase_shaped.ts) on a graph that
 // fraction of Freebase's size.
 // Prints the ten costliest ops.
@@ -15,13 +15,16 @@ async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const fraction = Number(process.env.BENCH_KGE_FREEBASE ?? 0);
   const kg = fraction > 0 ? freebaseKg(fraction) : patternedKg({entities: 40943, pairs: 15500, seed: 1});
+  // BENCH_KGE_PYG=1: bench:kge's row in PyG's setting (a negative per positive), else its chunked negatives.
+  const pygSetting =
+    process.env.BENCH_KGE_PYG === '1' ? {chunkSize: 1, negatives: 1, adversarialTemperature: 0} : {chunkSize: 256, negatives: 256};
   const fallback = fraction > 0 ? FREEBASE_ROWS.map((r) => r.name).join(',') : 'distMult,rotatE';
   for (const spec of (process.env.BENCH_KGE_MODELS ?? fallback).split(',')) {
     const row = FREEBASE_ROWS.find((r) => r.name === spec);
     if (fraction > 0 && !row) throw new RangeError(`BENCH_KGE_MODELS: '${spec}' is none of ${fallback}`);
     const opts: Partial<KgeTrainOptions> = row
       ? freebaseOptions(row)
-      : {model: spec as KgeModelName, dim: 128, epochs: 1, batchSize: 1024, chunkSize: 256, negatives: 256};
+      : {model: spec as KgeModelName, dim: 128, epochs: 1, batchSize: 1024, ...pygSetting};
     const warm = await trainKge(kg, opts); // warm-up, unprofiled: the ops overlap as in a run
     warm.model.dispose();
     console.log(`${spec}: unprofiled ${warm.epochs[0].triplesPerSecond.toFixed(0)} triples/s (the warm-up epoch)`);

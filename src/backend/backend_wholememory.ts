@@ -18,6 +18,17 @@ export interface DeviceBuffer {
   managed?: boolean;
   /** Memory the backend does not own (a shared buffer opened by wm.open): called instead of freeing it. */
   release?: () => void;
+  /** An allocation several tensors share (a tensor and its views): freed when the last lets go. */
+  owner?: SharedAllocation;
+}
+
+interface SharedAllocation {
+  holders: number;
+  free: () => void;
+}
+
+function letGo(owner: SharedAllocation): void {
+  if (--owner.holders === 0) owner.free();
 }
 
 interface WmTensorData {
@@ -75,6 +86,9 @@ export function typedArrayFor(dtype: DataType, size: number): Float32Array | Int
 // Small ones stay V8's own. WM_HOST_POISON=1 fills them with NaN (int32: 0x7fc00000, bool: 0xff) instead, so
 // a kernel that leaves part of its output unwritten shows.
 const UNZEROED_FROM_BYTES = 4096;
+// deviceView: a slice of a parent larger than this views it only if it holds an eighth of its bytes (a small
+// slice kept would otherwise keep a large parent alive).
+const VIEW_PARENT_BYTES = 64 << 20;
 const POISON = process.env.WM_HOST_POISON === '1';
 
 // Device uploads need the exact array type of the dtype (some CPU kernels
@@ -195,6 +209,32 @@ export class WholeMemoryBackend extends MathBackendCPU {
     const entry: WmTensorData = {dtype, refCount: 1, device: buf, values, managedHost};
     this.data.set(dataId, entry as never);
     return {dataId, shape, dtype};
+  }
+
+  /**
+   * A tensor over x's device data from element `offset` on, of `shape` (contiguous rows: a slice), without a
+   * copy. The allocation is then shared: freed when x and every view of it are gone (x disposed first, or moved
+   * to another backend, leaves the views whole), and never written in place again (ownsDeviceData). Undefined,
+   * for the caller to copy, where x's data is not plain device memory of this backend, the view would not start
+   * 256-byte aligned (what kernels with vector loads assume of a buffer), or it would keep alive a parent of
+   * more than VIEW_PARENT_BYTES eight times its size.
+   */
+  deviceView(x: TensorInfo, offset: number, shape: number[]): TensorInfo | undefined {
+    const dev = this.entry(x.dataId).device;
+    if (dev === undefined || dev.managed || (dev.release !== undefined && dev.owner === undefined)) return undefined;
+    const elem = bytesPerElement(x.dtype),
+      start = dev.ptr + offset * elem,
+      bytes = util.sizeFromShape(shape) * elem;
+    if (bytes === 0 || start % 256 !== 0 || (dev.bytes > VIEW_PARENT_BYTES && bytes * 8 < dev.bytes)) return undefined;
+    if (dev.owner === undefined) {
+      const base = dev.ptr;
+      const owner: SharedAllocation = {holders: 1, free: () => this.freeDevice(base)};
+      dev.owner = owner;
+      dev.release = () => letGo(owner);
+    }
+    const owner = dev.owner;
+    ++owner.holders;
+    return this.adoptBuffer(shape, x.dtype, {ptr: start, bytes, managed: false, owner, release: () => letGo(owner)});
   }
 
   /** Makes sure the data is on the host; downloads synchronously if needed. */

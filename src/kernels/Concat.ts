@@ -6,7 +6,7 @@ import {inheritValid} from '../backend/index_validation';
 import {backendOf, nativeRunner, reshapeView, STORABLE} from '../kernel_utils/kernel_utils';
 
 // Each input is an [outer, inner_i] block copied into columns of the
-// [outer, sum(inner_i)] output.
+// [outer, sum(inner_i)] output: on the GPU all in one launch (concatColumns), on the host one copy each.
 export const concatConfig: KernelConfig = {
   kernelName: Concat,
   backendName: 'wholememory',
@@ -34,6 +34,13 @@ export const concatConfig: KernelConfig = {
     const outer = util.sizeFromShape(outShape.slice(0, $axis));
     const outInner = util.sizeFromShape(outShape.slice($axis));
     const elem = bytesPerElement(inputs[0].dtype);
+    if (runner.where === 'device') {
+      const srcs = nonEmpty.map((t) => runner.input(t) as number);
+      const inners = nonEmpty.map((t) => util.sizeFromShape(t.shape.slice($axis)));
+      runner.native.concatColumns(elem, srcs, inners, buf as number, outer, outInner);
+      inheritValid(info, nonEmpty);
+      return info;
+    }
     let column = 0;
     for (const t of nonEmpty) {
       const inner = util.sizeFromShape(t.shape.slice($axis));

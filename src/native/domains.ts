@@ -73,6 +73,8 @@ export const embeddingNative: Part<
   | 'embeddingInit'
   | 'kgeChunkLoss'
   | 'complexProduct'
+  | 'complexRotation'
+  | 'complexRotationGrad'
   | 'embeddingGather'
   | 'embeddingWriteRows'
   | 'embeddingApply'

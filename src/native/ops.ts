@@ -41,6 +41,10 @@ export interface NativeOps {
     tails: Int32Array,
   ): void;
   complexProduct(rows: number, half: number, conjA: boolean, conjB: boolean, a: Buf, b: Buf, out: Buf): void;
+  /** Complex rows x [rows, 2 half] rotated by their phases [rows, half] times scale (negated with conj): out = x * e^(i scale phase). */
+  complexRotation(rows: number, half: number, scale: number, conj: boolean, x: Buf, phase: Buf, out: Buf): void;
+  /** complexRotation's gradients given the output's g: dx [rows, 2 half], dPhase [rows, half]. */
+  complexRotationGrad(rows: number, half: number, scale: number, conj: boolean, x: Buf, phase: Buf, g: Buf, dx: Buf, dPhase: Buf): void;
   csrTranspose(
     rowPtr: Int32Array,
     colIdx: Int32Array,
@@ -225,6 +229,8 @@ export interface NativeOps {
     bStrides: number[],
   ): void;
   fill(dtype: NativeDType, y: Buf, n: number, value: number): void;
+  /** Concat on the GPU (device addresses only): input i [outer, inners[i]] into its columns of dst [outer, outInner], one launch per eight inputs. */
+  concatColumns(elemSize: number, srcs: number[], inners: number[], dst: number, outer: number, outInner: number): void;
   stridedCopy(
     elemSize: number,
     src: Buf,

@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {NegativeDistribution, NegativeSampler} from '../graph/kge_negatives';
 import {markValid} from '../backend/index_validation';
+import {concatArrays} from '../util/arrays';
 import {seededPermutation} from '../graph/permutation';
 import {checkKnowledgeGraph, KnowledgeGraph, tripleCount} from '../graph/triples';
 import type {Communicator} from '../memory/communicator';
@@ -186,11 +187,12 @@ export async function trainKge(
     seed: o.seed,
   });
   const negatives = new NegativeSampler(kg.numEntities, o.negativeDistribution, kg.train);
-  const [heads, relations, tails] = [kg.train.heads, kg.train.relations, kg.train.tails].map((a) => tf.tensor1d(a, 'int32'));
-  // checkKnowledgeGraph checked them: a step's ids, gathered from these, need no check (on a GPU, a wait) of their own.
-  markValid(heads, kg.numEntities);
-  markValid(tails, kg.numEntities);
-  markValid(relations, kg.numRelations);
+  // The triples as rows of heads, relations and tails: a step's are one gather of its columns, split (views on a GPU).
+  const triples = tf.tensor2d(
+    concatArrays([kg.train.heads, kg.train.relations, kg.train.tails], (m) => new Int32Array(m)),
+    [3, n],
+    'int32',
+  );
   const epochs: KgeEpoch[] = [];
   const tables = {entity: model.entity, relation: model.relation};
   try {
@@ -224,7 +226,11 @@ export async function trainKge(
           const loss = tf.tidy(() => {
             const at = tf.slice(order, s * batch, batch);
             const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
-            const [h, r, t] = [heads, relations, tails].map((c) => tf.gather(c, at) as tf.Tensor1D);
+            const [h, r, t] = tf.split(tf.gather(triples, at, 1), 3).map((c) => c.reshape([batch]) as tf.Tensor1D);
+            // checkKnowledgeGraph checked the ids: a step's need no check (on a GPU, a wait) of their own.
+            markValid(h, kg.numEntities);
+            markValid(r, kg.numRelations);
+            markValid(t, kg.numEntities);
             const neg = negatives.draw((batch / chunk) * o.negatives, draw + s);
             // Together, each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
             const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
@@ -290,7 +296,7 @@ export async function trainKge(
     model.dispose();
     throw e;
   } finally {
-    tf.dispose([heads, relations, tails]);
+    triples.dispose();
     negatives.dispose();
   }
   return {model, epochs};

@@ -67,6 +67,8 @@ __global__ void rawKernel(KgeChunkArgs k, const float* q, const float* neg, floa
 // The register-tiled kernels: a block of 16 x 16 threads owns 64 x 64 outputs of a group, thread (tx, ty)
 // those at rows ty + 16 r and columns tx + 16 m (r, m < 4); the summed-over axis goes 16 at a time.
 constexpr int kBig = 64, kStep = 16, kPer = 4;
+// Blocks of 256 threads that keep an H100/H200's 132 multiprocessors busy twice over.
+constexpr int64_t kBusyBlocks = 264;
 
 // raw[g][i][j] for i < chunk, j < negatives: columns are the group's negatives.
 template <KgeScorer S>
@@ -125,8 +127,13 @@ __global__ void __launch_bounds__(256) rawTiledKernel(KgeChunkArgs k, const floa
 // G[i][j] d term / d q (the rows are the group's positives, the summed axis its negatives); else
 // dNeg[j][c] = sum over the group's positives i of G[i][j] d term / d candidate. Outputs are (row,
 // coordinate) pairs, 64 x 64 a block; each thread keeps its 4 x 4 own-row values in registers.
+//
+// With slices > 1 the summed axis is cut into that many runs of `span` (a multiple of kStep), a block per
+// run: run s writes its part to parts + s * partStride (whole rows, as out is laid out), which
+// sumPartsKernel then adds in order (more blocks where a group's outputs are few: a small batch).
 template <KgeScorer S, bool kQuery>
-__global__ void __launch_bounds__(256) gradTiledKernel(KgeChunkArgs k, const float* q, const float* neg, const float* coef, float* out) {
+__global__ void __launch_bounds__(256) gradTiledKernel(KgeChunkArgs k, const float* q, const float* neg, const float* coef, float* out,
+                                                       int slices, int64_t span, int64_t partStride) {
   constexpr bool cx = S == KgeScorer::Complex;
   __shared__ float sg[kStep][kBig + 1], so[kStep][kBig];  // sg padded as sq is: the queries' staging writes go down its columns
   __shared__ float soi[cx ? kStep : 1][kBig];
@@ -136,7 +143,10 @@ __global__ void __launch_bounds__(256) gradTiledKernel(KgeChunkArgs k, const flo
   const float* self = kQuery ? q : neg;
   const float* other = kQuery ? neg : q;
   const int64_t o0 = static_cast<int64_t>(blockIdx.y) * kBig, c0 = static_cast<int64_t>(blockIdx.x) * kBig;
-  for (int64_t g = blockIdx.z; g < G; g += gridDim.z) {
+  for (int64_t gs = blockIdx.z; gs < G * slices; gs += gridDim.z) {
+    const int64_t g = gs / slices, slice = gs % slices;
+    const int64_t first = slice * span, last = first + span < along ? first + span : along;
+    float* dst = slices > 1 ? out + slice * partStride : out;
     const int64_t selfBase = g * rows, otherBase = g * along;
     float v[kPer][kPer], vi[kPer][kPer], re[kPer][kPer] = {}, im[kPer][kPer] = {};
 #pragma unroll
@@ -148,16 +158,16 @@ __global__ void __launch_bounds__(256) gradTiledKernel(KgeChunkArgs k, const flo
         v[r][m] = ok ? self[(selfBase + o) * w + c] : 0.f;
         vi[r][m] = cx && ok ? self[(selfBase + o) * w + half + c] : 0.f;
       }
-    for (int64_t l0 = 0; l0 < along; l0 += kStep) {
+    for (int64_t l0 = first; l0 < last; l0 += kStep) {
       for (int e = t; e < kStep * kBig; e += 256) {
         // G[i][j] is at coef[(g C + i) K + j]: along j for the queries (l fastest), along i for the negatives.
         const int l = kQuery ? e % kStep : e / kBig, o = kQuery ? e / kStep : e % kBig;
         const int64_t gi = kQuery ? o0 + o : l0 + l, gj = kQuery ? l0 + l : o0 + o;
-        sg[l][o] = (kQuery ? o0 + o < rows && l0 + l < along : l0 + l < along && o0 + o < rows) ? coef[(g * C + gi) * K + gj] : 0.f;
+        sg[l][o] = (o0 + o < rows && l0 + l < last) ? coef[(g * C + gi) * K + gj] : 0.f;
       }
       for (int e = t; e < kStep * kBig; e += 256) {
         const int l = e / kBig, c = e % kBig;
-        const bool ok = l0 + l < along && c0 + c < coords;
+        const bool ok = l0 + l < last && c0 + c < coords;
         so[l][c] = ok ? other[(otherBase + l0 + l) * w + c0 + c] : 0.f;
         if (cx) soi[l][c] = ok ? other[(otherBase + l0 + l) * w + half + c0 + c] : 0.f;
       }
@@ -197,8 +207,8 @@ __global__ void __launch_bounds__(256) gradTiledKernel(KgeChunkArgs k, const flo
       for (int m = 0; m < kPer; ++m) {
         const int64_t o = o0 + ty + 16 * r, c = c0 + tx + 16 * m;
         if (o >= rows || c >= coords) continue;
-        float* row = out + (selfBase + o) * w;
-        if (kQuery) {
+        float* row = dst + (selfBase + o) * w;
+        if (kQuery && slices == 1) {
           row[c] += re[r][m];
           if (cx) row[half + c] += im[r][m];
         } else {
@@ -206,6 +216,15 @@ __global__ void __launch_bounds__(256) gradTiledKernel(KgeChunkArgs k, const flo
           if (cx) row[half + c] = im[r][m];
         }
       }
+  }
+}
+
+// out[x] (+ with add) = the sum over s < slices, in order, of parts[s * stride + x], for x < n.
+__global__ void sumPartsKernel(const float* parts, int slices, int64_t stride, int64_t n, bool add, float* out) {
+  WM_GRID_STRIDE(x, n) {
+    float sum = add ? out[x] : 0.f;
+    for (int s = 0; s < slices; ++s) sum += parts[s * stride + x];
+    out[x] = sum;
   }
 }
 
@@ -427,11 +446,26 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
       WM_CUDA_LAUNCHED();
     }
   } else if (coords > 0 && tiled) {
-    gradTiledKernel<S, true><<<dim3(blocksOf(coords, kBig), blocksOf(C, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef, dq);
-    WM_CUDA_LAUNCHED();
-    gradTiledKernel<S, false>
-        <<<dim3(blocksOf(coords, kBig), blocksOf(K, kBig), groups), dim3(16, 16), 0, stream()>>>(k, q, neg, coef, dNeg);
-    WM_CUDA_LAUNCHED();
+    // Each side's outputs in 64 x 64 blocks; where they make fewer blocks than the GPU keeps busy, the summed
+    // axis is cut into runs (whole kSteps) summed after, in order.
+    auto side = [&](auto kernel, int64_t rows, int64_t along, float* out, bool add) {
+      const int64_t blocks = blocksOf(coords, kBig) * blocksOf(rows, kBig) * G;
+      const int64_t want = std::min<int64_t>((kBusyBlocks + blocks - 1) / blocks, (along + kStep - 1) / kStep);
+      const int slices = static_cast<int>(std::max<int64_t>(want, 1));
+      const int64_t span = ((along + slices - 1) / slices + kStep - 1) / kStep * kStep;
+      const int64_t stride = G * rows * w;
+      float* parts = slices > 1 ? scratch.get<float>(slices * stride) : out;
+      const unsigned z = static_cast<unsigned>(std::min<int64_t>(G * slices, 65535));
+      kernel<<<dim3(blocksOf(coords, kBig), blocksOf(rows, kBig), z), dim3(16, 16), 0, stream()>>>(k, q, neg, coef, parts, slices, span,
+                                                                                                   stride);
+      WM_CUDA_LAUNCHED();
+      if (slices > 1) {
+        sumPartsKernel<<<gridFor(stride), kThreads, 0, stream()>>>(parts, slices, stride, stride, add, out);
+        WM_CUDA_LAUNCHED();
+      }
+    };
+    side(gradTiledKernel<S, true>, C, K, dq, true);
+    side(gradTiledKernel<S, false>, K, C, dNeg, false);
   } else if (coords > 0) {
     queryGradKernel<S><<<gridFor(k.rows * coords), kThreads, 0, stream()>>>(k, q, neg, coef, dq);
     WM_CUDA_LAUNCHED();

@@ -75,6 +75,116 @@ function product(be: WholeMemoryBackend, a: tf.Tensor2D, b: tf.Tensor2D, conjA: 
   return tf.tensor2d(out, [rows, w]);
 }
 
+/**
+ * Complex rows x [n, 2k] each rotated by its phases [n, k] times `scale` (the other way with conj): x * e^(i scale
+ * phase), RotatE's query. One native op each way on this backend; differentiable in both.
+ */
+export function complexRotation(x: tf.Tensor2D, phase: tf.Tensor2D, scale: number, conj = false): tf.Tensor2D {
+  checkRotation(x, phase);
+  const be = nativeHere(x);
+  if (!be) return composite(x, unitRows(tf.mul(phase, scale) as tf.Tensor2D), false, conj);
+  const f = tf.customGrad(((a: tf.Tensor2D, p: tf.Tensor2D, save: tf.GradSaveFunc) => {
+    save([a, p]);
+    return {
+      value: rotation(be, a, p, scale, conj),
+      gradFunc: (dy: tf.Tensor2D, [sa, sp]: tf.Tensor2D[]) => rotationGradients(be, sa, sp, scale, conj, dy),
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(x, phase) as tf.Tensor2D;
+}
+
+/** The gradients of a loss with respect to x and phase given its gradient g with respect to complexRotation(x, phase, scale, conj) (no tape). */
+export function complexRotationGradients(
+  x: tf.Tensor2D,
+  phase: tf.Tensor2D,
+  scale: number,
+  conj: boolean,
+  g: tf.Tensor2D,
+): [tf.Tensor2D, tf.Tensor2D] {
+  checkRotation(x, phase);
+  const be = nativeHere(x);
+  if (be) return rotationGradients(be, x, phase, scale, conj, g);
+  const [dx, dp] = tf.grads((a: tf.Tensor, p: tf.Tensor) =>
+    tf.sum(tf.mul(complexRotation(a as tf.Tensor2D, p as tf.Tensor2D, scale, conj), g)),
+  )([x, phase]);
+  return [dx as tf.Tensor2D, dp as tf.Tensor2D];
+}
+
+/** The unit complex numbers (cos p, sin p) of phases p [n, k], as rows [n, 2k]. */
+export function unitRows(phase: tf.Tensor2D): tf.Tensor2D {
+  return tf.concat([tf.cos(phase), tf.sin(phase)], 1) as tf.Tensor2D;
+}
+
+function checkRotation(x: tf.Tensor2D, phase: tf.Tensor2D): void {
+  if (!(x instanceof tf.Tensor) || x.rank !== 2 || x.dtype !== 'float32' || x.shape[1] % 2 !== 0)
+    throw new TypeError(
+      `complexRotation: x must be a float32 [rows, 2k] tensor of complex rows, got ${x instanceof tf.Tensor ? `${x.dtype} [${x.shape}]` : typeof x}`,
+    );
+  if (
+    !(phase instanceof tf.Tensor) ||
+    phase.dtype !== 'float32' ||
+    phase.rank !== 2 ||
+    phase.shape[0] !== x.shape[0] ||
+    phase.shape[1] * 2 !== x.shape[1]
+  )
+    throw new RangeError(
+      `complexRotation: phase must be float32 [${x.shape[0]}, ${x.shape[1] / 2}] (a phase per complex coordinate of x), got ${phase instanceof tf.Tensor ? `${phase.dtype} [${phase.shape}]` : typeof phase}`,
+    );
+}
+
+function nativeHere(x: tf.Tensor): WholeMemoryBackend | undefined {
+  const be = tf.backend();
+  return be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels) && x.size > 0 ? be : undefined;
+}
+
+function rotation(be: WholeMemoryBackend, x: tf.Tensor2D, phase: tf.Tensor2D, scale: number, conj: boolean): tf.Tensor2D {
+  const [rows, w] = x.shape;
+  const native = embeddingNative();
+  if (be.gpu)
+    return be.deviceOutputs([[rows, w]], ([out]) =>
+      native.complexRotation(rows, w / 2, scale, conj, be.devicePtr(x), be.devicePtr(phase), out),
+    )[0] as tf.Tensor2D;
+  const out = new Float32Array(rows * w);
+  native.complexRotation(rows, w / 2, scale, conj, be.hostArray(x) as Float32Array, be.hostArray(phase) as Float32Array, out);
+  return tf.tensor2d(out, [rows, w]);
+}
+
+function rotationGradients(
+  be: WholeMemoryBackend,
+  x: tf.Tensor2D,
+  phase: tf.Tensor2D,
+  scale: number,
+  conj: boolean,
+  g: tf.Tensor2D,
+): [tf.Tensor2D, tf.Tensor2D] {
+  const [rows, w] = x.shape;
+  const native = embeddingNative();
+  if (be.gpu) {
+    const outs = be.deviceOutputs(
+      [
+        [rows, w],
+        [rows, w / 2],
+      ],
+      ([dx, dp]) => native.complexRotationGrad(rows, w / 2, scale, conj, be.devicePtr(x), be.devicePtr(phase), be.devicePtr(g), dx, dp),
+    );
+    return [outs[0] as tf.Tensor2D, outs[1] as tf.Tensor2D];
+  }
+  const dx = new Float32Array(rows * w),
+    dp = new Float32Array((rows * w) / 2);
+  native.complexRotationGrad(
+    rows,
+    w / 2,
+    scale,
+    conj,
+    be.hostArray(x) as Float32Array,
+    be.hostArray(phase) as Float32Array,
+    be.hostArray(g) as Float32Array,
+    dx,
+    dp,
+  );
+  return [tf.tensor2d(dx, [rows, w]), tf.tensor2d(dp, [rows, w / 2])];
+}
+
 /** @internal The same from tfjs ops (other backends; the tests' reference). */
 export function composite(a: tf.Tensor2D, b: tf.Tensor2D, conjA = false, conjB = false): tf.Tensor2D {
   const x = complexParts(a),

@@ -3,7 +3,7 @@
 // [-pi, pi]. As a query: h * r against the tails, t * conj(r) against the heads (|r| = 1).
 import * as tf from '@tensorflow/tfjs-core';
 
-import {complexModuli, complexProduct, complexProductGradients} from './complex_rows';
+import {complexModuli, complexRotation, complexRotationGradients} from './complex_rows';
 import {KgeModel, KgeOptions, KgeSide} from './kge_model';
 
 export class RotatE extends KgeModel {
@@ -12,21 +12,16 @@ export class RotatE extends KgeModel {
   }
 
   query(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide): tf.Tensor2D {
-    return complexProduct(fixed, unit(this.phase(relation)), false, side === 'head');
+    return complexRotation(fixed, relation, this.phaseScale(), side === 'head');
   }
 
   queryGradients(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide, dq: tf.Tensor2D): [tf.Tensor2D, tf.Tensor2D] {
-    const phase = this.phase(relation);
-    const [dFixed, dUnit] = complexProductGradients(fixed, unit(phase), side === 'head', dq);
-    // d(cos p, sin p)/dp = (-sin p, cos p), times the phase's scale.
-    const [dCos, dSin] = tf.split(dUnit, 2, 1);
-    const dPhase = tf.sub(tf.mul(dSin, tf.cos(phase)), tf.mul(dCos, tf.sin(phase)));
-    return [dFixed, tf.mul(dPhase, Math.PI / this.config.initScale) as tf.Tensor2D];
+    return complexRotationGradients(fixed, relation, this.phaseScale(), side === 'head', dq);
   }
 
-  // The phases p = r * pi / initScale of a relation's stored rows.
-  private phase(relation: tf.Tensor2D): tf.Tensor2D {
-    return tf.mul(relation, Math.PI / this.config.initScale) as tf.Tensor2D;
+  // The phases of a relation's stored rows r are r * pi / initScale.
+  private phaseScale(): number {
+    return Math.PI / this.config.initScale;
   }
 
   pairScore(q: tf.Tensor2D, c: tf.Tensor2D): tf.Tensor1D {
@@ -40,9 +35,4 @@ export class RotatE extends KgeModel {
   pairBytes(): number {
     return 16 * this.config.dim;
   }
-}
-
-/** The unit complex numbers (cos p, sin p) of phases p [n, k], as rows [n, 2k]. */
-function unit(phase: tf.Tensor2D): tf.Tensor2D {
-  return tf.concat([tf.cos(phase), tf.sin(phase)], 1) as tf.Tensor2D;
 }
