@@ -11,9 +11,9 @@
 // blocks staged before the clock); and ours end to end as a training loop runs it, the sampling (on the GPU
 // where there is one; BENCH_HETERO_SAMPLE=host: on the host) and the staging included, no wait between
 // batches (PyG's side has no sampler here: pyg-lib is absent), with each phase's time from a pass that waits
-// after each; seeds/s = 1024 x steps/s. Then accuracy: a fresh R-GCN on each side trained BENCH_HETERO_PASSES
-// passes (default 10) over the same timed batches and judged on the same BENCH_HETERO_VAL_BATCHES batches of
-// validation papers (the papers' features carry their class). BENCH_TORCH= (empty) skips PyG.
+// after each; seeds/s = 1024 x steps/s. Then accuracy: BENCH_HETERO_SEEDS (default 3) fresh R-GCNs on each side, each
+// trained BENCH_HETERO_PASSES passes (default 10) over the same timed batches and judged on the same
+// BENCH_HETERO_VAL_BATCHES batches of validation papers (the papers' features carry their class): mean and spread. BENCH_TORCH= (empty) skips PyG.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -26,6 +26,7 @@ import {RgatConv} from '../src/nn/hetero/rgat_conv';
 import {RgcnConv} from '../src/nn/hetero/rgcn_conv';
 import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
+import {meanStd} from '../src/train/graph_classification';
 import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
 import {typedLogits, typedStep} from './typed_step';
 import {magShaped} from './mag_shaped';
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
   // judged on BENCH_HETERO_VAL_BATCHES batches of validation papers; PyG's RGCNConv the same on the same batches.
   const passes = Number(process.env.BENCH_HETERO_PASSES ?? 10);
   if (!(Number.isInteger(passes) && passes >= 0)) throw new RangeError(`BENCH_HETERO_PASSES must be a non-negative integer, got ${passes}`);
+  const seedRuns = envPositiveInt('BENCH_HETERO_SEEDS', 3); // fresh models a side, each from its own seeds
   const valCount = envPositiveInt('BENCH_HETERO_VAL_BATCHES', dev.gpu ? 8 : 2);
   const t0 = Date.now();
   const g = magShaped(scale);
@@ -209,7 +211,7 @@ async function main(): Promise<void> {
         again.dispose();
       }
     }
-    let accuracy: {ours: number; trainBatches: number; passes: number; valPapers: number} | undefined;
+    let accuracy: {ours: number; oursSd: number; oursRuns: number[]; trainBatches: number; passes: number; valPapers: number} | undefined;
     if (passes > 0) {
       const valLoader = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 20], batchSize: 1024, seed: 4, seeds: g.labels!.split!.val});
       for await (const b of valLoader) {
@@ -218,40 +220,58 @@ async function main(): Promise<void> {
         if (valBatches.length >= valCount) break;
       }
       valLoader.dispose();
-      const fresh = [
-        new RgcnConv({inDim: 128, units: hidden, relations, numBases: 8, seed: 5}),
-        new RgcnConv({inDim: hidden, units: classes, relations, numBases: 8, seed: 6}),
-      ];
-      const freshOpt = adam(0.01);
-      try {
-        const train = typedStep(
-          fresh,
-          freshOpt,
-          fresh.flatMap((c) => c.variables),
-          'paper',
-        );
-        for (let p = 0; p < passes; ++p) for (const b of kept) train(b);
-        let right = 0,
+      // Each of `runs` fresh models from its own seeds (PyG's: torch.manual_seed(run)); the mean and spread compared.
+      const runs: number[] = [];
+      let seen = 0;
+      for (let run = 0; run < seedRuns; ++run) {
+        const fresh = [
+          new RgcnConv({inDim: 128, units: hidden, relations, numBases: 8, seed: 5 + 2 * run}),
+          new RgcnConv({inDim: hidden, units: classes, relations, numBases: 8, seed: 6 + 2 * run}),
+        ];
+        const freshOpt = adam(0.01);
+        try {
+          const train = typedStep(
+            fresh,
+            freshOpt,
+            fresh.flatMap((c) => c.variables),
+            'paper',
+          );
+          for (let p = 0; p < passes; ++p) for (const b of kept) train(b);
+          let right = 0;
           seen = 0;
-        for (const b of valBatches) {
-          const predicted = tf.tidy(() => tf.argMax(typedLogits(fresh, b, 'paper'), 1)).dataSync();
-          const y = b.y!.dataSync();
-          for (let i = 0; i < y.length; ++i) right += predicted[i] === y[i] ? 1 : 0;
-          seen += y.length;
+          for (const b of valBatches) {
+            const predicted = tf.tidy(() => tf.argMax(typedLogits(fresh, b, 'paper'), 1)).dataSync();
+            const y = b.y!.dataSync();
+            for (let i = 0; i < y.length; ++i) right += predicted[i] === y[i] ? 1 : 0;
+            seen += y.length;
+          }
+          runs.push(right / seen);
+        } finally {
+          fresh.forEach((c) => c.dispose());
+          freshOpt.dispose();
         }
-        accuracy = {ours: right / seen, trainBatches: kept.length, passes, valPapers: seen};
-        console.log(
-          `R-GCN accuracy: ${passes} passes over ${kept.length} batches, ${(100 * accuracy.ours).toFixed(2)} % of ${seen} validation papers`,
-        );
-      } finally {
-        fresh.forEach((c) => c.dispose());
-        freshOpt.dispose();
       }
+      const [mean, sd] = meanStd(runs);
+      accuracy = {ours: mean, oursSd: sd, oursRuns: runs, trainBatches: kept.length, passes, valPapers: seen};
+      console.log(
+        `R-GCN accuracy: ${passes} passes over ${kept.length} batches, ${(100 * mean).toFixed(2)} ± ${(100 * sd).toFixed(2)} % of ${seen} validation papers (${runs.length} seeds)`,
+      );
     }
-    fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({types, relations, hidden, classes, batches: meta, val: valMeta, passes}));
+    fs.writeFileSync(
+      path.join(dir, 'meta.json'),
+      JSON.stringify({types, relations, hidden, classes, batches: meta, val: valMeta, passes, seeds: seedRuns}),
+    );
     const pyg =
       dev.gpu && process.env.BENCH_TORCH !== ''
-        ? torchJson<{stepsPerSecond: number; rgatStepsPerSecond: number; accuracy?: number; torch: string; pyg: string}>('hetero.py', [dir])
+        ? torchJson<{
+            stepsPerSecond: number;
+            rgatStepsPerSecond: number;
+            accuracy?: number;
+            accuracySd?: number;
+            accuracyRuns?: number[];
+            torch: string;
+            pyg: string;
+          }>('hetero.py', [dir])
         : undefined;
     const row = {
       oursStepsPerSecond: ours,
@@ -269,7 +289,7 @@ async function main(): Promise<void> {
         trainingRatio: pyg ? gatSteps / pyg.rgatStepsPerSecond : undefined,
       },
     };
-    const rgcnAccuracy = accuracy && {...accuracy, pyg: pyg?.accuracy};
+    const rgcnAccuracy = accuracy && {...accuracy, pyg: pyg?.accuracy, pygSd: pyg?.accuracySd, pygRuns: pyg?.accuracyRuns};
     writeBenchResult('hetero', {
       device: dev,
       scale,
@@ -284,8 +304,9 @@ async function main(): Promise<void> {
     });
     if (rgcnAccuracy?.pyg !== undefined)
       console.log(
-        `R-GCN validation accuracy after ${passes} passes over the same ${kept.length} batches: ours ${(100 * rgcnAccuracy.ours).toFixed(2)} %, ` +
-          `PyG RGCNConv ${(100 * rgcnAccuracy.pyg).toFixed(2)} % (${(100 * (rgcnAccuracy.ours - rgcnAccuracy.pyg)).toFixed(2)} points)`,
+        `R-GCN validation accuracy after ${passes} passes over the same ${kept.length} batches, ${seedRuns} seeds each: ours ` +
+          `${(100 * rgcnAccuracy.ours).toFixed(2)} ± ${(100 * rgcnAccuracy.oursSd).toFixed(2)} %, PyG RGCNConv ${(100 * rgcnAccuracy.pyg).toFixed(2)} ± ` +
+          `${(100 * (rgcnAccuracy.pygSd ?? 0)).toFixed(2)} % (${(100 * (rgcnAccuracy.ours - rgcnAccuracy.pyg)).toFixed(2)} points)`,
       );
     console.log(
       `\nR-GCN, batch 1024, fan-out [25, 20]: training steps on batches already on the device, ours ${oursSteps.toFixed(2)} steps/s` +
