@@ -22,7 +22,7 @@ describe('batchNormTraining (batch normalisation, its gradient written out)', ()
     await tf.setBackend(wm.BACKEND_NAME);
   });
 
-  it("matches tf.moments + tf.batchNorm differentiated by tfjs on tfjs-backend-cpu: outputs, statistics, and the rows', gamma's and beta's gradients", async () => {
+  it("matches tf.moments + tf.batchNorm differentiated by tfjs on tfjs-backend-cpu: outputs, statistics, and the rows', gamma's and beta's gradients; moves running statistics", async () => {
     for (const [rows, cols] of [
       [2, 1],
       [7, 3],
@@ -60,6 +60,39 @@ describe('batchNormTraining (batch normalisation, its gradient written out)', ()
       const got = run(true);
       expect(tf.memory().numTensors, 'tensors left').to.equal(before);
       ['loss', 'dx', 'dgamma', 'dbeta', 'mean', 'variance'].forEach((what, i) => near(got[i], want[i], `${rows}x${cols} ${what}`));
+    }
+    // Running statistics given: moved toward the batch's inside the op (r += 0.1 (batch - r)), under a gradient tape too.
+    {
+      const r = rng(5);
+      const x = tf.tensor2d(
+        Float32Array.from({length: 40 * 6}, () => r() * 4 - 1),
+        [40, 6],
+      );
+      const [gamma, beta] = [tf.ones([6]) as tf.Tensor1D, tf.zeros([6]) as tf.Tensor1D];
+      const old = [Float32Array.from({length: 6}, () => r()), Float32Array.from({length: 6}, () => 1 + r())];
+      const running = {mean: tf.variable(tf.tensor1d(old[0]), false), variance: tf.variable(tf.tensor1d(old[1]), false), momentum: 0.1};
+      const before = tf.memory().numTensors;
+      let stats: Float32Array[] = [];
+      tf.dispose(
+        tf.grads((a: tf.Tensor) => {
+          const o = batchNormTraining(a as tf.Tensor2D, gamma, beta, 1e-5, running);
+          stats = [o.mean, o.variance].map((t) => Float32Array.from(t.dataSync()));
+          tf.dispose([o.mean, o.variance]);
+          return tf.sum(tf.square(o.y));
+        })([x]),
+      );
+      expect(tf.memory().numTensors, 'tensors left by a pass with running statistics').to.equal(before);
+      near(
+        running.mean.dataSync(),
+        old[0].map((v, i) => v + 0.1 * (stats[0][i] - v)),
+        'running mean',
+      );
+      near(
+        running.variance.dataSync(),
+        old[1].map((v, i) => v + 0.1 * (stats[1][i] - v)),
+        'running variance',
+      );
+      tf.dispose([x, gamma, beta, running.mean, running.variance]);
     }
     const [empty, ones, zeros] = [tf.zeros([0, 3]) as tf.Tensor2D, tf.ones([3]) as tf.Tensor1D, tf.zeros([3]) as tf.Tensor1D];
     expect(() => batchNormTraining(empty, ones, zeros, 1e-5)).to.throw(/a batch of no rows/);

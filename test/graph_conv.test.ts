@@ -192,22 +192,35 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
     tf.dispose([x, neighbors]);
   });
 
-  it('ginConv: MLP((1 + eps) x + sum of neighbours), eps fixed or learned', () => {
+  it('ginConv: MLP((1 + eps) x + sum of neighbours), eps fixed or learned, with and without biases, every output activation path', () => {
     const block = CsrBlock.fromGraph(graph);
     const x = tf.tensor2d(xValues, [n, inDim]);
-    for (const trainEps of [false, true]) {
-      const layer = wm.nn.ginConv({units: 3, hiddenUnits: 8, eps: 0.25, trainEps, seed: 4});
+    // relu and linear go through ginMlp (its backward written out), elu through the composed ops.
+    for (const [trainEps, activation, eps0, useBias] of [
+      [false, 'linear', 0.25, true],
+      [true, 'linear', 0.25, true],
+      [false, 'relu', 0, true],
+      [true, 'relu', -0.5, false],
+      [false, 'relu', 0.75, false],
+      [false, 'elu', 0.25, true],
+    ] as [boolean, 'linear' | 'relu' | 'elu', number, boolean][]) {
+      const what = `ginConv trainEps ${trainEps} ${activation} eps ${eps0} bias ${useBias}`;
+      const layer = wm.nn.ginConv({units: 3, hiddenUnits: 8, eps: eps0, trainEps, activation, useBias, seed: 4});
       const got = withGrads(layer, x, (xx) => layer.apply(xx, {graph: block}) as tf.Tensor2D);
-      const [w1, b1, w2, b2, eps] = layer.getWeights();
+      const weights = layer.getWeights();
+      const [w1, b1, w2, b2] = useBias ? weights : [weights[0], undefined, weights[1], undefined];
+      const eps = trainEps ? weights[weights.length - 1] : undefined;
       const ref = (xx: tf.Tensor2D) => {
-        const scale = eps ? tf.add(1, eps) : tf.scalar(1.25);
+        const scale = eps ? tf.add(1, eps) : tf.scalar(1 + eps0);
         const h = tf.add(tf.mul(xx, scale), reduceRef(xx, rowsOf(graph), 'sum'));
-        return tf.add(tf.matMul(tf.relu(tf.add(tf.matMul(h, w1), b1)), w2), b2) as tf.Tensor2D;
+        const hidden = tf.relu(b1 ? tf.add(tf.matMul(h, w1), b1) : tf.matMul(h, w1));
+        const out = b2 ? tf.add(tf.matMul(hidden, w2), b2) : tf.matMul(hidden, w2);
+        return (activation === 'relu' ? tf.relu(out) : activation === 'elu' ? tf.elu(out) : out) as tf.Tensor2D;
       };
       const want = withGrads(layer, x, ref);
-      closeTo(got.y, want.y, 1e-4, `ginConv trainEps ${trainEps}: output`);
-      got.g.forEach((g, i) => closeTo(g, want.g[i], 1e-4, `ginConv trainEps ${trainEps}: gradient ${i}`));
-      expect(layer.trainableWeights.length).to.equal(trainEps ? 5 : 4);
+      closeTo(got.y, want.y, 1e-4, `${what}: output`);
+      got.g.forEach((g, i) => closeTo(g, want.g[i], 1e-4, `${what}: gradient ${i}`));
+      expect(layer.trainableWeights.length).to.equal((useBias ? 4 : 2) + (trainEps ? 1 : 0));
       layer.dispose();
     }
     x.dispose();

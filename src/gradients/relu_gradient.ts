@@ -15,6 +15,11 @@ function native(dy: tf.Tensor, x: tf.Tensor): boolean {
   return be instanceof WholeMemoryBackend && nativeRunner(be, [dy, x], ['float32']) !== null && tf.util.arraysEqual(dy.shape, x.shape);
 }
 
+/** dy where y (ReLU's input, or its output: the same sign) is positive, else 0: tf.relu's backward pass. */
+export function reluBackward(dy: tf.Tensor, y: tf.Tensor): tf.Tensor {
+  return native(dy, y) ? (tf.engine().runKernel(WM_RELU_GRAD, {dy, x: y}) as tf.Tensor) : tf.mul(dy, tf.cast(tf.step(y), 'float32'));
+}
+
 const reluGrad: GradConfig = {
   kernelName: Relu,
   inputsToSave: ['x'],
@@ -22,7 +27,7 @@ const reluGrad: GradConfig = {
     const d = dy as tf.Tensor,
       [x] = saved;
     return {
-      x: () => (native(d, x) ? (tf.engine().runKernel(WM_RELU_GRAD, {dy: d, x}) as tf.Tensor) : tf.mul(d, tf.cast(tf.step(x), 'float32'))),
+      x: () => reluBackward(d, x),
     };
   },
 };

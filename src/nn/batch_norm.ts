@@ -5,15 +5,24 @@
 // ops, each a launch on the GPU.
 import * as tf from '@tensorflow/tfjs-core';
 
+/** Running statistics a training pass moves toward its batch's: r += momentum (batch - r). */
+export interface RunningStats {
+  mean: tf.Variable;
+  variance: tf.Variable;
+  momentum: number;
+}
+
 /**
- * The normalised rows and the batch's statistics (for running averages; no gradient flows through them; kept
- * out of any tidy scope: the caller disposes them).
+ * The normalised rows and the batch's statistics (no gradient flows through them; kept out of any tidy scope:
+ * the caller disposes them). With `running`, its averages are moved toward the batch's inside the op, where no
+ * gradient tape records (or copies the inputs of) the update's arithmetic.
  */
 export function batchNormTraining(
   x: tf.Tensor2D,
   gamma: tf.Tensor1D,
   beta: tf.Tensor1D,
   epsilon: number,
+  running?: RunningStats,
 ): {y: tf.Tensor2D; mean: tf.Tensor1D; variance: tf.Tensor1D} {
   const rows = x.shape[0];
   if (rows < 1) throw new RangeError('batchNormTraining: a batch of no rows has no statistics');
@@ -24,6 +33,11 @@ export function batchNormTraining(
     variance = tf.keep(tf.mean(tf.square(centered), 0) as tf.Tensor1D);
     const invStd = tf.rsqrt(tf.add(variance, epsilon));
     const xhat = tf.mul(centered, invStd);
+    if (running) {
+      const {momentum: m} = running;
+      running.mean.assign(tf.add(running.mean, tf.mul(tf.sub(mean, running.mean), m)));
+      running.variance.assign(tf.add(running.variance, tf.mul(tf.sub(variance, running.variance), m)));
+    }
     save([xhat, invStd, g]);
     return {
       value: tf.add(tf.mul(xhat, g), b),

@@ -200,11 +200,8 @@ export class GraphClassifier {
   // toward them), the running ones otherwise.
   private normalized(h: tf.Tensor2D, n: Norm, training: boolean): tf.Tensor2D {
     if (training && h.shape[0] > 1) {
-      const {y, mean, variance} = batchNormTraining(h, n.gamma as tf.Tensor1D, n.beta as tf.Tensor1D, NORM_EPSILON);
-      tf.tidy(() => {
-        n.mean.assign(tf.add(n.mean, tf.mul(tf.sub(mean, n.mean), NORM_MOMENTUM)));
-        n.variance.assign(tf.add(n.variance, tf.mul(tf.sub(variance, n.variance), NORM_MOMENTUM)));
-      });
+      const running = {mean: n.mean, variance: n.variance, momentum: NORM_MOMENTUM};
+      const {y, mean, variance} = batchNormTraining(h, n.gamma as tf.Tensor1D, n.beta as tf.Tensor1D, NORM_EPSILON, running);
       tf.dispose([mean, variance]);
       return y;
     }

@@ -1,11 +1,13 @@
 // GIN's layer (Xu et al.; PyG's GINConv with a two-layer MLP): act(MLP((1 + eps) x_self + sum of
 // neighbours)), MLP = Linear -> ReLU -> Linear; eps fixed or learned. The neighbour sum is the native
-// sparse product (or the fixed fan-out's gather).
+// sparse product (or the fixed fan-out's gather); with a ReLU or linear activation the rest is one op each
+// way (gin_mlp.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import {initializers, LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
 import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
 import type {GraphLayerInput} from './graph_input';
+import {ginMlp} from './gin_mlp';
 import {reduceNeighbors} from './neighbor_reduce';
 
 export interface GinConvArgs extends GraphConvArgs {
@@ -55,19 +57,22 @@ export class GinConv extends GraphConv {
         throw new RangeError(
           `ginConv: sources and destinations must be as wide (their rows are added), got ${x.shape[1]} and ${self.shape[1]}`,
         );
+      const agg = this.neighborSum(x, graph, kwargs);
+      if (this.activation === 'relu' || this.activation === 'linear')
+        return ginMlp(self, agg, {
+          w1: this.w1!.read() as tf.Tensor2D,
+          b1: this.b1?.read() as tf.Tensor1D | undefined,
+          w2: this.w2!.read() as tf.Tensor2D,
+          b2: this.b2?.read() as tf.Tensor1D | undefined,
+          eps: this.epsWeight?.read(),
+          fixedEps: this.eps,
+          relu: this.activation === 'relu',
+        });
       // (1 + eps) x_self, left as it is for a fixed eps of 0 (GIN's default): no product by one each way.
       const own = this.epsWeight ? tf.mul(self, tf.add(1, this.epsWeight.read())) : this.eps === 0 ? self : tf.mul(self, 1 + this.eps);
-      const h = tf.add(own, this.neighborSum(x, graph, kwargs)) as tf.Tensor2D;
-      // Each linear layer with its bias and activation one fused matMul (one kernel each way).
+      const h = tf.add(own, agg) as tf.Tensor2D;
       const hidden = tf.fused.matMul({a: h, b: this.w1!.read() as tf.Tensor2D, bias: this.b1?.read(), activation: 'relu'});
-      const fusable = this.activation === 'relu' || this.activation === 'linear';
-      const out = tf.fused.matMul({
-        a: hidden,
-        b: this.w2!.read() as tf.Tensor2D,
-        bias: this.b2?.read(),
-        activation: fusable ? (this.activation as 'relu' | 'linear') : 'linear',
-      });
-      return fusable ? (out as tf.Tensor2D) : this.activate(out);
+      return this.activate(tf.fused.matMul({a: hidden, b: this.w2!.read() as tf.Tensor2D, bias: this.b2?.read()}));
     });
   }
 

@@ -140,7 +140,13 @@ export abstract class GraphConv extends layers.Layer {
       return {x, graph, ownRows: () => xDst, bipartite: true};
     }
     if (rows > x.shape[0]) throw new RangeError(`${what}: the graph computes ${rows} rows, the input has only ${x.shape[0]}`);
-    return {x, graph, ownRows: () => tf.slice(x, [0, 0], [rows, x.shape[1]]), bipartite: false};
+    // Every row a destination (a whole graph, a batch of graphs): x itself, no slice (and no pad back) each way.
+    return {
+      x,
+      graph,
+      ownRows: () => (rows === x.shape[0] ? x : (tf.slice(x, [0, 0], [rows, x.shape[1]]) as tf.Tensor2D)),
+      bipartite: false,
+    };
   }
 
   override computeOutputShape(inputShape: Shape | Shape[]): Shape {
