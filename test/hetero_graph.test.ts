@@ -930,7 +930,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     }
   });
 
-  it('rgatConv (heads concatenated or averaged) on the native attention against the same layer on tfjs-backend-cpu (tfjs ops): outputs, input and weight gradients', async () => {
+  it('rgatConv (heads concatenated or averaged) on the native attention against the same layer on tfjs-backend-cpu (tfjs ops) and against R-GAT written relation by relation: outputs, input and weight gradients', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(23);
     const g = papersAndAuthors(rng);
@@ -943,10 +943,40 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       for (const t of Object.keys(layer.src)) xv[t] = Float32Array.from({length: layer.src[t].length * inDim}, () => rng() * 2 - 1);
       for (const concat of [true, false]) {
         const conv = rgatConv({inDim, units: 3, heads: 2, relations: g.edgeTypes.map(edgeTypeKey), concat, seed: 4});
-        const [ours, ref] = gradsOnBothBackends(conv, layer, () =>
-          Object.fromEntries(Object.entries(xv).map(([t, v]) => [t, tf.tensor2d(v, [v.length / inDim, inDim])])),
-        );
+        const inputs = () => Object.fromEntries(Object.entries(xv).map(([t, v]) => [t, tf.tensor2d(v, [v.length / inDim, inDim])]));
+        const [ours, ref] = gradsOnBothBackends(conv, layer, inputs);
         expectAllNear(ours, ref, `concat ${concat}`);
+        // The layer as R-GAT is written, relation by relation (z = x W_r, logits z . a), from the same variables on
+        // tfjs-backend-cpu: what the layer's folded, once-a-call matrices must equal.
+        const [w, attSrc, attDst, root, bias] = conv.variables;
+        const relations = g.edgeTypes.map(edgeTypeKey);
+        const plain = {
+          variables: conv.variables,
+          apply: (x: Record<string, tf.Tensor2D>, l: TypedLayer) => {
+            const out: Record<string, tf.Tensor2D> = {};
+            for (const [t, rows] of Object.entries(l.dst)) {
+              if (rows.length === 0) continue;
+              const xd = tf.slice(x[t], [0, 0], [rows.length, inDim]) as tf.Tensor2D;
+              let h = tf.matMul(xd, root);
+              for (const [key, block] of Object.entries(l.blocks)) {
+                const [src, , dst] = key.split('___');
+                if (dst !== t || block.arrays.colIdx.length === 0) continue;
+                const r = relations.indexOf(key);
+                const wr = tf.reshape(tf.slice(w, [r, 0, 0], [1, -1, -1]), [inDim, 6]) as tf.Tensor2D;
+                const z = tf.reshape(tf.matMul(x[src], wr), [-1, 2, 3]) as tf.Tensor3D;
+                const zd = tf.reshape(tf.matMul(xd, wr), [-1, 2, 3]);
+                const logit = (zz: tf.Tensor, att: tf.Tensor) =>
+                  tf.sum(tf.mul(zz, tf.slice(att, [r, 0, 0], [1, -1, -1])), 2) as tf.Tensor2D;
+                const agg = wm.nn.gatAggregate(block, z, logit(z, attSrc), logit(zd, attDst), {negativeSlope: 0.2});
+                h = tf.add(h, concat ? tf.reshape(agg, [rows.length, 6]) : tf.mean(agg, 1));
+              }
+              out[t] = tf.add(h, bias) as tf.Tensor2D;
+            }
+            return out;
+          },
+        };
+        const [, written] = gradsOnBothBackends(plain, layer, inputs);
+        expectAllNear(ours, written, `concat ${concat}, against the layer relation by relation`);
         conv.dispose();
       }
       sub.dispose();

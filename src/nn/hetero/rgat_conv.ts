@@ -80,24 +80,28 @@ export class RgatConv {
     const {inDim, units, heads, concat, negativeSlope} = this.config;
     checkTypedInputs('rgatConv', x, layer, inDim);
     return tf.tidy(() => {
+      // Each relation's matrix and its attention logits' matrices, made once a call for all relations (a few ops,
+      // not a few per relation): a row's logit per head is z . a = x (W a), W folded with a first ([inDim, heads]),
+      // so the logits are one narrow product each side rather than a pass over the [rows, heads, units] projections.
+      const R = this.config.relations.length;
+      const weights = tf.unstack(this.w) as tf.Tensor2D[];
+      const wHeads = tf.reshape(this.w, [R, inDim, heads, units]);
+      const fold = (att: tf.Variable) => tf.unstack(tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3)) as tf.Tensor2D[]; // R x [inDim, heads]
+      const foldedSrc = fold(this.attSrc),
+        foldedDst = fold(this.attDst);
       const out: Record<string, tf.Tensor2D> = {};
       for (const [t, rows] of Object.entries(layer.dst)) {
         const n = rows.length;
         if (n === 0) continue;
-        const xd = tf.slice(x[t], [0, 0], [n, inDim]) as tf.Tensor2D;
+        const xd = (x[t].shape[0] === n ? x[t] : tf.slice(x[t], [0, 0], [n, inDim])) as tf.Tensor2D;
         let h: tf.Tensor2D = this.root ? tf.matMul(xd, this.root) : tf.zeros([n, this.outDim]);
         for (const [key, block] of Object.entries(layer.blocks)) {
           const [s, , d] = parseEdgeTypeKey(key, "rgatConv: the layer's blocks");
           if (d !== t || block.arrays.colIdx.length === 0) continue;
           const r = this.index.get(key);
           if (r === undefined) throw new RangeError(`rgatConv: the layer has edge type ${key}, the conv has no weights for it`);
-          const w = tf.squeeze(tf.slice(this.w, [r, 0, 0], [1, -1, -1]), [0]) as tf.Tensor2D;
-          // A row's attention logit per head, z . a = x (W a): W folded with a first ([inDim, heads]), so the
-          // logits are one narrow product each side rather than a pass over the [rows, heads, units] projections.
-          const folded = (att: tf.Variable) =>
-            tf.sum(tf.mul(tf.reshape(w, [inDim, heads, units]), tf.slice(att, [r, 0, 0], [1, -1, -1])), 2) as tf.Tensor2D;
-          const zs = tf.reshape(tf.matMul(x[s], w), [-1, heads, units]) as tf.Tensor3D;
-          const agg = gatAggregate(block, zs, tf.matMul(x[s], folded(this.attSrc)), tf.matMul(xd, folded(this.attDst)), {negativeSlope});
+          const zs = tf.reshape(tf.matMul(x[s], weights[r]), [-1, heads, units]) as tf.Tensor3D;
+          const agg = gatAggregate(block, zs, tf.matMul(x[s], foldedSrc[r]), tf.matMul(xd, foldedDst[r]), {negativeSlope});
           h = tf.add(h, concat ? tf.reshape(agg, [n, heads * units]) : tf.mean(agg, 1));
         }
         out[t] = (this.biasVar ? tf.add(h, this.biasVar) : h) as tf.Tensor2D;
