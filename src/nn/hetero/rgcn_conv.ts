@@ -123,7 +123,8 @@ export class RgcnConv {
         if (rows.length === 0) continue;
         const rels = into.get(t) ?? [];
         const aggs = rels.map(({key, source}) => aggregate(x[source], layer.blocks[key], this.config.aggr));
-        const own = this.root ? [tf.slice(x[t], [0, 0], [rows.length, inDim]) as tf.Tensor2D] : [];
+        const xd = x[t].shape[0] === rows.length ? x[t] : (tf.slice(x[t], [0, 0], [rows.length, inDim]) as tf.Tensor2D);
+        const own = this.root ? [xd] : [];
         let h: tf.Tensor2D;
         if (own.length + aggs.length === 0) h = tf.zeros([rows.length, units]);
         else if (grouped) {
