@@ -12,13 +12,10 @@ import * as wm from '../src/index';
 import {SmallGraph} from '../src/graph/graph_batch';
 import {graphFamilies} from '../src/graph/graph_families';
 import {GraphLoader} from '../src/graph/graph_loader';
-import {GraphClassifier} from '../src/nn/graph_classifier';
-import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
-import {adam} from '../src/optimizers/fused_adam';
 import {stratifiedFolds, trainGraphClassification} from '../src/train/graph_classification';
 import {concatArrays} from '../src/util/arrays';
 import {envPositiveInt, torchJsonWithFiles, writeBenchResult} from './bench_util';
-import {ATOM, molecules} from './molecules';
+import {ginTrainer, molecules} from './molecules';
 
 interface Rates {
   trainGraphsPerSecond: number;
@@ -27,32 +24,7 @@ interface Rates {
 }
 
 async function ours(graphs: SmallGraph[], batchSize: number): Promise<Rates> {
-  const model = new GraphClassifier({
-    inDim: ATOM,
-    numClasses: 2,
-    conv: 'gin',
-    pool: 'add',
-    hiddenDim: 64,
-    numLayers: 3,
-    dropout: 0,
-    seed: 1,
-  });
-  const optimizer = adam(0.01);
-  const loader = new GraphLoader(graphs, {batchSize, shuffle: true, seed: 1});
-  const epoch = async (): Promise<number> => {
-    let lossSum: tf.Tensor = tf.scalar(0);
-    for await (const b of loader) {
-      const y = Int32Array.from(b.indices, (i) => graphs[i].label!);
-      const loss = optimizer.minimize(() => softmaxCrossEntropy(y, model.forward(b, 1)), true, model.trainableVariables)!;
-      const next = tf.add(lossSum, loss);
-      tf.dispose([lossSum, loss]);
-      lossSum = next;
-      b.dispose();
-    }
-    const total = (await lossSum.data())[0];
-    lossSum.dispose();
-    return total / loader.length;
-  };
+  const {model, epoch, dispose} = ginTrainer(graphs, batchSize);
   try {
     await epoch(); // warm-up
     let t = Date.now();
@@ -70,8 +42,7 @@ async function ours(graphs: SmallGraph[], batchSize: number): Promise<Rates> {
     last!.dispose();
     return {trainGraphsPerSecond, inferGraphsPerSecond: graphs.length / ((Date.now() - t) / 1000), loss};
   } finally {
-    optimizer.dispose();
-    model.dispose();
+    dispose();
   }
 }
 

@@ -74,6 +74,14 @@ const options = (name: KgeModelName, dim: number, extra = {}) => ({
   seed: 3,
 });
 
+/** Rows and complex coordinates of the complex-row ops' cases: odd sizes, one, wide, none. */
+const COMPLEX_SIZES = [
+  [7, 5],
+  [1, 1],
+  [33, 64],
+  [0, 3],
+];
+
 describe('knowledge-graph embeddings (wm.nn.kge)', function () {
   this.timeout(300000);
   before(async () => {
@@ -186,12 +194,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
   it('complexProduct: values and both gradients against float64, every conjugation, odd sizes, no rows; bad shapes named', () => {
     const rng = seededRng(29);
     const before = tf.memory().numTensors;
-    for (const [n, k] of [
-      [7, 5],
-      [1, 1],
-      [33, 64],
-      [0, 3],
-    ]) {
+    for (const [n, k] of COMPLEX_SIZES) {
       const w = 2 * k;
       const a = randomRows(rng, n, w),
         b = randomRows(rng, n, w),
@@ -249,12 +252,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     const rng = seededRng(37);
     const before = tf.memory().numTensors;
     const scale = Math.PI / 1.7;
-    for (const [n, k] of [
-      [7, 5],
-      [1, 1],
-      [33, 64],
-      [0, 3],
-    ]) {
+    for (const [n, k] of COMPLEX_SIZES) {
       const w = 2 * k;
       const x = randomRows(rng, n, w),
         p = randomRows(rng, n, k),

@@ -5,37 +5,20 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../../src/index';
 import {GraphLoader} from '../../src/graph/graph_loader';
-import {GraphClassifier} from '../../src/nn/graph_classifier';
-import {softmaxCrossEntropy} from '../../src/nn/softmax_cross_entropy';
-import {adam} from '../../src/optimizers/fused_adam';
 import {envPositiveInt} from '../bench_util';
-import {ATOM, molecules} from '../molecules';
+import {ginTrainer, molecules} from '../molecules';
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const gpu = wm.deviceInfo().gpu;
   const graphs = molecules(envPositiveInt('BENCH_GRAPHS_COUNT', gpu ? 20000 : 2000), 1);
   const batchSize = envPositiveInt('BENCH_GRAPHS_BATCH', 128);
-  const model = new GraphClassifier({
-    inDim: ATOM,
-    numClasses: 2,
-    conv: 'gin',
-    pool: 'add',
-    hiddenDim: 64,
-    numLayers: 3,
-    dropout: 0,
-    seed: 1,
-  });
-  const optimizer = adam(0.01);
-  const loader = new GraphLoader(graphs, {batchSize, shuffle: true, seed: 1});
+  const trainer = ginTrainer(graphs, batchSize);
   const epoch = async (): Promise<void> => {
-    for await (const b of loader) {
-      const y = Int32Array.from(b.indices, (i) => graphs[i].label!);
-      optimizer.minimize(() => softmaxCrossEntropy(y, model.forward(b, 1)), true, model.trainableVariables)?.dispose();
-      b.dispose();
-    }
+    await trainer.epoch();
     wm.synchronize();
   };
+  const loader = new GraphLoader(graphs, {batchSize, shuffle: true, seed: 1});
   await epoch(); // warm-up
   let t = Date.now();
   await epoch();
@@ -52,8 +35,7 @@ async function main(): Promise<void> {
   );
   for (const o of [...p.ops].sort((a, b) => b.ms - a.ms).slice(0, 12))
     console.log(`  ${o.name.padEnd(28)} ${o.where} ${String(o.calls).padStart(6)} ${o.ms.toFixed(1).padStart(8)} ms`);
-  optimizer.dispose();
-  model.dispose();
+  trainer.dispose();
 }
 
 main().catch((e) => {

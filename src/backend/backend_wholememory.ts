@@ -9,7 +9,7 @@ import {backend_util, BackendTimingInfo, DataId, DataType, engine, Tensor, Tenso
 import {claim, dropKept, escape, keptBytes, longerThanValues, release, take} from './host_pool';
 import {ManagedResidency} from './managed_residency';
 import {NativeAddon} from '../native/addon';
-import {NativeDType} from '../native/ops';
+import {Buf, NativeDType} from '../native/ops';
 
 export interface DeviceBuffer {
   ptr: number;
@@ -315,6 +315,26 @@ export class WholeMemoryBackend extends MathBackendCPU {
       throw e;
     }
     return outs.map((o) => engine().makeTensorFromTensorInfo(o.info));
+  }
+
+  /**
+   * New float32 tensors of these shapes, written by a native op that `run` calls with the inputs' and the
+   * outputs' buffers: device addresses on the GPU, typed arrays on the host (the addon's ops take either).
+   */
+  nativeOutputs(inputs: TensorInfo[], shapes: number[][], run: (ins: Buf[], outs: Buf[]) => void): Tensor[] {
+    if (this.gpu)
+      return this.deviceOutputs(shapes, (outs) =>
+        run(
+          inputs.map((t) => this.devicePtr(t)),
+          outs,
+        ),
+      );
+    const outs = shapes.map((s) => new Float32Array(util.sizeFromShape(s)));
+    run(
+      inputs.map((t) => this.hostArray(t)),
+      outs,
+    );
+    return outs.map((o, i) => engine().makeTensor(o, shapes[i], 'float32'));
   }
 
   // A tensor's buffer: managed memory while UVM is on, else the device pool.

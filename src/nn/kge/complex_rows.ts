@@ -65,14 +65,9 @@ export function complexProductGradients(a: tf.Tensor2D, b: tf.Tensor2D, conjB: b
 
 function product(be: WholeMemoryBackend, a: tf.Tensor2D, b: tf.Tensor2D, conjA: boolean, conjB: boolean): tf.Tensor2D {
   const [rows, w] = a.shape;
-  const native = embeddingNative();
-  if (be.gpu)
-    return be.deviceOutputs([[rows, w]], ([out]) =>
-      native.complexProduct(rows, w / 2, conjA, conjB, be.devicePtr(a), be.devicePtr(b), out),
-    )[0] as tf.Tensor2D;
-  const out = new Float32Array(rows * w);
-  native.complexProduct(rows, w / 2, conjA, conjB, be.hostArray(a) as Float32Array, be.hostArray(b) as Float32Array, out);
-  return tf.tensor2d(out, [rows, w]);
+  return be.nativeOutputs([a, b], [[rows, w]], ([pa, pb], [out]) =>
+    embeddingNative().complexProduct(rows, w / 2, conjA, conjB, pa, pb, out),
+  )[0] as tf.Tensor2D;
 }
 
 /**
@@ -87,7 +82,7 @@ export function complexRotation(x: tf.Tensor2D, phase: tf.Tensor2D, scale: numbe
     save([a, p]);
     return {
       value: rotation(be, a, p, scale, conj),
-      gradFunc: (dy: tf.Tensor2D, [sa, sp]: tf.Tensor2D[]) => rotationGradients(be, sa, sp, scale, conj, dy),
+      gradFunc: (dy: tf.Tensor2D, [sa, sp]: tf.Tensor2D[]) => complexRotationGradients(sa, sp, scale, conj, dy),
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(x, phase) as tf.Tensor2D;
@@ -103,7 +98,18 @@ export function complexRotationGradients(
 ): [tf.Tensor2D, tf.Tensor2D] {
   checkRotation(x, phase);
   const be = nativeHere(x);
-  if (be) return rotationGradients(be, x, phase, scale, conj, g);
+  if (be) {
+    const [rows, w] = x.shape;
+    const [dx, dp] = be.nativeOutputs(
+      [x, phase, g],
+      [
+        [rows, w],
+        [rows, w / 2],
+      ],
+      ([px, pp, pg], [pdx, pdp]) => embeddingNative().complexRotationGrad(rows, w / 2, scale, conj, px, pp, pg, pdx, pdp),
+    );
+    return [dx as tf.Tensor2D, dp as tf.Tensor2D];
+  }
   const [dx, dp] = tf.grads((a: tf.Tensor, p: tf.Tensor) =>
     tf.sum(tf.mul(complexRotation(a as tf.Tensor2D, p as tf.Tensor2D, scale, conj), g)),
   )([x, phase]);
@@ -139,50 +145,9 @@ function nativeHere(x: tf.Tensor): WholeMemoryBackend | undefined {
 
 function rotation(be: WholeMemoryBackend, x: tf.Tensor2D, phase: tf.Tensor2D, scale: number, conj: boolean): tf.Tensor2D {
   const [rows, w] = x.shape;
-  const native = embeddingNative();
-  if (be.gpu)
-    return be.deviceOutputs([[rows, w]], ([out]) =>
-      native.complexRotation(rows, w / 2, scale, conj, be.devicePtr(x), be.devicePtr(phase), out),
-    )[0] as tf.Tensor2D;
-  const out = new Float32Array(rows * w);
-  native.complexRotation(rows, w / 2, scale, conj, be.hostArray(x) as Float32Array, be.hostArray(phase) as Float32Array, out);
-  return tf.tensor2d(out, [rows, w]);
-}
-
-function rotationGradients(
-  be: WholeMemoryBackend,
-  x: tf.Tensor2D,
-  phase: tf.Tensor2D,
-  scale: number,
-  conj: boolean,
-  g: tf.Tensor2D,
-): [tf.Tensor2D, tf.Tensor2D] {
-  const [rows, w] = x.shape;
-  const native = embeddingNative();
-  if (be.gpu) {
-    const outs = be.deviceOutputs(
-      [
-        [rows, w],
-        [rows, w / 2],
-      ],
-      ([dx, dp]) => native.complexRotationGrad(rows, w / 2, scale, conj, be.devicePtr(x), be.devicePtr(phase), be.devicePtr(g), dx, dp),
-    );
-    return [outs[0] as tf.Tensor2D, outs[1] as tf.Tensor2D];
-  }
-  const dx = new Float32Array(rows * w),
-    dp = new Float32Array((rows * w) / 2);
-  native.complexRotationGrad(
-    rows,
-    w / 2,
-    scale,
-    conj,
-    be.hostArray(x) as Float32Array,
-    be.hostArray(phase) as Float32Array,
-    be.hostArray(g) as Float32Array,
-    dx,
-    dp,
-  );
-  return [tf.tensor2d(dx, [rows, w]), tf.tensor2d(dp, [rows, w / 2])];
+  return be.nativeOutputs([x, phase], [[rows, w]], ([px, pp], [out]) =>
+    embeddingNative().complexRotation(rows, w / 2, scale, conj, px, pp, out),
+  )[0] as tf.Tensor2D;
 }
 
 /** @internal The same from tfjs ops (other backends; the tests' reference). */
