@@ -6,6 +6,10 @@
 // training papers; passes repeat where an epoch is shorter) after two warm-up steps, as a training loop runs (the next batch sampled while one trains) and prints the build
 // time, the time per step and the epoch's time (measured, or per step times the epoch's steps when fewer
 // batches ran). WholeGraph's figure: 11.2 s an epoch on 8 A100s (768 features, float16).
+// Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/mag240m.js`): data parallel, each rank a share of
+// the training papers and the gradients averaged every step (wm.dataParallel), the paper features shared by the
+// ranks (BENCH_MAG240M_MEMORY default 'chunked' over the GPUs, 'continuous' without one; no cache); an epoch is
+// every rank's share once, rank 0 reports.
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
@@ -16,6 +20,8 @@ import {RgatConv} from '../src/nn/hetero/rgat_conv';
 import {EmbeddingMemory} from '../src/nn/embedding';
 import {FeatureTables, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
+import {dataParallel} from '../src/distributed/data_parallel';
+import {readLaunchEnv} from '../src/memory/launch_env';
 import {EpochProgress} from '../src/train/progress';
 import {envPositiveInt, writeBenchResult} from './bench_util';
 import {typedStep} from './typed_step';
@@ -25,17 +31,27 @@ async function main(): Promise<void> {
   const dev = wm.deviceInfo();
   const scale = Number(process.env.BENCH_MAG240M_SCALE ?? (dev.gpu ? 1 : 0.001));
   const dim = envPositiveInt('BENCH_MAG240M_DIM', 256);
-  const memory = (process.env.BENCH_MAG240M_MEMORY ?? 'host') as EmbeddingMemory;
-  const cache = Number(process.env.BENCH_MAG240M_CACHE ?? (dev.gpu ? 0.1 : 0));
+  const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
+  const ranks = comm?.size ?? 1,
+    rank = comm?.rank ?? 0;
+  const shared = ranks > 1 ? (dev.gpu ? 'chunked' : 'continuous') : 'host';
+  const memory = (process.env.BENCH_MAG240M_MEMORY ?? shared) as EmbeddingMemory;
+  const cache = Number(process.env.BENCH_MAG240M_CACHE ?? (dev.gpu && ranks === 1 ? 0.1 : 0));
+  const say = (line: string): void => {
+    if (rank === 0) console.log(line);
+  };
   const t0 = Date.now();
   const g = mag240mShaped({scale, dim, seed: 1});
   const buildSeconds = (Date.now() - t0) / 1000;
   const relations = g.edgeTypes.map(edgeTypeKey);
   const edges = [...g.relations.values()].reduce((a, r) => a + r.numEdges, 0);
-  const train = g.labels!.split!.train.length;
-  console.log(
+  const trainAll = g.labels!.split!.train;
+  // This rank's share of the training papers (all of them in one process).
+  const mine = trainAll.subarray(Math.floor((trainAll.length * rank) / ranks), Math.floor((trainAll.length * (rank + 1)) / ranks));
+  const train = trainAll.length;
+  say(
     `MAG240M-shaped x ${scale}: ${g.nodeTypes.map((t) => `${t} ${g.numNodes[t]}`).join(', ')}; ${edges} edges in ${relations.length} relations; ` +
-      `${train} training papers; ${dim} float16 features a paper in ${memory} memory${cache > 0 ? `, ${cache} of them cached on the GPU` : ''} (built in ${buildSeconds.toFixed(1)} s)`,
+      `${train} training papers${ranks > 1 ? ` over ${ranks} ranks` : ''}; ${dim} float16 features a paper in ${memory} memory${cache > 0 ? `, ${cache} of them cached on the GPU` : ''} (built in ${buildSeconds.toFixed(1)} s)`,
   );
   const classes = g.labels!.numClasses;
   const layers = [
@@ -44,6 +60,9 @@ async function main(): Promise<void> {
   ];
   const vars = layers.flatMap((l) => l.variables);
   const opt = adam(0.001);
+  // Data parallel under a launcher: the replicas start from rank 0's weights and average their gradients each step.
+  const dp = comm ? dataParallel(opt, comm) : undefined;
+  dp?.broadcastVariables(vars);
   const sampled = typedGraphFor(g, (process.env.BENCH_MAG240M_SAMPLE ?? 'auto') as TypedSampling);
   // The feature table made (and its GPU cache filled) before the steps, timed apart.
   const t1 = Date.now();
@@ -51,16 +70,24 @@ async function main(): Promise<void> {
     memory,
     dtype: 'float16',
     ...(cache > 0 ? {cache} : {}),
-    onProgress: (l) => console.log(l),
+    communicator: comm,
+    onProgress: say,
   }).prepare();
   const featureSeconds = (Date.now() - t1) / 1000;
-  console.log(`paper features in ${memory} memory in ${featureSeconds.toFixed(1)} s`);
-  const loader = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 15], batchSize: 1024, shuffle: true, seed: 1, features: tables});
-  const epochSteps = Math.ceil(train / 1024);
+  say(`paper features in ${memory} memory in ${featureSeconds.toFixed(1)} s`);
+  const loader = new TypedNeighborLoader(sampled.graph, {
+    fanouts: [25, 15],
+    batchSize: 1024,
+    shuffle: true,
+    seed: 1 + rank,
+    features: tables,
+    seeds: mine,
+  });
+  const epochSteps = Math.ceil(mine.length / 1024); // every rank steps together: an epoch is each share once
   // Timed steps after two warm-up ones, over as many passes of the loader as they take.
   const batches = envPositiveInt('BENCH_MAG240M_BATCHES', epochSteps);
-  const step = typedStep(layers, opt, vars, 'paper', (x) => tf.elu(x));
-  const progress = new EpochProgress(batches + 2, 'R-GAT steps', {everySeconds: 10});
+  const step = typedStep(layers, dp ?? opt, vars, 'paper', (x) => tf.elu(x));
+  const progress = rank === 0 ? new EpochProgress(batches + 2, 'R-GAT steps', {everySeconds: 10}) : undefined;
   let n = 0,
     started = 0,
     seeds = 0;
@@ -76,14 +103,14 @@ async function main(): Promise<void> {
         }
         // The host queues steps ahead of the GPU: every 20th step waits for it, so the rate shown is the GPU's.
         if (n > 2 && n % 20 === 0) wm.synchronize();
-        const rate = n > 2 ? `${(seeds / ((Date.now() - started) / 1000)).toFixed(0)} seeds/s` : 'warming up';
-        progress.tick(`step ${n}/${batches + 2}`, rate);
+        const rate = n > 2 ? `${((seeds * ranks) / ((Date.now() - started) / 1000)).toFixed(0)} seeds/s` : 'warming up';
+        progress?.tick(`step ${n}/${batches + 2}`, rate);
         if (n >= batches + 2) break;
       }
     }
     wm.synchronize();
   } finally {
-    progress.stop();
+    progress?.stop();
     loader.dispose();
     tables.dispose();
     sampled.release();
@@ -106,13 +133,19 @@ async function main(): Promise<void> {
     stepMs,
     epochSteps,
     epochSeconds,
-    seedsPerSecond: seeds / seconds,
+    ranks,
+    seedsPerSecond: (seeds * ranks) / seconds, // every rank's seeds (each rank counts its own; the shares are equal)
   };
+  comm?.barrier();
+  comm?.destroy();
+  if (rank > 0) return;
   writeBenchResult('mag240m', {device: dev, ...row});
-  console.log('\nscale  dim  memory  cache  build s  features s  ms/step  epoch steps  epoch s  seeds/s');
+  console.log(
+    `\n${ranks > 1 ? `${ranks} ranks: ` : ''}scale  dim  memory  cache  build s  features s  ms/step  epoch steps  epoch s  seeds/s`,
+  );
   console.log(
     `${String(scale).padEnd(6)} ${String(dim).padEnd(4)} ${memory.padEnd(7)} ${String(cache).padEnd(6)} ${buildSeconds.toFixed(1).padStart(7)} ${featureSeconds.toFixed(1).padStart(10)} ` +
-      `${stepMs.toFixed(1).padStart(8)} ${String(epochSteps).padStart(12)} ${epochSeconds.toFixed(1).padStart(8)} ${(seeds / seconds).toFixed(0).padStart(8)}`,
+      `${stepMs.toFixed(1).padStart(8)} ${String(epochSteps).padStart(12)} ${epochSeconds.toFixed(1).padStart(8)} ${row.seedsPerSecond.toFixed(0).padStart(8)}`,
   );
 }
 

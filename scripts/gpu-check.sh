@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|hetero|kge|graphs|mag240m|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|multi]...
+# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|hetero|kge|graphs|mag240m|mag240mRanks|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -57,6 +57,11 @@ for what in "${@:-all}"; do
     # R-GAT on MAG240M's shape at full size (BENCH_MAG240M_BATCHES timed steps, default 200: the epoch's time from them).
     mag240m) BENCH_MAG240M_BATCHES=${BENCH_MAG240M_BATCHES:-200} BENCH_OUT=$out/bench-mag240m.json node dist/bench/mag240m.js 2>&1 |
           tee "$out/bench-mag240m.log" | grep -v "^R-GAT steps" | tail -8 || status=1 ;;
+    # The same on every GPU of the machine, data parallel, the paper features (BENCH_MAG240M_DIM, default 768 as
+    # MAG240M's: 187 GB of float16) chunked over the GPUs.
+    mag240mRanks) n=$(nvidia-smi -L | wc -l)
+      BENCH_MAG240M_DIM=${BENCH_MAG240M_DIM:-768} BENCH_MAG240M_BATCHES=${BENCH_MAG240M_BATCHES:-200} BENCH_OUT=$out/bench-mag240m-ranks.json \
+          node dist/bin/tfjs-wm-run.js -n $n dist/bench/mag240m.js 2>&1 | tee "$out/bench-mag240m-ranks.log" | grep -v "R-GAT steps" | tail -8 || status=1 ;;
     # KG embeddings on a Freebase-shaped graph (BENCH_KGE_FRACTION of Freebase's size) on 1, 2, 4... ranks (every
     # GPU; the tables in continuous WholeMemory past one rank): each run's epoch rate, from npm run kge.
     kgeRanks) n=$(nvidia-smi -L | wc -l)

@@ -3,6 +3,7 @@
 // int32 edge matrices against a reference built here (row d: the sources of the edges into d, every edge kept),
 // counts from the arrays, the given counts and the largest ids, float16 features mapped and read through the
 // trainer's feature tables, NaN labels as unlabelled, the split from the years; bad folders named.
+import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -295,6 +296,36 @@ describe("mag240mShaped: a typed graph of MAG240M's shape, generated natively", 
       expect(Array.from(f.read(7, 2))).to.deep.equal(Array.from(rows.subarray(7 * 32, 9 * 32)));
     } finally {
       free(g);
+    }
+  });
+
+  it('bench:mag240m on 2 ranks (tfjs-wm-run): paper features in memory the ranks share, a share of the training papers each, the gradients averaged; rank 0 reports', function () {
+    this.timeout(240000);
+    const root = path.resolve(__dirname, '..');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-mag240m-ranks-'));
+    try {
+      const out = path.join(dir, 'result.json');
+      const r = spawnSync(process.execPath, [path.join(root, 'bin', 'tfjs-wm-run.js'), '-n', '2', path.join(root, 'bench', 'mag240m.js')], {
+        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu', BENCH_MAG240M_BATCHES: '2', BENCH_OUT: out},
+        encoding: 'utf8',
+        timeout: 200000,
+      });
+      expect(r.status, `${r.stdout}\n${r.stderr}`).to.equal(0);
+      const result = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+        ranks: number;
+        memory: string;
+        steps: number;
+        stepMs: number;
+        seedsPerSecond: number;
+      };
+      expect(result.ranks).to.equal(2);
+      expect(result.memory).to.equal('continuous');
+      expect(result.steps).to.equal(4); // two warm-up steps and two timed, every rank together
+      expect(result.stepMs).to.be.above(0);
+      expect(result.seedsPerSecond).to.be.above(0);
+      expect(r.stdout).to.match(/2 ranks: scale/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
     }
   });
 

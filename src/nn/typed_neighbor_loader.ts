@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {HeteroGraph} from '../graph/hetero_graph';
+import type {Communicator} from '../memory/communicator';
 import {NativeFeatures} from '../graph/native_features';
 import {hostTypedGraph, sampleTypedSubgraph, TypedFanouts, TypedGraph, TypedSubgraph} from '../graph/typed_sampling';
 import {int32Ids, int32Of} from '../util/arrays';
@@ -74,6 +75,11 @@ export interface TypedFeatureStorage {
   memory?: EmbeddingMemory;
   dtype?: EmbeddingDType;
   cache?: number;
+  /**
+   * Memory the ranks share ('continuous', 'chunked' or 'distributed'): the tables are made collectively, each rank
+   * writing its share of the rows (featureTable's communicator); every rank makes its tables at the same point.
+   */
+  communicator?: Communicator;
   /** Told how filling a large table goes (featureTable's onProgress), the type named. */
   onProgress?: (line: string) => void;
 }
@@ -118,7 +124,12 @@ export class FeatureTables {
         }
         // Native rows are read into the table a window at a time (no array of the whole table in JavaScript).
         const say = s?.onProgress;
-        const o = {memory: s?.memory, dtype: s?.dtype, ...(say ? {onProgress: (line: string) => say(`${t} ${line}`)} : {})};
+        const o = {
+          memory: s?.memory,
+          dtype: s?.dtype,
+          communicator: s?.communicator,
+          ...(say ? {onProgress: (line: string) => say(`${t} ${line}`)} : {}),
+        };
         const table = (made[t] = native ? featureTable(f, o) : featureTable(f.values, rows, f.dim, o));
         if (s?.cache !== undefined) {
           const t0 = Date.now();
