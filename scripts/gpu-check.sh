@@ -12,25 +12,25 @@ for what in "${@:-all}"; do
     tests|all) npm run -s test:gpu 2>&1 | tee "$out/test-gpu.log" | tail -60 || status=1
       # Our own matmul kernel, as used where cuBLAS is absent.
       WM_NO_CUBLAS=1 WM_REQUIRE_GPU=1 npx mocha --grep BatchMatMul 2>&1 | tee "$out/test-gpu-nocublas.log" | tail -4 || status=1 ;;&
-    # The GPU suite in less time: the test files alternately into two halves run at once (one on GPU 0, one on
-    # GPU 1; with 4+ GPUs on GPUs 0-1 and 2-3; with one GPU both on it), then the files whose cases need several
-    # GPUs (whole_memory.test's 2- to 4-rank cases, security.test's) on every GPU.
-    testsSplit) gpus=$(nvidia-smi -L | wc -l)
+    # The GPU suite in less time: every test file but the multi-GPU ones in its own mocha process, WM_TEST_JOBS
+    # (default 4) at once, the largest files first, spread over the GPUs; then the files whose cases need several
+    # GPUs (whole_memory.test's 2- to 4-rank cases, security.test's) on every GPU. Logs per file under $out/tests.
+    testsSplit) gpus=$(nvidia-smi -L | wc -l); jobs=${WM_TEST_JOBS:-4}
       build/wm_native_tests > "$out/native.log" 2>&1 || status=1
       tail -1 "$out/native.log"
       multi=(dist/test/whole_memory.test.js dist/test/security.test.js)
-      files=($(ls dist/test/*.test.js | sort | grep -v -x -F "${multi[@]/#/-e}")); half=(); other=()
-      for i in "${!files[@]}"; do if (( i % 2 == 0 )); then half+=("${files[$i]}"); else other+=("${files[$i]}"); fi; done
-      if (( gpus >= 4 )); then first=0,1; second=2,3; elif (( gpus >= 2 )); then first=0; second=1; else first=0; second=0; fi
-      CUDA_VISIBLE_DEVICES=$first WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 120000 --reporter dot "${half[@]}" > "$out/test-gpu-a.log" 2>&1 &
-      a=$!
-      CUDA_VISIBLE_DEVICES=$second WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 120000 --reporter dot "${other[@]}" > "$out/test-gpu-b.log" 2>&1 &
-      b=$!
-      wait $a || status=1
-      wait $b || status=1
-      WM_REQUIRE_GPU=1 npx mocha --no-config --timeout 300000 --reporter dot "${multi[@]}" > "$out/test-gpu-all.log" 2>&1 || status=1
-      for f in a b all; do echo "$f: $(grep -E "passing|pending|failing" "$out/test-gpu-$f.log" | tr -s ' ' | tr '\n' ' ')"; done
-      grep -h -E -A12 "^  [0-9]+\) " "$out"/test-gpu-{a,b,all}.log | head -60 ;;
+      rm -rf "$out/tests"; mkdir -p "$out/tests"
+      ls -S dist/test/*.test.js | grep -v -x -F "${multi[@]/#/-e}" |
+        OUT_TESTS="$out/tests" GPUS=$gpus xargs -P "$jobs" -I{} bash -c 'n=$(basename {} .test.js)
+          CUDA_VISIBLE_DEVICES=$(( $(cksum <<< "$n" | cut -d" " -f1) % GPUS )) WM_REQUIRE_GPU=1 \
+            node node_modules/.bin/mocha --no-config --timeout 120000 --reporter dot {} > "$OUT_TESTS/$n.log" 2>&1 || echo "$n" >> "$OUT_TESTS/failed"'
+      WM_REQUIRE_GPU=1 node node_modules/.bin/mocha --no-config --timeout 300000 --reporter dot "${multi[@]}" > "$out/tests/multi-gpu.log" 2>&1 ||
+        echo multi-gpu >> "$out/tests/failed"
+      for k in passing pending failing; do
+        echo "$k $(cat "$out"/tests/*.log | grep -E "^  [0-9]+ $k" | awk '{s += $1} END {print s + 0}')"
+      done
+      [ -f "$out/tests/failed" ] && { status=1; echo "files with failures: $(tr '\n' ' ' < "$out/tests/failed")"; }
+      grep -h -E -A12 "^  [0-9]+\) " "$out"/tests/*.log | head -60 ;;
     conformance|all) node dist/test/conformance/run.js 2>&1 | tee "$out/conformance.log" | tail -25 || status=1 ;;&
     bench|all) BENCH_OUT=$out/bench-ops.json node dist/bench/ops.js 2>&1 | tee "$out/bench-ops.log" | tail -12 || status=1 ;;&
     elementwise|all) BENCH_OUT=$out/bench-elementwise.json node dist/bench/elementwise.js 2>&1 | tee "$out/bench-elementwise.log" | tail -26 || status=1 ;;&
