@@ -6,8 +6,8 @@
 // training papers; passes repeat where an epoch is shorter) after two warm-up steps, as a training loop runs (the next batch sampled while one trains) and prints the build
 // time, the time per step and the epoch's time (measured, or per step times the epoch's steps when fewer
 // batches ran). WholeGraph's figure: 11.2 s an epoch on 8 A100s (768 features, float16).
-// Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/mag240m.js`): data parallel, each rank a share of
-// the training papers and the gradients averaged every step (wm.dataParallel), the paper features shared by the
+// Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/mag240m.js`): data parallel, each rank 1024 papers of
+// every batch (the loader's share) and the gradients averaged every step (wm.dataParallel), the paper features shared by the
 // ranks (BENCH_MAG240M_MEMORY default 'chunked' over the GPUs, 'continuous' without one; no cache); an epoch is
 // every rank's share once, rank 0 reports.
 import * as tf from '@tensorflow/tfjs-core';
@@ -45,10 +45,7 @@ async function main(): Promise<void> {
   const buildSeconds = (Date.now() - t0) / 1000;
   const relations = g.edgeTypes.map(edgeTypeKey);
   const edges = [...g.relations.values()].reduce((a, r) => a + r.numEdges, 0);
-  const trainAll = g.labels!.split!.train;
-  // This rank's share of the training papers (all of them in one process).
-  const mine = trainAll.subarray(Math.floor((trainAll.length * rank) / ranks), Math.floor((trainAll.length * (rank + 1)) / ranks));
-  const train = trainAll.length;
+  const train = g.labels!.split!.train.length;
   say(
     `MAG240M-shaped x ${scale}: ${g.nodeTypes.map((t) => `${t} ${g.numNodes[t]}`).join(', ')}; ${edges} edges in ${relations.length} relations; ` +
       `${train} training papers${ranks > 1 ? ` over ${ranks} ranks` : ''}; ${dim} float16 features a paper in ${memory} memory${cache > 0 ? `, ${cache} of them cached on the GPU` : ''} (built in ${buildSeconds.toFixed(1)} s)`,
@@ -75,15 +72,16 @@ async function main(): Promise<void> {
   }).prepare();
   const featureSeconds = (Date.now() - t1) / 1000;
   say(`paper features in ${memory} memory in ${featureSeconds.toFixed(1)} s`);
+  // Every rank walks the same order of the training papers, 1024 of each batch its own.
   const loader = new TypedNeighborLoader(sampled.graph, {
     fanouts: [25, 15],
-    batchSize: 1024,
+    batchSize: 1024 * ranks,
     shuffle: true,
-    seed: 1 + rank,
+    seed: 1,
     features: tables,
-    seeds: mine,
+    share: {rank, size: ranks},
   });
-  const epochSteps = Math.ceil(mine.length / 1024); // every rank steps together: an epoch is each share once
+  const epochSteps = loader.length;
   // Timed steps after two warm-up ones, over as many passes of the loader as they take.
   const batches = envPositiveInt('BENCH_MAG240M_BATCHES', epochSteps);
   const step = typedStep(layers, dp ?? opt, vars, 'paper', (x) => tf.elu(x));

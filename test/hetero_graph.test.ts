@@ -930,6 +930,41 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     }
   });
 
+  it("TypedNeighborLoader's share: every rank walks the same order and takes its part of each batch (the parts together are the batch, a part may be empty); bad shares named", async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = papersAndAuthors(seededRng(41));
+    const before = tf.memory().numTensors;
+    try {
+      const seeds = Int32Array.from({length: 10}, (_, i) => 2 * i + 1);
+      const batchesOf = async (share?: {rank: number; size: number}) => {
+        const loader = new TypedNeighborLoader(g, {seedType: 'paper', seeds, fanouts: [3, 2], batchSize: 4, shuffle: true, seed: 7, share});
+        const out: number[][] = [];
+        for await (const b of loader) {
+          out.push(Array.from(b.seeds));
+          b.dispose();
+        }
+        expect(out.length, 'a batch a step on every rank').to.equal(loader.length);
+        loader.dispose();
+        return out;
+      };
+      const whole = await batchesOf();
+      const parts = await Promise.all([0, 1, 2].map((rank) => batchesOf({rank, size: 3})));
+      whole.forEach((batch, k) =>
+        expect(
+          parts.flatMap((p) => p[k]),
+          `batch ${k}`,
+        ).to.deep.equal(batch),
+      );
+      expect(parts[2][2], 'the last batch of 2 seeds leaves the third rank none').to.deep.equal([]);
+      expect(() => new TypedNeighborLoader(g, {seedType: 'paper', seeds, fanouts: [3], batchSize: 4, share: {rank: 3, size: 3}})).to.throw(
+        /TypedNeighborLoader: share must be \{rank, size\} with 0 <= rank < size, got \{"rank":3,"size":3\}/,
+      );
+      expect(tf.memory().numTensors).to.equal(before);
+    } finally {
+      g.free();
+    }
+  });
+
   it('rgatConv (heads concatenated or averaged) on the native attention against the same layer on tfjs-backend-cpu (tfjs ops) and against R-GAT written relation by relation: outputs, input and weight gradients', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(23);

@@ -100,6 +100,15 @@ function exactArray(values: backend_util.BackendValues, dtype: DataType): Float3
   throw new Error(`dtype ${dtype} has no device representation`);
 }
 
+/**
+ * The active backend where it runs an op natively (this backend on a GPU or with its host kernels); undefined
+ * where tfjs ops must compose it instead (another backend, or this one without its native core).
+ */
+export function nativeBackend(): WholeMemoryBackend | undefined {
+  const b = engine().backend;
+  return b instanceof WholeMemoryBackend && (b.gpu || b.hostKernels) ? b : undefined;
+}
+
 export class WholeMemoryBackend extends MathBackendCPU {
   /** True when tensors may live on the GPU and native kernels run. */
   readonly gpu: boolean;
@@ -212,14 +221,16 @@ export class WholeMemoryBackend extends MathBackendCPU {
   }
 
   /**
-   * A tensor over x's device data from element `offset` on, of `shape` (contiguous rows: a slice), without a
-   * copy. The allocation is then shared: freed when x and every view of it are gone (x disposed first, or moved
+   * A tensor over x's device data (uploaded first where it is on the host only) from element `offset` on, of
+   * `shape` (contiguous rows: a slice), without a copy. The allocation is then shared: freed when x and every view of it are gone (x disposed first, or moved
    * to another backend, leaves the views whole), and never written in place again (ownsDeviceData). Undefined,
    * for the caller to copy, where x's data is not plain device memory of this backend, the view would not start
    * 256-byte aligned (what kernels with vector loads assume of a buffer), or it would keep alive a parent of
    * more than VIEW_PARENT_BYTES eight times its size.
    */
   deviceView(x: TensorInfo, offset: number, shape: number[]): TensorInfo | undefined {
+    if (!this.gpu) return undefined;
+    this.devicePtr(x); // uploads x where its data is on the host only
     const dev = this.entry(x.dataId).device;
     if (dev === undefined || dev.managed || (dev.release !== undefined && dev.owner === undefined)) return undefined;
     const elem = bytesPerElement(x.dtype),

@@ -6,7 +6,7 @@
 // results are deterministic.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {nativeBackend, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {float32Of} from '../util/arrays';
 import {CsrGraph} from './csr';
 import {deviceStatus} from '../native/device';
@@ -461,8 +461,8 @@ export class CsrBlock {
 
 function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
   const dim = x.shape[1];
-  const b = tf.backend();
-  if (b instanceof WholeMemoryBackend && (b.gpu || b.hostKernels)) {
+  const b = nativeBackend();
+  if (b) {
     if (b.gpu) {
       const d = block.onDevice(c),
         splits = block.productSplits(c);

@@ -17,9 +17,9 @@ export const sliceConfig: KernelConfig = {
     slice_util.assertParamsValid(x as Tensor, $begin, $size);
     const strides = contiguousStrides(x.shape);
     const offset = $begin.reduce((acc, b, i) => acc + b * strides[i], 0);
-    // A run of whole rows on the GPU: a view of x's memory (uploaded first where it is not there yet), no copy.
+    // A run of whole rows on the GPU: a view of x's memory, no copy.
     const whole = runner.where === 'device' && slice_util.isSliceContinous(x.shape, $begin, $size);
-    const view = whole && runner.input(x) !== 0 ? backend.deviceView(x, offset, $size) : undefined;
+    const view = whole ? backend.deviceView(x, offset, $size) : undefined;
     const out = view ?? copyView(runner, x, offset, strides, $size);
     inheritValid(out, [x]);
     return out;

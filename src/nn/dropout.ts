@@ -5,7 +5,7 @@
 // the gradient rebuilds it from the seed instead of keeping it.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {nativeBackend} from '../backend/backend_wholememory';
 import {layerNative} from '../native/domains';
 import {tfSeed} from '../util/random';
 
@@ -25,8 +25,8 @@ export function dropout(x: tf.Tensor, rate: number, seed: number): tf.Tensor {
   if (!(typeof rate === 'number' && rate >= 0 && rate < 1)) throw new RangeError(`dropout: rate must be in [0, 1), got ${rate}`);
   if (!(Number.isSafeInteger(seed) && seed >= 0)) throw new RangeError(`dropout: seed must be an integer from 0 to 2^53 - 1, got ${seed}`);
   if (rate === 0) return x.clone();
-  const b = tf.backend();
-  if (!(b instanceof WholeMemoryBackend) || !(b.gpu || b.hostKernels)) return tf.dropout(x, rate, undefined, tfSeed(seed));
+  const b = nativeBackend();
+  if (!b) return tf.dropout(x, rate, undefined, tfSeed(seed));
   const threshold = dropoutThreshold(rate),
     scale = Math.fround(1 / (1 - rate));
   const high = Math.floor(seed / 2 ** 32),

@@ -9,7 +9,7 @@
 // optimizers.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {nativeBackend, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {CsrBlock} from '../graph/aggregate';
 import {layerNative} from '../native/domains';
 import {dropout} from './dropout';
@@ -56,8 +56,8 @@ export function gatAggregate(
   if (dst.shape[0] !== block.numRows || dst.shape[1] !== heads) {
     throw new RangeError(`gatAggregate: dst must be [${block.numRows}, ${heads}], got [${dst.shape}]`);
   }
-  const b = tf.backend();
-  if (!(b instanceof WholeMemoryBackend && (b.gpu || b.hostKernels))) return composite(block, feat, src, dst, slope);
+  const b = nativeBackend();
+  if (!b) return composite(block, feat, src, dst, slope);
   const f = tf.customGrad(((fe: tf.Tensor, s: tf.Tensor, d: tf.Tensor, save: tf.GradSaveFunc) => {
     const [out, alpha] = forward(b, block, fe, s, d, heads, dim, slope);
     save([fe, s, d, alpha]);

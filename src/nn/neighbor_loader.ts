@@ -18,6 +18,7 @@ import {sampleSubgraph, uniqueAndRelabel} from '../graph/subgraph';
 import type {WholeMemoryCsr} from '../graph/whole_memory_csr';
 import {Ids, int32Ids, int32Of} from '../util/arrays';
 import {checkSeed, seededRng, shuffle} from '../util/random';
+import {checkShare, LoaderShare, sharePart, shareStream} from './loader_share';
 
 /** What gives a batch its input rows: an embedding or feature table, NodeInputs, anything with read(ids). */
 export interface RowSource {
@@ -27,11 +28,7 @@ export interface RowSource {
 /** A graph a loader samples: in host memory (CsrGraph, NativeCsr) or on the GPU (DeviceCsr, WholeMemoryCsr). */
 export type LoaderGraph = HostGraph | DeviceCsr | WholeMemoryCsr;
 
-/** One data-parallel rank's share: `rank` of `size` ranks, each taking its part of every batch. */
-export interface LoaderShare {
-  rank: number;
-  size: number;
-}
+export type {LoaderShare} from './loader_share';
 
 /** What every loader takes. */
 export interface LoaderOptions {
@@ -125,9 +122,7 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
         `${what}: ${onGpu ? 'a graph on the GPU' : "sampler 'tree'"} samples a fixed fan-out with replacement: leave replace unset or true` +
           (onGpu ? ', or sample on the host from a CsrGraph or NativeCsr' : ''),
       );
-    const share = o.share ?? {rank: 0, size: 1};
-    if (!Number.isInteger(share.size) || share.size < 1 || !Number.isInteger(share.rank) || share.rank < 0 || share.rank >= share.size)
-      throw new RangeError(`${what}: share must be {rank, size} with 0 <= rank < size, got ${JSON.stringify(o.share)}`);
+    const share = checkShare(what, o.share);
     this.o = {
       fanouts: [...o.fanouts],
       batchSize: o.batchSize,
@@ -137,7 +132,7 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
       dropLast: o.dropLast ?? false,
       sampler,
       keyBy,
-      share: {rank: share.rank, size: share.size},
+      share,
       features: o.features,
     };
   }
@@ -224,13 +219,11 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
 
   private batchOf(order: Int32Array, e: number, b: number): B {
     const whole = order.subarray(b * this.o.batchSize, Math.min(order.length, (b + 1) * this.o.batchSize));
-    const {rank, size} = this.o.share;
-    const each = Math.ceil(whole.length / size);
-    const part = whole.subarray(Math.min(whole.length, rank * each), Math.min(whole.length, (rank + 1) * each));
+    const part = sharePart(whole, this.o.share);
     // Each batch of each epoch draws from its own stream; each rank too, unless draws are keyed by vertex
     // (then every rank draws a vertex's neighbours alike).
     const stream = (this.o.seed * 1_000_003 + e * 7_919 + b) % 2 ** 31;
-    return this.make(part, e, b, this.o.keyBy === 'vertex' ? stream : (stream + rank * 0x5bd1e995) % 2 ** 31);
+    return this.make(part, e, b, this.o.keyBy === 'vertex' ? stream : shareStream(stream, this.o.share));
   }
 
   // Epoch e's order of the items: a seeded shuffle of them (or of 0 .. items - 1), or as they are.

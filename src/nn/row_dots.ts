@@ -5,7 +5,7 @@
 // pass over a's rows (no broadcast reduction). Other backends get the tfjs ops.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {nativeBackend, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {layerNative} from '../native/domains';
 
 /** out[j, i] = a[i] . b[j, i]: a float32 [n, d], b float32 [m, n, d], out [m, n]. Differentiable in both. */
@@ -24,8 +24,8 @@ export function rowDots(a: tf.Tensor2D, b: tf.Tensor3D): tf.Tensor2D {
     m = b.shape[0];
   if (b.shape[1] !== n || b.shape[2] !== d)
     throw new RangeError(`rowDots: b must be [m, ${n}, ${d}] to match a [${n}, ${d}], got [${b.shape}]`);
-  const be = tf.backend();
-  if (!(be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels))) return composite(a, b);
+  const be = nativeBackend();
+  if (!be) return composite(a, b);
   const f = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, save: tf.GradSaveFunc) => {
     save([x, y]);
     return {

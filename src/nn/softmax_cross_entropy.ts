@@ -4,7 +4,7 @@
 // class ids, which also saves building the one-hot matrix.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {nativeBackend, WholeMemoryBackend} from '../backend/backend_wholememory';
 import {knownValid, markValid} from '../backend/index_validation';
 import {int32Ids} from '../util/arrays';
 import {layerNative} from '../native/domains';
@@ -68,8 +68,8 @@ export function softmaxCrossEntropy(
   const y = labels instanceof Int32Array ? tf.tensor1d(labels, 'int32') : labels;
   if (owned) markValid(y, classes);
   try {
-    const b = tf.backend();
-    if (!(b instanceof WholeMemoryBackend) || !(b.gpu || b.hostKernels)) return composite(y, logits, ids, classes, reduction);
+    const b = nativeBackend();
+    if (!b) return composite(y, logits, ids, classes, reduction);
     const scale = reduction === 'mean' ? 1 / rows : 1;
     const outShape = reduction === 'none' ? [rows] : [];
     // The gradient reads the logits and labels after the forward's scope has

@@ -11,6 +11,7 @@ import {hostTypedGraph, sampleTypedSubgraph, TypedFanouts, TypedGraph, TypedSubg
 import {int32Ids, int32Of} from '../util/arrays';
 import {checkSeed, seededRng, shuffle} from '../util/random';
 import {Embedding, EmbeddingDType, EmbeddingMemory} from './embedding';
+import {checkShare, LoaderShare, sharePart, shareStream} from './loader_share';
 import {featureTable} from './node_inputs';
 import {hottestRows} from './table/row_cache';
 
@@ -29,6 +30,8 @@ export interface TypedNeighborLoaderOptions {
    * another loader or model reads (shared: left for the caller to dispose).
    */
   features?: TypedFeatureStorage | FeatureTables;
+  /** A data-parallel rank's share: every rank walks the same order (the same seed) and takes its part of each batch. */
+  share?: LoaderShare;
 }
 
 export interface TypedBatch {
@@ -179,6 +182,7 @@ export class TypedNeighborLoader {
   private epoch = 0;
   private readonly features: FeatureTables;
   private readonly ownsFeatures: boolean;
+  private readonly share: LoaderShare;
 
   /** The typed graph (counts, features, labels); its batches are sampled where `sampled` lives. */
   readonly graph: HeteroGraph;
@@ -201,6 +205,7 @@ export class TypedNeighborLoader {
     if (!Number.isInteger(o.batchSize) || o.batchSize < 1)
       throw new RangeError(`TypedNeighborLoader: batchSize must be a positive integer, got ${o.batchSize}`);
     checkSeed('TypedNeighborLoader', o.seed ?? 0);
+    this.share = checkShare('TypedNeighborLoader', o.share);
     ({tables: this.features, owned: this.ownsFeatures} = featureTablesFor(graph, o.features));
   }
 
@@ -212,8 +217,11 @@ export class TypedNeighborLoader {
   async *[Symbol.asyncIterator](): AsyncGenerator<TypedBatch> {
     const epoch = this.epoch++;
     const order = this.o.shuffle ? shuffle(this.seeds.slice(), seededRng((this.o.seed ?? 0) * 7919 + epoch)) : this.seeds;
-    for (let b = 0, k = 0; b < order.length; b += this.o.batchSize, ++k)
-      yield this.batch(order.slice(b, b + this.o.batchSize), (this.o.seed ?? 0) * 1000003 + epoch * 65537 + k);
+    for (let b = 0, k = 0; b < order.length; b += this.o.batchSize, ++k) {
+      const stream = (this.o.seed ?? 0) * 1000003 + epoch * 65537 + k;
+      if (this.share.size === 1) yield this.batch(order.slice(b, b + this.o.batchSize), stream);
+      else yield this.batch(sharePart(order.subarray(b, b + this.o.batchSize), this.share).slice(), shareStream(stream, this.share));
+    }
   }
 
   /** The batch of `seeds` (of the seed type), their layers sampled with `sampleSeed`; the caller disposes it. */

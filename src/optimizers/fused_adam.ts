@@ -7,7 +7,7 @@
 // tfjs' ops all see the same thing.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {nativeBackend} from '../backend/backend_wholememory';
 import type {AdamScalars} from '../native/addon';
 import {optimizerNative} from '../native/domains';
 
@@ -60,8 +60,8 @@ export function isAdam(opt: tf.Optimizer): opt is tf.AdamOptimizer {
  * caller then uses opt.applyGradients.
  */
 export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTensorMap): boolean {
-  const b = tf.backend();
-  if (!(b instanceof WholeMemoryBackend) || !(b.gpu || b.hostKernels)) return false;
+  const b = nativeBackend();
+  if (!b) return false;
   const o = opt as unknown as AdamState;
   if (
     !o.accBeta1?.dataId ||

@@ -7,7 +7,7 @@ import {initializers, LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
 import {GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
 import type {GraphLayerInput} from './graph_input';
-import {ginMlp} from './gin_mlp';
+import {ginMlp, onePlusEps} from './gin_mlp';
 import {reduceNeighbors} from './neighbor_reduce';
 
 export interface GinConvArgs extends GraphConvArgs {
@@ -68,9 +68,7 @@ export class GinConv extends GraphConv {
           fixedEps: this.eps,
           relu: this.activation === 'relu',
         });
-      // (1 + eps) x_self, left as it is for a fixed eps of 0 (GIN's default): no product by one each way.
-      const own = this.epsWeight ? tf.mul(self, tf.add(1, this.epsWeight.read())) : this.eps === 0 ? self : tf.mul(self, 1 + this.eps);
-      const h = tf.add(own, agg) as tf.Tensor2D;
+      const h = tf.add(onePlusEps(self, this.epsWeight?.read(), this.eps), agg) as tf.Tensor2D;
       const hidden = tf.fused.matMul({a: h, b: this.w1!.read() as tf.Tensor2D, bias: this.b1?.read(), activation: 'relu'});
       return this.activate(tf.fused.matMul({a: hidden, b: this.w2!.read() as tf.Tensor2D, bias: this.b2?.read()}));
     });

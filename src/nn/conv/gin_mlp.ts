@@ -31,7 +31,7 @@ export function ginMlp(self: tf.Tensor2D, agg: tf.Tensor2D, w: GinMlpWeights): t
     const x = args as tf.Tensor[];
     const [s, a, w1, w2] = x as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
     const eps = ieps >= 0 ? x[ieps] : undefined;
-    const own = eps ? tf.mul(s, tf.add(1, eps)) : w.fixedEps === 0 ? s : tf.mul(s, 1 + w.fixedEps);
+    const own = onePlusEps(s, eps, w.fixedEps);
     const z = tf.add(own, a) as tf.Tensor2D;
     const hidden = fusedProduct(z, w1, ib1 >= 0 ? x[ib1] : undefined, true);
     const out = fusedProduct(hidden, w2, ib2 >= 0 ? x[ib2] : undefined, w.relu);
@@ -44,12 +44,7 @@ export function ginMlp(self: tf.Tensor2D, agg: tf.Tensor2D, w: GinMlpWeights): t
         const dHidden = tf.matMul(g2, w2s, false, true);
         const g1 = reluBackward(dHidden, hs) as tf.Tensor2D;
         const dz = tf.matMul(g1, w1s, false, true);
-        const grads: tf.Tensor[] = [
-          es ? tf.mul(dz, tf.add(1, es)) : w.fixedEps === 0 ? dz : tf.mul(dz, 1 + w.fixedEps),
-          dz,
-          tf.matMul(zs, g1, true, false),
-          tf.matMul(hs, g2, true, false),
-        ];
+        const grads: tf.Tensor[] = [onePlusEps(dz, es, w.fixedEps), dz, tf.matMul(zs, g1, true, false), tf.matMul(hs, g2, true, false)];
         if (ib1 >= 0) grads[ib1] = tf.sum(g1, 0);
         if (ib2 >= 0) grads[ib2] = tf.sum(g2, 0);
         if (ieps >= 0) grads[ieps] = tf.reshape(tf.sum(tf.mul(dz, ss)), [1]);
@@ -58,6 +53,11 @@ export function ginMlp(self: tf.Tensor2D, agg: tf.Tensor2D, w: GinMlpWeights): t
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(...inputs) as tf.Tensor2D;
+}
+
+/** (1 + eps) t: eps learned ([1]) or fixed; t itself for a fixed eps of 0 (GIN's default), no product by one. */
+export function onePlusEps(t: tf.Tensor, eps: tf.Tensor | undefined, fixedEps: number): tf.Tensor {
+  return eps ? tf.mul(t, tf.add(1, eps)) : fixedEps === 0 ? t : tf.mul(t, 1 + fixedEps);
 }
 
 // x W + b with ReLU or not, as tfjs' fused kernel (one product and one pass for the bias and activation): called

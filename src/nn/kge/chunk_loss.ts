@@ -6,7 +6,7 @@
 // back); other backends get the same function composed of tfjs ops.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import {nativeBackend, WholeMemoryBackend} from '../../backend/backend_wholememory';
 import {embeddingNative} from '../../native/domains';
 import {kgeLoss, KgeLossOptions} from './kge_loss';
 import type {KgeModel} from './kge_model';
@@ -57,7 +57,7 @@ export function chunkLossGradients(
 ): {loss: tf.Scalar; dq: tf.Tensor2D; dOwn: tf.Tensor2D; dNeg: tf.Tensor2D} | undefined {
   const {q, own, neg, chunk} = scored;
   const k = checkChunk(q, own, neg, chunk);
-  const be = nativeBackend(q.shape[0]);
+  const be = nativeFor(q.shape[0]);
   if (!be) return undefined;
   const [loss, dq, dOwn, dNeg] = forward(be, nativeArgs(model, q, chunk, k, o), q, own, neg, neg.shape[0]);
   const sum = tf.sum(loss) as tf.Scalar;
@@ -80,12 +80,11 @@ function checkChunk(q: tf.Tensor2D, own: tf.Tensor2D, neg: tf.Tensor2D, chunk: n
 
 /** Whether the loss of `positives` queries runs as the native op here (our backend on a GPU or its host kernels). */
 export function chunkLossIsNative(positives: number): boolean {
-  return nativeBackend(positives) !== undefined;
+  return nativeFor(positives) !== undefined;
 }
 
-function nativeBackend(positives: number): WholeMemoryBackend | undefined {
-  const be = tf.backend();
-  return be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels) && positives > 0 ? be : undefined;
+function nativeFor(positives: number): WholeMemoryBackend | undefined {
+  return positives > 0 ? nativeBackend() : undefined;
 }
 
 function nativeArgs(

@@ -3,7 +3,7 @@
 // this backend (`complexProduct`, native/src/embedding/complex_product.*), tfjs ops elsewhere.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import {nativeBackend, WholeMemoryBackend} from '../../backend/backend_wholememory';
 import {embeddingNative} from '../../native/domains';
 
 export interface ComplexRows {
@@ -38,8 +38,8 @@ export function complexProduct(a: tf.Tensor2D, b: tf.Tensor2D, conjA = false, co
   }
   if (a.shape[0] !== b.shape[0] || a.shape[1] !== b.shape[1])
     throw new RangeError(`complexProduct: b must be [${a.shape}] like a, got [${b.shape}]`);
-  const be = tf.backend();
-  if (!(be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels)) || a.size === 0) return composite(a, b, conjA, conjB);
+  const be = a.size > 0 ? nativeBackend() : undefined;
+  if (!be) return composite(a, b, conjA, conjB);
   const f = tf.customGrad(((x: tf.Tensor2D, y: tf.Tensor2D, save: tf.GradSaveFunc) => {
     save([x, y]);
     return {
@@ -76,7 +76,7 @@ function product(be: WholeMemoryBackend, a: tf.Tensor2D, b: tf.Tensor2D, conjA: 
  */
 export function complexRotation(x: tf.Tensor2D, phase: tf.Tensor2D, scale: number, conj = false): tf.Tensor2D {
   checkRotation(x, phase);
-  const be = nativeHere(x);
+  const be = x.size > 0 ? nativeBackend() : undefined;
   if (!be) return composite(x, unitRows(tf.mul(phase, scale) as tf.Tensor2D), false, conj);
   const f = tf.customGrad(((a: tf.Tensor2D, p: tf.Tensor2D, save: tf.GradSaveFunc) => {
     save([a, p]);
@@ -97,7 +97,7 @@ export function complexRotationGradients(
   g: tf.Tensor2D,
 ): [tf.Tensor2D, tf.Tensor2D] {
   checkRotation(x, phase);
-  const be = nativeHere(x);
+  const be = x.size > 0 ? nativeBackend() : undefined;
   if (be) {
     const [rows, w] = x.shape;
     const [dx, dp] = be.nativeOutputs(
@@ -136,11 +136,6 @@ function checkRotation(x: tf.Tensor2D, phase: tf.Tensor2D): void {
     throw new RangeError(
       `complexRotation: phase must be float32 [${x.shape[0]}, ${x.shape[1] / 2}] (a phase per complex coordinate of x), got ${phase instanceof tf.Tensor ? `${phase.dtype} [${phase.shape}]` : typeof phase}`,
     );
-}
-
-function nativeHere(x: tf.Tensor): WholeMemoryBackend | undefined {
-  const be = tf.backend();
-  return be instanceof WholeMemoryBackend && (be.gpu || be.hostKernels) && x.size > 0 ? be : undefined;
 }
 
 function rotation(be: WholeMemoryBackend, x: tf.Tensor2D, phase: tf.Tensor2D, scale: number, conj: boolean): tf.Tensor2D {
