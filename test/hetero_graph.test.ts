@@ -976,14 +976,19 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       const inDim = 5;
       const xv: Record<string, Float32Array> = {};
       for (const t of Object.keys(layer.src)) xv[t] = Float32Array.from({length: layer.src[t].length * inDim}, () => rng() * 2 - 1);
-      for (const concat of [true, false]) {
-        const conv = rgatConv({inDim, units: 3, heads: 2, relations: g.edgeTypes.map(edgeTypeKey), concat, seed: 4});
+      for (const [concat, rootWeight] of [
+        [true, true],
+        [false, true],
+        [true, false],
+      ]) {
+        const conv = rgatConv({inDim, units: 3, heads: 2, relations: g.edgeTypes.map(edgeTypeKey), concat, rootWeight, seed: 4});
         const inputs = () => Object.fromEntries(Object.entries(xv).map(([t, v]) => [t, tf.tensor2d(v, [v.length / inDim, inDim])]));
         const [ours, ref] = gradsOnBothBackends(conv, layer, inputs);
-        expectAllNear(ours, ref, `concat ${concat}`);
+        expectAllNear(ours, ref, `concat ${concat}, root ${rootWeight}`);
         // The layer as R-GAT is written, relation by relation (z = x W_r, logits z . a), from the same variables on
         // tfjs-backend-cpu: what the layer's folded, once-a-call matrices must equal.
-        const [w, attSrc, attDst, root, bias] = conv.variables;
+        const [w, attSrc, attDst] = conv.variables;
+        const [root, bias] = rootWeight ? conv.variables.slice(3) : [undefined, conv.variables[3]];
         const relations = g.edgeTypes.map(edgeTypeKey);
         const plain = {
           variables: conv.variables,
@@ -992,7 +997,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
             for (const [t, rows] of Object.entries(l.dst)) {
               if (rows.length === 0) continue;
               const xd = tf.slice(x[t], [0, 0], [rows.length, inDim]) as tf.Tensor2D;
-              let h = tf.matMul(xd, root);
+              let h = root ? tf.matMul(xd, root) : tf.zeros([rows.length, concat ? 6 : 3]);
               for (const [key, block] of Object.entries(l.blocks)) {
                 const [src, , dst] = key.split('___');
                 if (dst !== t || block.arrays.colIdx.length === 0) continue;
@@ -1011,7 +1016,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
           },
         };
         const [, written] = gradsOnBothBackends(plain, layer, inputs);
-        expectAllNear(ours, written, `concat ${concat}, against the layer relation by relation`);
+        expectAllNear(ours, written, `concat ${concat}, root ${rootWeight}, against the layer relation by relation`);
         conv.dispose();
       }
       sub.dispose();

@@ -50,6 +50,17 @@ async function main(): Promise<void> {
     }
     const loaderMs = (Date.now() - t) / batches;
     loader.dispose();
+    if (where === 'device') {
+      // The sampler's own ops against its wall time: what the GPU did and what the host waited for.
+      const prof = wm.profileOps(() => {
+        for (let k = 0; k < batches; ++k)
+          sampleTypedSubgraph(sampled.graph, 'paper', train.subarray(k * 1024, (k + 1) * 1024), [25, 20], {seed: k}).dispose();
+      });
+      const gpuMs = prof.ops.reduce((a, o) => a + o.ms, 0);
+      console.log(`profiled: ${(prof.wallMs / batches).toFixed(2)} ms a batch wall, native ops ${(gpuMs / batches).toFixed(2)} ms:`);
+      for (const o of prof.ops.slice(0, 10))
+        console.log(`  ${o.name.padEnd(28)} ${o.where} ${(o.calls / batches).toFixed(1)} calls ${(o.ms / batches).toFixed(3)} ms a batch`);
+    }
     sampled.release();
     console.log(
       `sampled on the ${where}: sampleTypedSubgraph ${sampleMs.toFixed(1)} ms a batch (${Math.round(rows / batches)} input rows); ` +

@@ -79,31 +79,84 @@ export class RgatConv {
   apply(x: Record<string, tf.Tensor2D>, layer: TypedLayer): Record<string, tf.Tensor2D> {
     const {inDim, units, heads, concat, negativeSlope} = this.config;
     checkTypedInputs('rgatConv', x, layer, inDim);
+    const wide = heads * units;
+    // The relations with entries, by source type and by destination type (destinations with rows only).
+    const used: {key: string; r: number; s: string; d: string}[] = [];
+    for (const [key, block] of Object.entries(layer.blocks)) {
+      const [s, , d] = parseEdgeTypeKey(key, "rgatConv: the layer's blocks");
+      if ((layer.dst[d]?.length ?? 0) === 0 || block.arrays.colIdx.length === 0) continue;
+      const r = this.index.get(key);
+      if (r === undefined) throw new RangeError(`rgatConv: the layer has edge type ${key}, the conv has no weights for it`);
+      used.push({key, r, s, d});
+    }
+    const groupBy = (side: 's' | 'd') => {
+      const m = new Map<string, typeof used>();
+      for (const u of used) m.set(u[side], [...(m.get(u[side]) ?? []), u]);
+      return m;
+    };
     return tf.tidy(() => {
-      // Each relation's matrix and its attention logits' matrices, made once a call for all relations (a few ops,
-      // not a few per relation): a row's logit per head is z . a = x (W a), W folded with a first ([inDim, heads]),
-      // so the logits are one narrow product each side rather than a pass over the [rows, heads, units] projections.
+      // A row's logit per head is z . a = x (W a): each relation's W folded with its attention vectors
+      // ([inDim, heads] a side). Each source type's rows are multiplied once by the columns of every relation
+      // leaving it, [W_r | W_r a_src_r] side by side, and each destination type's rows once by [root | W_r a_dst_r
+      // for the relations into it]: one wide product a type instead of three narrow ones a relation.
       const R = this.config.relations.length;
-      const weights = tf.unstack(this.w) as tf.Tensor2D[];
       const wHeads = tf.reshape(this.w, [R, inDim, heads, units]);
-      const fold = (att: tf.Variable) => tf.unstack(tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3)) as tf.Tensor2D[]; // R x [inDim, heads]
-      const foldedSrc = fold(this.attSrc),
-        foldedDst = fold(this.attDst);
+      const fold = (att: tf.Variable) => tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D; // [R, inDim, heads]
+      const srcCols = tf.concat([this.w, fold(this.attSrc)], 2) as tf.Tensor3D; // [R, inDim, wide + heads]
+      const dstCols = fold(this.attDst);
+      // The chosen relations' [inDim, cols] matrices side by side: [inDim, k * cols].
+      const sideBySide = (m: tf.Tensor3D, rs: number[]) => {
+        const picked = rs.length === R && rs.every((r, i) => r === i) ? m : tf.gather(m, rs);
+        const [k, , cols] = picked.shape;
+        return (
+          k === 1 ? tf.reshape(picked, [inDim, cols]) : tf.reshape(tf.transpose(picked, [1, 0, 2]), [inDim, k * cols])
+        ) as tf.Tensor2D;
+      };
+      const fromSource = new Map<string, {z: tf.Tensor3D; logits: tf.Tensor2D}>();
+      for (const [s, rels] of groupBy('s')) {
+        const parts = tf.split(
+          tf.matMul(
+            x[s],
+            sideBySide(
+              srcCols,
+              rels.map((u) => u.r),
+            ),
+          ),
+          rels.flatMap(() => [wide, heads]),
+          1,
+        );
+        rels.forEach((u, i) =>
+          fromSource.set(u.key, {z: tf.reshape(parts[2 * i], [-1, heads, units]) as tf.Tensor3D, logits: parts[2 * i + 1] as tf.Tensor2D}),
+        );
+      }
+      const into = groupBy('d');
       const out: Record<string, tf.Tensor2D> = {};
       for (const [t, rows] of Object.entries(layer.dst)) {
         const n = rows.length;
         if (n === 0) continue;
         const xd = (x[t].shape[0] === n ? x[t] : tf.slice(x[t], [0, 0], [n, inDim])) as tf.Tensor2D;
-        let h: tf.Tensor2D = this.root ? tf.matMul(xd, this.root) : tf.zeros([n, this.outDim]);
-        for (const [key, block] of Object.entries(layer.blocks)) {
-          const [s, , d] = parseEdgeTypeKey(key, "rgatConv: the layer's blocks");
-          if (d !== t || block.arrays.colIdx.length === 0) continue;
-          const r = this.index.get(key);
-          if (r === undefined) throw new RangeError(`rgatConv: the layer has edge type ${key}, the conv has no weights for it`);
-          const zs = tf.reshape(tf.matMul(x[s], weights[r]), [-1, heads, units]) as tf.Tensor3D;
-          const agg = gatAggregate(block, zs, tf.matMul(x[s], foldedSrc[r]), tf.matMul(xd, foldedDst[r]), {negativeSlope});
-          h = tf.add(h, concat ? tf.reshape(agg, [n, heads * units]) : tf.mean(agg, 1));
-        }
+        const rels = into.get(t) ?? [];
+        const cols: tf.Tensor2D[] = [
+          ...(this.root ? [this.root as tf.Tensor2D] : []),
+          ...(rels.length
+            ? [
+                sideBySide(
+                  dstCols,
+                  rels.map((u) => u.r),
+                ),
+              ]
+            : []),
+        ];
+        const sizes = [...(this.root ? [this.outDim] : []), ...rels.map(() => heads)];
+        const product = cols.length ? tf.matMul(xd, cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D)) : undefined;
+        // (a split into one part has no gradient in tfjs: the product as it is)
+        const parts = !product ? [] : sizes.length === 1 ? [product] : tf.split(product, sizes, 1);
+        let h: tf.Tensor2D = this.root ? (parts[0] as tf.Tensor2D) : tf.zeros([n, this.outDim]);
+        rels.forEach((u, i) => {
+          const {z, logits} = fromSource.get(u.key)!;
+          const agg = gatAggregate(layer.blocks[u.key], z, logits, parts[(this.root ? 1 : 0) + i] as tf.Tensor2D, {negativeSlope});
+          h = tf.add(h, concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1));
+        });
         out[t] = (this.biasVar ? tf.add(h, this.biasVar) : h) as tf.Tensor2D;
       }
       return out;
