@@ -32,7 +32,21 @@ describe('batches of small graphs and their global poolings', () => {
   });
 
   it('numbers the vertices graph after graph, keeps every edge within its graph, and names each vertex its graph', () => {
-    const b = wm.graph.batchGraphs(graphs);
+    // Also with edge features (the layers then read a block of their own; the graph is made when read) and as a loader's batch.
+    const withEdgeFeatures = graphs.map((g) => ({...g, edgeFeatures: Float32Array.from({length: g.src.length * 2}, () => rng())}));
+    for (const b of [wm.graph.batchGraphs(graphs), wm.graph.batchGraphs(withEdgeFeatures)]) checkBatch(b);
+  });
+
+  it('a loader batch with edge features: the same block-diagonal graph', async () => {
+    const withEdgeFeatures = graphs.map((g) => ({...g, edgeFeatures: Float32Array.from({length: g.src.length * 3}, () => rng())}));
+    for await (const b of new wm.graph.GraphLoader(withEdgeFeatures, {batchSize: sizes.length})) {
+      expect(b.edgeDim).to.equal(3);
+      checkBatch(b);
+      b.dispose();
+    }
+  });
+
+  function checkBatch(b: wm.graph.GraphBatch): void {
     expect(b.numGraphs).to.equal(sizes.length);
     expect(b.numVertices).to.equal(27);
     expect(Array.from(b.ptr)).to.deep.equal([0, 3, 4, 11, 11, 16, 25, 27]);
@@ -52,7 +66,7 @@ describe('batches of small graphs and their global poolings', () => {
     expect([...got].sort()).to.deep.equal([...want].sort());
     for (let v = 0; v < b.numVertices; ++v) for (const u of b.graph.neighbors(v)) expect(b.batch[u]).to.equal(b.batch[v]);
     expect(Array.from(b.features!.subarray(3 * dim, 4 * dim))).to.deep.equal(Array.from(graphs[1].features!));
-  });
+  }
 
   it('pools each graph (add, mean, max) as a per-graph reference does, and passes gradients back to the right rows', () => {
     const before = tf.memory().numTensors;

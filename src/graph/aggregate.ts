@@ -293,7 +293,7 @@ export class CsrBlock {
 
   /**
    * @internal Whether the GPU differentiates the block's products by scattering the forward product's entries
-   * (csrSpmmScatter) rather than through its transpose: a block sampled for one step, whose transpose would be
+   * (csrSpmmScatter) rather than through its transpose: a block sampled or batched for one step, whose transpose would be
    * built on the host and copied over to be read once. Summed in a varying order, as atomics are.
    */
   readonly scatters: boolean = false;

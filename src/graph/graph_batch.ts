@@ -38,8 +38,8 @@ export interface GraphDataset {
 export interface GraphBatch {
   numGraphs: number;
   numVertices: number;
-  /** The graphs' edges block-diagonal (made two-way with `symmetric`; duplicates and self loops dropped). */
-  graph: CsrGraph;
+  /** The graphs' edges block-diagonal (made two-way with `symmetric`; duplicates and self loops dropped), made when first read. */
+  readonly graph: CsrGraph;
   /** Each vertex's graph. */
   batch: Int32Array;
   /** Graph g's vertices are [ptr[g], ptr[g + 1]). */
@@ -157,16 +157,13 @@ function edgesWithFeatures(
   const at = rowPtr.slice(0, n),
     colIdx = new Int32Array(entries),
     edgeAttr = new Float32Array(entries * edgeDim);
-  const place = (row: number, col: number, e: number) => {
-    const k = at[row]++;
-    colIdx[k] = col;
-    edgeAttr.set(features.subarray(e * edgeDim, (e + 1) * edgeDim), k * edgeDim);
-  };
-  for (let e = 0; e < m; ++e) {
-    place(dst[e], src[e], e);
-    if (symmetric) place(src[e], dst[e], e);
-  }
-  return {edges: CsrBlock.trusted(rowPtr, colIdx, n), edgeAttr};
+  for (let e = 0; e < m; ++e)
+    for (let side = 0; side < (symmetric ? 2 : 1); ++side) {
+      const k = at[side ? src[e] : dst[e]]++;
+      colIdx[k] = side ? dst[e] : src[e];
+      for (let j = 0, to = k * edgeDim, from = e * edgeDim; j < edgeDim; ++j) edgeAttr[to + j] = features[from + j];
+    }
+  return {edges: CsrBlock.trusted(rowPtr, colIdx, n, undefined, undefined, true), edgeAttr};
 }
 
 /**
@@ -230,20 +227,23 @@ export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {})
     if (features && g.features) features.set(g.features, base * dim);
     if (edgeFeatures && g.edgeFeatures) edgeFeatures.set(g.edgeFeatures, (at - g.src.length) * edgeDim);
   });
-  const graph = CsrGraph.fromEdges({numVertices: n, src, dst, directed: !(o.symmetric ?? true)}, {symmetric: o.symmetric ?? true});
   const symmetric = o.symmetric ?? true;
+  // The graph is made when asked for where the layers read the edges with their features (a block of its own).
+  let graph: CsrGraph | undefined;
+  const made = () => (graph ??= CsrGraph.fromEdges({numVertices: n, src, dst, directed: !symmetric}, {symmetric}));
   const {edges, edgeAttr} = edgeFeatures
     ? edgesWithFeatures(src, dst, edgeFeatures, edgeDim, n, symmetric)
-    : {edges: CsrBlock.fromGraph(graph), edgeAttr: undefined};
-  const pool = new CsrBlock(
-    ptr,
-    Int32Array.from({length: n}, (_, v) => v),
-    n,
-  );
+    : {edges: CsrBlock.trusted(made().rowPtr, made().colIdx, n, undefined, undefined, true), edgeAttr: undefined};
+  const vertices = new Int32Array(n);
+  for (let v = 0; v < n; ++v) vertices[v] = v;
+  // A batch's blocks serve one step: on the GPU their products are differentiated by scattering (no transposes).
+  const pool = CsrBlock.trusted(ptr, vertices, n, undefined, undefined, true);
   return {
     numGraphs: graphs.length,
     numVertices: n,
-    graph,
+    get graph() {
+      return made();
+    },
     batch,
     ptr,
     ...(features ? {features} : {}),

@@ -37,13 +37,14 @@ export class GraphLoader {
     const order = this.o.shuffle ? shuffle(all, seededRng((this.o.seed ?? 0) * 7919 + pass)) : all;
     for (let at = 0; at < order.length; at += this.o.batchSize) {
       const indices = order.slice(at, at + this.o.batchSize);
-      yield {
-        ...batchGraphs(
+      // (assigned, not spread: a spread would make the batch's graph, which is made when asked for)
+      yield Object.assign(
+        batchGraphs(
           Array.from(indices, (i) => this.graphs[i]),
           {symmetric: this.o.symmetric},
         ),
-        indices,
-      };
+        {indices},
+      );
     }
   }
 }
