@@ -72,6 +72,7 @@ export function ginTrainer(
     model,
     epoch,
     dispose: () => {
+      loader.dispose();
       optimizer.dispose();
       model.dispose();
     },

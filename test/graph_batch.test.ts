@@ -46,6 +46,42 @@ describe('batches of small graphs and their global poolings', () => {
     }
   });
 
+  it('makes the same batches in its worker thread as in place (prefetch), across passes, and stops cleanly part way', async () => {
+    const withEdgeFeatures = graphs.map((g) => ({...g, edgeFeatures: Float32Array.from({length: g.src.length * 2}, () => rng())}));
+    for (const set of [graphs, withEdgeFeatures]) {
+      const arraysOf = (b: wm.graph.GraphBatch & {indices: Int32Array}) => {
+        const {rowPtr, colIdx} = b.edges.arrays;
+        return [b.indices, b.ptr, b.batch, b.features, b.labels, b.edgeAttr, rowPtr, colIdx, b.graph.rowPtr, b.graph.colIdx].map((x) =>
+          x ? Array.from(x) : x,
+        );
+      };
+      const passes = async (prefetch: boolean) => {
+        const loader = new wm.graph.GraphLoader(set, {batchSize: 2, shuffle: true, seed: 3, prefetch});
+        const seen: unknown[] = [];
+        for (let pass = 0; pass < 2; ++pass)
+          for await (const b of loader) {
+            seen.push(arraysOf(b));
+            b.dispose();
+          }
+        loader.dispose();
+        return seen;
+      };
+      const inPlace = await passes(false);
+      expect(inPlace).to.have.length(8);
+      expect(await passes(true)).to.deep.equal(inPlace);
+    }
+    // A loop that stops after one batch, then the loader disposed: nothing left waiting.
+    const loader = new wm.graph.GraphLoader(graphs, {batchSize: 1});
+    for await (const b of loader) {
+      b.dispose();
+      break;
+    }
+    loader.dispose();
+    expect(() => new wm.graph.GraphLoader(graphs, {batchSize: 2, prefetch: 1 as unknown as boolean})).to.throw(
+      /GraphLoader: prefetch must be true or false, got 1/,
+    );
+  });
+
   function checkBatch(b: wm.graph.GraphBatch): void {
     expect(b.numGraphs).to.equal(sizes.length);
     expect(b.numVertices).to.equal(27);

@@ -35,6 +35,7 @@ async function main(): Promise<void> {
   );
   for (const o of [...p.ops].sort((a, b) => b.ms - a.ms).slice(0, 12))
     console.log(`  ${o.name.padEnd(28)} ${o.where} ${String(o.calls).padStart(6)} ${o.ms.toFixed(1).padStart(8)} ms`);
+  loader.dispose();
   trainer.dispose();
 }
 

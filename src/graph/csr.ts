@@ -1,5 +1,6 @@
 // Compressed sparse rows: rowPtr[v]..rowPtr[v+1] index v's neighbours in colIdx.
 import {deviceStatus} from '../native/device';
+import {csrFromEdges} from './csr_from_edges';
 import {EdgeList} from './edge_list';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
@@ -200,38 +201,8 @@ export class CsrGraph implements HostGraph {
 
   /** @internal fromEdges in TypeScript (no addon; and the tests' reference). */
   static fromEdgesInScript(edges: EdgeList, opts: {symmetric: boolean}): CsrGraph {
-    const n = edges.numVertices;
-    const m = edges.src.length;
-    const total = opts.symmetric ? 2 * m : m;
-    const from = new Int32Array(total),
-      to = new Int32Array(total);
-    for (let i = 0; i < m; ++i) {
-      from[i] = edges.src[i];
-      to[i] = edges.dst[i];
-      if (opts.symmetric) {
-        from[m + i] = edges.dst[i];
-        to[m + i] = edges.src[i];
-      }
-    }
-    const counts = new Int32Array(n + 1);
-    for (let i = 0; i < total; ++i) counts[from[i] + 1]++;
-    for (let v = 0; v < n; ++v) counts[v + 1] += counts[v];
-    const fill = counts.slice(0, n);
-    const col = new Int32Array(total);
-    for (let i = 0; i < total; ++i) col[fill[from[i]]++] = to[i];
-    // Sort each row, then drop duplicates and self loops.
-    const rowPtr = new Int32Array(n + 1);
-    const out: number[] = [];
-    for (let v = 0; v < n; ++v) {
-      const row = col.subarray(counts[v], counts[v + 1]).sort();
-      let prev = -1;
-      for (const u of row) {
-        if (u !== prev && u !== v) out.push(u);
-        prev = u;
-      }
-      rowPtr[v + 1] = out.length;
-    }
-    return new CsrGraph(rowPtr, Int32Array.from(out)).trusted();
+    const {rowPtr, colIdx} = csrFromEdges(edges.numVertices, edges.src, edges.dst, opts.symmetric);
+    return new CsrGraph(rowPtr, colIdx).trusted();
   }
 
   /** Connected component ids (treating edges as undirected in this CSR). */

@@ -1,8 +1,13 @@
 // Small graphs in batches (PyG's DataLoader over a list of Data): each pass shuffles them (seeded, a new
 // order per pass) or keeps their order, and yields one GraphBatch per batchSize graphs, the last one shorter.
-// The caller disposes each batch.
+// With `prefetch` (the default) a worker thread makes the next batches' arrays while the loop trains on this
+// one; the batches are the same either way. The caller disposes each batch.
+import * as path from 'path';
+import {Worker} from 'worker_threads';
+
 import {checkSeed, seededRng, shuffle} from '../util/random';
-import {batchGraphs, checkGraphs, GraphBatch, SmallGraph} from './graph_batch';
+import {BatchArrays, packGraphs} from './batch_arrays';
+import {batchGraphs, batchOf, checkGraphs, GraphBatch, SmallGraph} from './graph_batch';
 
 export interface GraphLoaderOptions {
   batchSize: number;
@@ -10,10 +15,19 @@ export interface GraphLoaderOptions {
   seed?: number;
   /** Each edge made two-way (default true). */
   symmetric?: boolean;
+  /**
+   * Batches made ahead in a worker thread (default true; a pass of one batch is made in place). The thread reads
+   * the graphs as they were at the first pass that used it.
+   */
+  prefetch?: boolean;
 }
+
+/** Batches the worker thread holds ready, or is making, ahead of the loop. */
+const AHEAD = 2;
 
 export class GraphLoader {
   private pass = 0;
+  private thread?: BatchThread;
 
   constructor(
     readonly graphs: SmallGraph[],
@@ -22,6 +36,8 @@ export class GraphLoader {
     if (!Array.isArray(graphs) || graphs.length === 0) throw new RangeError('GraphLoader: graphs must be a non-empty array');
     if (!Number.isInteger(o.batchSize) || o.batchSize < 1)
       throw new RangeError(`GraphLoader: batchSize must be a positive integer, got ${o.batchSize}`);
+    if (o.prefetch !== undefined && typeof o.prefetch !== 'boolean')
+      throw new TypeError(`GraphLoader: prefetch must be true or false, got ${String(o.prefetch)}`);
     checkSeed('GraphLoader', o.seed ?? 0);
     checkGraphs(graphs); // every graph checked now, not in the middle of a pass
   }
@@ -35,16 +51,85 @@ export class GraphLoader {
     const pass = this.pass++;
     const all = Int32Array.from(this.graphs, (_, i) => i);
     const order = this.o.shuffle ? shuffle(all, seededRng((this.o.seed ?? 0) * 7919 + pass)) : all;
-    for (let at = 0; at < order.length; at += this.o.batchSize) {
-      const indices = order.slice(at, at + this.o.batchSize);
-      // (assigned, not spread: a spread would make the batch's graph, which is made when asked for)
-      yield Object.assign(
-        batchGraphs(
-          Array.from(indices, (i) => this.graphs[i]),
-          {symmetric: this.o.symmetric},
-        ),
-        {indices},
-      );
+    const symmetric = this.o.symmetric ?? true;
+    const indicesOf = (k: number) => order.slice(k * this.o.batchSize, (k + 1) * this.o.batchSize);
+    const count = this.length;
+    // (assigned, not spread: a spread would make the batch's graph, which is made when asked for)
+    if (!(this.o.prefetch ?? true) || count < 2) {
+      for (let k = 0; k < count; ++k) {
+        const indices = indicesOf(k);
+        yield Object.assign(
+          batchGraphs(
+            Array.from(indices, (i) => this.graphs[i]),
+            {symmetric},
+          ),
+          {indices},
+        );
+      }
+      return;
     }
+    const thread = (this.thread ??= new BatchThread(packGraphs(this.graphs)));
+    const asked: Promise<BatchArrays>[] = [];
+    const ask = (k: number) => {
+      const p = thread.ask(indicesOf(k), symmetric);
+      p.catch(() => {}); // awaited in turn below; a loop that stops early never awaits it
+      asked.push(p);
+    };
+    for (let k = 0; k < Math.min(AHEAD, count); ++k) ask(k);
+    for (let k = 0; k < count; ++k) {
+      const arrays = await asked.shift()!;
+      if (k + AHEAD < count) ask(k + AHEAD);
+      yield Object.assign(batchOf(arrays), {indices: indicesOf(k)});
+    }
+  }
+
+  /** Stops the loader's worker thread (a loader left undisposed keeps no process alive: the thread waits unreferenced). */
+  dispose(): void {
+    this.thread?.stop();
+    this.thread = undefined;
+  }
+}
+
+// The worker thread (graph_batch_worker.ts) and the batches asked of it, answered in the order asked.
+class BatchThread {
+  private readonly worker: Worker;
+  private next = 0;
+  private readonly waiting = new Map<number, {resolve: (a: BatchArrays) => void; reject: (e: Error) => void}>();
+  private failed?: Error;
+
+  constructor(packed: ReturnType<typeof packGraphs>) {
+    this.worker = new Worker(path.join(__dirname, 'graph_batch_worker.js'), {workerData: packed});
+    this.worker.unref();
+    this.worker.on('message', (m: {id: number; arrays?: BatchArrays; error?: string}) => {
+      const w = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      if (this.waiting.size === 0) this.worker.unref();
+      if (m.error !== undefined) w?.reject(new Error(`GraphLoader: batching failed: ${m.error}`));
+      else w?.resolve(m.arrays!);
+    });
+    this.worker.on('error', (e) => this.fail(new Error(`GraphLoader: the batching thread failed: ${e.message}`)));
+    this.worker.on('exit', (code) => this.fail(new Error(`GraphLoader: the batching thread stopped (exit code ${code})`)));
+  }
+
+  ask(indices: Int32Array, symmetric: boolean): Promise<BatchArrays> {
+    if (this.failed) return Promise.reject(this.failed);
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, {resolve, reject});
+      this.worker.ref(); // a loop awaiting a batch keeps the process alive
+      this.worker.postMessage({id, indices, symmetric});
+    });
+  }
+
+  stop(): void {
+    this.fail(new Error('GraphLoader: disposed'));
+    void this.worker.terminate();
+  }
+
+  private fail(e: Error): void {
+    this.failed ??= e;
+    for (const w of this.waiting.values()) w.reject(this.failed);
+    this.waiting.clear();
+    this.worker.unref();
   }
 }

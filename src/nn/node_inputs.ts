@@ -132,7 +132,8 @@ export function featureTable(
     const first = Math.floor((rows * rank) / size),
       last = Math.floor((rows * (rank + 1)) / size);
     // Every rank makes as many calls as the largest share needs (writes to distributed memory are collective).
-    const chunk = Math.max(1, Math.floor((1 << 22) / Math.max(1, dim)));
+    // Windows of 32M values (128 MB as float32): a generated source makes a window's rows on every host thread.
+    const chunk = Math.max(1, Math.floor((1 << 25) / Math.max(1, dim)));
     const calls = Math.ceil(Math.ceil(rows / size) / chunk);
     const started = Date.now();
     let told = started;

@@ -147,7 +147,8 @@ async function graphOutputs(
   batchSize = 256,
 ): Promise<Float32Array[]> {
   const out = per.map(() => new Float32Array(graphs.length));
-  for await (const b of new GraphLoader(graphs, {batchSize, shuffle: false})) {
+  // One pass in order: made in place (a worker thread pays off over many passes).
+  for await (const b of new GraphLoader(graphs, {batchSize, shuffle: false, prefetch: false})) {
     const values = tf.tidy(() => {
       const rows = model.forward(b);
       return per.map((f) => f(rows));
@@ -331,6 +332,7 @@ export async function trainGraphClassification(
         onEpoch({...figures, trainAcc: tr.acc, valAcc: va.acc, testAcc: te.acc, ...aucs});
       }
     } finally {
+      loader.dispose();
       optimizer.dispose();
       model.dispose();
     }
