@@ -206,25 +206,25 @@ function edgesWithFeatures(
   return {rowPtr, colIdx, edgeAttr};
 }
 
+/** Graphs one after another in columns: graph g's counts, then every graph's edges, features and label in turn. */
+export interface GraphColumns {
+  vertices: ArrayLike<number>;
+  edges: ArrayLike<number>;
+  src: Int32Array;
+  dst: Int32Array;
+  features?: Float32Array;
+  dim: number;
+  edgeFeatures?: Float32Array;
+  edgeDim: number;
+  labels?: ArrayLike<number>;
+}
+
 /**
  * Graphs laid one after another in shared columns (OGB's graph property layout, the graph cache's): graph g has the
  * next `vertices[g]` vertex rows and `edges[g]` edges, each a view of the columns. Every edge must stay within its
  * graph's vertices; `badEdge(g, k, n)` says why not for entry k of the columns (graph g of n vertices).
  */
-export function graphsFromColumns(
-  c: {
-    vertices: ArrayLike<number>;
-    edges: ArrayLike<number>;
-    src: Int32Array;
-    dst: Int32Array;
-    features?: Float32Array;
-    dim: number;
-    edgeFeatures?: Float32Array;
-    edgeDim: number;
-    labels?: ArrayLike<number>;
-  },
-  badEdge: (g: number, k: number, n: number) => string,
-): SmallGraph[] {
+export function graphsFromColumns(c: GraphColumns, badEdge: (g: number, k: number, n: number) => string): SmallGraph[] {
   const graphs: SmallGraph[] = [];
   let e = 0,
     v = 0;
@@ -247,16 +247,10 @@ export function graphsFromColumns(
   return graphs;
 }
 
-/** Graphs packed one after another in columns (graphsFromColumns' layout), in memory threads share. */
-export interface PackedGraphs {
+/** Graphs packed in columns (GraphColumns) in memory threads share. */
+export interface PackedGraphs extends GraphColumns {
   vertices: Int32Array;
   edges: Int32Array;
-  src: Int32Array;
-  dst: Int32Array;
-  features?: Float32Array;
-  dim: number;
-  edgeFeatures?: Float32Array;
-  edgeDim: number;
   labels?: Float64Array;
 }
 
