@@ -63,7 +63,9 @@ describe('batches of small graphs and their global poolings', () => {
             seen.push(arraysOf(b));
             b.dispose();
           }
+        expect(loader.threaded).to.equal(prefetch);
         loader.dispose();
+        expect(loader.threaded).to.equal(false);
         return seen;
       };
       const inPlace = await passes(false);

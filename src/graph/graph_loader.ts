@@ -2,6 +2,7 @@
 // order per pass) or keeps their order, and yields one GraphBatch per batchSize graphs, the last one shorter.
 // With `prefetch` (the default) a worker thread makes the next batches' arrays while the loop trains on this
 // one; the batches are the same either way. The caller disposes each batch.
+import * as fs from 'fs';
 import * as path from 'path';
 import {Worker} from 'worker_threads';
 
@@ -16,11 +17,14 @@ export interface GraphLoaderOptions {
   /** Each edge made two-way (default true). */
   symmetric?: boolean;
   /**
-   * Batches made ahead in a worker thread (default true; a pass of one batch is made in place). The thread reads
-   * the graphs as they were at the first pass that used it.
+   * Batches made ahead in a worker thread (default true; a pass of one batch, or sources run as TypeScript, made in
+   * place). The thread reads the graphs as they were at the first pass that used it.
    */
   prefetch?: boolean;
 }
+
+// The worker thread's script, compiled beside this one (sources run as TypeScript have none: batches made in place).
+const WORKER = path.join(__dirname, 'graph_batch_worker.js');
 
 /** Batches the worker thread holds ready, or is making, ahead of the loop. */
 const AHEAD = 2;
@@ -42,6 +46,11 @@ export class GraphLoader {
     checkGraphs(graphs); // every graph checked now, not in the middle of a pass
   }
 
+  /** @internal Whether the loader's worker thread is started (its passes made there). */
+  get threaded(): boolean {
+    return this.thread !== undefined;
+  }
+
   /** Batches per pass. */
   get length(): number {
     return Math.ceil(this.graphs.length / this.o.batchSize);
@@ -55,7 +64,7 @@ export class GraphLoader {
     const indicesOf = (k: number) => order.slice(k * this.o.batchSize, (k + 1) * this.o.batchSize);
     const count = this.length;
     // (assigned, not spread: a spread would make the batch's graph, which is made when asked for)
-    if (!(this.o.prefetch ?? true) || count < 2) {
+    if (!(this.o.prefetch ?? true) || count < 2 || !fs.existsSync(WORKER)) {
       for (let k = 0; k < count; ++k) {
         const indices = indicesOf(k);
         yield Object.assign(
@@ -98,7 +107,7 @@ class BatchThread {
   private failed?: Error;
 
   constructor(packed: ReturnType<typeof packGraphs>) {
-    this.worker = new Worker(path.join(__dirname, 'graph_batch_worker.js'), {workerData: packed});
+    this.worker = new Worker(WORKER, {workerData: packed});
     this.worker.unref();
     this.worker.on('message', (m: {id: number; arrays?: BatchArrays; error?: string}) => {
       const w = this.waiting.get(m.id);
