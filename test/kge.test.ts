@@ -20,7 +20,7 @@ import {complexProduct, complexRotation, complexRotationGradients} from '../src/
 import type {KgeLossOptions} from '../src/nn/kge/kge_loss';
 import {DEFAULT_KGE, stepGradients, stepLoss, trainKge} from '../src/train/kge';
 import {trainRgcnLinkPrediction} from '../src/train/rgcn_link_prediction';
-import {evaluateKge, rankTriples} from '../src/train/kge_ranking';
+import {evaluateKge, RankingOptions, rankTriples} from '../src/train/kge_ranking';
 import {loadKgeModel, saveKgeModel, topCandidates} from '../src/train/kge_saved';
 import {seededRng, shuffle} from '../src/util/random';
 import {seededPermutation} from '../src/graph/permutation';
@@ -561,8 +561,22 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     expect(() => new NegativeSampler(5, 'zipf' as 'uniform')).to.throw(/distribution must be 'uniform' or 'degree'/);
   });
 
-  it('filtered and raw ranks equal a brute-force ranking over every entity, in blocks smaller than the entities', () => {
-    const kg = patternedKg({entities: 40, pairs: 30, seed: 2});
+  it('filtered and raw ranks equal a brute-force ranking over every entity, in blocks and reads smaller than the entities', () => {
+    // 40 entities: one block a read (all, or 7 rows a read); 3,000: blocks of 48 entities, in one read or reads of 500 rows.
+    for (const [entities, o] of [
+      [40, {blockBytes: 1 << 16}],
+      [40, {blockBytes: 1 << 16, readBytes: 7 * 4 * 6}],
+      [3000, {blockBytes: 1 << 16}],
+      [3000, {blockBytes: 1 << 16, readBytes: 500 * 4 * 6 + 3}],
+    ] as const)
+      checkRanks(patternedKg({entities, pairs: 30, seed: 2}), o);
+    const m = kgeModel('transE', {numEntities: 5, numRelations: 1, dim: 6, seed: 1});
+    const t = {heads: Int32Array.of(0), relations: Int32Array.of(0), tails: Int32Array.of(1)};
+    expect(() => rankTriples(m, t, {readBytes: 23})).to.throw(/rankTriples: readBytes must hold at least one row \(24 bytes\), got 23/);
+    m.dispose();
+  });
+
+  function checkRanks(kg: ReturnType<typeof patternedKg>, o: RankingOptions): void {
     for (const name of KGE_MODELS) {
       const m = kgeModel(name, {numEntities: kg.numEntities, numRelations: kg.numRelations, dim: 6, seed: 1});
       const t = kg.test;
@@ -571,7 +585,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       for (const s of all) for (let i = 0; i < s.heads.length; ++i) known.add(`${s.heads[i]} ${s.relations[i]} ${s.tails[i]}`);
       for (const filtered of [true, false]) {
         let differ = 0;
-        const got = rankTriples(m, t, {filter: filtered ? all : [], blockBytes: 1 << 16});
+        const got = rankTriples(m, t, {...o, filter: filtered ? all : []});
         const n = t.heads.length;
         for (const [si, side] of (['tail', 'head'] as const).entries()) {
           for (let i = 0; i < n; ++i) {
@@ -597,7 +611,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       }
       m.dispose();
     }
-  });
+  }
 
   it('a model that scores every entity alike ranks last, not first', () => {
     const kg = patternedKg({entities: 30, pairs: 20, seed: 1});

@@ -21,6 +21,11 @@ export interface RankingOptions {
   sides?: KgeSide[];
   /** Bytes of scores in flight per block (default 256 MiB on a GPU; 4 MiB on the CPU, where blocks that stay in cache rank 3x faster). */
   blockBytes?: number;
+  /**
+   * Bytes of candidate entity rows (float32) read from the table at a time and scored a block at a time (default 256
+   * MiB on a GPU, 16 MiB on the CPU): few reads, since a read of a table shared by ranks is a collective.
+   */
+  readBytes?: number;
 }
 
 export interface RankingMetrics {
@@ -73,6 +78,9 @@ export function rankTriples(model: KgeModel, triples: Triples, o: RankingOptions
   for (const s of sides) if (s !== 'tail' && s !== 'head') throw new RangeError(`rankTriples: sides must be 'tail' or 'head', got ${s}`);
   const budget = o.blockBytes ?? (deviceStatus().gpu ? 256 << 20 : 4 << 20);
   if (!(budget >= 1 << 16)) throw new RangeError(`rankTriples: blockBytes must be at least 65536, got ${o.blockBytes}`);
+  const readBytes = o.readBytes ?? (deviceStatus().gpu ? 256 << 20 : 16 << 20);
+  if (!(readBytes >= 4 * model.entity.dim))
+    throw new RangeError(`rankTriples: readBytes must hold at least one row (${4 * model.entity.dim} bytes), got ${o.readBytes}`);
   const which = picked(tripleCount(triples), o);
   // The filter holds the partners of the ranked queries only: one pass over the splits, memory for what is asked.
   const wanted = {tail: new Set<number>(), head: new Set<number>()};
@@ -89,6 +97,7 @@ export function rankTriples(model: KgeModel, triples: Triples, o: RankingOptions
   // Queries per batch and entities per block: a batch's scores against a block within the budget.
   const batch = Math.max(1, Math.min(q, Math.floor(Math.sqrt(budget / pairBytes))));
   const block = Math.max(1, Math.min(entities, Math.floor(budget / (pairBytes * batch))));
+  const span = Math.min(entities, Math.floor(readBytes / (4 * width)));
   sides.forEach((side, si) => {
     const fixed = Int32Array.from(which, (i) => (side === 'tail' ? triples.heads[i] : triples.tails[i]));
     const own = Int32Array.from(which, (i) => (side === 'tail' ? triples.tails[i] : triples.heads[i]));
@@ -113,50 +122,67 @@ export function rankTriples(model: KgeModel, triples: Triples, o: RankingOptions
     try {
       for (const pass of ['truth', 'count'] as const) {
         const truths = pass === 'count' ? tf.tensor1d(truth) : undefined;
-        for (let e0 = 0; e0 < entities; e0 += block) {
-          const m = Math.min(block, entities - e0);
-          const cands = model.entity.read(Int32Array.from({length: m}, (_, j) => e0 + j));
-          try {
-            excluded.forEach((ex, bi) => {
-              const b0 = bi * batch,
-                n = Math.min(batch, q - b0);
-              const lo = lowerBound(ex.ents, e0),
-                hi = lowerBound(ex.ents, e0 + m);
-              const scores = () =>
-                tf.reshape(
-                  model.groupScores(tf.reshape(tf.slice(queries, [b0, 0], [n, width]), [1, n, width]), tf.reshape(cands, [1, m, width])),
-                  [n, m],
-                );
-              if (pass === 'truth') {
-                const mine = Array.from({length: n}, (_, i) => b0 + i).filter((i) => own[i] >= e0 && own[i] < e0 + m);
-                if (mine.length === 0) return;
-                const at = tf.tensor2d(Int32Array.from(mine.flatMap((i) => [i - b0, own[i] - e0])), [mine.length, 2], 'int32');
-                const v = tf.tidy(() => tf.gatherND(scores(), at));
-                v.dataSync().forEach((x, j) => (truth[mine[j]] = x));
-                tf.dispose([at, v]);
-                return;
-              }
-              const c = tf.tidy(() => {
-                let atLeast = tf.greaterEqual(scores(), tf.reshape(tf.slice(truths!, [b0], [n]), [n, 1]));
-                if (hi > lo) {
-                  const at = tf.tensor2d(
-                    Int32Array.from({length: 2 * (hi - lo)}, (_, k) =>
-                      k % 2 === 0 ? ex.rows[lo + (k >> 1)] : ex.ents[lo + (k >> 1)] - e0,
-                    ),
-                    [hi - lo, 2],
-                    'int32',
+        // Reads of `span` rows, each scored in blocks of up to `block` (a block never crosses a read).
+        const blocks: {e0: number; m: number; r0: number}[] = [];
+        for (let r0 = 0; r0 < entities; r0 += span)
+          for (let e0 = r0; e0 < Math.min(entities, r0 + span); e0 += block)
+            blocks.push({e0, m: Math.min(block, entities - e0, r0 + span - e0), r0});
+        let read: {r0: number; rows: tf.Tensor2D} | undefined;
+        try {
+          for (const {e0, m, r0} of blocks) {
+            if (read?.r0 !== r0) {
+              read?.rows.dispose();
+              read = {
+                r0,
+                rows: model.entity.read(Int32Array.from({length: Math.min(span, entities - r0)}, (_, j) => r0 + j)) as tf.Tensor2D,
+              };
+            }
+            const rows = read.rows;
+            const cands = m === rows.shape[0] ? rows : (tf.slice(rows, [e0 - r0, 0], [m, width]) as tf.Tensor2D);
+            try {
+              excluded.forEach((ex, bi) => {
+                const b0 = bi * batch,
+                  n = Math.min(batch, q - b0);
+                const lo = lowerBound(ex.ents, e0),
+                  hi = lowerBound(ex.ents, e0 + m);
+                const scores = () =>
+                  tf.reshape(
+                    model.groupScores(tf.reshape(tf.slice(queries, [b0, 0], [n, width]), [1, n, width]), tf.reshape(cands, [1, m, width])),
+                    [n, m],
                   );
-                  atLeast = tf.logicalAnd(atLeast, tf.equal(tf.scatterND(at, tf.ones([hi - lo], 'int32'), [n, m]), 0));
+                if (pass === 'truth') {
+                  const mine = Array.from({length: n}, (_, i) => b0 + i).filter((i) => own[i] >= e0 && own[i] < e0 + m);
+                  if (mine.length === 0) return;
+                  const at = tf.tensor2d(Int32Array.from(mine.flatMap((i) => [i - b0, own[i] - e0])), [mine.length, 2], 'int32');
+                  const v = tf.tidy(() => tf.gatherND(scores(), at));
+                  v.dataSync().forEach((x, j) => (truth[mine[j]] = x));
+                  tf.dispose([at, v]);
+                  return;
                 }
-                return tf.sum(tf.cast(atLeast, 'int32'), 1);
+                const c = tf.tidy(() => {
+                  let atLeast = tf.greaterEqual(scores(), tf.reshape(tf.slice(truths!, [b0], [n]), [n, 1]));
+                  if (hi > lo) {
+                    const at = tf.tensor2d(
+                      Int32Array.from({length: 2 * (hi - lo)}, (_, k) =>
+                        k % 2 === 0 ? ex.rows[lo + (k >> 1)] : ex.ents[lo + (k >> 1)] - e0,
+                      ),
+                      [hi - lo, 2],
+                      'int32',
+                    );
+                    atLeast = tf.logicalAnd(atLeast, tf.equal(tf.scatterND(at, tf.ones([hi - lo], 'int32'), [n, m]), 0));
+                  }
+                  return tf.sum(tf.cast(atLeast, 'int32'), 1);
+                });
+                const v = c.dataSync();
+                c.dispose();
+                for (let i = 0; i < n; ++i) counts[b0 + i] += v[i];
               });
-              const v = c.dataSync();
-              c.dispose();
-              for (let i = 0; i < n; ++i) counts[b0 + i] += v[i];
-            });
-          } finally {
-            cands.dispose();
+            } finally {
+              if (cands !== rows) cands.dispose();
+            }
           }
+        } finally {
+          read?.rows.dispose();
         }
         truths?.dispose();
       }
