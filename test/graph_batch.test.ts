@@ -72,6 +72,28 @@ describe('batches of small graphs and their global poolings', () => {
       expect(inPlace).to.have.length(8);
       expect(await passes(true)).to.deep.equal(inPlace);
     }
+    // A thread stopped part way through a pass: that pass fails by name, the next starts a new thread, same batches.
+    const again = new wm.graph.GraphLoader(graphs, {batchSize: 2, shuffle: true, seed: 3});
+    const firstPass: unknown[] = [];
+    let stopped: unknown;
+    try {
+      for await (const b of again) {
+        firstPass.push(Array.from(b.indices));
+        b.dispose();
+        if (firstPass.length === 1) again.dispose();
+      }
+    } catch (e) {
+      stopped = e;
+    }
+    expect(String(stopped)).to.match(/GraphLoader: disposed/);
+    const inOrder: number[][] = [];
+    for await (const b of again) {
+      inOrder.push(Array.from(b.indices));
+      b.dispose();
+    }
+    expect(again.threaded).to.equal(true);
+    expect(inOrder).to.have.length(4);
+    again.dispose();
     // A loop that stops after one batch, then the loader disposed: nothing left waiting.
     const loader = new wm.graph.GraphLoader(graphs, {batchSize: 1});
     for await (const b of loader) {

@@ -77,7 +77,14 @@ export class GraphLoader {
       }
       return;
     }
-    const thread = (this.thread ??= new BatchThread(packGraphs(this.graphs)));
+    // A thread that failed (or was stopped) is replaced at the next pass.
+    if (this.thread?.failed) this.dispose();
+    if (!this.thread) {
+      this.thread = new BatchThread(packGraphs(this.graphs));
+      // A loader dropped without dispose() stops its thread when it is collected.
+      threads.register(this, this.thread, this);
+    }
+    const thread = this.thread;
     const asked: Promise<BatchArrays>[] = [];
     const ask = (k: number) => {
       const p = thread.ask(indicesOf(k), symmetric);
@@ -95,16 +102,19 @@ export class GraphLoader {
   /** Stops the loader's worker thread (a loader left undisposed keeps no process alive: the thread waits unreferenced). */
   dispose(): void {
     this.thread?.stop();
+    threads.unregister(this);
     this.thread = undefined;
   }
 }
+
+const threads = new FinalizationRegistry<BatchThread>((t) => t.stop());
 
 // The worker thread (graph_batch_worker.ts) and the batches asked of it, answered in the order asked.
 class BatchThread {
   private readonly worker: Worker;
   private next = 0;
   private readonly waiting = new Map<number, {resolve: (a: BatchArrays) => void; reject: (e: Error) => void}>();
-  private failed?: Error;
+  failed?: Error;
 
   constructor(packed: ReturnType<typeof packGraphs>) {
     this.worker = new Worker(WORKER, {workerData: packed});
