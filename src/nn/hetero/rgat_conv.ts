@@ -26,6 +26,9 @@ export interface RgatConvOptions {
   seed?: number;
 }
 
+// A relation with entries in the layer: its key, index, source and destination types.
+type Used = {key: string; r: number; s: string; d: string};
+
 export class RgatConv {
   readonly config: Required<RgatConvOptions>;
   readonly variables: tf.Variable[] = [];
@@ -81,7 +84,7 @@ export class RgatConv {
     checkTypedInputs('rgatConv', x, layer, inDim);
     const wide = heads * units;
     // The relations with entries, by source type and by destination type (destinations with rows only).
-    const used: {key: string; r: number; s: string; d: string}[] = [];
+    const used: Used[] = [];
     for (const [key, block] of Object.entries(layer.blocks)) {
       const [s, , d] = parseEdgeTypeKey(key, "rgatConv: the layer's blocks");
       if ((layer.dst[d]?.length ?? 0) === 0 || block.arrays.colIdx.length === 0) continue;
@@ -90,7 +93,7 @@ export class RgatConv {
       used.push({key, r, s, d});
     }
     const groupBy = (side: 's' | 'd') => {
-      const m = new Map<string, typeof used>();
+      const m = new Map<string, Used[]>();
       for (const u of used) m.set(u[side], [...(m.get(u[side]) ?? []), u]);
       return m;
     };
@@ -104,24 +107,31 @@ export class RgatConv {
       const fold = (att: tf.Variable) => tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D; // [R, inDim, heads]
       const srcCols = tf.concat([this.w, fold(this.attSrc)], 2) as tf.Tensor3D; // [R, inDim, wide + heads]
       const dstCols = fold(this.attDst);
-      // The chosen relations' [inDim, cols] matrices side by side: [inDim, k * cols].
-      const sideBySide = (m: tf.Tensor3D, rs: number[]) => {
+      // Each group's relations' [inDim, cols] matrices side by side ([inDim, k * cols]): every group's made at once
+      // (one gather, transpose and split for all groups, not one each), group after group.
+      const sideBySide = (m: tf.Tensor3D, groups: Map<string, Used[]>): Map<string, tf.Tensor2D> => {
+        const rs = [...groups.values()].flat().map((u) => u.r);
         const picked = rs.length === R && rs.every((r, i) => r === i) ? m : tf.gather(m, rs);
         const [k, , cols] = picked.shape;
-        return (
+        const all = (
           k === 1 ? tf.reshape(picked, [inDim, cols]) : tf.reshape(tf.transpose(picked, [1, 0, 2]), [inDim, k * cols])
         ) as tf.Tensor2D;
+        const parts =
+          groups.size === 1
+            ? [all]
+            : tf.split(
+                all,
+                [...groups.values()].map((g) => g.length * cols),
+                1,
+              );
+        return new Map([...groups.keys()].map((key, i) => [key, parts[i] as tf.Tensor2D]));
       };
+      const bySource = groupBy('s');
+      const sourceCols = bySource.size ? sideBySide(srcCols, bySource) : new Map<string, tf.Tensor2D>();
       const fromSource = new Map<string, {z: tf.Tensor3D; logits: tf.Tensor2D}>();
-      for (const [s, rels] of groupBy('s')) {
+      for (const [s, rels] of bySource) {
         const parts = tf.split(
-          tf.matMul(
-            x[s],
-            sideBySide(
-              srcCols,
-              rels.map((u) => u.r),
-            ),
-          ),
+          tf.matMul(x[s], sourceCols.get(s)!),
           rels.flatMap(() => [wide, heads]),
           1,
         );
@@ -130,33 +140,31 @@ export class RgatConv {
         );
       }
       const into = groupBy('d');
+      const destCols = into.size ? sideBySide(dstCols, into) : new Map<string, tf.Tensor2D>();
       const out: Record<string, tf.Tensor2D> = {};
       for (const [t, rows] of Object.entries(layer.dst)) {
         const n = rows.length;
         if (n === 0) continue;
         const xd = (x[t].shape[0] === n ? x[t] : tf.slice(x[t], [0, 0], [n, inDim])) as tf.Tensor2D;
         const rels = into.get(t) ?? [];
-        const cols: tf.Tensor2D[] = [
-          ...(this.root ? [this.root as tf.Tensor2D] : []),
-          ...(rels.length
-            ? [
-                sideBySide(
-                  dstCols,
-                  rels.map((u) => u.r),
-                ),
-              ]
-            : []),
-        ];
+        const cols: tf.Tensor2D[] = [...(this.root ? [this.root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
         const sizes = [...(this.root ? [this.outDim] : []), ...rels.map(() => heads)];
         const product = cols.length ? tf.matMul(xd, cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D)) : undefined;
         // (a split into one part has no gradient in tfjs: the product as it is)
         const parts = !product ? [] : sizes.length === 1 ? [product] : tf.split(product, sizes, 1);
-        let h: tf.Tensor2D = this.root ? (parts[0] as tf.Tensor2D) : tf.zeros([n, this.outDim]);
+        // The root's part and every relation's attention, summed in one op.
+        const terms: tf.Tensor2D[] = this.root ? [parts[0] as tf.Tensor2D] : [];
         rels.forEach((u, i) => {
           const {z, logits} = fromSource.get(u.key)!;
           const agg = gatAggregate(layer.blocks[u.key], z, logits, parts[(this.root ? 1 : 0) + i] as tf.Tensor2D, {negativeSlope});
-          h = tf.add(h, concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1));
+          terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
         });
+        const h =
+          terms.length === 0
+            ? (tf.zeros([n, this.outDim]) as tf.Tensor2D)
+            : terms.length === 1
+              ? terms[0]
+              : (tf.addN(terms) as tf.Tensor2D);
         out[t] = (this.biasVar ? tf.add(h, this.biasVar) : h) as tf.Tensor2D;
       }
       return out;
