@@ -119,72 +119,68 @@ export function rankTriples(model: KgeModel, triples: Triples, o: RankingOptions
     // blocks takes each truth, the second counts the entities at least as high.
     const truth = new Float32Array(q);
     const counts = new Float64Array(q);
+    // One block's scores for every batch of queries: each truth's score, or the count at least as high.
+    const scoreBlock = (pass: 'truth' | 'count', truths: tf.Tensor1D | undefined, cands: tf.Tensor2D, e0: number, m: number) =>
+      excluded.forEach((ex, bi) => {
+        const b0 = bi * batch,
+          n = Math.min(batch, q - b0);
+        const lo = lowerBound(ex.ents, e0),
+          hi = lowerBound(ex.ents, e0 + m);
+        const scores = () =>
+          tf.reshape(
+            model.groupScores(tf.reshape(tf.slice(queries, [b0, 0], [n, width]), [1, n, width]), tf.reshape(cands, [1, m, width])),
+            [n, m],
+          );
+        if (pass === 'truth') {
+          const mine = Array.from({length: n}, (_, i) => b0 + i).filter((i) => own[i] >= e0 && own[i] < e0 + m);
+          if (mine.length === 0) return;
+          const at = tf.tensor2d(Int32Array.from(mine.flatMap((i) => [i - b0, own[i] - e0])), [mine.length, 2], 'int32');
+          const v = tf.tidy(() => tf.gatherND(scores(), at));
+          v.dataSync().forEach((x, j) => (truth[mine[j]] = x));
+          tf.dispose([at, v]);
+          return;
+        }
+        const c = tf.tidy(() => {
+          let atLeast = tf.greaterEqual(scores(), tf.reshape(tf.slice(truths!, [b0], [n]), [n, 1]));
+          if (hi > lo) {
+            const at = tf.tensor2d(
+              Int32Array.from({length: 2 * (hi - lo)}, (_, k) => (k % 2 === 0 ? ex.rows[lo + (k >> 1)] : ex.ents[lo + (k >> 1)] - e0)),
+              [hi - lo, 2],
+              'int32',
+            );
+            atLeast = tf.logicalAnd(atLeast, tf.equal(tf.scatterND(at, tf.ones([hi - lo], 'int32'), [n, m]), 0));
+          }
+          return tf.sum(tf.cast(atLeast, 'int32'), 1);
+        });
+        const v = c.dataSync();
+        c.dispose();
+        for (let i = 0; i < n; ++i) counts[b0 + i] += v[i];
+      });
     try {
       for (const pass of ['truth', 'count'] as const) {
         const truths = pass === 'count' ? tf.tensor1d(truth) : undefined;
-        // Reads of `span` rows, each scored in blocks of up to `block` (a block never crosses a read).
-        const blocks: {e0: number; m: number; r0: number}[] = [];
-        for (let r0 = 0; r0 < entities; r0 += span)
-          for (let e0 = r0; e0 < Math.min(entities, r0 + span); e0 += block)
-            blocks.push({e0, m: Math.min(block, entities - e0, r0 + span - e0), r0});
-        let read: {r0: number; rows: tf.Tensor2D} | undefined;
         try {
-          for (const {e0, m, r0} of blocks) {
-            if (read?.r0 !== r0) {
-              read?.rows.dispose();
-              read = {
-                r0,
-                rows: model.entity.read(Int32Array.from({length: Math.min(span, entities - r0)}, (_, j) => r0 + j)) as tf.Tensor2D,
-              };
-            }
-            const rows = read.rows;
-            const cands = m === rows.shape[0] ? rows : (tf.slice(rows, [e0 - r0, 0], [m, width]) as tf.Tensor2D);
+          // Reads of `span` rows, each scored in blocks of up to `block`.
+          for (let r0 = 0; r0 < entities; r0 += span) {
+            const got = Math.min(span, entities - r0);
+            const rows = model.entity.read(Int32Array.from({length: got}, (_, j) => r0 + j)) as tf.Tensor2D;
             try {
-              excluded.forEach((ex, bi) => {
-                const b0 = bi * batch,
-                  n = Math.min(batch, q - b0);
-                const lo = lowerBound(ex.ents, e0),
-                  hi = lowerBound(ex.ents, e0 + m);
-                const scores = () =>
-                  tf.reshape(
-                    model.groupScores(tf.reshape(tf.slice(queries, [b0, 0], [n, width]), [1, n, width]), tf.reshape(cands, [1, m, width])),
-                    [n, m],
-                  );
-                if (pass === 'truth') {
-                  const mine = Array.from({length: n}, (_, i) => b0 + i).filter((i) => own[i] >= e0 && own[i] < e0 + m);
-                  if (mine.length === 0) return;
-                  const at = tf.tensor2d(Int32Array.from(mine.flatMap((i) => [i - b0, own[i] - e0])), [mine.length, 2], 'int32');
-                  const v = tf.tidy(() => tf.gatherND(scores(), at));
-                  v.dataSync().forEach((x, j) => (truth[mine[j]] = x));
-                  tf.dispose([at, v]);
-                  return;
+              for (let e0 = r0; e0 < r0 + got; e0 += block) {
+                const m = Math.min(block, r0 + got - e0);
+                const cands = m === got ? rows : (tf.slice(rows, [e0 - r0, 0], [m, width]) as tf.Tensor2D);
+                try {
+                  scoreBlock(pass, truths, cands, e0, m);
+                } finally {
+                  if (cands !== rows) cands.dispose();
                 }
-                const c = tf.tidy(() => {
-                  let atLeast = tf.greaterEqual(scores(), tf.reshape(tf.slice(truths!, [b0], [n]), [n, 1]));
-                  if (hi > lo) {
-                    const at = tf.tensor2d(
-                      Int32Array.from({length: 2 * (hi - lo)}, (_, k) =>
-                        k % 2 === 0 ? ex.rows[lo + (k >> 1)] : ex.ents[lo + (k >> 1)] - e0,
-                      ),
-                      [hi - lo, 2],
-                      'int32',
-                    );
-                    atLeast = tf.logicalAnd(atLeast, tf.equal(tf.scatterND(at, tf.ones([hi - lo], 'int32'), [n, m]), 0));
-                  }
-                  return tf.sum(tf.cast(atLeast, 'int32'), 1);
-                });
-                const v = c.dataSync();
-                c.dispose();
-                for (let i = 0; i < n; ++i) counts[b0 + i] += v[i];
-              });
+              }
             } finally {
-              if (cands !== rows) cands.dispose();
+              rows.dispose();
             }
           }
         } finally {
-          read?.rows.dispose();
+          truths?.dispose();
         }
-        truths?.dispose();
       }
     } finally {
       queries.dispose();
