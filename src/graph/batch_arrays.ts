@@ -114,9 +114,9 @@ export interface BatchArrays {
 /** How the graph's rows are made from its edges: natively on the main thread, in script in a worker. */
 export type RowsFromEdges = (n: number, src: Int32Array, dst: Int32Array, symmetric: boolean) => {rowPtr: Int32Array; colIdx: Int32Array};
 
-/** The graphs' batch as arrays; `checked`: the graphs passed checkGraphs already (a loader's, checked when it was made). */
-export function batchArrays(graphs: SmallGraph[], symmetric: boolean, rows: RowsFromEdges = csrFromEdges, checked = false): BatchArrays {
-  const {ptr, edges: edgeCount, dim, withFeatures, withLabels, edgeDim} = checked ? layoutOf(graphs) : checkGraphs(graphs);
+/** The graphs' batch as arrays, the graph's rows made by `rows`. */
+export function batchArrays(graphs: SmallGraph[], symmetric: boolean, rows: RowsFromEdges = csrFromEdges): BatchArrays {
+  const {ptr, edges: edgeCount, dim, withFeatures, withLabels, edgeDim} = checkGraphs(graphs);
   const edgeFeatures = graphs[0].edgeFeatures ? new Float32Array(edgeCount * edgeDim) : undefined;
   const n = ptr[graphs.length];
   const src = new Int32Array(edgeCount),
@@ -153,26 +153,6 @@ export function batchArrays(graphs: SmallGraph[], symmetric: boolean, rows: Rows
     ...(layered.edgeAttr ? {edgeAttr: layered.edgeAttr} : {}),
     edgeDim,
     graphRows: !edgeFeatures,
-  };
-}
-
-// checkGraphs' layout of graphs already checked: first vertices, edge count, widths.
-function layoutOf(graphs: SmallGraph[]): ReturnType<typeof checkGraphs> {
-  const ptr = new Int32Array(graphs.length + 1);
-  let edges = 0;
-  graphs.forEach((g, i) => {
-    ptr[i + 1] = ptr[i] + g.numVertices;
-    edges += g.src.length;
-  });
-  const withFeatures = graphs[0].features !== undefined;
-  const sized = (f: (g: SmallGraph) => number) => graphs.map(f).find((d) => d > 0) ?? 0;
-  return {
-    ptr,
-    edges,
-    dim: withFeatures ? sized((g) => (g.numVertices > 0 ? g.features!.length / g.numVertices : 0)) : 0,
-    withFeatures,
-    withLabels: graphs[0].label !== undefined,
-    edgeDim: graphs[0].edgeFeatures ? sized((g) => (g.src.length > 0 ? g.edgeFeatures!.length / g.src.length : 0)) : 0,
   };
 }
 

@@ -59,8 +59,8 @@ export function batchGraphs(graphs: SmallGraph[], o: {symmetric?: boolean} = {})
   return batchOf(batchArrays(graphs, o.symmetric ?? true, nativeRows));
 }
 
-// The graph's rows made natively (CsrGraph.fromEdges: the addon where it loaded).
-function nativeRows(n: number, src: Int32Array, dst: Int32Array, symmetric: boolean): {rowPtr: Int32Array; colIdx: Int32Array} {
+/** @internal The graph's rows made natively (CsrGraph.fromEdges: the addon where it loaded). */
+export function nativeRows(n: number, src: Int32Array, dst: Int32Array, symmetric: boolean): CsrGraph {
   return CsrGraph.fromEdges({numVertices: n, src, dst, directed: !symmetric}, {symmetric});
 }
 
@@ -69,8 +69,7 @@ export function batchOf(a: BatchArrays): GraphBatch {
   const n = a.numVertices;
   // The graph is made when asked for where the layers read the edges with their features (a block of its own).
   let graph: CsrGraph | undefined = a.graphRows ? new CsrGraph(a.rowPtr, a.colIdx).trusted() : undefined;
-  const made = () =>
-    (graph ??= CsrGraph.fromEdges({numVertices: n, src: a.src, dst: a.dst, directed: !a.symmetric}, {symmetric: a.symmetric}));
+  const made = () => (graph ??= nativeRows(n, a.src, a.dst, a.symmetric));
   const vertices = new Int32Array(n);
   for (let v = 0; v < n; ++v) vertices[v] = v;
   // A batch's blocks serve one step: on the GPU their products are differentiated by scattering (no transposes).

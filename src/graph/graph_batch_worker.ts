@@ -15,7 +15,6 @@ parentPort!.on('message', (m: {id: number; indices: Int32Array; symmetric: boole
       Array.from(m.indices, (i) => graphs[i]),
       m.symmetric,
       csrFromEdges,
-      true,
     );
     parentPort!.postMessage({id: m.id, arrays: a}, buffersOf(a));
   } catch (e) {

@@ -7,8 +7,8 @@ import * as path from 'path';
 import {Worker} from 'worker_threads';
 
 import {checkSeed, seededRng, shuffle} from '../util/random';
-import {BatchArrays, packGraphs} from './batch_arrays';
-import {batchGraphs, batchOf, checkGraphs, GraphBatch, SmallGraph} from './graph_batch';
+import {BatchArrays, batchArrays, packGraphs} from './batch_arrays';
+import {batchOf, checkGraphs, GraphBatch, nativeRows, SmallGraph} from './graph_batch';
 
 export interface GraphLoaderOptions {
   batchSize: number;
@@ -63,40 +63,40 @@ export class GraphLoader {
     const symmetric = this.o.symmetric ?? true;
     const indicesOf = (k: number) => order.slice(k * this.o.batchSize, (k + 1) * this.o.batchSize);
     const count = this.length;
-    // (assigned, not spread: a spread would make the batch's graph, which is made when asked for)
-    if (!(this.o.prefetch ?? true) || count < 2 || !fs.existsSync(WORKER)) {
-      for (let k = 0; k < count; ++k) {
-        const indices = indicesOf(k);
-        yield Object.assign(
-          batchGraphs(
+    const thread = (this.o.prefetch ?? true) && count > 1 && fs.existsSync(WORKER) ? this.started() : undefined;
+    // With a thread, AHEAD batches asked for ahead of the one the loop holds; else each made in place when its turn comes.
+    const asked: Promise<BatchArrays>[] = [];
+    const ask = (k: number) => {
+      if (!thread || k >= count) return;
+      const p = thread.ask(indicesOf(k), symmetric);
+      p.catch(() => {}); // awaited in turn below; a loop that stops early never awaits it
+      asked.push(p);
+    };
+    for (let k = 0; k < AHEAD; ++k) ask(k);
+    for (let k = 0; k < count; ++k) {
+      const indices = indicesOf(k);
+      const arrays = thread
+        ? await asked.shift()!
+        : batchArrays(
             Array.from(indices, (i) => this.graphs[i]),
-            {symmetric},
-          ),
-          {indices},
-        );
-      }
-      return;
+            symmetric,
+            nativeRows,
+          );
+      ask(k + AHEAD);
+      // (assigned, not spread: a spread would make the batch's graph, which is made when asked for)
+      yield Object.assign(batchOf(arrays), {indices});
     }
-    // A thread that failed (or was stopped) is replaced at the next pass.
+  }
+
+  // The worker thread, started at the first pass that uses it; one that failed (or was stopped) replaced.
+  private started(): BatchThread {
     if (this.thread?.failed) this.dispose();
     if (!this.thread) {
       this.thread = new BatchThread(packGraphs(this.graphs));
       // A loader dropped without dispose() stops its thread when it is collected.
       threads.register(this, this.thread, this);
     }
-    const thread = this.thread;
-    const asked: Promise<BatchArrays>[] = [];
-    const ask = (k: number) => {
-      const p = thread.ask(indicesOf(k), symmetric);
-      p.catch(() => {}); // awaited in turn below; a loop that stops early never awaits it
-      asked.push(p);
-    };
-    for (let k = 0; k < Math.min(AHEAD, count); ++k) ask(k);
-    for (let k = 0; k < count; ++k) {
-      const arrays = await asked.shift()!;
-      if (k + AHEAD < count) ask(k + AHEAD);
-      yield Object.assign(batchOf(arrays), {indices: indicesOf(k)});
-    }
+    return this.thread;
   }
 
   /** Stops the loader's worker thread (a loader left undisposed keeps no process alive: the thread waits unreferenced). */
