@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import {initializers, layers, LayerVariable, regularizers, Shape} from '@tensorflow/tfjs-layers';
 
-import {graphFor, GraphLayerInput, outputRows} from './graph_input';
+import {firstRows, graphFor, GraphLayerInput, outputRows} from './graph_input';
 import {tfSeed} from '../../util/random';
 
 export type GraphActivation = 'linear' | 'relu' | 'elu' | 'tanh' | 'sigmoid' | 'leakyRelu';
@@ -144,7 +144,7 @@ export abstract class GraphConv extends layers.Layer {
     return {
       x,
       graph,
-      ownRows: () => (rows === x.shape[0] ? x : (tf.slice(x, [0, 0], [rows, x.shape[1]]) as tf.Tensor2D)),
+      ownRows: () => firstRows(x, rows),
       bipartite: false,
     };
   }

@@ -4,10 +4,17 @@
 // The rows a layer computes are the first rows of its inputs (the samplers and full graphs put them there).
 import {AsyncLocalStorage} from 'async_hooks';
 
+import * as tf from '@tensorflow/tfjs-core';
+
 import {CsrBlock} from '../../graph/aggregate';
 import type {BlockLayer, FixedFanoutLayer, SampledSubgraph} from '../../graph/sampled_subgraph';
 import {isFixedLayer} from '../../graph/sampled_subgraph';
 import type {FullGraph} from '../node_model';
+
+/** x's first n rows, the rows a layer computes (x itself where it has n: a whole graph, a batch of graphs). */
+export function firstRows(x: tf.Tensor2D, n: number): tf.Tensor2D {
+  return n === x.shape[0] ? x : (tf.slice(x, [0, 0], [n, x.shape[1]]) as tf.Tensor2D);
+}
 
 /** One layer's edges: a CSR block, a full graph, or a layer of a sampled subgraph (a block or a fixed fan-out). */
 export type GraphLayerInput = CsrBlock | FullGraph | BlockLayer | FixedFanoutLayer;

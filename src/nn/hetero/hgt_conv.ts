@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
+import {firstRows} from '../conv/graph_input';
 import {glorot} from '../node_model';
 
 export interface HgtConvOptions {
@@ -188,7 +189,7 @@ export class HgtConv {
         let h = tf.add(tf.matMul(gelu as tf.Tensor2D, w.out), w.outBias) as tf.Tensor2D;
         if (this.inDims[d] === units) {
           const a = tf.sigmoid(w.skip);
-          h = tf.add(tf.mul(a, h), tf.mul(tf.sub(1, a), tf.slice(x[d], [0, 0], [n, units]))) as tf.Tensor2D;
+          h = tf.add(tf.mul(a, h), tf.mul(tf.sub(1, a), firstRows(x[d], n))) as tf.Tensor2D;
         }
         out[d] = h;
       }

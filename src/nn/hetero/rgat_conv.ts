@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {gatAggregate} from '../gat';
+import {firstRows} from '../conv/graph_input';
 import {glorot} from '../node_model';
 import {checkTypedInputs} from './typed_inputs';
 
@@ -145,7 +146,7 @@ export class RgatConv {
       for (const [t, rows] of Object.entries(layer.dst)) {
         const n = rows.length;
         if (n === 0) continue;
-        const xd = (x[t].shape[0] === n ? x[t] : tf.slice(x[t], [0, 0], [n, inDim])) as tf.Tensor2D;
+        const xd = firstRows(x[t], n);
         const rels = into.get(t) ?? [];
         const cols: tf.Tensor2D[] = [...(this.root ? [this.root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
         const sizes = [...(this.root ? [this.outDim] : []), ...rels.map(() => heads)];

@@ -12,6 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {aggregate} from '../../graph/aggregate';
 import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
+import {firstRows} from '../conv/graph_input';
 import {glorot} from '../node_model';
 import {checkTypedInputs} from './typed_inputs';
 
@@ -123,7 +124,7 @@ export class RgcnConv {
         if (rows.length === 0) continue;
         const rels = into.get(t) ?? [];
         const aggs = rels.map(({key, source}) => aggregate(x[source], layer.blocks[key], this.config.aggr));
-        const xd = x[t].shape[0] === rows.length ? x[t] : (tf.slice(x[t], [0, 0], [rows.length, inDim]) as tf.Tensor2D);
+        const xd = firstRows(x[t], rows.length);
         const own = this.root ? [xd] : [];
         let h: tf.Tensor2D;
         if (own.length + aggs.length === 0) h = tf.zeros([rows.length, units]);
