@@ -219,8 +219,9 @@ export class TypedNeighborLoader {
     const order = this.o.shuffle ? shuffle(this.seeds.slice(), seededRng((this.o.seed ?? 0) * 7919 + epoch)) : this.seeds;
     for (let b = 0, k = 0; b < order.length; b += this.o.batchSize, ++k) {
       const stream = (this.o.seed ?? 0) * 1000003 + epoch * 65537 + k;
-      if (this.share.size === 1) yield this.batch(order.slice(b, b + this.o.batchSize), stream);
-      else yield this.batch(sharePart(order.subarray(b, b + this.o.batchSize), this.share).slice(), shareStream(stream, this.share));
+      // One rank keeps the batch's own stream (shareStream would wrap it past 2^31).
+      const part = sharePart(order.subarray(b, b + this.o.batchSize), this.share).slice();
+      yield this.batch(part, this.share.size === 1 ? stream : shareStream(stream, this.share));
     }
   }
 
