@@ -57,7 +57,7 @@ export function ginTrainer(
   const epoch = async (): Promise<number> => {
     let lossSum: tf.Tensor = tf.scalar(0);
     for await (const b of loader) {
-      const y = Int32Array.from(b.indices, (i) => graphs[i].label!);
+      const y = Int32Array.from(b.labels!);
       const loss = optimizer.minimize(() => softmaxCrossEntropy(y, model.forward(b, 1)), true, model.trainableVariables)!;
       const next = tf.add(lossSum, loss);
       tf.dispose([lossSum, loss]);
