@@ -341,17 +341,54 @@ export class Embedding {
   /** Applies the gradients the lookups since the last step() collected (one optimizer step). */
   step(): void {
     if (this.pending.length === 0) return;
+    this.withPending((ids, grads) => this.applyGradients(ids, grads));
+  }
+
+  // The gradients collected since the last step, as one block of ids and one of rows (none: empty blocks), handed
+  // to f and released after it.
+  private withPending(f: (ids: tf.Tensor, grads: tf.Tensor) => void): void {
     const pending = this.pending;
     this.pending = [];
+    // Parts already checked make a checked whole (the concatenation keeps their check): no second pass over them.
+    const one = (parts: tf.Tensor[], empty: () => tf.Tensor) =>
+      parts.length === 0 ? empty() : parts.length === 1 ? parts[0] : tf.concat(parts);
+    const ids = one(
+      pending.map((p) => p.ids),
+      () => tf.zeros([0], 'int32'),
+    );
+    const grads = one(
+      pending.map((p) => p.grads),
+      () => tf.zeros([0, this.dim]),
+    );
     try {
-      // Parts already checked make a checked whole (the concatenation keeps their check): no second pass over them.
-      const ids = pending.length === 1 ? pending[0].ids : tf.concat(pending.map((p) => p.ids));
-      const grads = pending.length === 1 ? pending[0].grads : tf.concat(pending.map((p) => p.grads));
-      this.applyGradients(ids, grads);
-      if (pending.length > 1) tf.dispose([ids, grads]);
+      f(ids, grads);
     } finally {
+      if (pending.length !== 1) tf.dispose([ids, grads]);
       pending.forEach((p) => tf.dispose([p.ids, p.grads]));
     }
+  }
+
+  /**
+   * step() for data parallelism over a table the ranks share, without turns: a collective of the table's group in
+   * which every rank's collected gradients are summed at each row's owner and applied there once (one update per
+   * row, as one process would make from all of them), the ranks meeting after it. 'distributed' tables step this
+   * way always; 'continuous' ones read rows directly and send only their gradients. Every rank calls it each step,
+   * with gradients or without. Tables of one process: step().
+   */
+  stepTogether(): void {
+    const s = this.writable('stepTogether');
+    if (!s.group || s.group.size === 1) return this.step();
+    if (!s.applyAtOwners)
+      throw new Error(
+        `embedding.stepTogether: a '${this.memory}' table's rows have no single owner that writes them in place; use 'continuous' or 'distributed' memory, or step() in turns`,
+      );
+    const opt = this.optimizer;
+    if (!opt) throw new Error('embedding.stepTogether: the table was created without an optimizer');
+    const apply = s.applyAtOwners;
+    this.withPending((ids, grads) =>
+      apply.call(s, ids, grads, optimizerCode(opt), stepParams(opt, this.steps + 1), true, 'embedding.stepTogether'),
+    );
+    ++this.steps;
   }
 
   /** Rows this process owns in a checkpoint: all, or its slice of a shared WholeMemory table. */

@@ -2,10 +2,11 @@
 // that share one draw of negative entities (the batch corrupts tails on even steps, heads on odd ones, as
 // DGL-KE alternates them), the model's loss over the positives' and the negatives' scores plus an optional
 // L2 or N3 regularizer of the positives' rows, and one sparse step of each table. Several ranks train one
-// model together with the tables in WholeMemory: in 'continuous' or 'chunked' memory step k is rank k mod
-// size's, the ranks' gradients of one round come from the same tables, and their updates go in one at a
-// time; in 'distributed' memory each step's batch is shared out among the ranks and their gradients are
-// applied in one collective, summed at each row's owner (synchronous data parallelism).
+// model together with the tables in WholeMemory: in 'continuous' or 'distributed' memory each step's batch is
+// shared out among the ranks and their gradients are applied in one collective, summed at each row's owner
+// (synchronous data parallelism; continuous tables are read directly, distributed ones through their owners);
+// in 'chunked' memory step k is rank k mod size's, the ranks' gradients of one round come from the same tables,
+// and their updates go in one at a time.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {NegativeDistribution, NegativeSampler} from '../graph/kge_negatives';
@@ -160,10 +161,10 @@ export async function trainKge(
       `trainKge: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous', 'chunked' or 'distributed', got ${o.memory}`,
     );
   }
-  // 'distributed' tables: every rank's step is applied in one collective (each row's owner sums every rank's
-  // gradients for it), so the ranks step together: each round one batch of batchSize triples, a share of it
-  // (whole chunks) per rank, as many updates an epoch as one process makes.
-  const together = ranks > 1 && o.memory === 'distributed';
+  // 'continuous' and 'distributed' tables: every rank's step is applied in one collective (each row's owner sums
+  // every rank's gradients for it), so the ranks step together: each round one batch of batchSize triples, a share
+  // of it (whole chunks) per rank, as many updates an epoch as one process makes.
+  const together = ranks > 1 && (o.memory === 'continuous' || o.memory === 'distributed');
   const n = tripleCount(kg.train);
   const sizes = kgeSteps(n, o);
   const chunk = sizes.chunk;
@@ -216,9 +217,9 @@ export async function trainKge(
       let lossSum: tf.Tensor = tf.scalar(0);
       let done = 0;
       // Rounds: step k of the epoch is rank k mod size's. Every rank computes its step's gradients from the
-      // tables as the last round left them; then with 'distributed' tables all ranks apply theirs in one
-      // collective step (summed at each row's owner), otherwise one after another (a barrier between turns),
-      // so no update to a shared row is lost to another rank's.
+      // tables as the last round left them; then with 'continuous' or 'distributed' tables all ranks apply theirs
+      // in one collective step (summed at each row's owner), otherwise one after another (a barrier between
+      // turns), so no update to a shared row is lost to another rank's.
       const rounds = together ? steps : Math.ceil(steps / ranks);
       for (let round = 0; round < rounds; ++round) {
         const s = round * ranks + rank; // this rank's step: its slice of the order, its side and its negatives
@@ -247,8 +248,8 @@ export async function trainKge(
           done += batch;
         }
         if (together) {
-          model.entity.step();
-          model.relation.step();
+          model.entity.stepTogether();
+          model.relation.stepTogether();
           continue;
         }
         for (let turn = 0; turn < ranks; ++turn) {

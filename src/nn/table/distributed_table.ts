@@ -154,6 +154,11 @@ export class DistributedTable implements TableStorage {
     );
   }
 
+  /** Every update of a distributed table is applied at the rows' owners already; the owners' NCCL exchange orders what reads follow. */
+  applyAtOwners(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean, what: string): void {
+    this.apply(idx, grads, code, params, withState, what);
+  }
+
   // The state holds only this rank's rows: offsets from its first.
   readState(i: number): Float32Array {
     return readStateRows(this.states[i], this.r.stateWidth, 0, this.count);

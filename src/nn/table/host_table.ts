@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {indexError} from '../../backend/index_validation';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
+import {bytesOf, sendRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import {AddressedTable, asFloat32, asInt32, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
@@ -18,6 +19,7 @@ export function hostArrays(table: NativeTable, rows: number, r: TableRequest): (
 // Typed-array tables and continuous host WholeMemory have a cache (the CPU core runs its logic); chunked has none.
 export class HostTable extends AddressedTable implements TableStorage {
   readonly where = 'host' as const;
+  readonly applyAtOwners?: TableStorage['applyAtOwners'];
   private skippedElements = 0;
 
   private constructor(
@@ -29,6 +31,32 @@ export class HostTable extends AddressedTable implements TableStorage {
     memoryType?: number,
   ) {
     super(r, table, states, freeAll, undefined, group, memoryType);
+    if (group && memoryType === 0)
+      this.applyAtOwners = (idx, grads, code, params, withState, what) => this.applyOwnRows(idx, grads, code, params, withState, what);
+  }
+
+  // Continuous host WholeMemory: each rank's (idx, grads) go through the communicator to the rows' owners, which
+  // apply them to their own rows of the shared pages; then the ranks meet.
+  private applyOwnRows(
+    idx: tf.Tensor,
+    grads: tf.Tensor,
+    code: number,
+    params: NativeOptimizerParams,
+    withState: boolean,
+    what: string,
+  ): void {
+    const mem = this.table.memory as NativeHostMemory;
+    const layout = {comm: this.group!, rows: this.r.rows, rowsPerRank: mem.rowsPerRank, rowBytes: this.r.dim * 4, noun: 'table' as const};
+    const update = (local: Int32Array, g: Uint8Array) =>
+      this.applyRows(
+        local.map((i) => i + this.first),
+        new Float32Array(g.buffer, g.byteOffset, g.byteLength / 4),
+        code,
+        params,
+        withState,
+      );
+    sendRows(layout, asInt32(idx.dataSync()), bytesOf(asFloat32(grads.dataSync())), update, what);
+    this.group!.barrier();
   }
 
   /** Typed arrays of this process. */
@@ -73,7 +101,10 @@ export class HostTable extends AddressedTable implements TableStorage {
   }
 
   apply(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean): void {
-    const host = asInt32(idx.dataSync());
+    this.applyRows(asInt32(idx.dataSync()), asFloat32(grads.dataSync()), code, params, withState);
+  }
+
+  private applyRows(host: Int32Array, grads: Float32Array, code: number, params: NativeOptimizerParams, withState: boolean): void {
     const [s0, s1] = withState ? this.states : [null, null];
     this.skippedElements += embeddingNative().embeddingApply(
       this.table,
@@ -82,7 +113,7 @@ export class HostTable extends AddressedTable implements TableStorage {
       host,
       0,
       host.length,
-      asFloat32(grads.dataSync()),
+      grads,
       code,
       params,
       null,
