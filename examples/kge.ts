@@ -6,7 +6,7 @@
 // the end (filtered MRR, mean rank, Hits@1/3/10, both sides); the model is saved with its name maps.
 // Under the launcher (node dist/bin/tfjs-wm-run.js -n 2 dist/examples/kge.js) the ranks share both tables in
 // WholeMemory (continuous unless --memory says otherwise): each step's batch shared out, the updates applied
-// together at the rows' owners (chunked tables: steps in turns).
+// together at the rows' owners.
 //   npm run kge -- --data DIR --model rotate
 //   npm run kge -- --model runs/kge --query "head relation ?"     (or "? relation tail")
 import * as path from 'path';
@@ -88,7 +88,7 @@ const program = new Command()
   .option('--eval-triples <n>', 'validation triples ranked each time (a seeded sample)', positiveInt('--eval-triples'), d.evalTriples)
   .option(
     '--memory <kind>',
-    "where the tables live: device, host, managed, continuous, chunked, distributed (each rank its share of the rows); under the launcher continuous and distributed tables share each step's batch out, its updates applied together at each row's owner, chunked ones take turns (default: device with a GPU, else host; continuous under the launcher)",
+    "where the tables live: device, host, managed, continuous, chunked, distributed (each rank its share of the rows); under the launcher the ranks share each step's batch out, its updates applied together at each row's owner (default: device with a GPU, else host; continuous under the launcher)",
   )
   .option(
     '--dtype <type>',

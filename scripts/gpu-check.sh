@@ -63,16 +63,16 @@ for what in "${@:-all}"; do
       BENCH_MAG240M_DIM=${BENCH_MAG240M_DIM:-768} BENCH_MAG240M_BATCHES=${BENCH_MAG240M_BATCHES:-200} BENCH_OUT=$out/bench-mag240m-ranks.json \
           node dist/bin/tfjs-wm-run.js -n $n dist/bench/mag240m.js 2>&1 | tee "$out/bench-mag240m-ranks.log" | grep -v "R-GAT steps" | tail -8 || status=1 ;;
     # KG embeddings on a Freebase-shaped graph (BENCH_KGE_FRACTION of Freebase's size) on 1, 2, 4... ranks (every
-    # GPU): each run's epoch rate, from npm run kge. Each rank trains on 8192 triples a step: in continuous (the
-    # launcher's default) and distributed tables every step's batch is shared out and applied together, so it grows
-    # with the ranks (as DGL-KE's per-GPU batch); in chunked tables (BENCH_KGE_MEMORY=chunked) a step is one rank's, in turns.
+    # GPU): each run's epoch rate, from npm run kge. Each rank trains on 8192 triples a step: every step's batch is
+    # shared out and its updates applied together, so it grows with the ranks (as DGL-KE's per-GPU batch). The
+    # tables: BENCH_KGE_MEMORY (the launcher's default: continuous).
     kgeRanks) n=$(nvidia-smi -L | wc -l)
       args=(--freebase-shaped "${BENCH_KGE_FRACTION:-0.05}" --model "${BENCH_KGE_MODEL:-transE}" --dim 400 --dtype bfloat16 --epochs 2
             --chunk-size 256 --negatives 256 --optimizer sgd --lr 0.1 --eval-every 0 --no-save --out /tmp/kge-ranks)
       mem=(); [ -n "${BENCH_KGE_MEMORY:-}" ] && mem=(--memory "$BENCH_KGE_MEMORY")
       for (( r = 1; r <= n; r *= 2 )); do
         if (( r == 1 )); then cmd=(node dist/examples/kge.js); else cmd=(node dist/bin/tfjs-wm-run.js -n $r dist/examples/kge.js "${mem[@]}"); fi
-        bs=$(( 8192 * r )); [ "${BENCH_KGE_MEMORY:-}" = chunked ] && bs=8192
+        bs=$(( 8192 * r ))
         echo "ranks $r:"; "${cmd[@]}" "${args[@]}" --batch-size $bs 2>&1 | tee "$out/kge-ranks-$r.log" | grep -E "epoch|test|error" || status=1
       done ;;
     # The same graph on every GPU of the machine: one GPU, then data parallel with the features chunked over the GPUs.

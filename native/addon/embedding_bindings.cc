@@ -166,6 +166,18 @@ Napi::Value DistributedApply(const Napi::CallbackInfo& info) {
   });
 }
 
+// ownerEmbeddingApply(communicator, table, first, count, state0, state1, indices, n, nMax, grads, opt, params, skipped): collective
+Napi::Value OwnerApply(const Napi::CallbackInfo& info) {
+  return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "ownerEmbeddingApply");
+    const wm::TableRef t = a.table(1, "table");
+    wm::ownerEmbeddingApply(ncclOfCommunicator(info[0]), t, a.count(2, "first"), a.count(3, "count"), a.address(4, "state0"),
+                            a.address(5, "state1"), a.address(6, "indices"), a.count(7, "n"), a.count(8, "nMax"), a.address(9, "grads"),
+                            a.optimizer(10, "opt"), a.optimizerParams(11, "params"), a.address(12, "skipped"), "embedding.stepTogether");
+    return info.Env().Undefined();
+  });
+}
+
 }  // namespace
 
 wm::TableRef wmnapi::Args::rawTable(size_t i, const char* name) const { return tableOf(*this, i, name); }
@@ -181,5 +193,6 @@ void InitEmbedding(Napi::Env env, Napi::Object exports) {
   exports.Set("distributedEmbeddingGather", Napi::Function::New(env, DistributedGather, "distributedEmbeddingGather"));
   exports.Set("distributedEmbeddingWrite", Napi::Function::New(env, DistributedWrite, "distributedEmbeddingWrite"));
   exports.Set("distributedEmbeddingApply", Napi::Function::New(env, DistributedApply, "distributedEmbeddingApply"));
+  exports.Set("ownerEmbeddingApply", Napi::Function::New(env, OwnerApply, "ownerEmbeddingApply"));
   exports.Set("embeddingInit", Napi::Function::New(env, Init, "embeddingInit"));
 }

@@ -208,6 +208,22 @@ export interface NativeBindings {
     params: NativeOptimizerParams,
     skipped: Buf,
   ): void;
+  /** Collective: every rank's gradients gathered on every rank, each applying those of its rows [first, first + count) (wm/distributed.h). */
+  ownerEmbeddingApply(
+    comm: NativeCommunicator,
+    table: NativeTable,
+    first: number,
+    count: number,
+    state0: number,
+    state1: number,
+    indices: Buf,
+    n: number,
+    nMax: number,
+    grads: Buf,
+    opt: number,
+    params: NativeOptimizerParams,
+    skipped: Buf,
+  ): void;
   bootstrapUniqueId(host: string, port: number, nonce?: string, secretHex?: string): string;
   /** Adam over many tensors: 7 addresses per tensor (param, grad, m, v, outParam, outM, outV), one size per tensor. */
   denseAdam(buffers: Buf[], sizes: number[], ...scalars: AdamScalars): void;

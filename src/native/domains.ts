@@ -81,6 +81,7 @@ export const embeddingNative: Part<
   | 'distributedEmbeddingGather'
   | 'distributedEmbeddingWrite'
   | 'distributedEmbeddingApply'
+  | 'ownerEmbeddingApply'
   | 'rowCacheLoad'
   | 'rowCacheStore'
   | 'rowCacheHits'

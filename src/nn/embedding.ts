@@ -369,22 +369,18 @@ export class Embedding {
   }
 
   /**
-   * step() for data parallelism over a table the ranks share, without turns: a collective of the table's group in
-   * which every rank's collected gradients are summed at each row's owner and applied there once (one update per
-   * row, as one process would make from all of them), the ranks meeting after it. 'distributed' tables step this
-   * way always; 'continuous' ones read rows directly and send only their gradients. Every rank calls it each step,
-   * with gradients or without. Tables of one process: step().
+   * step() for data parallelism over a table the ranks share: a collective of the table's group in which every
+   * rank's collected gradients (or none) are summed at each row's owner and applied there once (one update per row,
+   * as one process would make from all of them). Continuous and chunked WholeMemory is read directly by every rank,
+   * so only the gradients travel (NCCL on GPUs), and reads after the call follow every owner's writes; 'distributed'
+   * tables step this way always. Tables of one process: step().
    */
   stepTogether(): void {
     const s = this.writable('stepTogether');
-    if (!s.group || s.group.size === 1) return this.step();
-    if (!s.applyAtOwners)
-      throw new Error(
-        `embedding.stepTogether: a '${this.memory}' table's rows have no single owner that writes them in place; use 'continuous' or 'distributed' memory, or step() in turns`,
-      );
+    const apply = s.applyAtOwners;
+    if (!apply || s.group?.size === 1) return this.step();
     const opt = this.optimizer;
     if (!opt) throw new Error('embedding.stepTogether: the table was created without an optimizer');
-    const apply = s.applyAtOwners;
     this.withPending((ids, grads) =>
       apply.call(s, ids, grads, optimizerCode(opt), stepParams(opt, this.steps + 1), true, 'embedding.stepTogether'),
     );

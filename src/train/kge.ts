@@ -2,11 +2,9 @@
 // that share one draw of negative entities (the batch corrupts tails on even steps, heads on odd ones, as
 // DGL-KE alternates them), the model's loss over the positives' and the negatives' scores plus an optional
 // L2 or N3 regularizer of the positives' rows, and one sparse step of each table. Several ranks train one
-// model together with the tables in WholeMemory: in 'continuous' or 'distributed' memory each step's batch is
-// shared out among the ranks and their gradients are applied in one collective, summed at each row's owner
-// (synchronous data parallelism; continuous tables are read directly, distributed ones through their owners);
-// in 'chunked' memory step k is rank k mod size's, the ranks' gradients of one round come from the same tables,
-// and their updates go in one at a time.
+// model together with the tables in WholeMemory: each step's batch is shared out among the ranks and their
+// gradients are applied in one collective, summed at each row's owner (synchronous data parallelism; continuous
+// and chunked tables are read directly, distributed ones through their owners).
 import * as tf from '@tensorflow/tfjs-core';
 
 import {NegativeDistribution, NegativeSampler} from '../graph/kge_negatives';
@@ -22,8 +20,6 @@ import {checkKgeLoss, KgeLossName} from '../nn/kge/kge_loss';
 import {KgeModel, KgeModelName, KgeSide} from '../nn/kge/kge_model';
 import {adagrad, adam, rowAdagrad, sgd} from '../nn/sparse_optimizer';
 import {hasCheckpoint, loadCheckpoint, saveCheckpoint} from './checkpoint';
-import {deviceStatus} from '../native/device';
-import {embeddingNative} from '../native/domains';
 import {evaluateKge, RankingMetrics} from './kge_ranking';
 import {sumOverRanks} from './rank_totals';
 
@@ -161,19 +157,18 @@ export async function trainKge(
       `trainKge: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous', 'chunked' or 'distributed', got ${o.memory}`,
     );
   }
-  // 'continuous' and 'distributed' tables: every rank's step is applied in one collective (each row's owner sums
-  // every rank's gradients for it), so the ranks step together: each round one batch of batchSize triples, a share
-  // of it (whole chunks) per rank, as many updates an epoch as one process makes.
-  const together = ranks > 1 && (o.memory === 'continuous' || o.memory === 'distributed');
+  // Every rank's step is applied in one collective (each row's owner sums every rank's gradients for it), so the
+  // ranks step together: each step one batch of batchSize triples, a share of it (whole chunks) per rank, as many
+  // updates an epoch as one process makes.
   const n = tripleCount(kg.train);
   const sizes = kgeSteps(n, o);
   const chunk = sizes.chunk;
-  const batch = together ? Math.floor(sizes.batch / (ranks * chunk)) * chunk : sizes.batch; // each rank's share of a step
+  const batch = ranks > 1 ? Math.floor(sizes.batch / (ranks * chunk)) * chunk : sizes.batch; // each rank's share of a step
   if (batch === 0)
     throw new RangeError(
       `trainKge: ${ranks} ranks step together with a share of each batch of whole chunks: batchSize (${o.batchSize}) must be at least ranks x chunkSize (${ranks} x ${chunk})`,
     );
-  const steps = together ? Math.floor(n / (batch * ranks)) : sizes.steps; // steps of every rank together, or of one rank
+  const steps = Math.floor(n / (batch * ranks)); // steps of every rank together
   const optimizer = {adam, adagrad, rowAdagrad, sgd}[o.optimizer]({lr: o.learningRate});
   const model = kgeModel(o.model, {
     numEntities: kg.numEntities,
@@ -213,64 +208,42 @@ export async function trainKge(
       // Each epoch's shuffle and negatives from the seed and the epoch alone: a resumed run draws what a whole one does.
       const order = tf.tensor1d(seededPermutation(n, o.seed * 7919 + 11 + epoch * 104729), 'int32');
       markValid(order, n); // a permutation of 0 .. n - 1
-      const draw = o.seed * 1000003 + (epoch - 1) * steps;
+      const draw = o.seed * 1000003 + (epoch - 1) * steps * ranks; // a draw per rank and step
       let lossSum: tf.Tensor = tf.scalar(0);
       let done = 0;
-      // Rounds: step k of the epoch is rank k mod size's. Every rank computes its step's gradients from the
-      // tables as the last round left them; then with 'continuous' or 'distributed' tables all ranks apply theirs
-      // in one collective step (summed at each row's owner), otherwise one after another (a barrier between
-      // turns), so no update to a shared row is lost to another rank's.
-      const rounds = together ? steps : Math.ceil(steps / ranks);
-      for (let round = 0; round < rounds; ++round) {
-        const s = round * ranks + rank; // this rank's step: its slice of the order, its side and its negatives
-        if (together || s < steps) {
-          const loss = tf.tidy(() => {
-            const at = tf.slice(order, s * batch, batch);
-            const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
-            const [h, r, t] = tf.split(tf.gather(triples, at, 1), 3).map((c) => c.reshape([batch]) as tf.Tensor1D);
-            // checkKnowledgeGraph checked the ids: a step's need no check (on a GPU, a wait) of their own.
-            markValid(h, kg.numEntities);
-            markValid(r, kg.numRelations);
-            markValid(t, kg.numEntities);
-            const neg = negatives.draw((batch / chunk) * o.negatives, draw + s);
-            // Together, each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
-            const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
-            const scored: KgeStep = {fixed, relation: r, own, negatives: neg, side, chunk};
-            const weight = together ? 1 / ranks : 1;
-            const written = stepGradients(model, o, scored, weight);
-            if (written) return written;
-            // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
-            return tf.variableGrads(() => tf.mul(stepLoss(model, o, scored), weight), [model.entity.anchor, model.relation.anchor]).value;
-          });
-          const next = tf.add(lossSum, loss);
-          tf.dispose([lossSum, loss]);
-          lossSum = next;
-          done += batch;
-        }
-        if (together) {
-          model.entity.stepTogether();
-          model.relation.stepTogether();
-          continue;
-        }
-        for (let turn = 0; turn < ranks; ++turn) {
-          if (turn === rank && s < steps) {
-            model.entity.step();
-            model.relation.step();
-          } else if (turn !== rank && round * ranks + turn < steps) {
-            model.entity.countSteps(1); // Adam's bias correction counts every rank's steps
-            model.relation.countSteps(1);
-          }
-          if (comm && ranks > 1) {
-            if (turn === rank && deviceStatus().gpu) embeddingNative().synchronize(); // this rank's updates are in before the next turn
-            comm.barrier();
-          }
-        }
+      // Step s: rank r trains on its share of the step's slice of the order, all ranks on the same side with the
+      // same negatives' draw, from the tables as the last step left them; the step's updates applied together.
+      for (let s = 0; s < steps; ++s) {
+        const loss = tf.tidy(() => {
+          const at = tf.slice(order, (s * ranks + rank) * batch, batch);
+          const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
+          const [h, r, t] = tf.split(tf.gather(triples, at, 1), 3).map((c) => c.reshape([batch]) as tf.Tensor1D);
+          // checkKnowledgeGraph checked the ids: a step's need no check (on a GPU, a wait) of their own.
+          markValid(h, kg.numEntities);
+          markValid(r, kg.numRelations);
+          markValid(t, kg.numEntities);
+          const neg = negatives.draw((batch / chunk) * o.negatives, draw + s * ranks + rank);
+          // Each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
+          const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
+          const scored: KgeStep = {fixed, relation: r, own, negatives: neg, side, chunk};
+          const weight = 1 / ranks;
+          const written = stepGradients(model, o, scored, weight);
+          if (written) return written;
+          // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
+          return tf.variableGrads(() => tf.mul(stepLoss(model, o, scored), weight), [model.entity.anchor, model.relation.anchor]).value;
+        });
+        const next = tf.add(lossSum, loss);
+        tf.dispose([lossSum, loss]);
+        lossSum = next;
+        done += batch;
+        model.entity.stepTogether();
+        model.relation.stepTogether();
       }
       order.dispose();
       const all = sumOverRanks(
         comm,
-        // Together, a step is the ranks' shares summed: counted once (by rank 0), its loss the shares' sum.
-        {loss: (await lossSum.data())[0], steps: together ? (rank === 0 ? steps : 0) : Math.ceil((steps - rank) / ranks), triples: done},
+        // A step is the ranks' shares summed: counted once (by rank 0), its loss the shares' sum.
+        {loss: (await lossSum.data())[0], steps: rank === 0 ? steps : 0, triples: done},
         'trainKge epoch',
       );
       lossSum.dispose();

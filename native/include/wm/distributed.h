@@ -42,4 +42,13 @@ void distributedEmbeddingApply(NcclComm& comm, const DistributedLayout& layout, 
                                uint64_t indices, int64_t n, uint64_t grads, SparseOptimizer opt, const OptimizerParams& params,
                                uint64_t skipped, const std::string& what);
 
+// One sparse optimizer step over a table every rank addresses whole (continuous or chunked WholeMemory):
+// every rank's (index, gradient row) pairs are gathered on every rank, and each applies those of the rows it
+// owns, [first, first + count), duplicates across ranks merged into one update per row. nMax: the largest n
+// of any rank (agreed beforehand); nothing waits for the GPU, and reads queued after the call on any rank
+// follow every owner's writes.
+void ownerEmbeddingApply(NcclComm& comm, const TableRef& table, int64_t first, int64_t count, uint64_t state0, uint64_t state1,
+                         uint64_t indices, int64_t n, int64_t nMax, uint64_t grads, SparseOptimizer opt, const OptimizerParams& params,
+                         uint64_t skipped, const std::string& what);
+
 }  // namespace wm

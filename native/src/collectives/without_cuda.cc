@@ -52,4 +52,9 @@ void distributedEmbeddingApply(NcclComm&, const DistributedLayout&, const TableR
   noCuda("distributed embedding tables on GPUs");
 }
 
+void ownerEmbeddingApply(NcclComm&, const TableRef&, int64_t, int64_t, uint64_t, uint64_t, uint64_t, int64_t, int64_t, uint64_t,
+                         SparseOptimizer, const OptimizerParams&, uint64_t, const std::string&) {
+  noCuda("embedding tables on GPUs");
+}
+
 }  // namespace wm

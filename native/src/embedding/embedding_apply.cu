@@ -381,9 +381,10 @@ void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const 
   auto* cont = reinterpret_cast<float*>(base + keyB + 2 * posB + align(temp));
   initPositions<KeyT><<<gridFor(n), kThreads, 0, s>>>(indices, n, table.rows, posIn, reinterpret_cast<unsigned long long*>(errorFlag));
   WM_CUDA_LAUNCHED();
-  // Only the bits a valid row index can have; invalid ones were reported above.
+  // Only the bits a valid row index can have, and `rows` (what callers mark an entry to skip with: it sorts last);
+  // other invalid ones were reported above.
   int bits = 1;
-  while (bits < static_cast<int>(sizeof(KeyT) * 8 - 1) && (1ll << bits) < table.rows) ++bits;
+  while (bits < static_cast<int>(sizeof(KeyT) * 8 - 1) && (1ll << bits) <= table.rows) ++bits;
   WM_CUDA(cub::DeviceRadixSort::SortPairs(tempPtr, temp, indices, keysOut, posIn, posOut, static_cast<int>(n), 0, bits, s));
   if (windows > 1) {
     continuationKernel<KeyT><<<gridFor((windows - 1) * 32), kThreads, 0, s>>>(keysOut, posOut, n, table.dim, as<float>(grads), cont);

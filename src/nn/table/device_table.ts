@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import {checkIndexTensor, indexError, knownValid, markValid} from '../../backend/index_validation';
-import type {NativeDeviceMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
+import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
 import {deviceCounter, readCounter} from './device_counter';
@@ -59,46 +59,32 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     memoryType?: number,
   ) {
     super(r, table, states, freeAll, b, group, memoryType);
-    if (group && memoryType === 0)
-      this.applyAtOwners = (idx, grads, code, params, withState, what) => this.applyOwnRows(idx, grads, code, params, withState, what);
+    if (group) this.applyAtOwners = (idx, grads, code, params, withState) => this.applyOwnRows(idx, grads, code, params, withState);
   }
 
-  // Continuous WholeMemory: each rank's (idx, grads) go through NCCL to the rows' owners, which apply them to
-  // their own slice of the one address range (its state rows too, at the same offsets); then the ranks meet.
-  private applyOwnRows(
-    idx: tf.Tensor,
-    grads: tf.Tensor,
-    code: number,
-    params: NativeOptimizerParams,
-    withState: boolean,
-    what: string,
-  ): void {
-    const mem = this.table.memory as NativeDeviceMemory;
-    const r = this.r;
-    const slice: NativeTable = {
-      ptr: mem.address + this.first * r.dim * r.elementBytes,
-      rows: this.count,
-      dim: r.dim,
-      storage: r.storage,
-      rowBase: this.first,
-    };
-    const at = (st: StateBuffer) => (withState && typeof st === 'number' && st !== 0 ? st + this.first * r.stateWidth * 4 : 0);
+  // GPU WholeMemory (continuous or chunked): every rank's (idx, grads) gathered on every rank through NCCL, each
+  // rank applying those of its own rows to the table all address. The block sizes are agreed on the host first
+  // (a rank that is gone is named there); nothing waits for the GPU.
+  private applyOwnRows(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean): void {
+    const group = this.group!;
     const n = idx.size;
-    embeddingNative().distributedEmbeddingApply(
-      this.group!.nativeComm,
-      slice,
-      r.rows,
-      mem.rowsPerRank,
-      at(this.states[0]),
-      at(this.states[1]),
+    const nMax = Math.max(...group.allgatherJson(n, 'embedding.stepTogether (sizes)'));
+    const [s0, s1] = withState ? this.states : [0, 0];
+    embeddingNative().ownerEmbeddingApply(
+      group.nativeComm,
+      this.table,
+      this.first,
+      this.count,
+      s0 as number,
+      s1 as number,
       n ? this.b.devicePtr(idx) : 0,
       n,
+      nMax,
       n ? this.b.devicePtr(grads) : 0,
       code,
       params,
       this.counter,
     );
-    this.group!.barrier();
   }
 
   /** One buffer each for the table and its states from `alloc` (device, managed or pinned host memory). */

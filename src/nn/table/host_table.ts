@@ -31,12 +31,12 @@ export class HostTable extends AddressedTable implements TableStorage {
     memoryType?: number,
   ) {
     super(r, table, states, freeAll, undefined, group, memoryType);
-    if (group && memoryType === 0)
+    if (group)
       this.applyAtOwners = (idx, grads, code, params, withState, what) => this.applyOwnRows(idx, grads, code, params, withState, what);
   }
 
-  // Continuous host WholeMemory: each rank's (idx, grads) go through the communicator to the rows' owners, which
-  // apply them to their own rows of the shared pages; then the ranks meet.
+  // Host WholeMemory (continuous or chunked): each rank's (idx, grads) go through the communicator to the rows'
+  // owners, which apply them to their own rows of the shared pages; then the ranks meet.
   private applyOwnRows(
     idx: tf.Tensor,
     grads: tf.Tensor,

@@ -47,10 +47,9 @@ export interface TableStorage {
   /** One sparse optimizer rule over rows (the state arrays when withState); returns the skipped non-finite elements (host). */
   apply(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean, what: string): void;
   /**
-   * apply() as a collective of the table's group: every rank's (idx, grads) go to the rows' owners, each owner
-   * applying what arrived (duplicates from every rank merged: one update per row) to its own rows, and the ranks
-   * meet after it, so no read sees a row half updated. Present where each row has one owner that can write it
-   * in place: distributed tables, and continuous WholeMemory (its rows read directly by every rank).
+   * apply() as a collective of the table's group: every rank's (idx, grads) reach the rows' owners, each owner
+   * applying what arrived (duplicates from every rank merged: one update per row) to its own rows, and no read
+   * after the call sees a row half updated. Present on every table a group shares.
    */
   applyAtOwners?(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean, what: string): void;
   /** The state arrays in use (optimizer states), each readable and writable by this process's rows. */
