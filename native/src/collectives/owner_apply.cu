@@ -53,12 +53,18 @@ void ownerEmbeddingApply(NcclComm& comm, const TableRef& table, int64_t first, i
   }
   int32_t* ids = s.get<int32_t>(total);
   auto* rowsIn = s.get<uint8_t>(total * rowBytes);
-  // An all-gather as NCCL sends and receives: the same block to every rank, rank q's block into slot q.
+  // An all-gather as NCCL sends and receives: the same block to every other rank, rank q's block into slot q;
+  // this rank's own block copied in place.
+  const int me = comm.bootstrap().rank();
   std::vector<int64_t> zero(ranks, 0), idBytes(ranks, nMax * 4), idAt(ranks), rowBytesEach(ranks, nMax * rowBytes), rowAt(ranks);
   for (int q = 0; q < ranks; ++q) {
     idAt[q] = q * nMax * 4;
     rowAt[q] = q * nMax * rowBytes;
   }
+  idBytes[me] = rowBytesEach[me] = 0;
+  WM_CUDA(cudaMemcpyAsync(ids + me * nMax, sendIds, nMax * 4, cudaMemcpyDeviceToDevice, stream()));
+  WM_CUDA(cudaMemcpyAsync(rowsIn + me * nMax * rowBytes, reinterpret_cast<const void*>(sendRows), nMax * rowBytes, cudaMemcpyDeviceToDevice,
+                          stream()));
   comm.allToAllV(reinterpret_cast<uint64_t>(sendIds), zero, idBytes, reinterpret_cast<uint64_t>(ids), idAt, idBytes, what + " (indices)");
   comm.allToAllV(sendRows, zero, rowBytesEach, reinterpret_cast<uint64_t>(rowsIn), rowAt, rowBytesEach, what + " (gradients)");
   ownedKernel<<<gridFor(total), kThreads, 0, stream()>>>(ids, total, first, count, table.rows);
