@@ -143,7 +143,7 @@ async function query(): Promise<void> {
 async function train(): Promise<void> {
   const model = choice('--model', KGE_MODELS)(o.model) as KgeModelName;
   const {where} = await startBackend();
-  // Under the launcher (tfjs-wm-run -n N) the ranks share both tables in WholeMemory and split each epoch's steps.
+  // Under the launcher (tfjs-wm-run -n N) the ranks share both tables in WholeMemory and each step's batch.
   const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
   const lead = (comm?.rank ?? 0) === 0;
   const memory = o.memory ?? (comm ? 'continuous' : undefined);
