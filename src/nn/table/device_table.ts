@@ -6,11 +6,23 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import {checkIndexTensor, indexError, knownValid, markValid} from '../../backend/index_validation';
-import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
+import type {NativeDeviceMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
+import {deviceDetails} from '../../native/device';
 import type {Communicator} from '../../memory/communicator';
-import {embeddingNative} from '../../native/domains';
+import {embeddingNative, runtimeNative} from '../../native/domains';
 import {deviceCounter, readCounter} from './device_counter';
-import {AddressedTable, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
+import {AddressedTable, applyThroughGroup, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
+
+let thisGpu: string | undefined;
+
+// This process's GPU as the ranks of a host tell GPUs apart: its PCI bus id.
+function gpuIdentity(): string {
+  if (thisGpu === undefined) {
+    const d = deviceDetails().device;
+    thisGpu = runtimeNative().cudaSetup().gpus[d]?.pciBusId ?? `device ${d}`;
+  }
+  return thisGpu;
+}
 
 /**
  * GPU-addressed arrays for `table` (`rows` of r.dim): the rows from `alloc`, zeroed state arrays beside them
@@ -59,16 +71,27 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     memoryType?: number,
   ) {
     super(r, table, states, freeAll, b, group, memoryType);
-    if (group) this.applyAtOwners = (idx, grads, code, params, withState) => this.applyOwnRows(idx, grads, code, params, withState);
+    if (group)
+      this.applyAtOwners = (idx, grads, code, params, withState, what) => this.applyOwnRows(idx, grads, code, params, withState, what);
   }
 
   // GPU WholeMemory (continuous or chunked): every rank's (idx, grads) gathered on every rank through NCCL, each
   // rank applying those of its own rows to the table all address. The block sizes are agreed on the host first
-  // (a rank that is gone is named there); nothing waits for the GPU.
-  private applyOwnRows(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean): void {
+  // (a rank that is gone is named there); nothing waits for the GPU. Ranks that share a GPU (NCCL refuses them)
+  // send their gradients to the owners through the communicator instead.
+  private applyOwnRows(
+    idx: tf.Tensor,
+    grads: tf.Tensor,
+    code: number,
+    params: NativeOptimizerParams,
+    withState: boolean,
+    what: string,
+  ): void {
     const group = this.group!;
     const n = idx.size;
-    const nMax = Math.max(...group.allgatherJson(n, 'embedding.stepTogether (sizes)'));
+    const all = group.allgatherJson({n, gpu: gpuIdentity()}, `${what} (sizes)`);
+    if (new Set(all.map((a) => a.gpu)).size < all.length) return this.applyThroughHost(idx, grads, code, params, withState, what);
+    const nMax = Math.max(...all.map((a) => a.n));
     const [s0, s1] = withState ? this.states : [0, 0];
     embeddingNative().ownerEmbeddingApply(
       group.nativeComm,
@@ -85,6 +108,23 @@ export class DeviceTable extends AddressedTable implements TableStorage {
       params,
       this.counter,
     );
+  }
+
+  // Each rank's (idx, grads) through the communicator to the rows' owners, applied there.
+  private applyThroughHost(
+    idx: tf.Tensor,
+    grads: tf.Tensor,
+    code: number,
+    params: NativeOptimizerParams,
+    withState: boolean,
+    what: string,
+  ): void {
+    const rowsPerRank = (this.table.memory as NativeDeviceMemory).rowsPerRank;
+    const applyOwn = (ids: Int32Array, g: Float32Array) => {
+      tf.tidy(() => this.apply(tf.tensor1d(ids, 'int32'), tf.tensor2d(g, [ids.length, this.r.dim]), code, params, withState));
+      embeddingNative().synchronize();
+    };
+    applyThroughGroup(this.group!, this.r, rowsPerRank, idx, grads, applyOwn, what);
   }
 
   /** One buffer each for the table and its states from `alloc` (device, managed or pinned host memory). */

@@ -6,9 +6,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import {indexError} from '../../backend/index_validation';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
-import {bytesOf, sendRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
-import {AddressedTable, asFloat32, asInt32, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
+import {AddressedTable, applyThroughGroup, asFloat32, asInt32, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
 /** Typed arrays for `table` (`rows` of r.dim) and its state arrays (r.stateWidth a row; null where the optimizer has none). */
 export function hostArrays(table: NativeTable, rows: number, r: TableRequest): (Float32Array | null)[] {
@@ -35,8 +34,7 @@ export class HostTable extends AddressedTable implements TableStorage {
       this.applyAtOwners = (idx, grads, code, params, withState, what) => this.applyOwnRows(idx, grads, code, params, withState, what);
   }
 
-  // Host WholeMemory (continuous or chunked): each rank's (idx, grads) go through the communicator to the rows'
-  // owners, which apply them to their own rows of the shared pages; then the ranks meet.
+  // Host WholeMemory (continuous or chunked): the gradients through the communicator, each owner applying its rows'.
   private applyOwnRows(
     idx: tf.Tensor,
     grads: tf.Tensor,
@@ -45,18 +43,8 @@ export class HostTable extends AddressedTable implements TableStorage {
     withState: boolean,
     what: string,
   ): void {
-    const mem = this.table.memory as NativeHostMemory;
-    const layout = {comm: this.group!, rows: this.r.rows, rowsPerRank: mem.rowsPerRank, rowBytes: this.r.dim * 4, noun: 'table' as const};
-    const update = (local: Int32Array, g: Uint8Array) =>
-      this.applyRows(
-        local.map((i) => i + this.first),
-        new Float32Array(g.buffer, g.byteOffset, g.byteLength / 4),
-        code,
-        params,
-        withState,
-      );
-    sendRows(layout, asInt32(idx.dataSync()), bytesOf(asFloat32(grads.dataSync())), update, what);
-    this.group!.barrier();
+    const rowsPerRank = (this.table.memory as NativeHostMemory).rowsPerRank;
+    applyThroughGroup(this.group!, this.r, rowsPerRank, idx, grads, (ids, g) => this.applyRows(ids, g, code, params, withState), what);
   }
 
   /** Typed arrays of this process. */

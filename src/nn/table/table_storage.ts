@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
+import {bytesOf, sendRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import {TableCache} from './row_cache';
@@ -105,6 +106,31 @@ export abstract class AddressedTable {
     this.cache?.release();
     this.freeAll();
   }
+}
+
+/**
+ * Collective over `group`: each rank's (idx, grads) sent through the communicator to the rows' owners (rank q owns
+ * rows [q * rowsPerRank, ...)); `applyOwn` gets what arrived at this rank, as global row ids and float32 rows; then
+ * the ranks meet, so no read after it sees a row half updated.
+ */
+export function applyThroughGroup(
+  group: Communicator,
+  r: TableRequest,
+  rowsPerRank: number,
+  idx: tf.Tensor,
+  grads: tf.Tensor,
+  applyOwn: (ids: Int32Array, grads: Float32Array) => void,
+  what: string,
+): void {
+  const first = group.rank * rowsPerRank;
+  const layout = {comm: group, rows: r.rows, rowsPerRank, rowBytes: r.dim * 4, noun: 'table' as const};
+  const update = (local: Int32Array, g: Uint8Array) =>
+    applyOwn(
+      local.map((i) => i + first),
+      new Float32Array(g.buffer, g.byteOffset, g.byteLength / 4),
+    );
+  sendRows(layout, asInt32(idx.dataSync()), bytesOf(asFloat32(grads.dataSync())), update, what);
+  group.barrier();
 }
 
 /** The NativeTable the kernels take for a request. */
