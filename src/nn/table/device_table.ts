@@ -11,7 +11,7 @@ import {deviceDetails} from '../../native/device';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative, runtimeNative} from '../../native/domains';
 import {deviceCounter, readCounter} from './device_counter';
-import {AddressedTable, applyThroughGroup, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
+import {AddressedTable, ApplyArgs, applyThroughGroup, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
 let thisGpu: string | undefined;
 
@@ -57,7 +57,6 @@ export function deviceArrays(
 // WholeMemory (each rank its own read-only copies of rows, most of them on other GPUs); chunked cannot.
 export class DeviceTable extends AddressedTable implements TableStorage {
   readonly where = 'device' as const;
-  readonly applyAtOwners?: TableStorage['applyAtOwners'];
 
   private constructor(
     private readonly b: WholeMemoryBackend,
@@ -71,27 +70,19 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     memoryType?: number,
   ) {
     super(r, table, states, freeAll, b, group, memoryType);
-    if (group)
-      this.applyAtOwners = (idx, grads, code, params, withState, what) => this.applyOwnRows(idx, grads, code, params, withState, what);
   }
 
   // GPU WholeMemory (continuous or chunked): every rank's (idx, grads) gathered on every rank through NCCL, each
   // rank applying those of its own rows to the table all address. The block sizes are agreed on the host first
   // (a rank that is gone is named there); nothing waits for the GPU. Ranks that share a GPU (NCCL refuses them)
   // send their gradients to the owners through the communicator instead.
-  private applyOwnRows(
-    idx: tf.Tensor,
-    grads: tf.Tensor,
-    code: number,
-    params: NativeOptimizerParams,
-    withState: boolean,
-    what: string,
-  ): void {
+  protected applyShared(...a: ApplyArgs): void {
+    const [idx, grads, code, params, withState, what] = a;
     const group = this.group!;
     const n = idx.size;
     const all = group.allgatherJson({n, gpu: gpuIdentity()}, `${what} (sizes)`);
-    if (new Set(all.map((a) => a.gpu)).size < all.length) return this.applyThroughHost(idx, grads, code, params, withState, what);
-    const nMax = Math.max(...all.map((a) => a.n));
+    if (new Set(all.map((x) => x.gpu)).size < all.length) return this.applyThroughHost(...a);
+    const nMax = Math.max(...all.map((x) => x.n));
     const [s0, s1] = withState ? this.states : [0, 0];
     embeddingNative().ownerEmbeddingApply(
       group.nativeComm,
@@ -111,14 +102,7 @@ export class DeviceTable extends AddressedTable implements TableStorage {
   }
 
   // Each rank's (idx, grads) through the communicator to the rows' owners, applied there.
-  private applyThroughHost(
-    idx: tf.Tensor,
-    grads: tf.Tensor,
-    code: number,
-    params: NativeOptimizerParams,
-    withState: boolean,
-    what: string,
-  ): void {
+  private applyThroughHost(...[idx, grads, code, params, withState, what]: ApplyArgs): void {
     const rowsPerRank = (this.table.memory as NativeDeviceMemory).rowsPerRank;
     const applyOwn = (ids: Int32Array, g: Float32Array) => {
       tf.tidy(() => this.apply(tf.tensor1d(ids, 'int32'), tf.tensor2d(g, [ids.length, this.r.dim]), code, params, withState));

@@ -7,7 +7,17 @@ import {indexError} from '../../backend/index_validation';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative} from '../../native/domains';
-import {AddressedTable, applyThroughGroup, asFloat32, asInt32, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
+import {
+  AddressedTable,
+  ApplyArgs,
+  applyThroughGroup,
+  asFloat32,
+  asInt32,
+  nativeTable,
+  StateBuffer,
+  TableRequest,
+  TableStorage,
+} from './table_storage';
 
 /** Typed arrays for `table` (`rows` of r.dim) and its state arrays (r.stateWidth a row; null where the optimizer has none). */
 export function hostArrays(table: NativeTable, rows: number, r: TableRequest): (Float32Array | null)[] {
@@ -18,7 +28,6 @@ export function hostArrays(table: NativeTable, rows: number, r: TableRequest): (
 // Typed-array tables and continuous host WholeMemory have a cache (the CPU core runs its logic); chunked has none.
 export class HostTable extends AddressedTable implements TableStorage {
   readonly where = 'host' as const;
-  readonly applyAtOwners?: TableStorage['applyAtOwners'];
   private skippedElements = 0;
 
   private constructor(
@@ -30,19 +39,10 @@ export class HostTable extends AddressedTable implements TableStorage {
     memoryType?: number,
   ) {
     super(r, table, states, freeAll, undefined, group, memoryType);
-    if (group)
-      this.applyAtOwners = (idx, grads, code, params, withState, what) => this.applyOwnRows(idx, grads, code, params, withState, what);
   }
 
   // Host WholeMemory (continuous or chunked): the gradients through the communicator, each owner applying its rows'.
-  private applyOwnRows(
-    idx: tf.Tensor,
-    grads: tf.Tensor,
-    code: number,
-    params: NativeOptimizerParams,
-    withState: boolean,
-    what: string,
-  ): void {
+  protected applyShared(...[idx, grads, code, params, withState, what]: ApplyArgs): void {
     const rowsPerRank = (this.table.memory as NativeHostMemory).rowsPerRank;
     applyThroughGroup(this.group!, this.r, rowsPerRank, idx, grads, (ids, g) => this.applyRows(ids, g, code, params, withState), what);
   }

@@ -64,6 +64,9 @@ export interface TableStorage {
   release(): void;
 }
 
+/** What apply() and applyAtOwners() take. */
+export type ApplyArgs = Parameters<TableStorage['apply']>;
+
 /**
  * What the tables one process addresses whole share (host arrays or host WholeMemory, GPU buffers or
  * GPU WholeMemory): the rows it owns, the state arrays, the row cache (a table in one address range has
@@ -92,7 +95,13 @@ export abstract class AddressedTable {
     this.stateCount = r.states;
     // WholeMemory type 0 is continuous: one address range, like a buffer (chunked is one range per rank).
     if (!mem || memoryType === 0) this.cache = new TableCache(table, r, cacheOn, mem !== undefined);
+    if (group) this.applyAtOwners = (...a: ApplyArgs) => this.applyShared(...a);
   }
+
+  readonly applyAtOwners?: TableStorage['applyAtOwners'];
+
+  /** applyAtOwners() of a table in WholeMemory a group shares. */
+  protected abstract applyShared(...a: ApplyArgs): void;
 
   readState(i: number): Float32Array {
     return readStateRows(this.states[i], this.r.stateWidth, this.first, this.count);
