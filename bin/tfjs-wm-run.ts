@@ -173,8 +173,9 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => {
     for (let local = 0; local < n; ++local) {
       const rank = node * n + local;
-      // fd 3: the rank's link to this launcher (it ends the rank when closed).
-      const child = spawn(process.execPath, ['--require', LAUNCHER_LINK, script, ...args], {
+      // fd 3: the rank's link to this launcher (it ends the rank when closed). Node's own flags given to the
+      // launcher (node --cpu-prof tfjs-wm-run.js ...) reach every rank, as child_process.fork passes them on.
+      const child = spawn(process.execPath, [...process.execArgv, '--require', LAUNCHER_LINK, script, ...args], {
         stdio: ['inherit', 'pipe', 'pipe', 'pipe'],
         env: {
           ...process.env,

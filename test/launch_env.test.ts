@@ -1,5 +1,7 @@
 // Where a rank finds itself: our launcher's variables, torchrun's, Open MPI's.
 import {spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 import {expect} from 'chai';
@@ -89,6 +91,28 @@ describe('launch environment', () => {
     const r = spawnSync(process.execPath, [launcher, '-n', '0', 'x.js'], {encoding: 'utf8'});
     expect(r.status).to.not.equal(0);
     expect(r.stderr).to.match(/-n must be a whole number of ranks from 1 to 65536, got "0"/);
+  });
+
+  it("Node's own flags given to the launcher reach every rank (node --cpu-prof tfjs-wm-run.js ...)", () => {
+    const launcher = path.resolve(__dirname, '..', 'bin', 'tfjs-wm-run.js');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-exec-argv-'));
+    try {
+      const rank = path.join(dir, 'rank.js');
+      fs.writeFileSync(rank, "console.log('FLAGS ' + JSON.stringify(process.execArgv));\n");
+      const r = spawnSync(process.execPath, ['--stack-size=900', '--no-warnings', launcher, '-n', '2', rank], {
+        encoding: 'utf8',
+        timeout: 30000,
+      });
+      expect(r.status, r.stderr).to.equal(0);
+      const flags = r.stdout
+        .split('\n')
+        .filter((l) => l.includes('FLAGS '))
+        .map((l) => JSON.parse(l.slice(l.indexOf('FLAGS ') + 6)) as string[]);
+      expect(flags).to.have.length(2);
+      for (const f of flags) expect(f).to.include.members(['--stack-size=900', '--no-warnings']);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
   });
 
   it('the launcher binds GPU ranks to CPUs of their own with --cpu-bind cores, and refuses an unknown mode', function () {
