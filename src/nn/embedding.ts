@@ -437,15 +437,6 @@ export class Embedding {
     return this.store ? this.store.skipped() : 0;
   }
 
-  /**
-   * Counts `n` optimizer steps another rank applied to this shared table: Adam's bias correction then
-   * follows the table's steps, not only this rank's.
-   */
-  countSteps(n: number): void {
-    if (!Number.isInteger(n) || n < 0) throw new RangeError(`embedding.countSteps: n must be a non-negative integer, got ${n}`);
-    this.steps += n;
-  }
-
   get stepCount(): number {
     return this.steps;
   }
