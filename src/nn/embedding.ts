@@ -377,12 +377,11 @@ export class Embedding {
    */
   stepTogether(): void {
     const s = this.writable('stepTogether');
-    const apply = s.applyAtOwners;
-    if (!apply || s.group?.size === 1) return this.step();
+    if (!s.group || s.group.size === 1) return this.step();
     const opt = this.optimizer;
     if (!opt) throw new Error('embedding.stepTogether: the table was created without an optimizer');
     this.withPending((ids, grads) =>
-      apply.call(s, ids, grads, optimizerCode(opt), stepParams(opt, this.steps + 1), true, 'embedding.stepTogether'),
+      s.applyAtOwners(ids, grads, optimizerCode(opt), stepParams(opt, this.steps + 1), true, 'embedding.stepTogether'),
     );
     ++this.steps;
   }

@@ -163,7 +163,7 @@ export async function trainKge(
   const n = tripleCount(kg.train);
   const sizes = kgeSteps(n, o);
   const chunk = sizes.chunk;
-  const batch = ranks > 1 ? Math.floor(sizes.batch / (ranks * chunk)) * chunk : sizes.batch; // each rank's share of a step
+  const batch = Math.floor(sizes.batch / (ranks * chunk)) * chunk; // each rank's share of a step (whole chunks)
   if (batch === 0)
     throw new RangeError(
       `trainKge: ${ranks} ranks step together with a share of each batch of whole chunks: batchSize (${o.batchSize}) must be at least ranks x chunkSize (${ranks} x ${chunk})`,
@@ -211,8 +211,10 @@ export async function trainKge(
       const draw = o.seed * 1000003 + (epoch - 1) * steps * ranks; // a draw per rank and step
       let lossSum: tf.Tensor = tf.scalar(0);
       let done = 0;
-      // Step s: rank r trains on its share of the step's slice of the order, all ranks on the same side with the
-      // same negatives' draw, from the tables as the last step left them; the step's updates applied together.
+      // Step s: rank r trains on its share of the step's slice of the order, all ranks on the same side, each with a
+      // draw of negatives of its own, from the tables as the last step left them; the step's updates applied together.
+      // Each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
+      const weight = 1 / ranks;
       for (let s = 0; s < steps; ++s) {
         const loss = tf.tidy(() => {
           const at = tf.slice(order, (s * ranks + rank) * batch, batch);
@@ -223,10 +225,8 @@ export async function trainKge(
           markValid(r, kg.numRelations);
           markValid(t, kg.numEntities);
           const neg = negatives.draw((batch / chunk) * o.negatives, draw + s * ranks + rank);
-          // Each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
           const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
           const scored: KgeStep = {fixed, relation: r, own, negatives: neg, side, chunk};
-          const weight = 1 / ranks;
           const written = stepGradients(model, o, scored, weight);
           if (written) return written;
           // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.

@@ -6,12 +6,11 @@
 // bias. Heads are concatenated (units x heads wide) or averaged.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {gatAggregate} from '../gat';
 import {firstRows} from '../conv/graph_input';
 import {glorot} from '../node_model';
-import {checkTypedInputs} from './typed_inputs';
+import {checkTypedInputs, LayerRelation, layerRelations, relationsBy} from './typed_inputs';
 
 export interface RgatConvOptions {
   inDim: number;
@@ -26,9 +25,6 @@ export interface RgatConvOptions {
   negativeSlope?: number;
   seed?: number;
 }
-
-// A relation with entries in the layer: its key, index, source and destination types.
-type Used = {key: string; r: number; s: string; d: string};
 
 export class RgatConv {
   readonly config: Required<RgatConvOptions>;
@@ -84,20 +80,8 @@ export class RgatConv {
     const {inDim, units, heads, concat, negativeSlope} = this.config;
     checkTypedInputs('rgatConv', x, layer, inDim);
     const wide = heads * units;
-    // The relations with entries, by source type and by destination type (destinations with rows only).
-    const used: Used[] = [];
-    for (const [key, block] of Object.entries(layer.blocks)) {
-      const [s, , d] = parseEdgeTypeKey(key, "rgatConv: the layer's blocks");
-      if ((layer.dst[d]?.length ?? 0) === 0 || block.arrays.colIdx.length === 0) continue;
-      const r = this.index.get(key);
-      if (r === undefined) throw new RangeError(`rgatConv: the layer has edge type ${key}, the conv has no weights for it`);
-      used.push({key, r, s, d});
-    }
-    const groupBy = (side: 's' | 'd') => {
-      const m = new Map<string, Used[]>();
-      for (const u of used) m.set(u[side], [...(m.get(u[side]) ?? []), u]);
-      return m;
-    };
+    // The relations with entries (a destination type without rows has none), by source type and by destination type.
+    const used = layerRelations('rgatConv', layer, this.index);
     return tf.tidy(() => {
       // A row's logit per head is z . a = x (W a): each relation's W folded with its attention vectors
       // ([inDim, heads] a side). Each source type's rows are multiplied once by the columns of every relation
@@ -110,7 +94,7 @@ export class RgatConv {
       const dstCols = fold(this.attDst);
       // Each group's relations' [inDim, cols] matrices side by side ([inDim, k * cols]): every group's made at once
       // (one gather, transpose and split for all groups, not one each), group after group.
-      const sideBySide = (m: tf.Tensor3D, groups: Map<string, Used[]>): Map<string, tf.Tensor2D> => {
+      const sideBySide = (m: tf.Tensor3D, groups: Map<string, LayerRelation[]>): Map<string, tf.Tensor2D> => {
         const rs = [...groups.values()].flat().map((u) => u.r);
         const picked = rs.length === R && rs.every((r, i) => r === i) ? m : tf.gather(m, rs);
         const [k, , cols] = picked.shape;
@@ -127,7 +111,7 @@ export class RgatConv {
               );
         return new Map([...groups.keys()].map((key, i) => [key, parts[i] as tf.Tensor2D]));
       };
-      const bySource = groupBy('s');
+      const bySource = relationsBy(used, 's');
       const sourceCols = bySource.size ? sideBySide(srcCols, bySource) : new Map<string, tf.Tensor2D>();
       const fromSource = new Map<string, {z: tf.Tensor3D; logits: tf.Tensor2D}>();
       for (const [s, rels] of bySource) {
@@ -140,7 +124,7 @@ export class RgatConv {
           fromSource.set(u.key, {z: tf.reshape(parts[2 * i], [-1, heads, units]) as tf.Tensor3D, logits: parts[2 * i + 1] as tf.Tensor2D}),
         );
       }
-      const into = groupBy('d');
+      const into = relationsBy(used, 'd');
       const destCols = into.size ? sideBySide(dstCols, into) : new Map<string, tf.Tensor2D>();
       const out: Record<string, tf.Tensor2D> = {};
       for (const [t, rows] of Object.entries(layer.dst)) {

@@ -10,11 +10,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {aggregate} from '../../graph/aggregate';
-import {parseEdgeTypeKey} from '../../graph/hetero_graph';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {firstRows} from '../conv/graph_input';
 import {glorot} from '../node_model';
-import {checkTypedInputs} from './typed_inputs';
+import {checkTypedInputs, layerRelations, relationsBy} from './typed_inputs';
 
 export interface RgcnConvOptions {
   /** Input width (every vertex type's). */
@@ -109,13 +108,7 @@ export class RgcnConv {
   apply(x: Record<string, tf.Tensor2D>, layer: TypedLayer): Record<string, tf.Tensor2D> {
     const {inDim, units} = this.config;
     checkTypedInputs('rgcnConv', x, layer, inDim);
-    const into = new Map<string, {key: string; source: string; r: number}[]>();
-    for (const [key, block] of Object.entries(layer.blocks)) {
-      const [s, , d] = parseEdgeTypeKey(key, "rgcnConv: the layer's blocks");
-      const r = this.index.get(key);
-      if (r === undefined) throw new RangeError(`rgcnConv: the layer has edge type ${key}, the conv has no weights for it`);
-      if (block.arrays.colIdx.length > 0) into.set(d, [...(into.get(d) ?? []), {key, source: s, r}]);
-    }
+    const into = relationsBy(layerRelations('rgcnConv', layer, this.index), 'd');
     const out: Record<string, tf.Tensor2D> = {};
     return tf.tidy(() => {
       const grouped = this.config.numBlocks === undefined;
@@ -123,7 +116,7 @@ export class RgcnConv {
       for (const [t, rows] of Object.entries(layer.dst)) {
         if (rows.length === 0) continue;
         const rels = into.get(t) ?? [];
-        const aggs = rels.map(({key, source}) => aggregate(x[source], layer.blocks[key], this.config.aggr));
+        const aggs = rels.map(({key, s}) => aggregate(x[s], layer.blocks[key], this.config.aggr));
         const xd = firstRows(x[t], rows.length);
         const own = this.root ? [xd] : [];
         let h: tf.Tensor2D;

@@ -13,15 +13,10 @@ import {embeddingNative, runtimeNative} from '../../native/domains';
 import {deviceCounter, readCounter} from './device_counter';
 import {AddressedTable, ApplyArgs, applyThroughGroup, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
-let thisGpu: string | undefined;
-
 // This process's GPU as the ranks of a host tell GPUs apart: its PCI bus id.
 function gpuIdentity(): string {
-  if (thisGpu === undefined) {
-    const d = deviceDetails().device;
-    thisGpu = runtimeNative().cudaSetup().gpus[d]?.pciBusId ?? `device ${d}`;
-  }
-  return thisGpu;
+  const d = deviceDetails().device;
+  return runtimeNative().cudaSetup().gpus[d]?.pciBusId ?? `device ${d}`;
 }
 
 /**
@@ -68,6 +63,8 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     private readonly managed: boolean,
     group?: Communicator,
     memoryType?: number,
+    /** Some ranks of the group drive one GPU (NCCL refuses them). */
+    private readonly sharedGpu = false,
   ) {
     super(r, table, states, freeAll, b, group, memoryType);
   }
@@ -76,13 +73,12 @@ export class DeviceTable extends AddressedTable implements TableStorage {
   // rank applying those of its own rows to the table all address. The block sizes are agreed on the host first
   // (a rank that is gone is named there); nothing waits for the GPU. Ranks that share a GPU (NCCL refuses them)
   // send their gradients to the owners through the communicator instead.
-  protected applyShared(...a: ApplyArgs): void {
+  applyAtOwners(...a: ApplyArgs): void {
     const [idx, grads, code, params, withState, what] = a;
+    if (this.sharedGpu) return this.applyThroughHost(...a);
     const group = this.group!;
     const n = idx.size;
-    const all = group.allgatherJson({n, gpu: gpuIdentity()}, `${what} (sizes)`);
-    if (new Set(all.map((x) => x.gpu)).size < all.length) return this.applyThroughHost(...a);
-    const nMax = Math.max(...all.map((x) => x.n));
+    const nMax = Math.max(...group.allgatherJson(n, `${what} (sizes)`));
     const [s0, s1] = withState ? this.states : [0, 0];
     embeddingNative().ownerEmbeddingApply(
       group.nativeComm,
@@ -141,7 +137,8 @@ export class DeviceTable extends AddressedTable implements TableStorage {
       b.freeDevice(counter);
       onRelease();
     };
-    return new DeviceTable(b, r, table, states, counter, freeAll, false, comm, type);
+    const gpus = comm.size > 1 ? comm.allgatherJson(gpuIdentity(), 'embedding (GPUs)') : [];
+    return new DeviceTable(b, r, table, states, counter, freeAll, false, comm, type, new Set(gpus).size < gpus.length);
   }
 
   // Managed tables tell the residency budget when the GPU is about to use them.

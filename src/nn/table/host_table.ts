@@ -42,7 +42,7 @@ export class HostTable extends AddressedTable implements TableStorage {
   }
 
   // Host WholeMemory (continuous or chunked): the gradients through the communicator, each owner applying its rows'.
-  protected applyShared(...[idx, grads, code, params, withState, what]: ApplyArgs): void {
+  applyAtOwners(...[idx, grads, code, params, withState, what]: ApplyArgs): void {
     const rowsPerRank = (this.table.memory as NativeHostMemory).rowsPerRank;
     applyThroughGroup(this.group!, this.r, rowsPerRank, idx, grads, (ids, g) => this.applyRows(ids, g, code, params, withState), what);
   }

@@ -50,9 +50,9 @@ export interface TableStorage {
   /**
    * apply() as a collective of the table's group: every rank's (idx, grads) reach the rows' owners, each owner
    * applying what arrived (duplicates from every rank merged: one update per row) to its own rows, and no read
-   * after the call sees a row half updated. Present on every table a group shares.
+   * after the call sees a row half updated. For tables a group shares (`group` set).
    */
-  applyAtOwners?(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean, what: string): void;
+  applyAtOwners(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean, what: string): void;
   /** The state arrays in use (optimizer states), each readable and writable by this process's rows. */
   readonly stateCount: number;
   readState(i: number): Float32Array;
@@ -95,13 +95,7 @@ export abstract class AddressedTable {
     this.stateCount = r.states;
     // WholeMemory type 0 is continuous: one address range, like a buffer (chunked is one range per rank).
     if (!mem || memoryType === 0) this.cache = new TableCache(table, r, cacheOn, mem !== undefined);
-    if (group) this.applyAtOwners = (...a: ApplyArgs) => this.applyShared(...a);
   }
-
-  readonly applyAtOwners?: TableStorage['applyAtOwners'];
-
-  /** applyAtOwners() of a table in WholeMemory a group shares. */
-  protected abstract applyShared(...a: ApplyArgs): void;
 
   readState(i: number): Float32Array {
     return readStateRows(this.states[i], this.r.stateWidth, this.first, this.count);
