@@ -64,6 +64,7 @@ describe('tfjs-wm-doctor', () => {
       multiprocessors: 56,
       pciBusId: '0000:01:00.0',
       peerAccess: [true],
+      peerAtomics: [true],
     };
     const base: Omit<InstallReport, 'fallback'> = {
       node: 'v20',

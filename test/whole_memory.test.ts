@@ -114,7 +114,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
   }
 
   for (const n of [2, 4]) {
-    it(`one embedding table shared by ${n} ranks: writes and sparse steps seen by all, steps together summed at the rows' owners; each rank's own read-only cache`, () => {
+    it(`one embedding table shared by ${n} ranks: writes and sparse steps seen by all, steps together as one process's step (Adagrad at the rows' owners, SGD added by every rank); each rank's own read-only cache`, () => {
       const {status, out} = launch(n, 'embedding', gpuRanks(n));
       expect(status, out).to.equal(0);
       for (let r = 0; r < n; ++r) expect(out).to.include(`[${r}] OK embedding rank ${r}`);

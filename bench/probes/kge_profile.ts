@@ -2,18 +2,26 @@
 // Default: the WN18RR-sized generated graph of bench:kge with its default chunked negatives (BENCH_KGE_PYG=1: PyG's setting). With
 // BENCH_KGE_FREEBASE=<fraction>: bench:kge-freebase's setting and rows (bench/freebase_shaped.ts) on a graph that
 // fraction of Freebase's size.
-// Prints the ten costliest ops.
+// Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/probes/kge_profile.js`): every rank trains its
+// share of batches of BENCH_KGE_FREEBASE_BATCH triples a rank over tables in BENCH_KGE_MEMORY (default continuous),
+// and each rank prints its own profile.
+// Prints the twelve costliest ops.
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../../src/index';
 import {patternedKg} from '../../src/graph/kg_patterns';
 import {KgeModelName} from '../../src/nn/kge/kge_model';
 import {KgeTrainOptions, trainKge} from '../../src/train/kge';
+import {readLaunchEnv} from '../../src/memory/launch_env';
+import {EmbeddingMemory} from '../../src/nn/embedding';
 import {FREEBASE_ROWS, freebaseKg, freebaseOptions} from '../freebase_shaped';
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const fraction = Number(process.env.BENCH_KGE_FREEBASE ?? 0);
+  const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
+  const ranks = comm?.size ?? 1;
+  const who = ranks > 1 ? `rank ${comm!.rank}: ` : '';
   const kg = fraction > 0 ? freebaseKg(fraction) : patternedKg({entities: 40943, pairs: 15500, seed: 1});
   // BENCH_KGE_PYG=1: bench:kge's row in PyG's setting (a negative per positive), else its chunked negatives.
   const pygSetting =
@@ -22,21 +30,30 @@ async function main(): Promise<void> {
   for (const spec of (process.env.BENCH_KGE_MODELS ?? fallback).split(',')) {
     const row = FREEBASE_ROWS.find((r) => r.name === spec);
     if (fraction > 0 && !row) throw new RangeError(`BENCH_KGE_MODELS: '${spec}' is none of ${fallback}`);
-    const opts: Partial<KgeTrainOptions> = row
+    const base: Partial<KgeTrainOptions> = row
       ? freebaseOptions(row)
       : {model: spec as KgeModelName, dim: 128, epochs: 1, batchSize: 1024, ...pygSetting};
+    const opts: Partial<KgeTrainOptions> =
+      ranks > 1
+        ? {
+            ...base,
+            batchSize: base.batchSize! * ranks,
+            communicator: comm,
+            memory: (process.env.BENCH_KGE_MEMORY ?? 'continuous') as EmbeddingMemory,
+          }
+        : base;
     const warm = await trainKge(kg, opts); // warm-up, unprofiled: the ops overlap as in a run
     warm.model.dispose();
-    console.log(`${spec}: unprofiled ${warm.epochs[0].triplesPerSecond.toFixed(0)} triples/s (the warm-up epoch)`);
+    console.log(`${who}${spec}: unprofiled ${warm.epochs[0].triplesPerSecond.toFixed(0)} triples/s (the warm-up epoch)`);
     const p = await wm.profileOps(() => trainKge(kg, opts));
     p.result.model.dispose();
     const native = p.ops.reduce((a, o) => a + o.ms, 0);
     console.log(
-      `${spec}: wall ${p.wallMs.toFixed(0)} ms, native ops ${native.toFixed(0)} ms in ${p.ops.reduce((a, o) => a + o.calls, 0)} calls, ` +
+      `${who}${spec}: wall ${p.wallMs.toFixed(0)} ms, native ops ${native.toFixed(0)} ms in ${p.ops.reduce((a, o) => a + o.calls, 0)} calls, ` +
         `${p.result.epochs[0].triplesPerSecond.toFixed(0)} triples/s`,
     );
     for (const o of [...p.ops].sort((a, b) => b.ms - a.ms).slice(0, 12))
-      console.log(`  ${o.name.padEnd(28)} ${o.where} ${String(o.calls).padStart(6)} ${o.ms.toFixed(1).padStart(8)} ms`);
+      console.log(`${who}  ${o.name.padEnd(28)} ${o.where} ${String(o.calls).padStart(6)} ${o.ms.toFixed(1).padStart(8)} ms`);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "wm/distributed.h"
 #include "wm/embedding.h"
 #include "wm/host_whole_memory.h"
+#include "wm/op_timing.h"
 
 // comm_bindings.cc: the handles behind its objects (null when the value is not one), and a communicator's NCCL.
 wm::HostWholeMemory* unwrapHostMemory(const Napi::Value& v);
@@ -137,6 +138,7 @@ wm::DistributedLayout distributedLayoutArg(const Args& a, const wm::TableRef& lo
 Napi::Value DistributedGather(const Napi::CallbackInfo& info) {
   return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "distributedEmbeddingGather");
+    const wm::OpTimer timer("distributedEmbeddingGather", true);
     const wm::TableRef t = a.table(1, "local");
     wm::distributedEmbeddingGather(ncclOfCommunicator(info[0]), distributedLayoutArg(a, t), t, a.address(4, "indices"), a.count(5, "n"),
                                    a.address(6, "out"), "embedding.read");
@@ -147,6 +149,7 @@ Napi::Value DistributedGather(const Napi::CallbackInfo& info) {
 Napi::Value DistributedWrite(const Napi::CallbackInfo& info) {
   return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "distributedEmbeddingWrite");
+    const wm::OpTimer timer("distributedEmbeddingWrite", true);
     const wm::TableRef t = a.table(1, "local");
     wm::distributedEmbeddingWrite(ncclOfCommunicator(info[0]), distributedLayoutArg(a, t), t, a.address(4, "indices"), a.count(5, "n"),
                                   a.address(6, "values"), "embedding.write");
@@ -157,6 +160,7 @@ Napi::Value DistributedWrite(const Napi::CallbackInfo& info) {
 Napi::Value DistributedApply(const Napi::CallbackInfo& info) {
   return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "distributedEmbeddingApply");
+    const wm::OpTimer timer("distributedEmbeddingApply", true);
     const wm::TableRef t = a.table(1, "local");
     wm::distributedEmbeddingApply(ncclOfCommunicator(info[0]), distributedLayoutArg(a, t), t, a.address(4, "state0"),
                                   a.address(5, "state1"), a.address(6, "indices"), a.count(7, "n"), a.address(8, "grads"),
@@ -170,10 +174,23 @@ Napi::Value DistributedApply(const Napi::CallbackInfo& info) {
 Napi::Value OwnerApply(const Napi::CallbackInfo& info) {
   return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
     Args a(info, "ownerEmbeddingApply");
+    const wm::OpTimer timer("ownerEmbeddingApply", true);
     const wm::TableRef t = a.table(1, "table");
     wm::ownerEmbeddingApply(ncclOfCommunicator(info[0]), t, a.count(2, "first"), a.count(3, "count"), a.address(4, "state0"),
                             a.address(5, "state1"), a.address(6, "indices"), a.count(7, "n"), a.count(8, "nMax"), a.address(9, "grads"),
                             a.optimizer(10, "opt"), a.optimizerParams(11, "params"), a.address(12, "skipped"), "embedding.stepTogether");
+    return info.Env().Undefined();
+  });
+}
+
+// sharedEmbeddingAdd(communicator, table, indices, n, grads, params, skipped): collective; SGD's steps added by every rank
+Napi::Value SharedAdd(const Napi::CallbackInfo& info) {
+  return wmnapi::guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "sharedEmbeddingAdd");
+    const wm::OpTimer timer("sharedEmbeddingAdd", true);
+    const wm::TableRef t = a.table(1, "table");
+    wm::sharedEmbeddingAdd(ncclOfCommunicator(info[0]), t, a.address(2, "indices"), a.count(3, "n"), a.address(4, "grads"),
+                           a.optimizerParams(5, "params"), a.address(6, "skipped"), "embedding.stepTogether");
     return info.Env().Undefined();
   });
 }
@@ -194,5 +211,6 @@ void InitEmbedding(Napi::Env env, Napi::Object exports) {
   exports.Set("distributedEmbeddingWrite", Napi::Function::New(env, DistributedWrite, "distributedEmbeddingWrite"));
   exports.Set("distributedEmbeddingApply", Napi::Function::New(env, DistributedApply, "distributedEmbeddingApply"));
   exports.Set("ownerEmbeddingApply", Napi::Function::New(env, OwnerApply, "ownerEmbeddingApply"));
+  exports.Set("sharedEmbeddingAdd", Napi::Function::New(env, SharedAdd, "sharedEmbeddingAdd"));
   exports.Set("embeddingInit", Napi::Function::New(env, Init, "embeddingInit"));
 }

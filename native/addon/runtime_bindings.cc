@@ -64,6 +64,10 @@ WM_FN(CudaSetup) {
       auto peers = Napi::Array::New(env, s.peerAccess[i].size());
       for (size_t j = 0; j < s.peerAccess[i].size(); ++j) peers.Set(static_cast<uint32_t>(j), Napi::Boolean::New(env, s.peerAccess[i][j]));
       v.Set("peerAccess", peers);
+      auto atomics = Napi::Array::New(env, s.peerAtomics[i].size());
+      for (size_t j = 0; j < s.peerAtomics[i].size(); ++j)
+        atomics.Set(static_cast<uint32_t>(j), Napi::Boolean::New(env, s.peerAtomics[i][j]));
+      v.Set("peerAtomics", atomics);
       gpus.Set(static_cast<uint32_t>(i), v);
     }
     o.Set("gpus", gpus);

@@ -31,6 +31,8 @@ export interface NativeGpu {
   pciBusId: string;
   /** peerAccess[j]: this GPU can read and write GPU j's memory directly. */
   peerAccess: boolean[];
+  /** peerAtomics[j]: this GPU's atomic operations on GPU j's memory are native (NVLink). */
+  peerAtomics: boolean[];
 }
 
 export interface NativeCudaSetup {
@@ -221,6 +223,19 @@ export interface NativeBindings {
     nMax: number,
     grads: Buf,
     opt: number,
+    params: NativeOptimizerParams,
+    skipped: Buf,
+  ): void;
+  /**
+   * Collective: SGD (no weight decay) over a table every rank addresses, each rank adding its own rows' steps
+   * with atomic adds between two orderings of every rank's reads and writes (wm/distributed.h).
+   */
+  sharedEmbeddingAdd(
+    comm: NativeCommunicator,
+    table: NativeTable,
+    indices: Buf,
+    n: number,
+    grads: Buf,
     params: NativeOptimizerParams,
     skipped: Buf,
   ): void;

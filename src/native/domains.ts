@@ -82,6 +82,7 @@ export const embeddingNative: Part<
   | 'distributedEmbeddingWrite'
   | 'distributedEmbeddingApply'
   | 'ownerEmbeddingApply'
+  | 'sharedEmbeddingAdd'
   | 'rowCacheLoad'
   | 'rowCacheStore'
   | 'rowCacheHits'

@@ -22,7 +22,8 @@ struct CudaSetup {
   int driverVersion = 0;   // the newest CUDA the driver supports (0: no driver)
   std::string archs;       // the CUDA targets compiled in, CMake's form, comma separated
   std::vector<GpuProperties> gpus;
-  std::vector<std::vector<bool>> peerAccess;  // [i][j]: GPU i can reach GPU j's memory
+  std::vector<std::vector<bool>> peerAccess;   // [i][j]: GPU i can reach GPU j's memory
+  std::vector<std::vector<bool>> peerAtomics;  // [i][j]: and its atomics there are native (NVLink)
 };
 CudaSetup cudaSetup();
 

@@ -50,5 +50,10 @@ void distributedEmbeddingApply(NcclComm& comm, const DistributedLayout& layout, 
 void ownerEmbeddingApply(NcclComm& comm, const TableRef& table, int64_t first, int64_t count, uint64_t state0, uint64_t state1,
                          uint64_t indices, int64_t n, int64_t nMax, uint64_t grads, SparseOptimizer opt, const OptimizerParams& params,
                          uint64_t skipped, const std::string& what);
+// SGD without weight decay over such a table: each rank adds its own rows' steps (embeddingAdd) with atomic
+// adds, every rank's reads of the step before and after every rank's adds (ranks whose GPUs reach each other
+// with native atomics: NVLink).
+void sharedEmbeddingAdd(NcclComm& comm, const TableRef& table, uint64_t indices, int64_t n, uint64_t grads, const OptimizerParams& params,
+                        uint64_t skipped, const std::string& what);
 
 }  // namespace wm

@@ -70,6 +70,11 @@ void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, i
 // values) and counted into *skipped (uint64) when given.
 void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uint64_t indices, IndexType it, int64_t n, uint64_t grads,
                     SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped);
+// SGD without weight decay, as embeddingApply, but each row's step (-lr times the sum of its gradient rows)
+// added to it with atomic adds: exact while other processes add to the same rows at the same time (each
+// process's sum rounded to the storage type once as it is added).
+void embeddingAdd(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t grads, const OptimizerParams& p,
+                  uint64_t errorFlag, uint64_t skipped);
 
 // Fills rows [firstRow, firstRow + count) with initialValue(seed, element, kind, scale).
 void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint64_t seed, int kind, float scale);

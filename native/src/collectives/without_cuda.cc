@@ -57,4 +57,8 @@ void ownerEmbeddingApply(NcclComm&, const TableRef&, int64_t, int64_t, uint64_t,
   noCuda("embedding tables on GPUs");
 }
 
+void sharedEmbeddingAdd(NcclComm&, const TableRef&, uint64_t, int64_t, uint64_t, const OptimizerParams&, uint64_t, const std::string&) {
+  noCuda("embedding tables on GPUs");
+}
+
 }  // namespace wm

@@ -6,6 +6,11 @@
 // frequent relation) is summed in two passes: every window that continues a
 // run first sums its share into one row of `cont`, and the run's owner adds
 // those rows, one per window, instead of the positions one at a time.
+// embeddingAdd is the same sum with SGD's step added to each row atomically
+// instead of written: for a table other processes step at the same time.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cub/device/device_radix_sort.cuh>
 
 #include "embedding/embedding_common.cuh"
@@ -69,15 +74,17 @@ __device__ int64_t lastWindowOf(const KeyT* keys, int64_t from, int64_t n, KeyT 
 }
 
 // Each window that continues a run from the window before it: the sum of that run's gradient rows within
-// the window, in order, into cont[window]. A warp per window.
+// the window, in order, into cont[window]. A warp per window. Runs of keys past the table (entries a caller
+// marked to skip) are never applied: not summed either.
 template <typename KeyT>
-__global__ void continuationKernel(const KeyT* keys, const int* pos, int64_t n, int64_t dim, const float* grads, float* cont) {
+__global__ void continuationKernel(const KeyT* keys, const int* pos, int64_t n, int64_t dim, int64_t rows, const float* grads,
+                                   float* cont) {
   const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
   const int lane = threadIdx.x & 31;
   for (int64_t w = ((blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5) + 1; w * 32 < n; w += warps) {
     const int64_t base = w * 32;
     const KeyT first = keys[base];
-    if (keys[base - 1] != first) continue;
+    if (keys[base - 1] != first || static_cast<int64_t>(first) >= rows) continue;
     const int64_t i = base + lane;
     const unsigned same = __ballot_sync(0xffffffffu, i < n && keys[i] == first);
     const int len = __ffs(~same) ? __ffs(~same) - 1 : 32;  // the piece is a prefix of the window
@@ -263,6 +270,63 @@ __device__ unsigned long long applyRowWiseVec(const Window<KeyT>& c, T* w, const
   return bad;
 }
 
+// Atomic adds of float deltas to stored elements (rounded to the storage type first).
+__device__ __forceinline__ void atomicAddTo(float* p, float d) { atomicAdd(p, d); }
+__device__ __forceinline__ void atomicAddTo(Half16* p, float d) { atomicAdd(reinterpret_cast<__half*>(p), __float2half_rn(d)); }
+__device__ __forceinline__ void atomicAddTo(BFloat16* p, float d) {
+  atomicAdd(reinterpret_cast<__nv_bfloat16*>(p), __float2bfloat16_rn(d));
+}
+// Two adjacent elements, the first aligned to the pair.
+__device__ __forceinline__ void atomicAddPair(float* p, float a, float b) {
+  atomicAdd(p, a);
+  atomicAdd(p + 1, b);
+}
+__device__ __forceinline__ void atomicAddPair(Half16* p, float a, float b) {
+  atomicAdd(reinterpret_cast<__half2*>(p), __floats2half2_rn(a, b));
+}
+__device__ __forceinline__ void atomicAddPair(BFloat16* p, float a, float b) {
+  atomicAdd(reinterpret_cast<__nv_bfloat162*>(p), __floats2bfloat162_rn(a, b));
+}
+
+// SGD's step of the run's summed gradient, -lr * g, added atomically (whole 4-element groups); a non-finite
+// step is left out and counted.
+template <typename T, typename KeyT>
+__device__ __forceinline__ unsigned long long addVec(const Window<KeyT>& c, T* w, const Run& run) {
+  unsigned long long bad = 0;
+  for (int64_t j = c.lane * 4; j - c.lane * 4 < c.dim; j += 128) {
+    const bool mine = j < c.dim;
+    const float4 g = runGradient4(c, run, j, mine);
+    if (!mine) continue;
+    float d[4] = {-c.p.lr * g.x, -c.p.lr * g.y, -c.p.lr * g.z, -c.p.lr * g.w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (!isfinite(d[e])) {
+        d[e] = 0.f;
+        ++bad;
+      }
+    atomicAddPair(w + j, d[0], d[1]);
+    atomicAddPair(w + j + 2, d[2], d[3]);
+  }
+  return bad;
+}
+
+// The same for any width or alignment: one element per lane.
+template <typename T, typename KeyT>
+__device__ unsigned long long addScalar(const Window<KeyT>& c, T* w, const Run& run) {
+  unsigned long long bad = 0;
+  for (int64_t j = c.lane; j - c.lane < c.dim; j += 32) {
+    const bool mine = j < c.dim;
+    const float g = runGradient(c, run, j, mine);
+    if (!mine) continue;
+    const float d = -c.p.lr * g;
+    if (isfinite(d))
+      atomicAddTo(w + j, d);
+    else
+      ++bad;
+  }
+  return bad;
+}
+
 // Any width or alignment: one element per lane.
 template <typename T, typename KeyT>
 __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run& run) {
@@ -293,8 +357,10 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
 // bytes a thread, every row paying for it. Before that path five blocks ran SGD in 0.47 ms against 0.49-0.50
 // with four (H200).
 constexpr int kApplyBlocksPerSm = 4;
-// RowWise: row-wise AdaGrad's kernel, apart so the per-element optimizers' keeps its registers.
-template <typename Table, typename KeyT, bool RowWise>
+// How a run's summed gradient updates its row: a per-element optimizer's rule, row-wise AdaGrad's (apart, so
+// the per-element optimizers' kernel keeps its registers), or SGD's step added atomically.
+enum class Mode { Elementwise, RowWise, Add };
+template <typename Table, typename KeyT, Mode M>
 __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
     applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n, int64_t dim, int64_t rows,
                 const float* grads, const float* cont, SparseOptimizer opt, OptimizerParams p, unsigned long long* skipped) {
@@ -323,8 +389,10 @@ __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
       if (run.r < 0 || run.r >= rows) continue;  // reported by initPositions; the caller validated first
       T* row = table.row(run.r, dim);
       const bool quads = (dim & 3) == 0 && (reinterpret_cast<uintptr_t>(row) & (4 * sizeof(T) - 1)) == 0;
-      if constexpr (RowWise)
+      if constexpr (M == Mode::RowWise)
         bad += quads ? applyRowWiseVec(c, row, run) : applyRowWise(c, row, run);
+      else if constexpr (M == Mode::Add)
+        bad += quads ? addVec(c, row, run) : addScalar(c, row, run);
       else
         bad += quads ? applyVec(c, row, run) : applyScalar(c, row, run);
     }
@@ -349,19 +417,24 @@ struct ApplyLaunch {
   OptimizerParams p;
   unsigned long long* skip;
   cudaStream_t s;
+  bool add;
   template <typename Table, typename IdxT>
   void run(Table table) {
     unsigned blocks = gridFor((n + 31) / 32 * 32);
-    if (opt == SparseOptimizer::RowAdaGrad)
-      applyKernel<Table, KeyT, true><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
+    if (add)
+      applyKernel<Table, KeyT, Mode::Add><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
+    else if (opt == SparseOptimizer::RowAdaGrad)
+      applyKernel<Table, KeyT, Mode::RowWise>
+          <<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
     else
-      applyKernel<Table, KeyT, false><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
+      applyKernel<Table, KeyT, Mode::Elementwise>
+          <<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
   }
 };
 
 template <typename KeyT>
 void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const KeyT* indices, int64_t n, uint64_t grads,
-                 SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped) {
+                 SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped, bool add) {
   cudaStream_t s = stream();
   size_t temp = 0;
   WM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp, static_cast<const KeyT*>(nullptr), static_cast<KeyT*>(nullptr),
@@ -387,12 +460,13 @@ void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const 
   while (bits < static_cast<int>(sizeof(KeyT) * 8 - 1) && (1ll << bits) <= table.rows) ++bits;
   WM_CUDA(cub::DeviceRadixSort::SortPairs(tempPtr, temp, indices, keysOut, posIn, posOut, static_cast<int>(n), 0, bits, s));
   if (windows > 1) {
-    continuationKernel<KeyT><<<gridFor((windows - 1) * 32), kThreads, 0, s>>>(keysOut, posOut, n, table.dim, as<float>(grads), cont);
+    continuationKernel<KeyT>
+        <<<gridFor((windows - 1) * 32), kThreads, 0, s>>>(keysOut, posOut, n, table.dim, table.rows, as<float>(grads), cont);
     WM_CUDA_LAUNCHED();
   }
   dispatchTable(table, IndexType::I32,
                 ApplyLaunch<KeyT>{as<float>(state0), as<float>(state1), keysOut, posOut, n, table.dim, table.rows, as<float>(grads), cont,
-                                  opt, p, reinterpret_cast<unsigned long long*>(skipped), s});
+                                  opt, p, reinterpret_cast<unsigned long long*>(skipped), s, add});
   WM_CUDA_LAUNCHED();
 }
 
@@ -404,9 +478,20 @@ void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uin
   WM_REQUIRE(n < (1ll << 31), "embedding apply: at most 2^31 - 1 indices per step");
   WM_REQUIRE(opt != SparseOptimizer::RowAdaGrad || state0 != 0, "embedding apply: row-wise adagrad needs state0 (one float per row)");
   if (it == IndexType::I32)
-    sortedApply<int32_t>(table, state0, state1, as<int32_t>(indices), n, grads, opt, p, errorFlag, skipped);
+    sortedApply<int32_t>(table, state0, state1, as<int32_t>(indices), n, grads, opt, p, errorFlag, skipped, false);
   else
-    sortedApply<int64_t>(table, state0, state1, as<int64_t>(indices), n, grads, opt, p, errorFlag, skipped);
+    sortedApply<int64_t>(table, state0, state1, as<int64_t>(indices), n, grads, opt, p, errorFlag, skipped, false);
+}
+
+void embeddingAdd(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t grads, const OptimizerParams& p,
+                  uint64_t errorFlag, uint64_t skipped) {
+  if (n == 0 || table.dim == 0) return;
+  WM_REQUIRE(n < (1ll << 31), "embedding add: at most 2^31 - 1 indices per step");
+  WM_REQUIRE(p.weightDecay == 0.f, "embedding add: SGD's step without weight decay (a decay reads the row it changes)");
+  if (it == IndexType::I32)
+    sortedApply<int32_t>(table, 0, 0, as<int32_t>(indices), n, grads, SparseOptimizer::SGD, p, errorFlag, skipped, true);
+  else
+    sortedApply<int64_t>(table, 0, 0, as<int64_t>(indices), n, grads, SparseOptimizer::SGD, p, errorFlag, skipped, true);
 }
 
 }  // namespace wm

@@ -41,11 +41,14 @@ CudaSetup cudaSetup() {
     s.gpus.push_back(g);
   }
   s.peerAccess.assign(n, std::vector<bool>(n, false));
+  s.peerAtomics.assign(n, std::vector<bool>(n, false));
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
-      int can = i == j ? 1 : 0;
+      int can = i == j ? 1 : 0, atomics = i == j ? 1 : 0;
       if (i != j) WM_CUDA(cudaDeviceCanAccessPeer(&can, i, j));
+      if (i != j && can) WM_CUDA(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, i, j));
       s.peerAccess[i][j] = can != 0;
+      s.peerAtomics[i][j] = can != 0 && atomics != 0;
     }
   return s;
 }

@@ -19,6 +19,31 @@ function gpuIdentity(): string {
   return runtimeNative().cudaSetup().gpus[d]?.pciBusId ?? `device ${d}`;
 }
 
+/** How the GPUs of a group's ranks reach each other, as a shared table's step needs to know. */
+export interface GroupGpus {
+  /** Some ranks drive one GPU (NCCL refuses them). */
+  shared: boolean;
+  /** Every rank's GPU is visible here and this GPU's atomics on each are native (NVLink). */
+  peerAtomics: boolean;
+}
+
+// From every rank's GPU identity (gpuIdentity), in rank order.
+function groupGpus(identities: string[]): GroupGpus {
+  const gpus = runtimeNative().cudaSetup().gpus;
+  const mine = gpus[deviceDetails().device];
+  const shared = new Set(identities).size < identities.length;
+  const peerAtomics =
+    mine !== undefined &&
+    identities.every((id) => {
+      const j = gpus.findIndex((g) => g.pciBusId === id);
+      return j >= 0 && mine.peerAtomics[j] === true;
+    });
+  return {shared, peerAtomics};
+}
+
+// SGD's code (sparse_optimizer.ts): its step is a sum, which ranks can add to a row at once.
+const SGD_CODE = 0;
+
 /**
  * GPU-addressed arrays for `table` (`rows` of r.dim): the rows from `alloc`, zeroed state arrays beside them
  * (r.stateWidth a row), and a skipped-element counter; `release` frees all three.
@@ -63,21 +88,27 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     private readonly managed: boolean,
     group?: Communicator,
     memoryType?: number,
-    /** Some ranks of the group drive one GPU (NCCL refuses them). */
-    private readonly sharedGpu = false,
+    private readonly groupGpu: GroupGpus = {shared: false, peerAtomics: false},
   ) {
     super(r, table, states, freeAll, b, group, memoryType);
   }
 
-  // GPU WholeMemory (continuous or chunked): every rank's (idx, grads) gathered on every rank through NCCL, each
-  // rank applying those of its own rows to the table all address. The block sizes are agreed on the host first
-  // (a rank that is gone is named there); nothing waits for the GPU. Ranks that share a GPU (NCCL refuses them)
-  // send their gradients to the owners through the communicator instead.
+  // GPU WholeMemory (continuous or chunked). SGD without weight decay, on GPUs whose atomics reach each other:
+  // every rank adds its own rows' steps to the table with atomic adds, ordered against every rank's reads by
+  // two one-word all-reduces. Otherwise every rank's (idx, grads) gathered on every rank through NCCL, each rank
+  // applying those of its own rows; the block sizes are agreed on the host first (a rank that is gone is named
+  // there). Nothing waits for the GPU. Ranks that share a GPU (NCCL refuses them) send their gradients to the
+  // owners through the communicator instead.
   applyAtOwners(...a: ApplyArgs): void {
     const [idx, grads, code, params, withState, what] = a;
-    if (this.sharedGpu) return this.applyThroughHost(...a);
+    if (this.groupGpu.shared) return this.applyThroughHost(...a);
     const group = this.group!;
     const n = idx.size;
+    if (code === SGD_CODE && params.weightDecay === 0 && this.groupGpu.peerAtomics) {
+      const [ids, g] = [n ? this.b.devicePtr(idx) : 0, n ? this.b.devicePtr(grads) : 0];
+      embeddingNative().sharedEmbeddingAdd(group.nativeComm, this.table, ids, n, g, params, this.counter);
+      return;
+    }
     const nMax = Math.max(...group.allgatherJson(n, `${what} (sizes)`));
     const [s0, s1] = withState ? this.states : [0, 0];
     embeddingNative().ownerEmbeddingApply(
@@ -137,8 +168,8 @@ export class DeviceTable extends AddressedTable implements TableStorage {
       b.freeDevice(counter);
       onRelease();
     };
-    const gpus = comm.size > 1 ? comm.allgatherJson(gpuIdentity(), 'embedding (GPUs)') : [];
-    return new DeviceTable(b, r, table, states, counter, freeAll, false, comm, type, new Set(gpus).size < gpus.length);
+    const gpus = groupGpus(comm.size > 1 ? comm.allgatherJson(gpuIdentity(), 'embedding (GPUs)') : [gpuIdentity()]);
+    return new DeviceTable(b, r, table, states, counter, freeAll, false, comm, type, gpus);
   }
 
   // Managed tables tell the residency budget when the GPU is about to use them.

@@ -1,8 +1,14 @@
 // One sparse optimizer step over a table every rank addresses whole (continuous or chunked GPU WholeMemory),
-// from every rank's gradients: each rank's (index, gradient row) pairs are gathered on every rank through
-// NCCL, and each rank applies those of the rows it owns. No count crosses the host and nothing waits for the
-// GPU: the ranks' block sizes are agreed on the host beforehand (nMax), shorter blocks padded with -1; a
-// one-word all-reduce queued after the step keeps every rank's later reads behind every owner's writes.
+// from every rank's gradients, in one of two ways:
+// - ownerEmbeddingApply (any optimizer): each rank's (index, gradient row) pairs are gathered on every rank
+//   through NCCL, and each rank applies those of the rows it owns. No count crosses the host and nothing
+//   waits for the GPU: the ranks' block sizes are agreed on the host beforehand (nMax), shorter blocks padded
+//   with -1.
+// - sharedEmbeddingAdd (SGD without weight decay, whose step is a sum): each rank adds its own rows' steps to
+//   the table with atomic adds, over NVLink where a row lies on another GPU; nothing crosses between ranks but
+//   the ordering words.
+// Either way one-word all-reduces order the step: queued after it, every rank's later reads follow every
+// rank's writes.
 
 #include "collectives/nccl_loader.h"
 #include "runtime/check.h"
@@ -26,6 +32,13 @@ __global__ void ownedKernel(int32_t* idx, int64_t n, int64_t first, int64_t coun
     const int64_t r = idx[i];
     if (r < first || r >= first + count) idx[i] = static_cast<int32_t>(rows);
   }
+}
+
+// A one-word all-reduce on the stream: work a rank queues after it runs after the work every rank queued before.
+void orderRanks(NcclComm& comm, Scratch& s, const std::string& what) {
+  int32_t* word = s.get<int32_t>(1);
+  WM_CUDA(cudaMemsetAsync(word, 0, sizeof(int32_t), stream()));
+  comm.allReduce({reinterpret_cast<uint64_t>(word)}, {reinterpret_cast<uint64_t>(word)}, {1}, kNcclInt32, kNcclSum, what);
 }
 
 }  // namespace
@@ -72,9 +85,18 @@ void ownerEmbeddingApply(NcclComm& comm, const TableRef& table, int64_t first, i
   embeddingApply(table, state0, state1, reinterpret_cast<uint64_t>(ids), IndexType::I32, total, reinterpret_cast<uint64_t>(rowsIn), opt,
                  params, 0, skipped);
   // Queued behind this rank's writes on every rank: a rank's reads queued after it wait for every owner's step.
-  int32_t* word = s.get<int32_t>(1);
-  WM_CUDA(cudaMemsetAsync(word, 0, sizeof(int32_t), stream()));
-  comm.allReduce({reinterpret_cast<uint64_t>(word)}, {reinterpret_cast<uint64_t>(word)}, {1}, kNcclInt32, kNcclSum, what + " (ordering)");
+  orderRanks(comm, s, what + " (ordering)");
+}
+
+void sharedEmbeddingAdd(NcclComm& comm, const TableRef& table, uint64_t indices, int64_t n, uint64_t grads, const OptimizerParams& params,
+                        uint64_t skipped, const std::string& what) {
+  WM_REQUIRE(n >= 0, what + ": n (" + std::to_string(n) + ") must not be negative");
+  WM_REQUIRE(params.weightDecay == 0.f, what + ": only SGD without weight decay adds its steps (a decay reads the row it changes)");
+  Scratch s;
+  // Every rank's reads of this step (its gathers) before any rank's writes, and every write before any later read.
+  orderRanks(comm, s, what + " (before)");
+  embeddingAdd(table, indices, IndexType::I32, n, grads, params, 0, skipped);
+  orderRanks(comm, s, what + " (after)");
 }
 
 }  // namespace wm
