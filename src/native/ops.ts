@@ -68,6 +68,7 @@ export interface NativeOps {
     margin: number,
     temperature: number,
     lossMargin: number,
+    weight: number,
     q: Buf,
     own: Buf,
     neg: Buf,

@@ -304,12 +304,12 @@ export function stepGradients(model: KgeModel, o: KgeStepOptions, s: KgeStep, we
   const rows = model.entity.read(ids) as tf.Tensor2D;
   const [f, c, negRows] = tf.split(rows, [b, b, (b / chunk) * o.negatives], 0) as tf.Tensor2D[];
   const r = model.relation.read(relation) as tf.Tensor2D;
-  const made = chunkLossGradients(model, {q: model.query(f, r, side), own: c, neg: negRows, chunk}, o)!;
+  // The weight goes into the native op's coefficients: every gradient below is linear in them.
+  const made = chunkLossGradients(model, {q: model.query(f, r, side), own: c, neg: negRows, chunk}, o, weight)!;
   const [df, dr] = model.queryGradients(f, r, side, made.dq);
-  const scaled = (x: tf.Tensor) => (weight === 1 ? x : tf.mul(x, weight));
-  model.entity.addGradients(ids, scaled(tf.concat([df, made.dOwn, made.dNeg])));
-  model.relation.addGradients(relation, scaled(dr));
-  return scaled(made.loss) as tf.Scalar;
+  model.entity.addGradients(ids, tf.concat([df, made.dOwn, made.dNeg]));
+  model.relation.addGradients(relation, dr);
+  return made.loss;
 }
 
 /**

@@ -35,6 +35,9 @@ KgeChunkArgs kgeChunkArgs(const OpArgs& a) {
   k.margin = static_cast<float>(margin);
   k.temperature = static_cast<float>(temperature);
   k.lossMargin = static_cast<float>(lossMargin);
+  const double weight = a.number(9, "weight");
+  if (!std::isfinite(weight)) a.reject(9, "weight", "must be finite");
+  k.weight = static_cast<float>(weight);
   return k;
 }
 
@@ -81,7 +84,7 @@ float rowLoss(const KgeChunkArgs& k, float posRaw, float* r, float* gPos) {
   double loss = 0;
   float dPos = 0.f;
   if (k.loss == KgeLoss::Logistic) {
-    const float scale = 1.f / (2.f * static_cast<float>(k.rows));
+    const float scale = k.weight / (2.f * static_cast<float>(k.rows));
     float mx = -INFINITY;
     for (int64_t j = 0; j < K; ++j) mx = std::max(mx, k.temperature * kge::score<S>(r[j], k.margin));
     float z = 0.f;
@@ -96,7 +99,7 @@ float rowLoss(const KgeChunkArgs& k, float posRaw, float* r, float* gPos) {
     }
     loss *= scale;
   } else {
-    const float scale = 1.f / (static_cast<float>(k.rows) * static_cast<float>(K));
+    const float scale = k.weight / (static_cast<float>(k.rows) * static_cast<float>(K));
     for (int64_t j = 0; j < K; ++j) {
       const float s = kge::score<S>(r[j], k.margin);
       const float x = k.lossMargin - pos + s;
@@ -162,10 +165,11 @@ void kgeChunkLoss(const KgeChunkArgs& k, const float* q, const float* own, const
 }  // namespace host
 }  // namespace wm
 
-// kgeChunkLoss(scorer, lossKind, rows, chunk, negatives, width, margin, temperature, lossMargin, q, own, neg, loss, dq, dOwn, dNeg)
+// kgeChunkLoss(scorer, lossKind, rows, chunk, negatives, width, margin, temperature, lossMargin, weight, q, own, neg, loss, dq, dOwn,
+// dNeg)
 WM_OP(kgeChunkLoss, Host, a) {
   const wm::KgeChunkArgs k = wm::kgeChunkArgs(a);
   const int64_t qs = k.rows * k.width, ns = k.groups() * k.negatives * k.width;
-  wm::host::kgeChunkLoss(k, a.floats(9, "q", qs), a.floats(10, "own", qs), a.floats(11, "neg", ns), a.floats(12, "loss", k.rows),
-                         a.floats(13, "dq", qs), a.floats(14, "dOwn", qs), a.floats(15, "dNeg", ns));
+  wm::host::kgeChunkLoss(k, a.floats(10, "q", qs), a.floats(11, "own", qs), a.floats(12, "neg", ns), a.floats(13, "loss", k.rows),
+                         a.floats(14, "dq", qs), a.floats(15, "dOwn", qs), a.floats(16, "dNeg", ns));
 }

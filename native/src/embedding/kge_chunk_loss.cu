@@ -255,7 +255,7 @@ __global__ void rowKernel(KgeChunkArgs k, const float* q, const float* own, floa
     float* r = raw + i * K;
     float total = 0.f, dPos = 0.f;
     if (k.loss == KgeLoss::Logistic) {
-      const float scale = 1.f / (2.f * static_cast<float>(k.rows));
+      const float scale = k.weight / (2.f * static_cast<float>(k.rows));
       float mx = -INFINITY;
       for (int64_t j = lane; j < K; j += 32) mx = fmaxf(mx, k.temperature * kge::score<S>(r[j], k.margin));
       mx = warpMax(mx);
@@ -271,7 +271,7 @@ __global__ void rowKernel(KgeChunkArgs k, const float* q, const float* own, floa
       total = (warpSum(total) + kge::softplus(-pos)) * scale;
       dPos = -kge::sigmoid(-pos) * scale;
     } else {
-      const float scale = 1.f / (static_cast<float>(k.rows) * static_cast<float>(K));
+      const float scale = k.weight / (static_cast<float>(k.rows) * static_cast<float>(K));
       float active = 0.f;
       for (int64_t j = lane; j < K; j += 32) {
         const float x = k.lossMargin - pos + kge::score<S>(r[j], k.margin);
@@ -494,9 +494,10 @@ void kgeChunkLoss(const KgeChunkArgs& k, uint64_t q, uint64_t own, uint64_t neg,
 
 }  // namespace wm
 
-// kgeChunkLoss(scorer, lossKind, rows, chunk, negatives, width, margin, temperature, lossMargin, q, own, neg, loss, dq, dOwn, dNeg)
+// kgeChunkLoss(scorer, lossKind, rows, chunk, negatives, width, margin, temperature, lossMargin, weight, q, own, neg, loss, dq, dOwn,
+// dNeg)
 WM_OP(kgeChunkLoss, Device, a) {
   const wm::KgeChunkArgs k = wm::kgeChunkArgs(a);
-  wm::kgeChunkLoss(k, a.address(9, "q"), a.address(10, "own"), a.address(11, "neg"), a.address(12, "loss"), a.address(13, "dq"),
-                   a.address(14, "dOwn"), a.address(15, "dNeg"));
+  wm::kgeChunkLoss(k, a.address(10, "q"), a.address(11, "own"), a.address(12, "neg"), a.address(13, "loss"), a.address(14, "dq"),
+                   a.address(15, "dOwn"), a.address(16, "dNeg"));
 }

@@ -27,12 +27,13 @@ struct KgeChunkArgs {
   KgeLoss loss;
   int64_t rows, chunk, negatives, width;
   float margin, temperature, lossMargin;
+  float weight;  // the loss and every gradient times this (a rank's share of a step's mean)
   WM_KGE_HD int64_t groups() const { return chunk > 0 ? rows / chunk : 0; }
   // Coordinates a pair's score sums over: complex numbers for Complex, else the width.
   WM_KGE_HD int64_t coords() const { return scorer == KgeScorer::Complex ? width / 2 : width; }
 };
 
-// The op's arguments 0..8 read and checked once for both bodies.
+// The op's arguments 0..9 read and checked once for both bodies.
 KgeChunkArgs kgeChunkArgs(const OpArgs& a);
 
 // Device: q, own [rows, width], neg [groups * negatives, width]; loss [rows] (its sum is the loss),

@@ -46,20 +46,22 @@ export function chunkLoss(
 }
 
 /**
- * The same loss with its gradients with respect to q, own and neg, made by the native op and handed back as
- * they are (no tape: a training step that applies them itself); undefined where the op is not native (another
- * backend, or no positives), where chunkLoss composes tfjs ops.
+ * The same loss times `weight` (default 1) with its gradients with respect to q, own and neg, made by the native
+ * op and handed back as they are (no tape: a training step that applies them itself); undefined where the op is
+ * not native (another backend, or no positives), where chunkLoss composes tfjs ops.
  */
 export function chunkLossGradients(
   model: KgeModel,
   scored: {q: tf.Tensor2D; own: tf.Tensor2D; neg: tf.Tensor2D; chunk: number},
   o: KgeLossOptions,
+  weight = 1,
 ): {loss: tf.Scalar; dq: tf.Tensor2D; dOwn: tf.Tensor2D; dNeg: tf.Tensor2D} | undefined {
   const {q, own, neg, chunk} = scored;
   const k = checkChunk(q, own, neg, chunk);
   const be = nativeFor(q.shape[0]);
   if (!be) return undefined;
-  const [loss, dq, dOwn, dNeg] = forward(be, nativeArgs(model, q, chunk, k, o), q, own, neg, neg.shape[0]);
+  if (!Number.isFinite(weight)) throw new RangeError(`chunkLossGradients: weight must be finite, got ${weight}`);
+  const [loss, dq, dOwn, dNeg] = forward(be, nativeArgs(model, q, chunk, k, o, weight), q, own, neg, neg.shape[0]);
   const sum = tf.sum(loss) as tf.Scalar;
   loss.dispose();
   return {loss: sum, dq: dq as tf.Tensor2D, dOwn: dOwn as tf.Tensor2D, dNeg: dNeg as tf.Tensor2D};
@@ -93,14 +95,19 @@ function nativeArgs(
   chunk: number,
   k: number,
   o: KgeLossOptions,
-): readonly [number, number, number, number, number, number, number, number, number] {
+  weight: number,
+): NativeArgs {
   const [b, w] = q.shape;
-  return [scorerOf(model), o.loss === 'logistic' ? 0 : 1, b, chunk, k, w, model.config.margin, o.adversarialTemperature, o.lossMargin];
+  const lossKind = o.loss === 'logistic' ? 0 : 1;
+  return [scorerOf(model), lossKind, b, chunk, k, w, model.config.margin, o.adversarialTemperature, o.lossMargin, weight];
 }
+
+// The op's arguments before its arrays (kgeChunkLoss in native/ops.ts).
+type NativeArgs = readonly [number, number, number, number, number, number, number, number, number, number];
 
 function forward(
   be: WholeMemoryBackend,
-  args: readonly [number, number, number, number, number, number, number, number, number],
+  args: NativeArgs,
   q: tf.Tensor,
   own: tf.Tensor,
   neg: tf.Tensor,
