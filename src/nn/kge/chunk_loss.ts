@@ -89,14 +89,7 @@ function nativeFor(positives: number): WholeMemoryBackend | undefined {
   return positives > 0 ? nativeBackend() : undefined;
 }
 
-function nativeArgs(
-  model: KgeModel,
-  q: tf.Tensor2D,
-  chunk: number,
-  k: number,
-  o: KgeLossOptions,
-  weight: number,
-): NativeArgs {
+function nativeArgs(model: KgeModel, q: tf.Tensor2D, chunk: number, k: number, o: KgeLossOptions, weight: number): NativeArgs {
   const [b, w] = q.shape;
   const lossKind = o.loss === 'logistic' ? 0 : 1;
   return [scorerOf(model), lossKind, b, chunk, k, w, model.config.margin, o.adversarialTemperature, o.lossMargin, weight];
@@ -105,14 +98,7 @@ function nativeArgs(
 // The op's arguments before its arrays (kgeChunkLoss in native/ops.ts).
 type NativeArgs = readonly [number, number, number, number, number, number, number, number, number, number];
 
-function forward(
-  be: WholeMemoryBackend,
-  args: NativeArgs,
-  q: tf.Tensor,
-  own: tf.Tensor,
-  neg: tf.Tensor,
-  n: number,
-): tf.Tensor[] {
+function forward(be: WholeMemoryBackend, args: NativeArgs, q: tf.Tensor, own: tf.Tensor, neg: tf.Tensor, n: number): tf.Tensor[] {
   const [b, w] = q.shape;
   const native = embeddingNative();
   if (be.gpu) {
