@@ -373,7 +373,9 @@ export class Embedding {
    * rank's collected gradients (or none) are summed at each row's owner and applied there once (one update per row,
    * as one process would make from all of them). Continuous and chunked WholeMemory is read directly by every rank,
    * so only the gradients travel (NCCL on GPUs), and reads after the call follow every owner's writes; 'distributed'
-   * tables step this way always. Tables of one process: step().
+   * tables step this way always. SGD without weight decay on GPUs whose atomics reach each other: each rank adds its
+   * own rows' steps to the table instead (atomic adds between two orderings of every rank's reads and writes), equal
+   * up to the order of the additions. Tables of one process: step().
    */
   stepTogether(): void {
     const s = this.writable('stepTogether');
