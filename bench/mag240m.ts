@@ -10,6 +10,8 @@
 // every batch (the loader's share) and the gradients averaged every step (wm.dataParallel), the paper features shared by the
 // ranks (BENCH_MAG240M_MEMORY default 'chunked' over the GPUs, 'continuous' without one; no cache); an epoch is
 // every rank's share once, rank 0 reports.
+// BENCH_PROFILE_STEPS (default 5; 0: none): that many more steps under wm.profileOps after the timed ones (not part
+// of them), sampling and feature reads included; every rank prints its wall time and costliest ops per step.
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
@@ -18,7 +20,7 @@ import {edgeTypeKey} from '../src/graph/hetero_graph';
 import {mag240mShaped} from '../src/graph/mag240m_shaped';
 import {RgatConv} from '../src/nn/hetero/rgat_conv';
 import {EmbeddingMemory} from '../src/nn/embedding';
-import {FeatureTables, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
+import {FeatureTables, TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
 import {dataParallel} from '../src/distributed/data_parallel';
 import {readLaunchEnv} from '../src/memory/launch_env';
@@ -88,7 +90,9 @@ async function main(): Promise<void> {
   const progress = rank === 0 ? new EpochProgress(batches + 2, 'R-GAT steps', {everySeconds: 10}) : undefined;
   let n = 0,
     started = 0,
-    seeds = 0;
+    seconds = 0,
+    seeds = 0,
+    profile: {msPerStep: number; ops: {name: string; where: string; callsPerStep: number; msPerStep: number}[]} | undefined;
   try {
     while (n < batches + 2) {
       for await (const b of loader) {
@@ -107,6 +111,8 @@ async function main(): Promise<void> {
       }
     }
     wm.synchronize();
+    seconds = (Date.now() - started) / 1000; // the timed steps alone: no profile, no teardown
+    profile = await profiledSteps(loader, step, rank, ranks);
   } finally {
     progress?.stop();
     loader.dispose();
@@ -117,7 +123,6 @@ async function main(): Promise<void> {
     for (const r of g.relations.values()) r.graph.free();
   }
   const timed = n - 2;
-  const seconds = (Date.now() - started) / 1000;
   const stepMs = (1000 * seconds) / timed;
   const epochSeconds = (stepMs * epochSteps) / 1000;
   const row = {
@@ -133,6 +138,7 @@ async function main(): Promise<void> {
     epochSeconds,
     ranks,
     seedsPerSecond: (seeds * ranks) / seconds, // every rank's seeds (each rank counts its own; the shares are equal)
+    profile,
   };
   comm?.barrier();
   comm?.destroy();
@@ -145,6 +151,38 @@ async function main(): Promise<void> {
     `${String(scale).padEnd(6)} ${String(dim).padEnd(4)} ${memory.padEnd(7)} ${String(cache).padEnd(6)} ${buildSeconds.toFixed(1).padStart(7)} ${featureSeconds.toFixed(1).padStart(10)} ` +
       `${stepMs.toFixed(1).padStart(8)} ${String(epochSteps).padStart(12)} ${epochSeconds.toFixed(1).padStart(8)} ${row.seedsPerSecond.toFixed(0).padStart(8)}`,
   );
+}
+
+// Where a step's time goes: BENCH_PROFILE_STEPS more steps under wm.profileOps, each op's milliseconds per step,
+// printed by every rank (a rank's waits for the others show in its collectives).
+async function profiledSteps(
+  loader: TypedNeighborLoader,
+  step: (b: TypedBatch) => void,
+  rank: number,
+  ranks: number,
+): Promise<{msPerStep: number; ops: {name: string; where: string; callsPerStep: number; msPerStep: number}[]} | undefined> {
+  const steps = Number(process.env.BENCH_PROFILE_STEPS ?? 5);
+  if (!(Number.isInteger(steps) && steps >= 0))
+    throw new RangeError(`BENCH_PROFILE_STEPS must be a whole number, got '${process.env.BENCH_PROFILE_STEPS}'`);
+  if (steps === 0) return undefined;
+  const p = await wm.profileOps(async () => {
+    let n = 0;
+    while (n < steps) {
+      for await (const b of loader) {
+        step(b);
+        b.dispose();
+        if (++n >= steps) break;
+      }
+    }
+    wm.synchronize();
+  });
+  const ops = p.ops.map((o) => ({name: o.name, where: o.where, callsPerStep: o.calls / steps, msPerStep: o.ms / steps}));
+  const top = ops
+    .slice(0, 12)
+    .map((o) => `${o.name} ${o.msPerStep.toFixed(2)}${o.where === 'cpu' ? ' (cpu)' : ''}`)
+    .join(', ');
+  console.log(`${ranks > 1 ? `rank ${rank} ` : ''}profiled (${steps} steps): ${(p.wallMs / steps).toFixed(1)} ms a step; per step: ${top}`);
+  return {msPerStep: p.wallMs / steps, ops};
 }
 
 main().catch((e) => {
