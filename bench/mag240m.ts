@@ -181,7 +181,9 @@ async function profiledSteps(
     .slice(0, 12)
     .map((o) => `${o.name} ${o.msPerStep.toFixed(2)}${o.where === 'cpu' ? ' (cpu)' : ''}`)
     .join(', ');
-  console.log(`${ranks > 1 ? `rank ${rank} ` : ''}profiled (${steps} steps): ${(p.wallMs / steps).toFixed(1)} ms a step; per step: ${top}`);
+  console.log(
+    `${ranks > 1 ? `rank ${rank} ` : ''}profiled (${steps} step${steps === 1 ? '' : 's'}): ${(p.wallMs / steps).toFixed(1)} ms a step; per step: ${top}`,
+  );
   return {msPerStep: p.wallMs / steps, ops};
 }
 

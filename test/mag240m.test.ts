@@ -299,14 +299,14 @@ describe("mag240mShaped: a typed graph of MAG240M's shape, generated natively", 
     }
   });
 
-  it('bench:mag240m on 2 ranks (tfjs-wm-run): paper features in memory the ranks share, a share of the training papers each, the gradients averaged; rank 0 reports', function () {
+  it('bench:mag240m on 2 ranks (tfjs-wm-run): paper features in memory the ranks share, a share of the training papers each, the gradients averaged; rank 0 reports; every rank profiles a step', function () {
     this.timeout(240000);
     const root = path.resolve(__dirname, '..');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-mag240m-ranks-'));
     try {
       const out = path.join(dir, 'result.json');
       const r = spawnSync(process.execPath, [path.join(root, 'bin', 'tfjs-wm-run.js'), '-n', '2', path.join(root, 'bench', 'mag240m.js')], {
-        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu', BENCH_MAG240M_BATCHES: '2', BENCH_OUT: out},
+        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu', BENCH_MAG240M_BATCHES: '2', BENCH_PROFILE_STEPS: '1', BENCH_OUT: out},
         encoding: 'utf8',
         timeout: 200000,
       });
@@ -317,6 +317,7 @@ describe("mag240mShaped: a typed graph of MAG240M's shape, generated natively", 
         steps: number;
         stepMs: number;
         seedsPerSecond: number;
+        profile: {msPerStep: number; ops: {name: string; callsPerStep: number; msPerStep: number}[]};
       };
       expect(result.ranks).to.equal(2);
       expect(result.memory).to.equal('continuous');
@@ -324,6 +325,11 @@ describe("mag240mShaped: a typed graph of MAG240M's shape, generated natively", 
       expect(result.stepMs).to.be.above(0);
       expect(result.seedsPerSecond).to.be.above(0);
       expect(r.stdout).to.match(/2 ranks: scale/);
+      // The profiled step is not one of the timed ones; both ranks print theirs, the attention kernels among the ops.
+      expect(result.steps).to.equal(4);
+      expect(result.profile.msPerStep).to.be.above(0);
+      expect(result.profile.ops.map((o) => o.name)).to.include('gatForward');
+      for (const rank of [0, 1]) expect(r.stdout).to.match(new RegExp(`\\[${rank}\\] rank ${rank} profiled \\(1 step\\)`));
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }
