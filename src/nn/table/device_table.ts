@@ -93,23 +93,25 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     super(r, table, states, freeAll, b, group, memoryType);
   }
 
-  // GPU WholeMemory (continuous or chunked). SGD without weight decay, on GPUs whose atomics reach each other:
-  // every rank adds its own rows' steps to the table with atomic adds, ordered against every rank's reads by
-  // two one-word all-reduces. Otherwise every rank's (idx, grads) gathered on every rank through NCCL, each rank
-  // applying those of its own rows; the block sizes are agreed on the host first (a rank that is gone is named
-  // there). Nothing waits for the GPU. Ranks that share a GPU (NCCL refuses them) send their gradients to the
-  // owners through the communicator instead.
+  // GPU WholeMemory (continuous or chunked). The ranks' block sizes are agreed on the host first (a rank that is
+  // gone is named there). SGD without weight decay, on GPUs whose atomics reach each other: every rank adds its
+  // own rows' steps to the table with atomic adds, ordered against every rank's reads by two one-word
+  // all-reduces. Otherwise every rank's (idx, grads) gathered on every rank through NCCL, each rank applying
+  // those of its own rows. Nothing waits for the GPU. Ranks that share a GPU (NCCL refuses them) send their
+  // gradients to the owners through the communicator instead.
   applyAtOwners(...a: ApplyArgs): void {
     const [idx, grads, code, params, withState, what] = a;
     if (this.groupGpu.shared) return this.applyThroughHost(...a);
     const group = this.group!;
     const n = idx.size;
+    // Every rank is here first, on the host: a rank that is gone is named now, not waited for on the GPU.
+    const sizes = group.allgatherJson(n, `${what} (sizes)`);
     if (code === SGD_CODE && params.weightDecay === 0 && this.groupGpu.peerAtomics) {
       const [ids, g] = [n ? this.b.devicePtr(idx) : 0, n ? this.b.devicePtr(grads) : 0];
       embeddingNative().sharedEmbeddingAdd(group.nativeComm, this.table, ids, n, g, params, this.counter);
       return;
     }
-    const nMax = Math.max(...group.allgatherJson(n, `${what} (sizes)`));
+    const nMax = Math.max(...sizes);
     const [s0, s1] = withState ? this.states : [0, 0];
     embeddingNative().ownerEmbeddingApply(
       group.nativeComm,
