@@ -79,7 +79,9 @@ const program = new Command()
   .option('--regularization-weight <x>', 'weight of the regularizer', nonNegativeNumber('--regularization-weight'), d.regularizationWeight)
   .option(
     '--optimizer <kind>',
-    'adam, adagrad, rowAdagrad (one state per entity) or sgd (sparse: only the rows a step touched)',
+    'adam, adagrad, rowAdagrad (one state per entity) or sgd (sparse: only the rows a step touched; --lr multiplies ' +
+      "the batch's mean gradient, so it wants far larger rates, 3 to 100 by model on generated graphs, and it learns " +
+      'far less than adagrad: docs/api.md)',
     choice('--optimizer', ['adam', 'adagrad', 'rowAdagrad', 'sgd'] as const),
     d.optimizer,
   )
