@@ -10,6 +10,7 @@ import type {NativeDeviceMemory, NativeOptimizerParams, NativeTable} from '../..
 import {deviceDetails} from '../../native/device';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative, runtimeNative} from '../../native/domains';
+import {optimizerCode, sgd} from '../sparse_optimizer';
 import {deviceCounter, readCounter} from './device_counter';
 import {AddressedTable, ApplyArgs, applyThroughGroup, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
 
@@ -41,8 +42,8 @@ function groupGpus(identities: string[]): GroupGpus {
   return {shared, peerAtomics};
 }
 
-// SGD's code (sparse_optimizer.ts): its step is a sum, which ranks can add to a row at once.
-const SGD_CODE = 0;
+// SGD's step is a sum, which ranks can add to a row at once.
+const SGD_CODE = optimizerCode(sgd());
 
 /**
  * GPU-addressed arrays for `table` (`rows` of r.dim): the rows from `alloc`, zeroed state arrays beside them
@@ -106,12 +107,11 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     const n = idx.size;
     // Every rank is here first, on the host: a rank that is gone is named now, not waited for on the GPU.
     const sizes = group.allgatherJson(n, `${what} (sizes)`);
+    const [ids, g] = n ? [this.b.devicePtr(idx), this.b.devicePtr(grads)] : [0, 0];
     if (code === SGD_CODE && params.weightDecay === 0 && this.groupGpu.peerAtomics) {
-      const [ids, g] = [n ? this.b.devicePtr(idx) : 0, n ? this.b.devicePtr(grads) : 0];
       embeddingNative().sharedEmbeddingAdd(group.nativeComm, this.table, ids, n, g, params, this.counter);
       return;
     }
-    const nMax = Math.max(...sizes);
     const [s0, s1] = withState ? this.states : [0, 0];
     embeddingNative().ownerEmbeddingApply(
       group.nativeComm,
@@ -120,10 +120,10 @@ export class DeviceTable extends AddressedTable implements TableStorage {
       this.count,
       s0 as number,
       s1 as number,
-      n ? this.b.devicePtr(idx) : 0,
+      ids,
       n,
-      nMax,
-      n ? this.b.devicePtr(grads) : 0,
+      Math.max(...sizes),
+      g,
       code,
       params,
       this.counter,
