@@ -25,6 +25,29 @@ export function batchesOf<B>(loader: AsyncIterable<B>): () => Promise<B> {
   };
 }
 
+/** Per step of a profiled run: wall ms (an event pair per op), the GPU ops' summed ms, each op's calls and ms. */
+export interface StepProfile {
+  msPerStep: number;
+  gpuOpMsPerStep: number;
+  ops: {name: string; where: string; callsPerStep: number; msPerStep: number}[];
+}
+
+/** `run` (which makes `steps` steps) under wm.profileOps, per step; the ops the costliest first. */
+export async function profileSteps(steps: number, run: () => Promise<void>): Promise<StepProfile> {
+  const p = await wm.profileOps(run);
+  const ops = p.ops.map((o) => ({name: o.name, where: o.where, callsPerStep: o.calls / steps, msPerStep: o.ms / steps}));
+  const gpuOpMsPerStep = ops.filter((o) => o.where === 'gpu').reduce((a, o) => a + o.msPerStep, 0);
+  return {msPerStep: p.wallMs / steps, gpuOpMsPerStep, ops};
+}
+
+/** A profile's twelve costliest ops for a log line, ms per step each, the host's marked. */
+export function costliestOps(p: StepProfile): string {
+  return p.ops
+    .slice(0, 12)
+    .map((o) => `${o.name} ${o.msPerStep.toFixed(2)}${o.where === 'cpu' ? ' (cpu)' : ''}`)
+    .join(', ');
+}
+
 /** A positive integer setting from the environment (fallback when unset); a bad value names the variable. */
 export function envPositiveInt(name: string, fallback: number): number {
   const v = Number(process.env[name] ?? fallback);

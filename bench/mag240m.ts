@@ -25,7 +25,7 @@ import {adam} from '../src/optimizers/fused_adam';
 import {dataParallel} from '../src/distributed/data_parallel';
 import {readLaunchEnv} from '../src/memory/launch_env';
 import {EpochProgress} from '../src/train/progress';
-import {envPositiveInt, writeBenchResult} from './bench_util';
+import {batchesOf, costliestOps, envPositiveInt, profileSteps, StepProfile, writeBenchResult} from './bench_util';
 import {typedStep} from './typed_step';
 
 async function main(): Promise<void> {
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     started = 0,
     seconds = 0,
     seeds = 0,
-    profile: {msPerStep: number; ops: {name: string; where: string; callsPerStep: number; msPerStep: number}[]} | undefined;
+    profile: Pick<StepProfile, 'msPerStep' | 'ops'> | undefined;
   try {
     while (n < batches + 2) {
       for await (const b of loader) {
@@ -160,31 +160,24 @@ async function profiledSteps(
   step: (b: TypedBatch) => void,
   rank: number,
   ranks: number,
-): Promise<{msPerStep: number; ops: {name: string; where: string; callsPerStep: number; msPerStep: number}[]} | undefined> {
+): Promise<Pick<StepProfile, 'msPerStep' | 'ops'> | undefined> {
   const steps = Number(process.env.BENCH_PROFILE_STEPS ?? 5);
   if (!(Number.isInteger(steps) && steps >= 0))
     throw new RangeError(`BENCH_PROFILE_STEPS must be a whole number, got '${process.env.BENCH_PROFILE_STEPS}'`);
   if (steps === 0) return undefined;
-  const p = await wm.profileOps(async () => {
-    let n = 0;
-    while (n < steps) {
-      for await (const b of loader) {
-        step(b);
-        b.dispose();
-        if (++n >= steps) break;
-      }
+  const next = batchesOf(loader);
+  const p = await profileSteps(steps, async () => {
+    for (let i = 0; i < steps; ++i) {
+      const b = await next();
+      step(b);
+      b.dispose();
     }
     wm.synchronize();
   });
-  const ops = p.ops.map((o) => ({name: o.name, where: o.where, callsPerStep: o.calls / steps, msPerStep: o.ms / steps}));
-  const top = ops
-    .slice(0, 12)
-    .map((o) => `${o.name} ${o.msPerStep.toFixed(2)}${o.where === 'cpu' ? ' (cpu)' : ''}`)
-    .join(', ');
   console.log(
-    `${ranks > 1 ? `rank ${rank} ` : ''}profiled (${steps} step${steps === 1 ? '' : 's'}): ${(p.wallMs / steps).toFixed(1)} ms a step; per step: ${top}`,
+    `${ranks > 1 ? `rank ${rank} ` : ''}profiled (${steps} step${steps === 1 ? '' : 's'}): ${p.msPerStep.toFixed(1)} ms a step; per step: ${costliestOps(p)}`,
   );
-  return {msPerStep: p.wallMs / steps, ops};
+  return {msPerStep: p.msPerStep, ops: p.ops};
 }
 
 main().catch((e) => {

@@ -45,7 +45,17 @@ import {NativeCsr} from '../src/graph/native_csr';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
-import {batchesOf, envChoice, rankOrMain, resultOnRanks, torchJson, writeBenchResult} from './bench_util';
+import {
+  batchesOf,
+  costliestOps,
+  envChoice,
+  profileSteps,
+  rankOrMain,
+  resultOnRanks,
+  StepProfile,
+  torchJson,
+  writeBenchResult,
+} from './bench_util';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 27);
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
@@ -310,13 +320,6 @@ async function rank(): Promise<void> {
   comm.destroy();
 }
 
-interface StepProfile {
-  /** Wall ms per step under profiling (an event pair per op), and the GPU ops' summed ms per step. */
-  msPerStep: number;
-  gpuOpMsPerStep: number;
-  ops: {name: string; where: string; callsPerStep: number; msPerStep: number}[];
-}
-
 interface Run {
   features: string;
   seedsPerSecond: number;
@@ -406,19 +409,13 @@ async function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefi
 // Where a step's time goes: PROFILE_STEPS more steps under wm.profileOps (not part of the timed steps), each
 // native op's GPU milliseconds per step, the slowest first.
 async function profiledSteps(step: () => Promise<void>): Promise<StepProfile> {
-  const p = await wm.profileOps(async () => {
+  const p = await profileSteps(PROFILE_STEPS, async () => {
     for (let i = 0; i < PROFILE_STEPS; ++i) await step();
   });
-  const ops = p.ops.map((o) => ({name: o.name, where: o.where, callsPerStep: o.calls / PROFILE_STEPS, msPerStep: o.ms / PROFILE_STEPS}));
-  const top = ops
-    .slice(0, 12)
-    .map((o) => `${o.name} ${o.msPerStep.toFixed(2)}${o.where === 'cpu' ? ' (cpu)' : ''}`)
-    .join(', ');
-  const gpuMs = ops.filter((o) => o.where === 'gpu').reduce((a, o) => a + o.msPerStep, 0);
   console.log(
-    `  profiled (${PROFILE_STEPS} steps): ${(p.wallMs / PROFILE_STEPS).toFixed(2)} ms per step, GPU ops ${gpuMs.toFixed(2)} ms; per step: ${top}`,
+    `  profiled (${PROFILE_STEPS} steps): ${p.msPerStep.toFixed(2)} ms per step, GPU ops ${p.gpuOpMsPerStep.toFixed(2)} ms; per step: ${costliestOps(p)}`,
   );
-  return {msPerStep: p.wallMs / PROFILE_STEPS, gpuOpMsPerStep: gpuMs, ops};
+  return p;
 }
 
 async function main(): Promise<void> {
