@@ -346,12 +346,15 @@ __device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run
   return bad;
 }
 
-// Each warp looks at 32 sorted positions; every position that starts a run of
-// equal keys (a distinct row) is handled by the whole warp: it sums the run's
-// gradient rows (the run may continue past the warp's 32 positions) and
-// updates the row and its state in place. Rows are owned by exactly one warp.
-// The warp reads its 32 keys and positions once (coalesced) and passes them
-// by shuffle.
+// A window is 32 sorted positions; every position that starts a run of equal
+// keys (a distinct row) is handled by a whole warp: it sums the run's gradient
+// rows (the run may continue past the window) and updates the row and its
+// state in place. Rows are owned by exactly one warp. `split` warps share a
+// window, each taking every split-th of its runs: a step of few indices
+// (tens of thousands, as a KGE step's) has too few windows to keep the GPU's
+// warps busy, and a warp's rows are one memory round trip after another.
+// Each warp reads the window's keys and positions once (coalesced) and passes
+// them by shuffle.
 // Four resident blocks per multiprocessor (up to 64 registers): the hot-row path (a run's continuing
 // windows) holds more live values than 48 registers, and with five blocks the kernel spilled up to 184
 // bytes a thread, every row paying for it. Before that path five blocks ran SGD in 0.47 ms against 0.49-0.50
@@ -363,13 +366,15 @@ enum class Mode { Elementwise, RowWise, Add };
 template <typename Table, typename KeyT, Mode M>
 __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
     applyKernel(Table table, float* s0, float* s1, const KeyT* keys, const int* pos, int64_t n, int64_t dim, int64_t rows,
-                const float* grads, const float* cont, SparseOptimizer opt, OptimizerParams p, unsigned long long* skipped) {
+                const float* grads, const float* cont, SparseOptimizer opt, OptimizerParams p, int split, unsigned long long* skipped) {
   using T = typename StorageOf<Table>::type;
   const int64_t warp = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5;
-  const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
+  const int64_t groups = ((static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5) / split;
+  const int64_t group = warp / split;
+  const int part = static_cast<int>(warp - group * split);
   Window<KeyT> c{keys, pos, grads, cont, s0, s1, n, dim, 0, static_cast<int>(threadIdx.x & 31), 0, opt, p};
   unsigned long long bad = 0;
-  for (c.base = warp * 32; c.base < n; c.base += warps * 32) {
+  for (c.base = group * 32; group < groups && c.base < n; c.base += groups * 32) {
     const int64_t i = c.base + c.lane;
     const int valid = n - c.base < 32 ? static_cast<int>(n - c.base) : 32;
     const KeyT key = i < n ? keys[i] : KeyT(0);
@@ -377,10 +382,11 @@ __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
     KeyT prev = __shfl_up_sync(0xffffffffu, key, 1);
     if (c.lane == 0 && i > 0 && i < n) prev = keys[i - 1];
     unsigned heads = __ballot_sync(0xffffffffu, i < n && (i == 0 || key != prev));
-    while (heads) {
+    for (int ordinal = 0; heads; ++ordinal) {
       Run run;
       run.h = __ffs(heads) - 1;
       heads &= heads - 1;
+      if (ordinal % split != part) continue;
       run.r = static_cast<long long>(__shfl_sync(0xffffffffu, key, run.h));
       // The run ends at the next head in this window, or at its last position and maybe beyond.
       run.end = heads ? __ffs(heads) - 1 : valid;
@@ -400,6 +406,17 @@ __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
   if (bad && skipped) atomicAdd(skipped, bad);
 }
 
+// Warps a window's runs are dealt to: enough for twice the warps the GPU holds at once, at most one a
+// position. Large steps keep one warp a window.
+inline int warpsPerWindow(int64_t windows) {
+  int device = 0, sms = 0;
+  WM_CUDA(cudaGetDevice(&device));
+  WM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int64_t wanted = 2ll * sms * kApplyBlocksPerSm * (kThreads / 32);
+  const int64_t split = (wanted + windows - 1) / windows;
+  return static_cast<int>(split < 1 ? 1 : split > 32 ? 32 : split);
+}
+
 struct Scratch {
   uint64_t ptr = 0;
   ~Scratch() { deviceFree(ptr); }
@@ -417,24 +434,27 @@ struct ApplyLaunch {
   OptimizerParams p;
   unsigned long long* skip;
   cudaStream_t s;
-  bool add;
+  Mode mode;
   template <typename Table, typename IdxT>
   void run(Table table) {
-    unsigned blocks = gridFor((n + 31) / 32 * 32);
-    if (add)
-      applyKernel<Table, KeyT, Mode::Add><<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
-    else if (opt == SparseOptimizer::RowAdaGrad)
+    const int64_t windows = (n + 31) / 32;
+    const int split = warpsPerWindow(windows);
+    const unsigned blocks = gridFor(windows * split * 32);
+    if (mode == Mode::Add)
+      applyKernel<Table, KeyT, Mode::Add>
+          <<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, split, skip);
+    else if (mode == Mode::RowWise)
       applyKernel<Table, KeyT, Mode::RowWise>
-          <<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
+          <<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, split, skip);
     else
       applyKernel<Table, KeyT, Mode::Elementwise>
-          <<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, skip);
+          <<<blocks, kThreads, 0, s>>>(table, s0, s1, keys, pos, n, dim, rows, grads, cont, opt, p, split, skip);
   }
 };
 
 template <typename KeyT>
 void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const KeyT* indices, int64_t n, uint64_t grads,
-                 SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped, bool add) {
+                 SparseOptimizer opt, const OptimizerParams& p, uint64_t errorFlag, uint64_t skipped, Mode mode) {
   cudaStream_t s = stream();
   size_t temp = 0;
   WM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp, static_cast<const KeyT*>(nullptr), static_cast<KeyT*>(nullptr),
@@ -466,7 +486,7 @@ void sortedApply(const TableRef& table, uint64_t state0, uint64_t state1, const 
   }
   dispatchTable(table, IndexType::I32,
                 ApplyLaunch<KeyT>{as<float>(state0), as<float>(state1), keysOut, posOut, n, table.dim, table.rows, as<float>(grads), cont,
-                                  opt, p, reinterpret_cast<unsigned long long*>(skipped), s, add});
+                                  opt, p, reinterpret_cast<unsigned long long*>(skipped), s, mode});
   WM_CUDA_LAUNCHED();
 }
 
@@ -477,10 +497,11 @@ void embeddingApply(const TableRef& table, uint64_t state0, uint64_t state1, uin
   if (n == 0 || table.dim == 0) return;
   WM_REQUIRE(n < (1ll << 31), "embedding apply: at most 2^31 - 1 indices per step");
   WM_REQUIRE(opt != SparseOptimizer::RowAdaGrad || state0 != 0, "embedding apply: row-wise adagrad needs state0 (one float per row)");
+  const Mode mode = opt == SparseOptimizer::RowAdaGrad ? Mode::RowWise : Mode::Elementwise;
   if (it == IndexType::I32)
-    sortedApply<int32_t>(table, state0, state1, as<int32_t>(indices), n, grads, opt, p, errorFlag, skipped, false);
+    sortedApply<int32_t>(table, state0, state1, as<int32_t>(indices), n, grads, opt, p, errorFlag, skipped, mode);
   else
-    sortedApply<int64_t>(table, state0, state1, as<int64_t>(indices), n, grads, opt, p, errorFlag, skipped, false);
+    sortedApply<int64_t>(table, state0, state1, as<int64_t>(indices), n, grads, opt, p, errorFlag, skipped, mode);
 }
 
 void embeddingAdd(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t grads, const OptimizerParams& p,
@@ -489,9 +510,9 @@ void embeddingAdd(const TableRef& table, uint64_t indices, IndexType it, int64_t
   WM_REQUIRE(n < (1ll << 31), "embedding add: at most 2^31 - 1 indices per step");
   WM_REQUIRE(p.weightDecay == 0.f, "embedding add: SGD's step without weight decay (a decay reads the row it changes)");
   if (it == IndexType::I32)
-    sortedApply<int32_t>(table, 0, 0, as<int32_t>(indices), n, grads, SparseOptimizer::SGD, p, errorFlag, skipped, true);
+    sortedApply<int32_t>(table, 0, 0, as<int32_t>(indices), n, grads, SparseOptimizer::SGD, p, errorFlag, skipped, Mode::Add);
   else
-    sortedApply<int64_t>(table, 0, 0, as<int64_t>(indices), n, grads, SparseOptimizer::SGD, p, errorFlag, skipped, true);
+    sortedApply<int64_t>(table, 0, 0, as<int64_t>(indices), n, grads, SparseOptimizer::SGD, p, errorFlag, skipped, Mode::Add);
 }
 
 }  // namespace wm
