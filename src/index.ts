@@ -22,6 +22,8 @@ export {
   ncclStatus,
 } from './memory/communicator';
 export type {CommunicatorOptions} from './memory/communicator';
+export {hostCommunicators, splitCommunicator} from './memory/communicator_split';
+export type {SplitOptions} from './memory/communicator_split';
 export {WholeMemoryTensor} from './memory/whole_memory_tensor';
 export type {MallocOptions, MemoryLocation, MemoryType} from './memory/whole_memory_tensor';
 export {readLaunchEnv} from './memory/launch_env';

@@ -52,7 +52,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
   const launch = (port: number, args: string[] = [], env: NodeJS.ProcessEnv = {}, script = ranks) =>
     Promise.all(([0, 1] as const).map((node) => hosts!.run(node, command(node, port, script, args), hostEnv(env))));
 
-  it('one group of four ranks over both: collectives, a distributed tensor and table across hosts; descriptor-shared memory refused across them', async () => {
+  it('one group of four ranks over both: collectives, a distributed tensor and table across hosts; descriptor-shared memory refused across them, shared within groups split by host', async () => {
     const [a, b] = await launch(29611);
     expect(a.status, a.out).to.equal(0);
     expect(b.status, b.out).to.equal(0);

@@ -313,6 +313,12 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
     expect(r.out).to.not.include('UNEXPECTED');
   });
 
+  it('groups split off the launched one (splitCommunicator, hostCommunicators): their own collectives and shared tensors; a bad color named on every rank', () => {
+    const {status, out} = launch(4, 'split', gpuRanks(4));
+    expect(status, out).to.equal(0);
+    for (const r of [0, 1, 2, 3]) expect(out).to.include(`OK split rank ${r}`);
+  });
+
   it('a rank killed with SIGKILL mid-collective: the others fail naming it, nothing leaks', () => {
     const before = shmEntries();
     const {status, out} = launch(4, 'die', {WM_TEST_TIMEOUT_MS: '5000'});

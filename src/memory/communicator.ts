@@ -44,7 +44,8 @@ export function createCommunicator(uniqueId: string, rank: number, size: number,
   if (size < 1 || size > MAX_RANKS) throw new RangeError(`createCommunicator: size must be in [1, ${MAX_RANKS}] ranks, got ${size}`);
   if (rank >= size) throw new RangeError(`createCommunicator: rank must be below size (${size}), got ${rank}`);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return new Communicator(new (memoryNative().NativeCommunicator)(uniqueId, rank, size, timeoutMs), timeoutMs);
+  const secret = uniqueId.slice(uniqueId.lastIndexOf(':') + 1);
+  return new Communicator(new (memoryNative().NativeCommunicator)(uniqueId, rank, size, timeoutMs), timeoutMs, secret);
 }
 
 /** The communicator of every rank started by tfjs-wm-run (or torchrun, or mpirun). */
@@ -78,8 +79,14 @@ export class Communicator {
   constructor(
     readonly nativeComm: NativeCommunicator,
     private timeout: number,
+    private readonly secretHex: string,
   ) {
     live.add(this);
+  }
+
+  /** @internal The group's secret (hex), from which groups split off it derive theirs (communicator_split.ts). */
+  get secret(): string {
+    return this.secretHex;
   }
 
   get rank(): number {
