@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/host_ops.h"
 #include "runtime/parallel.h"
 #include "wm/op_registry.h"
 
@@ -146,12 +147,40 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
   });
 }
 
+// The dot scorer over chunks of at least kProductSide positives and negatives: its three sums over pairs as
+// matrix products, every group's at once (the host's packed product): a group's scores Q Nᵀ, the queries'
+// gradient G N, the negatives' Gᵀ Q, with G the pairs' coefficients.
+constexpr int64_t kProductSide = 16;
+
+void runDotProducts(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn,
+                    float* dNeg) {
+  const int64_t w = k.width, C = k.chunk, K = k.negatives, G = k.groups();
+  std::vector<float> coef(static_cast<size_t>(k.rows * K)), gPos(static_cast<size_t>(k.rows));
+  batchMatMul(q, neg, coef.data(), G, C, K, w, false, true, C * w, K * w);
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      loss[i] = rowLoss<KgeScorer::Dot>(k, raw<KgeScorer::Dot>(q + i * w, own + i * w, w), coef.data() + i * K, &gPos[i]);
+  });
+  batchMatMul(coef.data(), neg, dq, G, C, w, K, false, false, C * K, K * w);
+  batchMatMul(coef.data(), q, dNeg, G, K, w, C, true, false, C * K, C * w);
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const float g = gPos[i];
+      for (int64_t e = 0; e < w; ++e) {
+        dq[i * w + e] += g * own[i * w + e];
+        dOwn[i * w + e] = g * q[i * w + e];
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void kgeChunkLoss(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn,
                   float* dNeg) {
   switch (k.scorer) {
     case KgeScorer::Dot:
+      if (k.chunk >= kProductSide && k.negatives >= kProductSide) return runDotProducts(k, q, own, neg, loss, dq, dOwn, dNeg);
       return run<KgeScorer::Dot>(k, q, own, neg, loss, dq, dOwn, dNeg);
     case KgeScorer::L1:
       return run<KgeScorer::L1>(k, q, own, neg, loss, dq, dOwn, dNeg);

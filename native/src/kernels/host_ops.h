@@ -19,5 +19,10 @@ void topK(DType dt, const void* x, void* values, int32_t* indices, int64_t rows,
 int64_t gather(int elemSize, const void* x, const int32_t* indices, void* y, int64_t outer, int64_t axisDim, int64_t inner,
                int64_t numIndices, int64_t outerPerBatch);
 
+// C[z] = A[z] B[z] for z < batch, float32 row-major ([m, k] by [k, n]; a transposed operand read in place),
+// A[z] at a + z * aBatchStride, B[z] at b + z * bBatchStride, C[z] at c + z * m * n (the BatchMatMul op's body).
+void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k, bool transA, bool transB,
+                 int64_t aBatchStride, int64_t bBatchStride);
+
 }  // namespace host
 }  // namespace wm
