@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/host_ops.h"
+#include "runtime/cpu_features.h"
 #include "runtime/parallel.h"
 #include "wm/op_registry.h"
 
@@ -46,7 +47,7 @@ namespace host {
 namespace {
 
 template <KgeScorer S>
-float raw(const float* q, const float* c, int64_t width) {
+__attribute__((always_inline)) inline float raw(const float* q, const float* c, int64_t width) {
   float sum = 0.f;
   if (S == KgeScorer::Complex) {
     const int64_t h = width / 2;
@@ -59,7 +60,7 @@ float raw(const float* q, const float* c, int64_t width) {
 
 // out (+)= g * d term / d q over a pair's coordinates; the candidate's side with `candidate`.
 template <KgeScorer S>
-void addGrad(const float* q, const float* c, int64_t width, float g, bool candidate, float* out) {
+__attribute__((always_inline)) inline void addGrad(const float* q, const float* c, int64_t width, float g, bool candidate, float* out) {
   const int64_t n = S == KgeScorer::Complex ? width / 2 : width;
   for (int64_t k = 0; k < n; ++k) {
     float re = 0.f, im = 0.f;
@@ -114,36 +115,88 @@ float rowLoss(const KgeChunkArgs& k, float posRaw, float* r, float* gPos) {
   return static_cast<float>(loss);
 }
 
+// What both passes read and write.
+struct Pass {
+  const KgeChunkArgs& k;
+  const float *q, *own, *neg;
+  float *loss, *dq, *dOwn, *dNeg;
+  float* coef;  // G's of every (positive, negative) pair: [rows, K]
+};
+
+// Positives [lo, hi): their scores, losses, coefficients and the queries' and own candidates' gradients.
+// Always inlined, so the AVX2 variants below compile these loops (and the scorers' rules) for AVX2.
+template <KgeScorer S>
+__attribute__((always_inline)) inline void positives(const Pass& p, int64_t lo, int64_t hi) {
+  const int64_t w = p.k.width, C = p.k.chunk, K = p.k.negatives;
+  for (int64_t i = lo; i < hi; ++i) {
+    const float* qi = p.q + i * w;
+    const float* negs = p.neg + (i / C) * K * w;
+    float* r = p.coef + i * K;
+    for (int64_t j = 0; j < K; ++j) r[j] = raw<S>(qi, negs + j * w, w);
+    float gPos = 0.f;
+    p.loss[i] = rowLoss<S>(p.k, raw<S>(qi, p.own + i * w, w), r, &gPos);
+    float* dqi = p.dq + i * w;
+    float* doi = p.dOwn + i * w;
+    std::fill(dqi, dqi + w, 0.f);
+    std::fill(doi, doi + w, 0.f);
+    addGrad<S>(qi, p.own + i * w, w, gPos, false, dqi);
+    addGrad<S>(qi, p.own + i * w, w, gPos, true, doi);
+    for (int64_t j = 0; j < K; ++j) addGrad<S>(qi, negs + j * w, w, r[j], false, dqi);
+  }
+}
+
+// Negatives [lo, hi) (over every group's): each one's gradient, its group's positives in order.
+template <KgeScorer S>
+__attribute__((always_inline)) inline void negatives(const Pass& p, int64_t lo, int64_t hi) {
+  const int64_t w = p.k.width, C = p.k.chunk, K = p.k.negatives;
+  for (int64_t n = lo; n < hi; ++n) {
+    const int64_t g = n / K, j = n % K;
+    float* dn = p.dNeg + n * w;
+    std::fill(dn, dn + w, 0.f);
+    for (int64_t i = g * C; i < (g + 1) * C; ++i) addGrad<S>(p.q + i * w, p.neg + n * w, w, p.coef[i * K + j], true, dn);
+  }
+}
+
+#ifdef WM_HOST_AVX2
+// Eight lanes (AVX2) or sixteen (AVX-512) where the baseline build has four: the L1, L2 and complex scorers
+// are elementwise work (a square root per complex coordinate), not products. No FMA: AVX2's loops round as the
+// baseline's; AVX-512's vector exp and log (libmvec) round within their documented error, not as the scalar
+// ones (a run's loss can move in its fourth place).
+template <KgeScorer S>
+__attribute__((target("avx2"))) void positivesAvx2(const Pass& p, int64_t lo, int64_t hi) {
+  positives<S>(p, lo, hi);
+}
+template <KgeScorer S>
+__attribute__((target("avx2"))) void negativesAvx2(const Pass& p, int64_t lo, int64_t hi) {
+  negatives<S>(p, lo, hi);
+}
+template <KgeScorer S>
+__attribute__((target("avx512f"))) void positivesAvx512(const Pass& p, int64_t lo, int64_t hi) {
+  positives<S>(p, lo, hi);
+}
+template <KgeScorer S>
+__attribute__((target("avx512f"))) void negativesAvx512(const Pass& p, int64_t lo, int64_t hi) {
+  negatives<S>(p, lo, hi);
+}
+#endif
+
 template <KgeScorer S>
 void run(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn, float* dNeg) {
-  const int64_t w = k.width, C = k.chunk, K = k.negatives, G = k.groups();
-  // G's of every (positive, negative) pair: [rows, K].
-  std::vector<float> coef(static_cast<size_t>(k.rows * K));
+  std::vector<float> coef(static_cast<size_t>(k.rows * k.negatives));
+  const Pass p{k, q, own, neg, loss, dq, dOwn, dNeg, coef.data()};
   parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const float* qi = q + i * w;
-      const float* negs = neg + (i / C) * K * w;
-      float* r = coef.data() + i * K;
-      for (int64_t j = 0; j < K; ++j) r[j] = raw<S>(qi, negs + j * w, w);
-      float gPos = 0.f;
-      loss[i] = rowLoss<S>(k, raw<S>(qi, own + i * w, w), r, &gPos);
-      float* dqi = dq + i * w;
-      float* doi = dOwn + i * w;
-      std::fill(dqi, dqi + w, 0.f);
-      std::fill(doi, doi + w, 0.f);
-      addGrad<S>(qi, own + i * w, w, gPos, false, dqi);
-      addGrad<S>(qi, own + i * w, w, gPos, true, doi);
-      for (int64_t j = 0; j < K; ++j) addGrad<S>(qi, negs + j * w, w, r[j], false, dqi);
-    }
+#ifdef WM_HOST_AVX2
+    if (hasAvx512()) return positivesAvx512<S>(p, lo, hi);
+    if (hasAvx2Fma()) return positivesAvx2<S>(p, lo, hi);
+#endif
+    positives<S>(p, lo, hi);
   });
-  // Each negative's gradient: its group's positives in order.
-  parallelFor(G * K, 16, [&](int64_t lo, int64_t hi) {
-    for (int64_t n = lo; n < hi; ++n) {
-      const int64_t g = n / K, j = n % K;
-      float* dn = dNeg + n * w;
-      std::fill(dn, dn + w, 0.f);
-      for (int64_t i = g * C; i < (g + 1) * C; ++i) addGrad<S>(q + i * w, neg + n * w, w, coef[static_cast<size_t>(i * K + j)], true, dn);
-    }
+  parallelFor(k.groups() * k.negatives, 16, [&](int64_t lo, int64_t hi) {
+#ifdef WM_HOST_AVX2
+    if (hasAvx512()) return negativesAvx512<S>(p, lo, hi);
+    if (hasAvx2Fma()) return negativesAvx2<S>(p, lo, hi);
+#endif
+    negatives<S>(p, lo, hi);
   });
 }
 
