@@ -161,43 +161,34 @@ __attribute__((always_inline)) inline void negatives(const Pass& p, int64_t lo, 
 // Eight lanes (AVX2) or sixteen (AVX-512) where the baseline build has four: the L1, L2 and complex scorers
 // are elementwise work (a square root per complex coordinate), not products. No FMA: AVX2's loops round as the
 // baseline's; AVX-512's vector exp and log (libmvec) round within their documented error, not as the scalar
-// ones (a run's loss can move in its fourth place).
-template <KgeScorer S>
-__attribute__((target("avx2"))) void positivesAvx2(const Pass& p, int64_t lo, int64_t hi) {
-  positives<S>(p, lo, hi);
+// ones (a run's loss can move in its fourth place). Pass P (positives or negatives) over [lo, hi), compiled
+// for each target.
+template <void (*P)(const Pass&, int64_t, int64_t)>
+__attribute__((target("avx2"))) void avx2(const Pass& p, int64_t lo, int64_t hi) {
+  P(p, lo, hi);
 }
-template <KgeScorer S>
-__attribute__((target("avx2"))) void negativesAvx2(const Pass& p, int64_t lo, int64_t hi) {
-  negatives<S>(p, lo, hi);
-}
-template <KgeScorer S>
-__attribute__((target("avx512f"))) void positivesAvx512(const Pass& p, int64_t lo, int64_t hi) {
-  positives<S>(p, lo, hi);
-}
-template <KgeScorer S>
-__attribute__((target("avx512f"))) void negativesAvx512(const Pass& p, int64_t lo, int64_t hi) {
-  negatives<S>(p, lo, hi);
+template <void (*P)(const Pass&, int64_t, int64_t)>
+__attribute__((target("avx512f"))) void avx512(const Pass& p, int64_t lo, int64_t hi) {
+  P(p, lo, hi);
 }
 #endif
+
+// Pass P over [lo, hi) with the widest vectors this CPU has.
+template <void (*P)(const Pass&, int64_t, int64_t)>
+void widest(const Pass& p, int64_t lo, int64_t hi) {
+#ifdef WM_HOST_AVX2
+  if (hasAvx512()) return avx512<P>(p, lo, hi);
+  if (hasAvx2Fma()) return avx2<P>(p, lo, hi);
+#endif
+  P(p, lo, hi);
+}
 
 template <KgeScorer S>
 void run(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn, float* dNeg) {
   std::vector<float> coef(static_cast<size_t>(k.rows * k.negatives));
   const Pass p{k, q, own, neg, loss, dq, dOwn, dNeg, coef.data()};
-  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) {
-#ifdef WM_HOST_AVX2
-    if (hasAvx512()) return positivesAvx512<S>(p, lo, hi);
-    if (hasAvx2Fma()) return positivesAvx2<S>(p, lo, hi);
-#endif
-    positives<S>(p, lo, hi);
-  });
-  parallelFor(k.groups() * k.negatives, 16, [&](int64_t lo, int64_t hi) {
-#ifdef WM_HOST_AVX2
-    if (hasAvx512()) return negativesAvx512<S>(p, lo, hi);
-    if (hasAvx2Fma()) return negativesAvx2<S>(p, lo, hi);
-#endif
-    negatives<S>(p, lo, hi);
-  });
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<positives<S>>(p, lo, hi); });
+  parallelFor(k.groups() * k.negatives, 16, [&](int64_t lo, int64_t hi) { widest<negatives<S>>(p, lo, hi); });
 }
 
 // The dot scorer over chunks of at least kProductSide positives and negatives: its three sums over pairs as
