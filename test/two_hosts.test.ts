@@ -52,7 +52,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
   const launch = (port: number, args: string[] = [], env: NodeJS.ProcessEnv = {}, script = ranks) =>
     Promise.all(([0, 1] as const).map((node) => hosts!.run(node, command(node, port, script, args), hostEnv(env))));
 
-  it('one group of four ranks over both: collectives, a distributed tensor and table across hosts; descriptor-shared memory refused across them, shared within groups split by host', async () => {
+  it('one group of four ranks over both: collectives, a distributed tensor and table across hosts; descriptor-shared memory refused across them, shared within groups split by host (a tensor, a graph)', async () => {
     const [a, b] = await launch(29611);
     expect(a.status, a.out).to.equal(0);
     expect(b.status, b.out).to.equal(0);
@@ -103,6 +103,25 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     expect(torn).to.match(/SAVE FAILED rank [023]: .*rank 1/);
     expect(torn).to.match(/COMMITTED rank [023] step 10/);
     expect(torn).to.not.match(/UNEXPECTED|COMMITTED rank [023] step 15/);
+  });
+
+  it('an all-reduce across hosts: a rank killed between calls is named by the ranks of both hosts, within the timeout; a rank busy past it is named', async () => {
+    const suite = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
+    const [a, b] = await launch(29622, ['allreduce-die'], {}, suite);
+    const died = a.out + b.out;
+    for (const r of [0, 2, 3]) expect(died, died).to.match(new RegExp(`ERROR rank ${r} after (\\d+) ms: .*rank 1`));
+    const waited = [...died.matchAll(/ERROR rank \d after (\d+) ms/g)].map((m) => Number(m[1]));
+    expect(Math.max(...waited), died).to.be.below(1500 + 1000);
+    expect(died).to.not.include('UNEXPECTED');
+    const [c, d] = await launch(29623, ['allreduce-late'], {}, suite);
+    const late = c.out + d.out;
+    for (const r of [0, 2, 3]) {
+      const m = late.match(
+        new RegExp(`ERROR rank ${r} after (\\d+) ms: allReduce \\(across hosts\\): rank\\(s\\) 1 did not arrive within 800 ms`),
+      );
+      expect(m, late).to.not.equal(null);
+      expect(Number(m![1])).to.be.at.least(800);
+    }
   });
 
   it('a stranger on the other host connecting to the master port first is dropped and reported; the group forms and runs', async () => {
