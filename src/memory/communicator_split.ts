@@ -117,7 +117,13 @@ export function splitCommunicator(comm: Communicator, color: number, opts: Split
     const host = oneHost ? '127.0.0.1' : addressToReach(l.addresses);
     id = `${host}:${l.port}:${l.nonce}:${derivedSecret(comm.secret, l.nonce)}`;
   }
-  return createCommunicator(id, mine, members.length, {timeoutMs});
+  try {
+    return createCommunicator(id, mine, members.length, {timeoutMs});
+  } catch (e) {
+    // The new group's ranks are named by their place in it: say which of the parent's ranks they are.
+    const ranks = members.map((m, i) => `${i} = ${m.rank}`).join(', ');
+    throw new Error(`splitCommunicator (color ${color}): ${(e as Error).message} (the new group's ranks: ${ranks} of the parent)`);
+  }
 }
 
 /**
