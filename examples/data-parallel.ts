@@ -5,7 +5,9 @@
 // are averaged over the ranks (wm.dataParallel). Each global batch of seed
 // vertices is split evenly between the ranks. Rank 0 evaluates and logs.
 // Features, when the data has them, are a read-only table beside the embeddings; with --feature-cache each
-// rank keeps the highest-degree feature rows the other ranks hold in a cache of its own.
+// rank keeps the highest-degree feature rows the other ranks hold in a cache of its own. On several hosts
+// (tfjs-wm-run --nnodes, srun, ...) the features are stored once per host and the embeddings distributed.
+import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -87,10 +89,24 @@ async function main(): Promise<void> {
   // Features, when the data has them, live beside the embeddings in a table of the same memory type.
   const inputs = o.inputs ?? (data.features ? 'both' : 'embeddings');
   if (inputs !== 'embeddings' && !data.features) throw new Error(`--inputs ${inputs}: ${data.name} has no node features`);
+  // Ranks on several hosts: a read-only feature table is stored once per host (the ranks of a host share it; every
+  // copy holds the same rows); learned embeddings are one table all hosts step together, distributed.
+  const hosts = new Set(comm.allgatherJson(os.hostname(), 'data-parallel (hosts)')).size;
+  if (hosts > 1 && o.memory !== 'distributed' && inputs !== 'features') {
+    throw new Error(
+      `--memory ${o.memory}: the ranks run on ${hosts} hosts and ${o.memory} memory stays on one; ` +
+        'give learned embeddings --memory distributed, or train on --inputs features (stored once per host)',
+    );
+  }
+  const groups = hosts > 1 && o.memory !== 'distributed' ? wm.hostCommunicators(comm) : undefined;
+  groups?.across.destroy();
   const features =
     inputs === 'embeddings'
       ? undefined
-      : wm.nn.featureTable(data.features!.values, data.graph.numVertices, data.features!.dim, {memory: o.memory, communicator: comm});
+      : wm.nn.featureTable(data.features!.values, data.graph.numVertices, data.features!.dim, {
+          memory: o.memory,
+          communicator: groups?.host ?? comm,
+        });
   if (o.featureCache > 0) {
     if (!features) throw new Error(`--feature-cache: there are no features (--inputs ${inputs})`);
     // Tables that take no cache (chunked, distributed) are refused by embedding.cache, naming why.
@@ -194,6 +210,7 @@ async function main(): Promise<void> {
   full.dispose();
   model.dispose();
   features?.dispose();
+  groups?.host.destroy();
   comm.destroy();
 }
 
