@@ -91,21 +91,22 @@ async function main(): Promise<void> {
   if (inputs !== 'embeddings' && !data.features) throw new Error(`--inputs ${inputs}: ${data.name} has no node features`);
   // Ranks on several hosts: a read-only feature table is stored once per host (the ranks of a host share it; every
   // copy holds the same rows); learned embeddings are one table all hosts step together, distributed.
-  const hosts = new Set(comm.allgatherJson(os.hostname(), 'data-parallel (hosts)')).size;
+  const names = comm.allgatherJson(os.hostname(), 'data-parallel (hosts)');
+  const hostNames = [...new Set(names)];
+  const hosts = hostNames.length;
   if (hosts > 1 && o.memory !== 'distributed' && inputs !== 'features') {
     throw new Error(
       `--memory ${o.memory}: the ranks run on ${hosts} hosts and ${o.memory} memory stays on one; ` +
         'give learned embeddings --memory distributed, or train on --inputs features (stored once per host)',
     );
   }
-  const groups = hosts > 1 && o.memory !== 'distributed' ? wm.hostCommunicators(comm) : undefined;
-  groups?.across.destroy();
+  const host = hosts > 1 && o.memory !== 'distributed' ? wm.splitCommunicator(comm, hostNames.indexOf(names[comm.rank])) : undefined;
   const features =
     inputs === 'embeddings'
       ? undefined
       : wm.nn.featureTable(data.features!.values, data.graph.numVertices, data.features!.dim, {
           memory: o.memory,
-          communicator: groups?.host ?? comm,
+          communicator: host ?? comm,
         });
   if (o.featureCache > 0) {
     if (!features) throw new Error(`--feature-cache: there are no features (--inputs ${inputs})`);
@@ -210,7 +211,7 @@ async function main(): Promise<void> {
   full.dispose();
   model.dispose();
   features?.dispose();
-  groups?.host.destroy();
+  host?.destroy();
   comm.destroy();
 }
 
