@@ -55,6 +55,28 @@ export function envPositiveInt(name: string, fallback: number): number {
   return v;
 }
 
+/** BENCH_MATMUL_PRECISION: the matmul precisions (wm.setMatmulPrecision) a bench runs, a comma list; default 'highest'. */
+export function envMatmulPrecisions(): wm.MatmulPrecision[] {
+  const all: wm.MatmulPrecision[] = ['highest', 'high', 'medium'];
+  const v = (process.env.BENCH_MATMUL_PRECISION ?? 'highest').split(',').filter((x) => x !== '');
+  const bad = v.filter((x) => !(all as string[]).includes(x));
+  if (v.length === 0 || bad.length)
+    throw new RangeError(`BENCH_MATMUL_PRECISION must be a comma list of ${all.join(', ')}, got '${process.env.BENCH_MATMUL_PRECISION}'`);
+  return v as wm.MatmulPrecision[];
+}
+
+/**
+ * The one matmul precision a bench runs with (BENCH_MATMUL_PRECISION, default 'highest'), set here; the PyTorch side
+ * reads the same variable (torch.set_float32_matmul_precision), so both sides round their products alike.
+ */
+export function setBenchMatmulPrecision(): wm.MatmulPrecision {
+  const p = envMatmulPrecisions();
+  if (p.length !== 1)
+    throw new RangeError(`BENCH_MATMUL_PRECISION: this bench runs one precision, got '${process.env.BENCH_MATMUL_PRECISION}'`);
+  wm.setMatmulPrecision(p[0]);
+  return p[0];
+}
+
 /** One of `choices` from the environment variable `name`, else `fallback`. */
 export function envChoice<T extends string>(name: string, choices: readonly T[], fallback: T): T {
   const v = process.env[name] ?? fallback;

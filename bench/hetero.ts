@@ -14,6 +14,8 @@
 // after each; seeds/s = 1024 x steps/s. Then accuracy: BENCH_HETERO_SEEDS (default 3) fresh R-GCNs on each side, each
 // trained BENCH_HETERO_PASSES passes (default 10) over the same timed batches and judged on the same
 // BENCH_HETERO_VAL_BATCHES batches of validation papers (the papers' features carry their class): mean and spread. BENCH_TORCH= (empty) skips PyG.
+// BENCH_MATMUL_PRECISION (default highest; high, medium): both sides' matrix products (wm.setMatmulPrecision,
+// torch.set_float32_matmul_precision).
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -27,7 +29,7 @@ import {RgcnConv} from '../src/nn/hetero/rgcn_conv';
 import {TypedBatch, TypedNeighborLoader} from '../src/nn/typed_neighbor_loader';
 import {adam} from '../src/optimizers/fused_adam';
 import {meanStd} from '../src/train/graph_classification';
-import {envPositiveInt, torchJson, writeBenchResult} from './bench_util';
+import {envPositiveInt, setBenchMatmulPrecision, torchJson, writeBenchResult} from './bench_util';
 import {typedLogits, typedStep} from './typed_step';
 import {magShaped} from './mag_shaped';
 import {typedGraphFor, TypedSampling} from '../src/graph/device_hetero_graph';
@@ -66,6 +68,7 @@ function dumpBatch(b: TypedBatch, types: string[], relations: string[], dir: str
 
 async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
+  const matmulPrecision = setBenchMatmulPrecision();
   const dev = wm.deviceInfo();
   const scale = Number(process.env.BENCH_HETERO_SCALE ?? (dev.gpu ? 1 : 0.01));
   const batches = envPositiveInt('BENCH_HETERO_BATCHES', dev.gpu ? 20 : 4);
@@ -292,6 +295,7 @@ async function main(): Promise<void> {
     const rgcnAccuracy = accuracy && {...accuracy, pyg: pyg?.accuracy, pygSd: pyg?.accuracySd, pygRuns: pyg?.accuracyRuns};
     writeBenchResult('hetero', {
       device: dev,
+      matmulPrecision,
       scale,
       batches,
       edges,

@@ -10,6 +10,8 @@
 // every batch (the loader's share) and the gradients averaged every step (wm.dataParallel), the paper features shared by the
 // ranks (BENCH_MAG240M_MEMORY default 'chunked' over the GPUs, 'continuous' without one; no cache); an epoch is
 // every rank's share once, rank 0 reports.
+// BENCH_MATMUL_PRECISION (default highest; a comma list of highest, high, medium: wm.setMatmulPrecision): the timed steps and
+// their profile run once for each, one row each.
 // BENCH_PROFILE_STEPS (default 5; 0: none): that many more steps under wm.profileOps after the timed ones (not part
 // of them), sampling and feature reads included; every rank prints its wall time and costliest ops per step.
 import * as tf from '@tensorflow/tfjs-core';
@@ -25,7 +27,7 @@ import {adam} from '../src/optimizers/fused_adam';
 import {dataParallel} from '../src/distributed/data_parallel';
 import {readLaunchEnv} from '../src/memory/launch_env';
 import {EpochProgress} from '../src/train/progress';
-import {batchesOf, costliestOps, envPositiveInt, profileSteps, StepProfile, writeBenchResult} from './bench_util';
+import {batchesOf, costliestOps, envMatmulPrecisions, envPositiveInt, profileSteps, StepProfile, writeBenchResult} from './bench_util';
 import {typedStep} from './typed_step';
 
 async function main(): Promise<void> {
@@ -87,12 +89,73 @@ async function main(): Promise<void> {
   // Timed steps after two warm-up ones, over as many passes of the loader as they take.
   const batches = envPositiveInt('BENCH_MAG240M_BATCHES', epochSteps);
   const step = typedStep(layers, dp ?? opt, vars, 'paper', (x) => tf.elu(x));
-  const progress = rank === 0 ? new EpochProgress(batches + 2, 'R-GAT steps', {everySeconds: 10}) : undefined;
+  const precisions = envMatmulPrecisions();
+  const rows: ReturnType<typeof rowOf>[] = [];
+  const rowOf = (
+    precision: wm.MatmulPrecision,
+    r: {steps: number; seconds: number; seeds: number},
+    profile?: Pick<StepProfile, 'msPerStep' | 'ops'>,
+  ) => {
+    const stepMs = (1000 * r.seconds) / r.steps;
+    return {
+      scale,
+      dim,
+      memory,
+      cache,
+      matmulPrecision: precision,
+      buildSeconds,
+      featureSeconds,
+      steps: r.steps,
+      stepMs,
+      epochSteps,
+      epochSeconds: (stepMs * epochSteps) / 1000,
+      ranks,
+      seedsPerSecond: (r.seeds * ranks) / r.seconds, // every rank's seeds (each rank counts its own; the shares are equal)
+      profile,
+    };
+  };
+  try {
+    for (const precision of precisions) {
+      wm.setMatmulPrecision(precision);
+      const r = await timedSteps(loader, step, batches, ranks, rank === 0 ? `R-GAT steps (${precision})` : undefined);
+      const profile = await profiledSteps(loader, step, rank, ranks);
+      rows.push(rowOf(precision, r, profile));
+    }
+  } finally {
+    loader.dispose();
+    tables.dispose();
+    sampled.release();
+    opt.dispose();
+    for (const l of layers) l.dispose();
+    for (const r of g.relations.values()) r.graph.free();
+  }
+  comm?.barrier();
+  comm?.destroy();
+  if (rank > 0) return;
+  writeBenchResult('mag240m', {device: dev, ...rows[0], rows});
+  console.log(
+    `\n${ranks > 1 ? `${ranks} ranks: ` : ''}scale  dim  memory  cache  matmul   build s  features s  ms/step  epoch steps  epoch s  seeds/s`,
+  );
+  for (const row of rows)
+    console.log(
+      `${String(scale).padEnd(6)} ${String(dim).padEnd(4)} ${memory.padEnd(7)} ${String(cache).padEnd(6)} ${row.matmulPrecision.padEnd(8)} ${buildSeconds.toFixed(1).padStart(7)} ${featureSeconds.toFixed(1).padStart(10)} ` +
+        `${row.stepMs.toFixed(1).padStart(8)} ${String(epochSteps).padStart(12)} ${row.epochSeconds.toFixed(1).padStart(8)} ${row.seedsPerSecond.toFixed(0).padStart(8)}`,
+    );
+}
+
+// `batches` training steps after two warm-up ones, over as many passes of the loader as they take, as a training loop
+// runs them (the next batch sampled while one trains); the clock stops after the last step.
+async function timedSteps(
+  loader: TypedNeighborLoader,
+  step: (b: TypedBatch) => void,
+  batches: number,
+  ranks: number,
+  label: string | undefined,
+): Promise<{steps: number; seconds: number; seeds: number}> {
+  const progress = label ? new EpochProgress(batches + 2, label, {everySeconds: 10}) : undefined;
   let n = 0,
     started = 0,
-    seconds = 0,
-    seeds = 0,
-    profile: Pick<StepProfile, 'msPerStep' | 'ops'> | undefined;
+    seeds = 0;
   try {
     while (n < batches + 2) {
       for await (const b of loader) {
@@ -111,46 +174,10 @@ async function main(): Promise<void> {
       }
     }
     wm.synchronize();
-    seconds = (Date.now() - started) / 1000; // the timed steps alone: no profile, no teardown
-    profile = await profiledSteps(loader, step, rank, ranks);
   } finally {
     progress?.stop();
-    loader.dispose();
-    tables.dispose();
-    sampled.release();
-    opt.dispose();
-    for (const l of layers) l.dispose();
-    for (const r of g.relations.values()) r.graph.free();
   }
-  const timed = n - 2;
-  const stepMs = (1000 * seconds) / timed;
-  const epochSeconds = (stepMs * epochSteps) / 1000;
-  const row = {
-    scale,
-    dim,
-    memory,
-    cache,
-    buildSeconds,
-    featureSeconds,
-    steps: n,
-    stepMs,
-    epochSteps,
-    epochSeconds,
-    ranks,
-    seedsPerSecond: (seeds * ranks) / seconds, // every rank's seeds (each rank counts its own; the shares are equal)
-    profile,
-  };
-  comm?.barrier();
-  comm?.destroy();
-  if (rank > 0) return;
-  writeBenchResult('mag240m', {device: dev, ...row});
-  console.log(
-    `\n${ranks > 1 ? `${ranks} ranks: ` : ''}scale  dim  memory  cache  build s  features s  ms/step  epoch steps  epoch s  seeds/s`,
-  );
-  console.log(
-    `${String(scale).padEnd(6)} ${String(dim).padEnd(4)} ${memory.padEnd(7)} ${String(cache).padEnd(6)} ${buildSeconds.toFixed(1).padStart(7)} ${featureSeconds.toFixed(1).padStart(10)} ` +
-      `${stepMs.toFixed(1).padStart(8)} ${String(epochSteps).padStart(12)} ${epochSeconds.toFixed(1).padStart(8)} ${row.seedsPerSecond.toFixed(0).padStart(8)}`,
-  );
+  return {steps: n - 2, seconds: (Date.now() - started) / 1000, seeds};
 }
 
 // Where a step's time goes: BENCH_PROFILE_STEPS more steps under wm.profileOps, each op's milliseconds per step,
@@ -175,7 +202,7 @@ async function profiledSteps(
     wm.synchronize();
   });
   console.log(
-    `${ranks > 1 ? `rank ${rank} ` : ''}profiled (${steps} step${steps === 1 ? '' : 's'}): ${p.msPerStep.toFixed(1)} ms a step; per step: ${costliestOps(p)}`,
+    `${ranks > 1 ? `rank ${rank} ` : ''}profiled (${steps} step${steps === 1 ? '' : 's'}, matmul ${wm.getMatmulPrecision()}): ${p.msPerStep.toFixed(1)} ms a step; per step: ${costliestOps(p)}`,
   );
   return {msPerStep: p.msPerStep, ops: p.ops};
 }

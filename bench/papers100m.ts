@@ -18,6 +18,8 @@
 // BENCH_EDGE_FACTOR (default 18: ~3.2B entries at the defaults), BENCH_FEATURES (128),
 // BENCH_BATCH (1024), BENCH_STEPS (timed steps per run, default 100), BENCH_WARMUP_STEPS (untimed steps before
 // them, ours and PyTorch's alike, default 20), BENCH_CACHE (share of rows cached, 0.25),
+// BENCH_MATMUL_PRECISION (default highest; high: TF32, medium: bfloat16 tensor cores, wm.setMatmulPrecision; PyTorch runs the
+// same through torch.set_float32_matmul_precision),
 // BENCH_PROFILE_STEPS (default 5: steps after the timed ones under wm.profileOps, each op's GPU time per step; 0: none),
 // BENCH_LAYERWISE_SECONDS (default 600: how long layer-wise prediction may run before it stops; 0: skipped),
 // BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
@@ -51,6 +53,7 @@ import {
   envChoice,
   profileSteps,
   rankOrMain,
+  setBenchMatmulPrecision,
   resultOnRanks,
   StepProfile,
   torchJson,
@@ -271,6 +274,7 @@ function stepOn(
 // A rank of the data-parallel runs (BENCH_RANKS): the graph on its GPU, the features chunked over every rank's.
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
+  setBenchMatmulPrecision();
   const comm = wm.communicatorFromEnv();
   const g0 = Date.now();
   const graph = NativeCsr.load(process.env.BENCH_GRAPH_FILE!);
@@ -422,6 +426,7 @@ async function main(): Promise<void> {
   for (const r of RANKS)
     if (!(Number.isInteger(r) && r >= 1)) throw new RangeError(`BENCH_RANKS must list positive integers, got '${process.env.BENCH_RANKS}'`);
   await tf.setBackend(wm.BACKEND_NAME);
+  const matmulPrecision = setBenchMatmulPrecision();
   const info = wm.deviceInfo();
   if (!info.gpu) throw new Error(`bench:papers100m needs a GPU (${info.reason})`);
   const t0 = Date.now();
@@ -515,6 +520,7 @@ async function main(): Promise<void> {
   }
   writeBenchResult(GRAPH === 'rmat' ? 'papers100m' : `papers100m-${GRAPH}`, {
     device: info.name,
+    matmulPrecision,
     graph: GRAPH === 'rmat' ? 'rmat' : `${GRAPH}, mean degree ${DEGREE}${GRAPH === 'powerlaw' ? `, skew ${SKEW}` : ''}`,
     scale: SCALE,
     vertices: VERTICES,

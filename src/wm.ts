@@ -85,6 +85,32 @@ export function synchronize(): void {
   if (deviceStatus().gpu) runtimeNative().synchronize();
 }
 
+/**
+ * How float32 matrix products may round on the GPU, as torch.set_float32_matmul_precision: 'highest' (the default)
+ * full float32; 'high' TF32 tensor cores, each input rounded to 10 mantissa bits; 'medium' bfloat16 tensor cores,
+ * 7 bits. Products still read and write float32 and sum in float32. Products large enough to gain from the tensor
+ * cores use them (small ones stay full float32); the CPU's products are float32 whatever the setting.
+ */
+export type MatmulPrecision = 'highest' | 'high' | 'medium';
+const matmulPrecisions: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
+let hostMatmulPrecision: MatmulPrecision = 'highest';
+
+/** Sets the precision of the GPU's float32 matrix products (MatmulPrecision) for every later product of this process. */
+export function setMatmulPrecision(precision: MatmulPrecision): void {
+  const level = matmulPrecisions.indexOf(precision);
+  if (level < 0)
+    throw new RangeError(
+      `setMatmulPrecision: precision must be one of ${matmulPrecisions.map((p) => `'${p}'`).join(', ')}, got '${String(precision)}'`,
+    );
+  if (deviceStatus().addonLoaded) runtimeNative().setMatmulPrecision(level);
+  hostMatmulPrecision = precision;
+}
+
+/** The precision of the GPU's float32 matrix products (MatmulPrecision). */
+export function getMatmulPrecision(): MatmulPrecision {
+  return deviceStatus().addonLoaded ? matmulPrecisions[runtimeNative().matmulPrecision()] : hostMatmulPrecision;
+}
+
 /** One native op's share of a profiled call (profileOps). */
 export interface OpTime {
   name: string;

@@ -340,6 +340,71 @@ describe('wholememory backend', () => {
     big.dispose();
   });
 
+  it('setMatmulPrecision: TF32 and bfloat16 tensor cores on the GPU within their rounding of a float64 product, float32 on the CPU; bad names refused', () => {
+    expect(wm.getMatmulPrecision()).to.equal('highest');
+    expect(() => wm.setMatmulPrecision('low' as wm.MatmulPrecision)).to.throw(
+      /setMatmulPrecision: precision must be one of 'highest', 'high', 'medium', got 'low'/,
+    );
+    const gpu = wm.deviceInfo().gpu && wm.deviceInfo().cublas;
+    // Large enough for cuBLAS's tensor cores (over 64 MFLOP), odd sizes, each way of transposing, and a batch.
+    const cases: {a: number[]; b: number[]; ta: boolean; tb: boolean}[] = [
+      {a: [513, 301], b: [301, 701], ta: false, tb: false},
+      {a: [301, 513], b: [701, 301], ta: true, tb: true},
+      {a: [3, 257, 300], b: [3, 300, 301], ta: false, tb: false},
+    ];
+    // Worst error relative to sum_k |a_ik b_kj| (what one rounding of each input can move the sum by).
+    const worst = (x: ReturnType<typeof randomInput>, y: ReturnType<typeof randomInput>, c: (typeof cases)[number], got: Float32Array) => {
+      const batch = x.shape.length === 3 ? x.shape[0] : 1;
+      const [m, k] = c.ta ? [x.shape.at(-1)!, x.shape.at(-2)!] : [x.shape.at(-2)!, x.shape.at(-1)!];
+      const n = c.tb ? y.shape.at(-2)! : y.shape.at(-1)!;
+      const A = (q: number, i: number, l: number) => x.values[q * m * k + (c.ta ? l * m + i : i * k + l)];
+      const B = (q: number, l: number, j: number) => y.values[q * k * n + (c.tb ? j * k + l : l * n + j)];
+      let w = 0;
+      for (let q = 0; q < batch; ++q)
+        for (let i = 0; i < m; i += 7)
+          for (let j = 0; j < n; j += 5) {
+            let sum = 0,
+              abs = 0;
+            for (let l = 0; l < k; ++l) {
+              const p = A(q, i, l) * B(q, l, j);
+              sum += p;
+              abs += Math.abs(p);
+            }
+            w = Math.max(w, Math.abs(got[q * m * n + i * n + j] - sum) / abs);
+          }
+      return w;
+    };
+    try {
+      cases.forEach((c, ci) => {
+        const x = randomInput(c.a, 'float32', 10 + ci),
+          y = randomInput(c.b, 'float32', 20 + ci);
+        const errors: Record<string, number> = {};
+        const results: Record<string, Float32Array> = {};
+        for (const p of ['highest', 'high', 'medium'] as const) {
+          wm.setMatmulPrecision(p);
+          expect(wm.getMatmulPrecision()).to.equal(p);
+          results[p] = tf.tidy(
+            () => tf.matMul(tf.tensor(x.values, x.shape), tf.tensor(y.values, y.shape), c.ta, c.tb).dataSync() as Float32Array,
+          );
+          errors[p] = worst(x, y, c, results[p]);
+        }
+        const where = JSON.stringify({case: ci, ...errors});
+        expect(errors.highest, where).to.be.below(1e-5);
+        if (gpu) {
+          // TF32 keeps 10 mantissa bits, bfloat16 7: each input rounded once, float32 sums.
+          expect(errors.high, where).to.be.below(2 ** -9);
+          expect(errors.medium, where).to.be.below(2 ** -6);
+          expect(errors.medium, `${where}: bfloat16 inputs round more than float32's`).to.be.above(errors.highest);
+        } else {
+          expect(Array.from(results.high), 'the CPU computes float32 whatever the setting').to.deep.equal(Array.from(results.highest));
+          expect(Array.from(results.medium)).to.deep.equal(Array.from(results.highest));
+        }
+      });
+    } finally {
+      wm.setMatmulPrecision('highest');
+    }
+  });
+
   it('profileOps lists the native ops a call ran, their calls and time, where they ran; it does not nest and stops on errors', async () => {
     const where = wm.deviceInfo().gpu ? 'gpu' : 'cpu';
     const ai = randomInput([97, 61], 'float32', 1),

@@ -20,6 +20,9 @@ import time
 import numpy as np
 import torch
 
+# The matmul precision the bench's own side runs with (bench_util.ts' setBenchMatmulPrecision).
+torch.set_float32_matmul_precision(os.environ.get("BENCH_MATMUL_PRECISION", "highest"))
+
 
 def native_csr(path, dev):
     """A NativeCsr file's offsets (int64) and columns (int32) on `dev`, copied in slices from the mapping."""

@@ -14,6 +14,9 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+# The matmul precision the bench's own side runs with (bench_util.ts' setBenchMatmulPrecision).
+torch.set_float32_matmul_precision(os.environ.get("BENCH_MATMUL_PRECISION", "highest"))
 from torch_geometric.nn import GATConv, HeteroConv, RGCNConv
 
 

@@ -10,8 +10,10 @@
 #include "wm/cuda_setup.h"
 #include "wm/host_heap.h"
 #include "wm/managed.h"
+#include "wm/matmul_precision.h"
 #include "wm/op_timing.h"
 #include "wm/runtime.h"
+#include "wm/status.h"
 
 namespace {
 
@@ -331,6 +333,20 @@ WM_FN(TakeOpTimes) {
   });
 }
 
+// setMatmulPrecision(level: 0 highest, 1 high, 2 medium); matmulPrecision() -> level: see wm/matmul_precision.h.
+WM_FN(SetMatmulPrecision) {
+  return guarded(info.Env(), [&]() -> Napi::Value {
+    Args a(info, "setMatmulPrecision");
+    const int64_t level = a.integer(0, "level");
+    WM_REQUIRE(level >= 0 && level <= 2, "setMatmulPrecision: level must be 0, 1 or 2, got " + std::to_string(level));
+    wm::setMatmulPrecision(static_cast<wm::MatmulPrecision>(level));
+    return info.Env().Undefined();
+  });
+}
+WM_FN(GetMatmulPrecision) {
+  return guarded(info.Env(), [&]() -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(wm::matmulPrecision())); });
+}
+
 }  // namespace
 
 void InitRuntime(Napi::Env env, Napi::Object exports) {
@@ -358,6 +374,8 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
       {"memoryInfo", MemoryInfo},
       {"setOpTiming", SetOpTiming},
       {"takeOpTimes", TakeOpTimes},
+      {"setMatmulPrecision", SetMatmulPrecision},
+      {"matmulPrecision", GetMatmulPrecision},
       {"cpuThreads", CpuThreads},
       {"keepHostBlocksInHeap", KeepHostBlocksInHeap},
       {"managedAlloc", ManagedAlloc},

@@ -302,6 +302,9 @@ export interface NativeBindings {
   /** Op timing (wm/op_timing.h): on or off; the totals since the last take, the slowest first (cleared). */
   setOpTiming(on: boolean): void;
   takeOpTimes(): {name: string; device: boolean; calls: number; ms: number}[];
+  /** The GPU's float32 products (wm/matmul_precision.h): 0 full float32, 1 TF32 tensor cores, 2 bfloat16 tensor cores. */
+  setMatmulPrecision(level: number): void;
+  matmulPrecision(): number;
   /** Threads the C++ CPU kernels use (WM_THREADS, else this process's CPUs over the launcher's local ranks, at most 16). */
   cpuThreads(): number;
   /** glibc keeps blocks up to 32 MiB in its heap and the heap up to 1 GiB (wm/host_heap.h), unless WM_HOST_HEAP=system; true when set. */

@@ -147,4 +147,6 @@ export const runtimeNative: Part<
   | 'ncclStatus'
   | 'setOpTiming'
   | 'takeOpTimes'
+  | 'setMatmulPrecision'
+  | 'matmulPrecision'
 > = native;

@@ -15,6 +15,8 @@ std::string unavailableReason();
 // else 0). Must be called before the first allocation to take effect.
 void selectDevice(int device);
 int currentDevice();
+// The current device's streaming multiprocessors.
+int multiprocessorCount();
 std::string deviceName();
 // Waits for all work queued on this process's streams.
 void synchronize();

@@ -99,8 +99,7 @@ PeerAllReduce::PeerAllReduce(Bootstrap& boot, int64_t bufferBytes)
   WM_REQUIRE(boot.size() <= kMaxRanks, "allReduce: the peer-to-peer path serves at most 8 ranks");
   WM_REQUIRE(bufferBytes > 0 && bufferBytes % 256 == 0, "allReduce: the buffer size must be a positive multiple of 256");
   timeoutNs_ = static_cast<int64_t>(boot.timeoutMs()) * 1000000;
-  int sms = 0;
-  WM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, currentDevice()));
+  const int sms = multiprocessorCount();
   minSms_ = kMaxBlocks;
   for (auto& s : boot.allgather(std::to_string(sms), "allReduce (SM counts)")) minSms_ = std::min(minSms_, std::max(1, std::stoi(s)));
   maxBlocks_ = std::min(kMaxGridBlocks, minSms_);

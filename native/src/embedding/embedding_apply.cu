@@ -341,38 +341,28 @@ __device__ __forceinline__ unsigned long long addVec(const Window<KeyT>& c, T* w
   return bad;
 }
 
-// The same for any width or alignment: one element per lane.
-template <typename T, typename KeyT>
-__device__ unsigned long long addScalar(const Window<KeyT>& c, T* w, const Run& run) {
+// Any width or alignment: one element per lane. SGD's add (Add) puts -lr * g into the row atomically, a
+// non-finite step left out and counted; otherwise the optimizer's rule updates the element and its state.
+template <bool Add, typename T, typename KeyT>
+__device__ unsigned long long stepScalar(const Window<KeyT>& c, T* w, const Run& run) {
   unsigned long long bad = 0;
   for (int64_t j = c.lane; j - c.lane < c.dim; j += 32) {
     const bool mine = j < c.dim;
+    float x = !Add && mine ? toFloat(w[j]) : 0.f;
     const float g = runGradient(c, run, j, mine);
     if (!mine) continue;
-    const float d = -c.p.lr * g;
-    if (isfinite(d))
-      atomicAddTo(w + j, d);
-    else
-      ++bad;
-  }
-  return bad;
-}
-
-// Any width or alignment: one element per lane.
-template <typename T, typename KeyT>
-__device__ unsigned long long applyScalar(const Window<KeyT>& c, T* w, const Run& run) {
-  unsigned long long bad = 0;
-  for (int64_t j = c.lane; j - c.lane < c.dim; j += 32) {
-    const bool mine = j < c.dim;
-    float x = mine ? toFloat(w[j]) : 0.f;
-    const float g = runGradient(c, run, j, mine);
-    if (!mine) continue;
-    float* a = c.s0 ? c.s0 + run.r * c.dim + j : nullptr;
-    float* b = c.s1 ? c.s1 + run.r * c.dim + j : nullptr;
-    if (applyRule(c.opt, c.p, x, a, b, g))
-      w[j] = fromFloat<T>(x);
-    else
-      ++bad;
+    bool ok;
+    if constexpr (Add) {
+      const float d = -c.p.lr * g;
+      ok = isfinite(d);
+      if (ok) atomicAddTo(w + j, d);
+    } else {
+      float* a = c.s0 ? c.s0 + run.r * c.dim + j : nullptr;
+      float* b = c.s1 ? c.s1 + run.r * c.dim + j : nullptr;
+      ok = applyRule(c.opt, c.p, x, a, b, g);
+      if (ok) w[j] = fromFloat<T>(x);
+    }
+    bad += !ok;
   }
   return bad;
 }
@@ -429,9 +419,9 @@ __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
       if constexpr (M == Mode::RowWise)
         bad += quads ? applyRowWiseVec(c, row, run) : applyRowWise(c, row, run);
       else if constexpr (M == Mode::Add)
-        bad += quads ? addVec(c, row, run) : addScalar(c, row, run);
+        bad += quads ? addVec(c, row, run) : stepScalar<true>(c, row, run);
       else
-        bad += quads ? applyVec(c, row, run) : applyScalar(c, row, run);
+        bad += quads ? applyVec(c, row, run) : stepScalar<false>(c, row, run);
     }
   }
   if (bad && skipped) atomicAdd(skipped, bad);
@@ -440,10 +430,7 @@ __global__ void __launch_bounds__(kThreads, kApplyBlocksPerSm)
 // Warps a window's runs are dealt to: enough for twice the warps the GPU holds at once, at most one a
 // position. Large steps keep one warp a window.
 inline int warpsPerWindow(int64_t windows) {
-  int device = 0, sms = 0;
-  WM_CUDA(cudaGetDevice(&device));
-  WM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int64_t wanted = 2ll * sms * kApplyBlocksPerSm * (kThreads / 32);
+  const int64_t wanted = 2ll * multiprocessorCount() * kApplyBlocksPerSm * (kThreads / 32);
   const int64_t split = (wanted + windows - 1) / windows;
   return static_cast<int>(split < 1 ? 1 : split > 32 ? 32 : split);
 }

@@ -1,13 +1,15 @@
 // BatchMatMul: single products up to ~1 GFLOP on our own tiles
-// (small_gemm.cu), larger ones and batches on cuBLAS (loaded at run time,
-// full float32, no TF32) when present, else a shared-memory tiled kernel.
+// (small_gemm.cu), larger ones and batches on cuBLAS (loaded at run time)
+// when present, else a shared-memory tiled kernel. cuBLAS runs full float32
+// unless the matmul precision (wm/matmul_precision.h) allows its tensor cores.
 #include "runtime/cublas_loader.h"
 #include "runtime/launch.cuh"
+#include "wm/matmul_precision.h"
 #include "wm/op_registry.h"
 
 namespace wm {
 
-bool preferOwnGemm(int64_t m, int64_t n, int64_t k);  // small_gemm.cu
+bool preferOwnGemm(int64_t m, int64_t n, int64_t k, bool tensorCores);  // small_gemm.cu
 bool ownGemmFits(int64_t n);
 void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t k, bool transA, bool transB, float beta);
 
@@ -51,23 +53,37 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
     WM_CUDA(cudaMemsetAsync(reinterpret_cast<void*>(c), 0, batch * m * n * sizeof(float), stream()));
     return;
   }
+  Cublas* cb = cublas();
+  const int64_t kIntMax = 0x7fffffff;
+  const bool fitsCublas = cb && m <= kIntMax && n <= kIntMax && k <= kIntMax && batch <= kIntMax;
+  const MatmulPrecision precision = matmulPrecision();
+  const bool tensorCores = fitsCublas && precision != MatmulPrecision::Highest && cb->gemmStridedBatchedEx;
   // Single products small enough that cuBLAS's host time would dominate: our tiles (small_gemm.cu).
-  if (batch == 1 && (preferOwnGemm(m, n, k) || (!cublas() && ownGemmFits(n)))) {
+  if (batch == 1 && (preferOwnGemm(m, n, k, tensorCores) || (!cb && ownGemmFits(n)))) {
     smallGemm(a, b, c, m, n, k, transA, transB, beta);
     return;
   }
-  Cublas* cb = cublas();
-  const int64_t kIntMax = 0x7fffffff;
-  if (cb && m <= kIntMax && n <= kIntMax && k <= kIntMax && batch <= kIntMax) {
+  if (fitsCublas) {
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
     const float one = 1.f;
     // The handle follows whichever stream is current (the main or the side stream).
     WM_REQUIRE(cb->setStream(cb->handle, stream()) == 0, "cublasSetStream failed");
     int ldb = static_cast<int>(transB ? k : n);
     int lda = static_cast<int>(transA ? m : k);
-    int st = cb->sgemmStridedBatched(cb->handle, transB ? kCublasOpT : kCublasOpN, transA ? kCublasOpT : kCublasOpN, static_cast<int>(n),
-                                     static_cast<int>(m), static_cast<int>(k), &one, as<float>(b), ldb, bBatchStride, as<float>(a), lda,
-                                     aBatchStride, &beta, as<float>(c), static_cast<int>(n), m * n, static_cast<int>(batch));
+    const int opB = transB ? kCublasOpT : kCublasOpN, opA = transA ? kCublasOpT : kCublasOpN;
+    if (tensorCores) {
+      // float32 in and out, float32 sums; the inputs rounded to TF32 or bfloat16 on their way into the tensor cores.
+      const int compute = precision == MatmulPrecision::High ? kCublasCompute32FFastTF32 : kCublasCompute32FFast16BF;
+      int st =
+          cb->gemmStridedBatchedEx(cb->handle, opB, opA, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, as<float>(b),
+                                   kCudaR32F, ldb, bBatchStride, as<float>(a), kCudaR32F, lda, aBatchStride, &beta, as<float>(c), kCudaR32F,
+                                   static_cast<int>(n), m * n, static_cast<int>(batch), compute, kCublasGemmDefault);
+      WM_REQUIRE(st == 0, "cublasGemmStridedBatchedEx failed with status " + std::to_string(st));
+      return;
+    }
+    int st = cb->sgemmStridedBatched(cb->handle, opB, opA, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
+                                     as<float>(b), ldb, bBatchStride, as<float>(a), lda, aBatchStride, &beta, as<float>(c),
+                                     static_cast<int>(n), m * n, static_cast<int>(batch));
     WM_REQUIRE(st == 0, "cublasSgemmStridedBatched failed with status " + std::to_string(st));
     return;
   }

@@ -70,14 +70,15 @@ bool ownGemmFits(int64_t n) {
   return (n + kBN - 1) / kBN <= 65535;
 }
 
-bool preferOwnGemm(int64_t m, int64_t n, int64_t k) {
+bool preferOwnGemm(int64_t m, int64_t n, int64_t k, bool tensorCores) {
   // WM_GEMM=cublas / own forces a side (benchmarks, tests); by default ours up to ~1 GFLOP, where
-  // cuBLAS's host time outweighs its faster kernel.
+  // cuBLAS's host time outweighs its faster kernel; with its tensor cores allowed (a precision below
+  // 'highest'), cuBLAS from ~64 MFLOP, where it passes ours.
   static const char* forced = std::getenv("WM_GEMM");
   if (!ownGemmFits(n)) return false;
   if (forced && std::strcmp(forced, "cublas") == 0) return false;
   if (forced && std::strcmp(forced, "own") == 0) return true;
-  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= 1e9;
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= (tensorCores ? 6.4e7 : 1e9);
 }
 
 void smallGemm(uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t k, bool transA, bool transB, float beta) {

@@ -31,6 +31,7 @@ Cublas* cublas() {
     c->create = reinterpret_cast<decltype(c->create)>(dlsym(lib, "cublasCreate_v2"));
     c->setStream = reinterpret_cast<decltype(c->setStream)>(dlsym(lib, "cublasSetStream_v2"));
     c->sgemmStridedBatched = reinterpret_cast<decltype(c->sgemmStridedBatched)>(dlsym(lib, "cublasSgemmStridedBatched"));
+    c->gemmStridedBatchedEx = reinterpret_cast<decltype(c->gemmStridedBatchedEx)>(dlsym(lib, "cublasGemmStridedBatchedEx"));
     if (!c->create || !c->setStream || !c->sgemmStridedBatched || c->create(&c->handle) != 0 || c->setStream(c->handle, stream()) != 0) {
       delete c;
       return;

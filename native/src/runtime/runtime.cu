@@ -22,6 +22,7 @@ struct Runtime {
   int count = 0;
   std::string reason;
   int device = -1;
+  int multiprocessors = 0;           // the device's, read once with its stream
   bool deviceFromLocalRank = false;  // chosen by LOCAL_RANK, as every rank of the launch chooses
   std::string cpuBinding;            // planCpuBinding's words, once the process binds to its GPU
   cudaStream_t stream = nullptr;
@@ -115,6 +116,7 @@ Runtime& ready() {
     bindCpusLocked(r);
     WM_CUDA(cudaSetDevice(r.device));
     WM_CUDA(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
+    WM_CUDA(cudaDeviceGetAttribute(&r.multiprocessors, cudaDevAttrMultiProcessorCount, r.device));
     WM_CUDA(cudaDeviceGetDefaultMemPool(&r.pool, r.device));
     // Keep freed blocks cached in the pool instead of returning them to the
     // driver at every synchronisation: this is what makes it a caching allocator.
@@ -187,6 +189,7 @@ void selectDevice(int device) {
 }
 
 int currentDevice() { return ready().device; }
+int multiprocessorCount() { return ready().multiprocessors; }
 
 std::string cpuBinding() {
   Runtime& r = rt();
