@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       matmulPrecision: precision,
       buildSeconds,
       featureSeconds,
-      steps: r.steps,
+      steps: r.steps + 2, // the two warm-up steps included
       stepMs,
       epochSteps,
       epochSeconds: (stepMs * epochSteps) / 1000,

@@ -146,8 +146,8 @@ describe("the README's figures match the result files they cite", () => {
       const of = (k: keyof Rates) => range(rows.map((r) => r.ours[k] / r.pyg[k]));
       return `${of('trainGraphsPerSecond')} PyG's training graphs/s, ${of('inferGraphsPerSecond')} its inference`;
     },
-    'hetero-h200-2026-11-29.json': () => {
-      const d = results('hetero-h200-2026-11-29.json');
+    'hetero-h200x2-2026-11-30.json': () => {
+      const d = results('hetero-h200x2-2026-11-30.json');
       return (
         `${x(d.oursTrainingStepsPerSecond / d.pygStepsPerSecond)} PyG's steps/s (${d.oursTrainingStepsPerSecond.toFixed(1)} / ` +
         `${d.pygStepsPerSecond.toFixed(1)}); end to end with our GPU sampling: ${x(d.oursStepsPerSecond / d.pygStepsPerSecond)}; ` +

@@ -613,8 +613,10 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         ['feat', 'src', 'dst'].forEach((name, i) => {
           const scale = want[i].reduce((m, x) => Math.max(m, Math.abs(x)), 0);
           expect(got[i].length).to.equal(want[i].length);
+          // The scatter adds a hub column's terms in whatever order its atomics land: float32 sums of hundreds of
+          // terms in two orders differ by some 1e-5 of the largest gradient; a lost or doubled term by far more.
           for (let k = 0; k < want[i].length; ++k)
-            if (!(Math.abs(got[i][k] - want[i][k]) <= 1e-6 + 1e-5 * scale))
+            if (!(Math.abs(got[i][k] - want[i][k]) <= 1e-6 + 1e-4 * scale))
               expect.fail(`${rows}x${cols}, ${heads} heads of ${dim}: d${name}[${k}] is ${got[i][k]} scattered, ${want[i][k]} transposed`);
         });
         tf.dispose([feat, src, dst, w]);

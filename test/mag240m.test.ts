@@ -329,7 +329,7 @@ describe("mag240mShaped: a typed graph of MAG240M's shape, generated natively", 
       expect(result.steps).to.equal(4);
       expect(result.profile.msPerStep).to.be.above(0);
       expect(result.profile.ops.map((o) => o.name)).to.include('gatForward');
-      for (const rank of [0, 1]) expect(r.stdout).to.match(new RegExp(`\\[${rank}\\] rank ${rank} profiled \\(1 step\\)`));
+      for (const rank of [0, 1]) expect(r.stdout).to.match(new RegExp(`\\[${rank}\\] rank ${rank} profiled \\(1 step, matmul highest\\)`));
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

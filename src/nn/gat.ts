@@ -59,17 +59,18 @@ export function gatAggregate(
   const b = nativeBackend();
   if (!b) return composite(block, feat, src, dst, slope);
   const f = tf.customGrad(((fe: tf.Tensor, s: tf.Tensor, d: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [out, alpha] = forward(b, block, fe, s, d, heads, dim, slope);
+    const [out, alpha] = gatForwardPass(b, block, fe, s, d, heads, dim, slope);
     save([fe, s, d, alpha]);
     return {
       value: out,
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(b, block, saved, dy, heads, dim, slope),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => gatBackwardPass(b, block, saved, dy, heads, dim, slope),
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(feat, src, dst) as tf.Tensor3D;
 }
 
-function forward(
+/** @internal gatAggregate's native forward pass: its output [rows, heads, dim] and the attention weights [entries, heads]. */
+export function gatForwardPass(
   b: WholeMemoryBackend,
   block: CsrBlock,
   feat: tf.Tensor,
@@ -127,7 +128,8 @@ function forward(
   return [tf.tensor3d(out, [rows, heads, dim]), tf.tensor2d(alpha, [nnz, heads])];
 }
 
-function backward(
+/** @internal gatAggregate's native backward pass from saved [feat, src, dst, alpha] and the output's gradient: [dFeat, dSrc, dDst]. */
+export function gatBackwardPass(
   b: WholeMemoryBackend,
   block: CsrBlock,
   saved: tf.Tensor[],

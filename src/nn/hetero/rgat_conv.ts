@@ -7,9 +7,11 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {TypedLayer} from '../../graph/typed_sampling';
+import {nativeBackend} from '../../backend/backend_wholememory';
 import {gatAggregate} from '../gat';
 import {firstRows} from '../conv/graph_input';
 import {glorot} from '../node_model';
+import {foldAttention, rgatPass, sideBySide} from './rgat_pass';
 import {checkTypedInputs, LayerRelation, layerRelations, relationsBy} from './typed_inputs';
 
 export interface RgatConvOptions {
@@ -79,81 +81,60 @@ export class RgatConv {
   apply(x: Record<string, tf.Tensor2D>, layer: TypedLayer): Record<string, tf.Tensor2D> {
     const {inDim, units, heads, concat, negativeSlope} = this.config;
     checkTypedInputs('rgatConv', x, layer, inDim);
-    const wide = heads * units;
-    // The relations with entries (a destination type without rows has none), by source type and by destination type.
+    // The relations with entries (a destination type without rows has none).
     const used = layerRelations('rgatConv', layer, this.index);
-    return tf.tidy(() => {
-      // A row's logit per head is z . a = x (W a): each relation's W folded with its attention vectors
-      // ([inDim, heads] a side). Each source type's rows are multiplied once by the columns of every relation
-      // leaving it, [W_r | W_r a_src_r] side by side, and each destination type's rows once by [root | W_r a_dst_r
-      // for the relations into it]: one wide product a type instead of three narrow ones a relation.
-      const R = this.config.relations.length;
-      const wHeads = tf.reshape(this.w, [R, inDim, heads, units]);
-      const fold = (att: tf.Variable) => tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D; // [R, inDim, heads]
-      const srcCols = tf.concat([this.w, fold(this.attSrc)], 2) as tf.Tensor3D; // [R, inDim, wide + heads]
-      const dstCols = fold(this.attDst);
-      // Each group's relations' [inDim, cols] matrices side by side ([inDim, k * cols]): every group's made at once
-      // (one gather, transpose and split for all groups, not one each), group after group.
-      const sideBySide = (m: tf.Tensor3D, groups: Map<string, LayerRelation[]>): Map<string, tf.Tensor2D> => {
-        const rs = [...groups.values()].flat().map((u) => u.r);
-        const picked = rs.length === R && rs.every((r, i) => r === i) ? m : tf.gather(m, rs);
-        const [k, , cols] = picked.shape;
-        const all = (
-          k === 1 ? tf.reshape(picked, [inDim, cols]) : tf.reshape(tf.transpose(picked, [1, 0, 2]), [inDim, k * cols])
-        ) as tf.Tensor2D;
-        const parts =
-          groups.size === 1
-            ? [all]
-            : tf.split(
-                all,
-                [...groups.values()].map((g) => g.length * cols),
-                1,
-              );
-        return new Map([...groups.keys()].map((key, i) => [key, parts[i] as tf.Tensor2D]));
-      };
-      const bySource = relationsBy(used, 's');
-      const sourceCols = bySource.size ? sideBySide(srcCols, bySource) : new Map<string, tf.Tensor2D>();
-      const fromSource = new Map<string, {z: tf.Tensor3D; logits: tf.Tensor2D}>();
-      for (const [s, rels] of bySource) {
-        const parts = tf.split(
-          tf.matMul(x[s], sourceCols.get(s)!),
-          rels.flatMap(() => [wide, heads]),
-          1,
-        );
-        rels.forEach((u, i) =>
-          fromSource.set(u.key, {z: tf.reshape(parts[2 * i], [-1, heads, units]) as tf.Tensor3D, logits: parts[2 * i + 1] as tf.Tensor2D}),
-        );
-      }
-      const into = relationsBy(used, 'd');
-      const destCols = into.size ? sideBySide(dstCols, into) : new Map<string, tf.Tensor2D>();
-      const out: Record<string, tf.Tensor2D> = {};
-      for (const [t, rows] of Object.entries(layer.dst)) {
-        const n = rows.length;
-        if (n === 0) continue;
-        const xd = firstRows(x[t], n);
-        const rels = into.get(t) ?? [];
-        const cols: tf.Tensor2D[] = [...(this.root ? [this.root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
-        const sizes = [...(this.root ? [this.outDim] : []), ...rels.map(() => heads)];
-        const product = cols.length ? tf.matMul(xd, cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D)) : undefined;
-        // (a split into one part has no gradient in tfjs: the product as it is)
-        const parts = !product ? [] : sizes.length === 1 ? [product] : tf.split(product, sizes, 1);
-        // The root's part and every relation's attention, summed in one op.
-        const terms: tf.Tensor2D[] = this.root ? [parts[0] as tf.Tensor2D] : [];
-        rels.forEach((u, i) => {
-          const {z, logits} = fromSource.get(u.key)!;
-          const agg = gatAggregate(layer.blocks[u.key], z, logits, parts[(this.root ? 1 : 0) + i] as tf.Tensor2D, {negativeSlope});
-          terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
-        });
-        const h =
-          terms.length === 0
-            ? (tf.zeros([n, this.outDim]) as tf.Tensor2D)
-            : terms.length === 1
-              ? terms[0]
-              : (tf.addN(terms) as tf.Tensor2D);
-        out[t] = (this.biasVar ? tf.add(h, this.biasVar) : h) as tf.Tensor2D;
-      }
-      return out;
-    });
+    const weights = {w: this.w, attSrc: this.attSrc, attDst: this.attDst, root: this.root, bias: this.biasVar};
+    const b = nativeBackend();
+    const shape = {inDim, units, heads, concat, negativeSlope, relations: this.config.relations.length};
+    // On the native backend: one op each way (rgat_pass.ts); elsewhere the same arithmetic from taped tfjs ops.
+    return b ? tf.tidy(() => rgatPass(b, shape, weights, x, layer, used)) : tf.tidy(() => this.taped(x, layer, used));
+  }
+
+  private taped(x: Record<string, tf.Tensor2D>, layer: TypedLayer, used: LayerRelation[]): Record<string, tf.Tensor2D> {
+    const {inDim, units, heads, concat, negativeSlope} = this.config;
+    const wide = heads * units;
+    const R = this.config.relations.length;
+    const wHeads = tf.reshape(this.w, [R, inDim, heads, units]) as tf.Tensor4D;
+    const srcCols = tf.concat([this.w, foldAttention(wHeads, this.attSrc)], 2) as tf.Tensor3D; // [R, inDim, wide + heads]
+    const dstCols = foldAttention(wHeads, this.attDst);
+    const bySource = relationsBy(used, 's');
+    const sourceCols = bySource.size ? sideBySide(srcCols, bySource) : new Map<string, tf.Tensor2D>();
+    const fromSource = new Map<string, {z: tf.Tensor3D; logits: tf.Tensor2D}>();
+    for (const [s, rels] of bySource) {
+      const parts = tf.split(
+        tf.matMul(x[s], sourceCols.get(s)!),
+        rels.flatMap(() => [wide, heads]),
+        1,
+      );
+      rels.forEach((u, i) =>
+        fromSource.set(u.key, {z: tf.reshape(parts[2 * i], [-1, heads, units]) as tf.Tensor3D, logits: parts[2 * i + 1] as tf.Tensor2D}),
+      );
+    }
+    const into = relationsBy(used, 'd');
+    const destCols = into.size ? sideBySide(dstCols, into) : new Map<string, tf.Tensor2D>();
+    const out: Record<string, tf.Tensor2D> = {};
+    for (const [t, rows] of Object.entries(layer.dst)) {
+      const n = rows.length;
+      if (n === 0) continue;
+      const xd = firstRows(x[t], n);
+      const rels = into.get(t) ?? [];
+      const cols: tf.Tensor2D[] = [...(this.root ? [this.root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
+      const sizes = [...(this.root ? [this.outDim] : []), ...rels.map(() => heads)];
+      const product = cols.length ? tf.matMul(xd, cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D)) : undefined;
+      // (a split into one part has no gradient in tfjs: the product as it is)
+      const parts = !product ? [] : sizes.length === 1 ? [product] : tf.split(product, sizes, 1);
+      // The root's part and every relation's attention, summed in one op.
+      const terms: tf.Tensor2D[] = this.root ? [parts[0] as tf.Tensor2D] : [];
+      rels.forEach((u, i) => {
+        const {z, logits} = fromSource.get(u.key)!;
+        const agg = gatAggregate(layer.blocks[u.key], z, logits, parts[(this.root ? 1 : 0) + i] as tf.Tensor2D, {negativeSlope});
+        terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
+      });
+      const h =
+        terms.length === 0 ? (tf.zeros([n, this.outDim]) as tf.Tensor2D) : terms.length === 1 ? terms[0] : (tf.addN(terms) as tf.Tensor2D);
+      out[t] = (this.biasVar ? tf.add(h, this.biasVar) : h) as tf.Tensor2D;
+    }
+    return out;
   }
 
   dispose(): void {
