@@ -10,6 +10,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {knownValid, markValid} from '../src/backend/index_validation';
+import {writtenOp} from '../src/gradients/written_op';
 import {nativeHere, randomInput} from './helpers';
 
 const r2s = (r: {stdout: string; stderr: string}) => r.stdout + r.stderr;
@@ -403,6 +404,38 @@ describe('wholememory backend', () => {
     } finally {
       wm.setMatmulPrecision('highest');
     }
+  });
+
+  it("writtenOp: several outputs; an input's gradient computed only where a gradient reaches it; an output no gradient reaches takes zeros; nothing left behind", () => {
+    const v = tf.variable(tf.tensor1d([4, 5, 6]), true, 'written_op_v');
+    const calls = {x: 0, v: 0};
+    // p = x * v, q = x + v: dx = dp * v + dq, dv = dp * x + dq.
+    const op = (x: tf.Tensor, w: tf.Tensor) =>
+      writtenOp(
+        [x, w],
+        (save) => {
+          save([x, w]);
+          return [tf.mul(x, w), tf.add(x, w)];
+        },
+        ([dp, dq], [sx, sw]) => [() => (++calls.x, tf.add(tf.mul(dp, sw), dq)), () => (++calls.v, tf.add(tf.mul(dp, sx), dq))],
+      );
+    const before = tf.memory().numTensors;
+    const x = tf.tensor1d([1, 2, 3]);
+    const {value, grads} = tf.variableGrads(() =>
+      tf.tidy(() => {
+        const [p, q] = op(x, v);
+        return tf.sum(tf.add(p, tf.mul(q, 2)));
+      }),
+    );
+    expect(calls, 'the input x is no variable: its gradient is never computed').to.deep.equal({x: 0, v: 1});
+    expect(Array.from(grads[v.name].dataSync())).to.deep.equal([3, 4, 5]);
+    expect(value.dataSync()[0]).to.equal(4 + 10 + 18 + 2 * (5 + 7 + 9));
+    const [dx] = tf.grads((xx: tf.Tensor) => tf.sum(op(xx, v)[0]))([x]); // q unused: its gradient is zeros
+    expect(Array.from(dx.dataSync())).to.deep.equal([4, 5, 6]);
+    expect(calls.x).to.equal(1);
+    tf.dispose([value, dx, x, ...Object.values(grads)]);
+    expect(tf.memory().numTensors).to.equal(before);
+    v.dispose();
   });
 
   it('profileOps lists the native ops a call ran, their calls and time, where they ran; it does not nest and stops on errors', async () => {

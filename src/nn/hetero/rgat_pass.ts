@@ -12,6 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import type {TypedLayer} from '../../graph/typed_sampling';
+import {writtenOp} from '../../gradients/written_op';
 import {firstRows} from '../conv/graph_input';
 import {gatBackwardPass, gatForwardPass} from '../gat';
 import {LayerRelation, relationsBy} from './typed_inputs';
@@ -61,7 +62,8 @@ const splitCols = (m: tf.Tensor2D, sizes: number[]): tf.Tensor2D[] => (sizes.len
 
 /**
  * The layer's outputs for every destination type with rows, as rgatConv's taped pass computes them; differentiable in
- * the inputs of the types it reads and in every weight. `used`: the layer's relations with entries.
+ * the inputs and every weight (an input's gradient computed only where a gradient reaches it). `used`: the layer's
+ * relations with entries.
  */
 export function rgatPass(
   b: WholeMemoryBackend,
@@ -74,173 +76,145 @@ export function rgatPass(
   const {inDim, units, heads, concat, negativeSlope: slope, relations: R} = s;
   const wide = heads * units,
     outDim = concat ? wide : units;
+  const {w, attSrc, attDst, root, bias} = weights;
   const bySource = relationsBy(used, 's'),
     into = relationsBy(used, 'd');
   const outTypes = Object.entries(layer.dst)
     .filter(([, rows]) => rows.length > 0)
-    .map(([t, rows]) => ({t, n: rows.length}));
+    .map(([t, rows]) => ({t, n: rows.length, rels: into.get(t) ?? []}));
   if (outTypes.length === 0) return {};
+  // A destination type's products: its root part (when there is a root matrix) and a logit column block a relation.
+  const products = outTypes.filter((o) => root || o.rels.length > 0);
   const inTypes = Object.keys(x).filter((t) => bySource.has(t) || outTypes.some((o) => o.t === t));
-  const {w, attSrc, attDst, root, bias} = weights;
   const weightList = [w, attSrc, attDst, ...(root ? [root] : []), ...(bias ? [bias] : [])];
   const rootCols = root ? [outDim] : [];
-  // Saved for the backward pass, in this order: every input type's rows, each source type's and destination type's
-  // column matrix, each relation's z, source and destination logits and attention weights.
-  const op = tf.customGrad(((...args: unknown[]) => {
-    const save = args.pop() as tf.GradSaveFunc;
-    const xs = args.slice(0, inTypes.length) as tf.Tensor2D[];
-    const xOf = new Map(inTypes.map((t, i) => [t, xs[i]]));
+
+  const forward = (save: tf.GradSaveFunc): tf.Tensor[] => {
     const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
     const sourceCols = bySource.size
       ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource)
       : new Map<string, tf.Tensor2D>();
     const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into) : new Map<string, tf.Tensor2D>();
-    const perRelation = new Map<string, {z: tf.Tensor3D; ls: tf.Tensor2D; ld?: tf.Tensor2D; alpha?: tf.Tensor2D}>();
+    const perRelation = new Map<string, tf.Tensor[]>(); // z, source logits, destination logits, attention weights
     for (const [t, rels] of bySource) {
       const parts = splitCols(
-        tf.matMul(xOf.get(t)!, sourceCols.get(t)!),
+        tf.matMul(x[t], sourceCols.get(t)!),
         rels.flatMap(() => [wide, heads]),
       );
-      rels.forEach((u, i) =>
-        perRelation.set(u.key, {z: tf.reshape(parts[2 * i], [-1, heads, units]) as tf.Tensor3D, ls: parts[2 * i + 1]}),
-      );
+      rels.forEach((u, i) => perRelation.set(u.key, [tf.reshape(parts[2 * i], [-1, heads, units]), parts[2 * i + 1]]));
     }
-    const destMatrices: tf.Tensor2D[] = [];
-    const outs: tf.Tensor2D[] = [];
-    for (const {t, n} of outTypes) {
-      const rels = into.get(t) ?? [];
+    const destMatrices = products.map(({t, rels}) => {
       const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
-      const m = cols.length === 0 ? undefined : cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D);
-      if (m) destMatrices.push(m);
-      const parts = m ? splitCols(tf.matMul(firstRows(xOf.get(t)!, n), m), [...rootCols, ...rels.map(() => heads)]) : [];
+      return cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D);
+    });
+    const outs = outTypes.map(({t, n, rels}) => {
+      const k = products.findIndex((o) => o.t === t);
+      const parts = k < 0 ? [] : splitCols(tf.matMul(firstRows(x[t], n), destMatrices[k]), [...rootCols, ...rels.map(() => heads)]);
       const terms: tf.Tensor2D[] = root ? [parts[0]] : [];
       rels.forEach((u, i) => {
         const p = perRelation.get(u.key)!;
-        p.ld = parts[rootCols.length + i];
-        const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], p.z, p.ls, p.ld, heads, units, slope);
-        p.alpha = alpha as tf.Tensor2D;
+        p.push(parts[rootCols.length + i]);
+        const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], p[0], p[1], p[2], heads, units, slope);
+        p.push(alpha);
         terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
       });
-      const h =
-        terms.length === 0 ? (tf.zeros([n, outDim]) as tf.Tensor2D) : terms.length === 1 ? terms[0] : (tf.addN(terms) as tf.Tensor2D);
-      outs.push(bias ? (tf.add(h, bias) as tf.Tensor2D) : h);
-    }
+      const h = terms.length === 0 ? tf.zeros([n, outDim]) : terms.length === 1 ? terms[0] : tf.addN(terms);
+      return bias ? tf.add(h, bias) : h;
+    });
+    // Saved, in this order: every input type's rows, each source type's and each destination product's column matrix,
+    // each relation's z, source and destination logits and attention weights.
     save([
-      ...xs,
+      ...inTypes.map((t) => x[t]),
       ...[...bySource.keys()].map((t) => sourceCols.get(t)!),
       ...destMatrices,
-      ...used.flatMap((u) => {
-        const p = perRelation.get(u.key)!;
-        return [p.z, p.ls, p.ld!, p.alpha!];
-      }),
+      ...used.flatMap((u) => perRelation.get(u.key)!),
     ]);
-    return {
-      value: outs.length === 1 ? outs[0] : tf.concat(outs, 0),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(dy as tf.Tensor2D, saved),
-    };
-  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+    return outs;
+  };
 
-  const backward = (dy: tf.Tensor2D, saved: tf.Tensor[]): tf.Tensor[] => {
+  const backward = (dys: tf.Tensor[], saved: tf.Tensor[]): (() => tf.Tensor)[] => {
     let at = 0;
     const take = (k: number) => saved.slice(at, (at += k));
-    const xs = take(inTypes.length) as tf.Tensor2D[];
-    const xOf = new Map(inTypes.map((t, i) => [t, xs[i]]));
+    const xOf = new Map(inTypes.map((t, i) => [t, take(1)[0] as tf.Tensor2D]));
     const sourceList = take(bySource.size) as tf.Tensor2D[];
     const sourceCols = new Map([...bySource.keys()].map((t, i) => [t, sourceList[i]]));
-    const destMatrices = take(outTypes.filter(({t}) => root || into.has(t)).length) as tf.Tensor2D[];
-    const perRelation = new Map(
-      used.map((u) => {
-        const [z, ls, ld, alpha] = take(4);
-        return [u.key, {z, ls, ld, alpha}];
-      }),
-    );
-    const dys =
-      outTypes.length === 1
-        ? [dy]
-        : (tf.split(
-            dy,
-            outTypes.map(({n}) => n),
-            0,
-          ) as tf.Tensor2D[]);
-    const dx = new Map<string, tf.Tensor2D>();
-    const addTo = (t: string, g: tf.Tensor2D) => {
-      const had = dx.get(t);
-      dx.set(t, had ? (tf.add(had, g) as tf.Tensor2D) : g);
-    };
-    const dRelation = new Map<string, {dz: tf.Tensor; dls: tf.Tensor; dCols?: tf.Tensor2D}>();
+    const destMatrices = take(products.length) as tf.Tensor2D[];
+    const perRelation = new Map(used.map((u) => [u.key, take(4)]));
+    // The attention's gradients into each relation's z and logits; each destination product's (dQ) and each source
+    // type's (dP) column gradients; the weights' from them.
+    const dRelation = new Map<string, {dz: tf.Tensor; dls: tf.Tensor}>();
     const dRoots: tf.Tensor2D[] = [];
     const dFoldDst = new Map<string, tf.Tensor2D>();
-    let m = 0;
-    outTypes.forEach(({t, n}, i) => {
-      const rels = into.get(t) ?? [];
-      if (!root && rels.length === 0) return;
-      const dyt = dys[i];
+    const dQs = products.map(({t, n, rels}) => {
+      const dyt = dys[outTypes.findIndex((o) => o.t === t)] as tf.Tensor2D;
       const dAgg = concat ? tf.reshape(dyt, [n, heads, units]) : tf.tile(tf.expandDims(tf.div(dyt, heads), 1), [1, heads, 1]);
       const dParts: tf.Tensor2D[] = root ? [dyt] : [];
       for (const u of rels) {
-        const p = perRelation.get(u.key)!;
-        const [dz, dls, dld] = gatBackwardPass(b, layer.blocks[u.key], [p.z, p.ls, p.ld, p.alpha], dAgg, heads, units, slope);
+        const [dz, dls, dld] = gatBackwardPass(b, layer.blocks[u.key], perRelation.get(u.key)!, dAgg, heads, units, slope);
         dRelation.set(u.key, {dz, dls});
         dParts.push(dld as tf.Tensor2D);
       }
       const dQ = dParts.length === 1 ? dParts[0] : (tf.concat(dParts, 1) as tf.Tensor2D);
-      const xd = firstRows(xOf.get(t)!, n);
-      const dCols = splitCols(tf.matMul(xd, dQ, true, false), [...rootCols, ...rels.map(() => heads)]);
+      const dCols = splitCols(tf.matMul(firstRows(xOf.get(t)!, n), dQ, true, false), [...rootCols, ...rels.map(() => heads)]);
       if (root) dRoots.push(dCols[0]);
       rels.forEach((u, k) => dFoldDst.set(u.key, dCols[rootCols.length + k]));
-      const dxd = tf.matMul(dQ, destMatrices[m++], false, true) as tf.Tensor2D;
-      const rows = xOf.get(t)!.shape[0];
-      addTo(
-        t,
-        n === rows
-          ? dxd
-          : (tf.pad(dxd, [
-              [0, rows - n],
-              [0, 0],
-            ]) as tf.Tensor2D),
-      );
+      return dQ;
     });
-    for (const [t, rels] of bySource) {
-      const xt = xOf.get(t)!;
-      const dP = tf.concat(
-        rels.flatMap((u) => {
-          const d = dRelation.get(u.key)!;
-          return [tf.reshape(d.dz, [xt.shape[0], wide]), d.dls];
-        }),
-        1,
-      ) as tf.Tensor2D;
-      const dCols = splitCols(
-        tf.matMul(xt, dP, true, false),
-        rels.map(() => wide + heads),
-      );
-      rels.forEach((u, k) => (dRelation.get(u.key)!.dCols = dCols[k]));
-      addTo(t, tf.matMul(dP, sourceCols.get(t)!, false, true) as tf.Tensor2D);
-    }
+    const dSourceCols = new Map<string, tf.Tensor2D>();
+    const dPs = new Map(
+      [...bySource].map(([t, rels]) => {
+        const xt = xOf.get(t)!;
+        const dP = tf.concat(
+          rels.flatMap((u) => {
+            const d = dRelation.get(u.key)!;
+            return [tf.reshape(d.dz, [xt.shape[0], wide]), d.dls];
+          }),
+          1,
+        ) as tf.Tensor2D;
+        splitCols(
+          tf.matMul(xt, dP, true, false),
+          rels.map(() => wide + heads),
+        ).forEach((d, k) => dSourceCols.set(rels[k].key, d));
+        return [t, dP];
+      }),
+    );
     // Every relation's gradients in the conv's order (zeros for those without entries): [W_r | W_r a_src_r] columns
     // and W_r a_dst_r columns, folded back into W and the attention vectors.
     const byIndex = new Map(used.map((u) => [u.r, u.key]));
-    const relGrads = (f: (key: string) => tf.Tensor2D, cols: number) =>
-      tf.stack(Array.from({length: R}, (_, r) => (byIndex.has(r) ? f(byIndex.get(r)!) : tf.zeros([inDim, cols])))) as tf.Tensor3D;
-    const dSrcCols = relGrads((k) => dRelation.get(k)!.dCols!, wide + heads);
-    const [dWDirect, dFoldSrc] = tf.split(dSrcCols, [wide, heads], 2) as tf.Tensor3D[];
-    const dFoldDstAll = relGrads((k) => dFoldDst.get(k)!, heads);
+    const relGrads = (of: Map<string, tf.Tensor2D>, cols: number) =>
+      tf.stack(Array.from({length: R}, (_, r) => (byIndex.has(r) ? of.get(byIndex.get(r)!)! : tf.zeros([inDim, cols])))) as tf.Tensor3D;
+    const [dWDirect, dFoldSrc] = tf.split(relGrads(dSourceCols, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
+    const dFoldDstAll = relGrads(dFoldDst, heads);
     const wHeads = tf.reshape(w, [R, inDim, heads, units]);
     const spread = (dFold: tf.Tensor3D, att: tf.Tensor) => tf.mul(tf.expandDims(dFold, 3), tf.expandDims(att, 1)); // [R, inDim, heads, units]
     const dW = tf.add(dWDirect, tf.reshape(tf.add(spread(dFoldSrc, attSrc), spread(dFoldDstAll, attDst)), [R, inDim, wide]));
     const dAtt = (dFold: tf.Tensor3D) => tf.sum(tf.mul(wHeads, tf.expandDims(dFold, 3)), 1);
-    const grads: tf.Tensor[] = inTypes.map((t) => dx.get(t) ?? tf.zerosLike(xOf.get(t)!));
-    grads.push(dW, dAtt(dFoldSrc), dAtt(dFoldDstAll));
-    if (root) grads.push(dRoots.length === 1 ? dRoots[0] : tf.addN(dRoots));
-    if (bias) grads.push(tf.sum(dy, 0));
-    return grads;
+    const weightGrads: tf.Tensor[] = [dW, dAtt(dFoldSrc), dAtt(dFoldDstAll)];
+    if (root) weightGrads.push(dRoots.length === 1 ? dRoots[0] : tf.addN(dRoots));
+    if (bias) weightGrads.push(tf.sum(dys.length === 1 ? dys[0] : tf.concat(dys, 0), 0));
+    // An input type's rows: through its sources' products and, on its first rows, its destination product.
+    const dx = (t: string) => () => {
+      const xt = xOf.get(t)!;
+      const terms: tf.Tensor[] = [];
+      if (dPs.has(t)) terms.push(tf.matMul(dPs.get(t)!, sourceCols.get(t)!, false, true));
+      const k = products.findIndex((o) => o.t === t);
+      if (k >= 0) {
+        const dxd = tf.matMul(dQs[k], destMatrices[k], false, true);
+        const pad = xt.shape[0] - products[k].n;
+        terms.push(
+          pad === 0
+            ? dxd
+            : tf.pad(dxd, [
+                [0, pad],
+                [0, 0],
+              ]),
+        );
+      }
+      return terms.length === 0 ? tf.zerosLike(xt) : terms.length === 1 ? terms[0] : tf.addN(terms);
+    };
+    return [...inTypes.map(dx), ...weightGrads.map((g) => () => g)];
   };
 
-  const value = op(...inTypes.map((t) => x[t]), ...weightList) as tf.Tensor2D;
-  if (outTypes.length === 1) return {[outTypes[0].t]: value};
-  const parts = tf.split(
-    value,
-    outTypes.map(({n}) => n),
-    0,
-  );
-  return Object.fromEntries(outTypes.map(({t}, i) => [t, parts[i] as tf.Tensor2D]));
+  const outs = writtenOp([...inTypes.map((t) => x[t]), ...weightList], forward, backward);
+  return Object.fromEntries(outTypes.map(({t}, i) => [t, outs[i] as tf.Tensor2D]));
 }
