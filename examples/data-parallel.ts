@@ -42,7 +42,7 @@ const program = new Command()
   .option('--batch-size <n>', 'global seed vertices per step', positiveInt('--batch-size'), 64)
   .option(
     '--memory <kind>',
-    "the table's WholeMemory type: continuous, chunked (one table every rank reads) or distributed (each rank owns rows; steps merge every rank's gradients)",
+    "the table's WholeMemory type: continuous, chunked (one table every rank of a host reads), distributed (each rank owns rows; steps merge every rank's gradients) or hierarchical (split between hosts, chunked within each)",
     'continuous',
   )
   .addOption(
@@ -78,8 +78,8 @@ async function main(): Promise<void> {
   o.sampler ??= o.model === 'sage' ? 'tree' : 'subgraph';
   if (o.exact) Object.assign(o, {memory: 'distributed', sampler: 'subgraph'});
   checkNodeModel(o.model, o.sampler);
-  if (!['continuous', 'chunked', 'distributed'].includes(o.memory))
-    throw new Error(`--memory must be continuous, chunked or distributed, got "${o.memory}"`);
+  if (!['continuous', 'chunked', 'distributed', 'hierarchical'].includes(o.memory))
+    throw new Error(`--memory must be continuous, chunked, distributed or hierarchical, got "${o.memory}"`);
   await tf.setBackend(wm.BACKEND_NAME);
   const comm = wm.communicatorFromEnv();
   const data = await loadDataset(o.data);
@@ -89,18 +89,20 @@ async function main(): Promise<void> {
   // Features, when the data has them, live beside the embeddings in a table of the same memory type.
   const inputs = o.inputs ?? (data.features ? 'both' : 'embeddings');
   if (inputs !== 'embeddings' && !data.features) throw new Error(`--inputs ${inputs}: ${data.name} has no node features`);
-  // Ranks on several hosts: a read-only feature table is stored once per host (the ranks of a host share it; every
-  // copy holds the same rows); learned embeddings are one table all hosts step together, distributed.
+  // Ranks on several hosts: a read-only feature table in one-host memory is stored once per host (the ranks of a host
+  // share it; every copy holds the same rows); learned embeddings are one table all hosts step together, distributed
+  // or hierarchical (split between the hosts, shared within each).
   const names = comm.allgatherJson(os.hostname(), 'data-parallel (hosts)');
   const hostNames = [...new Set(names)];
   const hosts = hostNames.length;
-  if (hosts > 1 && o.memory !== 'distributed' && inputs !== 'features') {
+  const spansHosts = o.memory === 'distributed' || o.memory === 'hierarchical';
+  if (hosts > 1 && !spansHosts && inputs !== 'features') {
     throw new Error(
       `--memory ${o.memory}: the ranks run on ${hosts} hosts and ${o.memory} memory stays on one; ` +
-        'give learned embeddings --memory distributed, or train on --inputs features (stored once per host)',
+        'give learned embeddings --memory hierarchical or distributed, or train on --inputs features (stored once per host)',
     );
   }
-  const host = hosts > 1 && o.memory !== 'distributed' ? wm.splitCommunicator(comm, hostNames.indexOf(names[comm.rank])) : undefined;
+  const host = hosts > 1 && !spansHosts ? wm.splitCommunicator(comm, hostNames.indexOf(names[comm.rank])) : undefined;
   const features =
     inputs === 'embeddings'
       ? undefined

@@ -60,13 +60,13 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     for (const r of [2, 3]) expect(b.out).to.include(`[${r}] OK rank ${r} on ${hosts!.names[1]}`);
   });
 
-  it("the multi-rank suite's all-reduce (odd sizes, several tensors, 16-bit wires bit for bit, data parallel), distributed WholeMemory (both dtypes, save and load), exact data-parallel training (the single process's loss curve) and a distributed embedding table (writes, reads, sparse steps merged across ranks) across the two hosts", async () => {
+  it("the multi-rank suite's all-reduce (odd sizes, several tensors, 16-bit wires bit for bit, data parallel), distributed WholeMemory (both dtypes, save and load), exact data-parallel training (the single process's loss curve) and distributed and hierarchical embedding tables (writes, reads, sparse steps merged across ranks, steps together as one process's) across the two hosts", async () => {
     const suite = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
     for (const [port, mode, env] of [
       [29613, 'allreduce', {}],
       [29614, 'check', {WM_TEST_TYPES: 'distributed', WM_TEST_DIR: dir}],
       [29616, 'dp-exact', {}],
-      [29621, 'embedding', {WM_TEST_MEMORIES: 'distributed'}],
+      [29621, 'embedding', {WM_TEST_MEMORIES: 'distributed,hierarchical'}],
     ] as const) {
       const [a, b] = await launch(port, [mode], env, suite);
       expect(a.status, `${mode}: ${a.out}`).to.equal(0);
@@ -126,7 +126,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     }
   });
 
-  it('data-parallel training across hosts: the features stored once per host, the dense gradients all-reduced over both; learned embeddings in memory one host holds refused by name', async () => {
+  it('data-parallel training across hosts: the features stored once per host, the dense gradients all-reduced over both; learned embeddings in memory one host holds refused by name, trained in a table split between the hosts', async () => {
     // polblogs with 8 features a vertex (its label, noisy, and noise): the folder the example reads.
     const data = path.join(dir, 'polblogs-features');
     fs.mkdirSync(data, {recursive: true});
@@ -153,6 +153,13 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     const [c, d] = await launch(29625, [...args, '--inputs', 'both'], {}, example);
     expect(c.status).to.not.equal(0);
     expect(c.out + d.out).to.include('--memory continuous: the ranks run on 2 hosts and continuous memory stays on one');
+    // Learned embeddings and the features in one table split between the hosts, shared within each.
+    const [e, f] = await launch(29626, [...args, '--inputs', 'both', '--memory', 'hierarchical'], {}, example);
+    expect(e.status, e.out + f.out).to.equal(0);
+    expect(f.status, f.out).to.equal(0);
+    const both = e.out.match(/\[0\] .*4 rank\(s\), table in hierarchical WholeMemory: test accuracy ([\d.]+) %/);
+    expect(both, e.out).to.not.equal(null);
+    expect(Number(both![1]), 'the features carry the label').to.be.above(60);
   });
 
   it('a stranger on the other host connecting to the master port first is dropped and reported; the group forms and runs', async () => {

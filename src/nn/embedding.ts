@@ -50,9 +50,10 @@ export interface EmbeddingOptions {
   init?: EmbeddingInit;
   optimizer?: SparseOptimizerConfig;
   /**
-   * For 'continuous', 'chunked' and 'distributed': the group sharing the
-   * table (default: this process alone). A distributed table's reads, writes
-   * and steps are collectives: every rank calls them, with its own indices.
+   * For 'continuous', 'chunked', 'distributed' and 'hierarchical': the group sharing the
+   * table (default: this process alone). A distributed or hierarchical table's reads, writes
+   * and steps are collectives: every rank calls them, with its own indices. 'hierarchical':
+   * split between the group's hosts, chunked over each host's GPUs (host memory without them).
    */
   communicator?: Communicator;
   /** A cache of the hottest rows in GPU memory, in front of a 'host', 'managed' or 'continuous' table (see Embedding.cache). */
@@ -190,6 +191,7 @@ export class Embedding {
   // Table and optimizer state against the memory they go to: a GPU holds its
   // rank's part of a group's table; host shared memory holds all of it.
   private checkFits(o: EmbeddingOptions, gpu: boolean): void {
+    if (this.memory === 'hierarchical') return; // its host's share is checked where the hosts are known (allocate_table.ts)
     const states = this.optimizer ? stateCount(this.optimizer) : 0;
     const width = this.optimizer ? stateWidth(this.optimizer, this.dim) : this.dim;
     const total = this.rows * (this.dim * (this.dtype === 'float32' ? 4 : 2) + 4 * states * width);

@@ -152,9 +152,9 @@ export async function trainKge(
   const comm = o.communicator,
     rank = comm?.rank ?? 0,
     ranks = comm?.size ?? 1;
-  if (ranks > 1 && o.memory !== 'continuous' && o.memory !== 'chunked' && o.memory !== 'distributed') {
+  if (ranks > 1 && !['continuous', 'chunked', 'distributed', 'hierarchical'].includes(o.memory ?? '')) {
     throw new RangeError(
-      `trainKge: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous', 'chunked' or 'distributed', got ${o.memory}`,
+      `trainKge: ${ranks} ranks share their tables in WholeMemory: memory must be 'continuous', 'chunked', 'distributed' or 'hierarchical', got ${o.memory}`,
     );
   }
   // Every rank's step is applied in one collective (each row's owner sums every rank's gradients for it), so the

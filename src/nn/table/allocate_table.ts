@@ -5,10 +5,13 @@ import {deviceStatus} from '../../native/device';
 import {embeddingNative} from '../../native/domains';
 import {DeviceTable} from './device_table';
 import {DistributedTable} from './distributed_table';
+import {HierarchicalTable, hostShare} from './hierarchical_table';
 import {HostTable} from './host_table';
 import {TableRequest, TableStorage} from './table_storage';
+import {hostCommunicators} from '../../memory/communicator_split';
+import {checkCapacity} from '../../memory/capacity';
 
-export type TableMemory = 'device' | 'host' | 'continuous' | 'chunked' | 'distributed' | 'managed';
+export type TableMemory = 'device' | 'host' | 'continuous' | 'chunked' | 'distributed' | 'hierarchical' | 'managed';
 
 /**
  * Storage for `memory` on this machine (`gpu`: tensors live on the GPU). Shared kinds use `communicator`,
@@ -61,7 +64,39 @@ export function allocateTable(
       const [comm, done] = group();
       return new DistributedTable(r, comm, gpu ? needBackend() : undefined, done);
     }
+    case 'hierarchical':
+      return hierarchical(r, gpu ? needBackend() : undefined, ...group());
     default:
-      throw new RangeError(`embedding: memory must be device, host, continuous, chunked, distributed or managed, got '${memory}'`);
+      throw new RangeError(
+        `embedding: memory must be device, host, continuous, chunked, distributed, hierarchical or managed, got '${memory}'`,
+      );
+  }
+}
+
+// Split between hosts, shared within each: the group's ranks split by host name, every host with as many ranks; this
+// host's rows in chunked GPU WholeMemory (continuous host memory without a GPU) over its ranks.
+function hierarchical(r: TableRequest, b: WholeMemoryBackend | undefined, comm: Communicator, done: () => void): TableStorage {
+  const {host, across} = hostCommunicators(comm);
+  try {
+    const sizes = comm.allgatherJson(host.size, "embedding: memory 'hierarchical' (ranks a host)");
+    if (new Set(sizes).size > 1)
+      throw new RangeError(
+        `embedding: memory 'hierarchical' needs as many ranks on every host; the group's hosts have ${[...new Set(sizes)].join(', ')} ranks`,
+      );
+    const share = hostShare(r.rows, across.size, across.rank);
+    const mine = {...r, rows: Math.max(share.count, 1), rowBase: share.first};
+    const rowBytes = r.dim * r.elementBytes + 4 * r.states * r.stateWidth;
+    checkCapacity(
+      `embedding (${r.rows} rows, memory 'hierarchical': ${share.count} on this host)`,
+      Math.ceil((mine.rows * rowBytes) / (b ? host.size : 1)),
+      b ? 'device' : 'host',
+    );
+    const inner = b ? DeviceTable.wholeMemory(b, mine, host, 1, () => {}) : HostTable.wholeMemory(mine, host, 0, () => {});
+    return new HierarchicalTable(r.rows, r.dim, comm, host, across, inner, done);
+  } catch (e) {
+    across.destroy();
+    host.destroy();
+    done();
+    throw e;
   }
 }

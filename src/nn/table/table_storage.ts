@@ -1,7 +1,7 @@
 // Where an embedding table's rows and optimizer state live, one implementation per kind of memory
 // (as WholeGraph's gather_op_impl_* per memory type): host arrays or host WholeMemory
 // (host_table.ts), GPU buffers or GPU WholeMemory (device_table.ts), a rank's part of a distributed
-// table (distributed_table.ts). `Embedding` (../embedding.ts) keeps the API and validation and calls
+// table (distributed_table.ts), a host's part of a table split between hosts (hierarchical_table.ts). `Embedding` (../embedding.ts) keeps the API and validation and calls
 // one of these; allocate_table.ts picks it.
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -24,6 +24,8 @@ export interface TableRequest {
   states: number;
   /** Floats per row in each state array: dim, or 1 for a row-wise optimizer. */
   stateWidth: number;
+  /** The row of a larger table this storage's row 0 is (a part of one: its initial values are the larger table's). */
+  rowBase?: number;
 }
 
 /** A state array: a device address (0: none), a host array (null: none), or WholeMemory. */
@@ -137,7 +139,7 @@ export function applyThroughGroup(
 }
 
 /** The NativeTable the kernels take for a request. */
-export function nativeTable(r: TableRequest, rows = r.rows, rowBase?: number): NativeTable {
+export function nativeTable(r: TableRequest, rows = r.rows, rowBase = r.rowBase): NativeTable {
   return rowBase === undefined ? {rows, dim: r.dim, storage: r.storage} : {rows, dim: r.dim, storage: r.storage, rowBase};
 }
 
