@@ -334,7 +334,7 @@ describe('row cache', function () {
     const chunked = wm.nn.embedding({rows: 20, dim: 2, memory: 'chunked'});
     try {
       expect(() => chunked.cache({rows: [1]})).to.throw(
-        /a cache goes in front of a 'host', 'managed' or 'continuous' table; this one is 'chunked'/,
+        /a cache goes in front of a 'host', 'managed', 'continuous' or 'hierarchical' table; this one is 'chunked'/,
       );
     } finally {
       chunked.dispose();

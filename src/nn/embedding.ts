@@ -56,7 +56,7 @@ export interface EmbeddingOptions {
    * split between the group's hosts, chunked over each host's GPUs (host memory without them).
    */
   communicator?: Communicator;
-  /** A cache of the hottest rows in GPU memory, in front of a 'host', 'managed' or 'continuous' table (see Embedding.cache). */
+  /** A cache of the hottest rows in GPU memory, in front of a 'host', 'managed', 'continuous' or 'hierarchical' table (see Embedding.cache). */
   cache?: EmbeddingCacheOptions;
 }
 
@@ -139,7 +139,8 @@ export class Embedding {
    * 'managed' or 'continuous' memory have a cache; 'device' tables need none; 'chunked' and
    * 'distributed' ones have none. Not collective: a shared table's cache is this rank's alone, and
    * while it holds rows the table is read-only on this rank (write, add and steps are refused): keep
-   * rows there that no rank writes meanwhile.
+   * rows there that no rank writes meanwhile. A 'hierarchical' table's cache keeps this rank's copies of
+   * the listed rows other hosts hold; filling or emptying it is a collective (every rank calls, with its rows).
    */
   cache(o: EmbeddingCacheOptions | null): CacheStats | undefined {
     const s = this.live('cache');
@@ -152,7 +153,7 @@ export class Embedding {
             ? 'its rows are in one address range per rank; continuous memory has a cache'
             : 'its rows move by collectives';
       throw new Error(
-        `embedding.cache: a cache goes in front of a 'host', 'managed' or 'continuous' table; this one is '${this.memory}' (${why})`,
+        `embedding.cache: a cache goes in front of a 'host', 'managed', 'continuous' or 'hierarchical' table; this one is '${this.memory}' (${why})`,
       );
     }
     if (o === null) {

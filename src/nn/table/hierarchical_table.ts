@@ -13,7 +13,8 @@ import type {Communicator} from '../../memory/communicator';
 import {bytesOf, readRows, RowLayout, sendRows} from '../../memory/distributed_rows';
 import {indexError} from '../../backend/index_validation';
 import {embeddingNative} from '../../native/domains';
-import {asFloat32, asInt32, TableStorage} from './table_storage';
+import {cacheBytes, CacheStats, checkCacheIds} from './row_cache';
+import {asFloat32, asInt32, CachePlace, TableStorage} from './table_storage';
 
 /** How the rows of a table of `rows` rows split between `hosts` hosts: host h holds [first, first + count). */
 export function hostShare(rows: number, hosts: number, h: number): {rowsPerHost: number; first: number; count: number} {
@@ -31,6 +32,7 @@ export class HierarchicalTable implements TableStorage {
   private readonly hostFirst: number;
   private readonly hostCount: number;
   private readonly layout: RowLayout;
+  readonly cache: RemoteRowCache;
 
   /**
    * `inner`: this host's rows (a table of `share.count` rows the ranks of `host` share); `across`: the ranks that
@@ -53,6 +55,12 @@ export class HierarchicalTable implements TableStorage {
     this.count = this.hostCount === 0 ? 0 : inner.count;
     this.stateCount = inner.stateCount;
     this.layout = {comm: across, rows, rowsPerRank: share.rowsPerHost, rowBytes: dim * 4, noun: 'table'};
+    this.cache = new RemoteRowCache(rows, dim, (ids, what) => {
+      const remote = ids.filter((id) => !this.ownHost(id));
+      this.checked(remote, what);
+      const bytes = this.readRemote(remote, what);
+      return {ids: remote, rows: new Float32Array(bytes.buffer, bytes.byteOffset, remote.length * dim)};
+    });
   }
 
   init(kind: number, scale: number, seed: number): void {
@@ -78,47 +86,54 @@ export class HierarchicalTable implements TableStorage {
     const ids = asInt32(idx.dataSync());
     this.checked(ids, what);
     const own: number[] = [],
+      cached: number[] = [],
       remote: number[] = [];
-    ids.forEach((id, i) => (this.ownHost(id) ? own : remote).push(i));
-    // This host's rows from its shared memory, read where the inner table lives (the GPU for GPU tables).
-    const ownIdx = tf.tensor1d(
-      Int32Array.from(own, (i) => ids[i] - this.hostFirst),
-      'int32',
-    );
-    let ownRows: tf.Tensor;
-    try {
-      ownRows = this.inner.gather(ownIdx, [own.length, this.dim], what);
-    } finally {
-      ownIdx.dispose();
-    }
+    const slots = this.cache.slotOf;
+    ids.forEach((id, i) => (this.ownHost(id) ? own : slots && slots[id] >= 0 ? cached : remote).push(i));
+    this.cache.counted(ids.length, cached.length);
     // Other hosts' rows through `across` (a collective of the group even when this rank wants none).
-    const remoteBytes =
-      this.across.size === 1
-        ? new Uint8Array(0)
-        : readRows(
-            this.layout,
-            Int32Array.from(remote, (i) => ids[i]),
-            (local) => this.readOwn(local, what),
-            what,
-          );
-    if (remote.length === 0) {
-      const out = tf.reshape(ownRows, shape);
-      if (out !== ownRows) ownRows.dispose();
-      return out;
-    }
+    const remoteBytes = this.readRemote(
+      Int32Array.from(remote, (i) => ids[i]),
+      what,
+    );
     return tf.tidy(() => {
-      const remoteRows = tf.tensor2d(new Float32Array(remoteBytes.buffer, remoteBytes.byteOffset, remote.length * this.dim), [
-        remote.length,
-        this.dim,
-      ]);
-      // Each position's row: own rows first, then the remote ones, put back in the caller's order.
+      // This host's rows from its shared memory (on the GPU for GPU tables), this rank's copies of other hosts' rows,
+      // and the rows other hosts sent: each position's row put back in the caller's order.
+      const parts: tf.Tensor[] = [
+        this.inner.gather(
+          tf.tensor1d(
+            Int32Array.from(own, (i) => ids[i] - this.hostFirst),
+            'int32',
+          ),
+          [own.length, this.dim],
+          what,
+        ),
+      ];
+      if (cached.length)
+        parts.push(
+          tf.gather(
+            this.cache.rows!,
+            tf.tensor1d(
+              Int32Array.from(cached, (i) => slots![ids[i]]),
+              'int32',
+            ),
+          ),
+        );
+      if (remote.length)
+        parts.push(
+          tf.tensor2d(new Float32Array(remoteBytes.buffer, remoteBytes.byteOffset, remote.length * this.dim), [remote.length, this.dim]),
+        );
+      if (parts.length === 1) return tf.reshape(parts[0], shape);
       const order = new Int32Array(ids.length);
-      own.forEach((i, k) => (order[i] = k));
-      remote.forEach((i, k) => (order[i] = own.length + k));
-      const both = tf.concat([ownRows, remoteRows]);
-      ownRows.dispose();
-      return tf.reshape(tf.gather(both, tf.tensor1d(order, 'int32')), shape);
+      [own, cached, remote].flat().forEach((i, k) => (order[i] = k));
+      return tf.reshape(tf.gather(tf.concat(parts), tf.tensor1d(order, 'int32')), shape);
     });
+  }
+
+  /** Collective over `across`: the rows at `ids` (every one on another host) as float32 bytes. */
+  private readRemote(ids: Int32Array, what: string): Uint8Array {
+    if (this.across.size === 1) return new Uint8Array(0);
+    return readRows(this.layout, ids, (local) => this.readOwn(local, what), what);
   }
 
   /** This host's rows at local indices, as float32 bytes: what another host's rank asked this rank for. */
@@ -222,9 +237,74 @@ export class HierarchicalTable implements TableStorage {
   }
 
   release(): void {
+    this.cache.release();
     this.inner.release();
     this.across.destroy();
     this.host.destroy();
     this.onRelease();
+  }
+}
+
+/**
+ * A hierarchical table's cache: this rank's copies of rows other hosts hold (those its batches read most), read
+ * where the rank computes (its GPU, or host memory) instead of asked of their host. Filling it is a collective (every
+ * rank calls Embedding.cache, with its rows or null): the copies come through one read. While it holds rows the table
+ * is read-only on this rank (features), and emptying it copies nothing back.
+ */
+class RemoteRowCache implements CachePlace {
+  rows?: tf.Tensor2D;
+  slotOf?: Int32Array;
+  private lookups = 0;
+  private hits = 0;
+
+  constructor(
+    private readonly tableRows: number,
+    private readonly dim: number,
+    private readonly fill: (ids: Int32Array, what: string) => {ids: Int32Array; rows: Float32Array},
+  ) {}
+
+  set(ids: Int32Array | null, what: string): void {
+    this.release();
+    if (ids) checkCacheIds(ids, this.tableRows, what);
+    const got = this.fill(ids ?? new Int32Array(0), what);
+    if (ids === null || got.ids.length === 0) return;
+    this.rows = tf.keep(tf.tensor2d(got.rows, [got.ids.length, this.dim]));
+    this.slotOf = new Int32Array(this.tableRows).fill(-1);
+    got.ids.forEach((id, k) => (this.slotOf![id] = k));
+  }
+
+  get readOnly(): boolean {
+    return this.rows !== undefined;
+  }
+
+  /** A read of `n` rows, `hit` of them copies here. */
+  counted(n: number, hit: number): void {
+    if (!this.rows) return;
+    this.lookups += n;
+    this.hits += hit;
+  }
+
+  stats(): CacheStats | undefined {
+    if (!this.rows) return undefined;
+    const slots = this.rows.shape[0];
+    return {
+      slots,
+      bytes: cacheBytes(slots, this.tableRows, this.dim * 4),
+      lookups: this.lookups,
+      hits: this.hits,
+      hitRate: this.lookups > 0 ? this.hits / this.lookups : 0,
+    };
+  }
+
+  resetCounts(): void {
+    this.lookups = 0;
+    this.hits = 0;
+  }
+
+  release(): void {
+    this.rows?.dispose();
+    this.rows = undefined;
+    this.slotOf = undefined;
+    this.resetCounts();
   }
 }

@@ -93,7 +93,7 @@ export function hottestRows(
 }
 
 /** Distinct row ids in [0, rows), checked (a duplicate would leave a stale slot behind). */
-function checkCacheIds(ids: Int32Array, rows: number, what: string): void {
+export function checkCacheIds(ids: Int32Array, rows: number, what: string): void {
   const seen = new Uint8Array(Math.ceil(rows / 8));
   for (let i = 0; i < ids.length; ++i) {
     const r = ids[i];

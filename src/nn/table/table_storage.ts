@@ -10,7 +10,7 @@ import type {Communicator} from '../../memory/communicator';
 import {bytesOf, sendRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
-import {TableCache} from './row_cache';
+import {CacheStats, TableCache} from './row_cache';
 
 /** What every kind of storage is made from. */
 export interface TableRequest {
@@ -62,7 +62,19 @@ export interface TableStorage {
   /** Gradient elements skipped because they were NaN or infinite. */
   skipped(): number;
   /** The row cache's place: absent where the memory cannot have one (chunked WholeMemory, distributed tables). */
-  readonly cache?: TableCache;
+  readonly cache?: CachePlace;
+  release(): void;
+}
+
+/**
+ * What Embedding.cache drives: a table's cache of rows (row_cache.ts' TableCache; a hierarchical table's copies of
+ * other hosts' rows). `set` keeps rows (null: none); while `readOnly`, writes and steps are refused on this rank.
+ */
+export interface CachePlace {
+  set(ids: Int32Array | null, what: string): void;
+  readonly readOnly: boolean;
+  stats(): CacheStats | undefined;
+  resetCounts(): void;
   release(): void;
 }
 

@@ -1,0 +1,87 @@
+// What crossing hosts costs on the CPU path: examples/data-parallel.ts on two simulated hosts (network namespaces,
+// test/two_hosts.ts; needs root), 2 ranks a host, polblogs with PROBE_FEATURES generated features a vertex (default
+// 64: its label, noisy, and noise), trained on the features alone, the feature table in each memory that works
+// across hosts: continuous (stored once per host), hierarchical (split between the hosts), hierarchical with a cache
+// of half the rows, distributed. Prints each run's median epoch time (epochs 2 onwards) and its cache hit rate.
+// `node dist/bench/probes/cross_hosts.js`
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import {TwoHosts} from '../../test/two_hosts';
+import {median} from '../bench_util';
+
+async function main(): Promise<void> {
+  const hosts = TwoHosts.make();
+  if (!(hosts instanceof TwoHosts)) throw new Error(`cross_hosts: no simulated hosts here (${hosts.why})`);
+  const root = path.resolve(__dirname, '..', '..', '..');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-cross-hosts-'));
+  const dim = Number(process.env.PROBE_FEATURES ?? 64);
+  const epochs = Number(process.env.PROBE_EPOCHS ?? 6);
+  try {
+    const secret = path.join(dir, 'secret');
+    fs.writeFileSync(secret, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
+    const data = path.join(dir, 'polblogs-features');
+    fs.mkdirSync(data);
+    for (const f of ['edges.tsv', 'vertex_value.tsv']) fs.copyFileSync(path.join(root, 'data', 'polblogs', f), path.join(data, f));
+    const labels = fs
+      .readFileSync(path.join(data, 'vertex_value.tsv'), 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => Number(l.split('\t')[1]));
+    let state = 7;
+    const noise = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    fs.writeFileSync(
+      path.join(data, 'vertex_features.tsv'),
+      labels.map((y, v) => [v, y + 0.5 * noise(), ...Array.from({length: dim - 1}, noise)].join('\t')).join('\n') + '\n',
+    );
+    const runs: [string, string[]][] = [
+      ['continuous (once per host)', ['--memory', 'continuous']],
+      ['hierarchical', ['--memory', 'hierarchical']],
+      ['hierarchical, cache 0.5', ['--memory', 'hierarchical', '--feature-cache', '0.5']],
+      ['distributed', ['--memory', 'distributed']],
+    ];
+    console.log(`polblogs, ${dim} features, 4 ranks on 2 simulated hosts, batch 256, ${epochs} epochs`);
+    console.log('| feature table | epoch, median s | cache hit rate | test accuracy |\n| --- | ---: | ---: | ---: |');
+    let port = 29700;
+    for (const [name, extra] of runs) {
+      const args = [
+        '--data',
+        data,
+        '--epochs',
+        String(epochs),
+        '--inputs',
+        'features',
+        '--batch-size',
+        '256',
+        '--out',
+        path.join(dir, 'runs'),
+      ];
+      const command = (node: number) => [
+        process.execPath,
+        path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'),
+        ...['-n', '2', '--nnodes', '2', '--node-rank', String(node), '--master-addr', hosts.addresses[0], '--master-port', String(port)],
+        path.join(root, 'dist', 'examples', 'data-parallel.js'),
+        ...args,
+        ...extra,
+      ];
+      const env = {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secret, CUDA_VISIBLE_DEVICES: ''};
+      const [a, b] = await Promise.all(([0, 1] as const).map((node) => hosts.run(node, command(node), env, 600_000)));
+      ++port;
+      if (a.status !== 0 || b.status !== 0) throw new Error(`cross_hosts: ${name} failed:\n${a.out.slice(-2000)}\n${b.out.slice(-1000)}`);
+      const seconds = [...a.out.matchAll(/epoch +\d+\/\d+ .*\| ([\d.]+) s/g)].map((m) => Number(m[1])).slice(1);
+      const hit = a.out.match(/hit rate ([\d.]+)/);
+      const acc = a.out.match(/test accuracy ([\d.]+) %/);
+      console.log(`| ${name} | ${median(seconds).toFixed(3)} | ${hit ? hit[1] : '-'} | ${acc ? acc[1] : '-'} % |`);
+    }
+  } finally {
+    hosts.dispose();
+    fs.rmSync(dir, {recursive: true, force: true});
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
