@@ -17,6 +17,7 @@ import * as wm from '../src/index';
 import {freebaseShapedKg, patternedKg} from '../src/graph/kg_patterns';
 import {readLaunchEnv} from '../src/memory/launch_env';
 import {KnowledgeGraph, readKnowledgeGraph, tripleCount} from '../src/graph/triples';
+import {readsAreCollective} from '../src/nn/embedding';
 import {KGE_MODELS, KgeModelName} from '../src/nn/kge/kge_model';
 import {DEFAULT_KGE, KgeEpoch, trainKge} from '../src/train/kge';
 import {evaluateKge} from '../src/train/kge_ranking';
@@ -90,7 +91,7 @@ const program = new Command()
   .option('--eval-triples <n>', 'validation triples ranked each time (a seeded sample)', positiveInt('--eval-triples'), d.evalTriples)
   .option(
     '--memory <kind>',
-    "where the tables live: device, host, managed, continuous, chunked, distributed (each rank its share of the rows); under the launcher the ranks share each step's batch out, its updates applied together at each row's owner (default: device with a GPU, else host; continuous under the launcher)",
+    "where the tables live: device, host, managed, continuous, chunked, distributed (each rank its share of the rows), hierarchical (split between hosts, shared within each); under the launcher the ranks share each step's batch out, its updates applied together at each row's owner (default: device with a GPU, else host; continuous under the launcher)",
   )
   .option(
     '--dtype <type>',
@@ -149,6 +150,9 @@ async function train(): Promise<void> {
   const comm = readLaunchEnv() ? wm.communicatorFromEnv() : undefined;
   const lead = (comm?.rank ?? 0) === 0;
   const memory = o.memory ?? (comm ? 'continuous' : undefined);
+  // Reads of 'distributed' and 'hierarchical' tables are collectives: every rank ranks (the validation sample each
+  // epoch, the test split at the end) and reads the rows saved; rank 0 reports and writes.
+  const collective = comm !== undefined && comm.size > 1 && readsAreCollective(memory);
   if (o.data && o.freebaseShaped) throw new Error('--data and --freebase-shaped: give one');
   const kg: KnowledgeGraph = o.data
     ? await readKnowledgeGraph(o.data, {onProgress: (line) => lead && console.log(`${o.data}: ${line}`)})
@@ -184,7 +188,7 @@ async function train(): Promise<void> {
     regularizationWeight: o.regularizationWeight,
     optimizer: o.optimizer,
     learningRate: o.lr,
-    evalEvery: lead ? o.evalEvery : 0,
+    evalEvery: lead || collective ? o.evalEvery : 0,
     leadWorkMs: LEAD_WORK_MS,
     evalTriples: o.evalTriples,
     memory,
@@ -218,8 +222,6 @@ async function train(): Promise<void> {
   });
   progress?.stop();
   const seconds = (Date.now() - started) / 1000;
-  // 'distributed' tables are read by collectives: every rank ranks the test split and reads the rows saved.
-  const collective = comm !== undefined && comm.size > 1 && memory === 'distributed';
   if (!lead && collective) {
     if (tripleCount(kg.test) > 0) evaluateKge(m, kg.test, {filter: [kg.train, kg.valid, kg.test]});
     if (o.save) saveKgeModel(m, o.out, kg, undefined, {writer: false});

@@ -906,7 +906,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     }
   });
 
-  it("npm run kge on 2 ranks (tables in continuous or chunked WholeMemory or 'distributed': each batch shared out, the updates applied together at the rows' owners) ranks as well as one process; the saved models answer a query", () => {
+  it("npm run kge on 2 ranks (tables in continuous or chunked WholeMemory, 'distributed' or 'hierarchical' (validated each epoch): each batch shared out, the updates applied together at the rows' owners) ranks as well as one process; the saved models answer a query", () => {
     const root = path.resolve(__dirname, '..');
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ranks-'));
     const args = [
@@ -982,6 +982,15 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       expect(chunked.status, chunked.stderr).to.equal(0);
       expect(chunked.stdout).to.match(/2 ranks sharing chunked tables/);
       expect(Math.abs(mrr(chunked.stdout) - mrr(one.stdout)), `chunked ${mrr(chunked.stdout)}, 1 rank ${mrr(one.stdout)}`).to.be.below(
+        0.05,
+      );
+      // 'hierarchical' tables (one host here: shared by both ranks), validated every epoch: the validation ranking reads
+      // the tables by collectives, so every rank ranks it.
+      const split = launch(['--memory', 'hierarchical', '--eval-every', '1'], 'split');
+      expect(split.status, split.stderr).to.equal(0);
+      expect(split.stdout).to.match(/2 ranks sharing hierarchical tables/);
+      expect(split.stdout).to.match(/epoch 1: loss [\d.]+ \| valid MRR/);
+      expect(Math.abs(mrr(split.stdout) - mrr(one.stdout)), `hierarchical ${mrr(split.stdout)}, 1 rank ${mrr(one.stdout)}`).to.be.below(
         0.05,
       );
       const small = launch(['--memory', 'distributed', '--batch-size', '16'], 'small');

@@ -61,6 +61,14 @@ export interface EmbeddingOptions {
 }
 
 /**
+ * Whether a table in `memory` that several ranks share is read by collectives (every rank calls each read, with its
+ * own rows): 'distributed' and 'hierarchical' tables; the others are read by each rank alone.
+ */
+export function readsAreCollective(memory: EmbeddingMemory | undefined): boolean {
+  return memory === 'distributed' || memory === 'hierarchical';
+}
+
+/**
  * Which rows a table keeps in its cache, and how many. The rows live in GPU memory; a cached row is
  * read, written and stepped there, so a trainable table stays exact. Without a GPU the cache is a
  * second host array (the same results, nothing faster). In front of a 'continuous' table shared by a
