@@ -10,6 +10,7 @@ import {spawnSync} from 'child_process';
 import {expect} from 'chai';
 
 import {TwoHosts} from './two_hosts';
+import {polblogsWithFeatures} from './fixtures/polblogs_features';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
@@ -128,20 +129,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
 
   it('data-parallel training across hosts: the features stored once per host, the dense gradients all-reduced over both; learned embeddings in memory one host holds refused by name, trained in a table split between the hosts', async () => {
     // polblogs with 8 features a vertex (its label, noisy, and noise): the folder the example reads.
-    const data = path.join(dir, 'polblogs-features');
-    fs.mkdirSync(data, {recursive: true});
-    for (const f of ['edges.tsv', 'vertex_value.tsv']) fs.copyFileSync(path.join(root, 'data', 'polblogs', f), path.join(data, f));
-    const labels = fs
-      .readFileSync(path.join(data, 'vertex_value.tsv'), 'utf8')
-      .split('\n')
-      .filter((l) => l && !l.startsWith('#'))
-      .map((l) => Number(l.split('\t')[1]));
-    let state = 7;
-    const noise = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
-    fs.writeFileSync(
-      path.join(data, 'vertex_features.tsv'),
-      labels.map((y, v) => [v, y + 0.5 * noise(), ...Array.from({length: 7}, noise)].join('\t')).join('\n') + '\n',
-    );
+    const data = polblogsWithFeatures(dir, 8);
     const example = path.join(root, 'dist', 'examples', 'data-parallel.js');
     const args = ['--data', data, '--epochs', '2', '--out', path.join(dir, 'dp-runs')];
     const [a, b] = await launch(29624, [...args, '--inputs', 'features'], {}, example);

@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
+import {polblogsWithFeatures} from '../../test/fixtures/polblogs_features';
 import {TwoHosts} from '../../test/two_hosts';
 import {median} from '../bench_util';
 
@@ -22,20 +23,7 @@ async function main(): Promise<void> {
   try {
     const secret = path.join(dir, 'secret');
     fs.writeFileSync(secret, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
-    const data = path.join(dir, 'polblogs-features');
-    fs.mkdirSync(data);
-    for (const f of ['edges.tsv', 'vertex_value.tsv']) fs.copyFileSync(path.join(root, 'data', 'polblogs', f), path.join(data, f));
-    const labels = fs
-      .readFileSync(path.join(data, 'vertex_value.tsv'), 'utf8')
-      .split('\n')
-      .filter((l) => l && !l.startsWith('#'))
-      .map((l) => Number(l.split('\t')[1]));
-    let state = 7;
-    const noise = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
-    fs.writeFileSync(
-      path.join(data, 'vertex_features.tsv'),
-      labels.map((y, v) => [v, y + 0.5 * noise(), ...Array.from({length: dim - 1}, noise)].join('\t')).join('\n') + '\n',
-    );
+    const data = polblogsWithFeatures(dir, dim);
     const runs: [string, string[]][] = [
       ['continuous (once per host)', ['--memory', 'continuous']],
       ['hierarchical', ['--memory', 'hierarchical']],
