@@ -9,10 +9,9 @@ import * as tf from '@tensorflow/tfjs-core';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {nativeBackend} from '../../backend/backend_wholememory';
 import {gatAggregate} from '../gat';
-import {firstRows} from '../conv/graph_input';
 import {glorot} from '../node_model';
-import {foldAttention, rgatPass, sideBySide} from './rgat_pass';
-import {checkTypedInputs, LayerRelation, layerRelations, relationsBy} from './typed_inputs';
+import {Attend, planOf, rgatForward, rgatPass} from './rgat_pass';
+import {checkTypedInputs, layerRelations} from './typed_inputs';
 
 export interface RgatConvOptions {
   inDim: number;
@@ -84,57 +83,16 @@ export class RgatConv {
     // The relations with entries (a destination type without rows has none).
     const used = layerRelations('rgatConv', layer, this.index);
     const weights = {w: this.w, attSrc: this.attSrc, attDst: this.attDst, root: this.root, bias: this.biasVar};
-    const b = nativeBackend();
     const shape = {inDim, units, heads, concat, negativeSlope, relations: this.config.relations.length};
-    // On the native backend: one op each way (rgat_pass.ts); elsewhere the same arithmetic from taped tfjs ops.
-    return b ? tf.tidy(() => rgatPass(b, shape, weights, x, layer, used)) : tf.tidy(() => this.taped(x, layer, used));
-  }
-
-  private taped(x: Record<string, tf.Tensor2D>, layer: TypedLayer, used: LayerRelation[]): Record<string, tf.Tensor2D> {
-    const {inDim, units, heads, concat, negativeSlope} = this.config;
-    const wide = heads * units;
-    const R = this.config.relations.length;
-    const wHeads = tf.reshape(this.w, [R, inDim, heads, units]) as tf.Tensor4D;
-    const srcCols = tf.concat([this.w, foldAttention(wHeads, this.attSrc)], 2) as tf.Tensor3D; // [R, inDim, wide + heads]
-    const dstCols = foldAttention(wHeads, this.attDst);
-    const bySource = relationsBy(used, 's');
-    const sourceCols = bySource.size ? sideBySide(srcCols, bySource) : new Map<string, tf.Tensor2D>();
-    const fromSource = new Map<string, {z: tf.Tensor3D; logits: tf.Tensor2D}>();
-    for (const [s, rels] of bySource) {
-      const parts = tf.split(
-        tf.matMul(x[s], sourceCols.get(s)!),
-        rels.flatMap(() => [wide, heads]),
-        1,
-      );
-      rels.forEach((u, i) =>
-        fromSource.set(u.key, {z: tf.reshape(parts[2 * i], [-1, heads, units]) as tf.Tensor3D, logits: parts[2 * i + 1] as tf.Tensor2D}),
-      );
-    }
-    const into = relationsBy(used, 'd');
-    const destCols = into.size ? sideBySide(dstCols, into) : new Map<string, tf.Tensor2D>();
-    const out: Record<string, tf.Tensor2D> = {};
-    for (const [t, rows] of Object.entries(layer.dst)) {
-      const n = rows.length;
-      if (n === 0) continue;
-      const xd = firstRows(x[t], n);
-      const rels = into.get(t) ?? [];
-      const cols: tf.Tensor2D[] = [...(this.root ? [this.root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
-      const sizes = [...(this.root ? [this.outDim] : []), ...rels.map(() => heads)];
-      const product = cols.length ? tf.matMul(xd, cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D)) : undefined;
-      // (a split into one part has no gradient in tfjs: the product as it is)
-      const parts = !product ? [] : sizes.length === 1 ? [product] : tf.split(product, sizes, 1);
-      // The root's part and every relation's attention, summed in one op.
-      const terms: tf.Tensor2D[] = this.root ? [parts[0] as tf.Tensor2D] : [];
-      rels.forEach((u, i) => {
-        const {z, logits} = fromSource.get(u.key)!;
-        const agg = gatAggregate(layer.blocks[u.key], z, logits, parts[(this.root ? 1 : 0) + i] as tf.Tensor2D, {negativeSlope});
-        terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
-      });
-      const h =
-        terms.length === 0 ? (tf.zeros([n, this.outDim]) as tf.Tensor2D) : terms.length === 1 ? terms[0] : (tf.addN(terms) as tf.Tensor2D);
-      out[t] = (this.biasVar ? tf.add(h, this.biasVar) : h) as tf.Tensor2D;
-    }
-    return out;
+    const b = nativeBackend();
+    return tf.tidy(() => {
+      // On the native backend: one op each way (rgat_pass.ts); elsewhere the same forward arithmetic, taped.
+      if (b) return rgatPass(b, shape, weights, x, layer, used);
+      const plan = planOf(shape, this.root !== undefined, layer, used);
+      const attend: Attend = (u, z, ls, ld) => gatAggregate(layer.blocks[u.key], z, ls, ld, {negativeSlope});
+      const {outs} = rgatForward(shape, weights, x, layer, used, attend, plan);
+      return Object.fromEntries(plan.outTypes.map(({t}, i) => [t, outs[i]]));
+    });
   }
 
   dispose(): void {

@@ -36,7 +36,7 @@ export interface RgatWeights {
 }
 
 /** Each group's relations' [inDim, cols] matrices (m: [R, inDim, cols]) side by side: [inDim, k * cols] a group. */
-export function sideBySide(m: tf.Tensor3D, groups: Map<string, LayerRelation[]>): Map<string, tf.Tensor2D> {
+function sideBySide(m: tf.Tensor3D, groups: Map<string, LayerRelation[]>): Map<string, tf.Tensor2D> {
   const [R, inDim] = m.shape;
   const rs = [...groups.values()].flat().map((u) => u.r);
   const picked = rs.length === R && rs.every((r, i) => r === i) ? m : tf.gather(m, rs);
@@ -54,11 +54,92 @@ export function sideBySide(m: tf.Tensor3D, groups: Map<string, LayerRelation[]>)
 }
 
 /** W folded with attention vectors: sum over units of W [R, inDim, heads, units] times att [R, heads, units]: [R, inDim, heads]. */
-export function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
+function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
   return tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D;
 }
 
 const splitCols = (m: tf.Tensor2D, sizes: number[]): tf.Tensor2D[] => (sizes.length === 1 ? [m] : (tf.split(m, sizes, 1) as tf.Tensor2D[]));
+
+/** Which products a layer makes: by source type and by destination type, the destination types with rows. */
+export interface RgatPlan {
+  bySource: Map<string, LayerRelation[]>;
+  into: Map<string, LayerRelation[]>;
+  /** Every destination type with rows, with the relations into it, in the layer's order: the outputs. */
+  outTypes: {t: string; n: number; rels: LayerRelation[]}[];
+  /** The destination types with a product: a root part (with a root matrix) and a logit column a relation. */
+  products: {t: string; n: number; rels: LayerRelation[]}[];
+  /** The root part's width, when there is one, before the logit columns of a destination product. */
+  rootCols: number[];
+}
+
+export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: LayerRelation[]): RgatPlan {
+  const into = relationsBy(used, 'd');
+  const outTypes = Object.entries(layer.dst)
+    .filter(([, rows]) => rows.length > 0)
+    .map(([t, rows]) => ({t, n: rows.length, rels: into.get(t) ?? []}));
+  return {
+    bySource: relationsBy(used, 's'),
+    into,
+    outTypes,
+    products: outTypes.filter((o) => root || o.rels.length > 0),
+    rootCols: root ? [s.concat ? s.heads * s.units : s.units] : [],
+  };
+}
+
+/** One relation's attention over its block from its z [sources, heads, units] and logit halves: [rows, heads, units]. */
+export type Attend = (u: LayerRelation, z: tf.Tensor3D, srcLogits: tf.Tensor2D, dstLogits: tf.Tensor2D) => tf.Tensor3D;
+
+/**
+ * The layer's forward arithmetic, taped or not (`attend` runs each relation's attention): each destination type's
+ * output in the order of the layer's destination types with rows, and what the written-out backward pass reads (each source type's and destination
+ * product's column matrix, each relation's z and logit halves).
+ */
+export function rgatForward(
+  s: RgatShape,
+  weights: RgatWeights,
+  x: Record<string, tf.Tensor2D>,
+  layer: TypedLayer,
+  used: LayerRelation[],
+  attend: Attend,
+  plan = planOf(s, weights.root !== undefined, layer, used),
+): {outs: tf.Tensor2D[]; sourceCols: tf.Tensor2D[]; destMatrices: tf.Tensor2D[]; perRelation: Map<string, tf.Tensor[]>} {
+  const {inDim, units, heads, concat, relations: R} = s;
+  const wide = heads * units;
+  const {w, attSrc, attDst, root, bias} = weights;
+  const {bySource, into, products, rootCols} = plan;
+  const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
+  const sourceCols = bySource.size
+    ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource)
+    : new Map<string, tf.Tensor2D>();
+  const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into) : new Map<string, tf.Tensor2D>();
+  const perRelation = new Map<string, tf.Tensor[]>(); // z, source logits, destination logits
+  for (const [t, rels] of bySource) {
+    const parts = splitCols(
+      tf.matMul(x[t], sourceCols.get(t)!),
+      rels.flatMap(() => [wide, heads]),
+    );
+    rels.forEach((u, i) => perRelation.set(u.key, [tf.reshape(parts[2 * i], [-1, heads, units]), parts[2 * i + 1]]));
+  }
+  const destMatrices = products.map(({t, rels}) => {
+    const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
+    return cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D);
+  });
+  const outs = plan.outTypes.map(({t, n, rels}) => {
+    const k = products.findIndex((o) => o.t === t);
+    const parts = k < 0 ? [] : splitCols(tf.matMul(firstRows(x[t], n), destMatrices[k]), [...rootCols, ...rels.map(() => heads)]);
+    // The root's part and every relation's attention, summed in one op.
+    const terms: tf.Tensor2D[] = root ? [parts[0]] : [];
+    rels.forEach((u, i) => {
+      const p = perRelation.get(u.key)!;
+      p.push(parts[rootCols.length + i]);
+      const agg = attend(u, p[0] as tf.Tensor3D, p[1] as tf.Tensor2D, p[2] as tf.Tensor2D);
+      terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
+    });
+    const h = terms.length === 0 ? tf.zeros([n, concat ? wide : units]) : terms.length === 1 ? terms[0] : tf.addN(terms);
+    return (bias ? tf.add(h, bias) : h) as tf.Tensor2D;
+  });
+  return {outs, sourceCols: [...bySource.keys()].map((t) => sourceCols.get(t)!), destMatrices, perRelation};
+}
 
 /**
  * The layer's outputs for every destination type with rows, as rgatConv's taped pass computes them; differentiable in
@@ -74,62 +155,31 @@ export function rgatPass(
   used: LayerRelation[],
 ): Record<string, tf.Tensor2D> {
   const {inDim, units, heads, concat, negativeSlope: slope, relations: R} = s;
-  const wide = heads * units,
-    outDim = concat ? wide : units;
+  const wide = heads * units;
   const {w, attSrc, attDst, root, bias} = weights;
-  const bySource = relationsBy(used, 's'),
-    into = relationsBy(used, 'd');
-  const outTypes = Object.entries(layer.dst)
-    .filter(([, rows]) => rows.length > 0)
-    .map(([t, rows]) => ({t, n: rows.length, rels: into.get(t) ?? []}));
+  const plan = planOf(s, root !== undefined, layer, used);
+  const {bySource, outTypes, products, rootCols} = plan;
   if (outTypes.length === 0) return {};
-  // A destination type's products: its root part (when there is a root matrix) and a logit column block a relation.
-  const products = outTypes.filter((o) => root || o.rels.length > 0);
   const inTypes = Object.keys(x).filter((t) => bySource.has(t) || outTypes.some((o) => o.t === t));
   const weightList = [w, attSrc, attDst, ...(root ? [root] : []), ...(bias ? [bias] : [])];
-  const rootCols = root ? [outDim] : [];
 
   const forward = (save: tf.GradSaveFunc): tf.Tensor[] => {
-    const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
-    const sourceCols = bySource.size
-      ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource)
-      : new Map<string, tf.Tensor2D>();
-    const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into) : new Map<string, tf.Tensor2D>();
-    const perRelation = new Map<string, tf.Tensor[]>(); // z, source logits, destination logits, attention weights
-    for (const [t, rels] of bySource) {
-      const parts = splitCols(
-        tf.matMul(x[t], sourceCols.get(t)!),
-        rels.flatMap(() => [wide, heads]),
-      );
-      rels.forEach((u, i) => perRelation.set(u.key, [tf.reshape(parts[2 * i], [-1, heads, units]), parts[2 * i + 1]]));
-    }
-    const destMatrices = products.map(({t, rels}) => {
-      const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
-      return cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D);
-    });
-    const outs = outTypes.map(({t, n, rels}) => {
-      const k = products.findIndex((o) => o.t === t);
-      const parts = k < 0 ? [] : splitCols(tf.matMul(firstRows(x[t], n), destMatrices[k]), [...rootCols, ...rels.map(() => heads)]);
-      const terms: tf.Tensor2D[] = root ? [parts[0]] : [];
-      rels.forEach((u, i) => {
-        const p = perRelation.get(u.key)!;
-        p.push(parts[rootCols.length + i]);
-        const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], p[0], p[1], p[2], heads, units, slope);
-        p.push(alpha);
-        terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
-      });
-      const h = terms.length === 0 ? tf.zeros([n, outDim]) : terms.length === 1 ? terms[0] : tf.addN(terms);
-      return bias ? tf.add(h, bias) : h;
-    });
+    const alphas = new Map<string, tf.Tensor>();
+    const attend: Attend = (u, z, ls, ld) => {
+      const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], z, ls, ld, heads, units, slope);
+      alphas.set(u.key, alpha);
+      return agg as tf.Tensor3D;
+    };
+    const f = rgatForward(s, weights, x, layer, used, attend, plan);
     // Saved, in this order: every input type's rows, each source type's and each destination product's column matrix,
     // each relation's z, source and destination logits and attention weights.
     save([
       ...inTypes.map((t) => x[t]),
-      ...[...bySource.keys()].map((t) => sourceCols.get(t)!),
-      ...destMatrices,
-      ...used.flatMap((u) => perRelation.get(u.key)!),
+      ...f.sourceCols,
+      ...f.destMatrices,
+      ...used.flatMap((u) => [...f.perRelation.get(u.key)!, alphas.get(u.key)!]),
     ]);
-    return outs;
+    return f.outs;
   };
 
   const backward = (dys: tf.Tensor[], saved: tf.Tensor[]): (() => tf.Tensor)[] => {
