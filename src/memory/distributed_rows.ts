@@ -28,12 +28,26 @@ interface Routed {
   arrived: {rows: Int32Array; values?: Uint8Array}[];
 }
 
+/** The position of the first index outside [0, rows), or -1. */
+export function firstBadIndex(idx: Int32Array, rows: number): number {
+  for (let i = 0; i < idx.length; ++i) if (!(idx[i] >= 0 && idx[i] < rows)) return i;
+  return -1;
+}
+
+/**
+ * After a collective that told every rank which ranks passed a bad index: this rank's own (position `bad`) is named
+ * by value and place, else the first rank that passed one (`failed`, -1: none, and nothing is thrown).
+ */
+export function failTogether(what: string, idx: Int32Array, bad: number, failed: number, rows: number, noun: RowLayout['noun']): void {
+  if (bad >= 0) throw indexError(what, idx[bad], bad, rows, noun);
+  if (failed >= 0) throw new RangeError(`${what}: rank ${failed} passed an index outside the ${noun}'s ${rows} rows`);
+}
+
 // Sends each index (and its row's bytes) to the rank that holds it. Every
 // rank takes part even after a bad index, and then all fail together.
 function route(l: RowLayout, idx: Int32Array, values: Uint8Array | undefined, what: string): Routed {
   const {comm, rows, rowsPerRank, rowBytes} = l;
-  let bad = -1;
-  for (let i = 0; i < idx.length && bad < 0; ++i) if (!(idx[i] >= 0 && idx[i] < rows)) bad = i;
+  const bad = firstBadIndex(idx, rows);
   const positions: number[][] = Array.from({length: comm.size}, () => []);
   if (bad < 0) idx.forEach((r, i) => positions[Math.floor(r / rowsPerRank)].push(i));
   // Binary, not JSON: [bad flag, then the local indices for each owner].
@@ -50,9 +64,14 @@ function route(l: RowLayout, idx: Int32Array, values: Uint8Array | undefined, wh
     });
     blobs = comm.allgather(packParts(parts), `${what} (rows)`);
   }
-  if (bad >= 0) throw indexError(what, idx[bad], bad, rows, l.noun);
-  const failed = heads.findIndex((h) => h[0][0] !== 0);
-  if (failed >= 0) throw new RangeError(`${what}: rank ${failed} passed an index outside the ${l.noun}'s ${rows} rows`);
+  failTogether(
+    what,
+    idx,
+    bad,
+    heads.findIndex((h) => h[0][0] !== 0),
+    rows,
+    l.noun,
+  );
   const arrived = heads.map((h, source) => ({
     rows: h[1 + comm.rank],
     values: values ? copyOf(unpackParts(blobs[source])[comm.rank]) : undefined,

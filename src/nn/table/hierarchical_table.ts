@@ -10,11 +10,10 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {NativeOptimizerParams} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
-import {bytesOf, readRows, RowLayout, sendRows} from '../../memory/distributed_rows';
-import {indexError} from '../../backend/index_validation';
+import {bytesOf, failTogether, firstBadIndex, readRows, RowLayout, sendRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import {cacheBytes, CacheStats, checkCacheIds} from './row_cache';
-import {asFloat32, asInt32, CachePlace, TableStorage} from './table_storage';
+import {asFloat32, asInt32, CachePlace, sendToOwners, TableStorage} from './table_storage';
 
 /** How the rows of a table of `rows` rows split between `hosts` hosts: host h holds [first, first + count). */
 export function hostShare(rows: number, hosts: number, h: number): {rowsPerHost: number; first: number; count: number} {
@@ -70,12 +69,16 @@ export class HierarchicalTable implements TableStorage {
 
   /** Every rank learns whether any passed an index outside the table; all throw together, naming the first. */
   private checked(ids: Int32Array, what: string): void {
-    let bad = -1;
-    for (let i = 0; i < ids.length && bad < 0; ++i) if (!(ids[i] >= 0 && ids[i] < this.rows)) bad = i;
+    const bad = firstBadIndex(ids, this.rows);
     const all = this.group.allgatherJson(bad, `${what} (indices)`);
-    if (bad >= 0) throw indexError(what, ids[bad], bad, this.rows);
-    const other = all.findIndex((b) => b >= 0);
-    if (other >= 0) throw new RangeError(`${what}: rank ${other} passed an index outside the table's ${this.rows} rows`);
+    failTogether(
+      what,
+      ids,
+      bad,
+      all.findIndex((b) => b >= 0),
+      this.rows,
+      'table',
+    );
   }
 
   private ownHost(id: number): boolean {
@@ -170,31 +173,10 @@ export class HierarchicalTable implements TableStorage {
       ids,
       asFloat32(values.dataSync()),
       (local, v) => {
-        const perRank = Math.max(1, Math.ceil(Math.max(this.hostCount, 1) / this.host.size));
-        const layout = {
-          comm: this.host,
-          rows: Math.max(this.hostCount, 1),
-          rowsPerRank: perRank,
-          rowBytes: this.dim * 4,
-          noun: 'table' as const,
-        };
-        sendRows(
-          layout,
-          local,
-          bytesOf(v),
-          (mine, w) =>
-            tf.tidy(() =>
-              this.inner.write(
-                tf.tensor1d(
-                  Int32Array.from(mine, (i) => i + this.host.rank * perRank),
-                  'int32',
-                ),
-                tf.tensor2d(new Float32Array(w.buffer, w.byteOffset, w.byteLength / 4), [mine.length, this.dim]),
-                what,
-              ),
-            ),
-          what,
-        );
+        const rows = Math.max(this.hostCount, 1);
+        const write = (mine: Int32Array, w: Float32Array) =>
+          tf.tidy(() => this.inner.write(tf.tensor1d(mine, 'int32'), tf.tensor2d(w, [mine.length, this.dim]), what));
+        sendToOwners(this.host, rows, this.dim, Math.ceil(rows / this.host.size), local, v, write, what);
       },
       what,
     );

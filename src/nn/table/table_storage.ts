@@ -126,10 +126,32 @@ export abstract class AddressedTable {
 }
 
 /**
- * Collective over `group`: each rank's (idx, grads) sent through the communicator to the rows' owners (rank q owns
- * rows [q * rowsPerRank, ...)); `applyOwn` gets what arrived at this rank, as global row ids and float32 rows; then
- * the ranks meet, so no read after it sees a row half updated.
+ * Collective over `group`: each rank's rows (`ids`, float32 `values` `dim` wide) sent through the communicator to the
+ * rows' owners (rank q owns rows [q * rowsPerRank, ...) of `rows`); `atOwner` gets what arrived at this rank, as row
+ * ids and float32 rows; then the ranks meet, so no read after it sees a row half changed.
  */
+export function sendToOwners(
+  group: Communicator,
+  rows: number,
+  dim: number,
+  rowsPerRank: number,
+  ids: Int32Array,
+  values: Float32Array,
+  atOwner: (ids: Int32Array, values: Float32Array) => void,
+  what: string,
+): void {
+  const first = group.rank * rowsPerRank;
+  const layout = {comm: group, rows, rowsPerRank, rowBytes: dim * 4, noun: 'table' as const};
+  const arrived = (local: Int32Array, v: Uint8Array) =>
+    atOwner(
+      local.map((i) => i + first),
+      new Float32Array(v.buffer, v.byteOffset, v.byteLength / 4),
+    );
+  sendRows(layout, ids, bytesOf(values), arrived, what);
+  group.barrier();
+}
+
+/** sendToOwners for a table's step: each rank's (idx, grads) applied at the rows' owners by `applyOwn`. */
 export function applyThroughGroup(
   group: Communicator,
   r: TableRequest,
@@ -139,15 +161,7 @@ export function applyThroughGroup(
   applyOwn: (ids: Int32Array, grads: Float32Array) => void,
   what: string,
 ): void {
-  const first = group.rank * rowsPerRank;
-  const layout = {comm: group, rows: r.rows, rowsPerRank, rowBytes: r.dim * 4, noun: 'table' as const};
-  const update = (local: Int32Array, g: Uint8Array) =>
-    applyOwn(
-      local.map((i) => i + first),
-      new Float32Array(g.buffer, g.byteOffset, g.byteLength / 4),
-    );
-  sendRows(layout, asInt32(idx.dataSync()), bytesOf(asFloat32(grads.dataSync())), update, what);
-  group.barrier();
+  sendToOwners(group, r.rows, r.dim, rowsPerRank, asInt32(idx.dataSync()), asFloat32(grads.dataSync()), applyOwn, what);
 }
 
 /** The NativeTable the kernels take for a request. */
