@@ -57,11 +57,12 @@ export function envPositiveInt(name: string, fallback: number): number {
 
 /** BENCH_MATMUL_PRECISION: the matmul precisions (wm.setMatmulPrecision) a bench runs, a comma list; default 'highest'. */
 export function envMatmulPrecisions(): wm.MatmulPrecision[] {
-  const all: wm.MatmulPrecision[] = ['highest', 'high', 'medium'];
   const v = (process.env.BENCH_MATMUL_PRECISION ?? 'highest').split(',').filter((x) => x !== '');
-  const bad = v.filter((x) => !(all as string[]).includes(x));
+  const bad = v.filter((x) => !(wm.MATMUL_PRECISIONS as readonly string[]).includes(x));
   if (v.length === 0 || bad.length)
-    throw new RangeError(`BENCH_MATMUL_PRECISION must be a comma list of ${all.join(', ')}, got '${process.env.BENCH_MATMUL_PRECISION}'`);
+    throw new RangeError(
+      `BENCH_MATMUL_PRECISION must be a comma list of ${wm.MATMUL_PRECISIONS.join(', ')}, got '${process.env.BENCH_MATMUL_PRECISION}'`,
+    );
   return v as wm.MatmulPrecision[];
 }
 

@@ -89,37 +89,22 @@ async function main(): Promise<void> {
   // Timed steps after two warm-up ones, over as many passes of the loader as they take.
   const batches = envPositiveInt('BENCH_MAG240M_BATCHES', epochSteps);
   const step = typedStep(layers, dp ?? opt, vars, 'paper', (x) => tf.elu(x));
-  const precisions = envMatmulPrecisions();
-  const rows: ReturnType<typeof rowOf>[] = [];
-  const rowOf = (
-    precision: wm.MatmulPrecision,
-    r: {steps: number; seconds: number; seeds: number},
-    profile?: Pick<StepProfile, 'msPerStep' | 'ops'>,
-  ) => {
-    const stepMs = (1000 * r.seconds) / r.steps;
-    return {
-      scale,
-      dim,
-      memory,
-      cache,
-      matmulPrecision: precision,
-      buildSeconds,
-      featureSeconds,
-      steps: r.steps + 2, // the two warm-up steps included
-      stepMs,
-      epochSteps,
-      epochSeconds: (stepMs * epochSteps) / 1000,
-      ranks,
-      seedsPerSecond: (r.seeds * ranks) / r.seconds, // every rank's seeds (each rank counts its own; the shares are equal)
-      profile,
-    };
-  };
+  // What each precision's run measured; the run's settings are written once beside them.
+  type Row = {matmulPrecision: wm.MatmulPrecision; steps: number; stepMs: number; epochSeconds: number; seedsPerSecond: number};
+  const rows: (Row & {profile?: Pick<StepProfile, 'msPerStep' | 'ops'>})[] = [];
   try {
-    for (const precision of precisions) {
+    for (const precision of envMatmulPrecisions()) {
       wm.setMatmulPrecision(precision);
       const r = await timedSteps(loader, step, batches, ranks, rank === 0 ? `R-GAT steps (${precision})` : undefined);
-      const profile = await profiledSteps(loader, step, rank, ranks);
-      rows.push(rowOf(precision, r, profile));
+      const stepMs = (1000 * r.seconds) / r.steps;
+      rows.push({
+        matmulPrecision: precision,
+        steps: r.steps + 2, // the two warm-up steps included
+        stepMs,
+        epochSeconds: (stepMs * epochSteps) / 1000,
+        seedsPerSecond: (r.seeds * ranks) / r.seconds, // every rank's seeds (each rank counts its own; the shares are equal)
+        profile: await profiledSteps(loader, step, rank, ranks),
+      });
     }
   } finally {
     loader.dispose();
@@ -132,7 +117,7 @@ async function main(): Promise<void> {
   comm?.barrier();
   comm?.destroy();
   if (rank > 0) return;
-  writeBenchResult('mag240m', {device: dev, ...rows[0], rows});
+  writeBenchResult('mag240m', {device: dev, scale, dim, memory, cache, buildSeconds, featureSeconds, epochSteps, ranks, ...rows[0], rows});
   console.log(
     `\n${ranks > 1 ? `${ranks} ranks: ` : ''}scale  dim  memory  cache  matmul   build s  features s  ms/step  epoch steps  epoch s  seeds/s`,
   );

@@ -6,7 +6,8 @@
 // vertices is split evenly between the ranks. Rank 0 evaluates and logs.
 // Features, when the data has them, are a read-only table beside the embeddings; with --feature-cache each
 // rank keeps the highest-degree feature rows the other ranks hold in a cache of its own. On several hosts
-// (tfjs-wm-run --nnodes, srun, ...) the features are stored once per host and the embeddings distributed.
+// (tfjs-wm-run --nnodes, srun, ...) features in one-host memory are stored once per host, and the embeddings are a
+// table that spans the hosts (--memory hierarchical or distributed).
 import * as os from 'os';
 import * as path from 'path';
 
@@ -15,6 +16,7 @@ import {Command, Option} from 'commander';
 
 import * as wm from '../src/index';
 import {loadDataset} from '../src/graph/dataset';
+import {readsAreCollective} from '../src/nn/embedding';
 import {fullGraph} from '../src/nn/node_model';
 import {MetricsLog} from '../src/train/metrics_log';
 import {
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
   const names = comm.allgatherJson(os.hostname(), 'data-parallel (hosts)');
   const hostNames = [...new Set(names)];
   const hosts = hostNames.length;
-  const spansHosts = o.memory === 'distributed' || o.memory === 'hierarchical';
+  const spansHosts = readsAreCollective(o.memory); // tables held in parts, read by collectives: 'distributed', 'hierarchical'
   if (hosts > 1 && !spansHosts && inputs !== 'features') {
     throw new Error(
       `--memory ${o.memory}: the ranks run on ${hosts} hosts and ${o.memory} memory stays on one; ` +

@@ -92,15 +92,16 @@ export function synchronize(): void {
  * cores use them (small ones stay full float32); the CPU's products are float32 whatever the setting.
  */
 export type MatmulPrecision = 'highest' | 'high' | 'medium';
-const matmulPrecisions: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
+/** Every MatmulPrecision, from full float32 down; a precision's place is its native level. */
+export const MATMUL_PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
 let hostMatmulPrecision: MatmulPrecision = 'highest';
 
 /** Sets the precision of the GPU's float32 matrix products (MatmulPrecision) for every later product of this process. */
 export function setMatmulPrecision(precision: MatmulPrecision): void {
-  const level = matmulPrecisions.indexOf(precision);
+  const level = MATMUL_PRECISIONS.indexOf(precision);
   if (level < 0)
     throw new RangeError(
-      `setMatmulPrecision: precision must be one of ${matmulPrecisions.map((p) => `'${p}'`).join(', ')}, got '${String(precision)}'`,
+      `setMatmulPrecision: precision must be one of ${MATMUL_PRECISIONS.map((p) => `'${p}'`).join(', ')}, got '${String(precision)}'`,
     );
   if (deviceStatus().addonLoaded) runtimeNative().setMatmulPrecision(level);
   hostMatmulPrecision = precision;
@@ -108,7 +109,7 @@ export function setMatmulPrecision(precision: MatmulPrecision): void {
 
 /** The precision of the GPU's float32 matrix products (MatmulPrecision). */
 export function getMatmulPrecision(): MatmulPrecision {
-  return deviceStatus().addonLoaded ? matmulPrecisions[runtimeNative().matmulPrecision()] : hostMatmulPrecision;
+  return deviceStatus().addonLoaded ? MATMUL_PRECISIONS[runtimeNative().matmulPrecision()] : hostMatmulPrecision;
 }
 
 /** One native op's share of a profiled call (profileOps). */
