@@ -16,6 +16,8 @@ import * as path from 'path';
 import * as wm from '../src/index';
 import {loadDataset} from '../src/graph/dataset';
 import {trainNodeClassification} from '../src/train/node_classification';
+import {freeScratch, gatBackwardPass, gatColsPass, gatForwardPass, gatRowsPass, scratch} from '../src/nn/gat_passes';
+import type {Columns} from '../src/nn/gat_passes';
 import {assertGpuIfRequired, expectReject, rng} from './helpers';
 
 interface Graph {
@@ -251,6 +253,64 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
     );
   });
 
+  for (const scatter of [false, true]) {
+    it(`its passes read columns of wider matrices in place and write their gradients there, leaving the other columns (${scatter ? 'scattered' : 'transposed'} column pass)`, () => {
+      const b = wm.backend();
+      const g = randomGraph(37, 29, (r) => (r % 6 === 1 ? 0 : 1 + (r % 41)), 11);
+      const heads = 3,
+        dim = 5,
+        slope = 0.2,
+        wide = heads * dim;
+      const block = wm.graph.CsrBlock.trusted(g.rowPtr, g.colIdx, g.cols, undefined, undefined, scatter);
+      // P [cols, 7 + wide + heads + 4]: feat at column 7, src after it; Q [rows, 2 + heads + 3]: dst at column 2.
+      const pW = 7 + wide + heads + 4,
+        qW = 2 + heads + 3;
+      const P = tf.tensor2d(random(g.cols * pW, 12), [g.cols, pW]),
+        Q = tf.tensor2d(random(g.rows * qW, 13), [g.rows, qW]);
+      const feat = tf.reshape(tf.slice(P, [0, 7], [-1, wide]), [g.cols, heads, dim]),
+        src = tf.slice(P, [0, 7 + wide], [-1, heads]),
+        dst = tf.slice(Q, [0, 2], [-1, heads]);
+      const dy = tf.tensor3d(random(g.rows * wide, 14), [g.rows, heads, dim]);
+      const [out, alpha] = gatForwardPass(b, block, feat, src, dst, heads, dim, slope);
+      const cols = (t: tf.Tensor, offset: number, stride: number) => ({t, offset, stride});
+      const strided = [cols(P, 7, pW), cols(P, 7 + wide, pW), cols(Q, 2, qW)] as [Columns, Columns, Columns];
+      const [out2, alpha2] = gatForwardPass(b, block, ...strided, heads, dim, slope);
+      expect(Array.from(out2.dataSync())).to.deep.equal(Array.from(out.dataSync()));
+      expect(Array.from(alpha2.dataSync())).to.deep.equal(Array.from(alpha.dataSync()));
+      const want = gatBackwardPass(b, block, [feat, src, dst, alpha], dy, heads, dim, slope).map((t) => Array.from(t.dataSync()));
+      // The gradients written into copies of P and Q: their own columns replaced, the others kept.
+      const dz = scratch(b, alpha.size);
+      let dP: tf.Tensor, dQ: tf.Tensor;
+      try {
+        [dQ] = b.nativeOutputs([Q], [[g.rows, qW]], ([q], [dq]) => {
+          b.native.stridedCopy(4, q, 0, [qW, 1], [g.rows, qW], dq, 0, [qW, 1], [g.rows, qW]);
+          gatRowsPass(b, block, strided, alpha, dy, heads, dim, slope, dz, {buf: dq, offset: 2, stride: qW});
+        });
+        [dP] = b.nativeOutputs([P], [[g.cols, pW]], ([p], [dp]) => {
+          b.native.stridedCopy(4, p, 0, [pW, 1], [g.cols, pW], dp, 0, [pW, 1], [g.cols, pW]);
+          const place = (offset: number) => ({buf: dp, offset, stride: pW});
+          gatColsPass(b, block, alpha, dz, dy, heads, dim, place(7), place(7 + wide));
+        });
+      } finally {
+        freeScratch(b, dz);
+      }
+      const near = (got: tf.Tensor, w: number[], what: string) =>
+        Array.from(got.dataSync()).forEach((v, i) => expect(Math.abs(v - w[i]), `${what}[${i}]`).to.be.below(1e-5 * (1 + Math.abs(w[i]))));
+      near(tf.reshape(tf.slice(dP, [0, 7], [-1, wide]), [-1]), want[0], 'dFeat');
+      near(tf.reshape(tf.slice(dP, [0, 7 + wide], [-1, heads]), [-1]), want[1], 'dSrc');
+      near(tf.reshape(tf.slice(dQ, [0, 2], [-1, heads]), [-1]), want[2], 'dDst');
+      const kept = (m: tf.Tensor, from: tf.Tensor, begin: number, size: number) =>
+        expect(Array.from(tf.slice(m, [0, begin], [-1, size]).dataSync())).to.deep.equal(
+          Array.from(tf.slice(from, [0, begin], [-1, size]).dataSync()),
+        );
+      kept(dP, P, 0, 7);
+      kept(dP, P, 7 + wide + heads, 4);
+      kept(dQ, Q, 0, 2);
+      kept(dQ, Q, 2 + heads, 3);
+      tf.dispose([P, Q, feat, src, dst, dy, out, alpha, out2, alpha2, dP!, dQ!]);
+    });
+  }
+
   it('the addon checks host buffers against the block before reading them', function () {
     const b = wm.backend();
     if (!b.hostKernels) this.skip();
@@ -265,6 +325,14 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
     );
     expect(() => b.native.gatForward(Int32Array.from([0, 2, 1]), colIdx, 2, 4, f, f, f, 1, 2, 0.2, f, f)).to.throw(
       /gatForward: argument 0 \(rowPtr\) decreases at row 1/,
+    );
+    const ok = Int32Array.from([0, 1, 2]);
+    expect(() => b.native.gatForward(rowPtr, ok, 2, 4, f, f, f, 2, 3, 0.2, f, f, 5, 2, 2)).to.throw(
+      /gatForward: argument 12 \(featStride\) must be at least a row's 6 floats/,
+    );
+    // Four source rows 10 floats apart span 36 floats.
+    expect(() => b.native.gatForward(rowPtr, ok, 2, 4, f.subarray(0, 35), f, f, 2, 3, 0.2, f, f, 10, 2, 2)).to.throw(
+      /argument 4 \(feat\) holds 35 elements, needs 36/,
     );
   });
 });

@@ -50,7 +50,7 @@ export const graphNative: Part<
 /** Text tables parsed natively, files mapped as typed arrays, feature rows converted and checked, digests (the dataset loader and its cache, src/graph/). */
 export const dataNative: Part<'textColumns' | 'hostArrayMap' | 'digest' | 'floatRows' | 'seededPermutation'> = native;
 
-/** The layers' fused passes: GraphSAGE, GAT, row dots, dropout, the fused loss (src/nn/). */
+/** The layers' fused passes: GraphSAGE, GAT, row dots, dropout, the fused loss, columns copied into wider matrices (src/nn/). */
 export const layerNative: Part<
   | 'batchMatMul'
   | 'biasActivation'
@@ -66,6 +66,7 @@ export const layerNative: Part<
   | 'dropout'
   | 'softmaxCrossEntropy'
   | 'softmaxCrossEntropyGrad'
+  | 'stridedCopy'
 > = native;
 
 /** Embedding tables' kernels and the memory they live in (src/nn/). */

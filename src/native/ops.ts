@@ -19,6 +19,12 @@ export type Buf = number | Float32Array | Int32Array | Uint8Array;
 /** An optional buffer: 0 (device) or null (host) for none. */
 export type OptBuf = Buf | null;
 
+/**
+ * The graph attention passes' last arguments: the row strides, in floats, of feat, src and dst and of their gradients
+ * (packed when left out: heads * dim, heads, heads), so a pass reads and writes columns of wider matrices in place.
+ */
+export type GatStrideArgs = [] | [featStride: number, srcStride: number, dstStride: number];
+
 /** The table's ops: each runs its host body for typed arrays, its device body for device addresses. */
 export interface NativeOps {
   /** Graph operations (native/include/wm/graph_ops.h). */
@@ -90,6 +96,7 @@ export interface NativeOps {
     slope: number,
     out: Buf,
     alpha: number | Float32Array,
+    ...strides: GatStrideArgs
   ): void;
   gatBackwardRows(
     rowPtr: Buf,
@@ -106,6 +113,7 @@ export interface NativeOps {
     dOut: Buf,
     dz: Buf,
     dDst: Buf,
+    ...strides: GatStrideArgs
   ): void;
   gatBackwardCols(
     rowPtrT: Buf,
@@ -120,8 +128,9 @@ export interface NativeOps {
     dim: number,
     dFeat: Buf,
     dSrc: Buf,
+    ...strides: GatStrideArgs
   ): void;
-  /** GPU only: the column pass by atomics over the forward block (no transposed block); dFeat and dSrc are zeroed first. */
+  /** GPU only: the column pass by atomics over the forward block (no transposed block); dFeat's and dSrc's rows are zeroed first. */
   gatBackwardScatter(
     rowPtr: number,
     colIdx: number,
@@ -134,6 +143,7 @@ export interface NativeOps {
     dim: number,
     dFeat: number,
     dSrc: number,
+    ...strides: GatStrideArgs
   ): void;
   /** splits: int32 device array of long rows and their chunks (csrSplits in graph/aggregate.ts), or 0 with numLong 0. */
   csrSpmm(

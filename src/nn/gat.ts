@@ -9,10 +9,10 @@
 // optimizers.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {nativeBackend, WholeMemoryBackend} from '../backend/backend_wholememory';
+import {nativeBackend} from '../backend/backend_wholememory';
 import {CsrBlock} from '../graph/aggregate';
-import {layerNative} from '../native/domains';
 import {dropout} from './dropout';
+import {gatBackwardPass, gatForwardPass} from './gat_passes';
 
 export interface GatOptions {
   /** LeakyReLU slope of the attention logits (GAT's 0.2). */
@@ -67,155 +67,6 @@ export function gatAggregate(
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(feat, src, dst) as tf.Tensor3D;
-}
-
-/** @internal gatAggregate's native forward pass: its output [rows, heads, dim] and the attention weights [entries, heads]. */
-export function gatForwardPass(
-  b: WholeMemoryBackend,
-  block: CsrBlock,
-  feat: tf.Tensor,
-  src: tf.Tensor,
-  dst: tf.Tensor,
-  heads: number,
-  dim: number,
-  slope: number,
-): tf.Tensor[] {
-  const c = block.entries(false),
-    rows = block.numRows,
-    cols = block.numCols,
-    nnz = c.colIdx.length;
-  if (b.gpu) {
-    const d = block.onDevice(c);
-    return b.deviceOutputs(
-      [
-        [rows, heads, dim],
-        [nnz, heads],
-      ],
-      ([out, alpha]) => {
-        layerNative().gatForward(
-          b.devicePtr(d.rowPtr),
-          b.devicePtr(d.colIdx),
-          rows,
-          cols,
-          b.devicePtr(feat),
-          b.devicePtr(src),
-          b.devicePtr(dst),
-          heads,
-          dim,
-          slope,
-          out,
-          alpha,
-        );
-      },
-    );
-  }
-  const out = new Float32Array(rows * heads * dim),
-    alpha = new Float32Array(nnz * heads);
-  layerNative().gatForward(
-    c.rowPtr,
-    c.colIdx,
-    rows,
-    cols,
-    b.hostArray(feat) as Float32Array,
-    b.hostArray(src) as Float32Array,
-    b.hostArray(dst) as Float32Array,
-    heads,
-    dim,
-    slope,
-    out,
-    alpha,
-  );
-  return [tf.tensor3d(out, [rows, heads, dim]), tf.tensor2d(alpha, [nnz, heads])];
-}
-
-/** @internal gatAggregate's native backward pass from saved [feat, src, dst, alpha] and the output's gradient: [dFeat, dSrc, dDst]. */
-export function gatBackwardPass(
-  b: WholeMemoryBackend,
-  block: CsrBlock,
-  saved: tf.Tensor[],
-  dy: tf.Tensor,
-  heads: number,
-  dim: number,
-  slope: number,
-): tf.Tensor[] {
-  const [feat, src, dst, alpha] = saved;
-  const c = block.entries(false);
-  const rows = block.numRows,
-    cols = block.numCols,
-    nnz = c.colIdx.length;
-  if (b.gpu) {
-    // A block sampled for one step scatters its column pass from the forward block (no transpose made on the host).
-    const d = block.onDevice(c),
-      dt = block.scatters ? undefined : block.onDevice(block.entries(true));
-    const dz = b.allocDevice(Math.max(1, nnz * heads) * 4);
-    try {
-      return b.deviceOutputs(
-        [
-          [cols, heads, dim],
-          [cols, heads],
-          [rows, heads],
-        ],
-        ([dFeat, dSrc, dDst]) => {
-          const dyp = b.devicePtr(dy),
-            ap = b.devicePtr(alpha);
-          layerNative().gatBackwardRows(
-            b.devicePtr(d.rowPtr),
-            b.devicePtr(d.colIdx),
-            rows,
-            cols,
-            b.devicePtr(feat),
-            b.devicePtr(src),
-            b.devicePtr(dst),
-            heads,
-            dim,
-            slope,
-            ap,
-            dyp,
-            dz,
-            dDst,
-          );
-          const tail = [ap, dz, dyp, heads, dim, dFeat, dSrc] as const;
-          if (!dt) layerNative().gatBackwardScatter(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), rows, cols, ...tail);
-          else
-            layerNative().gatBackwardCols(
-              b.devicePtr(dt.rowPtr),
-              b.devicePtr(dt.colIdx),
-              dt.edge ? b.devicePtr(dt.edge) : 0,
-              cols,
-              rows,
-              ...tail,
-            );
-        },
-      );
-    } finally {
-      b.freeDevice(dz); // stream-ordered: reused only after the column pass that reads it
-    }
-  }
-  const t = block.entries(true);
-  const a = b.hostArray(alpha) as Float32Array,
-    g = b.hostArray(dy) as Float32Array;
-  const dz = new Float32Array(nnz * heads),
-    dDst = new Float32Array(rows * heads);
-  const dFeat = new Float32Array(cols * heads * dim),
-    dSrc = new Float32Array(cols * heads);
-  layerNative().gatBackwardRows(
-    c.rowPtr,
-    c.colIdx,
-    rows,
-    cols,
-    b.hostArray(feat) as Float32Array,
-    b.hostArray(src) as Float32Array,
-    b.hostArray(dst) as Float32Array,
-    heads,
-    dim,
-    slope,
-    a,
-    g,
-    dz,
-    dDst,
-  );
-  layerNative().gatBackwardCols(t.rowPtr, t.colIdx, t.edge!, cols, rows, a, dz, g, heads, dim, dFeat, dSrc);
-  return [tf.tensor3d(dFeat, [cols, heads, dim]), tf.tensor2d(dSrc, [cols, heads]), tf.tensor2d(dDst, [rows, heads])];
 }
 
 /**

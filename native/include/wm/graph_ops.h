@@ -65,24 +65,30 @@ void csrSpmmScatter(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t 
 // for entry e of row r (source s = colIdx[e]) z_e = leakyRelu(src[s, h] +
 // dst[r, h], slope); alpha = softmax of z over row r's entries; out[r, h, :]
 // = sum_e alpha_e feat[s, h, :] (zeros for a row without entries). feat is
-// [numCols, heads, dim], src [numCols, heads], dst [numRows, heads]; alpha
-// [nnz, heads] is written for the gradient.
+// [numCols, heads, dim], src [numCols, heads], dst [numRows, heads], each
+// row `strides` floats after the previous (so columns of a wider matrix are
+// read in place); out [numRows, heads, dim] and alpha [nnz, heads] (kept for
+// the gradient) are packed.
+struct GatStrides {
+  int64_t feat, src, dst;  // at least heads * dim, heads, heads
+};
 void gatForward(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads, int64_t dim,
-                float slope, uint64_t out, uint64_t alpha);
+                float slope, uint64_t out, uint64_t alpha, GatStrides strides);
 // The gradient's row pass: dAlpha_e = dOut[r, h, :] . feat[s, h, :], dz_e =
 // alpha_e (dAlpha_e - sum over the row of alpha dAlpha) leakyRelu'(z_e) into
-// dz [nnz, heads], and dDst[r, h] = the row's sum of dz.
+// dz [nnz, heads], and dDst[r, h] = the row's sum of dz (dDst laid out as dst).
 void gatBackwardRows(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t feat, uint64_t src, uint64_t dst, int64_t heads,
-                     int64_t dim, float slope, uint64_t alpha, uint64_t dOut, uint64_t dz, uint64_t dDst);
+                     int64_t dim, float slope, uint64_t alpha, uint64_t dOut, uint64_t dz, uint64_t dDst, GatStrides strides);
 // The column pass over the transposed block (rowPtrT over numCols sources;
 // colIdxT the destination row, edgeT the entry in the forward block):
-// dFeat[s, h, :] = sum alpha_e dOut[r, h, :], dSrc[s, h] = sum dz_e.
+// dFeat[s, h, :] = sum alpha_e dOut[r, h, :], dSrc[s, h] = sum dz_e (dFeat
+// and dSrc laid out as feat and src).
 void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
-                     int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc);
+                     int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc, GatStrides strides);
 // The column pass without the transposed block (GPU): dFeat and dSrc zeroed, then every entry e of row r
 // (source s = colIdx[e]) adds alpha_e dOut[r, h, :] into dFeat[s, h, :] and dz_e into dSrc[s, h], by atomics.
 void gatBackwardScatter(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
-                        int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc);
+                        int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc, GatStrides strides);
 // Fixed fan-out mean (GPU): out[r] = mean over e < fanout of x[neighbors[r * fanout + e]].
 void neighborMean(uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t x, int64_t dim, uint64_t out);
 // Its gradient (GPU): dx [numInputs, dim] = 0, then dx[neighbors[r * fanout + e]] += dy[r] / fanout.
@@ -104,11 +110,12 @@ int64_t negativePairs(const Off* rowPtr, const int32_t* colIdx, int64_t nnz, int
                       int32_t* src, int32_t* dst);
 // The host versions of the graph attention passes above.
 void gatForward(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src, const float* dst,
-                int64_t heads, int64_t dim, float slope, float* out, float* alpha);
+                int64_t heads, int64_t dim, float slope, float* out, float* alpha, GatStrides strides);
 void gatBackwardRows(const int32_t* rowPtr, const int32_t* colIdx, int64_t numRows, const float* feat, const float* src, const float* dst,
-                     int64_t heads, int64_t dim, float slope, const float* alpha, const float* dOut, float* dz, float* dDst);
+                     int64_t heads, int64_t dim, float slope, const float* alpha, const float* dOut, float* dz, float* dDst,
+                     GatStrides strides);
 void gatBackwardCols(const int32_t* rowPtrT, const int32_t* colIdxT, const int32_t* edgeT, int64_t numCols, const float* alpha,
-                     const float* dz, const float* dOut, int64_t heads, int64_t dim, float* dFeat, float* dSrc);
+                     const float* dz, const float* dOut, int64_t heads, int64_t dim, float* dFeat, float* dSrc, GatStrides strides);
 }  // namespace host
 
 }  // namespace wm

@@ -6,6 +6,7 @@
 #include "graph/softmax_rows.cuh"
 #include "wm/op_registry.h"
 #include "wm/graph_ops.h"
+#include "graph/gat_strides.h"
 
 namespace wm {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 __global__ void gatBackwardColsKernel(const int32_t* __restrict__ rowPtrT, const int32_t* __restrict__ colIdxT,
                                       const int32_t* __restrict__ edgeT, int64_t numCols, const float* __restrict__ alpha,
                                       const float* __restrict__ dz, const float* __restrict__ dOut, int64_t heads, int64_t dim,
-                                      float* __restrict__ dFeat, float* __restrict__ dSrc) {
+                                      float* __restrict__ dFeat, float* __restrict__ dSrc, GatStrides st) {
   const int lane = threadIdx.x & 31;
   const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
   for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; w < numCols * heads; w += warps) {
@@ -22,31 +23,33 @@ __global__ void gatBackwardColsKernel(const int32_t* __restrict__ rowPtrT, const
     for (int64_t j = lane; j < dim; j += 32) {
       float acc = 0.f;
       for (int64_t e = begin; e < end; ++e) acc += alpha[edgeT[e] * heads + h] * dOut[(colIdxT[e] * heads + h) * dim + j];
-      dFeat[w * dim + j] = acc;
+      dFeat[s * st.feat + h * dim + j] = acc;
     }
     float sum = 0.f;
     for (int64_t e = begin + lane; e < end; e += 32) sum += dz[edgeT[e] * heads + h];
     sum = warpSum(sum);
-    if (lane == 0) dSrc[w] = sum;
+    if (lane == 0) dSrc[s * st.src + h] = sum;
   }
 }
 
 }  // namespace
 
 void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
-                     int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc) {
+                     int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc, GatStrides strides) {
   if (numCols * heads == 0) return;
   gatBackwardColsKernel<<<gridFor(numCols * heads * 32), kThreads, 0, stream()>>>(
       as<int32_t>(rowPtrT), as<int32_t>(colIdxT), as<int32_t>(edgeT), numCols, as<float>(alpha), as<float>(dz), as<float>(dOut), heads, dim,
-      as<float>(dFeat), as<float>(dSrc));
+      as<float>(dFeat), as<float>(dSrc), strides);
   WM_CUDA_LAUNCHED();
 }
 
 }  // namespace wm
 
-// gatBackwardCols(rowPtrT, colIdxT, edgeT, numCols, numRows, alpha, dz, dOut, heads, dim, dFeat, dSrc)
+// gatBackwardCols(rowPtrT, colIdxT, edgeT, numCols, numRows, alpha, dz, dOut, heads, dim, dFeat, dSrc, featStride?, srcStride?,
+//                 dstStride?)
 WM_OP(gatBackwardCols, Device, a) {
+  const int64_t heads = a.count(8, "heads"), dim = a.count(9, "dim");
   wm::gatBackwardCols(a.address(0, "rowPtrT"), a.address(1, "colIdxT"), a.address(2, "edgeT"), a.count(3, "numCols"), a.address(5, "alpha"),
-                      a.address(6, "dz"), a.address(7, "dOut"), a.count(8, "heads"), a.count(9, "dim"), a.address(10, "dFeat"),
-                      a.address(11, "dSrc"));
+                      a.address(6, "dz"), a.address(7, "dOut"), heads, dim, a.address(10, "dFeat"), a.address(11, "dSrc"),
+                      wm::gatStrides(a, 12, heads, dim));
 }

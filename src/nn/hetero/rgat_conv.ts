@@ -10,7 +10,7 @@ import type {TypedLayer} from '../../graph/typed_sampling';
 import {nativeBackend} from '../../backend/backend_wholememory';
 import {gatAggregate} from '../gat';
 import {glorot} from '../node_model';
-import {Attend, planOf, rgatForward, rgatPass} from './rgat_pass';
+import {Attend, planOf, relationTensors, rgatForward, rgatPass} from './rgat_pass';
 import {checkTypedInputs, layerRelations} from './typed_inputs';
 
 export interface RgatConvOptions {
@@ -89,7 +89,7 @@ export class RgatConv {
       // On the native backend: one op each way (rgat_pass.ts); elsewhere the same forward arithmetic, taped.
       if (b) return rgatPass(b, shape, weights, x, layer, used);
       const plan = planOf(shape, this.root !== undefined, layer, used);
-      const attend: Attend = (u, z, ls, ld) => gatAggregate(layer.blocks[u.key], z, ls, ld, {negativeSlope});
+      const attend: Attend = (u, c) => gatAggregate(layer.blocks[u.key], ...relationTensors(c, heads, units), {negativeSlope});
       const {outs} = rgatForward(shape, weights, x, layer, used, attend, plan);
       return Object.fromEntries(plan.outTypes.map(({t}, i) => [t, outs[i]]));
     });

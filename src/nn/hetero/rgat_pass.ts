@@ -6,15 +6,19 @@
 // For relation r from type s to type d (W_r [inDim, heads * units], attention vectors a_src_r, a_dst_r
 // [heads, units]): z = x_s W_r, the logits' halves x_s (W_r a_src_r) and x_d (W_r a_dst_r); a source type's rows
 // are multiplied once by [W_r | W_r a_src_r] of every relation leaving it side by side, a destination type's once
-// by [root | W_r a_dst_r of every relation into it]. The backward pass runs the same products transposed and
-// folds the attention columns' gradients back into W and a.
+// by [root | W_r a_dst_r of every relation into it]. The attention passes read each relation's columns of the two
+// products in place and write their gradients into the products' gradients likewise (gat_passes.ts); the backward
+// pass runs the same products transposed and folds the attention columns' gradients back into W and a.
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import type {TypedLayer} from '../../graph/typed_sampling';
 import {writtenOp} from '../../gradients/written_op';
 import {firstRows} from '../conv/graph_input';
-import {gatBackwardPass, gatForwardPass} from '../gat';
+import {layerNative} from '../../native/domains';
+import {freeScratch, gatColsPass, gatForwardPass, gatRowsPass, scratch} from '../gat_passes';
+import type {Columns} from '../gat_passes';
+import type {Buf} from '../../native/ops';
 import {LayerRelation, relationsBy} from './typed_inputs';
 
 export interface RgatShape {
@@ -58,8 +62,6 @@ function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
   return tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D;
 }
 
-const splitCols = (m: tf.Tensor2D, sizes: number[]): tf.Tensor2D[] => (sizes.length === 1 ? [m] : (tf.split(m, sizes, 1) as tf.Tensor2D[]));
-
 /** Which products a layer makes: by source type and by destination type, the destination types with rows. */
 export interface RgatPlan {
   bySource: Map<string, LayerRelation[]>;
@@ -86,13 +88,67 @@ export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: Lay
   };
 }
 
-/** One relation's attention over its block from its z [sources, heads, units] and logit halves: [rows, heads, units]. */
-export type Attend = (u: LayerRelation, z: tf.Tensor3D, srcLogits: tf.Tensor2D, dstLogits: tf.Tensor2D) => tf.Tensor3D;
+/**
+ * Where a relation's z [sources, heads * units] and source logits [sources, heads] lie in its source type's product
+ * P (row stride pStride), and its destination logits [rows, heads] in its destination type's product Q.
+ */
+export interface RelationColumns {
+  p: tf.Tensor2D;
+  z: number;
+  ls: number;
+  q: tf.Tensor2D;
+  ld: number;
+}
+
+/** A relation's z [sources, heads, units] and logit halves, copied out of the products (the taped path's view). */
+export function relationTensors(c: RelationColumns, heads: number, units: number): [tf.Tensor3D, tf.Tensor2D, tf.Tensor2D] {
+  const rows = (m: tf.Tensor2D, from: number, width: number) => tf.slice(m, [0, from], [-1, width]) as tf.Tensor2D;
+  return [tf.reshape(rows(c.p, c.z, heads * units), [-1, heads, units]) as tf.Tensor3D, rows(c.p, c.ls, heads), rows(c.q, c.ld, heads)];
+}
+
+/** The native passes' views of a relation's columns. */
+function relationColumns(c: RelationColumns): [Columns, Columns, Columns] {
+  const ps = c.p.shape[1],
+    qs = c.q.shape[1];
+  return [
+    {t: c.p, offset: c.z, stride: ps},
+    {t: c.p, offset: c.ls, stride: ps},
+    {t: c.q, offset: c.ld, stride: qs},
+  ];
+}
+
+/**
+ * Each relation's columns of the products: in its source type's P = x_s [W_r | W_r a_src_r ...] relation i of the type
+ * has z and its source logits at column i (heads * units + heads); in its destination type's Q = x_d [root | W_r
+ * a_dst_r ...] relation i into the type has its logits after the root's part, at rootCols + i heads.
+ */
+function relationLayout(
+  s: RgatShape,
+  plan: RgatPlan,
+  sourceProducts: tf.Tensor2D[],
+  destProducts: tf.Tensor2D[],
+): Map<string, RelationColumns> {
+  const wide = s.heads * s.units,
+    rootWidth = plan.rootCols[0] ?? 0;
+  const q = new Map<string, {q: tf.Tensor2D; ld: number}>();
+  plan.products.forEach(({rels}, k) => rels.forEach((u, i) => q.set(u.key, {q: destProducts[k], ld: rootWidth + i * s.heads})));
+  const columns = new Map<string, RelationColumns>();
+  [...plan.bySource.values()].forEach((rels, k) =>
+    rels.forEach((u, i) => {
+      const z = i * (wide + s.heads);
+      columns.set(u.key, {p: sourceProducts[k], z, ls: z + wide, ...q.get(u.key)!});
+    }),
+  );
+  return columns;
+}
+
+/** One relation's attention over its block from its columns of the two products: [rows, heads, units]. */
+export type Attend = (u: LayerRelation, at: RelationColumns) => tf.Tensor3D;
 
 /**
  * The layer's forward arithmetic, taped or not (`attend` runs each relation's attention): each destination type's
- * output in the order of the layer's destination types with rows, and what the written-out backward pass reads (each source type's and destination
- * product's column matrix, each relation's z and logit halves).
+ * output in the order of the layer's destination types with rows, and what the written-out backward pass reads (each
+ * source type's and destination product's column matrix and product, each relation's columns).
  */
 export function rgatForward(
   s: RgatShape,
@@ -102,44 +158,53 @@ export function rgatForward(
   used: LayerRelation[],
   attend: Attend,
   plan = planOf(s, weights.root !== undefined, layer, used),
-): {outs: tf.Tensor2D[]; sourceCols: tf.Tensor2D[]; destMatrices: tf.Tensor2D[]; perRelation: Map<string, tf.Tensor[]>} {
+): {
+  outs: tf.Tensor2D[];
+  sourceCols: tf.Tensor2D[];
+  destMatrices: tf.Tensor2D[];
+  sourceProducts: tf.Tensor2D[];
+  destProducts: tf.Tensor2D[];
+  columns: Map<string, RelationColumns>;
+} {
   const {inDim, units, heads, concat, relations: R} = s;
   const wide = heads * units;
   const {w, attSrc, attDst, root, bias} = weights;
-  const {bySource, into, products, rootCols} = plan;
+  const {bySource, into, products} = plan;
   const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
   const sourceCols = bySource.size
     ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource)
     : new Map<string, tf.Tensor2D>();
   const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into) : new Map<string, tf.Tensor2D>();
-  const perRelation = new Map<string, tf.Tensor[]>(); // z, source logits, destination logits
-  for (const [t, rels] of bySource) {
-    const parts = splitCols(
-      tf.matMul(x[t], sourceCols.get(t)!),
-      rels.flatMap(() => [wide, heads]),
-    );
-    rels.forEach((u, i) => perRelation.set(u.key, [tf.reshape(parts[2 * i], [-1, heads, units]), parts[2 * i + 1]]));
-  }
+  const sourceProducts = [...bySource].map(([t]) => tf.matMul(x[t], sourceCols.get(t)!) as tf.Tensor2D);
   const destMatrices = products.map(({t, rels}) => {
     const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
     return cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D);
   });
+  const destProducts = products.map(({t, n}, k) => tf.matMul(firstRows(x[t], n), destMatrices[k]) as tf.Tensor2D);
+  const columns = relationLayout(s, plan, sourceProducts, destProducts);
   const outs = plan.outTypes.map(({t, n, rels}) => {
     const k = products.findIndex((o) => o.t === t);
-    const parts = k < 0 ? [] : splitCols(tf.matMul(firstRows(x[t], n), destMatrices[k]), [...rootCols, ...rels.map(() => heads)]);
+    const q = destProducts[k];
     // The root's part and every relation's attention, summed in one op.
-    const terms: tf.Tensor2D[] = root ? [parts[0]] : [];
-    rels.forEach((u, i) => {
-      const p = perRelation.get(u.key)!;
-      p.push(parts[rootCols.length + i]);
-      const agg = attend(u, p[0] as tf.Tensor3D, p[1] as tf.Tensor2D, p[2] as tf.Tensor2D);
+    const terms: tf.Tensor2D[] = root ? [rels.length ? (tf.slice(q, [0, 0], [-1, plan.rootCols[0]]) as tf.Tensor2D) : q] : [];
+    rels.forEach((u) => {
+      const agg = attend(u, columns.get(u.key)!);
       terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
     });
     const h = terms.length === 0 ? tf.zeros([n, concat ? wide : units]) : terms.length === 1 ? terms[0] : tf.addN(terms);
     return (bias ? tf.add(h, bias) : h) as tf.Tensor2D;
   });
-  return {outs, sourceCols: [...bySource.keys()].map((t) => sourceCols.get(t)!), destMatrices, perRelation};
+  return {
+    outs,
+    sourceCols: [...bySource.keys()].map((t) => sourceCols.get(t)!),
+    destMatrices,
+    sourceProducts,
+    destProducts,
+    columns,
+  };
 }
+
+const splitCols = (m: tf.Tensor2D, sizes: number[]): tf.Tensor2D[] => (sizes.length === 1 ? [m] : (tf.split(m, sizes, 1) as tf.Tensor2D[]));
 
 /**
  * The layer's outputs for every destination type with rows, as rgatConv's taped pass computes them; differentiable in
@@ -165,104 +230,144 @@ export function rgatPass(
 
   const forward = (save: tf.GradSaveFunc): tf.Tensor[] => {
     const alphas = new Map<string, tf.Tensor>();
-    const attend: Attend = (u, z, ls, ld) => {
+    const attend: Attend = (u, c) => {
+      const [z, ls, ld] = relationColumns(c);
       const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], z, ls, ld, heads, units, slope);
       alphas.set(u.key, alpha);
       return agg as tf.Tensor3D;
     };
     const f = rgatForward(s, weights, x, layer, used, attend, plan);
     // Saved, in this order: every input type's rows, each source type's and each destination product's column matrix,
-    // each relation's z, source and destination logits and attention weights.
+    // each source type's and destination type's product, each relation's attention weights.
     save([
       ...inTypes.map((t) => x[t]),
       ...f.sourceCols,
       ...f.destMatrices,
-      ...used.flatMap((u) => [...f.perRelation.get(u.key)!, alphas.get(u.key)!]),
+      ...f.sourceProducts,
+      ...f.destProducts,
+      ...used.map((u) => alphas.get(u.key)!),
     ]);
     return f.outs;
   };
 
   const backward = (dys: tf.Tensor[], saved: tf.Tensor[]): (() => tf.Tensor)[] => {
     let at = 0;
-    const take = (k: number) => saved.slice(at, (at += k));
-    const xOf = new Map(inTypes.map((t, i) => [t, take(1)[0] as tf.Tensor2D]));
-    const sourceList = take(bySource.size) as tf.Tensor2D[];
+    const take = (k: number) => saved.slice(at, (at += k)) as tf.Tensor2D[];
+    const xOf = new Map(inTypes.map((t) => [t, take(1)[0]]));
+    const sourceList = take(bySource.size);
     const sourceCols = new Map([...bySource.keys()].map((t, i) => [t, sourceList[i]]));
-    const destMatrices = take(products.length) as tf.Tensor2D[];
-    const perRelation = new Map(used.map((u) => [u.key, take(4)]));
-    // The attention's gradients into each relation's z and logits; each destination product's (dQ) and each source
-    // type's (dP) column gradients; the weights' from them.
-    const dRelation = new Map<string, {dz: tf.Tensor; dls: tf.Tensor}>();
-    const dRoots: tf.Tensor2D[] = [];
-    const dFoldDst = new Map<string, tf.Tensor2D>();
-    const dQs = products.map(({t, n, rels}) => {
-      const dyt = dys[outTypes.findIndex((o) => o.t === t)] as tf.Tensor2D;
-      const dAgg = concat ? tf.reshape(dyt, [n, heads, units]) : tf.tile(tf.expandDims(tf.div(dyt, heads), 1), [1, heads, 1]);
-      const dParts: tf.Tensor2D[] = root ? [dyt] : [];
-      for (const u of rels) {
-        const [dz, dls, dld] = gatBackwardPass(b, layer.blocks[u.key], perRelation.get(u.key)!, dAgg, heads, units, slope);
-        dRelation.set(u.key, {dz, dls});
-        dParts.push(dld as tf.Tensor2D);
-      }
-      const dQ = dParts.length === 1 ? dParts[0] : (tf.concat(dParts, 1) as tf.Tensor2D);
-      const dCols = splitCols(tf.matMul(firstRows(xOf.get(t)!, n), dQ, true, false), [...rootCols, ...rels.map(() => heads)]);
-      if (root) dRoots.push(dCols[0]);
-      rels.forEach((u, k) => dFoldDst.set(u.key, dCols[rootCols.length + k]));
-      return dQ;
-    });
-    const dSourceCols = new Map<string, tf.Tensor2D>();
-    const dPs = new Map(
-      [...bySource].map(([t, rels]) => {
+    const destMatrices = take(products.length);
+    const sourceProducts = take(bySource.size);
+    const destProducts = take(products.length);
+    const alphas = new Map(used.map((u) => [u.key, take(1)[0] as tf.Tensor]));
+    const columns = relationLayout(s, plan, sourceProducts, destProducts);
+    // The attention's row passes write each relation's dz (scratch) and its destination logits' gradients into dQ,
+    // beside the root's (the output's gradient); the column passes write z's and the source logits' into dP.
+    const dz = new Map<string, Buf>();
+    const dAggOf = new Map<string, tf.Tensor>();
+    try {
+      const dRoots: tf.Tensor2D[] = [];
+      const dFoldDst = new Map<string, tf.Tensor2D>();
+      const dQs = products.map(({t, n, rels}, k) => {
+        const dyt = dys[outTypes.findIndex((o) => o.t === t)] as tf.Tensor2D;
+        const dAgg = concat ? tf.reshape(dyt, [n, heads, units]) : tf.tile(tf.expandDims(tf.div(dyt, heads), 1), [1, heads, 1]);
+        dAggOf.set(t, dAgg);
+        const qCols = destMatrices[k].shape[1];
+        const dQ =
+          rels.length === 0
+            ? dyt
+            : (b.nativeOutputs([dyt], [[n, qCols]], ([dy], [dq]) => {
+                if (root) layerNative().stridedCopy(4, dy, 0, [rootCols[0], 1], [n, rootCols[0]], dq, 0, [qCols, 1], [n, rootCols[0]]);
+                rels.forEach((u, i) => {
+                  const g = scratch(b, alphas.get(u.key)!.size);
+                  dz.set(u.key, g);
+                  const place = {buf: dq, offset: (rootCols[0] ?? 0) + i * heads, stride: qCols};
+                  gatRowsPass(
+                    b,
+                    layer.blocks[u.key],
+                    relationColumns(columns.get(u.key)!),
+                    alphas.get(u.key)!,
+                    dAgg,
+                    heads,
+                    units,
+                    slope,
+                    g,
+                    place,
+                  );
+                });
+              })[0] as tf.Tensor2D);
+        const dCols = splitCols(tf.matMul(firstRows(xOf.get(t)!, n), dQ, true, false), [...rootCols, ...rels.map(() => heads)]);
+        if (root) dRoots.push(dCols[0]);
+        rels.forEach((u, i) => dFoldDst.set(u.key, dCols[rootCols.length + i]));
+        return dQ;
+      });
+      const dSourceCols = new Map<string, tf.Tensor2D>();
+      const dPs = new Map(
+        [...bySource].map(([t, rels]) => {
+          const xt = xOf.get(t)!;
+          const pCols = sourceCols.get(t)!.shape[1];
+          const [dP] = b.nativeOutputs([], [[xt.shape[0], pCols]], (_ins, [dp]) =>
+            rels.forEach((u, i) => {
+              const place = (offset: number) => ({buf: dp, offset, stride: pCols});
+              const dAgg = dAggOf.get(u.d)!;
+              gatColsPass(
+                b,
+                layer.blocks[u.key],
+                alphas.get(u.key)!,
+                dz.get(u.key)!,
+                dAgg,
+                heads,
+                units,
+                place(i * (wide + heads)),
+                place(i * (wide + heads) + wide),
+              );
+            }),
+          ) as tf.Tensor2D[];
+          splitCols(
+            tf.matMul(xt, dP, true, false),
+            rels.map(() => wide + heads),
+          ).forEach((d, k) => dSourceCols.set(rels[k].key, d));
+          return [t, dP];
+        }),
+      );
+      // Every relation's gradients in the conv's order (zeros for those without entries): [W_r | W_r a_src_r] columns
+      // and W_r a_dst_r columns, folded back into W and the attention vectors.
+      const byIndex = new Map(used.map((u) => [u.r, u.key]));
+      const relGrads = (of: Map<string, tf.Tensor2D>, cols: number) =>
+        tf.stack(Array.from({length: R}, (_, r) => (byIndex.has(r) ? of.get(byIndex.get(r)!)! : tf.zeros([inDim, cols])))) as tf.Tensor3D;
+      const [dWDirect, dFoldSrc] = tf.split(relGrads(dSourceCols, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
+      const dFoldDstAll = relGrads(dFoldDst, heads);
+      const wHeads = tf.reshape(w, [R, inDim, heads, units]);
+      const spread = (dFold: tf.Tensor3D, att: tf.Tensor) => tf.mul(tf.expandDims(dFold, 3), tf.expandDims(att, 1)); // [R, inDim, heads, units]
+      const dW = tf.add(dWDirect, tf.reshape(tf.add(spread(dFoldSrc, attSrc), spread(dFoldDstAll, attDst)), [R, inDim, wide]));
+      const dAtt = (dFold: tf.Tensor3D) => tf.sum(tf.mul(wHeads, tf.expandDims(dFold, 3)), 1);
+      const weightGrads: tf.Tensor[] = [dW, dAtt(dFoldSrc), dAtt(dFoldDstAll)];
+      if (root) weightGrads.push(dRoots.length === 1 ? dRoots[0] : tf.addN(dRoots));
+      if (bias) weightGrads.push(tf.sum(dys.length === 1 ? dys[0] : tf.concat(dys, 0), 0));
+      // An input type's rows: through its sources' products and, on its first rows, its destination product.
+      const dx = (t: string) => () => {
         const xt = xOf.get(t)!;
-        const dP = tf.concat(
-          rels.flatMap((u) => {
-            const d = dRelation.get(u.key)!;
-            return [tf.reshape(d.dz, [xt.shape[0], wide]), d.dls];
-          }),
-          1,
-        ) as tf.Tensor2D;
-        splitCols(
-          tf.matMul(xt, dP, true, false),
-          rels.map(() => wide + heads),
-        ).forEach((d, k) => dSourceCols.set(rels[k].key, d));
-        return [t, dP];
-      }),
-    );
-    // Every relation's gradients in the conv's order (zeros for those without entries): [W_r | W_r a_src_r] columns
-    // and W_r a_dst_r columns, folded back into W and the attention vectors.
-    const byIndex = new Map(used.map((u) => [u.r, u.key]));
-    const relGrads = (of: Map<string, tf.Tensor2D>, cols: number) =>
-      tf.stack(Array.from({length: R}, (_, r) => (byIndex.has(r) ? of.get(byIndex.get(r)!)! : tf.zeros([inDim, cols])))) as tf.Tensor3D;
-    const [dWDirect, dFoldSrc] = tf.split(relGrads(dSourceCols, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
-    const dFoldDstAll = relGrads(dFoldDst, heads);
-    const wHeads = tf.reshape(w, [R, inDim, heads, units]);
-    const spread = (dFold: tf.Tensor3D, att: tf.Tensor) => tf.mul(tf.expandDims(dFold, 3), tf.expandDims(att, 1)); // [R, inDim, heads, units]
-    const dW = tf.add(dWDirect, tf.reshape(tf.add(spread(dFoldSrc, attSrc), spread(dFoldDstAll, attDst)), [R, inDim, wide]));
-    const dAtt = (dFold: tf.Tensor3D) => tf.sum(tf.mul(wHeads, tf.expandDims(dFold, 3)), 1);
-    const weightGrads: tf.Tensor[] = [dW, dAtt(dFoldSrc), dAtt(dFoldDstAll)];
-    if (root) weightGrads.push(dRoots.length === 1 ? dRoots[0] : tf.addN(dRoots));
-    if (bias) weightGrads.push(tf.sum(dys.length === 1 ? dys[0] : tf.concat(dys, 0), 0));
-    // An input type's rows: through its sources' products and, on its first rows, its destination product.
-    const dx = (t: string) => () => {
-      const xt = xOf.get(t)!;
-      const terms: tf.Tensor[] = [];
-      if (dPs.has(t)) terms.push(tf.matMul(dPs.get(t)!, sourceCols.get(t)!, false, true));
-      const k = products.findIndex((o) => o.t === t);
-      if (k >= 0) {
-        const dxd = tf.matMul(dQs[k], destMatrices[k], false, true);
-        const pad = xt.shape[0] - products[k].n;
-        terms.push(
-          pad === 0
-            ? dxd
-            : tf.pad(dxd, [
-                [0, pad],
-                [0, 0],
-              ]),
-        );
-      }
-      return terms.length === 0 ? tf.zerosLike(xt) : terms.length === 1 ? terms[0] : tf.addN(terms);
-    };
-    return [...inTypes.map(dx), ...weightGrads.map((g) => () => g)];
+        const terms: tf.Tensor[] = [];
+        if (dPs.has(t)) terms.push(tf.matMul(dPs.get(t)!, sourceCols.get(t)!, false, true));
+        const k = products.findIndex((o) => o.t === t);
+        if (k >= 0) {
+          const dxd = tf.matMul(dQs[k], destMatrices[k], false, true);
+          const pad = xt.shape[0] - products[k].n;
+          terms.push(
+            pad === 0
+              ? dxd
+              : tf.pad(dxd, [
+                  [0, pad],
+                  [0, 0],
+                ]),
+          );
+        }
+        return terms.length === 0 ? tf.zerosLike(xt) : terms.length === 1 ? terms[0] : tf.addN(terms);
+      };
+      return [...inTypes.map(dx), ...weightGrads.map((g) => () => g)];
+    } finally {
+      dz.forEach((g) => freeScratch(b, g));
+    }
   };
 
   const outs = writtenOp([...inTypes.map((t) => x[t]), ...weightList], forward, backward);
