@@ -286,7 +286,12 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
           b.native.stridedCopy(4, q, 0, [qW, 1], [g.rows, qW], dq, 0, [qW, 1], [g.rows, qW]);
           gatRowsPass(b, block, strided, alpha, dy, heads, dim, slope, dz, {buf: dq, offset: 2, stride: qW});
         });
-        [dP] = b.nativeOutputs([P], [[g.cols, pW]], ([p], [dp]) => {
+        // The column pass's own columns zeroed first (a scattered pass adds into them).
+        const zeroed = tf.concat(
+          [tf.slice(P, [0, 0], [-1, 7]), tf.zeros([g.cols, wide + heads]), tf.slice(P, [0, 7 + wide + heads], [-1, 4])],
+          1,
+        );
+        [dP] = b.nativeOutputs([zeroed], [[g.cols, pW]], ([p], [dp]) => {
           b.native.stridedCopy(4, p, 0, [pW, 1], [g.cols, pW], dp, 0, [pW, 1], [g.cols, pW]);
           const place = (offset: number) => ({buf: dp, offset, stride: pW});
           gatColsPass(b, block, alpha, dz, dy, heads, dim, place(7), place(7 + wide));

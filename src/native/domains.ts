@@ -67,6 +67,7 @@ export const layerNative: Part<
   | 'softmaxCrossEntropy'
   | 'softmaxCrossEntropyGrad'
   | 'stridedCopy'
+  | 'fill'
 > = native;
 
 /** Embedding tables' kernels and the memory they live in (src/nn/). */

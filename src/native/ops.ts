@@ -130,7 +130,7 @@ export interface NativeOps {
     dSrc: Buf,
     ...strides: GatStrideArgs
   ): void;
-  /** GPU only: the column pass by atomics over the forward block (no transposed block); dFeat's and dSrc's rows are zeroed first. */
+  /** GPU only: the column pass by atomics over the forward block (no transposed block), added into what dFeat and dSrc hold. */
   gatBackwardScatter(
     rowPtr: number,
     colIdx: number,

@@ -124,7 +124,8 @@ export function gatRowsPass(
 
 /**
  * The gradient's column pass from the attention weights, the row pass's dz and dOut: dFeat and dSrc written where
- * they say (each [numCols] rows of heads * dim and heads floats, at the strides given).
+ * they say (each [numCols] rows of heads * dim and heads floats, at the strides given). Their rows must hold zeros
+ * (zeroedOutputs): on a block that scatters (GPU) the pass adds into them.
  */
 export function gatColsPass(
   b: WholeMemoryBackend,
@@ -174,6 +175,14 @@ export function gatColsPass(
   layerNative().gatBackwardCols(t.rowPtr, t.colIdx, t.edge!, cols, rows, ...g, heads, dim, ...outs, ...st);
 }
 
+/** New float32 tensors of these shapes holding zeros, then written by `run` (device addresses on the GPU, else arrays). */
+export function zeroedOutputs(b: WholeMemoryBackend, shapes: number[][], run: (outs: Buf[]) => void): tf.Tensor[] {
+  return b.nativeOutputs([], shapes, (_ins, outs) => {
+    if (b.gpu) outs.forEach((o, i) => layerNative().fill(0 /* float32 */, o, tf.util.sizeFromShape(shapes[i]), 0));
+    run(outs);
+  });
+}
+
 /** The backward pass from saved [feat, src, dst, alpha] (packed) and the output's gradient: [dFeat, dSrc, dDst], packed. */
 export function gatBackwardPass(
   b: WholeMemoryBackend,
@@ -189,14 +198,14 @@ export function gatBackwardPass(
     cols = block.numCols;
   const dz = scratch(b, alpha.size);
   try {
-    return b.nativeOutputs(
-      [],
+    return zeroedOutputs(
+      b,
       [
         [cols, heads, dim],
         [cols, heads],
         [rows, heads],
       ],
-      (_ins, [dFeat, dSrc, dDst]) => {
+      ([dFeat, dSrc, dDst]) => {
         gatRowsPass(b, block, [feat, src, dst], alpha, dy, heads, dim, slope, dz, {buf: dDst, offset: 0, stride: heads});
         const place = (buf: Buf, stride: number) => ({buf, offset: 0, stride});
         gatColsPass(b, block, alpha, dz, dy, heads, dim, place(dFeat, heads * dim), place(dSrc, heads));

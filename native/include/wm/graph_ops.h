@@ -85,8 +85,8 @@ void gatBackwardRows(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t
 // and dSrc laid out as feat and src).
 void gatBackwardCols(uint64_t rowPtrT, uint64_t colIdxT, uint64_t edgeT, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
                      int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc, GatStrides strides);
-// The column pass without the transposed block (GPU): dFeat and dSrc zeroed, then every entry e of row r
-// (source s = colIdx[e]) adds alpha_e dOut[r, h, :] into dFeat[s, h, :] and dz_e into dSrc[s, h], by atomics.
+// The column pass without the transposed block (GPU): every entry e of row r (source s = colIdx[e]) adds
+// alpha_e dOut[r, h, :] into dFeat[s, h, :] and dz_e into dSrc[s, h], by atomics (into what they hold: zero them first).
 void gatBackwardScatter(uint64_t rowPtr, uint64_t colIdx, int64_t numRows, int64_t numCols, uint64_t alpha, uint64_t dz, uint64_t dOut,
                         int64_t heads, int64_t dim, uint64_t dFeat, uint64_t dSrc, GatStrides strides);
 // Fixed fan-out mean (GPU): out[r] = mean over e < fanout of x[neighbors[r * fanout + e]].

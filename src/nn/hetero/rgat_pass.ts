@@ -16,7 +16,7 @@ import type {TypedLayer} from '../../graph/typed_sampling';
 import {writtenOp} from '../../gradients/written_op';
 import {firstRows} from '../conv/graph_input';
 import {layerNative} from '../../native/domains';
-import {freeScratch, gatColsPass, gatForwardPass, gatRowsPass, scratch} from '../gat_passes';
+import {freeScratch, gatColsPass, gatForwardPass, gatRowsPass, scratch, zeroedOutputs} from '../gat_passes';
 import type {Columns} from '../gat_passes';
 import type {Buf} from '../../native/ops';
 import {LayerRelation, relationsBy} from './typed_inputs';
@@ -306,7 +306,7 @@ export function rgatPass(
         [...bySource].map(([t, rels]) => {
           const xt = xOf.get(t)!;
           const pCols = sourceCols.get(t)!.shape[1];
-          const [dP] = b.nativeOutputs([], [[xt.shape[0], pCols]], (_ins, [dp]) =>
+          const [dP] = zeroedOutputs(b, [[xt.shape[0], pCols]], ([dp]) =>
             rels.forEach((u, i) => {
               const place = (offset: number) => ({buf: dp, offset, stride: pCols});
               const dAgg = dAggOf.get(u.d)!;
