@@ -89,7 +89,7 @@ export class RgatConv {
       // On the native backend: one op each way (rgat_pass.ts); elsewhere the same forward arithmetic, taped.
       if (b) return rgatPass(b, shape, weights, x, layer, used);
       const plan = planOf(shape, this.root !== undefined, layer, used);
-      const attend: Attend = (u, c) => gatAggregate(layer.blocks[u.key], ...relationTensors(c, heads, units), {negativeSlope});
+      const attend: Attend = (u, c) => gatAggregate(layer.blocks[u.key], ...relationTensors(c, heads), {negativeSlope});
       const {outs} = rgatForward(shape, weights, x, layer, used, attend, plan);
       return Object.fromEntries(plan.outTypes.map(({t}, i) => [t, outs[i]]));
     });

@@ -9,6 +9,11 @@
 // by [root | W_r a_dst_r of every relation into it]. The attention passes read each relation's columns of the two
 // products in place and write their gradients into the products' gradients likewise (gat_passes.ts); the backward
 // pass runs the same products transposed and folds the attention columns' gradients back into W and a.
+//
+// A one-head relation whose sources far outnumber its rows (a last layer: many neighbours, a few seeds, wide
+// classes) aggregates first and projects after: attention weighs the source rows themselves, and the weighted sums
+// alone are multiplied by W_r (the same function: sum_e alpha_e x_s W_r = (sum_e alpha_e x_s) W_r); its source
+// type's product then holds only its logit column.
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
@@ -39,27 +44,14 @@ export interface RgatWeights {
   bias?: tf.Tensor; // [out]
 }
 
-/** Each group's relations' [inDim, cols] matrices (m: [R, inDim, cols]) side by side: [inDim, k * cols] a group. */
-function sideBySide(m: tf.Tensor3D, groups: Map<string, LayerRelation[]>): Map<string, tf.Tensor2D> {
-  const [R, inDim] = m.shape;
-  const rs = [...groups.values()].flat().map((u) => u.r);
-  const picked = rs.length === R && rs.every((r, i) => r === i) ? m : tf.gather(m, rs);
-  const [k, , cols] = picked.shape;
-  const all = (k === 1 ? tf.reshape(picked, [inDim, cols]) : tf.reshape(tf.transpose(picked, [1, 0, 2]), [inDim, k * cols])) as tf.Tensor2D;
-  const parts =
-    groups.size === 1
-      ? [all]
-      : tf.split(
-          all,
-          [...groups.values()].map((g) => g.length * cols),
-          1,
-        );
-  return new Map([...groups.keys()].map((key, i) => [key, parts[i] as tf.Tensor2D]));
-}
-
 /** W folded with attention vectors: sum over units of W [R, inDim, heads, units] times att [R, heads, units]: [R, inDim, heads]. */
 function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
   return tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D;
+}
+
+/** Each group's relations' [inDim, cols] matrices (piece(u)) side by side: [inDim, Σ cols] a group. */
+function sideBySide(groups: Map<string, LayerRelation[]>, piece: (u: LayerRelation) => tf.Tensor2D): Map<string, tf.Tensor2D> {
+  return new Map([...groups].map(([t, rels]) => [t, rels.length === 1 ? piece(rels[0]) : (tf.concat(rels.map(piece), 1) as tf.Tensor2D)]));
 }
 
 /** Which products a layer makes: by source type and by destination type, the destination types with rows. */
@@ -72,6 +64,8 @@ export interface RgatPlan {
   products: {t: string; n: number; rels: LayerRelation[]}[];
   /** The root part's width, when there is one, before the logit columns of a destination product. */
   rootCols: number[];
+  /** The relations that aggregate their source rows first and project the sums after (one head, few rows, many sources). */
+  aggregateFirst: Set<string>;
 }
 
 export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: LayerRelation[]): RgatPlan {
@@ -79,76 +73,100 @@ export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: Lay
   const outTypes = Object.entries(layer.dst)
     .filter(([, rows]) => rows.length > 0)
     .map(([t, rows]) => ({t, n: rows.length, rels: into.get(t) ?? []}));
+  // Multiply-adds of each order, forward and backward alike: projecting every source (sources x inDim x units) and
+  // weighing units a head per entry, against projecting the rows' sums (rows x inDim x units) and weighing inDim.
+  const aggregateFirst = new Set(
+    used
+      .filter((u) => {
+        if (s.heads !== 1) return false;
+        const block = layer.blocks[u.key];
+        const entries = block.entries(false).colIdx.length;
+        return (block.numCols - block.numRows) * s.inDim * s.units > entries * (s.inDim - s.units);
+      })
+      .map((u) => u.key),
+  );
   return {
     bySource: relationsBy(used, 's'),
     into,
     outTypes,
     products: outTypes.filter((o) => root || o.rels.length > 0),
     rootCols: root ? [s.concat ? s.heads * s.units : s.units] : [],
+    aggregateFirst,
   };
 }
 
-/**
- * Where a relation's z [sources, heads * units] and source logits [sources, heads] lie in its source type's product
- * P (row stride pStride), and its destination logits [rows, heads] in its destination type's product Q.
- */
-export interface RelationColumns {
-  p: tf.Tensor2D;
-  z: number;
-  ls: number;
-  q: tf.Tensor2D;
-  ld: number;
+/** A matrix's columns from `offset`, `width` of them a row (the matrix's rows read in place). */
+export interface MatrixColumns {
+  t: tf.Tensor2D;
+  offset: number;
+  width: number;
 }
 
-/** A relation's z [sources, heads, units] and logit halves, copied out of the products (the taped path's view). */
-export function relationTensors(c: RelationColumns, heads: number, units: number): [tf.Tensor3D, tf.Tensor2D, tf.Tensor2D] {
-  const rows = (m: tf.Tensor2D, from: number, width: number) => tf.slice(m, [0, from], [-1, width]) as tf.Tensor2D;
-  return [tf.reshape(rows(c.p, c.z, heads * units), [-1, heads, units]) as tf.Tensor3D, rows(c.p, c.ls, heads), rows(c.q, c.ld, heads)];
+/**
+ * What a relation's attention reads: the features it weighs, [sources, heads, dim] (z's columns of its source type's
+ * product P; or, aggregated first, the source rows themselves: one head of inDim), its source logits [sources, heads]
+ * (columns of P) and destination logits [rows, heads] (columns of its destination type's product Q).
+ */
+export interface RelationColumns {
+  feat: MatrixColumns;
+  src: MatrixColumns;
+  dst: MatrixColumns;
+}
+
+/** A relation's features [sources, heads, dim] and logit halves, copied out of their matrices (the taped path's view). */
+export function relationTensors(c: RelationColumns, heads: number): [tf.Tensor3D, tf.Tensor2D, tf.Tensor2D] {
+  const cols = ({t, offset, width}: MatrixColumns) =>
+    offset === 0 && width === t.shape[1] ? t : (tf.slice(t, [0, offset], [-1, width]) as tf.Tensor2D);
+  return [tf.reshape(cols(c.feat), [-1, heads, c.feat.width / heads]) as tf.Tensor3D, cols(c.src), cols(c.dst)];
 }
 
 /** The native passes' views of a relation's columns. */
 function relationColumns(c: RelationColumns): [Columns, Columns, Columns] {
-  const ps = c.p.shape[1],
-    qs = c.q.shape[1];
-  return [
-    {t: c.p, offset: c.z, stride: ps},
-    {t: c.p, offset: c.ls, stride: ps},
-    {t: c.q, offset: c.ld, stride: qs},
-  ];
+  const view = ({t, offset}: MatrixColumns) => ({t, offset, stride: t.shape[1]});
+  return [view(c.feat), view(c.src), view(c.dst)];
 }
 
 /**
- * Each relation's columns of the products: in its source type's P = x_s [W_r | W_r a_src_r ...] relation i of the type
- * has z and its source logits at column i (heads * units + heads); in its destination type's Q = x_d [root | W_r
- * a_dst_r ...] relation i into the type has its logits after the root's part, at rootCols + i heads.
+ * Each relation's columns: in its source type's P = x_s [W_r | W_r a_src_r ...] relation i of the type has z (unless
+ * it aggregates first) and then its source logits; in its destination type's Q = x_d [root | W_r a_dst_r ...]
+ * relation i into the type has its logits after the root's part, at rootCols + i heads.
  */
 function relationLayout(
   s: RgatShape,
   plan: RgatPlan,
+  x: Record<string, tf.Tensor2D>,
   sourceProducts: tf.Tensor2D[],
   destProducts: tf.Tensor2D[],
 ): Map<string, RelationColumns> {
   const wide = s.heads * s.units,
     rootWidth = plan.rootCols[0] ?? 0;
-  const q = new Map<string, {q: tf.Tensor2D; ld: number}>();
-  plan.products.forEach(({rels}, k) => rels.forEach((u, i) => q.set(u.key, {q: destProducts[k], ld: rootWidth + i * s.heads})));
-  const columns = new Map<string, RelationColumns>();
-  [...plan.bySource.values()].forEach((rels, k) =>
-    rels.forEach((u, i) => {
-      const z = i * (wide + s.heads);
-      columns.set(u.key, {p: sourceProducts[k], z, ls: z + wide, ...q.get(u.key)!});
-    }),
+  const dst = new Map<string, MatrixColumns>();
+  plan.products.forEach(({rels}, k) =>
+    rels.forEach((u, i) => dst.set(u.key, {t: destProducts[k], offset: rootWidth + i * s.heads, width: s.heads})),
   );
+  const columns = new Map<string, RelationColumns>();
+  [...plan.bySource].forEach(([t, rels], k) => {
+    const p = sourceProducts[k];
+    let at = 0;
+    for (const u of rels) {
+      const first = plan.aggregateFirst.has(u.key);
+      const feat = first ? {t: x[t], offset: 0, width: s.inDim} : {t: p, offset: at, width: wide};
+      if (!first) at += wide;
+      columns.set(u.key, {feat, src: {t: p, offset: at, width: s.heads}, dst: dst.get(u.key)!});
+      at += s.heads;
+    }
+  });
   return columns;
 }
 
-/** One relation's attention over its block from its columns of the two products: [rows, heads, units]. */
+/** One relation's attention over its block from what it reads: [rows, heads, dim]. */
 export type Attend = (u: LayerRelation, at: RelationColumns) => tf.Tensor3D;
 
 /**
  * The layer's forward arithmetic, taped or not (`attend` runs each relation's attention): each destination type's
  * output in the order of the layer's destination types with rows, and what the written-out backward pass reads (each
- * source type's and destination product's column matrix and product, each relation's columns).
+ * source type's and destination product's column matrix and product, the weighted sums of the relations that
+ * aggregate first).
  */
 export function rgatForward(
   s: RgatShape,
@@ -164,24 +182,38 @@ export function rgatForward(
   destMatrices: tf.Tensor2D[];
   sourceProducts: tf.Tensor2D[];
   destProducts: tf.Tensor2D[];
-  columns: Map<string, RelationColumns>;
+  sums: Map<string, tf.Tensor2D>;
 } {
   const {inDim, units, heads, concat, relations: R} = s;
   const wide = heads * units;
   const {w, attSrc, attDst, root, bias} = weights;
-  const {bySource, into, products} = plan;
+  const {bySource, into, products, aggregateFirst} = plan;
   const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
-  const sourceCols = bySource.size
-    ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource)
+  const ws = aggregateFirst.size ? (tf.unstack(w) as tf.Tensor2D[]) : [];
+  let sourceCols = new Map<string, tf.Tensor2D>();
+  if (bySource.size) {
+    const foldSrc = foldAttention(wHeads, attSrc);
+    const both = tf.unstack(tf.concat([w, foldSrc], 2)) as tf.Tensor2D[];
+    const logitsOnly = aggregateFirst.size ? (tf.unstack(foldSrc) as tf.Tensor2D[]) : [];
+    sourceCols = sideBySide(bySource, (u) => (aggregateFirst.has(u.key) ? logitsOnly : both)[u.r]);
+  }
+  const destCols = into.size
+    ? sideBySide(
+        into,
+        (
+          (folds) => (u: LayerRelation) =>
+            folds[u.r]
+        )(tf.unstack(foldAttention(wHeads, attDst)) as tf.Tensor2D[]),
+      )
     : new Map<string, tf.Tensor2D>();
-  const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into) : new Map<string, tf.Tensor2D>();
   const sourceProducts = [...bySource].map(([t]) => tf.matMul(x[t], sourceCols.get(t)!) as tf.Tensor2D);
   const destMatrices = products.map(({t, rels}) => {
     const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
     return cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D);
   });
   const destProducts = products.map(({t, n}, k) => tf.matMul(firstRows(x[t], n), destMatrices[k]) as tf.Tensor2D);
-  const columns = relationLayout(s, plan, sourceProducts, destProducts);
+  const columns = relationLayout(s, plan, x, sourceProducts, destProducts);
+  const sums = new Map<string, tf.Tensor2D>();
   const outs = plan.outTypes.map(({t, n, rels}) => {
     const k = products.findIndex((o) => o.t === t);
     const q = destProducts[k];
@@ -189,7 +221,11 @@ export function rgatForward(
     const terms: tf.Tensor2D[] = root ? [rels.length ? (tf.slice(q, [0, 0], [-1, plan.rootCols[0]]) as tf.Tensor2D) : q] : [];
     rels.forEach((u) => {
       const agg = attend(u, columns.get(u.key)!);
-      terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
+      if (aggregateFirst.has(u.key)) {
+        const sum = tf.reshape(agg, [n, inDim]) as tf.Tensor2D;
+        sums.set(u.key, sum);
+        terms.push(tf.matMul(sum, ws[u.r]) as tf.Tensor2D); // one head: concatenated or averaged alike
+      } else terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
     });
     const h = terms.length === 0 ? tf.zeros([n, concat ? wide : units]) : terms.length === 1 ? terms[0] : tf.addN(terms);
     return (bias ? tf.add(h, bias) : h) as tf.Tensor2D;
@@ -200,7 +236,7 @@ export function rgatForward(
     destMatrices,
     sourceProducts,
     destProducts,
-    columns,
+    sums,
   };
 }
 
@@ -223,22 +259,24 @@ export function rgatPass(
   const wide = heads * units;
   const {w, attSrc, attDst, root, bias} = weights;
   const plan = planOf(s, root !== undefined, layer, used);
-  const {bySource, outTypes, products, rootCols} = plan;
+  const {bySource, outTypes, products, rootCols, aggregateFirst} = plan;
   if (outTypes.length === 0) return {};
   const inTypes = Object.keys(x).filter((t) => bySource.has(t) || outTypes.some((o) => o.t === t));
   const weightList = [w, attSrc, attDst, ...(root ? [root] : []), ...(bias ? [bias] : [])];
+  const firsts = used.filter((u) => aggregateFirst.has(u.key));
 
   const forward = (save: tf.GradSaveFunc): tf.Tensor[] => {
     const alphas = new Map<string, tf.Tensor>();
     const attend: Attend = (u, c) => {
-      const [z, ls, ld] = relationColumns(c);
-      const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], z, ls, ld, heads, units, slope);
+      const [feat, ls, ld] = relationColumns(c);
+      const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], feat, ls, ld, heads, c.feat.width / heads, slope);
       alphas.set(u.key, alpha);
       return agg as tf.Tensor3D;
     };
     const f = rgatForward(s, weights, x, layer, used, attend, plan);
     // Saved, in this order: every input type's rows, each source type's and each destination product's column matrix,
-    // each source type's and destination type's product, each relation's attention weights.
+    // each source type's and destination type's product, each relation's attention weights, the weighted sums of the
+    // relations that aggregate first.
     save([
       ...inTypes.map((t) => x[t]),
       ...f.sourceCols,
@@ -246,6 +284,7 @@ export function rgatPass(
       ...f.sourceProducts,
       ...f.destProducts,
       ...used.map((u) => alphas.get(u.key)!),
+      ...firsts.map((u) => f.sums.get(u.key)!),
     ]);
     return f.outs;
   };
@@ -260,18 +299,29 @@ export function rgatPass(
     const sourceProducts = take(bySource.size);
     const destProducts = take(products.length);
     const alphas = new Map(used.map((u) => [u.key, take(1)[0] as tf.Tensor]));
-    const columns = relationLayout(s, plan, sourceProducts, destProducts);
+    const sums = new Map(firsts.map((u) => [u.key, take(1)[0]]));
+    const columns = relationLayout(s, plan, Object.fromEntries(xOf), sourceProducts, destProducts);
+    const ws = firsts.length ? (tf.unstack(w) as tf.Tensor2D[]) : [];
     // The attention's row passes write each relation's dz (scratch) and its destination logits' gradients into dQ,
-    // beside the root's (the output's gradient); the column passes write z's and the source logits' into dP.
+    // beside the root's (the output's gradient); the column passes write the features' and the source logits'
+    // gradients into dP (a relation that aggregates first: its source rows' into a matrix of its own).
     const dz = new Map<string, Buf>();
     const dAggOf = new Map<string, tf.Tensor>();
+    const dWFirst = new Map<string, tf.Tensor2D>();
     try {
       const dRoots: tf.Tensor2D[] = [];
       const dFoldDst = new Map<string, tf.Tensor2D>();
       const dQs = products.map(({t, n, rels}, k) => {
         const dyt = dys[outTypes.findIndex((o) => o.t === t)] as tf.Tensor2D;
         const dAgg = concat ? tf.reshape(dyt, [n, heads, units]) : tf.tile(tf.expandDims(tf.div(dyt, heads), 1), [1, heads, 1]);
-        dAggOf.set(t, dAgg);
+        for (const u of rels) {
+          if (!aggregateFirst.has(u.key)) dAggOf.set(u.key, dAgg);
+          else {
+            // out_r = sum_r W_r: the sum's gradient dy W_r^T, W_r's sum_r^T dy.
+            dAggOf.set(u.key, tf.reshape(tf.matMul(dyt, ws[u.r], false, true), [n, 1, inDim]));
+            dWFirst.set(u.key, tf.matMul(sums.get(u.key)!, dyt, true, false) as tf.Tensor2D);
+          }
+        }
         const qCols = destMatrices[k].shape[1];
         const dQ =
           rels.length === 0
@@ -281,15 +331,16 @@ export function rgatPass(
                 rels.forEach((u, i) => {
                   const g = scratch(b, alphas.get(u.key)!.size);
                   dz.set(u.key, g);
-                  const place = {buf: dq, offset: (rootCols[0] ?? 0) + i * heads, stride: qCols};
+                  const c = columns.get(u.key)!;
+                  const place = {buf: dq, offset: c.dst.offset, stride: qCols};
                   gatRowsPass(
                     b,
                     layer.blocks[u.key],
-                    relationColumns(columns.get(u.key)!),
+                    relationColumns(c),
                     alphas.get(u.key)!,
-                    dAgg,
+                    dAggOf.get(u.key)!,
                     heads,
-                    units,
+                    c.feat.width / heads,
                     slope,
                     g,
                     place,
@@ -302,41 +353,55 @@ export function rgatPass(
         return dQ;
       });
       const dSourceCols = new Map<string, tf.Tensor2D>();
+      const dXFirst = new Map<string, tf.Tensor2D[]>();
       const dPs = new Map(
         [...bySource].map(([t, rels]) => {
           const xt = xOf.get(t)!;
           const pCols = sourceCols.get(t)!.shape[1];
-          const [dP] = zeroedOutputs(b, [[xt.shape[0], pCols]], ([dp]) =>
-            rels.forEach((u, i) => {
-              const place = (offset: number) => ({buf: dp, offset, stride: pCols});
-              const dAgg = dAggOf.get(u.d)!;
+          const own = rels.filter((u) => aggregateFirst.has(u.key));
+          const [dP, ...dXs] = zeroedOutputs(b, [[xt.shape[0], pCols], ...own.map(() => [xt.shape[0], inDim])], ([dp, ...dx]) =>
+            rels.forEach((u) => {
+              const c = columns.get(u.key)!;
+              const k = own.indexOf(u);
+              const dFeat = k < 0 ? {buf: dp, offset: c.feat.offset, stride: pCols} : {buf: dx[k], offset: 0, stride: inDim};
+              const dSrc = {buf: dp, offset: c.src.offset, stride: pCols};
               gatColsPass(
                 b,
                 layer.blocks[u.key],
                 alphas.get(u.key)!,
                 dz.get(u.key)!,
-                dAgg,
+                dAggOf.get(u.key)!,
                 heads,
-                units,
-                place(i * (wide + heads)),
-                place(i * (wide + heads) + wide),
+                c.feat.width / heads,
+                dFeat,
+                dSrc,
               );
             }),
           ) as tf.Tensor2D[];
+          if (dXs.length) dXFirst.set(t, dXs);
           splitCols(
             tf.matMul(xt, dP, true, false),
-            rels.map(() => wide + heads),
+            rels.map((u) => (aggregateFirst.has(u.key) ? heads : wide + heads)),
           ).forEach((d, k) => dSourceCols.set(rels[k].key, d));
           return [t, dP];
         }),
       );
-      // Every relation's gradients in the conv's order (zeros for those without entries): [W_r | W_r a_src_r] columns
-      // and W_r a_dst_r columns, folded back into W and the attention vectors.
-      const byIndex = new Map(used.map((u) => [u.r, u.key]));
-      const relGrads = (of: Map<string, tf.Tensor2D>, cols: number) =>
-        tf.stack(Array.from({length: R}, (_, r) => (byIndex.has(r) ? of.get(byIndex.get(r)!)! : tf.zeros([inDim, cols])))) as tf.Tensor3D;
-      const [dWDirect, dFoldSrc] = tf.split(relGrads(dSourceCols, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
-      const dFoldDstAll = relGrads(dFoldDst, heads);
+      // Every relation's gradients in the conv's order (zeros for those without entries): W_r's own (from P's z columns, or
+      // from the projected sums), and the W_r a_src_r and W_r a_dst_r columns', folded back into W and the attention vectors.
+      const byIndex = new Map(used.map((u) => [u.r, u]));
+      const perRelation = (of: (u: LayerRelation) => tf.Tensor2D, cols: number) =>
+        tf.stack(Array.from({length: R}, (_, r) => (byIndex.has(r) ? of(byIndex.get(r)!) : tf.zeros([inDim, cols])))) as tf.Tensor3D;
+      const direct = (u: LayerRelation) => {
+        if (aggregateFirst.has(u.key)) return dWFirst.get(u.key)!;
+        return tf.slice(dSourceCols.get(u.key)!, [0, 0], [-1, wide]) as tf.Tensor2D;
+      };
+      const foldSrc = (u: LayerRelation) => {
+        const d = dSourceCols.get(u.key)!;
+        return aggregateFirst.has(u.key) ? d : (tf.slice(d, [0, wide], [-1, heads]) as tf.Tensor2D);
+      };
+      const dWDirect = perRelation(direct, wide);
+      const dFoldSrc = perRelation(foldSrc, heads);
+      const dFoldDstAll = perRelation((u) => dFoldDst.get(u.key)!, heads);
       const wHeads = tf.reshape(w, [R, inDim, heads, units]);
       const spread = (dFold: tf.Tensor3D, att: tf.Tensor) => tf.mul(tf.expandDims(dFold, 3), tf.expandDims(att, 1)); // [R, inDim, heads, units]
       const dW = tf.add(dWDirect, tf.reshape(tf.add(spread(dFoldSrc, attSrc), spread(dFoldDstAll, attDst)), [R, inDim, wide]));
@@ -344,10 +409,11 @@ export function rgatPass(
       const weightGrads: tf.Tensor[] = [dW, dAtt(dFoldSrc), dAtt(dFoldDstAll)];
       if (root) weightGrads.push(dRoots.length === 1 ? dRoots[0] : tf.addN(dRoots));
       if (bias) weightGrads.push(tf.sum(dys.length === 1 ? dys[0] : tf.concat(dys, 0), 0));
-      // An input type's rows: through its sources' products and, on its first rows, its destination product.
+      // An input type's rows: through its sources' products and the sums that read them, and, on its first rows, its
+      // destination product.
       const dx = (t: string) => () => {
         const xt = xOf.get(t)!;
-        const terms: tf.Tensor[] = [];
+        const terms: tf.Tensor[] = [...(dXFirst.get(t) ?? [])];
         if (dPs.has(t)) terms.push(tf.matMul(dPs.get(t)!, sourceCols.get(t)!, false, true));
         const k = products.findIndex((o) => o.t === t);
         if (k >= 0) {
