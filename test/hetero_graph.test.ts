@@ -980,7 +980,8 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
       const inDim = 5;
       const xv: Record<string, Float32Array> = {};
       for (const t of Object.keys(layer.src)) xv[t] = Float32Array.from({length: layer.src[t].length * inDim}, () => rng() * 2 - 1);
-      // One head: relations whose sources outnumber their rows aggregate first and project after (planOf says which).
+      // One head of outputs wider than the inputs: relations whose sources outnumber their rows aggregate first and
+      // project after (planOf says which).
       for (const [concat, rootWeight, heads] of [
         [true, true, 2],
         [false, true, 2],
@@ -988,9 +989,10 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
         [true, true, 1],
         [false, false, 1],
       ] as [boolean, boolean, number][]) {
-        const conv = rgatConv({inDim, units: 3, heads, relations: g.edgeTypes.map(edgeTypeKey), concat, rootWeight, seed: 4});
+        const units = heads === 1 ? 7 : 3;
+        const conv = rgatConv({inDim, units, heads, relations: g.edgeTypes.map(edgeTypeKey), concat, rootWeight, seed: 4});
         const used = layerRelations('rgatConv', layer, new Map(g.edgeTypes.map((e, i) => [edgeTypeKey(e), i])));
-        const shape = {inDim, units: 3, heads, concat, negativeSlope: 0.2, relations: g.edgeTypes.length};
+        const shape = {inDim, units, heads, concat, negativeSlope: 0.2, relations: g.edgeTypes.length};
         expect(planOf(shape, rootWeight, layer, used).aggregateFirst.size > 0, 'some relation aggregates first').to.equal(heads === 1);
         const inputs = () => Object.fromEntries(Object.entries(xv).map(([t, v]) => [t, tf.tensor2d(v, [v.length / inDim, inDim])]));
         const [ours, ref] = gradsOnBothBackends(conv, layer, inputs);
@@ -1007,18 +1009,18 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
             for (const [t, rows] of Object.entries(l.dst)) {
               if (rows.length === 0) continue;
               const xd = tf.slice(x[t], [0, 0], [rows.length, inDim]) as tf.Tensor2D;
-              let h = root ? tf.matMul(xd, root) : tf.zeros([rows.length, concat ? heads * 3 : 3]);
+              let h = root ? tf.matMul(xd, root) : tf.zeros([rows.length, concat ? heads * units : units]);
               for (const [key, block] of Object.entries(l.blocks)) {
                 const [src, , dst] = key.split('___');
                 if (dst !== t || block.arrays.colIdx.length === 0) continue;
                 const r = relations.indexOf(key);
-                const wr = tf.reshape(tf.slice(w, [r, 0, 0], [1, -1, -1]), [inDim, heads * 3]) as tf.Tensor2D;
-                const z = tf.reshape(tf.matMul(x[src], wr), [-1, heads, 3]) as tf.Tensor3D;
-                const zd = tf.reshape(tf.matMul(xd, wr), [-1, heads, 3]);
+                const wr = tf.reshape(tf.slice(w, [r, 0, 0], [1, -1, -1]), [inDim, heads * units]) as tf.Tensor2D;
+                const z = tf.reshape(tf.matMul(x[src], wr), [-1, heads, units]) as tf.Tensor3D;
+                const zd = tf.reshape(tf.matMul(xd, wr), [-1, heads, units]);
                 const logit = (zz: tf.Tensor, att: tf.Tensor) =>
                   tf.sum(tf.mul(zz, tf.slice(att, [r, 0, 0], [1, -1, -1])), 2) as tf.Tensor2D;
                 const agg = wm.nn.gatAggregate(block, z, logit(z, attSrc), logit(zd, attDst), {negativeSlope: 0.2});
-                h = tf.add(h, concat ? tf.reshape(agg, [rows.length, heads * 3]) : tf.mean(agg, 1));
+                h = tf.add(h, concat ? tf.reshape(agg, [rows.length, heads * units]) : tf.mean(agg, 1));
               }
               out[t] = tf.add(h, bias) as tf.Tensor2D;
             }

@@ -10,8 +10,8 @@
 // products in place and write their gradients into the products' gradients likewise (gat_passes.ts); the backward
 // pass runs the same products transposed and folds the attention columns' gradients back into W and a.
 //
-// A one-head relation whose sources far outnumber its rows (a last layer: many neighbours, a few seeds, wide
-// classes) aggregates first and projects after: attention weighs the source rows themselves, and the weighted sums
+// A one-head relation whose sources far outnumber its rows and whose inputs are narrower than its outputs (a last
+// layer: many neighbours, a few seeds, many classes) aggregates first and projects after: attention weighs the source rows themselves, and the weighted sums
 // alone are multiplied by W_r (the same function: sum_e alpha_e x_s W_r = (sum_e alpha_e x_s) W_r); its source
 // type's product then holds only its logit column.
 import * as tf from '@tensorflow/tfjs-core';
@@ -49,10 +49,23 @@ function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
   return tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D;
 }
 
-/** Each group's relations' [inDim, cols] matrices (piece(u)) side by side: [inDim, Σ cols] a group. */
-function sideBySide(groups: Map<string, LayerRelation[]>, piece: (u: LayerRelation) => tf.Tensor2D): Map<string, tf.Tensor2D> {
-  return new Map([...groups].map(([t, rels]) => [t, rels.length === 1 ? piece(rels[0]) : (tf.concat(rels.map(piece), 1) as tf.Tensor2D)]));
+/**
+ * Each group's relations' columns of m ([R, inDim, cols]) side by side, relation u's columns pick(u) of its cols:
+ * [inDim, Σ picked] a group, one gather each.
+ */
+function sideBySide(m: tf.Tensor3D, groups: Map<string, LayerRelation[]>, pick: (u: LayerRelation) => number[]): Map<string, tf.Tensor2D> {
+  const [R, inDim, cols] = m.shape;
+  const flat = (R === 1 ? tf.reshape(m, [inDim, cols]) : tf.reshape(tf.transpose(m, [1, 0, 2]), [inDim, R * cols])) as tf.Tensor2D;
+  return new Map(
+    [...groups].map(([t, rels]) => {
+      const idx = rels.flatMap((u) => pick(u).map((c) => u.r * cols + c));
+      const every = idx.length === R * cols && idx.every((v, i) => v === i);
+      return [t, every ? flat : (tf.gather(flat, tf.tensor1d(idx, 'int32'), 1) as tf.Tensor2D)];
+    }),
+  );
 }
+
+const range = (from: number, to: number) => Array.from({length: to - from}, (_, i) => from + i);
 
 /** Which products a layer makes: by source type and by destination type, the destination types with rows. */
 export interface RgatPlan {
@@ -64,7 +77,7 @@ export interface RgatPlan {
   products: {t: string; n: number; rels: LayerRelation[]}[];
   /** The root part's width, when there is one, before the logit columns of a destination product. */
   rootCols: number[];
-  /** The relations that aggregate their source rows first and project the sums after (one head, few rows, many sources). */
+  /** The relations that aggregate their source rows first and project the sums after (one head, inputs narrower than outputs, rows fewer than sources). */
   aggregateFirst: Set<string>;
 }
 
@@ -78,7 +91,7 @@ export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: Lay
   const aggregateFirst = new Set(
     used
       .filter((u) => {
-        if (s.heads !== 1) return false;
+        if (s.heads !== 1 || s.inDim > s.units) return false; // where projecting the sums costs less on both counts
         const block = layer.blocks[u.key];
         const entries = block.entries(false).colIdx.length;
         return (block.numCols - block.numRows) * s.inDim * s.units > entries * (s.inDim - s.units);
@@ -190,22 +203,13 @@ export function rgatForward(
   const {bySource, into, products, aggregateFirst} = plan;
   const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
   const ws = aggregateFirst.size ? (tf.unstack(w) as tf.Tensor2D[]) : [];
-  let sourceCols = new Map<string, tf.Tensor2D>();
-  if (bySource.size) {
-    const foldSrc = foldAttention(wHeads, attSrc);
-    const both = tf.unstack(tf.concat([w, foldSrc], 2)) as tf.Tensor2D[];
-    const logitsOnly = aggregateFirst.size ? (tf.unstack(foldSrc) as tf.Tensor2D[]) : [];
-    sourceCols = sideBySide(bySource, (u) => (aggregateFirst.has(u.key) ? logitsOnly : both)[u.r]);
-  }
-  const destCols = into.size
-    ? sideBySide(
-        into,
-        (
-          (folds) => (u: LayerRelation) =>
-            folds[u.r]
-        )(tf.unstack(foldAttention(wHeads, attDst)) as tf.Tensor2D[]),
+  // A relation's source columns: [W_r | W_r a_src_r], or W_r a_src_r alone where it aggregates first.
+  const sourceCols = bySource.size
+    ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource, (u) =>
+        range(aggregateFirst.has(u.key) ? wide : 0, wide + heads),
       )
     : new Map<string, tf.Tensor2D>();
+  const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into, () => range(0, heads)) : new Map<string, tf.Tensor2D>();
   const sourceProducts = [...bySource].map(([t]) => tf.matMul(x[t], sourceCols.get(t)!) as tf.Tensor2D);
   const destMatrices = products.map(({t, rels}) => {
     const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
