@@ -312,6 +312,13 @@ export function rgatPass(
     const dz = new Map<string, Buf>();
     const dAggOf = new Map<string, tf.Tensor>();
     const dWFirst = new Map<string, tf.Tensor2D>();
+    // What a relation's two gradient passes read: its block, attention weights, output gradient and feature width.
+    const passOf = (u: LayerRelation) => ({
+      block: layer.blocks[u.key],
+      alpha: alphas.get(u.key)!,
+      dOut: dAggOf.get(u.key)!,
+      dim: columns.get(u.key)!.feat.width / heads,
+    });
     try {
       const dRoots: tf.Tensor2D[] = [];
       const dFoldDst = new Map<string, tf.Tensor2D>();
@@ -337,18 +344,8 @@ export function rgatPass(
                   dz.set(u.key, g);
                   const c = columns.get(u.key)!;
                   const place = {buf: dq, offset: c.dst.offset, stride: qCols};
-                  gatRowsPass(
-                    b,
-                    layer.blocks[u.key],
-                    relationColumns(c),
-                    alphas.get(u.key)!,
-                    dAggOf.get(u.key)!,
-                    heads,
-                    c.feat.width / heads,
-                    slope,
-                    g,
-                    place,
-                  );
+                  const a = passOf(u);
+                  gatRowsPass(b, a.block, relationColumns(c), a.alpha, a.dOut, heads, a.dim, slope, g, place);
                 });
               })[0] as tf.Tensor2D);
         const dCols = splitCols(tf.matMul(firstRows(xOf.get(t)!, n), dQ, true, false), [...rootCols, ...rels.map(() => heads)]);
@@ -369,17 +366,8 @@ export function rgatPass(
               const k = own.indexOf(u);
               const dFeat = k < 0 ? {buf: dp, offset: c.feat.offset, stride: pCols} : {buf: dx[k], offset: 0, stride: inDim};
               const dSrc = {buf: dp, offset: c.src.offset, stride: pCols};
-              gatColsPass(
-                b,
-                layer.blocks[u.key],
-                alphas.get(u.key)!,
-                dz.get(u.key)!,
-                dAggOf.get(u.key)!,
-                heads,
-                c.feat.width / heads,
-                dFeat,
-                dSrc,
-              );
+              const a = passOf(u);
+              gatColsPass(b, a.block, a.alpha, dz.get(u.key)!, a.dOut, heads, a.dim, dFeat, dSrc);
             }),
           ) as tf.Tensor2D[];
           if (dXs.length) dXFirst.set(t, dXs);
