@@ -10,10 +10,10 @@
 // products in place and write their gradients into the products' gradients likewise (gat_passes.ts); the backward
 // pass runs the same products transposed and folds the attention columns' gradients back into W and a.
 //
-// A one-head relation whose sources far outnumber its rows and whose inputs are narrower than its outputs (a last
-// layer: many neighbours, a few seeds, many classes) aggregates first and projects after: attention weighs the source rows themselves, and the weighted sums
-// alone are multiplied by W_r (the same function: sum_e alpha_e x_s W_r = (sum_e alpha_e x_s) W_r); its source
-// type's product then holds only its logit column.
+// A one-head relation whose sources outnumber its rows and whose inputs are no wider than its outputs (a last layer:
+// many neighbours, a few seeds, many classes) aggregates first and projects after: attention weighs the source rows
+// themselves, and the weighted sums alone are multiplied by W_r (the same function: sum_e alpha_e x_s W_r =
+// (sum_e alpha_e x_s) W_r); its source type's product then holds only its logit column.
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
@@ -77,7 +77,7 @@ export interface RgatPlan {
   products: {t: string; n: number; rels: LayerRelation[]}[];
   /** The root part's width, when there is one, before the logit columns of a destination product. */
   rootCols: number[];
-  /** The relations that aggregate their source rows first and project the sums after (one head, inputs narrower than outputs, rows fewer than sources). */
+  /** The relations that aggregate their source rows first and project the sums after (one head, inputs no wider than outputs, fewer rows than sources). */
   aggregateFirst: Set<string>;
 }
 
@@ -86,17 +86,11 @@ export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: Lay
   const outTypes = Object.entries(layer.dst)
     .filter(([, rows]) => rows.length > 0)
     .map(([t, rows]) => ({t, n: rows.length, rels: into.get(t) ?? []}));
-  // Multiply-adds of each order, forward and backward alike: projecting every source (sources x inDim x units) and
-  // weighing units a head per entry, against projecting the rows' sums (rows x inDim x units) and weighing inDim.
+  // Aggregating first projects the rows' sums (rows x inDim x units multiply-adds, not sources x inDim x units) and
+  // weighs inDim values an entry, not units: fewer of both where the inputs are no wider than the outputs and the rows
+  // fewer than the sources.
   const aggregateFirst = new Set(
-    used
-      .filter((u) => {
-        if (s.heads !== 1 || s.inDim > s.units) return false; // where projecting the sums costs less on both counts
-        const block = layer.blocks[u.key];
-        const entries = block.entries(false).colIdx.length;
-        return (block.numCols - block.numRows) * s.inDim * s.units > entries * (s.inDim - s.units);
-      })
-      .map((u) => u.key),
+    used.filter((u) => s.heads === 1 && s.inDim <= s.units && layer.blocks[u.key].numRows < layer.blocks[u.key].numCols).map((u) => u.key),
   );
   return {
     bySource: relationsBy(used, 's'),
