@@ -238,7 +238,25 @@ export function rgatForward(
   };
 }
 
-const splitCols = (m: tf.Tensor2D, sizes: number[]): tf.Tensor2D[] => (sizes.length === 1 ? [m] : (tf.split(m, sizes, 1) as tf.Tensor2D[]));
+/** Where each of several matrices' columns start once they stand side by side. */
+function offsets(parts: tf.Tensor2D[]): {parts: tf.Tensor2D[]; starts: number[]} {
+  let at = 0;
+  return {parts, starts: parts.map((m) => ((at += m.shape[1]), at - m.shape[1]))};
+}
+
+/** The columns idx of the matrices side by side (-1: a column of zeros): [rows, idx.length], one gather. */
+function gatherColumns(parts: tf.Tensor2D[], idx: number[], rows: number): tf.Tensor2D {
+  const width = parts.reduce((a, m) => a + m.shape[1], 0);
+  const all = tf.concat([...parts, ...(idx.includes(-1) ? [tf.zeros([rows, 1])] : [])], 1) as tf.Tensor2D;
+  return tf.gather(
+    all,
+    tf.tensor1d(
+      idx.map((i) => (i < 0 ? width : i)),
+      'int32',
+    ),
+    1,
+  ) as tf.Tensor2D;
+}
 
 /**
  * The layer's outputs for every destination type with rows, as rgatConv's taped pass computes them; differentiable in
@@ -314,8 +332,9 @@ export function rgatPass(
       dim: columns.get(u.key)!.feat.width / heads,
     });
     try {
-      const dRoots: tf.Tensor2D[] = [];
-      const dFoldDst = new Map<string, tf.Tensor2D>();
+      // x^T dQ for each destination product and x^T dP for each source type: the columns' gradients, in their layouts.
+      const destGrads: tf.Tensor2D[] = [],
+        sourceGrads: tf.Tensor2D[] = [];
       const dQs = products.map(({t, n, rels}, k) => {
         const dyt = dys[outTypes.findIndex((o) => o.t === t)] as tf.Tensor2D;
         const dAgg = concat ? tf.reshape(dyt, [n, heads, units]) : tf.tile(tf.expandDims(tf.div(dyt, heads), 1), [1, heads, 1]);
@@ -342,12 +361,9 @@ export function rgatPass(
                   gatRowsPass(b, a.block, relationColumns(c), a.alpha, a.dOut, heads, a.dim, slope, g, place);
                 });
               })[0] as tf.Tensor2D);
-        const dCols = splitCols(tf.matMul(firstRows(xOf.get(t)!, n), dQ, true, false), [...rootCols, ...rels.map(() => heads)]);
-        if (root) dRoots.push(dCols[0]);
-        rels.forEach((u, i) => dFoldDst.set(u.key, dCols[rootCols.length + i]));
+        destGrads.push(tf.matMul(firstRows(xOf.get(t)!, n), dQ, true, false) as tf.Tensor2D);
         return dQ;
       });
-      const dSourceCols = new Map<string, tf.Tensor2D>();
       const dXFirst = new Map<string, tf.Tensor2D[]>();
       const dPs = new Map(
         [...bySource].map(([t, rels]) => {
@@ -365,29 +381,39 @@ export function rgatPass(
             }),
           ) as tf.Tensor2D[];
           if (dXs.length) dXFirst.set(t, dXs);
-          splitCols(
-            tf.matMul(xt, dP, true, false),
-            rels.map((u) => (aggregateFirst.has(u.key) ? heads : wide + heads)),
-          ).forEach((d, k) => dSourceCols.set(rels[k].key, d));
+          sourceGrads.push(tf.matMul(xt, dP, true, false) as tf.Tensor2D);
           return [t, dP];
         }),
       );
-      // Every relation's gradients in the conv's order (zeros for those without entries): W_r's own (from P's z columns, or
-      // from the projected sums), and the W_r a_src_r and W_r a_dst_r columns', folded back into W and the attention vectors.
+      // Every relation's gradients in the conv's order (zeros for those without entries), each gathered from the
+      // columns that hold it: W_r's own (P's z columns, or the projected sums'), W_r a_src_r's (P's) and W_r a_dst_r's
+      // (Q's); then folded back into W and the attention vectors.
       const byIndex = new Map(used.map((u) => [u.r, u]));
-      const perRelation = (of: (u: LayerRelation) => tf.Tensor2D, cols: number) =>
-        tf.stack(Array.from({length: R}, (_, r) => (byIndex.has(r) ? of(byIndex.get(r)!) : tf.zeros([inDim, cols])))) as tf.Tensor3D;
-      const direct = (u: LayerRelation) => {
-        if (aggregateFirst.has(u.key)) return dWFirst.get(u.key)!;
-        return tf.slice(dSourceCols.get(u.key)!, [0, 0], [-1, wide]) as tf.Tensor2D;
-      };
-      const foldSrc = (u: LayerRelation) => {
-        const d = dSourceCols.get(u.key)!;
-        return aggregateFirst.has(u.key) ? d : (tf.slice(d, [0, wide], [-1, heads]) as tf.Tensor2D);
-      };
-      const dWDirect = perRelation(direct, wide);
-      const dFoldSrc = perRelation(foldSrc, heads);
-      const dFoldDstAll = perRelation((u) => dFoldDst.get(u.key)!, heads);
+      const sourceAt = offsets([...sourceGrads, ...firsts.map((u) => dWFirst.get(u.key)!)]);
+      const typeOf = new Map([...bySource.keys()].map((t, k) => [t, k]));
+      const sourceIdx = Array.from({length: R}, (_, r) => {
+        const u = byIndex.get(r);
+        if (!u) return new Array<number>(wide + heads).fill(-1);
+        const c = columns.get(u.key)!,
+          p = sourceAt.starts[typeOf.get(u.s)!];
+        const own = aggregateFirst.has(u.key) ? sourceAt.starts[bySource.size + firsts.indexOf(u)] : p + c.feat.offset;
+        return [...range(own, own + wide), ...range(p + c.src.offset, p + c.src.offset + heads)];
+      }).flat();
+      const destAt = offsets(destGrads);
+      const productOf = new Map(products.map(({t}, k) => [t, k]));
+      const destIdx = Array.from({length: R}, (_, r) => {
+        const u = byIndex.get(r);
+        if (!u) return new Array<number>(heads).fill(-1);
+        const from = destAt.starts[productOf.get(u.d)!] + columns.get(u.key)!.dst.offset;
+        return range(from, from + heads);
+      }).flat();
+      const perRelation = (parts: tf.Tensor2D[], idx: number[], cols: number) =>
+        tf.transpose(tf.reshape(gatherColumns(parts, idx, inDim), [inDim, R, cols]), [1, 0, 2]) as tf.Tensor3D;
+      const [dWDirect, dFoldSrc] = tf.split(perRelation(sourceAt.parts, sourceIdx, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
+      const dFoldDstAll = perRelation(destAt.parts, destIdx, heads);
+      const dRoots = root
+        ? destGrads.map((g) => (g.shape[1] === rootCols[0] ? g : (tf.slice(g, [0, 0], [-1, rootCols[0]]) as tf.Tensor2D)))
+        : [];
       const wHeads = tf.reshape(w, [R, inDim, heads, units]);
       const spread = (dFold: tf.Tensor3D, att: tf.Tensor) => tf.mul(tf.expandDims(dFold, 3), tf.expandDims(att, 1)); // [R, inDim, heads, units]
       const dW = tf.add(dWDirect, tf.reshape(tf.add(spread(dFoldSrc, attSrc), spread(dFoldDstAll, attDst)), [R, inDim, wide]));
