@@ -49,23 +49,40 @@ function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
   return tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D;
 }
 
+/** Runs of consecutive column indices, [first, count] each (first -1: count columns of zeros), as one index array. */
+type Runs = [number, number][];
+function columnIndex(runs: Runs, zero: number): Int32Array {
+  const idx = new Int32Array(runs.reduce((a, [, n]) => a + n, 0));
+  let at = 0;
+  for (const [first, n] of runs) for (let i = 0; i < n; ++i) idx[at++] = first < 0 ? zero : first + i;
+  return idx;
+}
+
 /**
- * Each group's relations' columns of m ([R, inDim, cols]) side by side, relation u's columns pick(u) of its cols:
- * [inDim, Σ picked] a group, one gather each.
+ * Each group's relations' columns of m ([R, inDim, cols]) side by side, relation u's columns [from, to) of its cols
+ * (pick(u)): [inDim, Σ picked] a group, one gather each.
  */
-function sideBySide(m: tf.Tensor3D, groups: Map<string, LayerRelation[]>, pick: (u: LayerRelation) => number[]): Map<string, tf.Tensor2D> {
+function sideBySide(
+  m: tf.Tensor3D,
+  groups: Map<string, LayerRelation[]>,
+  pick: (u: LayerRelation) => [number, number],
+): Map<string, tf.Tensor2D> {
   const [R, inDim, cols] = m.shape;
   const flat = (R === 1 ? tf.reshape(m, [inDim, cols]) : tf.reshape(tf.transpose(m, [1, 0, 2]), [inDim, R * cols])) as tf.Tensor2D;
   return new Map(
     [...groups].map(([t, rels]) => {
-      const idx = rels.flatMap((u) => pick(u).map((c) => u.r * cols + c));
+      const idx = columnIndex(
+        rels.map((u) => {
+          const [from, to] = pick(u);
+          return [u.r * cols + from, to - from];
+        }),
+        -1,
+      );
       const every = idx.length === R * cols && idx.every((v, i) => v === i);
       return [t, every ? flat : (tf.gather(flat, tf.tensor1d(idx, 'int32'), 1) as tf.Tensor2D)];
     }),
   );
 }
-
-const range = (from: number, to: number) => Array.from({length: to - from}, (_, i) => from + i);
 
 /** Which products a layer makes: by source type and by destination type, the destination types with rows. */
 export interface RgatPlan {
@@ -199,11 +216,12 @@ export function rgatForward(
   const ws = aggregateFirst.size ? (tf.unstack(w) as tf.Tensor2D[]) : [];
   // A relation's source columns: [W_r | W_r a_src_r], or W_r a_src_r alone where it aggregates first.
   const sourceCols = bySource.size
-    ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource, (u) =>
-        range(aggregateFirst.has(u.key) ? wide : 0, wide + heads),
-      )
+    ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource, (u) => [
+        aggregateFirst.has(u.key) ? wide : 0,
+        wide + heads,
+      ])
     : new Map<string, tf.Tensor2D>();
-  const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into, () => range(0, heads)) : new Map<string, tf.Tensor2D>();
+  const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into, () => [0, heads]) : new Map<string, tf.Tensor2D>();
   const sourceProducts = [...bySource].map(([t]) => tf.matMul(x[t], sourceCols.get(t)!) as tf.Tensor2D);
   const destMatrices = products.map(({t, rels}) => {
     const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
@@ -244,18 +262,11 @@ function offsets(parts: tf.Tensor2D[]): {parts: tf.Tensor2D[]; starts: number[]}
   return {parts, starts: parts.map((m) => ((at += m.shape[1]), at - m.shape[1]))};
 }
 
-/** The columns idx of the matrices side by side (-1: a column of zeros): [rows, idx.length], one gather. */
-function gatherColumns(parts: tf.Tensor2D[], idx: number[], rows: number): tf.Tensor2D {
+/** The columns `runs` picks of the matrices side by side (first -1: zeros): [rows, Σ counts], one gather. */
+function gatherColumns(parts: tf.Tensor2D[], runs: Runs, rows: number): tf.Tensor2D {
   const width = parts.reduce((a, m) => a + m.shape[1], 0);
-  const all = tf.concat([...parts, ...(idx.includes(-1) ? [tf.zeros([rows, 1])] : [])], 1) as tf.Tensor2D;
-  return tf.gather(
-    all,
-    tf.tensor1d(
-      idx.map((i) => (i < 0 ? width : i)),
-      'int32',
-    ),
-    1,
-  ) as tf.Tensor2D;
+  const all = tf.concat([...parts, ...(runs.some(([first]) => first < 0) ? [tf.zeros([rows, 1])] : [])], 1) as tf.Tensor2D;
+  return tf.gather(all, tf.tensor1d(columnIndex(runs, width), 'int32'), 1) as tf.Tensor2D;
 }
 
 /**
@@ -391,26 +402,27 @@ export function rgatPass(
       const byIndex = new Map(used.map((u) => [u.r, u]));
       const sourceAt = offsets([...sourceGrads, ...firsts.map((u) => dWFirst.get(u.key)!)]);
       const typeOf = new Map([...bySource.keys()].map((t, k) => [t, k]));
-      const sourceIdx = Array.from({length: R}, (_, r) => {
+      const sourceRuns = Array.from({length: R}, (_, r): Runs => {
         const u = byIndex.get(r);
-        if (!u) return new Array<number>(wide + heads).fill(-1);
+        if (!u) return [[-1, wide + heads]];
         const c = columns.get(u.key)!,
           p = sourceAt.starts[typeOf.get(u.s)!];
         const own = aggregateFirst.has(u.key) ? sourceAt.starts[bySource.size + firsts.indexOf(u)] : p + c.feat.offset;
-        return [...range(own, own + wide), ...range(p + c.src.offset, p + c.src.offset + heads)];
+        return [
+          [own, wide],
+          [p + c.src.offset, heads],
+        ];
       }).flat();
       const destAt = offsets(destGrads);
       const productOf = new Map(products.map(({t}, k) => [t, k]));
-      const destIdx = Array.from({length: R}, (_, r) => {
+      const destRuns = Array.from({length: R}, (_, r): [number, number] => {
         const u = byIndex.get(r);
-        if (!u) return new Array<number>(heads).fill(-1);
-        const from = destAt.starts[productOf.get(u.d)!] + columns.get(u.key)!.dst.offset;
-        return range(from, from + heads);
-      }).flat();
-      const perRelation = (parts: tf.Tensor2D[], idx: number[], cols: number) =>
-        tf.transpose(tf.reshape(gatherColumns(parts, idx, inDim), [inDim, R, cols]), [1, 0, 2]) as tf.Tensor3D;
-      const [dWDirect, dFoldSrc] = tf.split(perRelation(sourceAt.parts, sourceIdx, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
-      const dFoldDstAll = perRelation(destAt.parts, destIdx, heads);
+        return [u ? destAt.starts[productOf.get(u.d)!] + columns.get(u.key)!.dst.offset : -1, heads];
+      });
+      const perRelation = (parts: tf.Tensor2D[], runs: Runs, cols: number) =>
+        tf.transpose(tf.reshape(gatherColumns(parts, runs, inDim), [inDim, R, cols]), [1, 0, 2]) as tf.Tensor3D;
+      const [dWDirect, dFoldSrc] = tf.split(perRelation(sourceAt.parts, sourceRuns, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
+      const dFoldDstAll = perRelation(destAt.parts, destRuns, heads);
       const dRoots = root
         ? destGrads.map((g) => (g.shape[1] === rootCols[0] ? g : (tf.slice(g, [0, 0], [-1, rootCols[0]]) as tf.Tensor2D)))
         : [];
