@@ -168,6 +168,55 @@ describe('wm.train.adam (fused dense Adam)', () => {
     opt.dispose();
   });
 
+  it('on the host, steps its own buffers in place, as tf.train.adam steps; never an array handed out, nor data a clone shares', async () => {
+    const shapes = [[40, 37], [2001]]; // past the host pool's smallest buffers
+    const r = rng(5);
+    const init = shapes.map((s) => Float32Array.from({length: s.reduce((a, c) => a * c, 1)}, () => r() * 2 - 1));
+    const run = async (backend: string, opt: tf.Optimizer, check?: (vars: tf.Variable[], step: () => void) => void) => {
+      await tf.setBackend(backend);
+      const vars = shapes.map((sh, i) => tf.variable(tf.tensor(init[i], sh)));
+      const step = () =>
+        opt.minimize(
+          () => tf.addN(vars.map((v) => tf.add(tf.sum(tf.square(tf.sub(v, 0.3))), tf.sum(tf.sin(v))))) as tf.Scalar,
+          false,
+          vars,
+        );
+      for (let k = 0; k < 6; ++k) step();
+      check?.(vars, step);
+      const out = [...vars.map((v) => v.dataSync().slice()), ...(await opt.getWeights()).map((w) => w.tensor.dataSync().slice())];
+      tf.dispose(vars);
+      opt.dispose();
+      return out;
+    };
+    const got = await run(wm.BACKEND_NAME, wm.train.adam(0.05), (vars, step) => {
+      const b = wm.backend();
+      if (!b.gpu) {
+        const own = b.hostArray(vars[0]);
+        step();
+        expect(b.hostArray(vars[0]), 'stepped in place').to.equal(own);
+      } else step();
+      // An array handed out (dataSync) keeps what it held; so does a clone sharing the data.
+      const held = vars[0].dataSync();
+      const heldCopy = Array.from(held);
+      const alias = tf.clone(vars[1]);
+      const aliasBefore = Array.from(b.hostArray(vars[1]));
+      step();
+      expect(Array.from(held)).to.deep.equal(heldCopy);
+      expect(Array.from(alias.dataSync())).to.deep.equal(aliasBefore);
+      expect(Array.from(vars[1].dataSync())).to.not.deep.equal(aliasBefore);
+      alias.dispose();
+    });
+    // The reference steps as many times: six, the in-place one, the one after the reads.
+    const want = await run('cpu', tf.train.adam(0.05), (vars, step) => {
+      step();
+      step();
+    });
+    expect(got.length).to.equal(want.length);
+    got.forEach((g, i) =>
+      g.forEach((x, j) => expect(Math.abs(x - want[i][j]), `state ${i}[${j}]`).to.be.below(1e-5 * (1 + Math.abs(want[i][j])))),
+    );
+  });
+
   it('leaves no tensors or device memory behind over 200 steps', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const v = [tf.variable(tf.randomNormal([33, 17], 0, 1, 'float32', 3)), tf.variable(tf.randomNormal([17], 0, 1, 'float32', 4))];

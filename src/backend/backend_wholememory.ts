@@ -6,7 +6,7 @@
 import {MathBackendCPU} from '@tensorflow/tfjs-backend-cpu';
 import {backend_util, BackendTimingInfo, DataId, DataType, engine, Tensor, TensorInfo, util} from '@tensorflow/tfjs-core';
 
-import {claim, dropKept, escape, keptBytes, longerThanValues, release, take} from './host_pool';
+import {claim, dropKept, escape, keptBytes, longerThanValues, release, soleOwner, take} from './host_pool';
 import {ManagedResidency} from './managed_residency';
 import {NativeAddon} from '../native/addon';
 import {Buf, NativeDType} from '../native/ops';
@@ -194,6 +194,12 @@ export class WholeMemoryBackend extends MathBackendCPU {
   ownsDeviceData(t: TensorInfo): boolean {
     const d = this.entry(t.dataId);
     return d.refCount === 1 && d.device !== undefined && !d.device.managed && d.device.release === undefined;
+  }
+
+  /** Whether t's host values are a buffer of the backend's own that t alone sees, with no device copy: writable in place. */
+  ownsHostData(t: TensorInfo): boolean {
+    const d = this.entry(t.dataId);
+    return d.refCount === 1 && d.device === undefined && d.values != null && soleOwner(d.values, t.dataId);
   }
 
   /** t's device data was overwritten in place: drop its host copy. */

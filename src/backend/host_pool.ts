@@ -73,6 +73,12 @@ export function claim(values: unknown, id: object): void {
   else o.closed = true;
 }
 
+/** Whether tensor `id` alone sees `values`: a buffer `take` made for it, never shared or handed out (writable in place). */
+export function soleOwner(values: unknown, id: object): boolean {
+  const o = ownerOf(values)?.o;
+  return o !== undefined && o.id === id && !o.closed;
+}
+
 /** The values leave the backend (a read): their buffer is never reused. */
 export function escape(values: unknown): void {
   const found = ownerOf(values);

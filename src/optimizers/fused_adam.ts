@@ -132,12 +132,18 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
   } else {
     const arrays: Float32Array[] = [];
     const sizes: number[] = [];
-    // Host arrays may be shared with the caller's own (tfjs keeps the array a tensor was made from): new ones.
+    // A state tensor whose values are the backend's own, seen by it alone, is updated in place; others (tfjs keeps
+    // the array a tensor was made from, which the caller may hold) get a new buffer from the host pool and an assign.
     for (const i of live) {
       const state = [vars[i], o.accumulatedFirstMoment[i]!.variable, o.accumulatedSecondMoment[i]!.variable];
-      const outs = state.map(() => new Float32Array(vars[i].size));
-      arrays.push(...[vars[i], entries[i][1], state[1], state[2]].map((t) => b.hostArray(t) as Float32Array), ...outs);
-      state.forEach((t, k) => replaced.push([t, tf.tensor(outs[k], t.shape, 'float32')]));
+      const ins = state.map((t) => b.hostArray(t) as Float32Array);
+      const outs = state.map((t, k) => {
+        if (b.ownsHostData(t)) return ins[k];
+        const fresh = b.hostOutput(t.shape, 'float32');
+        replaced.push([t as tf.Variable, tf.engine().makeTensorFromTensorInfo(fresh.info)]);
+        return fresh.values as Float32Array;
+      });
+      arrays.push(ins[0], b.hostArray(entries[i][1]) as Float32Array, ins[1], ins[2], ...outs);
       sizes.push(vars[i].size);
     }
     optimizerNative().denseAdam(arrays, sizes, ...scalars);
