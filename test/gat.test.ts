@@ -312,6 +312,11 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
       kept(dP, P, 7 + wide + heads, 4);
       kept(dQ, Q, 0, 2);
       kept(dQ, Q, 2 + heads, 3);
+      // A view past its tensor's end is refused by name before anything runs (a GPU kernel could not tell).
+      expect(() => gatForwardPass(b, block, cols(P, pW - wide + 1, pW), strided[1], strided[2], heads, dim, slope)).to.throw(
+        RangeError,
+        /graph attention: feat must hold 29 rows of 15 floats 29 apart from 15 \(842 floats\), got a float32 tensor of 841/,
+      );
       tf.dispose([P, Q, feat, src, dst, dy, out, alpha, out2, alpha2, dP!, dQ!]);
     });
   }

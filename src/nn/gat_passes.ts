@@ -26,16 +26,33 @@ function at(buf: Buf, offset: number): Buf {
   return (buf as Float32Array).subarray(offset);
 }
 
-function read(b: WholeMemoryBackend, c: Columns): Buf {
-  const {t, offset} = c instanceof tf.Tensor ? {t: c, offset: 0} : c;
-  return at(b.gpu ? b.devicePtr(t) : b.hostArray(t), offset);
-}
-
 const strideOf = (c: Columns, packed: number) => (c instanceof tf.Tensor ? packed : c.stride);
 
 /** The native passes' three row strides (feat's, src's, dst's; their gradients' alike); the ops check each holds a row. */
 function strides(feat: Columns, src: Columns, dst: Columns, heads: number, dim: number): [number, number, number] {
   return [strideOf(feat, heads * dim), strideOf(src, heads), strideOf(dst, heads)];
+}
+
+/**
+ * The pass's three inputs where the native op reads them, each checked to lie within its tensor (`rows` rows of
+ * `width` floats at its stride): the GPU's kernels cannot check an address.
+ */
+function inputs(b: WholeMemoryBackend, block: CsrBlock, cs: [Columns, Columns, Columns], heads: number, dim: number): Buf[] {
+  const shapes = [
+    ['feat', block.numCols, heads * dim],
+    ['src', block.numCols, heads],
+    ['dst', block.numRows, heads],
+  ] as const;
+  return cs.map((c, k) => {
+    const [name, rows, width] = shapes[k];
+    const {t, offset, stride} = c instanceof tf.Tensor ? {t: c, offset: 0, stride: width} : c;
+    const span = rows === 0 ? 0 : offset + (rows - 1) * stride + width;
+    if (t.dtype !== 'float32' || span > t.size)
+      throw new RangeError(
+        `graph attention: ${name} must hold ${rows} rows of ${width} floats ${stride} apart from ${offset} (${span} floats), got a ${t.dtype} tensor of ${t.size}`,
+      );
+    return at(b.gpu ? b.devicePtr(t) : b.hostArray(t), offset);
+  });
 }
 
 /** The forward pass: its output [rows, heads, dim] and the attention weights [entries, heads]. */
@@ -54,6 +71,7 @@ export function gatForwardPass(
     cols = block.numCols,
     nnz = c.colIdx.length;
   const st = strides(feat, src, dst, heads, dim);
+  const [f, s, t] = inputs(b, block, [feat, src, dst], heads, dim);
   if (b.gpu) {
     const d = block.onDevice(c);
     return b.deviceOutputs(
@@ -61,15 +79,13 @@ export function gatForwardPass(
         [rows, heads, dim],
         [nnz, heads],
       ],
-      ([out, alpha]) => {
-        const args = [read(b, feat), read(b, src), read(b, dst), heads, dim, slope, out, alpha] as const;
-        layerNative().gatForward(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), rows, cols, ...args, ...st);
-      },
+      ([out, alpha]) =>
+        layerNative().gatForward(b.devicePtr(d.rowPtr), b.devicePtr(d.colIdx), rows, cols, f, s, t, heads, dim, slope, out, alpha, ...st),
     );
   }
   const out = new Float32Array(rows * heads * dim),
     alpha = new Float32Array(nnz * heads);
-  layerNative().gatForward(c.rowPtr, c.colIdx, rows, cols, read(b, feat), read(b, src), read(b, dst), heads, dim, slope, out, alpha, ...st);
+  layerNative().gatForward(c.rowPtr, c.colIdx, rows, cols, f, s, t, heads, dim, slope, out, alpha, ...st);
   return [tf.tensor3d(out, [rows, heads, dim]), tf.tensor2d(alpha, [nnz, heads])];
 }
 
@@ -100,7 +116,8 @@ export function gatRowsPass(
 ): void {
   const st = strides(feat, src, dst, heads, dim);
   if (dDst.stride !== st[2]) throw new RangeError(`gatRowsPass: dDst's row stride ${dDst.stride} must be dst's, ${st[2]}`);
-  const ins = [read(b, feat), read(b, src), read(b, dst), heads, dim, slope] as const;
+  const [f, s, t] = inputs(b, block, [feat, src, dst], heads, dim);
+  const ins = [f, s, t, heads, dim, slope] as const;
   if (b.gpu) {
     const d = block.onDevice(block.entries(false));
     layerNative().gatBackwardRows(
