@@ -272,8 +272,8 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
         dst = tf.slice(Q, [0, 2], [-1, heads]);
       const dy = tf.tensor3d(random(g.rows * wide, 14), [g.rows, heads, dim]);
       const [out, alpha] = gatForwardPass(b, block, feat, src, dst, heads, dim, slope);
-      const cols = (t: tf.Tensor, offset: number, stride: number) => ({t, offset, stride});
-      const strided = [cols(P, 7, pW), cols(P, 7 + wide, pW), cols(Q, 2, qW)] as [Columns, Columns, Columns];
+      const cols = (t: tf.Tensor2D, offset: number) => ({t, offset});
+      const strided = [cols(P, 7), cols(P, 7 + wide), cols(Q, 2)] as [Columns, Columns, Columns];
       const [out2, alpha2] = gatForwardPass(b, block, ...strided, heads, dim, slope);
       expect(Array.from(out2.dataSync())).to.deep.equal(Array.from(out.dataSync()));
       expect(Array.from(alpha2.dataSync())).to.deep.equal(Array.from(alpha.dataSync()));
@@ -313,7 +313,7 @@ describe('wm.nn.gatAggregate (graph attention as one op each way)', () => {
       kept(dQ, Q, 0, 2);
       kept(dQ, Q, 2 + heads, 3);
       // A view past its tensor's end is refused by name before anything runs (a GPU kernel could not tell).
-      expect(() => gatForwardPass(b, block, cols(P, pW - wide + 1, pW), strided[1], strided[2], heads, dim, slope)).to.throw(
+      expect(() => gatForwardPass(b, block, cols(P, pW - wide + 1), strided[1], strided[2], heads, dim, slope)).to.throw(
         RangeError,
         /graph attention: feat must hold 29 rows of 15 floats 29 apart from 15 \(842 floats\), got a float32 tensor of 841/,
       );

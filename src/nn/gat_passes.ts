@@ -10,8 +10,11 @@ import type {CsrBlock} from '../graph/aggregate';
 import {layerNative} from '../native/domains';
 import type {Buf} from '../native/ops';
 
-/** A float32 matrix's columns read in place: row i's start `offset + i * stride` floats into t's data. A tensor: its own packed rows. */
-export type Columns = tf.Tensor | {t: tf.Tensor; offset: number; stride: number};
+/**
+ * A float32 matrix's columns read in place, from column `offset` of each row of the 2-D t (row i's start
+ * `offset + i * t.shape[1]` floats into its data). A tensor alone: its own packed rows.
+ */
+export type Columns = tf.Tensor | {t: tf.Tensor2D; offset: number};
 
 /** Where a pass writes a gradient: row i's values start `offset + i * stride` floats into buf (a device address or a Float32Array). */
 export interface Place {
@@ -26,7 +29,7 @@ function at(buf: Buf, offset: number): Buf {
   return (buf as Float32Array).subarray(offset);
 }
 
-const strideOf = (c: Columns, packed: number) => (c instanceof tf.Tensor ? packed : c.stride);
+const strideOf = (c: Columns, packed: number) => (c instanceof tf.Tensor ? packed : c.t.shape[1]);
 
 /** The native passes' three row strides (feat's, src's, dst's; their gradients' alike); the ops check each holds a row. */
 function strides(feat: Columns, src: Columns, dst: Columns, heads: number, dim: number): [number, number, number] {
@@ -45,7 +48,8 @@ function inputs(b: WholeMemoryBackend, block: CsrBlock, cs: [Columns, Columns, C
   ] as const;
   return cs.map((c, k) => {
     const [name, rows, width] = shapes[k];
-    const {t, offset, stride} = c instanceof tf.Tensor ? {t: c, offset: 0, stride: width} : c;
+    const {t, offset} = c instanceof tf.Tensor ? {t: c, offset: 0} : c;
+    const stride = strideOf(c, width);
     const span = rows === 0 ? 0 : offset + (rows - 1) * stride + width;
     if (t.dtype !== 'float32' || span > t.size)
       throw new RangeError(

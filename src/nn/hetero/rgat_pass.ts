@@ -22,7 +22,6 @@ import {writtenOp} from '../../gradients/written_op';
 import {firstRows} from '../conv/graph_input';
 import {layerNative} from '../../native/domains';
 import {freeScratch, gatColsPass, gatForwardPass, gatRowsPass, scratch, zeroedOutputs} from '../gat_passes';
-import type {Columns} from '../gat_passes';
 import type {Buf} from '../../native/ops';
 import {LayerRelation, relationsBy} from './typed_inputs';
 
@@ -119,7 +118,7 @@ export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: Lay
   };
 }
 
-/** A matrix's columns from `offset`, `width` of them a row (the matrix's rows read in place). */
+/** A matrix's columns from `offset`, `width` of them a row (the matrix's rows read in place: a gat_passes Columns). */
 export interface MatrixColumns {
   t: tf.Tensor2D;
   offset: number;
@@ -142,12 +141,6 @@ export function relationTensors(c: RelationColumns, heads: number): [tf.Tensor3D
   const cols = ({t, offset, width}: MatrixColumns) =>
     offset === 0 && width === t.shape[1] ? t : (tf.slice(t, [0, offset], [-1, width]) as tf.Tensor2D);
   return [tf.reshape(cols(c.feat), [-1, heads, c.feat.width / heads]) as tf.Tensor3D, cols(c.src), cols(c.dst)];
-}
-
-/** The native passes' views of a relation's columns. */
-function relationColumns(c: RelationColumns): [Columns, Columns, Columns] {
-  const view = ({t, offset}: MatrixColumns) => ({t, offset, stride: t.shape[1]});
-  return [view(c.feat), view(c.src), view(c.dst)];
 }
 
 /**
@@ -257,9 +250,9 @@ export function rgatForward(
 }
 
 /** Where each of several matrices' columns start once they stand side by side. */
-function offsets(parts: tf.Tensor2D[]): {parts: tf.Tensor2D[]; starts: number[]} {
+function starts(parts: tf.Tensor2D[]): number[] {
   let at = 0;
-  return {parts, starts: parts.map((m) => ((at += m.shape[1]), at - m.shape[1]))};
+  return parts.map((m) => ((at += m.shape[1]), at - m.shape[1]));
 }
 
 /** The columns `runs` picks of the matrices side by side (first -1: zeros): [rows, Σ counts], one gather. */
@@ -295,8 +288,7 @@ export function rgatPass(
   const forward = (save: tf.GradSaveFunc): tf.Tensor[] => {
     const alphas = new Map<string, tf.Tensor>();
     const attend: Attend = (u, c) => {
-      const [feat, ls, ld] = relationColumns(c);
-      const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], feat, ls, ld, heads, c.feat.width / heads, slope);
+      const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], c.feat, c.src, c.dst, heads, c.feat.width / heads, slope);
       alphas.set(u.key, alpha);
       return agg as tf.Tensor3D;
     };
@@ -369,7 +361,7 @@ export function rgatPass(
                   const c = columns.get(u.key)!;
                   const place = {buf: dq, offset: c.dst.offset, stride: qCols};
                   const a = passOf(u);
-                  gatRowsPass(b, a.block, relationColumns(c), a.alpha, a.dOut, heads, a.dim, slope, g, place);
+                  gatRowsPass(b, a.block, [c.feat, c.src, c.dst], a.alpha, a.dOut, heads, a.dim, slope, g, place);
                 });
               })[0] as tf.Tensor2D);
         destGrads.push(tf.matMul(firstRows(xOf.get(t)!, n), dQ, true, false) as tf.Tensor2D);
@@ -400,29 +392,30 @@ export function rgatPass(
       // columns that hold it: W_r's own (P's z columns, or the projected sums'), W_r a_src_r's (P's) and W_r a_dst_r's
       // (Q's); then folded back into W and the attention vectors.
       const byIndex = new Map(used.map((u) => [u.r, u]));
-      const sourceAt = offsets([...sourceGrads, ...firsts.map((u) => dWFirst.get(u.key)!)]);
+      const sourceParts = [...sourceGrads, ...firsts.map((u) => dWFirst.get(u.key)!)];
+      const sourceAt = starts(sourceParts);
       const typeOf = new Map([...bySource.keys()].map((t, k) => [t, k]));
       const sourceRuns = Array.from({length: R}, (_, r): Runs => {
         const u = byIndex.get(r);
         if (!u) return [[-1, wide + heads]];
         const c = columns.get(u.key)!,
-          p = sourceAt.starts[typeOf.get(u.s)!];
-        const own = aggregateFirst.has(u.key) ? sourceAt.starts[bySource.size + firsts.indexOf(u)] : p + c.feat.offset;
+          p = sourceAt[typeOf.get(u.s)!];
+        const own = aggregateFirst.has(u.key) ? sourceAt[bySource.size + firsts.indexOf(u)] : p + c.feat.offset;
         return [
           [own, wide],
           [p + c.src.offset, heads],
         ];
       }).flat();
-      const destAt = offsets(destGrads);
+      const destAt = starts(destGrads);
       const productOf = new Map(products.map(({t}, k) => [t, k]));
       const destRuns = Array.from({length: R}, (_, r): [number, number] => {
         const u = byIndex.get(r);
-        return [u ? destAt.starts[productOf.get(u.d)!] + columns.get(u.key)!.dst.offset : -1, heads];
+        return [u ? destAt[productOf.get(u.d)!] + columns.get(u.key)!.dst.offset : -1, heads];
       });
       const perRelation = (parts: tf.Tensor2D[], runs: Runs, cols: number) =>
         tf.transpose(tf.reshape(gatherColumns(parts, runs, inDim), [inDim, R, cols]), [1, 0, 2]) as tf.Tensor3D;
-      const [dWDirect, dFoldSrc] = tf.split(perRelation(sourceAt.parts, sourceRuns, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
-      const dFoldDstAll = perRelation(destAt.parts, destRuns, heads);
+      const [dWDirect, dFoldSrc] = tf.split(perRelation(sourceParts, sourceRuns, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
+      const dFoldDstAll = perRelation(destGrads, destRuns, heads);
       const dRoots = root
         ? destGrads.map((g) => (g.shape[1] === rootCols[0] ? g : (tf.slice(g, [0, 0], [-1, rootCols[0]]) as tf.Tensor2D)))
         : [];
