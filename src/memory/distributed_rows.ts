@@ -115,3 +115,14 @@ export function sendRows(
   }
   apply(rows, vals);
 }
+
+/** sendRows of float32 rows: `values` holds a row of l.rowBytes / 4 floats an index; `apply` gets them as floats. */
+export function sendFloatRows(
+  l: RowLayout,
+  idx: Int32Array,
+  values: Float32Array,
+  apply: (local: Int32Array, values: Float32Array) => void,
+  what: string,
+): void {
+  sendRows(l, idx, bytesOf(values), (local, v) => apply(local, new Float32Array(v.buffer, v.byteOffset, v.byteLength / 4)), what);
+}

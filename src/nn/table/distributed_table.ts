@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
-import {bytesOf, readRows, RowLayout, sendRows} from '../../memory/distributed_rows';
+import {bytesOf, readRows, RowLayout, sendFloatRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import {deviceArrays} from './device_table';
 import {readCounter} from './device_counter';
@@ -100,9 +100,9 @@ export class DistributedTable implements TableStorage {
     const b = this.b;
     if (!b) {
       const host = asInt32(idx.dataSync());
-      const write = (local: Int32Array, v: Uint8Array) =>
-        embeddingNative().embeddingWriteRows(this.table, local, 0, local.length, new Float32Array(v.buffer), null);
-      sendRows(this.layout, host, bytesOf(asFloat32(values.dataSync())), write, what);
+      const write = (local: Int32Array, v: Float32Array) =>
+        embeddingNative().embeddingWriteRows(this.table, local, 0, local.length, v, null);
+      sendFloatRows(this.layout, host, asFloat32(values.dataSync()), write, what);
       return;
     }
     embeddingNative().distributedEmbeddingWrite(
@@ -120,7 +120,7 @@ export class DistributedTable implements TableStorage {
     const [s0, s1] = withState ? this.states : [null, null];
     const b = this.b;
     if (!b) {
-      const update = (local: Int32Array, g: Uint8Array) => {
+      const update = (local: Int32Array, g: Float32Array) => {
         this.skippedElements += embeddingNative().embeddingApply(
           this.table,
           s0 as Float32Array | null,
@@ -128,14 +128,14 @@ export class DistributedTable implements TableStorage {
           local,
           0,
           local.length,
-          new Float32Array(g.buffer),
+          g,
           code,
           params,
           null,
           null,
         ) as number;
       };
-      sendRows(this.layout, asInt32(idx.dataSync()), bytesOf(asFloat32(grads.dataSync())), update, what);
+      sendFloatRows(this.layout, asInt32(idx.dataSync()), asFloat32(grads.dataSync()), update, what);
       return;
     }
     embeddingNative().distributedEmbeddingApply(

@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {NativeOptimizerParams} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
-import {bytesOf, failTogether, firstBadIndex, readRows, RowLayout, sendRows} from '../../memory/distributed_rows';
+import {bytesOf, failTogether, firstBadIndex, readRows, RowLayout, sendFloatRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import {cacheBytes, CacheStats, checkCacheIds} from './row_cache';
 import {asFloat32, asInt32, CachePlace, sendToOwners, TableStorage} from './table_storage';
@@ -155,13 +155,7 @@ export class HierarchicalTable implements TableStorage {
         Int32Array.from(ids, (id) => id - this.hostFirst),
         values,
       );
-    sendRows(
-      this.layout,
-      ids,
-      bytesOf(values),
-      (local, v) => atHost(local, new Float32Array(v.buffer, v.byteOffset, v.byteLength / 4)),
-      what,
-    );
+    sendFloatRows(this.layout, ids, values, atHost, what);
   }
 
   write(idx: tf.Tensor, values: tf.Tensor, what: string): void {

@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
-import {bytesOf, sendRows} from '../../memory/distributed_rows';
+import {sendFloatRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import {CacheStats, TableCache} from './row_cache';
@@ -142,12 +142,17 @@ export function sendToOwners(
 ): void {
   const first = group.rank * rowsPerRank;
   const layout = {comm: group, rows, rowsPerRank, rowBytes: dim * 4, noun: 'table' as const};
-  const arrived = (local: Int32Array, v: Uint8Array) =>
-    atOwner(
-      local.map((i) => i + first),
-      new Float32Array(v.buffer, v.byteOffset, v.byteLength / 4),
-    );
-  sendRows(layout, ids, bytesOf(values), arrived, what);
+  sendFloatRows(
+    layout,
+    ids,
+    values,
+    (local, v) =>
+      atOwner(
+        local.map((i) => i + first),
+        v,
+      ),
+    what,
+  );
   group.barrier();
 }
 
