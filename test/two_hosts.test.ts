@@ -39,16 +39,9 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     if (dir) fs.rmSync(dir, {recursive: true, force: true});
   });
 
-  // Host `node`'s launcher of its two ranks of the four, on the CPU path also on a machine with GPUs (one GPU
-  // per simulated host is another harness's), and the environment every host's ranks get.
-  const command = (node: number, port: number, script = ranks, args: string[] = []) => [
-    process.execPath,
-    launcher,
-    ...['-n', '2', '--nnodes', '2', '--node-rank', String(node), '--master-addr', hosts!.addresses[0], '--master-port', String(port)],
-    script,
-    ...args,
-  ];
-  const hostEnv = (env: NodeJS.ProcessEnv = {}) => ({WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', ...env});
+  // Host `node`'s launcher of its two ranks of the four, and the environment every host's ranks get.
+  const command = (node: 0 | 1, port: number, script = ranks, args: string[] = []) => hosts!.launcherCommand(node, port, script, args);
+  const hostEnv = (env: NodeJS.ProcessEnv = {}) => TwoHosts.rankEnv(secretFile, env);
 
   const launch = (port: number, args: string[] = [], env: NodeJS.ProcessEnv = {}, script = ranks) =>
     Promise.all(([0, 1] as const).map((node) => hosts!.run(node, command(node, port, script, args), hostEnv(env))));

@@ -3,6 +3,9 @@
 // (host name) and mount namespace with its own /dev/shm. Needs root (CI has it); make() says why not
 // otherwise. dispose() deletes the namespaces, the veth pair with them.
 import {spawn, spawnSync} from 'child_process';
+import * as path from 'path';
+
+const launcher = path.join(__dirname, '..', 'bin', 'tfjs-wm-run.js');
 
 export interface HostRun {
   status: number | null;
@@ -57,6 +60,28 @@ export class TwoHosts {
   /** Runs `cmd` on host `i` (its namespaces, its host name, a /dev/shm of its own); `env` added to this process's. */
   run(i: 0 | 1, cmd: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000): Promise<HostRun> {
     return this.start(i, cmd, env, timeoutMs).done;
+  }
+
+  /**
+   * Host `node`'s launcher of its two ranks of the four (tfjs-wm-run --nnodes 2, host 0 the master at `port`), each
+   * rank running `script` with `args`.
+   */
+  launcherCommand(node: 0 | 1, port: number, script: string, args: string[] = []): string[] {
+    return [
+      process.execPath,
+      launcher,
+      ...['-n', '2', '--nnodes', '2', '--node-rank', String(node), '--master-addr', this.addresses[0], '--master-port', String(port)],
+      script,
+      ...args,
+    ];
+  }
+
+  /**
+   * What every rank on the two hosts gets, `env` added: the run secret from `secretFile` alone (no variable), and the
+   * CPU path also on a machine with GPUs (one GPU per simulated host is another harness's).
+   */
+  static rankEnv(secretFile: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    return {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', ...env};
   }
 
   /**

@@ -33,29 +33,24 @@ async function main(): Promise<void> {
     console.log(`polblogs, ${dim} features, 4 ranks on 2 simulated hosts, batch 256, ${epochs} epochs`);
     console.log('| feature table | epoch, median s | cache hit rate | test accuracy |\n| --- | ---: | ---: | ---: |');
     let port = 29700;
+    const args = [
+      '--data',
+      data,
+      '--epochs',
+      String(epochs),
+      '--inputs',
+      'features',
+      '--batch-size',
+      '256',
+      '--out',
+      path.join(dir, 'runs'),
+    ];
+    const env = TwoHosts.rankEnv(secret);
+    const example = path.join(root, 'dist', 'examples', 'data-parallel.js');
     for (const [name, extra] of runs) {
-      const args = [
-        '--data',
-        data,
-        '--epochs',
-        String(epochs),
-        '--inputs',
-        'features',
-        '--batch-size',
-        '256',
-        '--out',
-        path.join(dir, 'runs'),
-      ];
-      const command = (node: number) => [
-        process.execPath,
-        path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'),
-        ...['-n', '2', '--nnodes', '2', '--node-rank', String(node), '--master-addr', hosts.addresses[0], '--master-port', String(port)],
-        path.join(root, 'dist', 'examples', 'data-parallel.js'),
-        ...args,
-        ...extra,
-      ];
-      const env = {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secret, CUDA_VISIBLE_DEVICES: ''};
-      const [a, b] = await Promise.all(([0, 1] as const).map((node) => hosts.run(node, command(node), env, 600_000)));
+      const [a, b] = await Promise.all(
+        ([0, 1] as const).map((node) => hosts.run(node, hosts.launcherCommand(node, port, example, [...args, ...extra]), env, 600_000)),
+      );
       ++port;
       if (a.status !== 0 || b.status !== 0) throw new Error(`cross_hosts: ${name} failed:\n${a.out.slice(-2000)}\n${b.out.slice(-1000)}`);
       const seconds = [...a.out.matchAll(/epoch +\d+\/\d+ .*\| ([\d.]+) s/g)].map((m) => Number(m[1])).slice(1);
