@@ -43,14 +43,17 @@ export interface RgatWeights {
   bias?: tf.Tensor; // [out]
 }
 
+/** Relation r's W_r [inDim, heads * units] of w [R, inDim, heads * units]. */
+const relationMatrix = (w: tf.Tensor, r: number): tf.Tensor2D => tf.squeeze(tf.slice(w, [r, 0, 0], [1, -1, -1]), [0]) as tf.Tensor2D;
+
 /** W folded with attention vectors: sum over units of W [R, inDim, heads, units] times att [R, heads, units]: [R, inDim, heads]. */
 function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
   return tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D;
 }
 
-/** Runs of consecutive column indices, [first, count] each (first -1: count columns of zeros), as one index array. */
+/** Runs of consecutive column indices, [first, count] each (first -1: `zero`, count times), as one index array. */
 type Runs = [number, number][];
-function columnIndex(runs: Runs, zero: number): Int32Array {
+function columnIndex(runs: Runs, zero = -1): Int32Array {
   const idx = new Int32Array(runs.reduce((a, [, n]) => a + n, 0));
   let at = 0;
   for (const [first, n] of runs) for (let i = 0; i < n; ++i) idx[at++] = first < 0 ? zero : first + i;
@@ -75,7 +78,6 @@ function sideBySide(
           const [from, to] = pick(u);
           return [u.r * cols + from, to - from];
         }),
-        -1,
       );
       const every = idx.length === R * cols && idx.every((v, i) => v === i);
       return [t, every ? flat : (tf.gather(flat, tf.tensor1d(idx, 'int32'), 1) as tf.Tensor2D)];
@@ -206,7 +208,6 @@ export function rgatForward(
   const {w, attSrc, attDst, root, bias} = weights;
   const {bySource, into, products, aggregateFirst} = plan;
   const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
-  const ws = aggregateFirst.size ? (tf.unstack(w) as tf.Tensor2D[]) : [];
   // A relation's source columns: [W_r | W_r a_src_r], or W_r a_src_r alone where it aggregates first.
   const sourceCols = bySource.size
     ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource, (u) => [
@@ -233,7 +234,7 @@ export function rgatForward(
       if (aggregateFirst.has(u.key)) {
         const sum = tf.reshape(agg, [n, inDim]) as tf.Tensor2D;
         sums.set(u.key, sum);
-        terms.push(tf.matMul(sum, ws[u.r]) as tf.Tensor2D); // one head: concatenated or averaged alike
+        terms.push(tf.matMul(sum, relationMatrix(w, u.r)) as tf.Tensor2D); // one head: concatenated or averaged alike
       } else terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
     });
     const h = terms.length === 0 ? tf.zeros([n, concat ? wide : units]) : terms.length === 1 ? terms[0] : tf.addN(terms);
@@ -320,7 +321,6 @@ export function rgatPass(
     const alphas = new Map(used.map((u) => [u.key, take(1)[0] as tf.Tensor]));
     const sums = new Map(firsts.map((u) => [u.key, take(1)[0]]));
     const columns = relationLayout(s, plan, Object.fromEntries(xOf), sourceProducts, destProducts);
-    const ws = firsts.length ? (tf.unstack(w) as tf.Tensor2D[]) : [];
     // The attention's row passes write each relation's dz (scratch) and its destination logits' gradients into dQ,
     // beside the root's (the output's gradient); the column passes write the features' and the source logits'
     // gradients into dP (a relation that aggregates first: its source rows' into a matrix of its own).
@@ -345,7 +345,7 @@ export function rgatPass(
           if (!aggregateFirst.has(u.key)) dAggOf.set(u.key, dAgg);
           else {
             // out_r = sum_r W_r: the sum's gradient dy W_r^T, W_r's sum_r^T dy.
-            dAggOf.set(u.key, tf.reshape(tf.matMul(dyt, ws[u.r], false, true), [n, 1, inDim]));
+            dAggOf.set(u.key, tf.reshape(tf.matMul(dyt, relationMatrix(w, u.r), false, true), [n, 1, inDim]));
             dWFirst.set(u.key, tf.matMul(sums.get(u.key)!, dyt, true, false) as tf.Tensor2D);
           }
         }
