@@ -61,6 +61,8 @@ export const layerNative: Part<
   | 'gatBackwardRows'
   | 'gatBackwardCols'
   | 'gatBackwardScatter'
+  | 'relationColumns'
+  | 'relationColumnsGrad'
   | 'rowDots'
   | 'rowDotsGrad'
   | 'dropout'

@@ -130,6 +130,44 @@ export interface NativeOps {
     dSrc: Buf,
     ...strides: GatStrideArgs
   ): void;
+  /**
+   * R-GAT's weight columns (native/src/graph/relation_columns.h): W_r^T, (W_r a_src_r)^T, (W_r a_dst_r)^T and root^T
+   * written as row blocks of out [outRows, inDim]; blocks: 3 first rows a relation (-1: none), rootStarts: root^T's copies.
+   */
+  relationColumns(
+    w: Buf,
+    attSrc: Buf,
+    attDst: Buf,
+    root: OptBuf,
+    relations: number,
+    inDim: number,
+    heads: number,
+    units: number,
+    rootOut: number,
+    blocks: number[],
+    rootStarts: number[],
+    out: Buf,
+    outRows: number,
+  ): void;
+  /** relationColumns' gradient: dOut [outRows, inDim] folded back into dW, dAttSrc, dAttDst and (rootOut > 0) dRoot. */
+  relationColumnsGrad(
+    dOut: Buf,
+    w: Buf,
+    attSrc: Buf,
+    attDst: Buf,
+    relations: number,
+    inDim: number,
+    heads: number,
+    units: number,
+    rootOut: number,
+    blocks: number[],
+    rootStarts: number[],
+    outRows: number,
+    dW: Buf,
+    dAttSrc: Buf,
+    dAttDst: Buf,
+    dRoot: OptBuf,
+  ): void;
   /** GPU only: the column pass by atomics over the forward block (no transposed block), added into what dFeat and dSrc hold. */
   gatBackwardScatter(
     rowPtr: number,

@@ -24,7 +24,7 @@ export interface Place {
 }
 
 /** The floats of buf from `offset` on: an address on the GPU, a view of the array on the host. */
-function at(buf: Buf, offset: number): Buf {
+export function floatsAt(buf: Buf, offset: number): Buf {
   if (typeof buf === 'number') return buf + 4 * offset;
   return (buf as Float32Array).subarray(offset);
 }
@@ -55,7 +55,7 @@ function inputs(b: WholeMemoryBackend, block: CsrBlock, cs: [Columns, Columns, C
       throw new RangeError(
         `graph attention: ${name} must hold ${rows} rows of ${width} floats ${stride} apart from ${offset} (${span} floats), got a ${t.dtype} tensor of ${t.size}`,
       );
-    return at(b.gpu ? b.devicePtr(t) : b.hostArray(t), offset);
+    return floatsAt(b.gpu ? b.devicePtr(t) : b.hostArray(t), offset);
   });
 }
 
@@ -133,13 +133,13 @@ export function gatRowsPass(
       b.devicePtr(alpha),
       b.devicePtr(dOut),
       dz,
-      at(dDst.buf, dDst.offset),
+      floatsAt(dDst.buf, dDst.offset),
       ...st,
     );
     return;
   }
   const c = block.entries(false);
-  const args = [b.hostArray(alpha) as Float32Array, b.hostArray(dOut) as Float32Array, dz, at(dDst.buf, dDst.offset)] as const;
+  const args = [b.hostArray(alpha) as Float32Array, b.hostArray(dOut) as Float32Array, dz, floatsAt(dDst.buf, dDst.offset)] as const;
   layerNative().gatBackwardRows(c.rowPtr, c.colIdx, block.numRows, block.numCols, ...ins, ...args, ...st);
 }
 
@@ -162,7 +162,7 @@ export function gatColsPass(
   const rows = block.numRows,
     cols = block.numCols;
   const st = [dFeat.stride, dSrc.stride, heads] as const;
-  const outs = [at(dFeat.buf, dFeat.offset), at(dSrc.buf, dSrc.offset)] as const;
+  const outs = [floatsAt(dFeat.buf, dFeat.offset), floatsAt(dSrc.buf, dSrc.offset)] as const;
   if (b.gpu) {
     const ap = b.devicePtr(alpha),
       dyp = b.devicePtr(dOut);

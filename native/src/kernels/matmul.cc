@@ -368,12 +368,17 @@ void batchMatMul(const float* a, const float* b, float* c, int64_t batch, int64_
 }  // namespace host
 }  // namespace wm
 
-// batchMatMul(a, b, c, batch, m, n, k, transA, transB, aBatchStride, bBatchStride): beta is the GPU's alone.
+// batchMatMul(a, b, c, batch, m, n, k, transA, transB, aBatchStride, bBatchStride, beta?): C = op(A) op(B) + beta C.
 WM_OP(batchMatMul, Host, a) {
   const int64_t batch = a.count(3, "batch"), m = a.count(4, "m"), n = a.count(5, "n"), k = a.count(6, "k");
   const int64_t sa = a.count(9, "aBatchStride"), sb = a.count(10, "bBatchStride");
-  if (a.present(11) && a.number(11, "beta") != 0) a.reject(11, "beta", "must be 0 on the CPU");
+  const float beta = a.present(11) ? static_cast<float>(a.number(11, "beta")) : 0.f;
   const int64_t needA = batch == 0 ? 0 : (batch - 1) * sa + m * k, needB = batch == 0 ? 0 : (batch - 1) * sb + k * n;
-  wm::host::batchMatMul(a.floats(0, "a", needA), a.floats(1, "b", needB), a.floats(2, "c", batch * m * n), batch, m, n, k,
-                        a.flag(7, "transA"), a.flag(8, "transB"), sa, sb);
+  const float *A = a.floats(0, "a", needA), *B = a.floats(1, "b", needB);
+  float* C = a.floats(2, "c", batch * m * n);
+  if (beta == 0.f) return wm::host::batchMatMul(A, B, C, batch, m, n, k, a.flag(7, "transA"), a.flag(8, "transB"), sa, sb);
+  // The product beside C, then added in: C's old values are read once, after the product.
+  std::vector<float> product(static_cast<size_t>(batch * m * n));
+  wm::host::batchMatMul(A, B, product.data(), batch, m, n, k, a.flag(7, "transA"), a.flag(8, "transB"), sa, sb);
+  for (int64_t e = 0; e < batch * m * n; ++e) C[e] = product[e] + beta * C[e];
 }

@@ -10,7 +10,7 @@ import type {TypedLayer} from '../../graph/typed_sampling';
 import {nativeBackend} from '../../backend/backend_wholememory';
 import {gatAggregate} from '../gat';
 import {glorot} from '../node_model';
-import {Attend, planOf, relationTensors, rgatForward, rgatPass} from './rgat_pass';
+import {Attend, planOf, relationTensors, rgatForward, rgatPass, tapedProducts} from './rgat_pass';
 import {checkTypedInputs, layerRelations} from './typed_inputs';
 
 export interface RgatConvOptions {
@@ -90,7 +90,7 @@ export class RgatConv {
       if (b) return rgatPass(b, shape, weights, x, layer, used);
       const plan = planOf(shape, this.root !== undefined, layer, used);
       const attend: Attend = (u, c) => gatAggregate(layer.blocks[u.key], ...relationTensors(c, heads), {negativeSlope});
-      const {outs} = rgatForward(shape, weights, x, layer, used, attend, plan);
+      const {outs} = rgatForward(shape, weights, x, plan, tapedProducts(shape, weights, x, plan), attend);
       return Object.fromEntries(plan.outTypes.map(({t}, i) => [t, outs[i]]));
     });
   }

@@ -6,9 +6,11 @@
 // For relation r from type s to type d (W_r [inDim, heads * units], attention vectors a_src_r, a_dst_r
 // [heads, units]): z = x_s W_r, the logits' halves x_s (W_r a_src_r) and x_d (W_r a_dst_r); a source type's rows
 // are multiplied once by [W_r | W_r a_src_r] of every relation leaving it side by side, a destination type's once
-// by [root | W_r a_dst_r of every relation into it]. The attention passes read each relation's columns of the two
-// products in place and write their gradients into the products' gradients likewise (gat_passes.ts); the backward
-// pass runs the same products transposed and folds the attention columns' gradients back into W and a.
+// by [root | W_r a_dst_r of every relation into it]. One native op (relationColumns) writes every one of these column
+// matrices, transposed, as row blocks of one matrix T, and the products read their blocks in place. The attention
+// passes read each relation's columns of the two products in place and write their gradients into the products'
+// gradients likewise (gat_passes.ts); the backward pass writes T's gradient a block at a time (each product's
+// gradient times its rows) and one more op (relationColumnsGrad) folds it back into W, a and root.
 //
 // A one-head relation whose sources outnumber its rows and whose inputs are no wider than its outputs (a last layer:
 // many neighbours, a few seeds, many classes) aggregates first and projects after: attention weighs the source rows
@@ -21,7 +23,7 @@ import type {TypedLayer} from '../../graph/typed_sampling';
 import {writtenOp} from '../../gradients/written_op';
 import {firstRows} from '../conv/graph_input';
 import {layerNative} from '../../native/domains';
-import {freeScratch, gatColsPass, gatForwardPass, gatRowsPass, scratch, zeroedOutputs} from '../gat_passes';
+import {floatsAt, freeScratch, gatColsPass, gatForwardPass, gatRowsPass, scratch, zeroedOutputs} from '../gat_passes';
 import type {Buf} from '../../native/ops';
 import {LayerRelation, relationsBy} from './typed_inputs';
 
@@ -182,30 +184,20 @@ function relationLayout(
 export type Attend = (u: LayerRelation, at: RelationColumns) => tf.Tensor3D;
 
 /**
- * The layer's forward arithmetic, taped or not (`attend` runs each relation's attention): each destination type's
- * output in the order of the layer's destination types with rows, and what the written-out backward pass reads (each
- * source type's and destination product's column matrix and product, the weighted sums of the relations that
- * aggregate first).
+ * The products a layer's attention reads: each source type's P (in plan.bySource's order), each destination product's
+ * Q (plan.products'), and a relation that aggregates first: its weighted sums [rows, inDim] times W_r.
  */
-export function rgatForward(
-  s: RgatShape,
-  weights: RgatWeights,
-  x: Record<string, tf.Tensor2D>,
-  layer: TypedLayer,
-  used: LayerRelation[],
-  attend: Attend,
-  plan = planOf(s, weights.root !== undefined, layer, used),
-): {
-  outs: tf.Tensor2D[];
-  sourceCols: tf.Tensor2D[];
-  destMatrices: tf.Tensor2D[];
+export interface LayerProducts {
   sourceProducts: tf.Tensor2D[];
   destProducts: tf.Tensor2D[];
-  sums: Map<string, tf.Tensor2D>;
-} {
-  const {inDim, units, heads, concat, relations: R} = s;
+  project(u: LayerRelation, sum: tf.Tensor2D): tf.Tensor2D;
+}
+
+/** The products made with tfjs ops (the taped path's): the column matrices side by side, gathered from W and its folds. */
+export function tapedProducts(s: RgatShape, weights: RgatWeights, x: Record<string, tf.Tensor2D>, plan: RgatPlan): LayerProducts {
+  const {inDim, units, heads, relations: R} = s;
   const wide = heads * units;
-  const {w, attSrc, attDst, root, bias} = weights;
+  const {w, attSrc, attDst, root} = weights;
   const {bySource, into, products, aggregateFirst} = plan;
   const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
   // A relation's source columns: [W_r | W_r a_src_r], or W_r a_src_r alone where it aggregates first.
@@ -216,57 +208,109 @@ export function rgatForward(
       ])
     : new Map<string, tf.Tensor2D>();
   const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into, () => [0, heads]) : new Map<string, tf.Tensor2D>();
-  const sourceProducts = [...bySource].map(([t]) => tf.matMul(x[t], sourceCols.get(t)!) as tf.Tensor2D);
-  const destMatrices = products.map(({t, rels}) => {
-    const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
-    return cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D);
-  });
-  const destProducts = products.map(({t, n}, k) => tf.matMul(firstRows(x[t], n), destMatrices[k]) as tf.Tensor2D);
-  const columns = relationLayout(s, plan, x, sourceProducts, destProducts);
+  return {
+    sourceProducts: [...bySource].map(([t]) => tf.matMul(x[t], sourceCols.get(t)!) as tf.Tensor2D),
+    destProducts: products.map(({t, n, rels}) => {
+      const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
+      return tf.matMul(firstRows(x[t], n), cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D)) as tf.Tensor2D;
+    }),
+    project: (u, sum) => tf.matMul(sum, relationMatrix(w, u.r)) as tf.Tensor2D,
+  };
+}
+
+/**
+ * The layer's outputs from its products, taped or not (`attend` runs each relation's attention): each destination
+ * type's output in the order of the layer's destination types with rows, and the weighted sums of the relations that
+ * aggregate first (the backward pass reads them).
+ */
+export function rgatForward(
+  s: RgatShape,
+  weights: RgatWeights,
+  x: Record<string, tf.Tensor2D>,
+  plan: RgatPlan,
+  made: LayerProducts,
+  attend: Attend,
+): {outs: tf.Tensor2D[]; sums: Map<string, tf.Tensor2D>} {
+  const {inDim, units, heads, concat} = s;
+  const wide = heads * units;
+  const {root, bias} = weights;
+  const columns = relationLayout(s, plan, x, made.sourceProducts, made.destProducts);
   const sums = new Map<string, tf.Tensor2D>();
   const outs = plan.outTypes.map(({t, n, rels}) => {
-    const k = products.findIndex((o) => o.t === t);
-    const q = destProducts[k];
+    const q = made.destProducts[plan.products.findIndex((o) => o.t === t)];
     // The root's part and every relation's attention, summed in one op.
     const terms: tf.Tensor2D[] = root ? [rels.length ? (tf.slice(q, [0, 0], [-1, plan.rootCols[0]]) as tf.Tensor2D) : q] : [];
     rels.forEach((u) => {
       const agg = attend(u, columns.get(u.key)!);
-      if (aggregateFirst.has(u.key)) {
+      if (plan.aggregateFirst.has(u.key)) {
         const sum = tf.reshape(agg, [n, inDim]) as tf.Tensor2D;
         sums.set(u.key, sum);
-        terms.push(tf.matMul(sum, relationMatrix(w, u.r)) as tf.Tensor2D); // one head: concatenated or averaged alike
+        terms.push(made.project(u, sum)); // one head: concatenated or averaged alike
       } else terms.push((concat ? tf.reshape(agg, [n, wide]) : tf.mean(agg, 1)) as tf.Tensor2D);
     });
     const h = terms.length === 0 ? tf.zeros([n, concat ? wide : units]) : terms.length === 1 ? terms[0] : tf.addN(terms);
     return (bias ? tf.add(h, bias) : h) as tf.Tensor2D;
   });
-  return {
-    outs,
-    sourceCols: [...bySource.keys()].map((t) => sourceCols.get(t)!),
-    destMatrices,
-    sourceProducts,
-    destProducts,
-    sums,
-  };
+  return {outs, sums};
 }
 
-/** Where each of several matrices' columns start once they stand side by side. */
-function starts(parts: tf.Tensor2D[]): number[] {
+/**
+ * Where the native pass's weight columns lie: one matrix T [total, inDim] holding, as row blocks, each source type's
+ * columns transposed (its P's columns in order: a relation's W_r^T, unless it aggregates first, then (W_r a_src_r)^T),
+ * each destination product's (root^T, then each relation's (W_r a_dst_r)^T) and each aggregate-first relation's W_r^T;
+ * blocks and rootStarts as relationColumns takes them.
+ */
+interface ColumnRows {
+  blocks: number[];
+  rootStarts: number[];
+  source: {start: number; rows: number}[];
+  dest: {start: number; rows: number}[];
+  first: Map<string, number>;
+  total: number;
+}
+
+function columnRows(s: RgatShape, plan: RgatPlan): ColumnRows {
+  const wide = s.heads * s.units;
+  const blocks = new Array<number>(3 * s.relations).fill(-1);
+  const rootStarts: number[] = [];
   let at = 0;
-  return parts.map((m) => ((at += m.shape[1]), at - m.shape[1]));
+  const block = (rows: number) => ((at += rows), at - rows); // the next `rows` rows' first
+  const source = [...plan.bySource.values()].map((rels) => {
+    const start = at;
+    for (const u of rels) {
+      if (!plan.aggregateFirst.has(u.key)) blocks[3 * u.r] = block(wide);
+      blocks[3 * u.r + 1] = block(s.heads);
+    }
+    return {start, rows: at - start};
+  });
+  const dest = plan.products.map(({rels}) => {
+    const start = at;
+    if (plan.rootCols.length) rootStarts.push(block(plan.rootCols[0]));
+    for (const u of rels) blocks[3 * u.r + 2] = block(s.heads);
+    return {start, rows: at - start};
+  });
+  const first = new Map<string, number>();
+  for (const rels of plan.bySource.values())
+    for (const u of rels) if (plan.aggregateFirst.has(u.key)) first.set(u.key, (blocks[3 * u.r] = block(wide)));
+  return {blocks, rootStarts, source, dest, first, total: at};
 }
 
-/** The columns `runs` picks of the matrices side by side (first -1: zeros): [rows, Σ counts], one gather. */
-function gatherColumns(parts: tf.Tensor2D[], runs: Runs, rows: number): tf.Tensor2D {
-  const width = parts.reduce((a, m) => a + m.shape[1], 0);
-  const all = tf.concat([...parts, ...(runs.some(([first]) => first < 0) ? [tf.zeros([rows, 1])] : [])], 1) as tf.Tensor2D;
-  return tf.gather(all, tf.tensor1d(columnIndex(runs, width), 'int32'), 1) as tf.Tensor2D;
+/** c = op(a) op(b) (+ c with beta 1), packed row-major matrices: c [m, n], op(a) [m, k], op(b) [k, n]. */
+function gemm(a: Buf, b: Buf, c: Buf, m: number, n: number, k: number, transA: boolean, transB: boolean, beta = 0): void {
+  if (m * n === 0) return;
+  if (k === 0) {
+    if (beta === 0 && typeof c === 'number') layerNative().fill(0 /* float32 */, c, m * n, 0);
+    else if (beta === 0) (c as Float32Array).fill(0, 0, m * n);
+    return;
+  }
+  layerNative().batchMatMul(a, b, c, 1, m, n, k, transA, transB, 0, 0, beta);
 }
 
 /**
  * The layer's outputs for every destination type with rows, as rgatConv's taped pass computes them; differentiable in
  * the inputs and every weight (an input's gradient computed only where a gradient reaches it). `used`: the layer's
- * relations with entries.
+ * relations with entries. The weight columns are made in one native op and every product and its gradients read
+ * them in place; the weights' gradients come back through one more.
  */
 export function rgatPass(
   b: WholeMemoryBackend,
@@ -285,24 +329,49 @@ export function rgatPass(
   const inTypes = Object.keys(x).filter((t) => bySource.has(t) || outTypes.some((o) => o.t === t));
   const weightList = [w, attSrc, attDst, ...(root ? [root] : []), ...(bias ? [bias] : [])];
   const firsts = used.filter((u) => aggregateFirst.has(u.key));
+  const rows = columnRows(s, plan);
+  const sourceTypes = [...bySource.keys()];
+  const rootOut = rootCols[0] ?? 0;
+  const srcAt = (t: string) => sourceTypes.indexOf(t);
+  const productAt = (t: string) => products.findIndex((o) => o.t === t);
+  // W_r^T of a relation that aggregates first: rows of T, a view.
+  const firstMatrix = (t: tf.Tensor2D, u: LayerRelation) => tf.slice(t, [rows.first.get(u.key)!, 0], [wide, inDim]) as tf.Tensor2D;
 
   const forward = (save: tf.GradSaveFunc): tf.Tensor[] => {
+    const [t] = b.nativeOutputs([w, attSrc, attDst, ...(root ? [root] : [])], [[rows.total, inDim]], ([wp, ap, dp, rp], [tp]) =>
+      layerNative().relationColumns(wp, ap, dp, rp ?? null, R, inDim, heads, units, rootOut, rows.blocks, rows.rootStarts, tp, rows.total),
+    ) as tf.Tensor2D[];
+    // Every product in one call: x_s T_s^T for each source type, x_d[:n] T_d^T for each destination product.
+    const made = b.nativeOutputs(
+      [t, ...sourceTypes.map((s) => x[s]), ...products.map((p) => x[p.t])],
+      [...sourceTypes.map((s, g) => [x[s].shape[0], rows.source[g].rows]), ...products.map((p, k) => [p.n, rows.dest[k].rows])],
+      ([tp, ...xs], outs) => {
+        sourceTypes.forEach((s, g) =>
+          gemm(xs[g], floatsAt(tp, rows.source[g].start * inDim), outs[g], x[s].shape[0], rows.source[g].rows, inDim, false, true),
+        );
+        products.forEach((p, k) => {
+          const o = sourceTypes.length + k;
+          gemm(xs[o], floatsAt(tp, rows.dest[k].start * inDim), outs[o], p.n, rows.dest[k].rows, inDim, false, true);
+        });
+      },
+    ) as tf.Tensor2D[];
+    const sourceProducts = made.slice(0, sourceTypes.length),
+      destProducts = made.slice(sourceTypes.length);
     const alphas = new Map<string, tf.Tensor>();
     const attend: Attend = (u, c) => {
       const [agg, alpha] = gatForwardPass(b, layer.blocks[u.key], c.feat, c.src, c.dst, heads, c.feat.width / heads, slope);
       alphas.set(u.key, alpha);
       return agg as tf.Tensor3D;
     };
-    const f = rgatForward(s, weights, x, layer, used, attend, plan);
-    // Saved, in this order: every input type's rows, each source type's and each destination product's column matrix,
-    // each source type's and destination type's product, each relation's attention weights, the weighted sums of the
-    // relations that aggregate first.
+    const project = (u: LayerRelation, sum: tf.Tensor2D) => tf.matMul(sum, firstMatrix(t, u), false, true) as tf.Tensor2D;
+    const f = rgatForward(s, weights, x, plan, {sourceProducts, destProducts, project}, attend);
+    // Saved, in this order: every input type's rows, the weight columns, each source type's and destination type's
+    // product, each relation's attention weights, the weighted sums of the relations that aggregate first.
     save([
       ...inTypes.map((t) => x[t]),
-      ...f.sourceCols,
-      ...f.destMatrices,
-      ...f.sourceProducts,
-      ...f.destProducts,
+      t,
+      ...sourceProducts,
+      ...destProducts,
       ...used.map((u) => alphas.get(u.key)!),
       ...firsts.map((u) => f.sums.get(u.key)!),
     ]);
@@ -313,9 +382,7 @@ export function rgatPass(
     let at = 0;
     const take = (k: number) => saved.slice(at, (at += k)) as tf.Tensor2D[];
     const xOf = new Map(inTypes.map((t) => [t, take(1)[0]]));
-    const sourceList = take(bySource.size);
-    const sourceCols = new Map([...bySource.keys()].map((t, i) => [t, sourceList[i]]));
-    const destMatrices = take(products.length);
+    const cols = take(1)[0];
     const sourceProducts = take(bySource.size);
     const destProducts = take(products.length);
     const alphas = new Map(used.map((u) => [u.key, take(1)[0] as tf.Tensor]));
@@ -326,7 +393,7 @@ export function rgatPass(
     // gradients into dP (a relation that aggregates first: its source rows' into a matrix of its own).
     const dz = new Map<string, Buf>();
     const dAggOf = new Map<string, tf.Tensor>();
-    const dWFirst = new Map<string, tf.Tensor2D>();
+    const dyOf = products.map(({t}) => dys[outTypes.findIndex((o) => o.t === t)] as tf.Tensor2D);
     // What a relation's two gradient passes read: its block, attention weights, output gradient and feature width.
     const passOf = (u: LayerRelation) => ({
       block: layer.blocks[u.key],
@@ -335,117 +402,141 @@ export function rgatPass(
       dim: columns.get(u.key)!.feat.width / heads,
     });
     try {
-      // x^T dQ for each destination product and x^T dP for each source type: the columns' gradients, in their layouts.
-      const destGrads: tf.Tensor2D[] = [],
-        sourceGrads: tf.Tensor2D[] = [];
-      const dQs = products.map(({t, n, rels}, k) => {
-        const dyt = dys[outTypes.findIndex((o) => o.t === t)] as tf.Tensor2D;
+      const dQs = products.map(({n, rels}, k) => {
+        const dyt = dyOf[k];
         const dAgg = concat ? tf.reshape(dyt, [n, heads, units]) : tf.tile(tf.expandDims(tf.div(dyt, heads), 1), [1, heads, 1]);
-        for (const u of rels) {
-          if (!aggregateFirst.has(u.key)) dAggOf.set(u.key, dAgg);
-          else {
-            // out_r = sum_r W_r: the sum's gradient dy W_r^T, W_r's sum_r^T dy.
-            dAggOf.set(u.key, tf.reshape(tf.matMul(dyt, relationMatrix(w, u.r), false, true), [n, 1, inDim]));
-            dWFirst.set(u.key, tf.matMul(sums.get(u.key)!, dyt, true, false) as tf.Tensor2D);
-          }
-        }
-        const qCols = destMatrices[k].shape[1];
-        const dQ =
-          rels.length === 0
-            ? dyt
-            : (b.nativeOutputs([dyt], [[n, qCols]], ([dy], [dq]) => {
-                if (root) layerNative().stridedCopy(4, dy, 0, [rootCols[0], 1], [n, rootCols[0]], dq, 0, [qCols, 1], [n, rootCols[0]]);
-                rels.forEach((u, i) => {
-                  const g = scratch(b, alphas.get(u.key)!.size);
-                  dz.set(u.key, g);
-                  const c = columns.get(u.key)!;
-                  const place = {buf: dq, offset: c.dst.offset, stride: qCols};
-                  const a = passOf(u);
-                  gatRowsPass(b, a.block, [c.feat, c.src, c.dst], a.alpha, a.dOut, heads, a.dim, slope, g, place);
-                });
-              })[0] as tf.Tensor2D);
-        destGrads.push(tf.matMul(firstRows(xOf.get(t)!, n), dQ, true, false) as tf.Tensor2D);
-        return dQ;
+        // out_r = sum_r W_r: the sum's gradient dy W_r^T.
+        for (const u of rels)
+          dAggOf.set(u.key, aggregateFirst.has(u.key) ? tf.reshape(tf.matMul(dyt, firstMatrix(cols, u)), [n, 1, inDim]) : dAgg);
+        const qCols = rows.dest[k].rows;
+        return rels.length === 0
+          ? dyt
+          : (b.nativeOutputs([dyt], [[n, qCols]], ([dy], [dq]) => {
+              if (root) layerNative().stridedCopy(4, dy, 0, [rootOut, 1], [n, rootOut], dq, 0, [qCols, 1], [n, rootOut]);
+              rels.forEach((u) => {
+                const g = scratch(b, alphas.get(u.key)!.size);
+                dz.set(u.key, g);
+                const c = columns.get(u.key)!;
+                const place = {buf: dq, offset: c.dst.offset, stride: qCols};
+                const a = passOf(u);
+                gatRowsPass(b, a.block, [c.feat, c.src, c.dst], a.alpha, a.dOut, heads, a.dim, slope, g, place);
+              });
+            })[0] as tf.Tensor2D);
       });
       const dXFirst = new Map<string, tf.Tensor2D[]>();
-      const dPs = new Map(
-        [...bySource].map(([t, rels]) => {
-          const xt = xOf.get(t)!;
-          const pCols = sourceCols.get(t)!.shape[1];
-          const own = rels.filter((u) => aggregateFirst.has(u.key));
-          const [dP, ...dXs] = zeroedOutputs(b, [[xt.shape[0], pCols], ...own.map(() => [xt.shape[0], inDim])], ([dp, ...dx]) =>
-            rels.forEach((u) => {
-              const c = columns.get(u.key)!;
-              const k = own.indexOf(u);
-              const dFeat = k < 0 ? {buf: dp, offset: c.feat.offset, stride: pCols} : {buf: dx[k], offset: 0, stride: inDim};
-              const dSrc = {buf: dp, offset: c.src.offset, stride: pCols};
-              const a = passOf(u);
-              gatColsPass(b, a.block, a.alpha, dz.get(u.key)!, a.dOut, heads, a.dim, dFeat, dSrc);
-            }),
-          ) as tf.Tensor2D[];
-          if (dXs.length) dXFirst.set(t, dXs);
-          sourceGrads.push(tf.matMul(xt, dP, true, false) as tf.Tensor2D);
-          return [t, dP];
-        }),
-      );
-      // Every relation's gradients in the conv's order (zeros for those without entries), each gathered from the
-      // columns that hold it: W_r's own (P's z columns, or the projected sums'), W_r a_src_r's (P's) and W_r a_dst_r's
-      // (Q's); then folded back into W and the attention vectors.
-      const byIndex = new Map(used.map((u) => [u.r, u]));
-      const sourceParts = [...sourceGrads, ...firsts.map((u) => dWFirst.get(u.key)!)];
-      const sourceAt = starts(sourceParts);
-      const typeOf = new Map([...bySource.keys()].map((t, k) => [t, k]));
-      const sourceRuns = Array.from({length: R}, (_, r): Runs => {
-        const u = byIndex.get(r);
-        if (!u) return [[-1, wide + heads]];
-        const c = columns.get(u.key)!,
-          p = sourceAt[typeOf.get(u.s)!];
-        const own = aggregateFirst.has(u.key) ? sourceAt[bySource.size + firsts.indexOf(u)] : p + c.feat.offset;
-        return [
-          [own, wide],
-          [p + c.src.offset, heads],
-        ];
-      }).flat();
-      const destAt = starts(destGrads);
-      const productOf = new Map(products.map(({t}, k) => [t, k]));
-      const destRuns = Array.from({length: R}, (_, r): [number, number] => {
-        const u = byIndex.get(r);
-        return [u ? destAt[productOf.get(u.d)!] + columns.get(u.key)!.dst.offset : -1, heads];
+      const dPs = sourceTypes.map((t, g) => {
+        const rels = bySource.get(t)!;
+        const xt = xOf.get(t)!;
+        const pCols = rows.source[g].rows;
+        const own = rels.filter((u) => aggregateFirst.has(u.key));
+        const [dP, ...dXs] = zeroedOutputs(b, [[xt.shape[0], pCols], ...own.map(() => [xt.shape[0], inDim])], ([dp, ...dx]) =>
+          rels.forEach((u) => {
+            const c = columns.get(u.key)!;
+            const k = own.indexOf(u);
+            const dFeat = k < 0 ? {buf: dp, offset: c.feat.offset, stride: pCols} : {buf: dx[k], offset: 0, stride: inDim};
+            const dSrc = {buf: dp, offset: c.src.offset, stride: pCols};
+            const a = passOf(u);
+            gatColsPass(b, a.block, a.alpha, dz.get(u.key)!, a.dOut, heads, a.dim, dFeat, dSrc);
+          }),
+        ) as tf.Tensor2D[];
+        if (dXs.length) dXFirst.set(t, dXs);
+        return dP;
       });
-      const perRelation = (parts: tf.Tensor2D[], runs: Runs, cols: number) =>
-        tf.transpose(tf.reshape(gatherColumns(parts, runs, inDim), [inDim, R, cols]), [1, 0, 2]) as tf.Tensor3D;
-      const [dWDirect, dFoldSrc] = tf.split(perRelation(sourceParts, sourceRuns, wide + heads), [wide, heads], 2) as tf.Tensor3D[];
-      const dFoldDstAll = perRelation(destGrads, destRuns, heads);
-      const dRoots = root
-        ? destGrads.map((g) => (g.shape[1] === rootCols[0] ? g : (tf.slice(g, [0, 0], [-1, rootCols[0]]) as tf.Tensor2D)))
-        : [];
-      const wHeads = tf.reshape(w, [R, inDim, heads, units]);
-      const spread = (dFold: tf.Tensor3D, att: tf.Tensor) => tf.mul(tf.expandDims(dFold, 3), tf.expandDims(att, 1)); // [R, inDim, heads, units]
-      const dW = tf.add(dWDirect, tf.reshape(tf.add(spread(dFoldSrc, attSrc), spread(dFoldDstAll, attDst)), [R, inDim, wide]));
-      const dAtt = (dFold: tf.Tensor3D) => tf.sum(tf.mul(wHeads, tf.expandDims(dFold, 3)), 1);
-      const weightGrads: tf.Tensor[] = [dW, dAtt(dFoldSrc), dAtt(dFoldDstAll)];
-      if (root) weightGrads.push(dRoots.length === 1 ? dRoots[0] : tf.addN(dRoots));
+      // The weight columns' gradient dT, a block of rows each (dP_s^T x_s, dQ_d^T x_d[:n], dy^T sums for a relation that
+      // aggregates first), folded back into W, the attention vectors and root in one op.
+      const firstDy = firsts.map((u) => dyOf[productAt(u.d)]);
+      const weightGrads = b.nativeOutputs(
+        [
+          w,
+          attSrc,
+          attDst,
+          ...dPs,
+          ...sourceTypes.map((t) => xOf.get(t)!),
+          ...dQs,
+          ...products.map((p) => xOf.get(p.t)!),
+          ...firstDy,
+          ...firsts.map((u) => sums.get(u.key)!),
+        ],
+        [[R, inDim, wide], [R, heads, units], [R, heads, units], ...(root ? [[inDim, rootOut]] : [])],
+        ([wp, ap, dp, ...rest], [dW, dAs, dAd, dRoot]) => {
+          const G = sourceTypes.length,
+            K = products.length,
+            F = firsts.length;
+          const dT = scratch(b, rows.total * inDim);
+          try {
+            sourceTypes.forEach((t, g) => {
+              const {start, rows: pCols} = rows.source[g];
+              gemm(rest[g], rest[G + g], floatsAt(dT, start * inDim), pCols, inDim, xOf.get(t)!.shape[0], true, false);
+            });
+            products.forEach((p, k) => {
+              const {start, rows: qCols} = rows.dest[k];
+              gemm(rest[2 * G + k], rest[2 * G + K + k], floatsAt(dT, start * inDim), qCols, inDim, p.n, true, false);
+            });
+            firsts.forEach((u, i) => {
+              const n = products[productAt(u.d)].n;
+              gemm(
+                rest[2 * G + 2 * K + i],
+                rest[2 * G + 2 * K + F + i],
+                floatsAt(dT, rows.first.get(u.key)! * inDim),
+                wide,
+                inDim,
+                n,
+                true,
+                false,
+              );
+            });
+            layerNative().relationColumnsGrad(
+              dT,
+              wp,
+              ap,
+              dp,
+              R,
+              inDim,
+              heads,
+              units,
+              rootOut,
+              rows.blocks,
+              rows.rootStarts,
+              rows.total,
+              dW,
+              dAs,
+              dAd,
+              dRoot ?? null,
+            );
+          } finally {
+            freeScratch(b, dT);
+          }
+        },
+      );
       if (bias) weightGrads.push(tf.sum(dys.length === 1 ? dys[0] : tf.concat(dys, 0), 0));
-      // An input type's rows: through its sources' products and the sums that read them, and, on its first rows, its
-      // destination product.
+      // An input type's rows: dP_s T_s through its sources' products, on its first rows dQ_d T_d through its destination
+      // product, and the sums that read them.
       const dx = (t: string) => () => {
         const xt = xOf.get(t)!;
-        const terms: tf.Tensor[] = [...(dXFirst.get(t) ?? [])];
-        if (dPs.has(t)) terms.push(tf.matMul(dPs.get(t)!, sourceCols.get(t)!, false, true));
-        const k = products.findIndex((o) => o.t === t);
-        if (k >= 0) {
-          const dxd = tf.matMul(dQs[k], destMatrices[k], false, true);
-          const pad = xt.shape[0] - products[k].n;
-          terms.push(
-            pad === 0
-              ? dxd
-              : tf.pad(dxd, [
-                  [0, pad],
-                  [0, 0],
-                ]),
-          );
-        }
-        return terms.length === 0 ? tf.zerosLike(xt) : terms.length === 1 ? terms[0] : tf.addN(terms);
+        const g = srcAt(t),
+          k = productAt(t);
+        const [n, width] = xt.shape;
+        const [d] = b.nativeOutputs([cols, ...(g >= 0 ? [dPs[g]] : []), ...(k >= 0 ? [dQs[k]] : [])], [[n, width]], ([tp, ...ds], [o]) => {
+          if (g >= 0) gemm(ds[0], floatsAt(tp, rows.source[g].start * inDim), o, n, inDim, rows.source[g].rows, false, false);
+          if (k >= 0) {
+            const m = products[k].n;
+            gemm(
+              ds[g >= 0 ? 1 : 0],
+              floatsAt(tp, rows.dest[k].start * inDim),
+              o,
+              m,
+              inDim,
+              rows.dest[k].rows,
+              false,
+              false,
+              g >= 0 ? 1 : 0,
+            );
+            if (g < 0 && m < n && b.gpu) layerNative().fill(0 /* float32 */, floatsAt(o, m * inDim), (n - m) * inDim, 0);
+          }
+          if (g < 0 && k < 0 && b.gpu) layerNative().fill(0 /* float32 */, o, n * width, 0); // an output type no relation reaches
+        });
+        const firstTerms = dXFirst.get(t) ?? [];
+        return firstTerms.length ? tf.addN([d, ...firstTerms]) : d;
       };
       return [...inTypes.map(dx), ...weightGrads.map((g) => () => g)];
     } finally {
