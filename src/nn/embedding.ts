@@ -349,6 +349,20 @@ export class Embedding {
     this.pending.push({ids: tf.keep(tf.reshape(ids, [-1])), grads: tf.keep(tf.reshape(grads, [-1, this.dim]))});
   }
 
+  /**
+   * addGradients taking the tensors themselves (ids 1-D, grads [ids, dim]): the caller hands them over and neither
+   * reads nor disposes them after; the step releases them. Saves the two views addGradients makes of a caller's.
+   */
+  handOverGradients(ids: tf.Tensor1D, grads: tf.Tensor2D): void {
+    if (ids.rank !== 1 || grads.rank !== 2 || grads.shape[1] !== this.dim) return this.addGradients(ids, grads);
+    this.live('handOverGradients');
+    if (ids.dtype !== 'int32' || grads.dtype !== 'float32' || grads.shape[0] !== ids.size)
+      throw new RangeError(
+        `embedding.handOverGradients: ids must be int32 and grads float32 with ${ids.size} x ${this.dim} elements, got ${ids.dtype} [${ids.shape}] and ${grads.dtype} [${grads.shape}]`,
+      );
+    this.pending.push({ids: tf.keep(ids), grads: tf.keep(grads)});
+  }
+
   /** Applies the gradients the lookups since the last step() collected (one optimizer step). */
   step(): void {
     if (this.pending.length === 0) return;

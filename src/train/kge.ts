@@ -183,7 +183,7 @@ export async function trainKge(
     seed: o.seed,
   });
   const negatives = new NegativeSampler(kg.numEntities, o.negativeDistribution, kg.train);
-  // The triples as rows of heads, relations and tails: a step's are one gather of its columns, split (views on a GPU).
+  // The triples as rows of heads, relations and tails: a step's are one gather of its columns, unstacked.
   const triples = tf.tensor2d(
     concatArrays([kg.train.heads, kg.train.relations, kg.train.tails], (m) => new Int32Array(m)),
     [3, n],
@@ -210,36 +210,47 @@ export async function trainKge(
       markValid(order, n); // a permutation of 0 .. n - 1
       const draw = o.seed * 1000003 + (epoch - 1) * steps * ranks; // a draw per rank and step
       let lossSum: tf.Tensor = tf.scalar(0);
+      const losses: tf.Tensor[] = [];
       let done = 0;
       // Step s: rank r trains on its share of the step's slice of the order, all ranks on the same side, each with a
       // draw of negatives of its own, from the tables as the last step left them; the step's updates applied together.
       // Each share's mean counts 1/ranks of the step's: the shares' gradients sum to one process's.
       const weight = 1 / ranks;
-      for (let s = 0; s < steps; ++s) {
-        const loss = tf.tidy(() => {
-          const at = tf.slice(order, (s * ranks + rank) * batch, batch);
-          const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
-          const [h, r, t] = tf.split(tf.gather(triples, at, 1), 3).map((c) => c.reshape([batch]) as tf.Tensor1D);
-          // checkKnowledgeGraph checked the ids: a step's need no check (on a GPU, a wait) of their own.
-          markValid(h, kg.numEntities);
-          markValid(r, kg.numRelations);
-          markValid(t, kg.numEntities);
-          const neg = negatives.draw((batch / chunk) * o.negatives, draw + s * ranks + rank);
-          const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
-          const scored: KgeStep = {fixed, relation: r, own, negatives: neg, side, chunk};
-          const written = stepGradients(model, o, scored, weight);
-          if (written) return written;
-          // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
-          return tf.variableGrads(() => tf.mul(stepLoss(model, o, scored), weight), [model.entity.anchor, model.relation.anchor]).value;
-        });
-        const next = tf.add(lossSum, loss);
-        tf.dispose([lossSum, loss]);
-        lossSum = next;
-        done += batch;
-        model.entity.stepTogether();
-        model.relation.stepTogether();
+      try {
+        for (let s = 0; s < steps; ++s) {
+          const loss = tf.tidy(() => {
+            const at = tf.slice(order, (s * ranks + rank) * batch, batch);
+            const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
+            const [h, r, t] = tf.unstack(tf.gather(triples, at, 1)) as tf.Tensor1D[]; // one kernel: the three columns
+            // checkKnowledgeGraph checked the ids: a step's need no check (on a GPU, a wait) of their own.
+            markValid(h, kg.numEntities);
+            markValid(r, kg.numRelations);
+            markValid(t, kg.numEntities);
+            const neg = negatives.draw((batch / chunk) * o.negatives, draw + s * ranks + rank);
+            const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
+            const scored: KgeStep = {fixed, relation: r, own, negatives: neg, side, chunk};
+            const written = stepGradients(model, o, scored, weight);
+            if (written) return written;
+            // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
+            return tf.variableGrads(() => tf.mul(stepLoss(model, o, scored), weight), [model.entity.anchor, model.relation.anchor]).value;
+          });
+          // The steps' losses summed 64 at a time (one kernel for 64 steps, not one a step).
+          losses.push(loss);
+          if (losses.length === 64 || s === steps - 1) {
+            const next = tf.addN([lossSum, ...losses]);
+            tf.dispose([lossSum, ...losses.splice(0)]);
+            lossSum = next;
+          }
+          done += batch;
+          model.entity.stepTogether();
+          model.relation.stepTogether();
+        }
+      } catch (e) {
+        tf.dispose([lossSum, ...losses]);
+        throw e;
+      } finally {
+        order.dispose();
       }
-      order.dispose();
       const all = sumOverRanks(
         comm,
         // A step is the ranks' shares summed: counted once (by rank 0), its loss the shares' sum.
@@ -307,8 +318,9 @@ export function stepGradients(model: KgeModel, o: KgeStepOptions, s: KgeStep, we
   // The weight goes into the native op's coefficients: every gradient below is linear in them.
   const made = chunkLossGradients(model, {q: model.query(f, r, side), own: c, neg: negRows, chunk}, o, weight)!;
   const [df, dr] = model.queryGradients(f, r, side, made.dq);
-  model.entity.addGradients(ids, tf.concat([df, made.dOwn, made.dNeg]));
-  model.relation.addGradients(relation, dr);
+  // Handed over: ids and the step's relations are read here for the last time, the gradients made here.
+  model.entity.handOverGradients(ids, tf.concat([df, made.dOwn, made.dNeg]));
+  model.relation.handOverGradients(relation, dr);
   return made.loss;
 }
 
