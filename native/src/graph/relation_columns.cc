@@ -78,24 +78,20 @@ void relationColumnsGrad(const float* d, const float* w, const float* attSrc, co
 
 // relationColumns(w, attSrc, attDst, root, relations, inDim, heads, units, rootOut, blocks, rootStarts, out, outRows)
 WM_OP(relationColumns, Host, a) {
-  const int64_t R = a.count(4, "relations"), inDim = a.count(5, "inDim"), heads = a.count(6, "heads"), units = a.count(7, "units"),
-                rootOut = a.count(8, "rootOut"), outRows = a.count(12, "outRows");
-  const wm::RelationBlocks b = wm::relationBlocks(a, 9, R, heads, units, rootOut, outRows);
-  const int64_t wide = heads * units;
-  wm::host::relationColumns(a.floats(0, "w", R * inDim * wide), a.floats(1, "attSrc", R * wide), a.floats(2, "attDst", R * wide),
-                            b.roots.empty() ? nullptr : a.floats(3, "root", inDim * rootOut), R, inDim, heads, units, rootOut, b,
-                            a.floats(11, "out", outRows * inDim));
+  const wm::RelationArgs r = wm::relationArgs(a, 12);
+  const int64_t R = r.relations, wide = r.wide();
+  wm::host::relationColumns(a.floats(0, "w", R * r.inDim * wide), a.floats(1, "attSrc", R * wide), a.floats(2, "attDst", R * wide),
+                            r.blocks.roots.empty() ? nullptr : a.floats(3, "root", r.inDim * r.rootOut), R, r.inDim, r.heads, r.units,
+                            r.rootOut, r.blocks, a.floats(11, "out", r.outRows * r.inDim));
 }
 
 // relationColumnsGrad(dOut, w, attSrc, attDst, relations, inDim, heads, units, rootOut, blocks, rootStarts, outRows, dW, dAttSrc,
 // dAttDst, dRoot): dRoot (rootOut > 0) the root copies' gradients summed.
 WM_OP(relationColumnsGrad, Host, a) {
-  const int64_t R = a.count(4, "relations"), inDim = a.count(5, "inDim"), heads = a.count(6, "heads"), units = a.count(7, "units"),
-                rootOut = a.count(8, "rootOut"), outRows = a.count(11, "outRows");
-  const wm::RelationBlocks b = wm::relationBlocks(a, 9, R, heads, units, rootOut, outRows);
-  const int64_t wide = heads * units;
-  wm::host::relationColumnsGrad(a.floats(0, "dOut", outRows * inDim), a.floats(1, "w", R * inDim * wide), a.floats(2, "attSrc", R * wide),
-                                a.floats(3, "attDst", R * wide), R, inDim, heads, units, rootOut, b, a.floats(12, "dW", R * inDim * wide),
-                                a.floats(13, "dAttSrc", R * wide), a.floats(14, "dAttDst", R * wide),
-                                rootOut > 0 ? a.floats(15, "dRoot", inDim * rootOut) : nullptr);
+  const wm::RelationArgs r = wm::relationArgs(a, 11);
+  const int64_t R = r.relations, wide = r.wide();
+  wm::host::relationColumnsGrad(a.floats(0, "dOut", r.outRows * r.inDim), a.floats(1, "w", R * r.inDim * wide),
+                                a.floats(2, "attSrc", R * wide), a.floats(3, "attDst", R * wide), R, r.inDim, r.heads, r.units, r.rootOut,
+                                r.blocks, a.floats(12, "dW", R * r.inDim * wide), a.floats(13, "dAttSrc", R * wide),
+                                a.floats(14, "dAttDst", R * wide), r.rootOut > 0 ? a.floats(15, "dRoot", r.inDim * r.rootOut) : nullptr);
 }

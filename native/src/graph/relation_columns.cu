@@ -39,18 +39,16 @@ __global__ void relationColumnsKernel(const float* __restrict__ w, const float* 
 
 // relationColumns(w, attSrc, attDst, root, relations, inDim, heads, units, rootOut, blocks, rootStarts, out, outRows)
 WM_OP(relationColumns, Device, a) {
-  const int64_t R = a.count(4, "relations"), inDim = a.count(5, "inDim"), heads = a.count(6, "heads"), units = a.count(7, "units"),
-                rootOut = a.count(8, "rootOut"), outRows = a.count(12, "outRows");
-  const wm::RelationBlocks blocks = wm::relationBlocks(a, 9, R, heads, units, rootOut, outRows);
+  const wm::RelationArgs r = wm::relationArgs(a, 12);
   const uint64_t w = a.address(0, "w"), attSrc = a.address(1, "attSrc"), attDst = a.address(2, "attDst"), out = a.address(11, "out");
-  const uint64_t root = blocks.roots.empty() ? 0 : a.address(3, "root");
-  if (!blocks.roots.empty() && root == 0) a.reject(3, "root", "must be a device address where there are root copies");
-  wm::forEachLaunch(blocks, [&](const wm::LaunchBlocks& l) {
-    const int64_t n = l.nRel * (heads * units + 2 * heads) * inDim + l.nRoot * rootOut * inDim;
+  const uint64_t root = r.blocks.roots.empty() ? 0 : a.address(3, "root");
+  if (!r.blocks.roots.empty() && root == 0) a.reject(3, "root", "must be a device address where there are root copies");
+  wm::forEachLaunch(r.blocks, [&](const wm::LaunchBlocks& l) {
+    const int64_t n = l.nRel * (r.wide() + 2 * r.heads) * r.inDim + l.nRoot * r.rootOut * r.inDim;
     if (n == 0) return;
     wm::relationColumnsKernel<<<wm::gridFor(n), wm::kThreads, 0, wm::stream()>>>(wm::as<float>(w), wm::as<float>(attSrc),
-                                                                                 wm::as<float>(attDst), wm::as<float>(root), l, inDim,
-                                                                                 heads, units, rootOut, wm::as<float>(out));
+                                                                                 wm::as<float>(attDst), wm::as<float>(root), l, r.inDim,
+                                                                                 r.heads, r.units, r.rootOut, wm::as<float>(out));
     WM_CUDA_LAUNCHED();
   });
 }

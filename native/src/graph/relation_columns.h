@@ -52,4 +52,24 @@ inline RelationBlocks relationBlocks(const OpArgs& a, size_t blocksArg, int64_t 
   return b;
 }
 
+// The sizes and blocks both ops take: relations, inDim, heads, units and rootOut at arguments 4-8, blocks and rootStarts
+// at 9-10, the matrix's rows at `outRowsArg`.
+struct RelationArgs {
+  int64_t relations, inDim, heads, units, rootOut, outRows;
+  RelationBlocks blocks;
+  int64_t wide() const { return heads * units; }
+};
+
+inline RelationArgs relationArgs(const OpArgs& a, size_t outRowsArg) {
+  RelationArgs r{a.count(4, "relations"),
+                 a.count(5, "inDim"),
+                 a.count(6, "heads"),
+                 a.count(7, "units"),
+                 a.count(8, "rootOut"),
+                 a.count(outRowsArg, "outRows"),
+                 {}};
+  r.blocks = relationBlocks(a, 9, r.relations, r.heads, r.units, r.rootOut, r.outRows);
+  return r;
+}
+
 }  // namespace wm

@@ -45,18 +45,16 @@ __global__ void relationColumnsGradKernel(const float* __restrict__ d, const flo
 // relationColumnsGrad(dOut, w, attSrc, attDst, relations, inDim, heads, units, rootOut, blocks, rootStarts, outRows, dW, dAttSrc,
 // dAttDst, dRoot): dRoot (rootOut > 0) the root copies' gradients summed.
 WM_OP(relationColumnsGrad, Device, a) {
-  const int64_t R = a.count(4, "relations"), inDim = a.count(5, "inDim"), heads = a.count(6, "heads"), units = a.count(7, "units"),
-                rootOut = a.count(8, "rootOut"), outRows = a.count(11, "outRows");
-  const wm::RelationBlocks blocks = wm::relationBlocks(a, 9, R, heads, units, rootOut, outRows);
+  const wm::RelationArgs r = wm::relationArgs(a, 11);
   const uint64_t d = a.address(0, "dOut"), w = a.address(1, "w"), attSrc = a.address(2, "attSrc"), attDst = a.address(3, "attDst");
   const uint64_t dW = a.address(12, "dW"), dAttSrc = a.address(13, "dAttSrc"), dAttDst = a.address(14, "dAttDst");
-  const uint64_t dRoot = rootOut > 0 ? a.address(15, "dRoot") : 0;
-  if (rootOut > 0 && dRoot == 0) a.reject(15, "dRoot", "must be a device address where there is a root (rootOut > 0)");
-  wm::forEachLaunch(blocks, [&](const wm::LaunchBlocks& l) {
-    const int64_t n = l.nRel * (heads * units) * (inDim + 2) + (dRoot != 0 && (l.nRoot > 0 || l.firstRoots) ? inDim * rootOut : 0);
+  const uint64_t dRoot = r.rootOut > 0 ? a.address(15, "dRoot") : 0;
+  if (r.rootOut > 0 && dRoot == 0) a.reject(15, "dRoot", "must be a device address where there is a root (rootOut > 0)");
+  wm::forEachLaunch(r.blocks, [&](const wm::LaunchBlocks& l) {
+    const int64_t n = l.nRel * r.wide() * (r.inDim + 2) + (dRoot != 0 && (l.nRoot > 0 || l.firstRoots) ? r.inDim * r.rootOut : 0);
     if (n == 0) return;
     wm::relationColumnsGradKernel<<<wm::gridFor(n), wm::kThreads, 0, wm::stream()>>>(
-        wm::as<float>(d), wm::as<float>(w), wm::as<float>(attSrc), wm::as<float>(attDst), l, inDim, heads, units, rootOut,
+        wm::as<float>(d), wm::as<float>(w), wm::as<float>(attSrc), wm::as<float>(attDst), l, r.inDim, r.heads, r.units, r.rootOut,
         wm::as<float>(dW), wm::as<float>(dAttSrc), wm::as<float>(dAttDst), dRoot == 0 ? nullptr : wm::as<float>(dRoot));
     WM_CUDA_LAUNCHED();
   });
