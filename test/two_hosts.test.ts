@@ -120,6 +120,38 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     }
   });
 
+  it("a GPU per host (needs two GPUs): the GPUs told apart by host though each is its host's GPU 0, the all-reduce through NCCL over the hosts' sockets (exact, odd sizes), a distributed GPU table written on one host and read on both, continuous GPU memory refused across hosts", async function () {
+    const gpus = spawnSync('nvidia-smi', ['-L'], {encoding: 'utf8'});
+    const count = gpus.status === 0 ? gpus.stdout.split('\n').filter((l) => l.startsWith('GPU ')).length : 0;
+    if (count < 2) {
+      console.log(`      (skipped: ${count} GPU(s) here, two needed)`);
+      this.skip();
+    }
+    const gpuRanks = path.join(root, 'dist', 'test', 'fixtures', 'cross_host_gpu_ranks.js');
+    // Each host sees one GPU as its GPU 0; NCCL between them over the veth pair (the only interface but loopback).
+    const [a, b] = await Promise.all(
+      ([0, 1] as const).map((node) =>
+        hosts!.run(
+          node,
+          hosts!.launcherCommand(node, 29630, gpuRanks, [], 1),
+          hostEnv({CUDA_VISIBLE_DEVICES: String(node), NCCL_SOCKET_IFNAME: 'wm', NCCL_IB_DISABLE: '1', NCCL_NVLS_ENABLE: '0'}),
+          150_000,
+        ),
+      ),
+    );
+    expect(a.status, a.out + b.out).to.equal(0);
+    expect(b.status, b.out).to.equal(0);
+    console.log(
+      a.out
+        .split('\n')
+        .filter((l) => l.includes('allreduce '))
+        .map((l) => `      ${l.trim()}`)
+        .join('\n'),
+    );
+    expect(a.out).to.include(`[0] OK rank 0 on ${hosts!.names[0]}`);
+    expect(b.out).to.include(`[1] OK rank 1 on ${hosts!.names[1]}`);
+  });
+
   it('data-parallel training across hosts: the features stored once per host, the dense gradients all-reduced over both; learned embeddings in memory one host holds refused by name, trained in a table split between the hosts', async () => {
     // polblogs with 8 features a vertex (its label, noisy, and noise): the folder the example reads.
     const data = polblogsWithFeatures(dir, 8);

@@ -63,14 +63,25 @@ export class TwoHosts {
   }
 
   /**
-   * Host `node`'s launcher of its two ranks of the four (tfjs-wm-run --nnodes 2, host 0 the master at `port`), each
+   * Host `node`'s launcher of its `ranksPerHost` ranks (tfjs-wm-run --nnodes 2, host 0 the master at `port`), each
    * rank running `script` with `args`.
    */
-  launcherCommand(node: 0 | 1, port: number, script: string, args: string[] = []): string[] {
+  launcherCommand(node: 0 | 1, port: number, script: string, args: string[] = [], ranksPerHost = 2): string[] {
     return [
       process.execPath,
       launcher,
-      ...['-n', '2', '--nnodes', '2', '--node-rank', String(node), '--master-addr', this.addresses[0], '--master-port', String(port)],
+      ...[
+        '-n',
+        String(ranksPerHost),
+        '--nnodes',
+        '2',
+        '--node-rank',
+        String(node),
+        '--master-addr',
+        this.addresses[0],
+        '--master-port',
+        String(port),
+      ],
       script,
       ...args,
     ];

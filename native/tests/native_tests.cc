@@ -298,12 +298,23 @@ void testSliceLayout() {
 // ---- ranks sharing a GPU ---------------------------------------------------------------------------
 void testGpuSharing() {
   using Pair = std::pair<int, int>;
-  EXPECT(!wm::sharedGpuRanks({}));
-  EXPECT(!wm::sharedGpuRanks({3}));
-  EXPECT(!wm::sharedGpuRanks({0, 1, 2, 3}));
-  EXPECT(wm::sharedGpuRanks({0, 0}) == Pair(0, 1));
-  EXPECT(wm::sharedGpuRanks({2, 0, 1, 0, 2}) == Pair(0, 4));  // the first rank that shares, then its first partner
-  EXPECT(wm::sharedGpuRanks({5, 1, 7, 1}) == Pair(1, 3));
+  using G = std::vector<wm::RankGpu>;
+  auto one = [](std::vector<int> d) {  // ranks on one host
+    G g;
+    for (int x : d) g.push_back({x, "h"});
+    return g;
+  };
+  EXPECT(!wm::sharedGpuRanks(G{}));
+  EXPECT(!wm::sharedGpuRanks(one({3})));
+  EXPECT(!wm::sharedGpuRanks(one({0, 1, 2, 3})));
+  EXPECT(wm::sharedGpuRanks(one({0, 0})) == Pair(0, 1));
+  EXPECT(wm::sharedGpuRanks(one({2, 0, 1, 0, 2})) == Pair(0, 4));  // the first rank that shares, then its first partner
+  EXPECT(wm::sharedGpuRanks(one({5, 1, 7, 1})) == Pair(1, 3));
+  // Over hosts: each host numbers its GPUs from 0; the same number on two hosts is two GPUs.
+  EXPECT(!wm::sharedGpuRanks(G{{0, "a"}, {0, "b"}}));
+  EXPECT(!wm::sharedGpuRanks(G{{0, "a"}, {1, "a"}, {0, "b"}, {1, "b"}}));
+  EXPECT(wm::sharedGpuRanks(G{{0, "a"}, {1, "a"}, {0, "b"}, {1, "a"}}) == Pair(1, 3));
+  EXPECT(wm::sharedGpuRanks(G{{2, "b"}, {2, "a"}, {2, "b"}}) == Pair(0, 2));
   const char* saved = std::getenv("WM_SHARE_GPU");
   const std::string keep = saved ? saved : "";
   for (const auto& [value, allowed] : std::vector<std::pair<const char*, bool>>{{"1", true}, {"0", false}, {"11", false}, {"", false}}) {

@@ -48,6 +48,8 @@ class Bootstrap {
   // groups whose ranks share a host.
   std::vector<int> allgatherFds(int mine, const std::string& what);
   bool sameHost() const { return sameHost_; }
+  // This rank's host name, as the group told hosts apart when it was made.
+  const std::string& host() const { return host_; }
 
  private:
   struct Impl;
@@ -55,6 +57,7 @@ class Bootstrap {
   int rank_, size_;
   int64_t timeoutMs_;
   bool sameHost_ = true;
+  std::string host_;
 };
 
 }  // namespace wm

@@ -278,7 +278,8 @@ Bootstrap::Bootstrap(const std::string& uniqueId, int rank, int size, int64_t ti
   impl_->nonce = id.nonce;
   impl_->tcp.assign(size, -1);
   impl_->local.assign(size, -1);
-  const std::string me = net::hostName();
+  host_ = net::hostName();
+  const std::string& me = host_;
   const std::string& secret = id.secret;
   if (rank == 0) {
     Listener l;

@@ -51,10 +51,11 @@ NcclComm::NcclComm(std::shared_ptr<Bootstrap> boot) : boot_(std::move(boot)) {
   version_ = a.version;
   // NCCL takes one GPU per rank; ranks sharing one (WM_SHARE_GPU) are told so here, by name, not by NCCL's
   // "duplicate GPU" after a half-made communicator; all ranks fail together, none waits in NCCL's init.
-  const std::vector<int> devices = groupDevices(*boot_, "NCCL init (devices)");
-  if (const auto shared = sharedGpuRanks(devices))
+  // Ranks on different hosts may drive GPUs of the same number: a GPU is its host's and its number.
+  const std::vector<RankGpu> gpus = groupGpus(*boot_, "NCCL init (devices)");
+  if (const auto shared = sharedGpuRanks(gpus))
     fail("NCCL init: ranks " + std::to_string(shared->first) + " and " + std::to_string(shared->second) + " use the same GPU " +
-         std::to_string(devices[shared->second]) +
+         std::to_string(gpus[shared->second].device) +
          "; NCCL needs a GPU per rank (ranks sharing a GPU keep to WholeMemory 'continuous' or 'chunked' and the peer all-reduce)");
   // Shared hosts: never NVLink multicast (NVLS) unless the user asked for it.
   setenv("NCCL_NVLS_ENABLE", "0", 0);

@@ -56,14 +56,15 @@ void launch(Kernel kind, WireType wire, const ar::Params& p, const ar::Tensors& 
 }  // namespace
 
 bool PeerAllReduce::supported(Bootstrap& boot, bool* sharedGpu) {
-  const std::vector<int> devices = groupDevices(boot, "allReduce (devices)");
-  if (sharedGpu) *sharedGpu = sharedGpuRanks(devices).has_value();
-  if (boot.size() > kMaxRanks) return false;
-  for (int a : devices)
-    for (int b : devices) {
-      if (a == b) continue;
+  const std::vector<RankGpu> gpus = groupGpus(boot, "allReduce (devices)");
+  if (sharedGpu) *sharedGpu = sharedGpuRanks(gpus).has_value();
+  // Peer access joins the GPUs of one host: a group over hosts reduces through NCCL.
+  if (boot.size() > kMaxRanks || !boot.sameHost()) return false;
+  for (const RankGpu& a : gpus)
+    for (const RankGpu& b : gpus) {
+      if (a.device == b.device) continue;
       int can = 0;
-      if (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || !can) {
+      if (cudaDeviceCanAccessPeer(&can, a.device, b.device) != cudaSuccess || !can) {
         cudaGetLastError();
         return false;
       }

@@ -23,12 +23,20 @@ void requirePeer(int from, int to) {
 }
 
 // Every rank says which GPU it drives (its current device); the GPU of each part.
+// Ranks on several hosts (their GPUs told apart by host) hold only their own parts: needPeers (every rank maps every
+// part) takes one host.
 std::vector<int> rankDevices(Bootstrap& comm, bool needPeers) {
-  const std::vector<int> devices = groupDevices(comm, "malloc (devices)");
-  const auto shared = gpuSharingAllowed() ? std::nullopt : sharedGpuRanks(devices);
+  const std::vector<RankGpu> gpus = groupGpus(comm, "malloc (devices)");
+  if (needPeers && !comm.sameHost())
+    fail(
+        "malloc: continuous and chunked GPU memory map every rank's part, so their ranks must share a host; this group spans "
+        "hosts (use type 'distributed', or 'hierarchical' tables: chunked within a host, split between hosts)");
+  const auto shared = gpuSharingAllowed() ? std::nullopt : sharedGpuRanks(gpus);
   if (shared)
     fail("malloc: ranks " + std::to_string(shared->first) + " and " + std::to_string(shared->second) + " use the same " +
-         gpu(devices[shared->second]) + " (WM_SHARE_GPU=1 lets ranks share a GPU, for tests on fewer GPUs than ranks)");
+         gpu(gpus[shared->second].device) + " (WM_SHARE_GPU=1 lets ranks share a GPU, for tests on fewer GPUs than ranks)");
+  std::vector<int> devices;
+  for (const RankGpu& g : gpus) devices.push_back(g.device);
   const int mine = devices[comm.rank()];
   if (needPeers)
     for (int other : devices)

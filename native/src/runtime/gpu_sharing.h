@@ -19,19 +19,29 @@ inline bool gpuSharingAllowed() {
   return v != nullptr && v[0] == '1' && v[1] == '\0';
 }
 
-// Collective: the GPU of every rank, in rank order (this rank's is the current device).
-inline std::vector<int> groupDevices(Bootstrap& boot, const std::string& what) {
-  std::vector<int> devices;
-  for (const auto& s : boot.allgather(std::to_string(currentDevice()), what)) devices.push_back(std::stoi(s));
-  return devices;
+// A rank's GPU: the device it drives and the host that device is on.
+struct RankGpu {
+  int device;
+  std::string host;
+};
+
+// Collective: every rank's GPU with its host, in rank order (groups over several hosts: each host numbers its GPUs
+// from 0).
+inline std::vector<RankGpu> groupGpus(Bootstrap& boot, const std::string& what) {
+  std::vector<RankGpu> gpus;
+  for (const auto& s : boot.allgather(std::to_string(currentDevice()) + " " + boot.host(), what)) {
+    const size_t cut = s.find(' ');
+    gpus.push_back({std::stoi(s.substr(0, cut)), cut == std::string::npos ? std::string() : s.substr(cut + 1)});
+  }
+  return gpus;
 }
 
-// The first ranks p < q (in that order) that drive the same GPU; none when every rank has its own.
-// Every rank finds the same pair, so all fail together and name the same ranks.
-inline std::optional<std::pair<int, int>> sharedGpuRanks(const std::vector<int>& devices) {
-  for (int p = 0; p < static_cast<int>(devices.size()); ++p)
-    for (int q = p + 1; q < static_cast<int>(devices.size()); ++q)
-      if (devices[p] == devices[q]) return std::make_pair(p, q);
+// The first ranks p < q (in that order) that drive the same GPU (the same device of the same host); none when every
+// rank has its own. Every rank finds the same pair, so all fail together and name the same ranks.
+inline std::optional<std::pair<int, int>> sharedGpuRanks(const std::vector<RankGpu>& gpus) {
+  for (int p = 0; p < static_cast<int>(gpus.size()); ++p)
+    for (int q = p + 1; q < static_cast<int>(gpus.size()); ++q)
+      if (gpus[p].device == gpus[q].device && gpus[p].host == gpus[q].host) return std::make_pair(p, q);
   return std::nullopt;
 }
 
