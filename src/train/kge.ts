@@ -304,7 +304,8 @@ type KgeStepOptions = Pick<
 
 /**
  * One step's loss as stepLoss computes it, times `weight`, its row gradients written out and kept for the tables'
- * step() (no tape: a step of few small ops is mostly the tape's bookkeeping otherwise). Undefined where the native
+ * step() (no tape: a step of few small ops is mostly the tape's bookkeeping otherwise). s.relation goes to the relation
+ * table with its gradients, as it is: the caller leaves it alone until the tables step. Undefined where the native
  * loss does not run (another backend) or with a regularizer: stepLoss then goes through the tape.
  */
 export function stepGradients(model: KgeModel, o: KgeStepOptions, s: KgeStep, weight: number): tf.Scalar | undefined {
@@ -318,7 +319,7 @@ export function stepGradients(model: KgeModel, o: KgeStepOptions, s: KgeStep, we
   // The weight goes into the native op's coefficients: every gradient below is linear in them.
   const made = chunkLossGradients(model, {q: model.query(f, r, side), own: c, neg: negRows, chunk}, o, weight)!;
   const [df, dr] = model.queryGradients(f, r, side, made.dq);
-  // Handed over: ids and the step's relations are read here for the last time, the gradients made here.
+  // Handed over: ids and the gradients are made here; s.relation the caller leaves alone until the tables step.
   model.entity.handOverGradients(ids, tf.concat([df, made.dOwn, made.dNeg]));
   model.relation.handOverGradients(relation, dr);
   return made.loss;
