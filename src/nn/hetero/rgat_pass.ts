@@ -53,12 +53,11 @@ function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
   return tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D;
 }
 
-/** Runs of consecutive column indices, [first, count] each (first -1: `zero`, count times), as one index array. */
-type Runs = [number, number][];
-function columnIndex(runs: Runs, zero = -1): Int32Array {
+/** Runs of consecutive column indices, [first, count] each, as one index array. */
+function columnIndex(runs: [number, number][]): Int32Array {
   const idx = new Int32Array(runs.reduce((a, [, n]) => a + n, 0));
   let at = 0;
-  for (const [first, n] of runs) for (let i = 0; i < n; ++i) idx[at++] = first < 0 ? zero : first + i;
+  for (const [first, n] of runs) for (let i = 0; i < n; ++i) idx[at++] = first + i;
   return idx;
 }
 
