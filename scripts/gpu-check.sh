@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|hetero|kge|graphs|mag240m|mag240mRanks|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|multi]...
+# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|hetero|kge|graphs|mag240m|mag240mRanks|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|twoHosts|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -105,6 +105,11 @@ for what in "${@:-all}"; do
     step) BENCH_SCALE=${BENCH_SCALE:-20} BENCH_RANKS=1 BENCH_TORCH=0 BENCH_REPEATS=1 BENCH_STEPS=40 BENCH_WINDOWS=3 BENCH_PROFILE=$out/step-profile.txt \
           BENCH_CPU_PROFILE=$out/step-cpu BENCH_GRAPH_DIR=/tmp/wm-step BENCH_KEEP_GRAPH=1 node dist/bench/graphsage.js 2>&1 | grep -E "^ours" || status=1
       cut -c1-1200 "$out/step-profile.txt" ;;
+    # Two simulated hosts (network namespaces; root) with a GPU each: the two-host suite with every GPU visible, and
+    # what this machine lets the harness make (uid, a network namespace), said first.
+    twoHosts) echo "uid $(id -u)"; ip netns add wm-probe-$$ 2>&1 && ip netns del wm-probe-$$ && echo "network namespaces: yes"
+      timeout "${TWO_HOSTS_SECONDS:-300}" node node_modules/.bin/mocha --no-config --timeout 200000 dist/test/two_hosts.test.js 2>&1 |
+        tee "$out/two-hosts.log" | grep -E "skipped|allreduce|passing|failing|pending|^\s+[0-9]+\) " | head -30 || status=1 ;;
     # Several GPUs: the peer-access matrix, the multi-rank tests, the all-reduce (2 and every GPU, with PyTorch's
     # symmetric-memory and NCCL paths beside it) and data-parallel GraphSAGE with float16 features on 1, 2, 4... GPUs
     # (three repeats, the rank counts taking turns).
