@@ -45,45 +45,9 @@ export interface RgatWeights {
   bias?: tf.Tensor; // [out]
 }
 
-/** Relation r's W_r [inDim, heads * units] of w [R, inDim, heads * units]. */
-const relationMatrix = (w: tf.Tensor, r: number): tf.Tensor2D => tf.squeeze(tf.slice(w, [r, 0, 0], [1, -1, -1]), [0]) as tf.Tensor2D;
-
 /** W folded with attention vectors: sum over units of W [R, inDim, heads, units] times att [R, heads, units]: [R, inDim, heads]. */
 function foldAttention(wHeads: tf.Tensor4D, att: tf.Tensor): tf.Tensor3D {
   return tf.sum(tf.mul(wHeads, tf.expandDims(att, 1)), 3) as tf.Tensor3D;
-}
-
-/** Runs of consecutive column indices, [first, count] each, as one index array. */
-function columnIndex(runs: [number, number][]): Int32Array {
-  const idx = new Int32Array(runs.reduce((a, [, n]) => a + n, 0));
-  let at = 0;
-  for (const [first, n] of runs) for (let i = 0; i < n; ++i) idx[at++] = first + i;
-  return idx;
-}
-
-/**
- * Each group's relations' columns of m ([R, inDim, cols]) side by side, relation u's columns [from, to) of its cols
- * (pick(u)): [inDim, Σ picked] a group, one gather each.
- */
-function sideBySide(
-  m: tf.Tensor3D,
-  groups: Map<string, LayerRelation[]>,
-  pick: (u: LayerRelation) => [number, number],
-): Map<string, tf.Tensor2D> {
-  const [R, inDim, cols] = m.shape;
-  const flat = (R === 1 ? tf.reshape(m, [inDim, cols]) : tf.reshape(tf.transpose(m, [1, 0, 2]), [inDim, R * cols])) as tf.Tensor2D;
-  return new Map(
-    [...groups].map(([t, rels]) => {
-      const idx = columnIndex(
-        rels.map((u) => {
-          const [from, to] = pick(u);
-          return [u.r * cols + from, to - from];
-        }),
-      );
-      const every = idx.length === R * cols && idx.every((v, i) => v === i);
-      return [t, every ? flat : (tf.gather(flat, tf.tensor1d(idx, 'int32'), 1) as tf.Tensor2D)];
-    }),
-  );
 }
 
 /** Which products a layer makes: by source type and by destination type, the destination types with rows. */
@@ -98,6 +62,8 @@ export interface RgatPlan {
   rootCols: number[];
   /** The relations that aggregate their source rows first and project the sums after (one head, inputs no wider than outputs, fewer rows than sources). */
   aggregateFirst: Set<string>;
+  /** Where every column of the products lies among the weight columns (columnRows). */
+  layout: ColumnRows;
 }
 
 export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: LayerRelation[]): RgatPlan {
@@ -111,7 +77,7 @@ export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: Lay
   const aggregateFirst = new Set(
     used.filter((u) => s.heads === 1 && s.inDim <= s.units && layer.blocks[u.key].numRows < layer.blocks[u.key].numCols).map((u) => u.key),
   );
-  return {
+  const plan = {
     bySource: relationsBy(used, 's'),
     into,
     outTypes,
@@ -119,6 +85,7 @@ export function planOf(s: RgatShape, root: boolean, layer: TypedLayer, used: Lay
     rootCols: root ? [s.concat ? s.heads * s.units : s.units] : [],
     aggregateFirst,
   };
+  return {...plan, layout: columnRows(s, plan)};
 }
 
 /** A matrix's columns from `offset`, `width` of them a row (the matrix's rows read in place: a gat_passes Columns). */
@@ -147,9 +114,9 @@ export function relationTensors(c: RelationColumns, heads: number): [tf.Tensor3D
 }
 
 /**
- * Each relation's columns: in its source type's P = x_s [W_r | W_r a_src_r ...] relation i of the type has z (unless
- * it aggregates first) and then its source logits; in its destination type's Q = x_d [root | W_r a_dst_r ...]
- * relation i into the type has its logits after the root's part, at rootCols + i heads.
+ * Each relation's columns of its source type's product P and its destination type's Q: the product's columns are the
+ * weight columns' rows in its block (plan.layout), so a relation's offset in P or Q is its block's row within the
+ * product's. A relation that aggregates first weighs its source rows themselves.
  */
 function relationLayout(
   s: RgatShape,
@@ -158,24 +125,22 @@ function relationLayout(
   sourceProducts: tf.Tensor2D[],
   destProducts: tf.Tensor2D[],
 ): Map<string, RelationColumns> {
-  const wide = s.heads * s.units,
-    rootWidth = plan.rootCols[0] ?? 0;
-  const dst = new Map<string, MatrixColumns>();
-  plan.products.forEach(({rels}, k) =>
-    rels.forEach((u, i) => dst.set(u.key, {t: destProducts[k], offset: rootWidth + i * s.heads, width: s.heads})),
-  );
+  const {blocks, source, dest} = plan.layout;
+  const sourceTypes = [...plan.bySource.keys()];
   const columns = new Map<string, RelationColumns>();
-  [...plan.bySource].forEach(([t, rels], k) => {
-    const p = sourceProducts[k];
-    let at = 0;
-    for (const u of rels) {
-      const first = plan.aggregateFirst.has(u.key);
-      const feat = first ? {t: x[t], offset: 0, width: s.inDim} : {t: p, offset: at, width: wide};
-      if (!first) at += wide;
-      columns.set(u.key, {feat, src: {t: p, offset: at, width: s.heads}, dst: dst.get(u.key)!});
-      at += s.heads;
-    }
-  });
+  plan.products.forEach(({rels}, k) =>
+    rels.forEach((u) => {
+      const g = sourceTypes.indexOf(u.s),
+        p = sourceProducts[g];
+      const inP = (j: number, width: number) => ({t: p, offset: blocks[3 * u.r + j] - source[g].start, width});
+      const feat = plan.aggregateFirst.has(u.key) ? {t: x[u.s], offset: 0, width: s.inDim} : inP(0, s.heads * s.units);
+      columns.set(u.key, {
+        feat,
+        src: inP(1, s.heads),
+        dst: {t: destProducts[k], offset: blocks[3 * u.r + 2] - dest[k].start, width: s.heads},
+      });
+    }),
+  );
   return columns;
 }
 
@@ -192,28 +157,45 @@ export interface LayerProducts {
   project(u: LayerRelation, sum: tf.Tensor2D): tf.Tensor2D;
 }
 
-/** The products made with tfjs ops (the taped path's): the column matrices side by side, gathered from W and its folds. */
-export function tapedProducts(s: RgatShape, weights: RgatWeights, x: Record<string, tf.Tensor2D>, plan: RgatPlan): LayerProducts {
+/**
+ * The weight columns made with tfjs ops (the taped path's; relationColumns natively): every relation's W_r^T and folded
+ * rows and root^T stacked, then gathered into plan.layout's rows.
+ */
+function tapedColumns(s: RgatShape, {w, attSrc, attDst, root}: RgatWeights, layout: ColumnRows): tf.Tensor2D {
   const {inDim, units, heads, relations: R} = s;
-  const wide = heads * units;
-  const {w, attSrc, attDst, root} = weights;
-  const {bySource, into, products, aggregateFirst} = plan;
+  const wide = heads * units,
+    per = wide + 2 * heads;
   const wHeads = tf.reshape(w, [R, inDim, heads, units]) as tf.Tensor4D;
-  // A relation's source columns: [W_r | W_r a_src_r], or W_r a_src_r alone where it aggregates first.
-  const sourceCols = bySource.size
-    ? sideBySide(tf.concat([w, foldAttention(wHeads, attSrc)], 2) as tf.Tensor3D, bySource, (u) => [
-        aggregateFirst.has(u.key) ? wide : 0,
-        wide + heads,
-      ])
-    : new Map<string, tf.Tensor2D>();
-  const destCols = into.size ? sideBySide(foldAttention(wHeads, attDst), into, () => [0, heads]) : new Map<string, tf.Tensor2D>();
+  const stacked = tf.reshape(tf.transpose(tf.concat([w, foldAttention(wHeads, attSrc), foldAttention(wHeads, attDst)], 2), [0, 2, 1]), [
+    R * per,
+    inDim,
+  ]);
+  const all = root ? tf.concat([stacked, tf.transpose(root)], 0) : stacked;
+  // Row i of T is row from[i] of `all`: relation r's rows from r * per (W_r^T, then its two folded blocks), root's after.
+  const from = new Int32Array(layout.total);
+  const place = (start: number, first: number, n: number) => {
+    for (let j = 0; j < n; ++j) from[start + j] = first + j;
+  };
+  for (let r = 0; r < R; ++r)
+    [wide, heads, heads].forEach((n, k) => {
+      const start = layout.blocks[3 * r + k];
+      if (start >= 0) place(start, r * per + (k === 0 ? 0 : wide + (k - 1) * heads), n);
+    });
+  for (const start of layout.rootStarts) place(start, R * per, all.shape[0] - R * per);
+  return tf.gather(all, tf.tensor1d(from, 'int32')) as tf.Tensor2D;
+}
+
+/** A block of the weight columns' rows (a view where aligned). */
+const rowsOf = (t: tf.Tensor2D, start: number, n: number) => tf.slice(t, [start, 0], [n, -1]) as tf.Tensor2D;
+
+/** The products made with tfjs ops (the taped path's), from tapedColumns' matrix. */
+export function tapedProducts(s: RgatShape, weights: RgatWeights, x: Record<string, tf.Tensor2D>, plan: RgatPlan): LayerProducts {
+  const {source, dest, first} = plan.layout;
+  const t = tapedColumns(s, weights, plan.layout);
   return {
-    sourceProducts: [...bySource].map(([t]) => tf.matMul(x[t], sourceCols.get(t)!) as tf.Tensor2D),
-    destProducts: products.map(({t, n, rels}) => {
-      const cols = [...(root ? [root as tf.Tensor2D] : []), ...(rels.length ? [destCols.get(t)!] : [])];
-      return tf.matMul(firstRows(x[t], n), cols.length === 1 ? cols[0] : (tf.concat(cols, 1) as tf.Tensor2D)) as tf.Tensor2D;
-    }),
-    project: (u, sum) => tf.matMul(sum, relationMatrix(w, u.r)) as tf.Tensor2D,
+    sourceProducts: [...plan.bySource.keys()].map((st, g) => tf.matMul(x[st], rowsOf(t, source[g].start, source[g].rows), false, true)),
+    destProducts: plan.products.map(({t: dt, n}, k) => tf.matMul(firstRows(x[dt], n), rowsOf(t, dest[k].start, dest[k].rows), false, true)),
+    project: (u, sum) => tf.matMul(sum, rowsOf(t, first.get(u.key)!, s.heads * s.units), false, true),
   };
 }
 
@@ -268,7 +250,7 @@ interface ColumnRows {
   total: number;
 }
 
-function columnRows(s: RgatShape, plan: RgatPlan): ColumnRows {
+function columnRows(s: RgatShape, plan: Omit<RgatPlan, 'layout'>): ColumnRows {
   const wide = s.heads * s.units;
   const blocks = new Array<number>(3 * s.relations).fill(-1);
   const rootStarts: number[] = [];
@@ -328,30 +310,28 @@ export function rgatPass(
   const inTypes = Object.keys(x).filter((t) => bySource.has(t) || outTypes.some((o) => o.t === t));
   const weightList = [w, attSrc, attDst, ...(root ? [root] : []), ...(bias ? [bias] : [])];
   const firsts = used.filter((u) => aggregateFirst.has(u.key));
-  const rows = columnRows(s, plan);
+  const rows = plan.layout;
   const sourceTypes = [...bySource.keys()];
   const rootOut = rootCols[0] ?? 0;
   const srcAt = (t: string) => sourceTypes.indexOf(t);
   const productAt = (t: string) => products.findIndex((o) => o.t === t);
   // W_r^T of a relation that aggregates first: rows of T, a view.
-  const firstMatrix = (t: tf.Tensor2D, u: LayerRelation) => tf.slice(t, [rows.first.get(u.key)!, 0], [wide, inDim]) as tf.Tensor2D;
+  const firstMatrix = (t: tf.Tensor2D, u: LayerRelation) => rowsOf(t, rows.first.get(u.key)!, wide);
 
   const forward = (save: tf.GradSaveFunc): tf.Tensor[] => {
-    const [t] = b.nativeOutputs([w, attSrc, attDst, ...(root ? [root] : [])], [[rows.total, inDim]], ([wp, ap, dp, rp], [tp]) =>
-      layerNative().relationColumns(wp, ap, dp, rp ?? null, R, inDim, heads, units, rootOut, rows.blocks, rows.rootStarts, tp, rows.total),
-    ) as tf.Tensor2D[];
-    // Every product in one call: x_s T_s^T for each source type, x_d[:n] T_d^T for each destination product.
-    const made = b.nativeOutputs(
-      [t, ...sourceTypes.map((s) => x[s]), ...products.map((p) => x[p.t])],
-      [...sourceTypes.map((s, g) => [x[s].shape[0], rows.source[g].rows]), ...products.map((p, k) => [p.n, rows.dest[k].rows])],
-      ([tp, ...xs], outs) => {
-        sourceTypes.forEach((s, g) =>
-          gemm(xs[g], floatsAt(tp, rows.source[g].start * inDim), outs[g], x[s].shape[0], rows.source[g].rows, inDim, false, true),
-        );
-        products.forEach((p, k) => {
-          const o = sourceTypes.length + k;
-          gemm(xs[o], floatsAt(tp, rows.dest[k].start * inDim), outs[o], p.n, rows.dest[k].rows, inDim, false, true);
-        });
+    // The weight columns and every product in one call: T, then x_s T_s^T for each source type and x_d[:n] T_d^T for
+    // each destination product (its rows `m`, its block of T `at`), read from T in place.
+    const xs = [...sourceTypes.map((st) => x[st]), ...products.map((p) => x[p.t])];
+    const m = [...sourceTypes.map((st) => x[st].shape[0]), ...products.map((p) => p.n)];
+    const at = [...rows.source, ...rows.dest];
+    const [t, ...made] = b.nativeOutputs(
+      [...xs, w, attSrc, attDst, ...(root ? [root] : [])],
+      [[rows.total, inDim], ...m.map((n, o) => [n, at[o].rows])],
+      (ins, [tp, ...outs]) => {
+        const [wp, ap, dp, rp] = ins.slice(xs.length);
+        const blocks = [rows.blocks, rows.rootStarts] as const;
+        layerNative().relationColumns(wp, ap, dp, rp ?? null, R, inDim, heads, units, rootOut, ...blocks, tp, rows.total);
+        outs.forEach((out, o) => gemm(ins[o], floatsAt(tp, at[o].start * inDim), out, m[o], at[o].rows, inDim, false, true));
       },
     ) as tf.Tensor2D[];
     const sourceProducts = made.slice(0, sourceTypes.length),
