@@ -196,10 +196,13 @@ export function gatColsPass(
   layerNative().gatBackwardCols(t.rowPtr, t.colIdx, t.edge!, cols, rows, ...g, heads, dim, ...outs, ...st);
 }
 
-/** New float32 tensors of these shapes holding zeros, then written by `run` (device addresses on the GPU, else arrays). */
-export function zeroedOutputs(b: WholeMemoryBackend, shapes: number[][], run: (outs: Buf[]) => void): tf.Tensor[] {
+/**
+ * New float32 tensors of these shapes, the first `zeroed` (default all) holding zeros, then written by `run` (device
+ * addresses on the GPU, else arrays, which start as zeros).
+ */
+export function zeroedOutputs(b: WholeMemoryBackend, shapes: number[][], run: (outs: Buf[]) => void, zeroed = shapes.length): tf.Tensor[] {
   return b.nativeOutputs([], shapes, (_ins, outs) => {
-    if (b.gpu) outs.forEach((o, i) => layerNative().fill(0 /* float32 */, o, tf.util.sizeFromShape(shapes[i]), 0));
+    if (b.gpu) outs.slice(0, zeroed).forEach((o, i) => layerNative().fill(0 /* float32 */, o, tf.util.sizeFromShape(shapes[i]), 0));
     run(outs);
   });
 }
@@ -231,6 +234,8 @@ export function gatBackwardPass(
         const place = (buf: Buf, stride: number) => ({buf, offset: 0, stride});
         gatColsPass(b, block, alpha, dz, dy, heads, dim, place(dFeat, heads * dim), place(dSrc, heads));
       },
+      // The row pass writes every row of dDst, the column pass every row of dFeat and dSrc unless it scatters (adds).
+      block.scatters ? 2 : 0,
     );
   } finally {
     freeScratch(b, dz);
