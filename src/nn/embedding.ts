@@ -341,12 +341,7 @@ export class Embedding {
    * ids [n], checked ids (a table's own reads). For training steps that write their backward pass out.
    */
   addGradients(ids: tf.Tensor, grads: tf.Tensor): void {
-    this.live('addGradients');
-    if (ids.dtype !== 'int32' || grads.dtype !== 'float32' || grads.size !== ids.size * this.dim)
-      throw new RangeError(
-        `embedding.addGradients: ids must be int32 and grads float32 with ${ids.size} x ${this.dim} elements, got ${ids.dtype} [${ids.shape}] and ${grads.dtype} [${grads.shape}]`,
-      );
-    this.pending.push({ids: tf.keep(tf.reshape(ids, [-1])), grads: tf.keep(tf.reshape(grads, [-1, this.dim]))});
+    this.collect(ids, grads, 'addGradients', false);
   }
 
   /**
@@ -354,13 +349,22 @@ export class Embedding {
    * reads nor disposes them after; the step releases them. Saves the two views addGradients makes of a caller's.
    */
   handOverGradients(ids: tf.Tensor1D, grads: tf.Tensor2D): void {
-    if (ids.rank !== 1 || grads.rank !== 2 || grads.shape[1] !== this.dim) return this.addGradients(ids, grads);
-    this.live('handOverGradients');
-    if (ids.dtype !== 'int32' || grads.dtype !== 'float32' || grads.shape[0] !== ids.size)
+    this.collect(ids, grads, 'handOverGradients', true);
+  }
+
+  // A step's gradients checked and kept for step(): handed over in their final shapes, as they are; else views (the
+  // caller may dispose its own).
+  private collect(ids: tf.Tensor, grads: tf.Tensor, what: string, handedOver: boolean): void {
+    this.live(what);
+    if (ids.dtype !== 'int32' || grads.dtype !== 'float32' || grads.size !== ids.size * this.dim)
       throw new RangeError(
-        `embedding.handOverGradients: ids must be int32 and grads float32 with ${ids.size} x ${this.dim} elements, got ${ids.dtype} [${ids.shape}] and ${grads.dtype} [${grads.shape}]`,
+        `embedding.${what}: ids must be int32 and grads float32 with ${ids.size} x ${this.dim} elements, got ${ids.dtype} [${ids.shape}] and ${grads.dtype} [${grads.shape}]`,
       );
-    this.pending.push({ids: tf.keep(ids), grads: tf.keep(grads)});
+    const asThey = handedOver && ids.rank === 1 && grads.rank === 2 && grads.shape[1] === this.dim;
+    this.pending.push({
+      ids: tf.keep(asThey ? ids : tf.reshape(ids, [-1])),
+      grads: tf.keep(asThey ? grads : tf.reshape(grads, [-1, this.dim])),
+    });
   }
 
   /** Applies the gradients the lookups since the last step() collected (one optimizer step). */

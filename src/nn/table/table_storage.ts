@@ -142,17 +142,12 @@ export function sendToOwners(
 ): void {
   const first = group.rank * rowsPerRank;
   const layout = {comm: group, rows, rowsPerRank, rowBytes: dim * 4, noun: 'table' as const};
-  sendFloatRows(
-    layout,
-    ids,
-    values,
-    (local, v) =>
-      atOwner(
-        local.map((i) => i + first),
-        v,
-      ),
-    what,
-  );
+  const arrived = (local: Int32Array, v: Float32Array) =>
+    atOwner(
+      local.map((i) => i + first),
+      v,
+    );
+  sendFloatRows(layout, ids, values, arrived, what);
   group.barrier();
 }
 
