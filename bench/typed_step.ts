@@ -4,6 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {softmaxCrossEntropy} from '../src/nn/softmax_cross_entropy';
+import type {TypedSubgraph} from '../src/graph/typed_subgraph';
 import type {TypedBatch} from '../src/nn/typed_neighbor_loader';
 
 type TypedLayer = {apply(x: Record<string, tf.Tensor2D>, l: TypedBatch['sub']['layers'][number]): Record<string, tf.Tensor2D>};
@@ -33,4 +34,14 @@ export function typedStep(
   return (b) => {
     opt.minimize(() => softmaxCrossEntropy(b.y!, typedLogits(layers, b, target, activation)), false, vars);
   };
+}
+
+/**
+ * A sampled subgraph's blocks on the device before its step, both directions (the transposes the backward pass reads,
+ * unless the block's gradient is scattered): what the PyG side of a benchmark does to its batches before its clock.
+ */
+export function stageBlocks(sub: TypedSubgraph): void {
+  for (const layer of sub.layers)
+    for (const block of Object.values(layer.blocks))
+      for (const backward of block.scatters ? [false] : [false, true]) block.productSplits(block.product('mean', backward));
 }

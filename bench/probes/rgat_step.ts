@@ -16,7 +16,7 @@ import {RgatConv} from '../../src/nn/hetero/rgat_conv';
 import {TypedBatch, TypedNeighborLoader} from '../../src/nn/typed_neighbor_loader';
 import {adam} from '../../src/optimizers/fused_adam';
 import {magShaped} from '../mag_shaped';
-import {typedStep} from '../typed_step';
+import {stageBlocks, typedStep} from '../typed_step';
 
 const post = (s: inspector.Session, method: string, params?: object): Promise<unknown> =>
   new Promise((res, rej) => s.post(method, params ?? {}, (e, r) => (e ? rej(e) : res(r))));
@@ -31,9 +31,7 @@ async function main(): Promise<void> {
   const loader = new TypedNeighborLoader(sampled.graph, {fanouts: [25, 20], batchSize: 1024, shuffle: true, seed: 1});
   const batches: TypedBatch[] = [];
   for await (const b of loader) {
-    for (const layer of b.sub.layers)
-      for (const block of Object.values(layer.blocks))
-        for (const backward of block.scatters ? [false] : [false, true]) block.productSplits(block.product('mean', backward));
+    stageBlocks(b.sub);
     batches.push(b);
     if (batches.length >= steps + 2) break;
   }

@@ -10,6 +10,7 @@ import * as wm from '../../src/index';
 import {sampleTypedSubgraph} from '../../src/graph/typed_sampling';
 import {TypedNeighborLoader} from '../../src/nn/typed_neighbor_loader';
 import {magShaped} from '../mag_shaped';
+import {stageBlocks} from '../typed_step';
 import {typedGraphFor} from '../../src/graph/device_hetero_graph';
 
 async function main(): Promise<void> {
@@ -33,9 +34,7 @@ async function main(): Promise<void> {
       const sub = sampleTypedSubgraph(sampled.graph, 'paper', train.subarray(k * 1024, (k + 1) * 1024), [25, 20], {seed: k});
       rows += Object.values(sub.layers[0].src).reduce((a, ids) => a + ids.length, 0);
       const t1 = Date.now();
-      for (const layer of sub.layers)
-        for (const b of Object.values(layer.blocks))
-          for (const backward of b.scatters ? [false] : [false, true]) b.productSplits(b.product('mean', backward));
+      stageBlocks(sub);
       wm.synchronize();
       stageMs += Date.now() - t1;
       sub.dispose();
