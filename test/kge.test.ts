@@ -15,7 +15,7 @@ import {NegativeSampler} from '../src/graph/kge_negatives';
 import {freebaseShapedKg, patternedKg, triplesOf} from '../src/graph/kg_patterns';
 import {checkTriples, KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps} from '../src/graph/triples';
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
-import {chunkLoss, composite} from '../src/nn/kge/chunk_loss';
+import {chunkLoss, composite, stepRowsGradients} from '../src/nn/kge/chunk_loss';
 import {complexProduct, complexRotation, complexRotationGradients} from '../src/nn/kge/complex_rows';
 import type {KgeLossOptions} from '../src/nn/kge/kge_loss';
 import {DEFAULT_KGE, stepGradients, stepLoss, trainKge} from '../src/train/kge';
@@ -349,17 +349,17 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
               });
             const [tape, written] = [make(), make()];
             const o = {...DEFAULT_KGE, loss, adversarialTemperature, negatives};
-            const [fixed, own, neg] = [ids(b, entities), ids(b, entities), ids((b / chunk) * negatives, entities)];
+            const [ends, neg] = [ids(2 * b, entities), ids((b / chunk) * negatives, entities)];
             const rel = ids(b, relations);
             const weight = 0.5;
             const want = tf.tidy(
               () =>
                 tf.variableGrads(
-                  () => tf.mul(stepLoss(tape, o, {fixed, relation: rel, own, negatives: neg, side, chunk}), weight),
+                  () => tf.mul(stepLoss(tape, o, {ends, relation: rel, negatives: neg, side, chunk}), weight),
                   [tape.entity.anchor, tape.relation.anchor],
                 ).value,
             );
-            const got = tf.tidy(() => stepGradients(written, o, {fixed, relation: rel, own, negatives: neg, side, chunk}, weight)!);
+            const got = tf.tidy(() => stepGradients(written, o, {ends, relation: rel, negatives: neg, side, chunk}, weight)!);
             for (const m of [tape, written]) (m.entity.step(), m.relation.step());
             const what = `${name}${name === 'transE' ? ` L${pNorm}` : ''}, chunk ${chunk} x ${negatives}, ${loss}, ${side}`;
             expect(got.dataSync()[0], `${what}: loss`).to.be.closeTo(want.dataSync()[0], 1e-5 * (1 + Math.abs(want.dataSync()[0])));
@@ -369,7 +369,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
                 if (!(Math.abs(a[i][j] - c[i][j]) <= 1e-5 * (1 + Math.abs(a[i][j]))))
                   expect.fail(`${what}: ${table} value ${j} is ${c[i][j]} written out, ${a[i][j]} through the tape`);
             });
-            tf.dispose([want, got, fixed, own, neg, rel]);
+            tf.dispose([want, got, ends, neg, rel]);
             tape.dispose();
             written.dispose();
             ++cases;
@@ -377,16 +377,16 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     expect(cases).to.equal(30);
     // With a regularizer (not written out) the tape's path is taken.
     const m = kgeModel('distMult', {numEntities: entities, numRelations: relations, dim: 4, seed: 1});
-    const [f, r, t, n] = [ids(2, entities), ids(2, relations), ids(2, entities), ids(2, entities)];
+    const [e, r, n] = [ids(4, entities), ids(2, relations), ids(2, entities)];
     expect(
       stepGradients(
         m,
         {...DEFAULT_KGE, regularization: 'n3', regularizationWeight: 0.1, negatives: 1},
-        {fixed: f, relation: r, own: t, negatives: n, side: 'tail', chunk: 1},
+        {ends: e, relation: r, negatives: n, side: 'tail', chunk: 1},
         1,
       ),
     ).to.equal(undefined);
-    tf.dispose([f, r, t, n]);
+    tf.dispose([e, r, n]);
     m.dispose();
   });
 
@@ -462,6 +462,89 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         }
       }),
     ).to.throw(/chunk must be a positive divisor of 4, got 3/);
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+
+  it('the native step (queries composed, scored, carried back) against the tfjs ops on tfjs-backend-cpu: every model and side, odd sizes, both losses, a weight; no positives and bad shapes named', () => {
+    const rng = seededRng(37);
+    const before = tf.memory().numTensors;
+    let cases = 0;
+    for (const [name, extra] of [
+      ['transE', {pNorm: 1}],
+      ['transE', {pNorm: 2}],
+      ['distMult', {}],
+      ['complEx', {}],
+      ['rotatE', {}],
+    ] as const)
+      for (const [dim, b, chunk, k] of [
+        [1, 6, 3, 5],
+        [5, 6, 6, 4],
+        [33, 9, 1, 2],
+        [20, 34, 17, 16],
+        [24, 64, 32, 40],
+      ])
+        for (const side of ['tail', 'head'] as const) {
+          const o: KgeLossOptions =
+            cases % 3 === 0
+              ? {loss: 'margin', adversarialTemperature: 0, lossMargin: 3}
+              : {loss: 'logistic', adversarialTemperature: cases % 3 === 1 ? 0 : 0.8, lossMargin: 1};
+          const m = kgeModel(name, {numEntities: 4, numRelations: 2, dim, margin: 2, ...extra});
+          const [ew, rw] = [m.entity.dim, m.relation.dim];
+          const n = 2 * b + (b / chunk) * k;
+          const rows = randomRows(rng, n, ew),
+            rel = randomRows(rng, b, rw);
+          const weight = 0.75;
+          const read = (ts: tf.Tensor[]) => {
+            const out = ts.map((t) => Float64Array.from(t.dataSync()));
+            tf.dispose(ts);
+            return out;
+          };
+          const got = read(
+            tf.tidy(() => {
+              const made = stepRowsGradients(m, {rows: tf.tensor2d(rows, [n, ew]), relation: tf.tensor2d(rel, [b, rw]), side, chunk}, o, weight)!;
+              return [made.loss, made.dRows, made.dRelation];
+            }),
+          );
+          tf.setBackend('cpu');
+          const want = read(
+            tf.tidy(() => {
+              const {value, grads} = tf.valueAndGrads((x: tf.Tensor, y: tf.Tensor) => {
+                const [heads, tails, neg] = tf.split(x, [b, b, n - 2 * b]) as tf.Tensor2D[];
+                const [f, c] = side === 'tail' ? [heads, tails] : [tails, heads];
+                return tf.mul(composite(m, m.query(f, y as tf.Tensor2D, side), c, neg, chunk, k, o), weight) as tf.Scalar;
+              })([tf.tensor2d(rows, [n, ew]), tf.tensor2d(rel, [b, rw])]);
+              return [value, ...grads];
+            }),
+          );
+          tf.setBackend(wm.BACKEND_NAME);
+          const what = `${name} ${JSON.stringify(extra)} ${o.loss} ${o.adversarialTemperature} ${side} dim ${dim} b ${b} chunk ${chunk} k ${k}`;
+          expectNear(got[0][0], want[0][0], `${what}: loss`, 1e-4);
+          ['dRows', 'dRelation'].forEach((g, gi) => {
+            const [a, e] = [got[gi + 1], want[gi + 1]];
+            expect(a.length, `${what}: ${g} length`).to.equal(e.length);
+            const scale = Math.max(1e-3, ...Array.from(e, Math.abs));
+            const bad = e.findIndex((x, i) => !(Math.abs(a[i] - x) <= 2e-3 * scale));
+            if (bad >= 0) expect.fail(`${what}: ${g}[${bad}] ${a[bad]} vs ${e[bad]}`);
+          });
+          m.dispose();
+          ++cases;
+        }
+    expect(cases).to.equal(50);
+    const m = kgeModel('rotatE', {numEntities: 4, numRelations: 2, dim: 3});
+    const o: KgeLossOptions = {loss: 'logistic', adversarialTemperature: 0, lossMargin: 1};
+    tf.tidy(() => {
+      expect(stepRowsGradients(m, {rows: tf.zeros([2, 6]) as tf.Tensor2D, relation: tf.zeros([0, 3]) as tf.Tensor2D, side: 'tail', chunk: 1}, o)).to.equal(undefined);
+      expect(() => stepRowsGradients(m, {rows: tf.zeros([7, 6]) as tf.Tensor2D, relation: tf.zeros([2, 6]) as tf.Tensor2D, side: 'tail', chunk: 1}, o)).to.throw(
+        /kgeStep: rows must be \[n, 6\] and relation \[b, 3\] \(rotatE's widths\), got \[7,6\] and \[2,6\]/,
+      );
+      expect(() => stepRowsGradients(m, {rows: tf.zeros([4, 6]) as tf.Tensor2D, relation: tf.zeros([2, 3]) as tf.Tensor2D, side: 'tail', chunk: 2}, o)).to.throw(
+        /kgeStep: rows must hold 2 heads, 2 tails and k >= 1 negatives for each of 1 chunks, got 4 rows/,
+      );
+      expect(() => stepRowsGradients(m, {rows: tf.zeros([7, 6]) as tf.Tensor2D, relation: tf.zeros([2, 3]) as tf.Tensor2D, side: 'tail', chunk: 3}, o)).to.throw(
+        /kgeStep: chunk must be a positive divisor of 2, got 3/,
+      );
+    });
+    m.dispose();
     expect(tf.memory().numTensors).to.equal(before);
   });
 

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     process.env.BENCH_KGE_PYG === '1' ? {chunkSize: 1, negatives: 1, adversarialTemperature: 0} : {chunkSize: 256, negatives: 256};
   const fallback = fraction > 0 ? FREEBASE_ROWS.map((r) => r.name).join(',') : 'distMult,rotatE';
   for (const spec of (process.env.BENCH_KGE_MODELS ?? fallback).split(',')) {
-    const row = FREEBASE_ROWS.find((r) => r.name === spec);
+    const row = fraction > 0 ? FREEBASE_ROWS.find((r) => r.name === spec) : undefined; // bench:kge's rows share names with these
     if (fraction > 0 && !row) throw new RangeError(`BENCH_KGE_MODELS: '${spec}' is none of ${fallback}`);
     const base: Partial<KgeTrainOptions> = row
       ? freebaseOptions(row)

@@ -83,6 +83,31 @@ export interface NativeOps {
     dOwn: Buf,
     dNeg: Buf,
   ): void;
+  /**
+   * kgeChunkLoss's arguments, then how the queries are composed (0 translate, 1 diagonal, 2 complex product, 3
+   * rotate), whether the candidates fill the head side, the rotation's phase scale: from rows [heads; tails;
+   * negatives] and relation [positives, relation width] to loss [positives], dRows and dRelation (laid out alike).
+   */
+  kgeStep(
+    scorer: number,
+    lossKind: number,
+    positives: number,
+    chunk: number,
+    negatives: number,
+    width: number,
+    margin: number,
+    temperature: number,
+    lossMargin: number,
+    weight: number,
+    compose: number,
+    head: boolean,
+    scale: number,
+    rows: Buf,
+    relation: Buf,
+    loss: Buf,
+    dRows: Buf,
+    dRelation: Buf,
+  ): void;
   gatForward(
     rowPtr: Buf,
     colIdx: Buf,

@@ -15,7 +15,7 @@ import {checkKnowledgeGraph, KnowledgeGraph, tripleCount} from '../graph/triples
 import type {Communicator} from '../memory/communicator';
 import {EmbeddingDType, EmbeddingMemory} from '../nn/embedding';
 import {kgeModel} from '../nn/kge/index';
-import {chunkLoss, chunkLossGradients, chunkLossIsNative} from '../nn/kge/chunk_loss';
+import {chunkLoss, chunkLossIsNative, stepRowsGradients} from '../nn/kge/chunk_loss';
 import {checkKgeLoss, KgeLossName} from '../nn/kge/kge_loss';
 import {KgeModel, KgeModelName, KgeSide} from '../nn/kge/kge_model';
 import {adagrad, adam, rowAdagrad, sgd} from '../nn/sparse_optimizer';
@@ -183,9 +183,10 @@ export async function trainKge(
     seed: o.seed,
   });
   const negatives = new NegativeSampler(kg.numEntities, o.negativeDistribution, kg.train);
-  // The triples as rows of heads, relations and tails: a step's are one gather of its columns, unstacked.
+  // The triples as rows of heads, tails and relations: a step's are one gather of its columns, whose first two rows
+  // are the step's entity ids [heads; tails] as they are (a view on the GPU) and whose last its relations.
   const triples = tf.tensor2d(
-    concatArrays([kg.train.heads, kg.train.relations, kg.train.tails], (m) => new Int32Array(m)),
+    concatArrays([kg.train.heads, kg.train.tails, kg.train.relations], (m) => new Int32Array(m)),
     [3, n],
     'int32',
   );
@@ -221,14 +222,14 @@ export async function trainKge(
           const loss = tf.tidy(() => {
             const at = tf.slice(order, (s * ranks + rank) * batch, batch);
             const side: KgeSide = s % 2 === 0 ? 'tail' : 'head';
-            const [h, r, t] = tf.unstack(tf.gather(triples, at, 1)) as tf.Tensor1D[]; // one kernel: the three columns
+            const [ht, rel] = tf.split(tf.gather(triples, at, 1), [2, 1]); // one kernel: the three columns
+            const ends = tf.reshape(ht, [2 * batch]) as tf.Tensor1D,
+              r = tf.reshape(rel, [batch]) as tf.Tensor1D;
             // checkKnowledgeGraph checked the ids: a step's need no check (on a GPU, a wait) of their own.
-            markValid(h, kg.numEntities);
+            markValid(ends, kg.numEntities);
             markValid(r, kg.numRelations);
-            markValid(t, kg.numEntities);
             const neg = negatives.draw((batch / chunk) * o.negatives, draw + s * ranks + rank);
-            const [fixed, own] = side === 'tail' ? [h, t] : [t, h];
-            const scored: KgeStep = {fixed, relation: r, own, negatives: neg, side, chunk};
+            const scored: KgeStep = {ends, relation: r, negatives: neg, side, chunk};
             const written = stepGradients(model, o, scored, weight);
             if (written) return written;
             // The tables' row gradients reach them through their anchors (kept for step()); the anchors' own are zeros.
@@ -287,11 +288,13 @@ export async function trainKge(
   return {model, epochs};
 }
 
-/** What a training step scores: the fixed side's, the relations' and the own candidates' ids, its negatives, the side they fill, its chunk size. */
+/**
+ * What a training step scores: its positives' entity ids (heads, then as many tails), their relations' ids, its
+ * negatives, the side they fill (the other side's rows are composed with the relations into queries), its chunk size.
+ */
 export interface KgeStep {
-  fixed: tf.Tensor1D;
+  ends: tf.Tensor1D;
   relation: tf.Tensor1D;
-  own: tf.Tensor1D;
   negatives: tf.Tensor1D;
   side: KgeSide;
   chunk: number;
@@ -309,19 +312,16 @@ type KgeStepOptions = Pick<
  * loss does not run (another backend) or with a regularizer: stepLoss then goes through the tape.
  */
 export function stepGradients(model: KgeModel, o: KgeStepOptions, s: KgeStep, weight: number): tf.Scalar | undefined {
-  const {fixed, relation, own, negatives, side, chunk} = s;
-  if ((o.regularization !== 'none' && o.regularizationWeight > 0) || !chunkLossIsNative(fixed.size)) return undefined;
-  const b = fixed.size;
-  const ids = tf.concat([fixed, own, negatives]);
+  const {ends, relation, negatives, side, chunk} = s;
+  if ((o.regularization !== 'none' && o.regularizationWeight > 0) || !chunkLossIsNative(relation.size)) return undefined;
+  const ids = tf.concat([ends, negatives]);
   const rows = model.entity.read(ids) as tf.Tensor2D;
-  const [f, c, negRows] = tf.split(rows, [b, b, (b / chunk) * o.negatives], 0) as tf.Tensor2D[];
   const r = model.relation.read(relation) as tf.Tensor2D;
-  // The weight goes into the native op's coefficients: every gradient below is linear in them.
-  const made = chunkLossGradients(model, {q: model.query(f, r, side), own: c, neg: negRows, chunk}, o, weight)!;
-  const [df, dr] = model.queryGradients(f, r, side, made.dq);
+  // The weight goes into the native op's coefficients: every gradient is linear in them.
+  const made = stepRowsGradients(model, {rows, relation: r, side, chunk}, o, weight)!;
   // Handed over: ids and the gradients are made here; s.relation the caller leaves alone until the tables step.
-  model.entity.handOverGradients(ids, tf.concat([df, made.dOwn, made.dNeg]));
-  model.relation.handOverGradients(relation, dr);
+  model.entity.handOverGradients(ids, made.dRows);
+  model.relation.handOverGradients(relation, made.dRelation);
   return made.loss;
 }
 
@@ -331,12 +331,13 @@ export function stepGradients(model: KgeModel, o: KgeStepOptions, s: KgeStep, we
  * entity rows come from one lookup, so the entity table's step gets one block of row gradients.
  */
 export function stepLoss(model: KgeModel, o: KgeStepOptions, s: KgeStep): tf.Scalar {
-  const {fixed, relation, own, negatives, side, chunk} = s;
-  const b = fixed.size,
+  const {ends, relation, negatives, side, chunk} = s;
+  const b = relation.size,
     g = b / chunk,
     k = o.negatives;
-  const rows = model.entity.lookup(tf.concat([fixed, own, negatives])) as tf.Tensor2D;
-  const [f, c, negRows] = tf.split(rows, [b, b, g * k], 0) as tf.Tensor2D[];
+  const rows = model.entity.lookup(tf.concat([ends, negatives])) as tf.Tensor2D;
+  const [heads, tails, negRows] = tf.split(rows, [b, b, g * k], 0) as tf.Tensor2D[];
+  const [f, c] = side === 'tail' ? [heads, tails] : [tails, heads];
   const r = model.relation.lookup(relation) as tf.Tensor2D;
   let loss = chunkLoss(model, model.query(f, r, side), c, negRows, chunk, o);
   if (o.regularization !== 'none' && o.regularizationWeight > 0) {

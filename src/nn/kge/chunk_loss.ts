@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {nativeBackend, WholeMemoryBackend} from '../../backend/backend_wholememory';
 import {embeddingNative} from '../../native/domains';
 import {kgeLoss, KgeLossOptions} from './kge_loss';
-import type {KgeModel} from './kge_model';
+import {KgeModel, KgeSide, rotationScale, rowWidths} from './kge_model';
 
 /** The native op's scorer code of a model: 0 dot, 1 L1, 2 L2, 3 sum of complex moduli. */
 function scorerOf(model: KgeModel): number {
@@ -61,10 +61,83 @@ export function chunkLossGradients(
   const be = nativeFor(q.shape[0]);
   if (!be) return undefined;
   if (!Number.isFinite(weight)) throw new RangeError(`chunkLossGradients: weight must be finite, got ${weight}`);
-  const [loss, dq, dOwn, dNeg] = forward(be, nativeArgs(model, q, chunk, k, o, weight), q, own, neg, neg.shape[0]);
+  const [loss, dq, dOwn, dNeg] = forward(be, nativeArgs(model, q.shape[0], q.shape[1], chunk, k, o, weight), q, own, neg, neg.shape[0]);
   const sum = tf.sum(loss) as tf.Scalar;
   loss.dispose();
   return {loss: sum, dq: dq as tf.Tensor2D, dOwn: dOwn as tf.Tensor2D, dNeg: dNeg as tf.Tensor2D};
+}
+
+/** How a model composes its queries, as kgeStep takes it: [0 translate, 1 diagonal, 2 complex product, 3 rotate; the phase scale]. */
+function composerOf(model: KgeModel): [number, number] {
+  switch (model.name) {
+    case 'transE':
+      return [0, 0];
+    case 'distMult':
+      return [1, 0];
+    case 'complEx':
+      return [2, 0];
+    case 'rotatE':
+      return [3, rotationScale(model.config)];
+  }
+}
+
+/** A training step's entity rows, as one gather reads them, and its relations' rows. */
+export interface KgeStepRows {
+  /** [heads; tails; negatives]: positives heads, as many tails, then every chunk's negatives, [2 b + b / chunk x k, entity width]. */
+  rows: tf.Tensor2D;
+  /** The positives' relations' rows, [b, relation width]. */
+  relation: tf.Tensor2D;
+  /** The side the candidates fill: the other side's rows are composed with the relations into queries. */
+  side: KgeSide;
+  chunk: number;
+}
+
+/**
+ * A training step's loss (chunkLoss of the model's queries) times `weight`, with the gradients of every entity row
+ * it read (laid out as s.rows) and of its relations' rows, from one native op (`kgeStep`, native/src/embedding/
+ * kge_step.*): the queries composed, scored and carried back without the tape. Undefined where the op is not
+ * native (another backend, or no positives).
+ */
+export function stepRowsGradients(
+  model: KgeModel,
+  s: KgeStepRows,
+  o: KgeLossOptions,
+  weight = 1,
+): {loss: tf.Scalar; dRows: tf.Tensor2D; dRelation: tf.Tensor2D} | undefined {
+  const {rows, relation, side, chunk} = s;
+  const [b, rw] = relation.shape;
+  const [ew, wantRw] = rowWidths(model.name, model.config.dim);
+  if (rows.rank !== 2 || rows.shape[1] !== ew || relation.rank !== 2 || rw !== wantRw)
+    throw new RangeError(`kgeStep: rows must be [n, ${ew}] and relation [b, ${wantRw}] (${model.name}'s widths), got [${rows.shape}] and [${relation.shape}]`);
+  if (!Number.isInteger(chunk) || chunk < 1 || b % chunk !== 0)
+    throw new RangeError(`kgeStep: chunk must be a positive divisor of ${b}, got ${chunk}`);
+  const n = rows.shape[0] - 2 * b;
+  const k = b > 0 ? n / (b / chunk) : 0;
+  if (n < 0 || !Number.isInteger(k) || (b > 0 && k < 1))
+    throw new RangeError(`kgeStep: rows must hold ${b} heads, ${b} tails and k >= 1 negatives for each of ${b / chunk} chunks, got ${rows.shape[0]} rows`);
+  const be = nativeFor(b);
+  if (!be) return undefined;
+  if (!Number.isFinite(weight)) throw new RangeError(`kgeStep: weight must be finite, got ${weight}`);
+  const args = nativeArgs(model, b, ew, chunk, k, o, weight);
+  const [compose, scale] = composerOf(model);
+  const head = side === 'head';
+  const native = embeddingNative();
+  let loss: tf.Tensor, dRows: tf.Tensor, dRelation: tf.Tensor;
+  if (be.gpu) {
+    [loss, dRows, dRelation] = be.deviceOutputs([[b], rows.shape, [b, rw]], ([l, dr, drel]) =>
+      native.kgeStep(...args, compose, head, scale, be.devicePtr(rows), be.devicePtr(relation), l, dr, drel),
+    );
+  } else {
+    const l = new Float32Array(b),
+      dr = new Float32Array(rows.size),
+      drel = new Float32Array(relation.size);
+    const [x, y] = [rows, relation].map((t) => be.hostArray(t) as Float32Array);
+    native.kgeStep(...args, compose, head, scale, x, y, l, dr, drel);
+    [loss, dRows, dRelation] = [tf.tensor1d(l), tf.tensor2d(dr, rows.shape), tf.tensor2d(drel, [b, rw])];
+  }
+  const sum = tf.sum(loss) as tf.Scalar;
+  loss.dispose();
+  return {loss: sum, dRows: dRows as tf.Tensor2D, dRelation: dRelation as tf.Tensor2D};
 }
 
 // The shapes chunkLoss takes, checked; the negatives per chunk.
@@ -89,8 +162,7 @@ function nativeFor(positives: number): WholeMemoryBackend | undefined {
   return positives > 0 ? nativeBackend() : undefined;
 }
 
-function nativeArgs(model: KgeModel, q: tf.Tensor2D, chunk: number, k: number, o: KgeLossOptions, weight: number): NativeArgs {
-  const [b, w] = q.shape;
+function nativeArgs(model: KgeModel, b: number, w: number, chunk: number, k: number, o: KgeLossOptions, weight: number): NativeArgs {
   const lossKind = o.loss === 'logistic' ? 0 : 1;
   return [scorerOf(model), lossKind, b, chunk, k, w, model.config.margin, o.adversarialTemperature, o.lossMargin, weight];
 }

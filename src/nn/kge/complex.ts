@@ -2,7 +2,7 @@
 // the tails, conj(r) * t against the heads, each scored by the real dot product of the stored rows.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {complexProduct, complexProductGradients} from './complex_rows';
+import {complexProduct} from './complex_rows';
 import {DotScoredModel} from './dot_scored';
 import {KgeOptions, KgeSide} from './kge_model';
 
@@ -14,9 +14,5 @@ export class ComplEx extends DotScoredModel {
   query(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide): tf.Tensor2D {
     // Re(h r conj(t)): tails meet h*r; heads meet conj(r)*t, since Re(h p) = Re(h . conj(conj(p))) for p = r conj(t).
     return complexProduct(fixed, relation, false, side === 'head');
-  }
-
-  queryGradients(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide, dq: tf.Tensor2D): [tf.Tensor2D, tf.Tensor2D] {
-    return complexProductGradients(fixed, relation, side === 'head', dq);
   }
 }

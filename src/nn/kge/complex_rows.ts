@@ -54,15 +54,6 @@ export function complexProduct(a: tf.Tensor2D, b: tf.Tensor2D, conjA = false, co
   return f(a, b) as tf.Tensor2D;
 }
 
-/**
- * The gradients of a loss with respect to a and b given its gradient g with respect to complexProduct(a, b, false,
- * conjB), made with the same products (no tape): d a = g * conj?(b) and d b = g * conj(a) (conjugated once more
- * when b was).
- */
-export function complexProductGradients(a: tf.Tensor2D, b: tf.Tensor2D, conjB: boolean, g: tf.Tensor2D): [tf.Tensor2D, tf.Tensor2D] {
-  return [complexProduct(g, b, false, !conjB), conjB ? complexProduct(g, a, true, false) : complexProduct(g, a, false, true)];
-}
-
 function product(be: WholeMemoryBackend, a: tf.Tensor2D, b: tf.Tensor2D, conjA: boolean, conjB: boolean): tf.Tensor2D {
   const [rows, w] = a.shape;
   return be.nativeOutputs([a, b], [[rows, w]], ([pa, pb], [out]) =>

@@ -2,7 +2,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {DotScoredModel} from './dot_scored';
-import {KgeOptions, KgeSide} from './kge_model';
+import {KgeOptions} from './kge_model';
 
 export class DistMult extends DotScoredModel {
   constructor(o: KgeOptions) {
@@ -11,9 +11,5 @@ export class DistMult extends DotScoredModel {
 
   query(fixed: tf.Tensor2D, relation: tf.Tensor2D): tf.Tensor2D {
     return tf.mul(fixed, relation);
-  }
-
-  queryGradients(fixed: tf.Tensor2D, relation: tf.Tensor2D, _side: KgeSide, dq: tf.Tensor2D): [tf.Tensor2D, tf.Tensor2D] {
-    return [tf.mul(dq, relation), tf.mul(dq, fixed)];
   }
 }

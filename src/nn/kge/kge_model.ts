@@ -71,6 +71,11 @@ export function defaultMargin(name: KgeModelName): number {
   return name === 'rotatE' ? 6 : 12;
 }
 
+/** rotatE's phases of stored relation rows r are r * rotationScale: pi / initScale (RotatE's scaling, initial phases in [-pi, pi]). */
+export function rotationScale(config: KgeConfig): number {
+  return Math.PI / config.initScale;
+}
+
 /** The options checked and completed. */
 export function kgeConfig(name: KgeModelName, o: KgeOptions): KgeConfig {
   const what = `kge.${name}`;
@@ -125,12 +130,6 @@ export abstract class KgeModel {
 
   /** The query of each fixed row with its relation row: [n, entity width] from [n, entity width] and [n, relation width]. */
   abstract query(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide): tf.Tensor2D;
-
-  /**
-   * The gradients of a loss with respect to the fixed rows and the relation rows, given its gradient dq with
-   * respect to query(fixed, relation, side): a training step's backward pass written out, with no tape.
-   */
-  abstract queryGradients(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide, dq: tf.Tensor2D): [tf.Tensor2D, tf.Tensor2D];
 
   /** Each query's score against its own candidate: q, c [n, w] to [n]. */
   abstract pairScore(q: tf.Tensor2D, c: tf.Tensor2D): tf.Tensor1D;

@@ -3,8 +3,8 @@
 // [-pi, pi]. As a query: h * r against the tails, t * conj(r) against the heads (|r| = 1).
 import * as tf from '@tensorflow/tfjs-core';
 
-import {complexModuli, complexRotation, complexRotationGradients} from './complex_rows';
-import {KgeModel, KgeOptions, KgeSide} from './kge_model';
+import {complexModuli, complexRotation} from './complex_rows';
+import {KgeModel, KgeOptions, KgeSide, rotationScale} from './kge_model';
 
 export class RotatE extends KgeModel {
   constructor(o: KgeOptions) {
@@ -12,16 +12,7 @@ export class RotatE extends KgeModel {
   }
 
   query(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide): tf.Tensor2D {
-    return complexRotation(fixed, relation, this.phaseScale(), side === 'head');
-  }
-
-  queryGradients(fixed: tf.Tensor2D, relation: tf.Tensor2D, side: KgeSide, dq: tf.Tensor2D): [tf.Tensor2D, tf.Tensor2D] {
-    return complexRotationGradients(fixed, relation, this.phaseScale(), side === 'head', dq);
-  }
-
-  // The phases of a relation's stored rows r are r * pi / initScale.
-  private phaseScale(): number {
-    return Math.PI / this.config.initScale;
+    return complexRotation(fixed, relation, rotationScale(this.config), side === 'head');
   }
 
   pairScore(q: tf.Tensor2D, c: tf.Tensor2D): tf.Tensor1D {

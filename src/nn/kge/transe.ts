@@ -13,10 +13,6 @@ export class TransE extends KgeModel {
     return side === 'tail' ? tf.add(fixed, relation) : tf.sub(fixed, relation);
   }
 
-  queryGradients(_fixed: tf.Tensor2D, _relation: tf.Tensor2D, side: KgeSide, dq: tf.Tensor2D): [tf.Tensor2D, tf.Tensor2D] {
-    return [dq, side === 'tail' ? dq : tf.neg(dq)];
-  }
-
   pairScore(q: tf.Tensor2D, c: tf.Tensor2D): tf.Tensor1D {
     const d = tf.sub(q, c);
     const dist = this.config.pNorm === 1 ? tf.sum(tf.abs(d), 1) : tf.sqrt(tf.add(tf.sum(tf.square(d), 1), 1e-12));
