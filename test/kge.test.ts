@@ -501,7 +501,12 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
           };
           const got = read(
             tf.tidy(() => {
-              const made = stepRowsGradients(m, {rows: tf.tensor2d(rows, [n, ew]), relation: tf.tensor2d(rel, [b, rw]), side, chunk}, o, weight)!;
+              const made = stepRowsGradients(
+                m,
+                {rows: tf.tensor2d(rows, [n, ew]), relation: tf.tensor2d(rel, [b, rw]), side, chunk},
+                o,
+                weight,
+              )!;
               return [made.loss, made.dRows, made.dRelation];
             }),
           );
@@ -533,16 +538,18 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     const m = kgeModel('rotatE', {numEntities: 4, numRelations: 2, dim: 3});
     const o: KgeLossOptions = {loss: 'logistic', adversarialTemperature: 0, lossMargin: 1};
     tf.tidy(() => {
-      expect(stepRowsGradients(m, {rows: tf.zeros([2, 6]) as tf.Tensor2D, relation: tf.zeros([0, 3]) as tf.Tensor2D, side: 'tail', chunk: 1}, o)).to.equal(undefined);
-      expect(() => stepRowsGradients(m, {rows: tf.zeros([7, 6]) as tf.Tensor2D, relation: tf.zeros([2, 6]) as tf.Tensor2D, side: 'tail', chunk: 1}, o)).to.throw(
-        /kgeStep: rows must be \[n, 6\] and relation \[b, 3\] \(rotatE's widths\), got \[7,6\] and \[2,6\]/,
-      );
-      expect(() => stepRowsGradients(m, {rows: tf.zeros([4, 6]) as tf.Tensor2D, relation: tf.zeros([2, 3]) as tf.Tensor2D, side: 'tail', chunk: 2}, o)).to.throw(
-        /kgeStep: rows must hold 2 heads, 2 tails and k >= 1 negatives for each of 1 chunks, got 4 rows/,
-      );
-      expect(() => stepRowsGradients(m, {rows: tf.zeros([7, 6]) as tf.Tensor2D, relation: tf.zeros([2, 3]) as tf.Tensor2D, side: 'tail', chunk: 3}, o)).to.throw(
-        /kgeStep: chunk must be a positive divisor of 2, got 3/,
-      );
+      expect(
+        stepRowsGradients(m, {rows: tf.zeros([2, 6]) as tf.Tensor2D, relation: tf.zeros([0, 3]) as tf.Tensor2D, side: 'tail', chunk: 1}, o),
+      ).to.equal(undefined);
+      expect(() =>
+        stepRowsGradients(m, {rows: tf.zeros([7, 6]) as tf.Tensor2D, relation: tf.zeros([2, 6]) as tf.Tensor2D, side: 'tail', chunk: 1}, o),
+      ).to.throw(/kgeStep: rows must be \[n, 6\] and relation \[b, 3\] \(rotatE's widths\), got \[7,6\] and \[2,6\]/);
+      expect(() =>
+        stepRowsGradients(m, {rows: tf.zeros([4, 6]) as tf.Tensor2D, relation: tf.zeros([2, 3]) as tf.Tensor2D, side: 'tail', chunk: 2}, o),
+      ).to.throw(/kgeStep: rows must hold 2 heads, 2 tails and k >= 1 negatives for each of 1 chunks, got 4 rows/);
+      expect(() =>
+        stepRowsGradients(m, {rows: tf.zeros([7, 6]) as tf.Tensor2D, relation: tf.zeros([2, 3]) as tf.Tensor2D, side: 'tail', chunk: 3}, o),
+      ).to.throw(/kgeStep: chunk must be a positive divisor of 2, got 3/);
     });
     m.dispose();
     expect(tf.memory().numTensors).to.equal(before);

@@ -1,11 +1,27 @@
-// Two hosts on one Linux machine, for the multi-host tests: two network namespaces joined by a veth pair
-// (addresses of their own, inside the namespaces made here), each command run there in its own IPC, UTS
-// (host name) and mount namespace with its own /dev/shm. Needs root (CI has it); make() says why not
-// otherwise. dispose() deletes the namespaces, the veth pair with them.
+// Two hosts on one Linux machine, for the multi-host tests: two network namespaces (made by util-linux's
+// unshare, bound to files of a private folder) joined by a veth pair (build/wm_veth_pair, rtnetlink: addresses of
+// their own, inside the namespaces made here), each command run there through nsenter in its own IPC, UTS (host
+// name) and mount namespace with its own /dev/shm. No iproute2 needed. Needs root (CI has it); make() says why not
+// otherwise. dispose() unbinds the namespaces (the veth pair goes with them) and removes the folder.
 import {spawn, spawnSync} from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 const launcher = path.join(__dirname, '..', 'bin', 'tfjs-wm-run.js');
+const root = path.resolve(__dirname, '..', '..');
+
+// The link maker: built beside the addon (build/, or the folder TFJS_WHOLEMEMORY_ADDON's addon was built in).
+function vethPairTool(): string | undefined {
+  const addon = process.env.TFJS_WHOLEMEMORY_ADDON;
+  const places = [path.join(root, 'build'), ...(addon ? [path.resolve(path.dirname(addon), '..')] : [])];
+  return places.map((p) => path.join(p, 'wm_veth_pair')).find((p) => fs.existsSync(p));
+}
+
+// A command's failure in a line: its stderr, or why it did not start.
+function why(r: ReturnType<typeof spawnSync>): string {
+  return (String(r.stderr ?? '') || r.error?.message || `exit status ${r.status}`).trim();
+}
 
 export interface HostRun {
   status: number | null;
@@ -16,10 +32,13 @@ export class TwoHosts {
   /** Each host's address on the pair, and its host name. */
   readonly addresses: [string, string];
   readonly names: [string, string];
+  // The files the namespaces are bound to, in a folder made private (a bind mount of itself) for them.
+  private readonly folder: string;
   private readonly ns: [string, string];
 
   private constructor(tag: string, subnet: number) {
-    this.ns = [`wm2h-${tag}-a`, `wm2h-${tag}-b`];
+    this.folder = fs.mkdtempSync(path.join(os.tmpdir(), `wm2h-${tag}-`));
+    this.ns = [path.join(this.folder, 'a'), path.join(this.folder, 'b')];
     this.addresses = [`10.231.${subnet}.1`, `10.231.${subnet}.2`];
     this.names = [`wm-host-a-${tag}`, `wm-host-b-${tag}`];
   }
@@ -27,32 +46,30 @@ export class TwoHosts {
   /** The two hosts, or why they cannot be made here. */
   static make(): TwoHosts | {why: string} {
     if (process.getuid?.() !== 0) return {why: 'not root: network namespaces need it'};
+    const tool = vethPairTool();
+    if (!tool) return {why: `no wm_veth_pair beside the addon (build it: npm run build:native)`};
     const tag = String(process.pid % 100000);
     const h = new TwoHosts(tag, process.pid % 250);
-    const veth = [`wm${tag}a`, `wm${tag}b`];
-    const steps: string[][] = [
-      ['netns', 'add', h.ns[0]],
-      ['netns', 'add', h.ns[1]],
-      ['link', 'add', veth[0], 'netns', h.ns[0], 'type', 'veth', 'peer', 'name', veth[1], 'netns', h.ns[1]],
-      ...[0, 1].flatMap((i) => [
-        ['-n', h.ns[i], 'addr', 'add', `${h.addresses[i]}/24`, 'dev', veth[i]],
-        ['-n', h.ns[i], 'link', 'set', veth[i], 'up'],
-        ['-n', h.ns[i], 'link', 'set', 'lo', 'up'],
-      ]),
+    const steps: [string, string[]][] = [
+      ['mount', ['--bind', h.folder, h.folder]],
+      ['mount', ['--make-private', h.folder]],
+      ...h.ns.map((f): [string, string[]] => ['unshare', [`--net=${f}`, 'true']]),
+      [tool, [...h.ns, `wm${tag}a`, `wm${tag}b`, ...h.addresses.map((a) => `${a}/24`)]],
     ];
-    for (const args of steps) {
-      const r = spawnSync('ip', args, {encoding: 'utf8'});
+    for (const [cmd, args] of steps) {
+      if (cmd === 'unshare') fs.writeFileSync(args[0].slice('--net='.length), '');
+      const r = spawnSync(cmd, args, {encoding: 'utf8'});
       if (r.status !== 0) {
         h.dispose();
-        return {why: `ip ${args.join(' ')}: ${(r.stderr || r.error?.message || '').trim()}`};
+        return {why: `${path.basename(cmd)} ${args.join(' ')}: ${why(r)}`};
       }
     }
     // What each command goes through (its own IPC, host name and /dev/shm), tried once: a machine that makes
     // network namespaces but not the others says so here, not in a failed test.
-    const probe = spawnSync('ip', h.args(0, ['true']), {encoding: 'utf8'});
+    const probe = spawnSync('nsenter', h.args(0, ['true']), {encoding: 'utf8'});
     if (probe.status !== 0) {
       h.dispose();
-      return {why: `unshare --ipc --uts --mount in a network namespace: ${(probe.stderr || probe.error?.message || '').trim()}`};
+      return {why: `unshare --ipc --uts --mount in a network namespace: ${why(probe)}`};
     }
     return h;
   }
@@ -105,7 +122,7 @@ export class TwoHosts {
     env: NodeJS.ProcessEnv = {},
     timeoutMs = 90_000,
   ): {done: Promise<HostRun>; kill(): void; output(): string} {
-    const child = spawn('ip', this.args(i, cmd), {env: {...process.env, ...env}, detached: true});
+    const child = spawn('nsenter', this.args(i, cmd), {env: {...process.env, ...env}, detached: true});
     const kill = () => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
@@ -126,28 +143,15 @@ export class TwoHosts {
     return {done, kill, output: () => out};
   }
 
-  // ip's arguments that run `cmd` on host `i`: in its network namespace, with its own IPC, host name and /dev/shm.
+  // nsenter's arguments that run `cmd` on host `i`: in its network namespace, with its own IPC, host name and /dev/shm.
   private args(i: 0 | 1, cmd: string[]): string[] {
     const inner = `hostname ${this.names[i]} && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"`;
-    return [
-      'netns',
-      'exec',
-      this.ns[i],
-      'unshare',
-      '--ipc',
-      '--uts',
-      '--mount',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      inner,
-      'sh',
-      ...cmd,
-    ];
+    return [`--net=${this.ns[i]}`, 'unshare', '--ipc', '--uts', '--mount', '--propagation', 'private', 'sh', '-c', inner, 'sh', ...cmd];
   }
 
   dispose(): void {
-    for (const ns of this.ns) spawnSync('ip', ['netns', 'del', ns]);
+    // Whatever was bound so far (umount refuses the rest); the files and folder after.
+    for (const f of [...this.ns, this.folder]) spawnSync('umount', [f]);
+    fs.rmSync(this.folder, {recursive: true, force: true});
   }
 }

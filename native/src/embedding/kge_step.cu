@@ -40,8 +40,8 @@ void kgeStep(const KgeStepArgs& s, uint64_t rows, uint64_t relation, uint64_t lo
   float* dq = scratch.get<float>(b * w);
   composeKernel<<<gridFor(n), kThreads, 0, stream()>>>(s, in + fixedAt, as<float>(relation), q);
   WM_CUDA_LAUNCHED();
-  kgeChunkLoss(s.chunk, reinterpret_cast<uint64_t>(q), reinterpret_cast<uint64_t>(in + ownAt), reinterpret_cast<uint64_t>(in + 2 * b * w), loss,
-               reinterpret_cast<uint64_t>(dq), reinterpret_cast<uint64_t>(out + ownAt), reinterpret_cast<uint64_t>(out + 2 * b * w));
+  kgeChunkLoss(s.chunk, reinterpret_cast<uint64_t>(q), reinterpret_cast<uint64_t>(in + ownAt), reinterpret_cast<uint64_t>(in + 2 * b * w),
+               loss, reinterpret_cast<uint64_t>(dq), reinterpret_cast<uint64_t>(out + ownAt), reinterpret_cast<uint64_t>(out + 2 * b * w));
   composeGradKernel<<<gridFor(n), kThreads, 0, stream()>>>(s, in + fixedAt, as<float>(relation), dq, out + fixedAt, as<float>(dRelation));
   WM_CUDA_LAUNCHED();
 }

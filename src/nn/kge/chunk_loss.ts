@@ -108,13 +108,17 @@ export function stepRowsGradients(
   const [b, rw] = relation.shape;
   const [ew, wantRw] = rowWidths(model.name, model.config.dim);
   if (rows.rank !== 2 || rows.shape[1] !== ew || relation.rank !== 2 || rw !== wantRw)
-    throw new RangeError(`kgeStep: rows must be [n, ${ew}] and relation [b, ${wantRw}] (${model.name}'s widths), got [${rows.shape}] and [${relation.shape}]`);
+    throw new RangeError(
+      `kgeStep: rows must be [n, ${ew}] and relation [b, ${wantRw}] (${model.name}'s widths), got [${rows.shape}] and [${relation.shape}]`,
+    );
   if (!Number.isInteger(chunk) || chunk < 1 || b % chunk !== 0)
     throw new RangeError(`kgeStep: chunk must be a positive divisor of ${b}, got ${chunk}`);
   const n = rows.shape[0] - 2 * b;
   const k = b > 0 ? n / (b / chunk) : 0;
   if (n < 0 || !Number.isInteger(k) || (b > 0 && k < 1))
-    throw new RangeError(`kgeStep: rows must hold ${b} heads, ${b} tails and k >= 1 negatives for each of ${b / chunk} chunks, got ${rows.shape[0]} rows`);
+    throw new RangeError(
+      `kgeStep: rows must hold ${b} heads, ${b} tails and k >= 1 negatives for each of ${b / chunk} chunks, got ${rows.shape[0]} rows`,
+    );
   const be = nativeFor(b);
   if (!be) return undefined;
   if (!Number.isFinite(weight)) throw new RangeError(`kgeStep: weight must be finite, got ${weight}`);
