@@ -136,8 +136,8 @@ describe("the README's figures match the result files they cite", () => {
       return `64 MiB: ${x(big('float32'))} (float32), ${x(big('bfloat16'))} (bfloat16) NCCL's speed; 4–512 KiB: ${smallCells('allreduce-2xh200-another-host-2026-11-28.json')}`;
     },
     'allreduce-4xh200-small-2026-11-28.json': () => smallCells('allreduce-4xh200-small-2026-11-28.json'),
-    'kge-h200x2-2026-11-30.json': () => {
-      const rows = results('kge-h200x2-2026-11-30.json').rows as {triplesPerSecond: number; pygTriplesPerSecond?: number}[];
+    'kge-h200-2026-11-30.json': () => {
+      const rows = results('kge-h200-2026-11-30.json').rows as {triplesPerSecond: number; pygTriplesPerSecond?: number}[];
       return `${range(rows.filter((r) => r.pygTriplesPerSecond).map((r) => r.triplesPerSecond / r.pygTriplesPerSecond!))} PyG's triples/s`;
     },
     'graphs-h200-2026-11-29.json': () => {
