@@ -66,6 +66,23 @@ function expectNear(got: number, want: number, what: string, tol = 2e-4): void {
   expect(Math.abs(got - want), `${what}: ${got} vs ${want}`).to.be.at.most(tol * (1 + Math.abs(want)));
 }
 
+// Every model once, transE with each distance.
+const SCORERS = [
+  ['transE', {pNorm: 1}],
+  ['transE', {pNorm: 2}],
+  ['distMult', {}],
+  ['complEx', {}],
+  ['rotatE', {}],
+] as const;
+
+// Gradients against a reference, elementwise within 2e-3 of the reference's largest magnitude.
+function expectGradientNear(got: Float64Array, want: Float64Array, what: string): void {
+  expect(got.length, `${what} length`).to.equal(want.length);
+  const scale = Math.max(1e-3, ...Array.from(want, Math.abs));
+  const bad = want.findIndex((x, i) => !(Math.abs(got[i] - x) <= 2e-3 * scale));
+  if (bad >= 0) expect.fail(`${what}[${bad}] ${got[bad]} vs ${want[bad]}`);
+}
+
 const options = (name: KgeModelName, dim: number, extra = {}) => ({
   numEntities: 10,
   numRelations: 3,
@@ -398,13 +415,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       {loss: 'logistic', adversarialTemperature: 0.8, lossMargin: 1},
       {loss: 'margin', adversarialTemperature: 0, lossMargin: 3},
     ];
-    for (const [name, extra] of [
-      ['transE', {pNorm: 1}],
-      ['transE', {pNorm: 2}],
-      ['distMult', {}],
-      ['complEx', {}],
-      ['rotatE', {}],
-    ] as const) {
+    for (const [name, extra] of SCORERS) {
       for (const [dim, b, chunk, k] of [
         [1, 6, 3, 5],
         [5, 6, 6, 4],
@@ -441,13 +452,9 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
           tf.setBackend(wm.BACKEND_NAME);
           const what = `${name} ${JSON.stringify(extra)} ${o.loss} ${o.adversarialTemperature} dim ${dim} b ${b} chunk ${chunk} k ${k}`;
           expectNear(got[0], want[0], `${what}: loss`, 1e-4);
-          ['dq', 'dOwn', 'dNeg'].forEach((g, gi) => {
-            const [a, e] = [got[gi + 1] as Float64Array, want[gi + 1] as Float64Array];
-            expect(a.length, `${what}: ${g} length`).to.equal(e.length);
-            const scale = Math.max(1e-3, ...Array.from(e, Math.abs));
-            const bad = e.findIndex((x, i) => !(Math.abs(a[i] - x) <= 2e-3 * scale));
-            if (bad >= 0) expect.fail(`${what}: ${g}[${bad}] ${a[bad]} vs ${e[bad]}`);
-          });
+          ['dq', 'dOwn', 'dNeg'].forEach((g, gi) =>
+            expectGradientNear(got[gi + 1] as Float64Array, want[gi + 1] as Float64Array, `${what}: ${g}`),
+          );
         }
         m.dispose();
       }
@@ -469,13 +476,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     const rng = seededRng(37);
     const before = tf.memory().numTensors;
     let cases = 0;
-    for (const [name, extra] of [
-      ['transE', {pNorm: 1}],
-      ['transE', {pNorm: 2}],
-      ['distMult', {}],
-      ['complEx', {}],
-      ['rotatE', {}],
-    ] as const)
+    for (const [name, extra] of SCORERS)
       for (const [dim, b, chunk, k] of [
         [1, 6, 3, 5],
         [5, 6, 6, 4],
@@ -524,13 +525,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
           tf.setBackend(wm.BACKEND_NAME);
           const what = `${name} ${JSON.stringify(extra)} ${o.loss} ${o.adversarialTemperature} ${side} dim ${dim} b ${b} chunk ${chunk} k ${k}`;
           expectNear(got[0][0], want[0][0], `${what}: loss`, 1e-4);
-          ['dRows', 'dRelation'].forEach((g, gi) => {
-            const [a, e] = [got[gi + 1], want[gi + 1]];
-            expect(a.length, `${what}: ${g} length`).to.equal(e.length);
-            const scale = Math.max(1e-3, ...Array.from(e, Math.abs));
-            const bad = e.findIndex((x, i) => !(Math.abs(a[i] - x) <= 2e-3 * scale));
-            if (bad >= 0) expect.fail(`${what}: ${g}[${bad}] ${a[bad]} vs ${e[bad]}`);
-          });
+          ['dRows', 'dRelation'].forEach((g, gi) => expectGradientNear(got[gi + 1], want[gi + 1], `${what}: ${g}`));
           m.dispose();
           ++cases;
         }
