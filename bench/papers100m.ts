@@ -32,9 +32,15 @@
 // removed after), BENCH_RANKS (say "2,4": data-parallel runs on that many ranks, a GPU each, after the one-GPU
 // runs: every rank maps the saved graph and copies it to its GPU, the features are one float16 table chunked
 // over the ranks' GPUs (WholeMemory, read over NVLink), each rank trains on its own batches and the dense
-// gradients are all-reduced; an epoch's training vertices are shared between the ranks).
+// gradients are all-reduced; an epoch's training vertices are shared between the ranks), BENCH_RANK_HOSTS (2, as
+// root: each BENCH_RANKS run again with its ranks on two simulated hosts, test/two_hosts.ts: network namespaces
+// joined by a veth pair, half the GPUs each, NCCL over the pair's sockets; the features in 'hierarchical' memory,
+// chunked over each host's GPUs and split between the hosts, each rank caching BENCH_RANK_CACHE (default 0.5) of
+// the table's rows from those other hosts hold, highest degree first; the graph file must then be where both hosts
+// see it: not /dev/shm, which each host has of its own).
 // PyTorch runs first, on the graph file this run saves (bench/torch/graphsage.py maps it with numpy), so the
 // two never hold GPU memory at once; it holds what it can, or its error is reported.
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -47,6 +53,7 @@ import {NativeCsr} from '../src/graph/native_csr';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
+import {TwoHosts} from '../test/two_hosts';
 import {
   batchesOf,
   costliestOps,
@@ -83,6 +90,8 @@ const RANKS = (process.env.BENCH_RANKS ?? '')
   .split(',')
   .filter((x) => x !== '')
   .map(Number);
+const RANK_HOSTS = envChoice('BENCH_RANK_HOSTS', ['1', '2'] as const, '1');
+const RANK_CACHE = Number(process.env.BENCH_RANK_CACHE ?? 0.5);
 const FANOUTS = [30, 30, 30];
 const HIDDEN = 256,
   CLASSES = 172,
@@ -232,9 +241,14 @@ interface RankRun {
   seedsPerSecond: number;
   msPerStep: number;
   epochSeconds: number;
-  /** Seconds to map the graph file and copy it to each GPU, and to fill the chunked feature table. */
+  /** Seconds to map the graph file and copy it to each GPU, and to fill the feature table (and its cache). */
   graphSeconds: number;
   featureSeconds: number;
+  /** Over two simulated hosts: the features' memory, the cache's share of the table and its hit rate. */
+  hosts?: number;
+  memory?: string;
+  cacheShare?: number;
+  hitRate?: number;
 }
 
 // The training vertices: TRAIN_VERTICES distinct vertices drawn with a seeded stride (ogbn-papers100M's
@@ -271,14 +285,17 @@ function stepOn(
   loss.dispose();
 }
 
-// A rank of the data-parallel runs (BENCH_RANKS): the graph on its GPU, the features chunked over every rank's.
+// A rank of the data-parallel runs (BENCH_RANKS): the graph on its GPU, the features chunked over every rank's
+// (BENCH_RANK_MEMORY=hierarchical, set for the runs over two hosts: split between the hosts, others' rows cached).
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   setBenchMatmulPrecision();
   const comm = wm.communicatorFromEnv();
+  const memory = envChoice('BENCH_RANK_MEMORY', ['chunked', 'hierarchical'] as const, 'chunked');
   const g0 = Date.now();
   const graph = NativeCsr.load(process.env.BENCH_GRAPH_FILE!);
   const csr = new DeviceCsr(graph);
+  const degrees = memory === 'hierarchical' && RANK_CACHE > 0 ? graph.degrees() : undefined;
   graph.free();
   const graphSeconds = (Date.now() - g0) / 1000;
   const n = csr.numVertices;
@@ -287,10 +304,11 @@ async function rank(): Promise<void> {
     rows: n,
     dim: FEATURES,
     dtype: 'float16',
-    memory: 'chunked',
+    memory,
     communicator: comm,
     init: {type: 'uniform', scale: 1, seed: 11},
   });
+  if (degrees) features.cache({rows: wm.nn.hottestRows(degrees, n, features.localRows()), fraction: RANK_CACHE});
   comm.barrier();
   const featureSeconds = (Date.now() - f0) / 1000;
   const model = benchModel(n, features);
@@ -316,6 +334,7 @@ async function rank(): Promise<void> {
     epochSeconds: TRAIN_VERTICES / seedsPerSecond,
     graphSeconds,
     featureSeconds,
+    ...(memory === 'hierarchical' ? {memory, cacheShare: RANK_CACHE, hitRate: features.cacheStats()?.hitRate} : {}),
   };
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   model.dispose();
@@ -422,6 +441,48 @@ async function profiledSteps(step: () => Promise<void>): Promise<StepProfile> {
   return p;
 }
 
+// The data-parallel run of `ranks` ranks with half of them on each of two simulated hosts (BENCH_RANK_HOSTS=2).
+async function onTwoHosts(ranks: number): Promise<RankRun> {
+  if (ranks % 2 !== 0)
+    throw new RangeError(`BENCH_RANK_HOSTS=2 splits each run's ranks between two hosts: BENCH_RANKS must be even, got ${ranks}`);
+  if (process.env.BENCH_GRAPH_FILE?.startsWith('/dev/shm'))
+    throw new RangeError('BENCH_RANK_HOSTS=2: each simulated host has a /dev/shm of its own; set BENCH_GRAPH_DIR to a folder both see');
+  const hosts = TwoHosts.make();
+  if (!(hosts instanceof TwoHosts)) throw new Error(`BENCH_RANK_HOSTS=2: no simulated hosts here (${hosts.why})`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-papers-hosts-'));
+  try {
+    const secret = path.join(dir, 'secret');
+    fs.writeFileSync(secret, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
+    const per = ranks / 2;
+    const gpus = (node: number) => Array.from({length: per}, (_, i) => node * per + i).join(',');
+    const runs = await Promise.all(
+      ([0, 1] as const).map((node) =>
+        hosts.run(
+          node,
+          hosts.launcherCommand(node, 29680 + ranks, __filename, [], per),
+          TwoHosts.rankEnv(secret, {
+            CUDA_VISIBLE_DEVICES: gpus(node),
+            NCCL_SOCKET_IFNAME: 'wm',
+            NCCL_IB_DISABLE: '1',
+            NCCL_NVLS_ENABLE: '0',
+            BENCH_RANK_MEMORY: 'hierarchical',
+          }),
+          1_800_000,
+        ),
+      ),
+    );
+    const line = runs[0].out.split('\n').find((l) => l.includes('RESULT '));
+    if (!line)
+      throw new Error(
+        `${ranks} ranks over two hosts gave no result (status ${runs[0].status}, ${runs[1].status}):\n${runs[0].out}\n${runs[1].out}`,
+      );
+    return {...(JSON.parse(line.slice(line.indexOf('RESULT ') + 7)) as RankRun), hosts: 2};
+  } finally {
+    hosts.dispose();
+    fs.rmSync(dir, {recursive: true, force: true});
+  }
+}
+
 async function main(): Promise<void> {
   for (const r of RANKS)
     if (!(Number.isInteger(r) && r >= 1)) throw new RangeError(`BENCH_RANKS must list positive integers, got '${process.env.BENCH_RANKS}'`);
@@ -474,6 +535,14 @@ async function main(): Promise<void> {
       `${ranks} ranks, features chunked over their GPUs: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`,
     );
     rankRuns.push(r);
+    if (RANK_HOSTS === '2') {
+      const h = await onTwoHosts(ranks);
+      console.log(
+        `${ranks} ranks over 2 simulated hosts, features hierarchical, cache ${RANK_CACHE} (hit rate ${h.hitRate === undefined ? '-' : (100 * h.hitRate).toFixed(1)} %): ` +
+          `${h.seedsPerSecond.toFixed(0)} seeds/s, ${h.msPerStep.toFixed(1)} ms per step, ${(h.seedsPerSecond / r.seedsPerSecond).toFixed(2)}x one host's`,
+      );
+      rankRuns.push(h);
+    }
   }
   console.log(
     `\nGraphSAGE, 3 layers, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, batch ${BATCH}, ${FEATURES} float16 features, ${info.name}; ` +
@@ -493,14 +562,19 @@ async function main(): Promise<void> {
     if (t.error) console.log(`| PyTorch (${t.layers} layers) | ${t.error} | | | | |`);
     else console.log(`| ${name} | ${t.seedsPerSecond!.toFixed(0)} | ${t.msPerStep!.toFixed(1)} | ${t.epochSeconds!.toFixed(1)} | | |`);
   }
-  for (const r of rankRuns)
+  for (const r of rankRuns) {
+    const where = r.hosts ? `over ${r.hosts} simulated hosts, features hierarchical, cache ${r.cacheShare}` : 'features chunked over them';
+    const hit = r.hitRate === undefined ? '' : `${(100 * r.hitRate).toFixed(1)} %`;
     console.log(
-      `| ${r.ranks} GPUs, data parallel, features chunked over them | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} | | |`,
+      `| ${r.ranks} GPUs, data parallel, ${where} | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} | ${hit} | |`,
     );
+  }
   const ours = runs.find((r) => r.features === 'GPU memory');
   if (ours)
     for (const r of rankRuns)
-      console.log(`${r.ranks} GPUs / 1 GPU (features in GPU memory): ${(ours.epochSeconds / r.epochSeconds).toFixed(2)}x epoch speed`);
+      console.log(
+        `${r.ranks} GPUs${r.hosts ? ` over ${r.hosts} hosts` : ''} / 1 GPU (features in GPU memory): ${(ours.epochSeconds / r.epochSeconds).toFixed(2)}x epoch speed`,
+      );
   for (const t of torch.filter((x) => x.seedsPerSecond && ours))
     console.log(`ours (GPU memory) / PyTorch (${t.layers} layers): ${(ours!.seedsPerSecond / t.seedsPerSecond!).toFixed(2)}x seeds/s`);
   if (layerwise && 'error' in layerwise) console.log(`\nlayer-wise prediction stopped: ${layerwise.error}`);

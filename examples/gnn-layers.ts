@@ -13,7 +13,9 @@ function arg(name: string, fallback: number): number {
 }
 
 function accuracy(logits: tf.Tensor, labels: Int32Array, ids: Int32Array): number {
-  const pred = tf.tidy(() => tf.argMax(tf.gather(logits, tf.tensor1d(ids, 'int32')), 1).dataSync());
+  const t = tf.tidy(() => tf.argMax(tf.gather(logits, tf.tensor1d(ids, 'int32')), 1));
+  const pred = t.dataSync();
+  t.dispose();
   return ids.reduce((a, v, i) => a + (pred[i] === labels[v] ? 1 : 0), 0) / ids.length;
 }
 

@@ -16,6 +16,7 @@ import type {Embedding} from '../nn/embedding';
 import {LinkNeighborLoader} from '../nn/neighbor_loader';
 import {featureTable} from '../nn/node_inputs';
 import {checkSeed} from '../util/random';
+import {tidyValues} from '../util/tidy_values';
 import {hitsAtK, meanReciprocalRank, rocAuc} from './link_metrics';
 import {linkSplitRng} from './link_prediction';
 
@@ -142,9 +143,7 @@ export async function trainGnnLinkPrediction(
     for (let i = 0; i < out.length; i += 65536) {
       const end = Math.min(out.length, i + 65536);
       out.set(
-        tf.tidy(() =>
-          decode(emb.read(pairs.src.subarray(i, end)) as tf.Tensor2D, emb.read(pairs.dst.subarray(i, end)) as tf.Tensor2D).dataSync(),
-        ),
+        tidyValues(() => decode(emb.read(pairs.src.subarray(i, end)) as tf.Tensor2D, emb.read(pairs.dst.subarray(i, end)) as tf.Tensor2D)),
         i,
       );
     }

@@ -9,6 +9,7 @@ import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {adam} from '../nn/sparse_optimizer';
 import {int32Of} from '../util/arrays';
 import {randInt, Rng, seededRng, shuffle} from '../util/random';
+import {tidyValues} from '../util/tidy_values';
 import {hitsAtK, rocAuc} from './link_metrics';
 
 export interface LinkPredictionOptions {
@@ -48,7 +49,7 @@ export interface LinkEpochMetrics {
 
 /** Dot products of the rows of each pair's two vertices (link scores). */
 export function pairScores(emb: Embedding, pairs: EdgePairs): Float32Array {
-  return tf.tidy(() => tf.sum(tf.mul(emb.read(pairs.src), emb.read(pairs.dst)), 1).dataSync() as Float32Array);
+  return tidyValues(() => tf.sum(tf.mul(emb.read(pairs.src), emb.read(pairs.dst)), 1)) as Float32Array;
 }
 
 /** The random numbers whose first draws split the edges for `seed` (the shallow and the GNN models share the split). */

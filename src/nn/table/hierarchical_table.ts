@@ -14,6 +14,7 @@ import {bytesOf, failTogether, firstBadIndex, readRows, RowLayout, sendFloatRows
 import {embeddingNative} from '../../native/domains';
 import {cacheBytes, CacheStats, checkCacheIds} from './row_cache';
 import {asFloat32, asInt32, CachePlace, sendToOwners, TableStorage} from './table_storage';
+import {tidyValues} from '../../util/tidy_values';
 
 /** How the rows of a table of `rows` rows split between `hosts` hosts: host h holds [first, first + count). */
 export function hostShare(rows: number, hosts: number, h: number): {rowsPerHost: number; first: number; count: number} {
@@ -141,8 +142,7 @@ export class HierarchicalTable implements TableStorage {
 
   /** This host's rows at local indices, as float32 bytes: what another host's rank asked this rank for. */
   private readOwn(local: Int32Array, what: string): Uint8Array {
-    const v = tf.tidy(() => this.inner.gather(tf.tensor1d(local, 'int32'), [local.length, this.dim], what).dataSync());
-    return bytesOf(asFloat32(v));
+    return bytesOf(asFloat32(tidyValues(() => this.inner.gather(tf.tensor1d(local, 'int32'), [local.length, this.dim], what))));
   }
 
   /**
