@@ -58,9 +58,37 @@ export class HierarchicalTable implements TableStorage {
     this.cache = new RemoteRowCache(rows, dim, (ids, what) => {
       const remote = ids.filter((id) => !this.ownHost(id));
       this.checked(remote, what);
-      const bytes = this.readRemote(remote, what);
-      return {ids: remote, rows: new Float32Array(bytes.buffer, bytes.byteOffset, remote.length * dim)};
+      return {ids: remote, rows: this.readRemoteBlocks(remote, what)};
     });
+  }
+
+  /**
+   * Float32 bytes a collective read of rows from other hosts moves at most when a cache is filled: the rows go a
+   * block at a time (a message and a typed array each, far below their limits), into one tensor at the end.
+   */
+  static fillBlockBytes = 1 << 28;
+
+  /** Collective over the group: the rows at `remote` (every one on another host) as a tensor, read a block at a time. */
+  private readRemoteBlocks(remote: Int32Array, what: string): tf.Tensor2D | undefined {
+    const per = Math.max(1, Math.floor(HierarchicalTable.fillBlockBytes / (this.dim * 4)));
+    // Every rank reads as many blocks as the rank with the most (the reads are collectives); a rank out of rows asks for none.
+    const blocks = Math.max(...this.group.allgatherJson(Math.ceil(remote.length / per), `${what} (blocks)`));
+    const parts: tf.Tensor2D[] = [];
+    try {
+      for (let b = 0; b < blocks; ++b) {
+        const block = remote.subarray(b * per, (b + 1) * per);
+        const bytes = this.readRemote(block, what);
+        if (block.length > 0)
+          parts.push(tf.tensor2d(new Float32Array(bytes.buffer, bytes.byteOffset, block.length * this.dim), [block.length, this.dim]));
+      }
+      if (parts.length <= 1) return parts.pop();
+      const all = tf.concat(parts) as tf.Tensor2D;
+      tf.dispose(parts);
+      return all;
+    } catch (e) {
+      tf.dispose(parts);
+      throw e;
+    }
   }
 
   init(kind: number, scale: number, seed: number): void {
@@ -236,15 +264,18 @@ class RemoteRowCache implements CachePlace {
   constructor(
     private readonly tableRows: number,
     private readonly dim: number,
-    private readonly fill: (ids: Int32Array, what: string) => {ids: Int32Array; rows: Float32Array},
+    private readonly fill: (ids: Int32Array, what: string) => {ids: Int32Array; rows: tf.Tensor2D | undefined},
   ) {}
 
   set(ids: Int32Array | null, what: string): void {
     this.release();
     if (ids) checkCacheIds(ids, this.tableRows, what);
     const got = this.fill(ids ?? new Int32Array(0), what);
-    if (ids === null || got.ids.length === 0) return;
-    this.rows = tf.keep(tf.tensor2d(got.rows, [got.ids.length, this.dim]));
+    if (ids === null || got.rows === undefined) {
+      got.rows?.dispose();
+      return;
+    }
+    this.rows = tf.keep(got.rows);
     this.slotOf = new Int32Array(this.tableRows).fill(-1);
     got.ids.forEach((id, k) => (this.slotOf![id] = k));
   }
