@@ -9,7 +9,8 @@ export {ComplEx, DistMult, KgeModel, RotatE, TransE};
 export {KGE_MODELS, rowWidths} from './kge_model';
 export type {KgeConfig, KgeModelName, KgeOptions, KgeSide} from './kge_model';
 export {DEFAULT_KGE_LOSS, kgeLoss} from './kge_loss';
-export {chunkLoss} from './chunk_loss';
+export {chunkLoss, stepRowsGradients} from './chunk_loss';
+export type {KgeStepRows} from './chunk_loss';
 export type {KgeLossName, KgeLossOptions} from './kge_loss';
 
 export const transE = (o: KgeOptions): TransE => new TransE(o);
