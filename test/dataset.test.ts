@@ -72,6 +72,30 @@ describe('dataset folders (wm.graph.loadDataset)', () => {
     expect((await loadDataset(dir)).classNames).to.deep.equal(['2', '9', '10']);
   });
 
+  it("files saved with a byte-order mark and Windows line ends (what a Windows editor writes) read as the same data, plain and gzip'd", async () => {
+    const n = 30;
+    const edges = ringEdges(n);
+    const labels = Array.from({length: n}, (_, v) => `${v}\t${['a', 'b', 'c'][v % 3]}`).join('\n') + '\n';
+    fs.writeFileSync(path.join(dir, 'edges.tsv'), edges);
+    fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), labels);
+    const plain = await loadDataset(dir, {cache: false});
+    const windows = (text: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text.replace(/\n/g, '\r\n'))]);
+    fs.writeFileSync(path.join(dir, 'edges.tsv'), windows(edges));
+    fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), windows(labels));
+    const d = await loadDataset(dir, {cache: false});
+    expect(d.graph.numVertices).to.equal(plain.graph.numVertices);
+    expect(Array.from(d.graph.colIdx)).to.deep.equal(Array.from(plain.graph.colIdx));
+    expect(d.classNames).to.deep.equal(plain.classNames);
+    expect(Array.from(d.labels)).to.deep.equal(Array.from(plain.labels));
+    // A knowledge graph's triple files, one gzip'd: the first name is the name, not the mark and the name.
+    fs.writeFileSync(path.join(dir, 'train.txt.gz'), zlib.gzipSync(windows('a\tr1\tb\nb\tr2\tc\n')));
+    fs.writeFileSync(path.join(dir, 'valid.txt'), windows('a\tr1\tc\n'));
+    fs.writeFileSync(path.join(dir, 'test.txt'), 'c\tr2\ta');
+    const kg = await wm.graph.readKnowledgeGraph(dir, {cache: false});
+    expect(kg.entityNames).to.deep.equal(['a', 'b', 'c']);
+    expect(kg.relationNames).to.deep.equal(['r1', 'r2']);
+  });
+
   it('features from .npy (float32, float16, float64) and .tsv; wrong counts, widths, headers and truncation named by file', async () => {
     const n = 20,
       f = 3;

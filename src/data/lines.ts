@@ -1,7 +1,8 @@
 // Text read from a file, gzip-inflated on the way when the name ends in .gz:
 // as chunks of bytes (for the native parsers) or line by line (for small
 // files read here). Files of any size in bounded memory; a failure to read or
-// inflate names the file.
+// inflate names the file. A UTF-8 byte-order mark at the start (what editors on
+// Windows write) is not part of the text: every reader gets the file without it.
 import * as fs from 'fs';
 import * as readline from 'readline';
 import * as zlib from 'zlib';
@@ -32,14 +33,30 @@ function openText(file: string): {input: NodeJS.ReadableStream & {destroy(): voi
   return {input, close: () => raw.destroy(), failure: () => failure};
 }
 
+// The UTF-8 byte-order mark.
+const BOM = [0xef, 0xbb, 0xbf];
+
 /** Each piece of the file's text (inflated), in order. */
 export async function* readChunks(file: string): AsyncGenerator<Uint8Array> {
   const t = openText(file);
+  // The first bytes, held until there are three to tell a byte-order mark by (chunks may be shorter).
+  let head: Uint8Array | undefined = new Uint8Array(0);
   try {
     for await (const chunk of t.input) {
       if (t.failure()) break;
-      yield chunk as Uint8Array;
+      let bytes = chunk as Uint8Array;
+      if (head) {
+        bytes = concatBytes(head, bytes);
+        if (bytes.length < BOM.length && BOM.every((b, i) => i >= bytes.length || bytes[i] === b)) {
+          head = bytes;
+          continue;
+        }
+        head = undefined;
+        if (BOM.every((b, i) => bytes[i] === b)) bytes = bytes.subarray(BOM.length);
+      }
+      if (bytes.length) yield bytes;
     }
+    if (head?.length && !t.failure()) yield head; // a file shorter than a mark that is not one
   } catch (e) {
     if (!t.failure()) throw readFailure(file, e as Error);
   } finally {
@@ -56,7 +73,7 @@ export async function* readLines(file: string): AsyncGenerator<{line: string; li
   try {
     for await (const line of rl) {
       if (t.failure()) break;
-      yield {line, lineNo: ++lineNo};
+      yield {line: lineNo === 0 && line.startsWith('\ufeff') ? line.slice(1) : line, lineNo: ++lineNo};
     }
   } catch (e) {
     if (!t.failure()) throw readFailure(file, e as Error);
@@ -66,4 +83,12 @@ export async function* readLines(file: string): AsyncGenerator<{line: string; li
   }
   const f = t.failure();
   if (f) throw f;
+}
+
+function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
