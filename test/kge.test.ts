@@ -727,8 +727,17 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       fs.mkdirSync(out);
       writeNameMaps(out, kg);
       expect(await readNameMaps(out)).to.deep.equal({entityNames: kg.entityNames, relationNames: kg.relationNames});
+      // Whitespace around a field is not part of it: a trailing space or tab, spaces beside a tab.
+      fs.writeFileSync(path.join(dir, 'valid.txt'), 'a \t knows\tc\t\n');
+      fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\ta \n');
+      const spaced = await readKnowledgeGraph(dir, {cache: false});
+      expect(spaced.entityNames).to.deep.equal(kg.entityNames);
+      expect(spaced.relationNames).to.deep.equal(kg.relationNames);
+      fs.writeFileSync(path.join(dir, 'valid.txt'), 'a\tknows\tc\n');
       fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\ta\nd likes\n');
       await expectReject(readKnowledgeGraph(dir), /test\.txt:2: a line must be 'head<TAB>relation<TAB>tail', got 2 fields/);
+      fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\t\t\n');
+      await expectReject(readKnowledgeGraph(dir), /test\.txt:1: a line must be 'head<TAB>relation<TAB>tail', got 2 fields/);
       fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\ta\n');
       fs.writeFileSync(path.join(dir, 'entities.dict'), '0\ta\n1\tb\n2\tc\n');
       fs.writeFileSync(path.join(dir, 'relations.dict'), '0\tlikes\n1\tknows\n');

@@ -37,7 +37,8 @@ export interface CachedKg {
   relationNames?: string[];
 }
 
-const FORMAT = 1;
+// 2: names as read with the whitespace around each field trimmed (a cache of format 1 holds them untrimmed).
+const FORMAT = 2;
 const SUBDIR = 'kg';
 const SPLITS = ['train', 'valid', 'test'] as const;
 const NAMES_PER_WRITE = 1 << 20;

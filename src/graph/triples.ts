@@ -124,9 +124,13 @@ class IntColumn {
   }
 }
 
-/** The fields of one line: tab-separated, or separated by runs of spaces where the line has no tab. */
+/**
+ * The fields of one line: tab-separated, or separated by runs of spaces where the line has no tab; the whitespace
+ * around each field is not part of it (a trailing space or tab would otherwise make another entity, or a fourth field).
+ */
 function fields(line: string): string[] {
-  return line.includes('\t') ? line.split('\t') : line.trim().split(/\s+/);
+  const t = line.trim();
+  return t.includes('\t') ? t.split('\t').map((f) => f.trim()) : t.split(/\s+/);
 }
 
 /** `id<TAB>name` lines (RotatE's and DGL-KE's `entities.dict`): ids 0..n-1, each once, names distinct. */
