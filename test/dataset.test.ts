@@ -96,6 +96,32 @@ describe('dataset folders (wm.graph.loadDataset)', () => {
     expect(kg.relationNames).to.deep.equal(['r1', 'r2']);
   });
 
+  it("a first line naming the columns (source<TAB>target, source,target, node<TAB>label, node<TAB>f0...) is a header; messages keep the lines' numbers", async () => {
+    const n = 30;
+    const edges = ringEdges(n).split('\n').slice(1).join('\n'); // no comment line first
+    const labels = Array.from({length: n}, (_, v) => `${v}\t${['a', 'b', 'c'][v % 3]}`).join('\n') + '\n';
+    const features = Array.from({length: n}, (_, v) => `${v}\t${v / 2}\t${v % 3}`).join('\n') + '\n';
+    const write = (e: string, l: string, f: string) => {
+      fs.writeFileSync(path.join(dir, 'edges.tsv'), e);
+      fs.writeFileSync(path.join(dir, 'vertex_value.tsv'), l);
+      fs.writeFileSync(path.join(dir, 'vertex_features.tsv'), f);
+    };
+    write(edges, labels, features);
+    const plain = await loadDataset(dir, {cache: false});
+    for (const e of ['source\ttarget\n' + edges, 'source,target\n' + edges.replace(/\t/g, ',')]) {
+      write(e, 'node\tlabel\n' + labels, 'node\tf0\tf1\n' + features);
+      const d = await loadDataset(dir, {cache: false});
+      expect(Array.from(d.graph.colIdx)).to.deep.equal(Array.from(plain.graph.colIdx));
+      expect(Array.from(d.labels)).to.deep.equal(Array.from(plain.labels));
+      expect(Array.from(d.features!.values)).to.deep.equal(Array.from(plain.features!.values));
+    }
+    // Only the first line: a name further down is an error at its own line.
+    write('source\ttarget\n' + edges + 'x\ty\n', labels, features);
+    expect(await failure(loadDataset(dir, {cache: false}))).to.match(/edges\.tsv:62: expected two vertex ids/);
+    write(edges, labels, 'node\tf0\tf1\n' + features + '0\t1\t2\n');
+    expect(await failure(loadDataset(dir, {cache: false}))).to.match(/vertex_features\.tsv:32: vertex 0 has a second row/);
+  });
+
   it('features from .npy (float32, float16, float64) and .tsv; wrong counts, widths, headers and truncation named by file', async () => {
     const n = 20,
       f = 3;

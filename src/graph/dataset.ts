@@ -12,7 +12,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {readLines} from '../data/lines';
-import {readIdList, readTextTable} from './text_table';
+import {isHeaderLine, readIdList, readTextTable} from './text_table';
 import type {NativeGraph} from '../native/addon';
 import {graphNative} from '../native/domains';
 import {CsrGraph} from './csr';
@@ -146,6 +146,7 @@ async function readLabels(file: string, numVertices: number): Promise<RawLabels>
   for await (const {line, lineNo} of readLines(file)) {
     const t = line.trim();
     if (t.length === 0 || t.startsWith('#')) continue;
+    if (lineNo === 1 && isHeaderLine(t)) continue; // `node<TAB>label`: the columns' names
     const tab = t.search(/[\t,]| /);
     const idText = tab < 0 ? t : t.slice(0, tab);
     const v = parseVertexId(idText);
@@ -160,12 +161,12 @@ async function readLabels(file: string, numVertices: number): Promise<RawLabels>
   return out;
 }
 
-/** The line of `file` holding its k-th row (rows: lines that are not blank or comments), for messages. */
+/** The line of `file` holding its k-th row (rows: lines that are not blank, comments or a header), for messages. */
 async function lineOfRow(file: string, k: number): Promise<number> {
   let row = -1;
   for await (const {line, lineNo} of readLines(file)) {
     const t = line.trim();
-    if (t.length === 0 || t.startsWith('#') || t.startsWith('%')) continue;
+    if (t.length === 0 || t.startsWith('#') || t.startsWith('%') || (lineNo === 1 && isHeaderLine(t))) continue;
     if (++row === k) return lineNo;
   }
   return 0;

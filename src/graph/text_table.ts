@@ -15,10 +15,32 @@ export interface TextTable {
   values(): NativeHostArray;
 }
 
-/** Parses `file` (inflated when it ends in .gz); errors name the file and line. */
+/**
+ * Whether a file's first line names its columns where rows start with a vertex id (`source,target`, `src<TAB>dst`,
+ * `node_id`): its first field is a name, which no row of ids can hold.
+ */
+export function isHeaderLine(line: string): boolean {
+  const first = line.trim().split(/[\t, ]/)[0];
+  return !/^[#%]/.test(first) && !/^[+-]?\d/.test(first) && /[A-Za-z_]/.test(first);
+}
+
+/**
+ * Parses `file` (inflated when it ends in .gz); errors name the file and line. Where the rows start with vertex ids
+ * and comments are allowed, a header line (isHeaderLine) is read as a comment.
+ */
 export async function readTextTable(file: string, spec: TextColumnsSpec): Promise<TextTable> {
   const parser: NativeTextColumns = dataNative().textColumns(file, spec);
-  for await (const chunk of readChunks(file)) parser.push(chunk);
+  let first = spec.comments === true && (spec.ids ?? 0) > 0;
+  for await (const chunk of readChunks(file)) {
+    if (first) {
+      first = false;
+      const end = chunk.indexOf(0x0a);
+      if (isHeaderLine(Buffer.from(chunk.buffer, chunk.byteOffset, end < 0 ? chunk.length : end).toString('utf8'))) {
+        parser.push(Uint8Array.of(0x23)); // '#': the header, a comment; the lines keep their numbers
+      }
+    }
+    parser.push(chunk);
+  }
   parser.finish();
   const summary = parser.summary();
   return {summary, ids: (k) => parser.ids(k), values: () => parser.values()};
