@@ -16,7 +16,7 @@ import {Command, InvalidArgumentError} from 'commander';
 import * as wm from '../src/index';
 import {freebaseShapedKg, patternedKg} from '../src/graph/kg_patterns';
 import {readLaunchEnv} from '../src/memory/launch_env';
-import {KnowledgeGraph, readKnowledgeGraph, tripleCount} from '../src/graph/triples';
+import {KnowledgeGraph, readKnowledgeGraph, tripleCount, tripleFields} from '../src/graph/triples';
 import {readsAreCollective} from '../src/nn/embedding';
 import {KGE_MODELS, KgeModelName} from '../src/nn/kge/kge_model';
 import {DEFAULT_KGE, KgeEpoch, trainKge} from '../src/train/kge';
@@ -55,7 +55,10 @@ const program = new Command()
     `the model to train (${KGE_MODELS.join(', ')}; case ignored), or with --query the folder of a saved model`,
     d.model,
   )
-  .option('--query <text>', "a saved model's top candidates: 'head relation ?' or '? relation tail' (names as in the data)")
+  .option(
+    '--query <text>',
+    "a saved model's top candidates: 'head relation ?' or '? relation tail' (names as in the data; tabs between the three where a name holds spaces)",
+  )
   .option('--top <k>', 'candidates a query prints', positiveInt('--top'), 10)
   .option('--dim <n>', 'embedding dimension (complex numbers for complEx and rotatE)', positiveInt('--dim'), d.dim)
   .option('--margin <x>', "gamma of transE and rotatE: score = margin - distance (default: the model's)", nonNegativeNumber('--margin'))
@@ -125,7 +128,8 @@ function freebaseShaped(fraction: number, seed: number): KnowledgeGraph {
 async function query(): Promise<void> {
   const {where} = await startBackend();
   const {model, entityNames, relationNames} = await loadKgeModel(o.model);
-  const parts = String(o.query).trim().split(/\s+/);
+  // As a line of the triple files: tab-separated where names hold spaces ("New York<TAB>located in<TAB>?").
+  const parts = tripleFields(String(o.query));
   if (parts.length !== 3 || (parts[0] === '?') === (parts[2] === '?'))
     throw new Error(`--query must be 'head relation ?' or '? relation tail', got "${o.query}"`);
   const side = parts[2] === '?' ? 'tail' : 'head';

@@ -1000,6 +1000,52 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     }
   });
 
+  it('npm run kge on names that hold spaces: trained from tab-separated files, queried with tabs between the three parts', () => {
+    const root = path.resolve(__dirname, '..');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-spaces-'));
+    try {
+      const cities = ['New York', 'Los Angeles', 'San Francisco', 'Paris', 'Lyon', 'Nice'];
+      const lines = cities.map((c, i) => `${c}\tlocated in\t${i < 3 ? 'United States' : 'France'}`);
+      fs.mkdirSync(path.join(dir, 'data'));
+      fs.writeFileSync(path.join(dir, 'data', 'train.txt'), lines.join('\n') + '\n');
+      const env = {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'};
+      const kge = (argv: string[]) =>
+        spawnSync(process.execPath, [path.join(root, 'examples', 'kge.js'), ...argv], {encoding: 'utf8', env});
+      const out = path.join(dir, 'model');
+      const trained = kge([
+        '--data',
+        path.join(dir, 'data'),
+        '--model',
+        'transE',
+        '--dim',
+        '8',
+        '--epochs',
+        '2',
+        '--batch-size',
+        '2',
+        '--chunk-size',
+        '2',
+        '--negatives',
+        '2',
+        '--out',
+        out,
+      ]);
+      expect(trained.status, trained.stderr).to.equal(0);
+      const q = kge(['--model', out, '--query', 'New York\tlocated in\t?', '--top', '2']);
+      expect(q.status, q.stderr).to.equal(0);
+      expect(q.stdout).to.match(/the 2 best tails of New York\tlocated in\t\?/);
+      const names = [...cities, 'United States', 'France'];
+      const ranked = q.stdout.split('\n').flatMap((l) => /^\s+\d+\s+-?[\d.]+\s+(.+)$/.exec(l)?.slice(1) ?? []);
+      expect(ranked.length).to.equal(2);
+      for (const name of ranked) expect(names, `a candidate '${name}'`).to.include(name);
+      const spaced = kge(['--model', out, '--query', 'New York located in ?']);
+      expect(spaced.status).to.equal(1);
+      expect(spaced.stderr).to.match(/--query must be 'head relation \?' or '\? relation tail'/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
   it("npm run kge on 2 ranks (tables in continuous or chunked WholeMemory, 'distributed' or 'hierarchical' (validated each epoch): each batch shared out, the updates applied together at the rows' owners) ranks as well as one process; the saved models answer a query", () => {
     const root = path.resolve(__dirname, '..');
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ranks-'));

@@ -128,7 +128,7 @@ class IntColumn {
  * The fields of one line: tab-separated, or separated by runs of spaces where the line has no tab; the whitespace
  * around each field is not part of it (a trailing space or tab would otherwise make another entity, or a fourth field).
  */
-function fields(line: string): string[] {
+export function tripleFields(line: string): string[] {
   const t = line.trim();
   return t.includes('\t') ? t.split('\t').map((f) => f.trim()) : t.split(/\s+/);
 }
@@ -139,7 +139,7 @@ async function readDictionary(file: string, noun: string): Promise<NameMap> {
   const byId: (string | undefined)[] = [];
   for await (const {line, lineNo} of readLines(file)) {
     if (line.trim() === '') continue;
-    const f = fields(line);
+    const f = tripleFields(line);
     if (f.length !== 2) throw new RangeError(`${file}:${lineNo}: a line must be 'id<TAB>name', got ${f.length} fields`);
     const id = Number(f[0]);
     if (!Number.isInteger(id) || id < 0 || id >= 2 ** 31 - 1)
@@ -164,7 +164,7 @@ async function readTripleFile(file: string, entities: NameMap, relations: NameMa
     t = new IntColumn();
   for await (const {line, lineNo} of readLines(file)) {
     if (line.trim() === '') continue;
-    const f = fields(line);
+    const f = tripleFields(line);
     if (f.length !== 3) throw new RangeError(`${file}:${lineNo}: a line must be 'head<TAB>relation<TAB>tail', got ${f.length} fields`);
     if (f.some((x) => x === '')) throw new RangeError(`${file}:${lineNo}: a field is empty`);
     h.push(entities.id(f[0], file, lineNo));
