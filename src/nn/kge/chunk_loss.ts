@@ -3,7 +3,8 @@
 // candidates and against their chunk's negatives, the loss, and the gradients with respect to the
 // queries, the own candidates and the negatives, without the [batch, negatives, width] differences the
 // tfjs ops would hold. Differentiable through tfjs (the gradients are made with the loss and handed
-// back); other backends get the same function composed of tfjs ops.
+// back); other backends get the same function composed of tfjs ops. A training step without the tape goes
+// further in one op (`kgeStep`): from the rows it read, the queries composed, scored and carried back.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {nativeBackend, WholeMemoryBackend} from '../../backend/backend_wholememory';
@@ -36,35 +37,20 @@ export function chunkLoss(
   chunk: number,
   o: KgeLossOptions,
 ): tf.Scalar {
-  if (!chunkLossIsNative(q.shape[0])) return composite(model, q, own, neg, chunk, checkChunk(q, own, neg, chunk), o);
-  const f = tf.customGrad(((x: tf.Tensor2D, y: tf.Tensor2D, z: tf.Tensor2D, save: tf.GradSaveFunc) => {
-    const made = chunkLossGradients(model, {q: x, own: y, neg: z, chunk}, o)!;
-    save([made.dq, made.dOwn, made.dNeg]);
-    return {value: made.loss, gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved.map((g) => tf.mul(g, dy))};
-  }) as unknown as Parameters<typeof tf.customGrad>[0]);
-  return f(q, own, neg) as tf.Scalar;
-}
-
-/**
- * The same loss times `weight` (default 1) with its gradients with respect to q, own and neg, made by the native
- * op and handed back as they are (no tape: a training step that applies them itself); undefined where the op is
- * not native (another backend, or no positives), where chunkLoss composes tfjs ops.
- */
-export function chunkLossGradients(
-  model: KgeModel,
-  scored: {q: tf.Tensor2D; own: tf.Tensor2D; neg: tf.Tensor2D; chunk: number},
-  o: KgeLossOptions,
-  weight = 1,
-): {loss: tf.Scalar; dq: tf.Tensor2D; dOwn: tf.Tensor2D; dNeg: tf.Tensor2D} | undefined {
-  const {q, own, neg, chunk} = scored;
   const k = checkChunk(q, own, neg, chunk);
   const be = nativeFor(q.shape[0]);
-  if (!be) return undefined;
-  if (!Number.isFinite(weight)) throw new RangeError(`chunkLossGradients: weight must be finite, got ${weight}`);
-  const [loss, dq, dOwn, dNeg] = forward(be, nativeArgs(model, q.shape[0], q.shape[1], chunk, k, o, weight), q, own, neg, neg.shape[0]);
-  const sum = tf.sum(loss) as tf.Scalar;
-  loss.dispose();
-  return {loss: sum, dq: dq as tf.Tensor2D, dOwn: dOwn as tf.Tensor2D, dNeg: dNeg as tf.Tensor2D};
+  if (!be) return composite(model, q, own, neg, chunk, k, o);
+  const [b, w] = q.shape;
+  const args = nativeArgs(model, b, w, chunk, k, o, 1);
+  // One native op: the loss and its gradients with respect to q, own and neg, saved for the backward pass.
+  const f = tf.customGrad(((x: tf.Tensor2D, y: tf.Tensor2D, z: tf.Tensor2D, save: tf.GradSaveFunc) => {
+    const [loss, ...grads] = be.nativeOutputs([x, y, z], [[b], [b, w], [b, w], z.shape], ([pq, po, pn], [l, g, go, gn]) =>
+      embeddingNative().kgeChunkLoss(...args, pq, po, pn, l, g, go, gn),
+    );
+    save(grads);
+    return {value: summed(loss), gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved.map((g) => tf.mul(g, dy))};
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(q, own, neg) as tf.Scalar;
 }
 
 /** How a model composes its queries, as kgeStep takes it: [0 translate, 1 diagonal, 2 complex product, 3 rotate; the phase scale]. */
@@ -125,23 +111,10 @@ export function stepRowsGradients(
   const args = nativeArgs(model, b, ew, chunk, k, o, weight);
   const [compose, scale] = composerOf(model);
   const head = side === 'head';
-  const native = embeddingNative();
-  let loss: tf.Tensor, dRows: tf.Tensor, dRelation: tf.Tensor;
-  if (be.gpu) {
-    [loss, dRows, dRelation] = be.deviceOutputs([[b], rows.shape, [b, rw]], ([l, dr, drel]) =>
-      native.kgeStep(...args, compose, head, scale, be.devicePtr(rows), be.devicePtr(relation), l, dr, drel),
-    );
-  } else {
-    const l = new Float32Array(b),
-      dr = new Float32Array(rows.size),
-      drel = new Float32Array(relation.size);
-    const [x, y] = [rows, relation].map((t) => be.hostArray(t) as Float32Array);
-    native.kgeStep(...args, compose, head, scale, x, y, l, dr, drel);
-    [loss, dRows, dRelation] = [tf.tensor1d(l), tf.tensor2d(dr, rows.shape), tf.tensor2d(drel, [b, rw])];
-  }
-  const sum = tf.sum(loss) as tf.Scalar;
-  loss.dispose();
-  return {loss: sum, dRows: dRows as tf.Tensor2D, dRelation: dRelation as tf.Tensor2D};
+  const [loss, dRows, dRelation] = be.nativeOutputs([rows, relation], [[b], rows.shape, [b, rw]], ([x, y], [l, dr, drel]) =>
+    embeddingNative().kgeStep(...args, compose, head, scale, x, y, l, dr, drel),
+  );
+  return {loss: summed(loss), dRows: dRows as tf.Tensor2D, dRelation: dRelation as tf.Tensor2D};
 }
 
 // The shapes chunkLoss takes, checked; the negatives per chunk.
@@ -174,29 +147,11 @@ function nativeArgs(model: KgeModel, b: number, w: number, chunk: number, k: num
 // The op's arguments before its arrays (kgeChunkLoss in native/ops.ts).
 type NativeArgs = readonly [number, number, number, number, number, number, number, number, number, number];
 
-function forward(be: WholeMemoryBackend, args: NativeArgs, q: tf.Tensor, own: tf.Tensor, neg: tf.Tensor, n: number): tf.Tensor[] {
-  const [b, w] = q.shape;
-  const native = embeddingNative();
-  if (be.gpu) {
-    return be.deviceOutputs([[b], [b, w], [b, w], [n, w]], ([loss, dq, dOwn, dNeg]) =>
-      native.kgeChunkLoss(...args, be.devicePtr(q), be.devicePtr(own), be.devicePtr(neg), loss, dq, dOwn, dNeg),
-    );
-  }
-  const loss = new Float32Array(b),
-    dq = new Float32Array(b * w),
-    dOwn = new Float32Array(b * w),
-    dNeg = new Float32Array(n * w);
-  native.kgeChunkLoss(
-    ...args,
-    be.hostArray(q) as Float32Array,
-    be.hostArray(own) as Float32Array,
-    be.hostArray(neg) as Float32Array,
-    loss,
-    dq,
-    dOwn,
-    dNeg,
-  );
-  return [tf.tensor1d(loss), tf.tensor2d(dq, [b, w]), tf.tensor2d(dOwn, [b, w]), tf.tensor2d(dNeg, [n, w])];
+// The per-positive losses the native ops write, summed (the loss), the parts freed.
+function summed(loss: tf.Tensor): tf.Scalar {
+  const sum = tf.sum(loss) as tf.Scalar;
+  loss.dispose();
+  return sum;
 }
 
 /** The same loss from tfjs ops: the model's pair and group scores, then kgeLoss. */
