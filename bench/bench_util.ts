@@ -178,9 +178,14 @@ export function pinFromEnv(name: string, which: 'process' | 'mainThread' = 'proc
 export function resultOnRanks<T>(n: number, script: string, marker: string): T {
   const root = path.resolve(__dirname, '..', '..');
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), script], {encoding: 'utf8'});
-  const line = (r.stdout || '').split('\n').find((l) => l.includes(marker));
+  return resultIn<T>((r.stdout || '') + (r.stderr || ''), marker, `${n} ranks (status ${r.status})`);
+}
+
+/** The JSON after `marker` on the first line of `out` that holds it; thrown, naming `who`, where none does. */
+export function resultIn<T>(out: string, marker: string, who: string): T {
+  const line = out.split('\n').find((l) => l.includes(marker));
   // Thrown, not exited: the caller's cleanup (a graph file in shared memory, say) still runs.
-  if (!line) throw new Error(`${n} ranks gave no result (status ${r.status}):\n${r.stdout}${r.stderr}`);
+  if (!line) throw new Error(`${who} gave no result:\n${out}`);
   return JSON.parse(line.slice(line.indexOf(marker) + marker.length)) as T;
 }
 

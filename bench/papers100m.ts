@@ -40,7 +40,6 @@
 // see it: not /dev/shm, which each host has of its own).
 // PyTorch runs first, on the graph file this run saves (bench/torch/graphsage.py maps it with numpy), so the
 // two never hold GPU memory at once; it holds what it can, or its error is reported.
-import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -61,6 +60,7 @@ import {
   profileSteps,
   rankOrMain,
   setBenchMatmulPrecision,
+  resultIn,
   resultOnRanks,
   StepProfile,
   torchJson,
@@ -449,10 +449,7 @@ async function onTwoHosts(ranks: number): Promise<RankRun> {
     throw new RangeError('BENCH_RANK_HOSTS=2: each simulated host has a /dev/shm of its own; set BENCH_GRAPH_DIR to a folder both see');
   const hosts = TwoHosts.make();
   if (!(hosts instanceof TwoHosts)) throw new Error(`BENCH_RANK_HOSTS=2: no simulated hosts here (${hosts.why})`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-papers-hosts-'));
   try {
-    const secret = path.join(dir, 'secret');
-    fs.writeFileSync(secret, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
     const per = ranks / 2;
     const gpus = (node: number) => Array.from({length: per}, (_, i) => node * per + i).join(',');
     const runs = await Promise.all(
@@ -460,7 +457,7 @@ async function onTwoHosts(ranks: number): Promise<RankRun> {
         hosts.run(
           node,
           hosts.launcherCommand(node, 29680 + ranks, __filename, [], per),
-          TwoHosts.rankEnv(secret, {
+          hosts.rankEnv({
             CUDA_VISIBLE_DEVICES: gpus(node),
             NCCL_SOCKET_IFNAME: 'wm',
             NCCL_IB_DISABLE: '1',
@@ -471,15 +468,10 @@ async function onTwoHosts(ranks: number): Promise<RankRun> {
         ),
       ),
     );
-    const line = runs[0].out.split('\n').find((l) => l.includes('RESULT '));
-    if (!line)
-      throw new Error(
-        `${ranks} ranks over two hosts gave no result (status ${runs[0].status}, ${runs[1].status}):\n${runs[0].out}\n${runs[1].out}`,
-      );
-    return {...(JSON.parse(line.slice(line.indexOf('RESULT ') + 7)) as RankRun), hosts: 2};
+    const said = `${ranks} ranks over two hosts (status ${runs[0].status}, ${runs[1].status})`;
+    return {...resultIn<RankRun>(runs[0].out + runs[1].out, 'RESULT ', said), hosts: 2};
   } finally {
     hosts.dispose();
-    fs.rmSync(dir, {recursive: true, force: true});
   }
 }
 

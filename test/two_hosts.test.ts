@@ -1,7 +1,6 @@
 // Ranks on two hosts: two simulated hosts on this machine (test/two_hosts.ts: network namespaces joined by a
 // veth pair, each with its own host name, IPC and /dev/shm), one tfjs-wm-run --nnodes 2 on each, one group
 // of four ranks on the CPU path. Needs root (CI has it); skipped, saying why, elsewhere.
-import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -20,7 +19,6 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
   this.timeout(180_000);
   let hosts: TwoHosts | undefined;
   let dir = '';
-  let secretFile = '';
 
   before(function () {
     const made = TwoHosts.make();
@@ -30,8 +28,6 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     }
     hosts = made as TwoHosts;
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-two-hosts-'));
-    secretFile = path.join(dir, 'secret');
-    fs.writeFileSync(secretFile, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
   });
 
   after(() => {
@@ -41,7 +37,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
 
   // Host `node`'s launcher of its two ranks of the four, and the environment every host's ranks get.
   const command = (node: 0 | 1, port: number, script = ranks, args: string[] = []) => hosts!.launcherCommand(node, port, script, args);
-  const hostEnv = (env: NodeJS.ProcessEnv = {}) => TwoHosts.rankEnv(secretFile, env);
+  const hostEnv = (env: NodeJS.ProcessEnv = {}) => hosts!.rankEnv(env);
 
   const launch = (port: number, args: string[] = [], env: NodeJS.ProcessEnv = {}, script = ranks) =>
     Promise.all(([0, 1] as const).map((node) => hosts!.run(node, command(node, port, script, args), hostEnv(env))));

@@ -4,6 +4,7 @@
 // name) and mount namespace with its own /dev/shm. No iproute2 needed. Needs root (CI has it); make() says why not
 // otherwise. dispose() unbinds the namespaces (the veth pair goes with them) and removes the folder.
 import {spawn, spawnSync} from 'child_process';
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -35,10 +36,14 @@ export class TwoHosts {
   // The files the namespaces are bound to, in a folder made private (a bind mount of itself) for them.
   private readonly folder: string;
   private readonly ns: [string, string];
+  /** The run secret every rank on either host reads (rankEnv): a file only this user can read, in the hosts' folder. */
+  readonly secretFile: string;
 
   private constructor(tag: string, subnet: number) {
     this.folder = fs.mkdtempSync(path.join(os.tmpdir(), `wm2h-${tag}-`));
     this.ns = [path.join(this.folder, 'a'), path.join(this.folder, 'b')];
+    this.secretFile = path.join(this.folder, 'secret');
+    fs.writeFileSync(this.secretFile, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
     this.addresses = [`10.231.${subnet}.1`, `10.231.${subnet}.2`];
     this.names = [`wm-host-a-${tag}`, `wm-host-b-${tag}`];
   }
@@ -108,8 +113,8 @@ export class TwoHosts {
    * What every rank on the two hosts gets, `env` added: the run secret from `secretFile` alone (no variable), and the
    * CPU path also on a machine with GPUs (one GPU per simulated host is another harness's).
    */
-  static rankEnv(secretFile: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-    return {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: secretFile, CUDA_VISIBLE_DEVICES: '', ...env};
+  rankEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    return {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: this.secretFile, CUDA_VISIBLE_DEVICES: '', ...env};
   }
 
   /**

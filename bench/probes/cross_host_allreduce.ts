@@ -3,7 +3,6 @@
 // NCCL all-reduce on the same pair in the same run: float32, 4 KiB to 64 MiB, the median of 20 calls after 5,
 // and the bus bandwidth at two ranks (bytes / time).
 // `node dist/bench/probes/cross_host_allreduce.js` (the launcher); each host's rank runs this file again with RANK set.
-import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -59,8 +58,6 @@ async function main(): Promise<void> {
   if (!(hosts instanceof TwoHosts)) throw new Error(`cross_host_allreduce: no simulated hosts here (${hosts.why})`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-cross-ar-'));
   try {
-    const secret = path.join(dir, 'secret');
-    fs.writeFileSync(secret, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
     const torchScript = path.join(dir, 'torch_allreduce.py');
     fs.writeFileSync(torchScript, TORCH);
     const nccl = {NCCL_SOCKET_IFNAME: 'wm', NCCL_IB_DISABLE: '1', NCCL_NVLS_ENABLE: '0'};
@@ -69,7 +66,7 @@ async function main(): Promise<void> {
         hosts.run(
           node,
           hosts.launcherCommand(node, 29650, __filename, [], 1),
-          TwoHosts.rankEnv(secret, {...nccl, CUDA_VISIBLE_DEVICES: String(node)}),
+          hosts.rankEnv({...nccl, CUDA_VISIBLE_DEVICES: String(node)}),
           180_000,
         ),
       ),

@@ -4,7 +4,6 @@
 // across hosts: continuous (stored once per host), hierarchical (split between the hosts), hierarchical with a cache
 // of half the rows, distributed. Prints each run's median epoch time (epochs 2 onwards) and its cache hit rate.
 // `node dist/bench/probes/cross_hosts.js`
-import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -21,8 +20,6 @@ async function main(): Promise<void> {
   const dim = Number(process.env.PROBE_FEATURES ?? 64);
   const epochs = Number(process.env.PROBE_EPOCHS ?? 6);
   try {
-    const secret = path.join(dir, 'secret');
-    fs.writeFileSync(secret, crypto.randomBytes(32).toString('hex'), {mode: 0o600});
     const data = polblogsWithFeatures(dir, dim);
     const runs: [string, string[]][] = [
       ['continuous (once per host)', ['--memory', 'continuous']],
@@ -45,7 +42,7 @@ async function main(): Promise<void> {
       '--out',
       path.join(dir, 'runs'),
     ];
-    const env = TwoHosts.rankEnv(secret);
+    const env = hosts.rankEnv();
     const example = path.join(root, 'dist', 'examples', 'data-parallel.js');
     for (const [name, extra] of runs) {
       const [a, b] = await Promise.all(

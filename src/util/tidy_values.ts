@@ -4,7 +4,7 @@
 // hierarchical table's cache of 2M rows of 128), throw "Invalid array length".
 import * as tf from '@tensorflow/tfjs-core';
 
-export function tidyValues<R extends tf.Rank>(make: () => tf.Tensor<R>): tf.DataTypeMap[tf.NumericDataType] {
+export function tidyValues(make: () => tf.Tensor): tf.DataTypeMap[tf.NumericDataType] {
   const t = tf.tidy(make);
   try {
     return t.dataSync() as tf.DataTypeMap[tf.NumericDataType];

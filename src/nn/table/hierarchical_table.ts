@@ -270,11 +270,9 @@ class RemoteRowCache implements CachePlace {
   set(ids: Int32Array | null, what: string): void {
     this.release();
     if (ids) checkCacheIds(ids, this.tableRows, what);
+    // Every rank fills (a collective); an empty cache, or none of the rows on other hosts, leaves no rows.
     const got = this.fill(ids ?? new Int32Array(0), what);
-    if (ids === null || got.rows === undefined) {
-      got.rows?.dispose();
-      return;
-    }
+    if (got.rows === undefined) return;
     this.rows = tf.keep(got.rows);
     this.slotOf = new Int32Array(this.tableRows).fill(-1);
     got.ids.forEach((id, k) => (this.slotOf![id] = k));
