@@ -111,7 +111,7 @@ export class TwoHosts {
 
   /**
    * What every rank on the two hosts gets, `env` added: the run secret from `secretFile` alone (no variable), and the
-   * CPU path also on a machine with GPUs (one GPU per simulated host is another harness's).
+   * CPU path also on a machine with GPUs unless `env` gives the host its GPUs (CUDA_VISIBLE_DEVICES).
    */
   rankEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     return {WM_RUN_SECRET: '', WM_RUN_SECRET_FILE: this.secretFile, CUDA_VISIBLE_DEVICES: '', ...env};
