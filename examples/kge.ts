@@ -15,6 +15,7 @@ import {Command, InvalidArgumentError} from 'commander';
 
 import * as wm from '../src/index';
 import {freebaseShapedKg, patternedKg} from '../src/graph/kg_patterns';
+import type {NameTable} from '../src/graph/name_table';
 import {readLaunchEnv} from '../src/memory/launch_env';
 import {KnowledgeGraph, readKnowledgeGraph, tripleCount, tripleFields} from '../src/graph/triples';
 import {readsAreCollective} from '../src/nn/embedding';
@@ -133,7 +134,7 @@ async function query(): Promise<void> {
   if (parts.length !== 3 || (parts[0] === '?') === (parts[2] === '?'))
     throw new Error(`--query must be 'head relation ?' or '? relation tail', got "${o.query}"`);
   const side = parts[2] === '?' ? 'tail' : 'head';
-  const lookup = (names: string[], name: string, what: string) => {
+  const lookup = (names: NameTable, name: string, what: string) => {
     const id = names.indexOf(name);
     if (id < 0)
       throw new Error(`--query: ${what} '${name}' is not in the saved model's ${what === 'entity' ? 'entities.tsv' : 'relations.tsv'}`);
@@ -143,7 +144,9 @@ async function query(): Promise<void> {
   const rel = lookup(relationNames, parts[1], 'relation');
   const top = topCandidates(model, fixed, rel, side, o.top);
   console.log(`${model.name} on ${where}: the ${top.ids.length} best ${side}s of ${o.query}`);
-  top.ids.forEach((id, i) => console.log(`${String(i + 1).padStart(3)}  ${top.scores[i].toFixed(4).padStart(10)}  ${entityNames[id]}`));
+  top.ids.forEach((id, i) =>
+    console.log(`${String(i + 1).padStart(3)}  ${top.scores[i].toFixed(4).padStart(10)}  ${entityNames.name(id)}`),
+  );
   model.dispose();
 }
 

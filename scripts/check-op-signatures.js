@@ -209,6 +209,7 @@ const classes = {
   NativeGraph: interfaceMembers('src/native/handles.ts', 'NativeGraph'),
   NativeHostArray: interfaceMembers('src/native/handles.ts', 'NativeHostArray'),
   NativeTextColumns: interfaceMembers('src/native/handles.ts', 'NativeTextColumns'),
+  NativeKgText: interfaceMembers('src/native/handles.ts', 'NativeKgText'),
 };
 const exported = new Set();
 const memberNames = new Set();

@@ -92,8 +92,8 @@ describe('dataset folders (wm.graph.loadDataset)', () => {
     fs.writeFileSync(path.join(dir, 'valid.txt'), windows('a\tr1\tc\n'));
     fs.writeFileSync(path.join(dir, 'test.txt'), 'c\tr2\ta');
     const kg = await wm.graph.readKnowledgeGraph(dir, {cache: false});
-    expect(kg.entityNames).to.deep.equal(['a', 'b', 'c']);
-    expect(kg.relationNames).to.deep.equal(['r1', 'r2']);
+    expect(kg.entityNames?.toArray()).to.deep.equal(['a', 'b', 'c']);
+    expect(kg.relationNames?.toArray()).to.deep.equal(['r1', 'r2']);
   });
 
   it("a first line naming the columns (source<TAB>target, source,target, node<TAB>label, node<TAB>f0...) is a header; messages keep the lines' numbers", async () => {

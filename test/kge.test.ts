@@ -6,6 +6,7 @@ import {spawnSync} from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as zlib from 'zlib';
 
 import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
@@ -13,7 +14,8 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {NegativeSampler} from '../src/graph/kge_negatives';
 import {freebaseShapedKg, patternedKg, triplesOf} from '../src/graph/kg_patterns';
-import {checkTriples, KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, writeNameMaps} from '../src/graph/triples';
+import {NameTable} from '../src/graph/name_table';
+import {checkTriples, KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, tripleFields, writeNameMaps} from '../src/graph/triples';
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
 import {chunkLoss, composite, stepRowsGradients} from '../src/nn/kge/chunk_loss';
 import {complexProduct, complexRotation, complexRotationGradients} from '../src/nn/kge/complex_rows';
@@ -720,19 +722,21 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       const kg = await readKnowledgeGraph(dir);
       expect(kg.numEntities).to.equal(4);
       expect(kg.numRelations).to.equal(2);
-      expect(kg.entityNames).to.deep.equal(['a', 'b', 'c', 'd']);
+      expect(kg.entityNames?.toArray()).to.deep.equal(['a', 'b', 'c', 'd']);
       expect(Array.from(kg.train.tails)).to.deep.equal([1, 2, 0]);
       expect(Array.from(kg.test.heads)).to.deep.equal([3]);
       const out = path.join(dir, 'model');
       fs.mkdirSync(out);
       writeNameMaps(out, kg);
-      expect(await readNameMaps(out)).to.deep.equal({entityNames: kg.entityNames, relationNames: kg.relationNames});
+      const maps = await readNameMaps(out);
+      expect(maps.entityNames.toArray()).to.deep.equal(kg.entityNames?.toArray());
+      expect(maps.relationNames.toArray()).to.deep.equal(kg.relationNames?.toArray());
       // Whitespace around a field is not part of it: a trailing space or tab, spaces beside a tab.
       fs.writeFileSync(path.join(dir, 'valid.txt'), 'a \t knows\tc\t\n');
       fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\ta \n');
       const spaced = await readKnowledgeGraph(dir, {cache: false});
-      expect(spaced.entityNames).to.deep.equal(kg.entityNames);
-      expect(spaced.relationNames).to.deep.equal(kg.relationNames);
+      expect(spaced.entityNames?.toArray()).to.deep.equal(kg.entityNames?.toArray());
+      expect(spaced.relationNames?.toArray()).to.deep.equal(kg.relationNames?.toArray());
       fs.writeFileSync(path.join(dir, 'valid.txt'), 'a\tknows\tc\n');
       fs.writeFileSync(path.join(dir, 'test.txt'), 'd\tlikes\ta\nd likes\n');
       await expectReject(readKnowledgeGraph(dir), /test\.txt:2: a line must be 'head<TAB>relation<TAB>tail', got 2 fields/);
@@ -750,6 +754,85 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       fs.rmSync(path.join(dir, 'relations.dict'));
       await expectReject(readKnowledgeGraph(dir), /has entities\.dict without relations\.dict/);
       await expectReject(readKnowledgeGraph(path.join(dir, 'model')), /has no train\.txt/);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('reads triple files natively as tripleFields splits a line: random spacing, names with spaces and past ASCII, CRLF, a byte-order mark, gzip, chunk edges anywhere', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-native-'));
+    try {
+      const rng = seededRng(11);
+      const names = Array.from({length: 500}, (_, i) => (i % 7 === 0 ? `New York ${i}` : i % 5 === 0 ? `/m/${i.toString(36)}_ü` : `e${i}`));
+      const pick = () => names[Math.floor(rng() * names.length)];
+      const lines: string[] = [];
+      for (let i = 0; i < 6000; ++i) {
+        const [h, r, t] = [pick(), `rel ${Math.floor(rng() * 9)}`, pick()];
+        const pad = () => [' ', '', '  ', '\t'][Math.floor(rng() * 3)];
+        lines.push(rng() < 0.02 ? '' : `${pad()}${h}${pad()}\t${pad()}${r}\t${t}${pad()}${rng() < 0.3 ? '\r' : ''}`);
+      }
+      // The same triples with no spaces inside names: split at runs of blanks.
+      const spaced = Array.from(
+        {length: 300},
+        () => `${pick().replace(/ /g, '_')}   rel_${Math.floor(rng() * 3)} ${pick().replace(/ /g, '_')}`,
+      );
+      const text = lines.join('\n') + '\n' + spaced.join('\n');
+      fs.writeFileSync(path.join(dir, 'train.txt.gz'), zlib.gzipSync(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])));
+      // The reference: tripleFields over each line, names numbered as first seen.
+      const ids = (m: Map<string, number>, n: string) => m.get(n) ?? (m.set(n, m.size), m.size - 1);
+      const ent = new Map<string, number>(),
+        rel = new Map<string, number>();
+      const want: number[][] = [];
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        const f = tripleFields(line);
+        want.push([ids(ent, f[0]), ids(rel, f[1]), ids(ent, f[2])]);
+      }
+      const kg = await readKnowledgeGraph(dir, {cache: false});
+      expect(Array.from(kg.train.heads)).to.deep.equal(want.map((w) => w[0]));
+      expect(Array.from(kg.train.relations)).to.deep.equal(want.map((w) => w[1]));
+      expect(Array.from(kg.train.tails)).to.deep.equal(want.map((w) => w[2]));
+      expect(kg.entityNames?.toArray()).to.deep.equal([...ent.keys()]);
+      expect(kg.relationNames?.toArray()).to.deep.equal([...rel.keys()]);
+      // The name table: by id, by name (first, inner, last, absent, a prefix of a name), its name-map lines.
+      const en = kg.entityNames!;
+      const keys = [...ent.keys()];
+      for (const k of [0, 1, Math.floor(keys.length / 2), keys.length - 1]) expect(en.indexOf(keys[k])).to.equal(k);
+      expect(en.indexOf('New')).to.equal(-1);
+      expect(en.indexOf('nobody')).to.equal(-1);
+      expect(en.name(3)).to.equal(keys[3]);
+      expect(() => en.name(keys.length)).to.throw(/id \d+ is not in \[0, \d+\)/);
+      expect(en.dictionaryLines(2, 2).toString()).to.equal(`2\t${keys[2]}\n3\t${keys[3]}\n`);
+      expect(() => NameTable.fromArray(['a', 'b\tc'], 'entityNames')).to.throw(
+        /entityNames\[1\] must be a non-empty string without tabs or newlines/,
+      );
+      expect(NameTable.fromArray(['x', 'é']).toArray()).to.deep.equal(['x', 'é']);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('refuses bad dictionaries by file and line: an id twice, a name twice, an id that is not one, no names', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-dict-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'train.txt'), 'a\tr\tb\n');
+      fs.writeFileSync(path.join(dir, 'relations.dict'), '0\tr\n');
+      const cases: [string, RegExp][] = [
+        ['0\ta\n1\tb\n0\tc\n', /entities\.dict:3: id 0 is given twice/],
+        ['0\ta\n1\ta\n', /entities\.dict:2: entity 'a' is given twice/],
+        ['0\ta\n-1\tb\n', /entities\.dict:2: id '-1' is not a non-negative integer below 2\^31 - 1/],
+        ['0\ta\n1x\tb\n', /entities\.dict:2: id '1x' is not a non-negative integer below 2\^31 - 1/],
+        ['0\ta\tb\n', /entities\.dict:1: a line must be 'id<TAB>name', got 3 fields/],
+        ['\n\n', /entities\.dict: no entities/],
+      ];
+      for (const [text, error] of cases) {
+        fs.writeFileSync(path.join(dir, 'entities.dict'), text);
+        await expectReject(readKnowledgeGraph(dir, {cache: false}), error);
+      }
+      fs.writeFileSync(path.join(dir, 'entities.dict'), '1\tb\r\n0\ta');
+      const kg = await readKnowledgeGraph(dir, {cache: false});
+      expect(kg.entityNames?.toArray()).to.deep.equal(['a', 'b']);
+      expect(Array.from(kg.train.tails)).to.deep.equal([1]);
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }
@@ -778,8 +861,8 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       expect(said.pop()).to.match(/^read the cache in /);
       expect(columns(second)).to.deep.equal(columns(first));
       expect([second.numEntities, second.numRelations]).to.deep.equal([first.numEntities, first.numRelations]);
-      expect(second.entityNames).to.deep.equal(first.entityNames);
-      expect(second.relationNames).to.deep.equal(first.relationNames);
+      expect(second.entityNames?.toArray()).to.deep.equal(first.entityNames?.toArray());
+      expect(second.relationNames?.toArray()).to.deep.equal(first.relationNames?.toArray());
       // A source written again: parsed again, the same graph.
       fs.writeFileSync(path.join(dir, 'valid.txt'), fs.readFileSync(path.join(dir, 'valid.txt')));
       const third = await read();
@@ -793,7 +876,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         fs.writeFileSync(cached, bytes);
         const again = await read();
         expect(said.slice(-2)[0]).to.match(new RegExp(`cache not used: .*${file.replace('.', '\\.')}: fails its digest`));
-        expect(again.entityNames).to.deep.equal(first.entityNames);
+        expect(again.entityNames?.toArray()).to.deep.equal(first.entityNames?.toArray());
       }
       // cache: false reads the text and says nothing of a cache.
       said.length = 0;
@@ -926,10 +1009,10 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     try {
       const kg = patternedKg({entities: 50, pairs: 30, seed: 3});
       const {model: m} = await trainKge(kg, {model: 'complEx', dim: 8, epochs: 2, batchSize: 64, chunkSize: 16, negatives: 8});
-      saveKgeModel(m, dir, {...kg, entityNames: Array.from({length: kg.numEntities}, (_, i) => `e${i}`)});
+      saveKgeModel(m, dir, {...kg, entityNames: NameTable.fromArray(Array.from({length: kg.numEntities}, (_, i) => `e${i}`))});
       const {model: back, entityNames, relationNames} = await loadKgeModel(dir);
-      expect(entityNames[7]).to.equal('e7');
-      expect(relationNames).to.deep.equal(kg.relationNames);
+      expect(entityNames.name(7)).to.equal('e7');
+      expect(relationNames.toArray()).to.deep.equal(kg.relationNames?.toArray());
       const t = kg.test;
       const [a, b] = [m.score(t.heads, t.relations, t.tails), back.score(t.heads, t.relations, t.tails)];
       expect(Array.from(b.dataSync())).to.deep.equal(Array.from(a.dataSync()));

@@ -10,6 +10,7 @@ void InitShare(Napi::Env env, Napi::Object exports);        // share_bindings.cc
 void InitGraph(Napi::Env env, Napi::Object exports);        // graph_bindings.cc
 void InitNativeGraph(Napi::Env env, Napi::Object exports);  // native_graph_bindings.cc
 void InitHostArrays(Napi::Env env, Napi::Object exports);   // host_array_bindings.cc
+void InitKgText(Napi::Env env, Napi::Object exports);       // kg_text_bindings.cc
 void InitOptimizers(Napi::Env env, Napi::Object exports);   // optimizer_bindings.cc
 
 namespace {
@@ -23,6 +24,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitGraph(env, exports);
   InitNativeGraph(env, exports);
   InitHostArrays(env, exports);
+  InitKgText(env, exports);
   InitOptimizers(env, exports);
   return exports;
 }

@@ -13,7 +13,7 @@
 
 namespace wmnapi {
 
-// A typed array of `length` elements of `dtype` ("int32", "int64", "float32", "float64") viewing `pages`
+// A typed array of `length` elements of `dtype` ("uint8", "float16" as its bits, "int32", "int64", "float32", "float64") viewing `pages`
 // from element `first` without a copy; `pages` stay alive while the view does. At most 4 GiB.
 Napi::Value viewPages(Napi::Env env, std::shared_ptr<const wm::host::PageArray> pages, const std::string& dtype, int64_t length,
                       int64_t first = 0);

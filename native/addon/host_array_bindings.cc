@@ -22,10 +22,11 @@ Napi::FunctionReference* hostArrayCtor = nullptr;
 Napi::FunctionReference* textColumnsCtor = nullptr;
 
 size_t elementBytes(const std::string& dtype) {
+  if (dtype == "uint8") return 1;
   if (dtype == "float16") return 2;
   if (dtype == "int32" || dtype == "float32") return 4;
   if (dtype == "float64" || dtype == "int64") return 8;
-  wm::fail("HostArray: dtype must be float16, int32, int64, float32 or float64, got '" + dtype + "'");
+  wm::fail("HostArray: dtype must be uint8, float16, int32, int64, float32 or float64, got '" + dtype + "'");
 }
 
 // The largest external ArrayBuffer Node 20 makes: 4 GiB (buffer.constants.MAX_LENGTH). Past it
@@ -259,6 +260,7 @@ Napi::Value viewPages(Napi::Env env, std::shared_ptr<const PageArray> pages, con
   if (dtype == "float32") return Napi::Float32Array::New(env, static_cast<size_t>(length), buffer, 0);
   if (dtype == "int64") return Napi::BigInt64Array::New(env, static_cast<size_t>(length), buffer, 0);
   if (dtype == "float16") return Napi::Uint16Array::New(env, static_cast<size_t>(length), buffer, 0, napi_uint16_array);
+  if (dtype == "uint8") return Napi::Uint8Array::New(env, static_cast<size_t>(length), buffer, 0, napi_uint8_array);
   return Napi::Float64Array::New(env, static_cast<size_t>(length), buffer, 0);
 }
 

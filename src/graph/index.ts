@@ -40,6 +40,7 @@ export type {Split} from './split';
 export {randomVertices, randomWalks, walkPairs} from './random_walk';
 export type {WalkOptions} from './random_walk';
 export * as transforms from './transforms';
+export {NameTable} from './name_table';
 export {checkKnowledgeGraph, KnownPartners, readKnowledgeGraph, readNameMaps, writeNameMaps} from './triples';
 export type {KnowledgeGraph, Triples} from './triples';
 export {patternedKg, RELATION_PATTERNS, triplesOf} from './kg_patterns';

@@ -20,6 +20,7 @@ import {
   writeManifest,
 } from './cache_files';
 import {SourceStamp} from './dataset_cache';
+import {NameTable} from './name_table';
 
 // A knowledge graph as triples.ts has it (said here again, structurally: triples.ts reads through this module).
 interface Columns {
@@ -33,15 +34,14 @@ export interface CachedKg {
   train: Columns;
   valid: Columns;
   test: Columns;
-  entityNames?: string[];
-  relationNames?: string[];
+  entityNames?: NameTable;
+  relationNames?: NameTable;
 }
 
 // 2: names as read with the whitespace around each field trimmed (a cache of format 1 holds them untrimmed).
 const FORMAT = 2;
 const SUBDIR = 'kg';
 const SPLITS = ['train', 'valid', 'test'] as const;
-const NAMES_PER_WRITE = 1 << 20;
 
 interface NamesFile {
   file: string;
@@ -57,29 +57,17 @@ interface Manifest extends CacheManifest {
   names?: {entities: NamesFile; relations: NamesFile};
 }
 
-// Names a line each (a name read from a line holds no newline), joined a slice at a time (one string of every
-// name would pass V8's string limit on a large graph), digested and written from the one buffer.
-function writeNames(dir: string, file: string, names: string[]): NamesFile {
-  const slices: Buffer[] = [];
-  for (let i = 0; i < names.length; i += NAMES_PER_WRITE) slices.push(Buffer.from(names.slice(i, i + NAMES_PER_WRITE).join('\n') + '\n'));
-  const bytes = Buffer.concat(slices);
-  fs.writeFileSync(path.join(dir, file), bytes, {mode: 0o600});
-  return {file, count: names.length, bytes: bytes.length, digest: cacheDigest(bytes)};
+// Names a line each, as the table holds them (a name read from a line holds no newline), digested and written.
+function writeNames(dir: string, file: string, names: NameTable): NamesFile {
+  fs.writeFileSync(path.join(dir, file), names.bytes, {mode: 0o600});
+  return {file, count: names.length, bytes: names.bytes.length, digest: cacheDigest(names.bytes)};
 }
 
-function readNames(dir: string, n: NamesFile): string[] {
+function readNames(dir: string, n: NamesFile): NameTable {
   const file = cachedFile(dir, n.file);
   const bytes = Buffer.allocUnsafe(n.bytes);
   readDigestedBytes(file, bytes, n.digest);
-  const names: string[] = [];
-  for (let at = 0; at < bytes.length;) {
-    const end = bytes.indexOf(10, at);
-    if (end < 0) throw new Error(`${file}: the last name has no newline`);
-    names.push(bytes.toString('utf8', at, end));
-    at = end + 1;
-  }
-  if (names.length !== n.count) throw new Error(`${file}: ${names.length} names, the manifest says ${n.count}`);
-  return names;
+  return NameTable.fromLines(bytes, n.count, file);
 }
 
 /** Writes `kg` as the cache of its sources in `dir` (a trusted cache folder): built beside, then renamed in place. */

@@ -10,6 +10,7 @@
 //   one-to-many    r(a, b_1..b_k): some of a's tails held out
 import type {KnowledgeGraph, Triples} from './triples';
 import {graphNative} from '../native/domains';
+import {NameTable} from './name_table';
 import {checkSeed, randInt, seededRng} from '../util/random';
 
 export type RelationPattern = 'symmetric' | 'inverse' | 'composition' | 'antisymmetric' | 'oneToMany';
@@ -141,7 +142,7 @@ export function patternedKg(o: PatternedKgOptions = {}): PatternedKg {
     train: triples(split.train),
     valid: triples(split.valid),
     test: triples(split.test),
-    relationNames: relationPatterns.map((p, i) => `${p}_${i}`),
+    relationNames: NameTable.fromArray(relationPatterns.map((p, i) => `${p}_${i}`)),
     relationPatterns,
     testRelations,
   };

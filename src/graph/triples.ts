@@ -1,15 +1,19 @@
 // Knowledge graphs as (head, relation, tail) triples: the benchmarks' text format (`train.txt`,
 // `valid.txt`, `test.txt`, one `head<TAB>relation<TAB>tail` a line, names mapped to ids in the order
 // they are first seen, or by `entities.dict` / `relations.dict` (`id<TAB>name`) where the folder has
-// them) through the binary cache, the name maps written beside a model and read back, and the checks
+// them), read natively (wm/kg_text.h: names interned in native memory, columns never in the JavaScript heap)
+// through the binary cache, the name maps written beside a model and read back, and the checks
 // every consumer relies on.
 import * as fs from 'fs';
 import * as path from 'path';
 
-import {readLines} from '../data/lines';
+import {readChunks} from '../data/lines';
+import type {NativeKgText} from '../native/addon';
+import {dataNative} from '../native/domains';
 import {writeFileAtomically} from '../util/files';
 import {throughCache} from './dataset_cache';
 import {readKgCache, writeKgCache} from './kg_cache';
+import {NameTable} from './name_table';
 
 /** Triples as three aligned int32 columns. */
 export interface Triples {
@@ -25,8 +29,8 @@ export interface KnowledgeGraph {
   valid: Triples;
   test: Triples;
   /** Names by id, where the graph came from named text. */
-  entityNames?: string[];
-  relationNames?: string[];
+  entityNames?: NameTable;
+  relationNames?: NameTable;
 }
 
 export const SPLIT_FILES = ['train.txt', 'valid.txt', 'test.txt'] as const;
@@ -69,109 +73,34 @@ export function checkKnowledgeGraph(kg: KnowledgeGraph, what: string): void {
   if (tripleCount(kg.train) === 0) throw new RangeError(`${what}: the training split holds no triples`);
 }
 
-// A JavaScript Map holds at most 2^24 entries; a graph's names (86M entities in Freebase) are spread over
-// this many by a hash of the name.
-const NAME_SHARDS = 64;
-
-function nameShard(name: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; ++i) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % NAME_SHARDS;
-}
-
-/** Names to ids, in the order first seen, or fixed by a dictionary file. */
-class NameMap {
-  private readonly shards = Array.from({length: NAME_SHARDS}, () => new Map<string, number>());
-  readonly names: string[] = [];
-  constructor(
-    readonly noun: string,
-    readonly fixed: boolean,
-  ) {}
-
-  get(name: string): number | undefined {
-    return this.shards[nameShard(name)].get(name);
-  }
-
-  set(name: string, id: number): void {
-    this.shards[nameShard(name)].set(name, id);
-  }
-
-  id(name: string, file: string, lineNo: number): number {
-    const found = this.get(name);
-    if (found !== undefined) return found;
-    if (this.fixed) throw new RangeError(`${file}:${lineNo}: ${this.noun} '${name}' is not in the ${this.noun} dictionary`);
-    if (this.names.length === 2 ** 31 - 1) throw new RangeError(`${file}:${lineNo}: more than 2^31 - 1 ${this.noun} names`);
-    this.set(name, this.names.length);
-    this.names.push(name);
-    return this.names.length - 1;
-  }
-}
-
-/** An int32 column that grows by doubling (a number[] of hundreds of millions would take twice the memory and more). */
-class IntColumn {
-  private a = new Int32Array(1024);
-  private n = 0;
-  push(v: number): void {
-    if (this.n === this.a.length) {
-      const b = new Int32Array(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.n++] = v;
-  }
-  take(): Int32Array {
-    return this.a.slice(0, this.n);
-  }
-}
-
 /**
  * The fields of one line: tab-separated, or separated by runs of spaces where the line has no tab; the whitespace
  * around each field is not part of it (a trailing space or tab would otherwise make another entity, or a fourth field).
+ * The native reader (wm/kg_text.h) splits the files' lines so; this splits a line typed by hand (a query).
  */
 export function tripleFields(line: string): string[] {
   const t = line.trim();
   return t.includes('\t') ? t.split('\t').map((f) => f.trim()) : t.split(/\s+/);
 }
 
-/** `id<TAB>name` lines (RotatE's and DGL-KE's `entities.dict`): ids 0..n-1, each once, names distinct. */
-async function readDictionary(file: string, noun: string): Promise<NameMap> {
-  const m = new NameMap(noun, true);
-  const byId: (string | undefined)[] = [];
-  for await (const {line, lineNo} of readLines(file)) {
-    if (line.trim() === '') continue;
-    const f = tripleFields(line);
-    if (f.length !== 2) throw new RangeError(`${file}:${lineNo}: a line must be 'id<TAB>name', got ${f.length} fields`);
-    const id = Number(f[0]);
-    if (!Number.isInteger(id) || id < 0 || id >= 2 ** 31 - 1)
-      throw new RangeError(`${file}:${lineNo}: id '${f[0]}' is not a non-negative integer below 2^31 - 1`);
-    if (byId[id] !== undefined) throw new RangeError(`${file}:${lineNo}: id ${id} is given twice`);
-    if (m.get(f[1]) !== undefined) throw new RangeError(`${file}:${lineNo}: ${noun} '${f[1]}' is given twice`);
-    byId[id] = f[1];
-    m.set(f[1], id);
-  }
-  for (let i = 0; i < byId.length; ++i) {
-    if (byId[i] === undefined) throw new RangeError(`${file}: ids must run from 0 without gaps; ${i} is missing`);
-    m.names.push(byId[i]!);
-  }
-  if (m.names.length === 0) throw new RangeError(`${file}: no ${noun}s`);
-  return m;
+/** Feeds `file` (inflated when it ends in .gz) to the reader as `kind`; the rows of a triple file. */
+async function readInto(reader: NativeKgText, file: string, kind: 'triples' | 'entities' | 'relations'): Promise<number> {
+  reader.begin(file, kind);
+  for await (const chunk of readChunks(file)) reader.push(chunk);
+  return reader.finish();
 }
 
-/** One split's triples, names mapped through the maps (which grow unless fixed). */
-async function readTripleFile(file: string, entities: NameMap, relations: NameMap): Promise<Triples> {
-  const h = new IntColumn(),
-    r = new IntColumn(),
-    t = new IntColumn();
-  for await (const {line, lineNo} of readLines(file)) {
-    if (line.trim() === '') continue;
-    const f = tripleFields(line);
-    if (f.length !== 3) throw new RangeError(`${file}:${lineNo}: a line must be 'head<TAB>relation<TAB>tail', got ${f.length} fields`);
-    if (f.some((x) => x === '')) throw new RangeError(`${file}:${lineNo}: a field is empty`);
-    h.push(entities.id(f[0], file, lineNo));
-    r.push(relations.id(f[1], file, lineNo));
-    t.push(entities.id(f[2], file, lineNo));
-  }
-  return {heads: h.take(), relations: r.take(), tails: t.take()};
+/** The names the reader holds, by id. */
+function namesOf(reader: NativeKgText, which: 'entities' | 'relations'): NameTable {
+  const n = reader.names(which);
+  return new NameTable(n.bytes, n.starts);
+}
+
+/** A triple file's three columns, read through the reader's names (which grow unless a dictionary fixed them). */
+async function readTripleFile(reader: NativeKgText, file: string): Promise<Triples> {
+  await readInto(reader, file, 'triples');
+  const column = (k: number) => reader.column(k).view() as Int32Array;
+  return {heads: column(0), relations: column(1), tails: column(2)};
 }
 
 export interface ReadKnowledgeGraphOptions {
@@ -220,24 +149,43 @@ async function parseKnowledgeGraph(dir: string, what: string): Promise<Knowledge
     throw new Error(
       `readKnowledgeGraph: ${dir} has ${entDict ? 'entities.dict' : 'relations.dict'} without ${entDict ? 'relations.dict' : 'entities.dict'}; give both or neither`,
     );
-  const entities = entDict ? await readDictionary(entDict, 'entity') : new NameMap('entity', false);
-  const relations = relDict ? await readDictionary(relDict, 'relation') : new NameMap('relation', false);
+  const reader = dataNative().kgText();
+  if (entDict) await readInto(reader, entDict, 'entities');
+  if (relDict) await readInto(reader, relDict, 'relations');
   const splits: Triples[] = [];
   for (const name of SPLIT_FILES) {
     const f = find(name);
-    splits.push(f ? await readTripleFile(f, entities, relations) : emptyTriples());
+    splits.push(f ? await readTripleFile(reader, f) : emptyTriples());
   }
+  const entityNames = namesOf(reader, 'entities'),
+    relationNames = namesOf(reader, 'relations');
   const kg: KnowledgeGraph = {
-    numEntities: entities.names.length,
-    numRelations: relations.names.length,
+    numEntities: entityNames.length,
+    numRelations: relationNames.length,
     train: splits[0],
     valid: splits[1],
     test: splits[2],
-    entityNames: entities.names,
-    relationNames: relations.names,
+    entityNames,
+    relationNames,
   };
   checkKnowledgeGraph(kg, what);
   return kg;
+}
+
+// Name-map lines built per slice of ids: one buffer of every line would pass Node's buffer limit on a large graph.
+const NAMES_PER_SLICE = 1 << 20;
+
+/** `id<TAB>name` lines for ids [first, first + count), ids standing for names where there are none. */
+function nameLines(names: NameTable | undefined, n: number, first: number): Buffer {
+  const count = Math.min(NAMES_PER_SLICE, n - first);
+  if (names) return names.dictionaryLines(first, count);
+  return Buffer.from(Array.from({length: count}, (_, i) => `${first + i}\t${first + i}\n`).join(''));
+}
+
+function writeNameFile(file: string, names: NameTable | undefined, n: number): void {
+  const slices: Buffer[] = [];
+  for (let first = 0; first < n; first += NAMES_PER_SLICE) slices.push(nameLines(names, n, first));
+  writeFileAtomically(file, Buffer.concat(slices));
 }
 
 /** Writes `entities.tsv` and `relations.tsv` (`id<TAB>name`) into `dir`; ids stand for names where a graph has none. */
@@ -245,17 +193,16 @@ export function writeNameMaps(
   dir: string,
   kg: Pick<KnowledgeGraph, 'numEntities' | 'numRelations' | 'entityNames' | 'relationNames'>,
 ): void {
-  const text = (names: string[] | undefined, n: number) =>
-    Buffer.from(Array.from({length: n}, (_, i) => `${i}\t${names ? names[i] : i}\n`).join(''));
-  writeFileAtomically(path.join(dir, 'entities.tsv'), text(kg.entityNames, kg.numEntities));
-  writeFileAtomically(path.join(dir, 'relations.tsv'), text(kg.relationNames, kg.numRelations));
+  writeNameFile(path.join(dir, 'entities.tsv'), kg.entityNames, kg.numEntities);
+  writeNameFile(path.join(dir, 'relations.tsv'), kg.relationNames, kg.numRelations);
 }
 
 /** The name maps writeNameMaps wrote: names by id. */
-export async function readNameMaps(dir: string): Promise<{entityNames: string[]; relationNames: string[]}> {
-  const e = await readDictionary(path.join(dir, 'entities.tsv'), 'entity');
-  const r = await readDictionary(path.join(dir, 'relations.tsv'), 'relation');
-  return {entityNames: e.names, relationNames: r.names};
+export async function readNameMaps(dir: string): Promise<{entityNames: NameTable; relationNames: NameTable}> {
+  const reader = dataNative().kgText();
+  await readInto(reader, path.join(dir, 'entities.tsv'), 'entities');
+  await readInto(reader, path.join(dir, 'relations.tsv'), 'relations');
+  return {entityNames: namesOf(reader, 'entities'), relationNames: namesOf(reader, 'relations')};
 }
 
 /** Each (entity, relation) pair's known partners over the given splits, for filtered ranking. */

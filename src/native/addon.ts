@@ -8,6 +8,7 @@ import type {
   NativeGraph,
   NativeHostArray,
   NativeHostMemory,
+  NativeKgText,
   NativeOptimizerParams,
   NativeTable,
   NativeTextColumns,
@@ -388,6 +389,8 @@ export interface NativeBindings {
   graphFromCsr(rowPtr: Int32Array, colIdx: Int32Array): NativeGraph;
   /** A text table parser (wm/text_columns.h); `name` starts its error messages. */
   textColumns(name: string, spec: TextColumnsSpec): NativeTextColumns;
+  /** A reader of one knowledge graph's text files (wm/kg_text.h). */
+  kgText(): NativeKgText;
   /** `length` elements of `dtype` at byte `offset` of a file, mapped copy-on-write. */
   hostArrayMap(path: string, offset: number, length: number, dtype: NativeHostArray['dtype']): NativeHostArray;
   /** The 64-bit digest (16 hex digits) of a typed array's bytes, as graph files record theirs. */

@@ -48,7 +48,7 @@ export const graphNative: Part<
 > = native;
 
 /** Text tables parsed natively, files mapped as typed arrays, feature rows converted and checked, digests (the dataset loader and its cache, src/graph/). */
-export const dataNative: Part<'textColumns' | 'hostArrayMap' | 'digest' | 'floatRows' | 'seededPermutation'> = native;
+export const dataNative: Part<'textColumns' | 'kgText' | 'hostArrayMap' | 'digest' | 'floatRows' | 'seededPermutation'> = native;
 
 /** The layers' fused passes: GraphSAGE, GAT, row dots, dropout, the fused loss, columns copied into wider matrices (src/nn/). */
 export const layerNative: Part<

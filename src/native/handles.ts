@@ -130,6 +130,19 @@ export interface TextColumnsSummary {
 }
 
 /** A text table parsed in chunks (wm/text_columns.h). */
+/** A knowledge graph's text files read natively (wm/kg_text.h): a file at a time, names interned. */
+export interface NativeKgText {
+  /** Starts a file; `name` starts its errors. A dictionary fills its names and fixes them. */
+  begin(name: string, kind: 'triples' | 'entities' | 'relations'): void;
+  push(bytes: Uint8Array): void;
+  /** Ends the file: the rows of a triple file (0 for a dictionary). */
+  finish(): number;
+  /** The triple file's heads (0), relations (1) or tails (2), int32 (taken: once each). */
+  column(column: number): NativeHostArray;
+  /** The names by id: each name's UTF-8 bytes then a newline, and where each starts (count + 1 offsets). */
+  names(which: 'entities' | 'relations'): {bytes: Uint8Array; starts: Float64Array};
+}
+
 export interface NativeTextColumns {
   push(bytes: Uint8Array): void;
   finish(): void;

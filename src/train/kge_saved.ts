@@ -11,6 +11,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 
 import {npyHeader, readNpyHeader} from '../data/npy';
+import type {NameTable} from '../graph/name_table';
 import {KnowledgeGraph, readNameMaps, writeNameMaps} from '../graph/triples';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
 import {kgeModel} from '../nn/kge/index';
@@ -161,7 +162,7 @@ function readTable(dir: string, rec: TableFile, table: Embedding): void {
 export async function loadKgeModel(
   dir: string,
   opts: {memory?: EmbeddingMemory} = {},
-): Promise<{model: KgeModel; info: SavedKgeInfo; entityNames: string[]; relationNames: string[]}> {
+): Promise<{model: KgeModel; info: SavedKgeInfo; entityNames: NameTable; relationNames: NameTable}> {
   const info = readKgeInfo(dir);
   const c = info.config;
   const names = await readNameMaps(dir);
