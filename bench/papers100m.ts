@@ -59,6 +59,7 @@ import {
   envChoice,
   profileSteps,
   rankOrMain,
+  withCpuProfile,
   setBenchMatmulPrecision,
   resultIn,
   resultOnRanks,
@@ -249,6 +250,8 @@ interface RankRun {
   memory?: string;
   cacheShare?: number;
   hitRate?: number;
+  /** Rank 0's profile (every rank prints its own). */
+  profile?: StepProfile;
 }
 
 // The training vertices: TRAIN_VERTICES distinct vertices drawn with a seeded stride (ogbn-papers100M's
@@ -322,10 +325,15 @@ async function rank(): Promise<void> {
   wm.synchronize();
   comm.barrier();
   const s0 = process.hrtime.bigint();
-  for (let i = 0; i < STEPS; ++i) await step();
-  wm.synchronize();
+  await withCpuProfile(`papers100m-${memory}-rank${comm.rank}of${comm.size}`, async () => {
+    for (let i = 0; i < STEPS; ++i) await step();
+    wm.synchronize();
+  });
   comm.barrier();
   const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
+  const hitRate = features.cacheStats()?.hitRate;
+  // Each rank's profile (steps of every rank together: they are collectives), printed by each.
+  const profile = PROFILE_STEPS > 0 ? await profiledSteps(step, `rank ${comm.rank}: `) : undefined;
   const seedsPerSecond = (BATCH * STEPS * comm.size) / seconds;
   const result: RankRun = {
     ranks: comm.size,
@@ -334,7 +342,8 @@ async function rank(): Promise<void> {
     epochSeconds: TRAIN_VERTICES / seedsPerSecond,
     graphSeconds,
     featureSeconds,
-    ...(memory === 'hierarchical' ? {memory, cacheShare: RANK_CACHE, hitRate: features.cacheStats()?.hitRate} : {}),
+    ...(memory === 'hierarchical' ? {memory, cacheShare: RANK_CACHE, hitRate} : {}),
+    profile,
   };
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   model.dispose();
@@ -431,12 +440,12 @@ async function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefi
 
 // Where a step's time goes: PROFILE_STEPS more steps under wm.profileOps (not part of the timed steps), each
 // native op's GPU milliseconds per step, the slowest first.
-async function profiledSteps(step: () => Promise<void>): Promise<StepProfile> {
+async function profiledSteps(step: () => Promise<void>, who = ''): Promise<StepProfile> {
   const p = await profileSteps(PROFILE_STEPS, async () => {
     for (let i = 0; i < PROFILE_STEPS; ++i) await step();
   });
   console.log(
-    `  profiled (${PROFILE_STEPS} steps): ${p.msPerStep.toFixed(2)} ms per step, GPU ops ${p.gpuOpMsPerStep.toFixed(2)} ms; per step: ${costliestOps(p)}`,
+    `  ${who}profiled (${PROFILE_STEPS} steps): ${p.msPerStep.toFixed(2)} ms per step, GPU ops ${p.gpuOpMsPerStep.toFixed(2)} ms; per step: ${costliestOps(p)}`,
   );
   return p;
 }

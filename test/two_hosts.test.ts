@@ -116,7 +116,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     }
   });
 
-  it("a GPU per host (needs two GPUs): the GPUs told apart by host though each is its host's GPU 0, the all-reduce through NCCL over the hosts' sockets (exact, odd sizes), a distributed GPU table written on one host and read on both, continuous GPU memory refused across hosts", async function () {
+  it("a GPU per host (needs two GPUs): the GPUs told apart by host though each is its host's GPU 0, the all-reduce through NCCL over the hosts' sockets (exact, odd sizes), a distributed GPU table written on one host and read on both, a hierarchical one read across them through NCCL (cached and not), continuous GPU memory refused across hosts", async function () {
     const gpus = spawnSync('nvidia-smi', ['-L'], {encoding: 'utf8'});
     const count = gpus.status === 0 ? gpus.stdout.split('\n').filter((l) => l.startsWith('GPU ')).length : 0;
     if (count < 2) {

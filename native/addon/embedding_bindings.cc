@@ -77,10 +77,11 @@ wm::TableRef tableOf(const Args& a, size_t i, const char* name) {
   bool hostTable = false;
   if (memory.IsObject()) {
     if (wm::DeviceWholeMemory* d = unwrapDeviceMemory(memory)) {
-      wm::TableRef dt = d->table();  // addresses the WholeMemory; keep our storage type and width
+      wm::TableRef dt = d->table();  // addresses the WholeMemory; keep our storage type, width and first row's place
       dt.rows = t.rows;
       dt.dim = t.dim;
       dt.storage = t.storage;
+      dt.rowBase = t.rowBase;
       t = dt;
     } else {
       wm::HostWholeMemory* m = unwrapHostMemory(memory);

@@ -91,8 +91,19 @@ function hierarchical(r: TableRequest, b: WholeMemoryBackend | undefined, comm: 
       Math.ceil((mine.rows * rowBytes) / (b ? host.size : 1)),
       b ? 'device' : 'host',
     );
-    const inner = b ? DeviceTable.wholeMemory(b, mine, host, 1, () => {}) : HostTable.wholeMemory(mine, host, 0, () => {});
-    return new HierarchicalTable(r.rows, r.dim, comm, host, across, inner, done);
+    if (b) {
+      const inner = DeviceTable.wholeMemory(b, mine, host, 1, () => {});
+      return new HierarchicalTable(r.rows, r.dim, comm, host, across, inner, done, {b, table: inner.kernelTable});
+    }
+    return new HierarchicalTable(
+      r.rows,
+      r.dim,
+      comm,
+      host,
+      across,
+      HostTable.wholeMemory(mine, host, 0, () => {}),
+      done,
+    );
   } catch (e) {
     across.destroy();
     host.destroy();

@@ -3,18 +3,27 @@
 // (chunked WholeMemory over its GPUs; continuous host memory without one). How a read is routed: a row of the
 // reader's own host is read from that memory directly (over NVLink between GPUs); a row of another host goes to
 // the rank that holds the reader's place on that host (the `across` group, one rank a host), which reads it from
-// its host's memory and answers. An update goes the same way to the owning host, whose ranks then apply what
-// reached them together (applyAtOwners: one update per row). Between hosts, rows and gradients move through the
-// communicators' sockets. Reads, writes and steps are collectives of the whole group.
+// its host's memory and answers: on GPUs through NCCL (the distributed gather over `across`, each host's chunked
+// table its owner's part, the rows landing on the reader's GPU), without them through the communicators' sockets.
+// An update goes to the owning host through the sockets, whose ranks then apply what reached them together
+// (applyAtOwners: one update per row). Reads, writes and steps are collectives of the whole group.
 import * as tf from '@tensorflow/tfjs-core';
 
-import type {NativeOptimizerParams} from '../../native/addon';
+import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {bytesOf, failTogether, firstBadIndex, readRows, RowLayout, sendFloatRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import {cacheBytes, CacheStats, checkCacheIds} from './row_cache';
 import {asFloat32, asInt32, CachePlace, sendToOwners, TableStorage} from './table_storage';
 import {tidyValues} from '../../util/tidy_values';
+import {markValid} from '../../backend/index_validation';
+
+/** `t`, indices known to lie in [0, rows): gathers by them need no check (none that waits for the device). */
+function checkedIndices<T extends tf.Tensor>(t: T, rows: number): T {
+  markValid(t, rows);
+  return t;
+}
 
 /** How the rows of a table of `rows` rows split between `hosts` hosts: host h holds [first, first + count). */
 export function hostShare(rows: number, hosts: number, h: number): {rowsPerHost: number; first: number; count: number} {
@@ -46,6 +55,8 @@ export class HierarchicalTable implements TableStorage {
     private readonly across: Communicator,
     private readonly inner: TableStorage,
     private readonly onRelease: () => void,
+    /** On GPUs: the backend and the host's table as the kernels read it, for reads of other hosts through NCCL. */
+    private readonly device?: {b: WholeMemoryBackend; table: NativeTable},
   ) {
     const share = hostShare(rows, across.size, across.rank);
     this.hostFirst = share.first;
@@ -55,7 +66,7 @@ export class HierarchicalTable implements TableStorage {
     this.count = this.hostCount === 0 ? 0 : inner.count;
     this.stateCount = inner.stateCount;
     this.layout = {comm: across, rows, rowsPerRank: share.rowsPerHost, rowBytes: dim * 4, noun: 'table'};
-    this.cache = new RemoteRowCache(rows, dim, (ids, what) => {
+    this.cache = new RemoteRowCache(rows, dim, device !== undefined, (ids, what) => {
       const remote = ids.filter((id) => !this.ownHost(id));
       this.checked(remote, what);
       return {ids: remote, rows: this.readRemoteBlocks(remote, what)};
@@ -77,9 +88,9 @@ export class HierarchicalTable implements TableStorage {
     try {
       for (let b = 0; b < blocks; ++b) {
         const block = remote.subarray(b * per, (b + 1) * per);
-        const bytes = this.readRemote(block, what);
-        if (block.length > 0)
-          parts.push(tf.tensor2d(new Float32Array(bytes.buffer, bytes.byteOffset, block.length * this.dim), [block.length, this.dim]));
+        const rows = this.remoteRows(block, what);
+        if (block.length > 0) parts.push(rows);
+        else rows.dispose();
       }
       if (parts.length <= 1) return parts.pop();
       const all = tf.concat(parts) as tf.Tensor2D;
@@ -115,57 +126,141 @@ export class HierarchicalTable implements TableStorage {
   }
 
   gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
+    return this.device ? this.gatherOnDevice(idx, shape, what) : this.gatherOnHost(idx, shape, what);
+  }
+
+  /**
+   * On GPUs, with no wait for the device: every position's row through one NCCL gather over `across` (this host's rows
+   * answered here, the others' by their host), except those this rank holds copies of, read from its cache. The
+   * indices are checked inside the collective (every rank fails together).
+   */
+  private gatherOnDevice(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
+    const n = idx.size;
+    const c = this.cache;
+    return tf.tidy(() => {
+      const ids = tf.reshape(idx, [n]) as tf.Tensor1D;
+      if (!c.slotsOnDevice) return tf.reshape(this.throughAcross(ids, what), shape);
+      const int = (v: number) => tf.scalar(v, 'int32');
+      // Each id's cache slot (-1: none), looked up at the id clamped into the table: an id outside keeps its place in
+      // the collective, which names it.
+      const inside = tf.logicalAnd(tf.greaterEqual(ids, int(0)), tf.less(ids, int(this.rows)));
+      const slots = tf.gather(c.slotsOnDevice, checkedIndices(tf.minimum(tf.maximum(ids, int(0)), int(this.rows - 1)), this.rows));
+      const hit = tf.logicalAnd(inside, tf.greaterEqual(slots, int(0)));
+      c.counted(n, tf.sum(tf.cast(hit, 'int32')) as tf.Scalar);
+      // In a cached row's place the collective reads one of this host's (answered here, nothing sent).
+      const asked = tf.where(hit, tf.fill([n], this.hostCount > 0 ? this.hostFirst : 0, 'int32'), ids) as tf.Tensor1D;
+      const read = this.throughAcross(asked, what);
+      const copies = tf.gather(c.rows!, checkedIndices(tf.maximum(slots, int(0)), c.rows!.shape[0]));
+      return tf.reshape(tf.where(hit, copies, read), shape);
+    });
+  }
+
+  /** Collective over `across`, on GPUs: the rows at device indices `ids` (any host's) through NCCL, as float32. */
+  private throughAcross(ids: tf.Tensor1D, what: string): tf.Tensor2D {
+    const {b, table} = this.device!;
+    const {info, ptr} = b.makeDeviceOutput([ids.size, this.dim], 'float32');
+    try {
+      embeddingNative().distributedEmbeddingGather(
+        this.across.nativeComm,
+        table,
+        this.rows,
+        this.layout.rowsPerRank,
+        ids.size ? b.devicePtr(ids) : 0,
+        ids.size,
+        ptr,
+      );
+    } catch (e) {
+      b.disposeData(info.dataId, true);
+      throw e;
+    }
+    return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
+  }
+
+  /** Without GPUs: the positions split by where their rows are (this host, this rank's copies, other hosts). */
+  private gatherOnHost(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
     const ids = asInt32(idx.dataSync());
     this.checked(ids, what);
-    const own: number[] = [],
-      cached: number[] = [],
-      remote: number[] = [];
+    const n = ids.length;
+    const own = new Int32Array(n),
+      cached = new Int32Array(n),
+      remote = new Int32Array(n);
+    let nOwn = 0,
+      nCached = 0,
+      nRemote = 0;
     const slots = this.cache.slotOf;
-    ids.forEach((id, i) => (this.ownHost(id) ? own : slots && slots[id] >= 0 ? cached : remote).push(i));
-    this.cache.counted(ids.length, cached.length);
-    // Other hosts' rows through `across` (a collective of the group even when this rank wants none).
-    const remoteBytes = this.readRemote(
-      Int32Array.from(remote, (i) => ids[i]),
-      what,
-    );
+    const lo = this.hostFirst,
+      hi = this.hostFirst + this.hostCount;
+    for (let i = 0; i < n; ++i) {
+      const id = ids[i];
+      if (id >= lo && id < hi) own[nOwn++] = i;
+      else if (slots && slots[id] >= 0) cached[nCached++] = i;
+      else remote[nRemote++] = i;
+    }
+    this.cache.counted(n, nCached);
+    const pick = (at: Int32Array, count: number, f: (id: number) => number) => {
+      const out = new Int32Array(count);
+      for (let k = 0; k < count; ++k) out[k] = f(ids[at[k]]);
+      return out;
+    };
     return tf.tidy(() => {
-      // This host's rows from its shared memory (on the GPU for GPU tables), this rank's copies of other hosts' rows,
-      // and the rows other hosts sent: each position's row put back in the caller's order.
+      // Other hosts' rows through `across` (a collective of the group even when this rank wants none).
+      const remoteRows = this.remoteRows(
+        pick(remote, nRemote, (id) => id),
+        what,
+      );
+      // This host's rows from its shared memory, this rank's copies of other hosts' rows, and the rows other hosts
+      // sent: each position's row put back in the caller's order.
       const parts: tf.Tensor[] = [
         this.inner.gather(
           tf.tensor1d(
-            Int32Array.from(own, (i) => ids[i] - this.hostFirst),
+            pick(own, nOwn, (id) => id - lo),
             'int32',
           ),
-          [own.length, this.dim],
+          [nOwn, this.dim],
           what,
         ),
       ];
-      if (cached.length)
+      if (nCached)
         parts.push(
           tf.gather(
             this.cache.rows!,
             tf.tensor1d(
-              Int32Array.from(cached, (i) => slots![ids[i]]),
+              pick(cached, nCached, (id) => slots![id]),
               'int32',
             ),
           ),
         );
-      if (remote.length)
-        parts.push(
-          tf.tensor2d(new Float32Array(remoteBytes.buffer, remoteBytes.byteOffset, remote.length * this.dim), [remote.length, this.dim]),
-        );
+      if (nRemote) parts.push(remoteRows);
       if (parts.length === 1) return tf.reshape(parts[0], shape);
-      const order = new Int32Array(ids.length);
-      [own, cached, remote].flat().forEach((i, k) => (order[i] = k));
+      const order = new Int32Array(n);
+      let k = 0;
+      for (const [at, count] of [
+        [own, nOwn],
+        [cached, nCached],
+        [remote, nRemote],
+      ] as const)
+        for (let j = 0; j < count; ++j) order[at[j]] = k++;
       return tf.reshape(tf.gather(tf.concat(parts), tf.tensor1d(order, 'int32')), shape);
     });
   }
 
-  /** Collective over `across`: the rows at `ids` (every one on another host) as float32 bytes. */
-  private readRemote(ids: Int32Array, what: string): Uint8Array {
-    if (this.across.size === 1) return new Uint8Array(0);
-    return readRows(this.layout, ids, (local) => this.readOwn(local, what), what);
+  /**
+   * Collective over `across`: the rows at `ids` (every one on another host) as a float32 tensor where this rank
+   * computes: through NCCL on GPUs, through the sockets without them.
+   */
+  private remoteRows(ids: Int32Array, what: string): tf.Tensor2D {
+    const shape: [number, number] = [ids.length, this.dim];
+    if (this.across.size === 1) return tf.zeros(shape);
+    if (this.device) {
+      const idx = tf.tensor1d(ids, 'int32');
+      try {
+        return this.throughAcross(idx, what);
+      } finally {
+        idx.dispose();
+      }
+    }
+    const bytes = readRows(this.layout, ids, (local) => this.readOwn(local, what), what);
+    return tf.tensor2d(new Float32Array(bytes.buffer, bytes.byteOffset, ids.length * this.dim), shape);
   }
 
   /** This host's rows at local indices, as float32 bytes: what another host's rank asked this rank for. */
@@ -258,12 +353,17 @@ export class HierarchicalTable implements TableStorage {
 class RemoteRowCache implements CachePlace {
   rows?: tf.Tensor2D;
   slotOf?: Int32Array;
+  /** On GPUs, slotOf where the rank computes (int32, a slot or -1 per row of the table). */
+  slotsOnDevice?: tf.Tensor1D;
   private lookups = 0;
   private hits = 0;
+  // Hits counted on the GPU, a scalar a read, added in here a batch at a time (one wait for the device a batch).
+  private pendingHits: tf.Scalar[] = [];
 
   constructor(
     private readonly tableRows: number,
     private readonly dim: number,
+    private readonly onDevice: boolean,
     private readonly fill: (ids: Int32Array, what: string) => {ids: Int32Array; rows: tf.Tensor2D | undefined},
   ) {}
 
@@ -276,21 +376,36 @@ class RemoteRowCache implements CachePlace {
     this.rows = tf.keep(got.rows);
     this.slotOf = new Int32Array(this.tableRows).fill(-1);
     got.ids.forEach((id, k) => (this.slotOf![id] = k));
+    if (this.onDevice) this.slotsOnDevice = tf.keep(tf.tensor1d(this.slotOf, 'int32'));
   }
 
   get readOnly(): boolean {
     return this.rows !== undefined;
   }
 
-  /** A read of `n` rows, `hit` of them copies here. */
-  counted(n: number, hit: number): void {
+  /** A read of `n` rows, `hit` of them copies here (a count, or an int32 scalar on the GPU, kept until counted). */
+  counted(n: number, hit: number | tf.Scalar): void {
     if (!this.rows) return;
     this.lookups += n;
-    this.hits += hit;
+    if (typeof hit === 'number') this.hits += hit;
+    else {
+      this.pendingHits.push(tf.keep(hit));
+      if (this.pendingHits.length >= 64) this.addPending();
+    }
+  }
+
+  private addPending(): void {
+    if (this.pendingHits.length === 0) return;
+    const sum = tf.tidy(() => tf.sum(tf.stack(this.pendingHits)));
+    this.hits += sum.dataSync()[0];
+    sum.dispose();
+    tf.dispose(this.pendingHits);
+    this.pendingHits = [];
   }
 
   stats(): CacheStats | undefined {
     if (!this.rows) return undefined;
+    this.addPending();
     const slots = this.rows.shape[0];
     return {
       slots,
@@ -304,11 +419,15 @@ class RemoteRowCache implements CachePlace {
   resetCounts(): void {
     this.lookups = 0;
     this.hits = 0;
+    tf.dispose(this.pendingHits);
+    this.pendingHits = [];
   }
 
   release(): void {
     this.rows?.dispose();
     this.rows = undefined;
+    this.slotsOnDevice?.dispose();
+    this.slotsOnDevice = undefined;
     this.slotOf = undefined;
     this.resetCounts();
   }

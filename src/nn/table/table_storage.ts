@@ -111,6 +111,11 @@ export abstract class AddressedTable {
     if (!mem || memoryType === 0) this.cache = new TableCache(table, r, cacheOn, mem !== undefined);
   }
 
+  /** The native table the kernels read (for collectives that read it at its owners). */
+  get kernelTable(): NativeTable {
+    return this.table;
+  }
+
   readState(i: number): Float32Array {
     return readStateRows(this.states[i], this.r.stateWidth, this.first, this.count);
   }
