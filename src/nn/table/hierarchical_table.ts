@@ -17,7 +17,9 @@ import {embeddingNative} from '../../native/domains';
 import {cacheBytes, CacheStats, checkCacheIds} from './row_cache';
 import {asFloat32, asInt32, CachePlace, sendToOwners, TableStorage} from './table_storage';
 import {tidyValues} from '../../util/tidy_values';
-import {markValid} from '../../backend/index_validation';
+import {indexError, markValid} from '../../backend/index_validation';
+
+const int = (v: number) => tf.scalar(v, 'int32');
 
 /** `t`, indices known to lie in [0, rows): gathers by them need no check (none that waits for the device). */
 function checkedIndices<T extends tf.Tensor>(t: T, rows: number): T {
@@ -130,29 +132,44 @@ export class HierarchicalTable implements TableStorage {
   }
 
   /**
-   * On GPUs, with no wait for the device: every position's row through one NCCL gather over `across` (this host's rows
-   * answered here, the others' by their host), except those this rank holds copies of, read from its cache. The
-   * indices are checked inside the collective (every rank fails together).
+   * On GPUs: every position's row through one NCCL gather over `across` (this host's rows answered here, the others'
+   * by their host), except those this rank holds copies of, read from its cache; the indices checked over the group
+   * first (one number read from the GPU), so every rank fails together.
    */
   private gatherOnDevice(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
     const n = idx.size;
     const c = this.cache;
     return tf.tidy(() => {
       const ids = tf.reshape(idx, [n]) as tf.Tensor1D;
+      this.checkedOnDevice(ids, what);
       if (!c.slotsOnDevice) return tf.reshape(this.throughAcross(ids, what), shape);
-      const int = (v: number) => tf.scalar(v, 'int32');
-      // Each id's cache slot (-1: none), looked up at the id clamped into the table: an id outside keeps its place in
-      // the collective, which names it.
-      const inside = tf.logicalAnd(tf.greaterEqual(ids, int(0)), tf.less(ids, int(this.rows)));
-      const slots = tf.gather(c.slotsOnDevice, checkedIndices(tf.minimum(tf.maximum(ids, int(0)), int(this.rows - 1)), this.rows));
-      const hit = tf.logicalAnd(inside, tf.greaterEqual(slots, int(0)));
+      // Each id's cache slot (-1: none).
+      const slots = tf.gather(c.slotsOnDevice, checkedIndices(ids, this.rows));
+      const hit = tf.greaterEqual(slots, int(0));
       c.counted(n, tf.sum(tf.cast(hit, 'int32')) as tf.Scalar);
       // In a cached row's place the collective reads one of this host's (answered here, nothing sent).
       const asked = tf.where(hit, tf.fill([n], this.hostCount > 0 ? this.hostFirst : 0, 'int32'), ids) as tf.Tensor1D;
       const read = this.throughAcross(asked, what);
       const copies = tf.gather(c.rows!, checkedIndices(tf.maximum(slots, int(0)), c.rows!.shape[0]));
-      return tf.reshape(tf.where(hit, copies, read), shape);
+      return tf.reshape(tf.where(tf.reshape(hit, [n, 1]), copies, read), shape);
     });
+  }
+
+  /** Every rank learns whether any passed an index outside the table (device indices: one number read); all throw together. */
+  private checkedOnDevice(ids: tf.Tensor1D, what: string): void {
+    let bad = -1,
+      value = 0;
+    if (ids.size > 0) {
+      const [any, at, v] = tidyValues(() => {
+        const outside = tf.cast(tf.logicalOr(tf.less(ids, int(0)), tf.greaterEqual(ids, int(this.rows))), 'int32');
+        const first = tf.argMax(outside);
+        return tf.stack([tf.max(outside), first, tf.reshape(tf.gather(ids, tf.reshape(first, [1])), [])]);
+      });
+      if (any > 0) [bad, value] = [at, v];
+    }
+    const failed = this.group.allgatherJson(bad, `${what} (indices)`).findIndex((b) => b >= 0);
+    if (bad >= 0) throw indexError(what, value, bad, this.rows);
+    if (failed >= 0) throw new RangeError(`${what}: rank ${failed} passed an index outside the table's ${this.rows} rows`);
   }
 
   /** Collective over `across`, on GPUs: the rows at device indices `ids` (any host's) through NCCL, as float32. */
