@@ -14,6 +14,37 @@ import {readCounter} from './device_counter';
 import {hostArrays} from './host_table';
 import {asFloat32, asInt32, nativeTable, readStateRows, StateBuffer, TableRequest, TableStorage, writeStateRows} from './table_storage';
 
+/**
+ * Collective over `group` on GPUs: the rows at device indices `idx` of a table of `rows` rows, rank q holding rows
+ * [q * rowsPerRank, ...) in its `local` table, through NCCL, as a float32 tensor of `shape` on this rank's GPU.
+ */
+export function ncclGather(
+  b: WholeMemoryBackend,
+  group: Communicator,
+  local: NativeTable,
+  rowsPerRank: number,
+  rows: number,
+  idx: tf.Tensor,
+  shape: number[],
+): tf.Tensor {
+  const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
+  try {
+    embeddingNative().distributedEmbeddingGather(
+      group.nativeComm,
+      local,
+      rows,
+      rowsPerRank,
+      idx.size ? b.devicePtr(idx) : 0,
+      idx.size,
+      ptr,
+    );
+  } catch (e) {
+    b.disposeData(info.dataId, true);
+    throw e;
+  }
+  return tf.engine().makeTensorFromTensorInfo(info);
+}
+
 export class DistributedTable implements TableStorage {
   readonly checksInCollective = true;
   readonly first: number;
@@ -78,22 +109,7 @@ export class DistributedTable implements TableStorage {
       );
       return tf.tensor(new Float32Array(out.buffer), shape, 'float32');
     }
-    const {info, ptr} = b.makeDeviceOutput(shape, 'float32');
-    try {
-      embeddingNative().distributedEmbeddingGather(
-        this.group.nativeComm,
-        this.table,
-        this.r.rows,
-        this.layout.rowsPerRank,
-        idx.size ? b.devicePtr(idx) : 0,
-        idx.size,
-        ptr,
-      );
-    } catch (e) {
-      b.disposeData(info.dataId, true);
-      throw e;
-    }
-    return tf.engine().makeTensorFromTensorInfo(info);
+    return ncclGather(b, this.group, this.table, this.layout.rowsPerRank, this.r.rows, idx, shape);
   }
 
   write(idx: tf.Tensor, values: tf.Tensor, what: string): void {

@@ -14,6 +14,7 @@ import type {NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
 import {bytesOf, failTogether, firstBadIndex, readRows, RowLayout, sendFloatRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
+import {ncclGather} from './distributed_table';
 import {cacheBytes, CacheStats, checkCacheIds} from './row_cache';
 import {asFloat32, asInt32, CachePlace, sendToOwners, TableStorage} from './table_storage';
 import {tidyValues} from '../../util/tidy_values';
@@ -142,14 +143,14 @@ export class HierarchicalTable implements TableStorage {
     return tf.tidy(() => {
       const ids = tf.reshape(idx, [n]) as tf.Tensor1D;
       this.checkedOnDevice(ids, what);
-      if (!c.slotsOnDevice) return tf.reshape(this.throughAcross(ids, what), shape);
+      if (!c.slotsOnDevice) return tf.reshape(this.throughAcross(ids), shape);
       // Each id's cache slot (-1: none).
       const slots = tf.gather(c.slotsOnDevice, checkedIndices(ids, this.rows));
       const hit = tf.greaterEqual(slots, int(0));
       c.counted(n, tf.sum(tf.cast(hit, 'int32')) as tf.Scalar);
       // In a cached row's place the collective reads one of this host's (answered here, nothing sent).
       const asked = tf.where(hit, tf.fill([n], this.hostCount > 0 ? this.hostFirst : 0, 'int32'), ids) as tf.Tensor1D;
-      const read = this.throughAcross(asked, what);
+      const read = this.throughAcross(asked);
       const copies = tf.gather(c.rows!, checkedIndices(tf.maximum(slots, int(0)), c.rows!.shape[0]));
       return tf.reshape(tf.where(tf.reshape(hit, [n, 1]), copies, read), shape);
     });
@@ -173,24 +174,9 @@ export class HierarchicalTable implements TableStorage {
   }
 
   /** Collective over `across`, on GPUs: the rows at device indices `ids` (any host's) through NCCL, as float32. */
-  private throughAcross(ids: tf.Tensor1D, what: string): tf.Tensor2D {
+  private throughAcross(ids: tf.Tensor1D): tf.Tensor2D {
     const {b, table} = this.device!;
-    const {info, ptr} = b.makeDeviceOutput([ids.size, this.dim], 'float32');
-    try {
-      embeddingNative().distributedEmbeddingGather(
-        this.across.nativeComm,
-        table,
-        this.rows,
-        this.layout.rowsPerRank,
-        ids.size ? b.devicePtr(ids) : 0,
-        ids.size,
-        ptr,
-      );
-    } catch (e) {
-      b.disposeData(info.dataId, true);
-      throw e;
-    }
-    return tf.engine().makeTensorFromTensorInfo(info) as tf.Tensor2D;
+    return ncclGather(b, this.across, table, this.layout.rowsPerRank, this.rows, ids, [ids.size, this.dim]) as tf.Tensor2D;
   }
 
   /** Without GPUs: the positions split by where their rows are (this host, this rank's copies, other hosts). */
@@ -271,7 +257,7 @@ export class HierarchicalTable implements TableStorage {
     if (this.device) {
       const idx = tf.tensor1d(ids, 'int32');
       try {
-        return this.throughAcross(idx, what);
+        return this.throughAcross(idx);
       } finally {
         idx.dispose();
       }
