@@ -15,6 +15,7 @@ import * as wm from '../src/index';
 import {NegativeSampler} from '../src/graph/kge_negatives';
 import {freebaseShapedKg, patternedKg, triplesOf} from '../src/graph/kg_patterns';
 import {NameTable} from '../src/graph/name_table';
+import {dataNative} from '../src/native/domains';
 import {checkTriples, KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, tripleFields, writeNameMaps} from '../src/graph/triples';
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
 import {chunkLoss, composite, stepRowsGradients} from '../src/nn/kge/chunk_loss';
@@ -794,6 +795,21 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       expect(Array.from(kg.train.tails)).to.deep.equal(want.map((w) => w[2]));
       expect(kg.entityNames?.toArray()).to.deep.equal([...ent.keys()]);
       expect(kg.relationNames?.toArray()).to.deep.equal([...rel.keys()]);
+      // The same bytes fed in pieces of 1 to 40 bytes (lines and names cut anywhere, a CR apart from its LF): the same ids.
+      const reader = dataNative().kgText();
+      reader.begin('pieces', 'triples');
+      const bytes = Buffer.from(text);
+      for (let at = 0; at < bytes.length;) {
+        const n = 1 + Math.floor(rng() * 40);
+        reader.push(bytes.subarray(at, at + n));
+        at += n;
+      }
+      expect(reader.finish()).to.equal(want.length);
+      expect(Array.from(reader.column(0).view() as Int32Array)).to.deep.equal(want.map((w) => w[0]));
+      expect(Array.from(reader.column(2).view() as Int32Array)).to.deep.equal(want.map((w) => w[2]));
+      expect(() => reader.column(2)).to.throw(/column 2 was taken already/);
+      const pieces = reader.names('entities');
+      expect(new NameTable(pieces.bytes, pieces.starts).toArray()).to.deep.equal([...ent.keys()]);
       // The name table: by id, by name (first, inner, last, absent, a prefix of a name), its name-map lines.
       const en = kg.entityNames!;
       const keys = [...ent.keys()];
@@ -829,6 +845,17 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         fs.writeFileSync(path.join(dir, 'entities.dict'), text);
         await expectReject(readKnowledgeGraph(dir, {cache: false}), error);
       }
+      // A bad line past many batches of lines, blank lines among them: named by its own number.
+      fs.rmSync(path.join(dir, 'entities.dict'));
+      fs.rmSync(path.join(dir, 'relations.dict'));
+      const many = Array.from({length: 700}, (_, i) => (i % 9 === 4 ? '' : `e${i}\tr\te${i + 1}`));
+      fs.writeFileSync(path.join(dir, 'train.txt'), [...many, 'e1\tr', 'e2\tr\te3'].join('\n'));
+      await expectReject(
+        readKnowledgeGraph(dir, {cache: false}),
+        /train\.txt:701: a line must be 'head<TAB>relation<TAB>tail', got 2 fields/,
+      );
+      fs.writeFileSync(path.join(dir, 'train.txt'), 'a\tr\tb\n');
+      fs.writeFileSync(path.join(dir, 'relations.dict'), '0\tr\n');
       fs.writeFileSync(path.join(dir, 'entities.dict'), '1\tb\r\n0\ta');
       const kg = await readKnowledgeGraph(dir, {cache: false});
       expect(kg.entityNames?.toArray()).to.deep.equal(['a', 'b']);
