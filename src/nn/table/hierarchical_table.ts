@@ -1,12 +1,13 @@
 // A table split between hosts and shared within each (memory 'hierarchical', WholeGraph's hierarchical memory):
 // host h of H (hosts in the order of their names) holds rows [h * rowsPerHost, ...) in memory its ranks share
-// (chunked WholeMemory over its GPUs; continuous host memory without one). How a read is routed: a row of the
-// reader's own host is read from that memory directly (over NVLink between GPUs); a row of another host goes to
-// the rank that holds the reader's place on that host (the `across` group, one rank a host), which reads it from
-// its host's memory and answers: on GPUs through NCCL (the distributed gather over `across`, each host's chunked
-// table its owner's part, the rows landing on the reader's GPU), without them through the communicators' sockets.
-// An update goes to the owning host through the sockets, whose ranks then apply what reached them together
-// (applyAtOwners: one update per row). Reads, writes and steps are collectives of the whole group.
+// (chunked WholeMemory over its GPUs; continuous host memory without one). How a read is routed: each host's rows are
+// asked of the rank that holds the reader's place on that host (the `across` group, one rank a host; the reader itself
+// for its own host), which reads them from its host's memory (over NVLink between GPUs) and answers: on GPUs in one
+// NCCL gather over `across` (each host's chunked table its owner's part, the rows landing on the reader's GPU);
+// without GPUs this host's rows are read directly and the others' come through the communicators' sockets. Rows
+// this rank holds copies of (its cache) are read from them. An update goes to the owning host through the sockets,
+// whose ranks then apply what reached them together (applyAtOwners: one update per row). Reads, writes and steps are
+// collectives of the whole group.
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
