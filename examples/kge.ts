@@ -15,7 +15,7 @@ import {Command, InvalidArgumentError} from 'commander';
 
 import * as wm from '../src/index';
 import {freebaseShapedKg, patternedKg} from '../src/graph/kg_patterns';
-import type {NameTable} from '../src/graph/name_table';
+import {readLines} from '../src/data/lines';
 import {readLaunchEnv} from '../src/memory/launch_env';
 import {KnowledgeGraph, readKnowledgeGraph, tripleCount, tripleFields} from '../src/graph/triples';
 import {readsAreCollective} from '../src/nn/embedding';
@@ -59,6 +59,10 @@ const program = new Command()
   .option(
     '--query <text>',
     "a saved model's top candidates: 'head relation ?' or '? relation tail' (names as in the data; tabs between the three where a name holds spaces)",
+  )
+  .option(
+    '--predict <file>',
+    "with a saved model (--model): each line of the file as a triple file's ('head relation tail' scored, 'head relation ?' or '? relation tail' answered with --top candidates), written as head<TAB>relation<TAB>tail<TAB>score lines",
   )
   .option('--top <k>', 'candidates a query prints', positiveInt('--top'), 10)
   .option('--dim <n>', 'embedding dimension (complex numbers for complEx and rotatE)', positiveInt('--dim'), d.dim)
@@ -126,6 +130,14 @@ function freebaseShaped(fraction: number, seed: number): KnowledgeGraph {
   });
 }
 
+/** The id of `name` in a saved model's names, or an error naming where it was asked (`where`) and the file it is not in. */
+function idIn(ids: Map<string, number>, name: string, noun: 'entity' | 'relation', where: string): number {
+  const id = ids.get(name);
+  if (id === undefined)
+    throw new Error(`${where}: ${noun} '${name}' is not in the saved model's ${noun === 'entity' ? 'entities.tsv' : 'relations.tsv'}`);
+  return id;
+}
+
 async function query(): Promise<void> {
   const {where} = await startBackend();
   const {model, entityNames, relationNames} = await loadKgeModel(o.model);
@@ -134,20 +146,76 @@ async function query(): Promise<void> {
   if (parts.length !== 3 || (parts[0] === '?') === (parts[2] === '?'))
     throw new Error(`--query must be 'head relation ?' or '? relation tail', got "${o.query}"`);
   const side = parts[2] === '?' ? 'tail' : 'head';
-  const lookup = (names: NameTable, name: string, what: string) => {
-    const id = names.indexOf(name);
-    if (id < 0)
-      throw new Error(`--query: ${what} '${name}' is not in the saved model's ${what === 'entity' ? 'entities.tsv' : 'relations.tsv'}`);
-    return id;
-  };
-  const fixed = lookup(entityNames, side === 'tail' ? parts[0] : parts[2], 'entity');
-  const rel = lookup(relationNames, parts[1], 'relation');
+  const fixed = idIn(
+    entityNames.idsOf([side === 'tail' ? parts[0] : parts[2]]),
+    side === 'tail' ? parts[0] : parts[2],
+    'entity',
+    '--query',
+  );
+  const rel = idIn(relationNames.idsOf([parts[1]]), parts[1], 'relation', '--query');
   const top = topCandidates(model, fixed, rel, side, o.top);
   console.log(`${model.name} on ${where}: the ${top.ids.length} best ${side}s of ${o.query}`);
   top.ids.forEach((id, i) =>
     console.log(`${String(i + 1).padStart(3)}  ${top.scores[i].toFixed(4).padStart(10)}  ${entityNames.name(id)}`),
   );
   model.dispose();
+}
+
+// Triples scored a block at a time.
+const SCORE_BLOCK = 1 << 16;
+
+/** --predict: every line's names resolved first (a name the model lacks refused by file and line), then answered in order. */
+async function predict(): Promise<void> {
+  await startBackend();
+  const file = String(o.predict);
+  const lines: {lineNo: number; parts: string[]}[] = [];
+  for await (const {line, lineNo} of readLines(file)) {
+    if (line.trim() === '') continue;
+    const parts = tripleFields(line);
+    if (parts.length !== 3 || parts[1] === '?' || (parts[0] === '?' && parts[2] === '?'))
+      throw new Error(
+        `${file}:${lineNo}: a line must be 'head relation tail', 'head relation ?' or '? relation tail', got "${line.trim()}"`,
+      );
+    lines.push({lineNo, parts});
+  }
+  const {model, entityNames, relationNames} = await loadKgeModel(o.model);
+  try {
+    const ents = entityNames.idsOf(lines.flatMap((l) => [l.parts[0], l.parts[2]]).filter((n) => n !== '?'));
+    const rels = relationNames.idsOf(lines.map((l) => l.parts[1]));
+    const ids = lines.map(({lineNo, parts}) => {
+      const at = `${file}:${lineNo}`;
+      const entity = (n: string) => (n === '?' ? -1 : idIn(ents, n, 'entity', at));
+      return [entity(parts[0]), idIn(rels, parts[1], 'relation', at), entity(parts[2])];
+    });
+    // The complete triples' scores, in blocks.
+    const full = ids.flatMap((t, i) => (t[0] >= 0 && t[2] >= 0 ? [i] : []));
+    const scores = new Map<number, number>();
+    for (let b = 0; b < full.length; b += SCORE_BLOCK) {
+      const block = full.slice(b, b + SCORE_BLOCK);
+      const s = model.score(
+        block.map((i) => ids[i][0]),
+        block.map((i) => ids[i][1]),
+        block.map((i) => ids[i][2]),
+      );
+      s.dataSync().forEach((v, k) => scores.set(block[k], v));
+      s.dispose();
+    }
+    const out = (h: string, r: string, t: string, score: number) => process.stdout.write(`${h}\t${r}\t${t}\t${score.toFixed(6)}\n`);
+    process.stdout.write('head\trelation\ttail\tscore\n');
+    lines.forEach(({parts}, i) => {
+      const [h, r, t] = ids[i];
+      if (h >= 0 && t >= 0) return out(parts[0], parts[1], parts[2], scores.get(i)!);
+      const side = t < 0 ? 'tail' : 'head';
+      const top = topCandidates(model, side === 'tail' ? h : t, r, side, o.top);
+      top.ids.forEach((id, k) =>
+        side === 'tail'
+          ? out(parts[0], parts[1], entityNames.name(id), top.scores[k])
+          : out(entityNames.name(id), parts[1], parts[2], top.scores[k]),
+      );
+    });
+  } finally {
+    model.dispose();
+  }
 }
 
 async function train(): Promise<void> {
@@ -261,7 +329,14 @@ async function train(): Promise<void> {
   comm?.destroy();
 }
 
-(o.query ? query() : train()).catch((e) => {
+(o.query && o.predict
+  ? Promise.reject(new Error('--query and --predict: give one'))
+  : o.query
+    ? query()
+    : o.predict
+      ? predict()
+      : train()
+).catch((e) => {
   console.error(`error: ${(e as Error).message}`);
   process.exit(1);
 });

@@ -1156,7 +1156,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     }
   });
 
-  it("npm run kge on 2 ranks (tables in continuous or chunked WholeMemory, 'distributed' or 'hierarchical' (validated each epoch): each batch shared out, the updates applied together at the rows' owners) ranks as well as one process; the saved models answer a query", () => {
+  it("npm run kge on 2 ranks (tables in continuous or chunked WholeMemory, 'distributed' or 'hierarchical' (validated each epoch): each batch shared out, the updates applied together at the rows' owners) ranks as well as one process; the saved models answer a query and --predict (triples scored, queries answered, a name the model lacks refused by file and line)", () => {
     const root = path.resolve(__dirname, '..');
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ranks-'));
     const args = [
@@ -1218,6 +1218,30 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       const bad = kge(['--model', path.join(out, 'two'), '--query', 'x symmetric_0 ?']);
       expect(bad.status).to.equal(1);
       expect(bad.stderr).to.match(/--query: entity 'x' is not in the saved model's entities\.tsv/);
+      // --predict: complete triples scored, queries answered with --top candidates, in the file's order; the scores of a
+      // query's candidates are the scores of those triples.
+      const asked = path.join(out, 'asked.txt');
+      const triples = Array.from({length: 12}, (_, i) => `${i}\tsymmetric_0\t${i + 1}`);
+      fs.writeFileSync(asked, [...triples, '4\tsymmetric_0\t?', '', '? symmetric_0 9'].join('\n'));
+      const p = kge(['--model', path.join(out, 'two'), '--predict', asked, '--top', '2']);
+      expect(p.status, p.stderr).to.equal(0);
+      const rows = p.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('no GPU'))
+        .map((l) => l.split('\t'));
+      expect(rows[0]).to.deep.equal(['head', 'relation', 'tail', 'score']);
+      expect(rows.length).to.equal(1 + 12 + 2 + 2);
+      expect(rows.slice(1, 13).map((r) => r.slice(0, 3).join('\t'))).to.deep.equal(triples);
+      expect(rows[13][0]).to.equal('4');
+      expect(rows[15][2]).to.equal('9');
+      fs.writeFileSync(asked, `${rows[13].slice(0, 3).join('\t')}\n`);
+      const again = kge(['--model', path.join(out, 'two'), '--predict', asked]);
+      expect(Number(again.stdout.trim().split('\n').at(-1)!.split('\t')[3])).to.be.closeTo(Number(rows[13][3]), 1e-4);
+      fs.writeFileSync(asked, '1\tsymmetric_0\t2\n1\tnot_a_relation\t?\n');
+      const refused = kge(['--model', path.join(out, 'two'), '--predict', asked]);
+      expect(refused.status).to.equal(1);
+      expect(refused.stderr).to.match(/asked\.txt:2: relation 'not_a_relation' is not in the saved model's relations\.tsv/);
       // 'distributed' tables: every rank holds half the rows; each step's batch is shared out, its gradients summed
       // at each row's owner. Ranked and saved by collective reads on both ranks; the saved rows answer as one process's do.
       const together = launch(['--memory', 'distributed'], 'together');

@@ -68,6 +68,25 @@ export class NameTable {
     return at < 0 ? -1 : this.idAt(at + 1);
   }
 
+  /** The ids of those of `names` the table holds: one scan of the bytes a name for a few, one pass over every name for more. */
+  idsOf(names: Iterable<string>): Map<string, number> {
+    const want = new Set(names);
+    const found = new Map<string, number>();
+    if (want.size <= 8) {
+      for (const n of want) {
+        const id = this.indexOf(n);
+        if (id >= 0) found.set(n, id);
+      }
+      return found;
+    }
+    const b = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length);
+    for (let i = 0; i < this.length && found.size < want.size; ++i) {
+      const name = b.toString('utf8', this.starts[i], this.starts[i + 1] - 1);
+      if (want.has(name) && !found.has(name)) found.set(name, i);
+    }
+    return found;
+  }
+
   /** Every name, for tables small enough to hold as strings. */
   toArray(): string[] {
     return Array.from({length: this.length}, (_, i) => this.name(i));
