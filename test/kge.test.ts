@@ -828,7 +828,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     }
   });
 
-  it('refuses bad dictionaries by file and line: an id twice, a name twice, an id that is not one, no names', async () => {
+  it('refuses bad dictionaries and triple files by file and line: an id twice, a name twice, an id that is not one, no names, no triples', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-dict-'));
     try {
       fs.writeFileSync(path.join(dir, 'train.txt'), 'a\tr\tb\n');
@@ -845,6 +845,8 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         fs.writeFileSync(path.join(dir, 'entities.dict'), text);
         await expectReject(readKnowledgeGraph(dir, {cache: false}), error);
       }
+      fs.writeFileSync(path.join(dir, 'train.txt'), '\n \n');
+      await expectReject(readKnowledgeGraph(dir, {cache: false}), /train\.txt holds no triples/);
       // A bad line past many batches of lines, blank lines among them: named by its own number.
       fs.rmSync(path.join(dir, 'entities.dict'));
       fs.rmSync(path.join(dir, 'relations.dict'));

@@ -156,6 +156,8 @@ async function parseKnowledgeGraph(dir: string, what: string): Promise<Knowledge
   for (const name of SPLIT_FILES) {
     const f = find(name);
     splits.push(f ? await readTripleFile(reader, f) : emptyTriples());
+    if (name === 'train.txt' && tripleCount(splits[0]) === 0)
+      throw new Error(`readKnowledgeGraph: ${f} holds no triples (one 'head<TAB>relation<TAB>tail' a line)`);
   }
   const entityNames = namesOf(reader, 'entities'),
     relationNames = namesOf(reader, 'relations');
