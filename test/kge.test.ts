@@ -845,11 +845,11 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         fs.writeFileSync(path.join(dir, 'entities.dict'), text);
         await expectReject(readKnowledgeGraph(dir, {cache: false}), error);
       }
-      fs.writeFileSync(path.join(dir, 'train.txt'), '\n \n');
-      await expectReject(readKnowledgeGraph(dir, {cache: false}), /train\.txt holds no triples/);
       // A bad line past many batches of lines, blank lines among them: named by its own number.
       fs.rmSync(path.join(dir, 'entities.dict'));
       fs.rmSync(path.join(dir, 'relations.dict'));
+      fs.writeFileSync(path.join(dir, 'train.txt'), '\n \n');
+      await expectReject(readKnowledgeGraph(dir, {cache: false}), /train\.txt holds no triples/);
       const many = Array.from({length: 700}, (_, i) => (i % 9 === 4 ? '' : `e${i}\tr\te${i + 1}`));
       fs.writeFileSync(path.join(dir, 'train.txt'), [...many, 'e1\tr', 'e2\tr\te3'].join('\n'));
       await expectReject(
