@@ -12,7 +12,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {loadCheckpoint, saveCheckpoint} from '../src/train/checkpoint';
-import {tempName, writeFileAtomically} from '../src/util/files';
+import {tempName, writeAll, writeFileAtomically} from '../src/util/files';
 import {committedShard, recommit} from './helpers';
 import {NativeCsr} from '../src/graph/native_csr';
 
@@ -552,6 +552,19 @@ describe('bad input is refused, named and cleaned up', () => {
       fs.mkdirSync(path.join(target, 'inside'), {recursive: true});
       expect(() => writeFileAtomically(target, Buffer.from('x'))).to.throw();
       expect(fs.readdirSync(dir)).to.deep.equal(['predictions.tsv']);
+    });
+
+    it('writes of any size go a piece at a time (Node refuses one write call of 2 GiB or more): every byte, in order', () => {
+      const file = path.join(tmpDir(), 'pieces.bin');
+      const bytes = Uint8Array.from({length: 100_003}, (_, i) => (i * 31 + 7) & 255);
+      const fd = fs.openSync(file, 'w');
+      try {
+        writeAll(fd, bytes, 4_099);
+        writeAll(fd, bytes.subarray(0, 0), 4_099);
+      } finally {
+        fs.closeSync(fd);
+      }
+      expect(Buffer.compare(fs.readFileSync(file), Buffer.from(bytes))).to.equal(0);
     });
 
     it('the launcher names a script that is not there, without a stack trace', () => {

@@ -3,6 +3,8 @@
 // Every error names the file and the byte offset it found wrong.
 import * as fs from 'fs';
 
+import {writeAll} from '../util/files';
+
 export interface NpyArray {
   shape: number[];
   /** The values as float32 (float16 and float64 converted). */
@@ -140,5 +142,11 @@ export function npyHeader(descr: string, shape: number[]): Buffer {
 /** Writes a C-order .npy (version 1) of float32, int32 or int64: for fixtures and exports. */
 export function writeNpy(file: string, data: Float32Array | Int32Array | BigInt64Array, shape: number[]): void {
   const descr = data instanceof Float32Array ? '<f4' : data instanceof Int32Array ? '<i4' : '<i8';
-  fs.writeFileSync(file, Buffer.concat([npyHeader(descr, shape), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  const fd = fs.openSync(file, 'w');
+  try {
+    writeAll(fd, npyHeader(descr, shape));
+    writeAll(fd, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  } finally {
+    fs.closeSync(fd);
+  }
 }

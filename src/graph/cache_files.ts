@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {dataNative} from '../native/domains';
+import {writeBytes} from '../util/files';
 import {untrustedFileReason} from '../util/trusted_files';
 import type {SourceStamp} from './dataset_cache';
 
@@ -24,7 +25,7 @@ export function cacheDigest(bytes: ArrayBufferView): string {
 }
 
 export function writeArrayFile(dir: string, file: string, a: Int32Array | Float32Array): ArrayFile {
-  fs.writeFileSync(path.join(dir, file), new Uint8Array(a.buffer, a.byteOffset, a.byteLength), {mode: 0o600});
+  writeBytes(path.join(dir, file), new Uint8Array(a.buffer, a.byteOffset, a.byteLength), 0o600);
   return {file, length: a.length, digest: cacheDigest(a)};
 }
 

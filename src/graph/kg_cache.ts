@@ -19,6 +19,7 @@ import {
   writeArrayFile,
   writeManifest,
 } from './cache_files';
+import {writeBytes} from '../util/files';
 import {SourceStamp} from './dataset_cache';
 import {NameTable} from './name_table';
 
@@ -59,7 +60,7 @@ interface Manifest extends CacheManifest {
 
 // Names a line each, as the table holds them (a name read from a line holds no newline), digested and written.
 function writeNames(dir: string, file: string, names: NameTable): NamesFile {
-  fs.writeFileSync(path.join(dir, file), names.bytes, {mode: 0o600});
+  writeBytes(path.join(dir, file), names.bytes, 0o600);
   return {file, count: names.length, bytes: names.bytes.length, digest: cacheDigest(names.bytes)};
 }
 

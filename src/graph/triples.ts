@@ -10,7 +10,7 @@ import * as path from 'path';
 import {readChunks} from '../data/lines';
 import type {NativeKgText} from '../native/addon';
 import {dataNative} from '../native/domains';
-import {writeFileAtomically} from '../util/files';
+import {writeFileInPieces} from '../util/files';
 import {throughCache} from './dataset_cache';
 import {readKgCache, writeKgCache} from './kg_cache';
 import {NameTable} from './name_table';
@@ -185,9 +185,9 @@ function nameLines(names: NameTable | undefined, n: number, first: number): Buff
 }
 
 function writeNameFile(file: string, names: NameTable | undefined, n: number): void {
-  const slices: Buffer[] = [];
-  for (let first = 0; first < n; first += NAMES_PER_SLICE) slices.push(nameLines(names, n, first));
-  writeFileAtomically(file, Buffer.concat(slices));
+  writeFileInPieces(file, (put) => {
+    for (let first = 0; first < n; first += NAMES_PER_SLICE) put(nameLines(names, n, first));
+  });
 }
 
 /** Writes `entities.tsv` and `relations.tsv` (`id<TAB>name`) into `dir`; ids stand for names where a graph has none. */

@@ -5,10 +5,28 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
+// The most bytes one write call takes here: Node refuses a write of 2 GiB or more ("length" out of range).
+const WRITE_PIECE = 1 << 30;
+
+/** All of `bytes` to `fd`, `piece` bytes a call at most, however large the whole (and however little a call writes). */
+export function writeAll(fd: number, bytes: Uint8Array, piece = WRITE_PIECE): void {
+  for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, Math.min(piece, bytes.length - at));
+}
+
+/** A file holding `bytes` (made with `mode`, or replaced), whatever their size. */
+export function writeBytes(file: string, bytes: Uint8Array, mode = 0o666): void {
+  const fd = fs.openSync(file, 'w', mode);
+  try {
+    writeAll(fd, bytes);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export function writeFileSynced(file: string, bytes: Uint8Array): void {
   const fd = fs.openSync(file, 'w');
   try {
-    fs.writeSync(fd, bytes);
+    writeAll(fd, bytes);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -39,8 +57,7 @@ export function writeFileInPieces(file: string, write: (put: (piece: Uint8Array 
   const fd = fs.openSync(tmp, 'w', mode);
   try {
     write((piece) => {
-      if (typeof piece === 'string') fs.writeSync(fd, piece);
-      else fs.writeSync(fd, piece);
+      writeAll(fd, typeof piece === 'string' ? Buffer.from(piece) : piece);
     });
     fs.fsyncSync(fd);
     fs.closeSync(fd);
