@@ -45,7 +45,10 @@ const program = new Command()
   .description(
     'Knowledge-graph embeddings: train on a folder of triples (or a generated graph), rank the test split, save; or query a saved model.',
   )
-  .option('--data <folder>', 'a folder with train.txt, valid.txt, test.txt (default: a generated graph with planted relation patterns)')
+  .option(
+    '--data <folder>',
+    'a folder with train.txt, valid.txt, test.txt (or .tsv; gzip too) (default: a generated graph with planted relation patterns)',
+  )
   .option(
     '--freebase-shaped <fraction>',
     'instead of --data: a generated graph shaped like Freebase at that fraction of its size (1: 86M entities, 14,824 relations, 338M triples; Zipf relations, heavy-tailed degrees)',

@@ -754,7 +754,16 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
       expect(Array.from(fixed.test.heads)).to.deep.equal([3]);
       fs.rmSync(path.join(dir, 'relations.dict'));
       await expectReject(readKnowledgeGraph(dir), /has entities\.dict without relations\.dict/);
-      await expectReject(readKnowledgeGraph(path.join(dir, 'model')), /has no train\.txt/);
+      await expectReject(readKnowledgeGraph(path.join(dir, 'model')), /has no train\.txt or train\.tsv/);
+      // The splits as .tsv (DGL-KE's user-defined datasets): the same graph; a split in both forms refused.
+      fs.rmSync(path.join(dir, 'entities.dict'));
+      const asTxt = await readKnowledgeGraph(dir, {cache: false});
+      fs.copyFileSync(path.join(dir, 'train.txt'), path.join(dir, 'train.tsv'));
+      await expectReject(readKnowledgeGraph(dir, {cache: false}), /has train\.txt and train\.tsv: one file a split/);
+      fs.rmSync(path.join(dir, 'train.txt'));
+      const asTsv = await readKnowledgeGraph(dir, {cache: false});
+      expect(Array.from(asTsv.train.heads)).to.deep.equal(Array.from(asTxt.train.heads));
+      expect(asTsv.entityNames?.toArray()).to.deep.equal(asTxt.entityNames?.toArray());
     } finally {
       fs.rmSync(dir, {recursive: true, force: true});
     }

@@ -114,12 +114,15 @@ export interface ReadKnowledgeGraphOptions {
   onProgress?: (line: string) => void;
 }
 
+// Each split's file as the benchmarks name it, or with .tsv (DGL-KE's user-defined datasets).
+const SPLIT_NAMES = SPLIT_FILES.map((f) => [f, f.replace(/\.txt$/, '.tsv')]);
+
 /** The files a knowledge-graph folder may hold (relative names), for their stamps. */
-const SOURCE_FILES = [...SPLIT_FILES, 'entities.dict', 'relations.dict'].flatMap((f) => [f, `${f}.gz`]);
+const SOURCE_FILES = [...SPLIT_NAMES.flat(), 'entities.dict', 'relations.dict'].flatMap((f) => [f, `${f}.gz`]);
 
 /**
  * A knowledge graph from a folder of the benchmarks' text files: `train.txt` (required), `valid.txt`
- * and `test.txt` (each optional, also as `.gz`). Names become ids in the order first seen (train
+ * and `test.txt` (each optional, also as `.tsv`, either also as `.gz`; one of each split). Names become ids in the order first seen (train
  * first), unless the folder has `entities.dict` and `relations.dict`, which then fix them. A line
  * that is not three fields, or a name not in a dictionary, is refused naming the file and line.
  * Through the binary cache (`options.cache`): the next read maps the ids and names back while every
@@ -142,7 +145,15 @@ export async function readKnowledgeGraph(dir: string, options: ReadKnowledgeGrap
 
 async function parseKnowledgeGraph(dir: string, what: string): Promise<KnowledgeGraph> {
   const find = (name: string) => [path.join(dir, name), path.join(dir, name + '.gz')].find((f) => fs.existsSync(f));
-  if (!find('train.txt')) throw new Error(`readKnowledgeGraph: ${dir} has no train.txt (one 'head<TAB>relation<TAB>tail' a line)`);
+  // A split's one file among its names (train.txt or train.tsv, either gzip'd).
+  const split = (names: string[]) => {
+    const found = names.flatMap((n) => [path.join(dir, n), path.join(dir, n + '.gz')]).filter((f) => fs.existsSync(f));
+    if (found.length > 1)
+      throw new Error(`readKnowledgeGraph: ${dir} has ${found.map((f) => path.basename(f)).join(' and ')}: one file a split`);
+    return found[0];
+  };
+  const files = SPLIT_NAMES.map(split);
+  if (!files[0]) throw new Error(`readKnowledgeGraph: ${dir} has no train.txt or train.tsv (one 'head<TAB>relation<TAB>tail' a line)`);
   const entDict = find('entities.dict'),
     relDict = find('relations.dict');
   if ((entDict === undefined) !== (relDict === undefined))
@@ -153,12 +164,9 @@ async function parseKnowledgeGraph(dir: string, what: string): Promise<Knowledge
   if (entDict) await readInto(reader, entDict, 'entities');
   if (relDict) await readInto(reader, relDict, 'relations');
   const splits: Triples[] = [];
-  for (const name of SPLIT_FILES) {
-    const f = find(name);
-    splits.push(f ? await readTripleFile(reader, f) : emptyTriples());
-    if (name === 'train.txt' && tripleCount(splits[0]) === 0)
-      throw new Error(`readKnowledgeGraph: ${f} holds no triples (one 'head<TAB>relation<TAB>tail' a line)`);
-  }
+  for (const f of files) splits.push(f ? await readTripleFile(reader, f) : emptyTriples());
+  if (tripleCount(splits[0]) === 0)
+    throw new Error(`readKnowledgeGraph: ${files[0]} holds no triples (one 'head<TAB>relation<TAB>tail' a line)`);
   const entityNames = namesOf(reader, 'entities'),
     relationNames = namesOf(reader, 'relations');
   const kg: KnowledgeGraph = {
