@@ -4,7 +4,6 @@
 // dataset cache's place (cacheDirFor: only where no other user can write), under `kg/`. Any disagreement (a
 // source changed, a file missing, truncated, of another owner, or failing its digest) and the folder is
 // parsed again and the cache rewritten; what it holds is checked again as a parsed graph is.
-import * as fs from 'fs';
 import * as path from 'path';
 
 import {
