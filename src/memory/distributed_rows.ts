@@ -35,11 +35,11 @@ export function firstBadIndex(idx: Int32Array, rows: number): number {
 }
 
 /**
- * After a collective that told every rank which ranks passed a bad index: this rank's own (position `bad`) is named
- * by value and place, else the first rank that passed one (`failed`, -1: none, and nothing is thrown).
+ * After a collective that told every rank which ranks passed a bad index: this rank's own (`value` at position `bad`)
+ * is named by value and place, else the first rank that passed one (`failed`, -1: none, and nothing is thrown).
  */
-export function failTogether(what: string, idx: Int32Array, bad: number, failed: number, rows: number, noun: RowLayout['noun']): void {
-  if (bad >= 0) throw indexError(what, idx[bad], bad, rows, noun);
+export function failTogether(what: string, bad: number, value: number, failed: number, rows: number, noun: RowLayout['noun']): void {
+  if (bad >= 0) throw indexError(what, value, bad, rows, noun);
   if (failed >= 0) throw new RangeError(`${what}: rank ${failed} passed an index outside the ${noun}'s ${rows} rows`);
 }
 
@@ -66,8 +66,8 @@ function route(l: RowLayout, idx: Int32Array, values: Uint8Array | undefined, wh
   }
   failTogether(
     what,
-    idx,
     bad,
+    idx[bad],
     heads.findIndex((h) => h[0][0] !== 0),
     rows,
     l.noun,

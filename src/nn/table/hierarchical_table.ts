@@ -19,7 +19,7 @@ import {ncclGather} from './distributed_table';
 import {cacheBytes, CacheStats, checkCacheIds} from './row_cache';
 import {asFloat32, asInt32, CachePlace, sendToOwners, TableStorage} from './table_storage';
 import {tidyValues} from '../../util/tidy_values';
-import {indexError, markValid} from '../../backend/index_validation';
+import {markValid} from '../../backend/index_validation';
 
 const int = (v: number) => tf.scalar(v, 'int32');
 
@@ -114,15 +114,13 @@ export class HierarchicalTable implements TableStorage {
   /** Every rank learns whether any passed an index outside the table; all throw together, naming the first. */
   private checked(ids: Int32Array, what: string): void {
     const bad = firstBadIndex(ids, this.rows);
-    const all = this.group.allgatherJson(bad, `${what} (indices)`);
-    failTogether(
-      what,
-      ids,
-      bad,
-      all.findIndex((b) => b >= 0),
-      this.rows,
-      'table',
-    );
+    this.failWithGroup(bad, ids[bad], what);
+  }
+
+  /** After this rank's check (`value` at position `bad`, -1: none): every rank learns whether any failed, and all throw. */
+  private failWithGroup(bad: number, value: number, what: string): void {
+    const failed = this.group.allgatherJson(bad, `${what} (indices)`).findIndex((b) => b >= 0);
+    failTogether(what, bad, value, failed, this.rows, 'table');
   }
 
   private ownHost(id: number): boolean {
@@ -169,9 +167,7 @@ export class HierarchicalTable implements TableStorage {
       });
       if (any > 0) [bad, value] = [at, v];
     }
-    const failed = this.group.allgatherJson(bad, `${what} (indices)`).findIndex((b) => b >= 0);
-    if (bad >= 0) throw indexError(what, value, bad, this.rows);
-    if (failed >= 0) throw new RangeError(`${what}: rank ${failed} passed an index outside the table's ${this.rows} rows`);
+    this.failWithGroup(bad, value, what);
   }
 
   /** Collective over `across`, on GPUs: the rows at device indices `ids` (any host's) through NCCL, as float32. */
