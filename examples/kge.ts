@@ -149,12 +149,8 @@ async function query(): Promise<void> {
   if (parts.length !== 3 || (parts[0] === '?') === (parts[2] === '?'))
     throw new Error(`--query must be 'head relation ?' or '? relation tail', got "${o.query}"`);
   const side = parts[2] === '?' ? 'tail' : 'head';
-  const fixed = idIn(
-    entityNames.idsOf([side === 'tail' ? parts[0] : parts[2]]),
-    side === 'tail' ? parts[0] : parts[2],
-    'entity',
-    '--query',
-  );
+  const fixedName = side === 'tail' ? parts[0] : parts[2];
+  const fixed = idIn(entityNames.idsOf([fixedName]), fixedName, 'entity', '--query');
   const rel = idIn(relationNames.idsOf([parts[1]]), parts[1], 'relation', '--query');
   const top = topCandidates(model, fixed, rel, side, o.top);
   console.log(`${model.name} on ${where}: the ${top.ids.length} best ${side}s of ${o.query}`);

@@ -46,7 +46,7 @@ export async function* readChunks(file: string): AsyncGenerator<Uint8Array> {
       if (t.failure()) break;
       let bytes = chunk as Uint8Array;
       if (head) {
-        bytes = concatBytes(head, bytes);
+        bytes = Buffer.concat([head, bytes]);
         if (bytes.length < BOM.length && BOM.every((b, i) => i >= bytes.length || bytes[i] === b)) {
           head = bytes;
           continue;
@@ -83,12 +83,4 @@ export async function* readLines(file: string): AsyncGenerator<{line: string; li
   }
   const f = t.failure();
   if (f) throw f;
-}
-
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -7,11 +7,15 @@ const NEWLINE = 0x0a;
 const TAB = 0x09;
 
 export class NameTable {
+  // The bytes as a Buffer (no copy), for decoding and searching.
+  private readonly text: Buffer;
+
   /** The bytes: every name then '\n', in id order; `starts` has length + 1 offsets into them. */
   constructor(
     readonly bytes: Uint8Array,
     readonly starts: Float64Array,
   ) {
+    this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     if (starts.length < 1 || starts[0] !== 0 || starts[starts.length - 1] !== bytes.length)
       throw new RangeError(
         `NameTable: starts must run from 0 to the bytes' length (${bytes.length}), got ${starts[0]}..${starts[starts.length - 1]}`,
@@ -50,21 +54,15 @@ export class NameTable {
   name(id: number): string {
     if (!Number.isInteger(id) || id < 0 || id >= this.length)
       throw new RangeError(`NameTable.name: id ${id} is not in [0, ${this.length})`);
-    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length).toString(
-      'utf8',
-      this.starts[id],
-      this.starts[id + 1] - 1,
-    );
+    return this.text.toString('utf8', this.starts[id], this.starts[id + 1] - 1);
   }
 
   /** The id of `name`, or -1: one scan of the bytes (for the few names a query asks for). */
   indexOf(name: string): number {
     if (name === '' || /[\n\t]/.test(name)) return -1;
-    const b = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length);
     const needle = Buffer.from(name + '\n');
-    if (b.subarray(0, needle.length).equals(needle)) return 0;
-    const inner = Buffer.concat([Buffer.of(NEWLINE), needle]);
-    const at = b.indexOf(inner);
+    if (this.text.subarray(0, needle.length).equals(needle)) return 0;
+    const at = this.text.indexOf(Buffer.concat([Buffer.of(NEWLINE), needle]));
     return at < 0 ? -1 : this.idAt(at + 1);
   }
 
@@ -79,9 +77,8 @@ export class NameTable {
       }
       return found;
     }
-    const b = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length);
     for (let i = 0; i < this.length && found.size < want.size; ++i) {
-      const name = b.toString('utf8', this.starts[i], this.starts[i + 1] - 1);
+      const name = this.name(i);
       if (want.has(name) && !found.has(name)) found.set(name, i);
     }
     return found;

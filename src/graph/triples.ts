@@ -122,8 +122,9 @@ const SOURCE_FILES = [...SPLIT_NAMES.flat(), 'entities.dict', 'relations.dict'].
 
 /**
  * A knowledge graph from a folder of the benchmarks' text files: `train.txt` (required), `valid.txt`
- * and `test.txt` (each optional, also as `.tsv`, either also as `.gz`; one of each split). Names become ids in the order first seen (train
- * first), unless the folder has `entities.dict` and `relations.dict`, which then fix them. A line
+ * and `test.txt` (each optional; also as `.tsv`, either also as `.gz`; one file a split). Names become ids
+ * in the order first seen (train first), unless the folder has `entities.dict` and `relations.dict`, which
+ * then fix them. A line
  * that is not three fields, or a name not in a dictionary, is refused naming the file and line.
  * Through the binary cache (`options.cache`): the next read maps the ids and names back while every
  * source file stands.
@@ -144,18 +145,18 @@ export async function readKnowledgeGraph(dir: string, options: ReadKnowledgeGrap
 }
 
 async function parseKnowledgeGraph(dir: string, what: string): Promise<KnowledgeGraph> {
-  const find = (name: string) => [path.join(dir, name), path.join(dir, name + '.gz')].find((f) => fs.existsSync(f));
-  // A split's one file among its names (train.txt or train.tsv, either gzip'd).
-  const split = (names: string[]) => {
-    const found = names.flatMap((n) => [path.join(dir, n), path.join(dir, n + '.gz')]).filter((f) => fs.existsSync(f));
+  // The files among `names` (each also gzip'd) the folder has.
+  const present = (...names: string[]) =>
+    names.flatMap((n) => [path.join(dir, n), path.join(dir, n + '.gz')]).filter((f) => fs.existsSync(f));
+  const files = SPLIT_NAMES.map((names) => {
+    const found = present(...names);
     if (found.length > 1)
       throw new Error(`readKnowledgeGraph: ${dir} has ${found.map((f) => path.basename(f)).join(' and ')}: one file a split`);
     return found[0];
-  };
-  const files = SPLIT_NAMES.map(split);
+  });
   if (!files[0]) throw new Error(`readKnowledgeGraph: ${dir} has no train.txt or train.tsv (one 'head<TAB>relation<TAB>tail' a line)`);
-  const entDict = find('entities.dict'),
-    relDict = find('relations.dict');
+  const entDict = present('entities.dict')[0],
+    relDict = present('relations.dict')[0];
   if ((entDict === undefined) !== (relDict === undefined))
     throw new Error(
       `readKnowledgeGraph: ${dir} has ${entDict ? 'entities.dict' : 'relations.dict'} without ${entDict ? 'relations.dict' : 'entities.dict'}; give both or neither`,

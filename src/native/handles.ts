@@ -129,7 +129,6 @@ export interface TextColumnsSummary {
   comments: string[];
 }
 
-/** A text table parsed in chunks (wm/text_columns.h). */
 /** A knowledge graph's text files read natively (wm/kg_text.h): a file at a time, names interned. */
 export interface NativeKgText {
   /** Starts a file; `name` starts its errors. A dictionary fills its names and fixes them. */
@@ -143,6 +142,7 @@ export interface NativeKgText {
   names(which: 'entities' | 'relations'): {bytes: Uint8Array; starts: Float64Array};
 }
 
+/** A text table parsed in chunks (wm/text_columns.h). */
 export interface NativeTextColumns {
   push(bytes: Uint8Array): void;
   finish(): void;

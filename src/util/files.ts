@@ -13,24 +13,19 @@ export function writeAll(fd: number, bytes: Uint8Array, piece = WRITE_PIECE): vo
   for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, Math.min(piece, bytes.length - at));
 }
 
-/** A file holding `bytes` (made with `mode`, or replaced), whatever their size. */
-export function writeBytes(file: string, bytes: Uint8Array, mode = 0o666): void {
+/** A file holding `bytes` (made with `mode`, or replaced), whatever their size; on the disk before it returns when `synced`. */
+export function writeBytes(file: string, bytes: Uint8Array, mode = 0o666, synced = false): void {
   const fd = fs.openSync(file, 'w', mode);
   try {
     writeAll(fd, bytes);
+    if (synced) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
 }
 
 export function writeFileSynced(file: string, bytes: Uint8Array): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    writeAll(fd, bytes);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  writeBytes(file, bytes, 0o666, true);
 }
 
 /** Writes under a temporary name, then renames: readers see the old file or the whole new one. */
