@@ -468,9 +468,7 @@ async function onTwoHosts(ranks: number): Promise<RankRun> {
           hosts.launcherCommand(node, 29680 + ranks, __filename, [], per),
           hosts.rankEnv({
             CUDA_VISIBLE_DEVICES: gpus(node),
-            NCCL_SOCKET_IFNAME: 'wm',
-            NCCL_IB_DISABLE: '1',
-            NCCL_NVLS_ENABLE: '0',
+            ...TwoHosts.ncclEnv,
             BENCH_RANK_MEMORY: 'hierarchical',
           }),
           1_800_000,

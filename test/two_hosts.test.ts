@@ -130,7 +130,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
         hosts!.run(
           node,
           hosts!.launcherCommand(node, 29630, gpuRanks, [], 1),
-          hostEnv({CUDA_VISIBLE_DEVICES: String(node), NCCL_SOCKET_IFNAME: 'wm', NCCL_IB_DISABLE: '1', NCCL_NVLS_ENABLE: '0'}),
+          hostEnv({CUDA_VISIBLE_DEVICES: String(node), ...TwoHosts.ncclEnv}),
           150_000,
         ),
       ),

@@ -60,13 +60,12 @@ async function main(): Promise<void> {
   try {
     const torchScript = path.join(dir, 'torch_allreduce.py');
     fs.writeFileSync(torchScript, TORCH);
-    const nccl = {NCCL_SOCKET_IFNAME: 'wm', NCCL_IB_DISABLE: '1', NCCL_NVLS_ENABLE: '0'};
     const ours = await Promise.all(
       ([0, 1] as const).map((node) =>
         hosts.run(
           node,
           hosts.launcherCommand(node, 29650, __filename, [], 1),
-          hosts.rankEnv({...nccl, CUDA_VISIBLE_DEVICES: String(node)}),
+          hosts.rankEnv({...TwoHosts.ncclEnv, CUDA_VISIBLE_DEVICES: String(node)}),
           180_000,
         ),
       ),
@@ -78,7 +77,7 @@ async function main(): Promise<void> {
           node,
           [python, torchScript],
           {
-            ...nccl,
+            ...TwoHosts.ncclEnv,
             CUDA_VISIBLE_DEVICES: String(node),
             MASTER_ADDR: hosts.addresses[0],
             MASTER_PORT: '29660',
