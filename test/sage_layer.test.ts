@@ -7,7 +7,19 @@ import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
-import {rng} from './helpers';
+import {markValid} from '../src/backend/index_validation';
+import {sageLayerOverTable} from '../src/nn/sage_layer';
+import {GraphSageClassifier} from '../src/nn/graphsage';
+import {gpuOnly, rng} from './helpers';
+
+function expectNear(got: number[][], want: number[][]): void {
+  expect(got.length).to.equal(want.length);
+  got.forEach((row, i) =>
+    row.forEach((v, k) => {
+      if (!(Math.abs(v - want[i][k]) <= 1e-6 + 1e-6 * Math.abs(want[i][k]))) expect.fail(`[${i}][${k}]: ${v}, want ${want[i][k]}`);
+    }),
+  );
+}
 
 interface Case {
   inputs: number;
@@ -178,6 +190,166 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     expect(() => wm.graph.sampleFixedSubgraph(g as never, [1, 2], [3])).to.throw(/sampleFixedSubgraph: graph must be a DeviceCsr/);
     tf.dispose([h, ws, wn, bias, y, ...grads]);
     sub.dispose();
+  });
+
+  // The first layer over a feature table read in place (no matrix of its input rows) against the same layer over the
+  // rows gathered: every storage type, widths with and without whole 16-byte vectors, fan-outs below and above the
+  // kernel's four loads a pass, an empty layer (declined: the caller gathers).
+  const TABLE_CASES = [
+    {rows: 5000, inputs: 1201, numDst: 301, fanout: 30, dim: 128, outDim: 64, dtype: 'float16', relu: true},
+    {rows: 777, inputs: 300, numDst: 37, fanout: 5, dim: 12, outDim: 9, dtype: 'float16', relu: false},
+    {rows: 777, inputs: 300, numDst: 41, fanout: 3, dim: 16, outDim: 7, dtype: 'bfloat16', relu: true},
+    {rows: 333, inputs: 90, numDst: 90, fanout: 1, dim: 7, outDim: 5, dtype: 'float32', relu: true},
+    {rows: 333, inputs: 200, numDst: 53, fanout: 6, dim: 132, outDim: 11, dtype: 'float32', relu: true},
+    {rows: 50, inputs: 10, numDst: 0, fanout: 4, dim: 8, outDim: 3, dtype: 'float32', relu: true},
+  ] as const;
+  for (const c of TABLE_CASES) {
+    it(
+      `a first layer over a ${c.dtype} table read in place (${c.numDst} of ${c.inputs} inputs, fan-out ${c.fanout}, ${c.dim} wide) ` +
+        'equals the layer over the gathered rows: output and weight gradients',
+      async function () {
+        gpuOnly(this);
+        await tf.setBackend(wm.BACKEND_NAME);
+        const r = rng(c.rows + c.dim);
+        const table = wm.nn.embedding({
+          rows: c.rows,
+          dim: c.dim,
+          dtype: c.dtype,
+          memory: 'device',
+          init: {type: 'uniform', scale: 1, seed: 5},
+        });
+        const ids = tf.tensor1d(
+          Int32Array.from({length: c.inputs}, () => Math.floor(r() * c.rows)),
+          'int32',
+        );
+        markValid(ids, c.rows); // as a sampler's ids are
+        const neighbors = tf.tensor1d(
+          Int32Array.from({length: c.numDst * c.fanout}, () => Math.floor(r() * c.inputs)),
+          'int32',
+        );
+        const layer = {numDst: c.numDst, fanout: c.fanout, neighbors};
+        const ws = tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]);
+        const wn = tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]);
+        const bias = tf.tensor1d(random(c.outDim, r, 0.5));
+        const upstream = tf.tensor2d(random(c.numDst * c.outDim, r), [c.numDst, c.outDim]);
+        const overTable = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
+          sageLayerOverTable(table, ids, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, c.relu);
+        const gathered = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
+          tf.tidy(() =>
+            wm.nn.sageLayer(table.read(ids) as tf.Tensor2D, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, c.relu),
+          );
+        const probe = overTable(ws, wn, bias);
+        if (c.numDst === 0) {
+          expect(probe, 'an empty layer is left to the gathered path').to.equal(undefined);
+        } else {
+          expect(probe, 'a device table and sampled ids are read in place').to.be.instanceOf(tf.Tensor);
+          const run = (f: typeof gathered) => {
+            const y = f(ws, wn, bias);
+            const g = tf.grads((a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(a, b, d)!, upstream)))([ws, wn, bias]);
+            const out = [y, ...g].map((t) => t.dataSync().slice() as Float32Array);
+            tf.dispose([y, ...g]);
+            return out;
+          };
+          const p = wm.profileOps(() => run(overTable as typeof gathered));
+          const names = p.ops.map((o) => o.name);
+          expect(names, 'the neighbour mean is read from the table').to.include('embeddingGatherMean');
+          expect(names, 'no input matrix is gathered and read again').to.not.include('neighborMean');
+          const want = run(gathered);
+          ['output', 'dwSelf', 'dwNeigh', 'dbias'].forEach((what, k) => {
+            expect(p.result[k].length, `${what} length`).to.equal(want[k].length);
+            p.result[k].forEach((v, i) => {
+              const e = want[k][i]; // the same sums in the same order; a product's may differ between launches
+              if (!(Math.abs(v - e) <= 1e-5 + 1e-5 * Math.abs(e))) expect.fail(`${what} [${i}]: ${v}, over the gathered rows ${e}`);
+            });
+          });
+        }
+        tf.dispose([probe ?? [], ids, neighbors, ws, wn, bias, upstream]);
+        table.dispose();
+      },
+    );
+  }
+
+  it('a table read in place refuses neighbours of the wrong count; tables not on the GPU and unchecked ids are gathered instead', async function () {
+    gpuOnly(this);
+    await tf.setBackend(wm.BACKEND_NAME);
+    const table = wm.nn.embedding({rows: 20, dim: 4, memory: 'device', init: {type: 'uniform', scale: 1, seed: 1}});
+    const host = wm.nn.embedding({rows: 20, dim: 4, memory: 'host', init: {type: 'uniform', scale: 1, seed: 1}});
+    const ids = tf.tensor1d([3, 1, 4, 15, 9], 'int32');
+    const neighbors = tf.tensor1d([0, 1, 2, 3, 4, 0], 'int32');
+    expect(table.neighborRows(ids, neighbors, 3, 2), 'ids nobody checked').to.equal(undefined);
+    markValid(ids, 20);
+    expect(host.neighborRows(ids, neighbors, 3, 2), 'rows in host memory').to.equal(undefined);
+    expect(() => table.neighborRows(ids, neighbors, 2, 2)).to.throw(/neighbors must be 2 x 2 int32 positions in 5 ids, got 6 int32/);
+    const rows = table.neighborRows(ids, neighbors, 3, 2)!;
+    const all = table.read(ids).arraySync() as number[][];
+    const mean = (a: number, b: number) => all[a].map((v, k) => (v + all[b][k]) / 2);
+    expectNear(rows[0].arraySync() as number[][], all.slice(0, 3));
+    expectNear(rows[1].arraySync() as number[][], [mean(0, 1), mean(2, 3), mean(4, 0)]);
+    tf.dispose([ids, neighbors, ...rows]);
+    table.dispose();
+    host.dispose();
+  });
+
+  it("GraphSAGE's first layer over a sampled batch reads a GPU feature table in place: logits and gradients equal a host table's gathered path", async function () {
+    gpuOnly(this);
+    await tf.setBackend(wm.BACKEND_NAME);
+    const n = 900,
+      dim = 24;
+    const r = rng(21);
+    const src = Int32Array.from({length: 6000}, () => Math.floor(r() * n));
+    const dst = Int32Array.from({length: 6000}, () => Math.floor(r() * n));
+    const graph = new wm.graph.DeviceCsr(wm.graph.NativeCsr.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true}));
+    const values = random(n * dim, r);
+    const runWith = (memory: 'device' | 'host') => {
+      const features = wm.nn.featureTable(values, n, dim, {memory, dtype: 'float16'});
+      const model = new GraphSageClassifier({
+        numNodes: n,
+        numClasses: 6,
+        embeddingDim: 0,
+        features,
+        hiddenDim: 32,
+        numLayers: 2,
+        dropout: 0,
+        seed: 4,
+        embeddingLearningRate: 0,
+      });
+      const sub = wm.graph.sampleFixedSubgraph(
+        graph,
+        Int32Array.from({length: 40}, (_, i) => i * 17),
+        [7, 5],
+        {seed: 9},
+      );
+      const y = tf.tensor1d(
+        Int32Array.from({length: 40}, (_, i) => i % 6),
+        'int32',
+      );
+      const p = wm.profileOps(() => {
+        const {value, grads} = tf.variableGrads(
+          () => wm.nn.softmaxCrossEntropy(y, model.forward(sub, 1)) as tf.Scalar,
+          model.denseVariables,
+        );
+        const out = [value, ...model.denseVariables.map((v) => grads[v.name])].map((t) => t.dataSync().slice() as Float32Array);
+        tf.dispose([value, ...Object.values(grads)]);
+        return out;
+      });
+      sub.dispose();
+      y.dispose();
+      model.dispose();
+      features.dispose();
+      return p;
+    };
+    const inPlace = runWith('device');
+    const gathered = runWith('host');
+    expect(inPlace.ops.map((o) => o.name)).to.include('embeddingGatherMean');
+    expect(gathered.ops.map((o) => o.name)).to.not.include('embeddingGatherMean');
+    inPlace.result.forEach((got, k) =>
+      got.forEach((v, i) => {
+        const e = gathered.result[k][i];
+        if (!(Math.abs(v - e) <= 1e-5 + 1e-5 * Math.abs(e)))
+          expect.fail(`${k === 0 ? 'loss' : `gradient ${k - 1}`} [${i}]: ${v}, gathered ${e}`);
+      }),
+    );
+    graph.dispose();
   });
 
   it('names mismatched shapes', async () => {

@@ -81,6 +81,7 @@ export const embeddingNative: Part<
   | 'complexRotation'
   | 'complexRotationGrad'
   | 'embeddingGather'
+  | 'embeddingGatherMean'
   | 'embeddingWriteRows'
   | 'embeddingApply'
   | 'distributedEmbeddingGather'

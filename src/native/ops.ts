@@ -425,6 +425,8 @@ export interface NativeOps {
     out: Buf,
     errorFlag: OptBuf,
   ): number | undefined;
+  /** Device only: out[r] = mean of the table's rows at ids[neighbors[r * fanout + e]] for r < numRows (ids valid rows). */
+  embeddingGatherMean(table: NativeTable, ids: Buf, neighbors: Buf, numRows: number, fanout: number, out: Buf): void;
   embeddingWriteRows(
     table: NativeTable,
     indices: Buf | BigInt64Array,

@@ -63,11 +63,25 @@ export abstract class BlockNodeClassifier {
       throw new TypeError("forward: sub must be a sampled subgraph {inputIds, layers} (a sampler's result or a loader's batch)");
     if (sub.layers.length !== this.config.numLayers)
       throw new RangeError(`forward: the subgraph has ${sub.layers.length} layers, the model ${this.config.numLayers}`);
-    let h = this.inputs.lookup(sub.inputIds);
+    const first = this.firstLayerOverTable(sub.inputIds, sub.layers[0], dropoutSeed);
+    let h = first ?? this.inputs.lookup(sub.inputIds);
     sub.layers.forEach((layer, l) => {
-      h = this.applyLayer(l, h, layer, dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
+      if (l > 0 || !first) h = this.applyLayer(l, h, layer, dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
     });
     return h;
+  }
+
+  /**
+   * The first layer's output read straight from the feature table at `ids` (no matrix of the input rows), where
+   * the model's first layer can (GraphSAGE over a fixed fan-out on the GPU, no input dropout); else undefined and
+   * forward gathers the rows first.
+   */
+  protected firstLayerOverTable(
+    _ids: SampledSubgraph['inputIds'],
+    _layer: GraphLayerInput,
+    _dropoutSeed?: number,
+  ): tf.Tensor2D | undefined {
+    return undefined;
   }
 
   /**

@@ -11,7 +11,7 @@
 // minimize() includes by default (pass it in varList if you list variables).
 import * as tf from '@tensorflow/tfjs-core';
 
-import {checkIndexArray, checkIndexTensor} from '../backend/index_validation';
+import {checkIndexArray, checkIndexTensor, knownValid} from '../backend/index_validation';
 import type {NativeOptimizerParams} from '../native/addon';
 import {deviceStatus} from '../native/device';
 import type {Communicator} from '../memory/communicator';
@@ -273,6 +273,23 @@ export class Embedding {
     rows.dispose();
     if (idx !== ids) idx.dispose();
     return out;
+  }
+
+  /**
+   * @internal The rows of the first `numDst` of `ids` and, for each, the mean of its `fanout` neighbours' rows
+   * (`neighbors`: positions in ids), read in place on the GPU (TableStorage.neighborRows); undefined where this
+   * table is not read so (host or managed memory, a cache in front, rows moved by collectives) or `ids` are not
+   * known to be valid rows (a sampler's are), so the caller gathers the rows instead.
+   */
+  neighborRows(ids: tf.Tensor1D, neighbors: tf.Tensor1D, numDst: number, fanout: number): [tf.Tensor2D, tf.Tensor2D] | undefined {
+    const s = this.live('neighborRows');
+    const inPlace = this.memory === 'device' || this.memory === 'chunked' || this.memory === 'continuous';
+    if (!s.neighborRows || !inPlace || s.cache?.stats() !== undefined || !knownValid(ids, this.rows)) return undefined;
+    if (neighbors.dtype !== 'int32' || neighbors.size !== numDst * fanout || numDst > ids.size)
+      throw new RangeError(
+        `embedding.neighborRows: neighbors must be ${numDst} x ${fanout} int32 positions in ${ids.size} ids, got ${neighbors.size} ${neighbors.dtype}`,
+      );
+    return s.neighborRows(ids, neighbors, numDst, fanout);
   }
 
   /** Overwrites rows with float32 values [n, dim] (rounded to the storage type). */

@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {BlockNodeClassifier} from './block_classifier';
 import {dropout} from './dropout';
 import type {GraphLayerInput} from './conv/graph_input';
+import {isFixedLayer, SampledSubgraph} from '../graph/sampled_subgraph';
 import {SageConv, sageConv} from './conv/sage_conv';
 import {glorot, layerWidths, NodeModelConfig} from './node_model';
 import {builtConv} from './conv/graph_conv';
@@ -42,6 +43,17 @@ export class GraphSageClassifier extends BlockNodeClassifier {
   /** What weight decay applies to (the kernels, not the biases). */
   get weightVariables(): tf.Variable[] {
     return this.kernels;
+  }
+
+  protected override firstLayerOverTable(
+    ids: SampledSubgraph['inputIds'],
+    layer: GraphLayerInput,
+    dropoutSeed?: number,
+  ): tf.Tensor2D | undefined {
+    const table = this.inputs.embedding ? undefined : this.inputs.features;
+    const dropped = dropoutSeed !== undefined && this.config.dropout > 0;
+    if (!table || dropped || !isFixedLayer(layer) || !(ids instanceof tf.Tensor)) return undefined;
+    return this.convs[0].applyOverTable(table, ids, layer);
   }
 
   // Layer l over `graph` (a fixed fan-out: one fused native pass each way on the GPU), its input dropped

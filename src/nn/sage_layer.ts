@@ -10,6 +10,8 @@ import {SageFixedLayerAttrs, WM_SAGE_FIXED_LAYER} from '../kernels/SageFixedLaye
 import {aggregate} from '../graph/aggregate';
 import {meanOfNeighbors} from '../graph/fixed_subgraph';
 import type {BlockLayer, FixedFanoutLayer} from '../graph/sampled_subgraph';
+import {layerNative} from '../native/domains';
+import type {Embedding} from './embedding';
 
 /**
  * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
@@ -42,6 +44,67 @@ export function sageLayer(
   return tf
     .engine()
     .runKernel(WM_SAGE_FIXED_LAYER, {x: h, wSelf, wNeigh, bias, neighbors}, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+}
+
+/**
+ * sageLayer's first layer over a feature table read in place: act(table[ids[:numDst]] wSelf + mean of each row's
+ * sampled neighbours' table rows · wNeigh + bias), the layer's input rows never gathered into a matrix (one read
+ * of the table per sampled neighbour, in its storage type). On the GPU, for tables whose rows are there and `ids`
+ * a sampler's (Embedding.neighborRows); undefined otherwise (gather the rows and call sageLayer). Differentiable
+ * in the weights; the table is read-only here. Equal to sageLayer over table.read(ids).
+ */
+export function sageLayerOverTable(
+  table: Embedding,
+  ids: tf.Tensor1D,
+  layer: FixedFanoutLayer,
+  wSelf: tf.Tensor2D,
+  wNeigh: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  relu: boolean,
+): tf.Tensor2D | undefined {
+  const b = tf.backend();
+  if (!(b instanceof WholeMemoryBackend && b.gpu)) return undefined;
+  const {numDst, fanout, neighbors} = layer;
+  const inDim = table.dim,
+    outDim = wSelf.shape[1];
+  if (wSelf.shape[0] !== inDim || wNeigh.shape[0] !== inDim || wNeigh.shape[1] !== outDim || bias.shape[0] !== outDim)
+    throw new RangeError(
+      `sageLayerOverTable: a table ${inDim} wide needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`,
+    );
+  if (numDst * outDim * inDim === 0) return undefined;
+  const rows = table.neighborRows(ids, neighbors, numDst, fanout);
+  if (!rows) return undefined;
+  const [self, mean] = rows;
+  const ln = layerNative();
+  const f = tf.customGrad(((ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
+    const [y] = b.deviceOutputs([[numDst, outDim]], ([out]) => {
+      ln.batchMatMul(b.devicePtr(self), b.devicePtr(ws), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
+      ln.batchMatMul(b.devicePtr(mean), b.devicePtr(wn), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
+      ln.biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
+    });
+    save([self, mean, y]);
+    return {
+      value: y,
+      gradFunc: (dy: tf.Tensor, [s, m, out]: tf.Tensor[]) => {
+        const [dz, dBias] = b.deviceOutputs([[numDst, outDim], [outDim]], ([dzp, dbp]) =>
+          ln.biasActivationGrad(b.devicePtr(dy), b.devicePtr(out), numDst, outDim, relu, dzp, dbp),
+        );
+        // x^T dz for each of the two inputs: the weights' gradients.
+        const weightGrad = (x: tf.Tensor) =>
+          b.deviceOutputs([[inDim, outDim]], ([g]) =>
+            ln.batchMatMul(b.devicePtr(x), b.devicePtr(dz), g, 1, inDim, outDim, numDst, true, false, 0, 0, 0),
+          )[0];
+        const grads = [weightGrad(s), weightGrad(m), dBias];
+        dz.dispose();
+        return grads;
+      },
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  try {
+    return f(wSelf, wNeigh, bias) as tf.Tensor2D;
+  } finally {
+    tf.dispose(rows); // what the gradient needs is kept by save()
+  }
 }
 
 function checkWeights(h: tf.Tensor2D, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D): void {

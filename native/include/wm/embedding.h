@@ -60,6 +60,9 @@ struct TableRef {
 // out[i, :] = float(table[indices[i], :]). A bad index writes zeros and
 // records its position in *errorFlag (uint64, all ones = none) when given.
 void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t out, uint64_t errorFlag);
+// out[r, :] = mean over e < fanout of float(table[ids[neighbors[r * fanout + e]], :]) for r < numRows: a
+// sampled layer's neighbour mean read from the table (int32 ids, every one a row of it; neighbors positions in ids).
+void embeddingGatherMean(const TableRef& table, uint64_t ids, uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t out);
 // table[indices[i], :] = values[i, :] (float32 in, rounded to the storage type).
 void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values, uint64_t errorFlag);
 // Merges duplicate indices (sum of their gradient rows), then applies the

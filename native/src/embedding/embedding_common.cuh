@@ -8,6 +8,12 @@
 
 namespace wm {
 
+// VEC elements of a row moved by one load (16 bytes: 4 float32 or 8 half/bfloat16 elements).
+template <typename T, int VEC>
+struct Vec {
+  T v[VEC];
+};
+
 // The chunked handle travels to the kernel by value.
 template <typename T>
 struct ContiguousTable {

@@ -20,11 +20,6 @@
 namespace wm {
 namespace {
 
-template <typename T, int VEC>
-struct Vec {
-  T v[VEC];
-};
-
 // Each thread moves kUnroll vectors a grid apart per pass: their index and
 // row loads are all issued before any store, so more of the random row reads
 // are in flight at once (half-width rows read half the bytes per load and

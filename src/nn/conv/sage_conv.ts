@@ -5,9 +5,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
-import {sageLayer} from '../sage_layer';
+import {sageLayer, sageLayerOverTable} from '../sage_layer';
+import type {Embedding} from '../embedding';
 import {dstDim, GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
-import {isFixedLayer} from '../../graph/sampled_subgraph';
+import {FixedFanoutLayer, isFixedLayer} from '../../graph/sampled_subgraph';
 import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
 
 export interface SageConvArgs extends GraphConvArgs {
@@ -50,14 +51,7 @@ export class SageConv extends GraphConv {
       const {x, graph, ownRows, bipartite} = this.inputsOf(inputs, kwargs, 'sageConv');
       let y: tf.Tensor2D;
       // The fused op serves fixed fan-outs; over a CSR block it composes the same tfjs ops as below.
-      const fusable =
-        !bipartite &&
-        isFixedLayer(graph) &&
-        this.aggregator === 'mean' &&
-        this.wRoot &&
-        this.b &&
-        (this.activation === 'relu' || this.activation === 'linear');
-      if (fusable) {
+      if (!bipartite && isFixedLayer(graph) && this.fusable()) {
         y = sageLayer(
           x,
           graph,
@@ -72,10 +66,40 @@ export class SageConv extends GraphConv {
         if (this.b) y = tf.add(y, this.b.read());
         y = this.activate(y);
       }
-      // PyG's normalize: each row divided by its L2 norm (at least 1e-12), through the squared norm so a
-      // zero row's gradient is zero, not NaN.
-      return this.normalize ? (tf.mul(y, tf.rsqrt(tf.maximum(tf.sum(tf.square(y), 1, true), 1e-24))) as tf.Tensor2D) : y;
+      return this.normalized(y);
     });
+  }
+
+  /**
+   * The layer over the rows of a feature table at `ids`, read in place (sageLayerOverTable: no matrix of the
+   * input rows), for a built layer over a fixed fan-out that the fused op serves; undefined where that does not
+   * apply (the caller gathers the rows and calls apply). What a model's first layer over features calls.
+   */
+  applyOverTable(table: Embedding, ids: tf.Tensor1D, layer: FixedFanoutLayer): tf.Tensor2D | undefined {
+    if (!this.built || !this.fusable()) return undefined;
+    return tf.tidy(() => {
+      const y = sageLayerOverTable(
+        table,
+        ids,
+        layer,
+        this.wRoot!.read() as tf.Tensor2D,
+        this.wNeigh!.read() as tf.Tensor2D,
+        this.b!.read() as tf.Tensor1D,
+        this.activation === 'relu',
+      );
+      return y && this.normalized(y);
+    });
+  }
+
+  // Mean aggregation, a root weight, a bias, ReLU or no activation: what the fused native layer computes.
+  private fusable(): boolean {
+    return this.aggregator === 'mean' && !!this.wRoot && !!this.b && (this.activation === 'relu' || this.activation === 'linear');
+  }
+
+  // PyG's normalize: each row divided by its L2 norm (at least 1e-12), through the squared norm so a zero row's
+  // gradient is zero, not NaN.
+  private normalized(y: tf.Tensor2D): tf.Tensor2D {
+    return this.normalize ? (tf.mul(y, tf.rsqrt(tf.maximum(tf.sum(tf.square(y), 1, true), 1e-24))) as tf.Tensor2D) : y;
   }
 
   override getConfig(): tf.serialization.ConfigDict {

@@ -214,6 +214,24 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     return tf.engine().makeTensorFromTensorInfo(info);
   }
 
+  neighborRows(ids: tf.Tensor1D, neighbors: tf.Tensor1D, numDst: number, fanout: number): [tf.Tensor2D, tf.Tensor2D] {
+    const b = this.b;
+    const dim = this.r.dim;
+    this.touch();
+    return b.deviceOutputs(
+      [
+        [numDst, dim],
+        [numDst, dim],
+      ],
+      ([self, mean]) => {
+        if (numDst === 0 || dim === 0) return;
+        const at = b.devicePtr(ids);
+        embeddingNative().embeddingGather(this.table, at, 0, numDst, self, 0);
+        embeddingNative().embeddingGatherMean(this.table, at, b.devicePtr(neighbors), numDst, fanout, mean);
+      },
+    ) as [tf.Tensor2D, tf.Tensor2D];
+  }
+
   write(idx: tf.Tensor, values: tf.Tensor): void {
     if (idx.size) embeddingNative().embeddingWriteRows(this.table, this.b.devicePtr(idx), 0, idx.size, this.b.devicePtr(values), 0);
   }

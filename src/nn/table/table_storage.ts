@@ -45,6 +45,12 @@ export interface TableStorage {
   init(kind: number, scale: number, seed: number): void;
   /** Rows at int32 indices `idx` as a float32 tensor of `shape`; throws naming `what` on an index out of range. */
   gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor;
+  /**
+   * Tables the GPU reads in place (device memory, GPU WholeMemory): the rows of the first `numDst` of `ids` and, for
+   * each, the mean of its `fanout` neighbours' rows (`neighbors`: positions in ids, `fanout` a row), as float32
+   * [numDst, dim] tensors: a sampled layer's inputs without a copy of every row it reads. `ids` are valid rows.
+   */
+  neighborRows?(ids: tf.Tensor1D, neighbors: tf.Tensor1D, numDst: number, fanout: number): [tf.Tensor2D, tf.Tensor2D];
   /** Overwrites rows (float32 values, rounded to the storage type). */
   write(idx: tf.Tensor, values: tf.Tensor, what: string): void;
   /** One sparse optimizer rule over rows (the state arrays when withState); returns the skipped non-finite elements (host). */

@@ -1,0 +1,93 @@
+// A sampled layer's neighbour mean read straight from an embedding table: out[r] = mean over e < fanout of
+// float(table[ids[neighbors[r * fanout + e]]]). Where a model's first layer reads a feature table, this
+// takes the place of gathering every input row (a float32 copy of each, then read again by the mean): the
+// table's rows are read once each time a neighbour is, in their storage type. A thread per 16-byte vector
+// of an output row, as the gather's; each pass issues kUnroll neighbours' loads before adding any, in the
+// neighbours' order, so the sums are the gather-then-mean's to the bit.
+#include <cuda_runtime.h>
+
+#include "embedding/embedding_common.cuh"
+#include "wm/op_registry.h"
+
+namespace wm {
+namespace {
+
+constexpr int kUnroll = 4;
+
+template <typename Table, int VEC>
+__global__ void gatherMeanKernel(Table table, const int32_t* ids, const int32_t* neighbors, int64_t numRows, int fanout, int64_t dim,
+                                 float* out) {
+  using T = typename StorageOf<Table>::type;
+  const int64_t perRow = dim / VEC;
+  const float scale = 1.f / static_cast<float>(fanout);
+  WM_GRID_STRIDE(t, numRows * perRow) {
+    const int64_t r = t / perRow, k = t - r * perRow;
+    const int32_t* nb = neighbors + r * fanout;
+    float acc[VEC];
+#pragma unroll
+    for (int c = 0; c < VEC; ++c) acc[c] = 0.f;
+    for (int e0 = 0; e0 < fanout; e0 += kUnroll) {
+      const int m = fanout - e0 < kUnroll ? fanout - e0 : kUnroll;
+      Vec<T, VEC> v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (u < m) v[u] = *reinterpret_cast<const Vec<T, VEC>*>(table.row(ids[nb[e0 + u]], dim) + k * VEC);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (u < m) {
+#pragma unroll
+          for (int c = 0; c < VEC; ++c) acc[c] += toFloat(v[u].v[c]);
+        }
+    }
+    float* o = out + t * VEC;  // rows are whole vectors: vector t starts at element t * VEC
+    if constexpr (VEC % 4 == 0) {
+#pragma unroll
+      for (int c = 0; c < VEC; c += 4)
+        *reinterpret_cast<float4*>(o + c) = make_float4(acc[c] * scale, acc[c + 1] * scale, acc[c + 2] * scale, acc[c + 3] * scale);
+    } else {
+#pragma unroll
+      for (int c = 0; c < VEC; ++c) o[c] = acc[c] * scale;
+    }
+  }
+}
+
+struct Launch {
+  const TableRef& t;
+  const int32_t* ids;
+  const int32_t* neighbors;
+  int64_t numRows;
+  int fanout;
+  float* out;
+  template <typename Table, typename IdxT>
+  void run(Table table) {
+    using T = typename StorageOf<Table>::type;
+    constexpr int kVec = 16 / sizeof(T);
+    const auto o = reinterpret_cast<uint64_t>(out);
+    const bool wide = t.dim % kVec == 0 && o % 16 == 0 && (t.chunked || t.ptr % 16 == 0) && (!t.chunked || t.chunked->chunkBytes % 16 == 0);
+    if (wide)
+      gatherMeanKernel<Table, kVec>
+          <<<gridFor(numRows * (t.dim / kVec)), kThreads, 0, stream()>>>(table, ids, neighbors, numRows, fanout, t.dim, out);
+    else
+      gatherMeanKernel<Table, 1><<<gridFor(numRows * t.dim), kThreads, 0, stream()>>>(table, ids, neighbors, numRows, fanout, t.dim, out);
+  }
+};
+
+}  // namespace
+
+void embeddingGatherMean(const TableRef& table, uint64_t ids, uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t out) {
+  WM_REQUIRE(numRows >= 0, "embeddingGatherMean: numRows must be non-negative");
+  WM_REQUIRE(fanout >= 1 && fanout <= 0x7fffffff, "embeddingGatherMean: fanout must be a positive 32-bit integer");
+  if (numRows == 0 || table.dim == 0) return;
+  dispatchTable(table, IndexType::I32,
+                Launch{table, as<int32_t>(ids), as<int32_t>(neighbors), numRows, static_cast<int>(fanout), as<float>(out)});
+  WM_CUDA_LAUNCHED();
+}
+
+}  // namespace wm
+
+// embeddingGatherMean(table, ids, neighbors, numRows, fanout, out): ids valid rows of the table, neighbors positions in ids.
+WM_OP(embeddingGatherMean, Device, a) {
+  const wm::TableRef t = a.table(0, "table");
+  wm::embeddingGatherMean(t, a.address(1, "ids"), a.address(2, "neighbors"), a.count(3, "numRows"), a.count(4, "fanout"),
+                          a.address(5, "out"));
+}
