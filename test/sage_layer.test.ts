@@ -99,6 +99,13 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     );
   }
 
+  it("h's gradient is the same to the bit on every run (each input row's adds in one fixed order)", async () => {
+    const c = CASES[3];
+    const first = await layerAndGrads(wm.BACKEND_NAME, c, true);
+    const again = await layerAndGrads(wm.BACKEND_NAME, c, true);
+    expect(Buffer.from(again[1].buffer).equals(Buffer.from(first[1].buffer))).to.equal(true);
+  });
+
   it('differentiated in the weights only (h a fixed feature table): the same weight gradients, and no gradient of h computed', async () => {
     const c = CASES[0];
     const all = await layerAndGrads(wm.BACKEND_NAME, c, true);
