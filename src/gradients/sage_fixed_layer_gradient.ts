@@ -20,26 +20,19 @@ const sageFixedLayerGrad: GradConfig = {
     const [inputs, inDim] = x.shape as [number, number],
       outDim = ws.shape[1] as number;
     const ln = layerNative();
-    // dz = dy masked by the ReLU, and the bias' gradient, in one pass; freed with the backward pass' other tensors.
-    const [dz, dBias] = b.deviceOutputs([[numDst, outDim], [outDim]], ([dzp, dbp]) =>
-      ln.biasActivationGrad(b.devicePtr(dy as tf.Tensor), b.devicePtr(y), numDst, outDim, relu, dzp, dbp),
-    );
+    // Freed with the backward pass' other tensors.
+    const [dz, dBias] = maskedGradients(b, dy as tf.Tensor, y, numDst, outDim, relu);
     const nb = () => b.devicePtr(neighbors);
     const xp = () => b.devicePtr(x);
     return {
       bias: () => dBias,
-      wSelf: () =>
-        b.deviceOutputs([[inDim, outDim]], ([out]) =>
-          ln.batchMatMul(xp(), b.devicePtr(dz), out, 1, inDim, outDim, numDst, true, false, 0, 0, 0),
-        )[0],
+      wSelf: () => weightGradient(b, xp(), dz, inDim, outDim, numDst),
       wNeigh: () => {
         // The mean again (one cheap kernel) rather than holding it from the forward.
         const mean = b.allocDevice(numDst * inDim * 4);
         try {
-          return b.deviceOutputs([[inDim, outDim]], ([out]) => {
-            ln.neighborMean(nb(), numDst, fanout, xp(), inDim, mean);
-            ln.batchMatMul(mean, b.devicePtr(dz), out, 1, inDim, outDim, numDst, true, false, 0, 0, 0);
-          })[0];
+          ln.neighborMean(nb(), numDst, fanout, xp(), inDim, mean);
+          return weightGradient(b, mean, dz, inDim, outDim, numDst);
         } finally {
           b.freeDevice(mean);
         }
@@ -61,6 +54,27 @@ const sageFixedLayerGrad: GradConfig = {
     };
   },
 };
+
+/** dz = dy masked by the ReLU (where y, the layer's output, is not positive) and the bias' gradient, in one pass. */
+export function maskedGradients(
+  b: WholeMemoryBackend,
+  dy: tf.Tensor,
+  y: tf.Tensor,
+  rows: number,
+  outDim: number,
+  relu: boolean,
+): tf.Tensor[] {
+  return b.deviceOutputs([[rows, outDim], [outDim]], ([dzp, dbp]) =>
+    layerNative().biasActivationGrad(b.devicePtr(dy), b.devicePtr(y), rows, outDim, relu, dzp, dbp),
+  );
+}
+
+/** A weight's gradient x^T dz, x the device address of the [rows, inDim] rows it multiplied. */
+export function weightGradient(b: WholeMemoryBackend, x: number, dz: tf.Tensor, inDim: number, outDim: number, rows: number): tf.Tensor {
+  return b.deviceOutputs([[inDim, outDim]], ([out]) =>
+    layerNative().batchMatMul(x, b.devicePtr(dz), out, 1, inDim, outDim, rows, true, false, 0, 0, 0),
+  )[0];
+}
 
 export function registerSageFixedLayerGradient(): void {
   registerGradient(sageFixedLayerGrad);

@@ -35,10 +35,8 @@ export const sageFixedLayerConfig: KernelConfig = {
     try {
       const xp = b.devicePtr(x);
       layerNative().neighborMean(b.devicePtr(neighbors), numDst, fanout, xp, inDim, mean);
-      // Row-major [numDst, inDim] x [inDim, outDim]; x's first numDst rows are the layer's own vertices.
-      layerNative().batchMatMul(xp, b.devicePtr(wSelf), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
-      layerNative().batchMatMul(mean, b.devicePtr(wNeigh), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
-      layerNative().biasActivation(out, b.devicePtr(bias), numDst, outDim, relu);
+      // x's first numDst rows are the layer's own vertices.
+      sageOutputs(xp, mean, b.devicePtr(wSelf), b.devicePtr(wNeigh), b.devicePtr(bias), numDst, inDim, outDim, relu, out);
     } catch (e) {
       b.disposeData(info.dataId, true);
       throw e;
@@ -48,3 +46,25 @@ export const sageFixedLayerConfig: KernelConfig = {
     return info;
   },
 };
+
+/**
+ * out = act(self wSelf + mean wNeigh + bias) on the GPU, every argument a device address: row-major [numDst, inDim]
+ * inputs and [inDim, outDim] weights, two GEMMs into one output (the second accumulates) and the bias + ReLU epilogue.
+ */
+export function sageOutputs(
+  self: number,
+  mean: number,
+  wSelf: number,
+  wNeigh: number,
+  bias: number,
+  numDst: number,
+  inDim: number,
+  outDim: number,
+  relu: boolean,
+  out: number,
+): void {
+  const ln = layerNative();
+  ln.batchMatMul(self, wSelf, out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
+  ln.batchMatMul(mean, wNeigh, out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
+  ln.biasActivation(out, bias, numDst, outDim, relu);
+}

@@ -6,11 +6,11 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
-import {SageFixedLayerAttrs, WM_SAGE_FIXED_LAYER} from '../kernels/SageFixedLayer';
+import {sageOutputs, SageFixedLayerAttrs, WM_SAGE_FIXED_LAYER} from '../kernels/SageFixedLayer';
+import {maskedGradients, weightGradient} from '../gradients/sage_fixed_layer_gradient';
 import {aggregate} from '../graph/aggregate';
 import {meanOfNeighbors} from '../graph/fixed_subgraph';
 import type {BlockLayer, FixedFanoutLayer} from '../graph/sampled_subgraph';
-import {layerNative} from '../native/domains';
 import type {Embedding} from './embedding';
 
 /**
@@ -34,7 +34,7 @@ export function sageLayer(
     );
   const [inputs, inDim] = h.shape;
   const outDim = wSelf.shape[1];
-  checkWeights(h, wSelf, wNeigh, bias);
+  checkWeights(`sageLayer: h [${h.shape}]`, h.shape[1], wSelf, wNeigh, bias);
   if (layer.numDst > inputs) throw new RangeError(`sageLayer: the layer has ${layer.numDst} outputs but h only ${inputs} rows`);
   const b = tf.backend();
   if (!(b instanceof WholeMemoryBackend && b.gpu) || layer.numDst * outDim * inDim === 0)
@@ -67,34 +67,36 @@ export function sageLayerOverTable(
   const {numDst, fanout, neighbors} = layer;
   const inDim = table.dim,
     outDim = wSelf.shape[1];
-  if (wSelf.shape[0] !== inDim || wNeigh.shape[0] !== inDim || wNeigh.shape[1] !== outDim || bias.shape[0] !== outDim)
-    throw new RangeError(
-      `sageLayerOverTable: a table ${inDim} wide needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`,
-    );
+  checkWeights(`sageLayerOverTable: a table ${inDim} wide`, inDim, wSelf, wNeigh, bias);
   if (numDst * outDim * inDim === 0) return undefined;
   const rows = table.neighborRows(ids, neighbors, numDst, fanout);
   if (!rows) return undefined;
   const [self, mean] = rows;
-  const ln = layerNative();
   const f = tf.customGrad(((ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [y] = b.deviceOutputs([[numDst, outDim]], ([out]) => {
-      ln.batchMatMul(b.devicePtr(self), b.devicePtr(ws), out, 1, numDst, outDim, inDim, false, false, 0, 0, 0);
-      ln.batchMatMul(b.devicePtr(mean), b.devicePtr(wn), out, 1, numDst, outDim, inDim, false, false, 0, 0, 1);
-      ln.biasActivation(out, b.devicePtr(bs), numDst, outDim, relu);
-    });
+    const [y] = b.deviceOutputs([[numDst, outDim]], ([out]) =>
+      sageOutputs(
+        b.devicePtr(self),
+        b.devicePtr(mean),
+        b.devicePtr(ws),
+        b.devicePtr(wn),
+        b.devicePtr(bs),
+        numDst,
+        inDim,
+        outDim,
+        relu,
+        out,
+      ),
+    );
     save([self, mean, y]);
     return {
       value: y,
       gradFunc: (dy: tf.Tensor, [s, m, out]: tf.Tensor[]) => {
-        const [dz, dBias] = b.deviceOutputs([[numDst, outDim], [outDim]], ([dzp, dbp]) =>
-          ln.biasActivationGrad(b.devicePtr(dy), b.devicePtr(out), numDst, outDim, relu, dzp, dbp),
-        );
-        // x^T dz for each of the two inputs: the weights' gradients.
-        const weightGrad = (x: tf.Tensor) =>
-          b.deviceOutputs([[inDim, outDim]], ([g]) =>
-            ln.batchMatMul(b.devicePtr(x), b.devicePtr(dz), g, 1, inDim, outDim, numDst, true, false, 0, 0, 0),
-          )[0];
-        const grads = [weightGrad(s), weightGrad(m), dBias];
+        const [dz, dBias] = maskedGradients(b, dy, out, numDst, outDim, relu);
+        const grads = [
+          weightGradient(b, b.devicePtr(s), dz, inDim, outDim, numDst),
+          weightGradient(b, b.devicePtr(m), dz, inDim, outDim, numDst),
+          dBias,
+        ];
         dz.dispose();
         return grads;
       },
@@ -107,12 +109,12 @@ export function sageLayerOverTable(
   }
 }
 
-function checkWeights(h: tf.Tensor2D, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D): void {
-  const inDim = h.shape[1],
-    outDim = wSelf.shape[1];
+// `what` (the input, named) is inDim wide: the weights must be [inDim, out] and the bias [out].
+function checkWeights(what: string, inDim: number, wSelf: tf.Tensor2D, wNeigh: tf.Tensor2D, bias: tf.Tensor1D): void {
+  const outDim = wSelf.shape[1];
   if (wSelf.shape[0] !== inDim || wNeigh.shape[0] !== inDim || wNeigh.shape[1] !== outDim || bias.shape[0] !== outDim) {
     throw new RangeError(
-      `sageLayer: h [${h.shape}] needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`,
+      `${what} needs wSelf and wNeigh [${inDim}, out] and bias [out]; got [${wSelf.shape}], [${wNeigh.shape}], [${bias.shape}]`,
     );
   }
 }
@@ -126,7 +128,7 @@ function blockLayer(
   bias: tf.Tensor1D,
   relu: boolean,
 ): tf.Tensor2D {
-  checkWeights(h, wSelf, wNeigh, bias);
+  checkWeights(`sageLayer: h [${h.shape}]`, h.shape[1], wSelf, wNeigh, bias);
   if (h.shape[0] !== layer.block.numCols)
     throw new RangeError(`sageLayer: the layer reads ${layer.block.numCols} input rows (its src), h has ${h.shape[0]}`);
   return composite(h, layer.block.numRows, () => aggregate(h, layer.block, 'mean'), wSelf, wNeigh, bias, relu);
