@@ -2,7 +2,7 @@
 // neighbors[r * fanout + e] == i. The entries are sorted by the row they add into (stable: each row's adds
 // in entry order), and a thread per 16-byte vector of dx sums its row's share in that order and writes it
 // once: no zeroing pass, no atomics, the same bits every run, and dy (the layer's few output rows) read
-// from cache where the scattered adds went to memory a row at a time. Past 2^31 - 1 entries (beyond the
+// from cache, where adds scattered by atomics would each go to memory. Past 2^31 - 1 entries (beyond the
 // sort's count) the adds go by atomics into a zeroed dx instead.
 #include <algorithm>
 
