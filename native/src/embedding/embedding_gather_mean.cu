@@ -2,8 +2,8 @@
 // float(table[ids[neighbors[r * fanout + e]]]). Where a model's first layer reads a feature table, this
 // takes the place of gathering every input row (a float32 copy of each, then read again by the mean): the
 // table's rows are read once each time a neighbour is, in their storage type. A thread per 16-byte vector
-// of an output row, as the gather's; each pass issues kUnroll neighbours' loads before adding any, in the
-// neighbours' order, so the sums are the gather-then-mean's to the bit.
+// of an output row, as the gather's; each pass issues kUnroll neighbours' loads before adding any, and adds
+// them in the neighbours' order, the order the gather-then-mean sums in.
 #include <cuda_runtime.h>
 
 #include "embedding/embedding_common.cuh"
