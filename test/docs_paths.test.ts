@@ -105,7 +105,11 @@ describe("the README's figures match the result files they cite", () => {
   };
   const FIGURES: Record<string, () => string> = {
     ...Object.fromEntries(
-      ['papers100m-training-h200-2026-11-27.json', 'papers100m-uniform-h200-2026-11-29.json'].map((file) => [
+      [
+        'papers100m-training-h200-2026-11-27.json',
+        'papers100m-uniform-h200-2026-11-30.json',
+        'papers100m-rmat-bf16-h200-2026-11-30.json',
+      ].map((file) => [
         file,
         () => {
           const d = results(file);
