@@ -48,10 +48,10 @@ export class TwoHosts {
     this.names = [`wm-host-a-${tag}`, `wm-host-b-${tag}`];
   }
 
-  /** The two hosts, or why they cannot be made here. */
   /** What NCCL needs to join ranks across the hosts: the veth pair's interfaces (named wm...), no InfiniBand, no NVLink multicast. */
   static readonly ncclEnv = {NCCL_SOCKET_IFNAME: 'wm', NCCL_IB_DISABLE: '1', NCCL_NVLS_ENABLE: '0'};
 
+  /** The two hosts, or why they cannot be made here. */
   static make(): TwoHosts | {why: string} {
     if (process.getuid?.() !== 0) return {why: 'not root: network namespaces need it'};
     const tool = vethPairTool();

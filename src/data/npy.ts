@@ -3,7 +3,7 @@
 // Every error names the file and the byte offset it found wrong.
 import * as fs from 'fs';
 
-import {writeAll} from '../util/files';
+import {writeBytes} from '../util/files';
 
 export interface NpyArray {
   shape: number[];
@@ -142,11 +142,5 @@ export function npyHeader(descr: string, shape: number[]): Buffer {
 /** Writes a C-order .npy (version 1) of float32, int32 or int64: for fixtures and exports. */
 export function writeNpy(file: string, data: Float32Array | Int32Array | BigInt64Array, shape: number[]): void {
   const descr = data instanceof Float32Array ? '<f4' : data instanceof Int32Array ? '<i4' : '<i8';
-  const fd = fs.openSync(file, 'w');
-  try {
-    writeAll(fd, npyHeader(descr, shape));
-    writeAll(fd, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-  } finally {
-    fs.closeSync(fd);
-  }
+  writeBytes(file, [npyHeader(descr, shape), new Uint8Array(data.buffer, data.byteOffset, data.byteLength)]);
 }

@@ -13,11 +13,14 @@ export function writeAll(fd: number, bytes: Uint8Array, piece = WRITE_PIECE): vo
   for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, Math.min(piece, bytes.length - at));
 }
 
-/** A file holding `bytes` (made with `mode`, or replaced), whatever their size; on the disk before it returns when `synced`. */
-export function writeBytes(file: string, bytes: Uint8Array, mode = 0o666, synced = false): void {
+/**
+ * A file holding `bytes` (or the pieces in order; made with `mode`, or replaced), whatever their size; on the disk
+ * before it returns when `synced`.
+ */
+export function writeBytes(file: string, bytes: Uint8Array | Uint8Array[], mode = 0o666, synced = false): void {
   const fd = fs.openSync(file, 'w', mode);
   try {
-    writeAll(fd, bytes);
+    for (const piece of Array.isArray(bytes) ? bytes : [bytes]) writeAll(fd, piece);
     if (synced) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -30,15 +33,7 @@ export function writeFileSynced(file: string, bytes: Uint8Array): void {
 
 /** Writes under a temporary name, then renames: readers see the old file or the whole new one. */
 export function writeFileAtomically(file: string, bytes: Uint8Array): void {
-  for (const stale of deadTemps(file, 'tmp')) fs.rmSync(stale, {force: true});
-  const tmp = tempName(file, 'tmp');
-  try {
-    writeFileSynced(tmp, bytes);
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    fs.rmSync(tmp, {force: true});
-    throw e;
-  }
+  writeFileInPieces(file, (put) => put(bytes));
 }
 
 /**
