@@ -1,11 +1,13 @@
 // `npm run bench:kge-freebase` — knowledge-graph embeddings at Freebase's shape (bench/freebase_shaped.ts):
 // BENCH_KGE_FREEBASE the fraction of Freebase's size (default 1, the whole), BENCH_KGE_FREEBASE_MODELS the rows
-// (transE, transE2: L2, complEx; default all). Each row one epoch: triples/s and the epoch's seconds.
+// (transE, transE2: L2, complEx; default all), BENCH_MATMUL_PRECISION a comma list of the precisions of the scoring
+// products (wm.setMatmulPrecision; default highest), each row run at each. Each row one epoch: triples/s and the
+// epoch's seconds.
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../src/index';
 import {trainKge} from '../src/train/kge';
-import {writeBenchResult} from './bench_util';
+import {envMatmulPrecisions, writeBenchResult} from './bench_util';
 import {FREEBASE_ROWS, freebaseKg, freebaseOptions} from './freebase_shaped';
 
 async function main(): Promise<void> {
@@ -19,25 +21,30 @@ async function main(): Promise<void> {
     `Freebase-shaped x ${fraction}: ${kg.numEntities} entities, ${kg.train.heads.length} triples drawn in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   const chosen = (process.env.BENCH_KGE_FREEBASE_MODELS ?? FREEBASE_ROWS.map((r) => r.name).join(',')).split(',');
+  const precisions = envMatmulPrecisions();
   const freebase: object[] = [];
-  for (const r of FREEBASE_ROWS.filter((row) => chosen.includes(row.name))) {
-    const o = freebaseOptions(r);
-    const {model, epochs} = await trainKge(kg, o);
-    model.dispose();
-    const row = {
-      model: r.model,
-      dim: r.dim,
-      ...('pNorm' in r ? {pNorm: r.pNorm} : {}),
-      batch: o.batchSize,
-      optimizer: o.optimizer,
-      triplesPerSecond: epochs[0].triplesPerSecond,
-      epochSeconds: epochs[0].seconds,
-      loss: epochs[0].loss,
-      gpu: dev.gpu,
-    };
-    console.log(JSON.stringify(row));
-    freebase.push(row);
-  }
+  for (const r of FREEBASE_ROWS.filter((row) => chosen.includes(row.name)))
+    for (const precision of precisions) {
+      wm.setMatmulPrecision(precision);
+      const o = freebaseOptions(r);
+      const {model, epochs} = await trainKge(kg, o);
+      model.dispose();
+      const row = {
+        model: r.model,
+        dim: r.dim,
+        ...('pNorm' in r ? {pNorm: r.pNorm} : {}),
+        batch: o.batchSize,
+        optimizer: o.optimizer,
+        matmulPrecision: precision,
+        triplesPerSecond: epochs[0].triplesPerSecond,
+        epochSeconds: epochs[0].seconds,
+        loss: epochs[0].loss,
+        gpu: dev.gpu,
+      };
+      console.log(JSON.stringify(row));
+      freebase.push(row);
+    }
+  wm.setMatmulPrecision('highest');
   writeBenchResult('kge-freebase', {device: dev, fraction, freebase});
 }
 

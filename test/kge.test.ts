@@ -475,6 +475,67 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     expect(tf.memory().numTensors).to.equal(before);
   });
 
+  it("the chunk loss's products at setMatmulPrecision 'high' and 'medium': on the GPU within their rounding of full float32 (the dot and L2 scorers' products on the tensor cores: distMult, complEx, transE L2; the others unchanged); on the CPU the same bits", () => {
+    const rng = seededRng(47);
+    const gpu = wm.deviceInfo().gpu && wm.deviceInfo().cublas;
+    const [dim, b, chunk, k] = [64, 1024, 256, 256];
+    const o: KgeLossOptions = {loss: 'logistic', adversarialTemperature: 0, lossMargin: 1};
+    // ||got - want|| / ||want|| over every gradient element.
+    const relative = (got: Float32Array, want: Float32Array) => {
+      let d = 0,
+        n = 0;
+      want.forEach((x, i) => {
+        d += (got[i] - x) ** 2;
+        n += x * x;
+      });
+      return Math.sqrt(d / n);
+    };
+    try {
+      for (const [name, extra] of SCORERS) {
+        const m = kgeModel(name, {numEntities: 4, numRelations: 2, dim, margin: 6, ...extra});
+        const w = m.entity.dim,
+          n = (b / chunk) * k;
+        const q = randomRows(rng, b, w),
+          own = randomRows(rng, b, w),
+          neg = randomRows(rng, n, w);
+        const results: Record<string, [number, Float32Array]> = {};
+        for (const p of ['highest', 'high', 'medium'] as const) {
+          wm.setMatmulPrecision(p);
+          const inputs = [tf.tensor2d(q, [b, w]), tf.tensor2d(own, [b, w]), tf.tensor2d(neg, [n, w])];
+          const {value, grads} = tf.valueAndGrads((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor) =>
+            chunkLoss(m, x as tf.Tensor2D, y as tf.Tensor2D, z as tf.Tensor2D, chunk, o),
+          )(inputs);
+          const all = new Float32Array(grads.reduce((s, g) => s + g.size, 0));
+          let at = 0;
+          for (const g of grads) {
+            all.set(g.dataSync() as Float32Array, at);
+            at += g.size;
+          }
+          results[p] = [value.dataSync()[0], all];
+          tf.dispose([...inputs, value, ...grads]);
+        }
+        const what = `${name} ${JSON.stringify(extra)}`;
+        const onTensorCores =
+          gpu && (name === 'distMult' || name === 'complEx' || (name === 'transE' && 'pNorm' in extra && extra.pNorm === 2));
+        for (const [p, bound] of [
+          ['high', 2 ** -9],
+          ['medium', 2 ** -6],
+        ] as const) {
+          if (!onTensorCores) {
+            expect(Array.from(results[p][1]), `${what} ${p}: the same bits as 'highest'`).to.deep.equal(Array.from(results.highest[1]));
+            continue;
+          }
+          expectNear(results[p][0], results.highest[0], `${what} ${p}: loss`, bound);
+          expect(relative(results[p][1], results.highest[1]), `${what} ${p}: gradients`).to.be.below(bound);
+        }
+        if (onTensorCores) expect(relative(results.medium[1], results.highest[1]), `${what}: bfloat16 inputs round`).to.be.above(0);
+        m.dispose();
+      }
+    } finally {
+      wm.setMatmulPrecision('highest');
+    }
+  });
+
   it('the native step (queries composed, scored, carried back) against the tfjs ops on tfjs-backend-cpu: every model and side, odd sizes, both losses, a weight; no positives and bad shapes named', () => {
     const rng = seededRng(37);
     const before = tf.memory().numTensors;

@@ -154,14 +154,15 @@ __global__ void winnersKernel(const int32_t* sortedRow, int64_t n, int32_t* rows
   WM_GRID_STRIDE(j, n) rows[j] = j + 1 == n || sortedRow[j + 1] != sortedRow[j] ? sortedRow[j] : -1;
 }
 
-// Requests out, the owners' answers (rowBytes each, filled by `answer` from
-// the local indices asked of this rank), rows back into the callers' order.
-template <typename Answer>
-void gatherFromOwners(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t out, const std::string& what,
-                      Answer&& answer) {
+// Requests out, the owners' answers (replyBytes each, filled by `answer` from
+// the local indices asked of this rank), rows back: `place` puts the n replies
+// (in owner order) into the callers' order, entry j at position perm[j].
+template <typename Answer, typename Place>
+void gatherFromOwners(NcclComm& comm, const DistributedLayout& L, int64_t replyBytes, uint64_t indices, int64_t n, const std::string& what,
+                      Answer&& answer, Place&& place) {
   Scratch s;
   Plan p = plan(comm, s, L, indices, n, what);
-  const int64_t rb = L.rowBytes;
+  const int64_t rb = replyBytes;
   int32_t* asked = s.get<int32_t>(p.recvTotal);
   auto* replies = s.get<uint8_t>(p.recvTotal * rb);
   auto* rowsBack = s.get<uint8_t>(n * rb);
@@ -170,8 +171,13 @@ void gatherFromOwners(NcclComm& comm, const DistributedLayout& L, uint64_t indic
   answer(asked, p.recvTotal, reinterpret_cast<uint64_t>(replies));
   comm.allToAllV(reinterpret_cast<uint64_t>(replies), times(p.recvOffset, rb), times(p.recvCount, rb), reinterpret_cast<uint64_t>(rowsBack),
                  times(p.sendOffset, rb), times(p.sendCount, rb), what + " (rows)");
-  copyRows(reinterpret_cast<uint64_t>(rowsBack), nullptr, out, p.perm, n, rb);
+  place(s, reinterpret_cast<uint64_t>(rowsBack), p.perm, n);
   comm.wait(what);
+}
+
+// inverse[perm[j]] = j.
+__global__ void invertKernel(const int32_t* perm, int64_t n, int32_t* inverse) {
+  WM_GRID_STRIDE(j, n) inverse[perm[j]] = static_cast<int32_t>(j);
 }
 
 // Rows to their owners, sorted there by row (stable) for `write`, which
@@ -189,9 +195,10 @@ void writeToOwners(NcclComm& comm, const DistributedLayout& L, uint64_t indices,
 }  // namespace
 
 void distributedGather(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t out, const std::string& what) {
-  gatherFromOwners(comm, L, indices, n, out, what, [&](const int32_t* asked, int64_t count, uint64_t replies) {
-    copyRows(L.localSlice, asked, replies, nullptr, count, L.rowBytes);
-  });
+  gatherFromOwners(
+      comm, L, L.rowBytes, indices, n, what,
+      [&](const int32_t* asked, int64_t count, uint64_t replies) { copyRows(L.localSlice, asked, replies, nullptr, count, L.rowBytes); },
+      [&](Scratch&, uint64_t rows, const int32_t* perm, int64_t count) { copyRows(rows, nullptr, out, perm, count, L.rowBytes); });
 }
 
 void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t values, const std::string& what) {
@@ -205,10 +212,42 @@ void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t ind
 
 void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t indices, int64_t n,
                                 uint64_t out, const std::string& what) {
-  // The owner reads its rows in their storage type and answers in float32.
-  gatherFromOwners(comm, L, indices, n, out, what, [&](const int32_t* asked, int64_t count, uint64_t replies) {
-    embeddingGather(local, reinterpret_cast<uint64_t>(asked), IndexType::I32, count, replies, 0);
-  });
+  if (local.storage == StorageType::F32) {
+    gatherFromOwners(
+        comm, L, L.rowBytes, indices, n, what,
+        [&](const int32_t* asked, int64_t count, uint64_t replies) {
+          embeddingGather(local, reinterpret_cast<uint64_t>(asked), IndexType::I32, count, replies, 0);
+        },
+        [&](Scratch&, uint64_t rows, const int32_t* perm, int64_t count) { copyRows(rows, nullptr, out, perm, count, L.rowBytes); });
+    return;
+  }
+  // A 16-bit table's rows cross in their storage type, half the bytes of float32: the owner reads them (in
+  // float32, as every gather reads a table) and rounds them back, exactly; the reader widens them into place.
+  const TableRef narrow{0, nullptr, 0, local.dim, local.storage};
+  gatherFromOwners(
+      comm, L, local.dim * storageBytes(local.storage), indices, n, what,
+      [&](const int32_t* asked, int64_t count, uint64_t replies) {
+        if (count == 0) return;
+        Scratch s;
+        auto* wide = s.get<float>(count * local.dim);
+        embeddingGather(local, reinterpret_cast<uint64_t>(asked), IndexType::I32, count, reinterpret_cast<uint64_t>(wide), 0);
+        int32_t* order = s.get<int32_t>(count);
+        iota(order, count);
+        TableRef to = narrow;
+        to.ptr = replies;
+        to.rows = count;
+        embeddingWriteRows(to, reinterpret_cast<uint64_t>(order), IndexType::I32, count, reinterpret_cast<uint64_t>(wide), 0);
+      },
+      [&](Scratch& s, uint64_t rows, const int32_t* perm, int64_t count) {
+        if (count == 0) return;
+        int32_t* from = s.get<int32_t>(count);
+        invertKernel<<<gridFor(count), kThreads, 0, stream()>>>(perm, count, from);
+        WM_CUDA_LAUNCHED();
+        TableRef back = narrow;
+        back.ptr = rows;
+        back.rows = count;
+        embeddingGather(back, reinterpret_cast<uint64_t>(from), IndexType::I32, count, out, 0);
+      });
 }
 
 void distributedEmbeddingWrite(NcclComm& comm, const DistributedLayout& L, const TableRef& local, uint64_t indices, int64_t n,

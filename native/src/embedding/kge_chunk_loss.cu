@@ -381,14 +381,10 @@ __global__ void addCoefficientSumsKernel(KgeChunkArgs k, const float* coef, cons
   }
 }
 
-// One column-major strided batch on cuBLAS: C_i = alpha A_i op B_i (+ beta C_i), i < batch.
+// One column-major strided batch on cuBLAS: C_i = alpha A_i op B_i (+ beta C_i), i < batch, at the matmul precision.
 void gemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda, int64_t strideA,
           const float* B, int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc, int64_t strideC, int64_t batch) {
-  const int st =
-      cb->sgemmStridedBatched(cb->handle, transA ? kCublasOpT : kCublasOpN, transB ? kCublasOpT : kCublasOpN, static_cast<int>(m),
-                              static_cast<int>(n), static_cast<int>(k), &alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb),
-                              strideB, &beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batch));
-  WM_REQUIRE(st == 0, "kgeChunkLoss: cublasSgemmStridedBatched failed with status " + std::to_string(st));
+  stridedGemm(cb, transA, transB, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batch, "kgeChunkLoss");
 }
 
 // cuBLAS bound to the current stream when the groups' scores are products it should take (the dot

@@ -1,9 +1,14 @@
 // Unique-and-relabel of one sampling hop through a vertex-indexed map instead
-// of sorting: each vertex's first position wins an atomicMin, the winners are
-// numbered by a scan, every candidate reads its vertex's number, and the map
-// is put back. Six launches where the sort-based unique takes about twenty,
-// and O(n) work. First-occurrence order makes dst (distinct) the prefix.
+// of sorting: each vertex's first position wins an atomicMin, the scan over
+// "is this position its vertex's first" numbers the winners (the flags read
+// from the map inside the scan, never stored), each winner writes its number
+// into the map, every neighbour reads its vertex's number, and the winners
+// put the map back. O(n) work in five launches; three passes touch the map
+// at random for every candidate, two for the distinct vertices only.
+// First-occurrence order makes dst (distinct) the prefix.
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <climits>
 
@@ -33,27 +38,42 @@ __global__ void claimFirst(Candidates c, int64_t n, int64_t numVertices, int32_t
   }
 }
 
-__global__ void markFirst(Candidates c, int64_t n, int64_t numVertices, const int32_t* map, int32_t* head) {
-  WM_GRID_STRIDE(i, n) {
+// 1 where position i is its vertex's first (claimFirst's winner), else 0: the scan's input.
+struct IsFirst {
+  Candidates c;
+  int64_t numVertices;
+  const int32_t* map;
+  __device__ __forceinline__ int32_t operator()(int64_t i) const {
     const int32_t v = c(i);
-    head[i] = inRange(v, numVertices) && map[v] == static_cast<int32_t>(i);
+    return inRange(v, numVertices) && map[v] == static_cast<int32_t>(i);
+  }
+};
+
+// scan is the inclusive sum of the flags: a first occurrence i is number scan[i] - 1. Its map entry becomes
+// -(number + 1), negative where positions are not, so no winner's entry is read for a position later.
+__global__ void numberFirst(Candidates c, int64_t n, const int32_t* __restrict__ scan, int32_t* __restrict__ values, int32_t* map) {
+  WM_GRID_STRIDE(i, n) {
+    const int32_t s = scan[i];
+    if (s != (i > 0 ? scan[i - 1] : 0)) {
+      const int32_t v = c(i);
+      values[s - 1] = v;
+      map[v] = -s;
+    }
   }
 }
 
-// scan is the inclusive sum of head: a first occurrence i is number scan[i] - 1.
-__global__ void writeNumbers(Candidates c, int64_t n, int64_t numVertices, const int32_t* map, const int32_t* head, const int32_t* scan,
-                             int32_t* values, int32_t* neighbors) {
-  WM_GRID_STRIDE(i, n) {
-    const int32_t v = c(i);
-    if (head[i]) values[scan[i] - 1] = v;
-    if (i >= c.nDst) neighbors[i - c.nDst] = inRange(v, numVertices) ? scan[map[v]] - 1 : 0;
+__global__ void readNumbers(const int32_t* __restrict__ ids, int64_t nIds, int64_t numVertices, const int32_t* __restrict__ map,
+                            int32_t* __restrict__ neighbors) {
+  WM_GRID_STRIDE(j, nIds) {
+    const int32_t v = ids[j];
+    neighbors[j] = inRange(v, numVertices) ? -map[v] - 1 : 0;
   }
 }
 
-__global__ void restoreMap(Candidates c, int64_t n, const int32_t* head, int32_t* map) {
-  WM_GRID_STRIDE(i, n) {
-    if (head[i]) map[c(i)] = INT_MAX;
-  }
+// The distinct vertices' entries back to INT_MAX; their count is the scan's last sum, read on the device.
+__global__ void restoreMap(const int32_t* __restrict__ values, const int32_t* __restrict__ count, int32_t* map) {
+  const int64_t n = *count;
+  WM_GRID_STRIDE(i, n) map[values[i]] = INT_MAX;
 }
 
 }  // namespace
@@ -67,19 +87,22 @@ int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, 
   cudaStream_t st = stream();
   const Candidates c{as<int32_t>(dst), nDst, as<int32_t>(ids)};
   int32_t* m = as<int32_t>(map);
-  auto* head = s.get<int32_t>(n);
+  int32_t* out = as<int32_t>(values);
   auto* scan = s.get<int32_t>(n);
   claimFirst<<<gridFor(n), kThreads, 0, st>>>(c, n, numVertices, m);
   WM_CUDA_LAUNCHED();
-  markFirst<<<gridFor(n), kThreads, 0, st>>>(c, n, numVertices, m, head);
-  WM_CUDA_LAUNCHED();
+  const auto flags = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), IsFirst{c, numVertices, m});
   size_t temp = 0;
-  WM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, temp, head, scan, static_cast<int>(n), st));
+  WM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, temp, flags, scan, static_cast<int>(n), st));
   void* t = s.get<uint8_t>(static_cast<int64_t>(temp));
-  WM_CUDA(cub::DeviceScan::InclusiveSum(t, temp, head, scan, static_cast<int>(n), st));
-  writeNumbers<<<gridFor(n), kThreads, 0, st>>>(c, n, numVertices, m, head, scan, as<int32_t>(values), as<int32_t>(neighbors));
+  WM_CUDA(cub::DeviceScan::InclusiveSum(t, temp, flags, scan, static_cast<int>(n), st));
+  numberFirst<<<gridFor(n), kThreads, 0, st>>>(c, n, scan, out, m);
   WM_CUDA_LAUNCHED();
-  restoreMap<<<gridFor(n), kThreads, 0, st>>>(c, n, head, m);
+  if (nIds > 0) {
+    readNumbers<<<gridFor(nIds), kThreads, 0, st>>>(c.ids, nIds, numVertices, m, as<int32_t>(neighbors));
+    WM_CUDA_LAUNCHED();
+  }
+  restoreMap<<<gridFor(n), kThreads, 0, st>>>(out, scan + n - 1, m);
   WM_CUDA_LAUNCHED();
   int32_t count = 0;
   copyDeviceToHost(&count, reinterpret_cast<uint64_t>(scan + n - 1), sizeof count);

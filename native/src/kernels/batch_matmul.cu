@@ -4,7 +4,6 @@
 // unless the matmul precision (wm/matmul_precision.h) allows its tensor cores.
 #include "runtime/cublas_loader.h"
 #include "runtime/launch.cuh"
-#include "wm/matmul_precision.h"
 #include "wm/op_registry.h"
 
 namespace wm {
@@ -56,8 +55,7 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
   Cublas* cb = cublas();
   const int64_t kIntMax = 0x7fffffff;
   const bool fitsCublas = cb && m <= kIntMax && n <= kIntMax && k <= kIntMax && batch <= kIntMax;
-  const MatmulPrecision precision = matmulPrecision();
-  const bool tensorCores = fitsCublas && precision != MatmulPrecision::Highest && cb->gemmStridedBatchedEx;
+  const bool tensorCores = fitsCublas && cublasTensorCores(cb);
   // Single products small enough that cuBLAS's host time would dominate: our tiles (small_gemm.cu).
   if (batch == 1 && (preferOwnGemm(m, n, k, tensorCores) || (!cb && ownGemmFits(n)))) {
     smallGemm(a, b, c, m, n, k, transA, transB, beta);
@@ -65,26 +63,10 @@ void batchMatMul(uint64_t a, uint64_t b, uint64_t c, int64_t batch, int64_t m, i
   }
   if (fitsCublas) {
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-    const float one = 1.f;
     // The handle follows whichever stream is current (the main or the side stream).
     WM_REQUIRE(cb->setStream(cb->handle, stream()) == 0, "cublasSetStream failed");
-    int ldb = static_cast<int>(transB ? k : n);
-    int lda = static_cast<int>(transA ? m : k);
-    const int opB = transB ? kCublasOpT : kCublasOpN, opA = transA ? kCublasOpT : kCublasOpN;
-    if (tensorCores) {
-      // float32 in and out, float32 sums; the inputs rounded to TF32 or bfloat16 on their way into the tensor cores.
-      const int compute = precision == MatmulPrecision::High ? kCublasCompute32FFastTF32 : kCublasCompute32FFast16BF;
-      int st =
-          cb->gemmStridedBatchedEx(cb->handle, opB, opA, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, as<float>(b),
-                                   kCudaR32F, ldb, bBatchStride, as<float>(a), kCudaR32F, lda, aBatchStride, &beta, as<float>(c), kCudaR32F,
-                                   static_cast<int>(n), m * n, static_cast<int>(batch), compute, kCublasGemmDefault);
-      WM_REQUIRE(st == 0, "cublasGemmStridedBatchedEx failed with status " + std::to_string(st));
-      return;
-    }
-    int st = cb->sgemmStridedBatched(cb->handle, opB, opA, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
-                                     as<float>(b), ldb, bBatchStride, as<float>(a), lda, aBatchStride, &beta, as<float>(c),
-                                     static_cast<int>(n), m * n, static_cast<int>(batch));
-    WM_REQUIRE(st == 0, "cublasSgemmStridedBatched failed with status " + std::to_string(st));
+    stridedGemm(cb, transB, transA, n, m, k, 1.f, as<float>(b), transB ? k : n, bBatchStride, as<float>(a), transA ? m : k, aBatchStride,
+                beta, as<float>(c), n, m * n, batch, "batchMatMul");
     return;
   }
   WM_REQUIRE(batch <= 65535, "batchMatMul: batch over 65535 needs cuBLAS");

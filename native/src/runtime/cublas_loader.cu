@@ -7,6 +7,7 @@
 #include "runtime/check.h"
 #include "runtime/cublas_loader.h"
 #include "runtime/library_path.h"
+#include "wm/matmul_precision.h"
 
 namespace wm {
 
@@ -41,6 +42,28 @@ Cublas* cublas() {
     loaded = c;
   });
   return loaded;
+}
+
+bool cublasTensorCores(const Cublas* cb) { return cb && cb->gemmStridedBatchedEx && matmulPrecision() != MatmulPrecision::Highest; }
+
+void stridedGemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                 int64_t strideA, const float* B, int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc, int64_t strideC,
+                 int64_t batch, const char* what) {
+  const int opA = transA ? kCublasOpT : kCublasOpN, opB = transB ? kCublasOpT : kCublasOpN;
+  const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k), ib = static_cast<int>(batch);
+  int st;
+  if (cublasTensorCores(cb)) {
+    // float32 in and out, float32 sums; the inputs rounded to TF32 or bfloat16 on their way into the tensor cores.
+    const int compute = matmulPrecision() == MatmulPrecision::High ? kCublasCompute32FFastTF32 : kCublasCompute32FFast16BF;
+    st = cb->gemmStridedBatchedEx(cb->handle, opA, opB, im, in, ik, &alpha, A, kCudaR32F, static_cast<int>(lda), strideA, B, kCudaR32F,
+                                  static_cast<int>(ldb), strideB, &beta, C, kCudaR32F, static_cast<int>(ldc), strideC, ib, compute,
+                                  kCublasGemmDefault);
+    WM_REQUIRE(st == 0, std::string(what) + ": cublasGemmStridedBatchedEx failed with status " + std::to_string(st));
+    return;
+  }
+  st = cb->sgemmStridedBatched(cb->handle, opA, opB, im, in, ik, &alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb),
+                               strideB, &beta, C, static_cast<int>(ldc), strideC, ib);
+  WM_REQUIRE(st == 0, std::string(what) + ": cublasSgemmStridedBatched failed with status " + std::to_string(st));
 }
 
 }  // namespace wm

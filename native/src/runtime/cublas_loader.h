@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 namespace wm {
@@ -28,5 +29,16 @@ struct Cublas {
 // The loaded library bound to our stream, or nullptr when cuBLAS is absent
 // (then our own kernel runs); WM_NO_CUBLAS=1 forces the latter.
 Cublas* cublas();
+
+// Whether float32 products on cb may use the tensor cores: the matmul precision (wm/matmul_precision.h) allows
+// them and the library has cublasGemmStridedBatchedEx.
+bool cublasTensorCores(const Cublas* cb);
+
+// Column-major C_i = alpha op(A_i) op(B_i) + beta C_i for i < batch, float32 in and out, on cb's stream: full
+// float32, or TF32 / bfloat16 tensor cores with float32 sums where cublasTensorCores(cb). Every size at most
+// INT_MAX; `what` names the caller in the error a failed call raises.
+void stridedGemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                 int64_t strideA, const float* B, int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc, int64_t strideC,
+                 int64_t batch, const char* what);
 
 }  // namespace wm
