@@ -938,6 +938,35 @@ describe('graphs', () => {
     expect(freed).to.be.at.least(4 * 2048 * 2048 + 4 * (g.numVertices + 1 + g.numEdges) + 4 * g.numVertices);
   });
 
+  it("the GPU's vertex map past its last stamp: set back to all ones, every sample still the host sampler's", async function () {
+    if (!wm.deviceInfo().gpu) this.skip();
+    await tf.setBackend(wm.BACKEND_NAME);
+    const g = CsrGraph.fromEdges(rmat({scale: 10, edgeFactor: 8, seed: 4}), {symmetric: true});
+    const dev = new DeviceCsr(g);
+    try {
+      const seeds = Int32Array.from({length: 200}, (_, k) => (k * 13) % g.numVertices);
+      const check = (seed: number) => {
+        const fixed = wm.graph.sampleFixedSubgraph(dev, seeds, [5, 3], {seed});
+        const host = wm.graph.sampleSubgraph(g, seeds, [5, 3], {seed, replace: true});
+        expect(Array.from(fixed.inputIds.dataSync()), `seed ${seed}`).to.deep.equal(Array.from(host.layers[0].src));
+        fixed.layers.forEach((layer, l) =>
+          expect(Array.from(layer.neighbors.dataSync()), `seed ${seed} layer ${l}`).to.deep.equal(
+            Array.from(host.layers[l].block.product('sum', false).colIdx),
+          ),
+        );
+        fixed.dispose();
+        host.dispose();
+      };
+      check(1);
+      // Three stamps left: the calls of two samplings (one a hop) use them up, and the map is refilled on the way.
+      (dev.vertexMap as unknown as {stamp: number}).stamp = 3;
+      for (let seed = 2; seed < 6; ++seed) check(seed);
+      expect((dev.vertexMap as unknown as {stamp: number}).stamp).to.be.above(0xfffffff0);
+    } finally {
+      dev.dispose();
+    }
+  });
+
   it('draws keyed by vertex: a vertex gets the same neighbours wherever it stands, in either sampler, on the CPU and the GPU', async () => {
     const g = (await loadDataset(path.join(root, 'data', 'polblogs'))).graph;
     const a = Int32Array.from({length: 50}, (_, i) => (i * 17) % g.numVertices);

@@ -202,7 +202,8 @@ export function relabelOnGpu(
   const neighbors = tf.engine().makeTensorFromTensorInfo(out.info) as tf.Tensor1D;
   let count: number;
   try {
-    count = graphNative().relabelVertices(dst, n, ids, m, graph.numVertices, graph.vertexMap.address(b), valuesPtr, out.ptr);
+    const map = graph.vertexMap.claim(b);
+    count = graphNative().relabelVertices(dst, n, ids, m, graph.numVertices, map.address, map.stamp, valuesPtr, out.ptr);
   } catch (e) {
     b.freeDevice(valuesPtr);
     neighbors.dispose();
@@ -214,26 +215,31 @@ export function relabelOnGpu(
 }
 
 /**
- * A graph holder's scratch for relabelling samples on the GPU
- * (relabelVertices in wm/graph_ops.h): one int32 per vertex, INT32_MAX
- * between uses; allocated at the first use, freed with the graph.
+ * A graph holder's scratch for relabelling samples on the GPU (relabelVertices in wm/graph_ops.h): one
+ * uint64 per vertex, a call's stamp above a position; all ones when new, each call's stamp one below the
+ * last's, so a call never puts the map back. Allocated at the first use, freed with the graph.
  */
 export class VertexMap {
   private ptr = 0;
+  /** The stamp the next call claims with (below every stamp the map holds). */
+  private stamp = 0;
 
   constructor(private readonly numVertices: number) {}
 
-  address(b: WholeMemoryBackend): number {
-    if (this.ptr === 0) {
-      const n = Math.max(this.numVertices, 1);
-      this.ptr = b.allocDevice(n * 4);
-      graphNative().fill(1 /* int32 */, this.ptr, n, 2147483647);
+  /** The map's address and the stamp of a new call; after 2^32 - 2 calls the map is set back to all ones. */
+  claim(b: WholeMemoryBackend): {address: number; stamp: number} {
+    const n = Math.max(this.numVertices, 1);
+    if (this.ptr === 0) this.ptr = b.allocDevice(n * 8);
+    if (this.stamp === 0) {
+      graphNative().fill(1 /* int32 */, this.ptr, 2 * n, -1);
+      this.stamp = 0xfffffffe;
     }
-    return this.ptr;
+    return {address: this.ptr, stamp: this.stamp--};
   }
 
   free(): void {
     if (this.ptr !== 0) (tf.backend() as WholeMemoryBackend).freeDevice(this.ptr);
     this.ptr = 0;
+    this.stamp = 0;
   }
 }

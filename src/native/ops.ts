@@ -30,7 +30,17 @@ export interface NativeOps {
   /** Graph operations (native/include/wm/graph_ops.h). */
   uniqueInt32(x: Buf, n: number, values: Buf, inverse: Buf): number;
   /** One hop's unique-and-relabel over a vertex map (wm/graph_ops.h); returns the count. */
-  relabelVertices(dst: Buf, nDst: number, ids: Buf, nIds: number, numVertices: number, map: Buf, values: Buf, neighbors: Buf): number;
+  relabelVertices(
+    dst: Buf,
+    nDst: number,
+    ids: Buf,
+    nIds: number,
+    numVertices: number,
+    map: Buf,
+    stamp: number,
+    values: Buf,
+    neighbors: Buf,
+  ): number;
   /** Row dots (graph/row_dots.h), then graph attention's passes (wm/graph_ops.h). */
   rowDots(a: Buf, b: Buf, n: number, m: number, d: number, out: Buf): void;
   rowDotsGrad(a: Buf, b: Buf, g: number | Float32Array, n: number, m: number, d: number, dA: Buf, dB: Buf): void;

@@ -42,12 +42,14 @@ int64_t uniqueInt32(uint64_t x, int64_t n, uint64_t values, uint64_t inverse);
 // [0, numVertices): the candidates are dst (distinct) then ids; values gets
 // the distinct vertices in order of first occurrence (dst first, as a
 // prefix) and neighbors[j] the position in values of ids[j] — what
-// tf.unique(concat(dst, ids)) gives. `map` is numVertices int32 of scratch
-// holding INT32_MAX everywhere, and is left so. Returns the count (a host
-// read of this stream). Ids outside the range are skipped (callers pass
-// vertices of the graph).
-int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map, uint64_t values,
-                        uint64_t neighbors);
+// tf.unique(concat(dst, ids)) gives. `map` is numVertices uint64 of scratch,
+// each entry a stamp (high 32 bits) and a position: a call claims with
+// `stamp`, which must be below every stamp the map holds (all ones when
+// new; each call one less), so nothing is put back. Returns the count (a
+// host read of this stream). Ids outside the range are skipped (callers
+// pass vertices of the graph).
+int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map, uint32_t stamp,
+                        uint64_t values, uint64_t neighbors);
 // out[r, :] = rowScale[r] * sum over CSR entries e of row r of weight[e] * x[colIdx[e], :]
 // (rowScale, weight: float32 or 0 for ones). Rows of more than chunkEntries
 // entries may be split into chunks summed apart (numLong > 0): `splits` is
