@@ -1,6 +1,7 @@
-// Uniform neighbour sampling on the GPU: one thread per seed vertex, the
-// per-seed rules of graph/sampling_rules.h (the CPU runs the same), draws keyed
-// by the seed's position or, for exact data parallelism, by the vertex.
+// Uniform neighbour sampling on the GPU: a thread per draw with replacement,
+// per seed vertex without, the rules of graph/sampling_rules.h (the CPU runs
+// the same), draws keyed by the seed's position or, for exact data
+// parallelism, by the vertex.
 #include <cub/device/device_scan.cuh>
 
 #include "runtime/launch.cuh"
@@ -11,13 +12,21 @@
 namespace wm {
 namespace {
 
+// A thread per draw: a seed's fan-out draws are independent, so each runs apart (its offsets read from
+// L1 or L2 after the first), every warp's stores coalesced.
 template <typename Off>
 __global__ void withReplacement(const Off* rowPtr, const int32_t* colIdx, int64_t nv, const int32_t* seeds, int64_t n, int fanout,
                                 uint64_t seed, int32_t* out, unsigned long long* err, bool byVertex) {
-  WM_GRID_STRIDE(i, n) {
+  WM_GRID_STRIDE(t, n * fanout) {
+    const int64_t i = t / fanout;
+    const int k = static_cast<int>(t - i * fanout);
     const int32_t v = seeds[i];
-    if (!startInGraph(v, nv, i, err, out, fanout)) continue;
-    sampleOneWithReplacement(rowPtr, colIdx, v, byVertex ? v : i, fanout, seed, out + i * fanout);
+    if (v < 0 || v >= nv) {
+      if (err && k == 0) atomicMin(err, static_cast<unsigned long long>(i));
+      out[t] = 0;
+      continue;
+    }
+    out[t] = drawWithReplacement(rowPtr, colIdx, v, byVertex ? v : i, k, seed);
   }
 }
 
@@ -44,9 +53,10 @@ __global__ void withoutReplacement(const Off* rowPtr, const int32_t* colIdx, int
 template <typename Off>
 void launchWithReplacement(uint64_t rowPtr, uint64_t colIdx, int64_t numVertices, uint64_t seeds, int64_t n, int fanout, uint64_t seed,
                            uint64_t out, uint64_t errorFlag, bool keyByVertex) {
-  withReplacement<Off><<<gridFor(n), kThreads, 0, stream()>>>(as<Off>(rowPtr), as<int32_t>(colIdx), numVertices, as<int32_t>(seeds), n,
-                                                              fanout, seed, as<int32_t>(out),
-                                                              reinterpret_cast<unsigned long long*>(errorFlag), keyByVertex);
+  if (n == 0 || fanout == 0) return;
+  withReplacement<Off><<<gridFor(n * fanout), kThreads, 0, stream()>>>(as<Off>(rowPtr), as<int32_t>(colIdx), numVertices,
+                                                                       as<int32_t>(seeds), n, fanout, seed, as<int32_t>(out),
+                                                                       reinterpret_cast<unsigned long long*>(errorFlag), keyByVertex);
   WM_CUDA_LAUNCHED();
 }
 

@@ -5,11 +5,17 @@
 namespace wm {
 
 // Off: the row offsets' type (int32 for graphs from JavaScript arrays, int64 for native graphs).
+// Draw k of vertex v's (keyed by i): a uniform neighbour, or v itself where it has none.
+template <typename Off>
+WM_EHD int32_t drawWithReplacement(const Off* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int k, uint64_t seed) {
+  const int64_t start = rowPtr[v], deg = rowPtr[v + 1] - start;
+  return deg == 0 ? v : colIdx[start + hashBelow(sampleHash(seed, i, k), deg)];
+}
+
 template <typename Off>
 WM_EHD void sampleOneWithReplacement(const Off* rowPtr, const int32_t* colIdx, int32_t v, int64_t i, int fanout, uint64_t seed,
                                      int32_t* out) {
-  int64_t start = rowPtr[v], deg = rowPtr[v + 1] - start;
-  for (int k = 0; k < fanout; ++k) out[k] = deg == 0 ? v : colIdx[start + hashBelow(sampleHash(seed, i, k), deg)];
+  for (int k = 0; k < fanout; ++k) out[k] = drawWithReplacement(rowPtr, colIdx, v, i, k, seed);
 }
 
 // Floyd's algorithm: `take` distinct positions out of deg, O(take^2) checks
