@@ -160,7 +160,7 @@ describe('wm.nn.NeighborLoader', function () {
     );
   });
 
-  it("picks the graph's sampler: a GPU graph's fixed fan-outs, trees on either, and batch(seeds) draws an epoch's batch", async () => {
+  it("picks the graph's sampler: a GPU graph's fixed fan-outs (CSR blocks with replace: false, the host sampler's subgraph), trees on either, and batch(seeds) draws an epoch's batch", async () => {
     const g = data.graph;
     const features = wm.nn.featureTable(data.features!.values, 600, 8);
     // A graph sampled as tensors: on the GPU a DeviceCsr, elsewhere WholeMemory in host memory (the same sampler).
@@ -183,8 +183,57 @@ describe('wm.nn.NeighborLoader', function () {
       want.dispose();
       b.dispose();
     }
-    expect(() => new NeighborLoader(held, seeds, {fanouts: [2], batchSize: 8, replace: false})).to.throw(
-      /NeighborLoader: a graph on the GPU samples a fixed fan-out with replacement: leave replace unset or true/,
+    // replace: false: compact subgraphs of CSR blocks sampled where the graph is, the host sampler's for the batch's
+    // seed; a GraphSAGE layer over them gives the host subgraph's values and weight gradients.
+    const distinct = new NeighborLoader(held, seeds, {fanouts: [4, 3], batchSize: 64, seed: 5, features, replace: false});
+    const w = [
+      [
+        tf.variable(wm.nn.glorot([8, 5], 8, 5, 7)),
+        tf.variable(wm.nn.glorot([8, 5], 8, 5, 8)),
+        tf.variable(tf.randomNormal([5], 0, 1, 'float32', 9)),
+      ],
+      [
+        tf.variable(wm.nn.glorot([5, 3], 5, 3, 10)),
+        tf.variable(wm.nn.glorot([5, 3], 5, 3, 11)),
+        tf.variable(tf.randomNormal([3], 0, 1, 'float32', 12)),
+      ],
+    ] as [tf.Variable<tf.Rank.R2>, tf.Variable<tf.Rank.R2>, tf.Variable<tf.Rank.R1>][];
+    const sage = (layers: wm.graph.SampledLayer[], x: tf.Tensor2D) =>
+      tf.variableGrads(
+        () => tf.sum(tf.square(layers.reduce((h, l, i) => wm.nn.sageLayer(h, l, w[i][0], w[i][1], w[i][2], i === 0), x))) as tf.Scalar,
+        w.flat(),
+      );
+    const near = (got: ArrayLike<number>, want: ArrayLike<number>, what: string) => {
+      expect(got.length, what).to.equal(want.length);
+      for (let i = 0; i < want.length; ++i)
+        if (!(Math.abs(got[i] - want[i]) <= 1e-4 * (1 + Math.abs(want[i])))) expect.fail(`${what}[${i}]: ${got[i]} vs ${want[i]}`);
+    };
+    let made = 0;
+    for await (const b of distinct) {
+      const want = wm.graph.sampleSubgraph(g, b.seeds, [4, 3], {seed: b.seed, replace: false});
+      expect(Array.from((b.inputIds as tf.Tensor1D).dataSync())).to.deep.equal(Array.from(want.inputIds));
+      b.layers.forEach((l, i) => {
+        if (wm.graph.isFixedLayer(l)) throw new Error('replace: false gives CSR blocks');
+        const [got, host] = [l.block.arrays, want.layers[i].block.arrays];
+        expect(Array.from(got.rowPtr), `layer ${i} offsets`).to.deep.equal(Array.from(host.rowPtr));
+        expect(Array.from(got.colIdx), `layer ${i} positions`).to.deep.equal(Array.from(host.colIdx));
+      });
+      const hostX = tf.tensor2d(
+        Array.from(want.inputIds).flatMap((v) => Array.from(data.features!.values.subarray(v * 8, v * 8 + 8))),
+        [want.inputIds.length, 8],
+      );
+      const [a, c] = [sage(b.layers, b.x!), sage(want.layers, hostX)];
+      near(a.value.dataSync(), c.value.dataSync(), 'loss');
+      for (const k of Object.keys(c.grads)) near(a.grads[k].dataSync(), c.grads[k].dataSync(), `gradient ${k}`);
+      tf.dispose([a.value, c.value, ...Object.values(a.grads), ...Object.values(c.grads), hostX]);
+      want.dispose();
+      b.dispose();
+      ++made;
+    }
+    expect(made).to.equal(distinct.length);
+    tf.dispose(w.flat());
+    expect(() => new NeighborLoader(held, seeds, {fanouts: [2], batchSize: 8, sampler: 'tree', replace: false})).to.throw(
+      /NeighborLoader: sampler 'tree' samples a fixed fan-out with replacement: leave replace unset or true/,
     );
     expect(() => new NeighborLoader(held, seeds, {fanouts: [2, 0], batchSize: 8})).to.throw(
       /fanouts must be a non-empty array of positive integers, got \[2,0\]/,

@@ -90,9 +90,15 @@ function sampleOnStream(
   return {inputIds: dst, layers, dispose: () => tf.dispose([dst, ...layers.map((l) => l.neighbors)])};
 }
 
-// tf.unique(concat(dst, ids)) split into the distinct vertices and the ids'
-// positions among them: on the GPU one native pass over the graph's vertex map.
-function relabel(graph: DeviceCsr | WholeMemoryCsr, dst: tf.Tensor1D, ids: tf.Tensor1D): {values: tf.Tensor1D; neighbors: tf.Tensor1D} {
+/**
+ * @internal tf.unique(concat(dst, ids)) split into the distinct vertices and the ids' positions among them: on
+ * the GPU one native pass over the graph's vertex map.
+ */
+export function relabel(
+  graph: DeviceCsr | WholeMemoryCsr,
+  dst: tf.Tensor1D,
+  ids: tf.Tensor1D,
+): {values: tf.Tensor1D; neighbors: tf.Tensor1D} {
   const b = tf.backend();
   const n = dst.size + ids.size;
   if (!(b instanceof WholeMemoryBackend && b.gpu) || n === 0) {

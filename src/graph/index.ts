@@ -17,6 +17,7 @@ export type {StructureFeatureOptions} from './structure_features';
 export {WholeMemoryCsr} from './whole_memory_csr';
 export {sampleSubgraph, uniqueAndRelabel} from './subgraph';
 export {meanOfNeighbors, sampleFixedSubgraph} from './fixed_subgraph';
+export {sampleSubgraphInPlace} from './in_place_subgraph';
 export {sampleTree} from './sample_tree';
 export {isFixedLayer} from './sampled_subgraph';
 export type {BlockLayer, FixedFanoutLayer, SampledLayer, SampledSubgraph, SubgraphLayer} from './sampled_subgraph';

@@ -2,7 +2,8 @@
 // seeds (or edges) in shuffled batches, each batch a sampled subgraph over the graph (fan-outs per hop,
 // the seeds' own first), the features of its input rows, and the seeds' labels (or the edges' endpoints
 // with negative pairs). The one place a sampler is picked for a graph: a host graph's compact subgraphs
-// are sampled by the C++ core, a GPU graph's (DeviceCsr, WholeMemoryCsr) on the GPU with a fixed fan-out;
+// are sampled by the C++ core, a GPU graph's (DeviceCsr, WholeMemoryCsr) on the GPU with a fixed fan-out (or,
+// with replace: false, as compact subgraphs of CSR blocks);
 // `sampler: 'tree'` samples GraphSAGE's trees instead. Async iterators: each `for await` is one epoch, and
 // while a batch trains the next one is sampled, so a step does not wait for its sampling. With `share`,
 // each data-parallel rank takes its part of every batch of one order.
@@ -10,6 +11,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {DeviceCsr} from '../graph/device_csr';
 import {sampleFixedSubgraph} from '../graph/fixed_subgraph';
+import {sampleSubgraphInPlace} from '../graph/in_place_subgraph';
 import type {HostGraph} from '../graph/graph_store';
 import {sampleNegativePairs} from '../graph/negative_pairs';
 import type {SampledSubgraph} from '../graph/sampled_subgraph';
@@ -40,8 +42,8 @@ export interface LoaderOptions {
   /** Seeds the order and the sampling (default 0): the same seed, the same batches. */
   seed?: number;
   /**
-   * Sampling with replacement: exactly fan-out draws per vertex (default false on a host graph: up to
-   * fan-out distinct neighbours; a graph on the GPU samples with replacement only).
+   * Sampling with replacement: exactly fan-out draws per vertex, a fixed fan-out (the default on a graph on the
+   * GPU); false: up to fan-out distinct neighbours, each layer a CSR block (the default on a host graph).
    */
   replace?: boolean;
   /**
@@ -115,13 +117,10 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
       throw new RangeError(`${what}: sampler must be 'subgraph' or 'tree', got '${sampler}'`);
     const keyBy = o.keyBy ?? 'position';
     if (keyBy !== 'position' && keyBy !== 'vertex') throw new RangeError(`${what}: keyBy must be 'position' or 'vertex', got '${keyBy}'`);
-    // A fixed fan-out (the GPU's sampler, the trees) draws with replacement.
+    // A fixed fan-out (the trees, and the GPU's sampler unless told otherwise) draws with replacement.
     const fixed = onGpu || sampler === 'tree';
-    if (fixed && o.replace === false)
-      throw new RangeError(
-        `${what}: ${onGpu ? 'a graph on the GPU' : "sampler 'tree'"} samples a fixed fan-out with replacement: leave replace unset or true` +
-          (onGpu ? ', or sample on the host from a CsrGraph or NativeCsr' : ''),
-      );
+    if (sampler === 'tree' && o.replace === false)
+      throw new RangeError(`${what}: sampler 'tree' samples a fixed fan-out with replacement: leave replace unset or true`);
     const share = checkShare(what, o.share);
     this.o = {
       fanouts: [...o.fanouts],
@@ -208,7 +207,9 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
         ? sampleTree(g, seeds, fanouts, {seed, keyBy})
         : g.samples === 'arrays'
           ? sampleSubgraph(g, seeds, fanouts, {seed, replace, keyBy})
-          : sampleFixedSubgraph(g, seeds, fanouts, {seed, keyBy});
+          : replace
+            ? sampleFixedSubgraph(g, seeds, fanouts, {seed, keyBy})
+            : sampleSubgraphInPlace(g, seeds, fanouts, {seed, keyBy});
     try {
       return {sub, x: this.o.features ? (this.o.features.read(sub.inputIds) as tf.Tensor2D) : undefined};
     } catch (err) {

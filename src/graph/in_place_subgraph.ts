@@ -1,0 +1,95 @@
+// Compact subgraphs sampled without replacement where a graph sampled as tensors lives (a DeviceCsr, or a
+// WholeMemoryCsr on GPUs or in host memory): PyG's NeighborLoader default. Each hop draws up to fan-out distinct
+// neighbours a vertex (graph/sampling_rules.h's draws, the host sampler's) and relabels them where they are (on
+// the GPU through the graph's vertex map); each layer a CSR block whose offsets and positions are read back once
+// (the block's host form), on the GPU keeping their device arrays for its products and differentiated by
+// scattering (CsrBlock.trusted). For the same seed the subgraph is the one sampleSubgraph makes on the host.
+import * as tf from '@tensorflow/tfjs-core';
+
+import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {markValid} from '../backend/index_validation';
+import {onSideStream} from '../backend/side_stream';
+import {CsrBlock} from './aggregate';
+import type {DeviceCsr} from './device_csr';
+import {checkFanouts, gpuGraph, relabel} from './fixed_subgraph';
+import {hopSeed, SampleOptions} from './native_sampling';
+import type {BlockLayer, SampledSubgraph} from './sampled_subgraph';
+import {allDistinct, checkSeeds, distinctCount} from './seeds';
+import type {WholeMemoryCsr} from './whole_memory_csr';
+import {int32Ids} from '../util/arrays';
+
+/**
+ * Samples up to fanouts[l] distinct neighbours per vertex per hop (fanouts[0] next to the seeds) where the graph
+ * lives and relabels them there: what sampleSubgraph(hostGraph, seeds, fanouts, {replace: false}) gives for the
+ * same seed, the input ids a tensor. Seeds must be distinct vertices of the graph.
+ */
+export function sampleSubgraphInPlace(
+  graph: DeviceCsr | WholeMemoryCsr,
+  seeds: Int32Array | ArrayLike<number>,
+  fanouts: number[],
+  opts: Pick<SampleOptions, 'seed' | 'keyBy'> = {},
+): SampledSubgraph<BlockLayer> & {inputIds: tf.Tensor1D} {
+  const what = 'sampleSubgraphInPlace';
+  gpuGraph(what, graph);
+  checkFanouts(what, fanouts);
+  const s = int32Ids(seeds, `${what}: seeds`);
+  checkSeeds(what, graph.numVertices, s);
+  if (!allDistinct(s)) throw new RangeError(`${what}: seeds must be distinct (${s.length} seeds, ${distinctCount(s)} distinct)`);
+  // On the side stream: the counts read back wait for the sampling only, not for the training queued before it.
+  return onSideStream(() => sampleHops(graph, s, fanouts, opts), {waitForMain: false});
+}
+
+function sampleHops(
+  graph: DeviceCsr | WholeMemoryCsr,
+  seeds: Int32Array,
+  fanouts: number[],
+  opts: Pick<SampleOptions, 'seed' | 'keyBy'>,
+): SampledSubgraph<BlockLayer> & {inputIds: tf.Tensor1D} {
+  const b = tf.backend();
+  const onGpu = b instanceof WholeMemoryBackend && b.gpu;
+  const layers: BlockLayer[] = [];
+  let dst = tf.tensor1d(seeds, 'int32');
+  markValid(dst, graph.numVertices); // checked by the caller
+  try {
+    fanouts.forEach((fanout, hop) => {
+      const drawn: {offsets?: tf.Tensor1D; hostOffsets?: Int32Array; ids: tf.Tensor1D} = graph.sample(dst, fanout, {
+        replace: false,
+        seed: hopSeed(opts.seed ?? 0, hop),
+        keyBy: opts.keyBy,
+      });
+      let relabelled: {values: tf.Tensor1D; neighbors: tf.Tensor1D} | undefined;
+      try {
+        // dst is distinct, so the first-occurrence order puts it first: the outputs are a prefix of the inputs.
+        relabelled = relabel(graph, dst, drawn.ids);
+        const {values, neighbors} = relabelled;
+        markValid(values, graph.numVertices);
+        const rowPtr = drawn.hostOffsets ?? (drawn.offsets!.dataSync() as Int32Array);
+        // Positions from the relabelling, offsets from the sampler: in range by construction. On the GPU the block
+        // owns both device arrays; elsewhere its host arrays are all it reads.
+        const block = CsrBlock.trusted(
+          rowPtr,
+          neighbors.dataSync() as Int32Array,
+          values.size,
+          undefined,
+          onGpu ? {rowPtr: drawn.offsets, colIdx: neighbors} : undefined,
+          onGpu,
+        );
+        if (!onGpu) tf.dispose([drawn.offsets ?? [], neighbors].flat());
+        layers.unshift({block});
+        dst.dispose();
+        dst = values;
+      } catch (e) {
+        tf.dispose([drawn.offsets ?? [], relabelled ? [relabelled.values, relabelled.neighbors] : []].flat());
+        throw e;
+      } finally {
+        drawn.ids.dispose();
+      }
+    });
+  } catch (e) {
+    dst.dispose();
+    layers.forEach((l) => l.block.dispose());
+    throw e;
+  }
+  const inputIds = dst;
+  return {inputIds, layers, dispose: () => (inputIds.dispose(), layers.forEach((l) => l.block.dispose()))};
+}
