@@ -22,6 +22,8 @@
 // same through torch.set_float32_matmul_precision),
 // BENCH_PROFILE_STEPS (default 5: steps after the timed ones under wm.profileOps, each op's GPU time per step; 0: none),
 // BENCH_LAYERWISE_SECONDS (default 600: how long layer-wise prediction may run before it stops; 0: skipped),
+// BENCH_REPLACE (default true; false: our loader draws up to fan-out distinct neighbours a vertex, PyG's default,
+// each layer a CSR block; the PyTorch side still draws with replacement, it has no sampler here without pyg-lib),
 // BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
 // BENCH_GRAPH (rmat (default): R-MAT, skewed, its hubs' neighbourhoods shared by many seeds; uniform: a contextual
 // SBM of the same vertices and mean degree BENCH_DEGREE (default 29, ogbn-papers100M's), near-uniform degrees,
@@ -94,6 +96,7 @@ const RANKS = (process.env.BENCH_RANKS ?? '')
 const RANK_HOSTS = envChoice('BENCH_RANK_HOSTS', ['1', '2'] as const, '1');
 const RANK_CACHE = Number(process.env.BENCH_RANK_CACHE ?? 0.5);
 const FANOUTS = [30, 30, 30];
+const REPLACE = envChoice('BENCH_REPLACE', ['true', 'false'] as const, 'true') === 'true';
 const HIDDEN = 256,
   CLASSES = 172,
   TRAIN_VERTICES = 1_207_179;
@@ -261,7 +264,14 @@ function trainLoader(csr: DeviceCsr, seed: number, share?: wm.nn.LoaderShare): w
   const count = Math.min(TRAIN_VERTICES, n);
   const stride = coprimeStride(n, seededRng(5));
   const train = int32Of(count, (i) => (i * stride) % n);
-  return new wm.nn.NeighborLoader(csr, train, {fanouts: FANOUTS, batchSize: BATCH * (share?.size ?? 1), dropLast: true, seed, share});
+  return new wm.nn.NeighborLoader(csr, train, {
+    fanouts: FANOUTS,
+    batchSize: BATCH * (share?.size ?? 1),
+    dropLast: true,
+    seed,
+    share,
+    replace: REPLACE,
+  });
 }
 
 // A stride coprime to n: i * stride mod n visits distinct vertices spread over the whole graph.
@@ -604,6 +614,7 @@ async function main(): Promise<void> {
     bytes: {offsets: offsetBytes, columns: columnBytes, features: VERTICES * FEATURES * 2},
     batch: BATCH,
     fanouts: FANOUTS,
+    replace: REPLACE,
     steps: STEPS,
     runs,
     torch,
