@@ -232,6 +232,31 @@ describe('wm.nn.NeighborLoader', function () {
     }
     expect(made).to.equal(distinct.length);
     tf.dispose(w.flat());
+    // Vertices without neighbours: rows with no entries, and a hop that draws nothing at all.
+    const sparse = wm.graph.CsrGraph.fromEdges(
+      {numVertices: 6, src: Int32Array.from([0, 1]), dst: Int32Array.from([1, 2]), directed: false},
+      {symmetric: true},
+    );
+    const sparseHeld = wm.deviceInfo().gpu
+      ? new wm.graph.DeviceCsr(sparse)
+      : wm.graph.WholeMemoryCsr.create(comm, sparse, {location: 'host'});
+    for (const start of [Int32Array.from([4, 0, 5]), Int32Array.from([3, 5])]) {
+      const got = wm.graph.sampleSubgraphInPlace(sparseHeld, start, [2, 2], {seed: 3});
+      const want = wm.graph.sampleSubgraph(sparse, start, [2, 2], {seed: 3, replace: false});
+      expect(Array.from(got.inputIds.dataSync())).to.deep.equal(Array.from(want.inputIds));
+      got.layers.forEach((l, i) => {
+        expect(Array.from(l.block.arrays.rowPtr)).to.deep.equal(Array.from(want.layers[i].block.arrays.rowPtr));
+        expect(Array.from(l.block.arrays.colIdx)).to.deep.equal(Array.from(want.layers[i].block.arrays.colIdx));
+      });
+      got.dispose();
+      want.dispose();
+    }
+    expect(() => wm.graph.sampleSubgraphInPlace(sparseHeld, [1, 1], [2])).to.throw(
+      /sampleSubgraphInPlace: seeds must be distinct \(2 seeds, 1 distinct\)/,
+    );
+    expect(() => wm.graph.sampleSubgraphInPlace(sparseHeld, [7], [2])).to.throw(/sampleSubgraphInPlace/);
+    if (sparseHeld instanceof wm.graph.DeviceCsr) sparseHeld.dispose();
+    else sparseHeld.free();
     expect(() => new NeighborLoader(held, seeds, {fanouts: [2], batchSize: 8, sampler: 'tree', replace: false})).to.throw(
       /NeighborLoader: sampler 'tree' samples a fixed fan-out with replacement: leave replace unset or true/,
     );

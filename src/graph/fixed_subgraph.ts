@@ -107,7 +107,7 @@ export function relabel(
     indices.dispose();
     return {values: values as tf.Tensor1D, neighbors};
   }
-  return relabelOnGpu(b, graph, b.devicePtr(dst), dst.size, b.devicePtr(ids), ids.size);
+  return relabelOnGpu(b, graph, dst.size ? b.devicePtr(dst) : 0, dst.size, ids.size ? b.devicePtr(ids) : 0, ids.size);
 }
 
 /** @internal Each fan-out a positive integer, or an error naming it. */

@@ -65,16 +65,17 @@ function sampleHops(
         markValid(values, graph.numVertices);
         const rowPtr = drawn.hostOffsets ?? (drawn.offsets!.dataSync() as Int32Array);
         // Positions from the relabelling, offsets from the sampler: in range by construction. On the GPU the block
-        // owns both device arrays; elsewhere its host arrays are all it reads.
+        // owns the device arrays it keeps (positions where there are any); elsewhere its host arrays are all it reads.
+        const keep = onGpu && neighbors.size > 0;
         const block = CsrBlock.trusted(
           rowPtr,
           neighbors.dataSync() as Int32Array,
           values.size,
           undefined,
-          onGpu ? {rowPtr: drawn.offsets, colIdx: neighbors} : undefined,
+          onGpu ? {rowPtr: drawn.offsets, colIdx: keep ? neighbors : undefined} : undefined,
           onGpu,
         );
-        if (!onGpu) tf.dispose([drawn.offsets ?? [], neighbors].flat());
+        tf.dispose([onGpu ? [] : (drawn.offsets ?? []), keep ? [] : neighbors].flat());
         layers.unshift({block});
         dst.dispose();
         dst = values;
