@@ -37,7 +37,8 @@
 // gradients are all-reduced; an epoch's training vertices are shared between the ranks), BENCH_RANK_HOSTS (2, as
 // root: each BENCH_RANKS run again with its ranks on two simulated hosts, test/two_hosts.ts: network namespaces
 // joined by a veth pair, half the GPUs each, NCCL over the pair's sockets; the features in 'hierarchical' memory,
-// chunked over each host's GPUs and split between the hosts, each rank caching BENCH_RANK_CACHE (default 0.5) of
+// chunked over each host's GPUs and split between the hosts, each rank caching BENCH_RANK_CACHE (default 0.25; a
+// share of the whole table's rows, so with two hosts 0.5 holds every row of the other and no row crosses) of
 // the table's rows from those other hosts hold, highest degree first; the graph file must then be where both hosts
 // see it: not /dev/shm, which each host has of its own).
 // PyTorch runs first, on the graph file this run saves (bench/torch/graphsage.py maps it with numpy), so the
@@ -94,7 +95,9 @@ const RANKS = (process.env.BENCH_RANKS ?? '')
   .filter((x) => x !== '')
   .map(Number);
 const RANK_HOSTS = envChoice('BENCH_RANK_HOSTS', ['1', '2'] as const, '1');
-const RANK_CACHE = Number(process.env.BENCH_RANK_CACHE ?? 0.5);
+const RANK_CACHE = Number(process.env.BENCH_RANK_CACHE ?? 0.25);
+if (!(RANK_CACHE >= 0 && RANK_CACHE <= 1))
+  throw new RangeError(`BENCH_RANK_CACHE must be a share in [0, 1], got ${process.env.BENCH_RANK_CACHE}`);
 const FANOUTS = [30, 30, 30];
 const REPLACE = envChoice('BENCH_REPLACE', ['true', 'false'] as const, 'true') === 'true';
 const HIDDEN = 256,
