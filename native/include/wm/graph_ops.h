@@ -48,7 +48,7 @@ int64_t uniqueInt32(uint64_t x, int64_t n, uint64_t values, uint64_t inverse);
 // new; each call one less), so nothing is put back. Returns the count (a
 // host read of this stream). Ids outside the range are skipped (callers
 // pass vertices of the graph).
-int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map, uint32_t stamp,
+int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map, int64_t stamp,
                         uint64_t values, uint64_t neighbors);
 // out[r, :] = rowScale[r] * sum over CSR entries e of row r of weight[e] * x[colIdx[e], :]
 // (rowScale, weight: float32 or 0 for ones). Rows of more than chunkEntries

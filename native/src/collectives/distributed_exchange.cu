@@ -175,6 +175,11 @@ void gatherFromOwners(NcclComm& comm, const DistributedLayout& L, int64_t replyB
   comm.wait(what);
 }
 
+// The place step of rows that arrive as the caller's rows are: each copied to its position.
+auto placeRows(uint64_t out, int64_t rowBytes) {
+  return [=](Scratch&, uint64_t rows, const int32_t* perm, int64_t count) { copyRows(rows, nullptr, out, perm, count, rowBytes); };
+}
+
 // inverse[perm[j]] = j.
 __global__ void invertKernel(const int32_t* perm, int64_t n, int32_t* inverse) {
   WM_GRID_STRIDE(j, n) inverse[perm[j]] = static_cast<int32_t>(j);
@@ -198,7 +203,7 @@ void distributedGather(NcclComm& comm, const DistributedLayout& L, uint64_t indi
   gatherFromOwners(
       comm, L, L.rowBytes, indices, n, what,
       [&](const int32_t* asked, int64_t count, uint64_t replies) { copyRows(L.localSlice, asked, replies, nullptr, count, L.rowBytes); },
-      [&](Scratch&, uint64_t rows, const int32_t* perm, int64_t count) { copyRows(rows, nullptr, out, perm, count, L.rowBytes); });
+      placeRows(out, L.rowBytes));
 }
 
 void distributedScatter(NcclComm& comm, const DistributedLayout& L, uint64_t indices, int64_t n, uint64_t values, const std::string& what) {
@@ -218,7 +223,7 @@ void distributedEmbeddingGather(NcclComm& comm, const DistributedLayout& L, cons
         [&](const int32_t* asked, int64_t count, uint64_t replies) {
           embeddingGather(local, reinterpret_cast<uint64_t>(asked), IndexType::I32, count, replies, 0);
         },
-        [&](Scratch&, uint64_t rows, const int32_t* perm, int64_t count) { copyRows(rows, nullptr, out, perm, count, L.rowBytes); });
+        placeRows(out, L.rowBytes));
     return;
   }
   // A 16-bit table's rows cross in their storage type, half the bytes of float32: the owner reads them (in

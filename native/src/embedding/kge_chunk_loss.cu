@@ -381,12 +381,6 @@ __global__ void addCoefficientSumsKernel(KgeChunkArgs k, const float* coef, cons
   }
 }
 
-// One column-major strided batch on cuBLAS: C_i = alpha A_i op B_i (+ beta C_i), i < batch, at the matmul precision.
-void gemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda, int64_t strideA,
-          const float* B, int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc, int64_t strideC, int64_t batch) {
-  stridedGemm(cb, transA, transB, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batch, "kgeChunkLoss");
-}
-
 // cuBLAS bound to the current stream when the groups' scores are products it should take (the dot
 // scorer, and L2 through |q - n|^2 = |q|^2 + |n|^2 - 2 q . n), else nullptr.
 Cublas* productsOnCublas(const KgeChunkArgs& k) {
@@ -411,7 +405,7 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
   // Row-major X [r, c] is column-major X^T: a group's raw^T [K, C] = N [K, w] Q^T [w, C].
   Cublas* cb = productsOnCublas(k);
   if (cb) {
-    gemm(cb, true, false, K, C, w, 1.f, neg, w, K * w, q, w, C * w, 0.f, coef, K, C * K, G);
+    stridedGemm(cb, true, false, K, C, w, 1.f, neg, w, K * w, q, w, C * w, 0.f, coef, K, C * K, G, "kgeChunkLoss");
     if (S == KgeScorer::L2) {
       float* qNorm = scratch.get<float>(k.rows);
       float* nNorm = scratch.get<float>(G * K);
@@ -433,8 +427,8 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
     // dq^T [w, C] += N^T [w, K] coef^T [K, C]; dNeg^T [w, K] = Q^T [w, C] coef [C, K]. For L2, d term / d q is
     // q - n: dq_i += (sum_j G_ij) q_i - sum_j G_ij n_j, and dNeg_j = (sum_i G_ij) n_j - sum_i G_ij q_i.
     const float sign = S == KgeScorer::L2 ? -1.f : 1.f;
-    gemm(cb, false, false, w, C, K, sign, neg, w, K * w, coef, K, C * K, 1.f, dq, w, C * w, G);
-    gemm(cb, false, true, w, K, C, sign, q, w, C * w, coef, K, C * K, 0.f, dNeg, w, K * w, G);
+    stridedGemm(cb, false, false, w, C, K, sign, neg, w, K * w, coef, K, C * K, 1.f, dq, w, C * w, G, "kgeChunkLoss");
+    stridedGemm(cb, false, true, w, K, C, sign, q, w, C * w, coef, K, C * K, 0.f, dNeg, w, K * w, G, "kgeChunkLoss");
     if (S == KgeScorer::L2) {
       addCoefficientSumsKernel<true><<<warpBlocks(k.rows), kThreads, 0, stream()>>>(k, coef, q, dq);
       WM_CUDA_LAUNCHED();

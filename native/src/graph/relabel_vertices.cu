@@ -58,11 +58,11 @@ __global__ void writeNumbers(Candidates c, int64_t n, int64_t numVertices, const
 
 }  // namespace
 
-int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map, uint32_t stamp,
+int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, int64_t numVertices, uint64_t map, int64_t stamp,
                         uint64_t values, uint64_t neighbors) {
   const int64_t n = nDst + nIds;
   WM_REQUIRE(nDst >= 0 && nIds >= 0 && n < (int64_t{1} << 31), "relabelVertices: at most 2^31 - 1 candidates");
-  WM_REQUIRE(stamp < 0xffffffffu, "relabelVertices: stamp must be below 2^32 - 1 (a new map holds all ones)");
+  WM_REQUIRE(stamp >= 0 && stamp < 0xffffffffll, "relabelVertices: stamp must be in [0, 2^32 - 1) (a new map holds all ones)");
   if (n == 0) return 0;
   Scratch s;
   cudaStream_t st = stream();
@@ -70,9 +70,9 @@ int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, 
   auto* m = as<unsigned long long>(map);
   auto* head = s.get<int32_t>(n);
   auto* scan = s.get<int32_t>(n);
-  claimFirst<<<gridFor(n), kThreads, 0, st>>>(c, n, numVertices, stamp, m);
+  claimFirst<<<gridFor(n), kThreads, 0, st>>>(c, n, numVertices, static_cast<uint32_t>(stamp), m);
   WM_CUDA_LAUNCHED();
-  markFirst<<<gridFor(n), kThreads, 0, st>>>(c, n, numVertices, stamp, m, head);
+  markFirst<<<gridFor(n), kThreads, 0, st>>>(c, n, numVertices, static_cast<uint32_t>(stamp), m, head);
   WM_CUDA_LAUNCHED();
   size_t temp = 0;
   WM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, temp, head, scan, static_cast<int>(n), st));
@@ -89,8 +89,7 @@ int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, 
 
 // relabelVertices(dst, nDst, ids, nIds, numVertices, map, stamp, values, neighbors) -> count
 WM_OP(relabelVertices, Device, a) {
-  const int64_t stamp = a.count(6, "stamp");
   a.returns(static_cast<double>(wm::relabelVertices(a.address(0, "dst"), a.count(1, "nDst"), a.address(2, "ids"), a.count(3, "nIds"),
-                                                    a.count(4, "numVertices"), a.address(5, "map"), static_cast<uint32_t>(stamp),
+                                                    a.count(4, "numVertices"), a.address(5, "map"), a.count(6, "stamp"),
                                                     a.address(7, "values"), a.address(8, "neighbors"))));
 }

@@ -44,7 +44,24 @@ Cublas* cublas() {
   return loaded;
 }
 
-bool cublasTensorCores(const Cublas* cb) { return cb && cb->gemmStridedBatchedEx && matmulPrecision() != MatmulPrecision::Highest; }
+namespace {
+
+// The cuBLAS compute type of float32 products on the tensor cores the matmul precision allows, or 0 for none.
+int tensorCoreCompute(const Cublas* cb) {
+  if (!cb || !cb->gemmStridedBatchedEx) return 0;
+  switch (matmulPrecision()) {
+    case MatmulPrecision::High:
+      return kCublasCompute32FFastTF32;
+    case MatmulPrecision::Medium:
+      return kCublasCompute32FFast16BF;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+bool cublasTensorCores(const Cublas* cb) { return tensorCoreCompute(cb) != 0; }
 
 void stridedGemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
                  int64_t strideA, const float* B, int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc, int64_t strideC,
@@ -52,9 +69,8 @@ void stridedGemm(Cublas* cb, bool transA, bool transB, int64_t m, int64_t n, int
   const int opA = transA ? kCublasOpT : kCublasOpN, opB = transB ? kCublasOpT : kCublasOpN;
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k), ib = static_cast<int>(batch);
   int st;
-  if (cublasTensorCores(cb)) {
+  if (const int compute = tensorCoreCompute(cb)) {
     // float32 in and out, float32 sums; the inputs rounded to TF32 or bfloat16 on their way into the tensor cores.
-    const int compute = matmulPrecision() == MatmulPrecision::High ? kCublasCompute32FFastTF32 : kCublasCompute32FFast16BF;
     st = cb->gemmStridedBatchedEx(cb->handle, opA, opB, im, in, ik, &alpha, A, kCudaR32F, static_cast<int>(lda), strideA, B, kCudaR32F,
                                   static_cast<int>(ldb), strideB, &beta, C, kCudaR32F, static_cast<int>(ldc), strideC, ib, compute,
                                   kCublasGemmDefault);
