@@ -86,6 +86,30 @@ function expectGradientNear(got: Float64Array, want: Float64Array, what: string)
   if (bad >= 0) expect.fail(`${what}[${bad}] ${got[bad]} vs ${want[bad]}`);
 }
 
+/**
+ * A chunk loss f of rows q, own [b, w] and neg [n, w] (b and n from the arrays' lengths) on the current backend: its
+ * value and its gradients with respect to q, own and neg.
+ */
+function lossAndGradients(
+  f: typeof chunkLoss,
+  m: KgeModel,
+  rows: {q: Float32Array; own: Float32Array; neg: Float32Array},
+  w: number,
+  chunk: number,
+  o: KgeLossOptions,
+): [number, Float64Array, Float64Array, Float64Array] {
+  const inputs = [rows.q, rows.own, rows.neg].map((r) => tf.tensor2d(r, [r.length / w, w]));
+  const {value, grads} = tf.valueAndGrads((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor) =>
+    f(m, x as tf.Tensor2D, y as tf.Tensor2D, z as tf.Tensor2D, chunk, o),
+  )(inputs);
+  const out: [number, Float64Array, Float64Array, Float64Array] = [
+    value.dataSync()[0],
+    ...(grads.map((g) => Float64Array.from(g.dataSync())) as [Float64Array, Float64Array, Float64Array]),
+  ];
+  tf.dispose([...inputs, value, ...grads]);
+  return out;
+}
+
 const options = (name: KgeModelName, dim: number, extra = {}) => ({
   numEntities: 10,
   numRelations: 3,
@@ -437,18 +461,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
           own = randomRows(rng, b, w),
           neg = randomRows(rng, n, w);
         for (const o of losses) {
-          const run = (f: typeof chunkLoss): [number, Float64Array, Float64Array, Float64Array] => {
-            const inputs = [tf.tensor2d(q, [b, w]), tf.tensor2d(own, [b, w]), tf.tensor2d(neg, [n, w])];
-            const {value, grads} = tf.valueAndGrads((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor) =>
-              f(m, x as tf.Tensor2D, y as tf.Tensor2D, z as tf.Tensor2D, chunk, o),
-            )(inputs);
-            const out: [number, Float64Array, Float64Array, Float64Array] = [
-              value.dataSync()[0],
-              ...(grads.map((g) => Float64Array.from(g.dataSync())) as [Float64Array, Float64Array, Float64Array]),
-            ];
-            tf.dispose([...inputs, value, ...grads]);
-            return out;
-          };
+          const run = (f: typeof chunkLoss) => lossAndGradients(f, m, {q, own, neg}, w, chunk, o);
           const got = run(chunkLoss);
           tf.setBackend('cpu');
           const want = run((mm, x, y, z, c, oo) => composite(mm, x, y, z, c, k, oo));
@@ -481,7 +494,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     const [dim, b, chunk, k] = [64, 1024, 256, 256];
     const o: KgeLossOptions = {loss: 'logistic', adversarialTemperature: 0, lossMargin: 1};
     // ||got - want|| / ||want|| over every gradient element.
-    const relative = (got: Float32Array, want: Float32Array) => {
+    const relative = (got: number[], want: number[]) => {
       let d = 0,
         n = 0;
       want.forEach((x, i) => {
@@ -498,21 +511,11 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
         const q = randomRows(rng, b, w),
           own = randomRows(rng, b, w),
           neg = randomRows(rng, n, w);
-        const results: Record<string, [number, Float32Array]> = {};
+        const results: Record<string, [number, number[]]> = {};
         for (const p of ['highest', 'high', 'medium'] as const) {
           wm.setMatmulPrecision(p);
-          const inputs = [tf.tensor2d(q, [b, w]), tf.tensor2d(own, [b, w]), tf.tensor2d(neg, [n, w])];
-          const {value, grads} = tf.valueAndGrads((x: tf.Tensor, y: tf.Tensor, z: tf.Tensor) =>
-            chunkLoss(m, x as tf.Tensor2D, y as tf.Tensor2D, z as tf.Tensor2D, chunk, o),
-          )(inputs);
-          const all = new Float32Array(grads.reduce((s, g) => s + g.size, 0));
-          let at = 0;
-          for (const g of grads) {
-            all.set(g.dataSync() as Float32Array, at);
-            at += g.size;
-          }
-          results[p] = [value.dataSync()[0], all];
-          tf.dispose([...inputs, value, ...grads]);
+          const [loss, ...grads] = lossAndGradients(chunkLoss, m, {q, own, neg}, w, chunk, o);
+          results[p] = [loss, grads.flatMap((g) => Array.from(g))];
         }
         const what = `${name} ${JSON.stringify(extra)}`;
         const onTensorCores =
@@ -522,7 +525,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
           ['medium', 2 ** -6],
         ] as const) {
           if (!onTensorCores) {
-            expect(Array.from(results[p][1]), `${what} ${p}: the same bits as 'highest'`).to.deep.equal(Array.from(results.highest[1]));
+            expect(results[p][1], `${what} ${p}: the same bits as 'highest'`).to.deep.equal(results.highest[1]);
             continue;
           }
           expectNear(results[p][0], results.highest[0], `${what} ${p}: loss`, bound);

@@ -138,35 +138,25 @@ int main() {
     }
     CK(cudaFree(map64));
   }
-  // A's launches one by one (best of 20 each).
+  // A's launches one by one (best of 20 each), with 8,192 blocks and with a thread per candidate.
   const char* parts[] = {"claim (atomicMin per candidate)", "mark (the map read per candidate)", "scan", "write (map and sum read per neighbour)", "restore"};
-  float bestPart[5] = {1e9, 1e9, 1e9, 1e9, 1e9};
   cudaEvent_t ev[6];
   for (auto& evt : ev) CK(cudaEventCreate(&evt));
-  for (int r = 0; r < 20; ++r) {
-    CK(cudaEventRecord(ev[0])); claim<<<grid, block>>>(c, n, map);
-    CK(cudaEventRecord(ev[1])); mark<<<grid, block>>>(c, n, map, head);
-    CK(cudaEventRecord(ev[2])); cub::DeviceScan::InclusiveSum(temp, tempBytes, head, scan, (int)n);
-    CK(cudaEventRecord(ev[3])); writeA<<<grid, block>>>(c, n, map, head, scan, values, nb);
-    CK(cudaEventRecord(ev[4])); restoreA<<<grid, block>>>(c, n, head, map);
-    CK(cudaEventRecord(ev[5])); CK(cudaEventSynchronize(ev[5]));
-    for (int k = 0; k < 5; ++k) { float ms; CK(cudaEventElapsedTime(&ms, ev[k], ev[k + 1])); bestPart[k] = std::min(bestPart[k], ms); }
-  }
-  for (int k = 0; k < 5; ++k) printf("  A: %-40s %.3f ms\n", parts[k], bestPart[k]);
-  // The same launches with the grid sized to the work (a thread per candidate) instead of 8,192 blocks.
   const unsigned full = (unsigned)((n + block - 1) / block);
-  for (int k = 0; k < 5; ++k) bestPart[k] = 1e9;
-  for (int r = 0; r < 20; ++r) {
-    CK(cudaEventRecord(ev[0])); claim<<<full, block>>>(c, n, map);
-    CK(cudaEventRecord(ev[1])); mark<<<full, block>>>(c, n, map, head);
-    CK(cudaEventRecord(ev[2])); cub::DeviceScan::InclusiveSum(temp, tempBytes, head, scan, (int)n);
-    CK(cudaEventRecord(ev[3])); writeA<<<full, block>>>(c, n, map, head, scan, values, nb);
-    CK(cudaEventRecord(ev[4])); restoreA<<<full, block>>>(c, n, head, map);
-    CK(cudaEventRecord(ev[5])); CK(cudaEventSynchronize(ev[5]));
-    for (int k = 0; k < 5; ++k) { float ms; CK(cudaEventElapsedTime(&ms, ev[k], ev[k + 1])); bestPart[k] = std::min(bestPart[k], ms); }
+  for (const unsigned blocks : {grid, full}) {
+    float bestPart[5] = {1e9, 1e9, 1e9, 1e9, 1e9}, sum = 0;
+    for (int r = 0; r < 20; ++r) {
+      CK(cudaEventRecord(ev[0])); claim<<<blocks, block>>>(c, n, map);
+      CK(cudaEventRecord(ev[1])); mark<<<blocks, block>>>(c, n, map, head);
+      CK(cudaEventRecord(ev[2])); cub::DeviceScan::InclusiveSum(temp, tempBytes, head, scan, (int)n);
+      CK(cudaEventRecord(ev[3])); writeA<<<blocks, block>>>(c, n, map, head, scan, values, nb);
+      CK(cudaEventRecord(ev[4])); restoreA<<<blocks, block>>>(c, n, head, map);
+      CK(cudaEventRecord(ev[5])); CK(cudaEventSynchronize(ev[5]));
+      for (int k = 0; k < 5; ++k) { float ms; CK(cudaEventElapsedTime(&ms, ev[k], ev[k + 1])); bestPart[k] = std::min(bestPart[k], ms); }
+    }
+    const char* how = blocks == grid ? "A" : "A, a thread per candidate";
+    for (int k = 0; k < 5; ++k) { printf("  %s: %-40s %.3f ms\n", how, parts[k], bestPart[k]); sum += bestPart[k]; }
+    printf("  %s: total %.3f ms\n", how, sum);
   }
-  float sum = 0;
-  for (int k = 0; k < 5; ++k) { printf("  A, a thread per candidate: %-26s %.3f ms\n", parts[k], bestPart[k]); sum += bestPart[k]; }
-  printf("  A, a thread per candidate: total %.3f ms\n", sum);
   return 0;
 }
