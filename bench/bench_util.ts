@@ -196,10 +196,12 @@ export function pinFromEnv(name: string, which: 'process' | 'mainThread' = 'proc
  * Runs `script` on n ranks under tfjs-wm-run and returns the JSON its rank 0
  * printed after `marker` (throws with the ranks' output when there is none).
  */
-export function resultOnRanks<T>(n: number, script: string, marker: string): T {
+export function resultOnRanks<T>(n: number, script: string, marker: string, echo?: (line: string) => boolean): T {
   const root = path.resolve(__dirname, '..', '..');
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), script], {encoding: 'utf8'});
-  return resultIn<T>((r.stdout || '') + (r.stderr || ''), marker, `${n} ranks (status ${r.status})`);
+  const out = (r.stdout || '') + (r.stderr || '');
+  if (echo) for (const line of out.split('\n').filter(echo)) console.log(line);
+  return resultIn<T>(out, marker, `${n} ranks (status ${r.status})`);
 }
 
 /** The JSON after `marker` on the first line of `out` that holds it; thrown, naming `who`, where none does. */

@@ -24,7 +24,8 @@
 // BENCH_LAYERWISE_SECONDS (default 600: how long layer-wise prediction may run before it stops; 0: skipped),
 // BENCH_REPLACE (default true; false: our loader draws up to fan-out distinct neighbours a vertex, PyG's default,
 // each layer a CSR block; the PyTorch side still draws with replacement, it has no sampler here without pyg-lib),
-// BENCH_RUNS (default "device,degree,sampled,host"), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
+// BENCH_RUNS (default "device,degree,sampled,host"; "device-x": GPU memory with the loader gathering each batch's rows
+// as PyG's does, beside the previous batch's training, where "device" has the model read its first layer from the table), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
 // BENCH_GRAPH (rmat (default): R-MAT, skewed, its hubs' neighbourhoods shared by many seeds; uniform: a contextual
 // SBM of the same vertices and mean degree BENCH_DEGREE (default 29, ogbn-papers100M's), near-uniform degrees,
 // no locality: each step reads several times the distinct rows R-MAT's does; powerlaw: wm.graph.powerLawGraph of
@@ -34,7 +35,11 @@
 // removed after), BENCH_RANKS (say "2,4": data-parallel runs on that many ranks, a GPU each, after the one-GPU
 // runs: every rank maps the saved graph and copies it to its GPU, the features are one float16 table chunked
 // over the ranks' GPUs (WholeMemory, read over NVLink), each rank trains on its own batches and the dense
-// gradients are all-reduced; an epoch's training vertices are shared between the ranks), BENCH_RANK_HOSTS (2, as
+// gradients are all-reduced; an epoch's training vertices are shared between the ranks), BENCH_RANK_FEATURES (the
+// one-host runs' feature tables, each run in turn: a list of 'chunked' (default) or 'continuous:SHARE', the table in
+// continuous WholeMemory with each rank caching SHARE of the table's rows the other GPUs hold, highest degree first
+// (with two ranks 0.5 holds every row of the other: each GPU then reads its own memory alone); '+x' after either: the
+// loader gathers each batch's rows, beside the previous batch's training), BENCH_RANK_HOSTS (2, as
 // root: each BENCH_RANKS run again with its ranks on two simulated hosts, test/two_hosts.ts: network namespaces
 // joined by a veth pair, half the GPUs each, NCCL over the pair's sockets; the features in 'hierarchical' memory,
 // chunked over each host's GPUs and split between the hosts, each rank caching BENCH_RANK_CACHE (default 0.25; a
@@ -83,7 +88,7 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 100);
 // Untimed steps before the timed ones: with 3, one H100's 60 timed steps took 6.8 ms each where the 5
 // profiled steps right after them took 4.6 ms of wall time.
 const WARMUP_STEPS = Number(process.env.BENCH_WARMUP_STEPS ?? 20);
-type RunKind = 'device' | 'degree' | 'sampled' | 'host';
+type RunKind = 'device' | 'device-x' | 'degree' | 'sampled' | 'host';
 const RUNS = (process.env.BENCH_RUNS ?? 'device,degree,sampled,host').split(',') as RunKind[];
 const CACHE_SHARE = Number(process.env.BENCH_CACHE ?? 0.25);
 const PRESAMPLE_BATCHES = 20;
@@ -98,6 +103,20 @@ const RANK_HOSTS = envChoice('BENCH_RANK_HOSTS', ['1', '2'] as const, '1');
 const RANK_CACHE = Number(process.env.BENCH_RANK_CACHE ?? 0.25);
 if (!(RANK_CACHE >= 0 && RANK_CACHE <= 1))
   throw new RangeError(`BENCH_RANK_CACHE must be a share in [0, 1], got ${process.env.BENCH_RANK_CACHE}`);
+// BENCH_RANK_FEATURES: each one-host data-parallel run's feature memory and cached share.
+const RANK_FEATURES = (process.env.BENCH_RANK_FEATURES ?? 'chunked').split(',').map((v) => {
+  const [kind, ahead] = v.split('+');
+  const [memory, share] = kind.split(':');
+  const cache = memory === 'continuous' ? Number(share) : 0;
+  if (
+    !((memory === 'chunked' && share === undefined) || (memory === 'continuous' && cache >= 0 && cache <= 1)) ||
+    ![undefined, 'x'].includes(ahead)
+  )
+    throw new RangeError(
+      `BENCH_RANK_FEATURES must list 'chunked' or 'continuous:SHARE' (SHARE in [0, 1]), each with '+x' or not, got '${v}'`,
+    );
+  return {memory, cache, loaderReads: ahead === 'x'};
+});
 const FANOUTS = [30, 30, 30];
 const REPLACE = envChoice('BENCH_REPLACE', ['true', 'false'] as const, 'true') === 'true';
 const HIDDEN = 256,
@@ -251,9 +270,11 @@ interface RankRun {
   /** Seconds to map the graph file and copy it to each GPU, and to fill the feature table (and its cache). */
   graphSeconds: number;
   featureSeconds: number;
-  /** Over two simulated hosts: the features' memory, the cache's share of the table and its hit rate. */
+  /** The features' memory; the simulated hosts (two), and the cache's share of the table and its hit rate where there is one. */
   hosts?: number;
-  memory?: string;
+  memory: string;
+  /** Whether the loader gathered each batch's rows (beside the previous batch's training), not the model. */
+  loaderReads?: boolean;
   cacheShare?: number;
   hitRate?: number;
   /** Rank 0's profile (every rank prints its own). */
@@ -262,7 +283,7 @@ interface RankRun {
 
 // The training vertices: TRAIN_VERTICES distinct vertices drawn with a seeded stride (ogbn-papers100M's
 // count), in a new order each epoch, sampled on the GPU (fixed fan-out), the next batch while one trains.
-function trainLoader(csr: DeviceCsr, seed: number, share?: wm.nn.LoaderShare): wm.nn.NeighborLoader {
+function trainLoader(csr: DeviceCsr, seed: number, share?: wm.nn.LoaderShare, features?: wm.nn.Embedding): wm.nn.NeighborLoader {
   const n = csr.numVertices;
   const count = Math.min(TRAIN_VERTICES, n);
   const stride = coprimeStride(n, seededRng(5));
@@ -274,6 +295,7 @@ function trainLoader(csr: DeviceCsr, seed: number, share?: wm.nn.LoaderShare): w
     seed,
     share,
     replace: REPLACE,
+    features,
   });
 }
 
@@ -301,17 +323,24 @@ function stepOn(
   loss.dispose();
 }
 
+// Where a data-parallel run's features were: their memory, with the cached share where there was a cache.
+function rankFeatures(r: RankRun): string {
+  const over = r.memory === 'hierarchical' ? 'split between the hosts' : 'over the GPUs';
+  const cached = r.cacheShare ? `, each rank caching ${r.cacheShare} of the rows` : '';
+  return `${r.memory} ${over}${cached}${r.loaderReads ? ', gathered by the loader' : ''}`;
+}
+
 // A rank of the data-parallel runs (BENCH_RANKS): the graph on its GPU, the features chunked over every rank's
 // (BENCH_RANK_MEMORY=hierarchical, set for the runs over two hosts: split between the hosts, others' rows cached).
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   setBenchMatmulPrecision();
   const comm = wm.communicatorFromEnv();
-  const memory = envChoice('BENCH_RANK_MEMORY', ['chunked', 'hierarchical'] as const, 'chunked');
+  const memory = envChoice('BENCH_RANK_MEMORY', ['chunked', 'continuous', 'hierarchical'] as const, 'chunked');
   const g0 = Date.now();
   const graph = NativeCsr.load(process.env.BENCH_GRAPH_FILE!);
   const csr = new DeviceCsr(graph);
-  const degrees = memory === 'hierarchical' && RANK_CACHE > 0 ? graph.degrees() : undefined;
+  const degrees = memory !== 'chunked' && RANK_CACHE > 0 ? graph.degrees() : undefined;
   graph.free();
   const graphSeconds = (Date.now() - g0) / 1000;
   const n = csr.numVertices;
@@ -331,7 +360,7 @@ async function rank(): Promise<void> {
   const dp = wm.dataParallel(wm.train.adam(0.003), comm);
   dp.broadcastVariables(model.denseVariables);
   // Every rank walks one order of the training vertices and takes its share of each batch of BATCH x ranks.
-  const loader = trainLoader(csr, 100, {rank: comm.rank, size: comm.size});
+  const loader = trainLoader(csr, 100, {rank: comm.rank, size: comm.size}, process.env.BENCH_RANK_X === '1' ? features : undefined);
   const nextBatch = batchesOf(loader);
   const step = async () => stepOn(model, await nextBatch(), (f) => dp.minimize(f, model.trainableVariables));
   for (let i = 0; i < WARMUP_STEPS; ++i) await step();
@@ -355,7 +384,9 @@ async function rank(): Promise<void> {
     epochSeconds: TRAIN_VERTICES / seedsPerSecond,
     graphSeconds,
     featureSeconds,
-    ...(memory === 'hierarchical' ? {memory, cacheShare: RANK_CACHE, hitRate} : {}),
+    memory,
+    ...(memory !== 'chunked' ? {cacheShare: RANK_CACHE, hitRate} : {}),
+    loaderReads: process.env.BENCH_RANK_X === '1',
     profile,
   };
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
@@ -396,7 +427,7 @@ async function sampledCounts(csr: DeviceCsr): Promise<Uint32Array> {
 async function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefined): Promise<Run> {
   const n = csr.numVertices;
   const t0 = Date.now();
-  const memory = kind === 'device' ? 'device' : 'host';
+  const memory = kind === 'device' || kind === 'device-x' ? 'device' : 'host';
   const features = wm.nn.embedding({rows: n, dim: FEATURES, dtype: 'float16', memory, init: {type: 'uniform', scale: 1, seed: 11}});
   console.log(`features in ${memory} memory: ${gb(n * FEATURES * 2)} initialised in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   let rankSeconds: number | undefined;
@@ -416,15 +447,17 @@ async function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefi
   const optimizer = wm.train.adam(0.003);
   const sizes: number[][] = [];
   const minimize = (f: () => tf.Scalar) => optimizer.minimize(f, true, model.trainableVariables)!;
-  const nextBatch = batchesOf(trainLoader(csr, 100));
+  const nextBatch = batchesOf(trainLoader(csr, 100, undefined, kind === 'device-x' ? features : undefined));
   const step = async () => stepOn(model, await nextBatch(), minimize, sizes);
   for (let i = 0; i < WARMUP_STEPS; ++i) await step();
   wm.synchronize();
   console.log(`distinct vertices per hop (inputs, then each layer's outputs), first steps: ${sizes.map((x) => x.join('/')).join('; ')}`);
   features.resetCacheCounts();
   const s0 = process.hrtime.bigint();
-  for (let i = 0; i < STEPS; ++i) await step();
-  wm.synchronize();
+  await withCpuProfile(`papers100m-${kind}`, async () => {
+    for (let i = 0; i < STEPS; ++i) await step();
+    wm.synchronize();
+  });
   const seconds = Number(process.hrtime.bigint() - s0) / 1e9;
   const cache = features.cacheStats();
   const profile = PROFILE_STEPS > 0 ? await profiledSteps(step) : undefined;
@@ -434,6 +467,7 @@ async function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefi
   const share = `${Math.round(CACHE_SHARE * 100)} %`;
   const names: {[k in RunKind]: string} = {
     device: 'GPU memory',
+    'device-x': "GPU memory, the rows gathered by the loader beside the previous batch's training",
     degree: `pinned host memory, GPU cache of ${share} of rows by degree`,
     sampled: `pinned host memory, GPU cache of ${share} of rows by pre-sampling`,
     host: 'pinned host memory, no cache',
@@ -539,19 +573,27 @@ async function main(): Promise<void> {
   }
   csr.dispose();
   graph.free();
+  wm.emptyCache(); // the ranks' processes need this GPU's memory
   const rankRuns: RankRun[] = [];
   if (saved) process.env.BENCH_GRAPH_FILE = saved;
   for (const ranks of RANKS) {
-    const r = resultOnRanks<RankRun>(ranks, __filename, 'RESULT ');
-    console.log(
-      `${ranks} ranks, features chunked over their GPUs: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`,
-    );
-    rankRuns.push(r);
+    let r: RankRun | undefined;
+    for (const v of RANK_FEATURES) {
+      process.env.BENCH_RANK_MEMORY = v.memory;
+      process.env.BENCH_RANK_CACHE = String(v.cache);
+      process.env.BENCH_RANK_X = v.loaderReads ? '1' : '0';
+      r = resultOnRanks<RankRun>(ranks, __filename, 'RESULT ', (line) => line.includes('profiled'));
+      console.log(
+        `${ranks} ranks, features ${rankFeatures(r)}: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`,
+      );
+      rankRuns.push(r);
+    }
+    process.env.BENCH_RANK_CACHE = String(RANK_CACHE);
     if (RANK_HOSTS === '2') {
       const h = await onTwoHosts(ranks);
       console.log(
         `${ranks} ranks over 2 simulated hosts, features hierarchical, cache ${RANK_CACHE} (hit rate ${h.hitRate === undefined ? '-' : (100 * h.hitRate).toFixed(1)} %): ` +
-          `${h.seedsPerSecond.toFixed(0)} seeds/s, ${h.msPerStep.toFixed(1)} ms per step, ${(h.seedsPerSecond / r.seedsPerSecond).toFixed(2)}x one host's`,
+          `${h.seedsPerSecond.toFixed(0)} seeds/s, ${h.msPerStep.toFixed(1)} ms per step, ${(h.seedsPerSecond / r!.seedsPerSecond).toFixed(2)}x one host's`,
       );
       rankRuns.push(h);
     }
@@ -575,7 +617,7 @@ async function main(): Promise<void> {
     else console.log(`| ${name} | ${t.seedsPerSecond!.toFixed(0)} | ${t.msPerStep!.toFixed(1)} | ${t.epochSeconds!.toFixed(1)} | | |`);
   }
   for (const r of rankRuns) {
-    const where = r.hosts ? `over ${r.hosts} simulated hosts, features hierarchical, cache ${r.cacheShare}` : 'features chunked over them';
+    const where = `${r.hosts ? `over ${r.hosts} simulated hosts, ` : ''}features ${rankFeatures(r)}`;
     const hit = r.hitRate === undefined ? '' : `${(100 * r.hitRate).toFixed(1)} %`;
     console.log(
       `| ${r.ranks} GPUs, data parallel, ${where} | ${r.seedsPerSecond.toFixed(0)} | ${r.msPerStep.toFixed(1)} | ${r.epochSeconds.toFixed(1)} | ${hit} | |`,
@@ -585,7 +627,7 @@ async function main(): Promise<void> {
   if (ours)
     for (const r of rankRuns)
       console.log(
-        `${r.ranks} GPUs${r.hosts ? ` over ${r.hosts} hosts` : ''} / 1 GPU (features in GPU memory): ${(ours.epochSeconds / r.epochSeconds).toFixed(2)}x epoch speed`,
+        `${r.ranks} GPUs${r.hosts ? ` over ${r.hosts} hosts` : ''}, features ${rankFeatures(r)} / 1 GPU (features in GPU memory): ${(ours.epochSeconds / r.epochSeconds).toFixed(2)}x epoch speed`,
       );
   for (const t of torch.filter((x) => x.seedsPerSecond && ours))
     console.log(`ours (GPU memory) / PyTorch (${t.layers} layers): ${(ours!.seedsPerSecond / t.seedsPerSecond!).toFixed(2)}x seeds/s`);

@@ -294,6 +294,53 @@ describe('wm.nn.NeighborLoader', function () {
     else held.free();
   });
 
+  it("a model's forward reads a batch's x (the loader's features, read ahead beside training on a GPU graph) in place of its table: the same logits", async () => {
+    const comm = soloCommunicator();
+    const held = wm.deviceInfo().gpu
+      ? new wm.graph.DeviceCsr(data.graph)
+      : wm.graph.WholeMemoryCsr.create(comm, data.graph, {location: 'host'});
+    const table = wm.nn.embedding({rows: 600, dim: 8, dtype: 'float16', init: {type: 'uniform', scale: 1, seed: 4}});
+    expect(table.readsAhead).to.equal(true);
+    const model = new wm.nn.GraphSageClassifier({
+      numNodes: 600,
+      numClasses: 4,
+      embeddingDim: 0,
+      features: table,
+      hiddenDim: 16,
+      numLayers: 2,
+      dropout: 0,
+      seed: 3,
+      embeddingLearningRate: 0,
+    });
+    const before = tf.memory().numTensors;
+    const loader = new NeighborLoader(held, seeds, {fanouts: [4, 3], batchSize: 64, seed: 2, features: table});
+    let batches = 0;
+    for (let e = 0; e < 2; ++e)
+      for await (const b of loader) {
+        const want = table.read(b.inputIds);
+        expect(b.x!.shape).to.deep.equal(want.shape);
+        expect(Array.from(b.x!.dataSync())).to.deep.equal(Array.from(want.dataSync()));
+        // The model's own read: the first layer over the table in place (on the GPU), or the rows gathered.
+        const g = tf.tidy(() => model.forward(b).dataSync());
+        const o = tf.tidy(() => model.forward({inputIds: b.inputIds, layers: b.layers, dispose: () => undefined}).dataSync());
+        for (let i = 0; i < g.length; ++i) expect(g[i]).to.be.closeTo(o[i], 1e-4 * (1 + Math.abs(o[i])));
+        tf.tidy(() => {
+          expect(() => model.forward({...b, x: tf.zeros([3, 8])})).to.throw(
+            /forward: the batch's x must be \[\d+, 8\] \(a row per input id/,
+          );
+        });
+        want.dispose();
+        b.dispose();
+        ++batches;
+      }
+    expect(batches).to.equal(2 * loader.length);
+    expect(tf.memory().numTensors).to.equal(before);
+    model.dispose();
+    table.dispose();
+    if (held instanceof wm.graph.DeviceCsr) held.dispose();
+    else held.free();
+  });
+
   it('a {rank, size} share: each rank its part of every batch of one order, the same number of batches', async () => {
     const whole = await collect(new NeighborLoader(data.graph, seeds, {fanouts: [3], batchSize: 60, seed: 2}));
     const parts = await Promise.all(

@@ -297,6 +297,55 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     host.dispose();
   });
 
+  it('a continuous table with a cache in front is read in place through it: the rows and means of the gathered path, its lookups counted', async function () {
+    gpuOnly(this);
+    await tf.setBackend(wm.BACKEND_NAME);
+    const r = rng(91);
+    const rows = 3001,
+      dim = 24;
+    // Every third row cached: a batch reads some rows from the cache's slots and some from the table.
+    const table = wm.nn.embedding({
+      rows,
+      dim,
+      dtype: 'float16',
+      memory: 'continuous',
+      init: {type: 'uniform', scale: 1, seed: 8},
+      cache: {rows: Int32Array.from({length: 1000}, (_, i) => 3 * i + 1)},
+    });
+    const ids = tf.tensor1d(
+      Int32Array.from({length: 517}, () => Math.floor(r() * rows)),
+      'int32',
+    );
+    markValid(ids, rows);
+    const numDst = 131,
+      fanout = 7;
+    const neighbors = tf.tensor1d(
+      Int32Array.from({length: numDst * fanout}, () => Math.floor(r() * 517)),
+      'int32',
+    );
+    table.resetCacheCounts();
+    const p = wm.profileOps(() => table.neighborRows(ids, neighbors, numDst, fanout));
+    expect(p.ops.map((o) => o.name)).to.include('embeddingGatherMean');
+    const [self, mean] = p.result!;
+    const stats = table.cacheStats()!;
+    const idList = ids.dataSync();
+    expect(stats.lookups, 'every input row counted, as a gather counts it').to.equal(517);
+    expect(stats.hits).to.equal(idList.filter((v) => v % 3 === 1).length);
+    const all = table.read(ids).arraySync() as number[][];
+    const nb = neighbors.dataSync();
+    const want = Array.from({length: numDst}, (_, i) =>
+      all[0].map((_, k) => {
+        let sum = 0;
+        for (let e = 0; e < fanout; ++e) sum += all[nb[i * fanout + e]][k];
+        return sum / fanout;
+      }),
+    );
+    expectNear(self.arraySync() as number[][], all.slice(0, numDst));
+    expectNear(mean.arraySync() as number[][], want);
+    tf.dispose([ids, neighbors, self, mean]);
+    table.dispose();
+  });
+
   it("GraphSAGE's first layer over a sampled batch reads a GPU feature table in place: logits and gradients equal a host table's gathered path", async function () {
     gpuOnly(this);
     await tf.setBackend(wm.BACKEND_NAME);

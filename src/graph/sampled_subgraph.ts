@@ -38,6 +38,11 @@ export interface SampledSubgraph<L extends SampledLayer = SampledLayer> {
   inputIds: Int32Array | tf.Tensor1D;
   /** One layer per hop, input layer first; the last layer's outputs are the seeds. */
   layers: L[];
+  /**
+   * The input rows' features [inputIds, width] where the sampler's caller gathered them (a loader given
+   * features); a model's forward reads these in place of its own feature table.
+   */
+  x?: tf.Tensor2D;
   dispose(): void;
 }
 

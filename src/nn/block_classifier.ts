@@ -55,16 +55,19 @@ export abstract class BlockNodeClassifier {
 
   /**
    * Logits [seeds, classes] from a sampled subgraph (any sampler's, a loader's batch): the input rows
-   * read once, then each layer over its edges or fixed fan-out. With a dropout seed this is a training
-   * pass (seeded, reproducible dropout; the embedding rows carry their sparse gradient).
+   * read once (the features from the batch's x where a loader gathered them), then each layer over its
+   * edges or fixed fan-out. With a dropout seed this is a training pass (seeded, reproducible dropout;
+   * the embedding rows carry their sparse gradient).
    */
   forward(sub: SampledSubgraph, dropoutSeed?: number): tf.Tensor2D {
     if (!sub || !Array.isArray(sub.layers) || sub.inputIds === undefined)
       throw new TypeError("forward: sub must be a sampled subgraph {inputIds, layers} (a sampler's result or a loader's batch)");
     if (sub.layers.length !== this.config.numLayers)
       throw new RangeError(`forward: the subgraph has ${sub.layers.length} layers, the model ${this.config.numLayers}`);
-    const first = this.firstLayerOverTable(sub.inputIds, sub.layers[0], dropoutSeed);
-    let h = first ?? this.inputs.lookup(sub.inputIds);
+    // A batch holding its input rows' features (a loader's x) is read as it is; else the first layer may
+    // read the table in place.
+    const first = sub.x ? undefined : this.firstLayerOverTable(sub.inputIds, sub.layers[0], dropoutSeed);
+    let h = first ?? this.inputs.lookup(sub.inputIds, sub.x);
     sub.layers.forEach((layer, l) => {
       if (l > 0 || !first) h = this.applyLayer(l, h, layer, dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
     });

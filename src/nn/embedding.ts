@@ -233,6 +233,14 @@ export class Embedding {
     return t;
   }
 
+  /**
+   * Whether read() may run on the GPU's side stream (a loader reading a batch's rows ahead): every memory but
+   * 'distributed' and 'hierarchical', whose reads are collectives.
+   */
+  get readsAhead(): boolean {
+    return !readsAreCollective(this.memory);
+  }
+
   /** Rows at `ids` (shape [...ids.shape, dim]), no gradient. */
   read(ids: tf.Tensor | ArrayLike<number>): tf.Tensor {
     const s = this.live('read');
@@ -277,14 +285,15 @@ export class Embedding {
 
   /**
    * @internal The rows of the first `numDst` of `ids` and, for each, the mean of its `fanout` neighbours' rows
-   * (`neighbors`: positions in ids), read in place on the GPU (TableStorage.neighborRows); undefined where this
-   * table is not read so (host or managed memory, a cache in front, rows moved by collectives) or `ids` are not
-   * known to be valid rows (a sampler's are), so the caller gathers the rows instead.
+   * (`neighbors`: positions in ids), read in place on the GPU (TableStorage.neighborRows; through the cache where
+   * one is in front, its lookups counted as a gather of `ids` would); undefined where this table is not read so
+   * (host or managed memory, rows moved by collectives) or `ids` are not known to be valid rows (a sampler's are),
+   * so the caller gathers the rows instead.
    */
   neighborRows(ids: tf.Tensor1D, neighbors: tf.Tensor1D, numDst: number, fanout: number): [tf.Tensor2D, tf.Tensor2D] | undefined {
     const s = this.live('neighborRows');
     const inPlace = this.memory === 'device' || this.memory === 'chunked' || this.memory === 'continuous';
-    if (!s.neighborRows || !inPlace || s.cache?.stats() !== undefined || !knownValid(ids, this.rows)) return undefined;
+    if (!s.neighborRows || !inPlace || !knownValid(ids, this.rows)) return undefined;
     if (neighbors.dtype !== 'int32' || neighbors.size !== numDst * fanout || numDst > ids.size)
       throw new RangeError(
         `embedding.neighborRows: neighbors must be ${numDst} x ${fanout} int32 positions in ${ids.size} ids, got ${neighbors.size} ${neighbors.dtype}`,

@@ -10,6 +10,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import type {DeviceCsr} from '../graph/device_csr';
+import {onSideStream} from '../backend/side_stream';
 import {sampleFixedSubgraph} from '../graph/fixed_subgraph';
 import {sampleSubgraphInPlace} from '../graph/in_place_subgraph';
 import type {HostGraph} from '../graph/graph_store';
@@ -25,6 +26,12 @@ import {checkShare, LoaderShare, sharePart, shareStream} from './loader_share';
 /** What gives a batch its input rows: an embedding or feature table, NodeInputs, anything with read(ids). */
 export interface RowSource {
   read(ids: Int32Array | tf.Tensor1D): tf.Tensor;
+  /**
+   * Whether read() may run on the GPU's side stream, beside the training queued before it: it reads GPU-visible
+   * memory in place, with no collective (an Embedding outside 'distributed' and 'hierarchical' memory). A loader
+   * over a graph on the GPU then gathers a batch's rows while the previous batch trains.
+   */
+  readonly readsAhead?: boolean;
 }
 
 /** A graph a loader samples: in host memory (CsrGraph, NativeCsr) or on the GPU (DeviceCsr, WholeMemoryCsr). */
@@ -60,7 +67,11 @@ export interface LoaderOptions {
   share?: LoaderShare;
   /** Leaves out a last batch smaller than batchSize (default false). */
   dropLast?: boolean;
-  /** Rows of the first layer's inputs, gathered into each batch's x. */
+  /**
+   * Rows of the first layer's inputs, gathered into each batch's x (a model's forward then reads x, not its own
+   * table). Input features: over a graph on the GPU, a source that reads ahead (an Embedding) is read for the
+   * next batch while the current one trains, so its rows must not be written while an epoch runs.
+   */
   features?: RowSource;
 }
 
@@ -80,8 +91,6 @@ export interface SampledBatch extends SampledSubgraph {
   index: number;
   /** The batch's random stream (its sampling seed): a training step derives its dropout seed from it. */
   seed: number;
-  /** features.read(inputIds) [input rows, width], with features. */
-  x?: tf.Tensor2D;
 }
 
 export interface NeighborBatch extends SampledBatch {
@@ -198,8 +207,11 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
   /** Batch b of epoch e over `part`, this rank's share of the epoch's order; `seed` its sampling stream. */
   protected abstract make(part: Int32Array, e: number, b: number, seed: number): B;
 
-  /** The subgraph sampled from `seeds` by the graph's sampler, and its input rows' features. */
-  protected sampled(seeds: Int32Array, seed: number): {sub: SampledSubgraph; x?: tf.Tensor2D} {
+  /**
+   * The subgraph sampled from `seeds` by the graph's sampler, and its input rows' features; `ahead`: made while
+   * the previous batch of the epoch trains (its rows then read beside that training where the source allows).
+   */
+  protected sampled(seeds: Int32Array, seed: number, ahead: boolean): {sub: SampledSubgraph; x?: tf.Tensor2D} {
     const {fanouts, replace, keyBy, sampler} = this.o;
     const g = this.graph;
     const sub =
@@ -210,8 +222,13 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
           : replace
             ? sampleFixedSubgraph(g, seeds, fanouts, {seed, keyBy})
             : sampleSubgraphInPlace(g, seeds, fanouts, {seed, keyBy});
+    const features = this.o.features;
+    if (!features) return {sub};
+    const read = () => features.read(sub.inputIds) as tf.Tensor2D;
     try {
-      return {sub, x: this.o.features ? (this.o.features.read(sub.inputIds) as tf.Tensor2D) : undefined};
+      // Beside the training on the GPU: the epoch's first batch waits for what the main stream queued before it
+      // (a table's fill, writes between epochs); later ones read rows nothing writes during the epoch.
+      return {sub, x: g.samples === 'tensors' && features.readsAhead ? onSideStream(read, {waitForMain: !ahead}) : read()};
     } catch (err) {
       sub.dispose();
       throw err;
@@ -279,7 +296,7 @@ export class NeighborLoader extends SampledLoader<NeighborBatch> {
   }
 
   private seedBatch(seeds: Int32Array, e: number, b: number, seed: number): NeighborBatch {
-    const {sub, x} = this.sampled(seeds, seed);
+    const {sub, x} = this.sampled(seeds, seed, b > 0);
     const labels = this.labels;
     const y = labels
       ? tf.tensor1d(
@@ -362,7 +379,7 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
     both.set(src);
     both.set(dst, m + neg);
     const {unique, inverse} = uniqueAndRelabel(both);
-    const {sub, x} = this.sampled(unique, seed);
+    const {sub, x} = this.sampled(unique, seed, b > 0);
     const made = tf.tidy(() => ({
       label: tf.keep(tf.concat([tf.ones([m]), tf.zeros([neg])]) as tf.Tensor1D),
       srcRow: tf.keep(tf.tensor1d(inverse.subarray(0, m + neg), 'int32')),

@@ -62,9 +62,12 @@ export class NodeInputs {
     );
   }
 
-  /** Training input for `ids`: the embedding rows carry their sparse gradient, the features none. */
-  lookup(ids: tf.Tensor | Int32Array): tf.Tensor2D {
-    return this.join(this.embedding?.lookup(ids), ids);
+  /**
+   * Training input for `ids`: the embedding rows carry their sparse gradient, the features none. `x`: the
+   * features of `ids` gathered already (a loader's batch.x), read in place of the feature table.
+   */
+  lookup(ids: tf.Tensor | Int32Array, x?: tf.Tensor2D): tf.Tensor2D {
+    return this.join(this.embedding?.lookup(ids), ids, x);
   }
 
   /** Evaluation input for `ids` (every vertex when omitted). */
@@ -72,9 +75,10 @@ export class NodeInputs {
     return this.join(this.embedding?.read(ids), ids);
   }
 
-  private join(emb: tf.Tensor | undefined, ids: tf.Tensor | Int32Array): tf.Tensor2D {
+  private join(emb: tf.Tensor | undefined, ids: tf.Tensor | Int32Array, x?: tf.Tensor2D): tf.Tensor2D {
+    if (x !== undefined) checkGiven(x, ids, this.features?.dim);
     if (!this.features) return emb as tf.Tensor2D;
-    const f = this.features.read(ids) as tf.Tensor2D;
+    const f = x ?? (this.features.read(ids) as tf.Tensor2D);
     return emb ? (tf.concat([f, emb as tf.Tensor2D], 1) as tf.Tensor2D) : f;
   }
 
@@ -93,6 +97,16 @@ export class NodeInputs {
     this.embedding?.dispose();
     this.allIds.dispose();
   }
+}
+
+// A batch's x against the rows it stands for: one row per id, the feature table's width.
+function checkGiven(x: tf.Tensor, ids: tf.Tensor | Int32Array, width: number | undefined): void {
+  const n = ids instanceof tf.Tensor ? ids.size : ids.length;
+  if (width === undefined) throw new TypeError("forward: the batch has features (x) and the model none; leave the loader's features out");
+  if (x.rank !== 2 || x.shape[0] !== n || x.shape[1] !== width)
+    throw new RangeError(
+      `forward: the batch's x must be [${n}, ${width}] (a row per input id, the model's feature width), got [${x.shape}]`,
+    );
 }
 
 /**

@@ -228,6 +228,8 @@ export class DeviceTable extends AddressedTable implements TableStorage {
         const at = b.devicePtr(ids);
         embeddingNative().embeddingGather(this.table, at, 0, numDst, self, 0);
         embeddingNative().embeddingGatherMean(this.table, at, b.devicePtr(neighbors), numDst, fanout, mean);
+        // Both read through the cache (the table's handle holds it); counted as the gather of every input row.
+        this.cache?.count(at, ids.size);
       },
     ) as [tf.Tensor2D, tf.Tensor2D];
   }
