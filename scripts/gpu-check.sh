@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a GPU machine (see DEVELOPERS.md): kernel checks, conformance, benchmarks.
-# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|hetero|kge|graphs|mag240m|mag240mRanks|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|twoHosts|multi]...
+# Usage: bash scripts/gpu-check.sh [tests|testsSplit|conformance|bench|elementwise|embedding|managed|main|all|wholememory|allreduce|graphsage|big|bigGraph|papers100m|papers100mRanks|papers100mAccuracy|hetero|kge|graphs|mag240m|mag240mRanks|kgeRanks|datasetScale|ranks|rowCache|hostGather|launchCost|samplers|step|twoHosts|multi]...
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
@@ -79,6 +79,9 @@ for what in "${@:-all}"; do
     papers100mRanks) n=$(nvidia-smi -L | wc -l)
       BENCH_RUNS=device BENCH_TORCH= BENCH_LAYERWISE_SECONDS=0 BENCH_RANKS=$n BENCH_GRAPH_DIR=/dev/shm BENCH_OUT=$out/bench-papers100m-ranks.json \
           node dist/bench/papers100m.js 2>&1 | tee "$out/bench-papers100m-ranks.log" | tail -14 || status=1 ;;
+    # Test accuracy at papers100M's size, ours beside PyG (BENCH_EPOCHS epochs each, default 3).
+    papers100mAccuracy) BENCH_GRAPH_DIR=/dev/shm BENCH_OUT=$out/bench-papers100m-accuracy.json node dist/bench/papers100m_accuracy.js 2>&1 |
+          tee "$out/bench-papers100m-accuracy.log" | grep -v "^  " | tail -12 || status=1 ;;
     # A folder shaped like ogbn-papers100M (41 GB of .npy and text, a 14 GB graph cache beside it: the disk needs
     # ~60 GB free) loaded with {into: 'native'} twice, its features put in a float16 table in pinned host memory.
     datasetScale) BENCH_LAYOUT=npy BENCH_DIR=${BENCH_DIR:-$PWD/.bench-data/papers100m-folder} BENCH_OUT=$out/bench-dataset-npy.json \

@@ -6,7 +6,7 @@ import * as zlib from 'zlib';
 
 import * as tf from '@tensorflow/tfjs-core';
 
-import {writeNpy} from '../src/data/npy';
+import {float16ToFloat32, float32ToFloat16, writeNpy} from '../src/data/npy';
 import * as wm from '../src/index';
 import {loadDataset, NodeClassificationData} from '../src/graph/dataset';
 import {NativeCsr} from '../src/graph/native_csr';
@@ -26,15 +26,6 @@ function npyOf(descr: string, shape: number[], body: Buffer): Buffer {
   const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, 0, 0]);
   head.writeUInt16LE(header.length, 8);
   return Buffer.concat([head, Buffer.from(header, 'latin1'), body]);
-}
-
-/** The float16 bits of a value float16 holds exactly. */
-function float16Bits(x: number): number {
-  if (x === 0) return 0;
-  const sign = x < 0 ? 0x8000 : 0;
-  const a = Math.abs(x);
-  const e = Math.floor(Math.log2(a));
-  return sign | ((e + 15) << 10) | Math.round((a / 2 ** e - 1) * 1024);
 }
 
 async function failure(p: Promise<unknown>): Promise<string> {
@@ -120,6 +111,39 @@ describe('dataset folders (wm.graph.loadDataset)', () => {
     expect(await failure(loadDataset(dir, {cache: false}))).to.match(/edges\.tsv:62: expected two vertex ids/);
     write(edges, labels, 'node\tf0\tf1\n' + features + '0\t1\t2\n');
     expect(await failure(loadDataset(dir, {cache: false}))).to.match(/vertex_features\.tsv:32: vertex 0 has a second row/);
+  });
+
+  it('float32ToFloat16: every float16 value gives back its bits; between two, the nearer (ties to even); past the range infinity, below it zero', () => {
+    const all = Uint16Array.from({length: 65536}, (_, i) => i);
+    const values = float16ToFloat32(all);
+    const back = float32ToFloat16(values);
+    all.forEach((h, i) => {
+      const nan = (h & 0x7c00) === 0x7c00 && (h & 0x3ff) !== 0;
+      if (nan ? (back[i] & 0x7c00) !== 0x7c00 || (back[i] & 0x3ff) === 0 : back[i] !== h) expect.fail(`bits ${h}: back as ${back[i]}`);
+    });
+    // Against a float64 reference: the float16 nearest each value (ties to the even one), on random values of every scale.
+    const rng = (() => {
+      let x = 12345;
+      return () => (x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32;
+    })();
+    const finite = Array.from(all).filter((h) => (h & 0x7c00) !== 0x7c00 && h < 0x8000);
+    const sample = Float32Array.from({length: 4000}, () => (rng() < 0.5 ? -1 : 1) * 2 ** (-30 + 48 * rng()) * (1 + rng()));
+    const got = float32ToFloat16(sample);
+    sample.forEach((x, i) => {
+      const a = Math.abs(x);
+      let best = 0x7c00,
+        bestErr = a >= 65520 ? 0 : Infinity; // 65520: halfway from the largest float16 to the next power of two
+      for (const h of finite) {
+        const err = Math.abs(values[h] - a);
+        if (err < bestErr || (err === bestErr && (h & 1) === 0 && best !== 0x7c00 && (best & 1) === 1)) [best, bestErr] = [h, err];
+      }
+      const want = (x < 0 ? 0x8000 : 0) | best;
+      if (got[i] !== want) expect.fail(`${x}: ${got[i]}, nearest ${want}`);
+    });
+    expect(
+      Array.from(float32ToFloat16(Float32Array.of(65504, 65519, 65520, 1e9, -1e9, 2 ** -25, 2 ** -25 * 1.01, 2 ** -26))),
+    ).to.deep.equal([0x7bff, 0x7bff, 0x7c00, 0x7c00, 0xfc00, 0, 1, 0]);
+    expect(() => float32ToFloat16(new Float32Array(3), new Uint16Array(2))).to.throw(/out holds 2 values, 3 given/);
   });
 
   it('features from .npy (float32, float16, float64) and .tsv; wrong counts, widths, headers and truncation named by file', async () => {
@@ -462,7 +486,7 @@ describe('the dataset cache (loadDataset {cache})', () => {
     // float16 rows: exact small binary fractions.
     const values = Float32Array.from({length: n * dim}, (_, i) => ((i * 37) % 64) / 8 - 4);
     const bits = Buffer.alloc(n * dim * 2);
-    values.forEach((x, i) => bits.writeUInt16LE(float16Bits(x), i * 2));
+    float32ToFloat16(Float32Array.from(values)).forEach((h, i) => bits.writeUInt16LE(h, i * 2));
     fs.writeFileSync(path.join(dir, 'vertex_features.npy'), npyOf('<f2', [n, dim], bits));
     // edges.npy ([2, m] int32, as PyG's edge_index) in place of edges.tsv: the same graph.
     const fromTsv = await loadDataset(dir, {cache: false});

@@ -11,7 +11,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 import {expect} from 'chai';
 
-import {float16ToFloat32, npyHeader, writeNpy} from '../src/data/npy';
+import {float16ToFloat32, float32ToFloat16, npyHeader, writeNpy} from '../src/data/npy';
 import {readLscArrays} from '../src/graph/lsc_arrays';
 import {MAG240M_COUNTS, mag240mShaped} from '../src/graph/mag240m_shaped';
 import {edgeTypeKey, HeteroGraph} from '../src/graph/hetero_graph';
@@ -22,26 +22,6 @@ import {trainTypedNodeClassification} from '../src/train/typed_node_classificati
 import {seededRng} from '../src/util/random';
 
 // float32 values as float16 bits (round to nearest even; the values here are small and finite).
-function toFloat16(x: Float32Array): Uint16Array {
-  const out = new Uint16Array(x.length);
-  const f = new Float32Array(1),
-    u = new Uint32Array(f.buffer);
-  for (let i = 0; i < x.length; ++i) {
-    f[0] = x[i];
-    const b = u[0];
-    const sign = (b >>> 16) & 0x8000,
-      exp = ((b >>> 23) & 0xff) - 127 + 15;
-    let mant = b & 0x7fffff;
-    if (exp <= 0) {
-      out[i] = sign;
-      continue;
-    }
-    mant += 0x1000 + ((mant >>> 13) & 1) - 1;
-    out[i] = sign | ((exp << 10) + (mant >>> 13));
-  }
-  return out;
-}
-
 // Row d of each relation: the sources of the edges into d, ascending, repeats kept.
 function reference(src: Int32Array, dst: Int32Array, rows: number): number[][] {
   const out: number[][] = Array.from({length: rows}, () => []);
@@ -91,7 +71,7 @@ describe("OGB-LSC's processed arrays (MAG240M's layout)", function () {
     writeNpy(path.join(rel('paper___cites___paper'), 'edge_index.npy'), int64Matrix(cites), [2, cites.src.length]);
     const pairs = Int32Array.from({length: 2 * affiliated.src.length}, (_, k) => (k % 2 ? affiliated.dst : affiliated.src)[k >> 1]);
     writeNpy(path.join(rel('author___affiliated_with___institution'), 'edge_index.npy'), pairs, [affiliated.src.length, 2]);
-    const bits = toFloat16(feats);
+    const bits = float32ToFloat16(feats);
     fs.mkdirSync(path.join(p, 'paper'), {recursive: true});
     fs.writeFileSync(
       path.join(p, 'paper', 'node_feat.npy'),
@@ -127,7 +107,7 @@ describe("OGB-LSC's processed arrays (MAG240M's layout)", function () {
       // Features: mapped float16, read as float32 through the trainer's tables.
       const f = g.features.paper;
       expect(f).to.be.instanceOf(NativeFeatures);
-      const want = float16ToFloat32(toFloat16(feats));
+      const want = float16ToFloat32(float32ToFloat16(feats));
       const tables = new FeatureTables(g);
       try {
         const rows = tables.inputs({paper: Int32Array.from([5, 0, 59])}).paper;

@@ -111,6 +111,41 @@ export function float16ToFloat32(bits: Uint16Array, out: Float32Array = new Floa
   return out;
 }
 
+/**
+ * float32 values as float16 bits, rounded to nearest, ties to even (IEEE 754's default, what a GPU's conversion
+ * gives): past float16's range to infinity, below its smallest subnormal to zero, NaN kept NaN.
+ */
+export function float32ToFloat16(values: Float32Array, out: Uint16Array = new Uint16Array(values.length)): Uint16Array {
+  if (out.length < values.length) throw new RangeError(`float32ToFloat16: out holds ${out.length} values, ${values.length} given`);
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  for (let i = 0; i < bits.length; ++i) {
+    const b = bits[i];
+    const sign = (b >>> 16) & 0x8000,
+      exp = (b >>> 23) & 0xff,
+      mant = b & 0x7fffff;
+    const e = exp - 112; // float16's biased exponent
+    let h: number;
+    if (exp === 0xff) h = mant ? 0x7e00 : 0x7c00;
+    else if (e >= 0x1f) h = 0x7c00;
+    else if (e > 0) {
+      // 23 mantissa bits to 10; a carry out of the mantissa raises the exponent (to infinity at the top), as it should.
+      h = (e << 10) | (mant >>> 13);
+      const rest = mant & 0x1fff;
+      if (rest > 0x1000 || (rest === 0x1000 && h & 1)) ++h;
+    } else if (e >= -10) {
+      // A subnormal: the significand with its leading 1, in units of 2^-24.
+      const m = mant | 0x800000,
+        shift = 14 - e;
+      h = m >>> shift;
+      const rest = m & ((1 << shift) - 1),
+        half = 1 << (shift - 1);
+      if (rest > half || (rest === half && h & 1)) ++h;
+    } else h = 0;
+    out[i] = sign | h;
+  }
+  return out;
+}
+
 export function readNpy(file: string): NpyArray {
   const header = readNpyHeader(file);
   const {stored} = npyFloatKind(header, file);

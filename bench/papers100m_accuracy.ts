@@ -1,0 +1,253 @@
+// `npm run bench:papers100m-accuracy`: test accuracy at ogbn-papers100M's size, ours beside PyG on the same graph.
+// The graph is a contextual SBM drawn natively (wm.graph.csbmNative): 111,059,956 vertices of mean degree 29, 172
+// classes, BENCH_HOMOPHILY of the edges inside a class, 128 features drawn around each class's mean (BENCH_SIGNAL in
+// units of the features' noise): labels a 3-layer GraphSAGE learns from the features and the graph, not from either
+// alone (at 200,000 vertices, each vertex's class nearest its own features 6.3 % of the time, its neighbours' mean
+// 18.9 %, its two-hop mean 44.2 %: BENCH_HOMOPHILY 0.5 makes the two-hop mean alone 97.6 %). ogbn-papers100M's
+// counts of training (1,207,179) and test (214,338) vertices, drawn by one seeded permutation. Both sides train the same model (fan-out 30/30/30 drawn with replacement, hidden 256, batch 1024, Adam
+// at BENCH_LR, no dropout, float16 features in GPU memory) for BENCH_EPOCHS epochs over the training vertices and,
+// after each, classify every test vertex from a sample of its neighbourhood with the same fan-outs. PyTorch runs
+// first (bench/torch/graphsage_accuracy.py, PyG's SAGEConv) on files this run writes to BENCH_GRAPH_DIR (the graph,
+// the features as float16 .npy, the labels and the split; removed after), so the two never hold GPU memory at once.
+// Environment: BENCH_VERTICES, BENCH_DEGREE, BENCH_CLASSES, BENCH_FEATURES, BENCH_HOMOPHILY (default 0.3),
+// BENCH_SIGNAL (default 1), BENCH_EPOCHS (default 3), BENCH_TRAIN, BENCH_TEST, BENCH_LR (default 0.003),
+// BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone), BENCH_GRAPH_DIR, BENCH_OUT.
+// Without a GPU ours trains on the CPU (say BENCH_VERTICES=100000), PyTorch not run.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import * as tf from '@tensorflow/tfjs-core';
+
+import * as wm from '../src/index';
+import {float32ToFloat16, npyHeader, writeNpy} from '../src/data/npy';
+import {DeviceCsr} from '../src/graph/device_csr';
+import {NativeFeatures} from '../src/graph/native_features';
+import {seededPermutation} from '../src/graph/permutation';
+import {GraphSageClassifier} from '../src/nn/graphsage';
+import {setBenchMatmulPrecision, torchJson, writeBenchResult} from './bench_util';
+
+const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
+const DEGREE = Number(process.env.BENCH_DEGREE ?? 29);
+const CLASSES = Number(process.env.BENCH_CLASSES ?? 172);
+const FEATURES = Number(process.env.BENCH_FEATURES ?? 128);
+const HOMOPHILY = Number(process.env.BENCH_HOMOPHILY ?? 0.3);
+const SIGNAL = Number(process.env.BENCH_SIGNAL ?? 1);
+const EPOCHS = Number(process.env.BENCH_EPOCHS ?? 3);
+const TRAIN = Number(process.env.BENCH_TRAIN ?? 1_207_179);
+const TEST = Number(process.env.BENCH_TEST ?? 214_338);
+const LR = Number(process.env.BENCH_LR ?? 0.003);
+const TORCH = process.env.BENCH_TORCH ?? 'pyg';
+const FANOUTS = [30, 30, 30],
+  HIDDEN = 256,
+  BATCH = 1024,
+  EVAL_BATCH = 4096;
+
+for (const [name, v] of Object.entries({BENCH_EPOCHS: EPOCHS, BENCH_TRAIN: TRAIN, BENCH_TEST: TEST}))
+  if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer, got ${v}`);
+if (!(LR > 0)) throw new RangeError(`BENCH_LR must be a positive number, got ${process.env.BENCH_LR}`);
+if (!['pyg', ''].includes(TORCH)) throw new RangeError(`BENCH_TORCH must be 'pyg' or '', got '${TORCH}'`);
+
+interface EpochResult {
+  epoch: number;
+  seconds: number;
+  testAccuracy: number;
+  loss: number;
+}
+
+interface TorchAccuracy {
+  epochs: EpochResult[];
+  loadSeconds: number;
+  torch: string;
+  pyg: string;
+}
+
+// Says every 10 s how an epoch goes: batches done, their rate, what is left.
+function progress(what: string, total: number): (done: number) => void {
+  const started = Date.now();
+  let told = started;
+  return (done) => {
+    const now = Date.now();
+    if (now - told < 10_000 || done === total) return;
+    told = now;
+    const rate = done / ((now - started) / 1000);
+    console.log(`  ${what}: ${done} / ${total} batches, ${rate.toFixed(1)} a second, ETA ${((total - done) / rate).toFixed(0)} s`);
+  };
+}
+
+// The files PyTorch reads: the graph, the features as float16 (made a block of rows at a time), labels, split.
+function writeTorchFiles(dir: string, data: wm.graph.NativeCsbm, train: Int32Array, test: Int32Array): void {
+  const t0 = Date.now();
+  data.graph.save(path.join(dir, 'graph.wmcsr'));
+  const n = data.graph.numVertices;
+  const fd = fs.openSync(path.join(dir, 'features.npy'), 'w');
+  try {
+    fs.writeSync(fd, npyHeader('<f2', [n, FEATURES]));
+    const block = Math.max(1, Math.floor(2 ** 24 / FEATURES));
+    for (let first = 0; first < n; first += block) {
+      const bits = float32ToFloat16(data.featureRows(first, Math.min(block, n - first)));
+      fs.writeSync(fd, new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  writeNpy(path.join(dir, 'labels.npy'), data.labels, [n]);
+  writeNpy(path.join(dir, 'train.npy'), train, [train.length]);
+  writeNpy(path.join(dir, 'test.npy'), test, [test.length]);
+  console.log(`graph, features, labels and split written for PyTorch in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+// Ours: the model trained for EPOCHS epochs, the test vertices classified after each.
+async function ours(data: wm.graph.NativeCsbm, train: Int32Array, test: Int32Array, gpu: boolean): Promise<EpochResult[]> {
+  const n = data.graph.numVertices;
+  const t0 = Date.now();
+  const source = NativeFeatures.generated(n, FEATURES, 'csbm', (first, count, out) => out.set(data.featureRows(first, count)));
+  const features = wm.nn.featureTable(source, {
+    dtype: 'float16',
+    memory: gpu ? 'device' : 'host',
+    onProgress: (l) => console.log(`  ${l}`),
+  });
+  const graph = gpu ? new DeviceCsr(data.graph) : data.graph;
+  console.log(`features and graph placed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const model = new GraphSageClassifier({
+    numNodes: n,
+    numClasses: CLASSES,
+    embeddingDim: 0,
+    features,
+    hiddenDim: HIDDEN,
+    numLayers: FANOUTS.length,
+    dropout: 0,
+    seed: 3,
+    embeddingLearningRate: 0,
+  });
+  const optimizer = wm.train.adam(LR);
+  const loader = new wm.nn.NeighborLoader(graph, train, {fanouts: FANOUTS, batchSize: BATCH, labels: data.labels, seed: 1, replace: true});
+  const testLoader = new wm.nn.NeighborLoader(graph, test, {
+    fanouts: FANOUTS,
+    batchSize: EVAL_BATCH,
+    labels: data.labels,
+    seed: 2,
+    shuffle: false,
+    replace: true,
+  });
+  const results: EpochResult[] = [];
+  try {
+    for (let e = 1; e <= EPOCHS; ++e) {
+      const s0 = Date.now();
+      const told = progress(`epoch ${e}`, loader.length);
+      let b = 0,
+        last: tf.Scalar | undefined;
+      for await (const batch of loader) {
+        last?.dispose();
+        last = optimizer.minimize(
+          () => wm.nn.softmaxCrossEntropy(batch.y!, model.forward(batch, batch.seed)) as tf.Scalar,
+          true,
+          model.trainableVariables,
+        )!;
+        batch.dispose();
+        told(++b);
+      }
+      wm.synchronize();
+      const seconds = (Date.now() - s0) / 1000;
+      const loss = last ? (await last.data())[0] : NaN;
+      last?.dispose();
+      let correct = 0;
+      for await (const batch of testLoader) {
+        const hits = tf.tidy(() => tf.sum(tf.cast(tf.equal(tf.argMax(model.forward(batch), 1), batch.y!), 'int32')));
+        correct += (await hits.data())[0];
+        hits.dispose();
+        batch.dispose();
+      }
+      const r = {epoch: e, seconds, testAccuracy: correct / test.length, loss};
+      console.log(
+        `ours epoch ${e}: ${seconds.toFixed(1)} s, loss ${loss.toFixed(4)}, test accuracy ${(100 * r.testAccuracy).toFixed(2)} %`,
+      );
+      results.push(r);
+    }
+  } finally {
+    model.dispose();
+    optimizer.dispose();
+    features.dispose();
+    if (graph instanceof DeviceCsr) graph.dispose();
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  await tf.setBackend(wm.BACKEND_NAME);
+  const matmulPrecision = setBenchMatmulPrecision();
+  const info = wm.deviceInfo();
+  const t0 = Date.now();
+  const data = wm.graph.csbmNative({
+    vertices: VERTICES,
+    classes: CLASSES,
+    degree: DEGREE,
+    homophily: HOMOPHILY,
+    features: FEATURES,
+    signal: SIGNAL,
+    seed: 7,
+  });
+  const n = data.graph.numVertices;
+  if (TRAIN + TEST > n) throw new RangeError(`BENCH_TRAIN + BENCH_TEST (${TRAIN + TEST}) must not pass the ${n} vertices`);
+  const order = seededPermutation(n, 11);
+  const train = order.slice(0, TRAIN),
+    test = order.slice(TRAIN, TRAIN + TEST);
+  console.log(`${data.name}: ${data.graph.numEdges} CSR entries, drawn in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  let torch: TorchAccuracy | undefined;
+  if (TORCH && info.gpu) {
+    const dir = fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-papers100m-accuracy-'));
+    try {
+      writeTorchFiles(dir, data, train, test);
+      torch = torchJson<TorchAccuracy>('graphsage_accuracy.py', [
+        dir,
+        String(EPOCHS),
+        String(BATCH),
+        FANOUTS.join(','),
+        String(HIDDEN),
+        String(CLASSES),
+        String(LR),
+      ]);
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+    for (const r of torch?.epochs ?? [])
+      console.log(
+        `PyG epoch ${r.epoch}: ${r.seconds.toFixed(1)} s, loss ${r.loss.toFixed(4)}, test accuracy ${(100 * r.testAccuracy).toFixed(2)} %`,
+      );
+  }
+  const mine = await ours(data, train, test, info.gpu);
+  const csrEntries = data.graph.numEdges;
+  data.graph.free();
+  console.log(
+    `\nGraphSAGE on ${data.name}, ${TRAIN} training and ${TEST} test vertices, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, ` +
+      `batch ${BATCH}, Adam ${LR}, ${info.gpu ? info.name : 'CPU'}, matmul precision ${matmulPrecision}`,
+  );
+  console.log('| epoch | ours test accuracy | ours s | PyG test accuracy | PyG s | ours - PyG (points) |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  mine.forEach((r, i) => {
+    const t = torch?.epochs[i];
+    const cells = t
+      ? [`${(100 * t.testAccuracy).toFixed(2)} %`, t.seconds.toFixed(1), (100 * (r.testAccuracy - t.testAccuracy)).toFixed(2)]
+      : ['', '', ''];
+    console.log(`| ${r.epoch} | ${(100 * r.testAccuracy).toFixed(2)} % | ${r.seconds.toFixed(1)} | ${cells.join(' | ')} |`);
+  });
+  writeBenchResult('papers100m-accuracy', {
+    device: info.gpu ? info.name : 'CPU',
+    matmulPrecision,
+    graph: data.name,
+    csrEntries,
+    train: TRAIN,
+    test: TEST,
+    fanouts: FANOUTS,
+    hidden: HIDDEN,
+    batch: BATCH,
+    learningRate: LR,
+    ours: mine,
+    torch,
+  });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
