@@ -24,8 +24,9 @@
 // BENCH_LAYERWISE_SECONDS (default 600: how long layer-wise prediction may run before it stops; 0: skipped),
 // BENCH_REPLACE (default true; false: our loader draws up to fan-out distinct neighbours a vertex, PyG's default,
 // each layer a CSR block; the PyTorch side still draws with replacement, it has no sampler here without pyg-lib),
-// BENCH_RUNS (default "device,degree,sampled,host"; "device-x": GPU memory with the loader gathering each batch's rows
-// as PyG's does, beside the previous batch's training, where "device" has the model read its first layer from the table), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
+// BENCH_RUNS (default "device,degree,sampled,host"; "device-x": GPU memory with the loader gathering each batch's
+// rows as PyG's does, beside the previous batch's training, where "device" has the model read its first layer from
+// the table), BENCH_TORCH (PyTorch's layers: "pyg,torch" (default), or "" for none),
 // BENCH_GRAPH (rmat (default): R-MAT, skewed, its hubs' neighbourhoods shared by many seeds; uniform: a contextual
 // SBM of the same vertices and mean degree BENCH_DEGREE (default 29, ogbn-papers100M's), near-uniform degrees,
 // no locality: each step reads several times the distinct rows R-MAT's does; powerlaw: wm.graph.powerLawGraph of
@@ -33,8 +34,8 @@
 // skew 2, and no communities),
 // BENCH_GRAPH_DIR (where the graph file for PyTorch and the ranks goes, default the system's temporary folder;
 // removed after), BENCH_RANKS (say "2,4": data-parallel runs on that many ranks, a GPU each, after the one-GPU
-// runs: every rank maps the saved graph and copies it to its GPU, the features are one float16 table chunked
-// over the ranks' GPUs (WholeMemory, read over NVLink), each rank trains on its own batches and the dense
+// runs: every rank maps the saved graph and copies it to its GPU, the features are one float16 table shared by
+// the ranks' GPUs (WholeMemory, read over NVLink), each rank trains on its own batches and the dense
 // gradients are all-reduced; an epoch's training vertices are shared between the ranks), BENCH_RANK_FEATURES (the
 // one-host runs' feature tables, each run in turn: a list of 'chunked' (default) or 'continuous:SHARE', the table in
 // continuous WholeMemory with each rank caching SHARE of the table's rows the other GPUs hold, highest degree first
@@ -270,7 +271,7 @@ interface RankRun {
   /** Seconds to map the graph file and copy it to each GPU, and to fill the feature table (and its cache). */
   graphSeconds: number;
   featureSeconds: number;
-  /** The features' memory; the simulated hosts (two), and the cache's share of the table and its hit rate where there is one. */
+  /** The features' memory; over simulated hosts their count (two); with a cache its share of the table and hit rate. */
   hosts?: number;
   memory: string;
   /** Whether the loader gathered each batch's rows (beside the previous batch's training), not the model. */
@@ -330,8 +331,9 @@ function rankFeatures(r: RankRun): string {
   return `${r.memory} ${over}${cached}${r.loaderReads ? ', gathered by the loader' : ''}`;
 }
 
-// A rank of the data-parallel runs (BENCH_RANKS): the graph on its GPU, the features chunked over every rank's
-// (BENCH_RANK_MEMORY=hierarchical, set for the runs over two hosts: split between the hosts, others' rows cached).
+// A rank of the data-parallel runs (BENCH_RANKS): the graph on its GPU, the features shared by every rank's GPU
+// (BENCH_RANK_MEMORY: chunked, or continuous with others' rows cached, as the parent sets from BENCH_RANK_FEATURES;
+// hierarchical for the runs over two hosts: split between the hosts, others' rows cached).
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   setBenchMatmulPrecision();
