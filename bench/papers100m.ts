@@ -37,9 +37,10 @@
 // runs: every rank maps the saved graph and copies it to its GPU, the features are one float16 table shared by
 // the ranks' GPUs (WholeMemory, read over NVLink), each rank trains on its own batches and the dense
 // gradients are all-reduced; an epoch's training vertices are shared between the ranks), BENCH_RANK_FEATURES (the
-// one-host runs' feature tables, each run in turn: a list of 'chunked' (default) or 'continuous:SHARE', the table in
-// continuous WholeMemory with each rank caching SHARE of the table's rows the other GPUs hold, highest degree first
-// (with two ranks 0.5 holds every row of the other: each GPU then reads its own memory alone); '+x' after either: the
+// one-host runs' feature tables, each run in turn: a list of 'chunked' (default), 'device' (a whole copy in each GPU's
+// memory, as each process of PyTorch's DDP holds its data) or 'continuous:SHARE', the table in continuous WholeMemory
+// with each rank caching SHARE of the table's rows the other GPUs hold, highest degree first (with two ranks 0.5 holds
+// every row of the other: each GPU then reads its own memory alone); '+x' after any: the
 // loader gathers each batch's rows, beside the previous batch's training), BENCH_RANK_HOSTS (2, as
 // root: each BENCH_RANKS run again with its ranks on two simulated hosts, test/two_hosts.ts: network namespaces
 // joined by a veth pair, half the GPUs each, NCCL over the pair's sockets; the features in 'hierarchical' memory,
@@ -109,12 +110,10 @@ const RANK_FEATURES = (process.env.BENCH_RANK_FEATURES ?? 'chunked').split(',').
   const [kind, ahead] = v.split('+');
   const [memory, share] = kind.split(':');
   const cache = memory === 'continuous' ? Number(share) : 0;
-  if (
-    !((memory === 'chunked' && share === undefined) || (memory === 'continuous' && cache >= 0 && cache <= 1)) ||
-    ![undefined, 'x'].includes(ahead)
-  )
+  const plain = (memory === 'chunked' || memory === 'device') && share === undefined;
+  if (!(plain || (memory === 'continuous' && cache >= 0 && cache <= 1)) || ![undefined, 'x'].includes(ahead))
     throw new RangeError(
-      `BENCH_RANK_FEATURES must list 'chunked' or 'continuous:SHARE' (SHARE in [0, 1]), each with '+x' or not, got '${v}'`,
+      `BENCH_RANK_FEATURES must list 'chunked', 'device' or 'continuous:SHARE' (SHARE in [0, 1]), each with '+x' or not, got '${v}'`,
     );
   return {memory, cache, loaderReads: ahead === 'x'};
 });
@@ -326,23 +325,23 @@ function stepOn(
 
 // Where a data-parallel run's features were: their memory, with the cached share where there was a cache.
 function rankFeatures(r: RankRun): string {
-  const over = r.memory === 'hierarchical' ? 'split between the hosts' : 'over the GPUs';
+  const over = r.memory === 'hierarchical' ? 'split between the hosts' : r.memory === 'device' ? 'copied to each GPU' : 'over the GPUs';
   const cached = r.cacheShare ? `, each rank caching ${r.cacheShare} of the rows` : '';
   return `${r.memory} ${over}${cached}${r.loaderReads ? ', gathered by the loader' : ''}`;
 }
 
 // A rank of the data-parallel runs (BENCH_RANKS): the graph on its GPU, the features shared by every rank's GPU
-// (BENCH_RANK_MEMORY: chunked, or continuous with others' rows cached, as the parent sets from BENCH_RANK_FEATURES;
+// (BENCH_RANK_MEMORY: chunked, continuous with others' rows cached, or a copy on each, as the parent sets from BENCH_RANK_FEATURES;
 // hierarchical for the runs over two hosts: split between the hosts, others' rows cached).
 async function rank(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   setBenchMatmulPrecision();
   const comm = wm.communicatorFromEnv();
-  const memory = envChoice('BENCH_RANK_MEMORY', ['chunked', 'continuous', 'hierarchical'] as const, 'chunked');
+  const memory = envChoice('BENCH_RANK_MEMORY', ['chunked', 'continuous', 'hierarchical', 'device'] as const, 'chunked');
   const g0 = Date.now();
   const graph = NativeCsr.load(process.env.BENCH_GRAPH_FILE!);
   const csr = new DeviceCsr(graph);
-  const degrees = memory !== 'chunked' && RANK_CACHE > 0 ? graph.degrees() : undefined;
+  const degrees = (memory === 'continuous' || memory === 'hierarchical') && RANK_CACHE > 0 ? graph.degrees() : undefined;
   graph.free();
   const graphSeconds = (Date.now() - g0) / 1000;
   const n = csr.numVertices;
@@ -352,7 +351,8 @@ async function rank(): Promise<void> {
     dim: FEATURES,
     dtype: 'float16',
     memory,
-    communicator: comm,
+    // 'device': a whole copy on each rank's GPU, the same seed's rows on every one.
+    communicator: memory === 'device' ? undefined : comm,
     init: {type: 'uniform', scale: 1, seed: 11},
   });
   if (degrees) features.cache({rows: wm.nn.hottestRows(degrees, n, features.localRows()), fraction: RANK_CACHE});
@@ -387,7 +387,7 @@ async function rank(): Promise<void> {
     graphSeconds,
     featureSeconds,
     memory,
-    ...(memory !== 'chunked' ? {cacheShare: RANK_CACHE, hitRate} : {}),
+    ...(degrees ? {cacheShare: RANK_CACHE, hitRate} : {}),
     loaderReads: process.env.BENCH_RANK_X === '1',
     profile,
   };
