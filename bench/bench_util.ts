@@ -195,12 +195,22 @@ export function pinFromEnv(name: string, which: 'process' | 'mainThread' = 'proc
 /**
  * Runs `script` on n ranks under tfjs-wm-run and returns the JSON its rank 0
  * printed after `marker` (throws with the ranks' output when there is none).
+ * `env`: variables the ranks get on top of this process's; `echo`: which lines
+ * of the ranks' output to print here (each rank's profile, say).
  */
-export function resultOnRanks<T>(n: number, script: string, marker: string, echo?: (line: string) => boolean): T {
+export function resultOnRanks<T>(
+  n: number,
+  script: string,
+  marker: string,
+  opts: {env?: NodeJS.ProcessEnv; echo?: (line: string) => boolean} = {},
+): T {
   const root = path.resolve(__dirname, '..', '..');
-  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), script], {encoding: 'utf8'});
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bin', 'tfjs-wm-run.js'), '-n', String(n), script], {
+    encoding: 'utf8',
+    env: {...process.env, ...opts.env},
+  });
   const out = (r.stdout || '') + (r.stderr || '');
-  if (echo) for (const line of out.split('\n').filter(echo)) console.log(line);
+  if (opts.echo) for (const line of out.split('\n').filter(opts.echo)) console.log(line);
   return resultIn<T>(out, marker, `${n} ranks (status ${r.status})`);
 }
 

@@ -59,7 +59,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import * as wm from '../src/index';
 import {DeviceCsr} from '../src/graph/device_csr';
 import {NativeCsr} from '../src/graph/native_csr';
-import {GraphSageClassifier} from '../src/nn/graphsage';
+import type {GraphSageClassifier} from '../src/nn/graphsage';
 import {int32Of} from '../src/util/arrays';
 import {seededRng} from '../src/util/random';
 import {TwoHosts} from '../test/two_hosts';
@@ -77,6 +77,7 @@ import {
   torchJson,
   writeBenchResult,
 } from './bench_util';
+import {CLASSES, FANOUTS, HIDDEN, papersSage} from './papers100m_model';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 27);
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
@@ -117,11 +118,8 @@ const RANK_FEATURES = (process.env.BENCH_RANK_FEATURES ?? 'chunked').split(',').
     );
   return {memory, cache, loaderReads: ahead === 'x'};
 });
-const FANOUTS = [30, 30, 30];
 const REPLACE = envChoice('BENCH_REPLACE', ['true', 'false'] as const, 'true') === 'true';
-const HIDDEN = 256,
-  CLASSES = 172,
-  TRAIN_VERTICES = 1_207_179;
+const TRAIN_VERTICES = 1_207_179;
 
 interface LayerRun {
   layer: number;
@@ -145,21 +143,6 @@ interface LayerwiseRun {
 
 class EnoughMeasured extends Error {}
 
-// The benchmark's model: 3-layer GraphSAGE over the feature table (no embedding table).
-function benchModel(n: number, features: wm.nn.Embedding): GraphSageClassifier {
-  return new GraphSageClassifier({
-    numNodes: n,
-    numClasses: CLASSES,
-    embeddingDim: 0,
-    features,
-    hiddenDim: HIDDEN,
-    numLayers: FANOUTS.length,
-    dropout: 0,
-    seed: 3,
-    embeddingLearningRate: 0,
-  });
-}
-
 // Every vertex's predicted class, layer by layer over full neighbourhoods (graph and features on the GPU,
 // each layer's float16 outputs where 'auto' puts them, the last layer's logits turned into classes a batch
 // at a time), until the pass is done or LAYERWISE_SECONDS have passed.
@@ -173,7 +156,7 @@ function layerwiseRun(graph: DeviceCsr): LayerwiseRun | undefined {
     memory: 'device',
     init: {type: 'uniform', scale: 1, seed: 11},
   });
-  const model = benchModel(n, features);
+  const model = papersSage(n, features);
   const layers: LayerRun[] = [];
   const started = Date.now();
   let layerStarted = started,
@@ -358,11 +341,12 @@ async function rank(): Promise<void> {
   if (degrees) features.cache({rows: wm.nn.hottestRows(degrees, n, features.localRows()), fraction: RANK_CACHE});
   comm.barrier();
   const featureSeconds = (Date.now() - f0) / 1000;
-  const model = benchModel(n, features);
+  const model = papersSage(n, features);
   const dp = wm.dataParallel(wm.train.adam(0.003), comm);
   dp.broadcastVariables(model.denseVariables);
   // Every rank walks one order of the training vertices and takes its share of each batch of BATCH x ranks.
-  const loader = trainLoader(csr, 100, {rank: comm.rank, size: comm.size}, process.env.BENCH_RANK_X === '1' ? features : undefined);
+  const loaderReads = process.env.BENCH_RANK_X === '1';
+  const loader = trainLoader(csr, 100, {rank: comm.rank, size: comm.size}, loaderReads ? features : undefined);
   const nextBatch = batchesOf(loader);
   const step = async () => stepOn(model, await nextBatch(), (f) => dp.minimize(f, model.trainableVariables));
   for (let i = 0; i < WARMUP_STEPS; ++i) await step();
@@ -388,7 +372,7 @@ async function rank(): Promise<void> {
     featureSeconds,
     memory,
     ...(degrees ? {cacheShare: RANK_CACHE, hitRate} : {}),
-    loaderReads: process.env.BENCH_RANK_X === '1',
+    loaderReads,
     profile,
   };
   if (comm.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
@@ -445,7 +429,7 @@ async function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefi
         `(ranked in ${rankSeconds.toFixed(1)} s), ${gb(st.bytes)} of GPU memory, filled in ${((Date.now() - c0) / 1000).toFixed(1)} s`,
     );
   }
-  const model = benchModel(n, features);
+  const model = papersSage(n, features);
   const optimizer = wm.train.adam(0.003);
   const sizes: number[][] = [];
   const minimize = (f: () => tf.Scalar) => optimizer.minimize(f, true, model.trainableVariables)!;
@@ -581,16 +565,15 @@ async function main(): Promise<void> {
   for (const ranks of RANKS) {
     let r: RankRun | undefined;
     for (const v of RANK_FEATURES) {
-      process.env.BENCH_RANK_MEMORY = v.memory;
-      process.env.BENCH_RANK_CACHE = String(v.cache);
-      process.env.BENCH_RANK_X = v.loaderReads ? '1' : '0';
-      r = resultOnRanks<RankRun>(ranks, __filename, 'RESULT ', (line) => line.includes('profiled'));
+      r = resultOnRanks<RankRun>(ranks, __filename, 'RESULT ', {
+        env: {BENCH_RANK_MEMORY: v.memory, BENCH_RANK_CACHE: String(v.cache), BENCH_RANK_X: v.loaderReads ? '1' : '0'},
+        echo: (line) => line.includes('profiled'),
+      });
       console.log(
         `${ranks} ranks, features ${rankFeatures(r)}: ${r.seedsPerSecond.toFixed(0)} seeds/s, ${r.msPerStep.toFixed(1)} ms per step`,
       );
       rankRuns.push(r);
     }
-    process.env.BENCH_RANK_CACHE = String(RANK_CACHE);
     if (RANK_HOSTS === '2') {
       const h = await onTwoHosts(ranks);
       console.log(

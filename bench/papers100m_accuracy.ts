@@ -8,7 +8,8 @@
 // at BENCH_LR, no dropout, float16 features in GPU memory) for BENCH_EPOCHS epochs over the training vertices and,
 // after each, classify every test vertex from a sample of its neighbourhood with the same fan-outs. PyTorch runs
 // first (bench/torch/graphsage_accuracy.py, PyG's SAGEConv) on files this run writes to BENCH_GRAPH_DIR (the graph,
-// the features as float16 .npy, the labels and the split; removed after), so the two never hold GPU memory at once.
+// the features as float16 .npy, the labels and the split; removed after), so the two never hold GPU memory at once;
+// ours then fills its table from the same .npy, so both sides train on the same float16 values.
 // Environment: BENCH_VERTICES, BENCH_DEGREE, BENCH_CLASSES, BENCH_FEATURES, BENCH_HOMOPHILY (default 0.3),
 // BENCH_SIGNAL (default 1), BENCH_EPOCHS (default 3), BENCH_TRAIN, BENCH_TEST, BENCH_LR (default 0.003),
 // BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone), BENCH_GRAPH_DIR, BENCH_OUT.
@@ -24,12 +25,13 @@ import {float32ToFloat16, npyHeader, writeNpy} from '../src/data/npy';
 import {DeviceCsr} from '../src/graph/device_csr';
 import {NativeFeatures} from '../src/graph/native_features';
 import {seededPermutation} from '../src/graph/permutation';
-import {GraphSageClassifier} from '../src/nn/graphsage';
+import {EpochProgress} from '../src/train/progress';
 import {setBenchMatmulPrecision, torchJson, writeBenchResult} from './bench_util';
+import {CLASSES as PAPERS_CLASSES, FANOUTS, HIDDEN, papersSage} from './papers100m_model';
 
 const VERTICES = Number(process.env.BENCH_VERTICES ?? 111_059_956);
 const DEGREE = Number(process.env.BENCH_DEGREE ?? 29);
-const CLASSES = Number(process.env.BENCH_CLASSES ?? 172);
+const CLASSES = Number(process.env.BENCH_CLASSES ?? PAPERS_CLASSES);
 const FEATURES = Number(process.env.BENCH_FEATURES ?? 128);
 const HOMOPHILY = Number(process.env.BENCH_HOMOPHILY ?? 0.3);
 const SIGNAL = Number(process.env.BENCH_SIGNAL ?? 1);
@@ -38,9 +40,7 @@ const TRAIN = Number(process.env.BENCH_TRAIN ?? 1_207_179);
 const TEST = Number(process.env.BENCH_TEST ?? 214_338);
 const LR = Number(process.env.BENCH_LR ?? 0.003);
 const TORCH = process.env.BENCH_TORCH ?? 'pyg';
-const FANOUTS = [30, 30, 30],
-  HIDDEN = 256,
-  BATCH = 1024,
+const BATCH = 1024,
   EVAL_BATCH = 4096;
 
 for (const [name, v] of Object.entries({BENCH_EPOCHS: EPOCHS, BENCH_TRAIN: TRAIN, BENCH_TEST: TEST}))
@@ -60,19 +60,6 @@ interface TorchAccuracy {
   loadSeconds: number;
   torch: string;
   pyg: string;
-}
-
-// Says every 10 s how an epoch goes: batches done, their rate, what is left.
-function progress(what: string, total: number): (done: number) => void {
-  const started = Date.now();
-  let told = started;
-  return (done) => {
-    const now = Date.now();
-    if (now - told < 10_000 || done === total) return;
-    told = now;
-    const rate = done / ((now - started) / 1000);
-    console.log(`  ${what}: ${done} / ${total} batches, ${rate.toFixed(1)} a second, ETA ${((total - done) / rate).toFixed(0)} s`);
-  };
 }
 
 // The files PyTorch reads: the graph, the features as float16 (made a block of rows at a time), labels, split.
@@ -97,11 +84,17 @@ function writeTorchFiles(dir: string, data: wm.graph.NativeCsbm, train: Int32Arr
   console.log(`graph, features, labels and split written for PyTorch in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-// Ours: the model trained for EPOCHS epochs, the test vertices classified after each.
-async function ours(data: wm.graph.NativeCsbm, train: Int32Array, test: Int32Array, gpu: boolean): Promise<EpochResult[]> {
+// Ours: the model trained for EPOCHS epochs, the test vertices classified after each; the features from `source`
+// (the float16 file PyTorch read, where one was written: the same values on both sides).
+async function ours(
+  data: wm.graph.NativeCsbm,
+  source: NativeFeatures,
+  train: Int32Array,
+  test: Int32Array,
+  gpu: boolean,
+): Promise<EpochResult[]> {
   const n = data.graph.numVertices;
   const t0 = Date.now();
-  const source = NativeFeatures.generated(n, FEATURES, 'csbm', (first, count, out) => out.set(data.featureRows(first, count)));
   const features = wm.nn.featureTable(source, {
     dtype: 'float16',
     memory: gpu ? 'device' : 'host',
@@ -109,17 +102,7 @@ async function ours(data: wm.graph.NativeCsbm, train: Int32Array, test: Int32Arr
   });
   const graph = gpu ? new DeviceCsr(data.graph) : data.graph;
   console.log(`features and graph placed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  const model = new GraphSageClassifier({
-    numNodes: n,
-    numClasses: CLASSES,
-    embeddingDim: 0,
-    features,
-    hiddenDim: HIDDEN,
-    numLayers: FANOUTS.length,
-    dropout: 0,
-    seed: 3,
-    embeddingLearningRate: 0,
-  });
+  const model = papersSage(n, features, CLASSES);
   const optimizer = wm.train.adam(LR);
   const loader = new wm.nn.NeighborLoader(graph, train, {fanouts: FANOUTS, batchSize: BATCH, labels: data.labels, seed: 1, replace: true});
   const testLoader = new wm.nn.NeighborLoader(graph, test, {
@@ -131,12 +114,11 @@ async function ours(data: wm.graph.NativeCsbm, train: Int32Array, test: Int32Arr
     replace: true,
   });
   const results: EpochResult[] = [];
+  const progress = new EpochProgress(EPOCHS, 'ours');
   try {
     for (let e = 1; e <= EPOCHS; ++e) {
       const s0 = Date.now();
-      const told = progress(`epoch ${e}`, loader.length);
-      let b = 0,
-        last: tf.Scalar | undefined;
+      let last: tf.Scalar | undefined;
       for await (const batch of loader) {
         last?.dispose();
         last = optimizer.minimize(
@@ -145,7 +127,6 @@ async function ours(data: wm.graph.NativeCsbm, train: Int32Array, test: Int32Arr
           model.trainableVariables,
         )!;
         batch.dispose();
-        told(++b);
       }
       wm.synchronize();
       const seconds = (Date.now() - s0) / 1000;
@@ -159,12 +140,14 @@ async function ours(data: wm.graph.NativeCsbm, train: Int32Array, test: Int32Arr
         batch.dispose();
       }
       const r = {epoch: e, seconds, testAccuracy: correct / test.length, loss};
-      console.log(
+      progress.tick(
         `ours epoch ${e}: ${seconds.toFixed(1)} s, loss ${loss.toFixed(4)}, test accuracy ${(100 * r.testAccuracy).toFixed(2)} %`,
+        `${(train.length / seconds).toFixed(0)} seeds/s`,
       );
       results.push(r);
     }
   } finally {
+    progress.stop();
     model.dispose();
     optimizer.dispose();
     features.dispose();
@@ -194,28 +177,34 @@ async function main(): Promise<void> {
     test = order.slice(TRAIN, TRAIN + TEST);
   console.log(`${data.name}: ${data.graph.numEdges} CSR entries, drawn in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   let torch: TorchAccuracy | undefined;
-  if (TORCH && info.gpu) {
-    const dir = fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-papers100m-accuracy-'));
-    try {
+  const dir =
+    TORCH && info.gpu ? fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-papers100m-accuracy-')) : undefined;
+  let mine: EpochResult[];
+  try {
+    if (dir) {
       writeTorchFiles(dir, data, train, test);
       torch = torchJson<TorchAccuracy>('graphsage_accuracy.py', [
         dir,
         String(EPOCHS),
         String(BATCH),
+        String(EVAL_BATCH),
         FANOUTS.join(','),
         String(HIDDEN),
         String(CLASSES),
         String(LR),
       ]);
-    } finally {
-      fs.rmSync(dir, {recursive: true, force: true});
+      for (const r of torch?.epochs ?? [])
+        console.log(
+          `PyG epoch ${r.epoch}: ${r.seconds.toFixed(1)} s, loss ${r.loss.toFixed(4)}, test accuracy ${(100 * r.testAccuracy).toFixed(2)} %`,
+        );
     }
-    for (const r of torch?.epochs ?? [])
-      console.log(
-        `PyG epoch ${r.epoch}: ${r.seconds.toFixed(1)} s, loss ${r.loss.toFixed(4)}, test accuracy ${(100 * r.testAccuracy).toFixed(2)} %`,
-      );
+    const source = dir
+      ? NativeFeatures.fromNpy(path.join(dir, 'features.npy'), n)
+      : NativeFeatures.generated(n, FEATURES, 'csbm', (first, count, out) => out.set(data.featureRows(first, count)));
+    mine = await ours(data, source, train, test, info.gpu);
+  } finally {
+    if (dir) fs.rmSync(dir, {recursive: true, force: true});
   }
-  const mine = await ours(data, train, test, info.gpu);
   const csrEntries = data.graph.numEdges;
   data.graph.free();
   console.log(

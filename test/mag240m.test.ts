@@ -21,7 +21,6 @@ import {FeatureTables} from '../src/nn/typed_neighbor_loader';
 import {trainTypedNodeClassification} from '../src/train/typed_node_classification';
 import {seededRng} from '../src/util/random';
 
-// float32 values as float16 bits (round to nearest even; the values here are small and finite).
 // Row d of each relation: the sources of the edges into d, ascending, repeats kept.
 function reference(src: Int32Array, dst: Int32Array, rows: number): number[][] {
   const out: number[][] = Array.from({length: rows}, () => []);

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 #include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "probe_check.cuh"
 
 // Thread per 16-byte vector; U vectors a grid apart loaded before any store.
 template <int U>

@@ -14,15 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(x)                                                        \
-  do {                                                               \
-    cudaError_t e = (x);                                             \
-    if (e != cudaSuccess) {                                          \
-      printf("%s: %s\n", #x, cudaGetErrorString(e));                 \
-      exit(1);                                                       \
-    }                                                                \
-  } while (0)
+#include "probe_check.cuh"
 
 template <int B>
 struct Blob {

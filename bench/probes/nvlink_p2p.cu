@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "probe_check.cuh"
 
 template <int U>
 __global__ void readK(const uint4* __restrict__ src, uint4* __restrict__ dst, long n) {

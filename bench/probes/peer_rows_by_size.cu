@@ -11,25 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(x)                                        \
-  do {                                               \
-    cudaError_t e = (x);                             \
-    if (e != cudaSuccess) {                          \
-      printf("%s: %s\n", #x, cudaGetErrorString(e)); \
-      exit(1);                                       \
-    }                                                \
-  } while (0)
-#define CU(x)                              \
-  do {                                     \
-    CUresult e = (x);                      \
-    if (e != CUDA_SUCCESS) {               \
-      const char* s = nullptr;             \
-      cuGetErrorString(e, &s);             \
-      printf("%s: %s\n", #x, s ? s : "?"); \
-      exit(1);                             \
-    }                                      \
-  } while (0)
+#include "probe_check.cuh"
 
 constexpr int kRowBytes = 256, kVec = kRowBytes / 16;
 constexpr long kReads = 4l << 20;

@@ -18,7 +18,7 @@
 #include <cstdlib>
 #include <random>
 #include <vector>
-#define CK(x) do { cudaError_t ck_ = (x); if (ck_ != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(ck_)); exit(1); } } while (0)
+#include "probe_check.cuh"
 #define GS(i, n) for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < (n); i += (long)blockDim.x * gridDim.x)
 
 struct Cand {

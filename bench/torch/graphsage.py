@@ -40,6 +40,43 @@ def native_csr(path, dev):
     return rowptr, col, n
 
 
+def sampler(rowptr, col, gen):
+    """sample(nodes, k): k neighbours of each node drawn uniformly with replacement, [nodes, k] (a node without
+    neighbours samples itself)."""
+    dev = rowptr.device
+
+    def sample(nodes, k):
+        start = rowptr[nodes]
+        deg = rowptr[nodes + 1] - start
+        r = torch.rand(nodes.numel(), k, device=dev, generator=gen)
+        pick = torch.minimum((r * deg[:, None]).long(), (deg - 1).clamp(min=0)[:, None])
+        nb = col[(start[:, None] + pick).clamp(max=col.numel() - 1)].long()
+        return torch.where(deg[:, None] > 0, nb, nodes[:, None])
+
+    return sample
+
+
+def sampled_blocks(seeds, fanouts, sample):
+    """The input rows' ids and, input layer first, each layer's (its outputs' positions, [outputs, k] neighbours'
+    positions) among its inputs: each hop's outputs and draws relabelled by torch.unique."""
+    nodes, blocks = seeds, []
+    for k in fanouts:
+        nb = sample(nodes, k)
+        uniq, inv = torch.unique(torch.cat([nodes, nb.flatten()]), return_inverse=True)
+        blocks.insert(0, (inv[: nodes.numel()], inv[nodes.numel():].view(nodes.numel(), k)))
+        nodes = uniq
+    return nodes, blocks
+
+
+def pyg_layer(conv, h, self_idx, nb_idx):
+    """A PyG conv over one block, bipartite: sources are every row of h, targets the block's outputs; edges output <-
+    sampled neighbour."""
+    k = nb_idx.shape[1]
+    dst = torch.arange(self_idx.numel(), device=h.device).repeat_interleave(k)
+    edge_index = torch.stack([nb_idx.flatten(), dst])
+    return conv((h, h[self_idx]), edge_index, size=(h.shape[0], self_idx.numel()))
+
+
 def main():
     folder, batch, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     fanouts = [int(f) for f in sys.argv[4].split(",")]
@@ -83,30 +120,15 @@ def main():
     sparse_opt = torch.optim.SGD(emb.parameters(), lr=lr) if emb is not None else None
     dense_opt = torch.optim.Adam(layers.parameters(), lr=lr)
 
-    def sample(nodes, k):
-        start = rowptr[nodes]
-        deg = rowptr[nodes + 1] - start
-        r = torch.rand(nodes.numel(), k, device=dev, generator=gen)
-        pick = torch.minimum((r * deg[:, None]).long(), (deg - 1).clamp(min=0)[:, None])
-        nb = col[(start[:, None] + pick).clamp(max=col.numel() - 1)].long()
-        return torch.where(deg[:, None] > 0, nb, nodes[:, None])
+    sample = sampler(rowptr, col, gen)
 
     def step():
         seeds = torch.unique(torch.randint(n, (batch + batch // 8,), device=dev, generator=gen))[:batch]
-        nodes, blocks = seeds, []
-        for k in fanouts:
-            nb = sample(nodes, k)
-            uniq, inv = torch.unique(torch.cat([nodes, nb.flatten()]), return_inverse=True)
-            blocks.insert(0, (inv[: nodes.numel()], inv[nodes.numel():].view(nodes.numel(), k)))
-            nodes = uniq
+        nodes, blocks = sampled_blocks(seeds, fanouts, sample)
         h = emb(nodes) if emb is not None else feat[nodes].float()
         for i, (self_idx, nb_idx) in enumerate(blocks):
             if impl == "pyg":
-                # Bipartite: sources are every row of h, targets the block's seeds; edges seed <- sampled neighbour.
-                k = nb_idx.shape[1]
-                dst = torch.arange(self_idx.numel(), device=dev).repeat_interleave(k)
-                edge_index = torch.stack([nb_idx.flatten(), dst])
-                h = layers[i]((h, h[self_idx]), edge_index, size=(h.shape[0], self_idx.numel()))
+                h = pyg_layer(layers[i], h, self_idx, nb_idx)
             else:
                 h = layers[i]["self"](h[self_idx]) + layers[i]["neigh"](h[nb_idx].mean(1))
             if i < len(blocks) - 1:

@@ -4,7 +4,7 @@
 # (uniform with replacement, a vertex without neighbours samples itself, relabelled by torch.unique); after each
 # epoch every test vertex is classified from a sample of its neighbourhood. The float16 features are copied to the
 # GPU from the mapped .npy a slice at a time. Prints RESULT {json}; each epoch's line goes to stderr.
-# Usage: graphsage_accuracy.py <folder> <epochs> <batch> <fanouts> <hidden> <classes> <lr>
+# Usage: graphsage_accuracy.py <folder> <epochs> <batch> <eval batch> <fanouts> <hidden> <classes> <lr>
 import json
 import os
 import sys
@@ -13,18 +13,16 @@ import time
 import numpy as np
 import torch
 
-from graphsage import native_csr
+from graphsage import native_csr, pyg_layer, sampled_blocks, sampler
 
 torch.set_float32_matmul_precision(os.environ.get("BENCH_MATMUL_PRECISION", "highest"))
-
-EVAL_BATCH = 4096
 
 
 def main():
     folder = sys.argv[1]
-    epochs, batch = int(sys.argv[2]), int(sys.argv[3])
-    fanouts = [int(f) for f in sys.argv[4].split(",")]
-    hidden, classes, lr = int(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7])
+    epochs, batch, eval_batch = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    fanouts = [int(f) for f in sys.argv[5].split(",")]
+    hidden, classes, lr = int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])
     dev = torch.device("cuda")
     t0 = time.perf_counter()
     rowptr, col, n = native_csr(os.path.join(folder, "graph.wmcsr"), dev)
@@ -50,27 +48,13 @@ def main():
     gen = torch.Generator(device=dev)
     gen.manual_seed(5)
 
-    def sample(nodes, k):
-        start = rowptr[nodes]
-        deg = rowptr[nodes + 1] - start
-        r = torch.rand(nodes.numel(), k, device=dev, generator=gen)
-        pick = torch.minimum((r * deg[:, None]).long(), (deg - 1).clamp(min=0)[:, None])
-        nb = col[(start[:, None] + pick).clamp(max=col.numel() - 1)].long()
-        return torch.where(deg[:, None] > 0, nb, nodes[:, None])
+    sample = sampler(rowptr, col, gen)
 
     def forward(seeds):
-        nodes, blocks = seeds, []
-        for k in fanouts:
-            nb = sample(nodes, k)
-            uniq, inv = torch.unique(torch.cat([nodes, nb.flatten()]), return_inverse=True)
-            blocks.insert(0, (inv[: nodes.numel()], inv[nodes.numel():].view(nodes.numel(), k)))
-            nodes = uniq
+        nodes, blocks = sampled_blocks(seeds, fanouts, sample)
         h = feat[nodes].float()
         for i, (self_idx, nb_idx) in enumerate(blocks):
-            k = nb_idx.shape[1]
-            dst = torch.arange(self_idx.numel(), device=dev).repeat_interleave(k)
-            edge_index = torch.stack([nb_idx.flatten(), dst])
-            h = layers[i]((h, h[self_idx]), edge_index, size=(h.shape[0], self_idx.numel()))
+            h = pyg_layer(layers[i], h, self_idx, nb_idx)
             if i < len(blocks) - 1:
                 h = torch.relu(h)
         return h
@@ -78,8 +62,8 @@ def main():
     def accuracy():
         correct = 0
         with torch.no_grad():
-            for at in range(0, test.numel(), EVAL_BATCH):
-                seeds = test[at:at + EVAL_BATCH]
+            for at in range(0, test.numel(), eval_batch):
+                seeds = test[at:at + eval_batch]
                 correct += int((forward(seeds).argmax(1) == labels[seeds]).sum().item())
         return correct / test.numel()
 
