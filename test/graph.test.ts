@@ -339,6 +339,57 @@ describe('graphs', () => {
     ).to.throw(/x has 3 rows, the block reads 4/);
   });
 
+  it('blocks whose columns stay on the device: the same products and gradients (mean, sum, gcn, scattered or not), columns read back only when asked', async () => {
+    await tf.setBackend(wm.BACKEND_NAME);
+    const rng = seededRng(29);
+    for (const [rows, cols, dim, most] of [
+      [37, 53, 3, 9],
+      [64, 300, 33, 9],
+      [5, 0, 4, 9],
+      [30, 200, 64, 1600],
+    ] as const) {
+      const {rowPtr, colIdx} = randomBlock(rng, rows, cols, most, () => Math.floor(rng() * cols));
+      const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
+      const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
+      for (const reduce of ['mean', 'sum'] as const) {
+        const ref = referenceProduct(rows, cols, dim, xv, wv, (r) => {
+          const deg = rowPtr[r + 1] - rowPtr[r];
+          const scale = reduce === 'mean' ? (deg ? 1 / deg : 0) : 1;
+          return Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]), (c): [number, number] => [c, scale]);
+        });
+        for (const scatter of [false, true]) {
+          const make = () =>
+            wm.graph.CsrBlock.onDevice(rowPtr.slice(), tf.tensor1d(colIdx, 'int32'), cols, {
+              rowPtr: tf.tensor1d(rowPtr, 'int32'),
+              scatter,
+            });
+          await expectAggregate([wm.BACKEND_NAME], make, reduce, xv, wv, {rows, cols, dim}, ref, `${reduce} scatter ${scatter}`, true);
+        }
+      }
+      if (rows <= cols) {
+        // GCN normalises by the block's own degrees: the columns read back on the host, the same result as a host block.
+        const x = tf.tensor2d(xv, [cols, dim]);
+        const host = new wm.graph.CsrBlock(rowPtr, colIdx, cols),
+          dev = wm.graph.CsrBlock.onDevice(rowPtr.slice(), tf.tensor1d(colIdx, 'int32'), cols);
+        const [a, b] = [wm.graph.aggregate(x, host, 'gcn'), wm.graph.aggregate(x, dev, 'gcn')];
+        expect(Array.from(b.dataSync())).to.deep.equal(Array.from(a.dataSync()));
+        tf.dispose([x, a, b]);
+        host.dispose();
+        dev.dispose();
+      }
+      const before = tf.memory().numTensors;
+      const block = wm.graph.CsrBlock.onDevice(rowPtr.slice(), tf.tensor1d(colIdx, 'int32'), cols);
+      expect(block.numEntries).to.equal(colIdx.length);
+      expect(Array.from(block.arrays.colIdx)).to.deep.equal(Array.from(colIdx));
+      expect(Array.from(block.entryRows)).to.deep.equal(Array.from(new wm.graph.CsrBlock(rowPtr, colIdx, cols).entryRows));
+      block.dispose();
+      expect(tf.memory().numTensors).to.equal(before);
+    }
+    const cols = tf.tensor1d([0, 1], 'int32');
+    expect(() => wm.graph.CsrBlock.onDevice(Int32Array.from([0, 3]), cols, 2)).to.throw(/colIdx has 2 entries, rowPtr ends at 3/);
+    cols.dispose();
+  });
+
   it('the GPU product by column slabs: any slab width gives the same bits, a bad WM_SPMM_SLAB is named', async function () {
     if (!wm.deviceInfo().gpu) this.skip();
     await tf.setBackend(wm.BACKEND_NAME);

@@ -14,6 +14,7 @@ import {graphNative} from '../native/domains';
 export type AggregateReduce = 'mean' | 'sum' | 'gcn';
 
 const EMPTY_COLUMNS = new Int32Array(1);
+const EMPTY_BLOCK_COLUMNS = new Int32Array(0);
 
 /** @internal */
 export interface Csr {
@@ -36,6 +37,30 @@ interface DeviceCsrArrays {
   rowScale?: tf.Tensor;
   /** Rows longer than SPMM_CHUNK_ENTRIES and their chunks (csrSplits); null: none; built on the product's first use. */
   splits?: {array: tf.Tensor; numLong: number; numChunks: number} | null;
+}
+
+/** c's entries, read from its offsets (its columns may be read back from the GPU only when first asked for). */
+function entriesOf(c: Csr): number {
+  return c.rowPtr[c.numRows];
+}
+
+// A Csr whose colIdx is read back by `columns` on first use (a getter, kept by derivedCsr).
+function lazyColumns(base: Omit<Csr, 'colIdx'>, columns: () => Int32Array): Csr {
+  let host: Int32Array | undefined;
+  return Object.defineProperty(base, 'colIdx', {get: () => (host ??= columns()), enumerable: true}) as Csr;
+}
+
+// c with `extra` fields, its colIdx carried as c holds it (a lazy one stays lazy and shared).
+function derivedCsr(c: Csr, extra: Partial<Csr>): Csr {
+  const out = Object.defineProperties({}, Object.getOwnPropertyDescriptors(c)) as Csr;
+  return Object.assign(out, extra);
+}
+
+// Whether a and b hold the same columns (one array, or one lazy read of them).
+function sharesColumns(a: Csr, b: Csr): boolean {
+  const da = Object.getOwnPropertyDescriptor(a, 'colIdx'),
+    db = Object.getOwnPropertyDescriptor(b, 'colIdx');
+  return da?.get !== undefined ? da.get === db?.get : a.colIdx === b.colIdx;
 }
 
 /**
@@ -227,16 +252,29 @@ export class CsrBlock {
     colIdx: Int32Array,
     numCols: number,
     degrees?: Int32Array,
-    trusted?: {device?: {rowPtr?: tf.Tensor1D; colIdx?: tf.Tensor1D}; degrees?: () => Int32Array; scatter?: boolean},
+    trusted?: {
+      device?: {rowPtr?: tf.Tensor1D; colIdx?: tf.Tensor1D};
+      degrees?: () => Int32Array;
+      scatter?: boolean;
+      columnsOnDevice?: boolean;
+    },
   ) {
     if (trusted) {
       this.degreesOf = trusted.degrees ?? degrees;
-      this.csr = {rowPtr, colIdx, numRows: rowPtr.length - 1, numCols};
       this.scatters = trusted.scatter ?? false;
       const d = trusted.device;
       if (d?.rowPtr) this.uploaded.set(rowPtr, d.rowPtr);
+      const entries = rowPtr[rowPtr.length - 1];
+      if (trusted.columnsOnDevice && d?.colIdx && entries > 0) {
+        // The columns stay on the GPU; their host copy is read back only if something on the host asks for it.
+        const device = d.colIdx;
+        this.csr = lazyColumns({rowPtr, numRows: rowPtr.length - 1, numCols}, () => device.dataSync() as Int32Array);
+        this.deviceColumns = device;
+        return;
+      }
+      this.csr = {rowPtr, colIdx, numRows: rowPtr.length - 1, numCols};
       if (d?.colIdx) {
-        if (colIdx.length) this.uploaded.set(colIdx, d.colIdx);
+        if (entries > 0) this.uploaded.set(colIdx, d.colIdx);
         else d.colIdx.dispose();
       }
       return;
@@ -288,6 +326,36 @@ export class CsrBlock {
     scatter = false,
   ): CsrBlock {
     return new CsrBlock(rowPtr, colIdx, numCols, undefined, {device, degrees, scatter});
+  }
+
+  /**
+   * @internal A trusted block (see trusted) whose columns are only on the GPU (`colIdx`, which the block owns from
+   * here): the GPU's products read them there, and the host copy (arrays, entryRows, transposes, self loops) is
+   * read back on first use. What a sampler that relabels on the GPU gives, where a step would otherwise wait for
+   * tens of megabytes it never reads.
+   */
+  static onDevice(
+    rowPtr: Int32Array,
+    colIdx: tf.Tensor1D,
+    numCols: number,
+    opts: {degrees?: () => Int32Array; rowPtr?: tf.Tensor1D; scatter?: boolean} = {},
+  ): CsrBlock {
+    if (colIdx.size !== rowPtr[rowPtr.length - 1])
+      throw new RangeError(`CsrBlock.onDevice: colIdx has ${colIdx.size} entries, rowPtr ends at ${rowPtr[rowPtr.length - 1]}`);
+    return new CsrBlock(rowPtr, EMPTY_BLOCK_COLUMNS, numCols, undefined, {
+      device: {rowPtr: opts.rowPtr, colIdx},
+      degrees: opts.degrees,
+      scatter: opts.scatter ?? false,
+      columnsOnDevice: true,
+    });
+  }
+
+  // The columns' device copy when they were made there (onDevice): the products read it, never a host copy.
+  private readonly deviceColumns?: tf.Tensor1D;
+
+  /** How many entries the block has (colIdx's length, without reading columns kept on the GPU). */
+  get numEntries(): number {
+    return this.csr.rowPtr[this.csr.numRows];
   }
 
   /**
@@ -411,7 +479,7 @@ export class CsrBlock {
         const forward = this.product('gcn', false);
         c = transpose(forward, {entryWeight: forward.weight});
       }
-    } else if (!backward) c = reduce === 'sum' ? this.csr : {...this.csr, rowScale: inv()};
+    } else if (!backward) c = reduce === 'sum' ? this.csr : derivedCsr(this.csr, {rowScale: inv()});
     else {
       c = transpose(this.csr, {entryWeight: this.csr.weight, rowWeight: reduce === 'mean' ? inv() : undefined});
     }
@@ -438,7 +506,7 @@ export class CsrBlock {
       d = {
         rowPtr: up(c.rowPtr)!,
         // An empty block still passes an address.
-        colIdx: up(c.colIdx.length ? c.colIdx : EMPTY_COLUMNS)!,
+        colIdx: this.deviceColumns && sharesColumns(c, this.csr) ? this.deviceColumns : up(entriesOf(c) ? c.colIdx : EMPTY_COLUMNS)!,
         edge: up(c.edge),
         weight: up(c.weight),
         rowScale: up(c.rowScale),
@@ -460,7 +528,7 @@ export class CsrBlock {
 
   dispose(): void {
     for (const d of this.device.values()) d.splits?.array.dispose();
-    tf.dispose([...this.uploaded.values()]);
+    tf.dispose([...this.uploaded.values(), this.deviceColumns ?? []].flat());
     this.uploaded.clear();
     this.device.clear();
     this.loops?.dispose(); // its device copies go with this block
@@ -480,7 +548,7 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
         graphNative().csrSpmm(
           ...entryAddresses(b, d),
           c.numRows,
-          c.colIdx.length ? b.devicePtr(x) : 0,
+          entriesOf(c) ? b.devicePtr(x) : 0,
           dim,
           ptr,
           splits ? b.devicePtr(splits.array) : 0,

@@ -1,9 +1,9 @@
 // Compact subgraphs sampled without replacement where a graph sampled as tensors lives (a DeviceCsr, or a
 // WholeMemoryCsr on GPUs or in host memory): PyG's NeighborLoader default. Each hop draws up to fan-out distinct
 // neighbours a vertex (graph/sampling_rules.h's draws, the host sampler's) and relabels them where they are (on
-// the GPU through the graph's vertex map); each layer a CSR block whose offsets and positions are read back once
-// (the block's host form), on the GPU keeping their device arrays for its products and differentiated by
-// scattering (CsrBlock.trusted). For the same seed the subgraph is the one sampleSubgraph makes on the host.
+// the GPU through the graph's vertex map); each layer a CSR block whose offsets are read back once (they size the
+// draws), on the GPU keeping its device arrays for its products, its positions read back only if the host asks for
+// them, differentiated by scattering (CsrBlock.onDevice). For the same seed the subgraph is the one sampleSubgraph makes on the host.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
@@ -65,17 +65,12 @@ function sampleHops(
         markValid(values, graph.numVertices);
         const rowPtr = drawn.hostOffsets ?? (drawn.offsets!.dataSync() as Int32Array);
         // Positions from the relabelling, offsets from the sampler: in range by construction. On the GPU the block
-        // owns the device arrays it keeps (positions where there are any); elsewhere its host arrays are all it reads.
-        const keep = onGpu && neighbors.size > 0;
-        const block = CsrBlock.trusted(
-          rowPtr,
-          neighbors.dataSync() as Int32Array,
-          values.size,
-          undefined,
-          onGpu ? {rowPtr: drawn.offsets, colIdx: keep ? neighbors : undefined} : undefined,
-          onGpu,
-        );
-        tf.dispose([onGpu ? [] : (drawn.offsets ?? []), keep ? [] : neighbors].flat());
+        // owns the device arrays (the positions never read back unless the host asks for them); elsewhere its host
+        // arrays are all it reads.
+        const block = onGpu
+          ? CsrBlock.onDevice(rowPtr, neighbors, values.size, {rowPtr: drawn.offsets, scatter: true})
+          : CsrBlock.trusted(rowPtr, neighbors.dataSync() as Int32Array, values.size);
+        if (!onGpu) tf.dispose([drawn.offsets ?? [], neighbors].flat());
         layers.unshift({block});
         dst.dispose();
         dst = values;

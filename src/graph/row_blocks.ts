@@ -71,13 +71,10 @@ function onDevice(dev: DeviceCsr, first: number, count: number): RowBlock {
     const unique = ids.size;
     markValid(ids, dev.numVertices);
     // The graph's degrees of the columns only when a product asks (GCN's), while the block lives.
-    const block = CsrBlock.trusted(
-      offsets.dataSync() as Int32Array,
-      neighbors.dataSync() as Int32Array,
-      unique,
-      () => g.degrees(ids.dataSync() as Int32Array),
-      {rowPtr: offsets, colIdx: neighbors},
-    );
+    const block = CsrBlock.onDevice(offsets.dataSync() as Int32Array, neighbors, unique, {
+      degrees: () => g.degrees(ids.dataSync() as Int32Array),
+      rowPtr: offsets,
+    });
     rows.dispose();
     return {block, ids, dispose: () => (block.dispose(), ids.dispose())};
   } catch (e) {

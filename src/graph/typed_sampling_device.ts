@@ -81,7 +81,7 @@ function sample(b: WholeMemoryBackend, ...[dg, given, hops, of, opts]: Parameter
       // Per source type: the frontier, then every relation's draws of that type, made unique together on the device.
       const src: Record<string, Int32Array> = {};
       const next: Record<string, tf.Tensor1D> = {};
-      const positions = new Map<string, {host: Int32Array; device: tf.Tensor1D}>();
+      const positions = new Map<string, tf.Tensor1D>();
       for (const t of g.nodeTypes) {
         const mine = drawn.filter((d) => d.source === t && d.ids && d.ids.size > 0);
         const m = mine.reduce((a, d) => a + d.ids!.size, 0);
@@ -103,15 +103,15 @@ function sample(b: WholeMemoryBackend, ...[dg, given, hops, of, opts]: Parameter
         made.push(values, neighbors);
         markValid(values, g.numNodes[t]); // ids of the type, by construction
         next[t] = values;
-        // Tensors are never written: their host copies are the layer's arrays as they are.
+        // Tensors are never written: the host copy of the ids is the layer's array as it is. The positions stay on
+        // the GPU (each block reads its own back only if the host asks for it).
         src[t] = values.dataSync() as Int32Array;
-        const host = neighbors.dataSync() as Int32Array;
         let at = 0;
         for (const d of mine) {
           const k = d.ids!.size;
-          const device = tf.slice(neighbors, [at], [k]);
-          made.push(device);
-          positions.set(d.key, {host: host.subarray(at, at + k), device});
+          const device = mine.length === 1 ? neighbors : tf.slice(neighbors, [at], [k]);
+          if (device !== neighbors) made.push(device);
+          positions.set(d.key, device);
           at += k;
         }
       }
@@ -119,16 +119,11 @@ function sample(b: WholeMemoryBackend, ...[dg, given, hops, of, opts]: Parameter
       for (const d of drawn) {
         const p = positions.get(d.key);
         // Positions from the relabelling (each below its type's count), offsets from the sampler: in range by construction.
-        blocks[d.key] = CsrBlock.trusted(
-          d.offsets,
-          p?.host ?? empty,
-          src[d.source].length,
-          undefined,
-          {rowPtr: d.deviceOffsets, colIdx: p?.device},
-          true,
-        );
+        blocks[d.key] = p
+          ? CsrBlock.onDevice(d.offsets, p, src[d.source].length, {rowPtr: d.deviceOffsets, scatter: true})
+          : CsrBlock.trusted(d.offsets, empty, src[d.source].length, undefined, {rowPtr: d.deviceOffsets}, true);
         // The block owns its device arrays from here.
-        for (const t of [d.deviceOffsets, p?.device]) if (t) released(made, t);
+        for (const t of [d.deviceOffsets, p]) if (t) released(made, t);
       }
       layers.unshift({dst, src, blocks});
       tf.dispose(Object.values(frontier));

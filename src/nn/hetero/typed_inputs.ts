@@ -24,7 +24,7 @@ export function layerRelations(what: string, layer: TypedLayer, index: Map<strin
     const [s, , d] = parseEdgeTypeKey(key, `${what}: the layer's blocks`);
     const r = index.get(key);
     if (r === undefined) throw new RangeError(`${what}: the layer has edge type ${key}, the conv has no weights for it`);
-    if (block.arrays.colIdx.length > 0) used.push({key, r, s, d});
+    if (block.numEntries > 0) used.push({key, r, s, d});
   }
   return used;
 }
