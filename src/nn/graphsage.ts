@@ -9,7 +9,7 @@ import {dropout} from './dropout';
 import type {GraphLayerInput} from './conv/graph_input';
 import {isFixedLayer, SampledSubgraph} from '../graph/sampled_subgraph';
 import {SageConv, sageConv} from './conv/sage_conv';
-import {glorot, layerWidths, NodeModelConfig} from './node_model';
+import {layerWidths, linearUniform, NodeModelConfig} from './node_model';
 import {builtConv} from './conv/graph_conv';
 
 export type GraphSageConfig = NodeModelConfig;
@@ -24,11 +24,12 @@ export class GraphSageClassifier extends BlockNodeClassifier {
   constructor(config: GraphSageConfig) {
     super(config);
     this.convs = layerWidths(config, this.inputs.width).map(({inDim, units, last}, l) =>
-      // Weights in sageConv's order: neighbours' kernel, root kernel, bias.
+      // Weights in sageConv's order: neighbours' kernel, root kernel, bias; each drawn as PyG's SAGEConv draws
+      // its Linear layers (uniform in ±1 / sqrt(inDim)), so the model starts and learns as PyG's does.
       builtConv(sageConv({units, aggregator: 'mean', activation: last ? 'linear' : 'relu'}), inDim, () => [
-        glorot([inDim, units], inDim, units, config.seed + 10 * l + 2),
-        glorot([inDim, units], inDim, units, config.seed + 10 * l + 1),
-        tf.zeros([units]),
+        linearUniform([inDim, units], inDim, config.seed + 10 * l + 2),
+        linearUniform([inDim, units], inDim, config.seed + 10 * l + 1),
+        linearUniform([units], inDim, config.seed + 10 * l + 3),
       ]),
     );
     this.dense = this.convs.flatMap((c) => [c.variable('rootKernel'), c.variable('neighborKernel'), c.variable('bias')]);

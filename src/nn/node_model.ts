@@ -64,6 +64,15 @@ export function fullGraph(graph: CsrGraph): FullGraph {
   return {numNodes: graph.numVertices, block, dispose: () => block.dispose()};
 }
 
+/**
+ * Uniform in ±1 / sqrt(fanIn): PyTorch's nn.Linear default (kaiming_uniform with a = sqrt(5)) for weights and
+ * biases alike, which PyG's SAGEConv keeps.
+ */
+export function linearUniform(shape: number[], fanIn: number, seed: number): tf.Tensor {
+  const limit = 1 / Math.sqrt(Math.max(1, fanIn));
+  return tf.randomUniform(shape, -limit, limit, 'float32', tfSeed(seed));
+}
+
 /** Glorot-uniform weights of `shape` for a layer from fanIn to fanOut units. */
 export function glorot(shape: number[], fanIn: number, fanOut: number, seed: number): tf.Tensor {
   const limit = Math.sqrt(6 / (fanIn + fanOut));
