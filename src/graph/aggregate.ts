@@ -338,17 +338,23 @@ export class CsrBlock {
     rowPtr: Int32Array,
     colIdx: tf.Tensor1D,
     numCols: number,
-    opts: {degrees?: () => Int32Array; rowPtr?: tf.Tensor1D; scatter?: boolean} = {},
+    opts: {degrees?: () => Int32Array; rowPtr?: tf.Tensor1D; scatter?: boolean; rowEntriesAtMost?: number} = {},
   ): CsrBlock {
     if (colIdx.size !== rowPtr[rowPtr.length - 1])
       throw new RangeError(`CsrBlock.onDevice: colIdx has ${colIdx.size} entries, rowPtr ends at ${rowPtr[rowPtr.length - 1]}`);
-    return new CsrBlock(rowPtr, EMPTY_BLOCK_COLUMNS, numCols, undefined, {
+    const block = new CsrBlock(rowPtr, EMPTY_BLOCK_COLUMNS, numCols, undefined, {
       device: {rowPtr: opts.rowPtr, colIdx},
       degrees: opts.degrees,
       scatter: opts.scatter ?? false,
       columnsOnDevice: true,
     });
+    block.rowEntriesAtMost = opts.rowEntriesAtMost;
+    return block;
   }
+
+  // What no row exceeds where the maker knows it (a sampler's fan-out): the GPU product's long rows are then not
+  // looked for.
+  private rowEntriesAtMost?: number;
 
   // The columns' device copy when they were made there (onDevice): the products read it, never a host copy.
   private readonly deviceColumns?: tf.Tensor1D;
@@ -520,7 +526,9 @@ export class CsrBlock {
   productSplits(c: Csr): DeviceCsrArrays['splits'] {
     const d = this.onDevice(c);
     if (d.splits === undefined) {
-      const sp = csrSplits(c);
+      // A sampler's block whose rows hold at most a fan-out of entries has no long row to list.
+      const short = this.rowEntriesAtMost !== undefined && this.rowEntriesAtMost <= SPMM_CHUNK_ENTRIES && c.rowPtr === this.csr.rowPtr;
+      const sp = short ? undefined : csrSplits(c);
       d.splits = sp ? {...sp, array: tf.keep(tf.tensor1d(sp.array, 'int32'))} : null;
     }
     return d.splits;

@@ -68,7 +68,7 @@ function sampleHops(
         // owns the device arrays (the positions never read back unless the host asks for them); elsewhere its host
         // arrays are all it reads.
         const block = onGpu
-          ? CsrBlock.onDevice(rowPtr, neighbors, values.size, {rowPtr: drawn.offsets, scatter: true})
+          ? CsrBlock.onDevice(rowPtr, neighbors, values.size, {rowPtr: drawn.offsets, scatter: true, rowEntriesAtMost: fanout})
           : CsrBlock.trusted(rowPtr, neighbors.dataSync() as Int32Array, values.size);
         if (!onGpu) tf.dispose([drawn.offsets ?? [], neighbors].flat());
         layers.unshift({block});
