@@ -73,7 +73,7 @@ export function gatForwardPass(
   const c = block.entries(false),
     rows = block.numRows,
     cols = block.numCols,
-    nnz = c.colIdx.length;
+    nnz = block.numEntries;
   const st = strides(feat, src, dst, heads, dim);
   const [f, s, t] = inputs(b, block, [feat, src, dst], heads, dim);
   if (b.gpu) {
