@@ -49,7 +49,13 @@ async function main(): Promise<void> {
   const csr = gpu ? new DeviceCsr(graph) : graph; // the CPU: a smoke run of the same steps
   if (gpu) graph.free();
   const n = csr.numVertices;
-  const features = wm.nn.embedding({rows: n, dim: 128, dtype: 'float16', memory: gpu ? 'device' : 'host', init: {type: 'uniform', scale: 1, seed: 11}});
+  const features = wm.nn.embedding({
+    rows: n,
+    dim: 128,
+    dtype: 'float16',
+    memory: gpu ? 'device' : 'host',
+    init: {type: 'uniform', scale: 1, seed: 11},
+  });
   const seedsOf = (k: number) => Int32Array.from({length: 1024}, (_, i) => ((k * 1024 + i) * 7_919_317) % n);
   const loader = new wm.nn.NeighborLoader(csr, seedsOf(0), {fanouts: FANOUTS, batchSize: 1024, replace, features});
   const model = papersSage(n, features);
@@ -97,11 +103,15 @@ async function main(): Promise<void> {
   await post(s, 'Profiler.start');
   for (let k = 3; k < 3 + steps; ++k) step(k, false);
   wm.synchronize();
-  const {profile} = (await post(s, 'Profiler.stop')) as {profile: {nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]}};
+  const {profile} = (await post(s, 'Profiler.stop')) as {
+    profile: {nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]};
+  };
   s.disconnect();
   const gpuMs = prof.ops.filter((o) => o.where === 'gpu').reduce((a, o) => a + o.ms, 0) / steps;
   console.log(`sizes (inputs, then each layer's rows): ${sizes.join('/')}`);
-  console.log(`native ops per step: ${prof.ops.map((o) => `${o.name} ${o.where} ${(o.calls / steps).toFixed(0)}x ${(o.ms / steps).toFixed(2)}`).join(', ')}`);
+  console.log(
+    `native ops per step: ${prof.ops.map((o) => `${o.name} ${o.where} ${(o.calls / steps).toFixed(0)}x ${(o.ms / steps).toFixed(2)}`).join(', ')}`,
+  );
   console.log(`host self time over ${steps} steps (ms): ${selfTimes(profile, 16).join('; ')}`);
   const per = Object.entries(phases).map(([k, v]) => `${k} ${(v / steps).toFixed(2)}`);
   console.log(
