@@ -90,6 +90,23 @@ function referenceProduct(
   return ref;
 }
 
+/**
+ * A random block (some rows without entries) with random inputs x [cols, dim] and output weights w [rows, dim], and
+ * the float64 reference of its mean or sum product.
+ */
+function randomProductCase(rng: () => number, rows: number, cols: number, dim: number, most: number) {
+  const {rowPtr, colIdx} = randomBlock(rng, rows, cols, most, () => Math.floor(rng() * cols));
+  const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
+  const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
+  const ref = (reduce: 'mean' | 'sum') =>
+    referenceProduct(rows, cols, dim, xv, wv, (r) => {
+      const deg = rowPtr[r + 1] - rowPtr[r];
+      const scale = reduce === 'mean' ? (deg ? 1 / deg : 0) : 1;
+      return Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]), (c): [number, number] => [c, scale]);
+    });
+  return {rowPtr, colIdx, xv, wv, ref};
+}
+
 /** wm.graph.aggregate forward and gradient on each backend against the reference (the bound widened by the terms' magnitudes if `byMass`). */
 async function expectAggregate(
   backends: string[],
@@ -306,16 +323,9 @@ describe('graphs', () => {
       [12, 80, 256, 1400],
       [7, 30, 520, 900],
     ] as const) {
-      // Random bipartite block; some rows without entries.
-      const {rowPtr, colIdx} = randomBlock(rng, rows, cols, most, () => Math.floor(rng() * cols));
-      const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
-      const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
+      const {rowPtr, colIdx, xv, wv, ref: refOf} = randomProductCase(rng, rows, cols, dim, most);
       for (const reduce of ['mean', 'sum'] as const) {
-        const ref = referenceProduct(rows, cols, dim, xv, wv, (r) => {
-          const deg = rowPtr[r + 1] - rowPtr[r];
-          const scale = reduce === 'mean' ? (deg ? 1 / deg : 0) : 1;
-          return Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]), (c): [number, number] => [c, scale]);
-        });
+        const ref = refOf(reduce);
         // 'cpu': the same product from tfjs ops, on the small cases (its segment sums take a pass per segment).
         const backends = colIdx.length * dim <= 60000 ? [wm.BACKEND_NAME, 'cpu'] : [wm.BACKEND_NAME];
         await expectAggregate(
@@ -348,15 +358,9 @@ describe('graphs', () => {
       [5, 0, 4, 9],
       [30, 200, 64, 1600],
     ] as const) {
-      const {rowPtr, colIdx} = randomBlock(rng, rows, cols, most, () => Math.floor(rng() * cols));
-      const xv = Float32Array.from({length: cols * dim}, () => rng() * 2 - 1);
-      const wv = Float32Array.from({length: rows * dim}, () => rng() * 2 - 1);
+      const {rowPtr, colIdx, xv, wv, ref: refOf} = randomProductCase(rng, rows, cols, dim, most);
       for (const reduce of ['mean', 'sum'] as const) {
-        const ref = referenceProduct(rows, cols, dim, xv, wv, (r) => {
-          const deg = rowPtr[r + 1] - rowPtr[r];
-          const scale = reduce === 'mean' ? (deg ? 1 / deg : 0) : 1;
-          return Array.from(colIdx.subarray(rowPtr[r], rowPtr[r + 1]), (c): [number, number] => [c, scale]);
-        });
+        const ref = refOf(reduce);
         for (const scatter of [false, true]) {
           const make = () =>
             wm.graph.CsrBlock.onDevice(rowPtr.slice(), tf.tensor1d(colIdx, 'int32'), cols, {

@@ -56,13 +56,6 @@ function derivedCsr(c: Csr, extra: Partial<Csr>): Csr {
   return Object.assign(out, extra);
 }
 
-// Whether a and b hold the same columns (one array, or one lazy read of them).
-function sharesColumns(a: Csr, b: Csr): boolean {
-  const da = Object.getOwnPropertyDescriptor(a, 'colIdx'),
-    db = Object.getOwnPropertyDescriptor(b, 'colIdx');
-  return da?.get !== undefined ? da.get === db?.get : a.colIdx === b.colIdx;
-}
-
 /**
  * Entries of a row the GPU product sums in one piece: longer rows (a power-law
  * graph's hubs) are split into chunks of this many, summed apart, then added
@@ -257,11 +250,13 @@ export class CsrBlock {
       degrees?: () => Int32Array;
       scatter?: boolean;
       columnsOnDevice?: boolean;
+      rowEntriesAtMost?: number;
     },
   ) {
     if (trusted) {
       this.degreesOf = trusted.degrees ?? degrees;
       this.scatters = trusted.scatter ?? false;
+      this.rowEntriesAtMost = trusted.rowEntriesAtMost;
       const d = trusted.device;
       if (d?.rowPtr) this.uploaded.set(rowPtr, d.rowPtr);
       const entries = rowPtr[rowPtr.length - 1];
@@ -342,19 +337,18 @@ export class CsrBlock {
   ): CsrBlock {
     if (colIdx.size !== rowPtr[rowPtr.length - 1])
       throw new RangeError(`CsrBlock.onDevice: colIdx has ${colIdx.size} entries, rowPtr ends at ${rowPtr[rowPtr.length - 1]}`);
-    const block = new CsrBlock(rowPtr, EMPTY_BLOCK_COLUMNS, numCols, undefined, {
+    return new CsrBlock(rowPtr, EMPTY_BLOCK_COLUMNS, numCols, undefined, {
       device: {rowPtr: opts.rowPtr, colIdx},
       degrees: opts.degrees,
-      scatter: opts.scatter ?? false,
+      scatter: opts.scatter,
       columnsOnDevice: true,
+      rowEntriesAtMost: opts.rowEntriesAtMost,
     });
-    block.rowEntriesAtMost = opts.rowEntriesAtMost;
-    return block;
   }
 
   // What no row exceeds where the maker knows it (a sampler's fan-out): the GPU product's long rows are then not
   // looked for.
-  private rowEntriesAtMost?: number;
+  private readonly rowEntriesAtMost?: number;
 
   // The columns' device copy when they were made there (onDevice): the products read it, never a host copy.
   private readonly deviceColumns?: tf.Tensor1D;
@@ -512,7 +506,7 @@ export class CsrBlock {
       d = {
         rowPtr: up(c.rowPtr)!,
         // An empty block still passes an address.
-        colIdx: this.deviceColumns && sharesColumns(c, this.csr) ? this.deviceColumns : up(entriesOf(c) ? c.colIdx : EMPTY_COLUMNS)!,
+        colIdx: this.deviceColumns && this.sameRows(c) ? this.deviceColumns : up(entriesOf(c) ? c.colIdx : EMPTY_COLUMNS)!,
         edge: up(c.edge),
         weight: up(c.weight),
         rowScale: up(c.rowScale),
@@ -522,12 +516,18 @@ export class CsrBlock {
     return d;
   }
 
+  // Whether c is the block's own entries (as given, or with a weight per row): a transposed or self-looped
+  // product has offsets of its own.
+  private sameRows(c: Csr): boolean {
+    return c.rowPtr === this.csr.rowPtr;
+  }
+
   /** @internal c's long rows for the GPU product, listed on its first use (the GAT kernels never read them). */
   productSplits(c: Csr): DeviceCsrArrays['splits'] {
     const d = this.onDevice(c);
     if (d.splits === undefined) {
       // A sampler's block whose rows hold at most a fan-out of entries has no long row to list.
-      const short = this.rowEntriesAtMost !== undefined && this.rowEntriesAtMost <= SPMM_CHUNK_ENTRIES && c.rowPtr === this.csr.rowPtr;
+      const short = this.rowEntriesAtMost !== undefined && this.rowEntriesAtMost <= SPMM_CHUNK_ENTRIES && this.sameRows(c);
       const sp = short ? undefined : csrSplits(c);
       d.splits = sp ? {...sp, array: tf.keep(tf.tensor1d(sp.array, 'int32'))} : null;
     }

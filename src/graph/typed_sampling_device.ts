@@ -109,8 +109,8 @@ function sample(b: WholeMemoryBackend, ...[dg, given, hops, of, opts]: Parameter
         let at = 0;
         for (const d of mine) {
           const k = d.ids!.size;
-          const device = mine.length === 1 ? neighbors : tf.slice(neighbors, [at], [k]);
-          if (device !== neighbors) made.push(device);
+          const device = tf.slice(neighbors, [at], [k]);
+          made.push(device);
           positions.set(d.key, device);
           at += k;
         }
