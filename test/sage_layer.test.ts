@@ -276,6 +276,84 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     );
   }
 
+  // The same over a CSR block (a sampler without replacement: rows of 0 to `most` neighbours, empty rows' mean
+  // zero), its columns kept on the GPU as the sampler keeps them or uploaded from a host block.
+  const BLOCK_CASES = [
+    {rows: 4000, inputs: 2500, numDst: 700, most: 30, dim: 128, outDim: 64, dtype: 'float16', onDevice: true},
+    {rows: 777, inputs: 300, numDst: 45, most: 6, dim: 12, outDim: 9, dtype: 'bfloat16', onDevice: true},
+    {rows: 333, inputs: 120, numDst: 61, most: 3, dim: 7, outDim: 5, dtype: 'float32', onDevice: false},
+    {rows: 333, inputs: 200, numDst: 33, most: 9, dim: 132, outDim: 11, dtype: 'float32', onDevice: true},
+  ] as const;
+  for (const c of BLOCK_CASES) {
+    it(
+      `a first layer over a ${c.dtype} table read in place through a CSR block (${c.numDst} rows of 0–${c.most} of ${c.inputs} inputs, ` +
+        `${c.dim} wide, columns ${c.onDevice ? 'on the GPU' : 'uploaded'}) equals the block layer over the gathered rows`,
+      async function () {
+        gpuOnly(this);
+        await tf.setBackend(wm.BACKEND_NAME);
+        const r = rng(c.rows + c.dim + 7);
+        const table = wm.nn.embedding({
+          rows: c.rows,
+          dim: c.dim,
+          dtype: c.dtype,
+          memory: 'device',
+          init: {type: 'uniform', scale: 1, seed: 6},
+        });
+        const ids = tf.tensor1d(
+          Int32Array.from({length: c.inputs}, () => Math.floor(r() * c.rows)),
+          'int32',
+        );
+        markValid(ids, c.rows);
+        const rowPtr = new Int32Array(c.numDst + 1);
+        for (let i = 0; i < c.numDst; ++i) rowPtr[i + 1] = rowPtr[i] + (i % 5 === 2 ? 0 : Math.floor(r() * (c.most + 1)));
+        const colIdx = Int32Array.from({length: rowPtr[c.numDst]}, () => Math.floor(r() * c.inputs));
+        const block = c.onDevice
+          ? wm.graph.CsrBlock.onDevice(rowPtr, tf.tensor1d(colIdx, 'int32'), c.inputs, {rowPtr: tf.tensor1d(rowPtr, 'int32')})
+          : new wm.graph.CsrBlock(rowPtr, colIdx, c.inputs);
+        const layer = {block};
+        const ws = tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]);
+        const wn = tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]);
+        const bias = tf.tensor1d(random(c.outDim, r, 0.5));
+        const upstream = tf.tensor2d(random(c.numDst * c.outDim, r), [c.numDst, c.outDim]);
+        const overTable = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
+          sageLayerOverTable(table, ids, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, true)!;
+        const gathered = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
+          tf.tidy(() => wm.nn.sageLayer(table.read(ids) as tf.Tensor2D, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, true));
+        const run = (f: typeof gathered) => {
+          const y = f(ws, wn, bias);
+          const g = tf.grads((a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(a, b, d), upstream)))([ws, wn, bias]);
+          const out = [y, ...g].map((t) => t.dataSync().slice() as Float32Array);
+          tf.dispose([y, ...g]);
+          return out;
+        };
+        const p = wm.profileOps(() => run(overTable));
+        const names = p.ops.map((o) => o.name);
+        expect(names, 'the neighbour mean is read from the table').to.include('embeddingGatherMeanCsr');
+        expect(names, 'no input matrix is gathered for a product').to.not.include('csrSpmm');
+        const want = run(gathered);
+        ['output', 'dwSelf', 'dwNeigh', 'dbias'].forEach((what, k) => {
+          expect(p.result[k].length, `${what} length`).to.equal(want[k].length);
+          const scale = want[k].reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+          p.result[k].forEach((v, i) => {
+            const e = want[k][i]; // sums in another order (the block product scales each entry; products differ)
+            if (!(Math.abs(v - e) <= 1e-5 * scale + 1e-4 * Math.abs(e))) expect.fail(`${what} [${i}]: ${v}, over the gathered rows ${e}`);
+          });
+        });
+        const weighted = {block: new wm.graph.CsrBlock(rowPtr, colIdx, c.inputs).withWeights(random(colIdx.length, r))};
+        expect(sageLayerOverTable(table, ids, weighted, ws, wn, bias, true), 'entry weights: left to the gathered path').to.equal(
+          undefined,
+        );
+        const short = {block: new wm.graph.CsrBlock(rowPtr, colIdx, c.inputs + 1)};
+        expect(() => sageLayerOverTable(table, ids, short, ws, wn, bias, true)).to.throw(
+          new RegExp(`reads ${c.inputs + 1} input rows \\(its src\\), ids has ${c.inputs}`),
+        );
+        for (const l of [block, weighted.block, short.block]) l.dispose();
+        tf.dispose([ids, ws, wn, bias, upstream]);
+        table.dispose();
+      },
+    );
+  }
+
   it('a table read in place refuses neighbours of the wrong count; tables not on the GPU and unchecked ids are gathered instead', async function () {
     gpuOnly(this);
     await tf.setBackend(wm.BACKEND_NAME);
@@ -283,11 +361,18 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     const host = wm.nn.embedding({rows: 20, dim: 4, memory: 'host', init: {type: 'uniform', scale: 1, seed: 1}});
     const ids = tf.tensor1d([3, 1, 4, 15, 9], 'int32');
     const neighbors = tf.tensor1d([0, 1, 2, 3, 4, 0], 'int32');
-    expect(table.neighborRows(ids, neighbors, 3, 2), 'ids nobody checked').to.equal(undefined);
+    const lists = {neighbors, fanout: 2};
+    expect(table.neighborRows(ids, lists, 3), 'ids nobody checked').to.equal(undefined);
     markValid(ids, 20);
-    expect(host.neighborRows(ids, neighbors, 3, 2), 'rows in host memory').to.equal(undefined);
-    expect(() => table.neighborRows(ids, neighbors, 2, 2)).to.throw(/neighbors must be 2 x 2 int32 positions in 5 ids, got 6 int32/);
-    const rows = table.neighborRows(ids, neighbors, 3, 2)!;
+    expect(host.neighborRows(ids, lists, 3), 'rows in host memory').to.equal(undefined);
+    expect(() => table.neighborRows(ids, lists, 2)).to.throw(/neighbors must be 2 x 2 int32 positions in 5 ids, got 6 int32/);
+    expect(() => table.neighborRows(ids, lists, 6)).to.throw(/6 rows, but only 5 ids/);
+    const offsets = tf.tensor1d([0, 2, 2], 'int32');
+    expect(() => table.neighborRows(ids, {rowPtr: offsets, colIdx: neighbors}, 3)).to.throw(
+      /a block's rowPtr must be 4 int32 offsets and its colIdx int32, got 3 int32/,
+    );
+    offsets.dispose();
+    const rows = table.neighborRows(ids, lists, 3)!;
     const all = table.read(ids).arraySync() as number[][];
     const mean = (a: number, b: number) => all[a].map((v, k) => (v + all[b][k]) / 2);
     expectNear(rows[0].arraySync() as number[][], all.slice(0, 3));
@@ -324,7 +409,7 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
       'int32',
     );
     table.resetCacheCounts();
-    const p = wm.profileOps(() => table.neighborRows(ids, neighbors, numDst, fanout));
+    const p = wm.profileOps(() => table.neighborRows(ids, {neighbors, fanout}, numDst));
     expect(p.ops.map((o) => o.name)).to.include('embeddingGatherMean');
     const [self, mean] = p.result!;
     const stats = table.cacheStats()!;
@@ -346,67 +431,72 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     table.dispose();
   });
 
-  it("GraphSAGE's first layer over a sampled batch reads a GPU feature table in place: logits and gradients equal a host table's gathered path", async function () {
-    gpuOnly(this);
-    await tf.setBackend(wm.BACKEND_NAME);
-    const n = 900,
-      dim = 24;
-    const r = rng(21);
-    const src = Int32Array.from({length: 6000}, () => Math.floor(r() * n));
-    const dst = Int32Array.from({length: 6000}, () => Math.floor(r() * n));
-    const graph = new wm.graph.DeviceCsr(wm.graph.NativeCsr.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true}));
-    const values = random(n * dim, r);
-    const runWith = (memory: 'device' | 'host') => {
-      const features = wm.nn.featureTable(values, n, dim, {memory, dtype: 'float16'});
-      const model = new GraphSageClassifier({
-        numNodes: n,
-        numClasses: 6,
-        embeddingDim: 0,
-        features,
-        hiddenDim: 32,
-        numLayers: 2,
-        dropout: 0,
-        seed: 4,
-        embeddingLearningRate: 0,
-      });
-      const sub = wm.graph.sampleFixedSubgraph(
-        graph,
-        Int32Array.from({length: 40}, (_, i) => i * 17),
-        [7, 5],
-        {seed: 9},
-      );
-      const y = tf.tensor1d(
-        Int32Array.from({length: 40}, (_, i) => i % 6),
-        'int32',
-      );
-      const p = wm.profileOps(() => {
-        const {value, grads} = tf.variableGrads(
-          () => wm.nn.softmaxCrossEntropy(y, model.forward(sub, 1)) as tf.Scalar,
-          model.denseVariables,
+  for (const sampler of [
+    {name: 'a fixed fan-out', op: 'embeddingGatherMean'},
+    {name: 'sampled without replacement (CSR blocks)', op: 'embeddingGatherMeanCsr'},
+  ]) {
+    it(`GraphSAGE's first layer over a batch of ${sampler.name} reads a GPU feature table in place: logits and gradients equal a host table's gathered path`, async function () {
+      gpuOnly(this);
+      await tf.setBackend(wm.BACKEND_NAME);
+      const n = 900,
+        dim = 24;
+      const r = rng(21);
+      const src = Int32Array.from({length: 6000}, () => Math.floor(r() * n));
+      const dst = Int32Array.from({length: 6000}, () => Math.floor(r() * n));
+      const graph = new wm.graph.DeviceCsr(wm.graph.NativeCsr.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true}));
+      const values = random(n * dim, r);
+      const runWith = (memory: 'device' | 'host') => {
+        const features = wm.nn.featureTable(values, n, dim, {memory, dtype: 'float16'});
+        const model = new GraphSageClassifier({
+          numNodes: n,
+          numClasses: 6,
+          embeddingDim: 0,
+          features,
+          hiddenDim: 32,
+          numLayers: 2,
+          dropout: 0,
+          seed: 4,
+          embeddingLearningRate: 0,
+        });
+        const seeds = Int32Array.from({length: 40}, (_, i) => i * 17);
+        const sub =
+          sampler.op === 'embeddingGatherMean'
+            ? wm.graph.sampleFixedSubgraph(graph, seeds, [7, 5], {seed: 9})
+            : wm.graph.sampleSubgraphInPlace(graph, seeds, [7, 5], {seed: 9});
+        const y = tf.tensor1d(
+          Int32Array.from({length: 40}, (_, i) => i % 6),
+          'int32',
         );
-        const out = [value, ...model.denseVariables.map((v) => grads[v.name])].map((t) => t.dataSync().slice() as Float32Array);
-        tf.dispose([value, ...Object.values(grads)]);
-        return out;
-      });
-      sub.dispose();
-      y.dispose();
-      model.dispose();
-      features.dispose();
-      return p;
-    };
-    const inPlace = runWith('device');
-    const gathered = runWith('host');
-    expect(inPlace.ops.map((o) => o.name)).to.include('embeddingGatherMean');
-    expect(gathered.ops.map((o) => o.name)).to.not.include('embeddingGatherMean');
-    inPlace.result.forEach((got, k) =>
-      got.forEach((v, i) => {
-        const e = gathered.result[k][i];
-        if (!(Math.abs(v - e) <= 1e-5 + 1e-5 * Math.abs(e)))
-          expect.fail(`${k === 0 ? 'loss' : `gradient ${k - 1}`} [${i}]: ${v}, gathered ${e}`);
-      }),
-    );
-    graph.dispose();
-  });
+        const p = wm.profileOps(() => {
+          const {value, grads} = tf.variableGrads(
+            () => wm.nn.softmaxCrossEntropy(y, model.forward(sub, 1)) as tf.Scalar,
+            model.denseVariables,
+          );
+          const out = [value, ...model.denseVariables.map((v) => grads[v.name])].map((t) => t.dataSync().slice() as Float32Array);
+          tf.dispose([value, ...Object.values(grads)]);
+          return out;
+        });
+        sub.dispose();
+        y.dispose();
+        model.dispose();
+        features.dispose();
+        return p;
+      };
+      const inPlace = runWith('device');
+      const gathered = runWith('host');
+      expect(inPlace.ops.map((o) => o.name)).to.include(sampler.op);
+      expect(gathered.ops.map((o) => o.name)).to.not.include(sampler.op);
+      inPlace.result.forEach((got, k) =>
+        got.forEach((v, i) => {
+          const e = gathered.result[k][i];
+          // A block's mean scales each entry before summing where the fused read sums then scales.
+          if (!(Math.abs(v - e) <= 1e-5 + 1e-4 * Math.abs(e)))
+            expect.fail(`${k === 0 ? 'loss' : `gradient ${k - 1}`} [${i}]: ${v}, gathered ${e}`);
+        }),
+      );
+      graph.dispose();
+    });
+  }
 
   it('names mismatched shapes', async () => {
     await tf.setBackend(wm.BACKEND_NAME);

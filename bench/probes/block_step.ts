@@ -1,7 +1,8 @@
 // Where a GraphSAGE step sampled without replacement spends its time (bench:papers100m's BENCH_REPLACE=false on the
 // low-skew graph, PROBE_VERTICES vertices, default 16M): each phase timed alone with the GPU drained before and after
 // (the batch's sampling and relabelling, its features' read, forward, backward and Adam), the host's time to issue
-// them, every native op's GPU time (wm.profileOps), and the costliest functions of a CPU profile of the issuing thread.
+// them, every native op's GPU time (wm.profileOps), the tfjs kernels that may copy (their shapes), and the costliest
+// functions of a CPU profile of the issuing thread.
 // PROBE_REPLACE=true: the same with replacement (the fixed fan-out path), for comparison.
 import * as inspector from 'inspector';
 
@@ -96,6 +97,13 @@ async function main(): Promise<void> {
   const prof = wm.profileOps(() => {
     for (let k = 3; k < 3 + steps; ++k) step(k, false);
   });
+  // The tfjs kernels that may copy through stridedCopy (slices that are not row runs, transposes, pads, concats),
+  // with their output shapes: which ones a step runs.
+  const copying = new Set(['Slice', 'StridedSlice', 'Transpose', 'PadV2', 'Concat', 'Pack', 'Unpack', 'Tile', 'Reverse', 'MirrorPad']);
+  const kernels = (await tf.profile(() => void step(3, false))).kernels.filter((k) => copying.has(k.name));
+  console.log(
+    `copying kernels in a step: ${kernels.map((k) => `${k.name} [${k.inputShapes.map((sh) => `[${sh}]`).join(',')}] -> [${k.outputShapes.map((sh) => `[${sh}]`).join(',')}]`).join('; ')}`,
+  );
   const s = new inspector.Session();
   s.connect();
   await post(s, 'Profiler.enable');

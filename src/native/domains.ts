@@ -82,6 +82,7 @@ export const embeddingNative: Part<
   | 'complexRotationGrad'
   | 'embeddingGather'
   | 'embeddingGatherMean'
+  | 'embeddingGatherMeanCsr'
   | 'embeddingWriteRows'
   | 'embeddingApply'
   | 'distributedEmbeddingGather'

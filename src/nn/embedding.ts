@@ -22,7 +22,7 @@ import {checkCapacity, checkRows} from '../memory/capacity';
 import {allocateTable, TableMemory} from './table/allocate_table';
 import {cacheBytes, CacheStats} from './table/row_cache';
 import {embeddingNative} from '../native/domains';
-import type {TableStorage} from './table/table_storage';
+import type {NeighborLists, TableStorage} from './table/table_storage';
 
 // add(): the SGD rule with lr = -1 and no weight decay (w - (-1) g is w + g exactly).
 const ADD_RULE = {code: optimizerCode(sgd()), params: {...stepParams(sgd(), 1), lr: -1, weightDecay: 0}};
@@ -284,21 +284,29 @@ export class Embedding {
   }
 
   /**
-   * @internal The rows of the first `numDst` of `ids` and, for each, the mean of its `fanout` neighbours' rows
-   * (`neighbors`: positions in ids), read in place on the GPU (TableStorage.neighborRows; through the cache where
+   * @internal The rows of the first `numDst` of `ids` and, for each, the mean of its neighbours' rows (`lists`:
+   * positions in ids, a fixed fan-out or a CSR block's offsets and columns), read in place on the GPU (TableStorage.neighborRows; through the cache where
    * one is in front, its lookups counted as a gather of `ids` would); undefined where this table is not read so
    * (host or managed memory, rows moved by collectives) or `ids` are not known to be valid rows (a sampler's are),
    * so the caller gathers the rows instead.
    */
-  neighborRows(ids: tf.Tensor1D, neighbors: tf.Tensor1D, numDst: number, fanout: number): [tf.Tensor2D, tf.Tensor2D] | undefined {
+  neighborRows(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D] | undefined {
     const s = this.live('neighborRows');
     const inPlace = this.memory === 'device' || this.memory === 'chunked' || this.memory === 'continuous';
     if (!s.neighborRows || !inPlace || !knownValid(ids, this.rows)) return undefined;
-    if (neighbors.dtype !== 'int32' || neighbors.size !== numDst * fanout || numDst > ids.size)
+    if (numDst > ids.size) throw new RangeError(`embedding.neighborRows: ${numDst} rows, but only ${ids.size} ids`);
+    if ('fanout' in lists) {
+      const {neighbors, fanout} = lists;
+      if (neighbors.dtype !== 'int32' || neighbors.size !== numDst * fanout)
+        throw new RangeError(
+          `embedding.neighborRows: neighbors must be ${numDst} x ${fanout} int32 positions in ${ids.size} ids, got ${neighbors.size} ${neighbors.dtype}`,
+        );
+    } else if (lists.rowPtr.dtype !== 'int32' || lists.rowPtr.size !== numDst + 1 || lists.colIdx.dtype !== 'int32') {
       throw new RangeError(
-        `embedding.neighborRows: neighbors must be ${numDst} x ${fanout} int32 positions in ${ids.size} ids, got ${neighbors.size} ${neighbors.dtype}`,
+        `embedding.neighborRows: a block's rowPtr must be ${numDst + 1} int32 offsets and its colIdx int32, got ${lists.rowPtr.size} ${lists.rowPtr.dtype} and ${lists.colIdx.dtype}`,
       );
-    return s.neighborRows(ids, neighbors, numDst, fanout);
+    }
+    return s.neighborRows(ids, lists, numDst);
   }
 
   /** Overwrites rows with float32 values [n, dim] (rounded to the storage type). */

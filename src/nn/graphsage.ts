@@ -53,7 +53,8 @@ export class GraphSageClassifier extends BlockNodeClassifier {
   ): tf.Tensor2D | undefined {
     const table = this.inputs.embedding ? undefined : this.inputs.features;
     const dropped = dropoutSeed !== undefined && this.config.dropout > 0;
-    if (!table || dropped || !isFixedLayer(layer) || !(ids instanceof tf.Tensor)) return undefined;
+    const sampled = isFixedLayer(layer) || (typeof layer === 'object' && 'block' in layer);
+    if (!table || dropped || !sampled || !(ids instanceof tf.Tensor)) return undefined;
     return this.convs[0].applyOverTable(table, ids, layer);
   }
 

@@ -12,6 +12,7 @@ import {aggregate} from '../graph/aggregate';
 import {meanOfNeighbors} from '../graph/fixed_subgraph';
 import type {BlockLayer, FixedFanoutLayer} from '../graph/sampled_subgraph';
 import type {Embedding} from './embedding';
+import type {NeighborLists} from './table/table_storage';
 
 /**
  * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
@@ -49,14 +50,15 @@ export function sageLayer(
 /**
  * sageLayer's first layer over a feature table read in place: act(table[ids[:numDst]] wSelf + mean of each row's
  * sampled neighbours' table rows · wNeigh + bias), the layer's input rows never gathered into a matrix (one read
- * of the table per sampled neighbour, in its storage type). On the GPU, for tables whose rows are there and `ids`
- * a sampler's (Embedding.neighborRows); undefined otherwise (gather the rows and call sageLayer). Differentiable
- * in the weights; the table is read-only here. Equal to sageLayer over table.read(ids).
+ * of the table per sampled neighbour, in its storage type). `layer` a fixed fan-out or a CSR block without entry
+ * weights (a sampler without replacement: its rows' neighbour counts vary). On the GPU, for tables whose rows are
+ * there and `ids` a sampler's (Embedding.neighborRows); undefined otherwise (gather the rows and call sageLayer).
+ * Differentiable in the weights; the table is read-only here. Equal to sageLayer over table.read(ids).
  */
 export function sageLayerOverTable(
   table: Embedding,
   ids: tf.Tensor1D,
-  layer: FixedFanoutLayer,
+  layer: FixedFanoutLayer | BlockLayer,
   wSelf: tf.Tensor2D,
   wNeigh: tf.Tensor2D,
   bias: tf.Tensor1D,
@@ -64,12 +66,14 @@ export function sageLayerOverTable(
 ): tf.Tensor2D | undefined {
   const b = tf.backend();
   if (!(b instanceof WholeMemoryBackend && b.gpu)) return undefined;
-  const {numDst, fanout, neighbors} = layer;
   const inDim = table.dim,
     outDim = wSelf.shape[1];
   checkWeights(`sageLayerOverTable: a table ${inDim} wide`, inDim, wSelf, wNeigh, bias);
-  if (numDst * outDim * inDim === 0) return undefined;
-  const rows = table.neighborRows(ids, neighbors, numDst, fanout);
+  const numDst = 'block' in layer ? layer.block.numRows : layer.numDst;
+  if ('block' in layer && layer.block.numCols !== ids.size)
+    throw new RangeError(`sageLayerOverTable: the layer reads ${layer.block.numCols} input rows (its src), ids has ${ids.size}`);
+  if (numDst * outDim * inDim === 0 || ('block' in layer && layer.block.weights)) return undefined;
+  const rows = table.neighborRows(ids, neighborLists(layer), numDst);
   if (!rows) return undefined;
   const [self, mean] = rows;
   const f = tf.customGrad(((ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
@@ -107,6 +111,13 @@ export function sageLayerOverTable(
   } finally {
     tf.dispose(rows); // what the gradient needs is kept by save()
   }
+}
+
+// A layer's neighbour lists as the table reads them: a block's own entries on the GPU (a sampler's stay there).
+function neighborLists(layer: FixedFanoutLayer | BlockLayer): NeighborLists {
+  if (!('block' in layer)) return layer;
+  const {rowPtr, colIdx} = layer.block.onDevice(layer.block.entries(false));
+  return {rowPtr: rowPtr as tf.Tensor1D, colIdx: colIdx as tf.Tensor1D};
 }
 
 // `what` (the input, named) is inDim wide: the weights must be [inDim, out] and the bias [out].

@@ -63,6 +63,9 @@ void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int6
 // out[r, :] = mean over e < fanout of float(table[ids[neighbors[r * fanout + e]], :]) for r < numRows: a
 // sampled layer's neighbour mean read from the table (int32 ids, every one a row of it; neighbors positions in ids).
 void embeddingGatherMean(const TableRef& table, uint64_t ids, uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t out);
+// The same over a CSR block: row r's neighbours are colIdx[rowPtr[r] .. rowPtr[r + 1]) (int32 offsets and positions
+// in ids); an empty row's mean is zero.
+void embeddingGatherMeanCsr(const TableRef& table, uint64_t ids, uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t out);
 // table[indices[i], :] = values[i, :] (float32 in, rounded to the storage type).
 void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values, uint64_t errorFlag);
 // Merges duplicate indices (sum of their gradient rows), then applies the

@@ -1,5 +1,6 @@
 // A sampled layer's neighbour mean read straight from an embedding table: out[r] = mean over e < fanout of
-// float(table[ids[neighbors[r * fanout + e]]]). Where a model's first layer reads a feature table, this
+// float(table[ids[neighbors[r * fanout + e]]]) for a fixed fan-out, or over e in [rowPtr[r], rowPtr[r + 1]) of
+// float(table[ids[colIdx[e]]]) for a CSR block (an empty row's mean is zero). Where a model's first layer reads a feature table, this
 // takes the place of gathering every input row (a float32 copy of each, then read again by the mean): the
 // table's rows are read once each time a neighbour is, in their storage type. A thread per 16-byte vector
 // of an output row, as the gather's; each pass issues kUnroll neighbours' loads before adding any, and adds
@@ -14,20 +15,23 @@ namespace {
 
 constexpr int kUnroll = 4;
 
+// Row r's neighbours: `fanout` positions from r * fanout (rowPtr null), else colIdx[rowPtr[r] .. rowPtr[r + 1]).
 template <typename Table, int VEC>
-__global__ void gatherMeanKernel(Table table, const int32_t* ids, const int32_t* neighbors, int64_t numRows, int fanout, int64_t dim,
-                                 float* out) {
+__global__ void gatherMeanKernel(Table table, const int32_t* ids, const int32_t* neighbors, const int32_t* rowPtr, int64_t numRows,
+                                 int fanout, int64_t dim, float* out) {
   using T = typename StorageOf<Table>::type;
   const int64_t perRow = dim / VEC;
-  const float scale = 1.f / static_cast<float>(fanout);
   WM_GRID_STRIDE(t, numRows * perRow) {
     const int64_t r = t / perRow, k = t - r * perRow;
-    const int32_t* nb = neighbors + r * fanout;
+    const int64_t begin = rowPtr ? rowPtr[r] : r * fanout;
+    const int count = rowPtr ? static_cast<int>(rowPtr[r + 1] - begin) : fanout;
+    const float scale = count > 0 ? 1.f / static_cast<float>(count) : 0.f;
+    const int32_t* nb = neighbors + begin;
     float acc[VEC];
 #pragma unroll
     for (int c = 0; c < VEC; ++c) acc[c] = 0.f;
-    for (int e0 = 0; e0 < fanout; e0 += kUnroll) {
-      const int m = fanout - e0 < kUnroll ? fanout - e0 : kUnroll;
+    for (int e0 = 0; e0 < count; e0 += kUnroll) {
+      const int m = count - e0 < kUnroll ? count - e0 : kUnroll;
       Vec<T, VEC> v[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
@@ -55,6 +59,7 @@ struct Launch {
   const TableRef& t;
   const int32_t* ids;
   const int32_t* neighbors;
+  const int32_t* rowPtr;
   int64_t numRows;
   int fanout;
   float* out;
@@ -66,9 +71,10 @@ struct Launch {
     const bool wide = t.dim % kVec == 0 && o % 16 == 0 && (t.chunked || t.ptr % 16 == 0) && (!t.chunked || t.chunked->chunkBytes % 16 == 0);
     if (wide)
       gatherMeanKernel<Table, kVec>
-          <<<gridFor(numRows * (t.dim / kVec)), kThreads, 0, stream()>>>(table, ids, neighbors, numRows, fanout, t.dim, out);
+          <<<gridFor(numRows * (t.dim / kVec)), kThreads, 0, stream()>>>(table, ids, neighbors, rowPtr, numRows, fanout, t.dim, out);
     else
-      gatherMeanKernel<Table, 1><<<gridFor(numRows * t.dim), kThreads, 0, stream()>>>(table, ids, neighbors, numRows, fanout, t.dim, out);
+      gatherMeanKernel<Table, 1>
+          <<<gridFor(numRows * t.dim), kThreads, 0, stream()>>>(table, ids, neighbors, rowPtr, numRows, fanout, t.dim, out);
   }
 };
 
@@ -79,7 +85,16 @@ void embeddingGatherMean(const TableRef& table, uint64_t ids, uint64_t neighbors
   WM_REQUIRE(fanout >= 1 && fanout <= 0x7fffffff, "embeddingGatherMean: fanout must be a positive 32-bit integer");
   if (numRows == 0 || table.dim == 0) return;
   dispatchTable(table, IndexType::I32,
-                Launch{table, as<int32_t>(ids), as<int32_t>(neighbors), numRows, static_cast<int>(fanout), as<float>(out)});
+                Launch{table, as<int32_t>(ids), as<int32_t>(neighbors), nullptr, numRows, static_cast<int>(fanout), as<float>(out)});
+  WM_CUDA_LAUNCHED();
+}
+
+void embeddingGatherMeanCsr(const TableRef& table, uint64_t ids, uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t out) {
+  WM_REQUIRE(numRows >= 0, "embeddingGatherMeanCsr: numRows must be non-negative");
+  WM_REQUIRE(rowPtr != 0 || numRows == 0, "embeddingGatherMeanCsr: rowPtr must be a device address");
+  if (numRows == 0 || table.dim == 0) return;
+  dispatchTable(table, IndexType::I32,
+                Launch{table, as<int32_t>(ids), as<int32_t>(colIdx), as<int32_t>(rowPtr), numRows, 0, as<float>(out)});
   WM_CUDA_LAUNCHED();
 }
 
@@ -90,4 +105,12 @@ WM_OP(embeddingGatherMean, Device, a) {
   const wm::TableRef t = a.table(0, "table");
   wm::embeddingGatherMean(t, a.address(1, "ids"), a.address(2, "neighbors"), a.count(3, "numRows"), a.count(4, "fanout"),
                           a.address(5, "out"));
+}
+
+// embeddingGatherMeanCsr(table, ids, rowPtr, colIdx, numRows, out): a CSR block's rows (rowPtr [numRows + 1] offsets
+// into colIdx, colIdx positions in ids), each row's mean of its entries' table rows.
+WM_OP(embeddingGatherMeanCsr, Device, a) {
+  const wm::TableRef t = a.table(0, "table");
+  wm::embeddingGatherMeanCsr(t, a.address(1, "ids"), a.address(2, "rowPtr"), a.address(3, "colIdx"), a.count(4, "numRows"),
+                             a.address(5, "out"));
 }

@@ -8,7 +8,7 @@ import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 import {sageLayer, sageLayerOverTable} from '../sage_layer';
 import type {Embedding} from '../embedding';
 import {dstDim, GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
-import {FixedFanoutLayer, isFixedLayer} from '../../graph/sampled_subgraph';
+import {BlockLayer, FixedFanoutLayer, isFixedLayer} from '../../graph/sampled_subgraph';
 import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
 
 export interface SageConvArgs extends GraphConvArgs {
@@ -72,10 +72,11 @@ export class SageConv extends GraphConv {
 
   /**
    * The layer over the rows of a feature table at `ids`, read in place (sageLayerOverTable: no matrix of the
-   * input rows), for a built layer over a fixed fan-out that the fused op serves; undefined where that does not
-   * apply (the caller gathers the rows and calls apply). What a model's first layer over features calls.
+   * input rows), for a built layer whose aggregation the fused op serves, over a fixed fan-out or a sampled CSR
+   * block; undefined where that does not apply (the caller gathers the rows and calls apply). What a model's
+   * first layer over features calls.
    */
-  applyOverTable(table: Embedding, ids: tf.Tensor1D, layer: FixedFanoutLayer): tf.Tensor2D | undefined {
+  applyOverTable(table: Embedding, ids: tf.Tensor1D, layer: FixedFanoutLayer | BlockLayer): tf.Tensor2D | undefined {
     if (!this.built || !this.fusable()) return undefined;
     return tf.tidy(() => {
       const y = sageLayerOverTable(

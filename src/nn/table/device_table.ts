@@ -12,7 +12,16 @@ import type {Communicator} from '../../memory/communicator';
 import {embeddingNative, runtimeNative} from '../../native/domains';
 import {optimizerCode, sgd} from '../sparse_optimizer';
 import {deviceCounter, readCounter} from './device_counter';
-import {AddressedTable, ApplyArgs, applyThroughGroup, nativeTable, StateBuffer, TableRequest, TableStorage} from './table_storage';
+import {
+  AddressedTable,
+  ApplyArgs,
+  applyThroughGroup,
+  nativeTable,
+  NeighborLists,
+  StateBuffer,
+  TableRequest,
+  TableStorage,
+} from './table_storage';
 
 // This process's GPU as the ranks of a host tell GPUs apart: its PCI bus id.
 function gpuIdentity(): string {
@@ -214,7 +223,7 @@ export class DeviceTable extends AddressedTable implements TableStorage {
     return tf.engine().makeTensorFromTensorInfo(info);
   }
 
-  neighborRows(ids: tf.Tensor1D, neighbors: tf.Tensor1D, numDst: number, fanout: number): [tf.Tensor2D, tf.Tensor2D] {
+  neighborRows(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D] {
     const b = this.b;
     const dim = this.r.dim;
     this.touch();
@@ -227,7 +236,9 @@ export class DeviceTable extends AddressedTable implements TableStorage {
         if (numDst === 0 || dim === 0) return;
         const at = b.devicePtr(ids);
         embeddingNative().embeddingGather(this.table, at, 0, numDst, self, 0);
-        embeddingNative().embeddingGatherMean(this.table, at, b.devicePtr(neighbors), numDst, fanout, mean);
+        if ('fanout' in lists)
+          embeddingNative().embeddingGatherMean(this.table, at, b.devicePtr(lists.neighbors), numDst, lists.fanout, mean);
+        else embeddingNative().embeddingGatherMeanCsr(this.table, at, b.devicePtr(lists.rowPtr), b.devicePtr(lists.colIdx), numDst, mean);
         // Both read through the cache (the table's handle holds it); counted as the gather of every input row.
         this.cache?.count(at, ids.size);
       },

@@ -31,6 +31,12 @@ export interface TableRequest {
 /** A state array: a device address (0: none), a host array (null: none), or WholeMemory. */
 export type StateBuffer = number | Float32Array | NativeHostMemory | NativeDeviceMemory | null;
 
+/**
+ * A sampled layer's neighbour lists, positions in its input ids: `fanout` a row (`neighbors` [numDst * fanout]), or
+ * a CSR block's int32 offsets [numDst + 1] and columns on the GPU (a row may have none: its mean is zero).
+ */
+export type NeighborLists = {fanout: number; neighbors: tf.Tensor1D} | {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D};
+
 export interface TableStorage {
   /** Where the kernels run: 'device' (the table is addressed by the GPU) or 'host' (the C++ CPU core). */
   readonly where: 'device' | 'host';
@@ -47,10 +53,10 @@ export interface TableStorage {
   gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor;
   /**
    * Tables the GPU reads in place (device memory, GPU WholeMemory): the rows of the first `numDst` of `ids` and, for
-   * each, the mean of its `fanout` neighbours' rows (`neighbors`: positions in ids, `fanout` a row), as float32
-   * [numDst, dim] tensors: a sampled layer's inputs without a copy of every row it reads. `ids` are valid rows.
+   * each, the mean of its neighbours' rows (`lists`: positions in ids), as float32 [numDst, dim] tensors: a sampled
+   * layer's inputs without a copy of every row it reads. `ids` are valid rows, `lists` checked by the caller.
    */
-  neighborRows?(ids: tf.Tensor1D, neighbors: tf.Tensor1D, numDst: number, fanout: number): [tf.Tensor2D, tf.Tensor2D];
+  neighborRows?(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D];
   /** Overwrites rows (float32 values, rounded to the storage type). */
   write(idx: tf.Tensor, values: tf.Tensor, what: string): void;
   /** One sparse optimizer rule over rows (the state arrays when withState); returns the skipped non-finite elements (host). */
