@@ -8,6 +8,7 @@ import * as wm from '../src/index';
 import {NativeCsr} from '../src/graph/native_csr';
 import {soloCommunicator} from '../src/memory/communicator';
 import {LinkNeighborLoader, NeighborBatch, NeighborLoader} from '../src/nn/neighbor_loader';
+import {gpuOnly} from './helpers';
 
 async function collect<B extends {dispose(): void}>(loader: AsyncIterable<B>, keep = false): Promise<B[]> {
   const out: B[] = [];
@@ -95,7 +96,7 @@ describe('wm.nn.NeighborLoader', function () {
     native.free();
   });
 
-  it('the next batch is ready while the loop awaits the current one (prefetch), and never sampled twice', async () => {
+  it("the next batch is ready while the loop awaits the current one (prefetch), and never sampled twice; a batch's x read once asked for", async () => {
     const read: number[] = []; // the batch whose features were read, in order
     let current = -1;
     const features = {
@@ -108,6 +109,7 @@ describe('wm.nn.NeighborLoader', function () {
     const seen: number[] = [];
     for await (const b of loader) {
       current = b.index;
+      expect(b.x!.shape).to.deep.equal([(b.inputIds as Int32Array).length, 1]); // the first batch's read here, the rest made ahead
       const readsBefore = read.length;
       await new Promise((r) => setTimeout(r, 5)); // the step awaiting the GPU
       // During the await the loader read batch b + 1's features (none after the last batch).
@@ -115,7 +117,19 @@ describe('wm.nn.NeighborLoader', function () {
       b.dispose();
     }
     expect(seen).to.deep.equal([1, 1, 1, 1, 0]);
-    expect(read.length).to.equal(loader.length);
+    expect(read).to.deep.equal([0, 0, 1, 2, 3]); // batch 0 when asked; batch b + 1 while batch b trained
+    // A loop that never asks for x (a model reading the table in place) reads no rows; one that starts asking at
+    // batch 2 gets that batch's rows when it asks, and the later batches' ahead.
+    read.length = 0;
+    const late = new NeighborLoader(data.graph, seeds, {fanouts: [2], batchSize: 50, features, shuffle: false});
+    for await (const b of late) {
+      current = b.index;
+      if (b.index >= 2) expect(b.x!.shape[1]).to.equal(1);
+      await new Promise((r) => setTimeout(r, 5));
+      b.dispose();
+      expect(() => b.x).to.throw(/batch.x: the batch is disposed/);
+    }
+    expect(read).to.deep.equal([2, 2, 3]);
   });
 
   it('a loop that stops early leaves nothing behind; bad options are named', async () => {
@@ -141,6 +155,7 @@ describe('wm.nn.NeighborLoader', function () {
     let caught = '';
     try {
       for await (const b of new NeighborLoader(data.graph, seeds, {fanouts: [2], batchSize: 50, features: failing})) {
+        expect(b.x!.shape[1]).to.equal(2); // asked for: the next batch's rows are read ahead
         await new Promise((r) => setTimeout(r, 20)); // the next batch fails meanwhile
         b.dispose();
       }
@@ -340,6 +355,44 @@ describe('wm.nn.NeighborLoader', function () {
     if (held instanceof wm.graph.DeviceCsr) held.dispose();
     else held.free();
   });
+
+  for (const replace of [true, false])
+    it(`GraphSAGE over a loader's batches (${replace ? 'fixed fan-outs' : 'sampled without replacement'}) reads the loader's GPU table in place: x never gathered, the logits of the gathered rows`, async function () {
+      gpuOnly(this);
+      const held = new wm.graph.DeviceCsr(data.graph);
+      const table = wm.nn.embedding({rows: 600, dim: 8, dtype: 'float16', memory: 'device', init: {type: 'uniform', scale: 1, seed: 4}});
+      const own = wm.nn.embedding({rows: 600, dim: 8, memory: 'device', init: {type: 'uniform', scale: 1, seed: 9}});
+      // The model's own table differs: a batch's source is what its first layer reads.
+      const model = new wm.nn.GraphSageClassifier({
+        numNodes: 600,
+        numClasses: 4,
+        embeddingDim: 0,
+        features: own,
+        hiddenDim: 16,
+        numLayers: 2,
+        dropout: 0,
+        seed: 3,
+        embeddingLearningRate: 0,
+      });
+      let reads = 0;
+      const read = table.read.bind(table);
+      table.read = (ids) => (++reads, read(ids));
+      const loader = new NeighborLoader(held, seeds, {fanouts: [4, 3], batchSize: 64, seed: 2, features: table, replace});
+      for await (const b of loader) {
+        const p = wm.profileOps(() => tf.tidy(() => model.forward(b).dataSync()));
+        expect(p.ops.map((o) => o.name)).to.include(replace ? 'embeddingGatherMean' : 'embeddingGatherMeanCsr');
+        expect(reads, "the batch's x is not read").to.equal(0);
+        const x = read(b.inputIds) as tf.Tensor2D;
+        const want = tf.tidy(() => model.forward({inputIds: b.inputIds, layers: b.layers, x, dispose: () => undefined}).dataSync());
+        p.result.forEach((v, i) => expect(v).to.be.closeTo(want[i], 1e-4 * (1 + Math.abs(want[i]))));
+        x.dispose();
+        b.dispose();
+      }
+      model.dispose();
+      table.dispose();
+      own.dispose();
+      held.dispose();
+    });
 
   it('a {rank, size} share: each rank its part of every batch of one order, the same number of batches', async () => {
     const whole = await collect(new NeighborLoader(data.graph, seeds, {fanouts: [3], batchSize: 60, seed: 2}));

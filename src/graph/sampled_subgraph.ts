@@ -30,6 +30,17 @@ export interface FixedFanoutLayer {
 
 export type SampledLayer = BlockLayer | FixedFanoutLayer;
 
+/** What gives a batch its input rows: an embedding or feature table, NodeInputs, anything with read(ids). */
+export interface RowSource {
+  read(ids: Int32Array | tf.Tensor1D): tf.Tensor;
+  /**
+   * Whether read() may run on the GPU's side stream, beside the training queued before it: it reads GPU-visible
+   * memory in place, with no collective (an Embedding outside 'distributed' and 'hierarchical' memory). A loader
+   * over a graph on the GPU then gathers a batch's rows while the previous batch trains.
+   */
+  readonly readsAhead?: boolean;
+}
+
 export interface SampledSubgraph<L extends SampledLayer = SampledLayer> {
   /**
    * Global ids of the input layer's rows (whose features to read), the seeds first, in order: an
@@ -39,10 +50,16 @@ export interface SampledSubgraph<L extends SampledLayer = SampledLayer> {
   /** One layer per hop, input layer first; the last layer's outputs are the seeds. */
   layers: L[];
   /**
-   * The input rows' features [inputIds, width] where the sampler's caller gathered them (a loader given
+   * The input rows' features [inputIds, width] where the sampler's caller gathers them (a loader given
    * features); a model's forward reads these in place of its own feature table.
    */
   x?: tf.Tensor2D;
+  /**
+   * Where a loader was given features: the source x is read from. A loader's x is read when first asked for
+   * (or ahead, beside the previous batch's training, once its loop has asked for a batch's x), so a model whose
+   * first layer reads this table in place (GraphSAGE over a GPU table) reads it without x ever being gathered.
+   */
+  xSource?: RowSource;
   dispose(): void;
 }
 

@@ -7,7 +7,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import {BlockNodeClassifier} from './block_classifier';
 import {dropout} from './dropout';
 import type {GraphLayerInput} from './conv/graph_input';
-import {isFixedLayer, SampledSubgraph} from '../graph/sampled_subgraph';
+import {isFixedLayer, RowSource, SampledSubgraph} from '../graph/sampled_subgraph';
+import {Embedding} from './embedding';
 import {SageConv, sageConv} from './conv/sage_conv';
 import {layerWidths, linearUniform, NodeModelConfig} from './node_model';
 import {builtConv} from './conv/graph_conv';
@@ -50,8 +51,11 @@ export class GraphSageClassifier extends BlockNodeClassifier {
     ids: SampledSubgraph['inputIds'],
     layer: GraphLayerInput,
     dropoutSeed?: number,
+    source?: RowSource,
   ): tf.Tensor2D | undefined {
-    const table = this.inputs.embedding ? undefined : this.inputs.features;
+    // A batch's own table must be as wide as the model's input (else its x is read, and checked by name).
+    const given = source instanceof Embedding && source.dim === this.inputs.width ? source : undefined;
+    const table = this.inputs.embedding || (source && !given) ? undefined : (given ?? this.inputs.features);
     const dropped = dropoutSeed !== undefined && this.config.dropout > 0;
     const sampled = isFixedLayer(layer) || (typeof layer === 'object' && 'block' in layer);
     if (!table || dropped || !sampled || !(ids instanceof tf.Tensor)) return undefined;

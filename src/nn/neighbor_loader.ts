@@ -15,7 +15,7 @@ import {sampleFixedSubgraph} from '../graph/fixed_subgraph';
 import {sampleSubgraphInPlace} from '../graph/in_place_subgraph';
 import type {HostGraph} from '../graph/graph_store';
 import {sampleNegativePairs} from '../graph/negative_pairs';
-import type {SampledSubgraph} from '../graph/sampled_subgraph';
+import type {RowSource, SampledSubgraph} from '../graph/sampled_subgraph';
 import {sampleTree} from '../graph/sample_tree';
 import {sampleSubgraph, uniqueAndRelabel} from '../graph/subgraph';
 import type {WholeMemoryCsr} from '../graph/whole_memory_csr';
@@ -23,16 +23,7 @@ import {Ids, int32Ids, int32Of} from '../util/arrays';
 import {checkSeed, seededRng, shuffle} from '../util/random';
 import {checkShare, LoaderShare, sharePart, shareStream} from './loader_share';
 
-/** What gives a batch its input rows: an embedding or feature table, NodeInputs, anything with read(ids). */
-export interface RowSource {
-  read(ids: Int32Array | tf.Tensor1D): tf.Tensor;
-  /**
-   * Whether read() may run on the GPU's side stream, beside the training queued before it: it reads GPU-visible
-   * memory in place, with no collective (an Embedding outside 'distributed' and 'hierarchical' memory). A loader
-   * over a graph on the GPU then gathers a batch's rows while the previous batch trains.
-   */
-  readonly readsAhead?: boolean;
-}
+export type {RowSource} from '../graph/sampled_subgraph';
 
 /** A graph a loader samples: in host memory (CsrGraph, NativeCsr) or on the GPU (DeviceCsr, WholeMemoryCsr). */
 export type LoaderGraph = HostGraph | DeviceCsr | WholeMemoryCsr;
@@ -104,6 +95,8 @@ export interface NeighborBatch extends SampledBatch {
 abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B> {
   protected readonly o: Required<Omit<LoaderOptions, 'features'>> & Pick<LoaderOptions, 'features'>;
   private epochs = 0;
+  // Whether the loop has asked for a batch's x: until it has, a batch's x is read only when asked for.
+  private xAsked = false;
 
   constructor(
     protected readonly graph: LoaderGraph,
@@ -211,7 +204,7 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
    * The subgraph sampled from `seeds` by the graph's sampler, and its input rows' features; `ahead`: made while
    * the previous batch of the epoch trains (its rows then read beside that training where the source allows).
    */
-  protected sampled(seeds: Int32Array, seed: number, ahead: boolean): {sub: SampledSubgraph; x?: tf.Tensor2D} {
+  protected sampled(seeds: Int32Array, seed: number, ahead: boolean): {sub: SampledSubgraph; rows?: BatchRows} {
     const {fanouts, replace, keyBy, sampler} = this.o;
     const g = this.graph;
     const sub =
@@ -226,9 +219,15 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
     if (!features) return {sub};
     const read = () => features.read(sub.inputIds) as tf.Tensor2D;
     try {
-      // Beside the training on the GPU: the epoch's first batch waits for what the main stream queued before it
-      // (a table's fill, writes between epochs); later ones read rows nothing writes during the epoch.
-      return {sub, x: g.samples === 'tensors' && features.readsAhead ? onSideStream(read, {waitForMain: !ahead}) : read()};
+      // Read when the batch is made once the loop has asked for a batch's x (a model that reads the table in place
+      // never does); beside the training on the GPU: the epoch's first batch waits for what the main stream queued
+      // before it (a table's fill, writes between epochs), later ones read rows nothing writes during the epoch.
+      const now = this.xAsked
+        ? g.samples === 'tensors' && features.readsAhead
+          ? onSideStream(read, {waitForMain: !ahead})
+          : read()
+        : undefined;
+      return {sub, rows: new BatchRows(features, now, read, () => (this.xAsked = true))};
     } catch (err) {
       sub.dispose();
       throw err;
@@ -255,6 +254,40 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
     }
     return this.o.shuffle ? shuffle(order, seededRng((this.o.seed * 0x9e3779b1 + e * 0x85ebca6b) % 2 ** 32)) : order;
   }
+}
+
+// A batch's x from `source`: read when the batch was made, else when first asked for (`asked` told each time).
+class BatchRows {
+  private disposed = false;
+
+  constructor(
+    readonly source: RowSource,
+    private x: tf.Tensor2D | undefined,
+    private readonly read: () => tf.Tensor2D,
+    private readonly asked: () => void,
+  ) {}
+
+  get(): tf.Tensor2D {
+    if (this.disposed) throw new Error('batch.x: the batch is disposed');
+    this.asked();
+    if (!this.x) this.x = this.read();
+    return this.x;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.x?.dispose();
+    this.x = undefined;
+  }
+}
+
+// The batch with its x read through `rows` and its xSource. The source is not enumerable: a copy of the batch
+// (`{...batch, x}`) holds the x it is given, and a model reads that.
+function withRows<T extends SampledSubgraph>(rows: BatchRows | undefined, batch: T): T {
+  if (!rows) return batch;
+  Object.defineProperty(batch, 'x', {get: () => rows.get(), enumerable: true, configurable: true});
+  Object.defineProperty(batch, 'xSource', {value: rows.source, enumerable: false});
+  return batch;
 }
 
 function checkVertices(what: string, name: string, ids: Int32Array, n: number): void {
@@ -296,7 +329,7 @@ export class NeighborLoader extends SampledLoader<NeighborBatch> {
   }
 
   private seedBatch(seeds: Int32Array, e: number, b: number, seed: number): NeighborBatch {
-    const {sub, x} = this.sampled(seeds, seed, b > 0);
+    const {sub, rows} = this.sampled(seeds, seed, b > 0);
     const labels = this.labels;
     const y = labels
       ? tf.tensor1d(
@@ -304,17 +337,16 @@ export class NeighborLoader extends SampledLoader<NeighborBatch> {
           'int32',
         )
       : undefined;
-    return {
+    return withRows(rows, {
       epoch: e,
       index: b,
       seed,
       seeds,
       inputIds: sub.inputIds,
       layers: sub.layers,
-      x,
       y,
-      dispose: () => (sub.dispose(), tf.dispose([x ?? [], y ?? []].flat())),
-    };
+      dispose: () => (sub.dispose(), rows?.dispose(), y?.dispose()),
+    });
   }
 }
 
@@ -379,13 +411,13 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
     both.set(src);
     both.set(dst, m + neg);
     const {unique, inverse} = uniqueAndRelabel(both);
-    const {sub, x} = this.sampled(unique, seed, b > 0);
+    const {sub, rows} = this.sampled(unique, seed, b > 0);
     const made = tf.tidy(() => ({
       label: tf.keep(tf.concat([tf.ones([m]), tf.zeros([neg])]) as tf.Tensor1D),
       srcRow: tf.keep(tf.tensor1d(inverse.subarray(0, m + neg), 'int32')),
       dstRow: tf.keep(tf.tensor1d(inverse.subarray(m + neg), 'int32')),
     }));
-    return {
+    return withRows(rows, {
       epoch: e,
       index: b,
       seed,
@@ -393,9 +425,8 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
       dst,
       inputIds: sub.inputIds,
       layers: sub.layers,
-      x,
       ...made,
-      dispose: () => (sub.dispose(), tf.dispose([x ?? [], made.label, made.srcRow, made.dstRow].flat())),
-    };
+      dispose: () => (sub.dispose(), rows?.dispose(), tf.dispose([made.label, made.srcRow, made.dstRow])),
+    });
   }
 }
