@@ -60,24 +60,11 @@ __global__ void dzAndPartials(const float* dy, const float* y, int64_t rows, int
   }
 }
 
-// Block: kCols columns by kSumLanes lanes; lane l sums chunks l, l + kSumLanes, ... of its column, then the lanes'
-// sums are added in lane order (fixed: the same bits every run), so a column's chunks are read by many threads at once.
-constexpr int kSumLanes = 32;
-
 __global__ void sumChunks(const float* partial, int64_t chunks, int64_t cols, float* dBias) {
-  __shared__ float lanes[kSumLanes][kCols + 1];
-  const int64_t c = static_cast<int64_t>(blockIdx.x) * kCols + threadIdx.x;
-  float t = 0.f;
-  if (c < cols) {
-#pragma unroll 4
-    for (int64_t k = threadIdx.y; k < chunks; k += kSumLanes) t += partial[k * cols + c];
-  }
-  lanes[threadIdx.y][threadIdx.x] = t;
-  __syncthreads();
-  if (threadIdx.y == 0 && c < cols) {
-    float sum = 0.f;
-    for (int k = 0; k < kSumLanes; ++k) sum += lanes[k][threadIdx.x];
-    dBias[c] = sum;
+  WM_GRID_STRIDE(c, cols) {
+    float t = 0.f;
+    for (int64_t k = 0; k < chunks; ++k) t += partial[k * cols + c];
+    dBias[c] = t;
   }
 }
 
@@ -101,8 +88,7 @@ void biasActivationGrad(uint64_t dy, uint64_t y, int64_t rows, int64_t cols, boo
   else
     dzAndPartials<1><<<grid, dim3(kCols, kRowLanes), 0, stream()>>>(as<float>(dy), as<float>(y), rows, cols, relu, as<float>(dz), partial);
   WM_CUDA_LAUNCHED();
-  sumChunks<<<static_cast<unsigned>((cols + kCols - 1) / kCols), dim3(kCols, kSumLanes), 0, stream()>>>(partial, chunks, cols,
-                                                                                                        as<float>(dBias));
+  sumChunks<<<gridFor(cols), kThreads, 0, stream()>>>(partial, chunks, cols, as<float>(dBias));
   WM_CUDA_LAUNCHED();
 }
 
