@@ -437,6 +437,7 @@ export interface NativeOps {
   ): number | undefined;
   /** Device only: out[r] = mean of the table's rows at ids[neighbors[r * fanout + e]] for r < numRows (ids valid rows). */
   embeddingGatherMean(table: NativeTable, ids: Buf, neighbors: Buf, numRows: number, fanout: number, out: Buf): void;
+  /** Device only: the same over a CSR block, out[r] = mean over e in [rowPtr[r], rowPtr[r + 1]) of the rows at ids[colIdx[e]] (0 if none). */
   embeddingGatherMeanCsr(table: NativeTable, ids: Buf, rowPtr: Buf, colIdx: Buf, numRows: number, out: Buf): void;
   embeddingWriteRows(
     table: NativeTable,

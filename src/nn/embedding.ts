@@ -285,8 +285,9 @@ export class Embedding {
 
   /**
    * @internal The rows of the first `numDst` of `ids` and, for each, the mean of its neighbours' rows (`lists`:
-   * positions in ids, a fixed fan-out or a CSR block's offsets and columns), read in place on the GPU (TableStorage.neighborRows; through the cache where
-   * one is in front, its lookups counted as a gather of `ids` would); undefined where this table is not read so
+   * positions in ids, a fixed fan-out or a CSR block's offsets and columns), read in place on the GPU
+   * (TableStorage.neighborRows; through the cache where one is in front, its lookups counted as a gather of `ids`
+   * would); undefined where this table is not read so
    * (host or managed memory, rows moved by collectives) or `ids` are not known to be valid rows (a sampler's are),
    * so the caller gathers the rows instead.
    */
