@@ -53,12 +53,13 @@ export class GraphSageClassifier extends BlockNodeClassifier {
     dropoutSeed?: number,
     source?: RowSource,
   ): tf.Tensor2D | undefined {
-    // A batch's own table must be as wide as the model's input (else its x is read, and checked by name).
-    const given = source instanceof Embedding && source.dim === this.inputs.width ? source : undefined;
-    const table = this.inputs.embedding || (source && !given) ? undefined : (given ?? this.inputs.features);
+    // The batch's own table where it has one: an Embedding as wide as the model's input (else its x is read, and
+    // checked by name); the model's features where it has none.
+    const table =
+      source === undefined ? this.inputs.features : source instanceof Embedding && source.dim === this.inputs.width ? source : undefined;
     const dropped = dropoutSeed !== undefined && this.config.dropout > 0;
     const sampled = isFixedLayer(layer) || (typeof layer === 'object' && 'block' in layer);
-    if (!table || dropped || !sampled || !(ids instanceof tf.Tensor)) return undefined;
+    if (this.inputs.embedding || !table || dropped || !sampled || !(ids instanceof tf.Tensor)) return undefined;
     return this.convs[0].applyOverTable(table, ids, layer);
   }
 

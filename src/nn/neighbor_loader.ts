@@ -222,11 +222,8 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
       // Read when the batch is made once the loop has asked for a batch's x (a model that reads the table in place
       // never does); beside the training on the GPU: the epoch's first batch waits for what the main stream queued
       // before it (a table's fill, writes between epochs), later ones read rows nothing writes during the epoch.
-      const now = this.xAsked
-        ? g.samples === 'tensors' && features.readsAhead
-          ? onSideStream(read, {waitForMain: !ahead})
-          : read()
-        : undefined;
+      let now: tf.Tensor2D | undefined;
+      if (this.xAsked) now = g.samples === 'tensors' && features.readsAhead ? onSideStream(read, {waitForMain: !ahead}) : read();
       return {sub, rows: new BatchRows(features, now, read, () => (this.xAsked = true))};
     } catch (err) {
       sub.dispose();

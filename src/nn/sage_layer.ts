@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {sageOutputs, SageFixedLayerAttrs, WM_SAGE_FIXED_LAYER} from '../kernels/SageFixedLayer';
 import {maskedGradients, weightGradient} from '../gradients/sage_fixed_layer_gradient';
-import {aggregate} from '../graph/aggregate';
+import {aggregate, CsrBlock} from '../graph/aggregate';
 import {meanOfNeighbors} from '../graph/fixed_subgraph';
 import type {BlockLayer, FixedFanoutLayer} from '../graph/sampled_subgraph';
 import type {Embedding} from './embedding';
@@ -69,11 +69,12 @@ export function sageLayerOverTable(
   const inDim = table.dim,
     outDim = wSelf.shape[1];
   checkWeights(`sageLayerOverTable: a table ${inDim} wide`, inDim, wSelf, wNeigh, bias);
-  const numDst = 'block' in layer ? layer.block.numRows : layer.numDst;
-  if ('block' in layer && layer.block.numCols !== ids.size)
-    throw new RangeError(`sageLayerOverTable: the layer reads ${layer.block.numCols} input rows (its src), ids has ${ids.size}`);
-  if (numDst * outDim * inDim === 0 || ('block' in layer && layer.block.weights)) return undefined;
-  const rows = table.neighborRows(ids, neighborLists(layer), numDst);
+  const block = 'block' in layer ? layer.block : undefined;
+  if (block && block.numCols !== ids.size)
+    throw new RangeError(`sageLayerOverTable: the layer reads ${block.numCols} input rows (its src), ids has ${ids.size}`);
+  const numDst = block ? block.numRows : (layer as FixedFanoutLayer).numDst;
+  if (numDst * outDim * inDim === 0 || block?.weights) return undefined;
+  const rows = table.neighborRows(ids, block ? blockLists(block) : (layer as FixedFanoutLayer), numDst);
   if (!rows) return undefined;
   const [self, mean] = rows;
   const f = tf.customGrad(((ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
@@ -113,10 +114,9 @@ export function sageLayerOverTable(
   }
 }
 
-// A layer's neighbour lists as the table reads them: a block's own entries on the GPU (a sampler's stay there).
-function neighborLists(layer: FixedFanoutLayer | BlockLayer): NeighborLists {
-  if (!('block' in layer)) return layer;
-  const {rowPtr, colIdx} = layer.block.onDevice(layer.block.entries(false));
+// A block's neighbour lists as the table reads them: its own entries on the GPU (a sampler's stay there).
+function blockLists(block: CsrBlock): NeighborLists {
+  const {rowPtr, colIdx} = block.onDevice(block.entries(false));
   return {rowPtr: rowPtr as tf.Tensor1D, colIdx: colIdx as tf.Tensor1D};
 }
 
