@@ -219,6 +219,59 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     sub.dispose();
   });
 
+  type WeightsFn = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.Tensor;
+
+  // A device table of random rows and `inputs` ids into it, marked valid as a sampler's are.
+  function tableAndIds(
+    c: {rows: number; inputs: number; dim: number; dtype: 'float32' | 'float16' | 'bfloat16'},
+    r: () => number,
+    seed: number,
+  ) {
+    const table = wm.nn.embedding({
+      rows: c.rows,
+      dim: c.dim,
+      dtype: c.dtype,
+      memory: 'device',
+      init: {type: 'uniform', scale: 1, seed},
+    });
+    const ids = tf.tensor1d(
+      Int32Array.from({length: c.inputs}, () => Math.floor(r() * c.rows)),
+      'int32',
+    );
+    markValid(ids, c.rows);
+    return {table, ids};
+  }
+
+  // The layer's weights, bias and an upstream gradient for its numDst rows, drawn from r in that order.
+  function weightsAndUpstream(c: {dim: number; outDim: number; numDst: number}, r: () => number) {
+    return {
+      ws: tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]),
+      wn: tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]),
+      bias: tf.tensor1d(random(c.outDim, r, 0.5)),
+      upstream: tf.tensor2d(random(c.numDst * c.outDim, r), [c.numDst, c.outDim]),
+    };
+  }
+
+  // f's output and its gradients in the weights and bias (of the upstream-weighted sum), as host arrays.
+  function outputAndGrads(f: WeightsFn, w: ReturnType<typeof weightsAndUpstream>): Float32Array[] {
+    const y = f(w.ws, w.wn, w.bias);
+    const g = tf.grads((a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(a, b, d), w.upstream)))([w.ws, w.wn, w.bias]);
+    const out = [y, ...g].map((t) => t.dataSync().slice() as Float32Array);
+    tf.dispose([y, ...g]);
+    return out;
+  }
+
+  // got against want, output and each weight gradient, within `bound(e, k)` of each expected value e of array k.
+  function expectOutputsNear(got: Float32Array[], want: Float32Array[], bound: (e: number, k: number) => number): void {
+    ['output', 'dwSelf', 'dwNeigh', 'dbias'].forEach((what, k) => {
+      expect(got[k].length, `${what} length`).to.equal(want[k].length);
+      got[k].forEach((v, i) => {
+        const e = want[k][i];
+        if (!(Math.abs(v - e) <= bound(e, k))) expect.fail(`${what} [${i}]: ${v}, over the gathered rows ${e}`);
+      });
+    });
+  }
+
   // The first layer over a feature table read in place (no matrix of its input rows) against the same layer over the
   // rows gathered: every storage type, widths with and without whole 16-byte vectors, fan-outs below and above the
   // kernel's four loads a pass, an empty layer (declined: the caller gathers).
@@ -238,59 +291,32 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
         gpuOnly(this);
         await tf.setBackend(wm.BACKEND_NAME);
         const r = rng(c.rows + c.dim);
-        const table = wm.nn.embedding({
-          rows: c.rows,
-          dim: c.dim,
-          dtype: c.dtype,
-          memory: 'device',
-          init: {type: 'uniform', scale: 1, seed: 5},
-        });
-        const ids = tf.tensor1d(
-          Int32Array.from({length: c.inputs}, () => Math.floor(r() * c.rows)),
-          'int32',
-        );
-        markValid(ids, c.rows); // as a sampler's ids are
+        const {table, ids} = tableAndIds(c, r, 5);
         const neighbors = tf.tensor1d(
           Int32Array.from({length: c.numDst * c.fanout}, () => Math.floor(r() * c.inputs)),
           'int32',
         );
         const layer = {numDst: c.numDst, fanout: c.fanout, neighbors};
-        const ws = tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]);
-        const wn = tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]);
-        const bias = tf.tensor1d(random(c.outDim, r, 0.5));
-        const upstream = tf.tensor2d(random(c.numDst * c.outDim, r), [c.numDst, c.outDim]);
+        const w = weightsAndUpstream(c, r);
         const overTable = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
           sageLayerOverTable(table, ids, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, c.relu);
         const gathered = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
           tf.tidy(() =>
             wm.nn.sageLayer(table.read(ids) as tf.Tensor2D, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, c.relu),
           );
-        const probe = overTable(ws, wn, bias);
+        const probe = overTable(w.ws, w.wn, w.bias);
         if (c.numDst === 0) {
           expect(probe, 'an empty layer is left to the gathered path').to.equal(undefined);
         } else {
           expect(probe, 'a device table and sampled ids are read in place').to.be.instanceOf(tf.Tensor);
-          const run = (f: typeof gathered) => {
-            const y = f(ws, wn, bias);
-            const g = tf.grads((a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(a, b, d)!, upstream)))([ws, wn, bias]);
-            const out = [y, ...g].map((t) => t.dataSync().slice() as Float32Array);
-            tf.dispose([y, ...g]);
-            return out;
-          };
-          const p = wm.profileOps(() => run(overTable as typeof gathered));
+          const p = wm.profileOps(() => outputAndGrads(overTable as WeightsFn, w));
           const names = p.ops.map((o) => o.name);
           expect(names, 'the neighbour mean is read from the table').to.include('embeddingGatherMean');
           expect(names, 'no input matrix is gathered and read again').to.not.include('neighborMean');
-          const want = run(gathered);
-          ['output', 'dwSelf', 'dwNeigh', 'dbias'].forEach((what, k) => {
-            expect(p.result[k].length, `${what} length`).to.equal(want[k].length);
-            p.result[k].forEach((v, i) => {
-              const e = want[k][i]; // the same sums in the same order; a product's may differ between launches
-              if (!(Math.abs(v - e) <= 1e-5 + 1e-5 * Math.abs(e))) expect.fail(`${what} [${i}]: ${v}, over the gathered rows ${e}`);
-            });
-          });
+          // The same sums in the same order; a product's may differ between launches.
+          expectOutputsNear(p.result, outputAndGrads(gathered, w), (e) => 1e-5 + 1e-5 * Math.abs(e));
         }
-        tf.dispose([probe ?? [], ids, neighbors, ws, wn, bias, upstream]);
+        tf.dispose([probe ?? [], ids, neighbors, ...Object.values(w)]);
         table.dispose();
       },
     );
@@ -312,18 +338,7 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
         gpuOnly(this);
         await tf.setBackend(wm.BACKEND_NAME);
         const r = rng(c.rows + c.dim + 7);
-        const table = wm.nn.embedding({
-          rows: c.rows,
-          dim: c.dim,
-          dtype: c.dtype,
-          memory: 'device',
-          init: {type: 'uniform', scale: 1, seed: 6},
-        });
-        const ids = tf.tensor1d(
-          Int32Array.from({length: c.inputs}, () => Math.floor(r() * c.rows)),
-          'int32',
-        );
-        markValid(ids, c.rows);
+        const {table, ids} = tableAndIds(c, r, 6);
         const rowPtr = new Int32Array(c.numDst + 1);
         for (let i = 0; i < c.numDst; ++i) rowPtr[i + 1] = rowPtr[i] + (i % 5 === 2 ? 0 : Math.floor(r() * (c.most + 1)));
         const colIdx = Int32Array.from({length: rowPtr[c.numDst]}, () => Math.floor(r() * c.inputs));
@@ -331,34 +346,20 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
           ? wm.graph.CsrBlock.onDevice(rowPtr, tf.tensor1d(colIdx, 'int32'), c.inputs, {rowPtr: tf.tensor1d(rowPtr, 'int32')})
           : new wm.graph.CsrBlock(rowPtr, colIdx, c.inputs);
         const layer = {block};
-        const ws = tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]);
-        const wn = tf.tensor2d(random(c.dim * c.outDim, r, 0.3), [c.dim, c.outDim]);
-        const bias = tf.tensor1d(random(c.outDim, r, 0.5));
-        const upstream = tf.tensor2d(random(c.numDst * c.outDim, r), [c.numDst, c.outDim]);
+        const w = weightsAndUpstream(c, r);
+        const {ws, wn, bias} = w;
         const overTable = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
           sageLayerOverTable(table, ids, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, true)!;
         const gathered = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
           tf.tidy(() => wm.nn.sageLayer(table.read(ids) as tf.Tensor2D, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, true));
-        const run = (f: typeof gathered) => {
-          const y = f(ws, wn, bias);
-          const g = tf.grads((a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(a, b, d), upstream)))([ws, wn, bias]);
-          const out = [y, ...g].map((t) => t.dataSync().slice() as Float32Array);
-          tf.dispose([y, ...g]);
-          return out;
-        };
-        const p = wm.profileOps(() => run(overTable));
+        const p = wm.profileOps(() => outputAndGrads(overTable, w));
         const names = p.ops.map((o) => o.name);
         expect(names, 'the neighbour mean is read from the table').to.include('embeddingGatherMeanCsr');
         expect(names, 'no input matrix is gathered for a product').to.not.include('csrSpmm');
-        const want = run(gathered);
-        ['output', 'dwSelf', 'dwNeigh', 'dbias'].forEach((what, k) => {
-          expect(p.result[k].length, `${what} length`).to.equal(want[k].length);
-          const scale = want[k].reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-          p.result[k].forEach((v, i) => {
-            const e = want[k][i]; // sums in another order (the block product scales each entry; products differ)
-            if (!(Math.abs(v - e) <= 1e-5 * scale + 1e-4 * Math.abs(e))) expect.fail(`${what} [${i}]: ${v}, over the gathered rows ${e}`);
-          });
-        });
+        const want = outputAndGrads(gathered, w);
+        // Sums in another order (the block product scales each entry; products differ): bounded by each array's largest.
+        const scales = want.map((a) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0));
+        expectOutputsNear(p.result, want, (e, k) => 1e-5 * scales[k] + 1e-4 * Math.abs(e));
         const weighted = {block: new wm.graph.CsrBlock(rowPtr, colIdx, c.inputs).withWeights(random(colIdx.length, r))};
         expect(sageLayerOverTable(table, ids, weighted, ws, wn, bias, true), 'entry weights: left to the gathered path').to.equal(
           undefined,
@@ -368,7 +369,7 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
           new RegExp(`reads ${c.inputs + 1} input rows \\(its src\\), ids has ${c.inputs}`),
         );
         for (const l of [block, weighted.block, short.block]) l.dispose();
-        tf.dispose([ids, ws, wn, bias, upstream]);
+        tf.dispose([ids, ...Object.values(w)]);
         table.dispose();
       },
     );
