@@ -295,15 +295,26 @@ function stepOn(
   model: GraphSageClassifier,
   batch: wm.nn.NeighborBatch,
   minimize: (f: () => tf.Scalar) => tf.Scalar,
-  sizes?: number[][],
+  sizes?: {csr: DeviceCsr; rows: number[][]},
 ): void {
-  if (sizes && sizes.length < 3)
-    sizes.push([(batch.inputIds as tf.Tensor1D).size, ...batch.layers.map((l) => ('numDst' in l ? l.numDst : l.block.numRows))]);
+  if (sizes && sizes.rows.length < 3) sizes.rows.push(distinctPerHop(sizes.csr, batch));
   const seeds = batch.seeds;
   const y = int32Of(seeds.length, (i) => seeds[i] % CLASSES); // the task does not matter, the work does
   const loss = minimize(() => wm.nn.softmaxCrossEntropy(y, model.forward(batch, batch.seed)) as tf.Scalar);
   batch.dispose();
   loss.dispose();
+}
+
+// The distinct vertices of each hop of a batch (inputs, then each layer's outputs), from the same draws sampled
+// again: the batch itself is not asked (a loader whose model never asks leaves its last hop unrelabelled).
+function distinctPerHop(csr: DeviceCsr, batch: wm.nn.NeighborBatch): number[] {
+  const opts = {seed: batch.seed};
+  const sub = REPLACE
+    ? wm.graph.sampleFixedSubgraph(csr, batch.seeds, FANOUTS, opts)
+    : wm.graph.sampleSubgraphInPlace(csr, batch.seeds, FANOUTS, opts);
+  const sizes = [sub.inputIds.size, ...sub.layers.map((l) => ('numDst' in l ? l.numDst : l.block.numRows))];
+  sub.dispose();
+  return sizes;
 }
 
 // Where a data-parallel run's features were: their memory, with the cached share where there was a cache.
@@ -431,13 +442,15 @@ async function train(csr: DeviceCsr, kind: RunKind, degrees: Int32Array | undefi
   }
   const model = papersSage(n, features);
   const optimizer = wm.train.adam(0.003);
-  const sizes: number[][] = [];
+  const sizes = {csr, rows: [] as number[][]};
   const minimize = (f: () => tf.Scalar) => optimizer.minimize(f, true, model.trainableVariables)!;
   const nextBatch = batchesOf(trainLoader(csr, 100, undefined, kind === 'device-x' ? features : undefined));
   const step = async () => stepOn(model, await nextBatch(), minimize, sizes);
   for (let i = 0; i < WARMUP_STEPS; ++i) await step();
   wm.synchronize();
-  console.log(`distinct vertices per hop (inputs, then each layer's outputs), first steps: ${sizes.map((x) => x.join('/')).join('; ')}`);
+  console.log(
+    `distinct vertices per hop (inputs, then each layer's outputs), first steps: ${sizes.rows.map((x) => x.join('/')).join('; ')}`,
+  );
   features.resetCacheCounts();
   const s0 = process.hrtime.bigint();
   await withCpuProfile(`papers100m-${kind}`, async () => {

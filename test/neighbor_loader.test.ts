@@ -309,6 +309,57 @@ describe('wm.nn.NeighborLoader', function () {
     else held.free();
   });
 
+  for (const replace of [true, false])
+    it(`a loader leaves the last hop as drawn until asked (${replace ? 'fixed fan-outs' : 'without replacement'}): its vertices, then the sampler's inputIds and layers; later batches relabelled as sampled`, async () => {
+      const comm = soloCommunicator();
+      const held = wm.deviceInfo().gpu
+        ? new wm.graph.DeviceCsr(data.graph)
+        : wm.graph.WholeMemoryCsr.create(comm, data.graph, {location: 'host'});
+      const before = tf.memory().numTensors;
+      const sample = (s: Int32Array, seed: number): wm.graph.SampledSubgraph & {inputIds: tf.Tensor1D} =>
+        replace ? wm.graph.sampleFixedSubgraph(held, s, [4, 3], {seed}) : wm.graph.sampleSubgraphInPlace(held, s, [4, 3], {seed});
+      const positions = (l: wm.graph.SampledLayer) => Array.from(wm.graph.isFixedLayer(l) ? l.neighbors.dataSync() : l.block.arrays.colIdx);
+      const loader = new NeighborLoader(held, seeds, {fanouts: [4, 3], batchSize: 40, seed: 2, replace});
+      const deferred: boolean[] = [];
+      for await (const b of loader) {
+        deferred.push(b.inputVertices !== undefined);
+        const want = sample(b.seeds, b.seed);
+        if (b.inputVertices) {
+          // The input layer as drawn: the previous hop's vertices (the first of inputIds) and their neighbours'
+          // vertices, which the relabelled positions point at.
+          const {dst, lists} = b.inputVertices;
+          const ids = Array.from(want.inputIds.dataSync());
+          expect(Array.from(dst.dataSync())).to.deep.equal(ids.slice(0, dst.size));
+          const drawn = Array.from(('fanout' in lists ? lists.neighbors : lists.colIdx).dataSync());
+          expect(drawn).to.deep.equal(positions(want.layers[0]).map((p) => ids[p]));
+          if (!('fanout' in lists)) {
+            const w = want.layers[0] as wm.graph.BlockLayer;
+            expect(Array.from(lists.rowPtr.dataSync())).to.deep.equal(Array.from(w.block.arrays.rowPtr));
+          }
+        }
+        // Asked for, the same subgraph the sampler makes without deferring.
+        expect(Array.from((b.inputIds as tf.Tensor1D).dataSync())).to.deep.equal(Array.from(want.inputIds.dataSync()));
+        b.layers.forEach((l, i) => expect(positions(l), `layer ${i}`).to.deep.equal(positions(want.layers[i])));
+        want.dispose();
+        b.dispose();
+        if (b.inputVertices) expect(() => b.inputIds).to.throw(/sampled subgraph: inputIds read after the subgraph was disposed/);
+      }
+      // The first batch (and the one made ahead beside it) deferred; once asked, the loader relabels as it samples.
+      expect(deferred[0]).to.equal(true);
+      expect(deferred.slice(2)).to.deep.equal(deferred.slice(2).map(() => false));
+      // A batch disposed before anything asked leaves nothing behind.
+      const fresh = new NeighborLoader(held, seeds, {fanouts: [4, 3], batchSize: 40, seed: 2, replace});
+      for await (const b of fresh) {
+        expect(b.inputVertices).to.not.equal(undefined);
+        b.dispose();
+        expect(() => b.layers[0]).to.not.throw();
+        expect(() => b.inputIds).to.throw(/sampled subgraph: inputIds read after the subgraph was disposed/);
+      }
+      expect(tf.memory().numTensors).to.equal(before);
+      if (held instanceof wm.graph.DeviceCsr) held.dispose();
+      else held.free();
+    });
+
   it("a model's forward reads a batch's x (the loader's features, read ahead beside training on a GPU graph) in place of its table: the same logits", async () => {
     const comm = soloCommunicator();
     const held = wm.deviceInfo().gpu
@@ -382,6 +433,11 @@ describe('wm.nn.NeighborLoader', function () {
         const p = wm.profileOps(() => tf.tidy(() => model.forward(b).dataSync()));
         expect(p.ops.map((o) => o.name)).to.include(replace ? 'embeddingGatherMean' : 'embeddingGatherMeanCsr');
         expect(reads, "the batch's x is not read").to.equal(0);
+        if (b.index === 0) {
+          // Nothing has asked for the first batch's input ids: its last hop is read as drawn, never relabelled.
+          expect(b.inputVertices, 'the last hop as drawn').to.not.equal(undefined);
+          expect(p.ops.map((o) => o.name)).to.not.include('relabelVertices');
+        }
         const x = read(b.inputIds) as tf.Tensor2D;
         const want = tf.tidy(() => model.forward({inputIds: b.inputIds, layers: b.layers, x, dispose: () => undefined}).dataSync());
         p.result.forEach((v, i) => expect(v).to.be.closeTo(want[i], 1e-4 * (1 + Math.abs(want[i]))));

@@ -8,7 +8,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {markValid} from '../src/backend/index_validation';
-import {sageLayerOverTable} from '../src/nn/sage_layer';
+import {sageLayerOverTable, sageLayerOverVertices} from '../src/nn/sage_layer';
 import {GraphSageClassifier} from '../src/nn/graphsage';
 import {gpuOnly, rng} from './helpers';
 
@@ -261,6 +261,40 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     return out;
   }
 
+  // The layer as a sampler leaves it drawn (InputVertices): its rows' ids (the first numDst of ids) and each entry's
+  // row (ids at the position), both marked valid as a sampler's are.
+  function asDrawn(ids: tf.Tensor1D, numDst: number, positions: tf.Tensor1D, rows: number, rowPtr?: tf.Tensor1D): wm.graph.InputVertices {
+    const dst = tf.slice(ids, 0, numDst);
+    const drawn = tf.gather(ids, positions) as tf.Tensor1D;
+    markValid(dst, rows);
+    markValid(drawn, rows);
+    return {dst, lists: rowPtr ? {rowPtr, colIdx: drawn} : {fanout: positions.size / Math.max(numDst, 1), neighbors: drawn}};
+  }
+
+  // The same layer over the drawn vertices (sageLayerOverVertices) as over positions: the same rows read in the same
+  // order; one whose entries nobody checked is declined.
+  function expectDrawnSame(
+    table: wm.nn.Embedding,
+    drawn: wm.graph.InputVertices,
+    w: ReturnType<typeof weightsAndUpstream>,
+    relu: boolean,
+    want: Float32Array[],
+  ): void {
+    const over = (a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
+      sageLayerOverVertices(table, drawn, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, relu)!;
+    const p = wm.profileOps(() => outputAndGrads(over, w));
+    expect(p.ops.map((o) => o.name)).to.not.include('relabelVertices');
+    expectOutputsNear(p.result, want, (e) => 1e-5 + 1e-5 * Math.abs(e));
+    const lists = drawn.lists;
+    const unchecked = tf.tensor1d(('fanout' in lists ? lists.neighbors : lists.colIdx).dataSync(), 'int32'); // not marked valid
+    const bare = {
+      dst: drawn.dst,
+      lists: 'fanout' in lists ? {fanout: lists.fanout, neighbors: unchecked} : {rowPtr: lists.rowPtr, colIdx: unchecked},
+    };
+    expect(sageLayerOverVertices(table, bare, w.ws, w.wn, w.bias, relu), 'entries nobody checked').to.equal(undefined);
+    unchecked.dispose();
+  }
+
   // got against want, output and each weight gradient, within `bound(e, k)` of each expected value e of array k.
   function expectOutputsNear(got: Float32Array[], want: Float32Array[], bound: (e: number, k: number) => number): void {
     ['output', 'dwSelf', 'dwNeigh', 'dbias'].forEach((what, k) => {
@@ -315,6 +349,9 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
           expect(names, 'no input matrix is gathered and read again').to.not.include('neighborMean');
           // The same sums in the same order; a product's may differ between launches.
           expectOutputsNear(p.result, outputAndGrads(gathered, w), (e) => 1e-5 + 1e-5 * Math.abs(e));
+          const drawn = asDrawn(ids, c.numDst, neighbors, c.rows);
+          expectDrawnSame(table, drawn, w, c.relu, p.result);
+          tf.dispose([drawn.dst, (drawn.lists as {neighbors: tf.Tensor}).neighbors]);
         }
         tf.dispose([probe ?? [], ids, neighbors, ...Object.values(w)]);
         table.dispose();
@@ -360,6 +397,10 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
         // Sums in another order (the block product scales each entry; products differ): bounded by each array's largest.
         const scales = want.map((a) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0));
         expectOutputsNear(p.result, want, (e, k) => 1e-5 * scales[k] + 1e-4 * Math.abs(e));
+        const positions = tf.tensor1d(colIdx, 'int32');
+        const drawn = asDrawn(ids, c.numDst, positions, c.rows, tf.tensor1d(rowPtr, 'int32'));
+        expectDrawnSame(table, drawn, w, true, p.result);
+        tf.dispose([positions, drawn.dst, ...Object.values(drawn.lists)]);
         const weighted = {block: new wm.graph.CsrBlock(rowPtr, colIdx, c.inputs).withWeights(random(colIdx.length, r))};
         expect(sageLayerOverTable(table, ids, weighted, ws, wn, bias, true), 'entry weights: left to the gathered path').to.equal(
           undefined,

@@ -10,7 +10,8 @@ import {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {markValid} from '../backend/index_validation';
 import {onSideStream} from '../backend/side_stream';
 import type {DeviceCsr} from './device_csr';
-import {hopSeed, relabelOnGpu} from './native_sampling';
+import {deferredSubgraph} from './deferred_inputs';
+import {hopSeed, relabel} from './native_sampling';
 import {allDistinct, checkSeeds, distinctCount} from './seeds';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 import type {FixedFanoutLayer, SampledSubgraph} from './sampled_subgraph';
@@ -29,11 +30,20 @@ export function sampleFixedSubgraph(
   seeds: tf.Tensor1D | Int32Array | ArrayLike<number>,
   fanouts: number[],
   opts: Pick<SampleOptions, 'seed' | 'keyBy'> = {},
+  deferInputs?: DeferInputs,
 ): SampledSubgraph<FixedFanoutLayer> & {inputIds: tf.Tensor1D} {
   gpuGraph('sampleFixedSubgraph', graph);
   const s = seeds instanceof tf.Tensor ? seeds : int32Ids(seeds, 'sampleFixedSubgraph: seeds');
   // On the side stream: the two counts read back wait for the sampling only, not for the training queued before it.
-  return onSideStream(() => sampleOnStream(graph, s, fanouts, opts), {waitForMain: !(s instanceof Int32Array)});
+  return onSideStream(() => sampleOnStream(graph, s, fanouts, opts, deferInputs), {waitForMain: !(s instanceof Int32Array)});
+}
+
+/**
+ * @internal A GPU sampler's last hop left as drawn (deferred_inputs.ts): `asked` is told when its relabelling is
+ * first asked for.
+ */
+export interface DeferInputs {
+  asked(): void;
 }
 
 /** @internal The graph as one the GPU samples (a DeviceCsr or WholeMemoryCsr); a host graph gets a message, not a TypeError. */
@@ -51,6 +61,7 @@ function sampleOnStream(
   seeds: tf.Tensor1D | Int32Array,
   fanouts: number[],
   opts: Pick<SampleOptions, 'seed' | 'keyBy'>,
+  deferInputs?: DeferInputs,
 ): SampledSubgraph<FixedFanoutLayer> & {inputIds: tf.Tensor1D} {
   checkFanouts('sampleFixedSubgraph', fanouts);
   // Host seeds are checked here, so the GPU sampler needs no error flag (a
@@ -71,43 +82,36 @@ function sampleOnStream(
   const layers: FixedFanoutLayer[] = [];
   let dst: tf.Tensor1D = first;
   try {
-    fanouts.forEach((fanout, hop) => {
+    for (let hop = 0; hop < fanouts.length; ++hop) {
+      const fanout = fanouts[hop];
       const {ids} = graph.sample(dst, fanout, {replace: true, seed: hopSeed(opts.seed ?? 0, hop), keyBy: opts.keyBy});
+      // Seeds and their sampled neighbours: vertices of the graph. An embedding
+      // table of numVertices rows reads them without a check of its own.
+      if (deferInputs && hop === fanouts.length - 1) {
+        markValid(ids, graph.numVertices);
+        const numDst = dst.size;
+        return deferredSubgraph<FixedFanoutLayer>({
+          graph,
+          upper: layers,
+          inputs: {dst, lists: {fanout, neighbors: ids}},
+          known: {numDst, fanout},
+          layer: (_values, neighbors) => ({numDst, fanout, neighbors}),
+          asked: deferInputs.asked,
+        });
+      }
       // dst is distinct, so the first-occurrence order puts it first: the outputs are a prefix of the inputs.
       const {values, neighbors} = relabel(graph, dst, ids);
       ids.dispose();
-      // Seeds and their sampled neighbours: vertices of the graph. An embedding
-      // table of numVertices rows reads them without a check of its own.
       markValid(values, graph.numVertices);
       layers.unshift({numDst: dst.size, fanout, neighbors});
       dst.dispose();
       dst = values;
-    });
+    }
   } catch (e) {
     tf.dispose([dst, ...layers.map((l) => l.neighbors)]);
     throw e;
   }
   return {inputIds: dst, layers, dispose: () => tf.dispose([dst, ...layers.map((l) => l.neighbors)])};
-}
-
-/**
- * @internal tf.unique(concat(dst, ids)) split into the distinct vertices and the ids' positions among them: on
- * the GPU one native pass over the graph's vertex map.
- */
-export function relabel(
-  graph: DeviceCsr | WholeMemoryCsr,
-  dst: tf.Tensor1D,
-  ids: tf.Tensor1D,
-): {values: tf.Tensor1D; neighbors: tf.Tensor1D} {
-  const b = tf.backend();
-  const n = dst.size + ids.size;
-  if (!(b instanceof WholeMemoryBackend && b.gpu) || n === 0) {
-    const {values, indices} = tf.tidy(() => tf.unique(tf.concat([dst, ids])));
-    const neighbors = tf.slice(indices, [dst.size], [ids.size]);
-    indices.dispose();
-    return {values: values as tf.Tensor1D, neighbors};
-  }
-  return relabelOnGpu(b, graph, dst.size ? b.devicePtr(dst) : 0, dst.size, ids.size ? b.devicePtr(ids) : 0, ids.size);
 }
 
 /** @internal Each fan-out a positive integer, or an error naming it. */

@@ -11,8 +11,9 @@ import {markValid} from '../backend/index_validation';
 import {onSideStream} from '../backend/side_stream';
 import {CsrBlock} from './aggregate';
 import type {DeviceCsr} from './device_csr';
-import {checkFanouts, gpuGraph, relabel} from './fixed_subgraph';
-import {hopSeed, SampleOptions} from './native_sampling';
+import {deferredSubgraph} from './deferred_inputs';
+import {checkFanouts, DeferInputs, gpuGraph} from './fixed_subgraph';
+import {hopSeed, relabel, SampleOptions} from './native_sampling';
 import type {BlockLayer, SampledSubgraph} from './sampled_subgraph';
 import {allDistinct, checkSeeds, distinctCount} from './seeds';
 import type {WholeMemoryCsr} from './whole_memory_csr';
@@ -28,6 +29,7 @@ export function sampleSubgraphInPlace(
   seeds: Int32Array | ArrayLike<number>,
   fanouts: number[],
   opts: Pick<SampleOptions, 'seed' | 'keyBy'> = {},
+  deferInputs?: DeferInputs,
 ): SampledSubgraph<BlockLayer> & {inputIds: tf.Tensor1D} {
   const what = 'sampleSubgraphInPlace';
   gpuGraph(what, graph);
@@ -36,7 +38,7 @@ export function sampleSubgraphInPlace(
   checkSeeds(what, graph.numVertices, s);
   if (!allDistinct(s)) throw new RangeError(`${what}: seeds must be distinct (${s.length} seeds, ${distinctCount(s)} distinct)`);
   // On the side stream: the counts read back wait for the sampling only, not for the training queued before it.
-  return onSideStream(() => sampleHops(graph, s, fanouts, opts), {waitForMain: false});
+  return onSideStream(() => sampleHops(graph, s, fanouts, opts, deferInputs), {waitForMain: false});
 }
 
 function sampleHops(
@@ -44,6 +46,7 @@ function sampleHops(
   seeds: Int32Array,
   fanouts: number[],
   opts: Pick<SampleOptions, 'seed' | 'keyBy'>,
+  deferInputs?: DeferInputs,
 ): SampledSubgraph<BlockLayer> & {inputIds: tf.Tensor1D} {
   const b = tf.backend();
   const onGpu = b instanceof WholeMemoryBackend && b.gpu;
@@ -51,12 +54,27 @@ function sampleHops(
   let dst = tf.tensor1d(seeds, 'int32');
   markValid(dst, graph.numVertices); // checked by the caller
   try {
-    fanouts.forEach((fanout, hop) => {
+    for (let hop = 0; hop < fanouts.length; ++hop) {
+      const fanout = fanouts[hop];
       const drawn: {offsets?: tf.Tensor1D; hostOffsets?: Int32Array; ids: tf.Tensor1D} = graph.sample(dst, fanout, {
         replace: false,
         seed: hopSeed(opts.seed ?? 0, hop),
         keyBy: opts.keyBy,
       });
+      if (deferInputs && hop === fanouts.length - 1) {
+        // The drawn vertices stay as they are until asked for (deferred_inputs.ts); the block is made then.
+        markValid(drawn.ids, graph.numVertices);
+        const offsets = drawn.offsets!,
+          rowPtr = drawn.hostOffsets ?? (offsets.dataSync() as Int32Array);
+        return deferredSubgraph<BlockLayer>({
+          graph,
+          upper: layers,
+          inputs: {dst, lists: {rowPtr: offsets, colIdx: drawn.ids}},
+          known: {},
+          layer: (values, neighbors) => ({block: hopBlock(rowPtr, neighbors, values.size, onGpu, tf.clone(offsets), fanout)}),
+          asked: deferInputs.asked,
+        });
+      }
       let relabelled: {values: tf.Tensor1D; neighbors: tf.Tensor1D} | undefined;
       try {
         // dst is distinct, so the first-occurrence order puts it first: the outputs are a prefix of the inputs.
@@ -64,14 +82,7 @@ function sampleHops(
         const {values, neighbors} = relabelled;
         markValid(values, graph.numVertices);
         const rowPtr = drawn.hostOffsets ?? (drawn.offsets!.dataSync() as Int32Array);
-        // Positions from the relabelling, offsets from the sampler: in range by construction. On the GPU the block
-        // owns the device arrays (the positions never read back unless the host asks for them); elsewhere its host
-        // arrays are all it reads.
-        const block = onGpu
-          ? CsrBlock.onDevice(rowPtr, neighbors, values.size, {rowPtr: drawn.offsets, scatter: true, rowEntriesAtMost: fanout})
-          : CsrBlock.trusted(rowPtr, neighbors.dataSync() as Int32Array, values.size);
-        if (!onGpu) tf.dispose([drawn.offsets ?? [], neighbors].flat());
-        layers.unshift({block});
+        layers.unshift({block: hopBlock(rowPtr, neighbors, values.size, onGpu, drawn.offsets!, fanout)});
         dst.dispose();
         dst = values;
       } catch (e) {
@@ -80,7 +91,7 @@ function sampleHops(
       } finally {
         drawn.ids.dispose();
       }
-    });
+    }
   } catch (e) {
     dst.dispose();
     layers.forEach((l) => l.block.dispose());
@@ -88,4 +99,21 @@ function sampleHops(
   }
   const inputIds = dst;
   return {inputIds, layers, dispose: () => (inputIds.dispose(), layers.forEach((l) => l.block.dispose()))};
+}
+
+// A hop's block from the sampler's offsets (rowPtr on the host, `offsets` on the device) and the relabelling's
+// positions: in range by construction. On the GPU the block owns the device arrays (the positions never read back
+// unless the host asks for them); elsewhere its host arrays are all it reads, and the tensors are freed.
+function hopBlock(
+  rowPtr: Int32Array,
+  neighbors: tf.Tensor1D,
+  numCols: number,
+  onGpu: boolean,
+  offsets: tf.Tensor1D,
+  fanout: number,
+): CsrBlock {
+  if (onGpu) return CsrBlock.onDevice(rowPtr, neighbors, numCols, {rowPtr: offsets, scatter: true, rowEntriesAtMost: fanout});
+  const block = CsrBlock.trusted(rowPtr, neighbors.dataSync() as Int32Array, numCols);
+  tf.dispose([offsets, neighbors]);
+  return block;
 }

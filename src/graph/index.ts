@@ -20,7 +20,15 @@ export {meanOfNeighbors, sampleFixedSubgraph} from './fixed_subgraph';
 export {sampleSubgraphInPlace} from './in_place_subgraph';
 export {sampleTree} from './sample_tree';
 export {isFixedLayer} from './sampled_subgraph';
-export type {BlockLayer, FixedFanoutLayer, SampledLayer, SampledSubgraph, SubgraphLayer} from './sampled_subgraph';
+export type {
+  BlockLayer,
+  FixedFanoutLayer,
+  InputVertices,
+  LayerLists,
+  SampledLayer,
+  SampledSubgraph,
+  SubgraphLayer,
+} from './sampled_subgraph';
 export type {AggregateReduce} from './aggregate';
 export type {GraphPlace, GraphStore, HostGraph, SampleOptions} from './graph_store';
 export {loadCsr, saveCsr} from './csr_file';

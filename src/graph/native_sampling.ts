@@ -215,6 +215,26 @@ export function relabelOnGpu(
 }
 
 /**
+ * @internal tf.unique(concat(dst, ids)) split into the distinct vertices and the ids' positions among them: on
+ * the GPU one native pass over the graph's vertex map.
+ */
+export function relabel(
+  graph: {numVertices: number; vertexMap: VertexMap},
+  dst: tf.Tensor1D,
+  ids: tf.Tensor1D,
+): {values: tf.Tensor1D; neighbors: tf.Tensor1D} {
+  const b = tf.backend();
+  const n = dst.size + ids.size;
+  if (!(b instanceof WholeMemoryBackend && b.gpu) || n === 0) {
+    const {values, indices} = tf.tidy(() => tf.unique(tf.concat([dst, ids])));
+    const neighbors = tf.slice(indices, [dst.size], [ids.size]);
+    indices.dispose();
+    return {values: values as tf.Tensor1D, neighbors};
+  }
+  return relabelOnGpu(b, graph, dst.size ? b.devicePtr(dst) : 0, dst.size, ids.size ? b.devicePtr(ids) : 0, ids.size);
+}
+
+/**
  * A graph holder's scratch for relabelling samples on the GPU (relabelVertices in wm/graph_ops.h): one
  * uint64 per vertex, a call's stamp above a position; all ones when new, each call's stamp one below the
  * last's, so a call never puts the map back. Allocated at the first use, freed with the graph.

@@ -30,6 +30,19 @@ export interface FixedFanoutLayer {
 
 export type SampledLayer = BlockLayer | FixedFanoutLayer;
 
+/** A layer's neighbour lists on the GPU: `fanout` a row, or a CSR block's int32 offsets [rows + 1] and entries. */
+export type LayerLists = {fanout: number; neighbors: tf.Tensor1D} | {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D};
+
+/**
+ * The input layer as a GPU sampler drew it: its rows' vertices (`dst`, the first of inputIds) and each row's
+ * neighbours as vertex ids (`lists`), valid vertices of the graph. What a first layer that reads a table in place
+ * needs, without the relabelling into inputIds and positions.
+ */
+export interface InputVertices {
+  dst: tf.Tensor1D;
+  lists: LayerLists;
+}
+
 /** What gives a batch its input rows: an embedding or feature table, NodeInputs, anything with read(ids). */
 export interface RowSource {
   read(ids: Int32Array | tf.Tensor1D): tf.Tensor;
@@ -60,6 +73,11 @@ export interface SampledSubgraph<L extends SampledLayer = SampledLayer> {
    * first layer reads this table in place (GraphSAGE over a GPU table) reads it without x ever being gathered.
    */
   xSource?: RowSource;
+  /**
+   * Where a loader's GPU sampler leaves the last hop as drawn (until inputIds or the input layer's positions are
+   * first asked for, which relabels it): the input layer's vertices, for a first layer that reads a table in place.
+   */
+  inputVertices?: InputVertices;
   dispose(): void;
 }
 

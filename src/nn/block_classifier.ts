@@ -60,16 +60,13 @@ export abstract class BlockNodeClassifier {
    * the embedding rows carry their sparse gradient).
    */
   forward(sub: SampledSubgraph, dropoutSeed?: number): tf.Tensor2D {
-    if (!sub || !Array.isArray(sub.layers) || sub.inputIds === undefined)
+    if (!sub || !Array.isArray(sub.layers) || !('inputIds' in sub))
       throw new TypeError("forward: sub must be a sampled subgraph {inputIds, layers} (a sampler's result or a loader's batch)");
     if (sub.layers.length !== this.config.numLayers)
       throw new RangeError(`forward: the subgraph has ${sub.layers.length} layers, the model ${this.config.numLayers}`);
     // The first layer may read a table in place: the batch's source of x (a loader's features; x then never
     // gathered), or the model's own where the batch has no x. Else the input rows are read: x, or the tables.
-    const first =
-      sub.xSource !== undefined || sub.x === undefined
-        ? this.firstLayerOverTable(sub.inputIds, sub.layers[0], dropoutSeed, sub.xSource)
-        : undefined;
+    const first = sub.xSource !== undefined || sub.x === undefined ? this.firstLayerOverTable(sub, dropoutSeed, sub.xSource) : undefined;
     let h = first ?? this.inputs.lookup(sub.inputIds, sub.x);
     sub.layers.forEach((layer, l) => {
       if (l > 0 || !first) h = this.applyLayer(l, h, layer, dropoutSeed === undefined ? undefined : dropoutSeed + 1000 * l);
@@ -78,16 +75,11 @@ export abstract class BlockNodeClassifier {
   }
 
   /**
-   * The first layer's output read straight from the feature table at `ids` (no matrix of the input rows), where
-   * the model's first layer can (GraphSAGE over a sampled layer on the GPU, no input dropout); `source`: the
-   * batch's features in place of the model's own table. Else undefined and forward gathers the rows first.
+   * The first layer's output read straight from the feature table at the subgraph's inputs (no matrix of the
+   * input rows), where the model's first layer can (GraphSAGE over a sampled layer on the GPU, no input dropout);
+   * `source`: the batch's features in place of the model's own table. Else undefined and forward gathers the rows first.
    */
-  protected firstLayerOverTable(
-    _ids: SampledSubgraph['inputIds'],
-    _layer: GraphLayerInput,
-    _dropoutSeed?: number,
-    _source?: RowSource,
-  ): tf.Tensor2D | undefined {
+  protected firstLayerOverTable(_sub: SampledSubgraph, _dropoutSeed?: number, _source?: RowSource): tf.Tensor2D | undefined {
     return undefined;
   }
 

@@ -47,20 +47,20 @@ export class GraphSageClassifier extends BlockNodeClassifier {
     return this.kernels;
   }
 
-  protected override firstLayerOverTable(
-    ids: SampledSubgraph['inputIds'],
-    layer: GraphLayerInput,
-    dropoutSeed?: number,
-    source?: RowSource,
-  ): tf.Tensor2D | undefined {
+  protected override firstLayerOverTable(sub: SampledSubgraph, dropoutSeed?: number, source?: RowSource): tf.Tensor2D | undefined {
     // The batch's own table where it has one: an Embedding as wide as the model's input (else its x is read, and
     // checked by name); the model's features where it has none.
     const table =
       source === undefined ? this.inputs.features : source instanceof Embedding && source.dim === this.inputs.width ? source : undefined;
     const dropped = dropoutSeed !== undefined && this.config.dropout > 0;
+    const layer = sub.layers[0];
     const sampled = isFixedLayer(layer) || (typeof layer === 'object' && 'block' in layer);
-    if (this.inputs.embedding || !table || dropped || !sampled || !(ids instanceof tf.Tensor)) return undefined;
-    return this.convs[0].applyOverTable(table, ids, layer);
+    if (this.inputs.embedding || !table || dropped || !sampled) return undefined;
+    // The sampler's input layer as drawn where it left it so (no relabelling asked for), else its positions.
+    const drawn = sub.inputVertices && this.convs[0].applyOverTable(table, sub.inputVertices);
+    if (drawn) return drawn;
+    const ids = sub.inputIds;
+    return ids instanceof tf.Tensor ? this.convs[0].applyOverTable(table, {ids, layer}) : undefined;
   }
 
   // Layer l over `graph` (a fixed fan-out: one fused native pass each way on the GPU), its input dropped

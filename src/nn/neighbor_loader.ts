@@ -11,7 +11,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {DeviceCsr} from '../graph/device_csr';
 import {onSideStream} from '../backend/side_stream';
-import {sampleFixedSubgraph} from '../graph/fixed_subgraph';
+import {DeferInputs, sampleFixedSubgraph} from '../graph/fixed_subgraph';
 import {sampleSubgraphInPlace} from '../graph/in_place_subgraph';
 import type {HostGraph} from '../graph/graph_store';
 import {sampleNegativePairs} from '../graph/negative_pairs';
@@ -97,6 +97,9 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
   private epochs = 0;
   // Whether the loop has asked for a batch's x: until it has, a batch's x is read only when asked for.
   private xAsked = false;
+  // Whether the loop has asked for a batch's input ids or input layer: until it has, a GPU sampler's last hop is
+  // relabelled only when asked for (deferred_inputs.ts); a GraphSAGE reading its table in place never asks.
+  private readonly deferInputs = {deferring: true, asked: () => void (this.deferInputs.deferring = false)};
 
   constructor(
     protected readonly graph: LoaderGraph,
@@ -213,8 +216,8 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
         : g.samples === 'arrays'
           ? sampleSubgraph(g, seeds, fanouts, {seed, replace, keyBy})
           : replace
-            ? sampleFixedSubgraph(g, seeds, fanouts, {seed, keyBy})
-            : sampleSubgraphInPlace(g, seeds, fanouts, {seed, keyBy});
+            ? sampleFixedSubgraph(g, seeds, fanouts, {seed, keyBy}, this.deferring())
+            : sampleSubgraphInPlace(g, seeds, fanouts, {seed, keyBy}, this.deferring());
     const features = this.o.features;
     if (!features) return {sub};
     const read = () => features.read(sub.inputIds) as tf.Tensor2D;
@@ -229,6 +232,11 @@ abstract class SampledLoader<B extends SampledBatch> implements AsyncIterable<B>
       sub.dispose();
       throw err;
     }
+  }
+
+  // What a GPU sampler is given to leave the last hop as drawn, while the loop has not asked for a batch's inputs.
+  private deferring(): DeferInputs | undefined {
+    return this.deferInputs.deferring && !this.xAsked ? this.deferInputs : undefined;
   }
 
   private batchOf(order: Int32Array, e: number, b: number): B {
@@ -287,6 +295,18 @@ function withRows<T extends SampledSubgraph>(rows: BatchRows | undefined, batch:
   return batch;
 }
 
+// The batch with its subgraph's inputIds (read through, so a deferred last hop is relabelled only when asked for),
+// layers and input vertices.
+function withSubgraph<T extends object>(
+  sub: SampledSubgraph,
+  batch: T,
+): T & Pick<SampledSubgraph, 'inputIds' | 'layers' | 'inputVertices'> {
+  Object.defineProperty(batch, 'inputIds', {get: () => sub.inputIds, enumerable: true, configurable: true});
+  const out = Object.assign(batch, {layers: sub.layers});
+  if (sub.inputVertices) Object.defineProperty(out, 'inputVertices', {value: sub.inputVertices, enumerable: false});
+  return out as T & Pick<SampledSubgraph, 'inputIds' | 'layers' | 'inputVertices'>;
+}
+
 function checkVertices(what: string, name: string, ids: Int32Array, n: number): void {
   ids.forEach((v, i) => {
     if (!(v >= 0 && v < n)) throw new RangeError(`${what}: ${name}[${i}] = ${v} is not a vertex of the graph (it has ${n})`);
@@ -334,16 +354,10 @@ export class NeighborLoader extends SampledLoader<NeighborBatch> {
           'int32',
         )
       : undefined;
-    return withRows(rows, {
-      epoch: e,
-      index: b,
-      seed,
-      seeds,
-      inputIds: sub.inputIds,
-      layers: sub.layers,
-      y,
-      dispose: () => (sub.dispose(), rows?.dispose(), y?.dispose()),
-    });
+    return withRows(
+      rows,
+      withSubgraph(sub, {epoch: e, index: b, seed, seeds, y, dispose: () => (sub.dispose(), rows?.dispose(), y?.dispose())}),
+    );
   }
 }
 
@@ -414,16 +428,17 @@ export class LinkNeighborLoader extends SampledLoader<LinkBatch> {
       srcRow: tf.keep(tf.tensor1d(inverse.subarray(0, m + neg), 'int32')),
       dstRow: tf.keep(tf.tensor1d(inverse.subarray(m + neg), 'int32')),
     }));
-    return withRows(rows, {
-      epoch: e,
-      index: b,
-      seed,
-      src,
-      dst,
-      inputIds: sub.inputIds,
-      layers: sub.layers,
-      ...made,
-      dispose: () => (sub.dispose(), rows?.dispose(), tf.dispose([made.label, made.srcRow, made.dstRow])),
-    });
+    return withRows(
+      rows,
+      withSubgraph(sub, {
+        epoch: e,
+        index: b,
+        seed,
+        src,
+        dst,
+        ...made,
+        dispose: () => (sub.dispose(), rows?.dispose(), tf.dispose([made.label, made.srcRow, made.dstRow])),
+      }),
+    );
   }
 }

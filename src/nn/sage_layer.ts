@@ -10,7 +10,7 @@ import {sageOutputs, SageFixedLayerAttrs, WM_SAGE_FIXED_LAYER} from '../kernels/
 import {maskedGradients, weightGradient} from '../gradients/sage_fixed_layer_gradient';
 import {aggregate, CsrBlock} from '../graph/aggregate';
 import {meanOfNeighbors} from '../graph/fixed_subgraph';
-import type {BlockLayer, FixedFanoutLayer} from '../graph/sampled_subgraph';
+import type {BlockLayer, FixedFanoutLayer, InputVertices} from '../graph/sampled_subgraph';
 import type {Embedding} from './embedding';
 import type {NeighborLists} from './table/table_storage';
 
@@ -74,7 +74,45 @@ export function sageLayerOverTable(
     throw new RangeError(`sageLayerOverTable: the layer reads ${block.numCols} input rows (its src), ids has ${ids.size}`);
   const numDst = block ? block.numRows : (layer as FixedFanoutLayer).numDst;
   if (numDst * outDim * inDim === 0 || block?.weights) return undefined;
-  const rows = table.neighborRows(ids, block ? blockLists(block) : (layer as FixedFanoutLayer), numDst);
+  return sageOverRows(b, table, ids, block ? blockLists(block) : (layer as FixedFanoutLayer), numDst, wSelf, wNeigh, bias, relu);
+}
+
+/**
+ * sageLayerOverTable over a sampler's input layer as drawn (InputVertices: its rows' vertices and their neighbours
+ * as vertex ids, rows of the table): the same layer, with no relabelling of the input vertices. Undefined where
+ * sageLayerOverTable would be, or where the table does not have the graph's vertices as its rows.
+ */
+export function sageLayerOverVertices(
+  table: Embedding,
+  inputs: InputVertices,
+  wSelf: tf.Tensor2D,
+  wNeigh: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  relu: boolean,
+): tf.Tensor2D | undefined {
+  const b = tf.backend();
+  if (!(b instanceof WholeMemoryBackend && b.gpu)) return undefined;
+  checkWeights(`sageLayerOverVertices: a table ${table.dim} wide`, table.dim, wSelf, wNeigh, bias);
+  const numDst = inputs.dst.size;
+  if (numDst * wSelf.shape[1] * table.dim === 0) return undefined;
+  return sageOverRows(b, table, inputs.dst, {...inputs.lists, rows: true}, numDst, wSelf, wNeigh, bias, relu);
+}
+
+// The fused first layer over the table's rows of ids[:numDst] and their neighbour lists (Embedding.neighborRows).
+function sageOverRows(
+  b: WholeMemoryBackend,
+  table: Embedding,
+  ids: tf.Tensor1D,
+  lists: NeighborLists,
+  numDst: number,
+  wSelf: tf.Tensor2D,
+  wNeigh: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  relu: boolean,
+): tf.Tensor2D | undefined {
+  const inDim = table.dim,
+    outDim = wSelf.shape[1];
+  const rows = table.neighborRows(ids, lists, numDst);
   if (!rows) return undefined;
   const [self, mean] = rows;
   const f = tf.customGrad(((ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {

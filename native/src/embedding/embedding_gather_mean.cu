@@ -1,10 +1,10 @@
 // A sampled layer's neighbour mean read straight from an embedding table: out[r] = mean over e < fanout of
 // float(table[ids[neighbors[r * fanout + e]]]) for a fixed fan-out, or over e in [rowPtr[r], rowPtr[r + 1]) of
-// float(table[ids[colIdx[e]]]) for a CSR block (an empty row's mean is zero). Where a model's first layer reads a feature table, this
-// takes the place of gathering every input row (a float32 copy of each, then read again by the mean): the
-// table's rows are read once each time a neighbour is, in their storage type. A thread per 16-byte vector
-// of an output row, as the gather's; each pass issues kUnroll neighbours' loads before adding any, and adds
-// them in the neighbours' order, the order the gather-then-mean sums in.
+// float(table[ids[colIdx[e]]]) for a CSR block (an empty row's mean is zero); with ids null the entries are the
+// table's rows themselves (a sampler's vertex ids, never relabelled into positions). Where a model's first layer reads a feature table,
+// this takes the place of gathering every input row (a float32 copy of each, then read again by the mean): the table's rows are read once
+// each time a neighbour is, in their storage type. A thread per 16-byte vector of an output row, as the gather's; each pass issues kUnroll
+// neighbours' loads before adding any, and adds them in the neighbours' order, the order the gather-then-mean sums in.
 #include <cuda_runtime.h>
 
 #include "embedding/embedding_common.cuh"
@@ -35,7 +35,7 @@ __global__ void gatherMeanKernel(Table table, const int32_t* ids, const int32_t*
       Vec<T, VEC> v[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
-        if (u < m) v[u] = *reinterpret_cast<const Vec<T, VEC>*>(table.row(ids[nb[e0 + u]], dim) + k * VEC);
+        if (u < m) v[u] = *reinterpret_cast<const Vec<T, VEC>*>(table.row(ids ? ids[nb[e0 + u]] : nb[e0 + u], dim) + k * VEC);
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
         if (u < m) {
@@ -100,7 +100,8 @@ void embeddingGatherMeanCsr(const TableRef& table, uint64_t ids, uint64_t rowPtr
 
 }  // namespace wm
 
-// embeddingGatherMean(table, ids, neighbors, numRows, fanout, out): ids valid rows of the table, neighbors positions in ids.
+// embeddingGatherMean(table, ids, neighbors, numRows, fanout, out): ids valid rows of the table, neighbors positions in ids
+// (ids 0: neighbors are valid rows).
 WM_OP(embeddingGatherMean, Device, a) {
   const wm::TableRef t = a.table(0, "table");
   wm::embeddingGatherMean(t, a.address(1, "ids"), a.address(2, "neighbors"), a.count(3, "numRows"), a.count(4, "fanout"),
@@ -108,7 +109,7 @@ WM_OP(embeddingGatherMean, Device, a) {
 }
 
 // embeddingGatherMeanCsr(table, ids, rowPtr, colIdx, numRows, out): a CSR block's rows (rowPtr [numRows + 1] offsets
-// into colIdx, colIdx positions in ids), each row's mean of its entries' table rows.
+// into colIdx, colIdx positions in ids, or valid rows where ids is 0), each row's mean of its entries' table rows.
 WM_OP(embeddingGatherMeanCsr, Device, a) {
   const wm::TableRef t = a.table(0, "table");
   wm::embeddingGatherMeanCsr(t, a.address(1, "ids"), a.address(2, "rowPtr"), a.address(3, "colIdx"), a.count(4, "numRows"),

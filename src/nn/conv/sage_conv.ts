@@ -5,10 +5,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
-import {sageLayer, sageLayerOverTable} from '../sage_layer';
+import {sageLayer, sageLayerOverTable, sageLayerOverVertices} from '../sage_layer';
 import type {Embedding} from '../embedding';
 import {dstDim, GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
-import {BlockLayer, FixedFanoutLayer, isFixedLayer} from '../../graph/sampled_subgraph';
+import {BlockLayer, FixedFanoutLayer, InputVertices, isFixedLayer} from '../../graph/sampled_subgraph';
 import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
 
 export interface SageConvArgs extends GraphConvArgs {
@@ -73,21 +73,21 @@ export class SageConv extends GraphConv {
   /**
    * The layer over the rows of a feature table at `ids`, read in place (sageLayerOverTable: no matrix of the
    * input rows), for a built layer whose aggregation the fused op serves, over a fixed fan-out or a sampled CSR
-   * block; undefined where that does not apply (the caller gathers the rows and calls apply). What a model's
-   * first layer over features calls.
+   * block (or a sampler's input layer as drawn: sageLayerOverVertices); undefined where that does not apply (the
+   * caller gathers the rows and calls apply). What a model's first layer over features calls.
    */
-  applyOverTable(table: Embedding, ids: tf.Tensor1D, layer: FixedFanoutLayer | BlockLayer): tf.Tensor2D | undefined {
+  applyOverTable(
+    table: Embedding,
+    input: {ids: tf.Tensor1D; layer: FixedFanoutLayer | BlockLayer} | InputVertices,
+  ): tf.Tensor2D | undefined {
     if (!this.built || !this.fusable()) return undefined;
     return tf.tidy(() => {
-      const y = sageLayerOverTable(
-        table,
-        ids,
-        layer,
-        this.wRoot!.read() as tf.Tensor2D,
-        this.wNeigh!.read() as tf.Tensor2D,
-        this.b!.read() as tf.Tensor1D,
-        this.activation === 'relu',
-      );
+      const weights = [this.wRoot!.read() as tf.Tensor2D, this.wNeigh!.read() as tf.Tensor2D, this.b!.read() as tf.Tensor1D] as const;
+      const relu = this.activation === 'relu';
+      const y =
+        'ids' in input
+          ? sageLayerOverTable(table, input.ids, input.layer, ...weights, relu)
+          : sageLayerOverVertices(table, input, ...weights, relu);
       return y && this.normalized(y);
     });
   }

@@ -236,11 +236,14 @@ export class DeviceTable extends AddressedTable implements TableStorage {
         if (numDst === 0 || dim === 0) return;
         const at = b.devicePtr(ids);
         embeddingNative().embeddingGather(this.table, at, 0, numDst, self, 0);
-        if ('fanout' in lists)
-          embeddingNative().embeddingGatherMean(this.table, at, b.devicePtr(lists.neighbors), numDst, lists.fanout, mean);
-        else embeddingNative().embeddingGatherMeanCsr(this.table, at, b.devicePtr(lists.rowPtr), b.devicePtr(lists.colIdx), numDst, mean);
-        // Both read through the cache (the table's handle holds it); counted as the gather of every input row.
+        const of = lists.rows ? 0 : at; // the entries are rows: no ids to look them up in
+        const entries = 'fanout' in lists ? lists.neighbors : lists.colIdx;
+        if ('fanout' in lists) embeddingNative().embeddingGatherMean(this.table, of, b.devicePtr(entries), numDst, lists.fanout, mean);
+        else embeddingNative().embeddingGatherMeanCsr(this.table, of, b.devicePtr(lists.rowPtr), b.devicePtr(entries), numDst, mean);
+        // Both read through the cache (the table's handle holds it); counted as the gather of every input row (the
+        // entries themselves where they are rows).
         this.cache?.count(at, ids.size);
+        if (lists.rows && entries.size) this.cache?.count(b.devicePtr(entries), entries.size);
       },
     ) as [tf.Tensor2D, tf.Tensor2D];
   }

@@ -33,9 +33,10 @@ export type StateBuffer = number | Float32Array | NativeHostMemory | NativeDevic
 
 /**
  * A sampled layer's neighbour lists, positions in its input ids: `fanout` a row (`neighbors` [numDst * fanout]), or
- * a CSR block's int32 offsets [numDst + 1] and columns on the GPU (a row may have none: its mean is zero).
+ * a CSR block's int32 offsets [numDst + 1] and columns on the GPU (a row may have none: its mean is zero). With
+ * `rows` the entries are the table's rows themselves (a sampler's vertex ids, not relabelled into positions).
  */
-export type NeighborLists = {fanout: number; neighbors: tf.Tensor1D} | {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D};
+export type NeighborLists = ({fanout: number; neighbors: tf.Tensor1D} | {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D}) & {rows?: boolean};
 
 export interface TableStorage {
   /** Where the kernels run: 'device' (the table is addressed by the GPU) or 'host' (the C++ CPU core). */
@@ -53,8 +54,8 @@ export interface TableStorage {
   gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor;
   /**
    * Tables the GPU reads in place (device memory, GPU WholeMemory): the rows of the first `numDst` of `ids` and, for
-   * each, the mean of its neighbours' rows (`lists`: positions in ids), as float32 [numDst, dim] tensors: a sampled
-   * layer's inputs without a copy of every row it reads. `ids` are valid rows, `lists` checked by the caller.
+   * each, the mean of its neighbours' rows (`lists`: positions in ids, or rows), as float32 [numDst, dim] tensors: a
+   * sampled layer's inputs without a copy of every row it reads. `ids` are valid rows, `lists` checked by the caller.
    */
   neighborRows?(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D];
   /** Overwrites rows (float32 values, rounded to the storage type). */
