@@ -267,13 +267,17 @@ describe('graphs', () => {
     const dev = new DeviceCsr(g);
     const seeds = Int32Array.from({length: 777}, (_, i) => (i * 13) % g.numVertices);
     const t = tf.tensor1d(seeds, 'int32');
-    for (const replace of [true, false]) {
-      const want = sampleNeighbors(g, seeds, 12, {replace, seed: 42});
-      const got = dev.sample(t, 12, {replace, seed: 42});
-      expect(Array.from(got.ids.dataSync())).to.deep.equal(Array.from(want.ids));
-      if (!replace) expect(Array.from(got.offsets!.dataSync())).to.deep.equal(Array.from(want.offsets!));
-      tf.dispose([got.ids, got.offsets ?? []].flat());
-    }
+    // Without replacement a group of lanes per seed up to a warp's fan-out (1, 4, 16 and 32 lanes here), a thread
+    // per seed past it; rows shorter and longer than the fan-out; keyed by position or by vertex.
+    for (const replace of [true, false])
+      for (const fanout of replace ? [12] : [1, 3, 12, 17, 32, 33, 45])
+        for (const keyBy of ['position', 'vertex'] as const) {
+          const want = sampleNeighbors(g, seeds, fanout, {replace, seed: 42, keyBy});
+          const got = dev.sample(t, fanout, {replace, seed: 42, keyBy});
+          expect(Array.from(got.ids.dataSync()), `fan-out ${fanout}, keyed by ${keyBy}`).to.deep.equal(Array.from(want.ids));
+          if (!replace) expect(Array.from(got.offsets!.dataSync())).to.deep.equal(Array.from(want.offsets!));
+          tf.dispose([got.ids, got.offsets ?? []].flat());
+        }
     expect(() => dev.sample(tf.tensor1d([5, -1], 'int32'), 2)).to.throw(/seed vertex -1 at position 1/);
     t.dispose();
     dev.dispose();
