@@ -122,6 +122,12 @@ Runtime& ready() {
     // driver at every synchronisation: this is what makes it a caching allocator.
     uint64_t threshold = UINT64_MAX;
     WM_CUDA(cudaMemPoolSetAttribute(r.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    // A block freed on one stream is reused on the other only once its free has run (opportunistic reuse), never
+    // by making the allocating stream wait for the freeing one: the sampler's side stream would otherwise wait for
+    // the training a batch's tensors were freed behind, and its read-backs hold the host with it. Where memory runs
+    // short, deviceAlloc synchronises and every such block is free again.
+    int internalDependencies = 0;
+    WM_CUDA(cudaMemPoolSetAttribute(r.pool, cudaMemPoolReuseAllowInternalDependencies, &internalDependencies));
   }
   return r;
 }
