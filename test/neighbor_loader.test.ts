@@ -337,7 +337,9 @@ describe('wm.nn.NeighborLoader', function () {
             expect(Array.from(lists.rowPtr.dataSync())).to.deep.equal(Array.from(w.block.arrays.rowPtr));
           }
         }
-        // Asked for, the same subgraph the sampler makes without deferring.
+        // Asked for (first inside a tidy scope, as a model's forward asks), the same subgraph the sampler makes
+        // without deferring, owned by the batch.
+        tf.tidy(() => void b.layers.map(positions));
         expect(Array.from((b.inputIds as tf.Tensor1D).dataSync())).to.deep.equal(Array.from(want.inputIds.dataSync()));
         b.layers.forEach((l, i) => expect(positions(l), `layer ${i}`).to.deep.equal(positions(want.layers[i])));
         want.dispose();

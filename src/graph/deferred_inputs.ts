@@ -37,11 +37,12 @@ export function deferredSubgraph<L extends SampledLayer>(hop: DeferredHop<L>): S
     if (!made) {
       hop.asked?.();
       const drawn = 'fanout' in inputs.lists ? inputs.lists.neighbors : inputs.lists.colIdx;
-      // On the side stream, as the sampler relabels: calls on the graph's vertex map run one after another.
+      // On the side stream, as the sampler relabels: calls on the graph's vertex map run one after another. Kept:
+      // the first read may come inside a tidy scope (a model's forward), and the subgraph owns what it makes.
       made = onSideStream(() => {
         const {values, neighbors} = relabel(graph, inputs.dst, drawn);
-        markValid(values, graph.numVertices);
-        return {values, layer: hop.layer(values, neighbors)};
+        markValid(tf.keep(values), graph.numVertices);
+        return {values, layer: hop.layer(values, tf.keep(neighbors))};
       });
     }
     return made;

@@ -71,7 +71,7 @@ function sampleHops(
           upper: layers,
           inputs: {dst, lists: {rowPtr: offsets, colIdx: drawn.ids}},
           known: {},
-          layer: (values, neighbors) => ({block: hopBlock(rowPtr, neighbors, values.size, onGpu, tf.clone(offsets), fanout)}),
+          layer: (values, neighbors) => ({block: hopBlock(rowPtr, neighbors, values.size, onGpu, tf.keep(tf.clone(offsets)), fanout)}),
           asked: deferInputs.asked,
         });
       }
