@@ -286,8 +286,13 @@ describe('graphs', () => {
   it('unique-and-relabel (tf.unique on int32): first-occurrence order and positions, against a Map', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const rng = seededRng(17);
-    for (const n of [0, 1, 7, 1000, 100003]) {
-      const x = Int32Array.from({length: n}, () => Math.floor(rng() * 2 * Math.max(1, n / 3)) - Math.floor(n / 3));
+    // Repeats and negatives; then the int32 extremes (the hash table's keys), every value the same, and all distinct.
+    const cases = [0, 1, 7, 1000, 100003].map((n) =>
+      Int32Array.from({length: n}, () => Math.floor(rng() * 2 * Math.max(1, n / 3)) - Math.floor(n / 3)),
+    );
+    cases.push(Int32Array.from([2147483647, -2147483648, 0, -1, 2147483647, -2147483648, -1]), new Int32Array(5000).fill(-7));
+    cases.push(Int32Array.from({length: 70001}, (_, i) => (i * 2654435761) | 0));
+    for (const x of cases) {
       const firstAt = new Map<number, number>();
       const values: number[] = [];
       const inverse = Array.from(x, (v) => {
