@@ -286,7 +286,7 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     expect(p.ops.map((o) => o.name)).to.not.include('relabelVertices');
     expectOutputsNear(p.result, want, (e) => 1e-5 + 1e-5 * Math.abs(e));
     const lists = drawn.lists;
-    const unchecked = tf.tensor1d(('fanout' in lists ? lists.neighbors : lists.colIdx).dataSync(), 'int32'); // not marked valid
+    const unchecked = tf.tensor1d(wm.graph.listEntries(lists).dataSync(), 'int32'); // not marked valid
     const bare = {
       dst: drawn.dst,
       lists: 'fanout' in lists ? {fanout: lists.fanout, neighbors: unchecked} : {rowPtr: lists.rowPtr, colIdx: unchecked},

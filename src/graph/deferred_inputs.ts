@@ -9,7 +9,7 @@ import {markValid} from '../backend/index_validation';
 import {onSideStream} from '../backend/side_stream';
 import type {DeviceCsr} from './device_csr';
 import {relabel} from './native_sampling';
-import type {InputVertices, SampledLayer, SampledSubgraph} from './sampled_subgraph';
+import {InputVertices, listEntries, SampledLayer, SampledSubgraph} from './sampled_subgraph';
 import type {WholeMemoryCsr} from './whole_memory_csr';
 
 /** @internal What the sampler hands over: its relabelled layers, the last hop's draws, how to make its layer. */
@@ -19,8 +19,6 @@ export interface DeferredHop<L extends SampledLayer> {
   upper: L[];
   /** The last hop: its rows' vertices and their drawn neighbours (vertex ids); the subgraph owns these tensors. */
   inputs: InputVertices;
-  /** The input layer's fields known before relabelling (a fixed fan-out's numDst and fanout). */
-  known: Partial<L>;
   /** The input layer from the relabelled neighbours (positions among `values`, the distinct input vertices). */
   layer(values: tf.Tensor1D, neighbors: tf.Tensor1D): L;
   /** Told the first time the positions are asked for (a loader then relabels its later batches as it samples them). */
@@ -36,19 +34,21 @@ export function deferredSubgraph<L extends SampledLayer>(hop: DeferredHop<L>): S
     if (disposed) throw new Error(`sampled subgraph: ${what} read after the subgraph was disposed`);
     if (!made) {
       hop.asked?.();
-      const drawn = 'fanout' in inputs.lists ? inputs.lists.neighbors : inputs.lists.colIdx;
       // On the side stream, as the sampler relabels: calls on the graph's vertex map run one after another. Kept:
       // the first read may come inside a tidy scope (a model's forward), and the subgraph owns what it makes.
       made = onSideStream(() => {
-        const {values, neighbors} = relabel(graph, inputs.dst, drawn);
+        const {values, neighbors} = relabel(graph, inputs.dst, listEntries(inputs.lists));
         markValid(tf.keep(values), graph.numVertices);
         return {values, layer: hop.layer(values, tf.keep(neighbors))};
       });
     }
     return made;
   };
-  const first = {...hop.known} as L;
-  const lazy = 'fanout' in inputs.lists ? 'neighbors' : 'block';
+  // What the input layer holds before relabelling: a fixed fan-out's row count and fan-out; its positions (a fixed
+  // fan-out's neighbors, a block) when read.
+  const lists = inputs.lists;
+  const first = ('fanout' in lists ? {numDst: inputs.dst.size, fanout: lists.fanout} : {}) as L;
+  const lazy = 'fanout' in lists ? 'neighbors' : 'block';
   Object.defineProperty(first, lazy, {get: () => resolve(`layers[0].${lazy}`).layer[lazy as keyof L], enumerable: true});
   const sub = {
     layers: [first, ...hop.upper],
@@ -56,8 +56,7 @@ export function deferredSubgraph<L extends SampledLayer>(hop: DeferredHop<L>): S
     dispose: () => {
       if (disposed) return;
       disposed = true;
-      const lists = inputs.lists;
-      tf.dispose(['fanout' in lists ? [lists.neighbors] : [lists.rowPtr, lists.colIdx], inputs.dst].flat());
+      tf.dispose([listEntries(lists), 'rowPtr' in lists ? lists.rowPtr : [], inputs.dst].flat());
       hop.upper.forEach(disposeLayer);
       if (made) {
         made.values.dispose();

@@ -94,7 +94,6 @@ function sampleOnStream(
           graph,
           upper: layers,
           inputs: {dst, lists: {fanout, neighbors: ids}},
-          known: {numDst, fanout},
           layer: (_values, neighbors) => ({numDst, fanout, neighbors}),
           asked: deferInputs.asked,
         });

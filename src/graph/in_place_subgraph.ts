@@ -70,7 +70,6 @@ function sampleHops(
           graph,
           upper: layers,
           inputs: {dst, lists: {rowPtr: offsets, colIdx: drawn.ids}},
-          known: {},
           layer: (values, neighbors) => ({block: hopBlock(rowPtr, neighbors, values.size, onGpu, tf.keep(tf.clone(offsets)), fanout)}),
           asked: deferInputs.asked,
         });

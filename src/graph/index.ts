@@ -19,7 +19,7 @@ export {sampleSubgraph, uniqueAndRelabel} from './subgraph';
 export {meanOfNeighbors, sampleFixedSubgraph} from './fixed_subgraph';
 export {sampleSubgraphInPlace} from './in_place_subgraph';
 export {sampleTree} from './sample_tree';
-export {isFixedLayer} from './sampled_subgraph';
+export {isFixedLayer, listEntries} from './sampled_subgraph';
 export type {
   BlockLayer,
   FixedFanoutLayer,

@@ -33,6 +33,11 @@ export type SampledLayer = BlockLayer | FixedFanoutLayer;
 /** A layer's neighbour lists on the GPU: `fanout` a row, or a CSR block's int32 offsets [rows + 1] and entries. */
 export type LayerLists = {fanout: number; neighbors: tf.Tensor1D} | {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D};
 
+/** The lists' entries: a fixed fan-out's neighbors, or a block's colIdx. */
+export function listEntries(lists: LayerLists): tf.Tensor1D {
+  return 'fanout' in lists ? lists.neighbors : lists.colIdx;
+}
+
 /**
  * The input layer as a GPU sampler drew it: its rows' vertices (`dst`, the first of inputIds) and each row's
  * neighbours as vertex ids (`lists`), valid vertices of the graph. What a first layer that reads a table in place

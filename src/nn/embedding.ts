@@ -23,6 +23,7 @@ import {allocateTable, TableMemory} from './table/allocate_table';
 import {cacheBytes, CacheStats} from './table/row_cache';
 import {embeddingNative} from '../native/domains';
 import type {NeighborLists, TableStorage} from './table/table_storage';
+import {listEntries} from '../graph/sampled_subgraph';
 
 // add(): the SGD rule with lr = -1 and no weight decay (w - (-1) g is w + g exactly).
 const ADD_RULE = {code: optimizerCode(sgd()), params: {...stepParams(sgd(), 1), lr: -1, weightDecay: 0}};
@@ -295,7 +296,7 @@ export class Embedding {
     const s = this.live('neighborRows');
     const inPlace = this.memory === 'device' || this.memory === 'chunked' || this.memory === 'continuous';
     if (!s.neighborRows || !inPlace || !knownValid(ids, this.rows)) return undefined;
-    if (lists.rows && !knownValid('fanout' in lists ? lists.neighbors : lists.colIdx, this.rows)) return undefined;
+    if (lists.rows && !knownValid(listEntries(lists), this.rows)) return undefined;
     if (numDst > ids.size) throw new RangeError(`embedding.neighborRows: ${numDst} rows, but only ${ids.size} ids`);
     if ('fanout' in lists) {
       const {neighbors, fanout} = lists;

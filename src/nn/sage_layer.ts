@@ -64,17 +64,14 @@ export function sageLayerOverTable(
   bias: tf.Tensor1D,
   relu: boolean,
 ): tf.Tensor2D | undefined {
-  const b = tf.backend();
-  if (!(b instanceof WholeMemoryBackend && b.gpu)) return undefined;
-  const inDim = table.dim,
-    outDim = wSelf.shape[1];
-  checkWeights(`sageLayerOverTable: a table ${inDim} wide`, inDim, wSelf, wNeigh, bias);
-  const block = 'block' in layer ? layer.block : undefined;
-  if (block && block.numCols !== ids.size)
-    throw new RangeError(`sageLayerOverTable: the layer reads ${block.numCols} input rows (its src), ids has ${ids.size}`);
-  const numDst = block ? block.numRows : (layer as FixedFanoutLayer).numDst;
-  if (numDst * outDim * inDim === 0 || block?.weights) return undefined;
-  return sageOverRows(b, table, ids, block ? blockLists(block) : (layer as FixedFanoutLayer), numDst, wSelf, wNeigh, bias, relu);
+  return sageOverRows('sageLayerOverTable', table, wSelf, wNeigh, bias, relu, () => {
+    const block = 'block' in layer ? layer.block : undefined;
+    if (block && block.numCols !== ids.size)
+      throw new RangeError(`sageLayerOverTable: the layer reads ${block.numCols} input rows (its src), ids has ${ids.size}`);
+    if (block?.weights) return undefined;
+    const numDst = block ? block.numRows : (layer as FixedFanoutLayer).numDst;
+    return {ids, numDst, lists: () => (block ? blockLists(block) : (layer as FixedFanoutLayer))};
+  });
 }
 
 /**
@@ -90,29 +87,37 @@ export function sageLayerOverVertices(
   bias: tf.Tensor1D,
   relu: boolean,
 ): tf.Tensor2D | undefined {
-  const b = tf.backend();
-  if (!(b instanceof WholeMemoryBackend && b.gpu)) return undefined;
-  checkWeights(`sageLayerOverVertices: a table ${table.dim} wide`, table.dim, wSelf, wNeigh, bias);
-  const numDst = inputs.dst.size;
-  if (numDst * wSelf.shape[1] * table.dim === 0) return undefined;
-  return sageOverRows(b, table, inputs.dst, {...inputs.lists, rows: true}, numDst, wSelf, wNeigh, bias, relu);
+  return sageOverRows('sageLayerOverVertices', table, wSelf, wNeigh, bias, relu, () => ({
+    ids: inputs.dst,
+    numDst: inputs.dst.size,
+    lists: () => ({...inputs.lists, rows: true}),
+  }));
 }
 
-// The fused first layer over the table's rows of ids[:numDst] and their neighbour lists (Embedding.neighborRows).
+// What the fused first layer reads: the table's rows of ids[:numDst] and their neighbour lists (made only where the
+// layer runs: Embedding.neighborRows), or undefined where the layer is left to the gathered path.
+type RowsInput = {ids: tf.Tensor1D; numDst: number; lists: () => NeighborLists} | undefined;
+
+// The fused first layer (`what` names it) on the GPU, the weights checked before `input` is read, for a layer with
+// outputs.
 function sageOverRows(
-  b: WholeMemoryBackend,
+  what: string,
   table: Embedding,
-  ids: tf.Tensor1D,
-  lists: NeighborLists,
-  numDst: number,
   wSelf: tf.Tensor2D,
   wNeigh: tf.Tensor2D,
   bias: tf.Tensor1D,
   relu: boolean,
+  input: () => RowsInput,
 ): tf.Tensor2D | undefined {
+  const b = tf.backend();
+  if (!(b instanceof WholeMemoryBackend && b.gpu)) return undefined;
   const inDim = table.dim,
     outDim = wSelf.shape[1];
-  const rows = table.neighborRows(ids, lists, numDst);
+  checkWeights(`${what}: a table ${inDim} wide`, inDim, wSelf, wNeigh, bias);
+  const read = input();
+  if (!read || read.numDst * outDim * inDim === 0) return undefined;
+  const {ids, numDst} = read;
+  const rows = table.neighborRows(ids, read.lists(), numDst);
   if (!rows) return undefined;
   const [self, mean] = rows;
   const f = tf.customGrad(((ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {

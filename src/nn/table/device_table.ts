@@ -10,6 +10,7 @@ import type {NativeDeviceMemory, NativeOptimizerParams, NativeTable} from '../..
 import {deviceDetails} from '../../native/device';
 import type {Communicator} from '../../memory/communicator';
 import {embeddingNative, runtimeNative} from '../../native/domains';
+import {listEntries} from '../../graph/sampled_subgraph';
 import {optimizerCode, sgd} from '../sparse_optimizer';
 import {deviceCounter, readCounter} from './device_counter';
 import {
@@ -237,7 +238,7 @@ export class DeviceTable extends AddressedTable implements TableStorage {
         const at = b.devicePtr(ids);
         embeddingNative().embeddingGather(this.table, at, 0, numDst, self, 0);
         const of = lists.rows ? 0 : at; // the entries are rows: no ids to look them up in
-        const entries = 'fanout' in lists ? lists.neighbors : lists.colIdx;
+        const entries = listEntries(lists);
         if ('fanout' in lists) embeddingNative().embeddingGatherMean(this.table, of, b.devicePtr(entries), numDst, lists.fanout, mean);
         else embeddingNative().embeddingGatherMeanCsr(this.table, of, b.devicePtr(lists.rowPtr), b.devicePtr(entries), numDst, mean);
         // Both read through the cache (the table's handle holds it); counted as the gather of every input row (the

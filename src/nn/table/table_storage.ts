@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import type {NativeDeviceMemory, NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
+import type {LayerLists} from '../../graph/sampled_subgraph';
 import {sendFloatRows} from '../../memory/distributed_rows';
 import {embeddingNative} from '../../native/domains';
 import type {WholeMemoryBackend} from '../../backend/backend_wholememory';
@@ -36,7 +37,7 @@ export type StateBuffer = number | Float32Array | NativeHostMemory | NativeDevic
  * a CSR block's int32 offsets [numDst + 1] and columns on the GPU (a row may have none: its mean is zero). With
  * `rows` the entries are the table's rows themselves (a sampler's vertex ids, not relabelled into positions).
  */
-export type NeighborLists = ({fanout: number; neighbors: tf.Tensor1D} | {rowPtr: tf.Tensor1D; colIdx: tf.Tensor1D}) & {rows?: boolean};
+export type NeighborLists = LayerLists & {rows?: boolean};
 
 export interface TableStorage {
   /** Where the kernels run: 'device' (the table is addressed by the GPU) or 'host' (the C++ CPU core). */
