@@ -110,6 +110,29 @@ describe('wm.train.adam (fused dense Adam)', () => {
     expectRunsClose(await train(wm.BACKEND_NAME, make(wm.train.adam), 8, undefined, 5, make(tf.train.adam)), reference);
   });
 
+  it('setLearningRate: a schedule steps as tf.train.adam given the same step sizes; 0 stands still; bad values refused', async () => {
+    // A linear decay to 0 at step 6: tfjs' Adam gets each step's size through its own field.
+    const scheduled = () => {
+      let step = 0;
+      return (opt: tf.Optimizer, loss: () => tf.Scalar, vars: tf.Variable[]) => {
+        const lr = 0.05 * Math.max(0, 1 - step++ / 6);
+        // (tfjs' optimizers answer instanceof by their fields: the method itself tells them apart.)
+        if ('setLearningRate' in opt) (opt as wm.train.FusedAdamOptimizer).setLearningRate(lr);
+        else (opt as unknown as {learningRate: number}).learningRate = lr;
+        opt.minimize(loss, true, vars)?.dispose();
+      };
+    };
+    const want = await train('cpu', make(tf.train.adam), 8, scheduled());
+    const got = await train(wm.BACKEND_NAME, make(wm.train.adam), 8, scheduled());
+    expectRunsClose(got, want);
+    got.values[7].forEach((v, i) => expect(v, `variable ${i} after the step of size 0`).to.deep.equal(got.values[6][i]));
+    expect(got.values[5][0][0]).to.not.equal(got.values[0][0][0]);
+    const opt = wm.train.adam(0.01);
+    for (const bad of [-0.1, NaN, Infinity])
+      expect(() => opt.setLearningRate(bad)).to.throw(RangeError, /learningRate must be a finite number >= 0/);
+    opt.dispose();
+  });
+
   it('dataParallel with tf.train.adam on one rank steps as tf.train.adam does (not as SGD)', async () => {
     const comm = soloCommunicator();
     try {

@@ -4,7 +4,9 @@
 # (uniform with replacement, a vertex without neighbours samples itself, relabelled by torch.unique); after each
 # epoch every test vertex is classified from a sample of its neighbourhood. The float16 features are copied to the
 # GPU from the mapped .npy a slice at a time. Prints RESULT {json}; each epoch's line goes to stderr.
-# Usage: graphsage_accuracy.py <folder> <epochs> <batch> <eval batch> <fanouts> <hidden> <classes> <lr>
+# The step size is Adam's lr throughout ('constant') or annealed to 0 over the run's steps ('cosine': CosineAnnealingLR
+# stepped after each batch).
+# Usage: graphsage_accuracy.py <folder> <epochs> <batch> <eval batch> <fanouts> <hidden> <classes> <lr> <schedule>
 import json
 import os
 import sys
@@ -23,6 +25,9 @@ def main():
     epochs, batch, eval_batch = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     fanouts = [int(f) for f in sys.argv[5].split(",")]
     hidden, classes, lr = int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])
+    schedule = sys.argv[9]
+    if schedule not in ("cosine", "constant"):
+        raise ValueError(f"schedule must be 'cosine' or 'constant', got '{schedule}'")
     dev = torch.device("cuda")
     t0 = time.perf_counter()
     rowptr, col, n = native_csr(os.path.join(folder, "graph.wmcsr"), dev)
@@ -45,6 +50,8 @@ def main():
     layers = torch.nn.ModuleList(
         [SAGEConv(dims[i], dims[i + 1], aggr="mean", root_weight=True, bias=True) for i in range(len(fanouts))]).to(dev)
     opt = torch.optim.Adam(layers.parameters(), lr=lr)
+    steps = epochs * ((train.numel() + batch - 1) // batch)
+    annealing = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps) if schedule == "cosine" else None
     gen = torch.Generator(device=dev)
     gen.manual_seed(5)
 
@@ -78,6 +85,8 @@ def main():
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if annealing is not None:
+                annealing.step()
         torch.cuda.synchronize()
         seconds = time.perf_counter() - started
         acc = accuracy()

@@ -164,6 +164,13 @@ export function applyAdamFused(opt: tf.AdamOptimizer, grads: Grads | tf.NamedTen
 
 /** tf.train.adam whose step is one native pass on this backend (tfjs' ops elsewhere). */
 export class FusedAdamOptimizer extends tf.AdamOptimizer {
+  /** The step size of the steps that follow (a schedule's value: warm-up, cosine, decay); a finite number >= 0. */
+  setLearningRate(learningRate: number): void {
+    if (!(Number.isFinite(learningRate) && learningRate >= 0))
+      throw new RangeError(`adam.setLearningRate: learningRate must be a finite number >= 0, got ${learningRate}`);
+    this.learningRate = learningRate;
+  }
+
   override applyGradients(grads: Grads): void {
     if (!applyAdamFused(this, grads)) super.applyGradients(grads);
   }
