@@ -4,18 +4,20 @@
 // units of the features' noise): labels a 3-layer GraphSAGE learns from the features and the graph, not from either
 // alone (at 200,000 vertices, each vertex's class nearest its own features 6.3 % of the time, its neighbours' mean
 // 18.9 %, its two-hop mean 44.2 % at homophily 0.3; 0.5 makes the two-hop mean alone 97.6 %; the default 0.4 puts
-// GraphSAGE near 70 %, about where it stands on ogbn-papers100M). ogbn-papers100M's
-// counts of training (1,207,179) and test (214,338) vertices, drawn by one seeded permutation. Both sides train the same model (fan-out 30/30/30 drawn with replacement, hidden 256, batch 1024, Adam
-// at BENCH_LR, no dropout, float16 features in GPU memory) for BENCH_EPOCHS epochs over the training vertices and,
-// after each, classify every test vertex from a sample of its neighbourhood with the same fan-outs. BENCH_SCHEDULE
-// 'cosine' (default) anneals the step size from BENCH_LR to 0 over the run's steps (torch's CosineAnnealingLR, a step
-// at a time, on both sides), so the run ends converged whatever its length; 'constant' keeps BENCH_LR. PyTorch runs
-// first (bench/torch/graphsage_accuracy.py, PyG's SAGEConv) on files this run writes to BENCH_GRAPH_DIR (the graph,
-// the features as float16 .npy, the labels and the split; removed after), so the two never hold GPU memory at once;
-// ours then fills its table from the same .npy, so both sides train on the same float16 values.
+// GraphSAGE near 70 % after 5 epochs). ogbn-papers100M's counts of training (1,207,179) and
+// test (214,338) vertices, drawn by one seeded permutation. Both sides train the same model (fan-out 30/30/30 drawn
+// with replacement, hidden 256, batch 1024, Adam at BENCH_LR, no dropout, float16 features in GPU memory) for
+// BENCH_EPOCHS epochs over the training vertices and, after each, classify every test vertex from a sample of its
+// neighbourhood with the same fan-outs. BENCH_SCHEDULE 'cosine' (default) anneals the step size from BENCH_LR to 0 over
+// the run's steps (torch's CosineAnnealingLR, a step at a time, on both sides), so a run of any length ends with steps
+// that change little; 'constant' keeps BENCH_LR. PyTorch runs first (bench/torch/graphsage_accuracy.py, PyG's SAGEConv)
+// on files this run writes to BENCH_GRAPH_DIR (the graph, the features as float16 .npy, the labels and the split;
+// removed after), so the two never hold GPU memory at once; ours then fills its table from the same .npy, so both sides
+// train on the same float16 values.
 // Environment: BENCH_VERTICES, BENCH_DEGREE, BENCH_CLASSES, BENCH_FEATURES, BENCH_HOMOPHILY (default 0.4),
-// BENCH_SIGNAL (default 1), BENCH_EPOCHS (default 5), BENCH_TRAIN, BENCH_TEST, BENCH_LR (default 0.003; at 0.01 both sides stay at chance), BENCH_SCHEDULE,
-// BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone), BENCH_GRAPH_DIR, BENCH_OUT.
+// BENCH_SIGNAL (default 1), BENCH_EPOCHS (default 5), BENCH_TRAIN, BENCH_TEST, BENCH_LR (default 0.003; at 0.01 both
+// sides stay at chance), BENCH_SCHEDULE, BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone),
+// BENCH_GRAPH_DIR, BENCH_OUT.
 // Without a GPU ours trains on the CPU (say BENCH_VERTICES=100000), PyTorch not run.
 import * as fs from 'fs';
 import * as os from 'os';
