@@ -231,7 +231,7 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
       rows: c.rows,
       dim: c.dim,
       dtype: c.dtype,
-      memory: 'device',
+      memory: wm.deviceInfo().gpu ? 'device' : 'host',
       init: {type: 'uniform', scale: 1, seed},
     });
     const ids = tf.tensor1d(
@@ -291,7 +291,23 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
       dst: drawn.dst,
       lists: 'fanout' in lists ? {fanout: lists.fanout, neighbors: unchecked} : {rowPtr: lists.rowPtr, colIdx: unchecked},
     };
-    expect(sageLayerOverVertices(table, bare, w.ws, w.wn, w.bias, relu), 'entries nobody checked').to.equal(undefined);
+    if (wm.deviceInfo().gpu) {
+      expect(sageLayerOverVertices(table, bare, w.ws, w.wn, w.bias, relu), 'entries nobody checked').to.equal(undefined);
+    } else if (unchecked.size > 0) {
+      // The host checks every entry itself: a row outside the table is named.
+      const entries = unchecked.dataSync().slice();
+      entries[entries.length - 1] = table.rows;
+      const outside = tf.tensor1d(entries, 'int32');
+      const bad = {
+        dst: drawn.dst,
+        lists: 'fanout' in lists ? {fanout: lists.fanout, neighbors: outside} : {rowPtr: lists.rowPtr, colIdx: outside},
+      };
+      expect(() => sageLayerOverVertices(table, bad, w.ws, w.wn, w.bias, relu)).to.throw(
+        RangeError,
+        new RegExp(`rows: index ${table.rows} at position ${entries.length - 1} is outside the table's ${table.rows} rows`),
+      );
+      outside.dispose();
+    }
     unchecked.dispose();
   }
 
@@ -322,8 +338,8 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
       `a first layer over a ${c.dtype} table read in place (${c.numDst} of ${c.inputs} inputs, fan-out ${c.fanout}, ${c.dim} wide) ` +
         'equals the layer over the gathered rows: output and weight gradients',
       async function () {
-        gpuOnly(this);
         await tf.setBackend(wm.BACKEND_NAME);
+        const gpu = wm.deviceInfo().gpu;
         const r = rng(c.rows + c.dim);
         const {table, ids} = tableAndIds(c, r, 5);
         const neighbors = tf.tensor1d(
@@ -341,11 +357,14 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
         const probe = overTable(w.ws, w.wn, w.bias);
         if (c.numDst === 0) {
           expect(probe, 'an empty layer is left to the gathered path').to.equal(undefined);
+        } else if (!gpu && c.dtype !== 'float32') {
+          expect(probe, `a ${c.dtype} host table is left to the gathered path`).to.equal(undefined);
         } else {
-          expect(probe, 'a device table and sampled ids are read in place').to.be.instanceOf(tf.Tensor);
+          expect(probe, 'a float32 host table, or a device table and sampled ids, are read in place').to.be.instanceOf(tf.Tensor);
           const p = wm.profileOps(() => outputAndGrads(overTable as WeightsFn, w));
           const names = p.ops.map((o) => o.name);
-          expect(names, 'the neighbour mean is read from the table').to.include('embeddingGatherMean');
+          // On the CPU the means are a CSR product over the table's own array.
+          expect(names, 'the neighbour mean is read from the table').to.include(gpu ? 'embeddingGatherMean' : 'csrSpmm');
           expect(names, 'no input matrix is gathered and read again').to.not.include('neighborMean');
           // The same sums in the same order; a product's may differ between launches.
           expectOutputsNear(p.result, outputAndGrads(gathered, w), (e) => 1e-5 + 1e-5 * Math.abs(e));
@@ -372,7 +391,9 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
       `a first layer over a ${c.dtype} table read in place through a CSR block (${c.numDst} rows of 0–${c.most} of ${c.inputs} inputs, ` +
         `${c.dim} wide, columns ${c.onDevice ? 'on the GPU' : 'uploaded'}) equals the block layer over the gathered rows`,
       async function () {
-        gpuOnly(this);
+        const gpu = wm.deviceInfo().gpu;
+        // On the CPU: float32 tables read in place, a block's columns where the sampler leaves them (on the host).
+        if (!gpu && (c.dtype !== 'float32' || c.onDevice)) this.skip();
         await tf.setBackend(wm.BACKEND_NAME);
         const r = rng(c.rows + c.dim + 7);
         const {table, ids} = tableAndIds(c, r, 6);
@@ -391,8 +412,10 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
           tf.tidy(() => wm.nn.sageLayer(table.read(ids) as tf.Tensor2D, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, true));
         const p = wm.profileOps(() => outputAndGrads(overTable, w));
         const names = p.ops.map((o) => o.name);
-        expect(names, 'the neighbour mean is read from the table').to.include('embeddingGatherMeanCsr');
-        expect(names, 'no input matrix is gathered for a product').to.not.include('csrSpmm');
+        if (gpu) {
+          expect(names, 'the neighbour mean is read from the table').to.include('embeddingGatherMeanCsr');
+          expect(names, 'no input matrix is gathered for a product').to.not.include('csrSpmm');
+        }
         const want = outputAndGrads(gathered, w);
         // Sums in another order (the block product scales each entry; products differ): bounded by each array's largest.
         const scales = want.map((a) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0));
@@ -415,6 +438,74 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
       },
     );
   }
+
+  it('without a GPU, a float32 table is read in place with every index checked; float16 storage is left to the gathered path', async function () {
+    if (wm.deviceInfo().gpu) this.skip();
+    await tf.setBackend(wm.BACKEND_NAME);
+    const table = wm.nn.embedding({rows: 20, dim: 4, init: {type: 'uniform', scale: 1, seed: 1}});
+    const half = wm.nn.embedding({rows: 20, dim: 4, dtype: 'float16', init: {type: 'uniform', scale: 1, seed: 1}});
+    const ids = tf.tensor1d([3, 1, 4, 15, 9], 'int32'); // nobody checked them: the host does
+    const all = table.read(ids).arraySync() as number[][];
+    const mean = (...at: number[]) => all[0].map((_, k) => at.reduce((s, a) => s + all[a][k], 0) / Math.max(at.length, 1));
+    const neighbors = tf.tensor1d([0, 1, 2, 3, 4, 0], 'int32');
+    const rows = table.neighborRows(ids, {neighbors, fanout: 2}, 3)!;
+    expectNear(rows[0].arraySync() as number[][], all.slice(0, 3));
+    expectNear(rows[1].arraySync() as number[][], [mean(0, 1), mean(2, 3), mean(4, 0)]);
+    // A block: rows of 2, 0 and 1 entries (the empty row's mean zero).
+    const rowPtr = tf.tensor1d([0, 2, 2, 3], 'int32'),
+      colIdx = tf.tensor1d([1, 4, 0], 'int32');
+    const block = table.neighborRows(ids, {rowPtr, colIdx}, 3)!;
+    expectNear(block[1].arraySync() as number[][], [mean(1, 4), mean(), mean(0)]);
+    expect(half.neighborRows(ids, {neighbors, fanout: 2}, 3), 'float16 storage').to.equal(undefined);
+    const bad = tf.tensor1d([3, 1, 20], 'int32'),
+      far = tf.tensor1d([0, 1, 2, 5, 4, 0], 'int32'),
+      falling = tf.tensor1d([0, 2, 1, 3], 'int32');
+    expect(() => table.neighborRows(bad, {neighbors: tf.zeros([2], 'int32') as tf.Tensor1D, fanout: 1}, 2)).to.throw(
+      /ids: index 20 at position 2 is outside the table's 20 rows/,
+    );
+    expect(() => table.neighborRows(ids, {neighbors: far, fanout: 2}, 3)).to.throw(/position 5 at entry 3 is outside the 5 ids/);
+    expect(() => table.neighborRows(ids, {rowPtr: falling, colIdx}, 3)).to.throw(/offsets must rise from 0 to their 3 entries/);
+    // GraphSAGE over a host loader's batch: the first layer read in place gives the logits of its gathered rows.
+    const graph = wm.graph.csbm({vertices: 300, classes: 3, degree: 6, homophily: 0.8, features: 9, signal: 1, seed: 4});
+    const features = wm.nn.featureTable(graph.features!.values, 300, 9);
+    const model = new GraphSageClassifier({
+      numNodes: 300,
+      numClasses: 3,
+      embeddingDim: 0,
+      features,
+      hiddenDim: 8,
+      numLayers: 2,
+      dropout: 0,
+      seed: 2,
+      embeddingLearningRate: 0,
+    });
+    const loader = new wm.nn.NeighborLoader(
+      graph.graph,
+      Int32Array.from({length: 70}, (_, i) => i * 4),
+      {fanouts: [5, 3], batchSize: 70},
+    );
+    const read = features.neighborRows.bind(features);
+    let inPlace = 0;
+    features.neighborRows = (...args) => {
+      const r = read(...args);
+      if (r) ++inPlace;
+      return r;
+    };
+    for await (const sub of loader) {
+      const x = features.read(sub.inputIds) as tf.Tensor2D;
+      const logits = model.forward(sub);
+      expect(inPlace, 'the first layer read the table in place').to.equal(1);
+      const gathered = model.forward({...sub, x});
+      expect(inPlace, 'a batch with its rows gathered reads them').to.equal(1);
+      expectNear(logits.arraySync() as number[][], gathered.arraySync() as number[][]);
+      tf.dispose([x, logits, gathered]);
+      sub.dispose();
+    }
+    model.dispose();
+    tf.dispose([ids, neighbors, ...rows, ...block, rowPtr, colIdx, bad, far, falling]);
+    table.dispose();
+    half.dispose();
+  });
 
   it('a table read in place refuses neighbours of the wrong count; tables not on the GPU and unchecked ids are gathered instead', async function () {
     gpuOnly(this);

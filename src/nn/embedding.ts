@@ -286,17 +286,21 @@ export class Embedding {
 
   /**
    * @internal The rows of the first `numDst` of `ids` and, for each, the mean of its neighbours' rows (`lists`:
-   * positions in ids, a fixed fan-out or a CSR block's offsets and columns; or rows themselves), read in place on
-   * the GPU (TableStorage.neighborRows; through the cache where one is in front, its lookups counted as a gather of
-   * `ids` would); undefined where this table is not read so (host or managed memory, rows moved by collectives) or
-   * `ids` (and rows given as lists) are not known to be valid rows (a sampler's are), so the caller gathers the rows
-   * instead.
+   * positions in ids, a fixed fan-out or a CSR block's offsets and columns; or rows themselves), read in place
+   * (TableStorage.neighborRows: on the GPU through the cache where one is in front, its lookups counted as a gather of
+   * `ids` would; without a GPU, from a float32 table's own array); undefined where this table is not read so (managed
+   * memory on a GPU, host tables on a machine with one, float16 host storage, rows moved by collectives) or, on the
+   * GPU, `ids` (and rows given as lists) are not known to be valid rows (a sampler's are), so the caller gathers the
+   * rows instead.
    */
   neighborRows(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D] | undefined {
     const s = this.live('neighborRows');
-    const inPlace = this.memory === 'device' || this.memory === 'chunked' || this.memory === 'continuous';
-    if (!s.neighborRows || !inPlace || !knownValid(ids, this.rows)) return undefined;
-    if (lists.rows && !knownValid(listEntries(lists), this.rows)) return undefined;
+    if (!s.neighborRows) return undefined;
+    if (s.where === 'device') {
+      const inPlace = this.memory === 'device' || this.memory === 'chunked' || this.memory === 'continuous';
+      if (!inPlace || !knownValid(ids, this.rows)) return undefined;
+      if (lists.rows && !knownValid(listEntries(lists), this.rows)) return undefined;
+    } else if (deviceStatus().gpu) return undefined; // a host table's rows go to the GPU, gathered there
     if (numDst > ids.size) throw new RangeError(`embedding.neighborRows: ${numDst} rows, but only ${ids.size} ids`);
     if ('fanout' in lists) {
       const {neighbors, fanout} = lists;

@@ -12,6 +12,7 @@ import {Embedding} from './embedding';
 import {SageConv, sageConv} from './conv/sage_conv';
 import {layerWidths, linearUniform, NodeModelConfig} from './node_model';
 import {builtConv} from './conv/graph_conv';
+import {deviceStatus} from '../native/device';
 
 export type GraphSageConfig = NodeModelConfig;
 
@@ -60,7 +61,9 @@ export class GraphSageClassifier extends BlockNodeClassifier {
     const drawn = sub.inputVertices && this.convs[0].applyOverTable(table, sub.inputVertices);
     if (drawn) return drawn;
     const ids = sub.inputIds;
-    return ids instanceof tf.Tensor ? this.convs[0].applyOverTable(table, {ids, layer}) : undefined;
+    if (ids instanceof tf.Tensor) return this.convs[0].applyOverTable(table, {ids, layer});
+    // A host sampler's ids, read in place on the CPU (a GPU reads only rows a GPU sampler drew in place).
+    return deviceStatus().gpu ? undefined : tf.tidy(() => this.convs[0].applyOverTable(table, {ids: tf.tensor1d(ids, 'int32'), layer}));
   }
 
   // Layer l over `graph` (a fixed fan-out: one fused native pass each way on the GPU), its input dropped

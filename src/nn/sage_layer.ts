@@ -52,8 +52,9 @@ export function sageLayer(
  * sampled neighbours' table rows · wNeigh + bias), the layer's input rows never gathered into a matrix (one read
  * of the table per sampled neighbour, in its storage type). `layer` a fixed fan-out or a CSR block without entry
  * weights (a sampler without replacement: its rows' neighbour counts vary). On the GPU, for tables whose rows are
- * there and `ids` a sampler's (Embedding.neighborRows); undefined otherwise (gather the rows and call sageLayer).
- * Differentiable in the weights; the table is read-only here. Equal to sageLayer over table.read(ids).
+ * there and `ids` a sampler's; on the CPU, for float32 tables of this process (Embedding.neighborRows); undefined
+ * otherwise (gather the rows and call sageLayer). Differentiable in the weights; the table is read-only here. Equal to
+ * sageLayer over table.read(ids).
  */
 export function sageLayerOverTable(
   table: Embedding,
@@ -98,8 +99,9 @@ export function sageLayerOverVertices(
 // layer runs: Embedding.neighborRows), or undefined where the layer is left to the gathered path.
 type RowsInput = {ids: tf.Tensor1D; numDst: number; lists: () => NeighborLists} | undefined;
 
-// The fused first layer (`what` names it) on the GPU, the weights checked before `input` is read, for a layer with
-// outputs.
+// The fused first layer (`what` names it) on this backend (GPU or CPU), the weights checked before `input` is read, for
+// a layer with outputs: on the GPU the fused native op each way; on the CPU the rows and means the table read in place
+// through tfjs' dense ops.
 function sageOverRows(
   what: string,
   table: Embedding,
@@ -110,7 +112,7 @@ function sageOverRows(
   input: () => RowsInput,
 ): tf.Tensor2D | undefined {
   const b = tf.backend();
-  if (!(b instanceof WholeMemoryBackend && b.gpu)) return undefined;
+  if (!(b instanceof WholeMemoryBackend)) return undefined;
   const inDim = table.dim,
     outDim = wSelf.shape[1];
   checkWeights(`${what}: a table ${inDim} wide`, inDim, wSelf, wNeigh, bias);
@@ -120,6 +122,13 @@ function sageOverRows(
   const rows = table.neighborRows(ids, read.lists(), numDst);
   if (!rows) return undefined;
   const [self, mean] = rows;
+  if (!b.gpu) {
+    try {
+      return tf.tidy(() => denseOutputs(self, mean, wSelf, wNeigh, bias, relu));
+    } finally {
+      tf.dispose(rows); // what the gradient needs is kept by the tape
+    }
+  }
   const f = tf.customGrad(((ws: tf.Tensor, wn: tf.Tensor, bs: tf.Tensor, save: tf.GradSaveFunc) => {
     const [y] = b.deviceOutputs([[numDst, outDim]], ([out]) =>
       sageOutputs(
@@ -199,9 +208,18 @@ function composite(
   bias: tf.Tensor1D,
   relu: boolean,
 ): tf.Tensor2D {
-  return tf.tidy(() => {
-    const self = tf.slice(h, [0, 0], [numDst, h.shape[1]]);
-    const z = tf.add(tf.add(tf.matMul(self, wSelf), tf.matMul(mean(), wNeigh)), bias) as tf.Tensor2D;
-    return relu ? tf.relu(z) : z;
-  });
+  return tf.tidy(() => denseOutputs(tf.slice(h, [0, 0], [numDst, h.shape[1]]), mean(), wSelf, wNeigh, bias, relu));
+}
+
+// act(self · wSelf + mean · wNeigh + bias) from tfjs ops.
+function denseOutputs(
+  self: tf.Tensor2D,
+  mean: tf.Tensor2D,
+  wSelf: tf.Tensor2D,
+  wNeigh: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  relu: boolean,
+): tf.Tensor2D {
+  const z = tf.add(tf.add(tf.matMul(self, wSelf), tf.matMul(mean, wNeigh)), bias) as tf.Tensor2D;
+  return relu ? tf.relu(z) : z;
 }

@@ -3,10 +3,11 @@
 // machine without a GPU): each rank initialises its own slice, every rank reads every row.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {indexError} from '../../backend/index_validation';
+import {firstOutside, indexError} from '../../backend/index_validation';
+import {listEntries} from '../../graph/sampled_subgraph';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
-import {embeddingNative} from '../../native/domains';
+import {embeddingNative, graphNative} from '../../native/domains';
 import {
   AddressedTable,
   ApplyArgs,
@@ -15,6 +16,7 @@ import {
   asInt32,
   nativeTable,
   StateBuffer,
+  NeighborLists,
   TableRequest,
   TableStorage,
 } from './table_storage';
@@ -81,6 +83,45 @@ export class HostTable extends AddressedTable implements TableStorage {
     if (bad >= 0) throw indexError(what, host[bad], bad, this.r.rows);
     this.cache?.count(host, host.length);
     return tf.tensor(out, shape, 'float32');
+  }
+
+  /**
+   * A float32 table of this process's arrays: the rows of ids[:numDst] and each one's mean of its neighbours' rows, the
+   * means summed straight from the table (the host's CSR product over the table's own array, each entry mapped to its
+   * row), so no matrix of every input row is made. Every id and entry is checked here. Undefined for other storage
+   * (float16 / bfloat16, host WholeMemory): the caller gathers the rows instead.
+   */
+  neighborRows(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D] | undefined {
+    const array = this.table.array;
+    if (!(array instanceof Float32Array) || this.table.memory) return undefined;
+    const {dim, rows} = this.r;
+    const at = asInt32(ids.dataSync());
+    const bad = firstOutside(at, rows);
+    if (bad >= 0) throw indexError('embedding.neighborRows: ids', at[bad], bad, rows);
+    const entries = asInt32(listEntries(lists).dataSync());
+    const rowPtr = 'fanout' in lists ? Int32Array.from({length: numDst + 1}, (_, r) => r * lists.fanout) : asInt32(lists.rowPtr.dataSync());
+    if (rowPtr[0] !== 0 || rowPtr[numDst] !== entries.length || rowPtr.some((o, r) => r > 0 && o < rowPtr[r - 1]))
+      throw new RangeError(`embedding.neighborRows: the lists' offsets must rise from 0 to their ${entries.length} entries`);
+    // Each entry's row (entries are positions in ids unless they are rows), and each list's 1 / length.
+    const colIdx = lists.rows ? entries : new Int32Array(entries.length);
+    for (let e = 0; e < entries.length; ++e) {
+      const p = entries[e];
+      if (!lists.rows && !(p >= 0 && p < at.length))
+        throw new RangeError(`embedding.neighborRows: position ${p} at entry ${e} is outside the ${at.length} ids`);
+      const row = lists.rows ? p : at[p];
+      if (!(row >= 0 && row < rows)) throw indexError('embedding.neighborRows: rows', row, e, rows);
+      if (!lists.rows) colIdx[e] = row;
+    }
+    const scale = new Float32Array(numDst);
+    for (let r = 0; r < numDst; ++r) scale[r] = rowPtr[r + 1] > rowPtr[r] ? 1 / (rowPtr[r + 1] - rowPtr[r]) : 0;
+    const self = new Float32Array(numDst * dim),
+      mean = new Float32Array(numDst * dim);
+    embeddingNative().embeddingGather(this.table, at, 0, numDst, self, null);
+    graphNative().csrSpmm(rowPtr, colIdx, null, scale, numDst, array, dim, mean, null, 0, 0, 0);
+    // Counted as the gather of every input row (the entries themselves where they are rows) would be.
+    this.cache?.count(at, at.length);
+    if (lists.rows && colIdx.length) this.cache?.count(colIdx, colIdx.length);
+    return [tf.tensor2d(self, [numDst, dim]), tf.tensor2d(mean, [numDst, dim])];
   }
 
   write(idx: tf.Tensor, values: tf.Tensor): void {

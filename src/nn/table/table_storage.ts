@@ -54,11 +54,12 @@ export interface TableStorage {
   /** Rows at int32 indices `idx` as a float32 tensor of `shape`; throws naming `what` on an index out of range. */
   gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor;
   /**
-   * Tables the GPU reads in place (device memory, GPU WholeMemory): the rows of the first `numDst` of `ids` and, for
-   * each, the mean of its neighbours' rows (`lists`: positions in ids, or rows), as float32 [numDst, dim] tensors: a
-   * sampled layer's inputs without a copy of every row it reads. `ids` are valid rows, `lists` checked by the caller.
+   * Tables read in place (on the GPU: device memory, GPU WholeMemory, `ids` valid rows and `lists` checked by the
+   * caller; on the host: float32 arrays of this process, everything checked here): the rows of the first `numDst` of
+   * `ids` and, for each, the mean of its neighbours' rows (`lists`: positions in ids, or rows), as float32 [numDst, dim]
+   * tensors: a sampled layer's inputs without a copy of every row it reads. Undefined where this table is not read so.
    */
-  neighborRows?(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D];
+  neighborRows?(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D] | undefined;
   /** Overwrites rows (float32 values, rounded to the storage type). */
   write(idx: tf.Tensor, values: tf.Tensor, what: string): void;
   /** One sparse optimizer rule over rows (the state arrays when withState); returns the skipped non-finite elements (host). */
