@@ -130,7 +130,7 @@ async function ours(
   });
   const results: EpochResult[] = [];
   const progress = new EpochProgress(EPOCHS, 'ours');
-  const steps = EPOCHS * Math.ceil(train.length / BATCH);
+  const steps = EPOCHS * loader.length;
   let step = 0;
   try {
     for (let e = 1; e <= EPOCHS; ++e) {

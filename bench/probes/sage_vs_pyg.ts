@@ -18,6 +18,7 @@ import * as wm from '../../src/index';
 import {writeNpy} from '../../src/data/npy';
 import {DeviceCsr} from '../../src/graph/device_csr';
 import {isFixedLayer} from '../../src/graph/sampled_subgraph';
+import {int32Ids} from '../../src/util/arrays';
 import {envPositiveInt, torchJson} from '../bench_util';
 import {HIDDEN, papersSage} from '../papers100m_model';
 
@@ -36,11 +37,6 @@ interface TorchSide {
   weightRelDiff: number[];
   oursHops: number[];
   pygHops: number[];
-}
-
-// Vertex ids as an Int32Array (a loader's batch on the GPU holds a tensor, on the host an array).
-function idArray(ids: tf.Tensor1D | Int32Array): Int32Array {
-  return ids instanceof tf.Tensor ? (ids.dataSync() as Int32Array) : ids;
 }
 
 // A layer's neighbour positions among its inputs, [numDst * fanout] (a fixed fan-out; a block with fanout entries a row).
@@ -67,7 +63,8 @@ async function main(): Promise<void> {
     seed: 7,
   });
   const dir = fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-sage-vs-pyg-'));
-  const features = wm.nn.featureTable(data.featureRows(0, VERTICES), VERTICES, FEATURES, {
+  const rows = data.featureRows(0, VERTICES);
+  const features = wm.nn.featureTable(rows, VERTICES, FEATURES, {
     dtype: 'float32',
     memory: gpu ? 'device' : 'host',
   });
@@ -86,7 +83,7 @@ async function main(): Promise<void> {
   });
   try {
     data.graph.save(path.join(dir, 'graph.wmcsr'));
-    writeNpy(path.join(dir, 'features.npy'), data.featureRows(0, VERTICES), [VERTICES, FEATURES]);
+    writeNpy(path.join(dir, 'features.npy'), rows, [VERTICES, FEATURES]);
     const dump = (name: string, list: tf.Variable[]) =>
       list.forEach((v, i) => writeNpy(path.join(dir, `${name}_${i}.npy`), v.dataSync() as Float32Array, v.shape));
     // sageConv's weights a layer at a time: root kernel, neighbours' kernel, bias.
@@ -109,7 +106,7 @@ async function main(): Promise<void> {
         cost.dispose();
       }
       // The batch as PyG reads it: input vertices, then each layer's outputs (a prefix of its inputs) and neighbours.
-      const inputs = idArray(batch.inputIds);
+      const inputs = int32Ids(batch.inputIds, 'batch.inputIds');
       writeNpy(path.join(dir, `b${step}_inputs.npy`), inputs, [inputs.length]);
       batch.layers.forEach((layer, l) => {
         const {numDst, fanout, neighbors} = layerPositions(layer);

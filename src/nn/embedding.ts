@@ -300,7 +300,7 @@ export class Embedding {
       const inPlace = this.memory === 'device' || this.memory === 'chunked' || this.memory === 'continuous';
       if (!inPlace || !knownValid(ids, this.rows)) return undefined;
       if (lists.rows && !knownValid(listEntries(lists), this.rows)) return undefined;
-    } else if (deviceStatus().gpu) return undefined; // a host table's rows go to the GPU, gathered there
+    }
     if (numDst > ids.size) throw new RangeError(`embedding.neighborRows: ${numDst} rows, but only ${ids.size} ids`);
     if ('fanout' in lists) {
       const {neighbors, fanout} = lists;

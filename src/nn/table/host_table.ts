@@ -7,6 +7,7 @@ import {firstOutside, indexError} from '../../backend/index_validation';
 import {listEntries} from '../../graph/sampled_subgraph';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
+import {deviceStatus} from '../../native/device';
 import {embeddingNative, graphNative} from '../../native/domains';
 import {
   AddressedTable,
@@ -89,19 +90,24 @@ export class HostTable extends AddressedTable implements TableStorage {
    * A float32 table of this process's arrays: the rows of ids[:numDst] and each one's mean of its neighbours' rows, the
    * means summed straight from the table (the host's CSR product over the table's own array, each entry mapped to its
    * row), so no matrix of every input row is made. Every id and entry is checked here. Undefined for other storage
-   * (float16 / bfloat16, host WholeMemory): the caller gathers the rows instead.
+   * (float16 / bfloat16, host WholeMemory) and on a machine with a GPU (the rows go there, gathered): the caller gathers
+   * the rows instead.
    */
   neighborRows(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D] | undefined {
     const array = this.table.array;
-    if (!(array instanceof Float32Array) || this.table.memory) return undefined;
+    if (!(array instanceof Float32Array) || this.table.memory || deviceStatus().gpu) return undefined;
     const {dim, rows} = this.r;
     const at = asInt32(ids.dataSync());
     const bad = firstOutside(at, rows);
     if (bad >= 0) throw indexError('embedding.neighborRows: ids', at[bad], bad, rows);
     const entries = asInt32(listEntries(lists).dataSync());
-    const rowPtr = 'fanout' in lists ? Int32Array.from({length: numDst + 1}, (_, r) => r * lists.fanout) : asInt32(lists.rowPtr.dataSync());
-    if (rowPtr[0] !== 0 || rowPtr[numDst] !== entries.length || rowPtr.some((o, r) => r > 0 && o < rowPtr[r - 1]))
-      throw new RangeError(`embedding.neighborRows: the lists' offsets must rise from 0 to their ${entries.length} entries`);
+    let rowPtr: Int32Array;
+    if ('fanout' in lists) rowPtr = Int32Array.from({length: numDst + 1}, (_, r) => r * lists.fanout);
+    else {
+      rowPtr = asInt32(lists.rowPtr.dataSync());
+      if (rowPtr[0] !== 0 || rowPtr[numDst] !== entries.length || rowPtr.some((o, r) => r > 0 && o < rowPtr[r - 1]))
+        throw new RangeError(`embedding.neighborRows: the lists' offsets must rise from 0 to their ${entries.length} entries`);
+    }
     // Each entry's row (entries are positions in ids unless they are rows), and each list's 1 / length.
     const colIdx = lists.rows ? entries : new Int32Array(entries.length);
     for (let e = 0; e < entries.length; ++e) {
