@@ -13,11 +13,14 @@
 // that change little; 'constant' keeps BENCH_LR. PyTorch runs first (bench/torch/graphsage_accuracy.py, PyG's SAGEConv)
 // on files this run writes to BENCH_GRAPH_DIR (the graph, the features as float16 .npy, the labels and the split;
 // removed after), so the two never hold GPU memory at once; ours then fills its table from the same .npy, so both sides
-// train on the same float16 values.
+// train on the same float16 values. PyG's layers start from ours' initial weights (BENCH_SAME_INIT=1, the default): on
+// this graph a run's accuracy moves by several points with the initial weights alone, which would hide what the two
+// implementations do.
 // Environment: BENCH_VERTICES, BENCH_DEGREE, BENCH_CLASSES, BENCH_FEATURES, BENCH_HOMOPHILY (default 0.4),
 // BENCH_SIGNAL (default 1), BENCH_EPOCHS (default 5), BENCH_TRAIN, BENCH_TEST, BENCH_LR (default 0.003; at 0.01 both
-// sides stay at chance), BENCH_SCHEDULE, BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone),
-// BENCH_GRAPH_DIR, BENCH_OUT.
+// sides stay at chance), BENCH_SCHEDULE, BENCH_ADAM_EPSILON (both sides'; default 1e-7, tfjs'), BENCH_SEED (ours'
+// weights and torch's manual_seed; default 3), BENCH_SAME_INIT ('0': PyG draws its own initial weights),
+// BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone), BENCH_GRAPH_DIR, BENCH_OUT.
 // Without a GPU ours trains on the CPU (say BENCH_VERTICES=100000), PyTorch not run.
 import * as fs from 'fs';
 import * as os from 'os';
@@ -46,14 +49,20 @@ const TRAIN = Number(process.env.BENCH_TRAIN ?? 1_207_179);
 const TEST = Number(process.env.BENCH_TEST ?? 214_338);
 const LR = Number(process.env.BENCH_LR ?? 0.003);
 const SCHEDULE = process.env.BENCH_SCHEDULE ?? 'cosine';
+const EPSILON = Number(process.env.BENCH_ADAM_EPSILON ?? 1e-7);
 const TORCH = process.env.BENCH_TORCH ?? 'pyg';
+const SEED = Number(process.env.BENCH_SEED ?? 3);
+const SAME_INIT = (process.env.BENCH_SAME_INIT ?? '1') === '1';
 const BATCH = 1024,
   EVAL_BATCH = 4096;
 
-for (const [name, v] of Object.entries({BENCH_EPOCHS: EPOCHS, BENCH_TRAIN: TRAIN, BENCH_TEST: TEST}))
+for (const [name, v] of Object.entries({BENCH_EPOCHS: EPOCHS, BENCH_TRAIN: TRAIN, BENCH_TEST: TEST, BENCH_SEED: SEED}))
   if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer, got ${v}`);
+if (!(EPSILON > 0)) throw new RangeError(`BENCH_ADAM_EPSILON must be a positive number, got ${process.env.BENCH_ADAM_EPSILON}`);
 if (!(LR > 0)) throw new RangeError(`BENCH_LR must be a positive number, got ${process.env.BENCH_LR}`);
 if (!['cosine', 'constant'].includes(SCHEDULE)) throw new RangeError(`BENCH_SCHEDULE must be 'cosine' or 'constant', got '${SCHEDULE}'`);
+if (!['1', '0', undefined].includes(process.env.BENCH_SAME_INIT))
+  throw new RangeError(`BENCH_SAME_INIT must be '1' or '0', got '${process.env.BENCH_SAME_INIT}'`);
 if (!['pyg', ''].includes(TORCH)) throw new RangeError(`BENCH_TORCH must be 'pyg' or '', got '${TORCH}'`);
 
 interface EpochResult {
@@ -99,6 +108,19 @@ async function writeTorchFiles(dir: string, data: wm.graph.NativeCsbm, train: In
   console.log(`graph, features, labels and split written for PyTorch in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
+// Ours' initial weights as init_{i}.npy (root kernel, neighbours' kernel, bias a layer), for PyG to start from: the
+// model's weights depend on its seed and widths alone, so a one-row table of the same width draws them.
+function writeInitialWeights(dir: string): void {
+  const table = wm.nn.featureTable(new Float32Array(FEATURES), 1, FEATURES, {memory: 'host'});
+  const model = papersSage(1, table, CLASSES, SEED);
+  try {
+    model.denseVariables.forEach((v, i) => writeNpy(path.join(dir, `init_${i}.npy`), v.dataSync() as Float32Array, v.shape));
+  } finally {
+    model.dispose();
+    table.dispose();
+  }
+}
+
 // Ours: the model trained for EPOCHS epochs, the test vertices classified after each; the features from `source`
 // (the float16 file PyTorch read, where one was written: the same values on both sides).
 async function ours(
@@ -117,8 +139,8 @@ async function ours(
   });
   const graph = gpu ? new DeviceCsr(data.graph) : data.graph;
   console.log(`features and graph placed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  const model = papersSage(n, features, CLASSES);
-  const optimizer = wm.train.adam(LR);
+  const model = papersSage(n, features, CLASSES, SEED);
+  const optimizer = wm.train.adam(LR, 0.9, 0.999, EPSILON);
   const loader = new wm.nn.NeighborLoader(graph, train, {fanouts: FANOUTS, batchSize: BATCH, labels: data.labels, seed: 1, replace: true});
   const testLoader = new wm.nn.NeighborLoader(graph, test, {
     fanouts: FANOUTS,
@@ -201,6 +223,7 @@ async function main(): Promise<void> {
   try {
     if (dir) {
       await writeTorchFiles(dir, data, train, test);
+      if (SAME_INIT) writeInitialWeights(dir);
       torch = torchJson<TorchAccuracy>('graphsage_accuracy.py', [
         dir,
         String(EPOCHS),
@@ -211,6 +234,8 @@ async function main(): Promise<void> {
         String(CLASSES),
         String(LR),
         SCHEDULE,
+        String(EPSILON),
+        String(SEED),
       ]);
       for (const r of torch?.epochs ?? [])
         console.log(
@@ -228,7 +253,7 @@ async function main(): Promise<void> {
   data.graph.free();
   console.log(
     `\nGraphSAGE on ${data.name}, ${TRAIN} training and ${TEST} test vertices, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, ` +
-      `batch ${BATCH}, Adam ${LR} (${SCHEDULE}), ${info.gpu ? info.name : 'CPU'}, matmul precision ${matmulPrecision}`,
+      `batch ${BATCH}, Adam ${LR} (${SCHEDULE}, epsilon ${EPSILON}), ${info.gpu ? info.name : 'CPU'}, matmul precision ${matmulPrecision}`,
   );
   console.log('| epoch | ours test accuracy | ours s | PyG test accuracy | PyG s | ours - PyG (points) |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
@@ -251,6 +276,9 @@ async function main(): Promise<void> {
     batch: BATCH,
     learningRate: LR,
     schedule: SCHEDULE,
+    adamEpsilon: EPSILON,
+    seed: SEED,
+    sameInitialWeights: SAME_INIT,
     ours: mine,
     torch,
   });

@@ -7,8 +7,8 @@ export const FANOUTS = [30, 30, 30];
 export const HIDDEN = 256;
 export const CLASSES = 172;
 
-/** The model over `features` (a row per vertex of the graph's `n`), `classes` outputs. */
-export function papersSage(n: number, features: wm.nn.Embedding, classes = CLASSES): GraphSageClassifier {
+/** The model over `features` (a row per vertex of the graph's `n`), `classes` outputs, weights drawn from `seed`. */
+export function papersSage(n: number, features: wm.nn.Embedding, classes = CLASSES, seed = 3): GraphSageClassifier {
   return new GraphSageClassifier({
     numNodes: n,
     numClasses: classes,
@@ -17,7 +17,7 @@ export function papersSage(n: number, features: wm.nn.Embedding, classes = CLASS
     hiddenDim: HIDDEN,
     numLayers: FANOUTS.length,
     dropout: 0,
-    seed: 3,
+    seed,
     embeddingLearningRate: 0,
   });
 }

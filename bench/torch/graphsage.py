@@ -68,6 +68,16 @@ def sampled_blocks(seeds, fanouts, sample):
     return nodes, blocks
 
 
+def load_ours_weights(convs, load):
+    """Ours' GraphSAGE weights into PyG SAGEConv layers: `load(name)` gives init_{i}.npy's array, ours' order (root kernel,
+    neighbours' kernel, bias a layer, [in, out] kernels); PyG's lin_r is the root, lin_l the neighbours with the bias."""
+    with torch.no_grad():
+        for l, conv in enumerate(convs):
+            conv.lin_r.weight.copy_(torch.from_numpy(load(f"init_{3 * l}.npy")).t())
+            conv.lin_l.weight.copy_(torch.from_numpy(load(f"init_{3 * l + 1}.npy")).t())
+            conv.lin_l.bias.copy_(torch.from_numpy(load(f"init_{3 * l + 2}.npy")))
+
+
 def pyg_layer(conv, h, self_idx, nb_idx):
     """A PyG conv over one block, bipartite: sources are every row of h, targets the block's outputs; edges output <-
     sampled neighbour."""

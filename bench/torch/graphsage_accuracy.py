@@ -5,8 +5,9 @@
 # epoch every test vertex is classified from a sample of its neighbourhood. The float16 features are copied to the
 # GPU from the mapped .npy a slice at a time. Prints RESULT {json}; each epoch's line goes to stderr.
 # The step size is Adam's lr throughout ('constant') or annealed to 0 over the run's steps ('cosine': CosineAnnealingLR
-# stepped after each batch).
-# Usage: graphsage_accuracy.py <folder> <epochs> <batch> <eval batch> <fanouts> <hidden> <classes> <lr> <schedule>
+# stepped after each batch). The layers start from ours' initial weights where the folder holds them (init_*.npy), else
+# from PyG's own draw after torch.manual_seed(seed).
+# Usage: graphsage_accuracy.py <folder> <epochs> <batch> <eval batch> <fanouts> <hidden> <classes> <lr> <schedule> <adam epsilon> <seed>
 import json
 import os
 import sys
@@ -15,7 +16,7 @@ import time
 import numpy as np
 import torch
 
-from graphsage import native_csr, pyg_layer, sampled_blocks, sampler
+from graphsage import load_ours_weights, native_csr, pyg_layer, sampled_blocks, sampler
 
 torch.set_float32_matmul_precision(os.environ.get("BENCH_MATMUL_PRECISION", "highest"))
 
@@ -25,7 +26,7 @@ def main():
     epochs, batch, eval_batch = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     fanouts = [int(f) for f in sys.argv[5].split(",")]
     hidden, classes, lr = int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])
-    schedule = sys.argv[9]
+    schedule, eps, seed = sys.argv[9], float(sys.argv[10]), int(sys.argv[11])
     if schedule not in ("cosine", "constant"):
         raise ValueError(f"schedule must be 'cosine' or 'constant', got '{schedule}'")
     dev = torch.device("cuda")
@@ -45,11 +46,14 @@ def main():
 
     from torch_geometric.nn import SAGEConv
 
-    torch.manual_seed(3)
+    torch.manual_seed(seed)
     dims = [x.shape[1]] + [hidden] * (len(fanouts) - 1) + [classes]
     layers = torch.nn.ModuleList(
         [SAGEConv(dims[i], dims[i + 1], aggr="mean", root_weight=True, bias=True) for i in range(len(fanouts))]).to(dev)
-    opt = torch.optim.Adam(layers.parameters(), lr=lr)
+    ours_init = os.path.exists(os.path.join(folder, "init_0.npy"))
+    if ours_init:
+        load_ours_weights(layers, lambda name: np.load(os.path.join(folder, name)))
+    opt = torch.optim.Adam(layers.parameters(), lr=lr, eps=eps)
     steps = epochs * ((train.numel() + batch - 1) // batch)
     annealing = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps) if schedule == "cosine" else None
     gen = torch.Generator(device=dev)
@@ -92,7 +96,7 @@ def main():
         acc = accuracy()
         results.append({"epoch": e, "seconds": seconds, "testAccuracy": acc, "loss": float(loss.item())})
         print(f"PyG epoch {e}: {seconds:.1f} s, test accuracy {acc:.4f}", file=sys.stderr, flush=True)
-    print("RESULT " + json.dumps({"epochs": results, "loadSeconds": load_seconds, "torch": torch.__version__,
+    print("RESULT " + json.dumps({"epochs": results, "loadSeconds": load_seconds, "oursInitialWeights": ours_init, "torch": torch.__version__,
                                   "pyg": __import__("torch_geometric").__version__}))
 
 

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import torch
-from graphsage import native_csr, pyg_layer, sampled_blocks, sampler
+from graphsage import load_ours_weights, native_csr, pyg_layer, sampled_blocks, sampler
 
 torch.set_float32_matmul_precision("highest")
 
@@ -29,12 +29,7 @@ def main():
     dims = [feat.shape[1]] + [hidden] * (layers_n - 1) + [classes]
     convs = torch.nn.ModuleList(
         [SAGEConv(dims[i], dims[i + 1], aggr="mean", root_weight=True, bias=True) for i in range(layers_n)]).to(dev)
-    # ours: [in, out] kernels (root, neighbours) and a bias per layer; PyG: lin_l (neighbours, with the bias), lin_r (root).
-    with torch.no_grad():
-        for l, conv in enumerate(convs):
-            conv.lin_r.weight.copy_(torch.from_numpy(load(f"init_{3 * l}.npy")).t())
-            conv.lin_l.weight.copy_(torch.from_numpy(load(f"init_{3 * l + 1}.npy")).t())
-            conv.lin_l.bias.copy_(torch.from_numpy(load(f"init_{3 * l + 2}.npy")))
+    load_ours_weights(convs, load)
 
     def params():
         return [p for conv in convs for p in (conv.lin_r.weight, conv.lin_l.weight, conv.lin_l.bias)]
