@@ -1,12 +1,12 @@
 // `npm run bench:mag240m` — R-GAT on a MAG240M-shaped graph (wm.graph.mag240mShaped: its counts at
 // BENCH_MAG240M_SCALE, default 1 on a GPU, 0.001 on a CPU), WholeGraph's MAG240M setting: fan-out [25, 15],
-// hidden 1024 as 4 heads of 256, batch 1024, paper features of BENCH_MAG240M_DIM (default 256) stored as
+// hidden 1024 as 4 heads of 256, batch BENCH_MAG240M_BATCH (default 1024), paper features of BENCH_MAG240M_DIM (default 256) stored as
 // float16 in BENCH_MAG240M_MEMORY (default 'host': pinned host memory) with a GPU cache of BENCH_MAG240M_CACHE
 // of the most linked rows (default 0.1). Trains BENCH_MAG240M_BATCHES batches (default a whole epoch of the
 // training papers; passes repeat where an epoch is shorter) after two warm-up steps, as a training loop runs (the next batch sampled while one trains) and prints the build
 // time, the time per step and the epoch's time (measured, or per step times the epoch's steps when fewer
 // batches ran). WholeGraph's figure: 11.2 s an epoch on 8 A100s (768 features, float16).
-// Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/mag240m.js`): data parallel, each rank 1024 papers of
+// Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/mag240m.js`): data parallel, each rank a batch's worth of papers of
 // every batch (the loader's share) and the gradients averaged every step (wm.dataParallel), the paper features shared by the
 // ranks (BENCH_MAG240M_MEMORY default 'chunked' over the GPUs, 'continuous' without one; no cache); an epoch is
 // every rank's share once, rank 0 reports.
@@ -76,10 +76,11 @@ async function main(): Promise<void> {
   }).prepare();
   const featureSeconds = (Date.now() - t1) / 1000;
   say(`paper features in ${memory} memory in ${featureSeconds.toFixed(1)} s`);
-  // Every rank walks the same order of the training papers, 1024 of each batch its own.
+  // Every rank walks the same order of the training papers, `batch` of each batch its own.
+  const batch = envPositiveInt('BENCH_MAG240M_BATCH', 1024);
   const loader = new TypedNeighborLoader(sampled.graph, {
     fanouts: [25, 15],
-    batchSize: 1024 * ranks,
+    batchSize: batch * ranks,
     shuffle: true,
     seed: 1,
     features: tables,
@@ -117,7 +118,20 @@ async function main(): Promise<void> {
   comm?.barrier();
   comm?.destroy();
   if (rank > 0) return;
-  writeBenchResult('mag240m', {device: dev, scale, dim, memory, cache, buildSeconds, featureSeconds, epochSteps, ranks, ...rows[0], rows});
+  writeBenchResult('mag240m', {
+    device: dev,
+    scale,
+    dim,
+    batch,
+    memory,
+    cache,
+    buildSeconds,
+    featureSeconds,
+    epochSteps,
+    ranks,
+    ...rows[0],
+    rows,
+  });
   console.log(
     `\n${ranks > 1 ? `${ranks} ranks: ` : ''}scale  dim  memory  cache  matmul   build s  features s  ms/step  epoch steps  epoch s  seeds/s`,
   );

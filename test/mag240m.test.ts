@@ -285,7 +285,14 @@ describe("mag240mShaped: a typed graph of MAG240M's shape, generated natively", 
     try {
       const out = path.join(dir, 'result.json');
       const r = spawnSync(process.execPath, [path.join(root, 'bin', 'tfjs-wm-run.js'), '-n', '2', path.join(root, 'bench', 'mag240m.js')], {
-        env: {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu', BENCH_MAG240M_BATCHES: '2', BENCH_PROFILE_STEPS: '1', BENCH_OUT: out},
+        env: {
+          ...process.env,
+          TFJS_WHOLEMEMORY_DEVICE: 'cpu',
+          BENCH_MAG240M_BATCH: '64',
+          BENCH_MAG240M_BATCHES: '2',
+          BENCH_PROFILE_STEPS: '1',
+          BENCH_OUT: out,
+        },
         encoding: 'utf8',
         timeout: 200000,
       });
