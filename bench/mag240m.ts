@@ -1,15 +1,16 @@
 // `npm run bench:mag240m` — R-GAT on a MAG240M-shaped graph (wm.graph.mag240mShaped: its counts at
 // BENCH_MAG240M_SCALE, default 1 on a GPU, 0.001 on a CPU), WholeGraph's MAG240M setting: fan-out [25, 15],
-// hidden 1024 as 4 heads of 256, batch BENCH_MAG240M_BATCH (default 1024), paper features of BENCH_MAG240M_DIM (default 256) stored as
-// float16 in BENCH_MAG240M_MEMORY (default 'host': pinned host memory) with a GPU cache of BENCH_MAG240M_CACHE
-// of the most linked rows (default 0.1). Trains BENCH_MAG240M_BATCHES batches (default a whole epoch of the
-// training papers; passes repeat where an epoch is shorter) after two warm-up steps, as a training loop runs (the next batch sampled while one trains) and prints the build
-// time, the time per step and the epoch's time (measured, or per step times the epoch's steps when fewer
-// batches ran). WholeGraph's figure: 11.2 s an epoch on 8 A100s (768 features, float16).
-// Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/mag240m.js`): data parallel, each rank a batch's worth of papers of
-// every batch (the loader's share) and the gradients averaged every step (wm.dataParallel), the paper features shared by the
-// ranks (BENCH_MAG240M_MEMORY default 'chunked' over the GPUs, 'continuous' without one; no cache); an epoch is
-// every rank's share once, rank 0 reports.
+// hidden 1024 as 4 heads of 256, batch BENCH_MAG240M_BATCH (default 1024), paper features of BENCH_MAG240M_DIM
+// (default 256) stored as float16 in BENCH_MAG240M_MEMORY (default 'host': pinned host memory) with a GPU cache of
+// BENCH_MAG240M_CACHE of the most linked rows (default 0.1). Trains BENCH_MAG240M_BATCHES batches (default a whole
+// epoch of the training papers; passes repeat where an epoch is shorter) after two warm-up steps, as a training loop
+// runs (the next batch sampled while one trains) and prints the build time, the time per step and the epoch's time
+// (measured, or per step times the epoch's steps when fewer batches ran). WholeGraph's figure: 11.2 s an epoch on 8
+// A100s (768 features, float16).
+// Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/mag240m.js`): data parallel, each rank a batch of
+// papers of every global batch (the loader's share) and the gradients averaged every step (wm.dataParallel), the paper
+// features shared by the ranks (BENCH_MAG240M_MEMORY default 'chunked' over the GPUs, 'continuous' without one; no
+// cache); an epoch is every rank's share once, rank 0 reports.
 // BENCH_MATMUL_PRECISION (default highest; a comma list of highest, high, medium: wm.setMatmulPrecision): the timed steps and
 // their profile run once for each, one row each.
 // BENCH_PROFILE_STEPS (default 5; 0: none): that many more steps under wm.profileOps after the timed ones (not part
