@@ -216,6 +216,16 @@ function gcnNormalized(c: Csr, degrees?: Int32Array): Csr {
   return {rowPtr, colIdx, weight, numRows, numCols};
 }
 
+/** Each of the first `numRows` rows' 1 / its entries (0 for an empty row): the row scale of a mean over CSR offsets. */
+export function inverseRowLengths(rowPtr: Int32Array, numRows: number): Float32Array {
+  const out = new Float32Array(numRows);
+  for (let r = 0; r < numRows; ++r) {
+    const d = rowPtr[r + 1] - rowPtr[r];
+    out[r] = d > 0 ? 1 / d : 0;
+  }
+  return out;
+}
+
 /**
  * A block of a (sampled) graph: row r, an output vertex, aggregates input
  * rows colIdx[rowPtr[r] .. rowPtr[r + 1]). Built once, used every step.
@@ -462,17 +472,7 @@ export class CsrBlock {
     const key = `${reduce}${backward ? '-t' : ''}`;
     let c = this.derived.get(key);
     if (c) return c;
-    // Each row's 1 / degree (0 for an empty row), read through a local: a field read per row of a block of
-    // millions costs more than the loop.
-    const inv = () => {
-      const rowPtr = this.csr.rowPtr,
-        out = new Float32Array(this.numRows);
-      for (let r = 0; r < out.length; ++r) {
-        const d = rowPtr[r + 1] - rowPtr[r];
-        out[r] = d > 0 ? 1 / d : 0;
-      }
-      return out;
-    };
+    const inv = () => inverseRowLengths(this.csr.rowPtr, this.numRows);
     if (reduce === 'gcn') {
       if (!backward) c = gcnNormalized(this.csr, this.degrees);
       else {

@@ -4,6 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {firstOutside, indexError} from '../../backend/index_validation';
+import {inverseRowLengths} from '../../graph/aggregate';
 import {listEntries} from '../../graph/sampled_subgraph';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
 import type {Communicator} from '../../memory/communicator';
@@ -108,7 +109,7 @@ export class HostTable extends AddressedTable implements TableStorage {
       if (rowPtr[0] !== 0 || rowPtr[numDst] !== entries.length || rowPtr.some((o, r) => r > 0 && o < rowPtr[r - 1]))
         throw new RangeError(`embedding.neighborRows: the lists' offsets must rise from 0 to their ${entries.length} entries`);
     }
-    // Each entry's row (entries are positions in ids unless they are rows), and each list's 1 / length.
+    // Each entry's row (entries are positions in ids unless they are rows).
     const colIdx = lists.rows ? entries : new Int32Array(entries.length);
     for (let e = 0; e < entries.length; ++e) {
       const p = entries[e];
@@ -118,12 +119,10 @@ export class HostTable extends AddressedTable implements TableStorage {
       if (!(row >= 0 && row < rows)) throw indexError('embedding.neighborRows: rows', row, e, rows);
       if (!lists.rows) colIdx[e] = row;
     }
-    const scale = new Float32Array(numDst);
-    for (let r = 0; r < numDst; ++r) scale[r] = rowPtr[r + 1] > rowPtr[r] ? 1 / (rowPtr[r + 1] - rowPtr[r]) : 0;
     const self = new Float32Array(numDst * dim),
       mean = new Float32Array(numDst * dim);
     embeddingNative().embeddingGather(this.table, at, 0, numDst, self, null);
-    graphNative().csrSpmm(rowPtr, colIdx, null, scale, numDst, array, dim, mean, null, 0, 0, 0);
+    graphNative().csrSpmm(rowPtr, colIdx, null, inverseRowLengths(rowPtr, numDst), numDst, array, dim, mean, null, 0, 0, 0);
     // Counted as the gather of every input row (the entries themselves where they are rows) would be.
     this.cache?.count(at, at.length);
     if (lists.rows && colIdx.length) this.cache?.count(colIdx, colIdx.length);
