@@ -3,7 +3,7 @@
 // machine without a GPU): each rank initialises its own slice, every rank reads every row.
 import * as tf from '@tensorflow/tfjs-core';
 
-import {firstOutside, indexError} from '../../backend/index_validation';
+import {checkIndexArray, firstOutside, indexError} from '../../backend/index_validation';
 import {inverseRowLengths} from '../../graph/aggregate';
 import {listEntries} from '../../graph/sampled_subgraph';
 import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../native/addon';
@@ -99,8 +99,7 @@ export class HostTable extends AddressedTable implements TableStorage {
     if (!(array instanceof Float32Array) || this.table.memory || deviceStatus().gpu) return undefined;
     const {dim, rows} = this.r;
     const at = asInt32(ids.dataSync());
-    const bad = firstOutside(at, rows);
-    if (bad >= 0) throw indexError('embedding.neighborRows: ids', at[bad], bad, rows);
+    checkIndexArray(at, rows, 'embedding.neighborRows: ids');
     const entries = asInt32(listEntries(lists).dataSync());
     let rowPtr: Int32Array;
     if ('fanout' in lists) rowPtr = Int32Array.from({length: numDst + 1}, (_, r) => r * lists.fanout);
@@ -109,16 +108,14 @@ export class HostTable extends AddressedTable implements TableStorage {
       if (rowPtr[0] !== 0 || rowPtr[numDst] !== entries.length || rowPtr.some((o, r) => r > 0 && o < rowPtr[r - 1]))
         throw new RangeError(`embedding.neighborRows: the lists' offsets must rise from 0 to their ${entries.length} entries`);
     }
-    // Each entry's row (entries are positions in ids unless they are rows).
-    const colIdx = lists.rows ? entries : new Int32Array(entries.length);
-    for (let e = 0; e < entries.length; ++e) {
-      const p = entries[e];
-      if (!lists.rows && !(p >= 0 && p < at.length))
-        throw new RangeError(`embedding.neighborRows: position ${p} at entry ${e} is outside the ${at.length} ids`);
-      const row = lists.rows ? p : at[p];
-      if (!(row >= 0 && row < rows)) throw indexError('embedding.neighborRows: rows', row, e, rows);
-      if (!lists.rows) colIdx[e] = row;
+    // Each entry's row: the entry itself where lists hold rows, else the id at its position (ids checked above).
+    if (lists.rows) checkIndexArray(entries, rows, 'embedding.neighborRows: rows');
+    else {
+      const bad = firstOutside(entries, at.length);
+      if (bad >= 0)
+        throw new RangeError(`embedding.neighborRows: position ${entries[bad]} at entry ${bad} is outside the ${at.length} ids`);
     }
+    const colIdx = lists.rows ? entries : entries.map((p) => at[p]);
     const self = new Float32Array(numDst * dim),
       mean = new Float32Array(numDst * dim);
     embeddingNative().embeddingGather(this.table, at, 0, numDst, self, null);
