@@ -116,11 +116,11 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
     }
   });
 
-  it("a GPU per host (needs two GPUs): the GPUs told apart by host though each is its host's GPU 0, the all-reduce through NCCL over the hosts' sockets (exact, odd sizes), a distributed GPU table written on one host and read on both, a hierarchical one read across them through NCCL (cached and not), continuous GPU memory refused across hosts", async function () {
+  it("a GPU per host (two GPUs, or one both hosts drive): the GPUs told apart by host though each is its host's GPU 0, the all-reduce through NCCL over the hosts' sockets (exact, odd sizes), a distributed GPU table written on one host and read on both, a hierarchical one read across them through NCCL (cached and not; none read through it when every other host's row is cached), continuous GPU memory refused across hosts", async function () {
     const gpus = spawnSync('nvidia-smi', ['-L'], {encoding: 'utf8'});
     const count = gpus.status === 0 ? gpus.stdout.split('\n').filter((l) => l.startsWith('GPU ')).length : 0;
-    if (count < 2) {
-      console.log(`      (skipped: ${count} GPU(s) here, two needed)`);
+    if (count < 1) {
+      console.log('      (skipped: no GPU here)');
       this.skip();
     }
     const gpuRanks = path.join(root, 'dist', 'test', 'fixtures', 'cross_host_gpu_ranks.js');
@@ -130,7 +130,8 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
         hosts!.run(
           node,
           hosts!.launcherCommand(node, 29630, gpuRanks, [], 1),
-          hostEnv({CUDA_VISIBLE_DEVICES: String(node), ...TwoHosts.ncclEnv}),
+          // With one GPU both hosts drive it: a GPU is its host's and its number, so NCCL still runs between hosts.
+          hostEnv({CUDA_VISIBLE_DEVICES: String(count > 1 ? node : 0), ...TwoHosts.ncclEnv}),
           150_000,
         ),
       ),

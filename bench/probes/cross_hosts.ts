@@ -2,7 +2,7 @@
 // test/two_hosts.ts; needs root), 2 ranks a host, polblogs with PROBE_FEATURES generated features a vertex (default
 // 64: its label, noisy, and noise), trained on the features alone, the feature table in each memory that works
 // across hosts: continuous (stored once per host), hierarchical (split between the hosts), hierarchical with a cache
-// of half the rows, distributed. Prints each run's median epoch time (epochs 2 onwards) and its cache hit rate.
+// of half the rows and of three quarters (every row the other host holds: no read crosses), distributed. Prints each run's median epoch time (epochs 2 onwards) and its cache hit rate.
 // `node dist/bench/probes/cross_hosts.js`
 import * as fs from 'fs';
 import * as os from 'os';
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
       ['continuous (once per host)', ['--memory', 'continuous']],
       ['hierarchical', ['--memory', 'hierarchical']],
       ['hierarchical, cache 0.5', ['--memory', 'hierarchical', '--feature-cache', '0.5']],
+      ['hierarchical, cache 0.75 (no row crosses)', ['--memory', 'hierarchical', '--feature-cache', '0.75']],
       ['distributed', ['--memory', 'distributed']],
     ];
     console.log(`polblogs, ${dim} features, 4 ranks on 2 simulated hosts, batch 256, ${epochs} epochs`);

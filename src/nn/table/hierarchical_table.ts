@@ -114,13 +114,25 @@ export class HierarchicalTable implements TableStorage {
   /** Every rank learns whether any passed an index outside the table; all throw together, naming the first. */
   private checked(ids: Int32Array, what: string): void {
     const bad = firstBadIndex(ids, this.rows);
-    this.failWithGroup(bad, ids[bad], what);
+    this.agreed(bad, ids[bad], 0, what);
   }
 
-  /** After this rank's check (`value` at position `bad`, -1: none): every rank learns whether any failed, and all throw. */
-  private failWithGroup(bad: number, value: number, what: string): void {
-    const failed = this.group.allgatherJson(bad, `${what} (indices)`).findIndex((b) => b >= 0);
-    failTogether(what, bad, value, failed, this.rows, 'table');
+  /**
+   * After this rank's check (`value` at position `bad`, -1: none) and count of the rows it must ask of other hosts
+   * (`crossing`): every rank learns whether any failed, and all throw; else whether any rank asks another host for
+   * rows (when none does, no rank takes part in a read across: each reads its host's memory and its cache).
+   */
+  private agreed(bad: number, value: number, crossing: number, what: string): boolean {
+    const all = this.group.allgatherJson([bad, crossing], `${what} (indices)`);
+    failTogether(
+      what,
+      bad,
+      value,
+      all.findIndex(([b]) => b >= 0),
+      this.rows,
+      'table',
+    );
+    return all.some(([, c]) => c > 0);
   }
 
   private ownHost(id: number): boolean {
@@ -134,40 +146,61 @@ export class HierarchicalTable implements TableStorage {
   /**
    * On GPUs: every position's row through one NCCL gather over `across` (this host's rows answered here, the others'
    * by their host), except those this rank holds copies of, read from its cache; the indices checked over the group
-   * first (one number read from the GPU), so every rank fails together.
+   * first (four numbers read from the GPU), so every rank fails together. When no rank of the group asks another host
+   * for a row, none takes part in the gather: each reads its host's rows from its memory.
    */
   private gatherOnDevice(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
     const n = idx.size;
     const c = this.cache;
     return tf.tidy(() => {
       const ids = tf.reshape(idx, [n]) as tf.Tensor1D;
-      this.checkedOnDevice(ids, what);
-      if (!c.slotsOnDevice) return tf.reshape(this.throughAcross(ids), shape);
-      // Each id's cache slot (-1: none).
-      const slots = tf.gather(c.slotsOnDevice, checkedIndices(ids, this.rows));
+      // Each id's cache slot (-1: none; an id outside the table, refused below, reads row 0's).
+      const slots = c.slotsOnDevice
+        ? tf.gather(c.slotsOnDevice, checkedIndices(tf.maximum(tf.minimum(ids, int(this.rows - 1)), int(0)), this.rows))
+        : undefined;
+      const crossing = this.checkedOnDevice(ids, slots, what);
+      if (!slots) return tf.reshape(crossing ? this.throughAcross(ids) : this.ownRows(ids), shape);
       const hit = tf.greaterEqual(slots, int(0));
       c.counted(n, tf.sum(tf.cast(hit, 'int32')) as tf.Scalar);
-      // In a cached row's place the collective reads one of this host's (answered here, nothing sent).
+      // In a cached row's place the read asks for one of this host's (answered here, nothing sent).
       const asked = tf.where(hit, tf.fill([n], this.hostCount > 0 ? this.hostFirst : 0, 'int32'), ids) as tf.Tensor1D;
-      const read = this.throughAcross(asked);
+      const read = crossing ? this.throughAcross(asked) : this.ownRows(asked);
       const copies = tf.gather(c.rows!, checkedIndices(tf.maximum(slots, int(0)), c.rows!.shape[0]));
       return tf.reshape(tf.where(tf.reshape(hit, [n, 1]), copies, read), shape);
     });
   }
 
-  /** Every rank learns whether any passed an index outside the table (device indices: one number read); all throw together. */
-  private checkedOnDevice(ids: tf.Tensor1D, what: string): void {
+  /**
+   * Every rank learns whether any passed an index outside the table (device indices and `slots`, their cache slots:
+   * four numbers read), and all throw together; else whether any rank asks another host for a row.
+   */
+  private checkedOnDevice(ids: tf.Tensor1D, slots: tf.Tensor1D | undefined, what: string): boolean {
     let bad = -1,
-      value = 0;
+      value = 0,
+      crossing = 0;
     if (ids.size > 0) {
-      const [any, at, v] = tidyValues(() => {
+      const [any, at, v, away] = tidyValues(() => {
         const outside = tf.cast(tf.logicalOr(tf.less(ids, int(0)), tf.greaterEqual(ids, int(this.rows))), 'int32');
         const first = tf.argMax(outside);
-        return tf.stack([tf.max(outside), first, tf.reshape(tf.gather(ids, tf.reshape(first, [1])), [])]);
+        let elsewhere = tf.logicalOr(tf.less(ids, int(this.hostFirst)), tf.greaterEqual(ids, int(this.hostFirst + this.hostCount)));
+        if (slots) elsewhere = tf.logicalAnd(elsewhere, tf.less(slots, int(0)));
+        return tf.stack([
+          tf.max(outside),
+          first,
+          tf.reshape(tf.gather(ids, tf.reshape(first, [1])), []),
+          tf.sum(tf.cast(elsewhere, 'int32')),
+        ]);
       });
       if (any > 0) [bad, value] = [at, v];
+      crossing = away;
     }
-    this.failWithGroup(bad, value, what);
+    return this.agreed(bad, value, crossing, what);
+  }
+
+  /** On GPUs: the rows at device indices `ids`, every one this host's, read from its memory. */
+  private ownRows(ids: tf.Tensor1D): tf.Tensor2D {
+    const local = this.hostCount > 0 ? tf.sub(ids, int(this.hostFirst)) : tf.zerosLike(ids);
+    return this.inner.gather(checkedIndices(local, Math.max(this.hostCount, 1)), [ids.size, this.dim], 'embedding') as tf.Tensor2D;
   }
 
   /** Collective over `across`, on GPUs: the rows at device indices `ids` (any host's) through NCCL, as float32. */
@@ -179,7 +212,6 @@ export class HierarchicalTable implements TableStorage {
   /** Without GPUs: the positions split by where their rows are (this host, this rank's copies, other hosts). */
   private gatherOnHost(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
     const ids = asInt32(idx.dataSync());
-    this.checked(ids, what);
     const n = ids.length;
     const own = new Int32Array(n),
       cached = new Int32Array(n),
@@ -196,6 +228,8 @@ export class HierarchicalTable implements TableStorage {
       else if (slots && slots[id] >= 0) cached[nCached++] = i;
       else remote[nRemote++] = i;
     }
+    const bad = firstBadIndex(ids, this.rows);
+    const crossing = this.agreed(bad, ids[bad], nRemote, what);
     this.cache.counted(n, nCached);
     const pick = (at: Int32Array, count: number, f: (id: number) => number) => {
       const out = new Int32Array(count);
@@ -203,11 +237,13 @@ export class HierarchicalTable implements TableStorage {
       return out;
     };
     return tf.tidy(() => {
-      // Other hosts' rows through `across` (a collective of the group even when this rank wants none).
-      const remoteRows = this.remoteRows(
-        pick(remote, nRemote, (id) => id),
-        what,
-      );
+      // Other hosts' rows through `across` (a collective of the group even when this rank wants none, unless none does).
+      const remoteRows = crossing
+        ? this.remoteRows(
+            pick(remote, nRemote, (id) => id),
+            what,
+          )
+        : undefined;
       // This host's rows from its shared memory, this rank's copies of other hosts' rows, and the rows other hosts
       // sent: each position's row put back in the caller's order.
       const parts: tf.Tensor[] = [
@@ -230,7 +266,7 @@ export class HierarchicalTable implements TableStorage {
             ),
           ),
         );
-      if (nRemote) parts.push(remoteRows);
+      if (nRemote) parts.push(remoteRows!);
       if (parts.length === 1) return tf.reshape(parts[0], shape);
       const order = new Int32Array(n);
       let k = 0;
