@@ -10,6 +10,7 @@ import type {NativeHostMemory, NativeOptimizerParams, NativeTable} from '../../n
 import type {Communicator} from '../../memory/communicator';
 import {deviceStatus} from '../../native/device';
 import {embeddingNative, graphNative} from '../../native/domains';
+import {int32Of} from '../../util/arrays';
 import {
   AddressedTable,
   ApplyArgs,
@@ -102,7 +103,10 @@ export class HostTable extends AddressedTable implements TableStorage {
     checkIndexArray(at, rows, 'embedding.neighborRows: ids');
     const entries = asInt32(listEntries(lists).dataSync());
     let rowPtr: Int32Array;
-    if ('fanout' in lists) rowPtr = Int32Array.from({length: numDst + 1}, (_, r) => r * lists.fanout);
+    if ('fanout' in lists) {
+      const fanout = lists.fanout;
+      rowPtr = int32Of(numDst + 1, (r) => r * fanout);
+    }
     else {
       rowPtr = asInt32(lists.rowPtr.dataSync());
       if (rowPtr[0] !== 0 || rowPtr[numDst] !== entries.length || rowPtr.some((o, r) => r > 0 && o < rowPtr[r - 1]))
@@ -115,7 +119,7 @@ export class HostTable extends AddressedTable implements TableStorage {
       if (bad >= 0)
         throw new RangeError(`embedding.neighborRows: position ${entries[bad]} at entry ${bad} is outside the ${at.length} ids`);
     }
-    const colIdx = lists.rows ? entries : entries.map((p) => at[p]);
+    const colIdx = lists.rows ? entries : rowsAt(at, entries);
     const self = new Float32Array(numDst * dim),
       mean = new Float32Array(numDst * dim);
     embeddingNative().embeddingGather(this.table, at, 0, numDst, self, null);
@@ -155,4 +159,11 @@ export class HostTable extends AddressedTable implements TableStorage {
   skipped(): number {
     return this.skippedElements;
   }
+}
+
+/** ids[positions[k]] for every k: a plain loop (TypedArray.map with a closure takes ~5x as long a step). */
+function rowsAt(ids: Int32Array, positions: Int32Array): Int32Array {
+  const out = new Int32Array(positions.length);
+  for (let k = 0; k < positions.length; ++k) out[k] = ids[positions[k]];
+  return out;
 }
