@@ -106,8 +106,7 @@ export class HostTable extends AddressedTable implements TableStorage {
     if ('fanout' in lists) {
       const fanout = lists.fanout;
       rowPtr = int32Of(numDst + 1, (r) => r * fanout);
-    }
-    else {
+    } else {
       rowPtr = asInt32(lists.rowPtr.dataSync());
       if (rowPtr[0] !== 0 || rowPtr[numDst] !== entries.length || rowPtr.some((o, r) => r > 0 && o < rowPtr[r - 1]))
         throw new RangeError(`embedding.neighborRows: the lists' offsets must rise from 0 to their ${entries.length} entries`);
