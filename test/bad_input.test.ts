@@ -15,13 +15,14 @@ import {loadCheckpoint, saveCheckpoint} from '../src/train/checkpoint';
 import {tempName, writeAll, writeFileAtomically} from '../src/util/files';
 import {committedShard, recommit} from './helpers';
 import {NativeCsr} from '../src/graph/native_csr';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
 const fixture = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
 
 function tmpDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bad-'));
+  return tempDir('wm-bad-');
 }
 
 /** A folder in the ../shared/datasets layout. */

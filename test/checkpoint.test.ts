@@ -3,7 +3,6 @@
 // previous checkpoint loadable.
 import {spawn} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -11,6 +10,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {loadCheckpoint, saveCheckpoint} from '../src/train/checkpoint';
+import {tempDir} from './temp_dirs';
 
 function model(denseOptimizer: 'sgd' | 'adam', dtype: wm.nn.EmbeddingDType, memory?: wm.nn.EmbeddingMemory) {
   const emb = wm.nn.embedding({
@@ -60,7 +60,7 @@ describe('checkpoints', () => {
     ['sgd', 'float32', 'distributed'],
   ] as const) {
     it(`resuming continues the run: embeddings, sparse Adam state, dense ${dense}, ${dtype} table${memory ? `, ${memory}` : ''}`, async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ckpt-'));
+      const dir = tempDir('wm-ckpt-');
       const a = model(dense, dtype, memory);
       const uninterrupted: number[] = [];
       for (let t = 1; t <= 10; ++t) {
@@ -86,7 +86,7 @@ describe('checkpoints', () => {
   }
 
   it('rejects a checkpoint that does not fit, by name', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ckpt-'));
+    const dir = tempDir('wm-ckpt-');
     const a = wm.nn.embedding({rows: 10, dim: 4});
     await saveCheckpoint(dir, {step: 1, embeddings: {nodes: a}});
     const b = wm.nn.embedding({rows: 11, dim: 4});
@@ -104,7 +104,7 @@ describe('checkpoints', () => {
 
   it('a save killed half way leaves the previous checkpoint loadable', async function () {
     this.timeout(60000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ckpt-'));
+    const dir = tempDir('wm-ckpt-');
     const small = wm.nn.embedding({rows: 16, dim: 4, init: {type: 'uniform', scale: 1, seed: 3}});
     await saveCheckpoint(dir, {step: 1, embeddings: {nodes: small}});
     const want = Array.from(small.read([0, 15]).dataSync());

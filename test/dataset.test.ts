@@ -1,6 +1,5 @@
 import {expect} from 'chai';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 
@@ -12,6 +11,7 @@ import {loadDataset, NodeClassificationData} from '../src/graph/dataset';
 import {NativeCsr} from '../src/graph/native_csr';
 import {NativeFeatures} from '../src/graph/native_features';
 import {featureTable} from '../src/nn/node_inputs';
+import {tempDir} from './temp_dirs';
 
 // A ring of n vertices with chords: one connected component.
 function ringEdges(n: number, declared = n): string {
@@ -40,7 +40,7 @@ async function failure(p: Promise<unknown>): Promise<string> {
 describe('dataset folders (wm.graph.loadDataset)', () => {
   let dir: string;
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dataset-'));
+    dir = tempDir('wm-dataset-');
   });
   afterEach(() => fs.rmSync(dir, {recursive: true, force: true}));
 
@@ -329,7 +329,7 @@ describe('generated graphs and baselines', () => {
 describe('the dataset cache (loadDataset {cache})', () => {
   let dir: string;
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dataset-cache-'));
+    dir = tempDir('wm-dataset-cache-');
   });
   afterEach(() => fs.rmSync(dir, {recursive: true, force: true}));
 

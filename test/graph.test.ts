@@ -1,7 +1,6 @@
 // Graph loading, sampling, R-MAT, link-prediction splits and metrics, against
 // straightforward references on small graphs.
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -22,6 +21,7 @@ import {hitsAtK, rocAuc} from '../src/train/link_metrics';
 import {trainLinkPrediction} from '../src/train/link_prediction';
 import {seededRng} from '../src/util/random';
 import {csrSplits, transpose} from '../src/graph/aggregate';
+import {tempDir} from './temp_dirs';
 
 /**
  * float32 results against a float64 reference, to float32's precision; `mass`
@@ -141,7 +141,7 @@ async function expectAggregate(
 
 describe('graphs', () => {
   it('reads edge lists with their header, and names a bad line', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graph-'));
+    const dir = tempDir('wm-graph-');
     const good = path.join(dir, 'g.tsv');
     fs.writeFileSync(good, '# directed=0 vertices=5 edges=3\n0\t1\n1 2\n3,4\n');
     const e = readEdgeList(good);
@@ -1140,7 +1140,7 @@ describe('graphs', () => {
 
   it('saves a CSR graph to files and loads it back; truncated or unfinished saves are refused', () => {
     const g = CsrGraph.fromEdges(rmat({scale: 9, edgeFactor: 5, seed: 2}), {symmetric: true});
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-csr-'));
+    const dir = tempDir('wm-csr-');
     try {
       saveCsr(g, dir);
       const h = loadCsr(dir);

@@ -2,7 +2,6 @@
 // references on random graphs of varied sizes (one without vertices, one without edges), gradients included;
 // TU-format folders the tests write, read and refused.
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -11,6 +10,7 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {seededRng} from '../src/util/random';
 import {expectReject} from './helpers';
+import {tempDir} from './temp_dirs';
 
 describe('batches of small graphs and their global poolings', () => {
   before(async () => {
@@ -202,7 +202,7 @@ describe('TU-format graph classification folders (wm.graph.readTuDataset)', () =
     'TOY_node_attributes.txt': '0.5, 1\n1.5, 2\n2.5, 3\n3.5, 4\n4.5, 5\n5.5, 6\n6.5, 7\n7.5, 8\n',
   };
   let dir = '';
-  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tu-'))));
+  beforeEach(() => (dir = tempDir('wm-tu-')));
   afterEach(() => fs.rmSync(dir, {recursive: true, force: true}));
 
   it('reads each graph with its vertices from 0, attributes then one-hot vertex labels as features, classes in sorted order', async () => {

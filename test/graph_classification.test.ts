@@ -3,7 +3,6 @@
 // GIN tells the families apart and the edge-blind baseline cannot.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 
@@ -13,6 +12,7 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {seededRng} from '../src/util/random';
 import {rejection} from './rejection';
+import {tempDir} from './temp_dirs';
 
 // A training pass's loss gives every trainable weight a finite gradient.
 function expectFiniteGradients(
@@ -315,7 +315,7 @@ describe('graph classification', function () {
   });
 
   it('the main job on graph classification data: generated families with the model search, a TU folder as --data', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graphs-main-'));
+    const dir = tempDir('wm-graphs-main-');
     const example = path.resolve(__dirname, '..', 'examples', 'node-classification.js');
     const run = (args: string[]) =>
       spawnSync(process.execPath, [example, ...args, '--out', path.join(dir, 'run')], {
@@ -411,7 +411,7 @@ describe('graph classification', function () {
   });
 
   it("reads OGB's graph property layout (graphs, vertex features, labels, split); bad files named; trains on its split with ROC-AUC", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ogbg-'));
+    const dir = tempDir('wm-ogbg-');
     const gz = (file: string, text: string) => {
       fs.mkdirSync(path.dirname(file), {recursive: true});
       fs.writeFileSync(file, zlib.gzipSync(text));

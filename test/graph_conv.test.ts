@@ -3,7 +3,6 @@
 // over CSR blocks and fixed fan-out layers; a tf.sequential of them saved and loaded; errors by name.
 import {execFileSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -14,6 +13,7 @@ import * as wm from '../src/index';
 import {CsrBlock} from '../src/graph/aggregate';
 import {CsrGraph} from '../src/graph/csr';
 import {rng} from './helpers';
+import {tempDir} from './temp_dirs';
 
 function closeTo(got: ArrayLike<number>, want: ArrayLike<number>, tol: number, what: string): void {
   expect(got.length, `${what}: length`).to.equal(want.length);
@@ -380,7 +380,7 @@ describe('graph layers (gcnConv, sageConv, ginConv, gatConv)', function () {
   });
 
   it('a tf.sequential of graph layers runs inside withGraph (one block for all, or one per layer), saves and loads', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-graph-layers-'));
+    const dir = tempDir('wm-graph-layers-');
     const block = CsrBlock.fromGraph(graph);
     const x = tf.tensor2d(xValues, [n, inDim]);
     try {

@@ -3,7 +3,6 @@
 // from a folder the test writes (ogbn-mag's shape in miniature), and bad input named by file, line and rule.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 
@@ -33,6 +32,7 @@ import {expectReject, gpuOnly} from './helpers';
 import {CsrBlock} from '../src/graph/aggregate';
 import {typedGraphFor} from '../src/graph/device_hetero_graph';
 import type {TypedFanouts} from '../src/graph/typed_sampling';
+import {tempDir} from './temp_dirs';
 
 const gz = (file: string, text: string) => {
   fs.mkdirSync(path.dirname(file), {recursive: true});
@@ -298,7 +298,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
   });
 
   it("reads OGB's heterogeneous layout (ogbn-mag's files): counts, relations, features, labels, the split; bad files named by file, line and rule", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ogb-hetero-'));
+    const dir = tempDir('wm-ogb-hetero-');
     const raw = path.join(dir, 'raw');
     const rng = seededRng(9);
     try {
@@ -346,7 +346,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
   });
 
   it('keeps what it read in the binary cache: mapped back while the sources stand, parsed again when one changes or a cached file is damaged', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ogb-hetero-cache-'));
+    const dir = tempDir('wm-ogb-hetero-cache-');
     const said: string[] = [];
     const read = () => readOgbHetero(dir, {cache: true, onProgress: (l) => said.push(l)});
     const same = (a: HeteroGraph, b: HeteroGraph) => {
@@ -817,7 +817,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const g = heteroCsbm({seed: 3, papers: 600, authors: 150});
     const before = tf.memory().numTensors;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-typed-save-'));
+    const dir = tempDir('wm-typed-save-');
     try {
       // rgcn with learnt author rows, sage (weights made on a first batch), hgt, and the features alone.
       for (const [model, extra] of [
@@ -881,7 +881,7 @@ describe('typed graphs (HeteroGraph, OGB heterogeneous folders)', () => {
 
   it('the main job on an OGB heterogeneous folder trains R-GCN, the flattened graph and the features alone, chooses on validation, and saves the choice for npm run predict', async function () {
     this.timeout(120000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-typed-main-'));
+    const dir = tempDir('wm-typed-main-');
     try {
       writeOgbHetero(dir, seededRng(3));
       const example = path.resolve(__dirname, '..', 'examples', 'node-classification.js');

@@ -3,16 +3,16 @@
 // plan and compiles nothing).
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import {expect} from 'chai';
+import {tempDir} from './temp_dirs';
 
 const script = path.resolve(__dirname, '..', '..', 'scripts', 'install.js');
 
 /** The plan line, with nvidia-smi printing `caps` (undefined: no nvidia-smi on PATH). */
 function plan(caps: string[] | undefined, env: NodeJS.ProcessEnv = {}): string {
-  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-plan-'));
+  const bin = tempDir('wm-plan-');
   try {
     if (caps) fs.writeFileSync(path.join(bin, 'nvidia-smi'), `#!/bin/sh\nprintf '${caps.join('\\n')}\\n'\n`, {mode: 0o755});
     // PATH: the fake nvidia-smi alone, and node's folder (no real nvidia-smi can answer).

@@ -1,14 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import {expect} from 'chai';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import '../src/index';
 import {rejection} from './rejection';
+import {tempDir} from './temp_dirs';
 
 function tmpDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'wm-io-'));
+  return tempDir('wm-io-');
 }
 
 function smallModel(): tf.Sequential {

@@ -8,6 +8,7 @@ import * as path from 'path';
 import {promisify} from 'util';
 
 import {expect} from 'chai';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -26,7 +27,7 @@ function sourceOf(file: string): string {
 
 /** The PTX of one kernel file, split by entry (mangled name -> body). */
 async function compiledEntries(nvcc: string, file: string): Promise<Map<string, string>> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ptx-'));
+  const dir = tempDir('wm-ptx-');
   try {
     const out = path.join(dir, 'k.ptx');
     const args = [

@@ -4,7 +4,6 @@
 // name maps' round trip; the planted patterns each model can and cannot express; training leaves nothing behind.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 
@@ -28,6 +27,7 @@ import {loadKgeModel, saveKgeModel, topCandidates} from '../src/train/kge_saved'
 import {seededRng, shuffle} from '../src/util/random';
 import {seededPermutation} from '../src/graph/permutation';
 import {expectReject} from './helpers';
+import {tempDir} from './temp_dirs';
 
 type Side = 'head' | 'tail';
 
@@ -781,7 +781,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
   });
 
   it('reads the benchmarks text format: names mapped in order, dictionaries honoured, bad lines named by file and line; name maps round trip', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-'));
+    const dir = tempDir('wm-kg-');
     try {
       fs.writeFileSync(path.join(dir, 'train.txt'), 'a\tlikes\tb\nb\tlikes\tc\n\nc\tknows\ta\n');
       fs.writeFileSync(path.join(dir, 'valid.txt'), 'a\tknows\tc\n');
@@ -836,7 +836,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
   });
 
   it('reads triple files natively as tripleFields splits a line: random spacing, names with spaces and past ASCII, CRLF, a byte-order mark, gzip, chunk edges anywhere', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-native-'));
+    const dir = tempDir('wm-kg-native-');
     try {
       const rng = seededRng(11);
       const names = Array.from({length: 500}, (_, i) => (i % 7 === 0 ? `New York ${i}` : i % 5 === 0 ? `/m/${i.toString(36)}_ü` : `e${i}`));
@@ -904,7 +904,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
   });
 
   it('refuses bad dictionaries and triple files by file and line: an id twice, a name twice, an id that is not one, no names, no triples', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-dict-'));
+    const dir = tempDir('wm-kg-dict-');
     try {
       fs.writeFileSync(path.join(dir, 'train.txt'), 'a\tr\tb\n');
       fs.writeFileSync(path.join(dir, 'relations.dict'), '0\tr\n');
@@ -943,7 +943,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
   });
 
   it('keeps a read knowledge graph in the binary cache: ids and names mapped back while the sources stand, parsed again when one changes or a cached file is damaged', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kg-cache-'));
+    const dir = tempDir('wm-kg-cache-');
     const said: string[] = [];
     const read = () => readKnowledgeGraph(dir, {cache: true, onProgress: (l) => said.push(l)});
     const columns = (kg: KnowledgeGraph) =>
@@ -1076,7 +1076,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
 
   it('checkpoints: a run resumed after 2 of 4 epochs ends with the tables and optimizer state of one run of 4; a checkpoint of another model (tables of the same shapes) is refused', async () => {
     const kg = patternedKg({entities: 60, pairs: 40, seed: 4});
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ckpt-'));
+    const dir = tempDir('wm-kge-ckpt-');
     const o = {model: 'complEx' as const, dim: 6, batchSize: 32, chunkSize: 16, negatives: 8, optimizer: 'adam' as const, seed: 2};
     const state = (m: KgeModel) => [m.entity, m.relation].map((e) => e.exportState());
     try {
@@ -1108,7 +1108,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
   });
 
   it('a saved model loads with the same scores and names; its top candidates match a brute-force ranking; a changed file is refused', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-save-'));
+    const dir = tempDir('wm-kge-save-');
     const before = tf.memory().numTensors;
     try {
       const kg = patternedKg({entities: 50, pairs: 30, seed: 3});
@@ -1146,7 +1146,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
 
   it('npm run kge --checkpoint, then --resume: the run goes on from the checkpoint, its log and plot keep the epochs before', () => {
     const root = path.resolve(__dirname, '..');
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-resume-'));
+    const out = tempDir('wm-kge-resume-');
     const env = {...process.env, TFJS_WHOLEMEMORY_DEVICE: 'cpu'};
     const run = (...extra: string[]) =>
       spawnSync(
@@ -1189,7 +1189,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
 
   it('npm run kge on names that hold spaces: trained from tab-separated files, queried with tabs between the three parts', () => {
     const root = path.resolve(__dirname, '..');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-spaces-'));
+    const dir = tempDir('wm-kge-spaces-');
     try {
       const cities = ['New York', 'Los Angeles', 'San Francisco', 'Paris', 'Lyon', 'Nice'];
       const lines = cities.map((c, i) => `${c}\tlocated in\t${i < 3 ? 'United States' : 'France'}`);
@@ -1235,7 +1235,7 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
 
   it("npm run kge on 2 ranks (tables in continuous or chunked WholeMemory, 'distributed' or 'hierarchical' (validated each epoch): each batch shared out, the updates applied together at the rows' owners) ranks as well as one process; the saved models answer a query and --predict (triples scored, queries answered, a name the model lacks refused by file and line)", () => {
     const root = path.resolve(__dirname, '..');
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-kge-ranks-'));
+    const out = tempDir('wm-kge-ranks-');
     const args = [
       '--model',
       'complex',

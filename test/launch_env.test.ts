@@ -1,13 +1,13 @@
 // Where a rank finds itself: our launcher's variables, torchrun's, Open MPI's.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import {expect} from 'chai';
 
 import {firstHost, readLaunchEnv, tasksPerNode} from '../src/memory/launch_env';
 import {deviceStatus} from '../src/native/device';
+import {tempDir} from './temp_dirs';
 
 // "0-3,8" -> [0, 1, 2, 3, 8]
 const cpuList = (s: string) =>
@@ -95,7 +95,7 @@ describe('launch environment', () => {
 
   it("Node's own flags given to the launcher reach every rank (node --cpu-prof tfjs-wm-run.js ...)", () => {
     const launcher = path.resolve(__dirname, '..', 'bin', 'tfjs-wm-run.js');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-exec-argv-'));
+    const dir = tempDir('wm-exec-argv-');
     try {
       const rank = path.join(dir, 'rank.js');
       fs.writeFileSync(rank, "console.log('FLAGS ' + JSON.stringify(process.execArgv));\n");

@@ -5,7 +5,6 @@
 // trainer's feature tables, NaN labels as unlabelled, the split from the years; bad folders named.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -20,6 +19,7 @@ import * as wm from '../src/index';
 import {FeatureTables} from '../src/nn/typed_neighbor_loader';
 import {trainTypedNodeClassification} from '../src/train/typed_node_classification';
 import {seededRng} from '../src/util/random';
+import {tempDir} from './temp_dirs';
 
 // Row d of each relation: the sources of the edges into d, ascending, repeats kept.
 function reference(src: Int32Array, dst: Int32Array, rows: number): number[][] {
@@ -83,7 +83,7 @@ describe("OGB-LSC's processed arrays (MAG240M's layout)", function () {
 
   before(async () => {
     await tf.setBackend(wm.BACKEND_NAME);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-lsc-'));
+    dir = tempDir('wm-lsc-');
     write(dir);
   });
   after(() => fs.rmSync(dir, {recursive: true, force: true}));
@@ -136,7 +136,7 @@ describe("OGB-LSC's processed arrays (MAG240M's layout)", function () {
   });
 
   it('refuses bad folders, naming the file and the rule', () => {
-    const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-lsc-bad-'));
+    const bad = tempDir('wm-lsc-bad-');
     try {
       expect(() => readLscArrays(bad)).to.throw(/holds no processed\/ folder/);
       const p = write(bad);
@@ -281,7 +281,7 @@ describe("mag240mShaped: a typed graph of MAG240M's shape, generated natively", 
   it('bench:mag240m on 2 ranks (tfjs-wm-run): paper features in memory the ranks share, a share of the training papers each, the gradients averaged; rank 0 reports; every rank profiles a step', function () {
     this.timeout(240000);
     const root = path.resolve(__dirname, '..');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-mag240m-ranks-'));
+    const dir = tempDir('wm-mag240m-ranks-');
     try {
       const out = path.join(dir, 'result.json');
       const r = spawnSync(process.execPath, [path.join(root, 'bin', 'tfjs-wm-run.js'), '-n', '2', path.join(root, 'bench', 'mag240m.js')], {

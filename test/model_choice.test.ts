@@ -10,6 +10,7 @@ import {nodeModelCandidates, searchNodeModel} from '../src/train/model_search';
 import {trainNodeClassification} from '../src/train/node_classification';
 import {rowNormalized} from '../src/graph/transforms';
 import {rng} from './helpers';
+import {tempDir} from './temp_dirs';
 
 describe('choosing node classifiers on validation', () => {
   describe('citation-like graphs (wm.graph.citationGraph)', () => {
@@ -225,8 +226,7 @@ describe('choosing node classifiers on validation', () => {
     this.timeout(300_000);
     const {spawnSync} = require('child_process') as typeof import('child_process');
     const path = require('path') as typeof import('path');
-    const os = require('os') as typeof import('os');
-    const out = require('fs').mkdtempSync(path.join(os.tmpdir(), 'wm-search-'));
+    const out = tempDir('wm-search-');
     const r = spawnSync(
       process.execPath,
       [
@@ -319,11 +319,10 @@ describe('first contact', () => {
     this.timeout(60_000);
     const fs = require('fs') as typeof import('fs');
     const path = require('path') as typeof import('path');
-    const os = require('os') as typeof import('os');
     const {spawnSync} = require('child_process') as typeof import('child_process');
     const {MetricsLog} = await import('../src/train/metrics_log');
     const {plotTrainingCurves} = await import('../src/train/plot');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-plot-'));
+    const dir = tempDir('wm-plot-');
     const log = new MetricsLog(path.join(dir, 'metrics.jsonl'));
     const records = [1, 2, 3].map((epoch) => ({seed: 0, epoch, loss: 1 / epoch, trainAcc: 0.5, valAcc: 0.4, testAcc: 0.4}));
     for (const r of records) log.write({type: 'epoch', ...r});

@@ -3,7 +3,6 @@
 // trip, truncation, damage, strangers); on a GPU, DeviceCsr over int64 offsets.
 // WM_BIG_GRAPH=1 adds a graph past 2^31 entries (GPU machines: ~25 GB of host memory).
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 
@@ -23,6 +22,7 @@ import {soloCommunicator} from '../src/memory/communicator';
 import {graphNative} from '../src/native/domains';
 import {seededRng} from '../src/util/random';
 import {gpuOnly} from './helpers';
+import {tempDir} from './temp_dirs';
 
 /** m random edges over n vertices, with duplicates and self loops on purpose. */
 function randomEdges(n: number, m: number, seed: number): EdgeList {
@@ -49,7 +49,7 @@ function sameGraph(native: NativeCsr, ref: CsrGraph, what: string): void {
 }
 
 function tmpDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'wm-native-csr-'));
+  return tempDir('wm-native-csr-');
 }
 
 describe('graphs in native memory (NativeCsr)', () => {

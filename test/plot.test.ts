@@ -1,9 +1,9 @@
 import {expect} from 'chai';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import {plotFontFile, plotTrainingCurves, renderSvg} from '../src/train/plot';
+import {tempDir} from './temp_dirs';
 
 function darkPixels(pixels: Buffer): number {
   let n = 0;
@@ -13,7 +13,7 @@ function darkPixels(pixels: Buffer): number {
 
 describe('plots', () => {
   it('the PNG carries its own font: text drawn with no system font, one legend per chart', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-plot-'));
+    const dir = tempDir('wm-plot-');
     try {
       const records = [];
       for (let seed = 0; seed < 2; ++seed)

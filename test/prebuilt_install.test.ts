@@ -6,12 +6,12 @@
 import {expect} from 'chai';
 import {spawnSync, SpawnSyncReturns} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as wm from '../src/index';
 import {addonLocation} from '../src/native/addon';
 import {readmeSnippets} from './snippets';
+import {tempDir} from './temp_dirs';
 
 const root = path.join(__dirname, '..', '..');
 const TOOLCHAIN = ['g++', 'gcc', 'cc', 'c++', 'clang', 'cmake', 'nvcc', 'make', 'ninja'];
@@ -35,7 +35,7 @@ describe('prebuilt package', () => {
     this.timeout(300000);
     const addon = addonLocation();
     if (addon === undefined) this.skip();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-install-'));
+    dir = tempDir('wm-install-');
 
     const packed = run('bash', [path.join(root, 'scripts', 'pack-prebuilt.sh'), addon!, dir], root, process.env);
     expect(packed.status, packed.stderr).to.equal(0);
@@ -124,7 +124,7 @@ describe('prebuilt package', () => {
 
   it('compiles instead when the prebuilt addon does not load, and says what the compile needs when it cannot', function () {
     this.timeout(120000);
-    const pkg = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-broken-prebuilt-'));
+    const pkg = tempDir('wm-broken-prebuilt-');
     try {
       fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({name: 'tfjs-backend-wholememory', version: '0.0.0'}));
       fs.mkdirSync(path.join(pkg, 'scripts'));

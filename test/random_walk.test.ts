@@ -5,7 +5,6 @@
 // skip-gram pairs against a plain loop, and argument errors.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -20,6 +19,7 @@ import {soloCommunicator} from '../src/memory/communicator';
 import {Embedding} from '../src/nn/embedding';
 import {logisticProbe, trainNode2Vec} from '../src/train/node2vec';
 import {seededRng} from '../src/util/random';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 const {randomVertices, randomWalks, walkPairs} = wm.graph;
@@ -345,7 +345,7 @@ describe('random walks', () => {
   it("the example's link task: held-out edges scored above non-edges, reported at the best validation epoch", function () {
     this.timeout(120000);
     const example = path.resolve(__dirname, '..', 'examples', 'node2vec.js');
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-n2v-links-'));
+    const out = tempDir('wm-n2v-links-');
     try {
       const data = path.resolve(__dirname, '..', '..', 'data', 'polblogs');
       const r = spawnSync(process.execPath, [example, '--task', 'links', '--data', data, '--epochs', '2', '--out', out], {
@@ -372,7 +372,7 @@ describe('random walks', () => {
     this.timeout(120000);
     const launcher = path.resolve(__dirname, '..', 'bin', 'tfjs-wm-run.js');
     const example = path.resolve(__dirname, '..', 'examples', 'node2vec.js');
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-n2v-'));
+    const out = tempDir('wm-n2v-');
     try {
       const r = spawnSync(process.execPath, [launcher, '-n', '2', example, '--epochs', '2', '--dim', '32', '--out', out], {
         encoding: 'utf8',
@@ -395,7 +395,7 @@ describe('random walks', () => {
   });
 
   it('embeddings in word2vec text format: every row back exactly, with its key, in chunks; bad files named', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-emb-text-'));
+    const dir = tempDir('wm-emb-text-');
     try {
       const emb = new Embedding({rows: 1001, dim: 7, init: {type: 'normal', scale: 3, seed: 5}});
       const keys = Int32Array.from({length: 1001}, (_, i) => 5000 + 3 * i);

@@ -4,13 +4,13 @@
 // `tfjs-wm-run -n N`). A snippet that fails, or prints an error, fails here.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {readmeSnippets} from './snippets';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -22,7 +22,7 @@ describe('README snippets run as written', function () {
   let project: string;
 
   before(() => {
-    project = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-readme-'));
+    project = tempDir('wm-readme-');
     fs.mkdirSync(path.join(project, 'node_modules'));
     fs.symlinkSync(root, path.join(project, 'node_modules', 'tfjs-backend-wholememory'));
     fs.symlinkSync(path.join(root, 'node_modules', '@tensorflow'), path.join(project, 'node_modules', '@tensorflow'));

@@ -1,7 +1,6 @@
 import {expect} from 'chai';
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as wm from '../src/index';
@@ -9,13 +8,14 @@ import {loadDataset} from '../src/graph/dataset';
 import type {NodeClassificationData} from '../src/graph/node_data';
 import {trainNodeClassification} from '../src/train/node_classification';
 import {writeNpy} from '../src/data/npy';
+import {tempDir} from './temp_dirs';
 
 const root = path.join(__dirname, '..', '..');
 
 describe('saved node classifiers', () => {
   it('save, load in a fresh process, predict: exactly what the saved model predicted; named classes; changed files refused', async function () {
     this.timeout(120000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-clf-'));
+    const dir = tempDir('wm-clf-');
     try {
       const folder = path.join(root, 'data', 'polblogs');
       const data = await loadDataset(folder);
@@ -74,7 +74,7 @@ describe('saved node classifiers', () => {
   });
 
   it('a GAT whose attention vectors are recorded as [1, heads, dim] loads into its gatConv layers and predicts the same', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-gat-'));
+    const dir = tempDir('wm-gat-');
     try {
       const data = await loadDataset(path.join(root, 'data', 'polblogs'));
       const config = {
@@ -134,7 +134,7 @@ function induced(data: NodeClassificationData, keep: Int32Array, name: string): 
 describe('inductive node classifiers', () => {
   it('a model that reads features only, trained on one graph, predicts another of a different size; one with embeddings is refused', async function () {
     this.timeout(120000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-inductive-'));
+    const dir = tempDir('wm-inductive-');
     try {
       // Two disjoint parts of one citation-like graph (as PPI's graphs are drawn from one distribution).
       const all = wm.graph.citationGraph({vertices: 3000, classes: 4, words: 300, wordSignal: 0.5, validation: 200, test: 400, seed: 6});
@@ -209,7 +209,7 @@ describe('node features in training', () => {
     this.timeout(120000);
     const {trainNodeClassification} = await import('../src/train/node_classification');
     const data = wm.graph.csbm({vertices: 1200, classes: 4, homophily: 0.25, features: 16, signal: 4, seed: 3});
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-feat-'));
+    const dir = tempDir('wm-feat-');
     try {
       const r = await trainNodeClassification(data, {seed: 0, epochs: 15, inputs: 'features', saveTo: dir});
       // Homophily at chance: label propagation cannot help, the features can.
@@ -247,7 +247,7 @@ describe('node features over several processes', () => {
   it('the data-parallel example shares the feature table between 2 ranks (continuous WholeMemory, on the CPU) and learns from it, with or without a feature cache on each rank', async function () {
     this.timeout(180000);
     const {writeNpy} = await import('../src/data/npy');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dpfeat-'));
+    const dir = tempDir('wm-dpfeat-');
     try {
       const n = 1200;
       const d = wm.graph.csbm({vertices: n, classes: 5, homophily: 0.3, features: 16, signal: 3, seed: 9});

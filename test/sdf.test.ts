@@ -2,7 +2,6 @@
 // is known (charges, hydrogens, aromatic rings, conjugation, sp / sp2 / sp3), V2000 and V3000 molfiles, gzip,
 // class and value targets, and every bad record named by file and line; then a few epochs of training on one.
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 
@@ -11,6 +10,7 @@ import {expect} from 'chai';
 
 import * as wm from '../src/index';
 import {rejection} from './rejection';
+import {tempDir} from './temp_dirs';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const OCL = require('openchemlib') as {Molecule: {fromSmiles(s: string): {toMolfile(): string; toMolfileV3(): string}}};
@@ -31,7 +31,7 @@ describe('readSdf', function () {
   let dir: string;
   before(async () => {
     await tf.setBackend(wm.BACKEND_NAME);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-sdf-'));
+    dir = tempDir('wm-sdf-');
   });
   after(() => fs.rmSync(dir, {recursive: true, force: true}));
 
@@ -125,7 +125,7 @@ describe('readSdf', function () {
   });
 
   it('keeps what it read in the binary cache: read back equal; other options, a changed file or a damaged array parse again', async () => {
-    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-sdf-cache-'));
+    const folder = tempDir('wm-sdf-cache-');
     try {
       const file = path.join(folder, 'mols.sdf');
       fs.writeFileSync(

@@ -15,6 +15,7 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {SharePeer} from './fixtures/share_peer';
 import {committedShard, recommit} from './helpers';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
@@ -60,7 +61,7 @@ async function slurmJob(from: number): Promise<number> {
  * the group, and prints "OK <rank> of <size> local <LOCAL_RANK>"); the caller removes the folder.
  */
 function secretFolder(prefix: string): {dir: string; secretFile: string; probe: string} {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = tempDir(prefix);
   const secretFile = path.join(dir, 'secret');
   fs.writeFileSync(secretFile, crypto.randomBytes(32).toString('hex') + '\n', {mode: 0o600});
   const probe = path.join(dir, 'probe.js');
@@ -652,7 +653,7 @@ describe('robustness: corrupt files are refused by name before anything changes'
 
   it('checkpoints: truncated, empty, longer, bit-flipped files and bad fields', async () => {
     const {loadCheckpoint, saveCheckpoint} = await import('../src/train/checkpoint');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ckpt-'));
+    const dir = tempDir('wm-ckpt-');
     const make = () => ({
       emb: wm.nn.embedding({rows: 50, dim: 8, memory: 'host', optimizer: wm.nn.adam({lr: 0.01}), init: {seed: 3}}),
       w: tf.variable(tf.randomNormal([8, 3], 0, 1, 'float32', 4)),
@@ -737,7 +738,7 @@ describe('robustness: corrupt files are refused by name before anything changes'
   it('data files: ids past int32 name the file and line; graphs too small to split are refused', async () => {
     const {readEdgeList} = await import('../src/graph/edge_list');
     const {loadDataset} = await import('../src/graph/dataset');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-data-'));
+    const dir = tempDir('wm-data-');
     const file = path.join(dir, 'edges.tsv');
     fs.writeFileSync(file, `0\t1\n1\t2\n${2 ** 31}\t3\n`);
     expect(() => readEdgeList(file)).to.throw(`${file}:3: vertex id 2147483648 is past 2147483646`);

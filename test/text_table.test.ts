@@ -1,6 +1,5 @@
 import {expect} from 'chai';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 
@@ -10,6 +9,7 @@ import {dataNative, graphNative} from '../src/native/domains';
 import {CsrGraph} from '../src/graph/csr';
 import {readEdgeList} from '../src/graph/edge_list';
 import {seededRng} from '../src/util/random';
+import {tempDir} from './temp_dirs';
 
 /** Parses `text` fed in the given pieces; returns the columns as plain arrays, or the error. */
 function parse(
@@ -93,7 +93,7 @@ describe('text tables parsed natively (wm/text_columns.h)', () => {
   });
 
   it('files, gzip or not, and an edge list built into CSR natively equal the script reader and builder', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-text-'));
+    const dir = tempDir('wm-text-');
     try {
       const rng = seededRng(9);
       const n = 500;
@@ -122,7 +122,7 @@ describe('text tables parsed natively (wm/text_columns.h)', () => {
   });
 
   it('host arrays: a view past 4 GiB is refused with the numbers (Node cannot make it), a view of a part is not', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-view-'));
+    const dir = tempDir('wm-view-');
     try {
       const file = path.join(dir, 'sparse.bin');
       const elements = 2 ** 30 + 16;

@@ -1,17 +1,17 @@
 // Two copies of tfjs-core in one process are refused by name, whichever loads first.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import {expect} from 'chai';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 const pkg = JSON.stringify(path.join(root, 'dist', 'src', 'index.js'));
 
 /** A second copy of `name` (its package.json and Node bundle are all it needs) in a new folder; `dir` to remove after. */
 function secondCopy(name: string, bundle: string): {dir: string; other: string} {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `wm-${name}-copy-`));
+  const dir = tempDir(`wm-${name}-copy-`);
   const other = path.join(dir, 'node_modules', '@tensorflow', name);
   fs.mkdirSync(path.join(other, 'dist'), {recursive: true});
   const ours = path.join(root, 'node_modules', '@tensorflow', name);

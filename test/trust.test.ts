@@ -5,7 +5,6 @@
 import {spawnSync} from 'child_process';
 import {createHash} from 'crypto';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import * as tf from '@tensorflow/tfjs-core';
@@ -17,6 +16,7 @@ import {readCache, stampSources} from '../src/graph/dataset_cache';
 import {NativeCsr} from '../src/graph/native_csr';
 import {dataNative} from '../src/native/domains';
 import {loadCheckpoint, saveCheckpoint} from '../src/train/checkpoint';
+import {tempDir} from './temp_dirs';
 
 const OTHER = 65534;
 
@@ -56,7 +56,7 @@ describe('what is read back is trusted only where no other user can write', () =
     await tf.setBackend(wm.BACKEND_NAME);
   });
   beforeEach(() => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-trust-'));
+    root = tempDir('wm-trust-');
     savedXdg = process.env.XDG_CACHE_HOME;
     process.env.XDG_CACHE_HOME = path.join(root, 'user-cache');
   });

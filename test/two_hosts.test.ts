@@ -2,7 +2,6 @@
 // veth pair, each with its own host name, IPC and /dev/shm), one tfjs-wm-run --nnodes 2 on each, one group
 // of four ranks on the CPU path. Needs root (CI has it); skipped, saying why, elsewhere.
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import {spawnSync} from 'child_process';
 
@@ -10,6 +9,7 @@ import {expect} from 'chai';
 
 import {TwoHosts} from './two_hosts';
 import {polblogsWithFeatures} from './fixtures/polblogs_features';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
@@ -27,7 +27,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
       this.skip();
     }
     hosts = made as TwoHosts;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-two-hosts-'));
+    dir = tempDir('wm-two-hosts-');
   });
 
   after(() => {

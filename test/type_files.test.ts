@@ -3,10 +3,10 @@
 // tfjs' own type files (tfjs-layers', @webgpu/types') are theirs and left out; none may name ours.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import {expect} from 'chai';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -38,7 +38,7 @@ describe('type files', () => {
       path.join(root, 'dist', 'src', 'index.d.ts'),
     ];
     if (!needed.every((f) => fs.existsSync(f))) this.skip();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-types-'));
+    const dir = tempDir('wm-types-');
     try {
       fs.mkdirSync(path.join(dir, 'node_modules', '@tensorflow'), {recursive: true});
       fs.symlinkSync(root, path.join(dir, 'node_modules', 'tfjs-backend-wholememory'));

@@ -3,7 +3,6 @@
 // SIGKILL mid-collective, a rank that never arrives, and the single-process API.
 import {spawnSync} from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
 import {expect} from 'chai';
@@ -11,13 +10,14 @@ import {expect} from 'chai';
 import * as wm from '../src/index';
 import {seededRng} from '../src/util/random';
 import {roundToWire} from './wire_rounding';
+import {tempDir} from './temp_dirs';
 
 const root = path.resolve(__dirname, '..', '..');
 const launcher = path.join(root, 'dist', 'bin', 'tfjs-wm-run.js');
 const fixture = path.join(root, 'dist', 'test', 'fixtures', 'whole_memory_ranks.js');
 
 function launch(n: number, mode: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-test-'));
+  const dir = tempDir('wm-test-');
   const r = spawnSync(process.execPath, [launcher, '-n', String(n), fixture, mode], {
     encoding: 'utf8',
     timeout: timeoutMs,
@@ -217,16 +217,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
   it('the data-parallel example trains with its table in WholeMemory on 2 ranks', () => {
     const r = spawnSync(
       process.execPath,
-      [
-        launcher,
-        '-n',
-        '2',
-        path.join(root, 'dist', 'examples', 'data-parallel.js'),
-        '--epochs',
-        '3',
-        '--out',
-        fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-')),
-      ],
+      [launcher, '-n', '2', path.join(root, 'dist', 'examples', 'data-parallel.js'), '--epochs', '3', '--out', tempDir('wm-dp-')],
       {encoding: 'utf8', timeout: 120_000, env: {...process.env, ...gpuRanks(2)}},
     );
     expect(r.status, r.stdout + r.stderr).to.equal(0);
@@ -249,7 +240,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
         '--sampler',
         'subgraph',
         '--out',
-        fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-')),
+        tempDir('wm-dp-'),
       ],
       {encoding: 'utf8', timeout: 120_000},
     );
@@ -273,7 +264,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
         '48',
         ...extra,
         '--out',
-        fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dp-')),
+        tempDir('wm-dp-'),
       ],
       {encoding: 'utf8', timeout: 120_000},
     );
@@ -359,7 +350,7 @@ describe('WholeMemory across processes (tfjs-wm-run)', () => {
 
   it('a WholeMemory save a rank dies in leaves the previous save whole: the next launch loads it on every rank', function () {
     this.timeout(120_000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-torn-'));
+    const dir = tempDir('wm-torn-');
     try {
       const torn = launch(2, 'save-torn', {WM_TEST_TIMEOUT_MS: '5000', WM_TEST_DIR: dir});
       expect(torn.out, torn.out).to.match(/SAVE FAILED rank 0: .*rank 1/);
