@@ -160,7 +160,7 @@ export class HostTable extends AddressedTable implements TableStorage {
   }
 }
 
-/** ids[positions[k]] for every k: a plain loop (TypedArray.map with a closure takes ~5x as long a step). */
+/** ids[positions[k]] for every k, in a plain loop (TypedArray.map with a closure takes about 5x as long). */
 function rowsAt(ids: Int32Array, positions: Int32Array): Int32Array {
   const out = new Int32Array(positions.length);
   for (let k = 0; k < positions.length; ++k) out[k] = ids[positions[k]];
