@@ -130,8 +130,7 @@ describe('two hosts (network namespaces, tfjs-wm-run --nnodes 2)', function () {
         hosts!.run(
           node,
           hosts!.launcherCommand(node, 29630, gpuRanks, [], 1),
-          // With one GPU both hosts drive it: a GPU is its host's and its number, so NCCL still runs between hosts.
-          hostEnv({CUDA_VISIBLE_DEVICES: String(count > 1 ? node : 0), ...TwoHosts.ncclEnv}),
+          hostEnv({CUDA_VISIBLE_DEVICES: TwoHosts.gpuOf(node, count), ...TwoHosts.ncclEnv}),
           150_000,
         ),
       ),

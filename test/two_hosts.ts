@@ -51,6 +51,14 @@ export class TwoHosts {
   /** What NCCL needs to join ranks across the hosts: the veth pair's interfaces (named wm...), no InfiniBand, no NVLink multicast. */
   static readonly ncclEnv = {NCCL_SOCKET_IFNAME: 'wm', NCCL_IB_DISABLE: '1', NCCL_NVLS_ENABLE: '0'};
 
+  /**
+   * CUDA_VISIBLE_DEVICES for host `node`'s one rank on a machine of `gpus` GPUs: its own GPU, or with one GPU the one
+   * both hosts drive (a GPU is its host's and its number, so NCCL still runs between the hosts).
+   */
+  static gpuOf(node: 0 | 1, gpus: number): string {
+    return String(gpus > 1 ? node : 0);
+  }
+
   /** The two hosts, or why they cannot be made here. */
   static make(): TwoHosts | {why: string} {
     if (process.getuid?.() !== 0) return {why: 'not root: network namespaces need it'};

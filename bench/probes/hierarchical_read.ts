@@ -69,7 +69,7 @@ async function main(): Promise<void> {
           hosts.launcherCommand(node, 29760, __filename, [], 1),
           hosts.rankEnv({
             PROBE_RANK: '1',
-            ...(gpus > 0 ? {CUDA_VISIBLE_DEVICES: String(gpus > 1 ? node : 0)} : {}),
+            ...(gpus > 0 ? {CUDA_VISIBLE_DEVICES: TwoHosts.gpuOf(node, gpus)} : {}),
             ...TwoHosts.ncclEnv,
           }),
           600_000,

@@ -222,13 +222,17 @@ export class HierarchicalTable implements TableStorage {
     const slots = this.cache.slotOf;
     const lo = this.hostFirst,
       hi = this.hostFirst + this.hostCount;
+    // The first index outside the table (-1: none) found in the same pass: such an index is neither this host's nor cached.
+    let bad = -1;
     for (let i = 0; i < n; ++i) {
       const id = ids[i];
       if (id >= lo && id < hi) own[nOwn++] = i;
       else if (slots && slots[id] >= 0) cached[nCached++] = i;
-      else remote[nRemote++] = i;
+      else {
+        remote[nRemote++] = i;
+        if (bad < 0 && !(id >= 0 && id < this.rows)) bad = i;
+      }
     }
-    const bad = firstBadIndex(ids, this.rows);
     const crossing = this.agreed(bad, ids[bad], nRemote, what);
     this.cache.counted(n, nCached);
     const pick = (at: Int32Array, count: number, f: (id: number) => number) => {
