@@ -19,7 +19,10 @@
 // Environment: BENCH_VERTICES, BENCH_DEGREE, BENCH_CLASSES, BENCH_FEATURES, BENCH_HOMOPHILY (default 0.4),
 // BENCH_SIGNAL (default 1), BENCH_EPOCHS (default 5), BENCH_TRAIN, BENCH_TEST, BENCH_LR (default 0.003; at 0.01 both
 // sides stay at chance), BENCH_SCHEDULE, BENCH_ADAM_EPSILON (both sides'; default 1e-7, tfjs'), BENCH_SEED (ours'
-// weights and torch's manual_seed; default 3), BENCH_SAME_INIT ('0': PyG draws its own initial weights),
+// weights and torch's manual_seed; default 3), BENCH_SAMPLE_SEEDS (the training samples' and epoch orders' seeds, a
+// comma-separated list, default 1: one run of each side per seed, all from the same initial weights, so the spread
+// between seeds is what the sampling alone moves; PyG's generator takes the seed + 4, its draws being its own anyway),
+// BENCH_SAME_INIT ('0': PyG draws its own initial weights),
 // BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone), BENCH_GRAPH_DIR, BENCH_OUT.
 // Without a GPU ours trains on the CPU (say BENCH_VERTICES=100000), PyTorch not run.
 import * as fs from 'fs';
@@ -53,11 +56,14 @@ const EPSILON = Number(process.env.BENCH_ADAM_EPSILON ?? 1e-7);
 const TORCH = process.env.BENCH_TORCH ?? 'pyg';
 const SEED = Number(process.env.BENCH_SEED ?? 3);
 const SAME_INIT = (process.env.BENCH_SAME_INIT ?? '1') === '1';
+const SAMPLE_SEEDS = (process.env.BENCH_SAMPLE_SEEDS ?? '1').split(',').map(Number);
 const BATCH = 1024,
   EVAL_BATCH = 4096;
 
 for (const [name, v] of Object.entries({BENCH_EPOCHS: EPOCHS, BENCH_TRAIN: TRAIN, BENCH_TEST: TEST, BENCH_SEED: SEED}))
   if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer, got ${v}`);
+if (!SAMPLE_SEEDS.every((v) => Number.isInteger(v) && v >= 1))
+  throw new RangeError(`BENCH_SAMPLE_SEEDS must be positive integers separated by commas, got '${process.env.BENCH_SAMPLE_SEEDS}'`);
 if (!(EPSILON > 0)) throw new RangeError(`BENCH_ADAM_EPSILON must be a positive number, got ${process.env.BENCH_ADAM_EPSILON}`);
 if (!(LR > 0)) throw new RangeError(`BENCH_LR must be a positive number, got ${process.env.BENCH_LR}`);
 if (!['cosine', 'constant'].includes(SCHEDULE)) throw new RangeError(`BENCH_SCHEDULE must be 'cosine' or 'constant', got '${SCHEDULE}'`);
@@ -70,6 +76,13 @@ interface EpochResult {
   seconds: number;
   testAccuracy: number;
   loss: number;
+}
+
+// One sampling seed's runs: ours, and PyG's where it ran.
+interface SeedRuns {
+  sampleSeed: number;
+  ours: EpochResult[];
+  torch?: TorchAccuracy;
 }
 
 interface TorchAccuracy {
@@ -125,23 +138,21 @@ function writeInitialWeights(dir: string): void {
 // (the float16 file PyTorch read, where one was written: the same values on both sides).
 async function ours(
   data: wm.graph.NativeCsbm,
-  source: NativeFeatures,
+  features: wm.nn.Embedding,
+  graph: DeviceCsr | wm.graph.NativeCsr,
   train: Int32Array,
   test: Int32Array,
-  gpu: boolean,
+  sampleSeed: number,
 ): Promise<EpochResult[]> {
-  const n = data.graph.numVertices;
-  const t0 = Date.now();
-  const features = wm.nn.featureTable(source, {
-    dtype: 'float16',
-    memory: gpu ? 'device' : 'host',
-    onProgress: (l) => console.log(`  ${l}`),
-  });
-  const graph = gpu ? new DeviceCsr(data.graph) : data.graph;
-  console.log(`features and graph placed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  const model = papersSage(n, features, CLASSES, SEED);
+  const model = papersSage(data.graph.numVertices, features, CLASSES, SEED);
   const optimizer = wm.train.adam(LR, 0.9, 0.999, EPSILON);
-  const loader = new wm.nn.NeighborLoader(graph, train, {fanouts: FANOUTS, batchSize: BATCH, labels: data.labels, seed: 1, replace: true});
+  const loader = new wm.nn.NeighborLoader(graph, train, {
+    fanouts: FANOUTS,
+    batchSize: BATCH,
+    labels: data.labels,
+    seed: sampleSeed,
+    replace: true,
+  });
   const testLoader = new wm.nn.NeighborLoader(graph, test, {
     fanouts: FANOUTS,
     batchSize: EVAL_BATCH,
@@ -190,10 +201,31 @@ async function ours(
     progress.stop();
     model.dispose();
     optimizer.dispose();
-    features.dispose();
-    if (graph instanceof DeviceCsr) graph.dispose();
   }
   return results;
+}
+
+// PyG trained on the files in `dir`, its samples and epoch order drawn from a generator seeded by `sampleSeed` + 4.
+function runTorch(dir: string, sampleSeed: number): TorchAccuracy | undefined {
+  const torch = torchJson<TorchAccuracy>('graphsage_accuracy.py', [
+    dir,
+    String(EPOCHS),
+    String(BATCH),
+    String(EVAL_BATCH),
+    FANOUTS.join(','),
+    String(HIDDEN),
+    String(CLASSES),
+    String(LR),
+    SCHEDULE,
+    String(EPSILON),
+    String(SEED),
+    String(sampleSeed + 4),
+  ]);
+  for (const r of torch?.epochs ?? [])
+    console.log(
+      `PyG epoch ${r.epoch}: ${r.seconds.toFixed(1)} s, loss ${r.loss.toFixed(4)}, test accuracy ${(100 * r.testAccuracy).toFixed(2)} %`,
+    );
+  return torch;
 }
 
 async function main(): Promise<void> {
@@ -216,36 +248,34 @@ async function main(): Promise<void> {
   const train = order.slice(0, TRAIN),
     test = order.slice(TRAIN, TRAIN + TEST);
   console.log(`${data.name}: ${data.graph.numEdges} CSR entries, drawn in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  let torch: TorchAccuracy | undefined;
   const dir =
     TORCH && info.gpu ? fs.mkdtempSync(path.join(process.env.BENCH_GRAPH_DIR ?? os.tmpdir(), 'wm-papers100m-accuracy-')) : undefined;
-  let mine: EpochResult[];
+  const runs: SeedRuns[] = [];
   try {
     if (dir) {
       await writeTorchFiles(dir, data, train, test);
       if (SAME_INIT) writeInitialWeights(dir);
-      torch = torchJson<TorchAccuracy>('graphsage_accuracy.py', [
-        dir,
-        String(EPOCHS),
-        String(BATCH),
-        String(EVAL_BATCH),
-        FANOUTS.join(','),
-        String(HIDDEN),
-        String(CLASSES),
-        String(LR),
-        SCHEDULE,
-        String(EPSILON),
-        String(SEED),
-      ]);
-      for (const r of torch?.epochs ?? [])
-        console.log(
-          `PyG epoch ${r.epoch}: ${r.seconds.toFixed(1)} s, loss ${r.loss.toFixed(4)}, test accuracy ${(100 * r.testAccuracy).toFixed(2)} %`,
-        );
     }
     const source = dir
       ? NativeFeatures.fromNpy(path.join(dir, 'features.npy'), n)
       : NativeFeatures.generated(n, FEATURES, 'csbm', (first, count, out) => out.set(data.featureRows(first, count)));
-    mine = await ours(data, source, train, test, info.gpu);
+    // PyG's runs first, then ours': the two never hold GPU memory at once.
+    const torch = SAMPLE_SEEDS.map((sampleSeed) => (dir ? runTorch(dir, sampleSeed) : undefined));
+    const t1 = Date.now();
+    const features = wm.nn.featureTable(source, {
+      dtype: 'float16',
+      memory: info.gpu ? 'device' : 'host',
+      onProgress: (l) => console.log(`  ${l}`),
+    });
+    const graph = info.gpu ? new DeviceCsr(data.graph) : data.graph;
+    console.log(`features and graph placed in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+    try {
+      for (const [i, sampleSeed] of SAMPLE_SEEDS.entries())
+        runs.push({sampleSeed, ours: await ours(data, features, graph, train, test, sampleSeed), torch: torch[i]});
+    } finally {
+      features.dispose();
+      if (graph instanceof DeviceCsr) graph.dispose();
+    }
   } finally {
     if (dir) fs.rmSync(dir, {recursive: true, force: true});
   }
@@ -253,17 +283,21 @@ async function main(): Promise<void> {
   data.graph.free();
   console.log(
     `\nGraphSAGE on ${data.name}, ${TRAIN} training and ${TEST} test vertices, fan-out ${FANOUTS.join('/')}, hidden ${HIDDEN}, ` +
-      `batch ${BATCH}, Adam ${LR} (${SCHEDULE}, epsilon ${EPSILON}), ${info.gpu ? info.name : 'CPU'}, matmul precision ${matmulPrecision}`,
+      `batch ${BATCH}, Adam ${LR} (${SCHEDULE}, epsilon ${EPSILON}), weights seed ${SEED}, ${info.gpu ? info.name : 'CPU'}, ` +
+      `matmul precision ${matmulPrecision}`,
   );
-  console.log('| epoch | ours test accuracy | ours s | PyG test accuracy | PyG s | ours - PyG (points) |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
-  mine.forEach((r, i) => {
-    const t = torch?.epochs[i];
-    const cells = t
-      ? [`${(100 * t.testAccuracy).toFixed(2)} %`, t.seconds.toFixed(1), (100 * (r.testAccuracy - t.testAccuracy)).toFixed(2)]
-      : ['', '', ''];
-    console.log(`| ${r.epoch} | ${(100 * r.testAccuracy).toFixed(2)} % | ${r.seconds.toFixed(1)} | ${cells.join(' | ')} |`);
-  });
+  console.log('| sample seed | epoch | ours test accuracy | ours s | PyG test accuracy | PyG s | ours - PyG (points) |');
+  console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const run of runs)
+    run.ours.forEach((r, i) => {
+      const t = run.torch?.epochs[i];
+      const cells = t
+        ? [`${(100 * t.testAccuracy).toFixed(2)} %`, t.seconds.toFixed(1), (100 * (r.testAccuracy - t.testAccuracy)).toFixed(2)]
+        : ['', '', ''];
+      console.log(
+        `| ${run.sampleSeed} | ${r.epoch} | ${(100 * r.testAccuracy).toFixed(2)} % | ${r.seconds.toFixed(1)} | ${cells.join(' | ')} |`,
+      );
+    });
   writeBenchResult('papers100m-accuracy', {
     device: info.gpu ? info.name : 'CPU',
     matmulPrecision,
@@ -279,8 +313,7 @@ async function main(): Promise<void> {
     adamEpsilon: EPSILON,
     seed: SEED,
     sameInitialWeights: SAME_INIT,
-    ours: mine,
-    torch,
+    runs,
   });
 }
 

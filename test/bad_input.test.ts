@@ -34,6 +34,35 @@ function dataset(edges: string, labels = '0\ta\n1\tb\n'): string {
 }
 
 /** The pid of a process that has exited (a saver killed earlier). */
+// The library's named local sockets (abstract names starting tfjs-wm-) as [inode, name] pairs, from /proc/net/unix.
+function localSocketNames(): [string, string][] {
+  return fs
+    .readFileSync('/proc/net/unix', 'utf8')
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length >= 8 && f[7].startsWith('@tfjs-wm-'))
+    .map((f) => [f[6], f[7]]);
+}
+
+// The names of those sockets that the processes `pids` hold open.
+function rankSocketNames(pids: number[]): string[] {
+  const inodes = new Set<string>();
+  for (const pid of pids)
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      let link = '';
+      try {
+        link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`, {encoding: 'utf8'});
+      } catch {
+        continue; // closed since the listing
+      }
+      const m = /^socket:\[(\d+)\]$/.exec(link);
+      if (m) inodes.add(m[1]);
+    }
+  return localSocketNames()
+    .filter(([inode]) => inodes.has(inode))
+    .map(([, name]) => name);
+}
+
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'});
   return Number(r.stdout);
@@ -255,7 +284,6 @@ describe('bad input is refused, named and cleaned up', () => {
 
     for (const busy of [false, true]) {
       it(`ranks end when their launcher is SIGKILLed${busy ? ' (ranks busy in a synchronous loop)' : ''}`, async () => {
-        const before = fs.readFileSync('/proc/net/unix', 'utf8').split('@tfjs-wm-').length;
         const child = spawn(process.execPath, [launcher, '-n', '3', fixture, 'hold'], {
           env: {...process.env, WM_TEST_BUSY: busy ? '1' : '0', WM_TEST_TIMEOUT_MS: '20000'},
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -267,6 +295,9 @@ describe('bad input is refused, named and cleaned up', () => {
         while ((out.match(/HOLDING rank/g) ?? []).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         const pids = [...out.matchAll(/HOLDING rank \d pid (\d+)/g)].map((m) => Number(m[1]));
         expect(pids, out).to.have.length(3);
+        // The ranks' own listening sockets, by inode: other test files running at once have theirs.
+        const held = rankSocketNames(pids);
+        expect(held, 'the ranks listen on named local sockets').to.not.be.empty;
         child.kill('SIGKILL');
         const alive = (pid: number) => {
           try {
@@ -279,8 +310,11 @@ describe('bad input is refused, named and cleaned up', () => {
         const t0 = Date.now();
         while (pids.some(alive) && Date.now() - t0 < 15_000) await new Promise((r) => setTimeout(r, 20));
         expect(pids.filter(alive), 'ranks still running after their launcher died').to.deep.equal([]);
-        const after = fs.readFileSync('/proc/net/unix', 'utf8').split('@tfjs-wm-').length;
-        expect(after).to.be.at.most(before);
+        const listed = new Set(localSocketNames().map(([, name]) => name));
+        expect(
+          held.filter((name) => listed.has(name)),
+          'local sockets left behind',
+        ).to.deep.equal([]);
       });
     }
   });

@@ -6,8 +6,9 @@
 # GPU from the mapped .npy a slice at a time. Prints RESULT {json}; each epoch's line goes to stderr.
 # The step size is Adam's lr throughout ('constant') or annealed to 0 over the run's steps ('cosine': CosineAnnealingLR
 # stepped after each batch). The layers start from ours' initial weights where the folder holds them (init_*.npy), else
-# from PyG's own draw after torch.manual_seed(seed).
-# Usage: graphsage_accuracy.py <folder> <epochs> <batch> <eval batch> <fanouts> <hidden> <classes> <lr> <schedule> <adam epsilon> <seed>
+# from PyG's own draw after torch.manual_seed(seed). The samples and each epoch's order come from a generator seeded
+# with <sample seed>.
+# Usage: graphsage_accuracy.py <folder> <epochs> <batch> <eval batch> <fanouts> <hidden> <classes> <lr> <schedule> <adam epsilon> <seed> <sample seed>
 import json
 import os
 import sys
@@ -26,7 +27,7 @@ def main():
     epochs, batch, eval_batch = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     fanouts = [int(f) for f in sys.argv[5].split(",")]
     hidden, classes, lr = int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])
-    schedule, eps, seed = sys.argv[9], float(sys.argv[10]), int(sys.argv[11])
+    schedule, eps, seed, sample_seed = sys.argv[9], float(sys.argv[10]), int(sys.argv[11]), int(sys.argv[12])
     if schedule not in ("cosine", "constant"):
         raise ValueError(f"schedule must be 'cosine' or 'constant', got '{schedule}'")
     dev = torch.device("cuda")
@@ -57,7 +58,7 @@ def main():
     steps = epochs * ((train.numel() + batch - 1) // batch)
     annealing = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps) if schedule == "cosine" else None
     gen = torch.Generator(device=dev)
-    gen.manual_seed(5)
+    gen.manual_seed(sample_seed)
 
     sample = sampler(rowptr, col, gen)
 
