@@ -298,6 +298,26 @@ async function main(): Promise<void> {
         `| ${run.sampleSeed} | ${r.epoch} | ${(100 * r.testAccuracy).toFixed(2)} % | ${r.seconds.toFixed(1)} | ${cells.join(' | ')} |`,
       );
     });
+  if (runs.length > 1) {
+    const finals = (side: (r: SeedRuns) => EpochResult[] | undefined) =>
+      runs.map((r) => side(r)?.at(-1)?.testAccuracy).filter((a): a is number => a !== undefined);
+    const summary = (name: string, a: number[]) =>
+      a.length === 0
+        ? ''
+        : `${name} ${((100 * a.reduce((x, y) => x + y, 0)) / a.length).toFixed(2)} % ` +
+          `(${(100 * Math.min(...a)).toFixed(2)} to ${(100 * Math.max(...a)).toFixed(2)})`;
+    const parts = [
+      summary(
+        'ours',
+        finals((r) => r.ours),
+      ),
+      summary(
+        'PyG',
+        finals((r) => r.torch?.epochs),
+      ),
+    ].filter(Boolean);
+    console.log(`final test accuracy over ${runs.length} sampling seeds, mean (lowest to highest): ${parts.join('; ')}`);
+  }
   writeBenchResult('papers100m-accuracy', {
     device: info.gpu ? info.name : 'CPU',
     matmulPrecision,
