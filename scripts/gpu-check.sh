@@ -6,6 +6,11 @@ export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/wm-out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+# Without a build every check would fail on the missing addon, one file at a time: stop at once.
+if [ ! -f build/Release/wholememory.node ] || [ ! -x build/wm_native_tests ]; then
+  echo "gpu-check: no build here (build/Release/wholememory.node, build/wm_native_tests): run bash scripts/build-native-cmake.sh first, or pack a build (scripts/pack-device.sh)" >&2
+  exit 2
+fi
 status=0
 for what in "${@:-all}"; do
   case $what in
