@@ -33,7 +33,6 @@ function dataset(edges: string, labels = '0\ta\n1\tb\n'): string {
   return dir;
 }
 
-/** The pid of a process that has exited (a saver killed earlier). */
 // The library's named local sockets (abstract names starting tfjs-wm-) as [inode, name] pairs, from /proc/net/unix.
 function localSocketNames(): [string, string][] {
   return fs
@@ -63,6 +62,7 @@ function rankSocketNames(pids: number[]): string[] {
     .map(([, name]) => name);
 }
 
+/** The pid of a process that has exited (a saver killed earlier). */
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'});
   return Number(r.stdout);
