@@ -23,7 +23,9 @@
 // comma-separated list, default 1: one run of each side per seed, all from the same initial weights, so the spread
 // between seeds is what the sampling alone moves; PyG's generator takes the seed + 4, its draws being its own anyway),
 // BENCH_SAME_INIT ('0': PyG draws its own initial weights),
-// BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone), BENCH_GRAPH_DIR, BENCH_OUT.
+// BENCH_MATMUL_PRECISION, BENCH_TORCH ('pyg' (default), or '' for ours alone), BENCH_OURS ('1' (default), or '0' for
+// PyG alone from ours' initial weights: ours' runs repeat to the digit from one run to the next, so PyG's further
+// sampling seeds can run without them), BENCH_GRAPH_DIR, BENCH_OUT.
 // Without a GPU ours trains on the CPU (say BENCH_VERTICES=100000), PyTorch not run.
 import * as fs from 'fs';
 import * as os from 'os';
@@ -56,6 +58,7 @@ const EPSILON = Number(process.env.BENCH_ADAM_EPSILON ?? 1e-7);
 const TORCH = process.env.BENCH_TORCH ?? 'pyg';
 const SEED = Number(process.env.BENCH_SEED ?? 3);
 const SAME_INIT = (process.env.BENCH_SAME_INIT ?? '1') === '1';
+const OURS = (process.env.BENCH_OURS ?? '1') === '1';
 const SAMPLE_SEEDS = (process.env.BENCH_SAMPLE_SEEDS ?? '1').split(',').map(Number);
 const BATCH = 1024,
   EVAL_BATCH = 4096;
@@ -70,6 +73,9 @@ if (!['cosine', 'constant'].includes(SCHEDULE)) throw new RangeError(`BENCH_SCHE
 if (!['1', '0', undefined].includes(process.env.BENCH_SAME_INIT))
   throw new RangeError(`BENCH_SAME_INIT must be '1' or '0', got '${process.env.BENCH_SAME_INIT}'`);
 if (!['pyg', ''].includes(TORCH)) throw new RangeError(`BENCH_TORCH must be 'pyg' or '', got '${TORCH}'`);
+if (!['1', '0', undefined].includes(process.env.BENCH_OURS))
+  throw new RangeError(`BENCH_OURS must be '1' or '0', got '${process.env.BENCH_OURS}'`);
+if (!OURS && !TORCH) throw new RangeError(`BENCH_OURS=0 runs PyG alone: BENCH_TORCH must not be '' with it`);
 
 interface EpochResult {
   epoch: number;
@@ -78,10 +84,10 @@ interface EpochResult {
   loss: number;
 }
 
-// One sampling seed's runs: ours, and PyG's where it ran.
+// One sampling seed's runs: ours and PyG's, each where it ran.
 interface SeedRuns {
   sampleSeed: number;
-  ours: EpochResult[];
+  ours?: EpochResult[];
   torch?: TorchAccuracy;
 }
 
@@ -232,6 +238,7 @@ async function main(): Promise<void> {
   await tf.setBackend(wm.BACKEND_NAME);
   const matmulPrecision = setBenchMatmulPrecision();
   const info = wm.deviceInfo();
+  if (!OURS && !info.gpu) throw new Error(`BENCH_OURS=0 runs PyG alone, which needs a GPU: ${info.reason}`);
   const t0 = Date.now();
   const data = wm.graph.csbmNative({
     vertices: VERTICES,
@@ -256,25 +263,28 @@ async function main(): Promise<void> {
       await writeTorchFiles(dir, data, train, test);
       if (SAME_INIT) writeInitialWeights(dir);
     }
-    const source = dir
-      ? NativeFeatures.fromNpy(path.join(dir, 'features.npy'), n)
-      : NativeFeatures.generated(n, FEATURES, 'csbm', (first, count, out) => out.set(data.featureRows(first, count)));
     // PyG's runs first, then ours': the two never hold GPU memory at once.
     const torch = SAMPLE_SEEDS.map((sampleSeed) => (dir ? runTorch(dir, sampleSeed) : undefined));
-    const t1 = Date.now();
-    const features = wm.nn.featureTable(source, {
-      dtype: 'float16',
-      memory: info.gpu ? 'device' : 'host',
-      onProgress: (l) => console.log(`  ${l}`),
-    });
-    const graph = info.gpu ? new DeviceCsr(data.graph) : data.graph;
-    console.log(`features and graph placed in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-    try {
-      for (const [i, sampleSeed] of SAMPLE_SEEDS.entries())
-        runs.push({sampleSeed, ours: await ours(data, features, graph, train, test, sampleSeed), torch: torch[i]});
-    } finally {
-      features.dispose();
-      if (graph instanceof DeviceCsr) graph.dispose();
+    if (!OURS) runs.push(...SAMPLE_SEEDS.map((sampleSeed, i) => ({sampleSeed, torch: torch[i]})));
+    else {
+      const source = dir
+        ? NativeFeatures.fromNpy(path.join(dir, 'features.npy'), n)
+        : NativeFeatures.generated(n, FEATURES, 'csbm', (first, count, out) => out.set(data.featureRows(first, count)));
+      const t1 = Date.now();
+      const features = wm.nn.featureTable(source, {
+        dtype: 'float16',
+        memory: info.gpu ? 'device' : 'host',
+        onProgress: (l) => console.log(`  ${l}`),
+      });
+      const graph = info.gpu ? new DeviceCsr(data.graph) : data.graph;
+      console.log(`features and graph placed in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+      try {
+        for (const [i, sampleSeed] of SAMPLE_SEEDS.entries())
+          runs.push({sampleSeed, ours: await ours(data, features, graph, train, test, sampleSeed), torch: torch[i]});
+      } finally {
+        features.dispose();
+        if (graph instanceof DeviceCsr) graph.dispose();
+      }
     }
   } finally {
     if (dir) fs.rmSync(dir, {recursive: true, force: true});
@@ -288,29 +298,27 @@ async function main(): Promise<void> {
   );
   console.log('| sample seed | epoch | ours test accuracy | ours s | PyG test accuracy | PyG s | ours - PyG (points) |');
   console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: |');
+  const accuracy = (r?: EpochResult) => (r ? `${(100 * r.testAccuracy).toFixed(2)} %` : '');
+  const seconds = (r?: EpochResult) => (r ? r.seconds.toFixed(1) : '');
   for (const run of runs)
-    run.ours.forEach((r, i) => {
-      const t = run.torch?.epochs[i];
-      const cells = t
-        ? [`${(100 * t.testAccuracy).toFixed(2)} %`, t.seconds.toFixed(1), (100 * (r.testAccuracy - t.testAccuracy)).toFixed(2)]
-        : ['', '', ''];
-      console.log(
-        `| ${run.sampleSeed} | ${r.epoch} | ${(100 * r.testAccuracy).toFixed(2)} % | ${r.seconds.toFixed(1)} | ${cells.join(' | ')} |`,
-      );
-    });
+    for (let i = 0; i < Math.max(run.ours?.length ?? 0, run.torch?.epochs.length ?? 0); ++i) {
+      const r = run.ours?.[i],
+        t = run.torch?.epochs[i];
+      const gap = r && t ? (100 * (r.testAccuracy - t.testAccuracy)).toFixed(2) : '';
+      console.log(`| ${run.sampleSeed} | ${i + 1} | ${accuracy(r)} | ${seconds(r)} | ${accuracy(t)} | ${seconds(t)} | ${gap} |`);
+    }
   if (runs.length > 1) {
-    // Each side's final test accuracy over the seeds: mean (lowest to highest).
-    const summary = (name: string, finals: number[]) =>
-      `${name} ${((100 * finals.reduce((x, y) => x + y, 0)) / finals.length).toFixed(2)} % ` +
-      `(${(100 * Math.min(...finals)).toFixed(2)} to ${(100 * Math.max(...finals)).toFixed(2)})`;
+    // Each side's final test accuracy over the seeds where it ran: mean (lowest to highest).
     const parts = [
-      summary(
-        'ours',
-        runs.map((r) => r.ours[EPOCHS - 1].testAccuracy),
-      ),
-    ];
-    const torchFinals = runs.flatMap((r) => r.torch?.epochs.at(-1)?.testAccuracy ?? []);
-    if (torchFinals.length > 0) parts.push(summary('PyG', torchFinals));
+      {name: 'ours', finals: runs.flatMap((r) => r.ours?.at(-1)?.testAccuracy ?? [])},
+      {name: 'PyG', finals: runs.flatMap((r) => r.torch?.epochs.at(-1)?.testAccuracy ?? [])},
+    ]
+      .filter((side) => side.finals.length > 0)
+      .map(
+        ({name, finals}) =>
+          `${name} ${((100 * finals.reduce((x, y) => x + y, 0)) / finals.length).toFixed(2)} % ` +
+          `(${(100 * Math.min(...finals)).toFixed(2)} to ${(100 * Math.max(...finals)).toFixed(2)})`,
+      );
     console.log(`final test accuracy over ${runs.length} sampling seeds, mean (lowest to highest): ${parts.join('; ')}`);
   }
   writeBenchResult('papers100m-accuracy', {
