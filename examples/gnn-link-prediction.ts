@@ -1,18 +1,28 @@
 // Link prediction with a GNN encoder over node features, beside the shallow embeddings of
 // examples/link-prediction.ts and the common-neighbours heuristic, on the same held-out edges and
-// non-edges: ROC AUC, Hits@50 and MRR. Data: a featured folder (--data, e.g. an ogbn-* folder) or a
-// generated CSBM graph whose edges follow its classes (default; --vertices, --classes, --homophily).
+// non-edges: ROC AUC, Hits@50 and MRR. Data: a folder (--data: edges.tsv with vertex_features.npy / .tsv
+// where it has them; a node-classification folder or an ogbn-* folder as loadDataset reads it) or a
+// generated CSBM graph whose edges follow its classes (default; --vertices, --classes, --homophily). A graph
+// without features is encoded from structure features of its training graph (FastRP).
+import * as fs from 'fs';
+import * as path from 'path';
+
 import {Command} from 'commander';
 
-import {loadDataset} from '../src/graph/dataset';
+import {CsrGraph} from '../src/graph/csr';
+import {loadDataset, readVertexFeatures} from '../src/graph/dataset';
 import {csbm} from '../src/graph/csbm';
+import {readEdgeList} from '../src/graph/edge_list';
 import {trainGnnLinkPrediction} from '../src/train/gnn_link_prediction';
 import {trainLinkPrediction} from '../src/train/link_prediction';
 import {positiveInt, positiveNumber, startBackend} from './cli';
 
 const program = new Command()
   .name('node dist/examples/gnn-link-prediction.js')
-  .option('--data <folder>', 'a dataset folder with node features (default: a generated CSBM graph)')
+  .option(
+    '--data <folder>',
+    'a graph folder: edges.tsv, node features where it has them (vertex_features.npy / .tsv), labels not needed (default: a generated CSBM graph)',
+  )
   .option('--vertices <n>', 'CSBM vertices', positiveInt('--vertices'), 3000)
   .option('--classes <n>', 'CSBM classes', positiveInt('--classes'), 10)
   .option('--homophily <x>', 'CSBM share of edges within a class', positiveNumber('--homophily'), 0.9)
@@ -21,16 +31,31 @@ const program = new Command()
   .option('--seed <n>', 'seed of the split and the models', positiveInt('--seed'), 1)
   .parse();
 
+interface LinkData {
+  name: string;
+  graph: CsrGraph;
+  features?: {values: Float32Array; dim: number};
+}
+
+// A folder's graph and node features: a node-classification or ogbn-* folder as loadDataset reads it (its largest
+// connected component); else its edges.tsv, every vertex kept, and its vertex features where it has them.
+async function loadLinkData(folder: string): Promise<LinkData> {
+  if (fs.existsSync(path.join(folder, 'vertex_value.tsv')) || fs.existsSync(path.join(folder, 'raw'))) return loadDataset(folder);
+  const file = path.join(folder, 'edges.tsv');
+  if (!fs.existsSync(file)) throw new Error(`--data ${folder}: no edges.tsv there`);
+  const graph = CsrGraph.fromEdges(readEdgeList(file), {symmetric: true});
+  const features = await readVertexFeatures(folder, graph.numVertices);
+  return {name: path.basename(path.resolve(folder)), graph, features: features && {values: features.toArray(), dim: features.dim}};
+}
+
 async function main(): Promise<void> {
   const o = program.opts();
   const {where} = await startBackend();
-  const data = o.data
-    ? await loadDataset(o.data)
+  const data: LinkData = o.data
+    ? await loadLinkData(o.data)
     : csbm({vertices: o.vertices, classes: o.classes, features: 32, degree: 8, homophily: o.homophily, signal: 2, seed: o.seed});
-  if (!data.features) throw new Error(`${data.name}: no node features; the GNN encoder reads them`);
-  console.log(
-    `${data.name}: ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges, ${data.features.dim} features; on ${where}`,
-  );
+  const inputs = data.features ? `${data.features.dim} features` : 'no features: structure features of the training graph (FastRP)';
+  console.log(`${data.name}: ${data.graph.numVertices} vertices, ${data.graph.numEdges / 2} edges, ${inputs}; on ${where}`);
   const rows: [string, {auc: number; hits: number; mrr?: number}][] = [];
   for (const decoder of ['dot', 'mlp'] as const) {
     const r = await trainGnnLinkPrediction(data.graph, data.features, {epochs: o.epochs, hidden: o.hidden, decoder, seed: o.seed}, (m) =>

@@ -204,6 +204,10 @@ describe('dataset folders (wm.graph.loadDataset)', () => {
     expect(await failure(loadDataset(dir))).to.match(/vertex_features\.tsv: 19 rows of features for 20 vertices/);
     fs.writeFileSync(tsv, [...rows, `${n}\t1\t2\t3`].join('\n'));
     expect(await failure(loadDataset(dir))).to.match(/vertex_features\.tsv:21: vertex id "20" is not in \[0, 20\)/);
+    // Both forms: neither is chosen silently.
+    fs.writeFileSync(tsv, rows.join('\n'));
+    writeNpy(npy, values, [n, f]);
+    expect(await failure(loadDataset(dir))).to.match(/both vertex_features\.npy and vertex_features\.tsv; keep one/);
   });
 
   it('fixed splits from split/{train,valid,test}.txt keep every vertex; bad ids and unlabelled vertices are named', async () => {

@@ -38,6 +38,24 @@ describe('GNN link prediction (wm.train.trainGnnLinkPrediction)', function () {
     expect(mlp.best.test.auc, 'MLP decoder AUC').to.be.above(0.8);
   });
 
+  it("without features the encoder reads the training graph's structure features, not the held-out edges'", async () => {
+    // Edges that follow the classes; no features given.
+    const data = wm.graph.csbm({vertices: 600, classes: 6, features: 4, degree: 6, homophily: 0.95, signal: 1, seed: 5});
+    const o = {epochs: 4, hidden: 16, fanouts: [6, 6], decoder: 'mlp' as const, seed: 2};
+    const r = await wm.train.trainGnnLinkPrediction(data.graph, undefined, o);
+    expect(r.inputs).to.equal('structure');
+    expect(r.best.test.auc, 'AUC from structure alone').to.be.above(0.75);
+    // The same run given the structure features of the split's training graph: the same scores.
+    const train = wm.graph.structureFeatures(r.split.train, {seed: o.seed});
+    const given = await wm.train.trainGnnLinkPrediction(data.graph, train, o);
+    expect(given.inputs).to.equal('features');
+    expect(given.best.test.auc).to.be.closeTo(r.best.test.auc, 1e-6);
+    expect(given.epochs.map((e) => e.loss)).to.deep.equal(r.epochs.map((e) => e.loss));
+    // Over the whole graph's structure (the held-out edges included) the inputs differ.
+    const whole = wm.graph.structureFeatures(data.graph, {seed: o.seed});
+    expect(Array.from(whole.values.subarray(0, 64))).to.not.deep.equal(Array.from(train.values.subarray(0, 64)));
+  });
+
   it('bad options are named', async () => {
     const data = wm.graph.csbm({vertices: 50, classes: 2, features: 4, degree: 4, seed: 1});
     const fail = (o: object) =>

@@ -174,6 +174,18 @@ async function lineOfRow(file: string, k: number): Promise<number> {
 
 // ---- features ----
 
+/**
+ * A dataset folder's node features for its `numVertices` vertices: vertex_features.npy (float32, float16 or float64
+ * rows in vertex order) or vertex_features.tsv (`vertex<TAB>values…`, a row per vertex); undefined where it has neither.
+ */
+export async function readVertexFeatures(folder: string, numVertices: number): Promise<NativeFeatures | undefined> {
+  const npy = path.join(folder, 'vertex_features.npy'),
+    tsv = path.join(folder, 'vertex_features.tsv');
+  if (fs.existsSync(npy) && fs.existsSync(tsv)) throw new Error(`${folder}: both vertex_features.npy and vertex_features.tsv; keep one`);
+  if (fs.existsSync(npy)) return NativeFeatures.fromNpy(npy, numVertices);
+  return fs.existsSync(tsv) ? readFeatureTsv(tsv, numVertices) : undefined;
+}
+
 async function readFeatureTsv(file: string, numVertices: number): Promise<NativeFeatures> {
   const t = await readTextTable(file, {ids: 1, values: -1, idBound: numVertices, comments: true});
   const {rows, width: dim} = t.summary;
@@ -352,9 +364,7 @@ async function loadTsvFolder(folder: string, say: (m: string) => void): Promise<
     if (edges === 0) throw new Error(`${edgesPath}: no edges; node classification needs at least ${MIN_VERTICES} connected vertices`);
     const n = graph.numVertices;
     const raw = await readLabels(labelsPath, n);
-    const npy = path.join(folder, 'vertex_features.npy'),
-      tsv = path.join(folder, 'vertex_features.tsv');
-    const features = fs.existsSync(npy) ? NativeFeatures.fromNpy(npy, n) : fs.existsSync(tsv) ? await readFeatureTsv(tsv, n) : undefined;
+    const features = await readVertexFeatures(folder, n);
     const splitDir = path.join(folder, 'split');
     const split = fs.existsSync(splitDir)
       ? (labels: Int32Array) => readSplit(splitDir, ['train.txt', 'valid.txt', 'test.txt'], n, labels)

@@ -1,6 +1,6 @@
 // wm.graph: reading graphs, CSR, sampling, generators and splits.
 export {CsrGraph} from './csr';
-export {loadDataset} from './dataset';
+export {loadDataset, readVertexFeatures} from './dataset';
 export type {LoadDatasetOptions, NativeNodeClassificationData, NodeClassificationData, VertexFeatures} from './dataset';
 export {NativeFeatures} from './native_features';
 export {readEdgeList, readVertexValues} from './edge_list';

@@ -3,12 +3,14 @@
 // edges (each batch: sampled neighbourhoods of the pairs' endpoints, one negative pair per edge, binary
 // cross-entropy of a dot or MLP decoder), evaluated each epoch with every vertex embedded exactly over the
 // training graph (wm.nn.inferLayerwise), by ROC AUC, Hits@K and MRR of held-out edges against non-edges,
-// beside the common-neighbours heuristic on the same pairs.
+// beside the common-neighbours heuristic on the same pairs. A graph without features is encoded from structure
+// features of its training graph (FastRP: wm.graph.structureFeatures), so no held-out edge shapes the inputs.
 import * as tf from '@tensorflow/tfjs-core';
 import * as tfl from '@tensorflow/tfjs-layers';
 
 import type {CsrGraph} from '../graph/csr';
 import {EdgePairs, LinkSplit, splitEdges} from '../graph/link_split';
+import {structureFeatures} from '../graph/structure_features';
 import {sageConv} from '../nn/conv/sage_conv';
 import {withGraph} from '../nn/conv/graph_input';
 import {inferLayerwise} from '../nn/conv/layerwise_model';
@@ -58,6 +60,8 @@ export interface GnnLinkResult {
   /** Common neighbours over the training graph, on the same test pairs. */
   commonNeighbours: LinkScores;
   split: LinkSplit;
+  /** What the encoder read: the features given, or ('structure') the training graph's structure features. */
+  inputs: 'features' | 'structure';
 }
 
 /** The number of neighbours u and v share in `g` (rows sorted). */
@@ -83,10 +87,13 @@ function scoresOf(pos: ArrayLike<number>, neg: ArrayLike<number>, k: number): Li
   return {auc: rocAuc(pos, neg), hits: hitsAtK(pos, neg, k), mrr: meanReciprocalRank(pos, neg)};
 }
 
-/** Trains the encoder and decoder on `graph` (undirected) with `features` [numVertices, dim]; see the file comment. */
+/**
+ * Trains the encoder and decoder on `graph` (undirected) with `features` [numVertices, dim], or with structure
+ * features of the training graph where `features` is undefined; see the file comment.
+ */
 export async function trainGnnLinkPrediction(
   graph: CsrGraph,
-  features: {values: Float32Array; dim: number},
+  given: {values: Float32Array; dim: number} | undefined,
   o: GnnLinkPredictionOptions = {},
   onEpoch: (m: GnnLinkEpoch) => void = () => {},
 ): Promise<GnnLinkResult> {
@@ -102,12 +109,11 @@ export async function trainGnnLinkPrediction(
     throw new RangeError(`trainGnnLinkPrediction: hidden must be a positive integer, got ${hidden}`);
   if (decoder !== 'dot' && decoder !== 'mlp')
     throw new RangeError(`trainGnnLinkPrediction: decoder must be 'dot' or 'mlp', got ${String(decoder)}`);
-  if (features.values.length !== graph.numVertices * features.dim)
-    throw new RangeError(
-      `trainGnnLinkPrediction: ${features.values.length} feature values for ${graph.numVertices} vertices of ${features.dim}`,
-    );
+  if (given && given.values.length !== graph.numVertices * given.dim)
+    throw new RangeError(`trainGnnLinkPrediction: ${given.values.length} feature values for ${graph.numVertices} vertices of ${given.dim}`);
   // The split trainLinkPrediction draws for the same seed: the shallow model is scored on the same pairs.
   const split = splitEdges(graph, o.valFraction ?? 0.05, o.testFraction ?? 0.1, linkSplitRng(seed));
+  const features = given ?? structureFeatures(split.train, {seed});
   const table = featureTable(features.values, graph.numVertices, features.dim);
   const encoder = tfl.sequential({
     layers: fanouts.map((_, l) =>
@@ -192,5 +198,5 @@ export async function trainGnnLinkPrediction(
   }
   const cnPos = commonNeighbours(split.train, split.testEdges),
     cnNeg = commonNeighbours(split.train, split.testNegatives);
-  return {epochs: history, best: best!, commonNeighbours: scoresOf(cnPos, cnNeg, k), split};
+  return {epochs: history, best: best!, commonNeighbours: scoresOf(cnPos, cnNeg, k), split, inputs: given ? 'features' : 'structure'};
 }
