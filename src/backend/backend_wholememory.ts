@@ -346,12 +346,12 @@ export class WholeMemoryBackend extends MathBackendCPU {
           outs,
         ),
       );
-    const outs = shapes.map((s) => new Float32Array(util.sizeFromShape(s)));
-    run(
-      inputs.map((t) => this.hostArray(t)),
-      outs,
+    return this.hostOutputs(shapes, (outs) =>
+      run(
+        inputs.map((t) => this.hostArray(t)),
+        outs,
+      ),
     );
-    return outs.map((o, i) => engine().makeTensor(o, shapes[i], 'float32'));
   }
 
   // A tensor's buffer: managed memory while UVM is on, else the device pool.
@@ -410,6 +410,21 @@ export class WholeMemoryBackend extends MathBackendCPU {
     const info = this.makeTensorInfo(shape, dtype, values);
     claim(values, info.dataId);
     return {info, values};
+  }
+
+  /**
+   * New float32 host tensors of these shapes for native code to write whole (`fill` given their arrays), from the
+   * host pool as hostOutput's are. If fill throws, they are freed before the error goes on.
+   */
+  hostOutputs(shapes: number[][], fill: (values: Float32Array[]) => void): Tensor[] {
+    const outs = shapes.map((shape) => this.hostOutput(shape, 'float32'));
+    try {
+      fill(outs.map((o) => o.values as Float32Array));
+    } catch (e) {
+      for (const o of outs) this.disposeData(o.info.dataId, true);
+      throw e;
+    }
+    return outs.map((o) => engine().makeTensorFromTensorInfo(o.info));
   }
 
   /** A CPU kernel's outputs may view an input's memory (a slice's subarray): such a buffer is never pooled again. */

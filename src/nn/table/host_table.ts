@@ -3,6 +3,7 @@
 // machine without a GPU): each rank initialises its own slice, every rank reads every row.
 import * as tf from '@tensorflow/tfjs-core';
 
+import {WholeMemoryBackend} from '../../backend/backend_wholememory';
 import {checkIndexArray, firstOutside, indexError} from '../../backend/index_validation';
 import {inverseRowLengths} from '../../graph/aggregate';
 import {listEntries} from '../../graph/sampled_subgraph';
@@ -81,11 +82,21 @@ export class HostTable extends AddressedTable implements TableStorage {
 
   gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
     const host = idx.dataSync() as Int32Array;
-    const out = new Float32Array(host.length * this.r.dim);
-    const bad = embeddingNative().embeddingGather(this.table, host, 0, host.length, out, null) as number;
-    if (bad >= 0) throw indexError(what, host[bad], bad, this.r.rows);
+    const b = tf.backend();
+    const write = (out: Float32Array) => {
+      const bad = embeddingNative().embeddingGather(this.table, host, 0, host.length, out, null) as number;
+      if (bad >= 0) throw indexError(what, host[bad], bad, this.r.rows);
+    };
+    // Written whole: under this backend from its host pool (a fresh array would fault in its pages each time).
+    let rows: tf.Tensor;
+    if (b instanceof WholeMemoryBackend) rows = b.hostOutputs([shape], ([out]) => write(out))[0];
+    else {
+      const out = new Float32Array(host.length * this.r.dim);
+      write(out);
+      rows = tf.tensor(out, shape, 'float32');
+    }
     this.cache?.count(host, host.length);
-    return tf.tensor(out, shape, 'float32');
+    return rows;
   }
 
   /**
@@ -97,7 +108,8 @@ export class HostTable extends AddressedTable implements TableStorage {
    */
   neighborRows(ids: tf.Tensor1D, lists: NeighborLists, numDst: number): [tf.Tensor2D, tf.Tensor2D] | undefined {
     const array = this.table.array;
-    if (!(array instanceof Float32Array) || this.table.memory || deviceStatus().gpu) return undefined;
+    const b = tf.backend();
+    if (!(array instanceof Float32Array) || this.table.memory || deviceStatus().gpu || !(b instanceof WholeMemoryBackend)) return undefined;
     const {dim, rows} = this.r;
     const at = asInt32(ids.dataSync());
     checkIndexArray(at, rows, 'embedding.neighborRows: ids');
@@ -119,14 +131,20 @@ export class HostTable extends AddressedTable implements TableStorage {
         throw new RangeError(`embedding.neighborRows: position ${entries[bad]} at entry ${bad} is outside the ${at.length} ids`);
     }
     const colIdx = lists.rows ? entries : rowsAt(at, entries);
-    const self = new Float32Array(numDst * dim),
-      mean = new Float32Array(numDst * dim);
-    embeddingNative().embeddingGather(this.table, at, 0, numDst, self, null);
-    graphNative().csrSpmm(rowPtr, colIdx, null, inverseRowLengths(rowPtr, numDst), numDst, array, dim, mean, null, 0, 0, 0);
+    const outs = b.hostOutputs(
+      [
+        [numDst, dim],
+        [numDst, dim],
+      ],
+      ([self, mean]) => {
+        embeddingNative().embeddingGather(this.table, at, 0, numDst, self, null);
+        graphNative().csrSpmm(rowPtr, colIdx, null, inverseRowLengths(rowPtr, numDst), numDst, array, dim, mean, null, 0, 0, 0);
+      },
+    );
     // Counted as the gather of every input row (the entries themselves where they are rows) would be.
     this.cache?.count(at, at.length);
     if (lists.rows && colIdx.length) this.cache?.count(colIdx, colIdx.length);
-    return [tf.tensor2d(self, [numDst, dim]), tf.tensor2d(mean, [numDst, dim])];
+    return outs as [tf.Tensor2D, tf.Tensor2D];
   }
 
   write(idx: tf.Tensor, values: tf.Tensor): void {
