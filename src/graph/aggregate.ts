@@ -566,22 +566,22 @@ function spmm(block: CsrBlock, c: Csr, x: tf.Tensor2D): tf.Tensor2D {
         );
       })[0] as tf.Tensor2D;
     }
-    const out = new Float32Array(c.numRows * dim);
-    graphNative().csrSpmm(
-      c.rowPtr,
-      c.colIdx,
-      c.weight ?? null,
-      c.rowScale ?? null,
-      c.numRows,
-      b.hostArray(x) as Float32Array, // read in place: dataSync would hand the array out for good
-      dim,
-      out,
-      null,
-      0,
-      0,
-      0,
-    );
-    return tf.tensor2d(out, [c.numRows, dim]);
+    return b.hostOutputs([[c.numRows, dim]], ([out]) =>
+      graphNative().csrSpmm(
+        c.rowPtr,
+        c.colIdx,
+        c.weight ?? null,
+        c.rowScale ?? null,
+        c.numRows,
+        b.hostArray(x) as Float32Array, // read in place: dataSync would hand the array out for good
+        dim,
+        out,
+        null,
+        0,
+        0,
+        0,
+      ),
+    )[0] as tf.Tensor2D;
   }
   // Another backend: the same product from tfjs ops (which reject zero segments).
   if (c.numRows === 0 || c.colIdx.length === 0) return tf.zeros([c.numRows, dim]);

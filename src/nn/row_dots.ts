@@ -37,35 +37,18 @@ export function rowDots(a: tf.Tensor2D, b: tf.Tensor3D): tf.Tensor2D {
 }
 
 function forward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, n: number, m: number, d: number): tf.Tensor {
-  if (be.gpu) return be.deviceOutputs([[m, n]], ([out]) => layerNative().rowDots(be.devicePtr(a), be.devicePtr(b), n, m, d, out))[0];
-  const out = new Float32Array(m * n);
-  layerNative().rowDots(be.hostArray(a) as Float32Array, be.hostArray(b) as Float32Array, n, m, d, out);
-  return tf.tensor2d(out, [m, n]);
+  return be.nativeOutputs([a, b], [[m, n]], ([pa, pb], [out]) => layerNative().rowDots(pa, pb, n, m, d, out))[0];
 }
 
 function backward(be: WholeMemoryBackend, a: tf.Tensor, b: tf.Tensor, dy: tf.Tensor, n: number, m: number, d: number): tf.Tensor[] {
-  if (be.gpu) {
-    return be.deviceOutputs(
-      [
-        [n, d],
-        [m, n, d],
-      ],
-      ([dA, dB]) => layerNative().rowDotsGrad(be.devicePtr(a), be.devicePtr(b), be.devicePtr(dy), n, m, d, dA, dB),
-    );
-  }
-  const dA = new Float32Array(n * d),
-    dB = new Float32Array(m * n * d);
-  layerNative().rowDotsGrad(
-    be.hostArray(a) as Float32Array,
-    be.hostArray(b) as Float32Array,
-    be.hostArray(dy) as Float32Array,
-    n,
-    m,
-    d,
-    dA,
-    dB,
+  return be.nativeOutputs(
+    [a, b, dy],
+    [
+      [n, d],
+      [m, n, d],
+    ],
+    ([pa, pb, pdy], [dA, dB]) => layerNative().rowDotsGrad(pa, pb, pdy as number | Float32Array, n, m, d, dA, dB),
   );
-  return [tf.tensor2d(dA, [n, d]), tf.tensor3d(dB, [m, n, d])];
 }
 
 /** @internal The same from tfjs ops (other backends; the tests' reference). */

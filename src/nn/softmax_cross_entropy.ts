@@ -136,9 +136,9 @@ function backward(
       layerNative().softmaxCrossEntropyGrad(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, b.devicePtr(dy), perRow, scale, ptr);
     })[0];
   }
-  const out = new Float32Array(rows * classes);
-  layerNative().softmaxCrossEntropyGrad(b.hostArray(x), b.hostArray(y), ids, rows, classes, b.hostArray(dy), perRow, scale, out);
-  return tf.tensor(out, [rows, classes], 'float32');
+  return b.hostOutputs([[rows, classes]], ([out]) =>
+    layerNative().softmaxCrossEntropyGrad(b.hostArray(x), b.hostArray(y), ids, rows, classes, b.hostArray(dy), perRow, scale, out),
+  )[0];
 }
 
 // Other backends: tfjs' own composite loss.
