@@ -335,8 +335,9 @@ export class WholeMemoryBackend extends MathBackendCPU {
   }
 
   /**
-   * New float32 tensors of these shapes, written by a native op that `run` calls with the inputs' and the
-   * outputs' buffers: device addresses on the GPU, typed arrays on the host (the addon's ops take either).
+   * New float32 tensors of these shapes, written whole by a native op that `run` calls with the inputs' and the
+   * outputs' buffers: device addresses on the GPU, typed arrays on the host (from the host pool: hostOutputs; the
+   * addon's ops take either).
    */
   nativeOutputs(inputs: TensorInfo[], shapes: number[][], run: (ins: Buf[], outs: Buf[]) => void): Tensor[] {
     if (this.gpu)

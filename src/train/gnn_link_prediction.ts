@@ -93,7 +93,7 @@ function scoresOf(pos: ArrayLike<number>, neg: ArrayLike<number>, k: number): Li
  */
 export async function trainGnnLinkPrediction(
   graph: CsrGraph,
-  given: {values: Float32Array; dim: number} | undefined,
+  features: {values: Float32Array; dim: number} | undefined,
   o: GnnLinkPredictionOptions = {},
   onEpoch: (m: GnnLinkEpoch) => void = () => {},
 ): Promise<GnnLinkResult> {
@@ -109,18 +109,20 @@ export async function trainGnnLinkPrediction(
     throw new RangeError(`trainGnnLinkPrediction: hidden must be a positive integer, got ${hidden}`);
   if (decoder !== 'dot' && decoder !== 'mlp')
     throw new RangeError(`trainGnnLinkPrediction: decoder must be 'dot' or 'mlp', got ${String(decoder)}`);
-  if (given && given.values.length !== graph.numVertices * given.dim)
-    throw new RangeError(`trainGnnLinkPrediction: ${given.values.length} feature values for ${graph.numVertices} vertices of ${given.dim}`);
+  if (features && features.values.length !== graph.numVertices * features.dim)
+    throw new RangeError(
+      `trainGnnLinkPrediction: ${features.values.length} feature values for ${graph.numVertices} vertices of ${features.dim}`,
+    );
   // The split trainLinkPrediction draws for the same seed: the shallow model is scored on the same pairs.
   const split = splitEdges(graph, o.valFraction ?? 0.05, o.testFraction ?? 0.1, linkSplitRng(seed));
-  const features = given ?? structureFeatures(split.train, {seed});
-  const table = featureTable(features.values, graph.numVertices, features.dim);
+  const x = features ?? structureFeatures(split.train, {seed});
+  const table = featureTable(x.values, graph.numVertices, x.dim);
   const encoder = tfl.sequential({
     layers: fanouts.map((_, l) =>
       sageConv({
         units: hidden,
         activation: l + 1 < fanouts.length ? 'relu' : 'linear',
-        inputShape: l === 0 ? [features.dim] : undefined,
+        inputShape: l === 0 ? [x.dim] : undefined,
         seed: seed + l,
       }),
     ),
@@ -198,5 +200,5 @@ export async function trainGnnLinkPrediction(
   }
   const cnPos = commonNeighbours(split.train, split.testEdges),
     cnNeg = commonNeighbours(split.train, split.testNegatives);
-  return {epochs: history, best: best!, commonNeighbours: scoresOf(cnPos, cnNeg, k), split, inputs: given ? 'features' : 'structure'};
+  return {epochs: history, best: best!, commonNeighbours: scoresOf(cnPos, cnNeg, k), split, inputs: features ? 'features' : 'structure'};
 }
