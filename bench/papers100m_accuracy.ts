@@ -211,6 +211,37 @@ async function ours(
   return results;
 }
 
+// Ours' run for each sampling seed, the features (the float16 file PyTorch read where `dir` holds one: the same values
+// on both sides) and the graph placed once for all of them.
+async function oursOverSeeds(
+  data: wm.graph.NativeCsbm,
+  dir: string | undefined,
+  train: Int32Array,
+  test: Int32Array,
+  gpu: boolean,
+): Promise<EpochResult[][]> {
+  const n = data.graph.numVertices;
+  const source = dir
+    ? NativeFeatures.fromNpy(path.join(dir, 'features.npy'), n)
+    : NativeFeatures.generated(n, FEATURES, 'csbm', (first, count, out) => out.set(data.featureRows(first, count)));
+  const t1 = Date.now();
+  const features = wm.nn.featureTable(source, {
+    dtype: 'float16',
+    memory: gpu ? 'device' : 'host',
+    onProgress: (l) => console.log(`  ${l}`),
+  });
+  const graph = gpu ? new DeviceCsr(data.graph) : data.graph;
+  console.log(`features and graph placed in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+  const results: EpochResult[][] = [];
+  try {
+    for (const sampleSeed of SAMPLE_SEEDS) results.push(await ours(data, features, graph, train, test, sampleSeed));
+  } finally {
+    features.dispose();
+    if (graph instanceof DeviceCsr) graph.dispose();
+  }
+  return results;
+}
+
 // PyG trained on the files in `dir`, its samples and epoch order drawn from a generator seeded by `sampleSeed` + 4.
 function runTorch(dir: string, sampleSeed: number): TorchAccuracy | undefined {
   const torch = torchJson<TorchAccuracy>('graphsage_accuracy.py', [
@@ -265,27 +296,8 @@ async function main(): Promise<void> {
     }
     // PyG's runs first, then ours': the two never hold GPU memory at once.
     const torch = SAMPLE_SEEDS.map((sampleSeed) => (dir ? runTorch(dir, sampleSeed) : undefined));
-    if (!OURS) runs.push(...SAMPLE_SEEDS.map((sampleSeed, i) => ({sampleSeed, torch: torch[i]})));
-    else {
-      const source = dir
-        ? NativeFeatures.fromNpy(path.join(dir, 'features.npy'), n)
-        : NativeFeatures.generated(n, FEATURES, 'csbm', (first, count, out) => out.set(data.featureRows(first, count)));
-      const t1 = Date.now();
-      const features = wm.nn.featureTable(source, {
-        dtype: 'float16',
-        memory: info.gpu ? 'device' : 'host',
-        onProgress: (l) => console.log(`  ${l}`),
-      });
-      const graph = info.gpu ? new DeviceCsr(data.graph) : data.graph;
-      console.log(`features and graph placed in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-      try {
-        for (const [i, sampleSeed] of SAMPLE_SEEDS.entries())
-          runs.push({sampleSeed, ours: await ours(data, features, graph, train, test, sampleSeed), torch: torch[i]});
-      } finally {
-        features.dispose();
-        if (graph instanceof DeviceCsr) graph.dispose();
-      }
-    }
+    const oursBySeed = OURS ? await oursOverSeeds(data, dir, train, test, info.gpu) : [];
+    runs.push(...SAMPLE_SEEDS.map((sampleSeed, i) => ({sampleSeed, ours: oursBySeed[i], torch: torch[i]})));
   } finally {
     if (dir) fs.rmSync(dir, {recursive: true, force: true});
   }

@@ -9,13 +9,12 @@ import * as path from 'path';
 
 import {Command} from 'commander';
 
-import {CsrGraph} from '../src/graph/csr';
+import type {CsrGraph} from '../src/graph/csr';
 import {loadDataset, readVertexFeatures} from '../src/graph/dataset';
 import {csbm} from '../src/graph/csbm';
-import {readEdgeList} from '../src/graph/edge_list';
 import {trainGnnLinkPrediction} from '../src/train/gnn_link_prediction';
 import {trainLinkPrediction} from '../src/train/link_prediction';
-import {positiveInt, positiveNumber, startBackend} from './cli';
+import {positiveInt, positiveNumber, startBackend, undirectedGraphOf} from './cli';
 
 const program = new Command()
   .name('node dist/examples/gnn-link-prediction.js')
@@ -41,11 +40,9 @@ interface LinkData {
 // connected component); else its edges.tsv, every vertex kept, and its vertex features where it has them.
 async function loadLinkData(folder: string): Promise<LinkData> {
   if (fs.existsSync(path.join(folder, 'vertex_value.tsv')) || fs.existsSync(path.join(folder, 'raw'))) return loadDataset(folder);
-  const file = path.join(folder, 'edges.tsv');
-  if (!fs.existsSync(file)) throw new Error(`--data ${folder}: no edges.tsv there`);
-  const graph = CsrGraph.fromEdges(readEdgeList(file), {symmetric: true});
+  const {name, graph} = undirectedGraphOf(folder);
   const features = await readVertexFeatures(folder, graph.numVertices);
-  return {name: path.basename(path.resolve(folder)), graph, features: features && {values: features.toArray(), dim: features.dim}};
+  return {name, graph, features: features && {values: features.toArray(), dim: features.dim}};
 }
 
 async function main(): Promise<void> {

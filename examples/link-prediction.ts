@@ -3,19 +3,17 @@
 // <scale>: 2^scale vertices, 16 edges each): embeddings + dot-product decoder
 // with negative sampling; ROC AUC and Hits@50 on held-out edges, reported at
 // the best validation epoch.
-import * as fs from 'fs';
 import * as path from 'path';
 
 import {Command} from 'commander';
 
 import {CsrGraph} from '../src/graph/csr';
-import {readEdgeList} from '../src/graph/edge_list';
 import {rmat} from '../src/graph/rmat';
 import {DEFAULT_LINK_PREDICTION, trainLinkPrediction} from '../src/train/link_prediction';
 import {MetricsLog} from '../src/train/metrics_log';
 import {plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
-import {positiveInt, positiveNumber, startBackend} from './cli';
+import {positiveInt, positiveNumber, startBackend, undirectedGraphOf} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const d = DEFAULT_LINK_PREDICTION;
@@ -65,17 +63,13 @@ async function main(): Promise<void> {
   const o = program.opts();
   const {where} = await startBackend();
   const built = Date.now();
-  let name: string, edges;
-  if (o.rmat !== undefined) {
-    name = `R-MAT scale ${o.rmat}`;
-    edges = rmat({scale: o.rmat, edgeFactor: o.edgeFactor, seed: 1});
-  } else {
-    const file = path.join(o.data, 'edges.tsv');
-    if (!fs.existsSync(file)) throw new Error(`--data ${o.data}: no edges.tsv there`);
-    name = path.basename(o.data);
-    edges = readEdgeList(file);
-  }
-  const graph = CsrGraph.fromEdges(edges, {symmetric: true});
+  const {name, graph} =
+    o.rmat !== undefined
+      ? {
+          name: `R-MAT scale ${o.rmat}`,
+          graph: CsrGraph.fromEdges(rmat({scale: o.rmat, edgeFactor: o.edgeFactor, seed: 1}), {symmetric: true}),
+        }
+      : undirectedGraphOf(o.data);
   console.log(
     `${name}: ${graph.numVertices} vertices, ${graph.numEdges / 2} edges (built in ${((Date.now() - built) / 1000).toFixed(1)} s); training on ${where}`,
   );

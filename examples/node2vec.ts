@@ -17,7 +17,6 @@ import * as wm from '../src/index';
 import {readLaunchEnv} from '../src/memory/launch_env';
 import {CsrGraph} from '../src/graph/csr';
 import {loadDataset} from '../src/graph/dataset';
-import {readEdgeList} from '../src/graph/edge_list';
 import {splitEdges} from '../src/graph/link_split';
 import {Embedding} from '../src/nn/embedding';
 import {writeEmbeddingText} from '../src/train/embedding_text';
@@ -28,7 +27,7 @@ import {DEFAULT_NODE2VEC, logisticProbe, trainNode2Vec} from '../src/train/node2
 import {MetricSeries, plotTrainingCurves} from '../src/train/plot';
 import {EpochProgress} from '../src/train/progress';
 import {seededRng} from '../src/util/random';
-import {nonNegativeInt, positiveInt, positiveNumber, startBackend} from './cli';
+import {nonNegativeInt, positiveInt, positiveNumber, startBackend, undirectedGraphOf} from './cli';
 
 const root = path.resolve(__dirname, '..', '..');
 const d = DEFAULT_NODE2VEC;
@@ -98,12 +97,12 @@ async function classesTask(folder: string, seed: number): Promise<Task> {
 }
 
 function linksTask(folder: string, seed: number): Task {
-  const full = CsrGraph.fromEdges(readEdgeList(path.join(folder, 'edges.tsv')), {symmetric: true});
+  const {name, graph: full} = undirectedGraphOf(folder);
   // 5% validation and 10% test edges held out; the walks see only the rest.
   const split = splitEdges(full, 0.05, 0.1, seededRng(seed * 9973 + 5));
   let best: Record<string, number> | undefined;
   return {
-    name: path.basename(path.resolve(folder)),
+    name,
     graph: split.train,
     series: {valAuc: 'val AUC', testAuc: 'test AUC', testHits50: 'test Hits@50'},
     panel: 'AUC / Hits@50',

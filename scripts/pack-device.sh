@@ -2,7 +2,8 @@
 # Packs .device/ for a GPU run (see DEVELOPERS.md): ../shared/device/pack.sh
 # for node and npm, then a slimmer deps.tar.xz: the tfjs packages ship source
 # maps and browser bundles (~270 MB) that would not fit the 64 MiB transfer, and
-# the formatters and bundlers run no test there.
+# the formatters and bundlers run no test there, and the CPU-only addon CI links (build/Release-cpu) is not the one
+# a GPU runs.
 # Extra paths (another build's addon, say) go into the same archive.
 set -euo pipefail
 [ -f package.json ] || { echo "run from the project root" >&2; exit 2; }
@@ -14,7 +15,7 @@ tar -cf - --exclude='*.map' --exclude='*.min.js' --exclude='*.es2017.js' --exclu
     --exclude='node_modules/@expo-google-fonts/inter/*Italic' --exclude='node_modules/@expo-google-fonts/inter/[1235-9]0*' \
     --exclude='node_modules/@expo-google-fonts/inter/*/*.png' --exclude='node_modules/@expo-google-fonts/inter/*.png' \
     --exclude='node_modules/@tensorflow/*/src' --exclude='*.d.ts' --exclude='build/CMakeFiles' \
-    --exclude='build/*.ninja' --exclude='build/*.a' \
+    --exclude='build/*.ninja' --exclude='build/*.a' --exclude='build/Release-cpu' --exclude='build/wm_native_tests_cpu' \
     node_modules build dist "$@" | xz -T2 -3 > .device/deps.tar.xz
 # The link-prediction example's graph (../shared is not on the device machine).
 if [ -d ../shared/datasets/cond-mat-2005 ]; then

@@ -131,13 +131,8 @@ function backward(
   perRow: boolean,
   scale: number,
 ): tf.Tensor {
-  if (b.gpu) {
-    return b.deviceOutputs([[rows, classes]], ([ptr]) => {
-      layerNative().softmaxCrossEntropyGrad(b.devicePtr(x), b.devicePtr(y), ids, rows, classes, b.devicePtr(dy), perRow, scale, ptr);
-    })[0];
-  }
-  return b.hostOutputs([[rows, classes]], ([out]) =>
-    layerNative().softmaxCrossEntropyGrad(b.hostArray(x), b.hostArray(y), ids, rows, classes, b.hostArray(dy), perRow, scale, out),
+  return b.nativeOutputs([x, y, dy], [[rows, classes]], ([px, py, pdy], [out]) =>
+    layerNative().softmaxCrossEntropyGrad(px, py, ids, rows, classes, pdy, perRow, scale, out),
   )[0];
 }
 
