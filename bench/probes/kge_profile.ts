@@ -5,7 +5,7 @@
 // Under tfjs-wm-run (`node dist/bin/tfjs-wm-run.js -n 2 dist/bench/probes/kge_profile.js`): every rank trains its
 // share of batches of BENCH_KGE_FREEBASE_BATCH triples a rank over tables in BENCH_KGE_MEMORY (default continuous),
 // and each rank prints its own profile.
-// Prints the twelve costliest ops.
+// BENCH_KGE_MODELS names the models (transE2: transE with the L2 distance). Prints the twelve costliest ops.
 import * as tf from '@tensorflow/tfjs-core';
 
 import * as wm from '../../src/index';
@@ -32,7 +32,14 @@ async function main(): Promise<void> {
     if (fraction > 0 && !row) throw new RangeError(`BENCH_KGE_MODELS: '${spec}' is none of ${fallback}`);
     const base: Partial<KgeTrainOptions> = row
       ? freebaseOptions(row)
-      : {model: spec as KgeModelName, dim: 128, epochs: 1, batchSize: 1024, ...pygSetting};
+      : {
+          model: (spec === 'transE2' ? 'transE' : spec) as KgeModelName,
+          ...(spec === 'transE2' ? {pNorm: 2 as const} : {}),
+          dim: 128,
+          epochs: 1,
+          batchSize: 1024,
+          ...pygSetting,
+        };
     const opts: Partial<KgeTrainOptions> =
       ranks > 1
         ? {

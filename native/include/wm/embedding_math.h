@@ -111,53 +111,55 @@ WM_EHD float initialValue(uint64_t seed, uint64_t element, int kind, float scale
 
 WM_EHD bool finite(float x) { return (floatToBits(x) & 0x7f800000u) != 0x7f800000u; }
 
-// One element's update; returns false (nothing changed) for a non-finite g.
+// One element's update; returns false (nothing changed) for a non-finite g. The new values are made whatever
+// g is and kept where it is finite (selects, not branches: the host's loops over a row run as vector loops).
 WM_EHD bool applyRule(SparseOptimizer opt, const OptimizerParams& p, float& w, float* s0, float* s1, float g) {
-  if (!finite(g)) return false;
+  const bool ok = finite(g);
   g += p.weightDecay * w;
+  float x = w;
   switch (opt) {
     case SparseOptimizer::SGD:
-      w -= p.lr * g;
+      x -= p.lr * g;
       break;
     case SparseOptimizer::Adam: {
-      float m = p.beta1 * *s0 + (1.f - p.beta1) * g;
-      float v = p.beta2 * *s1 + (1.f - p.beta2) * g * g;
-      *s0 = m;
-      *s1 = v;
-      w -= p.lr * (m / p.biasCorrection1) / (sqrtf(v / p.biasCorrection2) + p.eps);
+      const float m = p.beta1 * *s0 + (1.f - p.beta1) * g;
+      const float v = p.beta2 * *s1 + (1.f - p.beta2) * g * g;
+      *s0 = ok ? m : *s0;
+      *s1 = ok ? v : *s1;
+      x -= p.lr * (m / p.biasCorrection1) / (sqrtf(v / p.biasCorrection2) + p.eps);
       break;
     }
     case SparseOptimizer::AdaGrad: {
-      float s = *s0 + g * g;
-      *s0 = s;
-      w -= p.lr * g / (sqrtf(s) + p.eps);
+      const float s = *s0 + g * g;
+      *s0 = ok ? s : *s0;
+      x -= p.lr * g / (sqrtf(s) + p.eps);
       break;
     }
     case SparseOptimizer::RMSProp: {
-      float s = p.rho * *s0 + (1.f - p.rho) * g * g;
-      *s0 = s;
-      w -= p.lr * g / (sqrtf(s) + p.eps);
+      const float s = p.rho * *s0 + (1.f - p.rho) * g * g;
+      *s0 = ok ? s : *s0;
+      x -= p.lr * g / (sqrtf(s) + p.eps);
       break;
     }
     case SparseOptimizer::RowAdaGrad:  // a rule per row: rowAdaGradSquare, then rowAdaGradStep
       return false;
   }
-  return true;
+  w = ok ? x : w;
+  return ok;
 }
 
 // Row-wise AdaGrad, in two passes over a row's summed gradient g: each finite element's square (weight decay
 // added), whose mean over the row's dim elements the row's state grows by; then each finite element's step
 // against the new state. Non-finite elements add nothing and keep their values (false).
 WM_EHD float rowAdaGradSquare(const OptimizerParams& p, float w, float g) {
-  if (!finite(g)) return 0.f;
-  g += p.weightDecay * w;
-  return g * g;
+  const float d = g + p.weightDecay * w;
+  return finite(g) ? d * d : 0.f;
 }
 WM_EHD bool rowAdaGradStep(const OptimizerParams& p, float& w, float g, float rowState) {
-  if (!finite(g)) return false;
-  g += p.weightDecay * w;
-  w -= p.lr * g / (sqrtf(rowState) + p.eps);
-  return true;
+  const bool ok = finite(g);
+  const float x = w - p.lr * (g + p.weightDecay * w) / (sqrtf(rowState) + p.eps);
+  w = ok ? x : w;
+  return ok;
 }
 
 }  // namespace wm

@@ -9,6 +9,7 @@
 #include "kernels/host_ops.h"
 #include "runtime/cpu_features.h"
 #include "runtime/parallel.h"
+#include "runtime/vector_math.h"
 #include "wm/op_registry.h"
 
 namespace wm {
@@ -46,114 +47,195 @@ KgeChunkArgs kgeChunkArgs(const OpArgs& a) {
 namespace host {
 namespace {
 
+// A pair's raw value. The sum runs in kLanes partial sums (lane l takes coordinates l, l + kLanes, ...) added
+// at the end: independent lanes the compiler keeps in vector registers, where one running sum is a chain of
+// dependent scalar additions (a compiler may not reorder a floating-point sum by itself).
+constexpr int64_t kLanes = 16;
+
 template <KgeScorer S>
 __attribute__((always_inline)) inline float raw(const float* q, const float* c, int64_t width) {
+  const bool cx = S == KgeScorer::Complex;
+  const int64_t n = cx ? width / 2 : width;
+  float lanes[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += kge::term<S>(q[k + l], c[k + l], cx ? q[n + k + l] : 0.f, cx ? c[n + k + l] : 0.f);
   float sum = 0.f;
-  if (S == KgeScorer::Complex) {
-    const int64_t h = width / 2;
-    for (int64_t k = 0; k < h; ++k) sum += kge::term<S>(q[k], c[k], q[h + k], c[h + k]);
-  } else {
-    for (int64_t k = 0; k < width; ++k) sum += kge::term<S>(q[k], c[k], 0.f, 0.f);
-  }
+  for (; k < n; ++k) sum += kge::term<S>(q[k], c[k], cx ? q[n + k] : 0.f, cx ? c[n + k] : 0.f);
+  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
   return kge::finish<S>(sum);
 }
 
-// out (+)= g * d term / d q over a pair's coordinates; the candidate's side with `candidate`.
+// One pair's gradients from one evaluation of d term / d q: dq (+)= g times it, dc (+)= g times the
+// candidate's (its negative for the distances, q for the dot product).
 template <KgeScorer S>
-__attribute__((always_inline)) inline void addGrad(const float* q, const float* c, int64_t width, float g, bool candidate, float* out) {
-  const int64_t n = S == KgeScorer::Complex ? width / 2 : width;
+__attribute__((always_inline)) inline void pairGrad(const float* __restrict__ q, const float* __restrict__ c, int64_t width, float g,
+                                                    float* __restrict__ dq, float* __restrict__ dc) {
+  const bool cx = S == KgeScorer::Complex;
+  const int64_t n = cx ? width / 2 : width;
   for (int64_t k = 0; k < n; ++k) {
     float re = 0.f, im = 0.f;
-    const bool cx = S == KgeScorer::Complex;
     kge::termGrad<S>(q[k], c[k], cx ? q[n + k] : 0.f, cx ? c[n + k] : 0.f, &re, &im);
-    if (candidate) {
-      if (S == KgeScorer::Dot)
-        re = q[k];
-      else
-        re = -re, im = -im;
+    dq[k] += g * re;
+    if (S == KgeScorer::Dot)
+      dc[k] += g * q[k];
+    else
+      dc[k] -= g * re;
+    if (cx) {
+      dq[n + k] += g * im;
+      dc[n + k] -= g * im;
     }
-    out[k] += g * re;
-    if (cx) out[n + k] += g * im;
   }
 }
 
-// The loss of row i from its positive score and its negative scores s[0..K) (overwritten with the
-// coefficients G); returns the row's loss and sets *gPos.
+// Sums and maxima over kLanes partial results, as raw() sums.
+__attribute__((always_inline)) inline float laneSum(const float* x, int64_t n) {
+  float lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[j + l];
+  float sum = 0.f;
+  for (; j < n; ++j) sum += x[j];
+  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+  return sum;
+}
+
+__attribute__((always_inline)) inline float laneMax(const float* x, int64_t n) {
+  float lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, -INFINITY);
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] = lanes[l] > x[j + l] ? lanes[l] : x[j + l];
+  float mx = -INFINITY;
+  for (; j < n; ++j) mx = mx > x[j] ? mx : x[j];
+  for (int64_t l = 0; l < kLanes; ++l) mx = mx > lanes[l] ? mx : lanes[l];
+  return mx;
+}
+
+// The loss of row i from its positive score and its negative scores r[0..K) (overwritten with the
+// coefficients G); returns the row's loss and sets *gPos. tmp: K floats of scratch. Loops without a running
+// sum (the sums over tmp after), so the exponentials and logarithms go a vector at a time where libmvec
+// has them; softplus and sigmoid (kge::softplus, kge::sigmoid) from one exponential, exp(-|s|).
 template <KgeScorer S>
-float rowLoss(const KgeChunkArgs& k, float posRaw, float* r, float* gPos) {
+__attribute__((always_inline)) inline float rowLoss(const KgeChunkArgs& k, float posRaw, float* r, float* gPos, float* tmp) {
   const int64_t K = k.negatives;
-  const float pos = kge::score<S>(posRaw, k.margin);
-  double loss = 0;
-  float dPos = 0.f;
+  const float pos = kge::score<S>(posRaw, k.margin), T = k.temperature;
+  float loss = 0.f, dPos = 0.f;
   if (k.loss == KgeLoss::Logistic) {
     const float scale = k.weight / (2.f * static_cast<float>(k.rows));
-    float mx = -INFINITY;
-    for (int64_t j = 0; j < K; ++j) mx = std::max(mx, k.temperature * kge::score<S>(r[j], k.margin));
-    float z = 0.f;
-    for (int64_t j = 0; j < K; ++j) z += k.temperature > 0.f ? expf(k.temperature * kge::score<S>(r[j], k.margin) - mx) : 1.f;
-    loss += kge::softplus(-pos);
-    dPos = -kge::sigmoid(-pos) * scale;
-    for (int64_t j = 0; j < K; ++j) {
-      const float s = kge::score<S>(r[j], k.margin);
-      const float w = (k.temperature > 0.f ? expf(k.temperature * s - mx) : 1.f) / z;
-      loss += w * kge::softplus(s);
-      r[j] = kge::coefficient<S>(w * kge::sigmoid(s) * scale, r[j]);
+    float z = static_cast<float>(K);
+    if (T > 0.f) {
+      for (int64_t j = 0; j < K; ++j) tmp[j] = T * kge::score<S>(r[j], k.margin);
+      const float mx = laneMax(tmp, K);
+      for (int64_t j = 0; j < K; ++j) tmp[j] = expf(tmp[j] - mx);
+      z = laneSum(tmp, K);
+    } else {
+      std::fill(tmp, tmp + K, 1.f);
     }
-    loss *= scale;
+    for (int64_t j = 0; j < K; ++j) {
+      const float s = kge::score<S>(r[j], k.margin), w = tmp[j] / z, e = expf(-fabsf(s));
+      const float softplus = std::max(s, 0.f) + log1pf(e), sigmoid = (s >= 0.f ? 1.f : e) / (1.f + e);
+      tmp[j] = w * softplus;
+      r[j] = kge::coefficient<S>(w * sigmoid * scale, r[j]);
+    }
+    loss = (kge::softplus(-pos) + laneSum(tmp, K)) * scale;
+    dPos = -kge::sigmoid(-pos) * scale;
   } else {
     const float scale = k.weight / (static_cast<float>(k.rows) * static_cast<float>(K));
     for (int64_t j = 0; j < K; ++j) {
-      const float s = kge::score<S>(r[j], k.margin);
-      const float x = k.lossMargin - pos + s;
-      const bool active = x > 0.f;
-      if (active) loss += x, dPos -= scale;
-      r[j] = kge::coefficient<S>(active ? scale : 0.f, r[j]);
+      const float x = k.lossMargin - pos + kge::score<S>(r[j], k.margin);
+      tmp[j] = x > 0.f ? x : 0.f;
+      r[j] = kge::coefficient<S>(x > 0.f ? scale : 0.f, r[j]);
     }
-    loss *= scale;
+    loss = laneSum(tmp, K) * scale;
+    for (int64_t j = 0; j < K; ++j) tmp[j] = tmp[j] > 0.f ? 1.f : 0.f;
+    dPos = -laneSum(tmp, K) * scale;
   }
   *gPos = kge::coefficient<S>(dPos, posRaw);
-  return static_cast<float>(loss);
+  return loss;
 }
 
-// What both passes read and write.
+// The pairs' gradients go in tiles, a tile a run of one group's positives against all its negatives: each
+// pair's d term / d q evaluated once for both sides, the queries' gradients the tile's own rows, the
+// negatives' summed in the tile's part (the group's rows of dNeg where a group is one tile), the parts
+// added after in tile order. Tiles per group from the sizes alone (kTiles tiles a step at least where the
+// chunks allow), so a run's sums are the same on every host.
+constexpr int64_t kTiles = 16, kTileRows = 16;
+
+// What the passes read and write.
 struct Pass {
   const KgeChunkArgs& k;
   const float *q, *own, *neg;
   float *loss, *dq, *dOwn, *dNeg;
   float* coef;  // G's of every (positive, negative) pair: [rows, K]
+  int64_t tilesPerGroup = 1, tileRows = 0;
+  float* parts = nullptr;        // [groups * tilesPerGroup, K, width] where tilesPerGroup > 1
+  float* gPos = nullptr;         // runProducts: the positives' coefficients [rows]
+  const float* nNorm = nullptr;  // runProducts with L2: the negatives' squared norms [groups * K]
 };
 
-// Positives [lo, hi): their scores, losses, coefficients and the queries' and own candidates' gradients.
+// Positives [lo, hi): their scores, losses, coefficients, and their own candidates' pair's gradients.
 // Always inlined, so the AVX2 variants below compile these loops (and the scorers' rules) for AVX2.
 template <KgeScorer S>
 __attribute__((always_inline)) inline void positives(const Pass& p, int64_t lo, int64_t hi) {
   const int64_t w = p.k.width, C = p.k.chunk, K = p.k.negatives;
+  std::vector<float> tmp(static_cast<size_t>(K));
   for (int64_t i = lo; i < hi; ++i) {
     const float* qi = p.q + i * w;
     const float* negs = p.neg + (i / C) * K * w;
     float* r = p.coef + i * K;
     for (int64_t j = 0; j < K; ++j) r[j] = raw<S>(qi, negs + j * w, w);
     float gPos = 0.f;
-    p.loss[i] = rowLoss<S>(p.k, raw<S>(qi, p.own + i * w, w), r, &gPos);
+    p.loss[i] = rowLoss<S>(p.k, raw<S>(qi, p.own + i * w, w), r, &gPos, tmp.data());
     float* dqi = p.dq + i * w;
     float* doi = p.dOwn + i * w;
     std::fill(dqi, dqi + w, 0.f);
     std::fill(doi, doi + w, 0.f);
-    addGrad<S>(qi, p.own + i * w, w, gPos, false, dqi);
-    addGrad<S>(qi, p.own + i * w, w, gPos, true, doi);
-    for (int64_t j = 0; j < K; ++j) addGrad<S>(qi, negs + j * w, w, r[j], false, dqi);
+    pairGrad<S>(qi, p.own + i * w, w, gPos, dqi, doi);
   }
 }
 
-// Negatives [lo, hi) (over every group's): each one's gradient, its group's positives in order.
+// Tiles [lo, hi): every pair's gradients (see kTiles).
 template <KgeScorer S>
-__attribute__((always_inline)) inline void negatives(const Pass& p, int64_t lo, int64_t hi) {
+__attribute__((always_inline)) inline void pairTiles(const Pass& p, int64_t lo, int64_t hi) {
   const int64_t w = p.k.width, C = p.k.chunk, K = p.k.negatives;
-  for (int64_t n = lo; n < hi; ++n) {
-    const int64_t g = n / K, j = n % K;
-    float* dn = p.dNeg + n * w;
-    std::fill(dn, dn + w, 0.f);
-    for (int64_t i = g * C; i < (g + 1) * C; ++i) addGrad<S>(p.q + i * w, p.neg + n * w, w, p.coef[i * K + j], true, dn);
+  for (int64_t t = lo; t < hi; ++t) {
+    const int64_t g = t / p.tilesPerGroup, first = g * C + (t % p.tilesPerGroup) * p.tileRows;
+    const int64_t end = std::min(first + p.tileRows, (g + 1) * C);
+    const float* negs = p.neg + g * K * w;
+    float* out = p.tilesPerGroup == 1 ? p.dNeg + g * K * w : p.parts + t * K * w;
+    std::fill(out, out + K * w, 0.f);
+    for (int64_t i = first; i < end; ++i)
+      for (int64_t j = 0; j < K; ++j) pairGrad<S>(p.q + i * w, negs + j * w, w, p.coef[i * K + j], p.dq + i * w, out + j * w);
+  }
+}
+
+// Squared norm of a row, in lanes.
+__attribute__((always_inline)) inline float squaredNorm(const float* x, int64_t w) {
+  float lanes[kLanes] = {};
+  int64_t e = 0;
+  for (; e + kLanes <= w; e += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[e + l] * x[e + l];
+  float sum = 0.f;
+  for (; e < w; ++e) sum += x[e] * x[e];
+  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+  return sum;
+}
+
+// runProducts' positives [lo, hi): the dot products in coef made distances (L2), the rows' losses and
+// coefficients.
+template <KgeScorer S>
+__attribute__((always_inline)) inline void productRows(const Pass& p, int64_t lo, int64_t hi) {
+  const int64_t w = p.k.width, C = p.k.chunk, K = p.k.negatives;
+  std::vector<float> tmp(static_cast<size_t>(K));
+  for (int64_t i = lo; i < hi; ++i) {
+    float* r = p.coef + i * K;
+    if (S == KgeScorer::L2) {
+      const float qn = squaredNorm(p.q + i * w, w);
+      const float* nn = p.nNorm + (i / C) * K;
+      for (int64_t j = 0; j < K; ++j) r[j] = kge::finish<S>(std::max(qn + nn[j] - 2.f * r[j], 0.f));
+    }
+    p.loss[i] = rowLoss<S>(p.k, raw<S>(p.q + i * w, p.own + i * w, w), r, p.gPos + i, tmp.data());
   }
 }
 
@@ -161,7 +243,7 @@ __attribute__((always_inline)) inline void negatives(const Pass& p, int64_t lo, 
 // Eight lanes (AVX2) or sixteen (AVX-512) where the baseline build has four: the L1, L2 and complex scorers
 // are elementwise work (a square root per complex coordinate), not products. No FMA: AVX2's loops round as the
 // baseline's; AVX-512's vector exp and log (libmvec) round within their documented error, not as the scalar
-// ones (a run's loss can move in its fourth place). Pass P (positives or negatives) over [lo, hi), compiled
+// ones (a run's loss can move in its fourth place). Pass P over [lo, hi), compiled
 // for each target.
 template <void (*P)(const Pass&, int64_t, int64_t)>
 __attribute__((target("avx2"))) void avx2(const Pass& p, int64_t lo, int64_t hi) {
@@ -185,50 +267,93 @@ void widest(const Pass& p, int64_t lo, int64_t hi) {
 
 template <KgeScorer S>
 void run(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn, float* dNeg) {
-  std::vector<float> coef(static_cast<size_t>(k.rows * k.negatives));
-  const Pass p{k, q, own, neg, loss, dq, dOwn, dNeg, coef.data()};
+  const int64_t C = k.chunk, K = k.negatives, G = k.groups(), w = k.width;
+  const int64_t perGroup = std::clamp<int64_t>((kTiles + G - 1) / G, 1, (C + kTileRows - 1) / kTileRows);
+  const int64_t tileRows = (C + perGroup - 1) / perGroup, tilesPerGroup = (C + tileRows - 1) / tileRows;
+  std::vector<float> coef(static_cast<size_t>(k.rows * K));
+  std::vector<float> parts(tilesPerGroup > 1 ? static_cast<size_t>(G * tilesPerGroup * K * w) : 0);
+  Pass p{k, q, own, neg, loss, dq, dOwn, dNeg, coef.data()};
+  p.tilesPerGroup = tilesPerGroup;
+  p.tileRows = tileRows;
+  p.parts = parts.data();
   parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<positives<S>>(p, lo, hi); });
-  parallelFor(k.groups() * k.negatives, 16, [&](int64_t lo, int64_t hi) { widest<negatives<S>>(p, lo, hi); });
+  parallelFor(G * tilesPerGroup, 1, [&](int64_t lo, int64_t hi) { widest<pairTiles<S>>(p, lo, hi); });
+  if (tilesPerGroup == 1) return;
+  parallelFor(G * K, 16, [&](int64_t lo, int64_t hi) {
+    for (int64_t n = lo; n < hi; ++n) {
+      const int64_t g = n / K, j = n % K;
+      float* dn = dNeg + n * w;
+      std::copy_n(parts.data() + ((g * tilesPerGroup) * K + j) * w, w, dn);
+      for (int64_t t = 1; t < tilesPerGroup; ++t) {
+        const float* part = parts.data() + ((g * tilesPerGroup + t) * K + j) * w;
+        for (int64_t e = 0; e < w; ++e) dn[e] += part[e];
+      }
+    }
+  });
 }
 
-// The dot scorer over chunks of at least kProductSide positives and negatives: its three sums over pairs as
-// matrix products, every group's at once (the host's packed product): a group's scores Q Nᵀ, the queries'
-// gradient G N, the negatives' Gᵀ Q, with G the pairs' coefficients.
+// The dot and L2 scorers over chunks of at least kProductSide positives and negatives: their three sums over
+// pairs as matrix products, every group's at once (the host's packed product), as on the GPU: a group's dot
+// products Q Nᵀ, the queries' gradient G N, the negatives' Gᵀ Q, with G the pairs' coefficients. L2 through
+// |q - n|^2 = |q|^2 + |n|^2 - 2 q . n, its gradients' other halves the coefficients' sums times the rows.
 constexpr int64_t kProductSide = 16;
 
-void runDotProducts(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn,
-                    float* dNeg) {
+template <KgeScorer S>
+void runProducts(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn,
+                 float* dNeg) {
+  constexpr bool l2 = S == KgeScorer::L2;
   const int64_t w = k.width, C = k.chunk, K = k.negatives, G = k.groups();
   std::vector<float> coef(static_cast<size_t>(k.rows * K)), gPos(static_cast<size_t>(k.rows));
+  std::vector<float> nNorm(l2 ? static_cast<size_t>(G * K) : 0);
+  Pass p{k, q, own, neg, loss, dq, dOwn, dNeg, coef.data()};
+  p.gPos = gPos.data();
+  p.nNorm = nNorm.data();
   batchMatMul(q, neg, coef.data(), G, C, K, w, false, true, C * w, K * w);
-  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i)
-      loss[i] = rowLoss<KgeScorer::Dot>(k, raw<KgeScorer::Dot>(q + i * w, own + i * w, w), coef.data() + i * K, &gPos[i]);
-  });
+  if (l2)
+    parallelFor(G * K, 64, [&](int64_t lo, int64_t hi) {
+      for (int64_t n = lo; n < hi; ++n) nNorm[n] = squaredNorm(neg + n * w, w);
+    });
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<productRows<S>>(p, lo, hi); });
+  // dq = G N and dNeg = Gᵀ Q, negated for L2 (d term / d q is q - n there).
   batchMatMul(coef.data(), neg, dq, G, C, w, K, false, false, C * K, K * w);
   batchMatMul(coef.data(), q, dNeg, G, K, w, C, true, false, C * K, C * w);
   parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
-      const float g = gPos[i];
-      for (int64_t e = 0; e < w; ++e) {
-        dq[i * w + e] += g * own[i * w + e];
-        dOwn[i * w + e] = g * q[i * w + e];
+      float* dqi = dq + i * w;
+      float* doi = dOwn + i * w;
+      if (l2) {
+        const float sum = laneSum(coef.data() + i * K, K);
+        for (int64_t e = 0; e < w; ++e) dqi[e] = sum * q[i * w + e] - dqi[e];
       }
+      std::fill(doi, doi + w, 0.f);
+      pairGrad<S>(q + i * w, own + i * w, w, gPos[i], dqi, doi);
     }
   });
+  if (l2)
+    parallelFor(G * K, 16, [&](int64_t lo, int64_t hi) {
+      for (int64_t n = lo; n < hi; ++n) {
+        const int64_t g = n / K, j = n % K;
+        float sum = 0.f;
+        for (int64_t i = g * C; i < (g + 1) * C; ++i) sum += coef[i * K + j];
+        for (int64_t e = 0; e < w; ++e) dNeg[n * w + e] = sum * neg[n * w + e] - dNeg[n * w + e];
+      }
+    });
 }
 
 }  // namespace
 
 void kgeChunkLoss(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn,
                   float* dNeg) {
+  if (k.rows == 0) return;
+  const bool products = k.chunk >= kProductSide && k.negatives >= kProductSide;
   switch (k.scorer) {
     case KgeScorer::Dot:
-      if (k.chunk >= kProductSide && k.negatives >= kProductSide) return runDotProducts(k, q, own, neg, loss, dq, dOwn, dNeg);
+      if (products) return runProducts<KgeScorer::Dot>(k, q, own, neg, loss, dq, dOwn, dNeg);
       return run<KgeScorer::Dot>(k, q, own, neg, loss, dq, dOwn, dNeg);
     case KgeScorer::L1:
       return run<KgeScorer::L1>(k, q, own, neg, loss, dq, dOwn, dNeg);
     case KgeScorer::L2:
+      if (products) return runProducts<KgeScorer::L2>(k, q, own, neg, loss, dq, dOwn, dNeg);
       return run<KgeScorer::L2>(k, q, own, neg, loss, dq, dOwn, dNeg);
     case KgeScorer::Complex:
       return run<KgeScorer::Complex>(k, q, own, neg, loss, dq, dOwn, dNeg);
