@@ -155,6 +155,14 @@ describe('wholememory backend', () => {
           out.sharedNotKept = kept() === before;
           churn();
           out.viewIntact = Array.from(view.dataSync()).every((x, i) => x === viewWant[i]);
+          // A native call's read of the values (hostFloats, as a table's step reads its gradients) hands nothing
+          // out: no copy, and the buffer goes back to the pool with its tensor.
+          const {hostFloats} = require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'backend', 'host_reads'))});
+          const r = tf.tidy(() => tf.matMul(tf.ones([1100, 3]), tf.ones([3, 1])));
+          const beforeRead = kept(), rv = hostFloats(r);
+          out.readInPlace = rv.length === 1100 && rv.buffer.byteLength > 4400 && rv.every((x) => x === 3);
+          r.dispose();
+          out.readKept = kept() > beforeRead;
           console.log(JSON.stringify(out));
         });`,
       ],
@@ -171,6 +179,8 @@ describe('wholememory backend', () => {
       aView: true,
       sharedNotKept: true,
       viewIntact: true,
+      readInPlace: true,
+      readKept: true,
     });
     const bad = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'index'))})`], {
       encoding: 'utf8',

@@ -4,6 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../../backend/backend_wholememory';
+import {hostFloats, hostInts} from '../../backend/host_reads';
 import {checkIndexArray, firstOutside, indexError} from '../../backend/index_validation';
 import {inverseRowLengths} from '../../graph/aggregate';
 import {listEntries} from '../../graph/sampled_subgraph';
@@ -16,8 +17,6 @@ import {
   AddressedTable,
   ApplyArgs,
   applyThroughGroup,
-  asFloat32,
-  asInt32,
   nativeTable,
   StateBuffer,
   NeighborLists,
@@ -81,7 +80,7 @@ export class HostTable extends AddressedTable implements TableStorage {
   }
 
   gather(idx: tf.Tensor, shape: number[], what: string): tf.Tensor {
-    const host = idx.dataSync() as Int32Array;
+    const host = hostInts(idx);
     const b = tf.backend();
     const write = (out: Float32Array) => {
       const bad = embeddingNative().embeddingGather(this.table, host, 0, host.length, out, null) as number;
@@ -111,15 +110,15 @@ export class HostTable extends AddressedTable implements TableStorage {
     const b = tf.backend();
     if (!(array instanceof Float32Array) || this.table.memory || deviceStatus().gpu || !(b instanceof WholeMemoryBackend)) return undefined;
     const {dim, rows} = this.r;
-    const at = asInt32(ids.dataSync());
+    const at = hostInts(ids);
     checkIndexArray(at, rows, 'embedding.neighborRows: ids');
-    const entries = asInt32(listEntries(lists).dataSync());
+    const entries = hostInts(listEntries(lists));
     let rowPtr: Int32Array;
     if ('fanout' in lists) {
       const fanout = lists.fanout;
       rowPtr = int32Of(numDst + 1, (r) => r * fanout);
     } else {
-      rowPtr = asInt32(lists.rowPtr.dataSync());
+      rowPtr = hostInts(lists.rowPtr);
       if (rowPtr[0] !== 0 || rowPtr[numDst] !== entries.length || rowPtr.some((o, r) => r > 0 && o < rowPtr[r - 1]))
         throw new RangeError(`embedding.neighborRows: the lists' offsets must rise from 0 to their ${entries.length} entries`);
     }
@@ -148,12 +147,12 @@ export class HostTable extends AddressedTable implements TableStorage {
   }
 
   write(idx: tf.Tensor, values: tf.Tensor): void {
-    const host = asInt32(idx.dataSync());
-    embeddingNative().embeddingWriteRows(this.table, host, 0, host.length, asFloat32(values.dataSync()), null);
+    const host = hostInts(idx);
+    embeddingNative().embeddingWriteRows(this.table, host, 0, host.length, hostFloats(values), null);
   }
 
   apply(idx: tf.Tensor, grads: tf.Tensor, code: number, params: NativeOptimizerParams, withState: boolean): void {
-    this.applyRows(asInt32(idx.dataSync()), asFloat32(grads.dataSync()), code, params, withState);
+    this.applyRows(hostInts(idx), hostFloats(grads), code, params, withState);
   }
 
   private applyRows(host: Int32Array, grads: Float32Array, code: number, params: NativeOptimizerParams, withState: boolean): void {
