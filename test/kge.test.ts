@@ -18,6 +18,7 @@ import {dataNative} from '../src/native/domains';
 import {checkTriples, KnowledgeGraph, readKnowledgeGraph, readNameMaps, Triples, tripleFields, writeNameMaps} from '../src/graph/triples';
 import {kgeModel, KgeModel, KgeModelName, KGE_MODELS, kgeLoss} from '../src/nn/kge/index';
 import {chunkLoss, composite, stepRowsGradients} from '../src/nn/kge/chunk_loss';
+import {groupScores} from '../src/nn/kge/group_scores';
 import {complexProduct, complexRotation, complexRotationGradients} from '../src/nn/kge/complex_rows';
 import type {KgeLossOptions} from '../src/nn/kge/kge_loss';
 import {DEFAULT_KGE, stepGradients, stepLoss, trainKge} from '../src/train/kge';
@@ -539,6 +540,43 @@ describe('knowledge-graph embeddings (wm.nn.kge)', function () {
     } finally {
       wm.setMatmulPrecision('highest');
     }
+  });
+
+  it("group scores (what ranking and top candidates score) against each model's tfjs ops on tfjs-backend-cpu: every model, groups, odd sizes, no queries or candidates; on the CPU transE L1 and rotatE in the native op", () => {
+    const rng = seededRng(37);
+    const before = tf.memory().numTensors;
+    for (const [name, extra] of SCORERS) {
+      for (const [dim, g, n, m] of [
+        [1, 1, 1, 1],
+        [7, 2, 5, 9],
+        [33, 3, 17, 40],
+        [16, 1, 0, 4],
+        [5, 2, 3, 0],
+      ]) {
+        const model = kgeModel(name, {numEntities: 4, numRelations: 2, dim, margin: 3, ...extra});
+        const w = model.entity.dim;
+        const q = randomRows(rng, g * n, w),
+          c = randomRows(rng, g * m, w);
+        const scores = () => tf.tidy(() => groupScores(model, tf.tensor3d(q, [g, n, w]), tf.tensor3d(c, [g, m, w])).dataSync());
+        const {result: got, ops} = wm.profileOps(scores);
+        tf.setBackend('cpu');
+        const want = tf.tidy(() => model.groupScores(tf.tensor3d(q, [g, n, w]), tf.tensor3d(c, [g, m, w])).dataSync());
+        tf.setBackend(wm.BACKEND_NAME);
+        const what = `${name} ${JSON.stringify(extra)} dim ${dim} [${g}, ${n}, ${m}]`;
+        expect(got.length, what).to.equal(g * n * m);
+        got.forEach((x, i) => expectNear(x, want[i], `${what} [${i}]`, 1e-5));
+        const native = ops.some((o) => o.name === 'kgeGroupScores');
+        const elementwise = name === 'rotatE' || (name === 'transE' && extra.pNorm === 1);
+        expect(native, `${what}: the native op`).to.equal(elementwise && !wm.deviceInfo().gpu);
+        model.dispose();
+      }
+    }
+    const m = kgeModel('rotatE', {numEntities: 4, numRelations: 2, dim: 3});
+    expect(() => tf.tidy(() => groupScores(m, tf.zeros([2, 3, 6]), tf.zeros([1, 4, 6])))).to.throw(
+      /groupScores: c must be \[2, m, 6\] like q \[2,3,6\], got \[1,4,6\]/,
+    );
+    m.dispose();
+    expect(tf.memory().numTensors).to.equal(before);
   });
 
   it('the native step (queries composed, scored, carried back) against the tfjs ops on tfjs-backend-cpu: every model and side, odd sizes, both losses, a weight; no positives and bad shapes named', () => {

@@ -76,6 +76,7 @@ export const layerNative: Part<
 export const embeddingNative: Part<
   | 'embeddingInit'
   | 'kgeChunkLoss'
+  | 'kgeGroupScores'
   | 'kgeStep'
   | 'complexProduct'
   | 'complexRotation'

@@ -93,6 +93,8 @@ export interface NativeOps {
     dOwn: Buf,
     dNeg: Buf,
   ): void;
+  /** Scores out [groups, n, m] of queries q [groups, n, width] against candidates c [groups, m, width] (host only). */
+  kgeGroupScores(scorer: number, margin: number, groups: number, n: number, m: number, width: number, q: Buf, c: Buf, out: Buf): void;
   /**
    * kgeChunkLoss's arguments, then how the queries are composed (0 translate, 1 diagonal, 2 complex product, 3
    * rotate), whether the candidates fill the head side, the rotation's phase scale: from rows [heads; tails;

@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {KnownPartners, Triples, checkTriples, tripleCount} from '../graph/triples';
 import {deviceStatus} from '../native/device';
+import {groupScores, groupScoresPairBytes} from '../nn/kge/group_scores';
 import type {KgeModel, KgeSide} from '../nn/kge/kge_model';
 import {seededRng, shuffle} from '../util/random';
 
@@ -93,7 +94,7 @@ export function rankTriples(model: KgeModel, triples: Triples, o: RankingOptions
   const out = new Float64Array(q * sides.length);
   if (q === 0) return out;
   const width = model.entity.dim;
-  const pairBytes = 4 + model.pairBytes();
+  const pairBytes = 4 + groupScoresPairBytes(model);
   // Queries per batch and entities per block: a batch's scores against a block within the budget.
   const batch = Math.max(1, Math.min(q, Math.floor(Math.sqrt(budget / pairBytes))));
   const block = Math.max(1, Math.min(entities, Math.floor(budget / (pairBytes * batch))));
@@ -128,7 +129,7 @@ export function rankTriples(model: KgeModel, triples: Triples, o: RankingOptions
           hi = lowerBound(ex.ents, e0 + m);
         const scores = () =>
           tf.reshape(
-            model.groupScores(tf.reshape(tf.slice(queries, [b0, 0], [n, width]), [1, n, width]), tf.reshape(cands, [1, m, width])),
+            groupScores(model, tf.reshape(tf.slice(queries, [b0, 0], [n, width]), [1, n, width]), tf.reshape(cands, [1, m, width])),
             [n, m],
           );
         if (pass === 'truth') {

@@ -14,6 +14,7 @@ import {npyHeader, readNpyHeader} from '../data/npy';
 import type {NameTable} from '../graph/name_table';
 import {KnowledgeGraph, readNameMaps, writeNameMaps} from '../graph/triples';
 import {Embedding, EmbeddingMemory} from '../nn/embedding';
+import {groupScores, groupScoresPairBytes} from '../nn/kge/group_scores';
 import {kgeModel} from '../nn/kge/index';
 import {KgeConfig, KgeModel, KgeSide, KGE_MODELS} from '../nn/kge/kge_model';
 import {ensureDir, writeFileAtomically, writeFileInPieces} from '../util/files';
@@ -204,7 +205,7 @@ export function topCandidates(
     throw new RangeError(`topCandidates: relation ${relation} is not an id in [0, ${numRelations})`);
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`topCandidates: k must be a positive integer, got ${k}`);
   const w = model.entity.dim;
-  const block = Math.max(k, Math.floor((64 << 20) / (4 + model.pairBytes())));
+  const block = Math.max(k, Math.floor((64 << 20) / (4 + groupScoresPairBytes(model))));
   const q = tf.tidy(() => model.query(model.entity.read([fixed]) as tf.Tensor2D, model.relation.read([relation]) as tf.Tensor2D, side));
   const best: {id: number; score: number}[] = [];
   try {
@@ -212,7 +213,7 @@ export function topCandidates(
       const m = Math.min(block, numEntities - e0);
       const c = model.entity.read(Int32Array.from({length: m}, (_, i) => e0 + i));
       const top = tf.tidy(() =>
-        tf.topk(tf.reshape(model.groupScores(tf.reshape(q, [1, 1, w]), tf.reshape(c, [1, m, w])), [m]), Math.min(k, m)),
+        tf.topk(tf.reshape(groupScores(model, tf.reshape(q, [1, 1, w]), tf.reshape(c, [1, m, w])), [m]), Math.min(k, m)),
       );
       const [v, i] = [top.values.dataSync(), top.indices.dataSync()];
       tf.dispose([c, top.values, top.indices]);

@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "embedding/kge_host_rows.h"
 #include "kernels/host_ops.h"
-#include "runtime/cpu_features.h"
 #include "runtime/parallel.h"
-#include "runtime/vector_math.h"
 #include "wm/op_registry.h"
 
 namespace wm {
@@ -47,25 +46,6 @@ KgeChunkArgs kgeChunkArgs(const OpArgs& a) {
 namespace host {
 namespace {
 
-// A pair's raw value. The sum runs in kLanes partial sums (lane l takes coordinates l, l + kLanes, ...) added
-// at the end: independent lanes the compiler keeps in vector registers, where one running sum is a chain of
-// dependent scalar additions (a compiler may not reorder a floating-point sum by itself).
-constexpr int64_t kLanes = 16;
-
-template <KgeScorer S>
-__attribute__((always_inline)) inline float raw(const float* q, const float* c, int64_t width) {
-  const bool cx = S == KgeScorer::Complex;
-  const int64_t n = cx ? width / 2 : width;
-  float lanes[kLanes] = {};
-  int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += kge::term<S>(q[k + l], c[k + l], cx ? q[n + k + l] : 0.f, cx ? c[n + k + l] : 0.f);
-  float sum = 0.f;
-  for (; k < n; ++k) sum += kge::term<S>(q[k], c[k], cx ? q[n + k] : 0.f, cx ? c[n + k] : 0.f);
-  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-  return kge::finish<S>(sum);
-}
-
 // One pair's gradients from one evaluation of d term / d q: dq (+)= g times it, dc (+)= g times the
 // candidate's (its negative for the distances, q for the dot product).
 template <KgeScorer S>
@@ -86,30 +66,6 @@ __attribute__((always_inline)) inline void pairGrad(const float* __restrict__ q,
       dc[n + k] -= g * im;
     }
   }
-}
-
-// Sums and maxima over kLanes partial results, as raw() sums.
-__attribute__((always_inline)) inline float laneSum(const float* x, int64_t n) {
-  float lanes[kLanes] = {};
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[j + l];
-  float sum = 0.f;
-  for (; j < n; ++j) sum += x[j];
-  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-  return sum;
-}
-
-__attribute__((always_inline)) inline float laneMax(const float* x, int64_t n) {
-  float lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, -INFINITY);
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lanes[l] = lanes[l] > x[j + l] ? lanes[l] : x[j + l];
-  float mx = -INFINITY;
-  for (; j < n; ++j) mx = mx > x[j] ? mx : x[j];
-  for (int64_t l = 0; l < kLanes; ++l) mx = mx > lanes[l] ? mx : lanes[l];
-  return mx;
 }
 
 // The loss of row i from its positive score and its negative scores r[0..K) (overwritten with the
@@ -175,7 +131,7 @@ struct Pass {
 };
 
 // Positives [lo, hi): their scores, losses, coefficients, and their own candidates' pair's gradients.
-// Always inlined, so the AVX2 variants below compile these loops (and the scorers' rules) for AVX2.
+// Always inlined, so widest (kge_host_rows.h) compiles these loops for each vector width.
 template <KgeScorer S>
 __attribute__((always_inline)) inline void positives(const Pass& p, int64_t lo, int64_t hi) {
   const int64_t w = p.k.width, C = p.k.chunk, K = p.k.negatives;
@@ -210,18 +166,6 @@ __attribute__((always_inline)) inline void pairTiles(const Pass& p, int64_t lo, 
   }
 }
 
-// Squared norm of a row, in lanes.
-__attribute__((always_inline)) inline float squaredNorm(const float* x, int64_t w) {
-  float lanes[kLanes] = {};
-  int64_t e = 0;
-  for (; e + kLanes <= w; e += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[e + l] * x[e + l];
-  float sum = 0.f;
-  for (; e < w; ++e) sum += x[e] * x[e];
-  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-  return sum;
-}
-
 // runProducts' positives [lo, hi): the dot products in coef made distances (L2), the rows' losses and
 // coefficients.
 template <KgeScorer S>
@@ -239,32 +183,6 @@ __attribute__((always_inline)) inline void productRows(const Pass& p, int64_t lo
   }
 }
 
-#ifdef WM_HOST_AVX2
-// Eight lanes (AVX2) or sixteen (AVX-512) where the baseline build has four: the L1, L2 and complex scorers
-// are elementwise work (a square root per complex coordinate), not products. No FMA: AVX2's loops round as the
-// baseline's; AVX-512's vector exp and log (libmvec) round within their documented error, not as the scalar
-// ones (a run's loss can move in its fourth place). Pass P over [lo, hi), compiled
-// for each target.
-template <void (*P)(const Pass&, int64_t, int64_t)>
-__attribute__((target("avx2"))) void avx2(const Pass& p, int64_t lo, int64_t hi) {
-  P(p, lo, hi);
-}
-template <void (*P)(const Pass&, int64_t, int64_t)>
-__attribute__((target("avx512f"))) void avx512(const Pass& p, int64_t lo, int64_t hi) {
-  P(p, lo, hi);
-}
-#endif
-
-// Pass P over [lo, hi) with the widest vectors this CPU has.
-template <void (*P)(const Pass&, int64_t, int64_t)>
-void widest(const Pass& p, int64_t lo, int64_t hi) {
-#ifdef WM_HOST_AVX2
-  if (hasAvx512()) return avx512<P>(p, lo, hi);
-  if (hasAvx2Fma()) return avx2<P>(p, lo, hi);
-#endif
-  P(p, lo, hi);
-}
-
 template <KgeScorer S>
 void run(const KgeChunkArgs& k, const float* q, const float* own, const float* neg, float* loss, float* dq, float* dOwn, float* dNeg) {
   const int64_t C = k.chunk, K = k.negatives, G = k.groups(), w = k.width;
@@ -276,8 +194,8 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
   p.tilesPerGroup = tilesPerGroup;
   p.tileRows = tileRows;
   p.parts = parts.data();
-  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<positives<S>>(p, lo, hi); });
-  parallelFor(G * tilesPerGroup, 1, [&](int64_t lo, int64_t hi) { widest<pairTiles<S>>(p, lo, hi); });
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<Pass, positives<S>>(p, lo, hi); });
+  parallelFor(G * tilesPerGroup, 1, [&](int64_t lo, int64_t hi) { widest<Pass, pairTiles<S>>(p, lo, hi); });
   if (tilesPerGroup == 1) return;
   parallelFor(G * K, 16, [&](int64_t lo, int64_t hi) {
     for (int64_t n = lo; n < hi; ++n) {
@@ -313,7 +231,7 @@ void runProducts(const KgeChunkArgs& k, const float* q, const float* own, const 
     parallelFor(G * K, 64, [&](int64_t lo, int64_t hi) {
       for (int64_t n = lo; n < hi; ++n) nNorm[n] = squaredNorm(neg + n * w, w);
     });
-  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<productRows<S>>(p, lo, hi); });
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<Pass, productRows<S>>(p, lo, hi); });
   // dq = G N and dNeg = Gᵀ Q, negated for L2 (d term / d q is q - n there).
   batchMatMul(coef.data(), neg, dq, G, C, w, K, false, false, C * K, K * w);
   batchMatMul(coef.data(), q, dNeg, G, K, w, C, true, false, C * K, C * w);

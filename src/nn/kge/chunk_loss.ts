@@ -13,7 +13,7 @@ import {kgeLoss, KgeLossOptions} from './kge_loss';
 import {KgeModel, KgeSide, rotationScale, rowWidths} from './kge_model';
 
 /** The native op's scorer code of a model: 0 dot, 1 L1, 2 L2, 3 sum of complex moduli. */
-function scorerOf(model: KgeModel): number {
+export function scorerOf(model: KgeModel): number {
   switch (model.name) {
     case 'distMult':
     case 'complEx':
