@@ -18,11 +18,11 @@ function nativeScorer(model: KgeModel): WholeMemoryBackend | undefined {
 
 /** model.groupScores(q [g, n, w], c [g, m, w]): [g, n, m], natively where nativeScorer says so. */
 export function groupScores(model: KgeModel, q: tf.Tensor3D, c: tf.Tensor3D): tf.Tensor3D {
-  const be = nativeScorer(model);
-  if (!be) return model.groupScores(q, c);
   const [g, n, w] = q.shape;
   if (c.shape[0] !== g || c.shape[2] !== w)
     throw new RangeError(`groupScores: c must be [${g}, m, ${w}] like q [${q.shape}], got [${c.shape}]`);
+  const be = nativeScorer(model);
+  if (!be) return model.groupScores(q, c);
   const m = c.shape[1];
   const [out] = be.nativeOutputs([q, c], [[g, n, m]], ([x, y], [s]) =>
     embeddingNative().kgeGroupScores(scorerOf(model), model.config.margin, g, n, m, w, x, y, s),
