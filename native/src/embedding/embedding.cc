@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/cpu_features.h"
+#include "runtime/host_vectors.h"
 #include "runtime/huge_pages.h"
 #include "runtime/parallel.h"
 #include "wm/embedding.h"
@@ -172,20 +172,14 @@ std::vector<std::pair<int64_t, int64_t>> sortedPairs(const void* idx, IndexType 
 
 // One row's step from its summed gradient g (the rule per element, wm/embedding_math.h); returns the elements
 // skipped (a non-finite gradient). The rule's state held in locals and every store made whole, so the loops
-// are vector loops: the AVX2 and AVX-512 variants below run them 8 or 16 elements at a time.
+// are vector loops, run with the widest vectors this CPU has (runtime/host_vectors.h).
 template <SparseOptimizer O, typename T>
 __attribute__((always_inline)) inline int64_t stepRow(const OptimizerParams& p, T* __restrict__ w, float* __restrict__ s0,
                                                       float* __restrict__ s1, const float* __restrict__ g, int64_t dim) {
   constexpr bool first = O != SparseOptimizer::SGD, second = O == SparseOptimizer::Adam;
   int64_t skipped = 0;
   if constexpr (O == SparseOptimizer::RowAdaGrad) {
-    float lanes[16] = {};
-    int64_t j = 0;
-    for (; j + 16 <= dim; j += 16)
-      for (int64_t l = 0; l < 16; ++l) lanes[l] += rowAdaGradSquare(p, toFloat(w[j + l]), g[j + l]);
-    float squares = 0.f;
-    for (; j < dim; ++j) squares += rowAdaGradSquare(p, toFloat(w[j]), g[j]);
-    for (int64_t l = 0; l < 16; ++l) squares += lanes[l];
+    const float squares = laneSum(dim, [&](int64_t j) { return rowAdaGradSquare(p, toFloat(w[j]), g[j]); });
     const float state = *s0 + (dim > 0 ? squares / static_cast<float>(dim) : 0.f);
     *s0 = state;
     for (int64_t e = 0; e < dim; ++e) {
@@ -206,32 +200,6 @@ __attribute__((always_inline)) inline int64_t stepRow(const OptimizerParams& p, 
     }
     return skipped;
   }
-}
-
-template <SparseOptimizer O, typename T>
-int64_t stepRowPlain(const OptimizerParams& p, T* w, float* s0, float* s1, const float* g, int64_t dim) {
-  return stepRow<O, T>(p, w, s0, s1, g, dim);
-}
-#ifdef WM_HOST_AVX2
-template <SparseOptimizer O, typename T>
-__attribute__((target("avx2"))) int64_t stepRowAvx2(const OptimizerParams& p, T* w, float* s0, float* s1, const float* g, int64_t dim) {
-  return stepRow<O, T>(p, w, s0, s1, g, dim);
-}
-template <SparseOptimizer O, typename T>
-__attribute__((target("avx512f"))) int64_t stepRowAvx512(const OptimizerParams& p, T* w, float* s0, float* s1, const float* g,
-                                                         int64_t dim) {
-  return stepRow<O, T>(p, w, s0, s1, g, dim);
-}
-#endif
-
-// stepRow with the widest vectors this CPU has.
-template <SparseOptimizer O, typename T>
-auto widestStepRow() {
-#ifdef WM_HOST_AVX2
-  if (hasAvx512()) return &stepRowAvx512<O, T>;
-  if (hasAvx2Fma()) return &stepRowAvx2<O, T>;
-#endif
-  return &stepRowPlain<O, T>;
 }
 
 }  // namespace
@@ -256,7 +224,6 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
     withRule(opt, [&](auto rule) {
       parallelFor(groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(t.dim, 1)), [&](int64_t ub, int64_t ue) {
         std::vector<float> g(t.dim);
-        const auto step = widestStepRow<decltype(rule)::value, T>();
         int64_t mine = 0;
         // Rows and their state, a few groups ahead (see prefetchRow).
         constexpr int64_t kAhead = 4;
@@ -276,7 +243,8 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
             const float* gr = grads + order[q].second * t.dim;
             for (int64_t j = 0; j < t.dim; ++j) g[j] += gr[j];
           }
-          mine += step(p, rows.row(r), s0 ? s0 + r * width : nullptr, s1 ? s1 + r * width : nullptr, g.data(), t.dim);
+          mine += widest<stepRow<decltype(rule)::value, T>>(p, rows.row(r), s0 ? s0 + r * width : nullptr, s1 ? s1 + r * width : nullptr,
+                                                            g.data(), t.dim);
         }
         skipped += mine;
       });

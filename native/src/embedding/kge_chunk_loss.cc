@@ -82,9 +82,9 @@ __attribute__((always_inline)) inline float rowLoss(const KgeChunkArgs& k, float
     float z = static_cast<float>(K);
     if (T > 0.f) {
       for (int64_t j = 0; j < K; ++j) tmp[j] = T * kge::score<S>(r[j], k.margin);
-      const float mx = laneMax(tmp, K);
+      const float mx = rowMax(tmp, K);
       for (int64_t j = 0; j < K; ++j) tmp[j] = expf(tmp[j] - mx);
-      z = laneSum(tmp, K);
+      z = rowSum(tmp, K);
     } else {
       std::fill(tmp, tmp + K, 1.f);
     }
@@ -94,7 +94,7 @@ __attribute__((always_inline)) inline float rowLoss(const KgeChunkArgs& k, float
       tmp[j] = w * softplus;
       r[j] = kge::coefficient<S>(w * sigmoid * scale, r[j]);
     }
-    loss = (kge::softplus(-pos) + laneSum(tmp, K)) * scale;
+    loss = (kge::softplus(-pos) + rowSum(tmp, K)) * scale;
     dPos = -kge::sigmoid(-pos) * scale;
   } else {
     const float scale = k.weight / (static_cast<float>(k.rows) * static_cast<float>(K));
@@ -103,9 +103,9 @@ __attribute__((always_inline)) inline float rowLoss(const KgeChunkArgs& k, float
       tmp[j] = x > 0.f ? x : 0.f;
       r[j] = kge::coefficient<S>(x > 0.f ? scale : 0.f, r[j]);
     }
-    loss = laneSum(tmp, K) * scale;
+    loss = rowSum(tmp, K) * scale;
     for (int64_t j = 0; j < K; ++j) tmp[j] = tmp[j] > 0.f ? 1.f : 0.f;
-    dPos = -laneSum(tmp, K) * scale;
+    dPos = -rowSum(tmp, K) * scale;
   }
   *gPos = kge::coefficient<S>(dPos, posRaw);
   return loss;
@@ -131,7 +131,7 @@ struct Pass {
 };
 
 // Positives [lo, hi): their scores, losses, coefficients, and their own candidates' pair's gradients.
-// Always inlined, so widest (kge_host_rows.h) compiles these loops for each vector width.
+// Always inlined, so widest (runtime/host_vectors.h) compiles these loops for each vector width.
 template <KgeScorer S>
 __attribute__((always_inline)) inline void positives(const Pass& p, int64_t lo, int64_t hi) {
   const int64_t w = p.k.width, C = p.k.chunk, K = p.k.negatives;
@@ -194,8 +194,8 @@ void run(const KgeChunkArgs& k, const float* q, const float* own, const float* n
   p.tilesPerGroup = tilesPerGroup;
   p.tileRows = tileRows;
   p.parts = parts.data();
-  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<Pass, positives<S>>(p, lo, hi); });
-  parallelFor(G * tilesPerGroup, 1, [&](int64_t lo, int64_t hi) { widest<Pass, pairTiles<S>>(p, lo, hi); });
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<positives<S>>(p, lo, hi); });
+  parallelFor(G * tilesPerGroup, 1, [&](int64_t lo, int64_t hi) { widest<pairTiles<S>>(p, lo, hi); });
   if (tilesPerGroup == 1) return;
   parallelFor(G * K, 16, [&](int64_t lo, int64_t hi) {
     for (int64_t n = lo; n < hi; ++n) {
@@ -231,7 +231,7 @@ void runProducts(const KgeChunkArgs& k, const float* q, const float* own, const 
     parallelFor(G * K, 64, [&](int64_t lo, int64_t hi) {
       for (int64_t n = lo; n < hi; ++n) nNorm[n] = squaredNorm(neg + n * w, w);
     });
-  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<Pass, productRows<S>>(p, lo, hi); });
+  parallelFor(k.rows, 16, [&](int64_t lo, int64_t hi) { widest<productRows<S>>(p, lo, hi); });
   // dq = G N and dNeg = Gᵀ Q, negated for L2 (d term / d q is q - n there).
   batchMatMul(coef.data(), neg, dq, G, C, w, K, false, false, C * K, K * w);
   batchMatMul(coef.data(), q, dNeg, G, K, w, C, true, false, C * K, C * w);
@@ -240,7 +240,7 @@ void runProducts(const KgeChunkArgs& k, const float* q, const float* own, const 
       float* dqi = dq + i * w;
       float* doi = dOwn + i * w;
       if (l2) {
-        const float sum = laneSum(coef.data() + i * K, K);
+        const float sum = rowSum(coef.data() + i * K, K);
         for (int64_t e = 0; e < w; ++e) dqi[e] = sum * q[i * w + e] - dqi[e];
       }
       std::fill(doi, doi + w, 0.f);

@@ -35,7 +35,7 @@ __attribute__((always_inline)) inline void scoreRows(const Scores& a, int64_t lo
 template <KgeScorer S>
 void run(const Scores& a, int64_t rows) {
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(a.m * a.width, 1));
-  parallelFor(rows, grain, [&](int64_t lo, int64_t hi) { widest<Scores, scoreRows<S>>(a, lo, hi); });
+  parallelFor(rows, grain, [&](int64_t lo, int64_t hi) { widest<scoreRows<S>>(a, lo, hi); });
 }
 
 }  // namespace

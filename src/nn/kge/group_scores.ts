@@ -12,7 +12,8 @@ import {KgeModel} from './kge_model';
 
 /** The backend that scores the model's groups natively here, or undefined (its tfjs ops score them). */
 function nativeScorer(model: KgeModel): WholeMemoryBackend | undefined {
-  const elementwise = model.name === 'rotatE' || (model.name === 'transE' && model.config.pNorm === 1);
+  const scorer = scorerOf(model);
+  const elementwise = scorer === 1 || scorer === 3; // L1, complex moduli: the others' scores are products
   return elementwise && !deviceStatus().gpu ? nativeBackend() : undefined;
 }
 
