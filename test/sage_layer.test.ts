@@ -535,54 +535,65 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     host.dispose();
   });
 
-  it('a continuous table with a cache in front is read in place through it: the rows and means of the gathered path, its lookups counted', async function () {
-    gpuOnly(this);
-    await tf.setBackend(wm.BACKEND_NAME);
-    const r = rng(91);
-    const rows = 3001,
-      dim = 24;
-    // Every third row cached: a batch reads some rows from the cache's slots and some from the table.
-    const table = wm.nn.embedding({
-      rows,
-      dim,
-      dtype: 'float16',
-      memory: 'continuous',
-      init: {type: 'uniform', scale: 1, seed: 8},
-      cache: {rows: Int32Array.from({length: 1000}, (_, i) => 3 * i + 1)},
+  for (const c of [
+    {dtype: 'float16', dim: 24, lists: 'fanout'},
+    {dtype: 'bfloat16', dim: 13, lists: 'fanout'},
+    {dtype: 'float32', dim: 24, lists: 'block'},
+    {dtype: 'float16', dim: 13, lists: 'block'},
+  ] as const) {
+    it(`a continuous ${c.dtype} table (width ${c.dim}) with a cache in front is read in place through it, ${c.lists === 'fanout' ? 'a fixed fan-out' : 'a CSR block with empty rows'}: the rows and means of the gathered path, its lookups counted`, async function () {
+      gpuOnly(this);
+      await tf.setBackend(wm.BACKEND_NAME);
+      const r = rng(91);
+      const rows = 3001,
+        dim = c.dim,
+        numIds = 517;
+      // Every third row cached: a batch reads some rows from the cache's slots and some from the table.
+      const table = wm.nn.embedding({
+        rows,
+        dim,
+        dtype: c.dtype,
+        memory: 'continuous',
+        init: {type: 'uniform', scale: 1, seed: 8},
+        cache: {rows: Int32Array.from({length: 1000}, (_, i) => 3 * i + 1)},
+      });
+      const ids = tf.tensor1d(
+        Int32Array.from({length: numIds}, () => Math.floor(r() * rows)),
+        'int32',
+      );
+      markValid(ids, rows);
+      const numDst = 131,
+        fanout = 7;
+      // A block's row i has i % 9 entries (row 0, 9, ... none); a fixed fan-out's every row `fanout`.
+      const counts = Array.from({length: numDst}, (_, i) => (c.lists === 'fanout' ? fanout : i % 9));
+      const rowPtr = Int32Array.from({length: numDst + 1}, () => 0);
+      counts.forEach((k, i) => (rowPtr[i + 1] = rowPtr[i] + k));
+      const entries = Int32Array.from({length: rowPtr[numDst]}, () => Math.floor(r() * numIds));
+      const neighbors = tf.tensor1d(entries, 'int32');
+      const offsets = tf.tensor1d(rowPtr, 'int32');
+      const lists = c.lists === 'fanout' ? {neighbors, fanout} : {rowPtr: offsets, colIdx: neighbors};
+      table.resetCacheCounts();
+      const p = wm.profileOps(() => table.neighborRows(ids, lists, numDst));
+      expect(p.ops.map((o) => o.name)).to.include(c.lists === 'fanout' ? 'embeddingGatherMean' : 'embeddingGatherMeanCsr');
+      const [self, mean] = p.result!;
+      const stats = table.cacheStats()!;
+      const idList = ids.dataSync();
+      expect(stats.lookups, 'every input row counted, as a gather counts it').to.equal(numIds);
+      expect(stats.hits).to.equal(idList.filter((v) => v % 3 === 1).length);
+      const all = table.read(ids).arraySync() as number[][];
+      const want = counts.map((k, i) =>
+        all[0].map((_, j) => {
+          let sum = 0;
+          for (let e = rowPtr[i]; e < rowPtr[i] + k; ++e) sum += all[entries[e]][j];
+          return k ? sum / k : 0;
+        }),
+      );
+      expectNear(self.arraySync() as number[][], all.slice(0, numDst));
+      expectNear(mean.arraySync() as number[][], want);
+      tf.dispose([ids, neighbors, offsets, self, mean]);
+      table.dispose();
     });
-    const ids = tf.tensor1d(
-      Int32Array.from({length: 517}, () => Math.floor(r() * rows)),
-      'int32',
-    );
-    markValid(ids, rows);
-    const numDst = 131,
-      fanout = 7;
-    const neighbors = tf.tensor1d(
-      Int32Array.from({length: numDst * fanout}, () => Math.floor(r() * 517)),
-      'int32',
-    );
-    table.resetCacheCounts();
-    const p = wm.profileOps(() => table.neighborRows(ids, {neighbors, fanout}, numDst));
-    expect(p.ops.map((o) => o.name)).to.include('embeddingGatherMean');
-    const [self, mean] = p.result!;
-    const stats = table.cacheStats()!;
-    const idList = ids.dataSync();
-    expect(stats.lookups, 'every input row counted, as a gather counts it').to.equal(517);
-    expect(stats.hits).to.equal(idList.filter((v) => v % 3 === 1).length);
-    const all = table.read(ids).arraySync() as number[][];
-    const nb = neighbors.dataSync();
-    const want = Array.from({length: numDst}, (_, i) =>
-      all[0].map((_, k) => {
-        let sum = 0;
-        for (let e = 0; e < fanout; ++e) sum += all[nb[i * fanout + e]][k];
-        return sum / fanout;
-      }),
-    );
-    expectNear(self.arraySync() as number[][], all.slice(0, numDst));
-    expectNear(mean.arraySync() as number[][], want);
-    tf.dispose([ids, neighbors, self, mean]);
-    table.dispose();
-  });
+  }
 
   for (const sampler of [
     {name: 'a fixed fan-out', op: 'embeddingGatherMean'},

@@ -29,8 +29,9 @@ Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
   return wmnapi::guarded(info.Env(), std::forward<F>(f));
 }
 
-// A table's row cache {hot, slotOf, slots} (wm::RowCache), beside a contiguous table: device addresses
-// beside a device address, typed arrays (slotOf an Int32Array of one entry per row) beside a host array.
+// A table's row cache {hot, slotOf, slots, hits?} (wm::RowCache), beside a contiguous table: device addresses
+// beside a device address (hits, where given, the device counter of its hits), typed arrays (slotOf an Int32Array of
+// one entry per row) beside a host array.
 wm::RowCache cacheOf(const Args& a, size_t i, const char* name, const wm::TableRef& t, bool hostTable, const Napi::Object& c) {
   if (t.chunked != nullptr || t.ptr == 0) a.reject(i, name, ".cache needs one contiguous table");
   const Napi::Value slots = c.Get("slots"), hot = c.Get("hot"), slotOf = c.Get("slotOf");
@@ -49,6 +50,9 @@ wm::RowCache cacheOf(const Args& a, size_t i, const char* name, const wm::TableR
   } else if (!hostTable && hot.IsNumber() && slotOf.IsNumber()) {
     rc.hot = static_cast<uint64_t>(hot.As<Napi::Number>().Int64Value());
     rc.slotOf = static_cast<uint64_t>(slotOf.As<Napi::Number>().Int64Value());
+    const Napi::Value hits = c.Get("hits");
+    if (!hits.IsUndefined() && !hits.IsNumber()) a.reject(i, name, ".cache.hits must be a device address where given");
+    if (hits.IsNumber()) rc.hits = static_cast<uint64_t>(hits.As<Napi::Number>().Int64Value());
   } else {
     a.reject(i, name,
              ".cache must hold hot and slotOf where the table is: device addresses beside a GPU table, typed arrays beside a host one");

@@ -43,6 +43,8 @@ export interface NativeRowCache {
   /** One entry per table row: its slot, or -1. */
   slotOf: number | Int32Array;
   slots: number;
+  /** Beside a GPU table: the device counter that kernels resolving ids to slots add their hits to. */
+  hits?: number;
 }
 
 export interface NativeOptimizerParams {

@@ -437,10 +437,10 @@ export interface NativeOps {
     out: Buf,
     errorFlag: OptBuf,
   ): number | undefined;
-  /** Device only: out[r] = mean of the table's rows at ids[neighbors[r * fanout + e]] for r < numRows (ids valid rows). */
-  embeddingGatherMean(table: NativeTable, ids: Buf, neighbors: Buf, numRows: number, fanout: number, out: Buf): void;
+  /** Device only: out[r] = mean of the table's rows at ids[neighbors[r * fanout + e]] for r < numRows (numIds ids, valid rows). */
+  embeddingGatherMean(table: NativeTable, ids: Buf, numIds: number, neighbors: Buf, numRows: number, fanout: number, out: Buf): void;
   /** Device only: the same over a CSR block, out[r] = mean over e in [rowPtr[r], rowPtr[r + 1]) of the rows at ids[colIdx[e]] (0 if none). */
-  embeddingGatherMeanCsr(table: NativeTable, ids: Buf, rowPtr: Buf, colIdx: Buf, numRows: number, out: Buf): void;
+  embeddingGatherMeanCsr(table: NativeTable, ids: Buf, numIds: number, rowPtr: Buf, colIdx: Buf, numRows: number, out: Buf): void;
   embeddingWriteRows(
     table: NativeTable,
     indices: Buf | BigInt64Array,

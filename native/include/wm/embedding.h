@@ -40,6 +40,8 @@ struct RowCache {
   uint64_t hot = 0;
   uint64_t slotOf = 0;
   int64_t slots = 0;
+  // A device counter (uint64) the kernels that resolve ids to slots add their hits to, or 0.
+  uint64_t hits = 0;
 };
 
 // A table of rows x dim elements: either one contiguous address or a chunked
@@ -61,11 +63,14 @@ struct TableRef {
 // records its position in *errorFlag (uint64, all ones = none) when given.
 void embeddingGather(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t out, uint64_t errorFlag);
 // out[r, :] = mean over e < fanout of float(table[ids[neighbors[r * fanout + e]], :]) for r < numRows: a
-// sampled layer's neighbour mean read from the table (int32 ids, every one a row of it; neighbors positions in ids).
-void embeddingGatherMean(const TableRef& table, uint64_t ids, uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t out);
+// sampled layer's neighbour mean read from the table (numIds int32 ids, every one a row of it; neighbors positions
+// in ids).
+void embeddingGatherMean(const TableRef& table, uint64_t ids, int64_t numIds, uint64_t neighbors, int64_t numRows, int64_t fanout,
+                         uint64_t out);
 // The same over a CSR block: row r's neighbours are colIdx[rowPtr[r] .. rowPtr[r + 1]) (int32 offsets and positions
 // in ids); an empty row's mean is zero.
-void embeddingGatherMeanCsr(const TableRef& table, uint64_t ids, uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t out);
+void embeddingGatherMeanCsr(const TableRef& table, uint64_t ids, int64_t numIds, uint64_t rowPtr, uint64_t colIdx, int64_t numRows,
+                            uint64_t out);
 // table[indices[i], :] = values[i, :] (float32 in, rounded to the storage type).
 void embeddingWriteRows(const TableRef& table, uint64_t indices, IndexType it, int64_t n, uint64_t values, uint64_t errorFlag);
 // Merges duplicate indices (sum of their gradient rows), then applies the
@@ -92,6 +97,9 @@ void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint6
 void rowCacheLoad(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot, int32_t* slotOf);
 void rowCacheStore(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot);
 void rowCacheHits(const int32_t* slotOf, int64_t rows, uint64_t indices, IndexType it, int64_t n, uint64_t hits);
+// out[i] = slotOf[ids[i]] where the row is cached, else ~ids[i]: what ResolvedCachedTable reads (ids valid rows);
+// the cached ones added to *hits (uint64) when given.
+void rowCacheResolve(const int32_t* slotOf, const int32_t* ids, int64_t n, int32_t* out, uint64_t hits);
 
 namespace host {
 void rowCacheLoad(const TableRef& table, const int32_t* ids, int64_t n, void* hot, int32_t* slotOf);

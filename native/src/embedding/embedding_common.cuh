@@ -39,6 +39,16 @@ struct CachedTable {
   }
 };
 
+// The same table read through values resolved once per id (rowCacheResolve): v >= 0 is the slot
+// holding the row, ~v the row itself. Kernels that read an id's row many times (a neighbour mean reads
+// each input id's row about fan-out times) look the row map up once per id instead of once per read.
+template <typename T>
+struct ResolvedCachedTable {
+  T* base;
+  T* hot;
+  __device__ __forceinline__ T* row(int64_t v, int64_t dim) const { return v >= 0 ? hot + v * dim : base + static_cast<int64_t>(~v) * dim; }
+};
+
 // Calls f.template operator()<Table, IdxT>(table) for the right instantiation.
 template <typename F>
 void dispatchTable(const TableRef& t, IndexType it, F&& f) {
@@ -83,6 +93,10 @@ struct StorageOf<ChunkedTable<T>> {
 };
 template <typename T>
 struct StorageOf<CachedTable<T>> {
+  using type = T;
+};
+template <typename T>
+struct StorageOf<ResolvedCachedTable<T>> {
   using type = T;
 };
 

@@ -5,9 +5,12 @@
 // this takes the place of gathering every input row (a float32 copy of each, then read again by the mean): the table's rows are read once
 // each time a neighbour is, in their storage type. A thread per 16-byte vector of an output row, as the gather's; each pass issues kUnroll
 // neighbours' loads before adding any, and adds them in the neighbours' order, the order the gather-then-mean sums in.
+// In front of a row cache the ids are resolved to slots first, once each, not once per neighbour read (their hits
+// counted there, into the cache's counter).
 #include <cuda_runtime.h>
 
 #include "embedding/embedding_common.cuh"
+#include "runtime/scratch.cuh"
 #include "wm/op_registry.h"
 
 namespace wm {
@@ -78,40 +81,69 @@ struct Launch {
   }
 };
 
+// A cached table's ids are resolved to slots once (each is read about fan-out times), then read through
+// ResolvedCachedTable; every other table as dispatchTable gives it.
+void launch(const TableRef& t, const int32_t* ids, int64_t numIds, const int32_t* neighbors, const int32_t* rowPtr, int64_t numRows,
+            int fanout, float* out) {
+  if (!t.cached() || ids == nullptr) {
+    dispatchTable(t, IndexType::I32, Launch{t, ids, neighbors, rowPtr, numRows, fanout, out});
+    return;
+  }
+  Scratch scratch;
+  int32_t* resolved = scratch.get<int32_t>(numIds);
+  rowCacheResolve(as<int32_t>(t.cache.slotOf), ids, numIds, resolved, t.cache.hits);
+  Launch l{t, resolved, neighbors, rowPtr, numRows, fanout, out};
+  auto with = [&](auto tag) {
+    using T = decltype(tag);
+    l.run<ResolvedCachedTable<T>, int32_t>(ResolvedCachedTable<T>{reinterpret_cast<T*>(t.ptr), reinterpret_cast<T*>(t.cache.hot)});
+  };
+  switch (t.storage) {
+    case StorageType::F32:
+      with(float{});
+      break;
+    case StorageType::F16:
+      with(Half16{});
+      break;
+    case StorageType::BF16:
+      with(BFloat16{});
+      break;
+  }
+}
+
 }  // namespace
 
-void embeddingGatherMean(const TableRef& table, uint64_t ids, uint64_t neighbors, int64_t numRows, int64_t fanout, uint64_t out) {
-  WM_REQUIRE(numRows >= 0, "embeddingGatherMean: numRows must be non-negative");
+void embeddingGatherMean(const TableRef& table, uint64_t ids, int64_t numIds, uint64_t neighbors, int64_t numRows, int64_t fanout,
+                         uint64_t out) {
+  WM_REQUIRE(numRows >= 0 && numIds >= 0, "embeddingGatherMean: numRows and numIds must be non-negative");
   WM_REQUIRE(fanout >= 1 && fanout <= 0x7fffffff, "embeddingGatherMean: fanout must be a positive 32-bit integer");
   if (numRows == 0 || table.dim == 0) return;
-  dispatchTable(table, IndexType::I32,
-                Launch{table, as<int32_t>(ids), as<int32_t>(neighbors), nullptr, numRows, static_cast<int>(fanout), as<float>(out)});
+  launch(table, as<int32_t>(ids), numIds, as<int32_t>(neighbors), nullptr, numRows, static_cast<int>(fanout), as<float>(out));
   WM_CUDA_LAUNCHED();
 }
 
-void embeddingGatherMeanCsr(const TableRef& table, uint64_t ids, uint64_t rowPtr, uint64_t colIdx, int64_t numRows, uint64_t out) {
-  WM_REQUIRE(numRows >= 0, "embeddingGatherMeanCsr: numRows must be non-negative");
+void embeddingGatherMeanCsr(const TableRef& table, uint64_t ids, int64_t numIds, uint64_t rowPtr, uint64_t colIdx, int64_t numRows,
+                            uint64_t out) {
+  WM_REQUIRE(numRows >= 0 && numIds >= 0, "embeddingGatherMeanCsr: numRows and numIds must be non-negative");
   WM_REQUIRE(rowPtr != 0 || numRows == 0, "embeddingGatherMeanCsr: rowPtr must be a device address");
   if (numRows == 0 || table.dim == 0) return;
-  dispatchTable(table, IndexType::I32,
-                Launch{table, as<int32_t>(ids), as<int32_t>(colIdx), as<int32_t>(rowPtr), numRows, 0, as<float>(out)});
+  launch(table, as<int32_t>(ids), numIds, as<int32_t>(colIdx), as<int32_t>(rowPtr), numRows, 0, as<float>(out));
   WM_CUDA_LAUNCHED();
 }
 
 }  // namespace wm
 
-// embeddingGatherMean(table, ids, neighbors, numRows, fanout, out): ids valid rows of the table, neighbors positions in ids
-// (ids 0: neighbors are valid rows).
+// embeddingGatherMean(table, ids, numIds, neighbors, numRows, fanout, out): numIds ids, valid rows of the table;
+// neighbors positions in ids (ids 0: neighbors are valid rows).
 WM_OP(embeddingGatherMean, Device, a) {
   const wm::TableRef t = a.table(0, "table");
-  wm::embeddingGatherMean(t, a.address(1, "ids"), a.address(2, "neighbors"), a.count(3, "numRows"), a.count(4, "fanout"),
-                          a.address(5, "out"));
+  wm::embeddingGatherMean(t, a.address(1, "ids"), a.count(2, "numIds"), a.address(3, "neighbors"), a.count(4, "numRows"),
+                          a.count(5, "fanout"), a.address(6, "out"));
 }
 
-// embeddingGatherMeanCsr(table, ids, rowPtr, colIdx, numRows, out): a CSR block's rows (rowPtr [numRows + 1] offsets
-// into colIdx, colIdx positions in ids, or valid rows where ids is 0), each row's mean of its entries' table rows.
+// embeddingGatherMeanCsr(table, ids, numIds, rowPtr, colIdx, numRows, out): a CSR block's rows (rowPtr [numRows + 1]
+// offsets into colIdx, colIdx positions in ids, or valid rows where ids is 0), each row's mean of its entries' table rows.
 WM_OP(embeddingGatherMeanCsr, Device, a) {
   const wm::TableRef t = a.table(0, "table");
-  wm::embeddingGatherMeanCsr(t, a.address(1, "ids"), a.address(2, "rowPtr"), a.address(3, "colIdx"), a.count(4, "numRows"),
-                             a.address(5, "out"));
+  wm::embeddingGatherMeanCsr(t, a.address(1, "ids"), a.count(2, "numIds"), a.address(3, "rowPtr"), a.address(4, "colIdx"),
+                             a.count(5, "numRows"), a.address(6, "out"));
 }

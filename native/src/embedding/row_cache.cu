@@ -1,7 +1,8 @@
 // The row cache's device side (wm::RowCache): filling the slots from the
-// table and copying them back (copyRows), and counting the lookups that hit. The gather,
-// write and optimizer kernels need nothing of their own: CachedTable
-// (embedding_common.cuh) sends each row to its slot or to the table.
+// table and copying them back (copyRows), counting the lookups that hit, and
+// resolving ids to slots once for kernels that read each id's row many times
+// (ResolvedCachedTable). The gather, write and optimizer kernels need nothing of
+// their own: CachedTable (embedding_common.cuh) sends each row to its slot or to the table.
 #include "embedding/embedding_common.cuh"
 #include "runtime/copy_rows.h"
 #include "wm/op_registry.h"
@@ -14,21 +15,37 @@ __global__ void slotsKernel(const int32_t* ids, int64_t n, int32_t* slotOf) {
   WM_GRID_STRIDE(i, n) slotOf[ids[i]] = static_cast<int32_t>(i);
 }
 
-// One atomic per block: lookups are many, the counter is one word.
-template <typename IdxT>
-__global__ void hitsKernel(const int32_t* slotOf, int64_t rows, const IdxT* idx, int64_t n, unsigned long long* hits) {
+// Adds the block's threads' counts to *hits with one atomic per block: lookups are many, the counter is
+// one word. Every thread of the block calls it.
+__device__ void addBlockCount(unsigned long long mine, unsigned long long* hits) {
   __shared__ unsigned long long blockHits;
   if (threadIdx.x == 0) blockHits = 0;
   __syncthreads();
+  for (int o = 16; o > 0; o >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, o);
+  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&blockHits, mine);
+  __syncthreads();
+  if (threadIdx.x == 0 && blockHits) atomicAdd(hits, blockHits);
+}
+
+template <typename IdxT>
+__global__ void hitsKernel(const int32_t* slotOf, int64_t rows, const IdxT* idx, int64_t n, unsigned long long* hits) {
   unsigned long long mine = 0;
   WM_GRID_STRIDE(i, n) {
     const int64_t r = static_cast<int64_t>(idx[i]);
     if (r >= 0 && r < rows && slotOf[r] >= 0) ++mine;
   }
-  for (int o = 16; o > 0; o >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, o);
-  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&blockHits, mine);
-  __syncthreads();
-  if (threadIdx.x == 0 && blockHits) atomicAdd(hits, blockHits);
+  addBlockCount(mine, hits);
+}
+
+// Each id's slot, or its row complemented (ResolvedCachedTable's values); the slots found counted when hits is given.
+__global__ void resolveKernel(const int32_t* slotOf, const int32_t* ids, int64_t n, int32_t* out, unsigned long long* hits) {
+  unsigned long long mine = 0;
+  WM_GRID_STRIDE(i, n) {
+    const int32_t r = ids[i], s = slotOf[r];
+    out[i] = s >= 0 ? s : ~r;
+    mine += s >= 0;
+  }
+  if (hits) addBlockCount(mine, hits);
 }
 
 }  // namespace
@@ -51,6 +68,12 @@ void rowCacheHits(const int32_t* slotOf, int64_t rows, uint64_t indices, IndexTy
     hitsKernel<<<gridFor(n), kThreads, 0, stream()>>>(slotOf, rows, as<int32_t>(indices), n, h);
   else
     hitsKernel<<<gridFor(n), kThreads, 0, stream()>>>(slotOf, rows, as<int64_t>(indices), n, h);
+  WM_CUDA_LAUNCHED();
+}
+
+void rowCacheResolve(const int32_t* slotOf, const int32_t* ids, int64_t n, int32_t* out, uint64_t hits) {
+  if (n == 0) return;
+  resolveKernel<<<gridFor(n), kThreads, 0, stream()>>>(slotOf, ids, n, out, as<unsigned long long>(hits));
   WM_CUDA_LAUNCHED();
 }
 

@@ -237,14 +237,20 @@ export class DeviceTable extends AddressedTable implements TableStorage {
         if (numDst === 0 || dim === 0) return;
         const at = b.devicePtr(ids);
         embeddingNative().embeddingGather(this.table, at, 0, numDst, self, 0);
-        const of = lists.rows ? 0 : at; // the entries are rows: no ids to look them up in
+        const [of, numIds] = lists.rows ? [0, 0] : [at, ids.size]; // the entries are rows: no ids to look them up in
         const entries = listEntries(lists);
-        if ('fanout' in lists) embeddingNative().embeddingGatherMean(this.table, of, b.devicePtr(entries), numDst, lists.fanout, mean);
-        else embeddingNative().embeddingGatherMeanCsr(this.table, of, b.devicePtr(lists.rowPtr), b.devicePtr(entries), numDst, mean);
+        if ('fanout' in lists)
+          embeddingNative().embeddingGatherMean(this.table, of, numIds, b.devicePtr(entries), numDst, lists.fanout, mean);
+        else
+          embeddingNative().embeddingGatherMeanCsr(this.table, of, numIds, b.devicePtr(lists.rowPtr), b.devicePtr(entries), numDst, mean);
         // Both read through the cache (the table's handle holds it); counted as the gather of every input row (the
-        // entries themselves where they are rows).
-        this.cache?.count(at, ids.size);
-        if (lists.rows && entries.size) this.cache?.count(b.devicePtr(entries), entries.size);
+        // entries themselves where they are rows). Given ids, the mean resolves them to slots and counts the hits.
+        if (lists.rows) {
+          this.cache?.count(at, ids.size);
+          if (entries.size) this.cache?.count(b.devicePtr(entries), entries.size);
+        } else {
+          this.cache?.lookedUp(ids.size);
+        }
       },
     ) as [tf.Tensor2D, tf.Tensor2D];
   }

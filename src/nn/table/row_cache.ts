@@ -144,6 +144,11 @@ export class TableCache {
     this.current?.count(indices, n);
   }
 
+  /** Adds `n` lookups whose hits the kernel that read them counted (a neighbour mean resolving ids to slots). */
+  lookedUp(n: number): void {
+    this.current?.lookedUp(n);
+  }
+
   /** Frees the cache with its table (nothing copied back). */
   release(): void {
     this.current?.discard();
@@ -205,9 +210,14 @@ class RowCache {
       freeAll();
       throw e;
     }
-    const cache = {hot, slotOf, slots};
+    const cache = {hot, slotOf, slots, hits};
     table.cache = cache;
     return new RowCache(table, bytes, devIds, cache, hits, freeAll);
+  }
+
+  /** Adds `n` lookups whose hits a kernel counted into the hit counter. */
+  lookedUp(n: number): void {
+    this.lookups += n;
   }
 
   /** Adds a gather of `n` rows at `indices` (a device address, or host int32 ids) to the counts. */
