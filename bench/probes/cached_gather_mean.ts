@@ -2,7 +2,8 @@
 // table, one GPU): PROBE_IDS distinct random input ids of a table of PROBE_ROWS rows x PROBE_DIM float16 (papers100M's
 // shape by default), PROBE_DST rows of PROBE_FANOUT neighbours each (positions drawn uniformly among the ids, as a
 // low-skew graph's sampler gives them), read with no cache, with every row cached (every read from the cache's
-// slots: the same memory, through the row map) and with the odd rows cached. Prints the median ms of PROBE_READS
+// slots: the same memory), with the second half cached (what each of two ranks caches: the rows the other holds) and
+// with the odd rows cached (a cache that is not all rows but one run: through the row map). Prints the median ms of PROBE_READS
 // reads of each, and one read's native ops. Run: node dist/bench/probes/cached_gather_mean.js
 import * as tf from '@tensorflow/tfjs-core';
 
@@ -67,6 +68,9 @@ async function main(): Promise<void> {
   const all = Int32Array.from({length: ROWS}, (_, r) => r);
   table.cache({rows: all});
   time('every row');
+  // What each of two ranks caches of a continuous table: the rows the other holds.
+  table.cache({rows: all.subarray(ROWS >> 1)});
+  time('the second half');
   table.cache({rows: all.filter((r) => r % 2 === 1)});
   time('odd rows');
   table.cache(null);

@@ -29,9 +29,10 @@ Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
   return wmnapi::guarded(info.Env(), std::forward<F>(f));
 }
 
-// A table's row cache {hot, slotOf, slots, hits?} (wm::RowCache), beside a contiguous table: device addresses
-// beside a device address (hits, where given, the device counter of its hits), typed arrays (slotOf an Int32Array of
-// one entry per row) beside a host array.
+// A table's row cache {hot, slotOf, slots, hits?, exceptFirst?, exceptCount?} (wm::RowCache), beside a contiguous
+// table: device addresses beside a device address (hits, where given, the device counter of its hits; exceptFirst /
+// exceptCount, where given, the one run of rows the slots leave out), typed arrays (slotOf an Int32Array of one entry
+// per row) beside a host array.
 wm::RowCache cacheOf(const Args& a, size_t i, const char* name, const wm::TableRef& t, bool hostTable, const Napi::Object& c) {
   if (t.chunked != nullptr || t.ptr == 0) a.reject(i, name, ".cache needs one contiguous table");
   const Napi::Value slots = c.Get("slots"), hot = c.Get("hot"), slotOf = c.Get("slotOf");
@@ -53,6 +54,18 @@ wm::RowCache cacheOf(const Args& a, size_t i, const char* name, const wm::TableR
     const Napi::Value hits = c.Get("hits");
     if (!hits.IsUndefined() && !hits.IsNumber()) a.reject(i, name, ".cache.hits must be a device address where given");
     if (hits.IsNumber()) rc.hits = static_cast<uint64_t>(hits.As<Napi::Number>().Int64Value());
+    const Napi::Value first = c.Get("exceptFirst");
+    if (!first.IsUndefined()) {
+      const Napi::Value count = c.Get("exceptCount");
+      const double f = first.IsNumber() ? first.As<Napi::Number>().DoubleValue() : -1,
+                   k = count.IsNumber() ? count.As<Napi::Number>().DoubleValue() : -1;
+      // The slots hold exactly the rows outside [f, f + k): rows - k of them.
+      if (!(f >= 0 && k >= 0 && f + k <= static_cast<double>(t.rows) && std::floor(f) == f && std::floor(k) == k &&
+            static_cast<double>(rc.slots) == static_cast<double>(t.rows) - k))
+        a.reject(i, name, ".cache.exceptFirst / exceptCount must be the one run of rows its slots leave out");
+      rc.exceptFirst = static_cast<int64_t>(f);
+      rc.exceptCount = static_cast<int64_t>(k);
+    }
   } else {
     a.reject(i, name,
              ".cache must hold hot and slotOf where the table is: device addresses beside a GPU table, typed arrays beside a host one");

@@ -45,6 +45,12 @@ export interface NativeRowCache {
   slots: number;
   /** Beside a GPU table: the device counter that kernels resolving ids to slots add their hits to. */
   hits?: number;
+  /**
+   * Beside a GPU table, where the slots hold every row but one run [exceptFirst, exceptFirst + exceptCount), in row
+   * order (a replica of the rows other ranks hold): kernels find a row's slot without reading slotOf.
+   */
+  exceptFirst?: number;
+  exceptCount?: number;
 }
 
 export interface NativeOptimizerParams {

@@ -42,6 +42,9 @@ struct RowCache {
   int64_t slots = 0;
   // A device counter (uint64) the kernels that resolve ids to slots add their hits to, or 0.
   uint64_t hits = 0;
+  // exceptFirst >= 0: the slots hold every row outside [exceptFirst, exceptFirst + exceptCount) in row order (a
+  // replica of the rows other ranks hold), so a row's slot is known without reading slotOf.
+  int64_t exceptFirst = -1, exceptCount = 0;
 };
 
 // A table of rows x dim elements: either one contiguous address or a chunked
@@ -97,9 +100,9 @@ void embeddingInit(const TableRef& table, int64_t firstRow, int64_t count, uint6
 void rowCacheLoad(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot, int32_t* slotOf);
 void rowCacheStore(const TableRef& table, const int32_t* ids, int64_t n, uint64_t hot);
 void rowCacheHits(const int32_t* slotOf, int64_t rows, uint64_t indices, IndexType it, int64_t n, uint64_t hits);
-// out[i] = slotOf[ids[i]] where the row is cached, else ~ids[i]: what ResolvedCachedTable reads (ids valid rows);
-// the cached ones added to *hits (uint64) when given.
-void rowCacheResolve(const int32_t* slotOf, const int32_t* ids, int64_t n, int32_t* out, uint64_t hits);
+// out[i] = the slot of row ids[i] where the cache holds it, else ~ids[i]: what ResolvedCachedTable reads (ids valid
+// rows); the cached ones added to *cache.hits when it is given.
+void rowCacheResolve(const RowCache& cache, const int32_t* ids, int64_t n, int32_t* out);
 
 namespace host {
 void rowCacheLoad(const TableRef& table, const int32_t* ids, int64_t n, void* hot, int32_t* slotOf);

@@ -91,7 +91,7 @@ void launch(const TableRef& t, const int32_t* ids, int64_t numIds, const int32_t
   }
   Scratch scratch;
   int32_t* resolved = scratch.get<int32_t>(numIds);
-  rowCacheResolve(as<int32_t>(t.cache.slotOf), ids, numIds, resolved, t.cache.hits);
+  rowCacheResolve(t.cache, ids, numIds, resolved);
   Launch l{t, resolved, neighbors, rowPtr, numRows, fanout, out};
   auto with = [&](auto tag) {
     using T = decltype(tag);

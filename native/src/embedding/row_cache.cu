@@ -38,10 +38,13 @@ __global__ void hitsKernel(const int32_t* slotOf, int64_t rows, const IdxT* idx,
 }
 
 // Each id's slot, or its row complemented (ResolvedCachedTable's values); the slots found counted when hits is given.
-__global__ void resolveKernel(const int32_t* slotOf, const int32_t* ids, int64_t n, int32_t* out, unsigned long long* hits) {
+// A cache of every row but [lo, lo + count) (lo >= 0) has row r in slot r, or r - count past the gap: no map read.
+__global__ void resolveKernel(const int32_t* slotOf, int64_t lo, int64_t count, const int32_t* ids, int64_t n, int32_t* out,
+                              unsigned long long* hits) {
   unsigned long long mine = 0;
   WM_GRID_STRIDE(i, n) {
-    const int32_t r = ids[i], s = slotOf[r];
+    const int32_t r = ids[i];
+    const int32_t s = lo < 0 ? slotOf[r] : r < lo ? r : r < lo + count ? -1 : static_cast<int32_t>(r - count);
     out[i] = s >= 0 ? s : ~r;
     mine += s >= 0;
   }
@@ -71,9 +74,10 @@ void rowCacheHits(const int32_t* slotOf, int64_t rows, uint64_t indices, IndexTy
   WM_CUDA_LAUNCHED();
 }
 
-void rowCacheResolve(const int32_t* slotOf, const int32_t* ids, int64_t n, int32_t* out, uint64_t hits) {
+void rowCacheResolve(const RowCache& cache, const int32_t* ids, int64_t n, int32_t* out) {
   if (n == 0) return;
-  resolveKernel<<<gridFor(n), kThreads, 0, stream()>>>(slotOf, ids, n, out, as<unsigned long long>(hits));
+  resolveKernel<<<gridFor(n), kThreads, 0, stream()>>>(as<int32_t>(cache.slotOf), cache.exceptFirst, cache.exceptCount, ids, n, out,
+                                                       as<unsigned long long>(cache.hits));
   WM_CUDA_LAUNCHED();
 }
 

@@ -104,6 +104,19 @@ export function checkCacheIds(ids: Int32Array, rows: number, what: string): void
 }
 
 /**
+ * Where sorted distinct `ids` are every row of a table of `rows` rows but one run (none, or a rank's own rows):
+ * that run as {exceptFirst, exceptCount}, else nothing.
+ */
+export function allBut(ids: Int32Array, rows: number): {exceptFirst: number; exceptCount: number} | Record<string, never> {
+  const n = ids.length;
+  let k = 0;
+  while (k < n && ids[k] === k) ++k;
+  const gap = rows - n;
+  for (let i = k; i < n; ++i) if (ids[i] !== i + gap) return {};
+  return {exceptFirst: k, exceptCount: gap};
+}
+
+/**
  * A table's place for a cache: empty, or one RowCache at a time. A shared table's cache (continuous
  * WholeMemory) is this process's copies of rows other processes may read too: the table is read-only
  * here while it holds them, and emptying it copies nothing back.
@@ -210,7 +223,7 @@ class RowCache {
       freeAll();
       throw e;
     }
-    const cache = {hot, slotOf, slots, hits};
+    const cache = {hot, slotOf, slots, hits, ...allBut(sorted, r.rows)};
     table.cache = cache;
     return new RowCache(table, bytes, devIds, cache, hits, freeAll);
   }
