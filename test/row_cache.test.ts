@@ -54,16 +54,51 @@ describe('row cache', function () {
 
   it('knows a cache of every row but one run (a replica of the rows other ranks hold), and nothing else, as one', () => {
     const ids = (rows: number, keep: (r: number) => boolean) => Int32Array.from({length: rows}, (_, i) => i).filter(keep);
-    expect(allBut(ids(10, (r) => r < 3 || r >= 7), 10)).to.deep.equal({exceptFirst: 3, exceptCount: 4});
-    expect(allBut(ids(10, (r) => r >= 4), 10)).to.deep.equal({exceptFirst: 0, exceptCount: 4});
-    expect(allBut(ids(10, (r) => r < 6), 10)).to.deep.equal({exceptFirst: 6, exceptCount: 4});
-    expect(allBut(ids(10, () => true), 10)).to.deep.equal({exceptFirst: 10, exceptCount: 0});
+    expect(
+      allBut(
+        ids(10, (r) => r < 3 || r >= 7),
+        10,
+      ),
+    ).to.deep.equal({exceptFirst: 3, exceptCount: 4});
+    expect(
+      allBut(
+        ids(10, (r) => r >= 4),
+        10,
+      ),
+    ).to.deep.equal({exceptFirst: 0, exceptCount: 4});
+    expect(
+      allBut(
+        ids(10, (r) => r < 6),
+        10,
+      ),
+    ).to.deep.equal({exceptFirst: 6, exceptCount: 4});
+    expect(
+      allBut(
+        ids(10, () => true),
+        10,
+      ),
+    ).to.deep.equal({exceptFirst: 10, exceptCount: 0});
     expect(allBut(new Int32Array(0), 10)).to.deep.equal({exceptFirst: 0, exceptCount: 10});
     expect(allBut(new Int32Array(0), 0)).to.deep.equal({exceptFirst: 0, exceptCount: 0});
     // Two gaps, or rows missing at both ends: a map.
-    expect(allBut(ids(10, (r) => r !== 2 && r !== 5), 10)).to.deep.equal({});
-    expect(allBut(ids(10, (r) => r > 0 && r < 9), 10)).to.deep.equal({});
-    expect(allBut(ids(3001, (r) => r % 3 === 1), 3001)).to.deep.equal({});
+    expect(
+      allBut(
+        ids(10, (r) => r !== 2 && r !== 5),
+        10,
+      ),
+    ).to.deep.equal({});
+    expect(
+      allBut(
+        ids(10, (r) => r > 0 && r < 9),
+        10,
+      ),
+    ).to.deep.equal({});
+    expect(
+      allBut(
+        ids(3001, (r) => r % 3 === 1),
+        3001,
+      ),
+    ).to.deep.equal({});
   });
 
   it('ranks rows by count, hottest first, ties by id (counting sort against a plain sort)', () => {
