@@ -225,10 +225,14 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
       parallelFor(groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(t.dim, 1)), [&](int64_t ub, int64_t ue) {
         std::vector<float> g(t.dim);
         int64_t mine = 0;
-        // Rows and their state, a few groups ahead (see prefetchRow).
-        constexpr int64_t kAhead = 4;
+        // Rows and their state, a few groups ahead; the gradient rows (scattered: positions in row order), a few
+        // positions ahead (see prefetchRow).
+        constexpr int64_t kAhead = 4, kGradsAhead = 8;
         const int64_t width = stateWidth(opt, t.dim);
-        const int64_t rowBytes = t.dim * static_cast<int64_t>(sizeof(T)), stateBytes = width * 4;
+        const int64_t rowBytes = t.dim * static_cast<int64_t>(sizeof(T)), stateBytes = width * 4, gradBytes = t.dim * 4;
+        const int64_t last = ue < groups ? heads[ue] : n;  // the end of this part's positions
+        for (int64_t q = heads[ub]; q < std::min(heads[ub] + kGradsAhead, last); ++q)
+          prefetchRow(grads + order[q].second * t.dim, gradBytes);
         for (int64_t u = ub; u < ue; ++u) {
           if (u + kAhead < ue) {
             const int64_t next = order[heads[u + kAhead]].first;
@@ -240,6 +244,7 @@ int64_t embeddingApply(const TableRef& t, float* s0, float* s1, const void* idx,
           int64_t r = order[begin].first;
           std::fill(g.begin(), g.end(), 0.f);
           for (int64_t q = begin; q < end; ++q) {
+            if (q + kGradsAhead < last) prefetchRow(grads + order[q + kGradsAhead].second * t.dim, gradBytes);
             const float* gr = grads + order[q].second * t.dim;
             for (int64_t j = 0; j < t.dim; ++j) g[j] += gr[j];
           }

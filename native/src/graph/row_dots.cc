@@ -1,43 +1,54 @@
 // Row dots and their gradient on the CPU: the GPU's definitions, a row of a
-// per iteration, its blocks in order.
+// per iteration, its blocks in order; each dot summed in lanes, every loop in the
+// widest vectors the CPU has.
+#include "runtime/host_vectors.h"
 #include "runtime/parallel.h"
 #include "wm/op_registry.h"
 #include "graph/row_dots.h"
 
 namespace wm {
 namespace host {
+namespace {
 
-void rowDots(const float* a, const float* b, int64_t n, int64_t m, int64_t d, float* out) {
-  parallelFor(n, 256, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const float* ar = a + i * d;
-      for (int64_t j = 0; j < m; ++j) {
-        const float* br = b + (j * n + i) * d;
-        float acc = 0.f;
-        for (int64_t k = 0; k < d; ++k) acc += ar[k] * br[k];
-        out[j * n + i] = acc;
+// Rows [lo, hi)'s dots with their m blocks' rows, each summed in lanes (runtime/host_vectors.h).
+__attribute__((always_inline)) inline void dotsOfRows(const float* a, const float* b, int64_t lo, int64_t hi, int64_t n, int64_t m,
+                                                      int64_t d, float* out) {
+  for (int64_t i = lo; i < hi; ++i) {
+    const float* ar = a + i * d;
+    for (int64_t j = 0; j < m; ++j) {
+      const float* br = b + (j * n + i) * d;
+      out[j * n + i] = laneSum(d, [&](int64_t k) { return ar[k] * br[k]; });
+    }
+  }
+}
+
+// Rows [lo, hi)'s gradients: dA[i] summed over the blocks in order, dB[j, i] = g[j, i] a[i].
+__attribute__((always_inline)) inline void gradsOfRows(const float* a, const float* b, const float* g, int64_t lo, int64_t hi, int64_t n,
+                                                       int64_t m, int64_t d, float* dA, float* dB) {
+  for (int64_t i = lo; i < hi; ++i) {
+    const float* __restrict__ ar = a + i * d;
+    float* __restrict__ da = dA + i * d;
+    for (int64_t k = 0; k < d; ++k) da[k] = 0.f;
+    for (int64_t j = 0; j < m; ++j) {
+      const float gj = g[j * n + i];
+      const float* __restrict__ br = b + (j * n + i) * d;
+      float* __restrict__ db = dB + (j * n + i) * d;
+      for (int64_t k = 0; k < d; ++k) {
+        da[k] += gj * br[k];
+        db[k] = gj * ar[k];
       }
     }
-  });
+  }
+}
+
+}  // namespace
+
+void rowDots(const float* a, const float* b, int64_t n, int64_t m, int64_t d, float* out) {
+  parallelFor(n, 256, [&](int64_t lo, int64_t hi) { widest<dotsOfRows>(a, b, lo, hi, n, m, d, out); });
 }
 
 void rowDotsGrad(const float* a, const float* b, const float* g, int64_t n, int64_t m, int64_t d, float* dA, float* dB) {
-  parallelFor(n, 256, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const float* ar = a + i * d;
-      float* da = dA + i * d;
-      for (int64_t k = 0; k < d; ++k) da[k] = 0.f;
-      for (int64_t j = 0; j < m; ++j) {
-        const float gj = g[j * n + i];
-        const float* br = b + (j * n + i) * d;
-        float* db = dB + (j * n + i) * d;
-        for (int64_t k = 0; k < d; ++k) {
-          da[k] += gj * br[k];
-          db[k] = gj * ar[k];
-        }
-      }
-    }
-  });
+  parallelFor(n, 256, [&](int64_t lo, int64_t hi) { widest<gradsOfRows>(a, b, g, lo, hi, n, m, d, dA, dB); });
 }
 
 }  // namespace host
