@@ -1,5 +1,5 @@
 // `npm run bench:hetero` — R-GCN and R-GAT on a typed graph shaped like ogbn-mag against PyG's RGCNConv and
-// HeteroConv of GATConv on the same GPU and the same sampled batches. The graph: ogbn-mag's types and counts (736,389 papers, 1,134,649
+// HeteroConv of GATConv on the same GPU and the same sampled batches (on the CPU, both sides, where ours runs there). The graph: ogbn-mag's types and counts (736,389 papers, 1,134,649
 // authors, 8,740 institutions, 59,965 fields of study), its four relations at their sizes (cites 5,416,271,
 // writes 7,145,660, affiliated with 1,043,998, has topic 7,505,078) drawn uniformly and seeded, every
 // relation made two-way (about 42M edges), 128 float32 features on papers, 349 classes; BENCH_HETERO_SCALE
@@ -267,10 +267,21 @@ async function main(): Promise<void> {
     }
     fs.writeFileSync(
       path.join(dir, 'meta.json'),
-      JSON.stringify({types, relations, hidden, classes, batches: meta, val: valMeta, passes, seeds: seedRuns}),
+      // PyG runs where ours ran: on the GPU, or on the CPU where there is none (or none is visible).
+      JSON.stringify({
+        types,
+        relations,
+        hidden,
+        classes,
+        batches: meta,
+        val: valMeta,
+        passes,
+        seeds: seedRuns,
+        device: dev.gpu ? 'cuda' : 'cpu',
+      }),
     );
     const pyg =
-      dev.gpu && process.env.BENCH_TORCH !== ''
+      process.env.BENCH_TORCH !== ''
         ? torchJson<{
             stepsPerSecond: number;
             rgatStepsPerSecond: number;

@@ -6,6 +6,7 @@
 # classes), on each layer's edges per relation. Prints steps per second of each over the batches after two
 # warm-up ones (the batches are read to the GPU before the clock starts); and the validation accuracy of fresh
 # R-GCNs (one per seed) trained the given passes over the same batches, judged on the validation batches ours judged.
+# On the GPU, or on the CPU where meta.json's device says so (as ours ran where there was no GPU).
 import json
 import os
 import sys
@@ -24,7 +25,12 @@ def main():
     d = sys.argv[1]
     meta = json.load(open(os.path.join(d, "meta.json")))
     types, relations, hidden, classes = meta["types"], meta["relations"], meta["hidden"], meta["classes"]
-    dev = "cuda"
+    dev = meta.get("device", "cuda")
+
+    def sync():
+        if dev == "cuda":
+            torch.cuda.synchronize()
+
     paper = types.index("paper")
     def load(b):
         layers = []
@@ -69,11 +75,11 @@ def main():
     def timed(step):
         for layers, x, y in batches[:2]:
             step(layers, x, y)
-        torch.cuda.synchronize()
+        sync()
         t0 = time.perf_counter()
         for layers, x, y in batches[2:]:
             step(layers, x, y)
-        torch.cuda.synchronize()
+        sync()
         return (len(batches) - 2) / (time.perf_counter() - t0)
 
     rgcn_steps = timed(step)

@@ -82,7 +82,7 @@ __attribute__((always_inline)) inline float rowLoss(const KgeChunkArgs& k, float
     float z = static_cast<float>(K);
     if (T > 0.f) {
       for (int64_t j = 0; j < K; ++j) tmp[j] = T * kge::score<S>(r[j], k.margin);
-      const float mx = rowMax(tmp, K);
+      const float mx = laneMax(tmp, K);
       for (int64_t j = 0; j < K; ++j) tmp[j] = expf(tmp[j] - mx);
       z = rowSum(tmp, K);
     } else {

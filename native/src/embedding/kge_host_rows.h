@@ -21,21 +21,9 @@ __attribute__((always_inline)) inline float raw(const float* q, const float* c, 
   return kge::finish<S>(laneSum(n, [&](int64_t k) { return kge::term<S>(q[k], c[k], cx ? q[n + k] : 0.f, cx ? c[n + k] : 0.f); }));
 }
 
-// The sum and the maximum of x[0 .. n), in lanes.
+// The sum of x[0 .. n), in lanes (laneMax, runtime/host_vectors.h, the maximum).
 __attribute__((always_inline)) inline float rowSum(const float* x, int64_t n) {
   return laneSum(n, [x](int64_t j) { return x[j]; });
-}
-
-__attribute__((always_inline)) inline float rowMax(const float* x, int64_t n) {
-  float lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, -INFINITY);
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lanes[l] = lanes[l] > x[j + l] ? lanes[l] : x[j + l];
-  float mx = -INFINITY;
-  for (; j < n; ++j) mx = mx > x[j] ? mx : x[j];
-  for (int64_t l = 0; l < kLanes; ++l) mx = mx > lanes[l] ? mx : lanes[l];
-  return mx;
 }
 
 // Squared norm of a row, in lanes.

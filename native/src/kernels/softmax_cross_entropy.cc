@@ -1,11 +1,14 @@
 // Softmax cross-entropy and its gradient on the host (the CPU path of
 // softmax_cross_entropy.cu / softmax_cross_entropy_grad.cu): rows split over
-// the cores, the total summed in row order.
+// the cores, each row's exponentials a vector at a time (libmvec) and its sums in
+// lanes, in the CPU's widest vectors; the total summed in row order.
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "runtime/host_vectors.h"
 #include "runtime/parallel.h"
+#include "runtime/vector_math.h"
 #include "wm/op_registry.h"
 #include "kernels/host_ops.h"
 
@@ -13,12 +16,51 @@ namespace wm {
 namespace host {
 namespace {
 
-double logSumExp(const float* x, int64_t n) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t c = 0; c < n; ++c) m = std::max(m, x[c]);
-  double s = 0;
-  for (int64_t c = 0; c < n; ++c) s += std::exp(static_cast<double>(x[c]) - m);
-  return m + std::log(s);
+// Row x's softmax into p[0 .. n) (exp(x - max) a vector at a time, their sum in lanes); returns the row's
+// log-sum-exp.
+__attribute__((always_inline)) inline float softmaxRow(const float* x, int64_t n, float* p) {
+  const float mx = laneMax(x, n);
+  for (int64_t c = 0; c < n; ++c) p[c] = expf(x[c] - mx);
+  const float z = laneSum(n, [p](int64_t c) { return p[c]; });
+  const float inv = 1.f / z;
+  for (int64_t c = 0; c < n; ++c) p[c] *= inv;
+  return mx + logf(z);
+}
+
+// Rows [begin, end)'s losses; p: `classes` floats of scratch.
+__attribute__((always_inline)) inline void lossRows(const float* logits, const void* labels, bool classIds, int64_t begin, int64_t end,
+                                                    int64_t classes, float* rowLoss, float* p) {
+  for (int64_t r = begin; r < end; ++r) {
+    const float* xr = logits + r * classes;
+    const float lse = softmaxRow(xr, classes, p);
+    if (classIds) {
+      rowLoss[r] = lse - xr[static_cast<const int32_t*>(labels)[r]];
+    } else {
+      const float* yr = static_cast<const float*>(labels) + r * classes;
+      const float sy = laneSum(classes, [yr](int64_t c) { return yr[c]; }),
+                  syx = laneSum(classes, [yr, xr](int64_t c) { return yr[c] * xr[c]; });
+      rowLoss[r] = sy * lse - syx;
+    }
+  }
+}
+
+// Rows [begin, end)'s gradients, each row's softmax written in its place first.
+__attribute__((always_inline)) inline void gradRows(const float* logits, const void* labels, bool classIds, int64_t begin, int64_t end,
+                                                    int64_t classes, const float* dLoss, bool perRow, float scale, float* dLogits) {
+  for (int64_t r = begin; r < end; ++r) {
+    const float* xr = logits + r * classes;
+    float* dr = dLogits + r * classes;
+    softmaxRow(xr, classes, dr);
+    const float g = scale * dLoss[perRow ? r : 0];
+    if (classIds) {
+      for (int64_t c = 0; c < classes; ++c) dr[c] *= g;
+      dr[static_cast<const int32_t*>(labels)[r]] -= g;
+    } else {
+      const float* yr = static_cast<const float*>(labels) + r * classes;
+      const float sy = laneSum(classes, [yr](int64_t c) { return yr[c]; });
+      for (int64_t c = 0; c < classes; ++c) dr[c] = (dr[c] * sy - yr[c]) * g;
+    }
+  }
 }
 
 }  // namespace
@@ -31,18 +73,8 @@ void softmaxCrossEntropy(const float* logits, const void* labels, bool classIds,
     rowLoss = own.data();
   }
   parallelFor(rows, 4096 / std::max<int64_t>(classes, 1) + 1, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const float* xr = logits + r * classes;
-      const double lse = logSumExp(xr, classes);
-      if (classIds) {
-        rowLoss[r] = static_cast<float>(lse - xr[static_cast<const int32_t*>(labels)[r]]);
-      } else {
-        const float* yr = static_cast<const float*>(labels) + r * classes;
-        double sy = 0, syx = 0;
-        for (int64_t c = 0; c < classes; ++c) sy += yr[c], syx += static_cast<double>(yr[c]) * xr[c];
-        rowLoss[r] = static_cast<float>(sy * lse - syx);
-      }
-    }
+    std::vector<float> p(static_cast<size_t>(classes));
+    widest<lossRows>(logits, labels, classIds, begin, end, classes, rowLoss, p.data());
   });
   if (total) {
     double s = 0;
@@ -54,21 +86,7 @@ void softmaxCrossEntropy(const float* logits, const void* labels, bool classIds,
 void softmaxCrossEntropyGrad(const float* logits, const void* labels, bool classIds, int64_t rows, int64_t classes, const float* dLoss,
                              bool perRow, float scale, float* dLogits) {
   parallelFor(rows, 4096 / std::max<int64_t>(classes, 1) + 1, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const float* xr = logits + r * classes;
-      float* dr = dLogits + r * classes;
-      const double lse = logSumExp(xr, classes);
-      const float g = scale * dLoss[perRow ? r : 0];
-      if (classIds) {
-        const int32_t label = static_cast<const int32_t*>(labels)[r];
-        for (int64_t c = 0; c < classes; ++c) dr[c] = static_cast<float>(std::exp(xr[c] - lse) - (c == label ? 1.0 : 0.0)) * g;
-      } else {
-        const float* yr = static_cast<const float*>(labels) + r * classes;
-        double sy = 0;
-        for (int64_t c = 0; c < classes; ++c) sy += yr[c];
-        for (int64_t c = 0; c < classes; ++c) dr[c] = static_cast<float>(std::exp(xr[c] - lse) * sy - yr[c]) * g;
-      }
-    }
+    widest<gradRows>(logits, labels, classIds, begin, end, classes, dLoss, perRow, scale, dLogits);
   });
 }
 

@@ -26,6 +26,19 @@ __attribute__((always_inline)) inline float laneSum(int64_t n, Term&& term) {
   return sum;
 }
 
+// The largest of x[0] .. x[n - 1] (-infinity for none), in kLanes partial maxima.
+__attribute__((always_inline)) inline float laneMax(const float* x, int64_t n) {
+  float lanes[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l) lanes[l] = -__builtin_inff();
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] = lanes[l] > x[k + l] ? lanes[l] : x[k + l];
+  float mx = -__builtin_inff();
+  for (; k < n; ++k) mx = mx > x[k] ? mx : x[k];
+  for (int64_t l = 0; l < kLanes; ++l) mx = mx > lanes[l] ? mx : lanes[l];
+  return mx;
+}
+
 // F(args...) compiled for each target; F is always inlined, so its loops compile for that target. AVX2 without FMA
 // rounds as the baseline does; AVX-512's vector exp and log (libmvec) round within their documented error.
 #ifdef WM_HOST_AVX2
