@@ -349,7 +349,12 @@ async function rank(): Promise<void> {
     communicator: memory === 'device' ? undefined : comm,
     init: {type: 'uniform', scale: 1, seed: 11},
   });
-  if (degrees) features.cache({rows: wm.nn.hottestRows(degrees, n, features.localRows()), fraction: RANK_CACHE});
+  // A share of (parts - 1) / parts or more holds every row the other parts hold (the parts: the ranks, or the two
+  // hosts of a hierarchical table; a part is rounded to whole pages, so the others' rows can be a little more than
+  // that share of the table).
+  const parts = memory === 'hierarchical' ? 2 : comm.size;
+  const fraction = RANK_CACHE >= (parts - 1) / parts ? 1 : RANK_CACHE;
+  if (degrees) features.cache({rows: wm.nn.hottestRows(degrees, n, features.localRows()), fraction});
   comm.barrier();
   const featureSeconds = (Date.now() - f0) / 1000;
   const model = papersSage(n, features);
