@@ -150,6 +150,9 @@ export class Embedding {
    * while it holds rows the table is read-only on this rank (write, add and steps are refused): keep
    * rows there that no rank writes meanwhile. A 'hierarchical' table's cache keeps this rank's copies of
    * the listed rows other hosts hold; filling or emptying it is a collective (every rank calls, with its rows).
+   * A cache of every row but one run (each rank of a 'continuous' table caching every row the others hold:
+   * `hottestRows(counts, rows, t.localRows())` with no fraction) finds a row's slot without its row map, so a
+   * first layer's neighbour mean reads it about as fast as a table in the GPU's own memory.
    */
   cache(o: EmbeddingCacheOptions | null): CacheStats | undefined {
     const s = this.live('cache');
