@@ -666,6 +666,111 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
     });
   }
 
+  for (const c of [
+    {inDim: 33, outDim: 7, relu: false, hop: 0},
+    {inDim: 128, outDim: 64, relu: true, hop: 1},
+    {inDim: 4, outDim: 1, relu: true, hop: 0},
+  ]) {
+    it(`a GPU sampler's block (hop ${c.hop}, rows without entries, ${c.inDim} -> ${c.outDim}${c.relu ? ', ReLU' : ''}) runs as one op each way: output and gradients equal a float64 reference's`, async function () {
+      gpuOnly(this);
+      await tf.setBackend(wm.BACKEND_NAME);
+      const r = rng(c.inDim * 31 + c.hop);
+      // Vertices 400 .. 499 have no edges: their rows of the block are empty.
+      const n = 500;
+      const src = Int32Array.from({length: 1800}, () => Math.floor(r() * 400)),
+        dst = Int32Array.from({length: 1800}, () => Math.floor(r() * 400));
+      const graph = new wm.graph.DeviceCsr(wm.graph.NativeCsr.fromEdges({numVertices: n, src, dst, directed: false}, {symmetric: true}));
+      const seeds = Int32Array.from({length: 61}, (_, i) => (i * 83) % n);
+      const sub = wm.graph.sampleSubgraphInPlace(graph, seeds, [6, 5], {seed: 3});
+      const layer = sub.layers[c.hop] as wm.graph.BlockLayer;
+      const {rowPtr, colIdx} = layer.block.entries(false);
+      const rows = layer.block.numRows,
+        cols = layer.block.numCols;
+      expect(
+        Array.from({length: rows}, (_, i) => rowPtr[i + 1] - rowPtr[i]).some((d) => d === 0),
+        'an empty row',
+      ).to.equal(true);
+      const hv = random(cols * c.inDim, r),
+        wsv = random(c.inDim * c.outDim, r, 0.3),
+        wnv = random(c.inDim * c.outDim, r, 0.3),
+        bv = random(c.outDim, r, 0.5),
+        uv = random(rows * c.outDim, r);
+      const [h, ws, wn, bias] = [
+        tf.tensor2d(hv, [cols, c.inDim]),
+        tf.tensor2d(wsv, [c.inDim, c.outDim]),
+        tf.tensor2d(wnv, [c.inDim, c.outDim]),
+        tf.tensor1d(bv),
+      ];
+      const upstream = tf.tensor2d(uv, [rows, c.outDim]);
+      const f = (x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
+        wm.nn.sageLayer(x as tf.Tensor2D, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, c.relu);
+      const p = wm.profileOps(() => {
+        const y = f(h, ws, wn, bias);
+        const grads = tf.grads((x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(x, a, b, d), upstream)))([
+          h,
+          ws,
+          wn,
+          bias,
+        ]);
+        const out = [y, ...grads].map((t) => t.dataSync().slice() as Float32Array);
+        tf.dispose([y, ...grads]);
+        return out;
+      });
+      const names = p.ops.map((o) => o.name);
+      // tfjs ops would add the bias and apply the ReLU apart (binary and unary ops), never biasActivation.
+      expect(names, 'the fused path').to.include.members(['csrSpmm', 'csrSpmmScatter', 'biasActivation', 'biasActivationGrad']);
+      // float64: z = h[:rows] ws + mean wn + bias, y = act(z); the gradients of sum(y * upstream).
+      const I = c.inDim,
+        O = c.outDim;
+      const mean = new Float64Array(rows * I);
+      for (let i = 0; i < rows; ++i) {
+        const deg = rowPtr[i + 1] - rowPtr[i];
+        for (let e = rowPtr[i]; e < rowPtr[i + 1]; ++e) for (let k = 0; k < I; ++k) mean[i * I + k] += hv[colIdx[e] * I + k] / deg;
+      }
+      const y = new Float64Array(rows * O),
+        dz = new Float64Array(rows * O);
+      for (let i = 0; i < rows; ++i)
+        for (let j = 0; j < O; ++j) {
+          let z = bv[j];
+          for (let k = 0; k < I; ++k) z += hv[i * I + k] * wsv[k * O + j] + mean[i * I + k] * wnv[k * O + j];
+          y[i * O + j] = c.relu ? Math.max(z, 0) : z;
+          dz[i * O + j] = !c.relu || z > 0 ? uv[i * O + j] : 0;
+        }
+      const dh = new Float64Array(cols * I),
+        dws = new Float64Array(I * O),
+        dwn = new Float64Array(I * O),
+        db = new Float64Array(O);
+      for (let i = 0; i < rows; ++i) {
+        const deg = rowPtr[i + 1] - rowPtr[i];
+        for (let j = 0; j < O; ++j) {
+          const g = dz[i * O + j];
+          db[j] += g;
+          for (let k = 0; k < I; ++k) {
+            dws[k * O + j] += hv[i * I + k] * g;
+            dwn[k * O + j] += mean[i * I + k] * g;
+            dh[i * I + k] += g * wsv[k * O + j];
+            for (let e = rowPtr[i]; e < rowPtr[i + 1]; ++e) dh[colIdx[e] * I + k] += (g * wnv[k * O + j]) / deg;
+          }
+        }
+      }
+      [y, dh, dws, dwn, db].forEach((want, q) => {
+        const got = p.result[q];
+        expect(got.length).to.equal(want.length);
+        got.forEach((v, i) => {
+          if (!(Math.abs(v - want[i]) <= 1e-4 + 1e-4 * Math.abs(want[i])))
+            expect.fail(`${['output', 'dh', 'dwSelf', 'dwNeigh', 'dbias'][q]} [${i}]: ${v}, float64 ${want[i]}`);
+        });
+      });
+      expect(
+        p.result[1].some((v, i) => i >= rows * I && v !== 0),
+        "dh beyond the block's own rows",
+      ).to.equal(true);
+      tf.dispose([h, ws, wn, bias, upstream]);
+      sub.dispose();
+      graph.dispose();
+    });
+  }
+
   it('names mismatched shapes', async () => {
     await tf.setBackend(wm.BACKEND_NAME);
     const h = tf.zeros([10, 4]) as tf.Tensor2D,

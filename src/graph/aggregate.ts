@@ -522,6 +522,19 @@ export class CsrBlock {
     return c.rowPtr === this.csr.rowPtr;
   }
 
+  /**
+   * @internal The mean's device arrays (offsets, columns, each row's 1 / its entries) for a kernel that fuses the mean
+   * with what follows (kernels/SageBlockLayer.ts): a block differentiated by scattering (`scatters`), without entry
+   * weights or rows longer than the product's chunk; undefined for any other block.
+   */
+  meanOnDevice(): {rowPtr: tf.Tensor; colIdx: tf.Tensor; rowScale: tf.Tensor} | undefined {
+    if (!this.scatters || this.csr.weight) return undefined;
+    const c = this.product('mean', false);
+    if (this.productSplits(c)) return undefined;
+    const d = this.onDevice(c);
+    return d.rowScale ? {rowPtr: d.rowPtr, colIdx: d.colIdx, rowScale: d.rowScale} : undefined;
+  }
+
   /** @internal c's long rows for the GPU product, listed on its first use (the GAT kernels never read them). */
   productSplits(c: Csr): DeviceCsrArrays['splits'] {
     const d = this.onDevice(c);

@@ -96,6 +96,7 @@ import {reciprocalConfig} from './Reciprocal';
 import {reluConfig} from './Relu';
 import {relu6Config} from './Relu6';
 import {reluGradConfig} from './ReluGrad';
+import {sageBlockLayerConfig} from './SageBlockLayer';
 import {sageFixedLayerConfig} from './SageFixedLayer';
 import {reshapeConfig} from './Reshape';
 import {reverseConfig} from './Reverse';
@@ -220,6 +221,7 @@ export const nativeKernelConfigs: KernelConfig[] = [
   reciprocalConfig,
   relu6Config,
   reluGradConfig,
+  sageBlockLayerConfig,
   sageFixedLayerConfig,
   reluConfig,
   reshapeConfig,

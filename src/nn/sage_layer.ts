@@ -1,11 +1,11 @@
-// One GraphSAGE layer (mean aggregator) over a fixed fan-out layer as a
-// single kernel on the GPU (kernels/SageFixedLayer.ts; its gradient an input
-// at a time, gradients/sage_fixed_layer_gradient.ts). Composed from tfjs ops
-// the layer is about seven kernels forward and twelve backward, each paying
-// tfjs' dispatch.
+// One GraphSAGE layer (mean aggregator) over a fixed fan-out layer, or a CSR block a GPU sampler made, as a
+// single kernel on the GPU (kernels/SageFixedLayer.ts, SageBlockLayer.ts; their gradients an input at a time,
+// gradients/sage_fixed_layer_gradient.ts, sage_block_layer_gradient.ts). Composed from tfjs ops the layer is about
+// seven kernels forward and twelve backward, each paying tfjs' dispatch.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from '../backend/backend_wholememory';
+import {SageBlockLayerAttrs, WM_SAGE_BLOCK_LAYER} from '../kernels/SageBlockLayer';
 import {sageOutputs, SageFixedLayerAttrs, WM_SAGE_FIXED_LAYER} from '../kernels/SageFixedLayer';
 import {maskedGradients, weightGradient} from '../gradients/sage_fixed_layer_gradient';
 import {aggregate, CsrBlock} from '../graph/aggregate';
@@ -18,7 +18,8 @@ import type {NeighborLists} from './table/table_storage';
  * act(h[:numDst] wSelf + mean of each row's sampled neighbours in h · wNeigh + bias),
  * act ReLU when `relu`, else the identity. Differentiable in h and the weights. `layer` is a layer of
  * sampleFixedSubgraph (a fixed fan-out: one fused op each way on the GPU) or of sampleSubgraph (a
- * CsrBlock: the neighbour mean by the block's product, the rest from tfjs ops).
+ * CsrBlock: on the GPU one fused op each way for a block a GPU sampler made, else the neighbour mean by the
+ * block's product and the rest from tfjs ops).
  */
 export function sageLayer(
   h: tf.Tensor2D,
@@ -192,9 +193,21 @@ function blockLayer(
   relu: boolean,
 ): tf.Tensor2D {
   checkWeights(`sageLayer: h [${h.shape}]`, h.shape[1], wSelf, wNeigh, bias);
-  if (h.shape[0] !== layer.block.numCols)
-    throw new RangeError(`sageLayer: the layer reads ${layer.block.numCols} input rows (its src), h has ${h.shape[0]}`);
-  return composite(h, layer.block.numRows, () => aggregate(h, layer.block, 'mean'), wSelf, wNeigh, bias, relu);
+  const block = layer.block;
+  if (h.shape[0] !== block.numCols)
+    throw new RangeError(`sageLayer: the layer reads ${block.numCols} input rows (its src), h has ${h.shape[0]}`);
+  if (block.numRows > block.numCols)
+    throw new RangeError(
+      `sageLayer: the block has ${block.numRows} rows but ${block.numCols} columns; a layer's outputs are the first of its inputs`,
+    );
+  const b = tf.backend();
+  const fused = b instanceof WholeMemoryBackend && b.gpu && h.dtype === 'float32' && block.numRows * h.shape[1] * wSelf.shape[1] > 0;
+  const arrays = fused ? block.meanOnDevice() : undefined;
+  if (!arrays) return composite(h, block.numRows, () => aggregate(h, block, 'mean'), wSelf, wNeigh, bias, relu);
+  const attrs: SageBlockLayerAttrs = {relu};
+  return tf
+    .engine()
+    .runKernel(WM_SAGE_BLOCK_LAYER, {x: h, wSelf, wNeigh, bias, ...arrays}, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }
 
 // The layer from tfjs ops over its first numDst rows and their neighbour mean (a CsrBlock's, or a fixed

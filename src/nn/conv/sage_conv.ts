@@ -1,13 +1,15 @@
 // GraphSAGE's layer (Hamilton et al.; PyG's SAGEConv): act(x_self W_root + reduce(neighbours) W + b),
-// optionally L2-normalised. Over a fixed fan-out, mean aggregation with a root weight and a ReLU or no
-// activation runs as the fused native layer (wm.nn.sageLayer: one op each way on the GPU); the rest
-// composes the neighbour reduction (the native sparse product over a CSR block) with tfjs ops.
+// optionally L2-normalised. Over a fixed fan-out or a sampled CSR block, mean aggregation with a root weight and a
+// ReLU or no activation runs as wm.nn.sageLayer (one fused op each way on the GPU for a fixed fan-out and for a GPU
+// sampler's block); the rest composes the neighbour reduction (the native sparse product over a CSR block) with tfjs ops.
 import * as tf from '@tensorflow/tfjs-core';
 import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 
 import {sageLayer, sageLayerOverTable, sageLayerOverVertices} from '../sage_layer';
 import type {Embedding} from '../embedding';
 import {dstDim, GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
+import type {GraphLayerInput} from './graph_input';
+import {CsrBlock} from '../../graph/aggregate';
 import {BlockLayer, FixedFanoutLayer, InputVertices, isFixedLayer} from '../../graph/sampled_subgraph';
 import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
 
@@ -50,11 +52,13 @@ export class SageConv extends GraphConv {
     return tf.tidy(() => {
       const {x, graph, ownRows, bipartite} = this.inputsOf(inputs, kwargs, 'sageConv');
       let y: tf.Tensor2D;
-      // The fused op serves fixed fan-outs; over a CSR block it composes the same tfjs ops as below.
-      if (!bipartite && isFixedLayer(graph) && this.fusable()) {
+      // The fused op serves fixed fan-outs and a sampler's CSR blocks (over other blocks it composes the same tfjs
+      // ops as below).
+      const layer = bipartite || !this.fusable() ? undefined : sampledLayer(graph);
+      if (layer) {
         y = sageLayer(
           x,
-          graph,
+          layer,
           this.wRoot!.read() as tf.Tensor2D,
           this.wNeigh!.read() as tf.Tensor2D,
           this.b!.read() as tf.Tensor1D,
@@ -112,4 +116,11 @@ tf.serialization.registerClass(SageConv);
 /** GraphSAGE's layer (PyG's SAGEConv) as a tfjs layer: `sageConv({units, aggregator}).apply(x, {graph})`. */
 export function sageConv(args: SageConvArgs): SageConv {
   return new SageConv(args);
+}
+
+// A sampled layer's edges as sageLayer takes them (a fixed fan-out, or a block of a sampler's layer or given alone).
+function sampledLayer(g: GraphLayerInput): FixedFanoutLayer | BlockLayer | undefined {
+  if (isFixedLayer(g)) return g;
+  if (g instanceof CsrBlock) return {block: g};
+  return g && typeof g === 'object' && 'block' in g && g.block instanceof CsrBlock ? g : undefined;
 }
