@@ -1,7 +1,7 @@
 // The gradient of the fused GraphSAGE layer over a sampled CSR block (kernels/SageBlockLayer.ts), one function per
-// input, as the fixed fan-out layer's (sage_fixed_layer_gradient.ts): x's gradient is the mean's gradient scattered
-// into a zeroed [inputs, inDim] matrix by the block's entries (csrSpmmScatter), then the self part added into its
-// first rows by the GEMM that makes it.
+// input, as the fixed fan-out layer's (sage_fixed_layer_gradient.ts): x's gradient is the mean's gradient carried back
+// through the block's entries (csrSpmmScatter: every [inputs, inDim] row written, in the same order every run), then
+// the self part added into its first rows by the GEMM that makes it.
 import * as tf from '@tensorflow/tfjs-core';
 import {GradConfig, NamedAttrMap, registerGradient} from '@tensorflow/tfjs-core';
 
@@ -17,7 +17,7 @@ const sageBlockLayerGrad: GradConfig = {
   gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[], attrs: NamedAttrMap) => {
     const b = tf.backend() as WholeMemoryBackend;
     const [x, ws, wn, rowPtr, colIdx, rowScale, y] = saved;
-    const {relu} = attrs as unknown as SageBlockLayerAttrs;
+    const {relu, entries} = attrs as unknown as SageBlockLayerAttrs;
     const [inputs, inDim] = x.shape as [number, number],
       outDim = ws.shape[1] as number,
       numDst = rowScale.shape[0] as number;
@@ -46,7 +46,7 @@ const sageBlockLayerGrad: GradConfig = {
             const dzp = b.devicePtr(dz);
             ln.batchMatMul(dzp, b.devicePtr(wn), dMean, 1, numDst, inDim, outDim, false, true, 0, 0, 0);
             const [rp, ci, rs] = block();
-            graphNative().csrSpmmScatter(rp, ci, 0, rs, numDst, dMean, inDim, dx, inputs); // zeroes dx first
+            graphNative().csrSpmmScatter(rp, ci, 0, rs, numDst, entries, dMean, inDim, dx, inputs); // every row of dx written
             // The self part straight into the first rows.
             ln.batchMatMul(dzp, b.devicePtr(ws), dx, 1, numDst, inDim, outDim, false, true, 0, 0, 1);
           })[0];

@@ -1,9 +1,9 @@
 // Neighbour aggregation for GNN layers: out[r] = mean (or sum, or GCN's
 // symmetric normalisation) of x over the rows CSR row r lists — a sparse x
 // dense product, native on the GPU and the CPU. Its gradient is the same
-// product over the transposed block (carrying each entry's weight), so
-// neither direction builds an [edges, dim] intermediate or uses atomics:
-// results are deterministic.
+// product over the transposed block (carrying each entry's weight), or on
+// the GPU the block's entries gathered by column; neither direction builds an
+// [edges, dim] intermediate or uses atomics: results are deterministic.
 import * as tf from '@tensorflow/tfjs-core';
 
 import {nativeBackend, WholeMemoryBackend} from '../backend/backend_wholememory';
@@ -369,9 +369,9 @@ export class CsrBlock {
   }
 
   /**
-   * @internal Whether the GPU differentiates the block's products by scattering the forward product's entries
-   * (csrSpmmScatter) rather than through its transpose: a block sampled or batched for one step, whose transpose would be
-   * built on the host and copied over to be read once. Summed in a varying order, as atomics are.
+   * @internal Whether the GPU differentiates the block's products from the forward product's own entries, sorted by
+   * column on the GPU (csrSpmmScatter), rather than through its transpose: a block sampled or batched for one step,
+   * whose transpose would be built on the host and copied over to be read once.
    */
   readonly scatters: boolean = false;
 
@@ -619,14 +619,14 @@ function onGpu(): boolean {
   return b instanceof WholeMemoryBackend && b.gpu;
 }
 
-// The transposed product of c on the GPU without its transpose: c's own entries scattered by atomics.
+// The transposed product of c on the GPU without its transpose: c's own entries gathered by column.
 function scatterProduct(block: CsrBlock, c: Csr, dy: tf.Tensor2D): tf.Tensor2D {
   const b = tf.backend() as WholeMemoryBackend;
   const dim = dy.shape[1];
   const d = block.onDevice(c);
   return b.deviceOutputs([[c.numCols, dim]], ([ptr]) => {
     if (c.numCols * dim === 0) return;
-    graphNative().csrSpmmScatter(...entryAddresses(b, d), c.numRows, c.numRows ? b.devicePtr(dy) : 0, dim, ptr, c.numCols);
+    graphNative().csrSpmmScatter(...entryAddresses(b, d), c.numRows, entriesOf(c), c.numRows ? b.devicePtr(dy) : 0, dim, ptr, c.numCols);
   })[0] as tf.Tensor2D;
 }
 

@@ -18,6 +18,8 @@ export const WM_SAGE_BLOCK_LAYER = 'WholeMemorySageBlockLayer';
 
 export interface SageBlockLayerAttrs {
   relu: boolean;
+  /** The block's entries (colIdx holds one where it has none). */
+  entries: number;
 }
 
 export const sageBlockLayerConfig: KernelConfig = {

@@ -235,13 +235,17 @@ export interface NativeOps {
     numChunks: number,
     chunkEntries: number,
   ): void;
-  /** The transposed product of a CSR block without its transpose (GPU): dx [numCols, dim] = 0, then dx[colIdx[e]] += rowScale[r] weight[e] dy[r]. */
+  /**
+   * The transposed product of a CSR block of `entries` entries without its transpose (GPU): dx [numCols, dim], dx[c] the sum of
+   * rowScale[r] weight[e] dy[r] over the entries e naming c, in entry order (the same bits every run).
+   */
   csrSpmmScatter(
     rowPtr: Buf,
     colIdx: Buf,
     weight: OptBuf,
     rowScale: OptBuf,
     numRows: number,
+    entries: number,
     dy: Buf,
     dim: number,
     dx: Buf,

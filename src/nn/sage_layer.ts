@@ -204,7 +204,7 @@ function blockLayer(
   const fused = b instanceof WholeMemoryBackend && b.gpu && h.dtype === 'float32' && block.numRows * h.shape[1] * wSelf.shape[1] > 0;
   const arrays = fused ? block.meanOnDevice() : undefined;
   if (!arrays) return composite(h, block.numRows, () => aggregate(h, block, 'mean'), wSelf, wNeigh, bias, relu);
-  const attrs: SageBlockLayerAttrs = {relu};
+  const attrs: SageBlockLayerAttrs = {relu, entries: block.numEntries};
   return tf
     .engine()
     .runKernel(WM_SAGE_BLOCK_LAYER, {x: h, wSelf, wNeigh, bias, ...arrays}, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;

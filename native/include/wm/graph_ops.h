@@ -59,10 +59,11 @@ int64_t relabelVertices(uint64_t dst, int64_t nDst, uint64_t ids, int64_t nIds, 
 // chunkEntries later or at its row's end) — see csrSplits in aggregate.ts.
 void csrSpmm(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t x, int64_t dim, uint64_t out,
              uint64_t splits, int64_t numLong, int64_t numChunks, int64_t chunkEntries);
-// The transposed product without the transpose (GPU): dx [numCols, dim] = 0, then dx[colIdx[e]] +=
-// rowScale[r] * weight[e] * dy[r] for every entry e of row r (rowScale, weight: float32 or 0 for ones), by atomics.
-void csrSpmmScatter(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, uint64_t dy, int64_t dim,
-                    uint64_t dx, int64_t numCols);
+// The transposed product without the transpose (GPU): dx [numCols, dim], dx[c] = the sum of rowScale[r] * weight[e] *
+// dy[r] over the entries e of rows r with colIdx[e] == c (rowScale, weight: float32 or 0 for ones; `entries` the
+// block's, rowPtr[numRows]), each column's sum in entry order: the same bits every run.
+void csrSpmmScatter(uint64_t rowPtr, uint64_t colIdx, uint64_t weight, uint64_t rowScale, int64_t numRows, int64_t entries, uint64_t dy,
+                    int64_t dim, uint64_t dx, int64_t numCols);
 // Graph attention (GAT) over a CSR block, `heads` heads of `dim` features:
 // for entry e of row r (source s = colIdx[e]) z_e = leakyRelu(src[s, h] +
 // dst[r, h], slope); alpha = softmax of z over row r's entries; out[r, h, :]

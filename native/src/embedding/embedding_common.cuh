@@ -49,6 +49,22 @@ struct ResolvedCachedTable {
   __device__ __forceinline__ T* row(int64_t v, int64_t dim) const { return v >= 0 ? hot + v * dim : base + static_cast<int64_t>(~v) * dim; }
 };
 
+// f(tag), tag a value of the storage type `s` names (float, Half16 or BFloat16).
+template <typename F>
+void withStorageType(StorageType s, F&& f) {
+  switch (s) {
+    case StorageType::F32:
+      f(float{});
+      break;
+    case StorageType::F16:
+      f(Half16{});
+      break;
+    case StorageType::BF16:
+      f(BFloat16{});
+      break;
+  }
+}
+
 // Calls f.template operator()<Table, IdxT>(table) for the right instantiation.
 template <typename F>
 void dispatchTable(const TableRef& t, IndexType it, F&& f) {
@@ -68,17 +84,7 @@ void dispatchTable(const TableRef& t, IndexType it, F&& f) {
     else
       withIdx(ContiguousTable<T>{reinterpret_cast<T*>(t.ptr)});
   };
-  switch (t.storage) {
-    case StorageType::F32:
-      withStorage(float{});
-      break;
-    case StorageType::F16:
-      withStorage(Half16{});
-      break;
-    case StorageType::BF16:
-      withStorage(BFloat16{});
-      break;
-  }
+  withStorageType(t.storage, withStorage);
 }
 
 template <typename Table>

@@ -97,17 +97,7 @@ void launch(const TableRef& t, const int32_t* ids, int64_t numIds, const int32_t
     using T = decltype(tag);
     l.run<ResolvedCachedTable<T>, int32_t>(ResolvedCachedTable<T>{reinterpret_cast<T*>(t.ptr), reinterpret_cast<T*>(t.cache.hot)});
   };
-  switch (t.storage) {
-    case StorageType::F32:
-      with(float{});
-      break;
-    case StorageType::F16:
-      with(Half16{});
-      break;
-    case StorageType::BF16:
-      with(BFloat16{});
-      break;
-  }
+  withStorageType(t.storage, with);
 }
 
 }  // namespace

@@ -21,11 +21,6 @@ __attribute__((always_inline)) inline float raw(const float* q, const float* c, 
   return kge::finish<S>(laneSum(n, [&](int64_t k) { return kge::term<S>(q[k], c[k], cx ? q[n + k] : 0.f, cx ? c[n + k] : 0.f); }));
 }
 
-// The sum of x[0 .. n), in lanes (laneMax, runtime/host_vectors.h, the maximum).
-__attribute__((always_inline)) inline float rowSum(const float* x, int64_t n) {
-  return laneSum(n, [x](int64_t j) { return x[j]; });
-}
-
 // Squared norm of a row, in lanes.
 __attribute__((always_inline)) inline float squaredNorm(const float* x, int64_t w) {
   return laneSum(w, [x](int64_t e) { return x[e] * x[e]; });

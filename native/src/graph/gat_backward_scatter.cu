@@ -2,7 +2,7 @@
 // s = colIdx[e]) adds alpha_e dOut[r, h, :] into dFeat[s, h, :] and dz_e into dSrc[s, h], by atomics (the caller
 // zeroes them: one memset for a matrix whose columns several relations' passes fill). A lane group per (row, head) reads the row's entries
 // once and its lanes walk the width, so a block sampled for one step is differentiated with no transpose
-// built on the host and copied over. The summation order varies from run to run, as csrSpmmScatter's does.
+// built on the host and copied over. The summation order varies from run to run.
 #include "runtime/check.h"
 #include "runtime/launch.cuh"
 #include "graph/lane_group.cuh"

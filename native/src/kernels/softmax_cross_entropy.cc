@@ -21,7 +21,7 @@ namespace {
 __attribute__((always_inline)) inline float softmaxRow(const float* x, int64_t n, float* p) {
   const float mx = laneMax(x, n);
   for (int64_t c = 0; c < n; ++c) p[c] = expf(x[c] - mx);
-  const float z = laneSum(n, [p](int64_t c) { return p[c]; });
+  const float z = rowSum(p, n);
   const float inv = 1.f / z;
   for (int64_t c = 0; c < n; ++c) p[c] *= inv;
   return mx + logf(z);
@@ -37,8 +37,7 @@ __attribute__((always_inline)) inline void lossRows(const float* logits, const v
       rowLoss[r] = lse - xr[static_cast<const int32_t*>(labels)[r]];
     } else {
       const float* yr = static_cast<const float*>(labels) + r * classes;
-      const float sy = laneSum(classes, [yr](int64_t c) { return yr[c]; }),
-                  syx = laneSum(classes, [yr, xr](int64_t c) { return yr[c] * xr[c]; });
+      const float sy = rowSum(yr, classes), syx = laneSum(classes, [yr, xr](int64_t c) { return yr[c] * xr[c]; });
       rowLoss[r] = sy * lse - syx;
     }
   }
@@ -57,7 +56,7 @@ __attribute__((always_inline)) inline void gradRows(const float* logits, const v
       dr[static_cast<const int32_t*>(labels)[r]] -= g;
     } else {
       const float* yr = static_cast<const float*>(labels) + r * classes;
-      const float sy = laneSum(classes, [yr](int64_t c) { return yr[c]; });
+      const float sy = rowSum(yr, classes);
       for (int64_t c = 0; c < classes; ++c) dr[c] = (dr[c] * sy - yr[c]) * g;
     }
   }

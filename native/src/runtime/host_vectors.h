@@ -26,6 +26,11 @@ __attribute__((always_inline)) inline float laneSum(int64_t n, Term&& term) {
   return sum;
 }
 
+// The sum of x[0] .. x[n - 1], in lanes.
+__attribute__((always_inline)) inline float rowSum(const float* x, int64_t n) {
+  return laneSum(n, [x](int64_t j) { return x[j]; });
+}
+
 // The largest of x[0] .. x[n - 1] (-infinity for none), in kLanes partial maxima.
 __attribute__((always_inline)) inline float laneMax(const float* x, int64_t n) {
   float lanes[kLanes];
