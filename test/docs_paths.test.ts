@@ -104,8 +104,8 @@ describe("the README's figures match the result files they cite", () => {
     return `${range(rs)} torch's two-shot (${rs.filter((r) => r <= 1).length} of ${rs.length} cells at or below)`;
   };
   const FIGURES: Record<string, () => string> = {
-    'papers100m-h200-2026-12-01.json': () => {
-      const d = results('papers100m-h200-2026-12-01.json');
+    'papers100m-h200-2026-12-02.json': () => {
+      const d = results('papers100m-h200-2026-12-02.json');
       const ratio = (run: {runs: {features: string; seedsPerSecond: number}[]; torch: {layers: string; seedsPerSecond: number}[]}) => {
         const ours = run.runs.find((r) => r.features === 'GPU memory')!.seedsPerSecond;
         const pyg = run.torch.find((t) => t.layers === 'pyg')!.seedsPerSecond;
