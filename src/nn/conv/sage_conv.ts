@@ -54,7 +54,7 @@ export class SageConv extends GraphConv {
       let y: tf.Tensor2D;
       // The fused op serves fixed fan-outs and a sampler's CSR blocks (over other blocks it composes the same tfjs
       // ops as below).
-      const layer = bipartite || !this.fusable() ? undefined : sampledLayer(graph);
+      const layer = bipartite || !this.fusable() ? undefined : sampledLayer(graph, x.shape[0]);
       if (layer) {
         y = sageLayer(
           x,
@@ -118,9 +118,11 @@ export function sageConv(args: SageConvArgs): SageConv {
   return new SageConv(args);
 }
 
-// A sampled layer's edges as sageLayer takes them (a fixed fan-out, or a block of a sampler's layer or given alone).
-function sampledLayer(g: GraphLayerInput): FixedFanoutLayer | BlockLayer | undefined {
+// A sampled layer's edges as sageLayer takes them (a fixed fan-out, or a block of a sampler's layer or given alone,
+// reading the input's `rows` rows, its outputs the first of them); undefined for anything else (the composed path
+// names what does not fit).
+function sampledLayer(g: GraphLayerInput, rows: number): FixedFanoutLayer | BlockLayer | undefined {
   if (isFixedLayer(g)) return g;
-  if (g instanceof CsrBlock) return {block: g};
-  return g && typeof g === 'object' && 'block' in g && g.block instanceof CsrBlock ? g : undefined;
+  const block = g instanceof CsrBlock ? g : g && typeof g === 'object' && 'block' in g && g.block instanceof CsrBlock ? g.block : undefined;
+  return block && block.numCols === rows && block.numRows <= rows ? {block} : undefined;
 }
