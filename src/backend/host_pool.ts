@@ -8,7 +8,11 @@
 // - its values were never handed out (`escape`: dataSync, data());
 // Buffers are served by size class (at most 1/8 above the request); a read of a buffer longer than its
 // values returns an exact copy, so what a user holds always spans its own buffer.
-// WM_HOST_POOL_MB bounds the bytes kept (default: 1/16 of the machine's memory, at most 1 GiB; 0: off).
+// WM_HOST_POOL_MB bounds the bytes kept (default: 1/4 of the machine's memory, at most 16 GiB; 0: off), a buffer
+// at most half of it: a step's largest activations (a sampled layer's [500K, 256] float32 rows are 0.5 GB, and a
+// step makes several) come back, where pages faulted in afresh for each cost more than the kernels that write them
+// (bench/probes/block_step.ts on the CPU box, 23 GB, 1M vertices: 19.6 s a step keeping 1/16, at most 1 GiB, a buffer
+// at most a quarter of it; 6.6 s keeping them).
 import * as os from 'os';
 
 interface Owner {
@@ -25,7 +29,7 @@ let freeBytes = 0;
 
 function limitBytes(): number {
   const v = process.env.WM_HOST_POOL_MB;
-  if (v === undefined || v === '') return Math.min(1 << 30, Math.floor(os.totalmem() / 16));
+  if (v === undefined || v === '') return Math.min(16 * 2 ** 30, Math.floor(os.totalmem() / 4));
   const mb = Number(v);
   if (!Number.isFinite(mb) || mb < 0) throw new Error(`environment: WM_HOST_POOL_MB must be a number of MiB >= 0, got '${v}'`);
   return Math.floor(mb * (1 << 20));
@@ -43,7 +47,7 @@ export function sizeClass(bytes: number): number {
 export function take(bytes: number): ArrayBuffer {
   const cls = sizeClass(bytes);
   // Past what the pool would keep (or with it off): the exact size, never rounded up for nothing.
-  if (cls > LIMIT / 4) return Buffer.allocUnsafeSlow(bytes).buffer;
+  if (cls > LIMIT / 2) return Buffer.allocUnsafeSlow(bytes).buffer;
   const list = free.get(cls);
   const kept = list?.pop();
   let buffer: ArrayBuffer;

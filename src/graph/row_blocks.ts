@@ -12,7 +12,7 @@ import {CsrBlock} from './aggregate';
 import type {HostGraph} from './graph_store';
 import {DeviceCsr} from './device_csr';
 import {relabelOnGpu} from './native_sampling';
-import {uniqueAndRelabel} from './subgraph';
+import {relabelThroughMarks} from './relabel';
 
 /** A graph whose rows a pass reads: JavaScript CSR arrays, a graph in native memory, or either on the GPU. */
 export type RowsGraph = HostGraph | DeviceCsr;
@@ -37,7 +37,7 @@ export function rowBlock(graph: RowsGraph, first: number, count: number): RowBlo
   const ids = new Int32Array(count + columns.length);
   for (let i = 0; i < count; ++i) ids[i] = first + i;
   ids.set(columns, count);
-  const {unique, inverse} = uniqueAndRelabel(ids);
+  const {unique, inverse} = relabelThroughMarks(graph, '', graph.numVertices, ids);
   // With the graph's degrees: GCN normalises by them (the columns' whole rows are not in the block).
   const block = new CsrBlock(offsets, inverse.subarray(count), unique.length, graph.degrees(unique));
   return {block, ids: unique, dispose: () => block.dispose()};

@@ -4,20 +4,11 @@
 // turns them into a compact CsrBlock over the distinct vertices — every
 // vertex is computed once per layer, however many sampled paths reach it.
 import {Ids, int32Ids, int32Of} from '../util/arrays';
+import {relabelThroughMarks, uniqueAndRelabel} from './relabel';
 import {CsrBlock} from './aggregate';
 import {hopSeed, sampleNeighbors, SampleOptions} from './native_sampling';
-import {graphNative} from '../native/domains';
 import type {HostGraph} from './graph_store';
 import type {SampledSubgraph, SubgraphLayer} from './sampled_subgraph';
-
-/** Distinct values of xs in order of first occurrence, and each x's position among them (C++ core). */
-export function uniqueAndRelabel(ids: Int32Array | ArrayLike<number>): {unique: Int32Array; inverse: Int32Array} {
-  const xs = int32Ids(ids, 'uniqueAndRelabel: ids');
-  const values = new Int32Array(xs.length),
-    inverse = new Int32Array(xs.length);
-  const count = graphNative().uniqueInt32(xs, xs.length, values, inverse) as number;
-  return {unique: values.slice(0, count), inverse};
-}
 
 /**
  * Samples fanouts[l] neighbours per vertex per hop (fanouts[0] next to the
@@ -47,7 +38,7 @@ export function sampleSubgraph(
     const all = new Int32Array(dst.length + drawn.ids.length);
     all.set(dst);
     all.set(drawn.ids, dst.length);
-    const {unique, inverse} = uniqueAndRelabel(all);
+    const {unique, inverse} = relabelThroughMarks(g, '', g.numVertices, all);
     const colIdx = inverse.subarray(dst.length);
     // In range by construction (the relabelling's positions, the sampler's offsets): no copy or check; the
     // columns' degrees in the whole graph are read when 'gcn' first asks for them.

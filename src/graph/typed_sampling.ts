@@ -12,7 +12,7 @@ import {CsrBlock} from './aggregate';
 import {DeviceHeteroGraph} from './device_hetero_graph';
 import {edgeTypeKey, HeteroGraph} from './hetero_graph';
 import type {SampleOptions} from './native_sampling';
-import {uniqueAndRelabel} from './subgraph';
+import {relabelThroughMarks} from './relabel';
 import {sampleTypedOnDevice} from './typed_sampling_device';
 import {fanoutsOf, nonEmptyRows, relationSeed, TypedFanouts, TypedLayer, TypedSubgraph, typedSeeds} from './typed_subgraph';
 
@@ -26,24 +26,9 @@ export function hostTypedGraph(g: TypedGraph): HeteroGraph {
   return g instanceof DeviceHeteroGraph ? g.graph : g;
 }
 
-// Relabelling a type's ids through a mark per vertex of the type, natively (relabelByMarks: first appearances
-// in order, in parallel parts where the host has threads), where sorting would take n log n. The marks live
-// with the graph and are left all -1 after each use. Types past this many vertices relabel by sorting
-// (uniqueAndRelabel) instead of holding 4 bytes each.
-const MAX_MARKED_VERTICES = 1 << 28;
-const marksOf = new WeakMap<HeteroGraph, Map<string, Int32Array>>();
-
+// A type's ids relabelled through a mark per vertex of the type (relabel.ts), where sorting would take n log n.
 function relabelType(g: HeteroGraph, type: string, all: Int32Array): {unique: Int32Array; inverse: Int32Array} {
-  const n = g.numNodes[type];
-  if (n > MAX_MARKED_VERTICES) return uniqueAndRelabel(all);
-  let byType = marksOf.get(g);
-  if (!byType) marksOf.set(g, (byType = new Map()));
-  let marks = byType.get(type);
-  if (!marks) byType.set(type, (marks = new Int32Array(n).fill(-1)));
-  const unique = new Int32Array(all.length),
-    inverse = new Int32Array(all.length);
-  const distinct = graphNative().relabelByMarks(all, all.length, marks, n, unique, inverse);
-  return {unique: unique.slice(0, distinct), inverse};
+  return relabelThroughMarks(g, type, g.numNodes[type], all);
 }
 
 export function sampleTypedSubgraph(

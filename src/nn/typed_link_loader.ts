@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {EdgeType, edgeTypeKey, HeteroGraph, TypedEdges} from '../graph/hetero_graph';
 import {hostTypedGraph, sampleTypedSeeds, TypedFanouts, TypedGraph, TypedSubgraph} from '../graph/typed_sampling';
-import {uniqueAndRelabel} from '../graph/subgraph';
+import {uniqueAndRelabel} from '../graph/relabel';
 import {checkSeed, randInt, seededRng, shuffle} from '../util/random';
 import {FeatureTables, featureTablesFor, TypedFeatureStorage} from './typed_neighbor_loader';
 
