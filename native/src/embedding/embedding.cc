@@ -11,6 +11,7 @@
 #include "runtime/host_vectors.h"
 #include "runtime/huge_pages.h"
 #include "runtime/parallel.h"
+#include "runtime/prefetch.h"
 #include "wm/embedding.h"
 #include "wm/embedding_math.h"
 #include "wm/op_registry.h"
@@ -58,15 +59,6 @@ int64_t firstBad(const void* idx, IndexType it, int64_t n, int64_t rows) {
     if (r < 0 || r >= rows) return i;
   }
   return -1;
-}
-
-// Random rows defeat the hardware prefetcher: the row loops ask for the rows
-// they will touch a few steps ahead (their first KiB). Write: for rows about
-// to be updated.
-template <bool Write = false>
-inline void prefetchRow(const void* row, int64_t bytes) {
-  const char* c = static_cast<const char*>(row);
-  for (int64_t l = 0; l < std::min<int64_t>(bytes, 1024); l += 64) __builtin_prefetch(c + l, Write ? 1 : 0);
 }
 
 }  // namespace

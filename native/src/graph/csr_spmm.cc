@@ -3,6 +3,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/parallel.h"
+#include "runtime/prefetch.h"
 #include "wm/op_registry.h"
 #include "wm/graph_ops.h"
 
@@ -22,13 +23,16 @@ struct Spmm {
 
 // Rows [begin, end): always inlined, so the AVX2 variant below compiles it
 // with 32-byte vectors. Not FMA: a fused multiply-add would round differently
-// from the plain path, and the sums would depend on the CPU.
+// from the plain path, and the sums would depend on the CPU. The rows of x an
+// entry a few ahead reads are asked for first (runtime/prefetch.h).
 __attribute__((always_inline)) inline void spmmRows(const Spmm& s, int64_t begin, int64_t end) {
-  const int64_t dim = s.dim;
+  constexpr int64_t kAhead = 8;
+  const int64_t dim = s.dim, rowBytes = dim * static_cast<int64_t>(sizeof(float)), last = s.rowPtr[end];
   for (int64_t r = begin; r < end; ++r) {
     float* o = s.out + r * dim;
     std::memset(o, 0, static_cast<size_t>(dim) * sizeof(float));
     for (int64_t e = s.rowPtr[r]; e < s.rowPtr[r + 1]; ++e) {
+      if (e + kAhead < last) prefetchRow(s.x + static_cast<int64_t>(s.colIdx[e + kAhead]) * dim, rowBytes);
       const float w = s.weight ? s.weight[e] : 1.f;
       const float* xr = s.x + static_cast<int64_t>(s.colIdx[e]) * dim;
       for (int64_t j = 0; j < dim; ++j) o[j] += w * xr[j];
