@@ -3,6 +3,7 @@ import * as tf from '@tensorflow/tfjs-core';
 
 import {WholeMemoryBackend} from './backend/backend_wholememory';
 import {BACKEND_NAME} from './backend/backend_name';
+import {dropKept} from './backend/host_pool';
 import {deviceDetails, deviceStatus, DeviceStatus} from './native/device';
 import {runtimeNative} from './native/domains';
 
@@ -171,8 +172,12 @@ export function profileOps<T>(f: () => T | Promise<T>): OpProfile<T> | Promise<O
   return r instanceof Promise ? r.then(finish, stop) : finish(r);
 }
 
-/** Returns cached, unused device memory to the driver. */
+/**
+ * Lets go of what the allocators keep for reuse: the host buffers kept for kernel outputs (`memoryInfo()`'s
+ * numBytesKeptOnHost; the collector frees them) and, on a GPU, cached unused device memory (returned to the driver).
+ */
 export function emptyCache(): void {
+  dropKept();
   if (!deviceStatus().gpu) return;
   runtimeNative().emptyCache();
   runtimeNative().managedEmptyCache();

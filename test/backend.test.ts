@@ -101,7 +101,7 @@ describe('wholememory backend', () => {
     expect(`${r2s(bad)}`).to.match(/WM_HOST_HEAP must be 'reuse' or 'system', got 'huge'/);
   });
 
-  it("keeps a disposed tensor's host buffer for the next output of its size, never one a reader holds or a second tensor shares", () => {
+  it("keeps a disposed tensor's host buffer for the next output of its size, never one a reader holds or a second tensor shares; emptyCache lets them go", () => {
     const r = spawnSync(
       process.execPath,
       [
@@ -163,6 +163,9 @@ describe('wholememory backend', () => {
           out.readInPlace = rv.length === 1100 && rv.buffer.byteLength > 4400 && rv.every((x) => x === 3);
           r.dispose();
           out.readKept = kept() > beforeRead;
+          // emptyCache lets every kept buffer go.
+          wm.emptyCache();
+          out.emptied = kept() === 0;
           console.log(JSON.stringify(out));
         });`,
       ],
@@ -181,6 +184,7 @@ describe('wholememory backend', () => {
       viewIntact: true,
       readInPlace: true,
       readKept: true,
+      emptied: true,
     });
     const bad = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'index'))})`], {
       encoding: 'utf8',
