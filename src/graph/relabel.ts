@@ -1,12 +1,12 @@
 // Distinct ids in order of first appearance, and each id's position among them: by hashing (uniqueAndRelabel: any
 // ids), or through a mark per vertex of the id space (relabelThroughMarks: one read and write of a mark per id, where
 // hashing probes a table twice the ids' size; natively, in parallel parts where the host has threads).
-import {Ids, int32Ids} from '../util/arrays';
+import {int32Ids} from '../util/arrays';
 import {graphNative} from '../native/domains';
 
 /** Distinct values of xs in order of first occurrence, and each x's position among them (C++ core). */
 export function uniqueAndRelabel(ids: Int32Array | ArrayLike<number>): {unique: Int32Array; inverse: Int32Array} {
-  const xs = int32Ids(ids as Ids, 'uniqueAndRelabel: ids');
+  const xs = int32Ids(ids, 'uniqueAndRelabel: ids');
   const values = new Int32Array(xs.length),
     inverse = new Int32Array(xs.length);
   const count = graphNative().uniqueInt32(xs, xs.length, values, inverse) as number;
