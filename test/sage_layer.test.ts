@@ -60,15 +60,19 @@ async function layerAndGrads(backend: string, c: Case, fused: boolean): Promise<
     const z = tf.add(tf.add(tf.matMul(self, a), tf.matMul(mean, b)), d);
     return c.relu ? tf.relu(z) : z;
   };
-  const y = f(h, ws, wn, bias);
-  const grads = tf.grads((x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(x, a, b, d), upstream)))([
-    h,
-    ws,
-    wn,
-    bias,
-  ]);
+  const out = layerOutputAndGrads(f, [h, ws, wn, bias], upstream);
+  tf.dispose([h, ws, wn, bias, neighbors, upstream]);
+  return out;
+}
+
+type LayerFn = (x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.Tensor;
+
+// f's output at [h, wSelf, wNeigh, bias] and the gradients of sum(f * upstream) in each, read back.
+function layerOutputAndGrads(f: LayerFn, inputs: [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor], upstream: tf.Tensor): Float32Array[] {
+  const y = f(...inputs);
+  const grads = tf.grads((x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(x, a, b, d), upstream)))(inputs);
   const out = [y, ...grads].map((t) => t.dataSync().slice() as Float32Array);
-  tf.dispose([h, ws, wn, bias, neighbors, upstream, y, ...grads]);
+  tf.dispose([y, ...grads]);
   return out;
 }
 
@@ -704,19 +708,7 @@ describe('wm.nn.sageLayer (a GraphSAGE layer as one op each way)', () => {
       const upstream = tf.tensor2d(uv, [rows, c.outDim]);
       const f = (x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) =>
         wm.nn.sageLayer(x as tf.Tensor2D, layer, a as tf.Tensor2D, b as tf.Tensor2D, d as tf.Tensor1D, c.relu);
-      const run = () =>
-        wm.profileOps(() => {
-          const y = f(h, ws, wn, bias);
-          const grads = tf.grads((x: tf.Tensor, a: tf.Tensor, b: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(f(x, a, b, d), upstream)))([
-            h,
-            ws,
-            wn,
-            bias,
-          ]);
-          const out = [y, ...grads].map((t) => t.dataSync().slice() as Float32Array);
-          tf.dispose([y, ...grads]);
-          return out;
-        });
+      const run = () => wm.profileOps(() => layerOutputAndGrads(f, [h, ws, wn, bias], upstream));
       const p = run();
       const again = run().result[1];
       expect(Buffer.from(again.buffer).equals(Buffer.from(p.result[1].buffer)), "h's gradient, the same bits every run").to.equal(true);

@@ -26,11 +26,6 @@ export function hostTypedGraph(g: TypedGraph): HeteroGraph {
   return g instanceof DeviceHeteroGraph ? g.graph : g;
 }
 
-// A type's ids relabelled through a mark per vertex of the type (relabel.ts), where sorting would take n log n.
-function relabelType(g: HeteroGraph, type: string, all: Int32Array): {unique: Int32Array; inverse: Int32Array} {
-  return relabelThroughMarks(g, type, g.numNodes[type], all);
-}
-
 export function sampleTypedSubgraph(
   g: TypedGraph,
   seedType: string,
@@ -86,7 +81,8 @@ export function sampleTypedSeeds(
         at += d.ids.length;
         return at - d.ids.length;
       });
-      const {unique, inverse} = relabelType(host, t, all);
+      // Through a mark per vertex of the type (relabel.ts), where sorting would take n log n.
+      const {unique, inverse} = relabelThroughMarks(host, t, host.numNodes[t], all);
       src[t] = unique;
       mine.forEach((d, i) => positions.set(d.key, inverse.subarray(starts[i], starts[i] + d.ids.length)));
     }

@@ -1,8 +1,9 @@
 import {KernelConfig, TensorInfo} from '@tensorflow/tfjs-core';
 
+import type {WholeMemoryBackend} from '../backend/backend_wholememory';
 import {backendOf} from '../kernel_utils/kernel_utils';
 import {graphNative} from '../native/domains';
-import {sageOutputs} from './SageFixedLayer';
+import {SageNeighbours, sageForward} from './SageFixedLayer';
 
 /**
  * One GraphSAGE layer (mean aggregator) over a CSR block sampled for one step, on the GPU:
@@ -28,32 +29,33 @@ export const sageBlockLayerConfig: KernelConfig = {
   kernelFunc: (args) => {
     const b = backendOf(args);
     const {x, wSelf, wNeigh, bias, rowPtr, colIdx, rowScale} = args.inputs as {[k: string]: TensorInfo};
-    const {relu} = args.attrs as unknown as SageBlockLayerAttrs;
-    if (!b.gpu) throw new Error(`${WM_SAGE_BLOCK_LAYER} runs on the GPU only`);
-    const numDst = rowScale.shape[0],
-      inDim = x.shape[1],
-      outDim = wSelf.shape[1];
-    const {info, ptr: out} = b.makeDeviceOutput([numDst, outDim], 'float32');
-    const mean = b.allocDevice(numDst * inDim * 4);
-    try {
-      const xp = b.devicePtr(x);
-      blockMean(b.devicePtr(rowPtr), b.devicePtr(colIdx), b.devicePtr(rowScale), numDst, xp, inDim, mean);
-      // x's first numDst rows are the layer's own vertices.
-      sageOutputs(xp, mean, b.devicePtr(wSelf), b.devicePtr(wNeigh), b.devicePtr(bias), numDst, inDim, outDim, relu, out);
-    } catch (e) {
-      b.disposeData(info.dataId, true);
-      throw e;
-    } finally {
-      b.freeDevice(mean); // stream-ordered: reused only after the GEMM that reads it
-    }
-    return info;
+    const {relu, entries} = args.attrs as unknown as SageBlockLayerAttrs;
+    const ns = blockNeighbours(b, {rowPtr, colIdx, rowScale}, entries, x.shape[1], x.shape[0]);
+    return sageForward(b, WM_SAGE_BLOCK_LAYER, {x, wSelf, wNeigh, bias}, rowScale.shape[0], relu, ns.mean);
   },
 };
 
 /**
- * out[r] = rowScale[r] x the sum of x's rows colIdx[rowPtr[r] .. rowPtr[r + 1]) on the GPU, every argument a device
- * address, x and out row-major `dim` wide: a block without rows longer than the product's chunk (a sampler's).
+ * A block's neighbours: its device arrays (rowScale [numDst]) over x's `inputs` rows, `entries` of them; the product
+ * without long-row splits (a block whose rows are no longer than the product's chunk, as a sampler's).
  */
-export function blockMean(rowPtr: number, colIdx: number, rowScale: number, numDst: number, x: number, dim: number, out: number): void {
-  graphNative().csrSpmm(rowPtr, colIdx, 0, rowScale, numDst, x, dim, out, 0, 0, 0, 0);
+export function blockNeighbours(
+  b: WholeMemoryBackend,
+  block: {rowPtr: TensorInfo; colIdx: TensorInfo; rowScale: TensorInfo},
+  entries: number,
+  inDim: number,
+  inputs: number,
+): SageNeighbours {
+  const numDst = block.rowScale.shape[0];
+  const arrays = () => [block.rowPtr, block.colIdx, block.rowScale].map((t) => b.devicePtr(t));
+  return {
+    mean: (x, out) => {
+      const [rp, ci, rs] = arrays();
+      graphNative().csrSpmm(rp, ci, 0, rs, numDst, x, inDim, out, 0, 0, 0, 0);
+    },
+    meanGrad: (dMean, dx) => {
+      const [rp, ci, rs] = arrays();
+      graphNative().csrSpmmScatter(rp, ci, 0, rs, numDst, entries, dMean, inDim, dx, inputs);
+    },
+  };
 }

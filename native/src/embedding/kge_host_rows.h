@@ -1,5 +1,5 @@
 // The host's KGE scoring loops, shared by the chunk loss and the group scores on the CPU: a pair's raw value
-// and the other sums and maxima over a row in lanes (runtime/host_vectors.h).
+// and a row's squared norm, in lanes (runtime/host_vectors.h, which has a row's sum and maximum).
 // Host code only.
 #pragma once
 #include <algorithm>

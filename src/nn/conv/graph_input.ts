@@ -56,10 +56,16 @@ export function graphFor(given: unknown, what: string): GraphLayerInput {
   return s.layers[s.next++];
 }
 
+/** The block of a layer's edges given as a CsrBlock or holding one (a sampled layer, a full graph), else undefined. */
+export function blockIn(g: GraphLayerInput): CsrBlock | undefined {
+  if (g instanceof CsrBlock) return g;
+  return g && typeof g === 'object' && 'block' in g && g.block instanceof CsrBlock ? g.block : undefined;
+}
+
 /** The block of a layer's edges, or an error naming the layer and what it got. */
 export function blockOf(g: GraphLayerInput, what: string): CsrBlock {
-  if (g instanceof CsrBlock) return g;
-  if (g && typeof g === 'object' && 'block' in g && g.block instanceof CsrBlock) return g.block;
+  const block = blockIn(g);
+  if (block) return block;
   if (isFixedLayer(g))
     throw new TypeError(
       `${what}: needs a CSR block (a layer of sampleSubgraph, a full graph or a CsrBlock), got a fixed fan-out layer of sampleFixedSubgraph`,

@@ -8,8 +8,7 @@ import {LayerVariable, Shape} from '@tensorflow/tfjs-layers';
 import {sageLayer, sageLayerOverTable, sageLayerOverVertices} from '../sage_layer';
 import type {Embedding} from '../embedding';
 import {dstDim, GraphConv, GraphConvArgs, GraphKwargs, lastDim} from './graph_conv';
-import type {GraphLayerInput} from './graph_input';
-import {CsrBlock} from '../../graph/aggregate';
+import {blockIn, GraphLayerInput} from './graph_input';
 import {BlockLayer, FixedFanoutLayer, InputVertices, isFixedLayer} from '../../graph/sampled_subgraph';
 import {NEIGHBOR_REDUCES, NeighborReduce, reduceNeighbors} from './neighbor_reduce';
 
@@ -123,6 +122,6 @@ export function sageConv(args: SageConvArgs): SageConv {
 // names what does not fit).
 function sampledLayer(g: GraphLayerInput, rows: number): FixedFanoutLayer | BlockLayer | undefined {
   if (isFixedLayer(g)) return g;
-  const block = g instanceof CsrBlock ? g : g && typeof g === 'object' && 'block' in g && g.block instanceof CsrBlock ? g.block : undefined;
+  const block = blockIn(g);
   return block && block.numCols === rows && block.numRows <= rows ? {block} : undefined;
 }
